@@ -1,0 +1,48 @@
+/**
+ * Shared pieces of the command line: usage errors (exit 2), option parsers that name their
+ * flag, and JSON output that is alone on stdout.
+ */
+import { InvalidArgumentError } from 'commander';
+
+/** A bad flag or value: printed as one line naming it, exit code 2. */
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+/** Parser for an integer option in [min, max]; commander reports the flag name with it. */
+export function intOption(min: number, max = Number.MAX_SAFE_INTEGER) {
+  return (value: string): number => {
+    if (!/^-?\d+$/.test(value.trim())) throw new InvalidArgumentError(`expected an integer, got '${value}'`);
+    const n = Number(value);
+    if (n < min || n > max) throw new InvalidArgumentError(`expected an integer in [${min}, ${max}], got ${n}`);
+    return n;
+  };
+}
+
+/** Parser for a number option in [min, max]. */
+export function numberOption(min: number, max = Number.POSITIVE_INFINITY) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (value.trim() === '' || !Number.isFinite(n)) throw new InvalidArgumentError(`expected a number, got '${value}'`);
+    if (n < min || n > max) throw new InvalidArgumentError(`expected a number in [${min}, ${max}], got ${n}`);
+    return n;
+  };
+}
+
+/** Parser for one of a fixed set of words. */
+export function choiceOption<T extends string>(choices: readonly T[]) {
+  return (value: string): T => {
+    if (!(choices as readonly string[]).includes(value)) {
+      throw new InvalidArgumentError(`expected one of ${choices.join(', ')}, got '${value}'`);
+    }
+    return value as T;
+  };
+}
+
+/** Print `value` as JSON, alone on stdout. */
+export function printJson(value: unknown): void {
+  process.stdout.write(JSON.stringify(value, null, 2) + '\n');
+}

@@ -1,0 +1,51 @@
+/**
+ * `hlab`: the Harness Lab command line (`npm run -s hlab -- <command> [options]`).
+ *
+ * Every command has --help; --json prints JSON alone on stdout; a bad flag or value prints
+ * one line naming it and exits 2. Commands register themselves from src/cli/commands/.
+ */
+import { Command, CommanderError } from 'commander';
+import { UsageError } from './cli_util';
+import { registerDoctor } from './commands/doctor';
+// Each command file exports register<Name>(program); add one line per command here.
+
+const program = new Command();
+program
+  .name('hlab')
+  .description('Harness Lab: harness scaling for agentic RL, trained in the browser on WebGPU')
+  .showHelpAfterError(false)
+  .exitOverride()
+  .configureOutput({
+    // commander's own errors ("error: unknown option '--x'") are one line; keep them so.
+    outputError: (str, write) => write(str.split('\n')[0] + '\n'),
+  });
+
+registerDoctor(program);
+
+async function main(argv: string[]): Promise<number> {
+  try {
+    await program.parseAsync(argv);
+    return 0;
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      // Help and version are not failures; every parse error is a usage error (exit 2).
+      if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help') return 0;
+      return 2;
+    }
+    if (e instanceof UsageError) {
+      process.stderr.write(`error: ${e.message}\n`);
+      return 2;
+    }
+    process.stderr.write(`error: ${(e as Error).stack ?? String(e)}\n`);
+    return 1;
+  }
+}
+
+// Commands that must override subcommand behaviour call exitOverride themselves; this makes
+// every subcommand inherit the override and the one-line error output.
+for (const cmd of program.commands) {
+  cmd.exitOverride();
+  cmd.configureOutput({ outputError: (str, write) => write(str.split('\n')[0] + '\n') });
+}
+
+process.exitCode = await main(process.argv);
