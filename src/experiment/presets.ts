@@ -1,0 +1,27 @@
+/**
+ * The embedded experiment presets (public/presets/*.json), validated at load (DESIGN.md §13).
+ */
+import quick from '../../public/presets/quick.json';
+import main from '../../public/presets/main.json';
+import blackbox from '../../public/presets/blackbox.json';
+import selection from '../../public/presets/selection.json';
+import assignment from '../../public/presets/assignment.json';
+import diversity from '../../public/presets/diversity.json';
+import retention from '../../public/presets/retention.json';
+import { parseSpec, type ExperimentSpec } from './spec';
+
+const RAW: Record<string, unknown> = { quick, main, blackbox, selection, assignment, diversity, retention };
+
+/** Preset names, the default first. */
+export const PRESET_NAMES = ['quick', 'main', 'blackbox', 'selection', 'assignment', 'diversity', 'retention'] as const;
+export type PresetName = (typeof PRESET_NAMES)[number];
+export const DEFAULT_PRESET: PresetName = 'quick';
+
+/**
+ * A preset by name, validated.
+ * @throws Error naming the unknown preset and the allowed ones; SpecError if a preset file is invalid.
+ */
+export function getPreset(name: string): ExperimentSpec {
+  if (!(name in RAW)) throw new Error(`unknown preset '${name}': expected one of ${PRESET_NAMES.join(', ')}`);
+  return parseSpec(structuredClone(RAW[name]), `preset ${name}`);
+}

@@ -1,0 +1,206 @@
+/**
+ * The experiment spec: one typed, versioned, validated description of an experiment
+ * (DESIGN.md §2, §13). Presets are JSON files in public/presets/ checked by this schema; a bad
+ * spec gets an error naming the field and the allowed values.
+ *
+ * Pure module (zod only): runs in the page, workers and Node.
+ */
+import { z } from 'zod';
+
+export const SPEC_VERSION = 1;
+
+const int = (min: number, max = Number.MAX_SAFE_INTEGER) => z.number().int().min(min).max(max);
+const prob = z.number().min(0).max(1);
+
+/** How a method picks the harnesses it trains through. */
+export const HarnessStrategy = z.enum([
+  'single', // the base harness S0-T0-O0-C0-W0 only
+  'scaling', // orthogonal-array training set + locality-aware assignment (K per task)
+  'random-k', // k configurations drawn uniformly (selection ablation) + locality assignment
+  'random-assignment', // orthogonal-array training set + random assignment (assignment ablation)
+  'blackbox', // one black-box harness (black-box SFT / RL baselines)
+  'none', // no training: evaluate the starting checkpoint
+]);
+
+export const BlackBoxId = z.enum(['bb-coding-cli', 'bb-assistant']);
+
+export const MethodSpec = z
+  .object({
+    /** Row label in the results table, e.g. 'harness scaling (GRPO)'. */
+    name: z.string().min(1).max(80),
+    /** Which harnesses this method trains through. */
+    harnesses: HarnessStrategy,
+    /** Per-task harness diversity K: the anchor plus K−1 nearest (1 ≤ K ≤ training-set size). */
+    K: int(1, 243).default(4),
+    /** Training algorithm: RL (GRPO, PPO) or supervised fine-tuning on expert demonstrations. */
+    algorithm: z.enum(['grpo', 'ppo', 'sft']).default('grpo'),
+    /** The black-box harness trained through when harnesses = 'blackbox'. */
+    blackbox: BlackBoxId.optional(),
+    /** Model preset override for the model-size ablation (default: spec.model.preset). */
+    modelPreset: z.enum(['tiny', 'small', 'base']).optional(),
+  })
+  .strict()
+  .superRefine((m, ctx) => {
+    if (m.harnesses === 'blackbox' && !m.blackbox) {
+      ctx.addIssue({ code: 'custom', path: ['blackbox'], message: "required when harnesses is 'blackbox'" });
+    }
+  });
+
+export const RlSpec = z
+  .object({
+    /** Optimizer steps of RL per method and seed. */
+    steps: int(0, 100_000),
+    /** Distinct (task, harness) pairs per step; each is rolled out groupSize times. */
+    tasksPerStep: int(1, 4096),
+    /** GRPO group size G (rollouts of one task under one harness); PPO uses it as samples per task. */
+    groupSize: int(1, 256),
+    /** Passes over each step's rollouts. */
+    epochs: int(1, 64),
+    /** Minibatches per epoch (one optimizer step each). */
+    minibatches: int(1, 1024),
+    /** AdamW learning rate. */
+    lr: z.number().positive().max(1),
+    /** AdamW decoupled weight decay. */
+    weightDecay: z.number().min(0).max(1),
+    /** Global gradient-norm clip. */
+    maxGradNorm: z.number().positive(),
+    /** Lower clip range ε_lo of the surrogate (ratio ≥ 1 − ε_lo). */
+    clipLow: z.number().min(0).max(1),
+    /** Upper clip range ε_hi (ratio ≤ 1 + ε_hi); DAPO's clip-higher. */
+    clipHigh: z.number().min(0).max(10),
+    /** Dual-clip constant c > 1 applied where A < 0 (Ye et al. 2020), or null for off. */
+    dualClip: z.number().gt(1).nullable(),
+    /** Loss aggregation (verl agg_loss): token-mean divides by valid tokens of the whole step. */
+    aggregation: z.enum(['token-mean', 'seq-mean-token-mean', 'seq-mean-token-sum-norm']),
+    /** KL-to-reference coefficient (0 = no reference model). */
+    klCoef: z.number().min(0),
+    /** KL estimator (Schulman's note): k1, k2 or k3. */
+    klEstimator: z.enum(['k1', 'k2', 'k3']),
+    /** Entropy bonus coefficient. */
+    entCoef: z.number().min(0),
+    /** PPO value-loss coefficient. */
+    vfCoef: z.number().min(0),
+    /** PPO value clip range around the rollout's V_old. */
+    vfClip: z.number().positive(),
+    /** PPO discount γ. */
+    gamma: prob,
+    /** PPO GAE λ. */
+    lambda: prob,
+    /** GRPO: groups whose reward std is below this get advantage 0. */
+    stdFloor: z.number().min(0),
+    /** GRPO: Dr. GRPO (no division by the group std). */
+    noStdDivision: z.boolean(),
+    /** Sampling temperature during rollouts (training scores log-probs at the same temperature). */
+    temperature: z.number().positive().max(10),
+  })
+  .strict();
+
+export const RolloutSpec = z
+  .object({
+    /** Web Workers owning sandboxes and harness runtimes. */
+    workers: int(1, 64),
+    /** Turn budget per episode (exceeding it = truncated). */
+    maxTurns: int(1, 200),
+    /** New tokens per action before it is cut off (truncated, not a format error). */
+    maxNewTokens: int(1, 4096),
+    /** Context budget in tokens; the model's maxT bounds it. */
+    contextTokens: int(16, 8192),
+    /** A worker that does not answer within this many ms is replaced and its episode retried. */
+    watchdogMs: int(100, 600_000),
+  })
+  .strict();
+
+export const EvalSpec = z
+  .object({
+    /** Test tasks per suite (drawn from the test seed range, balanced over families × tiers). */
+    testTasks: int(1, 100_000),
+    /** Samples per test task for pass@1. */
+    samples: int(1, 64),
+    /** Held-out in-space configurations: all 225, or a seeded sample stratified by distance. */
+    inSpace: z.union([
+      z.object({ mode: z.literal('all') }).strict(),
+      z.object({ mode: z.literal('stratified'), perDistance: int(1, 243), seed: int(0) }).strict(),
+    ]),
+    /** Black-box harnesses evaluated (held out from training unless a method trains on one). */
+    blackbox: z.array(BlackBoxId),
+  })
+  .strict();
+
+export const ExperimentSpec = z
+  .object({
+    /** Schema version; a spec from a newer Harness Lab is refused. */
+    specVersion: z.literal(SPEC_VERSION),
+    /** Preset or experiment name, e.g. 'quick'. */
+    name: z.string().min(1).max(64),
+    /** One line shown in the app and the results header. */
+    description: z.string().max(500).default(''),
+    /** Independent repetitions; results report mean ± std over them. */
+    seeds: z.array(int(0, 2 ** 31 - 1)).min(1).max(32),
+    /** Task suites trained and evaluated on. */
+    suites: z.array(z.enum(['workspace', 'errands'])).min(1),
+    model: z
+      .object({
+        /** Transformer size preset (tiny for tests, small ≈ 1M params, base ≈ 5M). */
+        preset: z.enum(['tiny', 'small', 'base']),
+        /** Start from the pretrained base checkpoint, or from a seeded random init. */
+        init: z.enum(['base', 'scratch']),
+      })
+      .strict(),
+    design: z
+      .object({
+        /** Training-set selection: strength-2 orthogonal array, or k random configurations. */
+        method: z.enum(['oa', 'random']),
+        /** k for random selection (ignored for oa). */
+        k: int(1, 243).default(18),
+        /** Seed of random selection and of assignment. */
+        seed: int(0),
+      })
+      .strict(),
+    /** The rows of the results table. */
+    methods: z.array(MethodSpec).min(1),
+    rl: RlSpec,
+    rollout: RolloutSpec,
+    eval: EvalSpec,
+  })
+  .strict();
+
+export type ExperimentSpec = z.infer<typeof ExperimentSpec>;
+export type MethodSpec = z.infer<typeof MethodSpec>;
+
+/** Thrown for an invalid spec; `.issues` are one line each: `path: what is wrong`. */
+export class SpecError extends Error {
+  constructor(
+    public readonly source: string,
+    public readonly issues: string[],
+  ) {
+    super(`${source}: invalid experiment spec:\n  ${issues.join('\n  ')}`);
+    this.name = 'SpecError';
+  }
+}
+
+function formatPath(path: readonly PropertyKey[]): string {
+  let s = 'spec';
+  for (const p of path) s += typeof p === 'number' ? `[${p}]` : `.${String(p)}`;
+  return s;
+}
+
+/**
+ * Validate unknown JSON as an ExperimentSpec (defaults filled in).
+ * @param source  where it came from, for the message (file name or preset name)
+ * @throws SpecError listing each bad field with the allowed values or range.
+ */
+export function parseSpec(json: unknown, source = 'spec'): ExperimentSpec {
+  const r = ExperimentSpec.safeParse(json);
+  if (r.success) return r.data;
+  const issues = r.error.issues.map((i) => {
+    const where = formatPath(i.path);
+    if (i.code === 'invalid_value' && 'values' in i) {
+      return `${where}: expected one of ${(i.values as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
+    }
+    if (i.code === 'unrecognized_keys' && 'keys' in i) {
+      return `${where}: unknown field(s) ${(i.keys as string[]).map((k) => `'${k}'`).join(', ')}`;
+    }
+    return `${where}: ${i.message}`;
+  });
+  throw new SpecError(source, issues);
+}
