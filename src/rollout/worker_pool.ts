@@ -1,0 +1,172 @@
+/**
+ * A pool of Web Workers driven through comlink, with a watchdog and retry on a fresh worker
+ * (DESIGN.md §11).
+ *
+ * Rollout workers own sandboxes and harness runtimes; a policy that emits garbage, a harness
+ * bug, or a worker that hangs or dies must never crash a run. A job is a function of the
+ * worker's comlink proxy. When the job throws, the worker reports an uncaught error, or the
+ * job outlives the watchdog, that worker is terminated and replaced, and the job is run again
+ * from the start on the fresh worker (jobs must therefore be restartable: an episode is
+ * re-run from its initial state). After `maxRetries` failed retries the last error is thrown.
+ *
+ * DOM-free apart from the Worker constructor the caller passes in (works in pages and workers).
+ */
+import { wrap, releaseProxy, type Remote } from 'comlink';
+
+export interface WorkerPoolOptions {
+  /** Number of workers, ≥ 1. */
+  size: number;
+  /** Makes worker number `index` (called again for each replacement). */
+  create: (index: number) => Worker;
+  /** A job running longer than this (ms) is abandoned and its worker replaced. */
+  watchdogMs: number;
+  /** Retries of one job on fresh workers before its error is thrown (default 2). */
+  maxRetries?: number;
+}
+
+/** Counters shown in the run's metrics. */
+export interface WorkerPoolStats {
+  /** Jobs completed successfully. */
+  completed: number;
+  /** Job attempts that were retried on a fresh worker. */
+  retries: number;
+  /** Attempts that threw inside the worker. */
+  thrown: number;
+  /** Attempts that hit the watchdog. */
+  timeouts: number;
+  /** Attempts whose worker died (uncaught error event or termination). */
+  crashes: number;
+  /** Workers replaced so far. */
+  replaced: number;
+}
+
+interface Slot<T> {
+  index: number;
+  worker: Worker;
+  api: Remote<T>;
+  busy: boolean;
+  /** Rejects the running attempt when the worker dies. */
+  dead: Promise<never>;
+  kill: (why: Error) => void;
+}
+
+class WatchdogError extends Error {}
+class WorkerDiedError extends Error {}
+
+export class WorkerPool<T> {
+  private readonly slots: Slot<T>[] = [];
+  private readonly waiting: ((s: Slot<T>) => void)[] = [];
+  private closed = false;
+  readonly stats: WorkerPoolStats = { completed: 0, retries: 0, thrown: 0, timeouts: 0, crashes: 0, replaced: 0 };
+  private readonly maxRetries: number;
+
+  /** @throws Error when size < 1, watchdogMs ≤ 0 or maxRetries < 0 (naming the option). */
+  constructor(private readonly opts: WorkerPoolOptions) {
+    if (!Number.isInteger(opts.size) || opts.size < 1) throw new Error(`WorkerPool: size must be an integer ≥ 1, got ${opts.size}`);
+    if (!(opts.watchdogMs > 0)) throw new Error(`WorkerPool: watchdogMs must be > 0, got ${opts.watchdogMs}`);
+    this.maxRetries = opts.maxRetries ?? 2;
+    if (!Number.isInteger(this.maxRetries) || this.maxRetries < 0) {
+      throw new Error(`WorkerPool: maxRetries must be an integer ≥ 0, got ${opts.maxRetries}`);
+    }
+    for (let i = 0; i < opts.size; i++) this.slots.push(this.spawn(i));
+  }
+
+  get size(): number {
+    return this.slots.length;
+  }
+
+  private spawn(index: number): Slot<T> {
+    const worker = this.opts.create(index);
+    let kill!: (why: Error) => void;
+    const dead = new Promise<never>((_, reject) => {
+      kill = reject;
+    });
+    dead.catch(() => {}); // observed per attempt; never an unhandled rejection
+    const slot: Slot<T> = { index, worker, api: wrap<T>(worker), busy: false, dead, kill };
+    worker.addEventListener('error', (ev) => {
+      ev.preventDefault();
+      slot.kill(new WorkerDiedError(`worker ${index} died: ${(ev as ErrorEvent).message ?? 'error event'}`));
+    });
+    return slot;
+  }
+
+  private replace(slot: Slot<T>): Slot<T> {
+    try {
+      slot.api[releaseProxy]();
+    } catch {
+      /* the port may already be gone */
+    }
+    slot.worker.terminate();
+    slot.kill(new WorkerDiedError(`worker ${slot.index} terminated`));
+    const fresh = this.spawn(slot.index);
+    this.slots[this.slots.indexOf(slot)] = fresh;
+    this.stats.replaced++;
+    return fresh;
+  }
+
+  private acquire(): Promise<Slot<T>> {
+    if (this.closed) return Promise.reject(new Error('WorkerPool: closed'));
+    const free = this.slots.find((s) => !s.busy);
+    if (free) {
+      free.busy = true;
+      return Promise.resolve(free);
+    }
+    return new Promise((resolve) => this.waiting.push(resolve));
+  }
+
+  private release(slot: Slot<T>): void {
+    const next = this.waiting.shift();
+    if (next) next(slot);
+    else slot.busy = false;
+  }
+
+  /**
+   * Run `job` on an idle worker (waiting for one if all are busy), with the watchdog and
+   * retries described above.
+   * @param watchdogMs per-call override of the pool's watchdog
+   * @throws the job's last error after maxRetries retries, or Error when the pool is closed.
+   */
+  async run<R>(job: (api: Remote<T>, workerIndex: number) => Promise<R>, watchdogMs = this.opts.watchdogMs): Promise<R> {
+    let slot = await this.acquire();
+    let attempt = 0;
+    try {
+      for (;;) {
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const watchdog = new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new WatchdogError(`job exceeded the ${watchdogMs} ms watchdog on worker ${slot.index}`)), watchdogMs);
+        });
+        try {
+          const out = await Promise.race([job(slot.api, slot.index), watchdog, slot.dead]);
+          this.stats.completed++;
+          return out;
+        } catch (e) {
+          if (e instanceof WatchdogError) this.stats.timeouts++;
+          else if (e instanceof WorkerDiedError) this.stats.crashes++;
+          else this.stats.thrown++;
+          if (this.closed) throw e;
+          // A worker that failed may hold corrupted state: never reuse it.
+          slot.busy = false;
+          const fresh = this.replace(slot);
+          fresh.busy = true;
+          slot = fresh;
+          if (attempt >= this.maxRetries) throw e;
+          attempt++;
+          this.stats.retries++;
+        } finally {
+          clearTimeout(timer);
+        }
+      }
+    } finally {
+      if (!this.closed) this.release(slot);
+    }
+  }
+
+  /** Terminate every worker; pending and future `run` calls reject. */
+  terminate(): void {
+    this.closed = true;
+    for (const s of this.slots) {
+      s.worker.terminate();
+      s.kill(new WorkerDiedError(`worker ${s.index} terminated (pool closed)`));
+    }
+  }
+}
