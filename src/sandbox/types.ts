@@ -62,3 +62,20 @@ export interface Transcript {
   /** The `finish` answer, or null when the episode never finished. */
   answer: string | null;
 }
+
+/**
+ * Hard limits of one sandbox (DESIGN.md §6 "tools have output caps"). Units: characters
+ * (UTF-16 code units, i.e. `string.length`) and counts.
+ */
+export interface SandboxLimits {
+  /** Largest file content a write/append may produce. Default 8192. */
+  maxFileChars: number;
+  /** Most files the workspace may hold (directories not counted). Default 256. */
+  maxFiles: number;
+  /** Most directories the workspace may hold, '/' included. Default 256. */
+  maxDirs: number;
+  /** Cap on a ToolResult's `output`, truncation note included. Default 2000, minimum 64. */
+  maxOutputChars: number;
+  /** Longest accepted path string (before normalization). Default 256. */
+  maxPathChars: number;
+}
