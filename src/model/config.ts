@@ -1,0 +1,55 @@
+/**
+ * Transformer configuration and presets (DESIGN.md §8, docs/KERNELS.md "Model").
+ *
+ * Decoder-only, pre-LayerNorm GPT-2 style: learned positions, causal multi-head attention,
+ * GELU MLP of width 4C, tied embeddings, scalar value head.
+ */
+
+export interface ModelConfig {
+  /** Vocabulary size V (the tokenizer's, ≤ 1024 for the shipped tokenizer). */
+  vocabSize: number;
+  /** Maximum sequence length (rows of the position table). */
+  maxT: number;
+  /** Channels (model width). */
+  C: number;
+  /** Transformer blocks. */
+  L: number;
+  /** Attention heads; head size HS = C/NH. */
+  NH: number;
+}
+
+export type PresetName = 'tiny' | 'small' | 'base';
+export const PRESET_NAMES: readonly PresetName[] = ['tiny', 'small', 'base'];
+
+const PRESETS: Record<PresetName, Omit<ModelConfig, 'vocabSize'>> = {
+  /** Tests: ~70k parameters at V = 1024. */
+  tiny: { C: 32, L: 2, NH: 2, maxT: 256 },
+  /** Default: ≈ 1.0M parameters at V = 1024. */
+  small: { C: 128, L: 4, NH: 4, maxT: 512 },
+  /** Real GPUs: ≈ 5.1M parameters at V = 1024. */
+  base: { C: 256, L: 6, NH: 8, maxT: 512 },
+};
+
+/**
+ * The preset `name` with the tokenizer's vocabulary size.
+ * @throws Error naming `name` or `vocabSize` when invalid.
+ */
+export function presetConfig(name: PresetName, vocabSize: number): ModelConfig {
+  if (!(PRESET_NAMES as readonly string[]).includes(name)) {
+    throw new Error(`presetConfig: name must be one of ${PRESET_NAMES.join(', ')}, got '${name}'`);
+  }
+  return validateConfig({ vocabSize, ...PRESETS[name] });
+}
+
+/**
+ * Checks a config and returns it unchanged.
+ * @throws Error naming the first bad field: every field a positive integer, C divisible by NH.
+ */
+export function validateConfig(cfg: ModelConfig): ModelConfig {
+  for (const k of ['vocabSize', 'maxT', 'C', 'L', 'NH'] as const) {
+    const v = cfg[k];
+    if (!Number.isInteger(v) || v <= 0) throw new Error(`ModelConfig.${k} must be a positive integer, got ${v}`);
+  }
+  if (cfg.C % cfg.NH !== 0) throw new Error(`ModelConfig.C = ${cfg.C} must be divisible by NH = ${cfg.NH}`);
+  return cfg;
+}
