@@ -1,0 +1,99 @@
+/**
+ * `hlab expert --suite NAME --tasks N --harnesses all|ID[,ID…] [--split test] [--seed S] [--json] [--strict]`:
+ * run the scripted expert on N tasks (a seeded, family×tier-balanced `taskSet` draw) under each
+ * harness and report the pass rate per harness. `all` = the 243 in-space ids + the black-box ids.
+ * JSON: {suite, split, seed, tasks, results: [{harness, episodes, passRate, failures}], totals}.
+ * --strict exits 1 unless every harness has passRate 1.
+ */
+import type { Command } from 'commander';
+import { choiceOption, intOption, printJson, UsageError } from '../cli_util';
+import { SUITE_NAMES, getSuite, taskSet, type Split } from '../../tasks/index';
+import type { SuiteName } from '../../tasks/types';
+import { allHarnessIds, createHarness } from '../../harness/registry';
+import { runExpertEpisode } from '../../harness/expert';
+
+interface ExpertCliOptions {
+  suite: SuiteName;
+  tasks: number;
+  harnesses: string;
+  split: Split;
+  seed: number;
+  json?: boolean;
+  strict?: boolean;
+}
+
+export interface ExpertHarnessResult {
+  harness: string;
+  episodes: number;
+  passRate: number;
+  /** Failed task ids with the first failing check or the driver error. */
+  failures: { task: string; reason: string }[];
+}
+
+/** Parse --harnesses: 'all' or a comma list of ids. @throws UsageError naming an unknown id. */
+export function parseHarnessList(spec: string): string[] {
+  if (spec.trim() === 'all') return allHarnessIds();
+  const ids = spec.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  if (ids.length === 0) throw new UsageError(`--harnesses: expected 'all' or a comma-separated list of ids, got '${spec}'`);
+  for (const id of ids) {
+    try {
+      createHarness(id);
+    } catch (e) {
+      throw new UsageError(`--harnesses: ${(e as Error).message}`);
+    }
+  }
+  return ids;
+}
+
+/** Run the sweep (also used by tests). */
+export function expertSweep(suiteName: SuiteName, nTasks: number, harnesses: readonly string[], split: Split = 'test', seed = 0) {
+  const suite = getSuite(suiteName);
+  const tasks = taskSet(suite, split, nTasks, seed);
+  const t0 = performance.now();
+  const results: ExpertHarnessResult[] = harnesses.map((harness) => {
+    const failures: ExpertHarnessResult['failures'] = [];
+    for (const task of tasks) {
+      const ep = runExpertEpisode(task, harness, { suite });
+      if (!ep.pass) {
+        const bad = ep.verification.checks.find((c) => !c.pass);
+        failures.push({ task: task.id, reason: ep.error ?? (bad ? `${bad.name}${bad.detail ? ': ' + bad.detail : ''}` : 'failed') });
+      }
+    }
+    return { harness, episodes: tasks.length, passRate: tasks.length ? (tasks.length - failures.length) / tasks.length : 0, failures };
+  });
+  const episodes = results.reduce((s, r) => s + r.episodes, 0);
+  const passed = results.reduce((s, r) => s + r.episodes - r.failures.length, 0);
+  return {
+    suite: suite.name,
+    split,
+    seed,
+    tasks: tasks.length,
+    results,
+    totals: { harnesses: results.length, episodes, passRate: episodes ? passed / episodes : 0, seconds: Number(((performance.now() - t0) / 1000).toFixed(2)) },
+  };
+}
+
+export function registerExpert(program: Command): void {
+  program
+    .command('expert')
+    .description('run the scripted expert through harnesses and report pass rates (all = 243 ids + black-box)')
+    .requiredOption('--suite <name>', `task suite (${SUITE_NAMES.join(', ')})`, choiceOption(SUITE_NAMES))
+    .option('--tasks <n>', 'tasks per harness (a balanced seeded draw)', intOption(1, 10_000), 30)
+    .option('--harnesses <list>', "'all' or comma-separated harness ids", 'all')
+    .option('--split <split>', 'task split', choiceOption(['train', 'test'] as const), 'test')
+    .option('--seed <n>', 'seed of the task draw', intOption(0), 0)
+    .option('--json', 'print JSON only')
+    .option('--strict', 'exit 1 unless every harness passes every task')
+    .action((opts: ExpertCliOptions) => {
+      const ids = parseHarnessList(opts.harnesses);
+      const r = expertSweep(opts.suite, opts.tasks, ids, opts.split, opts.seed);
+      if (opts.json) printJson(r);
+      else {
+        const bad = r.results.filter((x) => x.passRate < 1);
+        console.log(`suite ${r.suite} (${r.split}, seed ${r.seed}): ${r.tasks} tasks × ${r.totals.harnesses} harnesses = ${r.totals.episodes} episodes in ${r.totals.seconds}s`);
+        console.log(`overall pass rate ${r.totals.passRate.toFixed(4)}; harnesses below 1: ${bad.length}`);
+        for (const x of bad.slice(0, 20)) console.log(`  ${x.harness}: ${x.passRate.toFixed(3)} — e.g. ${x.failures[0].task}: ${x.failures[0].reason}`);
+      }
+      if (opts.strict && r.results.some((x) => x.passRate < 1)) process.exitCode = 1;
+    });
+}

@@ -1,0 +1,422 @@
+/**
+ * Black-box harness 'bb-coding-cli': a Claude-Code-like coding CLI, built as one module (not a
+ * composition of S/T/O/C/W). Its own prompt, call syntax, observation format, context policy
+ * and workflow:
+ * - syntax: one call per message, `Name(key="json string", …)`, e.g. `Read(file_path="/a.txt")`;
+ *   values are JSON string literals (bare numbers/words also accepted for offset/limit/replace_all);
+ * - tools (mapped onto the canonical sandbox): Read (line-numbered `N→line`, offset/limit window),
+ *   Write, Edit (exact unique old_string → new_string, or replace_all), Glob (`*`, `**`, `?`),
+ *   Grep (literal text → canonical search), Bash (ls, mkdir [-p], mv, rm [-r], pwd), TodoWrite, Finish;
+ * - workflow: Edit, and Write over an existing file, are refused unless the file was Read in
+ *   this episode (or written by it) — a workflow violation;
+ * - observations: raw tool output; errors wrapped in <tool_use_error>…</tool_use_error>;
+ * - context: full history until the rendered view passes `compactAtTokens`, then automatic
+ *   compaction: all turns but the last are replaced by a summary (files read and modified,
+ *   todos, one line per earlier step), after which history grows again until the next one.
+ */
+import { normalizePath } from '../../sandbox/sandbox';
+import type { ToolCall, ToolResult } from '../../sandbox/types';
+import type { Task } from '../../tasks/types';
+import { BaseHarness, type ActOutcome, type BaseHarnessOptions } from '../base';
+import { clip } from '../realizations/observation';
+import { parseTodo, type TodoItem } from '../realizations/workflow';
+import { renderPrompt } from '../render';
+import { briefCall } from '../tools';
+import type { Message, WorkflowStatus } from '../types';
+import { operands, shellCommand, shellSplit } from './shell_words';
+
+export const CODING_CLI_ID = 'bb-coding-cli';
+
+interface ToolDef {
+  required: string[];
+  optional: string[];
+}
+const TOOLS: Record<string, ToolDef> = {
+  Read: { required: ['file_path'], optional: ['offset', 'limit'] },
+  Write: { required: ['file_path', 'content'], optional: [] },
+  Edit: { required: ['file_path', 'old_string', 'new_string'], optional: ['replace_all'] },
+  Glob: { required: ['pattern'], optional: [] },
+  Grep: { required: ['pattern'], optional: ['path'] },
+  Bash: { required: ['command'], optional: [] },
+  TodoWrite: { required: ['todos'], optional: [] },
+  Finish: { required: [], optional: ['answer'] },
+};
+const SYNTAX = 'Name(key="value", …) with JSON string values, e.g. Read(file_path="/notes.txt")';
+const READ_LIMIT = 40;
+const MAX_OUTPUT = 1200;
+
+export interface CliCall {
+  name: string;
+  args: Record<string, string>;
+}
+
+/** Format a call in this harness's syntax (keys in definition order). */
+export function formatCliCall(call: CliCall): string {
+  const def = TOOLS[call.name];
+  if (!def) throw new Error(`coding-cli: unknown tool '${call.name}'`);
+  const keys = [...def.required, ...def.optional].filter((k) => Object.hasOwn(call.args, k));
+  return `${call.name}(${keys.map((k) => `${k}=${JSON.stringify(call.args[k])}`).join(', ')})`;
+}
+
+/** Parse `Name(key="v", …)`; returns an error message naming the problem. Never throws. */
+export function parseCliCall(text: string): CliCall | { error: string } {
+  const t = text.trim();
+  const m = /^([A-Za-z]+)\(([\s\S]*)\)$/.exec(t);
+  if (!m) return { error: `expected one tool call: ${SYNTAX}` };
+  const name = m[1];
+  const def = TOOLS[name];
+  if (!def) return { error: `unknown tool '${name.slice(0, 30)}'; tools: ${Object.keys(TOOLS).join(', ')}` };
+  const body = m[2];
+  const args: Record<string, string> = {};
+  let i = 0;
+  const skipWs = () => {
+    while (i < body.length && /\s/.test(body[i])) i++;
+  };
+  skipWs();
+  while (i < body.length) {
+    const km = /^[a-z_]+/.exec(body.slice(i, i + 40));
+    if (!km) return { error: `expected key=value in ${name}(…); ${SYNTAX}` };
+    const key = km[0];
+    i += key.length;
+    skipWs();
+    if (body[i] !== '=') return { error: `expected '=' after ${key}; ${SYNTAX}` };
+    i++;
+    skipWs();
+    let value: string;
+    if (body[i] === '"') {
+      let j = i + 1;
+      while (j < body.length && body[j] !== '"') j += body[j] === '\\' ? 2 : 1;
+      if (j >= body.length) return { error: `unterminated string for ${key}; ${SYNTAX}` };
+      try {
+        value = JSON.parse(body.slice(i, j + 1)) as string;
+      } catch {
+        return { error: `bad string for ${key} (use JSON escapes like \\n \\"); ${SYNTAX}` };
+      }
+      i = j + 1;
+    } else {
+      const vm = /^[A-Za-z0-9_.-]+/.exec(body.slice(i, i + 40));
+      if (!vm) return { error: `value of ${key} must be a "string"; ${SYNTAX}` };
+      value = vm[0];
+      i += value.length;
+    }
+    if (!def.required.includes(key) && !def.optional.includes(key)) {
+      return { error: `${name} has no parameter '${key}'; parameters: ${[...def.required, ...def.optional.map((o) => o + '?')].join(', ')}` };
+    }
+    if (Object.hasOwn(args, key)) return { error: `parameter '${key}' given twice` };
+    args[key] = value;
+    skipWs();
+    if (i < body.length) {
+      if (body[i] !== ',') return { error: `expected ',' between parameters; ${SYNTAX}` };
+      i++;
+      skipWs();
+    }
+  }
+  for (const k of def.required) if (!Object.hasOwn(args, k)) return { error: `${name} requires '${k}'` };
+  return { name, args };
+}
+
+/** Glob → RegExp over absolute paths: `**` any depth, `*` within a component, `?` one char. */
+export function globToRegExp(pattern: string): RegExp {
+  let p = pattern.trim();
+  if (!p.startsWith('/')) p = '/' + p;
+  let re = '';
+  for (let i = 0; i < p.length; i++) {
+    const c = p[i];
+    if (c === '*' && p[i + 1] === '*') {
+      re += p[i + 2] === '/' ? '(?:.*/)?' : '.*';
+      i += p[i + 2] === '/' ? 2 : 1;
+    } else if (c === '*') re += '[^/]*';
+    else if (c === '?') re += '[^/]';
+    else re += c.replace(/[.+^${}()|[\]\\]/g, '\\$&');
+  }
+  return new RegExp(`^${re}$`);
+}
+
+function lineNumbered(content: string, offset: number, limit: number): string {
+  const lines = content.split('\n');
+  const start = Math.max(0, offset - 1);
+  const shown = lines.slice(start, start + limit).map((l, i) => `${start + i + 1}→${l.length > 200 ? l.slice(0, 200) + '…' : l}`);
+  const more = lines.length - (start + shown.length);
+  return shown.join('\n') + (more > 0 ? `\n… ${more} more lines (Read with offset=${start + shown.length + 1})` : '');
+}
+
+function errorObs(message: string): string {
+  return `<tool_use_error>${clip(message, 300).text}</tool_use_error>`;
+}
+
+interface CliTurn {
+  action: Message;
+  observation: Message;
+  brief: string;
+}
+
+export interface CodingCliOptions extends BaseHarnessOptions {
+  /** Compact when the rendered view passes this many tokens (default min(384, 0.8·maxContextTokens)). */
+  compactAtTokens?: number;
+}
+
+export class CodingCliHarness extends BaseHarness {
+  readonly id = CODING_CLI_ID;
+  private prefix: Message[] = [];
+  private summary: Message | null = null;
+  private live: CliTurn[] = [];
+  private allBriefs: string[] = [];
+  private readSet = new Set<string>();
+  private modified = new Set<string>();
+  private todos: TodoItem[] = [];
+  private readonly compactAt: number;
+  /** Number of compactions so far (for tests and analysis). */
+  compactions = 0;
+
+  constructor(opts: CodingCliOptions = {}) {
+    super(opts);
+    this.compactAt = opts.compactAtTokens ?? Math.min(384, Math.floor(0.8 * this.budget.maxContextTokens));
+  }
+
+  static prompt(): string {
+    return [
+      'You are Coder, a CLI agent in a project rooted at /. One tool call per message:',
+      SYNTAX,
+      'Read(file_path, offset?, limit?) Write(file_path, content) Edit(file_path, old_string, new_string, replace_all?) Glob(pattern) Grep(pattern, path?) Bash(command) TodoWrite(todos) Finish(answer?)',
+      'Bash runs ls, mkdir -p, mv, rm -r, pwd. Read a file before you Edit or overwrite it. Track steps with TodoWrite("- [ ] step"). Finish when done.',
+    ].join('\n');
+  }
+
+  protected startEpisode(task: Task): void {
+    this.prefix = [
+      { role: 'system', text: CodingCliHarness.prompt(), policy: false },
+      { role: 'user', text: task.instruction, policy: false },
+    ];
+    this.summary = null;
+    this.live = [];
+    this.allBriefs = [];
+    this.readSet = new Set();
+    this.modified = new Set();
+    this.todos = [];
+    this.compactions = 0;
+  }
+
+  view(): Message[] {
+    const out = [...this.prefix];
+    if (this.summary) out.push(this.summary);
+    for (const t of this.live) out.push(t.action, t.observation);
+    return out;
+  }
+
+  workflowStatus(): WorkflowStatus {
+    return { needsPlan: false, needsTodo: false, openTodos: this.todos.filter((t) => !t.done).map((t) => t.text), unverified: [] };
+  }
+
+  /** Whether the episode has read (or written) `path` — the Edit/Write precondition. */
+  hasRead(path: string): boolean {
+    try {
+      return this.readSet.has(normalizePath(path));
+    } catch {
+      return false;
+    }
+  }
+
+  /** Current content of a file (for the expert driver), or undefined. */
+  peekFile(path: string): string | undefined {
+    try {
+      return this.sandboxState().files[normalizePath(path)];
+    } catch {
+      return undefined;
+    }
+  }
+
+  protected act(action: string): ActOutcome {
+    const out = this.dispatch(action);
+    this.live.push({ action: { role: 'assistant', text: action, policy: true }, observation: { role: 'tool', text: out.o.observation, policy: false }, brief: out.brief });
+    this.allBriefs.push(out.brief);
+    this.maybeCompact();
+    return out.o;
+  }
+
+  /** Automatic compaction: when the view passes the threshold, fold all turns but the last into a summary. */
+  private maybeCompact(): void {
+    if (this.live.length < 2) return;
+    if (this.tokenLength(renderPrompt(this.view())) <= this.compactAt) return;
+    const keep = this.live.slice(-1);
+    const folded = this.allBriefs.length - keep.length;
+    const recent = this.allBriefs.slice(0, folded).slice(-8);
+    const lines = [
+      `[conversation compacted: ${folded} earlier steps]`,
+      `Read: ${[...this.readSet].sort().join(', ') || 'none'}`,
+      `Modified: ${[...this.modified].sort().join(', ') || 'none'}`,
+    ];
+    if (this.todos.length) lines.push(`Todos: ${this.todos.map((t) => `[${t.done ? 'x' : ' '}] ${t.text}`).join('; ')}`);
+    lines.push('Recent steps:', ...recent.map((b) => `- ${b}`));
+    this.summary = { role: 'user', text: lines.join('\n'), policy: false };
+    this.live = keep;
+    this.compactions++;
+  }
+
+  private dispatch(action: string): { o: ActOutcome; brief: string } {
+    const parsed = parseCliCall(action);
+    if ('error' in parsed) {
+      this.recordNotRun(null);
+      return { o: { kind: 'parse_error', observation: errorObs(`Invalid tool call: ${parsed.error}`), calls: [], results: [], toolError: false }, brief: 'invalid call' };
+    }
+    const a = parsed.args;
+    const ok = (observation: string, calls: ToolCall[], results: ToolResult[], brief: string) => ({
+      o: { kind: 'tool' as const, observation: clip(observation, MAX_OUTPUT).text, calls, results, toolError: false },
+      brief,
+    });
+    const fail = (message: string, calls: ToolCall[], results: ToolResult[], brief: string) => ({
+      o: { kind: 'tool' as const, observation: errorObs(message), calls, results, toolError: true },
+      brief,
+    });
+    const reject = (message: string, call: ToolCall, brief: string) => {
+      this.recordNotRun(call);
+      return { o: { kind: 'rejected' as const, observation: errorObs(message), calls: [], results: [], toolError: false }, brief };
+    };
+    const run = (call: ToolCall) => this.exec(call);
+    const norm = (p: string) => {
+      try {
+        return normalizePath(p);
+      } catch {
+        return p;
+      }
+    };
+    switch (parsed.name) {
+      case 'Read': {
+        const call: ToolCall = { tool: 'read', args: { path: a.file_path } };
+        const r = run(call);
+        if (!r.ok) return fail(r.error?.message ?? 'read failed', [call], [r], `${briefCall(call)}: error`);
+        this.readSet.add(norm(a.file_path));
+        const offset = a.offset !== undefined && /^\d+$/.test(a.offset) ? Math.max(1, Number(a.offset)) : 1;
+        const limit = a.limit !== undefined && /^\d+$/.test(a.limit) ? Math.max(1, Math.min(200, Number(a.limit))) : READ_LIMIT;
+        const body = r.output === '' ? '(empty file)' : lineNumbered(r.output, offset, limit);
+        return ok(body, [call], [r], `${briefCall(call)}: ok`);
+      }
+      case 'Write': {
+        const call: ToolCall = { tool: 'write', args: { path: a.file_path, content: a.content } };
+        const exists = this.peekFile(a.file_path) !== undefined;
+        if (exists && !this.hasRead(a.file_path)) return reject('File has not been read yet. Read it first before writing to it.', call, `Write ${a.file_path}: refused (not read)`);
+        const r = run(call);
+        if (!r.ok) return fail(r.error?.message ?? 'write failed', [call], [r], `${briefCall(call)}: error`);
+        this.readSet.add(norm(a.file_path));
+        this.modified.add(norm(a.file_path));
+        return ok(`${exists ? 'Updated' : 'Created'} ${norm(a.file_path)}`, [call], [r], `${briefCall(call)}: ok`);
+      }
+      case 'Edit': {
+        const readCall: ToolCall = { tool: 'read', args: { path: a.file_path } };
+        if (!this.hasRead(a.file_path)) return reject('File has not been read yet. Read it first before editing it.', readCall, `Edit ${a.file_path}: refused (not read)`);
+        if (a.old_string === '') return fail('old_string must not be empty', [], [], `Edit ${a.file_path}: error`);
+        if (a.old_string === a.new_string) return fail('old_string and new_string are the same', [], [], `Edit ${a.file_path}: error`);
+        const r = run(readCall);
+        if (!r.ok) return fail(r.error?.message ?? 'read failed', [readCall], [r], `Edit ${a.file_path}: error`);
+        if (r.truncated) return fail('file too large to edit', [readCall], [r], `Edit ${a.file_path}: error`);
+        const n = r.output.split(a.old_string).length - 1;
+        if (n === 0) return fail('String to replace not found in file.', [readCall], [r], `Edit ${a.file_path}: not found`);
+        const all = a.replace_all === 'true';
+        if (n > 1 && !all) return fail(`Found ${n} matches of the string to replace; set replace_all="true" or add context`, [readCall], [r], `Edit ${a.file_path}: ambiguous`);
+        const next = all ? r.output.split(a.old_string).join(a.new_string) : r.output.replace(a.old_string, () => a.new_string);
+        const writeCall: ToolCall = { tool: 'write', args: { path: a.file_path, content: next } };
+        const w = run(writeCall);
+        if (!w.ok) return fail(w.error?.message ?? 'write failed', [readCall, writeCall], [r, w], `Edit ${a.file_path}: error`);
+        this.modified.add(norm(a.file_path));
+        return ok(`Edited ${norm(a.file_path)} (${all ? n : 1} replacement${all && n > 1 ? 's' : ''})`, [readCall, writeCall], [r, w], `Edit ${norm(a.file_path)}: ok`);
+      }
+      case 'Glob': {
+        let re: RegExp;
+        try {
+          re = globToRegExp(a.pattern);
+        } catch {
+          return fail(`bad pattern ${JSON.stringify(a.pattern).slice(0, 60)}`, [], [], 'Glob: error');
+        }
+        const hits = Object.keys(this.sandboxState().files).filter((f) => re.test(f)).sort();
+        return ok(hits.length ? hits.join('\n') : 'No files found', [], [], `Glob ${a.pattern.slice(0, 30)}: ${hits.length} files`);
+      }
+      case 'Grep': {
+        const call: ToolCall = { tool: 'search', args: a.path === undefined ? { query: a.pattern } : { query: a.pattern, path: a.path } };
+        const r = run(call);
+        if (!r.ok) return fail(r.error?.message ?? 'search failed', [call], [r], `${briefCall(call)}: error`);
+        return ok(r.output, [call], [r], `${briefCall(call)}: ok`);
+      }
+      case 'Bash':
+        return this.bash(a.command, ok, fail);
+      case 'TodoWrite': {
+        const items = parseTodo(a.todos);
+        if (items.length === 0) return fail("todos: write one '- [ ] task' per line", [], [], 'TodoWrite: error');
+        this.todos = items;
+        const open = items.filter((t) => !t.done).length;
+        return ok(`Todos updated: ${open} open, ${items.length - open} done`, [], [], `TodoWrite: ${open} open`);
+      }
+      case 'Finish': {
+        const r = this.finishCall(a.answer);
+        const call: ToolCall = { tool: 'finish', args: a.answer === undefined ? {} : { answer: a.answer } };
+        return { o: { kind: 'tool', observation: 'Done.', calls: [call], results: [r], toolError: false, finished: { answer: a.answer ?? '' } }, brief: 'Finish' };
+      }
+      default:
+        return fail(`unknown tool ${parsed.name}`, [], [], 'unknown tool');
+    }
+  }
+
+  private bash(
+    command: string,
+    ok: (o: string, c: ToolCall[], r: ToolResult[], b: string) => { o: ActOutcome; brief: string },
+    fail: (m: string, c: ToolCall[], r: ToolResult[], b: string) => { o: ActOutcome; brief: string },
+  ): { o: ActOutcome; brief: string } {
+    const words = shellSplit(command);
+    if (!Array.isArray(words)) return fail(`bash: ${words.error}`, [], [], 'Bash: error');
+    if (words.length === 0) return fail('bash: empty command', [], [], 'Bash: error');
+    const [cmd, ...rest] = words;
+    const ops = operands(rest);
+    let call: ToolCall;
+    switch (cmd) {
+      case 'pwd':
+        return ok('/', [], [], 'Bash pwd');
+      case 'ls':
+        if (ops.length > 1) return fail('ls: one directory at a time', [], [], 'Bash ls: error');
+        call = { tool: 'list', args: ops.length ? { path: ops[0] } : {} };
+        break;
+      case 'mkdir':
+        if (ops.length !== 1) return fail('usage: mkdir -p DIR', [], [], 'Bash mkdir: error');
+        call = { tool: 'mkdir', args: { path: ops[0] } };
+        break;
+      case 'mv':
+        if (ops.length !== 2) return fail('usage: mv FROM TO', [], [], 'Bash mv: error');
+        call = { tool: 'move', args: { from: ops[0], to: ops[1] } };
+        break;
+      case 'rm':
+        if (ops.length !== 1) return fail('usage: rm [-r] PATH', [], [], 'Bash rm: error');
+        call = { tool: 'delete', args: { path: ops[0] } };
+        break;
+      default:
+        return fail(`bash: ${cmd.slice(0, 30)}: command not found (available: ls, mkdir, mv, rm, pwd)`, [], [], 'Bash: not found');
+    }
+    const r = this.exec(call);
+    const brief = `Bash ${briefCall(call)}: ${r.ok ? 'ok' : 'error'}`;
+    if (!r.ok) return fail(r.error?.message ?? `${cmd} failed`, [call], [r], brief);
+    if (call.tool === 'move') {
+      // A read of a moved file carries over to its new path (the content is unchanged).
+      const moved = r.output.match(/^moved (.*) to (.*)$/);
+      try {
+        const from = normalizePath(call.args.from);
+        if (this.readSet.has(from) && moved && !moved[1].endsWith('/')) this.readSet.add(moved[2]);
+      } catch {
+        /* unreachable: the move succeeded, so its paths normalize */
+      }
+    }
+    return ok(r.output, [call], [r], brief);
+  }
+}
+
+/** Bash command text for a canonical list/mkdir/move/delete call. */
+export function bashFor(call: ToolCall): string {
+  const a = call.args;
+  switch (call.tool) {
+    case 'list':
+      return shellCommand('ls', [], a.path === undefined ? [] : [a.path]);
+    case 'mkdir':
+      return shellCommand('mkdir', ['-p'], [a.path]);
+    case 'move':
+      return shellCommand('mv', [], [a.from, a.to]);
+    case 'delete':
+      return shellCommand('rm', ['-r'], [a.path]);
+    default:
+      throw new Error(`bashFor: no bash form for ${call.tool}`);
+  }
+}

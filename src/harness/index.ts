@@ -1,0 +1,22 @@
+/**
+ * The harness runtime (DESIGN.md §4, §6, §7): the 15 realizations, composed and black-box
+ * harnesses, the episode loop, behaviour tags and the expert driver.
+ */
+export * from './types';
+export * from './render';
+export * from './tools';
+export * from './tags';
+export * from './base';
+export * from './composed';
+export * from './registry';
+export * from './episode';
+export * from './expert';
+export * from './sandbox_port';
+export * from './realizations/system';
+export * from './realizations/tool_interface';
+export * from './realizations/observation';
+export * from './realizations/context';
+export * from './realizations/workflow';
+export { CodingCliHarness, CODING_CLI_ID, parseCliCall, formatCliCall, globToRegExp } from './blackbox/coding_cli';
+export { AssistantHarness, ASSISTANT_ID, assistantDirective } from './blackbox/assistant';
+export { shellSplit, shellQuote } from './blackbox/shell_words';

@@ -1,0 +1,47 @@
+/**
+ * Messages → text with role markers. The markers are short and distinctive so a byte-level
+ * BPE with a ≤1024 vocabulary learns each as one or two tokens, and so that no realization
+ * emits them by accident (observations are sanitized by `escapeMarkers`).
+ */
+import type { Message, Role } from './types';
+
+/** The marker opening a message of each role. */
+export const ROLE_MARKERS: Record<Role, string> = {
+  system: '<|system|>',
+  user: '<|user|>',
+  assistant: '<|assistant|>',
+  tool: '<|tool|>',
+};
+
+/** Closes every message; the policy's action ends when it emits this (its stop sequence). */
+export const END_MARKER = '<|end|>';
+
+/**
+ * Neutralize role markers inside non-policy text (file contents, tool output) so the rendered
+ * context has unambiguous message boundaries: `<|x|>` becomes `<x|>` only when x is a marker name.
+ */
+export function escapeMarkers(text: string): string {
+  return text.replace(/<\|(system|user|assistant|tool|end)\|>/g, '<$1|>');
+}
+
+/**
+ * Render messages as `<|role|>\n{text}<|end|>\n` each. Non-policy text is marker-escaped;
+ * policy text is kept verbatim (the trainer scores its exact tokens).
+ */
+export function renderMessages(messages: readonly Message[]): string {
+  let out = '';
+  for (const m of messages) {
+    out += `${ROLE_MARKERS[m.role]}\n${m.policy ? m.text : escapeMarkers(m.text)}${END_MARKER}\n`;
+  }
+  return out;
+}
+
+/** `renderMessages(messages)` plus the open assistant marker: what the policy continues from. */
+export function renderPrompt(messages: readonly Message[]): string {
+  return renderMessages(messages) + ROLE_MARKERS.assistant + '\n';
+}
+
+/** Default token counter: ⌈chars / 4⌉ (a rough BPE rate; pass a tokenizer's length for exact budgets). */
+export function approxTokens(text: string): number {
+  return Math.ceil(text.length / 4);
+}

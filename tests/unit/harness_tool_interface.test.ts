@@ -1,0 +1,137 @@
+/**
+ * T (tool interface) properties: parse(format(call)) deep-equals call for every canonical call
+ * with arbitrary string args; parse never throws and names the expected format on failure.
+ * Also the black-box syntaxes (coding-cli calls, shell words) round-trip.
+ */
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { T0, T1, T2, TOOL_INTERFACES, isParseError } from '../../src/harness/realizations/tool_interface';
+import { TOOL_SPECS } from '../../src/harness/tools';
+import { formatCliCall, parseCliCall } from '../../src/harness/blackbox/coding_cli';
+import { operands, shellCommand, shellQuote, shellSplit } from '../../src/harness/blackbox/shell_words';
+import type { ToolCall } from '../../src/sandbox/types';
+
+/** Strings biased towards what breaks syntaxes: quotes, escapes, tags, newlines, unicode, control chars. */
+const nasty = fc.oneof(
+  fc.string({ unit: 'binary', maxLength: 40 }),
+  fc.string({ unit: fc.constantFrom('"', "'", '\\', '<', '>', '&', '/', ' ', '\n', '\r', '\t', '{', '}', 'a', 'é', '💥', '\u0000', '\u2028', '&lt;', '</file>', '</call>', '\\n'), maxLength: 30 }),
+  fc.constantFrom('', ' ', '-', '--', '-r', '&amp;', '</call>', '"', '\\', 'a b', '../../etc/passwd'),
+);
+
+const canonicalCall: fc.Arbitrary<ToolCall> = fc.constantFrom(...TOOL_SPECS).chain((spec) =>
+  fc
+    .record({
+      req: fc.tuple(...spec.required.map(() => nasty)),
+      opt: fc.tuple(...spec.optional.map(() => fc.option(nasty, { nil: undefined }))),
+    })
+    .map(({ req, opt }) => {
+      const args: Record<string, string> = {};
+      spec.required.forEach((k, i) => (args[k] = req[i]));
+      spec.optional.forEach((k, i) => {
+        if (opt[i] !== undefined) args[k] = opt[i] as string;
+      });
+      return { tool: spec.name, args } as ToolCall;
+    }),
+);
+
+describe('tool interfaces T0/T1/T2', () => {
+  for (const T of TOOL_INTERFACES) {
+    it(`${T.id} parse(format(call)) deep-equals call for canonical calls`, () => {
+      fc.assert(
+        fc.property(canonicalCall, (call) => {
+          const text = T.format(call);
+          expect(T.parse(text)).toEqual(call);
+          // Surrounding whitespace is tolerated.
+          expect(T.parse(`  ${text}\n`)).toEqual(call);
+        }),
+        { numRuns: 1500, seed: 17 },
+      );
+    });
+
+    it(`${T.id} parse never throws and explains the expected format`, () => {
+      fc.assert(
+        fc.property(fc.oneof(nasty, fc.string({ maxLength: 200 })), (text) => {
+          const r = T.parse(text);
+          if (isParseError(r)) expect(r.error).toContain('expected');
+          else expect(TOOL_SPECS.map((s) => s.name)).toContain(r.tool);
+        }),
+        { numRuns: 1500, seed: 3 },
+      );
+    });
+
+    it(`${T.id} rejects cut-off calls`, () => {
+      const text = T.format({ tool: 'write', args: { path: 'a.txt', content: 'hello world, a long line' } });
+      for (const cut of [1, 5, text.length - 1, Math.floor(text.length / 2)]) {
+        expect(isParseError(T.parse(text.slice(0, cut)))).toBe(true);
+      }
+    });
+
+    it(`${T.id} format refuses non-canonical calls, naming the problem`, () => {
+      expect(() => T.format({ tool: 'read', args: {} })).toThrow(/missing argument 'path'/);
+      expect(() => T.format({ tool: 'read', args: { path: 'a', bogus: 'x' } })).toThrow(/unknown argument 'bogus'/);
+    });
+  }
+
+  it('concrete syntaxes', () => {
+    const c: ToolCall = { tool: 'write', args: { path: 'a b.txt', content: 'x "y"\n' } };
+    expect(T0.format(c)).toBe('{"tool":"write","args":{"path":"a b.txt","content":"x \\"y\\"\\n"}}');
+    expect(T1.format(c)).toBe('put "a b.txt" "x \\"y\\"\\n"');
+    expect(T2.format(c)).toBe('<call tool="write"><file>a b.txt</file><text>x "y"\n</text></call>');
+    expect(T1.parse('ls')).toEqual({ tool: 'list', args: {} });
+    expect(T1.parse('grep foo /docs')).toEqual({ tool: 'search', args: { query: 'foo', path: '/docs' } });
+    expect(T2.parse('<call tool="move"> <dst>b</dst>\n<src>a</src> </call>')).toEqual({ tool: 'move', args: { from: 'a', to: 'b' } });
+  });
+
+  it('specific parse errors name the problem', () => {
+    const err = (T: typeof T0, s: string) => {
+      const r = T.parse(s);
+      if (!isParseError(r)) throw new Error(`expected a parse error for ${s}`);
+      return r.error;
+    };
+    expect(err(T0, '{"tool":"rm","args":{}}')).toMatch(/unknown tool 'rm'/);
+    expect(err(T0, '{"tool":"read","args":{"path":1}}')).toMatch(/'path' must be a string/);
+    expect(err(T0, '{"tool":"read","args":{"__proto__":"x","path":"a"}}')).toMatch(/unknown argument '__proto__'/);
+    expect(err(T1, 'cat a b')).toMatch(/cat takes 1 argument/);
+    expect(err(T1, 'put a "unterminated')).toMatch(/unterminated quote/);
+    expect(err(T1, 'cat a\ncat b')).toMatch(/one command per message/);
+    expect(err(T2, '<call tool="read"><path>a</path></call>')).toMatch(/no argument <path>/);
+    expect(err(T2, '<call tool="write"><file>a</file><text>1 < 2</text></call>')).toMatch(/unescaped '<'/);
+    expect(err(T2, '<call tool="read"><file>a</file>')).toMatch(/missing <\/call>/);
+  });
+});
+
+describe('black-box syntaxes', () => {
+  it('shellSplit inverts shellQuote / shellCommand', () => {
+    fc.assert(
+      fc.property(fc.array(nasty, { maxLength: 4 }), (words) => {
+        expect(shellSplit(words.map(shellQuote).join(' '))).toEqual(words);
+        const line = shellCommand('mv', ['-f'], words);
+        const split = shellSplit(line);
+        if (!Array.isArray(split)) throw new Error(split.error);
+        expect(operands(split.slice(1))).toEqual(words);
+      }),
+      { numRuns: 800, seed: 5 },
+    );
+  });
+
+  it('coding-cli calls round-trip and parse never throws', () => {
+    const call = fc.record({ file_path: nasty, old_string: nasty, new_string: nasty, replace_all: fc.option(fc.constantFrom('true', 'false'), { nil: undefined }) });
+    fc.assert(
+      fc.property(call, (a) => {
+        const args: Record<string, string> = { file_path: a.file_path, old_string: a.old_string, new_string: a.new_string };
+        if (a.replace_all !== undefined) args.replace_all = a.replace_all;
+        expect(parseCliCall(formatCliCall({ name: 'Edit', args }))).toEqual({ name: 'Edit', args });
+      }),
+      { numRuns: 800, seed: 9 },
+    );
+    fc.assert(
+      fc.property(fc.oneof(nasty, fc.string({ maxLength: 120 })), (s) => {
+        const r = parseCliCall(s);
+        expect(typeof r).toBe('object');
+      }),
+      { numRuns: 800, seed: 10 },
+    );
+    expect(parseCliCall('Read(file_path="/a", limit=5)')).toEqual({ name: 'Read', args: { file_path: '/a', limit: '5' } });
+    expect(parseCliCall('Read(path="/a")')).toEqual({ error: expect.stringMatching(/no parameter 'path'/) });
+  });
+});
