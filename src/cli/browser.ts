@@ -6,8 +6,8 @@
  * Used by `hlab bench`, `hlab run`, `hlab pretrain`: the GPU work happens in the page, the
  * CLI only prints. Node-only module.
  */
-import { createServer, type ViteDevServer } from 'vite';
-import { chromium, type Browser, type Page } from '@playwright/test';
+import type { ViteDevServer } from 'vite';
+import type { Browser, Page } from '@playwright/test';
 import { fileURLToPath } from 'node:url';
 import { dirname, resolve } from 'node:path';
 import { chromiumExecutable, webgpuLaunchArgs } from './browser_flags';
@@ -36,6 +36,9 @@ export async function withBrowser<T>(body: (s: BrowserSession) => Promise<T>, op
   let server: ViteDevServer | undefined;
   let browser: Browser | undefined;
   try {
+    // Loaded lazily: commands that never start a browser should not pay for Vite and Playwright.
+    const { createServer } = await import('vite');
+    const { chromium } = await import('@playwright/test');
     server = await createServer({
       root: ROOT,
       configFile: resolve(ROOT, 'vite.config.ts'),
