@@ -1,0 +1,119 @@
+// Masked clipped surrogate, forward (PPO, Schulman et al. 2017; ε_low/ε_high as DAPO; dual clip
+// only where A < 0). One invocation per row b, tokens in increasing t (deterministic): per token
+//   ρ = exp(clamp(ℓ − ℓ_old, ±20)), l1 = −Aρ, l2 = −A·clip(ρ, 1−ε_low, 1+ε_high), l = max(l1, l2),
+//   and with the dual clip and A < 0, l = min(l, −cA);
+// writes the rowStats columns TOKENS, SEQS, PG_LOSS (Σ w·l), CLIP_LOW, CLIP_HIGH, DUAL_CLIP,
+// APPROX_KL (Σ k3(ℓ − ℓ_old)), RATIO_SUM/MIN/MAX, ADV_MEAN, ADV_M2 (Welford).
+// CPU reference: src/kernels/surrogate_forward.ref.ts.
+
+// --- shared by the RL loss shaders (packed by src/rl/gpu_params.ts; tests/unit/rl_layout.test.ts
+// --- checks this block is identical in every file) ---
+struct LossParams {
+  B: u32, T: u32, V: u32, mode: u32,        // mode: 0 token-mean, 1 seq-mean-token-mean, 2 seq-mean-token-sum-norm
+  opt: u32, _p0: u32, _p1: u32, _p2: u32,   // opt: dual clip on (surrogate), estimator (kl), value clip on (value)
+  clip_low: f32, clip_high: f32, dual_clip: f32, coef: f32,
+  n_tokens: f32, n_seqs: f32, token_sum_norm: f32, vf_clip: f32,
+};
+const ROW_STATS: u32 = 24u;
+const LOG_RATIO_CLAMP: f32 = 20.0;
+const F32_MAX: f32 = 3.4028234663852886e38;
+
+// Weight w of each valid token of a row with nb valid tokens (verl agg_loss, step-global counts).
+fn row_weight(P: LossParams, nb: f32) -> f32 {
+  var den = P.n_tokens;
+  if (P.mode == 1u) { den = P.n_seqs * nb; } else if (P.mode == 2u) { den = P.n_seqs * P.token_sum_norm; }
+  return select(0.0, 1.0 / den, nb > 0.0 && den > 0.0);
+}
+
+// e^x − 1 for |x| ≤ 20, by its series below 0.5 (no cancellation near 0).
+fn expm1_c(x: f32) -> f32 {
+  if (abs(x) < 0.5) {
+    var s = 0.0;
+    for (var k = 9; k >= 1; k--) { s = (s + 1.0) * (x / f32(k)); }
+    return s;
+  }
+  return exp(x) - 1.0;
+}
+
+// k3(x) = e^x − 1 − x ≥ 0 with x clamped to ±20 (Schulman's KL note); series below |x| = 0.5.
+fn k3(x_in: f32) -> f32 {
+  let x = clamp(x_in, -LOG_RATIO_CLAMP, LOG_RATIO_CLAMP);
+  if (abs(x) < 0.5) {
+    var s = 0.0;
+    for (var k = 9; k >= 2; k--) { s = (s + 1.0) * (x / f32(k)); }
+    return max(0.0, s * x);
+  }
+  return max(0.0, exp(x) - 1.0 - x);
+}
+
+// Valid-token count of row b.
+fn row_count(P: LossParams, b: u32) -> f32 {
+  var nb = 0.0;
+  for (var t = 0u; t < P.T; t++) { if (mask[b * P.T + t] > 0.0) { nb += 1.0; } }
+  return nb;
+}
+// --- end of shared block ---
+
+@group(0) @binding(0) var<uniform> P: LossParams;
+@group(0) @binding(1) var<storage, read> logprobs: array<f32>;
+@group(0) @binding(2) var<storage, read> old_logprobs: array<f32>;
+@group(0) @binding(3) var<storage, read> advantages: array<f32>;
+@group(0) @binding(4) var<storage, read> mask: array<f32>;
+@group(0) @binding(5) var<storage, read_write> row_stats: array<f32>;
+
+override WG: u32 = 64u;
+
+@compute @workgroup_size(WG)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+  let b = gid.x + gid.y * nwg.x * WG;
+  if (b >= P.B) { return; }
+  let nb = row_count(P, b);
+  let w = row_weight(P, nb);
+  var pg = 0.0; var low = 0.0; var high = 0.0; var dual = 0.0; var akl = 0.0;
+  var rsum = 0.0; var rmin = F32_MAX; var rmax = -F32_MAX;
+  var k = 0.0; var amean = 0.0; var am2 = 0.0;
+  for (var t = 0u; t < P.T; t++) {
+    let i = b * P.T + t;
+    if (!(mask[i] > 0.0)) { continue; }
+    let x = logprobs[i] - old_logprobs[i];
+    let rho = exp(clamp(x, -LOG_RATIO_CLAMP, LOG_RATIO_CLAMP));
+    let a = advantages[i];
+    let l1 = -a * rho;
+    let l2 = -a * clamp(rho, 1.0 - P.clip_low, 1.0 + P.clip_high);
+    var l = l1;
+    if (l2 > l1) {
+      l = l2;
+      if (a < 0.0) { low += 1.0; } else { high += 1.0; }
+    }
+    if (P.opt != 0u && a < 0.0) {
+      let l3 = -a * P.dual_clip;
+      if (l > l3) {
+        if (l2 > l1) { low -= 1.0; }   // a token counts in one clip state only
+        l = l3;
+        dual += 1.0;
+      }
+    }
+    pg += w * l;
+    akl += k3(x);
+    rsum += rho;
+    rmin = min(rmin, rho);
+    rmax = max(rmax, rho);
+    k += 1.0;
+    let d = a - amean;
+    amean += d / k;
+    am2 += d * (a - amean);
+  }
+  let o = b * ROW_STATS;
+  row_stats[o + 0u] = nb;
+  row_stats[o + 1u] = select(0.0, 1.0, nb > 0.0);
+  row_stats[o + 2u] = pg;
+  row_stats[o + 3u] = low;
+  row_stats[o + 4u] = high;
+  row_stats[o + 5u] = dual;
+  row_stats[o + 6u] = akl;
+  row_stats[o + 7u] = rsum;
+  row_stats[o + 8u] = rmin;
+  row_stats[o + 9u] = rmax;
+  row_stats[o + 10u] = amean;
+  row_stats[o + 11u] = am2;
+}

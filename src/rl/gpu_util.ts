@@ -1,0 +1,131 @@
+/**
+ * Shared launcher plumbing of the RL kernels (src/kernels/{ratio,grpo_advantage,gae,
+ * adv_normalize,surrogate,value_loss,kl,entropy,rl_metrics}_*.ts, nonfinite_check.ts):
+ * the LossParams uniform they share and one helper that binds and dispatches an entry point.
+ */
+import type { Gpu } from '../gpu/device';
+import { uploadUniform } from '../gpu/buffers';
+import { grid1d } from '../kernels/dispatch';
+import { encodePrepared, type PreparedDispatch } from '../kernels/dispatch_plan';
+import { AGGREGATION_CODE, type LossAggregation } from './config';
+import type { StepNormalizer } from './math';
+
+/**
+ * Prepare entry `entry` of `code` with `bindings` ([binding index, buffer], the uniform
+ * included) over ceil(count / WG) workgroups (folded into y past 65535): a PreparedDispatch the
+ * training step can encode every step without creating anything. With layout 'auto' each entry
+ * point's bind group holds exactly the bindings it uses.
+ */
+export function prepareEntry(
+  gpu: Gpu,
+  label: string,
+  code: string,
+  entry: string,
+  WG: number,
+  count: number,
+  bindings: ReadonlyArray<readonly [number, GPUBuffer]>,
+  useWG = true,
+): PreparedDispatch {
+  const pipeline = gpu.pipelines.get(label, code, entry, useWG ? { WG } : {});
+  const bindGroup = gpu.device.createBindGroup({
+    label: `${label}.${entry}-bind`,
+    layout: pipeline.getBindGroupLayout(0),
+    entries: bindings.map(([binding, buffer]) => ({ binding, resource: { buffer } })),
+  });
+  const [x, y] = grid1d(Math.ceil(count / WG));
+  return { label: `${label}.${entry}`, pipeline, bindGroup, groups: [x, y, 1], flops: 0, bytes: 0 };
+}
+
+/** Prepare and immediately encode one entry point (see prepareEntry). */
+export function dispatchEntry(
+  gpu: Gpu,
+  pass: GPUComputePassEncoder,
+  label: string,
+  code: string,
+  entry: string,
+  WG: number,
+  count: number,
+  bindings: ReadonlyArray<readonly [number, GPUBuffer]>,
+  useWG = true,
+): void {
+  encodePrepared(pass, [prepareEntry(gpu, label, code, entry, WG, count, bindings, useWG)]);
+}
+
+/** Prepared dispatches of a loss kernel and its LossParams uniform (rewritable per step). */
+export interface LossPrepared {
+  dispatches: PreparedDispatch[];
+  /** The LossParams uniform; `writeNormalizer` updates its step-global counts in place. */
+  uniform: GPUBuffer;
+}
+
+/** Byte offset of n_tokens, n_seqs, token_sum_norm in LossParams. */
+const NORM_BYTE_OFFSET = 48;
+
+/**
+ * Rewrite the step-global normalizer of prepared LossParams uniforms (queue write, ordered
+ * before the next submit), so a step prepared once can serve batches with other token counts.
+ */
+export function writeNormalizer(gpu: Gpu, uniforms: readonly GPUBuffer[], norm: StepNormalizer): void {
+  const data = new Float32Array([norm.globalTokens, norm.globalSeqs, norm.tokenSumNorm]);
+  for (const u of uniforms) gpu.device.queue.writeBuffer(u, NORM_BYTE_OFFSET, data);
+}
+
+/** A labelled 16-byte-padded uniform from u32 and f32 fields, packed in order (4 bytes each). */
+export function packUniform(gpu: Gpu, label: string, fields: ReadonlyArray<{ u32: number } | { f32: number }>): GPUBuffer {
+  const n = Math.max(4, Math.ceil(fields.length / 4) * 4);
+  const buf = new ArrayBuffer(n * 4);
+  const u = new Uint32Array(buf);
+  const f = new Float32Array(buf);
+  fields.forEach((x, i) => {
+    if ('u32' in x) u[i] = x.u32;
+    else f[i] = x.f32;
+  });
+  return uploadUniform(gpu.device, label, buf);
+}
+
+/** Fields of the LossParams uniform shared by the RL loss shaders (see their shared block). */
+export interface LossParamsInput {
+  B: number;
+  T: number;
+  /** Vocabulary (entropy kernels only). */
+  V?: number;
+  aggregation: LossAggregation;
+  norm: StepNormalizer;
+  /** Dual clip on (surrogate), estimator code (kl), value clip on (value loss). */
+  opt?: number;
+  clipLow?: number;
+  clipHigh?: number;
+  dualClip?: number;
+  /** Term coefficient (klCoef, vfCoef, entCoef). */
+  coef?: number;
+  vfClip?: number;
+}
+
+/** The LossParams uniform buffer (64 bytes). */
+export function lossParams(gpu: Gpu, label: string, p: LossParamsInput): GPUBuffer {
+  return packUniform(gpu, `${label}-params`, [
+    { u32: p.B },
+    { u32: p.T },
+    { u32: p.V ?? 0 },
+    { u32: AGGREGATION_CODE[p.aggregation] },
+    { u32: p.opt ?? 0 },
+    { u32: 0 },
+    { u32: 0 },
+    { u32: 0 },
+    { f32: p.clipLow ?? 0 },
+    { f32: p.clipHigh ?? 0 },
+    { f32: p.dualClip ?? 0 },
+    { f32: p.coef ?? 0 },
+    { f32: p.norm.globalTokens },
+    { f32: p.norm.globalSeqs },
+    { f32: p.norm.tokenSumNorm },
+    { f32: p.vfClip ?? 0 },
+  ]);
+}
+
+/** @throws Error unless B and T are positive integers (names the launcher and field). */
+export function checkRowDims(op: string, B: number, T: number): void {
+  for (const [k, v] of [['B', B], ['T', T]] as const) {
+    if (!Number.isInteger(v) || v <= 0) throw new Error(`${op}: ${k} must be a positive integer, got ${v}`);
+  }
+}
