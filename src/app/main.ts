@@ -1,16 +1,109 @@
-// The web app entry. Views arrive with issue 7; for now it reports whether WebGPU works here.
-import { createGpu } from '../gpu/device';
+/**
+ * The web app shell (issue 7, DESIGN.md §1): header navigation with hash routing, the WebGPU
+ * banner, and the views. Design and Inspect exist; Train, Results and Trajectories arrive with
+ * the training loop (listed in the header as such, not as links).
+ *
+ * Every view writes its inputs into the URL fragment (history.replaceState, so typing does not
+ * flood the history), so a copied URL opens the same view with the same parameters. Everything
+ * is bundled: after load the app makes no network request.
+ */
+import './styles.css';
+import { DEFAULT_ROUTE, formatRoute, parseRoute, type ViewName } from './route';
+import { DesignView } from './views/design';
+import { InspectView } from './views/inspect';
+import { probeWebGpu } from './webgpu_status';
 
-const root = document.getElementById('app')!;
-createGpu()
-  .then((gpu) => {
-    root.innerHTML = '';
-    const h = document.createElement('h1');
-    h.textContent = 'Harness Lab';
+interface ViewHandle {
+  show(params: Record<string, string>): void;
+}
+
+const TITLES: Record<ViewName, string> = { design: 'Design', inspect: 'Inspect' };
+
+const root = document.getElementById('view-root')!;
+const containers = new Map<ViewName, HTMLElement>();
+const handles = new Map<ViewName, ViewHandle>();
+/** The last parameters of each view, so the nav links return to what the user left. */
+const lastParams: Record<ViewName, Record<string, string>> = { design: {}, inspect: {} };
+let current: ViewName | null = null;
+
+function updateNav(): void {
+  for (const a of document.querySelectorAll<HTMLAnchorElement>('a[data-view]')) {
+    const v = a.dataset.view as ViewName;
+    a.href = formatRoute({ view: v, params: lastParams[v] });
+    if (v === current) a.setAttribute('aria-current', 'page');
+    else a.removeAttribute('aria-current');
+  }
+}
+
+function handleFor(view: ViewName): { el: HTMLElement; handle: ViewHandle } {
+  let el = containers.get(view);
+  let handle = handles.get(view);
+  if (!el || !handle) {
+    el = document.createElement('div');
+    el.className = 'view';
+    el.id = `view-${view}`;
+    el.dataset.view = view;
+    root.append(el);
+    const setParams = (p: Record<string, string>) => {
+      lastParams[view] = p;
+      history.replaceState(null, '', formatRoute({ view, params: p }));
+      updateNav();
+    };
+    handle = view === 'design' ? new DesignView(el, setParams) : new InspectView(el, setParams);
+    containers.set(view, el);
+    handles.set(view, handle);
+  }
+  return { el, handle };
+}
+
+function showRoute(moveFocus: boolean): void {
+  const route = location.hash ? parseRoute(location.hash) : DEFAULT_ROUTE;
+  const { el, handle } = handleFor(route.view);
+  lastParams[route.view] = route.params;
+  current = route.view;
+  for (const [v, c] of containers) c.hidden = v !== route.view;
+  document.title = `${TITLES[route.view]} · Harness Lab`;
+  try {
+    handle.show(route.params);
+  } catch (e) {
+    // A bug, not bad input (inputs are validated field by field): say so instead of a blank page.
+    el.textContent = '';
     const p = document.createElement('p');
-    p.textContent = `WebGPU ready: ${gpu.info.vendor} ${gpu.info.architecture}`.trim();
-    root.append(h, p);
-  })
-  .catch((e: Error) => {
-    root.querySelector('p')!.textContent = e.message;
-  });
+    p.className = 'error-box';
+    p.textContent = `This view failed: ${(e as Error).message}`;
+    el.append(p);
+    console.error(e);
+  }
+  updateNav();
+  if (moveFocus) el.querySelector<HTMLElement>('h1')?.focus({ preventScroll: false });
+}
+
+window.addEventListener('hashchange', () => showRoute(true));
+if (!location.hash) history.replaceState(null, '', formatRoute(DEFAULT_ROUTE));
+showRoute(false);
+
+// WebGPU is needed only to train; the banner says how to get it without blocking these views.
+void probeWebGpu().then((s) => {
+  const status = document.getElementById('gpu-status')!;
+  if (s.available) {
+    status.textContent = `WebGPU: ${s.adapter}`;
+    status.className = 'gpu-ok';
+    return;
+  }
+  status.textContent = 'WebGPU: unavailable';
+  status.className = 'gpu-missing';
+  const banner = document.getElementById('gpu-banner')!;
+  // Keep each command-line flag on one line (a browser would otherwise break '--enable-…' after
+  // its hyphens), so the flags can be read and copied as they are.
+  const msg = banner.querySelector('.gpu-message')!;
+  for (const [i, word] of s.message.split(' ').entries()) {
+    if (i) msg.append(' ');
+    if (word.startsWith('--')) {
+      const flag = document.createElement('code');
+      flag.className = 'flag';
+      flag.textContent = word.replace(/[).,]+$/, '');
+      msg.append(flag, word.slice(flag.textContent.length));
+    } else msg.append(word);
+  }
+  banner.hidden = false;
+});
