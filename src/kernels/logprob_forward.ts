@@ -1,0 +1,49 @@
+/**
+ * Launcher of shaders/logprob_forward.wgsl: logprob = z[a] − logsumexp(z) per row, and lse.
+ * CPU reference: logprob_forward.ref.ts (`logprobForwardRef`).
+ */
+import code from '../../shaders/logprob_forward.wgsl?raw';
+import type { Gpu } from '../gpu/device';
+import { bindAll, checkView, encodePrepared, grid, off, paramsUniform, type PreparedDispatch, type TensorView } from './dispatch_plan';
+
+const WG = 64;
+
+export interface LogprobForwardArgs {
+  /** Rows (B·T). */
+  N: number;
+  V: number;
+  /** (N,V) */
+  logits: TensorView;
+  /** (N) i32 in [0,V) (validated by the caller; clamped on the GPU). */
+  targets: TensorView;
+  /** (N) written. */
+  logprob: TensorView;
+  /** (N) written: logsumexp of each row (saved for the backward pass). */
+  lse: TensorView;
+}
+
+/** Prepare once. @throws Error naming the argument on a bad dimension or a view outside its buffer. */
+export function prepareLogprobForward(gpu: Gpu, a: LogprobForwardArgs, label = 'logprob_forward'): PreparedDispatch {
+  const { N, V } = a;
+  for (const [k, v] of Object.entries({ N, V })) {
+    if (!Number.isInteger(v) || v <= 0) throw new Error(`${label}: ${k} must be a positive integer, got ${v}`);
+  }
+  checkView(label, 'logits', a.logits, N * V);
+  checkView(label, 'targets', a.targets, N);
+  checkView(label, 'logprob', a.logprob, N);
+  checkView(label, 'lse', a.lse, N);
+  const pipeline = gpu.pipelines.get('logprob_forward', code, 'main', { WG });
+  const params = paramsUniform(gpu, `${label}-params`, [
+    ['u32', N], ['u32', V], ['u32', off('logits', a.logits)], ['u32', off('targets', a.targets)],
+    ['u32', off('logprob', a.logprob)], ['u32', off('lse', a.lse)], ['u32', 0], ['u32', 0],
+  ]);
+  const bindGroup = bindAll(gpu, `${label}-bind`, pipeline, [
+    [0, params], [1, a.logits.buffer], [2, a.targets.buffer], [3, a.logprob.buffer], [4, a.lse.buffer],
+  ]);
+  return { label, pipeline, bindGroup, groups: grid(Math.ceil(N / WG)), flops: 4 * N * V, bytes: 4 * (N * V + 3 * N) };
+}
+
+/** Encode logprob_forward into `pass` (prepares on every call). */
+export function encodeLogprobForward(gpu: Gpu, pass: GPUComputePassEncoder, a: LogprobForwardArgs): void {
+  encodePrepared(pass, [prepareLogprobForward(gpu, a)]);
+}

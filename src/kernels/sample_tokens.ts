@@ -1,0 +1,55 @@
+/**
+ * Launcher of shaders/sample_tokens.wgsl: one sampled token and its log-prob per batch row.
+ * CPU reference: sample_tokens.ref.ts (`sampleTokensRef`, which also documents the math).
+ */
+import code from '../../shaders/sample_tokens.wgsl?raw';
+import type { Gpu } from '../gpu/device';
+import { bindAll, checkView, off, paramsUniform, type PreparedDispatch, type TensorView } from './dispatch_plan';
+
+const WG = 64;
+
+export interface SampleTokensArgs {
+  B: number;
+  V: number;
+  /** Number of logits rows available (bounds the row indices; validated by the host). */
+  R: number;
+  /** (R,V) logits. */
+  logits: TensorView;
+  /** (B,2) u32: [logits row, step] per batch row, rewritten by the host before each submit. */
+  rows: GPUBuffer;
+  /** (B) i32 written: sampled ids (the sampler binds the decode step's input ids here). */
+  ids: GPUBuffer;
+  /** (B) f32 written: log-probs of the sampled ids. */
+  logprob: GPUBuffer;
+  /** u32 seed. */
+  seed: number;
+  /** ≥ 0; 0 = greedy. */
+  temperature: number;
+  /** (0,1]. */
+  topP: number;
+}
+
+/**
+ * Prepare once per (shape, seed, temperature, top-p).
+ * @throws Error naming the argument on a bad dimension, option or buffer size.
+ */
+export function prepareSampleTokens(gpu: Gpu, a: SampleTokensArgs, label = 'sample_tokens'): PreparedDispatch {
+  const { B, V, R } = a;
+  for (const [k, v] of Object.entries({ B, V, R })) {
+    if (!Number.isInteger(v) || v <= 0) throw new Error(`${label}: ${k} must be a positive integer, got ${v}`);
+  }
+  if (!(a.temperature >= 0) || !Number.isFinite(a.temperature)) throw new Error(`${label}: temperature must be finite and ≥ 0, got ${a.temperature}`);
+  if (!(a.topP > 0 && a.topP <= 1)) throw new Error(`${label}: topP must be in (0,1], got ${a.topP}`);
+  if (!Number.isInteger(a.seed)) throw new Error(`${label}: seed must be an integer, got ${a.seed}`);
+  checkView(label, 'logits', a.logits, R * V);
+  checkView(label, 'rows', { buffer: a.rows }, 2 * B);
+  checkView(label, 'ids', { buffer: a.ids }, B);
+  checkView(label, 'logprob', { buffer: a.logprob }, B);
+  const pipeline = gpu.pipelines.get('sample_tokens', code, 'main', { WG });
+  const params = paramsUniform(gpu, `${label}-params`, [
+    ['u32', B], ['u32', V], ['u32', off('logits', a.logits)], ['u32', a.seed >>> 0],
+    ['f32', a.temperature], ['f32', a.topP], ['u32', 0], ['u32', 0],
+  ]);
+  const bindGroup = bindAll(gpu, `${label}-bind`, pipeline, [[0, params], [1, a.logits.buffer], [2, a.rows], [3, a.ids], [4, a.logprob]]);
+  return { label, pipeline, bindGroup, groups: [Math.ceil(B / WG), 1, 1], flops: 0, bytes: 4 * B * V };
+}

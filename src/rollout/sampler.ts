@@ -1,0 +1,238 @@
+/**
+ * Batched autoregressive sampling on the GPU with a KV cache (DESIGN.md §7, §11).
+ *
+ * A call samples continuations for B prompts of different lengths at once:
+ *  1. prefill — one full forward over the right-padded prompts (B, Tp = max prompt length),
+ *     k and v of every layer copied into a per-layer cache (B, Tmax, 2C), the lm head applied
+ *     to each row's last prompt position only, and the first token of each row sampled;
+ *  2. decode steps — row b feeds its previous token at its own position pos_b = len_b + s − 1,
+ *     appends k,v to the cache and attends over positions 0…pos_b; then one token per row.
+ * Each step (prefill included) is one command buffer, one submit and one small readback
+ * (B ids + B log-probs, 8B bytes) used to stop rows; the sampled ids go from the sampling
+ * kernel to the next step's embedding on the GPU without a round trip.
+ *
+ * Randomness: row b's draw at step s uses u = hash(seed, b, s) (sample_tokens.wgsl), so a
+ * call is reproducible and a row's tokens do not depend on the other rows' draws.
+ * Log-probs: `logprobs[i]` is log π(a_i) under the distribution actually sampled from:
+ * softmax(z/τ), truncated to the top-p nucleus and renormalized when topP < 1. With τ = 1 and
+ * topP = 1 it is bit-identical to logprob_forward on the same logits, i.e. what training
+ * recomputes (the trainer scores exactly these ids, DESIGN.md §7). Greedy (τ = 0) returns
+ * log-softmax(z) at τ = 1 of the argmax.
+ *
+ * `useKvCache: false` recomputes the full forward over every row's whole prefix at each step
+ * (the baseline of the KV-cache benchmark); it samples the same tokens up to f32 rounding.
+ */
+import type { GpuModel, KvCache } from '../model/gpu_model';
+import { createStorage } from '../gpu/buffers';
+import { encodePrepared, type PreparedDispatch } from '../kernels/dispatch_plan';
+import { prepareSampleTokens } from '../kernels/sample_tokens';
+
+export interface SampleRequest {
+  /** B prompts of token ids, each of length ≥ 1 (B ≤ model.maxB). */
+  prompts: Int32Array[];
+  /** New-token budget per row (one number for all rows, or B numbers), each ≥ 1. */
+  maxNewTokens: number | number[];
+  /** τ ≥ 0; 0 = greedy (argmax). */
+  temperature: number;
+  /** Nucleus mass in (0,1] (default 1 = no truncation). */
+  topP?: number;
+  /** Integer seed of this call. */
+  seed: number;
+  /** A row stops after sampling this id (which is included in its output). */
+  endToken?: number;
+  /** Default true; false recomputes the full forward every step (benchmark baseline). */
+  useKvCache?: boolean;
+}
+
+export type StopReason = 'end' | 'length' | 'context';
+
+export interface SampledRow {
+  /** Sampled ids, in order (the end token included when it stopped the row). */
+  ids: Int32Array;
+  /** log π(id) of each sampled id under the sampled distribution (see the module doc). */
+  logprobs: Float32Array;
+  /** 'end' (end token), 'length' (maxNewTokens reached), 'context' (model.maxT reached). */
+  stop: StopReason;
+}
+
+export interface SampleStats {
+  /** Token steps (prefill's first token included). */
+  steps: number;
+  submits: number;
+  readbacks: number;
+  dispatches: number;
+  /** Tokens returned over all rows. */
+  tokens: number;
+  /** Wall time of the call in ms. */
+  ms: number;
+  /** Wall time of the first step (prefill + first token) in ms; ms − firstStepMs is the decoding. */
+  firstStepMs: number;
+  /** Dispatches of the first step (the prefill); later steps have (dispatches − this)/(steps − 1). */
+  firstStepDispatches: number;
+}
+
+interface BatchState {
+  cache: KvCache;
+  decode: PreparedDispatch[];
+  /** (B) i32: sampled ids, also the decode step's input ids. */
+  ids: GPUBuffer;
+  /** (B) f32 sampled log-probs. */
+  logprob: GPUBuffer;
+  /** (B,2) u32 [logits row, step]. */
+  rows: GPUBuffer;
+  /** MAP_READ staging (2B words). */
+  staging: GPUBuffer;
+}
+
+export class Sampler {
+  private readonly states = new Map<number, BatchState>();
+
+  /** @param model the policy; its maxT is the context limit (prompt + new tokens). */
+  constructor(readonly model: GpuModel) {}
+
+  private state(B: number): BatchState {
+    let s = this.states.get(B);
+    if (s) return s;
+    const d = this.model.gpu.device;
+    const cache = this.model.createKvCache(B, this.model.maxT);
+    const ids = createStorage(d, `sampler ids (B=${B}) i32`, B * 4);
+    s = {
+      cache,
+      ids,
+      decode: this.model.decodeDispatches(cache, ids),
+      logprob: createStorage(d, `sampler logprob (B=${B})`, B * 4),
+      rows: createStorage(d, `sampler rows (B=${B}, 2) u32`, B * 8),
+      staging: d.createBuffer({ label: `sampler staging (B=${B})`, size: B * 8, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST }),
+    };
+    this.states.set(B, s);
+    return s;
+  }
+
+  /**
+   * Sample continuations of every prompt. Not re-entrant: the KV cache, the model's activation
+   * buffers and the staging buffer are shared, so await one call before starting the next.
+   * @returns one SampledRow per prompt, and counters of the call
+   * @throws Error naming the bad field: empty prompts, B > maxB, a prompt of length 0 or ≥
+   *   model.maxT, an id outside [0,V), a budget < 1, temperature < 0, topP ∉ (0,1], a
+   *   non-integer seed, or an endToken outside [0,V).
+   */
+  async sample(req: SampleRequest): Promise<{ rows: SampledRow[]; stats: SampleStats }> {
+    const t0 = performance.now();
+    const m = this.model;
+    const { vocabSize: V } = m.cfg;
+    const Tmax = m.maxT;
+    const B = req.prompts.length;
+    if (B < 1 || B > m.maxB) throw new Error(`Sampler.sample: prompts must hold 1…maxB = ${m.maxB} rows, got ${B}`);
+    const lens = req.prompts.map((p) => p.length);
+    lens.forEach((l, b) => {
+      if (l < 1 || l >= Tmax) throw new Error(`Sampler.sample: prompts[${b}] has length ${l}, must be in [1, maxT − 1 = ${Tmax - 1}]`);
+      const p = req.prompts[b];
+      for (let i = 0; i < l; i++) if (!(p[i] >= 0 && p[i] < V)) throw new Error(`Sampler.sample: prompts[${b}][${i}] = ${p[i]} is outside [0, ${V})`);
+    });
+    const budgets = typeof req.maxNewTokens === 'number' ? new Array<number>(B).fill(req.maxNewTokens) : req.maxNewTokens;
+    if (budgets.length !== B) throw new Error(`Sampler.sample: maxNewTokens has ${budgets.length} entries, expected B = ${B}`);
+    budgets.forEach((n, b) => {
+      if (!Number.isInteger(n) || n < 1) throw new Error(`Sampler.sample: maxNewTokens[${b}] = ${n} must be an integer ≥ 1`);
+    });
+    const topP = req.topP ?? 1;
+    if (req.endToken !== undefined && !(Number.isInteger(req.endToken) && req.endToken >= 0 && req.endToken < V)) {
+      throw new Error(`Sampler.sample: endToken = ${req.endToken} is outside [0, ${V})`);
+    }
+    const useCache = req.useKvCache ?? true;
+    const st = this.state(B);
+    const gpu = m.gpu;
+    const d = gpu.device;
+    const Tp = Math.max(...lens);
+    const samp = (R: number) =>
+      prepareSampleTokens(gpu, { B, V, R, logits: { buffer: m.acts.logits }, rows: st.rows, ids: st.ids, logprob: st.logprob, seed: req.seed, temperature: req.temperature, topP });
+    const sampleFull = new Map<number, PreparedDispatch>();
+    const sampleAt = (R: number) => {
+      let s = sampleFull.get(R);
+      if (!s) sampleFull.set(R, (s = samp(R)));
+      return s;
+    };
+    const prefill = useCache ? m.prefillDispatches(st.cache, Tp) : null;
+
+    const out: Array<{ ids: number[]; lps: number[]; stop: StopReason | null }> = lens.map(() => ({ ids: [], lps: [], stop: null }));
+    const stats: SampleStats = { steps: 0, submits: 0, readbacks: 0, dispatches: 0, tokens: 0, ms: 0, firstStepMs: 0, firstStepDispatches: 0 };
+    const rowsHost = new Uint32Array(2 * B);
+    const posHost = new Int32Array(B);
+
+    for (let s = 0; ; s++) {
+      // Rows that cannot take another token stop before the step.
+      for (let b = 0; b < B; b++) if (!out[b].stop && lens[b] + s >= Tmax) out[b].stop = 'context';
+      if (out.every((r) => r.stop)) break;
+      let ds: PreparedDispatch[];
+      if (s === 0 || !useCache) {
+        // Full forward over the current prefixes (prefill, or the no-cache baseline).
+        const cur = out.map((r, b) => lens[b] + r.ids.length);
+        const T = s === 0 ? Tp : Math.max(...cur);
+        const ids = new Int32Array(B * T);
+        for (let b = 0; b < B; b++) {
+          ids.set(req.prompts[b], b * T);
+          ids.set(out[b].ids, b * T + lens[b]);
+          rowsHost[2 * b] = b * T + cur[b] - 1;
+          rowsHost[2 * b + 1] = s;
+        }
+        m.writeIds(ids, B, T);
+        if (prefill) {
+          // The prefill's lm head runs on the gathered last rows: logits row b.
+          d.queue.writeBuffer(st.cache.lastRow, 0, Int32Array.from(cur, (c, b) => b * T + c - 1));
+          for (let b = 0; b < B; b++) rowsHost[2 * b] = b;
+          ds = [...prefill, sampleAt(B)];
+        } else {
+          ds = [...m.forwardDispatches(B, T, { values: false }), sampleAt(B * T)];
+        }
+      } else {
+        for (let b = 0; b < B; b++) {
+          // A stopped row keeps its last position (its outputs are ignored).
+          posHost[b] = Math.min(lens[b] + out[b].ids.length - 1, Tmax - 1);
+          rowsHost[2 * b] = b;
+          rowsHost[2 * b + 1] = s;
+        }
+        d.queue.writeBuffer(st.cache.pos, 0, posHost);
+        ds = [...st.decode, sampleAt(B)];
+      }
+      d.queue.writeBuffer(st.rows, 0, rowsHost);
+      const enc = d.createCommandEncoder({ label: `sampler step ${s}` });
+      const pass = enc.beginComputePass({ label: `sampler step ${s}` });
+      stats.dispatches += encodePrepared(pass, ds);
+      pass.end();
+      enc.copyBufferToBuffer(st.ids, 0, st.staging, 0, B * 4);
+      enc.copyBufferToBuffer(st.logprob, 0, st.staging, B * 4, B * 4);
+      d.queue.submit([enc.finish()]);
+      stats.submits++;
+      await st.staging.mapAsync(GPUMapMode.READ);
+      const words = st.staging.getMappedRange().slice(0);
+      st.staging.unmap();
+      stats.readbacks++;
+      stats.steps++;
+      if (s === 0) {
+        stats.firstStepMs = performance.now() - t0;
+        stats.firstStepDispatches = stats.dispatches;
+      }
+      const sid = new Int32Array(words, 0, B);
+      const slp = new Float32Array(words, B * 4, B);
+      for (let b = 0; b < B; b++) {
+        const r = out[b];
+        if (r.stop) continue;
+        r.ids.push(sid[b]);
+        r.lps.push(slp[b]);
+        if (req.endToken !== undefined && sid[b] === req.endToken) r.stop = 'end';
+        else if (r.ids.length >= budgets[b]) r.stop = 'length';
+      }
+    }
+    const rows = out.map((r) => ({ ids: Int32Array.from(r.ids), logprobs: Float32Array.from(r.lps), stop: r.stop as StopReason }));
+    stats.tokens = rows.reduce((a, r) => a + r.ids.length, 0);
+    stats.ms = performance.now() - t0;
+    return { rows, stats };
+  }
+
+  /** Release the caches and staging buffers (the model is not destroyed). */
+  destroy(): void {
+    for (const s of this.states.values()) {
+      for (const b of [...s.cache.layers, s.cache.pos, s.cache.zeros, s.cache.lastRow, s.cache.lastHidden, s.ids, s.logprob, s.rows, s.staging]) b.destroy();
+    }
+    this.states.clear();
+  }
+}
