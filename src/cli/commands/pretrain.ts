@@ -1,0 +1,116 @@
+/**
+ * `hlab pretrain [--preset tiny|small] [--steps N] [--batch N] [--lr X] [--demos N] [--seed N]
+ *   [--max-tier 1|2|3] [--out FILE] [--blackbox bb-coding-cli] [--eval-tasks N]
+ *   [--eval-harnesses N] [--cpu] [--json]`
+ *
+ * SFT of the base model on expert demonstrations under procedurally randomized harnesses
+ * (DESIGN.md §8), or with --blackbox the black-box SFT baseline, in headless Chromium on its
+ * WebGPU adapter (the CPU model when WebGPU is unavailable: said so). Prints the loss every
+ * --log-every steps, writes the checkpoint (src/pretrain/checkpoint.ts) and a sidecar JSON
+ * `<out>.json` (command, seed, digest, steps, final loss, time, loss curve, evaluation), then
+ * reports a quick greedy pass@1 on train tasks under the first --eval-harnesses training
+ * harnesses. Seeded and reproducible on one adapter.
+ */
+import type { Command } from 'commander';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { choiceOption, intOption, numberOption, printJson, UsageError } from '../cli_util';
+import { withBrowser } from '../browser';
+import { BLACKBOX_IDS } from '../../harness/registry';
+import type { PretrainPageOptions, PretrainPageResult } from '../../pretrain/page';
+
+interface Opts {
+  preset: 'tiny' | 'small';
+  steps: number;
+  batch: number;
+  lr: number;
+  demos: number;
+  seed: number;
+  maxTier: number;
+  actionReserve?: number;
+  out?: string;
+  blackbox?: string;
+  evalTasks: number;
+  evalHarnesses: number;
+  logEvery: number;
+  cpu?: boolean;
+  json?: boolean;
+}
+
+export function registerPretrain(program: Command): void {
+  program
+    .command('pretrain')
+    .description('SFT the base model on expert demonstrations under procedural harnesses (or --blackbox) in headless Chromium; writes a checkpoint + sidecar JSON')
+    .option('--preset <name>', 'model preset: tiny | small', choiceOption(['tiny', 'small'] as const), 'tiny')
+    .option('--steps <n>', 'optimizer steps', intOption(1, 1_000_000), 200)
+    .option('--batch <n>', 'rows per step', intOption(1, 256), 8)
+    .option('--lr <x>', 'peak learning rate (warm-up, cosine to 10%)', numberOption(1e-6, 0.1), 3e-3)
+    .option('--demos <n>', 'expert episodes (both suites, half each)', intOption(2, 100_000), 200)
+    .option('--seed <n>', 'seed of tasks, harness draws, init and batch order', intOption(0, 2 ** 31 - 1), 1)
+    .option('--max-tier <n>', 'curriculum: only train tasks of tier ≤ n', intOption(1, 3), 3)
+    .option('--action-reserve <n>', 'tokens reserved for the action (default maxT/4, ≥ 48)', intOption(8, 4096))
+    .option('--out <file>', 'checkpoint path (default public/base-<preset>.ckpt, or public/sft-<blackbox>-<preset>.ckpt)')
+    .option('--blackbox <id>', `black-box SFT baseline through one black-box harness (${BLACKBOX_IDS.join(' | ')})`, choiceOption(BLACKBOX_IDS))
+    .option('--eval-tasks <n>', 'greedy evaluation: train tasks (tier 1 first); 0 skips', intOption(0, 1000), 4)
+    .option('--eval-harnesses <n>', 'greedy evaluation: first n training harnesses of the OA design', intOption(0, 18), 3)
+    .option('--log-every <n>', 'print the loss every n steps', intOption(1, 1_000_000), 10)
+    .option('--cpu', 'train on the CPU model in the page even when WebGPU works')
+    .option('--json', 'print JSON only (the sidecar content)')
+    .action(async (opts: Opts) => {
+      if (opts.actionReserve !== undefined && opts.actionReserve >= (opts.preset === 'tiny' ? 256 : 512)) throw new UsageError(`--action-reserve ${opts.actionReserve} must be below the preset's maxT`);
+      const out = resolve(opts.out ?? (opts.blackbox ? `public/sft-${opts.blackbox}-${opts.preset}.ckpt` : `public/base-${opts.preset}.ckpt`));
+      const command = `hlab pretrain ${process.argv.slice(3).join(' ')}`.trim();
+      const page: PretrainPageOptions = {
+        preset: opts.preset,
+        steps: opts.steps,
+        batchSize: opts.batch,
+        lr: opts.lr,
+        seed: opts.seed,
+        demos: opts.demos,
+        blackbox: opts.blackbox ?? null,
+        maxTier: opts.maxTier as 1 | 2 | 3,
+        logEvery: opts.logEvery,
+        evalTasks: opts.evalTasks,
+        evalHarnesses: opts.evalHarnesses,
+        cpu: !!opts.cpu,
+        command,
+      };
+      if (opts.actionReserve !== undefined) page.actionReserve = opts.actionReserve;
+      const t0 = Date.now();
+      const r = await withBrowser((s) => s.run<PretrainPageResult>('/src/pretrain/page.ts', 'pretrainInPage', page), {
+        onConsole: (line) => {
+          if (line.startsWith('[pretrain]') && !opts.json) process.stderr.write(line + '\n');
+        },
+      });
+      const bytes = Buffer.from(r.checkpointBase64, 'base64');
+      mkdirSync(dirname(out), { recursive: true });
+      writeFileSync(out, bytes);
+      const { checkpointBase64: _drop, digest, steps, finalLoss, ...rest } = r;
+      const sidecar = {
+        command,
+        seed: opts.seed,
+        digest,
+        checkpoint: out,
+        bytes: bytes.length,
+        steps,
+        finalLoss,
+        wallSeconds: (Date.now() - t0) / 1000,
+        ...rest,
+      };
+      writeFileSync(out + '.json', JSON.stringify(sidecar, null, 2) + '\n');
+      if (opts.json) {
+        printJson(sidecar);
+        return;
+      }
+      console.log(`backend      ${r.backend}${r.fallbackReason ? ` (fallback: ${r.fallbackReason})` : ''} on ${r.adapter}`);
+      console.log(`model        ${opts.preset}, P=${r.paramCount}, maxT=${r.config.maxT}`);
+      console.log(`demos        ${r.demos.episodes} episodes (${r.demos.source}), ${r.demos.rows} rows, mean ${r.demos.meanRowTokens.toFixed(0)} tokens, ${r.demos.truncatedRows} truncated`);
+      console.log(`training     ${r.steps} steps in ${(r.trainMs / 1000).toFixed(1)} s = ${r.tokensPerSec.toFixed(0)} tokens/s; loss ${r.losses[0].toFixed(3)} → ${r.finalLoss.toFixed(3)} (mean of last 10)`);
+      if (r.eval) {
+        console.log(`greedy eval  pass@1 ${r.eval.passAt1.toFixed(3)} on ${r.eval.tasks.length} tasks × ${r.eval.harnesses.length} harnesses, valid actions ${(100 * r.eval.validActionRate).toFixed(1)}% (${(r.eval.ms / 1000).toFixed(1)} s)`);
+        for (const [h, p] of Object.entries(r.eval.byHarness)) console.log(`             ${h}: ${p.toFixed(3)}`);
+      }
+      console.log(`checkpoint   ${out} (${bytes.length} bytes, sha256 ${r.digest})`);
+      console.log(`sidecar      ${out}.json`);
+    });
+}

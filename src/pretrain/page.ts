@@ -1,0 +1,134 @@
+/**
+ * Page-side pretraining (run by `hlab pretrain` through withBrowser, and by the browser test):
+ * demonstrations → rows → SFT on the GPU when WebGPU works (CPU model otherwise, reported) →
+ * checkpoint bytes (base64) → a quick greedy evaluation on train tasks under a few training
+ * harnesses. Progress goes to the console as lines starting with "[pretrain]" (the CLI prints
+ * them). Returns a JSON-safe summary.
+ */
+import { createGpu, type Gpu } from '../gpu/device';
+import { loadTokenizer, TOKENIZER_FORMAT_VERSION } from '../model/tokenizer';
+import { paramCount } from '../model/layout';
+import { selectTrainingOA } from '../design/selection';
+import { taskSet } from '../tasks';
+import type { Task, Tier } from '../tasks/types';
+import { Rng } from '../util/rng';
+import { encodeBaseCheckpoint } from './checkpoint';
+import { cpuGreedyDecoder, evaluateGreedy, type GreedyReport } from './eval_greedy';
+import { cpuSftBackend, prepareSft, trainSft, type SftBackend, type SftConfig } from './sft';
+import { gpuGreedyDecoder, gpuSftBackend } from './sft_gpu';
+
+export interface PretrainPageOptions extends SftConfig {
+  /** Log a progress line every this many steps. */
+  logEvery: number;
+  /** Evaluation: this many train tasks (tier 1 first) × `evalHarnesses` training harnesses (0 = skip). */
+  evalTasks: number;
+  evalHarnesses: number;
+  /** Force the CPU model even when WebGPU works. */
+  cpu?: boolean;
+  /** Command line recorded in the checkpoint metadata. */
+  command: string;
+}
+
+export interface PretrainPageResult {
+  backend: 'gpu' | 'cpu';
+  fallbackReason: string | null;
+  adapter: string;
+  config: Record<string, number>;
+  paramCount: number;
+  demos: { episodes: number; failed: number; source: string; rows: number; truncatedRows: number; meanRowTokens: number };
+  losses: number[];
+  finalLoss: number;
+  steps: number;
+  tokens: number;
+  trainMs: number;
+  tokensPerSec: number;
+  prepMs: number;
+  digest: string;
+  checkpointBase64: string;
+  eval: (GreedyReport & { ms: number; harnesses: string[]; tasks: string[] }) | null;
+}
+
+function toBase64(bytes: Uint8Array): string {
+  let s = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) s += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(s);
+}
+
+/** Evaluation tasks: `n` train tasks of both suites, lowest tier first (seeded). */
+function evalTaskList(n: number, seed: number): Task[] {
+  const pool = [...taskSet('workspace', 'train', 3 * n, Rng.derive(seed, 'eval-tasks', 'w').int(2 ** 31)), ...taskSet('errands', 'train', 3 * n, Rng.derive(seed, 'eval-tasks', 'e').int(2 ** 31))];
+  const byTier = (t: Tier) => pool.filter((x) => x.tier === t);
+  return [...byTier(1), ...byTier(2), ...byTier(3)].slice(0, n);
+}
+
+export async function pretrainInPage(o: PretrainPageOptions): Promise<PretrainPageResult> {
+  const t0 = performance.now();
+  const tok = await loadTokenizer();
+  const p = prepareSft(tok, o);
+  const cfg = p.cfg;
+  const rowTokens = p.rows.reduce((a, r) => a + r.ids.length, 0);
+  console.log(`[pretrain] ${p.demos.episodes.length} expert episodes (${p.demos.source}, ${p.demos.failed} failed) → ${p.rows.length} rows, mean ${(rowTokens / Math.max(1, p.rows.length)).toFixed(0)} tokens; model ${cfg.preset} P=${paramCount(cfg.model)} maxT=${cfg.model.maxT}`);
+  let gpu: Gpu | null = null;
+  let fallbackReason: string | null = null;
+  if (o.cpu) fallbackReason = '--cpu given';
+  else {
+    try {
+      gpu = await createGpu();
+    } catch (e) {
+      fallbackReason = (e as Error).message.split('\n')[0];
+    }
+  }
+  if (!gpu) console.log(`[pretrain] WebGPU unavailable, training on the CPU model instead: ${fallbackReason}`);
+  const backend: SftBackend = gpu ? gpuSftBackend(gpu, cfg.model, p.init, cfg, cfg.batchSize, cfg.model.maxT) : cpuSftBackend(cfg.model, p.init, cfg);
+  const prepMs = performance.now() - t0;
+  const res = await trainSft(p.rows, cfg, backend, tok.padId, (s) => {
+    if (s.step === 1 || s.step % o.logEvery === 0 || s.step === cfg.steps) {
+      console.log(`[pretrain] step ${s.step}/${cfg.steps} loss ${s.loss.toFixed(4)} gradNorm ${s.gradNorm.toFixed(3)} lr ${s.lr.toExponential(2)} ${s.tokensPerSec.toFixed(0)} tok/s ${(s.elapsedMs / 1000).toFixed(1)} s`);
+    }
+  });
+  if (gpu && gpu.errors.length) throw new Error(`WebGPU errors during training: ${gpu.errors.join('; ')}`);
+  const meta = {
+    command: o.command,
+    seed: cfg.seed,
+    steps: cfg.steps,
+    batchSize: cfg.batchSize,
+    lr: cfg.lr,
+    demos: cfg.demos,
+    source: p.demos.source,
+    actionReserve: cfg.actionReserve,
+    maxTier: cfg.maxTier,
+    finalLoss: res.finalLoss,
+    backend: res.backend,
+  };
+  const { bytes, digest } = await encodeBaseCheckpoint(cfg.model, res.params, { name: tok.name, vocabSize: tok.vocabSize, formatVersion: TOKENIZER_FORMAT_VERSION }, meta);
+  let evalOut: PretrainPageResult['eval'] = null;
+  if (o.evalTasks > 0 && o.evalHarnesses > 0) {
+    const e0 = performance.now();
+    const harnesses = o.blackbox ? [o.blackbox] : selectTrainingOA().training.slice(0, o.evalHarnesses);
+    const tasks = evalTaskList(o.evalTasks, cfg.seed);
+    console.log(`[pretrain] greedy evaluation: ${tasks.length} train tasks × ${harnesses.length} harnesses (${harnesses.join(', ')})`);
+    const dec = gpu ? gpuGreedyDecoder(gpu, cfg.model, res.params, tok, Math.min(32, tasks.length * harnesses.length)) : cpuGreedyDecoder(cfg.model, res.params, tok);
+    const rep = await evaluateGreedy(tok, dec, tasks, harnesses, { maxT: cfg.model.maxT, actionReserve: cfg.actionReserve }, 8);
+    if ('destroy' in dec) (dec as { destroy(): void }).destroy();
+    evalOut = { ...rep, ms: performance.now() - e0, harnesses, tasks: tasks.map((t) => t.id) };
+    console.log(`[pretrain] greedy pass@1 ${rep.passAt1.toFixed(3)}, valid actions ${(100 * rep.validActionRate).toFixed(1)}%`);
+  }
+  return {
+    backend: gpu ? 'gpu' : 'cpu',
+    fallbackReason,
+    adapter: gpu ? `${gpu.info.vendor}/${gpu.info.architecture}/${gpu.info.device}` : 'none',
+    config: { ...cfg.model },
+    paramCount: paramCount(cfg.model),
+    demos: { episodes: p.demos.episodes.length, failed: p.demos.failed, source: p.demos.source, rows: p.rows.length, truncatedRows: res.truncatedRows, meanRowTokens: rowTokens / Math.max(1, p.rows.length) },
+    losses: res.losses,
+    finalLoss: res.finalLoss,
+    steps: cfg.steps,
+    tokens: res.tokens,
+    trainMs: res.ms,
+    tokensPerSec: res.tokens / (res.ms / 1000),
+    prepMs,
+    digest,
+    checkpointBase64: toBase64(bytes),
+    eval: evalOut,
+  };
+}

@@ -1,0 +1,488 @@
+/**
+ * Procedurally randomized tool interfaces (DESIGN.md §8, "procedurally randomized surface
+ * forms"): a seeded family of `ToolInterface`s over the one canonical tool set, used only to
+ * render pretraining demonstrations. Each draws
+ *  - tool names from per-tool word lists (never T1's command names, never the coding-cli's
+ *    capitalized names, never the assistant harness's `@` directives),
+ *  - argument names from per-argument word lists (distinct within one interface),
+ *  - one of five call syntaxes with random keys / tags / verbs / prefixes:
+ *      `json`   {"op":"view","params":{"file":"a.txt"}}   (nested or flat; key 'tool' never used)
+ *      `func`   view(file="a.txt", text="…")               (values are JSON string literals)
+ *      `shell`  $ view --file a.txt --text 'x y'           (flag prefix and leading prompt random)
+ *      `tagged` <invoke name="view"><file>a.txt</file></invoke>  (wrapper ≠ 'call'; or the tool name as the tag)
+ *      `yaml`   op: view\nfile: "a.txt"                    (values JSON string literals, one per line)
+ *
+ * Invariant (property-tested in tests/unit/pretrain_procedural.test.ts): `parse(format(call))`
+ * deep-equals `call` for every canonical call with arbitrary string values, surrounding
+ * whitespace tolerated; `parse` never throws. Exclusion (also tested): no procedural interface
+ * accepts T0/T1/T2's or the black-box harnesses' text for a call, and none formats a call as they
+ * do — the structural differences above guarantee it independently of the drawn words.
+ */
+import type { ToolCall, ToolName } from '../sandbox/types';
+import { TOOL_SPECS, checkArgs, toolSpec, type ToolSpec } from '../harness/tools';
+import type { ParseError, ToolInterface } from '../harness/realizations/tool_interface';
+import { Rng } from '../util/rng';
+
+/** The call syntaxes a procedural tool interface can draw. */
+export const PROC_SYNTAXES = ['json', 'func', 'shell', 'tagged', 'yaml'] as const;
+export type ProcSyntax = (typeof PROC_SYNTAXES)[number];
+
+/** Per canonical tool: candidate surface names ([a-z_]+; T1's ls cat put add mv rm grep mkdir done excluded). */
+export const TOOL_WORDS: Readonly<Record<ToolName, readonly string[]>> = {
+  list: ['list', 'ls_dir', 'dir', 'list_files', 'show_dir', 'browse', 'listdir', 'entries'],
+  read: ['read', 'view', 'open', 'show', 'read_file', 'cat_file', 'load', 'peek'],
+  write: ['write', 'save', 'create', 'put_file', 'write_file', 'store', 'overwrite'],
+  append: ['append', 'add_to', 'extend', 'append_file', 'attach', 'add_lines'],
+  move: ['move', 'rename', 'relocate', 'mv_file', 'shift', 'transfer'],
+  delete: ['delete', 'remove', 'erase', 'unlink', 'del', 'trash'],
+  search: ['search', 'find', 'lookup', 'grep_text', 'scan', 'locate'],
+  mkdir: ['make_dir', 'new_folder', 'create_dir', 'md', 'add_dir', 'new_dir'],
+  finish: ['finish', 'submit', 'complete', 'end', 'answer', 'conclude'],
+};
+
+/** Per canonical argument: candidate surface names ([a-z_]+). */
+export const ARG_WORDS: Readonly<Record<string, readonly string[]>> = {
+  path: ['path', 'file', 'filepath', 'target', 'location', 'filename', 'where'],
+  content: ['content', 'text', 'body', 'data', 'contents', 'value'],
+  from: ['from', 'src', 'source', 'old', 'origin'],
+  to: ['to', 'dst', 'dest', 'destination', 'new_path'],
+  query: ['query', 'pattern', 'needle', 'term', 'q', 'match'],
+  answer: ['answer', 'result', 'reply', 'response', 'final', 'output'],
+};
+
+/** Keys naming the tool in `json` / `yaml` ('tool' excluded: T0 uses it). */
+const OP_KEYS = ['name', 'op', 'action', 'fn', 'call', 'command', 'use', 'invoke'];
+/** Keys of the nested argument object in `json` / `yaml` ('args' excluded: T0 uses it). */
+const ARGS_KEYS = ['params', 'arguments', 'input', 'with', 'kwargs', 'parameters'];
+/** Wrapper tags of `tagged` ('call' excluded: T2 uses it) and their name attributes ('tool' excluded). */
+const WRAP_TAGS = ['invoke', 'tool_call', 'action', 'use', 'request', 'op', 'cmd'];
+const WRAP_ATTRS = ['name', 'fn', 'op', 'id', 'kind'];
+/** Leading prompts and flag prefixes of `shell`. */
+const SHELL_PROMPTS = ['', '$ ', '> ', 'run '];
+const SHELL_FLAGS = ['--', '-', '+', ':'];
+
+/** What one procedural interface drew (for display and the surface report). */
+export interface ProcToolSurface {
+  syntax: ProcSyntax;
+  toolNames: Record<ToolName, string>;
+  argNames: Record<string, string>;
+  /** Syntax-specific choices, e.g. { opKey: 'op', argsKey: 'params', nested: 'true' }. */
+  detail: Record<string, string>;
+}
+
+/** A procedural tool interface and what it drew. */
+export interface ProcToolInterface extends ToolInterface {
+  readonly surface: ProcToolSurface;
+}
+
+function drawNames(rng: Rng, reserved: ReadonlySet<string>): { toolNames: Record<ToolName, string>; argNames: Record<string, string> } {
+  const toolNames = {} as Record<ToolName, string>;
+  for (const spec of TOOL_SPECS) toolNames[spec.name] = rng.pick(TOOL_WORDS[spec.name]);
+  const argNames: Record<string, string> = {};
+  const used = new Set<string>(reserved);
+  for (const arg of Object.keys(ARG_WORDS)) {
+    const free = ARG_WORDS[arg].filter((w) => !used.has(w));
+    const w = rng.pick(free);
+    used.add(w);
+    argNames[arg] = w;
+  }
+  return { toolNames, argNames };
+}
+
+function argDoc(spec: ToolSpec, argNames: Record<string, string>): string {
+  return [...spec.required.map((a) => argNames[a]), ...spec.optional.map((a) => argNames[a] + '?')].join(',');
+}
+
+/** Shared name resolution and argument validation of every syntax. */
+class Names {
+  readonly toolByName: Map<string, ToolSpec>;
+  readonly argByName: Map<string, string>;
+  constructor(readonly toolNames: Record<ToolName, string>, readonly argNames: Record<string, string>, readonly expected: string) {
+    this.toolByName = new Map(TOOL_SPECS.map((s) => [toolNames[s.name], s]));
+    this.argByName = new Map(Object.entries(argNames).map(([c, s]) => [s, c]));
+  }
+  spec(name: string): ToolSpec | ParseError {
+    const s = this.toolByName.get(name);
+    return s ?? { error: `unknown tool '${name.slice(0, 40)}' (tools: ${[...this.toolByName.keys()].join(', ')}); ${this.expected}` };
+  }
+  /** Surface args (name → value) to a canonical call, or an error naming the bad argument. */
+  build(spec: ToolSpec, surface: ReadonlyArray<[string, unknown]>): ToolCall | ParseError {
+    const args: Record<string, string> = {};
+    const allowed = [...spec.required, ...spec.optional];
+    for (const [k, v] of surface) {
+      const canon = this.argByName.get(k);
+      if (canon === undefined || !allowed.includes(canon)) {
+        return { error: `${this.toolNames[spec.name]} has no argument '${k.slice(0, 40)}' (args: ${argDoc(spec, this.argNames)}); ${this.expected}` };
+      }
+      if (Object.hasOwn(args, canon)) return { error: `argument '${k}' given twice; ${this.expected}` };
+      if (typeof v !== 'string') return { error: `argument '${k}' must be a string; ${this.expected}` };
+      args[canon] = v;
+    }
+    for (const a of spec.required) {
+      if (!Object.hasOwn(args, a)) return { error: `${this.toolNames[spec.name]}: missing argument '${this.argNames[a]}' (args: ${argDoc(spec, this.argNames)}); ${this.expected}` };
+    }
+    const out: Record<string, string> = {};
+    for (const a of allowed) if (Object.hasOwn(args, a)) out[a] = args[a];
+    return { tool: spec.name, args: out };
+  }
+  /** The call's (surface name, value) pairs in positional order. */
+  pairs(call: ToolCall): Array<[string, string]> {
+    const bad = checkArgs(call);
+    if (bad) throw new Error(`format: non-canonical call: ${bad}`);
+    const spec = toolSpec(call.tool)!;
+    return [...spec.required, ...spec.optional].filter((a) => Object.hasOwn(call.args, a)).map((a) => [this.argNames[a], call.args[a]]);
+  }
+  docs(describe: (spec: ToolSpec) => string): string {
+    return TOOL_SPECS.map(describe).join(' ');
+  }
+}
+
+/**
+ * Scan a JSON string literal starting at text[i] === '"'. Returns the decoded value and the
+ * index after the closing quote, or null when malformed.
+ */
+function scanJsonString(text: string, i: number): { value: string; end: number } | null {
+  if (text[i] !== '"') return null;
+  let j = i + 1;
+  while (j < text.length) {
+    const c = text[j];
+    if (c === '\\') j += 2;
+    else if (c === '"') break;
+    else j++;
+  }
+  if (j >= text.length) return null;
+  try {
+    const v: unknown = JSON.parse(text.slice(i, j + 1));
+    return typeof v === 'string' ? { value: v, end: j + 1 } : null;
+  } catch {
+    return null;
+  }
+}
+
+function makeJson(rng: Rng): ProcToolInterface {
+  const nested = rng.float() < 0.6;
+  const opKey = rng.pick(OP_KEYS);
+  const argsKey = rng.pick(ARGS_KEYS);
+  // Flat calls share the object with the op key: no argument may be named like it.
+  const { toolNames, argNames } = drawNames(rng, new Set(nested ? [] : [opKey]));
+  const example = nested ? `{"${opKey}":"${toolNames.read}","${argsKey}":{"${argNames.path}":"notes.txt"}}` : `{"${opKey}":"${toolNames.read}","${argNames.path}":"notes.txt"}`;
+  const expected = `expected one JSON object like ${example}`;
+  const n = new Names(toolNames, argNames, expected);
+  return {
+    id: 'Pjson',
+    name: 'procedural-json',
+    expected,
+    toolName: (tool: ToolName) => toolNames[tool],
+    surface: { syntax: 'json', toolNames, argNames, detail: { opKey, argsKey, nested: String(nested) } },
+    describe: () => `Tools: ${n.docs((s) => `${toolNames[s.name]}(${argDoc(s, argNames)})`)}\nCall format: ${example}`,
+    format(call) {
+      const pairs = n.pairs(call);
+      const obj: Record<string, unknown> = { [opKey]: toolNames[call.tool] };
+      if (nested) obj[argsKey] = Object.fromEntries(pairs);
+      else for (const [k, v] of pairs) obj[k] = v;
+      return JSON.stringify(obj);
+    },
+    parse(text) {
+      const t = text.trim();
+      if (!t.startsWith('{')) return { error: `not a JSON object; ${expected}` };
+      let v: unknown;
+      try {
+        v = JSON.parse(t);
+      } catch (e) {
+        return { error: `invalid JSON (${(e as Error).message.slice(0, 60)}); ${expected}` };
+      }
+      if (typeof v !== 'object' || v === null || Array.isArray(v)) return { error: `not a JSON object; ${expected}` };
+      const o = v as Record<string, unknown>;
+      if (typeof o[opKey] !== 'string') return { error: `"${opKey}" must name a tool; ${expected}` };
+      const spec = n.spec(o[opKey] as string);
+      if ('error' in spec) return spec;
+      let pairs: Array<[string, unknown]>;
+      if (nested) {
+        for (const k of Object.keys(o)) if (k !== opKey && k !== argsKey) return { error: `unexpected key '${k.slice(0, 40)}'; ${expected}` };
+        const a = o[argsKey] === undefined ? {} : o[argsKey];
+        if (typeof a !== 'object' || a === null || Array.isArray(a)) return { error: `"${argsKey}" must be an object; ${expected}` };
+        pairs = Object.entries(a as Record<string, unknown>);
+      } else {
+        pairs = Object.entries(o).filter(([k]) => k !== opKey);
+      }
+      return n.build(spec, pairs);
+    },
+  };
+}
+
+function makeFunc(rng: Rng): ProcToolInterface {
+  const { toolNames, argNames } = drawNames(rng, new Set());
+  const sep = rng.pick([', ', ',', '; ']);
+  const example = `${toolNames.read}(${argNames.path}="notes.txt")`;
+  const expected = `expected one call like ${example} (values in double quotes, JSON escapes)`;
+  const n = new Names(toolNames, argNames, expected);
+  const sepChar = sep.trim();
+  return {
+    id: 'Pfunc',
+    name: 'procedural-func',
+    expected,
+    toolName: (tool: ToolName) => toolNames[tool],
+    surface: { syntax: 'func', toolNames, argNames, detail: { separator: JSON.stringify(sep) } },
+    describe: () => `Tools: ${n.docs((s) => `${toolNames[s.name]}(${argDoc(s, argNames)})`)}\nCall: NAME(ARG="value"${sep}ARG="value")`,
+    format(call) {
+      return `${toolNames[call.tool]}(${n.pairs(call).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(sep)})`;
+    },
+    parse(text) {
+      const t = text.trim();
+      const m = /^([a-z_]+)\(/.exec(t);
+      if (!m || !t.endsWith(')')) return { error: `not a call NAME(...); ${expected}` };
+      const spec = n.spec(m[1]);
+      if ('error' in spec) return spec;
+      const body = t.slice(m[0].length, -1);
+      const pairs: Array<[string, unknown]> = [];
+      let i = 0;
+      const ws = () => {
+        while (i < body.length && (body[i] === ' ' || body[i] === '\t' || body[i] === '\n')) i++;
+      };
+      ws();
+      while (i < body.length) {
+        const km = /^([a-z_]+)\s*=\s*/.exec(body.slice(i, i + 60));
+        if (!km) return { error: `expected ARG="value" inside ${m[1]}(...); ${expected}` };
+        i += km[0].length;
+        const s = scanJsonString(body, i);
+        if (!s) return { error: `argument '${km[1]}' needs a double-quoted value; ${expected}` };
+        pairs.push([km[1], s.value]);
+        i = s.end;
+        ws();
+        if (i < body.length) {
+          if (body[i] !== sepChar) return { error: `separate arguments with '${sepChar}'; ${expected}` };
+          i++;
+          ws();
+          if (i >= body.length) return { error: `trailing '${sepChar}'; ${expected}` };
+        }
+      }
+      return n.build(spec, pairs);
+    },
+  };
+}
+
+const SHELL_BARE = /^[A-Za-z0-9_./@%=,~-]+$/;
+const SHELL_ESC: Record<string, string> = { '\\': '\\', "'": "'", n: '\n', r: '\r', t: '\t' };
+
+function shellQuote(s: string): string {
+  if (SHELL_BARE.test(s)) return s;
+  let out = "'";
+  for (const ch of s) {
+    if (ch === '\\') out += '\\\\';
+    else if (ch === "'") out += "\\'";
+    else if (ch === '\n') out += '\\n';
+    else if (ch === '\r') out += '\\r';
+    else if (ch === '\t') out += '\\t';
+    else out += ch;
+  }
+  return out + "'";
+}
+
+/** Words of one line: bare words or single-quoted strings with \\ \' \n \r \t escapes. */
+function shellWords(text: string, expected: string): string[] | ParseError {
+  const words: string[] = [];
+  let i = 0;
+  while (i < text.length) {
+    const c = text[i];
+    if (c === ' ' || c === '\t') {
+      i++;
+      continue;
+    }
+    if (c === '\n' || c === '\r') return { error: `one command per message (write newlines inside quotes as \\n); ${expected}` };
+    if (c === "'") {
+      let w = '';
+      i++;
+      let closed = false;
+      while (i < text.length) {
+        const d = text[i];
+        if (d === "'") {
+          closed = true;
+          i++;
+          break;
+        }
+        if (d === '\\') {
+          const rep = SHELL_ESC[text[i + 1]];
+          if (rep === undefined) return { error: `unknown escape in quotes (use \\' \\\\ \\n \\t \\r); ${expected}` };
+          w += rep;
+          i += 2;
+          continue;
+        }
+        w += d;
+        i++;
+      }
+      if (!closed) return { error: `unterminated quote; ${expected}` };
+      if (i < text.length && text[i] !== ' ' && text[i] !== '\t') return { error: `missing space after a quoted value; ${expected}` };
+      words.push(w);
+      continue;
+    }
+    let w = '';
+    while (i < text.length && !' \t\n\r'.includes(text[i])) {
+      if (text[i] === "'" || text[i] === '\\') return { error: `stray ${text[i]} in an unquoted word; ${expected}` };
+      w += text[i++];
+    }
+    words.push(w);
+  }
+  return words;
+}
+
+function makeShell(rng: Rng): ProcToolInterface {
+  const { toolNames, argNames } = drawNames(rng, new Set());
+  const prompt = rng.pick(SHELL_PROMPTS);
+  const flag = rng.pick(SHELL_FLAGS);
+  const example = `${prompt}${toolNames.read} ${flag}${argNames.path} notes.txt`;
+  const expected = `expected one command like: ${example} (quote values with spaces in '...')`;
+  const n = new Names(toolNames, argNames, expected);
+  return {
+    id: 'Pshell',
+    name: 'procedural-shell',
+    expected,
+    toolName: (tool: ToolName) => toolNames[tool],
+    surface: { syntax: 'shell', toolNames, argNames, detail: { prompt: JSON.stringify(prompt), flag } },
+    describe: () => `Commands: ${TOOL_SPECS.map((s) => [toolNames[s.name], ...s.required.map((a) => `${flag}${argNames[a]} V`), ...s.optional.map((a) => `[${flag}${argNames[a]} V]`)].join(' ')).join(' | ')}\nQuote values with spaces: 'a b'; escapes \\' \\\\ \\n`,
+    format(call) {
+      const words = [toolNames[call.tool]];
+      for (const [k, v] of n.pairs(call)) words.push(flag + k, shellQuote(v));
+      return prompt + words.join(' ');
+    },
+    parse(text) {
+      let t = text.trim();
+      const p = prompt.trim();
+      if (p) {
+        if (!t.startsWith(p)) return { error: `commands start with '${p}'; ${expected}` };
+        t = t.slice(p.length);
+      }
+      const words = shellWords(t, expected);
+      if (!Array.isArray(words)) return words;
+      if (words.length === 0) return { error: `empty command; ${expected}` };
+      const spec = n.spec(words[0]);
+      if ('error' in spec) return spec;
+      if ((words.length - 1) % 2 !== 0) return { error: `each ${flag}ARG needs one value; ${expected}` };
+      const pairs: Array<[string, unknown]> = [];
+      for (let i = 1; i < words.length; i += 2) {
+        if (!words[i].startsWith(flag) || words[i].length === flag.length) return { error: `expected ${flag}ARG, got '${words[i].slice(0, 40)}'; ${expected}` };
+        pairs.push([words[i].slice(flag.length), words[i + 1]]);
+      }
+      return n.build(spec, pairs);
+    },
+  };
+}
+
+const xmlEscape = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+const ENTITIES: Record<string, string> = { lt: '<', gt: '>', amp: '&' };
+const xmlUnescape = (s: string) => s.replace(/&(lt|gt|amp);/g, (_, e: string) => ENTITIES[e]);
+
+function makeTagged(rng: Rng): ProcToolInterface {
+  const { toolNames, argNames } = drawNames(rng, new Set());
+  const toolAsTag = rng.float() < 0.4;
+  const wrap = rng.pick(WRAP_TAGS);
+  const attr = rng.pick(WRAP_ATTRS);
+  const open = (name: string) => (toolAsTag ? `<${name}>` : `<${wrap} ${attr}="${name}">`);
+  const close = (name: string) => (toolAsTag ? `</${name}>` : `</${wrap}>`);
+  const example = `${open(toolNames.read)}<${argNames.path}>notes.txt</${argNames.path}>${close(toolNames.read)}`;
+  const expected = `expected ${example} (escape < > & as &lt; &gt; &amp;)`;
+  const n = new Names(toolNames, argNames, expected);
+  const head = toolAsTag ? /^<([a-z_]+)>([\s\S]*)<\/([a-z_]+)>$/ : new RegExp(`^<${wrap} ${attr}="([a-z_]*)">([\\s\\S]*)</${wrap}>$`);
+  return {
+    id: 'Ptagged',
+    name: 'procedural-tagged',
+    expected,
+    toolName: (tool: ToolName) => toolNames[tool],
+    surface: { syntax: 'tagged', toolNames, argNames, detail: toolAsTag ? { wrapper: '(tool name)' } : { wrapper: wrap, attribute: attr } },
+    describe: () => `Tools: ${n.docs((s) => `${toolNames[s.name]}(${argDoc(s, argNames)})`)}\nCall: ${toolAsTag ? '<NAME><ARG>value</ARG></NAME>' : `<${wrap} ${attr}="NAME"><ARG>value</ARG></${wrap}>`}; escape < > & as &lt; &gt; &amp;`,
+    format(call) {
+      const name = toolNames[call.tool];
+      return open(name) + n.pairs(call).map(([k, v]) => `<${k}>${xmlEscape(v)}</${k}>`).join('') + close(name);
+    },
+    parse(text) {
+      const t = text.trim();
+      const m = head.exec(t);
+      if (!m) return { error: `not a tagged call; ${expected}` };
+      if (toolAsTag && m[1] !== m[3]) return { error: `<${m[1].slice(0, 40)}> closed by </${m[3].slice(0, 40)}>; ${expected}` };
+      const spec = n.spec(m[1]);
+      if ('error' in spec) return spec;
+      const inner = m[2];
+      const pairs: Array<[string, unknown]> = [];
+      let i = 0;
+      while (i < inner.length) {
+        if (/\s/.test(inner[i])) {
+          i++;
+          continue;
+        }
+        const o = /^<([a-z_]+)>/.exec(inner.slice(i, i + 40));
+        if (!o) return { error: `expected an argument tag like <${argNames.path}>; ${expected}` };
+        const start = i + o[0].length;
+        const end = inner.indexOf(`</${o[1]}>`, start);
+        if (end < 0) return { error: `missing </${o[1]}>; ${expected}` };
+        const raw = inner.slice(start, end);
+        if (raw.includes('<')) return { error: `unescaped '<' inside <${o[1]}> (write &lt;); ${expected}` };
+        pairs.push([o[1], xmlUnescape(raw)]);
+        i = end + o[1].length + 3;
+      }
+      return n.build(spec, pairs);
+    },
+  };
+}
+
+function makeYaml(rng: Rng): ProcToolInterface {
+  const nested = rng.float() < 0.5;
+  const opKey = rng.pick(OP_KEYS);
+  const argsKey = rng.pick(ARGS_KEYS);
+  const { toolNames, argNames } = drawNames(rng, new Set(nested ? [] : [opKey]));
+  const indent = nested ? '  ' : '';
+  const lines = (name: string, pairs: Array<[string, string]>) => {
+    const out = [`${opKey}: ${name}`];
+    if (nested && pairs.length) out.push(`${argsKey}:`);
+    for (const [k, v] of pairs) out.push(`${indent}${k}: ${JSON.stringify(v)}`);
+    return out.join('\n');
+  };
+  const example = lines(toolNames.read, [[argNames.path, 'notes.txt']]);
+  const expected = `expected lines like:\n${example}`;
+  const n = new Names(toolNames, argNames, expected);
+  return {
+    id: 'Pyaml',
+    name: 'procedural-yaml',
+    expected,
+    toolName: (tool: ToolName) => toolNames[tool],
+    surface: { syntax: 'yaml', toolNames, argNames, detail: { opKey, argsKey: nested ? argsKey : '(flat)' } },
+    describe: () => `Tools: ${n.docs((s) => `${toolNames[s.name]}(${argDoc(s, argNames)})`)}\nCall (values in double quotes):\n${example}`,
+    format(call) {
+      return lines(toolNames[call.tool], n.pairs(call));
+    },
+    parse(text) {
+      const ls = text.trim().split('\n');
+      const first = new RegExp(`^${opKey}: ([a-z_]+)$`).exec(ls[0].trimEnd());
+      if (!first) return { error: `first line must be '${opKey}: NAME'; ${expected}` };
+      const spec = n.spec(first[1]);
+      if ('error' in spec) return spec;
+      let rest = ls.slice(1);
+      if (nested && rest.length) {
+        if (rest[0].trimEnd() !== `${argsKey}:`) return { error: `second line must be '${argsKey}:'; ${expected}` };
+        rest = rest.slice(1);
+        if (rest.length === 0) return { error: `'${argsKey}:' without arguments; ${expected}` };
+      }
+      const pairs: Array<[string, unknown]> = [];
+      for (const line of rest) {
+        if (nested && !line.startsWith(indent)) return { error: `indent arguments by two spaces; ${expected}` };
+        const km = /^([a-z_]+): /.exec(line.slice(indent.length));
+        if (!km) return { error: `expected 'ARG: "value"'; ${expected}` };
+        const s = scanJsonString(line, indent.length + km[0].length);
+        if (!s || line.slice(s.end).trim() !== '') return { error: `value of '${km[1]}' must be one double-quoted string; ${expected}` };
+        pairs.push([km[1], s.value]);
+      }
+      return n.build(spec, pairs);
+    },
+  };
+}
+
+const MAKERS: Record<ProcSyntax, (rng: Rng) => ProcToolInterface> = { json: makeJson, func: makeFunc, shell: makeShell, tagged: makeTagged, yaml: makeYaml };
+
+/**
+ * A procedural tool interface drawn from `rng`.
+ * @param syntax force one syntax (default: uniform over PROC_SYNTAXES)
+ */
+export function proceduralToolInterface(rng: Rng, syntax?: ProcSyntax): ProcToolInterface {
+  const s = syntax ?? rng.pick(PROC_SYNTAXES);
+  const make = MAKERS[s];
+  if (!make) throw new Error(`proceduralToolInterface: syntax must be one of ${PROC_SYNTAXES.join(', ')}, got '${s}'`);
+  return make(rng);
+}

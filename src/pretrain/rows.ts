@@ -1,0 +1,222 @@
+/**
+ * Token rows from (context, action) turns (DESIGN.md §7): the one encoding shared by SFT
+ * (pretraining, black-box SFT) and RL rollouts, so the ids a demonstration trains on are exactly
+ * the ids the policy sees when it acts.
+ *
+ * Convention
+ *  - Context: `encodeContext(tok, text)` = `<bos>` then the context text with every role marker
+ *    (`<|system|>`, `<|user|>`, `<|assistant|>`, `<|tool|>`, `<|end|>`) mapped to its special id
+ *    and every other span BPE-encoded (`Tokenizer.encode` never emits specials, so a file
+ *    containing "<|end|>" — already marker-escaped by the renderer — stays bytes). The context
+ *    text (`Harness.contextText()`, TurnRecord.context) ends with `<|assistant|>\n`.
+ *  - Action: `encodeAction(tok, text)` = BPE ids of the action text followed by `<|end|>`, the
+ *    renderer's message terminator: the policy learns to stop, and the sampler's stop token is
+ *    `endTokenId(tok)`. A sampled action's ids are used as sampled (never re-tokenized); its
+ *    text is `decodeAction`.
+ *  - Row: context ids (loss mask 0) ‖ action ids (loss mask 1). The mask marks the *tokens* that
+ *    are policy actions; `sftTargets(ids, lengths, dims, mask)` (cpu_model.ts) turns it into
+ *    next-token targets: position t is scored iff mask[t+1] = 1.
+ *
+ * Truncation rule (`fitContext`, used by `encodeTurn` and by `rolloutContext` at rollout time)
+ *  The model sees at most maxT tokens. The action is never cut. The context gets
+ *  `budget = maxT − actionReserve` tokens (rollouts reserve `actionReserve` = the new-token
+ *  budget; a training row whose action is longer than the reserve lowers the context budget to
+ *  maxT − |action| for that row only). A context longer than its budget keeps
+ *   - its head: the opening messages (everything up to and including the `<|end|>` of the first
+ *     `<|user|>` message: role, tools, task), cut to at most ⌊budget / 2⌋ tokens, and
+ *   - its tail: the most recent budget − |head| tokens,
+ *  dropping the middle (the oldest turns). The head holds the tool syntax and the task; the tail
+ *  holds the latest observations. Because the same function builds the SFT context and the
+ *  rollout context, a model trained on these rows is evaluated on identically cut contexts.
+ *
+ * Batching: right-padded (B, T) Int32Array ids (padding `<pad>`), (B, T) f32 loss mask,
+ * (B) i32 lengths; T = the longest row rounded up to a multiple of `padMultiple` (few distinct
+ * shapes for the GPU's per-shape plans). Order: a seeded shuffle per epoch.
+ */
+import type { Tokenizer } from '../model/tokenizer';
+import { Rng } from '../util/rng';
+
+/** Role markers rendered by src/harness/render.ts, in the tokenizer's special names. */
+const MARKER_RE = /<\|(system|user|assistant|tool|end)\|>/g;
+
+/** The stop token of an action (the renderer's `<|end|>`). @throws Error when the tokenizer lacks it. */
+export function endTokenId(tok: Tokenizer): number {
+  return tok.special('<|end|>');
+}
+
+/**
+ * Context text → ids: `<bos>`, then markers as special ids and the spans between them BPE-encoded.
+ * @returns ids in [0, V)
+ */
+export function encodeContext(tok: Tokenizer, context: string): number[] {
+  const out = [tok.bosId];
+  let last = 0;
+  for (const m of context.matchAll(MARKER_RE)) {
+    if (m.index > last) for (const id of tok.encode(context.slice(last, m.index))) out.push(id);
+    out.push(tok.special(m[0]));
+    last = m.index + m[0].length;
+  }
+  if (last < context.length) for (const id of tok.encode(context.slice(last))) out.push(id);
+  return out;
+}
+
+/** Action text → ids: BPE ids then `<|end|>`. */
+export function encodeAction(tok: Tokenizer, action: string): number[] {
+  const ids = tok.encode(action);
+  ids.push(endTokenId(tok));
+  return ids;
+}
+
+/** Sampled ids → action text: stops at the first `<|end|>` (excluded); other specials dropped. */
+export function decodeAction(tok: Tokenizer, ids: ArrayLike<number>): string {
+  const end = endTokenId(tok);
+  const kept: number[] = [];
+  for (let i = 0; i < ids.length && ids[i] !== end; i++) kept.push(ids[i]);
+  return tok.decode(kept, { skipSpecials: true });
+}
+
+/**
+ * Length of the head kept by the truncation rule: through the `<|end|>` closing the first
+ * `<|user|>` message (the whole context when there is none).
+ */
+export function headLength(tok: Tokenizer, ids: readonly number[]): number {
+  const user = tok.special('<|user|>');
+  const end = endTokenId(tok);
+  const u = ids.indexOf(user);
+  if (u < 0) return ids.length;
+  const e = ids.indexOf(end, u);
+  return e < 0 ? ids.length : e + 1;
+}
+
+/**
+ * The truncation rule (module doc): at most `budget` tokens, head ≤ ⌊budget/2⌋ + most recent tail.
+ * @param ids context ids (from encodeContext)
+ * @param budget ≥ 1 tokens
+ * @returns `ids` itself when it fits, else a new array of exactly `budget` ids
+ * @throws Error when budget < 1 or not an integer.
+ */
+export function fitContext(tok: Tokenizer, ids: readonly number[], budget: number): { ids: number[]; dropped: number } {
+  if (!Number.isInteger(budget) || budget < 1) throw new Error(`fitContext: budget must be an integer ≥ 1, got ${budget}`);
+  if (ids.length <= budget) return { ids: ids as number[], dropped: 0 };
+  const head = Math.min(headLength(tok, ids), Math.floor(budget / 2));
+  const tail = budget - head;
+  return { ids: [...ids.slice(0, head), ...ids.slice(ids.length - tail)], dropped: ids.length - budget };
+}
+
+/** Sequence limits shared by SFT rows and rollouts. */
+export interface RowLimits {
+  /** The model's maxT (tokens). */
+  maxT: number;
+  /** Tokens reserved for the action (= the sampler's maxNewTokens); 1 ≤ actionReserve < maxT. */
+  actionReserve: number;
+}
+
+function checkLimits(l: RowLimits): void {
+  if (!Number.isInteger(l.maxT) || l.maxT < 2) throw new Error(`RowLimits.maxT must be an integer ≥ 2, got ${l.maxT}`);
+  if (!Number.isInteger(l.actionReserve) || l.actionReserve < 1 || l.actionReserve >= l.maxT) {
+    throw new Error(`RowLimits.actionReserve must be an integer in [1, maxT − 1 = ${l.maxT - 1}], got ${l.actionReserve}`);
+  }
+}
+
+/**
+ * The context ids the policy continues at rollout time (truncated by the rule above to
+ * maxT − actionReserve tokens). Sample at most `actionReserve` new tokens after it.
+ * @throws Error naming a bad limit.
+ */
+export function rolloutContext(tok: Tokenizer, context: string, limits: RowLimits): number[] {
+  checkLimits(limits);
+  return fitContext(tok, encodeContext(tok, context), limits.maxT - limits.actionReserve).ids;
+}
+
+/** One training row. */
+export interface Row {
+  /** (n) token ids: context then action (ending with `<|end|>`). */
+  ids: Int32Array;
+  /** (n) 1 on action tokens, 0 on context tokens. */
+  mask: Uint8Array;
+  /** Context tokens kept / dropped by truncation. */
+  contextTokens: number;
+  droppedContextTokens: number;
+  /** Action tokens (the `<|end|>` included). */
+  actionTokens: number;
+}
+
+/**
+ * One (context, action) turn as a row (module doc). Without `limits` nothing is truncated.
+ * @throws Error when the action alone (with `<|end|>`) does not leave one context token in maxT,
+ *   or a limit is invalid.
+ */
+export function encodeTurn(tok: Tokenizer, context: string, action: string, limits?: RowLimits): Row {
+  let ctx = encodeContext(tok, context);
+  const act = encodeAction(tok, action);
+  let dropped = 0;
+  if (limits) {
+    checkLimits(limits);
+    const budget = Math.min(limits.maxT - limits.actionReserve, limits.maxT - act.length);
+    if (budget < 1) throw new Error(`encodeTurn: action of ${act.length} tokens leaves no context within maxT = ${limits.maxT}`);
+    ({ ids: ctx, dropped } = fitContext(tok, ctx, budget));
+  }
+  const ids = new Int32Array(ctx.length + act.length);
+  ids.set(ctx);
+  ids.set(act, ctx.length);
+  const mask = new Uint8Array(ids.length);
+  mask.fill(1, ctx.length);
+  return { ids, mask, contextTokens: ctx.length, droppedContextTokens: dropped, actionTokens: act.length };
+}
+
+/** A right-padded batch. */
+export interface RowBatch {
+  B: number;
+  T: number;
+  /** (B,T) i32, padded with `<pad>`. */
+  ids: Int32Array;
+  /** (B,T) f32: 1 on action tokens, 0 on context and padding. */
+  mask: Float32Array;
+  /** (B) i32 valid tokens per row (0 for filler rows of a short last batch). */
+  lengths: Int32Array;
+}
+
+/**
+ * Pack rows into one right-padded batch of exactly `B` rows (missing rows are empty: length 0).
+ * @param padMultiple T is rounded up to a multiple of this (default 32), capped at `maxT` when given
+ * @throws Error when rows.length > B, a row is empty, or a row is longer than maxT.
+ */
+export function packBatch(rows: readonly Row[], B: number, padId: number, opts: { padMultiple?: number; maxT?: number } = {}): RowBatch {
+  if (!Number.isInteger(B) || B < 1) throw new Error(`packBatch: B must be an integer ≥ 1, got ${B}`);
+  if (rows.length > B) throw new Error(`packBatch: ${rows.length} rows do not fit B = ${B}`);
+  const mult = opts.padMultiple ?? 32;
+  let longest = 1;
+  rows.forEach((r, i) => {
+    if (r.ids.length === 0) throw new Error(`packBatch: rows[${i}] is empty`);
+    if (opts.maxT !== undefined && r.ids.length > opts.maxT) throw new Error(`packBatch: rows[${i}] has ${r.ids.length} tokens > maxT = ${opts.maxT}`);
+    longest = Math.max(longest, r.ids.length);
+  });
+  let T = Math.ceil(longest / mult) * mult;
+  if (opts.maxT !== undefined) T = Math.min(T, opts.maxT);
+  const ids = new Int32Array(B * T).fill(padId);
+  const mask = new Float32Array(B * T);
+  const lengths = new Int32Array(B);
+  rows.forEach((r, b) => {
+    ids.set(r.ids, b * T);
+    for (let t = 0; t < r.mask.length; t++) mask[b * T + t] = r.mask[t];
+    lengths[b] = r.ids.length;
+  });
+  return { B, T, ids, mask, lengths };
+}
+
+/**
+ * Deterministic batch order: epoch e visits the rows in the order of
+ * `Rng.derive(seed, 'sft-batches', e).shuffle`, cut into consecutive batches of B (the last
+ * batch of an epoch may be short; `packBatch` fills it with empty rows).
+ * @returns the row indices of batch number `index` (0-based, across epochs)
+ * @throws Error when there are no rows or B < 1.
+ */
+export function batchIndices(nRows: number, B: number, seed: number, index: number): number[] {
+  if (!(nRows > 0)) throw new Error(`batchIndices: no rows (nRows = ${nRows})`);
+  if (!Number.isInteger(B) || B < 1) throw new Error(`batchIndices: B must be an integer ≥ 1, got ${B}`);
+  const perEpoch = Math.ceil(nRows / B);
+  const epoch = Math.floor(index / perEpoch);
+  const k = index % perEpoch;
+  const order = Rng.derive(seed, 'sft-batches', epoch).shuffle(Array.from({ length: nRows }, (_, i) => i));
+  return order.slice(k * B, (k + 1) * B);
+}

@@ -1,0 +1,273 @@
+/**
+ * Supervised fine-tuning on expert demonstrations (DESIGN.md §8 "Pretraining"; issue 6
+ * "Pretraining and baselines"):
+ *  - the base model: demonstrations of BOTH suites' train tasks rendered under procedurally
+ *    randomized harnesses only (procedural_harness.ts), never an evaluated realization nor a
+ *    black-box harness;
+ *  - the black-box SFT baseline: demonstrations through one black-box harness (default
+ *    'bb-coding-cli').
+ *
+ * Objective: token-mean cross-entropy of the expert's action tokens (`<|end|>` included) given
+ * the context (rows.ts), AdamW with global-norm clipping, linear warm-up then cosine decay to
+ * `minLrRatio`·lr. Every step sees a fixed-size batch from a seeded per-epoch shuffle, so a
+ * (config, seed) pair reproduces the run; the CPU backend (cpu_model.ts; tests) and the GPU
+ * backend (gpu_train.ts; the browser, sft_gpu.ts) consume the identical batch sequence.
+ */
+import { presetConfig, type ModelConfig, type PresetName, PRESET_NAMES } from '../model/config';
+import { cpuAdamwStep, cpuBackward, cpuForward, sftLoss, sftTargets } from '../model/cpu_model';
+import { initParams } from '../model/init';
+import type { Tokenizer } from '../model/tokenizer';
+import { runExpertEpisode, type ExpertEpisode } from '../harness/expert';
+import { isBlackboxId } from '../harness/registry';
+import { getSuite, taskSet } from '../tasks';
+import type { SuiteName, Task, Tier } from '../tasks/types';
+import { Rng } from '../util/rng';
+import { runProceduralExpert } from './procedural_harness';
+import { batchIndices, encodeTurn, packBatch, type Row, type RowBatch, type RowLimits } from './rows';
+
+/** Knobs of one SFT run. */
+export interface SftConfig {
+  preset: PresetName;
+  /** Optimizer steps (≥ 1). */
+  steps: number;
+  /** Rows per step B (≥ 1). */
+  batchSize: number;
+  /** Peak learning rate. */
+  lr: number;
+  /** Seeds tasks, harness draws, init and batch order. */
+  seed: number;
+  /** Expert episodes to collect (split evenly over the two suites). */
+  demos: number;
+  /** null: procedural harnesses (base model); a black-box id: the black-box SFT baseline. */
+  blackbox: string | null;
+  /** Tokens reserved for the action (rows.ts); default maxT/4 rounded to 8, at least 48. */
+  actionReserve?: number;
+  /** Only tasks of tier ≤ maxTier (curriculum; default 3 = all). */
+  maxTier?: Tier;
+  /** Linear warm-up steps (default min(100, ⌈steps/10⌉)). */
+  warmupSteps?: number;
+  /** Final lr as a fraction of lr (default 0.1). */
+  minLrRatio?: number;
+  weightDecay?: number;
+  maxNorm?: number;
+  /** Override the preset's config (tests use a micro model). */
+  modelOverride?: Partial<Omit<ModelConfig, 'vocabSize'>>;
+}
+
+/** Defaults of the optional fields. */
+export function resolveSftConfig(c: SftConfig, vocabSize: number): Required<Omit<SftConfig, 'modelOverride'>> & { model: ModelConfig } {
+  if (!(PRESET_NAMES as readonly string[]).includes(c.preset)) throw new Error(`SftConfig.preset must be one of ${PRESET_NAMES.join(', ')}, got '${c.preset}'`);
+  for (const k of ['steps', 'batchSize', 'demos'] as const) {
+    if (!Number.isInteger(c[k]) || c[k] < 1) throw new Error(`SftConfig.${k} must be an integer ≥ 1, got ${c[k]}`);
+  }
+  if (!Number.isInteger(c.seed)) throw new Error(`SftConfig.seed must be an integer, got ${c.seed}`);
+  if (!(c.lr > 0 && c.lr < 1)) throw new Error(`SftConfig.lr must be in (0, 1), got ${c.lr}`);
+  if (c.blackbox !== null && !isBlackboxId(c.blackbox)) throw new Error(`SftConfig.blackbox must be null or a black-box harness id (bb-coding-cli, bb-assistant), got '${c.blackbox}'`);
+  const model = { ...presetConfig(c.preset, vocabSize), ...(c.modelOverride ?? {}) };
+  const actionReserve = c.actionReserve ?? Math.max(48, Math.round(model.maxT / 4 / 8) * 8);
+  const maxTier = c.maxTier ?? 3;
+  if (![1, 2, 3].includes(maxTier)) throw new Error(`SftConfig.maxTier must be 1, 2 or 3, got ${maxTier}`);
+  return {
+    ...c,
+    model,
+    actionReserve,
+    maxTier,
+    warmupSteps: c.warmupSteps ?? Math.min(100, Math.ceil(c.steps / 10)),
+    minLrRatio: c.minLrRatio ?? 0.1,
+    weightDecay: c.weightDecay ?? 0.01,
+    maxNorm: c.maxNorm ?? 1,
+  };
+}
+
+/**
+ * Learning rate at 1-based `step`: linear warm-up to lr over `warmup` steps, then cosine decay
+ * to minRatio·lr at `total` (Loshchilov & Hutter 2017, as in nanoGPT).
+ */
+export function lrAt(step: number, total: number, lr: number, warmup: number, minRatio: number): number {
+  if (step <= warmup) return (lr * step) / Math.max(1, warmup);
+  const p = Math.min(1, (step - warmup) / Math.max(1, total - warmup));
+  return lr * (minRatio + (1 - minRatio) * 0.5 * (1 + Math.cos(Math.PI * p)));
+}
+
+/** Train tasks of both suites (half each), tier ≤ maxTier, deterministic in seed. */
+export function demoTasks(n: number, seed: number, maxTier: Tier = 3): Task[] {
+  const out: Task[] = [];
+  const suites: SuiteName[] = ['workspace', 'errands'];
+  suites.forEach((s, i) => {
+    const want = Math.floor(n / 2) + (i < n % 2 ? 1 : 0);
+    // taskSet is balanced over family × tier (any prefix within one per cell): drawing
+    // 3·want + 3·families tasks leaves at least `want` of tier ≤ maxTier.
+    const draw = maxTier === 3 ? want : 3 * want + 3 * getSuite(s).families.length;
+    const pool = taskSet(s, 'train', draw, Rng.derive(seed, 'demo-tasks', s).int(2 ** 31)).filter((t) => t.tier <= maxTier);
+    out.push(...pool.slice(0, want));
+  });
+  return out;
+}
+
+/** Demonstrations and where they came from. */
+export interface DemoSet {
+  episodes: ExpertEpisode[];
+  /** 'procedural' or the black-box id. */
+  source: string;
+  /** Episodes whose expert run failed (dropped; should be 0). */
+  failed: number;
+}
+
+/**
+ * Expert demonstrations: each task under its own procedural harness (seed drawn from
+ * `Rng.derive(seed, 'demo-harness')`), or every task under `blackbox`.
+ */
+export function collectDemonstrations(n: number, seed: number, blackbox: string | null, maxTier: Tier = 3): DemoSet {
+  const tasks = demoTasks(n, seed, maxTier);
+  const hr = Rng.derive(seed, 'demo-harness');
+  const episodes: ExpertEpisode[] = [];
+  let failed = 0;
+  for (const t of tasks) {
+    const ep = blackbox === null ? runProceduralExpert(t, hr.int(2 ** 31)) : runExpertEpisode(t, blackbox);
+    if (ep.pass) episodes.push(ep);
+    else failed++;
+  }
+  return { episodes, source: blackbox ?? 'procedural', failed };
+}
+
+/** One row per turn of every episode (module doc of rows.ts). Parse errors and cut-offs never occur in expert turns; any non-tool/message turn is skipped. */
+export function demonstrationRows(tok: Tokenizer, episodes: readonly ExpertEpisode[], limits: RowLimits): Row[] {
+  const rows: Row[] = [];
+  for (const ep of episodes) {
+    for (const t of ep.turns) {
+      if (t.kind !== 'tool' && t.kind !== 'message') continue;
+      if (t.action.length === 0) continue;
+      const r = encodeTurn(tok, t.context, t.action, limits);
+      rows.push(r);
+    }
+  }
+  return rows;
+}
+
+/** What a training backend does per step. */
+export interface SftBackend {
+  readonly name: string;
+  /** One optimizer step on `batch` at learning rate `lr`. @returns token-mean loss (nats) over action tokens, and the pre-clip gradient norm. */
+  step(batch: RowBatch, lr: number, step: number): Promise<{ loss: number; gradNorm: number; tokens: number }>;
+  /** The current parameters (P). */
+  params(): Promise<Float32Array>;
+}
+
+/** The CPU backend: cpuForward → sftLoss → cpuBackward → cpuAdamwStep (f32). */
+export function cpuSftBackend(model: ModelConfig, init: Float32Array, hp: { weightDecay: number; maxNorm: number }): SftBackend {
+  const params = init.slice();
+  const m = new Float32Array(params.length);
+  const v = new Float32Array(params.length);
+  return {
+    name: 'cpu',
+    async step(batch, lr, step) {
+      const dims = { B: batch.B, T: batch.T };
+      const { targets, mask } = sftTargets(batch.ids, batch.lengths, dims, batch.mask);
+      const fwd = cpuForward(model, params, batch.ids, batch.lengths, dims);
+      const { loss, dlogits } = sftLoss(model, fwd.logits, targets, mask);
+      const grads = cpuBackward(params, fwd.cache, dlogits, null);
+      const { norm } = cpuAdamwStep(params, grads, m, v, { lr, beta1: 0.9, beta2: 0.95, eps: 1e-8, weightDecay: hp.weightDecay, maxNorm: hp.maxNorm, step });
+      let tokens = 0;
+      for (let i = 0; i < mask.length; i++) tokens += mask[i];
+      return { loss, gradNorm: norm, tokens };
+    },
+    params: async () => params.slice(),
+  };
+}
+
+export interface SftProgress {
+  step: number;
+  loss: number;
+  gradNorm: number;
+  lr: number;
+  /** Action tokens scored in this step. */
+  tokens: number;
+  /** Tokens (context + action, padding excluded) processed per second so far. */
+  tokensPerSec: number;
+  elapsedMs: number;
+}
+
+export interface SftResult {
+  params: Float32Array;
+  model: ModelConfig;
+  /** Loss of every step (nats/token). */
+  losses: number[];
+  /** Mean loss of the last min(10, steps) steps. */
+  finalLoss: number;
+  rows: number;
+  /** Rows whose context was cut by the truncation rule. */
+  truncatedRows: number;
+  /** Tokens processed (valid, not padding) and wall time of the steps. */
+  tokens: number;
+  ms: number;
+  backend: string;
+}
+
+/**
+ * Run SFT over `rows` with `backend` (module doc).
+ * @param onProgress called after every step
+ * @throws Error when there are no rows, or a backend step fails (a non-finite gradient norm
+ *   throws from the CPU step; the GPU step's loss is checked here).
+ */
+export async function trainSft(
+  rows: readonly Row[],
+  cfg: ReturnType<typeof resolveSftConfig>,
+  backend: SftBackend,
+  padId: number,
+  onProgress?: (p: SftProgress) => void,
+): Promise<SftResult> {
+  if (rows.length === 0) throw new Error('trainSft: no demonstration rows');
+  const losses: number[] = [];
+  let tokens = 0;
+  const t0 = performance.now();
+  for (let s = 1; s <= cfg.steps; s++) {
+    const idx = batchIndices(rows.length, cfg.batchSize, cfg.seed, s - 1);
+    const batch = packBatch(idx.map((i) => rows[i]), cfg.batchSize, padId, { maxT: cfg.model.maxT });
+    const lr = lrAt(s, cfg.steps, cfg.lr, cfg.warmupSteps, cfg.minLrRatio);
+    const r = await backend.step(batch, lr, s);
+    if (!Number.isFinite(r.loss)) throw new Error(`trainSft: step ${s} loss is ${r.loss}`);
+    losses.push(r.loss);
+    for (let b = 0; b < batch.B; b++) tokens += batch.lengths[b];
+    const elapsedMs = performance.now() - t0;
+    onProgress?.({ step: s, loss: r.loss, gradNorm: r.gradNorm, lr, tokens: r.tokens, tokensPerSec: tokens / (elapsedMs / 1000), elapsedMs });
+  }
+  const ms = performance.now() - t0;
+  const tail = losses.slice(-Math.min(10, losses.length));
+  return {
+    params: await backend.params(),
+    model: cfg.model,
+    losses,
+    finalLoss: tail.reduce((a, b) => a + b, 0) / tail.length,
+    rows: rows.length,
+    truncatedRows: rows.filter((r) => r.droppedContextTokens > 0).length,
+    tokens,
+    ms,
+    backend: backend.name,
+  };
+}
+
+/**
+ * Everything before training: demonstrations → rows, config resolved, fresh parameters.
+ * Base model when `cfg.blackbox` is null, black-box SFT baseline otherwise.
+ */
+export function prepareSft(tok: Tokenizer, cfg: SftConfig) {
+  const rc = resolveSftConfig(cfg, tok.vocabSize);
+  const demos = collectDemonstrations(rc.demos, rc.seed, rc.blackbox, rc.maxTier);
+  const rows = demonstrationRows(tok, demos.episodes, { maxT: rc.model.maxT, actionReserve: rc.actionReserve });
+  const init = initParams(rc.model, Rng.derive(rc.seed, 'sft-init').int(2 ** 31));
+  return { cfg: rc, demos, rows, init };
+}
+
+/** The base model on the CPU (tests, Node): procedural demonstrations only. */
+export async function pretrainBaseCpu(tok: Tokenizer, cfg: Omit<SftConfig, 'blackbox'>, onProgress?: (p: SftProgress) => void): Promise<SftResult & { demos: DemoSet }> {
+  const p = prepareSft(tok, { ...cfg, blackbox: null });
+  const r = await trainSft(p.rows, p.cfg, cpuSftBackend(p.cfg.model, p.init, p.cfg), tok.padId, onProgress);
+  return { ...r, demos: p.demos };
+}
+
+/** The black-box SFT baseline on the CPU: demonstrations through `cfg.blackbox` (default 'bb-coding-cli'). */
+export async function sftBlackboxCpu(tok: Tokenizer, cfg: Omit<SftConfig, 'blackbox'> & { blackbox?: string }, onProgress?: (p: SftProgress) => void): Promise<SftResult & { demos: DemoSet }> {
+  const p = prepareSft(tok, { ...cfg, blackbox: cfg.blackbox ?? 'bb-coding-cli' });
+  const r = await trainSft(p.rows, p.cfg, cpuSftBackend(p.cfg.model, p.init, p.cfg), tok.padId, onProgress);
+  return { ...r, demos: p.demos };
+}

@@ -1,0 +1,33 @@
+// Runs in the page: SFT on the GPU trainer vs the CPU model on the same demonstration batches
+// (src/pretrain/sft.ts), and the whole page-side pretraining (src/pretrain/page.ts) at toy size.
+import { createGpu } from '../../src/gpu/device';
+import { loadTokenizer } from '../../src/model/tokenizer';
+import { cpuSftBackend, prepareSft, trainSft, type SftConfig } from '../../src/pretrain/sft';
+import { gpuSftBackend } from '../../src/pretrain/sft_gpu';
+import { decodeBaseCheckpoint } from '../../src/pretrain/checkpoint';
+import { pretrainInPage } from '../../src/pretrain/page';
+
+const MICRO: SftConfig = {
+  preset: 'tiny', steps: 12, batchSize: 4, lr: 1e-2, seed: 5, demos: 4, blackbox: null, maxTier: 1,
+  actionReserve: 40, warmupSteps: 2, modelOverride: { C: 16, L: 1, NH: 2, maxT: 96 },
+};
+
+/** Loss curves of the GPU and CPU backends over the same 12 batches. */
+export async function gpuVsCpu(): Promise<{ gpu: number[]; cpu: number[]; rows: number }> {
+  const tok = await loadTokenizer();
+  const p = prepareSft(tok, MICRO);
+  const gpu = await createGpu();
+  const g = await trainSft(p.rows, p.cfg, gpuSftBackend(gpu, p.cfg.model, p.init, p.cfg, p.cfg.batchSize, p.cfg.model.maxT), tok.padId);
+  const c = await trainSft(p.rows, p.cfg, cpuSftBackend(p.cfg.model, p.init, p.cfg), tok.padId);
+  if (gpu.errors.length) throw new Error(gpu.errors.join('; '));
+  return { gpu: g.losses, cpu: c.losses, rows: p.rows.length };
+}
+
+/** `hlab pretrain` page side at toy size; the checkpoint is decoded and verified here. */
+export async function toyPretrain(): Promise<{ backend: string; steps: number; losses: number[]; digest: string; verified: string; evalEpisodes: number; passAt1: number }> {
+  const r = await pretrainInPage({ ...MICRO, steps: 3, logEvery: 1, evalTasks: 1, evalHarnesses: 1, command: 'test' });
+  const bin = atob(r.checkpointBase64);
+  const bytes = Uint8Array.from(bin, (ch) => ch.charCodeAt(0));
+  const ck = await decodeBaseCheckpoint(bytes);
+  return { backend: r.backend, steps: r.steps, losses: r.losses, digest: r.digest, verified: ck.header.digest, evalEpisodes: r.eval?.episodes.length ?? 0, passAt1: r.eval?.passAt1 ?? -1 };
+}

@@ -1,0 +1,165 @@
+/**
+ * Procedural harnesses (src/pretrain/procedural_*.ts): every syntax round-trips arbitrary
+ * strings, parse never throws, no procedural interface or prompt coincides with the evaluated
+ * realizations (T0/T1/T2, S0/S1/S2) or the black-box syntaxes, draws are deterministic in the
+ * seed, and the expert passes every task of a sample under procedural harnesses.
+ */
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { T0, T1, T2, TOOL_INTERFACES, isParseError } from '../../src/harness/realizations/tool_interface';
+import { SYSTEM_PROMPTS } from '../../src/harness/realizations/system';
+import { TOOL_SPECS } from '../../src/harness/tools';
+import { formatCliCall, parseCliCall } from '../../src/harness/blackbox/coding_cli';
+import { assistantDirective } from '../../src/harness/blackbox/assistant';
+import { EXAMPLE_CALL } from '../../src/harness/composed';
+import { PROC_SYNTAXES, proceduralToolInterface } from '../../src/pretrain/procedural_tools';
+import { createProceduralHarness, runProceduralExpert, PROC_CONTEXT_KINDS, PROC_OBSERVATION_STYLES, PROC_WORKFLOW_KINDS } from '../../src/pretrain/procedural_harness';
+import { taskSet } from '../../src/tasks';
+import type { ToolCall } from '../../src/sandbox/types';
+import { Rng } from '../../src/util/rng';
+
+const nasty = fc.oneof(
+  fc.string({ unit: 'binary', maxLength: 40 }),
+  fc.string({ unit: fc.constantFrom('"', "'", '\\', '<', '>', '&', '/', ' ', '\n', '\r', '\t', '{', '}', '(', ')', ',', ';', ':', '=', '-', 'a', 'é', '💥', '\u0000', '\u2028', '&lt;', '</file>', '--path', '\\n'), maxLength: 30 }),
+  fc.constantFrom('', ' ', '-', '--', '-r', '&amp;', '"', '\\', 'a b', '../../etc/passwd', '$ ', 'run'),
+);
+
+const canonicalCall: fc.Arbitrary<ToolCall> = fc.constantFrom(...TOOL_SPECS).chain((spec) =>
+  fc
+    .record({
+      req: fc.tuple(...spec.required.map(() => nasty)),
+      opt: fc.tuple(...spec.optional.map(() => fc.option(nasty, { nil: undefined }))),
+    })
+    .map(({ req, opt }) => {
+      const args: Record<string, string> = {};
+      spec.required.forEach((k, i) => (args[k] = req[i]));
+      spec.optional.forEach((k, i) => {
+        if (opt[i] !== undefined) args[k] = opt[i] as string;
+      });
+      return { tool: spec.name, args } as ToolCall;
+    }),
+);
+
+/** 12 draws of each syntax (different names, keys, prompts, flags). */
+const INTERFACES = PROC_SYNTAXES.flatMap((syntax) => Array.from({ length: 12 }, (_, i) => proceduralToolInterface(Rng.derive(77, syntax, i), syntax)));
+
+describe('procedural tool interfaces', () => {
+  it('draws every syntax and varies names within a syntax', () => {
+    for (const s of PROC_SYNTAXES) {
+      const forms = new Set(INTERFACES.filter((t) => t.surface.syntax === s).map((t) => t.format(EXAMPLE_CALL)));
+      expect(forms.size, `${s} example renderings`).toBeGreaterThanOrEqual(4);
+    }
+  });
+
+  it('parse(format(call)) deep-equals call for arbitrary strings, with surrounding whitespace', () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...INTERFACES), canonicalCall, (T, call) => {
+        const text = T.format(call);
+        expect(T.parse(text)).toEqual(call);
+        expect(T.parse(`\n  ${text}  \n`)).toEqual(call);
+      }),
+      { numRuns: 3000, seed: 11 },
+    );
+  });
+
+  it('parse never throws; failures name the expected format', () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...INTERFACES), fc.oneof(nasty, fc.string({ maxLength: 120 })), (T, text) => {
+        const r = T.parse(text);
+        if (isParseError(r)) expect(r.error).toContain('expected');
+        else expect(TOOL_SPECS.map((s) => s.name)).toContain(r.tool);
+      }),
+      { numRuns: 2000, seed: 5 },
+    );
+  });
+
+  it('excludes T0/T1/T2 and the black-box syntaxes: different text, and neither side accepts the other', () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...INTERFACES), canonicalCall, (P, call) => {
+        const mine = P.format(call);
+        for (const T of TOOL_INTERFACES) {
+          const theirs = T.format(call);
+          expect(mine).not.toBe(theirs);
+          expect(isParseError(P.parse(theirs)), `${P.surface.syntax} accepted ${T.id}: ${theirs}`).toBe(true);
+          expect(isParseError(T.parse(mine)), `${T.id} accepted ${P.surface.syntax}: ${mine}`).toBe(true);
+        }
+        expect('error' in parseCliCall(mine)).toBe(true);
+        if (call.tool !== 'append') {
+          const directive = assistantDirective(call);
+          expect(mine).not.toBe(directive);
+          expect(isParseError(P.parse(directive))).toBe(true);
+        }
+      }),
+      { numRuns: 1500, seed: 23 },
+    );
+    // The coding-cli's calls are not procedural calls either.
+    for (const P of INTERFACES) expect(isParseError(P.parse(formatCliCall({ name: 'Read', args: { file_path: 'a.txt' } })))).toBe(true);
+  });
+
+  it('a non-canonical call is refused by format with the bad argument named', () => {
+    const P = INTERFACES[0];
+    expect(() => P.format({ tool: 'read', args: { path: 'a', file: 'x' } } as ToolCall)).toThrow(/unknown argument 'file'/);
+  });
+});
+
+describe('procedural harnesses', () => {
+  const task = taskSet('workspace', 'train', 1, 3)[0];
+  const harnesses = Array.from({ length: 60 }, (_, i) => createProceduralHarness(i));
+
+  it('cover every O style, C kind and W kind, and are deterministic in the seed', () => {
+    expect(new Set(harnesses.map((h) => h.surface.O.style))).toEqual(new Set(PROC_OBSERVATION_STYLES));
+    expect(new Set(harnesses.map((h) => h.surface.C.kind))).toEqual(new Set(PROC_CONTEXT_KINDS));
+    expect(new Set(harnesses.map((h) => h.surface.W.kind))).toEqual(new Set(PROC_WORKFLOW_KINDS));
+    expect(new Set(harnesses.map((h) => h.surface.T.syntax))).toEqual(new Set(PROC_SYNTAXES));
+    const a = createProceduralHarness(17);
+    const b = createProceduralHarness(17);
+    expect(a.surface).toEqual(b.surface);
+    expect(a.reset(task)).toEqual(b.reset(task));
+    expect(createProceduralHarness(18).reset(task)).not.toEqual(a.reset(task));
+  });
+
+  it('prompts share no line with S0/S1/S2 and never equal them for the same parts', () => {
+    const evaluatedLines = new Set<string>();
+    for (const T of TOOL_INTERFACES) {
+      for (const S of SYSTEM_PROMPTS) {
+        const p = S.render(task, { toolDocs: T.describe(), example: T.format(EXAMPLE_CALL), workflow: '' });
+        for (const l of [...p.system.split('\n'), p.user]) if (l.length > 12 && !l.includes(task.instruction)) evaluatedLines.add(l);
+      }
+    }
+    for (const h of harnesses) {
+      const [sys, user] = h.openingMessages(task);
+      for (const l of [...sys.text.split('\n'), user.text]) expect(evaluatedLines.has(l), `procedural line equals an evaluated one: ${l}`).toBe(false);
+      for (const S of SYSTEM_PROMPTS) {
+        const p = S.render(task, { toolDocs: h.tool.describe(), example: h.tool.format(EXAMPLE_CALL), workflow: h.workflow.instructions });
+        expect(sys.text).not.toBe(p.system);
+      }
+    }
+  });
+
+  it('the expert passes 100% of a sample of train tasks (both suites, all tiers) under procedural harnesses', () => {
+    const tasks = [...taskSet('workspace', 'train', 24, 9), ...taskSet('errands', 'train', 24, 9)];
+    const failures: string[] = [];
+    tasks.forEach((t, i) => {
+      const ep = runProceduralExpert(t, 500 + i);
+      if (!ep.pass) failures.push(`${t.id} under ${ep.harness}: ${ep.error ?? JSON.stringify(ep.verification.checks.filter((c) => !c.pass))}`);
+      expect(ep.tags.parseErrors).toBe(0);
+      expect(ep.tags.workflowViolations).toBe(0);
+    });
+    expect(failures).toEqual([]);
+    // Every syntax, forced, on a few tasks.
+    for (const syntax of PROC_SYNTAXES) {
+      for (const [i, t] of tasks.slice(0, 4).entries()) {
+        const ep = runProceduralExpert(t, 900 + i, { syntax });
+        expect(ep.pass, `${syntax}: ${ep.error}`).toBe(true);
+      }
+    }
+  });
+
+  it('malformed actions become parse-error observations, never exceptions', () => {
+    const h = createProceduralHarness(4);
+    h.reset(task);
+    const r = h.step('{"tool":"read","args":{"path":"a"}}');
+    expect(['parse_error', 'rejected']).toContain(r.kind);
+    expect(r.observation.length).toBeGreaterThan(0);
+  });
+});
