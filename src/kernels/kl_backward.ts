@@ -1,7 +1,10 @@
 /**
  * Launcher of shaders/kl_backward.wgsl. CPU reference: kl_backward.ref.ts.
  */
-import code from '../../shaders/kl_backward.wgsl?raw';
+import common from '../../shaders/rl_loss_common.wgsl?raw';
+import body from '../../shaders/kl_backward.wgsl?raw';
+
+const code = common + body;
 import type { Gpu } from '../gpu/device';
 import { encodePrepared, type PreparedDispatch } from './dispatch_plan';
 import { KL_ESTIMATOR_CODE } from '../rl/config';

@@ -1,7 +1,10 @@
 /**
  * Launcher of shaders/surrogate_backward.wgsl. CPU reference: surrogate_backward.ref.ts.
  */
-import code from '../../shaders/surrogate_backward.wgsl?raw';
+import common from '../../shaders/rl_loss_common.wgsl?raw';
+import body from '../../shaders/surrogate_backward.wgsl?raw';
+
+const code = common + body;
 import type { Gpu } from '../gpu/device';
 import { encodePrepared, type PreparedDispatch } from './dispatch_plan';
 import { checkRowDims, prepareEntry, type LossPrepared } from '../rl/gpu_util';

@@ -1,7 +1,10 @@
 /**
  * Launcher of shaders/value_loss_forward.wgsl. CPU reference: value_loss_forward.ref.ts.
  */
-import code from '../../shaders/value_loss_forward.wgsl?raw';
+import common from '../../shaders/rl_loss_common.wgsl?raw';
+import body from '../../shaders/value_loss_forward.wgsl?raw';
+
+const code = common + body;
 import type { Gpu } from '../gpu/device';
 import { encodePrepared, type PreparedDispatch } from './dispatch_plan';
 import { checkRowDims, prepareEntry, type LossPrepared, lossParams } from '../rl/gpu_util';
