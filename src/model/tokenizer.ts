@@ -30,7 +30,7 @@ export const DEFAULT_SPECIALS = ['<pad>', '<bos>', '<eos>', '<|system|>', '<|use
 /** Longest chunk in UTF-16 code units; longer pre-split matches are cut (bounds encode cost). */
 export const MAX_CHUNK = 64;
 
-/** The serialized tokenizer (public/tokenizer-v1.json). */
+/** The serialized tokenizer (public/tokenizer-v1.json, public/tokenizer-v2.json). */
 export interface TokenizerFile {
   format: typeof TOKENIZER_FORMAT;
   version: typeof TOKENIZER_FORMAT_VERSION;
@@ -300,14 +300,23 @@ export class Tokenizer {
   }
 }
 
-/** Where the app serves the shipped vocabulary (public/tokenizer-v1.json). */
+/** Where the app serves the shipped vocabularies (public/tokenizer-v1.json, public/tokenizer-v2.json). */
 export const TOKENIZER_V1_URL = '/tokenizer-v1.json';
+export const TOKENIZER_V2_URL = '/tokenizer-v2.json';
+
+/**
+ * The vocabulary everything loads by default (pretraining page, experiment runner): v2, learned
+ * from rendered expert episodes (src/model/tokenizer_corpus_v2.ts), ≈ 1.4× the compression of
+ * v1 on held-out renders (docs/TOKENIZER.md). Base checkpoints record the tokenizer's name and
+ * the runner refuses one trained with another vocabulary.
+ */
+export const DEFAULT_TOKENIZER_URL = TOKENIZER_V2_URL;
 
 /**
  * Fetch and load a tokenizer file (browser, worker, or Node with an http URL).
  * @throws Error naming the URL on an HTTP error, or the field of a malformed file.
  */
-export async function loadTokenizer(url: string = TOKENIZER_V1_URL): Promise<Tokenizer> {
+export async function loadTokenizer(url: string = DEFAULT_TOKENIZER_URL): Promise<Tokenizer> {
   const res = await fetch(url);
   if (!res.ok) throw new Error(`loadTokenizer: ${url} answered HTTP ${res.status}`);
   return Tokenizer.fromJSON(await res.json());

@@ -2,22 +2,29 @@
  * `hlab tokenizer`: (re)build the shipped byte-level BPE vocabulary deterministically.
  *
  *   hlab tokenizer --out public/tokenizer-v1.json --vocab 1024 --seed 0
+ *   hlab tokenizer --corpus v2 --out public/tokenizer-v2.json --vocab 1024 --seed 0
  *
- * Trains on `generateTokenizerCorpus(seed, docs)` (src/model/tokenizer_corpus.ts, a stand-in
- * for rendered expert episodes) and reports the compression in UTF-8 bytes per token on
- * held-out documents from another seed. Same flags → byte-identical file.
+ * `--corpus v1` (default) trains on `generateTokenizerCorpus(seed, docs)`
+ * (src/model/tokenizer_corpus.ts, a synthetic stand-in) and reports the compression in UTF-8
+ * bytes per token on held-out documents from another seed. `--corpus v2` trains on rendered
+ * expert episodes of the training and procedural harnesses (`generateTokenizerCorpusV2(seed)`,
+ * src/model/tokenizer_corpus_v2.ts; `--docs` unused) and reports compression on test-task
+ * renders under held-out and black-box harnesses (`heldOutRenderCorpus(seed)`).
+ * Same flags → byte-identical file.
  */
 import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { intOption, printJson } from '../cli_util';
+import { choiceOption, intOption, printJson } from '../cli_util';
 import { trainBpe } from '../../model/tokenizer';
 import { generateTokenizerCorpus } from '../../model/tokenizer_corpus';
+import { generateTokenizerCorpusV2, heldOutRenderCorpus } from '../../model/tokenizer_corpus_v2';
 
 interface Opts {
   out: string;
   vocab: number;
   seed: number;
   docs: number;
+  corpus: 'v1' | 'v2';
   name?: string;
   json?: boolean;
 }
@@ -29,16 +36,18 @@ export function registerTokenizer(program: Command): void {
     .option('--out <file>', 'output file', 'public/tokenizer-v1.json')
     .option('--vocab <n>', 'vocabulary size (bytes + specials + merges)', intOption(264, 1024), 1024)
     .option('--seed <n>', 'corpus and tie-breaking seed', intOption(0, 2 ** 31 - 1), 0)
-    .option('--docs <n>', 'training documents', intOption(1, 1_000_000), 3000)
+    .option('--docs <n>', 'training documents (v1 corpus only)', intOption(1, 1_000_000), 3000)
+    .option('--corpus <v1|v2>', 'v1: synthetic stand-in corpus; v2: rendered expert episodes (training + procedural harnesses)', choiceOption(['v1', 'v2'] as const), 'v1')
     .option('--name <name>', "name stored in the file (default: the output file's base name)")
     .option('--json', 'print JSON only')
     .action((opts: Opts) => {
       const name = opts.name ?? opts.out.replace(/^.*\//, '').replace(/\.json$/, '');
-      const corpus = generateTokenizerCorpus(opts.seed, opts.docs);
+      const corpus = opts.corpus === 'v2' ? generateTokenizerCorpusV2(opts.seed) : generateTokenizerCorpus(opts.seed, opts.docs);
       const tok = trainBpe(corpus, opts.vocab, opts.seed, undefined, name);
       writeFileSync(opts.out, JSON.stringify(tok.toJSON()) + '\n');
-      // Held-out compression: documents from a different corpus seed.
-      const held = generateTokenizerCorpus(opts.seed + 1, 200);
+      // Held-out compression: v1, documents from a different corpus seed; v2, test-task renders
+      // under held-out in-space and black-box harnesses.
+      const held = opts.corpus === 'v2' ? heldOutRenderCorpus(opts.seed).docs : generateTokenizerCorpus(opts.seed + 1, 200);
       let bytes = 0;
       let tokens = 0;
       for (const d of held) {
@@ -48,6 +57,7 @@ export function registerTokenizer(program: Command): void {
       const report = {
         out: opts.out,
         name,
+        corpus: opts.corpus,
         vocabSize: tok.vocabSize,
         merges: tok.merges.length,
         specials: tok.specials,

@@ -1,0 +1,199 @@
+/**
+ * The corpus of tokenizer v2 (public/tokenizer-v2.json): real rendered expert episodes, the
+ * texts the policy reads and writes (issue 4: a vocabulary "learned from rendered expert
+ * episodes of the training harnesses"; v1 was fitted to the synthetic stand-in of
+ * src/model/tokenizer_corpus.ts).
+ *
+ * What is in it — only what training shows the model:
+ *  - expert episodes (`runExpertEpisode`, src/harness/expert.ts) on TRAIN-split tasks
+ *    (`taskSet(suite, 'train', …)`, seeds in TRAIN_SEEDS) of both suites under each of the 18
+ *    training harnesses (`selectTraining(DEFAULT_SPACE)`, the L18 orthogonal array), which RL
+ *    trains under;
+ *  - expert episodes through procedural harnesses (`runProceduralExpert`,
+ *    src/pretrain/procedural_harness.ts) on other TRAIN-split tasks, which pretraining (SFT)
+ *    trains on.
+ * What is deliberately NOT in it: test-split tasks, the held-out in-space configurations
+ * (`designReport.heldOut`) and the black-box harnesses (bb-coding-cli, bb-assistant). Those are
+ * the evaluation harnesses of the generalization experiment; a tokenizer fitted to their
+ * renders would compress exactly the text the held-out evaluation is about, a small but real
+ * leak. `heldOutRenderCorpus` below builds such renders for *measuring* compression only.
+ *
+ * Documents: for every turn of every episode, the turn's context text (TurnRecord.context, the
+ * exact prompt of that turn) split at the role markers, plus the action text. Splitting at the
+ * markers mirrors `encodeContext` (src/pretrain/rows.ts), which maps `<|system|>` … `<|end|>`
+ * to special ids and BPE-encodes only the spans between them, so no merge is spent on marker
+ * text. Contexts are cumulative (turn t repeats turns < t under the full-history context
+ * policy), so a text's weight in the corpus is how often the policy sees it in a turn row —
+ * the distribution the tokenizer should compress. Empty spans are dropped.
+ *
+ * Size: the (episode) jobs are shuffled with a seeded Rng and taken in that order until the
+ * corpus reaches `maxBytes` UTF-8 bytes (the last episode is kept whole), so a cap removes
+ * whole episodes uniformly over harnesses and suites rather than the tail of one.
+ *
+ * Deterministic in (seed, options): task draws, procedural harness seeds and the job order all
+ * come from `Rng.derive(seed, 'tokenizer-v2', …)`. Changing the harness renderers, the task
+ * generators or the training selection changes the corpus (and the rebuilt vocabulary); the
+ * shipped file is pinned by tests/unit/tokenizer_v2.test.ts.
+ */
+import { DEFAULT_SPACE, selectTraining } from '../design';
+import { ASSISTANT_ID, CODING_CLI_ID, runExpertEpisode, type ExpertEpisode } from '../harness';
+import { runProceduralExpert } from '../pretrain/procedural_harness';
+import { SUITE_NAMES, taskSet, type SuiteName, type Task } from '../tasks';
+import { Rng } from '../util/rng';
+
+/** Role markers as rendered by src/harness/render.ts; `encodeContext` maps them to special ids. */
+const MARKER_RE = /<\|(?:system|user|assistant|tool|end)\|>/g;
+
+/** The generator configuration of the shipped v2 file (`hlab tokenizer --corpus v2`). */
+export interface CorpusV2Options {
+  /** Train tasks per suite rendered under every one of the 18 training harnesses (default 6). */
+  tasksPerSuite?: number;
+  /** Train tasks per suite, each rendered under its own procedural harness (default 108). */
+  proceduralPerSuite?: number;
+  /** Cap on the corpus in UTF-8 bytes; whole episodes past it are dropped (default 6 000 000). */
+  maxBytes?: number;
+}
+
+/** Defaults of `CorpusV2Options` (the shipped tokenizer-v2.json was built with these, seed 0). */
+export const CORPUS_V2_DEFAULTS: Readonly<Required<CorpusV2Options>> = Object.freeze({
+  tasksPerSuite: 6,
+  proceduralPerSuite: 108,
+  maxBytes: 6_000_000,
+});
+
+/**
+ * The documents of one episode: every turn's context spans (split at role markers) and action.
+ * @returns non-empty strings, in turn order
+ */
+export function episodeDocuments(ep: ExpertEpisode): string[] {
+  const out: string[] = [];
+  for (const t of ep.turns) {
+    for (const span of t.context.split(MARKER_RE)) if (span.length > 0) out.push(span);
+    if (t.action.length > 0) out.push(t.action);
+  }
+  return out;
+}
+
+function utf8Length(s: string): number {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      n += 4;
+      i++;
+    } else n += 3;
+  }
+  return n;
+}
+
+/** An episode to render: a task under a named harness, or under procedural harness `proc` (its seed). */
+export type CorpusJob = { task: Task; harness: string } | { task: Task; proc: number };
+
+function runJob(j: CorpusJob): ExpertEpisode {
+  return 'harness' in j ? runExpertEpisode(j.task, j.harness) : runProceduralExpert(j.task, j.proc);
+}
+
+function checkCount(name: string, v: number, min: number): void {
+  if (!Number.isInteger(v) || v < min) throw new Error(`tokenizer corpus v2: ${name} must be an integer ≥ ${min}, got ${v}`);
+}
+
+/** Take shuffled jobs until `maxBytes`; a failed expert episode (a harness bug) is an error. */
+function collect(jobs: readonly CorpusJob[], maxBytes: number): string[] {
+  const docs: string[] = [];
+  let bytes = 0;
+  for (const j of jobs) {
+    if (bytes >= maxBytes) break;
+    const ep = runJob(j);
+    if (ep.error !== undefined) throw new Error(`tokenizer corpus v2: expert failed on ${ep.taskId} under ${ep.harness}: ${ep.error}`);
+    for (const d of episodeDocuments(ep)) {
+      docs.push(d);
+      bytes += utf8Length(d);
+    }
+  }
+  return docs;
+}
+
+/**
+ * The episodes of the v2 corpus, in the (seeded, shuffled) order they are rendered: each of
+ * `tasksPerSuite` train tasks per suite under every training harness, and `proceduralPerSuite`
+ * other train tasks per suite each under its own procedural harness. Cheap (no episode is run).
+ * @throws Error naming a bad option.
+ */
+export function corpusV2Plan(seed: number, opts: CorpusV2Options = {}): CorpusJob[] {
+  const o = { ...CORPUS_V2_DEFAULTS, ...opts };
+  checkCount('seed', seed, 0);
+  checkCount('tasksPerSuite', o.tasksPerSuite, 0);
+  checkCount('proceduralPerSuite', o.proceduralPerSuite, 0);
+  checkCount('maxBytes', o.maxBytes, 1);
+  const training = selectTraining(DEFAULT_SPACE).training;
+  const jobs: CorpusJob[] = [];
+  const procSeeds = Rng.derive(seed, 'tokenizer-v2', 'procedural-harness');
+  for (const suite of SUITE_NAMES as SuiteName[]) {
+    // One draw per suite, split in two disjoint parts: harness tasks first, procedural after.
+    const tasks = taskSet(suite, 'train', o.tasksPerSuite + o.proceduralPerSuite, Rng.derive(seed, 'tokenizer-v2', 'tasks', suite).int(2 ** 31));
+    for (const task of tasks.slice(0, o.tasksPerSuite)) for (const harness of training) jobs.push({ task, harness });
+    for (const task of tasks.slice(o.tasksPerSuite)) jobs.push({ task, proc: procSeeds.int(2 ** 31) });
+  }
+  return Rng.derive(seed, 'tokenizer-v2', 'order').shuffle(jobs);
+}
+
+/**
+ * The v2 training corpus (module doc): the episodes of `corpusV2Plan(seed, opts)`, rendered in
+ * order until `maxBytes`.
+ * @param seed generator seed (task draws, procedural harness seeds, job order)
+ * @returns documents (context spans and action texts), ≈ min(all, maxBytes) UTF-8 bytes
+ * @throws Error naming a bad option, or an expert episode that failed (a harness bug).
+ */
+export function generateTokenizerCorpusV2(seed: number, opts: CorpusV2Options = {}): string[] {
+  return collect(corpusV2Plan(seed, opts), opts.maxBytes ?? CORPUS_V2_DEFAULTS.maxBytes);
+}
+
+/** Options of `heldOutRenderCorpus`. */
+export interface HeldOutCorpusOptions {
+  /** Test tasks per suite (default 4). */
+  tasksPerSuite?: number;
+  /** Held-out in-space configurations drawn (seeded, without replacement) from designReport.heldOut (default 12). */
+  heldOutHarnesses?: number;
+  /** Cap in UTF-8 bytes, as for the training corpus (default 2 000 000). */
+  maxBytes?: number;
+}
+
+/**
+ * EVALUATION ONLY — never train a tokenizer on this. Renders of TEST-split tasks of both suites
+ * under held-out in-space configurations and under both black-box harnesses, as documents in
+ * the same form as the training corpus, for measuring compression out of sample.
+ * @returns documents plus the harness ids used
+ * @throws Error naming a bad option, or a failed expert episode.
+ */
+export function heldOutRenderCorpus(seed: number, opts: HeldOutCorpusOptions = {}): { docs: string[]; harnesses: string[] } {
+  const o = { tasksPerSuite: 4, heldOutHarnesses: 12, maxBytes: 2_000_000, ...opts };
+  checkCount('seed', seed, 0);
+  checkCount('tasksPerSuite', o.tasksPerSuite, 0);
+  checkCount('heldOutHarnesses', o.heldOutHarnesses, 0);
+  checkCount('maxBytes', o.maxBytes, 1);
+  const heldOut = selectTraining(DEFAULT_SPACE).heldOut.map((h) => h.id);
+  const picked = Rng.derive(seed, 'tokenizer-v2-heldout', 'harnesses').shuffle(heldOut).slice(0, o.heldOutHarnesses);
+  const harnesses = [...picked, CODING_CLI_ID, ASSISTANT_ID];
+  const jobs: CorpusJob[] = [];
+  for (const suite of SUITE_NAMES as SuiteName[]) {
+    const tasks = taskSet(suite, 'test', o.tasksPerSuite, Rng.derive(seed, 'tokenizer-v2-heldout', 'tasks', suite).int(2 ** 31));
+    for (const task of tasks) for (const harness of harnesses) jobs.push({ task, harness });
+  }
+  return { docs: collect(Rng.derive(seed, 'tokenizer-v2-heldout', 'order').shuffle(jobs), o.maxBytes), harnesses };
+}
+
+/**
+ * Compression of `tok` on `docs`: total UTF-8 bytes / total BPE tokens (specials never occur:
+ * the documents are the spans between role markers).
+ */
+export function bytesPerToken(tok: { encode(s: string): number[] }, docs: readonly string[]): { bytes: number; tokens: number; ratio: number } {
+  let bytes = 0;
+  let tokens = 0;
+  for (const d of docs) {
+    bytes += utf8Length(d);
+    tokens += tok.encode(d).length;
+  }
+  return { bytes, tokens, ratio: tokens === 0 ? 0 : bytes / tokens };
+}
