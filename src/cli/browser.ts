@@ -25,6 +25,8 @@ export interface BrowserSession {
 export interface BrowserOptions {
   /** Forward the page's console lines to this callback (progress, logs). */
   onConsole?: (text: string) => void;
+  /** Leave Ctrl-C to the caller (Playwright otherwise closes the browser on SIGINT); `hlab run` checkpoints first. */
+  keepBrowserOnSigint?: boolean;
 }
 
 /**
@@ -50,7 +52,7 @@ export async function withBrowser<T>(body: (s: BrowserSession) => Promise<T>, op
     const addr = server.httpServer?.address();
     if (!addr || typeof addr === 'string') throw new Error('vite: no TCP address');
     const base = `http://127.0.0.1:${addr.port}`;
-    browser = await chromium.launch({ executablePath: chromiumExecutable(), args: webgpuLaunchArgs(), headless: true });
+    browser = await chromium.launch({ executablePath: chromiumExecutable(), args: webgpuLaunchArgs(), headless: true, ...(opts.keepBrowserOnSigint ? { handleSIGINT: false } : {}) });
     const page = await browser.newPage();
     if (opts.onConsole) page.on('console', (m) => opts.onConsole!(m.text()));
     await page.goto(`${base}/tests/browser/page.html`);

@@ -160,7 +160,7 @@ export const ExperimentSpec = z
     methods: z.array(MethodSpec).min(1),
     rl: RlSpec,
     rollout: RolloutSpec,
-    eval: EvalSpec,
+    evaluation: EvalSpec,
   })
   .strict();
 

@@ -26,6 +26,6 @@ describe('experiment spec', () => {
     expect(bad((s) => (s.rl.clipHihg = 0.3))).toMatch(/spec\.rl: unknown field\(s\) 'clipHihg'/);
     expect(bad((s) => (s.specVersion = 2))).toMatch(/spec\.specVersion/);
     expect(bad((s) => (s.methods[0] = { name: 'bb', harnesses: 'blackbox' }))).toMatch(/spec\.methods\[0\]\.blackbox: required/);
-    expect(bad((s) => (s.eval.inSpace = { mode: 'some' }))).toMatch(/spec\.eval\.inSpace/);
+    expect(bad((s) => (s.evaluation.inSpace = { mode: 'some' }))).toMatch(/spec\.evaluation\.inSpace/);
   });
 });

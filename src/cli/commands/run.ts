@@ -1,0 +1,169 @@
+/**
+ * `hlab run --preset NAME | --spec FILE [--out DIR] [--resume] [--steps N]
+ *   [--checkpoint-every N] [--json]`
+ *
+ * Runs an experiment (DESIGN.md §13) in headless Chromium on its WebGPU adapter: the page runs
+ * src/experiment/runner.ts, the CLI shows a progress bar with ETA (cli-progress) from the
+ * page's `[run] {json}` console lines, and writes into DIR (default out/<spec name>):
+ *   results.json  ExperimentResults + per-step curves + warnings + command
+ *   results.csv   one line per run (resultsCsv)
+ *   results.md    the paper-style table (markdownTable), the command and the machine
+ *   curves.svg    reward and policy loss per RL step, one line per run
+ *   checkpoint.hlab  the latest checkpoint, exported from IndexedDB after every save
+ * Ctrl-C asks the page to stop after the current step and checkpoint; `--resume` imports
+ * DIR/checkpoint.hlab and continues. (The browser profile is not reused: the dev server's port,
+ * hence IndexedDB's origin, changes between invocations, so the exported file is the durable
+ * copy.) A bad spec exits 2 with one line per bad field.
+ */
+import type { Command } from 'commander';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import cliProgress from 'cli-progress';
+import { intOption, printJson, UsageError } from '../cli_util';
+import { withBrowser } from '../browser';
+import { parseSpec, SpecError, type ExperimentSpec } from '../../experiment/spec';
+import { DEFAULT_PRESET, PRESET_NAMES, getPreset } from '../../experiment/presets';
+import { markdownTable, resultsCsv, type ExperimentResults } from '../../experiment/results';
+import type { ExperimentOutput, RunnerOptions } from '../../experiment/runner';
+import { curvesSvg } from '../../experiment/curves_svg';
+
+
+interface Opts {
+  preset?: string;
+  spec?: string;
+  out?: string;
+  resume?: boolean;
+  steps?: number;
+  checkpointEvery: number;
+  base?: string;
+  json?: boolean;
+}
+
+/** Load and validate the spec. @throws UsageError naming the bad field (exit 2). */
+export function loadSpec(opts: { preset?: string; spec?: string }): { spec: ExperimentSpec; json: unknown } {
+  if (opts.preset && opts.spec) throw new UsageError('give either --preset or --spec, not both');
+  try {
+    if (opts.spec) {
+      let raw: unknown;
+      try {
+        raw = JSON.parse(readFileSync(opts.spec, 'utf8'));
+      } catch (e) {
+        throw new UsageError(`--spec ${opts.spec}: ${(e as Error).message.split('\n')[0]}`);
+      }
+      return { spec: parseSpec(raw, opts.spec), json: raw };
+    }
+    const name = opts.preset ?? DEFAULT_PRESET;
+    if (!(PRESET_NAMES as readonly string[]).includes(name)) throw new UsageError(`--preset '${name}': expected one of ${PRESET_NAMES.join(', ')}`);
+    const spec = getPreset(name);
+    return { spec, json: spec };
+  } catch (e) {
+    if (e instanceof SpecError) throw new UsageError(e.message);
+    throw e;
+  }
+}
+
+function writeAtomic(path: string, data: string | Uint8Array): void {
+  writeFileSync(path + '.tmp', data);
+  renameSync(path + '.tmp', path);
+}
+
+export function registerRun(program: Command): void {
+  program
+    .command('run')
+    .description('run an experiment (preset or spec file) in headless Chromium; writes results.json/.csv/.md and curves.svg')
+    .option('--preset <name>', `preset: ${PRESET_NAMES.join(' | ')} (default quick)`)
+    .option('--spec <file>', 'experiment spec JSON (validated)')
+    .option('--out <dir>', 'output folder (default out/<spec name>)')
+    .option('--resume', 'continue from <out>/checkpoint.hlab (or the browser store) where a previous run stopped')
+    .option('--steps <n>', 'override spec.rl.steps', intOption(0, 100_000))
+    .option('--checkpoint-every <n>', 'save a checkpoint every n RL steps', intOption(1, 100_000), 1)
+    .option('--base <file>', 'base checkpoint for model.init = base (default public/base-<preset>.ckpt)')
+    .option('--json', 'print results.json alone on stdout')
+    .action(async (opts: Opts) => {
+      const { spec, json } = loadSpec(opts);
+      const out = resolve(opts.out ?? `out/${spec.name}`);
+      mkdirSync(out, { recursive: true });
+      const ckptPath = resolve(out, 'checkpoint.hlab');
+      const runnerOpts: RunnerOptions = { runId: `run-${spec.name}`, resume: !!opts.resume, checkpointEvery: opts.checkpointEvery };
+      if (opts.steps !== undefined) runnerOpts.steps = opts.steps;
+      if (opts.base) {
+        if (!existsSync(opts.base)) throw new UsageError(`--base ${opts.base}: no such file`);
+        runnerOpts.baseCheckpointBase64 = readFileSync(opts.base).toString('base64');
+      }
+      if (opts.resume && existsSync(ckptPath)) runnerOpts.importBase64 = readFileSync(ckptPath).toString('base64');
+      const err = (s: string) => process.stderr.write(s + '\n');
+      const bar = new cliProgress.SingleBar(
+        { format: 'hlab run [{bar}] {percentage}% | {value}/{total} | ETA {eta_formatted} | {phase}', etaBuffer: 4, hideCursor: true, stream: process.stderr, noTTYOutput: true, notTTYSchedule: 5000 },
+        cliProgress.Presets.shades_classic,
+      );
+      let barStarted = false;
+      const onConsole = (text: string) => {
+        if (!text.startsWith('[run] ')) return;
+        let m: { type: string; message?: string; done?: number; total?: number; phase?: string };
+        try {
+          m = JSON.parse(text.slice(6));
+        } catch {
+          return;
+        }
+        if (m.type === 'progress') {
+          if (!barStarted) {
+            bar.start(m.total ?? 1, m.done ?? 0, { phase: m.phase ?? '' });
+            barStarted = true;
+          } else bar.update(m.done ?? 0, { phase: m.phase ?? '' });
+        } else if (!opts.json || m.type === 'warn') {
+          if (barStarted) bar.stop(), (barStarted = false);
+          err(m.type === 'warn' ? `\n${m.message}\n` : `${m.message}`);
+        }
+      };
+      const t0 = Date.now();
+      const command = `hlab run ${process.argv.slice(3).join(' ')}`.trim();
+      const result = await withBrowser(
+        async (s) => {
+          await s.page.exposeFunction('hlabCheckpointMirror', async (b64: string) => writeAtomic(ckptPath, Buffer.from(b64, 'base64')));
+          let firstInterrupt = 0;
+          const onSigint = () => {
+            // npx forwards the terminal's SIGINT to us a second time: only a Ctrl-C more than a
+            // second after the first one quits at once.
+            if (firstInterrupt && Date.now() - firstInterrupt > 1000) process.exit(130);
+            if (firstInterrupt) return;
+            firstInterrupt = Date.now();
+            err('\nCtrl-C: stopping after the current step and saving a checkpoint (Ctrl-C again to quit now)…');
+            void s.page.evaluate(() => ((globalThis as { __hlabRunStop?: boolean }).__hlabRunStop = true)).catch(() => {});
+          };
+          process.on('SIGINT', onSigint);
+          try {
+            return JSON.parse(await s.run<string>('/src/experiment/runner.ts', 'runExperimentInPage', json, runnerOpts)) as ExperimentOutput;
+          } finally {
+            process.off('SIGINT', onSigint);
+          }
+        },
+        { onConsole, keepBrowserOnSigint: true },
+      );
+      if (barStarted) bar.stop();
+      const res: ExperimentResults = result.results;
+      const full = { ...res, command, status: result.status, warnings: result.warnings, starts: result.starts, seconds: result.seconds, curves: result.curves };
+      writeAtomic(resolve(out, 'results.json'), JSON.stringify(full, null, 2) + '\n');
+      writeAtomic(resolve(out, 'results.csv'), resultsCsv(res));
+      const table = markdownTable(res);
+      const md = [
+        `# ${spec.name}: ${spec.description}`,
+        '',
+        table,
+        '',
+        `Command: \`${command}\` — ${result.status}, ${((Date.now() - t0) / 1000).toFixed(0)} s wall clock (${result.seconds.toFixed(0)} s in the page).`,
+        `Machine: ${res.machine}.`,
+        `Starting checkpoint: ${[...new Set(result.starts)].join('; ')}.`,
+        ...result.warnings.map((w) => `\n> ${w}`),
+        '',
+      ].join('\n');
+      writeAtomic(resolve(out, 'results.md'), md);
+      writeAtomic(resolve(out, 'curves.svg'), curvesSvg(result.curves));
+      if (opts.json) printJson(full);
+      else {
+        process.stdout.write(`\n${table}\n\n`);
+        for (const w of result.warnings) err(w);
+        process.stdout.write(`${result.status === 'interrupted' ? `interrupted; resume with: ${command.includes('--resume') ? command : command + ' --resume'}\n` : ''}wrote ${out}/results.{json,csv,md}, curves.svg, checkpoint.hlab\n`);
+      }
+      if (result.status === 'interrupted') process.exitCode = 130;
+    });
+}

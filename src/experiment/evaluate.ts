@@ -1,0 +1,84 @@
+/**
+ * Evaluation (DESIGN.md §13): pass@1 = mean verifier pass over test tasks × samples, under the
+ * base harness, the held-out in-space set, each black-box harness and the method's training
+ * harnesses, with behaviour metrics and a per-harness breakdown. All (task, harness, sample)
+ * episodes of one evaluation advance together in one rollout batch.
+ *
+ * Sampling: samples = 1 → greedy decoding (τ = 0, one episode per task); samples > 1 →
+ * τ = the spec's rollout temperature with a per-sample seed.
+ */
+import { BASE_HARNESS } from '../design';
+import type { Tokenizer } from '../model/tokenizer';
+import { runEpisodes, type EnvBackend, type EpisodeRequest, type Policy, type RolloutStats } from '../rollout/engine';
+import type { BehaviourMetrics, PassAt1 } from './results';
+import { Rng } from '../util/rng';
+
+export interface EvalSets {
+  testTasks: string[];
+  inSpace: string[];
+  blackbox: string[];
+  training: string[];
+}
+
+export interface EvalOptions {
+  tok: Tokenizer;
+  policy: Policy;
+  env: EnvBackend;
+  maxTurns: number;
+  maxNewTokens: number;
+  samples: number;
+  temperature: number;
+  seed: number;
+  crashAtJob?: number;
+}
+
+export interface EvalResult {
+  passAt1: PassAt1;
+  /** pass@1 over the training harnesses (equal weight per episode). */
+  training: number;
+  behaviour: BehaviourMetrics;
+  /** Harness id → pass@1. */
+  perHarness: Record<string, number>;
+  episodes: number;
+  stats: RolloutStats;
+}
+
+const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
+
+/**
+ * Run the evaluation episodes and summarize them.
+ * @throws Error when there are no test tasks or samples < 1.
+ */
+export async function evaluate(sets: EvalSets, o: EvalOptions): Promise<EvalResult> {
+  if (sets.testTasks.length === 0) throw new Error('evaluate: no test tasks');
+  if (!Number.isInteger(o.samples) || o.samples < 1) throw new Error(`evaluate: samples must be an integer ≥ 1, got ${o.samples}`);
+  const harnesses = [...new Set([BASE_HARNESS, ...sets.inSpace, ...sets.blackbox, ...sets.training])];
+  const reqs: EpisodeRequest[] = [];
+  for (const h of harnesses) for (const t of sets.testTasks) for (let s = 0; s < o.samples; s++) reqs.push({ taskId: t, harnessId: h, group: reqs.length });
+  const temperature = o.samples === 1 ? 0 : o.temperature;
+  const { trajectories, stats } = await runEpisodes(reqs, {
+    tok: o.tok, policy: o.policy, env: o.env, maxTurns: o.maxTurns, maxNewTokens: o.maxNewTokens, temperature, seed: Rng.derive(o.seed, 'eval').int(2 ** 31), crashAtJob: o.crashAtJob,
+  });
+  const perHarness: Record<string, number> = {};
+  for (const h of harnesses) perHarness[h] = mean(trajectories.filter((t) => t.harnessId === h).map((t) => t.reward));
+  const over = (ids: string[]) => mean(trajectories.filter((t) => ids.includes(t.harnessId)).map((t) => t.reward));
+  const tags = trajectories.map((t) => t.tags);
+  const withIssue = tags.filter((t) => t && t.recovered !== null);
+  return {
+    passAt1: {
+      base: perHarness[BASE_HARNESS],
+      inSpace: sets.inSpace.length ? over(sets.inSpace) : NaN,
+      blackbox: Object.fromEntries(sets.blackbox.map((b) => [b, perHarness[b]])),
+    },
+    training: sets.training.length ? over(sets.training) : NaN,
+    behaviour: {
+      parseErrors: mean(tags.map((t) => t?.parseErrors ?? 0)),
+      workflowViolations: mean(tags.map((t) => t?.workflowViolations ?? 0)),
+      recoveryRate: withIssue.length ? withIssue.filter((t) => t!.recovered).length / withIssue.length : 0,
+      stateTrackingErrors: mean(tags.map((t) => t?.stateTrackingErrors ?? 0)),
+    },
+    perHarness,
+    episodes: trajectories.length,
+    stats,
+  };
+}

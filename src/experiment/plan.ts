@@ -1,0 +1,100 @@
+/**
+ * The plan of one experiment run (DESIGN.md §5, §13), pure and seeded: which harnesses a
+ * method trains through, each task's K harnesses and their round-robin schedule, which train
+ * tasks each RL step draws, and the evaluation sets. The runner (runner.ts) executes it.
+ *
+ * Strategies (spec.methods[].harnesses):
+ * - single:            every task uses the base harness S0-T0-O0-C0-W0.
+ * - scaling:           training set from spec.design (strength-2 OA, or random-k when
+ *                      design.method = 'random'); per task the anchor + K−1 nearest (locality).
+ * - random-k:          k = spec.design.k configurations drawn uniformly (seeded); locality.
+ * - random-assignment: the design's training set; the K−1 others drawn uniformly.
+ * - blackbox:          every task uses the one black-box harness method.blackbox.
+ * - none:              no training (evaluate the starting checkpoint).
+ * The K harnesses of a task are used round-robin over the steps that draw it.
+ *
+ * Train tasks: a fixed pool of `trainPool` tasks per run (balanced over suites, families and
+ * tiers, from the train seed range), of which each step draws tasksPerStep without replacement
+ * with Rng.derive(seed, 'rl-tasks', step) — a pure function of (seed, step), so a resumed run
+ * draws exactly what an uninterrupted one would.
+ */
+import { BASE_HARNESS, selectTraining, assignHarnesses, RoundRobinSchedule, type DesignReport, type TaskAssignment, type RoundRobinState } from '../design';
+import { taskSet } from '../tasks';
+import { Rng } from '../util/rng';
+import type { ExperimentSpec, MethodSpec } from './spec';
+
+/** Default train-task pool size per suite (not a spec field; stated in results). */
+export const TRAIN_POOL_PER_SUITE = 16;
+
+/** The design (training set and held-out set) the spec selects. */
+export function specDesign(spec: ExperimentSpec, forceRandom = false): DesignReport {
+  const random = forceRandom || spec.design.method === 'random';
+  return random ? selectTraining(undefined, { method: 'random', k: spec.design.k, seed: spec.design.seed }) : selectTraining(undefined, { method: 'oa' });
+}
+
+/** The training harness ids of a method (empty for 'none'). */
+export function trainingHarnesses(spec: ExperimentSpec, m: MethodSpec): string[] {
+  switch (m.harnesses) {
+    case 'single':
+      return [BASE_HARNESS];
+    case 'blackbox':
+      return [m.blackbox!];
+    case 'none':
+      return [];
+    case 'random-k':
+      return specDesign(spec, true).training;
+    default:
+      return specDesign(spec).training;
+  }
+}
+
+/** Train-task ids of a run: balanced over the spec's suites. */
+export function trainPool(spec: ExperimentSpec, seed: number, perSuite = TRAIN_POOL_PER_SUITE): string[] {
+  return spec.suites.flatMap((s) => taskSet(s, 'train', perSuite, Rng.derive(seed, 'train-pool', s).int(2 ** 31)).map((t) => t.id));
+}
+
+/** Test-task ids: spec.evaluation.testTasks per suite from the test seed range (the same for every method of a seed). */
+export function testTasks(spec: ExperimentSpec, seed: number): string[] {
+  return spec.suites.flatMap((s) => taskSet(s, 'test', spec.evaluation.testTasks, Rng.derive(seed, 'test-tasks', s).int(2 ** 31)).map((t) => t.id));
+}
+
+/**
+ * Each task's K harnesses (anchor first).
+ * @throws Error naming K when it exceeds the training-set size.
+ */
+export function taskAssignments(spec: ExperimentSpec, m: MethodSpec, pool: readonly string[]): TaskAssignment[] {
+  const training = trainingHarnesses(spec, m);
+  if (m.harnesses === 'single' || m.harnesses === 'blackbox' || m.harnesses === 'none') {
+    return pool.map((task) => ({ task, harnesses: training.length ? [training[0]] : [BASE_HARNESS], distances: [0] }));
+  }
+  if (m.K > training.length) throw new Error(`spec.methods['${m.name}'].K = ${m.K} exceeds the training-set size ${training.length}`);
+  return assignHarnesses({ training, K: m.K, tasks: pool, strategy: m.harnesses === 'random-assignment' ? 'random' : 'locality', seed: spec.design.seed });
+}
+
+/** The schedule of a run (from checkpointed state on resume). */
+export function makeSchedule(assignments: readonly TaskAssignment[], state?: RoundRobinState): RoundRobinSchedule {
+  return new RoundRobinSchedule(assignments, state);
+}
+
+/** The train tasks of RL step `step` (1-based): tasksPerStep distinct pool tasks (with wrap-around when the pool is smaller). */
+export function stepTasks(pool: readonly string[], tasksPerStep: number, seed: number, step: number): string[] {
+  const order = Rng.derive(seed, 'rl-tasks', step).shuffle([...pool]);
+  return Array.from({ length: tasksPerStep }, (_, i) => order[i % order.length]);
+}
+
+/** The held-out in-space configurations evaluated, and how they were chosen (stated in results). */
+export function inSpaceEvalSet(spec: ExperimentSpec): { ids: string[]; description: string } {
+  const d = specDesign(spec);
+  const mode = spec.evaluation.inSpace;
+  if (mode.mode === 'all') return { ids: d.heldOut.map((h) => h.id), description: `all ${d.heldOut.length} held-out configurations of the ${d.method} design` };
+  const byDist = new Map<number, string[]>();
+  for (const h of d.heldOut) byDist.set(h.distance, [...(byDist.get(h.distance) ?? []), h.id]);
+  const ids: string[] = [];
+  const parts: string[] = [];
+  for (const dist of [...byDist.keys()].sort((a, b) => a - b)) {
+    const pick = Rng.derive(mode.seed, 'in-space', dist).shuffle(byDist.get(dist)!).slice(0, mode.perDistance);
+    ids.push(...pick);
+    parts.push(`d=${dist}: ${pick.length}/${byDist.get(dist)!.length}`);
+  }
+  return { ids, description: `stratified by Hamming distance to the ${d.method} training set, ${mode.perDistance} per distance, seed ${mode.seed} (${ids.length} configs; ${parts.join(', ')})` };
+}

@@ -1,0 +1,438 @@
+/**
+ * The experiment runner (DESIGN.md §2, §13), page-side: for every (seed, method) run —
+ * evaluate the starting checkpoint, RL steps (schedule → rollouts → GRPO/PPO update →
+ * metrics → IndexedDB checkpoint), evaluate again — and collect `ExperimentResults`.
+ * The CLI (`hlab run`) and the browser tests call `runExperimentInPage` with JSON-safe
+ * arguments; the app can call `runExperiment` directly.
+ *
+ * Determinism and resume: every random choice derives from (seed, step) — task draws
+ * (plan.ts stepTasks), sampler seeds (Rng.derive(seed, 'rollout', step)), minibatch shuffles —
+ * so the only mutable state is parameters, AdamW moments and step counter, the round-robin
+ * schedule, the metric history and finished results. All of it is in each checkpoint, so a
+ * run resumed from step s continues exactly as an uninterrupted run would on the same adapter.
+ * ("RNG states" are therefore the seeds; the checkpoint stores them.)
+ *
+ * Progress: console lines `[run] {json}` (type 'progress' | 'log' | 'warn'); the CLI parses them.
+ * Stop: setting `globalThis.__hlabRunStop = true` makes the runner save a checkpoint after the
+ * current step and return `status: 'interrupted'`. Checkpoint mirror: when the page has
+ * `globalThis.hlabCheckpointMirror(base64)` (exposed by the CLI), every saved checkpoint is
+ * also exported to it (the CLI keeps it in the output folder, so `--resume` works across
+ * browser profiles and dev-server ports).
+ */
+import { createGpu, type Gpu } from '../gpu/device';
+import { presetConfig, type ModelConfig } from '../model/config';
+import { GpuModel } from '../model/gpu_model';
+import { initParams } from '../model/init';
+import { loadTokenizer, type Tokenizer } from '../model/tokenizer';
+import { decodeBaseCheckpoint } from '../pretrain/checkpoint';
+import { rlLossConfig } from '../rl/config';
+import { RlTrainer, type RlUpdateMetrics } from '../rl/trainer';
+import { runEpisodes, type EnvBackend, type EpisodeRequest } from '../rollout/engine';
+import type { EnvApi } from '../rollout/env';
+import { GpuPolicy } from '../rollout/gpu_policy';
+import { WorkerPool } from '../rollout/worker_pool';
+import { CheckpointStore } from '../storage/checkpoint_store';
+import type { JsonValue } from '../storage/serialize';
+import { Rng } from '../util/rng';
+import { evaluate, type EvalResult, type EvalSets } from './evaluate';
+import { inSpaceEvalSet, makeSchedule, stepTasks, taskAssignments, testTasks, trainingHarnesses, trainPool, TRAIN_POOL_PER_SUITE } from './plan';
+import type { ExperimentResults, RunResult } from './results';
+import { parseSpec, type ExperimentSpec, type MethodSpec } from './spec';
+
+/** Metrics of one RL step. */
+export interface StepRecord extends Omit<RlUpdateMetrics, 'ms'> {
+  step: number;
+  /** Mean verifier pass (the reward) over the step's rollouts. */
+  reward: number;
+  /** Rollout pass rate per training harness used this step. */
+  passByHarness: Record<string, number>;
+  /** Sampled tokens per second of sampler time. */
+  tokensPerSec: number;
+  /** Cumulative worker-pool retries and environment failures. */
+  workerRetries: number;
+  envFailures: number;
+  rolloutMs: number;
+  updateMs: number;
+}
+
+export interface RunnerOptions {
+  /** Override spec.rl.steps (CLI --steps). */
+  steps?: number;
+  /** Save a checkpoint every this many RL steps (default 1; the last step and an interruption always save). */
+  checkpointEvery?: number;
+  /** IndexedDB run id (default 'run-<spec.name>'); tests isolate by it. */
+  runId?: string;
+  /** IndexedDB database name (tests isolate by it). */
+  dbName?: string;
+  /** Continue from the run's latest good checkpoint when there is one. */
+  resume?: boolean;
+  /** An exported checkpoint (base64) to import before resuming (the CLI's mirror file). */
+  importBase64?: string;
+  /** Stop (checkpoint, status 'interrupted') after this many RL steps of this call (tests). */
+  stopAfterSteps?: number;
+  /** Run environments in the page instead of Web Workers (tests). */
+  inProcessEnv?: boolean;
+  /** Test hook: the environment job with this index crashes its worker once (first RL step). */
+  crashAtJob?: number;
+  /**
+   * Test hook: replace each training rollout's reward by a synthetic one (its index in the
+   * step mod 2, so every group of ≥ 2 has reward variance), so that a scratch model gets
+   * non-zero advantages and real parameter updates (resume-equivalence tests). Never used by the CLI.
+   */
+  syntheticReward?: boolean;
+  /** Test hook: at this RL step every sampled log-prob is replaced by NaN (the step must be skipped, never applied). */
+  poisonStep?: number;
+  /** Skip the before/after evaluations (tests of the training loop only). */
+  skipEval?: boolean;
+  /** An explicit base checkpoint file (base64), used instead of public/base-<preset>.ckpt (CLI --base). */
+  baseCheckpointBase64?: string;
+  /** Train-task pool per suite (default TRAIN_POOL_PER_SUITE). */
+  trainPoolPerSuite?: number;
+}
+
+export interface RunCurves {
+  method: string;
+  seed: number;
+  steps: StepRecord[];
+}
+
+export interface ExperimentOutput {
+  status: 'done' | 'interrupted';
+  results: ExperimentResults;
+  curves: RunCurves[];
+  warnings: string[];
+  /** Where each run's starting parameters came from (base checkpoint or scratch). */
+  starts: string[];
+  /** Parameters digest per finished or current run (resume tests). */
+  paramDigests: string[];
+  seconds: number;
+}
+
+interface RunState {
+  runIndex: number;
+  step: number;
+  before: EvalResult | null;
+  history: StepRecord[];
+  schedule: Record<string, number>;
+  skippedSteps: number;
+  seconds: number;
+}
+
+/** JSON with sorted object keys (the checkpoint store keeps canonical JSON, so key order is not preserved). */
+function stableJson(v: unknown): string {
+  return JSON.stringify(v, (_k, x) => (x && typeof x === 'object' && !Array.isArray(x) ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : x));
+}
+
+function log(type: 'progress' | 'log' | 'warn', data: Record<string, unknown>): void {
+  console.log(`[run] ${JSON.stringify({ type, ...data })}`);
+}
+
+async function sha256(a: Float32Array): Promise<string> {
+  const h = await crypto.subtle.digest('SHA-256', new Uint8Array(a.buffer, a.byteOffset, a.byteLength) as Uint8Array<ArrayBuffer>);
+  return [...new Uint8Array(h)].map((b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+function b64ToBytes(s: string): Uint8Array {
+  const bin = atob(s);
+  const out = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+  return out;
+}
+
+function bytesToB64(bytes: Uint8Array): string {
+  let s = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) s += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(s);
+}
+
+/**
+ * The starting parameters: the pretrained base checkpoint public/base-<preset>.ckpt when
+ * spec.model.init = 'base' and it exists and matches the tokenizer and config; otherwise a
+ * seeded random init with a loud warning (never silently).
+ */
+async function startingParams(spec: ExperimentSpec, cfg: ModelConfig, preset: string, seed: number, tok: Tokenizer, warnings: string[], explicit?: string): Promise<{ params: Float32Array; source: string }> {
+  if (spec.model.init === 'base') {
+    const url = explicit ? '(--base file)' : `/base-${preset}.ckpt`;
+    let why = '';
+    try {
+      const res = explicit ? null : await fetch(url);
+      if (res && !res.ok) why = `HTTP ${res.status}`;
+      else {
+        const ck = await decodeBaseCheckpoint(res ? new Uint8Array(await res.arrayBuffer()) : b64ToBytes(explicit!));
+        const c = ck.header.config;
+        if (c.vocabSize !== cfg.vocabSize || c.maxT !== cfg.maxT || c.C !== cfg.C || c.L !== cfg.L || c.NH !== cfg.NH) why = `its config ${JSON.stringify(c)} does not match preset '${preset}' ${JSON.stringify(cfg)}`;
+        else if (ck.header.tokenizer.name !== tok.name) why = `it was trained with tokenizer '${ck.header.tokenizer.name}', not '${tok.name}'`;
+        else return { params: ck.params, source: `base checkpoint ${url} (digest ${ck.header.digest.slice(0, 12)})` };
+      }
+    } catch (e) {
+      why = (e as Error).message.split('\n')[0];
+    }
+    const w = `WARNING: spec.model.init = 'base' but the base checkpoint ${url} is unusable (${why}); falling back to a RANDOM 'scratch' init (seed ${seed}). Build it with \`hlab pretrain --preset ${preset}\`. Expect pass@1 ≈ 0 and no learning signal.`;
+    if (!warnings.includes(w)) warnings.push(w);
+    log('warn', { message: w });
+  }
+  return { params: initParams(cfg, Rng.derive(seed, 'init').int(2 ** 31)), source: 'scratch (seeded random init)' };
+}
+
+function poolEnv(spec: ExperimentSpec): EnvBackend & { terminate(): void } {
+  const pool = new WorkerPool<EnvApi>({
+    size: spec.rollout.workers,
+    watchdogMs: spec.rollout.watchdogMs,
+    create: () => new Worker(new URL('../rollout/env_worker.ts', import.meta.url), { type: 'module' }),
+  });
+  return {
+    run: (job) => pool.run((api) => job(api as unknown as EnvApi)),
+    retries: () => pool.stats.retries,
+    terminate: () => pool.terminate(),
+  };
+}
+
+function localEnv(): Promise<EnvBackend & { terminate(): void }> {
+  return import('../rollout/env').then(({ localEnvApi }) => {
+    const api = localEnvApi();
+    return { run: (job) => job(api), retries: () => 0, terminate: () => {} };
+  });
+}
+
+/** Largest row count per forward such that the (B, maxT, V) logits stay well inside a 128 MiB binding. */
+function maxRows(cfg: ModelConfig): number {
+  return Math.max(1, Math.min(64, Math.floor((96 << 20) / (cfg.maxT * cfg.vocabSize * 4))));
+}
+
+/**
+ * Checkpoint step numbers, increasing over the whole experiment: run r's state after its
+ * before-evaluation is r·STRIDE + 1, after RL step s it is r·STRIDE + 1 + s, and the state
+ * after run r finished (its result recorded, run r+1 not started) is (r+1)·STRIDE.
+ */
+const CKPT_STRIDE = 1_000_000;
+
+/**
+ * Run an experiment in the page.
+ * @throws SpecError for an invalid spec; Error when WebGPU is unavailable or the device is lost.
+ */
+export async function runExperiment(specJson: unknown, o: RunnerOptions = {}): Promise<ExperimentOutput> {
+  const t0 = performance.now();
+  const spec = parseSpec(specJson, 'spec');
+  const steps = o.steps ?? spec.rl.steps;
+  const every = o.checkpointEvery ?? 1;
+  if (spec.rl.temperature !== 1) throw new Error(`spec.rl.temperature = ${spec.rl.temperature}: training scores log-probs at τ = 1, so rollouts must sample at τ = 1`);
+  const tok = await loadTokenizer();
+  const gpu: Gpu = await createGpu();
+  const warnings: string[] = [];
+  const store = await CheckpointStore.open(o.dbName ? { dbName: o.dbName } : {});
+  const runId = o.runId ?? `run-${spec.name}`;
+  const env = o.inProcessEnv ? await localEnv() : poolEnv(spec);
+  const machine = `${gpu.info.vendor}/${gpu.info.architecture}${gpu.info.device ? '/' + gpu.info.device : ''}; ${navigator.hardwareConcurrency} logical cores; ${navigator.userAgent.match(/(HeadlessChrome|Chrome)\/[\d.]+/)?.[0] ?? 'browser'}`;
+  const inSpace = inSpaceEvalSet(spec);
+  const runsPlan: Array<{ seed: number; method: MethodSpec }> = spec.seeds.flatMap((seed) => spec.methods.map((method) => ({ seed, method })));
+  const results: RunResult[] = [];
+  const curves: RunCurves[] = [];
+  const paramDigests: string[] = [];
+  const starts: string[] = [];
+  let resumeState: (RunState & { results: RunResult[]; curves: RunCurves[] }) | null = null;
+  let resumeTensors: Record<string, Float32Array> | null = null;
+
+  if (o.importBase64) await store.importCheckpoint(b64ToBytes(o.importBase64), { overwrite: true });
+  if (o.resume) {
+    const lg = await store.loadLatestGood(runId);
+    for (const s of lg.skipped) log('warn', { message: `checkpoint step ${s.step} is unusable (${s.code}): ${s.message}; using the previous good one` });
+    if (lg.checkpoint) {
+      const cfgJson = lg.checkpoint.meta.config as { spec: unknown };
+      if (stableJson(parseSpec(cfgJson.spec, 'checkpoint spec')) !== stableJson(spec)) throw new Error(`--resume: the checkpoint of run '${runId}' was written for a different spec; start without --resume or use the same spec`);
+      const mh = lg.checkpoint.meta.metricHistory as unknown as { state: RunState; results: RunResult[]; curves: RunCurves[] };
+      resumeState = { ...mh.state, schedule: (lg.checkpoint.meta.scheduleState as { draws: Record<string, number> }).draws, results: mh.results, curves: mh.curves };
+      resumeTensors = lg.checkpoint.tensors as Record<string, Float32Array>;
+      results.push(...mh.results);
+      curves.push(...mh.curves);
+      log('log', { message: `resuming run '${runId}' at run ${mh.state.runIndex + 1}/${runsPlan.length}, step ${mh.state.step}/${steps}` });
+    } else log('log', { message: `no checkpoint of run '${runId}' found; starting fresh` });
+  }
+  const evalUnits = o.skipEval ? 0 : 2;
+  const totalUnits = runsPlan.length * (steps + evalUnits);
+  let doneUnits = results.length * (steps + evalUnits);
+  let stepsThisCall = 0;
+  const stopRequested = () => (globalThis as { __hlabRunStop?: boolean }).__hlabRunStop === true || (o.stopAfterSteps !== undefined && stepsThisCall >= o.stopAfterSteps);
+  let status: 'done' | 'interrupted' = 'done';
+
+  try {
+    for (let r = results.length; r < runsPlan.length; r++) {
+      const { seed, method } = runsPlan[r];
+      const rs0 = performance.now();
+      const preset = method.modelPreset ?? spec.model.preset;
+      const cfg = presetConfig(preset, tok.vocabSize);
+      const start = await startingParams(spec, cfg, preset, seed, tok, warnings, o.baseCheckpointBase64);
+      starts.push(start.source);
+      log('log', { message: `run ${r + 1}/${runsPlan.length}: ${method.name}, seed ${seed}, model ${preset}, start from ${start.source}` });
+      const model = GpuModel.create(gpu, cfg, { maxB: maxRows(cfg) });
+      model.writeParams(start.params);
+      const policy = new GpuPolicy(model);
+      const algorithm = method.algorithm;
+      const training = method.harnesses === 'none' || algorithm === 'sft' ? [] : trainingHarnesses(spec, method);
+      const runSteps = training.length ? steps : 0;
+      if (algorithm === 'sft' && steps > 0) {
+        const w = `method '${method.name}': algorithm 'sft' is trained by \`hlab pretrain --blackbox\`; hlab run evaluates its starting checkpoint only`;
+        warnings.push(w);
+        log('warn', { message: w });
+      }
+      const cfgRl = rlLossConfig({
+        algorithm: algorithm === 'ppo' ? 'ppo' : 'grpo',
+        clipLow: spec.rl.clipLow, clipHigh: spec.rl.clipHigh, dualClip: spec.rl.dualClip, aggregation: spec.rl.aggregation,
+        klCoef: spec.rl.klCoef, klEstimator: spec.rl.klEstimator, entCoef: spec.rl.entCoef, vfCoef: spec.rl.vfCoef, vfClip: spec.rl.vfClip,
+        gamma: spec.rl.gamma, lambda: spec.rl.lambda, stdFloor: spec.rl.stdFloor, noStdDivision: spec.rl.noStdDivision,
+      });
+      const trainer = RlTrainer.create(gpu, model, {
+        cfg: cfgRl, lr: spec.rl.lr, weightDecay: spec.rl.weightDecay, maxGradNorm: spec.rl.maxGradNorm, epochs: spec.rl.epochs, minibatches: spec.rl.minibatches, padId: tok.padId, seed,
+      });
+      const pool = trainPool(spec, seed, o.trainPoolPerSuite ?? TRAIN_POOL_PER_SUITE);
+      const assignments = taskAssignments(spec, method, pool);
+      const sets: EvalSets = { testTasks: testTasks(spec, seed), inSpace: inSpace.ids, blackbox: spec.evaluation.blackbox, training: training.length ? training : [] };
+      const evalOpts = {
+        tok, policy, env, maxTurns: spec.rollout.maxTurns, maxNewTokens: spec.rollout.maxNewTokens, samples: spec.evaluation.samples, temperature: spec.rl.temperature, seed,
+      };
+      let st: RunState = { runIndex: r, step: 0, before: null, history: [], schedule: {}, skippedSteps: 0, seconds: 0 };
+      if (resumeState && resumeState.runIndex === r && resumeTensors && (resumeState.step > 0 || resumeState.before !== null)) {
+        st = { runIndex: r, step: resumeState.step, before: resumeState.before, history: resumeState.history, schedule: resumeState.schedule, skippedSteps: resumeState.skippedSteps, seconds: resumeState.seconds };
+        trainer.writeState({ params: resumeTensors.params, m: resumeTensors.adamM, v: resumeTensors.adamV, adamStep: Number((resumeTensors.adamStep as unknown as Uint32Array)[0]) });
+        doneUnits += (st.before ? 1 : 0) * Math.min(1, evalUnits) + st.step;
+      }
+      resumeState = null;
+      const schedule = makeSchedule(assignments, { draws: st.schedule });
+
+      const save = async () => {
+        const s = await trainer.readState();
+        const res = await store.save(
+          {
+            meta: {
+              runId, step: st.runIndex * CKPT_STRIDE + (st.step === 0 && st.before === null ? 0 : 1 + st.step), createdAt: Date.now(),
+              config: { spec: specJson as JsonValue, runIndex: r, method: method.name, seed } as JsonValue,
+              rngStates: { note: 'all streams derive from (seed, step)', seed, step: st.step } as JsonValue,
+              scheduleState: schedule.state() as unknown as JsonValue,
+              // JSON-safe: NaN (an evaluation that did not run) is stored as null.
+              metricHistory: JSON.parse(JSON.stringify({ state: { ...st, schedule: {} }, results, curves }, (_k, v) => (typeof v === 'number' && !Number.isFinite(v) ? null : v))) as JsonValue,
+            },
+            tensors: { params: s.params, adamM: s.m, adamV: s.v, adamStep: Uint32Array.of(s.adamStep) },
+          },
+          { retention: { keepLast: 2 } },
+        );
+        const mirror = (globalThis as { hlabCheckpointMirror?: (b64: string, step: number) => Promise<void> }).hlabCheckpointMirror;
+        if (mirror) await mirror(bytesToB64(await store.exportCheckpointBytes(runId, res.step)), res.step);
+      };
+
+      if (!o.skipEval && !st.before) {
+        log('progress', { done: doneUnits, total: totalUnits, phase: `eval before (${method.name}, seed ${seed})` });
+        st.before = await evaluate(sets, evalOpts);
+        doneUnits++;
+        log('log', { message: `before: base ${st.before.passAt1.base.toFixed(3)}, in-space ${st.before.passAt1.inSpace.toFixed(3)}, training harnesses ${st.before.training.toFixed(3)} (${st.before.episodes} episodes, ${(st.before.stats.ms / 1000).toFixed(1)} s)` });
+        await save();
+      }
+      for (let step = st.step + 1; step <= runSteps; step++) {
+        if (stopRequested()) {
+          status = 'interrupted';
+          break;
+        }
+        const ts = performance.now();
+        const tasks = stepTasks(pool, spec.rl.tasksPerStep, seed, step);
+        const reqs: EpisodeRequest[] = [];
+        tasks.forEach((taskId, g) => {
+          const harnessId = schedule.next(taskId);
+          for (let k = 0; k < spec.rl.groupSize; k++) reqs.push({ taskId, harnessId, group: g });
+        });
+        const retries0 = env.retries();
+        const tok0 = policy.tokens;
+        const ms0 = policy.ms;
+        const ro = await runEpisodes(reqs, {
+          tok, policy, env, maxTurns: spec.rollout.maxTurns, maxNewTokens: spec.rollout.maxNewTokens, temperature: spec.rl.temperature,
+          seed: Rng.derive(seed, 'rollout', step).int(2 ** 31), crashAtJob: step === 1 ? o.crashAtJob : undefined,
+        });
+        if (o.syntheticReward) for (const t of ro.trajectories) t.reward = t.index % 2;
+        if (o.poisonStep === step) for (const t of ro.trajectories) for (const u of t.turns) u.logprobs.fill(NaN);
+        const rolloutMs = performance.now() - ts;
+        const up = await trainer.update(ro.trajectories, step);
+        const passByHarness: Record<string, number> = {};
+        for (const h of new Set(reqs.map((q) => q.harnessId))) {
+          const ts2 = ro.trajectories.filter((t) => t.harnessId === h);
+          passByHarness[h] = ts2.reduce((a, t) => a + t.reward, 0) / ts2.length;
+        }
+        const prev = st.history[st.history.length - 1];
+        const rec: StepRecord = {
+          step,
+          reward: ro.trajectories.reduce((a, t) => a + t.reward, 0) / ro.trajectories.length,
+          passByHarness,
+          policyLoss: up.policyLoss, valueLoss: up.valueLoss, clipFrac: up.clipFrac, approxKl: up.approxKl, entropy: up.entropy, gradNorm: up.gradNorm,
+          optimizerSteps: up.optimizerSteps, skippedSteps: up.skippedSteps, rows: up.rows, tokens: up.tokens,
+          tokensPerSec: (policy.tokens - tok0) / Math.max(1e-9, (policy.ms - ms0) / 1000),
+          workerRetries: (prev?.workerRetries ?? 0) + (env.retries() - retries0),
+          envFailures: (prev?.envFailures ?? 0) + ro.stats.envFailures,
+          rolloutMs, updateMs: up.ms,
+        };
+        st.history.push(rec);
+        st.skippedSteps += up.skippedSteps;
+        st.step = step;
+        stepsThisCall++;
+        doneUnits++;
+        log('progress', { done: doneUnits, total: totalUnits, phase: `RL ${method.name} seed ${seed} step ${step}/${runSteps}`, reward: rec.reward, policyLoss: rec.policyLoss, clipFrac: rec.clipFrac, approxKl: rec.approxKl, gradNorm: rec.gradNorm, retries: rec.workerRetries, skipped: st.skippedSteps });
+        if (step % every === 0 || step === runSteps || stopRequested()) await save();
+      }
+      if (status === 'interrupted') {
+        st.seconds += (performance.now() - rs0) / 1000;
+        paramDigests.push(await sha256(await model.readParams()));
+        curves.push({ method: method.name, seed, steps: st.history });
+        trainer.destroy();
+        policy.destroy();
+        model.destroy();
+        break;
+      }
+      let after: EvalResult | null = null;
+      if (!o.skipEval) {
+        log('progress', { done: doneUnits, total: totalUnits, phase: `eval after (${method.name}, seed ${seed})` });
+        after = await evaluate(sets, evalOpts);
+        doneUnits++;
+        log('log', { message: `after: base ${after.passAt1.base.toFixed(3)}, in-space ${after.passAt1.inSpace.toFixed(3)}, training harnesses ${after.training.toFixed(3)}` });
+      }
+      const empty = { base: NaN, inSpace: NaN, blackbox: {} };
+      const noBeh = { parseErrors: NaN, workflowViolations: NaN, recoveryRate: NaN, stateTrackingErrors: NaN };
+      results.push({
+        method: method.name,
+        algorithm: runSteps === 0 ? 'none' : algorithm,
+        seed,
+        // Optimizer steps applied (results.ts: skipped non-finite steps excluded).
+        steps: st.history.reduce((a, h) => a + h.optimizerSteps - h.skippedSteps, 0),
+        skippedSteps: st.skippedSteps,
+        before: st.before?.passAt1 ?? empty,
+        after: after?.passAt1 ?? empty,
+        trainHarnesses: { before: st.before?.training ?? NaN, after: after?.training ?? NaN },
+        behaviour: { before: st.before?.behaviour ?? noBeh, after: after?.behaviour ?? noBeh },
+        perHarness: after?.perHarness ?? {},
+        seconds: st.seconds + (performance.now() - rs0) / 1000,
+      });
+      curves.push({ method: method.name, seed, steps: st.history });
+      paramDigests.push(await sha256(await model.readParams()));
+      st.step = runSteps;
+      // Close the run: a checkpoint whose results include it (resume skips finished runs).
+      st = { ...st, runIndex: r + 1, step: 0, before: null, history: [], schedule: {}, skippedSteps: 0, seconds: 0 };
+      await save();
+      trainer.destroy();
+      policy.destroy();
+      model.destroy();
+    }
+  } finally {
+    env.terminate();
+    store.close();
+  }
+  if (gpu.errors.length) throw new Error(`WebGPU errors during the run: ${gpu.errors.join('; ')}`);
+  return {
+    status,
+    results: { resultsVersion: 1, spec: spec.name, evalSet: inSpace.description, machine, runs: results },
+    curves,
+    warnings,
+    starts,
+    paramDigests,
+    seconds: (performance.now() - t0) / 1000,
+  };
+}
+
+/** JSON-safe entry for the CLI and browser tests (NaN → null in the returned JSON). */
+export async function runExperimentInPage(specJson: unknown, o: RunnerOptions = {}): Promise<string> {
+  const out = await runExperiment(specJson, o);
+  return JSON.stringify(out, (_k, v) => (typeof v === 'number' && !Number.isFinite(v) ? null : v));
+}

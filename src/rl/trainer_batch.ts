@@ -1,0 +1,166 @@
+/**
+ * Trajectories → training rows and advantages for the RL trainer (DESIGN.md §7, §9). Pure TS
+ * (Node, workers, page): the GPU trainer (trainer.ts) uploads what this module builds.
+ *
+ * Row layout (next-token form, as the training step scores it): a turn with context ids c
+ * (n_c) and sampled ids a (n_a) is the row x = c ‖ a of length n = n_c + n_a. Position t
+ * predicts x[t+1], so
+ *   targets[t]     = x[t+1]                       (t < n − 1; padding after),
+ *   mask[t]        = 1 iff x[t+1] is a sampled id (t = n_c − 1 … n − 2),
+ *   oldLogprob[t]  = the sampler's log π_old(x[t+1])  (never recomputed),
+ * so every sampled token is scored exactly once, at the position that produced it.
+ * Rows are right-padded to T = the longest row rounded up to `padMultiple`, capped at maxT.
+ */
+import { grpoAdvantageForwardRef } from '../kernels/grpo_advantage_forward.ref';
+import { gaeForwardRef } from '../kernels/gae_forward.ref';
+import { advNormalizeForwardRef } from '../kernels/adv_normalize_forward.ref';
+import type { RlLossConfig } from './config';
+import { Rng } from '../util/rng';
+
+/** What the batch builder needs of a trajectory (a subset of rollout/engine.ts `Trajectory`). */
+export interface TrajectoryLike {
+  group: number;
+  reward: number;
+  terminated: boolean;
+  truncated: boolean;
+  turns: ReadonlyArray<{ contextIds: Int32Array; actionIds: Int32Array; logprobs: Float32Array }>;
+}
+
+/** A padded (B,T) batch of rows with per-token RL inputs. */
+export interface RlRows {
+  B: number;
+  T: number;
+  /** (B,T) i32 input ids (padding `padId`). */
+  ids: Int32Array;
+  /** (B·T) i32 next-token targets. */
+  targets: Int32Array;
+  /** (B·T) f32 1 on positions that predict a sampled id. */
+  mask: Float32Array;
+  /** (B·T) f32 sampling log-probs at masked positions, 0 elsewhere. */
+  oldLogprobs: Float32Array;
+  /** (B) i32 episode (trajectory index) of each row. */
+  rowEpisode: Int32Array;
+  /** (B) 1 on an episode's last row. */
+  lastRow: Uint8Array;
+}
+
+/**
+ * Pack every turn of `trajs` (in order) as one row.
+ * @throws Error naming the trajectory and turn when a row is longer than maxT or a turn has
+ *   mismatched ids/log-probs, or when there are no turns at all.
+ */
+export function buildRows(trajs: readonly TrajectoryLike[], padId: number, maxT: number, padMultiple = 32): RlRows {
+  const rows: Array<{ c: Int32Array; a: Int32Array; lp: Float32Array; ep: number; last: boolean }> = [];
+  trajs.forEach((tr, e) => {
+    tr.turns.forEach((t, k) => {
+      if (t.actionIds.length !== t.logprobs.length) throw new Error(`buildRows: trajectory ${e} turn ${k} has ${t.actionIds.length} ids but ${t.logprobs.length} log-probs`);
+      if (t.contextIds.length < 1) throw new Error(`buildRows: trajectory ${e} turn ${k} has an empty context`);
+      if (t.contextIds.length + t.actionIds.length > maxT) throw new Error(`buildRows: trajectory ${e} turn ${k} has ${t.contextIds.length + t.actionIds.length} tokens > maxT = ${maxT}`);
+      if (t.actionIds.length > 0) rows.push({ c: t.contextIds, a: t.actionIds, lp: t.logprobs, ep: e, last: k === tr.turns.length - 1 });
+    });
+  });
+  if (rows.length === 0) throw new Error('buildRows: no turns with sampled tokens');
+  const longest = Math.max(...rows.map((r) => r.c.length + r.a.length));
+  const T = Math.min(maxT, Math.ceil(longest / padMultiple) * padMultiple);
+  const B = rows.length;
+  const ids = new Int32Array(B * T).fill(padId);
+  const targets = new Int32Array(B * T).fill(padId);
+  const mask = new Float32Array(B * T);
+  const oldLogprobs = new Float32Array(B * T);
+  const rowEpisode = new Int32Array(B);
+  const lastRow = new Uint8Array(B);
+  rows.forEach((r, b) => {
+    const o = b * T;
+    ids.set(r.c, o);
+    ids.set(r.a, o + r.c.length);
+    const n = r.c.length + r.a.length;
+    for (let t = 0; t < n - 1; t++) targets[o + t] = ids[o + t + 1];
+    for (let j = 0; j < r.a.length; j++) {
+      const t = r.c.length - 1 + j;
+      mask[o + t] = 1;
+      oldLogprobs[o + t] = r.lp[j];
+    }
+    rowEpisode[b] = r.ep;
+    lastRow[b] = r.last ? 1 : 0;
+  });
+  return { B, T, ids, targets, mask, oldLogprobs, rowEpisode, lastRow };
+}
+
+/**
+ * GRPO advantages (Shao et al. 2024; CPU reference of the grpo_advantage kernel): episodes
+ * must be ordered so that each group is contiguous.
+ * @returns (B·T) advantages broadcast to each row's policy tokens, and the group offsets
+ * @throws Error when a group's episodes are not contiguous.
+ */
+export function grpoAdvantages(trajs: readonly TrajectoryLike[], rows: RlRows, cfg: RlLossConfig): { advantages: Float32Array; groupOffsets: Int32Array } {
+  const offsets: number[] = [0];
+  const seen = new Set<number>();
+  for (let e = 1; e <= trajs.length; e++) {
+    if (e === trajs.length || trajs[e].group !== trajs[e - 1].group) {
+      if (seen.has(trajs[e - 1].group)) throw new Error(`grpoAdvantages: group ${trajs[e - 1].group} is not contiguous`);
+      seen.add(trajs[e - 1].group);
+      offsets.push(e);
+    }
+  }
+  const groupOffsets = Int32Array.from(offsets);
+  const rewards = Float32Array.from(trajs, (t) => t.reward);
+  const r = grpoAdvantageForwardRef(rewards, groupOffsets, rows.rowEpisode, rows.mask, { B: rows.B, T: rows.T }, cfg);
+  return { advantages: r.advantages, groupOffsets };
+}
+
+/**
+ * PPO advantages by GAE over policy tokens (Schulman et al. 2016; CPU reference of the gae
+ * kernel), then masked whitening when cfg.normalizeAdvantages.
+ * Rows of one episode chain: a non-final row bootstraps from V at the first policy token of the
+ * episode's next row (the next state); the final row gets the episode's reward; a truncated
+ * episode bootstraps from V at its last policy token (we do not encode the state after a
+ * truncation), a terminated one does not bootstrap.
+ * @param values (B·T) V_old from the value head at the rows' positions
+ */
+export function ppoAdvantages(trajs: readonly TrajectoryLike[], rows: RlRows, values: Float32Array, cfg: RlLossConfig): { advantages: Float32Array; returns: Float32Array } {
+  const { B, T } = rows;
+  const rewards = new Float32Array(B);
+  const nextValue = new Float32Array(B);
+  const truncated = new Float32Array(B);
+  const firstPolicy = (b: number) => {
+    for (let t = 0; t < T; t++) if (rows.mask[b * T + t] > 0) return values[b * T + t];
+    return 0;
+  };
+  const lastPolicy = (b: number) => {
+    for (let t = T - 1; t >= 0; t--) if (rows.mask[b * T + t] > 0) return values[b * T + t];
+    return 0;
+  };
+  for (let b = 0; b < B; b++) {
+    const tr = trajs[rows.rowEpisode[b]];
+    if (rows.lastRow[b]) {
+      rewards[b] = tr.reward;
+      truncated[b] = tr.truncated && !tr.terminated ? 1 : 0;
+      nextValue[b] = truncated[b] ? lastPolicy(b) : 0;
+    } else {
+      truncated[b] = 1;
+      nextValue[b] = b + 1 < B && rows.rowEpisode[b + 1] === rows.rowEpisode[b] ? firstPolicy(b + 1) : 0;
+    }
+  }
+  const g = gaeForwardRef(rewards, values, rows.mask, nextValue, truncated, { B, T }, { gamma: cfg.gamma, lambda: cfg.lambda });
+  const adv = cfg.normalizeAdvantages ? advNormalizeForwardRef(g.advantages, rows.mask, { B, T }, cfg.eps).advantages : g.advantages;
+  return { advantages: adv, returns: g.returns };
+}
+
+/** Rows [lo, hi) of a (B·X) array. */
+export function sliceRows<A extends Float32Array | Int32Array>(a: A, T: number, idx: readonly number[]): A {
+  const out = new (a.constructor as { new (n: number): A })(idx.length * T);
+  idx.forEach((b, i) => out.set(a.subarray(b * T, (b + 1) * T) as never, i * T));
+  return out;
+}
+
+/**
+ * Minibatch partition of rows 0…B−1: a seeded shuffle per epoch, cut into `minibatches`
+ * near-equal parts (none empty; fewer parts when B < minibatches).
+ */
+export function minibatchIndices(B: number, minibatches: number, seed: number, step: number, epoch: number): number[][] {
+  const order = Rng.derive(seed, 'minibatch', step, epoch).shuffle(Array.from({ length: B }, (_, i) => i));
+  const k = Math.max(1, Math.min(minibatches, B));
+  const out: number[][] = [];
+  for (let i = 0; i < k; i++) out.push(order.slice(Math.floor((i * B) / k), Math.floor(((i + 1) * B) / k)));
+  return out;
+}

@@ -1,0 +1,66 @@
+/**
+ * Rollout throughput (issue 6: `hlab bench` reports environment steps/s and sampled tokens/s
+ * with 1, 2 and 4 workers). Page-side: a tiny seeded policy on the GPU sampler, a fixed batch of
+ * (task, harness) episodes, the same batch rolled out once per worker count after an unmeasured
+ * in-process warm-up. Worker start-up is inside the measurement (a run pays it too). Call from the bench
+ * command via withBrowser: `s.run('/src/rollout/bench.ts', 'benchRollouts', {...})`.
+ */
+import { createGpu } from '../gpu/device';
+import { presetConfig } from '../model/config';
+import { GpuModel } from '../model/gpu_model';
+import { initParams } from '../model/init';
+import { loadTokenizer } from '../model/tokenizer';
+import { taskSet } from '../tasks';
+import { WorkerPool } from './worker_pool';
+import { GpuPolicy } from './gpu_policy';
+import { runEpisodes, type EpisodeRequest } from './engine';
+import { localEnvApi, type EnvApi } from './env';
+
+export interface RolloutBenchRow {
+  workers: number;
+  episodes: number;
+  envSteps: number;
+  sampledTokens: number;
+  seconds: number;
+  envStepsPerSec: number;
+  tokensPerSec: number;
+  /** Share of wall time in the sampler (the rest: environments, encoding, decoding). */
+  samplerShare: number;
+}
+
+/**
+ * @param o.workers worker counts to measure (default [1, 2, 4]); o.episodes per batch (default 16)
+ * @returns one row per worker count (same episodes and seeds each time)
+ */
+export async function benchRollouts(o: { workers?: number[]; episodes?: number; maxTurns?: number; maxNewTokens?: number } = {}): Promise<RolloutBenchRow[]> {
+  const tok = await loadTokenizer();
+  const gpu = await createGpu();
+  const cfg = presetConfig('tiny', tok.vocabSize);
+  const model = GpuModel.create(gpu, cfg, { maxB: 16 });
+  model.writeParams(initParams(cfg, 1));
+  const policy = new GpuPolicy(model);
+  const n = o.episodes ?? 16;
+  const harnesses = ['S0-T0-O0-C0-W0', 'S1-T1-O1-C1-W1', 'S2-T2-O2-C2-W2', 'bb-coding-cli'];
+  const tasks = taskSet('workspace', 'train', n, 5);
+  const reqs: EpisodeRequest[] = tasks.map((t, i) => ({ taskId: t.id, harnessId: harnesses[i % harnesses.length], group: i }));
+  const rows: RolloutBenchRow[] = [];
+  try {
+    // Warm-up (pipeline compilation, tokenizer caches), in-process and unmeasured.
+    await runEpisodes(reqs.slice(0, 4), { tok, policy, env: { run: (job) => job(localEnvApi()), retries: () => 0 }, maxTurns: 1, maxNewTokens: 4, temperature: 1, seed: 1 });
+    for (const w of o.workers ?? [1, 2, 4]) {
+      const pool = new WorkerPool<EnvApi>({ size: w, watchdogMs: 60_000, create: () => new Worker(new URL('./env_worker.ts', import.meta.url), { type: 'module' }) });
+      const env = { run: <R>(job: (api: EnvApi) => Promise<R>) => pool.run((api) => job(api as unknown as EnvApi)), retries: () => pool.stats.retries };
+      try {
+        const { stats } = await runEpisodes(reqs, { tok, policy, env, maxTurns: o.maxTurns ?? 4, maxNewTokens: o.maxNewTokens ?? 24, temperature: 1, seed: 7 });
+        const s = stats.ms / 1000;
+        rows.push({ workers: w, episodes: n, envSteps: stats.envSteps, sampledTokens: stats.sampledTokens, seconds: s, envStepsPerSec: stats.envSteps / s, tokensPerSec: stats.sampledTokens / s, samplerShare: stats.sampleMs / stats.ms });
+      } finally {
+        pool.terminate();
+      }
+    }
+  } finally {
+    policy.destroy();
+    model.destroy();
+  }
+  return rows;
+}

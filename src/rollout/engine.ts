@@ -1,0 +1,221 @@
+/**
+ * The page-side rollout engine (DESIGN.md §7, §11): the episodes of a batch advance together.
+ * Each round gathers every live episode's context text, encodes and truncates it with the
+ * pretraining rule (`rolloutContext`, src/pretrain/rows.ts), samples one action per episode
+ * for the whole batch with the policy (chunks of ≤ maxB rows, one sampler call each), decodes
+ * the actions, steps all environments in parallel (worker pool), and repeats until all are done.
+ *
+ * Trajectories keep, per turn, the exact context ids the policy saw, the sampled ids and their
+ * sampling log-probs (never recomputed), so each turn is one training row and every sampled
+ * token enters training exactly once (history-rewriting harnesses C1, C2, compaction need one
+ * row per turn anyway). An action that hits the token budget without `<|end|>` is passed to the
+ * harness as cut off (truncation, not a parse error).
+ *
+ * Failures: an environment job that throws, hangs or kills its worker is retried by the pool on
+ * a fresh worker (the episode is replayed, env.ts). If every retry fails the episode ends as
+ * failed (reward 0, `envFailed`), is counted, and the batch goes on. A policy emitting garbage
+ * cannot crash a run: harnesses turn any text into a parse-error observation.
+ */
+import type { Tokenizer } from '../model/tokenizer';
+import { decodeAction, endTokenId, rolloutContext } from '../pretrain/rows';
+import type { ActionKind, BehaviourTags } from '../harness/types';
+import { Rng } from '../util/rng';
+import type { ActionInput, EnvApi, EnvStepOut, EpisodeSpec } from './env';
+
+/** One sampled row, as the GPU sampler returns it. */
+export interface PolicySample {
+  ids: Int32Array;
+  logprobs: Float32Array;
+  stop: 'end' | 'length' | 'context';
+}
+
+/** The policy as the engine needs it (the GPU sampler in the page; a CPU model or a stub in tests). */
+export interface Policy {
+  /** Largest number of prompts one `sample` call accepts. */
+  readonly maxB: number;
+  /** The model's context limit (prompt + new tokens). */
+  readonly maxT: number;
+  /**
+   * @param prompts ≤ maxB prompts of ids (each 1 ≤ length < maxT)
+   * @param temperature τ ≥ 0 (0 = greedy)
+   */
+  sample(prompts: Int32Array[], maxNewTokens: number, temperature: number, seed: number, endToken: number): Promise<PolicySample[]>;
+}
+
+/** Where environment jobs run: a WorkerPool of env_worker.ts, or in-process. */
+export interface EnvBackend {
+  run<R>(job: (api: EnvApi) => Promise<R>): Promise<R>;
+  /** Retries so far (fresh-worker replacements after a throw, hang or crash). */
+  retries(): number;
+}
+
+export interface EpisodeRequest {
+  taskId: string;
+  harnessId: string;
+  /** GRPO group index (rollouts of one (task, harness)); any integer for evaluation. */
+  group: number;
+}
+
+/** One policy turn = one training row. */
+export interface TurnSample {
+  /** Context ids the policy saw (after truncation), loss mask 0. */
+  contextIds: Int32Array;
+  /** Sampled ids (the `<|end|>` included when it stopped the action), loss mask 1. */
+  actionIds: Int32Array;
+  /** log π_old of each sampled id, from the sampler. */
+  logprobs: Float32Array;
+  stop: PolicySample['stop'];
+  kind: ActionKind | 'env_failed';
+}
+
+export interface Trajectory {
+  index: number;
+  taskId: string;
+  harnessId: string;
+  group: number;
+  turns: TurnSample[];
+  /** Verifier pass 0/1 (the RL reward). */
+  reward: number;
+  /** Verifier partial-credit score in [0,1]. */
+  score: number;
+  pass: boolean;
+  terminated: boolean;
+  truncated: boolean;
+  tags: BehaviourTags | null;
+  /** Every retry of its environment job failed; reward 0, counted in metrics. */
+  envFailed: boolean;
+}
+
+export interface RolloutOptions {
+  tok: Tokenizer;
+  policy: Policy;
+  env: EnvBackend;
+  maxTurns: number;
+  /** New-token budget per action (= the context reserve of the truncation rule). */
+  maxNewTokens: number;
+  /** τ (0 = greedy). */
+  temperature: number;
+  /** Seed of the sampler calls (each round and chunk derives its own). */
+  seed: number;
+  /** Test hook: make the environment job with this 1-based index crash its worker once. */
+  crashAtJob?: number;
+}
+
+export interface RolloutStats {
+  episodes: number;
+  /** Environment steps (policy turns). */
+  envSteps: number;
+  sampledTokens: number;
+  sampleMs: number;
+  envMs: number;
+  ms: number;
+  /** Rounds (batched policy turns). */
+  rounds: number;
+  envFailures: number;
+  /** Env calls that rebuilt an episode by replay on a fresh worker. */
+  replays: number;
+}
+
+/**
+ * Roll out every requested episode to the end.
+ * @returns trajectories in request order, and counters
+ * @throws Error for an unknown task or harness id (any other environment failure only ends its episode).
+ */
+export async function runEpisodes(reqs: readonly EpisodeRequest[], o: RolloutOptions): Promise<{ trajectories: Trajectory[]; stats: RolloutStats }> {
+  const t0 = performance.now();
+  if (!Number.isInteger(o.maxNewTokens) || o.maxNewTokens < 1 || o.maxNewTokens >= o.policy.maxT) {
+    throw new Error(`runEpisodes: maxNewTokens = ${o.maxNewTokens} must be an integer in [1, maxT − 1 = ${o.policy.maxT - 1}]`);
+  }
+  const limits = { maxT: o.policy.maxT, actionReserve: o.maxNewTokens };
+  const end = endTokenId(o.tok);
+  const stats: RolloutStats = { episodes: reqs.length, envSteps: 0, sampledTokens: 0, sampleMs: 0, envMs: 0, ms: 0, rounds: 0, envFailures: 0, replays: 0 };
+  let jobs = 0;
+  const job = <R>(f: (api: EnvApi) => Promise<R>): Promise<R> => {
+    const n = ++jobs;
+    let crashed = false;
+    return o.env.run(async (api) => {
+      if (o.crashAtJob === n && !crashed) {
+        crashed = true;
+        await api.crash();
+      }
+      return f(api);
+    });
+  };
+  const eps = reqs.map((r, i) => ({
+    spec: { key: `e${i}`, taskId: r.taskId, harnessId: r.harnessId, maxTurns: o.maxTurns } as EpisodeSpec,
+    traj: {
+      index: i, taskId: r.taskId, harnessId: r.harnessId, group: r.group, turns: [], reward: 0, score: 0, pass: false, terminated: false, truncated: false, tags: null, envFailed: false,
+    } as Trajectory,
+    history: [] as ActionInput[],
+    context: '' as string | null,
+  }));
+  const e0 = performance.now();
+  await Promise.all(
+    eps.map(async (e) => {
+      try {
+        e.context = await job(async (api) => api.reset(e.spec));
+      } catch (err) {
+        // A malformed id fails the same way on every worker: that is a caller bug, surface it.
+        if (/unknown harness id|task id '/.test((err as Error).message)) throw err;
+        stats.envFailures++;
+        e.traj.envFailed = true;
+        e.traj.truncated = true;
+        e.context = null;
+      }
+    }),
+  );
+  stats.envMs += performance.now() - e0;
+
+  for (let round = 0; ; round++) {
+    const live = eps.filter((e) => e.context !== null);
+    if (live.length === 0) break;
+    stats.rounds++;
+    const prompts = live.map((e) => Int32Array.from(rolloutContext(o.tok, e.context!, limits)));
+    const s0 = performance.now();
+    const samples: PolicySample[] = [];
+    for (let c = 0; c * o.policy.maxB < prompts.length; c++) {
+      const chunk = prompts.slice(c * o.policy.maxB, (c + 1) * o.policy.maxB);
+      const seed = Rng.derive(o.seed, 'rollout', round, c).int(2 ** 31);
+      samples.push(...(await o.policy.sample(chunk, o.maxNewTokens, o.temperature, seed, end)));
+    }
+    stats.sampleMs += performance.now() - s0;
+    const s1 = performance.now();
+    await Promise.all(
+      live.map(async (e, i) => {
+        const s = samples[i];
+        const text = decodeAction(o.tok, s.ids);
+        e.history.push({ text, cutOff: s.stop !== 'end' });
+        stats.sampledTokens += s.ids.length;
+        stats.envSteps++;
+        const turn: TurnSample = { contextIds: prompts[i], actionIds: s.ids, logprobs: s.logprobs, stop: s.stop, kind: 'env_failed' };
+        e.traj.turns.push(turn);
+        let r: EnvStepOut;
+        try {
+          r = await job(async (api) => api.step(e.spec, e.history));
+        } catch {
+          // Every retry failed: the episode ends here with no reward; the batch goes on.
+          stats.envFailures++;
+          e.traj.envFailed = true;
+          e.traj.truncated = true;
+          e.context = null;
+          return;
+        }
+        if (r.replayed) stats.replays++;
+        turn.kind = r.kind;
+        e.context = r.context;
+        if (r.done) {
+          e.context = null;
+          Object.assign(e.traj, { reward: r.reward, score: r.score, pass: r.pass, terminated: r.terminated, truncated: r.truncated, tags: r.tags });
+        }
+      }),
+    );
+    stats.envMs += performance.now() - s1;
+  }
+  stats.ms = performance.now() - t0;
+  return { trajectories: eps.map((e) => e.traj), stats };
+}
+
+/** An in-process EnvBackend (no workers): tests, Node, and a fallback. Never retries. */
+export function inProcessEnv(api: EnvApi): EnvBackend {
+  return { run: (job) => job(api), retries: () => 0 };
+}

@@ -1,0 +1,24 @@
+/**
+ * A rollout worker (DESIGN.md §11): owns harness runtimes and sandboxes (an `EnvHost`) and
+ * exposes `EnvApi` through comlink. Created by the page-side rollout engine's worker pool:
+ *   new Worker(new URL('./env_worker.ts', import.meta.url), { type: 'module' })
+ */
+import { expose } from 'comlink';
+import { EnvHost, type EnvApi } from './env';
+
+const host = new EnvHost();
+
+const api: EnvApi = {
+  reset: (spec) => host.reset(spec),
+  step: (spec, history) => host.step(spec, history),
+  close: (key) => host.close(key),
+  crash(): Promise<never> {
+    // An uncaught error outside the comlink call: the pool sees the worker die.
+    setTimeout(() => {
+      throw new Error('env_worker: injected crash');
+    });
+    return new Promise<never>(() => {});
+  },
+};
+
+expose(api);

@@ -1,0 +1,73 @@
+// Runs in the page: tiny end-to-end experiments (rollouts → GRPO → eval → checkpoints) for
+// run_e2e.spec.ts. Small summaries only.
+import { runExperimentInPage, type ExperimentOutput } from '../../src/experiment/runner';
+
+/** A tiny spec: tiny model from scratch, a handful of tasks, short budgets. */
+export function tinySpec(overrides: { steps?: number; algorithm?: 'grpo' | 'ppo'; workers?: number } = {}) {
+  // public/ JSON cannot be imported in the page under Vite: fetch-free inline copy of quick's rl block.
+  const s = {
+    specVersion: 1, seeds: [0], suites: ['workspace'], design: { method: 'oa', k: 18, seed: 0 },
+    rl: {
+      steps: 2, tasksPerStep: 4, groupSize: 4, epochs: 1, minibatches: 2, lr: 1e-4, weightDecay: 0, maxGradNorm: 1, clipLow: 0.2, clipHigh: 0.28, dualClip: null,
+      aggregation: 'token-mean', klCoef: 0, klEstimator: 'k3', entCoef: 0, vfCoef: 0.5, vfClip: 0.2, gamma: 1, lambda: 0.95, stdFloor: 1e-6, noStdDivision: false, temperature: 1,
+    },
+    rollout: { workers: 2, maxTurns: 6, maxNewTokens: 48, contextTokens: 256, watchdogMs: 30000 },
+  };
+  return {
+    ...s,
+    name: 'tiny-e2e',
+    description: '',
+    model: { preset: 'tiny', init: 'base' },
+    methods: [{ name: 'scaling', harnesses: 'scaling', K: 2, algorithm: overrides.algorithm ?? 'grpo' }],
+    rl: { ...s.rl, steps: overrides.steps ?? 2, tasksPerStep: 2, groupSize: 2, minibatches: 2, lr: 1e-3 },
+    rollout: { ...s.rollout, workers: overrides.workers ?? 2, maxTurns: 2, maxNewTokens: 12, watchdogMs: 20000 },
+    evaluation: { testTasks: 1, samples: 1, inSpace: { mode: 'stratified', perDistance: 1, seed: 0 }, blackbox: ['bb-coding-cli'] },
+  };
+}
+
+function parse(s: string): ExperimentOutput {
+  return JSON.parse(s) as ExperimentOutput;
+}
+
+const strip = (steps: ExperimentOutput['curves'][number]['steps']) =>
+  steps.map(({ tokensPerSec: _a, rolloutMs: _b, updateMs: _c, ...rest }) => rest);
+
+/** Every stage once: eval before, 2 RL steps with a worker killed mid-episode, eval after, checkpoints. */
+export async function tinyEndToEnd(algorithm: 'grpo' | 'ppo' = 'grpo', crashAtJob?: number) {
+  const db = `hlab-e2e-${algorithm}-${Math.random().toString(36).slice(2)}`;
+  const out = parse(await runExperimentInPage(tinySpec({ algorithm }), { dbName: db, runId: 'e2e', crashAtJob }));
+  return {
+    status: out.status,
+    warnings: out.warnings,
+    starts: out.starts,
+    run: out.results.runs[0],
+    evalSet: out.results.evalSet,
+    steps: strip(out.curves[0].steps),
+    seconds: out.seconds,
+  };
+}
+
+/** Part 1 of the resume test: N/2 steps then stop (checkpoint in IndexedDB). */
+export async function resumePart1(db: string, half: number) {
+  const out = parse(await runExperimentInPage(tinySpec({ steps: 2 * half }), { dbName: db, runId: 'resume', skipEval: true, stopAfterSteps: half, inProcessEnv: true, syntheticReward: true }));
+  return { status: out.status, steps: out.curves[0]?.steps.length ?? 0 };
+}
+
+/** Part 2 (after a page reload): resume from IndexedDB and finish. */
+export async function resumePart2(db: string, half: number) {
+  const out = parse(await runExperimentInPage(tinySpec({ steps: 2 * half }), { dbName: db, runId: 'resume', skipEval: true, resume: true, inProcessEnv: true, syntheticReward: true }));
+  return { status: out.status, digest: out.paramDigests[0], steps: strip(out.curves[0].steps) };
+}
+
+/** The uninterrupted reference. */
+export async function straight(db: string, steps: number) {
+  const out = parse(await runExperimentInPage(tinySpec({ steps }), { dbName: db, runId: 'straight', skipEval: true, inProcessEnv: true, syntheticReward: true }));
+  return { status: out.status, digest: out.paramDigests[0], steps: strip(out.curves[0].steps) };
+}
+
+/** PPO (value head, GAE) and the non-finite guard: `steps` steps, step `poison` gets NaN log-probs. */
+export async function ppoAndPoison(steps: number, poison?: number) {
+  const db = `hlab-ppo-${Math.random().toString(36).slice(2)}`;
+  const out = parse(await runExperimentInPage(tinySpec({ steps, algorithm: 'ppo' }), { dbName: db, runId: 'ppo', skipEval: true, inProcessEnv: true, syntheticReward: true, poisonStep: poison }));
+  return { status: out.status, digest: out.paramDigests[0], steps: strip(out.curves[0].steps), skipped: out.results.runs[0].skippedSteps, applied: out.results.runs[0].steps };
+}

@@ -1,0 +1,93 @@
+// End-to-end experiment runs in real Chromium + WebGPU (SwiftShader): every stage of
+// `hlab run` on a tiny model, resume equivalence across a page reload, a killed worker.
+import { test, expect } from './fixtures';
+
+const ENTRY = '/tests/browser/run_e2e.entry.ts';
+
+/**
+ * Vite's dependency optimizer reloads the page the first time a fresh server sees the runner's
+ * bare imports (comlink, idb, zod); import the entry once and wait out that reload.
+ */
+async function warmUp(page: import('@playwright/test').Page): Promise<void> {
+  for (let i = 0; i < 3; i++) {
+    try {
+      await page.evaluate((p) => import(/* @vite-ignore */ p).then(() => true), ENTRY);
+      await page.waitForTimeout(500);
+      await page.waitForFunction(() => (window as any).hlabReady === true);
+      await page.evaluate((p) => import(/* @vite-ignore */ p).then(() => true), ENTRY);
+      return;
+    } catch {
+      await page.waitForLoadState('load');
+    }
+  }
+}
+
+test('tiny end-to-end GRPO run: eval before/after, RL steps, a worker killed mid-episode is retried and counted', async ({ gpuPage, page }) => {
+  test.setTimeout(180_000);
+  await warmUp(page);
+  // Job 6 is the second env step of the first RL step (jobs 1–4 reset its 4 episodes).
+  const r = await gpuPage.run<any>(ENTRY, 'tinyEndToEnd', 'grpo', 6);
+  console.log(JSON.stringify({ seconds: r.seconds, run: r.run, last: r.steps.at(-1) }));
+  expect(r.status).toBe('done');
+  // init 'base': either the shipped base checkpoint, or a scratch fallback with a loud warning.
+  expect(r.starts).toHaveLength(1);
+  if (r.starts[0].startsWith('scratch')) expect(r.warnings.join('\n')).toContain("spec.model.init = 'base'");
+  else expect(r.starts[0]).toContain('base checkpoint');
+  expect(r.steps).toHaveLength(2);
+  for (const s of r.steps) {
+    expect(s.optimizerSteps).toBeGreaterThanOrEqual(2);
+    expect(s.rows).toBeGreaterThan(0);
+    expect(s.tokens).toBeGreaterThan(0);
+    expect(Number.isFinite(s.policyLoss)).toBe(true);
+    expect(s.gradNorm).toBeGreaterThanOrEqual(0);
+    expect(s.entropy).toBeGreaterThan(0);
+  }
+  // The killed worker: one retry on a fresh worker, no episode lost.
+  expect(r.steps[0].workerRetries).toBe(1);
+  expect(r.steps[0].envFailures).toBe(0);
+  const run = r.run;
+  expect(run.steps).toBe(r.steps[0].optimizerSteps + r.steps[1].optimizerSteps);
+  for (const k of ['base', 'inSpace']) {
+    expect(run.before[k]).toBeGreaterThanOrEqual(0);
+    expect(run.after[k]).toBeGreaterThanOrEqual(0);
+  }
+  expect(Object.keys(run.after.blackbox)).toEqual(['bb-coding-cli']);
+  expect(Object.keys(run.perHarness)).toContain('S0-T0-O0-C0-W0');
+  expect(r.evalSet).toContain('stratified');
+});
+
+test('resume equivalence: N steps straight = N/2, page reload, N/2 more (same parameters and metrics)', async ({ gpuPage, page }) => {
+  test.setTimeout(180_000);
+  await warmUp(page);
+  const db = `hlab-resume-${Date.now()}`;
+  const a = await gpuPage.run<any>(ENTRY, 'straight', db + '-a', 4);
+  // Non-trivial updates (synthetic reward): gradients flow and the policy moves every step.
+  expect(a.steps).toHaveLength(4);
+  for (const s of a.steps) expect(s.gradNorm).toBeGreaterThan(0);
+  expect(a.steps.some((s: any) => s.approxKl > 0 || s.clipFrac > 0)).toBe(true);
+  const p1 = await gpuPage.run<any>(ENTRY, 'resumePart1', db + '-b', 2);
+  expect(p1).toEqual({ status: 'interrupted', steps: 2 });
+  await page.reload();
+  await page.waitForFunction(() => (window as any).hlabReady === true);
+  const b = await gpuPage.run<any>(ENTRY, 'resumePart2', db + '-b', 2);
+  expect(b.status).toBe('done');
+  expect(b.steps).toEqual(a.steps);
+  expect(b.digest).toBe(a.digest);
+});
+
+test('PPO trains the value head; a step with NaN log-probs is skipped and never applied', async ({ gpuPage, page }) => {
+  test.setTimeout(180_000);
+  await warmUp(page);
+  const one = await gpuPage.run<any>(ENTRY, 'ppoAndPoison', 1);
+  expect(one.steps[0].valueLoss).toBeGreaterThan(0);
+  expect(one.steps[0].gradNorm).toBeGreaterThan(0);
+  expect(one.skipped).toBe(0);
+  const two = await gpuPage.run<any>(ENTRY, 'ppoAndPoison', 2, 2);
+  expect(two.status).toBe('done');
+  expect(two.steps[0]).toEqual(one.steps[0]);
+  expect(two.steps[1].skippedSteps).toBe(two.steps[1].optimizerSteps);
+  expect(two.skipped).toBeGreaterThanOrEqual(1);
+  expect(two.applied).toBe(one.steps[0].optimizerSteps);
+  // Nothing of the poisoned step reached the parameters.
+  expect(two.digest).toBe(one.digest);
+});

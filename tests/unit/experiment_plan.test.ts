@@ -1,0 +1,90 @@
+// The plan of a run: strategies → training harnesses, each task's K harnesses used
+// round-robin over the steps that draw it, seeded task draws, stratified in-space eval set.
+import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { parseSpec, type ExperimentSpec, type MethodSpec } from '../../src/experiment/spec';
+import { inSpaceEvalSet, makeSchedule, stepTasks, taskAssignments, trainingHarnesses, trainPool } from '../../src/experiment/plan';
+import { hammingDistance, selectTrainingOA, BASE_HARNESS } from '../../src/design';
+
+const quick = parseSpec(JSON.parse(readFileSync(new URL('../../public/presets/quick.json', import.meta.url), 'utf8')), 'quick');
+const method = (m: Partial<MethodSpec>): MethodSpec => ({ name: 'm', harnesses: 'scaling', K: 4, algorithm: 'grpo', ...m }) as MethodSpec;
+
+describe('experiment plan', () => {
+  it('scaling: the schedule uses each task’s K locality harnesses round-robin over the steps that draw it', () => {
+    const pool = trainPool(quick, 0);
+    const oa = selectTrainingOA().training;
+    const as = taskAssignments(quick, method({ K: 4 }), pool);
+    const sched = makeSchedule(as);
+    const seen = new Map<string, string[]>();
+    for (let step = 1; step <= 60; step++) {
+      for (const t of stepTasks(pool, quick.rl.tasksPerStep, 0, step)) seen.set(t, [...(seen.get(t) ?? []), sched.next(t)]);
+    }
+    expect(seen.size).toBe(pool.length);
+    for (const a of as) {
+      expect(a.harnesses).toHaveLength(4);
+      expect(new Set(a.harnesses).size).toBe(4);
+      for (const h of a.harnesses) expect(oa).toContain(h);
+      // Locality: the others are the nearest to the anchor (non-decreasing distance, no nearer one left out).
+      const d = a.harnesses.map((h) => hammingDistance(a.harnesses[0], h));
+      expect(d).toEqual(a.distances);
+      const rest = oa.filter((h) => !a.harnesses.includes(h)).map((h) => hammingDistance(a.harnesses[0], h));
+      expect(Math.min(...rest)).toBeGreaterThanOrEqual(Math.max(...d));
+      const draws = seen.get(String(a.task))!;
+      expect(draws.length).toBeGreaterThanOrEqual(4);
+      draws.forEach((h, k) => expect(h).toBe(a.harnesses[k % 4]));
+    }
+  });
+
+  it('the schedule state round-trips (resume continues the rotation)', () => {
+    const pool = trainPool(quick, 1);
+    const as = taskAssignments(quick, method({ K: 3 }), pool);
+    const a = makeSchedule(as);
+    for (let s = 1; s <= 5; s++) for (const t of stepTasks(pool, 4, 1, s)) a.next(t);
+    const b = makeSchedule(as, a.state());
+    for (let s = 6; s <= 9; s++) for (const t of stepTasks(pool, 4, 1, s)) expect(b.next(t)).toBe(a.next(t));
+  });
+
+  it('strategies pick the right training harnesses', () => {
+    expect(trainingHarnesses(quick, method({ harnesses: 'single' }))).toEqual([BASE_HARNESS]);
+    expect(trainingHarnesses(quick, method({ harnesses: 'blackbox', blackbox: 'bb-coding-cli' }))).toEqual(['bb-coding-cli']);
+    expect(trainingHarnesses(quick, method({ harnesses: 'none' }))).toEqual([]);
+    expect(trainingHarnesses(quick, method({ harnesses: 'scaling' }))).toEqual(selectTrainingOA().training);
+    const rk = trainingHarnesses({ ...quick, design: { ...quick.design, k: 7 } } as ExperimentSpec, method({ harnesses: 'random-k' }));
+    expect(rk).toHaveLength(7);
+    expect(rk).not.toEqual(selectTrainingOA().training.slice(0, 7));
+    const pool = trainPool(quick, 0);
+    const single = taskAssignments(quick, method({ harnesses: 'single' }), pool);
+    expect(single.every((a) => a.harnesses.length === 1 && a.harnesses[0] === BASE_HARNESS)).toBe(true);
+    // Random assignment differs from locality for some task (same anchors, other companions).
+    const loc = taskAssignments(quick, method({ harnesses: 'scaling', K: 4 }), pool);
+    const rnd = taskAssignments(quick, method({ harnesses: 'random-assignment', K: 4 }), pool);
+    expect(rnd.some((a, i) => a.harnesses.join() !== loc[i].harnesses.join())).toBe(true);
+    expect(() => taskAssignments(quick, method({ K: 19 }), pool)).toThrow(/K = 19 exceeds the training-set size 18/);
+  });
+
+  it('step task draws are seeded, distinct within a step, and depend only on (seed, step)', () => {
+    const pool = trainPool(quick, 0);
+    const a = stepTasks(pool, 4, 0, 3);
+    expect(new Set(a).size).toBe(4);
+    expect(stepTasks(pool, 4, 0, 3)).toEqual(a);
+    expect(stepTasks(pool, 4, 0, 4)).not.toEqual(a);
+    expect(stepTasks(pool, 4, 1, 3)).not.toEqual(a);
+  });
+
+  it('the stratified in-space set takes perDistance held-out configurations per distance, all held out', () => {
+    const d = selectTrainingOA();
+    const set = inSpaceEvalSet(quick);
+    const held = new Map(d.heldOut.map((h) => [h.id, h.distance]));
+    const counts = new Map<number, number>();
+    for (const id of set.ids) {
+      expect(held.has(id)).toBe(true);
+      counts.set(held.get(id)!, (counts.get(held.get(id)!) ?? 0) + 1);
+    }
+    const distances = new Set(d.heldOut.map((h) => h.distance));
+    expect(counts.size).toBe(distances.size);
+    for (const c of counts.values()) expect(c).toBeLessThanOrEqual(2);
+    expect(set.description).toMatch(/stratified.*2 per distance, seed 0/);
+    const all = inSpaceEvalSet({ ...quick, evaluation: { ...quick.evaluation, inSpace: { mode: 'all' } } } as ExperimentSpec);
+    expect(all.ids).toHaveLength(243 - 18);
+  });
+});
