@@ -7,6 +7,15 @@
 import { Command, CommanderError } from 'commander';
 import { UsageError } from './cli_util';
 import { registerDoctor } from './commands/doctor';
+import { registerRender } from './commands/render';
+import { registerExpert } from './commands/expert';
+import { registerTasks } from './commands/tasks';
+import { registerDesign } from './commands/design';
+import { registerAssign } from './commands/assign';
+import { registerTokenizer } from './commands/tokenizer';
+import { registerBench } from './commands/bench';
+import { registerPretrain } from './commands/pretrain';
+import { registerRun } from './commands/run';
 // Each command file exports register<Name>(program); add one line per command here.
 
 const program = new Command();
@@ -21,6 +30,15 @@ program
   });
 
 registerDoctor(program);
+registerRender(program);
+registerExpert(program);
+registerTasks(program);
+registerDesign(program);
+registerAssign(program);
+registerTokenizer(program);
+registerBench(program);
+registerPretrain(program);
+registerRun(program);
 
 async function main(argv: string[]): Promise<number> {
   try {

@@ -1,0 +1,54 @@
+/**
+ * Launcher of shaders/logprob_backward.wgsl (dlogits = dlogprob·(onehot − softmax), written).
+ * CPU reference: logprob_backward.ref.ts (`logprobBackwardRef`). Used by the RL loss heads.
+ */
+import code from '../../shaders/logprob_backward.wgsl?raw';
+import type { Gpu } from '../gpu/device';
+import { bindAll, checkView, encodePrepared, grid, off, paramsUniform, type PreparedDispatch, type TensorView } from './dispatch_plan';
+
+const WG = 256;
+
+export interface LogprobBackwardArgs {
+  N: number;
+  V: number;
+  /** (N,V) logits. */
+  logits: TensorView;
+  /** (N) i32 target ids. */
+  targets: TensorView;
+  /** (N) saved log-sum-exp of the forward. */
+  lse: TensorView;
+  /** (N) upstream gradient of the log-probs. */
+  dlogprob: TensorView;
+  /** (N,V) written. */
+  dlogits: TensorView;
+}
+
+/** Prepare the logprob_backward dispatch. @throws Error naming the argument on a bad size or aliasing. */
+export function prepareLogprobBackward(gpu: Gpu, a: LogprobBackwardArgs, label = 'logprob_backward'): PreparedDispatch {
+  const { N, V } = a;
+  for (const [k, v] of Object.entries({ N, V })) {
+    if (!Number.isInteger(v) || v <= 0) throw new Error(`${label}: ${k} must be a positive integer, got ${v}`);
+  }
+  checkView(label, 'logits', a.logits, N * V);
+  checkView(label, 'targets', a.targets, N);
+  checkView(label, 'lse', a.lse, N);
+  checkView(label, 'dlogprob', a.dlogprob, N);
+  checkView(label, 'dlogits', a.dlogits, N * V);
+  for (const k of ['logits', 'targets', 'lse', 'dlogprob'] as const) {
+    if (a[k].buffer === a.dlogits.buffer) throw new Error(`${label}: dlogits must not share a buffer with ${k}`);
+  }
+  const pipeline = gpu.pipelines.get('logprob_backward', code, 'main', { WG });
+  const params = paramsUniform(gpu, `${label}-params`, [
+    ['u32', N], ['u32', V], ['u32', off('logits', a.logits)], ['u32', off('targets', a.targets)],
+    ['u32', off('lse', a.lse)], ['u32', off('dlogprob', a.dlogprob)], ['u32', off('dlogits', a.dlogits)], ['u32', 0],
+  ]);
+  const bindGroup = bindAll(gpu, `${label}-bind`, pipeline, [
+    [0, params], [1, a.logits.buffer], [2, a.targets.buffer], [3, a.lse.buffer], [4, a.dlogprob.buffer], [5, a.dlogits.buffer],
+  ]);
+  return { label, pipeline, bindGroup, groups: grid(Math.ceil((N * V) / WG)), flops: 4 * N * V, bytes: 8 * N * V };
+}
+
+/** Encode logprob_backward into `pass` (prepares on every call). */
+export function encodeLogprobBackward(gpu: Gpu, pass: GPUComputePassEncoder, a: LogprobBackwardArgs): void {
+  encodePrepared(pass, [prepareLogprobBackward(gpu, a)]);
+}

@@ -1,0 +1,429 @@
+/**
+ * The whole training step on the GPU in one command buffer and one submit (DESIGN.md §10,
+ * issue 4 "Engine"): forward (GpuModel) → loss head (loss + dlogits [+ dvalues]) → backward →
+ * global-norm clip → AdamW, followed by one small metrics readback.
+ *
+ * A non-finite gradient norm makes the AdamW kernel skip the update (global_norm_forward writes
+ * gradScale = −1) and `trainStep` throw, with parameters, moments and the step count unchanged
+ * (as cpuAdamwStep does on the CPU).
+ *
+ * Gradients and the AdamW moments m, v are flat (P) buffers with the parameters' offset table
+ * (`src/model/layout.ts`). The clip multiplier min(1, maxNorm/(‖g‖ + 1e-6)) is computed on the GPU
+ * (global_norm_forward) and read by the AdamW kernel in the same submit, so nothing is read back
+ * before the update. Per step the CPU only writes the batch (ids, targets, mask, token buckets)
+ * and the AdamW hyper-parameters with queue.writeBuffer, encodes the prepared dispatches (built
+ * once per batch shape) and maps a few bytes of metrics.
+ *
+ * Backward order (mirrors cpuBackward in src/model/cpu_model.ts):
+ *   lm head → [value head, accumulating into dlnf] → LNf → for l = L−1…0: fcproj, GELU, fc, LN2,
+ *   attproj, attention (2 dispatches), qkv, LN1 → encoder. The residual-stream gradient `dres`
+ *   is accumulated in place by each LayerNorm backward (llm.c style).
+ *
+ * Loss heads are pluggable (`LossHead`): SFT cross-entropy is `sftLossHead()`; an RL head (PPO /
+ * GRPO) writes its own dlogits (and dvalues) from the same activations.
+ */
+import type { Gpu } from '../gpu/device';
+import { createStorage, readF32 } from '../gpu/buffers';
+import { encodePrepared, type PreparedDispatch, type TensorView } from '../kernels/dispatch_plan';
+import { prepareMatmulBackward } from '../kernels/matmul_backward';
+import { prepareLayernormBackward } from '../kernels/layernorm_backward';
+import { prepareGeluBackward } from '../kernels/gelu_backward';
+import { createAttentionScratch, prepareAttentionBackward } from '../kernels/attention_backward';
+import { prepareEncoderBackward, TokenBucketBuffers } from '../kernels/encoder_backward';
+import { prepareGlobalNorm } from '../kernels/global_norm_forward';
+import { AdamWUpdate } from '../kernels/adamw_update';
+import { prepareCrossentropyForward } from '../kernels/crossentropy_forward';
+import { prepareCrossentropyBackward } from '../kernels/crossentropy_backward';
+import { crossentropyScale } from '../kernels/crossentropy_forward.ref';
+import type { GpuModel } from './gpu_model';
+
+/** One training batch: B right-padded rows of T tokens plus whatever the loss head needs. */
+export interface TrainBatch {
+  B: number;
+  T: number;
+  /** (B,T) i32 input ids (padding: any valid id). */
+  ids: Int32Array;
+  /** (B·T) i32 next-token targets (SFT: from `sftTargets`; RL: the sampled ids). */
+  targets: Int32Array;
+  /** (B·T) f32 ≥ 0 loss weights (1 on scored tokens, 0 on context and padding). */
+  mask: Float32Array;
+  /** Extra per-token inputs of a custom loss head (e.g. advantages, old log-probs), by name. */
+  extra?: Record<string, Float32Array>;
+}
+
+/** What a loss head gets to build its dispatches for one batch shape. */
+export interface LossContext {
+  gpu: Gpu;
+  model: GpuModel;
+  B: number;
+  T: number;
+  /** B·T */
+  N: number;
+  V: number;
+  /** (maxB·maxT) i32 targets (the model's `targets` buffer, written by the trainer). */
+  targets: GPUBuffer;
+  /** (maxB·maxT) f32 loss mask, written by the trainer. */
+  mask: GPUBuffer;
+  /** (N,V) the head must WRITE every element of rows 0…N−1 (zeros where nothing flows). */
+  dlogits: GPUBuffer;
+  /** (N) the head must write it when `usesValues`; ignored otherwise. */
+  dvalues: GPUBuffer;
+}
+
+/**
+ * A loss head: dispatches that read the forward's activations (`ctx.model.acts.logits`,
+ * `.values`) and write dlogits (and dvalues), plus metric words left on the GPU for the single
+ * metrics readback.
+ */
+export interface LossHead {
+  /** Name shown in labels and errors. */
+  readonly name: string;
+  /** Run the value head in the forward and backpropagate `dvalues`. */
+  readonly usesValues: boolean;
+  /** Names of the metric words, in order (e.g. ['loss', 'tokens']). */
+  readonly metricNames: readonly string[];
+  /**
+   * Build the head's dispatches for one batch shape (called once per shape, then cached).
+   * @returns the dispatches and where its metric words live (one f32 each, `metricNames` order)
+   */
+  prepare(ctx: LossContext): { dispatches: PreparedDispatch[]; metrics: TensorView };
+  /** Write the batch's per-step inputs (queue.writeBuffer) before the submit. */
+  write(ctx: LossContext, batch: TrainBatch): void;
+}
+
+/**
+ * The SFT head: token-mean masked cross-entropy (crossentropy_forward, 2 dispatches) and its
+ * gradient (crossentropy_backward with scale = 1/Σmask written by the CPU, 0 for an all-masked
+ * batch). Metrics: loss (nats/token over valid tokens), tokens (Σmask).
+ */
+export function sftLossHead(): LossHead {
+  let bufs: { loss: GPUBuffer; lse: GPUBuffer; stats: GPUBuffer; scale: GPUBuffer } | null = null;
+  return {
+    name: 'sft',
+    usesValues: false,
+    metricNames: ['loss', 'tokens'],
+    prepare(ctx) {
+      const { gpu, model, N, V } = ctx;
+      const cap = model.maxB * model.maxT;
+      bufs ??= {
+        loss: createStorage(gpu.device, 'sft-loss (N)', cap * 4),
+        lse: createStorage(gpu.device, 'sft-lse (N)', cap * 4),
+        stats: createStorage(gpu.device, 'sft-stats [meanLoss, Σmask]', 8),
+        scale: createStorage(gpu.device, 'sft-scale 1/Σmask', 4),
+      };
+      const logits = { buffer: model.acts.logits };
+      const dispatches = [
+        ...prepareCrossentropyForward(gpu, { N, V, logits, targets: ctx.targets, mask: ctx.mask, loss: bufs.loss, lse: bufs.lse, stats: bufs.stats }, 'sft crossentropy_forward'),
+        prepareCrossentropyBackward(gpu, {
+          N, V, logits, targets: { buffer: ctx.targets }, mask: { buffer: ctx.mask }, lse: { buffer: bufs.lse }, scale: { buffer: bufs.scale }, dlogits: { buffer: ctx.dlogits },
+        }, 'sft crossentropy_backward'),
+      ];
+      return { dispatches, metrics: { buffer: bufs.stats, offset: 0 } };
+    },
+    write(ctx, batch) {
+      if (!bufs) throw new Error('sftLossHead.write: prepare() was not called');
+      ctx.gpu.device.queue.writeBuffer(bufs.scale, 0, new Float32Array([crossentropyScale(batch.mask)]));
+    },
+  };
+}
+
+export interface TrainerOptions {
+  /** Learning rate, constant or per 1-based step (default 3e-4). */
+  lr?: number | ((step: number) => number);
+  beta1?: number;
+  beta2?: number;
+  eps?: number;
+  weightDecay?: number;
+  /** Global-norm clip threshold (default 1; Infinity disables clipping). */
+  maxNorm?: number;
+  /** Loss head (default SFT cross-entropy). */
+  lossHead?: LossHead;
+}
+
+/** Metrics of one step, from the single readback. */
+export interface StepMetrics {
+  /** 1-based step number. */
+  step: number;
+  /** Global gradient L2 norm before clipping. */
+  gradNorm: number;
+  /** Clip multiplier applied, in (0, 1]. */
+  gradScale: number;
+  /** The loss head's metric words by name (SFT: loss, tokens). */
+  head: Record<string, number>;
+}
+
+/** GPU work per training step, counted by the trainer (tests also count submits independently). */
+export interface StepCounters {
+  dispatches: number;
+  submits: number;
+  readbacks: number;
+  /** Compute passes and buffer clears/copies encoded. */
+  passes: number;
+  clears: number;
+  copies: number;
+}
+
+interface ShapePlan {
+  B: number;
+  T: number;
+  /** Everything between the clears and the metrics copy, in order. */
+  dispatches: PreparedDispatch[];
+  headMetrics: TensorView;
+  ctx: LossContext;
+}
+
+const METRIC_WORDS_MAX = 16;
+
+/**
+ * The GPU trainer of one GpuModel: owns gradients, moments, backward scratch and the step.
+ * Create with `GpuTrainer.create(model, opts)`; the model's parameters must be written first.
+ */
+export class GpuTrainer {
+  readonly P: number;
+  /** (P) gradients, same layout as the parameters. */
+  readonly grads: GPUBuffer;
+  /** (P) AdamW first and second moments. */
+  readonly m: GPUBuffer;
+  readonly v: GPUBuffer;
+  /** [gradNorm, gradScale] written on the GPU each step. */
+  readonly normOut: GPUBuffer;
+  /** Steps taken so far (the next step is step + 1). */
+  step = 0;
+  /** Counters of the last step. */
+  lastCounters: StepCounters = { dispatches: 0, submits: 0, readbacks: 0, passes: 0, clears: 0, copies: 0 };
+  readonly head: LossHead;
+  private readonly gpu: Gpu;
+  private readonly opts: Required<Omit<TrainerOptions, 'lossHead'>>;
+  private readonly mask: GPUBuffer;
+  private readonly buckets: TokenBucketBuffers;
+  private readonly s: Record<'dlogits' | 'dvalues' | 'dlnf' | 'dres' | 'dln' | 'datty' | 'dqkv' | 'dfcg' | 'dfch' | 'attScratch', GPUBuffer>;
+  private readonly adamw: AdamWUpdate;
+  private readonly optimizer: PreparedDispatch[];
+  private readonly staging: GPUBuffer;
+  private readonly plans = new Map<string, ShapePlan>();
+  private inFlight = false;
+
+  private constructor(readonly model: GpuModel, opts: TrainerOptions) {
+    this.gpu = model.gpu;
+    const d = this.gpu.device;
+    const { C, NH, vocabSize: V } = model.cfg;
+    this.P = model.layout.total;
+    this.opts = {
+      lr: opts.lr ?? 3e-4,
+      beta1: opts.beta1 ?? 0.9,
+      beta2: opts.beta2 ?? 0.95,
+      eps: opts.eps ?? 1e-8,
+      weightDecay: opts.weightDecay ?? 0.01,
+      maxNorm: opts.maxNorm ?? 1,
+    };
+    if (!(this.opts.maxNorm > 0)) throw new Error(`GpuTrainer: maxNorm = ${this.opts.maxNorm} must be > 0 (Infinity disables clipping)`);
+    this.head = opts.lossHead ?? sftLossHead();
+    if (this.head.metricNames.length > METRIC_WORDS_MAX - 2) throw new Error(`GpuTrainer: loss head '${this.head.name}' has more than ${METRIC_WORDS_MAX - 2} metrics`);
+    const N = model.maxB * model.maxT;
+    this.grads = createStorage(d, `grads (P=${this.P})`, this.P * 4);
+    this.m = createStorage(d, `adamw-m (P=${this.P})`, this.P * 4);
+    this.v = createStorage(d, `adamw-v (P=${this.P})`, this.P * 4);
+    this.normOut = createStorage(d, 'global-norm [norm, gradScale]', 8);
+    this.mask = createStorage(d, 'loss-mask (N)', N * 4);
+    this.buckets = new TokenBucketBuffers(this.gpu, V, N, 'train encoder_backward');
+    const f = (label: string, n: number) => createStorage(d, `${label} (${n} f32)`, n * 4);
+    this.s = {
+      dlogits: f('dlogits', N * V),
+      dvalues: f('dvalues', N),
+      dlnf: f('dlnf', N * C),
+      dres: f('dres', N * C),
+      dln: f('dln', N * C),
+      datty: f('datty', N * C),
+      dqkv: f('dqkv', N * 3 * C),
+      dfcg: f('dfcg', N * 4 * C),
+      dfch: f('dfch', N * 4 * C),
+      attScratch: createAttentionScratch(this.gpu, model.maxB, NH, model.maxT),
+    };
+    this.optimizer = prepareGlobalNorm(this.gpu, { P: this.P, grads: { buffer: this.grads }, out: { buffer: this.normOut }, maxNorm: this.opts.maxNorm });
+    this.adamw = new AdamWUpdate(this.gpu, { P: this.P, params: { buffer: model.params }, grads: { buffer: this.grads }, m: this.m, v: this.v, gradScale: { buffer: this.normOut, offset: 1 } });
+    this.optimizer.push(this.adamw.dispatch);
+    this.staging = d.createBuffer({ label: 'train-metrics-staging', size: METRIC_WORDS_MAX * 4, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
+  }
+
+  /**
+   * A trainer for `model` (moments zero, step 0).
+   * @throws Error naming a bad option, or a tensor that exceeds the device's binding limit.
+   */
+  static create(model: GpuModel, opts: TrainerOptions = {}): GpuTrainer {
+    return new GpuTrainer(model, opts);
+  }
+
+  /** The prepared step of shape (B,T) (built once, cached). */
+  private plan(B: number, T: number): ShapePlan {
+    const key = `${B}:${T}`;
+    const hit = this.plans.get(key);
+    if (hit) return hit;
+    const model = this.model;
+    const g = this.gpu;
+    const { C, NH, L, vocabSize: V } = model.cfg;
+    const N = B * T;
+    const a = model.acts;
+    const s = this.s;
+    const v = (buffer: GPUBuffer): TensorView => ({ buffer });
+    const grad = (name: string): TensorView => {
+      const e = model.layout.byName.get(name);
+      if (!e) throw new Error(`GpuTrainer: unknown parameter '${name}'`);
+      return { buffer: this.grads, offset: e.offset };
+    };
+    const ctx: LossContext = { gpu: g, model, B, T, N, V, targets: model.targets, mask: this.mask, dlogits: s.dlogits, dvalues: s.dvalues };
+    const head = this.head.prepare(ctx);
+    const ds: PreparedDispatch[] = [...model.forwardDispatches(B, T, { values: this.head.usesValues, logprob: false }), ...head.dispatches];
+    ds.push(prepareMatmulBackward(g, { N, K: C, M: V, dout: v(s.dlogits), inp: v(a.lnf), weight: model.param('wte'), dinp: v(s.dlnf), dweight: grad('wte'), dbias: null }, 'lm_head backward'));
+    if (this.head.usesValues) {
+      ds.push(prepareMatmulBackward(g, {
+        N, K: C, M: 1, dout: v(s.dvalues), inp: v(a.lnf), weight: model.param('valuew'), dinp: v(s.dlnf), dweight: grad('valuew'), dbias: grad('valueb'), accumulateDinp: true,
+      }, 'value_head backward'));
+    }
+    ds.push(prepareLayernormBackward(g, {
+      N, C, dout: v(s.dlnf), inp: v(a.x[L]), w: model.param('lnfw'), mean: v(a.lnfMean), rstd: v(a.lnfRstd), dinp: v(s.dres), dw: grad('lnfw'), db: grad('lnfb'),
+    }, 'lnf backward'));
+    for (let l = L - 1; l >= 0; l--) {
+      const h = `h${l}.`;
+      const blk = a.blocks[l];
+      ds.push(prepareMatmulBackward(g, {
+        N, K: 4 * C, M: C, dout: v(s.dres), inp: v(blk.fchGelu), weight: model.param(h + 'fcprojw'), dinp: v(s.dfcg), dweight: grad(h + 'fcprojw'), dbias: grad(h + 'fcprojb'),
+      }, `${h}fcproj backward`));
+      ds.push(prepareGeluBackward(g, { n: N * 4 * C, dout: v(s.dfcg), inp: v(blk.fch), dinp: v(s.dfch) }, `${h}gelu backward`));
+      ds.push(prepareMatmulBackward(g, {
+        N, K: C, M: 4 * C, dout: v(s.dfch), inp: v(blk.ln2), weight: model.param(h + 'fcw'), dinp: v(s.dln), dweight: grad(h + 'fcw'), dbias: grad(h + 'fcb'),
+      }, `${h}fc backward`));
+      ds.push(prepareLayernormBackward(g, {
+        N, C, dout: v(s.dln), inp: v(blk.x2), w: model.param(h + 'ln2w'), mean: v(blk.ln2Mean), rstd: v(blk.ln2Rstd), dinp: v(s.dres), dw: grad(h + 'ln2w'), db: grad(h + 'ln2b'),
+      }, `${h}ln2 backward`));
+      ds.push(prepareMatmulBackward(g, {
+        N, K: C, M: C, dout: v(s.dres), inp: v(blk.atty), weight: model.param(h + 'attprojw'), dinp: v(s.datty), dweight: grad(h + 'attprojw'), dbias: grad(h + 'attprojb'),
+      }, `${h}attproj backward`));
+      ds.push(...prepareAttentionBackward(g, { B, T, C, NH, dout: v(s.datty), qkv: v(blk.qkv), att: v(blk.att), dqkv: v(s.dqkv), scratch: s.attScratch }, `${h}attention backward`));
+      ds.push(prepareMatmulBackward(g, {
+        N, K: C, M: 3 * C, dout: v(s.dqkv), inp: v(blk.ln1), weight: model.param(h + 'qkvw'), dinp: v(s.dln), dweight: grad(h + 'qkvw'), dbias: grad(h + 'qkvb'),
+      }, `${h}qkv backward`));
+      ds.push(prepareLayernormBackward(g, {
+        N, C, dout: v(s.dln), inp: v(a.x[l]), w: model.param(h + 'ln1w'), mean: v(blk.ln1Mean), rstd: v(blk.ln1Rstd), dinp: v(s.dres), dw: grad(h + 'ln1w'), db: grad(h + 'ln1b'),
+      }, `${h}ln1 backward`));
+    }
+    ds.push(prepareEncoderBackward(g, { B, T, C, V, dout: v(s.dres), buckets: this.buckets, dwte: grad('wte'), dwpe: grad('wpe') }, 'encoder backward'));
+    ds.push(...this.optimizer);
+    const plan: ShapePlan = { B, T, dispatches: ds, headMetrics: head.metrics, ctx };
+    this.plans.set(key, plan);
+    return plan;
+  }
+
+  /** Validate a batch. @throws Error naming the bad field. */
+  private checkBatch(b: TrainBatch): void {
+    this.model.checkShape('GpuTrainer.trainStep', b.B, b.T);
+    const N = b.B * b.T;
+    if (b.ids?.length !== N) throw new Error(`GpuTrainer.trainStep: batch.ids has ${b.ids?.length} values, expected (B,T) = ${N}`);
+    if (b.targets?.length !== N) throw new Error(`GpuTrainer.trainStep: batch.targets has ${b.targets?.length} values, expected (B·T) = ${N}`);
+    if (b.mask?.length !== N) throw new Error(`GpuTrainer.trainStep: batch.mask has ${b.mask?.length} values, expected (B·T) = ${N}`);
+    for (let i = 0; i < N; i++) {
+      if (!(b.mask[i] >= 0) || !Number.isFinite(b.mask[i])) throw new Error(`GpuTrainer.trainStep: batch.mask[${i}] = ${b.mask[i]} must be finite and ≥ 0`);
+    }
+  }
+
+  /**
+   * Encode one training step into `encoder` (after writing the batch and hyper-parameters):
+   * clears of grads and dres, one compute pass with every dispatch, and the metrics copies into
+   * the staging buffer. Use `trainStep` unless you batch more work into the same submit.
+   * @returns counts of what was encoded
+   */
+  encodeStep(encoder: GPUCommandEncoder, batch: TrainBatch): Omit<StepCounters, 'submits' | 'readbacks'> {
+    if (this.gpu.lost) throw new Error(`GpuTrainer: the GPU device was lost (${this.gpu.lost.message}); training stopped, resume from the last checkpoint on a new device`);
+    this.checkBatch(batch);
+    const plan = this.plan(batch.B, batch.T);
+    const { C } = this.model.cfg;
+    const N = batch.B * batch.T;
+    // Batch and hyper-parameter uploads: queue writes are ordered before the next submit.
+    this.model.writeIds(batch.ids, batch.B, batch.T, 'ids');
+    this.model.writeIds(batch.targets, batch.B, batch.T, 'targets');
+    this.gpu.device.queue.writeBuffer(this.mask, 0, batch.mask.buffer, batch.mask.byteOffset, batch.mask.byteLength);
+    this.buckets.write(batch.ids);
+    this.head.write(plan.ctx, batch);
+    const step = this.step + 1;
+    const lr = typeof this.opts.lr === 'function' ? this.opts.lr(step) : this.opts.lr;
+    this.adamw.setHyper({ lr, beta1: this.opts.beta1, beta2: this.opts.beta2, eps: this.opts.eps, weightDecay: this.opts.weightDecay, step });
+
+    encoder.clearBuffer(this.grads);
+    encoder.clearBuffer(this.s.dres, 0, N * C * 4);
+    const pass = encoder.beginComputePass({ label: `train step B=${batch.B} T=${batch.T}` });
+    const dispatches = encodePrepared(pass, plan.dispatches);
+    pass.end();
+    encoder.copyBufferToBuffer(this.normOut, 0, this.staging, 0, 8);
+    const hm = plan.headMetrics;
+    encoder.copyBufferToBuffer(hm.buffer, (hm.offset ?? 0) * 4, this.staging, 8, this.head.metricNames.length * 4);
+    this.step = step;
+    return { dispatches, passes: 1, clears: 2, copies: 2 };
+  }
+
+  /**
+   * One training step: one command buffer, one submit, one metrics readback (mapAsync of 16
+   * words). Parameters, gradients and moments stay on the GPU.
+   * @returns the step's metrics (grad norm, clip multiplier, the loss head's metrics)
+   * @throws Error naming a bad batch field, or when the device is lost.
+   */
+  async trainStep(batch: TrainBatch): Promise<StepMetrics> {
+    if (this.inFlight) throw new Error('GpuTrainer.trainStep: the previous step has not finished (await each step)');
+    this.inFlight = true;
+    try {
+      const enc = this.gpu.device.createCommandEncoder({ label: `train step ${this.step + 1}` });
+      const c = this.encodeStep(enc, batch);
+      this.gpu.device.queue.submit([enc.finish()]);
+      await this.staging.mapAsync(GPUMapMode.READ);
+      const words = new Float32Array(this.staging.getMappedRange().slice(0));
+      this.staging.unmap();
+      this.lastCounters = { ...c, submits: 1, readbacks: 1 };
+      if (words[1] < 0) {
+        // The AdamW kernel skipped the update (non-finite gradient norm): nothing changed.
+        this.step--;
+        throw new Error(`GpuTrainer.trainStep: gradient norm is ${words[0]}; step ${this.step + 1} skipped, parameters and moments unchanged`);
+      }
+      const head: Record<string, number> = {};
+      this.head.metricNames.forEach((n, i) => (head[n] = words[2 + i]));
+      return { step: this.step, gradNorm: words[0], gradScale: words[1], head };
+    } finally {
+      this.inFlight = false;
+    }
+  }
+
+  /** Read the gradients of the last step (P) (test and debugging helper; one submit + map). */
+  async readGrads(): Promise<Float32Array> {
+    return readF32(this.gpu.device, this.grads, this.P);
+  }
+
+  /** Read the AdamW moments (checkpoints). */
+  async readMoments(): Promise<{ m: Float32Array; v: Float32Array }> {
+    return { m: await readF32(this.gpu.device, this.m, this.P), v: await readF32(this.gpu.device, this.v, this.P) };
+  }
+
+  /**
+   * Restore moments and the step counter (checkpoint resume).
+   * @throws Error when m or v does not have P values or step is not a non-negative integer.
+   */
+  writeMoments(m: Float32Array, v: Float32Array, step: number): void {
+    if (m.length !== this.P || v.length !== this.P) throw new Error(`GpuTrainer.writeMoments: m and v must have P = ${this.P} values, got ${m.length} and ${v.length}`);
+    if (!Number.isInteger(step) || step < 0) throw new Error(`GpuTrainer.writeMoments: step must be an integer ≥ 0, got ${step}`);
+    this.gpu.device.queue.writeBuffer(this.m, 0, m.buffer, m.byteOffset, m.byteLength);
+    this.gpu.device.queue.writeBuffer(this.v, 0, v.buffer, v.byteOffset, v.byteLength);
+    this.step = step;
+  }
+
+  /** Dispatches one step of shape (B,T) encodes (forward + head + backward + optimizer). */
+  dispatchCount(B: number, T: number): number {
+    return this.plan(B, T).dispatches.length;
+  }
+
+  /** The prepared dispatches of a step (benchmarks time them by label). */
+  stepDispatches(B: number, T: number): readonly PreparedDispatch[] {
+    return this.plan(B, T).dispatches;
+  }
+
+  /** Release the trainer's buffers (not the model's). */
+  destroy(): void {
+    for (const b of [this.grads, this.m, this.v, this.normOut, this.mask, this.buckets.start, this.buckets.pos, this.staging, ...Object.values(this.s)]) b.destroy();
+    this.plans.clear();
+  }
+}
