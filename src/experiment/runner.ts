@@ -156,8 +156,10 @@ async function startingParams(spec: ExperimentSpec, cfg: ModelConfig, preset: st
     let why = '';
     try {
       const res = explicit ? null : await fetch(url);
-      if (res && !res.ok) why = `HTTP ${res.status}`;
-      else {
+      // Vite answers a missing file with the app's index.html (SPA fallback), not a 404.
+      if (res && (!res.ok || (res.headers.get('content-type') ?? '').includes('text/html'))) {
+        why = `public/base-${preset}.ckpt not found: no base checkpoint ships yet`;
+      } else {
         const ck = await decodeBaseCheckpoint(res ? new Uint8Array(await res.arrayBuffer()) : b64ToBytes(explicit!));
         const c = ck.header.config;
         if (c.vocabSize !== cfg.vocabSize || c.maxT !== cfg.maxT || c.C !== cfg.C || c.L !== cfg.L || c.NH !== cfg.NH) why = `its config ${JSON.stringify(c)} does not match preset '${preset}' ${JSON.stringify(cfg)}`;
@@ -167,7 +169,7 @@ async function startingParams(spec: ExperimentSpec, cfg: ModelConfig, preset: st
     } catch (e) {
       why = (e as Error).message.split('\n')[0];
     }
-    const w = `WARNING: spec.model.init = 'base' but the base checkpoint ${url} is unusable (${why}); falling back to a RANDOM 'scratch' init (seed ${seed}). Build it with \`hlab pretrain --preset ${preset}\`. Expect pass@1 ≈ 0 and no learning signal.`;
+    const w = `WARNING: spec.model.init = 'base' but the base checkpoint ${url} is unusable (${why}); falling back to a RANDOM 'scratch' init (seed ${seed}). Build it with \`npm run -s hlab -- pretrain --preset ${preset} --out public/base-${preset}.ckpt\` or pass \`--base FILE\`. Expect pass@1 ≈ 0 and no learning signal.`;
     if (!warnings.includes(w)) warnings.push(w);
     log('warn', { message: w });
   }
@@ -358,7 +360,7 @@ export async function runExperiment(specJson: unknown, o: RunnerOptions = {}): P
           step,
           reward: ro.trajectories.reduce((a, t) => a + t.reward, 0) / ro.trajectories.length,
           passByHarness,
-          policyLoss: up.policyLoss, valueLoss: up.valueLoss, clipFrac: up.clipFrac, approxKl: up.approxKl, entropy: up.entropy, gradNorm: up.gradNorm,
+          policyLoss: up.policyLoss, valueLoss: up.valueLoss, clipFrac: up.clipFrac, approxKl: up.approxKl, klRef: up.klRef, entropy: up.entropy, gradNorm: up.gradNorm,
           optimizerSteps: up.optimizerSteps, skippedSteps: up.skippedSteps, rows: up.rows, tokens: up.tokens,
           tokensPerSec: (policy.tokens - tok0) / Math.max(1e-9, (policy.ms - ms0) / 1000),
           workerRetries: (prev?.workerRetries ?? 0) + (env.retries() - retries0),

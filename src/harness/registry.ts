@@ -60,7 +60,9 @@ export function createHarness(id: string, opts: BaseHarnessOptions & CodingCliOp
   try {
     comps = componentsOf(id);
   } catch (e) {
-    throw new Error(`unknown harness id '${id}': ${(e as Error).message}; use an id like S0-T1-O2-C0-W1 or one of ${BLACKBOX_IDS.join(', ')}`);
+    // The parser's message already quotes the id; drop its own prefix so the id appears once.
+    const detail = (e as Error).message.replace(/^harness id '[^']*':\s*/, '');
+    throw new Error(`unknown harness id '${id}': ${detail}; use an id like S0-T1-O2-C0-W1 or one of ${BLACKBOX_IDS.join(', ')}`);
   }
   return new ComposedHarness(id, comps, opts);
 }
