@@ -9,7 +9,7 @@
  * shown with its error next to the field, never silently replaced). Pure, DOM-free.
  */
 
-/** The views that exist. Train, Results and Trajectories arrive with the training loop. */
+/** The views that exist. Train, Results and Trajectories are not built yet (runs work from the CLI). */
 export const VIEWS = ['design', 'inspect'] as const;
 export type ViewName = (typeof VIEWS)[number];
 
