@@ -7,15 +7,20 @@
 //                     out[out_off] = norm, out[out_off+1] = gradScale.
 // A non-finite norm (NaN or Inf gradients) writes gradScale = −1, which AdamW reads as "skip
 // this update": parameters and moments stay unchanged and the trainer reports the bad step.
+// A non-zero skip word (`skip[skip_off]`, u32) forces the same skip state: the loss head's
+// non-finite flag (src/rl/gpu_loss.ts `state.flags[0]`, set earlier in the same pass) makes the
+// whole optimizer step a no-op through the one mechanism AdamW already honours. Without a loss
+// flag the launcher binds a zero word.
 // AdamW (shaders/adamw_update.wgsl) reads gradScale from `out` in the same command buffer, so
 // clipping needs no readback before the update.
 
-struct Params { P: u32, G: u32, grads_off: u32, out_off: u32, clip: u32, max_norm: f32, _p0: u32, _p1: u32 };
+struct Params { P: u32, G: u32, grads_off: u32, out_off: u32, clip: u32, max_norm: f32, skip_off: u32, _p1: u32 };
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> grads: array<f32>;
 @group(0) @binding(2) var<storage, read_write> partials: array<f32>;
 @group(0) @binding(3) var<storage, read_write> out: array<f32>;
+@group(0) @binding(4) var<storage, read> skip: array<u32>;
 
 override WG: u32 = 64u;
 
@@ -40,6 +45,8 @@ fn finalize() {
   if (params.clip != 0u) { scale = min(1.0, params.max_norm / (norm + 1e-6)); }
   // NaN fails every comparison, Inf fails this one: both give −1.
   if (!(s <= 3.0e38)) { scale = -1.0; }
+  // An integer test, not a float one: nothing here for the compiler to fold away.
+  if (skip[params.skip_off] != 0u) { scale = -1.0; }
   out[params.out_off] = norm;
   out[params.out_off + 1u] = scale;
 }

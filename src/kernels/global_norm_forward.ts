@@ -21,6 +21,13 @@ export interface GlobalNormArgs {
   out: TensorView;
   /** Clip threshold > 0; Infinity or undefined = no clipping (gradScale = 1). */
   maxNorm?: number;
+  /**
+   * One u32 word read by the finalize entry after everything before it in the command buffer:
+   * non-zero ⇒ gradScale = −1 (AdamW skips: params, m, v untouched), whatever the norm. The RL
+   * loss head's non-finite flag (src/rl/gpu_loss.ts `state.flags`, word 0). Undefined ⇒ a
+   * zero word owned by this dispatch (never skips for that reason).
+   */
+  skipFlag?: TensorView;
 }
 
 /**
@@ -37,9 +44,12 @@ export function prepareGlobalNorm(gpu: Gpu, a: GlobalNormArgs, label = 'global_n
   const G = Math.min(MAX_PARTIALS, Math.ceil(a.P / 64));
   const partials = createStorage(gpu.device, `${label}-partials (${G})`, G * 4);
   const clip = Number.isFinite(maxNorm) ? 1 : 0;
+  const skip: TensorView = a.skipFlag ?? { buffer: createStorage(gpu.device, `${label}-skip (zero u32)`, 4) };
+  checkView(label, 'skipFlag', skip, 1);
+  if (skip.buffer === a.out.buffer || skip.buffer === a.grads.buffer) throw new Error(`${label}: skipFlag must not share a buffer with grads or out`);
   const params = paramsUniform(gpu, `${label}-params`, [
     ['u32', a.P], ['u32', G], ['u32', off('grads', a.grads)], ['u32', off('out', a.out)],
-    ['u32', clip], ['f32', clip ? maxNorm : 0], ['u32', 0], ['u32', 0],
+    ['u32', clip], ['f32', clip ? maxNorm : 0], ['u32', off('skipFlag', skip)], ['u32', 0],
   ]);
   const p1 = gpu.pipelines.get('global_norm_forward-partials', code, 'partials_main', { WG });
   const p2 = gpu.pipelines.get('global_norm_forward-finalize', code, 'finalize');
@@ -55,7 +65,7 @@ export function prepareGlobalNorm(gpu: Gpu, a: GlobalNormArgs, label = 'global_n
     {
       label: `${label}-finalize`,
       pipeline: p2,
-      bindGroup: bindAll(gpu, `${label}-finalize-bind`, p2, [[0, params], [2, partials], [3, a.out.buffer]]),
+      bindGroup: bindAll(gpu, `${label}-finalize-bind`, p2, [[0, params], [2, partials], [3, a.out.buffer], [4, skip.buffer]]),
       groups: [1, 1, 1],
       flops: G,
       bytes: 4 * G,

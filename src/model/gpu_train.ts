@@ -5,7 +5,11 @@
  *
  * A non-finite gradient norm makes the AdamW kernel skip the update (global_norm_forward writes
  * gradScale = −1) and `trainStep` throw, with parameters, moments and the step count unchanged
- * (as cpuAdamwStep does on the CPU).
+ * (as cpuAdamwStep does on the CPU). A loss head may expose a GPU skip word (`LossHead.skipFlag`,
+ * e.g. the RL head's non-finite flag): global_norm_forward reads it in the same submit and forces
+ * the same skip state, so a flagged step is a true no-op (params, m, v untouched; the step count
+ * t and with it the LR schedule not advanced). With `onSkip: 'report'` a skipped step returns
+ * `skipped: true` instead of throwing.
  *
  * Gradients and the AdamW moments m, v are flat (P) buffers with the parameters' offset table
  * (`src/model/layout.ts`). The clip multiplier min(1, maxNorm/(‖g‖ + 1e-6)) is computed on the GPU
@@ -89,6 +93,13 @@ export interface LossHead {
   prepare(ctx: LossContext): { dispatches: PreparedDispatch[]; metrics: TensorView };
   /** Write the batch's per-step inputs (queue.writeBuffer) before the submit. */
   write(ctx: LossContext, batch: TrainBatch): void;
+  /**
+   * Optional u32 word the head's dispatches leave non-zero when the step must not be applied
+   * (non-finite inputs). Read by global_norm_forward after the backward, which then writes
+   * gradScale = −1, so AdamW leaves params and moments untouched. The head must clear it at the
+   * start of its dispatches every step.
+   */
+  readonly skipFlag?: TensorView;
 }
 
 /**
@@ -138,6 +149,12 @@ export interface TrainerOptions {
   maxNorm?: number;
   /** Loss head (default SFT cross-entropy). */
   lossHead?: LossHead;
+  /**
+   * What `trainStep` does when the step was skipped on the GPU (non-finite norm or the head's
+   * skip flag): 'throw' (default) an Error, or 'report' it as `StepMetrics.skipped`. Either way
+   * nothing was applied and the step count is unchanged.
+   */
+  onSkip?: 'throw' | 'report';
 }
 
 /** Metrics of one step, from the single readback. */
@@ -150,6 +167,8 @@ export interface StepMetrics {
   gradScale: number;
   /** The loss head's metric words by name (SFT: loss, tokens). */
   head: Record<string, number>;
+  /** True when AdamW skipped the step (only with `onSkip: 'report'`; `step` is then the last applied step). */
+  skipped: boolean;
 }
 
 /** GPU work per training step, counted by the trainer (tests also count submits independently). */
@@ -215,7 +234,9 @@ export class GpuTrainer {
       eps: opts.eps ?? 1e-8,
       weightDecay: opts.weightDecay ?? 0.01,
       maxNorm: opts.maxNorm ?? 1,
+      onSkip: opts.onSkip ?? 'throw',
     };
+    if (this.opts.onSkip !== 'throw' && this.opts.onSkip !== 'report') throw new Error(`GpuTrainer: onSkip = ${String(this.opts.onSkip)} must be 'throw' or 'report'`);
     if (!(this.opts.maxNorm > 0)) throw new Error(`GpuTrainer: maxNorm = ${this.opts.maxNorm} must be > 0 (Infinity disables clipping)`);
     this.head = opts.lossHead ?? sftLossHead();
     if (this.head.metricNames.length > METRIC_WORDS_MAX - 2) throw new Error(`GpuTrainer: loss head '${this.head.name}' has more than ${METRIC_WORDS_MAX - 2} metrics`);
@@ -239,7 +260,7 @@ export class GpuTrainer {
       dfch: f('dfch', N * 4 * C),
       attScratch: createAttentionScratch(this.gpu, model.maxB, NH, model.maxT),
     };
-    this.optimizer = prepareGlobalNorm(this.gpu, { P: this.P, grads: { buffer: this.grads }, out: { buffer: this.normOut }, maxNorm: this.opts.maxNorm });
+    this.optimizer = prepareGlobalNorm(this.gpu, { P: this.P, grads: { buffer: this.grads }, out: { buffer: this.normOut }, maxNorm: this.opts.maxNorm, skipFlag: this.head.skipFlag });
     this.adamw = new AdamWUpdate(this.gpu, { P: this.P, params: { buffer: model.params }, grads: { buffer: this.grads }, m: this.m, v: this.v, gradScale: { buffer: this.normOut, offset: 1 } });
     this.optimizer.push(this.adamw.dispatch);
     this.staging = d.createBuffer({ label: 'train-metrics-staging', size: METRIC_WORDS_MAX * 4, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
@@ -362,28 +383,33 @@ export class GpuTrainer {
   /**
    * One training step: one command buffer, one submit, one metrics readback (mapAsync of 16
    * words). Parameters, gradients and moments stay on the GPU.
+   * @param prelude optional work encoded into the same command buffer before the step (e.g. the
+   *   RL trainer's GPU advantages, once per rollout batch), so the step stays one submit
    * @returns the step's metrics (grad norm, clip multiplier, the loss head's metrics)
    * @throws Error naming a bad batch field, or when the device is lost.
    */
-  async trainStep(batch: TrainBatch): Promise<StepMetrics> {
+  async trainStep(batch: TrainBatch, prelude?: (encoder: GPUCommandEncoder) => void): Promise<StepMetrics> {
     if (this.inFlight) throw new Error('GpuTrainer.trainStep: the previous step has not finished (await each step)');
     this.inFlight = true;
     try {
       const enc = this.gpu.device.createCommandEncoder({ label: `train step ${this.step + 1}` });
+      prelude?.(enc);
       const c = this.encodeStep(enc, batch);
       this.gpu.device.queue.submit([enc.finish()]);
       await this.staging.mapAsync(GPUMapMode.READ);
       const words = new Float32Array(this.staging.getMappedRange().slice(0));
       this.staging.unmap();
       this.lastCounters = { ...c, submits: 1, readbacks: 1 };
-      if (words[1] < 0) {
-        // The AdamW kernel skipped the update (non-finite gradient norm): nothing changed.
-        this.step--;
-        throw new Error(`GpuTrainer.trainStep: gradient norm is ${words[0]}; step ${this.step + 1} skipped, parameters and moments unchanged`);
-      }
       const head: Record<string, number> = {};
       this.head.metricNames.forEach((n, i) => (head[n] = words[2 + i]));
-      return { step: this.step, gradNorm: words[0], gradScale: words[1], head };
+      if (words[1] < 0) {
+        // The AdamW kernel skipped the update (non-finite gradient norm or the head's skip
+        // flag): params and moments unchanged; rewind t so the next step reuses t and its LR.
+        this.step--;
+        if (this.opts.onSkip === 'report') return { step: this.step, gradNorm: words[0], gradScale: words[1], head, skipped: true };
+        throw new Error(`GpuTrainer.trainStep: gradient norm is ${words[0]}; step ${this.step + 1} skipped, parameters and moments unchanged`);
+      }
+      return { step: this.step, gradNorm: words[0], gradScale: words[1], head, skipped: false };
     } finally {
       this.inFlight = false;
     }

@@ -24,13 +24,13 @@
  * `writeNormalizer(gpu, head.normUniforms, norm)` to set that step's N and S (no re-recording,
  * no buffers or bind groups created per step); the encode* functions are the one-off form.
  *
- * Consuming the skip flag (for the optimizer owner). `state.flags` is a u32 storage buffer,
- * non-zero when any checked tensor held a NaN/±Inf. `gradScale = 0` alone does NOT make AdamW a
- * no-op (m and v still decay, and decoupled weight decay still shrinks p), so adamw_update
- * should bind `flags` read-only and return before touching params, m and v:
- *     if (flags[0] != 0u) { return; }     // uniform across invocations: no divergence cost
- * and the CPU, which reads `skipped` from the step's one metrics readback, must not advance the
- * AdamW step counter t or the LR schedule for a skipped step. (A NaN gradient also makes the
+ * Consuming the skip flag. `state.flags` is a u32 storage buffer, non-zero when any checked
+ * tensor held a NaN/±Inf. `gradScale = 0` alone does NOT make AdamW a no-op (m and v still
+ * decay, and decoupled weight decay still shrinks p). The training step (src/model/gpu_train.ts,
+ * `LossHead.skipFlag`, set by src/rl/trainer_head.ts) binds `flags` word 0 to
+ * global_norm_forward's finalize, which then writes gradScale = −1 — the state in which
+ * adamw_update returns before touching params, m and v — and GpuTrainer does not advance the
+ * AdamW step counter t or the LR schedule for that step (tests/browser/train_step.spec.ts). (A NaN gradient also makes the
  * norm NaN; checking the norm with NONFINITE.gradNorm catches overflow inside the backward pass.)
  */
 import type { Gpu } from '../gpu/device';

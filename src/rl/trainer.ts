@@ -4,29 +4,57 @@
  * (trainer_head.ts). GRPO (group-relative outcome advantages) or PPO (value head, GAE over
  * policy tokens, clipped value loss around V_old).
  *
- * - Advantages are computed on the CPU with the RL kernels' references (grpo_advantage,
- *   gae, adv_normalize .ref.ts — the specification the WGSL kernels are tested against): a
- *   few thousand numbers per step, not worth a GPU round trip.
+ * - Advantages on the GPU: the rollout batch's rewards (GRPO: per episode, with the group
+ *   offsets and each row's episode; PPO: per row, with V_old, the bootstrap values and the
+ *   truncation flags of trainer_batch `gaeRowInputs`) are uploaded once per update, and the
+ *   grpo_advantage / gae (+ adv_normalize) kernels are encoded into the command buffer of the
+ *   update's first optimizer step, so every optimizer step is still one submit. Each step's
+ *   loss head gathers its rows of the (B_all,T) advantages/returns on the GPU (gather_rows).
+ *   The CPU references (grpoAdvantages, ppoAdvantages) are the test oracle
+ *   (tests/browser/rl_trainer.spec.ts). A NaN/Inf reward or V_old propagates into the
+ *   advantages/returns, which the head checks (NONFINITE.advantages, .returns, .oldValues).
  * - PPO V_old: the sampler does not return values, so before any update of the step one
  *   forward pass over all rows computes V at every position; those are V_old.
  * - Each minibatch is one optimizer step; token-mean divides by that step's valid tokens.
  *   A minibatch with more rows than the model's maxB is split into several optimizer steps
  *   (reported as `optimizerSteps`).
- * - Non-finite safety: params and AdamW moments are copied on the GPU before every optimizer
- *   step; when the step's loss head flagged a NaN/Inf (RL metric `skipped`) or the gradient
- *   norm is not finite, they are copied back and the AdamW step counter is rewound, so the
- *   step is never applied; it is counted in `skippedSteps`.
+ * - Non-finite safety, on the GPU and in the same submit: the loss head's NaN/Inf flag (RL
+ *   metric `skipped`) is the training step's skip word, which global_norm_forward turns into
+ *   gradScale = −1 exactly as for a non-finite gradient norm; AdamW then leaves params, m and v
+ *   untouched, and GpuTrainer (onSkip 'report') does not advance t or the LR schedule. No
+ *   copies, no rollback. Such a step is counted in `skippedSteps`.
+ * - KL to a reference policy (cfg.klCoef > 0): the reference is the frozen starting policy,
+ *   i.e. the model's parameters when the trainer is created (before any checkpoint restore by
+ *   writeState, so a resumed run keeps the base model as reference). They are copied on the
+ *   GPU into a second GpuModel of the same shape; once per rollout batch a forward pass of that
+ *   model scores the sampled ids (log softmax at τ = 1), and those reference log-probs travel
+ *   with the rows to every optimizer step (`extra.refLogprobs`). Reported as `klRef`.
+ * - Entropy bonus (cfg.entCoef > 0): computed and differentiated in the head (trainer_head.ts).
  * - The sampler's log-probs are at the sampling temperature; the training step scores
  *   log softmax(z) (τ = 1). Rollouts for training must therefore use τ = 1 (checked).
  */
 import type { Gpu } from '../gpu/device';
-import { createStorage } from '../gpu/buffers';
-import type { GpuModel } from '../model/gpu_model';
+import { GpuModel } from '../model/gpu_model';
 import { GpuTrainer } from '../model/gpu_train';
 import type { RlLossConfig } from './config';
 import { readRlMetrics } from './gpu_loss';
 import { rlLossHead, type RlHead } from './trainer_head';
-import { buildRows, grpoAdvantages, minibatchIndices, ppoAdvantages, sliceRows, type TrajectoryLike } from './trainer_batch';
+import { createStorage, readF32 } from '../gpu/buffers';
+import { encodeGrpoAdvantageForward } from '../kernels/grpo_advantage_forward';
+import { encodeGaeForward } from '../kernels/gae_forward';
+import { advNormalizeScratchBytes, encodeAdvNormalizeForward } from '../kernels/adv_normalize_forward';
+import { buildRows, gaeRowInputs, grpoGroupOffsets, minibatchIndices, sliceRows, type RlRows, type TrajectoryLike } from './trainer_batch';
+
+/** The rollout batch's advantages on the GPU: uploaded inputs, outputs, and the encoder. */
+interface GpuAdvantages {
+  /** (B_all,T) f32 advantages at policy tokens. */
+  advantages: GPUBuffer;
+  /** (B_all,T) f32 GAE returns (PPO), null for GRPO. */
+  returns: GPUBuffer | null;
+  /** Encode the kernels in their own compute pass. */
+  encode(enc: GPUCommandEncoder): void;
+  destroy(): void;
+}
 
 export interface RlTrainerOptions {
   cfg: RlLossConfig;
@@ -48,6 +76,8 @@ export interface RlUpdateMetrics {
   clipFrac: number;
   /** k3 estimate of KL(π_old‖π) over valid tokens. */
   approxKl: number;
+  /** KL(π‖π_ref) to the frozen starting policy with cfg.klEstimator, over valid tokens (0 when klCoef = 0). */
+  klRef: number;
   /** Mean −log π_old(a) of the sampled tokens: a Monte-Carlo estimate of the policy entropy (nats/token, τ = 1). */
   entropy: number;
   gradNorm: number;
@@ -64,17 +94,35 @@ export interface RlUpdateMetrics {
 export class RlTrainer {
   readonly trainer: GpuTrainer;
   readonly head: RlHead;
-  private readonly backup: { params: GPUBuffer; m: GPUBuffer; v: GPUBuffer };
+  /** The frozen reference policy (klCoef > 0 only): a copy of the starting parameters. */
+  private readonly refModel: GpuModel | null;
 
   private constructor(readonly gpu: Gpu, readonly model: GpuModel, readonly opts: RlTrainerOptions) {
     this.head = rlLossHead(gpu, opts.cfg, model.maxB * model.maxT);
-    this.trainer = GpuTrainer.create(model, { lr: opts.lr, weightDecay: opts.weightDecay, maxNorm: opts.maxGradNorm, lossHead: this.head });
-    const P = this.trainer.P;
-    this.backup = {
-      params: createStorage(gpu.device, `rl backup params (P=${P})`, P * 4),
-      m: createStorage(gpu.device, `rl backup adamw-m (P=${P})`, P * 4),
-      v: createStorage(gpu.device, `rl backup adamw-v (P=${P})`, P * 4),
-    };
+    this.trainer = GpuTrainer.create(model, { lr: opts.lr, weightDecay: opts.weightDecay, maxNorm: opts.maxGradNorm, lossHead: this.head, onSkip: 'report' });
+    this.refModel = null;
+    if (opts.cfg.klCoef > 0) {
+      const ref = GpuModel.create(gpu, model.cfg, { maxB: model.maxB, maxT: model.maxT });
+      const enc = gpu.device.createCommandEncoder({ label: 'rl reference params (frozen copy)' });
+      enc.copyBufferToBuffer(model.params, 0, ref.params, 0, this.trainer.P * 4);
+      gpu.device.queue.submit([enc.finish()]);
+      this.refModel = ref;
+    }
+  }
+
+  /** log π_ref of every row's targets, (B·T), 0 at unmasked positions (chunked by maxB). */
+  private async refLogprobs(rows: RlRows): Promise<Float32Array> {
+    const ref = this.refModel;
+    if (!ref) throw new Error('RlTrainer.refLogprobs: no reference model (klCoef = 0)');
+    const { B, T } = rows;
+    const out = new Float32Array(B * T);
+    for (let b0 = 0; b0 < B; b0 += ref.maxB) {
+      const n = Math.min(ref.maxB, B - b0);
+      const r = await ref.forward(rows.ids.subarray(b0 * T, (b0 + n) * T), n, T, rows.targets.subarray(b0 * T, (b0 + n) * T));
+      out.set(r.logprob!.subarray(0, n * T), b0 * T);
+    }
+    for (let i = 0; i < B * T; i++) if (!(rows.mask[i] > 0)) out[i] = 0;
+    return out;
   }
 
   /** @throws Error naming a bad option or an unsupported loss term. */
@@ -83,18 +131,6 @@ export class RlTrainer {
       if (!Number.isInteger(opts[k]) || opts[k] < 1) throw new Error(`RlTrainer: ${k} must be an integer ≥ 1, got ${opts[k]}`);
     }
     return new RlTrainer(gpu, model, opts);
-  }
-
-  private copyAll(toBackup: boolean): void {
-    const P4 = this.trainer.P * 4;
-    const enc = this.gpu.device.createCommandEncoder({ label: toBackup ? 'rl backup' : 'rl restore' });
-    const pairs: Array<[GPUBuffer, GPUBuffer]> = [
-      [this.model.params, this.backup.params],
-      [this.trainer.m, this.backup.m],
-      [this.trainer.v, this.backup.v],
-    ];
-    for (const [live, bak] of pairs) enc.copyBufferToBuffer(toBackup ? live : bak, 0, toBackup ? bak : live, 0, P4);
-    this.gpu.device.queue.submit([enc.finish()]);
   }
 
   /** V at every position of (B,T) rows, chunked by maxB (PPO's V_old, before any update). */
@@ -118,19 +154,120 @@ export class RlTrainer {
     const cfg = this.opts.cfg;
     const rows = buildRows(trajs, this.opts.padId, this.model.maxT);
     const { B, T } = rows;
-    let advantages: Float32Array;
-    let oldValues: Float32Array = new Float32Array(B * T);
-    let returns: Float32Array = new Float32Array(B * T);
-    if (cfg.algorithm === 'ppo') {
-      oldValues = await this.values(rows.ids, B, T);
-      ({ advantages, returns } = ppoAdvantages(trajs, rows, oldValues, cfg));
-    } else {
-      ({ advantages } = grpoAdvantages(trajs, rows, cfg));
+    const oldValues = cfg.algorithm === 'ppo' ? await this.values(rows.ids, B, T) : new Float32Array(B * T);
+    const refLogprobs = cfg.klCoef > 0 ? await this.refLogprobs(rows) : null;
+    const adv = this.gpuAdvantages(trajs, rows, oldValues);
+    this.head.useAdvantages({ R: B, T, advantages: adv.advantages, returns: adv.returns });
+    let prelude: ((enc: GPUCommandEncoder) => void) | undefined = (enc) => adv.encode(enc);
+    try {
+      return await this.runEpochs(rows, oldValues, refLogprobs, step, t0, () => {
+        const p = prelude;
+        prelude = undefined;
+        return p;
+      });
+    } finally {
+      this.head.useAdvantages(null);
+      adv.destroy();
     }
+  }
+
+  /**
+   * Upload a rollout batch's advantage inputs and prepare the GRPO / GAE (+ normalization)
+   * kernels over all its rows (see the module note).
+   * @param oldValues (B·T) V_old (PPO; ignored for GRPO)
+   */
+  private gpuAdvantages(trajs: readonly TrajectoryLike[], rows: RlRows, oldValues: Float32Array): GpuAdvantages {
+    const d = this.gpu.device;
+    const cfg = this.opts.cfg;
+    const { B, T } = rows;
+    const owned: GPUBuffer[] = [];
+    const up = (label: string, a: Float32Array | Int32Array): GPUBuffer => {
+      const b = createStorage(d, `rl-adv ${label} (${a.length})`, a.byteLength);
+      d.queue.writeBuffer(b, 0, a.buffer, a.byteOffset, a.byteLength);
+      owned.push(b);
+      return b;
+    };
+    const out = (label: string, bytes: number): GPUBuffer => {
+      const b = createStorage(d, `rl-adv ${label}`, bytes, GPUBufferUsage.COPY_SRC);
+      owned.push(b);
+      return b;
+    };
+    const mask = up('mask (B,T)', rows.mask);
+    const advantages = out(`advantages (${B},${T})`, B * T * 4);
+    const destroy = () => owned.forEach((b) => b.destroy());
+    if (cfg.algorithm === 'ppo') {
+      const g = gaeRowInputs(trajs, rows, oldValues);
+      const bufs = {
+        rewards: up('rewards (B)', g.rewards),
+        values: up('V_old (B,T)', oldValues),
+        mask,
+        nextValue: up('nextValue (B)', g.nextValue),
+        truncated: up('truncated (B)', g.truncated),
+        advantages,
+        returns: out(`returns (${B},${T})`, B * T * 4),
+      };
+      const scratch = cfg.normalizeAdvantages ? out('adv_normalize scratch', advNormalizeScratchBytes(B)) : null;
+      return {
+        advantages,
+        returns: bufs.returns,
+        encode: (enc) => {
+          const pass = enc.beginComputePass({ label: `rl advantages (gae, B=${B}, T=${T})` });
+          encodeGaeForward(this.gpu, pass, bufs, B, T, cfg);
+          if (scratch) encodeAdvNormalizeForward(this.gpu, pass, advantages, mask, scratch, B, T, cfg.eps);
+          pass.end();
+        },
+        destroy,
+      };
+    }
+    const offsets = grpoGroupOffsets(trajs);
+    const bufs = {
+      rewards: up('rewards (E)', Float32Array.from(trajs, (t) => t.reward)),
+      groupOffsets: up('groupOffsets (G+1)', offsets),
+      episodeAdvantages: out(`episodeAdvantages (${trajs.length})`, trajs.length * 4),
+      rowEpisode: up('rowEpisode (B)', rows.rowEpisode),
+      mask,
+      advantages,
+    };
+    return {
+      advantages,
+      returns: null,
+      encode: (enc) => {
+        const pass = enc.beginComputePass({ label: `rl advantages (grpo, B=${B}, T=${T})` });
+        encodeGrpoAdvantageForward(this.gpu, pass, bufs, offsets.length - 1, B, T, cfg);
+        pass.end();
+      },
+      destroy,
+    };
+  }
+
+  /**
+   * The GPU advantages (and PPO returns) of a rollout batch, read back: the path `update` uses,
+   * exposed for the oracle test against trainer_batch's CPU references. One submit.
+   */
+  async advantagesOnGpu(trajs: readonly TrajectoryLike[]): Promise<{ rows: RlRows; oldValues: Float32Array; advantages: Float32Array; returns: Float32Array | null }> {
+    const rows = buildRows(trajs, this.opts.padId, this.model.maxT);
+    const { B, T } = rows;
+    const oldValues = this.opts.cfg.algorithm === 'ppo' ? await this.values(rows.ids, B, T) : new Float32Array(B * T);
+    const adv = this.gpuAdvantages(trajs, rows, oldValues);
+    try {
+      const enc = this.gpu.device.createCommandEncoder({ label: 'rl advantages (readback)' });
+      adv.encode(enc);
+      this.gpu.device.queue.submit([enc.finish()]);
+      const advantages = await readF32(this.gpu.device, adv.advantages, B * T);
+      const returns = adv.returns ? await readF32(this.gpu.device, adv.returns, B * T) : null;
+      return { rows, oldValues, advantages, returns };
+    } finally {
+      adv.destroy();
+    }
+  }
+
+  /** The epochs × minibatches loop of `update` (advantages already on the GPU). */
+  private async runEpochs(rows: RlRows, oldValues: Float32Array, refLogprobs: Float32Array | null, step: number, t0: number, takePrelude: () => ((enc: GPUCommandEncoder) => void) | undefined): Promise<RlUpdateMetrics> {
+    const { B, T } = rows;
     let entSum = 0;
     let tokens = 0;
     for (let i = 0; i < B * T; i++) if (rows.mask[i] > 0) (entSum -= rows.oldLogprobs[i]), tokens++;
-    const acc = { policyLoss: 0, valueLoss: 0, clipFrac: 0, approxKl: 0, gradNorm: 0, applied: 0, attempted: 0, skipped: 0 };
+    const acc = { policyLoss: 0, valueLoss: 0, clipFrac: 0, approxKl: 0, klRef: 0, gradNorm: 0, applied: 0, attempted: 0, skipped: 0 };
     for (let epoch = 0; epoch < this.opts.epochs; epoch++) {
       for (const mbAll of minibatchIndices(B, this.opts.minibatches, this.opts.seed, step, epoch)) {
         for (let c = 0; c < mbAll.length; c += this.model.maxB) {
@@ -144,26 +281,26 @@ export class RlTrainer {
             mask,
             extra: {
               oldLogprobs: sliceRows(rows.oldLogprobs, T, idx),
-              advantages: sliceRows(advantages, T, idx),
               oldValues: sliceRows(oldValues, T, idx),
-              returns: sliceRows(returns, T, idx),
+              ...(refLogprobs ? { refLogprobs: sliceRows(refLogprobs, T, idx) } : {}),
             },
           };
-          this.copyAll(true);
-          const sm = await this.trainer.trainStep(batch);
+          this.head.selectRows(Int32Array.from(idx));
+          const sm = await this.trainer.trainStep(batch, takePrelude());
           const m = await readRlMetrics(this.gpu, this.head.state);
           acc.attempted++;
-          if (m.skipped !== 0 || !Number.isFinite(sm.gradNorm) || !Number.isFinite(m.loss)) {
-            this.copyAll(false);
-            this.trainer.step -= 1;
+          if (sm.skipped) {
             acc.skipped++;
             continue;
           }
+          // The GPU gate and the head's metrics must agree: a flagged step is always skipped.
+          if (m.skipped !== 0) throw new Error(`RlTrainer.update: the loss head flagged step ${sm.step} non-finite (mask ${m.nonfiniteMask}) but AdamW applied it`);
           acc.applied++;
           acc.policyLoss += m.policyLoss;
           acc.valueLoss += m.valueLoss;
           acc.clipFrac += m.clipFracLow + m.clipFracHigh;
           acc.approxKl += m.approxKl;
+          acc.klRef += m.klRef;
           acc.gradNorm += sm.gradNorm;
         }
       }
@@ -174,6 +311,7 @@ export class RlTrainer {
       valueLoss: acc.valueLoss / k,
       clipFrac: acc.clipFrac / k,
       approxKl: acc.approxKl / k,
+      klRef: acc.klRef / k,
       entropy: tokens > 0 ? entSum / tokens : 0,
       gradNorm: acc.gradNorm / k,
       optimizerSteps: acc.attempted,
@@ -200,6 +338,6 @@ export class RlTrainer {
   destroy(): void {
     this.trainer.destroy();
     this.head.destroy();
-    for (const b of Object.values(this.backup)) b.destroy();
+    this.refModel?.destroy();
   }
 }

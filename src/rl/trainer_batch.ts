@@ -93,6 +93,17 @@ export function buildRows(trajs: readonly TrajectoryLike[], padId: number, maxT:
  * @throws Error when a group's episodes are not contiguous.
  */
 export function grpoAdvantages(trajs: readonly TrajectoryLike[], rows: RlRows, cfg: RlLossConfig): { advantages: Float32Array; groupOffsets: Int32Array } {
+  const groupOffsets = grpoGroupOffsets(trajs);
+  const rewards = Float32Array.from(trajs, (t) => t.reward);
+  const r = grpoAdvantageForwardRef(rewards, groupOffsets, rows.rowEpisode, rows.mask, { B: rows.B, T: rows.T }, cfg);
+  return { advantages: r.advantages, groupOffsets };
+}
+
+/**
+ * (numGroups + 1) i32 offsets of contiguous groups of episodes.
+ * @throws Error when a group's episodes are not contiguous.
+ */
+export function grpoGroupOffsets(trajs: readonly TrajectoryLike[]): Int32Array {
   const offsets: number[] = [0];
   const seen = new Set<number>();
   for (let e = 1; e <= trajs.length; e++) {
@@ -102,10 +113,7 @@ export function grpoAdvantages(trajs: readonly TrajectoryLike[], rows: RlRows, c
       offsets.push(e);
     }
   }
-  const groupOffsets = Int32Array.from(offsets);
-  const rewards = Float32Array.from(trajs, (t) => t.reward);
-  const r = grpoAdvantageForwardRef(rewards, groupOffsets, rows.rowEpisode, rows.mask, { B: rows.B, T: rows.T }, cfg);
-  return { advantages: r.advantages, groupOffsets };
+  return Int32Array.from(offsets);
 }
 
 /**
@@ -118,6 +126,20 @@ export function grpoAdvantages(trajs: readonly TrajectoryLike[], rows: RlRows, c
  * @param values (B·T) V_old from the value head at the rows' positions
  */
 export function ppoAdvantages(trajs: readonly TrajectoryLike[], rows: RlRows, values: Float32Array, cfg: RlLossConfig): { advantages: Float32Array; returns: Float32Array } {
+  const { B, T } = rows;
+  const { rewards, nextValue, truncated } = gaeRowInputs(trajs, rows, values);
+  const g = gaeForwardRef(rewards, values, rows.mask, nextValue, truncated, { B, T }, { gamma: cfg.gamma, lambda: cfg.lambda });
+  const adv = cfg.normalizeAdvantages ? advNormalizeForwardRef(g.advantages, rows.mask, { B, T }, cfg.eps).advantages : g.advantages;
+  return { advantages: adv, returns: g.returns };
+}
+
+/**
+ * The per-row inputs of GAE (see ppoAdvantages for the chaining rules), shared by the CPU
+ * reference path and the GPU path (trainer.ts uploads them with the batch).
+ * @param values (B·T) V_old
+ * @returns (B) f32 rewards, bootstrap values V(s_next) and truncation flags (1 = bootstrap)
+ */
+export function gaeRowInputs(trajs: readonly TrajectoryLike[], rows: RlRows, values: Float32Array): { rewards: Float32Array; nextValue: Float32Array; truncated: Float32Array } {
   const { B, T } = rows;
   const rewards = new Float32Array(B);
   const nextValue = new Float32Array(B);
@@ -141,9 +163,7 @@ export function ppoAdvantages(trajs: readonly TrajectoryLike[], rows: RlRows, va
       nextValue[b] = b + 1 < B && rows.rowEpisode[b + 1] === rows.rowEpisode[b] ? firstPolicy(b + 1) : 0;
     }
   }
-  const g = gaeForwardRef(rewards, values, rows.mask, nextValue, truncated, { B, T }, { gamma: cfg.gamma, lambda: cfg.lambda });
-  const adv = cfg.normalizeAdvantages ? advNormalizeForwardRef(g.advantages, rows.mask, { B, T }, cfg.eps).advantages : g.advantages;
-  return { advantages: adv, returns: g.returns };
+  return { rewards, nextValue, truncated };
 }
 
 /** Rows [lo, hi) of a (B·X) array. */

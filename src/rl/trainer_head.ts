@@ -10,25 +10,32 @@
  * per shape. A recording pass captures each (pipeline, bind group, grid) as a PreparedDispatch;
  * `write` (called before every step's submit) re-records with the step's normalizer and updates
  * the same PreparedDispatch objects in place, so the trainer's cached plan encodes the current
- * bind groups. The number and order of dispatches depend only on the config, never on the data.
+ * bind groups. The number and order of dispatches depend only on the config (and on whether an
+ * AdvantageSource is used), never on the data.
  *
- * Not supported here (clear errors): klCoef > 0 (needs a reference-policy forward) and
- * entCoef > 0 (the entropy bonus needs its scratch buffers wired); both default to 0 in
- * ClawGym's recipe and in every preset.
+ * Non-finite steps: the head's flag word (`state.flags[0]`) is its `skipFlag`; the training step
+ * feeds it to global_norm_forward, whose skip state makes AdamW a no-op for a flagged step.
+ *
+ * KL to the reference policy (klCoef > 0): the reference log-probs of the sampled ids come in
+ * `batch.extra.refLogprobs` (computed once per rollout batch by trainer.ts with the frozen
+ * starting parameters); kl_forward/backward add to the loss and to dlogprob. Entropy bonus
+ * (entCoef > 0): entropy_forward over the step's logits (valid tokens only), and its gradient
+ * added to dlogits after logprob_backward wrote them (entropy_backward).
  */
 import type { Gpu } from '../gpu/device';
 import { createStorage } from '../gpu/buffers';
 import type { PreparedDispatch } from '../kernels/dispatch_plan';
 import { prepareLogprobForward } from '../kernels/logprob_forward';
 import { prepareLogprobBackward } from '../kernels/logprob_backward';
+import { prepareGatherRows } from '../kernels/gather_rows';
 import type { LossContext, LossHead, TrainBatch } from '../model/gpu_train';
 import type { RlLossConfig } from './config';
 import { stepNormalizer, type StepNormalizer } from './math';
 import { ROW_STATS } from './metrics';
-import { createRlStepState, encodeRlLossHead, encodeRlStepBegin, encodeRlStepEnd, type RlStepState } from './gpu_loss';
+import { createRlStepState, encodeRlEntropyBackward, encodeRlLossHead, encodeRlStepBegin, encodeRlStepEnd, type RlLossBuffers, type RlStepState } from './gpu_loss';
 
 /** Per-token inputs the head expects in `TrainBatch.extra`, (B·T) f32 each. */
-export const RL_EXTRA = ['oldLogprobs', 'advantages', 'oldValues', 'returns'] as const;
+export const RL_EXTRA = ['oldLogprobs', 'advantages', 'oldValues', 'returns', 'refLogprobs'] as const;
 
 /** A fake compute pass that records dispatches instead of encoding them. */
 class RecordingPass {
@@ -61,19 +68,40 @@ function record(fn: (pass: GPUComputePassEncoder) => void): PreparedDispatch[] {
   return rec.out;
 }
 
+/**
+ * Advantages (and PPO returns) of a whole rollout batch, (R,T) f32 on the GPU (computed by the
+ * GRPO / GAE kernels in the trainer's command buffer). With a source set, the head gathers each
+ * step's rows from it (gather_rows, row indices from `selectRows`) instead of uploading them.
+ */
+export interface AdvantageSource {
+  /** Rows in the source tensors. */
+  R: number;
+  /** Row length; must equal the steps' T. */
+  T: number;
+  advantages: GPUBuffer;
+  /** Required for PPO. */
+  returns: GPUBuffer | null;
+}
+
 export interface RlHead extends LossHead {
   /** Step state: flags (non-finite bits), accumulator, finalized metrics (readRlMetrics). */
   readonly state: RlStepState;
+  /**
+   * Read advantages/returns from `src` on the GPU (null: upload them in batch.extra). The
+   * gathers are part of the cached per-shape plan, so keep the choice (source or none) the same
+   * for every step of a trainer; the source's buffers may change between steps.
+   */
+  useAdvantages(src: AdvantageSource | null): void;
+  /** The source rows (indices into the AdvantageSource) of the next step's B rows. */
+  selectRows(idx: Int32Array): void;
   destroy(): void;
 }
 
 /**
  * The RL loss head for a model with at most maxN = maxB·maxT token positions.
- * @throws Error when cfg asks for a KL or entropy term (see module note).
+ * With klCoef > 0 every batch must carry `extra.refLogprobs`.
  */
 export function rlLossHead(gpu: Gpu, cfg: RlLossConfig, maxN: number): RlHead {
-  if (cfg.klCoef > 0) throw new Error(`rlLossHead: klCoef = ${cfg.klCoef} needs a reference policy, which the trainer does not keep; use klCoef 0`);
-  if (cfg.entCoef > 0) throw new Error(`rlLossHead: entCoef = ${cfg.entCoef} is not wired into the training step yet; use entCoef 0`);
   const d = gpu.device;
   const f = (name: string) => createStorage(d, `rl-head ${name} (N=${maxN})`, maxN * 4);
   const bufs = {
@@ -84,8 +112,14 @@ export function rlLossHead(gpu: Gpu, cfg: RlLossConfig, maxN: number): RlHead {
     advantages: f('advantages'),
     oldValues: f('oldValues'),
     returns: f('returns'),
+    refLogprobs: f('refLogprobs'),
+    entropy: f('entropy'),
+    entLse: f('entropy-lse'),
+    dentropy: f('dentropy'),
   };
   const state = createRlStepState(gpu);
+  const rowIdx = createStorage(d, `rl-head rowIdx (maxN=${maxN})`, maxN * 4);
+  let src: AdvantageSource | null = null;
   let rowStats: GPUBuffer | null = null;
   const prepared = new Map<string, PreparedDispatch[]>();
 
@@ -98,16 +132,29 @@ export function rlLossHead(gpu: Gpu, cfg: RlLossConfig, maxN: number): RlHead {
     }
     const logits = { buffer: ctx.model.acts.logits };
     const ppo = cfg.algorithm === 'ppo';
+    const lb: RlLossBuffers = {
+      B, T, logprobs: bufs.logprobs, oldLogprobs: bufs.oldLogprobs, advantages: bufs.advantages, mask: ctx.mask, rowStats: rowStats!, dlogprob: bufs.dlogprob,
+      ...(ppo ? { values: ctx.model.acts.values, oldValues: bufs.oldValues, returns: bufs.returns, dvalues: ctx.dvalues } : {}),
+      ...(cfg.klCoef > 0 ? { refLogprobs: bufs.refLogprobs } : {}),
+      ...(cfg.entCoef > 0 ? { entropy: { logits: ctx.model.acts.logits, mask: ctx.mask, entropy: bufs.entropy, lse: bufs.entLse, dentropy: bufs.dentropy, V } } : {}),
+    };
+    const gathers: PreparedDispatch[] = [];
+    if (src) {
+      if (src.T !== T) throw new Error(`rlLossHead: advantage source rows have T = ${src.T}, step has T = ${T}`);
+      gathers.push(prepareGatherRows(gpu, { B, C: T, R: src.R, inp: src.advantages, idx: rowIdx, out: bufs.advantages }, 'rl gather advantages'));
+      if (ppo) {
+        if (!src.returns) throw new Error('rlLossHead: a PPO advantage source needs returns');
+        gathers.push(prepareGatherRows(gpu, { B, C: T, R: src.R, inp: src.returns, idx: rowIdx, out: bufs.returns }, 'rl gather returns'));
+      }
+    }
     return [
+      ...gathers,
       ...record((pass) => encodeRlStepBegin(gpu, pass, state)),
       prepareLogprobForward(gpu, { N, V, logits, targets: { buffer: ctx.targets }, logprob: { buffer: bufs.logprobs }, lse: { buffer: bufs.lse } }, 'rl logprob_forward'),
-      ...record((pass) =>
-        encodeRlLossHead(gpu, pass, state, {
-          B, T, logprobs: bufs.logprobs, oldLogprobs: bufs.oldLogprobs, advantages: bufs.advantages, mask: ctx.mask, rowStats: rowStats!, dlogprob: bufs.dlogprob,
-          ...(ppo ? { values: ctx.model.acts.values, oldValues: bufs.oldValues, returns: bufs.returns, dvalues: ctx.dvalues } : {}),
-        }, cfg, norm),
-      ),
+      ...record((pass) => encodeRlLossHead(gpu, pass, state, lb, cfg, norm)),
       prepareLogprobBackward(gpu, { N, V, logits, targets: { buffer: ctx.targets }, lse: { buffer: bufs.lse }, dlogprob: { buffer: bufs.dlogprob }, dlogits: { buffer: ctx.dlogits } }, 'rl logprob_backward'),
+      // dlogits += the entropy bonus's gradient (no dispatch when entCoef = 0).
+      ...record((pass) => encodeRlEntropyBackward(gpu, pass, lb, ctx.dlogits, cfg, norm)),
       ...record((pass) => encodeRlStepEnd(gpu, pass, state, cfg)),
     ];
   };
@@ -117,6 +164,9 @@ export function rlLossHead(gpu: Gpu, cfg: RlLossConfig, maxN: number): RlHead {
     usesValues: cfg.algorithm === 'ppo',
     metricNames: ['loss'],
     state,
+    // flags[0] is cleared by encodeRlStepBegin (the head's first dispatch) and OR-ed by every
+    // non-finite check of the step; global_norm_forward turns it into gradScale = −1.
+    skipFlag: { buffer: state.flags, offset: 0 },
     prepare(ctx) {
       const ds = build(ctx, { globalTokens: 1, globalSeqs: 1, tokenSumNorm: cfg.tokenSumNorm ?? ctx.T });
       prepared.set(`${ctx.B}:${ctx.T}`, ds);
@@ -127,7 +177,9 @@ export function rlLossHead(gpu: Gpu, cfg: RlLossConfig, maxN: number): RlHead {
       if (!ds) throw new Error('rlLossHead.write: prepare() was not called for this shape');
       const ex = batch.extra ?? {};
       const n = ctx.N;
-      const need = cfg.algorithm === 'ppo' ? RL_EXTRA : (['oldLogprobs', 'advantages'] as const);
+      const ppo = cfg.algorithm === 'ppo';
+      const need: Array<(typeof RL_EXTRA)[number]> = src ? (ppo ? ['oldLogprobs', 'oldValues'] : ['oldLogprobs']) : ppo ? ['oldLogprobs', 'advantages', 'oldValues', 'returns'] : ['oldLogprobs', 'advantages'];
+      if (cfg.klCoef > 0) need.push('refLogprobs');
       for (const k of need) {
         const a = ex[k];
         if (!a || a.length !== n) throw new Error(`rlLossHead: batch.extra.${k} must hold (B·T) = ${n} values, got ${a?.length ?? 'none'}`);
@@ -138,7 +190,15 @@ export function rlLossHead(gpu: Gpu, cfg: RlLossConfig, maxN: number): RlHead {
       if (fresh.length !== ds.length) throw new Error(`rlLossHead: re-recorded ${fresh.length} dispatches, prepared ${ds.length}`);
       fresh.forEach((x, i) => Object.assign(ds[i], x));
     },
+    useAdvantages(s) {
+      src = s;
+    },
+    selectRows(idx) {
+      if (idx.length > maxN) throw new Error(`rlLossHead.selectRows: ${idx.length} rows exceed maxN = ${maxN}`);
+      d.queue.writeBuffer(rowIdx, 0, idx.buffer, idx.byteOffset, idx.byteLength);
+    },
     destroy() {
+      rowIdx.destroy();
       for (const b of Object.values(bufs)) b.destroy();
       rowStats?.destroy();
       for (const b of [state.acc, state.flags, state.metrics]) b.destroy();

@@ -3,7 +3,8 @@
 import { createGpu, type Gpu } from '../../src/gpu/device';
 import { allClose } from '../../src/kernels/compare';
 import { GpuModel } from '../../src/model/gpu_model';
-import { GpuTrainer, type TrainBatch, type TrainerOptions } from '../../src/model/gpu_train';
+import { GpuTrainer, sftLossHead, type LossHead, type TrainBatch, type TrainerOptions } from '../../src/model/gpu_train';
+import { createStorage } from '../../src/gpu/buffers';
 import { cpuAdamwStep, cpuBackward, cpuForward, sftLoss, sftTargets } from '../../src/model/cpu_model';
 import { initParams } from '../../src/model/init';
 import { paramLayout } from '../../src/model/layout';
@@ -239,4 +240,55 @@ export async function nonFiniteCheck() {
   trainer.destroy();
   model.destroy();
   return { message, changed, momentsZero, step };
+}
+
+/**
+ * The loss head's skip word gates AdamW in the same submit (the RL non-finite flag's path): an
+ * SFT head with a test-owned skip word. Step A (flag = 1) must leave params, m, v bit-identical,
+ * report skipped, keep t = 0 and ask the LR schedule for step 1 again on the next step; step B
+ * (flag = 0) must then equal, bit for bit, the first step of a fresh trainer that never saw the
+ * flagged step (so the skipped step left no trace: no moment decay, no weight decay, no t).
+ */
+export async function skipFlagCheck() {
+  const cfg: ModelConfig = { vocabSize: 64, maxT: 16, C: 32, L: 2, NH: 2 };
+  const batch = makeBatch(cfg, 2, 16, [16, 11], 4);
+  const gpu = await sharedGpu();
+  const flag = createStorage(gpu.device, 'test skip flag', 16);
+  const sft = sftLossHead();
+  const head: LossHead = { ...sft, prepare: (c) => sft.prepare(c), write: (c, b) => sft.write(c, b), skipFlag: { buffer: flag, offset: 0 } };
+  const lrCalls: number[] = [];
+  const lr = (t: number) => (lrCalls.push(t), 1e-3 * t);
+  const { model, trainer } = await setup(cfg, 2, 16, 5, { ...OPT, lr, lossHead: head, onSkip: 'report' });
+  const p0 = await model.readParams();
+  const bits = (a: Float32Array, b: Float32Array) => {
+    const x = new Uint32Array(a.buffer), y = new Uint32Array(b.buffer);
+    let n = 0;
+    for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) n++;
+    return n;
+  };
+  gpu.device.queue.writeBuffer(flag, 0, new Uint32Array([1, 0, 0, 0]));
+  const a = await trainer.trainStep(batch);
+  const pA = await model.readParams();
+  const mA = await trainer.readMoments();
+  const afterSkip = { skipped: a.skipped, gradScale: a.gradScale, step: trainer.step, changedParams: bits(p0, pA), nonzeroMoments: mA.m.filter((x) => x !== 0).length + mA.v.filter((x) => x !== 0).length };
+  gpu.device.queue.writeBuffer(flag, 0, new Uint32Array([0, 0, 0, 0]));
+  const b = await trainer.trainStep(batch);
+  const pB = await model.readParams();
+  const mB = await trainer.readMoments();
+  trainer.destroy();
+  model.destroy();
+  // Reference: a fresh trainer, one unflagged step.
+  const fresh = await setup(cfg, 2, 16, 5, { ...OPT, lr: (t) => 1e-3 * t });
+  await fresh.trainer.trainStep(batch);
+  const pR = await fresh.model.readParams();
+  const mR = await fresh.trainer.readMoments();
+  fresh.trainer.destroy();
+  fresh.model.destroy();
+  flag.destroy();
+  return {
+    afterSkip,
+    applied: { skipped: b.skipped, step: trainer.step, changedParams: bits(p0, pB) },
+    lrCalls,
+    vsFresh: { params: bits(pB, pR), m: bits(mB.m, mR.m), v: bits(mB.v, mR.v) },
+  };
 }

@@ -36,6 +36,22 @@ test('one training step (1 submit, 1 readback): loss, grad norm, every gradient 
   expect(nf.step).toBe(0);
 });
 
+test("a loss head's skip flag makes the step a true no-op (params, m, v, t and the LR schedule untouched)", async ({ gpuPage }) => {
+  const r = await gpuPage.run<{
+    afterSkip: { skipped: boolean; gradScale: number; step: number; changedParams: number; nonzeroMoments: number };
+    applied: { skipped: boolean; step: number; changedParams: number };
+    lrCalls: number[];
+    vsFresh: { params: number; m: number; v: number };
+  }>(ENTRY, 'skipFlagCheck');
+  console.log(JSON.stringify(r));
+  expect(r.afterSkip).toEqual({ skipped: true, gradScale: -1, step: 0, changedParams: 0, nonzeroMoments: 0 });
+  expect(r.applied.skipped).toBe(false);
+  expect(r.applied.step).toBe(1);
+  expect(r.applied.changedParams).toBeGreaterThan(1000);
+  expect(r.lrCalls).toEqual([1, 1]); // the skipped step did not advance the schedule
+  expect(r.vsFresh).toEqual({ params: 0, m: 0, v: 0 }); // bit-identical to never having seen it
+});
+
 test('determinism: same seed, same adapter → bit-identical params and moments after 5 steps', async ({ gpuPage }) => {
   const r = await gpuPage.run<{ words: number; mismatches: number; changed: number; losses1: number[] }>(ENTRY, 'determinismCheck', 5, 5);
   expect(r.words).toBeGreaterThan(10_000);

@@ -1,0 +1,107 @@
+// Browser side of rl_trainer.spec.ts: the RL trainer's GPU advantages against the CPU
+// references, and short updates on a tiny model.
+import { createGpu, type Gpu } from '../../src/gpu/device';
+import { GpuModel } from '../../src/model/gpu_model';
+import { initParams } from '../../src/model/init';
+import type { ModelConfig } from '../../src/model/config';
+import { rlLossConfig, type RlLossConfig } from '../../src/rl/config';
+import { RlTrainer } from '../../src/rl/trainer';
+import { grpoAdvantages, ppoAdvantages, type TrajectoryLike } from '../../src/rl/trainer_batch';
+import { Rng } from '../../src/util/rng';
+
+const CFG: ModelConfig = { vocabSize: 64, maxT: 32, C: 32, L: 1, NH: 2 };
+
+let shared: Promise<Gpu> | null = null;
+function sharedGpu(): Promise<Gpu> {
+  return (shared ??= createGpu());
+}
+
+/**
+ * Seeded trajectories: `groups` groups of G episodes, 1–3 turns each (contexts 3–10 ids,
+ * actions 1–8 ids, log-probs in (−4, −0.05)). Rewards per group: all equal (std 0 → exactly 0
+ * advantage), one success, non-dyadic values, random; terminated / truncated mixed.
+ */
+function makeTrajs(seed: number, groups: number, G: number): TrajectoryLike[] {
+  const rng = new Rng(seed);
+  const out: TrajectoryLike[] = [];
+  for (let g = 0; g < groups; g++) {
+    for (let k = 0; k < G; k++) {
+      const kind = g % 4;
+      const reward = kind === 0 ? 0.5 : kind === 1 ? (k === 0 ? 1 : 0) : kind === 2 ? 0.1 * (k + 1) / 3 : rng.float() * 2 - 1;
+      const nTurns = 1 + rng.int(3);
+      const turns = Array.from({ length: nTurns }, () => {
+        const nc = 3 + rng.int(8);
+        const na = 1 + rng.int(8);
+        return {
+          contextIds: Int32Array.from({ length: nc }, () => 1 + rng.int(CFG.vocabSize - 1)),
+          actionIds: Int32Array.from({ length: na }, () => 1 + rng.int(CFG.vocabSize - 1)),
+          logprobs: Float32Array.from({ length: na }, () => -0.05 - rng.float() * 3.95),
+        };
+      });
+      const truncated = rng.float() < 0.3;
+      out.push({ group: g, reward, terminated: !truncated, truncated, turns });
+    }
+  }
+  return out;
+}
+
+async function setup(cfg: RlLossConfig, seed: number, maxB: number, minibatches = 2) {
+  const gpu = await sharedGpu();
+  const model = GpuModel.create(gpu, CFG, { maxB, maxT: CFG.maxT });
+  model.writeParams(initParams(CFG, seed));
+  const trainer = RlTrainer.create(gpu, model, { cfg, lr: 1e-3, weightDecay: 0.01, maxGradNorm: 1, epochs: 1, minibatches, padId: 0, seed });
+  return { model, trainer };
+}
+
+function maxErr(a: Float32Array, b: Float32Array): { maxAbsErr: number; refMax: number; n: number } {
+  let e = 0;
+  let r = 0;
+  for (let i = 0; i < b.length; i++) {
+    e = Math.max(e, Math.abs(a[i] - b[i]) / Math.max(1, Math.abs(b[i])));
+    r = Math.max(r, Math.abs(b[i]));
+  }
+  return { maxAbsErr: a.length === b.length ? e : Infinity, refMax: r, n: b.length };
+}
+
+/**
+ * GPU advantages (the path RlTrainer.update encodes) vs trainer_batch's CPU references, for
+ * GRPO (with and without std division) and PPO (GAE with and without normalization).
+ * Errors are |gpu − ref| / max(1, |ref|).
+ */
+export async function advantageOracle(seed: number) {
+  const trajs = makeTrajs(seed, 4, 4);
+  const out: Record<string, { adv: ReturnType<typeof maxErr>; ret?: ReturnType<typeof maxErr>; zeroGroupMax: number }> = {};
+  const cases: Array<[string, RlLossConfig]> = [
+    ['grpo', rlLossConfig({ algorithm: 'grpo' })],
+    ['grpo-noStd', rlLossConfig({ algorithm: 'grpo', noStdDivision: true })],
+    ['ppo', rlLossConfig({ algorithm: 'ppo', normalizeAdvantages: false, gamma: 0.99, lambda: 0.95 })],
+    ['ppo-norm', rlLossConfig({ algorithm: 'ppo', normalizeAdvantages: true, gamma: 1, lambda: 1 })],
+  ];
+  for (const [name, cfg] of cases) {
+    const { model, trainer } = await setup(cfg, seed, 8);
+    const g = await trainer.advantagesOnGpu(trajs);
+    const ref = cfg.algorithm === 'ppo' ? ppoAdvantages(trajs, g.rows, g.oldValues, cfg) : { ...grpoAdvantages(trajs, g.rows, cfg), returns: null };
+    // Group 0 (all rewards equal): every GRPO advantage of its rows must be exactly 0.
+    let zeroGroupMax = 0;
+    for (let b = 0; b < g.rows.B; b++) {
+      if (trajs[g.rows.rowEpisode[b]].group !== 0) continue;
+      for (let t = 0; t < g.rows.T; t++) zeroGroupMax = Math.max(zeroGroupMax, Math.abs(g.advantages[b * g.rows.T + t]));
+    }
+    out[name] = { adv: maxErr(g.advantages, ref.advantages), zeroGroupMax, ...(ref.returns && g.returns ? { ret: maxErr(g.returns, ref.returns) } : {}) };
+    trainer.destroy();
+    model.destroy();
+  }
+  return out;
+}
+
+/** A short run: `steps` updates of one config; per-update metrics. */
+export async function shortRun(seed: number, overrides: Partial<RlLossConfig>, steps: number, maxB = 8, minibatches = 2) {
+  const cfg = rlLossConfig(overrides);
+  const { model, trainer } = await setup(cfg, seed, maxB, minibatches);
+  const trajs = makeTrajs(seed + 1, 2, 4);
+  const metrics = [];
+  for (let s = 1; s <= steps; s++) metrics.push(await trainer.update(trajs, s));
+  trainer.destroy();
+  model.destroy();
+  return metrics.map(({ ms: _ms, ...m }) => m);
+}
