@@ -113,7 +113,11 @@ export interface SamplingBench {
   context: number;
   kvCache: boolean;
   newTokens: number;
-  /** Tokens per second over the token steps after the first (all rows; prefill excluded). */
+  /** Tokens sampled by the steps after the first (all rows): B·(newTokens − 1). */
+  decodeTokens: number;
+  /** Wall time of those steps in ms (each ends in its readback, so GPU time is included). */
+  decodeMs: number;
+  /** decodeTokens / decodeMs, per second (prefill excluded). */
   tokensPerSec: number;
   /** The first step (prefill over the prompts + first token) in ms. */
   prefillMs: number;
@@ -147,14 +151,26 @@ export async function benchSampling(preset: PresetName, kvCache: boolean, opts: 
     const prompts = Array.from({ length: B }, () => Int32Array.from({ length: promptLen }, () => rng.int(cfg.vocabSize)));
     // Warm-up: compiles every pipeline of the prefill and decode (or full-forward) steps.
     await sampler.sample({ prompts, maxNewTokens: 2, temperature: 1, seed: 3, useKvCache: kvCache });
+    const t0 = performance.now();
     const full = await sampler.sample({ prompts, maxNewTokens: newTokens, temperature: 1, seed: 3, useKvCache: kvCache });
+    const wallMs = performance.now() - t0;
     const later = full.stats.steps - 1;
     const decodeMs = full.stats.ms - full.stats.firstStepMs;
+    const decodeTokens = full.stats.tokens - B;
+    // Refuse to report impossible numbers: every step ends in a mapAsync readback, so the decode
+    // steps take real time, the call's own clock cannot exceed ours, and no row stops early
+    // (no end token, prompt + newTokens = context).
+    if (later < 1 || full.stats.tokens !== B * newTokens || full.stats.steps !== newTokens) {
+      throw new Error(`benchSampling(${preset}, kvCache=${kvCache}): expected ${newTokens} steps and ${B * newTokens} tokens, got ${full.stats.steps} steps and ${full.stats.tokens} tokens`);
+    }
+    if (!(decodeMs > 0) || full.stats.ms > wallMs + 0.1) {
+      throw new Error(`benchSampling(${preset}, kvCache=${kvCache}): inconsistent timing: decode ${decodeMs} ms, sampler ${full.stats.ms} ms, wall ${wallMs} ms`);
+    }
     sampler.destroy();
     model.destroy();
     return {
-      preset, params: model.layout.total, B, context, kvCache, newTokens,
-      tokensPerSec: (later * B) / (decodeMs / 1000),
+      preset, params: model.layout.total, B, context, kvCache, newTokens, decodeTokens, decodeMs,
+      tokensPerSec: decodeTokens / (decodeMs / 1000),
       prefillMs: full.stats.firstStepMs,
       msPerStep: decodeMs / later,
       prefillDispatches: full.stats.firstStepDispatches,
@@ -174,6 +190,7 @@ export async function bench(opts: { quick?: boolean } = {}) {
   const presets: PresetName[] = ['tiny', 'small'];
   for (const p of presets) {
     const withCache = await benchSampling(p, true, { newTokens: opts.quick ? 8 : 32 });
+    // Quick keeps 2 steps without the cache: the second is the one timed (the first is the prefill).
     const noCache = await benchSampling(p, false, { newTokens: opts.quick ? 2 : 4 });
     sampling.push(withCache, noCache);
   }

@@ -6,8 +6,10 @@
  * readbacks per step, the same model's step in TF.js (webgpu, wasm, cpu; same page, interleaved,
  * median of ≥ 5) with the ratios, and per-kernel GFLOP/s and GB/s. Other engineers' page bench
  * entries (`src/bench/*.bench.ts` exporting `bench({ quick })`, e.g. sampling tokens/s with and
- * without the KV cache) are run too when present; their absence is reported. Results are
- * recorded in docs/PERFORMANCE.md. Never part of the tests (speed is not asserted anywhere).
+ * without the KV cache) are run too when present; their absence is reported. Last, rollout
+ * throughput (issue 6: environment steps/s and sampled tokens/s with 1, 2 and 4 env workers,
+ * src/rollout/bench.ts `benchRollouts`). Results are recorded in docs/PERFORMANCE.md. Never part
+ * of the tests (speed is not asserted anywhere).
  */
 import type { Command } from 'commander';
 import { readdirSync } from 'node:fs';
@@ -16,8 +18,31 @@ import { fileURLToPath } from 'node:url';
 import { intOption, printJson } from '../cli_util';
 import { withBrowser } from '../browser';
 import type { benchTraining } from '../../bench/train_bench';
+import type { RolloutBenchRow } from '../../rollout/bench';
 
 type TrainBench = Awaited<ReturnType<typeof benchTraining>>;
+
+/** Options passed to `benchRollouts` (recorded in the output: the rows depend on them). */
+interface RolloutBenchConfig {
+  workers: number[];
+  episodes: number;
+  maxTurns: number;
+  maxNewTokens: number;
+}
+
+/** Rollout throughput section of the output: the configuration and one row per worker count, or why it failed. */
+type RolloutSection = { config: RolloutBenchConfig; rows: RolloutBenchRow[] } | { config: RolloutBenchConfig; error: string };
+
+/**
+ * Full: the defaults of `benchRollouts` (16 episodes, ≤ 4 turns, ≤ 24 new tokens per turn).
+ * Quick: 8 episodes (2 per harness of the 4), ≤ 2 turns of ≤ 8 tokens — still 1, 2 and 4
+ * workers, so the scaling is visible, but at most a twelfth of the sampled tokens.
+ */
+function rolloutConfig(quick: boolean): RolloutBenchConfig {
+  return quick
+    ? { workers: [1, 2, 4], episodes: 8, maxTurns: 2, maxNewTokens: 8 }
+    : { workers: [1, 2, 4], episodes: 16, maxTurns: 4, maxNewTokens: 24 };
+}
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 
@@ -50,7 +75,7 @@ function externalEntries(): string[] {
 
 const f = (x: number, d = 1) => (Number.isFinite(x) ? x.toFixed(d) : String(x));
 
-function printHuman(r: TrainBench, external: Record<string, unknown>, missing: string | null): void {
+function printHuman(r: TrainBench, external: Record<string, unknown>, missing: string | null, rollouts: RolloutSection): void {
   const a = r.adapter;
   console.log(`adapter      ${a.vendor} / ${a.architecture} / ${a.device} ${a.description ? `(${a.description})` : ''}`);
   console.log(`page         crossOriginIsolated=${r.crossOriginIsolated} cores=${r.hardwareConcurrency} tfjs-wasm simd=${r.tfjsWasm?.simd} threads=${r.tfjsWasm?.threads}`);
@@ -72,6 +97,16 @@ function printHuman(r: TrainBench, external: Record<string, unknown>, missing: s
   console.log('\nother bench entries (src/bench/*.bench.ts):');
   if (missing) console.log(`  ${missing}`);
   for (const [k, v] of Object.entries(external)) console.log(`  ${k}: ${JSON.stringify(v)}`);
+  const c = rollouts.config;
+  console.log(`\nrollout throughput (tiny policy on the GPU sampler, ${c.episodes} workspace episodes over 4 harnesses, ≤ ${c.maxTurns} turns of ≤ ${c.maxNewTokens} new tokens; worker module loading inside the timing)`);
+  if ('error' in rollouts) console.log(`  failed: ${rollouts.error}`);
+  else {
+    console.log('  workers  env steps  sampled tokens        s  env steps/s  tokens/s  sampler share');
+    for (const w of rollouts.rows) {
+      console.log(`  ${String(w.workers).padStart(7)} ${String(w.envSteps).padStart(10)} ${String(w.sampledTokens).padStart(15)} ${f(w.seconds, 2).padStart(8)} ` +
+        `${f(w.envStepsPerSec, 2).padStart(12)} ${f(w.tokensPerSec, 1).padStart(9)} ${f(100 * w.samplerShare, 0).padStart(13)} %`);
+    }
+  }
   if (r.gpuErrors.length) console.log(`\nWebGPU errors: ${r.gpuErrors.join('; ')}`);
 }
 
@@ -80,13 +115,13 @@ export function registerBench(program: Command): void {
     .command('bench')
     .description('benchmark the WebGPU training step and kernels against TF.js (webgpu, wasm, cpu) in headless Chromium')
     .option('--json', 'print JSON only')
-    .option('--quick', 'smaller shapes and fewer kernel repeats (still a median of 5)')
-    .option('--external-timeout <s>', 'seconds allowed to each other bench entry', intOption(1, 86_400), 900)
+    .option('--quick', 'smaller shapes, fewer kernel repeats and sampled tokens (still a median of 5), a smaller rollout batch')
+    .option('--external-timeout <s>', 'seconds allowed to each other bench entry and to the rollout bench', intOption(1, 86_400), 900)
     .action(async (opts: Opts) => {
       const progress = (s: string) => {
         if (s.startsWith('[bench]')) process.stderr.write(s + '\n');
       };
-      const { train, external, missing } = await withBrowser(async (s) => {
+      const { train, external, missing, rollouts } = await withBrowser(async (s) => {
         const train = await s.run<TrainBench>('/src/bench/train_bench.ts', 'benchTraining', { quick: !!opts.quick });
         // The training results are complete here: keep them on stderr in case a later entry hangs.
         process.stderr.write(`[bench] training results: ${JSON.stringify(train)}\n`);
@@ -101,9 +136,18 @@ export function registerBench(program: Command): void {
           }
         }
         const missing = entries.length ? null : 'absent: no src/bench/*.bench.ts entry (forward kernels and sampling tokens/s, KV cache vs none) exists yet';
-        return { train, external, missing };
+        const config = rolloutConfig(!!opts.quick);
+        let rollouts: RolloutSection;
+        try {
+          process.stderr.write(`[bench] rollout throughput: ${JSON.stringify(config)}\n`);
+          const r = await withTimeout(s.run<RolloutBenchRow[]>('/src/rollout/bench.ts', 'benchRollouts', config), opts.externalTimeout, 'benchRollouts');
+          rollouts = Array.isArray(r) ? { config, rows: r } : { config, error: r.error };
+        } catch (err) {
+          rollouts = { config, error: (err as Error).message.split('\n')[0] };
+        }
+        return { train, external, missing, rollouts };
       }, { onConsole: progress });
-      if (opts.json) printJson({ ...train, external, externalMissing: missing });
-      else printHuman(train, external, missing);
+      if (opts.json) printJson({ ...train, external, externalMissing: missing, rollouts });
+      else printHuman(train, external, missing, rollouts);
     });
 }
