@@ -9,7 +9,7 @@
  */
 import type { Command } from 'commander';
 import { choiceOption, intOption, printJson, UsageError } from '../cli_util';
-import { SUITE_NAMES, getSuite } from '../../tasks/index';
+import { SUITE_NAMES, getSuite, splitOf } from '../../tasks/index';
 import type { SuiteName, Task, Tier } from '../../tasks/types';
 import { createHarness } from '../../harness/registry';
 import { approxTokens } from '../../harness/render';
@@ -46,6 +46,7 @@ export function resolveTask(suiteName: SuiteName, spec: string, family: string |
     throw new UsageError(`unknown family '${fam}' in suite '${suiteName}' (families: ${suite.families.map((f) => f.name).join(', ')})`);
   }
   try {
+    splitOf(Number(seedText)); // a seed outside both the train and the test range is no task
     return suite.generate(fam, t as Tier, Number(seedText));
   } catch (e) {
     throw new UsageError(`--task '${spec}': ${(e as Error).message}`);
