@@ -93,10 +93,11 @@ export function registerRun(program: Command): void {
       if (opts.resume && existsSync(ckptPath)) runnerOpts.importBase64 = readFileSync(ckptPath).toString('base64');
       const err = (s: string) => process.stderr.write(s + '\n');
       const bar = new cliProgress.SingleBar(
-        { format: 'hlab run [{bar}] {percentage}% | {value}/{total} | ETA {eta_formatted} | {phase}', etaBuffer: 4, hideCursor: true, stream: process.stderr, noTTYOutput: true, notTTYSchedule: 5000 },
+        { format: 'hlab run [{bar}] {percentage}% | {value}/{total} | ETA {eta_formatted} | {phase}', etaBuffer: 4, hideCursor: true, stream: process.stderr },
         cliProgress.Presets.shades_classic,
       );
       let barStarted = false;
+      let lastLine = '';
       const onConsole = (text: string) => {
         if (!text.startsWith('[run] ')) return;
         let m: { type: string; message?: string; done?: number; total?: number; phase?: string };
@@ -106,6 +107,14 @@ export function registerRun(program: Command): void {
           return;
         }
         if (m.type === 'progress') {
+          // Without a terminal (CI logs, pipes) a redrawn bar only repeats itself: print a line
+          // when the progress or the phase changes instead.
+          if (!process.stderr.isTTY) {
+            const line = `hlab run ${m.done ?? 0}/${m.total ?? 1} | ${m.phase ?? ''}`;
+            if (line !== lastLine) err(line);
+            lastLine = line;
+            return;
+          }
           if (!barStarted) {
             bar.start(m.total ?? 1, m.done ?? 0, { phase: m.phase ?? '' });
             barStarted = true;
