@@ -5,13 +5,16 @@
  * written to dlogits (and dvalues). One head call = one optimizer step, so the step normalizer
  * (token-mean: N = Σ mask of the step) is exactly this batch's.
  *
- * Adapter note: the RL kernels encode straight into a compute pass and bake the step normalizer
- * into a fresh uniform per call, while `LossHead.prepare` must return prepared dispatches once
- * per shape. A recording pass captures each (pipeline, bind group, grid) as a PreparedDispatch;
- * `write` (called before every step's submit) re-records with the step's normalizer and updates
- * the same PreparedDispatch objects in place, so the trainer's cached plan encodes the current
- * bind groups. The number and order of dispatches depend only on the config (and on whether an
- * AdvantageSource is used), never on the data.
+ * Prepared once per shape: `prepare` builds every dispatch of the head for a (B,T) shape — the
+ * advantage gathers, step begin, logprob_forward, the loss kernels (prepareRlLossHead),
+ * logprob_backward, entropy_backward and step end — with a placeholder normalizer, and keeps the
+ * LossParams uniforms that read the step normalizer. `write` (called before every step's
+ * submit) only uploads the step's per-token inputs and rewrites those uniforms' N, S and
+ * token-sum norm with queue.writeBuffer (writeNormalizer): no buffers or bind groups are created
+ * per step. The gathers bind the AdvantageSource's buffers, so they are re-prepared (in place in
+ * the cached plan) only when the source changes, i.e. once per rollout batch. The number and
+ * order of dispatches depend only on the config (and on whether an AdvantageSource is used),
+ * never on the data.
  *
  * Non-finite steps: the head's flag word (`state.flags[0]`) is its `skipFlag`; the training step
  * feeds it to global_norm_forward, whose skip state makes AdamW a no-op for a flagged step.
@@ -32,41 +35,14 @@ import type { LossContext, LossHead, TrainBatch } from '../model/gpu_train';
 import type { RlLossConfig } from './config';
 import { stepNormalizer, type StepNormalizer } from './math';
 import { ROW_STATS } from './metrics';
-import { createRlStepState, encodeRlEntropyBackward, encodeRlLossHead, encodeRlStepBegin, encodeRlStepEnd, type RlLossBuffers, type RlStepState } from './gpu_loss';
+import { createRlStepState, prepareRlLossHead, type RlLossBuffers, type RlStepState } from './gpu_loss';
+import { writeNormalizer } from './gpu_util';
+import { prepareNonfiniteClear } from '../kernels/nonfinite_check';
+import { prepareRlAccInit, prepareRlMetricsFinalize } from '../kernels/rl_metrics_forward';
+import { prepareEntropyBackward } from '../kernels/entropy_backward';
 
 /** Per-token inputs the head expects in `TrainBatch.extra`, (B·T) f32 each. */
 export const RL_EXTRA = ['oldLogprobs', 'advantages', 'oldValues', 'returns', 'refLogprobs'] as const;
-
-/** A fake compute pass that records dispatches instead of encoding them. */
-class RecordingPass {
-  readonly out: PreparedDispatch[] = [];
-  private pipeline: GPUComputePipeline | null = null;
-  private bindGroup: GPUBindGroup | null = null;
-  label = 'rl-head-recorder';
-  setPipeline(p: GPUComputePipeline): void {
-    this.pipeline = p;
-  }
-  setBindGroup(index: number, g: GPUBindGroup | null): void {
-    if (index !== 0 || !g) throw new Error(`RecordingPass: only bind group 0 is supported, got index ${index}`);
-    this.bindGroup = g;
-  }
-  dispatchWorkgroups(x: number, y = 1, z = 1): void {
-    if (!this.pipeline || !this.bindGroup) throw new Error('RecordingPass: dispatch before setPipeline/setBindGroup');
-    this.out.push({ label: this.pipeline.label || 'rl-kernel', pipeline: this.pipeline, bindGroup: this.bindGroup, groups: [x, y, z], flops: 0, bytes: 0 });
-  }
-}
-
-function record(fn: (pass: GPUComputePassEncoder) => void): PreparedDispatch[] {
-  const rec = new RecordingPass();
-  const proxy = new Proxy(rec, {
-    get(t, k) {
-      if (k in t) return (t as unknown as Record<PropertyKey, unknown>)[k];
-      throw new Error(`RecordingPass: the RL kernels called pass.${String(k)}, which a prepared dispatch cannot hold`);
-    },
-  });
-  fn(proxy as unknown as GPUComputePassEncoder);
-  return rec.out;
-}
 
 /**
  * Advantages (and PPO returns) of a whole rollout batch, (R,T) f32 on the GPU (computed by the
@@ -121,9 +97,30 @@ export function rlLossHead(gpu: Gpu, cfg: RlLossConfig, maxN: number): RlHead {
   const rowIdx = createStorage(d, `rl-head rowIdx (maxN=${maxN})`, maxN * 4);
   let src: AdvantageSource | null = null;
   let rowStats: GPUBuffer | null = null;
-  const prepared = new Map<string, PreparedDispatch[]>();
+  /** One prepared shape: its dispatches (the cached plan's objects), norm uniforms, gathers. */
+  interface ShapeEntry {
+    dispatches: PreparedDispatch[];
+    normUniforms: GPUBuffer[];
+    /** The source the gathers (dispatches[0 … nGathers)) were prepared for. */
+    src: AdvantageSource | null;
+    nGathers: number;
+  }
+  const prepared = new Map<string, ShapeEntry>();
 
-  const build = (ctx: LossContext, norm: StepNormalizer): PreparedDispatch[] => {
+  const gathersFor = (ctx: LossContext, s: AdvantageSource | null): PreparedDispatch[] => {
+    const { B, T } = ctx;
+    const out: PreparedDispatch[] = [];
+    if (!s) return out;
+    if (s.T !== T) throw new Error(`rlLossHead: advantage source rows have T = ${s.T}, step has T = ${T}`);
+    out.push(prepareGatherRows(gpu, { B, C: T, R: s.R, inp: s.advantages, idx: rowIdx, out: bufs.advantages }, 'rl gather advantages'));
+    if (cfg.algorithm === 'ppo') {
+      if (!s.returns) throw new Error('rlLossHead: a PPO advantage source needs returns');
+      out.push(prepareGatherRows(gpu, { B, C: T, R: s.R, inp: s.returns, idx: rowIdx, out: bufs.returns }, 'rl gather returns'));
+    }
+    return out;
+  };
+
+  const build = (ctx: LossContext, norm: StepNormalizer): ShapeEntry => {
     const { B, T, N, V } = ctx;
     if (N > maxN) throw new Error(`rlLossHead: batch of ${N} positions exceeds maxN = ${maxN}`);
     if (!rowStats || rowStats.size < B * ROW_STATS * 4) {
@@ -138,25 +135,28 @@ export function rlLossHead(gpu: Gpu, cfg: RlLossConfig, maxN: number): RlHead {
       ...(cfg.klCoef > 0 ? { refLogprobs: bufs.refLogprobs } : {}),
       ...(cfg.entCoef > 0 ? { entropy: { logits: ctx.model.acts.logits, mask: ctx.mask, entropy: bufs.entropy, lse: bufs.entLse, dentropy: bufs.dentropy, V } } : {}),
     };
-    const gathers: PreparedDispatch[] = [];
-    if (src) {
-      if (src.T !== T) throw new Error(`rlLossHead: advantage source rows have T = ${src.T}, step has T = ${T}`);
-      gathers.push(prepareGatherRows(gpu, { B, C: T, R: src.R, inp: src.advantages, idx: rowIdx, out: bufs.advantages }, 'rl gather advantages'));
-      if (ppo) {
-        if (!src.returns) throw new Error('rlLossHead: a PPO advantage source needs returns');
-        gathers.push(prepareGatherRows(gpu, { B, C: T, R: src.R, inp: src.returns, idx: rowIdx, out: bufs.returns }, 'rl gather returns'));
-      }
+    const gathers = gathersFor(ctx, src);
+    const head = prepareRlLossHead(gpu, state, lb, cfg, norm);
+    const normUniforms = [...head.normUniforms];
+    // dlogits += the entropy bonus's gradient (no dispatch when entCoef = 0).
+    const entBackward: PreparedDispatch[] = [];
+    if (cfg.entCoef > 0) {
+      const e = lb.entropy!;
+      const eb = prepareEntropyBackward(gpu, e, ctx.dlogits, B, T, e.V, { aggregation: cfg.aggregation, norm, entCoef: cfg.entCoef });
+      entBackward.push(...eb.dispatches);
+      normUniforms.push(eb.uniform);
     }
-    return [
+    const dispatches = [
       ...gathers,
-      ...record((pass) => encodeRlStepBegin(gpu, pass, state)),
+      prepareNonfiniteClear(gpu, state.flags),
+      prepareRlAccInit(gpu, state.acc),
       prepareLogprobForward(gpu, { N, V, logits, targets: { buffer: ctx.targets }, logprob: { buffer: bufs.logprobs }, lse: { buffer: bufs.lse } }, 'rl logprob_forward'),
-      ...record((pass) => encodeRlLossHead(gpu, pass, state, lb, cfg, norm)),
+      ...head.dispatches,
       prepareLogprobBackward(gpu, { N, V, logits, targets: { buffer: ctx.targets }, lse: { buffer: bufs.lse }, dlogprob: { buffer: bufs.dlogprob }, dlogits: { buffer: ctx.dlogits } }, 'rl logprob_backward'),
-      // dlogits += the entropy bonus's gradient (no dispatch when entCoef = 0).
-      ...record((pass) => encodeRlEntropyBackward(gpu, pass, lb, ctx.dlogits, cfg, norm)),
-      ...record((pass) => encodeRlStepEnd(gpu, pass, state, cfg)),
+      ...entBackward,
+      prepareRlMetricsFinalize(gpu, state.acc, state.flags, state.metrics, cfg),
     ];
+    return { dispatches, normUniforms, src, nGathers: gathers.length };
   };
 
   return {
@@ -164,17 +164,17 @@ export function rlLossHead(gpu: Gpu, cfg: RlLossConfig, maxN: number): RlHead {
     usesValues: cfg.algorithm === 'ppo',
     metricNames: ['loss'],
     state,
-    // flags[0] is cleared by encodeRlStepBegin (the head's first dispatch) and OR-ed by every
-    // non-finite check of the step; global_norm_forward turns it into gradScale = −1.
+    // flags[0] is cleared by the step-begin dispatch (the head's first after the gathers) and
+    // OR-ed by every non-finite check of the step; global_norm_forward turns it into gradScale = −1.
     skipFlag: { buffer: state.flags, offset: 0 },
     prepare(ctx) {
-      const ds = build(ctx, { globalTokens: 1, globalSeqs: 1, tokenSumNorm: cfg.tokenSumNorm ?? ctx.T });
-      prepared.set(`${ctx.B}:${ctx.T}`, ds);
-      return { dispatches: ds, metrics: { buffer: state.metrics, offset: 0 } };
+      const e = build(ctx, { globalTokens: 1, globalSeqs: 1, tokenSumNorm: cfg.tokenSumNorm ?? ctx.T });
+      prepared.set(`${ctx.B}:${ctx.T}`, e);
+      return { dispatches: e.dispatches, metrics: { buffer: state.metrics, offset: 0 } };
     },
     write(ctx, batch: TrainBatch) {
-      const ds = prepared.get(`${ctx.B}:${ctx.T}`);
-      if (!ds) throw new Error('rlLossHead.write: prepare() was not called for this shape');
+      const e = prepared.get(`${ctx.B}:${ctx.T}`);
+      if (!e) throw new Error('rlLossHead.write: prepare() was not called for this shape');
       const ex = batch.extra ?? {};
       const n = ctx.N;
       const ppo = cfg.algorithm === 'ppo';
@@ -185,10 +185,16 @@ export function rlLossHead(gpu: Gpu, cfg: RlLossConfig, maxN: number): RlHead {
         if (!a || a.length !== n) throw new Error(`rlLossHead: batch.extra.${k} must hold (B·T) = ${n} values, got ${a?.length ?? 'none'}`);
         d.queue.writeBuffer(bufs[k], 0, a.buffer, a.byteOffset, a.byteLength);
       }
-      // Re-record with this step's normalizer; update the cached plan's dispatch objects in place.
-      const fresh = build(ctx, stepNormalizer(batch.mask, ctx.B, ctx.T, cfg.tokenSumNorm));
-      if (fresh.length !== ds.length) throw new Error(`rlLossHead: re-recorded ${fresh.length} dispatches, prepared ${ds.length}`);
-      fresh.forEach((x, i) => Object.assign(ds[i], x));
+      // A new advantage source (once per rollout batch): re-prepare the gathers, in place in the
+      // cached plan (the dispatch count must not change).
+      if (e.src !== src) {
+        const g = gathersFor(ctx, src);
+        if (g.length !== e.nGathers) throw new Error(`rlLossHead: ${g.length} gathers for the current advantage source, prepared ${e.nGathers} (keep useAdvantages on or off for every step of a trainer)`);
+        g.forEach((x, i) => Object.assign(e.dispatches[i], x));
+        e.src = src;
+      }
+      // This step's normalizer: rewrite N, S and the token-sum norm of the prepared uniforms.
+      writeNormalizer(gpu, e.normUniforms, stepNormalizer(batch.mask, ctx.B, ctx.T, cfg.tokenSumNorm));
     },
     useAdvantages(s) {
       src = s;

@@ -105,3 +105,60 @@ export async function shortRun(seed: number, overrides: Partial<RlLossConfig>, s
   model.destroy();
   return metrics.map(({ ms: _ms, ...m }) => m);
 }
+
+/**
+ * GPU objects created per optimizer step: wraps device.createBuffer / createBindGroup and counts
+ * those made during each GpuTrainer.trainStep (labels ending in '-readback' excluded: src/gpu/buffers.ts
+ * readback(), used by readRlMetrics once per step, creates its staging buffer per call).
+ * maxB = 2 with 4 minibatches: several optimizer steps per update.
+ */
+export async function stepAllocations(seed: number, overrides: Partial<RlLossConfig>, updates = 2) {
+  const cfg = rlLossConfig(overrides);
+  const { model, trainer } = await setup(cfg, seed, 2, 4);
+  const trajs = makeTrajs(seed + 1, 2, 4);
+  const dev = (await sharedGpu()).device;
+  const own = dev as unknown as Record<string, unknown>;
+  type Step = { update: number; B: number; T: number; buffers: number; bindGroups: number; labels: string[] };
+  const steps: Step[] = [];
+  const between: Step = { update: 0, B: 0, T: 0, buffers: 0, bindGroups: 0, labels: [] };
+  let cur: Step = { ...between };
+  const createBuffer = dev.createBuffer;
+  const createBindGroup = dev.createBindGroup;
+  dev.createBuffer = function (desc: GPUBufferDescriptor) {
+    if (!(desc.label ?? '').endsWith('-readback')) {
+      cur.buffers++;
+      cur.labels.push(`buffer ${desc.label}`);
+    }
+    return createBuffer.call(this, desc);
+  };
+  dev.createBindGroup = function (desc: GPUBindGroupDescriptor) {
+    cur.bindGroups++;
+    cur.labels.push(`bindGroup ${desc.label}`);
+    return createBindGroup.call(this, desc);
+  };
+  const gt = trainer.trainer as unknown as { trainStep: (...a: unknown[]) => Promise<unknown> };
+  const trainStep = gt.trainStep.bind(gt);
+  let update = 0;
+  gt.trainStep = (batch, prelude) => {
+    const b = batch as { B: number; T: number };
+    const step: Step = { update, B: b.B, T: b.T, buffers: 0, bindGroups: 0, labels: [] };
+    cur = step;
+    steps.push(step);
+    // Count what the step itself creates (batch upload, head.write, encode, submit, its
+    // readback); per-update work between steps (the advantage buffers) goes elsewhere.
+    return trainStep(batch, prelude).finally(() => {
+      if (cur === step) cur = { ...between };
+    });
+  };
+  try {
+    for (update = 1; update <= updates; update++) await trainer.update(trajs, update);
+  } finally {
+    // Own properties shadowing the prototype's methods: deleting them restores the originals.
+    delete own.createBuffer;
+    delete own.createBindGroup;
+    delete (gt as Record<string, unknown>).trainStep;
+    trainer.destroy();
+    model.destroy();
+  }
+  return steps;
+}

@@ -59,3 +59,24 @@ test('KL to the frozen starting policy and the entropy bonus: 0 KL and no KL gra
   // The entropy bonus changes the first step's gradient (no other difference between the runs).
   expect(Math.abs(ent[0].gradNorm - base[0].gradNorm)).toBeGreaterThan(1e-4 * base[0].gradNorm);
 });
+
+test('after the first step of a shape, optimizer steps create no GPU buffers or bind groups', async ({ gpuPage }) => {
+  type Step = { update: number; B: number; T: number; buffers: number; bindGroups: number; labels: string[] };
+  for (const o of [{ algorithm: 'grpo' }, { algorithm: 'ppo', klCoef: 0.1, entCoef: 0.01 }]) {
+    const steps = await gpuPage.run<Step[]>(ENTRY, 'stepAllocations', 11, o, 2);
+    console.log(JSON.stringify(o), JSON.stringify(steps.map(({ labels: _l, ...s }) => s)));
+    const first = steps.filter((s) => s.update === 1);
+    expect(first.length, JSON.stringify(o)).toBeGreaterThanOrEqual(4);
+    // The first step of a shape prepares the plan (and the head's dispatches) once.
+    expect(first[0].bindGroups, 'the counters see the first step preparing its plan').toBeGreaterThan(0);
+    const seen = new Set<string>();
+    for (const s of steps) {
+      const key = `${s.B}:${s.T}`;
+      // Within an update (same advantage source), a shape already seen creates nothing.
+      if (seen.has(`${s.update}|${key}`)) {
+        expect({ buffers: s.buffers, bindGroups: s.bindGroups, labels: s.labels }, `${JSON.stringify(o)} update ${s.update} B=${s.B}`).toEqual({ buffers: 0, bindGroups: 0, labels: [] });
+      }
+      seen.add(`${s.update}|${key}`);
+    }
+  }
+});
