@@ -191,7 +191,8 @@ interface ShapePlan {
   ctx: LossContext;
 }
 
-const METRIC_WORDS_MAX = 16;
+// Grad norm, clip multiplier and up to 30 loss-head metric words (the RL head has 22).
+const METRIC_WORDS_MAX = 32;
 
 /**
  * The GPU trainer of one GpuModel: owns gradients, moments, backward scratch and the step.
@@ -381,7 +382,7 @@ export class GpuTrainer {
   }
 
   /**
-   * One training step: one command buffer, one submit, one metrics readback (mapAsync of 16
+   * One training step: one command buffer, one submit, one metrics readback (mapAsync of at most 32
    * words). Parameters, gradients and moments stay on the GPU.
    * @param prelude optional work encoded into the same command buffer before the step (e.g. the
    *   RL trainer's GPU advantages, once per rollout batch), so the step stays one submit

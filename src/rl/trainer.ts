@@ -33,11 +33,11 @@
  * - The sampler's log-probs are at the sampling temperature; the training step scores
  *   log softmax(z) (τ = 1). Rollouts for training must therefore use τ = 1 (checked).
  */
+import { decodeRlMetrics, RL_METRIC_NAMES } from './metrics';
 import type { Gpu } from '../gpu/device';
 import { GpuModel } from '../model/gpu_model';
 import { GpuTrainer } from '../model/gpu_train';
 import type { RlLossConfig } from './config';
-import { readRlMetrics } from './gpu_loss';
 import { rlLossHead, type RlHead } from './trainer_head';
 import { createStorage, readF32 } from '../gpu/buffers';
 import { encodeGrpoAdvantageForward } from '../kernels/grpo_advantage_forward';
@@ -287,7 +287,7 @@ export class RlTrainer {
           };
           this.head.selectRows(Int32Array.from(idx));
           const sm = await this.trainer.trainStep(batch, takePrelude());
-          const m = await readRlMetrics(this.gpu, this.head.state);
+          const m = decodeRlMetrics(RL_METRIC_NAMES.map((n) => sm.head[n]));
           acc.attempted++;
           if (sm.skipped) {
             acc.skipped++;

@@ -34,7 +34,7 @@ import { prepareGatherRows } from '../kernels/gather_rows';
 import type { LossContext, LossHead, TrainBatch } from '../model/gpu_train';
 import type { RlLossConfig } from './config';
 import { stepNormalizer, type StepNormalizer } from './math';
-import { ROW_STATS } from './metrics';
+import { RL_METRIC_NAMES, ROW_STATS } from './metrics';
 import { createRlStepState, prepareRlLossHead, type RlLossBuffers, type RlStepState } from './gpu_loss';
 import { writeNormalizer } from './gpu_util';
 import { prepareNonfiniteClear } from '../kernels/nonfinite_check';
@@ -162,7 +162,8 @@ export function rlLossHead(gpu: Gpu, cfg: RlLossConfig, maxN: number): RlHead {
   return {
     name: `rl-${cfg.algorithm}`,
     usesValues: cfg.algorithm === 'ppo',
-    metricNames: ['loss'],
+    // Every RL metric rides on the training step's one readback (no second map per step).
+    metricNames: RL_METRIC_NAMES,
     state,
     // flags[0] is cleared by the step-begin dispatch (the head's first after the gathers) and
     // OR-ed by every non-finite check of the step; global_norm_forward turns it into gradScale = −1.

@@ -108,8 +108,8 @@ export async function shortRun(seed: number, overrides: Partial<RlLossConfig>, s
 
 /**
  * GPU objects created per optimizer step: wraps device.createBuffer / createBindGroup and counts
- * those made during each GpuTrainer.trainStep (labels ending in '-readback' excluded: src/gpu/buffers.ts
- * readback(), used by readRlMetrics once per step, creates its staging buffer per call).
+ * those made during each GpuTrainer.trainStep, readback staging buffers included (the RL metrics
+ * ride on the step's own persistent staging buffer).
  * maxB = 2 with 4 minibatches: several optimizer steps per update.
  */
 export async function stepAllocations(seed: number, overrides: Partial<RlLossConfig>, updates = 2) {
@@ -125,10 +125,8 @@ export async function stepAllocations(seed: number, overrides: Partial<RlLossCon
   const createBuffer = dev.createBuffer;
   const createBindGroup = dev.createBindGroup;
   dev.createBuffer = function (desc: GPUBufferDescriptor) {
-    if (!(desc.label ?? '').endsWith('-readback')) {
-      cur.buffers++;
-      cur.labels.push(`buffer ${desc.label}`);
-    }
+    cur.buffers++;
+    cur.labels.push(`buffer ${desc.label}`);
     return createBuffer.call(this, desc);
   };
   dev.createBindGroup = function (desc: GPUBindGroupDescriptor) {
