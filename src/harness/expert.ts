@@ -170,13 +170,7 @@ export function runExpertEpisode(task: Task, harnessId: string, opts: ExpertOpti
   h.reset(task);
   const adapter = adapterFor(h);
   let error: string | undefined;
-  const send = (text: string): StepResult => {
-    const r = h.step(text);
-    if (r.kind === 'parse_error' || r.kind === 'rejected') {
-      throw new Error(`expert action ${r.kind} under ${harnessId}: ${JSON.stringify(text.slice(0, 80))} → ${r.observation.slice(0, 160)}`);
-    }
-    return r;
-  };
+  const send = strictSender(h);
   try {
     for (const t of adapter.opening(h)) send(t);
     const solver = suite.solver(task);
@@ -197,10 +191,34 @@ export function runExpertEpisode(task: Task, harnessId: string, opts: ExpertOpti
   } catch (e) {
     error = (e as Error).message;
   }
+  return expertEpisodeResult(h, task, suite, error);
+}
+
+/**
+ * `h.step` for scripted drivers (the expert here, the procedural expert of src/pretrain): a
+ * parse error or a workflow rejection of a scripted action is a bug in a harness or a driver,
+ * so it throws instead of becoming an observation.
+ * @throws Error naming the kind, the harness and the action.
+ */
+export function strictSender(h: Harness): (text: string) => StepResult {
+  return (text) => {
+    const r = h.step(text);
+    if (r.kind === 'parse_error' || r.kind === 'rejected') {
+      throw new Error(`expert action ${r.kind} under ${h.id}: ${JSON.stringify(text.slice(0, 80))} → ${r.observation.slice(0, 160)}`);
+    }
+    return r;
+  };
+}
+
+/**
+ * Verify a scripted episode's final state and package it; `error` (the driver's failure, if
+ * any) makes it a fail whatever the verifier says.
+ */
+export function expertEpisodeResult(h: Harness, task: Task, suite: TaskSuite, error?: string): ExpertEpisode {
   const transcript = h.transcript();
   const verification = suite.verify(task, h.sandboxState(), transcript);
   const out: ExpertEpisode = {
-    harness: harnessId,
+    harness: h.id,
     taskId: task.id,
     pass: verification.pass && error === undefined,
     verification,

@@ -18,7 +18,7 @@
  * procedural_tools.ts) and tested in tests/unit/pretrain_procedural.test.ts.
  *
  * Reused from src/harness: ComposedHarness (runtime), makeC1/makeC2 (context policies),
- * normPath, episodeTags, the ExpertEpisode type. Written here because the runtime's versions are
+ * normPath, the expert's strict sender and episode packaging. Written here because the runtime's versions are
  * keyword-fixed: the workflow objects and the expert adapter (W1/W2 keywords are constants there).
  */
 import type { ToolCall, ToolResult } from '../sandbox/types';
@@ -31,9 +31,8 @@ import type { NoticeKind, ObservationFormat } from '../harness/realizations/obse
 import type { SystemPrompt } from '../harness/realizations/system';
 import type { GateDecision, MessageOutcome, Workflow, WorkflowState } from '../harness/realizations/workflow';
 import { normPath } from '../harness/tools';
-import { episodeTags } from '../harness/episode';
-import type { ExpertEpisode } from '../harness/expert';
-import type { Message, StepResult } from '../harness/types';
+import { expertEpisodeResult, strictSender, type ExpertEpisode } from '../harness/expert';
+import type { Message } from '../harness/types';
 import { Rng } from '../util/rng';
 import { proceduralToolInterface, type ProcSyntax, type ProcToolInterface } from './procedural_tools';
 
@@ -415,11 +414,7 @@ export function runProceduralExpert(task: Task, seed: number, opts: ProceduralEx
   });
   h.reset(task);
   let error: string | undefined;
-  const send = (text: string): StepResult => {
-    const r = h.step(text);
-    if (r.kind === 'parse_error' || r.kind === 'rejected') throw new Error(`expert action ${r.kind} under ${h.id}: ${JSON.stringify(text.slice(0, 80))} → ${r.observation.slice(0, 160)}`);
-    return r;
-  };
+  const send = strictSender(h);
   try {
     const st = h.workflowStatus();
     if (st.needsPlan) send(h.workflow.planText()!);
@@ -439,17 +434,5 @@ export function runProceduralExpert(task: Task, seed: number, opts: ProceduralEx
   } catch (e) {
     error = (e as Error).message;
   }
-  const transcript = h.transcript();
-  const verification = suite.verify(task, h.sandboxState(), transcript);
-  const out: ExpertEpisode = {
-    harness: h.id,
-    taskId: task.id,
-    pass: verification.pass && error === undefined,
-    verification,
-    transcript,
-    tags: episodeTags(h, task, verification),
-    turns: h.turns(),
-  };
-  if (error !== undefined) out.error = error;
-  return out;
+  return expertEpisodeResult(h, task, suite, error);
 }
