@@ -1,8 +1,9 @@
-// Residual add, forward: out = a + b, elementwise over n f32 values.
-// vec4 loads: each invocation handles 4 consecutive elements when n is a multiple of 4 (the
-// launcher picks the scalar entry point otherwise). No barriers (WEBGPU-NOTES.md cost model).
+// Residual add, forward: out = a + b, elementwise over n f32 values (each at its element offset).
+// One invocation per element, no barriers (WEBGPU-NOTES.md cost model). The transformer fuses
+// its residual adds into the projection matmuls' stores; this kernel is the standalone op and
+// the smallest worked example of the shader / launcher / CPU-reference triplet.
 
-struct Params { n: u32, _p0: u32, _p1: u32, _p2: u32 };
+struct Params { n: u32, a_off: u32, b_off: u32, out_off: u32 };
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> a: array<f32>;
@@ -16,6 +17,6 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
   // 2-D grid: more than 65535 workgroups are folded into y.
   let i = gid.x + gid.y * nwg.x * WG;
   if (i < params.n) {
-    out[i] = a[i] + b[i];
+    out[params.out_off + i] = a[params.a_off + i] + b[params.b_off + i];
   }
 }

@@ -3,38 +3,39 @@
  */
 import code from '../../shaders/residual_forward.wgsl?raw';
 import type { Gpu } from '../gpu/device';
-import { uploadUniform } from '../gpu/buffers';
-import { grid1d } from './dispatch';
+import { bindAll, checkView, encodePrepared, grid, off, paramsUniform, type PreparedDispatch, type TensorView } from './dispatch_plan';
 
 const WG = 256;
 
+export interface ResidualForwardArgs {
+  /** Element count. */
+  n: number;
+  /** (n) */
+  a: TensorView;
+  /** (n) */
+  b: TensorView;
+  /** (n) written; must not share a buffer with a or b. */
+  out: TensorView;
+}
+
 /**
- * Encode out = a + b over `n` f32 values into `pass`.
- * @param a,b,out storage buffers of at least n f32 (out may not alias a or b)
- * @param n element count
+ * Prepare once (pipeline from the cache, uniform and bind group created here), encode many times.
+ * @throws Error naming the argument on a bad n, a view outside its buffer, or aliasing.
  */
-export function encodeResidualForward(
-  gpu: Gpu,
-  pass: GPUComputePassEncoder,
-  a: GPUBuffer,
-  b: GPUBuffer,
-  out: GPUBuffer,
-  n: number,
-): void {
+export function prepareResidualForward(gpu: Gpu, args: ResidualForwardArgs, label = 'residual_forward'): PreparedDispatch {
+  const { n, a, b, out } = args;
+  if (!Number.isInteger(n) || n <= 0) throw new Error(`${label}: n must be a positive integer, got ${n}`);
+  checkView(label, 'a', a, n);
+  checkView(label, 'b', b, n);
+  checkView(label, 'out', out, n);
+  if (out.buffer === a.buffer || out.buffer === b.buffer) throw new Error(`${label}: out must not share a buffer with a or b`);
   const pipeline = gpu.pipelines.get('residual_forward', code, 'main', { WG });
-  const params = uploadUniform(gpu.device, 'residual_forward-params', new Uint32Array([n, 0, 0, 0]).buffer);
-  const bind = gpu.device.createBindGroup({
-    label: 'residual_forward-bind',
-    layout: pipeline.getBindGroupLayout(0),
-    entries: [
-      { binding: 0, resource: { buffer: params } },
-      { binding: 1, resource: { buffer: a } },
-      { binding: 2, resource: { buffer: b } },
-      { binding: 3, resource: { buffer: out } },
-    ],
-  });
-  pass.setPipeline(pipeline);
-  pass.setBindGroup(0, bind);
-  const [x, y] = grid1d(Math.ceil(n / WG));
-  pass.dispatchWorkgroups(x, y);
+  const params = paramsUniform(gpu, `${label}-params`, [['u32', n], ['u32', off('a', a)], ['u32', off('b', b)], ['u32', off('out', out)]]);
+  const bindGroup = bindAll(gpu, `${label}-bind`, pipeline, [[0, params], [1, a.buffer], [2, b.buffer], [3, out.buffer]]);
+  return { label, pipeline, bindGroup, groups: grid(Math.ceil(n / WG)), flops: n, bytes: 12 * n };
+}
+
+/** Encode residual_forward into `pass` (prepares on every call: for one-off use). */
+export function encodeResidualForward(gpu: Gpu, pass: GPUComputePassEncoder, args: ResidualForwardArgs): void {
+  encodePrepared(pass, [prepareResidualForward(gpu, args)]);
 }

@@ -5,8 +5,7 @@
  */
 import type { Gpu } from '../gpu/device';
 import { uploadUniform } from '../gpu/buffers';
-import { grid1d } from '../kernels/dispatch';
-import { encodePrepared, type PreparedDispatch } from '../kernels/dispatch_plan';
+import { bindAll, encodePrepared, grid, type PreparedDispatch } from '../kernels/dispatch_plan';
 import { AGGREGATION_CODE, type LossAggregation } from './config';
 import type { StepNormalizer } from './math';
 
@@ -27,13 +26,8 @@ export function prepareEntry(
   useWG = true,
 ): PreparedDispatch {
   const pipeline = gpu.pipelines.get(label, code, entry, useWG ? { WG } : {});
-  const bindGroup = gpu.device.createBindGroup({
-    label: `${label}.${entry}-bind`,
-    layout: pipeline.getBindGroupLayout(0),
-    entries: bindings.map(([binding, buffer]) => ({ binding, resource: { buffer } })),
-  });
-  const [x, y] = grid1d(Math.ceil(count / WG));
-  return { label: `${label}.${entry}`, pipeline, bindGroup, groups: [x, y, 1], flops: 0, bytes: 0 };
+  const bindGroup = bindAll(gpu, `${label}.${entry}-bind`, pipeline, bindings.map(([b, buf]) => [b, buf]));
+  return { label: `${label}.${entry}`, pipeline, bindGroup, groups: grid(Math.ceil(count / WG)), flops: 0, bytes: 0 };
 }
 
 /** Prepare and immediately encode one entry point (see prepareEntry). */
