@@ -37,7 +37,7 @@ export const MethodSpec = z
     /** The black-box harness trained through when harnesses = 'blackbox'. */
     blackbox: BlackBoxId.optional(),
     /** Model preset override for the model-size ablation (default: spec.model.preset). */
-    modelPreset: z.enum(['tiny', 'small', 'base']).optional(),
+    modelPreset: z.enum(['tiny', 'mini', 'small', 'base']).optional(),
   })
   .strict()
   .superRefine((m, ctx) => {
@@ -141,7 +141,7 @@ export const ExperimentSpec = z
     model: z
       .object({
         /** Transformer size preset (tiny for tests, small ≈ 1M params, base ≈ 5M). */
-        preset: z.enum(['tiny', 'small', 'base']),
+        preset: z.enum(['tiny', 'mini', 'small', 'base']),
         /** Start from the pretrained base checkpoint, or from a seeded random init. */
         init: z.enum(['base', 'scratch']),
       })

@@ -18,12 +18,18 @@ export interface ModelConfig {
   NH: number;
 }
 
-export type PresetName = 'tiny' | 'small' | 'base';
-export const PRESET_NAMES: readonly PresetName[] = ['tiny', 'small', 'base'];
+export type PresetName = 'tiny' | 'mini' | 'small' | 'base';
+export const PRESET_NAMES: readonly PresetName[] = ['tiny', 'mini', 'small', 'base'];
 
 const PRESETS: Record<PresetName, Omit<ModelConfig, 'vocabSize'>> = {
   /** Tests: ~70k parameters at V = 1024. */
   tiny: { C: 32, L: 2, NH: 2, maxT: 256 },
+  /**
+   * CPU machines (the `quick` preset): ≈ 0.2M parameters at V = 1024. maxT 512 because the
+   * training harnesses' opening prompts alone take 230–300 tokens (docs/PRETRAIN.md); C and L
+   * as small as still copies arguments (2 layers: induction heads).
+   */
+  mini: { C: 64, L: 2, NH: 2, maxT: 512 },
   /** Default: ≈ 1.0M parameters at V = 1024. */
   small: { C: 128, L: 4, NH: 4, maxT: 512 },
   /** Real GPUs: ≈ 5.1M parameters at V = 1024. */

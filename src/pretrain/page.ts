@@ -9,10 +9,8 @@ import { createGpu, type Gpu } from '../gpu/device';
 import { loadTokenizer, TOKENIZER_FORMAT_VERSION } from '../model/tokenizer';
 import { paramCount } from '../model/layout';
 import { selectTrainingOA } from '../design/selection';
-import { taskSet } from '../tasks';
-import type { Task, Tier } from '../tasks/types';
-import { Rng } from '../util/rng';
 import { encodeBaseCheckpoint } from './checkpoint';
+import { evalTaskList, toBase64 } from './eval_tasks';
 import { cpuGreedyDecoder, evaluateGreedy, type GreedyReport } from './eval_greedy';
 import { cpuSftBackend, prepareSft, trainSft, type SftBackend, type SftConfig } from './sft';
 import { gpuGreedyDecoder, gpuSftBackend } from './sft_gpu';
@@ -30,7 +28,7 @@ export interface PretrainPageOptions extends SftConfig {
 }
 
 export interface PretrainPageResult {
-  backend: 'gpu' | 'cpu';
+  backend: 'gpu' | 'cpu' | 'wasm';
   fallbackReason: string | null;
   adapter: string;
   config: Record<string, number>;
@@ -48,18 +46,7 @@ export interface PretrainPageResult {
   eval: (GreedyReport & { ms: number; harnesses: string[]; tasks: string[] }) | null;
 }
 
-function toBase64(bytes: Uint8Array): string {
-  let s = '';
-  for (let i = 0; i < bytes.length; i += 0x8000) s += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return btoa(s);
-}
 
-/** Evaluation tasks: `n` train tasks of both suites, lowest tier first (seeded). */
-function evalTaskList(n: number, seed: number): Task[] {
-  const pool = [...taskSet('workspace', 'train', 3 * n, Rng.derive(seed, 'eval-tasks', 'w').int(2 ** 31)), ...taskSet('errands', 'train', 3 * n, Rng.derive(seed, 'eval-tasks', 'e').int(2 ** 31))];
-  const byTier = (t: Tier) => pool.filter((x) => x.tier === t);
-  return [...byTier(1), ...byTier(2), ...byTier(3)].slice(0, n);
-}
 
 export async function pretrainInPage(o: PretrainPageOptions): Promise<PretrainPageResult> {
   const t0 = performance.now();
@@ -105,7 +92,7 @@ export async function pretrainInPage(o: PretrainPageOptions): Promise<PretrainPa
   if (o.evalTasks > 0 && o.evalHarnesses > 0) {
     const e0 = performance.now();
     const harnesses = o.blackbox ? [o.blackbox] : selectTrainingOA().training.slice(0, o.evalHarnesses);
-    const tasks = evalTaskList(o.evalTasks, cfg.seed);
+    const tasks = evalTaskList(o.evalTasks, cfg.seed, cfg.suites);
     console.log(`[pretrain] greedy evaluation: ${tasks.length} train tasks × ${harnesses.length} harnesses (${harnesses.join(', ')})`);
     const dec = gpu ? gpuGreedyDecoder(gpu, cfg.model, res.params, tok, Math.min(32, tasks.length * harnesses.length)) : cpuGreedyDecoder(cfg.model, res.params, tok);
     const rep = await evaluateGreedy(tok, dec, tasks, harnesses, { maxT: cfg.model.maxT, actionReserve: cfg.actionReserve }, 8);

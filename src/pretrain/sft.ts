@@ -44,6 +44,8 @@ export interface SftConfig {
   actionReserve?: number;
   /** Only tasks of tier ≤ maxTier (curriculum; default 3 = all). */
   maxTier?: Tier;
+  /** Suites the demonstrations come from (default both; a preset's base model may use only its own). */
+  suites?: SuiteName[];
   /** Linear warm-up steps (default min(100, ⌈steps/10⌉)). */
   warmupSteps?: number;
   /** Final lr as a fraction of lr (default 0.1). */
@@ -66,12 +68,15 @@ export function resolveSftConfig(c: SftConfig, vocabSize: number): Required<Omit
   const model = { ...presetConfig(c.preset, vocabSize), ...(c.modelOverride ?? {}) };
   const actionReserve = c.actionReserve ?? Math.max(48, Math.round(model.maxT / 4 / 8) * 8);
   const maxTier = c.maxTier ?? 3;
+  const suites = c.suites ?? ['workspace', 'errands'];
+  if (suites.length === 0 || suites.some((x) => x !== 'workspace' && x !== 'errands')) throw new Error(`SftConfig.suites must be a non-empty list of workspace, errands; got ${JSON.stringify(suites)}`);
   if (![1, 2, 3].includes(maxTier)) throw new Error(`SftConfig.maxTier must be 1, 2 or 3, got ${maxTier}`);
   return {
     ...c,
     model,
     actionReserve,
     maxTier,
+    suites,
     warmupSteps: c.warmupSteps ?? Math.min(100, Math.ceil(c.steps / 10)),
     minLrRatio: c.minLrRatio ?? 0.1,
     weightDecay: c.weightDecay ?? 0.01,
@@ -89,12 +94,12 @@ export function lrAt(step: number, total: number, lr: number, warmup: number, mi
   return lr * (minRatio + (1 - minRatio) * 0.5 * (1 + Math.cos(Math.PI * p)));
 }
 
-/** Train tasks of both suites (half each), tier ≤ maxTier, deterministic in seed. */
-export function demoTasks(n: number, seed: number, maxTier: Tier = 3): Task[] {
+/** Train tasks of `suites` (an equal share each), tier ≤ maxTier, deterministic in seed. */
+export function demoTasks(n: number, seed: number, maxTier: Tier = 3, suites: readonly SuiteName[] = ['workspace', 'errands']): Task[] {
   const out: Task[] = [];
-  const suites: SuiteName[] = ['workspace', 'errands'];
+  const k = suites.length;
   suites.forEach((s, i) => {
-    const want = Math.floor(n / 2) + (i < n % 2 ? 1 : 0);
+    const want = Math.floor(n / k) + (i < n % k ? 1 : 0);
     // taskSet is balanced over family × tier (any prefix within one per cell): drawing
     // 3·want + 3·families tasks leaves at least `want` of tier ≤ maxTier.
     const draw = maxTier === 3 ? want : 3 * want + 3 * getSuite(s).families.length;
@@ -117,8 +122,8 @@ export interface DemoSet {
  * Expert demonstrations: each task under its own procedural harness (seed drawn from
  * `Rng.derive(seed, 'demo-harness')`), or every task under `blackbox`.
  */
-export function collectDemonstrations(n: number, seed: number, blackbox: string | null, maxTier: Tier = 3): DemoSet {
-  const tasks = demoTasks(n, seed, maxTier);
+export function collectDemonstrations(n: number, seed: number, blackbox: string | null, maxTier: Tier = 3, suites?: readonly SuiteName[]): DemoSet {
+  const tasks = demoTasks(n, seed, maxTier, suites);
   const hr = Rng.derive(seed, 'demo-harness');
   const episodes: ExpertEpisode[] = [];
   let failed = 0;
@@ -206,6 +211,7 @@ export interface SftResult {
 /**
  * Run SFT over `rows` with `backend` (module doc).
  * @param onProgress called after every step
+ * @param onParams called with the parameters after every `paramsEvery`-th step (intermediate checkpoints)
  * @throws Error when there are no rows, or a backend step fails (a non-finite gradient norm
  *   throws from the CPU step; the GPU step's loss is checked here).
  */
@@ -215,6 +221,8 @@ export async function trainSft(
   backend: SftBackend,
   padId: number,
   onProgress?: (p: SftProgress) => void,
+  onParams?: (step: number, params: Float32Array) => Promise<void>,
+  paramsEvery = 0,
 ): Promise<SftResult> {
   if (rows.length === 0) throw new Error('trainSft: no demonstration rows');
   const losses: number[] = [];
@@ -230,6 +238,7 @@ export async function trainSft(
     for (let b = 0; b < batch.B; b++) tokens += batch.lengths[b];
     const elapsedMs = performance.now() - t0;
     onProgress?.({ step: s, loss: r.loss, gradNorm: r.gradNorm, lr, tokens: r.tokens, tokensPerSec: tokens / (elapsedMs / 1000), elapsedMs });
+    if (onParams && paramsEvery > 0 && s % paramsEvery === 0) await onParams(s, await backend.params());
   }
   const ms = performance.now() - t0;
   const tail = losses.slice(-Math.min(10, losses.length));
@@ -252,7 +261,7 @@ export async function trainSft(
  */
 export function prepareSft(tok: Tokenizer, cfg: SftConfig) {
   const rc = resolveSftConfig(cfg, tok.vocabSize);
-  const demos = collectDemonstrations(rc.demos, rc.seed, rc.blackbox, rc.maxTier);
+  const demos = collectDemonstrations(rc.demos, rc.seed, rc.blackbox, rc.maxTier, rc.suites);
   const rows = demonstrationRows(tok, demos.episodes, { maxT: rc.model.maxT, actionReserve: rc.actionReserve });
   const init = initParams(rc.model, Rng.derive(rc.seed, 'sft-init').int(2 ** 31));
   return { cfg: rc, demos, rows, init };

@@ -1,18 +1,21 @@
 /**
- * `hlab pretrain [--preset tiny|small] [--steps N] [--batch N] [--lr X] [--demos N] [--seed N]
- *   [--max-tier 1|2|3] [--out FILE] [--blackbox bb-coding-cli] [--eval-tasks N]
- *   [--eval-harnesses N] [--cpu] [--json]`
+ * `hlab pretrain [--preset tiny|mini|small] [--steps N] [--batch N] [--lr X] [--demos N] [--seed N]
+ *   [--max-tier 1|2|3] [--suites workspace,errands] [--out FILE] [--blackbox bb-coding-cli]
+ *   [--eval-tasks N] [--eval-harnesses N] [--backend webgpu|wasm|cpu] [--save-every N] [--json]`
  *
  * SFT of the base model on expert demonstrations under procedurally randomized harnesses
- * (DESIGN.md §8), or with --blackbox the black-box SFT baseline, in headless Chromium on its
- * WebGPU adapter (the CPU model when WebGPU is unavailable: said so). Prints the loss every
+ * (DESIGN.md §8), or with --blackbox the black-box SFT baseline. Backends: `webgpu` (default;
+ * headless Chromium on its WebGPU adapter, the CPU model when WebGPU is unavailable: said so),
+ * `wasm` (Node, TF.js-wasm for loss and gradients + our AdamW reference: the fast path on a
+ * machine without a GPU, src/pretrain/sft_wasm.ts), `cpu` (the reference model in the page).
+ * Prints the loss every
  * --log-every steps, writes the checkpoint (src/pretrain/checkpoint.ts) and a sidecar JSON
  * `<out>.json` (command, seed, digest, steps, final loss, time, loss curve, evaluation), then
  * reports a quick greedy pass@1 on train tasks under the first --eval-harnesses training
  * harnesses. Seeded and reproducible on one adapter.
  */
 import type { Command } from 'commander';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { choiceOption, intOption, numberOption, printJson, UsageError } from '../cli_util';
 import { withBrowser } from '../browser';
@@ -20,7 +23,10 @@ import { BLACKBOX_IDS } from '../../harness/registry';
 import type { PretrainPageOptions, PretrainPageResult } from '../../pretrain/page';
 
 interface Opts {
-  preset: 'tiny' | 'small';
+  preset: 'tiny' | 'mini' | 'small';
+  backend: 'webgpu' | 'wasm' | 'cpu';
+  suites: string;
+  saveEvery: number;
   steps: number;
   batch: number;
   lr: number;
@@ -41,7 +47,7 @@ export function registerPretrain(program: Command): void {
   program
     .command('pretrain')
     .description('SFT the base model on expert demonstrations under procedural harnesses (or --blackbox) in headless Chromium; writes a checkpoint + sidecar JSON')
-    .option('--preset <name>', 'model preset: tiny | small', choiceOption(['tiny', 'small'] as const), 'tiny')
+    .option('--preset <name>', 'model preset: tiny | mini | small', choiceOption(['tiny', 'mini', 'small'] as const), 'tiny')
     .option('--steps <n>', 'optimizer steps', intOption(1, 1_000_000), 200)
     .option('--batch <n>', 'rows per step', intOption(1, 256), 8)
     .option('--lr <x>', 'peak learning rate (warm-up, cosine to 10%)', numberOption(1e-6, 0.1), 3e-3)
@@ -54,10 +60,16 @@ export function registerPretrain(program: Command): void {
     .option('--eval-tasks <n>', 'greedy evaluation: train tasks (tier 1 first); 0 skips', intOption(0, 1000), 4)
     .option('--eval-harnesses <n>', 'greedy evaluation: first n training harnesses of the OA design', intOption(0, 18), 3)
     .option('--log-every <n>', 'print the loss every n steps', intOption(1, 1_000_000), 10)
-    .option('--cpu', 'train on the CPU model in the page even when WebGPU works')
+    .option('--suites <list>', 'demonstration suites, comma-separated: workspace, errands', 'workspace,errands')
+    .option('--backend <name>', 'webgpu (headless Chromium) | wasm (Node, TF.js-wasm: fastest without a GPU) | cpu (reference model in the page)', choiceOption(['webgpu', 'wasm', 'cpu'] as const), 'webgpu')
+    .option('--save-every <n>', 'wasm backend: also write the checkpoint every n steps (0 = only at the end)', intOption(0, 1_000_000), 0)
+    .option('--cpu', 'same as --backend cpu')
     .option('--json', 'print JSON only (the sidecar content)')
     .action(async (opts: Opts) => {
       if (opts.actionReserve !== undefined && opts.actionReserve >= (opts.preset === 'tiny' ? 256 : 512)) throw new UsageError(`--action-reserve ${opts.actionReserve} must be below the preset's maxT`);
+      const suites = opts.suites.split(',').map((x) => x.trim());
+      for (const x of suites) if (x !== 'workspace' && x !== 'errands') throw new UsageError(`--suites: '${x}' is not a suite (workspace, errands)`);
+      if (opts.cpu) opts.backend = 'cpu';
       const out = resolve(opts.out ?? (opts.blackbox ? `public/sft-${opts.blackbox}-${opts.preset}.ckpt` : `public/base-${opts.preset}.ckpt`));
       const command = `hlab pretrain ${process.argv.slice(3).join(' ')}`.trim();
       const page: PretrainPageOptions = {
@@ -72,19 +84,34 @@ export function registerPretrain(program: Command): void {
         logEvery: opts.logEvery,
         evalTasks: opts.evalTasks,
         evalHarnesses: opts.evalHarnesses,
-        cpu: !!opts.cpu,
+        cpu: opts.backend === 'cpu',
+        suites: suites as Array<'workspace' | 'errands'>,
         command,
       };
       if (opts.actionReserve !== undefined) page.actionReserve = opts.actionReserve;
       const t0 = Date.now();
-      const r = await withBrowser((s) => s.run<PretrainPageResult>('/src/pretrain/page.ts', 'pretrainInPage', page), {
-        onConsole: (line) => {
-          if (line.startsWith('[pretrain]') && !opts.json) process.stderr.write(line + '\n');
-        },
-      });
-      const bytes = Buffer.from(r.checkpointBase64, 'base64');
       mkdirSync(dirname(out), { recursive: true });
-      writeFileSync(out, bytes);
+      const writeAtomic = (path: string, data: Uint8Array | string) => {
+        writeFileSync(path + '.tmp', data);
+        renameSync(path + '.tmp', path);
+      };
+      let r: PretrainPageResult;
+      if (opts.backend === 'wasm') {
+        const { pretrainWasm } = await import('../../pretrain/wasm_run');
+        const { Tokenizer } = await import('../../model/tokenizer');
+        const tok = Tokenizer.fromJSON(JSON.parse(readFileSync(new URL('../../../public/tokenizer-v2.json', import.meta.url), 'utf8')));
+        r = await pretrainWasm(tok, { ...page, saveEvery: opts.saveEvery }, (line) => {
+          if (!opts.json) process.stderr.write(line + '\n');
+        }, (bytes) => writeAtomic(out, bytes));
+      } else {
+        r = await withBrowser((s) => s.run<PretrainPageResult>('/src/pretrain/page.ts', 'pretrainInPage', page), {
+          onConsole: (line) => {
+            if (line.startsWith('[pretrain]') && !opts.json) process.stderr.write(line + '\n');
+          },
+        });
+      }
+      const bytes = Buffer.from(r.checkpointBase64, 'base64');
+      writeAtomic(out, bytes);
       const { checkpointBase64: _drop, digest, steps, finalLoss, ...rest } = r;
       const sidecar = {
         command,
@@ -97,7 +124,7 @@ export function registerPretrain(program: Command): void {
         wallSeconds: (Date.now() - t0) / 1000,
         ...rest,
       };
-      writeFileSync(out + '.json', JSON.stringify(sidecar, null, 2) + '\n');
+      writeAtomic(out + '.json', JSON.stringify(sidecar, null, 2) + '\n');
       if (opts.json) {
         printJson(sidecar);
         return;

@@ -1,0 +1,98 @@
+/**
+ * `hlab pretrain --backend wasm`: the same pretraining as page.ts (demonstrations → rows →
+ * seeded SFT → checkpoint → greedy evaluation), run in Node on TF.js-wasm (sft_wasm.ts)
+ * instead of a browser. DOM-free; the caller loads the tokenizer and writes files.
+ *
+ * Long runs write an intermediate checkpoint every `saveEvery` steps through `onCheckpoint`
+ * (same file format; metadata says which step), so a run cut short still leaves its latest
+ * parameters, and the loss curve so far is in the metadata.
+ */
+import { paramCount } from '../model/layout';
+import { TOKENIZER_FORMAT_VERSION, type Tokenizer } from '../model/tokenizer';
+import { selectTrainingOA } from '../design/selection';
+import { encodeBaseCheckpoint } from './checkpoint';
+import { evaluateGreedy } from './eval_greedy';
+import { evalTaskList, toBase64 } from './eval_tasks';
+import type { PretrainPageOptions, PretrainPageResult } from './page';
+import { endTokenId } from './rows';
+import { prepareSft, trainSft } from './sft';
+import { WasmSftGraph, wasmGreedyDecoder, wasmSftBackend } from './sft_wasm';
+
+export interface WasmPretrainOptions extends PretrainPageOptions {
+  /** Write an intermediate checkpoint every this many steps (0 = only at the end). */
+  saveEvery: number;
+}
+
+/**
+ * Run pretraining on TF.js-wasm (module doc).
+ * @param log progress lines (already formatted)
+ * @param onCheckpoint receives every checkpoint (intermediate and final) with its step
+ * @throws Error from SFT (bad config, non-finite loss) or the wasm backend
+ */
+export async function pretrainWasm(
+  tok: Tokenizer,
+  o: WasmPretrainOptions,
+  log: (line: string) => void,
+  onCheckpoint: (bytes: Uint8Array, digest: string, step: number) => void,
+): Promise<PretrainPageResult> {
+  const t0 = performance.now();
+  const p = prepareSft(tok, o);
+  const cfg = p.cfg;
+  const rowTokens = p.rows.reduce((a, r) => a + r.ids.length, 0);
+  log(`[pretrain] ${p.demos.episodes.length} expert episodes (${p.demos.source}, ${p.demos.failed} failed; suites ${cfg.suites.join('+')}, tier ≤ ${cfg.maxTier}) → ${p.rows.length} rows, mean ${(rowTokens / Math.max(1, p.rows.length)).toFixed(0)} tokens; model ${cfg.preset} P=${paramCount(cfg.model)} maxT=${cfg.model.maxT}; backend TF.js-wasm`);
+  const backend = await wasmSftBackend(cfg.model, p.init, cfg);
+  const prepMs = performance.now() - t0;
+  const tokMeta = { name: tok.name, vocabSize: tok.vocabSize, formatVersion: TOKENIZER_FORMAT_VERSION };
+  const meta = (step: number, losses: number[]) => ({
+    command: o.command, seed: cfg.seed, steps: cfg.steps, stepsDone: step, batchSize: cfg.batchSize, lr: cfg.lr, demos: cfg.demos,
+    source: p.demos.source, suites: cfg.suites.join(','), actionReserve: cfg.actionReserve, maxTier: cfg.maxTier, backend: 'wasm',
+    finalLoss: losses.slice(-10).reduce((a, b) => a + b, 0) / Math.max(1, Math.min(10, losses.length)),
+  });
+  const losses: number[] = [];
+  const res = await trainSft(p.rows, cfg, backend, tok.padId, (s) => {
+    losses.push(s.loss);
+    if (s.step === 1 || s.step % o.logEvery === 0 || s.step === cfg.steps) {
+      const recent = losses.slice(-o.logEvery);
+      log(`[pretrain] step ${s.step}/${cfg.steps} loss ${s.loss.toFixed(4)} (mean of last ${recent.length}: ${(recent.reduce((a, b) => a + b, 0) / recent.length).toFixed(4)}) gradNorm ${s.gradNorm.toFixed(3)} lr ${s.lr.toExponential(2)} ${s.tokensPerSec.toFixed(0)} tok/s ${(s.elapsedMs / 1000).toFixed(1)} s`);
+    }
+  }, async (step, params) => {
+    if (o.saveEvery > 0 && step % o.saveEvery === 0 && step < cfg.steps) {
+      const { bytes, digest } = await encodeBaseCheckpoint(cfg.model, params, tokMeta, meta(step, losses));
+      onCheckpoint(bytes, digest, step);
+      log(`[pretrain] checkpoint at step ${step} (sha256 ${digest.slice(0, 12)}…)`);
+    }
+  }, o.saveEvery);
+  const { bytes, digest } = await encodeBaseCheckpoint(cfg.model, res.params, tokMeta, meta(cfg.steps, res.losses));
+  onCheckpoint(bytes, digest, cfg.steps);
+  let evalOut: PretrainPageResult['eval'] = null;
+  if (o.evalTasks > 0 && o.evalHarnesses > 0) {
+    const e0 = performance.now();
+    const harnesses = o.blackbox ? [o.blackbox] : selectTrainingOA().training.slice(0, o.evalHarnesses);
+    const tasks = evalTaskList(o.evalTasks, cfg.seed, cfg.suites);
+    log(`[pretrain] greedy evaluation: ${tasks.length} train tasks × ${harnesses.length} harnesses (${harnesses.join(', ')})`);
+    const g = await WasmSftGraph.create(cfg.model, res.params);
+    const rep = await evaluateGreedy(tok, wasmGreedyDecoder(g, endTokenId(tok)), tasks, harnesses, { maxT: cfg.model.maxT, actionReserve: cfg.actionReserve }, 8);
+    g.dispose();
+    evalOut = { ...rep, ms: performance.now() - e0, harnesses, tasks: tasks.map((t) => t.id) };
+    log(`[pretrain] greedy pass@1 ${rep.passAt1.toFixed(3)}, valid actions ${(100 * rep.validActionRate).toFixed(1)}%`);
+  }
+  backend.dispose();
+  return {
+    backend: 'wasm',
+    fallbackReason: null,
+    adapter: 'TF.js-wasm (XNNPACK, one thread)',
+    config: { ...cfg.model },
+    paramCount: paramCount(cfg.model),
+    demos: { episodes: p.demos.episodes.length, failed: p.demos.failed, source: p.demos.source, rows: p.rows.length, truncatedRows: res.truncatedRows, meanRowTokens: rowTokens / Math.max(1, p.rows.length) },
+    losses: res.losses,
+    finalLoss: res.finalLoss,
+    steps: cfg.steps,
+    tokens: res.tokens,
+    trainMs: res.ms,
+    tokensPerSec: res.tokens / (res.ms / 1000),
+    prepMs,
+    digest,
+    checkpointBase64: toBase64(bytes),
+    eval: evalOut,
+  };
+}
