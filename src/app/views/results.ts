@@ -1,0 +1,347 @@
+/**
+ * The Results view (issue 7, DESIGN.md §13): an experiment's paper-style table (methods ×
+ * base / in-space / black-box harnesses / training harnesses, pass@1 in % as mean ± std over
+ * seeds, before → after), behaviour metrics, the per-harness breakdown, the training curves
+ * (uPlot, one line per run) and exports to CSV (resultsCsv, as `hlab run` writes), JSON (the
+ * loaded output) and PNG (table + charts).
+ *
+ * Source: a run saved in this browser or a results.json opened from disk (results_source.ts).
+ * URL parameters: run=<saved name> | file=<file name>.
+ * Statistics use src/experiment/results.ts (meanStd, formatPct, resultsCsv), so the numbers
+ * are the CLI's; a value that is null in the file (an evaluation that did not run) is left out
+ * of its mean and a cell with none shows "—".
+ */
+import { html, nothing, render, type TemplateResult } from 'lit-html';
+import { byMethod, formatPct, meanStd, resultsCsv, type ExperimentResults, type RunResult } from '../../experiment/results';
+import { outputToJsonText, type ExperimentOutputJson, type RunResultJson } from '../results_store';
+import { CurveChart, type CurveChartSpec } from './results_charts';
+import { loadSource, sameSource, SourcePicker, sourceFromParams, sourceParams, type SourceRef } from './results_source';
+import '../results.css';
+
+/** One table cell: display text and the numbers behind it (data-* attributes for tests and readers). */
+export interface StatCell {
+  text: string;
+  mean: number | null;
+  std: number | null;
+  n: number;
+}
+
+const finite = (xs: readonly (number | null | undefined)[]): number[] => xs.filter((x): x is number => typeof x === 'number' && Number.isFinite(x));
+
+/** mean ± std over the finite values, in % (formatPct) or plain with `digits` decimals; "—" when none. */
+export function statCell(xs: readonly (number | null | undefined)[], pct: boolean, digits = 2): StatCell {
+  const v = finite(xs);
+  if (v.length === 0) return { text: '—', mean: null, std: null, n: 0 };
+  const { mean, std, n } = meanStd(v);
+  const text = pct ? formatPct(v) : n > 1 ? `${mean.toFixed(digits)} ± ${std.toFixed(digits)}` : mean.toFixed(digits);
+  return { text, mean, std, n };
+}
+
+export interface PaperRow {
+  label: string;
+  seeds: number;
+  /** null for the starting-checkpoint row. */
+  before: StatCell[] | null;
+  after: StatCell[];
+}
+
+export interface PaperTable {
+  columns: { key: string; label: string }[];
+  rows: PaperRow[];
+}
+
+const blackboxIds = (runs: readonly RunResultJson[]): string[] => [...new Set(runs.flatMap((r) => [...Object.keys(r.after.blackbox), ...Object.keys(r.before.blackbox)]))].sort();
+
+/**
+ * The paper table (as markdownTable in src/experiment/results.ts): a starting-checkpoint row
+ * (before, over every run) and one row per method (after, with that method's own before).
+ */
+export function paperTable(runs: readonly RunResultJson[]): PaperTable {
+  const bb = blackboxIds(runs);
+  const columns = [{ key: 'base', label: 'base' }, { key: 'inSpace', label: 'in-space' }, ...bb.map((b) => ({ key: b, label: b })), { key: 'train', label: 'train harnesses' }];
+  const pick = (rs: readonly RunResultJson[], when: 'before' | 'after'): StatCell[] => [
+    statCell(rs.map((r) => r[when].base), true),
+    statCell(rs.map((r) => r[when].inSpace), true),
+    ...bb.map((b) => statCell(rs.map((r) => r[when].blackbox[b] ?? null), true)),
+    statCell(rs.map((r) => r.trainHarnesses[when]), true),
+  ];
+  const rows: PaperRow[] = [];
+  if (runs.length) rows.push({ label: 'starting checkpoint', seeds: new Set(runs.map((r) => r.seed)).size, before: null, after: pick(runs, 'before') });
+  for (const [method, rs] of byMethod(runs as unknown as RunResult[])) {
+    const list = rs as unknown as RunResultJson[];
+    rows.push({ label: method, seeds: list.length, before: pick(list, 'before'), after: pick(list, 'after') });
+  }
+  return { columns, rows };
+}
+
+const BEHAVIOUR = [
+  { key: 'parseErrors', label: 'parse errors / episode', pct: false },
+  { key: 'workflowViolations', label: 'workflow violations / episode', pct: false },
+  { key: 'recoveryRate', label: 'recovery rate (%)', pct: true },
+  { key: 'stateTrackingErrors', label: 'state-tracking errors / episode', pct: false },
+] as const;
+
+/** Behaviour metrics per method: before and after, mean ± std over seeds. */
+export function behaviourTable(runs: readonly RunResultJson[]): { method: string; cells: { before: StatCell; after: StatCell }[] }[] {
+  return [...byMethod(runs as unknown as RunResult[])].map(([method, rs]) => ({
+    method,
+    cells: BEHAVIOUR.map((b) => ({
+      before: statCell((rs as unknown as RunResultJson[]).map((r) => r.behaviour.before[b.key]), b.pct),
+      after: statCell((rs as unknown as RunResultJson[]).map((r) => r.behaviour.after[b.key]), b.pct),
+    })),
+  }));
+}
+
+/** Per-harness pass@1 after training: harness ids (sorted) × methods. */
+export function perHarnessTable(runs: readonly RunResultJson[]): { methods: string[]; rows: { harness: string; cells: StatCell[] }[] } {
+  const groups = [...byMethod(runs as unknown as RunResult[])] as unknown as [string, RunResultJson[]][];
+  const ids = [...new Set(runs.flatMap((r) => Object.keys(r.perHarness)))].sort();
+  return { methods: groups.map(([m]) => m), rows: ids.map((h) => ({ harness: h, cells: groups.map(([, rs]) => statCell(rs.map((r) => r.perHarness[h] ?? null), true)) })) };
+}
+
+/** Results with null read back as NaN: the exact input of resultsCsv/markdownTable. */
+export function toExperimentResults(out: ExperimentOutputJson): ExperimentResults {
+  return JSON.parse(JSON.stringify(out.results), (_k, v) => (v === null ? NaN : v)) as ExperimentResults;
+}
+
+const CURVE_METRICS = [
+  { key: 'reward', title: 'Reward (mean pass)', y: 'reward' },
+  { key: 'policyLoss', title: 'Policy loss', y: 'loss' },
+  { key: 'clipFrac', title: 'Clip fraction', y: 'fraction' },
+  { key: 'approxKl', title: 'Approx. KL(π_old‖π)', y: 'nats' },
+  { key: 'entropy', title: 'Entropy', y: 'nats / token' },
+  { key: 'gradNorm', title: 'Gradient norm', y: '‖g‖' },
+] as const;
+
+/** One colour per run (cycled); the same order as the curves. */
+export const RUN_COLORS = ['#2f6db5', '#d9822b', '#1a7f37', '#b42318', '#7c4dbd', '#0f8b8d', '#8c6d1f', '#c2185b'];
+
+/** The six curve charts' specs: one series per (method, seed) run. */
+export function curveSpecs(out: ExperimentOutputJson): CurveChartSpec[] {
+  return CURVE_METRICS.map((m) => ({
+    title: m.title,
+    yLabel: m.y,
+    series: out.curves.map((c, i) => ({
+      label: `${c.method} · seed ${c.seed}`,
+      color: RUN_COLORS[i % RUN_COLORS.length],
+      points: c.steps.map((s) => [s.step, (s as Record<string, unknown>)[m.key] as number | null] as const),
+    })),
+  }));
+}
+
+/** Start a download of `blob` as `filename` (a Blob URL and an <a download>; nothing leaves the tab). */
+export function downloadBlob(filename: string, blob: Blob): void {
+  const url = URL.createObjectURL(blob);
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = filename;
+  a.style.display = 'none';
+  document.body.append(a);
+  a.click();
+  a.remove();
+  // Revoke later: the browser reads the URL asynchronously after the click.
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+/** File-name stem from the spec name and source ("quick", "quick-results"). */
+const stem = (out: ExperimentOutputJson): string => (out.results.spec || 'results').replace(/[^\w.-]+/g, '_');
+
+/**
+ * The PNG export: the paper table drawn as text rows, then every chart canvas, two per row, on
+ * one canvas (device pixels of the charts are kept).
+ */
+export async function composePng(title: string, table: PaperTable, charts: readonly HTMLCanvasElement[]): Promise<Blob> {
+  const head = ['method', 'seeds', ...table.columns.map((c) => c.label)];
+  const lines = table.rows.map((r) => [r.label, String(r.seeds), ...r.after.map((c, i) => (r.before ? `${r.before[i].mean === null ? '—' : (100 * r.before[i].mean!).toFixed(1)} → ${c.text}` : c.text))]);
+  const widths = head.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));
+  const fmt = (cells: string[]) => cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
+  const textRows = [title, '', fmt(head), widths.map((w) => '-'.repeat(w)).join('  '), ...lines.map(fmt)];
+  const lineH = 20;
+  const pad = 16;
+  const probe = document.createElement('canvas').getContext('2d')!;
+  probe.font = '14px monospace';
+  const textW = Math.max(...textRows.map((t) => probe.measureText(t).width));
+  const cw = charts.length ? Math.max(...charts.map((c) => c.width)) : 0;
+  const ch = charts.length ? Math.max(...charts.map((c) => c.height)) : 0;
+  const cols = 2;
+  const width = Math.ceil(Math.max(textW, cols * cw + pad) + 2 * pad);
+  const tableH = textRows.length * lineH + pad;
+  const height = Math.ceil(pad + tableH + Math.ceil(charts.length / cols) * (ch + pad) + pad);
+  const canvas = document.createElement('canvas');
+  canvas.width = width;
+  canvas.height = height;
+  const g = canvas.getContext('2d')!;
+  g.fillStyle = '#ffffff';
+  g.fillRect(0, 0, width, height);
+  g.fillStyle = '#1b1f24';
+  g.font = '14px monospace';
+  g.textBaseline = 'top';
+  textRows.forEach((t, i) => g.fillText(t, pad, pad + i * lineH));
+  charts.forEach((c, i) => g.drawImage(c, pad + (i % cols) * (cw + pad), pad + tableH + Math.floor(i / cols) * (ch + pad)));
+  return new Promise((resolve, reject) => canvas.toBlob((b) => (b ? resolve(b) : reject(new Error('PNG export: canvas.toBlob returned nothing'))), 'image/png'));
+}
+
+function cellTd(c: StatCell, col: string, before?: StatCell): TemplateResult {
+  return html`<td class="num" data-col=${col} data-mean=${c.mean ?? ''} data-std=${c.std ?? ''} data-n=${c.n}>
+    ${before ? html`<span class="before" title="before training">${before.mean === null ? '—' : (100 * before.mean).toFixed(1)}</span><span class="arrow" aria-label="to"> → </span>` : nothing}<span class="after">${c.text}</span>
+  </td>`;
+}
+
+export class ResultsView {
+  private source: SourceRef | null = null;
+  private output: ExperimentOutputJson | null = null;
+  private loadError = '';
+  private exportError = '';
+  private readonly picker: SourcePicker;
+  private loading = 0;
+
+  /** @param setParams called with the view's inputs whenever the user changes the source (→ URL). */
+  constructor(
+    private readonly el: HTMLElement,
+    private readonly setParams: (p: Record<string, string>) => void,
+  ) {
+    this.picker = new SourcePicker('results', (ref) => this.pick(ref), () => this.draw());
+  }
+
+  /** Show the view for URL parameters (run=<saved name> or file=<opened file name>). */
+  show(params: Record<string, string>): void {
+    const ref = sourceFromParams(params);
+    // Re-read the saved list each time the view is shown: Train may have saved a run meanwhile.
+    void this.picker.refresh();
+    if (!sameSource(ref, this.source) || (ref && !this.output)) void this.load(ref);
+    else this.draw();
+  }
+
+  private pick(ref: SourceRef | null): void {
+    this.setParams(sourceParams(ref));
+    void this.load(ref);
+  }
+
+  private async load(ref: SourceRef | null): Promise<void> {
+    this.source = ref;
+    this.loadError = '';
+    this.exportError = '';
+    this.output = null;
+    const ticket = ++this.loading;
+    this.draw();
+    if (!ref) return;
+    try {
+      const out = await loadSource(ref);
+      if (ticket !== this.loading) return;
+      this.output = out;
+    } catch (e) {
+      if (ticket !== this.loading) return;
+      this.loadError = (e as Error).message;
+    }
+    this.draw();
+  }
+
+  private draw(): void {
+    render(this.template(), this.el);
+  }
+
+  private async exportPng(out: ExperimentOutputJson): Promise<void> {
+    try {
+      const charts = [...this.el.querySelectorAll<CurveChart>('hl-curve-chart')].map((c) => c.canvas).filter((c): c is HTMLCanvasElement => !!c);
+      const blob = await composePng(`pass@1 (%) — ${out.results.spec}; in-space set: ${out.results.evalSet}; mean ± std over seeds`, paperTable(out.results.runs), charts);
+      downloadBlob(`${stem(out)}-results.png`, blob);
+    } catch (e) {
+      this.exportError = `PNG export failed: ${(e as Error).message}`;
+      this.draw();
+    }
+  }
+
+  private template(): TemplateResult {
+    const out = this.output;
+    return html`
+      <section class="intro">
+        <h1 tabindex="-1">Results</h1>
+        <p>pass@1 of each method before and after RL training, on the base harness, held-out
+          in-space configurations and black-box harnesses: mean ± std over seeds, as in the paper's
+          tables. Open a run saved by Train or a <code>results.json</code> written by <code>hlab run</code>.</p>
+      </section>
+      ${this.picker.template(this.source, 'Runs finished in the Train view are saved in this browser; files stay on this machine.')}
+      ${this.loadError ? html`<p class="error-box" id="results-load-error" role="alert">${this.loadError}</p>` : nothing}
+      ${this.source && !out && !this.loadError ? html`<p class="note">Loading…</p>` : nothing}
+      ${out ? this.outputSections(out) : nothing}
+    `;
+  }
+
+  private outputSections(out: ExperimentOutputJson): TemplateResult {
+    const runs = out.results.runs;
+    const table = paperTable(runs);
+    const beh = behaviourTable(runs);
+    const ph = perHarnessTable(runs);
+    const specs = curveSpecs(out);
+    return html`
+      <section class="card" aria-labelledby="results-h">
+        <div class="results-head">
+          <h2 id="results-h">${out.results.spec} <span class="sub">${this.source?.kind === 'file' ? `file ${this.source.name}` : `saved run ${this.source?.name}`} · ${out.status} · ${runs.length} runs</span></h2>
+          <div class="export-buttons" role="group" aria-label="Export">
+            <button type="button" id="export-csv" @click=${() => downloadBlob(`${stem(out)}-results.csv`, new Blob([resultsCsv(toExperimentResults(out))], { type: 'text/csv' }))}>Export CSV</button>
+            <button type="button" id="export-json" @click=${() => downloadBlob(`${stem(out)}-results.json`, new Blob([outputToJsonText(out) + '\n'], { type: 'application/json' }))}>Export JSON</button>
+            <button type="button" id="export-png" @click=${() => void this.exportPng(out)}>Export PNG</button>
+          </div>
+        </div>
+        ${this.exportError ? html`<p class="error-box" role="alert">${this.exportError}</p>` : nothing}
+        <dl class="facts run-facts">
+          <dt>In-space set</dt><dd>${out.results.evalSet}</dd>
+          <dt>Machine</dt><dd>${out.results.machine}</dd>
+          ${out.command ? html`<dt>Command</dt><dd><code>${out.command}</code></dd>` : nothing}
+          ${out.starts?.length ? html`<dt>Start</dt><dd>${[...new Set(out.starts)].join('; ')}</dd>` : nothing}
+          ${out.seconds != null ? html`<dt>Time</dt><dd>${out.seconds.toFixed(0)} s</dd>` : nothing}
+        </dl>
+        ${out.warnings.map((w) => html`<p class="warning">${w}</p>`)}
+        <h3 id="paper-h">pass@1 (%) <span class="sub">before → after, mean ± std over seeds</span></h3>
+        <div class="scroll-x">
+          <table class="paper-table" id="paper-table" aria-labelledby="paper-h">
+            <thead><tr><th scope="col">method</th><th scope="col">seeds</th>${table.columns.map((c) => html`<th scope="col" class="num">${c.label}</th>`)}</tr></thead>
+            <tbody>
+              ${table.rows.map(
+                (r) => html`<tr data-method=${r.label} class=${r.before ? '' : 'start-row'}>
+                  <th scope="row">${r.label}</th><td class="num">${r.seeds}</td>
+                  ${r.after.map((c, i) => cellTd(c, table.columns[i].key, r.before?.[i]))}
+                </tr>`,
+              )}
+            </tbody>
+          </table>
+        </div>
+      </section>
+      <section class="card" aria-labelledby="curves-h">
+        <h2 id="curves-h">Training curves <span class="sub">one line per run</span></h2>
+        ${out.curves.length === 0 || out.curves.every((c) => c.steps.length === 0)
+          ? html`<p class="note">No RL steps recorded in this output.</p>`
+          : html`<ul class="legend run-legend">
+                ${out.curves.map((c, i) => html`<li><span class="swatch" style=${`background:${RUN_COLORS[i % RUN_COLORS.length]}`}></span>${c.method} · seed ${c.seed}</li>`)}
+              </ul>
+              <div class="curve-grid" id="curves">${specs.map((s) => html`<hl-curve-chart .spec=${s}></hl-curve-chart>`)}</div>`}
+      </section>
+      <section class="card" aria-labelledby="behaviour-h">
+        <h2 id="behaviour-h">Behaviour <span class="sub">per evaluation episode, before → after</span></h2>
+        <div class="scroll-x">
+          <table class="paper-table" id="behaviour-table">
+            <thead><tr><th scope="col">method</th>${BEHAVIOUR.map((b) => html`<th scope="col" class="num">${b.label}</th>`)}</tr></thead>
+            <tbody>
+              ${beh.map(
+                (r) => html`<tr data-method=${r.method}><th scope="row">${r.method}</th>
+                  ${r.cells.map((c, i) => html`<td class="num" data-col=${BEHAVIOUR[i].key} data-mean=${c.after.mean ?? ''}><span class="before">${c.before.text}</span><span class="arrow" aria-label="to"> → </span><span class="after">${c.after.text}</span></td>`)}
+                </tr>`,
+              )}
+            </tbody>
+          </table>
+        </div>
+      </section>
+      <section class="card" aria-labelledby="harness-h">
+        <h2 id="harness-h">Per harness <span class="sub">pass@1 (%) after training, mean ± std over seeds; ${ph.rows.length} harnesses</span></h2>
+        ${ph.rows.length === 0
+          ? html`<p class="note">No per-harness results (the evaluation did not run).</p>`
+          : html`<div class="scroll-y harness-scroll">
+              <table class="paper-table" id="harness-table">
+                <thead><tr><th scope="col">harness</th>${ph.methods.map((m) => html`<th scope="col" class="num">${m}</th>`)}</tr></thead>
+                <tbody>${ph.rows.map((r) => html`<tr><th scope="row"><code class="hid">${r.harness}</code></th>${r.cells.map((c, i) => cellTd(c, ph.methods[i]))}</tr>`)}</tbody>
+              </table>
+            </div>`}
+      </section>
+    `;
+  }
+}

@@ -1,0 +1,170 @@
+/**
+ * Where the Results and Trajectories views get an experiment output: a run saved in the
+ * browser (results_store.ts, URL parameter `run=<name>`) or a results.json opened from disk
+ * through a file input or drag-and-drop (`file=<file name>`; the contents stay in memory for
+ * this tab only, so such a URL needs the file opened again after a reload).
+ *
+ * Both views share the loaded files and the cache, so a file opened in Results can be replayed
+ * in Trajectories without opening it again.
+ */
+import { html, nothing, type TemplateResult } from 'lit-html';
+import { deleteRunOutput, listRunOutputs, loadRunOutput, parseResultsText, ResultsFileError, type ExperimentOutputJson, type RunOutputSummary } from '../results_store';
+
+export type SourceRef = { kind: 'run' | 'file'; name: string };
+
+/** Files opened in this tab, by file name (the latest one of a name wins). */
+const sessionFiles = new Map<string, ExperimentOutputJson>();
+/** Saved runs already read from IndexedDB (dropped on delete). */
+const runCache = new Map<string, ExperimentOutputJson>();
+
+/** The source named by URL parameters (`run` wins over `file`), or null. */
+export function sourceFromParams(p: Record<string, string>): SourceRef | null {
+  if (p.run) return { kind: 'run', name: p.run };
+  if (p.file) return { kind: 'file', name: p.file };
+  return null;
+}
+
+/** URL parameters naming a source. */
+export function sourceParams(ref: SourceRef | null): Record<string, string> {
+  return ref ? { [ref.kind]: ref.name } : {};
+}
+
+export const sameSource = (a: SourceRef | null, b: SourceRef | null): boolean => (a === null || b === null ? a === b : a.kind === b.kind && a.name === b.name);
+
+/**
+ * The output a source names.
+ * @throws Error saying what is missing (a saved run deleted, a file not opened in this tab) or
+ *   ResultsFileError naming the bad field of a stored output.
+ */
+export async function loadSource(ref: SourceRef): Promise<ExperimentOutputJson> {
+  if (ref.kind === 'file') {
+    const f = sessionFiles.get(ref.name);
+    if (!f) throw new Error(`file '${ref.name}' is not open in this tab (files stay in memory only): open it again below`);
+    return f;
+  }
+  const cached = runCache.get(ref.name);
+  if (cached) return cached;
+  const out = await loadRunOutput(ref.name);
+  if (!out) throw new Error(`run '${ref.name}': no saved run of that name in this browser`);
+  runCache.set(ref.name, out);
+  return out;
+}
+
+/**
+ * Read, validate and remember a results file (either shape, see results_store.ts).
+ * @throws ResultsFileError naming the file and the bad field.
+ */
+export async function openFile(file: File): Promise<SourceRef> {
+  const out = parseResultsText(await file.text(), file.name);
+  sessionFiles.set(file.name, out);
+  return { kind: 'file', name: file.name };
+}
+
+/**
+ * The source card: saved runs (open, delete), a file input and a drop zone. The owning view
+ * passes its id prefix (element ids stay unique when both views are in the page) and gets
+ * `onPick` with the chosen source, `onChange` when the card needs re-rendering.
+ */
+export class SourcePicker {
+  private saved: RunOutputSummary[] | null = null;
+  private listError = '';
+  fileError = '';
+  private dragging = false;
+
+  constructor(
+    private readonly prefix: string,
+    private readonly onPick: (ref: SourceRef | null) => void,
+    private readonly onChange: () => void,
+  ) {}
+
+  /** Re-read the saved runs (after a save elsewhere, or a delete). */
+  async refresh(): Promise<void> {
+    try {
+      this.saved = await listRunOutputs();
+      this.listError = '';
+    } catch (e) {
+      this.saved = [];
+      this.listError = `saved runs could not be read: ${(e as Error).message}`;
+    }
+    this.onChange();
+  }
+
+  private async pickFile(file: File | undefined): Promise<void> {
+    if (!file) return;
+    try {
+      const ref = await openFile(file);
+      this.fileError = '';
+      this.onPick(ref);
+    } catch (e) {
+      this.fileError = e instanceof ResultsFileError ? e.message : `${file.name}: ${(e as Error).message}`;
+      this.onChange();
+    }
+  }
+
+  private async remove(name: string, current: SourceRef | null): Promise<void> {
+    if (!confirm(`Delete the saved run '${name}' from this browser?`)) return;
+    await deleteRunOutput(name);
+    runCache.delete(name);
+    if (current?.kind === 'run' && current.name === name) this.onPick(null);
+    await this.refresh();
+  }
+
+  /** The card. `current` is highlighted in the list. */
+  template(current: SourceRef | null, intro: TemplateResult | string): TemplateResult {
+    if (this.saved === null) void this.refresh();
+    const id = (s: string) => `${this.prefix}-${s}`;
+    const onDrop = (e: DragEvent) => {
+      e.preventDefault();
+      this.dragging = false;
+      void this.pickFile(e.dataTransfer?.files[0]);
+    };
+    return html`<section class="card source-card" aria-labelledby=${id('source-h')}>
+      <h2 id=${id('source-h')}>Source</h2>
+      <p class="note">${intro}</p>
+      <div class="source-grid">
+        <div>
+          <h3>Saved in this browser</h3>
+          ${this.listError ? html`<p class="error-box">${this.listError}</p>` : nothing}
+          ${this.saved === null
+            ? html`<p class="note">Reading…</p>`
+            : this.saved.length === 0
+              ? html`<p class="note" id=${id('saved-empty')}>No saved runs yet: runs finished in Train are saved here.</p>`
+              : html`<table class="saved-runs" id=${id('saved')}>
+                  <thead><tr><th>name</th><th>spec</th><th>runs</th><th>status</th><th>saved</th><th><span class="visually-hidden">actions</span></th></tr></thead>
+                  <tbody>
+                    ${this.saved.map(
+                      (s) => html`<tr class=${current?.kind === 'run' && current.name === s.name ? 'current' : ''}>
+                        <td><code>${s.name}</code></td><td>${s.spec}</td><td>${s.runs} (${s.methods.join(', ')})</td><td>${s.status}</td>
+                        <td>${new Date(s.savedAt).toLocaleString()}</td>
+                        <td class="actions">
+                          <button type="button" class="small" data-open=${s.name} @click=${() => this.onPick({ kind: 'run', name: s.name })}>Open</button>
+                          <button type="button" class="small danger" data-delete=${s.name} aria-label=${`Delete ${s.name}`} @click=${() => void this.remove(s.name, current)}>Delete</button>
+                        </td>
+                      </tr>`,
+                    )}
+                  </tbody>
+                </table>`}
+        </div>
+        <div class=${`drop-zone${this.dragging ? ' dragging' : ''}`} id=${id('drop')}
+          @dragover=${(e: DragEvent) => {
+            e.preventDefault();
+            if (!this.dragging) (this.dragging = true), this.onChange();
+          }}
+          @dragleave=${() => {
+            this.dragging = false;
+            this.onChange();
+          }}
+          @drop=${onDrop}>
+          <h3><label for=${id('file')}>Open a results.json</label></h3>
+          <input type="file" id=${id('file')} accept=".json,application/json" aria-describedby=${id('file-error')}
+            @change=${(e: Event) => {
+              const input = e.target as HTMLInputElement;
+              void this.pickFile(input.files?.[0]).then(() => (input.value = ''));
+            }} />
+          <p class="note">or drop it here — <code>hlab run</code> writes <code>out/&lt;name&gt;/results.json</code>; the JSON export of this view also opens.</p>
+          <p class="error-box" id=${id('file-error')} role="alert" ?hidden=${!this.fileError}>${this.fileError}</p>
+        </div>
+      </div>
+    </section>`;
+  }
+}

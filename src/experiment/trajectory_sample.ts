@@ -1,0 +1,227 @@
+/**
+ * A few rollouts of each RL step, kept in the experiment output so the app's Trajectories view
+ * can replay them token by token with their loss mask and advantages (issue 7).
+ *
+ * Pure, DOM-free (page, workers, Node). The runner calls `sampleTrajectories` after each
+ * update with the step's trajectories and their advantages (`grpoTrajectoryAdvantages` for
+ * GRPO; `rowAdvantagesPerTrajectory` gathers per-token advantages of any algorithm from the
+ * trainer's (B·T) buffer).
+ *
+ * Size: results.json must stay small, so each turn keeps only the last `maxTokensPerTurn`
+ * context ids (`contextOffset` says how many leading ids were dropped — consecutive turns'
+ * contexts overlap almost entirely, so the tail is what is new), and log-probs/advantages are
+ * rounded to 4 decimals.
+ */
+import type { BehaviourTags } from '../harness/types';
+import { grpoAdvantageForwardRef, type GrpoParams } from '../kernels/grpo_advantage_forward.ref';
+import type { Trajectory } from '../rollout/engine';
+import type { RlRows } from '../rl/trainer_batch';
+import { Rng } from '../util/rng';
+
+/** One policy turn of a sampled trajectory (one training row). */
+export interface TrajectoryTurnSample {
+  /** The last ≤ maxTokensPerTurn context ids the policy saw (loss mask 0). */
+  contextIds: number[];
+  /** Leading context ids dropped to keep the record small (0 = the whole context is kept). */
+  contextOffset: number;
+  /** Sampled ids (loss mask 1), `<|end|>` included when it stopped the action. */
+  actionIds: number[];
+  /** log π_old of each sampled id (nats, rounded to 4 decimals). */
+  logprobs: number[];
+  /** Action kind as the harness classified it (tool, message, parse_error, …, env_failed). */
+  kind: string;
+}
+
+/** A rollout of an RL step, as stored in the experiment output. */
+export interface TrajectorySample {
+  method: string;
+  seed: number;
+  /** RL step (1-based) the rollout belongs to. */
+  step: number;
+  /** Index of the trajectory in its step's rollout batch. */
+  index: number;
+  taskId: string;
+  /** Suite and task family, parsed from the task id 'suite/family/tN/seed'. */
+  suite: string;
+  family: string;
+  harnessId: string;
+  group: number;
+  reward: number;
+  score: number;
+  pass: boolean;
+  truncated: boolean;
+  envFailed: boolean;
+  tags: BehaviourTags | null;
+  /**
+   * GRPO: one advantage for the whole trajectory (broadcast to every action token). PPO: one
+   * per action token over all turns, concatenated in turn order (Σ actionIds.length values).
+   */
+  advantage: number[] | number;
+  turns: TrajectoryTurnSample[];
+}
+
+/** Advantages of a step's trajectories, one entry per trajectory in the same order. */
+export type TrajectoryAdvantages = ReadonlyArray<number | ArrayLike<number>>;
+
+export interface SampleMeta {
+  method: string;
+  seed: number;
+  step: number;
+}
+
+export interface SampleOptions {
+  /** Trajectories kept per step (≥ 0; fewer when the step has fewer). */
+  perStep: number;
+  /** Seed of the selection (e.g. Rng.derive(runSeed, 'trajectory-sample', step).int(2 ** 31)). */
+  seed: number;
+  /** Context ids kept per turn (the last ones; default 192). */
+  maxTokensPerTurn?: number;
+}
+
+export const DEFAULT_MAX_TOKENS_PER_TURN = 192;
+
+const round4 = (x: number): number => (Number.isFinite(x) ? Math.round(x * 1e4) / 1e4 : x);
+
+/** 'workspace/organize/t3/28842' → suite 'workspace', family 'organize' ('' when not of that form). */
+export function taskSuiteFamily(taskId: string): { suite: string; family: string } {
+  const p = taskId.split('/');
+  return { suite: p[0] ?? '', family: p.length >= 2 ? p[1] : '' };
+}
+
+/**
+ * Pick `opts.perStep` trajectories of one step and copy them into JSON-safe records.
+ * Selection (deterministic in opts.seed): one passing and one failing trajectory when the
+ * step has both (so the view can contrast them), the rest drawn uniformly from the others;
+ * records come out in trajectory order.
+ * @param trajs the step's rollouts (rollout/engine.ts order)
+ * @param advantages one entry per trajectory: a number (GRPO) or an array of Σ_turns
+ *   actionIds.length per-token values (PPO)
+ * @throws Error naming the field when advantages has the wrong length or a per-token array
+ *   does not match the trajectory's action tokens, or when perStep / maxTokensPerTurn / seed
+ *   is not a non-negative integer.
+ */
+export function sampleTrajectories(trajs: readonly Trajectory[], advantages: TrajectoryAdvantages, meta: SampleMeta, opts: SampleOptions): TrajectorySample[] {
+  const op = 'sampleTrajectories';
+  if (!Number.isInteger(opts.perStep) || opts.perStep < 0) throw new Error(`${op}: opts.perStep must be a non-negative integer, got ${opts.perStep}`);
+  if (!Number.isInteger(opts.seed)) throw new Error(`${op}: opts.seed must be an integer, got ${opts.seed}`);
+  const maxTok = opts.maxTokensPerTurn ?? DEFAULT_MAX_TOKENS_PER_TURN;
+  if (!Number.isInteger(maxTok) || maxTok < 0) throw new Error(`${op}: opts.maxTokensPerTurn must be a non-negative integer, got ${maxTok}`);
+  if (advantages.length !== trajs.length) throw new Error(`${op}: advantages has ${advantages.length} entries, expected one per trajectory (${trajs.length})`);
+  const chosen = selectIndices(trajs, opts.perStep, opts.seed);
+  return chosen.map((i) => toSample(trajs[i], i, advantages[i], meta, maxTok));
+}
+
+function selectIndices(trajs: readonly Trajectory[], n: number, seed: number): number[] {
+  const k = Math.min(n, trajs.length);
+  if (k === 0) return [];
+  const rng = Rng.derive(seed, 'trajectory-sample');
+  const all = trajs.map((_, i) => i);
+  const passing = all.filter((i) => trajs[i].pass);
+  const failing = all.filter((i) => !trajs[i].pass);
+  const picked = new Set<number>();
+  // Contrast first: one of each outcome when both exist.
+  if (passing.length && failing.length) {
+    picked.add(rng.pick(passing));
+    if (picked.size < k) picked.add(rng.pick(failing));
+  }
+  const rest = rng.shuffle(all.filter((i) => !picked.has(i)));
+  for (const i of rest) {
+    if (picked.size >= k) break;
+    picked.add(i);
+  }
+  return [...picked].sort((a, b) => a - b);
+}
+
+function toSample(t: Trajectory, index: number, adv: number | ArrayLike<number>, meta: SampleMeta, maxTok: number): TrajectorySample {
+  const actionTokens = t.turns.reduce((a, u) => a + u.actionIds.length, 0);
+  let advantage: number | number[];
+  if (typeof adv === 'number') advantage = round4(adv);
+  else {
+    if (adv.length !== actionTokens) throw new Error(`sampleTrajectories: advantages[${index}] has ${adv.length} values, expected one per action token (${actionTokens})`);
+    advantage = Array.from(adv, round4);
+  }
+  const { suite, family } = taskSuiteFamily(t.taskId);
+  return {
+    method: meta.method,
+    seed: meta.seed,
+    step: meta.step,
+    index,
+    taskId: t.taskId,
+    suite,
+    family,
+    harnessId: t.harnessId,
+    group: t.group,
+    reward: t.reward,
+    score: t.score,
+    pass: t.pass,
+    truncated: t.truncated,
+    envFailed: t.envFailed,
+    // Structured copy: the record must not alias the rollout's objects (they live on in the trainer).
+    tags: t.tags ? (JSON.parse(JSON.stringify(t.tags)) as BehaviourTags) : null,
+    advantage,
+    turns: t.turns.map((u) => {
+      const drop = Math.max(0, u.contextIds.length - maxTok);
+      return {
+        contextIds: Array.from(u.contextIds.subarray(drop)),
+        contextOffset: drop,
+        actionIds: Array.from(u.actionIds),
+        logprobs: Array.from(u.logprobs, round4),
+        kind: u.kind,
+      };
+    }),
+  };
+}
+
+/**
+ * GRPO advantages per trajectory on the CPU, with the trainer's reference
+ * (kernels/grpo_advantage_forward.ref.ts; Shao et al. 2024 §4.1.2, Dr. GRPO when
+ * cfg.noStdDivision): A_e = (r_e − mean_g)/(std_g + eps), 0 when std_g ≤ stdFloor. Rewards
+ * are rounded to f32 as the trainer uploads them. Groups are matched by id, so they need not be
+ * contiguous (the trainer requires contiguity; for contiguous groups the result is identical).
+ * @param rewards (E) finite rewards
+ * @param groups (E) integer group ids
+ * @param cfg stdFloor, eps, noStdDivision of the run's RlLossConfig
+ * @returns (E) advantages
+ * @throws Error naming the field on mismatched lengths, a non-finite reward or a non-integer group.
+ */
+export function grpoTrajectoryAdvantages(rewards: ArrayLike<number>, groups: ArrayLike<number>, cfg: GrpoParams): number[] {
+  const op = 'grpoTrajectoryAdvantages';
+  const E = rewards.length;
+  if (groups.length !== E) throw new Error(`${op}: groups has ${groups.length} entries, expected one per reward (${E})`);
+  for (let e = 0; e < E; e++) {
+    if (!Number.isFinite(rewards[e])) throw new Error(`${op}: rewards[${e}] = ${rewards[e]} is not finite`);
+    if (!Number.isInteger(groups[e])) throw new Error(`${op}: groups[${e}] = ${groups[e]} is not an integer`);
+  }
+  if (E === 0) return [];
+  // Stable order by group id → contiguous groups for the reference, then scatter back.
+  const order = Array.from({ length: E }, (_, e) => e).sort((a, b) => groups[a] - groups[b] || a - b);
+  const offsets = [0];
+  for (let i = 1; i <= E; i++) if (i === E || groups[order[i]] !== groups[order[i - 1]]) offsets.push(i);
+  const r = Float32Array.from(order, (e) => rewards[e]);
+  const one = new Float32Array([1]);
+  const { episodeAdvantages } = grpoAdvantageForwardRef(r, Int32Array.from(offsets), new Int32Array([0]), one, { B: 1, T: 1 }, cfg);
+  const out = new Array<number>(E);
+  order.forEach((e, i) => (out[e] = episodeAdvantages[i]));
+  return out;
+}
+
+/**
+ * Per-trajectory per-token advantages gathered from the trainer's (B·T) advantage buffer
+ * (any algorithm): for each row in order, the values at its masked positions belong to the
+ * row's episode; concatenated in turn order this is exactly TrajectorySample.advantage for PPO.
+ * @param numTrajectories E (trajectories without any action token get an empty array)
+ * @param rows the RlRows the advantages were computed for (rl/trainer_batch.ts buildRows)
+ * @param advantages (B·T)
+ * @throws Error naming the field when advantages' length is not B·T or a row's episode is outside [0, E).
+ */
+export function rowAdvantagesPerTrajectory(numTrajectories: number, rows: Pick<RlRows, 'B' | 'T' | 'mask' | 'rowEpisode'>, advantages: ArrayLike<number>): number[][] {
+  const op = 'rowAdvantagesPerTrajectory';
+  if (advantages.length !== rows.B * rows.T) throw new Error(`${op}: advantages has ${advantages.length} values, expected (B,T) = ${rows.B * rows.T}`);
+  const out: number[][] = Array.from({ length: numTrajectories }, () => []);
+  for (let b = 0; b < rows.B; b++) {
+    const e = rows.rowEpisode[b];
+    if (!(e >= 0 && e < numTrajectories)) throw new Error(`${op}: rows.rowEpisode[${b}] = ${e} is outside [0, ${numTrajectories})`);
+    for (let t = 0; t < rows.T; t++) if (rows.mask[b * rows.T + t] > 0) out[e].push(advantages[b * rows.T + t]);
+  }
+  return out;
+}

@@ -1,0 +1,223 @@
+/**
+ * The Results and Trajectories views (issue 7) in real Chromium: a synthetic results.json
+ * (2 methods × 2 seeds, curves, trajectories; built in the page from the real tokenizer, expert
+ * episodes and trajectory sampler — app_results.fixture.ts) is opened through the file input;
+ * the paper table shows mean ± std over seeds (checked against numbers computed here from the
+ * file), CSV / JSON / PNG exports download the right content, an invalid file names its bad
+ * field, a run saved in IndexedDB opens from the list and deletes; the Trajectories view
+ * filters, steps tokens and colours action tokens apart from context tokens. Screenshots of both
+ * views are kept under test-results/ and attached to the report.
+ *
+ * The app is opened through its shell (index.html, src/app/main.ts) from the Vite dev server;
+ * the fixture module is imported into the same page.
+ */
+import { readFileSync } from 'node:fs';
+import { test, expect, type Page, type TestInfo } from '@playwright/test';
+
+test.describe.configure({ mode: 'serial' });
+
+let page: Page;
+let fixtureText = '';
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+let fixture: any;
+const errors: string[] = [];
+
+async function screenshot(p: Page, info: TestInfo, name: string): Promise<void> {
+  const path = info.outputPath(`${name}.png`);
+  await p.screenshot({ path, fullPage: true });
+  await info.attach(name, { path, contentType: 'image/png' });
+}
+
+/** Mean and sample std (n − 1), computed here independently of src/experiment/results.ts. */
+function pct(xs: number[]): string {
+  const m = xs.reduce((a, b) => a + b, 0) / xs.length;
+  const s = Math.sqrt(xs.reduce((a, b) => a + (b - m) ** 2, 0) / (xs.length - 1));
+  return `${(100 * m).toFixed(1)} ± ${(100 * s).toFixed(1)}`;
+}
+
+async function openFile(name: string, text: string, input = '#results-file'): Promise<void> {
+  await page.setInputFiles(input, { name, mimeType: 'application/json', buffer: Buffer.from(text) });
+}
+
+test.beforeAll(async ({ browser }) => {
+  page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(`console: ${m.text()}`);
+  });
+  page.on('dialog', (d) => void d.accept());
+  await page.goto('/#/results');
+  await expect(page.locator('#results-file')).toBeVisible();
+  fixtureText = await page.evaluate(async () => {
+    const path = '/tests/browser/app_results.fixture.ts';
+    const mod = (await import(/* @vite-ignore */ path)) as typeof import('./app_results.fixture');
+    return mod.buildFixture();
+  });
+  fixture = JSON.parse(fixtureText);
+});
+
+test.afterAll(async () => {
+  await page?.context().close();
+});
+
+test.afterEach(() => {
+  expect(errors.splice(0), 'page errors').toEqual([]);
+});
+
+test('results: the paper table shows mean ± std over seeds per method, charts and sections', async ({}, info) => {
+  expect(fixture.runs).toHaveLength(4);
+  await openFile('fixture-results.json', fixtureText);
+  await expect(page.locator('#paper-table tbody tr')).toHaveCount(3);
+  expect(page.url()).toContain('file=fixture-results.json');
+  for (const method of ['oa', 'random']) {
+    const runs = fixture.runs.filter((r: { method: string }) => r.method === method);
+    const row = page.locator(`#paper-table tr[data-method="${method}"]`);
+    await expect(row.locator('td').first()).toHaveText('2');
+    await expect(row.locator('td[data-col="base"] .after')).toHaveText(pct(runs.map((r: { after: { base: number } }) => r.after.base)));
+    await expect(row.locator('td[data-col="inSpace"] .after')).toHaveText(pct(runs.map((r: { after: { inSpace: number } }) => r.after.inSpace)));
+    await expect(row.locator('td[data-col="bb-coding-cli"] .after')).toHaveText(pct(runs.map((r: { after: { blackbox: Record<string, number> } }) => r.after.blackbox['bb-coding-cli'])));
+    const before = runs.map((r: { before: { base: number } }) => r.before.base);
+    await expect(row.locator('td[data-col="base"] .before')).toHaveText(((100 * before.reduce((a: number, b: number) => a + b, 0)) / before.length).toFixed(1));
+  }
+  // Starting checkpoint: the before values of all four runs.
+  await expect(page.locator('#paper-table tr[data-method="starting checkpoint"] td[data-col="base"] .after')).toHaveText(pct(fixture.runs.map((r: { before: { base: number } }) => r.before.base)));
+  // Behaviour and per-harness tables.
+  await expect(page.locator('#behaviour-table tbody tr')).toHaveCount(2);
+  await expect(page.locator('#harness-table tbody tr')).toHaveCount(2);
+  // Six charts, each with 4 runs × 3 steps of points, drawn on a canvas.
+  const charts = page.locator('#curves hl-curve-chart');
+  await expect(charts).toHaveCount(6);
+  await expect(charts.locator('canvas')).toHaveCount(6);
+  expect(await charts.evaluateAll((els) => els.map((e) => (e as HTMLElement).dataset.points))).toEqual(Array(6).fill('12'));
+  await expect(page.locator('.run-facts')).toContainText('hlab run --spec fixture.json');
+  await screenshot(page, info, 'results-view');
+});
+
+test('results: CSV, JSON and PNG exports download the right content', async ({}, info) => {
+  const grab = async (button: string) => {
+    const [d] = await Promise.all([page.waitForEvent('download'), page.click(button)]);
+    const path = info.outputPath(d.suggestedFilename());
+    await d.saveAs(path);
+    return { name: d.suggestedFilename(), bytes: readFileSync(path) };
+  };
+  const csv = await grab('#export-csv');
+  expect(csv.name).toBe('fixture-results.csv');
+  const lines = csv.bytes.toString('utf8').trim().split('\n');
+  expect(lines).toHaveLength(5);
+  const head = lines[0].split(',');
+  expect(head.slice(0, 3)).toEqual(['method', 'algorithm', 'seed']);
+  const first = lines[1].split(',');
+  expect(first[0]).toBe('oa');
+  expect(Number(first[head.indexOf('base_after')])).toBeCloseTo(fixture.runs[0].after.base, 12);
+  expect(Number(first[head.indexOf('bb-assistant_after')])).toBeCloseTo(fixture.runs[0].after.blackbox['bb-assistant'], 12);
+
+  const json = await grab('#export-json');
+  expect(json.name).toBe('fixture-results.json');
+  const out = JSON.parse(json.bytes.toString('utf8'));
+  expect(out.results.runs).toEqual(fixture.runs);
+  expect(out.curves).toHaveLength(4);
+  expect(out.trajectories).toHaveLength(fixture.trajectories.length);
+
+  const png = await grab('#export-png');
+  expect(png.name).toBe('fixture-results.png');
+  expect([...png.bytes.subarray(1, 4)].map((b) => String.fromCharCode(b)).join('')).toBe('PNG');
+  // Table + 6 charts: far larger than an empty canvas.
+  expect(png.bytes.length).toBeGreaterThan(20_000);
+});
+
+test('results: an invalid file shows the bad field; a saved run opens from the list and deletes', async () => {
+  const bad = JSON.parse(fixtureText);
+  bad.runs[1].after.base = 'high';
+  await openFile('bad.json', JSON.stringify(bad));
+  await expect(page.locator('#results-file-error')).toBeVisible();
+  await expect(page.locator('#results-file-error')).toContainText('bad.json: runs[1].after.base');
+  await openFile('broken.json', '{"runs": [');
+  await expect(page.locator('#results-file-error')).toContainText('broken.json: not JSON');
+
+  // Save through the store (as the Train view does) and open it from the list.
+  await page.evaluate(async (text) => {
+    const path = '/src/app/results_store.ts';
+    const store = (await import(/* @vite-ignore */ path)) as typeof import('../../src/app/results_store');
+    await store.saveRunOutput('fixture-run', store.parseResultsText(text));
+  }, fixtureText);
+  await page.reload();
+  const open = page.locator('#results-saved button[data-open="fixture-run"]');
+  await expect(open).toBeVisible();
+  await open.click();
+  await expect(page.locator('#paper-table tbody tr')).toHaveCount(3);
+  expect(page.url()).toContain('run=fixture-run');
+  await page.locator('#results-saved button[data-delete="fixture-run"]').click();
+  await expect(page.locator('#results-saved-empty')).toBeVisible();
+  await expect(page.locator('#paper-table')).toHaveCount(0);
+});
+
+test('trajectories: filters, token-by-token replay, mask and advantage colours', async ({}, info) => {
+  await openFile('fixture-results.json', fixtureText, '#results-file');
+  // No network after load: the vocabulary was fetched while the app loaded.
+  const requests: string[] = [];
+  const onRequest = (r: { url(): string }) => requests.push(r.url());
+  page.on('request', onRequest);
+  await page.context().setOffline(true);
+  // A same-document navigation, as a user following a link: the opened file stays in memory.
+  await page.evaluate(() => (location.hash = '#/trajectories?file=fixture-results.json'));
+  const total = fixture.trajectories.length;
+  expect(total).toBe(2 * 2 * 3 * 2);
+  await expect(page.locator('#traj-count')).toHaveText(`${total} of ${total} trajectories`);
+  // Filters: outcome pass → only passing rows; then method.
+  await page.selectOption('#traj-outcome', 'pass');
+  const passing = fixture.trajectories.filter((t: { pass: boolean }) => t.pass).length;
+  await expect(page.locator('#traj-count')).toHaveText(`${passing} of ${total} trajectories`);
+  expect(await page.locator('#traj-table tbody tr td.yes').count()).toBe(passing);
+  expect(await page.locator('#traj-table tbody tr td.no').count()).toBe(0);
+  await page.selectOption('#traj-method', 'random');
+  const both = fixture.trajectories.filter((t: { pass: boolean; method: string }) => t.pass && t.method === 'random').length;
+  await expect(page.locator('#traj-count')).toHaveText(`${both} of ${total} trajectories`);
+  expect(page.url()).toContain('outcome=pass');
+  expect(page.url()).toContain('method=random');
+  await expect(page.locator('#traj-result')).toHaveText(/^pass/);
+  // Replay starts with the whole context shown and the first action token still to come.
+  const cursor = page.locator('#traj-cursor');
+  await expect(cursor).toContainText('context (mask 0)');
+  const before = await page.locator('#traj-tokens .tok.future').count();
+  await page.click('.replay-controls button[data-step="next"]');
+  await expect(cursor).toContainText('action');
+  await expect(page.locator('#traj-tokens .tok.future')).toHaveCount(before - 1);
+  // Keyboard: → steps one more token, ← steps back.
+  await page.focus('#traj-tokens');
+  await page.keyboard.press('ArrowRight');
+  await expect(page.locator('#traj-tokens .tok.future')).toHaveCount(before - 2);
+  await page.keyboard.press('ArrowLeft');
+  await expect(page.locator('#traj-tokens .tok.future')).toHaveCount(before - 1);
+  // Special tokens are shown literally: role markers in the context, <|end|> closing the action.
+  const ctxTexts = await page.locator('#traj-tokens .tok.ctx').allTextContents();
+  expect(ctxTexts.filter((t) => /^<\|(system|user|assistant|tool|end)\|>$/.test(t)).length).toBeGreaterThan(0);
+  // The stored context is the last 96 ids; the dropped head is announced.
+  await expect(page.locator('#traj-tokens .dropped')).toContainText('earlier context tokens not stored');
+  await expect(page.locator('#traj-tokens .tok.act').last()).toHaveText('<|end|>');
+  // Mask colouring: context and action tokens differ.
+  const bg = (sel: string) => page.locator(sel).first().evaluate((e) => getComputedStyle(e).backgroundColor);
+  const ctxBg = await bg('#traj-tokens .tok.ctx');
+  const actBg = await bg('#traj-tokens .tok.act');
+  expect(ctxBg).not.toBe(actBg);
+  expect(await page.locator('#traj-tokens .tok.act').evaluateAll((els) => new Set(els.map((e) => getComputedStyle(e).backgroundColor)).size)).toBe(1);
+  // Advantage colouring: a passing GRPO rollout of a group with one failure has A > 0 → blue.
+  await page.selectOption('#traj-color', 'adv');
+  await expect(page.locator('#traj-legend')).toContainText('blue');
+  const advBg = await bg('#traj-tokens .tok.act');
+  const [r, , b] = advBg.match(/\d+/g)!.map(Number);
+  expect(b).toBeGreaterThan(r);
+  expect(await bg('#traj-tokens .tok.ctx')).toBe(ctxBg);
+  // Jump to the last turn; play runs to the end and stops.
+  const turns = await page.locator('#traj-turn option').count();
+  await page.selectOption('#traj-turn', String(turns));
+  await expect(cursor).toContainText(`Turn ${turns} of ${turns}`);
+  await page.selectOption('#traj-speed', '100');
+  await page.click('.replay-controls button[data-step="play"]');
+  await expect(page.locator('.replay-controls button[data-step="play"]')).toHaveText(/Play/, { timeout: 30_000 });
+  await expect(page.locator('#traj-tokens .tok.future')).toHaveCount(0);
+  expect(page.url()).toContain(`turn=${turns}`);
+  await page.context().setOffline(false);
+  page.off('request', onRequest);
+  expect(requests, 'requests after load').toEqual([]);
+  await screenshot(page, info, 'trajectories-view');
+});

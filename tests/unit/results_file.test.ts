@@ -1,0 +1,46 @@
+// Results files opened in the app: both shapes (the CLI's flat results.json, the app's nested
+// ExperimentOutputJson) normalise to one form; a bad file names the field by its path.
+import { describe, expect, it } from 'vitest';
+import { outputToJsonText, parseResultsFile, parseResultsText, ResultsFileError } from '../../src/app/results_store';
+import type { ExperimentResults, RunResult } from '../../src/experiment/results';
+
+function run(method: string, seed: number, after: number): RunResult {
+  const p = (x: number) => ({ base: x, inSpace: x / 2, blackbox: { 'bb-assistant': x / 4 } });
+  const beh = { parseErrors: 0.5, workflowViolations: 0, recoveryRate: 1, stateTrackingErrors: 0 };
+  return { method, algorithm: 'grpo', seed, steps: 3, skippedSteps: 0, before: p(0.1), after: p(after), trainHarnesses: { before: 0.1, after }, behaviour: { before: beh, after: beh }, perHarness: { 'S0-T0-O0-C0-W0': after }, seconds: 1 };
+}
+const results: ExperimentResults = { resultsVersion: 1, spec: 'quick', evalSet: 'all 225', machine: 'test', runs: [run('oa', 0, 0.5), run('oa', 1, NaN)] };
+const curves = [{ method: 'oa', seed: 0, steps: [{ step: 1, reward: 0.25, policyLoss: 0.1 }] }];
+
+describe('parseResultsFile', () => {
+  it('reads the CLI shape (flat) and the app shape (nested) into the same form; NaN travels as null', () => {
+    const cli = JSON.parse(outputToJsonText({ ...results, command: 'hlab run --preset quick', status: 'done', warnings: [], starts: ['scratch'], seconds: 3, curves } as never));
+    const a = parseResultsFile(cli);
+    expect(a.results.runs[1].after.base).toBeNull();
+    expect(a.command).toBe('hlab run --preset quick');
+    expect(a.curves[0].steps[0].reward).toBe(0.25);
+    const b = parseResultsText(outputToJsonText(a));
+    expect(b.results).toEqual(a.results);
+    expect(b.curves).toEqual(a.curves);
+  });
+
+  it('names the bad field by its path in the file', () => {
+    const bad = JSON.parse(outputToJsonText({ ...results, curves, warnings: [] } as never));
+    bad.runs[1].after.base = 'high';
+    expect(() => parseResultsFile(bad, 'x.json')).toThrow(ResultsFileError);
+    expect(() => parseResultsFile(bad, 'x.json')).toThrow(/x\.json: runs\[1\]\.after\.base: .*expected number/);
+    const nested = { status: 'done', results: { ...results, runs: [{ ...run('oa', 0, 0.5), algorithm: 'dqn' }] }, curves: [], warnings: [] };
+    expect(() => parseResultsFile(nested)).toThrow(/results\.runs\[0\]\.algorithm: expected one of "grpo"/);
+    expect(() => parseResultsFile({ hello: 1 })).toThrow(/neither 'runs'/);
+    expect(() => parseResultsText('{ nope')).toThrow(/not JSON/);
+  });
+
+  it('checks trajectory samples: log-probs per action id, per-token advantages per action token', () => {
+    const turn = { contextIds: [1, 2], contextOffset: 0, actionIds: [3, 4], logprobs: [-1, -2], kind: 'tool' };
+    const traj = { method: 'oa', seed: 0, step: 1, taskId: 'workspace/organize/t1/5', family: 'organize', harnessId: 'S0-T0-O0-C0-W0', group: 0, reward: 1, score: 1, pass: true, truncated: false, tags: null, advantage: [0.1, 0.2], turns: [turn] };
+    const base = { status: 'done', results, curves: [], warnings: [] };
+    expect(parseResultsFile(JSON.parse(outputToJsonText({ ...base, trajectories: [traj] } as never))).trajectories).toHaveLength(1);
+    expect(() => parseResultsFile(JSON.parse(outputToJsonText({ ...base, trajectories: [{ ...traj, advantage: [0.1] }] } as never)))).toThrow(/trajectories\[0\]\.advantage: has 1 per-token values but the turns have 2/);
+    expect(() => parseResultsFile(JSON.parse(outputToJsonText({ ...base, trajectories: [{ ...traj, turns: [{ ...turn, logprobs: [-1] }] }] } as never)))).toThrow(/trajectories\[0\]\.turns\[0\]\.logprobs: has 1 values/);
+  });
+});
