@@ -20,6 +20,7 @@
  */
 import { BASE_HARNESS, selectTraining, assignHarnesses, RoundRobinSchedule, type DesignReport, type TaskAssignment, type RoundRobinState } from '../design';
 import { taskSet } from '../tasks';
+import type { SuiteName } from '../tasks/types';
 import { Rng } from '../util/rng';
 import type { ExperimentSpec, MethodSpec } from './spec';
 
@@ -48,14 +49,24 @@ export function trainingHarnesses(spec: ExperimentSpec, m: MethodSpec): string[]
   }
 }
 
-/** Train-task ids of a run: balanced over the spec's suites. */
-export function trainPool(spec: ExperimentSpec, seed: number, perSuite = TRAIN_POOL_PER_SUITE): string[] {
-  return spec.suites.flatMap((s) => taskSet(s, 'train', perSuite, Rng.derive(seed, 'train-pool', s).int(2 ** 31)).map((t) => t.id));
+/**
+ * `n` task ids of `suite`/`split` with tier ≤ maxTier. taskSet is balanced over family × tier
+ * in every prefix, so drawing 3n and keeping the first n of allowed tiers stays balanced over
+ * families × allowed tiers; with maxTier 3 it is exactly taskSet's first n (unchanged ids).
+ */
+function tasksUpTo(suite: SuiteName, split: 'train' | 'test', n: number, seed: number, maxTier: number): string[] {
+  if (maxTier >= 3) return taskSet(suite, split, n, seed).map((t) => t.id);
+  return taskSet(suite, split, 3 * n, seed).filter((t) => t.tier <= maxTier).slice(0, n).map((t) => t.id);
 }
 
-/** Test-task ids: spec.evaluation.testTasks per suite from the test seed range (the same for every method of a seed). */
+/** Train-task ids of a run: balanced over the spec's suites, tiers ≤ spec.maxTier. */
+export function trainPool(spec: ExperimentSpec, seed: number, perSuite = TRAIN_POOL_PER_SUITE): string[] {
+  return spec.suites.flatMap((s) => tasksUpTo(s, 'train', perSuite, Rng.derive(seed, 'train-pool', s).int(2 ** 31), spec.maxTier));
+}
+
+/** Test-task ids: spec.evaluation.testTasks per suite from the test seed range, tiers ≤ spec.maxTier (the same for every method of a seed). */
 export function testTasks(spec: ExperimentSpec, seed: number): string[] {
-  return spec.suites.flatMap((s) => taskSet(s, 'test', spec.evaluation.testTasks, Rng.derive(seed, 'test-tasks', s).int(2 ** 31)).map((t) => t.id));
+  return spec.suites.flatMap((s) => tasksUpTo(s, 'test', spec.evaluation.testTasks, Rng.derive(seed, 'test-tasks', s).int(2 ** 31), spec.maxTier));
 }
 
 /**

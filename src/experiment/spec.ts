@@ -138,6 +138,8 @@ export const ExperimentSpec = z
     seeds: z.array(int(0, 2 ** 31 - 1)).min(1).max(32),
     /** Task suites trained and evaluated on. */
     suites: z.array(z.enum(['workspace', 'errands'])).min(1),
+    /** Only tasks of tier ≤ maxTier are trained and evaluated (1 = 2–3 tool calls; CPU-sized presets). */
+    maxTier: int(1, 3).default(3),
     model: z
       .object({
         /** Transformer size preset (tiny for tests, small ≈ 1M params, base ≈ 5M). */

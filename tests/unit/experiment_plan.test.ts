@@ -3,13 +3,32 @@
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { parseSpec, type ExperimentSpec, type MethodSpec } from '../../src/experiment/spec';
-import { inSpaceEvalSet, makeSchedule, stepTasks, taskAssignments, trainingHarnesses, trainPool } from '../../src/experiment/plan';
+import { inSpaceEvalSet, makeSchedule, stepTasks, taskAssignments, testTasks, trainingHarnesses, trainPool } from '../../src/experiment/plan';
 import { hammingDistance, selectTrainingOA, BASE_HARNESS } from '../../src/design';
 
 const quick = parseSpec(JSON.parse(readFileSync(new URL('../../public/presets/quick.json', import.meta.url), 'utf8')), 'quick');
 const method = (m: Partial<MethodSpec>): MethodSpec => ({ name: 'm', harnesses: 'scaling', K: 4, algorithm: 'grpo', ...m }) as MethodSpec;
 
 describe('experiment plan', () => {
+  it('maxTier restricts train and test tasks to tiers ≤ maxTier, balanced over families; 3 keeps the unrestricted ids', () => {
+    const tierOf = (id: string) => Number(id.split('/')[2].slice(1));
+    const familyOf = (id: string) => id.split('/')[1];
+    const all = parseSpec({ ...quick, maxTier: 3 }, 'all');
+    const t1 = parseSpec({ ...quick, maxTier: 1 }, 't1');
+    for (const ids of [trainPool(t1, 0, 24), testTasks(t1, 0)]) {
+      expect(ids.every((id) => tierOf(id) === 1)).toBe(true);
+      const fams = new Map<string, number>();
+      for (const id of ids) fams.set(familyOf(id), (fams.get(familyOf(id)) ?? 0) + 1);
+      expect(Math.max(...fams.values()) - Math.min(...fams.values())).toBeLessThanOrEqual(1);
+    }
+    expect(testTasks(t1, 0)).toHaveLength(t1.evaluation.testTasks * t1.suites.length);
+    expect(new Set(testTasks(all, 0).map(tierOf)).size).toBeGreaterThan(1);
+    // The default is 3 (specs without the field are unchanged).
+    const { maxTier: _m, ...noField } = quick;
+    expect(parseSpec(noField, 'no field').maxTier).toBe(3);
+    expect(() => parseSpec({ ...quick, maxTier: 4 }, 'bad')).toThrow(/maxTier/);
+  });
+
   it('scaling: the schedule uses each task’s K locality harnesses round-robin over the steps that draw it', () => {
     const pool = trainPool(quick, 0);
     const oa = selectTrainingOA().training;
