@@ -1,7 +1,8 @@
 /**
  * The web app shell (issue 7, DESIGN.md §1): header navigation with hash routing, the WebGPU
- * banner, and the views. Design and Inspect exist; Train, Results and Trajectories arrive with
- * the training loop (listed in the header as such, not as links).
+ * banner, and the views: Design, Inspect, Train, Results, Trajectories. A view is created the
+ * first time it is shown and kept (hidden) afterwards, so a run in the Train view goes on while
+ * the user looks at other views.
  *
  * Every view writes its inputs into the URL fragment (history.replaceState, so typing does not
  * flood the history), so a copied URL opens the same view with the same parameters. Everything
@@ -11,19 +12,30 @@ import './styles.css';
 import { DEFAULT_ROUTE, formatRoute, parseRoute, type ViewName } from './route';
 import { DesignView } from './views/design';
 import { InspectView } from './views/inspect';
+import { ResultsView } from './views/results';
+import { TrainView } from './views/train';
+import { TrajectoriesView } from './views/trajectories';
 import { probeWebGpu } from './webgpu_status';
 
 interface ViewHandle {
   show(params: Record<string, string>): void;
 }
 
-const TITLES: Record<ViewName, string> = { design: 'Design', inspect: 'Inspect' };
+const TITLES: Record<ViewName, string> = { design: 'Design', inspect: 'Inspect', train: 'Train', results: 'Results', trajectories: 'Trajectories' };
+
+const CONSTRUCTORS: Record<ViewName, new (el: HTMLElement, setParams: (p: Record<string, string>) => void) => ViewHandle> = {
+  design: DesignView,
+  inspect: InspectView,
+  train: TrainView,
+  results: ResultsView,
+  trajectories: TrajectoriesView,
+};
 
 const root = document.getElementById('view-root')!;
 const containers = new Map<ViewName, HTMLElement>();
 const handles = new Map<ViewName, ViewHandle>();
 /** The last parameters of each view, so the nav links return to what the user left. */
-const lastParams: Record<ViewName, Record<string, string>> = { design: {}, inspect: {} };
+const lastParams: Record<ViewName, Record<string, string>> = { design: {}, inspect: {}, train: {}, results: {}, trajectories: {} };
 let current: ViewName | null = null;
 
 function updateNav(): void {
@@ -49,7 +61,7 @@ function handleFor(view: ViewName): { el: HTMLElement; handle: ViewHandle } {
       history.replaceState(null, '', formatRoute({ view, params: p }));
       updateNav();
     };
-    handle = view === 'design' ? new DesignView(el, setParams) : new InspectView(el, setParams);
+    handle = new CONSTRUCTORS[view](el, setParams);
     containers.set(view, el);
     handles.set(view, handle);
   }

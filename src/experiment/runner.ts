@@ -13,8 +13,12 @@
  * ("RNG states" are therefore the seeds; the checkpoint stores them.)
  *
  * Progress: console lines `[run] {json}` (type 'progress' | 'log' | 'warn'); the CLI parses them.
- * Stop: setting `globalThis.__hlabRunStop = true` makes the runner save a checkpoint after the
- * current step and return `status: 'interrupted'`. Checkpoint mirror: when the page has
+ * The app (src/app/train_worker.ts) passes `onProgress` instead and gets typed `RunEvent`s —
+ * the same progress/log/warn plus every step's metrics, evaluations, checkpoints and, on resume,
+ * the history so far. Console lines are written either way (unchanged for the CLI).
+ * Stop: setting `globalThis.__hlabRunStop = true`, or `shouldStop()` returning true, makes the
+ * runner save a checkpoint after the current step and return `status: 'interrupted'`.
+ * Checkpoint mirror: when the page has
  * `globalThis.hlabCheckpointMirror(base64)` (exposed by the CLI), every saved checkpoint is
  * also exported to it (the CLI keeps it in the output folder, so `--resume` works across
  * browser profiles and dev-server ports).
@@ -34,6 +38,7 @@ import { WorkerPool } from '../rollout/worker_pool';
 import { CheckpointStore } from '../storage/checkpoint_store';
 import type { JsonValue } from '../storage/serialize';
 import { Rng } from '../util/rng';
+import { grpoTrajectoryAdvantages, rowAdvantagesPerTrajectory, sampleTrajectories, type TrajectorySample } from './trajectory_sample';
 import { evaluate, type EvalResult, type EvalSets } from './evaluate';
 import { inSpaceEvalSet, makeSchedule, stepTasks, taskAssignments, testTasks, trainingHarnesses, trainPool, TRAIN_POOL_PER_SUITE } from './plan';
 import type { ExperimentResults, RunResult } from './results';
@@ -55,7 +60,37 @@ export interface StepRecord extends Omit<RlUpdateMetrics, 'ms'> {
   updateMs: number;
 }
 
+/**
+ * What the runner reports while it works (RunnerOptions.onProgress). All JSON-safe (structured
+ * clone across a worker boundary), except that metrics may be NaN.
+ */
+export type RunEvent =
+  /** Work units done of the whole call (an RL step or an evaluation is one unit) and what runs now. */
+  | { type: 'progress'; done: number; total: number; phase: string }
+  | { type: 'log'; message: string }
+  | { type: 'warn'; message: string }
+  /** A (seed, method) run starts (or continues after a resume) with `steps` RL steps. */
+  | { type: 'run'; runIndex: number; runs: number; method: string; seed: number; steps: number; start: string }
+  /** One RL step finished: its metrics. */
+  | { type: 'step'; runIndex: number; method: string; seed: number; record: StepRecord }
+  /**
+   * An evaluation finished: pass@1 (base harness, held-out in-space, black-box) and over the
+   * training harnesses. `restored`: read from the checkpoint on resume, not run again.
+   */
+  | { type: 'eval'; runIndex: number; method: string; seed: number; when: 'before' | 'after'; passAt1: EvalResult['passAt1']; training: number; episodes: number; restored?: boolean }
+  /** A checkpoint was committed to IndexedDB (store step numbering, see CKPT_STRIDE) after RL step `rlStep` of run `runIndex`. */
+  | { type: 'checkpoint'; runId: string; step: number; runIndex: number; rlStep: number; totalBytes: number }
+  /** Resumed from a checkpoint: the curves so far (finished runs and the current run's steps), so a view can redraw them. */
+  | { type: 'resume'; runIndex: number; step: number; curves: RunCurves[] };
+
 export interface RunnerOptions {
+  /**
+   * Called with every RunEvent, synchronously from the training loop (keep it cheap: post it
+   * somewhere). An exception it throws is logged and ignored: a display bug never stops a run.
+   */
+  onProgress?: (ev: RunEvent) => void;
+  /** Polled before each RL step: true = checkpoint after the current step and return 'interrupted'. */
+  shouldStop?: () => boolean;
   /** Override spec.rl.steps (CLI --steps). */
   steps?: number;
   /** Save a checkpoint every this many RL steps (default 1; the last step and an interruption always save). */
@@ -105,6 +140,11 @@ export interface ExperimentOutput {
   starts: string[];
   /** Parameters digest per finished or current run (resume tests). */
   paramDigests: string[];
+  /**
+   * A few rollouts of every RL step (TRAJECTORIES_PER_STEP, seeded from (seed, step)) with their
+   * advantages, for the app's Trajectories view; kept in checkpoints, so a resumed run has them all.
+   */
+  trajectories: TrajectorySample[];
   seconds: number;
 }
 
@@ -125,6 +165,30 @@ function stableJson(v: unknown): string {
 
 function log(type: 'progress' | 'log' | 'warn', data: Record<string, unknown>): void {
   console.log(`[run] ${JSON.stringify({ type, ...data })}`);
+}
+
+type Emit = (ev: RunEvent, consoleExtra?: Record<string, unknown>) => void;
+
+/**
+ * The runner's reporter: progress/log/warn go to the console as `[run] {json}` lines exactly as
+ * before (the CLI parses them; `consoleExtra` adds fields only there), and every event goes to
+ * `onProgress`.
+ */
+function makeEmit(onProgress?: (ev: RunEvent) => void): Emit {
+  let reported = false;
+  return (ev, consoleExtra) => {
+    if (ev.type === 'progress' || ev.type === 'log' || ev.type === 'warn') {
+      const { type, ...data } = ev;
+      log(type, { ...data, ...consoleExtra });
+    }
+    if (!onProgress) return;
+    try {
+      onProgress(ev);
+    } catch (e) {
+      if (!reported) console.error('runExperiment: onProgress threw (ignored; the run goes on):', e);
+      reported = true;
+    }
+  };
 }
 
 async function sha256(a: Float32Array): Promise<string> {
@@ -150,7 +214,7 @@ function bytesToB64(bytes: Uint8Array): string {
  * spec.model.init = 'base' and it exists and matches the tokenizer and config; otherwise a
  * seeded random init with a loud warning (never silently).
  */
-async function startingParams(spec: ExperimentSpec, cfg: ModelConfig, preset: string, seed: number, tok: Tokenizer, warnings: string[], explicit?: string): Promise<{ params: Float32Array; source: string }> {
+async function startingParams(spec: ExperimentSpec, cfg: ModelConfig, preset: string, seed: number, tok: Tokenizer, warnings: string[], emit: Emit, explicit?: string): Promise<{ params: Float32Array; source: string }> {
   if (spec.model.init === 'base') {
     const url = explicit ? '(--base file)' : `/base-${preset}.ckpt`;
     let why = '';
@@ -171,7 +235,7 @@ async function startingParams(spec: ExperimentSpec, cfg: ModelConfig, preset: st
     }
     const w = `WARNING: spec.model.init = 'base' but the base checkpoint ${url} is unusable (${why}); falling back to a RANDOM 'scratch' init (seed ${seed}). Build it with \`npm run -s hlab -- pretrain --preset ${preset} --out public/base-${preset}.ckpt\` or pass \`--base FILE\`. Expect pass@1 ≈ 0 and no learning signal.`;
     if (!warnings.includes(w)) warnings.push(w);
-    log('warn', { message: w });
+    emit({ type: 'warn', message: w });
   }
   return { params: initParams(cfg, Rng.derive(seed, 'init').int(2 ** 31)), source: 'scratch (seeded random init)' };
 }
@@ -206,7 +270,23 @@ function maxRows(cfg: ModelConfig): number {
  * before-evaluation is r·STRIDE + 1, after RL step s it is r·STRIDE + 1 + s, and the state
  * after run r finished (its result recorded, run r+1 not started) is (r+1)·STRIDE.
  */
-const CKPT_STRIDE = 1_000_000;
+export const CKPT_STRIDE = 1_000_000;
+
+/**
+ * What a checkpoint's store step number means (see CKPT_STRIDE): run index (0-based) and the
+ * RL steps done in it; `rlStep` = -1 for the fresh state before the first evaluation and
+ * `finished` for the state after run `runIndex - 1` closed.
+ * @throws Error when step is not a non-negative integer.
+ */
+export function checkpointPosition(step: number): { runIndex: number; rlStep: number; finished: boolean } {
+  if (!Number.isSafeInteger(step) || step < 0) throw new Error(`checkpointPosition: step must be a non-negative integer, got ${step}`);
+  const runIndex = Math.floor(step / CKPT_STRIDE);
+  const within = step % CKPT_STRIDE;
+  return { runIndex, rlStep: within - 1, finished: within === 0 && runIndex > 0 };
+}
+
+/** Rollouts of each RL step kept in ExperimentOutput.trajectories. */
+export const TRAJECTORIES_PER_STEP = 2;
 
 /**
  * Run an experiment in the page.
@@ -214,6 +294,7 @@ const CKPT_STRIDE = 1_000_000;
  */
 export async function runExperiment(specJson: unknown, o: RunnerOptions = {}): Promise<ExperimentOutput> {
   const t0 = performance.now();
+  const emit = makeEmit(o.onProgress);
   const spec = parseSpec(specJson, 'spec');
   const steps = o.steps ?? spec.rl.steps;
   const every = o.checkpointEvery ?? 1;
@@ -230,6 +311,7 @@ export async function runExperiment(specJson: unknown, o: RunnerOptions = {}): P
   const results: RunResult[] = [];
   const curves: RunCurves[] = [];
   const paramDigests: string[] = [];
+  const trajectories: TrajectorySample[] = [];
   const starts: string[] = [];
   let resumeState: (RunState & { results: RunResult[]; curves: RunCurves[] }) | null = null;
   let resumeTensors: Record<string, Float32Array> | null = null;
@@ -237,23 +319,29 @@ export async function runExperiment(specJson: unknown, o: RunnerOptions = {}): P
   if (o.importBase64) await store.importCheckpoint(b64ToBytes(o.importBase64), { overwrite: true });
   if (o.resume) {
     const lg = await store.loadLatestGood(runId);
-    for (const s of lg.skipped) log('warn', { message: `checkpoint step ${s.step} is unusable (${s.code}): ${s.message}; using the previous good one` });
+    for (const s of lg.skipped) emit({ type: 'warn', message: `checkpoint step ${s.step} is unusable (${s.code}): ${s.message}; using the previous good one` });
     if (lg.checkpoint) {
       const cfgJson = lg.checkpoint.meta.config as { spec: unknown };
       if (stableJson(parseSpec(cfgJson.spec, 'checkpoint spec')) !== stableJson(spec)) throw new Error(`--resume: the checkpoint of run '${runId}' was written for a different spec; start without --resume or use the same spec`);
-      const mh = lg.checkpoint.meta.metricHistory as unknown as { state: RunState; results: RunResult[]; curves: RunCurves[] };
+      const mh = lg.checkpoint.meta.metricHistory as unknown as { state: RunState; results: RunResult[]; curves: RunCurves[]; trajectories?: TrajectorySample[] };
+      // Checkpoints written before trajectories were recorded have none: the run goes on without the old ones.
+      trajectories.push(...(mh.trajectories ?? []));
       resumeState = { ...mh.state, schedule: (lg.checkpoint.meta.scheduleState as { draws: Record<string, number> }).draws, results: mh.results, curves: mh.curves };
       resumeTensors = lg.checkpoint.tensors as Record<string, Float32Array>;
       results.push(...mh.results);
       curves.push(...mh.curves);
-      log('log', { message: `resuming run '${runId}' at run ${mh.state.runIndex + 1}/${runsPlan.length}, step ${mh.state.step}/${steps}` });
-    } else log('log', { message: `no checkpoint of run '${runId}' found; starting fresh` });
+      emit({ type: 'log', message: `resuming run '${runId}' at run ${mh.state.runIndex + 1}/${runsPlan.length}, step ${mh.state.step}/${steps}` });
+      // The current run's history rides in its state; finished runs are in `curves`.
+      const current = mh.state.runIndex < runsPlan.length ? [{ method: runsPlan[mh.state.runIndex].method.name, seed: runsPlan[mh.state.runIndex].seed, steps: mh.state.history }] : [];
+      emit({ type: 'resume', runIndex: mh.state.runIndex, step: mh.state.step, curves: [...mh.curves, ...current] });
+    } else emit({ type: 'log', message: `no checkpoint of run '${runId}' found; starting fresh` });
   }
   const evalUnits = o.skipEval ? 0 : 2;
   const totalUnits = runsPlan.length * (steps + evalUnits);
   let doneUnits = results.length * (steps + evalUnits);
   let stepsThisCall = 0;
-  const stopRequested = () => (globalThis as { __hlabRunStop?: boolean }).__hlabRunStop === true || (o.stopAfterSteps !== undefined && stepsThisCall >= o.stopAfterSteps);
+  const stopRequested = () =>
+    (globalThis as { __hlabRunStop?: boolean }).__hlabRunStop === true || o.shouldStop?.() === true || (o.stopAfterSteps !== undefined && stepsThisCall >= o.stopAfterSteps);
   let status: 'done' | 'interrupted' = 'done';
 
   try {
@@ -262,9 +350,9 @@ export async function runExperiment(specJson: unknown, o: RunnerOptions = {}): P
       const rs0 = performance.now();
       const preset = method.modelPreset ?? spec.model.preset;
       const cfg = presetConfig(preset, tok.vocabSize);
-      const start = await startingParams(spec, cfg, preset, seed, tok, warnings, o.baseCheckpointBase64);
+      const start = await startingParams(spec, cfg, preset, seed, tok, warnings, emit, o.baseCheckpointBase64);
       starts.push(start.source);
-      log('log', { message: `run ${r + 1}/${runsPlan.length}: ${method.name}, seed ${seed}, model ${preset}, start from ${start.source}` });
+      emit({ type: 'log', message: `run ${r + 1}/${runsPlan.length}: ${method.name}, seed ${seed}, model ${preset}, start from ${start.source}` });
       const model = GpuModel.create(gpu, cfg, { maxB: maxRows(cfg) });
       model.writeParams(start.params);
       const policy = new GpuPolicy(model);
@@ -274,7 +362,7 @@ export async function runExperiment(specJson: unknown, o: RunnerOptions = {}): P
       if (algorithm === 'sft' && steps > 0) {
         const w = `method '${method.name}': algorithm 'sft' is trained by \`hlab pretrain --blackbox\`; hlab run evaluates its starting checkpoint only`;
         warnings.push(w);
-        log('warn', { message: w });
+        emit({ type: 'warn', message: w });
       }
       const cfgRl = rlLossConfig({
         algorithm: algorithm === 'ppo' ? 'ppo' : 'grpo',
@@ -299,6 +387,9 @@ export async function runExperiment(specJson: unknown, o: RunnerOptions = {}): P
       }
       resumeState = null;
       const schedule = makeSchedule(assignments, { draws: st.schedule });
+      emit({ type: 'run', runIndex: r, runs: runsPlan.length, method: method.name, seed, steps: runSteps, start: start.source });
+      if (st.before) emit({ type: 'eval', runIndex: r, method: method.name, seed, when: 'before', passAt1: st.before.passAt1, training: st.before.training, episodes: st.before.episodes, restored: true });
+      emit({ type: 'progress', done: doneUnits, total: totalUnits, phase: `run ${r + 1}/${runsPlan.length} (${method.name}, seed ${seed})` });
 
       const save = async () => {
         const s = await trainer.readState();
@@ -310,21 +401,23 @@ export async function runExperiment(specJson: unknown, o: RunnerOptions = {}): P
               rngStates: { note: 'all streams derive from (seed, step)', seed, step: st.step } as JsonValue,
               scheduleState: schedule.state() as unknown as JsonValue,
               // JSON-safe: NaN (an evaluation that did not run) is stored as null.
-              metricHistory: JSON.parse(JSON.stringify({ state: { ...st, schedule: {} }, results, curves }, (_k, v) => (typeof v === 'number' && !Number.isFinite(v) ? null : v))) as JsonValue,
+              metricHistory: JSON.parse(JSON.stringify({ state: { ...st, schedule: {} }, results, curves, trajectories }, (_k, v) => (typeof v === 'number' && !Number.isFinite(v) ? null : v))) as JsonValue,
             },
             tensors: { params: s.params, adamM: s.m, adamV: s.v, adamStep: Uint32Array.of(s.adamStep) },
           },
           { retention: { keepLast: 2 } },
         );
+        emit({ type: 'checkpoint', runId, step: res.step, runIndex: st.runIndex, rlStep: st.step, totalBytes: res.totalBytes });
         const mirror = (globalThis as { hlabCheckpointMirror?: (b64: string, step: number) => Promise<void> }).hlabCheckpointMirror;
         if (mirror) await mirror(bytesToB64(await store.exportCheckpointBytes(runId, res.step)), res.step);
       };
 
       if (!o.skipEval && !st.before) {
-        log('progress', { done: doneUnits, total: totalUnits, phase: `eval before (${method.name}, seed ${seed})` });
+        emit({ type: 'progress', done: doneUnits, total: totalUnits, phase: `eval before (${method.name}, seed ${seed})` });
         st.before = await evaluate(sets, evalOpts);
         doneUnits++;
-        log('log', { message: `before: base ${st.before.passAt1.base.toFixed(3)}, in-space ${st.before.passAt1.inSpace.toFixed(3)}, training harnesses ${st.before.training.toFixed(3)} (${st.before.episodes} episodes, ${(st.before.stats.ms / 1000).toFixed(1)} s)` });
+        emit({ type: 'eval', runIndex: r, method: method.name, seed, when: 'before', passAt1: st.before.passAt1, training: st.before.training, episodes: st.before.episodes });
+        emit({ type: 'log', message: `before: base ${st.before.passAt1.base.toFixed(3)}, in-space ${st.before.passAt1.inSpace.toFixed(3)}, training harnesses ${st.before.training.toFixed(3)} (${st.before.episodes} episodes, ${(st.before.stats.ms / 1000).toFixed(1)} s)` });
         await save();
       }
       for (let step = st.step + 1; step <= runSteps; step++) {
@@ -349,7 +442,24 @@ export async function runExperiment(specJson: unknown, o: RunnerOptions = {}): P
         if (o.syntheticReward) for (const t of ro.trajectories) t.reward = t.index % 2;
         if (o.poisonStep === step) for (const t of ro.trajectories) for (const u of t.turns) u.logprobs.fill(NaN);
         const rolloutMs = performance.now() - ts;
+        // PPO's per-token advantages come from the value head under the parameters that rolled
+        // out, so they are read before the update (one extra forward; GRPO's are computed on the CPU).
+        const ppoAdv = algorithm === 'ppo' ? await trainer.advantagesOnGpu(ro.trajectories).catch((e: Error) => e) : null;
         const up = await trainer.update(ro.trajectories, step);
+        try {
+          if (ppoAdv instanceof Error) throw ppoAdv;
+          const adv = ppoAdv
+            ? rowAdvantagesPerTrajectory(ro.trajectories.length, ppoAdv.rows, ppoAdv.advantages)
+            : grpoTrajectoryAdvantages(
+                ro.trajectories.map((t) => (Number.isFinite(t.reward) ? t.reward : 0)),
+                ro.trajectories.map((t) => t.group),
+                cfgRl,
+              );
+          trajectories.push(...sampleTrajectories(ro.trajectories, adv, { method: method.name, seed, step }, { perStep: TRAJECTORIES_PER_STEP, seed: Rng.derive(seed, 'trajectory-sample', step).int(2 ** 31) }));
+        } catch (e) {
+          // The sample is for display only: a failure to record it must not stop training.
+          emit({ type: 'warn', message: `step ${step}: trajectories not recorded (${(e as Error).message.split('\n')[0]})` });
+        }
         const passByHarness: Record<string, number> = {};
         for (const h of new Set(reqs.map((q) => q.harnessId))) {
           const ts2 = ro.trajectories.filter((t) => t.harnessId === h);
@@ -372,7 +482,11 @@ export async function runExperiment(specJson: unknown, o: RunnerOptions = {}): P
         st.step = step;
         stepsThisCall++;
         doneUnits++;
-        log('progress', { done: doneUnits, total: totalUnits, phase: `RL ${method.name} seed ${seed} step ${step}/${runSteps}`, reward: rec.reward, policyLoss: rec.policyLoss, clipFrac: rec.clipFrac, approxKl: rec.approxKl, gradNorm: rec.gradNorm, retries: rec.workerRetries, skipped: st.skippedSteps });
+        emit({ type: 'step', runIndex: r, method: method.name, seed, record: rec });
+        emit(
+          { type: 'progress', done: doneUnits, total: totalUnits, phase: `RL ${method.name} seed ${seed} step ${step}/${runSteps}` },
+          { reward: rec.reward, policyLoss: rec.policyLoss, clipFrac: rec.clipFrac, approxKl: rec.approxKl, gradNorm: rec.gradNorm, retries: rec.workerRetries, skipped: st.skippedSteps },
+        );
         if (step % every === 0 || step === runSteps || stopRequested()) await save();
       }
       if (status === 'interrupted') {
@@ -386,10 +500,11 @@ export async function runExperiment(specJson: unknown, o: RunnerOptions = {}): P
       }
       let after: EvalResult | null = null;
       if (!o.skipEval) {
-        log('progress', { done: doneUnits, total: totalUnits, phase: `eval after (${method.name}, seed ${seed})` });
+        emit({ type: 'progress', done: doneUnits, total: totalUnits, phase: `eval after (${method.name}, seed ${seed})` });
         after = await evaluate(sets, evalOpts);
         doneUnits++;
-        log('log', { message: `after: base ${after.passAt1.base.toFixed(3)}, in-space ${after.passAt1.inSpace.toFixed(3)}, training harnesses ${after.training.toFixed(3)}` });
+        emit({ type: 'eval', runIndex: r, method: method.name, seed, when: 'after', passAt1: after.passAt1, training: after.training, episodes: after.episodes });
+        emit({ type: 'log', message: `after: base ${after.passAt1.base.toFixed(3)}, in-space ${after.passAt1.inSpace.toFixed(3)}, training harnesses ${after.training.toFixed(3)}` });
       }
       const empty = { base: NaN, inSpace: NaN, blackbox: {} };
       const noBeh = { parseErrors: NaN, workflowViolations: NaN, recoveryRate: NaN, stateTrackingErrors: NaN };
@@ -413,6 +528,7 @@ export async function runExperiment(specJson: unknown, o: RunnerOptions = {}): P
       // Close the run: a checkpoint whose results include it (resume skips finished runs).
       st = { ...st, runIndex: r + 1, step: 0, before: null, history: [], schedule: {}, skippedSteps: 0, seconds: 0 };
       await save();
+      emit({ type: 'progress', done: doneUnits, total: totalUnits, phase: `run ${r + 1}/${runsPlan.length} finished (${method.name}, seed ${seed})` });
       trainer.destroy();
       policy.destroy();
       model.destroy();
@@ -429,6 +545,7 @@ export async function runExperiment(specJson: unknown, o: RunnerOptions = {}): P
     warnings,
     starts,
     paramDigests,
+    trajectories,
     seconds: (performance.now() - t0) / 1000,
   };
 }

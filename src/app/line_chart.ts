@@ -1,0 +1,122 @@
+/**
+ * `<hl-line-chart>`: a live line chart (metric per RL step) drawn by uPlot. Set its `spec`
+ * property; when only the data changed (same series) the chart calls uPlot's `setData`
+ * (cheap: no DOM rebuilt), otherwise it is recreated — so give it its final series up front.
+ * It follows its width. Drawing happens in a task of its own (a 0 ms timer) rather than in the
+ * caller's: creating a uPlot costs 30–50 ms on a software canvas, and eight charts updated by
+ * one render must not add up to one long main-thread task. The canvas is a
+ * picture: the element's `aria-label` states each series' last value, and `data-points` the
+ * number of x values (tests read it).
+ */
+import uPlot from 'uplot';
+import 'uplot/dist/uPlot.min.css';
+
+export interface LineSeries {
+  label: string;
+  /** CSS colour. */
+  color: string;
+  /** One value per x; null = no value at that x (a gap, drawn across). */
+  values: readonly (number | null)[];
+}
+
+export interface LineChartSpec {
+  /** Increasing x values (e.g. RL steps). */
+  x: readonly number[];
+  series: readonly LineSeries[];
+  xLabel: string;
+  yLabel: string;
+  /** Pixel height of the plot (default 160). */
+  height?: number;
+}
+
+/** Colours for series, cycled (distinguishable, colour-blind friendly order). */
+export const SERIES_COLORS = ['#2f6db5', '#d9822b', '#1a7f37', '#b42318', '#7048e8', '#0b7285', '#a61e4d', '#5c940d'];
+
+const fmt = (v: number | null | undefined) => (v === null || v === undefined || !Number.isFinite(v) ? '–' : Math.abs(v) >= 100 ? v.toFixed(0) : v.toPrecision(3));
+
+export class LineChart extends HTMLElement {
+  private plot: uPlot | null = null;
+  private current: LineChartSpec | null = null;
+  private shape = '';
+  private resize: ResizeObserver | null = null;
+  private pending = false;
+
+  set spec(spec: LineChartSpec) {
+    this.current = spec;
+    this.dataset.points = String(spec.x.length);
+    this.setAttribute('role', 'img');
+    this.setAttribute(
+      'aria-label',
+      `${spec.yLabel} by ${spec.xLabel}: ` + (spec.x.length ? spec.series.map((s) => `${s.label} ${fmt(lastValue(s.values))}`).join('; ') + ` at ${spec.xLabel} ${spec.x[spec.x.length - 1]}` : 'no data yet'),
+    );
+    if (this.isConnected) this.scheduleDraw();
+  }
+
+  get spec(): LineChartSpec | null {
+    return this.current;
+  }
+
+  private scheduleDraw(): void {
+    if (this.pending) return;
+    this.pending = true;
+    setTimeout(() => {
+      this.pending = false;
+      if (this.isConnected && this.current) this.draw();
+    }, 0);
+  }
+
+  connectedCallback(): void {
+    if (this.current) this.scheduleDraw();
+    this.resize = new ResizeObserver(() => {
+      if (this.plot && this.clientWidth > 0 && Math.abs(this.plot.width - this.clientWidth) > 2) {
+        this.plot.setSize({ width: this.clientWidth, height: this.plot.height });
+      }
+    });
+    this.resize.observe(this);
+  }
+
+  disconnectedCallback(): void {
+    this.resize?.disconnect();
+    this.plot?.destroy();
+    this.plot = null;
+    this.shape = '';
+  }
+
+  private draw(): void {
+    const spec = this.current!;
+    const data: uPlot.AlignedData = [Float64Array.from(spec.x), ...spec.series.map((s) => s.values.map((v) => (v === null || !Number.isFinite(v) ? null : v)))];
+    const shape = JSON.stringify([spec.xLabel, spec.yLabel, spec.height, spec.series.map((s) => [s.label, s.color])]);
+    if (this.plot && shape === this.shape) {
+      this.plot.setData(data);
+      return;
+    }
+    this.plot?.destroy();
+    this.shape = shape;
+    const opts: uPlot.Options = {
+      width: Math.max(200, this.clientWidth || 360),
+      height: spec.height ?? 160,
+      legend: { show: spec.series.length > 1, live: false },
+      cursor: { drag: { x: false, y: false } },
+      scales: {
+        x: { time: false },
+        // uPlot pads a constant series to ±100 % of a magnitude; a metric that is 0 so far
+        // (KL, clip fraction at the first steps) reads better on [0, 1].
+        y: { range: (_u, min, max) => (min === max ? (min === 0 ? [0, 1] : [min - Math.abs(min) * 0.1, max + Math.abs(max) * 0.1]) : uPlot.rangeNum(min, max, 0.1, true)) },
+      },
+      axes: [
+        // Steps are integers: no ticks at 1.5.
+        { label: spec.xLabel, labelSize: 18, size: 32, incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000] },
+        { label: spec.yLabel, labelSize: 18, size: 52, values: (_u, vals) => vals.map((v) => fmt(v)) },
+      ],
+      series: [{ label: spec.xLabel }, ...spec.series.map((s) => ({ label: s.label, stroke: s.color, width: 2, spanGaps: true, points: { show: true, size: 5 } }))],
+    };
+    this.plot = new uPlot(opts, data, this);
+  }
+}
+
+function lastValue(vs: readonly (number | null)[]): number | null {
+  for (let i = vs.length - 1; i >= 0; i--) if (vs[i] !== null) return vs[i];
+  return null;
+}
+
+if (!customElements.get('hl-line-chart')) customElements.define('hl-line-chart', LineChart);

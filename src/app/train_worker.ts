@@ -1,0 +1,175 @@
+/**
+ * The Train view's worker (issue 7): runs `runExperiment` off the main thread, so the page stays
+ * responsive while WebGPU (SwiftShader: the CPU) trains. A dedicated module worker, created by
+ * the view with
+ *   new Worker(new URL('./train_worker.ts', import.meta.url), { type: 'module' })
+ * and driven through comlink (`TrainWorkerApi`). WebGPU and IndexedDB both work in dedicated
+ * workers in Chromium; the runner's rollout WorkerPool spawns its environment workers from here
+ * (nested workers; their URL is resolved against the runner module's import.meta.url, so it is
+ * the same inside a worker as in a page).
+ *
+ * Progress reaches the page as `RunEvent`s through a comlink-proxied callback. Pause =
+ * `requestStop()`: the runner checkpoints after the current RL step and `start` resolves with
+ * status 'interrupted'; `start(…, { resume: true })` continues from the latest good checkpoint.
+ */
+import { expose, transfer, type ProxyMarked } from 'comlink';
+import { checkpointPosition, runExperiment, type ExperimentOutput, type RunEvent } from '../experiment/runner';
+import { CheckpointStore } from '../storage/checkpoint_store';
+import { saveRunOutput } from './results_store';
+
+/** One stored checkpoint, as the view's table lists it. */
+export interface CheckpointRow {
+  runId: string;
+  /** Store step number (runner.ts CKPT_STRIDE numbering). */
+  step: number;
+  /** Run (seed × method) index, 0-based, and RL steps done in it (-1: before the first evaluation). */
+  runIndex: number;
+  rlStep: number;
+  /** The state after the run before `runIndex` finished. */
+  finished: boolean;
+  /** ms since the epoch. */
+  createdAt: number;
+  /** Tensor bytes. */
+  bytes: number;
+  /** The run's resume point (its pointer names this step). */
+  isLatest: boolean;
+}
+
+export interface StartOptions {
+  /** IndexedDB run id of the checkpoints. */
+  runId: string;
+  /** Continue from the run's latest good checkpoint; otherwise its old checkpoints are deleted first. */
+  resume: boolean;
+  /** Override spec.rl.steps. */
+  steps?: number;
+  /** IndexedDB database (tests isolate by it; default the runner's). */
+  dbName?: string;
+  /** When the run finishes ('done'), save its output in the results store under this name (Results view). */
+  saveAs?: string;
+}
+
+/**
+ * What `start` resolves with: the runner's output without curves and trajectories (the page
+ * has the curves from the events, the results store has everything; this keeps the message
+ * the main thread must deserialize small). NaN written as null (JSON-safe).
+ */
+export interface TrainOutcome {
+  output: Pick<ExperimentOutput, 'status' | 'results' | 'warnings' | 'starts' | 'seconds'>;
+  /** The results-store name it was saved under (status 'done' with `saveAs`), else null. */
+  savedAs: string | null;
+  /** Why saving failed (the run itself succeeded), else null. */
+  saveError: string | null;
+}
+
+/** Thrown (through comlink, as an Error) when a run fails; the message says whether the GPU device was lost. */
+export interface TrainWorkerApi {
+  /**
+   * Run the experiment `specJson` (validated by the runner: a SpecError names the bad fields).
+   * @param onEvent a comlink.proxy'd callback; called for every RunEvent, not awaited.
+   * @throws Error when a run is already in progress in this worker, on invalid input, on WebGPU
+   *   errors or device loss (message prefixed 'WebGPU device lost:').
+   */
+  start(specJson: unknown, opts: StartOptions, onEvent: ((ev: RunEvent) => void) & ProxyMarked): Promise<TrainOutcome>;
+  /** Ask the running experiment to checkpoint after the current RL step and stop (no-op when idle). */
+  requestStop(): void;
+  /** Every stored checkpoint of every run, newest first. */
+  listCheckpoints(dbName?: string): Promise<CheckpointRow[]>;
+  /** One verified checkpoint as an export file (the same format as `hlab run`'s checkpoint.hlab). */
+  exportCheckpoint(runId: string, step: number, dbName?: string): Promise<Uint8Array>;
+  /** Verify and store an export file; it becomes its run's latest checkpoint. @returns its run id and step. */
+  importCheckpoint(bytes: Uint8Array, dbName?: string): Promise<{ runId: string; step: number }>;
+  /** Delete one checkpoint. @returns whether it existed. */
+  deleteCheckpoint(runId: string, step: number, dbName?: string): Promise<boolean>;
+}
+
+let running = false;
+let stop = false;
+
+async function withStore<T>(dbName: string | undefined, fn: (s: CheckpointStore) => Promise<T>): Promise<T> {
+  const store = await CheckpointStore.open(dbName ? { dbName } : {});
+  try {
+    return await fn(store);
+  } finally {
+    store.close();
+  }
+}
+
+/** The WebGPU errors this worker's devices reported (gpu/device.ts records them on globalThis). */
+function gpuErrors(): string[] {
+  return (globalThis as { __hlabGpuErrors?: string[] }).__hlabGpuErrors ?? [];
+}
+
+const api: TrainWorkerApi = {
+  async start(specJson, opts, onEvent) {
+    if (running) throw new Error('a run is already in progress in this worker; pause it first');
+    running = true;
+    stop = false;
+    const lost0 = gpuErrors().length;
+    try {
+      if (!opts.resume) await withStore(opts.dbName, (s) => s.deleteRun(opts.runId));
+      const out = await runExperiment(specJson, {
+        runId: opts.runId,
+        resume: opts.resume,
+        dbName: opts.dbName,
+        ...(opts.steps !== undefined ? { steps: opts.steps } : {}),
+        shouldStop: () => stop,
+        // The page's callback is a comlink proxy: calling it posts a message and returns a
+        // promise; nothing here waits for the page.
+        onProgress: (ev) => void (onEvent(ev) as unknown as Promise<void>).catch(() => {}),
+      });
+      let savedAs: string | null = null;
+      let saveError: string | null = null;
+      if (out.status === 'done' && opts.saveAs) {
+        try {
+          await saveRunOutput(opts.saveAs, out);
+          savedAs = opts.saveAs;
+        } catch (e) {
+          saveError = (e as Error).message;
+        }
+      }
+      // NaN → null: the same JSON the CLI writes, and what the results store keeps.
+      const lean = { status: out.status, results: out.results, warnings: out.warnings, starts: out.starts, seconds: out.seconds };
+      const output = JSON.parse(JSON.stringify(lean, (_k, v) => (typeof v === 'number' && !Number.isFinite(v) ? null : v))) as TrainOutcome['output'];
+      return { output, savedAs, saveError };
+    } catch (e) {
+      const lost = gpuErrors().slice(lost0).find((m) => m.startsWith('device lost'));
+      const msg = e instanceof Error ? e.message : String(e);
+      throw new Error(lost ? `WebGPU device lost: ${lost.slice('device lost: '.length)} (then: ${msg})` : msg);
+    } finally {
+      running = false;
+    }
+  },
+  requestStop() {
+    stop = true;
+  },
+  listCheckpoints(dbName) {
+    return withStore(dbName, async (s) => {
+      const rows: CheckpointRow[] = [];
+      for (const run of await s.listRuns()) {
+        for (const c of await s.listCheckpoints(run.runId)) {
+          const pos = checkpointPosition(c.step);
+          rows.push({ runId: c.runId, step: c.step, ...pos, createdAt: c.createdAt, bytes: c.totalBytes, isLatest: c.isLatest });
+        }
+      }
+      return rows.sort((a, b) => b.createdAt - a.createdAt || (a.runId < b.runId ? -1 : 1));
+    });
+  },
+  exportCheckpoint(runId, step, dbName) {
+    // Transferred, not copied: a base-size checkpoint is tens of MB.
+    return withStore(dbName, async (s) => {
+      const bytes = await s.exportCheckpointBytes(runId, step);
+      return transfer(bytes, [bytes.buffer as ArrayBuffer]);
+    });
+  },
+  importCheckpoint(bytes, dbName) {
+    return withStore(dbName, async (s) => {
+      const r = await s.importCheckpoint(bytes, { overwrite: true });
+      return { runId: r.runId, step: r.step };
+    });
+  },
+  deleteCheckpoint(runId, step, dbName) {
+    return withStore(dbName, (s) => s.deleteCheckpoint(runId, step));
+  },
+};
+
+expose(api);

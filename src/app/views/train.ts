@@ -1,0 +1,671 @@
+/**
+ * The Train view (issue 7, DESIGN.md §13): choose a preset or edit its spec (validated as you
+ * type by the spec schema, each error naming its field), start / pause / resume a run, watch
+ * live charts and a progress bar with ETA, manage checkpoints (export, import, delete), and
+ * open the finished run in Results.
+ *
+ * Training runs in a dedicated worker (src/app/train_worker.ts): this file only validates
+ * inputs, posts commands and draws what the worker reports. Charts and the progress bar are
+ * redrawn at most every REDRAW_MS, so the main thread stays idle while a run goes on.
+ *
+ * URL parameters (shareable): preset · edits (a JSON Merge Patch from the preset to the edited
+ * spec, e.g. {"rl":{"steps":3}}) · seed (replaces spec.seeds by [seed]) · steps (overrides
+ * spec.rl.steps). The checkpoint run id is derived from the effective spec ('app-<name>-<hash>'),
+ * so reopening the same URL finds the run's checkpoints and offers Resume.
+ */
+import { html, nothing, render, type TemplateResult } from 'lit-html';
+import { live } from 'lit-html/directives/live.js';
+import { proxy, wrap, type Remote } from 'comlink';
+import { parseSpec, SpecError, type ExperimentSpec } from '../../experiment/spec';
+import { getPreset, PRESET_NAMES } from '../../experiment/presets';
+import type { RunEvent, StepRecord } from '../../experiment/runner';
+import type { CheckpointRow, TrainOutcome, TrainWorkerApi } from '../train_worker';
+import { errorId, field, parseChoice, parseIntField } from '../fields';
+import { applyMergePatch, mergePatch, specHash } from '../spec_patch';
+import { SERIES_COLORS, type LineChartSpec } from '../line_chart';
+import '../line_chart';
+import './train.css';
+
+export const TRAIN_DEFAULTS = { preset: 'quick', edits: '', seed: '', steps: '' } as const;
+type Inputs = Record<keyof typeof TRAIN_DEFAULTS, string>;
+
+/** Minimum interval between redraws while a run streams events, ms. */
+const REDRAW_MS = 400;
+/** Minimum interval between checkpoint-list refreshes during a run, ms. */
+const CKPT_REFRESH_MS = 1500;
+const MAX_MESSAGES = 6;
+
+type Phase = 'idle' | 'running' | 'stopping' | 'paused' | 'done' | 'failed';
+
+/** The validated inputs: an effective spec (seed override applied) or the errors to show. */
+export interface TrainInputs {
+  errors: { preset?: string; spec: string[]; seed?: string; steps?: string };
+  /** The spec JSON as run (seeds replaced when a seed is given). */
+  specJson?: Record<string, unknown>;
+  spec?: ExperimentSpec;
+  steps?: number;
+  runId?: string;
+}
+
+/**
+ * Validate the view's inputs: the editor text must be JSON and a valid spec (errors: one line
+ * per bad field, `spec.rl.steps: …`), seed an integer in [0, 2^31 − 1], steps in [0, 100 000].
+ */
+export function validateTrainInputs(inp: Inputs, text: string): TrainInputs {
+  const errors: TrainInputs['errors'] = { spec: [] };
+  const preset = parseChoice('preset', inp.preset, PRESET_NAMES);
+  if (!preset.ok) errors.preset = preset.error;
+  const seed = inp.seed.trim() === '' ? null : parseIntField('seed', inp.seed, 0, 2 ** 31 - 1);
+  if (seed && !seed.ok) errors.seed = seed.error;
+  const steps = inp.steps.trim() === '' ? null : parseIntField('steps', inp.steps, 0, 100_000);
+  if (steps && !steps.ok) errors.steps = steps.error;
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (e) {
+    errors.spec.push(`spec: not valid JSON (${(e as Error).message})`);
+    return { errors };
+  }
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) {
+    errors.spec.push('spec: must be a JSON object');
+    return { errors };
+  }
+  const specJson = { ...(json as Record<string, unknown>) };
+  if (seed?.ok) specJson.seeds = [seed.value];
+  let spec: ExperimentSpec | undefined;
+  try {
+    spec = parseSpec(specJson, 'spec');
+  } catch (e) {
+    if (!(e instanceof SpecError)) throw e;
+    errors.spec.push(...e.issues);
+  }
+  const out: TrainInputs = { errors, specJson };
+  if (spec) {
+    out.spec = spec;
+    out.runId = `app-${spec.name}-${specHash(spec)}`;
+  }
+  if (steps?.ok) out.steps = steps.value;
+  return out;
+}
+
+const hasErrors = (v: TrainInputs) => !!(v.errors.preset || v.errors.seed || v.errors.steps || v.errors.spec.length);
+
+/** Group of a harness for the pass@1 chart: Hamming distance to the base harness, or the black-box id. */
+export function harnessGroup(id: string): string {
+  const m = /^S(\d)-T(\d)-O(\d)-C(\d)-W(\d)$/.exec(id);
+  if (!m) return id;
+  const d = m.slice(1).filter((l) => l !== '0').length;
+  return d === 0 ? 'base (d=0)' : `d=${d}`;
+}
+
+function fmtDuration(s: number): string {
+  if (!Number.isFinite(s) || s < 0) return '—';
+  if (s < 60) return `${Math.round(s)} s`;
+  if (s < 3600) return `${Math.floor(s / 60)} min ${Math.round(s % 60)} s`;
+  return `${Math.floor(s / 3600)} h ${Math.round((s % 3600) / 60)} min`;
+}
+
+const fmtBytes = (n: number) => (n < 1 << 20 ? `${(n / 1024).toFixed(1)} KiB` : `${(n / (1 << 20)).toFixed(1)} MiB`);
+const fmtNum = (v: number | null | undefined, d = 3) => (v === null || v === undefined || !Number.isFinite(v) ? '—' : v.toFixed(d));
+
+const runLabel = (method: string, seed: number) => `${method} · seed ${seed}`;
+
+interface Curve {
+  label: string;
+  steps: StepRecord[];
+}
+
+type EvalEv = Extract<RunEvent, { type: 'eval' }>;
+
+export class TrainView {
+  private inputs: Inputs = { ...TRAIN_DEFAULTS };
+  private text = '';
+  private editsError: string | null = null;
+  private paramsKey: string | null = null;
+
+  private worker: Worker | null = null;
+  private api: Remote<TrainWorkerApi> | null = null;
+  private phase: Phase = 'idle';
+  /** Run id and inputs of the run in progress (or last run). */
+  private activeRunId: string | null = null;
+  private progress = { done: 0, total: 0, phase: '' };
+  private eta: { t0: number; done0: number } | null = null;
+  private curves: Curve[] = [];
+  private currentRun = 0;
+  private runSteps = 0;
+  private evals: EvalEv[] = [];
+  private messages: { kind: 'log' | 'warn'; text: string }[] = [];
+  private failure: string | null = null;
+  private outcome: TrainOutcome | null = null;
+  private checkpoints: CheckpointRow[] = [];
+  private ckptNote: string | null = null;
+  private ckptLoaded = false;
+
+  private redrawTimer: ReturnType<typeof setTimeout> | null = null;
+  private lastDraw = 0;
+  private ckptTimer: ReturnType<typeof setTimeout> | null = null;
+
+  /** @param setParams called with the non-default inputs whenever the user changes one (→ URL). */
+  constructor(
+    private readonly el: HTMLElement,
+    private readonly setParams: (p: Record<string, string>) => void,
+  ) {}
+
+  /** Show the view for URL parameters (missing ones take their defaults). A run in progress is kept. */
+  show(params: Record<string, string>): void {
+    const inputs: Inputs = { ...TRAIN_DEFAULTS };
+    for (const key of Object.keys(TRAIN_DEFAULTS) as (keyof Inputs)[]) if (params[key] !== undefined) inputs[key] = params[key];
+    const key = JSON.stringify(inputs);
+    if (key !== this.paramsKey) {
+      this.paramsKey = key;
+      this.inputs = inputs;
+      this.text = this.textFor(inputs);
+    }
+    this.ensureWorker();
+    if (!this.ckptLoaded) void this.refreshCheckpoints();
+    this.draw();
+  }
+
+  /** The editor text for URL inputs: the preset with the edits applied (the preset alone when the edits are unreadable). */
+  private textFor(inp: Inputs): string {
+    this.editsError = null;
+    const name = (PRESET_NAMES as readonly string[]).includes(inp.preset) ? inp.preset : TRAIN_DEFAULTS.preset;
+    let spec: unknown = getPreset(name);
+    if (inp.edits.trim() !== '') {
+      try {
+        spec = applyMergePatch(spec, JSON.parse(inp.edits));
+      } catch (e) {
+        this.editsError = `edits (from the URL) are not valid JSON, showing the preset instead: ${(e as Error).message}`;
+      }
+    }
+    return JSON.stringify(spec, null, 2);
+  }
+
+  private pushParams(): void {
+    const p: Record<string, string> = {};
+    for (const key of Object.keys(TRAIN_DEFAULTS) as (keyof Inputs)[]) if (this.inputs[key] !== TRAIN_DEFAULTS[key]) p[key] = this.inputs[key];
+    this.paramsKey = JSON.stringify(this.inputs);
+    this.setParams(p);
+  }
+
+  private setInput(name: keyof Inputs, value: string): void {
+    this.inputs = { ...this.inputs, [name]: value };
+    if (name === 'preset' && (PRESET_NAMES as readonly string[]).includes(value)) {
+      this.inputs.edits = '';
+      this.text = this.textFor(this.inputs);
+    }
+    this.pushParams();
+    this.draw();
+  }
+
+  private onEdit(text: string): void {
+    this.text = text;
+    this.editsError = null;
+    // The URL keeps the last edit that is JSON (valid or not as a spec), so a shared link shows
+    // exactly the spec and its errors; text that is not JSON yet leaves the URL as it was.
+    try {
+      const json = JSON.parse(text);
+      const name = (PRESET_NAMES as readonly string[]).includes(this.inputs.preset) ? this.inputs.preset : TRAIN_DEFAULTS.preset;
+      const patch = mergePatch(getPreset(name), json);
+      this.inputs = { ...this.inputs, edits: patch === undefined ? '' : JSON.stringify(patch) };
+      this.pushParams();
+    } catch {
+      /* not JSON yet: the error is listed next to the editor */
+    }
+    this.draw();
+  }
+
+  private resetToPreset(): void {
+    this.inputs = { ...this.inputs, edits: '' };
+    this.text = this.textFor(this.inputs);
+    this.pushParams();
+    this.draw();
+  }
+
+  // ---- worker ------------------------------------------------------------------------------
+
+  private ensureWorker(): Remote<TrainWorkerApi> {
+    if (this.api) return this.api;
+    const w = new Worker(new URL('../train_worker.ts', import.meta.url), { type: 'module' });
+    w.addEventListener('error', (ev) => {
+      ev.preventDefault();
+      this.onWorkerDied(`the training worker crashed${ev.message ? ` (${ev.message})` : ''}`);
+    });
+    this.worker = w;
+    this.api = wrap<TrainWorkerApi>(w);
+    return this.api;
+  }
+
+  /** Drop the worker (a crashed one, or one whose GPU device was lost): the next command starts a fresh one. */
+  private dropWorker(): void {
+    this.worker?.terminate();
+    this.worker = null;
+    this.api = null;
+  }
+
+  private onWorkerDied(why: string): void {
+    if (this.phase !== 'running' && this.phase !== 'stopping') {
+      this.dropWorker();
+      return;
+    }
+    this.fail(why);
+    this.dropWorker();
+  }
+
+  private fail(why: string): void {
+    this.phase = 'failed';
+    this.failure = why;
+    this.eta = null;
+    void this.refreshCheckpoints();
+    this.draw();
+  }
+
+  private async refreshCheckpoints(): Promise<void> {
+    try {
+      this.checkpoints = await this.ensureWorker().listCheckpoints();
+      this.ckptLoaded = true;
+    } catch (e) {
+      this.ckptNote = `Could not list checkpoints: ${(e as Error).message}`;
+    }
+    this.scheduleDraw();
+  }
+
+  private scheduleCheckpointRefresh(): void {
+    if (this.ckptTimer) return;
+    this.ckptTimer = setTimeout(() => {
+      this.ckptTimer = null;
+      void this.refreshCheckpoints();
+    }, CKPT_REFRESH_MS);
+  }
+
+  private async run(resume: boolean): Promise<void> {
+    const v = validateTrainInputs(this.inputs, this.text);
+    if (hasErrors(v) || !v.spec || !v.runId || !v.specJson) return;
+    const api = this.ensureWorker();
+    this.phase = 'running';
+    this.failure = null;
+    this.outcome = null;
+    this.activeRunId = v.runId;
+    this.progress = { done: 0, total: 0, phase: resume ? 'resuming…' : 'starting…' };
+    this.eta = null;
+    // A resume keeps what is shown until the worker sends the checkpoint's history (the
+    // 'resume' event replaces the curves), so the step counter never drops back to 0.
+    if (!resume) this.curves = [];
+    this.evals = [];
+    this.messages = [];
+    this.draw();
+    const stamp = new Date().toISOString().replace('T', ' ').slice(0, 19);
+    const saveAs = `${v.spec.name} · seed ${v.spec.seeds.join(',')} · ${stamp}`;
+    try {
+      const out = await api.start(v.specJson, { runId: v.runId, resume, saveAs, ...(v.steps !== undefined ? { steps: v.steps } : {}) }, proxy((ev: RunEvent) => this.onEvent(ev)));
+      if ((this.phase as Phase) === 'failed') return; // the worker died meanwhile; its message stays
+      this.outcome = out;
+      this.phase = out.output.status === 'done' ? 'done' : 'paused';
+      this.eta = null;
+      void this.refreshCheckpoints();
+      this.draw();
+    } catch (e) {
+      if ((this.phase as Phase) === 'failed') return;
+      const msg = (e as Error).message ?? String(e);
+      const lost = msg.startsWith('WebGPU device lost');
+      this.fail(msg);
+      // A lost device is not recovered in this worker: Resume starts a fresh one.
+      if (lost || /device|GPU/i.test(msg)) this.dropWorker();
+    }
+  }
+
+  private pause(): void {
+    if (this.phase !== 'running' || !this.api) return;
+    this.phase = 'stopping';
+    void this.api.requestStop();
+    this.draw();
+  }
+
+  private onEvent(ev: RunEvent): void {
+    switch (ev.type) {
+      case 'progress':
+        if (!this.eta || ev.done < this.eta.done0) this.eta = { t0: performance.now(), done0: ev.done };
+        this.progress = { done: ev.done, total: ev.total, phase: ev.phase };
+        break;
+      case 'run':
+        this.currentRun = ev.runIndex;
+        this.runSteps = ev.steps;
+        this.curves[ev.runIndex] ??= { label: runLabel(ev.method, ev.seed), steps: [] };
+        break;
+      case 'resume':
+        this.curves = ev.curves.map((c) => ({ label: runLabel(c.method, c.seed), steps: c.steps }));
+        this.currentRun = ev.runIndex;
+        break;
+      case 'step': {
+        const c = (this.curves[ev.runIndex] ??= { label: runLabel(ev.method, ev.seed), steps: [] });
+        c.steps.push(ev.record);
+        this.currentRun = ev.runIndex;
+        break;
+      }
+      case 'eval':
+        this.evals.push(ev);
+        break;
+      case 'checkpoint':
+        this.scheduleCheckpointRefresh();
+        break;
+      case 'log':
+      case 'warn':
+        this.messages.push({ kind: ev.type, text: ev.message });
+        if (this.messages.length > MAX_MESSAGES) this.messages.splice(0, this.messages.length - MAX_MESSAGES);
+        break;
+    }
+    this.scheduleDraw();
+  }
+
+  /** Redraw at most every REDRAW_MS (events can come in bursts). */
+  private scheduleDraw(): void {
+    if (this.redrawTimer) return;
+    const wait = Math.max(0, REDRAW_MS - (performance.now() - this.lastDraw));
+    this.redrawTimer = setTimeout(() => {
+      this.redrawTimer = null;
+      this.draw();
+    }, wait);
+  }
+
+  // ---- checkpoints -------------------------------------------------------------------------
+
+  private async exportCheckpoint(row: CheckpointRow): Promise<void> {
+    try {
+      const bytes = await this.ensureWorker().exportCheckpoint(row.runId, row.step);
+      const url = URL.createObjectURL(new Blob([bytes as Uint8Array<ArrayBuffer>], { type: 'application/octet-stream' }));
+      const a = document.createElement('a');
+      a.href = url;
+      a.download = `${row.runId}-step${row.step}.hlab`;
+      document.body.append(a);
+      a.click();
+      a.remove();
+      setTimeout(() => URL.revokeObjectURL(url), 60_000);
+      this.ckptNote = `Exported ${row.runId} step ${row.step} (${fmtBytes(bytes.byteLength)}).`;
+    } catch (e) {
+      this.ckptNote = `Export failed: ${(e as Error).message}`;
+    }
+    this.draw();
+  }
+
+  private async importCheckpoint(input: HTMLInputElement): Promise<void> {
+    const file = input.files?.[0];
+    if (!file) return;
+    try {
+      const r = await this.ensureWorker().importCheckpoint(new Uint8Array(await file.arrayBuffer()));
+      const v = validateTrainInputs(this.inputs, this.text);
+      this.ckptNote =
+        `Imported ${file.name}: run ${r.runId}, step ${r.step}.` +
+        (v.runId && v.runId !== r.runId ? ` Resume continues the run of the spec in the editor (${v.runId}); open the spec this checkpoint was written for to resume it.` : '');
+    } catch (e) {
+      this.ckptNote = `Import of ${file.name} failed: ${(e as Error).message}`;
+    }
+    input.value = '';
+    await this.refreshCheckpoints();
+  }
+
+  private async deleteCheckpoint(row: CheckpointRow): Promise<void> {
+    try {
+      await this.ensureWorker().deleteCheckpoint(row.runId, row.step);
+      this.ckptNote = `Deleted ${row.runId} step ${row.step}.`;
+    } catch (e) {
+      this.ckptNote = `Delete failed: ${(e as Error).message}`;
+    }
+    await this.refreshCheckpoints();
+  }
+
+  // ---- drawing -----------------------------------------------------------------------------
+
+  private draw(): void {
+    this.lastDraw = performance.now();
+    render(this.template(validateTrainInputs(this.inputs, this.text)), this.el);
+  }
+
+  private template(v: TrainInputs): TemplateResult {
+    const busy = this.phase === 'running' || this.phase === 'stopping';
+    const latest = v.runId ? this.checkpoints.find((c) => c.runId === v.runId && c.isLatest) : undefined;
+    const invalid = hasErrors(v);
+    return html`
+      <section class="intro">
+        <h1 tabindex="-1">Train</h1>
+        <p>Pick a preset or edit its spec, then <strong>Start</strong>. Training runs in a background worker on
+          WebGPU; every RL step is checkpointed in this browser, so <strong>Pause</strong>, a reload or a lost GPU
+          loses at most one step — <strong>Resume</strong> continues from the last checkpoint.</p>
+      </section>
+      <div class="train-layout">
+        <div class="train-left">
+          <form class="card controls train-controls" aria-label="Run inputs" @submit=${(e: Event) => e.preventDefault()}>
+            ${field(
+              'train-preset',
+              'Preset',
+              html`<select id="train-preset" ?disabled=${busy} aria-invalid=${v.errors.preset ? 'true' : 'false'} aria-describedby=${errorId('train-preset')}
+                @change=${(e: Event) => this.setInput('preset', (e.target as HTMLSelectElement).value)}>
+                ${PRESET_NAMES.map((n) => html`<option value=${n} ?selected=${this.inputs.preset === n}>${n}</option>`)}
+                ${(PRESET_NAMES as readonly string[]).includes(this.inputs.preset) ? nothing : html`<option value=${this.inputs.preset} selected>${this.inputs.preset} (invalid)</option>`}
+              </select>`,
+              v.errors.preset,
+            )}
+            ${this.textField('seed', 'Seed', v.errors.seed, busy, `default: spec.seeds (${v.spec?.seeds.join(', ') ?? '…'})`)}
+            ${this.textField('steps', 'RL steps', v.errors.steps, busy, `default: spec.rl.steps (${v.spec?.rl.steps ?? '…'})`)}
+          </form>
+          <section class="card" aria-labelledby="train-spec-label">
+            <div class="train-spec-head">
+              <label id="train-spec-label" for="train-spec"><strong>Spec</strong> <span class="sub">JSON, checked as you type</span></label>
+              <button type="button" class="small secondary" ?disabled=${busy || this.inputs.edits === ''} @click=${() => this.resetToPreset()}>Reset to preset</button>
+            </div>
+            <textarea id="train-spec" spellcheck="false" autocomplete="off" rows="24" ?readonly=${busy}
+              aria-invalid=${v.errors.spec.length ? 'true' : 'false'} aria-describedby="train-spec-errors"
+              .value=${live(this.text)} @input=${(e: Event) => this.onEdit((e.target as HTMLTextAreaElement).value)}></textarea>
+            <div id="train-spec-errors" class="train-spec-errors" role=${v.errors.spec.length ? 'alert' : nothing}>
+              ${this.editsError ? html`<p class="error">${this.editsError}</p>` : nothing}
+              ${v.errors.spec.length
+                ? html`<p class="error-title">${v.errors.spec.length} error${v.errors.spec.length > 1 ? 's' : ''} — Start is disabled until fixed:</p>
+                    <ul class="errors">${v.errors.spec.map((e) => html`<li>${e}</li>`)}</ul>`
+                : v.spec
+                  ? html`<p class="ok">Valid spec: ${v.spec.methods.length} method${v.spec.methods.length > 1 ? 's' : ''} × ${v.spec.seeds.length} seed${v.spec.seeds.length > 1 ? 's' : ''},
+                      ${v.steps ?? v.spec.rl.steps} RL steps each, model ${v.spec.model.preset} (${v.spec.model.init}). Run id <code>${v.runId}</code>.</p>`
+                  : nothing}
+            </div>
+          </section>
+        </div>
+        <div class="train-right">
+          ${this.statusCard(v, busy, invalid, latest)}
+          ${this.chartsCard(v.spec)}
+        </div>
+      </div>
+      ${this.resultsCard()}
+      ${this.checkpointsCard(v, busy)}
+    `;
+  }
+
+  private textField(name: 'seed' | 'steps', label: string, err: string | undefined, busy: boolean, hint: string): TemplateResult {
+    return field(
+      `train-${name}`,
+      label,
+      html`<input id=${`train-${name}`} type="text" inputmode="numeric" autocomplete="off" style="width:7rem" ?disabled=${busy}
+        placeholder="from spec" .value=${live(this.inputs[name])} aria-invalid=${err ? 'true' : 'false'} aria-describedby=${errorId(`train-${name}`)}
+        @change=${(e: Event) => this.setInput(name, (e.target as HTMLInputElement).value)} />`,
+      err,
+      hint,
+    );
+  }
+
+  private statusCard(v: TrainInputs, busy: boolean, invalid: boolean, latest: CheckpointRow | undefined): TemplateResult {
+    const p = this.progress;
+    const frac = p.total ? p.done / p.total : 0;
+    let etaText = '';
+    if (this.phase === 'running' && this.eta && p.done > this.eta.done0) {
+      const rate = (performance.now() - this.eta.t0) / 1000 / (p.done - this.eta.done0);
+      etaText = `ETA ${fmtDuration(rate * (p.total - p.done))}`;
+    } else if (this.phase === 'running') etaText = 'ETA: estimating…';
+    const cur = this.curves[this.currentRun];
+    const step = cur?.steps.at(-1)?.step ?? 0;
+    const where = latest ? (latest.finished ? `after run ${latest.runIndex}` : latest.rlStep < 0 ? `run ${latest.runIndex + 1}, before evaluation` : `run ${latest.runIndex + 1}, step ${latest.rlStep}`) : '';
+    const phaseText: Record<Phase, string> = {
+      idle: latest ? `A checkpoint of this spec exists (${where}): Resume continues from it.` : 'Ready.',
+      running: 'Training…',
+      stopping: 'Pausing: finishing the current step, then saving a checkpoint…',
+      paused: `Paused${latest ? ` (checkpoint: ${where})` : ''}. Resume continues from it.`,
+      done: 'Finished.',
+      failed: 'Stopped by an error.',
+    };
+    return html`<section class="card train-status" aria-labelledby="train-status-h">
+      <h2 id="train-status-h">Run</h2>
+      <div class="train-buttons">
+        <button id="train-start" type="button" ?disabled=${busy || invalid} @click=${() => void this.run(false)}
+          title=${latest ? 'Start from the beginning (this spec’s checkpoints are deleted; export them first to keep them)' : 'Start a new run'}>${latest ? 'Start over' : 'Start'}</button>
+        <button id="train-pause" type="button" ?disabled=${this.phase !== 'running'} @click=${() => this.pause()}>Pause</button>
+        <button id="train-resume" type="button" ?disabled=${busy || invalid || !latest} @click=${() => void this.run(true)}>Resume</button>
+      </div>
+      <p id="train-phase" class="train-phase" role="status" data-phase=${this.phase}>${phaseText[this.phase]}</p>
+      ${this.failure
+        ? html`<div id="train-failure" class="error-box" role="alert">
+            <strong>Training stopped: ${this.failure}</strong><br />
+            Nothing is lost up to the last checkpoint${latest ? html` (${where})` : ''}. Press <strong>Resume</strong> to continue from it.
+            ${/device lost|GPU/i.test(this.failure) ? html`If the GPU is lost again, reload the page or close other GPU-heavy tabs, then Resume.` : nothing}
+          </div>`
+        : nothing}
+      <div class="train-progress">
+        <progress id="train-progress" max=${Math.max(1, p.total)} .value=${p.done} aria-label="Run progress"></progress>
+        <span class="train-progress-text">
+          <span id="train-units">${p.done}/${p.total || '…'} units</span> ·
+          <span id="train-step" data-step=${step}>step ${step}/${this.runSteps || v.steps || v.spec?.rl.steps || 0}</span>
+          ${etaText ? html` · <span id="train-eta">${etaText}</span>` : nothing}
+        </span>
+        <div class="train-progress-phase">${p.phase} ${p.total ? html`(${(frac * 100).toFixed(0)}%)` : nothing}</div>
+      </div>
+      ${this.evals.length
+        ? html`<table class="compact train-evals" id="train-evals">
+            <caption>Evaluations (pass@1)</caption>
+            <thead><tr><th scope="col">run</th><th scope="col">when</th><th scope="col">base</th><th scope="col">in-space</th><th scope="col">training harnesses</th><th scope="col">episodes</th></tr></thead>
+            <tbody>${this.evals.map((e) => html`<tr><td>${e.method} · seed ${e.seed}</td><td>${e.when}${e.restored ? ' (from checkpoint)' : ''}</td><td class="num">${fmtNum(e.passAt1.base)}</td><td class="num">${fmtNum(e.passAt1.inSpace)}</td><td class="num">${fmtNum(e.training)}</td><td class="num">${e.episodes}</td></tr>`)}</tbody>
+          </table>`
+        : nothing}
+      ${this.messages.length
+        ? html`<ul class="train-messages" aria-label="Run messages">${this.messages.map((m) => html`<li class=${m.kind}>${m.text}</li>`)}</ul>`
+        : nothing}
+    </section>`;
+  }
+
+  /**
+   * Series labels of the charts: one per (seed, method) run in the runner's order, known from the
+   * spec before anything runs, so the charts are built once and training only updates their data.
+   */
+  private runLabels(spec: ExperimentSpec | undefined): string[] {
+    if (spec) return spec.seeds.flatMap((seed) => spec.methods.map((m) => runLabel(m.name, seed)));
+    return this.curves.map((c) => c?.label ?? '');
+  }
+
+  /** Series per run of one StepRecord metric, aligned on the union of steps. */
+  private metricChart(labels: string[], id: string, title: string, pick: (r: StepRecord) => number | null | undefined, yLabel = title): TemplateResult {
+    const xs = [...new Set(this.curves.flatMap((c) => c?.steps.map((s) => s.step) ?? []))].sort((a, b) => a - b);
+    const spec: LineChartSpec = {
+      x: xs,
+      xLabel: 'RL step',
+      yLabel,
+      series: labels.map((label, i) => {
+        const by = new Map((this.curves[i]?.steps ?? []).map((s) => [s.step, pick(s) ?? null]));
+        return { label, color: SERIES_COLORS[i % SERIES_COLORS.length], values: xs.map((x) => by.get(x) ?? null) };
+      }),
+    };
+    return html`<figure class="train-chart"><figcaption>${title}</figcaption><hl-line-chart id=${id} .spec=${spec}></hl-line-chart></figure>`;
+  }
+
+  /** pass@1 of the current run's rollouts per harness group (distance to the base harness), per step. */
+  private passByGroupChart(spec: ExperimentSpec | undefined): TemplateResult {
+    const cur = this.curves[this.currentRun];
+    const steps = cur?.steps ?? [];
+    // Fixed groups (every distance a 5-component harness can have, and the spec's black-box
+    // training harnesses), so the chart's series never change during a run.
+    const bb = spec ? spec.methods.flatMap((m) => (m.harnesses === 'blackbox' && m.blackbox ? [m.blackbox] : [])) : [];
+    const groups = [...new Set(['base (d=0)', 'd=1', 'd=2', 'd=3', 'd=4', 'd=5', ...bb, ...steps.flatMap((s) => Object.keys(s.passByHarness ?? {}).map(harnessGroup))])];
+    const chart: LineChartSpec = {
+      x: steps.map((s) => s.step),
+      xLabel: 'RL step',
+      yLabel: 'pass@1',
+      series: groups.map((g, i) => ({
+        label: g,
+        color: SERIES_COLORS[i % SERIES_COLORS.length],
+        values: steps.map((s) => {
+          const vals = Object.entries(s.passByHarness ?? {}).filter(([h]) => harnessGroup(h) === g).map(([, p]) => p);
+          return vals.length ? vals.reduce((a, b) => a + b, 0) / vals.length : null;
+        }),
+      })),
+    };
+    return html`<figure class="train-chart"><figcaption>Rollout pass@1 by harness group <span class="sub">${cur ? cur.label : ''}, d = distance to the base harness</span></figcaption>
+      <hl-line-chart id="chart-pass-group" .spec=${chart}></hl-line-chart></figure>`;
+  }
+
+  private chartsCard(spec: ExperimentSpec | undefined): TemplateResult {
+    const l = this.runLabels(spec);
+    return html`<section class="card" aria-labelledby="train-charts-h">
+      <h2 id="train-charts-h">Training curves <span class="sub">one point per RL step</span></h2>
+      <div class="train-charts">
+        ${this.metricChart(l, 'chart-reward', 'Reward (mean verifier pass)', (r) => r.reward, 'reward')}
+        ${this.passByGroupChart(spec)}
+        ${this.metricChart(l, 'chart-policy-loss', 'Policy loss', (r) => r.policyLoss)}
+        ${this.metricChart(l, 'chart-clip-frac', 'Clip fraction', (r) => r.clipFrac)}
+        ${this.metricChart(l, 'chart-approx-kl', 'Approx. KL (old ‖ new)', (r) => r.approxKl, 'approx KL')}
+        ${this.metricChart(l, 'chart-entropy', 'Entropy (nats)', (r) => r.entropy, 'entropy')}
+        ${this.metricChart(l, 'chart-grad-norm', 'Gradient norm (before clipping)', (r) => r.gradNorm, 'grad norm')}
+        ${this.metricChart(l, 'chart-tokens', 'Sampling throughput', (r) => r.tokensPerSec, 'tokens/s')}
+      </div>
+    </section>`;
+  }
+
+  private resultsCard(): TemplateResult {
+    const o = this.outcome;
+    if (!o || o.output.status !== 'done') return html``;
+    const runs = o.output.results.runs;
+    const pair = (a: number | null, b: number | null) => `${fmtNum(a)} → ${fmtNum(b)}`;
+    return html`<section class="card" aria-labelledby="train-results-h" id="train-results">
+      <h2 id="train-results-h">Results <span class="sub">${o.output.results.spec}, ${fmtDuration(o.output.seconds)}</span></h2>
+      <p>${o.savedAs
+        ? html`Saved in this browser as <strong>${o.savedAs}</strong>.
+            <a id="train-results-link" href=${`#/results?run=${encodeURIComponent(o.savedAs)}`}>Open in Results</a> ·
+            <a href=${`#/trajectories?run=${encodeURIComponent(o.savedAs)}`}>Trajectories</a>`
+        : html`<span class="error">Not saved to Results: ${o.saveError ?? 'unknown error'}</span>`}</p>
+      <div class="scroll-x">
+        <table class="compact" id="train-results-table">
+          <thead><tr><th scope="col">method</th><th scope="col">seed</th><th scope="col">optimizer steps</th><th scope="col">pass@1 base (before → after)</th>
+            <th scope="col">in-space</th><th scope="col">training harnesses</th></tr></thead>
+          <tbody>${runs.map(
+            (r) => html`<tr><td>${r.method}</td><td class="num">${r.seed}</td><td class="num">${r.steps}</td><td class="num">${pair(r.before.base, r.after.base)}</td>
+              <td class="num">${pair(r.before.inSpace, r.after.inSpace)}</td><td class="num">${pair(r.trainHarnesses.before, r.trainHarnesses.after)}</td></tr>`,
+          )}</tbody>
+        </table>
+      </div>
+      ${o.output.warnings.length ? html`<ul class="train-messages">${o.output.warnings.map((w) => html`<li class="warn">${w}</li>`)}</ul>` : nothing}
+    </section>`;
+  }
+
+  private checkpointsCard(v: TrainInputs, busy: boolean): TemplateResult {
+    const rows = this.checkpoints;
+    return html`<section class="card" aria-labelledby="train-ckpt-h">
+      <h2 id="train-ckpt-h">Checkpoints <span class="sub">stored in this browser (IndexedDB); the two newest of each run are kept</span></h2>
+      <div class="train-ckpt-actions">
+        <label class="file-button">Import checkpoint…
+          <input id="train-import" type="file" accept=".hlab,application/octet-stream" ?disabled=${busy}
+            @change=${(e: Event) => void this.importCheckpoint(e.target as HTMLInputElement)} /></label>
+        ${this.ckptNote ? html`<span id="train-ckpt-note" role="status">${this.ckptNote}</span>` : nothing}
+      </div>
+      ${rows.length
+        ? html`<div class="scroll-x"><table class="compact" id="train-ckpt-table">
+            <thead><tr><th scope="col">run id</th><th scope="col">position</th><th scope="col">saved</th><th scope="col">size</th><th scope="col"><span class="visually-hidden">actions</span></th></tr></thead>
+            <tbody>${rows.map((r) => {
+              const active = busy && r.runId === this.activeRunId;
+              return html`<tr data-run=${r.runId} data-step=${r.step} class=${r.runId === v.runId ? 'this-spec' : ''}>
+                <td><code>${r.runId}</code>${r.runId === v.runId ? html` <span class="tag">this spec</span>` : nothing}</td>
+                <td>${r.finished ? `after run ${r.runIndex}` : r.rlStep < 0 ? `run ${r.runIndex + 1}, start` : `run ${r.runIndex + 1}, step ${r.rlStep}`}${r.isLatest ? html` <span class="tag">latest</span>` : nothing}</td>
+                <td>${new Date(r.createdAt).toLocaleString()}</td>
+                <td class="num">${fmtBytes(r.bytes)}</td>
+                <td class="actions">
+                  <button type="button" class="small" @click=${() => void this.exportCheckpoint(r)} aria-label=${`Export ${r.runId} step ${r.step}`}>Export</button>
+                  <button type="button" class="small danger" ?disabled=${active} @click=${() => void this.deleteCheckpoint(r)} aria-label=${`Delete ${r.runId} step ${r.step}`}>Delete</button>
+                </td>
+              </tr>`;
+            })}</tbody>
+          </table></div>`
+        : html`<p class="note" id="train-ckpt-empty">${this.ckptLoaded ? 'No checkpoints yet.' : 'Loading…'}</p>`}
+    </section>`;
+  }
+}
