@@ -26,6 +26,8 @@ export interface EvalOptions {
   env: EnvBackend;
   maxTurns: number;
   maxNewTokens: number;
+  /** Context budget in tokens (capped at the policy's maxT). */
+  contextTokens?: number;
   samples: number;
   temperature: number;
   seed: number;
@@ -57,7 +59,7 @@ export async function evaluate(sets: EvalSets, o: EvalOptions): Promise<EvalResu
   for (const h of harnesses) for (const t of sets.testTasks) for (let s = 0; s < o.samples; s++) reqs.push({ taskId: t, harnessId: h, group: reqs.length });
   const temperature = o.samples === 1 ? 0 : o.temperature;
   const { trajectories, stats } = await runEpisodes(reqs, {
-    tok: o.tok, policy: o.policy, env: o.env, maxTurns: o.maxTurns, maxNewTokens: o.maxNewTokens, temperature, seed: Rng.derive(o.seed, 'eval').int(2 ** 31), crashAtJob: o.crashAtJob,
+    tok: o.tok, policy: o.policy, env: o.env, maxTurns: o.maxTurns, maxNewTokens: o.maxNewTokens, contextTokens: o.contextTokens, temperature, seed: Rng.derive(o.seed, 'eval').int(2 ** 31), crashAtJob: o.crashAtJob,
   });
   const perHarness: Record<string, number> = {};
   for (const h of harnesses) perHarness[h] = mean(trajectories.filter((t) => t.harnessId === h).map((t) => t.reward));

@@ -377,7 +377,7 @@ export async function runExperiment(specJson: unknown, o: RunnerOptions = {}): P
       const assignments = taskAssignments(spec, method, pool);
       const sets: EvalSets = { testTasks: testTasks(spec, seed), inSpace: inSpace.ids, blackbox: spec.evaluation.blackbox, training: training.length ? training : [] };
       const evalOpts = {
-        tok, policy, env, maxTurns: spec.rollout.maxTurns, maxNewTokens: spec.rollout.maxNewTokens, samples: spec.evaluation.samples, temperature: spec.rl.temperature, seed,
+        tok, policy, env, maxTurns: spec.rollout.maxTurns, maxNewTokens: spec.rollout.maxNewTokens, contextTokens: spec.rollout.contextTokens, samples: spec.evaluation.samples, temperature: spec.rl.temperature, seed,
       };
       let st: RunState = { runIndex: r, step: 0, before: null, history: [], schedule: {}, skippedSteps: 0, seconds: 0 };
       if (resumeState && resumeState.runIndex === r && resumeTensors && (resumeState.step > 0 || resumeState.before !== null)) {
@@ -436,7 +436,7 @@ export async function runExperiment(specJson: unknown, o: RunnerOptions = {}): P
         const tok0 = policy.tokens;
         const ms0 = policy.ms;
         const ro = await runEpisodes(reqs, {
-          tok, policy, env, maxTurns: spec.rollout.maxTurns, maxNewTokens: spec.rollout.maxNewTokens, temperature: spec.rl.temperature,
+          tok, policy, env, maxTurns: spec.rollout.maxTurns, maxNewTokens: spec.rollout.maxNewTokens, contextTokens: spec.rollout.contextTokens, temperature: spec.rl.temperature,
           seed: Rng.derive(seed, 'rollout', step).int(2 ** 31), crashAtJob: step === 1 ? o.crashAtJob : undefined,
         });
         if (o.syntheticReward) for (const t of ro.trajectories) t.reward = t.index % 2;

@@ -97,6 +97,8 @@ export interface RolloutOptions {
   temperature: number;
   /** Seed of the sampler calls (each round and chunk derives its own). */
   seed: number;
+  /** Context budget in tokens (spec.rollout.contextTokens), capped at the policy's maxT (default maxT). */
+  contextTokens?: number;
   /** Test hook: make the environment job with this 1-based index crash its worker once. */
   crashAtJob?: number;
 }
@@ -126,7 +128,9 @@ export async function runEpisodes(reqs: readonly EpisodeRequest[], o: RolloutOpt
   if (!Number.isInteger(o.maxNewTokens) || o.maxNewTokens < 1 || o.maxNewTokens >= o.policy.maxT) {
     throw new Error(`runEpisodes: maxNewTokens = ${o.maxNewTokens} must be an integer in [1, maxT − 1 = ${o.policy.maxT - 1}]`);
   }
-  const limits = { maxT: o.policy.maxT, actionReserve: o.maxNewTokens };
+  const maxT = Math.min(o.policy.maxT, o.contextTokens ?? o.policy.maxT);
+  if (o.maxNewTokens >= maxT) throw new Error(`runEpisodes: maxNewTokens = ${o.maxNewTokens} must be below the context budget contextTokens = ${maxT}`);
+  const limits = { maxT, actionReserve: o.maxNewTokens };
   const end = endTokenId(o.tok);
   const stats: RolloutStats = { episodes: reqs.length, envSteps: 0, sampledTokens: 0, sampleMs: 0, envMs: 0, ms: 0, rounds: 0, envFailures: 0, replays: 0 };
   let jobs = 0;

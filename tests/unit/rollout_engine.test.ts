@@ -164,6 +164,22 @@ describe('runEpisodes', () => {
     expect(r.trajectories.every((t) => t.terminated || t.truncated)).toBe(true);
   });
 
+  it('contextTokens caps every prompt below the policy maxT (the spec budget is honoured)', async () => {
+    const reqs = [{ taskId: tasks[0].id, harnessId: 'S1-T1-O1-C0-W1', group: 0 }];
+    const seen: number[] = [];
+    const recording: Policy = {
+      maxB: 8, maxT: 512,
+      async sample(p) { for (const q of p) seen.push(q.length); return p.map(() => { const ids = Int32Array.from(encodeAction(tok, 'hello')); return { ids, logprobs: new Float32Array(ids.length), stop: 'end' as const }; }); },
+    };
+    await runEpisodes(reqs, { tok, policy: recording, env: inProcessEnv(localEnvApi()), maxTurns: 3, maxNewTokens: 16, temperature: 1, seed: 5, contextTokens: 128 });
+    expect(seen.length).toBeGreaterThan(0);
+    expect(Math.max(...seen)).toBeLessThanOrEqual(128 - 16);
+    seen.length = 0;
+    await runEpisodes(reqs, { tok, policy: recording, env: inProcessEnv(localEnvApi()), maxTurns: 3, maxNewTokens: 16, temperature: 1, seed: 5 });
+    expect(Math.max(...seen)).toBeGreaterThan(128 - 16); // S1's opening alone is longer: the cap above did bind
+    await expect(runEpisodes(reqs, { tok, policy: recording, env: inProcessEnv(localEnvApi()), maxTurns: 3, maxNewTokens: 16, temperature: 1, seed: 5, contextTokens: 16 })).rejects.toThrow(/contextTokens = 16/);
+  });
+
   it('a malformed harness id is a caller error, not a silent failure', async () => {
     await expect(runEpisodes([{ taskId: tasks[0].id, harnessId: 'S9-T0-O0-C0-W0', group: 0 }], { tok, policy: garbagePolicy(1), env: inProcessEnv(localEnvApi()), maxTurns: 2, maxNewTokens: 8, temperature: 1, seed: 4 })).rejects.toThrow(/unknown harness id 'S9-T0-O0-C0-W0'/);
   });

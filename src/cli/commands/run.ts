@@ -5,7 +5,7 @@
  * Runs an experiment (DESIGN.md §13) in headless Chromium on its WebGPU adapter: the page runs
  * src/experiment/runner.ts, the CLI shows a progress bar with ETA (cli-progress) from the
  * page's `[run] {json}` console lines, and writes into DIR (default out/<spec name>):
- *   results.json  ExperimentResults + per-step curves + warnings + command
+ *   results.json  ExperimentResults + per-step curves + sampled trajectories + warnings + command
  *   results.csv   one line per run (resultsCsv)
  *   results.md    the paper-style table (markdownTable), the command and the machine
  *   curves.svg    reward and policy loss per RL step, one line per run
@@ -150,7 +150,7 @@ export function registerRun(program: Command): void {
       );
       if (barStarted) bar.stop();
       const res: ExperimentResults = result.results;
-      const full = { ...res, command, status: result.status, warnings: result.warnings, starts: result.starts, seconds: result.seconds, curves: result.curves };
+      const full = { ...res, command, status: result.status, warnings: result.warnings, starts: result.starts, seconds: result.seconds, curves: result.curves, trajectories: result.trajectories };
       writeAtomic(resolve(out, 'results.json'), JSON.stringify(full, null, 2) + '\n');
       writeAtomic(resolve(out, 'results.csv'), resultsCsv(res));
       const table = markdownTable(res);
