@@ -501,7 +501,10 @@ export async function runExperiment(specJson: unknown, o: RunnerOptions = {}): P
       let after: EvalResult | null = null;
       if (!o.skipEval) {
         emit({ type: 'progress', done: doneUnits, total: totalUnits, phase: `eval after (${method.name}, seed ${seed})` });
-        after = await evaluate(sets, evalOpts);
+        // No update was applied (no RL steps, or all skipped as non-finite): the parameters and
+        // the evaluation seeds are those of 'before', so the result is identical; reuse it.
+        const unchanged = st.before !== null && st.history.every((h) => h.optimizerSteps === h.skippedSteps);
+        after = unchanged && st.before ? st.before : await evaluate(sets, evalOpts);
         doneUnits++;
         emit({ type: 'eval', runIndex: r, method: method.name, seed, when: 'after', passAt1: after.passAt1, training: after.training, episodes: after.episodes });
         emit({ type: 'log', message: `after: base ${after.passAt1.base.toFixed(3)}, in-space ${after.passAt1.inSpace.toFixed(3)}, training harnesses ${after.training.toFixed(3)}` });

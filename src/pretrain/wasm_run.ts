@@ -21,6 +21,11 @@ import { WasmSftGraph, wasmGreedyDecoder, wasmSftBackend } from './sft_wasm';
 export interface WasmPretrainOptions extends PretrainPageOptions {
   /** Write an intermediate checkpoint every this many steps (0 = only at the end). */
   saveEvery: number;
+  /**
+   * Continue from these parameters instead of a fresh init (a second phase: fresh AdamW moments
+   * and lr schedule); `initDigest` is recorded in the metadata so the chain of commands is known.
+   */
+  init?: { params: Float32Array; digest: string };
 }
 
 /**
@@ -40,12 +45,14 @@ export async function pretrainWasm(
   const cfg = p.cfg;
   const rowTokens = p.rows.reduce((a, r) => a + r.ids.length, 0);
   log(`[pretrain] ${p.demos.episodes.length} expert episodes (${p.demos.source}, ${p.demos.failed} failed; suites ${cfg.suites.join('+')}, tier ≤ ${cfg.maxTier}) → ${p.rows.length} rows, mean ${(rowTokens / Math.max(1, p.rows.length)).toFixed(0)} tokens; model ${cfg.preset} P=${paramCount(cfg.model)} maxT=${cfg.model.maxT}; backend TF.js-wasm`);
-  const backend = await wasmSftBackend(cfg.model, p.init, cfg);
+  if (o.init && o.init.params.length !== p.init.length) throw new Error(`--init: the checkpoint has ${o.init.params.length} parameters, preset ${cfg.preset} needs ${p.init.length}`);
+  const backend = await wasmSftBackend(cfg.model, o.init?.params ?? p.init, cfg);
   const prepMs = performance.now() - t0;
   const tokMeta = { name: tok.name, vocabSize: tok.vocabSize, formatVersion: TOKENIZER_FORMAT_VERSION };
   const meta = (step: number, losses: number[]) => ({
     command: o.command, seed: cfg.seed, steps: cfg.steps, stepsDone: step, batchSize: cfg.batchSize, lr: cfg.lr, demos: cfg.demos,
     source: p.demos.source, suites: cfg.suites.join(','), actionReserve: cfg.actionReserve, maxTier: cfg.maxTier, backend: 'wasm',
+    init: o.init ? o.init.digest : 'fresh',
     finalLoss: losses.slice(-10).reduce((a, b) => a + b, 0) / Math.max(1, Math.min(10, losses.length)),
   });
   const losses: number[] = [];

@@ -27,6 +27,7 @@ interface Opts {
   backend: 'webgpu' | 'wasm' | 'cpu';
   suites: string;
   saveEvery: number;
+  init?: string;
   steps: number;
   batch: number;
   lr: number;
@@ -63,6 +64,7 @@ export function registerPretrain(program: Command): void {
     .option('--suites <list>', 'demonstration suites, comma-separated: workspace, errands', 'workspace,errands')
     .option('--backend <name>', 'webgpu (headless Chromium) | wasm (Node, TF.js-wasm: fastest without a GPU) | cpu (reference model in the page)', choiceOption(['webgpu', 'wasm', 'cpu'] as const), 'webgpu')
     .option('--save-every <n>', 'wasm backend: also write the checkpoint every n steps (0 = only at the end)', intOption(0, 1_000_000), 0)
+    .option('--init <file>', 'wasm backend: continue from this base checkpoint (same preset and tokenizer; fresh optimizer and lr schedule)')
     .option('--cpu', 'same as --backend cpu')
     .option('--json', 'print JSON only (the sidecar content)')
     .action(async (opts: Opts) => {
@@ -70,6 +72,7 @@ export function registerPretrain(program: Command): void {
       const suites = opts.suites.split(',').map((x) => x.trim());
       for (const x of suites) if (x !== 'workspace' && x !== 'errands') throw new UsageError(`--suites: '${x}' is not a suite (workspace, errands)`);
       if (opts.cpu) opts.backend = 'cpu';
+      if (opts.init && opts.backend !== 'wasm') throw new UsageError('--init is supported with --backend wasm only');
       const out = resolve(opts.out ?? (opts.blackbox ? `public/sft-${opts.blackbox}-${opts.preset}.ckpt` : `public/base-${opts.preset}.ckpt`));
       const command = `hlab pretrain ${process.argv.slice(3).join(' ')}`.trim();
       const page: PretrainPageOptions = {
@@ -100,7 +103,19 @@ export function registerPretrain(program: Command): void {
         const { pretrainWasm } = await import('../../pretrain/wasm_run');
         const { Tokenizer } = await import('../../model/tokenizer');
         const tok = Tokenizer.fromJSON(JSON.parse(readFileSync(new URL('../../../public/tokenizer-v2.json', import.meta.url), 'utf8')));
-        r = await pretrainWasm(tok, { ...page, saveEvery: opts.saveEvery }, (line) => {
+        let init: { params: Float32Array; digest: string } | undefined;
+        if (opts.init) {
+          const { decodeBaseCheckpoint } = await import('../../pretrain/checkpoint');
+          let ck;
+          try {
+            ck = await decodeBaseCheckpoint(new Uint8Array(readFileSync(opts.init)));
+          } catch (e) {
+            throw new UsageError(`--init ${opts.init}: ${(e as Error).message.split('\n')[0]}`);
+          }
+          if (ck.header.tokenizer.name !== tok.name) throw new UsageError(`--init ${opts.init}: trained with tokenizer '${ck.header.tokenizer.name}', this build uses '${tok.name}'`);
+          init = { params: ck.params, digest: ck.header.digest };
+        }
+        r = await pretrainWasm(tok, { ...page, saveEvery: opts.saveEvery, init }, (line) => {
           if (!opts.json) process.stderr.write(line + '\n');
         }, (bytes) => writeAtomic(out, bytes));
       } else {
