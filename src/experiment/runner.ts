@@ -372,6 +372,7 @@ export async function runExperiment(specJson: unknown, o: RunnerOptions = {}): P
       });
       const trainer = RlTrainer.create(gpu, model, {
         cfg: cfgRl, lr: spec.rl.lr, weightDecay: spec.rl.weightDecay, maxGradNorm: spec.rl.maxGradNorm, epochs: spec.rl.epochs, minibatches: spec.rl.minibatches, padId: tok.padId, seed,
+        dropZeroVarianceGroups: spec.rl.dropZeroVarianceGroups,
       });
       const pool = trainPool(spec, seed, o.trainPoolPerSuite ?? TRAIN_POOL_PER_SUITE);
       const assignments = taskAssignments(spec, method, pool);
@@ -471,7 +472,7 @@ export async function runExperiment(specJson: unknown, o: RunnerOptions = {}): P
           reward: ro.trajectories.reduce((a, t) => a + t.reward, 0) / ro.trajectories.length,
           passByHarness,
           policyLoss: up.policyLoss, valueLoss: up.valueLoss, clipFrac: up.clipFrac, approxKl: up.approxKl, klRef: up.klRef, entropy: up.entropy, gradNorm: up.gradNorm,
-          optimizerSteps: up.optimizerSteps, skippedSteps: up.skippedSteps, rows: up.rows, tokens: up.tokens,
+          optimizerSteps: up.optimizerSteps, skippedSteps: up.skippedSteps, rows: up.rows, tokens: up.tokens, droppedGroups: up.droppedGroups,
           tokensPerSec: (policy.tokens - tok0) / Math.max(1e-9, (policy.ms - ms0) / 1000),
           workerRetries: (prev?.workerRetries ?? 0) + (env.retries() - retries0),
           envFailures: (prev?.envFailures ?? 0) + ro.stats.envFailures,
@@ -485,7 +486,7 @@ export async function runExperiment(specJson: unknown, o: RunnerOptions = {}): P
         emit({ type: 'step', runIndex: r, method: method.name, seed, record: rec });
         emit(
           { type: 'progress', done: doneUnits, total: totalUnits, phase: `RL ${method.name} seed ${seed} step ${step}/${runSteps}` },
-          { reward: rec.reward, policyLoss: rec.policyLoss, clipFrac: rec.clipFrac, approxKl: rec.approxKl, gradNorm: rec.gradNorm, retries: rec.workerRetries, skipped: st.skippedSteps },
+          { reward: rec.reward, policyLoss: rec.policyLoss, clipFrac: rec.clipFrac, approxKl: rec.approxKl, gradNorm: rec.gradNorm, droppedGroups: rec.droppedGroups, retries: rec.workerRetries, skipped: st.skippedSteps },
         );
         if (step % every === 0 || step === runSteps || stopRequested()) await save();
       }

@@ -90,6 +90,11 @@ export const RlSpec = z
     stdFloor: z.number().min(0),
     /** GRPO: Dr. GRPO (no division by the group std). */
     noStdDivision: z.boolean(),
+    /**
+     * GRPO with klCoef = entCoef = 0: leave groups whose rewards are all equal (zero advantage,
+     * zero gradient) out of the update, and skip the update when none is left (DAPO dynamic sampling).
+     */
+    dropZeroVarianceGroups: z.boolean().default(true),
     /** Sampling temperature during rollouts (training scores log-probs at the same temperature). */
     temperature: z.number().positive().max(10),
   })

@@ -32,6 +32,9 @@
  * - Entropy bonus (cfg.entCoef > 0): computed and differentiated in the head (trainer_head.ts).
  * - The sampler's log-probs are at the sampling temperature; the training step scores
  *   log softmax(z) (τ = 1). Rollouts for training must therefore use τ = 1 (checked).
+ * - Zero-variance groups (GRPO, klCoef = entCoef = 0, option `dropZeroVarianceGroups`, default
+ *   on): groups whose rewards are all equal are removed before the rows are built, and an update
+ *   with no group left applies no optimizer step at all (see `RlTrainer.update`).
  */
 import { decodeRlMetrics, RL_METRIC_NAMES } from './metrics';
 import type { Gpu } from '../gpu/device';
@@ -66,6 +69,11 @@ export interface RlTrainerOptions {
   padId: number;
   /** Seed of the minibatch shuffles. */
   seed: number;
+  /**
+   * GRPO with klCoef = 0 and entCoef = 0: train only on groups whose rewards are not all equal
+   * (DAPO dynamic sampling, without re-sampling); see `RlTrainer.update`. Default true.
+   */
+  dropZeroVarianceGroups?: boolean;
 }
 
 /** Metrics of one RL update (one RL step), averaged over its applied optimizer steps. */
@@ -84,9 +92,11 @@ export interface RlUpdateMetrics {
   /** Optimizer steps attempted / skipped (non-finite loss or gradient). */
   optimizerSteps: number;
   skippedSteps: number;
-  /** Training rows and valid (policy) tokens of the step. */
+  /** Training rows and valid (policy) tokens of the step (after dropping zero-variance groups). */
   rows: number;
   tokens: number;
+  /** GRPO groups left out of this update because their rewards were all equal (0 when the filter is off). */
+  droppedGroups: number;
   /** Wall time of the update (ms). */
   ms: number;
 }
@@ -147,10 +157,51 @@ export class RlTrainer {
 
   /**
    * One RL update from a step's trajectories (GRPO: groups contiguous, see grpoAdvantages).
+   *
+   * Zero-variance groups: when cfg.algorithm = 'grpo', `opts.dropZeroVarianceGroups` is not
+   * false, cfg.klCoef = 0 and cfg.entCoef = 0, the contiguous groups (grpoGroupOffsets) whose
+   * rewards are all equal (as the f32 values the advantage kernel reads, all finite) are removed
+   * and the update runs on the remaining trajectories exactly as if only those had been passed
+   * (same rows, T, minibatch shuffles and optimizer steps). Why: such a group has A = 0 on every
+   * token (r − mean = 0; exactly so when the f32 group mean is exact, as for 0/1 rewards, and a
+   * rounding-level value carrying no signal otherwise), so with no KL and no entropy term its rows
+   * add exactly zero policy gradient and computing them is wasted GPU work. What changes: the
+   * token-mean normalizer (and the sequence count of the seq-mean modes) counts only the kept
+   * rows, as in DAPO, and the clipFrac / approxKl / loss metrics are over kept tokens. Source:
+   * Yu et al. 2025, "DAPO" (arXiv:2503.14476) §3.2 dynamic sampling (which also re-samples to
+   * refill the batch; we do not). A group with a non-finite reward is kept, so the loss head's
+   * NaN/Inf check still reports it (`skippedSteps`).
+   * If no group is left, no optimizer step is applied: parameters, AdamW moments and the AdamW
+   * step counter (hence weight decay and the LR schedule) are unchanged, and the metrics are
+   * optimizerSteps = rows = tokens = 0 and losses / clipFrac / approxKl / gradNorm = 0.
+   * Whenever a group was dropped, `entropy` is the token-mean of −log π_old over the policy
+   * tokens of ALL `trajs` (the same definition as without the filter), so the curve stays
+   * comparable; `droppedGroups` counts the groups left out.
+   * @param trajs the step's trajectories, groups contiguous (GRPO)
    * @param step 1-based RL step (seeds the minibatch shuffles)
+   * @throws Error from buildRows (bad or too long turns, no sampled tokens) or grpoGroupOffsets
+   *   (a group not contiguous).
    */
   async update(trajs: readonly TrajectoryLike[], step: number): Promise<RlUpdateMetrics> {
     const t0 = performance.now();
+    const cfg = this.opts.cfg;
+    const filter = cfg.algorithm === 'grpo' && this.opts.dropZeroVarianceGroups !== false && cfg.klCoef === 0 && cfg.entCoef === 0 && trajs.length > 0;
+    if (filter) {
+      const { kept, droppedGroups } = dropZeroVarianceGroups(trajs);
+      if (droppedGroups > 0) {
+        const entropy = policyTokenEntropy(trajs);
+        if (kept.length === 0) {
+          return { policyLoss: 0, valueLoss: 0, clipFrac: 0, approxKl: 0, klRef: 0, entropy, gradNorm: 0, optimizerSteps: 0, skippedSteps: 0, rows: 0, tokens: 0, droppedGroups, ms: performance.now() - t0 };
+        }
+        const m = await this.updateRows(kept, step, t0);
+        return { ...m, entropy, droppedGroups, ms: performance.now() - t0 };
+      }
+    }
+    return this.updateRows(trajs, step, t0);
+  }
+
+  /** `update` on exactly these trajectories (no group filtering). */
+  private async updateRows(trajs: readonly TrajectoryLike[], step: number, t0: number): Promise<RlUpdateMetrics> {
     const cfg = this.opts.cfg;
     const rows = buildRows(trajs, this.opts.padId, this.model.maxT);
     const { B, T } = rows;
@@ -318,6 +369,7 @@ export class RlTrainer {
       skippedSteps: acc.skipped,
       rows: B,
       tokens,
+      droppedGroups: 0,
       ms: performance.now() - t0,
     };
   }
@@ -340,4 +392,44 @@ export class RlTrainer {
     this.head.destroy();
     this.refModel?.destroy();
   }
+}
+
+/**
+ * Split GRPO trajectories into the groups to train on and the zero-variance groups to drop: a
+ * group (contiguous, grpoGroupOffsets) is dropped when all its rewards, rounded to f32 as the
+ * advantage kernel reads them, are finite and equal (+0 = −0). Order is kept.
+ * @returns the kept trajectories and the number of dropped groups
+ * @throws Error when a group is not contiguous.
+ */
+export function dropZeroVarianceGroups(trajs: readonly TrajectoryLike[]): { kept: TrajectoryLike[]; droppedGroups: number } {
+  const offsets = grpoGroupOffsets(trajs);
+  const kept: TrajectoryLike[] = [];
+  let droppedGroups = 0;
+  for (let g = 0; g + 1 < offsets.length; g++) {
+    const lo = offsets[g];
+    const hi = offsets[g + 1];
+    const r0 = Math.fround(trajs[lo].reward);
+    let constant = Number.isFinite(r0);
+    for (let e = lo + 1; e < hi && constant; e++) constant = Math.fround(trajs[e].reward) === r0;
+    if (constant) droppedGroups++;
+    else for (let e = lo; e < hi; e++) kept.push(trajs[e]);
+  }
+  return { kept, droppedGroups };
+}
+
+/**
+ * Mean −log π_old(a) over every sampled token of `trajs` (nats/token; 0 without tokens): the
+ * `entropy` metric of RlUpdateMetrics, summed in the order buildRows lays the tokens out (rows =
+ * turns in order, then positions), so it equals the value runEpochs computes from the rows.
+ */
+export function policyTokenEntropy(trajs: readonly TrajectoryLike[]): number {
+  let sum = 0;
+  let n = 0;
+  for (const tr of trajs) {
+    for (const t of tr.turns) {
+      for (let j = 0; j < t.logprobs.length; j++) sum -= t.logprobs[j];
+      n += t.logprobs.length;
+    }
+  }
+  return n > 0 ? sum / n : 0;
 }

@@ -5,7 +5,7 @@ import { GpuModel } from '../../src/model/gpu_model';
 import { initParams } from '../../src/model/init';
 import type { ModelConfig } from '../../src/model/config';
 import { rlLossConfig, type RlLossConfig } from '../../src/rl/config';
-import { RlTrainer } from '../../src/rl/trainer';
+import { policyTokenEntropy, RlTrainer, type RlTrainerOptions, type RlUpdateMetrics } from '../../src/rl/trainer';
 import { grpoAdvantages, ppoAdvantages, type TrajectoryLike } from '../../src/rl/trainer_batch';
 import { Rng } from '../../src/util/rng';
 
@@ -45,11 +45,14 @@ function makeTrajs(seed: number, groups: number, G: number): TrajectoryLike[] {
   return out;
 }
 
-async function setup(cfg: RlLossConfig, seed: number, maxB: number, minibatches = 2) {
+/** Trainer options a test may set on top of setup's fixed ones. */
+type ExtraOpts = Pick<RlTrainerOptions, 'dropZeroVarianceGroups'>;
+
+async function setup(cfg: RlLossConfig, seed: number, maxB: number, minibatches = 2, extra: ExtraOpts = {}) {
   const gpu = await sharedGpu();
   const model = GpuModel.create(gpu, CFG, { maxB, maxT: CFG.maxT });
   model.writeParams(initParams(CFG, seed));
-  const trainer = RlTrainer.create(gpu, model, { cfg, lr: 1e-3, weightDecay: 0.01, maxGradNorm: 1, epochs: 1, minibatches, padId: 0, seed });
+  const trainer = RlTrainer.create(gpu, model, { cfg, lr: 1e-3, weightDecay: 0.01, maxGradNorm: 1, epochs: 1, minibatches, padId: 0, seed, ...extra });
   return { model, trainer };
 }
 
@@ -95,9 +98,9 @@ export async function advantageOracle(seed: number) {
 }
 
 /** A short run: `steps` updates of one config; per-update metrics. */
-export async function shortRun(seed: number, overrides: Partial<RlLossConfig>, steps: number, maxB = 8, minibatches = 2) {
+export async function shortRun(seed: number, overrides: Partial<RlLossConfig>, steps: number, maxB = 8, minibatches = 2, extra: ExtraOpts = {}) {
   const cfg = rlLossConfig(overrides);
-  const { model, trainer } = await setup(cfg, seed, maxB, minibatches);
+  const { model, trainer } = await setup(cfg, seed, maxB, minibatches, extra);
   const trajs = makeTrajs(seed + 1, 2, 4);
   const metrics = [];
   for (let s = 1; s <= steps; s++) metrics.push(await trainer.update(trajs, s));
@@ -159,4 +162,84 @@ export async function stepAllocations(seed: number, overrides: Partial<RlLossCon
     model.destroy();
   }
   return steps;
+}
+
+/** Indices where two f32 arrays differ bitwise (NaN-safe; −0 ≠ +0), and the lengths. */
+function bitDiff(a: Float32Array, b: Float32Array): { differ: number; n: number } {
+  const ua = new Uint32Array(a.buffer, a.byteOffset, a.length);
+  const ub = new Uint32Array(b.buffer, b.byteOffset, b.length);
+  let differ = a.length === b.length ? 0 : Infinity;
+  for (let i = 0; i < Math.min(a.length, b.length); i++) if (ua[i] !== ub[i]) differ++;
+  return { differ, n: a.length };
+}
+
+type Metrics = Omit<RlUpdateMetrics, 'ms'>;
+const noMs = ({ ms: _ms, ...m }: RlUpdateMetrics): Metrics => m;
+
+/**
+ * Zero-variance group filtering (RlTrainer.update, dropZeroVarianceGroups). makeTrajs(seed, 2, 4):
+ * group 0 has rewards all 0.5 (zero variance), group 1 one success (mixed). GRPO, klCoef =
+ * entCoef = 0, maxB 8, 2 minibatches unless stated.
+ *   mixed:   filter on over both groups vs filter off over group 1 alone, from the same init and
+ *            seed: bitwise parameter difference, both metrics, and a filter-off run over both
+ *            groups (its entropy and that the filter changes the update at all).
+ *   allEqual: a normal update first (moments ≠ 0, AdamW t = 1), then a batch whose groups are
+ *            all constant: state differences across that update, its metrics, the CPU entropy.
+ *   off:     the all-equal batch with the filter off (metrics).
+ *   kl / ent / ppo: both groups with klCoef > 0, entCoef > 0 or PPO, filter on (metrics: they
+ *            must drop nothing and train on offAll's rows).
+ */
+export async function zeroVarianceFilter(seed: number) {
+  const trajs = makeTrajs(seed, 2, 4);
+  const mixedOnly = trajs.filter((t) => t.group === 1);
+  const grpo = rlLossConfig({ algorithm: 'grpo' });
+  const run = async (cfg: RlLossConfig, extra: ExtraOpts, batches: TrajectoryLike[][]) => {
+    const { model, trainer } = await setup(cfg, seed, 8, 2, extra);
+    try {
+      const init = await model.readParams();
+      const states = [await trainer.readState()];
+      const metrics: Metrics[] = [];
+      for (let i = 0; i < batches.length; i++) {
+        metrics.push(noMs(await trainer.update(batches[i], i + 1)));
+        states.push(await trainer.readState());
+      }
+      return { init, states, metrics };
+    } finally {
+      trainer.destroy();
+      model.destroy();
+    }
+  };
+  const on = await run(grpo, {}, [trajs]);
+  const onlyMixed = await run(grpo, { dropZeroVarianceGroups: false }, [mixedOnly]);
+  const offAll = await run(grpo, { dropZeroVarianceGroups: false }, [trajs]);
+  const mixed = {
+    metrics: on.metrics[0],
+    onlyMixed: onlyMixed.metrics[0],
+    offAll: offAll.metrics[0],
+    vsOnlyMixed: bitDiff(on.states[1].params, onlyMixed.states[1].params),
+    vsInit: bitDiff(on.states[1].params, on.init),
+    vsOffAll: bitDiff(on.states[1].params, offAll.states[1].params),
+    cpuEntropyAll: policyTokenEntropy(trajs),
+  };
+
+  // Every group constant: group 1's rewards all 0 as well (a step where nothing passed).
+  const constant = trajs.map((t) => (t.group === 1 ? { ...t, reward: 0 } : t));
+  const seq = await run(grpo, {}, [trajs, constant]);
+  const [, s1, s2] = seq.states;
+  const allEqual = {
+    first: seq.metrics[0],
+    metrics: seq.metrics[1],
+    params: bitDiff(s2.params, s1.params),
+    m: bitDiff(s2.m, s1.m),
+    v: bitDiff(s2.v, s1.v),
+    adamStep: [s1.adamStep, s2.adamStep],
+    mNonZero: s1.m.some((x) => x !== 0),
+    cpuEntropyAll: policyTokenEntropy(constant),
+  };
+  const off = (await run(grpo, { dropZeroVarianceGroups: false }, [constant])).metrics[0];
+
+  const kl = (await run(rlLossConfig({ algorithm: 'grpo', klCoef: 0.1 }), {}, [trajs])).metrics[0];
+  const ent = (await run(rlLossConfig({ algorithm: 'grpo', entCoef: 0.01 }), {}, [trajs])).metrics[0];
+  const ppo = (await run(rlLossConfig({ algorithm: 'ppo' }), {}, [trajs])).metrics[0];
+  return { mixed, allEqual, off, kl, ent, ppo };
 }

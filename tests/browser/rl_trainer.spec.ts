@@ -38,7 +38,9 @@ test('GRPO and PPO updates with GPU advantages run and report finite metrics', a
 
 test('KL to the frozen starting policy and the entropy bonus: 0 KL and no KL gradient at the first step, then > 0', async ({ gpuPage }) => {
   // One optimizer step per update (all rows in one minibatch of maxB = 32), 2 updates, same seed.
-  const run = (o: Record<string, unknown>) => gpuPage.run<Array<Record<string, number>>>(ENTRY, 'shortRun', 5, { algorithm: 'grpo', klEstimator: 'k3', ...o }, 2, 32, 1);
+  // The zero-variance filter is off: it applies to the base run only (klCoef = entCoef = 0) and
+  // would change its token-mean normalizer, so the runs would differ by more than the KL/entropy term.
+  const run = (o: Record<string, unknown>) => gpuPage.run<Array<Record<string, number>>>(ENTRY, 'shortRun', 5, { algorithm: 'grpo', klEstimator: 'k3', ...o }, 2, 32, 1, { dropZeroVarianceGroups: false });
   const base = await run({});
   const kl = await run({ klCoef: 0.1 });
   // entCoef large: near a uniform initial policy the entropy gradient is small.
@@ -78,5 +80,61 @@ test('after the first step of a shape, optimizer steps create no GPU buffers or 
       }
       seen.add(`${s.update}|${key}`);
     }
+  }
+});
+
+test('GRPO drops zero-variance groups: same update as without them, no step when none is left, off / KL / entropy / PPO drop nothing', async ({ gpuPage }) => {
+  type M = Record<string, number>;
+  type Diff = { differ: number; n: number };
+  const r = await gpuPage.run<{
+    mixed: { metrics: M; onlyMixed: M; offAll: M; vsOnlyMixed: Diff; vsInit: Diff; vsOffAll: Diff; cpuEntropyAll: number };
+    allEqual: { first: M; metrics: M; params: Diff; m: Diff; v: Diff; adamStep: number[]; mNonZero: boolean; cpuEntropyAll: number };
+    off: M;
+    kl: M;
+    ent: M;
+    ppo: M;
+  }>(ENTRY, 'zeroVarianceFilter', 13);
+  console.log(JSON.stringify(r));
+  const { mixed, allEqual } = r;
+
+  // (a) One constant group dropped: bitwise the update of the mixed group alone (same init, seed).
+  expect(mixed.metrics.droppedGroups).toBe(1);
+  expect(mixed.onlyMixed.droppedGroups).toBe(0);
+  expect(mixed.vsInit.differ, 'the update moved the parameters').toBeGreaterThan(0);
+  expect(mixed.vsOnlyMixed).toEqual({ differ: 0, n: mixed.vsInit.n });
+  for (const k of ['rows', 'tokens', 'optimizerSteps', 'policyLoss', 'clipFrac', 'approxKl', 'gradNorm']) expect(mixed.metrics[k], k).toBe(mixed.onlyMixed[k]);
+  // Without the filter the constant group's rows are trained on (more rows, another normalizer).
+  expect(mixed.offAll.droppedGroups).toBe(0);
+  expect(mixed.offAll.rows).toBeGreaterThan(mixed.metrics.rows);
+  expect(mixed.vsOffAll.differ).toBeGreaterThan(0);
+  // Entropy still over every trajectory: the filter-off run's value, the CPU sum, not the kept rows'.
+  expect(mixed.metrics.entropy).toBe(mixed.offAll.entropy);
+  expect(mixed.metrics.entropy).toBe(mixed.cpuEntropyAll);
+  expect(mixed.metrics.entropy).not.toBe(mixed.onlyMixed.entropy);
+
+  // (b) Every group constant: no optimizer step; parameters, moments and AdamW t unchanged.
+  expect(allEqual.first.optimizerSteps).toBeGreaterThan(0);
+  expect(allEqual.mNonZero, 'the first update left non-zero moments to compare').toBe(true);
+  expect(allEqual.metrics).toEqual({
+    policyLoss: 0, valueLoss: 0, clipFrac: 0, approxKl: 0, klRef: 0, gradNorm: 0,
+    optimizerSteps: 0, skippedSteps: 0, rows: 0, tokens: 0, droppedGroups: 2, entropy: allEqual.cpuEntropyAll,
+  });
+  expect(allEqual.cpuEntropyAll).toBeGreaterThan(0.05);
+  expect(allEqual.params.differ).toBe(0);
+  expect(allEqual.m.differ).toBe(0);
+  expect(allEqual.v.differ).toBe(0);
+  expect(allEqual.adamStep[1]).toBe(allEqual.adamStep[0]);
+  expect(allEqual.adamStep[0]).toBeGreaterThan(0);
+
+  // (c) Option off: the all-constant batch is trained on as before.
+  expect(r.off.droppedGroups).toBe(0);
+  expect(r.off.optimizerSteps).toBeGreaterThan(0);
+  expect(r.off.rows).toBe(mixed.offAll.rows);
+
+  // (d) KL or entropy terms (non-zero gradient at A = 0) and PPO: nothing dropped.
+  for (const [name, m] of [['kl', r.kl], ['ent', r.ent], ['ppo', r.ppo]] as const) {
+    expect(m.droppedGroups, name).toBe(0);
+    expect(m.rows, name).toBe(mixed.offAll.rows);
+    expect(m.optimizerSteps, name).toBeGreaterThan(0);
   }
 });

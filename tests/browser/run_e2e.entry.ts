@@ -3,7 +3,7 @@
 import { runExperimentInPage, type ExperimentOutput } from '../../src/experiment/runner';
 
 /** A tiny spec: tiny model from scratch, a handful of tasks, short budgets. */
-export function tinySpec(overrides: { steps?: number; algorithm?: 'grpo' | 'ppo'; workers?: number } = {}) {
+export function tinySpec(overrides: { steps?: number; algorithm?: 'grpo' | 'ppo'; workers?: number; dropZeroVarianceGroups?: boolean } = {}) {
   // public/ JSON cannot be imported in the page under Vite: fetch-free inline copy of quick's rl block.
   const s = {
     specVersion: 1, seeds: [0], suites: ['workspace'], design: { method: 'oa', k: 18, seed: 0 },
@@ -19,7 +19,10 @@ export function tinySpec(overrides: { steps?: number; algorithm?: 'grpo' | 'ppo'
     description: '',
     model: { preset: 'tiny', init: 'base' },
     methods: [{ name: 'scaling', harnesses: 'scaling', K: 2, algorithm: overrides.algorithm ?? 'grpo' }],
-    rl: { ...s.rl, steps: overrides.steps ?? 2, tasksPerStep: 2, groupSize: 2, minibatches: 2, lr: 1e-3 },
+    rl: {
+      ...s.rl, steps: overrides.steps ?? 2, tasksPerStep: 2, groupSize: 2, minibatches: 2, lr: 1e-3,
+      ...(overrides.dropZeroVarianceGroups !== undefined ? { dropZeroVarianceGroups: overrides.dropZeroVarianceGroups } : {}),
+    },
     rollout: { ...s.rollout, workers: overrides.workers ?? 2, maxTurns: 2, maxNewTokens: 12, watchdogMs: 20000 },
     evaluation: { testTasks: 1, samples: 1, inSpace: { mode: 'stratified', perDistance: 1, seed: 0 }, blackbox: ['bb-coding-cli'] },
   };
@@ -35,7 +38,9 @@ const strip = (steps: ExperimentOutput['curves'][number]['steps']) =>
 /** Every stage once: eval before, 2 RL steps with a worker killed mid-episode, eval after, checkpoints. */
 export async function tinyEndToEnd(algorithm: 'grpo' | 'ppo' = 'grpo', crashAtJob?: number) {
   const db = `hlab-e2e-${algorithm}-${Math.random().toString(36).slice(2)}`;
-  const out = parse(await runExperimentInPage(tinySpec({ algorithm }), { dbName: db, runId: 'e2e', crashAtJob }));
+  // Real rewards: the tiny policy rarely passes, so every group would have zero variance and the
+  // default filter (spec.rl.dropZeroVarianceGroups) would skip the update this test exercises.
+  const out = parse(await runExperimentInPage(tinySpec({ algorithm, dropZeroVarianceGroups: false }), { dbName: db, runId: 'e2e', crashAtJob }));
   return {
     status: out.status,
     warnings: out.warnings,

@@ -35,6 +35,8 @@ test('tiny end-to-end GRPO run: eval before/after, RL steps, a worker killed mid
   else expect(r.starts[0]).toContain('base checkpoint');
   expect(r.steps).toHaveLength(2);
   for (const s of r.steps) {
+    // The zero-variance filter is off in this run (spec.rl.dropZeroVarianceGroups = false).
+    expect(s.droppedGroups).toBe(0);
     expect(s.optimizerSteps).toBeGreaterThanOrEqual(2);
     expect(s.rows).toBeGreaterThan(0);
     expect(s.tokens).toBeGreaterThan(0);
@@ -64,6 +66,8 @@ test('resume equivalence: N steps straight = N/2, page reload, N/2 more (same pa
   // Non-trivial updates (synthetic reward): gradients flow and the policy moves every step.
   expect(a.steps).toHaveLength(4);
   for (const s of a.steps) expect(s.gradNorm).toBeGreaterThan(0);
+  // Filter on (the default), but every synthetic group has rewards 0 and 1: nothing dropped.
+  for (const s of a.steps) expect(s.droppedGroups).toBe(0);
   expect(a.steps.some((s: any) => s.approxKl > 0 || s.clipFrac > 0)).toBe(true);
   const p1 = await gpuPage.run<any>(ENTRY, 'resumePart1', db + '-b', 2);
   expect(p1).toEqual({ status: 'interrupted', steps: 2 });
