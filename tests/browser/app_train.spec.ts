@@ -11,11 +11,11 @@
 import { test, expect, type Browser, type Page, type TestInfo } from '@playwright/test';
 
 const STEPS = 8;
-/** Spec edits that keep `quick` CI-sized: a scratch model, 2×2 rollouts per step, a tiny evaluation. */
+/** Spec edits that keep `quick` CI-sized: a scratch tiny model, 2×2 rollouts per step, a tiny evaluation. */
 const EDITS = {
-  model: { init: 'scratch' },
+  model: { preset: 'tiny', init: 'scratch' },
   rl: { tasksPerStep: 2, groupSize: 2 },
-  rollout: { maxTurns: 2, maxNewTokens: 12 },
+  rollout: { maxTurns: 2, maxNewTokens: 12, contextTokens: 256 },
   evaluation: { testTasks: 1, inSpace: { mode: 'stratified', perDistance: 1, seed: 0 }, blackbox: [] },
 };
 const URL_QUICK = `/#/train?preset=quick&edits=${encodeURIComponent(JSON.stringify(EDITS))}&steps=${STEPS}`;
