@@ -34,6 +34,43 @@ export const SERIES_COLORS = ['#2f6db5', '#d9822b', '#1a7f37', '#b42318', '#7048
 
 const fmt = (v: number | null | undefined) => (v === null || v === undefined || !Number.isFinite(v) ? '–' : Math.abs(v) >= 100 ? v.toFixed(0) : v.toPrecision(3));
 
+/**
+ * y range of a metric chart for uPlot's `scales.y.range`: uPlot pads a constant series to ±100 %
+ * of a magnitude (0..100 for an all-zero reward), so a metric that is constant so far (KL, clip
+ * fraction, reward at the first steps) gets [0, 1] when it is 0 and ±10 % otherwise.
+ */
+export function metricYRange(_u: uPlot, min: number, max: number): uPlot.Range.MinMax {
+  if (min === max) return min === 0 ? [0, 1] : [min - Math.abs(min) * 0.1, max + Math.abs(max) * 0.1];
+  return uPlot.rangeNum(min, max, 0.1, true);
+}
+
+/**
+ * Width in px of a y axis's tick-label area (uPlot `axes[i].size`, the axis label not included)
+ * for its longest tick label, so "6.9275" does not run into the axis label; at least 40 px.
+ */
+export function metricAxisSize(_u: uPlot, values: string[] | null): number {
+  const longest = values ? Math.max(0, ...values.map((v) => v.length)) : 4;
+  // uPlot's tick font is 12 px: digits are ~7 px wide; 12 px for the tick and the gap.
+  return Math.max(40, 12 + 7 * longest);
+}
+
+/**
+ * Tick labels of a y axis with one number of decimals for the whole axis, the fewest that show
+ * the tick increment exactly ("0.0 0.5 1.0", "0.25 0.50", "675 700"), not toPrecision per tick
+ * ("0.00 0.500 1.00"); an axis whose ticks are all below 1e-3 (a KL of 1e-6) is in exponent form.
+ * For uPlot's `axes[i].values`: (self, splits, axisIdx, foundSpace, foundIncr).
+ */
+export function metricTicks(_u: uPlot, splits: number[], _axis: number, _space: number, incr: number): string[] {
+  if (!(incr > 0) || !Number.isFinite(incr)) return splits.map((v) => fmt(v));
+  const [mant, exp] = incr.toExponential().split('e');
+  const mantDecimals = mant!.split('.')[1]?.replace(/0+$/, '').length ?? 0;
+  const decimals = Math.max(0, mantDecimals - Number(exp));
+  // Exponent form only when every tick is tiny: an entropy of 6.9275 stepped by 5e-4 stays fixed.
+  const largest = Math.max(0, ...splits.map((v) => Math.abs(v)));
+  if (largest > 0 && largest < 1e-3) return splits.map((v) => (v === 0 ? '0' : v.toExponential(Math.min(3, mantDecimals + 1))));
+  return splits.map((v) => v.toFixed(Math.min(decimals, 6)));
+}
+
 export class LineChart extends HTMLElement {
   private plot: uPlot | null = null;
   private current: LineChartSpec | null = null;
@@ -99,14 +136,12 @@ export class LineChart extends HTMLElement {
       cursor: { drag: { x: false, y: false } },
       scales: {
         x: { time: false },
-        // uPlot pads a constant series to ±100 % of a magnitude; a metric that is 0 so far
-        // (KL, clip fraction at the first steps) reads better on [0, 1].
-        y: { range: (_u, min, max) => (min === max ? (min === 0 ? [0, 1] : [min - Math.abs(min) * 0.1, max + Math.abs(max) * 0.1]) : uPlot.rangeNum(min, max, 0.1, true)) },
+        y: { range: metricYRange },
       },
       axes: [
         // Steps are integers: no ticks at 1.5.
         { label: spec.xLabel, labelSize: 18, size: 32, incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000] },
-        { label: spec.yLabel, labelSize: 18, size: 52, values: (_u, vals) => vals.map((v) => fmt(v)) },
+        { label: spec.yLabel, labelSize: 18, size: metricAxisSize, values: metricTicks },
       ],
       series: [{ label: spec.xLabel }, ...spec.series.map((s) => ({ label: s.label, stroke: s.color, width: 2, spanGaps: true, points: { show: true, size: 5 } }))],
     };

@@ -10,7 +10,7 @@ import { loadTokenizer, TOKENIZER_FORMAT_VERSION } from '../model/tokenizer';
 import { paramCount } from '../model/layout';
 import { selectTrainingOA } from '../design/selection';
 import { encodeBaseCheckpoint } from './checkpoint';
-import { evalTaskList, toBase64 } from './eval_tasks';
+import { evalTaskList, pretrainSummary } from './drivers';
 import { cpuGreedyDecoder, evaluateGreedy, type GreedyReport } from './eval_greedy';
 import { cpuSftBackend, prepareSft, trainSft, type SftBackend, type SftConfig } from './sft';
 import { gpuGreedyDecoder, gpuSftBackend } from './sft_gpu';
@@ -100,22 +100,13 @@ export async function pretrainInPage(o: PretrainPageOptions): Promise<PretrainPa
     evalOut = { ...rep, ms: performance.now() - e0, harnesses, tasks: tasks.map((t) => t.id) };
     console.log(`[pretrain] greedy pass@1 ${rep.passAt1.toFixed(3)}, valid actions ${(100 * rep.validActionRate).toFixed(1)}%`);
   }
-  return {
+  return pretrainSummary(cfg, p.demos, p.rows, res, {
     backend: gpu ? 'gpu' : 'cpu',
     fallbackReason,
     adapter: gpu ? `${gpu.info.vendor}/${gpu.info.architecture}/${gpu.info.device}` : 'none',
-    config: { ...cfg.model },
-    paramCount: paramCount(cfg.model),
-    demos: { episodes: p.demos.episodes.length, failed: p.demos.failed, source: p.demos.source, rows: p.rows.length, truncatedRows: res.truncatedRows, meanRowTokens: rowTokens / Math.max(1, p.rows.length) },
-    losses: res.losses,
-    finalLoss: res.finalLoss,
-    steps: cfg.steps,
-    tokens: res.tokens,
-    trainMs: res.ms,
-    tokensPerSec: res.tokens / (res.ms / 1000),
     prepMs,
     digest,
-    checkpointBase64: toBase64(bytes),
     eval: evalOut,
-  };
+    bytes,
+  });
 }

@@ -12,7 +12,7 @@ import { TOKENIZER_FORMAT_VERSION, type Tokenizer } from '../model/tokenizer';
 import { selectTrainingOA } from '../design/selection';
 import { encodeBaseCheckpoint } from './checkpoint';
 import { evaluateGreedy } from './eval_greedy';
-import { evalTaskList, toBase64 } from './eval_tasks';
+import { evalTaskList, pretrainSummary } from './drivers';
 import type { PretrainPageOptions, PretrainPageResult } from './page';
 import { endTokenId } from './rows';
 import { prepareSft, trainSft } from './sft';
@@ -84,22 +84,5 @@ export async function pretrainWasm(
     log(`[pretrain] greedy pass@1 ${rep.passAt1.toFixed(3)}, valid actions ${(100 * rep.validActionRate).toFixed(1)}%`);
   }
   backend.dispose();
-  return {
-    backend: 'wasm',
-    fallbackReason: null,
-    adapter: 'TF.js-wasm (XNNPACK, one thread)',
-    config: { ...cfg.model },
-    paramCount: paramCount(cfg.model),
-    demos: { episodes: p.demos.episodes.length, failed: p.demos.failed, source: p.demos.source, rows: p.rows.length, truncatedRows: res.truncatedRows, meanRowTokens: rowTokens / Math.max(1, p.rows.length) },
-    losses: res.losses,
-    finalLoss: res.finalLoss,
-    steps: cfg.steps,
-    tokens: res.tokens,
-    trainMs: res.ms,
-    tokensPerSec: res.tokens / (res.ms / 1000),
-    prepMs,
-    digest,
-    checkpointBase64: toBase64(bytes),
-    eval: evalOut,
-  };
+  return pretrainSummary(cfg, p.demos, p.rows, res, { backend: 'wasm', fallbackReason: null, adapter: 'TF.js-wasm (XNNPACK, one thread)', prepMs, digest, eval: evalOut, bytes });
 }

@@ -16,6 +16,7 @@ import { byMethod, formatPct, meanStd, resultsCsv, type ExperimentResults, type 
 import { outputToJsonText, type ExperimentOutputJson, type RunResultJson } from '../results_store';
 import { CurveChart, type CurveChartSpec } from './results_charts';
 import { loadSource, sameSource, SourcePicker, sourceFromParams, sourceParams, type SourceRef } from './results_source';
+import { formatRoute } from '../route';
 import '../results.css';
 
 /** One table cell: display text and the numbers behind it (data-* attributes for tests and readers). */
@@ -276,13 +277,16 @@ export class ResultsView {
     return html`
       <section class="card" aria-labelledby="results-h">
         <div class="results-head">
-          <h2 id="results-h">${out.results.spec} <span class="sub">${this.source?.kind === 'file' ? `file ${this.source.name}` : `saved run ${this.source?.name}`} · ${out.status} · ${runs.length} runs</span></h2>
+          <h2 id="results-h">${out.results.spec} <span class="sub">${this.source?.kind === 'file' ? `file ${this.source.name}` : `saved run ${this.source?.name}`} · ${out.status} · ${runs.length} run${runs.length === 1 ? '' : 's'}</span></h2>
           <div class="export-buttons" role="group" aria-label="Export">
             <button type="button" id="export-csv" @click=${() => downloadBlob(`${stem(out)}-results.csv`, new Blob([resultsCsv(toExperimentResults(out))], { type: 'text/csv' }))}>Export CSV</button>
             <button type="button" id="export-json" @click=${() => downloadBlob(`${stem(out)}-results.json`, new Blob([outputToJsonText(out) + '\n'], { type: 'application/json' }))}>Export JSON</button>
             <button type="button" id="export-png" @click=${() => void this.exportPng(out)}>Export PNG</button>
           </div>
         </div>
+        ${out.trajectories?.length
+          ? html`<p class="note"><a id="results-traj-link" href=${formatRoute({ view: 'trajectories', params: sourceParams(this.source) })}>Replay its ${out.trajectories.length} stored trajectories</a> token by token in Trajectories.</p>`
+          : nothing}
         ${this.exportError ? html`<p class="error-box" role="alert">${this.exportError}</p>` : nothing}
         <dl class="facts run-facts">
           <dt>In-space set</dt><dd>${out.results.evalSet}</dd>

@@ -7,6 +7,7 @@
  */
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
+import { metricAxisSize, metricTicks, metricYRange } from '../line_chart';
 
 export interface CurveSeries {
   label: string;
@@ -91,9 +92,9 @@ export class CurveChart extends HTMLElement {
       height: spec.height ?? 190,
       legend: { show: false },
       cursor: { drag: { x: false, y: false } },
-      scales: { x: { time: false } },
+      scales: { x: { time: false }, y: { range: metricYRange } },
       // Steps are integers: ticks at 1, 2, 5, 10, … only.
-      axes: [{ label: 'RL step', size: 34, labelSize: 16, incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000] }, { label: spec.yLabel, size: 52, labelSize: 16 }],
+      axes: [{ label: 'RL step', size: 34, labelSize: 16, incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000] }, { label: spec.yLabel, size: metricAxisSize, labelSize: 16, values: metricTicks }],
       series: [{}, ...spec.series.map((s) => ({ label: s.label, stroke: s.color, width: 1.6, spanGaps: true, points: { size: 4 } }))],
     };
     this.plot = new uPlot(opts, alignCurves(spec.series), this);

@@ -161,7 +161,7 @@ export class SourcePicker {
               const input = e.target as HTMLInputElement;
               void this.pickFile(input.files?.[0]).then(() => (input.value = ''));
             }} />
-          <p class="note">or drop it here — <code>hlab run</code> writes <code>out/&lt;name&gt;/results.json</code>; the JSON export of this view also opens.</p>
+          <p class="note">or drop it here — <code>hlab run</code> writes <code>out/&lt;name&gt;/results.json</code>; the Results view's JSON export also opens.</p>
           <p class="error-box" id=${id('file-error')} role="alert" ?hidden=${!this.fileError}>${this.fileError}</p>
         </div>
       </div>

@@ -106,7 +106,8 @@ function fmtDuration(s: number): string {
 }
 
 const fmtBytes = (n: number) => (n < 1 << 20 ? `${(n / 1024).toFixed(1)} KiB` : `${(n / (1 << 20)).toFixed(1)} MiB`);
-const fmtNum = (v: number | null | undefined, d = 3) => (v === null || v === undefined || !Number.isFinite(v) ? '—' : v.toFixed(d));
+/** pass@1 (a fraction) in %, one decimal: the unit of the Results view and results.md. */
+const fmtPct = (v: number | null | undefined) => (v === null || v === undefined || !Number.isFinite(v) ? '—' : (v * 100).toFixed(1));
 
 const runLabel = (method: string, seed: number) => `${method} · seed ${seed}`;
 
@@ -452,7 +453,7 @@ export class TrainView {
               <label id="train-spec-label" for="train-spec"><strong>Spec</strong> <span class="sub">JSON, checked as you type</span></label>
               <button type="button" class="small secondary" ?disabled=${busy || this.inputs.edits === ''} @click=${() => this.resetToPreset()}>Reset to preset</button>
             </div>
-            <textarea id="train-spec" spellcheck="false" autocomplete="off" rows="24" ?readonly=${busy}
+            <textarea id="train-spec" spellcheck="false" autocomplete="off" rows="18" ?readonly=${busy}
               aria-invalid=${v.errors.spec.length ? 'true' : 'false'} aria-describedby="train-spec-errors"
               .value=${live(this.text)} @input=${(e: Event) => this.onEdit((e.target as HTMLTextAreaElement).value)}></textarea>
             <div id="train-spec-errors" class="train-spec-errors" role=${v.errors.spec.length ? 'alert' : nothing}>
@@ -500,8 +501,14 @@ export class TrainView {
     const cur = this.curves[this.currentRun];
     const step = cur?.steps.at(-1)?.step ?? 0;
     const where = latest ? (latest.finished ? `after run ${latest.runIndex}` : latest.rlStep < 0 ? `run ${latest.runIndex + 1}, before evaluation` : `run ${latest.runIndex + 1}, step ${latest.rlStep}`) : '';
+    // A checkpoint after the last (seed × method) run has nothing left to resume: Resume would
+    // only redo the final evaluation and save a duplicate result ("at run 2/1").
+    const totalRuns = v.spec ? v.spec.seeds.length * v.spec.methods.length : Infinity;
+    const complete = !!latest && latest.finished && latest.runIndex >= totalRuns;
     const phaseText: Record<Phase, string> = {
-      idle: latest ? `A checkpoint of this spec exists (${where}): Resume continues from it.` : 'Ready.',
+      idle: complete
+        ? `This spec has a finished run (${where}): its results are in Results; Start over trains it again.`
+        : latest ? `A checkpoint of this spec exists (${where}): Resume continues from it.` : 'Ready.',
       running: 'Training…',
       stopping: 'Pausing: finishing the current step, then saving a checkpoint…',
       paused: `Paused${latest ? ` (checkpoint: ${where})` : ''}. Resume continues from it.`,
@@ -514,7 +521,8 @@ export class TrainView {
         <button id="train-start" type="button" ?disabled=${busy || invalid} @click=${() => void this.run(false)}
           title=${latest ? 'Start from the beginning (this spec’s checkpoints are deleted; export them first to keep them)' : 'Start a new run'}>${latest ? 'Start over' : 'Start'}</button>
         <button id="train-pause" type="button" ?disabled=${this.phase !== 'running'} @click=${() => this.pause()}>Pause</button>
-        <button id="train-resume" type="button" ?disabled=${busy || invalid || !latest} @click=${() => void this.run(true)}>Resume</button>
+        <button id="train-resume" type="button" ?disabled=${busy || invalid || !latest || complete} @click=${() => void this.run(true)}
+          title=${complete ? 'Nothing to resume: every run of this spec is finished' : 'Continue from the latest checkpoint of this spec'}>Resume</button>
       </div>
       <p id="train-phase" class="train-phase" role="status" data-phase=${this.phase}>${phaseText[this.phase]}</p>
       ${this.failure
@@ -535,9 +543,9 @@ export class TrainView {
       </div>
       ${this.evals.length
         ? html`<table class="compact train-evals" id="train-evals">
-            <caption>Evaluations (pass@1)</caption>
+            <caption>Evaluations (pass@1, %)</caption>
             <thead><tr><th scope="col">run</th><th scope="col">when</th><th scope="col">base</th><th scope="col">in-space</th><th scope="col">training harnesses</th><th scope="col">episodes</th></tr></thead>
-            <tbody>${this.evals.map((e) => html`<tr><td>${e.method} · seed ${e.seed}</td><td>${e.when}${e.restored ? ' (from checkpoint)' : ''}</td><td class="num">${fmtNum(e.passAt1.base)}</td><td class="num">${fmtNum(e.passAt1.inSpace)}</td><td class="num">${fmtNum(e.training)}</td><td class="num">${e.episodes}</td></tr>`)}</tbody>
+            <tbody>${this.evals.map((e) => html`<tr><td>${e.method} · seed ${e.seed}</td><td>${e.when}${e.restored ? ' (from checkpoint)' : ''}</td><td class="num">${fmtPct(e.passAt1.base)}</td><td class="num">${fmtPct(e.passAt1.inSpace)}</td><td class="num">${fmtPct(e.training)}</td><td class="num">${e.episodes}</td></tr>`)}</tbody>
           </table>`
         : nothing}
       ${this.messages.length
@@ -591,7 +599,7 @@ export class TrainView {
         }),
       })),
     };
-    return html`<figure class="train-chart"><figcaption>Rollout pass@1 by harness group <span class="sub">${cur ? cur.label : ''}, d = distance to the base harness</span></figcaption>
+    return html`<figure class="train-chart"><figcaption>Rollout pass@1 by harness group <span class="sub">${cur ? `${cur.label}, ` : ''}d = distance to the base harness</span></figcaption>
       <hl-line-chart id="chart-pass-group" .spec=${chart}></hl-line-chart></figure>`;
   }
 
@@ -616,7 +624,7 @@ export class TrainView {
     const o = this.outcome;
     if (!o || o.output.status !== 'done') return html``;
     const runs = o.output.results.runs;
-    const pair = (a: number | null, b: number | null) => `${fmtNum(a)} → ${fmtNum(b)}`;
+    const pair = (a: number | null, b: number | null) => `${fmtPct(a)} → ${fmtPct(b)}`;
     return html`<section class="card" aria-labelledby="train-results-h" id="train-results">
       <h2 id="train-results-h">Results <span class="sub">${o.output.results.spec}, ${fmtDuration(o.output.seconds)}</span></h2>
       <p>${o.savedAs
@@ -626,7 +634,7 @@ export class TrainView {
         : html`<span class="error">Not saved to Results: ${o.saveError ?? 'unknown error'}</span>`}</p>
       <div class="scroll-x">
         <table class="compact" id="train-results-table">
-          <thead><tr><th scope="col">method</th><th scope="col">seed</th><th scope="col">optimizer steps</th><th scope="col">pass@1 base (before → after)</th>
+          <thead><tr><th scope="col">method</th><th scope="col">seed</th><th scope="col">optimizer steps</th><th scope="col">pass@1 base (%, before → after)</th>
             <th scope="col">in-space</th><th scope="col">training harnesses</th></tr></thead>
           <tbody>${runs.map(
             (r) => html`<tr><td>${r.method}</td><td class="num">${r.seed}</td><td class="num">${r.steps}</td><td class="num">${pair(r.before.base, r.after.base)}</td>

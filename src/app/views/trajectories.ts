@@ -321,7 +321,7 @@ export class TrajectoriesView {
                   ${f.shown.map((i) => {
                     const t = all[i];
                     return html`<tr data-traj=${i} class=${i === sel ? 'current' : ''} aria-current=${i === sel ? 'true' : 'false'}>
-                      <td class="num">${t.step}</td><td>${t.method}·${t.seed}</td>
+                      <td class="num">${t.step}</td><td>${t.method} · seed ${t.seed}</td>
                       <td><button type="button" class="link" title=${t.taskId} aria-label=${`Replay ${t.taskId} under ${t.harnessId}, ${t.method} seed ${t.seed}, step ${t.step}`}
                         @click=${() => (this.stop(), this.set({ traj: String(i), turn: '1', pos: '' }))}>${t.family || t.taskId}</button></td>
                       <td><code class="hid">${t.harnessId}</code></td>
@@ -369,7 +369,7 @@ export class TrajectoriesView {
         <dt>Method</dt><dd>${t.method} · seed ${t.seed} · RL step ${t.step} · group ${t.group}</dd>
         <dt>Outcome</dt><dd id="traj-result" class=${t.pass ? 'yes' : 'no'}>${t.pass ? 'pass' : 'fail'} · reward ${t.reward ?? '—'} · score ${t.score ?? '—'}${t.truncated ? ' · truncated' : ''}${t.envFailed ? ' · environment failed' : ''}</dd>
         <dt>Advantage</dt><dd>${Array.isArray(t.advantage) ? `per token (PPO), |A| ≤ ${scale.toFixed(3)}` : `${t.advantage ?? '—'} on every action token (GRPO)`}</dd>
-        <dt>Tokens</dt><dd>${t.turns.length} turns, ${totalAction} sampled</dd>
+        <dt>Tokens</dt><dd>${t.turns.length} turn${t.turns.length === 1 ? '' : 's'}, ${totalAction} sampled</dd>
       </dl>
       ${tagsList(t)}
       <div class="replay-controls" role="toolbar" aria-label="Replay controls">

@@ -1,0 +1,50 @@
+/** What the page-side (page.ts) and the Node-side (wasm_run.ts) pretraining drivers share. DOM- and GPU-free. */
+import { paramLayout } from '../model/layout';
+import { taskSet } from '../tasks';
+import type { SuiteName, Task, Tier } from '../tasks/types';
+import { Rng } from '../util/rng';
+import type { PretrainPageResult } from './page';
+import type { Row } from './rows';
+import type { DemoSet, resolveSftConfig, SftResult } from './sft';
+
+/** Bytes → base64 (btoa in chunks; works in pages, workers and Node ≥ 16). */
+export function toBase64(bytes: Uint8Array): string {
+  let s = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) s += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(s);
+}
+
+/** Evaluation tasks: `n` train tasks of `suites` (default both), lowest tier first (seeded). */
+export function evalTaskList(n: number, seed: number, suites: readonly SuiteName[] = ['workspace', 'errands']): Task[] {
+  const pool = suites.flatMap((s) => taskSet(s, 'train', 3 * n, Rng.derive(seed, 'eval-tasks', s === 'workspace' ? 'w' : 'e').int(2 ** 31)));
+  const byTier = (t: Tier) => pool.filter((x) => x.tier === t);
+  return [...byTier(1), ...byTier(2), ...byTier(3)].slice(0, n);
+}
+
+/**
+ * The driver-independent part of a pretraining result (page.ts PretrainPageResult).
+ * @param rows the demonstration rows trained on
+ */
+export function pretrainSummary(
+  cfg: ReturnType<typeof resolveSftConfig>,
+  demos: DemoSet,
+  rows: readonly Row[],
+  res: SftResult,
+  extra: Pick<PretrainPageResult, 'backend' | 'fallbackReason' | 'adapter' | 'prepMs' | 'digest' | 'eval'> & { bytes: Uint8Array },
+): PretrainPageResult {
+  const rowTokens = rows.reduce((a, r) => a + r.ids.length, 0);
+  const { bytes, ...rest } = extra;
+  return {
+    ...rest,
+    config: { ...cfg.model },
+    paramCount: paramLayout(cfg.model).total,
+    demos: { episodes: demos.episodes.length, failed: demos.failed, source: demos.source, rows: rows.length, truncatedRows: res.truncatedRows, meanRowTokens: rowTokens / Math.max(1, rows.length) },
+    losses: res.losses,
+    finalLoss: res.finalLoss,
+    steps: cfg.steps,
+    tokens: res.tokens,
+    trainMs: res.ms,
+    tokensPerSec: res.tokens / (res.ms / 1000),
+    checkpointBase64: toBase64(bytes),
+  };
+}
