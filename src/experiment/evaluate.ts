@@ -76,7 +76,8 @@ export async function evaluate(sets: EvalSets, o: EvalOptions): Promise<EvalResu
     behaviour: {
       parseErrors: mean(tags.map((t) => t?.parseErrors ?? 0)),
       workflowViolations: mean(tags.map((t) => t?.workflowViolations ?? 0)),
-      recoveryRate: withIssue.length ? withIssue.filter((t) => t!.recovered).length / withIssue.length : 0,
+      // No episode had anything to recover from: the rate is undefined (NaN → "—"), not 0.
+      recoveryRate: withIssue.length ? withIssue.filter((t) => t!.recovered).length / withIssue.length : NaN,
       stateTrackingErrors: mean(tags.map((t) => t?.stateTrackingErrors ?? 0)),
     },
     perHarness,

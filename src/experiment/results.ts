@@ -21,7 +21,7 @@ export interface BehaviourMetrics {
   parseErrors: number;
   /** Workflow violations per episode. */
   workflowViolations: number;
-  /** Fraction of episodes with a parse error, violation or tool error that later recovered. */
+  /** Fraction of episodes with a parse error, violation or tool error that later recovered (NaN when no episode had one). */
   recoveryRate: number;
   /** State-tracking errors per episode. */
   stateTrackingErrors: number;
