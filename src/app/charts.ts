@@ -12,6 +12,7 @@
 import { html, svg, nothing, type TemplateResult } from 'lit-html';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
+import { UPlotElement } from './line_chart';
 
 /** One series of a bar chart: `values[i]` is the bar at category `categories[i]`. */
 export interface BarSeries {
@@ -50,45 +51,12 @@ function alignedData(spec: BarChartSpec): uPlot.AlignedData {
   return [xs, ...ys];
 }
 
-export class BarChart extends HTMLElement {
-  private plot: uPlot | null = null;
-  private current: BarChartSpec | null = null;
-  private resize: ResizeObserver | null = null;
-
-  set spec(spec: BarChartSpec) {
-    // Same numbers → keep the existing chart (lit-html re-sets properties on every render).
-    if (this.current && JSON.stringify(this.current) === JSON.stringify(spec)) return;
-    this.current = spec;
-    this.setAttribute('role', 'img');
-    this.setAttribute(
-      'aria-label',
-      `${spec.yLabel} by ${spec.xLabel}: ` +
-        spec.series.map((s) => `${s.label}: ${spec.categories.map((c, i) => `${c}: ${s.values[i]}`).join(', ')}`).join('; '),
-    );
-    if (this.isConnected) this.draw();
+export class BarChart extends UPlotElement<BarChartSpec> {
+  protected override describe(spec: BarChartSpec): string {
+    return `${spec.yLabel} by ${spec.xLabel}: ` + spec.series.map((s) => `${s.label}: ${spec.categories.map((c, i) => `${c}: ${s.values[i]}`).join(', ')}`).join('; ');
   }
 
-  get spec(): BarChartSpec | null {
-    return this.current;
-  }
-
-  connectedCallback(): void {
-    if (this.current) this.draw();
-    this.resize = new ResizeObserver(() => {
-      if (this.plot && this.clientWidth > 0 && Math.abs(this.plot.width - this.clientWidth) > 2) {
-        this.plot.setSize({ width: this.clientWidth, height: this.plot.height });
-      }
-    });
-    this.resize.observe(this);
-  }
-
-  disconnectedCallback(): void {
-    this.resize?.disconnect();
-    this.plot?.destroy();
-    this.plot = null;
-  }
-
-  private draw(): void {
+  protected override draw(): void {
     const spec = this.current!;
     this.plot?.destroy();
     const n = spec.series.length;

@@ -71,39 +71,51 @@ export function metricTicks(_u: uPlot, splits: number[], _axis: number, _space: 
   return splits.map((v) => v.toFixed(Math.min(decimals, 6)));
 }
 
-export class LineChart extends HTMLElement {
-  private plot: uPlot | null = null;
-  private current: LineChartSpec | null = null;
-  private shape = '';
-  private resize: ResizeObserver | null = null;
-  private pending = false;
+/** Tick increments of an RL-step x axis (uPlot `axes[0].incrs`): steps are integers, so no tick at 1.5. */
+export const STEP_INCRS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000];
 
-  set spec(spec: LineChartSpec) {
+/**
+ * What every uPlot chart element of the app shares: the `spec` property (role="img" and an
+ * `aria-label` from `describe`, since the canvas is a picture), drawing when connected, following
+ * the element's width, and freeing the plot when removed. A subclass builds its uPlot in `draw`
+ * (into `this.plot`, from `this.current`).
+ * @typeParam S the chart's spec (JSON-serialisable: equal specs are compared by JSON).
+ */
+export abstract class UPlotElement<S> extends HTMLElement {
+  protected plot: uPlot | null = null;
+  protected current: S | null = null;
+  private resize: ResizeObserver | null = null;
+  /**
+   * Setting a spec JSON-equal to the current one keeps the chart (lit-html re-sets properties
+   * on every render). A chart whose `draw` is cheap for unchanged data may turn this off.
+   */
+  protected readonly keepSameSpec: boolean = true;
+
+  set spec(spec: S) {
+    if (this.keepSameSpec && this.current && JSON.stringify(this.current) === JSON.stringify(spec)) return;
     this.current = spec;
-    this.dataset.points = String(spec.x.length);
     this.setAttribute('role', 'img');
-    this.setAttribute(
-      'aria-label',
-      `${spec.yLabel} by ${spec.xLabel}: ` + (spec.x.length ? spec.series.map((s) => `${s.label} ${fmt(lastValue(s.values))}`).join('; ') + ` at ${spec.xLabel} ${spec.x[spec.x.length - 1]}` : 'no data yet'),
-    );
-    if (this.isConnected) this.scheduleDraw();
+    this.setAttribute('aria-label', this.describe(spec));
+    if (this.isConnected) this.redraw();
   }
 
-  get spec(): LineChartSpec | null {
+  get spec(): S | null {
     return this.current;
   }
 
-  private scheduleDraw(): void {
-    if (this.pending) return;
-    this.pending = true;
-    setTimeout(() => {
-      this.pending = false;
-      if (this.isConnected && this.current) this.draw();
-    }, 0);
+  /** The `aria-label` for a spec (may also set data attributes that tests read). */
+  protected abstract describe(spec: S): string;
+
+  /** Build the plot from `this.current` (non-null when called). */
+  protected abstract draw(): void;
+
+  /** Draw now; a subclass may defer it. */
+  protected redraw(): void {
+    this.draw();
   }
 
   connectedCallback(): void {
-    if (this.current) this.scheduleDraw();
+    if (this.current) this.redraw();
     this.resize = new ResizeObserver(() => {
       if (this.plot && this.clientWidth > 0 && Math.abs(this.plot.width - this.clientWidth) > 2) {
         this.plot.setSize({ width: this.clientWidth, height: this.plot.height });
@@ -116,10 +128,35 @@ export class LineChart extends HTMLElement {
     this.resize?.disconnect();
     this.plot?.destroy();
     this.plot = null;
+  }
+}
+
+export class LineChart extends UPlotElement<LineChartSpec> {
+  private shape = '';
+  private pending = false;
+  // draw() only calls setData when the series are the same, so every spec is taken.
+  protected override readonly keepSameSpec = false;
+
+  protected override describe(spec: LineChartSpec): string {
+    this.dataset.points = String(spec.x.length);
+    return `${spec.yLabel} by ${spec.xLabel}: ` + (spec.x.length ? spec.series.map((s) => `${s.label} ${fmt(lastValue(s.values))}`).join('; ') + ` at ${spec.xLabel} ${spec.x[spec.x.length - 1]}` : 'no data yet');
+  }
+
+  protected override redraw(): void {
+    if (this.pending) return;
+    this.pending = true;
+    setTimeout(() => {
+      this.pending = false;
+      if (this.isConnected && this.current) this.draw();
+    }, 0);
+  }
+
+  override disconnectedCallback(): void {
+    super.disconnectedCallback();
     this.shape = '';
   }
 
-  private draw(): void {
+  protected override draw(): void {
     const spec = this.current!;
     const data: uPlot.AlignedData = [Float64Array.from(spec.x), ...spec.series.map((s) => s.values.map((v) => (v === null || !Number.isFinite(v) ? null : v)))];
     const shape = JSON.stringify([spec.xLabel, spec.yLabel, spec.height, spec.series.map((s) => [s.label, s.color])]);
@@ -139,8 +176,7 @@ export class LineChart extends HTMLElement {
         y: { range: metricYRange },
       },
       axes: [
-        // Steps are integers: no ticks at 1.5.
-        { label: spec.xLabel, labelSize: 18, size: 32, incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000] },
+        { label: spec.xLabel, labelSize: 18, size: 32, incrs: STEP_INCRS },
         { label: spec.yLabel, labelSize: 18, size: metricAxisSize, values: metricTicks },
       ],
       series: [{ label: spec.xLabel }, ...spec.series.map((s) => ({ label: s.label, stroke: s.color, width: 2, spanGaps: true, points: { show: true, size: 5 } }))],

@@ -15,7 +15,7 @@ import { html, nothing, render, type TemplateResult } from 'lit-html';
 import { byMethod, formatPct, meanStd, resultsCsv, type ExperimentResults, type RunResult } from '../../experiment/results';
 import { outputToJsonText, type ExperimentOutputJson, type RunResultJson } from '../results_store';
 import { CurveChart, type CurveChartSpec } from './results_charts';
-import { loadSource, sameSource, SourcePicker, sourceFromParams, sourceParams, type SourceRef } from './results_source';
+import { SourceLoader, SourcePicker, sourceFromParams, sourceParams, type SourceRef } from './results_source';
 import { formatRoute } from '../route';
 import '../results.css';
 
@@ -189,12 +189,9 @@ function cellTd(c: StatCell, col: string, before?: StatCell): TemplateResult {
 }
 
 export class ResultsView {
-  private source: SourceRef | null = null;
-  private output: ExperimentOutputJson | null = null;
-  private loadError = '';
+  private readonly loaded = new SourceLoader(() => this.draw());
   private exportError = '';
   private readonly picker: SourcePicker;
-  private loading = 0;
 
   /** @param setParams called with the view's inputs whenever the user changes the source (→ URL). */
   constructor(
@@ -209,32 +206,18 @@ export class ResultsView {
     const ref = sourceFromParams(params);
     // Re-read the saved list each time the view is shown: Train may have saved a run meanwhile.
     void this.picker.refresh();
-    if (!sameSource(ref, this.source) || (ref && !this.output)) void this.load(ref);
+    if (this.loaded.needsLoad(ref)) this.load(ref);
     else this.draw();
   }
 
   private pick(ref: SourceRef | null): void {
     this.setParams(sourceParams(ref));
-    void this.load(ref);
+    this.load(ref);
   }
 
-  private async load(ref: SourceRef | null): Promise<void> {
-    this.source = ref;
-    this.loadError = '';
+  private load(ref: SourceRef | null): void {
     this.exportError = '';
-    this.output = null;
-    const ticket = ++this.loading;
-    this.draw();
-    if (!ref) return;
-    try {
-      const out = await loadSource(ref);
-      if (ticket !== this.loading) return;
-      this.output = out;
-    } catch (e) {
-      if (ticket !== this.loading) return;
-      this.loadError = (e as Error).message;
-    }
-    this.draw();
+    void this.loaded.load(ref);
   }
 
   private draw(): void {
@@ -253,7 +236,7 @@ export class ResultsView {
   }
 
   private template(): TemplateResult {
-    const out = this.output;
+    const out = this.loaded.output;
     return html`
       <section class="intro">
         <h1 tabindex="-1">Results</h1>
@@ -261,9 +244,9 @@ export class ResultsView {
           in-space configurations and black-box harnesses: mean ± std over seeds, as in the paper's
           tables. Open a run saved by Train or a <code>results.json</code> written by <code>hlab run</code>.</p>
       </section>
-      ${this.picker.template(this.source, 'Runs finished in the Train view are saved in this browser; files stay on this machine.')}
-      ${this.loadError ? html`<p class="error-box" id="results-load-error" role="alert">${this.loadError}</p>` : nothing}
-      ${this.source && !out && !this.loadError ? html`<p class="note">Loading…</p>` : nothing}
+      ${this.picker.template(this.loaded.source, 'Runs finished in the Train view are saved in this browser; files stay on this machine.')}
+      ${this.loaded.error ? html`<p class="error-box" id="results-load-error" role="alert">${this.loaded.error}</p>` : nothing}
+      ${this.loaded.source && !out && !this.loaded.error ? html`<p class="note">Loading…</p>` : nothing}
       ${out ? this.outputSections(out) : nothing}
     `;
   }
@@ -277,7 +260,7 @@ export class ResultsView {
     return html`
       <section class="card" aria-labelledby="results-h">
         <div class="results-head">
-          <h2 id="results-h">${out.results.spec} <span class="sub">${this.source?.kind === 'file' ? `file ${this.source.name}` : `saved run ${this.source?.name}`} · ${out.status} · ${runs.length} run${runs.length === 1 ? '' : 's'}</span></h2>
+          <h2 id="results-h">${out.results.spec} <span class="sub">${this.loaded.source?.kind === 'file' ? `file ${this.loaded.source.name}` : `saved run ${this.loaded.source?.name}`} · ${out.status} · ${runs.length} run${runs.length === 1 ? '' : 's'}</span></h2>
           <div class="export-buttons" role="group" aria-label="Export">
             <button type="button" id="export-csv" @click=${() => downloadBlob(`${stem(out)}-results.csv`, new Blob([resultsCsv(toExperimentResults(out))], { type: 'text/csv' }))}>Export CSV</button>
             <button type="button" id="export-json" @click=${() => downloadBlob(`${stem(out)}-results.json`, new Blob([outputToJsonText(out) + '\n'], { type: 'application/json' }))}>Export JSON</button>
@@ -285,7 +268,7 @@ export class ResultsView {
           </div>
         </div>
         ${out.trajectories?.length
-          ? html`<p class="note"><a id="results-traj-link" href=${formatRoute({ view: 'trajectories', params: sourceParams(this.source) })}>Replay its ${out.trajectories.length} stored trajectories</a> token by token in Trajectories.</p>`
+          ? html`<p class="note"><a id="results-traj-link" href=${formatRoute({ view: 'trajectories', params: sourceParams(this.loaded.source) })}>Replay its ${out.trajectories.length} stored trajectories</a> token by token in Trajectories.</p>`
           : nothing}
         ${this.exportError ? html`<p class="error-box" role="alert">${this.exportError}</p>` : nothing}
         <dl class="facts run-facts">

@@ -7,7 +7,7 @@
  */
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
-import { metricAxisSize, metricTicks, metricYRange } from '../line_chart';
+import { metricAxisSize, metricTicks, metricYRange, STEP_INCRS, UPlotElement } from '../line_chart';
 
 export interface CurveSeries {
   label: string;
@@ -35,33 +35,19 @@ export function alignCurves(series: readonly CurveSeries[]): uPlot.AlignedData {
   return [xs, ...ys];
 }
 
-export class CurveChart extends HTMLElement {
-  private plot: uPlot | null = null;
-  private current: CurveChartSpec | null = null;
-  private resize: ResizeObserver | null = null;
-
-  set spec(spec: CurveChartSpec) {
-    // lit-html re-sets the property on every render: keep the chart when nothing changed.
-    if (this.current && JSON.stringify(this.current) === JSON.stringify(spec)) return;
-    this.current = spec;
+export class CurveChart extends UPlotElement<CurveChartSpec> {
+  protected override describe(spec: CurveChartSpec): string {
     const n = spec.series.reduce((a, s) => a + s.points.filter(([, v]) => v !== null && Number.isFinite(v)).length, 0);
     this.dataset.points = String(n);
-    this.setAttribute('role', 'img');
-    this.setAttribute(
-      'aria-label',
+    return (
       `${spec.title} per RL step: ` +
-        spec.series
-          .map((s) => {
-            const last = [...s.points].reverse().find(([, v]) => v !== null && Number.isFinite(v));
-            return `${s.label}: ${last ? `${last[1]!.toPrecision(3)} at step ${last[0]}` : 'no data'}`;
-          })
-          .join('; '),
+      spec.series
+        .map((s) => {
+          const last = [...s.points].reverse().find(([, v]) => v !== null && Number.isFinite(v));
+          return `${s.label}: ${last ? `${last[1]!.toPrecision(3)} at step ${last[0]}` : 'no data'}`;
+        })
+        .join('; ')
     );
-    if (this.isConnected) this.draw();
-  }
-
-  get spec(): CurveChartSpec | null {
-    return this.current;
   }
 
   /** The chart's canvas (for the PNG export), or null before the first draw. */
@@ -69,21 +55,7 @@ export class CurveChart extends HTMLElement {
     return this.querySelector('canvas');
   }
 
-  connectedCallback(): void {
-    if (this.current) this.draw();
-    this.resize = new ResizeObserver(() => {
-      if (this.plot && this.clientWidth > 0 && Math.abs(this.plot.width - this.clientWidth) > 2) this.plot.setSize({ width: this.clientWidth, height: this.plot.height });
-    });
-    this.resize.observe(this);
-  }
-
-  disconnectedCallback(): void {
-    this.resize?.disconnect();
-    this.plot?.destroy();
-    this.plot = null;
-  }
-
-  private draw(): void {
+  protected override draw(): void {
     const spec = this.current!;
     this.plot?.destroy();
     const opts: uPlot.Options = {
@@ -93,8 +65,7 @@ export class CurveChart extends HTMLElement {
       legend: { show: false },
       cursor: { drag: { x: false, y: false } },
       scales: { x: { time: false }, y: { range: metricYRange } },
-      // Steps are integers: ticks at 1, 2, 5, 10, … only.
-      axes: [{ label: 'RL step', size: 34, labelSize: 16, incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000] }, { label: spec.yLabel, size: metricAxisSize, labelSize: 16, values: metricTicks }],
+      axes: [{ label: 'RL step', size: 34, labelSize: 16, incrs: STEP_INCRS }, { label: spec.yLabel, size: metricAxisSize, labelSize: 16, values: metricTicks }],
       series: [{}, ...spec.series.map((s) => ({ label: s.label, stroke: s.color, width: 1.6, spanGaps: true, points: { size: 4 } }))],
     };
     this.plot = new uPlot(opts, alignCurves(spec.series), this);

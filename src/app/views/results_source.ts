@@ -51,6 +51,45 @@ export async function loadSource(ref: SourceRef): Promise<ExperimentOutputJson> 
 }
 
 /**
+ * The source a view shows and its loaded output. `load` drops the old output, calls `onChange`
+ * (the view shows "Loading…"), and calls it again once the output or the error is in; a load
+ * overtaken by a later one is ignored, so a slow IndexedDB read cannot replace a newer pick.
+ */
+export class SourceLoader {
+  source: SourceRef | null = null;
+  output: ExperimentOutputJson | null = null;
+  /** Why the last load failed ('' when it did not). */
+  error = '';
+  private ticket = 0;
+
+  constructor(private readonly onChange: () => void) {}
+
+  /** Whether showing `ref` needs a load: another source, or this one without its output. */
+  needsLoad(ref: SourceRef | null): boolean {
+    return !sameSource(ref, this.source) || (ref !== null && !this.output);
+  }
+
+  /** Load `ref` (null: show none). Never throws: a failure lands in `error`. */
+  async load(ref: SourceRef | null): Promise<void> {
+    this.source = ref;
+    this.error = '';
+    this.output = null;
+    const ticket = ++this.ticket;
+    this.onChange();
+    if (!ref) return;
+    try {
+      const out = await loadSource(ref);
+      if (ticket !== this.ticket) return;
+      this.output = out;
+    } catch (e) {
+      if (ticket !== this.ticket) return;
+      this.error = (e as Error).message;
+    }
+    this.onChange();
+  }
+}
+
+/**
  * Read, validate and remember a results file (either shape, see results_store.ts).
  * @throws ResultsFileError naming the file and the bad field.
  */

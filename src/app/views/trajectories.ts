@@ -15,7 +15,7 @@
 import { html, nothing, render, type TemplateResult } from 'lit-html';
 import { loadTokenizer, type Tokenizer } from '../../model/tokenizer';
 import type { ExperimentOutputJson, TrajectorySampleJson } from '../results_store';
-import { loadSource, sameSource, SourcePicker, sourceFromParams, sourceParams, type SourceRef } from './results_source';
+import { SourceLoader, SourcePicker, sourceFromParams, sourceParams, type SourceRef } from './results_source';
 import '../results.css';
 
 export const TRAJ_DEFAULTS = { method: '', step: '', harness: '', family: '', outcome: '', traj: '', turn: '1', pos: '', color: 'mask', speed: '10' } as const;
@@ -127,12 +127,9 @@ function tagsList(t: TrajectorySampleJson): TemplateResult {
 }
 
 export class TrajectoriesView {
-  private source: SourceRef | null = null;
-  private output: ExperimentOutputJson | null = null;
-  private loadError = '';
+  private readonly loaded = new SourceLoader(() => this.draw());
   private inputs: Inputs = { ...TRAJ_DEFAULTS };
   private readonly picker: SourcePicker;
-  private loading = 0;
   private timer: ReturnType<typeof setInterval> | null = null;
 
   /** @param setParams called with the view's non-default inputs whenever the user changes one (→ URL). */
@@ -151,38 +148,20 @@ export class TrajectoriesView {
     for (const key of Object.keys(TRAJ_DEFAULTS) as (keyof Inputs)[]) if (params[key] !== undefined) this.inputs[key] = params[key];
     const ref = sourceFromParams(params);
     void this.picker.refresh();
-    if (!sameSource(ref, this.source) || (ref && !this.output)) void this.load(ref);
+    if (this.loaded.needsLoad(ref)) void this.loaded.load(ref);
     else this.draw();
   }
 
   private pick(ref: SourceRef | null): void {
     this.stop();
-    this.source = ref;
+    this.loaded.source = ref;
     this.inputs = { ...TRAJ_DEFAULTS, color: this.inputs.color, speed: this.inputs.speed };
     this.publish();
-    void this.load(ref);
-  }
-
-  private async load(ref: SourceRef | null): Promise<void> {
-    this.source = ref;
-    this.loadError = '';
-    this.output = null;
-    const ticket = ++this.loading;
-    this.draw();
-    if (!ref) return;
-    try {
-      const out = await loadSource(ref);
-      if (ticket !== this.loading) return;
-      this.output = out;
-    } catch (e) {
-      if (ticket !== this.loading) return;
-      this.loadError = (e as Error).message;
-    }
-    this.draw();
+    void this.loaded.load(ref);
   }
 
   private publish(): void {
-    const p: Record<string, string> = sourceParams(this.source);
+    const p: Record<string, string> = sourceParams(this.loaded.source);
     for (const key of Object.keys(TRAJ_DEFAULTS) as (keyof Inputs)[]) if (this.inputs[key] !== TRAJ_DEFAULTS[key]) p[key] = this.inputs[key];
     this.setParams(p);
   }
@@ -270,7 +249,7 @@ export class TrajectoriesView {
   // --- templates ----------------------------------------------------------------------------
 
   private template(): TemplateResult {
-    const out = this.output;
+    const out = this.loaded.output;
     return html`
       <section class="intro">
         <h1 tabindex="-1">Trajectories</h1>
@@ -278,9 +257,9 @@ export class TrajectoriesView {
           policy saw (loss mask 0); coloured tokens are what it sampled (loss mask 1), which is what
           the policy-gradient loss trains on, weighted by the advantage.</p>
       </section>
-      ${this.picker.template(this.source, 'Trajectories come from runs trained in this browser or results files that include them.')}
-      ${this.loadError ? html`<p class="error-box" id="traj-load-error" role="alert">${this.loadError}</p>` : nothing}
-      ${this.source && !out && !this.loadError ? html`<p class="note">Loading…</p>` : nothing}
+      ${this.picker.template(this.loaded.source, 'Trajectories come from runs trained in this browser or results files that include them.')}
+      ${this.loaded.error ? html`<p class="error-box" id="traj-load-error" role="alert">${this.loaded.error}</p>` : nothing}
+      ${this.loaded.source && !out && !this.loaded.error ? html`<p class="note">Loading…</p>` : nothing}
       ${out ? this.body(out) : nothing}
     `;
   }
