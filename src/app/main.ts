@@ -7,15 +7,23 @@
  * Every view writes its inputs into the URL fragment (history.replaceState, so typing does not
  * flood the history), so a copied URL opens the same view with the same parameters. Everything
  * is bundled: after load the app makes no network request.
+ *
+ * Offline: what a training run would fetch is fetched at load instead — the tokenizer and every
+ * model preset's base checkpoint go into Cache Storage (src/util/asset_fetch.ts; the runner and
+ * loadTokenizer read through it), and the training worker is started right away so its scripts
+ * are loaded while online (views/train.ts prewarmTrainWorker).
  */
 import './styles.css';
 import { DEFAULT_ROUTE, formatRoute, parseRoute, type ViewName } from './route';
 import { DesignView } from './views/design';
 import { InspectView } from './views/inspect';
 import { ResultsView } from './views/results';
-import { TrainView } from './views/train';
+import { prewarmTrainWorker, TrainView } from './views/train';
 import { TrajectoriesView } from './views/trajectories';
 import { probeWebGpu } from './webgpu_status';
+import { PRESET_NAMES as MODEL_PRESETS } from '../model/config';
+import { DEFAULT_TOKENIZER_URL } from '../model/tokenizer';
+import { baseCheckpointUrl, precacheAssets } from '../util/asset_fetch';
 
 interface ViewHandle {
   show(params: Record<string, string>): void;
@@ -119,3 +127,20 @@ void probeWebGpu().then((s) => {
   }
   banner.hidden = false;
 });
+
+// Offline use (see the header): after the first paint, so the views come first.
+// When both are done, <html data-offline-ready="true"> (tests wait for it: a worker's requests
+// do not count for the page's network idle).
+function prepareOffline(): void {
+  const worker = prewarmTrainWorker();
+  const assets = precacheAssets([DEFAULT_TOKENIZER_URL, ...MODEL_PRESETS.map(baseCheckpointUrl)]).then((entries) => {
+    const failed = entries.filter((e) => e.status === 'failed');
+    if (failed.length) console.warn(`offline cache: could not fetch ${failed.map((e) => `${e.url} (${e.error})`).join(', ')}; a run started offline may fail`);
+    return failed.length === 0;
+  });
+  void Promise.all([worker, assets]).then(([w, a]) => {
+    document.documentElement.dataset.offlineReady = String(w && a);
+  });
+}
+if (document.readyState === 'complete') prepareOffline();
+else window.addEventListener('load', prepareOffline, { once: true });

@@ -16,6 +16,10 @@ import { expose, transfer, type ProxyMarked } from 'comlink';
 import { checkpointPosition, runExperiment, type ExperimentOutput, type RunEvent } from '../experiment/runner';
 import { CheckpointStore } from '../storage/checkpoint_store';
 import { saveRunOutput } from './results_store';
+// Loaded with this worker — which the app starts at load (views/train.ts prewarmTrainWorker) —
+// so that the runner's in-process environments (`inProcessEnv`, used offline, see `start`)
+// import an already-loaded module and make no request. Referenced below so no bundler drops it.
+import { localEnvApi } from '../rollout/env';
 
 /** One stored checkpoint, as the view's table lists it. */
 export interface CheckpointRow {
@@ -70,6 +74,8 @@ export interface TrainWorkerApi {
    *   errors or device loss (message prefixed 'WebGPU device lost:').
    */
   start(specJson: unknown, opts: StartOptions, onEvent: ((ev: RunEvent) => void) & ProxyMarked): Promise<TrainOutcome>;
+  /** Answers once this worker's scripts are loaded (the app's offline readiness, views/train.ts prewarmTrainWorker). */
+  ping(): 'ready';
   /** Ask the running experiment to checkpoint after the current RL step and stop (no-op when idle). */
   requestStop(): void;
   /** Every stored checkpoint of every run, newest first. */
@@ -107,7 +113,13 @@ const api: TrainWorkerApi = {
     const lost0 = gpuErrors().length;
     try {
       if (!opts.resume) await withStore(opts.dbName, (s) => s.deleteRun(opts.runId));
+      // Offline, the rollout pool's environment workers could not load their scripts (every
+      // new worker fetches them; only this worker was loaded at app load), so environments run
+      // in this worker instead: the same episodes, without the pool's parallelism and watchdog.
+      const offline = navigator.onLine === false && typeof localEnvApi === 'function';
+      if (offline) void (onEvent({ type: 'log', message: 'offline: environments run in the training worker (no rollout workers)' }) as unknown as Promise<void>).catch(() => {});
       const out = await runExperiment(specJson, {
+        ...(offline ? { inProcessEnv: true } : {}),
         runId: opts.runId,
         resume: opts.resume,
         dbName: opts.dbName,
@@ -138,6 +150,9 @@ const api: TrainWorkerApi = {
     } finally {
       running = false;
     }
+  },
+  ping() {
+    return 'ready';
   },
   requestStop() {
     stop = true;

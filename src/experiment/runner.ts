@@ -37,6 +37,7 @@ import { GpuPolicy } from '../rollout/gpu_policy';
 import { WorkerPool } from '../rollout/worker_pool';
 import { CheckpointStore } from '../storage/checkpoint_store';
 import type { JsonValue } from '../storage/serialize';
+import { assetFetch, baseCheckpointUrl } from '../util/asset_fetch';
 import { Rng } from '../util/rng';
 import { grpoTrajectoryAdvantages, rowAdvantagesPerTrajectory, sampleTrajectories, type TrajectorySample } from './trajectory_sample';
 import { evaluate, type EvalResult, type EvalSets } from './evaluate';
@@ -216,10 +217,11 @@ function bytesToB64(bytes: Uint8Array): string {
  */
 async function startingParams(spec: ExperimentSpec, cfg: ModelConfig, preset: string, seed: number, tok: Tokenizer, warnings: string[], emit: Emit, explicit?: string): Promise<{ params: Float32Array; source: string }> {
   if (spec.model.init === 'base') {
-    const url = explicit ? '(--base file)' : `/base-${preset}.ckpt`;
+    const url = explicit ? '(--base file)' : baseCheckpointUrl(preset);
     let why = '';
     try {
-      const res = explicit ? null : await fetch(url);
+      // Through the app's asset cache (filled at load; a remembered absence answers 404), so a run started offline asks no network.
+      const res = explicit ? null : await assetFetch(url);
       // Vite answers a missing file with the app's index.html (SPA fallback), not a 404.
       if (res && (!res.ok || (res.headers.get('content-type') ?? '').includes('text/html'))) {
         why = `public/base-${preset}.ckpt not found: no base checkpoint ships yet`;

@@ -18,6 +18,8 @@
  * input length (each chunk costs O(MAX_CHUNK²) at most, once per distinct chunk).
  */
 
+import { assetFetch } from '../util/asset_fetch';
+
 /** File format identifier and version of `TokenizerFile`. */
 export const TOKENIZER_FORMAT = 'hlab-bpe';
 export const TOKENIZER_FORMAT_VERSION = 1;
@@ -313,11 +315,13 @@ export const TOKENIZER_V2_URL = '/tokenizer-v2.json';
 export const DEFAULT_TOKENIZER_URL = TOKENIZER_V2_URL;
 
 /**
- * Fetch and load a tokenizer file (browser, worker, or Node with an http URL).
+ * Fetch and load a tokenizer file (browser, worker, or Node with an http URL). Reads through
+ * `assetFetch`: the copy the app cached at load when there is one (so it works offline), else
+ * the network.
  * @throws Error naming the URL on an HTTP error, or the field of a malformed file.
  */
 export async function loadTokenizer(url: string = DEFAULT_TOKENIZER_URL): Promise<Tokenizer> {
-  const res = await fetch(url);
+  const res = await assetFetch(url);
   if (!res.ok) throw new Error(`loadTokenizer: ${url} answered HTTP ${res.status}`);
   return Tokenizer.fromJSON(await res.json());
 }

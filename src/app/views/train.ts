@@ -118,6 +118,50 @@ interface Curve {
 
 type EvalEv = Extract<RunEvent, { type: 'eval' }>;
 
+function newTrainWorker(): Worker {
+  return new Worker(new URL('../train_worker.ts', import.meta.url), { type: 'module' });
+}
+
+/** A training worker started at app load (`prewarmTrainWorker`), not yet taken by the view; null once taken or when it died. */
+let prewarmed: { worker: Worker; api: Remote<TrainWorkerApi>; dead: boolean } | null = null;
+
+/**
+ * Start the training worker now, before the Train view is opened (src/app/main.ts calls it at
+ * load): its scripts (and, in the dev server, its whole module graph) load while the app is
+ * online, so opening Train and starting a run later makes no network request (works offline).
+ * The first TrainView takes it over. Idempotent (later calls return the first promise).
+ * @returns resolves true once the worker answers (its scripts are loaded), false if it failed to load
+ */
+export function prewarmTrainWorker(): Promise<boolean> {
+  if (prewarmReady) return prewarmReady;
+  const worker = newTrainWorker();
+  // One comlink wrapper per worker, handed to the view: a second one would, when garbage
+  // collected, send comlink's release message and end the worker's exposure.
+  const p = { worker, api: wrap<TrainWorkerApi>(worker), dead: false };
+  prewarmed = p;
+  prewarmReady = new Promise<boolean>((resolve) => {
+    // A worker whose scripts failed to load is useless: the view starts a fresh one instead.
+    p.worker.addEventListener('error', (ev) => {
+      ev.preventDefault();
+      p.dead = true;
+      resolve(false);
+    });
+    // The worker's comlink endpoint exists only after its module graph loaded and ran.
+    void p.api.ping().then(() => resolve(true), () => resolve(false));
+  });
+  return prewarmReady;
+}
+let prewarmReady: Promise<boolean> | null = null;
+
+function takePrewarmedWorker(): { worker: Worker; api: Remote<TrainWorkerApi> } | null {
+  const p = prewarmed;
+  prewarmed = null;
+  if (!p) return null;
+  if (!p.dead) return p;
+  p.worker.terminate();
+  return null;
+}
+
 export class TrainView {
   private inputs: Inputs = { ...TRAIN_DEFAULTS };
   private text = '';
@@ -227,13 +271,14 @@ export class TrainView {
 
   private ensureWorker(): Remote<TrainWorkerApi> {
     if (this.api) return this.api;
-    const w = new Worker(new URL('../train_worker.ts', import.meta.url), { type: 'module' });
+    const pre = takePrewarmedWorker();
+    const w = pre?.worker ?? newTrainWorker();
     w.addEventListener('error', (ev) => {
       ev.preventDefault();
       this.onWorkerDied(`the training worker crashed${ev.message ? ` (${ev.message})` : ''}`);
     });
     this.worker = w;
-    this.api = wrap<TrainWorkerApi>(w);
+    this.api = pre?.api ?? wrap<TrainWorkerApi>(w);
     return this.api;
   }
 
