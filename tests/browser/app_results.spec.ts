@@ -48,6 +48,9 @@ test.beforeAll(async ({ browser }) => {
   page.on('dialog', (d) => void d.accept());
   await page.goto('/#/results');
   await expect(page.locator('#results-file')).toBeVisible();
+  // The app prewarms the training worker and precaches assets at load; wait until that is over
+  // so the worker's module loads are not counted as "requests after load" below.
+  await expect(page.locator('html')).toHaveAttribute('data-offline-ready', 'true', { timeout: 60_000 });
   fixtureText = await page.evaluate(async () => {
     const path = '/tests/browser/app_results.fixture.ts';
     const mod = (await import(/* @vite-ignore */ path)) as typeof import('./app_results.fixture');
@@ -154,6 +157,8 @@ test('results: an invalid file shows the bad field; a saved run opens from the l
 test('trajectories: filters, token-by-token replay, mask and advantage colours', async ({}, info) => {
   await openFile('fixture-results.json', fixtureText, '#results-file');
   // No network after load: the vocabulary was fetched while the app loaded.
+  // An earlier test may have reloaded the page: wait again for the prewarmed worker and cache.
+  await expect(page.locator('html')).toHaveAttribute('data-offline-ready', 'true', { timeout: 60_000 });
   const requests: string[] = [];
   const onRequest = (r: { url(): string }) => requests.push(r.url());
   page.on('request', onRequest);

@@ -179,6 +179,8 @@ test('works offline after load: no request leaves the page', async () => {
   await page.goto('/#/design');
   await expect(page.locator('#training-table tbody tr')).toHaveCount(18);
   await page.waitForLoadState('networkidle');
+  // networkidle does not see worker requests: wait for the prewarmed training worker and asset cache.
+  await expect(page.locator('html')).toHaveAttribute('data-offline-ready', 'true', { timeout: 60_000 });
   const after: string[] = [];
   const failed: string[] = [];
   page.on('request', (r) => after.push(r.url()));
