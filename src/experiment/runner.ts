@@ -492,6 +492,9 @@ export async function runExperiment(specJson: unknown, o: RunnerOptions = {}): P
         );
         if (step % every === 0 || step === runSteps || stopRequested()) await save();
       }
+      // A stop asked for during the last RL step: that step's checkpoint is saved; stop before
+      // the final evaluation (a resume runs it) instead of ignoring the pause.
+      if (status !== 'interrupted' && runSteps > 0 && st.step === runSteps && stepsThisCall > 0 && stopRequested()) status = 'interrupted';
       if (status === 'interrupted') {
         st.seconds += (performance.now() - rs0) / 1000;
         paramDigests.push(await sha256(await model.readParams()));

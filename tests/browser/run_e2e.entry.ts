@@ -76,3 +76,19 @@ export async function ppoAndPoison(steps: number, poison?: number) {
   const out = parse(await runExperimentInPage(tinySpec({ steps, algorithm: 'ppo' }), { dbName: db, runId: 'ppo', skipEval: true, inProcessEnv: true, syntheticReward: true, poisonStep: poison }));
   return { status: out.status, digest: out.paramDigests[0], steps: strip(out.curves[0].steps), skipped: out.results.runs[0].skippedSteps, applied: out.results.runs[0].steps };
 }
+
+/**
+ * A stop requested during the last RL step: the run stops before the final evaluation
+ * (status 'interrupted', no result yet); resuming runs only that evaluation.
+ */
+export async function stopAtLastStep(steps: number) {
+  const db = `hlab-laststop-${Math.random().toString(36).slice(2)}`;
+  const spec = { ...tinySpec({ steps }), evaluation: { testTasks: 1, samples: 1, inSpace: { mode: 'stratified', perDistance: 1, seed: 0 }, blackbox: [] } };
+  const o = { dbName: db, runId: 'laststop', inProcessEnv: true, syntheticReward: true };
+  const a = parse(await runExperimentInPage(spec, { ...o, stopAfterSteps: steps }));
+  const b = parse(await runExperimentInPage(spec, { ...o, resume: true }));
+  return {
+    a: { status: a.status, runs: a.results.runs.length, steps: a.curves[0]?.steps.length ?? 0 },
+    b: { status: b.status, runs: b.results.runs.length, steps: b.curves[0]?.steps.length ?? 0, stepsApplied: b.results.runs[0]?.steps ?? -1 },
+  };
+}

@@ -79,6 +79,17 @@ test('resume equivalence: N steps straight = N/2, page reload, N/2 more (same pa
   expect(b.digest).toBe(a.digest);
 });
 
+test('a stop during the last RL step is honoured before the final evaluation; resume runs only the evaluation', async ({ gpuPage, page }) => {
+  test.setTimeout(180_000);
+  await warmUp(page);
+  const r = await gpuPage.run<any>(ENTRY, 'stopAtLastStep', 2);
+  expect(r.a).toEqual({ status: 'interrupted', runs: 0, steps: 2 });
+  expect(r.b.status).toBe('done');
+  expect(r.b.runs).toBe(1);
+  expect(r.b.steps).toBe(2); // the history came from the checkpoint: no RL step was redone
+  expect(r.b.stepsApplied).toBeGreaterThan(0);
+});
+
 test('PPO trains the value head; a step with NaN log-probs is skipped and never applied', async ({ gpuPage, page }) => {
   test.setTimeout(180_000);
   await warmUp(page);
