@@ -72,6 +72,9 @@ export function validateTrainInputs(inp: Inputs, text: string): TrainInputs {
   }
   const specJson = { ...(json as Record<string, unknown>) };
   if (seed?.ok) specJson.seeds = [seed.value];
+  // The step override is part of the spec (and so of the run id): runs of different lengths
+  // must not share checkpoints or a "finished" state.
+  if (steps?.ok && specJson.rl && typeof specJson.rl === 'object') specJson.rl = { ...(specJson.rl as Record<string, unknown>), steps: steps.value };
   let spec: ExperimentSpec | undefined;
   try {
     spec = parseSpec(specJson, 'spec');
