@@ -31,6 +31,7 @@ import { loadTokenizer, type Tokenizer } from '../model/tokenizer';
 import { decodeBaseCheckpoint } from '../pretrain/checkpoint';
 import { rlLossConfig } from '../rl/config';
 import { RlTrainer, type RlUpdateMetrics } from '../rl/trainer';
+import { ppoAdvantages } from '../rl/trainer_batch';
 import { runEpisodes, type EnvBackend, type EpisodeRequest } from '../rollout/engine';
 import type { EnvApi } from '../rollout/env';
 import { GpuPolicy } from '../rollout/gpu_policy';
@@ -445,14 +446,14 @@ export async function runExperiment(specJson: unknown, o: RunnerOptions = {}): P
         if (o.syntheticReward) for (const t of ro.trajectories) t.reward = t.index % 2;
         if (o.poisonStep === step) for (const t of ro.trajectories) for (const u of t.turns) u.logprobs.fill(NaN);
         const rolloutMs = performance.now() - ts;
-        // PPO's per-token advantages come from the value head under the parameters that rolled
-        // out, so they are read before the update (one extra forward; GRPO's are computed on the CPU).
-        const ppoAdv = algorithm === 'ppo' ? await trainer.advantagesOnGpu(ro.trajectories).catch((e: Error) => e) : null;
         const up = await trainer.update(ro.trajectories, step);
         try {
-          if (ppoAdv instanceof Error) throw ppoAdv;
-          const adv = ppoAdv
-            ? rowAdvantagesPerTrajectory(ro.trajectories.length, ppoAdv.rows, ppoAdv.advantages)
+          // PPO: per-token advantages by the CPU GAE reference from the rows and V_old the update
+          // already computed (no second value forward); GRPO: per trajectory on the CPU.
+          const ppo = algorithm === 'ppo' ? trainer.lastPpoBatch : null;
+          if (algorithm === 'ppo' && !ppo) throw new Error('no PPO batch recorded by the update');
+          const adv = ppo
+            ? rowAdvantagesPerTrajectory(ro.trajectories.length, ppo.rows, ppoAdvantages(ro.trajectories, ppo.rows, ppo.oldValues, cfgRl).advantages)
             : grpoTrajectoryAdvantages(
                 ro.trajectories.map((t) => (Number.isFinite(t.reward) ? t.reward : 0)),
                 ro.trajectories.map((t) => t.group),

@@ -106,6 +106,12 @@ export class RlTrainer {
   readonly head: RlHead;
   /** The frozen reference policy (klCoef > 0 only): a copy of the starting parameters. */
   private readonly refModel: GpuModel | null;
+  /**
+   * The rows and V_old of the last `update` (PPO; null for GRPO or before the first update), so
+   * a caller can derive the step's advantages with the CPU reference (trainer_batch
+   * ppoAdvantages) without a second value forward.
+   */
+  lastPpoBatch: { rows: RlRows; oldValues: Float32Array } | null = null;
 
   private constructor(readonly gpu: Gpu, readonly model: GpuModel, readonly opts: RlTrainerOptions) {
     this.head = rlLossHead(gpu, opts.cfg, model.maxB * model.maxT);
@@ -206,6 +212,7 @@ export class RlTrainer {
     const rows = buildRows(trajs, this.opts.padId, this.model.maxT);
     const { B, T } = rows;
     const oldValues = cfg.algorithm === 'ppo' ? await this.values(rows.ids, B, T) : new Float32Array(B * T);
+    this.lastPpoBatch = cfg.algorithm === 'ppo' ? { rows, oldValues } : null;
     const refLogprobs = cfg.klCoef > 0 ? await this.refLogprobs(rows) : null;
     const adv = this.gpuAdvantages(trajs, rows, oldValues);
     this.head.useAdvantages({ R: B, T, advantages: adv.advantages, returns: adv.returns });

@@ -74,7 +74,15 @@ export async function straight(db: string, steps: number) {
 export async function ppoAndPoison(steps: number, poison?: number) {
   const db = `hlab-ppo-${Math.random().toString(36).slice(2)}`;
   const out = parse(await runExperimentInPage(tinySpec({ steps, algorithm: 'ppo' }), { dbName: db, runId: 'ppo', skipEval: true, inProcessEnv: true, syntheticReward: true, poisonStep: poison }));
-  return { status: out.status, digest: out.paramDigests[0], steps: strip(out.curves[0].steps), skipped: out.results.runs[0].skippedSteps, applied: out.results.runs[0].steps };
+  // Recorded trajectories: per-token advantages (one per action token) with their count of action tokens.
+  const traj = out.trajectories.map((t) => ({
+    step: t.step,
+    advantages: Array.isArray(t.advantage) ? t.advantage.length : -1,
+    actionTokens: t.turns.reduce((a, u) => a + u.actionIds.length, 0),
+    finite: Array.isArray(t.advantage) && t.advantage.every((x) => Number.isFinite(x)),
+    nonzero: Array.isArray(t.advantage) && t.advantage.some((x) => x !== 0),
+  }));
+  return { status: out.status, digest: out.paramDigests[0], steps: strip(out.curves[0].steps), skipped: out.results.runs[0].skippedSteps, applied: out.results.runs[0].steps, traj };
 }
 
 /**

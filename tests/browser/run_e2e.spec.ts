@@ -97,6 +97,13 @@ test('PPO trains the value head; a step with NaN log-probs is skipped and never 
   expect(one.steps[0].valueLoss).toBeGreaterThan(0);
   expect(one.steps[0].gradNorm).toBeGreaterThan(0);
   expect(one.skipped).toBe(0);
+  // The step's sampled trajectories carry PPO's per-token advantages (CPU GAE from the update's V_old).
+  expect(one.traj.length).toBeGreaterThan(0);
+  for (const t of one.traj) {
+    expect(t.advantages).toBe(t.actionTokens);
+    expect(t.finite).toBe(true);
+  }
+  expect(one.traj.some((t: any) => t.nonzero)).toBe(true);
   const two = await gpuPage.run<any>(ENTRY, 'ppoAndPoison', 2, 2);
   expect(two.status).toBe('done');
   expect(two.steps[0]).toEqual(one.steps[0]);
