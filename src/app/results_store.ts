@@ -232,8 +232,8 @@ export function parseResultsText(text: string, source = 'results.json'): Experim
   return parseResultsFile(json, source);
 }
 
-/** JSON text of an output with every non-finite number as null (what parseResultsText reads back). */
-export function outputToJsonText(output: ExperimentOutputJson | ExperimentOutput, indent = 2): string {
+/** JSON text of an output (or part of one) with every non-finite number as null (what parseResultsText reads back). */
+export function outputToJsonText(output: ExperimentOutputJson | ExperimentOutput | Partial<ExperimentOutput>, indent = 2): string {
   return JSON.stringify(output, (_k, v) => (typeof v === 'number' && !Number.isFinite(v) ? null : v), indent);
 }
 

@@ -5,6 +5,7 @@
  *
  * Pure, DOM-free.
  */
+import { hashString } from '../util/rng';
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 
@@ -51,16 +52,10 @@ export function canonicalJson(v: unknown): string {
 }
 
 /**
- * 8 hex digits of FNV-1a (32-bit) over the UTF-16 code units of the canonical JSON: a short id
+ * 8 hex digits of FNV-1a (32-bit, util/rng.ts hashString) over the canonical JSON: a short id
  * that changes whenever the spec does (not a cryptographic hash: it only keeps different specs'
  * checkpoints apart).
  */
 export function specHash(v: unknown): string {
-  const s = canonicalJson(v);
-  let h = 0x811c9dc5;
-  for (let i = 0; i < s.length; i++) {
-    h ^= s.charCodeAt(i);
-    h = Math.imul(h, 0x01000193) >>> 0;
-  }
-  return h.toString(16).padStart(8, '0');
+  return hashString(canonicalJson(v)).toString(16).padStart(8, '0');
 }

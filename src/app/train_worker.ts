@@ -15,7 +15,7 @@
 import { expose, transfer, type ProxyMarked } from 'comlink';
 import { checkpointPosition, runExperiment, type ExperimentOutput, type RunEvent } from '../experiment/runner';
 import { CheckpointStore } from '../storage/checkpoint_store';
-import { saveRunOutput } from './results_store';
+import { outputToJsonText, saveRunOutput } from './results_store';
 // Loaded with this worker — which the app starts at load (views/train.ts prewarmTrainWorker) —
 // so that the runner's in-process environments (`inProcessEnv`, used offline, see `start`)
 // import an already-loaded module and make no request. Referenced below so no bundler drops it.
@@ -141,7 +141,7 @@ const api: TrainWorkerApi = {
       }
       // NaN → null: the same JSON the CLI writes, and what the results store keeps.
       const lean = { status: out.status, results: out.results, warnings: out.warnings, starts: out.starts, seconds: out.seconds };
-      const output = JSON.parse(JSON.stringify(lean, (_k, v) => (typeof v === 'number' && !Number.isFinite(v) ? null : v))) as TrainOutcome['output'];
+      const output = JSON.parse(outputToJsonText(lean, 0)) as TrainOutcome['output'];
       return { output, savedAs, saveError };
     } catch (e) {
       const lost = gpuErrors().slice(lost0).find((m) => m.startsWith('device lost'));

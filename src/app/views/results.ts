@@ -15,6 +15,7 @@ import { html, nothing, render, type TemplateResult } from 'lit-html';
 import { byMethod, formatPct, meanStd, resultsCsv, type ExperimentResults, type RunResult } from '../../experiment/results';
 import { outputToJsonText, type ExperimentOutputJson, type RunResultJson } from '../results_store';
 import { CurveChart, type CurveChartSpec } from './results_charts';
+import { SERIES_COLORS } from '../line_chart';
 import { SourceLoader, SourcePicker, sourceFromParams, sourceParams, type SourceRef } from './results_source';
 import { formatRoute } from '../route';
 import '../results.css';
@@ -114,8 +115,8 @@ const CURVE_METRICS = [
   { key: 'gradNorm', title: 'Gradient norm', y: '‖g‖' },
 ] as const;
 
-/** One colour per run (cycled); the same order as the curves. */
-export const RUN_COLORS = ['#2f6db5', '#d9822b', '#1a7f37', '#b42318', '#7c4dbd', '#0f8b8d', '#8c6d1f', '#c2185b'];
+/** One colour per run (cycled, the Train view's palette); the same order as the curves. */
+const RUN_COLORS = SERIES_COLORS;
 
 /** The six curve charts' specs: one series per (method, seed) run. */
 export function curveSpecs(out: ExperimentOutputJson): CurveChartSpec[] {
@@ -192,6 +193,8 @@ export class ResultsView {
   private readonly loaded = new SourceLoader(() => this.draw());
   private exportError = '';
   private readonly picker: SourcePicker;
+  /** Tables and chart specs of the loaded output, computed once per output rather than per render. */
+  private derived: { out: ExperimentOutputJson; table: PaperTable; beh: ReturnType<typeof behaviourTable>; ph: ReturnType<typeof perHarnessTable>; specs: CurveChartSpec[] } | null = null;
 
   /** @param setParams called with the view's inputs whenever the user changes the source (→ URL). */
   constructor(
@@ -224,10 +227,18 @@ export class ResultsView {
     render(this.template(), this.el);
   }
 
+  private derive(out: ExperimentOutputJson): NonNullable<ResultsView['derived']> {
+    if (this.derived?.out !== out) {
+      const runs = out.results.runs;
+      this.derived = { out, table: paperTable(runs), beh: behaviourTable(runs), ph: perHarnessTable(runs), specs: curveSpecs(out) };
+    }
+    return this.derived;
+  }
+
   private async exportPng(out: ExperimentOutputJson): Promise<void> {
     try {
       const charts = [...this.el.querySelectorAll<CurveChart>('hl-curve-chart')].map((c) => c.canvas).filter((c): c is HTMLCanvasElement => !!c);
-      const blob = await composePng(`pass@1 (%) — ${out.results.spec}; in-space set: ${out.results.evalSet}; mean ± std over seeds`, paperTable(out.results.runs), charts);
+      const blob = await composePng(`pass@1 (%) — ${out.results.spec}; in-space set: ${out.results.evalSet}; mean ± std over seeds`, this.derive(out).table, charts);
       downloadBlob(`${stem(out)}-results.png`, blob);
     } catch (e) {
       this.exportError = `PNG export failed: ${(e as Error).message}`;
@@ -253,10 +264,7 @@ export class ResultsView {
 
   private outputSections(out: ExperimentOutputJson): TemplateResult {
     const runs = out.results.runs;
-    const table = paperTable(runs);
-    const beh = behaviourTable(runs);
-    const ph = perHarnessTable(runs);
-    const specs = curveSpecs(out);
+    const { table, beh, ph, specs } = this.derive(out);
     return html`
       <section class="card" aria-labelledby="results-h">
         <div class="results-head">

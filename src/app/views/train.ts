@@ -23,6 +23,7 @@ import type { CheckpointRow, TrainOutcome, TrainWorkerApi } from '../train_worke
 import { errorId, field, parseChoice, parseIntField } from '../fields';
 import { applyMergePatch, mergePatch, specHash } from '../spec_patch';
 import { SERIES_COLORS, type LineChartSpec } from '../line_chart';
+import { downloadBlob } from './results';
 import '../line_chart';
 import './train.css';
 
@@ -170,6 +171,7 @@ export class TrainView {
   private text = '';
   private editsError: string | null = null;
   private paramsKey: string | null = null;
+  private validCache: { inputs: Inputs; text: string; v: TrainInputs } | null = null;
 
   private worker: Worker | null = null;
   private api: Remote<TrainWorkerApi> | null = null;
@@ -239,7 +241,7 @@ export class TrainView {
   private setInput(name: keyof Inputs, value: string): void {
     this.inputs = { ...this.inputs, [name]: value };
     if (name === 'preset' && (PRESET_NAMES as readonly string[]).includes(value)) {
-      this.inputs.edits = '';
+      this.inputs = { ...this.inputs, edits: '' };
       this.text = this.textFor(this.inputs);
     }
     this.pushParams();
@@ -328,7 +330,7 @@ export class TrainView {
   }
 
   private async run(resume: boolean): Promise<void> {
-    const v = validateTrainInputs(this.inputs, this.text);
+    const v = this.validated();
     if (hasErrors(v) || !v.spec || !v.runId || !v.specJson) return;
     const api = this.ensureWorker();
     this.phase = 'running';
@@ -421,14 +423,7 @@ export class TrainView {
   private async exportCheckpoint(row: CheckpointRow): Promise<void> {
     try {
       const bytes = await this.ensureWorker().exportCheckpoint(row.runId, row.step);
-      const url = URL.createObjectURL(new Blob([bytes as Uint8Array<ArrayBuffer>], { type: 'application/octet-stream' }));
-      const a = document.createElement('a');
-      a.href = url;
-      a.download = `${row.runId}-step${row.step}.hlab`;
-      document.body.append(a);
-      a.click();
-      a.remove();
-      setTimeout(() => URL.revokeObjectURL(url), 60_000);
+      downloadBlob(`${row.runId}-step${row.step}.hlab`, new Blob([bytes as Uint8Array<ArrayBuffer>], { type: 'application/octet-stream' }));
       this.ckptNote = `Exported ${row.runId} step ${row.step} (${fmtBytes(bytes.byteLength)}).`;
     } catch (e) {
       this.ckptNote = `Export failed: ${(e as Error).message}`;
@@ -441,7 +436,7 @@ export class TrainView {
     if (!file) return;
     try {
       const r = await this.ensureWorker().importCheckpoint(new Uint8Array(await file.arrayBuffer()));
-      const v = validateTrainInputs(this.inputs, this.text);
+      const v = this.validated();
       this.ckptNote =
         `Imported ${file.name}: run ${r.runId}, step ${r.step}.` +
         (v.runId && v.runId !== r.runId ? ` Resume continues the run of the spec in the editor (${v.runId}); open the spec this checkpoint was written for to resume it.` : '');
@@ -464,9 +459,22 @@ export class TrainView {
 
   // ---- drawing -----------------------------------------------------------------------------
 
+  /**
+   * validateTrainInputs of the current inputs, recomputed only when they change: draws come
+   * every REDRAW_MS during a run and would otherwise re-parse and re-hash the spec each time.
+   * (Every input change replaces `this.inputs` or `this.text`, so identity is the key.)
+   */
+  private validated(): TrainInputs {
+    const c = this.validCache;
+    if (c && c.inputs === this.inputs && c.text === this.text) return c.v;
+    const v = validateTrainInputs(this.inputs, this.text);
+    this.validCache = { inputs: this.inputs, text: this.text, v };
+    return v;
+  }
+
   private draw(): void {
     this.lastDraw = performance.now();
-    render(this.template(validateTrainInputs(this.inputs, this.text)), this.el);
+    render(this.template(this.validated()), this.el);
   }
 
   private template(v: TrainInputs): TemplateResult {
