@@ -4,8 +4,8 @@
  * rule the WGSL step implements.
  *
  * Why it exists: on a machine without a GPU, WebGPU runs on SwiftShader at ≈ 0.3–1.8 GFLOP/s
- * (../shared/WEBGPU-NOTES.md), while TF.js-wasm runs the same matmuls at 6–17 GFLOP/s on one
- * core. Pretraining the base model is an offline job (its checkpoint ships in public/ with the
+ * (../shared/WEBGPU-NOTES.md), while TF.js-wasm ran 2-D matmuls of our shapes at 6–17 GFLOP/s on
+ * one core (an ad-hoc measurement, not a checked-in benchmark; docs/PRETRAIN.md). Pretraining the base model is an offline job (its checkpoint ships in public/ with the
  * command that rebuilds it), so it may use the fastest exact path the machine has; RL and
  * everything the app does stay on our WGSL engine. The architecture is the one of
  * cpu_model.ts (GPT-2 pre-LN, tied head, tanh GELU, LayerNorm ε = 1e-5, causal attention
@@ -78,8 +78,8 @@ function gatherRows(table: tf.Tensor2D, index: Int32Array): tf.Tensor2D {
 
 /**
  * a @ b for (…, n, k) @ (…, k, m) with every product, forward and backward, in the
- * untransposed form: TF.js-wasm runs matMul with a transpose flag ≈ 4× slower than with an
- * explicit tf.transpose first (measured: 1.2–1.3 vs 4.5–4.9 GFLOP/s at 3328×64×256), and
+ * untransposed form: TF.js-wasm ran matMul with a transpose flag ≈ 4× slower than with an
+ * explicit tf.transpose first (ad hoc: 1.2–1.3 vs 4.5–4.9 GFLOP/s at 3328×64×256), and
  * autodiff of matMul emits the flagged forms (da = dy·bᵀ, db = aᵀ·dy).
  */
 function mm(a: tf.Tensor, b: tf.Tensor): tf.Tensor {
@@ -194,10 +194,13 @@ export class WasmSftGraph {
 
   /** Replace the parameters (after an optimizer step). @param params (P) f32 */
   write(params: Float32Array): void {
-    for (const e of this.layout.entries) {
-      const x = this.vars.get(e.name);
-      if (x) x.assign(tf.tensor(params.subarray(e.offset, e.offset + e.size), e.shape));
-    }
+    // tidy: the temporary tensors are released, the variables keep their new data.
+    tf.tidy(() => {
+      for (const e of this.layout.entries) {
+        const x = this.vars.get(e.name);
+        if (x) x.assign(tf.tensor(params.subarray(e.offset, e.offset + e.size), e.shape));
+      }
+    });
   }
 
   /** Loss and flat gradients of `batch` (class doc). */

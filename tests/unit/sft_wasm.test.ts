@@ -91,6 +91,11 @@ describe('WasmSftGraph (TF.js-wasm) = CPU reference model', () => {
       d = Math.max(d, Math.abs(pa[i] - pb[i]));
       moved = Math.max(moved, Math.abs(pa[i] - init[i]));
     }
+    // No tensor leaks per step (loss graph, gradients, parameter writes): memory stays flat.
+    const { memory } = await import('@tensorflow/tfjs');
+    const before = memory().numTensors;
+    await wasm.step(randomBatch(200), 3e-3, 4);
+    expect(memory().numTensors).toBe(before);
     wasm.dispose();
     expect(moved).toBeGreaterThan(1e-3);
     expect(d).toBeLessThan(2e-5);
