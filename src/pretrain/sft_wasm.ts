@@ -5,8 +5,9 @@
  *
  * Why it exists: on a machine without a GPU, WebGPU runs on SwiftShader at ≈ 0.3–1.8 GFLOP/s
  * (../shared/WEBGPU-NOTES.md), while TF.js-wasm ran 2-D matmuls of our shapes at 6–17 GFLOP/s on
- * one core (an ad-hoc measurement, not a checked-in benchmark; docs/PRETRAIN.md). Pretraining the base model is an offline job (its checkpoint ships in public/ with the
- * command that rebuilds it), so it may use the fastest exact path the machine has; RL and
+ * one core (an ad-hoc measurement, not a checked-in benchmark; docs/PRETRAIN.md). Pretraining
+ * the base model is an offline job (its checkpoint ships in public/ with the command that
+ * rebuilds it), so it may use the fastest exact path the machine has; RL and
  * everything the app does stay on our WGSL engine. The architecture is the one of
  * cpu_model.ts (GPT-2 pre-LN, tied head, tanh GELU, LayerNorm ε = 1e-5, causal attention
  * scaled by 1/√HS); the parity test (tests/unit/sft_wasm.test.ts) compares loss and every
