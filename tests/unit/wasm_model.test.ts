@@ -1,0 +1,132 @@
+/**
+ * The CPU engine (src/wasm) against the f64 CPU reference model (src/model/cpu_model.ts):
+ * forward logits and values, every parameter gradient, AdamW steps; odd sizes and padded rows;
+ * bit-identical results for 1 and 2 threads. Tolerances are stated per check, relative to the
+ * largest magnitude of the reference tensor (f32 arithmetic with sequential sums vs f64).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WasmEngine } from '../../src/wasm/engine';
+import { WasmModel } from '../../src/wasm/model';
+import { cpuForward, cpuBackward } from '../../src/model/cpu_model';
+import { initParams } from '../../src/model/init';
+import { paramLayout } from '../../src/model/layout';
+import { adamwUpdateRef } from '../../src/kernels/adamw_update.ref';
+import type { ModelConfig } from '../../src/model/config';
+import { Rng } from '../../src/util/rng';
+
+const cfg: ModelConfig = { vocabSize: 37, maxT: 24, C: 24, L: 2, NH: 3 };
+const B = 3;
+const T = 13;
+const lengths = Int32Array.from([13, 7, 1]);
+
+function maxAbs(a: ArrayLike<number>): number {
+  let m = 0;
+  for (let i = 0; i < a.length; i++) m = Math.max(m, Math.abs(a[i]));
+  return m;
+}
+function maxErr(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  let m = 0;
+  for (let i = 0; i < a.length; i++) m = Math.max(m, Math.abs(a[i] - b[i]));
+  return m;
+}
+
+function setup(seed: number) {
+  const rng = new Rng(seed);
+  const params = initParams(cfg, seed);
+  // Larger-than-init values so every term matters (LayerNorm gains ≠ 1, biases ≠ 0).
+  for (let i = 0; i < params.length; i++) params[i] += 0.05 * (rng.float() - 0.5);
+  const ids = new Int32Array(B * T);
+  for (let i = 0; i < ids.length; i++) ids[i] = rng.int(cfg.vocabSize);
+  const scored: number[] = [];
+  for (let b = 0; b < B; b++) for (let t = 0; t < lengths[b]; t++) if (t % 2 === 0 || b === 1) scored.push(b * T + t);
+  const S = scored.length;
+  const dlogitsS = new Float32Array(S * cfg.vocabSize).map(() => rng.float() - 0.5);
+  const dvalues = new Float32Array(B * T);
+  for (let b = 0; b < B; b++) for (let t = 0; t < lengths[b]; t++) dvalues[b * T + t] = rng.float() - 0.5;
+  return { params, ids, scored: Int32Array.from(scored), dlogitsS, dvalues };
+}
+
+describe('WasmModel (CPU engine) vs the f64 reference', () => {
+  let e1: WasmEngine;
+  let e2: WasmEngine;
+  beforeAll(async () => {
+    e1 = await WasmEngine.create({ threads: 1 });
+    e2 = await WasmEngine.create({ threads: 2 });
+  });
+  afterAll(() => {
+    e1.destroy();
+    e2.destroy();
+  });
+
+  function run(e: WasmEngine, seed: number) {
+    const s = setup(seed);
+    const m = WasmModel.create(e, cfg);
+    m.writeParams(s.params);
+    const f = m.forward(s.ids, lengths, B, T, s.scored, true);
+    const logits = f.logits.read().subarray(0, s.scored.length * cfg.vocabSize);
+    const values = f.values!.read();
+    const dl = m.scratch(s.dlogitsS.length, 'dlogits');
+    dl.write(s.dlogitsS);
+    m.backward(f, dl, s.dvalues);
+    const grads = m.grads.read();
+    m.endStep();
+    return { s, m, logits, values, grads };
+  }
+
+  it('forward logits/values and every gradient match cpuForward/cpuBackward in f64 (tolerance 2e-5 of max |ref|)', () => {
+    const { s, logits, values, grads } = run(e1, 1);
+    const V = cfg.vocabSize;
+    const p64 = Float64Array.from(s.params);
+    const ref = cpuForward(cfg, p64, s.ids, lengths, { B, T });
+    const refLogits = new Float64Array(s.scored.length * V);
+    s.scored.forEach((pos, k) => refLogits.set(ref.logits.subarray(pos * V, pos * V + V), k * V));
+    expect(maxErr(logits, refLogits) / maxAbs(refLogits)).toBeLessThan(2e-5);
+    const valid: number[] = [];
+    for (let b = 0; b < B; b++) for (let t = 0; t < lengths[b]; t++) valid.push(b * T + t);
+    expect(maxErr(valid.map((i) => values[i]), valid.map((i) => ref.values[i])) / maxAbs(ref.values)).toBeLessThan(2e-5);
+    const dl64 = new Float64Array(B * T * V);
+    s.scored.forEach((pos, k) => dl64.set(s.dlogitsS.subarray(k * V, k * V + V), pos * V));
+    const g64 = cpuBackward(p64, ref.cache, dl64, Float64Array.from(s.dvalues));
+    for (const ent of paramLayout(cfg).entries) {
+      const a = grads.subarray(ent.offset, ent.offset + ent.size);
+      const r = g64.subarray(ent.offset, ent.offset + ent.size);
+      const scale = Math.max(maxAbs(r), 1e-6);
+      expect(maxErr(a, r) / scale, ent.name).toBeLessThan(2e-4);
+    }
+  });
+
+  it('1 and 2 threads give bit-identical logits, values and gradients', () => {
+    const a = run(e1, 2);
+    const b = run(e2, 2);
+    expect(Buffer.from(a.logits.buffer, a.logits.byteOffset, a.logits.byteLength).equals(Buffer.from(b.logits.buffer, b.logits.byteOffset, b.logits.byteLength))).toBe(true);
+    expect(Array.from(a.values)).toEqual(Array.from(b.values));
+    expect(Array.from(a.grads)).toEqual(Array.from(b.grads));
+  });
+
+  it('AdamW with clipping matches adamwUpdateRef (3 steps, tolerance 1e-6 of max |p|)', () => {
+    const { s, m } = run(e2, 3);
+    const p = s.params.slice();
+    const mm = new Float32Array(p.length);
+    const vv = new Float32Array(p.length);
+    const rng = new Rng(9);
+    for (let step = 1; step <= 3; step++) {
+      const g = new Float32Array(p.length).map(() => rng.float() - 0.5);
+      m.grads.write(g);
+      const hp = { lr: 1e-2, beta1: 0.9, beta2: 0.95, eps: 1e-8, weightDecay: 0.1, maxNorm: 1, step };
+      const r = m.optimizerStep(hp);
+      let ss = 0;
+      for (const x of g) ss += x * x;
+      const norm = Math.sqrt(ss);
+      expect(Math.abs(r.norm - norm) / norm).toBeLessThan(1e-6);
+      adamwUpdateRef(p, g, mm, vv, { ...hp, gradScale: Math.min(1, 1 / (norm + 1e-6)) });
+    }
+    expect(maxErr(m.readParams(), p) / maxAbs(p)).toBeLessThan(1e-6);
+  });
+
+  it('bad shapes get an error naming the tensor', () => {
+    const m = WasmModel.create(e1, cfg);
+    expect(() => m.forward(new Int32Array(5), lengths, B, T, new Int32Array(0), false)).toThrow(/ids has 5 values/);
+    expect(() => m.forward(new Int32Array(B * T), Int32Array.from([1, 2, 30]), B, T, new Int32Array(0), false)).toThrow(/lengths\[2\] = 30/);
+    expect(() => m.writeParams(new Float32Array(3))).toThrow(/params: expected/);
+  });
+});
