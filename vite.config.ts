@@ -29,6 +29,7 @@ export default defineConfig({
   build: { target: 'es2022' },
   test: {
     include: ['tests/unit/**/*.test.ts'],
+    globalSetup: ['tests/setup/build_wasm.ts'],
     environment: 'node',
     // 2-core CI machines: keep the pool small so browser tests started after us are not starved.
     maxWorkers: 2,
