@@ -34,6 +34,8 @@ const CTRL_WORDS = 16;
 const TASK_WORDS = 64;
 const PAGE = 65536;
 const MAX_PAGES = 32768;
+/** Below this many flops an op runs on the calling thread alone (a wake-up costs ~10–50 µs). */
+export const PARALLEL_MIN_WORK = 200_000;
 
 /**
  * The worker's whole program, as source text so it needs no bundler or loader: it instantiates
@@ -223,11 +225,14 @@ export class WasmEngine {
   }
 
   /**
-   * Run op `name` with i32 arguments on all threads (or, `parallel` false, on this one only).
+   * Run op `name` with i32 arguments on all threads, or on this one only when `work` (about
+   * the op's flops) is below PARALLEL_MIN_WORK, where waking the workers costs more than it
+   * saves (a decode step's small products). The result is the same either way.
    * f32 arguments are passed as their bit patterns (see `f32bits`).
    * @throws Error when a thread trapped in the kernel.
    */
-  dispatch(op: number, args: readonly number[], parallel = true): void {
+  dispatch(op: number, args: readonly number[], work = Infinity): void {
+    const parallel = work >= PARALLEL_MIN_WORK;
     if (this.destroyed) throw new Error('WasmEngine: used after destroy()');
     if (args.length + 1 > TASK_WORDS) throw new Error(`WasmEngine.dispatch: ${args.length} arguments exceed ${TASK_WORDS - 1}`);
     const task = new Int32Array(this.memory.buffer, this.taskPtr, TASK_WORDS);

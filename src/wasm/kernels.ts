@@ -59,7 +59,7 @@ export function gemm(e: WasmEngine, g: GemmArgs, rows: number, M: number, K: num
     if (!g.bias) throw new Error(`${o}: init 'bias' needs a bias`);
     need(o, 'bias', g.bias, M, '(M)');
   }
-  e.dispatch(op(e, 'GEMM'), [g.a.ptr, g.rowStride, g.colStride, g.b.ptr, M, g.c.ptr, M, g.bias?.ptr ?? 0, INIT[g.init], rows, M, K]);
+  e.dispatch(op(e, 'GEMM'), [g.a.ptr, g.rowStride, g.colStride, g.b.ptr, M, g.c.ptr, M, g.bias?.ptr ?? 0, INIT[g.init], rows, M, K], 2 * rows * M * K);
 }
 
 /** matmul_forward: out (N,M) = inp (N,K) · Wᵀ + bias, reading weightT = Wᵀ (K,M). */
@@ -83,7 +83,7 @@ export function matmulBackward(
   if (g.dbias) {
     need('matmulBackward', 'dout', dout, N * M, '(N,M)');
     need('matmulBackward', 'dbias', g.dbias, M, '(M)');
-    e.dispatch(op(e, 'BIAS_GRAD'), [dout.ptr, g.dbias.ptr, N, M]);
+    e.dispatch(op(e, 'BIAS_GRAD'), [dout.ptr, g.dbias.ptr, N, M], N * M);
   }
 }
 
@@ -91,7 +91,7 @@ export function matmulBackward(
 export function transpose(e: WasmEngine, src: Arr, dst: Arr, R: number, C: number): void {
   need('transpose', 'src', src, R * C, '(R,C)');
   need('transpose', 'dst', dst, R * C, '(C,R)');
-  e.dispatch(op(e, 'TRANSPOSE'), [src.ptr, dst.ptr, R, C]);
+  e.dispatch(op(e, 'TRANSPOSE'), [src.ptr, dst.ptr, R, C], 4 * R * C);
 }
 
 export function layernormForward(e: WasmEngine, inp: Arr, w: Arr, b: Arr, out: Arr, mean: Arr, rstd: Arr, d: { N: number; C: number }): void {
@@ -102,7 +102,7 @@ export function layernormForward(e: WasmEngine, inp: Arr, w: Arr, b: Arr, out: A
   need(o, 'b', b, d.C, '(C)');
   need(o, 'mean', mean, d.N, '(N)');
   need(o, 'rstd', rstd, d.N, '(N)');
-  e.dispatch(op(e, 'LAYERNORM_FORWARD'), [inp.ptr, w.ptr, b.ptr, out.ptr, mean.ptr, rstd.ptr, d.N, d.C]);
+  e.dispatch(op(e, 'LAYERNORM_FORWARD'), [inp.ptr, w.ptr, b.ptr, out.ptr, mean.ptr, rstd.ptr, d.N, d.C], 8 * d.N * d.C);
 }
 
 /** layernorm_backward: dinp += …, dw += …, db += … (llm.c formulation, as layernormBackwardRef). */
@@ -113,14 +113,14 @@ export function layernormBackward(e: WasmEngine, dout: Arr, inp: Arr, w: Arr, me
   need(o, 'dinp', g.dinp, d.N * d.C, '(N,C)');
   need(o, 'dw', g.dw, d.C, '(C)');
   need(o, 'db', g.db, d.C, '(C)');
-  e.dispatch(op(e, 'LAYERNORM_BACKWARD_DINP'), [dout.ptr, inp.ptr, w.ptr, mean.ptr, rstd.ptr, g.dinp.ptr, d.N, d.C]);
-  e.dispatch(op(e, 'LAYERNORM_BACKWARD_DWDB'), [dout.ptr, inp.ptr, mean.ptr, rstd.ptr, g.dw.ptr, g.db.ptr, d.N, d.C]);
+  e.dispatch(op(e, 'LAYERNORM_BACKWARD_DINP'), [dout.ptr, inp.ptr, w.ptr, mean.ptr, rstd.ptr, g.dinp.ptr, d.N, d.C], 12 * d.N * d.C);
+  e.dispatch(op(e, 'LAYERNORM_BACKWARD_DWDB'), [dout.ptr, inp.ptr, mean.ptr, rstd.ptr, g.dw.ptr, g.db.ptr, d.N, d.C], 6 * d.N * d.C);
 }
 
 export function geluForward(e: WasmEngine, inp: Arr, out: Arr, n: number): void {
   need('geluForward', 'inp', inp, n, '(n)');
   need('geluForward', 'out', out, n, '(n)');
-  e.dispatch(op(e, 'GELU_FORWARD'), [inp.ptr, out.ptr, n]);
+  e.dispatch(op(e, 'GELU_FORWARD'), [inp.ptr, out.ptr, n], 20 * n);
 }
 
 /** dinp = dout·GELU'(inp); dinp may alias dout. */
@@ -128,7 +128,7 @@ export function geluBackward(e: WasmEngine, dout: Arr, inp: Arr, dinp: Arr, n: n
   need('geluBackward', 'dout', dout, n, '(n)');
   need('geluBackward', 'inp', inp, n, '(n)');
   need('geluBackward', 'dinp', dinp, n, '(n)');
-  e.dispatch(op(e, 'GELU_BACKWARD'), [dout.ptr, inp.ptr, dinp.ptr, n]);
+  e.dispatch(op(e, 'GELU_BACKWARD'), [dout.ptr, inp.ptr, dinp.ptr, n], 30 * n);
 }
 
 /** residual_forward: out = a + b (out may alias a). */
@@ -136,33 +136,33 @@ export function residualForward(e: WasmEngine, a: Arr, b: Arr, out: Arr, n: numb
   need('residualForward', 'a', a, n, '(n)');
   need('residualForward', 'b', b, n, '(n)');
   need('residualForward', 'out', out, n, '(n)');
-  e.dispatch(op(e, 'ADD'), [a.ptr, b.ptr, out.ptr, n]);
+  e.dispatch(op(e, 'ADD'), [a.ptr, b.ptr, out.ptr, n], n);
 }
 
 /** dst (S,C) row s = src row idx[s]; idx (S) i32 in [0, rows of src). */
 export function gatherRows(e: WasmEngine, src: Arr, idx: Arr, dst: Arr, S: number, C: number): void {
   need('gatherRows', 'idx', idx, S, '(S)');
   need('gatherRows', 'dst', dst, S * C, '(S,C)');
-  e.dispatch(op(e, 'GATHER_ROWS'), [src.ptr, idx.ptr, dst.ptr, S, C]);
+  e.dispatch(op(e, 'GATHER_ROWS'), [src.ptr, idx.ptr, dst.ptr, S, C], S * C);
 }
 
 /** dst row idx[s] += src row s; idx distinct. */
 export function scatterAddRows(e: WasmEngine, src: Arr, idx: Arr, dst: Arr, S: number, C: number): void {
   need('scatterAddRows', 'idx', idx, S, '(S)');
   need('scatterAddRows', 'src', src, S * C, '(S,C)');
-  e.dispatch(op(e, 'SCATTER_ADD_ROWS'), [src.ptr, idx.ptr, dst.ptr, S, C]);
+  e.dispatch(op(e, 'SCATTER_ADD_ROWS'), [src.ptr, idx.ptr, dst.ptr, S, C], S * C);
 }
 
 export function encoderForward(e: WasmEngine, ids: Arr, wte: Arr, wpe: Arr, out: Arr, d: { B: number; T: number; C: number }): void {
   need('encoderForward', 'ids', ids, d.B * d.T, '(B,T)');
   need('encoderForward', 'out', out, d.B * d.T * d.C, '(B,T,C)');
-  e.dispatch(op(e, 'ENCODER_FORWARD'), [ids.ptr, wte.ptr, wpe.ptr, out.ptr, d.B, d.T, d.C]);
+  e.dispatch(op(e, 'ENCODER_FORWARD'), [ids.ptr, wte.ptr, wpe.ptr, out.ptr, d.B, d.T, d.C], d.B * d.T * d.C);
 }
 
 /** dwte[ids] += dout, dwpe[t] += dout (rows in increasing order). */
 export function encoderBackward(e: WasmEngine, dout: Arr, ids: Arr, dwte: Arr, dwpe: Arr, d: { B: number; T: number; C: number }): void {
   need('encoderBackward', 'dout', dout, d.B * d.T * d.C, '(B,T,C)');
-  e.dispatch(op(e, 'ENCODER_BACKWARD'), [dout.ptr, ids.ptr, dwte.ptr, dwpe.ptr, d.B, d.T, d.C]);
+  e.dispatch(op(e, 'ENCODER_BACKWARD'), [dout.ptr, ids.ptr, dwte.ptr, dwpe.ptr, d.B, d.T, d.C], 2 * d.B * d.T * d.C);
 }
 
 export interface AttentionDims {
@@ -180,7 +180,7 @@ export function attentionForward(e: WasmEngine, qkv: Arr, out: Arr, att: Arr, le
   need(o, 'out', out, d.B * d.T * d.C, '(B,T,C)');
   need(o, 'att', att, d.B * d.NH * d.T * d.T, '(B,NH,T,T)');
   need(o, 'lengths', lengths, d.B, '(B)');
-  e.dispatch(op(e, 'ATTENTION_FORWARD'), [qkv.ptr, out.ptr, att.ptr, lengths.ptr, d.B, d.T, d.C, d.NH]);
+  e.dispatch(op(e, 'ATTENTION_FORWARD'), [qkv.ptr, out.ptr, att.ptr, lengths.ptr, d.B, d.T, d.C, d.NH], 2 * d.B * d.T * d.T * d.C);
 }
 
 /** dqkv (B,T,3C) written; scratch holds threads·T floats. */
@@ -189,18 +189,18 @@ export function attentionBackward(e: WasmEngine, dout: Arr, qkv: Arr, att: Arr, 
   need(o, 'dout', dout, d.B * d.T * d.C, '(B,T,C)');
   need(o, 'dqkv', dqkv, d.B * d.T * 3 * d.C, '(B,T,3C)');
   need(o, 'scratch', scratch, e.threads * d.T, '(threads,T)');
-  e.dispatch(op(e, 'ATTENTION_BACKWARD'), [dout.ptr, qkv.ptr, att.ptr, dqkv.ptr, lengths.ptr, scratch.ptr, d.B, d.T, d.C, d.NH]);
+  e.dispatch(op(e, 'ATTENTION_BACKWARD'), [dout.ptr, qkv.ptr, att.ptr, dqkv.ptr, lengths.ptr, scratch.ptr, d.B, d.T, d.C, d.NH], 4 * d.B * d.T * d.T * d.C);
 }
 
 /** The sampler's decode attention: qkv (B,3C) against caches kc, vc (B,maxT,C) up to pos[b]. */
-export function attentionDecode(e: WasmEngine, qkv: Arr, kc: Arr, vc: Arr, pos: Arr, out: Arr, scratch: Arr, d: { B: number; maxT: number; C: number; NH: number }): void {
+export function attentionDecode(e: WasmEngine, qkv: Arr, kc: Arr, vc: Arr, pos: Arr, out: Arr, scratch: Arr, d: { B: number; maxT: number; C: number; NH: number; workT?: number }): void {
   const o = 'attentionDecode';
   need(o, 'qkv', qkv, d.B * 3 * d.C, '(B,3C)');
   need(o, 'kc', kc, d.B * d.maxT * d.C, '(B,maxT,C)');
   need(o, 'vc', vc, d.B * d.maxT * d.C, '(B,maxT,C)');
   need(o, 'out', out, d.B * d.C, '(B,C)');
   need(o, 'scratch', scratch, e.threads * d.maxT, '(threads,maxT)');
-  e.dispatch(op(e, 'ATTENTION_DECODE'), [qkv.ptr, kc.ptr, vc.ptr, pos.ptr, out.ptr, scratch.ptr, d.B, d.maxT, d.C, d.NH]);
+  e.dispatch(op(e, 'ATTENTION_DECODE'), [qkv.ptr, kc.ptr, vc.ptr, pos.ptr, out.ptr, scratch.ptr, d.B, d.maxT, d.C, d.NH], 4 * d.B * d.C * (d.workT ?? d.maxT));
 }
 
 /** lse (S), logp (S) = z[target] − lse of logits (S,V). */
@@ -210,7 +210,7 @@ export function logprobForward(e: WasmEngine, logits: Arr, targets: Arr, lse: Ar
   need(o, 'targets', targets, d.S, '(S)');
   need(o, 'lse', lse, d.S, '(S)');
   need(o, 'logp', logp, d.S, '(S)');
-  e.dispatch(op(e, 'LOGPROB_FORWARD'), [logits.ptr, targets.ptr, lse.ptr, logp.ptr, d.S, d.V]);
+  e.dispatch(op(e, 'LOGPROB_FORWARD'), [logits.ptr, targets.ptr, lse.ptr, logp.ptr, d.S, d.V], 20 * d.S * d.V);
 }
 
 /** dlogits (S,V) = coef[s]·(softmax(z) − onehot(target)); may alias logits. */
@@ -218,7 +218,7 @@ export function logprobBackward(e: WasmEngine, logits: Arr, targets: Arr, lse: A
   const o = 'logprobBackward';
   need(o, 'coef', coef, d.S, '(S)');
   need(o, 'dlogits', dlogits, d.S * d.V, '(S,V)');
-  e.dispatch(op(e, 'LOGPROB_BACKWARD'), [logits.ptr, targets.ptr, lse.ptr, coef.ptr, dlogits.ptr, d.S, d.V]);
+  e.dispatch(op(e, 'LOGPROB_BACKWARD'), [logits.ptr, targets.ptr, lse.ptr, coef.ptr, dlogits.ptr, d.S, d.V], 20 * d.S * d.V);
 }
 
 /**
@@ -229,7 +229,7 @@ export function sumOfSquares(e: WasmEngine, x: Arr, n: number, partials: Arr): n
   const chunk = e.constant('SUMSQ_CHUNK_SIZE');
   const k = Math.ceil(n / chunk);
   need('sumOfSquares', 'partials', partials, k, '(⌈n/chunk⌉)');
-  e.dispatch(op(e, 'SUMSQ'), [x.ptr, n, partials.ptr]);
+  e.dispatch(op(e, 'SUMSQ'), [x.ptr, n, partials.ptr], 2 * n);
   const p = partials.f32();
   let s = 0;
   for (let i = 0; i < k; i++) s += p[i];
@@ -251,5 +251,5 @@ export function adamwUpdate(e: WasmEngine, params: Arr, grads: Arr, m: Arr, v: A
   for (const [k, x] of [['grads', grads], ['m', m], ['v', v], ['decay', decay], ['params', params]] as const) need('adamwUpdate', k, x, n, '(P)');
   const bc1 = 1 - Math.pow(a.beta1, a.step);
   const bc2 = 1 - Math.pow(a.beta2, a.step);
-  e.dispatch(op(e, 'ADAMW'), [params.ptr, grads.ptr, m.ptr, v.ptr, decay.ptr, n, f32bits(a.lr), f32bits(a.beta1), f32bits(a.beta2), f32bits(a.eps), f32bits(bc1), f32bits(bc2), f32bits(a.gradScale)]);
+  e.dispatch(op(e, 'ADAMW'), [params.ptr, grads.ptr, m.ptr, v.ptr, decay.ptr, n, f32bits(a.lr), f32bits(a.beta1), f32bits(a.beta2), f32bits(a.eps), f32bits(bc1), f32bits(bc2), f32bits(a.gradScale)], 20 * n);
 }

@@ -146,7 +146,15 @@ export class WasmModel {
     this.v.write(s.v);
   }
 
-  private refreshTransposed(): void {
+  /** Wᵀ (K, M) of weight `name` (as of the last prepareForward). */
+  transposed(name: string): Arr {
+    const t = this.wT.get(name);
+    if (!t) throw new Error(`WasmModel: no transposed copy of '${name}'`);
+    return t;
+  }
+
+  /** Refresh the transposed weight copies if the parameters changed (forward does this itself). */
+  prepareForward(): void {
     if (this.transposedFresh) return;
     const { C, L, vocabSize: V } = this.cfg;
     const dims: Record<(typeof MATRIX)[number], [number, number]> = { qkvw: [3 * C, C], attprojw: [C, C], fcw: [4 * C, C], fcprojw: [C, 4 * C] };
@@ -179,7 +187,7 @@ export class WasmModel {
       if (!(i >= 0 && i < B * T) || (s > 0 && i <= scored[s - 1])) throw new Error(`${op}: scored[${s}] = ${i} must be increasing positions in [0, B·T = ${B * T})`);
     }
     if (this.stepMark !== null) this.endStep();
-    this.refreshTransposed();
+    this.prepareForward();
     const e = this.engine;
     this.stepMark = e.mark();
     const N = B * T;

@@ -1,0 +1,213 @@
+/**
+ * Batched autoregressive sampling on the CPU engine with a KV cache: the contract of the GPU
+ * sampler (src/rollout/sampler.ts; same `SampleRequest`, stop reasons and counters) and its
+ * randomness, so a seed gives the same draws on either engine up to the logits' rounding.
+ *
+ *  1. prefill — one WasmModel forward over the right-padded prompts (B, Tp) with the LM head
+ *     at each row's last prompt position only; k and v of every layer copied from its qkv into
+ *     a per-layer cache (B, maxT, C) each;
+ *  2. decode steps — row b feeds its previous token at pos_b = len_b + s − 1: per layer
+ *     LayerNorm, qkv (B × C · C × 3C), k/v appended at pos_b, attention over 0…pos_b, the
+ *     projection and the MLP; the LM head on B rows; one token per row.
+ * Tokens are drawn by sampleTokensRef (src/kernels/sample_tokens.ref.ts), the CPU reference of
+ * the GPU's sampling kernel: u = hash(seed, b, s), softmax(z/τ) (top-p when topP < 1), greedy
+ * at τ = 0; its log-prob is log π(id) under the sampled distribution (τ = 1, topP = 1: the
+ * log-softmax the trainer recomputes).
+ */
+import { sampleTokensRef } from '../kernels/sample_tokens.ref';
+import type { SampleRequest, SampledRow, SampleStats, StopReason } from '../rollout/sampler';
+import type { Arr } from './engine';
+import { attentionDecode, geluForward, layernormForward, matmulForward, residualForward } from './kernels';
+import type { WasmModel } from './model';
+
+export class WasmSampler {
+  private busy = false;
+
+  /** @param model the policy; its cfg.maxT is the context limit (prompt + new tokens). */
+  constructor(readonly model: WasmModel) {}
+
+  /**
+   * Sample continuations of every prompt (module doc). Not re-entrant.
+   * @throws Error naming the bad field: no prompts, a prompt of length 0 or ≥ maxT, an id
+   *   outside [0, V), a budget < 1, temperature < 0, topP ∉ (0, 1], a non-integer seed, an
+   *   endToken outside [0, V), or a second call while one is running.
+   */
+  async sample(req: SampleRequest): Promise<{ rows: SampledRow[]; stats: SampleStats }> {
+    if (this.busy) throw new Error('WasmSampler.sample: a call is already running; await it before starting another');
+    this.busy = true;
+    try {
+      return this.sampleNow(req);
+    } finally {
+      this.busy = false;
+    }
+  }
+
+  private sampleNow(req: SampleRequest): { rows: SampledRow[]; stats: SampleStats } {
+    const t0 = performance.now();
+    const m = this.model;
+    const e = m.engine;
+    const { vocabSize: V, C, NH, L, maxT: Tmax } = m.cfg;
+    const B = req.prompts.length;
+    if (B < 1) throw new Error('WasmSampler.sample: prompts must hold at least one row');
+    const lens = req.prompts.map((p) => p.length);
+    lens.forEach((l, b) => {
+      if (l < 1 || l >= Tmax) throw new Error(`WasmSampler.sample: prompts[${b}] has length ${l}, must be in [1, maxT − 1 = ${Tmax - 1}]`);
+      const p = req.prompts[b];
+      for (let i = 0; i < l; i++) if (!(p[i] >= 0 && p[i] < V)) throw new Error(`WasmSampler.sample: prompts[${b}][${i}] = ${p[i]} is outside [0, ${V})`);
+    });
+    const budgets = typeof req.maxNewTokens === 'number' ? new Array<number>(B).fill(req.maxNewTokens) : req.maxNewTokens;
+    if (budgets.length !== B) throw new Error(`WasmSampler.sample: maxNewTokens has ${budgets.length} entries, expected B = ${B}`);
+    budgets.forEach((n, b) => {
+      if (!Number.isInteger(n) || n < 1) throw new Error(`WasmSampler.sample: maxNewTokens[${b}] = ${n} must be an integer ≥ 1`);
+    });
+    if (!(req.temperature >= 0)) throw new Error(`WasmSampler.sample: temperature must be ≥ 0, got ${req.temperature}`);
+    if (!Number.isInteger(req.seed)) throw new Error(`WasmSampler.sample: seed must be an integer, got ${req.seed}`);
+    if (req.endToken !== undefined && !(Number.isInteger(req.endToken) && req.endToken >= 0 && req.endToken < V)) {
+      throw new Error(`WasmSampler.sample: endToken = ${req.endToken} is outside [0, ${V})`);
+    }
+    const opt = { temperature: req.temperature, topP: req.topP ?? 1, seed: req.seed };
+    const useCache = req.useKvCache ?? true;
+    const d0 = e.dispatches;
+    const stats: SampleStats = { steps: 0, submits: 0, readbacks: 0, dispatches: 0, tokens: 0, ms: 0, firstStepMs: 0, firstStepDispatches: 0 };
+    const out: Array<{ ids: number[]; lps: number[]; stop: StopReason | null }> = lens.map(() => ({ ids: [], lps: [], stop: null }));
+    const rowIdx = Array.from({ length: B }, (_, b) => b);
+    m.endStep(); // a training step's activations: freed before the caches go above them
+    const mark = e.mark();
+    try {
+      // Persistent for the call: caches (L × 2 × (B, maxT, C)) and decode buffers.
+      const kc: Arr[] = [];
+      const vc: Arr[] = [];
+      if (useCache) {
+        for (let l = 0; l < L; l++) {
+          kc.push(e.alloc(B * Tmax * C, `k cache ${l}`));
+          vc.push(e.alloc(B * Tmax * C, `v cache ${l}`));
+        }
+      }
+      const dec = useCache ? decodeBuffers(m, B) : null;
+      const Tp = Math.max(...lens);
+      for (let s = 0; ; s++) {
+        for (let b = 0; b < B; b++) if (!out[b].stop && lens[b] + s >= Tmax) out[b].stop = 'context';
+        if (out.every((r) => r.stop)) break;
+        let logits: Float32Array;
+        if (s === 0 || !useCache) {
+          // Full forward over the current prefixes (prefill, or the no-cache baseline).
+          const cur = out.map((r, b) => lens[b] + r.ids.length);
+          const T = s === 0 ? Tp : Math.max(...cur);
+          const ids = new Int32Array(B * T);
+          for (let b = 0; b < B; b++) {
+            ids.set(req.prompts[b], b * T);
+            ids.set(out[b].ids, b * T + lens[b]);
+          }
+          const last = Int32Array.from(cur, (c, b) => b * T + c - 1);
+          const f = m.forward(ids, Int32Array.from(cur), B, T, last, false);
+          logits = f.logits.f32().slice(0, B * V);
+          if (useCache) {
+            for (let l = 0; l < L; l++) {
+              const qkv = f.blocks[l].qkv.f32();
+              const k = kc[l].f32();
+              const v = vc[l].f32();
+              for (let b = 0; b < B; b++) {
+                for (let t = 0; t < lens[b]; t++) {
+                  const src = (b * T + t) * 3 * C;
+                  const dst = (b * Tmax + t) * C;
+                  k.set(qkv.subarray(src + C, src + 2 * C), dst);
+                  v.set(qkv.subarray(src + 2 * C, src + 3 * C), dst);
+                }
+              }
+            }
+          }
+          m.endStep();
+        } else {
+          const tokens = out.map((r) => r.ids[r.ids.length - 1]);
+          const pos = out.map((r, b) => (r.stop ? -1 : lens[b] + s - 1));
+          logits = decodeStep(m, dec!, kc, vc, tokens, pos, Math.max(...pos) + 1);
+        }
+        const r = sampleTokensRef(logits, V, rowIdx, new Array<number>(B).fill(s), opt);
+        stats.steps++;
+        if (s === 0) {
+          stats.firstStepMs = performance.now() - t0;
+          stats.firstStepDispatches = e.dispatches - d0;
+        }
+        for (let b = 0; b < B; b++) {
+          const row = out[b];
+          if (row.stop) continue;
+          row.ids.push(r.ids[b]);
+          row.lps.push(r.logprob[b]);
+          stats.tokens++;
+          if (req.endToken !== undefined && r.ids[b] === req.endToken) row.stop = 'end';
+          else if (row.ids.length >= budgets[b]) row.stop = 'length';
+        }
+      }
+    } finally {
+      m.endStep();
+      e.release(mark);
+    }
+    stats.dispatches = e.dispatches - d0;
+    stats.ms = performance.now() - t0;
+    return { rows: out.map((r) => ({ ids: Int32Array.from(r.ids), logprobs: Float32Array.from(r.lps), stop: r.stop as StopReason })), stats };
+  }
+
+  destroy(): void {}
+}
+
+interface DecodeBuffers {
+  B: number;
+  x: Arr; ln: Arr; mean: Arr; rstd: Arr; qkv: Arr; atty: Arr; proj: Arr; fch: Arr; fchGelu: Arr; pos: Arr; logits: Arr; scratch: Arr;
+}
+
+function decodeBuffers(m: WasmModel, B: number): DecodeBuffers {
+  const e = m.engine;
+  const { C, vocabSize: V, maxT } = m.cfg;
+  const a = (n: number, l: string) => e.alloc(n, `decode ${l}`);
+  return {
+    B, x: a(B * C, 'x'), ln: a(B * C, 'ln'), mean: a(B, 'mean'), rstd: a(B, 'rstd'), qkv: a(B * 3 * C, 'qkv'), atty: a(B * C, 'atty'),
+    proj: a(B * C, 'proj'), fch: a(B * 4 * C, 'fch'), fchGelu: a(B * 4 * C, 'fch gelu'), pos: a(B, 'pos'), logits: a(B * V, 'logits'),
+    scratch: a(e.threads * maxT, 'scratch'),
+  };
+}
+
+/**
+ * One decode step for B rows: token tokens[b] at position pos[b] (−1: a stopped row, skipped
+ * by attention). Writes k, v at pos into the caches. @returns logits (B, V) (a copy)
+ */
+function decodeStep(m: WasmModel, d: DecodeBuffers, kc: Arr[], vc: Arr[], tokens: number[], pos: number[], workT: number): Float32Array {
+  const e = m.engine;
+  const { C, NH, L, vocabSize: V, maxT } = m.cfg;
+  const B = d.B;
+  m.prepareForward();
+  // Embedding in JS: B rows of C values.
+  const x = d.x.f32();
+  const wte = m.p('wte').f32();
+  const wpe = m.p('wpe').f32();
+  for (let b = 0; b < B; b++) {
+    const t = Math.max(0, pos[b]);
+    for (let c = 0; c < C; c++) x[b * C + c] = wte[tokens[b] * C + c] + wpe[t * C + c];
+  }
+  d.pos.i32().set(pos);
+  const N = B;
+  for (let l = 0; l < L; l++) {
+    const h = `h${l}.`;
+    layernormForward(e, d.x, m.p(h + 'ln1w'), m.p(h + 'ln1b'), d.ln, d.mean, d.rstd, { N, C });
+    matmulForward(e, d.ln, m.transposed(h + 'qkvw'), m.p(h + 'qkvb'), d.qkv, { N, K: C, M: 3 * C });
+    const qkv = d.qkv.f32();
+    const k = kc[l].f32();
+    const v = vc[l].f32();
+    for (let b = 0; b < B; b++) {
+      if (pos[b] < 0) continue;
+      const dst = (b * maxT + pos[b]) * C;
+      k.set(qkv.subarray(b * 3 * C + C, b * 3 * C + 2 * C), dst);
+      v.set(qkv.subarray(b * 3 * C + 2 * C, b * 3 * C + 3 * C), dst);
+    }
+    attentionDecode(e, d.qkv, kc[l], vc[l], d.pos, d.atty, d.scratch, { B, maxT, C, NH, workT });
+    matmulForward(e, d.atty, m.transposed(h + 'attprojw'), m.p(h + 'attprojb'), d.proj, { N, K: C, M: C });
+    residualForward(e, d.x, d.proj, d.x, N * C);
+    layernormForward(e, d.x, m.p(h + 'ln2w'), m.p(h + 'ln2b'), d.ln, d.mean, d.rstd, { N, C });
+    matmulForward(e, d.ln, m.transposed(h + 'fcw'), m.p(h + 'fcb'), d.fch, { N, K: C, M: 4 * C });
+    geluForward(e, d.fch, d.fchGelu, N * 4 * C);
+    matmulForward(e, d.fchGelu, m.transposed(h + 'fcprojw'), m.p(h + 'fcprojb'), d.proj, { N, K: 4 * C, M: C });
+    residualForward(e, d.x, d.proj, d.x, N * C);
+  }
+  layernormForward(e, d.x, m.p('lnfw'), m.p('lnfb'), d.ln, d.mean, d.rstd, { N, C });
+  matmulForward(e, d.ln, m.transposed('wte'), null, d.logits, { N, K: C, M: V });
+  return d.logits.f32().slice(0, B * V);
+}
