@@ -1,0 +1,254 @@
+/**
+ * The RL update on the CPU engine, with the semantics of the WGSL path (src/rl/trainer.ts):
+ * trajectories → rows (trainer_batch buildRows) → advantages (GRPO group-relative outcome, or
+ * PPO GAE over policy tokens with V_old from one value forward before any update) → epochs ×
+ * seeded minibatches, each split into chunks of at most maxB rows, each chunk one optimizer
+ * step whose token-mean normalizer counts that step's valid tokens.
+ *
+ * Per optimizer step: WasmModel forward (logits only at policy tokens; values for PPO) →
+ * logprob_forward → the RL loss of the CPU references (src/rl/loss_ref.ts rlStepRef: ratio,
+ * clipped surrogate in every aggregation mode, clipped value loss, KL k1–k3 to the frozen
+ * reference policy, entropy bonus, non-finite checks, the named metrics) → ∂L/∂ℓ turned into
+ * ∂L/∂z by logprob_backward (+ the entropy term's ∂L/∂z) → backward → clip + AdamW. A step whose
+ * inputs or gradient norm are non-finite applies nothing and does not advance the AdamW step
+ * (`skippedSteps`), as on the GPU. Zero-variance GRPO groups are dropped first exactly as
+ * `RlTrainer.update` documents (DAPO dynamic sampling without re-sampling).
+ */
+import type { RlLossConfig } from '../rl/config';
+import { rlStepRef, type RlBatch } from '../rl/loss_ref';
+import { dropZeroVarianceGroups, policyTokenEntropy, type RlTrainerOptions, type RlUpdateMetrics } from '../rl/trainer';
+import { buildRows, grpoAdvantages, minibatchIndices, ppoAdvantages, sliceRows, type RlRows, type TrajectoryLike } from '../rl/trainer_batch';
+import { logprobBackward, logprobForward } from './kernels';
+import { WasmModel } from './model';
+
+export class WasmRlTrainer {
+  /** The frozen reference policy (klCoef > 0 only). */
+  private readonly refModel: WasmModel | null;
+  /** AdamW steps applied so far. */
+  adamStep = 0;
+  /** Rows and V_old of the last update (PPO), as RlTrainer.lastPpoBatch. */
+  lastPpoBatch: { rows: RlRows; oldValues: Float32Array } | null = null;
+  /** Per-token advantages (B·T) of the rows of the last update, for display (null before). */
+  lastAdvantages: { rows: RlRows; advantages: Float32Array } | null = null;
+
+  private constructor(readonly model: WasmModel, readonly opts: RlTrainerOptions, readonly maxB: number) {
+    this.refModel = null;
+    if (opts.cfg.klCoef > 0) {
+      const ref = WasmModel.create(model.engine, model.cfg);
+      ref.writeParams(model.readParams());
+      this.refModel = ref;
+    }
+  }
+
+  /** @param maxB rows per optimizer step (the GPU path's model.maxB) @throws Error naming a bad option. */
+  static create(model: WasmModel, opts: RlTrainerOptions, maxB: number): WasmRlTrainer {
+    for (const k of ['epochs', 'minibatches'] as const) {
+      if (!Number.isInteger(opts[k]) || opts[k] < 1) throw new Error(`WasmRlTrainer: ${k} must be an integer ≥ 1, got ${opts[k]}`);
+    }
+    if (!Number.isInteger(maxB) || maxB < 1) throw new Error(`WasmRlTrainer: maxB must be an integer ≥ 1, got ${maxB}`);
+    return new WasmRlTrainer(model, opts, maxB);
+  }
+
+  /** One RL update (the contract of RlTrainer.update, module doc). */
+  async update(trajs: readonly TrajectoryLike[], step: number): Promise<RlUpdateMetrics> {
+    const t0 = performance.now();
+    const cfg = this.opts.cfg;
+    const filter = cfg.algorithm === 'grpo' && this.opts.dropZeroVarianceGroups !== false && cfg.klCoef === 0 && cfg.entCoef === 0 && trajs.length > 0;
+    if (filter) {
+      const { kept, droppedGroups } = dropZeroVarianceGroups(trajs);
+      if (droppedGroups > 0) {
+        const entropy = policyTokenEntropy(trajs);
+        if (kept.length === 0) {
+          this.lastPpoBatch = null;
+          this.lastAdvantages = null;
+          return { policyLoss: 0, valueLoss: 0, clipFrac: 0, approxKl: 0, klRef: 0, entropy, gradNorm: 0, optimizerSteps: 0, skippedSteps: 0, rows: 0, tokens: 0, droppedGroups, ms: performance.now() - t0 };
+        }
+        const m = this.updateRows(kept, step, t0);
+        return { ...m, entropy, droppedGroups, ms: performance.now() - t0 };
+      }
+    }
+    return this.updateRows(trajs, step, t0);
+  }
+
+  private updateRows(trajs: readonly TrajectoryLike[], step: number, t0: number): RlUpdateMetrics {
+    const cfg = this.opts.cfg;
+    const rows = buildRows(trajs, this.opts.padId, this.model.cfg.maxT);
+    const { B, T } = rows;
+    const lengths = rowLengths(rows);
+    const oldValues = cfg.algorithm === 'ppo' ? this.valuesOf(this.model, rows, lengths) : new Float32Array(B * T);
+    this.lastPpoBatch = cfg.algorithm === 'ppo' ? { rows, oldValues } : null;
+    const refLogprobs = this.refModel ? this.logprobsOf(this.refModel, rows, lengths) : null;
+    let advantages: Float32Array;
+    let returns: Float32Array | null = null;
+    if (cfg.algorithm === 'ppo') ({ advantages, returns } = ppoAdvantages(trajs, rows, oldValues, cfg));
+    else advantages = grpoAdvantages(trajs, rows, cfg).advantages;
+    this.lastAdvantages = { rows, advantages };
+
+    let entSum = 0;
+    let tokens = 0;
+    for (let i = 0; i < B * T; i++) if (rows.mask[i] > 0) (entSum -= rows.oldLogprobs[i]), tokens++;
+    const acc = { policyLoss: 0, valueLoss: 0, clipFrac: 0, approxKl: 0, klRef: 0, gradNorm: 0, applied: 0, attempted: 0, skipped: 0 };
+    for (let epoch = 0; epoch < this.opts.epochs; epoch++) {
+      for (const mbAll of minibatchIndices(B, this.opts.minibatches, this.opts.seed, step, epoch)) {
+        for (let c = 0; c < mbAll.length; c += this.maxB) {
+          const idx = mbAll.slice(c, c + this.maxB);
+          const r = this.optimizerStep(rows, lengths, idx, { advantages, returns, oldValues, refLogprobs });
+          acc.attempted++;
+          if (!r) {
+            acc.skipped++;
+            continue;
+          }
+          acc.applied++;
+          acc.policyLoss += r.policyLoss;
+          acc.valueLoss += r.valueLoss;
+          acc.clipFrac += r.clipFrac;
+          acc.approxKl += r.approxKl;
+          acc.klRef += r.klRef;
+          acc.gradNorm += r.gradNorm;
+        }
+      }
+    }
+    const k = Math.max(1, acc.applied);
+    return {
+      policyLoss: acc.policyLoss / k, valueLoss: acc.valueLoss / k, clipFrac: acc.clipFrac / k, approxKl: acc.approxKl / k, klRef: acc.klRef / k,
+      entropy: tokens > 0 ? entSum / tokens : 0, gradNorm: acc.gradNorm / k,
+      optimizerSteps: acc.attempted, skippedSteps: acc.skipped, rows: B, tokens, droppedGroups: 0, ms: performance.now() - t0,
+    };
+  }
+
+  /** One optimizer step on rows `idx`; null when skipped (non-finite inputs or gradient). */
+  private optimizerStep(
+    rows: RlRows, lengths: Int32Array, idx: number[],
+    x: { advantages: Float32Array; returns: Float32Array | null; oldValues: Float32Array; refLogprobs: Float32Array | null },
+  ): { policyLoss: number; valueLoss: number; clipFrac: number; approxKl: number; klRef: number; gradNorm: number } | null {
+    const cfg = this.opts.cfg;
+    const m = this.model;
+    const e = m.engine;
+    const V = m.cfg.vocabSize;
+    const { T } = rows;
+    const b = idx.length;
+    const ids = sliceRows(rows.ids, T, idx);
+    const targets = sliceRows(rows.targets, T, idx);
+    const mask = sliceRows(rows.mask, T, idx);
+    const lens = Int32Array.from(idx, (i) => lengths[i]);
+    const pos: number[] = [];
+    for (let i = 0; i < b * T; i++) if (mask[i] > 0) pos.push(i);
+    const S = pos.length;
+    const scored = Int32Array.from(pos);
+    const ppo = cfg.algorithm === 'ppo';
+    const f = m.forward(ids, lens, b, T, scored, ppo);
+    const tg = m.scratch(Math.max(1, S), 'targets');
+    tg.i32().set(scored.map((i) => targets[i]));
+    const lse = m.scratch(Math.max(1, S), 'lse');
+    const lp = m.scratch(Math.max(1, S), 'logp');
+    if (S > 0) logprobForward(e, f.logits, tg, lse, lp, { S, V });
+    const logprobs = new Float32Array(b * T);
+    const lpS = lp.f32();
+    for (let s = 0; s < S; s++) logprobs[pos[s]] = lpS[s];
+    const batch: RlBatch<Float32Array> = {
+      B: b, T, logprobs, mask,
+      oldLogprobs: sliceRows(rows.oldLogprobs, T, idx),
+      advantages: sliceRows(x.advantages, T, idx),
+    };
+    if (x.refLogprobs) batch.refLogprobs = sliceRows(x.refLogprobs, T, idx);
+    if (ppo) {
+      batch.values = f.values!.read();
+      batch.oldValues = sliceRows(x.oldValues, T, idx);
+      batch.returns = sliceRows(x.returns!, T, idx);
+    }
+    if (cfg.entCoef > 0) {
+      // The entropy term needs the logits of every position it counts: the policy tokens.
+      const z = new Float32Array(b * T * V);
+      const zs = f.logits.f32();
+      for (let s = 0; s < S; s++) z.set(zs.subarray(s * V, (s + 1) * V), pos[s] * V);
+      batch.logits = z;
+      batch.vocab = V;
+    }
+    const { outputs, metrics } = rlStepRef([batch], cfg);
+    const o = outputs[0];
+    if (o.nonfinite !== 0 || metrics.skipped !== 0) {
+      m.endStep();
+      return null;
+    }
+    const coef = m.scratch(Math.max(1, S), 'coef');
+    const cf = coef.f32();
+    // d log π(a)/dz = onehot(a) − softmax(z), so ∂L/∂z = −(∂L/∂ℓ)·(softmax − onehot).
+    for (let s = 0; s < S; s++) cf[s] = -o.dlogprob[pos[s]];
+    const dl = m.scratch(Math.max(1, S) * V, 'dlogits');
+    if (S > 0) logprobBackward(e, f.logits, tg, lse, coef, dl, { S, V });
+    if (o.dlogitsEntropy) {
+      const d = dl.f32();
+      for (let s = 0; s < S; s++) {
+        const src = o.dlogitsEntropy.subarray(pos[s] * V, (pos[s] + 1) * V);
+        for (let v = 0; v < V; v++) d[s * V + v] += src[v];
+      }
+    }
+    m.backward(f, dl, o.dvalues);
+    m.endStep();
+    const r = m.optimizerStep({ lr: this.opts.lr, beta1: 0.9, beta2: 0.95, eps: 1e-8, weightDecay: this.opts.weightDecay, maxNorm: this.opts.maxGradNorm, step: this.adamStep + 1 });
+    if (!r.applied) return null;
+    this.adamStep++;
+    return { policyLoss: metrics.policyLoss, valueLoss: metrics.valueLoss, clipFrac: metrics.clipFracLow + metrics.clipFracHigh, approxKl: metrics.approxKl, klRef: metrics.klRef, gradNorm: r.norm };
+  }
+
+  /** V at every position of the rows (PPO's V_old), chunked by maxB. */
+  private valuesOf(model: WasmModel, rows: RlRows, lengths: Int32Array): Float32Array {
+    const { B, T } = rows;
+    const out = new Float32Array(B * T);
+    for (let b0 = 0; b0 < B; b0 += this.maxB) {
+      const n = Math.min(this.maxB, B - b0);
+      const f = model.forward(rows.ids.subarray(b0 * T, (b0 + n) * T), lengths.subarray(b0, b0 + n), n, T, new Int32Array(0), true);
+      out.set(f.values!.f32().subarray(0, n * T), b0 * T);
+      model.endStep();
+    }
+    return out;
+  }
+
+  /** log π of every row's targets at its policy tokens, 0 elsewhere (the KL reference), chunked by maxB. */
+  private logprobsOf(model: WasmModel, rows: RlRows, lengths: Int32Array): Float32Array {
+    const { B, T } = rows;
+    const V = model.cfg.vocabSize;
+    const out = new Float32Array(B * T);
+    for (let b0 = 0; b0 < B; b0 += this.maxB) {
+      const n = Math.min(this.maxB, B - b0);
+      const pos: number[] = [];
+      for (let i = 0; i < n * T; i++) if (rows.mask[b0 * T + i] > 0) pos.push(i);
+      if (pos.length === 0) continue;
+      const f = model.forward(rows.ids.subarray(b0 * T, (b0 + n) * T), lengths.subarray(b0, b0 + n), n, T, Int32Array.from(pos), false);
+      const tg = model.scratch(pos.length, 'targets');
+      tg.i32().set(pos.map((i) => rows.targets[b0 * T + i]));
+      const lse = model.scratch(pos.length, 'lse');
+      const lp = model.scratch(pos.length, 'logp');
+      logprobForward(model.engine, f.logits, tg, lse, lp, { S: pos.length, V });
+      const l = lp.f32();
+      pos.forEach((i, s) => (out[b0 * T + i] = l[s]));
+      model.endStep();
+    }
+    return out;
+  }
+
+  /** Parameters, AdamW moments and step counter (checkpoints). */
+  async readState(): Promise<{ params: Float32Array; m: Float32Array; v: Float32Array; adamStep: number }> {
+    return { params: this.model.readParams(), m: this.model.m.read(), v: this.model.v.read(), adamStep: this.adamStep };
+  }
+
+  /** Restore what readState returned. @throws Error on a size mismatch. */
+  writeState(s: { params: Float32Array; m: Float32Array; v: Float32Array; adamStep: number }): void {
+    this.model.writeState(s);
+    this.adamStep = s.adamStep;
+  }
+
+  destroy(): void {}
+}
+
+/** Valid tokens per row: up to and including the last sampled id (last masked position + 2). */
+export function rowLengths(rows: RlRows): Int32Array {
+  const { B, T } = rows;
+  const out = new Int32Array(B);
+  for (let b = 0; b < B; b++) {
+    let last = -1;
+    for (let t = 0; t < T; t++) if (rows.mask[b * T + t] > 0) last = t;
+    out[b] = last < 0 ? T : Math.min(T, last + 2);
+  }
+  return out;
+}

@@ -1,0 +1,90 @@
+/**
+ * SFT on the CPU engine (`hlab pretrain --backend wasm`): the masked next-token cross-entropy
+ * of src/pretrain/sft.ts (token mean over action tokens, weights from the row mask) with the
+ * LM head only at the scored positions, then global-norm clipping and AdamW (β = 0.9, 0.95,
+ * ε = 1e-8, the rule of cpuSftBackend and the WGSL step). Also the greedy decoder the
+ * pretraining evaluation uses (the KV-cache sampler at τ = 0).
+ */
+import type { ModelConfig } from '../model/config';
+import { sftTargets } from '../model/cpu_model';
+import type { Decoder } from '../pretrain/eval_greedy';
+import type { RowBatch } from '../pretrain/rows';
+import type { SftBackend } from '../pretrain/sft';
+import type { WasmEngine } from './engine';
+import { logprobBackward, logprobForward } from './kernels';
+import { WasmModel, type WasmModelOptions } from './model';
+import { WasmSampler } from './sampler';
+
+/** Positions that count (mask > 0) as flat indices, their targets and weights. */
+export function scoredPositions(targets: Int32Array, mask: Float32Array): { pos: Int32Array; tgt: Int32Array; w: Float32Array } {
+  const pos: number[] = [];
+  for (let i = 0; i < mask.length; i++) if (mask[i] > 0) pos.push(i);
+  return { pos: Int32Array.from(pos), tgt: Int32Array.from(pos, (i) => targets[i]), w: Float32Array.from(pos, (i) => mask[i]) };
+}
+
+/**
+ * Loss and gradients of one SFT batch into model.grads (no optimizer step).
+ * @returns token-mean loss (nats) over the action tokens and their count (Σ mask)
+ */
+export function sftLossAndGrads(model: WasmModel, batch: RowBatch): { loss: number; tokens: number } {
+  const e = model.engine;
+  const V = model.cfg.vocabSize;
+  const { targets, mask } = sftTargets(batch.ids, batch.lengths, { B: batch.B, T: batch.T }, batch.mask);
+  const { pos, tgt, w } = scoredPositions(targets, mask);
+  const S = pos.length;
+  const f = model.forward(batch.ids, batch.lengths, batch.B, batch.T, pos, false);
+  let wsum = 0;
+  for (let s = 0; s < S; s++) wsum += w[s];
+  let loss = 0;
+  const dl = model.scratch(Math.max(1, S) * V, 'dlogits');
+  if (S > 0) {
+    const tg = model.scratch(S, 'targets');
+    tg.i32().set(tgt);
+    const lse = model.scratch(S, 'lse');
+    const logp = model.scratch(S, 'logp');
+    logprobForward(e, f.logits, tg, lse, logp, { S, V });
+    const lp = logp.f32();
+    for (let s = 0; s < S; s++) loss -= w[s] * lp[s];
+    loss /= wsum;
+    const coef = model.scratch(S, 'coef');
+    coef.f32().set(w.map((x) => x / wsum));
+    logprobBackward(e, f.logits, tg, lse, coef, dl, { S, V });
+  }
+  model.backward(f, dl, null);
+  model.endStep();
+  return { loss, tokens: wsum };
+}
+
+/**
+ * An SftBackend on the CPU engine.
+ * @throws Error (from step) when the gradient norm is not finite: nothing is applied then.
+ */
+export function wasmSftBackend(engine: WasmEngine, cfg: ModelConfig, init: Float32Array, hp: { weightDecay: number; maxNorm: number } & WasmModelOptions): SftBackend & { model: WasmModel } {
+  const model = WasmModel.create(engine, cfg, { decayAll: hp.decayAll });
+  model.writeParams(init);
+  return {
+    name: `wasm (${engine.threads} thread${engine.threads === 1 ? '' : 's'})`,
+    model,
+    async step(batch, lr, step) {
+      const { loss, tokens } = sftLossAndGrads(model, batch);
+      const r = model.optimizerStep({ lr, beta1: 0.9, beta2: 0.95, eps: 1e-8, weightDecay: hp.weightDecay, maxNorm: hp.maxNorm, step });
+      if (!r.applied) throw new Error(`wasm SFT: gradient norm is ${r.norm}; step ${step} skipped, parameters unchanged`);
+      return { loss, gradNorm: r.norm, tokens };
+    },
+    params: async () => model.readParams(),
+  };
+}
+
+/** Greedy decoding (eval_greedy.ts `Decoder`) with the KV-cache sampler, 16 prompts per call. */
+export function wasmGreedyDecoder(model: WasmModel, endId: number): Decoder {
+  const sampler = new WasmSampler(model);
+  return async (prompts, maxNew) => {
+    const out: Array<{ ids: number[]; ended: boolean }> = [];
+    for (let c0 = 0; c0 < prompts.length; c0 += 16) {
+      const chunk = prompts.slice(c0, c0 + 16).map((p) => Int32Array.from(p));
+      const { rows } = await sampler.sample({ prompts: chunk, maxNewTokens: maxNew, temperature: 0, seed: 0, endToken: endId });
+      for (const r of rows) out.push({ ids: Array.from(r.ids), ended: r.stop === 'end' });
+    }
+    return out;
+  };
+}
