@@ -23,18 +23,15 @@
  * also exported to it (the CLI keeps it in the output folder, so `--resume` works across
  * browser profiles and dev-server ports).
  */
-import { createGpu, type Gpu } from '../gpu/device';
 import { presetConfig, type ModelConfig } from '../model/config';
-import { GpuModel } from '../model/gpu_model';
 import { initParams } from '../model/init';
 import { loadTokenizer, type Tokenizer } from '../model/tokenizer';
 import { decodeBaseCheckpoint } from '../pretrain/checkpoint';
 import { rlLossConfig } from '../rl/config';
-import { RlTrainer, type RlUpdateMetrics } from '../rl/trainer';
+import type { RlUpdateMetrics } from '../rl/trainer';
 import { ppoAdvantages } from '../rl/trainer_batch';
 import { runEpisodes, type EnvBackend, type EpisodeRequest } from '../rollout/engine';
 import type { EnvApi } from '../rollout/env';
-import { GpuPolicy } from '../rollout/gpu_policy';
 import { WorkerPool } from '../rollout/worker_pool';
 import { CheckpointStore } from '../storage/checkpoint_store';
 import type { JsonValue } from '../storage/serialize';
@@ -45,6 +42,7 @@ import { evaluate, type EvalResult, type EvalSets } from './evaluate';
 import { inSpaceEvalSet, makeSchedule, stepTasks, taskAssignments, testTasks, trainingHarnesses, trainPool, TRAIN_POOL_PER_SUITE } from './plan';
 import type { ExperimentResults, RunResult } from './results';
 import { parseSpec, type ExperimentSpec, type MethodSpec } from './spec';
+import { chooseBackend, createStack, destroyBackend, type BackendChoice } from './backend';
 
 /** Metrics of one RL step. */
 export interface StepRecord extends Omit<RlUpdateMetrics, 'ms'> {
@@ -107,6 +105,8 @@ export interface RunnerOptions {
   importBase64?: string;
   /** Stop (checkpoint, status 'interrupted') after this many RL steps of this call (tests). */
   stopAfterSteps?: number;
+  /** Override spec.backend (CLI --backend). */
+  backend?: BackendChoice;
   /** Run environments in the page instead of Web Workers (tests). */
   inProcessEnv?: boolean;
   /** Test hook: the environment job with this index crashes its worker once (first RL step). */
@@ -134,6 +134,8 @@ export interface RunCurves {
 }
 
 export interface ExperimentOutput {
+  /** The engine that ran the policy and why it was chosen (src/experiment/backend.ts). */
+  engine: { kind: 'webgpu' | 'wasm'; describe: string; reason: string };
   status: 'done' | 'interrupted';
   results: ExperimentResults;
   curves: RunCurves[];
@@ -303,12 +305,13 @@ export async function runExperiment(specJson: unknown, o: RunnerOptions = {}): P
   const every = o.checkpointEvery ?? 1;
   if (spec.rl.temperature !== 1) throw new Error(`spec.rl.temperature = ${spec.rl.temperature}: training scores log-probs at τ = 1, so rollouts must sample at τ = 1`);
   const tok = await loadTokenizer();
-  const gpu: Gpu = await createGpu();
+  const backend = await chooseBackend(o.backend ?? spec.backend);
+  emit({ type: 'log', message: `engine: ${backend.describe} — ${backend.reason}` });
   const warnings: string[] = [];
   const store = await CheckpointStore.open(o.dbName ? { dbName: o.dbName } : {});
   const runId = o.runId ?? `run-${spec.name}`;
   const env = o.inProcessEnv ? await localEnv() : poolEnv(spec);
-  const machine = `${gpu.info.vendor}/${gpu.info.architecture}${gpu.info.device ? '/' + gpu.info.device : ''}; ${navigator.hardwareConcurrency} logical cores; ${navigator.userAgent.match(/(HeadlessChrome|Chrome)\/[\d.]+/)?.[0] ?? 'browser'}`;
+  const machine = `${backend.describe}; ${navigator.hardwareConcurrency} logical cores; ${navigator.userAgent.match(/(HeadlessChrome|Chrome)\/[\d.]+/)?.[0] ?? 'browser'}`;
   const inSpace = inSpaceEvalSet(spec);
   const runsPlan: Array<{ seed: number; method: MethodSpec }> = spec.seeds.flatMap((seed) => spec.methods.map((method) => ({ seed, method })));
   const results: RunResult[] = [];
@@ -356,9 +359,6 @@ export async function runExperiment(specJson: unknown, o: RunnerOptions = {}): P
       const start = await startingParams(spec, cfg, preset, seed, tok, warnings, emit, o.baseCheckpointBase64);
       starts.push(start.source);
       emit({ type: 'log', message: `run ${r + 1}/${runsPlan.length}: ${method.name}, seed ${seed}, model ${preset}, start from ${start.source}` });
-      const model = GpuModel.create(gpu, cfg, { maxB: maxRows(cfg) });
-      model.writeParams(start.params);
-      const policy = new GpuPolicy(model);
       const algorithm = method.algorithm;
       const training = method.harnesses === 'none' || algorithm === 'sft' ? [] : trainingHarnesses(spec, method);
       const runSteps = training.length ? steps : 0;
@@ -373,10 +373,11 @@ export async function runExperiment(specJson: unknown, o: RunnerOptions = {}): P
         klCoef: spec.rl.klCoef, klEstimator: spec.rl.klEstimator, entCoef: spec.rl.entCoef, vfCoef: spec.rl.vfCoef, vfClip: spec.rl.vfClip,
         gamma: spec.rl.gamma, lambda: spec.rl.lambda, stdFloor: spec.rl.stdFloor, noStdDivision: spec.rl.noStdDivision,
       });
-      const trainer = RlTrainer.create(gpu, model, {
+      const stack = createStack(backend, cfg, start.params, maxRows(cfg), {
         cfg: cfgRl, lr: spec.rl.lr, weightDecay: spec.rl.weightDecay, maxGradNorm: spec.rl.maxGradNorm, epochs: spec.rl.epochs, minibatches: spec.rl.minibatches, padId: tok.padId, seed,
         dropZeroVarianceGroups: spec.rl.dropZeroVarianceGroups,
       });
+      const { policy, trainer } = stack;
       const pool = trainPool(spec, seed, o.trainPoolPerSuite ?? TRAIN_POOL_PER_SUITE);
       const assignments = taskAssignments(spec, method, pool);
       const sets: EvalSets = { testTasks: testTasks(spec, seed), inSpace: inSpace.ids, blackbox: spec.evaluation.blackbox, training: training.length ? training : [] };
@@ -498,11 +499,9 @@ export async function runExperiment(specJson: unknown, o: RunnerOptions = {}): P
       if (status !== 'interrupted' && runSteps > 0 && st.step === runSteps && stepsThisCall > 0 && stopRequested()) status = 'interrupted';
       if (status === 'interrupted') {
         st.seconds += (performance.now() - rs0) / 1000;
-        paramDigests.push(await sha256(await model.readParams()));
+        paramDigests.push(await sha256(await stack.readParams()));
         curves.push({ method: method.name, seed, steps: st.history });
-        trainer.destroy();
-        policy.destroy();
-        model.destroy();
+        stack.destroy();
         break;
       }
       let after: EvalResult | null = null;
@@ -533,22 +532,22 @@ export async function runExperiment(specJson: unknown, o: RunnerOptions = {}): P
         seconds: st.seconds + (performance.now() - rs0) / 1000,
       });
       curves.push({ method: method.name, seed, steps: st.history });
-      paramDigests.push(await sha256(await model.readParams()));
+      paramDigests.push(await sha256(await stack.readParams()));
       st.step = runSteps;
       // Close the run: a checkpoint whose results include it (resume skips finished runs).
       st = { ...st, runIndex: r + 1, step: 0, before: null, history: [], schedule: {}, skippedSteps: 0, seconds: 0 };
       await save();
       emit({ type: 'progress', done: doneUnits, total: totalUnits, phase: `run ${r + 1}/${runsPlan.length} finished (${method.name}, seed ${seed})` });
-      trainer.destroy();
-      policy.destroy();
-      model.destroy();
+      stack.destroy();
     }
   } finally {
     env.terminate();
     store.close();
+    destroyBackend(backend);
   }
-  if (gpu.errors.length) throw new Error(`WebGPU errors during the run: ${gpu.errors.join('; ')}`);
+  if (backend.kind === 'webgpu' && backend.gpu.errors.length) throw new Error(`WebGPU errors during the run: ${backend.gpu.errors.join('; ')}`);
   return {
+    engine: { kind: backend.kind, describe: backend.describe, reason: backend.reason },
     status,
     results: { resultsVersion: 1, spec: spec.name, evalSet: inSpace.description, machine, runs: results },
     curves,

@@ -139,6 +139,12 @@ export const ExperimentSpec = z
     name: z.string().min(1).max(64),
     /** One line shown in the app and the results header. */
     description: z.string().max(500).default(''),
+    /**
+     * Policy engine: 'auto' takes WebGPU on a hardware adapter and the CPU engine (WebAssembly
+     * SIMD, threaded) when the adapter is software (SwiftShader) or WebGPU is missing;
+     * 'webgpu' and 'wasm' force one. Every output says which ran and why.
+     */
+    backend: z.enum(['auto', 'webgpu', 'wasm']).default('auto'),
     /** Independent repetitions; results report mean ± std over them. */
     seeds: z.array(int(0, 2 ** 31 - 1)).min(1).max(32),
     /** Task suites trained and evaluated on. */

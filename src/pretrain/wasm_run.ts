@@ -1,7 +1,8 @@
 /**
  * `hlab pretrain --backend wasm`: the same pretraining as page.ts (demonstrations → rows →
- * seeded SFT → checkpoint → greedy evaluation), run in Node on TF.js-wasm (sft_wasm.ts)
- * instead of a browser. DOM-free; the caller loads the tokenizer and writes files.
+ * seeded SFT → checkpoint → greedy evaluation), run in Node on our CPU engine (src/wasm:
+ * WebAssembly SIMD, multi-threaded) instead of a browser. DOM-free; the caller loads the
+ * tokenizer and writes files.
  *
  * Long runs write an intermediate checkpoint every `saveEvery` steps through `onCheckpoint`
  * (same file format; metadata says which step), so a run cut short still leaves its latest
@@ -16,7 +17,8 @@ import { evalTaskList, pretrainSummary } from './drivers';
 import type { PretrainPageOptions, PretrainPageResult } from './page';
 import { endTokenId } from './rows';
 import { prepareSft, trainSft } from './sft';
-import { WasmSftGraph, wasmGreedyDecoder, wasmSftBackend } from './sft_wasm';
+import { WasmEngine } from '../wasm/engine';
+import { wasmGreedyDecoder, wasmSftBackend } from '../wasm/sft';
 
 export interface WasmPretrainOptions extends PretrainPageOptions {
   /** Write an intermediate checkpoint every this many steps (0 = only at the end). */
@@ -26,10 +28,12 @@ export interface WasmPretrainOptions extends PretrainPageOptions {
    * and lr schedule); `initDigest` is recorded in the metadata so the chain of commands is known.
    */
   init?: { params: Float32Array; digest: string };
+  /** CPU engine threads including the calling one (default: the machine's cores, at most 8). */
+  threads?: number;
 }
 
 /**
- * Run pretraining on TF.js-wasm (module doc).
+ * Run pretraining on the CPU engine (module doc).
  * @param log progress lines (already formatted)
  * @param onCheckpoint receives every checkpoint (intermediate and final) with its step
  * @throws Error from SFT (bad config, non-finite loss) or the wasm backend
@@ -44,9 +48,10 @@ export async function pretrainWasm(
   const p = prepareSft(tok, o);
   const cfg = p.cfg;
   const rowTokens = p.rows.reduce((a, r) => a + r.ids.length, 0);
-  log(`[pretrain] ${p.demos.episodes.length} expert episodes (${p.demos.source}, ${p.demos.failed} failed; suites ${cfg.suites.join('+')}, tier ≤ ${cfg.maxTier}) → ${p.rows.length} rows, mean ${(rowTokens / Math.max(1, p.rows.length)).toFixed(0)} tokens; model ${cfg.preset} P=${paramCount(cfg.model)} maxT=${cfg.model.maxT}; backend TF.js-wasm`);
   if (o.init && o.init.params.length !== p.init.length) throw new Error(`--init: the checkpoint has ${o.init.params.length} parameters, preset ${cfg.preset} needs ${p.init.length}`);
-  const backend = await wasmSftBackend(cfg.model, o.init?.params ?? p.init, cfg);
+  const engine = await WasmEngine.create({ threads: o.threads });
+  log(`[pretrain] ${p.demos.episodes.length} expert episodes (${p.demos.source}, ${p.demos.failed} failed; suites ${cfg.suites.join('+')}, tier ≤ ${cfg.maxTier}) → ${p.rows.length} rows, mean ${(rowTokens / Math.max(1, p.rows.length)).toFixed(0)} tokens; model ${cfg.preset} P=${paramCount(cfg.model)} maxT=${cfg.model.maxT}; backend wasm (CPU engine, ${engine.threads} threads)`);
+  const backend = wasmSftBackend(engine, cfg.model, o.init?.params ?? p.init, cfg);
   const prepMs = performance.now() - t0;
   const tokMeta = { name: tok.name, vocabSize: tok.vocabSize, formatVersion: TOKENIZER_FORMAT_VERSION };
   const meta = (step: number, losses: number[]) => ({
@@ -77,12 +82,11 @@ export async function pretrainWasm(
     const harnesses = o.blackbox ? [o.blackbox] : selectTrainingOA().training.slice(0, o.evalHarnesses);
     const tasks = evalTaskList(o.evalTasks, cfg.seed, cfg.suites);
     log(`[pretrain] greedy evaluation: ${tasks.length} train tasks × ${harnesses.length} harnesses (${harnesses.join(', ')})`);
-    const g = await WasmSftGraph.create(cfg.model, res.params);
-    const rep = await evaluateGreedy(tok, wasmGreedyDecoder(g, endTokenId(tok)), tasks, harnesses, { maxT: cfg.model.maxT, actionReserve: cfg.actionReserve }, 8);
-    g.dispose();
+    backend.model.writeParams(res.params);
+    const rep = await evaluateGreedy(tok, wasmGreedyDecoder(backend.model, endTokenId(tok)), tasks, harnesses, { maxT: cfg.model.maxT, actionReserve: cfg.actionReserve }, 8);
     evalOut = { ...rep, ms: performance.now() - e0, harnesses, tasks: tasks.map((t) => t.id) };
     log(`[pretrain] greedy pass@1 ${rep.passAt1.toFixed(3)}, valid actions ${(100 * rep.validActionRate).toFixed(1)}%`);
   }
-  backend.dispose();
-  return pretrainSummary(cfg, p.demos, p.rows, res, { backend: 'wasm', fallbackReason: null, adapter: 'TF.js-wasm (XNNPACK, one thread)', prepMs, digest, eval: evalOut, bytes });
+  engine.destroy();
+  return pretrainSummary(cfg, p.demos, p.rows, res, { backend: 'wasm', fallbackReason: null, adapter: `CPU engine (WebAssembly SIMD, ${engine.threads} threads)`, prepMs, digest, eval: evalOut, bytes });
 }

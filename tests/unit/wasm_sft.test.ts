@@ -1,14 +1,16 @@
 /**
- * The TF.js-wasm SFT backend (src/pretrain/sft_wasm.ts) against the CPU reference model:
- * loss and every gradient of a padded micro batch, and three optimizer steps of the two
- * backends (same AdamW reference) giving the same parameters.
+ * SFT on the CPU engine (src/wasm/sft.ts) against the CPU reference model: loss and every
+ * gradient of a padded micro batch (a filler row of length 0 included), three optimizer steps
+ * of the two backends giving the same parameters, greedy decoding equal to the CPU decoder.
  */
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cpuBackward, cpuForward, sftLoss, sftTargets } from '../../src/model/cpu_model';
 import { initParams } from '../../src/model/init';
 import { paramLayout } from '../../src/model/layout';
 import type { ModelConfig } from '../../src/model/config';
-import { WasmSftGraph, wasmSftBackend } from '../../src/pretrain/sft_wasm';
+import { WasmEngine } from '../../src/wasm/engine';
+import { WasmModel } from '../../src/wasm/model';
+import { sftLossAndGrads, wasmGreedyDecoder, wasmSftBackend } from '../../src/wasm/sft';
 import { cpuSftBackend } from '../../src/pretrain/sft';
 import type { RowBatch } from '../../src/pretrain/rows';
 import { Rng } from '../../src/util/rng';
@@ -33,15 +35,21 @@ function randomBatch(seed: number, B = 3, T = 24): RowBatch {
   return { B, T, ids, mask, lengths };
 }
 
-describe('WasmSftGraph (TF.js-wasm) = CPU reference model', () => {
+let engine: WasmEngine;
+beforeAll(async () => {
+  engine = await WasmEngine.create({ threads: 2 });
+});
+afterAll(() => engine.destroy());
+
+describe('CPU-engine SFT = CPU reference model', () => {
   it('loss and all gradients of a padded batch agree (f32; per tensor max |Δ| ≤ 1e-4·max |g|)', async () => {
     const params = initParams(cfg, 7);
     // Larger weights than init so that every gradient is well above rounding.
     for (let i = 0; i < params.length; i++) params[i] *= 6;
     const batch = randomBatch(3);
-    const g = await WasmSftGraph.create(cfg, params);
-    const w = g.lossAndGrads(batch);
-    g.dispose();
+    const model = WasmModel.create(engine, cfg);
+    model.writeParams(params);
+    const w = { ...sftLossAndGrads(model, batch), grads: model.grads.read() };
     const dims = { B: batch.B, T: batch.T };
     const { targets, mask } = sftTargets(batch.ids, batch.lengths, dims, batch.mask);
     const p64 = Float64Array.from(params);
@@ -55,7 +63,10 @@ describe('WasmSftGraph (TF.js-wasm) = CPU reference model', () => {
     let maxAbs = 0;
     let worst = 0;
     for (const e of layout.entries) {
-      if (e.name === 'valuew' || e.name === 'valueb') continue;
+      if (e.name === 'valuew' || e.name === 'valueb') {
+        for (let i = e.offset; i < e.offset + e.size; i++) expect(w.grads[i]).toBe(0);
+        continue;
+      }
       let gmax = 0;
       let dmax = 0;
       for (let i = e.offset; i < e.offset + e.size; i++) {
@@ -66,14 +77,14 @@ describe('WasmSftGraph (TF.js-wasm) = CPU reference model', () => {
       worst = Math.max(worst, dmax / gmax);
       if (dmax > 1e-4 * gmax) throw new Error(`${e.name}: max |wasm − reference| = ${dmax} vs max |g| = ${gmax}`);
     }
-    console.log(`worst per-tensor relative gradient error ${worst.toExponential(2)}`);
+    expect(worst).toBeLessThan(1e-4);
     expect(maxAbs).toBeGreaterThan(1e-3); // the comparison is not vacuous
   });
 
   it('three AdamW steps of the wasm backend track the CPU backend (max |Δp| < 2e-5)', async () => {
     const init = initParams(cfg, 11);
     const hp = { weightDecay: 0.01, maxNorm: 1 };
-    const wasm = await wasmSftBackend(cfg, init, hp);
+    const wasm = wasmSftBackend(engine, cfg, init, hp);
     const cpu = cpuSftBackend(cfg, init, hp);
     for (let s = 1; s <= 3; s++) {
       const batch = randomBatch(100 + s);
@@ -91,34 +102,31 @@ describe('WasmSftGraph (TF.js-wasm) = CPU reference model', () => {
       d = Math.max(d, Math.abs(pa[i] - pb[i]));
       moved = Math.max(moved, Math.abs(pa[i] - init[i]));
     }
-    // No tensor leaks per step (loss graph, gradients, parameter writes): memory stays flat.
-    const { memory } = await import('@tensorflow/tfjs');
-    const before = memory().numTensors;
+    // Per-step activations are released: the engine's allocation top is flat across steps.
+    const top = engine.mark();
     await wasm.step(randomBatch(200), 3e-3, 4);
-    expect(memory().numTensors).toBe(before);
-    wasm.dispose();
+    expect(engine.mark()).toBe(top);
     expect(moved).toBeGreaterThan(1e-3);
     expect(d).toBeLessThan(2e-5);
   });
 
-  it('rejects parameters of the wrong size, naming the layout', async () => {
-    await expect(WasmSftGraph.create(cfg, new Float32Array(10))).rejects.toThrow(/paramLayout\(cfg\) needs/);
+  it('rejects parameters of the wrong size, naming the tensor', () => {
+    expect(() => wasmSftBackend(engine, cfg, new Float32Array(10), { weightDecay: 0, maxNorm: 1 })).toThrow(/params: expected \d+ values, got 10/);
   });
 });
 
 describe('wasmGreedyDecoder', () => {
-  it('decodes the same ids as the CPU greedy decoder', async () => {
+  it('decodes the same ids as the CPU greedy decoder (KV cache)', async () => {
     const { cpuGreedyDecoder } = await import('../../src/pretrain/eval_greedy');
     const params = initParams(cfg, 5);
     for (let i = 0; i < params.length; i++) params[i] *= 8; // peaked logits: no near-ties
-    const g = await WasmSftGraph.create(cfg, params);
-    const { wasmGreedyDecoder } = await import('../../src/pretrain/sft_wasm');
+    const model = WasmModel.create(engine, cfg);
+    model.writeParams(params);
     const prompts = [[1, 2, 3], [4, 5, 6, 7, 8, 9, 10], [11]];
     const tokStub = { endId: 60 };
-    const a = await wasmGreedyDecoder(g, tokStub.endId)(prompts, 6);
+    const a = await wasmGreedyDecoder(model, tokStub.endId)(prompts, 6);
     // cpuGreedyDecoder needs a tokenizer only for the end id.
     const b = await cpuGreedyDecoder(cfg, params, { special: () => tokStub.endId } as never)(prompts, 6);
-    g.dispose();
     expect(a.map((x) => x.ids)).toEqual(b.map((x) => x.ids));
     expect(a.some((x) => x.ids.length > 0)).toBe(true);
   });

@@ -6,8 +6,8 @@
  * SFT of the base model on expert demonstrations under procedurally randomized harnesses
  * (DESIGN.md §8), or with --blackbox the black-box SFT baseline. Backends: `webgpu` (default;
  * headless Chromium on its WebGPU adapter, the CPU model when WebGPU is unavailable: said so),
- * `wasm` (Node, TF.js-wasm for loss and gradients + our AdamW reference: the fast path on a
- * machine without a GPU, src/pretrain/sft_wasm.ts), `cpu` (the reference model in the page).
+ * `wasm` (Node, our CPU engine: WebAssembly SIMD on --threads threads, src/wasm; the fast path
+ * on a machine without a GPU), `cpu` (the reference model in the page).
  * Prints the loss every
  * --log-every steps, writes the checkpoint (src/pretrain/checkpoint.ts) and a sidecar JSON
  * `<out>.json` (command, seed, digest, steps, final loss, time, loss curve, evaluation), then
@@ -27,6 +27,7 @@ interface Opts {
   backend: 'webgpu' | 'wasm' | 'cpu';
   suites: string;
   saveEvery: number;
+  threads?: number;
   init?: string;
   steps: number;
   batch: number;
@@ -62,7 +63,8 @@ export function registerPretrain(program: Command): void {
     .option('--eval-harnesses <n>', 'greedy evaluation: first n training harnesses of the OA design', intOption(0, 18), 3)
     .option('--log-every <n>', 'print the loss every n steps', intOption(1, 1_000_000), 10)
     .option('--suites <list>', 'demonstration suites, comma-separated: workspace, errands', 'workspace,errands')
-    .option('--backend <name>', 'webgpu (headless Chromium) | wasm (Node, TF.js-wasm: fastest without a GPU) | cpu (reference model in the page)', choiceOption(['webgpu', 'wasm', 'cpu'] as const), 'webgpu')
+    .option('--backend <name>', 'webgpu (headless Chromium) | wasm (Node, the CPU engine: WebAssembly SIMD, threaded; fastest without a GPU) | cpu (reference model in the page)', choiceOption(['webgpu', 'wasm', 'cpu'] as const), 'webgpu')
+    .option('--threads <n>', 'wasm backend: CPU engine threads (default: the machine\'s cores, at most 8)', intOption(1, 64))
     .option('--save-every <n>', 'wasm backend: also write the checkpoint every n steps (0 = only at the end)', intOption(0, 1_000_000), 0)
     .option('--init <file>', 'wasm backend: continue from this base checkpoint (same preset and tokenizer; fresh optimizer and lr schedule)')
     .option('--cpu', 'same as --backend cpu')
@@ -73,6 +75,7 @@ export function registerPretrain(program: Command): void {
       for (const x of suites) if (x !== 'workspace' && x !== 'errands') throw new UsageError(`--suites: '${x}' is not a suite (workspace, errands)`);
       if (opts.cpu) opts.backend = 'cpu';
       if (opts.init && opts.backend !== 'wasm') throw new UsageError('--init is supported with --backend wasm only');
+      if (opts.threads !== undefined && opts.backend !== 'wasm') throw new UsageError('--threads is supported with --backend wasm only');
       const out = resolve(opts.out ?? (opts.blackbox ? `public/sft-${opts.blackbox}-${opts.preset}.ckpt` : `public/base-${opts.preset}.ckpt`));
       const command = `hlab pretrain ${process.argv.slice(3).join(' ')}`.trim();
       const page: PretrainPageOptions = {
@@ -115,7 +118,7 @@ export function registerPretrain(program: Command): void {
           if (ck.header.tokenizer.name !== tok.name) throw new UsageError(`--init ${opts.init}: trained with tokenizer '${ck.header.tokenizer.name}', this build uses '${tok.name}'`);
           init = { params: ck.params, digest: ck.header.digest };
         }
-        r = await pretrainWasm(tok, { ...page, saveEvery: opts.saveEvery, init }, (line) => {
+        r = await pretrainWasm(tok, { ...page, saveEvery: opts.saveEvery, init, threads: opts.threads }, (line) => {
           if (!opts.json) process.stderr.write(line + '\n');
         }, (bytes) => writeAtomic(out, bytes));
       } else {

@@ -19,7 +19,7 @@ import type { Command } from 'commander';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import cliProgress from 'cli-progress';
-import { intOption, printJson, UsageError } from '../cli_util';
+import { choiceOption, intOption, printJson, UsageError } from '../cli_util';
 import { withBrowser } from '../browser';
 import { parseSpec, SpecError, type ExperimentSpec } from '../../experiment/spec';
 import { DEFAULT_PRESET, PRESET_NAMES, getPreset } from '../../experiment/presets';
@@ -36,6 +36,7 @@ interface Opts {
   steps?: number;
   checkpointEvery: number;
   base?: string;
+  backend?: 'auto' | 'webgpu' | 'wasm';
   json?: boolean;
 }
 
@@ -78,6 +79,7 @@ export function registerRun(program: Command): void {
     .option('--steps <n>', 'override spec.rl.steps', intOption(0, 100_000))
     .option('--checkpoint-every <n>', 'save a checkpoint every n RL steps', intOption(1, 100_000), 1)
     .option('--base <file>', 'base checkpoint for model.init = base (default public/base-<preset>.ckpt)')
+    .option('--backend <name>', 'policy engine, overriding spec.backend: auto (WebGPU on a hardware adapter, else the CPU engine) | webgpu | wasm', choiceOption(['auto', 'webgpu', 'wasm'] as const))
     .option('--json', 'print results.json alone on stdout')
     .action(async (opts: Opts) => {
       const { spec, json } = loadSpec(opts);
@@ -86,6 +88,7 @@ export function registerRun(program: Command): void {
       const ckptPath = resolve(out, 'checkpoint.hlab');
       const runnerOpts: RunnerOptions = { runId: `run-${spec.name}`, resume: !!opts.resume, checkpointEvery: opts.checkpointEvery };
       if (opts.steps !== undefined) runnerOpts.steps = opts.steps;
+      if (opts.backend) runnerOpts.backend = opts.backend;
       if (opts.base) {
         if (!existsSync(opts.base)) throw new UsageError(`--base ${opts.base}: no such file`);
         runnerOpts.baseCheckpointBase64 = readFileSync(opts.base).toString('base64');
@@ -150,7 +153,7 @@ export function registerRun(program: Command): void {
       );
       if (barStarted) bar.stop();
       const res: ExperimentResults = result.results;
-      const full = { ...res, command, status: result.status, warnings: result.warnings, starts: result.starts, seconds: result.seconds, curves: result.curves, trajectories: result.trajectories };
+      const full = { ...res, command, engine: result.engine, status: result.status, warnings: result.warnings, starts: result.starts, seconds: result.seconds, curves: result.curves, trajectories: result.trajectories };
       writeAtomic(resolve(out, 'results.json'), JSON.stringify(full, null, 2) + '\n');
       writeAtomic(resolve(out, 'results.csv'), resultsCsv(res));
       const table = markdownTable(res);
@@ -161,6 +164,7 @@ export function registerRun(program: Command): void {
         '',
         `Command: \`${command}\` — ${result.status}, ${((Date.now() - t0) / 1000).toFixed(0)} s wall clock (${result.seconds.toFixed(0)} s in the page).`,
         `Machine: ${res.machine}.`,
+        `Engine: ${result.engine.describe} (${result.engine.reason}).`,
         `Starting checkpoint: ${[...new Set(result.starts)].join('; ')}.`,
         ...result.warnings.map((w) => `\n> ${w}`),
         '',
