@@ -2,8 +2,10 @@
 // run_e2e.spec.ts. Small summaries only.
 import { runExperimentInPage, type ExperimentOutput } from '../../src/experiment/runner';
 
-/** A tiny spec: tiny model from scratch, a handful of tasks, short budgets. */
-export function tinySpec(overrides: { steps?: number; algorithm?: 'grpo' | 'ppo'; workers?: number; dropZeroVarianceGroups?: boolean } = {}) {
+export type Backend = 'webgpu' | 'wasm';
+
+/** A tiny spec: tiny model from scratch, a handful of tasks, short budgets; the WGSL engine unless `backend` says otherwise. */
+export function tinySpec(overrides: { steps?: number; algorithm?: 'grpo' | 'ppo'; workers?: number; dropZeroVarianceGroups?: boolean; backend?: Backend } = {}) {
   // public/ JSON cannot be imported in the page under Vite: fetch-free inline copy of quick's rl block.
   const s = {
     specVersion: 1, seeds: [0], suites: ['workspace'], design: { method: 'oa', k: 18, seed: 0 },
@@ -17,6 +19,7 @@ export function tinySpec(overrides: { steps?: number; algorithm?: 'grpo' | 'ppo'
     ...s,
     name: 'tiny-e2e',
     description: '',
+    backend: overrides.backend ?? 'webgpu',
     model: { preset: 'tiny', init: 'base' },
     methods: [{ name: 'scaling', harnesses: 'scaling', K: 2, algorithm: overrides.algorithm ?? 'grpo' }],
     rl: {
@@ -36,12 +39,13 @@ const strip = (steps: ExperimentOutput['curves'][number]['steps']) =>
   steps.map(({ tokensPerSec: _a, rolloutMs: _b, updateMs: _c, ...rest }) => rest);
 
 /** Every stage once: eval before, 2 RL steps with a worker killed mid-episode, eval after, checkpoints. */
-export async function tinyEndToEnd(algorithm: 'grpo' | 'ppo' = 'grpo', crashAtJob?: number) {
-  const db = `hlab-e2e-${algorithm}-${Math.random().toString(36).slice(2)}`;
+export async function tinyEndToEnd(algorithm: 'grpo' | 'ppo' = 'grpo', crashAtJob?: number, backend: Backend = 'webgpu') {
+  const db = `hlab-e2e-${algorithm}-${backend}-${Math.random().toString(36).slice(2)}`;
   // Real rewards: the tiny policy rarely passes, so every group would have zero variance and the
   // default filter (spec.rl.dropZeroVarianceGroups) would skip the update this test exercises.
-  const out = parse(await runExperimentInPage(tinySpec({ algorithm, dropZeroVarianceGroups: false }), { dbName: db, runId: 'e2e', crashAtJob }));
+  const out = parse(await runExperimentInPage(tinySpec({ algorithm, dropZeroVarianceGroups: false, backend }), { dbName: db, runId: 'e2e', crashAtJob }));
   return {
+    engine: out.engine,
     status: out.status,
     warnings: out.warnings,
     starts: out.starts,
@@ -53,27 +57,27 @@ export async function tinyEndToEnd(algorithm: 'grpo' | 'ppo' = 'grpo', crashAtJo
 }
 
 /** Part 1 of the resume test: N/2 steps then stop (checkpoint in IndexedDB). */
-export async function resumePart1(db: string, half: number) {
-  const out = parse(await runExperimentInPage(tinySpec({ steps: 2 * half }), { dbName: db, runId: 'resume', skipEval: true, stopAfterSteps: half, inProcessEnv: true, syntheticReward: true }));
+export async function resumePart1(db: string, half: number, backend: Backend = 'webgpu') {
+  const out = parse(await runExperimentInPage(tinySpec({ steps: 2 * half, backend }), { dbName: db, runId: 'resume', skipEval: true, stopAfterSteps: half, inProcessEnv: true, syntheticReward: true }));
   return { status: out.status, steps: out.curves[0]?.steps.length ?? 0 };
 }
 
 /** Part 2 (after a page reload): resume from IndexedDB and finish. */
-export async function resumePart2(db: string, half: number) {
-  const out = parse(await runExperimentInPage(tinySpec({ steps: 2 * half }), { dbName: db, runId: 'resume', skipEval: true, resume: true, inProcessEnv: true, syntheticReward: true }));
+export async function resumePart2(db: string, half: number, backend: Backend = 'webgpu') {
+  const out = parse(await runExperimentInPage(tinySpec({ steps: 2 * half, backend }), { dbName: db, runId: 'resume', skipEval: true, resume: true, inProcessEnv: true, syntheticReward: true }));
   return { status: out.status, digest: out.paramDigests[0], steps: strip(out.curves[0].steps) };
 }
 
 /** The uninterrupted reference. */
-export async function straight(db: string, steps: number) {
-  const out = parse(await runExperimentInPage(tinySpec({ steps }), { dbName: db, runId: 'straight', skipEval: true, inProcessEnv: true, syntheticReward: true }));
-  return { status: out.status, digest: out.paramDigests[0], steps: strip(out.curves[0].steps) };
+export async function straight(db: string, steps: number, backend: Backend = 'webgpu') {
+  const out = parse(await runExperimentInPage(tinySpec({ steps, backend }), { dbName: db, runId: 'straight', skipEval: true, inProcessEnv: true, syntheticReward: true }));
+  return { status: out.status, digest: out.paramDigests[0], steps: strip(out.curves[0].steps), engine: out.engine.kind };
 }
 
 /** PPO (value head, GAE) and the non-finite guard: `steps` steps, step `poison` gets NaN log-probs. */
-export async function ppoAndPoison(steps: number, poison?: number) {
-  const db = `hlab-ppo-${Math.random().toString(36).slice(2)}`;
-  const out = parse(await runExperimentInPage(tinySpec({ steps, algorithm: 'ppo' }), { dbName: db, runId: 'ppo', skipEval: true, inProcessEnv: true, syntheticReward: true, poisonStep: poison }));
+export async function ppoAndPoison(steps: number, poison?: number, backend: Backend = 'webgpu') {
+  const db = `hlab-ppo-${backend}-${Math.random().toString(36).slice(2)}`;
+  const out = parse(await runExperimentInPage(tinySpec({ steps, algorithm: 'ppo', backend }), { dbName: db, runId: 'ppo', skipEval: true, inProcessEnv: true, syntheticReward: true, poisonStep: poison }));
   // Recorded trajectories: per-token advantages (one per action token) with their count of action tokens.
   const traj = out.trajectories.map((t) => ({
     step: t.step,

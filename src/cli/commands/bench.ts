@@ -19,8 +19,10 @@ import { intOption, printJson } from '../cli_util';
 import { withBrowser } from '../browser';
 import type { benchTraining } from '../../bench/train_bench';
 import type { RolloutBenchRow } from '../../rollout/bench';
+import type { benchCpuEngine } from '../../bench/cpu_engine';
 
 type TrainBench = Awaited<ReturnType<typeof benchTraining>>;
+type CpuEngineBench = Awaited<ReturnType<typeof benchCpuEngine>> | { error: string };
 
 /** Options passed to `benchRollouts` (recorded in the output: the rows depend on them). */
 interface RolloutBenchConfig {
@@ -110,6 +112,24 @@ function printHuman(r: TrainBench, external: Record<string, unknown>, missing: s
   if (r.gpuErrors.length) console.log(`\nWebGPU errors: ${r.gpuErrors.join('; ')}`);
 }
 
+function printCpuEngine(c: CpuEngineBench): void {
+  console.log('CPU engine (WebAssembly SIMD, src/wasm) in the page');
+  if ('error' in c) {
+    console.log(`  failed: ${c.error}`);
+    return;
+  }
+  console.log(`  crossOriginIsolated=${c.crossOriginIsolated} cores=${c.hardwareConcurrency}`);
+  console.log('  training step (SFT, every position scored), median, interleaved with TF.js-wasm');
+  for (const r of c.training) {
+    console.log(`  ${r.preset.padEnd(6)} B=${r.B} T=${r.T} threads ${r.threads}: ${f(r.medianMs, 0)} ms = ${f(r.tokensPerSec, 0)} tok/s, ${f(r.gflops, 2)} GFLOP/s effective; TF.js-wasm ${f(r.tfjsWasmTokensPerSec, 0)} tok/s → ${f(r.ratioVsTfjsWasm, 1)}×`);
+  }
+  console.log('  sampling (KV cache, decode tokens/s, prefill excluded)');
+  for (const r of c.sampling) {
+    console.log(`  ${r.preset.padEnd(6)} B=${r.B} context ${r.context} threads ${r.threads}: ${f(r.tokensPerSec, 0)} tok/s; WebGPU (${r.webgpuAdapter}) ${f(r.webgpuTokensPerSec, 0)} tok/s → ${f(r.ratioVsWebgpu, 1)}×`);
+  }
+  console.log('');
+}
+
 export function registerBench(program: Command): void {
   program
     .command('bench')
@@ -121,7 +141,14 @@ export function registerBench(program: Command): void {
       const progress = (s: string) => {
         if (s.startsWith('[bench]')) process.stderr.write(s + '\n');
       };
-      const { train, external, missing, rollouts } = await withBrowser(async (s) => {
+      const { cpuEngine, train, external, missing, rollouts } = await withBrowser(async (s) => {
+        let cpuEngine: CpuEngineBench;
+        try {
+          cpuEngine = await s.run<CpuEngineBench>('/src/bench/cpu_engine.ts', 'benchCpuEngine', { quick: !!opts.quick });
+        } catch (err) {
+          cpuEngine = { error: (err as Error).message.split('\n')[0] };
+        }
+        process.stderr.write(`[bench] cpu engine results: ${JSON.stringify(cpuEngine)}\n`);
         const train = await s.run<TrainBench>('/src/bench/train_bench.ts', 'benchTraining', { quick: !!opts.quick });
         // The training results are complete here: keep them on stderr in case a later entry hangs.
         process.stderr.write(`[bench] training results: ${JSON.stringify(train)}\n`);
@@ -145,9 +172,12 @@ export function registerBench(program: Command): void {
         } catch (err) {
           rollouts = { config, error: (err as Error).message.split('\n')[0] };
         }
-        return { train, external, missing, rollouts };
+        return { cpuEngine, train, external, missing, rollouts };
       }, { onConsole: progress });
-      if (opts.json) printJson({ ...train, external, externalMissing: missing, rollouts });
-      else printHuman(train, external, missing, rollouts);
+      if (opts.json) printJson({ cpuEngine, ...train, external, externalMissing: missing, rollouts });
+      else {
+        printCpuEngine(cpuEngine);
+        printHuman(train, external, missing, rollouts);
+      }
     });
 }

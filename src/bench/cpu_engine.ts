@@ -1,0 +1,157 @@
+/**
+ * `hlab bench` section `cpuEngine`: the CPU engine (src/wasm) against its peers, in the page.
+ *
+ *  - Training: one SFT step (forward, masked cross-entropy, backward, clip, AdamW) on the same
+ *    batch of B full rows scored at every position, for mini and small: ours on 1 and 2
+ *    threads and TF.js-wasm (bench/tfjs_transformer.ts), interleaved (each repetition runs
+ *    every contender once), median of ≥ 5 after one untimed warm-up step each. Effective
+ *    GFLOP/s counts the model's arithmetic of the whole step (`stepFlops`), every op included.
+ *  - Sampling: decode tokens/s of the KV-cache sampler (B prompts, context 512, 32 new tokens,
+ *    τ = 1, prefill excluded) on 1 and 2 threads against the WebGPU sampler on the adapter the
+ *    page has (SwiftShader on a machine without a GPU).
+ */
+import { presetConfig, validateConfig, type ModelConfig, type PresetName } from '../model/config';
+import { initParams } from '../model/init';
+import { sftTargets } from '../model/cpu_model';
+import { Rng } from '../util/rng';
+import { WasmEngine } from '../wasm/engine';
+import { wasmSftBackend } from '../wasm/sft';
+import { WasmModel } from '../wasm/model';
+import { WasmSampler } from '../wasm/sampler';
+import { TfTransformer, useTfBackend } from './tfjs_transformer';
+import { benchSampling } from './forward.bench';
+
+export interface CpuTrainingRow {
+  preset: PresetName;
+  threads: number;
+  B: number;
+  T: number;
+  tokensPerSec: number;
+  gflops: number;
+  medianMs: number;
+  tfjsWasmTokensPerSec: number;
+  ratioVsTfjsWasm: number;
+}
+
+export interface CpuSamplingRow {
+  preset: PresetName;
+  threads: number;
+  B: number;
+  context: number;
+  tokensPerSec: number;
+  webgpuTokensPerSec: number;
+  ratioVsWebgpu: number;
+  webgpuAdapter: string;
+}
+
+/**
+ * Model flops of one training step over B rows of T tokens, every position scored: forward
+ * matmuls 2·N·(12·C²·L + C·V), attention 2·2·C·L·Σ_t (t+1) per row (QKᵀ and AV, causal),
+ * backward twice the forward (Kaplan et al. 2020 §2.1: C ≈ 6N per token for the matmuls).
+ * LayerNorm, GELU, softmax and AdamW are not counted (they are O(N·C)), so this is the
+ * conventional "model FLOPs" measure.
+ */
+export function stepFlops(cfg: ModelConfig, B: number, T: number, scored = B * T): number {
+  const { C, L, vocabSize: V } = cfg;
+  const N = B * T;
+  const fwd = 2 * N * 12 * C * C * L + 2 * scored * C * V + 4 * C * L * B * ((T * (T + 1)) / 2);
+  return 3 * fwd;
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+}
+
+async function timeMs(f: () => Promise<unknown>): Promise<number> {
+  const t0 = performance.now();
+  await f();
+  return performance.now() - t0;
+}
+
+/**
+ * The section (module doc).
+ * @param o.quick smaller batches (B 2, T 64) and 5 repetitions
+ */
+export async function benchCpuEngine(o: { quick?: boolean; reps?: number } = {}): Promise<{ hardwareConcurrency: number; crossOriginIsolated: boolean; training: CpuTrainingRow[]; sampling: CpuSamplingRow[] }> {
+  const reps = Math.max(5, o.reps ?? 5);
+  const log = (s: string) => console.log(`[bench] cpu engine: ${s}`);
+  const threadCounts = [1, 2];
+  const engines = new Map<number, WasmEngine>();
+  for (const t of threadCounts) engines.set(t, await WasmEngine.create({ threads: t }));
+  const training: CpuTrainingRow[] = [];
+  const sampling: CpuSamplingRow[] = [];
+  try {
+    for (const preset of ['mini', 'small'] as const) {
+      const cfg = presetConfig(preset, 1024);
+      const [B, T] = o.quick ? [2, 64] : [8, 256];
+      const rng = new Rng(2);
+      const ids = Int32Array.from({ length: B * T }, () => rng.int(cfg.vocabSize));
+      const lengths = new Int32Array(B).fill(T);
+      const { targets, mask } = sftTargets(ids, lengths, { B, T });
+      const params = initParams(cfg, 1);
+      const batch = { B, T, ids, lengths, mask: new Float32Array(B * T).fill(1) };
+      const ours = threadCounts.map((t) => ({ t, be: wasmSftBackend(engines.get(t)!, cfg, params, { weightDecay: 0.01, maxNorm: 1 }), ms: [] as number[] }));
+      await useTfBackend('wasm');
+      const tf = new TfTransformer('wasm', cfg, params, 1e-3, T);
+      tf.setBatch(B, T, ids, targets, mask);
+      const tfMs: number[] = [];
+      log(`${preset} B=${B} T=${T}: warm-up`);
+      for (const x of ours) await x.be.step(batch, 1e-3, 1);
+      await tf.trainStep();
+      for (let r = 0; r < reps; r++) {
+        for (const x of ours) x.ms.push(await timeMs(() => x.be.step(batch, 1e-3, r + 2)));
+        tfMs.push(await timeMs(() => tf.trainStep()));
+        log(`${preset} rep ${r + 1}/${reps}: ${ours.map((x) => `${x.t} thr ${x.ms[r].toFixed(0)} ms`).join(', ')}, tfjs-wasm ${tfMs[r].toFixed(0)} ms`);
+      }
+      // Positions scored: the rows' targets (the last position of each row has none).
+      const scored = mask.reduce((a, b) => a + (b > 0 ? 1 : 0), 0);
+      const flops = stepFlops(cfg, B, T, scored);
+      const tfTps = (B * T) / (median(tfMs) / 1000);
+      for (const x of ours) {
+        const ms = median(x.ms);
+        const tps = (B * T) / (ms / 1000);
+        training.push({ preset, threads: x.t, B, T, medianMs: ms, tokensPerSec: tps, gflops: flops / (ms / 1000) / 1e9, tfjsWasmTokensPerSec: tfTps, ratioVsTfjsWasm: tps / tfTps });
+      }
+
+      // Sampling: same shapes as the WebGPU sampler bench (context 512, 32 new tokens).
+      const SB = o.quick ? 2 : 4;
+      const newTokens = o.quick ? 8 : 32;
+      const context = 512;
+      const scfg = validateConfig({ ...cfg, maxT: Math.max(cfg.maxT, context) });
+      let gpuTps = NaN;
+      let adapter = 'none';
+      try {
+        const g = await benchSampling(preset, true, { B: SB, newTokens, context });
+        gpuTps = g.tokensPerSec;
+        const gpu = (navigator as Navigator & { gpu?: GPU }).gpu;
+        const a = await gpu?.requestAdapter();
+        adapter = a ? `${a.info.vendor}/${a.info.architecture}` : 'none';
+      } catch (e) {
+        adapter = `unavailable (${(e as Error).message.split('\n')[0]})`;
+      }
+      for (const t of threadCounts) {
+        const e = engines.get(t)!;
+        const mark = e.mark();
+        const model = WasmModel.create(e, scfg);
+        model.writeParams(initParams(scfg, 1));
+        const s = new WasmSampler(model);
+        const srng = new Rng(2);
+        const prompts = Array.from({ length: SB }, () => Int32Array.from({ length: context - newTokens }, () => srng.int(scfg.vocabSize)));
+        await s.sample({ prompts, maxNewTokens: 2, temperature: 1, seed: 3 });
+        const tps: number[] = [];
+        for (let r = 0; r < (o.quick ? 3 : 5); r++) {
+          const { stats } = await s.sample({ prompts, maxNewTokens: newTokens, temperature: 1, seed: 3 });
+          tps.push((stats.tokens - SB) / ((stats.ms - stats.firstStepMs) / 1000));
+        }
+        const m = median(tps);
+        sampling.push({ preset, threads: t, B: SB, context, tokensPerSec: m, webgpuTokensPerSec: gpuTps, ratioVsWebgpu: m / gpuTps, webgpuAdapter: adapter });
+        log(`${preset} sampling ${t} thr: ${m.toFixed(0)} tok/s (WebGPU ${gpuTps.toFixed(0)} tok/s on ${adapter})`);
+        e.release(mark);
+      }
+    }
+  } finally {
+    for (const e of engines.values()) e.destroy();
+  }
+  return { hardwareConcurrency: navigator.hardwareConcurrency, crossOriginIsolated: globalThis.crossOriginIsolated === true, training, sampling };
+}

@@ -1,0 +1,48 @@
+// Runs in the page: the CPU engine on Web Workers (shared memory, cross-origin isolated) and
+// the backend choice, for wasm_engine.spec.ts.
+import { WasmEngine } from '../../src/wasm/engine';
+import { WasmModel } from '../../src/wasm/model';
+import { initParams } from '../../src/model/init';
+import { chooseBackend, destroyBackend } from '../../src/experiment/backend';
+import { Rng } from '../../src/util/rng';
+
+/** Gradients of one forward/backward on 1 and on 2 threads (Web Workers), as arrays, plus the engine facts. */
+export async function gradsByThreads() {
+  const cfg = { vocabSize: 53, maxT: 40, C: 32, L: 2, NH: 4 };
+  const p = initParams(cfg, 3);
+  const rng = new Rng(5);
+  for (let i = 0; i < p.length; i++) p[i] += 0.2 * rng.normal();
+  const B = 3;
+  const T = 37;
+  const ids = Int32Array.from({ length: B * T }, () => rng.int(cfg.vocabSize));
+  const lengths = Int32Array.of(37, 20, 9);
+  const scored = Int32Array.from([0, 5, 36, 37 + 3, 37 + 19, 74 + 8]);
+  const dl = Float32Array.from({ length: scored.length * cfg.vocabSize }, () => rng.float() - 0.5);
+  const out: Record<number, number[]> = {};
+  for (const threads of [1, 2]) {
+    const e = await WasmEngine.create({ threads });
+    const m = WasmModel.create(e, cfg);
+    m.writeParams(p);
+    const f = m.forward(ids, lengths, B, T, scored, true);
+    const d = m.scratch(dl.length, 'dlogits');
+    d.write(dl);
+    m.backward(f, d, null);
+    out[threads] = Array.from(m.grads.read());
+    e.destroy();
+  }
+  let nonzero = 0;
+  for (const g of out[1]) if (g !== 0) nonzero++;
+  return { crossOriginIsolated: globalThis.crossOriginIsolated, identical: out[1].every((g, i) => Object.is(g, out[2][i])), nonzero, P: out[1].length };
+}
+
+/** What each backend choice resolves to on this page's adapter. */
+export async function backendChoices() {
+  const r: Record<string, { kind: string; reason: string; describe: string }> = {};
+  for (const c of ['auto', 'webgpu', 'wasm'] as const) {
+    const b = await chooseBackend(c);
+    r[c] = { kind: b.kind, reason: b.reason, describe: b.describe };
+    destroyBackend(b);
+    if (b.kind === 'webgpu') b.gpu.device.destroy();
+  }
+  return r;
+}
