@@ -328,7 +328,9 @@ export async function runExperiment(specJson: unknown, o: RunnerOptions = {}): P
     for (const s of lg.skipped) emit({ type: 'warn', message: `checkpoint step ${s.step} is unusable (${s.code}): ${s.message}; using the previous good one` });
     if (lg.checkpoint) {
       const cfgJson = lg.checkpoint.meta.config as { spec: unknown };
-      if (stableJson(parseSpec(cfgJson.spec, 'checkpoint spec')) !== stableJson(spec)) throw new Error(`--resume: the checkpoint of run '${runId}' was written for a different spec; start without --resume or use the same spec`);
+      // The engine is not part of the experiment: a checkpoint continues on either (same layout).
+      const sameExperiment = (a: ExperimentSpec) => stableJson({ ...a, backend: 'auto' });
+      if (sameExperiment(parseSpec(cfgJson.spec, 'checkpoint spec')) !== sameExperiment(spec)) throw new Error(`--resume: the checkpoint of run '${runId}' was written for a different spec; start without --resume or use the same spec`);
       const mh = lg.checkpoint.meta.metricHistory as unknown as { state: RunState; results: RunResult[]; curves: RunCurves[]; trajectories?: TrajectorySample[] };
       // Checkpoints written before trajectories were recorded have none: the run goes on without the old ones.
       trajectories.push(...(mh.trajectories ?? []));

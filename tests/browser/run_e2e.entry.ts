@@ -65,7 +65,7 @@ export async function resumePart1(db: string, half: number, backend: Backend = '
 /** Part 2 (after a page reload): resume from IndexedDB and finish. */
 export async function resumePart2(db: string, half: number, backend: Backend = 'webgpu') {
   const out = parse(await runExperimentInPage(tinySpec({ steps: 2 * half, backend }), { dbName: db, runId: 'resume', skipEval: true, resume: true, inProcessEnv: true, syntheticReward: true }));
-  return { status: out.status, digest: out.paramDigests[0], steps: strip(out.curves[0].steps) };
+  return { status: out.status, digest: out.paramDigests[0], steps: strip(out.curves[0].steps), engine: out.engine.kind };
 }
 
 /** The uninterrupted reference. */

@@ -83,6 +83,25 @@ test(`resume equivalence on ${backend}: N steps straight = N/2, page reload, N/2
 });
 }
 
+test('a checkpoint written on WebGPU continues on the CPU engine (same layout; history and AdamW state carried over)', async ({ gpuPage, page }) => {
+  test.setTimeout(180_000);
+  await warmUp(page);
+  const db = `hlab-cross-${Date.now()}`;
+  const a = await gpuPage.run<any>(ENTRY, 'straight', db + '-a', 4, 'webgpu');
+  const p1 = await gpuPage.run<any>(ENTRY, 'resumePart1', db + '-b', 2, 'webgpu');
+  expect(p1).toEqual({ status: 'interrupted', steps: 2 });
+  const b = await gpuPage.run<any>(ENTRY, 'resumePart2', db + '-b', 2, 'wasm');
+  expect(b.status).toBe('done');
+  expect(b.engine).toBe('wasm');
+  expect(b.steps).toHaveLength(4);
+  expect(b.steps.slice(0, 2)).toEqual(a.steps.slice(0, 2));
+  // Steps 3–4 ran on the other engine: the same update up to f32 rounding.
+  for (const k of [2, 3]) {
+    expect(b.steps[k].optimizerSteps).toBe(a.steps[k].optimizerSteps);
+    expect(Math.abs(b.steps[k].gradNorm - a.steps[k].gradNorm)).toBeLessThan(1e-3 * a.steps[k].gradNorm + 1e-6);
+  }
+});
+
 test('a stop during the last RL step is honoured before the final evaluation; resume runs only the evaluation', async ({ gpuPage, page }) => {
   test.setTimeout(180_000);
   await warmUp(page);
