@@ -172,23 +172,24 @@ export interface AttentionDims {
   NH: number;
 }
 
-/** out (B,T,C), att (B,NH,T,T) from qkv (B,T,3C); positions ≥ lengths[b] give 0. */
-export function attentionForward(e: WasmEngine, qkv: Arr, out: Arr, att: Arr, lengths: Arr, d: AttentionDims): void {
+/** out (B,T,C), att (B,NH,T,T) from qkv (B,T,3C); positions ≥ lengths[b] give 0. scratch: threads·(HS+T)·T floats. */
+export function attentionForward(e: WasmEngine, qkv: Arr, out: Arr, att: Arr, lengths: Arr, scratch: Arr, d: AttentionDims): void {
   const o = 'attentionForward';
   if (d.C % d.NH !== 0) throw new Error(`${o}: C = ${d.C} must be divisible by NH = ${d.NH}`);
   need(o, 'qkv', qkv, d.B * d.T * 3 * d.C, '(B,T,3C)');
   need(o, 'out', out, d.B * d.T * d.C, '(B,T,C)');
   need(o, 'att', att, d.B * d.NH * d.T * d.T, '(B,NH,T,T)');
   need(o, 'lengths', lengths, d.B, '(B)');
-  e.dispatch(op(e, 'ATTENTION_FORWARD'), [qkv.ptr, out.ptr, att.ptr, lengths.ptr, d.B, d.T, d.C, d.NH], 2 * d.B * d.T * d.T * d.C);
+  need(o, 'scratch', scratch, e.threads * (d.C / d.NH + d.T) * d.T, '(threads,HS+T,T)');
+  e.dispatch(op(e, 'ATTENTION_FORWARD'), [qkv.ptr, out.ptr, att.ptr, lengths.ptr, scratch.ptr, d.B, d.T, d.C, d.NH], 2 * d.B * d.T * d.T * d.C);
 }
 
-/** dqkv (B,T,3C) written; scratch holds threads·T floats. */
+/** dqkv (B,T,3C) written; scratch holds threads·(HS+T)·T floats. */
 export function attentionBackward(e: WasmEngine, dout: Arr, qkv: Arr, att: Arr, dqkv: Arr, lengths: Arr, scratch: Arr, d: AttentionDims): void {
   const o = 'attentionBackward';
   need(o, 'dout', dout, d.B * d.T * d.C, '(B,T,C)');
   need(o, 'dqkv', dqkv, d.B * d.T * 3 * d.C, '(B,T,3C)');
-  need(o, 'scratch', scratch, e.threads * d.T, '(threads,T)');
+  need(o, 'scratch', scratch, e.threads * (d.C / d.NH + d.T) * d.T, '(threads,HS+T,T)');
   e.dispatch(op(e, 'ATTENTION_BACKWARD'), [dout.ptr, qkv.ptr, att.ptr, dqkv.ptr, lengths.ptr, scratch.ptr, d.B, d.T, d.C, d.NH], 4 * d.B * d.T * d.T * d.C);
 }
 

@@ -199,6 +199,7 @@ export class WasmModel {
     lenA.write(lengths);
     const scoredIdx = a(Math.max(1, S), 'scored');
     if (S > 0) scoredIdx.i32().set(scored);
+    const attScratch = a(e.threads * (C / NH + T) * T, 'attention scratch');
     let x = a(N * C, 'x0');
     encoderForward(e, idsA, this.p('wte'), this.p('wpe'), x, { B, T, C });
     const blocks: BlockActs[] = [];
@@ -209,7 +210,7 @@ export class WasmModel {
       const qkv = a(N * 3 * C, h + 'qkv');
       matmulForward(e, ln1, this.wT.get(h + 'qkvw')!, this.p(h + 'qkvb'), qkv, { N, K: C, M: 3 * C });
       const atty = a(N * C, h + 'atty'), att = a(B * NH * T * T, h + 'att');
-      attentionForward(e, qkv, atty, att, lenA, { B, T, C, NH });
+      attentionForward(e, qkv, atty, att, lenA, attScratch, { B, T, C, NH });
       const x2 = a(N * C, h + 'x2');
       matmulForward(e, atty, this.wT.get(h + 'attprojw')!, this.p(h + 'attprojb'), x2, { N, K: C, M: C });
       residualForward(e, x2, x, x2, N * C);
@@ -272,7 +273,7 @@ export class WasmModel {
     const big = a(N * 4 * C, 'd fch');
     const dC = a(N * C, 'd (N,C)');
     const dqkv = a(N * 3 * C, 'dqkv');
-    const scratch = a(e.threads * T, 'attention scratch');
+    const scratch = a(e.threads * (C / NH + T) * T, 'attention scratch');
     for (let l = L - 1; l >= 0; l--) {
       const h = `h${l}.`;
       const c = f.blocks[l];

@@ -5,6 +5,8 @@
 // partitioned across threads; each pair's gradients are accumulated by one thread in a fixed
 // order. Plus the KV-cache decode step of the sampler.
 import { partLo, partHi } from './partition';
+import { exp4, exp1, hmax, hsum } from './simd_math';
+import { gemmRows } from './matmul';
 
 // @ts-ignore: decorator
 @inline
@@ -29,85 +31,139 @@ function axpy(y: usize, a: f32, x: usize, HS: i32): void {
   for (; i < HS; i++) store<f32>(y + (<usize>i << 2), load<f32>(y + (<usize>i << 2)) + a * load<f32>(x + (<usize>i << 2)));
 }
 
-export function attentionForwardTask(qkv: usize, out: usize, att: usize, lengths: usize, B: i32, T: i32, C: i32, NH: i32, tid: i32, nth: i32): void {
+/** dst (HS, len) = the head's k (or v) rows 0..len−1 transposed, from qkv at channel offset `off`. */
+// @ts-ignore: decorator
+@inline
+function transposeHead(qkv: usize, dst: usize, b: i32, T: i32, C3: i32, off: i32, HS: i32, len: i32): void {
+  for (let t2 = 0; t2 < len; t2++) {
+    const src = qkv + (<usize>((b * T + t2) * C3 + off) << 2);
+    for (let i = 0; i < HS; i++) store<f32>(dst + (<usize>(i * len + t2) << 2), load<f32>(src + (<usize>i << 2)));
+  }
+}
+
+/** p[0..n) = softmax of p[0..n) in place (max-subtracted, vector exp). */
+// @ts-ignore: decorator
+@inline
+function softmaxInPlace(p: usize, n: i32): void {
+  let mv = f32x4.splat(-Infinity);
+  let t = 0;
+  for (; t + 4 <= n; t += 4) mv = f32x4.max(mv, v128.load(p + (<usize>t << 2)));
+  let mx = hmax(mv);
+  for (; t < n; t++) mx = max(mx, load<f32>(p + (<usize>t << 2)));
+  const mxv = f32x4.splat(mx);
+  let sv = f32x4.splat(0);
+  t = 0;
+  for (; t + 4 <= n; t += 4) {
+    const e = exp4(f32x4.sub(v128.load(p + (<usize>t << 2)), mxv));
+    v128.store(p + (<usize>t << 2), e);
+    sv = f32x4.add(sv, e);
+  }
+  let sum = hsum(sv);
+  for (; t < n; t++) {
+    const e = exp1(load<f32>(p + (<usize>t << 2)) - mx);
+    store<f32>(p + (<usize>t << 2), e);
+    sum += e;
+  }
+  const inv = f32x4.splat(1 / sum);
+  t = 0;
+  for (; t + 4 <= n; t += 4) v128.store(p + (<usize>t << 2), f32x4.mul(v128.load(p + (<usize>t << 2)), inv));
+  const invs: f32 = 1 / sum;
+  for (; t < n; t++) store<f32>(p + (<usize>t << 2), load<f32>(p + (<usize>t << 2)) * invs);
+}
+
+// Per (b, h) with len valid positions, the attention is three small matrix products run by
+// the GEMM of matmul.ts on this thread (the head's q, k, v are row-strided views of qkv):
+//   forward   S = q·kᵀ·scale (len × len), P = causal softmax(S), out = P·v
+//   backward  dP = dout·vᵀ, dS = P ⊙ (dP − rowsum(P ⊙ dP))·scale, dq = dS·k, dk = dSᵀ·q, dv = Pᵀ·dout
+// The upper triangle is computed and then zeroed (P and dS are 0 there): twice the causal
+// flops, at GEMM speed instead of scalar dot products.
+
+/** out, att from qkv (module doc); scratch: HS·T floats per thread (the head's kᵀ). */
+export function attentionForwardTask(qkv: usize, out: usize, att: usize, lengths: usize, scratch: usize, B: i32, T: i32, C: i32, NH: i32, tid: i32, nth: i32): void {
   const HS = C / NH;
   const scale: f32 = 1 / Mathf.sqrt(<f32>HS);
   const C3 = 3 * C;
+  const KT = scratch + (<usize>(tid * (HS + T) * T) << 2);
   const j0 = partLo(B * NH, 1, tid, nth);
   const j1 = partHi(B * NH, 1, tid, nth);
   for (let j = j0; j < j1; j++) {
     const b = j / NH;
     const h = j % NH;
     const len = load<i32>(lengths + (<usize>b << 2));
-    for (let t = 0; t < T; t++) {
-      const po = out + (<usize>((b * T + t) * C + h * HS) << 2);
-      const pa = att + (<usize>(((b * NH + h) * T + t) * T) << 2);
-      memory.fill(po, 0, <usize>HS << 2);
-      if (t >= len) { memory.fill(pa, 0, <usize>T << 2); continue; }
-      const q = qkv + (<usize>((b * T + t) * C3 + h * HS) << 2);
-      let mx: f32 = -Infinity;
-      for (let t2 = 0; t2 <= t; t2++) {
-        const k = qkv + (<usize>((b * T + t2) * C3 + C + h * HS) << 2);
-        const s = dot(q, k, HS) * scale;
-        store<f32>(pa + (<usize>t2 << 2), s);
-        if (s > mx) mx = s;
-      }
-      let sum: f32 = 0;
-      for (let t2 = 0; t2 <= t; t2++) {
-        const e = Mathf.exp(load<f32>(pa + (<usize>t2 << 2)) - mx);
-        store<f32>(pa + (<usize>t2 << 2), e);
-        sum += e;
-      }
-      const inv: f32 = 1 / sum;
-      for (let t2 = 0; t2 <= t; t2++) {
-        const p = load<f32>(pa + (<usize>t2 << 2)) * inv;
-        store<f32>(pa + (<usize>t2 << 2), p);
-        axpy(po, p, qkv + (<usize>((b * T + t2) * C3 + 2 * C + h * HS) << 2), HS);
-      }
+    const pa0 = att + (<usize>((b * NH + h) * T * T) << 2);
+    const q0 = qkv + (<usize>(b * T * C3 + h * HS) << 2);
+    const o0 = out + (<usize>(b * T * C + h * HS) << 2);
+    for (let t = len; t < T; t++) {
+      memory.fill(o0 + (<usize>(t * C) << 2), 0, <usize>HS << 2);
+      memory.fill(pa0 + (<usize>(t * T) << 2), 0, <usize>T << 2);
+    }
+    if (len == 0) continue;
+    transposeHead(qkv, KT, b, T, C3, C + h * HS, HS, len);
+    gemmRows(q0, C3, 1, KT, len, pa0, T, 0, 0, 0, len, len, HS);
+    const sc = f32x4.splat(scale);
+    for (let t = 0; t < len; t++) {
+      const pa = pa0 + (<usize>(t * T) << 2);
+      let t2 = 0;
+      for (; t2 + 4 <= t + 1; t2 += 4) v128.store(pa + (<usize>t2 << 2), f32x4.mul(v128.load(pa + (<usize>t2 << 2)), sc));
+      for (; t2 <= t; t2++) store<f32>(pa + (<usize>t2 << 2), load<f32>(pa + (<usize>t2 << 2)) * scale);
+      softmaxInPlace(pa, t + 1);
       memory.fill(pa + (<usize>(t + 1) << 2), 0, <usize>(T - t - 1) << 2);
     }
+    gemmRows(pa0, T, 1, q0 + (<usize>(2 * C) << 2), C3, o0, C, 0, 0, 0, len, HS, len);
   }
 }
 
-/** dqkv (B,T,3C) written (zeroed first); scratch: T floats per thread at scratch + tid·T. */
+/** dqkv (B,T,3C) written; scratch: (HS + T)·T floats per thread (vᵀ, then dP → dS). */
 export function attentionBackwardTask(dout: usize, qkv: usize, att: usize, dqkv: usize, lengths: usize, scratch: usize, B: i32, T: i32, C: i32, NH: i32, tid: i32, nth: i32): void {
   const HS = C / NH;
   const scale: f32 = 1 / Mathf.sqrt(<f32>HS);
   const C3 = 3 * C;
-  const datt = scratch + (<usize>(tid * T) << 2);
+  const VT = scratch + (<usize>(tid * (HS + T) * T) << 2);
+  const dS = VT + (<usize>(HS * T) << 2);
   const j0 = partLo(B * NH, 1, tid, nth);
   const j1 = partHi(B * NH, 1, tid, nth);
   for (let j = j0; j < j1; j++) {
     const b = j / NH;
     const h = j % NH;
     const len = load<i32>(lengths + (<usize>b << 2));
-    for (let t = 0; t < T; t++) {
-      const base = (b * T + t) * C3 + h * HS;
-      memory.fill(dqkv + (<usize>base << 2), 0, <usize>HS << 2);
-      memory.fill(dqkv + (<usize>(base + C) << 2), 0, <usize>HS << 2);
-      memory.fill(dqkv + (<usize>(base + 2 * C) << 2), 0, <usize>HS << 2);
+    const pa0 = att + (<usize>((b * NH + h) * T * T) << 2);
+    const q0 = qkv + (<usize>(b * T * C3 + h * HS) << 2);
+    const g0 = dout + (<usize>(b * T * C + h * HS) << 2);
+    const dq0 = dqkv + (<usize>(b * T * C3 + h * HS) << 2);
+    for (let t = len; t < T; t++) {
+      const r = dq0 + (<usize>(t * C3) << 2);
+      memory.fill(r, 0, <usize>HS << 2);
+      memory.fill(r + (<usize>C << 2), 0, <usize>HS << 2);
+      memory.fill(r + (<usize>(2 * C) << 2), 0, <usize>HS << 2);
     }
+    if (len == 0) continue;
+    transposeHead(qkv, VT, b, T, C3, 2 * C + h * HS, HS, len);
+    gemmRows(g0, C, 1, VT, len, dS, len, 0, 0, 0, len, len, HS);
+    const sc = f32x4.splat(scale);
     for (let t = 0; t < len; t++) {
-      const pa = att + (<usize>(((b * NH + h) * T + t) * T) << 2);
-      const g = dout + (<usize>((b * T + t) * C + h * HS) << 2);
-      const q = qkv + (<usize>((b * T + t) * C3 + h * HS) << 2);
-      const dq = dqkv + (<usize>((b * T + t) * C3 + h * HS) << 2);
-      let dp: f32 = 0;
-      for (let t2 = 0; t2 <= t; t2++) {
-        const v = qkv + (<usize>((b * T + t2) * C3 + 2 * C + h * HS) << 2);
-        const s = dot(g, v, HS);
-        store<f32>(datt + (<usize>t2 << 2), s);
-        dp += load<f32>(pa + (<usize>t2 << 2)) * s;
+      const pa = pa0 + (<usize>(t * T) << 2);
+      const ds = dS + (<usize>(t * len) << 2);
+      let dpv = f32x4.splat(0);
+      let t2 = 0;
+      for (; t2 + 4 <= t + 1; t2 += 4) dpv = f32x4.add(dpv, f32x4.mul(v128.load(pa + (<usize>t2 << 2)), v128.load(ds + (<usize>t2 << 2))));
+      let dp = hsum(dpv);
+      for (; t2 <= t; t2++) dp += load<f32>(pa + (<usize>t2 << 2)) * load<f32>(ds + (<usize>t2 << 2));
+      const dpb = f32x4.splat(dp);
+      t2 = 0;
+      for (; t2 + 4 <= t + 1; t2 += 4) {
+        const o = <usize>t2 << 2;
+        v128.store(ds + o, f32x4.mul(f32x4.mul(v128.load(pa + o), f32x4.sub(v128.load(ds + o), dpb)), sc));
       }
-      for (let t2 = 0; t2 <= t; t2++) {
-        const p = load<f32>(pa + (<usize>t2 << 2));
-        const ds = p * (load<f32>(datt + (<usize>t2 << 2)) - dp) * scale;
-        const ko = (b * T + t2) * C3 + C + h * HS;
-        axpy(dq, ds, qkv + (<usize>ko << 2), HS);
-        axpy(dqkv + (<usize>ko << 2), ds, q, HS);
-        axpy(dqkv + (<usize>(ko + C) << 2), p, g, HS);
+      for (; t2 <= t; t2++) {
+        const o = <usize>t2 << 2;
+        store<f32>(ds + o, load<f32>(pa + o) * (load<f32>(ds + o) - dp) * scale);
       }
+      if (t + 1 < len) memory.fill(ds + (<usize>(t + 1) << 2), 0, <usize>(len - t - 1) << 2);
     }
+    // dq = dS·k, dk = dSᵀ·q, dv = Pᵀ·dout (written: init 0).
+    gemmRows(dS, len, 1, q0 + (<usize>C << 2), C3, dq0, C3, 0, 0, 0, len, HS, len);
+    gemmRows(dS, 1, len, q0, C3, dq0 + (<usize>C << 2), C3, 0, 0, 0, len, HS, len);
+    gemmRows(pa0, 1, T, g0, C, dq0 + (<usize>(2 * C) << 2), C3, 0, 0, 0, len, HS, len);
   }
 }
 
@@ -130,19 +186,8 @@ export function attentionDecodeTask(qkv: usize, kc: usize, vc: usize, pos: usize
     const po = out + (<usize>(b * C + h * HS) << 2);
     memory.fill(po, 0, <usize>HS << 2);
     if (t < 0) continue;
-    let mx: f32 = -Infinity;
-    for (let t2 = 0; t2 <= t; t2++) {
-      const x = dot(q, kc + (<usize>((b * maxT + t2) * C + h * HS) << 2), HS) * scale;
-      store<f32>(s + (<usize>t2 << 2), x);
-      if (x > mx) mx = x;
-    }
-    let sum: f32 = 0;
-    for (let t2 = 0; t2 <= t; t2++) {
-      const e = Mathf.exp(load<f32>(s + (<usize>t2 << 2)) - mx);
-      store<f32>(s + (<usize>t2 << 2), e);
-      sum += e;
-    }
-    const inv: f32 = 1 / sum;
-    for (let t2 = 0; t2 <= t; t2++) axpy(po, load<f32>(s + (<usize>t2 << 2)) * inv, vc + (<usize>((b * maxT + t2) * C + h * HS) << 2), HS);
+    for (let t2 = 0; t2 <= t; t2++) store<f32>(s + (<usize>t2 << 2), dot(q, kc + (<usize>((b * maxT + t2) * C + h * HS) << 2), HS) * scale);
+    softmaxInPlace(s, t + 1);
+    for (let t2 = 0; t2 <= t; t2++) axpy(po, load<f32>(s + (<usize>t2 << 2)), vc + (<usize>((b * maxT + t2) * C + h * HS) << 2), HS);
   }
 }

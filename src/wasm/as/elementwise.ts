@@ -2,6 +2,7 @@
 // scatter used to score only some positions. All elementwise or row-wise: any partition gives
 // the same result.
 import { partLo, partHi } from './partition';
+import { tanh4, tanh1 } from './simd_math';
 
 const S: f32 = 0.7978845608028654; // √(2/π)
 const A: f32 = 0.044715;
@@ -9,26 +10,58 @@ const A: f32 = 0.044715;
 export function geluForwardTask(inp: usize, out: usize, n: i32, tid: i32, nth: i32): void {
   const i0 = partLo(n, 4, tid, nth);
   const i1 = partHi(n, 4, tid, nth);
-  for (let i = i0; i < i1; i++) {
+  const half = f32x4.splat(0.5);
+  const one = f32x4.splat(1);
+  const sv = f32x4.splat(S);
+  const av = f32x4.splat(A);
+  let i = i0;
+  for (; i + 4 <= i1; i += 4) {
+    const p = <usize>i << 2;
+    const x = v128.load(inp + p);
+    const x3 = f32x4.mul(f32x4.mul(x, x), x);
+    const th = tanh4(f32x4.mul(sv, f32x4.add(x, f32x4.mul(av, x3))));
+    v128.store(out + p, f32x4.mul(f32x4.mul(half, x), f32x4.add(one, th)));
+  }
+  for (; i < i1; i++) {
     const p = <usize>i << 2;
     const x = load<f32>(inp + p);
-    store<f32>(out + p, 0.5 * x * (1 + Mathf.tanh(S * (x + A * x * x * x))));
+    store<f32>(out + p, 0.5 * x * (1 + tanh1(S * (x + A * x * x * x))));
   }
+}
+
+// @ts-ignore: decorator
+@inline
+function geluGrad1(x: f32): f32 {
+  if (Mathf.abs(x) > 1e10) return x > 0 ? 1 : 0;
+  const th = tanh1(S * (x + A * x * x * x));
+  return 0.5 * (1 + th) + 0.5 * x * (1 - th * th) * S * (1 + 3 * A * x * x);
 }
 
 export function geluBackwardTask(dout: usize, inp: usize, dinp: usize, n: i32, tid: i32, nth: i32): void {
   const i0 = partLo(n, 4, tid, nth);
   const i1 = partHi(n, 4, tid, nth);
-  for (let i = i0; i < i1; i++) {
+  const half = f32x4.splat(0.5);
+  const one = f32x4.splat(1);
+  const sv = f32x4.splat(S);
+  const av = f32x4.splat(A);
+  const a3 = f32x4.splat(3 * A);
+  const big = f32x4.splat(1e10);
+  let i = i0;
+  for (; i + 4 <= i1; i += 4) {
     const p = <usize>i << 2;
-    const x = load<f32>(inp + p);
-    let g: f32;
-    if (Mathf.abs(x) > 1e10) g = x > 0 ? 1 : 0;
-    else {
-      const th = Mathf.tanh(S * (x + A * x * x * x));
-      g = 0.5 * (1 + th) + 0.5 * x * (1 - th * th) * S * (1 + 3 * A * x * x);
-    }
-    store<f32>(dinp + p, load<f32>(dout + p) * g);
+    const x = v128.load(inp + p);
+    const x2 = f32x4.mul(x, x);
+    const th = tanh4(f32x4.mul(sv, f32x4.add(x, f32x4.mul(av, f32x4.mul(x2, x)))));
+    const sech2 = f32x4.sub(one, f32x4.mul(th, th));
+    let g = f32x4.add(f32x4.mul(half, f32x4.add(one, th)), f32x4.mul(f32x4.mul(f32x4.mul(half, x), sech2), f32x4.mul(sv, f32x4.add(one, f32x4.mul(a3, x2)))));
+    // |x| > 1e10: the limit 1 (x > 0) or 0, as the reference.
+    const huge = f32x4.gt(f32x4.abs(x), big);
+    g = v128.bitselect(v128.bitselect(one, f32x4.splat(0), f32x4.gt(x, f32x4.splat(0))), g, huge);
+    v128.store(dinp + p, f32x4.mul(v128.load(dout + p), g));
+  }
+  for (; i < i1; i++) {
+    const p = <usize>i << 2;
+    store<f32>(dinp + p, load<f32>(dout + p) * geluGrad1(load<f32>(inp + p)));
   }
 }
 

@@ -4,18 +4,27 @@
 // sum-of-squares partials for the global norm (fixed chunks, summed in chunk order by the
 // caller) and AdamW with a per-element decay coefficient. All row- or element-wise.
 import { partLo, partHi } from './partition';
+import { exp4, exp1, hsum, hmax } from './simd_math';
 
 export const SUMSQ_CHUNK: i32 = 8192;
 
 export function logprobForwardTask(logits: usize, targets: usize, lse: usize, logp: usize, S: i32, V: i32, tid: i32, nth: i32): void {
   const s0 = partLo(S, 1, tid, nth);
   const s1 = partHi(S, 1, tid, nth);
+  const V4 = V & ~3;
   for (let s = s0; s < s1; s++) {
     const z = logits + (<usize>(s * V) << 2);
-    let mx: f32 = -Infinity;
-    for (let v = 0; v < V; v++) mx = max(mx, load<f32>(z + (<usize>v << 2)));
-    let sum: f32 = 0;
-    for (let v = 0; v < V; v++) sum += Mathf.exp(load<f32>(z + (<usize>v << 2)) - mx);
+    let mv = f32x4.splat(-Infinity);
+    let v = 0;
+    for (; v < V4; v += 4) mv = f32x4.max(mv, v128.load(z + (<usize>v << 2)));
+    let mx = hmax(mv);
+    for (; v < V; v++) mx = max(mx, load<f32>(z + (<usize>v << 2)));
+    const mxv = f32x4.splat(mx);
+    let sv = f32x4.splat(0);
+    v = 0;
+    for (; v < V4; v += 4) sv = f32x4.add(sv, exp4(f32x4.sub(v128.load(z + (<usize>v << 2)), mxv)));
+    let sum = hsum(sv);
+    for (; v < V; v++) sum += exp1(load<f32>(z + (<usize>v << 2)) - mx);
     const l = mx + Mathf.log(sum);
     store<f32>(lse + (<usize>s << 2), l);
     const t = load<i32>(targets + (<usize>s << 2));
@@ -26,12 +35,17 @@ export function logprobForwardTask(logits: usize, targets: usize, lse: usize, lo
 export function logprobBackwardTask(logits: usize, targets: usize, lse: usize, coef: usize, dlogits: usize, S: i32, V: i32, tid: i32, nth: i32): void {
   const s0 = partLo(S, 1, tid, nth);
   const s1 = partHi(S, 1, tid, nth);
+  const V4 = V & ~3;
   for (let s = s0; s < s1; s++) {
     const z = logits + (<usize>(s * V) << 2);
     const d = dlogits + (<usize>(s * V) << 2);
     const l = load<f32>(lse + (<usize>s << 2));
     const c = load<f32>(coef + (<usize>s << 2));
-    for (let v = 0; v < V; v++) store<f32>(d + (<usize>v << 2), c * Mathf.exp(load<f32>(z + (<usize>v << 2)) - l));
+    const lv = f32x4.splat(l);
+    const cv = f32x4.splat(c);
+    let v = 0;
+    for (; v < V4; v += 4) v128.store(d + (<usize>v << 2), f32x4.mul(cv, exp4(f32x4.sub(v128.load(z + (<usize>v << 2)), lv))));
+    for (; v < V; v++) store<f32>(d + (<usize>v << 2), c * exp1(load<f32>(z + (<usize>v << 2)) - l));
     const t = load<i32>(targets + (<usize>s << 2));
     store<f32>(d + (<usize>t << 2), load<f32>(d + (<usize>t << 2)) - c);
   }

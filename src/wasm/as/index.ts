@@ -63,7 +63,7 @@ export function run(t: usize, tid: i32, nth: i32): void {
     case OP_SCATTER_ADD_ROWS: scatterAddRowsTask(a(t, 1), a(t, 2), a(t, 3), a(t, 4), a(t, 5), tid, nth); break;
     case OP_ENCODER_FORWARD: encoderForwardTask(a(t, 1), a(t, 2), a(t, 3), a(t, 4), a(t, 5), a(t, 6), a(t, 7), tid, nth); break;
     case OP_ENCODER_BACKWARD: encoderBackwardTask(a(t, 1), a(t, 2), a(t, 3), a(t, 4), a(t, 5), a(t, 6), a(t, 7), tid, nth); break;
-    case OP_ATTENTION_FORWARD: attentionForwardTask(a(t, 1), a(t, 2), a(t, 3), a(t, 4), a(t, 5), a(t, 6), a(t, 7), a(t, 8), tid, nth); break;
+    case OP_ATTENTION_FORWARD: attentionForwardTask(a(t, 1), a(t, 2), a(t, 3), a(t, 4), a(t, 5), a(t, 6), a(t, 7), a(t, 8), a(t, 9), tid, nth); break;
     case OP_ATTENTION_BACKWARD: attentionBackwardTask(a(t, 1), a(t, 2), a(t, 3), a(t, 4), a(t, 5), a(t, 6), a(t, 7), a(t, 8), a(t, 9), a(t, 10), tid, nth); break;
     case OP_ATTENTION_DECODE: attentionDecodeTask(a(t, 1), a(t, 2), a(t, 3), a(t, 4), a(t, 5), a(t, 6), a(t, 7), a(t, 8), a(t, 9), a(t, 10), tid, nth); break;
     case OP_LOGPROB_FORWARD: logprobForwardTask(a(t, 1), a(t, 2), a(t, 3), a(t, 4), a(t, 5), a(t, 6), tid, nth); break;
