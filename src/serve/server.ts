@@ -118,29 +118,29 @@ function sendJson(res: ServerResponse, status: number, body: unknown, extraHeade
   res.end(text);
 }
 
-/** Read the body up to `limit` bytes. @throws HttpError 413 (field 'body') beyond it. */
+/**
+ * Read the body up to `limit` bytes. A longer body is read to its end and discarded (so the
+ * connection stays usable) unless it declares more than 16× the limit, which is refused at once.
+ * @throws HttpError 413 (field 'body') beyond the limit.
+ */
 function readBody(req: IncomingMessage, limit: number): Promise<string> {
   const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limit) return Promise.reject(new HttpError(413, 'body', `body is ${declared} bytes, more than the ${limit}-byte limit`, 'too_large'));
+  if (Number.isFinite(declared) && declared > 16 * limit) return Promise.reject(new HttpError(413, 'body', `body is ${declared} bytes, more than the ${limit}-byte limit`, 'too_large'));
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    let failed = false;
     req.on('data', (c: Buffer) => {
-      if (failed) return;
       size += c.length;
-      if (size > limit) {
-        failed = true;
-        reject(new HttpError(413, 'body', `body is more than the ${limit}-byte limit`, 'too_large'));
-        return;
-      }
-      chunks.push(c);
+      if (size <= limit) chunks.push(c);
+      else if (size > 16 * limit) req.destroy();
     });
     req.on('end', () => {
-      if (!failed) resolve(Buffer.concat(chunks).toString('utf8'));
+      if (size > limit) reject(new HttpError(413, 'body', `body is ${size} bytes, more than the ${limit}-byte limit`, 'too_large'));
+      else resolve(Buffer.concat(chunks).toString('utf8'));
     });
-    req.on('error', (e) => {
-      if (!failed) reject(new HttpError(400, 'body', `could not read the body: ${e.message}`));
+    req.on('error', (e) => reject(new HttpError(400, 'body', `could not read the body: ${e.message}`)));
+    req.on('close', () => {
+      if (size > 16 * limit) reject(new HttpError(413, 'body', `body is more than 16 × the ${limit}-byte limit`, 'too_large'));
     });
   });
 }
@@ -384,8 +384,8 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
     route(req, res).catch((e: unknown) => {
       if (res.headersSent) return;
       if (e instanceof HttpError) {
-        // After a 413 the rest of the body is not read: close the connection instead.
-        sendJson(res, e.status, { error: e.message, field: e.field, code: e.code }, e.status === 413 ? { connection: 'close' } : {});
+        // After a refused oversized body the rest is not read: close the connection instead.
+        sendJson(res, e.status, { error: e.message, field: e.field, code: e.code }, e.status === 413 && !req.complete ? { connection: 'close' } : {});
       } else {
         const msg = (e as Error)?.message ?? String(e);
         process.stderr.write(`[serve] internal error on ${req.method} ${req.url}: ${(e as Error)?.stack ?? msg}\n`);
