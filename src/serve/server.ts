@@ -44,6 +44,8 @@ export interface ServeOptions {
   workers?: number;
   /** Watchdog of one step on a worker, ms (default 30 000). */
   watchdogMs?: number;
+  /** Retries of a failed or hung step on a fresh worker before a 503 (default 1). */
+  maxRetries?: number;
   limits?: Partial<ServeLimits>;
   /** Clock for idle expiry (ms; default Date.now) — injectable so tests need no waiting. */
   now?: () => number;
@@ -173,7 +175,7 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
   const limits: ServeLimits = { ...DEFAULT_LIMITS, ...(opts.limits ?? {}) };
   if (limits.defaultMaxTurns > limits.maxTurns) limits.defaultMaxTurns = limits.maxTurns;
   const now = opts.now ?? Date.now;
-  const pool = new EnvPool({ workers: opts.workers ?? defaultWorkers(), watchdogMs: opts.watchdogMs ?? 30_000, stallAction: opts.stallAction });
+  const pool = new EnvPool({ workers: opts.workers ?? defaultWorkers(), watchdogMs: opts.watchdogMs ?? 30_000, maxRetries: opts.maxRetries, stallAction: opts.stallAction });
   const createBody = createEpisodeSchema(limits);
   const stepBody = stepSchema(limits);
   const tokenBuf = opts.token ? Buffer.from(opts.token) : null;
