@@ -19,6 +19,7 @@ import { intOption, printJson } from '../cli_util';
 import { withBrowser } from '../browser';
 import type { benchTraining } from '../../bench/train_bench';
 import type { RolloutBenchRow } from '../../rollout/bench';
+import { benchServe } from '../../bench/serve_bench';
 
 type TrainBench = Awaited<ReturnType<typeof benchTraining>>;
 
@@ -147,6 +148,7 @@ export function registerBench(program: Command): void {
         }
         return { train, external, missing, rollouts };
       }, { onConsole: progress });
+      external['serve (node, 127.0.0.1 HTTP, src/bench/serve_bench.ts)'] = await benchServe({ quick: !!opts.quick }).catch((e: Error) => ({ error: e.message }));
       if (opts.json) printJson({ ...train, external, externalMissing: missing, rollouts });
       else printHuman(train, external, missing, rollouts);
     });
