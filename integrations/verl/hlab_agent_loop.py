@@ -14,8 +14,8 @@ is the task verifier's pass (0/1), returned as `reward_score`.
 Token layout: verl trains on one sequence, prompt_ids + response_ids with response_mask (1 =
 sampled by the policy, 0 = observation). It is built append-only: each action's tokens (mask 1)
 then the tokens of the tool observation the server returned (mask 0). That is exactly what the
-policy saw for harnesses whose view only appends (C0, the black-box harnesses); for harnesses
-that rewrite history (C1 pruning, C2 compaction) the policy sampled each turn from the server's
+policy saw for harnesses whose view only appends (C0, bb-assistant); for harnesses that
+rewrite history (C1 pruning, C2 compaction, bb-coding-cli's compaction) the policy sampled each turn from the server's
 rewritten view, and the trained sequence is the append-only approximation (see
 docs/SCALE-OUT.md, "history-rewriting harnesses").
 
