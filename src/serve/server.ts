@@ -234,7 +234,13 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
   });
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = new URL(req.url ?? '/', 'http://serve');
+    let url: URL;
+    try {
+      // Prefix the origin instead of resolving against it: '//x' is a path here, not a host.
+      url = new URL('http://serve' + (req.url ?? '/'));
+    } catch {
+      throw new HttpError(400, 'path', `malformed request target '${String(req.url).slice(0, 120)}'`);
+    }
     const method = req.method ?? 'GET';
     const parts = url.pathname.split('/').filter((p) => p !== '');
     if (parts[0] !== 'v1') throw new HttpError(404, 'path', `no route ${url.pathname.slice(0, 120)}; routes are under /v1 (see docs/SCALE-OUT.md)`, 'not_found');
@@ -326,7 +332,12 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
       stats.created++;
       return sendJson(res, 201, { episodeId: id, suite: body.suite, task: task.id, harness: body.harness, seed: ep.seed, maxTurns: spec.maxTurns, messages: ep.messages, prompt: ep.prompt });
     }
-    const id = decodeURIComponent(b);
+    let id: string;
+    try {
+      id = decodeURIComponent(b);
+    } catch {
+      throw new HttpError(400, 'episodeId', `episode id '${b.slice(0, 80)}' is not valid percent-encoding`);
+    }
     if (parts.length === 4 && c === 'step') {
       allow('POST');
       noQuery();
