@@ -324,6 +324,7 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
         ep.prompt = open.prompt;
       } catch (e) {
         episodes.delete(id);
+        pool.close(id);
         throw e;
       } finally {
         ep.busy = false;
