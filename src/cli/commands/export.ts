@@ -50,6 +50,7 @@ function suitesOption(value: string): SuiteName[] {
 const DESIGN_FLAGS = ['design', 'k', 'designSeed', 'K', 'strategy', 'suites', 'tasks', 'evalTasks', 'heldoutPerDistance', 'maxTier', 'maxTurns'] as const;
 const flagName = (k: string) => '--' + (k === 'K' ? 'K' : k.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase()));
 
+/** Register `hlab export` on `program` (options above; a bad value is a one-line exit 2). */
 export function registerExport(program: Command): void {
   program
     .command('export')

@@ -24,6 +24,7 @@ interface ServeCliOptions {
   json?: boolean;
 }
 
+/** Register `hlab serve` on `program` (options above; a bad value is a one-line exit 2). */
 export function registerServe(program: Command): void {
   program
     .command('serve')
