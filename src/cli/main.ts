@@ -16,6 +16,8 @@ import { registerTokenizer } from './commands/tokenizer';
 import { registerBench } from './commands/bench';
 import { registerPretrain } from './commands/pretrain';
 import { registerRun } from './commands/run';
+import { registerServe } from './commands/serve';
+import { registerExport } from './commands/export';
 // Each command file exports register<Name>(program); add one line per command here.
 
 const program = new Command();
@@ -39,6 +41,8 @@ registerTokenizer(program);
 registerBench(program);
 registerPretrain(program);
 registerRun(program);
+registerServe(program);
+registerExport(program);
 
 async function main(argv: string[]): Promise<number> {
   try {

@@ -20,6 +20,7 @@ import { withBrowser } from '../browser';
 import type { benchTraining } from '../../bench/train_bench';
 import type { RolloutBenchRow } from '../../rollout/bench';
 import type { benchCpuEngine } from '../../bench/cpu_engine';
+import { benchServe } from '../../bench/serve_bench';
 
 type TrainBench = Awaited<ReturnType<typeof benchTraining>>;
 type CpuEngineBench = Awaited<ReturnType<typeof benchCpuEngine>> | { error: string };
@@ -174,6 +175,7 @@ export function registerBench(program: Command): void {
         }
         return { cpuEngine, train, external, missing, rollouts };
       }, { onConsole: progress });
+      external['serve (node, 127.0.0.1 HTTP, src/bench/serve_bench.ts)'] = await benchServe({ quick: !!opts.quick }).catch((e: Error) => ({ error: e.message }));
       if (opts.json) printJson({ cpuEngine, ...train, external, externalMissing: missing, rollouts });
       else {
         printCpuEngine(cpuEngine);

@@ -1,0 +1,192 @@
+/**
+ * The compute side of `hlab serve`: harness × sandbox episodes keyed by episode id, rebuilt by
+ * replay when a host does not hold one (the same restartable-step design as
+ * src/rollout/env.ts `EnvHost`, which returns only the context text; the server also needs the
+ * chat messages and live tags, hence this host).
+ *
+ * Every call carries the episode's identity and, for `step`, its whole action history, so any
+ * host — another worker thread, a fresh one after a crash or a watchdog kill, or the main
+ * thread — can serve any step. Harnesses and sandboxes are deterministic, so a replayed
+ * episode is identical. A host keeps at most `capacity` episodes (least recently used dropped
+ * first); dropping one only costs a replay.
+ *
+ * Runs in a worker thread (thread.ts) or in-process. Pure: no I/O.
+ */
+import { createHarness } from '../harness/registry';
+import { episodeTags } from '../harness/episode';
+import type { ActionKind, BehaviourTags, Harness, Message, TruncationReason } from '../harness/types';
+import { getSuite, taskFromId } from '../tasks';
+import type { Task } from '../tasks/types';
+
+/** Identity and budget of one served episode (sent with every call). */
+export interface ServeEpisodeSpec {
+  /** The server's episode id. */
+  key: string;
+  /** Full task id 'suite/family/tN/seed'. */
+  taskId: string;
+  /** Composed id (S0-T1-O2-C0-W1) or black-box id (bb-coding-cli, bb-assistant). */
+  harnessId: string;
+  /** Turn budget, integer ≥ 1 (the harness truncates at it). */
+  maxTurns: number;
+}
+
+/** One action of an episode's history: its text and whether the engine cut it at its token cap. */
+export interface ServeAction {
+  text: string;
+  cutOff: boolean;
+}
+
+/** A chat message as engines take it (`policy`: the text is a verbatim earlier action). */
+export interface ChatMessage {
+  role: Message['role'];
+  content: string;
+  policy: boolean;
+}
+
+/** The first view of an episode. */
+export interface ServeOpening {
+  /** What the policy sees, as chat messages (system, user, …). */
+  messages: ChatMessage[];
+  /** The same view rendered with role markers, ending with the open assistant marker. */
+  prompt: string;
+}
+
+/** What one step returns (the HTTP step response is this object). */
+export interface ServeStepOut {
+  observation: string;
+  kind: ActionKind;
+  /** The next view as chat messages; [] when the episode is done. */
+  messages: ChatMessage[];
+  /** The next rendered context; '' when the episode is done. */
+  prompt: string;
+  /** Verifier pass as 0/1 on the step that ends the episode; 0 before. */
+  reward: number;
+  /** Verifier partial-credit score in [0, 1] (mean of sub-checks) on the final step; 0 before. */
+  score: number;
+  pass: boolean;
+  done: boolean;
+  /** Ended by the policy's finish. */
+  terminated: boolean;
+  /** Ended by a budget (turns, or an action the engine cut off). */
+  truncated: boolean;
+  truncationReason: TruncationReason | null;
+  /** Behaviour tags so far (the verifier's verdict folded in on the final step). */
+  tags: BehaviourTags;
+  /** This call rebuilt the episode by replaying its history. */
+  replayed: boolean;
+}
+
+interface Live {
+  spec: ServeEpisodeSpec;
+  task: Task;
+  h: Harness;
+  steps: number;
+}
+
+/** Chat messages of a harness view. */
+export function chatMessages(view: readonly Message[]): ChatMessage[] {
+  return view.map((m) => ({ role: m.role, content: m.text, policy: m.policy }));
+}
+
+function makeHarness(spec: ServeEpisodeSpec): Harness {
+  if (!Number.isInteger(spec.maxTurns) || spec.maxTurns < 1) throw new Error(`maxTurns must be an integer ≥ 1, got ${spec.maxTurns}`);
+  // Token budgets belong to the engine (its max response length); the server bounds action
+  // length in characters before a step reaches the harness. The harness counts turns.
+  return createHarness(spec.harnessId, { budget: { maxTurns: spec.maxTurns, maxContextTokens: Number.POSITIVE_INFINITY, maxActionTokens: Number.MAX_SAFE_INTEGER } });
+}
+
+/** Live episodes of one thread, bounded (LRU). */
+export class ServeHost {
+  private readonly live = new Map<string, Live>();
+
+  /** @param capacity most episodes held (≥ 1); the least recently used is dropped beyond it. */
+  constructor(private readonly capacity = 4096) {}
+
+  /** Episodes currently held. */
+  get size(): number {
+    return this.live.size;
+  }
+
+  private hold(key: string, e: Live): void {
+    this.live.delete(key);
+    this.live.set(key, e); // Map order = recency
+    while (this.live.size > this.capacity) this.live.delete(this.live.keys().next().value as string);
+  }
+
+  /**
+   * Start (or restart) an episode.
+   * @throws Error naming an unknown task or harness id, or a bad maxTurns.
+   */
+  create(spec: ServeEpisodeSpec): ServeOpening {
+    const task = taskFromId(spec.taskId);
+    const h = makeHarness(spec);
+    h.reset(task);
+    this.hold(spec.key, { spec, task, h, steps: 0 });
+    return { messages: chatMessages(h.view()), prompt: h.contextText() };
+  }
+
+  /**
+   * Apply the last action of `history`, replaying the earlier ones first when this host does
+   * not hold the episode at turn history.length − 1. Never throws on any action text.
+   * @throws Error on an empty history, a history past the end of the episode, or unknown ids.
+   */
+  step(spec: ServeEpisodeSpec, history: readonly ServeAction[]): ServeStepOut {
+    if (history.length === 0) throw new Error(`step(${spec.key}): empty action history`);
+    let e = this.live.get(spec.key);
+    let replayed = false;
+    if (!e || e.steps !== history.length - 1 || e.spec.taskId !== spec.taskId || e.spec.harnessId !== spec.harnessId || e.spec.maxTurns !== spec.maxTurns) {
+      this.create(spec);
+      e = this.live.get(spec.key)!;
+      for (let i = 0; i < history.length - 1; i++) {
+        if (e.h.done) throw new Error(`step(${spec.key}): history continues after the episode ended at turn ${i}`);
+        e.h.step(history[i].text, { cutOff: history[i].cutOff });
+        e.steps++;
+      }
+      replayed = history.length > 1;
+    } else {
+      this.hold(spec.key, e);
+    }
+    const a = history[history.length - 1];
+    const r = e.h.step(a.text, { cutOff: a.cutOff });
+    e.steps++;
+    const out: ServeStepOut = {
+      observation: r.observation,
+      kind: r.kind,
+      messages: [],
+      prompt: '',
+      reward: 0,
+      score: 0,
+      pass: false,
+      done: e.h.done,
+      terminated: r.terminated,
+      truncated: r.truncated,
+      truncationReason: r.truncationReason ?? null,
+      tags: e.h.tags(),
+      replayed,
+    };
+    if (!e.h.done) {
+      out.messages = chatMessages(e.h.view());
+      out.prompt = e.h.contextText();
+      return out;
+    }
+    const v = getSuite(e.task.suite).verify(e.task, e.h.sandboxState(), e.h.transcript());
+    out.pass = v.pass;
+    out.reward = v.pass ? 1 : 0;
+    out.score = v.score;
+    out.tags = episodeTags(e.h, e.task, v);
+    this.live.delete(spec.key);
+    return out;
+  }
+
+  /** Forget an episode (no-op when unknown). */
+  close(key: string): void {
+    this.live.delete(key);
+  }
+}
+
+/** The API a serve worker thread exposes (every method may be awaited). */
+export interface ServeHostApi {
+  create(spec: ServeEpisodeSpec): ServeOpening | Promise<ServeOpening>;
+  step(spec: ServeEpisodeSpec, history: ServeAction[]): ServeStepOut | Promise<ServeStepOut>;
+  close(key: string): void | Promise<void>;
+}
