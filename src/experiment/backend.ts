@@ -53,8 +53,13 @@ export async function chooseBackend(choice: BackendChoice): Promise<Backend> {
   const describe = `WebGPU ${gpu.info.vendor}/${gpu.info.architecture}${gpu.info.device ? '/' + gpu.info.device : ''}`;
   const fallback = (gpu.adapter as GPUAdapter & { isFallbackAdapter?: boolean }).isFallbackAdapter === true;
   if (choice === 'auto' && isSoftwareAdapter(gpu.info, fallback)) {
-    gpu.device.destroy();
-    return wasm(`the WebGPU adapter is software (${gpu.info.vendor}/${gpu.info.architecture}); the CPU engine is faster there`);
+    try {
+      const b = await wasm(`the WebGPU adapter is software (${gpu.info.vendor}/${gpu.info.architecture}); the CPU engine is faster there`);
+      gpu.device.destroy();
+      return b;
+    } catch (e) {
+      return { kind: 'webgpu', gpu, reason: `software adapter, but the CPU engine cannot start here (${(e as Error).message.split('\n')[0]})`, describe };
+    }
   }
   return { kind: 'webgpu', gpu, reason: choice === 'webgpu' ? "forced by backend 'webgpu'" : 'hardware WebGPU adapter', describe };
 }

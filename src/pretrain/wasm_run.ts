@@ -50,7 +50,7 @@ export async function pretrainWasm(
   const rowTokens = p.rows.reduce((a, r) => a + r.ids.length, 0);
   if (o.init && o.init.params.length !== p.init.length) throw new Error(`--init: the checkpoint has ${o.init.params.length} parameters, preset ${cfg.preset} needs ${p.init.length}`);
   const engine = await WasmEngine.create({ threads: o.threads });
-  log(`[pretrain] ${p.demos.episodes.length} expert episodes (${p.demos.source}, ${p.demos.failed} failed; suites ${cfg.suites.join('+')}, tier ≤ ${cfg.maxTier}) → ${p.rows.length} rows, mean ${(rowTokens / Math.max(1, p.rows.length)).toFixed(0)} tokens; model ${cfg.preset} P=${paramCount(cfg.model)} maxT=${cfg.model.maxT}; backend wasm (CPU engine, ${engine.threads} threads)`);
+  log(`[pretrain] ${p.demos.episodes.length} expert episodes (${p.demos.source}, ${p.demos.failed} failed; suites ${cfg.suites.join('+')}, tier ≤ ${cfg.maxTier}) → ${p.rows.length} rows, mean ${(rowTokens / Math.max(1, p.rows.length)).toFixed(0)} tokens; model ${cfg.preset} P=${paramCount(cfg.model)} maxT=${cfg.model.maxT}; backend wasm (CPU engine, ${engine.threads} thread${engine.threads === 1 ? "" : "s"})`);
   const backend = wasmSftBackend(engine, cfg.model, o.init?.params ?? p.init, cfg);
   const prepMs = performance.now() - t0;
   const tokMeta = { name: tok.name, vocabSize: tok.vocabSize, formatVersion: TOKENIZER_FORMAT_VERSION };

@@ -30,6 +30,10 @@ interface EngineExports {
 const GEN = 0;
 const PENDING = 1;
 const STOP = 2;
+/** 1 when a kernel trapped in a worker (reset after the dispatch reports it). */
+const TRAPPED = 3;
+/** 1 once a worker died: every later dispatch throws. */
+const BROKEN = 4;
 const CTRL_WORDS = 16;
 const TASK_WORDS = 64;
 const PAGE = 65536;
@@ -55,7 +59,7 @@ async function start(d, done) {
     if (g === seen) { Atomics.wait(ctrl, ${GEN}, seen); continue; }
     seen = g;
     if (Atomics.load(ctrl, ${STOP}) !== 0) break;
-    try { run(d.task, d.tid, d.nth); } catch (e) { Atomics.store(ctrl, 3, 1); }
+    try { run(d.task, d.tid, d.nth); } catch (e) { Atomics.store(ctrl, ${TRAPPED}, 1); }
     if (Atomics.sub(ctrl, ${PENDING}, 1) === 1) Atomics.notify(ctrl, ${PENDING});
   }
 }`;
@@ -145,8 +149,9 @@ export class WasmEngine {
     const hc = typeof navigator !== 'undefined' && navigator.hardwareConcurrency ? navigator.hardwareConcurrency : isNode ? (await import('node:os')).availableParallelism() : 1;
     const threads = o.threads ?? Math.min(8, Math.max(1, hc));
     if (!Number.isInteger(threads) || threads < 1 || threads > 64) throw new Error(`WasmEngine: threads must be an integer in [1, 64], got ${threads}`);
-    if (threads > 1 && typeof SharedArrayBuffer === 'undefined') {
-      throw new Error('WasmEngine: threads > 1 need SharedArrayBuffer (cross-origin isolation: COOP same-origin + COEP require-corp)');
+    if (typeof SharedArrayBuffer === 'undefined') {
+      // The module imports a shared memory (threads), which browsers give only to cross-origin-isolated pages.
+      throw new Error('WasmEngine: the CPU engine needs SharedArrayBuffer (a cross-origin-isolated page: COOP same-origin + COEP require-corp)');
     }
     const module = await engineModule();
     const memory = new WebAssembly.Memory({ initial: 64, maximum: MAX_PAGES, shared: true });
@@ -172,16 +177,36 @@ export class WasmEngine {
         w.unref();
         workers.push(w);
         ready.push(new Promise((res, rej) => { w.once('message', () => res()); w.once('error', rej); }));
+        w.on('error', () => WasmEngine.workerDied(memory, ctrlPtr));
+        w.on('exit', () => WasmEngine.workerDied(memory, ctrlPtr));
       } else {
         const url = URL.createObjectURL(new Blob([WEB_WORKER], { type: 'text/javascript' }));
         const w = new Worker(url, { name: `wasm-engine-${tid}` });
         workers.push(w);
-        ready.push(new Promise((res, rej) => { w.onmessage = () => res(); w.onerror = (e) => rej(new Error(`wasm engine worker ${tid}: ${e.message}`)); }));
+        ready.push(new Promise((res, rej) => {
+          w.onmessage = () => res();
+          w.onerror = (e) => {
+            WasmEngine.workerDied(memory, ctrlPtr);
+            rej(new Error(`wasm engine worker ${tid}: ${e.message}`));
+          };
+        }));
         w.postMessage(data);
       }
     }
     await Promise.all(ready);
     return new WasmEngine(memory, ex, threads, workers, ctrlPtr, taskPtr, top, canBlock);
+  }
+
+  /**
+   * A worker died (crash, out of memory, terminated): flag the engine broken and release a
+   * dispatch waiting for it, which then throws instead of hanging.
+   */
+  private static workerDied(memory: WebAssembly.Memory, ctrlPtr: number): void {
+    const ctrl = new Int32Array(memory.buffer, ctrlPtr, CTRL_WORDS);
+    if (Atomics.load(ctrl, STOP) !== 0) return; // destroy() in progress
+    Atomics.store(ctrl, BROKEN, 1);
+    Atomics.store(ctrl, PENDING, 0);
+    Atomics.notify(ctrl, PENDING);
   }
 
   /** Op code of `name` (e.g. 'GEMM'), read from the module. @throws Error for an unknown op. */
@@ -234,6 +259,7 @@ export class WasmEngine {
   dispatch(op: number, args: readonly number[], work = Infinity): void {
     const parallel = work >= PARALLEL_MIN_WORK;
     if (this.destroyed) throw new Error('WasmEngine: used after destroy()');
+    if (Atomics.load(this.ctrl, BROKEN) !== 0) throw new Error('WasmEngine: a worker thread died; create a new engine (the run can resume from its last checkpoint)');
     if (args.length + 1 > TASK_WORDS) throw new Error(`WasmEngine.dispatch: ${args.length} arguments exceed ${TASK_WORDS - 1}`);
     const task = new Int32Array(this.memory.buffer, this.taskPtr, TASK_WORDS);
     task[0] = op;
@@ -260,8 +286,9 @@ export class WasmEngine {
       if (this.canBlock) Atomics.wait(ctrl, PENDING, p, 50);
     }
     if (err) throw err;
-    if (Atomics.load(ctrl, 3) !== 0) {
-      Atomics.store(ctrl, 3, 0);
+    if (Atomics.load(ctrl, BROKEN) !== 0) throw new Error('WasmEngine: a worker thread died during the dispatch; create a new engine (the run can resume from its last checkpoint)');
+    if (Atomics.load(ctrl, TRAPPED) !== 0) {
+      Atomics.store(ctrl, TRAPPED, 0);
       throw new Error('WasmEngine: a worker trapped in the kernel');
     }
   }

@@ -131,3 +131,16 @@ describe('WasmModel (CPU engine) vs the f64 reference', () => {
     expect(() => m.writeParams(new Float32Array(3))).toThrow(/params: expected/);
   });
 });
+
+describe('WasmEngine faults', () => {
+  it('a worker that dies makes the next dispatch throw instead of hanging', async () => {
+    const e = await WasmEngine.create({ threads: 2 });
+    // The seam: terminate the worker behind the engine's back (as a crash would).
+    const workers = (e as unknown as { workers: Array<{ terminate(): Promise<number> }> }).workers;
+    await workers[0].terminate();
+    await new Promise((r) => setTimeout(r, 50));
+    const m = WasmModel.create(e, cfg);
+    expect(() => m.forward(new Int32Array(B * T), lengths, B, T, new Int32Array(0), false)).toThrow(/worker thread died/);
+    e.destroy();
+  });
+});
