@@ -486,6 +486,9 @@ export async function runExperiment(specJson: unknown, o: RunnerOptions = {}): P
         };
         st.history.push(rec);
         st.skippedSteps += up.skippedSteps;
+        if (up.optimizerSteps === up.skippedSteps) {
+          emit({ type: 'log', message: `step ${step}: no update applied (${up.droppedGroups} of ${tasks.length} groups had equal rewards${up.skippedSteps ? `, ${up.skippedSteps} optimizer steps skipped as non-finite` : ''})` });
+        }
         st.step = step;
         stepsThisCall++;
         doneUnits++;
@@ -513,6 +516,16 @@ export async function runExperiment(specJson: unknown, o: RunnerOptions = {}): P
         // the evaluation seeds are those of 'before', so the result is identical; reuse it.
         const unchanged = st.before !== null && st.history.every((h) => h.optimizerSteps === h.skippedSteps);
         after = unchanged && st.before ? st.before : await evaluate(sets, evalOpts);
+        if (unchanged && runSteps > 0) {
+          const dropped = st.history.reduce((a, h) => a + h.droppedGroups, 0);
+          const skipped = st.history.reduce((a, h) => a + h.skippedSteps, 0);
+          const w =
+            `method '${method.name}', seed ${seed}: no learning signal — 0 optimizer updates applied in ${st.history.length} RL steps ` +
+            `(${dropped} groups dropped because all their rewards were equal${skipped ? `, ${skipped} steps skipped as non-finite` : ''}); ` +
+            `the 'after' evaluation is the 'before' one, reused (same parameters and seeds)`;
+          warnings.push(w);
+          emit({ type: 'warn', message: w });
+        }
         doneUnits++;
         emit({ type: 'eval', runIndex: r, method: method.name, seed, when: 'after', passAt1: after.passAt1, training: after.training, episodes: after.episodes });
         emit({ type: 'log', message: `after: base ${after.passAt1.base.toFixed(3)}, in-space ${after.passAt1.inSpace.toFixed(3)}, training harnesses ${after.training.toFixed(3)}` });
