@@ -53,6 +53,7 @@ interface Opts {
   json?: boolean;
   quick?: boolean;
   externalTimeout: number;
+  cpuEngineOnly?: boolean;
 }
 
 /** Resolve `p`, or an `{ error }` after `seconds` (the page keeps running; the browser is closed at the end). */
@@ -137,6 +138,7 @@ export function registerBench(program: Command): void {
     .description('benchmark the WebGPU training step and kernels against TF.js (webgpu, wasm, cpu) in headless Chromium')
     .option('--json', 'print JSON only')
     .option('--quick', 'smaller shapes, fewer kernel repeats and sampled tokens (still a median of 5), a smaller rollout batch')
+    .option('--cpu-engine-only', 'only the CPU engine section (training and sampling vs TF.js-wasm and the WebGPU sampler); prints it alone')
     .option('--external-timeout <s>', 'seconds allowed to each other bench entry and to the rollout bench', intOption(1, 86_400), 900)
     .action(async (opts: Opts) => {
       const progress = (s: string) => {
@@ -150,6 +152,7 @@ export function registerBench(program: Command): void {
           cpuEngine = { error: (err as Error).message.split('\n')[0] };
         }
         process.stderr.write(`[bench] cpu engine results: ${JSON.stringify(cpuEngine)}\n`);
+        if (opts.cpuEngineOnly) return { cpuEngine, train: null, external: {} as Record<string, unknown>, missing: null, rollouts: null };
         const train = await s.run<TrainBench>('/src/bench/train_bench.ts', 'benchTraining', { quick: !!opts.quick });
         // The training results are complete here: keep them on stderr in case a later entry hangs.
         process.stderr.write(`[bench] training results: ${JSON.stringify(train)}\n`);
@@ -175,6 +178,11 @@ export function registerBench(program: Command): void {
         }
         return { cpuEngine, train, external, missing, rollouts };
       }, { onConsole: progress });
+      if (!train || !rollouts) {
+        if (opts.json) printJson({ cpuEngine });
+        else printCpuEngine(cpuEngine);
+        return;
+      }
       external['serve (node, 127.0.0.1 HTTP, src/bench/serve_bench.ts)'] = await benchServe({ quick: !!opts.quick }).catch((e: Error) => ({ error: e.message }));
       if (opts.json) printJson({ cpuEngine, ...train, external, externalMissing: missing, rollouts });
       else {
