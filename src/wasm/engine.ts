@@ -113,6 +113,11 @@ export class Arr {
 export interface WasmEngineOptions {
   /** Threads including the calling one (default: hardware concurrency, at most 8). */
   threads?: number;
+  /**
+   * Ops of fewer flops run on the calling thread alone (default PARALLEL_MIN_WORK). 0 splits
+   * every op across all threads (the thread-count identity tests use it on small shapes).
+   */
+  parallelMinWork?: number;
 }
 
 export class WasmEngine {
@@ -133,6 +138,7 @@ export class WasmEngine {
     taskPtr: number,
     top: number,
     private readonly canBlock: boolean,
+    private readonly parallelMinWork: number,
   ) {
     this.ctrlPtr = ctrlPtr;
     this.taskPtr = taskPtr;
@@ -194,7 +200,7 @@ export class WasmEngine {
       }
     }
     await Promise.all(ready);
-    return new WasmEngine(memory, ex, threads, workers, ctrlPtr, taskPtr, top, canBlock);
+    return new WasmEngine(memory, ex, threads, workers, ctrlPtr, taskPtr, top, canBlock, o.parallelMinWork ?? PARALLEL_MIN_WORK);
   }
 
   /**
@@ -251,13 +257,13 @@ export class WasmEngine {
 
   /**
    * Run op `name` with i32 arguments on all threads, or on this one only when `work` (about
-   * the op's flops) is below PARALLEL_MIN_WORK, where waking the workers costs more than it
+   * the op's flops) is below the engine's parallelMinWork, where waking the workers costs more than it
    * saves (a decode step's small products). The result is the same either way.
    * f32 arguments are passed as their bit patterns (see `f32bits`).
    * @throws Error when a thread trapped in the kernel.
    */
   dispatch(op: number, args: readonly number[], work = Infinity): void {
-    const parallel = work >= PARALLEL_MIN_WORK;
+    const parallel = work >= this.parallelMinWork;
     if (this.destroyed) throw new Error('WasmEngine: used after destroy()');
     if (Atomics.load(this.ctrl, BROKEN) !== 0) throw new Error('WasmEngine: a worker thread died; create a new engine (the run can resume from its last checkpoint)');
     if (args.length + 1 > TASK_WORDS) throw new Error(`WasmEngine.dispatch: ${args.length} arguments exceed ${TASK_WORDS - 1}`);

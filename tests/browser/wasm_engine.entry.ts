@@ -20,7 +20,7 @@ export async function gradsByThreads() {
   const dl = Float32Array.from({ length: scored.length * cfg.vocabSize }, () => rng.float() - 0.5);
   const out: Record<number, number[]> = {};
   for (const threads of [1, 2]) {
-    const e = await WasmEngine.create({ threads });
+    const e = await WasmEngine.create({ threads, parallelMinWork: 0 });
     const m = WasmModel.create(e, cfg);
     m.writeParams(p);
     const f = m.forward(ids, lengths, B, T, scored, true);

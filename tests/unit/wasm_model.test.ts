@@ -52,7 +52,7 @@ describe('WasmModel (CPU engine) vs the f64 reference', () => {
   let e2: WasmEngine;
   beforeAll(async () => {
     e1 = await WasmEngine.create({ threads: 1 });
-    e2 = await WasmEngine.create({ threads: 2 });
+    e2 = await WasmEngine.create({ threads: 2, parallelMinWork: 0 });
   });
   afterAll(() => {
     e1.destroy();
@@ -134,7 +134,7 @@ describe('WasmModel (CPU engine) vs the f64 reference', () => {
 
 describe('WasmEngine faults', () => {
   it('a worker that dies makes the next dispatch throw instead of hanging', async () => {
-    const e = await WasmEngine.create({ threads: 2 });
+    const e = await WasmEngine.create({ threads: 2, parallelMinWork: 0 });
     // The seam: terminate the worker behind the engine's back (as a crash would).
     const workers = (e as unknown as { workers: Array<{ terminate(): Promise<number> }> }).workers;
     await workers[0].terminate();

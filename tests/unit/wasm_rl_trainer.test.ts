@@ -105,7 +105,7 @@ describe('WasmRlTrainer', () => {
   let e2: WasmEngine;
   beforeAll(async () => {
     e1 = await WasmEngine.create({ threads: 1 });
-    e2 = await WasmEngine.create({ threads: 2 });
+    e2 = await WasmEngine.create({ threads: 2, parallelMinWork: 0 });
   });
   afterAll(() => {
     e1.destroy();

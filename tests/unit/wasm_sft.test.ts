@@ -37,7 +37,7 @@ function randomBatch(seed: number, B = 3, T = 24): RowBatch {
 
 let engine: WasmEngine;
 beforeAll(async () => {
-  engine = await WasmEngine.create({ threads: 2 });
+  engine = await WasmEngine.create({ threads: 2, parallelMinWork: 0 });
 });
 afterAll(() => engine.destroy());
 
