@@ -29,6 +29,7 @@ import { GpuModel } from '../model/gpu_model';
 import { initParams } from '../model/init';
 import { loadTokenizer, type Tokenizer } from '../model/tokenizer';
 import { decodeBaseCheckpoint } from '../pretrain/checkpoint';
+import { BudgetMismatchError, checkpointBudget, checkRunBudget, runBudget } from '../pretrain/budget';
 import { rlLossConfig } from '../rl/config';
 import { RlTrainer, type RlUpdateMetrics } from '../rl/trainer';
 import { ppoAdvantages } from '../rl/trainer_batch';
@@ -58,6 +59,9 @@ export interface StepRecord extends Omit<RlUpdateMetrics, 'ms'> {
   /** Cumulative worker-pool retries and environment failures. */
   workerRetries: number;
   envFailures: number;
+  /** Context tokens the cut dropped in this step's rollouts (rows.ts `fitContext`), and the turns cut. Absent in records of older runs. */
+  droppedContextTokens?: number;
+  cutContexts?: number;
   rolloutMs: number;
   updateMs: number;
 }
@@ -231,9 +235,18 @@ async function startingParams(spec: ExperimentSpec, cfg: ModelConfig, preset: st
         const c = ck.header.config;
         if (c.vocabSize !== cfg.vocabSize || c.maxT !== cfg.maxT || c.C !== cfg.C || c.L !== cfg.L || c.NH !== cfg.NH) why = `its config ${JSON.stringify(c)} does not match preset '${preset}' ${JSON.stringify(cfg)}`;
         else if (ck.header.tokenizer.name !== tok.name) why = `it was trained with tokenizer '${ck.header.tokenizer.name}', not '${tok.name}'`;
-        else return { params: ck.params, source: `base checkpoint ${url} (digest ${ck.header.digest.slice(0, 12)})` };
+        else {
+          // Same cut for rollouts as for the rows the base learned on (throws on a mismatch unless the spec allows it).
+          const note = checkRunBudget(checkpointBudget(c.maxT, ck.header.metadata), runBudget(cfg.maxT, spec.rollout), spec.rollout.allowBudgetMismatch === true);
+          if (note && !warnings.includes(note)) {
+            warnings.push(note);
+            emit({ type: 'warn', message: note });
+          }
+          return { params: ck.params, source: `base checkpoint ${url} (digest ${ck.header.digest.slice(0, 12)})` };
+        }
       }
     } catch (e) {
+      if (e instanceof BudgetMismatchError) throw e;
       why = (e as Error).message.split('\n')[0];
     }
     const w = `WARNING: spec.model.init = 'base' but the base checkpoint ${url} is unusable (${why}); falling back to a RANDOM 'scratch' init (seed ${seed}). Build it with \`npm run -s hlab -- pretrain --preset ${preset} --out public/base-${preset}.ckpt\` or pass \`--base FILE\`. Expect pass@1 ≈ 0 and no learning signal.`;
@@ -479,6 +492,7 @@ export async function runExperiment(specJson: unknown, o: RunnerOptions = {}): P
           tokensPerSec: (policy.tokens - tok0) / Math.max(1e-9, (policy.ms - ms0) / 1000),
           workerRetries: (prev?.workerRetries ?? 0) + (env.retries() - retries0),
           envFailures: (prev?.envFailures ?? 0) + ro.stats.envFailures,
+          droppedContextTokens: ro.stats.droppedContextTokens, cutContexts: ro.stats.cutContexts,
           rolloutMs, updateMs: up.ms,
         };
         st.history.push(rec);
