@@ -285,9 +285,13 @@ export class HonestDriver {
    * @param allowNotes false for finish: no notes file may be created after `dropNotes`
    */
   send(text: string | (() => string), allowNotes = true, depth = 0): StepResult {
-    const t0 = typeof text === 'string' ? text : text();
-    const missing = this.missing(t0);
-    if (missing.size && depth < 2) this.reveal(missing, allowNotes, depth);
+    // Revealing one fact may hide another (C1's window moves): check again after each round.
+    for (let round = 0; round < 2 && depth < 2; round++) {
+      const t0 = typeof text === 'string' ? text : text();
+      const missing = this.missing(t0);
+      if (missing.size === 0) break;
+      this.reveal(missing, this.missing(t0, true), allowNotes, depth, round > 0);
+    }
     return this.sendRaw(typeof text === 'string' ? text : text());
   }
 
@@ -325,8 +329,8 @@ export class HonestDriver {
     this.notes = null;
   }
 
-  /** Facts of `action` (honesty.ts) its current context does not show. */
-  private missing(action: string): Set<string> {
+  /** Facts of `action` (honesty.ts) its current context does not show (with `all`: every fact). */
+  private missing(action: string, all = false): Set<string> {
     const turns = this.h.turns();
     const opening = turns.length ? turns[0].context : this.h.contextText();
     const constant = atoms([opening, NOTES_PATH, NOTES_HEADER, ...this.phrases].join('\n'));
@@ -336,7 +340,7 @@ export class HonestDriver {
       for (const a of atoms(t.observation)) learned.add(a);
     }
     const visible = atoms(this.h.contextText());
-    return new Set([...atoms(action)].filter((a) => learned.has(a) && !constant.has(a) && !visible.has(a)));
+    return new Set([...atoms(action)].filter((a) => learned.has(a) && !constant.has(a) && (all || !visible.has(a))));
   }
 
   /** Candidate sources of hidden facts: present files the episode read or wrote, and its earlier listings and searches. */
@@ -363,11 +367,16 @@ export class HonestDriver {
     return out;
   }
 
-  private reveal(missing: Set<string>, allowNotes: boolean, depth: number): void {
+  /**
+   * Make `missing` visible: one covering source is re-run; several (or `forceNotes`: a second
+   * round, after re-running one source hid another) go through the notes file, which then gets
+   * every fact of the action (`facts`), so that showing one cannot hide another.
+   */
+  private reveal(missing: Set<string>, facts: Set<string>, allowNotes: boolean, depth: number, forceNotes: boolean): void {
     const srcs = this.sources().map((s) => ({ ...s, atoms: atoms(s.text) }));
     const covers = (s: (typeof srcs)[number], m: Set<string>) => [...m].filter((a) => s.atoms.has(a)).length;
     const one = srcs.find((s) => covers(s, missing) === missing.size);
-    if (one) {
+    if (one && !(forceNotes && allowNotes)) {
       this.run(one.call, allowNotes, depth);
       return;
     }
@@ -386,9 +395,20 @@ export class HonestDriver {
       for (const a of facts) left.delete(a);
       chosen.push({ src: best, facts });
     }
-    if (!allowNotes || chosen.length < 2) {
+    if (!allowNotes || (chosen.length < 2 && !forceNotes)) {
       for (const c of chosen) this.run(c.src.call, allowNotes, depth);
       return;
+    }
+    // Notes: cover every fact of the action, not only the ones hidden now.
+    const all = new Set([...facts].filter((a) => srcs.some((x) => x.atoms.has(a))));
+    for (const c of chosen) for (const a of c.facts) all.delete(a);
+    for (const a of all) {
+      const src = chosen.find((c) => c.src.atoms.has(a)) ?? null;
+      if (src) src.facts.add(a);
+      else {
+        const s2 = srcs.find((x) => x.atoms.has(a))!;
+        chosen.push({ src: s2, facts: new Set([...all].filter((b) => s2.atoms.has(b))) });
+      }
     }
     for (const c of chosen) {
       this.run(c.src.call, allowNotes, depth);
