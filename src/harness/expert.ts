@@ -27,6 +27,11 @@ export interface ExpertOptions {
   suite?: TaskSuite;
   /** Turn cap of the expert episode (default 200; the context cap is lifted for the expert). */
   maxTurns?: number;
+  /**
+   * Honest to its context (default true, `HonestDriver`); false replays the solver with perfect
+   * memory (the expert before issue 16; for measurements and tests).
+   */
+  honest?: boolean;
 }
 
 export interface ExpertEpisode {
@@ -187,7 +192,7 @@ export function runExpertEpisode(task: Task, harnessId: string, opts: ExpertOpti
   const adapter = adapterFor(h);
   let error: string | undefined;
   const send = strictSender(h);
-  const honest = new HonestDriver(h, send, adapter);
+  const honest = new HonestDriver(h, send, adapter, opts.honest ?? true);
   try {
     for (const t of adapter.opening(h)) honest.sendFixed(t);
     const plan = dryRun(task, suite);
@@ -265,10 +270,14 @@ export class HonestDriver {
   /** The harness may hide earlier observations (anything but full history). */
   private readonly hides: boolean;
 
+  /**
+   * @param enabled false: `send` and `preserve` add nothing (perfect-memory replay)
+   */
   constructor(
     private readonly h: Harness,
     private readonly sendRaw: (text: string) => StepResult,
     private readonly ops: HonestOps,
+    private readonly enabled = true,
   ) {
     this.hides = !(h instanceof ComposedHarness && (h.components.C.id === 'C0' || h.components.C.id === 'Pfull'));
   }
@@ -286,7 +295,7 @@ export class HonestDriver {
    */
   send(text: string | (() => string), allowNotes = true, depth = 0): StepResult {
     // Revealing one fact may hide another (C1's window moves): check again after each round.
-    for (let round = 0; round < 2 && depth < 2; round++) {
+    for (let round = 0; this.enabled && round < 2 && depth < 2; round++) {
       const t0 = typeof text === 'string' ? text : text();
       const missing = this.missing(t0);
       if (missing.size === 0) break;
@@ -302,7 +311,7 @@ export class HonestDriver {
    * old observations (`hides`).
    */
   preserve(call: ToolCall, later: readonly ToolCall[]): void {
-    if (!this.hides || (call.tool !== 'write' && call.tool !== 'delete') || call.args.path === NOTES_PATH) return;
+    if (!this.enabled || !this.hides || (call.tool !== 'write' && call.tool !== 'delete') || call.args.path === NOTES_PATH) return;
     const files = this.h.sandboxState().files;
     const p = call.args.path.startsWith('/') ? call.args.path : '/' + call.args.path;
     const doomed = Object.keys(files).filter((f) => f === p || f.startsWith(p + '/'));

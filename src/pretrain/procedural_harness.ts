@@ -397,6 +397,8 @@ export interface ProceduralExpertOptions {
   /** Turn cap (default 200); the context cap is lifted as for the runtime's expert. */
   maxTurns?: number;
   syntax?: ProcSyntax;
+  /** Honest to its context (default true; src/harness/expert.ts `HonestDriver`). */
+  honest?: boolean;
 }
 
 /**
@@ -419,7 +421,7 @@ export function runProceduralExpert(task: Task, seed: number, opts: ProceduralEx
   const honest = new HonestDriver(h, strictSender(h), {
     actions: (call) => [fmt(call)],
     note: (existing, lines) => [existing === null ? fmt({ tool: 'write', args: { path: NOTES_PATH, content: NOTES_HEADER + lines } }) : fmt({ tool: 'append', args: { path: NOTES_PATH, content: lines } })],
-  });
+  }, opts.honest ?? true);
   try {
     const st = h.workflowStatus();
     if (st.needsPlan) honest.sendFixed(h.workflow.planText()!);
