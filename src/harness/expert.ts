@@ -266,6 +266,8 @@ export class HonestDriver {
   /** Fixed texts sent (plan, todo lists): never facts. */
   readonly phrases: string[] = [];
   private notes: string | null = null;
+  private readonly learned = new Set<string>();
+  private learnedTurns = 0;
 
   /** The harness may hide earlier observations (anything but full history). */
   private readonly hides: boolean;
@@ -343,8 +345,10 @@ export class HonestDriver {
     const turns = this.h.turns();
     const opening = turns.length ? turns[0].context : this.h.contextText();
     const constant = atoms([opening, NOTES_PATH, NOTES_HEADER, ...this.phrases].join('\n'));
-    const learned = new Set<string>();
-    for (const t of turns) {
+    // Atoms learned so far, extended incrementally (turns only grow within an episode).
+    const learned = this.learned;
+    for (; this.learnedTurns < turns.length; this.learnedTurns++) {
+      const t = turns[this.learnedTurns];
       for (const a of atoms(t.action)) learned.add(a);
       for (const a of atoms(t.observation)) learned.add(a);
     }
