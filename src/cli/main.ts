@@ -16,6 +16,7 @@ import { registerTokenizer } from './commands/tokenizer';
 import { registerBench } from './commands/bench';
 import { registerPretrain } from './commands/pretrain';
 import { registerRun } from './commands/run';
+import { registerEvaluate } from './commands/evaluate';
 // Each command file exports register<Name>(program); add one line per command here.
 
 const program = new Command();
@@ -39,6 +40,7 @@ registerTokenizer(program);
 registerBench(program);
 registerPretrain(program);
 registerRun(program);
+registerEvaluate(program);
 
 async function main(argv: string[]): Promise<number> {
   try {
