@@ -41,6 +41,7 @@ import { CheckpointStore } from '../storage/checkpoint_store';
 import type { JsonValue } from '../storage/serialize';
 import { assetFetch, baseCheckpointUrl } from '../util/asset_fetch';
 import { Rng } from '../util/rng';
+import { checkSpecOpenings } from './openings';
 import { grpoTrajectoryAdvantages, rowAdvantagesPerTrajectory, sampleTrajectories, type TrajectorySample } from './trajectory_sample';
 import { evaluate, type EvalResult, type EvalSets } from './evaluate';
 import { inSpaceEvalSet, makeSchedule, stepTasks, taskAssignments, testTasks, trainingHarnesses, trainPool, TRAIN_POOL_PER_SUITE } from './plan';
@@ -323,6 +324,8 @@ export async function runExperiment(specJson: unknown, o: RunnerOptions = {}): P
   const env = o.inProcessEnv ? await localEnv() : poolEnv(spec);
   const machine = `${gpu.info.vendor}/${gpu.info.architecture}${gpu.info.device ? '/' + gpu.info.device : ''}; ${navigator.hardwareConcurrency} logical cores; ${navigator.userAgent.match(/(HeadlessChrome|Chrome)\/[\d.]+/)?.[0] ?? 'browser'}`;
   const inSpace = inSpaceEvalSet(spec);
+  // Every opening fits the context budget, checked before any rollout (throws naming harness, task, sizes).
+  checkSpecOpenings(spec, tok, o.trainPoolPerSuite ?? TRAIN_POOL_PER_SUITE);
   const runsPlan: Array<{ seed: number; method: MethodSpec }> = spec.seeds.flatMap((seed) => spec.methods.map((method) => ({ seed, method })));
   const results: RunResult[] = [];
   const curves: RunCurves[] = [];

@@ -12,7 +12,9 @@
  * Token counts are tokenizer ids (`encodeContext`).
  */
 import type { Tokenizer } from '../model/tokenizer';
+import { ComposedHarness } from '../harness/composed';
 import { createHarness } from '../harness/registry';
+import { renderPrompt } from '../harness/render';
 import type { Task } from '../tasks/types';
 import type { CheckpointMetadata } from './checkpoint';
 import { ContextBudgetError, encodeContext, headLength, type RowLimits } from './rows';
@@ -52,11 +54,19 @@ export function checkOpeningsFit(
   const budget = contextBudget(limits);
   if (!(budget >= 1)) throw new Error(`checkOpeningsFit: maxT ${limits.maxT} − actionReserve ${limits.actionReserve} leaves no context`);
   const rep: OpeningReport = { maxHeadTokens: 0, harnessId: '', taskId: '', budget, pairs: 0 };
+  const memo = new Map<string, number>();
   for (const id of harnessIds) {
     const h = create(id);
     for (const t of tasks) {
-      h.reset(t);
-      const head = headLength(tok, encodeContext(tok, h.contextText()));
+      // A composed harness renders its opening without a sandbox; others reset (cheap, small states).
+      let text: string;
+      if (h instanceof ComposedHarness) text = renderPrompt(h.openingMessages(t));
+      else {
+        h.reset(t);
+        text = h.contextText();
+      }
+      let head = memo.get(text);
+      if (head === undefined) memo.set(text, (head = headLength(tok, encodeContext(tok, text))));
       rep.pairs++;
       if (head > rep.maxHeadTokens) Object.assign(rep, { maxHeadTokens: head, harnessId: id, taskId: t.id });
       if (head > budget) {

@@ -18,6 +18,8 @@ import { localEnvApi } from '../../src/rollout/env';
 import { inProcessEnv, runEpisodes, type Policy, type PolicySample, type Trajectory } from '../../src/rollout/engine';
 import { buildRows, type RlRows } from '../../src/rl/trainer_batch';
 import { Rng } from '../../src/util/rng';
+import { getPreset } from '../../src/experiment/presets';
+import { checkSpecOpenings } from '../../src/experiment/openings';
 
 const tok = Tokenizer.fromJSON(JSON.parse(readFileSync(new URL('../../public/tokenizer-v2.json', import.meta.url), 'utf8')) as TokenizerFile);
 /** One composed harness per C realization, and both black-box harnesses. */
@@ -75,6 +77,19 @@ describe('the context cut', () => {
     expect(r.stats.cutContexts).toBe(dropped.filter((d) => d > 0).length);
     for (const t of r.trajectories[0].turns) expect(Array.from(t.contextIds.subarray(0, opening))).toEqual(encodeContext(tok, ep.turns[0].context).slice(0, opening));
     await expect(runEpisodes(reqs, { ...o, contextTokens: opening + 15 })).rejects.toThrow(new RegExp(`harness S0-T0-O0-C0-W0, task .*opening messages.*take ${opening} tokens`));
+  });
+});
+
+describe('an experiment checks its openings before any rollout', () => {
+  it('quick fits; a context budget below its largest opening fails naming the harness', () => {
+    const spec = getPreset('quick');
+    const reps = checkSpecOpenings(spec, tok, 4);
+    expect(reps.length).toBeGreaterThan(0);
+    const worst = reps.reduce((a, r) => (r.maxHeadTokens > a.maxHeadTokens ? r : a));
+    expect(worst.maxHeadTokens).toBeLessThanOrEqual(worst.budget);
+    const tight = { ...spec, rollout: { ...spec.rollout, contextTokens: worst.maxHeadTokens + spec.rollout.maxNewTokens - 1 } };
+    expect(() => checkSpecOpenings(tight, tok, 4)).toThrow(ContextBudgetError);
+    expect(() => checkSpecOpenings(tight, tok, 4)).toThrow(/harness \S+, task \S+: the opening messages take \d+ tokens/);
   });
 });
 
