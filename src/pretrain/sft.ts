@@ -216,8 +216,9 @@ export interface SftResult {
   /** Mean loss of the last min(10, steps) steps. */
   finalLoss: number;
   rows: number;
-  /** Rows whose context was cut by the truncation rule. */
+  /** Rows whose context was cut by the truncation rule, and the context tokens it dropped (all rows). */
   truncatedRows: number;
+  droppedContextTokens: number;
   /** Tokens processed (valid, not padding) and wall time of the steps. */
   tokens: number;
   ms: number;
@@ -265,6 +266,7 @@ export async function trainSft(
     finalLoss: tail.reduce((a, b) => a + b, 0) / tail.length,
     rows: rows.length,
     truncatedRows: rows.filter((r) => r.droppedContextTokens > 0).length,
+    droppedContextTokens: rows.reduce((a, r) => a + r.droppedContextTokens, 0),
     tokens,
     ms,
     backend: backend.name,
