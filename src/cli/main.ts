@@ -18,6 +18,7 @@ import { registerPretrain } from './commands/pretrain';
 import { registerRun } from './commands/run';
 import { registerServe } from './commands/serve';
 import { registerExport } from './commands/export';
+import { registerEvaluate } from './commands/evaluate';
 // Each command file exports register<Name>(program); add one line per command here.
 
 const program = new Command();
@@ -43,6 +44,7 @@ registerPretrain(program);
 registerRun(program);
 registerServe(program);
 registerExport(program);
+registerEvaluate(program);
 
 async function main(argv: string[]): Promise<number> {
   try {

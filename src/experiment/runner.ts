@@ -27,6 +27,7 @@ import { presetConfig, type ModelConfig } from '../model/config';
 import { initParams } from '../model/init';
 import { loadTokenizer, type Tokenizer } from '../model/tokenizer';
 import { decodeBaseCheckpoint } from '../pretrain/checkpoint';
+import { BudgetMismatchError, checkpointBudget, checkRunBudget, runBudget } from '../pretrain/budget';
 import { rlLossConfig } from '../rl/config';
 import type { RlUpdateMetrics } from '../rl/trainer';
 import { ppoAdvantages } from '../rl/trainer_batch';
@@ -37,6 +38,7 @@ import { CheckpointStore } from '../storage/checkpoint_store';
 import type { JsonValue } from '../storage/serialize';
 import { assetFetch, baseCheckpointUrl } from '../util/asset_fetch';
 import { Rng } from '../util/rng';
+import { checkSpecOpenings } from './openings';
 import { grpoTrajectoryAdvantages, rowAdvantagesPerTrajectory, sampleTrajectories, type TrajectorySample } from './trajectory_sample';
 import { evaluate, type EvalResult, type EvalSets } from './evaluate';
 import { inSpaceEvalSet, makeSchedule, stepTasks, taskAssignments, testTasks, trainingHarnesses, trainPool, TRAIN_POOL_PER_SUITE } from './plan';
@@ -56,6 +58,9 @@ export interface StepRecord extends Omit<RlUpdateMetrics, 'ms'> {
   /** Cumulative worker-pool retries and environment failures. */
   workerRetries: number;
   envFailures: number;
+  /** Context tokens the cut dropped in this step's rollouts (rows.ts `fitContext`), and the turns cut. Absent in records of older runs. */
+  droppedContextTokens?: number;
+  cutContexts?: number;
   rolloutMs: number;
   updateMs: number;
 }
@@ -233,9 +238,18 @@ async function startingParams(spec: ExperimentSpec, cfg: ModelConfig, preset: st
         const c = ck.header.config;
         if (c.vocabSize !== cfg.vocabSize || c.maxT !== cfg.maxT || c.C !== cfg.C || c.L !== cfg.L || c.NH !== cfg.NH) why = `its config ${JSON.stringify(c)} does not match preset '${preset}' ${JSON.stringify(cfg)}`;
         else if (ck.header.tokenizer.name !== tok.name) why = `it was trained with tokenizer '${ck.header.tokenizer.name}', not '${tok.name}'`;
-        else return { params: ck.params, source: `base checkpoint ${url} (digest ${ck.header.digest.slice(0, 12)})` };
+        else {
+          // Same cut for rollouts as for the rows the base learned on (throws on a mismatch unless the spec allows it).
+          const note = checkRunBudget(checkpointBudget(c.maxT, ck.header.metadata), runBudget(cfg.maxT, spec.rollout), spec.rollout.allowBudgetMismatch === true);
+          if (note && !warnings.includes(note)) {
+            warnings.push(note);
+            emit({ type: 'warn', message: note });
+          }
+          return { params: ck.params, source: `base checkpoint ${url} (digest ${ck.header.digest.slice(0, 12)})` };
+        }
       }
     } catch (e) {
+      if (e instanceof BudgetMismatchError) throw e;
       why = (e as Error).message.split('\n')[0];
     }
     const w = `WARNING: spec.model.init = 'base' but the base checkpoint ${url} is unusable (${why}); falling back to a RANDOM 'scratch' init (seed ${seed}). Build it with \`npm run -s hlab -- pretrain --preset ${preset} --out public/base-${preset}.ckpt\` or pass \`--base FILE\`. Expect pass@1 ≈ 0 and no learning signal.`;
@@ -313,6 +327,8 @@ export async function runExperiment(specJson: unknown, o: RunnerOptions = {}): P
   const env = o.inProcessEnv ? await localEnv() : poolEnv(spec);
   const machine = `${backend.describe}; ${navigator.hardwareConcurrency} logical cores; ${navigator.userAgent.match(/(HeadlessChrome|Chrome)\/[\d.]+/)?.[0] ?? 'browser'}`;
   const inSpace = inSpaceEvalSet(spec);
+  // Every opening fits the context budget, checked before any rollout (throws naming harness, task, sizes).
+  checkSpecOpenings(spec, tok, o.trainPoolPerSuite ?? TRAIN_POOL_PER_SUITE);
   const runsPlan: Array<{ seed: number; method: MethodSpec }> = spec.seeds.flatMap((seed) => spec.methods.map((method) => ({ seed, method })));
   const results: RunResult[] = [];
   const curves: RunCurves[] = [];
@@ -482,6 +498,7 @@ export async function runExperiment(specJson: unknown, o: RunnerOptions = {}): P
           tokensPerSec: (policy.tokens - tok0) / Math.max(1e-9, (policy.ms - ms0) / 1000),
           workerRetries: (prev?.workerRetries ?? 0) + (env.retries() - retries0),
           envFailures: (prev?.envFailures ?? 0) + ro.stats.envFailures,
+          droppedContextTokens: ro.stats.droppedContextTokens, cutContexts: ro.stats.cutContexts,
           rolloutMs, updateMs: up.ms,
         };
         st.history.push(rec);

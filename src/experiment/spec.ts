@@ -110,6 +110,13 @@ export const RolloutSpec = z
     maxNewTokens: int(1, 4096),
     /** Context budget in tokens; the model's maxT bounds it. */
     contextTokens: int(16, 8192),
+    /**
+     * Run although the base checkpoint's context budget (maxT − action reserve, recorded in its
+     * metadata) differs from this run's (min(maxT, contextTokens) − maxNewTokens): rollouts then
+     * cut contexts differently from the rows the base learned on (src/pretrain/budget.ts).
+     * Absent = false: a mismatch is an error.
+     */
+    allowBudgetMismatch: z.boolean().optional(),
     /** A worker that does not answer within this many ms is replaced and its episode retried. */
     watchdogMs: int(100, 600_000),
   })

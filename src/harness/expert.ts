@@ -19,12 +19,19 @@ import { formatTodo, type TodoItem } from './realizations/workflow';
 import { createHarness } from './registry';
 import type { BehaviourTags, Harness, StepResult, TurnRecord } from './types';
 import type { Transcript } from '../sandbox/types';
+import { atoms, NOTES_HEADER, NOTES_PATH } from './honesty';
+import { defaultSandboxFactory } from './sandbox_port';
 
 export interface ExpertOptions {
   /** The task's suite (default: `getSuite(task.suite)`). */
   suite?: TaskSuite;
   /** Turn cap of the expert episode (default 200; the context cap is lifted for the expert). */
   maxTurns?: number;
+  /**
+   * Honest to its context (default true, `HonestDriver`); false replays the solver with perfect
+   * memory (the expert before issue 16; for measurements and tests).
+   */
+  honest?: boolean;
 }
 
 export interface ExpertEpisode {
@@ -38,6 +45,8 @@ export interface ExpertEpisode {
   turns: readonly TurnRecord[];
   /** Set when the expert could not drive the harness (a bug: a refused or unparsable action). */
   error?: string;
+  /** The expert's fixed texts (plan, todo lists): never facts for `honestyViolations`. */
+  phrases?: string[];
 }
 
 const PLAN = 'Plan:\n1. look at the files the task names\n2. make the changes it asks for\n3. check the result, then finish';
@@ -48,6 +57,8 @@ interface Adapter {
   opening(h: Harness): string[];
   beforeFinish(h: Harness): string[];
   actions(call: ToolCall): string[];
+  /** Texts adding `lines` to the notes file (`existing`: its content now, null when absent). */
+  note(existing: string | null, lines: string): string[];
 }
 
 function composedAdapter(h: ComposedHarness): Adapter {
@@ -67,6 +78,7 @@ function composedAdapter(h: ComposedHarness): Adapter {
       return out;
     },
     actions: (call) => [T.format(call)],
+    note: (existing, lines) => [existing === null ? T.format({ tool: 'write', args: { path: NOTES_PATH, content: NOTES_HEADER + lines } }) : T.format({ tool: 'append', args: { path: NOTES_PATH, content: lines } })],
   };
 }
 
@@ -126,6 +138,13 @@ function codingCliAdapter(h: CodingCliHarness): Adapter {
           return [formatCliCall({ name: 'Bash', args: { command: bashFor(call) } })];
       }
     },
+    // Write creates the file (and counts as read); later notes go in after the fixed first line
+    // by an Edit whose old text is that constant line, so no hidden content is copied.
+    note: (existing, lines) => [
+      existing === null
+        ? formatCliCall({ name: 'Write', args: { file_path: NOTES_PATH, content: NOTES_HEADER + lines } })
+        : formatCliCall({ name: 'Edit', args: { file_path: NOTES_PATH, old_string: NOTES_HEADER, new_string: NOTES_HEADER + lines } }),
+    ],
   };
 }
 
@@ -137,6 +156,8 @@ function assistantAdapter(h: AssistantHarness): Adapter {
       if (call.tool === 'append') return h.peekFile(call.args.path) !== undefined ? [`@read ${call.args.path}`, '__APPEND__'] : ['__APPEND__'];
       return [assistantDirective(call)];
     },
+    // The assistant keeps every action verbatim, so the old notes are visible in its own earlier @write.
+    note: (existing, lines) => [assistantDirective({ tool: 'write', args: { path: NOTES_PATH, content: (existing ?? NOTES_HEADER) + lines } })],
   };
 }
 
@@ -171,17 +192,23 @@ export function runExpertEpisode(task: Task, harnessId: string, opts: ExpertOpti
   const adapter = adapterFor(h);
   let error: string | undefined;
   const send = strictSender(h);
+  const honest = new HonestDriver(h, send, adapter, opts.honest ?? true);
   try {
-    for (const t of adapter.opening(h)) send(t);
+    for (const t of adapter.opening(h)) honest.sendFixed(t);
+    const plan = dryRun(task, suite);
     const solver = suite.solver(task);
     let last: ToolResult | null = null;
-    while (!h.done) {
+    for (let i = 0; !h.done; i++) {
       const call = solver.next(last);
-      if (call.tool === 'finish') for (const t of adapter.beforeFinish(h)) send(t);
+      honest.preserve(call, plan.slice(i + 1));
+      if (call.tool === 'finish') {
+        honest.dropNotes();
+        for (const t of adapter.beforeFinish(h)) honest.sendFixed(t);
+      }
       let r: StepResult | null = null;
       for (const t of adapter.actions(call)) {
         if (h.done) break;
-        r = send(t === '__APPEND__' ? appendText(h, call) : t);
+        r = honest.send(t === '__APPEND__' ? () => appendText(h, call) : t, call.tool !== 'finish');
       }
       if (!r) throw new Error(`expert: no action for ${call.tool}`);
       // The solver sees the canonical result of its own call: the last canonical result of the
@@ -191,7 +218,225 @@ export function runExpertEpisode(task: Task, harnessId: string, opts: ExpertOpti
   } catch (e) {
     error = (e as Error).message;
   }
-  return expertEpisodeResult(h, task, suite, error);
+  return { ...expertEpisodeResult(h, task, suite, error), phrases: honest.phrases };
+}
+
+/**
+ * The solver's canonical calls on a bare sandbox (no harness): what later calls will need, for
+ * `HonestDriver.preserve`. Stops at finish, at 200 calls, or when the solver throws.
+ */
+export function dryRun(task: Task, suite: TaskSuite): ToolCall[] {
+  const sb = defaultSandboxFactory()(structuredClone(task.initial));
+  const solver = suite.solver(task);
+  const calls: ToolCall[] = [];
+  let last: ToolResult | null = null;
+  try {
+    for (let i = 0; i < 200; i++) {
+      const call = solver.next(last);
+      calls.push(call);
+      if (call.tool === 'finish') break;
+      last = sb.exec(call);
+    }
+  } catch {
+    /* the real run reports the solver's error */
+  }
+  return calls;
+}
+
+/** How the honest driver runs canonical calls and keeps notes under one harness. */
+export interface HonestOps {
+  /** Texts that run one canonical read-only call (read, list, search) or delete. */
+  actions(call: ToolCall): string[];
+  note(existing: string | null, lines: string): string[];
+}
+
+/**
+ * Makes the scripted expert honest to its context (honesty.ts): before each action it checks
+ * that every fact the action uses is in the context the harness shows now; when not, it makes
+ * them visible again and only then sends the action:
+ *  1. one source covers them: re-read that file (one the episode read or wrote, still present
+ *     with the facts) or re-run that listing / search;
+ *  2. several sources: re-run each, copying the lines with the facts into the notes file
+ *     (`NOTES_PATH`; honest: the lines are in the observation just shown), then read the notes.
+ * Extra actions are themselves made honest first (their paths may be hidden facts; depth ≤ 2).
+ * The notes file is deleted before finish (`dropNotes`), so the final workspace is the solver's.
+ * The solver never sees these extra steps.
+ */
+export class HonestDriver {
+  /** Fixed texts sent (plan, todo lists): never facts. */
+  readonly phrases: string[] = [];
+  private notes: string | null = null;
+  private readonly learned = new Set<string>();
+  private learnedTurns = 0;
+
+  /** The harness may hide earlier observations (anything but full history). */
+  private readonly hides: boolean;
+
+  /**
+   * @param enabled false: `send` and `preserve` add nothing (perfect-memory replay)
+   */
+  constructor(
+    private readonly h: Harness,
+    private readonly sendRaw: (text: string) => StepResult,
+    private readonly ops: HonestOps,
+    private readonly enabled = true,
+  ) {
+    this.hides = !(h instanceof ComposedHarness && (h.components.C.id === 'C0' || h.components.C.id === 'Pfull'));
+  }
+
+  /** Send a fixed text of the expert's own (plan, todo list, W2 re-read): no facts to check. */
+  sendFixed(text: string): StepResult {
+    this.phrases.push(text);
+    return this.sendRaw(text);
+  }
+
+  /**
+   * Send an action after making its facts visible.
+   * @param text the action, or a thunk computing it after the extra steps (append's read + write)
+   * @param allowNotes false for finish: no notes file may be created after `dropNotes`
+   */
+  send(text: string | (() => string), allowNotes = true, depth = 0): StepResult {
+    // Revealing one fact may hide another (C1's window moves): check again after each round.
+    for (let round = 0; this.enabled && round < 2 && depth < 2; round++) {
+      const t0 = typeof text === 'string' ? text : text();
+      const missing = this.missing(t0);
+      if (missing.size === 0) break;
+      this.reveal(missing, this.missing(t0, true), allowNotes, depth, round > 0);
+    }
+    return this.sendRaw(typeof text === 'string' ? text : text());
+  }
+
+  /**
+   * Before the solver's destructive call (overwrite, delete): facts of the file it destroys that
+   * later calls (`later`, from a dry run) still need and no other present file holds go into the
+   * notes file first, while they can be shown (re-read if hidden). Only where the harness hides
+   * old observations (`hides`).
+   */
+  preserve(call: ToolCall, later: readonly ToolCall[]): void {
+    if (!this.enabled || !this.hides || (call.tool !== 'write' && call.tool !== 'delete') || call.args.path === NOTES_PATH) return;
+    const files = this.h.sandboxState().files;
+    const p = call.args.path.startsWith('/') ? call.args.path : '/' + call.args.path;
+    const doomed = Object.keys(files).filter((f) => f === p || f.startsWith(p + '/'));
+    if (doomed.length === 0) return;
+    const turns = this.h.turns();
+    const constant = atoms([turns.length ? turns[0].context : '', NOTES_PATH, NOTES_HEADER, ...this.phrases].join('\n'));
+    const need = atoms(later.map((c) => JSON.stringify(c.args)).join('\n'));
+    const kept = atoms([call.tool === 'write' ? call.args.content : '', this.notes ?? '', ...Object.entries(files).filter(([f]) => !doomed.includes(f)).map(([, t]) => t)].join('\n'));
+    for (const f of doomed) {
+      const lines = files[f].split('\n').filter((l) => [...atoms(l)].some((a) => need.has(a) && !constant.has(a) && !kept.has(a)));
+      if (lines.length === 0) continue;
+      const add = lines.join('\n') + '\n';
+      const hidden = [...atoms(add)].filter((a) => !atoms(this.h.contextText()).has(a));
+      if (hidden.length) this.run({ tool: 'read', args: { path: f } }, true, 0);
+      for (const t of this.ops.note(this.notes, add)) this.sendRaw(t);
+      this.notes = this.h.sandboxState().files[NOTES_PATH] ?? null;
+    }
+  }
+
+  /** Delete the notes file (before finish). */
+  dropNotes(): void {
+    if (this.notes === null) return;
+    for (const t of this.ops.actions({ tool: 'delete', args: { path: NOTES_PATH } })) this.sendRaw(t);
+    this.notes = null;
+  }
+
+  /** Facts of `action` (honesty.ts) its current context does not show (with `all`: every fact). */
+  private missing(action: string, all = false): Set<string> {
+    const turns = this.h.turns();
+    const opening = turns.length ? turns[0].context : this.h.contextText();
+    const constant = atoms([opening, NOTES_PATH, NOTES_HEADER, ...this.phrases].join('\n'));
+    // Atoms learned so far, extended incrementally (turns only grow within an episode).
+    const learned = this.learned;
+    for (; this.learnedTurns < turns.length; this.learnedTurns++) {
+      const t = turns[this.learnedTurns];
+      for (const a of atoms(t.action)) learned.add(a);
+      for (const a of atoms(t.observation)) learned.add(a);
+    }
+    const visible = atoms(this.h.contextText());
+    return new Set([...atoms(action)].filter((a) => learned.has(a) && !constant.has(a) && (all || !visible.has(a))));
+  }
+
+  /** Candidate sources of hidden facts: present files the episode read or wrote, and its earlier listings and searches. */
+  private sources(): Array<{ call: ToolCall; text: string }> {
+    const files = this.h.sandboxState().files;
+    const out: Array<{ call: ToolCall; text: string }> = [];
+    const seen = new Set<string>();
+    const steps = this.h.transcript().steps;
+    for (let i = steps.length - 1; i >= 0; i--) {
+      const { call, result } = steps[i];
+      if (!call || !result?.ok) continue;
+      let src: { call: ToolCall; text: string } | null = null;
+      const path = call.tool === 'move' ? call.args.to : call.args.path;
+      if (call.tool === 'read' || call.tool === 'write' || call.tool === 'append' || call.tool === 'move') {
+        const p = path.startsWith('/') ? path : '/' + path;
+        if (files[p] !== undefined) src = { call: { tool: 'read', args: { path } }, text: files[p] };
+      } else if (call.tool === 'list' || call.tool === 'search') src = { call, text: result.output };
+      if (!src) continue;
+      const key = JSON.stringify(src.call);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      out.push(src);
+    }
+    return out;
+  }
+
+  /**
+   * Make `missing` visible: one covering source is re-run; several (or `forceNotes`: a second
+   * round, after re-running one source hid another) go through the notes file, which then gets
+   * every fact of the action (`facts`), so that showing one cannot hide another.
+   */
+  private reveal(missing: Set<string>, facts: Set<string>, allowNotes: boolean, depth: number, forceNotes: boolean): void {
+    const srcs = this.sources().map((s) => ({ ...s, atoms: atoms(s.text) }));
+    const covers = (s: (typeof srcs)[number], m: Set<string>) => [...m].filter((a) => s.atoms.has(a)).length;
+    const one = srcs.find((s) => covers(s, missing) === missing.size);
+    if (one && !(forceNotes && allowNotes)) {
+      this.run(one.call, allowNotes, depth);
+      return;
+    }
+    // Greedy cover by sources, most facts first (most recent on ties).
+    const left = new Set(missing);
+    const chosen: Array<{ src: (typeof srcs)[number]; facts: Set<string> }> = [];
+    while (left.size) {
+      let best = srcs[0];
+      let n = 0;
+      for (const s of srcs) {
+        const c = covers(s, left);
+        if (c > n) [best, n] = [s, c];
+      }
+      if (n === 0) break;
+      const facts = new Set([...left].filter((a) => best.atoms.has(a)));
+      for (const a of facts) left.delete(a);
+      chosen.push({ src: best, facts });
+    }
+    if (!allowNotes || (chosen.length < 2 && !forceNotes)) {
+      for (const c of chosen) this.run(c.src.call, allowNotes, depth);
+      return;
+    }
+    // Notes: cover every fact of the action, not only the ones hidden now.
+    const all = new Set([...facts].filter((a) => srcs.some((x) => x.atoms.has(a))));
+    for (const c of chosen) for (const a of c.facts) all.delete(a);
+    for (const a of all) {
+      const src = chosen.find((c) => c.src.atoms.has(a)) ?? null;
+      if (src) src.facts.add(a);
+      else {
+        const s2 = srcs.find((x) => x.atoms.has(a))!;
+        chosen.push({ src: s2, facts: new Set([...all].filter((b) => s2.atoms.has(b))) });
+      }
+    }
+    for (const c of chosen) {
+      this.run(c.src.call, allowNotes, depth);
+      const lines = c.src.text.split('\n').filter((l) => [...atoms(l)].some((a) => c.facts.has(a)));
+      if (lines.length === 0) continue;
+      const add = lines.join('\n') + '\n';
+      for (const t of this.ops.note(this.notes, add)) this.sendRaw(t);
+      this.notes = this.h.sandboxState().files[NOTES_PATH] ?? null;
+    }
+    this.run({ tool: 'read', args: { path: NOTES_PATH } }, allowNotes, depth);
+  }
+
+  private run(call: ToolCall, allowNotes: boolean, depth: number): void {
+    for (const t of this.ops.actions(call)) this.send(t, allowNotes, depth + 1);
+  }
 }
 
 /**

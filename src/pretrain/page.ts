@@ -83,6 +83,7 @@ export async function pretrainInPage(o: PretrainPageOptions): Promise<PretrainPa
     demos: cfg.demos,
     source: p.demos.source,
     actionReserve: cfg.actionReserve,
+    budgetMaxT: cfg.model.maxT,
     maxTier: cfg.maxTier,
     finalLoss: res.finalLoss,
     backend: res.backend,

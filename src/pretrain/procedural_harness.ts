@@ -31,7 +31,8 @@ import type { NoticeKind, ObservationFormat } from '../harness/realizations/obse
 import type { SystemPrompt } from '../harness/realizations/system';
 import type { GateDecision, MessageOutcome, Workflow, WorkflowState } from '../harness/realizations/workflow';
 import { normPath } from '../harness/tools';
-import { expertEpisodeResult, strictSender, type ExpertEpisode } from '../harness/expert';
+import { dryRun, expertEpisodeResult, HonestDriver, strictSender, type ExpertEpisode } from '../harness/expert';
+import { NOTES_HEADER, NOTES_PATH } from '../harness/honesty';
 import type { Message } from '../harness/types';
 import { Rng } from '../util/rng';
 import { proceduralToolInterface, type ProcSyntax, type ProcToolInterface } from './procedural_tools';
@@ -396,6 +397,8 @@ export interface ProceduralExpertOptions {
   /** Turn cap (default 200); the context cap is lifted as for the runtime's expert. */
   maxTurns?: number;
   syntax?: ProcSyntax;
+  /** Honest to its context (default true; src/harness/expert.ts `HonestDriver`). */
+  honest?: boolean;
 }
 
 /**
@@ -414,25 +417,32 @@ export function runProceduralExpert(task: Task, seed: number, opts: ProceduralEx
   });
   h.reset(task);
   let error: string | undefined;
-  const send = strictSender(h);
+  const fmt = (call: ToolCall) => h.tool.format(call);
+  const honest = new HonestDriver(h, strictSender(h), {
+    actions: (call) => [fmt(call)],
+    note: (existing, lines) => [existing === null ? fmt({ tool: 'write', args: { path: NOTES_PATH, content: NOTES_HEADER + lines } }) : fmt({ tool: 'append', args: { path: NOTES_PATH, content: lines } })],
+  }, opts.honest ?? true);
   try {
     const st = h.workflowStatus();
-    if (st.needsPlan) send(h.workflow.planText()!);
-    if (st.needsTodo) send(h.workflow.todoText(false)!);
+    if (st.needsPlan) honest.sendFixed(h.workflow.planText()!);
+    if (st.needsTodo) honest.sendFixed(h.workflow.todoText(false)!);
+    const plan = dryRun(task, suite);
     const solver = suite.solver(task);
     let last: ToolResult | null = null;
-    while (!h.done) {
+    for (let i = 0; !h.done; i++) {
       const call = solver.next(last);
+      honest.preserve(call, plan.slice(i + 1));
       if (call.tool === 'finish') {
+        honest.dropNotes();
         const s = h.workflowStatus();
-        for (const path of s.unverified) send(h.tool.format({ tool: 'read', args: { path } }));
-        if (s.openTodos.length) send(h.workflow.todoText(true)!);
+        for (const path of s.unverified) honest.sendFixed(fmt({ tool: 'read', args: { path } }));
+        if (s.openTodos.length) honest.sendFixed(h.workflow.todoText(true)!);
       }
-      const r = send(h.tool.format(call));
+      const r = honest.send(fmt(call), call.tool !== 'finish');
       last = r.results.length ? r.results[r.results.length - 1] : { ok: true, output: r.observation };
     }
   } catch (e) {
     error = (e as Error).message;
   }
-  return expertEpisodeResult(h, task, suite, error);
+  return { ...expertEpisodeResult(h, task, suite, error), phrases: honest.phrases };
 }

@@ -22,12 +22,24 @@
  *  `budget = maxT − actionReserve` tokens (rollouts reserve `actionReserve` = the new-token
  *  budget; a training row whose action is longer than the reserve lowers the context budget to
  *  maxT − |action| for that row only). A context longer than its budget keeps
- *   - its head: the opening messages (everything up to and including the `<|end|>` of the first
- *     `<|user|>` message: role, tools, task), cut to at most ⌊budget / 2⌋ tokens, and
- *   - its tail: the most recent budget − |head| tokens,
- *  dropping the middle (the oldest turns). The head holds the tool syntax and the task; the tail
- *  holds the latest observations. Because the same function builds the SFT context and the
- *  rollout context, a model trained on these rows is evaluated on identically cut contexts.
+ *   - its head whole: the opening messages (everything up to and including the `<|end|>` of the
+ *     first `<|user|>` message: role, tools, task). The instruction is never cut; a head longer
+ *     than the budget is a configuration error (`ContextBudgetError`), which
+ *     `checkOpeningsFit` finds before any rollout or training;
+ *   - its tail: the most recent whole messages that fit in budget − |head| (the open
+ *     `<|assistant|>` marker always included), dropping the middle turns. Only when not even the
+ *     latest message fits whole is the tail the most recent budget − |head| tokens (the latest
+ *     observation cut at its start).
+ *  Because the same function builds the SFT context and the rollout context, a model trained on
+ *  these rows is evaluated on identically cut contexts; the tokens dropped are counted per row
+ *  (`Row.droppedContextTokens`, rollout/engine.ts `TurnSample.droppedContextTokens`).
+ *
+ * Episode packing (`packEpisodeRows`): where consecutive turns only append (turn k+1's cut
+ *  context ids start with turn k's context ids ‖ action ids — C0-style history, black-box
+ *  harnesses until they compact or prune, no truncation in between) the turns share one row and
+ *  every action span is scored once in it; a rewrite (C1 hiding, C2 / compaction summaries,
+ *  pruning, a cut) starts a new row. A packed row's prefix before each action is exactly the
+ *  context that action was produced from, so the scored ids equal the ids the sampler saw.
  *
  * Batching: right-padded (B, T) Int32Array ids (padding `<pad>`), (B, T) f32 loss mask,
  * (B) i32 lengths; T = the longest row rounded up to a multiple of `padMultiple` (few distinct
@@ -88,19 +100,48 @@ export function headLength(tok: Tokenizer, ids: readonly number[]): number {
   return e < 0 ? ids.length : e + 1;
 }
 
+/** The opening messages alone do not fit the context budget (a configuration error, not a rollout event). */
+export class ContextBudgetError extends Error {
+  constructor(
+    message: string,
+    readonly headTokens: number,
+    readonly budget: number,
+  ) {
+    super(message);
+    this.name = 'ContextBudgetError';
+  }
+}
+
+/** Indices of the role markers (message starts) in `ids`, ascending. */
+function messageStarts(tok: Tokenizer, ids: readonly number[], from: number): number[] {
+  const roles = new Set(['<|system|>', '<|user|>', '<|assistant|>', '<|tool|>'].map((m) => tok.special(m)));
+  const out: number[] = [];
+  for (let i = from; i < ids.length; i++) if (roles.has(ids[i])) out.push(i);
+  return out;
+}
+
 /**
- * The truncation rule (module doc): at most `budget` tokens, head ≤ ⌊budget/2⌋ + most recent tail.
+ * The truncation rule (module doc): the whole head, then the most recent whole messages that fit.
  * @param ids context ids (from encodeContext)
  * @param budget ≥ 1 tokens
- * @returns `ids` itself when it fits, else a new array of exactly `budget` ids
- * @throws Error when budget < 1 or not an integer.
+ * @returns `ids` itself when it fits, else a new array of ≤ `budget` ids; `dropped` = ids.length − kept
+ * @throws ContextBudgetError when the head (opening messages) is longer than `budget`;
+ *   Error when budget < 1 or not an integer.
  */
 export function fitContext(tok: Tokenizer, ids: readonly number[], budget: number): { ids: number[]; dropped: number } {
   if (!Number.isInteger(budget) || budget < 1) throw new Error(`fitContext: budget must be an integer ≥ 1, got ${budget}`);
   if (ids.length <= budget) return { ids: ids as number[], dropped: 0 };
-  const head = Math.min(headLength(tok, ids), Math.floor(budget / 2));
-  const tail = budget - head;
-  return { ids: [...ids.slice(0, head), ...ids.slice(ids.length - tail)], dropped: ids.length - budget };
+  const head = headLength(tok, ids);
+  if (head > budget) {
+    throw new ContextBudgetError(`the opening messages (system prompt and task) take ${head} tokens, more than the context budget of ${budget} tokens; raise maxT or lower the action reserve`, head, budget);
+  }
+  const room = budget - head;
+  const starts = messageStarts(tok, ids, head);
+  // The earliest message start whose suffix fits; the last start is the open assistant marker.
+  let s = starts.find((i) => ids.length - i <= room);
+  if (s === undefined || (s === starts[starts.length - 1] && starts.length > 1)) s = ids.length - room;
+  const kept = [...ids.slice(0, head), ...ids.slice(s)];
+  return { ids: kept, dropped: ids.length - kept.length };
 }
 
 /** Sequence limits shared by SFT rows and rollouts. */
@@ -124,21 +165,31 @@ function checkLimits(l: RowLimits): void {
  * @throws Error naming a bad limit.
  */
 export function rolloutContext(tok: Tokenizer, context: string, limits: RowLimits): number[] {
-  checkLimits(limits);
-  return fitContext(tok, encodeContext(tok, context), limits.maxT - limits.actionReserve).ids;
+  return rolloutContextFit(tok, context, limits).ids;
 }
 
-/** One training row. */
+/**
+ * `rolloutContext` with the count of context tokens the cut dropped.
+ * @throws ContextBudgetError when the opening messages exceed maxT − actionReserve; Error naming a bad limit.
+ */
+export function rolloutContextFit(tok: Tokenizer, context: string, limits: RowLimits): { ids: number[]; dropped: number } {
+  checkLimits(limits);
+  return fitContext(tok, encodeContext(tok, context), limits.maxT - limits.actionReserve);
+}
+
+/** One training row: one turn, or several appending turns of one episode (`packEpisodeRows`). */
 export interface Row {
-  /** (n) token ids: context then action (ending with `<|end|>`). */
+  /** (n) token ids: context then action (ending with `<|end|>`); packed: contexts and actions interleaved. */
   ids: Int32Array;
   /** (n) 1 on action tokens, 0 on context tokens. */
   mask: Uint8Array;
-  /** Context tokens kept / dropped by truncation. */
+  /** Context tokens in the row (mask 0) / dropped by truncation (summed over the row's turns). */
   contextTokens: number;
   droppedContextTokens: number;
-  /** Action tokens (the `<|end|>` included). */
+  /** Action tokens (each `<|end|>` included). */
   actionTokens: number;
+  /** Turns in this row (1 unless packed). */
+  turns?: number;
 }
 
 /**
@@ -162,6 +213,59 @@ export function encodeTurn(tok: Tokenizer, context: string, action: string, limi
   const mask = new Uint8Array(ids.length);
   mask.fill(1, ctx.length);
   return { ids, mask, contextTokens: ctx.length, droppedContextTokens: dropped, actionTokens: act.length };
+}
+
+/**
+ * Group consecutive turns that only append: turn k+1 joins turn k's group iff its context ids
+ * start with turn k's context ids followed by its action ids (so the row = last context ‖ last
+ * action holds every earlier (context, action) pair as a prefix, exactly).
+ * @param turns per turn the context ids the policy saw (after the cut) and its action ids
+ * @returns groups of consecutive turn indices covering 0…n−1 in order
+ */
+export function appendGroups(turns: ReadonlyArray<{ contextIds: ArrayLike<number>; actionIds: ArrayLike<number> }>): number[][] {
+  const groups: number[][] = [];
+  for (let k = 0; k < turns.length; k++) {
+    const prev = k > 0 ? turns[k - 1] : null;
+    let extends_ = prev !== null && groups.length > 0;
+    if (prev) {
+      const c = turns[k].contextIds;
+      const pc = prev.contextIds;
+      const pa = prev.actionIds;
+      if (c.length < pc.length + pa.length) extends_ = false;
+      for (let i = 0; extends_ && i < pc.length; i++) if (c[i] !== pc[i]) extends_ = false;
+      for (let i = 0; extends_ && i < pa.length; i++) if (c[pc.length + i] !== pa[i]) extends_ = false;
+    }
+    if (extends_) groups[groups.length - 1].push(k);
+    else groups.push([k]);
+  }
+  return groups;
+}
+
+/**
+ * An episode's (context, action) turns as rows (module doc, "Episode packing"): one row per run
+ * of appending turns, every action token scored exactly once, each action after exactly the
+ * context ids `encodeTurn` would give it. Without `pack` this is one `encodeTurn` row per turn.
+ * @throws as `encodeTurn` (ContextBudgetError when an opening exceeds the budget).
+ */
+export function episodeRows(tok: Tokenizer, turns: ReadonlyArray<{ context: string; action: string }>, limits: RowLimits, pack = true): Row[] {
+  const single = turns.map((t) => encodeTurn(tok, t.context, t.action, limits));
+  if (!pack) return single;
+  const parts = single.map((r) => ({ contextIds: r.ids.subarray(0, r.contextTokens), actionIds: r.ids.subarray(r.contextTokens), row: r }));
+  return appendGroups(parts).map((g) => {
+    if (g.length === 1) return { ...parts[g[0]].row, turns: 1 };
+    const last = parts[g[g.length - 1]].row;
+    const ids = last.ids.slice();
+    const mask = new Uint8Array(ids.length);
+    let actionTokens = 0;
+    let dropped = 0;
+    for (const k of g) {
+      const p = parts[k];
+      mask.fill(1, p.contextIds.length, p.contextIds.length + p.actionIds.length);
+      actionTokens += p.actionIds.length;
+      dropped += p.row.droppedContextTokens;
+    }
+    return { ids, mask, contextTokens: ids.length - actionTokens, droppedContextTokens: dropped, actionTokens, turns: g.length };
+  });
 }
 
 /** A right-padded batch. */

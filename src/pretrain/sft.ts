@@ -23,7 +23,7 @@ import { getSuite, taskSet } from '../tasks';
 import type { SuiteName, Task, Tier } from '../tasks/types';
 import { Rng } from '../util/rng';
 import { runProceduralExpert } from './procedural_harness';
-import { batchIndices, encodeTurn, packBatch, type Row, type RowBatch, type RowLimits } from './rows';
+import { batchIndices, ContextBudgetError, episodeRows, packBatch, type Row, type RowBatch, type RowLimits } from './rows';
 
 /** Knobs of one SFT run. */
 export interface SftConfig {
@@ -135,16 +135,32 @@ export function collectDemonstrations(n: number, seed: number, blackbox: string 
   return { episodes, source: blackbox ?? 'procedural', failed };
 }
 
-/** One row per turn of every episode (module doc of rows.ts). Parse errors and cut-offs never occur in expert turns; any non-tool/message turn is skipped. */
-export function demonstrationRows(tok: Tokenizer, episodes: readonly ExpertEpisode[], limits: RowLimits): Row[] {
+/**
+ * Rows of every episode (module doc of rows.ts): with `pack` (default) the appending turns of an
+ * episode share one row (`episodeRows`), else one row per turn. Parse errors and cut-offs never
+ * occur in expert turns; any non-tool/message turn (or empty action) is skipped (it then breaks
+ * a packed run: the next turn starts a new row).
+ * @throws ContextBudgetError when an opening exceeds maxT − actionReserve.
+ */
+export function demonstrationRows(tok: Tokenizer, episodes: readonly ExpertEpisode[], limits: RowLimits, opts: { pack?: boolean } = {}): Row[] {
   const rows: Row[] = [];
   for (const ep of episodes) {
+    // A skipped turn between two kept ones breaks the chain: pack runs of consecutive kept turns only.
+    let run: Array<(typeof ep.turns)[number]> = [];
+    const flush = () => {
+      try {
+        if (run.length) rows.push(...episodeRows(tok, run, limits, opts.pack ?? true));
+      } catch (e) {
+        if (e instanceof ContextBudgetError) throw new ContextBudgetError(`harness ${ep.harness}, task ${ep.taskId}: ${e.message}`, e.headTokens, e.budget);
+        throw e;
+      }
+      run = [];
+    };
     for (const t of ep.turns) {
-      if (t.kind !== 'tool' && t.kind !== 'message') continue;
-      if (t.action.length === 0) continue;
-      const r = encodeTurn(tok, t.context, t.action, limits);
-      rows.push(r);
+      if ((t.kind === 'tool' || t.kind === 'message') && t.action.length > 0) run.push(t);
+      else flush();
     }
+    flush();
   }
   return rows;
 }
@@ -200,8 +216,9 @@ export interface SftResult {
   /** Mean loss of the last min(10, steps) steps. */
   finalLoss: number;
   rows: number;
-  /** Rows whose context was cut by the truncation rule. */
+  /** Rows whose context was cut by the truncation rule, and the context tokens it dropped (all rows). */
   truncatedRows: number;
+  droppedContextTokens: number;
   /** Tokens processed (valid, not padding) and wall time of the steps. */
   tokens: number;
   ms: number;
@@ -249,6 +266,7 @@ export async function trainSft(
     finalLoss: tail.reduce((a, b) => a + b, 0) / tail.length,
     rows: rows.length,
     truncatedRows: rows.filter((r) => r.droppedContextTokens > 0).length,
+    droppedContextTokens: rows.reduce((a, r) => a + r.droppedContextTokens, 0),
     tokens,
     ms,
     backend: backend.name,

@@ -56,7 +56,7 @@ export async function pretrainWasm(
   const tokMeta = { name: tok.name, vocabSize: tok.vocabSize, formatVersion: TOKENIZER_FORMAT_VERSION };
   const meta = (step: number, losses: number[]) => ({
     command: o.command, seed: cfg.seed, steps: cfg.steps, stepsDone: step, batchSize: cfg.batchSize, lr: cfg.lr, demos: cfg.demos,
-    source: p.demos.source, suites: cfg.suites.join(','), actionReserve: cfg.actionReserve, maxTier: cfg.maxTier, backend: 'wasm',
+    source: p.demos.source, suites: cfg.suites.join(','), actionReserve: cfg.actionReserve, budgetMaxT: cfg.model.maxT, maxTier: cfg.maxTier, backend: 'wasm',
     init: o.init ? o.init.digest : 'fresh',
     finalLoss: losses.slice(-10).reduce((a, b) => a + b, 0) / Math.max(1, Math.min(10, losses.length)),
   });

@@ -8,7 +8,9 @@
  *   targets[t]     = x[t+1]                       (t < n − 1; padding after),
  *   mask[t]        = 1 iff x[t+1] is a sampled id (t = n_c − 1 … n − 2),
  *   oldLogprob[t]  = the sampler's log π_old(x[t+1])  (never recomputed),
- * so every sampled token is scored exactly once, at the position that produced it.
+ * so every sampled token is scored exactly once, at the position that produced it. With
+ * `pack`, a run of appending turns is one row x = c_last ‖ a_last whose prefix holds every
+ * earlier (c_k, a_k) exactly; each a_k span is masked at its own offset.
  * Rows are right-padded to T = the longest row rounded up to `padMultiple`, capped at maxT.
  */
 import { grpoAdvantageForwardRef } from '../kernels/grpo_advantage_forward.ref';
@@ -16,6 +18,7 @@ import { gaeForwardRef } from '../kernels/gae_forward.ref';
 import { advNormalizeForwardRef } from '../kernels/adv_normalize_forward.ref';
 import type { RlLossConfig } from './config';
 import { Rng } from '../util/rng';
+import { appendGroups } from '../pretrain/rows';
 
 /** What the batch builder needs of a trajectory (a subset of rollout/engine.ts `Trajectory`). */
 export interface TrajectoryLike {
@@ -45,22 +48,34 @@ export interface RlRows {
 }
 
 /**
- * Pack every turn of `trajs` (in order) as one row.
+ * Pack the turns of `trajs` (in order) as rows: one row per turn, or with `pack` one row per run
+ * of appending turns (rows.ts `appendGroups`: turn k+1's context ids start with turn k's context
+ * ‖ sampled ids, so the row's prefix before each sampled span is exactly the context the sampler
+ * saw, and every sampled id is scored once, with its own log π_old).
+ * @param pack default false (one row per turn)
  * @throws Error naming the trajectory and turn when a row is longer than maxT or a turn has
  *   mismatched ids/log-probs, or when there are no turns at all.
  */
-export function buildRows(trajs: readonly TrajectoryLike[], padId: number, maxT: number, padMultiple = 32): RlRows {
-  const rows: Array<{ c: Int32Array; a: Int32Array; lp: Float32Array; ep: number; last: boolean }> = [];
+export function buildRows(trajs: readonly TrajectoryLike[], padId: number, maxT: number, padMultiple = 32, pack = false): RlRows {
+  const rows: Array<{ ids: Int32Array; spans: Array<{ at: number; a: Int32Array; lp: Float32Array }>; ep: number; last: boolean }> = [];
   trajs.forEach((tr, e) => {
     tr.turns.forEach((t, k) => {
       if (t.actionIds.length !== t.logprobs.length) throw new Error(`buildRows: trajectory ${e} turn ${k} has ${t.actionIds.length} ids but ${t.logprobs.length} log-probs`);
       if (t.contextIds.length < 1) throw new Error(`buildRows: trajectory ${e} turn ${k} has an empty context`);
       if (t.contextIds.length + t.actionIds.length > maxT) throw new Error(`buildRows: trajectory ${e} turn ${k} has ${t.contextIds.length + t.actionIds.length} tokens > maxT = ${maxT}`);
-      if (t.actionIds.length > 0) rows.push({ c: t.contextIds, a: t.actionIds, lp: t.logprobs, ep: e, last: k === tr.turns.length - 1 });
+    });
+    const turns = tr.turns.filter((t) => t.actionIds.length > 0);
+    const groups = pack ? appendGroups(turns) : turns.map((_, k) => [k]);
+    groups.forEach((g, gi) => {
+      const lastTurn = turns[g[g.length - 1]];
+      const ids = new Int32Array(lastTurn.contextIds.length + lastTurn.actionIds.length);
+      ids.set(lastTurn.contextIds);
+      ids.set(lastTurn.actionIds, lastTurn.contextIds.length);
+      rows.push({ ids, spans: g.map((k) => ({ at: turns[k].contextIds.length, a: turns[k].actionIds, lp: turns[k].logprobs })), ep: e, last: gi === groups.length - 1 });
     });
   });
   if (rows.length === 0) throw new Error('buildRows: no turns with sampled tokens');
-  const longest = Math.max(...rows.map((r) => r.c.length + r.a.length));
+  const longest = Math.max(...rows.map((r) => r.ids.length));
   const T = Math.min(maxT, Math.ceil(longest / padMultiple) * padMultiple);
   const B = rows.length;
   const ids = new Int32Array(B * T).fill(padId);
@@ -71,14 +86,15 @@ export function buildRows(trajs: readonly TrajectoryLike[], padId: number, maxT:
   const lastRow = new Uint8Array(B);
   rows.forEach((r, b) => {
     const o = b * T;
-    ids.set(r.c, o);
-    ids.set(r.a, o + r.c.length);
-    const n = r.c.length + r.a.length;
+    ids.set(r.ids, o);
+    const n = r.ids.length;
     for (let t = 0; t < n - 1; t++) targets[o + t] = ids[o + t + 1];
-    for (let j = 0; j < r.a.length; j++) {
-      const t = r.c.length - 1 + j;
-      mask[o + t] = 1;
-      oldLogprobs[o + t] = r.lp[j];
+    for (const s of r.spans) {
+      for (let j = 0; j < s.a.length; j++) {
+        const t = s.at - 1 + j;
+        mask[o + t] = 1;
+        oldLogprobs[o + t] = s.lp[j];
+      }
     }
     rowEpisode[b] = r.ep;
     lastRow[b] = r.last ? 1 : 0;

@@ -1,7 +1,8 @@
 /**
  * The page-side rollout engine (DESIGN.md §7, §11): the episodes of a batch advance together.
  * Each round gathers every live episode's context text, encodes and truncates it with the
- * pretraining rule (`rolloutContext`, src/pretrain/rows.ts), samples one action per episode
+ * pretraining rule (`rolloutContextFit`, src/pretrain/rows.ts: the opening whole, middle turns
+ * dropped, dropped tokens counted per turn and in the stats), samples one action per episode
  * for the whole batch with the policy (chunks of ≤ maxB rows, one sampler call each), decodes
  * the actions, steps all environments in parallel (worker pool), and repeats until all are done.
  *
@@ -17,7 +18,7 @@
  * cannot crash a run: harnesses turn any text into a parse-error observation.
  */
 import type { Tokenizer } from '../model/tokenizer';
-import { decodeAction, endTokenId, rolloutContext } from '../pretrain/rows';
+import { ContextBudgetError, decodeAction, endTokenId, rolloutContextFit } from '../pretrain/rows';
 import type { ActionKind, BehaviourTags } from '../harness/types';
 import { Rng } from '../util/rng';
 import type { ActionInput, EnvApi, EnvStepOut, EpisodeSpec } from './env';
@@ -66,6 +67,8 @@ export interface TurnSample {
   logprobs: Float32Array;
   stop: PolicySample['stop'];
   kind: ActionKind | 'env_failed';
+  /** Context tokens the cut dropped from this turn's context (0 when it fit); always set by runEpisodes. */
+  droppedContextTokens?: number;
 }
 
 export interface Trajectory {
@@ -116,12 +119,19 @@ export interface RolloutStats {
   envFailures: number;
   /** Env calls that rebuilt an episode by replay on a fresh worker. */
   replays: number;
+  /** Context tokens dropped by the cut (rows.ts `fitContext`), summed over all turns. */
+  droppedContextTokens: number;
+  /** Turns whose context was cut. */
+  cutContexts: number;
 }
 
 /**
  * Roll out every requested episode to the end.
  * @returns trajectories in request order, and counters
- * @throws Error for an unknown task or harness id (any other environment failure only ends its episode).
+ * @throws Error for an unknown task or harness id (any other environment failure only ends its episode);
+ *   ContextBudgetError naming the harness, the task and the sizes when an opening does not fit
+ *   the context budget (raised in the first round, before any sampling; `checkOpeningsFit`
+ *   finds it before the run).
  */
 export async function runEpisodes(reqs: readonly EpisodeRequest[], o: RolloutOptions): Promise<{ trajectories: Trajectory[]; stats: RolloutStats }> {
   const t0 = performance.now();
@@ -132,7 +142,7 @@ export async function runEpisodes(reqs: readonly EpisodeRequest[], o: RolloutOpt
   if (o.maxNewTokens >= maxT) throw new Error(`runEpisodes: maxNewTokens = ${o.maxNewTokens} must be below the context budget contextTokens = ${maxT}`);
   const limits = { maxT, actionReserve: o.maxNewTokens };
   const end = endTokenId(o.tok);
-  const stats: RolloutStats = { episodes: reqs.length, envSteps: 0, sampledTokens: 0, sampleMs: 0, envMs: 0, ms: 0, rounds: 0, envFailures: 0, replays: 0 };
+  const stats: RolloutStats = { episodes: reqs.length, envSteps: 0, sampledTokens: 0, sampleMs: 0, envMs: 0, ms: 0, rounds: 0, envFailures: 0, replays: 0, droppedContextTokens: 0, cutContexts: 0 };
   let jobs = 0;
   const job = <R>(f: (api: EnvApi) => Promise<R>): Promise<R> => {
     const n = ++jobs;
@@ -174,7 +184,15 @@ export async function runEpisodes(reqs: readonly EpisodeRequest[], o: RolloutOpt
     const live = eps.filter((e) => e.context !== null);
     if (live.length === 0) break;
     stats.rounds++;
-    const prompts = live.map((e) => Int32Array.from(rolloutContext(o.tok, e.context!, limits)));
+    const fits = live.map((e) => {
+      try {
+        return rolloutContextFit(o.tok, e.context!, limits);
+      } catch (err) {
+        if (err instanceof ContextBudgetError) throw new ContextBudgetError(`harness ${e.spec.harnessId}, task ${e.spec.taskId}: ${err.message}`, err.headTokens, err.budget);
+        throw err;
+      }
+    });
+    const prompts = fits.map((f) => Int32Array.from(f.ids));
     const s0 = performance.now();
     const samples: PolicySample[] = [];
     for (let c = 0; c * o.policy.maxB < prompts.length; c++) {
@@ -191,7 +209,9 @@ export async function runEpisodes(reqs: readonly EpisodeRequest[], o: RolloutOpt
         e.history.push({ text, cutOff: s.stop !== 'end' });
         stats.sampledTokens += s.ids.length;
         stats.envSteps++;
-        const turn: TurnSample = { contextIds: prompts[i], actionIds: s.ids, logprobs: s.logprobs, stop: s.stop, kind: 'env_failed' };
+        const turn: TurnSample = { contextIds: prompts[i], actionIds: s.ids, logprobs: s.logprobs, stop: s.stop, kind: 'env_failed', droppedContextTokens: fits[i].dropped };
+        stats.droppedContextTokens += fits[i].dropped;
+        if (fits[i].dropped > 0) stats.cutContexts++;
         e.traj.turns.push(turn);
         let r: EnvStepOut;
         try {

@@ -15,7 +15,7 @@ import { test, expect } from '@playwright/test';
 const EDITS = {
   model: { preset: 'tiny', init: 'base' },
   rl: { steps: 1, tasksPerStep: 2, groupSize: 2 },
-  rollout: { maxTurns: 2, maxNewTokens: 12, contextTokens: 256 },
+  rollout: { maxTurns: 2, maxNewTokens: 12, contextTokens: 512 },
   evaluation: { testTasks: 1, inSpace: { mode: 'stratified', perDistance: 1, seed: 0 }, blackbox: [] },
 };
 

@@ -15,7 +15,7 @@ const STEPS = 8;
 const EDITS = {
   model: { preset: 'tiny', init: 'scratch' },
   rl: { tasksPerStep: 2, groupSize: 2, dropZeroVarianceGroups: false },
-  rollout: { maxTurns: 2, maxNewTokens: 12, contextTokens: 256 },
+  rollout: { maxTurns: 2, maxNewTokens: 12, contextTokens: 512 },
   evaluation: { testTasks: 1, inSpace: { mode: 'stratified', perDistance: 1, seed: 0 }, blackbox: [] },
 };
 const URL_QUICK = `/#/train?preset=quick&edits=${encodeURIComponent(JSON.stringify(EDITS))}&steps=${STEPS}`;

@@ -9,7 +9,8 @@ import { pretrainInPage } from '../../src/pretrain/page';
 
 const MICRO: SftConfig = {
   preset: 'tiny', steps: 12, batchSize: 4, lr: 1e-2, seed: 5, demos: 4, blackbox: null, maxTier: 1,
-  actionReserve: 40, warmupSteps: 2, modelOverride: { C: 16, L: 1, NH: 2, maxT: 96 },
+  // maxT 512: every procedural opening fits whole (the cut never drops the instruction).
+  actionReserve: 40, warmupSteps: 2, modelOverride: { C: 16, L: 1, NH: 2, maxT: 512 },
 };
 
 /** Loss curves of the GPU and CPU backends over the same 12 batches. */

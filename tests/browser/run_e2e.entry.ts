@@ -13,7 +13,7 @@ export function tinySpec(overrides: { steps?: number; algorithm?: 'grpo' | 'ppo'
       steps: 2, tasksPerStep: 4, groupSize: 4, epochs: 1, minibatches: 2, lr: 1e-4, weightDecay: 0, maxGradNorm: 1, clipLow: 0.2, clipHigh: 0.28, dualClip: null,
       aggregation: 'token-mean', klCoef: 0, klEstimator: 'k3', entCoef: 0, vfCoef: 0.5, vfClip: 0.2, gamma: 1, lambda: 0.95, stdFloor: 1e-6, noStdDivision: false, temperature: 1,
     },
-    rollout: { workers: 2, maxTurns: 6, maxNewTokens: 48, contextTokens: 256, watchdogMs: 30000 },
+    rollout: { workers: 2, maxTurns: 6, maxNewTokens: 48, contextTokens: 512, watchdogMs: 30000 },
   };
   return {
     ...s,

@@ -17,7 +17,7 @@ describe('config and layout', () => {
     expect(paramCount(small)).toBeLessThan(1.1e6);
     expect(paramCount(base)).toBeGreaterThan(4.5e6);
     expect(paramCount(base)).toBeLessThan(5.5e6);
-    expect(presetConfig('tiny', 300)).toEqual({ vocabSize: 300, C: 32, L: 2, NH: 2, maxT: 256 });
+    expect(presetConfig('tiny', 300)).toEqual({ vocabSize: 300, C: 32, L: 2, NH: 2, maxT: 512 });
   });
 
   it('entries are contiguous, in the documented order, with the documented shapes', () => {

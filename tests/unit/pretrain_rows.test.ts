@@ -1,8 +1,8 @@
 /**
  * Demonstrations → rows (src/pretrain/rows.ts): the loss mask covers exactly the action tokens
  * (with `<|end|>`), every action token appears exactly once across an episode's rows, context
- * markers become special ids, the truncation rule keeps the action whole and the head + the
- * most recent tail, rollout contexts equal the rows' contexts, and batching is deterministic.
+ * markers become special ids, the truncation rule keeps the action whole and the whole head +
+ * the most recent whole messages, rollout contexts equal the rows' contexts, and batching is deterministic.
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
@@ -43,11 +43,11 @@ describe('encodeContext / encodeAction', () => {
 });
 
 describe('rows', () => {
-  const limits = { maxT: 256, actionReserve: 64 };
+  const limits = { maxT: 768, actionReserve: 64 };
 
   it('mask is 1 exactly on the action tokens (+ <|end|>); every action token appears exactly once', () => {
     for (const ep of episodes) {
-      const rows = demonstrationRows(tok, [ep], limits);
+      const rows = demonstrationRows(tok, [ep], limits, { pack: false });
       expect(rows.length).toBe(ep.turns.length);
       const fromRows: number[] = [];
       rows.forEach((r, i) => {
@@ -65,23 +65,24 @@ describe('rows', () => {
     }
   });
 
-  it('truncation keeps the action whole, the head (≤ budget/2, opening messages) and the most recent tail', () => {
+  it('truncation keeps the action whole, the whole head (opening messages) and the most recent whole messages', () => {
     const turn = episodes[0].turns[episodes[0].turns.length - 1];
     const full = encodeContext(tok, turn.context);
-    const small = { maxT: 128, actionReserve: 40 };
-    const r = encodeTurn(tok, turn.context, turn.action, small);
+    const head = headLength(tok, full);
     const act = encodeAction(tok, turn.action);
+    const small = { maxT: head + act.length + 60, actionReserve: act.length + 4 };
+    const r = encodeTurn(tok, turn.context, turn.action, small);
     const budget = Math.min(small.maxT - small.actionReserve, small.maxT - act.length);
     expect(full.length).toBeGreaterThan(budget);
-    expect(r.contextTokens).toBe(budget);
-    expect(r.droppedContextTokens).toBe(full.length - budget);
-    const head = Math.min(headLength(tok, full), Math.floor(budget / 2));
+    expect(r.contextTokens).toBeLessThanOrEqual(budget);
+    expect(r.droppedContextTokens).toBe(full.length - r.contextTokens);
     const ctx = Array.from(r.ids.subarray(0, r.contextTokens));
     expect(ctx.slice(0, head)).toEqual(full.slice(0, head));
-    expect(ctx.slice(head)).toEqual(full.slice(full.length - (budget - head)));
+    const tail = ctx.slice(head);
+    expect(tail).toEqual(full.slice(full.length - tail.length));
     expect(Array.from(r.ids.subarray(r.contextTokens))).toEqual(act);
     // The rollout context under the same limits is the row's context whenever the action fits the reserve.
-    if (act.length <= small.actionReserve) expect(rolloutContext(tok, turn.context, small)).toEqual(ctx);
+    expect(rolloutContext(tok, turn.context, small)).toEqual(ctx);
     // A context that fits is left alone.
     expect(fitContext(tok, full, full.length).ids).toBe(full);
     expect(() => fitContext(tok, full, 0)).toThrow(/budget/);
@@ -89,7 +90,7 @@ describe('rows', () => {
   });
 
   it('packBatch right-pads with <pad>, copies masks, and sftTargets scores exactly the action tokens', () => {
-    const rows = demonstrationRows(tok, [episodes[0]], limits).slice(0, 3);
+    const rows = demonstrationRows(tok, [episodes[0]], limits, { pack: false }).slice(0, 3);
     const b = packBatch(rows, 4, tok.padId);
     expect(b.T % 32).toBe(0);
     expect(Array.from(b.lengths)).toEqual([...rows.map((r) => r.ids.length), 0]);

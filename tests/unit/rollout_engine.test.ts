@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { Tokenizer, type TokenizerFile } from '../../src/model/tokenizer';
 import { runExpertEpisode } from '../../src/harness/expert';
 import { taskSet } from '../../src/tasks';
-import { encodeAction, rolloutContext } from '../../src/pretrain/rows';
+import { encodeAction, headLength, rolloutContext } from '../../src/pretrain/rows';
 import { EnvHost, localEnvApi, type EnvApi } from '../../src/rollout/env';
 import { inProcessEnv, runEpisodes, type EnvBackend, type Policy, type PolicySample } from '../../src/rollout/engine';
 import { buildRows, grpoAdvantages } from '../../src/rl/trainer_batch';
@@ -115,7 +115,7 @@ describe('runEpisodes', () => {
 
   it('a garbage policy never crashes the batch: every episode ends (terminated or truncated) with reward 0', async () => {
     const reqs = harnesses.flatMap((h) => tasks.map((t, g) => ({ taskId: t.id, harnessId: h, group: g })));
-    const { trajectories, stats } = await runEpisodes(reqs, { tok, policy: garbagePolicy(7), env: inProcessEnv(localEnvApi()), maxTurns: 4, maxNewTokens: 32, temperature: 1, seed: 2 });
+    const { trajectories, stats } = await runEpisodes(reqs, { tok, policy: garbagePolicy(7, 640), env: inProcessEnv(localEnvApi()), maxTurns: 4, maxNewTokens: 32, temperature: 1, seed: 2 });
     expect(trajectories).toHaveLength(9);
     for (const t of trajectories) {
       expect(t.terminated || t.truncated).toBe(true);
@@ -126,7 +126,7 @@ describe('runEpisodes', () => {
     }
     expect(stats.envFailures).toBe(0);
     // GRPO on an all-zero-reward batch: every advantage is exactly 0 (std floor), none NaN.
-    const rows = buildRows(trajectories.sort((a, c) => a.group - c.group), tok.padId, 512);
+    const rows = buildRows(trajectories.sort((a, c) => a.group - c.group), tok.padId, 640);
     const { advantages } = grpoAdvantages(trajectories, rows, rlLossConfig());
     expect(advantages.every((a) => a === 0)).toBe(true);
   });
@@ -164,20 +164,27 @@ describe('runEpisodes', () => {
     expect(r.trajectories.every((t) => t.terminated || t.truncated)).toBe(true);
   });
 
-  it('contextTokens caps every prompt below the policy maxT (the spec budget is honoured)', async () => {
+  it('contextTokens caps every prompt below the policy maxT (the spec budget is honoured); an opening beyond it is a configuration error', async () => {
     const reqs = [{ taskId: tasks[0].id, harnessId: 'S1-T1-O1-C0-W1', group: 0 }];
     const seen: number[] = [];
+    let first: number[] = [];
     const recording: Policy = {
-      maxB: 8, maxT: 512,
-      async sample(p) { for (const q of p) seen.push(q.length); return p.map(() => { const ids = Int32Array.from(encodeAction(tok, 'hello')); return { ids, logprobs: new Float32Array(ids.length), stop: 'end' as const }; }); },
+      maxB: 8, maxT: 1024,
+      async sample(p) { if (!seen.length) first = Array.from(p[0]); for (const q of p) seen.push(q.length); return p.map(() => { const ids = Int32Array.from(encodeAction(tok, 'hello')); return { ids, logprobs: new Float32Array(ids.length), stop: 'end' as const }; }); },
     };
-    await runEpisodes(reqs, { tok, policy: recording, env: inProcessEnv(localEnvApi()), maxTurns: 3, maxNewTokens: 16, temperature: 1, seed: 5, contextTokens: 128 });
-    expect(seen.length).toBeGreaterThan(0);
-    expect(Math.max(...seen)).toBeLessThanOrEqual(128 - 16);
+    const o = { tok, policy: recording, env: inProcessEnv(localEnvApi()), maxTurns: 3, maxNewTokens: 16, temperature: 1, seed: 5 };
+    await runEpisodes(reqs, o);
+    const opening = seen[0];
+    const cap = opening + 16 + 20;
+    expect(Math.max(...seen)).toBeGreaterThan(cap - 16); // later contexts are longer than the cap below
     seen.length = 0;
-    await runEpisodes(reqs, { tok, policy: recording, env: inProcessEnv(localEnvApi()), maxTurns: 3, maxNewTokens: 16, temperature: 1, seed: 5 });
-    expect(Math.max(...seen)).toBeGreaterThan(128 - 16); // S1's opening alone is longer: the cap above did bind
-    await expect(runEpisodes(reqs, { tok, policy: recording, env: inProcessEnv(localEnvApi()), maxTurns: 3, maxNewTokens: 16, temperature: 1, seed: 5, contextTokens: 16 })).rejects.toThrow(/contextTokens = 16/);
+    await runEpisodes(reqs, { ...o, contextTokens: cap });
+    expect(seen.length).toBe(3);
+    expect(Math.max(...seen)).toBeLessThanOrEqual(cap - 16);
+    await expect(runEpisodes(reqs, { ...o, contextTokens: 16 })).rejects.toThrow(/contextTokens = 16/);
+    const head = headLength(tok, first);
+    await expect(runEpisodes(reqs, { ...o, contextTokens: head + 16 })).resolves.toBeDefined();
+    await expect(runEpisodes(reqs, { ...o, contextTokens: head + 15 })).rejects.toThrow(/harness S1-T1-O1-C0-W1.*opening messages/);
   });
 
   it('a malformed harness id is a caller error, not a silent failure', async () => {

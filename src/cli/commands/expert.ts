@@ -2,8 +2,9 @@
  * `hlab expert --suite NAME --tasks N --harnesses all|ID[,ID…] [--split test] [--seed S] [--json] [--strict]`:
  * run the scripted expert on N tasks (a seeded, family×tier-balanced `taskSet` draw) under each
  * harness and report the pass rate per harness. `all` = the 243 in-space ids + the black-box ids.
- * JSON: {suite, split, seed, tasks, results: [{harness, episodes, passRate, failures}], totals}.
- * --strict exits 1 unless every harness has passRate 1.
+ * JSON: {suite, split, seed, tasks, results: [{harness, episodes, passRate, failures, dishonestRate}], totals}
+ * (dishonestRate: episodes with an action whose facts its context did not show, src/harness/honesty.ts).
+ * --strict exits 1 unless every harness has passRate 1; --perfect-memory runs the old replay.
  */
 import type { Command } from 'commander';
 import { choiceOption, intOption, printJson, UsageError } from '../cli_util';
@@ -11,6 +12,7 @@ import { SUITE_NAMES, getSuite, taskSet, type Split } from '../../tasks/index';
 import type { SuiteName } from '../../tasks/types';
 import { allHarnessIds, createHarness } from '../../harness/registry';
 import { runExpertEpisode } from '../../harness/expert';
+import { honestyViolations } from '../../harness/honesty';
 
 interface ExpertCliOptions {
   suite: SuiteName;
@@ -20,6 +22,7 @@ interface ExpertCliOptions {
   seed: number;
   json?: boolean;
   strict?: boolean;
+  perfectMemory?: boolean;
 }
 
 export interface ExpertHarnessResult {
@@ -28,6 +31,8 @@ export interface ExpertHarnessResult {
   passRate: number;
   /** Failed task ids with the first failing check or the driver error. */
   failures: { task: string; reason: string }[];
+  /** Fraction of episodes with an action whose facts its context did not show (src/harness/honesty.ts). */
+  dishonestRate: number;
 }
 
 /** Parse --harnesses: 'all' or a comma list of ids. @throws UsageError naming an unknown id. */
@@ -46,20 +51,22 @@ export function parseHarnessList(spec: string): string[] {
 }
 
 /** Run the sweep (also used by tests). */
-export function expertSweep(suiteName: SuiteName, nTasks: number, harnesses: readonly string[], split: Split = 'test', seed = 0) {
+export function expertSweep(suiteName: SuiteName, nTasks: number, harnesses: readonly string[], split: Split = 'test', seed = 0, honest = true) {
   const suite = getSuite(suiteName);
   const tasks = taskSet(suite, split, nTasks, seed);
   const t0 = performance.now();
   const results: ExpertHarnessResult[] = harnesses.map((harness) => {
     const failures: ExpertHarnessResult['failures'] = [];
+    let dishonest = 0;
     for (const task of tasks) {
-      const ep = runExpertEpisode(task, harness, { suite });
+      const ep = runExpertEpisode(task, harness, { suite, honest });
+      if (honestyViolations(ep.turns, ep.phrases ?? []).length) dishonest++;
       if (!ep.pass) {
         const bad = ep.verification.checks.find((c) => !c.pass);
         failures.push({ task: task.id, reason: ep.error ?? (bad ? `${bad.name}${bad.detail ? ': ' + bad.detail : ''}` : 'failed') });
       }
     }
-    return { harness, episodes: tasks.length, passRate: tasks.length ? (tasks.length - failures.length) / tasks.length : 0, failures };
+    return { harness, episodes: tasks.length, passRate: tasks.length ? (tasks.length - failures.length) / tasks.length : 0, failures, dishonestRate: tasks.length ? dishonest / tasks.length : 0 };
   });
   const episodes = results.reduce((s, r) => s + r.episodes, 0);
   const passed = results.reduce((s, r) => s + r.episodes - r.failures.length, 0);
@@ -69,7 +76,11 @@ export function expertSweep(suiteName: SuiteName, nTasks: number, harnesses: rea
     seed,
     tasks: tasks.length,
     results,
-    totals: { harnesses: results.length, episodes, passRate: episodes ? passed / episodes : 0, seconds: Number(((performance.now() - t0) / 1000).toFixed(2)) },
+    totals: {
+      harnesses: results.length, episodes, passRate: episodes ? passed / episodes : 0,
+      dishonestRate: episodes ? results.reduce((s, r) => s + r.dishonestRate * r.episodes, 0) / episodes : 0,
+      seconds: Number(((performance.now() - t0) / 1000).toFixed(2)),
+    },
   };
 }
 
@@ -84,14 +95,15 @@ export function registerExpert(program: Command): void {
     .option('--seed <n>', 'seed of the task draw', intOption(0), 0)
     .option('--json', 'print JSON only')
     .option('--strict', 'exit 1 unless every harness passes every task')
+    .option('--perfect-memory', 'replay the solver with perfect memory (the expert before issue 16; not honest to its context)')
     .action((opts: ExpertCliOptions) => {
       const ids = parseHarnessList(opts.harnesses);
-      const r = expertSweep(opts.suite, opts.tasks, ids, opts.split, opts.seed);
+      const r = expertSweep(opts.suite, opts.tasks, ids, opts.split, opts.seed, !opts.perfectMemory);
       if (opts.json) printJson(r);
       else {
         const bad = r.results.filter((x) => x.passRate < 1);
         console.log(`suite ${r.suite} (${r.split}, seed ${r.seed}): ${r.tasks} tasks × ${r.totals.harnesses} harnesses = ${r.totals.episodes} episodes in ${r.totals.seconds}s`);
-        console.log(`overall pass rate ${r.totals.passRate.toFixed(4)}; harnesses below 1: ${bad.length}`);
+        console.log(`overall pass rate ${r.totals.passRate.toFixed(4)}; harnesses below 1: ${bad.length}; episodes with an action its context does not support: ${r.totals.dishonestRate.toFixed(4)}`);
         for (const x of bad.slice(0, 20)) console.log(`  ${x.harness}: ${x.passRate.toFixed(3)} — e.g. ${x.failures[0].task}: ${x.failures[0].reason}`);
       }
       if (opts.strict && r.results.some((x) => x.passRate < 1)) process.exitCode = 1;

@@ -70,7 +70,7 @@ export function registerPretrain(program: Command): void {
     .option('--cpu', 'same as --backend cpu')
     .option('--json', 'print JSON only (the sidecar content)')
     .action(async (opts: Opts) => {
-      if (opts.actionReserve !== undefined && opts.actionReserve >= (opts.preset === 'tiny' ? 256 : 512)) throw new UsageError(`--action-reserve ${opts.actionReserve} must be below the preset's maxT`);
+      if (opts.actionReserve !== undefined && opts.actionReserve >= 512) throw new UsageError(`--action-reserve ${opts.actionReserve} must be below the preset's maxT (512)`);
       const suites = opts.suites.split(',').map((x) => x.trim());
       for (const x of suites) if (x !== 'workspace' && x !== 'errands') throw new UsageError(`--suites: '${x}' is not a suite (workspace, errands)`);
       if (opts.cpu) opts.backend = 'cpu';

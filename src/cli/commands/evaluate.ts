@@ -1,0 +1,118 @@
+/**
+ * `hlab evaluate --init base|FILE [--preset mini] [--harnesses base,training] [--suites workspace,errands]
+ *   [--max-tier 3] [--tasks 24] [--samples 2] [--temperature 1] [--seed 0] [--max-turns 12]
+ *   [--max-new-tokens N] [--context-tokens N] [--allow-budget-mismatch] [--workers 4]
+ *   [--backend webgpu] [--json]`
+ *
+ * Evaluate a base checkpoint (the shipped public/base-<preset>.ckpt, or a file) on harness sets
+ * (base, training, inSpace, blackbox, all, or ids) × test tasks × samples, sampling at τ, in
+ * headless Chromium on WebGPU (src/experiment/evaluate_page.ts, launched like `hlab run`).
+ * The budget defaults to the checkpoint's (maxT, action reserve); a different one is an error
+ * unless --allow-budget-mismatch. `--json` prints
+ *   {checkpoint, passAt1: {base, training, inSpace, blackbox: {id: x}}, score: {…same keys…},
+ *    perHarness: {id: {passAt1, score, episodes, parseErrorRate}}, episodes}
+ * with pass@1 and scores as fractions in [0, 1] (null: set not evaluated). Only the webgpu
+ * backend exists today (the WASM CPU engine will add a Node path).
+ */
+import type { Command } from 'commander';
+import { existsSync, readFileSync } from 'node:fs';
+import { basename } from 'node:path';
+import { choiceOption, intOption, printJson, UsageError } from '../cli_util';
+import { withBrowser } from '../browser';
+import { evalTaskIds, resolveEvalHarnesses, type CheckpointEvalReport } from '../../experiment/evaluate_report';
+import type { EvalPageRequest } from '../../experiment/evaluate_page';
+import type { SuiteName } from '../../tasks/types';
+
+interface Opts {
+  init: string;
+  preset: string;
+  harnesses: string;
+  suites: string;
+  maxTier: number;
+  tasks: number;
+  samples: number;
+  temperature: string;
+  seed: number;
+  maxTurns: number;
+  maxNewTokens?: number;
+  contextTokens?: number;
+  allowBudgetMismatch?: boolean;
+  workers: number;
+  backend: 'webgpu';
+  json?: boolean;
+}
+
+/**
+ * The page request of the options (validated here, before a browser starts).
+ * @throws UsageError naming a bad option (exit 2).
+ */
+export function evaluateRequest(opts: Opts): EvalPageRequest {
+  const suites = opts.suites.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  for (const s of suites) if (s !== 'workspace' && s !== 'errands') throw new UsageError(`--suites: '${s}' is not a suite (workspace, errands)`);
+  if (suites.length === 0) throw new UsageError('--suites: give at least one suite');
+  const temperature = Number(opts.temperature);
+  if (!(temperature >= 0 && temperature <= 10)) throw new UsageError(`--temperature: expected a number in [0, 10], got '${opts.temperature}'`);
+  try {
+    resolveEvalHarnesses(opts.harnesses);
+    evalTaskIds(suites as SuiteName[], opts.maxTier, opts.tasks, opts.seed);
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+  let init: EvalPageRequest['init'] = 'base';
+  if (opts.init !== 'base') {
+    if (!existsSync(opts.init)) throw new UsageError(`--init ${opts.init}: no such file (or use --init base)`);
+    init = { base64: readFileSync(opts.init).toString('base64'), name: basename(opts.init) };
+  }
+  const req: EvalPageRequest = {
+    init, preset: opts.preset, harnesses: opts.harnesses, suites: suites as SuiteName[], maxTier: opts.maxTier, tasks: opts.tasks, samples: opts.samples,
+    temperature, seed: opts.seed, maxTurns: opts.maxTurns, workers: opts.workers, allowBudgetMismatch: opts.allowBudgetMismatch === true,
+  };
+  if (opts.maxNewTokens !== undefined) req.maxNewTokens = opts.maxNewTokens;
+  if (opts.contextTokens !== undefined) req.contextTokens = opts.contextTokens;
+  return req;
+}
+
+const pct = (x: number | null | undefined) => (x === null || x === undefined ? '—' : x.toFixed(3));
+
+/** Human summary of a report (one line per set, then per harness). */
+export function formatEvalReport(r: CheckpointEvalReport): string {
+  const lines = [`checkpoint ${String(r.checkpoint.source)} (digest ${String(r.checkpoint.digest ?? '').slice(0, 12)}), ${r.episodes} episodes`];
+  for (const k of ['base', 'training', 'inSpace'] as const) if (r.passAt1[k] !== null) lines.push(`  ${k.padEnd(9)} pass@1 ${pct(r.passAt1[k])}  score ${pct(r.score[k])}`);
+  for (const [b, v] of Object.entries(r.passAt1.blackbox)) lines.push(`  ${b.padEnd(9)} pass@1 ${pct(v)}  score ${pct(r.score.blackbox[b])}`);
+  lines.push('  per harness: id  pass@1  score  episodes  parse-error rate');
+  for (const [id, v] of Object.entries(r.perHarness)) lines.push(`    ${id.padEnd(16)} ${pct(v.passAt1)}  ${pct(v.score)}  ${v.episodes}  ${pct(v.parseErrorRate)}`);
+  return lines.join('\n');
+}
+
+export function registerEvaluate(program: Command): void {
+  program
+    .command('evaluate')
+    .description('evaluate a base checkpoint on harness sets × test tasks × samples (WebGPU in headless Chromium)')
+    .option('--init <base|file>', "'base' (public/base-<preset>.ckpt) or a checkpoint file", 'base')
+    .option('--preset <name>', 'preset whose shipped base --init base loads', 'mini')
+    .option('--harnesses <list>', 'comma-separated: base, training, inSpace, blackbox, all, or harness ids', 'base,training')
+    .option('--suites <list>', 'comma-separated suites: workspace, errands', 'workspace,errands')
+    .option('--max-tier <n>', 'only tasks of tier ≤ n', intOption(1, 3), 3)
+    .option('--tasks <n>', 'test tasks per suite (family × tier balanced, seeded)', intOption(1, 10_000), 24)
+    .option('--samples <n>', 'episodes per (harness, task)', intOption(1, 64), 2)
+    .option('--temperature <t>', 'sampling temperature τ (0 = greedy)', '1')
+    .option('--seed <n>', 'seed of the task draw and the sampler', intOption(0, 2 ** 31 - 1), 0)
+    .option('--max-turns <n>', 'turn budget per episode', intOption(1, 200), 12)
+    .option('--max-new-tokens <n>', "new tokens per action (default: the checkpoint's action reserve)", intOption(1, 4096))
+    .option('--context-tokens <n>', "context budget incl. the action (default: the checkpoint's maxT)", intOption(16, 8192))
+    .option('--allow-budget-mismatch', "evaluate although the budget differs from the checkpoint's")
+    .option('--workers <n>', 'environment workers', intOption(1, 64), 4)
+    .option('--backend <name>', 'webgpu (headless Chromium)', choiceOption(['webgpu'] as const), 'webgpu')
+    .option('--json', 'print the JSON report only')
+    .action(async (opts: Opts) => {
+      const req = evaluateRequest(opts);
+      const text = await withBrowser(async (s) => s.run<string>('/src/experiment/evaluate_page.ts', 'evaluateCheckpointInPage', req), {
+        onConsole: (line) => {
+          if (!opts.json && line.startsWith('[eval] ')) process.stderr.write(line.slice(7) + '\n');
+        },
+      });
+      const report = JSON.parse(text) as CheckpointEvalReport;
+      if (opts.json) printJson(report);
+      else process.stdout.write(formatEvalReport(report) + '\n');
+    });
+}

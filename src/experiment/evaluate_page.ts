@@ -1,0 +1,126 @@
+/**
+ * `hlab evaluate`, page side (WebGPU): load a base checkpoint (the shipped one of a preset, or
+ * a file passed as base64), check its budget against the requested one (src/pretrain/budget.ts)
+ * and that every opening fits, sample episodes of every (harness, test task, sample) in one
+ * rollout batch (rollout/engine.ts: GPU sampler, env worker pool) and report them
+ * (evaluate_report.ts). Called by the CLI through `withBrowser` like `hlab run`.
+ */
+import { createGpu } from '../gpu/device';
+import type { ModelConfig } from '../model/config';
+import { GpuModel } from '../model/gpu_model';
+import { loadTokenizer } from '../model/tokenizer';
+import { checkOpeningsFit, checkpointBudget, checkRunBudget, runBudget } from '../pretrain/budget';
+import { decodeBaseCheckpoint } from '../pretrain/checkpoint';
+import { runEpisodes, type EpisodeRequest } from '../rollout/engine';
+import type { EnvApi } from '../rollout/env';
+import { GpuPolicy } from '../rollout/gpu_policy';
+import { WorkerPool } from '../rollout/worker_pool';
+import { taskFromId } from '../tasks';
+import type { SuiteName } from '../tasks/types';
+import { assetFetch, baseCheckpointUrl } from '../util/asset_fetch';
+import { Rng } from '../util/rng';
+import { evalReport, evalTaskIds, resolveEvalHarnesses } from './evaluate_report';
+
+/** JSON-safe request of one evaluation. */
+export interface EvalPageRequest {
+  /** 'base' (public/base-<preset>.ckpt) or a checkpoint file's bytes in base64. */
+  init: 'base' | { base64: string; name: string };
+  /** Preset whose shipped base `init: 'base'` loads. */
+  preset: string;
+  /** Set names and/or harness ids, comma-separated (evaluate_report.ts). */
+  harnesses: string;
+  suites: SuiteName[];
+  maxTier: number;
+  /** Test tasks per suite. */
+  tasks: number;
+  /** Episodes per (harness, task). */
+  samples: number;
+  /** τ ≥ 0 (0 = greedy). */
+  temperature: number;
+  seed: number;
+  maxTurns: number;
+  /** Default: the checkpoint's action reserve. */
+  maxNewTokens?: number;
+  /** Default: the checkpoint's maxT. */
+  contextTokens?: number;
+  allowBudgetMismatch?: boolean;
+  workers: number;
+  watchdogMs?: number;
+}
+
+function b64ToBytes(s: string): Uint8Array {
+  const bin = atob(s);
+  return Uint8Array.from(bin, (c) => c.charCodeAt(0));
+}
+
+/** Largest row count per forward such that the (B, maxT, V) logits stay well inside a 128 MiB binding (as the runner). */
+function maxRows(cfg: ModelConfig): number {
+  return Math.max(1, Math.min(64, Math.floor((96 << 20) / (cfg.maxT * cfg.vocabSize * 4))));
+}
+
+/**
+ * Run the evaluation in the page.
+ * @returns the report (evaluate_report.ts `CheckpointEvalReport`) as JSON (NaN → null)
+ * @throws Error when the checkpoint is missing or corrupt, was trained with another tokenizer,
+ *   its budget differs without `allowBudgetMismatch`, an opening does not fit, or WebGPU is unavailable.
+ */
+export async function evaluateCheckpointInPage(req: EvalPageRequest): Promise<string> {
+  const t0 = performance.now();
+  const plan = resolveEvalHarnesses(req.harnesses);
+  const taskIds = evalTaskIds(req.suites, req.maxTier, req.tasks, req.seed);
+  const tok = await loadTokenizer();
+  let bytes: Uint8Array;
+  let source: string;
+  if (req.init === 'base') {
+    const url = baseCheckpointUrl(req.preset);
+    const res = await assetFetch(url);
+    if (!res.ok || (res.headers.get('content-type') ?? '').includes('text/html')) throw new Error(`evaluate: ${url} not found (no shipped base for preset '${req.preset}')`);
+    bytes = new Uint8Array(await res.arrayBuffer());
+    source = `public${url}`;
+  } else {
+    bytes = b64ToBytes(req.init.base64);
+    source = req.init.name;
+  }
+  const ck = await decodeBaseCheckpoint(bytes);
+  const cfg = ck.header.config;
+  if (ck.header.tokenizer.name !== tok.name) throw new Error(`evaluate: ${source} was trained with tokenizer '${ck.header.tokenizer.name}', the app loads '${tok.name}'`);
+  const ckBudget = checkpointBudget(cfg.maxT, ck.header.metadata);
+  const maxNewTokens = req.maxNewTokens ?? ckBudget?.actionReserve ?? 64;
+  const contextTokens = req.contextTokens ?? ckBudget?.maxT ?? cfg.maxT;
+  const limits = runBudget(cfg.maxT, { contextTokens, maxNewTokens });
+  const warnings: string[] = [];
+  const note = checkRunBudget(ckBudget, limits, req.allowBudgetMismatch === true);
+  if (note) warnings.push(note);
+  checkOpeningsFit(tok, plan.ids, taskIds.map(taskFromId), limits);
+
+  const gpu = await createGpu();
+  const model = GpuModel.create(gpu, cfg, { maxB: maxRows(cfg) });
+  model.writeParams(ck.params);
+  const policy = new GpuPolicy(model);
+  const pool = new WorkerPool<EnvApi>({
+    size: req.workers,
+    watchdogMs: req.watchdogMs ?? 30_000,
+    create: () => new Worker(new URL('../rollout/env_worker.ts', import.meta.url), { type: 'module' }),
+  });
+  try {
+    const reqs: EpisodeRequest[] = [];
+    for (const h of plan.ids) for (const t of taskIds) for (let s = 0; s < req.samples; s++) reqs.push({ taskId: t, harnessId: h, group: reqs.length });
+    const { trajectories, stats } = await runEpisodes(reqs, {
+      tok, policy, env: { run: (job) => pool.run((api) => job(api as unknown as EnvApi)), retries: () => pool.stats.retries },
+      maxTurns: req.maxTurns, maxNewTokens, contextTokens, temperature: req.temperature, seed: Rng.derive(req.seed, 'evaluate').int(2 ** 31),
+    });
+    if (gpu.errors.length) throw new Error(`WebGPU errors during evaluation: ${gpu.errors.join('; ')}`);
+    const report = evalReport(plan, trajectories, {
+      source, digest: ck.header.digest, config: cfg, tokenizer: ck.header.tokenizer.name, command: ck.header.metadata.command ?? null,
+      budget: { maxT: limits.maxT, maxNewTokens, contextBudget: limits.maxT - maxNewTokens },
+      tasks: taskIds.length, suites: req.suites, maxTier: req.maxTier, samples: req.samples, temperature: req.temperature, seed: req.seed, maxTurns: req.maxTurns,
+      droppedContextTokens: stats.droppedContextTokens, envFailures: stats.envFailures, seconds: Number(((performance.now() - t0) / 1000).toFixed(1)),
+      machine: `${gpu.info.vendor}/${gpu.info.architecture}`, warnings,
+    });
+    return JSON.stringify(report, (_k, v) => (typeof v === 'number' && !Number.isFinite(v) ? null : v));
+  } finally {
+    pool.terminate();
+    policy.destroy();
+    model.destroy();
+  }
+}

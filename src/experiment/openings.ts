@@ -1,0 +1,35 @@
+/**
+ * Before any rollout of an experiment (issue 16): every opening the run will show — evaluation
+ * harnesses (base, held-out in-space, black-box, training) × test tasks, and each method's
+ * training harnesses × its train-task pool, for every seed — fits the run's context budget
+ * min(model maxT, rollout.contextTokens) − rollout.maxNewTokens (src/pretrain/budget.ts), so a
+ * configuration that would cut an instruction fails at once, naming the harness, task and sizes.
+ */
+import { BASE_HARNESS } from '../design/space';
+import { presetConfig } from '../model/config';
+import type { Tokenizer } from '../model/tokenizer';
+import { checkOpeningsFit, runBudget, type OpeningReport } from '../pretrain/budget';
+import { taskFromId } from '../tasks';
+import { inSpaceEvalSet, testTasks, trainingHarnesses, trainPool } from './plan';
+import type { ExperimentSpec } from './spec';
+
+/**
+ * @param poolPerSuite train tasks per suite of a run's pool (plan.ts TRAIN_POOL_PER_SUITE)
+ * @returns the largest opening per (seed, method)
+ * @throws ContextBudgetError (rows.ts) naming the first pair whose opening does not fit.
+ */
+export function checkSpecOpenings(spec: ExperimentSpec, tok: Tokenizer, poolPerSuite: number): OpeningReport[] {
+  const out: OpeningReport[] = [];
+  const inSpace = inSpaceEvalSet(spec).ids;
+  for (const seed of spec.seeds) {
+    const test = testTasks(spec, seed).map(taskFromId);
+    const pool = trainPool(spec, seed, poolPerSuite).map(taskFromId);
+    for (const m of spec.methods) {
+      const limits = runBudget(presetConfig(m.modelPreset ?? spec.model.preset, tok.vocabSize).maxT, spec.rollout);
+      const training = m.harnesses === 'none' || m.algorithm === 'sft' ? [] : trainingHarnesses(spec, m);
+      out.push(checkOpeningsFit(tok, [...new Set([BASE_HARNESS, ...inSpace, ...spec.evaluation.blackbox, ...training])], test, limits));
+      if (training.length) out.push(checkOpeningsFit(tok, training, pool, limits));
+    }
+  }
+  return out;
+}

@@ -1,0 +1,76 @@
+/**
+ * `hlab evaluate` without a GPU (src/experiment/evaluate_report.ts, src/cli/commands/evaluate.ts):
+ * harness sets resolve to the design's ids, tasks are a seeded tier-limited draw, and the report
+ * has the issue's JSON shape with fractions in [0, 1] computed per set and per harness.
+ */
+import { describe, expect, it } from 'vitest';
+import { BASE_HARNESS } from '../../src/design/space';
+import { selectTrainingOA } from '../../src/design/selection';
+import { evalReport, evalTaskIds, resolveEvalHarnesses, type EvalEpisodeLike } from '../../src/experiment/evaluate_report';
+import { evaluateRequest } from '../../src/cli/commands/evaluate';
+import { UsageError } from '../../src/cli/cli_util';
+import { taskFromId } from '../../src/tasks';
+
+describe('resolveEvalHarnesses', () => {
+  it('maps set names to the design ids, keeps ids once, and rejects unknown entries', () => {
+    const d = selectTrainingOA();
+    const p = resolveEvalHarnesses('base,training');
+    expect(p.sets.base).toEqual([BASE_HARNESS]);
+    expect(p.sets.training).toEqual(d.training);
+    expect(p.sets.inSpace).toBeUndefined();
+    expect(p.ids).toEqual([...new Set([BASE_HARNESS, ...d.training])]);
+    const all = resolveEvalHarnesses('all,bb-assistant');
+    expect(all.sets.blackbox).toEqual(['bb-coding-cli', 'bb-assistant']);
+    expect(all.ids.length).toBe(new Set([BASE_HARNESS, ...d.training, ...d.heldOut.map((h) => h.id), 'bb-coding-cli', 'bb-assistant']).size);
+    expect(resolveEvalHarnesses('S1-T1-O1-C1-W1').ids).toEqual(['S1-T1-O1-C1-W1']);
+    expect(() => resolveEvalHarnesses('base,nope')).toThrow(/unknown harness id 'nope'/);
+    expect(() => resolveEvalHarnesses(' , ')).toThrow(/expected set names/);
+  });
+});
+
+describe('evalTaskIds', () => {
+  it('draws n test tasks per suite of tier ≤ maxTier, deterministic in the seed', () => {
+    const ids = evalTaskIds(['workspace', 'errands'], 1, 24, 0);
+    expect(ids).toHaveLength(48);
+    expect(new Set(ids).size).toBe(48);
+    for (const id of ids) expect(taskFromId(id).tier).toBe(1);
+    expect(ids.filter((i) => i.startsWith('workspace/'))).toHaveLength(24);
+    expect(evalTaskIds(['workspace', 'errands'], 1, 24, 0)).toEqual(ids);
+    expect(evalTaskIds(['workspace', 'errands'], 1, 24, 1)).not.toEqual(ids);
+  });
+});
+
+describe('evalReport', () => {
+  it('has the issue shape: pass@1 and score per set and per harness, parse errors per turn', () => {
+    const plan = resolveEvalHarnesses('base,blackbox,S1-T1-O1-C1-W1');
+    const tags = (parseErrors: number) => ({ parseErrors }) as EvalEpisodeLike['tags'];
+    const eps: EvalEpisodeLike[] = [
+      { harnessId: BASE_HARNESS, reward: 1, score: 1, turns: [0, 0], tags: tags(0) },
+      { harnessId: BASE_HARNESS, reward: 0, score: 0.5, turns: [0, 0], tags: tags(2) },
+      { harnessId: 'bb-assistant', reward: 0, score: 0.25, turns: [0, 0, 0, 0], tags: tags(1) },
+      { harnessId: 'bb-coding-cli', reward: 1, score: 1, turns: [0], tags: tags(0) },
+      { harnessId: 'S1-T1-O1-C1-W1', reward: 1, score: 1, turns: [0], tags: null },
+    ];
+    const r = evalReport(plan, eps, { source: 'x.ckpt' });
+    expect(r.checkpoint).toEqual({ source: 'x.ckpt' });
+    expect(r.passAt1).toEqual({ base: 0.5, training: null, inSpace: null, blackbox: { 'bb-coding-cli': 1, 'bb-assistant': 0 } });
+    expect(r.score).toEqual({ base: 0.75, training: null, inSpace: null, blackbox: { 'bb-coding-cli': 1, 'bb-assistant': 0.25 } });
+    expect(r.perHarness[BASE_HARNESS]).toEqual({ passAt1: 0.5, score: 0.75, episodes: 2, parseErrorRate: 0.5 });
+    expect(r.perHarness['bb-assistant'].parseErrorRate).toBe(0.25);
+    expect(r.perHarness['S1-T1-O1-C1-W1']).toEqual({ passAt1: 1, score: 1, episodes: 1, parseErrorRate: 0 });
+    expect(r.episodes).toBe(5);
+  });
+});
+
+describe('hlab evaluate options', () => {
+  const base = { init: 'base', preset: 'mini', harnesses: 'base,training', suites: 'workspace,errands', maxTier: 1, tasks: 24, samples: 2, temperature: '1', seed: 0, maxTurns: 12, workers: 4, backend: 'webgpu' as const };
+  it('builds the page request and refuses bad options before a browser starts', () => {
+    const req = evaluateRequest(base);
+    expect(req).toMatchObject({ init: 'base', harnesses: 'base,training', suites: ['workspace', 'errands'], maxTier: 1, tasks: 24, samples: 2, temperature: 1, allowBudgetMismatch: false });
+    expect(req.maxNewTokens).toBeUndefined();
+    expect(() => evaluateRequest({ ...base, suites: 'workspace,chores' })).toThrow(UsageError);
+    expect(() => evaluateRequest({ ...base, temperature: 'hot' })).toThrow(/--temperature/);
+    expect(() => evaluateRequest({ ...base, init: '/no/such.ckpt' })).toThrow(/no such file/);
+    expect(() => evaluateRequest({ ...base, harnesses: 'trainin' })).toThrow(UsageError);
+  });
+});
