@@ -5,6 +5,8 @@
  * harnesses and the baseline's only from the black-box harness, checkpoints round-trip with
  * their digest and a corrupted file is rejected with a clear message.
  */
+import { WasmEngine } from '../../src/wasm/engine';
+import { wasmSftBackend } from '../../src/wasm/sft';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { Tokenizer } from '../../src/model/tokenizer';
@@ -63,13 +65,14 @@ describe('demonstrations', () => {
   });
 });
 
-describe('CPU SFT', () => {
-  it('reduces the action-token loss on a small demo set and is reproducible from the seed', async () => {
+describe('SFT (trainSft)', () => {
+  it('reduces the action-token loss on a small demo set and is reproducible from the seed (CPU engine; it tracks cpuSftBackend, tests/unit/wasm_sft.test.ts)', async () => {
     const p = prepareSft(tok, MICRO);
     // The 8 shortest rows (the whole opening is in every row, so rows are a few hundred tokens).
     const rows = [...p.rows].sort((x, y) => x.ids.length - y.ids.length).slice(0, 8);
     expect(rows.length).toBe(8);
-    const run = () => trainSft(rows, p.cfg, cpuSftBackend(p.cfg.model, p.init, p.cfg), tok.padId);
+    const engine = await WasmEngine.create({ threads: 2 });
+    const run = () => trainSft(rows, p.cfg, wasmSftBackend(engine, p.cfg.model, p.init, p.cfg), tok.padId);
     const a = await run();
     // At init the loss is ≈ ln V = 6.93 nats; 30 steps on 8 rows must reach below 4.5 nats/token
     // (mean of the last 10 steps) — the model learns the frequent syntax tokens.
@@ -79,6 +82,7 @@ describe('CPU SFT', () => {
     const b = await run();
     expect(b.losses).toEqual(a.losses);
     expect(Array.from(b.params)).toEqual(Array.from(a.params));
+    engine.destroy();
   });
 
   it('greedy evaluation runs episodes to the end and reports pass@1 in [0, 1]', async () => {
