@@ -30,4 +30,16 @@ describe('hlab run: spec validation', () => {
     expect(() => loadSpec({ preset: 'quick', spec: 'x.json' })).toThrow(/either --preset or --spec/);
     expect(loadSpec({ preset: 'quick' }).spec.name).toBe('quick');
   });
+
+  it('a spec whose fields are valid but inconsistent exits 2 with one line, before any browser', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hlab-run-'));
+    const file = join(dir, 'k.json');
+    writeFileSync(file, JSON.stringify({ ...quick, methods: [{ ...quick.methods[0], K: 99 }] }));
+    // A browser that does not exist: reaching the browser would fail differently (exit 1).
+    const r = spawnSync('npx', ['tsx', 'src/cli/main.ts', 'run', '--spec', file, '--out', join(dir, 'out')], {
+      cwd: new URL('../..', import.meta.url).pathname, encoding: 'utf8', timeout: 60_000, env: { ...process.env, HLAB_CHROMIUM: '/nonexistent/chrome' },
+    });
+    expect(r.status).toBe(2);
+    expect(r.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^error: .*k\.json: invalid experiment spec: spec\.methods\[0\]\.K: 99 exceeds the training-set size 18/)]);
+  });
 });

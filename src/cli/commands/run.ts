@@ -25,6 +25,7 @@ import { parseSpec, SpecError, type ExperimentSpec } from '../../experiment/spec
 import { DEFAULT_PRESET, PRESET_NAMES, getPreset } from '../../experiment/presets';
 import { markdownTable, resultsCsv, type ExperimentResults } from '../../experiment/results';
 import type { ExperimentOutput, RunnerOptions } from '../../experiment/runner';
+import { checkSpecConsistency } from '../../experiment/plan';
 import { curvesSvg } from '../../experiment/curves_svg';
 
 
@@ -50,11 +51,11 @@ export function loadSpec(opts: { preset?: string; spec?: string }): { spec: Expe
       } catch (e) {
         throw new UsageError(`--spec ${opts.spec}: ${(e as Error).message.split('\n')[0]}`);
       }
-      return { spec: parseSpec(raw, opts.spec), json: raw };
+      return { spec: checkSpecConsistency(parseSpec(raw, opts.spec), opts.spec), json: raw };
     }
     const name = opts.preset ?? DEFAULT_PRESET;
     if (!(PRESET_NAMES as readonly string[]).includes(name)) throw new UsageError(`--preset '${name}': expected one of ${PRESET_NAMES.join(', ')}`);
-    const spec = getPreset(name);
+    const spec = checkSpecConsistency(getPreset(name), `preset ${name}`);
     return { spec, json: spec };
   } catch (e) {
     if (e instanceof SpecError) throw new UsageError(e.message);
