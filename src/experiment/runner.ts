@@ -165,7 +165,7 @@ function stableJson(v: unknown): string {
   return JSON.stringify(v, (_k, x) => (x && typeof x === 'object' && !Array.isArray(x) ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : x));
 }
 
-function log(type: 'progress' | 'log' | 'warn', data: Record<string, unknown>): void {
+function log(type: 'progress' | 'log' | 'warn' | 'eval', data: Record<string, unknown>): void {
   console.log(`[run] ${JSON.stringify({ type, ...data })}`);
 }
 
@@ -179,7 +179,8 @@ type Emit = (ev: RunEvent, consoleExtra?: Record<string, unknown>) => void;
 function makeEmit(onProgress?: (ev: RunEvent) => void): Emit {
   let reported = false;
   return (ev, consoleExtra) => {
-    if (ev.type === 'progress' || ev.type === 'log' || ev.type === 'warn') {
+    // 'eval' too: the CLI keeps a finished 'before' evaluation in results.md after a Ctrl-C.
+    if (ev.type === 'progress' || ev.type === 'log' || ev.type === 'warn' || ev.type === 'eval') {
       const { type, ...data } = ev;
       log(type, { ...data, ...consoleExtra });
     }

@@ -2,10 +2,10 @@
 // (no browser is started for an invalid spec).
 import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadSpec } from '../../src/cli/commands/run';
+import { loadSpec, prepareOut } from '../../src/cli/commands/run';
 
 const quick = JSON.parse(readFileSync(new URL('../../public/presets/quick.json', import.meta.url), 'utf8'));
 
@@ -41,5 +41,41 @@ describe('hlab run: spec validation', () => {
     });
     expect(r.status).toBe(2);
     expect(r.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^error: .*k\.json: invalid experiment spec: spec\.methods\[0\]\.K: 99 exceeds the training-set size 18/)]);
+  });
+});
+
+describe('hlab run: the output folder', () => {
+  const noBrowser = { ...process.env, HLAB_CHROMIUM: '/nonexistent/chrome' };
+  const cli = (args: string[]) =>
+    spawnSync('npx', ['tsx', 'src/cli/main.ts', ...args], { cwd: new URL('../..', import.meta.url).pathname, encoding: 'utf8', timeout: 60_000, env: noBrowser });
+
+  it('--out under a file: one line naming --out, exit 2', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hlab-out-'));
+    writeFileSync(join(dir, 'A'), 'a file');
+    const r = cli(['run', '--preset', 'quick', '--out', join(dir, 'A', 'B')]);
+    expect(r.status).toBe(2);
+    expect(r.stderr.trim().split('\n')).toEqual([`error: --out ${join(dir, 'A', 'B')}: cannot create the output folder: a file is in the way (a folder is needed)`]);
+  });
+
+  it('--resume without a checkpoint fails (exit 2) instead of running the whole job', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hlab-out-'));
+    const r = cli(['run', '--preset', 'quick', '--out', join(dir, 'typo'), '--resume']);
+    expect(r.status).toBe(2);
+    expect(r.stderr.trim().split('\n')).toEqual([`error: --resume: no checkpoint at ${join(dir, 'typo', 'checkpoint.hlab')}; check --out, or run without --resume to start fresh`]);
+  });
+
+  it('a folder holding an earlier run is said to be overwritten; resuming it is not', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hlab-out-'));
+    const notes: string[] = [];
+    expect(prepareOut(join(dir, 'fresh'), false, (s) => notes.push(s))).toBe(join(dir, 'fresh'));
+    expect(existsSync(join(dir, 'fresh'))).toBe(true);
+    expect(notes).toEqual([]);
+    mkdirSync(join(dir, 'old'));
+    writeFileSync(join(dir, 'old', 'results.json'), '{}');
+    prepareOut(join(dir, 'old'), false, (s) => notes.push(s));
+    expect(notes).toEqual([expect.stringMatching(/holds an earlier run; it is overwritten \(continue it with --resume/)]);
+    writeFileSync(join(dir, 'old', 'checkpoint.hlab'), 'x');
+    prepareOut(join(dir, 'old'), true, (s) => notes.push(s));
+    expect(notes).toHaveLength(1);
   });
 });
