@@ -138,3 +138,12 @@ test('GRPO drops zero-variance groups: same update as without them, no step when
     expect(m.optimizerSteps, name).toBeGreaterThan(0);
   }
 });
+
+test("seq-mean-token-sum-norm: right-padding a row does not change the GPU head's loss; the default constant is the model's maxT", async ({ gpuPage }) => {
+  const r = await gpuPage.run<{ t8: number; t58: number; t8Norm16: number; t58Norm16: number }>(ENTRY, 'sumNormPadding', 3);
+  expect(Number.isFinite(r.t8) && r.t8 !== 0).toBe(true);
+  expect(Math.abs(r.t58 - r.t8)).toBeLessThanOrEqual(1e-6 * Math.abs(r.t8));
+  expect(Math.abs(r.t58Norm16 - r.t8Norm16)).toBeLessThanOrEqual(1e-6 * Math.abs(r.t8Norm16));
+  // null → maxT = 64: loss·64 = (loss with 16)·16
+  expect(Math.abs(r.t8 * 64 - r.t8Norm16 * 16)).toBeLessThanOrEqual(1e-5 * Math.abs(r.t8Norm16 * 16));
+});
