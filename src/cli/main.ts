@@ -6,7 +6,7 @@
  */
 import { Command, CommanderError, type Option } from 'commander';
 import { readFileSync } from 'node:fs';
-import { UsageError } from './cli_util';
+import { ReportedError, UsageError } from './cli_util';
 import { registerDoctor } from './commands/doctor';
 import { registerRender } from './commands/render';
 import { registerExpert } from './commands/expert';
@@ -58,6 +58,10 @@ async function main(argv: string[]): Promise<number> {
     if (e instanceof UsageError) {
       process.stderr.write(`error: ${e.message}\n`);
       return 2;
+    }
+    if (e instanceof ReportedError) {
+      process.stderr.write(`error: ${e.message}\n`);
+      return 1;
     }
     process.stderr.write(`error: ${(e as Error).stack ?? String(e)}\n`);
     return 1;

@@ -24,6 +24,7 @@
  */
 import type { GpuModel, KvCache } from '../model/gpu_model';
 import { createStorage } from '../gpu/buffers';
+import { DeviceLostError, mapReadChecked } from '../gpu/device_lost';
 import { encodePrepared, type PreparedDispatch } from '../kernels/dispatch_plan';
 import { prepareSampleTokens } from '../kernels/sample_tokens';
 
@@ -161,8 +162,9 @@ export class Sampler {
       throw new Error(`Sampler.sample: banIds [${ban.lo}, ${ban.hi}) must be a range inside [0, ${V}]`);
     }
     const useCache = req.useKvCache ?? true;
-    const st = this.state(B);
     const gpu = m.gpu;
+    if (gpu.lost) throw new DeviceLostError(`${gpu.lost.reason}: ${gpu.lost.message}`);
+    const st = this.state(B);
     const d = gpu.device;
     const Tp = Math.max(...lens);
     const samp = (R: number) =>
@@ -225,7 +227,7 @@ export class Sampler {
       enc.copyBufferToBuffer(st.logprob, 0, st.staging, B * 4, B * 4);
       d.queue.submit([enc.finish()]);
       stats.submits++;
-      await st.staging.mapAsync(GPUMapMode.READ);
+      await mapReadChecked(d, st.staging);
       const words = st.staging.getMappedRange().slice(0);
       st.staging.unmap();
       stats.readbacks++;

@@ -5,7 +5,9 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadSpec, prepareOut } from '../../src/cli/commands/run';
+import { loadSpec, prepareOut, resumeCommand, runFailure } from '../../src/cli/commands/run';
+import { ReportedError } from '../../src/cli/cli_util';
+import { DeviceLostError } from '../../src/gpu/device_lost';
 
 const quick = JSON.parse(readFileSync(new URL('../../public/presets/quick.json', import.meta.url), 'utf8'));
 
@@ -77,5 +79,23 @@ describe('hlab run: the output folder', () => {
     writeFileSync(join(dir, 'old', 'checkpoint.hlab'), 'x');
     prepareOut(join(dir, 'old'), true, (s) => notes.push(s));
     expect(notes).toHaveLength(1);
+  });
+});
+
+describe('hlab run: a lost GPU device', () => {
+  // What page.evaluate rejects with when the page threw a DeviceLostError.
+  const pageError = new Error(`page.evaluate: ${new DeviceLostError('unknown: GPU process crashed').stack}`);
+  it('is one line with the command that resumes from the last checkpoint', () => {
+    const r = runFailure(pageError, 'hlab run --preset quick --out out/quick', true);
+    expect(r).toBeInstanceOf(ReportedError);
+    expect((r as Error).message).toBe('the GPU device was lost (unknown: GPU process crashed); training stopped; resume from the last checkpoint with: hlab run --preset quick --out out/quick --resume');
+    expect((r as Error).message.split('\n')).toHaveLength(1);
+  });
+  it('before the first checkpoint says to run again; other errors pass through', () => {
+    const r = runFailure(pageError, 'hlab run --preset quick --resume', false) as Error;
+    expect(r.message).toMatch(/before the first checkpoint; run again: hlab run --preset quick$/);
+    const other = new Error('boom');
+    expect(runFailure(other, 'hlab run', true)).toBe(other);
+    expect(resumeCommand('hlab run --resume --steps 2')).toBe('hlab run --resume --steps 2');
   });
 });

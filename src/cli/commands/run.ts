@@ -19,7 +19,8 @@ import type { Command } from 'commander';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import cliProgress from 'cli-progress';
-import { intOption, printJson, UsageError } from '../cli_util';
+import { intOption, printJson, ReportedError, UsageError } from '../cli_util';
+import { DEVICE_LOST_TEXT } from '../../gpu/device_lost';
 import { withBrowser } from '../browser';
 import { parseSpec, SpecError, type ExperimentSpec } from '../../experiment/spec';
 import { DEFAULT_PRESET, PRESET_NAMES, getPreset } from '../../experiment/presets';
@@ -85,6 +86,24 @@ export function prepareOut(dir: string, resume: boolean, note: (s: string) => vo
     note(`note: ${out} holds an earlier run; it is overwritten (continue it with --resume, or pick another --out)`);
   }
   return out;
+}
+
+/** The command that resumes `command` (adds --resume once). */
+export function resumeCommand(command: string): string {
+  return /(^|\s)--resume(\s|$)/.test(command) ? command : `${command} --resume`;
+}
+
+/**
+ * A run that failed in the page, for the terminal: a lost GPU device is one line with the
+ * command that resumes from the last checkpoint (or runs again when none was saved yet); any
+ * other error is returned unchanged.
+ */
+export function runFailure(e: unknown, command: string, haveCheckpoint: boolean): unknown {
+  const msg = String((e as Error)?.message ?? e);
+  const at = msg.indexOf(DEVICE_LOST_TEXT);
+  if (at < 0) return e;
+  const line = msg.slice(at).split('\n')[0].replace(/; training stopped, resume from the last checkpoint on a new device$/, '; training stopped');
+  return new ReportedError(haveCheckpoint ? `${line}; resume from the last checkpoint with: ${resumeCommand(command)}` : `${line} before the first checkpoint; run again: ${command.replace(/\s--resume(?=\s|$)/, '')}`);
 }
 
 function writeAtomic(path: string, data: string | Uint8Array): void {
@@ -177,7 +196,10 @@ export function registerRun(program: Command): void {
           }
         },
         { onConsole, keepBrowserOnSigint: true },
-      );
+      ).catch((e: unknown) => {
+        if (barStarted) bar.stop();
+        throw runFailure(e, command, existsSync(ckptPath));
+      });
       if (barStarted) bar.stop();
       const res: ExperimentResults = result.results;
       const full = { ...res, command, status: result.status, warnings: result.warnings, starts: result.starts, seconds: result.seconds, curves: result.curves, trajectories: result.trajectories };
@@ -202,7 +224,7 @@ export function registerRun(program: Command): void {
       else {
         process.stdout.write(`\n${table}\n\n`);
         for (const w of result.warnings) err(w);
-        process.stdout.write(`${result.status === 'interrupted' ? `interrupted; resume with: ${command.includes('--resume') ? command : command + ' --resume'}\n` : ''}wrote ${out}/results.{json,csv,md}, curves.svg, checkpoint.hlab\n`);
+        process.stdout.write(`${result.status === 'interrupted' ? `interrupted; resume with: ${resumeCommand(command)}\n` : ''}wrote ${out}/results.{json,csv,md}, curves.svg, checkpoint.hlab\n`);
       }
       if (result.status === 'interrupted') process.exitCode = 130;
     });
