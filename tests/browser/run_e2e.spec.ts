@@ -1,6 +1,6 @@
 // End-to-end experiment runs in real Chromium + WebGPU (SwiftShader): every stage of
 // `hlab run` on a tiny model, resume equivalence across a page reload, a killed worker.
-import { test, expect } from './fixtures';
+import { test, expect, note } from './fixtures';
 
 const ENTRY = '/tests/browser/run_e2e.entry.ts';
 
@@ -27,7 +27,7 @@ test('tiny end-to-end GRPO run: eval before/after, RL steps, a worker killed mid
   await warmUp(page);
   // Job 6 is the second env step of the first RL step (jobs 1–4 reset its 4 episodes).
   const r = await gpuPage.run<any>(ENTRY, 'tinyEndToEnd', 'grpo', 6);
-  console.log(JSON.stringify({ seconds: r.seconds, run: r.run, last: r.steps.at(-1) }));
+  note('run', { seconds: r.seconds, run: r.run, last: r.steps.at(-1) });
   expect(r.status).toBe('done');
   // init 'base': either the shipped base checkpoint, or a scratch fallback with a loud warning.
   expect(r.starts).toHaveLength(1);
