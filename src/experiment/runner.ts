@@ -42,7 +42,7 @@ import { assetFetch, baseCheckpointUrl } from '../util/asset_fetch';
 import { Rng } from '../util/rng';
 import { grpoTrajectoryAdvantages, rowAdvantagesPerTrajectory, sampleTrajectories, type TrajectorySample } from './trajectory_sample';
 import { evaluate, type EvalResult, type EvalSets } from './evaluate';
-import { inSpaceEvalSet, makeSchedule, stepTasks, taskAssignments, testTasks, trainingHarnesses, trainPool, TRAIN_POOL_PER_SUITE } from './plan';
+import { checkSpecConsistency, inSpaceEvalSet, makeSchedule, stepTasks, taskAssignments, testTasks, trainingHarnesses, trainPool, TRAIN_POOL_PER_SUITE } from './plan';
 import type { ExperimentResults, RunResult } from './results';
 import { parseSpec, type ExperimentSpec, type MethodSpec } from './spec';
 
@@ -299,7 +299,8 @@ export const TRAJECTORIES_PER_STEP = 2;
 export async function runExperiment(specJson: unknown, o: RunnerOptions = {}): Promise<ExperimentOutput> {
   const t0 = performance.now();
   const emit = makeEmit(o.onProgress);
-  const spec = parseSpec(specJson, 'spec');
+  // Cross-field constraints (K, τ, budgets) before any GPU work, as the CLI checks them.
+  const spec = checkSpecConsistency(parseSpec(specJson, 'spec'));
   const steps = o.steps ?? spec.rl.steps;
   const every = o.checkpointEvery ?? 1;
   if (spec.rl.temperature !== 1) throw new Error(`spec.rl.temperature = ${spec.rl.temperature}: training scores log-probs at τ = 1, so rollouts must sample at τ = 1`);

@@ -113,3 +113,10 @@ test('PPO trains the value head; a step with NaN log-probs is skipped and never 
   // Nothing of the poisoned step reached the parameters.
   expect(two.digest).toBe(one.digest);
 });
+
+test('the runner refuses an inconsistent spec (K > training-set size) before any GPU work', async ({ gpuPage, page }) => {
+  await warmUp(page);
+  const r = await gpuPage.run<{ error: string; adapterRequests: number }>(ENTRY, 'inconsistentSpec');
+  expect(r.error).toBe('spec: invalid experiment spec: spec.methods[0].K: 99 exceeds the training-set size 18 (the orthogonal-array design); K must be in 1..18');
+  expect(r.adapterRequests).toBe(0);
+});
