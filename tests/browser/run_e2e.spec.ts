@@ -82,8 +82,17 @@ test('resume equivalence: N steps straight = N/2, page reload, N/2 more (same pa
 test('a stop during the last RL step is honoured before the final evaluation; resume runs only the evaluation', async ({ gpuPage, page }) => {
   test.setTimeout(180_000);
   await warmUp(page);
+  // The finished 'before' evaluation goes to the console too: `hlab run` keeps it in results.md
+  // when the run is interrupted before its result exists.
+  const evals: Array<{ when: string; runIndex: number; passAt1: { base: number | null } }> = [];
+  page.on('console', (m) => {
+    const t = m.text();
+    if (t.startsWith('[run] {"type":"eval"')) evals.push(JSON.parse(t.slice(6)));
+  });
   const r = await gpuPage.run<any>(ENTRY, 'stopAtLastStep', 2);
   expect(r.a).toEqual({ status: 'interrupted', runs: 0, steps: 2 });
+  expect(evals.filter((e) => e.when === 'before' && e.runIndex === 0).length).toBeGreaterThanOrEqual(1);
+  expect(typeof evals[0].passAt1.base).toBe('number');
   expect(r.b.status).toBe('done');
   expect(r.b.runs).toBe(1);
   expect(r.b.steps).toBe(2); // the history came from the checkpoint: no RL step was redone
