@@ -14,11 +14,16 @@
 //     same arithmetic as logprob_forward, so training re-scoring reproduces it bit for bit.
 //   τ = 0 (greedy): a = the first argmax of z; logprob = log-softmax(z)[a] at τ = 1 (the
 //     point mass actually sampled from has log-prob 0, which is useless to a trainer).
+// Banned ids [ban_lo, ban_hi) other than `allow` (the special tokens except the stop id) are
+// never drawn: the greedy argmax and the inverse CDF skip them. They still count in max x, S
+// and the nucleus, so logprob is unchanged by the ban: at τ = 1, top_p = 1 it stays the
+// policy's log-softmax that training recomputes (the first-epoch ratio stays exactly 1).
 // Writes ids[b] (also the next decode step's input ids) and logprob[b].
 
 struct Params {
   B: u32, V: u32, logits_off: u32, seed: u32,
-  temperature: f32, top_p: f32, _p0: u32, _p1: u32,
+  temperature: f32, top_p: f32, ban_lo: u32, ban_hi: u32,
+  allow: u32, _p0: u32, _p1: u32, _p2: u32,
 };
 
 @group(0) @binding(0) var<uniform> p: Params;
@@ -41,6 +46,10 @@ fn uniform01(seed: u32, row: u32, step: u32) -> f32 {
   return f32(h >> 8u) * (1.0 / 16777216.0);
 }
 
+fn allowed(j: u32) -> bool {
+  return j < p.ban_lo || j >= p.ban_hi || j == p.allow;
+}
+
 @compute @workgroup_size(WG)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
   let b = gid.x;
@@ -50,10 +59,14 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
   let greedy = p.temperature <= 0.0;
   let tau = select(p.temperature, 1.0, greedy);
   var mx = logits[o] / tau;
+  for (var j = 1u; j < p.V; j++) { mx = max(mx, logits[o + j] / tau); }
+  // First argmax among the allowed ids (the host guarantees one exists).
   var amax = 0u;
-  for (var j = 1u; j < p.V; j++) {
+  var amx = 0.0;
+  var have = false;
+  for (var j = 0u; j < p.V; j++) {
     let x = logits[o + j] / tau;
-    if (x > mx) { mx = x; amax = j; }
+    if (allowed(j) && (!have || x > amx)) { amx = x; amax = j; have = true; }
   }
   var s = 0.0;
   for (var j = 0u; j < p.V; j++) { s = s + exp(logits[o + j] / tau - mx); }
@@ -85,14 +98,20 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
       if (e >= theta) { kept = kept + e; }
     }
   }
-  let goal = uniform01(p.seed, b, step) * kept;
+  // Kept mass the draw can land on: the nucleus without the banned ids.
+  var drawable = 0.0;
+  for (var j = 0u; j < p.V; j++) {
+    let e = exp(logits[o + j] / tau - mx);
+    if (e >= theta && allowed(j)) { drawable = drawable + e; }
+  }
+  let goal = uniform01(p.seed, b, step) * drawable;
   var c = 0.0;
   var pick = amax;
   var last = amax;
   var found = false;
   for (var j = 0u; j < p.V; j++) {
     let e = exp(logits[o + j] / tau - mx);
-    if (e >= theta && e > 0.0) {
+    if (e >= theta && e > 0.0 && allowed(j)) {
       c = c + e;
       last = j;
       if (!found && c > goal) { pick = j; found = true; }

@@ -12,6 +12,14 @@ export class UsageError extends Error {
   }
 }
 
+/** A failure already explained in one line (no stack): printed as `error: message`, exit 1. */
+export class ReportedError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ReportedError';
+  }
+}
+
 /** Parser for an integer option in [min, max]; commander reports the flag name with it. */
 export function intOption(min: number, max = Number.MAX_SAFE_INTEGER) {
   return (value: string): number => {

@@ -15,7 +15,7 @@ import { GpuModel } from '../model/gpu_model';
 import { RlTrainer, type RlTrainerOptions, type RlUpdateMetrics } from '../rl/trainer';
 import type { RlRows, TrajectoryLike } from '../rl/trainer_batch';
 import type { Policy, PolicySample } from '../rollout/engine';
-import { GpuPolicy } from '../rollout/gpu_policy';
+import { defaultSpecialIds, GpuPolicy } from '../rollout/gpu_policy';
 import { WasmEngine } from '../wasm/engine';
 import { WasmModel } from '../wasm/model';
 import { WasmRlTrainer } from '../wasm/rl_trainer';
@@ -91,14 +91,17 @@ export class WasmPolicy implements StackPolicy {
   readonly sampler: WasmSampler;
   tokens = 0;
   ms = 0;
-  constructor(readonly model: WasmModel, readonly maxB: number) {
+  /** Ids never sampled (the tokenizer's specials; the end token stays allowed), as GpuPolicy. */
+  readonly banIds: { lo: number; hi: number } | null;
+  constructor(readonly model: WasmModel, readonly maxB: number, opts: { banIds?: { lo: number; hi: number } | null } = {}) {
     this.sampler = new WasmSampler(model);
+    this.banIds = opts.banIds !== undefined ? opts.banIds : defaultSpecialIds(model.cfg.vocabSize);
   }
   get maxT(): number {
     return this.model.cfg.maxT;
   }
   async sample(prompts: Int32Array[], maxNewTokens: number, temperature: number, seed: number, endToken: number): Promise<PolicySample[]> {
-    const { rows, stats } = await this.sampler.sample({ prompts, maxNewTokens, temperature, seed, endToken });
+    const { rows, stats } = await this.sampler.sample({ prompts, maxNewTokens, temperature, seed, endToken, ...(this.banIds ? { banIds: this.banIds } : {}) });
     this.tokens += stats.tokens;
     this.ms += stats.ms;
     return rows;

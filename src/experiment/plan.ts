@@ -22,7 +22,8 @@ import { BASE_HARNESS, selectTraining, assignHarnesses, RoundRobinSchedule, type
 import { taskSet } from '../tasks';
 import type { SuiteName } from '../tasks/types';
 import { Rng } from '../util/rng';
-import type { ExperimentSpec, MethodSpec } from './spec';
+import { SpecError, type ExperimentSpec, type MethodSpec } from './spec';
+import { presetConfig } from '../model/config';
 
 /** Default train-task pool size per suite (not a spec field; stated in results). */
 export const TRAIN_POOL_PER_SUITE = 16;
@@ -108,4 +109,43 @@ export function inSpaceEvalSet(spec: ExperimentSpec): { ids: string[]; descripti
     parts.push(`d=${dist}: ${pick.length}/${byDist.get(dist)!.length}`);
   }
   return { ids, description: `stratified by Hamming distance to the ${d.method} training set, ${mode.perDistance} per distance, seed ${mode.seed} (${ids.length} configs; ${parts.join(', ')})` };
+}
+
+/**
+ * Constraints between fields of a spec that the schema (each field alone) cannot see, checked
+ * before any browser or GPU work starts: K within the training-set size, τ = 1, the action budget
+ * inside the context budget and the models' context. One line per problem, `path: what is wrong`;
+ * empty when the spec is consistent.
+ */
+export function specConsistencyIssues(spec: ExperimentSpec): string[] {
+  const issues: string[] = [];
+  const sizes = new Map<string, number>();
+  const sizeOf = (kind: 'design' | 'random-k') => {
+    if (!sizes.has(kind)) sizes.set(kind, specDesign(spec, kind === 'random-k').training.length);
+    return sizes.get(kind)!;
+  };
+  spec.methods.forEach((m, i) => {
+    const where = `spec.methods[${i}]`;
+    if (m.harnesses === 'scaling' || m.harnesses === 'random-assignment' || m.harnesses === 'random-k') {
+      const n = sizeOf(m.harnesses === 'random-k' ? 'random-k' : 'design');
+      const from = m.harnesses === 'random-k' || spec.design.method === 'random' ? `design.k = ${spec.design.k} random configurations` : 'the orthogonal-array design';
+      if (m.K > n) issues.push(`${where}.K: ${m.K} exceeds the training-set size ${n} (${from}); K must be in 1..${n}`);
+    }
+    if (m.blackbox !== undefined && m.harnesses !== 'blackbox') issues.push(`${where}.blackbox: '${m.blackbox}' is only used with harnesses 'blackbox', got harnesses '${m.harnesses}'`);
+    const preset = m.modelPreset ?? spec.model.preset;
+    const maxT = presetConfig(preset, 1).maxT;
+    if (spec.rollout.maxNewTokens >= maxT) issues.push(`spec.rollout.maxNewTokens: ${spec.rollout.maxNewTokens} must be below the context length maxT = ${maxT} of model '${preset}'`);
+  });
+  if (spec.rl.temperature !== 1) issues.push(`spec.rl.temperature: ${spec.rl.temperature}; training scores log-probs at τ = 1, so rollouts must sample at τ = 1`);
+  if (spec.rollout.maxNewTokens >= spec.rollout.contextTokens) {
+    issues.push(`spec.rollout.maxNewTokens: ${spec.rollout.maxNewTokens} must be below spec.rollout.contextTokens = ${spec.rollout.contextTokens}`);
+  }
+  return [...new Set(issues)];
+}
+
+/** `specConsistencyIssues` as an exception. @throws SpecError listing every problem. */
+export function checkSpecConsistency(spec: ExperimentSpec, source = 'spec'): ExperimentSpec {
+  const issues = specConsistencyIssues(spec);
+  if (issues.length) throw new SpecError(source, issues);
+  return spec;
 }

@@ -63,8 +63,9 @@ export function meanStd(xs: readonly number[]): { mean: number; std: number; n: 
   return { mean, std: Math.sqrt(v), n: xs.length };
 }
 
-/** "41.7 ± 2.1" in percent with one decimal; "41.7" for a single seed. */
+/** "41.7 ± 2.1" in percent with one decimal; "41.7" for a single seed; "—" when no value is finite (not evaluated). */
 export function formatPct(xs: readonly number[]): string {
+  if (xs.every((x) => !Number.isFinite(x))) return '—';
   const { mean, std, n } = meanStd(xs);
   const m = (100 * mean).toFixed(1);
   return n > 1 ? `${m} ± ${(100 * std).toFixed(1)}` : m;
@@ -158,4 +159,38 @@ export function resultsCsv(res: ExperimentResults): string {
     );
   }
   return lines.join('\n') + '\n';
+}
+
+/** A finished 'before' evaluation of a run (the runner's `eval` event). */
+export interface BeforeEval {
+  runIndex: number;
+  method: string;
+  seed: number;
+  passAt1: PassAt1;
+  training: number;
+}
+
+/**
+ * The results of an interrupted experiment for its table: the finished runs plus, for a run
+ * stopped after its 'before' evaluation, a row with that evaluation and no 'after' values
+ * (shown as "—"), so the work already done is not hidden by an empty table.
+ */
+export function withUnfinishedRuns(res: ExperimentResults, before: readonly BeforeEval[]): ExperimentResults {
+  const NaNs = { parseErrors: NaN, workflowViolations: NaN, recoveryRate: NaN, stateTrackingErrors: NaN };
+  const extra: RunResult[] = [];
+  const seen = new Set<number>();
+  for (const b of before) {
+    if (b.runIndex < res.runs.length || seen.has(b.runIndex)) continue;
+    seen.add(b.runIndex);
+    extra.push({
+      method: b.method, algorithm: 'none', seed: b.seed, steps: 0, skippedSteps: 0,
+      before: b.passAt1,
+      after: { base: NaN, inSpace: NaN, blackbox: Object.fromEntries(Object.keys(b.passAt1.blackbox).map((k) => [k, NaN])) },
+      trainHarnesses: { before: b.training, after: NaN },
+      behaviour: { before: NaNs, after: NaNs },
+      perHarness: {},
+      seconds: NaN,
+    });
+  }
+  return extra.length ? { ...res, runs: [...res.runs, ...extra] } : res;
 }

@@ -41,7 +41,7 @@ import { Rng } from '../util/rng';
 import { checkSpecOpenings } from './openings';
 import { grpoTrajectoryAdvantages, rowAdvantagesPerTrajectory, sampleTrajectories, type TrajectorySample } from './trajectory_sample';
 import { evaluate, type EvalResult, type EvalSets } from './evaluate';
-import { inSpaceEvalSet, makeSchedule, stepTasks, taskAssignments, testTasks, trainingHarnesses, trainPool, TRAIN_POOL_PER_SUITE } from './plan';
+import { checkSpecConsistency, inSpaceEvalSet, makeSchedule, stepTasks, taskAssignments, testTasks, trainingHarnesses, trainPool, TRAIN_POOL_PER_SUITE } from './plan';
 import type { ExperimentResults, RunResult } from './results';
 import { parseSpec, type ExperimentSpec, type MethodSpec } from './spec';
 import { chooseBackend, createStack, destroyBackend, type BackendChoice } from './backend';
@@ -172,7 +172,7 @@ function stableJson(v: unknown): string {
   return JSON.stringify(v, (_k, x) => (x && typeof x === 'object' && !Array.isArray(x) ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : x));
 }
 
-function log(type: 'progress' | 'log' | 'warn', data: Record<string, unknown>): void {
+function log(type: 'progress' | 'log' | 'warn' | 'eval', data: Record<string, unknown>): void {
   console.log(`[run] ${JSON.stringify({ type, ...data })}`);
 }
 
@@ -186,7 +186,8 @@ type Emit = (ev: RunEvent, consoleExtra?: Record<string, unknown>) => void;
 function makeEmit(onProgress?: (ev: RunEvent) => void): Emit {
   let reported = false;
   return (ev, consoleExtra) => {
-    if (ev.type === 'progress' || ev.type === 'log' || ev.type === 'warn') {
+    // 'eval' too: the CLI keeps a finished 'before' evaluation in results.md after a Ctrl-C.
+    if (ev.type === 'progress' || ev.type === 'log' || ev.type === 'warn' || ev.type === 'eval') {
       const { type, ...data } = ev;
       log(type, { ...data, ...consoleExtra });
     }
@@ -314,7 +315,8 @@ export const TRAJECTORIES_PER_STEP = 2;
 export async function runExperiment(specJson: unknown, o: RunnerOptions = {}): Promise<ExperimentOutput> {
   const t0 = performance.now();
   const emit = makeEmit(o.onProgress);
-  const spec = parseSpec(specJson, 'spec');
+  // Cross-field constraints (K, τ, budgets) before any GPU work, as the CLI checks them.
+  const spec = checkSpecConsistency(parseSpec(specJson, 'spec'));
   const steps = o.steps ?? spec.rl.steps;
   const every = o.checkpointEvery ?? 1;
   if (spec.rl.temperature !== 1) throw new Error(`spec.rl.temperature = ${spec.rl.temperature}: training scores log-probs at τ = 1, so rollouts must sample at τ = 1`);
@@ -390,6 +392,8 @@ export async function runExperiment(specJson: unknown, o: RunnerOptions = {}): P
         clipLow: spec.rl.clipLow, clipHigh: spec.rl.clipHigh, dualClip: spec.rl.dualClip, aggregation: spec.rl.aggregation,
         klCoef: spec.rl.klCoef, klEstimator: spec.rl.klEstimator, entCoef: spec.rl.entCoef, vfCoef: spec.rl.vfCoef, vfClip: spec.rl.vfClip,
         gamma: spec.rl.gamma, lambda: spec.rl.lambda, stdFloor: spec.rl.stdFloor, noStdDivision: spec.rl.noStdDivision,
+        // Dr. GRPO's constant for seq-mean-token-sum-norm: the maximum response length (never the padded T).
+        tokenSumNorm: spec.rollout.maxNewTokens,
       });
       const stack = createStack(backend, cfg, start.params, maxRows(cfg), {
         cfg: cfgRl, lr: spec.rl.lr, weightDecay: spec.rl.weightDecay, maxGradNorm: spec.rl.maxGradNorm, epochs: spec.rl.epochs, minibatches: spec.rl.minibatches, padId: tok.padId, seed,

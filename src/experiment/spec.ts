@@ -193,7 +193,8 @@ export class SpecError extends Error {
     public readonly source: string,
     public readonly issues: string[],
   ) {
-    super(`${source}: invalid experiment spec:\n  ${issues.join('\n  ')}`);
+    // One problem is one line; several are one line each under a header.
+    super(issues.length === 1 ? `${source}: invalid experiment spec: ${issues[0]}` : `${source}: invalid experiment spec:\n  ${issues.join('\n  ')}`);
     this.name = 'SpecError';
   }
 }
@@ -204,18 +205,31 @@ function formatPath(path: readonly PropertyKey[]): string {
   return s;
 }
 
+/** A bad input value for a message: JSON, cut to 40 characters. */
+function showValue(v: unknown): string {
+  if (v === undefined) return 'nothing';
+  let t: string;
+  try {
+    t = JSON.stringify(v) ?? String(v);
+  } catch {
+    t = String(v);
+  }
+  return t.length > 40 ? t.slice(0, 39) + '…' : t;
+}
+
 /**
  * Validate unknown JSON as an ExperimentSpec (defaults filled in).
  * @param source  where it came from, for the message (file name or preset name)
  * @throws SpecError listing each bad field with the allowed values or range.
  */
 export function parseSpec(json: unknown, source = 'spec'): ExperimentSpec {
-  const r = ExperimentSpec.safeParse(json);
+  const r = ExperimentSpec.safeParse(json, { reportInput: true });
   if (r.success) return r.data;
   const issues = r.error.issues.map((i) => {
     const where = formatPath(i.path);
     if (i.code === 'invalid_value' && 'values' in i) {
-      return `${where}: expected one of ${(i.values as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
+      // The bad value itself, so a typo is visible next to the choices.
+      return `${where}: expected one of ${(i.values as unknown[]).map((v) => JSON.stringify(v)).join(', ')}, got ${showValue((i as { input?: unknown }).input)}`;
     }
     if (i.code === 'unrecognized_keys' && 'keys' in i) {
       return `${where}: unknown field(s) ${(i.keys as string[]).map((k) => `'${k}'`).join(', ')}`;

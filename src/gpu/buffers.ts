@@ -1,6 +1,7 @@
 /**
  * Labelled GPU buffers: creation padded to 4 bytes, uploads, readbacks, binding-size checks.
  */
+import { mapReadChecked } from './device_lost';
 
 /** Round `bytes` up to a multiple of 4 (WebGPU requires it for writeBuffer and copies). */
 export function pad4(bytes: number): number {
@@ -69,7 +70,7 @@ export async function readback(device: GPUDevice, src: GPUBuffer, bytes = src.si
   const enc = device.createCommandEncoder({ label: `${src.label}-readback` });
   enc.copyBufferToBuffer(src, 0, staging, 0, size);
   device.queue.submit([enc.finish()]);
-  await staging.mapAsync(GPUMapMode.READ);
+  await mapReadChecked(device, staging);
   const out = staging.getMappedRange().slice(0, bytes);
   staging.unmap();
   staging.destroy();

@@ -6,6 +6,7 @@
  * record every uncaptured validation error so tests can fail on them.
  */
 import { PipelineCache } from './pipeline_cache';
+import { markDeviceLost } from './device_lost';
 
 /** Limits we raise to the adapter's maximum when it offers more than the default. */
 const RAISED_LIMITS = [
@@ -94,6 +95,7 @@ export async function createGpu(opts: CreateGpuOptions = {}): Promise<Gpu> {
   });
   void device.lost.then((info) => {
     result.lost = info;
+    markDeviceLost(device, info);
     if (info.reason !== 'destroyed') recordGlobalGpuError(`device lost: ${info.message}`);
     opts.onLost?.(info);
   });

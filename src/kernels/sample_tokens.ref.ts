@@ -8,6 +8,9 @@
  * i whose running kept sum exceeds u·S_kept, and logprob = x_a − (max x + log S_kept), the
  * log-prob under the distribution actually sampled from.
  * τ = 0: greedy; id = first argmax of z; logprob = log-softmax(z)[id] at τ = 1.
+ * `ban` [lo, hi) except `allow`: never drawn (argmax and inverse CDF over the other ids, the
+ * target u·(kept mass without them)); they still count in max x, S and the nucleus, so the
+ * log-prob formula is unchanged (at τ = 1, top_p = 1 the policy's log-softmax).
  * Arithmetic in f64 (the GPU uses f32): ids agree except when u·S lands within rounding of a
  * cumulative boundary (probability ~1e-7 per draw); log-probs agree to ~1e-6 relative.
  */
@@ -33,6 +36,20 @@ export interface SampleOptions {
   temperature: number;
   /** Nucleus mass in (0,1]; 1 = no truncation. */
   topP: number;
+  /** Ids lo ≤ id < hi other than `allow` are never drawn (special tokens except the stop id). */
+  ban?: SampleBan;
+}
+
+/** A range of ids the sampler never draws, except `allow`. */
+export interface SampleBan {
+  lo: number;
+  hi: number;
+  allow?: number;
+}
+
+/** Whether `j` may be drawn under `ban`. */
+export function banAllows(ban: SampleBan | undefined, j: number): boolean {
+  return !ban || j < ban.lo || j >= ban.hi || j === ban.allow;
 }
 
 /**
@@ -66,11 +83,12 @@ export function sampleTokensRef(
     const greedy = opt.temperature <= 0;
     const tau = greedy ? 1 : opt.temperature;
     let mx = logits[o] / tau;
-    let amax = 0;
-    for (let j = 1; j < V; j++) {
-      const x = logits[o + j] / tau;
-      if (x > mx) { mx = x; amax = j; }
+    for (let j = 1; j < V; j++) mx = Math.max(mx, logits[o + j] / tau);
+    let amax = -1;
+    for (let j = 0; j < V; j++) {
+      if (banAllows(opt.ban, j) && (amax < 0 || logits[o + j] / tau > logits[o + amax] / tau)) amax = j;
     }
+    if (amax < 0) throw new Error(`${op}: the ban leaves no id to draw`);
     const e = new Float64Array(V);
     let s = 0;
     for (let j = 0; j < V; j++) { e[j] = Math.exp(logits[o + j] / tau - mx); s += e[j]; }
@@ -95,12 +113,14 @@ export function sampleTokensRef(
       kept = 0;
       for (let j = 0; j < V; j++) if (e[j] >= theta) kept += e[j];
     }
-    const target = sampleUniform(opt.seed, b, steps[b]) * kept;
+    let drawable = 0;
+    for (let j = 0; j < V; j++) if (e[j] >= theta && banAllows(opt.ban, j)) drawable += e[j];
+    const target = sampleUniform(opt.seed, b, steps[b]) * drawable;
     let c = 0;
     let pick = -1;
     let last = amax;
     for (let j = 0; j < V; j++) {
-      if (e[j] >= theta && e[j] > 0) {
+      if (e[j] >= theta && e[j] > 0 && banAllows(opt.ban, j)) {
         c += e[j];
         last = j;
         if (pick < 0 && c > target) pick = j;

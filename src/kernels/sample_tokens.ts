@@ -4,6 +4,7 @@
  */
 import code from '../../shaders/sample_tokens.wgsl?raw';
 import type { Gpu } from '../gpu/device';
+import type { SampleBan } from './sample_tokens.ref';
 import { bindAll, checkView, off, paramsUniform, type PreparedDispatch, type TensorView } from './dispatch_plan';
 
 const WG = 64;
@@ -27,10 +28,12 @@ export interface SampleTokensArgs {
   temperature: number;
   /** (0,1]. */
   topP: number;
+  /** Ids never drawn (sample_tokens.ref.ts `SampleBan`); none by default. */
+  ban?: SampleBan;
 }
 
 /**
- * Prepare once per (shape, seed, temperature, top-p).
+ * Prepare once per (shape, seed, temperature, top-p, ban).
  * @throws Error naming the argument on a bad dimension, option or buffer size.
  */
 export function prepareSampleTokens(gpu: Gpu, a: SampleTokensArgs, label = 'sample_tokens'): PreparedDispatch {
@@ -41,6 +44,13 @@ export function prepareSampleTokens(gpu: Gpu, a: SampleTokensArgs, label = 'samp
   if (!(a.temperature >= 0) || !Number.isFinite(a.temperature)) throw new Error(`${label}: temperature must be finite and ≥ 0, got ${a.temperature}`);
   if (!(a.topP > 0 && a.topP <= 1)) throw new Error(`${label}: topP must be in (0,1], got ${a.topP}`);
   if (!Number.isInteger(a.seed)) throw new Error(`${label}: seed must be an integer, got ${a.seed}`);
+  const ban = a.ban;
+  if (ban) {
+    if (!Number.isInteger(ban.lo) || !Number.isInteger(ban.hi) || ban.lo < 0 || ban.hi > V || ban.lo > ban.hi) throw new Error(`${label}: ban [${ban.lo}, ${ban.hi}) must be a range inside [0, V = ${V}]`);
+    if (ban.allow !== undefined && !(Number.isInteger(ban.allow) && ban.allow >= 0 && ban.allow < V)) throw new Error(`${label}: ban.allow = ${ban.allow} is outside [0, ${V})`);
+    const free = V - (ban.hi - ban.lo) + (ban.allow !== undefined && ban.allow >= ban.lo && ban.allow < ban.hi ? 1 : 0);
+    if (free < 1) throw new Error(`${label}: ban [${ban.lo}, ${ban.hi}) leaves no id to draw`);
+  }
   checkView(label, 'logits', a.logits, R * V);
   checkView(label, 'rows', { buffer: a.rows }, 2 * B);
   checkView(label, 'ids', { buffer: a.ids }, B);
@@ -48,7 +58,8 @@ export function prepareSampleTokens(gpu: Gpu, a: SampleTokensArgs, label = 'samp
   const pipeline = gpu.pipelines.get('sample_tokens', code, 'main', { WG });
   const params = paramsUniform(gpu, `${label}-params`, [
     ['u32', B], ['u32', V], ['u32', off('logits', a.logits)], ['u32', a.seed >>> 0],
-    ['f32', a.temperature], ['f32', a.topP], ['u32', 0], ['u32', 0],
+    ['f32', a.temperature], ['f32', a.topP], ['u32', ban?.lo ?? 0], ['u32', ban?.hi ?? 0],
+    ['u32', ban?.allow ?? 0xffffffff], ['u32', 0], ['u32', 0], ['u32', 0],
   ]);
   const bindGroup = bindAll(gpu, `${label}-bind`, pipeline, [[0, params], [1, a.logits.buffer], [2, a.rows], [3, a.ids], [4, a.logprob]]);
   return { label, pipeline, bindGroup, groups: [Math.ceil(B / WG), 1, 1], flops: 0, bytes: 4 * B * V };

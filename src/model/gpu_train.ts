@@ -28,6 +28,7 @@
  */
 import type { Gpu } from '../gpu/device';
 import { createStorage, readF32 } from '../gpu/buffers';
+import { DeviceLostError, mapReadChecked } from '../gpu/device_lost';
 import { encodePrepared, type PreparedDispatch, type TensorView } from '../kernels/dispatch_plan';
 import { prepareMatmulBackward } from '../kernels/matmul_backward';
 import { prepareLayernormBackward } from '../kernels/layernorm_backward';
@@ -354,7 +355,7 @@ export class GpuTrainer {
    * @returns counts of what was encoded
    */
   encodeStep(encoder: GPUCommandEncoder, batch: TrainBatch): Omit<StepCounters, 'submits' | 'readbacks'> {
-    if (this.gpu.lost) throw new Error(`GpuTrainer: the GPU device was lost (${this.gpu.lost.message}); training stopped, resume from the last checkpoint on a new device`);
+    if (this.gpu.lost) throw new DeviceLostError(`${this.gpu.lost.reason}: ${this.gpu.lost.message}`);
     this.checkBatch(batch);
     const plan = this.plan(batch.B, batch.T);
     const { C } = this.model.cfg;
@@ -397,7 +398,8 @@ export class GpuTrainer {
       prelude?.(enc);
       const c = this.encodeStep(enc, batch);
       this.gpu.device.queue.submit([enc.finish()]);
-      await this.staging.mapAsync(GPUMapMode.READ);
+      // A loss in the middle of the step rejects the map: the same DeviceLostError as before a step.
+      await mapReadChecked(this.gpu.device, this.staging);
       const words = new Float32Array(this.staging.getMappedRange().slice(0));
       this.staging.unmap();
       this.lastCounters = { ...c, submits: 1, readbacks: 1 };

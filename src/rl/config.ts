@@ -46,8 +46,9 @@ export interface RlLossConfig {
   /** Reduction of per-token losses (default 'token-mean' over the whole optimizer step, DAPO). */
   aggregation: LossAggregation;
   /**
-   * Normalizer of 'seq-mean-token-sum-norm' (Dr. GRPO's constant, e.g. the generation budget in
-   * tokens); null uses the padded row length T.
+   * Normalizer of 'seq-mean-token-sum-norm': Dr. GRPO's constant, the maximum response length in
+   * tokens (an experiment passes spec.rollout.maxNewTokens); null uses the policy's context
+   * length maxT. Never the padded row length: a row's loss must not depend on its padding.
    */
   tokenSumNorm: number | null;
   /** Weight of the KL(π‖π_ref) penalty added to the loss (0: no reference policy needed). */
@@ -131,4 +132,20 @@ export function validateRlLossConfig(c: RlLossConfig): void {
   if (typeof c.noStdDivision !== 'boolean') throw bad('noStdDivision', c.noStdDivision, 'must be a boolean');
   if (!(Number.isFinite(c.eps) && c.eps > 0)) throw bad('eps', c.eps, 'must be a finite number > 0');
   if (typeof c.normalizeAdvantages !== 'boolean') throw bad('normalizeAdvantages', c.normalizeAdvantages, 'must be a boolean');
+}
+
+/**
+ * The constant normalizer of 'seq-mean-token-sum-norm' for a policy of context length `maxT`:
+ * cfg.tokenSumNorm, else maxT (see RlLossConfig.tokenSumNorm); for the other modes, where it is
+ * unused, 1 when neither is known.
+ * @throws Error when the mode is 'seq-mean-token-sum-norm' and neither is given.
+ */
+export function resolveTokenSumNorm(cfg: Pick<RlLossConfig, 'tokenSumNorm' | 'aggregation'>, maxT?: number): number {
+  if (cfg.tokenSumNorm !== null) return cfg.tokenSumNorm;
+  if (maxT !== undefined) {
+    if (!(Number.isInteger(maxT) && maxT > 0)) throw new Error(`resolveTokenSumNorm: maxT must be a positive integer, got ${maxT}`);
+    return maxT;
+  }
+  if (cfg.aggregation !== 'seq-mean-token-sum-norm') return 1;
+  throw new Error("resolveTokenSumNorm: 'seq-mean-token-sum-norm' needs a constant normalizer (cfg.tokenSumNorm, the maximum response length) or the policy's maxT");
 }

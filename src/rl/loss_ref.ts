@@ -3,7 +3,7 @@
  * same order as the GPU loss head (src/rl/gpu_loss.ts): the specification the GPU composite is
  * tested against, and the oracle of the micro-batch invariance and padding tests.
  */
-import type { RlLossConfig } from './config';
+import { resolveTokenSumNorm, type RlLossConfig } from './config';
 import { stepNormalizer, type StepNormalizer } from './math';
 import { nonfiniteCheckRef } from '../kernels/nonfinite_check.ref';
 import { surrogateForwardRef, rowStatsFor } from '../kernels/surrogate_forward.ref';
@@ -105,18 +105,18 @@ export function rlLossRef<A extends Floats>(batch: RlBatch<A>, cfg: RlLossConfig
  * counted over all of them (stepNormalizer of their concatenation).
  * @throws Error when the micro-batches disagree on T.
  */
-export function stepNormalizerOf(microBatches: ReadonlyArray<RlBatch>, tokenSumNorm: number | null): StepNormalizer {
+export function stepNormalizerOf(microBatches: ReadonlyArray<RlBatch>, tokenSumNorm: number): StepNormalizer {
   if (microBatches.length === 0) throw new Error('stepNormalizerOf: no micro-batches');
   const T = microBatches[0].T;
   let n = 0;
   let s = 0;
   for (const [k, mb] of microBatches.entries()) {
     if (mb.T !== T) throw new Error(`stepNormalizerOf: microBatches[${k}].T = ${mb.T} differs from T = ${T}`);
-    const z = stepNormalizer(mb.mask, mb.B, mb.T);
+    const z = stepNormalizer(mb.mask, mb.B, mb.T, tokenSumNorm);
     n += z.globalTokens;
     s += z.globalSeqs;
   }
-  return { globalTokens: n, globalSeqs: s, tokenSumNorm: tokenSumNorm ?? T };
+  return { globalTokens: n, globalSeqs: s, tokenSumNorm };
 }
 
 /**
@@ -124,14 +124,17 @@ export function stepNormalizerOf(microBatches: ReadonlyArray<RlBatch>, tokenSumN
  * rowStats folded into one accumulator in order, then the named metrics (as the GPU's one
  * readback would report them).
  * @param extraFlags non-finite bits found elsewhere (e.g. NONFINITE.rewards before advantages)
+ * @param maxT the policy's context length: the 'seq-mean-token-sum-norm' constant when
+ *   cfg.tokenSumNorm is null (resolveTokenSumNorm), as the GPU head uses
  * @returns per-micro-batch outputs, the accumulator and the metrics
  */
 export function rlStepRef<A extends Floats>(
   microBatches: ReadonlyArray<RlBatch<A>>,
   cfg: RlLossConfig,
   extraFlags = 0,
+  maxT?: number,
 ): { outputs: RlLossOutput<A>[]; acc: Float64Array; metrics: RlMetrics; norm: StepNormalizer } {
-  const norm = stepNormalizerOf(microBatches, cfg.tokenSumNorm);
+  const norm = stepNormalizerOf(microBatches, resolveTokenSumNorm(cfg, maxT));
   const acc = rlAccInit();
   let flags = extraFlags;
   const outputs = microBatches.map((mb) => {

@@ -149,11 +149,14 @@ export interface StepNormalizer {
 
 /**
  * The normalizer of a step whose rows are `mask` (B,T) — or the concatenation of all its
- * micro-batches' masks. tokenSumNorm defaults to T.
+ * micro-batches' masks. `tokenSumNorm` is the constant of 'seq-mean-token-sum-norm' (Dr. GRPO:
+ * the maximum response length, `resolveTokenSumNorm` in config.ts); it is required, never
+ * taken from T, so right-padding a row does not change its loss.
  * @throws Error naming the bad argument.
  */
-export function stepNormalizer(mask: Floats, B: number, T: number, tokenSumNorm: number | null = null): StepNormalizer {
+export function stepNormalizer(mask: Floats, B: number, T: number, tokenSumNorm: number): StepNormalizer {
   if (mask.length !== B * T) throw new Error(`stepNormalizer: mask has ${mask.length} values, expected (B,T) = ${B * T}`);
+  if (!(Number.isFinite(tokenSumNorm) && tokenSumNorm > 0)) throw new Error(`stepNormalizer: tokenSumNorm must be a finite number > 0, got ${tokenSumNorm}`);
   let n = 0;
   let s = 0;
   for (let b = 0; b < B; b++) {
@@ -162,7 +165,7 @@ export function stepNormalizer(mask: Floats, B: number, T: number, tokenSumNorm:
     n += nb;
     if (nb > 0) s++;
   }
-  return { globalTokens: n, globalSeqs: s, tokenSumNorm: tokenSumNorm ?? T };
+  return { globalTokens: n, globalSeqs: s, tokenSumNorm };
 }
 
 /**

@@ -32,7 +32,7 @@ import { prepareLogprobForward } from '../kernels/logprob_forward';
 import { prepareLogprobBackward } from '../kernels/logprob_backward';
 import { prepareGatherRows } from '../kernels/gather_rows';
 import type { LossContext, LossHead, TrainBatch } from '../model/gpu_train';
-import type { RlLossConfig } from './config';
+import { resolveTokenSumNorm, type RlLossConfig } from './config';
 import { stepNormalizer, type StepNormalizer } from './math';
 import { RL_METRIC_NAMES, ROW_STATS } from './metrics';
 import { createRlStepState, prepareRlLossHead, type RlLossBuffers, type RlStepState } from './gpu_loss';
@@ -169,7 +169,9 @@ export function rlLossHead(gpu: Gpu, cfg: RlLossConfig, maxN: number): RlHead {
     // OR-ed by every non-finite check of the step; global_norm_forward turns it into gradScale = −1.
     skipFlag: { buffer: state.flags, offset: 0 },
     prepare(ctx) {
-      const e = build(ctx, { globalTokens: 1, globalSeqs: 1, tokenSumNorm: cfg.tokenSumNorm ?? ctx.T });
+      // The 'seq-mean-token-sum-norm' constant: cfg.tokenSumNorm or the model's maxT, never ctx.T
+      // (the padded row length), so a row's loss does not depend on its padding.
+      const e = build(ctx, { globalTokens: 1, globalSeqs: 1, tokenSumNorm: resolveTokenSumNorm(cfg, ctx.model.cfg.maxT) });
       prepared.set(`${ctx.B}:${ctx.T}`, e);
       return { dispatches: e.dispatches, metrics: { buffer: state.metrics, offset: 0 } };
     },
@@ -195,7 +197,7 @@ export function rlLossHead(gpu: Gpu, cfg: RlLossConfig, maxN: number): RlHead {
         e.src = src;
       }
       // This step's normalizer: rewrite N, S and the token-sum norm of the prepared uniforms.
-      writeNormalizer(gpu, e.normUniforms, stepNormalizer(batch.mask, ctx.B, ctx.T, cfg.tokenSumNorm));
+      writeNormalizer(gpu, e.normUniforms, stepNormalizer(batch.mask, ctx.B, ctx.T, resolveTokenSumNorm(cfg, ctx.model.cfg.maxT)));
     },
     useAdvantages(s) {
       src = s;

@@ -24,6 +24,7 @@
  */
 import type { GpuModel, KvCache } from '../model/gpu_model';
 import { createStorage } from '../gpu/buffers';
+import { DeviceLostError, mapReadChecked } from '../gpu/device_lost';
 import { encodePrepared, type PreparedDispatch } from '../kernels/dispatch_plan';
 import { prepareSampleTokens } from '../kernels/sample_tokens';
 
@@ -40,6 +41,12 @@ export interface SampleRequest {
   seed: number;
   /** A row stops after sampling this id (which is included in its output). */
   endToken?: number;
+  /**
+   * Ids lo ≤ id < hi that are never sampled, except `endToken` (the special tokens: a special
+   * mid-action would neither stop the row nor reach the harness's text, so the ids trained and
+   * the text acted on would disagree). Their log-probs are unaffected (sample_tokens.wgsl).
+   */
+  banIds?: { lo: number; hi: number };
   /** Default true; false recomputes the full forward every step (benchmark baseline). */
   useKvCache?: boolean;
 }
@@ -86,6 +93,7 @@ interface BatchState {
 
 export class Sampler {
   private readonly states = new Map<number, BatchState>();
+  private inFlight = false;
 
   /** @param model the policy; its maxT is the context limit (prompt + new tokens). */
   constructor(readonly model: GpuModel) {}
@@ -110,13 +118,24 @@ export class Sampler {
 
   /**
    * Sample continuations of every prompt. Not re-entrant: the KV cache, the model's activation
-   * buffers and the staging buffer are shared, so await one call before starting the next.
+   * buffers and the staging buffer are shared, so await one call before starting the next (a
+   * second call while one runs is refused with an Error, before it touches any buffer).
    * @returns one SampledRow per prompt, and counters of the call
    * @throws Error naming the bad field: empty prompts, B > maxB, a prompt of length 0 or ≥
    *   model.maxT, an id outside [0,V), a budget < 1, temperature < 0, topP ∉ (0,1], a
    *   non-integer seed, or an endToken outside [0,V).
    */
   async sample(req: SampleRequest): Promise<{ rows: SampledRow[]; stats: SampleStats }> {
+    if (this.inFlight) throw new Error('Sampler.sample: the previous call has not finished (await each call; the KV cache and buffers are shared)');
+    this.inFlight = true;
+    try {
+      return await this.sampleOnce(req);
+    } finally {
+      this.inFlight = false;
+    }
+  }
+
+  private async sampleOnce(req: SampleRequest): Promise<{ rows: SampledRow[]; stats: SampleStats }> {
     const t0 = performance.now();
     const m = this.model;
     const { vocabSize: V } = m.cfg;
@@ -138,13 +157,19 @@ export class Sampler {
     if (req.endToken !== undefined && !(Number.isInteger(req.endToken) && req.endToken >= 0 && req.endToken < V)) {
       throw new Error(`Sampler.sample: endToken = ${req.endToken} is outside [0, ${V})`);
     }
+    const ban = req.banIds;
+    if (ban && !(Number.isInteger(ban.lo) && Number.isInteger(ban.hi) && ban.lo >= 0 && ban.lo <= ban.hi && ban.hi <= V)) {
+      throw new Error(`Sampler.sample: banIds [${ban.lo}, ${ban.hi}) must be a range inside [0, ${V}]`);
+    }
     const useCache = req.useKvCache ?? true;
-    const st = this.state(B);
     const gpu = m.gpu;
+    if (gpu.lost) throw new DeviceLostError(`${gpu.lost.reason}: ${gpu.lost.message}`);
+    const st = this.state(B);
     const d = gpu.device;
     const Tp = Math.max(...lens);
     const samp = (R: number) =>
-      prepareSampleTokens(gpu, { B, V, R, logits: { buffer: m.acts.logits }, rows: st.rows, ids: st.ids, logprob: st.logprob, seed: req.seed, temperature: req.temperature, topP });
+      prepareSampleTokens(gpu, { B, V, R, logits: { buffer: m.acts.logits }, rows: st.rows, ids: st.ids, logprob: st.logprob, seed: req.seed, temperature: req.temperature, topP,
+        ...(ban ? { ban: { lo: ban.lo, hi: ban.hi, ...(req.endToken !== undefined ? { allow: req.endToken } : {}) } } : {}) });
     const sampleFull = new Map<number, PreparedDispatch>();
     const sampleAt = (R: number) => {
       let s = sampleFull.get(R);
@@ -202,7 +227,7 @@ export class Sampler {
       enc.copyBufferToBuffer(st.logprob, 0, st.staging, B * 4, B * 4);
       d.queue.submit([enc.finish()]);
       stats.submits++;
-      await st.staging.mapAsync(GPUMapMode.READ);
+      await mapReadChecked(d, st.staging);
       const words = st.staging.getMappedRange().slice(0);
       st.staging.unmap();
       stats.readbacks++;

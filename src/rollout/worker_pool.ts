@@ -55,7 +55,8 @@ class WorkerDiedError extends Error {}
 
 export class WorkerPool<T> {
   private readonly slots: Slot<T>[] = [];
-  private readonly waiting: ((s: Slot<T>) => void)[] = [];
+  /** Calls waiting for a free worker; `terminate` rejects them. */
+  private readonly waiting: Array<{ resolve: (s: Slot<T>) => void; reject: (e: Error) => void }> = [];
   private closed = false;
   readonly stats: WorkerPoolStats = { completed: 0, retries: 0, thrown: 0, timeouts: 0, crashes: 0, replaced: 0 };
   private readonly maxRetries: number;
@@ -111,12 +112,12 @@ export class WorkerPool<T> {
       free.busy = true;
       return Promise.resolve(free);
     }
-    return new Promise((resolve) => this.waiting.push(resolve));
+    return new Promise((resolve, reject) => this.waiting.push({ resolve, reject }));
   }
 
   private release(slot: Slot<T>): void {
     const next = this.waiting.shift();
-    if (next) next(slot);
+    if (next) next.resolve(slot);
     else slot.busy = false;
   }
 
@@ -161,9 +162,10 @@ export class WorkerPool<T> {
     }
   }
 
-  /** Terminate every worker; pending and future `run` calls reject. */
+  /** Terminate every worker; pending calls (running or waiting for a worker) and future `run` calls reject. */
   terminate(): void {
     this.closed = true;
+    for (const w of this.waiting.splice(0)) w.reject(new Error('WorkerPool: closed while the call waited for a worker'));
     for (const s of this.slots) {
       s.worker.terminate();
       s.kill(new WorkerDiedError(`worker ${s.index} terminated (pool closed)`));

@@ -13,7 +13,11 @@
  *      but IndexedDB requests is awaited inside it (awaiting anything else lets it auto-commit
  *      half-done);
  *   3. IndexedDB makes the transaction atomic: on any abort (quota, crash, injected fault) none
- *      of it is visible and the previous checkpoint and pointer are untouched.
+ *      of it is visible and the previous checkpoint and pointer are untouched. This atomicity is
+ *      what the store relies on; the order of the puts inside the transaction (pointer last) is
+ *      not observable by any reader and guarantees nothing by itself. The quota-fault test
+ *      (tests/browser/checkpoint_store.spec.ts) aborts the transaction after chunks were put
+ *      and checks that neither they nor a manifest or pointer of the new step are visible.
  *   4. retention runs afterwards, in its own transaction, and never deletes the pointed-to step.
  */
 import { openDB, type IDBPDatabase } from 'idb';

@@ -164,7 +164,8 @@ export class WasmRlTrainer {
       batch.logits = z;
       batch.vocab = V;
     }
-    const { outputs, metrics } = rlStepRef([batch], cfg);
+    // seq-mean-token-sum-norm without cfg.tokenSumNorm divides by the policy's maxT, as the GPU head.
+    const { outputs, metrics } = rlStepRef([batch], cfg, 0, m.cfg.maxT);
     const o = outputs[0];
     if (o.nonfinite !== 0 || metrics.skipped !== 0) {
       m.endStep();

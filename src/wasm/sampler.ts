@@ -65,7 +65,12 @@ export class WasmSampler {
     if (req.endToken !== undefined && !(Number.isInteger(req.endToken) && req.endToken >= 0 && req.endToken < V)) {
       throw new Error(`WasmSampler.sample: endToken = ${req.endToken} is outside [0, ${V})`);
     }
-    const opt = { temperature: req.temperature, topP: req.topP ?? 1, seed: req.seed };
+    const ban = req.banIds;
+    if (ban && !(Number.isInteger(ban.lo) && Number.isInteger(ban.hi) && ban.lo >= 0 && ban.lo <= ban.hi && ban.hi <= V)) {
+      throw new Error(`WasmSampler.sample: banIds [${ban.lo}, ${ban.hi}) must be a range inside [0, ${V}]`);
+    }
+    // Banned ids (the tokenizer's specials except the end token) are never drawn, as on the GPU.
+    const opt = { temperature: req.temperature, topP: req.topP ?? 1, seed: req.seed, ...(ban ? { ban: { lo: ban.lo, hi: ban.hi, ...(req.endToken !== undefined ? { allow: req.endToken } : {}) } } : {}) };
     const useCache = req.useKvCache ?? true;
     const d0 = e.dispatches;
     const stats: SampleStats = { steps: 0, submits: 0, readbacks: 0, dispatches: 0, tokens: 0, ms: 0, firstStepMs: 0, firstStepDispatches: 0 };

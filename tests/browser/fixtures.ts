@@ -32,3 +32,14 @@ export const test = base.extend<{ gpuPage: PageRunner }>({
 });
 
 export { expect };
+
+/**
+ * A measurement worth keeping from a passing test (numbers, sizes, timings): attached to the
+ * test as an annotation (HTML/JSON reporters show it) instead of printed, so a clean run's
+ * output holds only what matters. Set HLAB_TEST_NOTES=1 to print them as well.
+ */
+export function note(label: string, value: unknown): void {
+  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  test.info().annotations.push({ type: label, description: text });
+  if (process.env.HLAB_TEST_NOTES === '1') process.stdout.write(`${label}: ${text}\n`);
+}

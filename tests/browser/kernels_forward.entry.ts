@@ -23,7 +23,7 @@ import { crossentropyForwardRef } from '../../src/kernels/crossentropy_forward.r
 import { prepareKvCacheWrite } from '../../src/kernels/kv_cache_write';
 import { prepareSampleTokens } from '../../src/kernels/sample_tokens';
 import { prepareGatherRows } from '../../src/kernels/gather_rows';
-import { sampleTokensRef } from '../../src/kernels/sample_tokens.ref';
+import { sampleTokensRef, type SampleBan } from '../../src/kernels/sample_tokens.ref';
 
 type Tol = [atol: number, rtol: number];
 
@@ -274,16 +274,20 @@ export function gatherRowsCheck(B: number, C: number, R: number, seed: number) {
  * sample_tokens vs sampleTokensRef over `draws` steps for B rows of random logits (one row
  * with ±1e4 offsets). Returns id agreement and the log-prob comparison.
  */
-export function sampleCheck(B: number, V: number, temperature: number, topP: number, draws: number, seed: number, tol: Tol) {
+export function sampleCheck(B: number, V: number, temperature: number, topP: number, draws: number, seed: number, tol: Tol, ban?: SampleBan) {
   return withGpu(async (gpu) => {
     const rng = new Rng(seed);
     const R = B + 2;
     const logits = logitRows(rng, R, V, 1e4);
+    // With a ban: the banned ids (and the allowed one among them) carry most of the mass.
+    if (ban) for (let r = 0; r < R; r++) for (let j = ban.lo; j < ban.hi; j++) logits[r * V + j] += 8;
+    let bannedDraws = 0;
+    let allowDraws = 0;
     const lB = uploadStorage(gpu.device, 'logits', logits);
     const rowsBuf = createStorage(gpu.device, 'rows', B * 2 * 4);
     const ids = createStorage(gpu.device, 'ids', B * 4);
     const lp = createStorage(gpu.device, 'logprob', B * 4);
-    const d = prepareSampleTokens(gpu, { B, V, R, logits: { buffer: lB }, rows: rowsBuf, ids, logprob: lp, seed: 99, temperature, topP });
+    const d = prepareSampleTokens(gpu, { B, V, R, logits: { buffer: lB }, rows: rowsBuf, ids, logprob: lp, seed: 99, temperature, topP, ...(ban ? { ban } : {}) });
     let idMismatches = 0;
     const gotLp: number[] = [];
     const refLp: number[] = [];
@@ -297,15 +301,19 @@ export function sampleCheck(B: number, V: number, temperature: number, topP: num
       await run(gpu, 'sample_tokens', () => [d]);
       const gi = new Int32Array(await readback(gpu.device, ids, B * 4));
       const gl = await readF32(gpu.device, lp, B);
-      const ref = sampleTokensRef(logits, V, rows, steps, { seed: 99, temperature, topP });
+      const ref = sampleTokensRef(logits, V, rows, steps, { seed: 99, temperature, topP, ...(ban ? { ban } : {}) });
       for (let b = 0; b < B; b++) {
         if (gi[b] !== ref.ids[b]) idMismatches++;
+        if (ban && gi[b] >= ban.lo && gi[b] < ban.hi) {
+          if (gi[b] === ban.allow) allowDraws++;
+          else bannedDraws++;
+        }
         distinct.add(gi[b]);
         gotLp.push(gl[b]);
         refLp.push(ref.logprob[b]);
       }
     }
-    return { idMismatches, distinct: distinct.size, logprob: allClose(gotLp, refLp, tol[0], tol[1]) };
+    return { idMismatches, distinct: distinct.size, bannedDraws, allowDraws, logprob: allClose(gotLp, refLp, tol[0], tol[1]) };
   });
 }
 

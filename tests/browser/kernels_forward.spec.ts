@@ -93,3 +93,15 @@ test('sample_tokens: ids equal the CPU reference (greedy, τ = 1, 0.7, 1.3 with 
     expect(result.logprob.ok, `${label}: ${JSON.stringify(result.logprob)}`).toBe(true);
   });
 });
+
+test('sample_tokens with banned ids (the specials but the stop id): never drawn, the allowed one is; ids and log-probs equal the CPU reference', async ({ gpuPage }) => {
+  const ban = { lo: 100, hi: 108, allow: 107 };
+  const res = await runCases<{ idMismatches: number; bannedDraws: number; allowDraws: number; logprob: Close }>(gpuPage,
+    ([[0, 1], [1, 1], [1.3, 0.9]] as const).map(([temp, topP]) => ['sampleCheck', 6, 259, temp, topP, 8, 12, [2e-3, 1e-5], ban] as Case));
+  res.forEach(({ label, result }) => {
+    expect(result.idMismatches, label).toBe(0);
+    expect(result.bannedDraws, label).toBe(0);
+    expect(result.allowDraws, `${label}: the stop id keeps its mass`).toBeGreaterThan(0);
+    expect(result.logprob.ok, `${label}: ${JSON.stringify(result.logprob)}`).toBe(true);
+  });
+});

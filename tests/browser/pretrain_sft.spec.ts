@@ -1,12 +1,12 @@
 // Pretraining in real Chromium WebGPU: the GPU SFT loop follows the CPU reference on the same
 // demonstration batches, and the page-side `hlab pretrain` produces a verifiable checkpoint.
-import { test, expect } from './fixtures';
+import { test, expect, note } from './fixtures';
 
 const ENTRY = '/tests/browser/pretrain_sft.entry.ts';
 
 test('GPU SFT matches the CPU model step for step on demonstration rows and lowers the loss', async ({ gpuPage }) => {
   const r = await gpuPage.run<{ gpu: number[]; cpu: number[]; rows: number }>(ENTRY, 'gpuVsCpu');
-  console.log(JSON.stringify({ rows: r.rows, gpu: r.gpu.map((x) => +x.toFixed(4)), cpu: r.cpu.map((x) => +x.toFixed(4)) }));
+  note('losses', { rows: r.rows, gpu: r.gpu.map((x) => +x.toFixed(4)), cpu: r.cpu.map((x) => +x.toFixed(4)) });
   expect(r.gpu.length).toBe(12);
   let maxDiff = 0;
   r.gpu.forEach((x, i) => (maxDiff = Math.max(maxDiff, Math.abs(x - r.cpu[i]))));
@@ -17,7 +17,7 @@ test('GPU SFT matches the CPU model step for step on demonstration rows and lowe
 
 test('page-side pretraining writes a checkpoint whose digest verifies, and evaluates greedily', async ({ gpuPage }) => {
   const r = await gpuPage.run<{ backend: string; steps: number; losses: number[]; digest: string; verified: string; evalEpisodes: number; passAt1: number }>(ENTRY, 'toyPretrain');
-  console.log(JSON.stringify(r));
+  note('result', r);
   expect(r.backend).toBe('gpu');
   expect(r.losses.length).toBe(3);
   expect(r.verified).toBe(r.digest);

@@ -5,7 +5,7 @@ import { createGpu, checked, type Gpu } from '../../src/gpu/device';
 import { createStorage, readF32, readback, uploadStorage } from '../../src/gpu/buffers';
 import { allClose, type CloseReport } from '../../src/kernels/compare';
 import { makeRlBatch, padBatch, sliceRows, toF32 } from './lib/rl_batch';
-import { rlLossConfig, type LossAggregation, type RlLossConfig, type KlEstimator } from '../../src/rl/config';
+import { rlLossConfig, resolveTokenSumNorm, type LossAggregation, type RlLossConfig, type KlEstimator } from '../../src/rl/config';
 import { stepNormalizer, type StepNormalizer } from '../../src/rl/math';
 import { F32_MAX, NONFINITE, ROW, ROW_STATS, RL_METRIC_NAMES, type RlMetrics } from '../../src/rl/metrics';
 import { rlStepRef, stepNormalizerOf, type RlBatch } from '../../src/rl/loss_ref';
@@ -216,6 +216,25 @@ async function lossKernelsOne(gpu: Gpu, seed: number, aggregation: LossAggregati
     checks.push(cmp(`surrogate row sums dual=${dualClip}`, cols(got, B, sums), cols(fr.rowStats, B, sums), 2e-6, 2e-5));
     checks.push(cmp(`surrogate_backward dual=${dualClip}`, await readGrad(), surrogateBackwardRef(b.logprobs, b.oldLogprobs, b.advantages, b.mask, b, sp), 1e-7, 1e-5));
   }
+  {
+    // Clip counts at hand-picked ratios (ε_lo 0.2, ε_hi 0.28): A > 0 with 1 + ε_lo < ρ ≤ 1 + ε_hi
+    // is inside the band (not clipped high); only (1.3, A > 0) is high and (0.75, A < 0) low.
+    const rho = [1.25, 1.3, 0.75, 0.85, 1.25, 0.75];
+    const adv = [1, 1, -1, -1, -1, 1];
+    const n = rho.length;
+    const cb = { logprobs: up(gpu, 'band lp', Float32Array.from(rho, Math.log)), oldLogprobs: up(gpu, 'band old', new Float32Array(n)), advantages: up(gpu, 'band adv', Float32Array.from(adv)), mask: up(gpu, 'band mask', new Float32Array(n).fill(1)) };
+    const bandRows = out(gpu, 'band rows', ROW_STATS);
+    const bnorm = stepNormalizer(new Float32Array(n).fill(1), 1, n, n);
+    const sp = { aggregation, norm: bnorm, clipLow: 0.2, clipHigh: 0.28, dualClip: null };
+    await run(gpu, 'surrogate band', (p) => {
+      encodeRlRowsZero(gpu, p, bandRows, 1);
+      encodeSurrogateForward(gpu, p, cb, bandRows, 1, n, sp);
+    });
+    const got = await readF32(gpu.device, bandRows, ROW_STATS);
+    const fr = surrogateForwardRef(Float32Array.from(rho, Math.log), new Float32Array(n), Float32Array.from(adv), new Float32Array(n).fill(1), { B: 1, T: n }, sp);
+    checks.push(cmp('surrogate clip counts in the band (1+ε_lo, 1+ε_hi], GPU vs hand', [got[ROW.CLIP_LOW], got[ROW.CLIP_HIGH], got[ROW.DUAL_CLIP]], [1, 1, 0], 0, 0));
+    checks.push(cmp('surrogate clip counts in the band, reference vs hand', [fr.rowStats[ROW.CLIP_LOW], fr.rowStats[ROW.CLIP_HIGH], fr.rowStats[ROW.DUAL_CLIP]], [1, 1, 0], 0, 0));
+  }
   for (const estimator of ['k1', 'k2', 'k3'] as KlEstimator[]) {
     const kp = { ...agg, estimator };
     await run(gpu, 'kl', (p) => {
@@ -275,7 +294,7 @@ export async function klExtremes(): Promise<{ checks: Check[]; k3: number[]; dk3
     const xs = [0, 1e-6, -1e-6, 80, -80, 0.3, -0.7];
     const B = xs.length, T = 1;
     const lp = new Float32Array(B), ref = Float32Array.from(xs), mask = new Float32Array(B).fill(1);
-    const norm = stepNormalizer(mask, B, T);
+    const norm = stepNormalizer(mask, B, T, 1);
     const rows = out(gpu, 'rows', B * ROW_STATS), grad = out(gpu, 'grad', B);
     const glp = up(gpu, 'lp', lp), gref = up(gpu, 'ref', ref), gm = up(gpu, 'mask', mask);
     for (const estimator of ['k1', 'k2', 'k3'] as KlEstimator[]) {
@@ -314,7 +333,7 @@ interface StepResult {
 
 /** Upload the micro-batches, run a full loss-head step on the GPU, read gradients and metrics. */
 async function gpuStep(gpu: Gpu, parts: RlBatch<Float32Array>[], cfg: RlLossConfig, gradNorm?: number, prepared = false): Promise<StepResult> {
-  const norm: StepNormalizer = stepNormalizerOf(parts, cfg.tokenSumNorm);
+  const norm: StepNormalizer = stepNormalizerOf(parts, resolveTokenSumNorm(cfg));
   const s = createRlStepState(gpu);
   const mbs = parts.map((b, k) => {
     const V = b.vocab ?? 0;

@@ -8,6 +8,8 @@ import { rlLossConfig, type RlLossConfig } from '../../src/rl/config';
 import { policyTokenEntropy, RlTrainer, type RlTrainerOptions, type RlUpdateMetrics } from '../../src/rl/trainer';
 import { grpoAdvantages, ppoAdvantages, type TrajectoryLike } from '../../src/rl/trainer_batch';
 import { Rng } from '../../src/util/rng';
+import { rlLossHead } from '../../src/rl/trainer_head';
+import { GpuTrainer } from '../../src/model/gpu_train';
 
 const CFG: ModelConfig = { vocabSize: 64, maxT: 32, C: 32, L: 1, NH: 2 };
 
@@ -242,4 +244,42 @@ export async function zeroVarianceFilter(seed: number) {
   const ent = (await run(rlLossConfig({ algorithm: 'grpo', entCoef: 0.01 }), {}, [trajs])).metrics[0];
   const ppo = (await run(rlLossConfig({ algorithm: 'ppo' }), {}, [trajs])).metrics[0];
   return { mixed, allEqual, off, kl, ent, ppo };
+}
+
+/**
+ * 'seq-mean-token-sum-norm' in the GPU loss head: the same two rows right-padded from T = 8 to
+ * T = 58 (mask 0) give the same policy loss, and with tokenSumNorm null the constant is the
+ * model's maxT (the loss × constant equals that with an explicit tokenSumNorm = 16 × 16).
+ * The trainer runs at lr 0 so the parameters, hence the log-probs, stay the same.
+ */
+export async function sumNormPadding(seed: number) {
+  const gpu = await sharedGpu();
+  const cfgM: ModelConfig = { vocabSize: 64, maxT: 64, C: 32, L: 1, NH: 2 };
+  const model = GpuModel.create(gpu, cfgM, { maxB: 2, maxT: 64 });
+  model.writeParams(initParams(cfgM, seed));
+  const rng = new Rng(seed);
+  const T0 = 8;
+  const ids0 = Int32Array.from({ length: 2 * T0 }, () => 1 + rng.int(63));
+  const tgt0 = Int32Array.from({ length: 2 * T0 }, () => 1 + rng.int(63));
+  const mask0 = Float32Array.from({ length: 2 * T0 }, (_, i) => (i % T0 >= 3 && !(i >= T0 && i % T0 >= 6) ? 1 : 0));
+  const old0 = Float32Array.from({ length: 2 * T0 }, () => -4.3 + 0.4 * rng.float());
+  const adv0 = Float32Array.from({ length: 2 * T0 }, (_, i) => (i < T0 ? 0.8 : -0.6));
+  const pad = (a: Int32Array | Float32Array, T: number) => {
+    const o = new (a.constructor as Int32ArrayConstructor | Float32ArrayConstructor)(2 * T);
+    for (let b = 0; b < 2; b++) o.set(a.subarray(b * T0, (b + 1) * T0), b * T);
+    return o;
+  };
+  const lossAt = async (T: number, tokenSumNorm: number | null) => {
+    const head = rlLossHead(gpu, rlLossConfig({ algorithm: 'grpo', aggregation: 'seq-mean-token-sum-norm', tokenSumNorm }), 2 * 64);
+    const trainer = GpuTrainer.create(model, { lr: 0, weightDecay: 0, lossHead: head, onSkip: 'report' });
+    const m = await trainer.trainStep({
+      B: 2, T, ids: pad(ids0, T) as Int32Array, targets: pad(tgt0, T) as Int32Array, mask: pad(mask0, T) as Float32Array,
+      extra: { oldLogprobs: pad(old0, T) as Float32Array, advantages: pad(adv0, T) as Float32Array },
+    });
+    trainer.destroy();
+    return m.head.policyLoss;
+  };
+  const r = { t8: await lossAt(8, null), t58: await lossAt(58, null), t8Norm16: await lossAt(8, 16), t58Norm16: await lossAt(58, 16) };
+  model.destroy();
+  return r;
 }

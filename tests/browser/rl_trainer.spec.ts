@@ -1,6 +1,6 @@
 // The RL trainer's GPU advantages (grpo_advantage / gae / adv_normalize kernels in the training
 // step's command buffer) against the CPU references, and short updates (real Chromium WebGPU).
-import { test, expect } from './fixtures';
+import { test, expect, note } from './fixtures';
 
 const ENTRY = '/tests/browser/rl_trainer.entry.ts';
 
@@ -8,7 +8,7 @@ type Err = { maxAbsErr: number; refMax: number; n: number };
 
 test('GPU advantages and returns equal the CPU references (GRPO ± std division, PPO GAE ± normalization)', async ({ gpuPage }) => {
   const r = await gpuPage.run<Record<string, { adv: Err; ret?: Err; zeroGroupMax: number }>>(ENTRY, 'advantageOracle', 7);
-  console.log(JSON.stringify(r));
+  note('advantage errors', r);
   expect(Object.keys(r).sort()).toEqual(['grpo', 'grpo-noStd', 'ppo', 'ppo-norm']);
   for (const [name, c] of Object.entries(r)) {
     // f32 on both sides; sums in a different order (group stats, masked whitening): 2e-5 relative.
@@ -23,7 +23,7 @@ test('GPU advantages and returns equal the CPU references (GRPO ± std division,
 test('GRPO and PPO updates with GPU advantages run and report finite metrics', async ({ gpuPage }) => {
   for (const algorithm of ['grpo', 'ppo'] as const) {
     const m = await gpuPage.run<Array<Record<string, number>>>(ENTRY, 'shortRun', 3, { algorithm }, 2);
-    console.log(algorithm, JSON.stringify(m));
+    note(`${algorithm} metrics`, m);
     expect(m).toHaveLength(2);
     for (const s of m) {
       expect(s.skippedSteps).toBe(0);
@@ -45,7 +45,7 @@ test('KL to the frozen starting policy and the entropy bonus: 0 KL and no KL gra
   const kl = await run({ klCoef: 0.1 });
   // entCoef large: near a uniform initial policy the entropy gradient is small.
   const ent = await run({ entCoef: 0.5 });
-  console.log(JSON.stringify({ base, kl, ent }));
+  note('metrics', { base, kl, ent });
   for (const m of [base, kl, ent]) for (const s of m) expect(s.optimizerSteps).toBe(1);
   for (const s of [...kl, ...ent]) {
     expect(s.skippedSteps).toBe(0);
@@ -66,7 +66,7 @@ test('after the first step of a shape, optimizer steps create no GPU buffers or 
   type Step = { update: number; B: number; T: number; buffers: number; bindGroups: number; labels: string[] };
   for (const o of [{ algorithm: 'grpo' }, { algorithm: 'ppo', klCoef: 0.1, entCoef: 0.01 }]) {
     const steps = await gpuPage.run<Step[]>(ENTRY, 'stepAllocations', 11, o, 2);
-    console.log(JSON.stringify(o), JSON.stringify(steps.map(({ labels: _l, ...s }) => s)));
+    note(`allocations ${JSON.stringify(o)}`, steps.map(({ labels: _l, ...s }) => s));
     const first = steps.filter((s) => s.update === 1);
     expect(first.length, JSON.stringify(o)).toBeGreaterThanOrEqual(4);
     // The first step of a shape prepares the plan (and the head's dispatches) once.
@@ -94,7 +94,7 @@ test('GRPO drops zero-variance groups: same update as without them, no step when
     ent: M;
     ppo: M;
   }>(ENTRY, 'zeroVarianceFilter', 13);
-  console.log(JSON.stringify(r));
+  note('zero-variance filter', r);
   const { mixed, allEqual } = r;
 
   // (a) One constant group dropped: bitwise the update of the mixed group alone (same init, seed).
@@ -137,4 +137,13 @@ test('GRPO drops zero-variance groups: same update as without them, no step when
     expect(m.rows, name).toBe(mixed.offAll.rows);
     expect(m.optimizerSteps, name).toBeGreaterThan(0);
   }
+});
+
+test("seq-mean-token-sum-norm: right-padding a row does not change the GPU head's loss; the default constant is the model's maxT", async ({ gpuPage }) => {
+  const r = await gpuPage.run<{ t8: number; t58: number; t8Norm16: number; t58Norm16: number }>(ENTRY, 'sumNormPadding', 3);
+  expect(Number.isFinite(r.t8) && r.t8 !== 0).toBe(true);
+  expect(Math.abs(r.t58 - r.t8)).toBeLessThanOrEqual(1e-6 * Math.abs(r.t8));
+  expect(Math.abs(r.t58Norm16 - r.t8Norm16)).toBeLessThanOrEqual(1e-6 * Math.abs(r.t8Norm16));
+  // null → maxT = 64: loss·64 = (loss with 16)·16
+  expect(Math.abs(r.t8 * 64 - r.t8Norm16 * 16)).toBeLessThanOrEqual(1e-5 * Math.abs(r.t8Norm16 * 16));
 });

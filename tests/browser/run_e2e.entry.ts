@@ -104,3 +104,24 @@ export async function stopAtLastStep(steps: number) {
     b: { status: b.status, runs: b.results.runs.length, steps: b.curves[0]?.steps.length ?? 0, stepsApplied: b.results.runs[0]?.steps ?? -1 },
   };
 }
+
+/**
+ * A spec whose fields are each valid but inconsistent (K above the training-set size) is refused
+ * by the runner in the page before any GPU work: the error names the field; no GPU device was
+ * requested (createGpu counts adapters asked for through navigator.gpu).
+ */
+export async function inconsistentSpec() {
+  const spec = { ...tinySpec(), methods: [{ name: 'scaling', harnesses: 'scaling', K: 99, algorithm: 'grpo' }] };
+  const gpu = navigator.gpu;
+  let adapterRequests = 0;
+  const orig = gpu.requestAdapter.bind(gpu);
+  gpu.requestAdapter = (o?: GPURequestAdapterOptions) => (adapterRequests++, orig(o));
+  try {
+    await runExperimentInPage(spec, { dbName: `hlab-inconsistent-${Math.random().toString(36).slice(2)}`, inProcessEnv: true });
+    return { error: 'none', adapterRequests };
+  } catch (e) {
+    return { error: (e as Error).message, adapterRequests };
+  } finally {
+    gpu.requestAdapter = orig;
+  }
+}

@@ -1,7 +1,7 @@
 // End-to-end experiment runs in real Chromium + WebGPU (SwiftShader): every stage of
 // `hlab run` on a tiny model, resume equivalence across a page reload, a killed worker; resume
 // and PPO also on the CPU engine (WebAssembly threads in Web Workers of the page).
-import { test, expect } from './fixtures';
+import { test, expect, note } from './fixtures';
 
 const ENTRY = '/tests/browser/run_e2e.entry.ts';
 
@@ -28,7 +28,7 @@ test('tiny end-to-end GRPO run: eval before/after, RL steps, a worker killed mid
   await warmUp(page);
   // Job 6 is the second env step of the first RL step (jobs 1–4 reset its 4 episodes).
   const r = await gpuPage.run<any>(ENTRY, 'tinyEndToEnd', 'grpo', 6);
-  console.log(JSON.stringify({ seconds: r.seconds, run: r.run, last: r.steps.at(-1) }));
+  note('run', { seconds: r.seconds, run: r.run, last: r.steps.at(-1) });
   expect(r.status).toBe('done');
   // init 'base': either the shipped base checkpoint, or a scratch fallback with a loud warning.
   expect(r.starts).toHaveLength(1);
@@ -105,8 +105,17 @@ test('a checkpoint written on WebGPU continues on the CPU engine (same layout; h
 test('a stop during the last RL step is honoured before the final evaluation; resume runs only the evaluation', async ({ gpuPage, page }) => {
   test.setTimeout(180_000);
   await warmUp(page);
+  // The finished 'before' evaluation goes to the console too: `hlab run` keeps it in results.md
+  // when the run is interrupted before its result exists.
+  const evals: Array<{ when: string; runIndex: number; passAt1: { base: number | null } }> = [];
+  page.on('console', (m) => {
+    const t = m.text();
+    if (t.startsWith('[run] {"type":"eval"')) evals.push(JSON.parse(t.slice(6)));
+  });
   const r = await gpuPage.run<any>(ENTRY, 'stopAtLastStep', 2);
   expect(r.a).toEqual({ status: 'interrupted', runs: 0, steps: 2 });
+  expect(evals.filter((e) => e.when === 'before' && e.runIndex === 0).length).toBeGreaterThanOrEqual(1);
+  expect(typeof evals[0].passAt1.base).toBe('number');
   expect(r.b.status).toBe('done');
   expect(r.b.runs).toBe(1);
   expect(r.b.steps).toBe(2); // the history came from the checkpoint: no RL step was redone
@@ -138,3 +147,10 @@ test(`PPO on ${backend} trains the value head; a step with NaN log-probs is skip
   expect(two.digest).toBe(one.digest);
 });
 }
+
+test('the runner refuses an inconsistent spec (K > training-set size) before any GPU work', async ({ gpuPage, page }) => {
+  await warmUp(page);
+  const r = await gpuPage.run<{ error: string; adapterRequests: number }>(ENTRY, 'inconsistentSpec');
+  expect(r.error).toBe('spec: invalid experiment spec: spec.methods[0].K: 99 exceeds the training-set size 18 (the orthogonal-array design); K must be in 1..18');
+  expect(r.adapterRequests).toBe(0);
+});

@@ -9,6 +9,7 @@ import { validateConfig, type ModelConfig } from '../../src/model/config';
 import { cpuForward } from '../../src/model/cpu_model';
 import { GpuModel } from '../../src/model/gpu_model';
 import { Sampler, type SampleRequest } from '../../src/rollout/sampler';
+import { GpuPolicy } from '../../src/rollout/gpu_policy';
 import { testParams } from './model_forward.entry';
 
 let shared: Promise<Gpu> | null = null;
@@ -61,7 +62,15 @@ export async function decodeVsFull(cfg: ModelConfig, lens: number[], steps: numb
     pass.end();
     d.queue.submit([enc.finish()]);
   };
+  // The prefill's lm head runs on each row's last prompt position: the first token after the prompt.
+  d.queue.writeBuffer(cache.lastRow, 0, Int32Array.from(lens, (l, b) => b * Tp + l - 1));
   run(model.prefillDispatches(cache, Tp));
+  const firstGot = await readF32(d, model.acts.logits, B * V);
+  const firstWant = new Float32Array(B * V);
+  for (let b = 0; b < B; b++) firstWant.set(ref.subarray((b * T + lens[b] - 1) * V, (b * T + lens[b]) * V), b * V);
+  const first = allClose(firstGot, firstWant, atol, rtol);
+  let firstExact = 0;
+  for (let i = 0; i < firstGot.length; i++) if (Object.is(firstGot[i], firstWant[i])) firstExact++;
   const decode = model.decodeDispatches(cache, idsBuf);
   let exact = 0;
   let total = 0;
@@ -79,7 +88,7 @@ export async function decodeVsFull(cfg: ModelConfig, lens: number[], steps: numb
     total += got.length;
   }
   model.destroy();
-  return { worst, exactFraction: exact / total };
+  return { first, firstExactFraction: firstExact / firstGot.length, worst, exactFraction: exact / total };
 }
 
 /** Greedy sampling on the GPU vs the CPU model's greedy continuation, row by row. */
@@ -190,4 +199,56 @@ export async function stopping(cfg: ModelConfig, seed: number) {
   sampler.destroy();
   model.destroy();
   return { end, greedy: greedy.rows.map((x) => Array.from(x.ids)), rows: r.rows.map((x) => ({ ids: Array.from(x.ids), stop: x.stop })), stats: r.stats };
+}
+
+/** Two overlapping sample() calls: the second is refused before touching a buffer; the first completes; a later one works. */
+export async function overlapping(cfg: ModelConfig, seed: number) {
+  const { gpu, model } = await setup(cfg, 2, cfg.maxT, seed);
+  const ps = prompts(new Rng(seed + 5), cfg.vocabSize, [3, 5]);
+  const sampler = new Sampler(model);
+  const req: SampleRequest = { prompts: ps, maxNewTokens: 4, temperature: 1, seed: 3 };
+  const errors: string[] = [];
+  gpu.device.pushErrorScope('validation');
+  const first = sampler.sample(req);
+  let second = 'resolved';
+  try {
+    await sampler.sample(req);
+  } catch (e) {
+    second = (e as Error).message;
+  }
+  const a = await first;
+  const b = await sampler.sample(req);
+  const v = await gpu.device.popErrorScope();
+  if (v) errors.push(v.message);
+  sampler.destroy();
+  model.destroy();
+  return { second, firstIds: a.rows.map((r) => Array.from(r.ids)), laterIds: b.rows.map((r) => Array.from(r.ids)), errors };
+}
+
+/**
+ * GpuPolicy never samples a banned id except the stop id: ban nearly the whole vocabulary
+ * [0, V − 4) with the stop id inside it, sample at τ = 1 from random weights.
+ */
+export async function bannedIds(cfg: ModelConfig, seed: number) {
+  const { model } = await setup(cfg, 4, cfg.maxT, seed);
+  const V = cfg.vocabSize;
+  const ban = { lo: 0, hi: V - 4 };
+  const end = 7;
+  const policy = new GpuPolicy(model, { banIds: ban });
+  const ps = prompts(new Rng(seed + 6), V, [3, 5, 2, 4]);
+  const rows = await policy.sample(ps, 12, 1, 9, end);
+  const ids = rows.flatMap((r) => Array.from(r.ids));
+  const free = new GpuPolicy(model);
+  const defaultBan = free.banIds;
+  policy.destroy();
+  free.destroy();
+  model.destroy();
+  return {
+    tokens: ids.length,
+    bannedDrawn: ids.filter((i) => i >= ban.lo && i < ban.hi && i !== end).length,
+    endDrawn: ids.filter((i) => i === end).length,
+    stops: rows.map((r) => r.stop),
+    endsLast: rows.every((r) => r.stop !== 'end' || r.ids[r.ids.length - 1] === end),
+    defaultBan,
+  };
 }

@@ -9,7 +9,10 @@ test('KV-cache decode logits equal the full forward at every step (bit-identical
   // The decode step runs the full forward's arithmetic (same matmul per-element order, the same
   // `attend` function over the cache), so on one adapter its logits are bit-identical to the
   // full forward's. The atol/rtol check reports the size of any difference first.
-  const d = await gpuPage.run<{ worst: Close; exactFraction: number }>(ENTRY, 'decodeVsFull', tiny, [5, 1, 9], 6, 31, 1e-5, 1e-5);
+  const d = await gpuPage.run<{ first: Close; firstExactFraction: number; worst: Close; exactFraction: number }>(ENTRY, 'decodeVsFull', tiny, [5, 1, 9], 6, 31, 1e-5, 1e-5);
+  // The first token after the prompt comes from the prefill's lm head on the gathered last rows.
+  expect(d.first.ok, JSON.stringify(d.first)).toBe(true);
+  expect(d.firstExactFraction, 'fraction of prefill last-row logits bit-identical to the full forward').toBe(1);
   expect(d.worst.ok, JSON.stringify(d)).toBe(true);
   expect(d.exactFraction, 'fraction of decode logits bit-identical to the full forward').toBe(1);
 
@@ -45,4 +48,23 @@ test('sampled log-probs equal re-scoring by a full forward; rows independent; no
     expect(r, `row ${b}`).toEqual(want);
   });
   expect(s.rows[1].stop).toBe('end');
+});
+
+test('a second sample() while one runs is refused with a clear error (no GPU validation error); the first and later calls work', async ({ gpuPage }) => {
+  const r = await gpuPage.run<{ second: string; firstIds: number[][]; laterIds: number[][]; errors: string[] }>(ENTRY, 'overlapping', tiny, 36);
+  expect(r.second).toBe('Sampler.sample: the previous call has not finished (await each call; the KV cache and buffers are shared)');
+  expect(r.errors).toEqual([]);
+  expect(r.firstIds.map((x) => x.length)).toEqual([4, 4]);
+  expect(r.laterIds).toEqual(r.firstIds); // same seed, same request: the refused call disturbed nothing
+});
+
+test('special ids other than the stop id are never sampled (masked); the stop id is and stops its row', async ({ gpuPage }) => {
+  const r = await gpuPage.run<{ tokens: number; bannedDrawn: number; endDrawn: number; stops: string[]; endsLast: boolean; defaultBan: { lo: number; hi: number } | null }>(ENTRY, 'bannedIds', tiny, 37);
+  expect(r.tokens).toBeGreaterThan(4);
+  expect(r.bannedDrawn).toBe(0);
+  expect(r.endDrawn).toBeGreaterThan(0);
+  expect(r.stops).toContain('end');
+  expect(r.endsLast).toBe(true);
+  // The default ban is the tokenizer's specials from 256, clipped to this vocabulary.
+  expect(r.defaultBan).toEqual({ lo: 256, hi: 259 });
 });

@@ -1,5 +1,5 @@
 // The whole GPU training step vs the CPU model (tiny configs, real Chromium WebGPU).
-import { test, expect } from './fixtures';
+import { test, expect, note } from './fixtures';
 
 const ENTRY = '/tests/browser/train_step.entry.ts';
 
@@ -10,7 +10,7 @@ test('one training step (1 submit, 1 readback): loss, grad norm, every gradient 
     loss: { gpu: number; cpu: number }; tokens: number; norm: { gpu: number; cpu: number }; gradScale: { gpu: number; cpu: number };
     grads: Cmp; params: Cmp; counters: { submits: number; readbacks: number; dispatches: number };
   }>(ENTRY, 'gradientCheck', 21);
-  console.log(JSON.stringify({ loss: r.loss, norm: r.norm, gradScale: r.gradScale, grads: { maxAbsErr: r.grads.maxAbsErr, refMax: r.grads.refMax }, params: { maxAbsErr: r.params.maxAbsErr } }));
+  note('gradient check', { loss: r.loss, norm: r.norm, gradScale: r.gradScale, grads: { maxAbsErr: r.grads.maxAbsErr, refMax: r.grads.refMax }, params: { maxAbsErr: r.params.maxAbsErr } });
   // Loss and norm: f32 reductions in different orders, relative 1e-5.
   expect(Math.abs(r.loss.gpu - r.loss.cpu)).toBeLessThanOrEqual(1e-5 * Math.abs(r.loss.cpu));
   expect(r.tokens).toBe(11 + 6); // rows of length 12, 7, 1 score 11 + 6 + 0 tokens
@@ -22,7 +22,7 @@ test('one training step (1 submit, 1 readback): loss, grad norm, every gradient 
   expect(r.counters.readbacks).toBe(1);
   // Submits and maps counted independently by wrapping queue.submit and GPUBuffer.mapAsync.
   const c = await gpuPage.run<{ perStep: Array<{ submits: number; maps: number }>; counters: { submits: number; readbacks: number }; dispatches: number }>(ENTRY, 'submitCount', 3);
-  console.log(JSON.stringify(c));
+  note('counters', c);
   for (const s of c.perStep) {
     expect(s.submits).toBe(1);
     expect(s.maps).toBe(1);
@@ -43,7 +43,7 @@ test("a loss head's skip flag makes the step a true no-op (params, m, v, t and t
     lrCalls: number[];
     vsFresh: { params: number; m: number; v: number };
   }>(ENTRY, 'skipFlagCheck');
-  console.log(JSON.stringify(r));
+  note('result', r);
   expect(r.afterSkip).toEqual({ skipped: true, gradScale: -1, step: 0, changedParams: 0, nonzeroMoments: 0 });
   expect(r.applied.skipped).toBe(false);
   expect(r.applied.step).toBe(1);
@@ -61,10 +61,10 @@ test('determinism: same seed, same adapter → bit-identical params and moments 
 
 test('a tiny model overfits a fixed corpus on GPU and CPU with matching loss curves', async ({ gpuPage }) => {
   const r = await gpuPage.run<{ gpu: number[]; cpu: number[] }>(ENTRY, 'overfitCheck', 9, 40);
-  console.log(JSON.stringify({ gpu: r.gpu.map((x) => +x.toFixed(4)), cpu: r.cpu.map((x) => +x.toFixed(4)) }));
+  note('losses', { gpu: r.gpu.map((x) => +x.toFixed(4)), cpu: r.cpu.map((x) => +x.toFixed(4)) });
   let maxDiff = 0;
   r.gpu.forEach((x, i) => (maxDiff = Math.max(maxDiff, Math.abs(x - r.cpu[i]))));
-  console.log('max |gpu − cpu| loss', maxDiff);
+  note('max |gpu − cpu| loss', maxDiff);
   expect(r.gpu[0]).toBeGreaterThan(3.5); // ≈ ln 64 = 4.16 at init
   // Bound: below 0.15 nats/token after 40 steps (from ≈ 4.16); curves within 1e-3 nats.
   expect(r.gpu[r.gpu.length - 1]).toBeLessThan(0.15);

@@ -143,6 +143,30 @@ describe('verifyStrength2 detects broken arrays', () => {
     expect(rep.pairs.filter((p) => !p.equal).every((p) => p.columns.includes(3))).toBe(true);
     expect(isStrength2(runs, [2, 3, 3, 3, 3, 3, 3, 3])).toBe(false);
   });
+  it('every column balanced but one column pair not: balanced, not strength 2, that pair flagged', () => {
+    const runs = [[0, 0, 0], [0, 1, 1], [1, 0, 0], [1, 1, 1]];
+    const rep = verifyStrength2(runs, [2, 2, 2]);
+    expect(rep.balanced).toBe(true);
+    expect(rep.columns.every((c) => c.equal)).toBe(true);
+    expect(rep.pairs.filter((p) => !p.equal).map((p) => p.columns)).toEqual([[1, 2]]);
+    expect(rep.pairs.find((p) => p.columns[0] === 1 && p.columns[1] === 2)!.counts).toEqual([[2, 0], [0, 2]]);
+    expect(rep.strength2).toBe(false);
+    expect(isStrength2(runs, [2, 2, 2])).toBe(false);
+  });
+  it('checks all k(k−1)/2 column pairs, each once, in order', () => {
+    const b = l18();
+    const k = b.levels.length;
+    const rep = verifyStrength2(b.runs, b.levels);
+    const want: Array<[number, number]> = [];
+    for (let i = 0; i < k; i++) for (let j = i + 1; j < k; j++) want.push([i, j]);
+    expect(rep.pairs.map((p) => p.columns)).toEqual(want);
+    expect(rep.pairs).toHaveLength((k * (k - 1)) / 2);
+    // Only one pair (1, 3), not adjacent and not the first, is unbalanced: it is caught.
+    const last = [[0, 0, 0, 0], [0, 1, 1, 1], [1, 0, 1, 0], [1, 1, 0, 1]];
+    const r2 = verifyStrength2(last, [2, 2, 2, 2]);
+    expect(r2.pairs.filter((p) => !p.equal).map((p) => p.columns)).toEqual([[1, 3]]);
+    expect(r2.strength2).toBe(false);
+  });
   it('out-of-range values are reported, not trusted', () => {
     const runs = raoHamming(3, 2).runs.map((r) => [...r]);
     runs[0][0] = 3;

@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { meanStd, formatPct, markdownTable, resultsCsv, type RunResult, type ExperimentResults } from '../../src/experiment/results';
+import { meanStd, formatPct, markdownTable, resultsCsv, withUnfinishedRuns, type RunResult, type ExperimentResults } from '../../src/experiment/results';
 
 const behaviour = { parseErrors: 0.5, workflowViolations: 0.25, recoveryRate: 0.5, stateTrackingErrors: 0 };
 function run(method: string, seed: number, after: number): RunResult {
@@ -33,5 +33,19 @@ describe('results', () => {
     const csv = resultsCsv(res).trim().split('\n');
     expect(csv).toHaveLength(4);
     expect(csv[0]).toContain('bb-assistant_before');
+  });
+});
+
+describe('results of an interrupted experiment', () => {
+  it("keep the finished 'before' evaluation of the stopped run; missing values are '—'", () => {
+    const res: ExperimentResults = { resultsVersion: 1, spec: 'quick', evalSet: 'x', machine: 'm', runs: [] };
+    const before = { runIndex: 0, method: 'harness scaling (GRPO)', seed: 0, passAt1: { base: 0.25, inSpace: 0.5, blackbox: { 'bb-assistant': 0.125 } }, training: 0.75 };
+    const md = markdownTable(withUnfinishedRuns(res, [before, { ...before }]));
+    const rows = md.split('\n').filter((l) => l.startsWith('| ') && !l.startsWith('| method') && !l.startsWith('| ---'));
+    expect(rows).toEqual(['| starting checkpoint | 1 | 25.0 | 50.0 | 12.5 | 75.0 |', '| harness scaling (GRPO) | 1 | — | — | — | — |']);
+    // A run that finished already is not repeated.
+    const done = withUnfinishedRuns({ ...res, runs: [{ method: 'm', algorithm: 'grpo', seed: 0, steps: 1, skippedSteps: 0, before: before.passAt1, after: before.passAt1, trainHarnesses: { before: 0, after: 0 }, behaviour: {} as never, perHarness: {}, seconds: 1 }] }, [before]);
+    expect(done.runs).toHaveLength(1);
+    expect(formatPct([NaN])).toBe('—');
   });
 });

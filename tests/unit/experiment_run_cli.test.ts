@@ -2,10 +2,12 @@
 // (no browser is started for an invalid spec).
 import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadSpec } from '../../src/cli/commands/run';
+import { loadSpec, prepareOut, resumeCommand, runFailure } from '../../src/cli/commands/run';
+import { ReportedError } from '../../src/cli/cli_util';
+import { DeviceLostError } from '../../src/gpu/device_lost';
 
 const quick = JSON.parse(readFileSync(new URL('../../public/presets/quick.json', import.meta.url), 'utf8'));
 
@@ -29,5 +31,71 @@ describe('hlab run: spec validation', () => {
     expect(() => loadSpec({ spec: '/nonexistent/spec.json' })).toThrow(/--spec \/nonexistent\/spec.json/);
     expect(() => loadSpec({ preset: 'quick', spec: 'x.json' })).toThrow(/either --preset or --spec/);
     expect(loadSpec({ preset: 'quick' }).spec.name).toBe('quick');
+  });
+
+  it('a spec whose fields are valid but inconsistent exits 2 with one line, before any browser', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hlab-run-'));
+    const file = join(dir, 'k.json');
+    writeFileSync(file, JSON.stringify({ ...quick, methods: [{ ...quick.methods[0], K: 99 }] }));
+    // A browser that does not exist: reaching the browser would fail differently (exit 1).
+    const r = spawnSync('npx', ['tsx', 'src/cli/main.ts', 'run', '--spec', file, '--out', join(dir, 'out')], {
+      cwd: new URL('../..', import.meta.url).pathname, encoding: 'utf8', timeout: 60_000, env: { ...process.env, HLAB_CHROMIUM: '/nonexistent/chrome' },
+    });
+    expect(r.status).toBe(2);
+    expect(r.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^error: .*k\.json: invalid experiment spec: spec\.methods\[0\]\.K: 99 exceeds the training-set size 18/)]);
+  });
+});
+
+describe('hlab run: the output folder', () => {
+  const noBrowser = { ...process.env, HLAB_CHROMIUM: '/nonexistent/chrome' };
+  const cli = (args: string[]) =>
+    spawnSync('npx', ['tsx', 'src/cli/main.ts', ...args], { cwd: new URL('../..', import.meta.url).pathname, encoding: 'utf8', timeout: 60_000, env: noBrowser });
+
+  it('--out under a file: one line naming --out, exit 2', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hlab-out-'));
+    writeFileSync(join(dir, 'A'), 'a file');
+    const r = cli(['run', '--preset', 'quick', '--out', join(dir, 'A', 'B')]);
+    expect(r.status).toBe(2);
+    expect(r.stderr.trim().split('\n')).toEqual([`error: --out ${join(dir, 'A', 'B')}: cannot create the output folder: a file is in the way (a folder is needed)`]);
+  });
+
+  it('--resume without a checkpoint fails (exit 2) instead of running the whole job', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hlab-out-'));
+    const r = cli(['run', '--preset', 'quick', '--out', join(dir, 'typo'), '--resume']);
+    expect(r.status).toBe(2);
+    expect(r.stderr.trim().split('\n')).toEqual([`error: --resume: no checkpoint at ${join(dir, 'typo', 'checkpoint.hlab')}; check --out, or run without --resume to start fresh`]);
+  });
+
+  it('a folder holding an earlier run is said to be overwritten; resuming it is not', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hlab-out-'));
+    const notes: string[] = [];
+    expect(prepareOut(join(dir, 'fresh'), false, (s) => notes.push(s))).toBe(join(dir, 'fresh'));
+    expect(existsSync(join(dir, 'fresh'))).toBe(true);
+    expect(notes).toEqual([]);
+    mkdirSync(join(dir, 'old'));
+    writeFileSync(join(dir, 'old', 'results.json'), '{}');
+    prepareOut(join(dir, 'old'), false, (s) => notes.push(s));
+    expect(notes).toEqual([expect.stringMatching(/holds an earlier run; it is overwritten \(continue it with --resume/)]);
+    writeFileSync(join(dir, 'old', 'checkpoint.hlab'), 'x');
+    prepareOut(join(dir, 'old'), true, (s) => notes.push(s));
+    expect(notes).toHaveLength(1);
+  });
+});
+
+describe('hlab run: a lost GPU device', () => {
+  // What page.evaluate rejects with when the page threw a DeviceLostError.
+  const pageError = new Error(`page.evaluate: ${new DeviceLostError('unknown: GPU process crashed').stack}`);
+  it('is one line with the command that resumes from the last checkpoint', () => {
+    const r = runFailure(pageError, 'hlab run --preset quick --out out/quick', true);
+    expect(r).toBeInstanceOf(ReportedError);
+    expect((r as Error).message).toBe('the GPU device was lost (unknown: GPU process crashed); training stopped; resume from the last checkpoint with: hlab run --preset quick --out out/quick --resume');
+    expect((r as Error).message.split('\n')).toHaveLength(1);
+  });
+  it('before the first checkpoint says to run again; other errors pass through', () => {
+    const r = runFailure(pageError, 'hlab run --preset quick --resume', false) as Error;
+    expect(r.message).toMatch(/before the first checkpoint; run again: hlab run --preset quick$/);
+    const other = new Error('boom');
+    expect(runFailure(other, 'hlab run', true)).toBe(other);
+    expect(resumeCommand('hlab run --resume --steps 2')).toBe('hlab run --resume --steps 2');
   });
 });

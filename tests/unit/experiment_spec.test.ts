@@ -1,6 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import { parseSpec, SpecError } from '../../src/experiment/spec';
 import { getPreset, PRESET_NAMES } from '../../src/experiment/presets';
+import { specConsistencyIssues } from '../../src/experiment/plan';
 
 describe('experiment spec', () => {
   it('every preset validates', () => {
@@ -27,5 +28,39 @@ describe('experiment spec', () => {
     expect(bad((s) => (s.specVersion = 2))).toMatch(/spec\.specVersion/);
     expect(bad((s) => (s.methods[0] = { name: 'bb', harnesses: 'blackbox' }))).toMatch(/spec\.methods\[0\]\.blackbox: required/);
     expect(bad((s) => (s.evaluation.inSpace = { mode: 'some' }))).toMatch(/spec\.evaluation\.inSpace/);
+  });
+  it('an enum error echoes the bad value', () => {
+    expect(bad((s) => (s.methods[0].algorithm = 'grop'))).toContain('spec.methods[0].algorithm: expected one of "grpo", "ppo", "sft", got "grop"');
+    expect(bad((s) => (s.model.preset = 'huge'))).toContain('got "huge"');
+    expect(bad((s) => (s.suites = ['workspce']))).toContain('spec.suites[0]: expected one of "workspace", "errands", got "workspce"');
+    expect(bad((s) => (s.evaluation.blackbox = ['bb-x']))).toContain('got "bb-x"');
+    expect(bad((s) => (s.specVersion = 2))).toContain('spec.specVersion: expected one of 1, got 2');
+  });
+  it('one bad field is one line', () => {
+    expect(bad((s) => (s.methods[0].algorithm = 'grop')).split('\n')).toHaveLength(1);
+  });
+});
+
+describe('experiment spec: cross-field consistency', () => {
+  const spec = (mutate: (s: Record<string, any>) => void) => {
+    const s = structuredClone(getPreset('quick')) as Record<string, any>;
+    mutate(s);
+    return parseSpec(s);
+  };
+  it('every preset is consistent', () => {
+    for (const n of PRESET_NAMES) expect(specConsistencyIssues(getPreset(n)), n).toEqual([]);
+  });
+  it('K above the training-set size is named with the size', () => {
+    const issues = specConsistencyIssues(spec((s) => (s.methods[0].K = 99)));
+    expect(issues).toEqual([expect.stringMatching(/^spec\.methods\[0\]\.K: 99 exceeds the training-set size 18 /)]);
+    const random = specConsistencyIssues(spec((s) => ((s.methods[0].harnesses = 'random-k'), (s.design.k = 3), (s.methods[0].K = 4))));
+    expect(random).toEqual([expect.stringMatching(/^spec\.methods\[0\]\.K: 4 exceeds the training-set size 3 \(design\.k = 3/)]);
+    expect(specConsistencyIssues(spec((s) => (s.methods[0].K = 18)))).toEqual([]);
+  });
+  it('temperature, action and context budgets, stray blackbox', () => {
+    expect(specConsistencyIssues(spec((s) => (s.rl.temperature = 0.7)))).toEqual([expect.stringMatching(/^spec\.rl\.temperature: 0\.7/)]);
+    expect(specConsistencyIssues(spec((s) => (s.rollout.maxNewTokens = s.rollout.contextTokens)))).toContainEqual(expect.stringMatching(/^spec\.rollout\.maxNewTokens: \d+ must be below spec\.rollout\.contextTokens/));
+    expect(specConsistencyIssues(spec((s) => (s.rollout.maxNewTokens = 4096)))).toContainEqual(expect.stringMatching(/must be below the context length maxT = \d+ of model 'mini'/));
+    expect(specConsistencyIssues(spec((s) => (s.methods[0].blackbox = 'bb-assistant')))).toEqual([expect.stringMatching(/^spec\.methods\[0\]\.blackbox: 'bb-assistant' is only used with harnesses 'blackbox'/)]);
   });
 });

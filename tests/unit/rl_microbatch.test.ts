@@ -110,3 +110,24 @@ describe('non-finite inputs mark the step skipped', () => {
     expect(rlStepRef([b], cfg, NONFINITE.rewards).metrics.nonfiniteMask).toBe(NONFINITE.rewards);
   });
 });
+
+describe('seq-mean-token-sum-norm: a constant normalizer, never the padded length', () => {
+  const cfg = rlLossConfig({ algorithm: 'grpo', aggregation: 'seq-mean-token-sum-norm', tokenSumNorm: null });
+  const batch = makeRlBatch(5, 4, 10, { V: 5 });
+  it('right-padding by 50 leaves the loss unchanged (the policy maxT is the constant when none is given)', () => {
+    const a = rlStepRef([batch], cfg, 0, 64);
+    const b = rlStepRef([padBatch(batch, 50, 0, 7)], cfg, 0, 64);
+    expect(a.norm.tokenSumNorm).toBe(64);
+    expect(b.norm.tokenSumNorm).toBe(64);
+    expect(Math.abs(b.metrics.policyLoss - a.metrics.policyLoss)).toBeLessThanOrEqual(1e-12 * (1 + Math.abs(a.metrics.policyLoss)));
+    expect(a.metrics.policyLoss).not.toBe(0);
+    // An explicit constant (the spec's maximum response length) wins, and scales the loss by it.
+    const c = rlStepRef([batch], { ...cfg, tokenSumNorm: 16 }, 0, 64);
+    expect(c.metrics.policyLoss * 16).toBeCloseTo(a.metrics.policyLoss * 64, 10);
+  });
+  it('without a constant or a maxT it refuses instead of using T', () => {
+    expect(() => rlStepRef([batch], cfg)).toThrow(/needs a constant normalizer/);
+    // The other modes do not use it.
+    expect(() => rlStepRef([batch], { ...cfg, aggregation: 'token-mean' })).not.toThrow();
+  });
+});

@@ -22,6 +22,7 @@ describe('clipped surrogate, per token (ε_low 0.2, ε_high 0.28)', () => {
     [1, 1, null, -1, -1, ClipState.None],
     [1.2, 2, null, -2.4, -2, ClipState.None], // inside the band
     [1.28, 1, null, -1.28, -1, ClipState.None], // on the upper edge: a tie counts as unclipped
+    [1.25, 1, null, -1.25, -1, ClipState.None], // A > 0, 1+ε_low < ρ ≤ 1+ε_high: inside the band (ε_low does not bound A > 0)
     [1.5, 1, null, -1.28, 0, ClipState.High], // A > 0, ρ above 1+ε_high: clipped
     [0.5, 1, null, -0.5, -1, ClipState.None], // A > 0, ρ below the band: min picks ρ·A, not clipped
     [0.5, -1, null, 0.8, 0, ClipState.Low], // A < 0, ρ below 1−ε_low: clipped
@@ -46,7 +47,7 @@ describe('clipped surrogate, per token (ε_low 0.2, ε_high 0.28)', () => {
     const adv = Float64Array.from([1, -1, 99, 2]);
     const mask = Float64Array.from([1, 1, 0, 1]);
     const d = { B: 2, T: 2 };
-    const norm = stepNormalizer(mask, 2, 2);
+    const norm = stepNormalizer(mask, 2, 2, 2);
     expect(norm).toEqual({ globalTokens: 3, globalSeqs: 2, tokenSumNorm: 2 });
     const r = surrogateForwardRef(lp, old, adv, mask, d, { ...clip, aggregation: 'token-mean', norm });
     // token losses −1.28, 0.8, −2 → mean −2.48/3
@@ -58,6 +59,17 @@ describe('clipped surrogate, per token (ε_low 0.2, ε_high 0.28)', () => {
     expect(sm.loss).toBeCloseTo(((-1.28 + 0.8) / 2 + -2) / 2, 12);
     const sn = surrogateForwardRef(lp, old, adv, mask, d, { ...clip, aggregation: 'seq-mean-token-sum-norm', norm: { ...norm, tokenSumNorm: 10 } });
     expect(sn.loss).toBeCloseTo((-1.28 + 0.8 - 2) / (2 * 10), 12);
+  });
+
+  it('counts clip states in the band between the two clip ranges correctly', () => {
+    // (ρ, A): (1.25, 1) is inside (1+ε_lo, 1+ε_hi]: not clipped; (1.3, 1) high; (0.75, −1) low.
+    const rho = [1.25, 1.3, 0.75, 0.85, 1.25, 0.75];
+    const adv = Float64Array.from([1, 1, -1, -1, -1, 1]);
+    const mask = new Float64Array(6).fill(1);
+    const norm = stepNormalizer(mask, 1, 6, 6);
+    const r = surrogateForwardRef(Float64Array.from(rho, Math.log), new Float64Array(6), adv, mask, { B: 1, T: 6 }, { ...clip, aggregation: 'token-mean', norm });
+    expect([r.rowStats[ROW.CLIP_LOW], r.rowStats[ROW.CLIP_HIGH], r.rowStats[ROW.DUAL_CLIP]]).toEqual([1, 1, 0]);
+    expect(r.tokenLoss[0]).toBeCloseTo(-1.25, 12);
   });
 
   it('rowWeight is 0, never NaN, for an empty step', () => {
@@ -214,7 +226,7 @@ describe('KL estimators at x = log π_ref/π ∈ {0, ±1e-6, ±80}', () => {
     const lp = new Float32Array(5);
     const ref = Float32Array.from(xs);
     const mask = new Float32Array(5).fill(1);
-    const norm = stepNormalizer(mask, 1, 5);
+    const norm = stepNormalizer(mask, 1, 5, 5);
     const r = klForwardRef(lp, ref, mask, { B: 1, T: 5 }, { aggregation: 'token-mean', norm, estimator: 'k3' });
     for (const v of r.tokenKl) expect(v >= 0 && Number.isFinite(v)).toBe(true);
   });
@@ -225,7 +237,7 @@ describe('entropy', () => {
     const V = 4;
     const logits = Float64Array.from([0, 0, 0, 0, 1e4, -1e4, 0, 0, 7, 7, 7, 7]);
     const mask = Float64Array.from([1, 1, 0]);
-    const norm = stepNormalizer(mask, 1, 3);
+    const norm = stepNormalizer(mask, 1, 3, 3);
     const r = entropyForwardRef(logits, mask, { B: 1, T: 3, V }, { aggregation: 'token-mean', norm, entCoef: 0.01 });
     expect(r.entropy[0]).toBeCloseTo(Math.log(4), 14);
     expect(r.entropy[1]).toBeCloseTo(0, 12);

@@ -64,4 +64,25 @@ describe('sampleTokensRef', () => {
     expect(() => sampleTokensRef(logits, V, [0], [0], { seed: 0, temperature: -1, topP: 1 })).toThrow(/temperature/);
     expect(() => sampleTokensRef(logits, V, [0], [0], { seed: 0, temperature: 1, topP: 0 })).toThrow(/topP/);
   });
+  it('banned ids are never drawn (greedy or sampled); the allowed id is; log-probs are those without the ban', () => {
+    // Ids 1..3 banned except 3; id 1 is the argmax.
+    const z = new Float32Array([0, 5, 4, 3, -1]);
+    const ban = { lo: 1, hi: 4, allow: 3 };
+    const rows = new Int32Array(1);
+    expect(sampleTokensRef(z, V, rows, [0], { seed: 1, temperature: 0, topP: 1, ban }).ids[0]).toBe(3);
+    const counts = new Array<number>(V).fill(0);
+    for (let s = 0; s < 4000; s++) {
+      const r = sampleTokensRef(z, V, rows, [s], { seed: 2, temperature: 1, topP: 1, ban });
+      counts[r.ids[0]]++;
+      // Same log-prob formula as without the ban (the policy's log-softmax at τ = 1).
+      const lse = Math.log([...z].reduce((a, x) => a + Math.exp(x), 0));
+      expect(r.logprob[0]).toBeCloseTo(z[r.ids[0]] - lse, 5);
+    }
+    expect(counts[1] + counts[2]).toBe(0);
+    // Drawn from the allowed ids in proportion to their probabilities: e^3 : e^0 : e^-1.
+    const allowed = [0, 3, 4].map((i) => Math.exp(z[i]));
+    const tot = allowed.reduce((a, b) => a + b, 0);
+    expect(counts[3] / 4000).toBeCloseTo(allowed[1] / tot, 1);
+    expect(counts[0] / 4000).toBeCloseTo(allowed[0] / tot, 1);
+  });
 });

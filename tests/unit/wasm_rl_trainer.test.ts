@@ -76,7 +76,7 @@ function oracleStep(p0: Float32Array, trajs: TrajectoryLike[], rl: RlLossConfig,
     logits: rl.entCoef > 0 ? (() => { const z = new Float64Array(B * T * V); for (let i = 0; i < B * T; i++) if (rows.mask[i] > 0) z.set(f.logits.subarray(i * V, i * V + V), i * V); return z; })() : undefined,
     vocab: V,
   };
-  const { outputs, metrics } = rlStepRef([batch], rl);
+  const { outputs, metrics } = rlStepRef([batch], rl, 0, cfg.maxT);
   const o = outputs[0];
   const dlogits = new Float64Array(B * T * V);
   for (let i = 0; i < B * T; i++) {

@@ -78,6 +78,7 @@ export function registerRender(program: Command): void {
     .option('--tier <n>', 'tier of a bare --task seed', intOption(1, 3), 1)
     .option('--json', 'print JSON only')
     .action((opts: RenderOptions) => {
+      if (opts.sideBySide && opts.diff === undefined) throw new UsageError('--side-by-side needs --diff <id2> (the second harness to show beside --harness)');
       const task = resolveTask(opts.suite, opts.task, opts.family, opts.tier);
       const a = openingContext(opts.harness, task);
       const b = opts.diff !== undefined ? openingContext(opts.diff, task) : undefined;

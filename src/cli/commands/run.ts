@@ -19,12 +19,14 @@ import type { Command } from 'commander';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import cliProgress from 'cli-progress';
-import { choiceOption, intOption, printJson, UsageError } from '../cli_util';
+import { choiceOption, intOption, printJson, ReportedError, UsageError } from '../cli_util';
+import { DEVICE_LOST_TEXT } from '../../gpu/device_lost';
 import { withBrowser } from '../browser';
 import { parseSpec, SpecError, type ExperimentSpec } from '../../experiment/spec';
 import { DEFAULT_PRESET, PRESET_NAMES, getPreset } from '../../experiment/presets';
-import { markdownTable, resultsCsv, type ExperimentResults } from '../../experiment/results';
+import { markdownTable, resultsCsv, withUnfinishedRuns, type BeforeEval, type ExperimentResults } from '../../experiment/results';
 import type { ExperimentOutput, RunnerOptions } from '../../experiment/runner';
+import { checkSpecConsistency } from '../../experiment/plan';
 import { curvesSvg } from '../../experiment/curves_svg';
 
 
@@ -51,16 +53,58 @@ export function loadSpec(opts: { preset?: string; spec?: string }): { spec: Expe
       } catch (e) {
         throw new UsageError(`--spec ${opts.spec}: ${(e as Error).message.split('\n')[0]}`);
       }
-      return { spec: parseSpec(raw, opts.spec), json: raw };
+      return { spec: checkSpecConsistency(parseSpec(raw, opts.spec), opts.spec), json: raw };
     }
     const name = opts.preset ?? DEFAULT_PRESET;
     if (!(PRESET_NAMES as readonly string[]).includes(name)) throw new UsageError(`--preset '${name}': expected one of ${PRESET_NAMES.join(', ')}`);
-    const spec = getPreset(name);
+    const spec = checkSpecConsistency(getPreset(name), `preset ${name}`);
     return { spec, json: spec };
   } catch (e) {
     if (e instanceof SpecError) throw new UsageError(e.message);
     throw e;
   }
+}
+
+/**
+ * Resolve and create the output folder. A path that cannot be a folder is a usage error; a
+ * folder that already holds a run is said to be overwritten (unless resuming it); `--resume`
+ * without a checkpoint there fails rather than silently running the whole job again.
+ * @throws UsageError (exit 2) naming --out.
+ */
+export function prepareOut(dir: string, resume: boolean, note: (s: string) => void = (s) => process.stderr.write(s + '\n')): string {
+  const out = resolve(dir);
+  try {
+    mkdirSync(out, { recursive: true });
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    const why = code === 'ENOTDIR' || code === 'EEXIST' ? 'a file is in the way (a folder is needed)' : (e as Error).message.split('\n')[0];
+    throw new UsageError(`--out ${dir}: cannot create the output folder: ${why}`);
+  }
+  const ckpt = resolve(out, 'checkpoint.hlab');
+  if (resume) {
+    if (!existsSync(ckpt)) throw new UsageError(`--resume: no checkpoint at ${ckpt}; check --out, or run without --resume to start fresh`);
+  } else if (existsSync(ckpt) || existsSync(resolve(out, 'results.json'))) {
+    note(`note: ${out} holds an earlier run; it is overwritten (continue it with --resume, or pick another --out)`);
+  }
+  return out;
+}
+
+/** The command that resumes `command` (adds --resume once). */
+export function resumeCommand(command: string): string {
+  return /(^|\s)--resume(\s|$)/.test(command) ? command : `${command} --resume`;
+}
+
+/**
+ * A run that failed in the page, for the terminal: a lost GPU device is one line with the
+ * command that resumes from the last checkpoint (or runs again when none was saved yet); any
+ * other error is returned unchanged.
+ */
+export function runFailure(e: unknown, command: string, haveCheckpoint: boolean): unknown {
+  const msg = String((e as Error)?.message ?? e);
+  const at = msg.indexOf(DEVICE_LOST_TEXT);
+  if (at < 0) return e;
+  const line = msg.slice(at).split('\n')[0].replace(/; training stopped, resume from the last checkpoint on a new device$/, '; training stopped');
+  return new ReportedError(haveCheckpoint ? `${line}; resume from the last checkpoint with: ${resumeCommand(command)}` : `${line} before the first checkpoint; run again: ${command.replace(/\s--resume(?=\s|$)/, '')}`);
 }
 
 function writeAtomic(path: string, data: string | Uint8Array): void {
@@ -75,7 +119,7 @@ export function registerRun(program: Command): void {
     .option('--preset <name>', `preset: ${PRESET_NAMES.join(' | ')} (default quick)`)
     .option('--spec <file>', 'experiment spec JSON (validated)')
     .option('--out <dir>', 'output folder (default out/<spec name>)')
-    .option('--resume', 'continue from <out>/checkpoint.hlab (or the browser store) where a previous run stopped')
+    .option('--resume', 'continue from <out>/checkpoint.hlab where a previous run stopped (exit 2 when there is none)')
     .option('--steps <n>', 'override spec.rl.steps', intOption(0, 100_000))
     .option('--checkpoint-every <n>', 'save a checkpoint every n RL steps', intOption(1, 100_000), 1)
     .option('--base <file>', 'base checkpoint for model.init = base (default public/base-<preset>.ckpt)')
@@ -83,8 +127,7 @@ export function registerRun(program: Command): void {
     .option('--json', 'print results.json alone on stdout')
     .action(async (opts: Opts) => {
       const { spec, json } = loadSpec(opts);
-      const out = resolve(opts.out ?? `out/${spec.name}`);
-      mkdirSync(out, { recursive: true });
+      const out = prepareOut(opts.out ?? `out/${spec.name}`, !!opts.resume);
       const ckptPath = resolve(out, 'checkpoint.hlab');
       const runnerOpts: RunnerOptions = { runId: `run-${spec.name}`, resume: !!opts.resume, checkpointEvery: opts.checkpointEvery };
       if (opts.steps !== undefined) runnerOpts.steps = opts.steps;
@@ -93,7 +136,7 @@ export function registerRun(program: Command): void {
         if (!existsSync(opts.base)) throw new UsageError(`--base ${opts.base}: no such file`);
         runnerOpts.baseCheckpointBase64 = readFileSync(opts.base).toString('base64');
       }
-      if (opts.resume && existsSync(ckptPath)) runnerOpts.importBase64 = readFileSync(ckptPath).toString('base64');
+      if (opts.resume) runnerOpts.importBase64 = readFileSync(ckptPath).toString('base64');
       const err = (s: string) => process.stderr.write(s + '\n');
       const bar = new cliProgress.SingleBar(
         { format: 'hlab run [{bar}] {percentage}% | {value}/{total} | ETA {eta_formatted} | {phase}', etaBuffer: 4, hideCursor: true, stream: process.stderr },
@@ -101,12 +144,18 @@ export function registerRun(program: Command): void {
       );
       let barStarted = false;
       let lastLine = '';
+      const beforeEvals: BeforeEval[] = [];
       const onConsole = (text: string) => {
         if (!text.startsWith('[run] ')) return;
-        let m: { type: string; message?: string; done?: number; total?: number; phase?: string };
+        let m: { type: string; message?: string; done?: number; total?: number; phase?: string; when?: string };
         try {
-          m = JSON.parse(text.slice(6));
+          // NaN travels as null in JSON: back to NaN (not evaluated).
+          m = JSON.parse(text.slice(6), (_k, v) => (v === null ? NaN : v));
         } catch {
+          return;
+        }
+        if (m.type === 'eval') {
+          if (m.when === 'before') beforeEvals.push(m as unknown as BeforeEval);
           return;
         }
         if (m.type === 'progress') {
@@ -150,13 +199,17 @@ export function registerRun(program: Command): void {
           }
         },
         { onConsole, keepBrowserOnSigint: true },
-      );
+      ).catch((e: unknown) => {
+        if (barStarted) bar.stop();
+        throw runFailure(e, command, existsSync(ckptPath));
+      });
       if (barStarted) bar.stop();
       const res: ExperimentResults = result.results;
       const full = { ...res, command, engine: result.engine, status: result.status, warnings: result.warnings, starts: result.starts, seconds: result.seconds, curves: result.curves, trajectories: result.trajectories };
       writeAtomic(resolve(out, 'results.json'), JSON.stringify(full, null, 2) + '\n');
       writeAtomic(resolve(out, 'results.csv'), resultsCsv(res));
-      const table = markdownTable(res);
+      // Interrupted: the finished 'before' evaluation of the stopped run stays in the table.
+      const table = markdownTable(result.status === 'interrupted' ? withUnfinishedRuns(res, beforeEvals) : res);
       const md = [
         `# ${spec.name}: ${spec.description}`,
         '',
@@ -175,7 +228,7 @@ export function registerRun(program: Command): void {
       else {
         process.stdout.write(`\n${table}\n\n`);
         for (const w of result.warnings) err(w);
-        process.stdout.write(`${result.status === 'interrupted' ? `interrupted; resume with: ${command.includes('--resume') ? command : command + ' --resume'}\n` : ''}wrote ${out}/results.{json,csv,md}, curves.svg, checkpoint.hlab\n`);
+        process.stdout.write(`${result.status === 'interrupted' ? `interrupted; resume with: ${resumeCommand(command)}\n` : ''}wrote ${out}/results.{json,csv,md}, curves.svg, checkpoint.hlab\n`);
       }
       if (result.status === 'interrupted') process.exitCode = 130;
     });

@@ -1,5 +1,5 @@
 /**
- * `hlab tasks --suite NAME [--json]`: a suite's task families (description, flags), its tiers
+ * `hlab tasks [--suite NAME] [--json]`: without --suite, the suites and their families; with it, a suite's task families (description, flags), its tiers
  * with the canonical solver's tool-call count, and the per-cell counts of a default seeded
  * train/test draw (`taskSet`).
  */
@@ -9,7 +9,7 @@ import { SEED_RANGES, SUITE_NAMES, TIERS, getSuite, runSolver, taskSet } from '.
 import type { SuiteName } from '../../tasks/types';
 
 interface TasksOptions {
-  suite: SuiteName;
+  suite?: SuiteName;
   train: number;
   test: number;
   seed: number;
@@ -41,16 +41,28 @@ export function tasksReport(name: SuiteName, train: number, test: number, seed: 
   };
 }
 
+/** The suites and their family names (`hlab tasks` without --suite). */
+export function suitesReport(): Array<{ name: SuiteName; families: string[] }> {
+  return SUITE_NAMES.map((name) => ({ name, families: getSuite(name).families.map((f) => f.name) }));
+}
+
 export function registerTasks(program: Command): void {
   program
     .command('tasks')
     .description('list a task suite: families, tiers (solver tool calls), flags, counts of a seeded train/test draw')
-    .requiredOption('--suite <name>', `task suite (${SUITE_NAMES.join(', ')})`, choiceOption(SUITE_NAMES))
+    .option('--suite <name>', `task suite (${SUITE_NAMES.join(', ')}); without it, list the suites`, choiceOption(SUITE_NAMES))
     .option('--train <n>', 'size of the train draw', intOption(0, 100_000), 360)
     .option('--test <n>', 'size of the test draw', intOption(0, 100_000), 90)
     .option('--seed <n>', 'seed of the draws', intOption(0), 0)
     .option('--json', 'print JSON only')
     .action((opts: TasksOptions) => {
+      if (opts.suite === undefined) {
+        const suites = suitesReport();
+        if (opts.json) return printJson({ suites });
+        for (const x of suites) console.log(`${x.name.padEnd(10)} ${x.families.length} families: ${x.families.join(', ')}`);
+        console.log(`\ndetails of one suite: hlab tasks --suite ${suites[0].name}`);
+        return;
+      }
       const r = tasksReport(opts.suite, opts.train, opts.test, opts.seed);
       if (opts.json) return printJson(r);
       console.log(`suite ${r.suite}: ${r.totals.families} families × ${r.totals.tiers} tiers; draw seed ${r.seed}: ${r.totals.train} train, ${r.totals.test} test`);
