@@ -341,10 +341,26 @@ export class HonestDriver {
       const add = lines.join('\n') + '\n';
       const shownNow = atoms(this.shown());
       const hidden = [...atoms(add)].filter((a) => !shownNow.has(a));
-      if (hidden.length) this.run({ tool: 'read', args: { path: f } }, true, 0);
-      for (const t of this.ops.note(this.notes, add)) this.sendRaw(t);
-      this.notes = this.h.sandboxState().files[NOTES_PATH] ?? null;
+      const reread = () => this.run({ tool: 'read', args: { path: f } }, true, 0);
+      if (hidden.length) reread();
+      this.writeNote(add, reread);
     }
+  }
+
+  /**
+   * Add `add` (lines of the observation just shown) to the notes file. Where the harness's way
+   * of adding copies the old notes (bb-assistant's whole-file @write) and they are not shown,
+   * read the notes first and show the source again (`reshow`), so the note action is honest too.
+   */
+  private writeNote(add: string, reshow: () => void): void {
+    let texts = this.ops.note(this.notes, add);
+    if (this.notes !== null && texts.some((t) => this.missing(t).size > 0)) {
+      this.run({ tool: 'read', args: { path: NOTES_PATH } }, true, 0);
+      reshow();
+      texts = this.ops.note(this.notes, add);
+    }
+    for (const t of texts) this.sendRaw(t);
+    this.notes = this.h.sandboxState().files[NOTES_PATH] ?? null;
   }
 
   /** Delete the notes file (before finish). */
@@ -441,9 +457,7 @@ export class HonestDriver {
       this.run(c.src.call, allowNotes, depth);
       const lines = c.src.text.split('\n').filter((l) => [...atoms(l)].some((a) => c.facts.has(a)));
       if (lines.length === 0) continue;
-      const add = lines.join('\n') + '\n';
-      for (const t of this.ops.note(this.notes, add)) this.sendRaw(t);
-      this.notes = this.h.sandboxState().files[NOTES_PATH] ?? null;
+      this.writeNote(lines.join('\n') + '\n', () => this.run(c.src.call, allowNotes, depth));
     }
     this.run({ tool: 'read', args: { path: NOTES_PATH } }, allowNotes, depth);
   }
