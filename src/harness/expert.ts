@@ -32,6 +32,11 @@ export interface ExpertOptions {
    * memory (the expert before issue 16; for measurements and tests).
    */
   honest?: boolean;
+  /**
+   * The text the model will see of a context (default: all of it): e.g. rows.ts `cutView` for
+   * the SFT/rollout cut, so the expert also re-reads what the cut drops.
+   */
+  view?: (context: string, action?: string) => string;
 }
 
 export interface ExpertEpisode {
@@ -192,7 +197,7 @@ export function runExpertEpisode(task: Task, harnessId: string, opts: ExpertOpti
   const adapter = adapterFor(h);
   let error: string | undefined;
   const send = strictSender(h);
-  const honest = new HonestDriver(h, send, adapter, opts.honest ?? true);
+  const honest = new HonestDriver(h, send, adapter, opts.honest ?? true, opts.view);
   try {
     for (const t of adapter.opening(h)) honest.sendFixed(t);
     const plan = dryRun(task, suite);
@@ -274,14 +279,22 @@ export class HonestDriver {
 
   /**
    * @param enabled false: `send` and `preserve` add nothing (perfect-memory replay)
+   * @param view the text the model will see of a context (default: all of it; a cut hides old turns even under full history)
    */
   constructor(
     private readonly h: Harness,
     private readonly sendRaw: (text: string) => StepResult,
     private readonly ops: HonestOps,
     private readonly enabled = true,
+    private readonly view?: (context: string, action?: string) => string,
   ) {
-    this.hides = !(h instanceof ComposedHarness && (h.components.C.id === 'C0' || h.components.C.id === 'Pfull'));
+    this.hides = view !== undefined || !(h instanceof ComposedHarness && (h.components.C.id === 'C0' || h.components.C.id === 'Pfull'));
+  }
+
+  /** The context text the model sees now (before `action`, whose length may tighten a row's cut). */
+  private shown(action?: string): string {
+    const c = this.h.contextText();
+    return this.view ? this.view(c, action) : c;
   }
 
   /** Send a fixed text of the expert's own (plan, todo list, W2 re-read): no facts to check. */
@@ -326,11 +339,28 @@ export class HonestDriver {
       const lines = files[f].split('\n').filter((l) => [...atoms(l)].some((a) => need.has(a) && !constant.has(a) && !kept.has(a)));
       if (lines.length === 0) continue;
       const add = lines.join('\n') + '\n';
-      const hidden = [...atoms(add)].filter((a) => !atoms(this.h.contextText()).has(a));
-      if (hidden.length) this.run({ tool: 'read', args: { path: f } }, true, 0);
-      for (const t of this.ops.note(this.notes, add)) this.sendRaw(t);
-      this.notes = this.h.sandboxState().files[NOTES_PATH] ?? null;
+      const shownNow = atoms(this.shown());
+      const hidden = [...atoms(add)].filter((a) => !shownNow.has(a));
+      const reread = () => this.run({ tool: 'read', args: { path: f } }, true, 0);
+      if (hidden.length) reread();
+      this.writeNote(add, reread);
     }
+  }
+
+  /**
+   * Add `add` (lines of the observation just shown) to the notes file. Where the harness's way
+   * of adding copies the old notes (bb-assistant's whole-file @write) and they are not shown,
+   * read the notes first and show the source again (`reshow`), so the note action is honest too.
+   */
+  private writeNote(add: string, reshow: () => void): void {
+    let texts = this.ops.note(this.notes, add);
+    if (this.notes !== null && texts.some((t) => this.missing(t).size > 0)) {
+      this.run({ tool: 'read', args: { path: NOTES_PATH } }, true, 0);
+      reshow();
+      texts = this.ops.note(this.notes, add);
+    }
+    for (const t of texts) this.sendRaw(t);
+    this.notes = this.h.sandboxState().files[NOTES_PATH] ?? null;
   }
 
   /** Delete the notes file (before finish). */
@@ -352,7 +382,7 @@ export class HonestDriver {
       for (const a of atoms(t.action)) learned.add(a);
       for (const a of atoms(t.observation)) learned.add(a);
     }
-    const visible = atoms(this.h.contextText());
+    const visible = atoms(this.shown(action));
     return new Set([...atoms(action)].filter((a) => learned.has(a) && !constant.has(a) && (all || !visible.has(a))));
   }
 
@@ -427,9 +457,7 @@ export class HonestDriver {
       this.run(c.src.call, allowNotes, depth);
       const lines = c.src.text.split('\n').filter((l) => [...atoms(l)].some((a) => c.facts.has(a)));
       if (lines.length === 0) continue;
-      const add = lines.join('\n') + '\n';
-      for (const t of this.ops.note(this.notes, add)) this.sendRaw(t);
-      this.notes = this.h.sandboxState().files[NOTES_PATH] ?? null;
+      this.writeNote(lines.join('\n') + '\n', () => this.run(c.src.call, allowNotes, depth));
     }
     this.run({ tool: 'read', args: { path: NOTES_PATH } }, allowNotes, depth);
   }

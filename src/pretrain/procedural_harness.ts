@@ -399,6 +399,8 @@ export interface ProceduralExpertOptions {
   syntax?: ProcSyntax;
   /** Honest to its context (default true; src/harness/expert.ts `HonestDriver`). */
   honest?: boolean;
+  /** The text the model will see of a context (src/harness/expert.ts `ExpertOptions.view`). */
+  view?: (context: string, action?: string) => string;
 }
 
 /**
@@ -421,7 +423,7 @@ export function runProceduralExpert(task: Task, seed: number, opts: ProceduralEx
   const honest = new HonestDriver(h, strictSender(h), {
     actions: (call) => [fmt(call)],
     note: (existing, lines) => [existing === null ? fmt({ tool: 'write', args: { path: NOTES_PATH, content: NOTES_HEADER + lines } }) : fmt({ tool: 'append', args: { path: NOTES_PATH, content: lines } })],
-  }, opts.honest ?? true);
+  }, opts.honest ?? true, opts.view);
   try {
     const st = h.workflowStatus();
     if (st.needsPlan) honest.sendFixed(h.workflow.planText()!);

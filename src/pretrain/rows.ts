@@ -177,6 +177,26 @@ export function rolloutContextFit(tok: Tokenizer, context: string, limits: RowLi
   return fitContext(tok, encodeContext(tok, context), limits.maxT - limits.actionReserve);
 }
 
+/**
+ * The text a row or rollout prompt keeps of `context` under `limits` (the cut of `fitContext`,
+ * decoded back to text with role markers): what the model will see. The budget is the row's:
+ * maxT − actionReserve, lowered to maxT − |action| for an `action` longer than the reserve
+ * (when that leaves no room for the opening the row is dropped by SFT; the reserve budget is
+ * used). The honest expert (src/harness/expert.ts `ExpertOptions.view`) acts only on this.
+ * @throws ContextBudgetError when the opening does not fit maxT − actionReserve; Error naming a bad limit.
+ */
+export function cutView(tok: Tokenizer, limits: RowLimits): (context: string, action?: string) => string {
+  checkLimits(limits);
+  const base = limits.maxT - limits.actionReserve;
+  return (context, action) => {
+    const full = encodeContext(tok, context);
+    let budget = action === undefined ? base : Math.min(base, limits.maxT - encodeAction(tok, action).length);
+    if (budget < headLength(tok, full)) budget = base;
+    const { ids, dropped } = fitContext(tok, full, Math.max(1, budget));
+    return dropped === 0 ? context : tok.decode(ids.slice(1));
+  };
+}
+
 /** One training row: one turn, or several appending turns of one episode (`packEpisodeRows`). */
 export interface Row {
   /** (n) token ids: context then action (ending with `<|end|>`); packed: contexts and actions interleaved. */

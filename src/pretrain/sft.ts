@@ -23,7 +23,7 @@ import { getSuite, taskSet } from '../tasks';
 import type { SuiteName, Task, Tier } from '../tasks/types';
 import { Rng } from '../util/rng';
 import { runProceduralExpert } from './procedural_harness';
-import { batchIndices, ContextBudgetError, episodeRows, packBatch, type Row, type RowBatch, type RowLimits } from './rows';
+import { batchIndices, ContextBudgetError, cutView, encodeTurn, episodeRows, packBatch, type Row, type RowBatch, type RowLimits } from './rows';
 
 /** Knobs of one SFT run. */
 export interface SftConfig {
@@ -121,14 +121,15 @@ export interface DemoSet {
 /**
  * Expert demonstrations: each task under its own procedural harness (seed drawn from
  * `Rng.derive(seed, 'demo-harness')`), or every task under `blackbox`.
+ * @param view the text the model will see of a context (rows.ts `cutView`): the expert acts only on it
  */
-export function collectDemonstrations(n: number, seed: number, blackbox: string | null, maxTier: Tier = 3, suites?: readonly SuiteName[]): DemoSet {
+export function collectDemonstrations(n: number, seed: number, blackbox: string | null, maxTier: Tier = 3, suites?: readonly SuiteName[], view?: (context: string, action?: string) => string): DemoSet {
   const tasks = demoTasks(n, seed, maxTier, suites);
   const hr = Rng.derive(seed, 'demo-harness');
   const episodes: ExpertEpisode[] = [];
   let failed = 0;
   for (const t of tasks) {
-    const ep = blackbox === null ? runProceduralExpert(t, hr.int(2 ** 31)) : runExpertEpisode(t, blackbox);
+    const ep = blackbox === null ? runProceduralExpert(t, hr.int(2 ** 31), { view }) : runExpertEpisode(t, blackbox, { view });
     if (ep.pass) episodes.push(ep);
     else failed++;
   }
@@ -139,28 +140,51 @@ export function collectDemonstrations(n: number, seed: number, blackbox: string 
  * Rows of every episode (module doc of rows.ts): with `pack` (default) the appending turns of an
  * episode share one row (`episodeRows`), else one row per turn. Parse errors and cut-offs never
  * occur in expert turns; any non-tool/message turn (or empty action) is skipped (it then breaks
- * a packed run: the next turn starts a new row).
- * @throws ContextBudgetError when an opening exceeds maxT − actionReserve.
+ * a packed run: the next turn starts a new row). A turn whose action is so long that the opening
+ * no longer fits beside it in maxT is dropped too (the policy could not emit it within its
+ * reserve anyway), counted in `opts.stats.longActionTurns`.
+ * @throws ContextBudgetError naming the harness and task when an opening exceeds maxT − actionReserve.
  */
-export function demonstrationRows(tok: Tokenizer, episodes: readonly ExpertEpisode[], limits: RowLimits, opts: { pack?: boolean } = {}): Row[] {
+export function demonstrationRows(tok: Tokenizer, episodes: readonly ExpertEpisode[], limits: RowLimits, opts: { pack?: boolean; stats?: { longActionTurns: number } } = {}): Row[] {
   const rows: Row[] = [];
+  const pack = opts.pack ?? true;
+  const budget = limits.maxT - limits.actionReserve;
   for (const ep of episodes) {
+    const named = (e: ContextBudgetError) => new ContextBudgetError(`harness ${ep.harness}, task ${ep.taskId}: ${e.message}`, e.headTokens, e.budget);
+    const push = (run: Array<(typeof ep.turns)[number]>) => {
+      if (run.length === 0) return;
+      try {
+        rows.push(...episodeRows(tok, run, limits, pack));
+      } catch (e) {
+        if (!(e instanceof ContextBudgetError)) throw e;
+        if (e.budget >= budget) throw named(e);
+        // A long action lowered one row's budget below the opening: drop such turns, keep the rest.
+        let sub: typeof run = [];
+        for (const t of run) {
+          try {
+            encodeTurn(tok, t.context, t.action, limits);
+            sub.push(t);
+          } catch (e2) {
+            if (!(e2 instanceof ContextBudgetError)) throw e2;
+            if (e2.budget >= budget) throw named(e2);
+            if (opts.stats) opts.stats.longActionTurns++;
+            if (sub.length) rows.push(...episodeRows(tok, sub, limits, pack));
+            sub = [];
+          }
+        }
+        if (sub.length) rows.push(...episodeRows(tok, sub, limits, pack));
+      }
+    };
     // A skipped turn between two kept ones breaks the chain: pack runs of consecutive kept turns only.
     let run: Array<(typeof ep.turns)[number]> = [];
-    const flush = () => {
-      try {
-        if (run.length) rows.push(...episodeRows(tok, run, limits, opts.pack ?? true));
-      } catch (e) {
-        if (e instanceof ContextBudgetError) throw new ContextBudgetError(`harness ${ep.harness}, task ${ep.taskId}: ${e.message}`, e.headTokens, e.budget);
-        throw e;
-      }
-      run = [];
-    };
     for (const t of ep.turns) {
       if ((t.kind === 'tool' || t.kind === 'message') && t.action.length > 0) run.push(t);
-      else flush();
+      else {
+        push(run);
+        run = [];
+      }
     }
-    flush();
+    push(run);
   }
   return rows;
 }
@@ -279,8 +303,10 @@ export async function trainSft(
  */
 export function prepareSft(tok: Tokenizer, cfg: SftConfig) {
   const rc = resolveSftConfig(cfg, tok.vocabSize);
-  const demos = collectDemonstrations(rc.demos, rc.seed, rc.blackbox, rc.maxTier, rc.suites);
-  const rows = demonstrationRows(tok, demos.episodes, { maxT: rc.model.maxT, actionReserve: rc.actionReserve });
+  const limits = { maxT: rc.model.maxT, actionReserve: rc.actionReserve };
+  // The expert acts on what the cut rows will show (it re-reads what the cut drops).
+  const demos = collectDemonstrations(rc.demos, rc.seed, rc.blackbox, rc.maxTier, rc.suites, cutView(tok, limits));
+  const rows = demonstrationRows(tok, demos.episodes, limits);
   const init = initParams(rc.model, Rng.derive(rc.seed, 'sft-init').int(2 ** 31));
   return { cfg: rc, demos, rows, init };
 }

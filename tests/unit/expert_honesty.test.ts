@@ -11,6 +11,10 @@ import { atoms, honestyViolations, NOTES_PATH } from '../../src/harness/honesty'
 import type { TurnRecord } from '../../src/harness/types';
 import { runProceduralExpert } from '../../src/pretrain/procedural_harness';
 import { taskSet } from '../../src/tasks';
+import { readFileSync } from 'node:fs';
+import { Tokenizer, type TokenizerFile } from '../../src/model/tokenizer';
+import { cutView, encodeTurn } from '../../src/pretrain/rows';
+import { selectTrainingOA } from '../../src/design/selection';
 
 /** Composed ids covering C0, C1 and C2 (with varied S, T, O, W), and both black-box harnesses. */
 const HARNESSES = ['S0-T0-O0-C0-W0', 'S0-T1-O2-C1-W0', 'S2-T2-O1-C1-W2', 'S1-T0-O2-C2-W1', 'S2-T1-O0-C2-W0', 'bb-coding-cli', 'bb-assistant'];
@@ -59,5 +63,34 @@ describe('the honest expert', () => {
       }
     }
     expect(dishonest).toBeGreaterThan(5);
+  });
+});
+
+describe('honest to the cut rows (ExpertOptions.view = cutView)', () => {
+  const tok = Tokenizer.fromJSON(JSON.parse(readFileSync(new URL('../../public/tokenizer-v2.json', import.meta.url), 'utf8')) as TokenizerFile);
+  const limits = { maxT: 512, actionReserve: 128 };
+  /** Turns with the context the SFT row keeps (the cut), for the honesty check. */
+  const asRows = (ep: ReturnType<typeof runExpertEpisode>) =>
+    ep.turns.map((u) => {
+      const r = encodeTurn(tok, u.context, u.action, limits);
+      return { ...u, context: tok.decode(Array.from(r.ids.subarray(1, r.contextTokens))) };
+    });
+  const t2 = [...taskSet('workspace', 'train', 24, 7), ...taskSet('errands', 'train', 24, 8)].filter((t) => t.tier === 2);
+  const harnesses = selectTrainingOA().training.slice(0, 6);
+
+  it('at maxT 512 the expert re-reads what the cut drops: tier-2 rows are honest (without the view they are not)', () => {
+    let withView = 0;
+    let without = 0;
+    for (const h of harnesses) {
+      for (const t of t2) {
+        const ep = runExpertEpisode(t, h, { view: cutView(tok, limits) });
+        expect(ep.pass).toBe(true);
+        withView += honestyViolations(asRows(ep), ep.phrases ?? []).length;
+        const plain = runExpertEpisode(t, h);
+        without += honestyViolations(asRows(plain), plain.phrases ?? []).length;
+      }
+    }
+    expect(withView).toBe(0);
+    expect(without).toBeGreaterThan(0);
   });
 });
