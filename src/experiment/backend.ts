@@ -143,6 +143,20 @@ export function createStack(backend: Backend, cfg: ModelConfig, params: Float32A
   };
 }
 
+/** A rollout policy alone (evaluation): the engine's KV-cache sampler over `params`. */
+export function createPolicy(backend: Backend, cfg: ModelConfig, params: Float32Array, maxB: number): { policy: StackPolicy; destroy(): void } {
+  if (backend.kind === 'webgpu') {
+    const model = GpuModel.create(backend.gpu, cfg, { maxB });
+    model.writeParams(params);
+    const policy = new GpuPolicy(model);
+    return { policy, destroy: () => (policy.destroy(), model.destroy()) };
+  }
+  const base = backend.engine.mark();
+  const model = WasmModel.create(backend.engine, cfg);
+  model.writeParams(params);
+  return { policy: new WasmPolicy(model, maxB), destroy: () => backend.engine.release(base) };
+}
+
 /** Release the engine at the end of the experiment. */
 export function destroyBackend(b: Backend): void {
   if (b.kind === 'wasm') b.engine.destroy();

@@ -1,25 +1,23 @@
 /**
- * `hlab evaluate`, page side (WebGPU): load a base checkpoint (the shipped one of a preset, or
+ * `hlab evaluate`, page side (either engine, src/experiment/backend.ts): load a base checkpoint (the shipped one of a preset, or
  * a file passed as base64), check its budget against the requested one (src/pretrain/budget.ts)
  * and that every opening fits, sample episodes of every (harness, test task, sample) in one
- * rollout batch (rollout/engine.ts: GPU sampler, env worker pool) and report them
+ * rollout batch (rollout/engine.ts: the engine's KV-cache sampler, env worker pool) and report them
  * (evaluate_report.ts). Called by the CLI through `withBrowser` like `hlab run`.
  */
-import { createGpu } from '../gpu/device';
 import type { ModelConfig } from '../model/config';
-import { GpuModel } from '../model/gpu_model';
 import { loadTokenizer } from '../model/tokenizer';
 import { checkOpeningsFit, checkpointBudget, checkRunBudget, runBudget } from '../pretrain/budget';
 import { decodeBaseCheckpoint } from '../pretrain/checkpoint';
 import { runEpisodes, type EpisodeRequest } from '../rollout/engine';
 import type { EnvApi } from '../rollout/env';
-import { GpuPolicy } from '../rollout/gpu_policy';
 import { WorkerPool } from '../rollout/worker_pool';
 import { taskFromId } from '../tasks';
 import type { SuiteName } from '../tasks/types';
 import { assetFetch, baseCheckpointUrl } from '../util/asset_fetch';
 import { Rng } from '../util/rng';
 import { evalReport, evalTaskIds, resolveEvalHarnesses } from './evaluate_report';
+import { chooseBackend, createPolicy, destroyBackend, type BackendChoice } from './backend';
 
 /** JSON-safe request of one evaluation. */
 export interface EvalPageRequest {
@@ -46,6 +44,8 @@ export interface EvalPageRequest {
   allowBudgetMismatch?: boolean;
   workers: number;
   watchdogMs?: number;
+  /** Policy engine (default 'auto'). */
+  backend?: BackendChoice;
 }
 
 function b64ToBytes(s: string): Uint8Array {
@@ -62,7 +62,7 @@ function maxRows(cfg: ModelConfig): number {
  * Run the evaluation in the page.
  * @returns the report (evaluate_report.ts `CheckpointEvalReport`) as JSON (NaN → null)
  * @throws Error when the checkpoint is missing or corrupt, was trained with another tokenizer,
- *   its budget differs without `allowBudgetMismatch`, an opening does not fit, or WebGPU is unavailable.
+ *   its budget differs without `allowBudgetMismatch`, an opening does not fit, or the chosen engine cannot start.
  */
 export async function evaluateCheckpointInPage(req: EvalPageRequest): Promise<string> {
   const t0 = performance.now();
@@ -93,10 +93,8 @@ export async function evaluateCheckpointInPage(req: EvalPageRequest): Promise<st
   if (note) warnings.push(note);
   checkOpeningsFit(tok, plan.ids, taskIds.map(taskFromId), limits);
 
-  const gpu = await createGpu();
-  const model = GpuModel.create(gpu, cfg, { maxB: maxRows(cfg) });
-  model.writeParams(ck.params);
-  const policy = new GpuPolicy(model);
+  const backend = await chooseBackend(req.backend ?? 'auto');
+  const { policy, destroy } = createPolicy(backend, cfg, ck.params, maxRows(cfg));
   const pool = new WorkerPool<EnvApi>({
     size: req.workers,
     watchdogMs: req.watchdogMs ?? 30_000,
@@ -109,18 +107,18 @@ export async function evaluateCheckpointInPage(req: EvalPageRequest): Promise<st
       tok, policy, env: { run: (job) => pool.run((api) => job(api as unknown as EnvApi)), retries: () => pool.stats.retries },
       maxTurns: req.maxTurns, maxNewTokens, contextTokens, temperature: req.temperature, seed: Rng.derive(req.seed, 'evaluate').int(2 ** 31),
     });
-    if (gpu.errors.length) throw new Error(`WebGPU errors during evaluation: ${gpu.errors.join('; ')}`);
+    if (backend.kind === 'webgpu' && backend.gpu.errors.length) throw new Error(`WebGPU errors during evaluation: ${backend.gpu.errors.join('; ')}`);
     const report = evalReport(plan, trajectories, {
       source, digest: ck.header.digest, config: cfg, tokenizer: ck.header.tokenizer.name, command: ck.header.metadata.command ?? null,
       budget: { maxT: limits.maxT, maxNewTokens, contextBudget: limits.maxT - maxNewTokens },
       tasks: taskIds.length, suites: req.suites, maxTier: req.maxTier, samples: req.samples, temperature: req.temperature, seed: req.seed, maxTurns: req.maxTurns,
       droppedContextTokens: stats.droppedContextTokens, envFailures: stats.envFailures, seconds: Number(((performance.now() - t0) / 1000).toFixed(1)),
-      machine: `${gpu.info.vendor}/${gpu.info.architecture}`, warnings,
+      machine: `${backend.describe} (${backend.reason})`, warnings,
     });
     return JSON.stringify(report, (_k, v) => (typeof v === 'number' && !Number.isFinite(v) ? null : v));
   } finally {
     pool.terminate();
-    policy.destroy();
-    model.destroy();
+    destroy();
+    destroyBackend(backend);
   }
 }

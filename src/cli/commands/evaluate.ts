@@ -38,7 +38,7 @@ interface Opts {
   contextTokens?: number;
   allowBudgetMismatch?: boolean;
   workers: number;
-  backend: 'webgpu';
+  backend: 'auto' | 'webgpu' | 'wasm';
   json?: boolean;
 }
 
@@ -66,6 +66,7 @@ export function evaluateRequest(opts: Opts): EvalPageRequest {
   const req: EvalPageRequest = {
     init, preset: opts.preset, harnesses: opts.harnesses, suites: suites as SuiteName[], maxTier: opts.maxTier, tasks: opts.tasks, samples: opts.samples,
     temperature, seed: opts.seed, maxTurns: opts.maxTurns, workers: opts.workers, allowBudgetMismatch: opts.allowBudgetMismatch === true,
+    backend: opts.backend,
   };
   if (opts.maxNewTokens !== undefined) req.maxNewTokens = opts.maxNewTokens;
   if (opts.contextTokens !== undefined) req.contextTokens = opts.contextTokens;
@@ -102,7 +103,7 @@ export function registerEvaluate(program: Command): void {
     .option('--context-tokens <n>', "context budget incl. the action (default: the checkpoint's maxT)", intOption(16, 8192))
     .option('--allow-budget-mismatch', "evaluate although the budget differs from the checkpoint's")
     .option('--workers <n>', 'environment workers', intOption(1, 64), 4)
-    .option('--backend <name>', 'webgpu (headless Chromium)', choiceOption(['webgpu'] as const), 'webgpu')
+    .option('--backend <name>', 'policy engine in headless Chromium: auto (WebGPU on a hardware adapter, else the CPU engine) | webgpu | wasm', choiceOption(['auto', 'webgpu', 'wasm'] as const), 'auto')
     .option('--json', 'print the JSON report only')
     .action(async (opts: Opts) => {
       const req = evaluateRequest(opts);
