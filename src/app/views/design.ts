@@ -332,7 +332,7 @@ export class DesignView {
         ${this.select('assign', 'Assignment', [['locality', 'locality-aware (nearest)'], ['random', 'random (ablation)']], e.assign)}
       </form>
       ${c.assignments
-        ? html`<table class="assign-table" id="assignment-table">
+        ? html`<div class="scroll-x"><table class="assign-table" id="assignment-table">
             <thead><tr><th scope="col">Task</th><th scope="col">Anchor</th><th scope="col">Other harnesses (Hamming distance to the anchor)</th></tr></thead>
             <tbody>
               ${c.assignments.map(
@@ -343,7 +343,7 @@ export class DesignView {
                 </tr>`,
               )}
             </tbody>
-          </table>
+          </table></div>
           <p class="note" id="assign-mean">Mean distance to the anchor over these tasks: <strong>${Number.isNaN(mean) ? '–' : mean.toFixed(2)}</strong>.
             Locality-aware assignment picks the nearest training harnesses, so a task sees small, related changes of its harness.</p>`
         : html`<p class="note">Fix the inputs above to see the assignment.</p>`}
