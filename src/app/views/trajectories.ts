@@ -13,7 +13,8 @@
  * color (mask | adv), speed (tokens per second while playing).
  */
 import { html, nothing, render, type TemplateResult } from 'lit-html';
-import { loadTokenizer, type Tokenizer } from '../../model/tokenizer';
+import type { Tokenizer } from '../../model/tokenizer';
+import { appTokenizer } from '../app_tokenizer';
 import type { ExperimentOutputJson, TrajectorySampleJson } from '../results_store';
 import { SourceLoader, SourcePicker, sourceFromParams, sourceParams, type SourceRef } from './results_source';
 import '../results.css';
@@ -27,7 +28,7 @@ const SPEEDS = ['2', '5', '10', '25', '100'];
 // vocabulary (DEFAULT_TOKENIZER_URL), so the same file decodes the stored ids.
 let tokenizer: Tokenizer | null = null;
 let tokenizerError = '';
-const tokenizerReady: Promise<void> = loadTokenizer().then(
+const tokenizerReady: Promise<void> = appTokenizer.then(
   (t) => void (tokenizer = t),
   (e: Error) => void (tokenizerError = `tokenizer not loaded (${e.message}): tokens are shown as ids`),
 );
