@@ -155,7 +155,8 @@ const api: TrainWorkerApi = {
       let saveError: string | null = null;
       if (out.status === 'done' && opts.saveAs) {
         try {
-          await saveRunOutput(opts.saveAs, out);
+          // The spec as run (seed and step overrides folded in) rides along: Results shows it and diffs runs by it.
+          await saveRunOutput(opts.saveAs, { ...out, specJson } as unknown as Parameters<typeof saveRunOutput>[1]);
           savedAs = opts.saveAs;
         } catch (e) {
           saveError = (e as Error).message;

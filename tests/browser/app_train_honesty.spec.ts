@@ -172,3 +172,27 @@ test('without WebGPU, Start is disabled and the view says why', async ({ browser
   await screenshots(page, info, 'train-no-webgpu');
   await page.context().close();
 });
+
+test('common knobs edit the spec (which gets its own name and description); the demo setting', async ({ browser }, info) => {
+  const page = await openApp(browser, '/#/train');
+  const spec = page.locator('#train-spec');
+  await expect(spec).toHaveValue(/"name": "quick"/);
+  await page.selectOption('#knob-model', 'tiny');
+  await expect(spec).toHaveValue(/"preset": "tiny"/);
+  await expect(spec).toHaveValue(/"name": "quick-edited"/);
+  await expect(spec).toHaveValue(/Preset 'quick' edited in the app: model.preset = \\"tiny\\"/);
+  await page.fill('#knob-group', '4');
+  await page.press('#knob-group', 'Tab');
+  await expect(spec).toHaveValue(/"groupSize": 4/);
+  await expect(page.locator('#knob-model')).toHaveValue('tiny');
+  await expect(page).toHaveURL(/edits=/);
+  await expect(page.locator('#train-spec-errors')).toContainText('Run id app-quick-edited-');
+  await page.locator('#train-demo').click();
+  await expect(spec).toHaveValue(/"name": "quick-demo"/);
+  await expect(spec).toHaveValue(/"steps": 6/);
+  await expect(page.locator('#knob-model')).toHaveValue('mini');
+  await expect(page.locator('#knob-group')).toHaveValue('4');
+  await expect(page.locator('#train-spec-errors')).toContainText('Valid spec');
+  await screenshots(page, info, 'train-knobs-demo');
+  await page.context().close();
+});

@@ -150,6 +150,18 @@ export function engineAvailable(_spec: ExperimentSpec | undefined, gpu: WebGpuSt
   return gpu === null || gpu.available;
 }
 
+/**
+ * The name a finished run is saved under in Results: what it is (spec name, methods, model and
+ * init, RL steps, seeds), the spec hash (the run id's) and the time in UTC, e.g.
+ * 'quick · GRPO K=4 · mini/base · 12 steps · seed 0 · 3f2a9c1e · 2026-12-01 21:18 UTC'.
+ */
+export function runName(spec: ExperimentSpec, runId: string): string {
+  const methods = spec.methods.map((m) => m.name).join(' + ');
+  const hash = runId.split('-').at(-1) ?? '';
+  const stamp = new Date().toISOString().replace('T', ' ').slice(0, 16);
+  return `${spec.name} · ${methods} · ${spec.model.preset}/${spec.model.init} · ${spec.rl.steps} steps · seed ${spec.seeds.join(',')} · ${hash} · ${stamp} UTC`.slice(0, 200);
+}
+
 /** Episodes of one evaluation of run `runIndex`: (base + held-out in-space + black-box + training harnesses) × test tasks × samples. */
 export function evalEpisodes(spec: ExperimentSpec, runIndex: number): { episodes: number; harnesses: number; tasks: number } {
   const plan = spec.seeds.flatMap((seed) => spec.methods.map((method) => ({ seed, method })));
@@ -161,6 +173,72 @@ export function evalEpisodes(spec: ExperimentSpec, runIndex: number): { episodes
 }
 
 const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+
+/**
+ * The "demo" setting (a JSON Merge Patch on the preset): the pretrained mini model, tier-1
+ * tasks, 6 RL steps of 2 tasks × 4 rollouts and a small evaluation — sized to finish in about
+ * two minutes on a CPU-only laptop (measured on SwiftShader, the CPU, in the app's tests).
+ */
+export const DEMO_PATCH = {
+  maxTier: 1,
+  model: { preset: 'mini', init: 'base' },
+  rl: { steps: 6, tasksPerStep: 2, groupSize: 4 },
+  rollout: { maxTurns: 4 },
+  evaluation: { testTasks: 2, samples: 1, inSpace: { mode: 'stratified', perDistance: 1, seed: 0 }, blackbox: ['bb-assistant'] },
+} as const;
+
+/** The common knobs shown as form controls beside the spec editor: path in the spec, label, kind. */
+const KNOBS: { path: readonly string[]; id: string; label: string; options?: readonly string[]; min?: number; max?: number; hint?: string }[] = [
+  { path: ['model', 'preset'], id: 'knob-model', label: 'Model', options: ['tiny', 'mini', 'small', 'base'] },
+  { path: ['model', 'init'], id: 'knob-init', label: 'Init', options: ['base', 'scratch'], hint: 'base = pretrained checkpoint' },
+  // TODO(lead): a 'Backend' knob (auto / webgpu / wasm) here once spec.backend exists.
+  { path: ['rl', 'tasksPerStep'], id: 'knob-tasks', label: 'Tasks per step', min: 1, max: 4096 },
+  { path: ['rl', 'groupSize'], id: 'knob-group', label: 'Group size', min: 1, max: 256, hint: 'rollouts per task (GRPO group)' },
+  { path: ['evaluation', 'testTasks'], id: 'knob-eval', label: 'Eval tasks', min: 1, max: 1000, hint: 'test tasks per suite' },
+];
+
+function getPath(json: unknown, path: readonly string[]): unknown {
+  let cur: unknown = json;
+  for (const k of path) cur = cur && typeof cur === 'object' ? (cur as Record<string, unknown>)[k] : undefined;
+  return cur;
+}
+
+/**
+ * Set `path` in the spec text to `value`; an edit of a preset also gets its own name
+ * ('<preset>-edited', unless renamed already) and a description that lists what differs from
+ * the preset, so its runs are not confused with the preset's.
+ * @returns the new text, or null when the text is not a JSON object
+ */
+export function setKnob(text: string, preset: string, path: readonly string[], value: unknown): string | null {
+  let json: Record<string, unknown>;
+  try {
+    json = JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    return null;
+  }
+  if (!json || typeof json !== 'object' || Array.isArray(json)) return null;
+  let cur = json;
+  for (const k of path.slice(0, -1)) {
+    if (!cur[k] || typeof cur[k] !== 'object') cur[k] = {};
+    cur = cur[k] as Record<string, unknown>;
+  }
+  cur[path[path.length - 1]] = value;
+  const base = getPreset(preset) as unknown as Record<string, unknown>;
+  if (json.name === base.name) json.name = `${String(base.name)}-edited`;
+  if (json.name === `${String(base.name)}-edited`) {
+    const { name: _n, description: _d, ...rest } = json;
+    const { name: _bn, description: _bd, ...baseRest } = base;
+    const patch = mergePatch(baseRest, rest) as Record<string, unknown> | undefined;
+    const flat: string[] = [];
+    const walk = (o: unknown, pre: string) => {
+      if (o && typeof o === 'object' && !Array.isArray(o)) for (const [k, v] of Object.entries(o)) walk(v, pre ? `${pre}.${k}` : k);
+      else flat.push(`${pre} = ${JSON.stringify(o)}`);
+    };
+    walk(patch ?? {}, '');
+    json.description = `Preset '${preset}' edited in the app: ${flat.join(', ') || 'no changes'}.`.slice(0, 500);
+  }
+  return JSON.stringify(json, null, 2);
+}
 
 interface Curve {
   label: string;
@@ -331,6 +409,46 @@ export class TrainView {
     this.draw();
   }
 
+  private knob(path: readonly string[], value: unknown): void {
+    const name = (PRESET_NAMES as readonly string[]).includes(this.inputs.preset) ? this.inputs.preset : TRAIN_DEFAULTS.preset;
+    const t = setKnob(this.text, name, path, value);
+    if (t !== null) this.onEdit(t);
+  }
+
+  private applyDemo(): void {
+    const name = (PRESET_NAMES as readonly string[]).includes(this.inputs.preset) ? this.inputs.preset : TRAIN_DEFAULTS.preset;
+    const spec = applyMergePatch(getPreset(name), { ...DEMO_PATCH, name: `${name}-demo`, description: `Demo of preset '${name}': pretrained mini model, tier-1 tasks, 6 RL steps of 2 tasks × 4 rollouts, a small evaluation — about two minutes on a CPU-only laptop.` });
+    this.inputs = { ...this.inputs, steps: '' };
+    this.onEdit(JSON.stringify(spec, null, 2));
+  }
+
+  private knobsForm(v: TrainInputs, busy: boolean): TemplateResult {
+    const json = v.specJson;
+    return html`<form class="card controls train-knobs" aria-label="Common settings" @submit=${(e: Event) => e.preventDefault()}>
+      ${KNOBS.map((k) => {
+        const cur = getPath(json, k.path);
+        return field(
+          k.id,
+          k.label,
+          k.options
+            ? html`<select id=${k.id} ?disabled=${busy || !json} @change=${(e: Event) => this.knob(k.path, (e.target as HTMLSelectElement).value)}>
+                ${k.options.map((o) => html`<option value=${o} .selected=${live(cur === o)}>${o}</option>`)}
+              </select>`
+            : html`<input id=${k.id} type="number" min=${k.min ?? 0} max=${k.max ?? 1e9} step="1" style="width:6rem" ?disabled=${busy || !json} .value=${live(cur === undefined ? '' : String(cur))}
+                @change=${(e: Event) => {
+                  const n = Number((e.target as HTMLInputElement).value);
+                  if (Number.isInteger(n)) this.knob(k.path, n);
+                }} />`,
+          null,
+          k.hint,
+        );
+      })}
+      <div class="field"><span class="label-like">Size</span>
+        <button type="button" id="train-demo" class="secondary" ?disabled=${busy} @click=${() => this.applyDemo()}
+          title="pretrained mini model, tier-1 tasks, 6 RL steps of 2 × 4 rollouts, small evaluation">Demo (≈ 2 min on a CPU)</button></div>
+    </form>`;
+  }
+
   private resetToPreset(): void {
     this.inputs = { ...this.inputs, edits: '' };
     this.text = this.textFor(this.inputs);
@@ -485,8 +603,7 @@ export class TrainView {
     this.evals = [];
     this.messages = [];
     this.draw();
-    const stamp = new Date().toISOString().replace('T', ' ').slice(0, 19);
-    const saveAs = `${v.spec.name} · seed ${v.spec.seeds.join(',')} · ${stamp}`;
+    const saveAs = runName(v.spec, v.runId);
     try {
       const out = await api.start(v.specJson, { runId: v.runId, resume, saveAs, ...(v.steps !== undefined ? { steps: v.steps } : {}) }, proxy((ev: RunEvent) => this.onEvent(ev)));
       if ((this.phase as Phase) === 'failed') return; // the worker died meanwhile; its message stays
@@ -658,6 +775,7 @@ export class TrainView {
             ${this.textField('seed', 'Seed', v.errors.seed, busy, `default: spec.seeds (${v.spec?.seeds.join(', ') ?? '…'})`)}
             ${this.textField('steps', 'RL steps', v.errors.steps, busy, `default: spec.rl.steps (${v.spec?.rl.steps ?? '…'})`)}
           </form>
+          ${this.knobsForm(v, busy)}
           <section class="card" aria-labelledby="train-spec-label">
             <div class="train-spec-head">
               <label id="train-spec-label" for="train-spec"><strong>Spec</strong> <span class="sub">JSON, checked as you type</span></label>
