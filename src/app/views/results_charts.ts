@@ -62,11 +62,12 @@ export class CurveChart extends UPlotElement<CurveChartSpec> {
       title: spec.title,
       width: Math.max(240, this.clientWidth || 380),
       height: spec.height ?? 190,
-      legend: { show: false },
+      // Hover: the legend under the chart shows the step and every run's value under the cursor.
+      legend: { show: true, live: true },
       cursor: { drag: { x: false, y: false } },
       scales: { x: { time: false }, y: { range: metricYRange } },
       axes: [{ label: 'RL step', size: 34, labelSize: 16, incrs: STEP_INCRS }, { label: spec.yLabel, size: metricAxisSize, labelSize: 16, values: metricTicks }],
-      series: [{}, ...spec.series.map((s) => ({ label: s.label, stroke: s.color, width: 1.6, spanGaps: true, points: { size: 4 } }))],
+      series: [{ label: 'RL step' }, ...spec.series.map((s) => ({ label: s.label, stroke: s.color, width: 1.6, spanGaps: true, points: { size: 4 } }))],
     };
     this.plot = new uPlot(opts, alignCurves(spec.series), this);
   }
