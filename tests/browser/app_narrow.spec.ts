@@ -51,6 +51,7 @@ const VIEWS: { name: string; url: string; ready: (p: Page) => Promise<void> }[] 
   { name: 'inspect', url: '/#/inspect', ready: (p) => expect(p.locator('#side-a pre.context')).toContainText('<|system|>') },
   { name: 'train', url: '/#/train', ready: (p) => expect(p.locator('#train-spec')).toBeVisible() },
   { name: 'results', url: '/#/results?file=narrow-fixture.json', ready: (p) => expect(p.locator('#paper-table tbody tr')).toHaveCount(3) },
+  { name: 'compare', url: '/#/compare', ready: (p) => expect(p.locator('#compare-empty')).toBeVisible() },
   { name: 'trajectories', url: '/#/trajectories?file=narrow-fixture.json', ready: (p) => expect(p.locator('.tokens .tok').first()).toBeVisible() },
 ];
 
