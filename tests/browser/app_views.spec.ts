@@ -82,6 +82,31 @@ test('design view: space, 18 OA training ids, balance heat map, held-out histogr
   await screenshot(page, info, 'design-view');
 });
 
+test('design: each fallback is explained, an empty held-out set says so, the assignment note follows the strategy, heat maps label levels', async ({}, info) => {
+  await page.goto('/#/design?levels=2,3,3,4');
+  await expect(page.locator('#design-fallback')).toContainText('full factorial');
+  await expect(page.locator('#design-fallback')).toContainText('force N ≥ 72');
+  await expect(page.locator('#heldout-empty')).toContainText('Nothing is held out');
+  await expect(page.locator('#heldout-chart')).toHaveCount(0);
+  await screenshot(page, info, 'design-full-factorial');
+  await page.goto('/#/design?levels=6,6,6,6');
+  await expect(page.locator('#design-fallback')).toContainText('would allow N = 36');
+  await expect(page.locator('#design-fallback')).toContainText('orthogonal Latin squares of order 6');
+  await page.goto('/#/design');
+  await expect(page.locator('#design-fallback')).toHaveCount(0);
+  const note = page.locator('#assign-mean');
+  await expect(note).toContainText('nearest');
+  await expect(note).toContainText('at least 3 components apart');
+  await expect(note).toContainText('(random: ');
+  await page.selectOption('#design-assign', 'random');
+  await expect(note).toContainText('Random assignment (the ablation)');
+  await expect(note).not.toContainText('nearest');
+  await expect(note).toContainText('(locality-aware: 3.00)');
+  // Level numbers on the heat-map grids (5 components × 3 levels: 4 column grids × 3 + 4 row grids × 3).
+  await expect(page.locator('#view-design .card', { has: page.locator('#training-table') }).locator('.hm-level')).toHaveCount(24);
+  await expect(page.locator('.heatmap-key').first()).toContainText('expected count');
+});
+
 test('invalid inputs show their error next to the field, and recover', async () => {
   await page.goto('/#/design');
   await expect(page.locator('#training-table tbody tr')).toHaveCount(18);
