@@ -95,3 +95,35 @@ test('two saved runs: overlaid curves with hover values, side-by-side tables, sp
   await expect.poll(() => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBe(0);
   await page.setViewportSize({ width: 1280, height: 800 });
 });
+
+test('results of a run saved with its spec: each harness has its role (training, held-out with its distance, black-box); the spec is shown', async ({}, info) => {
+  const name = 'roles-test';
+  await page.evaluate(async (n) => {
+    const fx = (await import(/* @vite-ignore */ '/tests/browser/app_results.fixture.ts'.toString())) as typeof import('./app_results.fixture');
+    const store = (await import(/* @vite-ignore */ '/src/app/results_store.ts'.toString())) as typeof import('../../src/app/results_store');
+    const presets = (await import(/* @vite-ignore */ '/src/experiment/presets.ts'.toString())) as typeof import('../../src/experiment/presets');
+    const cli = JSON.parse(await fx.buildFixture());
+    // quick trains the L18 orthogonal array: S0-T0-O0-C0-W0 and S1-T1-O1-C1-W1 are in it, S0-T0-O0-C0-W1 is not (one component from the base).
+    for (const r of cli.runs) r.perHarness = { 'S0-T0-O0-C0-W0': 0.5, 'S1-T1-O1-C1-W1': 0.25, 'S0-T0-O0-C0-W1': 0.75, 'bb-assistant': 0 };
+    const out = { status: 'done' as const, results: { resultsVersion: cli.resultsVersion, spec: 'quick', evalSet: cli.evalSet, machine: cli.machine, runs: cli.runs }, curves: cli.curves, warnings: [] };
+    await store.saveRunOutput(n, { ...out, specJson: presets.getPreset('quick') });
+  }, name);
+  await page.goto(`/#/results?run=${encodeURIComponent(name)}`);
+  const role = (h: string) => page.locator(`#harness-table tr[data-harness="${h}"] td.role`);
+  await expect(role('S0-T0-O0-C0-W0')).toHaveText('base · training');
+  await expect(role('S1-T1-O1-C1-W1')).toHaveText('training');
+  await expect(role('S0-T0-O0-C0-W1')).toHaveText('held-out · d=1');
+  await expect(role('bb-assistant')).toHaveText('black-box');
+  await page.locator('#results-spec summary').click();
+  await expect(page.locator('#results-spec pre')).toContainText('"name": "quick"');
+  await screenshots(page, info, 'results-roles');
+  // With saved runs listed (long names), Results and Compare still have no horizontal scroll at 390 px.
+  await page.setViewportSize({ width: 390, height: 844 });
+  for (const url of [`/#/results?run=${encodeURIComponent(name)}`, '/#/compare']) {
+    await page.goto(url);
+    await expect(page.locator('.view:not([hidden]) h1')).toBeVisible();
+    await expect(page.locator('.view:not([hidden]) :is(table, #compare-list)').first()).toBeVisible();
+    await expect.poll(() => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth), { message: url }).toBe(0);
+  }
+  await page.setViewportSize({ width: 1280, height: 800 });
+});

@@ -365,6 +365,7 @@ export class TrajectoriesView {
       <dl class="facts traj-facts">
         <dt>Method</dt><dd>${t.method} · seed ${t.seed} · RL step ${t.step} · group ${t.group}</dd>
         <dt>Outcome</dt><dd id="traj-result" class=${t.pass ? 'yes' : 'no'}>${t.pass ? 'pass' : 'fail'} · reward ${t.reward ?? '—'} · score ${t.score ?? '—'}${t.truncated ? ' · truncated' : ''}${t.envFailed ? ' · environment failed' : ''}</dd>
+        <dt></dt><dd class="desc" id="traj-reward-note">reward = the verifier's pass (1) or fail (0): what RL trains on; score = its partial credit (share of sub-checks passed), shown only</dd>
         <dt>Advantage</dt><dd>${Array.isArray(t.advantage) ? `per token (PPO), |A| ≤ ${scale.toFixed(3)}` : `${t.advantage ?? '—'} on every action token (GRPO)`}</dd>
         <dt>Tokens</dt><dd>${t.turns.length} turn${t.turns.length === 1 ? '' : 's'}, ${totalAction} sampled</dd>
       </dl>
