@@ -746,7 +746,16 @@ export class TrainView {
     const v = this.validated();
     this.syncStoredHistory(v);
     render(this.template(v), this.el);
+    // An evaluation sends no event until it ends: redraw once a second meanwhile, so its
+    // running time and the ETA move.
+    if (this.evalStart && (this.phase === 'running' || this.phase === 'stopping') && !this.tick) {
+      this.tick = setTimeout(() => {
+        this.tick = null;
+        this.scheduleDraw();
+      }, 1000);
+    }
   }
+  private tick: ReturnType<typeof setTimeout> | null = null;
 
   private template(v: TrainInputs): TemplateResult {
     const busy = this.phase === 'running' || this.phase === 'stopping';
