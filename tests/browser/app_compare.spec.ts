@@ -77,6 +77,14 @@ test('two saved runs: overlaid curves with hover values, side-by-side tables, sp
   await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
   await expect(charts.first().locator('.u-legend .u-series').nth(1).locator('.u-value')).toHaveText(/^-?\d/);
 
+  // Smoothing (EMA): the charts draw the smoothed values (their labels state them).
+  const raw = (await charts.first().getAttribute('aria-label'))!;
+  await page.selectOption('#compare-smoothing', '0.9');
+  await expect(charts.first()).toHaveAttribute('data-smoothing', '0.9');
+  expect(await charts.first().getAttribute('aria-label')).not.toBe(raw);
+  await page.selectOption('#compare-smoothing', '0');
+  await expect(charts.first()).toHaveAttribute('aria-label', raw);
+
   // Side by side: one row per run × method; B's after base is A's halved.
   const rows = page.locator('#compare-table tbody tr');
   await expect(rows).toHaveCount(4);

@@ -12,7 +12,7 @@ import { html, nothing, render, type TemplateResult } from 'lit-html';
 import { live } from 'lit-html/directives/live.js';
 import { listRunOutputs, type ExperimentOutputJson, type RunOutputSummary } from '../results_store';
 import { loadSource } from './results_source';
-import { paperTable, type PaperTable } from './results';
+import { paperTable, smoothingControl, type PaperTable } from './results';
 import { type CurveChartSpec } from './results_charts';
 import { SERIES_COLORS } from '../line_chart';
 import { formatRoute } from '../route';
@@ -71,6 +71,7 @@ export class CompareView {
   private saved: RunOutputSummary[] | null = null;
   private listError = '';
   private selected: string[] = [];
+  private smoothing = 0;
   private loaded = new Map<string, ExperimentOutputJson | Error>();
   private derived: { key: string; specs: CurveChartSpec[]; tables: PaperTable[]; diff: ReturnType<typeof specDiff> } | null = null;
 
@@ -174,8 +175,9 @@ export class CompareView {
         ? nothing
         : html`
           <section class="card" aria-labelledby="compare-curves-h">
-            <h2 id="compare-curves-h">Training curves <span class="sub">one line per run · method · seed; hover for values</span></h2>
-            <div class="curve-grid" id="compare-curves">${d.specs.map((s) => html`<hl-curve-chart .spec=${s}></hl-curve-chart>`)}</div>
+            <h2 id="compare-curves-h">Training curves <span class="sub">one line per run · method · seed; hover for values, drag to zoom, double-click to zoom out</span></h2>
+            ${smoothingControl('compare-smoothing', this.smoothing, (w) => ((this.smoothing = w), this.draw()))}
+            <div class="curve-grid" id="compare-curves">${d.specs.map((s) => html`<hl-curve-chart .spec=${this.smoothing ? { ...s, smoothing: this.smoothing } : s}></hl-curve-chart>`)}</div>
           </section>
           <section class="card" aria-labelledby="compare-table-h">
             <h2 id="compare-table-h">pass@1 (%) <span class="sub">before → after, mean ± std over seeds; one row per run and method</span></h2>

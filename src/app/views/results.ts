@@ -229,7 +229,16 @@ function cellTd(c: StatCell, col: string, before?: StatCell): TemplateResult {
   </td>`;
 }
 
+/** A select of the curves' smoothing (EMA weight; 0 = raw), shared by Results and Compare. */
+export function smoothingControl(id: string, value: number, set: (w: number) => void): TemplateResult {
+  return html`<label class="smoothing" for=${id}>Smoothing
+    <select id=${id} @change=${(e: Event) => set(Number((e.target as HTMLSelectElement).value))}>
+      ${[0, 0.5, 0.8, 0.9].map((w) => html`<option value=${w} .selected=${w === value}>${w === 0 ? 'none (raw)' : `EMA ${w}`}</option>`)}
+    </select></label>`;
+}
+
 export class ResultsView {
+  private smoothing = 0;
   private readonly loaded = new SourceLoader(() => this.draw());
   private exportError = '';
   private readonly picker: SourcePicker;
@@ -350,13 +359,14 @@ export class ResultsView {
         </div>
       </section>
       <section class="card" aria-labelledby="curves-h">
-        <h2 id="curves-h">Training curves <span class="sub">one line per run</span></h2>
+        <h2 id="curves-h">Training curves <span class="sub">one line per run; hover for values, drag to zoom, double-click to zoom out</span></h2>
+        ${smoothingControl('results-smoothing', this.smoothing, (w) => ((this.smoothing = w), this.draw()))}
         ${out.curves.length === 0 || out.curves.every((c) => c.steps.length === 0)
           ? html`<p class="note">No RL steps recorded in this output.</p>`
           : html`<ul class="legend run-legend">
                 ${out.curves.map((c, i) => html`<li><span class="swatch" style=${`background:${RUN_COLORS[i % RUN_COLORS.length]}`}></span>${c.method} · seed ${c.seed}</li>`)}
               </ul>
-              <div class="curve-grid" id="curves">${specs.map((s) => html`<hl-curve-chart .spec=${s}></hl-curve-chart>`)}</div>`}
+              <div class="curve-grid" id="curves">${specs.map((s) => html`<hl-curve-chart .spec=${this.smoothing ? { ...s, smoothing: this.smoothing } : s}></hl-curve-chart>`)}</div>`}
       </section>
       <section class="card" aria-labelledby="behaviour-h">
         <h2 id="behaviour-h">Behaviour <span class="sub">per evaluation episode, before → after</span></h2>

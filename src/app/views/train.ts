@@ -176,14 +176,13 @@ const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.lengt
 
 /**
  * The "demo" setting (a JSON Merge Patch on the preset): the pretrained mini model, tier-1
- * tasks, 6 RL steps of 2 tasks × 4 rollouts and a small evaluation — sized to finish in about
+ * tasks, 6 RL steps of 2 tasks × 8 rollouts and a small evaluation — sized to finish in about
  * two minutes on a CPU-only laptop (measured on SwiftShader, the CPU, in the app's tests).
  */
 export const DEMO_PATCH = {
   maxTier: 1,
   model: { preset: 'mini', init: 'base' },
-  rl: { steps: 6, tasksPerStep: 2, groupSize: 4 },
-  rollout: { maxTurns: 4 },
+  rl: { steps: 6, tasksPerStep: 2, groupSize: 8 },
   evaluation: { testTasks: 2, samples: 1, inSpace: { mode: 'stratified', perDistance: 1, seed: 0 }, blackbox: ['bb-assistant'] },
 } as const;
 
@@ -417,7 +416,7 @@ export class TrainView {
 
   private applyDemo(): void {
     const name = (PRESET_NAMES as readonly string[]).includes(this.inputs.preset) ? this.inputs.preset : TRAIN_DEFAULTS.preset;
-    const spec = applyMergePatch(getPreset(name), { ...DEMO_PATCH, name: `${name}-demo`, description: `Demo of preset '${name}': pretrained mini model, tier-1 tasks, 6 RL steps of 2 tasks × 4 rollouts, a small evaluation — about two minutes on a CPU-only laptop.` });
+    const spec = applyMergePatch(getPreset(name), { ...DEMO_PATCH, name: `${name}-demo`, description: `Demo of preset '${name}': pretrained mini model, tier-1 tasks, 6 RL steps of 2 tasks × 8 rollouts, a small evaluation — about two minutes on a CPU-only laptop.` });
     this.inputs = { ...this.inputs, steps: '' };
     this.onEdit(JSON.stringify(spec, null, 2));
   }
@@ -445,7 +444,7 @@ export class TrainView {
       })}
       <div class="field"><span class="label-like">Size</span>
         <button type="button" id="train-demo" class="secondary" ?disabled=${busy} @click=${() => this.applyDemo()}
-          title="pretrained mini model, tier-1 tasks, 6 RL steps of 2 × 4 rollouts, small evaluation">Demo (≈ 2 min on a CPU)</button></div>
+          title="pretrained mini model, tier-1 tasks, 6 RL steps of 2 × 8 rollouts, small evaluation">Demo (≈ 2 min on a CPU)</button></div>
     </form>`;
   }
 
