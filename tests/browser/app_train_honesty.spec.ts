@@ -188,10 +188,11 @@ test('common knobs edit the spec (which gets its own name and description); the 
   await expect(page).toHaveURL(/edits=/);
   await expect(page.locator('#train-spec-errors')).toContainText('Run id app-quick-edited-');
   await page.locator('#train-demo').click();
+  await expect(page.locator('#train-demo')).toHaveText('Demo (small run)');
   await expect(spec).toHaveValue(/"name": "quick-demo"/);
   await expect(spec).toHaveValue(/"steps": 6/);
   await expect(page.locator('#knob-model')).toHaveValue('mini');
-  await expect(page.locator('#knob-group')).toHaveValue('4');
+  await expect(page.locator('#knob-group')).toHaveValue('8');
   await expect(page.locator('#train-spec-errors')).toContainText('Valid spec');
   await screenshots(page, info, 'train-knobs-demo');
   await page.context().close();

@@ -176,8 +176,9 @@ const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.lengt
 
 /**
  * The "demo" setting (a JSON Merge Patch on the preset): the pretrained mini model, tier-1
- * tasks, 6 RL steps of 2 tasks × 8 rollouts and a small evaluation — sized to finish in about
- * two minutes on a CPU-only laptop (measured on SwiftShader, the CPU, in the app's tests).
+ * tasks, 6 RL steps of 2 tasks × 8 rollouts and a small evaluation. Measured on this project's
+ * 2-core SwiftShader (CPU WebGPU) machine under load: 81 s with groups of 4, 269 s with groups
+ * of 8 — and with the current base-mini checkpoint every rollout fails (no learning signal).
  */
 export const DEMO_PATCH = {
   maxTier: 1,
@@ -416,7 +417,7 @@ export class TrainView {
 
   private applyDemo(): void {
     const name = (PRESET_NAMES as readonly string[]).includes(this.inputs.preset) ? this.inputs.preset : TRAIN_DEFAULTS.preset;
-    const spec = applyMergePatch(getPreset(name), { ...DEMO_PATCH, name: `${name}-demo`, description: `Demo of preset '${name}': pretrained mini model, tier-1 tasks, 6 RL steps of 2 tasks × 8 rollouts, a small evaluation — about two minutes on a CPU-only laptop.` });
+    const spec = applyMergePatch(getPreset(name), { ...DEMO_PATCH, name: `${name}-demo`, description: `Demo of preset '${name}': pretrained mini model, tier-1 tasks, 6 RL steps of 2 tasks × 8 rollouts, a small evaluation (a few minutes on a CPU).` });
     this.inputs = { ...this.inputs, steps: '' };
     this.onEdit(JSON.stringify(spec, null, 2));
   }
@@ -444,7 +445,7 @@ export class TrainView {
       })}
       <div class="field"><span class="label-like">Size</span>
         <button type="button" id="train-demo" class="secondary" ?disabled=${busy} @click=${() => this.applyDemo()}
-          title="pretrained mini model, tier-1 tasks, 6 RL steps of 2 × 8 rollouts, small evaluation">Demo (≈ 2 min on a CPU)</button></div>
+          title="pretrained mini model, tier-1 tasks, 6 RL steps of 2 × 8 rollouts, a small evaluation (2 test tasks, one black-box harness); measured 1.5–4.5 min on a busy 2-core SwiftShader machine">Demo (small run)</button></div>
     </form>`;
   }
 
@@ -884,10 +885,25 @@ export class TrainView {
               ? html`<strong>No learning signal: all groups had equal rewards, 0 updates</strong> (${steps.length} RL step${steps.length === 1 ? '' : 's'}, ${dropped} group${dropped === 1 ? '' : 's'} dropped).
                   GRPO learns from the differences between the rewards of one group's rollouts; when they are all equal (typically all 0 for a weak model)
                   the advantages are 0 and the group is left out. The parameters are unchanged, so loss, KL, clip fraction and gradient norm are not measured
-                  (shaded in the charts) and "after" will equal "before". Try the pretrained init, a larger group size or tier-1 tasks.`
+                  (shaded in the charts) and "after" will equal "before".${this.noSignalAdvice(spec)}`
               : html`<strong>0 updates applied</strong> in ${steps.length} RL step${steps.length === 1 ? '' : 's'}${skipped ? ` (${skipped} optimizer step${skipped === 1 ? '' : 's'} skipped: non-finite loss or gradient)` : ''}: the parameters are unchanged.`}
           </div>`
         : nothing}`;
+  }
+
+  /** What to change when no group had a learning signal: only the settings not already tried. */
+  private noSignalAdvice(spec: ExperimentSpec | undefined): string {
+    if (!spec) return '';
+    const tips: string[] = [];
+    if (spec.model.init === 'scratch') tips.push('the pretrained init (a scratch model fails every task)');
+    if (spec.rl.groupSize < 16) tips.push(`a larger group size (now ${spec.rl.groupSize}: more rollouts per task, more chances that one differs)`);
+    if (spec.maxTier > 1) tips.push('tier-1 tasks (maxTier 1)');
+    const before = this.evals.filter((e) => e.when === 'before' && e.runIndex === this.currentRun);
+    const zero = before.length > 0 && before.every((e) => e.passAt1.base === 0 && (e.training === 0 || !Number.isFinite(e.training)));
+    return (
+      (zero ? ` The starting model passes none of the evaluation tasks (pass@1 0 before training), so its rollouts all fail alike.` : '') +
+      (tips.length ? ` Try ${tips.join(', ')}.` : ' A stronger starting checkpoint (more pretraining) is what is missing.')
+    );
   }
 
   private statusCard(v: TrainInputs, busy: boolean, invalid: boolean, latest: CheckpointRow | undefined): TemplateResult {
