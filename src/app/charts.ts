@@ -125,13 +125,13 @@ export function balanceHeatMap(keys: readonly string[], pairs: readonly PairCoun
   });
   // Grid (i, j) sits in matrix row i, column j − 1 (upper triangle without the diagonal).
   const colX: number[] = [];
-  let x = 28;
+  let x = 38;
   for (let j = 1; j < keys.length; j++) {
     colX[j] = x;
     x += levels[j] * cell + gap;
   }
   const rowY: number[] = [];
-  let y = 22;
+  let y = 30;
   for (let i = 0; i < keys.length - 1; i++) {
     rowY[i] = y;
     y += levels[i] * cell + gap;
@@ -162,12 +162,17 @@ export function balanceHeatMap(keys: readonly string[], pairs: readonly PairCoun
       );
     }
   }
+  // Component keys, and each grid's level numbers: columns (level b of the column component) above
+  // the first grid row, rows (level a of the row component) left of the first grid column.
   const heads = [
-    ...keys.slice(1).map((k, jj) => svg`<text class="hm-head" x=${colX[jj + 1] + (levels[jj + 1] * cell) / 2} y=${14} text-anchor="middle">${k}</text>`),
-    ...keys.slice(0, -1).map((k, i) => svg`<text class="hm-head" x=${16} y=${rowY[i] + (levels[i] * cell) / 2 + 4} text-anchor="middle">${k}</text>`),
+    ...keys.slice(1).map((k, jj) => svg`<text class="hm-head" x=${colX[jj + 1] + (levels[jj + 1] * cell) / 2} y=${12} text-anchor="middle">${k}</text>`),
+    ...keys.slice(0, -1).map((k, i) => svg`<text class="hm-head" x=${10} y=${rowY[i] + (levels[i] * cell) / 2 + 4} text-anchor="middle">${k}</text>`),
+    ...keys.slice(1).flatMap((_k, jj) => Array.from({ length: levels[jj + 1] }, (_, b) => svg`<text class="hm-level" x=${colX[jj + 1] + b * cell + (cell - 1) / 2} y=${26} text-anchor="middle">${b}</text>`)),
+    ...keys.slice(0, -1).flatMap((_k, i) => Array.from({ length: levels[i] }, (_, a) => svg`<text class="hm-level" x=${colX[1] - 5} y=${rowY[i] + a * cell + cell / 2 + 3} text-anchor="end">${a}</text>`)),
   ];
   return html`<svg class="heatmap" role="img" aria-label=${label} viewBox="0 0 ${width} ${height}" width=${width * 1.5} height=${height * 1.5}>
     ${heads}${grids}
   </svg>
-  <p class="heatmap-key"><span>0</span><span class="ramp" aria-hidden="true"></span><span>expected ${'→'} 2× expected count per cell</span></p>`;
+  <p class="heatmap-key"><span>0</span><span class="ramp" aria-hidden="true"><span class="ramp-mid"></span></span><span>2× expected</span>
+    <span class="desc">— mid-blue (the mark) = the expected count N / (sᵢ·sⱼ) of a balanced design; small digits = levels</span></p>`;
 }

@@ -27,6 +27,13 @@ export interface LineChartSpec {
   yLabel: string;
   /** Pixel height of the plot (default 160). */
   height?: number;
+  /**
+   * x values at which nothing was measured for this metric (an RL step that applied no update:
+   * its loss, KL, clip fraction and gradient norm do not exist). Drawn as a shaded band with a
+   * dashed line; the series' values there should be null, and lines are not drawn across them
+   * (a gap, not a zero).
+   */
+  noData?: readonly number[];
 }
 
 /** Colours for series, cycled (distinguishable, colour-blind friendly order). */
@@ -139,6 +146,11 @@ export class LineChart extends UPlotElement<LineChartSpec> {
 
   protected override describe(spec: LineChartSpec): string {
     this.dataset.points = String(spec.x.length);
+    if (spec.noData) this.dataset.noData = spec.noData.join(',');
+    else delete this.dataset.noData;
+    // Every step so far without a value: the chart says why it is empty (CSS).
+    if (spec.noData?.length && spec.series.every((s) => s.values.every((v) => v === null))) this.dataset.allNoData = 'true';
+    else delete this.dataset.allNoData;
     return `${spec.yLabel} by ${spec.xLabel}: ` + (spec.x.length ? spec.series.map((s) => `${s.label} ${fmt(lastValue(s.values))}`).join('; ') + ` at ${spec.xLabel} ${spec.x[spec.x.length - 1]}` : 'no data yet');
   }
 
@@ -159,7 +171,7 @@ export class LineChart extends UPlotElement<LineChartSpec> {
   protected override draw(): void {
     const spec = this.current!;
     const data: uPlot.AlignedData = [Float64Array.from(spec.x), ...spec.series.map((s) => s.values.map((v) => (v === null || !Number.isFinite(v) ? null : v)))];
-    const shape = JSON.stringify([spec.xLabel, spec.yLabel, spec.height, spec.series.map((s) => [s.label, s.color])]);
+    const shape = JSON.stringify([spec.xLabel, spec.yLabel, spec.height, spec.noData !== undefined, spec.series.map((s) => [s.label, s.color])]);
     if (this.plot && shape === this.shape) {
       this.plot.setData(data);
       return;
@@ -169,7 +181,8 @@ export class LineChart extends UPlotElement<LineChartSpec> {
     const opts: uPlot.Options = {
       width: Math.max(200, this.clientWidth || 360),
       height: spec.height ?? 160,
-      legend: { show: spec.series.length > 1, live: false },
+      // Hover: the legend shows the step and every series' value under the cursor.
+      legend: { show: true, live: true },
       cursor: { drag: { x: false, y: false } },
       scales: {
         x: { time: false },
@@ -179,10 +192,37 @@ export class LineChart extends UPlotElement<LineChartSpec> {
         { label: spec.xLabel, labelSize: 18, size: 32, incrs: STEP_INCRS },
         { label: spec.yLabel, labelSize: 18, size: metricAxisSize, values: metricTicks },
       ],
-      series: [{ label: spec.xLabel }, ...spec.series.map((s) => ({ label: s.label, stroke: s.color, width: 2, spanGaps: true, points: { show: true, size: 5 } }))],
+      series: [{ label: spec.xLabel }, ...spec.series.map((s) => ({ label: s.label, stroke: s.color, width: 2, spanGaps: spec.noData === undefined, points: { show: true, size: 5 }, value: (_u: uPlot, v: number | null) => fmt(v) }))],
+      hooks: { draw: [(u: uPlot) => drawNoData(u, (this.current as LineChartSpec | null)?.noData ?? [])] },
     };
     this.plot = new uPlot(opts, data, this);
   }
+}
+
+/** Shade the x positions of `xs` over the plot area (no value measured there), with a dashed centre line. */
+function drawNoData(u: uPlot, xs: readonly number[]): void {
+  if (!xs.length) return;
+  const { ctx } = u;
+  const { top, height, left, width } = u.bbox;
+  const px = (x: number) => u.valToPos(x, 'x', true);
+  const data = u.data[0];
+  const step = data.length > 1 ? Math.abs(px(data[1]) - px(data[0])) : width / 4;
+  const band = Math.max(4 * devicePixelRatio, Math.min(step * 0.5, 14 * devicePixelRatio));
+  ctx.save();
+  for (const x of xs) {
+    const c = px(x);
+    if (c < left - 1 || c > left + width + 1) continue;
+    ctx.fillStyle = 'rgba(180, 35, 24, 0.10)';
+    ctx.fillRect(c - band / 2, top, band, height);
+    ctx.strokeStyle = 'rgba(180, 35, 24, 0.55)';
+    ctx.setLineDash([4 * devicePixelRatio, 3 * devicePixelRatio]);
+    ctx.lineWidth = devicePixelRatio;
+    ctx.beginPath();
+    ctx.moveTo(c, top);
+    ctx.lineTo(c, top + height);
+    ctx.stroke();
+  }
+  ctx.restore();
 }
 
 function lastValue(vs: readonly (number | null)[]): number | null {

@@ -15,6 +15,7 @@
  */
 import './styles.css';
 import { DEFAULT_ROUTE, formatRoute, parseRoute, type ViewName } from './route';
+import { CompareView } from './views/compare';
 import { DesignView } from './views/design';
 import { InspectView } from './views/inspect';
 import { ResultsView } from './views/results';
@@ -29,13 +30,14 @@ interface ViewHandle {
   show(params: Record<string, string>): void;
 }
 
-const TITLES: Record<ViewName, string> = { design: 'Design', inspect: 'Inspect', train: 'Train', results: 'Results', trajectories: 'Trajectories' };
+const TITLES: Record<ViewName, string> = { design: 'Design', inspect: 'Inspect', train: 'Train', results: 'Results', compare: 'Compare', trajectories: 'Trajectories' };
 
 const CONSTRUCTORS: Record<ViewName, new (el: HTMLElement, setParams: (p: Record<string, string>) => void) => ViewHandle> = {
   design: DesignView,
   inspect: InspectView,
   train: TrainView,
   results: ResultsView,
+  compare: CompareView,
   trajectories: TrajectoriesView,
 };
 
@@ -43,7 +45,7 @@ const root = document.getElementById('view-root')!;
 const containers = new Map<ViewName, HTMLElement>();
 const handles = new Map<ViewName, ViewHandle>();
 /** The last parameters of each view, so the nav links return to what the user left. */
-const lastParams: Record<ViewName, Record<string, string>> = { design: {}, inspect: {}, train: {}, results: {}, trajectories: {} };
+const lastParams: Record<ViewName, Record<string, string>> = { design: {}, inspect: {}, train: {}, results: {}, compare: {}, trajectories: {} };
 let current: ViewName | null = null;
 
 function updateNav(): void {

@@ -6,13 +6,14 @@
  *   #/inspect?suite=workspace&task=workspace/organize/t3/28842&a=S0-T0-O0-C0-W0&b=S1-T1-O1-C1-W1&ta=1&tb=1
  *   #/train?preset=quick&edits={"rl":{"steps":3}}&seed=1
  *   #/results?run=<saved run name>
+ *   #/compare?runs=["<saved run name>",…]
  *
  * Parameters are kept as raw strings here; each view validates its own (an invalid value is
  * shown with its error next to the field, never silently replaced). Pure, DOM-free.
  */
 
 /** The views, in header order. */
-export const VIEWS = ['design', 'inspect', 'train', 'results', 'trajectories'] as const;
+export const VIEWS = ['design', 'inspect', 'train', 'results', 'compare', 'trajectories'] as const;
 export type ViewName = (typeof VIEWS)[number];
 
 export interface Route {

@@ -13,7 +13,9 @@
  * status 'interrupted'; `start(…, { resume: true })` continues from the latest good checkpoint.
  */
 import { expose, transfer, type ProxyMarked } from 'comlink';
-import { checkpointPosition, runExperiment, type ExperimentOutput, type RunEvent } from '../experiment/runner';
+import { checkpointPosition, runExperiment, type ExperimentOutput, type RunCurves, type RunEvent, type StepRecord } from '../experiment/runner';
+import type { RunResult } from '../experiment/results';
+import type { EvalResult } from '../experiment/evaluate';
 import { CheckpointStore } from '../storage/checkpoint_store';
 import { outputToJsonText, saveRunOutput } from './results_store';
 // Loaded with this worker — which the app starts at load (views/train.ts prewarmTrainWorker) —
@@ -65,6 +67,24 @@ export interface TrainOutcome {
   saveError: string | null;
 }
 
+/**
+ * What a run's latest good checkpoint holds for display (`loadHistory`): the curves of its
+ * finished runs, the current run's steps and 'before' evaluation, the finished runs' results.
+ * The same numbers a Resume would report, read without starting anything.
+ */
+export interface StoredHistory {
+  /** Checkpoint store step and its position. */
+  step: number;
+  runIndex: number;
+  rlStep: number;
+  finished: boolean;
+  /** Finished (seed × method) runs, in order. */
+  curves: RunCurves[];
+  results: RunResult[];
+  /** The current run (index `runIndex`): its RL steps so far and its 'before' evaluation (null: not run yet). */
+  current: { history: StepRecord[]; before: Pick<EvalResult, 'passAt1' | 'training' | 'episodes'> | null; seconds: number };
+}
+
 /** Thrown (through comlink, as an Error) when a run fails; the message says whether the GPU device was lost. */
 export interface TrainWorkerApi {
   /**
@@ -78,6 +98,8 @@ export interface TrainWorkerApi {
   ping(): 'ready';
   /** Ask the running experiment to checkpoint after the current RL step and stop (no-op when idle). */
   requestStop(): void;
+  /** The history in the run's latest good checkpoint, or null when it has none. */
+  loadHistory(runId: string, dbName?: string): Promise<StoredHistory | null>;
   /** Every stored checkpoint of every run, newest first. */
   listCheckpoints(dbName?: string): Promise<CheckpointRow[]>;
   /** One verified checkpoint as an export file (the same format as `hlab run`'s checkpoint.hlab). */
@@ -133,7 +155,8 @@ const api: TrainWorkerApi = {
       let saveError: string | null = null;
       if (out.status === 'done' && opts.saveAs) {
         try {
-          await saveRunOutput(opts.saveAs, out);
+          // The spec as run (seed and step overrides folded in) rides along: Results shows it and diffs runs by it.
+          await saveRunOutput(opts.saveAs, { ...out, specJson } as unknown as Parameters<typeof saveRunOutput>[1]);
           savedAs = opts.saveAs;
         } catch (e) {
           saveError = (e as Error).message;
@@ -156,6 +179,26 @@ const api: TrainWorkerApi = {
   },
   requestStop() {
     stop = true;
+  },
+  loadHistory(runId, dbName) {
+    return withStore(dbName, async (s) => {
+      const lg = await s.loadLatestGood(runId);
+      if (!lg.checkpoint) return null;
+      const mh = lg.checkpoint.meta.metricHistory as unknown as {
+        state: { runIndex: number; step: number; history: StepRecord[]; before: EvalResult | null; seconds?: number };
+        results: RunResult[];
+        curves: RunCurves[];
+      };
+      const step = lg.checkpoint.meta.step;
+      const b = mh.state.before;
+      return {
+        step,
+        ...checkpointPosition(step),
+        curves: mh.curves ?? [],
+        results: mh.results ?? [],
+        current: { history: mh.state.history ?? [], before: b ? { passAt1: b.passAt1, training: b.training, episodes: b.episodes } : null, seconds: mh.state.seconds ?? 0 },
+      };
+    });
   },
   listCheckpoints(dbName) {
     return withStore(dbName, async (s) => {

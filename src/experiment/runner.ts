@@ -427,8 +427,9 @@ export async function runExperiment(specJson: unknown, o: RunnerOptions = {}): P
               config: { spec: specJson as JsonValue, runIndex: r, method: method.name, seed } as JsonValue,
               rngStates: { note: 'all streams derive from (seed, step)', seed, step: st.step } as JsonValue,
               scheduleState: schedule.state() as unknown as JsonValue,
-              // JSON-safe: NaN (an evaluation that did not run) is stored as null.
-              metricHistory: JSON.parse(JSON.stringify({ state: { ...st, schedule: {} }, results, curves, trajectories }, (_k, v) => (typeof v === 'number' && !Number.isFinite(v) ? null : v))) as JsonValue,
+              // JSON-safe: NaN (an evaluation that did not run) is stored as null;
+              // seconds: this run's time including the segment in progress, so a resumed run's duration counts every segment.
+              metricHistory: JSON.parse(JSON.stringify({ state: { ...st, schedule: {}, seconds: st.runIndex === r ? st.seconds + (performance.now() - rs0) / 1000 : st.seconds }, results, curves, trajectories }, (_k, v) => (typeof v === 'number' && !Number.isFinite(v) ? null : v))) as JsonValue,
             },
             tensors: { params: s.params, adamM: s.m, adamV: s.v, adamStep: Uint32Array.of(s.adamStep) },
           },

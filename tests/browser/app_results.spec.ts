@@ -226,3 +226,13 @@ test('trajectories: filters, token-by-token replay, mask and advantage colours',
   expect(requests, 'requests after load').toEqual([]);
   await screenshot(page, info, 'trajectories-view');
 });
+
+test('trajectories: a token holding part of a multi-byte character shows its bytes, not "�"', async () => {
+  const shown = await page.evaluate(async () => {
+    const path = '/src/app/views/trajectories.ts';
+    const mod = (await import(/* @vite-ignore */ path)) as typeof import('../../src/app/views/trajectories');
+    const enc = new TextEncoder();
+    return [mod.readableToken(enc.encode('é')), mod.readableToken(enc.encode('—').slice(0, 2)), mod.readableToken(Uint8Array.of(0x80)), mod.readableToken(enc.encode('<|end|>'), '<|end|>')];
+  });
+  expect(shown).toEqual(['é', '⟨e2 80⟩', '⟨80⟩', '<|end|>']);
+});

@@ -169,7 +169,8 @@ test('train quick: charts move, reload mid-run, resume from the checkpoint, resu
   // Export the latest checkpoint (a download of a .hlab file).
   const download = page.waitForEvent('download');
   await page.locator('#train-ckpt-table tr.this-spec button', { hasText: 'Export' }).first().click();
-  expect((await download).suggestedFilename()).toMatch(/^app-quick-[0-9a-f]{8}-step\d+\.hlab$/);
+  // Named by its position (the finished run), not by the store's step number (…-step1000000).
+  expect((await download).suggestedFilename()).toMatch(/^app-quick-[0-9a-f]{8}-after-run1\.hlab$/);
 
   await page.locator('#train-results-link').click();
   await expect(page).toHaveURL(/#\/results\?run=/);

@@ -82,6 +82,31 @@ test('design view: space, 18 OA training ids, balance heat map, held-out histogr
   await screenshot(page, info, 'design-view');
 });
 
+test('design: each fallback is explained, an empty held-out set says so, the assignment note follows the strategy, heat maps label levels', async ({}, info) => {
+  await page.goto('/#/design?levels=2,3,3,4');
+  await expect(page.locator('#design-fallback')).toContainText('full factorial');
+  await expect(page.locator('#design-fallback')).toContainText('force N ≥ 72');
+  await expect(page.locator('#heldout-empty')).toContainText('Nothing is held out');
+  await expect(page.locator('#heldout-chart')).toHaveCount(0);
+  await screenshot(page, info, 'design-full-factorial');
+  await page.goto('/#/design?levels=6,6,6,6');
+  await expect(page.locator('#design-fallback')).toContainText('would allow N = 36');
+  await expect(page.locator('#design-fallback')).toContainText('orthogonal Latin squares of order 6');
+  await page.goto('/#/design');
+  await expect(page.locator('#design-fallback')).toHaveCount(0);
+  const note = page.locator('#assign-mean');
+  await expect(note).toContainText('nearest');
+  await expect(note).toContainText('at least 3 components apart');
+  await expect(note).toContainText('(random: ');
+  await page.selectOption('#design-assign', 'random');
+  await expect(note).toContainText('Random assignment (the ablation)');
+  await expect(note).not.toContainText('nearest');
+  await expect(note).toContainText('(locality-aware: 3.00)');
+  // Level numbers on the heat-map grids (5 components × 3 levels: 4 column grids × 3 + 4 row grids × 3).
+  await expect(page.locator('#view-design .card', { has: page.locator('#training-table') }).locator('.hm-level')).toHaveCount(24);
+  await expect(page.locator('.heatmap-key').first()).toContainText('expected count');
+});
+
 test('invalid inputs show their error next to the field, and recover', async () => {
   await page.goto('/#/design');
   await expect(page.locator('#training-table tbody tr')).toHaveCount(18);
@@ -137,6 +162,56 @@ test('inspect view: two contexts with differences, stepping through the expert e
   await a.locator('button[data-step="first"]').click();
   await expect(page.locator('#diff-summary')).toContainText('identical');
   await expect(page.locator('.ln.changed')).toHaveCount(0);
+});
+
+test('inspect: menus follow the harness id, focus stays in the stepper, unchanged components are named, real token counts', async ({}, info) => {
+  // The stale-menu sequence: a level shown from a URL, another URL, the menu set by hand, then
+  // ids typed: the O menu must show each id's level (a `selected` attribute alone does not
+  // move a menu the user has touched).
+  await page.goto('/#/inspect?a=S1-T1-O2-C1-W1');
+  await expect(page.locator('#inspect-a-O')).toHaveValue('2');
+  await page.goto('/#/inspect?a=S0-T0-O0-C0-W0&b=S1-T1-O1-C1-W1');
+  await expect(page.locator('#inspect-a-O')).toHaveValue('0');
+  await page.selectOption('#inspect-a-O', '2');
+  await expect(page.locator('#inspect-a')).toHaveValue('S0-T0-O2-C0-W0');
+  for (const [id, level] of [['S1-T1-O1-C1-W1', '1'], ['S1-T1-O2-C1-W1', '2'], ['S1-T1-O0-C1-W1', '0']] as const) {
+    await page.fill('#inspect-a', id);
+    await page.press('#inspect-a', 'Enter');
+    await expect(page.locator('#side-a h2 code')).toHaveText(id);
+    await expect(page.locator('#inspect-a-O')).toHaveValue(level);
+    expect(await page.locator('#inspect-a-O').evaluate((el: HTMLSelectElement) => el.selectedOptions[0].textContent)).toMatch(new RegExp(`^O${level} `));
+  }
+
+  // Next at the second-last turn disables Next: the focus moves to the turn field, not <body>.
+  const a = page.locator('#side-a');
+  const n = Number(await a.locator('[data-turn-count]').getAttribute('data-turn-count'));
+  await page.fill('#inspect-ta', String(n - 1));
+  await page.press('#inspect-ta', 'Enter');
+  await a.locator('button[data-step="next"]').focus();
+  await page.keyboard.press('Enter');
+  await expect(page.locator('#inspect-ta')).toHaveValue(String(n));
+  await expect(a.locator('button[data-step="next"]')).toBeDisabled();
+  await expect(page.locator('#inspect-ta')).toBeFocused();
+
+  // Observation formatting (O) changes nothing before the first observation: said, with the turn where it first shows.
+  await page.goto('/#/inspect?a=S0-T0-O0-C0-W0&b=S0-T0-O2-C0-W0');
+  await expect(page.locator('#diff-summary')).toContainText('identical');
+  const hint = page.locator('#same-hint');
+  await expect(hint).toContainText('Component O (');
+  await expect(hint).toContainText('changes nothing at turn 1');
+  const first = Number((await hint.textContent())!.match(/first differ at turn (\d+)/)![1]);
+  expect(first).toBeGreaterThan(1);
+  await page.locator('#same-hint-go').click();
+  await expect(page.locator('#inspect-ta')).toHaveValue(String(first));
+  await expect(page.locator('#inspect-tb')).toHaveValue(String(first));
+  await expect(page.locator('#diff-summary')).toContainText('lines differ');
+  await expect(hint).toHaveCount(0);
+
+  // Token counts by the real tokenizer, not a chars/4 estimate.
+  const sub = page.locator('#side-a h3 .sub[data-tokens]');
+  await expect(sub).not.toContainText('≈');
+  expect(Number(await sub.getAttribute('data-tokens'))).toBeGreaterThan(0);
+  await screenshot(page, info, 'inspect-same-hint');
 });
 
 test('a URL with parameters reproduces the view', async () => {

@@ -53,6 +53,8 @@ interface Computed {
   random?: DesignReport;
   chosen?: DesignReport;
   assignments?: { task: string; instruction: string; a: TaskAssignment }[];
+  /** Mean anchor distance of the same tasks under the other strategy (the note compares them). */
+  otherMean?: number;
   K?: number;
 }
 
@@ -117,6 +119,9 @@ export function computeDesign(inp: Inputs): Computed {
       const tasks = [...taskSet('workspace', 'train', PREVIEW_TASKS / 2, seed), ...taskSet('errands', 'train', PREVIEW_TASKS / 2, seed)];
       const a = assignHarnesses({ training: out.chosen.training, K, tasks: tasks.map((t) => t.id), strategy, seed, space });
       out.assignments = a.map((x, i) => ({ task: tasks[i].id, instruction: tasks[i].instruction, a: x }));
+      const other = assignHarnesses({ training: out.chosen.training, K, tasks: tasks.map((t) => t.id), strategy: strategy === 'locality' ? 'random' : 'locality', seed, space });
+      const od = other.flatMap((x) => x.distances.slice(1));
+      if (od.length) out.otherMean = od.reduce((p, q) => p + q, 0) / od.length;
     }
   }
   return out;
@@ -243,6 +248,7 @@ export class DesignView {
     return html`<section class="card" aria-labelledby="train-h">
       <h2 id="train-h">Training set H<sub>tr</sub> <span class="sub">${r.method === 'oa' ? 'orthogonal array' : 'random-k'}: ${r.runSize} harnesses</span></h2>
       <p class="construction">${r.construction}</p>
+      ${this.fallbackNote(r)}
       <div class="two-col">
         <div class="scroll-y">
           <table class="levels-table" id="training-table">
@@ -274,8 +280,33 @@ export class DesignView {
     </section>`;
   }
 
+  /**
+   * Why an orthogonal array is not the smallest one the bounds admit: the full factorial (no
+   * smaller array was constructed for these levels, so nothing is held out) or a larger array
+   * than the smallest admissible N.
+   */
+  private fallbackNote(r: DesignReport): TemplateResult | typeof nothing {
+    if (r.method !== 'oa') return nothing;
+    if (r.runSize >= r.spaceSize)
+      return html`<p class="warning" id="design-fallback">${r.smallestAdmissibleRunSize >= r.spaceSize
+          ? html`For these levels the Rao and divisibility bounds already force N ≥ ${r.smallestAdmissibleRunSize}, the whole space: no strength-2 orthogonal array smaller than it can exist.`
+          : html`The bounds would allow N = ${r.smallestAdmissibleRunSize}, but none of the app's constructions gives an array smaller than the whole space for these levels${r.components.filter((x) => x.levels === 6).length >= 4 ? html` (four 6-level columns in 36 runs cannot exist at all: they would need two orthogonal Latin squares of order 6 — Euler's 36 officers problem)` : ''}.`}
+        So the training set is the <strong>full factorial</strong>: all ${r.spaceSize} configurations are trained and none is held out — what the
+        introduction calls too costly. Use random-k for a smaller set, or levels with a small array (3,3,3,3,3 → L18).</p>`;
+    if (r.runSize > r.smallestAdmissibleRunSize)
+      return html`<p class="note" id="design-fallback">The bounds admit N = ${r.smallestAdmissibleRunSize}, but no array of that size is constructed
+        for these levels; the smallest one found has N = ${r.runSize} (${r.construction}). It is still strength 2: every level pair equally often.</p>`;
+    return nothing;
+  }
+
   private heldOutSection(r: DesignReport): TemplateResult {
     const hist = r.heldOutHistogram;
+    if (r.heldOut.length === 0)
+      return html`<section class="card" aria-labelledby="held-h">
+        <h2 id="held-h">Held-out configurations <span class="sub">none</span></h2>
+        <p class="note" id="heldout-empty">Nothing is held out: the training set is the whole space (${r.spaceSize} configurations), so there is no
+          configuration to test generalization on. Pick random-k with a smaller k, or other levels.</p>
+      </section>`;
     return html`<section class="card" aria-labelledby="held-h">
       <h2 id="held-h">Held-out configurations <span class="sub">H \\ H<sub>tr</sub>: ${r.heldOut.length}, by Hamming distance to the nearest training harness</span></h2>
       <div class="two-col narrow-right">
@@ -332,7 +363,7 @@ export class DesignView {
         ${this.select('assign', 'Assignment', [['locality', 'locality-aware (nearest)'], ['random', 'random (ablation)']], e.assign)}
       </form>
       ${c.assignments
-        ? html`<table class="assign-table" id="assignment-table">
+        ? html`<div class="scroll-x"><table class="assign-table" id="assignment-table">
             <thead><tr><th scope="col">Task</th><th scope="col">Anchor</th><th scope="col">Other harnesses (Hamming distance to the anchor)</th></tr></thead>
             <tbody>
               ${c.assignments.map(
@@ -343,9 +374,14 @@ export class DesignView {
                 </tr>`,
               )}
             </tbody>
-          </table>
-          <p class="note" id="assign-mean">Mean distance to the anchor over these tasks: <strong>${Number.isNaN(mean) ? '–' : mean.toFixed(2)}</strong>.
-            Locality-aware assignment picks the nearest training harnesses, so a task sees small, related changes of its harness.</p>`
+          </table></div>
+          <p class="note" id="assign-mean">Mean distance to the anchor over these tasks: <strong>${Number.isNaN(mean) ? '–' : mean.toFixed(2)}</strong>${c.otherMean !== undefined ? html` (${this.inputs.assign === 'locality' ? 'random' : 'locality-aware'}: ${c.otherMean.toFixed(2)})` : nothing}.
+            ${this.inputs.assign === 'locality'
+              ? html`Locality-aware assignment gives each task the training harnesses <em>nearest</em> its anchor, so it sees related changes of its harness.
+                  ${c.chosen && c.chosen.minPairwiseDistance > 1
+                    ? html`But the training harnesses are at least ${c.chosen.minPairwiseDistance} components apart${c.chosen.method === 'oa' ? ' (an orthogonal array spreads them out evenly)' : ''}, so even the nearest neighbour changes ${c.chosen.minPairwiseDistance} components at once: "near" is relative to this set, not one change at a time.`
+                    : nothing}`
+              : html`Random assignment (the ablation) draws a task's other harnesses uniformly from the training set, whatever their distance to the anchor.`}</p>`
         : html`<p class="note">Fix the inputs above to see the assignment.</p>`}
     </section>`;
   }

@@ -16,6 +16,34 @@ import { BLACKBOX_IDS, computeTags, type ExpertEpisode, isBlackboxId, runExpertE
 import { getSuite, SUITE_NAMES, splitOf, taskSet, type SuiteName, type Task } from '../../tasks';
 import { errorId, field, parseChoice, parseIntField, type Parsed } from '../fields';
 import { markLines, type MarkedLine } from '../text_diff';
+import type { Tokenizer } from '../../model/tokenizer';
+import { encodeContext } from '../../pretrain/rows';
+import { appTokenizer } from '../app_tokenizer';
+
+let tokenizer: Tokenizer | null = null;
+const tokenizerReady = appTokenizer.then((t) => void (tokenizer = t), () => {});
+/** Token counts of contexts as the trainer encodes them (pretrain/rows encodeContext), cached by text. */
+const tokenCounts = new Map<string, number>();
+function contextTokens(text: string): number | null {
+  if (!tokenizer) return null;
+  let n = tokenCounts.get(text);
+  if (n === undefined) {
+    n = encodeContext(tokenizer, text).length;
+    if (tokenCounts.size > 256) tokenCounts.delete(tokenCounts.keys().next().value!);
+    tokenCounts.set(text, n);
+  }
+  return n;
+}
+
+/**
+ * Where two episodes' contexts first differ: the first turn (1-based) at which the context
+ * texts or the actions differ, or null when they are the same at every turn both have.
+ */
+export function firstDifferingTurn(a: ExpertEpisode, b: ExpertEpisode): number | null {
+  const n = Math.min(a.turns.length, b.turns.length);
+  for (let t = 0; t < n; t++) if (a.turns[t].context !== b.turns[t].context || a.turns[t].action !== b.turns[t].action) return t + 1;
+  return a.turns.length !== b.turns.length ? n + 1 : null;
+}
 
 export const INSPECT_DEFAULTS = { suite: 'workspace', family: 'organize', tier: '2', seed: '1000000', a: 'S0-T0-O0-C0-W0', b: 'S1-T1-O1-C1-W1', ta: '1', tb: '1' } as const;
 type Inputs = Record<keyof typeof INSPECT_DEFAULTS, string>;
@@ -160,7 +188,10 @@ export class InspectView {
   constructor(
     private readonly el: HTMLElement,
     private readonly setParams: (p: Record<string, string>) => void,
-  ) {}
+  ) {
+    // Real token counts once the vocabulary is there.
+    void tokenizerReady.then(() => this.draw());
+  }
 
   show(params: Record<string, string>): void {
     this.inputs = { ...INSPECT_DEFAULTS };
@@ -187,7 +218,13 @@ export class InspectView {
 
   private draw(): void {
     const c = computeInspect(this.inputs);
+    const focused = document.activeElement instanceof HTMLButtonElement && this.el.contains(document.activeElement) ? document.activeElement : null;
     render(this.template(c), this.el);
+    // A stepper button that the step disabled (Next at the last turn) would drop the focus to
+    // <body>: move it to the turn field of the same side.
+    if (focused?.disabled && focused.dataset.step) {
+      focused.closest('.stepper')?.querySelector<HTMLInputElement>('input.turn-input')?.focus();
+    }
     // Show the newest part of a long context after a step (turn 1 starts at the top).
     for (const pre of this.el.querySelectorAll<HTMLElement>('pre.context')) {
       const t = pre.dataset.turn ?? '';
@@ -225,7 +262,7 @@ export class InspectView {
               const first = this.samplesFor(s)[0];
               this.update({ suite: s, family: first.family, tier: String(first.tier), seed: String(first.seed), ta: '1', tb: '1' });
             }}>
-            ${SUITE_NAMES.map((s) => html`<option value=${s} ?selected=${this.inputs.suite === s}>${s}</option>`)}
+            ${SUITE_NAMES.map((s) => html`<option value=${s} .selected=${live(this.inputs.suite === s)}>${s}</option>`)}
           </select>`,
           e.suite,
         )}
@@ -234,7 +271,7 @@ export class InspectView {
           'Family',
           html`<select id="inspect-family" aria-invalid=${e.family ? 'true' : 'false'} aria-describedby=${errorId('inspect-family')}
             @change=${(ev: Event) => this.update({ family: (ev.target as HTMLSelectElement).value, ta: '1', tb: '1' })}>
-            ${(suite?.families ?? []).map((f) => html`<option value=${f.name} title=${f.description} ?selected=${this.inputs.family === f.name}>${f.name}</option>`)}
+            ${(suite?.families ?? []).map((f) => html`<option value=${f.name} title=${f.description} .selected=${live(this.inputs.family === f.name)}>${f.name}</option>`)}
             ${suite?.families.some((f) => f.name === this.inputs.family) ? nothing : html`<option selected value=${this.inputs.family}>${this.inputs.family} (invalid)</option>`}
           </select>`,
           e.family,
@@ -244,7 +281,7 @@ export class InspectView {
           'Tier',
           html`<select id="inspect-tier" aria-invalid=${e.tier ? 'true' : 'false'} aria-describedby=${errorId('inspect-tier')}
             @change=${(ev: Event) => this.update({ tier: (ev.target as HTMLSelectElement).value, ta: '1', tb: '1' })}>
-            ${['1', '2', '3'].map((t) => html`<option value=${t} ?selected=${this.inputs.tier === t}>${t}</option>`)}
+            ${['1', '2', '3'].map((t) => html`<option value=${t} .selected=${live(this.inputs.tier === t)}>${t}</option>`)}
             ${['1', '2', '3'].includes(this.inputs.tier) ? nothing : html`<option selected value=${this.inputs.tier}>${this.inputs.tier} (invalid)</option>`}
           </select>`,
           e.tier,
@@ -266,8 +303,8 @@ export class InspectView {
                 const t = this.samplesFor(c.suite!).find((x) => x.id === (ev.target as HTMLSelectElement).value);
                 if (t) this.update({ family: t.family, tier: String(t.tier), seed: String(t.seed), ta: '1', tb: '1' });
               }}>
-                <option value="" ?selected=${!this.samplesFor(c.suite).some((t) => t.id === c.task?.id)}>— ${SAMPLE_TASKS} test tasks —</option>
-                ${this.samplesFor(c.suite).map((t) => html`<option value=${t.id} ?selected=${t.id === c.task?.id}>${t.family} · t${t.tier} · ${t.seed}</option>`)}
+                <option value="" .selected=${live(!this.samplesFor(c.suite).some((t) => t.id === c.task?.id))}>— ${SAMPLE_TASKS} test tasks —</option>
+                ${this.samplesFor(c.suite).map((t) => html`<option value=${t.id} .selected=${live(t.id === c.task?.id)}>${t.family} · t${t.tier} · ${t.seed}</option>`)}
               </select>`,
             )
           : nothing}
@@ -281,6 +318,7 @@ export class InspectView {
       ${marks
         ? html`<div class="note diff-bar" id="diff-summary">
             <span>${marks.changed === 0 ? 'The two contexts shown are identical.' : html`<strong>${marks.changed}</strong> lines differ between the two contexts shown (highlighted).`}</span>
+            ${this.sameHint(c, marks.changed)}
             <span class="both">Step both:
               <button type="button" class="small" @click=${() => this.stepBoth(c, -1)}>◀ back</button>
               <button type="button" class="small" @click=${() => this.stepBoth(c, +1)}>forward ▶</button></span>
@@ -291,6 +329,31 @@ export class InspectView {
         ${this.side('b', 'Harness B', c, marks ? marks.right : single(cb))}
       </div>
     `;
+  }
+
+  /**
+   * Two different harnesses whose contexts are identical at the turn shown on both sides: the
+   * differing components change nothing yet (O before the first observation, C1 before k
+   * observations, C2 before its budget is reached). Say so, and offer the first turn where the
+   * episodes differ.
+   */
+  private sameHint(c: Computed, changed: number): TemplateResult | typeof nothing {
+    const a = c.sides.a;
+    const b = c.sides.b;
+    if (changed !== 0 || !a.episode || !b.episode || !a.id || !b.id || a.id === b.id || a.turn !== b.turn) return nothing;
+    let which = 'the two harnesses';
+    if (!isBlackboxId(a.id) && !isBlackboxId(b.id)) {
+      const la = parseHarnessId(a.id, DEFAULT_SPACE);
+      const lb = parseHarnessId(b.id, DEFAULT_SPACE);
+      const diff = DEFAULT_SPACE.components.flatMap((comp, j) => (la[j] !== lb[j] ? [`${comp.key} (${comp.name}: ${comp.realizations[la[j]].id} → ${comp.realizations[lb[j]].id})`] : []));
+      which = `${diff.length > 1 ? 'components' : 'component'} ${diff.join(', ')}`;
+    }
+    const first = firstDifferingTurn(a.episode, b.episode);
+    return html`<span class="same-hint" id="same-hint" role="note">${which.charAt(0).toUpperCase() + which.slice(1)} change${which.startsWith('component ') ? 's' : ''} nothing at turn ${a.turn}.
+      ${first === null
+        ? ' Their contexts and actions are the same at every turn of this episode.'
+        : html` They first differ at turn ${first}:
+          <button type="button" class="small" id="same-hint-go" @click=${() => this.update({ ta: String(Math.min(first, a.episode!.turns.length)), tb: String(Math.min(first, b.episode!.turns.length)) })}>show turn ${first}</button>`}</span>`;
   }
 
   private stepBoth(c: Computed, delta: number): void {
@@ -322,8 +385,8 @@ export class InspectView {
             const v = (ev.target as HTMLSelectElement).value;
             set(v === 'space' ? formatHarnessId(levels, DEFAULT_SPACE) : v);
           }}>
-            <option value="space" ?selected=${kind === 'space'}>in-space (S·T·O·C·W)</option>
-            ${BLACKBOX_IDS.map((b) => html`<option value=${b} ?selected=${kind === b}>black-box: ${BLACKBOX_INFO[b]?.name ?? b}</option>`)}
+            <option value="space" .selected=${live(kind === 'space')}>in-space (S·T·O·C·W)</option>
+            ${BLACKBOX_IDS.map((b) => html`<option value=${b} .selected=${live(kind === b)}>black-box: ${BLACKBOX_INFO[b]?.name ?? b}</option>`)}
           </select>`,
         )}
         ${field(
@@ -347,7 +410,7 @@ export class InspectView {
                   v[j] = Number((ev.target as HTMLSelectElement).value);
                   set(formatHarnessId(v, DEFAULT_SPACE));
                 }}>
-                  ${comp.realizations.map((r, l) => html`<option value=${l} title=${r.description} ?selected=${levels[j] === l}>${r.id} ${r.name}</option>`)}
+                  ${comp.realizations.map((r, l) => html`<option value=${l} title=${r.description} .selected=${live(levels[j] === l)}>${r.id} ${r.name}</option>`)}
                 </select>`,
               ),
             )}
@@ -388,7 +451,7 @@ export class InspectView {
       </div>
       ${rec && tags
         ? html`
-          <h3>Context the policy sees <span class="sub">${ctxText.length} chars · ≈${Math.ceil(ctxText.length / 4)} tokens</span></h3>
+          <h3>Context the policy sees <span class="sub" data-tokens=${contextTokens(ctxText) ?? ''}>${ctxText.length} chars · ${contextTokens(ctxText) ?? `≈${Math.ceil(ctxText.length / 4)}`} tokens${tokenizer ? '' : ' (estimate: tokenizer loading)'}</span></h3>
           <pre class="context" data-turn=${String(t)} tabindex="0" aria-label=${`context of harness ${side.toUpperCase()} at turn ${t}`}>${(lines ?? []).map(line)}</pre>
           <h3>Action <span class="kind kind-${rec.kind}">${rec.kind.replace('_', ' ')}</span>${rec.toolError ? html` <span class="kind kind-tool_error">tool error</span>` : nothing}</h3>
           <pre class="action">${rec.action}</pre>

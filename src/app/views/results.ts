@@ -18,6 +18,9 @@ import { CurveChart, type CurveChartSpec } from './results_charts';
 import { SERIES_COLORS } from '../line_chart';
 import { SourceLoader, SourcePicker, sourceFromParams, sourceParams, type SourceRef } from './results_source';
 import { formatRoute } from '../route';
+import { BASE_HARNESS, DEFAULT_SPACE, hammingDistance, parseHarnessId } from '../../design';
+import { parseSpec } from '../../experiment/spec';
+import { trainingHarnesses } from '../../experiment/plan';
 import '../results.css';
 
 /** One table cell: display text and the numbers behind it (data-* attributes for tests and readers). */
@@ -101,6 +104,35 @@ export function perHarnessTable(runs: readonly RunResultJson[]): { methods: stri
   return { methods: groups.map(([m]) => m), rows: ids.map((h) => ({ harness: h, cells: groups.map(([, rs]) => statCell(rs.map((r) => r.perHarness[h] ?? null), true)) })) };
 }
 
+/**
+ * Each evaluated harness's role in a run: 'base', 'black-box', 'training' (in some method's
+ * training set) or 'held-out' with its Hamming distance to the nearest training harness.
+ * Needs the spec (runs saved by Train carry it); without one, in-space harnesses are 'in-space'.
+ */
+export function harnessRoles(ids: readonly string[], specJson: unknown): Map<string, string> {
+  let training: string[] | null = null;
+  if (specJson) {
+    try {
+      const spec = parseSpec(specJson, 'spec');
+      training = [...new Set(spec.methods.flatMap((m) => (m.harnesses === 'none' || m.algorithm === 'sft' ? [] : trainingHarnesses(spec, m))))].filter((h) => !h.startsWith('bb-'));
+    } catch {
+      training = null;
+    }
+  }
+  const tv = training?.map((h) => parseHarnessId(h, DEFAULT_SPACE)) ?? [];
+  const roles = new Map<string, string>();
+  for (const id of ids) {
+    if (id.startsWith('bb-')) roles.set(id, 'black-box');
+    else if (training?.includes(id)) roles.set(id, id === BASE_HARNESS ? 'base · training' : 'training');
+    else if (id === BASE_HARNESS) roles.set(id, 'base');
+    else if (training && tv.length) {
+      const v = parseHarnessId(id, DEFAULT_SPACE);
+      roles.set(id, `held-out · d=${Math.min(...tv.map((t) => hammingDistance(v, t)))}`);
+    } else roles.set(id, 'in-space');
+  }
+  return roles;
+}
+
 /** Results with null read back as NaN: the exact input of resultsCsv/markdownTable. */
 export function toExperimentResults(out: ExperimentOutputJson): ExperimentResults {
   return JSON.parse(JSON.stringify(out.results), (_k, v) => (v === null ? NaN : v)) as ExperimentResults;
@@ -152,7 +184,7 @@ const stem = (out: ExperimentOutputJson): string => (out.results.spec || 'result
  * The PNG export: the paper table drawn as text rows, then every chart canvas, two per row, on
  * one canvas (device pixels of the charts are kept).
  */
-export async function composePng(title: string, table: PaperTable, charts: readonly HTMLCanvasElement[]): Promise<Blob> {
+export async function composePng(title: string, table: PaperTable, charts: readonly HTMLCanvasElement[], chartTitles: readonly string[] = []): Promise<Blob> {
   const head = ['method', 'seeds', ...table.columns.map((c) => c.label)];
   const lines = table.rows.map((r) => [r.label, String(r.seeds), ...r.after.map((c, i) => (r.before ? `${r.before[i].mean === null ? '—' : (100 * r.before[i].mean!).toFixed(1)} → ${c.text}` : c.text))]);
   const widths = head.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));
@@ -164,7 +196,9 @@ export async function composePng(title: string, table: PaperTable, charts: reado
   probe.font = '14px monospace';
   const textW = Math.max(...textRows.map((t) => probe.measureText(t).width));
   const cw = charts.length ? Math.max(...charts.map((c) => c.width)) : 0;
-  const ch = charts.length ? Math.max(...charts.map((c) => c.height)) : 0;
+  // Each chart's title (uPlot draws it in the DOM, not on the canvas) above it; units are the canvas's axis labels.
+  const titleH = chartTitles.length ? 22 : 0;
+  const ch = (charts.length ? Math.max(...charts.map((c) => c.height)) : 0) + titleH;
   const cols = 2;
   const width = Math.ceil(Math.max(textW, cols * cw + pad) + 2 * pad);
   const tableH = textRows.length * lineH + pad;
@@ -179,7 +213,13 @@ export async function composePng(title: string, table: PaperTable, charts: reado
   g.font = '14px monospace';
   g.textBaseline = 'top';
   textRows.forEach((t, i) => g.fillText(t, pad, pad + i * lineH));
-  charts.forEach((c, i) => g.drawImage(c, pad + (i % cols) * (cw + pad), pad + tableH + Math.floor(i / cols) * (ch + pad)));
+  g.font = 'bold 15px sans-serif';
+  charts.forEach((c, i) => {
+    const x0 = pad + (i % cols) * (cw + pad);
+    const y0 = pad + tableH + Math.floor(i / cols) * (ch + pad);
+    if (chartTitles[i]) g.fillText(chartTitles[i], x0, y0 + 2);
+    g.drawImage(c, x0, y0 + titleH);
+  });
   return new Promise((resolve, reject) => canvas.toBlob((b) => (b ? resolve(b) : reject(new Error('PNG export: canvas.toBlob returned nothing'))), 'image/png'));
 }
 
@@ -189,7 +229,16 @@ function cellTd(c: StatCell, col: string, before?: StatCell): TemplateResult {
   </td>`;
 }
 
+/** A select of the curves' smoothing (EMA weight; 0 = raw), shared by Results and Compare. */
+export function smoothingControl(id: string, value: number, set: (w: number) => void): TemplateResult {
+  return html`<label class="smoothing" for=${id}>Smoothing
+    <select id=${id} @change=${(e: Event) => set(Number((e.target as HTMLSelectElement).value))}>
+      ${[0, 0.5, 0.8, 0.9].map((w) => html`<option value=${w} .selected=${w === value}>${w === 0 ? 'none (raw)' : `EMA ${w}`}</option>`)}
+    </select></label>`;
+}
+
 export class ResultsView {
+  private smoothing = 0;
   private readonly loaded = new SourceLoader(() => this.draw());
   private exportError = '';
   private readonly picker: SourcePicker;
@@ -237,8 +286,10 @@ export class ResultsView {
 
   private async exportPng(out: ExperimentOutputJson): Promise<void> {
     try {
-      const charts = [...this.el.querySelectorAll<CurveChart>('hl-curve-chart')].map((c) => c.canvas).filter((c): c is HTMLCanvasElement => !!c);
-      const blob = await composePng(`pass@1 (%) — ${out.results.spec}; in-space set: ${out.results.evalSet}; mean ± std over seeds`, this.derive(out).table, charts);
+      const els = [...this.el.querySelectorAll<CurveChart>('hl-curve-chart')].filter((c) => !!c.canvas);
+      const charts = els.map((c) => c.canvas!);
+      const titles = els.map((c) => (c.spec ? `${c.spec.title} (${c.spec.yLabel} per RL step)` : ''));
+      const blob = await composePng(`pass@1 (%) — ${out.results.spec}; in-space set: ${out.results.evalSet}; mean ± std over seeds`, this.derive(out).table, charts, titles);
       downloadBlob(`${stem(out)}-results.png`, blob);
     } catch (e) {
       this.exportError = `PNG export failed: ${(e as Error).message}`;
@@ -265,6 +316,8 @@ export class ResultsView {
   private outputSections(out: ExperimentOutputJson): TemplateResult {
     const runs = out.results.runs;
     const { table, beh, ph, specs } = this.derive(out);
+    const specJson = (out as { specJson?: unknown }).specJson;
+    const roles = harnessRoles(ph.rows.map((r) => r.harness), specJson);
     return html`
       <section class="card" aria-labelledby="results-h">
         <div class="results-head">
@@ -287,6 +340,9 @@ export class ResultsView {
           ${out.seconds != null ? html`<dt>Time</dt><dd>${out.seconds.toFixed(0)} s</dd>` : nothing}
         </dl>
         ${out.warnings.map((w) => html`<p class="warning">${w}</p>`)}
+        ${specJson
+          ? html`<details class="run-spec" id="results-spec"><summary>Spec of this run</summary><pre>${JSON.stringify(specJson, null, 2)}</pre></details>`
+          : html`<p class="note">The spec is not stored with this output (a CLI file, or saved before specs were kept): see the run's spec.json.</p>`}
         <h3 id="paper-h">pass@1 (%) <span class="sub">before → after, mean ± std over seeds</span></h3>
         <div class="scroll-x">
           <table class="paper-table" id="paper-table" aria-labelledby="paper-h">
@@ -303,13 +359,14 @@ export class ResultsView {
         </div>
       </section>
       <section class="card" aria-labelledby="curves-h">
-        <h2 id="curves-h">Training curves <span class="sub">one line per run</span></h2>
+        <h2 id="curves-h">Training curves <span class="sub">one line per run; hover for values, drag to zoom, double-click to zoom out</span></h2>
+        ${smoothingControl('results-smoothing', this.smoothing, (w) => ((this.smoothing = w), this.draw()))}
         ${out.curves.length === 0 || out.curves.every((c) => c.steps.length === 0)
           ? html`<p class="note">No RL steps recorded in this output.</p>`
           : html`<ul class="legend run-legend">
                 ${out.curves.map((c, i) => html`<li><span class="swatch" style=${`background:${RUN_COLORS[i % RUN_COLORS.length]}`}></span>${c.method} · seed ${c.seed}</li>`)}
               </ul>
-              <div class="curve-grid" id="curves">${specs.map((s) => html`<hl-curve-chart .spec=${s}></hl-curve-chart>`)}</div>`}
+              <div class="curve-grid" id="curves">${specs.map((s) => html`<hl-curve-chart .spec=${this.smoothing ? { ...s, smoothing: this.smoothing } : s}></hl-curve-chart>`)}</div>`}
       </section>
       <section class="card" aria-labelledby="behaviour-h">
         <h2 id="behaviour-h">Behaviour <span class="sub">per evaluation episode, before → after</span></h2>
@@ -332,8 +389,8 @@ export class ResultsView {
           ? html`<p class="note">No per-harness results (the evaluation did not run).</p>`
           : html`<div class="scroll-y harness-scroll">
               <table class="paper-table" id="harness-table">
-                <thead><tr><th scope="col">harness</th>${ph.methods.map((m) => html`<th scope="col" class="num">${m}</th>`)}</tr></thead>
-                <tbody>${ph.rows.map((r) => html`<tr><th scope="row"><code class="hid">${r.harness}</code></th>${r.cells.map((c, i) => cellTd(c, ph.methods[i]))}</tr>`)}</tbody>
+                <thead><tr><th scope="col">harness</th><th scope="col" title="training: in a method's training set; held-out: not trained on, d = distance to the nearest training harness; black-box: a whole other harness">role</th>${ph.methods.map((m) => html`<th scope="col" class="num">${m}</th>`)}</tr></thead>
+                <tbody>${ph.rows.map((r) => html`<tr data-harness=${r.harness}><th scope="row"><code class="hid">${r.harness}</code></th><td class="role">${roles.get(r.harness)}</td>${r.cells.map((c, i) => cellTd(c, ph.methods[i]))}</tr>`)}</tbody>
               </table>
             </div>`}
       </section>

@@ -21,6 +21,24 @@ export interface CurveChartSpec {
   yLabel: string;
   series: readonly CurveSeries[];
   height?: number;
+  /** Exponential moving average weight in [0, 1) applied to every series (0 = raw values). */
+  smoothing?: number;
+}
+
+/**
+ * Exponential moving average of a series (TensorBoard-style, debiased: the first points are
+ * not pulled toward 0): s_t = w·s_{t−1} + (1 − w)·x_t over the finite values, gaps kept.
+ */
+export function smoothPoints(points: readonly (readonly [number, number | null])[], w: number): [number, number | null][] {
+  if (!(w > 0)) return points.map(([x, v]) => [x, v]);
+  let acc = 0;
+  let n = 0;
+  return points.map(([x, v]) => {
+    if (v === null || !Number.isFinite(v)) return [x, null];
+    acc = w * acc + (1 - w) * v;
+    n++;
+    return [x, acc / (1 - w ** n)];
+  });
 }
 
 /** Union of x values and one y array per series aligned to it (null where a series has none). */
@@ -36,7 +54,10 @@ export function alignCurves(series: readonly CurveSeries[]): uPlot.AlignedData {
 }
 
 export class CurveChart extends UPlotElement<CurveChartSpec> {
-  protected override describe(spec: CurveChartSpec): string {
+  protected override describe(raw: CurveChartSpec): string {
+    // What is drawn: the smoothed values when smoothing is on.
+    const spec = raw.smoothing ? { ...raw, series: raw.series.map((s) => ({ ...s, points: smoothPoints(s.points, raw.smoothing!) })) } : raw;
+    this.dataset.smoothing = String(raw.smoothing ?? 0);
     const n = spec.series.reduce((a, s) => a + s.points.filter(([, v]) => v !== null && Number.isFinite(v)).length, 0);
     this.dataset.points = String(n);
     return (
@@ -62,13 +83,16 @@ export class CurveChart extends UPlotElement<CurveChartSpec> {
       title: spec.title,
       width: Math.max(240, this.clientWidth || 380),
       height: spec.height ?? 190,
-      legend: { show: false },
-      cursor: { drag: { x: false, y: false } },
+      // Hover: the legend under the chart shows the step and every run's value under the cursor.
+      legend: { show: true, live: true },
+      // Zoom: drag across the plot to zoom into those steps; double-click to zoom out.
+      cursor: { drag: { x: true, y: false } },
       scales: { x: { time: false }, y: { range: metricYRange } },
       axes: [{ label: 'RL step', size: 34, labelSize: 16, incrs: STEP_INCRS }, { label: spec.yLabel, size: metricAxisSize, labelSize: 16, values: metricTicks }],
-      series: [{}, ...spec.series.map((s) => ({ label: s.label, stroke: s.color, width: 1.6, spanGaps: true, points: { size: 4 } }))],
+      series: [{ label: 'RL step' }, ...spec.series.map((s) => ({ label: s.label, stroke: s.color, width: 1.6, spanGaps: true, points: { size: 4 } }))],
     };
-    this.plot = new uPlot(opts, alignCurves(spec.series), this);
+    const series = spec.smoothing ? spec.series.map((s) => ({ ...s, points: smoothPoints(s.points, spec.smoothing!) })) : spec.series;
+    this.plot = new uPlot(opts, alignCurves(series), this);
   }
 }
 

@@ -168,13 +168,13 @@ export class SourcePicker {
             ? html`<p class="note">Reading…</p>`
             : this.saved.length === 0
               ? html`<p class="note" id=${id('saved-empty')}>No saved runs yet: runs finished in Train are saved here.</p>`
-              : html`<table class="saved-runs" id=${id('saved')}>
+              : html`<div class="scroll-x"><table class="saved-runs" id=${id('saved')}>
                   <thead><tr><th>name</th><th>spec</th><th>runs</th><th>status</th><th>saved</th><th><span class="visually-hidden">actions</span></th></tr></thead>
                   <tbody>
                     ${this.saved.map(
                       (s) => html`<tr class=${current?.kind === 'run' && current.name === s.name ? 'current' : ''}>
                         <td><code>${s.name}</code></td><td>${s.spec}</td><td>${s.runs} (${s.methods.join(', ')})</td><td>${s.status}</td>
-                        <td>${new Date(s.savedAt).toLocaleString()}</td>
+                        <td>${new Date(s.savedAt).toISOString().replace('T', ' ').slice(0, 16)} UTC</td>
                         <td class="actions">
                           <button type="button" class="small" data-open=${s.name} @click=${() => this.onPick({ kind: 'run', name: s.name })}>Open</button>
                           <button type="button" class="small danger" data-delete=${s.name} aria-label=${`Delete ${s.name}`} @click=${() => void this.remove(s.name, current)}>Delete</button>
@@ -182,7 +182,7 @@ export class SourcePicker {
                       </tr>`,
                     )}
                   </tbody>
-                </table>`}
+                </table></div>`}
         </div>
         <div class=${`drop-zone${this.dragging ? ' dragging' : ''}`} id=${id('drop')}
           @dragover=${(e: DragEvent) => {

@@ -13,7 +13,8 @@
  * color (mask | adv), speed (tokens per second while playing).
  */
 import { html, nothing, render, type TemplateResult } from 'lit-html';
-import { loadTokenizer, type Tokenizer } from '../../model/tokenizer';
+import type { Tokenizer } from '../../model/tokenizer';
+import { appTokenizer } from '../app_tokenizer';
 import type { ExperimentOutputJson, TrajectorySampleJson } from '../results_store';
 import { SourceLoader, SourcePicker, sourceFromParams, sourceParams, type SourceRef } from './results_source';
 import '../results.css';
@@ -27,7 +28,7 @@ const SPEEDS = ['2', '5', '10', '25', '100'];
 // vocabulary (DEFAULT_TOKENIZER_URL), so the same file decodes the stored ids.
 let tokenizer: Tokenizer | null = null;
 let tokenizerError = '';
-const tokenizerReady: Promise<void> = loadTokenizer().then(
+const tokenizerReady: Promise<void> = appTokenizer.then(
   (t) => void (tokenizer = t),
   (e: Error) => void (tokenizerError = `tokenizer not loaded (${e.message}): tokens are shown as ids`),
 );
@@ -81,7 +82,24 @@ export function advantageColor(a: number | null, scale: number): string {
 function tokenText(id: number): string {
   if (!tokenizer) return `#${id} `;
   if (id < 0 || id >= tokenizer.vocabSize) return `#${id}?`;
-  return tokenizer.decode([id]).replace(/\t/g, '⇥\t').replace(/\n/g, '↵\n');
+  return readableToken(tokenizer.tokenBytes(id), tokenizer.isSpecial(id) ? tokenizer.decode([id]) : null).replace(/\t/g, '⇥\t').replace(/\n/g, '↵\n');
+}
+
+const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * A token's text for display: its UTF-8 text when its bytes are whole characters, otherwise the
+ * bytes in hex (`⟨e2 80⟩`): a token can hold part of a multi-byte character, which decodes to
+ * "�" on its own. Exported for tests.
+ * @param special the special token's name (shown as is), or null
+ */
+export function readableToken(bytes: Uint8Array, special: string | null = null): string {
+  if (special !== null) return special;
+  try {
+    return STRICT_UTF8.decode(bytes);
+  } catch {
+    return `⟨${[...bytes].map((b) => b.toString(16).padStart(2, '0')).join(' ')}⟩`;
+  }
 }
 
 const CONTEXT_BG = '#e4e7eb';
@@ -294,13 +312,13 @@ export class TrajectoriesView {
           <h2 id="traj-list-h">Trajectories</h2>
           ${f.shown.length === 0
             ? html`<p class="note">None match these filters.</p>`
-            : html`<div class="scroll-y"><table id="traj-table">
-                <thead><tr><th>step</th><th>run</th><th>task <span class="visually-hidden">(button: replay)</span></th><th>harness</th><th>reward</th></tr></thead>
+            : html`<div class="scroll-y scroll-x"><table id="traj-table">
+                <thead><tr><th>step</th><th title="method · seed">run</th><th>task <span class="visually-hidden">(button: replay)</span></th><th>harness</th><th>reward</th></tr></thead>
                 <tbody>
                   ${f.shown.map((i) => {
                     const t = all[i];
                     return html`<tr data-traj=${i} class=${i === sel ? 'current' : ''} aria-current=${i === sel ? 'true' : 'false'}>
-                      <td class="num">${t.step}</td><td>${t.method} · seed ${t.seed}</td>
+                      <td class="num">${t.step}</td><td class="nowrap">${t.method} · s${t.seed}</td>
                       <td><button type="button" class="link" title=${t.taskId} aria-label=${`Replay ${t.taskId} under ${t.harnessId}, ${t.method} seed ${t.seed}, step ${t.step}`}
                         @click=${() => (this.stop(), this.set({ traj: String(i), turn: '1', pos: '' }))}>${t.family || t.taskId}</button></td>
                       <td><code class="hid">${t.harnessId}</code></td>
@@ -347,6 +365,7 @@ export class TrajectoriesView {
       <dl class="facts traj-facts">
         <dt>Method</dt><dd>${t.method} · seed ${t.seed} · RL step ${t.step} · group ${t.group}</dd>
         <dt>Outcome</dt><dd id="traj-result" class=${t.pass ? 'yes' : 'no'}>${t.pass ? 'pass' : 'fail'} · reward ${t.reward ?? '—'} · score ${t.score ?? '—'}${t.truncated ? ' · truncated' : ''}${t.envFailed ? ' · environment failed' : ''}</dd>
+        <dt></dt><dd class="desc" id="traj-reward-note">reward = the verifier's pass (1) or fail (0): what RL trains on; score = its partial credit (share of sub-checks passed), shown only</dd>
         <dt>Advantage</dt><dd>${Array.isArray(t.advantage) ? `per token (PPO), |A| ≤ ${scale.toFixed(3)}` : `${t.advantage ?? '—'} on every action token (GRPO)`}</dd>
         <dt>Tokens</dt><dd>${t.turns.length} turn${t.turns.length === 1 ? '' : 's'}, ${totalAction} sampled</dd>
       </dl>
@@ -374,7 +393,7 @@ export class TrajectoriesView {
       ${this.legend(mode, scale)}
       ${tokenizerError ? html`<p class="note">${tokenizerError}</p>` : nothing}
       <p class="note" id="traj-cursor" aria-live="polite">Turn ${turn} of ${toks.length} (${u?.kind ?? ''}) · token ${pos + 1} of ${row.length}${cur
-        ? html` · id ${cur.id} <code>${JSON.stringify(tokenizer && cur.id < tokenizer.vocabSize ? tokenizer.decode([cur.id]) : `#${cur.id}`)}</code> · ${cur.action ? html`<strong>action</strong> (mask 1), log π ${cur.logprob?.toFixed(3) ?? '—'}, A ${cur.advantage?.toFixed(3) ?? '—'}` : 'context (mask 0)'}`
+        ? html` · id ${cur.id} <code>${tokenizer && cur.id >= 0 && cur.id < tokenizer.vocabSize ? (tokenizer.isSpecial(cur.id) ? tokenizer.decode([cur.id]) : JSON.stringify(readableToken(tokenizer.tokenBytes(cur.id)))) : `#${cur.id}`}</code> · ${cur.action ? html`<strong>action</strong> (mask 1), log π ${cur.logprob?.toFixed(3) ?? '—'}, A ${cur.advantage?.toFixed(3) ?? '—'}` : 'context (mask 0)'}`
         : nothing}</p>
       <div class="tokens" id="traj-tokens" tabindex="0" role="group"
         aria-label=${`Tokens of turn ${turn}; arrow keys step, Home/End go to the turn's ends, Page Up/Down change turn, Space plays`}

@@ -1,0 +1,222 @@
+/**
+ * The Compare view (issue 13): several finished runs side by side — for a research run, not a
+ * lesson. Pick saved runs (this browser's results store); the view overlays their training
+ * curves (one line per run × method × seed, hover for values), puts their pass@1 tables side by
+ * side (one row per run × method: before → after, mean ± std over seeds, the Results view's
+ * numbers) and diffs their specs (every field whose value differs; runs saved by the Train view
+ * carry the spec they ran).
+ *
+ * URL parameters: runs=<JSON array of saved run names>.
+ */
+import { html, nothing, render, type TemplateResult } from 'lit-html';
+import { live } from 'lit-html/directives/live.js';
+import { listRunOutputs, type ExperimentOutputJson, type RunOutputSummary } from '../results_store';
+import { loadSource } from './results_source';
+import { paperTable, smoothingControl, type PaperTable } from './results';
+import { type CurveChartSpec } from './results_charts';
+import { SERIES_COLORS } from '../line_chart';
+import { formatRoute } from '../route';
+import '../results.css';
+
+const METRICS = [
+  { key: 'reward', title: 'Reward (mean pass)', y: 'reward' },
+  { key: 'policyLoss', title: 'Policy loss', y: 'loss' },
+  { key: 'approxKl', title: 'Approx. KL(π_old‖π)', y: 'nats' },
+  { key: 'entropy', title: 'Entropy', y: 'nats / token' },
+  { key: 'clipFrac', title: 'Clip fraction', y: 'fraction' },
+  { key: 'gradNorm', title: 'Gradient norm', y: '‖g‖' },
+] as const;
+
+/** Every leaf of a JSON value as path → JSON text ('rl.steps' → '12', 'seeds' → '[0,1]'; arrays are leaves). */
+export function flattenJson(v: unknown, pre = '', out: Map<string, string> = new Map()): Map<string, string> {
+  if (v && typeof v === 'object' && !Array.isArray(v)) {
+    for (const [k, x] of Object.entries(v as Record<string, unknown>)) flattenJson(x, pre ? `${pre}.${k}` : k, out);
+  } else out.set(pre || '(root)', JSON.stringify(v));
+  return out;
+}
+
+/**
+ * The fields whose values differ between specs (a missing field is '—'), sorted by path.
+ * null specs (not stored with the run) are left out of the comparison.
+ */
+export function specDiff(specs: readonly (unknown | null)[]): { path: string; values: string[] }[] {
+  const flat = specs.map((s) => (s === null || s === undefined ? null : flattenJson(s)));
+  const paths = [...new Set(flat.flatMap((f) => (f ? [...f.keys()] : [])))].sort();
+  const rows: { path: string; values: string[] }[] = [];
+  for (const p of paths) {
+    const values = flat.map((f) => (f ? (f.get(p) ?? '—') : '(not stored)'));
+    const known = values.filter((_, i) => flat[i] !== null);
+    if (new Set(known).size > 1) rows.push({ path: p, values });
+  }
+  return rows;
+}
+
+/** Overlaid curve charts: one series per (run, method, seed), colour per series, run letter in the label. */
+export function overlaidCurves(runs: readonly { tag: string; out: ExperimentOutputJson }[]): CurveChartSpec[] {
+  const series = runs.flatMap(({ tag, out }) => out.curves.map((c) => ({ tag, c })));
+  return METRICS.map((m) => ({
+    title: m.title,
+    yLabel: m.y,
+    series: series.map(({ tag, c }, i) => ({
+      label: `${tag} · ${c.method} · s${c.seed}`,
+      color: SERIES_COLORS[i % SERIES_COLORS.length],
+      points: c.steps.map((s) => [s.step, (s as Record<string, unknown>)[m.key] as number | null] as const),
+    })),
+  }));
+}
+
+const TAGS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
+
+export class CompareView {
+  private saved: RunOutputSummary[] | null = null;
+  private listError = '';
+  private selected: string[] = [];
+  private smoothing = 0;
+  private loaded = new Map<string, ExperimentOutputJson | Error>();
+  private derived: { key: string; specs: CurveChartSpec[]; tables: PaperTable[]; diff: ReturnType<typeof specDiff> } | null = null;
+
+  constructor(
+    private readonly el: HTMLElement,
+    private readonly setParams: (p: Record<string, string>) => void,
+  ) {}
+
+  show(params: Record<string, string>): void {
+    let names: string[] = [];
+    if (params.runs) {
+      try {
+        const v = JSON.parse(params.runs) as unknown;
+        if (Array.isArray(v)) names = v.filter((x): x is string => typeof x === 'string');
+      } catch {
+        /* a bad parameter selects nothing; the list is still shown */
+      }
+    }
+    this.selected = names;
+    void this.refresh();
+    this.loadSelected();
+    this.draw();
+  }
+
+  private async refresh(): Promise<void> {
+    try {
+      this.saved = await listRunOutputs();
+      this.listError = '';
+    } catch (e) {
+      this.listError = `Could not list saved runs: ${(e as Error).message}`;
+    }
+    this.draw();
+  }
+
+  private loadSelected(): void {
+    for (const name of this.selected) {
+      if (this.loaded.has(name)) continue;
+      void loadSource({ kind: 'run', name }).then(
+        (out) => {
+          this.loaded.set(name, out);
+          this.draw();
+        },
+        (e: Error) => {
+          this.loaded.set(name, e);
+          this.draw();
+        },
+      );
+    }
+  }
+
+  private toggle(name: string, on: boolean): void {
+    this.selected = on ? [...this.selected.filter((n) => n !== name), name] : this.selected.filter((n) => n !== name);
+    this.setParams(this.selected.length ? { runs: JSON.stringify(this.selected) } : {});
+    this.loadSelected();
+    this.draw();
+  }
+
+  private draw(): void {
+    render(this.template(), this.el);
+  }
+
+  private template(): TemplateResult {
+    const ready = this.selected.map((name, i) => ({ name, tag: TAGS[i % TAGS.length], out: this.loaded.get(name) }));
+    const runs = ready.filter((r): r is { name: string; tag: string; out: ExperimentOutputJson } => !!r.out && !(r.out instanceof Error));
+    const key = JSON.stringify(runs.map((r) => r.name));
+    if (this.derived?.key !== key) {
+      this.derived = {
+        key,
+        specs: overlaidCurves(runs),
+        tables: runs.map((r) => paperTable(r.out.results.runs)),
+        diff: specDiff(runs.map((r) => (r.out as { specJson?: unknown }).specJson ?? null)),
+      };
+    }
+    const d = this.derived;
+    const cols = [...new Map(d.tables.flatMap((t) => t.columns.map((c) => [c.key, c.label] as const))).entries()];
+    return html`
+      <section class="intro">
+        <h1 tabindex="-1">Compare runs</h1>
+        <p>Pick two or more runs saved in this browser: their training curves are overlaid, their pass@1 tables put
+          side by side and their specs diffed. Each run gets a letter (A, B, …) used in the charts and tables.</p>
+      </section>
+      <section class="card" aria-labelledby="compare-pick-h">
+        <h2 id="compare-pick-h">Saved runs</h2>
+        ${this.listError ? html`<p class="error-box">${this.listError}</p>` : nothing}
+        ${this.saved === null
+          ? html`<p class="note">Loading…</p>`
+          : this.saved.length === 0
+            ? html`<p class="note" id="compare-empty">No saved runs yet: runs finished in Train are saved here.</p>`
+            : html`<ul class="compare-list" id="compare-list">
+                ${this.saved.map((s) => {
+                  const i = this.selected.indexOf(s.name);
+                  return html`<li><label><input type="checkbox" .checked=${live(i >= 0)} data-run=${s.name} @change=${(e: Event) => this.toggle(s.name, (e.target as HTMLInputElement).checked)} />
+                    ${i >= 0 ? html`<strong class="run-tag">${TAGS[i % TAGS.length]}</strong>` : nothing} ${s.name}</label>
+                    <span class="desc">${s.runs} run${s.runs === 1 ? '' : 's'} · ${s.methods.join(', ')} · saved ${new Date(s.savedAt).toISOString().replace('T', ' ').slice(0, 16)} UTC</span>
+                    · <a href=${formatRoute({ view: 'results', params: { run: s.name } })}>open</a></li>`;
+                })}
+              </ul>`}
+        ${ready.filter((r) => r.out instanceof Error).map((r) => html`<p class="error-box">${r.tag}: ${(r.out as Error).message}</p>`)}
+      </section>
+      ${runs.length === 0
+        ? nothing
+        : html`
+          <section class="card" aria-labelledby="compare-curves-h">
+            <h2 id="compare-curves-h">Training curves <span class="sub">one line per run · method · seed; hover for values, drag to zoom, double-click to zoom out</span></h2>
+            ${smoothingControl('compare-smoothing', this.smoothing, (w) => ((this.smoothing = w), this.draw()))}
+            <div class="curve-grid" id="compare-curves">${d.specs.map((s) => html`<hl-curve-chart .spec=${this.smoothing ? { ...s, smoothing: this.smoothing } : s}></hl-curve-chart>`)}</div>
+          </section>
+          <section class="card" aria-labelledby="compare-table-h">
+            <h2 id="compare-table-h">pass@1 (%) <span class="sub">before → after, mean ± std over seeds; one row per run and method</span></h2>
+            <div class="scroll-x">
+              <table class="paper-table" id="compare-table">
+                <thead><tr><th scope="col">run</th><th scope="col">method</th><th scope="col">seeds</th>${cols.map(([, label]) => html`<th scope="col" class="num">${label}</th>`)}</tr></thead>
+                <tbody>
+                  ${runs.flatMap((r, ri) =>
+                    d.tables[ri].rows
+                      .filter((row) => row.before !== null)
+                      .map((row) => {
+                        const at = (k: string) => d.tables[ri].columns.findIndex((c) => c.key === k);
+                        return html`<tr data-run=${r.tag} data-method=${row.label}><th scope="row" title=${r.name}>${r.tag}</th><td>${row.label}</td><td class="num">${row.seeds}</td>
+                          ${cols.map(([k]) => {
+                            const j = at(k);
+                            if (j < 0) return html`<td class="num">—</td>`;
+                            const a = row.after[j];
+                            const b = row.before![j];
+                            return html`<td class="num" data-col=${k} data-mean=${a.mean ?? ''}><span class="before">${b.mean === null ? '—' : (100 * b.mean).toFixed(1)}</span><span class="arrow" aria-label="to"> → </span><span class="after">${a.text}</span></td>`;
+                          })}</tr>`;
+                      }),
+                  )}
+                </tbody>
+              </table>
+            </div>
+          </section>
+          <section class="card" aria-labelledby="compare-diff-h">
+            <h2 id="compare-diff-h">Spec differences <span class="sub">${runs.length < 2 ? 'pick a second run' : `${d.diff.length} field${d.diff.length === 1 ? '' : 's'} differ`}</span></h2>
+            ${runs.every((r) => (r.out as { specJson?: unknown }).specJson === undefined)
+              ? html`<p class="note">These runs do not carry their spec (saved before specs were stored, or opened from a CLI file).</p>`
+              : runs.length >= 2 && d.diff.length === 0
+                ? html`<p class="note" id="compare-same-spec">The stored specs are identical.</p>`
+                : runs.length >= 2
+                  ? html`<div class="scroll-x"><table class="paper-table" id="compare-diff">
+                      <thead><tr><th scope="col">field</th>${runs.map((r) => html`<th scope="col" title=${r.name}>${r.tag}</th>`)}</tr></thead>
+                      <tbody>${d.diff.map((row) => html`<tr data-path=${row.path}><th scope="row"><code>${row.path}</code></th>${row.values.map((v) => html`<td><code>${v.length > 80 ? v.slice(0, 77) + '…' : v}</code></td>`)}</tr>`)}</tbody>
+                    </table></div>`
+                  : nothing}
+          </section>`}
+    `;
+  }
+}

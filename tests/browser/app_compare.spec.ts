@@ -1,0 +1,137 @@
+/**
+ * The Compare view (issue 13) in real Chromium: two outputs saved in the results store (the
+ * synthetic results file of app_results.fixture.ts, the second with other numbers and another
+ * spec) are picked from the list; the curves are overlaid (one series per run × method × seed,
+ * hover shows values), the pass@1 tables are side by side (checked against the files), and the
+ * spec diff lists exactly the fields that differ. No horizontal scroll at 390 px; screenshots at
+ * 1280×800 and 390×844 under test-results/.
+ */
+import { test, expect, type Page, type TestInfo } from '@playwright/test';
+
+test.describe.configure({ mode: 'serial' });
+
+let page: Page;
+const errors: string[] = [];
+const A = 'compare-test A';
+const B = 'compare-test B';
+
+async function screenshots(p: Page, info: TestInfo, name: string): Promise<void> {
+  for (const [w, h] of [[1280, 800], [390, 844]]) {
+    await p.setViewportSize({ width: w, height: h });
+    const path = info.outputPath(`${name}-${w}.png`);
+    await p.screenshot({ path, fullPage: true });
+    await info.attach(`${name}-${w}`, { path, contentType: 'image/png' });
+  }
+  await p.setViewportSize({ width: 1280, height: 800 });
+}
+
+test.beforeAll(async ({ browser }) => {
+  page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(`console: ${m.text()}`);
+  });
+  await page.goto('/#/compare');
+  await expect(page.locator('h1')).toHaveText('Compare runs');
+  await page.evaluate(
+    async ([a, b]) => {
+      const fx = (await import(/* @vite-ignore */ '/tests/browser/app_results.fixture.ts'.toString())) as typeof import('./app_results.fixture');
+      const store = (await import(/* @vite-ignore */ '/src/app/results_store.ts'.toString())) as typeof import('../../src/app/results_store');
+      // The app's form (what Train saves: ExperimentResults under `results`), which keeps extra fields such as specJson.
+      const cli = JSON.parse(await fx.buildFixture());
+      const out = { status: 'done' as const, results: { resultsVersion: cli.resultsVersion, spec: cli.spec, evalSet: cli.evalSet, machine: cli.machine, runs: cli.runs }, curves: cli.curves, warnings: cli.warnings };
+      const spec = { specVersion: 1, name: 'fixture', seeds: [0, 1], rl: { steps: 3, lr: 0.0001 }, model: { preset: 'mini', init: 'base' } };
+      await store.saveRunOutput(a, { ...out, specJson: spec });
+      // B: other numbers (every after pass@1 halved) and another spec (steps, lr, init).
+      const outB = JSON.parse(JSON.stringify(out));
+      for (const r of outB.results.runs) r.after.base /= 2;
+      await store.saveRunOutput(b, { ...outB, specJson: { ...spec, rl: { steps: 6, lr: 0.0003 }, model: { preset: 'mini', init: 'scratch' } } });
+    },
+    [A, B],
+  );
+});
+
+test.afterAll(async () => {
+  await page?.context().close();
+});
+
+test.afterEach(() => {
+  expect(errors.splice(0), 'page errors').toEqual([]);
+});
+
+test('two saved runs: overlaid curves with hover values, side-by-side tables, spec diff', async ({}, info) => {
+  await page.goto('/#/compare');
+  await page.reload();
+  await page.locator(`#compare-list input[data-run="${A}"]`).check();
+  await page.locator(`#compare-list input[data-run="${B}"]`).check();
+  await expect(page).toHaveURL(/#\/compare\?runs=/);
+  // 2 runs × 4 curves (2 methods × 2 seeds) on every chart.
+  const charts = page.locator('#compare-curves hl-curve-chart');
+  await expect(charts).toHaveCount(6);
+  const label = (await charts.first().getAttribute('aria-label'))!;
+  for (const s of ['A · oa · s0', 'A · random · s1', 'B · oa · s0', 'B · random · s1']) expect(label).toContain(s);
+  expect(label.match(/ · s\d: /g)).toHaveLength(8);
+  // Hover: the legend shows the values under the cursor.
+  const over = charts.first().locator('.u-over');
+  const box = (await over.boundingBox())!;
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+  await expect(charts.first().locator('.u-legend .u-series').nth(1).locator('.u-value')).toHaveText(/^-?\d/);
+
+  // Smoothing (EMA): the charts draw the smoothed values (their labels state them).
+  const raw = (await charts.first().getAttribute('aria-label'))!;
+  await page.selectOption('#compare-smoothing', '0.9');
+  await expect(charts.first()).toHaveAttribute('data-smoothing', '0.9');
+  expect(await charts.first().getAttribute('aria-label')).not.toBe(raw);
+  await page.selectOption('#compare-smoothing', '0');
+  await expect(charts.first()).toHaveAttribute('aria-label', raw);
+
+  // Side by side: one row per run × method; B's after base is A's halved.
+  const rows = page.locator('#compare-table tbody tr');
+  await expect(rows).toHaveCount(4);
+  const meanOf = async (run: string, method: string) => Number(await page.locator(`#compare-table tr[data-run="${run}"][data-method="${method}"] td[data-col="base"]`).getAttribute('data-mean'));
+  for (const m of ['oa', 'random']) expect(await meanOf('B', m)).toBeCloseTo((await meanOf('A', m)) / 2, 10);
+
+  // Spec diff: exactly the fields that differ.
+  const diff = page.locator('#compare-diff tbody tr');
+  await expect(diff).toHaveCount(3);
+  expect(await diff.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-path')))).toEqual(['model.init', 'rl.lr', 'rl.steps']);
+  await expect(page.locator('#compare-diff tr[data-path="rl.steps"]')).toContainText('36');
+  await screenshots(page, info, 'compare');
+
+  // 390 px: no horizontal scroll.
+  await page.setViewportSize({ width: 390, height: 844 });
+  await expect.poll(() => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBe(0);
+  await page.setViewportSize({ width: 1280, height: 800 });
+});
+
+test('results of a run saved with its spec: each harness has its role (training, held-out with its distance, black-box); the spec is shown', async ({}, info) => {
+  const name = 'roles-test';
+  await page.evaluate(async (n) => {
+    const fx = (await import(/* @vite-ignore */ '/tests/browser/app_results.fixture.ts'.toString())) as typeof import('./app_results.fixture');
+    const store = (await import(/* @vite-ignore */ '/src/app/results_store.ts'.toString())) as typeof import('../../src/app/results_store');
+    const presets = (await import(/* @vite-ignore */ '/src/experiment/presets.ts'.toString())) as typeof import('../../src/experiment/presets');
+    const cli = JSON.parse(await fx.buildFixture());
+    // quick trains the L18 orthogonal array: S0-T0-O0-C0-W0 and S1-T1-O1-C1-W1 are in it, S0-T0-O0-C0-W1 is not (one component from the base).
+    for (const r of cli.runs) r.perHarness = { 'S0-T0-O0-C0-W0': 0.5, 'S1-T1-O1-C1-W1': 0.25, 'S0-T0-O0-C0-W1': 0.75, 'bb-assistant': 0 };
+    const out = { status: 'done' as const, results: { resultsVersion: cli.resultsVersion, spec: 'quick', evalSet: cli.evalSet, machine: cli.machine, runs: cli.runs }, curves: cli.curves, warnings: [] };
+    await store.saveRunOutput(n, { ...out, specJson: presets.getPreset('quick') });
+  }, name);
+  await page.goto(`/#/results?run=${encodeURIComponent(name)}`);
+  const role = (h: string) => page.locator(`#harness-table tr[data-harness="${h}"] td.role`);
+  await expect(role('S0-T0-O0-C0-W0')).toHaveText('base · training');
+  await expect(role('S1-T1-O1-C1-W1')).toHaveText('training');
+  await expect(role('S0-T0-O0-C0-W1')).toHaveText('held-out · d=1');
+  await expect(role('bb-assistant')).toHaveText('black-box');
+  await page.locator('#results-spec summary').click();
+  await expect(page.locator('#results-spec pre')).toContainText('"name": "quick"');
+  await screenshots(page, info, 'results-roles');
+  // With saved runs listed (long names), Results and Compare still have no horizontal scroll at 390 px.
+  await page.setViewportSize({ width: 390, height: 844 });
+  for (const url of [`/#/results?run=${encodeURIComponent(name)}`, '/#/compare']) {
+    await page.goto(url);
+    await expect(page.locator('.view:not([hidden]) h1')).toBeVisible();
+    await expect(page.locator('.view:not([hidden]) :is(table, #compare-list)').first()).toBeVisible();
+    await expect.poll(() => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth), { message: url }).toBe(0);
+  }
+  await page.setViewportSize({ width: 1280, height: 800 });
+});
