@@ -69,6 +69,8 @@ test('offline after load: a Train run makes no request', async ({ browser }) => 
   expect(await page.locator('#train-phase').getAttribute('data-phase')).toBe('done');
   await expect(page.locator('#train-results-table tbody tr')).toHaveCount(1);
   await expect(page.getByRole('list', { name: 'Run messages' })).toContainText('offline: environments run in the training worker');
+  // backend 'auto' on SwiftShader: the CPU engine, its threads Web Workers made from a Blob (no request).
+  await expect(page.getByRole('list', { name: 'Run messages' })).toContainText('engine: CPU engine (WebAssembly SIMD');
   await context.setOffline(false);
   expect(failed, 'failed requests').toEqual([]);
   expect(after, 'requests after going offline').toEqual([]);

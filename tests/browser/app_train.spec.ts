@@ -13,6 +13,9 @@ import { test, expect, type Browser, type Page, type TestInfo } from '@playwrigh
 const STEPS = 8;
 /** Spec edits that keep `quick` CI-sized: a scratch tiny model, 2×2 rollouts per step, a tiny evaluation; every step runs its update (no zero-variance skip), so the crash injection lands mid-run. */
 const EDITS = {
+  // The WGSL engine: this test covers the app's WebGPU path (the CPU engine would also finish
+  // all steps before the mid-run reload; app_offline trains on the CPU engine).
+  backend: 'webgpu',
   model: { preset: 'tiny', init: 'scratch' },
   rl: { tasksPerStep: 2, groupSize: 2, dropZeroVarianceGroups: false },
   rollout: { maxTurns: 2, maxNewTokens: 12, contextTokens: 512 },

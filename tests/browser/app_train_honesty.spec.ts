@@ -162,14 +162,20 @@ test('no learning signal is said, not drawn as zeros; pause names its checkpoint
   await page.context().close();
 });
 
-test('without WebGPU, Start is disabled and the view says why', async ({ browser }, info) => {
+test('without WebGPU the CPU engine trains (Engine auto or wasm); Engine webgpu disables Start and says why', async ({ browser }, info) => {
   const page = await openApp(browser, URL, () => {
     Object.defineProperty(Navigator.prototype, 'gpu', { get: () => undefined, configurable: true });
   });
-  await expect(page.locator('#train-no-engine')).toContainText('Training needs WebGPU');
+  await expect(page.locator('#train-spec-errors')).toContainText('Valid spec');
+  await expect(page.locator('#train-no-engine')).toHaveCount(0);
+  await expect(page.locator('#train-start')).toBeEnabled();
+  await page.selectOption('#knob-backend', 'webgpu');
+  await expect(page.locator('#train-no-engine')).toContainText('asks for WebGPU');
   await expect(page.locator('#train-start')).toBeDisabled();
   await expect(page.locator('#train-resume')).toBeDisabled();
   await screenshots(page, info, 'train-no-webgpu');
+  await page.selectOption('#knob-backend', 'wasm');
+  await expect(page.locator('#train-start')).toBeEnabled();
   await page.context().close();
 });
 

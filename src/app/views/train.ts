@@ -37,7 +37,7 @@ type Inputs = Record<keyof typeof TRAIN_DEFAULTS, string>;
 const REDRAW_MS = 400;
 /** Minimum interval between checkpoint-list refreshes during a run, ms. */
 const CKPT_REFRESH_MS = 1500;
-const MAX_MESSAGES = 6;
+const MAX_MESSAGES = 12;
 
 type Phase = 'idle' | 'running' | 'stopping' | 'paused' | 'done' | 'failed';
 
@@ -141,13 +141,14 @@ export function checkpointFileName(runId: string, step: number): string {
 export const appliedUpdates = (r: StepRecord) => (r.optimizerSteps ?? 0) - (r.skippedSteps ?? 0);
 
 /**
- * Whether a run can be trained in this browser. WebGPU is the only engine today.
- * TODO(lead): when the CPU (WASM) engine and `spec.backend: 'auto' | 'webgpu' | 'wasm'` land,
- * return true for backend 'wasm' and 'auto' (auto falls back to the CPU) — the Start/Resume
- * buttons and the note under them follow this function only.
+ * Whether a run can be trained in this browser: `spec.backend` 'webgpu' needs a WebGPU adapter,
+ * 'wasm' the CPU engine (SharedArrayBuffer: the page is cross-origin isolated), 'auto' either.
+ * The Start/Resume buttons and the note under them follow this function only.
  */
-export function engineAvailable(_spec: ExperimentSpec | undefined, gpu: WebGpuStatus | null): boolean {
-  return gpu === null || gpu.available;
+export function engineAvailable(spec: ExperimentSpec | undefined, gpu: WebGpuStatus | null, cpuEngine = globalThis.crossOriginIsolated === true): boolean {
+  const webgpu = gpu === null || gpu.available;
+  const backend = spec?.backend ?? 'auto';
+  return backend === 'webgpu' ? webgpu : backend === 'wasm' ? cpuEngine : webgpu || cpuEngine;
 }
 
 /**
@@ -191,7 +192,7 @@ export const DEMO_PATCH = {
 const KNOBS: { path: readonly string[]; id: string; label: string; options?: readonly string[]; min?: number; max?: number; hint?: string }[] = [
   { path: ['model', 'preset'], id: 'knob-model', label: 'Model', options: ['tiny', 'mini', 'small', 'base'] },
   { path: ['model', 'init'], id: 'knob-init', label: 'Init', options: ['base', 'scratch'], hint: 'base = pretrained checkpoint' },
-  // TODO(lead): a 'Backend' knob (auto / webgpu / wasm) here once spec.backend exists.
+  { path: ['backend'], id: 'knob-backend', label: 'Engine', options: ['auto', 'webgpu', 'wasm'], hint: 'auto: WebGPU on a hardware GPU, else the CPU engine (WebAssembly SIMD)' },
   { path: ['rl', 'tasksPerStep'], id: 'knob-tasks', label: 'Tasks per step', min: 1, max: 4096 },
   { path: ['rl', 'groupSize'], id: 'knob-group', label: 'Group size', min: 1, max: 256, hint: 'rollouts per task (GRPO group)' },
   { path: ['evaluation', 'testTasks'], id: 'knob-eval', label: 'Eval tasks', min: 1, max: 1000, hint: 'test tasks per suite' },
@@ -947,7 +948,9 @@ export class TrainView {
       </div>
       ${canTrain
         ? nothing
-        : html`<p class="error-box" id="train-no-engine">Training needs WebGPU, which this browser does not offer (see the banner above for how to enable it).
+        : html`<p class="error-box" id="train-no-engine">${(v.spec?.backend ?? 'auto') === 'webgpu'
+            ? 'This spec asks for WebGPU (backend "webgpu"), which this browser does not offer (see the banner above for how to enable it); choose Engine auto or wasm to train on the CPU engine.'
+            : 'Training needs WebGPU or the CPU engine; the CPU engine needs a cross-origin-isolated page (SharedArrayBuffer), which this one is not.'}
             Stored checkpoints and their history stay readable here.</p>`}
       <p id="train-phase" class="train-phase" role="status" data-phase=${this.phase}>${phaseText[this.phase]}</p>
       ${this.failure
