@@ -6,6 +6,8 @@
  *    threads and TF.js-wasm (bench/tfjs_transformer.ts), interleaved (each repetition runs
  *    every contender once), median of ≥ 5 after one untimed warm-up step each. Effective
  *    GFLOP/s counts the model's arithmetic of the whole step (`stepFlops`), every op included.
+ *  - GEMM: the register-tiled kernel alone on the model's shapes, 1 and 2 threads (the peak
+ *    the rest is measured against).
  *  - Sampling: decode tokens/s of the KV-cache sampler (B prompts, context 512, 32 new tokens,
  *    τ = 1, prefill excluded) on 1 and 2 threads against the WebGPU sampler on the adapter the
  *    page has (SwiftShader on a machine without a GPU).
@@ -18,6 +20,7 @@ import { WasmEngine } from '../wasm/engine';
 import { wasmSftBackend } from '../wasm/sft';
 import { WasmModel } from '../wasm/model';
 import { WasmSampler } from '../wasm/sampler';
+import { gemm } from '../wasm/kernels';
 import { TfTransformer, useTfBackend } from './tfjs_transformer';
 import { benchSampling } from './forward.bench';
 
@@ -31,6 +34,13 @@ export interface CpuTrainingRow {
   medianMs: number;
   tfjsWasmTokensPerSec: number;
   ratioVsTfjsWasm: number;
+}
+
+export interface CpuGemmRow {
+  /** rows × K × M of C (rows, M) = A (rows, K) · B (K, M). */
+  shape: string;
+  threads: number;
+  gflops: number;
 }
 
 export interface CpuSamplingRow {
@@ -73,7 +83,7 @@ async function timeMs(f: () => Promise<unknown>): Promise<number> {
  * The section (module doc).
  * @param o.quick smaller batches (B 2, T 64) and 5 repetitions
  */
-export async function benchCpuEngine(o: { quick?: boolean; reps?: number } = {}): Promise<{ hardwareConcurrency: number; crossOriginIsolated: boolean; training: CpuTrainingRow[]; sampling: CpuSamplingRow[] }> {
+export async function benchCpuEngine(o: { quick?: boolean; reps?: number } = {}): Promise<{ hardwareConcurrency: number; crossOriginIsolated: boolean; gemm: CpuGemmRow[]; training: CpuTrainingRow[]; sampling: CpuSamplingRow[] }> {
   const reps = Math.max(5, o.reps ?? 5);
   const log = (s: string) => console.log(`[bench] cpu engine: ${s}`);
   const threadCounts = [1, 2];
@@ -81,7 +91,30 @@ export async function benchCpuEngine(o: { quick?: boolean; reps?: number } = {})
   for (const t of threadCounts) engines.set(t, await WasmEngine.create({ threads: t }));
   const training: CpuTrainingRow[] = [];
   const sampling: CpuSamplingRow[] = [];
+  const gemmRows: CpuGemmRow[] = [];
   try {
+    // The GEMM alone on the model's shapes (the engine's peak), median of 7 × 5 calls.
+    for (const [N, K, M] of o.quick ? [[512, 128, 512]] : [[2048, 128, 512], [2048, 512, 128], [2048, 64, 256], [512, 512, 512]]) {
+      for (const t of threadCounts) {
+        const e = engines.get(t)!;
+        const mark = e.mark();
+        const A = e.alloc(N * K, 'A');
+        const B = e.alloc(K * M, 'B');
+        const Cm = e.alloc(N * M, 'C');
+        A.f32().forEach((_, i, a) => (a[i] = Math.sin(i)));
+        B.f32().forEach((_, i, a) => (a[i] = Math.cos(i)));
+        const run = () => gemm(e, { a: A, rowStride: K, colStride: 1, b: B, c: Cm, init: 'zero' }, N, M, K);
+        for (let i = 0; i < 3; i++) run();
+        const ms: number[] = [];
+        for (let r = 0; r < 7; r++) {
+          const t0 = performance.now();
+          for (let i = 0; i < 5; i++) run();
+          ms.push((performance.now() - t0) / 5);
+        }
+        gemmRows.push({ shape: `${N}×${K}×${M}`, threads: t, gflops: (2 * N * K * M) / (median(ms) / 1000) / 1e9 });
+        e.release(mark);
+      }
+    }
     for (const preset of ['mini', 'small'] as const) {
       const cfg = presetConfig(preset, 1024);
       const [B, T] = o.quick ? [2, 64] : [8, 256];
@@ -153,5 +186,5 @@ export async function benchCpuEngine(o: { quick?: boolean; reps?: number } = {})
   } finally {
     for (const e of engines.values()) e.destroy();
   }
-  return { hardwareConcurrency: navigator.hardwareConcurrency, crossOriginIsolated: globalThis.crossOriginIsolated === true, training, sampling };
+  return { hardwareConcurrency: navigator.hardwareConcurrency, crossOriginIsolated: globalThis.crossOriginIsolated === true, gemm: gemmRows, training, sampling };
 }

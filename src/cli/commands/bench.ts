@@ -121,6 +121,8 @@ function printCpuEngine(c: CpuEngineBench): void {
     return;
   }
   console.log(`  crossOriginIsolated=${c.crossOriginIsolated} cores=${c.hardwareConcurrency}`);
+  console.log('  GEMM alone (C = A·B), median');
+  for (const r of c.gemm) console.log(`  ${r.shape.padEnd(16)} threads ${r.threads}: ${f(r.gflops, 1)} GFLOP/s`);
   console.log('  training step (SFT, every position scored), median, interleaved with TF.js-wasm');
   for (const r of c.training) {
     console.log(`  ${r.preset.padEnd(6)} B=${r.B} T=${r.T} threads ${r.threads}: ${f(r.medianMs, 0)} ms = ${f(r.tokensPerSec, 0)} tok/s, ${f(r.gflops, 2)} GFLOP/s effective; TF.js-wasm ${f(r.tfjsWasmTokensPerSec, 0)} tok/s → ${f(r.ratioVsTfjsWasm, 1)}×`);
