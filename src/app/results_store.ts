@@ -177,7 +177,10 @@ function formatPath(path: readonly PropertyKey[]): string {
 function issuesOf(err: z.ZodError): string[] {
   // A few lines are enough to fix a file; thousands (every token of a bad trajectory) are not.
   const lines = err.issues.slice(0, 5).map((i) => {
-    if (i.code === 'invalid_value' && 'values' in i) return `${formatPath(i.path)}: expected one of ${(i.values as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
+    if (i.code === 'invalid_value' && 'values' in i) {
+      const got = (i as { input?: unknown }).input;
+      return `${formatPath(i.path)}: expected one of ${(i.values as unknown[]).map((v) => JSON.stringify(v)).join(', ')}, got ${got === undefined ? 'nothing' : JSON.stringify(got)?.slice(0, 60)}`;
+    }
     return `${formatPath(i.path)}: ${i.message}`;
   });
   if (err.issues.length > 5) lines.push(`… and ${err.issues.length - 5} more`);
@@ -195,14 +198,14 @@ export function parseResultsFile(json: unknown, source = 'results.json'): Experi
   if (json === null || typeof json !== 'object' || Array.isArray(json)) throw new ResultsFileError(source, ['(root): expected a JSON object']);
   const o = json as Record<string, unknown>;
   if ('results' in o) {
-    const r = ExperimentOutputJsonSchema.safeParse(o);
+    const r = ExperimentOutputJsonSchema.safeParse(o, { reportInput: true });
     if (!r.success) throw new ResultsFileError(source, issuesOf(r.error));
     return r.data;
   }
   if (!('runs' in o) && !('resultsVersion' in o)) {
     throw new ResultsFileError(source, ["(root): neither 'runs' (hlab run's results.json) nor 'results' (an app export) is present"]);
   }
-  const r = CliResultsJson.safeParse(o);
+  const r = CliResultsJson.safeParse(o, { reportInput: true });
   if (!r.success) throw new ResultsFileError(source, issuesOf(r.error));
   const d = r.data;
   const out: ExperimentOutputJson = {

@@ -12,6 +12,7 @@
  * `requestStop()`: the runner checkpoints after the current RL step and `start` resolves with
  * status 'interrupted'; `start(…, { resume: true })` continues from the latest good checkpoint.
  */
+import { runFailureMessage } from './run_failure';
 import { expose, transfer, type ProxyMarked } from 'comlink';
 import { checkpointPosition, runExperiment, type ExperimentOutput, type RunCurves, type RunEvent, type StepRecord } from '../experiment/runner';
 import type { RunResult } from '../experiment/results';
@@ -167,9 +168,7 @@ const api: TrainWorkerApi = {
       const output = JSON.parse(outputToJsonText(lean, 0)) as TrainOutcome['output'];
       return { output, savedAs, saveError };
     } catch (e) {
-      const lost = gpuErrors().slice(lost0).find((m) => m.startsWith('device lost'));
-      const msg = e instanceof Error ? e.message : String(e);
-      throw new Error(lost ? `WebGPU device lost: ${lost.slice('device lost: '.length)} (then: ${msg})` : msg);
+      throw new Error(runFailureMessage(e, gpuErrors().slice(lost0).find((m) => m.startsWith('device lost'))));
     } finally {
       running = false;
     }

@@ -9,6 +9,7 @@
  * naming the field and disables Start. Screenshots under test-results/.
  */
 import { test, expect, type Browser, type Page, type TestInfo } from '@playwright/test';
+import { note } from './fixtures';
 
 const STEPS = 8;
 /** Spec edits that keep `quick` CI-sized: a scratch tiny model, 2×2 rollouts per step, a tiny evaluation; every step runs its update (no zero-variance skip), so the crash injection lands mid-run. */
@@ -78,6 +79,10 @@ test('an invalid spec shows its error naming the field and disables Start; fixin
   await screenshot(page, info, 'train-view-invalid-spec');
   await editor.fill(valid.replace('"workspace"', '"kitchen"'));
   await expect(errs).toContainText('spec.suites[0]: expected one of "workspace", "errands"');
+  // Each field valid, the combination not: the CLI's cross-field check, as you type (issue 15).
+  await editor.fill(valid.replace(/"K": \d+/, '"K": 99'));
+  await expect(errs).toContainText('spec.methods[0].K: 99 exceeds the training-set size 18');
+  await expect(page.locator('#train-start')).toBeDisabled();
   await editor.fill('{ "specVersion": 1,');
   await expect(errs).toContainText('not valid JSON');
   await page.fill('#train-seed', '-3');
@@ -166,7 +171,7 @@ test('train quick: charts move, reload mid-run, resume from the checkpoint, resu
   await screenshot(page, info, 'train-view-done');
 
   const long = [...long1, ...long2];
-  console.log(`main-thread long tasks while training: ${long.length}, longest ${Math.max(0, ...long.map((x) => x.duration)).toFixed(0)} ms`);
+  note('main-thread long tasks while training', `${long.length}, longest ${Math.max(0, ...long.map((x) => x.duration)).toFixed(0)} ms`);
   expect(long.filter((x) => x.duration > 200), 'main-thread tasks over 200 ms while training').toEqual([]);
 
   // Export the latest checkpoint (a download of a .hlab file).

@@ -21,7 +21,7 @@ import { getPreset, PRESET_NAMES } from '../../experiment/presets';
 import type { RunEvent, StepRecord } from '../../experiment/runner';
 import type { CheckpointRow, StoredHistory, TrainOutcome, TrainWorkerApi } from '../train_worker';
 import { BASE_HARNESS } from '../../design';
-import { inSpaceEvalSet, testTasks, trainingHarnesses } from '../../experiment/plan';
+import { inSpaceEvalSet, specConsistencyIssues, testTasks, trainingHarnesses } from '../../experiment/plan';
 import { probeWebGpu, type WebGpuStatus } from '../webgpu_status';
 import { errorId, field, parseChoice, parseIntField } from '../fields';
 import { applyMergePatch, mergePatch, specHash } from '../spec_patch';
@@ -85,6 +85,14 @@ export function validateTrainInputs(inp: Inputs, text: string): TrainInputs {
   } catch (e) {
     if (!(e instanceof SpecError)) throw e;
     errors.spec.push(...e.issues);
+  }
+  // Constraints between fields (K vs the training-set size, τ, budgets): the CLI's checks, as you type.
+  if (spec) {
+    const cross = specConsistencyIssues(spec);
+    if (cross.length) {
+      errors.spec.push(...cross);
+      spec = undefined;
+    }
   }
   const out: TrainInputs = { errors, specJson };
   if (spec) {
