@@ -32,6 +32,8 @@ export interface EvalOptions {
   temperature: number;
   seed: number;
   crashAtJob?: number;
+  /** Episodes finished / total, after every rollout round (progress displays). */
+  onProgress?: (done: number, total: number) => void;
 }
 
 export interface EvalResult {
@@ -60,6 +62,7 @@ export async function evaluate(sets: EvalSets, o: EvalOptions): Promise<EvalResu
   const temperature = o.samples === 1 ? 0 : o.temperature;
   const { trajectories, stats } = await runEpisodes(reqs, {
     tok: o.tok, policy: o.policy, env: o.env, maxTurns: o.maxTurns, maxNewTokens: o.maxNewTokens, contextTokens: o.contextTokens, temperature, seed: Rng.derive(o.seed, 'eval').int(2 ** 31), crashAtJob: o.crashAtJob,
+    onProgress: o.onProgress,
   });
   const perHarness: Record<string, number> = {};
   for (const h of harnesses) perHarness[h] = mean(trajectories.filter((t) => t.harnessId === h).map((t) => t.reward));

@@ -85,6 +85,8 @@ export type RunEvent =
   | { type: 'eval'; runIndex: number; method: string; seed: number; when: 'before' | 'after'; passAt1: EvalResult['passAt1']; training: number; episodes: number; restored?: boolean }
   /** A checkpoint was committed to IndexedDB (store step numbering, see CKPT_STRIDE) after RL step `rlStep` of run `runIndex`. */
   | { type: 'checkpoint'; runId: string; step: number; runIndex: number; rlStep: number; totalBytes: number }
+  /** Episodes finished so far in the evaluation that is running (after every rollout round). */
+  | { type: 'evalProgress'; runIndex: number; when: 'before' | 'after'; done: number; total: number }
   /** Resumed from a checkpoint: the curves so far (finished runs and the current run's steps), so a view can redraw them. */
   | { type: 'resume'; runIndex: number; step: number; curves: RunCurves[] };
 
@@ -442,7 +444,7 @@ export async function runExperiment(specJson: unknown, o: RunnerOptions = {}): P
 
       if (!o.skipEval && !st.before) {
         emit({ type: 'progress', done: doneUnits, total: totalUnits, phase: `eval before (${method.name}, seed ${seed})` });
-        st.before = await evaluate(sets, evalOpts);
+        st.before = await evaluate(sets, { ...evalOpts, onProgress: (done, total) => emit({ type: 'evalProgress', runIndex: r, when: 'before', done, total }) });
         doneUnits++;
         emit({ type: 'eval', runIndex: r, method: method.name, seed, when: 'before', passAt1: st.before.passAt1, training: st.before.training, episodes: st.before.episodes });
         emit({ type: 'log', message: `before: base ${st.before.passAt1.base.toFixed(3)}, in-space ${st.before.passAt1.inSpace.toFixed(3)}, training harnesses ${st.before.training.toFixed(3)} (${st.before.episodes} episodes, ${(st.before.stats.ms / 1000).toFixed(1)} s)` });
@@ -537,7 +539,7 @@ export async function runExperiment(specJson: unknown, o: RunnerOptions = {}): P
         // No update was applied (no RL steps, or all skipped as non-finite): the parameters and
         // the evaluation seeds are those of 'before', so the result is identical; reuse it.
         const unchanged = st.before !== null && st.history.every((h) => h.optimizerSteps === h.skippedSteps);
-        after = unchanged && st.before ? st.before : await evaluate(sets, evalOpts);
+        after = unchanged && st.before ? st.before : await evaluate(sets, { ...evalOpts, onProgress: (done, total) => emit({ type: 'evalProgress', runIndex: r, when: 'after', done, total }) });
         if (unchanged && runSteps > 0) {
           const dropped = st.history.reduce((a, h) => a + h.droppedGroups, 0);
           const skipped = st.history.reduce((a, h) => a + h.skippedSteps, 0);

@@ -104,6 +104,8 @@ export interface RolloutOptions {
   contextTokens?: number;
   /** Test hook: make the environment job with this 1-based index crash its worker once. */
   crashAtJob?: number;
+  /** Called after the resets and after every round with the episodes finished so far (for progress displays). */
+  onProgress?: (done: number, total: number) => void;
 }
 
 export interface RolloutStats {
@@ -182,6 +184,7 @@ export async function runEpisodes(reqs: readonly EpisodeRequest[], o: RolloutOpt
 
   for (let round = 0; ; round++) {
     const live = eps.filter((e) => e.context !== null);
+    o.onProgress?.(eps.length - live.length, eps.length);
     if (live.length === 0) break;
     stats.rounds++;
     const fits = live.map((e) => {

@@ -83,6 +83,11 @@ test('no learning signal is said, not drawn as zeros; pause names its checkpoint
   await expect(page.locator('#train-phase')).toHaveAttribute('data-phase', 'running');
   // During the first evaluation: its size and running time.
   await expect(page.locator('#train-eval-now')).toContainText(/\d+ episodes \(\d+ harnesses × 1 test task × 1 sample\), running for/, { timeout: 60_000 });
+  // … and the episodes finished so far, out of the same total (after the resets and every round).
+  await expect(page.locator('#train-eval-done')).toContainText(/^\d+ \/ \d+ episodes done$/, { timeout: 60_000 });
+  const [doneNow, totalNow] = (await page.locator('#train-eval-done').textContent())!.match(/\d+/g)!.map(Number);
+  expect(doneNow).toBeLessThanOrEqual(totalNow);
+  expect(totalNow).toBe(Number((await page.locator('#train-eval-now').textContent())!.match(/of (\d+) episodes/)![1]));
 
   await expect(page.locator('#train-phase')).toHaveAttribute('data-phase', 'paused', { timeout: 120_000 });
   const k = await stepShown(page);

@@ -336,6 +336,8 @@ export class TrainView {
   private lastStepAt: number | null = null;
   /** When the evaluation in progress started (performance.now), and which. */
   private evalStart: { at: number; phase: string } | null = null;
+  /** Episodes finished / total of the evaluation that is running (runner 'evalProgress' events). */
+  private evalDone: { done: number; total: number } | null = null;
   private gpu: WebGpuStatus | null = null;
   private evalSizeCache: { spec: ExperimentSpec; runIndex: number; n: ReturnType<typeof evalEpisodes> } | null = null;
 
@@ -644,7 +646,10 @@ export class TrainView {
         if (!this.eta || ev.done < this.eta.done0) this.eta = { t0: performance.now(), done0: ev.done };
         this.progress = { done: ev.done, total: ev.total, phase: ev.phase };
         if (ev.phase.startsWith('eval ')) {
-          if (this.evalStart?.phase !== ev.phase) this.evalStart = { at: performance.now(), phase: ev.phase };
+          if (this.evalStart?.phase !== ev.phase) {
+            this.evalStart = { at: performance.now(), phase: ev.phase };
+            this.evalDone = null;
+          }
         } else this.evalStart = null;
         if (!ev.phase.startsWith('RL ')) this.lastStepAt = null;
         break;
@@ -667,7 +672,11 @@ export class TrainView {
         this.lastStepAt = now;
         break;
       }
+      case 'evalProgress':
+        this.evalDone = { done: ev.done, total: ev.total };
+        break;
       case 'eval':
+        this.evalDone = null;
         this.evals.push(ev);
         if (!ev.restored && this.evalStart) this.evalMs.push(performance.now() - this.evalStart.at);
         this.evalStart = null;
@@ -979,7 +988,7 @@ export class TrainView {
         </span>
         <div class="train-progress-phase">${p.phase} ${p.total ? html`(${(frac * 100).toFixed(0)}%)` : nothing}
           ${evalNow && this.evalStart
-            ? html`<span id="train-eval-now"> · ${evalNow.episodes} episodes (${evalNow.harnesses} harness${evalNow.harnesses === 1 ? '' : 'es'} × ${evalNow.tasks} test task${evalNow.tasks === 1 ? '' : 's'} × ${v.spec!.evaluation.samples} sample${v.spec!.evaluation.samples === 1 ? '' : 's'}), running for ${fmtDuration((performance.now() - this.evalStart.at) / 1000)}</span>`
+            ? html`<span id="train-eval-now"> · ${this.evalDone ? html`<span id="train-eval-done">${this.evalDone.done} / ${this.evalDone.total} episodes done</span> of ` : nothing}${evalNow.episodes} episodes (${evalNow.harnesses} harness${evalNow.harnesses === 1 ? '' : 'es'} × ${evalNow.tasks} test task${evalNow.tasks === 1 ? '' : 's'} × ${v.spec!.evaluation.samples} sample${v.spec!.evaluation.samples === 1 ? '' : 's'}), running for ${fmtDuration((performance.now() - this.evalStart.at) / 1000)}</span>`
             : nothing}</div>
       </div>
       ${this.updatesBlock(v.spec)}
