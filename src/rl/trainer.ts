@@ -190,20 +190,7 @@ export class RlTrainer {
    */
   async update(trajs: readonly TrajectoryLike[], step: number): Promise<RlUpdateMetrics> {
     const t0 = performance.now();
-    const cfg = this.opts.cfg;
-    const filter = cfg.algorithm === 'grpo' && this.opts.dropZeroVarianceGroups !== false && cfg.klCoef === 0 && cfg.entCoef === 0 && trajs.length > 0;
-    if (filter) {
-      const { kept, droppedGroups } = dropZeroVarianceGroups(trajs);
-      if (droppedGroups > 0) {
-        const entropy = policyTokenEntropy(trajs);
-        if (kept.length === 0) {
-          return { policyLoss: 0, valueLoss: 0, clipFrac: 0, approxKl: 0, klRef: 0, entropy, gradNorm: 0, optimizerSteps: 0, skippedSteps: 0, rows: 0, tokens: 0, droppedGroups, ms: performance.now() - t0 };
-        }
-        const m = await this.updateRows(kept, step, t0);
-        return { ...m, entropy, droppedGroups, ms: performance.now() - t0 };
-      }
-    }
-    return this.updateRows(trajs, step, t0);
+    return filteredUpdate(trajs, this.opts, t0, (kept) => this.updateRows(kept, step, t0));
   }
 
   /** `update` on exactly these trajectories (no group filtering). */
@@ -399,6 +386,34 @@ export class RlTrainer {
     this.head.destroy();
     this.refModel?.destroy();
   }
+}
+
+/**
+ * The zero-variance group filter around an update, as `RlTrainer.update` documents it (both
+ * engines' trainers use it): GRPO with klCoef = entCoef = 0 and the option on drops the
+ * all-equal groups, runs `run` on the rest, or applies nothing when none is left.
+ * @param t0 the update's start (performance.now()), for `ms`
+ */
+export async function filteredUpdate(
+  trajs: readonly TrajectoryLike[],
+  opts: RlTrainerOptions,
+  t0: number,
+  run: (trajs: readonly TrajectoryLike[]) => Promise<RlUpdateMetrics> | RlUpdateMetrics,
+): Promise<RlUpdateMetrics> {
+  const cfg = opts.cfg;
+  const filter = cfg.algorithm === 'grpo' && opts.dropZeroVarianceGroups !== false && cfg.klCoef === 0 && cfg.entCoef === 0 && trajs.length > 0;
+  if (filter) {
+    const { kept, droppedGroups } = dropZeroVarianceGroups(trajs);
+    if (droppedGroups > 0) {
+      const entropy = policyTokenEntropy(trajs);
+      if (kept.length === 0) {
+        return { policyLoss: 0, valueLoss: 0, clipFrac: 0, approxKl: 0, klRef: 0, entropy, gradNorm: 0, optimizerSteps: 0, skippedSteps: 0, rows: 0, tokens: 0, droppedGroups, ms: performance.now() - t0 };
+      }
+      const m = await run(kept);
+      return { ...m, entropy, droppedGroups, ms: performance.now() - t0 };
+    }
+  }
+  return run(trajs);
 }
 
 /**

@@ -91,6 +91,39 @@ interface BatchState {
   staging: GPUBuffer;
 }
 
+/**
+ * Validate a SampleRequest against a model (both engines' samplers use it).
+ * @returns B, the prompt lengths, the per-row budgets and the ban range
+ * @throws Error prefixed by `op` naming the bad field: B outside [1, maxB], a prompt of length 0
+ *   or ≥ maxT, an id outside [0, V), a budget < 1, τ < 0, a non-integer seed, an endToken outside
+ *   [0, V), a ban range outside [0, V].
+ */
+export function checkSampleRequest(op: string, req: SampleRequest, V: number, Tmax: number, maxB = Infinity): { B: number; lens: number[]; budgets: number[]; ban: { lo: number; hi: number } | undefined } {
+  const B = req.prompts.length;
+  if (B < 1 || B > maxB) throw new Error(`${op}: prompts must hold 1…maxB = ${maxB} rows, got ${B}`);
+  const lens = req.prompts.map((p) => p.length);
+  lens.forEach((l, b) => {
+    if (l < 1 || l >= Tmax) throw new Error(`${op}: prompts[${b}] has length ${l}, must be in [1, maxT − 1 = ${Tmax - 1}]`);
+    const p = req.prompts[b];
+    for (let i = 0; i < l; i++) if (!(p[i] >= 0 && p[i] < V)) throw new Error(`${op}: prompts[${b}][${i}] = ${p[i]} is outside [0, ${V})`);
+  });
+  const budgets = typeof req.maxNewTokens === 'number' ? new Array<number>(B).fill(req.maxNewTokens) : req.maxNewTokens;
+  if (budgets.length !== B) throw new Error(`${op}: maxNewTokens has ${budgets.length} entries, expected B = ${B}`);
+  budgets.forEach((n, b) => {
+    if (!Number.isInteger(n) || n < 1) throw new Error(`${op}: maxNewTokens[${b}] = ${n} must be an integer ≥ 1`);
+  });
+  if (!(req.temperature >= 0)) throw new Error(`${op}: temperature must be ≥ 0, got ${req.temperature}`);
+  if (!Number.isInteger(req.seed)) throw new Error(`${op}: seed must be an integer, got ${req.seed}`);
+  if (req.endToken !== undefined && !(Number.isInteger(req.endToken) && req.endToken >= 0 && req.endToken < V)) {
+    throw new Error(`${op}: endToken = ${req.endToken} is outside [0, ${V})`);
+  }
+  const ban = req.banIds;
+  if (ban && !(Number.isInteger(ban.lo) && Number.isInteger(ban.hi) && ban.lo >= 0 && ban.lo <= ban.hi && ban.hi <= V)) {
+    throw new Error(`${op}: banIds [${ban.lo}, ${ban.hi}) must be a range inside [0, ${V}]`);
+  }
+  return { B, lens, budgets, ban };
+}
+
 export class Sampler {
   private readonly states = new Map<number, BatchState>();
   private inFlight = false;
@@ -140,27 +173,8 @@ export class Sampler {
     const m = this.model;
     const { vocabSize: V } = m.cfg;
     const Tmax = m.maxT;
-    const B = req.prompts.length;
-    if (B < 1 || B > m.maxB) throw new Error(`Sampler.sample: prompts must hold 1…maxB = ${m.maxB} rows, got ${B}`);
-    const lens = req.prompts.map((p) => p.length);
-    lens.forEach((l, b) => {
-      if (l < 1 || l >= Tmax) throw new Error(`Sampler.sample: prompts[${b}] has length ${l}, must be in [1, maxT − 1 = ${Tmax - 1}]`);
-      const p = req.prompts[b];
-      for (let i = 0; i < l; i++) if (!(p[i] >= 0 && p[i] < V)) throw new Error(`Sampler.sample: prompts[${b}][${i}] = ${p[i]} is outside [0, ${V})`);
-    });
-    const budgets = typeof req.maxNewTokens === 'number' ? new Array<number>(B).fill(req.maxNewTokens) : req.maxNewTokens;
-    if (budgets.length !== B) throw new Error(`Sampler.sample: maxNewTokens has ${budgets.length} entries, expected B = ${B}`);
-    budgets.forEach((n, b) => {
-      if (!Number.isInteger(n) || n < 1) throw new Error(`Sampler.sample: maxNewTokens[${b}] = ${n} must be an integer ≥ 1`);
-    });
+    const { B, lens, budgets, ban } = checkSampleRequest('Sampler.sample', req, V, Tmax, m.maxB);
     const topP = req.topP ?? 1;
-    if (req.endToken !== undefined && !(Number.isInteger(req.endToken) && req.endToken >= 0 && req.endToken < V)) {
-      throw new Error(`Sampler.sample: endToken = ${req.endToken} is outside [0, ${V})`);
-    }
-    const ban = req.banIds;
-    if (ban && !(Number.isInteger(ban.lo) && Number.isInteger(ban.hi) && ban.lo >= 0 && ban.lo <= ban.hi && ban.hi <= V)) {
-      throw new Error(`Sampler.sample: banIds [${ban.lo}, ${ban.hi}) must be a range inside [0, ${V}]`);
-    }
     const useCache = req.useKvCache ?? true;
     const gpu = m.gpu;
     if (gpu.lost) throw new DeviceLostError(`${gpu.lost.reason}: ${gpu.lost.message}`);

@@ -16,6 +16,7 @@
  * that are refreshed whenever the parameters change.
  */
 import { validateConfig, type ModelConfig } from '../model/config';
+import type { OptimizerStep } from '../model/cpu_model';
 import { paramLayout, type ParamLayout } from '../model/layout';
 import { Arr, type WasmEngine } from './engine';
 import {
@@ -56,19 +57,6 @@ export interface WasmModelOptions {
    * nanoGPT / GPT-2 practice).
    */
   decayAll?: boolean;
-}
-
-/** AdamW + clipping hyper-parameters of one optimizer step. */
-export interface WasmOptimizerStep {
-  lr: number;
-  beta1: number;
-  beta2: number;
-  eps: number;
-  weightDecay: number;
-  /** Global-norm clip threshold (Infinity = off). */
-  maxNorm: number;
-  /** 1-based AdamW step. */
-  step: number;
 }
 
 export class WasmModel {
@@ -311,7 +299,7 @@ export class WasmModel {
    * applies nothing (params, m, v unchanged) and returns applied false.
    * @returns the pre-clip norm, the clip multiplier and whether the step was applied
    */
-  optimizerStep(hp: WasmOptimizerStep): { norm: number; gradScale: number; applied: boolean } {
+  optimizerStep(hp: OptimizerStep): { norm: number; gradScale: number; applied: boolean } {
     const norm = this.gradNorm();
     if (!Number.isFinite(norm)) return { norm, gradScale: 0, applied: false };
     const gradScale = hp.maxNorm === Infinity ? 1 : Math.min(1, hp.maxNorm / (norm + 1e-6));

@@ -16,7 +16,7 @@
  */
 import type { RlLossConfig } from '../rl/config';
 import { rlStepRef, type RlBatch } from '../rl/loss_ref';
-import { dropZeroVarianceGroups, policyTokenEntropy, type RlTrainerOptions, type RlUpdateMetrics } from '../rl/trainer';
+import { filteredUpdate, type RlTrainerOptions, type RlUpdateMetrics } from '../rl/trainer';
 import { buildRows, grpoAdvantages, minibatchIndices, ppoAdvantages, sliceRows, type RlRows, type TrajectoryLike } from '../rl/trainer_batch';
 import { logprobBackward, logprobForward } from './kernels';
 import { WasmModel } from './model';
@@ -52,22 +52,9 @@ export class WasmRlTrainer {
   /** One RL update (the contract of RlTrainer.update, module doc). */
   async update(trajs: readonly TrajectoryLike[], step: number): Promise<RlUpdateMetrics> {
     const t0 = performance.now();
-    const cfg = this.opts.cfg;
-    const filter = cfg.algorithm === 'grpo' && this.opts.dropZeroVarianceGroups !== false && cfg.klCoef === 0 && cfg.entCoef === 0 && trajs.length > 0;
-    if (filter) {
-      const { kept, droppedGroups } = dropZeroVarianceGroups(trajs);
-      if (droppedGroups > 0) {
-        const entropy = policyTokenEntropy(trajs);
-        if (kept.length === 0) {
-          this.lastPpoBatch = null;
-          this.lastAdvantages = null;
-          return { policyLoss: 0, valueLoss: 0, clipFrac: 0, approxKl: 0, klRef: 0, entropy, gradNorm: 0, optimizerSteps: 0, skippedSteps: 0, rows: 0, tokens: 0, droppedGroups, ms: performance.now() - t0 };
-        }
-        const m = this.updateRows(kept, step, t0);
-        return { ...m, entropy, droppedGroups, ms: performance.now() - t0 };
-      }
-    }
-    return this.updateRows(trajs, step, t0);
+    this.lastPpoBatch = null;
+    this.lastAdvantages = null;
+    return filteredUpdate(trajs, this.opts, t0, (kept) => this.updateRows(kept, step, t0));
   }
 
   private updateRows(trajs: readonly TrajectoryLike[], step: number, t0: number): RlUpdateMetrics {

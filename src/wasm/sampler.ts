@@ -15,7 +15,7 @@
  * log-softmax the trainer recomputes).
  */
 import { sampleTokensRef } from '../kernels/sample_tokens.ref';
-import type { SampleRequest, SampledRow, SampleStats, StopReason } from '../rollout/sampler';
+import { checkSampleRequest, type SampleRequest, type SampledRow, type SampleStats, type StopReason } from '../rollout/sampler';
 import type { Arr } from './engine';
 import { attentionDecode, geluForward, layernormForward, matmulForward, residualForward } from './kernels';
 import type { WasmModel } from './model';
@@ -47,28 +47,7 @@ export class WasmSampler {
     const m = this.model;
     const e = m.engine;
     const { vocabSize: V, C, NH, L, maxT: Tmax } = m.cfg;
-    const B = req.prompts.length;
-    if (B < 1) throw new Error('WasmSampler.sample: prompts must hold at least one row');
-    const lens = req.prompts.map((p) => p.length);
-    lens.forEach((l, b) => {
-      if (l < 1 || l >= Tmax) throw new Error(`WasmSampler.sample: prompts[${b}] has length ${l}, must be in [1, maxT − 1 = ${Tmax - 1}]`);
-      const p = req.prompts[b];
-      for (let i = 0; i < l; i++) if (!(p[i] >= 0 && p[i] < V)) throw new Error(`WasmSampler.sample: prompts[${b}][${i}] = ${p[i]} is outside [0, ${V})`);
-    });
-    const budgets = typeof req.maxNewTokens === 'number' ? new Array<number>(B).fill(req.maxNewTokens) : req.maxNewTokens;
-    if (budgets.length !== B) throw new Error(`WasmSampler.sample: maxNewTokens has ${budgets.length} entries, expected B = ${B}`);
-    budgets.forEach((n, b) => {
-      if (!Number.isInteger(n) || n < 1) throw new Error(`WasmSampler.sample: maxNewTokens[${b}] = ${n} must be an integer ≥ 1`);
-    });
-    if (!(req.temperature >= 0)) throw new Error(`WasmSampler.sample: temperature must be ≥ 0, got ${req.temperature}`);
-    if (!Number.isInteger(req.seed)) throw new Error(`WasmSampler.sample: seed must be an integer, got ${req.seed}`);
-    if (req.endToken !== undefined && !(Number.isInteger(req.endToken) && req.endToken >= 0 && req.endToken < V)) {
-      throw new Error(`WasmSampler.sample: endToken = ${req.endToken} is outside [0, ${V})`);
-    }
-    const ban = req.banIds;
-    if (ban && !(Number.isInteger(ban.lo) && Number.isInteger(ban.hi) && ban.lo >= 0 && ban.lo <= ban.hi && ban.hi <= V)) {
-      throw new Error(`WasmSampler.sample: banIds [${ban.lo}, ${ban.hi}) must be a range inside [0, ${V}]`);
-    }
+    const { B, lens, budgets, ban } = checkSampleRequest('WasmSampler.sample', req, V, Tmax);
     // Banned ids (the tokenizer's specials except the end token) are never drawn, as on the GPU.
     const opt = { temperature: req.temperature, topP: req.topP ?? 1, seed: req.seed, ...(ban ? { ban: { lo: ban.lo, hi: ban.hi, ...(req.endToken !== undefined ? { allow: req.endToken } : {}) } } : {}) };
     const useCache = req.useKvCache ?? true;
