@@ -15,7 +15,7 @@
  * log-softmax the trainer recomputes).
  */
 import { sampleTokensRef } from '../kernels/sample_tokens.ref';
-import { checkSampleRequest, type SampleRequest, type SampledRow, type SampleStats, type StopReason } from '../rollout/sampler';
+import { checkSampleRequest, type SampleRequest, type SampledRow, type SampleStats, type StopReason } from '../rollout/sample_request';
 import type { Arr } from './engine';
 import { attentionDecode, geluForward, layernormForward, matmulForward, residualForward } from './kernels';
 import type { WasmModel } from './model';

@@ -8,7 +8,8 @@ import { Rng } from '../../src/util/rng';
 import { validateConfig, type ModelConfig } from '../../src/model/config';
 import { cpuForward } from '../../src/model/cpu_model';
 import { GpuModel } from '../../src/model/gpu_model';
-import { Sampler, type SampleRequest } from '../../src/rollout/sampler';
+import { Sampler } from '../../src/rollout/sampler';
+import type { SampleRequest } from '../../src/rollout/sample_request';
 import { GpuPolicy } from '../../src/rollout/gpu_policy';
 import { testParams } from './model_forward.entry';
 
