@@ -314,6 +314,7 @@ test('without WebGPU a banner says which browser and flags enable it; the views 
   await expect(banner).toBeVisible();
   await expect(banner).toContainText('--enable-unsafe-webgpu');
   await expect(banner).toContainText('Chrome');
+  await expect(banner).toContainText('training runs on the CPU engine');
   await expect(bare.locator('#gpu-status')).toHaveText('WebGPU: unavailable');
   await expect(bare.locator('#training-table tbody tr')).toHaveCount(18);
   await screenshot(bare, info, 'design-view-no-webgpu', false);

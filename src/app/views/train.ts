@@ -783,7 +783,7 @@ export class TrainView {
       <section class="intro">
         <h1 tabindex="-1">Train</h1>
         <p>Pick a preset or edit its spec, then <strong>Start</strong>. Training runs in a background worker on
-          WebGPU; every RL step is checkpointed in this browser, so <strong>Pause</strong>, a reload or a lost GPU
+          WebGPU on a hardware GPU, else on the CPU engine (WebAssembly SIMD; Engine picks); every RL step is checkpointed in this browser, so <strong>Pause</strong>, a reload or a lost GPU
           loses at most one step — <strong>Resume</strong> continues from the last checkpoint.</p>
       </section>
       <div class="train-layout">
