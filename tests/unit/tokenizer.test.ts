@@ -116,7 +116,7 @@ describe('training', () => {
     expect(tok.decode(tok.encode(' hello'))).toBe(' hello');
   });
 
-  it('public/tokenizer-v1.json is exactly what `hlab tokenizer --vocab 1024 --seed 0` rebuilds', () => {
+  it('public/tokenizer-v1.json is exactly what `hlab tokenizer --corpus v1 --vocab 1024 --seed 0` rebuilds', () => {
     const rebuilt = trainBpe(generateTokenizerCorpus(0, 3000), 1024, 0, undefined, 'tokenizer-v1');
     expect(rebuilt.toJSON()).toEqual(shippedJson);
   });

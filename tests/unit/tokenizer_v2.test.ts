@@ -1,7 +1,7 @@
 /**
  * Tokenizer v2 (public/tokenizer-v2.json) and its corpus of rendered expert episodes
  * (src/model/tokenizer_corpus_v2.ts): the shipped file is exactly what
- * `hlab tokenizer --corpus v2 --vocab 1024 --seed 0` rebuilds; the corpus holds only train
+ * `hlab tokenizer --vocab 1024 --seed 0` (corpus v2, the default) rebuilds; the corpus holds only train
  * tasks under training/procedural harnesses; round trip; and v2 compresses held-out renders
  * (test tasks under held-out in-space and black-box harnesses) better than v1 — both measured
  * here, nothing hard-coded.
@@ -70,7 +70,7 @@ describe('tokenizer v2 corpus', () => {
 });
 
 describe('public/tokenizer-v2.json', () => {
-  it('is byte-identical to what `hlab tokenizer --corpus v2 --vocab 1024 --seed 0` rebuilds', () => {
+  it('is byte-identical to what `hlab tokenizer --vocab 1024 --seed 0` (corpus v2, the default) rebuilds', () => {
     const rebuilt = trainBpe(generateTokenizerCorpusV2(0), 1024, 0, undefined, 'tokenizer-v2');
     expect(JSON.stringify(rebuilt.toJSON()) + '\n').toBe(v2Text);
     expect(v2.vocabSize).toBe(1024);
