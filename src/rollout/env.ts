@@ -133,11 +133,7 @@ export class EnvHost {
       out.context = e.h.contextText();
       return out;
     }
-    const v = getSuite(e.task.suite).verify(e.task, e.h.sandboxState(), e.h.transcript());
-    out.pass = v.pass;
-    out.reward = v.pass ? 1 : 0;
-    out.score = v.score;
-    out.tags = episodeTags(e.h, e.task, v);
+    Object.assign(out, episodeOutcome(e.task, e.h));
     this.live.delete(spec.key);
     return out;
   }
@@ -146,6 +142,16 @@ export class EnvHost {
   close(key: string): void {
     this.live.delete(key);
   }
+}
+
+/**
+ * A finished episode's outcome: the suite's verifier on the final sandbox and transcript, the
+ * reward (1 on pass, else 0), the verifier's partial score and the behaviour tags. Shared by
+ * the rollout host and the serve host.
+ */
+export function episodeOutcome(task: Task, h: Harness): { pass: boolean; reward: number; score: number; tags: ReturnType<typeof episodeTags> } {
+  const v = getSuite(task.suite).verify(task, h.sandboxState(), h.transcript());
+  return { pass: v.pass, reward: v.pass ? 1 : 0, score: v.score, tags: episodeTags(h, task, v) };
 }
 
 /** The API a rollout worker exposes through comlink (all methods may be awaited). */

@@ -13,9 +13,9 @@
  * Runs in a worker thread (thread.ts) or in-process. Pure: no I/O.
  */
 import { createHarness } from '../harness/registry';
-import { episodeTags } from '../harness/episode';
+import { episodeOutcome } from '../rollout/env';
 import type { ActionKind, BehaviourTags, Harness, Message, TruncationReason } from '../harness/types';
-import { getSuite, taskFromId } from '../tasks';
+import { taskFromId } from '../tasks';
 import type { Task } from '../tasks/types';
 
 /** Identity and budget of one served episode (sent with every call). */
@@ -169,11 +169,7 @@ export class ServeHost {
       out.prompt = e.h.contextText();
       return out;
     }
-    const v = getSuite(e.task.suite).verify(e.task, e.h.sandboxState(), e.h.transcript());
-    out.pass = v.pass;
-    out.reward = v.pass ? 1 : 0;
-    out.score = v.score;
-    out.tags = episodeTags(e.h, e.task, v);
+    Object.assign(out, episodeOutcome(e.task, e.h));
     this.live.delete(spec.key);
     return out;
   }

@@ -28,8 +28,6 @@ export class WasmRlTrainer {
   adamStep = 0;
   /** Rows and V_old of the last update (PPO), as RlTrainer.lastPpoBatch. */
   lastPpoBatch: { rows: RlRows; oldValues: Float32Array } | null = null;
-  /** Per-token advantages (B·T) of the rows of the last update, for display (null before). */
-  lastAdvantages: { rows: RlRows; advantages: Float32Array } | null = null;
 
   private constructor(readonly model: WasmModel, readonly opts: RlTrainerOptions, readonly maxB: number) {
     this.refModel = null;
@@ -53,7 +51,6 @@ export class WasmRlTrainer {
   async update(trajs: readonly TrajectoryLike[], step: number): Promise<RlUpdateMetrics> {
     const t0 = performance.now();
     this.lastPpoBatch = null;
-    this.lastAdvantages = null;
     return filteredUpdate(trajs, this.opts, t0, (kept) => this.updateRows(kept, step, t0));
   }
 
@@ -69,7 +66,6 @@ export class WasmRlTrainer {
     let returns: Float32Array | null = null;
     if (cfg.algorithm === 'ppo') ({ advantages, returns } = ppoAdvantages(trajs, rows, oldValues, cfg));
     else advantages = grpoAdvantages(trajs, rows, cfg).advantages;
-    this.lastAdvantages = { rows, advantages };
 
     let entSum = 0;
     let tokens = 0;
@@ -226,7 +222,6 @@ export class WasmRlTrainer {
     this.adamStep = s.adamStep;
   }
 
-  destroy(): void {}
 }
 
 /** Valid tokens per row: up to and including the last sampled id (last masked position + 2). */

@@ -131,7 +131,6 @@ export class WasmSampler {
     return { rows: out.map((r) => ({ ids: Int32Array.from(r.ids), logprobs: Float32Array.from(r.lps), stop: r.stop as StopReason })), stats };
   }
 
-  destroy(): void {}
 }
 
 interface DecodeBuffers {

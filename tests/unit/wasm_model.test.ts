@@ -4,7 +4,8 @@
  * bit-identical results for 1 and 2 threads. Tolerances are stated per check, relative to the
  * largest magnitude of the reference tensor (f32 arithmetic with sequential sums vs f64).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useEngines } from './lib/wasm_engines';
 import { WasmEngine } from '../../src/wasm/engine';
 import { WasmModel } from '../../src/wasm/model';
 import { cpuForward, cpuBackward } from '../../src/model/cpu_model';
@@ -48,16 +49,7 @@ function setup(seed: number) {
 }
 
 describe('WasmModel (CPU engine) vs the f64 reference', () => {
-  let e1: WasmEngine;
-  let e2: WasmEngine;
-  beforeAll(async () => {
-    e1 = await WasmEngine.create({ threads: 1 });
-    e2 = await WasmEngine.create({ threads: 2, parallelMinWork: 0 });
-  });
-  afterAll(() => {
-    e1.destroy();
-    e2.destroy();
-  });
+  const eng = useEngines();
 
   function run(e: WasmEngine, seed: number) {
     const s = setup(seed);
@@ -75,7 +67,7 @@ describe('WasmModel (CPU engine) vs the f64 reference', () => {
   }
 
   it('forward logits/values and every gradient match cpuForward/cpuBackward in f64 (tolerance 2e-5 of max |ref|)', () => {
-    const { s, logits, values, grads } = run(e1, 1);
+    const { s, logits, values, grads } = run(eng.e1, 1);
     const V = cfg.vocabSize;
     const p64 = Float64Array.from(s.params);
     const ref = cpuForward(cfg, p64, s.ids, lengths, { B, T });
@@ -97,15 +89,15 @@ describe('WasmModel (CPU engine) vs the f64 reference', () => {
   });
 
   it('1 and 2 threads give bit-identical logits, values and gradients', () => {
-    const a = run(e1, 2);
-    const b = run(e2, 2);
+    const a = run(eng.e1, 2);
+    const b = run(eng.e2, 2);
     expect(Buffer.from(a.logits.buffer, a.logits.byteOffset, a.logits.byteLength).equals(Buffer.from(b.logits.buffer, b.logits.byteOffset, b.logits.byteLength))).toBe(true);
     expect(Array.from(a.values)).toEqual(Array.from(b.values));
     expect(Array.from(a.grads)).toEqual(Array.from(b.grads));
   });
 
   it('AdamW with clipping matches adamwUpdateRef (3 steps, tolerance 1e-6 of max |p|)', () => {
-    const { s, m } = run(e2, 3);
+    const { s, m } = run(eng.e2, 3);
     const p = s.params.slice();
     const mm = new Float32Array(p.length);
     const vv = new Float32Array(p.length);
@@ -125,7 +117,7 @@ describe('WasmModel (CPU engine) vs the f64 reference', () => {
   });
 
   it('bad shapes get an error naming the tensor', () => {
-    const m = WasmModel.create(e1, cfg);
+    const m = WasmModel.create(eng.e1, cfg);
     expect(() => m.forward(new Int32Array(5), lengths, B, T, new Int32Array(0), false)).toThrow(/ids has 5 values/);
     expect(() => m.forward(new Int32Array(B * T), Int32Array.from([1, 2, 30]), B, T, new Int32Array(0), false)).toThrow(/lengths\[2\] = 30/);
     expect(() => m.writeParams(new Float32Array(3))).toThrow(/params: expected/);

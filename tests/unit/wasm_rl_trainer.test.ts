@@ -4,7 +4,8 @@
  * for GRPO, PPO (value loss, GAE) and KL + entropy terms; the non-finite skip; the
  * zero-variance filter; 1 vs 2 threads bit-identical.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useEngines } from './lib/wasm_engines';
 import { WasmEngine } from '../../src/wasm/engine';
 import { WasmModel } from '../../src/wasm/model';
 import { WasmRlTrainer, rowLengths } from '../../src/wasm/rl_trainer';
@@ -101,16 +102,7 @@ function maxRel(a: ArrayLike<number>, b: ArrayLike<number>, ref: ArrayLike<numbe
 }
 
 describe('WasmRlTrainer', () => {
-  let e1: WasmEngine;
-  let e2: WasmEngine;
-  beforeAll(async () => {
-    e1 = await WasmEngine.create({ threads: 1 });
-    e2 = await WasmEngine.create({ threads: 2, parallelMinWork: 0 });
-  });
-  afterAll(() => {
-    e1.destroy();
-    e2.destroy();
-  });
+  const eng = useEngines();
 
   const cases: Array<[string, Partial<RlLossConfig>]> = [
     ['GRPO token-mean', {}],
@@ -123,7 +115,7 @@ describe('WasmRlTrainer', () => {
       const p0 = params(1);
       const trajs = trajectories(2);
       const lr = 1e-2;
-      const model = WasmModel.create(e2, cfg);
+      const model = WasmModel.create(eng.e2, cfg);
       model.writeParams(p0);
       const tr = WasmRlTrainer.create(model, { cfg: rl, lr, weightDecay: 0.01, maxGradNorm: 1, epochs: 1, minibatches: 1, padId: PAD, seed: 0 }, 64);
       const m = await tr.update(trajs, 1);
@@ -147,7 +139,7 @@ describe('WasmRlTrainer', () => {
   }
 
   it('a NaN sampler log-prob skips the step: parameters, moments and the AdamW step unchanged', async () => {
-    const model = WasmModel.create(e1, cfg);
+    const model = WasmModel.create(eng.e1, cfg);
     const p0 = params(3);
     model.writeParams(p0);
     const tr = WasmRlTrainer.create(model, { cfg: rlLossConfig({}), lr: 1e-2, weightDecay: 0, maxGradNorm: 1, epochs: 1, minibatches: 1, padId: PAD, seed: 0 }, 64);
@@ -161,7 +153,7 @@ describe('WasmRlTrainer', () => {
   });
 
   it('all-equal groups are dropped and no optimizer step is taken', async () => {
-    const model = WasmModel.create(e1, cfg);
+    const model = WasmModel.create(eng.e1, cfg);
     const p0 = params(5);
     model.writeParams(p0);
     const tr = WasmRlTrainer.create(model, { cfg: rlLossConfig({}), lr: 1e-2, weightDecay: 0, maxGradNorm: 1, epochs: 1, minibatches: 1, padId: PAD, seed: 0 }, 64);
@@ -180,8 +172,8 @@ describe('WasmRlTrainer', () => {
       const m = await tr.update(trajectories(8), 1);
       return { p: Array.from(model.readParams()), m };
     };
-    const a = await run(e1);
-    const b = await run(e2);
+    const a = await run(eng.e1);
+    const b = await run(eng.e2);
     expect(a.m.optimizerSteps).toBeGreaterThanOrEqual(4);
     expect(b.p).toEqual(a.p);
   });

@@ -4,7 +4,8 @@
  * uncached decoding give the same tokens; 1 and 2 threads identical; seeded sampling
  * reproducible, with log-probs equal to the reference log-softmax (τ = 1) within 1e-4.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useEngines } from './lib/wasm_engines';
 import { WasmEngine } from '../../src/wasm/engine';
 import { WasmModel } from '../../src/wasm/model';
 import { WasmSampler } from '../../src/wasm/sampler';
@@ -51,20 +52,11 @@ function refGreedy(p: Float32Array, prompt: Int32Array, maxNew: number): { ids: 
 }
 
 describe('WasmSampler', () => {
-  let e1: WasmEngine;
-  let e2: WasmEngine;
-  beforeAll(async () => {
-    e1 = await WasmEngine.create({ threads: 1 });
-    e2 = await WasmEngine.create({ threads: 2, parallelMinWork: 0 });
-  });
-  afterAll(() => {
-    e1.destroy();
-    e2.destroy();
-  });
+  const eng = useEngines();
 
   it('greedy decoding equals the f64 reference decoder (ids exactly, log-probs within 1e-4), first token included', async () => {
     const p = params(1);
-    const m = WasmModel.create(e2, cfg);
+    const m = WasmModel.create(eng.e2, cfg);
     m.writeParams(p);
     const ps = prompts(2);
     const { rows } = await new WasmSampler(m).sample({ prompts: ps, maxNewTokens: 12, temperature: 0, seed: 0 });
@@ -84,12 +76,12 @@ describe('WasmSampler', () => {
       m.writeParams(p);
       return (await new WasmSampler(m).sample({ ...req, useKvCache })).rows.map((r) => Array.from(r.ids));
     };
-    const a = await run(e1, true);
-    expect(await run(e2, true)).toEqual(a);
-    expect(await run(e2, false)).toEqual(a);
-    expect(await run(e1, true)).toEqual(a);
+    const a = await run(eng.e1, true);
+    expect(await run(eng.e2, true)).toEqual(a);
+    expect(await run(eng.e2, false)).toEqual(a);
+    expect(await run(eng.e1, true)).toEqual(a);
     const other = await (async () => {
-      const m = WasmModel.create(e1, cfg);
+      const m = WasmModel.create(eng.e1, cfg);
       m.writeParams(p);
       return (await new WasmSampler(m).sample({ ...req, seed: 78 })).rows.map((r) => Array.from(r.ids));
     })();
@@ -97,7 +89,7 @@ describe('WasmSampler', () => {
   });
 
   it('stops: end token (included), length budget, and the context limit', async () => {
-    const m = WasmModel.create(e1, cfg);
+    const m = WasmModel.create(eng.e1, cfg);
     m.writeParams(params(5));
     const s = new WasmSampler(m);
     const greedy = await s.sample({ prompts: [Int32Array.of(1, 2, 3)], maxNewTokens: 5, temperature: 0, seed: 0 });

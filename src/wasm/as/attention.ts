@@ -14,7 +14,7 @@ function dot(a: usize, b: usize, HS: i32): f32 {
   let v = f32x4.splat(0);
   let i = 0;
   for (; i + 4 <= HS; i += 4) v = f32x4.add(v, f32x4.mul(v128.load(a + (<usize>i << 2)), v128.load(b + (<usize>i << 2))));
-  let s: f32 = f32x4.extract_lane(v, 0) + f32x4.extract_lane(v, 1) + f32x4.extract_lane(v, 2) + f32x4.extract_lane(v, 3);
+  let s: f32 = hsum(v);
   for (; i < HS; i++) s += load<f32>(a + (<usize>i << 2)) * load<f32>(b + (<usize>i << 2));
   return s;
 }

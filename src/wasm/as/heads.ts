@@ -65,7 +65,7 @@ export function sumsqTask(x: usize, n: i32, partials: usize, tid: i32, nth: i32)
       const a = v128.load(x + (<usize>i << 2));
       v = f32x4.add(v, f32x4.mul(a, a));
     }
-    let s: f32 = f32x4.extract_lane(v, 0) + f32x4.extract_lane(v, 1) + f32x4.extract_lane(v, 2) + f32x4.extract_lane(v, 3);
+    let s: f32 = hsum(v);
     for (; i < i1; i++) {
       const a = load<f32>(x + (<usize>i << 2));
       s += a * a;

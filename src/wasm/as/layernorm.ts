@@ -2,6 +2,7 @@
 // Rows are independent; the weight and bias gradients are sums over rows, computed with the
 // channels partitioned across threads and the rows summed in increasing order.
 import { partLo, partHi } from './partition';
+import { hsum } from './simd_math';
 
 const EPS: f32 = 1e-5;
 
@@ -15,7 +16,7 @@ export function layernormForwardTask(inp: usize, w: usize, b: usize, out: usize,
     let sv = f32x4.splat(0);
     let c = 0;
     for (; c < C4; c += 4) sv = f32x4.add(sv, v128.load(x + (<usize>c << 2)));
-    let s: f32 = f32x4.extract_lane(sv, 0) + f32x4.extract_lane(sv, 1) + f32x4.extract_lane(sv, 2) + f32x4.extract_lane(sv, 3);
+    let s: f32 = hsum(sv);
     for (; c < C; c++) s += load<f32>(x + (<usize>c << 2));
     const m: f32 = s / <f32>C;
     const mv = f32x4.splat(m);
@@ -25,7 +26,7 @@ export function layernormForwardTask(inp: usize, w: usize, b: usize, out: usize,
       const d = f32x4.sub(v128.load(x + (<usize>c << 2)), mv);
       qv = f32x4.add(qv, f32x4.mul(d, d));
     }
-    let q: f32 = f32x4.extract_lane(qv, 0) + f32x4.extract_lane(qv, 1) + f32x4.extract_lane(qv, 2) + f32x4.extract_lane(qv, 3);
+    let q: f32 = hsum(qv);
     for (; c < C; c++) {
       const d = load<f32>(x + (<usize>c << 2)) - m;
       q += d * d;
