@@ -12,8 +12,8 @@
  *    random separator and line budget, or wrapped in a random tag; random error wording;
  *  - C: full history, last-k (k ∈ 1…4, the runtime's C1 with a random placeholder), or summary
  *    compaction (the runtime's C2 with a random budget, kept turns and header);
- *  - W: free, plan-first or todo+verify with random keywords and checkbox styles (never W1's
- *    "Plan:" nor W2's "Todo:" / "- [ ]").
+ *  - W: free, plan-first or todo+verify with random keywords (half of them made-up words) and
+ *    checkbox styles (never W1's "Plan:" nor W2's "Todo:" / "- [ ]").
  * Exclusion of the evaluated realizations and black-box harnesses is structural (see
  * procedural_tools.ts) and tested in tests/unit/pretrain_procedural.test.ts.
  *
@@ -35,7 +35,7 @@ import { dryRun, expertEpisodeResult, HonestDriver, strictSender, type ExpertEpi
 import { NOTES_HEADER, NOTES_PATH } from '../harness/honesty';
 import type { Message } from '../harness/types';
 import { Rng } from '../util/rng';
-import { proceduralToolInterface, type ProcSyntax, type ProcToolInterface } from './procedural_tools';
+import { NOVEL_NAME_P, novelName, proceduralToolInterface, type ProcSyntax, type ProcToolInterface } from './procedural_tools';
 
 // ---------------------------------------------------------------------------------------------
 // S: prompts.
@@ -237,6 +237,12 @@ const PLAN_WORDS = ['Approach:', 'Steps:', 'Strategy:', 'Outline:', 'Intent:'];
 const LIST_WORDS = ['Checklist:', 'Tasks:', 'Agenda:', 'Open items:'];
 const PLAN_STEPS = ['inspect the files named in the request', 'make the requested changes', 'check the result and finish'];
 const TODO_ITEMS = ['inspect the inputs', 'make the changes', 'verify and finish'];
+/** A workflow keyword: from `words`, or (NOVEL_NAME_P) a made-up capitalized word — never W1's 'Plan:' nor W2's 'Todo:'. */
+function keyword(rng: Rng, words: readonly string[]): string {
+  if (rng.float() >= NOVEL_NAME_P) return rng.pick(words);
+  const w = novelName(rng, new Set(['plan', 'todo']));
+  return `${w[0].toUpperCase()}${w.slice(1)}:`;
+}
 
 /** A procedural workflow plus the texts its expert sends (the runtime's W has none). */
 export interface ProcWorkflow extends Workflow {
@@ -279,7 +285,7 @@ function proceduralWorkflow(rng: Rng, finishName: string): ProcWorkflow {
     };
   }
   if (kind === 'plan-first') {
-    const word = rng.pick(PLAN_WORDS);
+    const word = keyword(rng, PLAN_WORDS);
     const re = new RegExp(`^\\s*${escRe(word)}`, 'i');
     return {
       id: 'Pplan', name: 'procedural-plan-first',
@@ -299,7 +305,7 @@ function proceduralWorkflow(rng: Rng, finishName: string): ProcWorkflow {
       todoText: () => null,
     };
   }
-  const word = rng.pick(LIST_WORDS);
+  const word = keyword(rng, LIST_WORDS);
   const [open, done] = rng.pick(CHECKBOXES);
   const re = new RegExp(`^\\s*${escRe(word)}`, 'i');
   const parse = (text: string) => {

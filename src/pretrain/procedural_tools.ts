@@ -3,8 +3,10 @@
  * forms"): a seeded family of `ToolInterface`s over the one canonical tool set, used only to
  * render pretraining demonstrations. Each draws
  *  - tool names from per-tool word lists (never T1's command names, never the coding-cli's
- *    capitalized names, never the assistant harness's `@` directives),
- *  - argument names from per-argument word lists (distinct within one interface),
+ *    capitalized names, never the assistant harness's `@` directives), and argument names from
+ *    per-argument word lists — each name, key and tag, with probability NOVEL_NAME_P, a made-up
+ *    word instead (`novelName`), so the names must be read off the prompt; all distinct within
+ *    one interface,
  *  - one of five call syntaxes with random keys / tags / verbs / prefixes:
  *      `json`   {"op":"view","params":{"file":"a.txt"}}   (nested or flat; key 'tool' never used)
  *      `func`   view(file="a.txt", text="…")               (values are JSON string literals)
@@ -75,14 +77,56 @@ export interface ProcToolInterface extends ToolInterface {
   readonly surface: ProcToolSurface;
 }
 
+/**
+ * Names no procedural draw may produce: T0's keys, T1's command names, T2's wrapper and
+ * attribute (exclusion of the evaluated realizations; module doc).
+ */
+const RESERVED_NAMES: ReadonlySet<string> = new Set(['tool', 'args', 'call', 'ls', 'cat', 'put', 'add', 'mv', 'rm', 'grep', 'mkdir', 'done']);
+
+/** Probability that a drawn name is a made-up word instead of one from the word lists. */
+export const NOVEL_NAME_P = 0.5;
+
+const ONSETS = ['b', 'd', 'f', 'g', 'k', 'l', 'm', 'n', 'p', 'r', 's', 't', 'v', 'z', 'br', 'dr', 'gl', 'kr', 'pl', 'st', 'tr', 'sk'];
+const NUCLEI = ['a', 'e', 'i', 'o', 'u', 'ai', 'ou', 'ee'];
+
+/**
+ * A made-up identifier ([a-z_]+, 2–3 syllables, sometimes two words joined by '_'), never one of
+ * `taken` nor a reserved name. Why: with names drawn only from short word lists, a model can
+ * memorize every list and pick from it instead of reading the names off the prompt; made-up
+ * names make copying from the tool docs the only way to a low loss, which is what transfers to
+ * an unseen harness.
+ */
+export function novelName(rng: Rng, taken: ReadonlySet<string>): string {
+  const word = () => {
+    let w = '';
+    const n = 2 + rng.int(2);
+    for (let i = 0; i < n; i++) w += rng.pick(ONSETS) + rng.pick(NUCLEI);
+    return w;
+  };
+  for (;;) {
+    const w = rng.float() < 0.2 ? `${word()}_${word()}` : word();
+    if (!taken.has(w) && !RESERVED_NAMES.has(w)) return w;
+  }
+}
+
+/** One name: from `words` (minus `taken`), or with probability NOVEL_NAME_P a made-up one. */
+function drawName(rng: Rng, words: readonly string[], taken: ReadonlySet<string>): string {
+  const free = words.filter((w) => !taken.has(w));
+  return free.length === 0 || rng.float() < NOVEL_NAME_P ? novelName(rng, taken) : rng.pick(free);
+}
+
 function drawNames(rng: Rng, reserved: ReadonlySet<string>): { toolNames: Record<ToolName, string>; argNames: Record<string, string> } {
-  const toolNames = {} as Record<ToolName, string>;
-  for (const spec of TOOL_SPECS) toolNames[spec.name] = rng.pick(TOOL_WORDS[spec.name]);
-  const argNames: Record<string, string> = {};
+  // Tool and argument names are all distinct (a tagged call may use the tool name as its tag).
   const used = new Set<string>(reserved);
+  const toolNames = {} as Record<ToolName, string>;
+  for (const spec of TOOL_SPECS) {
+    const w = drawName(rng, TOOL_WORDS[spec.name], used);
+    used.add(w);
+    toolNames[spec.name] = w;
+  }
+  const argNames: Record<string, string> = {};
   for (const arg of Object.keys(ARG_WORDS)) {
-    const free = ARG_WORDS[arg].filter((w) => !used.has(w));
-    const w = rng.pick(free);
+    const w = drawName(rng, ARG_WORDS[arg], used);
     used.add(w);
     argNames[arg] = w;
   }
@@ -161,8 +205,8 @@ function scanJsonString(text: string, i: number): { value: string; end: number }
 
 function makeJson(rng: Rng): ProcToolInterface {
   const nested = rng.float() < 0.6;
-  const opKey = rng.pick(OP_KEYS);
-  const argsKey = rng.pick(ARGS_KEYS);
+  const opKey = drawName(rng, OP_KEYS, new Set());
+  const argsKey = drawName(rng, ARGS_KEYS, new Set([opKey]));
   // Flat calls share the object with the op key: no argument may be named like it.
   const { toolNames, argNames } = drawNames(rng, new Set(nested ? [] : [opKey]));
   const example = nested ? `{"${opKey}":"${toolNames.read}","${argsKey}":{"${argNames.path}":"notes.txt"}}` : `{"${opKey}":"${toolNames.read}","${argNames.path}":"notes.txt"}`;
@@ -374,8 +418,9 @@ const xmlUnescape = (s: string) => s.replace(/&(lt|gt|amp);/g, (_, e: string) =>
 function makeTagged(rng: Rng): ProcToolInterface {
   const { toolNames, argNames } = drawNames(rng, new Set());
   const toolAsTag = rng.float() < 0.4;
-  const wrap = rng.pick(WRAP_TAGS);
-  const attr = rng.pick(WRAP_ATTRS);
+  const names = new Set([...Object.values(toolNames), ...Object.values(argNames)]);
+  const wrap = drawName(rng, WRAP_TAGS, names);
+  const attr = drawName(rng, WRAP_ATTRS, new Set([...names, wrap]));
   const open = (name: string) => (toolAsTag ? `<${name}>` : `<${wrap} ${attr}="${name}">`);
   const close = (name: string) => (toolAsTag ? `</${name}>` : `</${wrap}>`);
   const example = `${open(toolNames.read)}<${argNames.path}>notes.txt</${argNames.path}>${close(toolNames.read)}`;
@@ -425,8 +470,8 @@ function makeTagged(rng: Rng): ProcToolInterface {
 
 function makeYaml(rng: Rng): ProcToolInterface {
   const nested = rng.float() < 0.5;
-  const opKey = rng.pick(OP_KEYS);
-  const argsKey = rng.pick(ARGS_KEYS);
+  const opKey = drawName(rng, OP_KEYS, new Set());
+  const argsKey = drawName(rng, ARGS_KEYS, new Set([opKey]));
   const { toolNames, argNames } = drawNames(rng, new Set(nested ? [] : [opKey]));
   const indent = nested ? '  ' : '';
   const lines = (name: string, pairs: Array<[string, string]>) => {

@@ -18,7 +18,9 @@ import type { PretrainPageOptions, PretrainPageResult } from './page';
 import { endTokenId } from './rows';
 import { prepareSft, trainSft } from './sft';
 import { WasmEngine } from '../wasm/engine';
-import { wasmGreedyDecoder, wasmSftBackend } from '../wasm/sft';
+import { sftBatchNll, wasmGreedyDecoder, wasmSftBackend } from '../wasm/sft';
+import { BASE_HARNESS } from '../design/space';
+import { HELD_OUT_SETS, heldOutLoss, heldOutSets, heldOutTasks, type HeldOutName } from './heldout';
 
 export interface WasmPretrainOptions extends PretrainPageOptions {
   /** Write an intermediate checkpoint every this many steps (0 = only at the end). */
@@ -30,6 +32,24 @@ export interface WasmPretrainOptions extends PretrainPageOptions {
   init?: { params: Float32Array; digest: string };
   /** CPU engine threads including the calling one (default: the machine's cores, at most 8). */
   threads?: number;
+  /**
+   * Every this many steps (0 = never): held-out action loss (heldout.ts: test tasks under
+   * procedural, training and base harnesses) and greedy pass@1 of `evalTasks` held-out tier-1
+   * tasks under the base harness and the first `evalHarnesses` training harnesses.
+   */
+  evalEvery?: number;
+  /** Held-out tasks per set (default 24). */
+  heldOutTasks?: number;
+}
+
+/** One point of the held-out learning curve. */
+export interface HeldOutPoint {
+  step: number;
+  /** Action loss (nats/token) per held-out set. */
+  loss: Record<HeldOutName, number>;
+  /** Greedy pass@1 per harness id on the held-out tier-1 tasks (empty when evalTasks is 0). */
+  greedy: Record<string, number>;
+  validActionRate: number;
 }
 
 /**
@@ -43,7 +63,7 @@ export async function pretrainWasm(
   o: WasmPretrainOptions,
   log: (line: string) => void,
   onCheckpoint: (bytes: Uint8Array, digest: string, step: number) => void,
-): Promise<PretrainPageResult> {
+): Promise<PretrainPageResult & { heldOut: HeldOutPoint[] }> {
   const t0 = performance.now();
   const p = prepareSft(tok, o);
   const cfg = p.cfg;
@@ -52,6 +72,27 @@ export async function pretrainWasm(
   const engine = await WasmEngine.create({ threads: o.threads });
   log(`[pretrain] ${p.demos.episodes.length} expert episodes (${p.demos.source}, ${p.demos.failed} failed; suites ${cfg.suites.join('+')}, tier ≤ ${cfg.maxTier}) → ${p.rows.length} rows, mean ${(rowTokens / Math.max(1, p.rows.length)).toFixed(0)} tokens; model ${cfg.preset} P=${paramCount(cfg.model)} maxT=${cfg.model.maxT}; backend wasm (CPU engine, ${engine.threads} thread${engine.threads === 1 ? "" : "s"})`);
   const backend = wasmSftBackend(engine, cfg.model, o.init?.params ?? p.init, cfg);
+  const evalEvery = o.evalEvery ?? 0;
+  const limits = { maxT: cfg.model.maxT, actionReserve: cfg.actionReserve };
+  const hoTasks = evalEvery > 0 ? heldOutTasks(o.heldOutTasks ?? 24, cfg.seed, cfg.maxTier, cfg.suites) : [];
+  const sets = evalEvery > 0 ? heldOutSets(tok, hoTasks, limits, cfg.seed) : [];
+  if (evalEvery > 0) log(`[pretrain] held-out: ${hoTasks.length} test tasks; rows ${sets.map((x) => `${x.name} ${x.rows.length}`).join(', ')}; every ${evalEvery} steps`);
+  const greedyTasks = hoTasks.filter((t) => t.tier === 1).slice(0, o.evalTasks);
+  const greedyHarnesses = [BASE_HARNESS, ...selectTrainingOA().training.filter((h) => h !== BASE_HARNESS).slice(0, o.evalHarnesses)];
+  const curve: HeldOutPoint[] = [];
+  const measure = async (step: number) => {
+    const loss = {} as Record<HeldOutName, number>;
+    for (const x of sets) loss[x.name] = heldOutLoss(x.rows, cfg.batchSize, tok.padId, cfg.model.maxT, (b) => sftBatchNll(backend.model, b));
+    let greedy: Record<string, number> = {};
+    let validActionRate = Number.NaN;
+    if (greedyTasks.length > 0) {
+      const rep = await evaluateGreedy(tok, wasmGreedyDecoder(backend.model, endTokenId(tok)), greedyTasks, greedyHarnesses, limits, 8);
+      greedy = rep.byHarness;
+      validActionRate = rep.validActionRate;
+    }
+    curve.push({ step, loss, greedy, validActionRate });
+    log(`[pretrain] held-out at step ${step}: loss ${HELD_OUT_SETS.map((n) => `${n} ${loss[n].toFixed(3)}`).join(', ')}${greedyTasks.length ? `; greedy pass@1 ${Object.entries(greedy).map(([h, p]) => `${h} ${p.toFixed(2)}`).join(', ')} (${greedyTasks.length} tier-1 test tasks), valid actions ${(100 * validActionRate).toFixed(0)}%` : ''}`);
+  };
   const prepMs = performance.now() - t0;
   const tokMeta = { name: tok.name, vocabSize: tok.vocabSize, formatVersion: TOKENIZER_FORMAT_VERSION };
   const meta = (step: number, losses: number[]) => ({
@@ -59,6 +100,10 @@ export async function pretrainWasm(
     source: p.demos.source, suites: cfg.suites.join(','), actionReserve: cfg.actionReserve, budgetMaxT: cfg.model.maxT, maxTier: cfg.maxTier, backend: 'wasm',
     init: o.init ? o.init.digest : 'fresh',
     finalLoss: losses.slice(-10).reduce((a, b) => a + b, 0) / Math.max(1, Math.min(10, losses.length)),
+    lossCurve: windowMeans(losses, o.logEvery),
+    heldOutSteps: curve.map((c) => c.step),
+    ...Object.fromEntries(HELD_OUT_SETS.map((n) => [`heldOutLoss_${n}`, curve.map((c) => round4(c.loss[n]))])),
+    ...Object.fromEntries(greedyHarnesses.map((h) => [`greedyPass_${h}`, curve.map((c) => c.greedy[h] ?? -1)])),
   });
   const losses: number[] = [];
   const res = await trainSft(p.rows, cfg, backend, tok.padId, (s) => {
@@ -68,12 +113,14 @@ export async function pretrainWasm(
       log(`[pretrain] step ${s.step}/${cfg.steps} loss ${s.loss.toFixed(4)} (mean of last ${recent.length}: ${(recent.reduce((a, b) => a + b, 0) / recent.length).toFixed(4)}) gradNorm ${s.gradNorm.toFixed(3)} lr ${s.lr.toExponential(2)} ${s.tokensPerSec.toFixed(0)} tok/s ${(s.elapsedMs / 1000).toFixed(1)} s`);
     }
   }, async (step, params) => {
+    if (evalEvery > 0 && step % evalEvery === 0) await measure(step);
     if (o.saveEvery > 0 && step % o.saveEvery === 0 && step < cfg.steps) {
       const { bytes, digest } = await encodeBaseCheckpoint(cfg.model, params, tokMeta, meta(step, losses));
       onCheckpoint(bytes, digest, step);
       log(`[pretrain] checkpoint at step ${step} (sha256 ${digest.slice(0, 12)}…)`);
     }
-  }, o.saveEvery);
+  }, gcd(o.saveEvery, evalEvery));
+  if (evalEvery > 0 && cfg.steps % evalEvery !== 0) await measure(cfg.steps);
   const { bytes, digest } = await encodeBaseCheckpoint(cfg.model, res.params, tokMeta, meta(cfg.steps, res.losses));
   onCheckpoint(bytes, digest, cfg.steps);
   let evalOut: PretrainPageResult['eval'] = null;
@@ -88,5 +135,18 @@ export async function pretrainWasm(
     log(`[pretrain] greedy pass@1 ${rep.passAt1.toFixed(3)}, valid actions ${(100 * rep.validActionRate).toFixed(1)}%`);
   }
   engine.destroy();
-  return pretrainSummary(cfg, p.demos, p.rows, res, { backend: 'wasm', fallbackReason: null, adapter: `CPU engine (WebAssembly SIMD, ${engine.threads} threads)`, prepMs, digest, eval: evalOut, bytes });
+  return { ...pretrainSummary(cfg, p.demos, p.rows, res, { backend: 'wasm', fallbackReason: null, adapter: `CPU engine (WebAssembly SIMD, ${engine.threads} threads)`, prepMs, digest, eval: evalOut, bytes }), heldOut: curve };
+}
+
+const round4 = (x: number) => Math.round(x * 1e4) / 1e4;
+const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
+
+/** Means of consecutive windows of `w` values (the last may be shorter), rounded to 1e-4. */
+function windowMeans(xs: readonly number[], w: number): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < xs.length; i += w) {
+    const c = xs.slice(i, i + w);
+    out.push(round4(c.reduce((a, b) => a + b, 0) / c.length));
+  }
+  return out;
 }

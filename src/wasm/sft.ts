@@ -56,6 +56,33 @@ export function sftLossAndGrads(model: WasmModel, batch: RowBatch): { loss: numb
 }
 
 /**
+ * Forward only: Σ mask·(−log p) of the batch's action tokens and Σ mask (held-out loss,
+ * src/pretrain/heldout.ts). Parameters and gradients are untouched.
+ */
+export function sftBatchNll(model: WasmModel, batch: RowBatch): { nll: number; tokens: number } {
+  const V = model.cfg.vocabSize;
+  const { targets, mask } = sftTargets(batch.ids, batch.lengths, { B: batch.B, T: batch.T }, batch.mask);
+  const { pos, tgt, w } = scoredPositions(targets, mask);
+  const S = pos.length;
+  if (S === 0) return { nll: 0, tokens: 0 };
+  const f = model.forward(batch.ids, batch.lengths, batch.B, batch.T, pos, false);
+  const tg = model.scratch(S, 'targets');
+  tg.i32().set(tgt);
+  const lse = model.scratch(S, 'lse');
+  const logp = model.scratch(S, 'logp');
+  logprobForward(model.engine, f.logits, tg, lse, logp, { S, V });
+  const lp = logp.f32();
+  let nll = 0;
+  let tokens = 0;
+  for (let s = 0; s < S; s++) {
+    nll -= w[s] * lp[s];
+    tokens += w[s];
+  }
+  model.endStep();
+  return { nll, tokens };
+}
+
+/**
  * An SftBackend on the CPU engine.
  * @throws Error (from step) when the gradient norm is not finite: nothing is applied then.
  */

@@ -27,6 +27,8 @@ interface Opts {
   backend: 'webgpu' | 'wasm' | 'cpu';
   suites: string;
   saveEvery: number;
+  evalEvery: number;
+  heldOutTasks: number;
   threads?: number;
   init?: string;
   steps: number;
@@ -66,6 +68,8 @@ export function registerPretrain(program: Command): void {
     .option('--backend <name>', 'webgpu (headless Chromium) | wasm (Node, the CPU engine: WebAssembly SIMD, threaded; fastest without a GPU) | cpu (reference model in the page)', choiceOption(['webgpu', 'wasm', 'cpu'] as const), 'webgpu')
     .option('--threads <n>', 'wasm backend: CPU engine threads (default: the machine\'s cores, at most 8)', intOption(1, 64))
     .option('--save-every <n>', 'wasm backend: also write the checkpoint every n steps (0 = only at the end)', intOption(0, 1_000_000), 0)
+    .option('--eval-every <n>', 'wasm backend: every n steps, held-out action loss (test tasks under procedural, training and base harnesses) and greedy pass@1 of --eval-tasks held-out tier-1 tasks under the base and --eval-harnesses training harnesses (0 = never)', intOption(0, 1_000_000), 0)
+    .option('--held-out-tasks <n>', 'wasm backend: test tasks per held-out set', intOption(1, 1000), 24)
     .option('--init <file>', 'wasm backend: continue from this base checkpoint (same preset and tokenizer; fresh optimizer and lr schedule)')
     .option('--cpu', 'same as --backend cpu')
     .option('--json', 'print JSON only (the sidecar content)')
@@ -76,6 +80,7 @@ export function registerPretrain(program: Command): void {
       if (opts.cpu) opts.backend = 'cpu';
       if (opts.init && opts.backend !== 'wasm') throw new UsageError('--init is supported with --backend wasm only');
       if (opts.threads !== undefined && opts.backend !== 'wasm') throw new UsageError('--threads is supported with --backend wasm only');
+      if (opts.evalEvery > 0 && opts.backend !== 'wasm') throw new UsageError('--eval-every is supported with --backend wasm only');
       const out = resolve(opts.out ?? (opts.blackbox ? `public/sft-${opts.blackbox}-${opts.preset}.ckpt` : `public/base-${opts.preset}.ckpt`));
       const command = `hlab pretrain ${process.argv.slice(3).join(' ')}`.trim();
       const page: PretrainPageOptions = {
@@ -118,7 +123,7 @@ export function registerPretrain(program: Command): void {
           if (ck.header.tokenizer.name !== tok.name) throw new UsageError(`--init ${opts.init}: trained with tokenizer '${ck.header.tokenizer.name}', this build uses '${tok.name}'`);
           init = { params: ck.params, digest: ck.header.digest };
         }
-        r = await pretrainWasm(tok, { ...page, saveEvery: opts.saveEvery, init, threads: opts.threads }, (line) => {
+        r = await pretrainWasm(tok, { ...page, saveEvery: opts.saveEvery, evalEvery: opts.evalEvery, heldOutTasks: opts.heldOutTasks, init, threads: opts.threads }, (line) => {
           if (!opts.json) process.stderr.write(line + '\n');
         }, (bytes) => writeAtomic(out, bytes));
       } else {

@@ -1,0 +1,82 @@
+/**
+ * Held-out demonstrations for pretraining's learning curve (issue 16 "Measure it"): the honest
+ * expert on *test* tasks (never trained on), rendered
+ *  - `procedural`: under fresh procedural harnesses (the training distribution, unseen tasks);
+ *  - `training`: under the 18 training harnesses of the orthogonal-array design (never in the
+ *    demonstrations: this is the transfer the base must make);
+ *  - `base`: under the base harness alone.
+ * The rows are cut by the same rule and budget as the training rows (rows.ts), so their action
+ * loss is directly comparable to the training loss. DOM- and GPU-free.
+ */
+import { BASE_HARNESS } from '../design/space';
+import { runExpertEpisode, type ExpertEpisode } from '../harness/expert';
+import { selectTrainingOA } from '../design/selection';
+import type { Tokenizer } from '../model/tokenizer';
+import { taskSet } from '../tasks';
+import type { SuiteName, Task, Tier } from '../tasks/types';
+import { Rng } from '../util/rng';
+import { runProceduralExpert } from './procedural_harness';
+import { cutView, type Row, type RowBatch, type RowLimits, packBatch } from './rows';
+import { demonstrationRows } from './sft';
+
+export const HELD_OUT_SETS = ['procedural', 'training', 'base'] as const;
+export type HeldOutName = (typeof HELD_OUT_SETS)[number];
+
+/** One held-out set: its rows and how many episodes they came from. */
+export interface HeldOutSet {
+  name: HeldOutName;
+  rows: Row[];
+  episodes: number;
+}
+
+/**
+ * Test tasks of `suites` with tier ≤ maxTier, `n` in all (an equal share per suite), seeded.
+ * @throws Error when n < 1
+ */
+export function heldOutTasks(n: number, seed: number, maxTier: Tier, suites: readonly SuiteName[]): Task[] {
+  if (!Number.isInteger(n) || n < 1) throw new Error(`heldOutTasks: n must be an integer ≥ 1, got ${n}`);
+  return suites.flatMap((s, i) => {
+    const want = Math.floor(n / suites.length) + (i < n % suites.length ? 1 : 0);
+    const pool = taskSet(s, 'test', 3 * want + 18, Rng.derive(seed, 'heldout-tasks', s).int(2 ** 31)).filter((t) => t.tier <= maxTier);
+    return pool.slice(0, want);
+  });
+}
+
+/**
+ * The three held-out sets (module doc) over `tasks`: each task once per set; the `training`
+ * set cycles through the 18 training harnesses.
+ * @throws ContextBudgetError (rows.ts) when a harness's opening does not fit `limits`
+ */
+export function heldOutSets(tok: Tokenizer, tasks: readonly Task[], limits: RowLimits, seed: number): HeldOutSet[] {
+  const view = cutView(tok, limits);
+  const training = selectTrainingOA().training;
+  const hr = Rng.derive(seed, 'heldout-harness');
+  const make = (name: HeldOutName, run: (t: Task, i: number) => ExpertEpisode): HeldOutSet => {
+    const eps = tasks.map(run).filter((e) => e.pass);
+    return { name, rows: demonstrationRows(tok, eps, limits), episodes: eps.length };
+  };
+  return [
+    make('procedural', (t) => runProceduralExpert(t, hr.int(2 ** 31), { view })),
+    make('training', (t, i) => runExpertEpisode(t, training[i % training.length], { view })),
+    make('base', (t) => runExpertEpisode(t, BASE_HARNESS, { view })),
+  ];
+}
+
+/** A forward-only scorer: Σ mask·(−log p) over the batch's action tokens and Σ mask. */
+export type BatchNll = (batch: RowBatch) => { nll: number; tokens: number };
+
+/**
+ * Token-mean action loss (nats/token) of `rows` under `score`, in batches of `B` rows.
+ * @returns NaN for an empty set
+ */
+export function heldOutLoss(rows: readonly Row[], B: number, padId: number, maxT: number, score: BatchNll): number {
+  let nll = 0;
+  let tokens = 0;
+  for (let i = 0; i < rows.length; i += B) {
+    const chunk = rows.slice(i, i + B);
+    const r = score(packBatch(chunk, chunk.length, padId, { maxT }));
+    nll += r.nll;
+    tokens += r.tokens;
+  }
+  return tokens > 0 ? nll / tokens : Number.NaN;
+}
