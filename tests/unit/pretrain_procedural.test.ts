@@ -12,7 +12,7 @@ import { TOOL_SPECS } from '../../src/harness/tools';
 import { formatCliCall, parseCliCall } from '../../src/harness/blackbox/coding_cli';
 import { assistantDirective } from '../../src/harness/blackbox/assistant';
 import { EXAMPLE_CALL } from '../../src/harness/composed';
-import { PROC_SYNTAXES, proceduralToolInterface } from '../../src/pretrain/procedural_tools';
+import { ARG_WORDS, novelName, PROC_SYNTAXES, proceduralToolInterface, TOOL_WORDS } from '../../src/pretrain/procedural_tools';
 import { createProceduralHarness, runProceduralExpert, PROC_CONTEXT_KINDS, PROC_OBSERVATION_STYLES, PROC_WORKFLOW_KINDS } from '../../src/pretrain/procedural_harness';
 import { taskSet } from '../../src/tasks';
 import type { ToolCall } from '../../src/sandbox/types';
@@ -94,6 +94,29 @@ describe('procedural tool interfaces', () => {
     );
     // The coding-cli's calls are not procedural calls either.
     for (const P of INTERFACES) expect(isParseError(P.parse(formatCliCall({ name: 'Read', args: { file_path: 'a.txt' } })))).toBe(true);
+  });
+
+  it('made-up names: [a-z_]+, never reserved or taken, about half of all drawn names, all distinct within an interface', () => {
+    const reserved = ['tool', 'args', 'call', 'ls', 'cat', 'put', 'add', 'mv', 'rm', 'grep', 'mkdir', 'done'];
+    const r = new Rng(3);
+    for (let i = 0; i < 2000; i++) {
+      const taken = new Set(['bala', 'tora']);
+      const w = novelName(r, taken);
+      expect(w).toMatch(/^[a-z]+(_[a-z]+)?$/);
+      expect(reserved).not.toContain(w);
+      expect(taken.has(w)).toBe(false);
+    }
+    const listed = new Set([...Object.values(TOOL_WORDS).flat(), ...Object.values(ARG_WORDS).flat()]);
+    let novel = 0;
+    let all = 0;
+    for (const P of INTERFACES) {
+      const names = [...Object.values(P.surface.toolNames), ...Object.values(P.surface.argNames)];
+      expect(new Set(names).size).toBe(names.length);
+      all += names.length;
+      novel += names.filter((n) => !listed.has(n)).length;
+    }
+    expect(novel / all).toBeGreaterThan(0.4);
+    expect(novel / all).toBeLessThan(0.6);
   });
 
   it('a non-canonical call is refused by format with the bad argument named', () => {

@@ -10,7 +10,7 @@ import { paramLayout } from '../../src/model/layout';
 import type { ModelConfig } from '../../src/model/config';
 import { WasmEngine } from '../../src/wasm/engine';
 import { WasmModel } from '../../src/wasm/model';
-import { sftLossAndGrads, wasmGreedyDecoder, wasmSftBackend } from '../../src/wasm/sft';
+import { sftBatchNll, sftLossAndGrads, wasmGreedyDecoder, wasmSftBackend } from '../../src/wasm/sft';
 import { cpuSftBackend } from '../../src/pretrain/sft';
 import type { RowBatch } from '../../src/pretrain/rows';
 import { Rng } from '../../src/util/rng';
@@ -42,6 +42,24 @@ beforeAll(async () => {
 afterAll(() => engine.destroy());
 
 describe('CPU-engine SFT = CPU reference model', () => {
+  it('the forward-only held-out NLL equals the reference loss × tokens and leaves the parameters alone', () => {
+    const params = initParams(cfg, 8);
+    for (let i = 0; i < params.length; i++) params[i] *= 4;
+    const batch = randomBatch(5);
+    const model = WasmModel.create(engine, cfg);
+    model.writeParams(params);
+    const r = sftBatchNll(model, batch);
+    const dims = { B: batch.B, T: batch.T };
+    const { targets, mask } = sftTargets(batch.ids, batch.lengths, dims, batch.mask);
+    const ref = sftLoss(cfg, cpuForward(cfg, Float64Array.from(params), batch.ids, batch.lengths, dims).logits, targets, mask);
+    const tokens = mask.reduce((a, b) => a + b, 0);
+    expect(r.tokens).toBe(tokens);
+    expect(Math.abs(r.nll / r.tokens - ref.loss)).toBeLessThan(1e-5 * Math.max(1, ref.loss));
+    expect(model.readParams()).toEqual(params);
+    // A batch with no action token scores nothing.
+    expect(sftBatchNll(model, { ...batch, mask: new Float32Array(batch.mask.length) })).toEqual({ nll: 0, tokens: 0 });
+  });
+
   it('loss and all gradients of a padded batch agree (f32; per tensor max |Δ| ≤ 1e-4·max |g|)', async () => {
     const params = initParams(cfg, 7);
     // Larger weights than init so that every gradient is well above rounding.
