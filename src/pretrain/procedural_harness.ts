@@ -233,8 +233,9 @@ export type ProcWorkflowKind = (typeof PROC_WORKFLOW_KINDS)[number];
 
 /** Checkbox styles [open, done] of todo items (W2's '- [ ]' / '- [x]' excluded). */
 const CHECKBOXES: ReadonlyArray<readonly [string, string]> = [['* ( ) ', '* (x) '], ['[ ] ', '[v] '], ['- todo: ', '- done: '], ['o ', '✓ ']];
-const PLAN_WORDS = ['Approach:', 'Steps:', 'Strategy:', 'Outline:', 'Intent:'];
-const LIST_WORDS = ['Checklist:', 'Tasks:', 'Agenda:', 'Open items:'];
+// 'Plan …' and 'Todo …' keywords but never W1's 'Plan:' nor W2's 'Todo:' (a banned first word gets a prior of ~0).
+const PLAN_WORDS = ['Approach:', 'Steps:', 'Strategy:', 'Outline:', 'Intent:', 'Plan of action:', 'Planned steps:'];
+const LIST_WORDS = ['Checklist:', 'Tasks:', 'Agenda:', 'Open items:', 'Todo list:', 'Todos:'];
 const PLAN_STEPS = ['inspect the files named in the request', 'make the requested changes', 'check the result and finish'];
 const TODO_ITEMS = ['inspect the inputs', 'make the changes', 'verify and finish'];
 /** A workflow keyword: from `words`, or (NOVEL_NAME_P) a made-up capitalized word — never W1's 'Plan:' nor W2's 'Todo:'. */

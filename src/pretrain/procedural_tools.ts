@@ -2,16 +2,16 @@
  * Procedurally randomized tool interfaces (DESIGN.md §8, "procedurally randomized surface
  * forms"): a seeded family of `ToolInterface`s over the one canonical tool set, used only to
  * render pretraining demonstrations. Each draws
- *  - tool names from per-tool word lists (never T1's command names, never the coding-cli's
+ *  - tool names from per-tool word lists (T1's command names included, never the coding-cli's
  *    capitalized names, never the assistant harness's `@` directives), and argument names from
  *    per-argument word lists — each name, key and tag, with probability NOVEL_NAME_P, a made-up
  *    word instead (`novelName`), so the names must be read off the prompt; all distinct within
  *    one interface,
  *  - one of five call syntaxes with random keys / tags / verbs / prefixes:
- *      `json`   {"op":"view","params":{"file":"a.txt"}}   (nested or flat; key 'tool' never used)
+ *      `json`   {"op":"view","params":{"file":"a.txt"}}   (nested or flat; never T0's 'tool' + 'args')
  *      `func`   view(file="a.txt", text="…")               (values are JSON string literals)
  *      `shell`  $ view --file a.txt --text 'x y'           (flag prefix and leading prompt random)
- *      `tagged` <invoke name="view"><file>a.txt</file></invoke>  (wrapper ≠ 'call'; or the tool name as the tag)
+ *      `tagged` <invoke name="view"><file>a.txt</file></invoke>  (never T2's 'call' + 'tool'; or the tool name as the tag)
  *      `yaml`   op: view\nfile: "a.txt"                    (values JSON string literals, one per line)
  *
  * Invariant (property-tested in tests/unit/pretrain_procedural.test.ts): `parse(format(call))`
@@ -29,17 +29,21 @@ import { Rng } from '../util/rng';
 export const PROC_SYNTAXES = ['json', 'func', 'shell', 'tagged', 'yaml'] as const;
 export type ProcSyntax = (typeof PROC_SYNTAXES)[number];
 
-/** Per canonical tool: candidate surface names ([a-z_]+; T1's ls cat put add mv rm grep mkdir done excluded). */
+/**
+ * Per canonical tool: candidate surface names ([a-z_]+). T1's command names are among them: the
+ * exclusion is of T1's *format* (positional, unflagged), which no procedural syntax has — banning
+ * the words themselves would teach the model never to emit them.
+ */
 export const TOOL_WORDS: Readonly<Record<ToolName, readonly string[]>> = {
-  list: ['list', 'ls_dir', 'dir', 'list_files', 'show_dir', 'browse', 'listdir', 'entries'],
-  read: ['read', 'view', 'open', 'show', 'read_file', 'cat_file', 'load', 'peek'],
-  write: ['write', 'save', 'create', 'put_file', 'write_file', 'store', 'overwrite'],
-  append: ['append', 'add_to', 'extend', 'append_file', 'attach', 'add_lines'],
-  move: ['move', 'rename', 'relocate', 'mv_file', 'shift', 'transfer'],
-  delete: ['delete', 'remove', 'erase', 'unlink', 'del', 'trash'],
-  search: ['search', 'find', 'lookup', 'grep_text', 'scan', 'locate'],
-  mkdir: ['make_dir', 'new_folder', 'create_dir', 'md', 'add_dir', 'new_dir'],
-  finish: ['finish', 'submit', 'complete', 'end', 'answer', 'conclude'],
+  list: ['list', 'ls', 'ls_dir', 'dir', 'list_files', 'show_dir', 'browse', 'listdir', 'entries'],
+  read: ['read', 'cat', 'view', 'open', 'show', 'read_file', 'cat_file', 'load', 'peek'],
+  write: ['write', 'put', 'save', 'create', 'put_file', 'write_file', 'store', 'overwrite'],
+  append: ['append', 'add', 'add_to', 'extend', 'append_file', 'attach', 'add_lines'],
+  move: ['move', 'mv', 'rename', 'relocate', 'mv_file', 'shift', 'transfer'],
+  delete: ['delete', 'rm', 'remove', 'erase', 'unlink', 'del', 'trash'],
+  search: ['search', 'grep', 'find', 'lookup', 'grep_text', 'scan', 'locate'],
+  mkdir: ['mkdir', 'make_dir', 'new_folder', 'create_dir', 'md', 'add_dir', 'new_dir'],
+  finish: ['finish', 'done', 'submit', 'complete', 'end', 'answer', 'conclude'],
 };
 
 /** Per canonical argument: candidate surface names ([a-z_]+). */
@@ -52,13 +56,24 @@ export const ARG_WORDS: Readonly<Record<string, readonly string[]>> = {
   answer: ['answer', 'result', 'reply', 'response', 'final', 'output'],
 };
 
-/** Keys naming the tool in `json` / `yaml` ('tool' excluded: T0 uses it). */
-const OP_KEYS = ['name', 'op', 'action', 'fn', 'call', 'command', 'use', 'invoke'];
-/** Keys of the nested argument object in `json` / `yaml` ('args' excluded: T0 uses it). */
-const ARGS_KEYS = ['params', 'arguments', 'input', 'with', 'kwargs', 'parameters'];
-/** Wrapper tags of `tagged` ('call' excluded: T2 uses it) and their name attributes ('tool' excluded). */
-const WRAP_TAGS = ['invoke', 'tool_call', 'action', 'use', 'request', 'op', 'cmd'];
-const WRAP_ATTRS = ['name', 'fn', 'op', 'id', 'kind'];
+/**
+ * Keys naming the tool in `json` / `yaml`, and of the nested argument object. T0's 'tool' and
+ * 'args' are among them but never together (`opArgsKeys`): no procedural call is T0's, while
+ * the model still sees both words as keys (a word banned from a position gets a prior of ~0
+ * there, which no pretrained model has: measured 12.8 nats on T0's 'tool' after SFT without it).
+ */
+const OP_KEYS = ['tool', 'name', 'op', 'action', 'fn', 'call', 'command', 'use', 'invoke'];
+const ARGS_KEYS = ['args', 'params', 'arguments', 'input', 'with', 'kwargs', 'parameters'];
+/** Wrapper tags of `tagged` and their name attributes: T2's 'call' and 'tool' never together. */
+const WRAP_TAGS = ['call', 'invoke', 'tool_call', 'action', 'use', 'request', 'op', 'cmd'];
+const WRAP_ATTRS = ['tool', 'name', 'fn', 'op', 'id', 'kind'];
+
+/** The op key and the argument-object key: never T0's pair ('tool', 'args'). */
+function opArgsKeys(rng: Rng): { opKey: string; argsKey: string } {
+  const opKey = drawName(rng, OP_KEYS, new Set());
+  const argsKey = drawName(rng, ARGS_KEYS, new Set(opKey === 'tool' ? [opKey, 'args'] : [opKey]));
+  return { opKey, argsKey };
+}
 /** Leading prompts and flag prefixes of `shell`. */
 const SHELL_PROMPTS = ['', '$ ', '> ', 'run '];
 const SHELL_FLAGS = ['--', '-', '+', ':'];
@@ -205,8 +220,7 @@ function scanJsonString(text: string, i: number): { value: string; end: number }
 
 function makeJson(rng: Rng): ProcToolInterface {
   const nested = rng.float() < 0.6;
-  const opKey = drawName(rng, OP_KEYS, new Set());
-  const argsKey = drawName(rng, ARGS_KEYS, new Set([opKey]));
+  const { opKey, argsKey } = opArgsKeys(rng);
   // Flat calls share the object with the op key: no argument may be named like it.
   const { toolNames, argNames } = drawNames(rng, new Set(nested ? [] : [opKey]));
   const example = nested ? `{"${opKey}":"${toolNames.read}","${argsKey}":{"${argNames.path}":"notes.txt"}}` : `{"${opKey}":"${toolNames.read}","${argNames.path}":"notes.txt"}`;
@@ -370,8 +384,9 @@ function shellWords(text: string, expected: string): string[] | ParseError {
 }
 
 function makeShell(rng: Rng): ProcToolInterface {
-  const { toolNames, argNames } = drawNames(rng, new Set());
   const prompt = rng.pick(SHELL_PROMPTS);
+  // Without a prompt, a call without arguments would read like T1's (`ls`, `done`).
+  const { toolNames, argNames } = drawNames(rng, new Set(prompt === '' ? ['ls', 'done'] : []));
   const flag = rng.pick(SHELL_FLAGS);
   const example = `${prompt}${toolNames.read} ${flag}${argNames.path} notes.txt`;
   const expected = `expected one command like: ${example} (quote values with spaces in '...')`;
@@ -420,7 +435,7 @@ function makeTagged(rng: Rng): ProcToolInterface {
   const toolAsTag = rng.float() < 0.4;
   const names = new Set([...Object.values(toolNames), ...Object.values(argNames)]);
   const wrap = drawName(rng, WRAP_TAGS, names);
-  const attr = drawName(rng, WRAP_ATTRS, new Set([...names, wrap]));
+  const attr = drawName(rng, WRAP_ATTRS, new Set([...names, wrap, ...(wrap === 'call' ? ['tool'] : [])]));
   const open = (name: string) => (toolAsTag ? `<${name}>` : `<${wrap} ${attr}="${name}">`);
   const close = (name: string) => (toolAsTag ? `</${name}>` : `</${wrap}>`);
   const example = `${open(toolNames.read)}<${argNames.path}>notes.txt</${argNames.path}>${close(toolNames.read)}`;
@@ -470,8 +485,7 @@ function makeTagged(rng: Rng): ProcToolInterface {
 
 function makeYaml(rng: Rng): ProcToolInterface {
   const nested = rng.float() < 0.5;
-  const opKey = drawName(rng, OP_KEYS, new Set());
-  const argsKey = drawName(rng, ARGS_KEYS, new Set([opKey]));
+  const { opKey, argsKey } = opArgsKeys(rng);
   const { toolNames, argNames } = drawNames(rng, new Set(nested ? [] : [opKey]));
   const indent = nested ? '  ' : '';
   const lines = (name: string, pairs: Array<[string, string]>) => {
