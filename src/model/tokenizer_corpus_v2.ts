@@ -94,7 +94,7 @@ export type CorpusJob = { task: Task; harness: string } | { task: Task; proc: nu
 function runJob(j: CorpusJob): ExpertEpisode {
   // The shipped tokenizer was learned from the expert's original perfect-memory episodes; the
   // corpus keeps them (honest: false) so public/tokenizer-v2.json stays reproducible.
-  return 'harness' in j ? runExpertEpisode(j.task, j.harness, { honest: false }) : runProceduralExpert(j.task, j.proc, { honest: false });
+  return 'harness' in j ? runExpertEpisode(j.task, j.harness, { honest: false }) : runProceduralExpert(j.task, j.proc, { honest: false, surfaces: 'v1' });
 }
 
 function checkCount(name: string, v: number, min: number): void {

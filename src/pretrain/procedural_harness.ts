@@ -35,7 +35,7 @@ import { dryRun, expertEpisodeResult, HonestDriver, strictSender, type ExpertEpi
 import { NOTES_HEADER, NOTES_PATH } from '../harness/honesty';
 import type { Message } from '../harness/types';
 import { Rng } from '../util/rng';
-import { NOVEL_NAME_P, novelName, proceduralToolInterface, type ProcSyntax, type ProcToolInterface } from './procedural_tools';
+import { NOVEL_NAME_P, novelName, proceduralToolInterface, type ProcSurfaces, type ProcSyntax, type ProcToolInterface } from './procedural_tools';
 
 // ---------------------------------------------------------------------------------------------
 // S: prompts.
@@ -236,10 +236,13 @@ const CHECKBOXES: ReadonlyArray<readonly [string, string]> = [['* ( ) ', '* (x) 
 // 'Plan …' and 'Todo …' keywords but never W1's 'Plan:' nor W2's 'Todo:' (a banned first word gets a prior of ~0).
 const PLAN_WORDS = ['Approach:', 'Steps:', 'Strategy:', 'Outline:', 'Intent:', 'Plan of action:', 'Planned steps:'];
 const LIST_WORDS = ['Checklist:', 'Tasks:', 'Agenda:', 'Open items:', 'Todo list:', 'Todos:'];
+/** Keywords only the v2 draws use (ProcSurfaces). */
+const V2_KEYWORDS = ['Plan of action:', 'Planned steps:', 'Todo list:', 'Todos:'];
 const PLAN_STEPS = ['inspect the files named in the request', 'make the requested changes', 'check the result and finish'];
 const TODO_ITEMS = ['inspect the inputs', 'make the changes', 'verify and finish'];
 /** A workflow keyword: from `words`, or (NOVEL_NAME_P) a made-up capitalized word — never W1's 'Plan:' nor W2's 'Todo:'. */
-function keyword(rng: Rng, words: readonly string[]): string {
+function keyword(rng: Rng, words: readonly string[], surfaces: ProcSurfaces): string {
+  if (surfaces === 'v1') return rng.pick(words.filter((w) => !V2_KEYWORDS.includes(w)));
   if (rng.float() >= NOVEL_NAME_P) return rng.pick(words);
   const w = novelName(rng, new Set(['plan', 'todo']));
   return `${w[0].toUpperCase()}${w.slice(1)}:`;
@@ -272,7 +275,7 @@ function trackWrites(state: WorkflowState, call: ToolCall, result: ToolResult): 
 
 const escRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-function proceduralWorkflow(rng: Rng, finishName: string): ProcWorkflow {
+function proceduralWorkflow(rng: Rng, finishName: string, surfaces: ProcSurfaces): ProcWorkflow {
   const kind = rng.pick(PROC_WORKFLOW_KINDS);
   const ALLOW: GateDecision = { allow: true };
   const init = (): WorkflowState => ({ planned: false, todo: null, unverified: new Set() });
@@ -286,7 +289,7 @@ function proceduralWorkflow(rng: Rng, finishName: string): ProcWorkflow {
     };
   }
   if (kind === 'plan-first') {
-    const word = keyword(rng, PLAN_WORDS);
+    const word = keyword(rng, PLAN_WORDS, surfaces);
     const re = new RegExp(`^\\s*${escRe(word)}`, 'i');
     return {
       id: 'Pplan', name: 'procedural-plan-first',
@@ -306,7 +309,7 @@ function proceduralWorkflow(rng: Rng, finishName: string): ProcWorkflow {
       todoText: () => null,
     };
   }
-  const word = keyword(rng, LIST_WORDS);
+  const word = keyword(rng, LIST_WORDS, surfaces);
   const [open, done] = rng.pick(CHECKBOXES);
   const re = new RegExp(`^\\s*${escRe(word)}`, 'i');
   const parse = (text: string) => {
@@ -366,6 +369,8 @@ export interface ProceduralSurface {
 /** Constraints on a draw (tests use them to cover every variant). */
 export interface ProceduralDrawOptions {
   syntax?: ProcSyntax;
+  /** 'v2' (default, pretraining) or 'v1' (the tokenizer corpus's draws; procedural_tools.ts ProcSurfaces). */
+  surfaces?: ProcSurfaces;
 }
 
 /** A composed harness whose components are procedural; id `proc-<seed>`. */
@@ -376,11 +381,12 @@ export class ProceduralHarness extends ComposedHarness {
 
   constructor(seed: number, opts: BaseHarnessOptions & ProceduralDrawOptions = {}) {
     if (!Number.isInteger(seed) || seed < 0) throw new Error(`createProceduralHarness: seed must be a non-negative integer, got ${seed}`);
-    const T = proceduralToolInterface(Rng.derive(seed, 'procedural', 'T'), opts.syntax);
+    const surfaces = opts.surfaces ?? 'v2';
+    const T = proceduralToolInterface(Rng.derive(seed, 'procedural', 'T'), opts.syntax, surfaces);
     const S = proceduralSystem(Rng.derive(seed, 'procedural', 'S'));
     const O = proceduralObservation(Rng.derive(seed, 'procedural', 'O'));
     const C = proceduralContext(Rng.derive(seed, 'procedural', 'C'));
-    const W = proceduralWorkflow(Rng.derive(seed, 'procedural', 'W'), T.surface.toolNames.finish);
+    const W = proceduralWorkflow(Rng.derive(seed, 'procedural', 'W'), T.surface.toolNames.finish, surfaces);
     super(`proc-${seed}${opts.syntax ? `-${opts.syntax}` : ''}`, { S, T, O, C, W }, opts);
     this.tool = T;
     this.workflow = W;
@@ -404,6 +410,8 @@ export interface ProceduralExpertOptions {
   /** Turn cap (default 200); the context cap is lifted as for the runtime's expert. */
   maxTurns?: number;
   syntax?: ProcSyntax;
+  /** Draw version (ProceduralDrawOptions.surfaces; default 'v2'). */
+  surfaces?: ProcSurfaces;
   /** Honest to its context (default true; src/harness/expert.ts `HonestDriver`). */
   honest?: boolean;
   /** The text the model will see of a context (src/harness/expert.ts `ExpertOptions.view`). */
@@ -422,6 +430,7 @@ export function runProceduralExpert(task: Task, seed: number, opts: ProceduralEx
   const suite = opts.suite ?? getSuite(task.suite);
   const h = createProceduralHarness(seed, {
     syntax: opts.syntax,
+    surfaces: opts.surfaces,
     budget: { maxTurns: opts.maxTurns ?? 200, maxContextTokens: Number.POSITIVE_INFINITY, maxActionTokens: Number.MAX_SAFE_INTEGER },
   });
   h.reset(task);

@@ -68,8 +68,19 @@ const ARGS_KEYS = ['args', 'params', 'arguments', 'input', 'with', 'kwargs', 'pa
 const WRAP_TAGS = ['call', 'invoke', 'tool_call', 'action', 'use', 'request', 'op', 'cmd'];
 const WRAP_ATTRS = ['tool', 'name', 'fn', 'op', 'id', 'kind'];
 
+/**
+ * Which draws: 'v2' (pretraining) — made-up names and T0/T1/T2's words as above; 'v1' — the word
+ * lists and draw order before them, which tokenizer-v2's corpus was rendered with (the shipped
+ * tokenizer stays reproducible: src/pretrain/tokenizer_corpus_v2.ts).
+ */
+export type ProcSurfaces = 'v1' | 'v2';
+/** Words only the v2 draws use, per list. */
+const V2_ONLY: ReadonlySet<string> = new Set(['ls', 'cat', 'put', 'add', 'mv', 'rm', 'grep', 'mkdir', 'done', 'tool', 'args']);
+const v1List = (words: readonly string[], also: readonly string[] = []) => words.filter((w) => !V2_ONLY.has(w) && !also.includes(w));
+
 /** The op key and the argument-object key: never T0's pair ('tool', 'args'). */
-function opArgsKeys(rng: Rng): { opKey: string; argsKey: string } {
+function opArgsKeys(rng: Rng, surfaces: ProcSurfaces): { opKey: string; argsKey: string } {
+  if (surfaces === 'v1') return { opKey: rng.pick(v1List(OP_KEYS)), argsKey: rng.pick(v1List(ARGS_KEYS)) };
   const opKey = drawName(rng, OP_KEYS, new Set());
   const argsKey = drawName(rng, ARGS_KEYS, new Set(opKey === 'tool' ? [opKey, 'args'] : [opKey]));
   return { opKey, argsKey };
@@ -130,7 +141,8 @@ function drawName(rng: Rng, words: readonly string[], taken: ReadonlySet<string>
   return free.length === 0 || rng.float() < NOVEL_NAME_P ? novelName(rng, taken) : rng.pick(free);
 }
 
-function drawNames(rng: Rng, reserved: ReadonlySet<string>): { toolNames: Record<ToolName, string>; argNames: Record<string, string> } {
+function drawNames(rng: Rng, reserved: ReadonlySet<string>, surfaces: ProcSurfaces): { toolNames: Record<ToolName, string>; argNames: Record<string, string> } {
+  if (surfaces === 'v1') return drawNamesV1(rng, reserved);
   // Tool and argument names are all distinct (a tagged call may use the tool name as its tag).
   const used = new Set<string>(reserved);
   const toolNames = {} as Record<ToolName, string>;
@@ -218,11 +230,11 @@ function scanJsonString(text: string, i: number): { value: string; end: number }
   }
 }
 
-function makeJson(rng: Rng): ProcToolInterface {
+function makeJson(rng: Rng, surfaces: ProcSurfaces): ProcToolInterface {
   const nested = rng.float() < 0.6;
-  const { opKey, argsKey } = opArgsKeys(rng);
+  const { opKey, argsKey } = opArgsKeys(rng, surfaces);
   // Flat calls share the object with the op key: no argument may be named like it.
-  const { toolNames, argNames } = drawNames(rng, new Set(nested ? [] : [opKey]));
+  const { toolNames, argNames } = drawNames(rng, new Set(nested ? [] : [opKey]), surfaces);
   const example = nested ? `{"${opKey}":"${toolNames.read}","${argsKey}":{"${argNames.path}":"notes.txt"}}` : `{"${opKey}":"${toolNames.read}","${argNames.path}":"notes.txt"}`;
   const expected = `expected one JSON object like ${example}`;
   const n = new Names(toolNames, argNames, expected);
@@ -268,8 +280,8 @@ function makeJson(rng: Rng): ProcToolInterface {
   };
 }
 
-function makeFunc(rng: Rng): ProcToolInterface {
-  const { toolNames, argNames } = drawNames(rng, new Set());
+function makeFunc(rng: Rng, surfaces: ProcSurfaces): ProcToolInterface {
+  const { toolNames, argNames } = drawNames(rng, new Set(), surfaces);
   const sep = rng.pick([', ', ',', '; ']);
   const example = `${toolNames.read}(${argNames.path}="notes.txt")`;
   const expected = `expected one call like ${example} (values in double quotes, JSON escapes)`;
@@ -383,10 +395,11 @@ function shellWords(text: string, expected: string): string[] | ParseError {
   return words;
 }
 
-function makeShell(rng: Rng): ProcToolInterface {
+function makeShell(rng: Rng, surfaces: ProcSurfaces): ProcToolInterface {
+  const v1 = surfaces === 'v1' ? drawNames(rng, new Set(), surfaces) : null;
   const prompt = rng.pick(SHELL_PROMPTS);
   // Without a prompt, a call without arguments would read like T1's (`ls`, `done`).
-  const { toolNames, argNames } = drawNames(rng, new Set(prompt === '' ? ['ls', 'done'] : []));
+  const { toolNames, argNames } = v1 ?? drawNames(rng, new Set(prompt === '' ? ['ls', 'done'] : []), surfaces);
   const flag = rng.pick(SHELL_FLAGS);
   const example = `${prompt}${toolNames.read} ${flag}${argNames.path} notes.txt`;
   const expected = `expected one command like: ${example} (quote values with spaces in '...')`;
@@ -430,12 +443,12 @@ const xmlEscape = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').
 const ENTITIES: Record<string, string> = { lt: '<', gt: '>', amp: '&' };
 const xmlUnescape = (s: string) => s.replace(/&(lt|gt|amp);/g, (_, e: string) => ENTITIES[e]);
 
-function makeTagged(rng: Rng): ProcToolInterface {
-  const { toolNames, argNames } = drawNames(rng, new Set());
+function makeTagged(rng: Rng, surfaces: ProcSurfaces): ProcToolInterface {
+  const { toolNames, argNames } = drawNames(rng, new Set(), surfaces);
   const toolAsTag = rng.float() < 0.4;
   const names = new Set([...Object.values(toolNames), ...Object.values(argNames)]);
-  const wrap = drawName(rng, WRAP_TAGS, names);
-  const attr = drawName(rng, WRAP_ATTRS, new Set([...names, wrap, ...(wrap === 'call' ? ['tool'] : [])]));
+  const wrap = surfaces === 'v1' ? rng.pick(v1List(WRAP_TAGS, ['call'])) : drawName(rng, WRAP_TAGS, names);
+  const attr = surfaces === 'v1' ? rng.pick(v1List(WRAP_ATTRS)) : drawName(rng, WRAP_ATTRS, new Set([...names, wrap, ...(wrap === 'call' ? ['tool'] : [])]));
   const open = (name: string) => (toolAsTag ? `<${name}>` : `<${wrap} ${attr}="${name}">`);
   const close = (name: string) => (toolAsTag ? `</${name}>` : `</${wrap}>`);
   const example = `${open(toolNames.read)}<${argNames.path}>notes.txt</${argNames.path}>${close(toolNames.read)}`;
@@ -483,10 +496,10 @@ function makeTagged(rng: Rng): ProcToolInterface {
   };
 }
 
-function makeYaml(rng: Rng): ProcToolInterface {
+function makeYaml(rng: Rng, surfaces: ProcSurfaces): ProcToolInterface {
   const nested = rng.float() < 0.5;
-  const { opKey, argsKey } = opArgsKeys(rng);
-  const { toolNames, argNames } = drawNames(rng, new Set(nested ? [] : [opKey]));
+  const { opKey, argsKey } = opArgsKeys(rng, surfaces);
+  const { toolNames, argNames } = drawNames(rng, new Set(nested ? [] : [opKey]), surfaces);
   const indent = nested ? '  ' : '';
   const lines = (name: string, pairs: Array<[string, string]>) => {
     const out = [`${opKey}: ${name}`];
@@ -533,15 +546,30 @@ function makeYaml(rng: Rng): ProcToolInterface {
   };
 }
 
-const MAKERS: Record<ProcSyntax, (rng: Rng) => ProcToolInterface> = { json: makeJson, func: makeFunc, shell: makeShell, tagged: makeTagged, yaml: makeYaml };
+/** The v1 draws (ProcSurfaces): list words only; argument names distinct among themselves. */
+function drawNamesV1(rng: Rng, reserved: ReadonlySet<string>): { toolNames: Record<ToolName, string>; argNames: Record<string, string> } {
+  const toolNames = {} as Record<ToolName, string>;
+  for (const spec of TOOL_SPECS) toolNames[spec.name] = rng.pick(v1List(TOOL_WORDS[spec.name]));
+  const argNames: Record<string, string> = {};
+  const used = new Set<string>(reserved);
+  for (const arg of Object.keys(ARG_WORDS)) {
+    const w = rng.pick(ARG_WORDS[arg].filter((x) => !used.has(x)));
+    used.add(w);
+    argNames[arg] = w;
+  }
+  return { toolNames, argNames };
+}
+
+const MAKERS: Record<ProcSyntax, (rng: Rng, surfaces: ProcSurfaces) => ProcToolInterface> = { json: makeJson, func: makeFunc, shell: makeShell, tagged: makeTagged, yaml: makeYaml };
 
 /**
  * A procedural tool interface drawn from `rng`.
  * @param syntax force one syntax (default: uniform over PROC_SYNTAXES)
+ * @param surfaces 'v2' (default) or the v1 draws of the tokenizer corpus (ProcSurfaces)
  */
-export function proceduralToolInterface(rng: Rng, syntax?: ProcSyntax): ProcToolInterface {
+export function proceduralToolInterface(rng: Rng, syntax?: ProcSyntax, surfaces: ProcSurfaces = 'v2'): ProcToolInterface {
   const s = syntax ?? rng.pick(PROC_SYNTAXES);
   const make = MAKERS[s];
   if (!make) throw new Error(`proceduralToolInterface: syntax must be one of ${PROC_SYNTAXES.join(', ')}, got '${s}'`);
-  return make(rng);
+  return make(rng, surfaces);
 }
