@@ -17,7 +17,7 @@ import { initParams } from '../model/init';
 import { sftTargets } from '../model/cpu_model';
 import { Rng } from '../util/rng';
 import { WasmEngine } from '../wasm/engine';
-import { wasmSftBackend } from '../wasm/sft';
+import { wasmSftBackend } from '../pretrain/sft_wasm';
 import { WasmModel } from '../wasm/model';
 import { WasmSampler } from '../wasm/sampler';
 import { gemm } from '../wasm/kernels';

@@ -130,8 +130,3 @@ export function prepareAttentionDecode(gpu: Gpu, a: AttentionDecodeArgs, label =
     bytes: 0,
   };
 }
-
-/** Encode attention_forward into `pass` (prepares on every call). */
-export function encodeAttentionForward(gpu: Gpu, pass: GPUComputePassEncoder, a: AttentionForwardArgs): void {
-  encodePrepared(pass, [prepareAttentionForward(gpu, a)]);
-}

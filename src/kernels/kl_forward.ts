@@ -7,8 +7,8 @@ import body from '../../shaders/kl_forward.wgsl?raw';
 const code = common + body;
 import type { Gpu } from '../gpu/device';
 import { encodePrepared, type PreparedDispatch } from './dispatch_plan';
-import { KL_ESTIMATOR_CODE } from '../rl/config';
-import { checkRowDims, prepareEntry, type LossPrepared, lossParams } from '../rl/gpu_util';
+import { KL_ESTIMATOR_CODE } from './rl_math';
+import { checkRowDims, prepareEntry, type LossPrepared, lossParams } from './rl_launch';
 import type { KlParams } from './kl_forward.ref';
 
 /**

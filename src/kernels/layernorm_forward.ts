@@ -54,8 +54,3 @@ export function prepareLayernormForward(gpu: Gpu, a: LayernormForwardArgs, label
   ]);
   return { label, pipeline, bindGroup, groups: grid(Math.ceil(N / WG)), flops: 8 * N * C, bytes: 4 * (2 * N * C + 2 * C + 2 * N) };
 }
-
-/** Encode layernorm_forward into `pass` (prepares on every call). */
-export function encodeLayernormForward(gpu: Gpu, pass: GPUComputePassEncoder, a: LayernormForwardArgs): void {
-  encodePrepared(pass, [prepareLayernormForward(gpu, a)]);
-}

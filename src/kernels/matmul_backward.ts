@@ -74,8 +74,3 @@ export function prepareMatmulBackward(gpu: Gpu, a: MatmulBackwardArgs, label = '
     bytes: 4 * (N * M + N * K + M * K + N * K + 2 * M * K),
   };
 }
-
-/** Encode matmul_backward into `pass` (prepares it on every call; the training step prepares once). */
-export function encodeMatmulBackward(gpu: Gpu, pass: GPUComputePassEncoder, a: MatmulBackwardArgs): void {
-  encodePrepared(pass, [prepareMatmulBackward(gpu, a)]);
-}

@@ -91,8 +91,3 @@ export function prepareMatmulForward(gpu: Gpu, a: MatmulForwardArgs, label = 'ma
     bytes: 4 * (N * K + M * K + (a.bias ? M : 0) + (a.residual ? 2 : 1) * N * M),
   };
 }
-
-/** Encode matmul_forward into `pass` (prepares on every call; models prepare once). */
-export function encodeMatmulForward(gpu: Gpu, pass: GPUComputePassEncoder, a: MatmulForwardArgs): void {
-  encodePrepared(pass, [prepareMatmulForward(gpu, a)]);
-}

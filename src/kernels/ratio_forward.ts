@@ -3,7 +3,7 @@
  */
 import code from '../../shaders/ratio_forward.wgsl?raw';
 import type { Gpu } from '../gpu/device';
-import { checkRowDims, dispatchEntry, packUniform } from '../rl/gpu_util';
+import { checkRowDims, dispatchEntry, packUniform } from './rl_launch';
 
 /**
  * Encode ρ = exp(clamp(ℓ − ℓ_old, ±20)) at valid tokens, 1 elsewhere, over (B,T).

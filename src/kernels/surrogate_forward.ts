@@ -7,7 +7,7 @@ import body from '../../shaders/surrogate_forward.wgsl?raw';
 const code = common + body;
 import type { Gpu } from '../gpu/device';
 import { encodePrepared, type PreparedDispatch } from './dispatch_plan';
-import { checkRowDims, prepareEntry, type LossPrepared, lossParams } from '../rl/gpu_util';
+import { checkRowDims, prepareEntry, type LossPrepared, lossParams } from './rl_launch';
 import type { SurrogateParams } from './surrogate_forward.ref';
 
 /** Inputs of the surrogate kernels: (B,T) f32. */

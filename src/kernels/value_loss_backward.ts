@@ -7,7 +7,7 @@ import body from '../../shaders/value_loss_backward.wgsl?raw';
 const code = common + body;
 import type { Gpu } from '../gpu/device';
 import { encodePrepared, type PreparedDispatch } from './dispatch_plan';
-import { checkRowDims, prepareEntry, type LossPrepared } from '../rl/gpu_util';
+import { checkRowDims, prepareEntry, type LossPrepared } from './rl_launch';
 import type { ValueLossParams } from './value_loss_forward.ref';
 import { valueUniform, type ValueLossBuffers } from './value_loss_forward';
 

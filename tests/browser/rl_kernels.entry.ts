@@ -5,9 +5,10 @@ import { createGpu, checked, type Gpu } from '../../src/gpu/device';
 import { createStorage, readF32, readback, uploadStorage } from '../../src/gpu/buffers';
 import { allClose, type CloseReport } from '../../src/kernels/compare';
 import { makeRlBatch, padBatch, sliceRows, toF32 } from './lib/rl_batch';
-import { rlLossConfig, resolveTokenSumNorm, type LossAggregation, type RlLossConfig, type KlEstimator } from '../../src/rl/config';
-import { stepNormalizer, type StepNormalizer } from '../../src/rl/math';
-import { F32_MAX, NONFINITE, ROW, ROW_STATS, RL_METRIC_NAMES, type RlMetrics } from '../../src/rl/metrics';
+import { rlLossConfig, resolveTokenSumNorm, type RlLossConfig } from '../../src/rl/config';
+import type { KlEstimator, LossAggregation } from '../../src/kernels/rl_math';
+import { stepNormalizer, type StepNormalizer } from '../../src/kernels/rl_math';
+import { F32_MAX, NONFINITE, ROW, ROW_STATS, RL_METRIC_NAMES, type RlMetrics } from '../../src/kernels/rl_metrics';
 import { rlStepRef, stepNormalizerOf, type RlBatch } from '../../src/rl/loss_ref';
 import {
   copyGradNormToMetrics,
@@ -23,7 +24,7 @@ import {
 } from '../../src/rl/gpu_loss';
 import { encodeRatioForward } from '../../src/kernels/ratio_forward';
 import { encodePrepared } from '../../src/kernels/dispatch_plan';
-import { writeNormalizer } from '../../src/rl/gpu_util';
+import { writeNormalizer } from '../../src/kernels/rl_launch';
 import { ratioForwardRef } from '../../src/kernels/ratio_forward.ref';
 import { encodeGrpoAdvantageForward } from '../../src/kernels/grpo_advantage_forward';
 import { grpoAdvantageForwardRef } from '../../src/kernels/grpo_advantage_forward.ref';

@@ -6,7 +6,7 @@
  * their digest and a corrupted file is rejected with a clear message.
  */
 import { WasmEngine } from '../../src/wasm/engine';
-import { wasmSftBackend } from '../../src/wasm/sft';
+import { wasmSftBackend } from '../../src/pretrain/sft_wasm';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { Tokenizer } from '../../src/model/tokenizer';

@@ -17,12 +17,12 @@ import { getSuite, SUITE_NAMES, splitOf, taskSet, type SuiteName, type Task } fr
 import { errorId, field, parseChoice, parseIntField, type Parsed } from '../fields';
 import { markLines, type MarkedLine } from '../text_diff';
 import type { Tokenizer } from '../../model/tokenizer';
-import { encodeContext } from '../../pretrain/rows';
+import { encodeContext } from '../../model/rows';
 import { appTokenizer } from '../app_tokenizer';
 
 let tokenizer: Tokenizer | null = null;
 const tokenizerReady = appTokenizer.then((t) => void (tokenizer = t), () => {});
-/** Token counts of contexts as the trainer encodes them (pretrain/rows encodeContext), cached by text. */
+/** Token counts of contexts as the trainer encodes them (model/rows encodeContext), cached by text. */
 const tokenCounts = new Map<string, number>();
 function contextTokens(text: string): number | null {
   if (!tokenizer) return null;

@@ -45,7 +45,7 @@
  * (B) i32 lengths; T = the longest row rounded up to a multiple of `padMultiple` (few distinct
  * shapes for the GPU's per-shape plans). Order: a seeded shuffle per epoch.
  */
-import type { Tokenizer } from '../model/tokenizer';
+import type { Tokenizer } from './tokenizer';
 import { Rng } from '../util/rng';
 
 /** Role markers rendered by src/harness/render.ts, in the tokenizer's special names. */

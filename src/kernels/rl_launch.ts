@@ -5,9 +5,8 @@
  */
 import type { Gpu } from '../gpu/device';
 import { uploadUniform } from '../gpu/buffers';
-import { bindAll, encodePrepared, grid, type PreparedDispatch } from '../kernels/dispatch_plan';
-import { AGGREGATION_CODE, type LossAggregation } from './config';
-import type { StepNormalizer } from './math';
+import { bindAll, encodePrepared, grid, type PreparedDispatch } from './dispatch_plan';
+import { AGGREGATION_CODE, type LossAggregation, type StepNormalizer } from './rl_math';
 
 /**
  * Prepare entry `entry` of `code` with `bindings` ([binding index, buffer], the uniform
