@@ -18,6 +18,7 @@
 import { openDB, type DBSchema, type IDBPDatabase } from 'idb';
 import { z } from 'zod';
 import type { ExperimentOutput } from '../experiment/runner';
+import { stringifyFinite } from '../util/encoding';
 
 /** Default database name; tests pass their own. */
 export const RESULTS_DB = 'hlab-results';
@@ -237,7 +238,7 @@ export function parseResultsText(text: string, source = 'results.json'): Experim
 
 /** JSON text of an output (or part of one) with every non-finite number as null (what parseResultsText reads back). */
 export function outputToJsonText(output: ExperimentOutputJson | ExperimentOutput | Partial<ExperimentOutput>, indent = 2): string {
-  return JSON.stringify(output, (_k, v) => (typeof v === 'number' && !Number.isFinite(v) ? null : v), indent);
+  return stringifyFinite(output, indent);
 }
 
 /** What the list shows without loading a whole output. */
