@@ -154,8 +154,6 @@ const CliResultsJson = z.looseObject({
 
 export type ExperimentOutputJson = z.infer<typeof ExperimentOutputJsonSchema>;
 export type RunResultJson = z.infer<typeof RunResult>;
-export type StepRecordJson = z.infer<typeof StepRecord>;
-export type RunCurvesJson = z.infer<typeof RunCurves>;
 export type TrajectorySampleJson = z.infer<typeof TrajectorySample>;
 
 /** An invalid results file or output; `issues` are one line each: `path: what is wrong`. */

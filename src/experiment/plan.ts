@@ -29,7 +29,7 @@ import { presetConfig } from '../model/config';
 export const TRAIN_POOL_PER_SUITE = 16;
 
 /** The design (training set and held-out set) the spec selects. */
-export function specDesign(spec: ExperimentSpec, forceRandom = false): DesignReport {
+function specDesign(spec: ExperimentSpec, forceRandom = false): DesignReport {
   const random = forceRandom || spec.design.method === 'random';
   return random ? selectTraining(undefined, { method: 'random', k: spec.design.k, seed: spec.design.seed }) : selectTraining(undefined, { method: 'oa' });
 }

@@ -26,12 +26,12 @@ export function markDeviceLost(device: GPUDevice, info: GPUDeviceLostInfo): void
 }
 
 /** The loss info of `device`, or null while it is alive (as far as this realm has been told). */
-export function deviceLostInfo(device: GPUDevice): GPUDeviceLostInfo | null {
+function deviceLostInfo(device: GPUDevice): GPUDeviceLostInfo | null {
   return lostDevices.get(device) ?? null;
 }
 
 /** Whether `e` is the browser's own report of a lost or destroyed device (mapAsync and friends). */
-export function isRawDeviceLoss(e: unknown): boolean {
+function isRawDeviceLoss(e: unknown): boolean {
   if (e instanceof DeviceLostError) return true;
   const name = (e as { name?: unknown })?.name;
   const msg = String((e as { message?: unknown })?.message ?? '');
@@ -42,7 +42,7 @@ export function isRawDeviceLoss(e: unknown): boolean {
  * `e` as a DeviceLostError when the device is lost or `e` reports a loss (it is returned
  * unchanged otherwise).
  */
-export async function asDeviceLost(device: GPUDevice, e: unknown): Promise<unknown> {
+async function asDeviceLost(device: GPUDevice, e: unknown): Promise<unknown> {
   if (e instanceof DeviceLostError) return e;
   let info = deviceLostInfo(device);
   const name = (e as { name?: unknown })?.name;

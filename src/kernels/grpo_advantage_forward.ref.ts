@@ -15,7 +15,7 @@ export interface GrpoParams {
  * @internal @throws Error naming the argument unless groupOffsets is non-decreasing from 0 to E
  * and every rowEpisode is in [0, E).
  */
-export function checkGroups(op: string, E: number, groupOffsets: Int32Array, rowEpisode: Int32Array, B: number): void {
+function checkGroups(op: string, E: number, groupOffsets: Int32Array, rowEpisode: Int32Array, B: number): void {
   if (groupOffsets.length < 2) throw new Error(`${op}: groupOffsets needs at least 2 entries (one group), got ${groupOffsets.length}`);
   if (groupOffsets[0] !== 0) throw new Error(`${op}: groupOffsets[0] = ${groupOffsets[0]} must be 0`);
   const G = groupOffsets.length - 1;

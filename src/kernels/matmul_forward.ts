@@ -32,7 +32,7 @@ export interface MatmulForwardArgs {
 const dummies = new WeakMap<GPUDevice, GPUBuffer>();
 
 /** A 16-byte zero storage buffer bound where an optional input (bias, residual) is absent. */
-export function dummyStorage(gpu: Gpu): GPUBuffer {
+function dummyStorage(gpu: Gpu): GPUBuffer {
   let b = dummies.get(gpu.device);
   if (!b) {
     b = gpu.device.createBuffer({ label: 'dummy-storage', size: 16, usage: GPUBufferUsage.STORAGE });

@@ -58,7 +58,7 @@ const PRESPLIT_REGEX = / ?\p{L}+| ?\p{N}{1,3}| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+/g
  * Calls `emit(start, end)` for each pre-split chunk of `text`, in order; the chunks tile the
  * text. Matches longer than MAX_CHUNK code units are cut, never inside a surrogate pair.
  */
-export function scanChunks(text: string, emit: (start: number, end: number) => void): void {
+function scanChunks(text: string, emit: (start: number, end: number) => void): void {
   const re = new RegExp(PRESPLIT_REGEX.source, PRESPLIT_REGEX.flags);
   let last = 0;
   const capped = (a: number, b: number) => {
@@ -302,8 +302,7 @@ export class Tokenizer {
   }
 }
 
-/** Where the app serves the shipped vocabularies (public/tokenizer-v1.json, public/tokenizer-v2.json). */
-export const TOKENIZER_V1_URL = '/tokenizer-v1.json';
+/** Where the app serves the shipped default vocabulary (public/tokenizer-v2.json). */
 export const TOKENIZER_V2_URL = '/tokenizer-v2.json';
 
 /**

@@ -189,7 +189,7 @@ const PIECES = [instruction, toolCall, toolCall, toolCall, listing, fileView, cs
  * One harness-like document: an instruction followed by a few role-marked turns.
  * @param r the generator (advanced)
  */
-export function corpusDocument(r: Rng): string {
+function corpusDocument(r: Rng): string {
   const [u, a, o] = r.pick(ROLES);
   const parts = [`${u} ${instruction(r)}`];
   for (let turn = 0; turn < r.range(1, 4); turn++) {

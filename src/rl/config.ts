@@ -104,7 +104,7 @@ export function rlLossConfig(overrides: Partial<RlLossConfig> = {}): RlLossConfi
 }
 
 /** @throws Error naming the first invalid field of `c` and its value. */
-export function validateRlLossConfig(c: RlLossConfig): void {
+function validateRlLossConfig(c: RlLossConfig): void {
   const r = RlLossConfigSchema.safeParse(c);
   if (r.success) return;
   const issue = r.error.issues[0];

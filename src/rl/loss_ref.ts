@@ -61,7 +61,7 @@ export interface RlLossOutput<A extends Floats> {
  * @param norm the step-global normalizer (stepNormalizer over ALL micro-batches of the step)
  * @throws Error naming a tensor the config needs but the batch lacks.
  */
-export function rlLossRef<A extends Floats>(batch: RlBatch<A>, cfg: RlLossConfig, norm: StepNormalizer): RlLossOutput<A> {
+function rlLossRef<A extends Floats>(batch: RlBatch<A>, cfg: RlLossConfig, norm: StepNormalizer): RlLossOutput<A> {
   const d = { B: batch.B, T: batch.T };
   const agg = { aggregation: cfg.aggregation, norm };
   const rowStats = rowStatsFor(batch.logprobs, batch.B);

@@ -123,7 +123,7 @@ export function parentPath(p: string): string | null {
 }
 
 /** Last component of a normalized path ('/a/b.txt' → 'b.txt'; '/' → ''). */
-export function baseName(p: string): string {
+function baseName(p: string): string {
   return p.slice(p.lastIndexOf('/') + 1);
 }
 

@@ -191,7 +191,7 @@ export function sameEvent(a: CalEvent, b: CalEvent): boolean {
 }
 
 /** '9:00' → '09:00'; anything else unchanged (trimmed). */
-export function normTime(s: string): string {
+function normTime(s: string): string {
   const m = /^(\d{1,2}):(\d{2})$/.exec(s.trim());
   return m ? `${m[1].padStart(2, '0')}:${m[2]}` : s.trim();
 }

@@ -238,7 +238,7 @@ export function chunkCountFor(byteLength: number, chunkBytes: number): number {
 }
 
 /** Byte length of chunk `index` of a tensor of `byteLength` bytes (the last one may be short). */
-export function chunkLengthFor(byteLength: number, chunkBytes: number, index: number): number {
+function chunkLengthFor(byteLength: number, chunkBytes: number, index: number): number {
   return Math.min(chunkBytes, byteLength - index * chunkBytes);
 }
 
@@ -256,7 +256,7 @@ export function splitIntoChunks(bytes: Uint8Array, chunkBytes: number): ArrayBuf
 }
 
 /** Raw bytes of a typed array (a view, no copy). */
-export function tensorBytes(t: TensorData): Uint8Array {
+function tensorBytes(t: TensorData): Uint8Array {
   return new Uint8Array(t.buffer, t.byteOffset, t.byteLength);
 }
 
@@ -357,7 +357,7 @@ const HEX64 = /^[0-9a-f]{64}$/;
  * @param where prefix for messages (e.g. "checkpoint run 'r' step 3").
  * @throws CheckpointError(code) naming the bad field.
  */
-export function validateManifest(m: unknown, where: string, code: 'corrupt' | 'invalid-file' = 'corrupt'): CheckpointManifest {
+function validateManifest(m: unknown, where: string, code: 'corrupt' | 'invalid-file' = 'corrupt'): CheckpointManifest {
   const fail = (what: string): never => {
     throw new CheckpointError(code, `${where}: manifest ${what}`);
   };

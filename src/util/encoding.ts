@@ -50,7 +50,7 @@ export function base64ToBytes(s: string): Uint8Array {
 }
 
 /** A JSON.stringify replacer that writes NaN and ±Infinity as null (JSON has no such numbers). */
-export function finiteOrNull(_key: string, v: unknown): unknown {
+function finiteOrNull(_key: string, v: unknown): unknown {
   return typeof v === 'number' && !Number.isFinite(v) ? null : v;
 }
 

@@ -87,7 +87,7 @@ function randomFor(space: HarnessSpace, key: string, k: number, seed: number): D
 }
 
 /** Validate every input and run the design computations the valid ones allow. */
-export function computeDesign(inp: Inputs): Computed {
+function computeDesign(inp: Inputs): Computed {
   const errors: Computed['errors'] = {};
   const take = <T>(name: keyof Inputs, p: Parsed<T>): T | undefined => {
     if (p.ok) return p.value;

@@ -39,7 +39,7 @@ function contextTokens(text: string): number | null {
  * Where two episodes' contexts first differ: the first turn (1-based) at which the context
  * texts or the actions differ, or null when they are the same at every turn both have.
  */
-export function firstDifferingTurn(a: ExpertEpisode, b: ExpertEpisode): number | null {
+function firstDifferingTurn(a: ExpertEpisode, b: ExpertEpisode): number | null {
   const n = Math.min(a.turns.length, b.turns.length);
   for (let t = 0; t < n; t++) if (a.turns[t].context !== b.turns[t].context || a.turns[t].action !== b.turns[t].action) return t + 1;
   return a.turns.length !== b.turns.length ? n + 1 : null;
@@ -108,7 +108,7 @@ interface Computed {
   sides: Record<Side, SideState>;
 }
 
-export function computeInspect(inp: Inputs): Computed {
+function computeInspect(inp: Inputs): Computed {
   const errors: Computed['errors'] = {};
   const sides: Record<Side, SideState> = { a: {}, b: {} };
   const suiteP = parseChoice('suite', inp.suite, SUITE_NAMES);

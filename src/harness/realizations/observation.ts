@@ -43,7 +43,7 @@ function errText(r: ToolResult): string {
   return r.error ? r.error.message : 'failed';
 }
 
-export function makeO0(lim: ObservationLimits = DEFAULT_OBSERVATION_LIMITS): ObservationFormat {
+function makeO0(lim: ObservationLimits = DEFAULT_OBSERVATION_LIMITS): ObservationFormat {
   return {
     id: 'O0',
     name: 'raw',
@@ -60,7 +60,7 @@ export function makeO0(lim: ObservationLimits = DEFAULT_OBSERVATION_LIMITS): Obs
   };
 }
 
-export function makeO1(lim: ObservationLimits = DEFAULT_OBSERVATION_LIMITS): ObservationFormat {
+function makeO1(lim: ObservationLimits = DEFAULT_OBSERVATION_LIMITS): ObservationFormat {
   return {
     id: 'O1',
     name: 'json-envelope',
@@ -79,7 +79,7 @@ export function makeO1(lim: ObservationLimits = DEFAULT_OBSERVATION_LIMITS): Obs
   };
 }
 
-export function makeO2(lim: ObservationLimits = DEFAULT_OBSERVATION_LIMITS): ObservationFormat {
+function makeO2(lim: ObservationLimits = DEFAULT_OBSERVATION_LIMITS): ObservationFormat {
   const numbered = (text: string): string => {
     const lines = text.split('\n');
     const shown = lines.slice(0, lim.maxLines);
