@@ -1,5 +1,5 @@
 /**
- * Strength-2 orthogonal arrays OA(N; s_1 … s_k; 2) (DESIGN.md §5).
+ * Strength-2 orthogonal arrays OA(N; s_1 … s_k; 2) (docs/ARCHITECTURE.md "Harness space and design").
  *
  * An array is N runs (rows) × k columns, column j taking levels 0..s_j−1. It has strength 2
  * when every pair of columns (i, j) shows every level pair (a, b) exactly N/(s_i s_j) times;

@@ -1,5 +1,5 @@
 /**
- * The plan of one experiment run (DESIGN.md §5, §13), pure and seeded: which harnesses a
+ * The plan of one experiment run (docs/ARCHITECTURE.md "Harness space and design", "Experiments, evaluation and results"), pure and seeded: which harnesses a
  * method trains through, each task's K harnesses and their round-robin schedule, which train
  * tasks each RL step draws, and the evaluation sets. The runner (runner.ts) executes it.
  *

@@ -1,6 +1,6 @@
 /**
  * The experiment spec: one typed, versioned, validated description of an experiment
- * (DESIGN.md §2, §13). Presets are JSON files in public/presets/ checked by this schema; a bad
+ * (docs/ARCHITECTURE.md "Data flow", "Experiments, evaluation and results"). Presets are JSON files in public/presets/ checked by this schema; a bad
  * spec gets an error naming the field and the allowed values.
  *
  * Pure module (zod only): runs in the page, workers and Node.

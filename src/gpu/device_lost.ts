@@ -1,5 +1,5 @@
 /**
- * One clear error for a lost GPU device, on every path (DESIGN.md §10): a loss noticed before a
+ * One clear error for a lost GPU device, on every path (docs/ARCHITECTURE.md "The WebGPU engine"): a loss noticed before a
  * step (`gpu.lost` set) and a loss in the middle of one (a pending `mapAsync` rejects with a raw
  * `AbortError`/`OperationError` before `device.lost` has resolved) both surface as
  * `DeviceLostError`, whose message says to resume from the last checkpoint. DOM-free.

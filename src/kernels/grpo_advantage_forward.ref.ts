@@ -37,7 +37,7 @@ function checkGroups(op: string, E: number, groupOffsets: Int32Array, rowEpisode
  *   0 for G = 1);
  *   A_e = 0 if std_g ≤ stdFloor, else (r_e − mean_g)/(std_g + δ), or r_e − mean_g (Dr. GRPO).
  * Each row b belongs to episode rowEpisode[b] (an episode may span several rows when its
- * harness rewrites history, DESIGN.md §7); A is broadcast to the row's policy tokens:
+ * harness rewrites history, docs/ARCHITECTURE.md "Rows and trajectories"); A is broadcast to the row's policy tokens:
  * advantages[b,t] = M[b,t] > 0 ? A_{rowEpisode[b]} : 0.
  * @param rewards (E) episode rewards (finite)
  * @param groupOffsets (numGroups + 1) i32, non-decreasing, 0 … E

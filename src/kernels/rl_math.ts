@@ -1,5 +1,5 @@
 /**
- * Scalar pieces of the RL objective shared by the CPU references (DESIGN.md §9). Pure, f64.
+ * Scalar pieces of the RL objective shared by the CPU references (docs/ARCHITECTURE.md "RL objective"). Pure, f64.
  * The WGSL kernels implement the same formulas in f32; the constants here are mirrored there.
  */
 import type { Floats } from './ref_util';

@@ -220,7 +220,7 @@ export function cpuBackward<A extends Floats>(params: A, cache: ForwardCache<A>,
  * Next-token targets and loss mask for SFT on right-padded rows: position t of row b predicts
  * ids[b,t+1] and counts iff t+1 < lengths[b] (and, when `lossMask` is given, iff the predicted
  * token has lossMask[b,t+1] > 0, e.g. 1 on sampled/expert action tokens, 0 on context;
- * DESIGN.md §7). Positions that do not count get target 0 and mask 0.
+ * docs/ARCHITECTURE.md "Rows and trajectories"). Positions that do not count get target 0 and mask 0.
  * @param ids (B,T) i32 @param lengths (B) i32 @param lossMask optional (B,T) f32 weights ≥ 0
  * @returns targets (B·T) i32, mask (B·T) f32
  */

@@ -1,5 +1,5 @@
 /**
- * The whole training step on the GPU in one command buffer and one submit (DESIGN.md §10,
+ * The whole training step on the GPU in one command buffer and one submit (docs/ARCHITECTURE.md "The WebGPU engine",
  * issue 4 "Engine"): forward (GpuModel) → loss head (loss + dlogits [+ dvalues]) → backward →
  * global-norm clip → AdamW, followed by one small metrics readback.
  *

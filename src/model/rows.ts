@@ -1,5 +1,5 @@
 /**
- * Token rows from (context, action) turns (DESIGN.md §7): the one encoding shared by SFT
+ * Token rows from (context, action) turns (docs/ARCHITECTURE.md "Rows and trajectories"): the one encoding shared by SFT
  * (pretraining, black-box SFT) and RL rollouts, so the ids a demonstration trains on are exactly
  * the ids the policy sees when it acts.
  *

@@ -1,5 +1,5 @@
 /**
- * Byte-level BPE tokenizer with byte fallback (DESIGN.md §8; Sennrich et al. 2016, with the
+ * Byte-level BPE tokenizer with byte fallback (docs/TOKENIZER.md; Sennrich et al. 2016, with the
  * byte-level base vocabulary of GPT-2, Radford et al. 2019).
  *
  * Ids: 0–255 are the raw bytes (so no unknown token exists), then the special tokens

@@ -1,6 +1,6 @@
 /**
  * A stand-in corpus for training the tokenizer until rendered expert episodes exist
- * (DESIGN.md §8 asks for a vocabulary learned from the training harnesses' renders).
+ * (the vocabulary is learned from the training harnesses' renders, docs/TOKENIZER.md).
  *
  * Each document imitates what harnesses show the policy and what it writes back: JSON tool
  * calls, XML-like tags, shell-like commands, file listings, line-numbered file views, CSV rows,

@@ -1,5 +1,5 @@
 /**
- * The RL loss head on the GPU (DESIGN.md §9): what the training step (src/model/gpu_train.ts)
+ * The RL loss head on the GPU (docs/ARCHITECTURE.md "RL objective"): what the training step (src/model/gpu_train.ts)
  * encodes around its forward and backward passes. CPU specification: src/rl/loss_ref.ts.
  *
  * One optimizer step, all in one compute pass where possible, one readback at the end:

@@ -57,7 +57,7 @@ export interface RlLossOutput<A extends Floats> {
 }
 
 /**
- * The RL loss of one micro-batch: forward row statistics and gradients (DESIGN.md §9).
+ * The RL loss of one micro-batch: forward row statistics and gradients (docs/ARCHITECTURE.md "RL objective").
  * @param norm the step-global normalizer (stepNormalizer over ALL micro-batches of the step)
  * @throws Error naming a tensor the config needs but the batch lacks.
  */

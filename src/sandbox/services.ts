@@ -1,6 +1,6 @@
 /**
  * Light services (mail, calendar, notes, a table store) kept as plain text files under
- * conventional directories, so the one canonical tool set reaches all of them (DESIGN.md §6).
+ * conventional directories, so the one canonical tool set reaches all of them (docs/ARCHITECTURE.md "Sandbox, tasks and behaviour tags").
  * Task generators write these formats and verifiers parse them with the helpers below; the
  * parsers are lenient where a human would be (CRLF, surrounding whitespace, header case,
  * blank lines) and exact where exactness is the point (field values).

@@ -1,4 +1,4 @@
-// Hand-computed cases of the RL references (DESIGN.md §9): clipped surrogate, GRPO groups, GAE,
+// Hand-computed cases of the RL references (docs/ARCHITECTURE.md "RL objective"): clipped surrogate, GRPO groups, GAE,
 // value clipping, KL estimators, advantage whitening, metric accumulation.
 import { describe, expect, it } from 'vitest';
 import { ClipState, k3, klEstimate, surrogateToken, valueLossToken, rowWeight, stepNormalizer } from '../../src/kernels/rl_math';

@@ -1,5 +1,5 @@
 /**
- * The Inspect view (DESIGN.md §4, §6): one task under two harnesses. Both contexts side by
+ * The Inspect view (docs/ARCHITECTURE.md "Harness runtime", "Sandbox, tasks and behaviour tags"): one task under two harnesses. Both contexts side by
  * side with the lines that differ highlighted, and the scripted expert's episode under each,
  * turn by turn: the exact context the policy sees at that turn, its action, the observation,
  * the behaviour tags so far, and the verifier's result at the end.

@@ -1,5 +1,5 @@
 /**
- * The Train view (issue 7, DESIGN.md §13): choose a preset or edit its spec (validated as you
+ * The Train view (issue 7, docs/ARCHITECTURE.md "Experiments, evaluation and results"): choose a preset or edit its spec (validated as you
  * type by the spec schema, each error naming its field), start / pause / resume a run, watch
  * live charts and a progress bar with ETA, manage checkpoints (export, import, delete), and
  * open the finished run in Results.

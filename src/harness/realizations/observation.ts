@@ -1,5 +1,5 @@
 /**
- * O — the observation format (DESIGN.md §4): how a canonical `ToolResult` (and the harness's own
+ * O — the observation format (docs/ARCHITECTURE.md "Harness runtime"): how a canonical `ToolResult` (and the harness's own
  * notices: parse errors, workflow rejections) is shown to the policy.
  * - O0 `raw`: the output text as is; errors as `error: message`.
  * - O1 `json-envelope`: {"status":"ok","output":…} / {"status":"error","code":"not_found",…}.
