@@ -5,7 +5,7 @@
  */
 import type { Gpu } from '../gpu/device';
 import { uploadUniform } from '../gpu/buffers';
-import { bindAll, encodePrepared, grid, type PreparedDispatch } from './dispatch_plan';
+import { bindAll, checkView, encodePrepared, grid, type PreparedDispatch, type TensorView } from './dispatch_plan';
 import { AGGREGATION_CODE, type LossAggregation, type StepNormalizer } from './rl_math';
 
 /**
@@ -121,4 +121,15 @@ export function checkRowDims(op: string, B: number, T: number): void {
   for (const [k, v] of [['B', B], ['T', T]] as const) {
     if (!Number.isInteger(v) || v <= 0) throw new Error(`${op}: ${k} must be a positive integer, got ${v}`);
   }
+}
+
+/**
+ * The buffer of tensor `name` after checking its view: offset 0 (the RL shaders bind whole buffers
+ * and read no offsets) and room for `count` f32 elements.
+ * @throws Error naming the launcher, the tensor and the sizes.
+ */
+export function wholeView(op: string, name: string, v: TensorView, count: number): GPUBuffer {
+  if ((v.offset ?? 0) !== 0) throw new Error(`${op}: ${name}.offset must be 0 (the RL kernels bind whole buffers), got ${v.offset}`);
+  checkView(op, name, v, count);
+  return v.buffer;
 }

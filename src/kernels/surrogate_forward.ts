@@ -6,23 +6,36 @@ import body from '../../shaders/surrogate_forward.wgsl?raw';
 
 const code = common + body;
 import type { Gpu } from '../gpu/device';
-import { encodePrepared, type PreparedDispatch } from './dispatch_plan';
-import { checkRowDims, prepareEntry, type LossPrepared, lossParams } from './rl_launch';
+import type { TensorView } from './dispatch_plan';
+import { checkRowDims, lossParams, prepareEntry, wholeView, type LossPrepared } from './rl_launch';
+import { ROW_STATS } from './rl_metrics';
 import type { SurrogateParams } from './surrogate_forward.ref';
 
-/** Inputs of the surrogate kernels: (B,T) f32. */
-export interface SurrogateBuffers {
-  logprobs: GPUBuffer;
-  oldLogprobs: GPUBuffer;
-  advantages: GPUBuffer;
-  mask: GPUBuffer;
+/** Inputs of the surrogate kernels: (B,T) f32 each. */
+export interface SurrogateInputs {
+  B: number;
+  T: number;
+  logprobs: TensorView;
+  oldLogprobs: TensorView;
+  advantages: TensorView;
+  mask: TensorView;
+  p: SurrogateParams;
 }
 
-/** @internal The LossParams of the surrogate kernels. */
-export function surrogateUniform(gpu: Gpu, label: string, B: number, T: number, p: SurrogateParams): GPUBuffer {
-  return lossParams(gpu, label, {
-    B,
-    T,
+export interface SurrogateForwardArgs extends SurrogateInputs {
+  /** (B, ROW_STATS) f32: columns TOKENS … ADV_M2 written, others untouched. */
+  rowStats: TensorView;
+}
+
+/** @internal The LossParams of the surrogate kernels, after checking the dimensions and inputs. */
+export function surrogateSetup(op: string, gpu: Gpu, a: SurrogateInputs): { params: GPUBuffer; inputs: GPUBuffer[] } {
+  checkRowDims(op, a.B, a.T);
+  const n = a.B * a.T;
+  const inputs = (['logprobs', 'oldLogprobs', 'advantages', 'mask'] as const).map((k) => wholeView(op, k, a[k], n));
+  const { p } = a;
+  const params = lossParams(gpu, op, {
+    B: a.B,
+    T: a.T,
     aggregation: p.aggregation,
     norm: p.norm,
     opt: p.dualClip !== null ? 1 : 0,
@@ -30,44 +43,17 @@ export function surrogateUniform(gpu: Gpu, label: string, B: number, T: number, 
     clipHigh: p.clipHigh,
     dualClip: p.dualClip ?? 0,
   });
+  return { params, inputs };
 }
 
 /**
- * Prepare the clipped surrogate's per-row statistics into rowStats (B, ROW_STATS) f32 (columns
- * TOKENS … ADV_M2; others untouched). One invocation per row.
- * @throws Error naming a bad dimension.
+ * Prepare the clipped surrogate's per-row statistics. One invocation per row.
+ * @throws Error naming a bad dimension or a view outside its buffer.
  */
-export function prepareSurrogateForward(
-  gpu: Gpu,
-  bufs: SurrogateBuffers,
-  rowStats: GPUBuffer,
-  B: number,
-  T: number,
-  p: SurrogateParams,
-): LossPrepared {
-  checkRowDims('prepareSurrogateForward', B, T);
-  const params = surrogateUniform(gpu, 'surrogate_forward', B, T, p);
-  const ds: PreparedDispatch[] = [];
-  ds.push(prepareEntry(gpu, 'surrogate_forward', code, 'main', 64, B, [
-    [0, params],
-    [1, bufs.logprobs],
-    [2, bufs.oldLogprobs],
-    [3, bufs.advantages],
-    [4, bufs.mask],
-    [5, rowStats],
-  ]));
-  return { dispatches: ds, uniform: params };
-}
-
-/** Encode `prepareSurrogateForward`'s dispatches into `pass` (one-off use; the training step prepares once). */
-export function encodeSurrogateForward(
-  gpu: Gpu,
-  pass: GPUComputePassEncoder,
-  bufs: SurrogateBuffers,
-  rowStats: GPUBuffer,
-  B: number,
-  T: number,
-  p: SurrogateParams,
-): void {
-  encodePrepared(pass, prepareSurrogateForward(gpu, bufs, rowStats, B, T, p).dispatches);
+export function prepareSurrogateForward(gpu: Gpu, a: SurrogateForwardArgs): LossPrepared {
+  const op = 'surrogate_forward';
+  const { params, inputs } = surrogateSetup(op, gpu, a);
+  const rowStats = wholeView(op, 'rowStats', a.rowStats, a.B * ROW_STATS);
+  const d = prepareEntry(gpu, op, code, 'main', 64, a.B, [[0, params], ...inputs.map((b, i) => [i + 1, b] as const), [5, rowStats]]);
+  return { dispatches: [d], uniform: params };
 }
