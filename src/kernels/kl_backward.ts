@@ -7,7 +7,7 @@ import body from '../../shaders/kl_backward.wgsl?raw';
 const code = common + body;
 import type { Gpu } from '../gpu/device';
 import type { TensorView } from './dispatch_plan';
-import { prepareEntry, wholeView, type LossPrepared } from './rl_launch';
+import { prepareLossEntry, type LossPrepared } from './rl_launch';
 import { klSetup, type KlInputs } from './kl_forward';
 
 export interface KlBackwardArgs extends KlInputs {
@@ -23,8 +23,7 @@ export interface KlBackwardArgs extends KlInputs {
  */
 export function prepareKlBackward(gpu: Gpu, a: KlBackwardArgs): LossPrepared {
   const op = 'kl_backward';
-  const { params, inputs } = klSetup(op, gpu, a, a.klCoef);
-  const dlogprob = wholeView(op, 'dlogprob', a.dlogprob, a.B * a.T);
-  const d = prepareEntry(gpu, op, code, 'main', 64, a.B, [[0, params], ...inputs.map((b, i) => [i + 1, b] as const), [4, dlogprob]]);
+  const { params, inputs } = klSetup(gpu, op, a, a.klCoef);
+  const d = prepareLossEntry(gpu, op, code, 'main', 64, a.B, params, [...inputs, ['dlogprob', a.dlogprob, a.B * a.T]]);
   return { dispatches: [d], uniform: params };
 }

@@ -8,7 +8,7 @@ const code = common + body;
 import type { Gpu } from '../gpu/device';
 import type { TensorView } from './dispatch_plan';
 import { KL_ESTIMATOR_CODE } from './rl_math';
-import { checkRowDims, lossParams, prepareEntry, wholeView, type LossPrepared } from './rl_launch';
+import { lossUniform, prepareLossEntry, type LossPrepared, type LossTensor } from './rl_launch';
 import { ROW_STATS } from './rl_metrics';
 import type { KlParams } from './kl_forward.ref';
 
@@ -27,13 +27,12 @@ export interface KlForwardArgs extends KlInputs {
   rowStats: TensorView;
 }
 
-/** @internal The LossParams of the KL kernels (coef = klCoef), after checking the dimensions and inputs. */
-export function klSetup(op: string, gpu: Gpu, a: KlInputs, coef = 0): { params: GPUBuffer; inputs: GPUBuffer[] } {
-  checkRowDims(op, a.B, a.T);
-  const n = a.B * a.T;
-  const inputs = (['logprobs', 'refLogprobs', 'mask'] as const).map((k) => wholeView(op, k, a[k], n));
-  const params = lossParams(gpu, op, { B: a.B, T: a.T, aggregation: a.p.aggregation, norm: a.p.norm, opt: KL_ESTIMATOR_CODE[a.p.estimator], coef });
-  return { params, inputs };
+/** @internal The LossParams (coef = klCoef) and input tensors of the KL kernels (bindings 0–3). */
+export function klSetup(gpu: Gpu, op: string, a: KlInputs, coef = 0): { params: GPUBuffer; inputs: LossTensor[] } {
+  const { B, T, p } = a;
+  const params = lossUniform(gpu, op, { B, T, aggregation: p.aggregation, norm: p.norm, opt: KL_ESTIMATOR_CODE[p.estimator], coef });
+  const n = B * T;
+  return { params, inputs: [['logprobs', a.logprobs, n], ['refLogprobs', a.refLogprobs, n], ['mask', a.mask, n]] };
 }
 
 /**
@@ -42,8 +41,7 @@ export function klSetup(op: string, gpu: Gpu, a: KlInputs, coef = 0): { params: 
  */
 export function prepareKlForward(gpu: Gpu, a: KlForwardArgs): LossPrepared {
   const op = 'kl_forward';
-  const { params, inputs } = klSetup(op, gpu, a);
-  const rowStats = wholeView(op, 'rowStats', a.rowStats, a.B * ROW_STATS);
-  const d = prepareEntry(gpu, op, code, 'main', 64, a.B, [[0, params], ...inputs.map((b, i) => [i + 1, b] as const), [4, rowStats]]);
+  const { params, inputs } = klSetup(gpu, op, a);
+  const d = prepareLossEntry(gpu, op, code, 'main', 64, a.B, params, [...inputs, ['rowStats', a.rowStats, a.B * ROW_STATS]]);
   return { dispatches: [d], uniform: params };
 }

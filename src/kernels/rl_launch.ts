@@ -133,3 +133,24 @@ export function wholeView(op: string, name: string, v: TensorView, count: number
   checkView(op, name, v, count);
   return v.buffer;
 }
+
+/** A tensor argument of an RL loss shader: name (for errors), view, element count. */
+export type LossTensor = readonly [name: string, view: TensorView, count: number];
+
+/**
+ * The LossParams uniform of an RL loss kernel over (B,T) rows, after checking B and T.
+ * @throws Error naming the launcher and a bad dimension.
+ */
+export function lossUniform(gpu: Gpu, op: string, p: LossParamsInput): GPUBuffer {
+  checkRowDims(op, p.B, p.T);
+  return lossParams(gpu, op, p);
+}
+
+/**
+ * Prepare entry `entry` of an RL loss shader bound as 0 = `params`, then `tensors` at bindings
+ * 1, 2, … in order, each checked by `wholeView`, over ceil(count / WG) workgroups.
+ */
+export function prepareLossEntry(gpu: Gpu, op: string, code: string, entry: string, WG: number, count: number, params: GPUBuffer, tensors: readonly LossTensor[]): PreparedDispatch {
+  const bindings = tensors.map(([name, v, n], i) => [i + 1, wholeView(op, name, v, n)] as const);
+  return prepareEntry(gpu, op, code, entry, WG, count, [[0, params], ...bindings]);
+}

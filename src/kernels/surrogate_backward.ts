@@ -7,7 +7,7 @@ import body from '../../shaders/surrogate_backward.wgsl?raw';
 const code = common + body;
 import type { Gpu } from '../gpu/device';
 import type { TensorView } from './dispatch_plan';
-import { prepareEntry, wholeView, type LossPrepared } from './rl_launch';
+import { prepareLossEntry, type LossPrepared } from './rl_launch';
 import { surrogateSetup, type SurrogateInputs } from './surrogate_forward';
 
 export interface SurrogateBackwardArgs extends SurrogateInputs {
@@ -21,8 +21,7 @@ export interface SurrogateBackwardArgs extends SurrogateInputs {
  */
 export function prepareSurrogateBackward(gpu: Gpu, a: SurrogateBackwardArgs): LossPrepared {
   const op = 'surrogate_backward';
-  const { params, inputs } = surrogateSetup(op, gpu, a);
-  const dlogprob = wholeView(op, 'dlogprob', a.dlogprob, a.B * a.T);
-  const d = prepareEntry(gpu, op, code, 'main', 64, a.B, [[0, params], ...inputs.map((b, i) => [i + 1, b] as const), [5, dlogprob]]);
+  const { params, inputs } = surrogateSetup(gpu, op, a);
+  const d = prepareLossEntry(gpu, op, code, 'main', 64, a.B, params, [...inputs, ['dlogprob', a.dlogprob, a.B * a.T]]);
   return { dispatches: [d], uniform: params };
 }

@@ -7,7 +7,7 @@ import body from '../../shaders/surrogate_forward.wgsl?raw';
 const code = common + body;
 import type { Gpu } from '../gpu/device';
 import type { TensorView } from './dispatch_plan';
-import { checkRowDims, lossParams, prepareEntry, wholeView, type LossPrepared } from './rl_launch';
+import { lossUniform, prepareLossEntry, type LossPrepared, type LossTensor } from './rl_launch';
 import { ROW_STATS } from './rl_metrics';
 import type { SurrogateParams } from './surrogate_forward.ref';
 
@@ -27,23 +27,13 @@ export interface SurrogateForwardArgs extends SurrogateInputs {
   rowStats: TensorView;
 }
 
-/** @internal The LossParams of the surrogate kernels, after checking the dimensions and inputs. */
-export function surrogateSetup(op: string, gpu: Gpu, a: SurrogateInputs): { params: GPUBuffer; inputs: GPUBuffer[] } {
-  checkRowDims(op, a.B, a.T);
-  const n = a.B * a.T;
-  const inputs = (['logprobs', 'oldLogprobs', 'advantages', 'mask'] as const).map((k) => wholeView(op, k, a[k], n));
-  const { p } = a;
-  const params = lossParams(gpu, op, {
-    B: a.B,
-    T: a.T,
-    aggregation: p.aggregation,
-    norm: p.norm,
-    opt: p.dualClip !== null ? 1 : 0,
-    clipLow: p.clipLow,
-    clipHigh: p.clipHigh,
-    dualClip: p.dualClip ?? 0,
-  });
-  return { params, inputs };
+/** @internal The LossParams and input tensors of the surrogate kernels (bindings 0–4). */
+export function surrogateSetup(gpu: Gpu, op: string, a: SurrogateInputs): { params: GPUBuffer; inputs: LossTensor[] } {
+  const { B, T, p } = a;
+  const dual = { opt: p.dualClip !== null ? 1 : 0, dualClip: p.dualClip ?? 0 };
+  const params = lossUniform(gpu, op, { B, T, aggregation: p.aggregation, norm: p.norm, clipLow: p.clipLow, clipHigh: p.clipHigh, ...dual });
+  const n = B * T;
+  return { params, inputs: [['logprobs', a.logprobs, n], ['oldLogprobs', a.oldLogprobs, n], ['advantages', a.advantages, n], ['mask', a.mask, n]] };
 }
 
 /**
@@ -52,8 +42,7 @@ export function surrogateSetup(op: string, gpu: Gpu, a: SurrogateInputs): { para
  */
 export function prepareSurrogateForward(gpu: Gpu, a: SurrogateForwardArgs): LossPrepared {
   const op = 'surrogate_forward';
-  const { params, inputs } = surrogateSetup(op, gpu, a);
-  const rowStats = wholeView(op, 'rowStats', a.rowStats, a.B * ROW_STATS);
-  const d = prepareEntry(gpu, op, code, 'main', 64, a.B, [[0, params], ...inputs.map((b, i) => [i + 1, b] as const), [5, rowStats]]);
+  const { params, inputs } = surrogateSetup(gpu, op, a);
+  const d = prepareLossEntry(gpu, op, code, 'main', 64, a.B, params, [...inputs, ['rowStats', a.rowStats, a.B * ROW_STATS]]);
   return { dispatches: [d], uniform: params };
 }

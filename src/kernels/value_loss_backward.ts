@@ -7,7 +7,7 @@ import body from '../../shaders/value_loss_backward.wgsl?raw';
 const code = common + body;
 import type { Gpu } from '../gpu/device';
 import type { TensorView } from './dispatch_plan';
-import { prepareEntry, wholeView, type LossPrepared } from './rl_launch';
+import { prepareLossEntry, type LossPrepared } from './rl_launch';
 import { valueLossSetup, type ValueLossInputs } from './value_loss_forward';
 
 export interface ValueLossBackwardArgs extends ValueLossInputs {
@@ -23,8 +23,7 @@ export interface ValueLossBackwardArgs extends ValueLossInputs {
  */
 export function prepareValueLossBackward(gpu: Gpu, a: ValueLossBackwardArgs): LossPrepared {
   const op = 'value_loss_backward';
-  const { params, inputs } = valueLossSetup(op, gpu, a, a.vfCoef);
-  const dvalues = wholeView(op, 'dvalues', a.dvalues, a.B * a.T);
-  const d = prepareEntry(gpu, op, code, 'main', 64, a.B, [[0, params], ...inputs.map((b, i) => [i + 1, b] as const), [5, dvalues]]);
+  const { params, inputs } = valueLossSetup(gpu, op, a, a.vfCoef);
+  const d = prepareLossEntry(gpu, op, code, 'main', 64, a.B, params, [...inputs, ['dvalues', a.dvalues, a.B * a.T]]);
   return { dispatches: [d], uniform: params };
 }

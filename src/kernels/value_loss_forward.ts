@@ -7,7 +7,7 @@ import body from '../../shaders/value_loss_forward.wgsl?raw';
 const code = common + body;
 import type { Gpu } from '../gpu/device';
 import type { TensorView } from './dispatch_plan';
-import { checkRowDims, lossParams, prepareEntry, wholeView, type LossPrepared } from './rl_launch';
+import { lossUniform, prepareLossEntry, type LossPrepared, type LossTensor } from './rl_launch';
 import { ROW_STATS } from './rl_metrics';
 import type { ValueLossParams } from './value_loss_forward.ref';
 
@@ -27,14 +27,13 @@ export interface ValueLossForwardArgs extends ValueLossInputs {
   rowStats: TensorView;
 }
 
-/** @internal The LossParams of the value-loss kernels (coef = vfCoef), after checking the dimensions and inputs. */
-export function valueLossSetup(op: string, gpu: Gpu, a: ValueLossInputs, coef = 0): { params: GPUBuffer; inputs: GPUBuffer[] } {
-  checkRowDims(op, a.B, a.T);
-  const n = a.B * a.T;
-  const inputs = (['values', 'oldValues', 'returns', 'mask'] as const).map((k) => wholeView(op, k, a[k], n));
-  const { p } = a;
-  const params = lossParams(gpu, op, { B: a.B, T: a.T, aggregation: p.aggregation, norm: p.norm, opt: p.vfClip !== null ? 1 : 0, vfClip: p.vfClip ?? 0, coef });
-  return { params, inputs };
+/** @internal The LossParams (coef = vfCoef) and input tensors of the value-loss kernels (bindings 0–4). */
+export function valueLossSetup(gpu: Gpu, op: string, a: ValueLossInputs, coef = 0): { params: GPUBuffer; inputs: LossTensor[] } {
+  const { B, T, p } = a;
+  const clip = { opt: p.vfClip !== null ? 1 : 0, vfClip: p.vfClip ?? 0 };
+  const params = lossUniform(gpu, op, { B, T, aggregation: p.aggregation, norm: p.norm, ...clip, coef });
+  const n = B * T;
+  return { params, inputs: [['values', a.values, n], ['oldValues', a.oldValues, n], ['returns', a.returns, n], ['mask', a.mask, n]] };
 }
 
 /**
@@ -43,8 +42,7 @@ export function valueLossSetup(op: string, gpu: Gpu, a: ValueLossInputs, coef = 
  */
 export function prepareValueLossForward(gpu: Gpu, a: ValueLossForwardArgs): LossPrepared {
   const op = 'value_loss_forward';
-  const { params, inputs } = valueLossSetup(op, gpu, a);
-  const rowStats = wholeView(op, 'rowStats', a.rowStats, a.B * ROW_STATS);
-  const d = prepareEntry(gpu, op, code, 'main', 64, a.B, [[0, params], ...inputs.map((b, i) => [i + 1, b] as const), [5, rowStats]]);
+  const { params, inputs } = valueLossSetup(gpu, op, a);
+  const d = prepareLossEntry(gpu, op, code, 'main', 64, a.B, params, [...inputs, ['rowStats', a.rowStats, a.B * ROW_STATS]]);
   return { dispatches: [d], uniform: params };
 }
