@@ -302,7 +302,7 @@ export function searchOrthogonalArray(levels: readonly number[], N: number, node
   }
   if (N * k > 4096) return { runs: null, attempt: { runSize: N, outcome: 'too-large', nodes: 0 } };
   // Search order: decreasing level count.
-  const order = levels.map((s, j) => j).sort((a, b) => levels[b] - levels[a] || a - b);
+  const order = levels.map((_s, j) => j).sort((a, b) => levels[b] - levels[a] || a - b);
   const lv = order.map((j) => levels[j]);
   const cols: Int32Array[] = lv.map(() => new Int32Array(N));
   let nodes = 0;

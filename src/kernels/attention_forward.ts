@@ -6,7 +6,7 @@
  */
 import code from '../../shaders/attention_forward.wgsl?raw';
 import type { Gpu } from '../gpu/device';
-import { bindAll, checkView, encodePrepared, grid, off, paramsUniform, type PreparedDispatch, type TensorView } from './dispatch_plan';
+import { bindAll, checkView, grid, off, paramsUniform, type PreparedDispatch, type TensorView } from './dispatch_plan';
 
 const WG = 64;
 /** Largest head size the shader keeps in registers (array<vec4<f32>, 16>). */

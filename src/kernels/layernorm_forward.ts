@@ -4,7 +4,7 @@
  */
 import code from '../../shaders/layernorm_forward.wgsl?raw';
 import type { Gpu } from '../gpu/device';
-import { bindAll, checkView, encodePrepared, grid, off, paramsUniform, type PreparedDispatch, type TensorView } from './dispatch_plan';
+import { bindAll, checkView, grid, off, paramsUniform, type PreparedDispatch, type TensorView } from './dispatch_plan';
 import { LAYERNORM_EPS } from './layernorm_forward.ref';
 
 const WG = 64;

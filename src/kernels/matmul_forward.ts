@@ -5,7 +5,7 @@
  */
 import code from '../../shaders/matmul_forward.wgsl?raw';
 import type { Gpu } from '../gpu/device';
-import { bindAll, checkView, encodePrepared, off, paramsUniform, type PreparedDispatch, type TensorView } from './dispatch_plan';
+import { bindAll, checkView, off, paramsUniform, type PreparedDispatch, type TensorView } from './dispatch_plan';
 
 const WGX = 8;
 const WGY = 8;

@@ -18,7 +18,7 @@
  */
 
 import { z } from 'zod';
-import { KL_ESTIMATORS, LOSS_AGGREGATIONS, type KlEstimator, type LossAggregation } from '../kernels/rl_math';
+import { KL_ESTIMATORS, LOSS_AGGREGATIONS } from '../kernels/rl_math';
 
 /**
  * The one schema of the RL loss hyper-parameters an experiment spec carries; spec.ts embeds its

@@ -518,7 +518,7 @@ export async function nonfiniteDetection(seed: number): Promise<{ raw: Array<{ v
     for (const [key, bad] of sources) {
       for (const where of ['valid', 'padding'] as const) {
         const b = toF32(makeRlBatch(seed, 4, 10, { V: 3 }));
-        const i = where === 'valid' ? b.mask.findIndex((m) => m > 0) : b.mask.findIndex((m) => m === 0);
+        const i = where === 'valid' ? b.mask.findIndex((m) => m > 0) : b.mask.indexOf(0);
         (b[key] as Float32Array)[key === 'logits' ? i * 3 + 1 : i] = bad;
         const r = await gpuStep(gpu, [b], cfg);
         steps.push({ source: key, where, skipped: r.metrics.skipped, mask: r.metrics.nonfiniteMask, want: NONFINITE[key] });

@@ -10,7 +10,7 @@ import { createHarness, allHarnessIds, allComposedIds } from '../../src/harness/
 import { ROLE_MARKERS, END_MARKER, renderMessages } from '../../src/harness/render';
 import { makeC1, makeC2, type History } from '../../src/harness/realizations/context';
 import { computeTags } from '../../src/harness/tags';
-import { CodingCliHarness } from '../../src/harness/blackbox/coding_cli';
+import type { CodingCliHarness } from '../../src/harness/blackbox/coding_cli';
 import type { Message, TurnRecord } from '../../src/harness/types';
 
 function fixtureTask(): Task {

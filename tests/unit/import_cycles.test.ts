@@ -56,7 +56,7 @@ function folderEdges(): Map<string, Map<string, string[]>> {
 }
 
 /** Strongly connected components of size ≥ 2 (Tarjan), each sorted. */
-export function cycles(adj: ReadonlyMap<string, Iterable<string>>): string[][] {
+function cycles(adj: ReadonlyMap<string, Iterable<string>>): string[][] {
   let next = 0;
   const index = new Map<string, number>();
   const low = new Map<string, number>();

@@ -98,7 +98,7 @@ describe('non-finite inputs mark the step skipped', () => {
     for (const where of ['valid', 'padding'] as const) {
       const b = makeRlBatch(8, 4, 10, { V: 3 });
       const x = b[key]!;
-      const i = (where === 'valid' ? b.mask.findIndex((m) => m > 0) : b.mask.findIndex((m) => m === 0)) * (key === 'logits' ? 3 : 1);
+      const i = (where === 'valid' ? b.mask.findIndex((m) => m > 0) : b.mask.indexOf(0)) * (key === 'logits' ? 3 : 1);
       x[i] = bad;
       const m = rlStepRef([b], cfg).metrics;
       expect(m.skipped).toBe(1);

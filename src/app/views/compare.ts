@@ -13,7 +13,7 @@ import { live } from 'lit-html/directives/live.js';
 import { listRunOutputs, type ExperimentOutputJson, type RunOutputSummary } from '../results_store';
 import { loadSource } from './results_source';
 import { paperTable, smoothingControl, type PaperTable } from './results';
-import { type CurveChartSpec } from './results_charts';
+import type { CurveChartSpec } from './results_charts';
 import { SERIES_COLORS } from '../line_chart';
 import { formatRoute } from '../route';
 import '../results.css';

@@ -245,7 +245,10 @@ export class TrajectoriesView {
   }
 
   private play(toks: ReplayToken[][]): void {
-    if (this.timer) return this.stop(true);
+    if (this.timer) {
+      this.stop(true);
+      return;
+    }
     const speed = Math.max(1, Number(this.inputs.speed) || 10);
     this.timer = setInterval(() => {
       // The URL is written when playback stops, not on every token.
