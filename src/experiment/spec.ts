@@ -1,9 +1,10 @@
 /**
  * The experiment spec: one typed, versioned, validated description of an experiment
- * (docs/ARCHITECTURE.md "Data flow", "Experiments, evaluation and results"). Presets are JSON files in public/presets/ checked by this schema; a bad
- * spec gets an error naming the field and the allowed values.
+ * (docs/ARCHITECTURE.md "Data flow", "Experiments, evaluation and results"). Presets are JSON
+ * files in public/presets/ checked by this schema; a bad spec gets an error naming the field and
+ * the allowed values.
  *
- * Pure module (zod only): runs in the page, workers and Node.
+ * Pure module (zod and the RL loss schema of src/rl/config.ts): runs in the page, workers and Node.
  */
 import { z } from 'zod';
 import { RlLossSpec } from '../rl/config';
