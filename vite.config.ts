@@ -15,7 +15,8 @@ export function quietPresetImports(logger = createLogger()) {
   return logger;
 }
 
-// Cross-origin isolation: SharedArrayBuffer and 5 µs performance.now() (WEBGPU-NOTES.md).
+// Cross-origin isolation: pages get SharedArrayBuffer (the CPU engine's shared memory, its
+// threaded workers) and a fine-grained performance.now().
 const isolation = {
   'Cross-Origin-Opener-Policy': 'same-origin',
   'Cross-Origin-Embedder-Policy': 'require-corp',

@@ -1,5 +1,5 @@
 /**
- * The web app shell (issue 7, DESIGN.md §1): header navigation with hash routing, the WebGPU
+ * The web app shell (issue 7, docs/APP.md): header navigation with hash routing, the WebGPU
  * banner, and the views: Design, Inspect, Train, Results, Trajectories. A view is created the
  * first time it is shown and kept (hidden) afterwards, so a run in the Train view goes on while
  * the user looks at other views.

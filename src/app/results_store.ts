@@ -18,6 +18,7 @@
 import { openDB, type DBSchema, type IDBPDatabase } from 'idb';
 import { z } from 'zod';
 import type { ExperimentOutput } from '../experiment/runner';
+import { stringifyFinite } from '../util/encoding';
 
 /** Default database name; tests pass their own. */
 export const RESULTS_DB = 'hlab-results';
@@ -153,8 +154,6 @@ const CliResultsJson = z.looseObject({
 
 export type ExperimentOutputJson = z.infer<typeof ExperimentOutputJsonSchema>;
 export type RunResultJson = z.infer<typeof RunResult>;
-export type StepRecordJson = z.infer<typeof StepRecord>;
-export type RunCurvesJson = z.infer<typeof RunCurves>;
 export type TrajectorySampleJson = z.infer<typeof TrajectorySample>;
 
 /** An invalid results file or output; `issues` are one line each: `path: what is wrong`. */
@@ -237,7 +236,7 @@ export function parseResultsText(text: string, source = 'results.json'): Experim
 
 /** JSON text of an output (or part of one) with every non-finite number as null (what parseResultsText reads back). */
 export function outputToJsonText(output: ExperimentOutputJson | ExperimentOutput | Partial<ExperimentOutput>, indent = 2): string {
-  return JSON.stringify(output, (_k, v) => (typeof v === 'number' && !Number.isFinite(v) ? null : v), indent);
+  return stringifyFinite(output, indent);
 }
 
 /** What the list shows without loading a whole output. */

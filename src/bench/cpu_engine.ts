@@ -17,7 +17,7 @@ import { initParams } from '../model/init';
 import { sftTargets } from '../model/cpu_model';
 import { Rng } from '../util/rng';
 import { WasmEngine } from '../wasm/engine';
-import { wasmSftBackend } from '../wasm/sft';
+import { wasmSftBackend } from '../pretrain/sft_wasm';
 import { WasmModel } from '../wasm/model';
 import { WasmSampler } from '../wasm/sampler';
 import { gemm } from '../wasm/kernels';
@@ -61,7 +61,7 @@ export interface CpuSamplingRow {
  * LayerNorm, GELU, softmax and AdamW are not counted (they are O(N·C)), so this is the
  * conventional "model FLOPs" measure.
  */
-export function stepFlops(cfg: ModelConfig, B: number, T: number, scored = B * T): number {
+function stepFlops(cfg: ModelConfig, B: number, T: number, scored = B * T): number {
   const { C, L, vocabSize: V } = cfg;
   const N = B * T;
   const fwd = 2 * N * 12 * C * C * L + 2 * scored * C * V + 4 * C * L * B * ((T * (T + 1)) / 2);

@@ -20,6 +20,7 @@ import { presetConfig, type ModelConfig, type PresetName } from '../model/config
 import { initParams } from '../model/init';
 import { sftTargets } from '../model/cpu_model';
 import { Rng } from '../util/rng';
+import { DEFAULT_OPTIMIZER } from '../model/optimizer';
 import { TfTransformer, tfWasmFeatures, useTfBackend, type TfBackend } from './tfjs_transformer';
 
 export interface TrainBenchOptions {
@@ -103,7 +104,7 @@ async function benchPreset(gpu: Gpu, preset: PresetName, B: number, T: number, o
   const model = GpuModel.create(gpu, cfg, { maxB: B, maxT: T });
   model.writeParams(params);
   const lr = 1e-4;
-  const trainer = GpuTrainer.create(model, { lr, beta1: 0.9, beta2: 0.95, eps: 1e-8, weightDecay: 0.01, maxNorm: 1 });
+  const trainer = GpuTrainer.create(model, { ...DEFAULT_OPTIMIZER, lr });
   log(`${preset}: B=${B} T=${T} P=${params.length}: warming up ours`);
   const oursFirst = (await trainer.trainStep(batch)).head.loss;
   const tfs = new Map<TfBackend, { model: TfTransformer; first: number; samples: number[] } | { error: string }>();

@@ -1,5 +1,5 @@
 /**
- * Task → harness assignment (DESIGN.md §5) and the round-robin schedule over a task's harnesses.
+ * Task → harness assignment (docs/ARCHITECTURE.md "Harness space and design") and the round-robin schedule over a task's harnesses.
  *
  * - Locality-aware: for each task x, the anchor h_x ~ Uniform(H_tr); the other K−1 harnesses
  *   are the K−1 members of H_tr \ {h_x} with the smallest Hamming distance d_H(h_x, ·), ties

@@ -1,5 +1,5 @@
 /**
- * Public API of the harness design library (DESIGN.md §4–5): the harness space and its ids,
+ * Public API of the harness design library (docs/ARCHITECTURE.md "Harness space and design"): the harness space and its ids,
  * strength-2 orthogonal arrays, training-set selection with its report, and task→harness
  * assignment with the round-robin schedule. Pure TypeScript, no DOM.
  */

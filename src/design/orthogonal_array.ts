@@ -1,5 +1,5 @@
 /**
- * Strength-2 orthogonal arrays OA(N; s_1 … s_k; 2) (DESIGN.md §5).
+ * Strength-2 orthogonal arrays OA(N; s_1 … s_k; 2) (docs/ARCHITECTURE.md "Harness space and design").
  *
  * An array is N runs (rows) × k columns, column j taking levels 0..s_j−1. It has strength 2
  * when every pair of columns (i, j) shows every level pair (a, b) exactly N/(s_i s_j) times;
@@ -302,7 +302,7 @@ export function searchOrthogonalArray(levels: readonly number[], N: number, node
   }
   if (N * k > 4096) return { runs: null, attempt: { runSize: N, outcome: 'too-large', nodes: 0 } };
   // Search order: decreasing level count.
-  const order = levels.map((s, j) => j).sort((a, b) => levels[b] - levels[a] || a - b);
+  const order = levels.map((_s, j) => j).sort((a, b) => levels[b] - levels[a] || a - b);
   const lv = order.map((j) => levels[j]);
   const cols: Int32Array[] = lv.map(() => new Int32Array(N));
   let nodes = 0;

@@ -1,5 +1,5 @@
 /**
- * Training-set selection over a harness space (DESIGN.md §5) and its report.
+ * Training-set selection over a harness space (docs/ARCHITECTURE.md "Harness space and design") and its report.
  *
  * - Structured: the rows of a verified strength-2 orthogonal array (`orthogonalArray`), with
  *   components mapped to the columns that maximize the minimum pairwise Hamming distance.

@@ -1,5 +1,5 @@
 /**
- * The harness space (DESIGN.md §4): named components, each with its realizations, and the
+ * The harness space (docs/ARCHITECTURE.md "Harness space and design"): named components, each with its realizations, and the
  * configurations h = (l_1, …, l_k) that pick one realization (a *level*) per component.
  *
  * A configuration is handled in two forms:
@@ -9,7 +9,7 @@
  *   ⇔ [0, 1, 2, 0, 1].
  *
  * Everything here is generic over spaces with any number of components and any level counts
- * (e.g. levels [2, 3, 3, 4]); `DEFAULT_SPACE` is the 3^5 space of DESIGN.md §4 (243 configs).
+ * (e.g. levels [2, 3, 3, 4]); `DEFAULT_SPACE` is the 3^5 space of docs/ARCHITECTURE.md "Harness space and design" (243 configs).
  * The behaviour of the realizations lives in src/harness/; here only ids and descriptions.
  */
 
@@ -41,7 +41,7 @@ export interface HarnessSpace {
 /** A configuration as levels: entry i is the realization index of component i. */
 export type LevelVector = readonly number[];
 
-/** The default space of DESIGN.md §4: S, T, O, C, W with three realizations each (3^5 = 243). */
+/** The default space of docs/ARCHITECTURE.md "Harness space and design": S, T, O, C, W with three realizations each (3^5 = 243). */
 export const DEFAULT_SPACE: HarnessSpace = {
   components: [
     {

@@ -1,5 +1,5 @@
 /**
- * The plan of one experiment run (DESIGN.md §5, §13), pure and seeded: which harnesses a
+ * The plan of one experiment run (docs/ARCHITECTURE.md "Harness space and design", "Experiments, evaluation and results"), pure and seeded: which harnesses a
  * method trains through, each task's K harnesses and their round-robin schedule, which train
  * tasks each RL step draws, and the evaluation sets. The runner (runner.ts) executes it.
  *
@@ -29,7 +29,7 @@ import { presetConfig } from '../model/config';
 export const TRAIN_POOL_PER_SUITE = 16;
 
 /** The design (training set and held-out set) the spec selects. */
-export function specDesign(spec: ExperimentSpec, forceRandom = false): DesignReport {
+function specDesign(spec: ExperimentSpec, forceRandom = false): DesignReport {
   const random = forceRandom || spec.design.method === 'random';
   return random ? selectTraining(undefined, { method: 'random', k: spec.design.k, seed: spec.design.seed }) : selectTraining(undefined, { method: 'oa' });
 }

@@ -1,5 +1,5 @@
 /**
- * The embedded experiment presets (public/presets/*.json), validated at load (DESIGN.md §13).
+ * The embedded experiment presets (public/presets/*.json), validated at load (docs/ARCHITECTURE.md "Experiments, evaluation and results").
  */
 import quick from '../../public/presets/quick.json';
 import main from '../../public/presets/main.json';

@@ -1,16 +1,17 @@
 /**
  * The experiment spec: one typed, versioned, validated description of an experiment
- * (DESIGN.md §2, §13). Presets are JSON files in public/presets/ checked by this schema; a bad
- * spec gets an error naming the field and the allowed values.
+ * (docs/ARCHITECTURE.md "Data flow", "Experiments, evaluation and results"). Presets are JSON
+ * files in public/presets/ checked by this schema; a bad spec gets an error naming the field and
+ * the allowed values.
  *
- * Pure module (zod only): runs in the page, workers and Node.
+ * Pure module (zod and the RL loss schema of src/rl/config.ts): runs in the page, workers and Node.
  */
 import { z } from 'zod';
+import { RlLossSpec } from '../rl/config';
 
 export const SPEC_VERSION = 1;
 
 const int = (min: number, max = Number.MAX_SAFE_INTEGER) => z.number().int().min(min).max(max);
-const prob = z.number().min(0).max(1);
 
 /** How a method picks the harnesses it trains through. */
 export const HarnessStrategy = z.enum([
@@ -64,38 +65,17 @@ export const RlSpec = z
     weightDecay: z.number().min(0).max(1),
     /** Global gradient-norm clip. */
     maxGradNorm: z.number().positive(),
-    /** Lower clip range ε_lo of the surrogate (ratio ≥ 1 − ε_lo). */
-    clipLow: z.number().min(0).max(1),
-    /** Upper clip range ε_hi (ratio ≤ 1 + ε_hi); DAPO's clip-higher. */
-    clipHigh: z.number().min(0).max(10),
-    /** Dual-clip constant c > 1 applied where A < 0 (Ye et al. 2020), or null for off. */
-    dualClip: z.number().gt(1).nullable(),
-    /** Loss aggregation (verl agg_loss): token-mean divides by valid tokens of the whole step. */
-    aggregation: z.enum(['token-mean', 'seq-mean-token-mean', 'seq-mean-token-sum-norm']),
-    /** KL-to-reference coefficient (0 = no reference model). */
-    klCoef: z.number().min(0),
-    /** KL estimator (Schulman's note): k1, k2 or k3. */
-    klEstimator: z.enum(['k1', 'k2', 'k3']),
-    /** Entropy bonus coefficient. */
-    entCoef: z.number().min(0),
-    /** PPO value-loss coefficient. */
-    vfCoef: z.number().min(0),
-    /** PPO value clip range around the rollout's V_old. */
-    vfClip: z.number().positive(),
-    /** PPO discount γ. */
-    gamma: prob,
-    /** PPO GAE λ. */
-    lambda: prob,
-    /** GRPO: groups whose reward std is below this get advantage 0. */
-    stdFloor: z.number().min(0),
-    /** GRPO: Dr. GRPO (no division by the group std). */
-    noStdDivision: z.boolean(),
+    /** The loss hyper-parameters: one schema, src/rl/config.ts (clipLow … noStdDivision, in this order). */
+    ...RlLossSpec.shape,
     /**
      * GRPO with klCoef = entCoef = 0: leave groups whose rewards are all equal (zero advantage,
      * zero gradient) out of the update, and skip the update when none is left (DAPO dynamic sampling).
      */
     dropZeroVarianceGroups: z.boolean().default(true),
-    /** Sampling temperature during rollouts (training scores log-probs at the same temperature). */
+    /**
+     * Sampling temperature of training rollouts. Must be 1: the trainer scores log-probs at τ = 1,
+     * so plan.ts (checkSpec) and the runner refuse any other value.
+     */
     temperature: z.number().positive().max(10),
   })
   .strict();

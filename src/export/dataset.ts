@@ -110,7 +110,7 @@ export interface ExportOptions {
 }
 
 /** The canonical tools as OpenAI-style function schemas. */
-export function functionTools(): FunctionTool[] {
+function functionTools(): FunctionTool[] {
   return TOOL_SPECS.map((s) => ({
     type: 'function',
     function: {
@@ -129,7 +129,7 @@ export function harnessLevels(id: string): ComponentLevels {
 }
 
 /** The tool docs harness `id` shows: T.describe for a composed id, the system prompt of a black-box one. */
-export function toolDocsOf(id: string, opening: readonly ChatMessage[]): string {
+function toolDocsOf(id: string, opening: readonly ChatMessage[]): string {
   if (isBlackboxId(id)) return opening.find((m) => m.role === 'system')?.content ?? '';
   return componentsOf(id).T.describe(TOOL_SPECS);
 }

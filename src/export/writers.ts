@@ -123,7 +123,7 @@ export function verlRow(r: ExportRow): Record<string, unknown> {
 }
 
 /** Parquet bytes of verl rows. @throws Error from the writer on a row that does not fit the schema. */
-export function verlParquet(rows: readonly ExportRow[]): ArrayBuffer {
+function verlParquet(rows: readonly ExportRow[]): ArrayBuffer {
   const objs = rows.map(verlRow);
   const columnData = VERL_FIELDS.map((f) => ({ name: f.name, data: objs.map((o) => o[f.name]) }));
   return parquetWriteBuffer({ columnData, schema: schemaElements(VERL_FIELDS) as never, kvMetadata: [{ key: 'hlab.format', value: 'verl-v1' }] });

@@ -4,7 +4,7 @@
 import { mapReadChecked } from './device_lost';
 
 /** Round `bytes` up to a multiple of 4 (WebGPU requires it for writeBuffer and copies). */
-export function pad4(bytes: number): number {
+function pad4(bytes: number): number {
   return Math.ceil(bytes / 4) * 4;
 }
 
@@ -14,7 +14,7 @@ export function pad4(bytes: number): number {
  * @param bytes  its size in bytes
  * @throws Error naming the tensor, its size and `maxStorageBufferBindingSize`.
  */
-export function checkBindingSize(device: GPUDevice, name: string, bytes: number): void {
+function checkBindingSize(device: GPUDevice, name: string, bytes: number): void {
   const max = device.limits.maxStorageBufferBindingSize;
   if (bytes > max) {
     throw new Error(

@@ -1,7 +1,7 @@
 /**
  * The one GPUDevice of a Harness Lab page or worker: adapter limits, error capture, loss.
  *
- * DESIGN.md §10. We ask the adapter for the limits a model needs (the defaults are smaller
+ * docs/ARCHITECTURE.md "The WebGPU engine". We ask the adapter for the limits a model needs (the defaults are smaller
  * than what SwiftShader and real GPUs offer: 128 MiB bindings, 16 KiB workgroup storage) and
  * record every uncaptured validation error so tests can fail on them.
  */

@@ -1,5 +1,5 @@
 /**
- * One clear error for a lost GPU device, on every path (DESIGN.md §10): a loss noticed before a
+ * One clear error for a lost GPU device, on every path (docs/ARCHITECTURE.md "The WebGPU engine"): a loss noticed before a
  * step (`gpu.lost` set) and a loss in the middle of one (a pending `mapAsync` rejects with a raw
  * `AbortError`/`OperationError` before `device.lost` has resolved) both surface as
  * `DeviceLostError`, whose message says to resume from the last checkpoint. DOM-free.
@@ -26,12 +26,12 @@ export function markDeviceLost(device: GPUDevice, info: GPUDeviceLostInfo): void
 }
 
 /** The loss info of `device`, or null while it is alive (as far as this realm has been told). */
-export function deviceLostInfo(device: GPUDevice): GPUDeviceLostInfo | null {
+function deviceLostInfo(device: GPUDevice): GPUDeviceLostInfo | null {
   return lostDevices.get(device) ?? null;
 }
 
 /** Whether `e` is the browser's own report of a lost or destroyed device (mapAsync and friends). */
-export function isRawDeviceLoss(e: unknown): boolean {
+function isRawDeviceLoss(e: unknown): boolean {
   if (e instanceof DeviceLostError) return true;
   const name = (e as { name?: unknown })?.name;
   const msg = String((e as { message?: unknown })?.message ?? '');
@@ -42,7 +42,7 @@ export function isRawDeviceLoss(e: unknown): boolean {
  * `e` as a DeviceLostError when the device is lost or `e` reports a loss (it is returned
  * unchanged otherwise).
  */
-export async function asDeviceLost(device: GPUDevice, e: unknown): Promise<unknown> {
+async function asDeviceLost(device: GPUDevice, e: unknown): Promise<unknown> {
   if (e instanceof DeviceLostError) return e;
   let info = deviceLostInfo(device);
   const name = (e as { name?: unknown })?.name;

@@ -1,5 +1,5 @@
 /**
- * Compute pipelines and shader modules, created once and reused (DESIGN.md §10).
+ * Compute pipelines and shader modules, created once and reused (docs/ARCHITECTURE.md "The WebGPU engine").
  * Creating a pipeline inside a training loop costs milliseconds; the cache makes it free.
  */
 export class PipelineCache {

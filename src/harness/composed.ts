@@ -1,5 +1,5 @@
 /**
- * A harness composed from one realization per component (DESIGN.md §4): h = (S, T, O, C, W).
+ * A harness composed from one realization per component (docs/ARCHITECTURE.md "Harness runtime"): h = (S, T, O, C, W).
  *
  * One episode step, in order:
  *  1. W.message — a workflow message (W1 plan, W2 todo) is handled without a tool;

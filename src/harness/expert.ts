@@ -1,5 +1,5 @@
 /**
- * The scripted expert through a harness (DESIGN.md §6): wraps a task's `CanonicalSolver` (which
+ * The scripted expert through a harness (docs/ARCHITECTURE.md "Harness runtime"): wraps a task's `CanonicalSolver` (which
  * speaks canonical calls) so that it satisfies any harness — formats calls in T's syntax or the
  * black-box syntax, sends W1's plan and W2's todo list first, re-reads written files and checks
  * off the todo list before finish (W2), reads before editing or overwriting (coding-cli),

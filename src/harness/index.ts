@@ -1,5 +1,5 @@
 /**
- * The harness runtime (DESIGN.md §4, §6, §7): the 15 realizations, composed and black-box
+ * The harness runtime (docs/ARCHITECTURE.md "Harness runtime", "Sandbox, tasks and behaviour tags", "Rows and trajectories"): the 15 realizations, composed and black-box
  * harnesses, the episode loop, behaviour tags and the expert driver.
  */
 export * from './types';

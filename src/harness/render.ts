@@ -20,7 +20,7 @@ export const END_MARKER = '<|end|>';
  * Neutralize role markers inside non-policy text (file contents, tool output) so the rendered
  * context has unambiguous message boundaries: `<|x|>` becomes `<x|>` only when x is a marker name.
  */
-export function escapeMarkers(text: string): string {
+function escapeMarkers(text: string): string {
   return text.replace(/<\|(system|user|assistant|tool|end)\|>/g, '<$1|>');
 }
 

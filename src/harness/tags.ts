@@ -1,5 +1,5 @@
 /**
- * Behaviour tags of one episode (DESIGN.md §6), computed from the turn records alone (so the
+ * Behaviour tags of one episode (docs/ARCHITECTURE.md "Sandbox, tasks and behaviour tags"), computed from the turn records alone (so the
  * same function tags live rollouts, replays and expert demonstrations).
  *
  * Definitions (operational, per episode):

@@ -41,10 +41,6 @@ export function toolSpec(name: string): ToolSpec | undefined {
   return SPEC_BY_NAME.get(name);
 }
 
-export function isToolName(name: string): name is ToolName {
-  return (TOOL_NAMES as readonly string[]).includes(name);
-}
-
 /**
  * Check a call's arguments against the spec: all required keys present, no unknown keys,
  * every value a string. Returns an error message naming the bad argument, or null when valid.

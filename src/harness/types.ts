@@ -1,5 +1,5 @@
 /**
- * The harness contract (DESIGN.md §4, §7): what a harness shows the policy and what it does
+ * The harness contract (docs/ARCHITECTURE.md "Harness runtime", "Rows and trajectories"): what a harness shows the policy and what it does
  * with the policy's action text. Both composed harnesses (one realization per component S, T,
  * O, C, W) and black-box harnesses (whole modules) implement `Harness`.
  *
@@ -92,7 +92,7 @@ export interface TurnRecord {
   toolError: boolean;
 }
 
-/** Behaviour tags of one episode (DESIGN.md §6); definitions in src/harness/tags.ts. */
+/** Behaviour tags of one episode (docs/ARCHITECTURE.md "Sandbox, tasks and behaviour tags"); definitions in src/harness/tags.ts. */
 export interface BehaviourTags {
   turns: number;
   toolCalls: number;

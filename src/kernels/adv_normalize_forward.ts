@@ -3,7 +3,7 @@
  */
 import code from '../../shaders/adv_normalize_forward.wgsl?raw';
 import type { Gpu } from '../gpu/device';
-import { checkRowDims, dispatchEntry, packUniform } from '../rl/gpu_util';
+import { checkRowDims, dispatchEntry, packUniform } from './rl_launch';
 
 /** Bytes of the scratch buffer encodeAdvNormalizeForward needs: (B + 1) vec4 f32. */
 export function advNormalizeScratchBytes(B: number): number {

@@ -5,7 +5,7 @@
 import code from '../../shaders/attention_backward.wgsl?raw';
 import type { Gpu } from '../gpu/device';
 import { createStorage } from '../gpu/buffers';
-import { bindAll, checkView, encodePrepared, grid, off, paramsUniform, type PreparedDispatch, type TensorView } from './dispatch_plan';
+import { bindAll, checkView, grid, off, paramsUniform, type PreparedDispatch, type TensorView } from './dispatch_plan';
 
 const WG = 64;
 
@@ -77,9 +77,4 @@ export function prepareAttentionBackward(gpu: Gpu, a: AttentionBackwardArgs, lab
       bytes: 4 * (B * T * 3 * C * 2 + causal * 2),
     },
   ];
-}
-
-/** Encode attention_backward into `pass` (prepares on every call). */
-export function encodeAttentionBackward(gpu: Gpu, pass: GPUComputePassEncoder, a: AttentionBackwardArgs): void {
-  encodePrepared(pass, prepareAttentionBackward(gpu, a));
 }

@@ -6,7 +6,7 @@
  */
 import code from '../../shaders/attention_forward.wgsl?raw';
 import type { Gpu } from '../gpu/device';
-import { bindAll, checkView, encodePrepared, grid, off, paramsUniform, type PreparedDispatch, type TensorView } from './dispatch_plan';
+import { bindAll, checkView, grid, off, paramsUniform, type PreparedDispatch, type TensorView } from './dispatch_plan';
 
 const WG = 64;
 /** Largest head size the shader keeps in registers (array<vec4<f32>, 16>). */
@@ -129,9 +129,4 @@ export function prepareAttentionDecode(gpu: Gpu, a: AttentionDecodeArgs, label =
     flops: 0, // depends on the positions, known only on the GPU
     bytes: 0,
   };
-}
-
-/** Encode attention_forward into `pass` (prepares on every call). */
-export function encodeAttentionForward(gpu: Gpu, pass: GPUComputePassEncoder, a: AttentionForwardArgs): void {
-  encodePrepared(pass, [prepareAttentionForward(gpu, a)]);
 }

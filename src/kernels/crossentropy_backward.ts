@@ -4,7 +4,7 @@
  */
 import code from '../../shaders/crossentropy_backward.wgsl?raw';
 import type { Gpu } from '../gpu/device';
-import { bindAll, checkView, encodePrepared, grid, off, paramsUniform, type PreparedDispatch, type TensorView } from './dispatch_plan';
+import { bindAll, checkView, grid, off, paramsUniform, type PreparedDispatch, type TensorView } from './dispatch_plan';
 
 const WG = 256;
 
@@ -49,9 +49,4 @@ export function prepareCrossentropyBackward(gpu: Gpu, a: CrossentropyBackwardArg
     [0, params], [1, a.logits.buffer], [2, a.targets.buffer], [3, a.mask.buffer], [4, a.lse.buffer], [5, a.scale.buffer], [6, a.dlogits.buffer],
   ]);
   return { label, pipeline, bindGroup, groups: grid(Math.ceil((N * V) / WG)), flops: 4 * N * V, bytes: 8 * N * V };
-}
-
-/** Encode crossentropy_backward into `pass` (prepares on every call). */
-export function encodeCrossentropyBackward(gpu: Gpu, pass: GPUComputePassEncoder, a: CrossentropyBackwardArgs): void {
-  encodePrepared(pass, [prepareCrossentropyBackward(gpu, a)]);
 }

@@ -5,7 +5,7 @@
  */
 import code from '../../shaders/crossentropy_forward.wgsl?raw';
 import type { Gpu } from '../gpu/device';
-import { bindAll, checkView, encodePrepared, grid, off, paramsUniform, type PreparedDispatch, type TensorView } from './dispatch_plan';
+import { bindAll, checkView, grid, off, paramsUniform, type PreparedDispatch, type TensorView } from './dispatch_plan';
 
 const WG = 64;
 
@@ -60,9 +60,4 @@ export function prepareCrossentropyForward(gpu: Gpu, a: CrossentropyForwardArgs,
       bytes: 8 * N,
     },
   ];
-}
-
-/** Encode crossentropy_forward into `pass` (prepares on every call). */
-export function encodeCrossentropyForward(gpu: Gpu, pass: GPUComputePassEncoder, a: CrossentropyForwardArgs): void {
-  encodePrepared(pass, prepareCrossentropyForward(gpu, a));
 }

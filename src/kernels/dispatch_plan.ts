@@ -2,7 +2,7 @@
  * Prepared dispatches: a pipeline, its bind group and a workgroup grid, built once and encoded
  * many times. The training step (src/model/gpu_train.ts) prepares every dispatch of a step up
  * front, so a step costs only setPipeline/setBindGroup/dispatchWorkgroups calls in JS, no
- * buffer or bind-group creation (DESIGN.md §10: pipelines cached, nothing created in loops).
+ * buffer or bind-group creation (docs/ARCHITECTURE.md "The WebGPU engine": pipelines cached, nothing created in loops).
  *
  * Tensor arguments are `TensorView`s: a whole buffer plus an element offset passed to the shader
  * in its params uniform. We never bind sub-ranges: storage-binding offsets must be multiples of

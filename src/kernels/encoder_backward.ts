@@ -5,7 +5,7 @@
 import code from '../../shaders/encoder_backward.wgsl?raw';
 import type { Gpu } from '../gpu/device';
 import { createStorage } from '../gpu/buffers';
-import { bindAll, checkView, encodePrepared, grid, off, paramsUniform, type PreparedDispatch, type TensorView } from './dispatch_plan';
+import { bindAll, checkView, grid, off, paramsUniform, type PreparedDispatch, type TensorView } from './dispatch_plan';
 
 const WG = 64;
 
@@ -97,9 +97,4 @@ export function prepareEncoderBackward(gpu: Gpu, a: EncoderBackwardArgs, label =
     flops: 2 * B * T * C,
     bytes: 4 * (2 * B * T * C + 2 * V * C + 2 * T * C),
   };
-}
-
-/** Encode encoder_backward into `pass` (prepares on every call). */
-export function encodeEncoderBackward(gpu: Gpu, pass: GPUComputePassEncoder, a: EncoderBackwardArgs): void {
-  encodePrepared(pass, [prepareEncoderBackward(gpu, a)]);
 }

@@ -5,7 +5,7 @@
  */
 import code from '../../shaders/encoder_forward.wgsl?raw';
 import type { Gpu } from '../gpu/device';
-import { bindAll, checkView, encodePrepared, grid, off, paramsUniform, type PreparedDispatch, type TensorView } from './dispatch_plan';
+import { bindAll, checkView, grid, off, paramsUniform, type PreparedDispatch, type TensorView } from './dispatch_plan';
 
 const WG = 256;
 
@@ -51,9 +51,4 @@ export function prepareEncoderForward(gpu: Gpu, a: EncoderForwardArgs, label = '
   const bindGroup = bindAll(gpu, `${label}-bind`, pipeline, entries);
   const n = B * T * C;
   return { label, pipeline, bindGroup, groups: grid(Math.ceil(n / WG)), flops: n, bytes: 4 * (3 * n + B * T) };
-}
-
-/** Encode encoder_forward into `pass` (prepares on every call). */
-export function encodeEncoderForward(gpu: Gpu, pass: GPUComputePassEncoder, a: EncoderForwardArgs): void {
-  encodePrepared(pass, [prepareEncoderForward(gpu, a)]);
 }

@@ -7,7 +7,7 @@ import body from '../../shaders/entropy_backward.wgsl?raw';
 const code = common + body;
 import type { Gpu } from '../gpu/device';
 import { encodePrepared, type PreparedDispatch } from './dispatch_plan';
-import { checkRowDims, prepareEntry, type LossPrepared } from '../rl/gpu_util';
+import { checkRowDims, prepareEntry, type LossPrepared } from './rl_launch';
 import type { EntropyParams } from './entropy_forward.ref';
 import { entropyUniform, type EntropyBuffers } from './entropy_forward';
 

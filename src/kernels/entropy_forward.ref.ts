@@ -1,5 +1,5 @@
-import { rowWeight } from '../rl/math';
-import { ROW, ROW_STATS } from '../rl/metrics';
+import { rowWeight } from './rl_math';
+import { ROW, ROW_STATS } from './rl_metrics';
 import { checkRows } from './ratio_forward.ref';
 import { alloc, checkDim, checkLen, logSumExp, type Floats } from './ref_util';
 import { rowCount, rowStatsFor, type AggParams } from './surrogate_forward.ref';

@@ -6,11 +6,12 @@ import body from '../../shaders/entropy_forward.wgsl?raw';
 
 const code = common + body;
 import type { Gpu } from '../gpu/device';
-import { encodePrepared, type PreparedDispatch } from './dispatch_plan';
-import { checkRowDims, prepareEntry, type LossPrepared, lossParams } from '../rl/gpu_util';
+import type { TensorView } from './dispatch_plan';
+import { checkRowDims, lossParams, prepareEntry, wholeView, type LossPrepared } from './rl_launch';
+import { ROW_STATS } from './rl_metrics';
 import type { EntropyParams } from './entropy_forward.ref';
 
-/** Buffers of the entropy kernels. */
+/** Buffers of the entropy backward kernel (src/kernels/entropy_backward.ts). */
 export interface EntropyBuffers {
   /** (B·T, V) f32. */
   logits: GPUBuffer;
@@ -24,6 +25,26 @@ export interface EntropyBuffers {
   dentropy: GPUBuffer;
 }
 
+export interface EntropyForwardArgs {
+  B: number;
+  T: number;
+  /** Vocabulary. */
+  V: number;
+  /** (B·T, V) f32. */
+  logits: TensorView;
+  /** (B,T) f32. */
+  mask: TensorView;
+  /** (B·T) f32 out: H (nats), 0 where masked. */
+  entropy: TensorView;
+  /** (B·T) f32 out: logsumexp of the logits, 0 where masked. */
+  lse: TensorView;
+  /** (B·T) f32 out: ∂L/∂H = −entCoef·w, 0 where masked. */
+  dentropy: TensorView;
+  /** (B, ROW_STATS) f32: columns ENT_SUM and ENT_LOSS written. */
+  rowStats: TensorView;
+  p: EntropyParams;
+}
+
 /** @internal */
 export function entropyUniform(gpu: Gpu, label: string, B: number, T: number, V: number, p: EntropyParams): GPUBuffer {
   return lossParams(gpu, label, { B, T, V, aggregation: p.aggregation, norm: p.norm, coef: p.entCoef });
@@ -32,48 +53,22 @@ export function entropyUniform(gpu: Gpu, label: string, B: number, T: number, V:
 /**
  * Prepare the entropy forward pass (two dispatches: `tokens` per position, `rows` per row),
  * writing entropy, lse, dentropy and the rowStats columns ENT_SUM, ENT_LOSS.
- * @throws Error naming a bad dimension.
+ * @throws Error naming a bad dimension or a view outside its buffer.
  */
-export function prepareEntropyForward(
-  gpu: Gpu,
-  bufs: EntropyBuffers,
-  rowStats: GPUBuffer,
-  B: number,
-  T: number,
-  V: number,
-  p: EntropyParams,
-): LossPrepared {
-  checkRowDims('prepareEntropyForward', B, T);
-  if (!Number.isInteger(V) || V <= 0) throw new Error(`prepareEntropyForward: V must be a positive integer, got ${V}`);
-  const params = entropyUniform(gpu, 'entropy_forward', B, T, V, p);
-  const ds: PreparedDispatch[] = [];
-  ds.push(prepareEntry(gpu, 'entropy_forward', code, 'tokens', 64, B * T, [
-    [0, params],
-    [1, bufs.logits],
-    [2, bufs.mask],
-    [3, bufs.entropy],
-    [4, bufs.lse],
-  ]));
-  ds.push(prepareEntry(gpu, 'entropy_forward', code, 'rows', 64, B, [
-    [0, params],
-    [2, bufs.mask],
-    [3, bufs.entropy],
-    [5, bufs.dentropy],
-    [6, rowStats],
-  ]));
-  return { dispatches: ds, uniform: params };
-}
-
-/** Encode `prepareEntropyForward`'s dispatches into `pass` (one-off use; the training step prepares once). */
-export function encodeEntropyForward(
-  gpu: Gpu,
-  pass: GPUComputePassEncoder,
-  bufs: EntropyBuffers,
-  rowStats: GPUBuffer,
-  B: number,
-  T: number,
-  V: number,
-  p: EntropyParams,
-): void {
-  encodePrepared(pass, prepareEntropyForward(gpu, bufs, rowStats, B, T, V, p).dispatches);
+export function prepareEntropyForward(gpu: Gpu, a: EntropyForwardArgs): LossPrepared {
+  const op = 'entropy_forward';
+  const { B, T, V } = a;
+  checkRowDims(op, B, T);
+  if (!Number.isInteger(V) || V <= 0) throw new Error(`${op}: V must be a positive integer, got ${V}`);
+  const n = B * T;
+  const logits = wholeView(op, 'logits', a.logits, n * V);
+  const mask = wholeView(op, 'mask', a.mask, n);
+  const entropy = wholeView(op, 'entropy', a.entropy, n);
+  const lse = wholeView(op, 'lse', a.lse, n);
+  const dentropy = wholeView(op, 'dentropy', a.dentropy, n);
+  const rowStats = wholeView(op, 'rowStats', a.rowStats, B * ROW_STATS);
+  const params = entropyUniform(gpu, op, B, T, V, a.p);
+  const tokens = prepareEntry(gpu, op, code, 'tokens', 64, n, [[0, params], [1, logits], [2, mask], [3, entropy], [4, lse]]);
+  const rows = prepareEntry(gpu, op, code, 'rows', 64, B, [[0, params], [2, mask], [3, entropy], [5, dentropy], [6, rowStats]]);
+  return { dispatches: [tokens, rows], uniform: params };
 }

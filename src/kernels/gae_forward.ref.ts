@@ -11,7 +11,7 @@ import { alloc, checkLen, type Floats } from './ref_util';
  *   δ_K = r_b + γ·[truncated_b]·nextValue_b − V(t_K)    (truncated bootstraps, terminated does not)
  *   A_k = δ_k + γλ·A_{k+1},   R_k = A_k + V(t_k)  (the value-loss target).
  * Masked tokens get A = R = 0; a row without policy tokens is all 0.
- * An episode split over several rows (a harness that rewrites history, DESIGN.md §7) is
+ * An episode split over several rows (a harness that rewrites history, docs/ARCHITECTURE.md "Rows and trajectories") is
  * estimated row by row: its earlier rows pass reward 0, truncated = 1 and nextValue = V_old at
  * the first policy token of the following row, so the λ-return is bootstrapped (cut) at each row
  * boundary (standard truncated GAE); it differs from the unsplit estimate unless λ = 0.

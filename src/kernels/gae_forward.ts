@@ -3,7 +3,7 @@
  */
 import code from '../../shaders/gae_forward.wgsl?raw';
 import type { Gpu } from '../gpu/device';
-import { checkRowDims, dispatchEntry, packUniform } from '../rl/gpu_util';
+import { checkRowDims, dispatchEntry, packUniform } from './rl_launch';
 
 /** Buffers of the GAE kernel: (B) per-row inputs and (B,T) tensors, all f32. */
 export interface GaeBuffers {

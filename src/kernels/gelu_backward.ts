@@ -4,7 +4,7 @@
  */
 import code from '../../shaders/gelu_backward.wgsl?raw';
 import type { Gpu } from '../gpu/device';
-import { bindAll, checkView, encodePrepared, grid, off, paramsUniform, type PreparedDispatch, type TensorView } from './dispatch_plan';
+import { bindAll, checkView, grid, off, paramsUniform, type PreparedDispatch, type TensorView } from './dispatch_plan';
 
 const WG = 256;
 
@@ -32,9 +32,4 @@ export function prepareGeluBackward(gpu: Gpu, a: GeluBackwardArgs, label = 'gelu
   ]);
   const bindGroup = bindAll(gpu, `${label}-bind`, pipeline, [[0, params], [1, a.dout.buffer], [2, a.inp.buffer], [3, a.dinp.buffer]]);
   return { label, pipeline, bindGroup, groups: grid(Math.ceil(a.n / WG)), flops: 20 * a.n, bytes: 12 * a.n };
-}
-
-/** Encode gelu_backward into `pass` (prepares on every call). */
-export function encodeGeluBackward(gpu: Gpu, pass: GPUComputePassEncoder, a: GeluBackwardArgs): void {
-  encodePrepared(pass, [prepareGeluBackward(gpu, a)]);
 }

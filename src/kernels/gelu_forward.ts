@@ -4,7 +4,7 @@
  */
 import code from '../../shaders/gelu_forward.wgsl?raw';
 import type { Gpu } from '../gpu/device';
-import { bindAll, checkView, encodePrepared, grid, off, paramsUniform, type PreparedDispatch, type TensorView } from './dispatch_plan';
+import { bindAll, checkView, grid, off, paramsUniform, type PreparedDispatch, type TensorView } from './dispatch_plan';
 
 const WG = 256;
 
@@ -27,9 +27,4 @@ export function prepareGeluForward(gpu: Gpu, a: GeluForwardArgs, label = 'gelu_f
   const params = paramsUniform(gpu, `${label}-params`, [['u32', a.n], ['u32', off('inp', a.inp)], ['u32', off('out', a.out)], ['u32', 0]]);
   const bindGroup = bindAll(gpu, `${label}-bind`, pipeline, [[0, params], [1, a.inp.buffer], [2, a.out.buffer]]);
   return { label, pipeline, bindGroup, groups: grid(Math.ceil(a.n / WG)), flops: 10 * a.n, bytes: 8 * a.n };
-}
-
-/** Encode gelu_forward into `pass` (prepares on every call). */
-export function encodeGeluForward(gpu: Gpu, pass: GPUComputePassEncoder, a: GeluForwardArgs): void {
-  encodePrepared(pass, [prepareGeluForward(gpu, a)]);
 }

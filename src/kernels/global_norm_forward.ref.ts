@@ -6,7 +6,7 @@ import type { Floats } from './ref_util';
  * A non-finite norm gives 0 for +Infinity and NaN for NaN: the trainer must check the norm.
  * @throws Error when maxNorm is not > 0.
  */
-export function gradScaleFromNorm(norm: number, maxNorm: number): number {
+function gradScaleFromNorm(norm: number, maxNorm: number): number {
   if (!(maxNorm > 0)) throw new Error(`gradScaleFromNorm: maxNorm = ${maxNorm} must be > 0`);
   if (maxNorm === Infinity) return 1;
   return Math.min(1, maxNorm / (norm + 1e-6));

@@ -6,7 +6,7 @@
 import code from '../../shaders/global_norm_forward.wgsl?raw';
 import type { Gpu } from '../gpu/device';
 import { createStorage } from '../gpu/buffers';
-import { bindAll, checkView, encodePrepared, off, paramsUniform, type PreparedDispatch, type TensorView } from './dispatch_plan';
+import { bindAll, checkView, off, paramsUniform, type PreparedDispatch, type TensorView } from './dispatch_plan';
 
 const WG = 64;
 /** Partial sums of the first stage: enough parallelism for a GPU, few enough for one finisher. */
@@ -71,9 +71,4 @@ export function prepareGlobalNorm(gpu: Gpu, a: GlobalNormArgs, label = 'global_n
       bytes: 4 * G,
     },
   ];
-}
-
-/** Encode the global norm into `pass` (prepares on every call). */
-export function encodeGlobalNorm(gpu: Gpu, pass: GPUComputePassEncoder, a: GlobalNormArgs): void {
-  encodePrepared(pass, prepareGlobalNorm(gpu, a));
 }

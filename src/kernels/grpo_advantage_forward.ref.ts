@@ -15,7 +15,7 @@ export interface GrpoParams {
  * @internal @throws Error naming the argument unless groupOffsets is non-decreasing from 0 to E
  * and every rowEpisode is in [0, E).
  */
-export function checkGroups(op: string, E: number, groupOffsets: Int32Array, rowEpisode: Int32Array, B: number): void {
+function checkGroups(op: string, E: number, groupOffsets: Int32Array, rowEpisode: Int32Array, B: number): void {
   if (groupOffsets.length < 2) throw new Error(`${op}: groupOffsets needs at least 2 entries (one group), got ${groupOffsets.length}`);
   if (groupOffsets[0] !== 0) throw new Error(`${op}: groupOffsets[0] = ${groupOffsets[0]} must be 0`);
   const G = groupOffsets.length - 1;
@@ -37,7 +37,7 @@ export function checkGroups(op: string, E: number, groupOffsets: Int32Array, row
  *   0 for G = 1);
  *   A_e = 0 if std_g ≤ stdFloor, else (r_e − mean_g)/(std_g + δ), or r_e − mean_g (Dr. GRPO).
  * Each row b belongs to episode rowEpisode[b] (an episode may span several rows when its
- * harness rewrites history, DESIGN.md §7); A is broadcast to the row's policy tokens:
+ * harness rewrites history, docs/ARCHITECTURE.md "Rows and trajectories"); A is broadcast to the row's policy tokens:
  * advantages[b,t] = M[b,t] > 0 ? A_{rowEpisode[b]} : 0.
  * @param rewards (E) episode rewards (finite)
  * @param groupOffsets (numGroups + 1) i32, non-decreasing, 0 … E

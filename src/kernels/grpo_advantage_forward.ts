@@ -3,7 +3,7 @@
  */
 import code from '../../shaders/grpo_advantage_forward.wgsl?raw';
 import type { Gpu } from '../gpu/device';
-import { checkRowDims, dispatchEntry, packUniform } from '../rl/gpu_util';
+import { checkRowDims, dispatchEntry, packUniform } from './rl_launch';
 import type { GrpoParams } from './grpo_advantage_forward.ref';
 
 /** Buffers of the GRPO advantage kernel. */

@@ -1,4 +1,4 @@
-import { klEstimate, rowWeight } from '../rl/math';
+import { klEstimate, rowWeight } from './rl_math';
 import type { KlParams } from './kl_forward.ref';
 import { checkRows, type RowDims } from './ratio_forward.ref';
 import { alloc, type Floats } from './ref_util';

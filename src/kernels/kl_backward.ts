@@ -6,52 +6,24 @@ import body from '../../shaders/kl_backward.wgsl?raw';
 
 const code = common + body;
 import type { Gpu } from '../gpu/device';
-import { encodePrepared, type PreparedDispatch } from './dispatch_plan';
-import { KL_ESTIMATOR_CODE } from '../rl/config';
-import { checkRowDims, prepareEntry, type LossPrepared, lossParams } from '../rl/gpu_util';
-import type { KlParams } from './kl_forward.ref';
+import type { TensorView } from './dispatch_plan';
+import { prepareLossEntry, type LossPrepared } from './rl_launch';
+import { klSetup, type KlInputs } from './kl_forward';
 
-/**
- * Prepare dlogprob += klCoef·w·∂k/∂ℓ (accumulate; run after encodeSurrogateBackward).
- * @param logprobs,refLogprobs,mask (B,T) f32 @param dlogprob (B,T) f32 in/out
- * @throws Error naming a bad dimension.
- */
-export function prepareKlBackward(
-  gpu: Gpu,
-  logprobs: GPUBuffer,
-  refLogprobs: GPUBuffer,
-  mask: GPUBuffer,
-  dlogprob: GPUBuffer,
-  B: number,
-  T: number,
-  p: KlParams,
-  klCoef: number,
-): LossPrepared {
-  checkRowDims('prepareKlBackward', B, T);
-  const params = lossParams(gpu, 'kl_backward', { B, T, aggregation: p.aggregation, norm: p.norm, opt: KL_ESTIMATOR_CODE[p.estimator], coef: klCoef });
-  const ds: PreparedDispatch[] = [];
-  ds.push(prepareEntry(gpu, 'kl_backward', code, 'main', 64, B, [
-    [0, params],
-    [1, logprobs],
-    [2, refLogprobs],
-    [3, mask],
-    [4, dlogprob],
-  ]));
-  return { dispatches: ds, uniform: params };
+export interface KlBackwardArgs extends KlInputs {
+  /** Weight of the KL term in the total loss. */
+  klCoef: number;
+  /** (B,T) f32 in/out: ∂(klCoef · aggregated KL)/∂ℓ is added (masked tokens untouched). */
+  dlogprob: TensorView;
 }
 
-/** Encode `prepareKlBackward`'s dispatches into `pass` (one-off use; the training step prepares once). */
-export function encodeKlBackward(
-  gpu: Gpu,
-  pass: GPUComputePassEncoder,
-  logprobs: GPUBuffer,
-  refLogprobs: GPUBuffer,
-  mask: GPUBuffer,
-  dlogprob: GPUBuffer,
-  B: number,
-  T: number,
-  p: KlParams,
-  klCoef: number,
-): void {
-  encodePrepared(pass, prepareKlBackward(gpu, logprobs, refLogprobs, mask, dlogprob, B, T, p, klCoef).dispatches);
+/**
+ * Prepare dlogprob += ∂(klCoef · aggregated KL)/∂ℓ. One invocation per row.
+ * @throws Error naming a bad dimension or a view outside its buffer.
+ */
+export function prepareKlBackward(gpu: Gpu, a: KlBackwardArgs): LossPrepared {
+  const op = 'kl_backward';
+  const { params, inputs } = klSetup(gpu, op, a, a.klCoef);
+  const d = prepareLossEntry(gpu, op, code, 'main', 64, a.B, params, [...inputs, ['dlogprob', a.dlogprob, a.B * a.T]]);
+  return { dispatches: [d], uniform: params };
 }

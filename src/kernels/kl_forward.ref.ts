@@ -1,6 +1,5 @@
-import type { KlEstimator } from '../rl/config';
-import { klEstimate, rowWeight } from '../rl/math';
-import { ROW, ROW_STATS } from '../rl/metrics';
+import { klEstimate, rowWeight, type KlEstimator } from './rl_math';
+import { ROW, ROW_STATS } from './rl_metrics';
 import { checkRows, type RowDims } from './ratio_forward.ref';
 import { alloc, type Floats } from './ref_util';
 import { rowCount, rowStatsFor, type AggParams } from './surrogate_forward.ref';

@@ -6,50 +6,42 @@ import body from '../../shaders/kl_forward.wgsl?raw';
 
 const code = common + body;
 import type { Gpu } from '../gpu/device';
-import { encodePrepared, type PreparedDispatch } from './dispatch_plan';
-import { KL_ESTIMATOR_CODE } from '../rl/config';
-import { checkRowDims, prepareEntry, type LossPrepared, lossParams } from '../rl/gpu_util';
+import type { TensorView } from './dispatch_plan';
+import { KL_ESTIMATOR_CODE } from './rl_math';
+import { lossUniform, prepareLossEntry, type LossPrepared, type LossTensor } from './rl_launch';
+import { ROW_STATS } from './rl_metrics';
 import type { KlParams } from './kl_forward.ref';
 
-/**
- * Prepare the KL-to-reference rowStats columns KL_SUM and KL_LOSS. One invocation per row.
- * @param logprobs,refLogprobs,mask (B,T) f32 @param rowStats (B, ROW_STATS) f32
- * @throws Error naming a bad dimension.
- */
-export function prepareKlForward(
-  gpu: Gpu,
-  logprobs: GPUBuffer,
-  refLogprobs: GPUBuffer,
-  mask: GPUBuffer,
-  rowStats: GPUBuffer,
-  B: number,
-  T: number,
-  p: KlParams,
-): LossPrepared {
-  checkRowDims('prepareKlForward', B, T);
-  const params = lossParams(gpu, 'kl_forward', { B, T, aggregation: p.aggregation, norm: p.norm, opt: KL_ESTIMATOR_CODE[p.estimator] });
-  const ds: PreparedDispatch[] = [];
-  ds.push(prepareEntry(gpu, 'kl_forward', code, 'main', 64, B, [
-    [0, params],
-    [1, logprobs],
-    [2, refLogprobs],
-    [3, mask],
-    [4, rowStats],
-  ]));
-  return { dispatches: ds, uniform: params };
+/** Inputs of the KL kernels: (B,T) f32 each. */
+export interface KlInputs {
+  B: number;
+  T: number;
+  logprobs: TensorView;
+  refLogprobs: TensorView;
+  mask: TensorView;
+  p: KlParams;
 }
 
-/** Encode `prepareKlForward`'s dispatches into `pass` (one-off use; the training step prepares once). */
-export function encodeKlForward(
-  gpu: Gpu,
-  pass: GPUComputePassEncoder,
-  logprobs: GPUBuffer,
-  refLogprobs: GPUBuffer,
-  mask: GPUBuffer,
-  rowStats: GPUBuffer,
-  B: number,
-  T: number,
-  p: KlParams,
-): void {
-  encodePrepared(pass, prepareKlForward(gpu, logprobs, refLogprobs, mask, rowStats, B, T, p).dispatches);
+export interface KlForwardArgs extends KlInputs {
+  /** (B, ROW_STATS) f32: columns KL_SUM and KL_LOSS written. */
+  rowStats: TensorView;
+}
+
+/** @internal The LossParams (coef = klCoef) and input tensors of the KL kernels (bindings 0–3). */
+export function klSetup(gpu: Gpu, op: string, a: KlInputs, coef = 0): { params: GPUBuffer; inputs: LossTensor[] } {
+  const { B, T, p } = a;
+  const params = lossUniform(gpu, op, { B, T, aggregation: p.aggregation, norm: p.norm, opt: KL_ESTIMATOR_CODE[p.estimator], coef });
+  const n = B * T;
+  return { params, inputs: [['logprobs', a.logprobs, n], ['refLogprobs', a.refLogprobs, n], ['mask', a.mask, n]] };
+}
+
+/**
+ * Prepare the KL-to-reference rowStats columns. One invocation per row.
+ * @throws Error naming a bad dimension or a view outside its buffer.
+ */
+export function prepareKlForward(gpu: Gpu, a: KlForwardArgs): LossPrepared {
+  const op = 'kl_forward';
+  const { params, inputs } = klSetup(gpu, op, a);
+  const d = prepareLossEntry(gpu, op, code, 'main', 64, a.B, params, [...inputs, ['rowStats', a.rowStats, a.B * ROW_STATS]]);
+  return { dispatches: [d], uniform: params };
 }

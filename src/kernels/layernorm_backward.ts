@@ -4,7 +4,7 @@
  */
 import code from '../../shaders/layernorm_backward.wgsl?raw';
 import type { Gpu } from '../gpu/device';
-import { bindAll, checkView, encodePrepared, grid, off, paramsUniform, type PreparedDispatch, type TensorView } from './dispatch_plan';
+import { bindAll, checkView, grid, off, paramsUniform, type PreparedDispatch, type TensorView } from './dispatch_plan';
 
 const WG = 64;
 
@@ -64,9 +64,4 @@ export function prepareLayernormBackward(gpu: Gpu, a: LayernormBackwardArgs, lab
     flops: 14 * N * C,
     bytes: 4 * (4 * N * C + 2 * N + 4 * C),
   };
-}
-
-/** Encode layernorm_backward into `pass` (prepares on every call). */
-export function encodeLayernormBackward(gpu: Gpu, pass: GPUComputePassEncoder, a: LayernormBackwardArgs): void {
-  encodePrepared(pass, [prepareLayernormBackward(gpu, a)]);
 }

@@ -4,7 +4,7 @@
  */
 import code from '../../shaders/layernorm_forward.wgsl?raw';
 import type { Gpu } from '../gpu/device';
-import { bindAll, checkView, encodePrepared, grid, off, paramsUniform, type PreparedDispatch, type TensorView } from './dispatch_plan';
+import { bindAll, checkView, grid, off, paramsUniform, type PreparedDispatch, type TensorView } from './dispatch_plan';
 import { LAYERNORM_EPS } from './layernorm_forward.ref';
 
 const WG = 64;
@@ -53,9 +53,4 @@ export function prepareLayernormForward(gpu: Gpu, a: LayernormForwardArgs, label
     [0, params], [1, a.inp.buffer], [2, a.w.buffer], [3, a.b.buffer], [4, a.out.buffer], [5, a.mean.buffer], [6, a.rstd.buffer],
   ]);
   return { label, pipeline, bindGroup, groups: grid(Math.ceil(N / WG)), flops: 8 * N * C, bytes: 4 * (2 * N * C + 2 * C + 2 * N) };
-}
-
-/** Encode layernorm_forward into `pass` (prepares on every call). */
-export function encodeLayernormForward(gpu: Gpu, pass: GPUComputePassEncoder, a: LayernormForwardArgs): void {
-  encodePrepared(pass, [prepareLayernormForward(gpu, a)]);
 }

@@ -4,7 +4,7 @@
  */
 import code from '../../shaders/logprob_backward.wgsl?raw';
 import type { Gpu } from '../gpu/device';
-import { bindAll, checkView, encodePrepared, grid, off, paramsUniform, type PreparedDispatch, type TensorView } from './dispatch_plan';
+import { bindAll, checkView, grid, off, paramsUniform, type PreparedDispatch, type TensorView } from './dispatch_plan';
 
 const WG = 256;
 
@@ -46,9 +46,4 @@ export function prepareLogprobBackward(gpu: Gpu, a: LogprobBackwardArgs, label =
     [0, params], [1, a.logits.buffer], [2, a.targets.buffer], [3, a.lse.buffer], [4, a.dlogprob.buffer], [5, a.dlogits.buffer],
   ]);
   return { label, pipeline, bindGroup, groups: grid(Math.ceil((N * V) / WG)), flops: 4 * N * V, bytes: 8 * N * V };
-}
-
-/** Encode logprob_backward into `pass` (prepares on every call). */
-export function encodeLogprobBackward(gpu: Gpu, pass: GPUComputePassEncoder, a: LogprobBackwardArgs): void {
-  encodePrepared(pass, [prepareLogprobBackward(gpu, a)]);
 }

@@ -21,7 +21,7 @@ export function checkLogits(op: string, logits: Floats, targets: Int32Array, d: 
  * CPU reference of shaders/logprob_forward.wgsl: the log-probability of the target token,
  * logprob = z[a] − logsumexp(z), with logsumexp = max(z) + log Σ exp(z − max(z)) in f64
  * (finite and accurate at |z| ≈ 1e4, where a naive exp overflows). These are the log-probs
- * that the sampler returns and that PPO/GRPO ratios use (DESIGN.md §9).
+ * that the sampler returns and that PPO/GRPO ratios use (docs/ARCHITECTURE.md "RL objective").
  * @param logits (N,V)
  * @param targets (N) i32 in [0, V) (padded positions carry a real id, e.g. <pad>)
  * @returns logprob (N) ≤ 0, lse (N) (saved for the backward pass)

@@ -4,7 +4,7 @@
  */
 import code from '../../shaders/logprob_forward.wgsl?raw';
 import type { Gpu } from '../gpu/device';
-import { bindAll, checkView, encodePrepared, grid, off, paramsUniform, type PreparedDispatch, type TensorView } from './dispatch_plan';
+import { bindAll, checkView, grid, off, paramsUniform, type PreparedDispatch, type TensorView } from './dispatch_plan';
 
 const WG = 64;
 
@@ -41,9 +41,4 @@ export function prepareLogprobForward(gpu: Gpu, a: LogprobForwardArgs, label = '
     [0, params], [1, a.logits.buffer], [2, a.targets.buffer], [3, a.logprob.buffer], [4, a.lse.buffer],
   ]);
   return { label, pipeline, bindGroup, groups: grid(Math.ceil(N / WG)), flops: 4 * N * V, bytes: 4 * (N * V + 3 * N) };
-}
-
-/** Encode logprob_forward into `pass` (prepares on every call). */
-export function encodeLogprobForward(gpu: Gpu, pass: GPUComputePassEncoder, a: LogprobForwardArgs): void {
-  encodePrepared(pass, [prepareLogprobForward(gpu, a)]);
 }

@@ -4,7 +4,7 @@
  */
 import code from '../../shaders/matmul_backward.wgsl?raw';
 import type { Gpu } from '../gpu/device';
-import { bindAll, checkView, encodePrepared, grid, off, paramsUniform, type PreparedDispatch, type TensorView } from './dispatch_plan';
+import { bindAll, checkView, grid, off, paramsUniform, type PreparedDispatch, type TensorView } from './dispatch_plan';
 
 const WG = 64;
 
@@ -73,9 +73,4 @@ export function prepareMatmulBackward(gpu: Gpu, a: MatmulBackwardArgs, label = '
     flops: 4 * N * M * K + (a.dbias ? N * M : 0),
     bytes: 4 * (N * M + N * K + M * K + N * K + 2 * M * K),
   };
-}
-
-/** Encode matmul_backward into `pass` (prepares it on every call; the training step prepares once). */
-export function encodeMatmulBackward(gpu: Gpu, pass: GPUComputePassEncoder, a: MatmulBackwardArgs): void {
-  encodePrepared(pass, [prepareMatmulBackward(gpu, a)]);
 }

@@ -5,7 +5,7 @@
  */
 import code from '../../shaders/matmul_forward.wgsl?raw';
 import type { Gpu } from '../gpu/device';
-import { bindAll, checkView, encodePrepared, off, paramsUniform, type PreparedDispatch, type TensorView } from './dispatch_plan';
+import { bindAll, checkView, off, paramsUniform, type PreparedDispatch, type TensorView } from './dispatch_plan';
 
 const WGX = 8;
 const WGY = 8;
@@ -32,7 +32,7 @@ export interface MatmulForwardArgs {
 const dummies = new WeakMap<GPUDevice, GPUBuffer>();
 
 /** A 16-byte zero storage buffer bound where an optional input (bias, residual) is absent. */
-export function dummyStorage(gpu: Gpu): GPUBuffer {
+function dummyStorage(gpu: Gpu): GPUBuffer {
   let b = dummies.get(gpu.device);
   if (!b) {
     b = gpu.device.createBuffer({ label: 'dummy-storage', size: 16, usage: GPUBufferUsage.STORAGE });
@@ -90,9 +90,4 @@ export function prepareMatmulForward(gpu: Gpu, a: MatmulForwardArgs, label = 'ma
     flops: 2 * N * M * K + (a.bias ? N * M : 0) + (a.residual ? N * M : 0),
     bytes: 4 * (N * K + M * K + (a.bias ? M : 0) + (a.residual ? 2 : 1) * N * M),
   };
-}
-
-/** Encode matmul_forward into `pass` (prepares on every call; models prepare once). */
-export function encodeMatmulForward(gpu: Gpu, pass: GPUComputePassEncoder, a: MatmulForwardArgs): void {
-  encodePrepared(pass, [prepareMatmulForward(gpu, a)]);
 }

@@ -6,7 +6,7 @@ import type { Floats } from './ref_util';
  * `x != x`, which WGSL compilers may fold to false under fast-math assumptions.
  * @param x any f32 tensor, every element checked (padding included: NaN logits at padding would
  *   still poison dlogits and the parameters)
- * @param bit the source's bit of the flag word (src/rl/metrics.ts NONFINITE)
+ * @param bit the source's bit of the flag word (src/kernels/rl_metrics.ts NONFINITE)
  */
 export function nonfiniteCheckRef(x: Floats, bit: number): number {
   for (let i = 0; i < x.length; i++) if (!Number.isFinite(x[i])) return bit;

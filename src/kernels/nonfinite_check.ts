@@ -4,11 +4,11 @@
 import code from '../../shaders/nonfinite_check.wgsl?raw';
 import type { Gpu } from '../gpu/device';
 import { encodePrepared, type PreparedDispatch } from './dispatch_plan';
-import { packUniform, prepareEntry } from '../rl/gpu_util';
+import { packUniform, prepareEntry } from './rl_launch';
 
 /**
  * Prepare flags[0] |= bit when any of the first n f32 of x is NaN or ±Inf (exponent-bit test).
- * @param flags ≥ 4 bytes, u32 (src/rl/metrics.ts NONFINITE bits)
+ * @param flags ≥ 4 bytes, u32 (src/kernels/rl_metrics.ts NONFINITE bits)
  * @throws Error when n is not a positive integer or bit is not a single bit.
  */
 export function prepareNonfiniteCheck(gpu: Gpu, x: GPUBuffer, n: number, flags: GPUBuffer, bit: number): PreparedDispatch {

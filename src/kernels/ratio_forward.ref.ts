@@ -1,4 +1,4 @@
-import { ratio } from '../rl/math';
+import { ratio } from './rl_math';
 import { alloc, checkDim, checkLen, type Floats } from './ref_util';
 
 /** Rows × tokens of a (B, T) batch of the RL kernels. */

@@ -3,30 +3,29 @@
  */
 import code from '../../shaders/ratio_forward.wgsl?raw';
 import type { Gpu } from '../gpu/device';
-import { checkRowDims, dispatchEntry, packUniform } from '../rl/gpu_util';
+import type { PreparedDispatch, TensorView } from './dispatch_plan';
+import { checkRowDims, packUniform, prepareEntry, wholeView } from './rl_launch';
+
+export interface RatioForwardArgs {
+  B: number;
+  T: number;
+  /** (B,T) f32 each. */
+  logprobs: TensorView;
+  oldLogprobs: TensorView;
+  mask: TensorView;
+  /** (B,T) f32 out (written). */
+  ratio: TensorView;
+}
 
 /**
- * Encode ρ = exp(clamp(ℓ − ℓ_old, ±20)) at valid tokens, 1 elsewhere, over (B,T).
- * @param logprobs,oldLogprobs,mask (B,T) f32 @param ratio (B,T) f32 out (written)
- * @throws Error when B or T is not a positive integer.
+ * Prepare ρ = exp(clamp(ℓ − ℓ_old, ±20)) at valid tokens, 1 elsewhere, over (B,T).
+ * @throws Error naming a bad dimension or a view outside its buffer.
  */
-export function encodeRatioForward(
-  gpu: Gpu,
-  pass: GPUComputePassEncoder,
-  logprobs: GPUBuffer,
-  oldLogprobs: GPUBuffer,
-  mask: GPUBuffer,
-  ratio: GPUBuffer,
-  B: number,
-  T: number,
-): void {
-  checkRowDims('encodeRatioForward', B, T);
-  const params = packUniform(gpu, 'ratio_forward-params', [{ u32: B * T }]);
-  dispatchEntry(gpu, pass, 'ratio_forward', code, 'main', 256, B * T, [
-    [0, params],
-    [1, logprobs],
-    [2, oldLogprobs],
-    [3, mask],
-    [4, ratio],
-  ]);
+export function prepareRatioForward(gpu: Gpu, a: RatioForwardArgs): PreparedDispatch {
+  const op = 'ratio_forward';
+  checkRowDims(op, a.B, a.T);
+  const n = a.B * a.T;
+  const bufs = (['logprobs', 'oldLogprobs', 'mask', 'ratio'] as const).map((k) => wholeView(op, k, a[k], n));
+  const params = packUniform(gpu, `${op}-params`, [{ u32: n }]);
+  return prepareEntry(gpu, op, code, 'main', 256, n, [[0, params], ...bufs.map((b, i) => [i + 1, b] as const)]);
 }

@@ -22,7 +22,7 @@ export interface ResidualForwardArgs {
  * Prepare once (pipeline from the cache, uniform and bind group created here), encode many times.
  * @throws Error naming the argument on a bad n, a view outside its buffer, or aliasing.
  */
-export function prepareResidualForward(gpu: Gpu, args: ResidualForwardArgs, label = 'residual_forward'): PreparedDispatch {
+function prepareResidualForward(gpu: Gpu, args: ResidualForwardArgs, label = 'residual_forward'): PreparedDispatch {
   const { n, a, b, out } = args;
   if (!Number.isInteger(n) || n <= 0) throw new Error(`${label}: n must be a positive integer, got ${n}`);
   checkView(label, 'a', a, n);

@@ -1,4 +1,4 @@
-import { F32_MAX, METRIC, ROW, ROW_STATS, RL_METRICS } from '../rl/metrics';
+import { F32_MAX, METRIC, ROW, ROW_STATS, RL_METRICS } from './rl_metrics';
 import { checkDim, checkLen, type Floats } from './ref_util';
 
 /** Slots of acc merged with Chan et al.'s (mean, M2) update, as [mean, M2] pairs counted by TOKENS. */
@@ -58,7 +58,7 @@ export interface LossCoefs {
 
 /**
  * CPU reference of `finalize` in shaders/rl_metrics_forward.wgsl: the named metrics of the step
- * from acc and the non-finite flag word (src/rl/metrics.ts RL_METRIC_NAMES):
+ * from acc and the non-finite flag word (src/kernels/rl_metrics.ts RL_METRIC_NAMES):
  *   loss = policyLoss + klCoef·Σw·k − entCoef·Σw·H + vfCoef·valueLoss (the aggregated terms);
  *   klRef, entropy, approxKl, ratioMean = token means; clip fractions = counts / tokens;
  *   advStd = √(M2/(N−1)); explainedVariance = 1 − Var(R − V)/Var(R) (0 when Var(R) = 0);

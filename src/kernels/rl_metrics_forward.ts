@@ -4,7 +4,7 @@
 import code from '../../shaders/rl_metrics_forward.wgsl?raw';
 import type { Gpu } from '../gpu/device';
 import { encodePrepared, type PreparedDispatch } from './dispatch_plan';
-import { packUniform, prepareEntry } from '../rl/gpu_util';
+import { packUniform, prepareEntry } from './rl_launch';
 import type { LossCoefs } from './rl_metrics_forward.ref';
 
 const LABEL = 'rl_metrics_forward';
@@ -44,11 +44,6 @@ export function encodeRlRowsZero(gpu: Gpu, pass: GPUComputePassEncoder, rowStats
 /** Encode prepareRlAccInit. */
 export function encodeRlAccInit(gpu: Gpu, pass: GPUComputePassEncoder, acc: GPUBuffer): void {
   encodePrepared(pass, [prepareRlAccInit(gpu, acc)]);
-}
-
-/** Encode prepareRlAccumulate. */
-export function encodeRlAccumulate(gpu: Gpu, pass: GPUComputePassEncoder, rowStats: GPUBuffer, acc: GPUBuffer, B: number): void {
-  encodePrepared(pass, [prepareRlAccumulate(gpu, rowStats, acc, B)]);
 }
 
 /** Encode prepareRlMetricsFinalize. */

@@ -48,7 +48,7 @@ export interface SampleBan {
 }
 
 /** Whether `j` may be drawn under `ban`. */
-export function banAllows(ban: SampleBan | undefined, j: number): boolean {
+function banAllows(ban: SampleBan | undefined, j: number): boolean {
   return !ban || j < ban.lo || j >= ban.hi || j === ban.allow;
 }
 

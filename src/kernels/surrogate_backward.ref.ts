@@ -1,4 +1,4 @@
-import { ratio, rowWeight, surrogateToken } from '../rl/math';
+import { ratio, rowWeight, surrogateToken } from './rl_math';
 import { checkRows, type RowDims } from './ratio_forward.ref';
 import { alloc, type Floats } from './ref_util';
 import { rowCount, type SurrogateParams } from './surrogate_forward.ref';

@@ -6,46 +6,22 @@ import body from '../../shaders/surrogate_backward.wgsl?raw';
 
 const code = common + body;
 import type { Gpu } from '../gpu/device';
-import { encodePrepared, type PreparedDispatch } from './dispatch_plan';
-import { checkRowDims, prepareEntry, type LossPrepared } from '../rl/gpu_util';
-import type { SurrogateParams } from './surrogate_forward.ref';
-import { surrogateUniform, type SurrogateBuffers } from './surrogate_forward';
+import type { TensorView } from './dispatch_plan';
+import { prepareLossEntry, type LossPrepared } from './rl_launch';
+import { surrogateSetup, type SurrogateInputs } from './surrogate_forward';
 
-/**
- * Prepare dlogprob (B,T) f32 = ∂(aggregated surrogate)/∂ℓ, written (masked tokens 0).
- * @throws Error naming a bad dimension.
- */
-export function prepareSurrogateBackward(
-  gpu: Gpu,
-  bufs: SurrogateBuffers,
-  dlogprob: GPUBuffer,
-  B: number,
-  T: number,
-  p: SurrogateParams,
-): LossPrepared {
-  checkRowDims('prepareSurrogateBackward', B, T);
-  const params = surrogateUniform(gpu, 'surrogate_backward', B, T, p);
-  const ds: PreparedDispatch[] = [];
-  ds.push(prepareEntry(gpu, 'surrogate_backward', code, 'main', 64, B, [
-    [0, params],
-    [1, bufs.logprobs],
-    [2, bufs.oldLogprobs],
-    [3, bufs.advantages],
-    [4, bufs.mask],
-    [5, dlogprob],
-  ]));
-  return { dispatches: ds, uniform: params };
+export interface SurrogateBackwardArgs extends SurrogateInputs {
+  /** (B,T) f32 out: ∂(aggregated surrogate)/∂ℓ, written (masked tokens 0). */
+  dlogprob: TensorView;
 }
 
-/** Encode `prepareSurrogateBackward`'s dispatches into `pass` (one-off use; the training step prepares once). */
-export function encodeSurrogateBackward(
-  gpu: Gpu,
-  pass: GPUComputePassEncoder,
-  bufs: SurrogateBuffers,
-  dlogprob: GPUBuffer,
-  B: number,
-  T: number,
-  p: SurrogateParams,
-): void {
-  encodePrepared(pass, prepareSurrogateBackward(gpu, bufs, dlogprob, B, T, p).dispatches);
+/**
+ * Prepare dlogprob = ∂(aggregated surrogate)/∂ℓ. One invocation per row.
+ * @throws Error naming a bad dimension or a view outside its buffer.
+ */
+export function prepareSurrogateBackward(gpu: Gpu, a: SurrogateBackwardArgs): LossPrepared {
+  const op = 'surrogate_backward';
+  const { params, inputs } = surrogateSetup(gpu, op, a);
+  const d = prepareLossEntry(gpu, op, code, 'main', 64, a.B, params, [...inputs, ['dlogprob', a.dlogprob, a.B * a.T]]);
+  return { dispatches: [d], uniform: params };
 }

@@ -1,6 +1,5 @@
-import type { LossAggregation } from '../rl/config';
-import { ClipState, k3, ratio, rowWeight, surrogateToken, type ClipParams, type StepNormalizer } from '../rl/math';
-import { F32_MAX, ROW, ROW_STATS } from '../rl/metrics';
+import { ClipState, k3, ratio, rowWeight, surrogateToken, type ClipParams, type LossAggregation, type StepNormalizer } from './rl_math';
+import { F32_MAX, ROW, ROW_STATS } from './rl_metrics';
 import { checkRows, type RowDims } from './ratio_forward.ref';
 import { alloc, checkLen, type Floats } from './ref_util';
 
@@ -37,10 +36,10 @@ export function rowCount(mask: Floats, b: number, T: number): number {
 /**
  * CPU reference of shaders/surrogate_forward.wgsl: the masked clipped surrogate (PPO,
  * Schulman et al. 2017; separate ε_low/ε_high, DAPO; dual clip only where A < 0) as a loss to
- * minimize, per token l = surrogateToken(ρ, A) (src/rl/math.ts), aggregated as Σ w·l with the
+ * minimize, per token l = surrogateToken(ρ, A) (src/kernels/rl_math.ts), aggregated as Σ w·l with the
  * step-global weights of `rowWeight`. Per row b it writes the rowStats columns TOKENS, SEQS,
  * PG_LOSS, CLIP_LOW, CLIP_HIGH, DUAL_CLIP, APPROX_KL (Σ k3(ℓ − ℓ_old)), RATIO_SUM/MIN/MAX,
- * ADV_MEAN, ADV_M2 (src/rl/metrics.ts).
+ * ADV_MEAN, ADV_M2 (src/kernels/rl_metrics.ts).
  * @param logprobs ℓ (B,T) @param oldLogprobs ℓ_old (B,T) @param advantages A (B,T) @param mask M (B,T)
  * @param rowStats (B, ROW_STATS), optional: written in place (other columns untouched)
  * @returns tokenLoss (B,T) unweighted l (0 where masked), rowStats, loss = Σ_b PG_LOSS

@@ -6,68 +6,43 @@ import body from '../../shaders/surrogate_forward.wgsl?raw';
 
 const code = common + body;
 import type { Gpu } from '../gpu/device';
-import { encodePrepared, type PreparedDispatch } from './dispatch_plan';
-import { checkRowDims, prepareEntry, type LossPrepared, lossParams } from '../rl/gpu_util';
+import type { TensorView } from './dispatch_plan';
+import { lossUniform, prepareLossEntry, type LossPrepared, type LossTensor } from './rl_launch';
+import { ROW_STATS } from './rl_metrics';
 import type { SurrogateParams } from './surrogate_forward.ref';
 
-/** Inputs of the surrogate kernels: (B,T) f32. */
-export interface SurrogateBuffers {
-  logprobs: GPUBuffer;
-  oldLogprobs: GPUBuffer;
-  advantages: GPUBuffer;
-  mask: GPUBuffer;
+/** Inputs of the surrogate kernels: (B,T) f32 each. */
+export interface SurrogateInputs {
+  B: number;
+  T: number;
+  logprobs: TensorView;
+  oldLogprobs: TensorView;
+  advantages: TensorView;
+  mask: TensorView;
+  p: SurrogateParams;
 }
 
-/** @internal The LossParams of the surrogate kernels. */
-export function surrogateUniform(gpu: Gpu, label: string, B: number, T: number, p: SurrogateParams): GPUBuffer {
-  return lossParams(gpu, label, {
-    B,
-    T,
-    aggregation: p.aggregation,
-    norm: p.norm,
-    opt: p.dualClip !== null ? 1 : 0,
-    clipLow: p.clipLow,
-    clipHigh: p.clipHigh,
-    dualClip: p.dualClip ?? 0,
-  });
+export interface SurrogateForwardArgs extends SurrogateInputs {
+  /** (B, ROW_STATS) f32: columns TOKENS … ADV_M2 written, others untouched. */
+  rowStats: TensorView;
+}
+
+/** @internal The LossParams and input tensors of the surrogate kernels (bindings 0–4). */
+export function surrogateSetup(gpu: Gpu, op: string, a: SurrogateInputs): { params: GPUBuffer; inputs: LossTensor[] } {
+  const { B, T, p } = a;
+  const dual = { opt: p.dualClip !== null ? 1 : 0, dualClip: p.dualClip ?? 0 };
+  const params = lossUniform(gpu, op, { B, T, aggregation: p.aggregation, norm: p.norm, clipLow: p.clipLow, clipHigh: p.clipHigh, ...dual });
+  const n = B * T;
+  return { params, inputs: [['logprobs', a.logprobs, n], ['oldLogprobs', a.oldLogprobs, n], ['advantages', a.advantages, n], ['mask', a.mask, n]] };
 }
 
 /**
- * Prepare the clipped surrogate's per-row statistics into rowStats (B, ROW_STATS) f32 (columns
- * TOKENS … ADV_M2; others untouched). One invocation per row.
- * @throws Error naming a bad dimension.
+ * Prepare the clipped surrogate's per-row statistics. One invocation per row.
+ * @throws Error naming a bad dimension or a view outside its buffer.
  */
-export function prepareSurrogateForward(
-  gpu: Gpu,
-  bufs: SurrogateBuffers,
-  rowStats: GPUBuffer,
-  B: number,
-  T: number,
-  p: SurrogateParams,
-): LossPrepared {
-  checkRowDims('prepareSurrogateForward', B, T);
-  const params = surrogateUniform(gpu, 'surrogate_forward', B, T, p);
-  const ds: PreparedDispatch[] = [];
-  ds.push(prepareEntry(gpu, 'surrogate_forward', code, 'main', 64, B, [
-    [0, params],
-    [1, bufs.logprobs],
-    [2, bufs.oldLogprobs],
-    [3, bufs.advantages],
-    [4, bufs.mask],
-    [5, rowStats],
-  ]));
-  return { dispatches: ds, uniform: params };
-}
-
-/** Encode `prepareSurrogateForward`'s dispatches into `pass` (one-off use; the training step prepares once). */
-export function encodeSurrogateForward(
-  gpu: Gpu,
-  pass: GPUComputePassEncoder,
-  bufs: SurrogateBuffers,
-  rowStats: GPUBuffer,
-  B: number,
-  T: number,
-  p: SurrogateParams,
-): void {
-  encodePrepared(pass, prepareSurrogateForward(gpu, bufs, rowStats, B, T, p).dispatches);
+export function prepareSurrogateForward(gpu: Gpu, a: SurrogateForwardArgs): LossPrepared {
+  const op = 'surrogate_forward';
+  const { params, inputs } = surrogateSetup(gpu, op, a);
+  const d = prepareLossEntry(gpu, op, code, 'main', 64, a.B, params, [...inputs, ['rowStats', a.rowStats, a.B * ROW_STATS]]);
+  return { dispatches: [d], uniform: params };
 }

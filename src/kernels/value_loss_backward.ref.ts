@@ -1,4 +1,4 @@
-import { rowWeight, valueLossToken } from '../rl/math';
+import { rowWeight, valueLossToken } from './rl_math';
 import { checkRows, type RowDims } from './ratio_forward.ref';
 import { alloc, type Floats } from './ref_util';
 import { rowCount } from './surrogate_forward.ref';

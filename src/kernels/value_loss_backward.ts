@@ -6,48 +6,24 @@ import body from '../../shaders/value_loss_backward.wgsl?raw';
 
 const code = common + body;
 import type { Gpu } from '../gpu/device';
-import { encodePrepared, type PreparedDispatch } from './dispatch_plan';
-import { checkRowDims, prepareEntry, type LossPrepared } from '../rl/gpu_util';
-import type { ValueLossParams } from './value_loss_forward.ref';
-import { valueUniform, type ValueLossBuffers } from './value_loss_forward';
+import type { TensorView } from './dispatch_plan';
+import { prepareLossEntry, type LossPrepared } from './rl_launch';
+import { valueLossSetup, type ValueLossInputs } from './value_loss_forward';
 
-/**
- * Prepare dvalues (B,T) f32 = vfCoef·w·∂l/∂V, written (masked tokens 0).
- * @throws Error naming a bad dimension.
- */
-export function prepareValueLossBackward(
-  gpu: Gpu,
-  bufs: ValueLossBuffers,
-  dvalues: GPUBuffer,
-  B: number,
-  T: number,
-  p: ValueLossParams,
-  vfCoef: number,
-): LossPrepared {
-  checkRowDims('prepareValueLossBackward', B, T);
-  const params = valueUniform(gpu, 'value_loss_backward', B, T, p, vfCoef);
-  const ds: PreparedDispatch[] = [];
-  ds.push(prepareEntry(gpu, 'value_loss_backward', code, 'main', 64, B, [
-    [0, params],
-    [1, bufs.values],
-    [2, bufs.oldValues],
-    [3, bufs.returns],
-    [4, bufs.mask],
-    [5, dvalues],
-  ]));
-  return { dispatches: ds, uniform: params };
+export interface ValueLossBackwardArgs extends ValueLossInputs {
+  /** Weight of the value loss in the total loss. */
+  vfCoef: number;
+  /** (B,T) f32 out: ∂(vfCoef · aggregated value loss)/∂V, written (masked tokens 0). */
+  dvalues: TensorView;
 }
 
-/** Encode `prepareValueLossBackward`'s dispatches into `pass` (one-off use; the training step prepares once). */
-export function encodeValueLossBackward(
-  gpu: Gpu,
-  pass: GPUComputePassEncoder,
-  bufs: ValueLossBuffers,
-  dvalues: GPUBuffer,
-  B: number,
-  T: number,
-  p: ValueLossParams,
-  vfCoef: number,
-): void {
-  encodePrepared(pass, prepareValueLossBackward(gpu, bufs, dvalues, B, T, p, vfCoef).dispatches);
+/**
+ * Prepare dvalues. One invocation per row.
+ * @throws Error naming a bad dimension or a view outside its buffer.
+ */
+export function prepareValueLossBackward(gpu: Gpu, a: ValueLossBackwardArgs): LossPrepared {
+  const op = 'value_loss_backward';
+  const { params, inputs } = valueLossSetup(gpu, op, a, a.vfCoef);
+  const d = prepareLossEntry(gpu, op, code, 'main', 64, a.B, params, [...inputs, ['dvalues', a.dvalues, a.B * a.T]]);
+  return { dispatches: [d], uniform: params };
 }

@@ -1,5 +1,5 @@
-import { rowWeight, valueLossToken } from '../rl/math';
-import { ROW, ROW_STATS } from '../rl/metrics';
+import { rowWeight, valueLossToken } from './rl_math';
+import { ROW, ROW_STATS } from './rl_metrics';
 import { checkRows, type RowDims } from './ratio_forward.ref';
 import { alloc, type Floats } from './ref_util';
 import { rowCount, rowStatsFor, type AggParams } from './surrogate_forward.ref';

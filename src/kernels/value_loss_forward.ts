@@ -6,58 +6,43 @@ import body from '../../shaders/value_loss_forward.wgsl?raw';
 
 const code = common + body;
 import type { Gpu } from '../gpu/device';
-import { encodePrepared, type PreparedDispatch } from './dispatch_plan';
-import { checkRowDims, prepareEntry, type LossPrepared, lossParams } from '../rl/gpu_util';
+import type { TensorView } from './dispatch_plan';
+import { lossUniform, prepareLossEntry, type LossPrepared, type LossTensor } from './rl_launch';
+import { ROW_STATS } from './rl_metrics';
 import type { ValueLossParams } from './value_loss_forward.ref';
 
-/** Inputs of the value-loss kernels: (B,T) f32. */
-export interface ValueLossBuffers {
-  values: GPUBuffer;
-  oldValues: GPUBuffer;
-  returns: GPUBuffer;
-  mask: GPUBuffer;
+/** Inputs of the value-loss kernels: (B,T) f32 each. */
+export interface ValueLossInputs {
+  B: number;
+  T: number;
+  values: TensorView;
+  oldValues: TensorView;
+  returns: TensorView;
+  mask: TensorView;
+  p: ValueLossParams;
 }
 
-/** @internal */
-export function valueUniform(gpu: Gpu, label: string, B: number, T: number, p: ValueLossParams, coef = 0): GPUBuffer {
-  return lossParams(gpu, label, { B, T, aggregation: p.aggregation, norm: p.norm, opt: p.vfClip !== null ? 1 : 0, vfClip: p.vfClip ?? 0, coef });
+export interface ValueLossForwardArgs extends ValueLossInputs {
+  /** (B, ROW_STATS) f32: columns VF_LOSS … RES_M2 written. */
+  rowStats: TensorView;
+}
+
+/** @internal The LossParams (coef = vfCoef) and input tensors of the value-loss kernels (bindings 0–4). */
+export function valueLossSetup(gpu: Gpu, op: string, a: ValueLossInputs, coef = 0): { params: GPUBuffer; inputs: LossTensor[] } {
+  const { B, T, p } = a;
+  const clip = { opt: p.vfClip !== null ? 1 : 0, vfClip: p.vfClip ?? 0 };
+  const params = lossUniform(gpu, op, { B, T, aggregation: p.aggregation, norm: p.norm, ...clip, coef });
+  const n = B * T;
+  return { params, inputs: [['values', a.values, n], ['oldValues', a.oldValues, n], ['returns', a.returns, n], ['mask', a.mask, n]] };
 }
 
 /**
- * Prepare the value-loss rowStats columns VF_LOSS … RES_M2. One invocation per row.
- * @throws Error naming a bad dimension.
+ * Prepare the value-loss rowStats columns. One invocation per row.
+ * @throws Error naming a bad dimension or a view outside its buffer.
  */
-export function prepareValueLossForward(
-  gpu: Gpu,
-  bufs: ValueLossBuffers,
-  rowStats: GPUBuffer,
-  B: number,
-  T: number,
-  p: ValueLossParams,
-): LossPrepared {
-  checkRowDims('prepareValueLossForward', B, T);
-  const params = valueUniform(gpu, 'value_loss_forward', B, T, p);
-  const ds: PreparedDispatch[] = [];
-  ds.push(prepareEntry(gpu, 'value_loss_forward', code, 'main', 64, B, [
-    [0, params],
-    [1, bufs.values],
-    [2, bufs.oldValues],
-    [3, bufs.returns],
-    [4, bufs.mask],
-    [5, rowStats],
-  ]));
-  return { dispatches: ds, uniform: params };
-}
-
-/** Encode `prepareValueLossForward`'s dispatches into `pass` (one-off use; the training step prepares once). */
-export function encodeValueLossForward(
-  gpu: Gpu,
-  pass: GPUComputePassEncoder,
-  bufs: ValueLossBuffers,
-  rowStats: GPUBuffer,
-  B: number,
-  T: number,
-  p: ValueLossParams,
-): void {
-  encodePrepared(pass, prepareValueLossForward(gpu, bufs, rowStats, B, T, p).dispatches);
+export function prepareValueLossForward(gpu: Gpu, a: ValueLossForwardArgs): LossPrepared {
+  const op = 'value_loss_forward';
+  const { params, inputs } = valueLossSetup(gpu, op, a);
+  const d = prepareLossEntry(gpu, op, code, 'main', 64, a.B, params, [...inputs, ['rowStats', a.rowStats, a.B * ROW_STATS]]);
+  return { dispatches: [d], uniform: params };
 }

@@ -1,5 +1,5 @@
 /**
- * Transformer configuration and presets (DESIGN.md §8, docs/KERNELS.md "Model").
+ * Transformer configuration and presets (docs/ARCHITECTURE.md "Two engines for the policy", docs/KERNELS.md "Model").
  *
  * Decoder-only, pre-LayerNorm GPT-2 style: learned positions, causal multi-head attention,
  * GELU MLP of width 4C, tied embeddings, scalar value head.

@@ -27,6 +27,7 @@ import { globalNormForwardRef } from '../kernels/global_norm_forward.ref';
 import { alloc, checkLen, type Floats } from '../kernels/ref_util';
 import { validateConfig, type ModelConfig } from './config';
 import { paramLayout, paramView, type ParamLayout } from './layout';
+import type { OptimizerStep } from './optimizer';
 
 /** Batch shape: B rows of T positions, right-padded. */
 export interface BatchDims {
@@ -219,7 +220,7 @@ export function cpuBackward<A extends Floats>(params: A, cache: ForwardCache<A>,
  * Next-token targets and loss mask for SFT on right-padded rows: position t of row b predicts
  * ids[b,t+1] and counts iff t+1 < lengths[b] (and, when `lossMask` is given, iff the predicted
  * token has lossMask[b,t+1] > 0, e.g. 1 on sampled/expert action tokens, 0 on context;
- * DESIGN.md §7). Positions that do not count get target 0 and mask 0.
+ * docs/ARCHITECTURE.md "Rows and trajectories"). Positions that do not count get target 0 and mask 0.
  * @param ids (B,T) i32 @param lengths (B) i32 @param lossMask optional (B,T) f32 weights ≥ 0
  * @returns targets (B·T) i32, mask (B·T) f32
  */
@@ -267,29 +268,6 @@ export function sftLoss<A extends Floats>(
   const dlogits = crossentropyBackwardRef(logits, targets, m, f.lse, crossentropyScale(m), d);
   return { loss: f.meanLoss, dlogits };
 }
-
-/** Hyper-parameters of one optimizer step (AdamW + global-norm clipping). */
-export interface OptimizerStep {
-  lr: number;
-  beta1: number;
-  beta2: number;
-  eps: number;
-  weightDecay: number;
-  /** Global-norm clipping threshold (Infinity = off). */
-  maxNorm: number;
-  /** 1-based step number. */
-  step: number;
-}
-
-/** Common defaults for small transformers (nanoGPT-like). */
-export const DEFAULT_OPTIMIZER: Omit<OptimizerStep, 'step'> = {
-  lr: 3e-4,
-  beta1: 0.9,
-  beta2: 0.95,
-  eps: 1e-8,
-  weightDecay: 0.01,
-  maxNorm: 1,
-};
 
 /**
  * One optimizer step over the flat buffers, in place: global_norm_forward, then adamw_update

@@ -1,6 +1,6 @@
 /**
  * The policy transformer on the GPU: the flat parameter buffer, the activation buffers of a
- * maximum batch shape, and the forward pass as prepared WGSL dispatches (DESIGN.md §8, §10).
+ * maximum batch shape, and the forward pass as prepared WGSL dispatches (docs/ARCHITECTURE.md "Two engines for the policy", "The WebGPU engine").
  *
  * Same architecture and op order as the CPU model (src/model/cpu_model.ts, docs/KERNELS.md):
  *   x₀ = wte[ids] + wpe[t];  per block l:

@@ -1,5 +1,5 @@
 /**
- * The whole training step on the GPU in one command buffer and one submit (DESIGN.md §10,
+ * The whole training step on the GPU in one command buffer and one submit (docs/ARCHITECTURE.md "The WebGPU engine",
  * issue 4 "Engine"): forward (GpuModel) → loss head (loss + dlogits [+ dvalues]) → backward →
  * global-norm clip → AdamW, followed by one small metrics readback.
  *
@@ -41,6 +41,7 @@ import { prepareCrossentropyForward } from '../kernels/crossentropy_forward';
 import { prepareCrossentropyBackward } from '../kernels/crossentropy_backward';
 import { crossentropyScale } from '../kernels/crossentropy_forward.ref';
 import type { GpuModel } from './gpu_model';
+import { DEFAULT_OPTIMIZER, type OptimizerStep } from './optimizer';
 
 /** One training batch: B right-padded rows of T tokens plus whatever the loss head needs. */
 export interface TrainBatch {
@@ -139,15 +140,10 @@ export function sftLossHead(): LossHead {
   };
 }
 
-export interface TrainerOptions {
-  /** Learning rate, constant or per 1-based step (default 3e-4). */
+/** Optimizer settings (each defaults to DEFAULT_OPTIMIZER, src/model/optimizer.ts) and the loss head. */
+export interface TrainerOptions extends Partial<Omit<OptimizerStep, 'lr' | 'step'>> {
+  /** Learning rate, constant or per 1-based step. */
   lr?: number | ((step: number) => number);
-  beta1?: number;
-  beta2?: number;
-  eps?: number;
-  weightDecay?: number;
-  /** Global-norm clip threshold (default 1; Infinity disables clipping). */
-  maxNorm?: number;
   /** Loss head (default SFT cross-entropy). */
   lossHead?: LossHead;
   /**
@@ -230,12 +226,12 @@ export class GpuTrainer {
     const { C, NH, vocabSize: V } = model.cfg;
     this.P = model.layout.total;
     this.opts = {
-      lr: opts.lr ?? 3e-4,
-      beta1: opts.beta1 ?? 0.9,
-      beta2: opts.beta2 ?? 0.95,
-      eps: opts.eps ?? 1e-8,
-      weightDecay: opts.weightDecay ?? 0.01,
-      maxNorm: opts.maxNorm ?? 1,
+      lr: opts.lr ?? DEFAULT_OPTIMIZER.lr,
+      beta1: opts.beta1 ?? DEFAULT_OPTIMIZER.beta1,
+      beta2: opts.beta2 ?? DEFAULT_OPTIMIZER.beta2,
+      eps: opts.eps ?? DEFAULT_OPTIMIZER.eps,
+      weightDecay: opts.weightDecay ?? DEFAULT_OPTIMIZER.weightDecay,
+      maxNorm: opts.maxNorm ?? DEFAULT_OPTIMIZER.maxNorm,
       onSkip: opts.onSkip ?? 'throw',
     };
     if (this.opts.onSkip !== 'throw' && this.opts.onSkip !== 'report') throw new Error(`GpuTrainer: onSkip = ${String(this.opts.onSkip)} must be 'throw' or 'report'`);

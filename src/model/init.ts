@@ -16,7 +16,7 @@ export const INIT_STD = 0.02;
 export const VALUE_HEAD_STD = 0.001;
 
 /** The init standard deviation of a tensor by name, or 'one' / 'zero' for constants. */
-export function initRule(name: string, L: number): number | 'one' | 'zero' {
+function initRule(name: string, L: number): number | 'one' | 'zero' {
   const base = name.replace(/^h\d+\./, '');
   if (base === 'ln1w' || base === 'ln2w' || base === 'lnfw') return 'one';
   if (/b$/.test(base)) return 'zero'; // every *b is a bias (ln1b, qkvb, …, valueb)

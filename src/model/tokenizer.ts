@@ -1,5 +1,5 @@
 /**
- * Byte-level BPE tokenizer with byte fallback (DESIGN.md §8; Sennrich et al. 2016, with the
+ * Byte-level BPE tokenizer with byte fallback (docs/TOKENIZER.md; Sennrich et al. 2016, with the
  * byte-level base vocabulary of GPT-2, Radford et al. 2019).
  *
  * Ids: 0–255 are the raw bytes (so no unknown token exists), then the special tokens
@@ -58,7 +58,7 @@ const PRESPLIT_REGEX = / ?\p{L}+| ?\p{N}{1,3}| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+/g
  * Calls `emit(start, end)` for each pre-split chunk of `text`, in order; the chunks tile the
  * text. Matches longer than MAX_CHUNK code units are cut, never inside a surrogate pair.
  */
-export function scanChunks(text: string, emit: (start: number, end: number) => void): void {
+function scanChunks(text: string, emit: (start: number, end: number) => void): void {
   const re = new RegExp(PRESPLIT_REGEX.source, PRESPLIT_REGEX.flags);
   let last = 0;
   const capped = (a: number, b: number) => {
@@ -302,13 +302,12 @@ export class Tokenizer {
   }
 }
 
-/** Where the app serves the shipped vocabularies (public/tokenizer-v1.json, public/tokenizer-v2.json). */
-export const TOKENIZER_V1_URL = '/tokenizer-v1.json';
+/** Where the app serves the shipped default vocabulary (public/tokenizer-v2.json). */
 export const TOKENIZER_V2_URL = '/tokenizer-v2.json';
 
 /**
  * The vocabulary everything loads by default (pretraining page, experiment runner): v2, learned
- * from rendered expert episodes (src/model/tokenizer_corpus_v2.ts), ≈ 1.4× the compression of
+ * from rendered expert episodes (src/pretrain/tokenizer_corpus_v2.ts), ≈ 1.4× the compression of
  * v1 on held-out renders (docs/TOKENIZER.md). Base checkpoints record the tokenizer's name and
  * the runner refuses one trained with another vocabulary.
  */

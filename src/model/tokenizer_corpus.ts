@@ -1,6 +1,6 @@
 /**
  * A stand-in corpus for training the tokenizer until rendered expert episodes exist
- * (DESIGN.md §8 asks for a vocabulary learned from the training harnesses' renders).
+ * (the vocabulary is learned from the training harnesses' renders, docs/TOKENIZER.md).
  *
  * Each document imitates what harnesses show the policy and what it writes back: JSON tool
  * calls, XML-like tags, shell-like commands, file listings, line-numbered file views, CSV rows,
@@ -189,7 +189,7 @@ const PIECES = [instruction, toolCall, toolCall, toolCall, listing, fileView, cs
  * One harness-like document: an instruction followed by a few role-marked turns.
  * @param r the generator (advanced)
  */
-export function corpusDocument(r: Rng): string {
+function corpusDocument(r: Rng): string {
   const [u, a, o] = r.pick(ROLES);
   const parts = [`${u} ${instruction(r)}`];
   for (let turn = 0; turn < r.range(1, 4); turn++) {

@@ -16,7 +16,8 @@
  */
 import { validateConfig, type ModelConfig } from '../model/config';
 import { paramCount } from '../model/layout';
-import { assertLittleEndian, canonicalJson, sha256Hex } from '../storage/serialize';
+import { assertLittleEndian, canonicalJson } from '../storage/serialize';
+import { sha256Hex } from '../util/encoding';
 
 export const BASE_CHECKPOINT_MAGIC = 'HLBASE01';
 export const BASE_CHECKPOINT_FORMAT = 'hlab-base-checkpoint';

@@ -4,7 +4,7 @@ import { taskSet } from '../tasks';
 import type { SuiteName, Task, Tier } from '../tasks/types';
 import { Rng } from '../util/rng';
 import type { PretrainPageResult } from './page';
-import type { Row } from './rows';
+import type { Row } from '../model/rows';
 import type { DemoSet, resolveSftConfig, SftResult } from './sft';
 
 /** Bytes → base64 (btoa in chunks; works in pages, workers and Node ≥ 16). */

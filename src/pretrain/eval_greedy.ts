@@ -16,7 +16,7 @@ import { createHarness } from '../harness/registry';
 import type { Harness } from '../harness/types';
 import { getSuite } from '../tasks';
 import type { Task } from '../tasks/types';
-import { decodeAction, endTokenId, rolloutContext, type RowLimits } from './rows';
+import { decodeAction, endTokenId, rolloutContext, type RowLimits } from '../model/rows';
 
 /** Decode continuations of prompts: for each prompt, the generated ids and whether `<|end|>` stopped it. */
 export type Decoder = (prompts: number[][], maxNewTokens: number) => Promise<Array<{ ids: number[]; ended: boolean }>>;

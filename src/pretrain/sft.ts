@@ -23,7 +23,7 @@ import { getSuite, taskSet } from '../tasks';
 import type { SuiteName, Task, Tier } from '../tasks/types';
 import { Rng } from '../util/rng';
 import { runProceduralExpert } from './procedural_harness';
-import { batchIndices, ContextBudgetError, cutView, encodeTurn, episodeRows, packBatch, type Row, type RowBatch, type RowLimits } from './rows';
+import { batchIndices, ContextBudgetError, cutView, encodeTurn, episodeRows, packBatch, type Row, type RowBatch, type RowLimits } from '../model/rows';
 
 /** Knobs of one SFT run. */
 export interface SftConfig {

@@ -11,7 +11,7 @@ import { GpuTrainer } from '../model/gpu_train';
 import type { Tokenizer } from '../model/tokenizer';
 import { Sampler } from '../rollout/sampler';
 import type { Decoder } from './eval_greedy';
-import { endTokenId } from './rows';
+import { endTokenId } from '../model/rows';
 import type { SftBackend } from './sft';
 
 /**

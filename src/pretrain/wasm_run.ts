@@ -15,10 +15,10 @@ import { encodeBaseCheckpoint } from './checkpoint';
 import { evaluateGreedy } from './eval_greedy';
 import { evalTaskList, pretrainSummary } from './drivers';
 import type { PretrainPageOptions, PretrainPageResult } from './page';
-import { endTokenId } from './rows';
+import { endTokenId } from '../model/rows';
 import { prepareSft, trainSft } from './sft';
 import { WasmEngine } from '../wasm/engine';
-import { sftBatchNll, wasmGreedyDecoder, wasmSftBackend } from '../wasm/sft';
+import { sftBatchNll, wasmGreedyDecoder, wasmSftBackend } from './sft_wasm';
 import { BASE_HARNESS } from '../design/space';
 import { HELD_OUT_SETS, heldOutLoss, heldOutSets, heldOutTasks, type HeldOutName } from './heldout';
 

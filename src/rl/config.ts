@@ -1,5 +1,5 @@
 /**
- * Configuration of the RL objective (DESIGN.md §9) and its validation.
+ * Configuration of the RL objective (docs/ARCHITECTURE.md, RL objective) and its validation.
  *
  * Sources of the formulas behind each field:
  * - PPO clipped surrogate and clipped value loss: Schulman et al. 2017, "Proximal Policy
@@ -17,63 +17,60 @@
  * - Aggregation modes: verl `trainer/ppo/core_algos.py` `agg_loss`.
  */
 
-/** How per-token losses are reduced to one scalar (verl `agg_loss`). */
-export type LossAggregation = 'token-mean' | 'seq-mean-token-mean' | 'seq-mean-token-sum-norm';
+import { z } from 'zod';
+import { KL_ESTIMATORS, LOSS_AGGREGATIONS } from '../kernels/rl_math';
 
-/** Estimator of KL(π‖π_ref) from samples of π (Schulman's KL note). */
-export type KlEstimator = 'k1' | 'k2' | 'k3';
-
-/** Numeric codes of the aggregation modes as the WGSL kernels see them. */
-export const AGGREGATION_CODE: Record<LossAggregation, number> = {
-  'token-mean': 0,
-  'seq-mean-token-mean': 1,
-  'seq-mean-token-sum-norm': 2,
-};
-
-/** Numeric codes of the KL estimators as the WGSL kernels see them. */
-export const KL_ESTIMATOR_CODE: Record<KlEstimator, number> = { k1: 0, k2: 1, k3: 2 };
-
-/** Every hyper-parameter of the RL loss, advantages and metrics. */
-export interface RlLossConfig {
-  /** 'grpo': group-relative outcome advantages, no value head; 'ppo': GAE with a value head. */
-  algorithm: 'grpo' | 'ppo';
+/**
+ * The one schema of the RL loss hyper-parameters an experiment spec carries; spec.ts embeds its
+ * shape in `RlSpec` (field order as in the presets). Ranges are the ones the math and the kernels
+ * accept.
+ */
+export const RlLossSpec = z.object({
   /** ε_low: the ratio is clipped below at 1 − clipLow (PPO: 0.2). */
-  clipLow: number;
+  clipLow: z.number().min(0).max(1),
   /** ε_high: the ratio is clipped above at 1 + clipHigh (DAPO clip-higher: 0.28). */
-  clipHigh: number;
-  /** Dual-clip constant c > 1: for A < 0 the loss is capped at −c·A; null disables it. */
-  dualClip: number | null;
-  /** Reduction of per-token losses (default 'token-mean' over the whole optimizer step, DAPO). */
-  aggregation: LossAggregation;
+  clipHigh: z.number().min(0).max(10),
+  /** Dual-clip constant c > 1: for A < 0 the loss is capped at −c·A (Ye et al. 2020); null disables it. */
+  dualClip: z.number().gt(1).nullable(),
+  /** Reduction of per-token losses (verl agg_loss); token-mean divides by the valid tokens of the whole step (DAPO). */
+  aggregation: z.enum(LOSS_AGGREGATIONS),
+  /** Weight of the KL(π‖π_ref) penalty added to the loss (0: no reference policy needed). */
+  klCoef: z.number().min(0),
+  /** KL estimator: k1 = log π/π_ref, k2 = ½(log π/π_ref)², k3 = π_ref/π − 1 − log(π_ref/π). */
+  klEstimator: z.enum(KL_ESTIMATORS),
+  /** Weight of the entropy bonus (the loss gets −entCoef·H). */
+  entCoef: z.number().min(0),
+  /** Weight of the value loss (PPO only). */
+  vfCoef: z.number().min(0),
+  /** PPO value clip range ε_v around the rollout's V_old; null disables value clipping. */
+  vfClip: z.number().positive().nullable(),
+  /** Discount γ ∈ [0, 1] of GAE (PPO). */
+  gamma: z.number().min(0).max(1),
+  /** GAE λ ∈ [0, 1] (PPO). */
+  lambda: z.number().min(0).max(1),
+  /** GRPO: a group whose reward std is below this floor gets A = 0 exactly (≥ 0). */
+  stdFloor: z.number().min(0),
+  /** GRPO: A = r − mean without std division (Dr. GRPO, Liu et al. 2025). */
+  noStdDivision: z.boolean(),
+});
+
+/** Every hyper-parameter of the RL loss, advantages and metrics: the spec's part plus what the runner derives. */
+export const RlLossConfigSchema = RlLossSpec.extend({
+  /** 'grpo': group-relative outcome advantages, no value head; 'ppo': GAE with a value head (from the method). */
+  algorithm: z.enum(['grpo', 'ppo']),
   /**
    * Normalizer of 'seq-mean-token-sum-norm': Dr. GRPO's constant, the maximum response length in
    * tokens (an experiment passes spec.rollout.maxNewTokens); null uses the policy's context
    * length maxT. Never the padded row length: a row's loss must not depend on its padding.
    */
-  tokenSumNorm: number | null;
-  /** Weight of the KL(π‖π_ref) penalty added to the loss (0: no reference policy needed). */
-  klCoef: number;
-  /** KL estimator: k1 = log π/π_ref, k2 = ½(log π/π_ref)², k3 = π_ref/π − 1 − log(π_ref/π). */
-  klEstimator: KlEstimator;
-  /** Weight of the entropy bonus (the loss gets −entCoef·H). */
-  entCoef: number;
-  /** Weight of the value loss (PPO only). */
-  vfCoef: number;
-  /** Value clip range ε_v around the rollout's V_old; null disables value clipping. */
-  vfClip: number | null;
-  /** Discount γ ∈ [0, 1] of GAE (PPO). */
-  gamma: number;
-  /** GAE λ ∈ [0, 1] (PPO). */
-  lambda: number;
-  /** GRPO: a group whose reward std is below this floor gets A = 0 exactly (≥ 0). */
-  stdFloor: number;
-  /** GRPO: A = r − mean without std division (Dr. GRPO, Liu et al. 2025). */
-  noStdDivision: boolean;
+  tokenSumNorm: z.number().positive().nullable(),
   /** δ > 0 in (r − mean)/(std + δ) and in the PPO advantage whitening (A − mean)/(std + δ). */
-  eps: number;
+  eps: z.number().positive(),
   /** PPO: whiten advantages with the masked mean/std over the batch's valid tokens. */
-  normalizeAdvantages: boolean;
-}
+  normalizeAdvantages: z.boolean(),
+});
+
+export type RlLossConfig = z.infer<typeof RlLossConfigSchema>;
 
 /** Defaults: GRPO with DAPO clip-higher 0.2/0.28, token-mean, no KL, no entropy (ClawGym recipe). */
 export const DEFAULT_RL_LOSS_CONFIG: Readonly<RlLossConfig> = Object.freeze({
@@ -107,31 +104,12 @@ export function rlLossConfig(overrides: Partial<RlLossConfig> = {}): RlLossConfi
 }
 
 /** @throws Error naming the first invalid field of `c` and its value. */
-export function validateRlLossConfig(c: RlLossConfig): void {
-  const bad = (k: string, v: unknown, why: string): Error => new Error(`RlLossConfig.${k} = ${String(v)} ${why}`);
-  const finite = (k: keyof RlLossConfig, lo: number, hi = Infinity): void => {
-    const v = c[k] as number;
-    if (typeof v !== 'number' || !Number.isFinite(v) || v < lo || v > hi) {
-      throw bad(k, v, `must be a finite number in [${lo}, ${hi}]`);
-    }
-  };
-  if (c.algorithm !== 'grpo' && c.algorithm !== 'ppo') throw bad('algorithm', c.algorithm, "must be 'grpo' or 'ppo'");
-  finite('clipLow', 0, 1);
-  finite('clipHigh', 0);
-  if (c.dualClip !== null && !(Number.isFinite(c.dualClip) && c.dualClip > 1)) throw bad('dualClip', c.dualClip, 'must be null or a finite number > 1');
-  if (!(c.aggregation in AGGREGATION_CODE)) throw bad('aggregation', c.aggregation, `must be one of ${Object.keys(AGGREGATION_CODE).join(', ')}`);
-  if (c.tokenSumNorm !== null && !(Number.isFinite(c.tokenSumNorm) && c.tokenSumNorm > 0)) throw bad('tokenSumNorm', c.tokenSumNorm, 'must be null or > 0');
-  finite('klCoef', 0);
-  if (!(c.klEstimator in KL_ESTIMATOR_CODE)) throw bad('klEstimator', c.klEstimator, "must be 'k1', 'k2' or 'k3'");
-  finite('entCoef', 0);
-  finite('vfCoef', 0);
-  if (c.vfClip !== null && !(Number.isFinite(c.vfClip) && c.vfClip > 0)) throw bad('vfClip', c.vfClip, 'must be null or a finite number > 0');
-  finite('gamma', 0, 1);
-  finite('lambda', 0, 1);
-  finite('stdFloor', 0);
-  if (typeof c.noStdDivision !== 'boolean') throw bad('noStdDivision', c.noStdDivision, 'must be a boolean');
-  if (!(Number.isFinite(c.eps) && c.eps > 0)) throw bad('eps', c.eps, 'must be a finite number > 0');
-  if (typeof c.normalizeAdvantages !== 'boolean') throw bad('normalizeAdvantages', c.normalizeAdvantages, 'must be a boolean');
+function validateRlLossConfig(c: RlLossConfig): void {
+  const r = RlLossConfigSchema.safeParse(c);
+  if (r.success) return;
+  const issue = r.error.issues[0];
+  const k = issue.path.join('.');
+  throw new Error(`RlLossConfig.${k} = ${String((c as Record<string, unknown>)[k])} ${issue.message}`);
 }
 
 /**

@@ -1,5 +1,5 @@
 /**
- * The RL loss head on the GPU (DESIGN.md §9): what the training step (src/model/gpu_train.ts)
+ * The RL loss head on the GPU (docs/ARCHITECTURE.md "RL objective"): what the training step (src/model/gpu_train.ts)
  * encodes around its forward and backward passes. CPU specification: src/rl/loss_ref.ts.
  *
  * One optimizer step, all in one compute pass where possible, one readback at the end:
@@ -36,9 +36,9 @@
 import type { Gpu } from '../gpu/device';
 import { createStorage, readF32 } from '../gpu/buffers';
 import type { RlLossConfig } from './config';
-import type { StepNormalizer } from './math';
-import { METRIC, NONFINITE, ROW_STATS, RL_METRICS, decodeRlMetrics, type RlMetrics } from './metrics';
-import { encodePrepared, type PreparedDispatch } from '../kernels/dispatch_plan';
+import type { StepNormalizer } from '../kernels/rl_math';
+import { METRIC, NONFINITE, ROW_STATS, RL_METRICS, decodeRlMetrics, type RlMetrics } from '../kernels/rl_metrics';
+import { encodePrepared, type PreparedDispatch, type TensorView } from '../kernels/dispatch_plan';
 import { encodeNonfiniteCheck, encodeNonfiniteClear, prepareNonfiniteCheck } from '../kernels/nonfinite_check';
 import { encodeRlAccInit, encodeRlMetricsFinalize, prepareRlAccumulate, prepareRlRowsZero } from '../kernels/rl_metrics_forward';
 import { prepareSurrogateForward } from '../kernels/surrogate_forward';
@@ -49,7 +49,7 @@ import { prepareValueLossForward } from '../kernels/value_loss_forward';
 import { prepareValueLossBackward } from '../kernels/value_loss_backward';
 import { prepareEntropyForward, type EntropyBuffers } from '../kernels/entropy_forward';
 import { encodeEntropyBackward } from '../kernels/entropy_backward';
-import type { LossPrepared } from './gpu_util';
+import type { LossPrepared } from '../kernels/rl_launch';
 import { encodeGrpoAdvantageForward, type GrpoBuffers } from '../kernels/grpo_advantage_forward';
 import { encodeGaeForward, type GaeBuffers } from '../kernels/gae_forward';
 import { advNormalizeScratchBytes, encodeAdvNormalizeForward } from '../kernels/adv_normalize_forward';
@@ -182,35 +182,35 @@ export function prepareRlLossHead(gpu: Gpu, s: RlStepState, b: RlLossBuffers, cf
   ds.push(prepareNonfiniteCheck(gpu, b.oldLogprobs, n, s.flags, NONFINITE.oldLogprobs));
   ds.push(prepareNonfiniteCheck(gpu, b.advantages, n, s.flags, NONFINITE.advantages));
   ds.push(prepareRlRowsZero(gpu, b.rowStats, B));
-  const sb = { logprobs: b.logprobs, oldLogprobs: b.oldLogprobs, advantages: b.advantages, mask: b.mask };
+  const v = (buffer: GPUBuffer): TensorView => ({ buffer });
+  const rowStats = v(b.rowStats);
+  const sa = { B, T, logprobs: v(b.logprobs), oldLogprobs: v(b.oldLogprobs), advantages: v(b.advantages), mask: v(b.mask) };
   const sp = { ...agg, clipLow: cfg.clipLow, clipHigh: cfg.clipHigh, dualClip: cfg.dualClip };
-  add(prepareSurrogateForward(gpu, sb, b.rowStats, B, T, sp));
-  add(prepareSurrogateBackward(gpu, sb, b.dlogprob, B, T, sp));
+  add(prepareSurrogateForward(gpu, { ...sa, p: sp, rowStats }));
+  add(prepareSurrogateBackward(gpu, { ...sa, p: sp, dlogprob: v(b.dlogprob) }));
   if (cfg.klCoef > 0) {
     const ref = need(b.refLogprobs, 'klCoef > 0 needs refLogprobs');
     ds.push(prepareNonfiniteCheck(gpu, ref, n, s.flags, NONFINITE.refLogprobs));
-    const kp = { ...agg, estimator: cfg.klEstimator };
-    add(prepareKlForward(gpu, b.logprobs, ref, b.mask, b.rowStats, B, T, kp));
-    add(prepareKlBackward(gpu, b.logprobs, ref, b.mask, b.dlogprob, B, T, kp, cfg.klCoef));
+    const ka = { B, T, logprobs: v(b.logprobs), refLogprobs: v(ref), mask: v(b.mask), p: { ...agg, estimator: cfg.klEstimator } };
+    add(prepareKlForward(gpu, { ...ka, rowStats }));
+    add(prepareKlBackward(gpu, { ...ka, klCoef: cfg.klCoef, dlogprob: v(b.dlogprob) }));
   }
   if (cfg.algorithm === 'ppo') {
-    const vb = {
-      values: need(b.values, 'ppo needs values'),
-      oldValues: need(b.oldValues, 'ppo needs oldValues'),
-      returns: need(b.returns, 'ppo needs returns'),
-      mask: b.mask,
-    };
-    ds.push(prepareNonfiniteCheck(gpu, vb.values, n, s.flags, NONFINITE.values));
-    ds.push(prepareNonfiniteCheck(gpu, vb.oldValues, n, s.flags, NONFINITE.oldValues));
-    ds.push(prepareNonfiniteCheck(gpu, vb.returns, n, s.flags, NONFINITE.returns));
-    const vp = { ...agg, vfClip: cfg.vfClip };
-    add(prepareValueLossForward(gpu, vb, b.rowStats, B, T, vp));
-    add(prepareValueLossBackward(gpu, vb, need(b.dvalues, 'ppo needs dvalues'), B, T, vp, cfg.vfCoef));
+    const values = need(b.values, 'ppo needs values');
+    const oldValues = need(b.oldValues, 'ppo needs oldValues');
+    const returns = need(b.returns, 'ppo needs returns');
+    ds.push(prepareNonfiniteCheck(gpu, values, n, s.flags, NONFINITE.values));
+    ds.push(prepareNonfiniteCheck(gpu, oldValues, n, s.flags, NONFINITE.oldValues));
+    ds.push(prepareNonfiniteCheck(gpu, returns, n, s.flags, NONFINITE.returns));
+    const va = { B, T, values: v(values), oldValues: v(oldValues), returns: v(returns), mask: v(b.mask), p: { ...agg, vfClip: cfg.vfClip } };
+    add(prepareValueLossForward(gpu, { ...va, rowStats }));
+    add(prepareValueLossBackward(gpu, { ...va, vfCoef: cfg.vfCoef, dvalues: v(need(b.dvalues, 'ppo needs dvalues')) }));
   }
   if (cfg.entCoef > 0) {
     const e = need(b.entropy, 'entCoef > 0 needs entropy buffers (logits, V, entropy, lse, dentropy)');
     ds.push(prepareNonfiniteCheck(gpu, e.logits, n * e.V, s.flags, NONFINITE.logits));
-    add(prepareEntropyForward(gpu, e, b.rowStats, B, T, e.V, { ...agg, entCoef: cfg.entCoef }));
+    const ea = { B, T, V: e.V, logits: v(e.logits), mask: v(e.mask), entropy: v(e.entropy), lse: v(e.lse), dentropy: v(e.dentropy) };
+    add(prepareEntropyForward(gpu, { ...ea, rowStats, p: { ...agg, entCoef: cfg.entCoef } }));
   }
   ds.push(prepareRlAccumulate(gpu, b.rowStats, s.acc, B));
   return { dispatches: ds, normUniforms };

@@ -4,7 +4,7 @@
  * tested against, and the oracle of the micro-batch invariance and padding tests.
  */
 import { resolveTokenSumNorm, type RlLossConfig } from './config';
-import { stepNormalizer, type StepNormalizer } from './math';
+import { stepNormalizer, type StepNormalizer } from '../kernels/rl_math';
 import { nonfiniteCheckRef } from '../kernels/nonfinite_check.ref';
 import { surrogateForwardRef, rowStatsFor } from '../kernels/surrogate_forward.ref';
 import { surrogateBackwardRef } from '../kernels/surrogate_backward.ref';
@@ -14,7 +14,7 @@ import { valueLossForwardRef } from '../kernels/value_loss_forward.ref';
 import { valueLossBackwardRef } from '../kernels/value_loss_backward.ref';
 import { entropyForwardRef } from '../kernels/entropy_forward.ref';
 import { entropyBackwardRef } from '../kernels/entropy_backward.ref';
-import { NONFINITE, decodeRlMetrics, type RlMetrics } from './metrics';
+import { NONFINITE, decodeRlMetrics, type RlMetrics } from '../kernels/rl_metrics';
 import { rlAccInit, rlMetricsAccumulateRef, rlMetricsFinalizeRef } from '../kernels/rl_metrics_forward.ref';
 import type { Floats } from '../kernels/ref_util';
 
@@ -44,7 +44,7 @@ export interface RlBatch<A extends Floats = Floats> {
 
 /** Everything the loss head produces for one micro-batch. */
 export interface RlLossOutput<A extends Floats> {
-  /** (B, ROW_STATS) per-row partials (src/rl/metrics.ts), to accumulate over micro-batches. */
+  /** (B, ROW_STATS) per-row partials (src/kernels/rl_metrics.ts), to accumulate over micro-batches. */
   rowStats: A;
   /** ∂L/∂ℓ (B,T): surrogate + klCoef·KL term (logprob_backward turns it into dlogits). */
   dlogprob: A;
@@ -57,11 +57,11 @@ export interface RlLossOutput<A extends Floats> {
 }
 
 /**
- * The RL loss of one micro-batch: forward row statistics and gradients (DESIGN.md §9).
+ * The RL loss of one micro-batch: forward row statistics and gradients (docs/ARCHITECTURE.md "RL objective").
  * @param norm the step-global normalizer (stepNormalizer over ALL micro-batches of the step)
  * @throws Error naming a tensor the config needs but the batch lacks.
  */
-export function rlLossRef<A extends Floats>(batch: RlBatch<A>, cfg: RlLossConfig, norm: StepNormalizer): RlLossOutput<A> {
+function rlLossRef<A extends Floats>(batch: RlBatch<A>, cfg: RlLossConfig, norm: StepNormalizer): RlLossOutput<A> {
   const d = { B: batch.B, T: batch.T };
   const agg = { aggregation: cfg.aggregation, norm };
   const rowStats = rowStatsFor(batch.logprobs, batch.B);

@@ -36,7 +36,7 @@
  *   on): groups whose rewards are all equal are removed before the rows are built, and an update
  *   with no group left applies no optimizer step at all (see `RlTrainer.update`).
  */
-import { decodeRlMetrics, RL_METRIC_NAMES } from './metrics';
+import { decodeRlMetrics, RL_METRIC_NAMES } from '../kernels/rl_metrics';
 import type { Gpu } from '../gpu/device';
 import { GpuModel } from '../model/gpu_model';
 import { GpuTrainer } from '../model/gpu_train';

@@ -18,7 +18,7 @@ import { gaeForwardRef } from '../kernels/gae_forward.ref';
 import { advNormalizeForwardRef } from '../kernels/adv_normalize_forward.ref';
 import type { RlLossConfig } from './config';
 import { Rng } from '../util/rng';
-import { appendGroups } from '../pretrain/rows';
+import { appendGroups } from '../model/rows';
 
 /** What the batch builder needs of a trajectory (a subset of rollout/engine.ts `Trajectory`). */
 export interface TrajectoryLike {

@@ -1,5 +1,5 @@
 /**
- * A rollout worker (DESIGN.md §11): owns harness runtimes and sandboxes (an `EnvHost`) and
+ * A rollout worker (docs/ARCHITECTURE.md "Rollouts"): owns harness runtimes and sandboxes (an `EnvHost`) and
  * exposes `EnvApi` through comlink. Created by the page-side rollout engine's worker pool:
  *   new Worker(new URL('./env_worker.ts', import.meta.url), { type: 'module' })
  */

@@ -1,5 +1,5 @@
 /**
- * Batched autoregressive sampling on the GPU with a KV cache (DESIGN.md §7, §11).
+ * Batched autoregressive sampling on the GPU with a KV cache (docs/ARCHITECTURE.md "Rows and trajectories", "Rollouts").
  *
  * A call samples continuations for B prompts of different lengths at once:
  *  1. prefill — one full forward over the right-padded prompts (B, Tp = max prompt length),
@@ -16,7 +16,7 @@
  * Log-probs: `logprobs[i]` is log π(a_i) under the distribution actually sampled from:
  * softmax(z/τ), truncated to the top-p nucleus and renormalized when topP < 1. With τ = 1 and
  * topP = 1 it is bit-identical to logprob_forward on the same logits, i.e. what training
- * recomputes (the trainer scores exactly these ids, DESIGN.md §7). Greedy (τ = 0) returns
+ * recomputes (the trainer scores exactly these ids, docs/ARCHITECTURE.md "Rows and trajectories"). Greedy (τ = 0) returns
  * log-softmax(z) at τ = 1 of the argmax.
  *
  * `useKvCache: false` recomputes the full forward over every row's whole prefix at each step

@@ -1,6 +1,6 @@
 /**
  * A pool of Web Workers driven through comlink, with a watchdog and retry on a fresh worker
- * (DESIGN.md §11).
+ * (docs/ARCHITECTURE.md "Rollouts").
  *
  * Rollout workers own sandboxes and harness runtimes; a policy that emits garbage, a harness
  * bug, or a worker that hangs or dies must never crash a run. A job is a function of the

@@ -1,5 +1,5 @@
 /**
- * The in-memory tool sandbox (DESIGN.md §6): a workspace of directories and text files behind
+ * The in-memory tool sandbox (docs/ARCHITECTURE.md "Sandbox, tasks and behaviour tags"): a workspace of directories and text files behind
  * the one canonical tool set (list, read, write, append, move, delete, search, mkdir, finish).
  *
  * Storage is a plain `Map<path, content>` plus a `Set<dir>`, not a virtual-fs library: the
@@ -123,7 +123,7 @@ export function parentPath(p: string): string | null {
 }
 
 /** Last component of a normalized path ('/a/b.txt' → 'b.txt'; '/' → ''). */
-export function baseName(p: string): string {
+function baseName(p: string): string {
   return p.slice(p.lastIndexOf('/') + 1);
 }
 

@@ -1,6 +1,6 @@
 /**
  * Light services (mail, calendar, notes, a table store) kept as plain text files under
- * conventional directories, so the one canonical tool set reaches all of them (DESIGN.md §6).
+ * conventional directories, so the one canonical tool set reaches all of them (docs/ARCHITECTURE.md "Sandbox, tasks and behaviour tags").
  * Task generators write these formats and verifiers parse them with the helpers below; the
  * parsers are lenient where a human would be (CRLF, surrounding whitespace, header case,
  * blank lines) and exact where exactness is the point (field values).
@@ -191,7 +191,7 @@ export function sameEvent(a: CalEvent, b: CalEvent): boolean {
 }
 
 /** '9:00' → '09:00'; anything else unchanged (trimmed). */
-export function normTime(s: string): string {
+function normTime(s: string): string {
   const m = /^(\d{1,2}):(\d{2})$/.exec(s.trim());
   return m ? `${m[1].padStart(2, '0')}:${m[2]}` : s.trim();
 }

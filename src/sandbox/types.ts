@@ -1,5 +1,5 @@
 /**
- * The contract between sandboxes, task suites and harnesses (DESIGN.md §6).
+ * The contract between sandboxes, task suites and harnesses (docs/ARCHITECTURE.md "Sandbox, tasks and behaviour tags").
  *
  * One canonical tool set lives under every harness. Harnesses rename tools and arguments and
  * change the call syntax (T), but what reaches the sandbox is always a `ToolCall` below, and
@@ -64,7 +64,7 @@ export interface Transcript {
 }
 
 /**
- * Hard limits of one sandbox (DESIGN.md §6 "tools have output caps"). Units: characters
+ * Hard limits of one sandbox (tools have output caps: docs/ARCHITECTURE.md "Sandbox, tasks and behaviour tags"). Units: characters
  * (UTF-16 code units, i.e. `string.length`) and counts.
  */
 export interface SandboxLimits {

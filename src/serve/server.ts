@@ -23,7 +23,7 @@ import type { AddressInfo } from 'node:net';
 import { randomUUID, timingSafeEqual } from 'node:crypto';
 import { DEFAULT_SPACE, selectTraining } from '../design';
 import { BLACKBOX_IDS, allComposedIds, createHarness } from '../harness/registry';
-import { resolveTask } from '../cli/commands/render';
+import { resolveTask } from '../tasks/task_ref';
 import { getSuite, taskSet } from '../tasks';
 import type { SuiteName, Task } from '../tasks/types';
 import { EnvPool, defaultWorkers } from './pool';

@@ -8,6 +8,7 @@
  * every platform a browser runs on; `assertLittleEndian` refuses to write anything elsewhere.
  */
 import { CheckpointError, describeCheckpoint } from './errors';
+import { bytesToHex, hexToBytes, sha256Hex } from '../util/encoding';
 
 /** Value of the manifest's `format` field. */
 export const CHECKPOINT_FORMAT = 'hlab-checkpoint';
@@ -131,35 +132,6 @@ export function assertLittleEndian(): void {
   }
 }
 
-function isShared(buf: ArrayBufferLike): boolean {
-  return typeof SharedArrayBuffer !== 'undefined' && buf instanceof SharedArrayBuffer;
-}
-
-/**
- * SHA-256 (FIPS 180-4) of `data` as 64 lowercase hex characters, via WebCrypto.
- * Views over a SharedArrayBuffer are copied first (WebCrypto refuses shared memory).
- */
-export async function sha256Hex(data: Uint8Array | ArrayBuffer): Promise<string> {
-  let view = data instanceof Uint8Array ? data : new Uint8Array(data);
-  if (isShared(view.buffer)) view = view.slice();
-  const digest = await globalThis.crypto.subtle.digest('SHA-256', view as Uint8Array<ArrayBuffer>);
-  return bytesToHex(new Uint8Array(digest));
-}
-
-export function bytesToHex(b: Uint8Array): string {
-  let s = '';
-  for (let i = 0; i < b.length; i++) s += b[i].toString(16).padStart(2, '0');
-  return s;
-}
-
-/** @throws Error when `hex` is not an even-length hex string. */
-export function hexToBytes(hex: string): Uint8Array {
-  if (!/^([0-9a-f]{2})*$/.test(hex)) throw new Error(`hexToBytes: not lowercase hex: ${hex.slice(0, 80)}`);
-  const out = new Uint8Array(hex.length / 2);
-  for (let i = 0; i < out.length; i++) out[i] = parseInt(hex.slice(2 * i, 2 * i + 2), 16);
-  return out;
-}
-
 /** First 12 hex digits, for messages. */
 function short(digest: string): string {
   return `${digest.slice(0, 12)}…`;
@@ -266,7 +238,7 @@ export function chunkCountFor(byteLength: number, chunkBytes: number): number {
 }
 
 /** Byte length of chunk `index` of a tensor of `byteLength` bytes (the last one may be short). */
-export function chunkLengthFor(byteLength: number, chunkBytes: number, index: number): number {
+function chunkLengthFor(byteLength: number, chunkBytes: number, index: number): number {
   return Math.min(chunkBytes, byteLength - index * chunkBytes);
 }
 
@@ -284,7 +256,7 @@ export function splitIntoChunks(bytes: Uint8Array, chunkBytes: number): ArrayBuf
 }
 
 /** Raw bytes of a typed array (a view, no copy). */
-export function tensorBytes(t: TensorData): Uint8Array {
+function tensorBytes(t: TensorData): Uint8Array {
   return new Uint8Array(t.buffer, t.byteOffset, t.byteLength);
 }
 
@@ -385,7 +357,7 @@ const HEX64 = /^[0-9a-f]{64}$/;
  * @param where prefix for messages (e.g. "checkpoint run 'r' step 3").
  * @throws CheckpointError(code) naming the bad field.
  */
-export function validateManifest(m: unknown, where: string, code: 'corrupt' | 'invalid-file' = 'corrupt'): CheckpointManifest {
+function validateManifest(m: unknown, where: string, code: 'corrupt' | 'invalid-file' = 'corrupt'): CheckpointManifest {
   const fail = (what: string): never => {
     throw new CheckpointError(code, `${where}: manifest ${what}`);
   };

@@ -16,7 +16,7 @@
  * that are refreshed whenever the parameters change.
  */
 import { validateConfig, type ModelConfig } from '../model/config';
-import type { OptimizerStep } from '../model/cpu_model';
+import type { OptimizerStep } from '../model/optimizer';
 import { paramLayout, type ParamLayout } from '../model/layout';
 import { Arr, type WasmEngine } from './engine';
 import {

@@ -129,7 +129,7 @@ export async function roundTrip(dbName: string) {
 
   const again = await CheckpointStore.open({ dbName, chunkBytes: CHUNK });
   const { checkpoint, skipped } = await again.loadLatestGood('run-a');
-  const restored = Rng.fromState((checkpoint?.meta.rngStates as { sampler: RngState }).sampler);
+  const restored = Rng.fromState((checkpoint!.meta.rngStates as { sampler: RngState }).sampler);
   const drawsEqual = Array.from({ length: 8 }, () => restored.nextU32() === rng.nextU32()).every(Boolean);
   const out = {
     saved,

@@ -1,5 +1,5 @@
 // Runs in the page: a lost device stops training with a clear error instead of hanging or
-// producing garbage (DESIGN.md §10). destroy() is the one loss a page can cause on purpose.
+// producing garbage (docs/ARCHITECTURE.md "The WebGPU engine"). destroy() is the one loss a page can cause on purpose.
 import { createGpu } from '../../src/gpu/device';
 import { GpuModel } from '../../src/model/gpu_model';
 import { GpuTrainer } from '../../src/model/gpu_train';

@@ -4,7 +4,7 @@
 import { createGpu, checked, type Gpu } from '../../src/gpu/device';
 import { createStorage, readF32, readback, uploadStorage } from '../../src/gpu/buffers';
 import { encodePrepared, type PreparedDispatch } from '../../src/kernels/dispatch_plan';
-import { allClose, type CloseReport } from '../../src/kernels/compare';
+import { allClose } from '../../src/kernels/compare';
 import { Rng } from '../../src/util/rng';
 import { prepareEncoderForward } from '../../src/kernels/encoder_forward';
 import { encoderForwardRef } from '../../src/kernels/encoder_forward.ref';

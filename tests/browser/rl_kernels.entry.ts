@@ -5,9 +5,10 @@ import { createGpu, checked, type Gpu } from '../../src/gpu/device';
 import { createStorage, readF32, readback, uploadStorage } from '../../src/gpu/buffers';
 import { allClose, type CloseReport } from '../../src/kernels/compare';
 import { makeRlBatch, padBatch, sliceRows, toF32 } from './lib/rl_batch';
-import { rlLossConfig, resolveTokenSumNorm, type LossAggregation, type RlLossConfig, type KlEstimator } from '../../src/rl/config';
-import { stepNormalizer, type StepNormalizer } from '../../src/rl/math';
-import { F32_MAX, NONFINITE, ROW, ROW_STATS, RL_METRIC_NAMES, type RlMetrics } from '../../src/rl/metrics';
+import { rlLossConfig, resolveTokenSumNorm, type RlLossConfig } from '../../src/rl/config';
+import type { KlEstimator, LossAggregation } from '../../src/kernels/rl_math';
+import { stepNormalizer, type StepNormalizer } from '../../src/kernels/rl_math';
+import { F32_MAX, NONFINITE, ROW, ROW_STATS, RL_METRIC_NAMES, type RlMetrics } from '../../src/kernels/rl_metrics';
 import { rlStepRef, stepNormalizerOf, type RlBatch } from '../../src/rl/loss_ref';
 import {
   copyGradNormToMetrics,
@@ -21,9 +22,9 @@ import {
   readRlMetrics,
   type RlLossBuffers,
 } from '../../src/rl/gpu_loss';
-import { encodeRatioForward } from '../../src/kernels/ratio_forward';
-import { encodePrepared } from '../../src/kernels/dispatch_plan';
-import { writeNormalizer } from '../../src/rl/gpu_util';
+import { prepareRatioForward } from '../../src/kernels/ratio_forward';
+import { encodePrepared, type TensorView } from '../../src/kernels/dispatch_plan';
+import { writeNormalizer } from '../../src/kernels/rl_launch';
 import { ratioForwardRef } from '../../src/kernels/ratio_forward.ref';
 import { encodeGrpoAdvantageForward } from '../../src/kernels/grpo_advantage_forward';
 import { grpoAdvantageForwardRef } from '../../src/kernels/grpo_advantage_forward.ref';
@@ -31,19 +32,19 @@ import { encodeGaeForward } from '../../src/kernels/gae_forward';
 import { gaeForwardRef } from '../../src/kernels/gae_forward.ref';
 import { advNormalizeScratchBytes, encodeAdvNormalizeForward } from '../../src/kernels/adv_normalize_forward';
 import { advNormalizeForwardRef } from '../../src/kernels/adv_normalize_forward.ref';
-import { encodeSurrogateForward } from '../../src/kernels/surrogate_forward';
-import { encodeSurrogateBackward } from '../../src/kernels/surrogate_backward';
+import { prepareSurrogateForward } from '../../src/kernels/surrogate_forward';
+import { prepareSurrogateBackward } from '../../src/kernels/surrogate_backward';
 import { surrogateForwardRef } from '../../src/kernels/surrogate_forward.ref';
 import { surrogateBackwardRef } from '../../src/kernels/surrogate_backward.ref';
-import { encodeKlForward } from '../../src/kernels/kl_forward';
-import { encodeKlBackward } from '../../src/kernels/kl_backward';
+import { prepareKlForward } from '../../src/kernels/kl_forward';
+import { prepareKlBackward } from '../../src/kernels/kl_backward';
 import { klForwardRef } from '../../src/kernels/kl_forward.ref';
 import { klBackwardRef } from '../../src/kernels/kl_backward.ref';
-import { encodeValueLossForward } from '../../src/kernels/value_loss_forward';
-import { encodeValueLossBackward } from '../../src/kernels/value_loss_backward';
+import { prepareValueLossForward } from '../../src/kernels/value_loss_forward';
+import { prepareValueLossBackward } from '../../src/kernels/value_loss_backward';
 import { valueLossForwardRef } from '../../src/kernels/value_loss_forward.ref';
 import { valueLossBackwardRef } from '../../src/kernels/value_loss_backward.ref';
-import { encodeEntropyForward } from '../../src/kernels/entropy_forward';
+import { prepareEntropyForward } from '../../src/kernels/entropy_forward';
 import { encodeEntropyBackward } from '../../src/kernels/entropy_backward';
 import { entropyForwardRef } from '../../src/kernels/entropy_forward.ref';
 import { entropyBackwardRef } from '../../src/kernels/entropy_backward.ref';
@@ -57,6 +58,7 @@ export interface Check extends CloseReport {
 }
 
 const up = (gpu: Gpu, label: string, x: Float32Array | Int32Array | Uint32Array) => uploadStorage(gpu.device, label, x);
+const tv = (buffer: GPUBuffer): TensorView => ({ buffer });
 const out = (gpu: Gpu, label: string, n: number) => createStorage(gpu.device, label, n * 4);
 
 /** Encode `fn` into one compute pass inside error scopes and submit. */
@@ -94,7 +96,7 @@ export async function advantageKernels(seed: number): Promise<Check[]> {
       const b = toF32(makeRlBatch(seed, 6, 33, { drift }));
       const lp = up(gpu, 'lp', b.logprobs), old = up(gpu, 'old', b.oldLogprobs), m = up(gpu, 'mask', b.mask);
       const r = out(gpu, 'ratio', b.B * b.T);
-      await run(gpu, 'ratio', (p) => encodeRatioForward(gpu, p, lp, old, m, r, b.B, b.T));
+      await run(gpu, 'ratio', (p) => encodePrepared(p, [prepareRatioForward(gpu, { B: b.B, T: b.T, logprobs: tv(lp), oldLogprobs: tv(old), mask: tv(m), ratio: tv(r) })]));
       const got = await readF32(gpu.device, r, b.B * b.T);
       checks.push(cmp(`ratio_forward drift=${drift}`, got, ratioForwardRef(b.logprobs, b.oldLogprobs, b.mask, b), 0, drift === 0 ? 0 : 2e-6));
     }
@@ -198,11 +200,11 @@ async function lossKernelsOne(gpu: Gpu, seed: number, aggregation: LossAggregati
 
   for (const dualClip of [null, 1.5]) {
     const sp = { ...agg, clipLow: 0.2, clipHigh: 0.28, dualClip };
-    const sb = { logprobs: g.lp, oldLogprobs: g.old, advantages: g.adv, mask: g.mask };
+    const sa = { B, T, p: sp, logprobs: tv(g.lp), oldLogprobs: tv(g.old), advantages: tv(g.adv), mask: tv(g.mask) };
     await run(gpu, 'surrogate', (p) => {
       encodeRlRowsZero(gpu, p, rows, B);
-      encodeSurrogateForward(gpu, p, sb, rows, B, T, sp);
-      encodeSurrogateBackward(gpu, p, sb, grad, B, T, sp);
+      encodePrepared(p, prepareSurrogateForward(gpu, { ...sa, rowStats: tv(rows) }).dispatches);
+      encodePrepared(p, prepareSurrogateBackward(gpu, { ...sa, dlogprob: tv(grad) }).dispatches);
     });
     const fr = surrogateForwardRef(b.logprobs, b.oldLogprobs, b.advantages, b.mask, b, sp);
     const got = await readRows();
@@ -228,7 +230,7 @@ async function lossKernelsOne(gpu: Gpu, seed: number, aggregation: LossAggregati
     const sp = { aggregation, norm: bnorm, clipLow: 0.2, clipHigh: 0.28, dualClip: null };
     await run(gpu, 'surrogate band', (p) => {
       encodeRlRowsZero(gpu, p, bandRows, 1);
-      encodeSurrogateForward(gpu, p, cb, bandRows, 1, n, sp);
+      encodePrepared(p, prepareSurrogateForward(gpu, { B: 1, T: n, p: sp, logprobs: tv(cb.logprobs), oldLogprobs: tv(cb.oldLogprobs), advantages: tv(cb.advantages), mask: tv(cb.mask), rowStats: tv(bandRows) }).dispatches);
     });
     const got = await readF32(gpu.device, bandRows, ROW_STATS);
     const fr = surrogateForwardRef(Float32Array.from(rho, Math.log), new Float32Array(n), Float32Array.from(adv), new Float32Array(n).fill(1), { B: 1, T: n }, sp);
@@ -239,9 +241,9 @@ async function lossKernelsOne(gpu: Gpu, seed: number, aggregation: LossAggregati
     const kp = { ...agg, estimator };
     await run(gpu, 'kl', (p) => {
       encodeRlRowsZero(gpu, p, rows, B);
-      encodeKlForward(gpu, p, g.lp, g.ref, g.mask, rows, B, T, kp);
+      encodePrepared(p, prepareKlForward(gpu, { B, T, p: kp, logprobs: tv(g.lp), refLogprobs: tv(g.ref), mask: tv(g.mask), rowStats: tv(rows) }).dispatches);
       gpu.device.queue.writeBuffer(grad, 0, new Float32Array(B * T).fill(0.25)); // accumulate onto 0.25
-      encodeKlBackward(gpu, p, g.lp, g.ref, g.mask, grad, B, T, kp, 0.3);
+      encodePrepared(p, prepareKlBackward(gpu, { B, T, p: kp, logprobs: tv(g.lp), refLogprobs: tv(g.ref), mask: tv(g.mask), klCoef: 0.3, dlogprob: tv(grad) }).dispatches);
     });
     const fr = klForwardRef(b.logprobs, b.refLogprobs!, b.mask, b, kp);
     checks.push(cmp(`kl_forward ${estimator}`, cols(await readRows(), B, [ROW.KL_SUM, ROW.KL_LOSS]), cols(fr.rowStats, B, [ROW.KL_SUM, ROW.KL_LOSS]), 2e-6, 2e-5));
@@ -250,11 +252,11 @@ async function lossKernelsOne(gpu: Gpu, seed: number, aggregation: LossAggregati
   }
   for (const vfClip of [null, 0.2]) {
     const vp = { ...agg, vfClip };
-    const vb = { values: g.v, oldValues: g.vold, returns: g.ret, mask: g.mask };
+    const va = { B, T, p: vp, values: tv(g.v), oldValues: tv(g.vold), returns: tv(g.ret), mask: tv(g.mask) };
     await run(gpu, 'value', (p) => {
       encodeRlRowsZero(gpu, p, rows, B);
-      encodeValueLossForward(gpu, p, vb, rows, B, T, vp);
-      encodeValueLossBackward(gpu, p, vb, grad, B, T, vp, 0.5);
+      encodePrepared(p, prepareValueLossForward(gpu, { ...va, rowStats: tv(rows) }).dispatches);
+      encodePrepared(p, prepareValueLossBackward(gpu, { ...va, vfCoef: 0.5, dvalues: tv(grad) }).dispatches);
     });
     const fr = valueLossForwardRef(b.values!, b.oldValues!, b.returns!, b.mask, b, vp);
     const got = await readRows();
@@ -269,7 +271,8 @@ async function lossKernelsOne(gpu: Gpu, seed: number, aggregation: LossAggregati
     const dlogits = up(gpu, 'dlogits', new Float32Array(B * T * V).fill(-0.5));
     await run(gpu, 'entropy', (p) => {
       encodeRlRowsZero(gpu, p, rows, B);
-      encodeEntropyForward(gpu, p, eb, rows, B, T, V, ep);
+      const ea = { B, T, V, p: ep, logits: tv(eb.logits), mask: tv(eb.mask), entropy: tv(eb.entropy), lse: tv(eb.lse), dentropy: tv(eb.dentropy), rowStats: tv(rows) };
+      encodePrepared(p, prepareEntropyForward(gpu, ea).dispatches);
       encodeEntropyBackward(gpu, p, eb, dlogits, B, T, V, ep);
     });
     const fr = entropyForwardRef(b.logits!, b.mask, { B, T, V }, ep);
@@ -301,9 +304,9 @@ export async function klExtremes(): Promise<{ checks: Check[]; k3: number[]; dk3
       const kp = { aggregation: 'token-mean' as const, norm, estimator };
       await run(gpu, 'kl-extremes', (p) => {
         encodeRlRowsZero(gpu, p, rows, B);
-        encodeKlForward(gpu, p, glp, gref, gm, rows, B, T, kp);
+        encodePrepared(p, prepareKlForward(gpu, { B, T, p: kp, logprobs: tv(glp), refLogprobs: tv(gref), mask: tv(gm), rowStats: tv(rows) }).dispatches);
         gpu.device.queue.writeBuffer(grad, 0, new Float32Array(B));
-        encodeKlBackward(gpu, p, glp, gref, gm, grad, B, T, kp, 1);
+        encodePrepared(p, prepareKlBackward(gpu, { B, T, p: kp, logprobs: tv(glp), refLogprobs: tv(gref), mask: tv(gm), klCoef: 1, dlogprob: tv(grad) }).dispatches);
       });
       const got = cols(await readF32(gpu.device, rows, B * ROW_STATS), B, [ROW.KL_SUM]);
       const g = Array.from(await readF32(gpu.device, grad, B));
@@ -479,7 +482,7 @@ export async function firstMinibatch(seed: number): Promise<{ maxAbsRatioMinus1:
     const b = toF32(makeRlBatch(seed, 8, 32, { drift: 0, V: 3 }));
     const lp = up(gpu, 'lp', b.logprobs), old = up(gpu, 'old', b.oldLogprobs), m = up(gpu, 'mask', b.mask);
     const r = out(gpu, 'ratio', b.B * b.T);
-    await run(gpu, 'ratio', (p) => encodeRatioForward(gpu, p, lp, old, m, r, b.B, b.T));
+    await run(gpu, 'ratio', (p) => encodePrepared(p, [prepareRatioForward(gpu, { B: b.B, T: b.T, logprobs: tv(lp), oldLogprobs: tv(old), mask: tv(m), ratio: tv(r) })]));
     const got = await readF32(gpu.device, r, b.B * b.T);
     let maxAbs = 0;
     got.forEach((x, i) => (maxAbs = b.mask[i] > 0 ? Math.max(maxAbs, Math.abs(x - 1)) : maxAbs));
@@ -515,7 +518,7 @@ export async function nonfiniteDetection(seed: number): Promise<{ raw: Array<{ v
     for (const [key, bad] of sources) {
       for (const where of ['valid', 'padding'] as const) {
         const b = toF32(makeRlBatch(seed, 4, 10, { V: 3 }));
-        const i = where === 'valid' ? b.mask.findIndex((m) => m > 0) : b.mask.findIndex((m) => m === 0);
+        const i = where === 'valid' ? b.mask.findIndex((m) => m > 0) : b.mask.indexOf(0);
         (b[key] as Float32Array)[key === 'logits' ? i * 3 + 1 : i] = bad;
         const r = await gpuStep(gpu, [b], cfg);
         steps.push({ source: key, where, skipped: r.metrics.skipped, mask: r.metrics.nonfiniteMask, want: NONFINITE[key] });
@@ -543,6 +546,33 @@ export async function nonfiniteDetection(seed: number): Promise<{ raw: Array<{ v
     }
     const clean = (await gpuStep(gpu, [toF32(makeRlBatch(seed, 4, 10, { V: 3 }))], cfg)).metrics.skipped;
     return { raw, steps, clean };
+  } finally {
+    gpu.device.destroy();
+  }
+}
+
+/** The RL launchers check their tensor views: an offset (they bind whole buffers) or a buffer too small throws, naming the tensor. */
+export async function launcherViewChecks(): Promise<string[]> {
+  const gpu = await createGpu();
+  try {
+    const B = 2, T = 8;
+    const norm = stepNormalizer(new Float32Array(B * T).fill(1), B, T, T);
+    const sp = { aggregation: 'token-mean' as const, norm, clipLow: 0.2, clipHigh: 0.28, dualClip: null };
+    const f = (label: string, n = B * T) => out(gpu, label, n);
+    const sa = { B, T, p: sp, logprobs: tv(f('lp')), oldLogprobs: tv(f('old')), advantages: tv(f('adv')), mask: tv(f('mask')) };
+    const errors: string[] = [];
+    const expectThrow = (fn: () => unknown) => {
+      try {
+        fn();
+        errors.push('no error');
+      } catch (e) {
+        errors.push((e as Error).message);
+      }
+    };
+    expectThrow(() => prepareSurrogateForward(gpu, { ...sa, rowStats: tv(f('rows', B * ROW_STATS - 1)) }));
+    expectThrow(() => prepareSurrogateBackward(gpu, { ...sa, mask: { buffer: f('mask2'), offset: 4 }, dlogprob: tv(f('grad')) }));
+    expectThrow(() => prepareRatioForward(gpu, { B, T, logprobs: tv(f('lp3', B * T - 1)), oldLogprobs: sa.oldLogprobs, mask: sa.mask, ratio: tv(f('r')) }));
+    return errors;
   } finally {
     gpu.device.destroy();
   }

@@ -24,6 +24,13 @@ test('surrogate, KL, value and entropy kernels match their references (every agg
   expect(r.k3[0]).toBe(0);
 });
 
+test('the RL launchers check their views: a buffer too small or an offset is an error naming the tensor', async ({ gpuPage }) => {
+  const errors = await gpuPage.run<string[]>(ENTRY, 'launcherViewChecks');
+  expect(errors[0]).toMatch(/surrogate_forward: rowStats needs elements \[0, 48\)/);
+  expect(errors[1]).toMatch(/surrogate_backward: mask\.offset must be 0/);
+  expect(errors[2]).toMatch(/ratio_forward: logprobs needs elements \[0, 16\)/);
+});
+
 test('first minibatch: every ratio is 1 (|ρ − 1| ≤ 2⁻²³) and the clip fractions are 0', async ({ gpuPage }) => {
   const r = await gpuPage.run<{ maxAbsRatioMinus1: number; metrics: Record<string, number>; refMetrics: Record<string, number> }>(ENTRY, 'firstMinibatch', 23);
   expect(r.maxAbsRatioMinus1).toBeLessThanOrEqual(2 ** -23);

@@ -1,5 +1,5 @@
 /**
- * The context cut and episode packing (src/pretrain/rows.ts, budget.ts, rl/trainer_batch.ts):
+ * The context cut and episode packing (src/model/rows.ts, budget.ts, rl/trainer_batch.ts):
  *  - the opening messages are never cut; middle turns are dropped whole; an opening that cannot
  *    fit is a ContextBudgetError naming the harness and the sizes, found up front;
  *  - dropped context tokens are counted per row and per rollout turn;
@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { Tokenizer, type TokenizerFile } from '../../src/model/tokenizer';
 import { runExpertEpisode } from '../../src/harness/expert';
 import { taskSet } from '../../src/tasks';
-import { ContextBudgetError, encodeAction, encodeContext, encodeTurn, episodeRows, fitContext, headLength, rolloutContextFit, type Row } from '../../src/pretrain/rows';
+import { ContextBudgetError, encodeAction, encodeContext, encodeTurn, episodeRows, fitContext, headLength, rolloutContextFit, type Row } from '../../src/model/rows';
 import { BudgetMismatchError, checkOpeningsFit, checkpointBudget, checkRunBudget, runBudget } from '../../src/pretrain/budget';
 import { localEnvApi } from '../../src/rollout/env';
 import { inProcessEnv, runEpisodes, type Policy, type PolicySample, type Trajectory } from '../../src/rollout/engine';

@@ -47,7 +47,7 @@ function isStrength2(runs: number[][], levels: number[]): boolean {
 const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
 
 describe('bounds', () => {
-  it('3^5: Rao 11, divisibility 9, smallest admissible 18 (DESIGN.md §5)', () => {
+  it('3^5: Rao 11, divisibility 9, smallest admissible 18 (docs/ARCHITECTURE.md "Harness space and design")', () => {
     expect(raoBound([3, 3, 3, 3, 3])).toBe(11);
     expect(divisibilityBound([3, 3, 3, 3, 3])).toBe(9);
     expect(smallestAdmissibleRunSize([3, 3, 3, 3, 3])).toBe(18);

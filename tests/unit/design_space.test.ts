@@ -13,7 +13,7 @@ import {
   validateSpace,
 } from '../../src/design';
 
-describe('default harness space (DESIGN.md §4)', () => {
+describe('default harness space (docs/ARCHITECTURE.md "Harness space and design")', () => {
   it('has S, T, O, C, W with three realizations each, ids key+level, non-empty names and descriptions', () => {
     validateSpace(DEFAULT_SPACE);
     expect(DEFAULT_SPACE.components.map((c) => c.key)).toEqual(['S', 'T', 'O', 'C', 'W']);

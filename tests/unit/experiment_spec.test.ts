@@ -2,6 +2,8 @@ import { describe, it, expect } from 'vitest';
 import { parseSpec, SpecError } from '../../src/experiment/spec';
 import { getPreset, PRESET_NAMES } from '../../src/experiment/presets';
 import { specConsistencyIssues } from '../../src/experiment/plan';
+import { RlSpec } from '../../src/experiment/spec';
+import { RlLossSpec, rlLossConfig } from '../../src/rl/config';
 
 describe('experiment spec', () => {
   it('every preset validates', () => {
@@ -35,6 +37,15 @@ describe('experiment spec', () => {
     expect(bad((s) => (s.suites = ['workspce']))).toContain('spec.suites[0]: expected one of "workspace", "errands", got "workspce"');
     expect(bad((s) => (s.evaluation.blackbox = ['bb-x']))).toContain('got "bb-x"');
     expect(bad((s) => (s.specVersion = 2))).toContain('spec.specVersion: expected one of 1, got 2');
+  });
+  it('embeds the one RL loss schema (src/rl/config.ts): vfClip is null (no value clipping) or > 0 in both', () => {
+    for (const k of Object.keys(RlLossSpec.shape)) expect(RlSpec.shape[k as keyof typeof RlSpec.shape]).toBe(RlLossSpec.shape[k as keyof typeof RlLossSpec.shape]);
+    const s = structuredClone(getPreset('quick')) as Record<string, any>;
+    s.rl.vfClip = null;
+    expect(parseSpec(s).rl.vfClip).toBeNull();
+    expect(rlLossConfig({ vfClip: null }).vfClip).toBeNull();
+    expect(bad((x) => (x.rl.vfClip = 0))).toMatch(/spec\.rl\.vfClip/);
+    expect(() => rlLossConfig({ vfClip: 0 })).toThrow(/vfClip = 0/);
   });
   it('one bad field is one line', () => {
     expect(bad((s) => (s.methods[0].algorithm = 'grop')).split('\n')).toHaveLength(1);

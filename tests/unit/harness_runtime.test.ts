@@ -10,7 +10,7 @@ import { createHarness, allHarnessIds, allComposedIds } from '../../src/harness/
 import { ROLE_MARKERS, END_MARKER, renderMessages } from '../../src/harness/render';
 import { makeC1, makeC2, type History } from '../../src/harness/realizations/context';
 import { computeTags } from '../../src/harness/tags';
-import { CodingCliHarness } from '../../src/harness/blackbox/coding_cli';
+import type { CodingCliHarness } from '../../src/harness/blackbox/coding_cli';
 import type { Message, TurnRecord } from '../../src/harness/types';
 
 function fixtureTask(): Task {
@@ -277,7 +277,8 @@ describe('episode loop and CLI helpers', () => {
   });
 
   it('render helpers name an unknown family, task or harness', async () => {
-    const { resolveTask, openingContext } = await import('../../src/cli/commands/render');
+    const { openingContext } = await import('../../src/cli/commands/render');
+    const { resolveTask } = await import('../../src/tasks/task_ref');
     expect(() => resolveTask('workspace', 'nofam/t1/3', undefined, 1)).toThrow(/unknown family 'nofam'/);
     expect(() => resolveTask('workspace', 'abc', undefined, 1)).toThrow(/--task 'abc'/);
     expect(() => resolveTask('workspace', 'errands/recall/t1/3', undefined, 1)).toThrow(/belongs to suite 'errands'/);

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { T0, T1, T2, TOOL_INTERFACES, isParseError } from '../../src/harness/realizations/tool_interface';
+import { TOOL_INTERFACES, isParseError } from '../../src/harness/realizations/tool_interface';
 import { SYSTEM_PROMPTS } from '../../src/harness/realizations/system';
 import { TOOL_SPECS } from '../../src/harness/tools';
 import { formatCliCall, parseCliCall } from '../../src/harness/blackbox/coding_cli';

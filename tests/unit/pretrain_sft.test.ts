@@ -6,12 +6,12 @@
  * their digest and a corrupted file is rejected with a clear message.
  */
 import { WasmEngine } from '../../src/wasm/engine';
-import { wasmSftBackend } from '../../src/wasm/sft';
+import { wasmSftBackend } from '../../src/pretrain/sft_wasm';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { Tokenizer } from '../../src/model/tokenizer';
 import { paramCount } from '../../src/model/layout';
-import { collectDemonstrations, demoTasks, pretrainBaseCpu, sftBlackboxCpu, cpuSftBackend, demonstrationRows, lrAt, prepareSft, resolveSftConfig, trainSft, type SftConfig } from '../../src/pretrain/sft';
+import { collectDemonstrations, demoTasks, pretrainBaseCpu, sftBlackboxCpu, demonstrationRows, lrAt, prepareSft, resolveSftConfig, trainSft, type SftConfig } from '../../src/pretrain/sft';
 import { decodeBaseCheckpoint, encodeBaseCheckpoint } from '../../src/pretrain/checkpoint';
 import { cpuGreedyDecoder, evaluateGreedy } from '../../src/pretrain/eval_greedy';
 import { TRAIN_SEEDS, taskSet } from '../../src/tasks';

@@ -2,8 +2,8 @@
 // modes: surrogate (with dual clip), KL k1/k2/k3, clipped value loss, entropy.
 import { describe, expect, it } from 'vitest';
 import { makeRlBatch } from '../browser/lib/rl_batch';
-import { stepNormalizer, clampLogRatio } from '../../src/rl/math';
-import type { LossAggregation, KlEstimator } from '../../src/rl/config';
+import { stepNormalizer, clampLogRatio } from '../../src/kernels/rl_math';
+import type { LossAggregation, KlEstimator } from '../../src/kernels/rl_math';
 import { surrogateForwardRef } from '../../src/kernels/surrogate_forward.ref';
 import { surrogateBackwardRef } from '../../src/kernels/surrogate_backward.ref';
 import { klForwardRef } from '../../src/kernels/kl_forward.ref';

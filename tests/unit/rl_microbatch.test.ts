@@ -2,9 +2,10 @@
 // the first minibatch (ρ = 1, clip fraction 0), and non-finite inputs flagging the step.
 import { describe, expect, it } from 'vitest';
 import { makeRlBatch, padBatch, sliceRows, toF32 } from '../browser/lib/rl_batch';
-import { rlLossConfig, type LossAggregation, type RlLossConfig } from '../../src/rl/config';
+import { rlLossConfig, type RlLossConfig } from '../../src/rl/config';
+import type { LossAggregation } from '../../src/kernels/rl_math';
 import { rlStepRef, type RlBatch } from '../../src/rl/loss_ref';
-import { NONFINITE, RL_METRIC_NAMES } from '../../src/rl/metrics';
+import { NONFINITE, RL_METRIC_NAMES } from '../../src/kernels/rl_metrics';
 import { ratioForwardRef } from '../../src/kernels/ratio_forward.ref';
 
 const MODES: LossAggregation[] = ['token-mean', 'seq-mean-token-mean', 'seq-mean-token-sum-norm'];
@@ -97,7 +98,7 @@ describe('non-finite inputs mark the step skipped', () => {
     for (const where of ['valid', 'padding'] as const) {
       const b = makeRlBatch(8, 4, 10, { V: 3 });
       const x = b[key]!;
-      const i = (where === 'valid' ? b.mask.findIndex((m) => m > 0) : b.mask.findIndex((m) => m === 0)) * (key === 'logits' ? 3 : 1);
+      const i = (where === 'valid' ? b.mask.findIndex((m) => m > 0) : b.mask.indexOf(0)) * (key === 'logits' ? 3 : 1);
       x[i] = bad;
       const m = rlStepRef([b], cfg).metrics;
       expect(m.skipped).toBe(1);

@@ -1,7 +1,7 @@
-// Hand-computed cases of the RL references (DESIGN.md §9): clipped surrogate, GRPO groups, GAE,
+// Hand-computed cases of the RL references (docs/ARCHITECTURE.md "RL objective"): clipped surrogate, GRPO groups, GAE,
 // value clipping, KL estimators, advantage whitening, metric accumulation.
 import { describe, expect, it } from 'vitest';
-import { ClipState, k3, klEstimate, surrogateToken, valueLossToken, rowWeight, stepNormalizer } from '../../src/rl/math';
+import { ClipState, k3, klEstimate, surrogateToken, valueLossToken, rowWeight, stepNormalizer } from '../../src/kernels/rl_math';
 import { grpoAdvantageForwardRef } from '../../src/kernels/grpo_advantage_forward.ref';
 import { gaeForwardRef } from '../../src/kernels/gae_forward.ref';
 import { advNormalizeForwardRef } from '../../src/kernels/adv_normalize_forward.ref';
@@ -11,7 +11,7 @@ import { klForwardRef } from '../../src/kernels/kl_forward.ref';
 import { entropyForwardRef } from '../../src/kernels/entropy_forward.ref';
 import { nonfiniteCheckRef } from '../../src/kernels/nonfinite_check.ref';
 import { rlAccInit, rlMetricsAccumulateRef, rlMetricsFinalizeRef } from '../../src/kernels/rl_metrics_forward.ref';
-import { METRIC, NONFINITE, ROW, ROW_STATS, decodeRlMetrics, nonfiniteSources } from '../../src/rl/metrics';
+import { METRIC, NONFINITE, ROW, ROW_STATS, decodeRlMetrics, nonfiniteSources } from '../../src/kernels/rl_metrics';
 import { rlLossConfig } from '../../src/rl/config';
 
 const clip = { clipLow: 0.2, clipHigh: 0.28, dualClip: null };

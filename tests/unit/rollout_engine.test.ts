@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { Tokenizer, type TokenizerFile } from '../../src/model/tokenizer';
 import { runExpertEpisode } from '../../src/harness/expert';
 import { taskSet } from '../../src/tasks';
-import { encodeAction, headLength, rolloutContext } from '../../src/pretrain/rows';
+import { encodeAction, headLength, rolloutContext } from '../../src/model/rows';
 import { EnvHost, localEnvApi, type EnvApi } from '../../src/rollout/env';
 import { inProcessEnv, runEpisodes, type EnvBackend, type Policy, type PolicySample } from '../../src/rollout/engine';
 import { buildRows, grpoAdvantages } from '../../src/rl/trainer_batch';

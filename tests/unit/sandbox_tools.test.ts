@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Sandbox, TOOL_ARGS, TOOL_DOCS, ToolError, capOutput, normalizePath, stateFromFiles } from '../../src/sandbox/sandbox';
+import { Sandbox, TOOL_ARGS, TOOL_DOCS, type ToolError, capOutput, normalizePath, stateFromFiles } from '../../src/sandbox/sandbox';
 import { TOOL_NAMES } from '../../src/sandbox/types';
 import type { ToolCall, ToolName } from '../../src/sandbox/types';
 

@@ -11,7 +11,6 @@ import {
   encodeExportFile,
   parseManifest,
   prepareCheckpoint,
-  sha256Hex,
   splitIntoChunks,
   verifyAndAssembleTensor,
   type CheckpointInput,
@@ -19,6 +18,7 @@ import {
 } from '../../src/storage/serialize';
 import { CheckpointError } from '../../src/storage/errors';
 import { Rng } from '../../src/util/rng';
+import { sha256Hex } from '../../src/util/encoding';
 
 /** A small checkpoint with awkward float bit patterns (NaN payload, -0, subnormal, ±Inf). */
 function sample(seed: number, nParams = 37): CheckpointInput {

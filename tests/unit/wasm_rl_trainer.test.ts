@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { useEngines } from './lib/wasm_engines';
-import { WasmEngine } from '../../src/wasm/engine';
+import type { WasmEngine } from '../../src/wasm/engine';
 import { WasmModel } from '../../src/wasm/model';
 import { WasmRlTrainer, rowLengths } from '../../src/wasm/rl_trainer';
 import { cpuBackward, cpuForward } from '../../src/model/cpu_model';

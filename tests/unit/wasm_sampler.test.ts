@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { useEngines } from './lib/wasm_engines';
-import { WasmEngine } from '../../src/wasm/engine';
+import type { WasmEngine } from '../../src/wasm/engine';
 import { WasmModel } from '../../src/wasm/model';
 import { WasmSampler } from '../../src/wasm/sampler';
 import { cpuForward } from '../../src/model/cpu_model';

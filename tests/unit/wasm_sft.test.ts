@@ -1,5 +1,5 @@
 /**
- * SFT on the CPU engine (src/wasm/sft.ts) against the CPU reference model: loss and every
+ * SFT on the CPU engine (src/pretrain/sft_wasm.ts) against the CPU reference model: loss and every
  * gradient of a padded micro batch (a filler row of length 0 included), three optimizer steps
  * of the two backends giving the same parameters, greedy decoding equal to the CPU decoder.
  */
@@ -10,9 +10,9 @@ import { paramLayout } from '../../src/model/layout';
 import type { ModelConfig } from '../../src/model/config';
 import { WasmEngine } from '../../src/wasm/engine';
 import { WasmModel } from '../../src/wasm/model';
-import { sftBatchNll, sftLossAndGrads, wasmGreedyDecoder, wasmSftBackend } from '../../src/wasm/sft';
+import { sftBatchNll, sftLossAndGrads, wasmGreedyDecoder, wasmSftBackend } from '../../src/pretrain/sft_wasm';
 import { cpuSftBackend } from '../../src/pretrain/sft';
-import type { RowBatch } from '../../src/pretrain/rows';
+import type { RowBatch } from '../../src/model/rows';
 import { Rng } from '../../src/util/rng';
 
 const cfg: ModelConfig = { vocabSize: 61, maxT: 24, C: 16, L: 2, NH: 2 };

@@ -13,7 +13,7 @@ import { live } from 'lit-html/directives/live.js';
 import { listRunOutputs, type ExperimentOutputJson, type RunOutputSummary } from '../results_store';
 import { loadSource } from './results_source';
 import { paperTable, smoothingControl, type PaperTable } from './results';
-import { type CurveChartSpec } from './results_charts';
+import type { CurveChartSpec } from './results_charts';
 import { SERIES_COLORS } from '../line_chart';
 import { formatRoute } from '../route';
 import '../results.css';
@@ -28,7 +28,7 @@ const METRICS = [
 ] as const;
 
 /** Every leaf of a JSON value as path → JSON text ('rl.steps' → '12', 'seeds' → '[0,1]'; arrays are leaves). */
-export function flattenJson(v: unknown, pre = '', out: Map<string, string> = new Map()): Map<string, string> {
+function flattenJson(v: unknown, pre = '', out: Map<string, string> = new Map()): Map<string, string> {
   if (v && typeof v === 'object' && !Array.isArray(v)) {
     for (const [k, x] of Object.entries(v as Record<string, unknown>)) flattenJson(x, pre ? `${pre}.${k}` : k, out);
   } else out.set(pre || '(root)', JSON.stringify(v));
@@ -39,7 +39,7 @@ export function flattenJson(v: unknown, pre = '', out: Map<string, string> = new
  * The fields whose values differ between specs (a missing field is '—'), sorted by path.
  * null specs (not stored with the run) are left out of the comparison.
  */
-export function specDiff(specs: readonly (unknown | null)[]): { path: string; values: string[] }[] {
+function specDiff(specs: readonly (unknown | null)[]): { path: string; values: string[] }[] {
   const flat = specs.map((s) => (s === null || s === undefined ? null : flattenJson(s)));
   const paths = [...new Set(flat.flatMap((f) => (f ? [...f.keys()] : [])))].sort();
   const rows: { path: string; values: string[] }[] = [];
@@ -52,7 +52,7 @@ export function specDiff(specs: readonly (unknown | null)[]): { path: string; va
 }
 
 /** Overlaid curve charts: one series per (run, method, seed), colour per series, run letter in the label. */
-export function overlaidCurves(runs: readonly { tag: string; out: ExperimentOutputJson }[]): CurveChartSpec[] {
+function overlaidCurves(runs: readonly { tag: string; out: ExperimentOutputJson }[]): CurveChartSpec[] {
   const series = runs.flatMap(({ tag, out }) => out.curves.map((c) => ({ tag, c })));
   return METRICS.map((m) => ({
     title: m.title,

@@ -1,5 +1,5 @@
 /**
- * The Design view (DESIGN.md §4–5): the harness space, the training set chosen by a strength-2
+ * The Design view (docs/ARCHITECTURE.md "Harness space and design"): the harness space, the training set chosen by a strength-2
  * orthogonal array (or random-k), its pairwise balance, the held-out configurations by Hamming
  * distance to the nearest training harness, structured vs random-k side by side, and a
  * preview of the task → K harnesses assignment.
@@ -87,7 +87,7 @@ function randomFor(space: HarnessSpace, key: string, k: number, seed: number): D
 }
 
 /** Validate every input and run the design computations the valid ones allow. */
-export function computeDesign(inp: Inputs): Computed {
+function computeDesign(inp: Inputs): Computed {
   const errors: Computed['errors'] = {};
   const take = <T>(name: keyof Inputs, p: Parsed<T>): T | undefined => {
     if (p.ok) return p.value;

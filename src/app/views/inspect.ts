@@ -1,5 +1,5 @@
 /**
- * The Inspect view (DESIGN.md §4, §6): one task under two harnesses. Both contexts side by
+ * The Inspect view (docs/ARCHITECTURE.md "Harness runtime", "Sandbox, tasks and behaviour tags"): one task under two harnesses. Both contexts side by
  * side with the lines that differ highlighted, and the scripted expert's episode under each,
  * turn by turn: the exact context the policy sees at that turn, its action, the observation,
  * the behaviour tags so far, and the verifier's result at the end.
@@ -17,12 +17,12 @@ import { getSuite, SUITE_NAMES, splitOf, taskSet, type SuiteName, type Task } fr
 import { errorId, field, parseChoice, parseIntField, type Parsed } from '../fields';
 import { markLines, type MarkedLine } from '../text_diff';
 import type { Tokenizer } from '../../model/tokenizer';
-import { encodeContext } from '../../pretrain/rows';
+import { encodeContext } from '../../model/rows';
 import { appTokenizer } from '../app_tokenizer';
 
 let tokenizer: Tokenizer | null = null;
 const tokenizerReady = appTokenizer.then((t) => void (tokenizer = t), () => {});
-/** Token counts of contexts as the trainer encodes them (pretrain/rows encodeContext), cached by text. */
+/** Token counts of contexts as the trainer encodes them (model/rows encodeContext), cached by text. */
 const tokenCounts = new Map<string, number>();
 function contextTokens(text: string): number | null {
   if (!tokenizer) return null;
@@ -39,7 +39,7 @@ function contextTokens(text: string): number | null {
  * Where two episodes' contexts first differ: the first turn (1-based) at which the context
  * texts or the actions differ, or null when they are the same at every turn both have.
  */
-export function firstDifferingTurn(a: ExpertEpisode, b: ExpertEpisode): number | null {
+function firstDifferingTurn(a: ExpertEpisode, b: ExpertEpisode): number | null {
   const n = Math.min(a.turns.length, b.turns.length);
   for (let t = 0; t < n; t++) if (a.turns[t].context !== b.turns[t].context || a.turns[t].action !== b.turns[t].action) return t + 1;
   return a.turns.length !== b.turns.length ? n + 1 : null;
@@ -108,7 +108,7 @@ interface Computed {
   sides: Record<Side, SideState>;
 }
 
-export function computeInspect(inp: Inputs): Computed {
+function computeInspect(inp: Inputs): Computed {
   const errors: Computed['errors'] = {};
   const sides: Record<Side, SideState> = { a: {}, b: {} };
   const suiteP = parseChoice('suite', inp.suite, SUITE_NAMES);

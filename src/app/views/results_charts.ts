@@ -29,7 +29,7 @@ export interface CurveChartSpec {
  * Exponential moving average of a series (TensorBoard-style, debiased: the first points are
  * not pulled toward 0): s_t = w·s_{t−1} + (1 − w)·x_t over the finite values, gaps kept.
  */
-export function smoothPoints(points: readonly (readonly [number, number | null])[], w: number): [number, number | null][] {
+function smoothPoints(points: readonly (readonly [number, number | null])[], w: number): [number, number | null][] {
   if (!(w > 0)) return points.map(([x, v]) => [x, v]);
   let acc = 0;
   let n = 0;
@@ -42,7 +42,7 @@ export function smoothPoints(points: readonly (readonly [number, number | null])
 }
 
 /** Union of x values and one y array per series aligned to it (null where a series has none). */
-export function alignCurves(series: readonly CurveSeries[]): uPlot.AlignedData {
+function alignCurves(series: readonly CurveSeries[]): uPlot.AlignedData {
   const xs = [...new Set(series.flatMap((s) => s.points.map(([x]) => x)))].sort((a, b) => a - b);
   const at = new Map(xs.map((x, i) => [x, i]));
   const ys = series.map((s) => {

@@ -93,7 +93,7 @@ export class SourceLoader {
  * Read, validate and remember a results file (either shape, see results_store.ts).
  * @throws ResultsFileError naming the file and the bad field.
  */
-export async function openFile(file: File): Promise<SourceRef> {
+async function openFile(file: File): Promise<SourceRef> {
   const out = parseResultsText(await file.text(), file.name);
   sessionFiles.set(file.name, out);
   return { kind: 'file', name: file.name };

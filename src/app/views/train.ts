@@ -1,5 +1,5 @@
 /**
- * The Train view (issue 7, DESIGN.md §13): choose a preset or edit its spec (validated as you
+ * The Train view (issue 7, docs/ARCHITECTURE.md "Experiments, evaluation and results"): choose a preset or edit its spec (validated as you
  * type by the spec schema, each error naming its field), start / pause / resume a run, watch
  * live charts and a progress bar with ETA, manage checkpoints (export, import, delete), and
  * open the finished run in Results.
@@ -55,7 +55,7 @@ export interface TrainInputs {
  * Validate the view's inputs: the editor text must be JSON and a valid spec (errors: one line
  * per bad field, `spec.rl.steps: …`), seed an integer in [0, 2^31 − 1], steps in [0, 100 000].
  */
-export function validateTrainInputs(inp: Inputs, text: string): TrainInputs {
+function validateTrainInputs(inp: Inputs, text: string): TrainInputs {
   const errors: TrainInputs['errors'] = { spec: [] };
   const preset = parseChoice('preset', inp.preset, PRESET_NAMES);
   if (!preset.ok) errors.preset = preset.error;
@@ -106,7 +106,7 @@ export function validateTrainInputs(inp: Inputs, text: string): TrainInputs {
 const hasErrors = (v: TrainInputs) => !!(v.errors.preset || v.errors.seed || v.errors.steps || v.errors.spec.length);
 
 /** Group of a harness for the pass@1 chart: Hamming distance to the base harness, or the black-box id. */
-export function harnessGroup(id: string): string {
+function harnessGroup(id: string): string {
   const m = /^S(\d)-T(\d)-O(\d)-C(\d)-W(\d)$/.exec(id);
   if (!m) return id;
   const d = m.slice(1).filter((l) => l !== '0').length;
@@ -128,19 +128,19 @@ const runLabel = (method: string, seed: number) => `${method} · seed ${seed}`;
 
 /** Store step → (run, RL step) as runner.ts checkpointPosition (not imported: the runner module pulls the GPU code into the page). */
 const CKPT_STRIDE = 1_000_000;
-export function ckptPosition(step: number): { runIndex: number; rlStep: number; finished: boolean } {
+function ckptPosition(step: number): { runIndex: number; rlStep: number; finished: boolean } {
   const runIndex = Math.floor(step / CKPT_STRIDE);
   const within = step % CKPT_STRIDE;
   return { runIndex, rlStep: within - 1, finished: within === 0 && runIndex > 0 };
 }
 
 /** A checkpoint position in words: 'after run 1', 'run 1, before evaluation', 'run 2, step 3'. */
-export function positionText(p: { runIndex: number; rlStep: number; finished: boolean }): string {
+function positionText(p: { runIndex: number; rlStep: number; finished: boolean }): string {
   return p.finished ? `after run ${p.runIndex}` : p.rlStep < 0 ? `run ${p.runIndex + 1}, before evaluation` : `run ${p.runIndex + 1}, step ${p.rlStep}`;
 }
 
 /** File name of an exported checkpoint: run id and position ('…-run1-step3.hlab', '…-after-run1.hlab'), not the store's step number. */
-export function checkpointFileName(runId: string, step: number): string {
+function checkpointFileName(runId: string, step: number): string {
   const p = ckptPosition(step);
   return `${runId}-${p.finished ? `after-run${p.runIndex}` : p.rlStep < 0 ? `run${p.runIndex + 1}-start` : `run${p.runIndex + 1}-step${p.rlStep}`}.hlab`;
 }
@@ -153,7 +153,7 @@ export const appliedUpdates = (r: StepRecord) => (r.optimizerSteps ?? 0) - (r.sk
  * 'wasm' the CPU engine (SharedArrayBuffer: the page is cross-origin isolated), 'auto' either.
  * The Start/Resume buttons and the note under them follow this function only.
  */
-export function engineAvailable(spec: ExperimentSpec | undefined, gpu: WebGpuStatus | null, cpuEngine = globalThis.crossOriginIsolated === true): boolean {
+function engineAvailable(spec: ExperimentSpec | undefined, gpu: WebGpuStatus | null, cpuEngine = globalThis.crossOriginIsolated === true): boolean {
   const webgpu = gpu === null || gpu.available;
   const backend = spec?.backend ?? 'auto';
   return backend === 'webgpu' ? webgpu : backend === 'wasm' ? cpuEngine : webgpu || cpuEngine;
@@ -164,7 +164,7 @@ export function engineAvailable(spec: ExperimentSpec | undefined, gpu: WebGpuSta
  * init, RL steps, seeds), the spec hash (the run id's) and the time in UTC, e.g.
  * 'quick · GRPO K=4 · mini/base · 12 steps · seed 0 · 3f2a9c1e · 2026-12-01 21:18 UTC'.
  */
-export function runName(spec: ExperimentSpec, runId: string): string {
+function runName(spec: ExperimentSpec, runId: string): string {
   const methods = spec.methods.map((m) => m.name).join(' + ');
   const hash = runId.split('-').at(-1) ?? '';
   const stamp = new Date().toISOString().replace('T', ' ').slice(0, 16);
@@ -172,7 +172,7 @@ export function runName(spec: ExperimentSpec, runId: string): string {
 }
 
 /** Episodes of one evaluation of run `runIndex`: (base + held-out in-space + black-box + training harnesses) × test tasks × samples. */
-export function evalEpisodes(spec: ExperimentSpec, runIndex: number): { episodes: number; harnesses: number; tasks: number } {
+function evalEpisodes(spec: ExperimentSpec, runIndex: number): { episodes: number; harnesses: number; tasks: number } {
   const plan = spec.seeds.flatMap((seed) => spec.methods.map((method) => ({ seed, method })));
   const r = plan[Math.min(runIndex, plan.length - 1)];
   const training = r.method.harnesses === 'none' || r.method.algorithm === 'sft' ? [] : trainingHarnesses(spec, r.method);
@@ -218,7 +218,7 @@ function getPath(json: unknown, path: readonly string[]): unknown {
  * the preset, so its runs are not confused with the preset's.
  * @returns the new text, or null when the text is not a JSON object
  */
-export function setKnob(text: string, preset: string, path: readonly string[], value: unknown): string | null {
+function setKnob(text: string, preset: string, path: readonly string[], value: unknown): string | null {
   let json: Record<string, unknown>;
   try {
     json = JSON.parse(text) as Record<string, unknown>;

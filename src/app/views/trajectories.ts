@@ -1,5 +1,5 @@
 /**
- * The Trajectories view (issue 7, DESIGN.md §7, §9): the rollouts an experiment kept
+ * The Trajectories view (issue 7, docs/ARCHITECTURE.md "Rows and trajectories", "RL objective"): the rollouts an experiment kept
  * (src/experiment/trajectory_sample.ts), filtered by method, RL step, harness, task family and
  * outcome, replayed token by token. Each token is a span with its decoded text (specials such
  * as <|end|> shown literally), coloured by loss mask (context = grey, sampled action = orange)
@@ -245,7 +245,10 @@ export class TrajectoriesView {
   }
 
   private play(toks: ReplayToken[][]): void {
-    if (this.timer) return this.stop(true);
+    if (this.timer) {
+      this.stop(true);
+      return;
+    }
     const speed = Math.max(1, Number(this.inputs.speed) || 10);
     this.timer = setInterval(() => {
       // The URL is written when playback stops, not on every token.

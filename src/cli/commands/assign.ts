@@ -1,5 +1,5 @@
 /**
- * `hlab assign`: the K training harnesses of each task (DESIGN.md §5), anchor first —
+ * `hlab assign`: the K training harnesses of each task (docs/ARCHITECTURE.md "Harness space and design"), anchor first —
  * locality-aware (K−1 nearest to the anchor by Hamming distance) or random (ablation).
  */
 import type { Command } from 'commander';

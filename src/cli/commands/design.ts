@@ -77,7 +77,7 @@ export function registerDesign(program: Command): void {
 const yesNo = (b: boolean) => (b ? 'yes' : 'NO');
 
 /** The human-readable report (what `npm start` shows). */
-export function formatDesignReport(r: DesignReport, space: HarnessSpace): string {
+function formatDesignReport(r: DesignReport, space: HarnessSpace): string {
   const out: string[] = [];
   const k = r.components.length;
   const levelsStr = r.components.map((c) => c.levels).join('×');

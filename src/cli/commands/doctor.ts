@@ -108,7 +108,7 @@ async function checkCpuEngine(): Promise<DoctorCheck> {
 }
 
 /** Every check, in order; the browser checks are skipped (failed) without a Chromium. */
-export async function doctorChecks(): Promise<DoctorCheck[]> {
+async function doctorChecks(): Promise<DoctorCheck[]> {
   const checks: DoctorCheck[] = [checkNode()];
   let executable: string | null = null;
   try {

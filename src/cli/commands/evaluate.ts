@@ -76,7 +76,7 @@ export function evaluateRequest(opts: Opts): EvalPageRequest {
 const pct = (x: number | null | undefined) => (x === null || x === undefined ? '—' : x.toFixed(3));
 
 /** Human summary of a report (one line per set, then per harness). */
-export function formatEvalReport(r: CheckpointEvalReport): string {
+function formatEvalReport(r: CheckpointEvalReport): string {
   const lines = [`checkpoint ${String(r.checkpoint.source)} (digest ${String(r.checkpoint.digest ?? '').slice(0, 12)}), ${r.episodes} episodes`];
   for (const k of ['base', 'training', 'inSpace'] as const) if (r.passAt1[k] !== null) lines.push(`  ${k.padEnd(9)} pass@1 ${pct(r.passAt1[k])}  score ${pct(r.score[k])}`);
   for (const [b, v] of Object.entries(r.passAt1.blackbox)) lines.push(`  ${b.padEnd(9)} pass@1 ${pct(v)}  score ${pct(r.score.blackbox[b])}`);

@@ -4,7 +4,7 @@
  *   [--eval-tasks N] [--eval-harnesses N] [--backend webgpu|wasm|cpu] [--save-every N] [--json]`
  *
  * SFT of the base model on expert demonstrations under procedurally randomized harnesses
- * (DESIGN.md §8), or with --blackbox the black-box SFT baseline. Backends: `webgpu` (default;
+ * (docs/PRETRAIN.md), or with --blackbox the black-box SFT baseline. Backends: `webgpu` (default;
  * headless Chromium on its WebGPU adapter, the CPU model when WebGPU is unavailable: said so),
  * `wasm` (Node, our CPU engine: WebAssembly SIMD on --threads threads, src/wasm; the fast path
  * on a machine without a GPU), `cpu` (the reference model in the page).

@@ -9,8 +9,9 @@
  */
 import type { Command } from 'commander';
 import { choiceOption, intOption, printJson, UsageError } from '../cli_util';
-import { SUITE_NAMES, getSuite, splitOf } from '../../tasks/index';
-import type { SuiteName, Task, Tier } from '../../tasks/types';
+import { SUITE_NAMES } from '../../tasks/index';
+import { resolveTask, TaskRefError } from '../../tasks/task_ref';
+import type { SuiteName, Task } from '../../tasks/types';
 import { createHarness } from '../../harness/registry';
 import { approxTokens } from '../../harness/render';
 import { sideBySide, unifiedDiff } from '../../harness/diff';
@@ -27,29 +28,12 @@ interface RenderOptions {
 }
 
 /** Resolve --task (plus --family/--tier for a bare seed). @throws UsageError naming the bad value. */
-export function resolveTask(suiteName: SuiteName, spec: string, family: string | undefined, tier: number): Task {
-  const suite = getSuite(suiteName);
-  const s = spec.trim();
-  let fam = family ?? suite.families[0].name;
-  let t = tier;
-  let seedText = s;
-  const m = /^(?:([a-z]+)\/)?([a-z0-9-]+)\/t(\d+)\/(\d+)$/.exec(s);
-  if (m) {
-    if (m[1] !== undefined && m[1] !== suiteName) throw new UsageError(`--task '${spec}': belongs to suite '${m[1]}', not '${suiteName}'`);
-    fam = m[2];
-    t = Number(m[3]);
-    seedText = m[4];
-  } else if (!/^\d+$/.test(s)) {
-    throw new UsageError(`--task '${spec}': expected a seed (integer) or a task id family/tN/SEED`);
-  }
-  if (!suite.families.some((f) => f.name === fam)) {
-    throw new UsageError(`unknown family '${fam}' in suite '${suiteName}' (families: ${suite.families.map((f) => f.name).join(', ')})`);
-  }
+function resolveTaskOption(suiteName: SuiteName, spec: string, family: string | undefined, tier: number): Task {
   try {
-    splitOf(Number(seedText)); // a seed outside both the train and the test range is no task
-    return suite.generate(fam, t as Tier, Number(seedText));
+    return resolveTask(suiteName, spec, family, tier);
   } catch (e) {
-    throw new UsageError(`--task '${spec}': ${(e as Error).message}`);
+    if (e instanceof TaskRefError) throw new UsageError(e.message);
+    throw e;
   }
 }
 
@@ -79,7 +63,7 @@ export function registerRender(program: Command): void {
     .option('--json', 'print JSON only')
     .action((opts: RenderOptions) => {
       if (opts.sideBySide && opts.diff === undefined) throw new UsageError('--side-by-side needs --diff <id2> (the second harness to show beside --harness)');
-      const task = resolveTask(opts.suite, opts.task, opts.family, opts.tier);
+      const task = resolveTaskOption(opts.suite, opts.task, opts.family, opts.tier);
       const a = openingContext(opts.harness, task);
       const b = opts.diff !== undefined ? openingContext(opts.diff, task) : undefined;
       if (opts.json) {

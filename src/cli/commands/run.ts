@@ -2,7 +2,7 @@
  * `hlab run --preset NAME | --spec FILE [--out DIR] [--resume] [--steps N]
  *   [--checkpoint-every N] [--json]`
  *
- * Runs an experiment (DESIGN.md §13) in headless Chromium on its WebGPU adapter: the page runs
+ * Runs an experiment (docs/ARCHITECTURE.md "Experiments, evaluation and results") in headless Chromium on its WebGPU adapter: the page runs
  * src/experiment/runner.ts, the CLI shows a progress bar with ETA (cli-progress) from the
  * page's `[run] {json}` console lines, and writes into DIR (default out/<spec name>):
  *   results.json  ExperimentResults + per-step curves + sampled trajectories + warnings + command

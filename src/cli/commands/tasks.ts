@@ -42,7 +42,7 @@ export function tasksReport(name: SuiteName, train: number, test: number, seed: 
 }
 
 /** The suites and their family names (`hlab tasks` without --suite). */
-export function suitesReport(): Array<{ name: SuiteName; families: string[] }> {
+function suitesReport(): Array<{ name: SuiteName; families: string[] }> {
   return SUITE_NAMES.map((name) => ({ name, families: getSuite(name).families.map((f) => f.name) }));
 }
 

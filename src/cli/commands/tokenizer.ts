@@ -8,7 +8,7 @@
  * (src/model/tokenizer_corpus.ts, a synthetic stand-in) and reports the compression in UTF-8
  * bytes per token on held-out documents from another seed. `--corpus v2` (default: what the app and CLI load) trains on rendered
  * expert episodes of the training and procedural harnesses (`generateTokenizerCorpusV2(seed)`,
- * src/model/tokenizer_corpus_v2.ts; `--docs` unused) and reports compression on test-task
+ * src/pretrain/tokenizer_corpus_v2.ts; `--docs` unused) and reports compression on test-task
  * renders under held-out and black-box harnesses (`heldOutRenderCorpus(seed)`).
  * Same flags → byte-identical file.
  */
@@ -17,7 +17,7 @@ import type { Command } from 'commander';
 import { choiceOption, intOption, printJson } from '../cli_util';
 import { trainBpe } from '../../model/tokenizer';
 import { generateTokenizerCorpus } from '../../model/tokenizer_corpus';
-import { generateTokenizerCorpusV2, heldOutRenderCorpus } from '../../model/tokenizer_corpus_v2';
+import { generateTokenizerCorpusV2, heldOutRenderCorpus } from '../../pretrain/tokenizer_corpus_v2';
 
 interface Opts {
   out?: string;

@@ -1,5 +1,5 @@
 /**
- * C — context management (DESIGN.md §4): which messages of the history the policy sees next.
+ * C — context management (docs/ARCHITECTURE.md "Harness runtime"): which messages of the history the policy sees next.
  * `view` is a pure function of the history (so a replay rebuilds every view exactly).
  * - C0 `full-history`: everything.
  * - C1 `last-k`: observations older than the last k are replaced by a short placeholder;
@@ -8,7 +8,7 @@
  *   `keepTurns` is replaced by one harness-written summary message listing what was done
  *   (one brief line per turn, the most recent `maxSummaryItems`).
  * C1 and C2 rewrite history, so consecutive contexts do not share a prefix: the trainer builds
- * one row per turn from the recorded (context, action) pairs (DESIGN.md §7).
+ * one row per turn from the recorded (context, action) pairs (docs/ARCHITECTURE.md "Rows and trajectories").
  */
 import type { Message } from '../types';
 

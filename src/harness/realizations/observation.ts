@@ -1,5 +1,5 @@
 /**
- * O — the observation format (DESIGN.md §4): how a canonical `ToolResult` (and the harness's own
+ * O — the observation format (docs/ARCHITECTURE.md "Harness runtime"): how a canonical `ToolResult` (and the harness's own
  * notices: parse errors, workflow rejections) is shown to the policy.
  * - O0 `raw`: the output text as is; errors as `error: message`.
  * - O1 `json-envelope`: {"status":"ok","output":…} / {"status":"error","code":"not_found",…}.
@@ -43,7 +43,7 @@ function errText(r: ToolResult): string {
   return r.error ? r.error.message : 'failed';
 }
 
-export function makeO0(lim: ObservationLimits = DEFAULT_OBSERVATION_LIMITS): ObservationFormat {
+function makeO0(lim: ObservationLimits = DEFAULT_OBSERVATION_LIMITS): ObservationFormat {
   return {
     id: 'O0',
     name: 'raw',
@@ -60,7 +60,7 @@ export function makeO0(lim: ObservationLimits = DEFAULT_OBSERVATION_LIMITS): Obs
   };
 }
 
-export function makeO1(lim: ObservationLimits = DEFAULT_OBSERVATION_LIMITS): ObservationFormat {
+function makeO1(lim: ObservationLimits = DEFAULT_OBSERVATION_LIMITS): ObservationFormat {
   return {
     id: 'O1',
     name: 'json-envelope',
@@ -79,7 +79,7 @@ export function makeO1(lim: ObservationLimits = DEFAULT_OBSERVATION_LIMITS): Obs
   };
 }
 
-export function makeO2(lim: ObservationLimits = DEFAULT_OBSERVATION_LIMITS): ObservationFormat {
+function makeO2(lim: ObservationLimits = DEFAULT_OBSERVATION_LIMITS): ObservationFormat {
   const numbered = (text: string): string => {
     const lines = text.split('\n');
     const shown = lines.slice(0, lim.maxLines);

@@ -1,5 +1,5 @@
 /**
- * S — the system prompt (DESIGN.md §4): turns the task, T's tool docs and W's instructions into
+ * S — the system prompt (docs/ARCHITECTURE.md "Harness runtime"): turns the task, T's tool docs and W's instructions into
  * the opening messages. Kept compact for a 512-token policy context:
  * - S0 `concise` (~300 chars + docs): role, tool list, one example call, workflow line.
  * - S1 `rules-first` (about 2× S0): numbered rules first, then task, tools, example, role last;

@@ -1,5 +1,5 @@
 /**
- * T — the tool interface (DESIGN.md §4): how the policy writes a call and how the tools are
+ * T — the tool interface (docs/ARCHITECTURE.md "Harness runtime"): how the policy writes a call and how the tools are
  * documented. Three realizations over the one canonical tool set:
  * - T0 `json`:   {"tool":"read","args":{"path":"a.txt"}}
  * - T1 `shell`:  cat a.txt — renamed tools, positional args, double quotes with \" \\ \n \t \r

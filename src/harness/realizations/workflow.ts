@@ -1,5 +1,5 @@
 /**
- * W — the workflow (DESIGN.md §4): which actions are allowed when, and which extra steps the
+ * W — the workflow (docs/ARCHITECTURE.md "Harness runtime"): which actions are allowed when, and which extra steps the
  * policy must take. `gate(state, call)` allows or rejects a parsed call before it runs; `message`
  * handles non-call workflow messages (a plan, a todo list); `after` does the bookkeeping.
  * - W0 `free`: act until finish, nothing required.

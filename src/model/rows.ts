@@ -1,5 +1,5 @@
 /**
- * Token rows from (context, action) turns (DESIGN.md §7): the one encoding shared by SFT
+ * Token rows from (context, action) turns (docs/ARCHITECTURE.md "Rows and trajectories"): the one encoding shared by SFT
  * (pretraining, black-box SFT) and RL rollouts, so the ids a demonstration trains on are exactly
  * the ids the policy sees when it acts.
  *
@@ -45,7 +45,7 @@
  * (B) i32 lengths; T = the longest row rounded up to a multiple of `padMultiple` (few distinct
  * shapes for the GPU's per-shape plans). Order: a seeded shuffle per epoch.
  */
-import type { Tokenizer } from '../model/tokenizer';
+import type { Tokenizer } from './tokenizer';
 import { Rng } from '../util/rng';
 
 /** Role markers rendered by src/harness/render.ts, in the tokenizer's special names. */

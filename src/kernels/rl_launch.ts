@@ -5,9 +5,8 @@
  */
 import type { Gpu } from '../gpu/device';
 import { uploadUniform } from '../gpu/buffers';
-import { bindAll, encodePrepared, grid, type PreparedDispatch } from '../kernels/dispatch_plan';
-import { AGGREGATION_CODE, type LossAggregation } from './config';
-import type { StepNormalizer } from './math';
+import { bindAll, checkView, encodePrepared, grid, type PreparedDispatch, type TensorView } from './dispatch_plan';
+import { AGGREGATION_CODE, type LossAggregation, type StepNormalizer } from './rl_math';
 
 /**
  * Prepare entry `entry` of `code` with `bindings` ([binding index, buffer], the uniform
@@ -122,4 +121,36 @@ export function checkRowDims(op: string, B: number, T: number): void {
   for (const [k, v] of [['B', B], ['T', T]] as const) {
     if (!Number.isInteger(v) || v <= 0) throw new Error(`${op}: ${k} must be a positive integer, got ${v}`);
   }
+}
+
+/**
+ * The buffer of tensor `name` after checking its view: offset 0 (the RL shaders bind whole buffers
+ * and read no offsets) and room for `count` f32 elements.
+ * @throws Error naming the launcher, the tensor and the sizes.
+ */
+export function wholeView(op: string, name: string, v: TensorView, count: number): GPUBuffer {
+  if ((v.offset ?? 0) !== 0) throw new Error(`${op}: ${name}.offset must be 0 (the RL kernels bind whole buffers), got ${v.offset}`);
+  checkView(op, name, v, count);
+  return v.buffer;
+}
+
+/** A tensor argument of an RL loss shader: name (for errors), view, element count. */
+export type LossTensor = readonly [name: string, view: TensorView, count: number];
+
+/**
+ * The LossParams uniform of an RL loss kernel over (B,T) rows, after checking B and T.
+ * @throws Error naming the launcher and a bad dimension.
+ */
+export function lossUniform(gpu: Gpu, op: string, p: LossParamsInput): GPUBuffer {
+  checkRowDims(op, p.B, p.T);
+  return lossParams(gpu, op, p);
+}
+
+/**
+ * Prepare entry `entry` of an RL loss shader bound as 0 = `params`, then `tensors` at bindings
+ * 1, 2, … in order, each checked by `wholeView`, over ceil(count / WG) workgroups.
+ */
+export function prepareLossEntry(gpu: Gpu, op: string, code: string, entry: string, WG: number, count: number, params: GPUBuffer, tensors: readonly LossTensor[]): PreparedDispatch {
+  const bindings = tensors.map(([name, v, n], i) => [i + 1, wholeView(op, name, v, n)] as const);
+  return prepareEntry(gpu, op, code, entry, WG, count, [[0, params], ...bindings]);
 }

@@ -7,13 +7,13 @@
  */
 import type { ModelConfig } from '../model/config';
 import { sftTargets } from '../model/cpu_model';
-import type { Decoder } from '../pretrain/eval_greedy';
-import type { RowBatch } from '../pretrain/rows';
-import type { SftBackend } from '../pretrain/sft';
-import type { WasmEngine } from './engine';
-import { logprobBackward, logprobForward } from './kernels';
-import { WasmModel, type WasmModelOptions } from './model';
-import { WasmSampler } from './sampler';
+import type { Decoder } from './eval_greedy';
+import type { RowBatch } from '../model/rows';
+import type { SftBackend } from './sft';
+import type { WasmEngine } from '../wasm/engine';
+import { logprobBackward, logprobForward } from '../wasm/kernels';
+import { WasmModel, type WasmModelOptions } from '../wasm/model';
+import { WasmSampler } from '../wasm/sampler';
 
 /** Positions that count (mask > 0) as flat indices, their targets and weights. */
 export function scoredPositions(targets: Int32Array, mask: Float32Array): { pos: Int32Array; tgt: Int32Array; w: Float32Array } {

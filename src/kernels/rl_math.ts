@@ -1,9 +1,26 @@
 /**
- * Scalar pieces of the RL objective shared by the CPU references (DESIGN.md §9). Pure, f64.
+ * Scalar pieces of the RL objective shared by the CPU references (docs/ARCHITECTURE.md "RL objective"). Pure, f64.
  * The WGSL kernels implement the same formulas in f32; the constants here are mirrored there.
  */
-import { AGGREGATION_CODE, type KlEstimator, type LossAggregation } from './config';
-import type { Floats } from '../kernels/ref_util';
+import type { Floats } from './ref_util';
+
+/** How per-token losses are reduced to one scalar (verl `agg_loss`), in kernel-code order. */
+export const LOSS_AGGREGATIONS = ['token-mean', 'seq-mean-token-mean', 'seq-mean-token-sum-norm'] as const;
+export type LossAggregation = (typeof LOSS_AGGREGATIONS)[number];
+
+/** Estimators of KL(π‖π_ref) from samples of π (Schulman's KL note), in kernel-code order. */
+export const KL_ESTIMATORS = ['k1', 'k2', 'k3'] as const;
+export type KlEstimator = (typeof KL_ESTIMATORS)[number];
+
+/** Numeric codes of the aggregation modes as the WGSL kernels see them. */
+export const AGGREGATION_CODE: Record<LossAggregation, number> = {
+  'token-mean': 0,
+  'seq-mean-token-mean': 1,
+  'seq-mean-token-sum-norm': 2,
+};
+
+/** Numeric codes of the KL estimators as the WGSL kernels see them. */
+export const KL_ESTIMATOR_CODE: Record<KlEstimator, number> = { k1: 0, k2: 1, k3: 2 };
 
 /**
  * Log-ratios are clamped to [−20, 20] before exp (verl `compute_policy_loss` and
@@ -150,7 +167,7 @@ export interface StepNormalizer {
 /**
  * The normalizer of a step whose rows are `mask` (B,T) — or the concatenation of all its
  * micro-batches' masks. `tokenSumNorm` is the constant of 'seq-mean-token-sum-norm' (Dr. GRPO:
- * the maximum response length, `resolveTokenSumNorm` in config.ts); it is required, never
+ * the maximum response length, `resolveTokenSumNorm` in src/rl/config.ts); it is required, never
  * taken from T, so right-padding a row does not change its loss.
  * @throws Error naming the bad argument.
  */

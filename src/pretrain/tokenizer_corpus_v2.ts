@@ -20,7 +20,7 @@
  *
  * Documents: for every turn of every episode, the turn's context text (TurnRecord.context, the
  * exact prompt of that turn) split at the role markers, plus the action text. Splitting at the
- * markers mirrors `encodeContext` (src/pretrain/rows.ts), which maps `<|system|>` … `<|end|>`
+ * markers mirrors `encodeContext` (src/model/rows.ts), which maps `<|system|>` … `<|end|>`
  * to special ids and BPE-encodes only the spans between them, so no merge is spent on marker
  * text. Contexts are cumulative (turn t repeats turns < t under the full-history context
  * policy), so a text's weight in the corpus is how often the policy sees it in a turn row —
@@ -37,7 +37,7 @@
  */
 import { DEFAULT_SPACE, selectTraining } from '../design';
 import { ASSISTANT_ID, CODING_CLI_ID, runExpertEpisode, type ExpertEpisode } from '../harness';
-import { runProceduralExpert } from '../pretrain/procedural_harness';
+import { runProceduralExpert } from './procedural_harness';
 import { SUITE_NAMES, taskSet, type SuiteName, type Task } from '../tasks';
 import { Rng } from '../util/rng';
 
