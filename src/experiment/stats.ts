@@ -122,6 +122,8 @@ export function mcnemarExact(b: number, c: number): McNemar {
 
 /** One (task, harness, sample) cell measured before and after: pass (0/1) and score. */
 export interface PairedCell {
+  /** Which run (seed) the cell belongs to, when cells of several runs are pooled; part of the key. */
+  run?: string | number;
   taskId: string;
   harnessId: string;
   /** Sample index of the episode within the cell (0 for greedy evaluation). */
@@ -182,7 +184,8 @@ function quantileSorted(sorted: Float64Array, q: number): number {
  *
  * A difference is "beyond noise" when its interval excludes 0 and there are at least
  * MIN_TASKS_FOR_NOISE tasks.
- * @param cells must have distinct (taskId, harnessId, sample)
+ * @param cells must have distinct (run, taskId, harnessId, sample); tasks are clustered across runs
+ *   (the same task under several seeds shares its difficulty)
  * @param opts.seed the bootstrap stream (Rng.derive(seed, 'paired-bootstrap')); opts.resamples B ≥ 100
  * @throws Error on a duplicate cell, a non-finite or out-of-range score, or B < 100
  */
@@ -196,8 +199,8 @@ export function pairedComparison(cells: readonly PairedCell[], opts: { seed?: nu
   let c = 0;
   const sum = { passBefore: 0, passAfter: 0, scoreBefore: 0, scoreAfter: 0 };
   for (const cell of cells) {
-    const key = `${cell.taskId}\u0000${cell.harnessId}\u0000${cell.sample}`;
-    if (seen.has(key)) throw new Error(`pairedComparison: duplicate cell (${cell.taskId}, ${cell.harnessId}, ${cell.sample})`);
+    const key = `${cell.run ?? ''}\u0000${cell.taskId}\u0000${cell.harnessId}\u0000${cell.sample}`;
+    if (seen.has(key)) throw new Error(`pairedComparison: duplicate cell (${cell.run === undefined ? '' : `run ${cell.run}, `}${cell.taskId}, ${cell.harnessId}, ${cell.sample})`);
     seen.add(key);
     for (const s of [cell.before.score, cell.after.score]) if (!Number.isFinite(s) || s < 0 || s > 1) throw new Error(`pairedComparison: score must be in [0, 1], got ${s} in (${cell.taskId}, ${cell.harnessId}, ${cell.sample})`);
     const pb = cell.before.pass ? 1 : 0;
