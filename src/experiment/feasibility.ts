@@ -23,7 +23,8 @@ import { runExpertEpisode } from '../harness/expert';
 import { presetConfig } from '../model/config';
 import type { Tokenizer } from '../model/tokenizer';
 import { checkOpeningsFit, runBudget } from '../pretrain/budget';
-import { ContextBudgetError, cutView, encodeAction, type RowLimits } from '../pretrain/rows';
+import { ContextBudgetError, cutView, encodeAction, encodeContext, type RowLimits } from '../pretrain/rows';
+import { memoTokenLength } from '../harness/render';
 import { taskFromId } from '../tasks';
 import { inSpaceEvalSet, taskAssignments, testTasks, trainingHarnesses, trainPool, TRAIN_POOL_PER_SUITE } from './plan';
 import type { ExperimentSpec } from './spec';
@@ -62,16 +63,31 @@ export interface SpecCell {
   budget: CellBudget;
 }
 
-/** A real-token counter for the harness's context policies (C2, coding-CLI compaction). */
+/**
+ * A real-token counter for the harness's context policies (C2, coding-CLI compaction): the ids
+ * `encodeContext` gives the text (role markers as single special ids), memoized per text.
+ */
 export function tokenCounter(tok: Tokenizer): (text: string) => number {
-  return (text) => tok.encode(text).length;
+  // − 1: encodeContext starts with <bos>, which a message text does not carry.
+  return memoTokenLength((text) => encodeContext(tok, text).length - 1);
+}
+
+/** How the harness counts tokens in the check; it must match the rollouts'. */
+export interface FeasibilityOptions {
+  /**
+   * Run the harness's context policies on real token counts (default true), as rollouts do once
+   * the environment passes the tokenizer's length; false: ⌈chars / 4⌉ (the harness default).
+   */
+  realTokens?: boolean;
+  /** The counter to use (default `tokenCounter(tok)`); shared across cells, so its memo is too. */
+  tokenLength?: (text: string) => number;
 }
 
 /**
  * Check one cell: opening, then the honest expert under the cut, its turns and action lengths.
  * @throws Error naming an unknown harness id or task (a spec error, not an infeasible cell)
  */
-export function cellFeasibility(tok: Tokenizer, taskId: string, harnessId: string, budget: CellBudget): CellFeasibility {
+export function cellFeasibility(tok: Tokenizer, taskId: string, harnessId: string, budget: CellBudget, opts: FeasibilityOptions = {}): CellFeasibility {
   const task = taskFromId(taskId);
   const base = { taskId, harnessId, turns: 0, maxActionTokens: 0 };
   try {
@@ -80,7 +96,7 @@ export function cellFeasibility(tok: Tokenizer, taskId: string, harnessId: strin
     if (!(e instanceof ContextBudgetError)) throw e;
     return { ...base, feasible: false, reason: 'opening', detail: `the opening takes ${e.headTokens} tokens, more than the context budget ${e.budget}` };
   }
-  const ep = runExpertEpisode(task, harnessId, { view: cutView(tok, budget.limits), tokenLength: tokenCounter(tok) });
+  const ep = runExpertEpisode(task, harnessId, { view: cutView(tok, budget.limits), ...(opts.realTokens === false ? {} : { tokenLength: opts.tokenLength ?? tokenCounter(tok) }) });
   const turns = ep.turns.length;
   let longest = 0;
   let longestAt = -1;
@@ -148,11 +164,12 @@ export interface FeasibilityReport {
  * Check every cell of the spec.
  * @param opts.onProgress called after each cell (done, total)
  */
-export function specFeasibility(spec: ExperimentSpec, tok: Tokenizer, opts: { poolPerSuite?: number; onProgress?: (done: number, total: number) => void } = {}): FeasibilityReport {
+export function specFeasibility(spec: ExperimentSpec, tok: Tokenizer, opts: FeasibilityOptions & { poolPerSuite?: number; onProgress?: (done: number, total: number) => void } = {}): FeasibilityReport {
   const cells = specCells(spec, tok.vocabSize, opts.poolPerSuite);
+  const count = { realTokens: opts.realTokens, tokenLength: opts.realTokens === false ? undefined : (opts.tokenLength ?? tokenCounter(tok)) };
   const rep: FeasibilityReport = { cells: cells.length, infeasible: [], byReason: { opening: 0, expert: 0, turns: 0, action: 0 }, byHarness: {}, byFamily: {}, byTier: {} };
   cells.forEach((c, i) => {
-    const f = cellFeasibility(tok, c.taskId, c.harnessId, c.budget);
+    const f = cellFeasibility(tok, c.taskId, c.harnessId, c.budget, count);
     opts.onProgress?.(i + 1, cells.length);
     if (f.feasible) return;
     rep.infeasible.push({ ...f, roles: c.roles, methods: c.methods });
@@ -178,7 +195,7 @@ export interface ExcludedCell {
  * harness then task. The runner drops them from the training assignments and the evaluation
  * sets and lists them in results (a task's other harnesses stay).
  */
-export function excludedCells(spec: ExperimentSpec, tok: Tokenizer, opts: { poolPerSuite?: number } = {}): ExcludedCell[] {
+export function excludedCells(spec: ExperimentSpec, tok: Tokenizer, opts: FeasibilityOptions & { poolPerSuite?: number } = {}): ExcludedCell[] {
   const seen = new Set<string>();
   const out: ExcludedCell[] = [];
   for (const c of specFeasibility(spec, tok, opts).infeasible) {

@@ -36,6 +36,7 @@ interface ExpertCliOptions {
   json?: boolean;
   strict?: boolean;
   perfectMemory?: boolean;
+  approxTokens?: boolean;
 }
 
 export interface ExpertHarnessResult {
@@ -131,13 +132,14 @@ export function registerExpert(program: Command): void {
     .option('--seed <n>', 'seed of the task draw', intOption(0), 0)
     .option('--json', 'print JSON only')
     .option('--strict', 'exit 1 unless every harness passes every task (with --spec: unless every cell is feasible)')
+    .option('--approx-tokens', "with --spec: let C2 and the coding-CLI compaction count ⌈chars / 4⌉ (what rollouts do until the environment passes the tokenizer's length)")
     .option('--perfect-memory', 'replay the solver with perfect memory (the expert before issue 16; not honest to its context)')
     .action((opts: ExpertCliOptions) => {
       if (opts.spec || opts.preset) {
         if (opts.suite) throw new UsageError('--suite sweeps tasks × harnesses; --spec/--preset checks an experiment: give one of them');
         const { spec } = loadSpec(opts);
         const tok = shippedTokenizer();
-        const r = specFeasibility(spec, tok);
+        const r = specFeasibility(spec, tok, { realTokens: !opts.approxTokens });
         const excluded = r.infeasible.map((c) => ({ taskId: c.taskId, harnessId: c.harnessId, reason: c.reason, detail: c.detail }));
         if (opts.json) printJson({ spec: spec.name, budgets: { maxTurns: spec.rollout.maxTurns, maxNewTokens: spec.rollout.maxNewTokens, contextTokens: spec.rollout.contextTokens }, ...r, excluded });
         else for (const l of feasibilityLines(spec.name, r)) console.log(l);
