@@ -11,7 +11,7 @@
  *
  * Pure module: the CLI writes the files, the app renders the same tables.
  */
-import { meanStd as meanStdSeeds, pairedComparison, wilson, type PairedCell, type PairedComparison } from './stats';
+import { meanStd as meanStdSeeds, pairCells, pairedComparison, wilson, type EpisodeOutcomeCell, type PairedCell, type PairedComparison } from './stats';
 
 
 /** pass@1 = mean success over test tasks × samples, in [0, 1]. */
@@ -60,16 +60,8 @@ export interface RunResult {
   episodes?: RunEpisodes;
 }
 
-/** One evaluated episode: the (task, harness, sample) cell it measures and its verdict. */
-export interface EpisodeCell {
-  taskId: string;
-  harnessId: string;
-  /** Index of the sample within the (task, harness) cell (0 for greedy or one-sample evaluation). */
-  sample: number;
-  pass: boolean;
-  /** The verifier's partial credit in [0, 1] (src/tasks/common.ts `verification`). */
-  score: number;
-}
+/** One evaluated episode: the (task, harness, sample) cell it measures, pass and score in [0, 1]. */
+export type EpisodeCell = EpisodeOutcomeCell;
 
 /**
  * A run's evaluated episodes by results column — 'base', 'inSpace', 'train' (the training
@@ -259,12 +251,7 @@ function pairedOf(runs: readonly RunResultLike[], key: string, opts: { seed: num
     const before = episodesOf(r, 'before', key);
     const after = episodesOf(r, 'after', key);
     if (!before || !after) return;
-    const k = (c: EpisodeCell) => `${c.taskId}\u0000${c.harnessId}\u0000${c.sample}`;
-    const a = new Map(after.map((c) => [k(c), c]));
-    for (const b of before) {
-      const x = a.get(k(b));
-      if (x) cells.push({ run: i, taskId: b.taskId, harnessId: b.harnessId, sample: b.sample, before: { pass: b.pass, score: b.score }, after: { pass: x.pass, score: x.score } });
-    }
+    for (const c of pairCells(before, after).cells) cells.push({ ...c, run: i });
   });
   return cells.length ? pairedComparison(cells, opts) : null;
 }

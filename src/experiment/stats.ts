@@ -281,11 +281,13 @@ export function pairCells(
   return { cells, unpairedBefore, unpairedAfter: a.size };
 }
 
-/** One evaluated episode: the unit of pairing. */
+/** One evaluated episode: the unit of pairing (results.ts `EpisodeCell`). */
 export interface EpisodeOutcomeCell {
   taskId: string;
   harnessId: string;
+  /** Index of the sample within the (task, harness) cell (0 for greedy or one-sample evaluation). */
   sample: number;
   pass: boolean;
+  /** The verifier's partial credit in [0, 1] (src/tasks/common.ts `verification`). */
   score: number;
 }
