@@ -43,6 +43,13 @@ const RunResult = z.looseObject({
   behaviour: z.looseObject({ before: Behaviour, after: Behaviour }),
   perHarness: z.record(z.string(), num),
   seconds: num,
+  /** Per-episode outcomes by column (src/experiment/results.ts RunEpisodes); optional. */
+  episodes: z
+    .looseObject({
+      before: z.record(z.string(), z.array(z.looseObject({ taskId: z.string(), harnessId: z.string(), sample: int(), pass: z.boolean(), score: z.number().min(0).max(1) }))),
+      after: z.record(z.string(), z.array(z.looseObject({ taskId: z.string(), harnessId: z.string(), sample: int(), pass: z.boolean(), score: z.number().min(0).max(1) }))),
+    })
+    .optional(),
 });
 
 const ResultsCore = {

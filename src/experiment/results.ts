@@ -1,9 +1,18 @@
 /**
- * Results of an experiment: one record per (method, seed) run, aggregated into mean ± std over
- * seeds and written as JSON, CSV and a paper-style markdown table (DESIGN.md §13).
+ * Results of an experiment: one record per (method, seed) run, aggregated into one data model
+ * (`resultsTable`: rows × columns with pass@1 mean ± std over seeds, the episode count, a 95 %
+ * Wilson interval, the mean verifier score, and each method's paired before→after difference
+ * with its bootstrap interval and a "beyond noise" flag) that two thin renderers show: the
+ * markdown of results.md (`markdownTable`) and the app's Results view (src/app/views/results.ts).
+ * Also JSON and CSV (DESIGN.md §13). Statistics: src/experiment/stats.ts.
+ *
+ * Intervals, episode counts, scores and paired differences need the per-episode outcomes in
+ * `RunResult.episodes` (optional); without them those cells read "n/a".
  *
  * Pure module: the CLI writes the files, the app renders the same tables.
  */
+import { meanStd as meanStdSeeds, pairCells, pairedComparison, wilson, type EpisodeOutcomeCell, type PairedCell, type PairedComparison } from './stats';
+
 
 /** pass@1 = mean success over test tasks × samples, in [0, 1]. */
 export interface PassAt1 {
@@ -44,6 +53,26 @@ export interface RunResult {
   perHarness: Record<string, number>;
   /** Seconds of wall-clock time. */
   seconds: number;
+  /**
+   * Per-episode outcomes of the before and after evaluations, for intervals, scores and paired
+   * tests; absent in older files and from producers that do not record them ("n/a" then).
+   */
+  episodes?: RunEpisodes;
+}
+
+/** One evaluated episode: the (task, harness, sample) cell it measures, pass and score in [0, 1]. */
+export type EpisodeCell = EpisodeOutcomeCell;
+
+/**
+ * A run's evaluated episodes by results column — 'base', 'inSpace', 'train' (the training
+ * harnesses) and each black-box id — before and after training. An episode may sit in two
+ * columns (the base harness is also the training harness of the single-harness method). The
+ * 'after' list of a column must hold the same (task, harness, sample) cells as 'before' for a
+ * paired comparison; unmatched cells are left out of it.
+ */
+export interface RunEpisodes {
+  before: Record<string, EpisodeCell[]>;
+  after: Record<string, EpisodeCell[]>;
 }
 
 export interface ExperimentResults {
@@ -79,8 +108,8 @@ function blackboxIds(runs: readonly RunResult[]): string[] {
 }
 
 /** Runs grouped by method, in first-appearance order. */
-export function byMethod(runs: readonly RunResult[]): Map<string, RunResult[]> {
-  const m = new Map<string, RunResult[]>();
+export function byMethod<R extends { method: string }>(runs: readonly R[]): Map<string, R[]> {
+  const m = new Map<string, R[]>();
   for (const r of runs) {
     const list = m.get(r.method) ?? [];
     list.push(r);
@@ -89,46 +118,227 @@ export function byMethod(runs: readonly RunResult[]): Map<string, RunResult[]> {
   return m;
 }
 
+/** The results columns: base, in-space, each black-box harness, the training harnesses. */
+export interface ResultsColumn {
+  /** 'base' | 'inSpace' | a black-box id | 'train' (the key of RunEpisodes too). */
+  key: string;
+  label: string;
+}
+
+/** One table cell: pass@1 over seeds, and what the per-episode outcomes add. */
+export interface ResultsCell {
+  key: string;
+  /** pass@1 as "41.7 ± 2.1" (%, mean ± std over seeds), "41.7" for one seed, "—" when not evaluated. */
+  text: string;
+  /** Mean and sample std over seeds of the runs' pass@1 (null when none is finite; std null for one seed). */
+  mean: number | null;
+  std: number | null;
+  /** Seeds with a finite pass@1. */
+  n: number;
+  /** Episodes pooled over the seeds; null when per-episode outcomes are absent. */
+  episodes: number | null;
+  passes: number | null;
+  /** 95 % Wilson interval of the pooled pass rate (stats.wilson); null when outcomes are absent. */
+  interval: { lo: number; hi: number } | null;
+  /** Mean verifier score over the pooled episodes; null when absent. */
+  score: number | null;
+}
+
+export interface ResultsRow {
+  label: string;
+  seeds: number;
+  /** The starting checkpoint's row (its cells are the 'before' evaluations) or a method's. */
+  kind: 'start' | 'method';
+  /** A method's own before cells; null for the starting-checkpoint row. */
+  before: ResultsCell[] | null;
+  after: ResultsCell[];
+  /**
+   * Per column, the paired before→after comparison on the cells evaluated both times, pooled
+   * over seeds (stats.pairedComparison); null for the starting-checkpoint row, and per column
+   * null when per-episode outcomes are absent or nothing pairs.
+   */
+  paired: (PairedComparison | null)[] | null;
+}
+
+export interface ResultsTable {
+  title: string;
+  columns: ResultsColumn[];
+  rows: ResultsRow[];
+  /** Some run carries per-episode outcomes. */
+  hasEpisodes: boolean;
+  /** The bootstrap seed and resamples of the paired intervals. */
+  bootstrap: { seed: number; resamples: number };
+}
+
+/** Numbers that may be NaN (results.ts) or null (a results.json read back by the app). */
+type Num = number | null | undefined;
+/** The fields of a run the table reads; RunResult and the app's RunResultJson both fit. */
+export interface RunResultLike {
+  method: string;
+  seed: number;
+  before: { base: Num; inSpace: Num; blackbox: Record<string, Num> };
+  after: { base: Num; inSpace: Num; blackbox: Record<string, Num> };
+  trainHarnesses: { before: Num; after: Num };
+  episodes?: RunEpisodes | unknown;
+}
+
+const finiteNums = (xs: readonly Num[]): number[] => xs.filter((x): x is number => typeof x === 'number' && Number.isFinite(x));
+
+/** A run's pass@1 in column `key` for 'before' or 'after'. */
+function valueOf(r: RunResultLike, when: 'before' | 'after', key: string): Num {
+  if (key === 'base') return r[when].base;
+  if (key === 'inSpace') return r[when].inSpace;
+  if (key === 'train') return r.trainHarnesses[when];
+  return r[when].blackbox[key];
+}
+
+/** A run's episodes of one column, validated; null when the run records none. */
+function episodesOf(r: RunResultLike, when: 'before' | 'after', key: string): EpisodeCell[] | null {
+  const e = r.episodes as RunEpisodes | undefined;
+  if (!e || typeof e !== 'object' || !e[when] || typeof e[when] !== 'object') return null;
+  const list = e[when][key];
+  if (list === undefined) return null;
+  if (!Array.isArray(list)) throw new Error(`results: episodes.${when}.${key} of ${r.method} seed ${r.seed} is not a list`);
+  for (const c of list) {
+    if (!c || typeof c.taskId !== 'string' || typeof c.harnessId !== 'string' || !Number.isInteger(c.sample) || typeof c.pass !== 'boolean' || typeof c.score !== 'number' || !(c.score >= 0 && c.score <= 1)) {
+      throw new Error(`results: a malformed episode in episodes.${when}.${key} of ${r.method} seed ${r.seed}: ${JSON.stringify(c)}`);
+    }
+  }
+  return list;
+}
+
+function cellOf(key: string, values: readonly Num[], episodes: EpisodeCell[] | null): ResultsCell {
+  const v = finiteNums(values);
+  const ms = v.length ? meanStdSeeds(v) : null;
+  const text = formatPct(v.length ? v : [NaN]);
+  const base = { key, text, mean: ms ? ms.mean : null, std: ms && ms.n > 1 ? ms.std : null, n: v.length };
+  if (!episodes) return { ...base, episodes: null, passes: null, interval: null, score: null };
+  const passes = episodes.filter((e) => e.pass).length;
+  const w = wilson(passes, episodes.length);
+  return {
+    ...base,
+    episodes: episodes.length,
+    passes,
+    interval: episodes.length ? { lo: w.lo, hi: w.hi } : null,
+    score: episodes.length ? episodes.reduce((a, e) => a + e.score, 0) / episodes.length : null,
+  };
+}
+
+/** Episodes of one column over runs, tagged by run; null when no run records that column. */
+function pooled(runs: readonly RunResultLike[], when: 'before' | 'after', key: string, dedupeBySeed: boolean): EpisodeCell[] | null {
+  let any = false;
+  const out: EpisodeCell[] = [];
+  const seen = new Set<string>();
+  for (const r of runs) {
+    const list = episodesOf(r, when, key);
+    if (!list) continue;
+    any = true;
+    for (const c of list) {
+      // Methods of one seed share the starting checkpoint and its evaluation: count it once.
+      const k = `${r.seed}\u0000${c.taskId}\u0000${c.harnessId}\u0000${c.sample}`;
+      if (dedupeBySeed && seen.has(k)) continue;
+      seen.add(k);
+      out.push(c);
+    }
+  }
+  return any ? out : null;
+}
+
+/** The paired cells of one column over a method's runs (a run is a seed; cells keyed by run index). */
+function pairedOf(runs: readonly RunResultLike[], key: string, opts: { seed: number; resamples: number }): PairedComparison | null {
+  const cells: PairedCell[] = [];
+  runs.forEach((r, i) => {
+    const before = episodesOf(r, 'before', key);
+    const after = episodesOf(r, 'after', key);
+    if (!before || !after) return;
+    for (const c of pairCells(before, after).cells) cells.push({ ...c, run: i });
+  });
+  return cells.length ? pairedComparison(cells, opts) : null;
+}
+
 /**
- * Paper-style markdown table: one row per method (plus the starting checkpoint), columns
- * base / in-space / each black-box harness / training harnesses, pass@1 in % as mean ± std
- * over seeds.
+ * The results table of an experiment: a starting-checkpoint row (every run's 'before'
+ * evaluation, one per seed) and one row per method (its runs' 'after', with their own
+ * 'before' and the paired difference). pass@1 is the mean ± std over seeds of the runs'
+ * values; episodes, Wilson interval and mean score pool the per-episode outcomes over seeds;
+ * the paired difference bootstraps over tasks (stats.pairedComparison, seed `opts.seed`).
+ * @throws Error on malformed per-episode outcomes (a producer bug, named with its run)
+ */
+export function resultsTable(res: { spec: string; evalSet: string; runs: readonly RunResultLike[] }, opts: { seed?: number; resamples?: number } = {}): ResultsTable {
+  const boot = { seed: opts.seed ?? 0, resamples: opts.resamples ?? 2000 };
+  const runs = res.runs;
+  const bb = [...new Set(runs.flatMap((r) => [...Object.keys(r.after.blackbox), ...Object.keys(r.before.blackbox)]))].sort();
+  const columns: ResultsColumn[] = [{ key: 'base', label: 'base' }, { key: 'inSpace', label: 'in-space' }, ...bb.map((b) => ({ key: b, label: b })), { key: 'train', label: 'train harnesses' }];
+  const cells = (rs: readonly RunResultLike[], when: 'before' | 'after', dedupe: boolean) =>
+    columns.map((c) => cellOf(c.key, rs.map((r) => valueOf(r, when, c.key)), pooled(rs, when, c.key, dedupe)));
+  const rows: ResultsRow[] = [];
+  if (runs.length) rows.push({ label: 'starting checkpoint', seeds: new Set(runs.map((r) => r.seed)).size, kind: 'start', before: null, after: cells(runs, 'before', true), paired: null });
+  for (const [method, rs] of byMethod(runs)) {
+    rows.push({ label: method, seeds: rs.length, kind: 'method', before: cells(rs, 'before', false), after: cells(rs, 'after', false), paired: columns.map((c) => pairedOf(rs, c.key, boot)) });
+  }
+  return {
+    title: `pass@1 (%) — ${res.spec}; in-space set: ${res.evalSet}; mean ± std over seeds`,
+    columns,
+    rows,
+    hasEpisodes: runs.some((r) => r.episodes !== undefined && r.episodes !== null),
+    bootstrap: boot,
+  };
+}
+
+const pct1 = (x: number) => (100 * x).toFixed(1);
+const signed = (x: number) => `${x >= 0 ? '+' : '−'}${Math.abs(100 * x).toFixed(1)}`;
+
+/** "[31.2, 49.0] n=96" or "[n/a]": a cell's Wilson interval and pooled episode count. */
+export function intervalText(c: ResultsCell): string {
+  return c.interval && c.episodes !== null ? `[${pct1(c.interval.lo)}, ${pct1(c.interval.hi)}] n=${c.episodes}` : '[n/a]';
+}
+
+/**
+ * "+12.5 [+3.1, +21.9] p=0.004 beyond noise" (points of pass@1; the interval is the paired
+ * bootstrap over tasks, p the exact McNemar test), "… within noise", or "n/a".
+ */
+export function pairedText(p: PairedComparison | null): string {
+  if (!p || p.pass.n === 0) return 'n/a';
+  const d = p.pass;
+  const pv = d.mcnemar.p < 0.001 ? 'p<0.001' : `p=${d.mcnemar.p.toFixed(3)}`;
+  return `${signed(d.diff)} [${signed(d.lo)}, ${signed(d.hi)}] ${pv} ${d.beyondNoise ? 'beyond noise' : 'within noise'}`;
+}
+
+/** "0.42" mean verifier score, or "n/a". */
+export function scoreText(c: ResultsCell): string {
+  return c.score === null ? 'n/a' : c.score.toFixed(2);
+}
+
+/**
+ * The markdown of results.md, rendering `resultsTable`: pass@1 with intervals per method (plus
+ * the starting checkpoint), the paired before→after differences, and the mean verifier score.
  */
 export function markdownTable(res: ExperimentResults): string {
-  const bb = blackboxIds(res.runs);
-  const head = ['method', 'seeds', 'base', 'in-space', ...bb, 'train harnesses'];
-  const rows: string[][] = [];
-  const groups = byMethod(res.runs);
-  const first = res.runs[0];
-  if (first) {
-    const all = res.runs;
-    rows.push([
-      'starting checkpoint',
-      String(new Set(all.map((r) => r.seed)).size),
-      formatPct(all.map((r) => r.before.base)),
-      formatPct(all.map((r) => r.before.inSpace)),
-      ...bb.map((b) => formatPct(all.map((r) => r.before.blackbox[b] ?? NaN))),
-      formatPct(all.map((r) => r.trainHarnesses.before)),
-    ]);
-  }
-  for (const [method, runs] of groups) {
-    rows.push([
-      method,
-      String(runs.length),
-      formatPct(runs.map((r) => r.after.base)),
-      formatPct(runs.map((r) => r.after.inSpace)),
-      ...bb.map((b) => formatPct(runs.map((r) => r.after.blackbox[b] ?? NaN))),
-      formatPct(runs.map((r) => r.trainHarnesses.after)),
-    ]);
-  }
+  const t = resultsTable(res);
   const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
-  return [
-    `pass@1 (%) — ${res.spec}; in-space set: ${res.evalSet}; mean ± std over seeds`,
+  const rule = (n: number, left: number) => line(Array.from({ length: n }, (_, i) => (i < left ? '---' : '---:')));
+  const labels = t.columns.map((c) => c.label);
+  const out = [
+    `${t.title}; [lo, hi] = 95 % Wilson interval of the pass rate over the n episodes pooled over seeds`,
     '',
-    line(head),
-    line(head.map((_, i) => (i < 2 ? '---' : '---:'))),
-    ...rows.map(line),
-  ].join('\n');
+    line(['method', 'seeds', ...labels]),
+    rule(labels.length + 2, 2),
+    ...t.rows.map((r) => line([r.label, String(r.seeds), ...r.after.map((c) => `${c.text} ${intervalText(c)}`)])),
+    '',
+    `Before → after, paired on the same (task, harness, sample) cells: Δ pass@1 in points, 95 % bootstrap interval over tasks (${t.bootstrap.resamples} resamples, seed ${t.bootstrap.seed}), exact McNemar p; "beyond noise" when the interval excludes 0 (at least 5 tasks).`,
+    '',
+    line(['method', ...labels]),
+    rule(labels.length + 1, 1),
+    ...t.rows.filter((r) => r.kind === 'method').map((r) => line([r.label, ...r.paired!.map(pairedText)])),
+    '',
+    'Mean verifier score (partial credit in [0, 1], 0 for doing nothing), pooled over seeds: after (before).',
+    '',
+    line(['method', ...labels]),
+    rule(labels.length + 1, 1),
+    ...t.rows.map((r) => line([r.label, ...r.after.map((c, i) => (r.before ? `${scoreText(c)} (${scoreText(r.before[i])})` : scoreText(c)))])),
+  ];
+  if (!t.hasEpisodes) out.push('', 'n/a: these results carry no per-episode outcomes (RunResult.episodes), so intervals, scores and paired tests cannot be computed.');
+  return out.join('\n');
 }
 
 /** One CSV line per run with every number (RFC 4180 quoting). */

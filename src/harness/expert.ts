@@ -37,6 +37,12 @@ export interface ExpertOptions {
    * the SFT/rollout cut, so the expert also re-reads what the cut drops.
    */
   view?: (context: string, action?: string) => string;
+  /**
+   * Token counter of the harness's context policies (C2 summaries, coding-CLI compaction);
+   * default ⌈chars / 4⌉. Pass the tokenizer's length (feasibility.ts `tokenCounter`) to run the
+   * episode as a rollout with real token counts would.
+   */
+  tokenLength?: (text: string) => number;
 }
 
 export interface ExpertEpisode {
@@ -192,6 +198,7 @@ export function runExpertEpisode(task: Task, harnessId: string, opts: ExpertOpti
   const suite = opts.suite ?? getSuite(task.suite);
   const h = createHarness(harnessId, {
     budget: { maxTurns: opts.maxTurns ?? 200, maxContextTokens: Number.POSITIVE_INFINITY, maxActionTokens: Number.MAX_SAFE_INTEGER },
+    ...(opts.tokenLength ? { tokenLength: opts.tokenLength } : {}),
   });
   h.reset(task);
   const adapter = adapterFor(h);

@@ -41,7 +41,32 @@ export function renderPrompt(messages: readonly Message[]): string {
   return renderMessages(messages) + ROLE_MARKERS.assistant + '\n';
 }
 
-/** Default token counter: ⌈chars / 4⌉ (a rough BPE rate; pass a tokenizer's length for exact budgets). */
+/**
+ * Default token counter: ⌈chars / 4⌉ (a rough BPE rate). It undercounts the shipped tokenizer
+ * (about 2.5–3 chars a token on these contexts), so C2 and the coding-CLI compaction would fire
+ * later than their budgets say; pass the tokenizer's length (`HarnessOptions.tokenLength`, e.g.
+ * `memoTokenLength((t) => encodeContext(tok, t).length)`) wherever the policy's window matters.
+ */
 export function approxTokens(text: string): number {
   return Math.ceil(text.length / 4);
+}
+
+/**
+ * Memoize a token counter per text (a bounded map, cleared when full): C2 re-counts every
+ * message of the history at each view, so an uncached BPE encode would cost O(turns²) per
+ * episode. The counter must be a pure function of the text.
+ * @param size most texts kept (≥ 1)
+ */
+export function memoTokenLength(count: (text: string) => number, size = 4096): (text: string) => number {
+  if (!Number.isInteger(size) || size < 1) throw new Error(`memoTokenLength: size must be an integer ≥ 1, got ${size}`);
+  const memo = new Map<string, number>();
+  return (text) => {
+    let n = memo.get(text);
+    if (n === undefined) {
+      n = count(text);
+      if (memo.size >= size) memo.clear();
+      memo.set(text, n);
+    }
+    return n;
+  };
 }

@@ -11,7 +11,7 @@ import { Rng } from '../util/rng';
 import { stateFromFiles } from '../sandbox/sandbox';
 import { normText } from '../sandbox/services';
 import type { SandboxState, ToolCall, ToolResult, Transcript } from '../sandbox/types';
-import type { CanonicalSolver, FamilyInfo, SubCheck, SuiteName, Task, TaskSuite, Tier, Verification } from './types';
+import type { CanonicalSolver, CheckKind, FamilyInfo, SubCheck, SuiteName, Task, TaskSuite, Tier, Verification } from './types';
 
 export const TIERS: readonly Tier[] = [1, 2, 3];
 
@@ -41,10 +41,38 @@ export function family<S>(f: Family<S>): Family<unknown> {
   return f as unknown as Family<unknown>;
 }
 
-/** Score = mean of sub-checks, pass = all pass (an empty list never passes). */
+/**
+ * Factor on the progress when any preservation check fails (a file harmed, a stray file, an
+ * existing event or item lost). Below 1, so that the same progress with damage always scores
+ * less than without; well below, so that a destructive shortcut (delete everything in /work to
+ * remove the .tmp files) earns at most a quarter of the honest result.
+ */
+export const PRESERVATION_PENALTY = 0.25;
+
+/** Factor on the progress when the episode did not call finish (truncated by the turn budget). */
+export const UNFINISHED_FACTOR = 0.5;
+
+/**
+ * The verdict of a list of sub-checks. pass = all pass (an empty list never passes);
+ *
+ *   score = progress · (preserved ? 1 : PRESERVATION_PENALTY) · (finished ? 1 : UNFINISHED_FACTOR)
+ *
+ * with progress = mean over the progress checks of 1 (pass) or the check's `credit` (the fraction
+ * of its items done, 0 when absent), so moving 2 of 6 files counts 1/3 of that check. The plain mean of all
+ * sub-checks (ClawGym's recipe) paid 0.4–0.5 for doing nothing, since the preservation checks
+ * and nothing else hold on the initial state; here they gate the progress instead of adding to
+ * it, so the initial state scores 0, a passing episode 1, and score = 1 iff pass (every factor
+ * is 1 only when every check passes).
+ * @throws Error when a family lists no progress check (a task with nothing to do is a bug).
+ */
 export function verification(checks: SubCheck[]): Verification {
-  const n = checks.filter((c) => c.pass).length;
-  return { checks, score: checks.length ? n / checks.length : 0, pass: checks.length > 0 && n === checks.length };
+  const prog = checks.filter((c) => c.kind === 'progress');
+  if (checks.length > 0 && prog.length === 0) throw new Error(`verification: no progress check among [${checks.map((c) => c.name).join(', ')}]`);
+  const progress = prog.length ? prog.reduce((a, c) => a + (c.pass ? 1 : (c.credit ?? 0)), 0) / prog.length : 0;
+  const preserved = checks.every((c) => c.kind !== 'preservation' || c.pass);
+  const finished = checks.every((c) => c.kind !== 'completion' || c.pass);
+  const score = progress * (preserved ? 1 : PRESERVATION_PENALTY) * (finished ? 1 : UNFINISHED_FACTOR);
+  return { checks, score, pass: checks.length > 0 && checks.every((c) => c.pass), progress, preserved, finished };
 }
 
 /**
@@ -168,25 +196,41 @@ export function* mustRead(path: string): Generator<ToolCall, string, ToolResult>
 
 // ------------------------------------------------------------------------- shared checks
 
-export const check = (name: string, pass: boolean, detail?: string): SubCheck => (detail === undefined || pass ? { name, pass } : { name, pass, detail });
+/** A sub-check of `kind` (the detail is kept only when it fails). */
+export const checkOf = (kind: CheckKind, name: string, pass: boolean, detail?: string): SubCheck => (detail === undefined || pass ? { name, pass, kind } : { name, pass, kind, detail });
+
+/** A progress check: part of what the task asks; must fail on the task's initial state. */
+export const check = (name: string, pass: boolean, detail?: string): SubCheck => checkOf('progress', name, pass, detail);
+
+/**
+ * A progress check over `total` items of which `done` are done: passes when all are, and
+ * otherwise earns the fraction done. Both must be 0 on the initial state.
+ */
+export function partCheck(name: string, done: number, total: number, detail?: string): SubCheck {
+  const c = check(name, done === total, detail);
+  return c.pass || total === 0 ? c : { ...c, credit: done / total };
+}
+
+/** A preservation check: nothing else harmed; holds on the initial state. */
+export const keepCheck = (name: string, pass: boolean, detail?: string): SubCheck => checkOf('preservation', name, pass, detail);
 
 /** The episode ended with `finish`. */
 export function finishedCheck(t: Transcript): SubCheck {
-  return check('finished', t.answer !== null, 'the episode never called finish');
+  return checkOf('completion', 'finished', t.answer !== null, 'the episode never called finish');
 }
 
 /** Every initial file outside `changed` is still there with the same content. */
 export function intactCheck(initial: SandboxState, final: SandboxState, changed: Iterable<string> = []): SubCheck {
   const skip = new Set(changed);
   const bad = Object.keys(initial.files).filter((p) => !skip.has(p) && final.files[p] !== initial.files[p]);
-  return check('inputs_intact', bad.length === 0, `changed or removed: ${bad.join(', ')}`);
+  return keepCheck('inputs_intact', bad.length === 0, `changed or removed: ${bad.join(', ')}`);
 }
 
 /** No file exists in the final state except initial files and the `allowed` outputs. */
 export function noExtraCheck(initial: SandboxState, final: SandboxState, allowed: Iterable<string> = []): SubCheck {
   const ok = new Set([...Object.keys(initial.files), ...allowed]);
   const extra = Object.keys(final.files).filter((p) => !ok.has(p));
-  return check('no_extra_files', extra.length === 0, `unexpected files: ${extra.join(', ')}`);
+  return keepCheck('no_extra_files', extra.length === 0, `unexpected files: ${extra.join(', ')}`);
 }
 
 /** The file at `path` exists and its `normText` equals `expected`'s. */

@@ -43,12 +43,14 @@ import {
   finishedCheck,
   hour,
   intactCheck,
+  keepCheck,
   listEntries,
   locate,
   makeSuite,
   mustRead,
   noExtraCheck,
   numberTokens,
+  partCheck,
   randomDate,
   sample,
   searchHits,
@@ -157,10 +159,14 @@ const calendarAdd = family<CalendarSpec>({
     const got = cal === undefined ? [] : parseEvents(cal);
     const before = parseEvents(task.initial.files[SERVICE_PATHS.calendar]);
     const lost = before.filter((b) => !got.some((g) => sameEvent(g, b)));
+    // Preservation, so it must hold on the initial state: no row beyond the existing and the
+    // requested events, none twice (with every event present this is the exact count).
+    const known = [...before, ...spec.events];
+    const stray = got.filter((g) => !known.some((k) => sameEvent(g, k)));
     return [
       ...spec.events.map((e) => check(`event "${e.title}"`, got.some((g) => sameEvent(g, e)), `no ${e.date} ${e.start}-${e.end} "${e.title}" row`)),
-      check('existing_kept', cal !== undefined && lost.length === 0, `lost: ${lost.map((l) => l.title).join(', ')}`),
-      check('no_extra_events', got.length === before.length + spec.events.length, `expected ${before.length + spec.events.length} events, found ${got.length}`),
+      keepCheck('existing_kept', cal !== undefined && lost.length === 0, `lost: ${lost.map((l) => l.title).join(', ')}`),
+      keepCheck('no_extra_events', stray.length === 0 && got.length <= known.length, `expected at most the ${known.length} existing and requested events, found ${got.length} (${stray.length} unexpected)`),
       intactCheck(task.initial, final, [SERVICE_PATHS.calendar]),
       noExtraCheck(task.initial, final),
       finishedCheck(tr),
@@ -382,13 +388,16 @@ const todoUpdate = family<TodoSpec>({
       const got = items(spec.addTo!);
       const hits = got.filter((it) => squash(it.text) === spec.add);
       cs.push(check('item_added', hits.length === 1 && !hits[0].done, `expected one open "${spec.add}" in ${spec.addTo}, found ${hits.length}`));
-      cs.push(check(`${base(spec.addTo!)}: others kept`, same(got.filter((it) => squash(it.text) !== spec.add), before(spec.addTo!)), 'other items changed'));
+      cs.push(keepCheck(`${base(spec.addTo!)}: others kept`, same(got.filter((it) => squash(it.text) !== spec.add), before(spec.addTo!)), 'other items changed'));
     }
     if (spec.mark !== null) {
       const got = items(spec.markIn!);
-      const want = before(spec.markIn!).map((it) => (it.text === spec.mark ? { ...it, done: true } : it));
+      // Preservation must hold on the initial state: compare with the marked item's flag put
+      // back, so the list is the original one up to that flag (with 'item_marked' the old
+      // "exactly the original with the item done" check).
+      const unmarked = got.map((it) => (squash(it.text) === spec.mark ? { ...it, done: false } : it));
       cs.push(check('item_marked', got.some((it) => squash(it.text) === spec.mark && it.done), `"${spec.mark}" is not done in ${spec.markIn}`));
-      cs.push(check(`${base(spec.markIn!)}: others kept`, same(got, want), 'items other than the marked one changed'));
+      cs.push(keepCheck(`${base(spec.markIn!)}: others kept`, same(unmarked, before(spec.markIn!)), 'items other than the marked one changed'));
     }
     if (task.tier === 3) {
       for (const p of spec.lists) {
@@ -478,9 +487,10 @@ const inboxTriage = family<TriageSpec>({
     const notMoved = spec.moved.filter((n) => final.files[dst(n)] !== task.initial.files[src(n)]);
     const left = spec.moved.filter((n) => final.files[src(n)] !== undefined);
     return [
-      check('archived', notMoved.length === 0, `missing or changed in ${SERVICE_PATHS.archive}: ${notMoved.join(', ')}`),
-      check('removed_from_inbox', left.length === 0, `still in the inbox: ${left.join(', ')}`),
-      intactCheck(task.initial, final, spec.moved.map(src)),
+      partCheck('archived', spec.moved.length - notMoved.length, spec.moved.length, `missing or changed in ${SERVICE_PATHS.archive}: ${notMoved.join(', ')}`),
+      partCheck('removed_from_inbox', spec.moved.length - left.length, spec.moved.length, `still in the inbox: ${left.join(', ')}`),
+      // A mail may leave the inbox only by arriving in the archive: deleting it is damage.
+      intactCheck(task.initial, final, spec.moved.filter((n) => !notMoved.includes(n)).map(src)),
       noExtraCheck(task.initial, final, spec.moved.map(dst)),
       finishedCheck(tr),
     ];

@@ -22,17 +22,46 @@ export interface Task {
   hasRecoverableError: boolean;
 }
 
+/**
+ * What a sub-check measures, which sets its role in the partial score (src/tasks/common.ts
+ * `verification`):
+ *  - 'progress': part of what the task asks (an output written, a file moved, the answer).
+ *    It fails on the initial state: an episode that does nothing makes no progress.
+ *  - 'preservation': nothing else was harmed (other files intact, no stray files, existing
+ *    events or to-do items kept). It holds on the initial state, so it never pays on its own;
+ *    it scales the progress down when it fails.
+ *  - 'completion': the episode ended with `finish`.
+ */
+export type CheckKind = 'progress' | 'preservation' | 'completion';
+
 export interface SubCheck {
   name: string;
   pass: boolean;
+  kind: CheckKind;
+  /**
+   * For a progress check over several items (files moved, .tmp files deleted): the fraction
+   * done, in [0, 1]; counts in the score in place of 0 when the check fails. Absent: 0 or 1.
+   */
+  credit?: number;
   detail?: string;
 }
 
-/** score = mean of sub-checks, pass = all sub-checks pass. */
+/**
+ * pass = every sub-check passes. score ∈ [0, 1] is the partial credit, gated so that inaction
+ * earns nothing: score = progress × (preserved ? 1 : PRESERVATION_PENALTY) × (finished ? 1 :
+ * UNFINISHED_FACTOR), with progress the fraction of progress checks that pass. score = 1 iff
+ * pass; an episode that changes nothing and answers nothing scores 0.
+ */
 export interface Verification {
   checks: SubCheck[];
   score: number;
   pass: boolean;
+  /** Mean over the 'progress' checks of 1 (pass) or the check's credit (fail; 0 when absent). */
+  progress: number;
+  /** Every 'preservation' check passes. */
+  preserved: boolean;
+  /** Every 'completion' check passes (the episode called finish). */
+  finished: boolean;
 }
 
 /**

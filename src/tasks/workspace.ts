@@ -33,6 +33,7 @@ import {
   mustRead,
   noExtraCheck,
   numberTokens,
+  partCheck,
   sample,
   searchHits,
   textCheck,
@@ -147,9 +148,11 @@ const organize = family<OrganizeSpec>({
     const notMoved = spec.moved.filter((n) => final.files[`${spec.dest}/${n}`] !== task.initial.files[`/inbox/${n}`]);
     const left = spec.moved.filter((n) => final.files[`/inbox/${n}`] !== undefined);
     return [
-      check('moved_present', notMoved.length === 0, `missing or changed in ${spec.dest}: ${notMoved.join(', ')}`),
-      check('sources_removed', left.length === 0, `still in /inbox: ${left.join(', ')}`),
-      intactCheck(task.initial, final, spec.moved.map((n) => `/inbox/${n}`)),
+      partCheck('moved_present', spec.moved.length - notMoved.length, spec.moved.length, `missing or changed in ${spec.dest}: ${notMoved.join(', ')}`),
+      partCheck('sources_removed', spec.moved.length - left.length, spec.moved.length, `still in /inbox: ${left.join(', ')}`),
+      // A source may leave /inbox only by arriving at the destination: deleting it instead is
+      // damage, not half a move (it would otherwise pass 'sources_removed' for free).
+      intactCheck(task.initial, final, spec.moved.filter((n) => !notMoved.includes(n)).map((n) => `/inbox/${n}`)),
       noExtraCheck(task.initial, final, spec.moved.map((n) => `${spec.dest}/${n}`)),
       finishedCheck(tr),
     ];
@@ -214,10 +217,11 @@ const replaceText = family<ReplaceSpec>({
     return { instruction, files, spec: { old, neu, targets, expected } };
   },
   checks(spec, task, final, tr) {
-    const stale = spec.targets.filter((p) => (final.files[p] ?? '').includes(spec.old));
+    // A deleted target has not had its word replaced (else deleting it would pay).
+    const stale = spec.targets.filter((p) => final.files[p] === undefined || final.files[p].includes(spec.old));
     return [
       ...spec.targets.map((p) => textCheck(`edited ${base(p)}`, final, p, spec.expected[p])),
-      check('old_word_gone', stale.length === 0, `"${spec.old}" still in ${stale.join(', ')}`),
+      partCheck('old_word_gone', spec.targets.length - stale.length, spec.targets.length, `"${spec.old}" still in ${stale.join(', ')}`),
       intactCheck(task.initial, final, spec.targets),
       noExtraCheck(task.initial, final),
       finishedCheck(tr),
@@ -349,7 +353,7 @@ const cleanup = family<CleanupSpec>({
   },
   checks(spec, task, final, tr) {
     const left = spec.tmp.filter((p) => final.files[p] !== undefined);
-    const cs = [check('tmp_removed', left.length === 0, `still present: ${left.join(', ')}`), intactCheck(task.initial, final, spec.tmp)];
+    const cs = [partCheck('tmp_removed', spec.tmp.length - left.length, spec.tmp.length, `still present: ${left.join(', ')}`), intactCheck(task.initial, final, spec.tmp)];
     if (spec.out) {
       const got = final.files[spec.out];
       cs.push(check('count_correct', got !== undefined && got.trim() === String(spec.tmp.length), `expected ${spec.tmp.length} in ${spec.out}, got ${JSON.stringify(got)}`));

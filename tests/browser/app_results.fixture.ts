@@ -47,6 +47,23 @@ export async function buildFixture(): Promise<string> {
       });
     }
   }
+  // Per-episode outcomes for method 'oa' only (its own stream, so the draws above are unchanged):
+  // 12 tasks × 2 harnesses on the base column, mostly failing before and passing after, so the
+  // paired difference is beyond noise; 'random' has none and renders n/a.
+  const epRng = new Rng(77);
+  for (const r of runs.filter((x) => x.method === 'oa')) {
+    const cells = (p: number) =>
+      Array.from({ length: 24 }, (_, i) => {
+        const pass = epRng.float() < p;
+        return { taskId: `workspace/csv-sum/t1/${1_000_000 + (i >> 1)}`, harnessId: HARNESSES[i & 1], sample: 0, pass, score: pass ? 1 : epRng.int(3) / 4 };
+      });
+    const before = cells(0.15);
+    const after = cells(0.9);
+    const rateOf = (xs: { pass: boolean }[]) => xs.filter((x) => x.pass).length / xs.length;
+    r.before.base = rateOf(before);
+    r.after.base = rateOf(after);
+    r.episodes = { before: { base: before }, after: { base: after } };
+  }
   // Expert episodes: one workspace and one errands task, each under both harnesses.
   const tasks = [...taskSet('workspace', 'train', 1, 5), ...taskSet('errands', 'train', 1, 5)];
   const episodes: ExpertEpisode[] = tasks.flatMap((t) => HARNESSES.map((h) => runExpertEpisode(t, h)));

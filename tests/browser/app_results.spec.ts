@@ -82,6 +82,17 @@ test('results: the paper table shows mean ± std over seeds per method, charts a
     const before = runs.map((r: { before: { base: number } }) => r.before.base);
     await expect(row.locator('td[data-col="base"] .before')).toHaveText(((100 * before.reduce((a: number, b: number) => a + b, 0)) / before.length).toFixed(1));
   }
+  // Intervals and paired differences where the runs carry per-episode outcomes ('oa'), n/a where not.
+  const oa = page.locator('#paper-table tr[data-method="oa"] td[data-col="base"]');
+  await expect(oa.locator('.ci')).toHaveText(/^\[\d+\.\d, \d+\.\d\] n=48$/);
+  await expect(oa.locator('.delta')).toContainText('beyond noise');
+  await expect(oa).toHaveAttribute('data-beyond-noise', 'true');
+  await expect(oa).toHaveAttribute('data-episodes', '48');
+  const rnd = page.locator('#paper-table tr[data-method="random"] td[data-col="base"]');
+  await expect(rnd.locator('.ci')).toHaveText('[n/a]');
+  await expect(rnd.locator('.delta')).toHaveText('Δ n/a');
+  await expect(rnd.locator('.score')).toHaveText('score n/a');
+  await expect(page.locator('#results-no-episodes')).toHaveCount(0);
   // Starting checkpoint: the before values of all four runs.
   await expect(page.locator('#paper-table tr[data-method="starting checkpoint"] td[data-col="base"] .after')).toHaveText(pct(fixture.runs.map((r: { before: { base: number } }) => r.before.base)));
   // Behaviour and per-harness tables.

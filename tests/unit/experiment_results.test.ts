@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { meanStd, formatPct, markdownTable, resultsCsv, withUnfinishedRuns, type RunResult, type ExperimentResults } from '../../src/experiment/results';
+import { meanStd, formatPct, markdownTable, resultsCsv, resultsTable, withUnfinishedRuns, type EpisodeCell, type RunResult, type ExperimentResults } from '../../src/experiment/results';
 
 const behaviour = { parseErrors: 0.5, workflowViolations: 0.25, recoveryRate: 0.5, stateTrackingErrors: 0 };
 function run(method: string, seed: number, after: number): RunResult {
@@ -27,9 +27,12 @@ describe('results', () => {
     };
     const md = markdownTable(res);
     expect(md).toContain('| method | seeds | base | in-space | bb-assistant | train harnesses |');
-    expect(md).toContain('| single | 2 | 40.0 ± 14.1 | 20.0 ± 7.1 | 10.0 ± 3.5 | 40.0 ± 14.1 |');
-    expect(md).toContain('| scaling | 1 | 60.0 | 30.0 | 15.0 | 60.0 |');
-    expect(md).toContain('| starting checkpoint | 2 | 10.0 ± 0.0 |');
+    expect(md).toContain('| single | 2 | 40.0 ± 14.1 [n/a] | 20.0 ± 7.1 [n/a] | 10.0 ± 3.5 [n/a] | 40.0 ± 14.1 [n/a] |');
+    expect(md).toContain('| scaling | 1 | 60.0 [n/a] | 30.0 [n/a] | 15.0 [n/a] | 60.0 [n/a] |');
+    expect(md).toContain('| starting checkpoint | 2 | 10.0 ± 0.0 [n/a] |');
+    // Without per-episode outcomes the paired table and the scores say n/a, and why.
+    expect(md).toContain('| single | n/a | n/a | n/a | n/a |');
+    expect(md).toContain('no per-episode outcomes (RunResult.episodes)');
     const csv = resultsCsv(res).trim().split('\n');
     expect(csv).toHaveLength(4);
     expect(csv[0]).toContain('bb-assistant_before');
@@ -42,10 +45,76 @@ describe('results of an interrupted experiment', () => {
     const before = { runIndex: 0, method: 'harness scaling (GRPO)', seed: 0, passAt1: { base: 0.25, inSpace: 0.5, blackbox: { 'bb-assistant': 0.125 } }, training: 0.75 };
     const md = markdownTable(withUnfinishedRuns(res, [before, { ...before }]));
     const rows = md.split('\n').filter((l) => l.startsWith('| ') && !l.startsWith('| method') && !l.startsWith('| ---'));
-    expect(rows).toEqual(['| starting checkpoint | 1 | 25.0 | 50.0 | 12.5 | 75.0 |', '| harness scaling (GRPO) | 1 | — | — | — | — |']);
+    expect(rows.slice(0, 2)).toEqual(['| starting checkpoint | 1 | 25.0 [n/a] | 50.0 [n/a] | 12.5 [n/a] | 75.0 [n/a] |', '| harness scaling (GRPO) | 1 | — [n/a] | — [n/a] | — [n/a] | — [n/a] |']);
     // A run that finished already is not repeated.
     const done = withUnfinishedRuns({ ...res, runs: [{ method: 'm', algorithm: 'grpo', seed: 0, steps: 1, skippedSteps: 0, before: before.passAt1, after: before.passAt1, trainHarnesses: { before: 0, after: 0 }, behaviour: {} as never, perHarness: {}, seconds: 1 }] }, [before]);
     expect(done.runs).toHaveLength(1);
     expect(formatPct([NaN])).toBe('—');
+  });
+});
+
+/** `n` tasks × 2 harnesses of one column; `passAfter(t)` / `passBefore(t)` per task index. */
+function cellsOf(n: number, pass: (t: number, h: number) => boolean): EpisodeCell[] {
+  const out: EpisodeCell[] = [];
+  for (let t = 0; t < n; t++) for (const [h, id] of ['A', 'B'].entries()) out.push({ taskId: `task${t}`, harnessId: id, sample: 0, pass: pass(t, h), score: pass(t, h) ? 1 : 0.25 });
+  return out;
+}
+
+describe('resultsTable: one data model with intervals and paired differences', () => {
+  const withEpisodes = (seed: number, before: EpisodeCell[], after: EpisodeCell[]): RunResult => {
+    const rate = (xs: EpisodeCell[]) => xs.filter((x) => x.pass).length / xs.length;
+    return {
+      ...run('scaling', seed, rate(after)),
+      before: { base: rate(before), inSpace: 0.2, blackbox: {} },
+      after: { base: rate(after), inSpace: 0.1, blackbox: {} },
+      episodes: { before: { base: before }, after: { base: after } },
+    };
+  };
+
+  it('pools episodes over seeds: Wilson interval, counts, mean score; a clear gain is beyond noise', () => {
+    // Seed 0: 12 tasks × 2 harnesses, 2/24 pass before, 20/24 after; seed 1 the same.
+    const before = cellsOf(12, (t, h) => t === 0 && h <= 1);
+    const after = cellsOf(12, (t, h) => !(t >= 10 && h === 0) && !(t === 11));
+    const res: ExperimentResults = { resultsVersion: 1, spec: 'quick', evalSet: 'x', machine: 'm', runs: [withEpisodes(0, before, after), withEpisodes(1, before, after)] };
+    const t = resultsTable(res, { seed: 1 });
+    expect(t.hasEpisodes).toBe(true);
+    expect(t.columns.map((c) => c.key)).toEqual(['base', 'inSpace', 'train']);
+    const [start, method] = t.rows;
+    expect(start.kind).toBe('start');
+    // Two seeds of the same starting checkpoint: counted per seed (keys include the seed).
+    expect(start.after[0].episodes).toBe(48);
+    expect(start.after[0].passes).toBe(4);
+    const afterBase = method.after[0];
+    const passesAfter = after.filter((c) => c.pass).length;
+    expect(afterBase.episodes).toBe(48);
+    expect(afterBase.passes).toBe(2 * passesAfter);
+    expect(afterBase.score).toBeCloseTo((2 * passesAfter + 0.25 * (48 - 2 * passesAfter)) / 48, 12);
+    expect(afterBase.interval!.lo).toBeLessThan(afterBase.mean!);
+    expect(afterBase.interval!.hi).toBeGreaterThan(afterBase.mean!);
+    // No outcomes for in-space: n/a there.
+    expect(method.after[1].episodes).toBeNull();
+    expect(method.paired![1]).toBeNull();
+    const p = method.paired![0]!;
+    expect(p.pass.n).toBe(48);
+    expect(p.pass.tasks).toBe(12);
+    expect(p.pass.diff).toBeCloseTo((2 * passesAfter - 4) / 48, 12);
+    expect(p.pass.beyondNoise).toBe(true);
+    const md = markdownTable(res);
+    expect(md).toMatch(/\| scaling \| \+\d+\.\d \[\+\d+\.\d, \+\d+\.\d\] p<0\.001 beyond noise \| n\/a \| n\/a \|/);
+    expect(md).toContain(`[${(100 * afterBase.interval!.lo).toFixed(1)}, ${(100 * afterBase.interval!.hi).toFixed(1)}] n=48`);
+    expect(md).not.toContain('no per-episode outcomes');
+  });
+
+  it('no change is within noise; unmatched cells are left out of the pairing; malformed outcomes throw', () => {
+    const same = cellsOf(10, (t) => t % 2 === 0);
+    const r = withEpisodes(0, same, same.slice(0, 16));
+    const t = resultsTable({ spec: 's', evalSet: 'x', runs: [r] });
+    const p = t.rows[1].paired![0]!;
+    expect(p.pass.n).toBe(16);
+    expect(p.pass.diff).toBe(0);
+    expect(p.pass.beyondNoise).toBe(false);
+    expect(markdownTable({ resultsVersion: 1, spec: 's', evalSet: 'x', machine: 'm', runs: [r] })).toContain('+0.0 [+0.0, +0.0] p=1.000 within noise');
+    const bad = { ...r, episodes: { before: { base: [{ ...same[0], score: 3 }] }, after: {} } };
+    expect(() => resultsTable({ spec: 's', evalSet: 'x', runs: [bad] })).toThrow(/malformed episode in episodes.before.base of scaling seed 0/);
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SUITES, TIERS, runSolver } from '../../src/tasks/index';
+import { PRESERVATION_PENALTY } from '../../src/tasks/common';
 import { formatMail, parseMail } from '../../src/sandbox/services';
 import type { SandboxState, Transcript } from '../../src/sandbox/types';
 import type { Task, TaskSuite, Tier } from '../../src/tasks/types';
@@ -128,13 +129,14 @@ const MUTATIONS: Record<string, Mutation[]> = {
     ({ files }) => ({ files: edit(files, '/calendar/events.csv', files['/calendar/events.csv'].replace(/,(\d\d):00,(\d\d):00,([^\n]*)\n$/, ',$1:30,$2:30,$3\n')), fail: [/^event "/] }),
     ({ files }) => {
       const lines = files['/calendar/events.csv'].split('\n');
-      return { files: edit(files, '/calendar/events.csv', [lines[0], ...lines.slice(2)].join('\n')), fail: [/^existing_kept$/, /^no_extra_events$/] };
+      return { files: edit(files, '/calendar/events.csv', [lines[0], ...lines.slice(2)].join('\n')), fail: [/^existing_kept$/] };
     },
     ({ files }) => {
       const text = files['/calendar/events.csv'];
       const last = text.trim().split('\n').pop()!;
       return { files: edit(files, '/calendar/events.csv', text + last + '\n'), fail: [/^no_extra_events$/] };
     },
+    ({ files }) => ({ files: edit(files, '/calendar/events.csv', files['/calendar/events.csv'] + '2026-01-01,09:00,10:00,Stray sync\n'), fail: [/^no_extra_events$/] }),
   ],
   'mail-reply': [
     ({ files }) => {
@@ -259,7 +261,9 @@ describe.each(Object.values(SUITES).map((s) => [s.name, s] as const))('suite %s:
           const failed = v.checks.filter((c) => !c.pass).map((c) => c.name);
           expect(v.pass, `${task.id} mutation ${i}`).toBe(false);
           expect(v.score).toBeLessThan(1);
-          expect(v.score).toBe(v.checks.filter((c) => c.pass).length / v.checks.length);
+          expect(v.score).toBeGreaterThanOrEqual(0);
+          // A preservation check that fails scales the score down (src/tasks/common.ts).
+          if (v.checks.some((c) => c.kind === 'preservation' && !c.pass)) expect(v.score).toBeLessThanOrEqual(PRESERVATION_PENALTY);
           for (const re of w.fail) expect(failed.some((n) => re.test(n)), `${task.id} mutation ${i}: expected ${re} among failed [${failed.join(', ')}]`).toBe(true);
         }
       }

@@ -7,12 +7,14 @@
  *
  * Source: a run saved in this browser or a results.json opened from disk (results_source.ts).
  * URL parameters: run=<saved name> | file=<file name>.
- * Statistics use src/experiment/results.ts (meanStd, formatPct, resultsCsv), so the numbers
+ * The paper table is src/experiment/results.ts's `resultsTable` (the model results.md renders),
+ * and the other statistics use the same module (meanStd, formatPct, resultsCsv), so the numbers
  * are the CLI's; a value that is null in the file (an evaluation that did not run) is left out
  * of its mean and a cell with none shows "—".
  */
 import { html, nothing, render, type TemplateResult } from 'lit-html';
-import { byMethod, formatPct, meanStd, resultsCsv, type ExperimentResults, type RunResult } from '../../experiment/results';
+import { byMethod, formatPct, intervalText, meanStd, pairedText, resultsCsv, resultsTable, scoreText, type ExperimentResults, type ResultsCell, type ResultsRow, type ResultsTable } from '../../experiment/results';
+import type { PairedComparison } from '../../experiment/stats';
 import { outputToJsonText, type ExperimentOutputJson, type RunResultJson } from '../results_store';
 import { CurveChart, type CurveChartSpec } from './results_charts';
 import { SERIES_COLORS } from '../line_chart';
@@ -42,41 +44,17 @@ export function statCell(xs: readonly (number | null | undefined)[], pct: boolea
   return { text, mean, std, n };
 }
 
-export interface PaperRow {
-  label: string;
-  seeds: number;
-  /** null for the starting-checkpoint row. */
-  before: StatCell[] | null;
-  after: StatCell[];
-}
-
-export interface PaperTable {
-  columns: { key: string; label: string }[];
-  rows: PaperRow[];
-}
-
-const blackboxIds = (runs: readonly RunResultJson[]): string[] => [...new Set(runs.flatMap((r) => [...Object.keys(r.after.blackbox), ...Object.keys(r.before.blackbox)]))].sort();
+/** The table model of src/experiment/results.ts, which results.md renders too. */
+export type PaperRow = ResultsRow;
+export type PaperTable = ResultsTable;
 
 /**
- * The paper table (as markdownTable in src/experiment/results.ts): a starting-checkpoint row
- * (before, over every run) and one row per method (after, with that method's own before).
+ * The paper table: `resultsTable` of src/experiment/results.ts (the model results.md renders),
+ * here over runs read back from JSON (null for NaN). A starting-checkpoint row and one row per
+ * method, with intervals and paired differences where the runs carry per-episode outcomes.
  */
 export function paperTable(runs: readonly RunResultJson[]): PaperTable {
-  const bb = blackboxIds(runs);
-  const columns = [{ key: 'base', label: 'base' }, { key: 'inSpace', label: 'in-space' }, ...bb.map((b) => ({ key: b, label: b })), { key: 'train', label: 'train harnesses' }];
-  const pick = (rs: readonly RunResultJson[], when: 'before' | 'after'): StatCell[] => [
-    statCell(rs.map((r) => r[when].base), true),
-    statCell(rs.map((r) => r[when].inSpace), true),
-    ...bb.map((b) => statCell(rs.map((r) => r[when].blackbox[b] ?? null), true)),
-    statCell(rs.map((r) => r.trainHarnesses[when]), true),
-  ];
-  const rows: PaperRow[] = [];
-  if (runs.length) rows.push({ label: 'starting checkpoint', seeds: new Set(runs.map((r) => r.seed)).size, before: null, after: pick(runs, 'before') });
-  for (const [method, rs] of byMethod(runs as unknown as RunResult[])) {
-    const list = rs as unknown as RunResultJson[];
-    rows.push({ label: method, seeds: list.length, before: pick(list, 'before'), after: pick(list, 'after') });
-  }
-  return { columns, rows };
+  return resultsTable({ spec: '', evalSet: '', runs });
 }
 
 const BEHAVIOUR = [
@@ -88,18 +66,18 @@ const BEHAVIOUR = [
 
 /** Behaviour metrics per method: before and after, mean ± std over seeds. */
 export function behaviourTable(runs: readonly RunResultJson[]): { method: string; cells: { before: StatCell; after: StatCell }[] }[] {
-  return [...byMethod(runs as unknown as RunResult[])].map(([method, rs]) => ({
+  return [...byMethod(runs)].map(([method, rs]) => ({
     method,
     cells: BEHAVIOUR.map((b) => ({
-      before: statCell((rs as unknown as RunResultJson[]).map((r) => r.behaviour.before[b.key]), b.pct),
-      after: statCell((rs as unknown as RunResultJson[]).map((r) => r.behaviour.after[b.key]), b.pct),
+      before: statCell(rs.map((r) => r.behaviour.before[b.key]), b.pct),
+      after: statCell(rs.map((r) => r.behaviour.after[b.key]), b.pct),
     })),
   }));
 }
 
 /** Per-harness pass@1 after training: harness ids (sorted) × methods. */
 export function perHarnessTable(runs: readonly RunResultJson[]): { methods: string[]; rows: { harness: string; cells: StatCell[] }[] } {
-  const groups = [...byMethod(runs as unknown as RunResult[])] as unknown as [string, RunResultJson[]][];
+  const groups = [...byMethod(runs)];
   const ids = [...new Set(runs.flatMap((r) => Object.keys(r.perHarness)))].sort();
   return { methods: groups.map(([m]) => m), rows: ids.map((h) => ({ harness: h, cells: groups.map(([, rs]) => statCell(rs.map((r) => r.perHarness[h] ?? null), true)) })) };
 }
@@ -229,6 +207,24 @@ function cellTd(c: StatCell, col: string, before?: StatCell): TemplateResult {
   </td>`;
 }
 
+/**
+ * A paper-table cell: before → after pass@1 (mean ± std over seeds), then the 95 % Wilson
+ * interval and pooled episode count, the mean score, and for a method the paired Δ with its
+ * interval and whether it is beyond noise ("n/a" where the run has no per-episode outcomes).
+ */
+function paperTd(c: ResultsCell, before: ResultsCell | undefined, paired: PairedComparison | null | undefined): TemplateResult {
+  const d = paired?.pass;
+  return html`<td class="num" data-col=${c.key} data-mean=${c.mean ?? ''} data-std=${c.std ?? ''} data-n=${c.n} data-episodes=${c.episodes ?? ''}
+      data-lo=${c.interval?.lo ?? ''} data-hi=${c.interval?.hi ?? ''} data-diff=${d?.diff ?? ''} data-beyond-noise=${d ? String(d.beyondNoise) : ''}>
+    ${before ? html`<span class="before" title="before training">${before.mean === null ? '—' : (100 * before.mean).toFixed(1)}</span><span class="arrow" aria-label="to"> → </span>` : nothing}<span class="after">${c.text}</span>
+    <span class="ci" title="95 % Wilson interval of the pass rate over the episodes pooled over seeds">${intervalText(c)}</span>
+    <span class="score" title="mean verifier score (partial credit; 0 for doing nothing)">score ${scoreText(c)}</span>
+    ${paired !== undefined
+      ? html`<span class="delta ${d?.beyondNoise ? 'beyond' : ''}" title="after − before on the same (task, harness, sample) cells: 95 % bootstrap interval over tasks, exact McNemar p">Δ ${pairedText(paired)}</span>`
+      : nothing}
+  </td>`;
+}
+
 /** A select of the curves' smoothing (EMA weight; 0 = raw), shared by Results and Compare. */
 export function smoothingControl(id: string, value: number, set: (w: number) => void): TemplateResult {
   return html`<label class="smoothing" for=${id}>Smoothing
@@ -343,7 +339,8 @@ export class ResultsView {
         ${specJson
           ? html`<details class="run-spec" id="results-spec"><summary>Spec of this run</summary><pre>${JSON.stringify(specJson, null, 2)}</pre></details>`
           : html`<p class="note">The spec is not stored with this output (a CLI file, or saved before specs were kept): see the run's spec.json.</p>`}
-        <h3 id="paper-h">pass@1 (%) <span class="sub">before → after, mean ± std over seeds</span></h3>
+        <h3 id="paper-h">pass@1 (%) <span class="sub">before → after, mean ± std over seeds; [95 % Wilson interval] n = episodes pooled over seeds; Δ = paired difference (bootstrap over tasks)</span></h3>
+        ${table.hasEpisodes ? nothing : html`<p class="note" id="results-no-episodes">These results carry no per-episode outcomes, so intervals, scores and paired differences read n/a.</p>`}
         <div class="scroll-x">
           <table class="paper-table" id="paper-table" aria-labelledby="paper-h">
             <thead><tr><th scope="col">method</th><th scope="col">seeds</th>${table.columns.map((c) => html`<th scope="col" class="num">${c.label}</th>`)}</tr></thead>
@@ -351,7 +348,7 @@ export class ResultsView {
               ${table.rows.map(
                 (r) => html`<tr data-method=${r.label} class=${r.before ? '' : 'start-row'}>
                   <th scope="row">${r.label}</th><td class="num">${r.seeds}</td>
-                  ${r.after.map((c, i) => cellTd(c, table.columns[i].key, r.before?.[i]))}
+                  ${r.after.map((c, i) => paperTd(c, r.before?.[i], r.paired ? r.paired[i] : undefined))}
                 </tr>`,
               )}
             </tbody>

@@ -5,6 +5,13 @@
  * JSON: {suite, split, seed, tasks, results: [{harness, episodes, passRate, failures, dishonestRate}], totals}
  * (dishonestRate: episodes with an action whose facts its context did not show, src/harness/honesty.ts).
  * --strict exits 1 unless every harness has passRate 1; --perfect-memory runs the old replay.
+ *
+ * `hlab expert --spec FILE | --preset NAME [--json] [--strict]`: feasibility of the experiment
+ * (src/experiment/feasibility.ts): the honest expert on every (task, harness) cell the spec
+ * trains or evaluates, under the spec's turns, max new tokens and context window with the real
+ * tokenizer (public/tokenizer-v2.json); lists the infeasible cells with the reason (opening,
+ * expert, turns, action). JSON: {spec, cells, infeasible: [...], byReason, byHarness, byFamily,
+ * byTier, excluded: [{taskId, harnessId, reason, detail}]}. --strict exits 1 when any cell is infeasible.
  */
 import type { Command } from 'commander';
 import { choiceOption, intOption, printJson, UsageError } from '../cli_util';
@@ -13,9 +20,15 @@ import type { SuiteName } from '../../tasks/types';
 import { allHarnessIds, createHarness } from '../../harness/registry';
 import { runExpertEpisode } from '../../harness/expert';
 import { honestyViolations } from '../../harness/honesty';
+import { Tokenizer, type TokenizerFile } from '../../model/tokenizer';
+import { specFeasibility, type FeasibilityReport } from '../../experiment/feasibility';
+import { loadSpec } from './run';
+import { readFileSync } from 'node:fs';
 
 interface ExpertCliOptions {
-  suite: SuiteName;
+  suite?: SuiteName;
+  spec?: string;
+  preset?: string;
   tasks: number;
   harnesses: string;
   split: Split;
@@ -23,6 +36,7 @@ interface ExpertCliOptions {
   json?: boolean;
   strict?: boolean;
   perfectMemory?: boolean;
+  approxTokens?: boolean;
 }
 
 export interface ExpertHarnessResult {
@@ -84,19 +98,55 @@ export function expertSweep(suiteName: SuiteName, nTasks: number, harnesses: rea
   };
 }
 
+/** The shipped tokenizer (public/tokenizer-v2.json), the one rollouts count with. */
+function shippedTokenizer(): Tokenizer {
+  return Tokenizer.fromJSON(JSON.parse(readFileSync(new URL('../../../public/tokenizer-v2.json', import.meta.url), 'utf8')) as TokenizerFile);
+}
+
+/** Lines of the human-readable feasibility report: totals, by reason/tier/family, the worst harnesses, examples. */
+export function feasibilityLines(name: string, r: FeasibilityReport, maxExamples = 20): string[] {
+  const pctOf = (n: number) => `${n} (${((100 * n) / Math.max(1, r.cells)).toFixed(1)} %)`;
+  const sorted = (o: Record<string, number>) => Object.entries(o).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+  const lines = [`spec ${name}: ${r.cells} (task, harness) cells trained or evaluated; infeasible under the spec's budgets: ${pctOf(r.infeasible.length)}`];
+  if (!r.infeasible.length) return lines;
+  lines.push(`  by reason: ${sorted(r.byReason).filter(([, n]) => n).map(([k, n]) => `${k} ${n}`).join(', ')}`);
+  lines.push(`  by tier:   ${sorted(r.byTier).map(([k, n]) => `${k} ${n}`).join(', ')}`);
+  lines.push(`  by family: ${sorted(r.byFamily).map(([k, n]) => `${k} ${n}`).join(', ')}`);
+  const hs = sorted(r.byHarness);
+  lines.push(`  harnesses with infeasible cells: ${hs.length}; most: ${hs.slice(0, 8).map(([k, n]) => `${k} ${n}`).join(', ')}`);
+  for (const c of r.infeasible.slice(0, maxExamples)) lines.push(`  ${c.harnessId} ${c.taskId} [${c.roles.join('+')}]: ${c.reason}: ${c.detail}`);
+  if (r.infeasible.length > maxExamples) lines.push(`  … ${r.infeasible.length - maxExamples} more (--json lists all)`);
+  return lines;
+}
+
 export function registerExpert(program: Command): void {
   program
     .command('expert')
-    .description('run the scripted expert through harnesses and report pass rates (all = 243 ids + black-box)')
-    .requiredOption('--suite <name>', `task suite (${SUITE_NAMES.join(', ')})`, choiceOption(SUITE_NAMES))
+    .description('run the scripted expert through harnesses and report pass rates (all = 243 ids + black-box); with --spec/--preset, check which (task, harness) cells of an experiment are feasible under its budgets')
+    .option('--suite <name>', `task suite (${SUITE_NAMES.join(', ')}); required without --spec/--preset`, choiceOption(SUITE_NAMES))
+    .option('--spec <file>', 'feasibility of an experiment spec file under its own budgets')
+    .option('--preset <name>', 'feasibility of a preset under its own budgets')
     .option('--tasks <n>', 'tasks per harness (a balanced seeded draw)', intOption(1, 10_000), 30)
     .option('--harnesses <list>', "'all' or comma-separated harness ids", 'all')
     .option('--split <split>', 'task split', choiceOption(['train', 'test'] as const), 'test')
     .option('--seed <n>', 'seed of the task draw', intOption(0), 0)
     .option('--json', 'print JSON only')
-    .option('--strict', 'exit 1 unless every harness passes every task')
+    .option('--strict', 'exit 1 unless every harness passes every task (with --spec: unless every cell is feasible)')
+    .option('--approx-tokens', "with --spec: let C2 and the coding-CLI compaction count ⌈chars / 4⌉ (what rollouts do until the environment passes the tokenizer's length)")
     .option('--perfect-memory', 'replay the solver with perfect memory (the expert before issue 16; not honest to its context)')
     .action((opts: ExpertCliOptions) => {
+      if (opts.spec || opts.preset) {
+        if (opts.suite) throw new UsageError('--suite sweeps tasks × harnesses; --spec/--preset checks an experiment: give one of them');
+        const { spec } = loadSpec(opts);
+        const tok = shippedTokenizer();
+        const r = specFeasibility(spec, tok, { realTokens: !opts.approxTokens });
+        const excluded = r.infeasible.map((c) => ({ taskId: c.taskId, harnessId: c.harnessId, reason: c.reason, detail: c.detail }));
+        if (opts.json) printJson({ spec: spec.name, budgets: { maxTurns: spec.rollout.maxTurns, maxNewTokens: spec.rollout.maxNewTokens, contextTokens: spec.rollout.contextTokens }, ...r, excluded });
+        else for (const l of feasibilityLines(spec.name, r)) console.log(l);
+        if (opts.strict && r.infeasible.length) process.exitCode = 1;
+        return;
+      }
+      if (!opts.suite) throw new UsageError('give --suite NAME (a sweep) or --spec FILE / --preset NAME (feasibility of an experiment)');
       const ids = parseHarnessList(opts.harnesses);
       const r = expertSweep(opts.suite, opts.tasks, ids, opts.split, opts.seed, !opts.perfectMemory);
       if (opts.json) printJson(r);

@@ -1,0 +1,126 @@
+/**
+ * Feasibility of an experiment's (task, harness) cells under its own budgets
+ * (src/experiment/feasibility.ts), with the real tokenizer. Reproduces the measured facts of
+ * issue 17 under `main`'s budgets (8 turns, 64 new tokens, 512 − 64 context tokens): tier-3
+ * tasks under W1/W2 need more turns than allowed; calendar-add cannot be done under either
+ * black-box harness.
+ */
+import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { Tokenizer, type TokenizerFile } from '../../src/model/tokenizer';
+import { cellFeasibility, excludedCells, specCells, specFeasibility, type CellBudget } from '../../src/experiment/feasibility';
+import { getPreset } from '../../src/experiment/presets';
+import { Rng } from '../../src/util/rng';
+
+const tok = Tokenizer.fromJSON(JSON.parse(readFileSync(new URL('../../public/tokenizer-v2.json', import.meta.url), 'utf8')) as TokenizerFile);
+const MAIN: CellBudget = { maxTurns: 8, limits: { maxT: 512, actionReserve: 64 } };
+
+describe('cellFeasibility', () => {
+  it('a plain cell under a roomy budget is feasible, with its turns and longest action', () => {
+    const f = cellFeasibility(tok, 'workspace/csv-sum/t1/1000017', 'S0-T0-O0-C0-W0', { maxTurns: 40, limits: { maxT: 2048, actionReserve: 256 } });
+    expect(f).toMatchObject({ feasible: true, turns: 3 });
+    expect(f.maxActionTokens).toBeGreaterThan(5);
+    expect(f.maxActionTokens).toBeLessThanOrEqual(256);
+  });
+
+  it('names each reason with its numbers: turns, action, opening', () => {
+    const turns = cellFeasibility(tok, 'workspace/csv-sum/t3/1000017', 'S0-T0-O0-C0-W1', MAIN);
+    expect(turns).toMatchObject({ feasible: false, reason: 'turns' });
+    expect(turns.turns).toBeGreaterThan(8);
+    expect(turns.detail).toBe(`the expert needs ${turns.turns} turns, the budget is 8`);
+    const action = cellFeasibility(tok, 'errands/calendar-add/t1/1450266', 'bb-coding-cli', MAIN);
+    expect(action).toMatchObject({ feasible: false, reason: 'action' });
+    expect(action.maxActionTokens).toBeGreaterThan(64);
+    expect(action.detail).toMatch(/^an action takes \d+ tokens \(turn \d+: .*\), more than maxNewTokens 64$/);
+    const opening = cellFeasibility(tok, 'workspace/csv-sum/t1/1000017', 'S0-T0-O0-C0-W0', { maxTurns: 8, limits: { maxT: 96, actionReserve: 64 } });
+    expect(opening).toMatchObject({ feasible: false, reason: 'opening', turns: 0 });
+    expect(opening.detail).toMatch(/^the opening takes \d+ tokens, more than the context budget 32$/);
+    expect(() => cellFeasibility(tok, 'workspace/csv-sum/t1/1', 'S9-T0-O0-C0-W0', MAIN)).toThrow(/unknown harness id/);
+  });
+});
+
+describe("under main's budgets (issue 17's measurements)", () => {
+  const spec = getPreset('main');
+  const cells = specCells(spec, tok.vocabSize);
+
+  it('enumerates the trained and evaluated cells once each, with the spec budget', () => {
+    expect(cells.length).toBeGreaterThan(4000);
+    expect(new Set(cells.map((c) => `${c.taskId} ${c.harnessId}`)).size).toBe(cells.length);
+    expect(cells.every((c) => c.budget.maxTurns === 8 && c.budget.limits.actionReserve === 64 && c.budget.limits.maxT === 512)).toBe(true);
+    expect(cells.some((c) => c.roles.includes('train'))).toBe(true);
+    expect(cells.some((c) => c.harnessId === 'bb-assistant' && c.roles.includes('eval'))).toBe(true);
+  });
+
+  it('every tier-3 task under a W1 or W2 harness needs more turns than allowed (a sample of 40 cells)', () => {
+    const t3w = cells.filter((c) => c.taskId.includes('/t3/') && /-W[12]$/.test(c.harnessId));
+    expect(t3w.length).toBeGreaterThan(500);
+    for (const c of Rng.derive(1, 'feasibility-test').shuffle(t3w).slice(0, 40)) {
+      const f = cellFeasibility(tok, c.taskId, c.harnessId, c.budget);
+      expect(f.reason, `${c.harnessId} ${c.taskId}`).toBe('turns');
+    }
+  });
+
+  it('calendar-add cannot be done under either black-box harness', () => {
+    const cal = cells.filter((c) => c.taskId.includes('/calendar-add/') && c.harnessId.startsWith('bb-'));
+    expect(new Set(cal.map((c) => c.harnessId))).toEqual(new Set(['bb-coding-cli', 'bb-assistant']));
+    for (const c of cal) expect(cellFeasibility(tok, c.taskId, c.harnessId, c.budget).feasible, `${c.harnessId} ${c.taskId}`).toBe(false);
+  });
+});
+
+describe('quick: the excluded cells a runner would drop', () => {
+  it('lists every infeasible cell once, sorted, with reason and detail', () => {
+    const spec = getPreset('quick');
+    const rep = specFeasibility(spec, tok);
+    const ex = excludedCells(spec, tok);
+    expect(ex.length).toBe(rep.infeasible.length);
+    expect(ex.length).toBeGreaterThan(0);
+    expect(ex.map((e) => `${e.harnessId} ${e.taskId}`)).toEqual(ex.map((e) => `${e.harnessId} ${e.taskId}`).sort());
+    for (const e of ex) {
+      expect(['opening', 'expert', 'turns', 'action']).toContain(e.reason);
+      expect(e.detail.length).toBeGreaterThan(10);
+    }
+    expect(Object.values(rep.byReason).reduce((a, b) => a + b, 0)).toBe(ex.length);
+    // More turns and new tokens (the model's maxT 512 still bounds the window) exclude nothing.
+    const roomy = { ...spec, rollout: { ...spec.rollout, maxTurns: 60, maxNewTokens: 128, contextTokens: 4096 } };
+    expect(excludedCells(roomy, tok)).toEqual([]);
+  });
+});
+
+describe('hlab expert --preset/--spec (in-process)', () => {
+  it('prints the report; --json has the excluded cells; --strict sets exit 1; --suite with --spec is a usage error', async () => {
+    const { Command } = await import('commander');
+    const { registerExpert } = await import('../../src/cli/commands/expert');
+    const { vi } = await import('vitest');
+    const run = async (...args: string[]) => {
+      const program = new Command().exitOverride().configureOutput({ writeOut: () => {}, writeErr: () => {} });
+      registerExpert(program);
+      for (const cmd of program.commands) cmd.exitOverride().configureOutput({ writeOut: () => {}, writeErr: () => {} });
+      let out = '';
+      const a = vi.spyOn(process.stdout, 'write').mockImplementation((c: string | Uint8Array) => ((out += String(c)), true));
+      const b = vi.spyOn(console, 'log').mockImplementation((...xs: unknown[]) => void (out += xs.join(' ') + '\n'));
+      try {
+        await program.parseAsync(['node', 'hlab', ...args]);
+        return { out };
+      } catch (e) {
+        return { out, error: e as Error };
+      } finally {
+        a.mockRestore();
+        b.mockRestore();
+      }
+    };
+    const text = await run('expert', '--preset', 'quick');
+    expect(text.out).toMatch(/^spec quick: \d+ \(task, harness\) cells trained or evaluated; infeasible under the spec's budgets: \d+ \(/);
+    expect(text.out).toContain('by reason: ');
+    const prev = process.exitCode;
+    const json = await run('expert', '--preset', 'quick', '--json', '--strict');
+    expect(process.exitCode).toBe(1);
+    process.exitCode = prev;
+    const r = JSON.parse(json.out);
+    const q = getPreset('quick').rollout;
+    expect(r.budgets).toEqual({ maxTurns: q.maxTurns, maxNewTokens: q.maxNewTokens, contextTokens: q.contextTokens });
+    expect(r.excluded.length).toBe(r.infeasible.length);
+    expect(r.excluded[0]).toEqual({ taskId: expect.any(String), harnessId: expect.any(String), reason: expect.any(String), detail: expect.any(String) });
+    expect((await run('expert', '--preset', 'quick', '--suite', 'workspace')).error?.message).toMatch(/give one of them/);
+    expect((await run('expert')).error?.message).toMatch(/give --suite NAME/);
+  });
+});
