@@ -23,7 +23,7 @@ import { runExpertEpisode } from '../harness/expert';
 import { presetConfig } from '../model/config';
 import type { Tokenizer } from '../model/tokenizer';
 import { checkOpeningsFit, runBudget } from '../pretrain/budget';
-import { ContextBudgetError, cutView, encodeAction, encodeContext, type RowLimits } from '../pretrain/rows';
+import { ContextBudgetError, cutView, encodeAction, encodeContext, type RowLimits } from '../model/rows';
 import { memoTokenLength } from '../harness/render';
 import { taskFromId } from '../tasks';
 import { inSpaceEvalSet, taskAssignments, testTasks, trainingHarnesses, trainPool, TRAIN_POOL_PER_SUITE } from './plan';

@@ -185,7 +185,7 @@ export interface RunResultLike {
 const finiteNums = (xs: readonly Num[]): number[] => xs.filter((x): x is number => typeof x === 'number' && Number.isFinite(x));
 
 /** A run's pass@1 in column `key` for 'before' or 'after'. */
-function valueOf(r: RunResultLike, when: 'before' | 'after', key: string): Num {
+function cellValue(r: RunResultLike, when: 'before' | 'after', key: string): Num {
   if (key === 'base') return r[when].base;
   if (key === 'inSpace') return r[when].inSpace;
   if (key === 'train') return r.trainHarnesses[when];
@@ -270,7 +270,7 @@ export function resultsTable(res: { spec: string; evalSet: string; runs: readonl
   const bb = [...new Set(runs.flatMap((r) => [...Object.keys(r.after.blackbox), ...Object.keys(r.before.blackbox)]))].sort();
   const columns: ResultsColumn[] = [{ key: 'base', label: 'base' }, { key: 'inSpace', label: 'in-space' }, ...bb.map((b) => ({ key: b, label: b })), { key: 'train', label: 'train harnesses' }];
   const cells = (rs: readonly RunResultLike[], when: 'before' | 'after', dedupe: boolean) =>
-    columns.map((c) => cellOf(c.key, rs.map((r) => valueOf(r, when, c.key)), pooled(rs, when, c.key, dedupe)));
+    columns.map((c) => cellOf(c.key, rs.map((r) => cellValue(r, when, c.key)), pooled(rs, when, c.key, dedupe)));
   const rows: ResultsRow[] = [];
   if (runs.length) rows.push({ label: 'starting checkpoint', seeds: new Set(runs.map((r) => r.seed)).size, kind: 'start', before: null, after: cells(runs, 'before', true), paired: null });
   for (const [method, rs] of byMethod(runs)) {
