@@ -134,8 +134,7 @@ export class RlTrainer {
     const out = new Float32Array(B * T);
     for (let b0 = 0; b0 < B; b0 += ref.maxB) {
       const n = Math.min(ref.maxB, B - b0);
-      const r = await ref.forward(rows.ids.subarray(b0 * T, (b0 + n) * T), n, T, rows.targets.subarray(b0 * T, (b0 + n) * T));
-      out.set(r.logprob!.subarray(0, n * T), b0 * T);
+      out.set(await forwardRead(ref, rows.ids.subarray(b0 * T, (b0 + n) * T), n, T, 'logprob', rows.targets.subarray(b0 * T, (b0 + n) * T)), b0 * T);
     }
     for (let i = 0; i < B * T; i++) if (!(rows.mask[i] > 0)) out[i] = 0;
     return out;
@@ -155,8 +154,7 @@ export class RlTrainer {
     const mb = this.model.maxB;
     for (let b0 = 0; b0 < B; b0 += mb) {
       const n = Math.min(mb, B - b0);
-      const r = await this.model.forward(ids.subarray(b0 * T, (b0 + n) * T), n, T);
-      out.set(r.values.subarray(0, n * T), b0 * T);
+      out.set(await forwardRead(this.model, ids.subarray(b0 * T, (b0 + n) * T), n, T, 'values'), b0 * T);
     }
     return out;
   }
@@ -454,4 +452,27 @@ export function policyTokenEntropy(trajs: readonly TrajectoryLike[]): number {
     }
   }
   return n > 0 ? sum / n : 0;
+}
+
+/**
+ * One forward of (B,T) rows (one submit) that reads back only what the RL update needs: V at
+ * every position ('values', the PPO V_old) or log π(targets) ('logprob', the KL reference).
+ * Unlike `GpuModel.forward` (a test convenience) it never reads the (B,T,V) logits, which are
+ * B·T·V·4 bytes per chunk thrown away; the dispatches are the same, so the values are identical.
+ * @param targets (B,T) next-token ids, required for 'logprob'
+ * @returns (B·T) f32
+ * @throws Error on a bad shape or id (GpuModel.writeIds).
+ */
+async function forwardRead(model: GpuModel, ids: Int32Array, B: number, T: number, what: 'values' | 'logprob', targets?: Int32Array): Promise<Float32Array> {
+  model.writeIds(ids, B, T);
+  if (what === 'logprob') {
+    if (!targets) throw new Error("forwardRead: 'logprob' needs targets");
+    model.writeIds(targets, B, T, 'targets');
+  }
+  const d = model.gpu.device;
+  const enc = d.createCommandEncoder({ label: `rl forward (${what}, B=${B}, T=${T})` });
+  // The value head only when its output is read; the logits feed logprob_forward on the GPU.
+  model.encodeForward(enc, B, T, what === 'logprob' ? { logprob: true, values: false } : {});
+  d.queue.submit([enc.finish()]);
+  return readF32(d, what === 'logprob' ? model.acts.logprob : model.acts.values, B * T);
 }
