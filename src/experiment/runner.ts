@@ -29,9 +29,7 @@ import { loadTokenizer, type Tokenizer } from '../model/tokenizer';
 import { decodeBaseCheckpoint } from '../pretrain/checkpoint';
 import { BudgetMismatchError, checkpointBudget, checkRunBudget, runBudget } from '../pretrain/budget';
 import { rlLossConfig } from '../rl/config';
-import type { RlUpdateMetrics } from '../rl/trainer';
-import { ppoAdvantages } from '../rl/trainer_batch';
-import { runEpisodes, type EnvBackend, type EpisodeRequest } from '../rollout/engine';
+import type { EnvBackend } from '../rollout/engine';
 import type { EnvApi } from '../rollout/env';
 import { WorkerPool } from '../rollout/worker_pool';
 import { CheckpointStore } from '../storage/checkpoint_store';
@@ -39,56 +37,17 @@ import type { JsonValue } from '../storage/serialize';
 import { assetFetch, baseCheckpointUrl } from '../util/asset_fetch';
 import { Rng } from '../util/rng';
 import { checkSpecOpenings } from './openings';
-import { grpoTrajectoryAdvantages, rowAdvantagesPerTrajectory, sampleTrajectories, type TrajectorySample } from './trajectory_sample';
+import type { TrajectorySample } from './trajectory_sample';
 import { evaluate, type EvalResult, type EvalSets } from './evaluate';
-import { checkSpecConsistency, inSpaceEvalSet, makeSchedule, stepTasks, taskAssignments, testTasks, trainingHarnesses, trainPool, TRAIN_POOL_PER_SUITE } from './plan';
+import { checkSpecConsistency, inSpaceEvalSet, makeSchedule, taskAssignments, testTasks, trainingHarnesses, trainPool, TRAIN_POOL_PER_SUITE } from './plan';
+import { rlLoop, type RlLoopHooks } from './rl_loop';
+import { makeEmit, type Emit, type RunCurves, type RunEvent, type StepRecord } from './run_events';
 import type { ExperimentResults, RunResult } from './results';
 import { parseSpec, type ExperimentSpec, type MethodSpec } from './spec';
 import { chooseBackend, createStack, destroyBackend, type BackendChoice } from './backend';
 
-/** Metrics of one RL step. */
-export interface StepRecord extends Omit<RlUpdateMetrics, 'ms'> {
-  step: number;
-  /** Mean verifier pass (the reward) over the step's rollouts. */
-  reward: number;
-  /** Rollout pass rate per training harness used this step. */
-  passByHarness: Record<string, number>;
-  /** Sampled tokens per second of sampler time. */
-  tokensPerSec: number;
-  /** Cumulative worker-pool retries and environment failures. */
-  workerRetries: number;
-  envFailures: number;
-  /** Context tokens the cut dropped in this step's rollouts (rows.ts `fitContext`), and the turns cut. Absent in records of older runs. */
-  droppedContextTokens?: number;
-  cutContexts?: number;
-  rolloutMs: number;
-  updateMs: number;
-}
-
-/**
- * What the runner reports while it works (RunnerOptions.onProgress). All JSON-safe (structured
- * clone across a worker boundary), except that metrics may be NaN.
- */
-export type RunEvent =
-  /** Work units done of the whole call (an RL step or an evaluation is one unit) and what runs now. */
-  | { type: 'progress'; done: number; total: number; phase: string }
-  | { type: 'log'; message: string }
-  | { type: 'warn'; message: string }
-  /** A (seed, method) run starts (or continues after a resume) with `steps` RL steps. */
-  | { type: 'run'; runIndex: number; runs: number; method: string; seed: number; steps: number; start: string }
-  /** One RL step finished: its metrics. */
-  | { type: 'step'; runIndex: number; method: string; seed: number; record: StepRecord }
-  /**
-   * An evaluation finished: pass@1 (base harness, held-out in-space, black-box) and over the
-   * training harnesses. `restored`: read from the checkpoint on resume, not run again.
-   */
-  | { type: 'eval'; runIndex: number; method: string; seed: number; when: 'before' | 'after'; passAt1: EvalResult['passAt1']; training: number; episodes: number; restored?: boolean }
-  /** A checkpoint was committed to IndexedDB (store step numbering, see CKPT_STRIDE) after RL step `rlStep` of run `runIndex`. */
-  | { type: 'checkpoint'; runId: string; step: number; runIndex: number; rlStep: number; totalBytes: number }
-  /** Episodes finished so far in the evaluation that is running (after every rollout round). */
-  | { type: 'evalProgress'; runIndex: number; when: 'before' | 'after'; done: number; total: number }
-  /** Resumed from a checkpoint: the curves so far (finished runs and the current run's steps), so a view can redraw them. */
-  | { type: 'resume'; runIndex: number; step: number; curves: RunCurves[] };
+export type { RunCurves, RunEvent, StepRecord } from './run_events';
+export { TRAJECTORIES_PER_STEP } from './rl_loop';
 
 export interface RunnerOptions {
   /**
@@ -110,22 +69,10 @@ export interface RunnerOptions {
   resume?: boolean;
   /** An exported checkpoint (base64) to import before resuming (the CLI's mirror file). */
   importBase64?: string;
-  /** Stop (checkpoint, status 'interrupted') after this many RL steps of this call (tests). */
-  stopAfterSteps?: number;
   /** Override spec.backend (CLI --backend). */
   backend?: BackendChoice;
-  /** Run environments in the page instead of Web Workers (tests). */
+  /** Run environments in the page instead of Web Workers (the app offline; tests). */
   inProcessEnv?: boolean;
-  /** Test hook: the environment job with this index crashes its worker once (first RL step). */
-  crashAtJob?: number;
-  /**
-   * Test hook: replace each training rollout's reward by a synthetic one (its index in the
-   * step mod 2, so every group of ≥ 2 has reward variance), so that a scratch model gets
-   * non-zero advantages and real parameter updates (resume-equivalence tests). Never used by the CLI.
-   */
-  syntheticReward?: boolean;
-  /** Test hook: at this RL step every sampled log-prob is replaced by NaN (the step must be skipped, never applied). */
-  poisonStep?: number;
   /** Skip the before/after evaluations (tests of the training loop only). */
   skipEval?: boolean;
   /** An explicit base checkpoint file (base64), used instead of public/base-<preset>.ckpt (CLI --base). */
@@ -134,10 +81,15 @@ export interface RunnerOptions {
   trainPoolPerSuite?: number;
 }
 
-export interface RunCurves {
-  method: string;
-  seed: number;
-  steps: StepRecord[];
+/**
+ * Seams only tests supply (the CLI and the app never do): fault injection and reward transforms
+ * around the production loop, so no production option carries a test hook.
+ */
+export interface RunSeams {
+  /** The run's environment backend instead of the worker pool (or the in-process one); e.g. one whose job n kills its worker. */
+  env?: (spec: ExperimentSpec) => EnvBackend & { terminate(): void };
+  /** Hooks of the RL loop (rl_loop.ts RlLoopHooks: after-rollout transforms). */
+  loop?: RlLoopHooks;
 }
 
 export interface ExperimentOutput {
@@ -172,35 +124,6 @@ interface RunState {
 /** JSON with sorted object keys (the checkpoint store keeps canonical JSON, so key order is not preserved). */
 function stableJson(v: unknown): string {
   return JSON.stringify(v, (_k, x) => (x && typeof x === 'object' && !Array.isArray(x) ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : x));
-}
-
-function log(type: 'progress' | 'log' | 'warn' | 'eval', data: Record<string, unknown>): void {
-  console.log(`[run] ${JSON.stringify({ type, ...data })}`);
-}
-
-type Emit = (ev: RunEvent, consoleExtra?: Record<string, unknown>) => void;
-
-/**
- * The runner's reporter: progress/log/warn go to the console as `[run] {json}` lines exactly as
- * before (the CLI parses them; `consoleExtra` adds fields only there), and every event goes to
- * `onProgress`.
- */
-function makeEmit(onProgress?: (ev: RunEvent) => void): Emit {
-  let reported = false;
-  return (ev, consoleExtra) => {
-    // 'eval' too: the CLI keeps a finished 'before' evaluation in results.md after a Ctrl-C.
-    if (ev.type === 'progress' || ev.type === 'log' || ev.type === 'warn' || ev.type === 'eval') {
-      const { type, ...data } = ev;
-      log(type, { ...data, ...consoleExtra });
-    }
-    if (!onProgress) return;
-    try {
-      onProgress(ev);
-    } catch (e) {
-      if (!reported) console.error('runExperiment: onProgress threw (ignored; the run goes on):', e);
-      reported = true;
-    }
-  };
 }
 
 async function sha256(a: Float32Array): Promise<string> {
@@ -307,14 +230,12 @@ export function checkpointPosition(step: number): { runIndex: number; rlStep: nu
   return { runIndex, rlStep: within - 1, finished: within === 0 && runIndex > 0 };
 }
 
-/** Rollouts of each RL step kept in ExperimentOutput.trajectories. */
-export const TRAJECTORIES_PER_STEP = 2;
-
 /**
  * Run an experiment in the page.
+ * @param seams test seams (RunSeams); production callers pass none
  * @throws SpecError for an invalid spec; Error when WebGPU is unavailable or the device is lost.
  */
-export async function runExperiment(specJson: unknown, o: RunnerOptions = {}): Promise<ExperimentOutput> {
+export async function runExperiment(specJson: unknown, o: RunnerOptions = {}, seams: RunSeams = {}): Promise<ExperimentOutput> {
   const t0 = performance.now();
   const emit = makeEmit(o.onProgress);
   // Cross-field constraints (K, τ, budgets) before any GPU work, as the CLI checks them.
@@ -328,7 +249,7 @@ export async function runExperiment(specJson: unknown, o: RunnerOptions = {}): P
   const warnings: string[] = [];
   const store = await CheckpointStore.open(o.dbName ? { dbName: o.dbName } : {});
   const runId = o.runId ?? `run-${spec.name}`;
-  const env = o.inProcessEnv ? await localEnv() : poolEnv(spec);
+  const env = seams.env ? seams.env(spec) : o.inProcessEnv ? await localEnv() : poolEnv(spec);
   const machine = `${backend.describe}; ${navigator.hardwareConcurrency} logical cores; ${navigator.userAgent.match(/(HeadlessChrome|Chrome)\/[\d.]+/)?.[0] ?? 'browser'}`;
   const inSpace = inSpaceEvalSet(spec);
   // Every opening fits the context budget, checked before any rollout (throws naming harness, task, sizes).
@@ -367,9 +288,8 @@ export async function runExperiment(specJson: unknown, o: RunnerOptions = {}): P
   const evalUnits = o.skipEval ? 0 : 2;
   const totalUnits = runsPlan.length * (steps + evalUnits);
   let doneUnits = results.length * (steps + evalUnits);
-  let stepsThisCall = 0;
-  const stopRequested = () =>
-    (globalThis as { __hlabRunStop?: boolean }).__hlabRunStop === true || o.shouldStop?.() === true || (o.stopAfterSteps !== undefined && stepsThisCall >= o.stopAfterSteps);
+  const progress = { done: doneUnits, total: totalUnits };
+  const stopRequested = () => (globalThis as { __hlabRunStop?: boolean }).__hlabRunStop === true || o.shouldStop?.() === true;
   let status: 'done' | 'interrupted' = 'done';
 
   try {
@@ -450,82 +370,16 @@ export async function runExperiment(specJson: unknown, o: RunnerOptions = {}): P
         emit({ type: 'log', message: `before: base ${st.before.passAt1.base.toFixed(3)}, in-space ${st.before.passAt1.inSpace.toFixed(3)}, training harnesses ${st.before.training.toFixed(3)} (${st.before.episodes} episodes, ${(st.before.stats.ms / 1000).toFixed(1)} s)` });
         await save();
       }
-      for (let step = st.step + 1; step <= runSteps; step++) {
-        if (stopRequested()) {
-          status = 'interrupted';
-          break;
-        }
-        const ts = performance.now();
-        const tasks = stepTasks(pool, spec.rl.tasksPerStep, seed, step);
-        const reqs: EpisodeRequest[] = [];
-        tasks.forEach((taskId, g) => {
-          const harnessId = schedule.next(taskId);
-          for (let k = 0; k < spec.rl.groupSize; k++) reqs.push({ taskId, harnessId, group: g });
-        });
-        const retries0 = env.retries();
-        const tok0 = policy.tokens;
-        const ms0 = policy.ms;
-        const ro = await runEpisodes(reqs, {
-          tok, policy, env, maxTurns: spec.rollout.maxTurns, maxNewTokens: spec.rollout.maxNewTokens, contextTokens: spec.rollout.contextTokens, temperature: spec.rl.temperature,
-          seed: Rng.derive(seed, 'rollout', step).int(2 ** 31), crashAtJob: step === 1 ? o.crashAtJob : undefined,
-        });
-        if (o.syntheticReward) for (const t of ro.trajectories) t.reward = t.index % 2;
-        if (o.poisonStep === step) for (const t of ro.trajectories) for (const u of t.turns) u.logprobs.fill(NaN);
-        const rolloutMs = performance.now() - ts;
-        const up = await trainer.update(ro.trajectories, step);
-        try {
-          // PPO: per-token advantages by the CPU GAE reference from the rows and V_old the update
-          // already computed (no second value forward); GRPO: per trajectory on the CPU.
-          const ppo = algorithm === 'ppo' ? trainer.lastPpoBatch : null;
-          if (algorithm === 'ppo' && !ppo) throw new Error('no PPO batch recorded by the update');
-          const adv = ppo
-            ? rowAdvantagesPerTrajectory(ro.trajectories.length, ppo.rows, ppoAdvantages(ro.trajectories, ppo.rows, ppo.oldValues, cfgRl).advantages)
-            : grpoTrajectoryAdvantages(
-                ro.trajectories.map((t) => (Number.isFinite(t.reward) ? t.reward : 0)),
-                ro.trajectories.map((t) => t.group),
-                cfgRl,
-              );
-          trajectories.push(...sampleTrajectories(ro.trajectories, adv, { method: method.name, seed, step }, { perStep: TRAJECTORIES_PER_STEP, seed: Rng.derive(seed, 'trajectory-sample', step).int(2 ** 31) }));
-        } catch (e) {
-          // The sample is for display only: a failure to record it must not stop training.
-          emit({ type: 'warn', message: `step ${step}: trajectories not recorded (${(e as Error).message.split('\n')[0]})` });
-        }
-        const passByHarness: Record<string, number> = {};
-        for (const h of new Set(reqs.map((q) => q.harnessId))) {
-          const ts2 = ro.trajectories.filter((t) => t.harnessId === h);
-          passByHarness[h] = ts2.reduce((a, t) => a + t.reward, 0) / ts2.length;
-        }
-        const prev = st.history[st.history.length - 1];
-        const rec: StepRecord = {
-          step,
-          reward: ro.trajectories.reduce((a, t) => a + t.reward, 0) / ro.trajectories.length,
-          passByHarness,
-          policyLoss: up.policyLoss, valueLoss: up.valueLoss, clipFrac: up.clipFrac, approxKl: up.approxKl, klRef: up.klRef, entropy: up.entropy, gradNorm: up.gradNorm,
-          optimizerSteps: up.optimizerSteps, skippedSteps: up.skippedSteps, rows: up.rows, tokens: up.tokens, droppedGroups: up.droppedGroups,
-          tokensPerSec: (policy.tokens - tok0) / Math.max(1e-9, (policy.ms - ms0) / 1000),
-          workerRetries: (prev?.workerRetries ?? 0) + (env.retries() - retries0),
-          envFailures: (prev?.envFailures ?? 0) + ro.stats.envFailures,
-          droppedContextTokens: ro.stats.droppedContextTokens, cutContexts: ro.stats.cutContexts,
-          rolloutMs, updateMs: up.ms,
-        };
-        st.history.push(rec);
-        st.skippedSteps += up.skippedSteps;
-        if (up.optimizerSteps === up.skippedSteps) {
-          emit({ type: 'log', message: `step ${step}: no update applied (${up.droppedGroups} of ${tasks.length} groups had equal rewards${up.skippedSteps ? `, ${up.skippedSteps} optimizer steps skipped as non-finite` : ''})` });
-        }
-        st.step = step;
-        stepsThisCall++;
-        doneUnits++;
-        emit({ type: 'step', runIndex: r, method: method.name, seed, record: rec });
-        emit(
-          { type: 'progress', done: doneUnits, total: totalUnits, phase: `RL ${method.name} seed ${seed} step ${step}/${runSteps}` },
-          { reward: rec.reward, policyLoss: rec.policyLoss, clipFrac: rec.clipFrac, approxKl: rec.approxKl, gradNorm: rec.gradNorm, droppedGroups: rec.droppedGroups, retries: rec.workerRetries, skipped: st.skippedSteps },
-        );
-        if (step % every === 0 || step === runSteps || stopRequested()) await save();
-      }
+      progress.done = doneUnits;
+      const loop = await rlLoop({
+        spec, method, seed, runIndex: r, runSteps, tok, policy, trainer, env, pool, schedule, state: st, trajectories,
+        checkpointEvery: every, progress, stopRequested, save, emit, hooks: seams.loop,
+      });
+      doneUnits = progress.done;
+      if (loop.interrupted) status = 'interrupted';
       // A stop asked for during the last RL step: that step's checkpoint is saved; stop before
       // the final evaluation (a resume runs it) instead of ignoring the pause.
-      if (status !== 'interrupted' && runSteps > 0 && st.step === runSteps && stepsThisCall > 0 && stopRequested()) status = 'interrupted';
+      if (status !== 'interrupted' && runSteps > 0 && st.step === runSteps && loop.stepsRun > 0 && stopRequested()) status = 'interrupted';
       if (status === 'interrupted') {
         st.seconds += (performance.now() - rs0) / 1000;
         paramDigests.push(await sha256(await stack.readParams()));
