@@ -41,12 +41,14 @@ import type { TrajectorySample } from './trajectory_sample';
 import { evaluate, type EvalResult, type EvalSets } from './evaluate';
 import { checkSpecConsistency, inSpaceEvalSet, makeSchedule, taskAssignments, testTasks, trainingHarnesses, trainPool, TRAIN_POOL_PER_SUITE } from './plan';
 import { rlLoop, type RlLoopHooks } from './rl_loop';
-import { makeEmit, type Emit, type RunCurves, type RunEvent, type StepRecord } from './run_events';
+import { makeEmit, type Emit, type RunCurves, type RunEvent } from './run_events';
+import { decodeRunCheckpoint, encodeRunCheckpoint, type RunState, type RunTensors } from './run_checkpoint';
 import type { ExperimentResults, RunResult } from './results';
 import { parseSpec, type ExperimentSpec, type MethodSpec } from './spec';
 import { chooseBackend, createStack, destroyBackend, type BackendChoice } from './backend';
 
 export type { RunCurves, RunEvent, StepRecord } from './run_events';
+export { CKPT_STRIDE, checkpointPosition } from './run_checkpoint';
 export { TRAJECTORIES_PER_STEP } from './rl_loop';
 
 export interface RunnerOptions {
@@ -108,16 +110,6 @@ export interface ExperimentOutput {
    * advantages, for the app's Trajectories view; kept in checkpoints, so a resumed run has them all.
    */
   trajectories: TrajectorySample[];
-  seconds: number;
-}
-
-interface RunState {
-  runIndex: number;
-  step: number;
-  before: EvalResult | null;
-  history: StepRecord[];
-  schedule: Record<string, number>;
-  skippedSteps: number;
   seconds: number;
 }
 
@@ -211,26 +203,6 @@ function maxRows(cfg: ModelConfig): number {
 }
 
 /**
- * Checkpoint step numbers, increasing over the whole experiment: run r's state after its
- * before-evaluation is r·STRIDE + 1, after RL step s it is r·STRIDE + 1 + s, and the state
- * after run r finished (its result recorded, run r+1 not started) is (r+1)·STRIDE.
- */
-export const CKPT_STRIDE = 1_000_000;
-
-/**
- * What a checkpoint's store step number means (see CKPT_STRIDE): run index (0-based) and the
- * RL steps done in it; `rlStep` = -1 for the fresh state before the first evaluation and
- * `finished` for the state after run `runIndex - 1` closed.
- * @throws Error when step is not a non-negative integer.
- */
-export function checkpointPosition(step: number): { runIndex: number; rlStep: number; finished: boolean } {
-  if (!Number.isSafeInteger(step) || step < 0) throw new Error(`checkpointPosition: step must be a non-negative integer, got ${step}`);
-  const runIndex = Math.floor(step / CKPT_STRIDE);
-  const within = step % CKPT_STRIDE;
-  return { runIndex, rlStep: within - 1, finished: within === 0 && runIndex > 0 };
-}
-
-/**
  * Run an experiment in the page.
  * @param seams test seams (RunSeams); production callers pass none
  * @throws SpecError for an invalid spec; Error when WebGPU is unavailable or the device is lost.
@@ -260,29 +232,27 @@ export async function runExperiment(specJson: unknown, o: RunnerOptions = {}, se
   const paramDigests: string[] = [];
   const trajectories: TrajectorySample[] = [];
   const starts: string[] = [];
-  let resumeState: (RunState & { results: RunResult[]; curves: RunCurves[] }) | null = null;
-  let resumeTensors: Record<string, Float32Array> | null = null;
+  let resume: { state: RunState; tensors: RunTensors } | null = null;
 
   if (o.importBase64) await store.importCheckpoint(b64ToBytes(o.importBase64), { overwrite: true });
   if (o.resume) {
     const lg = await store.loadLatestGood(runId);
     for (const s of lg.skipped) emit({ type: 'warn', message: `checkpoint step ${s.step} is unusable (${s.code}): ${s.message}; using the previous good one` });
     if (lg.checkpoint) {
-      const cfgJson = lg.checkpoint.meta.config as { spec: unknown };
+      // Throws RunCheckpointVersionError (naming the version) for a checkpoint this build cannot read.
+      const { checkpoint: ck, tensors } = decodeRunCheckpoint(lg.checkpoint.meta, lg.checkpoint.tensors);
       // The engine is not part of the experiment: a checkpoint continues on either (same layout).
       const sameExperiment = (a: ExperimentSpec) => stableJson({ ...a, backend: 'auto' });
-      if (sameExperiment(parseSpec(cfgJson.spec, 'checkpoint spec')) !== sameExperiment(spec)) throw new Error(`--resume: the checkpoint of run '${runId}' was written for a different spec; start without --resume or use the same spec`);
-      const mh = lg.checkpoint.meta.metricHistory as unknown as { state: RunState; results: RunResult[]; curves: RunCurves[]; trajectories?: TrajectorySample[] };
-      // Checkpoints written before trajectories were recorded have none: the run goes on without the old ones.
-      trajectories.push(...(mh.trajectories ?? []));
-      resumeState = { ...mh.state, schedule: (lg.checkpoint.meta.scheduleState as { draws: Record<string, number> }).draws, results: mh.results, curves: mh.curves };
-      resumeTensors = lg.checkpoint.tensors as Record<string, Float32Array>;
-      results.push(...mh.results);
-      curves.push(...mh.curves);
-      emit({ type: 'log', message: `resuming run '${runId}' at run ${mh.state.runIndex + 1}/${runsPlan.length}, step ${mh.state.step}/${steps}` });
+      if (sameExperiment(parseSpec(ck.spec, 'checkpoint spec')) !== sameExperiment(spec)) throw new Error(`--resume: the checkpoint of run '${runId}' was written for a different spec; start without --resume or use the same spec`);
+      trajectories.push(...ck.trajectories);
+      resume = { state: ck.state, tensors };
+      results.push(...ck.results);
+      curves.push(...ck.curves);
+      const st = ck.state;
+      emit({ type: 'log', message: `resuming run '${runId}' at run ${st.runIndex + 1}/${runsPlan.length}, step ${st.step}/${steps}` });
       // The current run's history rides in its state; finished runs are in `curves`.
-      const current = mh.state.runIndex < runsPlan.length ? [{ method: runsPlan[mh.state.runIndex].method.name, seed: runsPlan[mh.state.runIndex].seed, steps: mh.state.history }] : [];
-      emit({ type: 'resume', runIndex: mh.state.runIndex, step: mh.state.step, curves: [...mh.curves, ...current] });
+      const current = st.runIndex < runsPlan.length ? [{ method: runsPlan[st.runIndex].method.name, seed: runsPlan[st.runIndex].seed, steps: st.history }] : [];
+      emit({ type: 'resume', runIndex: st.runIndex, step: st.step, curves: [...ck.curves, ...current] });
     } else emit({ type: 'log', message: `no checkpoint of run '${runId}' found; starting fresh` });
   }
   const evalUnits = o.skipEval ? 0 : 2;
@@ -329,12 +299,14 @@ export async function runExperiment(specJson: unknown, o: RunnerOptions = {}, se
         tok, policy, env, maxTurns: spec.rollout.maxTurns, maxNewTokens: spec.rollout.maxNewTokens, contextTokens: spec.rollout.contextTokens, samples: spec.evaluation.samples, temperature: spec.rl.temperature, seed,
       };
       let st: RunState = { runIndex: r, step: 0, before: null, history: [], schedule: {}, skippedSteps: 0, seconds: 0 };
-      if (resumeState && resumeState.runIndex === r && resumeTensors && (resumeState.step > 0 || resumeState.before !== null)) {
-        st = { runIndex: r, step: resumeState.step, before: resumeState.before, history: resumeState.history, schedule: resumeState.schedule, skippedSteps: resumeState.skippedSteps, seconds: resumeState.seconds };
-        trainer.writeState({ params: resumeTensors.params, m: resumeTensors.adamM, v: resumeTensors.adamV, adamStep: Number((resumeTensors.adamStep as unknown as Uint32Array)[0]) });
+      // A checkpoint inside this run (not the fresh state before its first evaluation): continue it.
+      if (resume && resume.state.runIndex === r && (resume.state.step > 0 || resume.state.before !== null)) {
+        const rt = resume.tensors;
+        st = { ...resume.state, runIndex: r };
+        trainer.writeState({ params: rt.params, m: rt.adamM, v: rt.adamV, adamStep: rt.adamStep });
         doneUnits += (st.before ? 1 : 0) * Math.min(1, evalUnits) + st.step;
       }
-      resumeState = null;
+      resume = null;
       const schedule = makeSchedule(assignments, { draws: st.schedule });
       emit({ type: 'run', runIndex: r, runs: runsPlan.length, method: method.name, seed, steps: runSteps, start: start.source });
       if (st.before) emit({ type: 'eval', runIndex: r, method: method.name, seed, when: 'before', passAt1: st.before.passAt1, training: st.before.training, episodes: st.before.episodes, restored: true });
@@ -342,19 +314,15 @@ export async function runExperiment(specJson: unknown, o: RunnerOptions = {}, se
 
       const save = async () => {
         const s = await trainer.readState();
+        // seconds: this run's time including the segment in progress, so a resumed run's duration counts every segment.
+        const state = { ...st, seconds: st.runIndex === r ? st.seconds + (performance.now() - rs0) / 1000 : st.seconds };
         const res = await store.save(
-          {
-            meta: {
-              runId, step: st.runIndex * CKPT_STRIDE + (st.step === 0 && st.before === null ? 0 : 1 + st.step), createdAt: Date.now(),
-              config: { spec: specJson as JsonValue, runIndex: r, method: method.name, seed } as JsonValue,
-              rngStates: { note: 'all streams derive from (seed, step)', seed, step: st.step } as JsonValue,
-              scheduleState: schedule.state() as unknown as JsonValue,
-              // JSON-safe: NaN (an evaluation that did not run) is stored as null;
-              // seconds: this run's time including the segment in progress, so a resumed run's duration counts every segment.
-              metricHistory: JSON.parse(JSON.stringify({ state: { ...st, schedule: {}, seconds: st.runIndex === r ? st.seconds + (performance.now() - rs0) / 1000 : st.seconds }, results, curves, trajectories }, (_k, v) => (typeof v === 'number' && !Number.isFinite(v) ? null : v))) as JsonValue,
-            },
-            tensors: { params: s.params, adamM: s.m, adamV: s.v, adamStep: Uint32Array.of(s.adamStep) },
-          },
+          encodeRunCheckpoint(
+            runId,
+            { spec: specJson as JsonValue, run: { runIndex: r, method: method.name, seed }, state, schedule: schedule.state(), results, curves, trajectories },
+            { params: s.params, adamM: s.m, adamV: s.v, adamStep: s.adamStep },
+            Date.now(),
+          ),
           { retention: { keepLast: 2 } },
         );
         emit({ type: 'checkpoint', runId, step: res.step, runIndex: st.runIndex, rlStep: st.step, totalBytes: res.totalBytes });
