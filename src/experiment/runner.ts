@@ -1,9 +1,11 @@
 /**
  * The experiment runner (DESIGN.md §2, §13), page-side: for every (seed, method) run —
- * evaluate the starting checkpoint, RL steps (schedule → rollouts → GRPO/PPO update →
- * metrics → IndexedDB checkpoint), evaluate again — and collect `ExperimentResults`.
+ * evaluate the starting checkpoint, the RL loop (rl_loop.ts: schedule → rollout → advantages +
+ * update → record → checkpoint), evaluate again — and collect `ExperimentResults`. This module
+ * keeps what surrounds the loop: resume decoding (run_checkpoint.ts), the choice of starting
+ * parameters, the engine stack and environments, the evaluations and the results.
  * The CLI (`hlab run`) and the browser tests call `runExperimentInPage` with JSON-safe
- * arguments; the app can call `runExperiment` directly.
+ * arguments; the app and tests that supply seams (RunSeams) call `runExperiment` directly.
  *
  * Determinism and resume: every random choice derives from (seed, step) — task draws
  * (plan.ts stepTasks), sampler seeds (Rng.derive(seed, 'rollout', step)), minibatch shuffles —
@@ -13,9 +15,9 @@
  * ("RNG states" are therefore the seeds; the checkpoint stores them.)
  *
  * Progress: console lines `[run] {json}` (type 'progress' | 'log' | 'warn'); the CLI parses them.
- * The app (src/app/train_worker.ts) passes `onProgress` instead and gets typed `RunEvent`s —
- * the same progress/log/warn plus every step's metrics, evaluations, checkpoints and, on resume,
- * the history so far. Console lines are written either way (unchanged for the CLI).
+ * The app (src/app/train_worker.ts) passes `onProgress` instead and gets typed `RunEvent`s
+ * (run_events.ts) — the same progress/log/warn plus every step's metrics, evaluations,
+ * checkpoints and, on resume, the history so far. Console lines are written either way.
  * Stop: setting `globalThis.__hlabRunStop = true`, or `shouldStop()` returning true, makes the
  * runner save a checkpoint after the current step and return `status: 'interrupted'`.
  * Checkpoint mirror: when the page has
@@ -29,7 +31,8 @@ import { loadTokenizer, type Tokenizer } from '../model/tokenizer';
 import { decodeBaseCheckpoint } from '../pretrain/checkpoint';
 import { BudgetMismatchError, checkpointBudget, checkRunBudget, runBudget } from '../pretrain/budget';
 import { rlLossConfig } from '../rl/config';
-import type { EnvBackend } from '../rollout/engine';
+import { inProcessEnv, type EnvBackend } from '../rollout/engine';
+import type { RlTrainerOptions } from '../rl/trainer';
 import type { EnvApi } from '../rollout/env';
 import { WorkerPool } from '../rollout/worker_pool';
 import { CheckpointStore } from '../storage/checkpoint_store';
@@ -41,7 +44,7 @@ import type { TrajectorySample } from './trajectory_sample';
 import { evaluate, type EvalResult, type EvalSets } from './evaluate';
 import { checkSpecConsistency, inSpaceEvalSet, makeSchedule, taskAssignments, testTasks, trainingHarnesses, trainPool, TRAIN_POOL_PER_SUITE } from './plan';
 import { rlLoop, type RlLoopHooks } from './rl_loop';
-import { makeEmit, type Emit, type RunCurves, type RunEvent } from './run_events';
+import { makeEmit, type Emit, type RunCurves, type RunEvent, type StepRecord } from './run_events';
 import { decodeRunCheckpoint, encodeRunCheckpoint, type RunState, type RunTensors } from './run_checkpoint';
 import type { ExperimentResults, RunResult } from './results';
 import { parseSpec, type ExperimentSpec, type MethodSpec } from './spec';
@@ -191,15 +194,65 @@ function poolEnv(spec: ExperimentSpec): EnvBackend & { terminate(): void } {
 }
 
 function localEnv(): Promise<EnvBackend & { terminate(): void }> {
-  return import('../rollout/env').then(({ localEnvApi }) => {
-    const api = localEnvApi();
-    return { run: (job) => job(api), retries: () => 0, terminate: () => {} };
-  });
+  return import('../rollout/env').then(({ localEnvApi }) => ({ ...inProcessEnv(localEnvApi()), terminate: () => {} }));
 }
 
 /** Largest row count per forward such that the (B, maxT, V) logits stay well inside a 128 MiB binding. */
 function maxRows(cfg: ModelConfig): number {
   return Math.max(1, Math.min(64, Math.floor((96 << 20) / (cfg.maxT * cfg.vocabSize * 4))));
+}
+
+/**
+ * The RL trainer's options for a run of `algorithm` under the spec (GRPO for anything but PPO:
+ * an 'sft' or harness-free method never trains, its trainer only holds the parameters).
+ */
+function trainerOptions(spec: ExperimentSpec, algorithm: MethodSpec['algorithm'], padId: number, seed: number): RlTrainerOptions {
+  const cfg = rlLossConfig({
+    algorithm: algorithm === 'ppo' ? 'ppo' : 'grpo',
+    clipLow: spec.rl.clipLow, clipHigh: spec.rl.clipHigh, dualClip: spec.rl.dualClip, aggregation: spec.rl.aggregation,
+    klCoef: spec.rl.klCoef, klEstimator: spec.rl.klEstimator, entCoef: spec.rl.entCoef, vfCoef: spec.rl.vfCoef, vfClip: spec.rl.vfClip,
+    gamma: spec.rl.gamma, lambda: spec.rl.lambda, stdFloor: spec.rl.stdFloor, noStdDivision: spec.rl.noStdDivision,
+    // Dr. GRPO's constant for seq-mean-token-sum-norm: the maximum response length (never the padded T).
+    tokenSumNorm: spec.rollout.maxNewTokens,
+  });
+  return {
+    cfg, lr: spec.rl.lr, weightDecay: spec.rl.weightDecay, maxGradNorm: spec.rl.maxGradNorm, epochs: spec.rl.epochs, minibatches: spec.rl.minibatches, padId, seed,
+    dropZeroVarianceGroups: spec.rl.dropZeroVarianceGroups,
+  };
+}
+
+/** The warning of a run whose RL steps applied no update (its 'after' evaluation reuses 'before'). */
+function noSignalWarning(method: string, seed: number, history: readonly StepRecord[]): string {
+  const dropped = history.reduce((a, h) => a + h.droppedGroups, 0);
+  const skipped = history.reduce((a, h) => a + h.skippedSteps, 0);
+  return (
+    `method '${method}', seed ${seed}: no learning signal — 0 optimizer updates applied in ${history.length} RL steps ` +
+    `(${dropped} groups dropped because all their rewards were equal${skipped ? `, ${skipped} steps skipped as non-finite` : ''}); ` +
+    `the 'after' evaluation is the 'before' one, reused (same parameters and seeds)`
+  );
+}
+
+/**
+ * A finished run's row of the results (results.ts RunResult); NaN where an evaluation did not run.
+ * @param seconds the run's time over all call segments
+ */
+function runResult(method: string, algorithm: RunResult['algorithm'], seed: number, st: RunState, after: EvalResult | null, seconds: number): RunResult {
+  const empty = { base: NaN, inSpace: NaN, blackbox: {} };
+  const noBeh = { parseErrors: NaN, workflowViolations: NaN, recoveryRate: NaN, stateTrackingErrors: NaN };
+  return {
+    method,
+    algorithm,
+    seed,
+    // Optimizer steps applied (results.ts: skipped non-finite steps excluded).
+    steps: st.history.reduce((a, h) => a + h.optimizerSteps - h.skippedSteps, 0),
+    skippedSteps: st.skippedSteps,
+    before: st.before?.passAt1 ?? empty,
+    after: after?.passAt1 ?? empty,
+    trainHarnesses: { before: st.before?.training ?? NaN, after: after?.training ?? NaN },
+    behaviour: { before: st.before?.behaviour ?? noBeh, after: after?.behaviour ?? noBeh },
+    perHarness: after?.perHarness ?? {},
+    seconds,
+  };
 }
 
 /**
@@ -255,10 +308,9 @@ export async function runExperiment(specJson: unknown, o: RunnerOptions = {}, se
       emit({ type: 'resume', runIndex: st.runIndex, step: st.step, curves: [...ck.curves, ...current] });
     } else emit({ type: 'log', message: `no checkpoint of run '${runId}' found; starting fresh` });
   }
+  // Work units of the whole call (an RL step or an evaluation is one), for progress displays.
   const evalUnits = o.skipEval ? 0 : 2;
-  const totalUnits = runsPlan.length * (steps + evalUnits);
-  let doneUnits = results.length * (steps + evalUnits);
-  const progress = { done: doneUnits, total: totalUnits };
+  const progress = { done: results.length * (steps + evalUnits), total: runsPlan.length * (steps + evalUnits) };
   const stopRequested = () => (globalThis as { __hlabRunStop?: boolean }).__hlabRunStop === true || o.shouldStop?.() === true;
   let status: 'done' | 'interrupted' = 'done';
 
@@ -279,18 +331,7 @@ export async function runExperiment(specJson: unknown, o: RunnerOptions = {}, se
         warnings.push(w);
         emit({ type: 'warn', message: w });
       }
-      const cfgRl = rlLossConfig({
-        algorithm: algorithm === 'ppo' ? 'ppo' : 'grpo',
-        clipLow: spec.rl.clipLow, clipHigh: spec.rl.clipHigh, dualClip: spec.rl.dualClip, aggregation: spec.rl.aggregation,
-        klCoef: spec.rl.klCoef, klEstimator: spec.rl.klEstimator, entCoef: spec.rl.entCoef, vfCoef: spec.rl.vfCoef, vfClip: spec.rl.vfClip,
-        gamma: spec.rl.gamma, lambda: spec.rl.lambda, stdFloor: spec.rl.stdFloor, noStdDivision: spec.rl.noStdDivision,
-        // Dr. GRPO's constant for seq-mean-token-sum-norm: the maximum response length (never the padded T).
-        tokenSumNorm: spec.rollout.maxNewTokens,
-      });
-      const stack = createStack(backend, cfg, start.params, maxRows(cfg), {
-        cfg: cfgRl, lr: spec.rl.lr, weightDecay: spec.rl.weightDecay, maxGradNorm: spec.rl.maxGradNorm, epochs: spec.rl.epochs, minibatches: spec.rl.minibatches, padId: tok.padId, seed,
-        dropZeroVarianceGroups: spec.rl.dropZeroVarianceGroups,
-      });
+      const stack = createStack(backend, cfg, start.params, maxRows(cfg), trainerOptions(spec, algorithm, tok.padId, seed));
       const { policy, trainer } = stack;
       const pool = trainPool(spec, seed, o.trainPoolPerSuite ?? TRAIN_POOL_PER_SUITE);
       const assignments = taskAssignments(spec, method, pool);
@@ -298,19 +339,20 @@ export async function runExperiment(specJson: unknown, o: RunnerOptions = {}, se
       const evalOpts = {
         tok, policy, env, maxTurns: spec.rollout.maxTurns, maxNewTokens: spec.rollout.maxNewTokens, contextTokens: spec.rollout.contextTokens, samples: spec.evaluation.samples, temperature: spec.rl.temperature, seed,
       };
+      const runEval = (when: 'before' | 'after') => evaluate(sets, { ...evalOpts, onProgress: (done, total) => emit({ type: 'evalProgress', runIndex: r, when, done, total }) });
       let st: RunState = { runIndex: r, step: 0, before: null, history: [], schedule: {}, skippedSteps: 0, seconds: 0 };
       // A checkpoint inside this run (not the fresh state before its first evaluation): continue it.
       if (resume && resume.state.runIndex === r && (resume.state.step > 0 || resume.state.before !== null)) {
         const rt = resume.tensors;
         st = { ...resume.state, runIndex: r };
         trainer.writeState({ params: rt.params, m: rt.adamM, v: rt.adamV, adamStep: rt.adamStep });
-        doneUnits += (st.before ? 1 : 0) * Math.min(1, evalUnits) + st.step;
+        progress.done += (st.before ? 1 : 0) * Math.min(1, evalUnits) + st.step;
       }
       resume = null;
       const schedule = makeSchedule(assignments, { draws: st.schedule });
       emit({ type: 'run', runIndex: r, runs: runsPlan.length, method: method.name, seed, steps: runSteps, start: start.source });
       if (st.before) emit({ type: 'eval', runIndex: r, method: method.name, seed, when: 'before', passAt1: st.before.passAt1, training: st.before.training, episodes: st.before.episodes, restored: true });
-      emit({ type: 'progress', done: doneUnits, total: totalUnits, phase: `run ${r + 1}/${runsPlan.length} (${method.name}, seed ${seed})` });
+      emit({ type: 'progress', ...progress, phase: `run ${r + 1}/${runsPlan.length} (${method.name}, seed ${seed})` });
 
       const save = async () => {
         const s = await trainer.readState();
@@ -331,19 +373,18 @@ export async function runExperiment(specJson: unknown, o: RunnerOptions = {}, se
       };
 
       if (!o.skipEval && !st.before) {
-        emit({ type: 'progress', done: doneUnits, total: totalUnits, phase: `eval before (${method.name}, seed ${seed})` });
-        st.before = await evaluate(sets, { ...evalOpts, onProgress: (done, total) => emit({ type: 'evalProgress', runIndex: r, when: 'before', done, total }) });
-        doneUnits++;
+        emit({ type: 'progress', ...progress, phase: `eval before (${method.name}, seed ${seed})` });
+        st.before = await runEval('before');
+        progress.done++;
         emit({ type: 'eval', runIndex: r, method: method.name, seed, when: 'before', passAt1: st.before.passAt1, training: st.before.training, episodes: st.before.episodes });
         emit({ type: 'log', message: `before: base ${st.before.passAt1.base.toFixed(3)}, in-space ${st.before.passAt1.inSpace.toFixed(3)}, training harnesses ${st.before.training.toFixed(3)} (${st.before.episodes} episodes, ${(st.before.stats.ms / 1000).toFixed(1)} s)` });
         await save();
       }
-      progress.done = doneUnits;
+
       const loop = await rlLoop({
         spec, method, seed, runIndex: r, runSteps, tok, policy, trainer, env, pool, schedule, state: st, trajectories,
         checkpointEvery: every, progress, stopRequested, save, emit, hooks: seams.loop,
       });
-      doneUnits = progress.done;
       if (loop.interrupted) status = 'interrupted';
       // A stop asked for during the last RL step: that step's checkpoint is saved; stop before
       // the final evaluation (a resume runs it) instead of ignoring the pause.
@@ -357,48 +398,28 @@ export async function runExperiment(specJson: unknown, o: RunnerOptions = {}, se
       }
       let after: EvalResult | null = null;
       if (!o.skipEval) {
-        emit({ type: 'progress', done: doneUnits, total: totalUnits, phase: `eval after (${method.name}, seed ${seed})` });
+        emit({ type: 'progress', ...progress, phase: `eval after (${method.name}, seed ${seed})` });
         // No update was applied (no RL steps, or all skipped as non-finite): the parameters and
         // the evaluation seeds are those of 'before', so the result is identical; reuse it.
         const unchanged = st.before !== null && st.history.every((h) => h.optimizerSteps === h.skippedSteps);
-        after = unchanged && st.before ? st.before : await evaluate(sets, { ...evalOpts, onProgress: (done, total) => emit({ type: 'evalProgress', runIndex: r, when: 'after', done, total }) });
+        after = unchanged && st.before ? st.before : await runEval('after');
         if (unchanged && runSteps > 0) {
-          const dropped = st.history.reduce((a, h) => a + h.droppedGroups, 0);
-          const skipped = st.history.reduce((a, h) => a + h.skippedSteps, 0);
-          const w =
-            `method '${method.name}', seed ${seed}: no learning signal — 0 optimizer updates applied in ${st.history.length} RL steps ` +
-            `(${dropped} groups dropped because all their rewards were equal${skipped ? `, ${skipped} steps skipped as non-finite` : ''}); ` +
-            `the 'after' evaluation is the 'before' one, reused (same parameters and seeds)`;
+          const w = noSignalWarning(method.name, seed, st.history);
           warnings.push(w);
           emit({ type: 'warn', message: w });
         }
-        doneUnits++;
+        progress.done++;
         emit({ type: 'eval', runIndex: r, method: method.name, seed, when: 'after', passAt1: after.passAt1, training: after.training, episodes: after.episodes });
         emit({ type: 'log', message: `after: base ${after.passAt1.base.toFixed(3)}, in-space ${after.passAt1.inSpace.toFixed(3)}, training harnesses ${after.training.toFixed(3)}` });
       }
-      const empty = { base: NaN, inSpace: NaN, blackbox: {} };
-      const noBeh = { parseErrors: NaN, workflowViolations: NaN, recoveryRate: NaN, stateTrackingErrors: NaN };
-      results.push({
-        method: method.name,
-        algorithm: runSteps === 0 ? 'none' : algorithm,
-        seed,
-        // Optimizer steps applied (results.ts: skipped non-finite steps excluded).
-        steps: st.history.reduce((a, h) => a + h.optimizerSteps - h.skippedSteps, 0),
-        skippedSteps: st.skippedSteps,
-        before: st.before?.passAt1 ?? empty,
-        after: after?.passAt1 ?? empty,
-        trainHarnesses: { before: st.before?.training ?? NaN, after: after?.training ?? NaN },
-        behaviour: { before: st.before?.behaviour ?? noBeh, after: after?.behaviour ?? noBeh },
-        perHarness: after?.perHarness ?? {},
-        seconds: st.seconds + (performance.now() - rs0) / 1000,
-      });
+      results.push(runResult(method.name, runSteps === 0 ? 'none' : algorithm, seed, st, after, st.seconds + (performance.now() - rs0) / 1000));
       curves.push({ method: method.name, seed, steps: st.history });
       paramDigests.push(await sha256(await stack.readParams()));
       st.step = runSteps;
       // Close the run: a checkpoint whose results include it (resume skips finished runs).
       st = { ...st, runIndex: r + 1, step: 0, before: null, history: [], schedule: {}, skippedSteps: 0, seconds: 0 };
       await save();
-      emit({ type: 'progress', done: doneUnits, total: totalUnits, phase: `run ${r + 1}/${runsPlan.length} finished (${method.name}, seed ${seed})` });
+      emit({ type: 'progress', ...progress, phase: `run ${r + 1}/${runsPlan.length} finished (${method.name}, seed ${seed})` });
       stack.destroy();
     }
   } finally {
