@@ -43,6 +43,7 @@ import { GpuTrainer } from '../model/gpu_train';
 import type { RlLossConfig } from './config';
 import { rlLossHead, type RlHead } from './trainer_head';
 import { createStorage, readF32 } from '../gpu/buffers';
+import { mapReadChecked } from '../gpu/device_lost';
 import { encodeGrpoAdvantageForward } from '../kernels/grpo_advantage_forward';
 import { encodeGaeForward } from '../kernels/gae_forward';
 import { advNormalizeScratchBytes, encodeAdvNormalizeForward } from '../kernels/adv_normalize_forward';
@@ -219,15 +220,12 @@ export class RlTrainer {
         prelude = undefined;
         return p;
       });
-      const d = this.gpu.device;
-      const applied: AppliedAdvantages = {
-        kept: trajs.map((_, e) => e),
-        rows,
-        oldValues: usesValues ? oldValues : null,
-        advantages: await readF32(d, adv.advantages, B * T),
-        returns: adv.returns ? await readF32(d, adv.returns, B * T) : null,
-        episodeAdvantages: adv.episodeAdvantages ? await readF32(d, adv.episodeAdvantages, trajs.length) : null,
-      };
+      const [advantages, returns, episodeAdvantages] = await readF32s(this.gpu.device, [
+        { src: adv.advantages, count: B * T },
+        adv.returns ? { src: adv.returns, count: B * T } : null,
+        adv.episodeAdvantages ? { src: adv.episodeAdvantages, count: trajs.length } : null,
+      ]);
+      const applied: AppliedAdvantages = { kept: trajs.map((_, e) => e), rows, oldValues: usesValues ? oldValues : null, advantages: advantages!, returns, episodeAdvantages };
       return { metrics: { ...metrics, ms: performance.now() - t0 }, applied };
     } finally {
       this.head.useAdvantages(null);
@@ -480,4 +478,31 @@ async function forwardRead(model: GpuModel, ids: Int32Array, B: number, T: numbe
   model.encodeForward(enc, B, T, what === 'logprob' ? { logprob: true, values: false } : {});
   d.queue.submit([enc.finish()]);
   return readF32(d, what === 'logprob' ? model.acts.logprob : model.acts.values, B * T);
+}
+
+/**
+ * Read several f32 buffers back in one submit and one map (a staging buffer with each source
+ * copied at a 4-byte aligned offset): the update's advantages cost one round trip, not three.
+ * @returns one array per source, null where the source is null
+ */
+async function readF32s(device: GPUDevice, srcs: ReadonlyArray<{ src: GPUBuffer; count: number } | null>): Promise<Array<Float32Array | null>> {
+  const offsets: number[] = [];
+  let bytes = 0;
+  for (const s of srcs) {
+    offsets.push(bytes);
+    if (s) bytes += s.count * 4;
+  }
+  const staging = device.createBuffer({ label: 'rl applied advantages (readback)', size: Math.max(4, bytes), usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
+  try {
+    const enc = device.createCommandEncoder({ label: 'rl applied advantages (readback)' });
+    srcs.forEach((s, i) => s && s.count > 0 && enc.copyBufferToBuffer(s.src, 0, staging, offsets[i], s.count * 4));
+    device.queue.submit([enc.finish()]);
+    await mapReadChecked(device, staging);
+    const all = staging.getMappedRange();
+    const out = srcs.map((s, i) => (s ? new Float32Array(all.slice(offsets[i], offsets[i] + s.count * 4)) : null));
+    staging.unmap();
+    return out;
+  } finally {
+    staging.destroy();
+  }
 }
