@@ -33,8 +33,7 @@ import { BudgetMismatchError, checkpointBudget, checkRunBudget, runBudget } from
 import { rlLossConfig } from '../rl/config';
 import { inProcessEnv, type EnvBackend } from '../rollout/engine';
 import type { RlTrainerOptions } from '../rl/trainer';
-import type { EnvApi } from '../rollout/env';
-import { WorkerPool } from '../rollout/worker_pool';
+import { envWorkerPool } from '../rollout/env_pool';
 import { CheckpointStore } from '../storage/checkpoint_store';
 import type { JsonValue } from '../storage/serialize';
 import { assetFetch, baseCheckpointUrl } from '../util/asset_fetch';
@@ -180,19 +179,6 @@ async function startingParams(spec: ExperimentSpec, cfg: ModelConfig, preset: st
   return { params: initParams(cfg, Rng.derive(seed, 'init').int(2 ** 31)), source: 'scratch (seeded random init)' };
 }
 
-function poolEnv(spec: ExperimentSpec): EnvBackend & { terminate(): void } {
-  const pool = new WorkerPool<EnvApi>({
-    size: spec.rollout.workers,
-    watchdogMs: spec.rollout.watchdogMs,
-    create: () => new Worker(new URL('../rollout/env_worker.ts', import.meta.url), { type: 'module' }),
-  });
-  return {
-    run: (job) => pool.run((api) => job(api as unknown as EnvApi)),
-    retries: () => pool.stats.retries,
-    terminate: () => pool.terminate(),
-  };
-}
-
 function localEnv(): Promise<EnvBackend & { terminate(): void }> {
   return import('../rollout/env').then(({ localEnvApi }) => ({ ...inProcessEnv(localEnvApi()), terminate: () => {} }));
 }
@@ -274,7 +260,7 @@ export async function runExperiment(specJson: unknown, o: RunnerOptions = {}, se
   const warnings: string[] = [];
   const store = await CheckpointStore.open(o.dbName ? { dbName: o.dbName } : {});
   const runId = o.runId ?? `run-${spec.name}`;
-  const env = seams.env ? seams.env(spec) : o.inProcessEnv ? await localEnv() : poolEnv(spec);
+  const env = seams.env ? seams.env(spec) : o.inProcessEnv ? await localEnv() : envWorkerPool(spec.rollout.workers, spec.rollout.watchdogMs);
   const machine = `${backend.describe}; ${navigator.hardwareConcurrency} logical cores; ${navigator.userAgent.match(/(HeadlessChrome|Chrome)\/[\d.]+/)?.[0] ?? 'browser'}`;
   const inSpace = inSpaceEvalSet(spec);
   // Every opening fits the context budget, checked before any rollout (throws naming harness, task, sizes).
