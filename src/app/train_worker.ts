@@ -14,6 +14,7 @@
  */
 import { runFailureMessage } from './run_failure';
 import { expose, transfer, type ProxyMarked } from 'comlink';
+import { decodeRunCheckpoint } from '../experiment/run_checkpoint';
 import { checkpointPosition, runExperiment, type ExperimentOutput, type RunCurves, type RunEvent, type StepRecord } from '../experiment/runner';
 import type { RunResult } from '../experiment/results';
 import type { EvalResult } from '../experiment/evaluate';
@@ -183,19 +184,15 @@ const api: TrainWorkerApi = {
     return withStore(dbName, async (s) => {
       const lg = await s.loadLatestGood(runId);
       if (!lg.checkpoint) return null;
-      const mh = lg.checkpoint.meta.metricHistory as unknown as {
-        state: { runIndex: number; step: number; history: StepRecord[]; before: EvalResult | null; seconds?: number };
-        results: RunResult[];
-        curves: RunCurves[];
-      };
+      const { checkpoint: ck } = decodeRunCheckpoint(lg.checkpoint.meta, lg.checkpoint.tensors);
       const step = lg.checkpoint.meta.step;
-      const b = mh.state.before;
+      const b = ck.state.before;
       return {
         step,
         ...checkpointPosition(step),
-        curves: mh.curves ?? [],
-        results: mh.results ?? [],
-        current: { history: mh.state.history ?? [], before: b ? { passAt1: b.passAt1, training: b.training, episodes: b.episodes } : null, seconds: mh.state.seconds ?? 0 },
+        curves: ck.curves,
+        results: ck.results,
+        current: { history: ck.state.history, before: b ? { passAt1: b.passAt1, training: b.training, episodes: b.episodes } : null, seconds: ck.state.seconds },
       };
     });
   },

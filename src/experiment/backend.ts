@@ -12,8 +12,8 @@
 import { createGpu, type Gpu } from '../gpu/device';
 import type { ModelConfig } from '../model/config';
 import { GpuModel } from '../model/gpu_model';
-import { RlTrainer, type RlTrainerOptions, type RlUpdateMetrics } from '../rl/trainer';
-import type { RlRows, TrajectoryLike } from '../rl/trainer_batch';
+import { RlTrainer, type RlTrainerOptions, type RlUpdate } from '../rl/trainer';
+import type { TrajectoryLike } from '../rl/trainer_batch';
 import type { Policy, PolicySample } from '../rollout/engine';
 import { defaultSpecialIds, GpuPolicy } from '../rollout/gpu_policy';
 import { WasmEngine } from '../wasm/engine';
@@ -66,10 +66,10 @@ export async function chooseBackend(choice: BackendChoice): Promise<Backend> {
 
 /** What the runner needs of the RL trainer, on either engine. */
 export interface StackTrainer {
-  update(trajs: readonly TrajectoryLike[], step: number): Promise<RlUpdateMetrics>;
+  /** One RL update: its metrics and the advantages its loss read (RlTrainer.update). */
+  update(trajs: readonly TrajectoryLike[], step: number): Promise<RlUpdate>;
   readState(): Promise<{ params: Float32Array; m: Float32Array; v: Float32Array; adamStep: number }>;
   writeState(s: { params: Float32Array; m: Float32Array; v: Float32Array; adamStep: number }): void;
-  readonly lastPpoBatch: { rows: RlRows; oldValues: Float32Array } | null;
 }
 
 /** A rollout policy with throughput counters. */

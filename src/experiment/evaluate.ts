@@ -31,7 +31,6 @@ export interface EvalOptions {
   samples: number;
   temperature: number;
   seed: number;
-  crashAtJob?: number;
   /** Episodes finished / total, after every rollout round (progress displays). */
   onProgress?: (done: number, total: number) => void;
 }
@@ -61,7 +60,7 @@ export async function evaluate(sets: EvalSets, o: EvalOptions): Promise<EvalResu
   for (const h of harnesses) for (const t of sets.testTasks) for (let s = 0; s < o.samples; s++) reqs.push({ taskId: t, harnessId: h, group: reqs.length });
   const temperature = o.samples === 1 ? 0 : o.temperature;
   const { trajectories, stats } = await runEpisodes(reqs, {
-    tok: o.tok, policy: o.policy, env: o.env, maxTurns: o.maxTurns, maxNewTokens: o.maxNewTokens, contextTokens: o.contextTokens, temperature, seed: Rng.derive(o.seed, 'eval').int(2 ** 31), crashAtJob: o.crashAtJob,
+    tok: o.tok, policy: o.policy, env: o.env, maxTurns: o.maxTurns, maxNewTokens: o.maxNewTokens, contextTokens: o.contextTokens, temperature, seed: Rng.derive(o.seed, 'eval').int(2 ** 31),
     onProgress: o.onProgress,
   });
   const perHarness: Record<string, number> = {};

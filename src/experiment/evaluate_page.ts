@@ -10,8 +10,7 @@ import { loadTokenizer } from '../model/tokenizer';
 import { checkOpeningsFit, checkpointBudget, checkRunBudget, runBudget } from '../pretrain/budget';
 import { decodeBaseCheckpoint } from '../pretrain/checkpoint';
 import { runEpisodes, type EpisodeRequest } from '../rollout/engine';
-import type { EnvApi } from '../rollout/env';
-import { WorkerPool } from '../rollout/worker_pool';
+import { envWorkerPool } from '../rollout/env_pool';
 import { taskFromId } from '../tasks';
 import type { SuiteName } from '../tasks/types';
 import { assetFetch, baseCheckpointUrl } from '../util/asset_fetch';
@@ -95,16 +94,12 @@ export async function evaluateCheckpointInPage(req: EvalPageRequest): Promise<st
 
   const backend = await chooseBackend(req.backend ?? 'auto');
   const { policy, destroy } = createPolicy(backend, cfg, ck.params, maxRows(cfg));
-  const pool = new WorkerPool<EnvApi>({
-    size: req.workers,
-    watchdogMs: req.watchdogMs ?? 30_000,
-    create: () => new Worker(new URL('../rollout/env_worker.ts', import.meta.url), { type: 'module' }),
-  });
+  const env = envWorkerPool(req.workers, req.watchdogMs ?? 30_000);
   try {
     const reqs: EpisodeRequest[] = [];
     for (const h of plan.ids) for (const t of taskIds) for (let s = 0; s < req.samples; s++) reqs.push({ taskId: t, harnessId: h, group: reqs.length });
     const { trajectories, stats } = await runEpisodes(reqs, {
-      tok, policy, env: { run: (job) => pool.run((api) => job(api as unknown as EnvApi)), retries: () => pool.stats.retries },
+      tok, policy, env,
       maxTurns: req.maxTurns, maxNewTokens, contextTokens, temperature: req.temperature, seed: Rng.derive(req.seed, 'evaluate').int(2 ** 31),
     });
     if (backend.kind === 'webgpu' && backend.gpu.errors.length) throw new Error(`WebGPU errors during evaluation: ${backend.gpu.errors.join('; ')}`);
@@ -117,7 +112,7 @@ export async function evaluateCheckpointInPage(req: EvalPageRequest): Promise<st
     });
     return JSON.stringify(report, (_k, v) => (typeof v === 'number' && !Number.isFinite(v) ? null : v));
   } finally {
-    pool.terminate();
+    env.terminate();
     destroy();
     destroyBackend(backend);
   }

@@ -1,9 +1,11 @@
 /**
  * The experiment runner (DESIGN.md §2, §13), page-side: for every (seed, method) run —
- * evaluate the starting checkpoint, RL steps (schedule → rollouts → GRPO/PPO update →
- * metrics → IndexedDB checkpoint), evaluate again — and collect `ExperimentResults`.
+ * evaluate the starting checkpoint, the RL loop (rl_loop.ts: schedule → rollout → advantages +
+ * update → record → checkpoint), evaluate again — and collect `ExperimentResults`. This module
+ * keeps what surrounds the loop: resume decoding (run_checkpoint.ts), the choice of starting
+ * parameters, the engine stack and environments, the evaluations and the results.
  * The CLI (`hlab run`) and the browser tests call `runExperimentInPage` with JSON-safe
- * arguments; the app can call `runExperiment` directly.
+ * arguments; the app and tests that supply seams (RunSeams) call `runExperiment` directly.
  *
  * Determinism and resume: every random choice derives from (seed, step) — task draws
  * (plan.ts stepTasks), sampler seeds (Rng.derive(seed, 'rollout', step)), minibatch shuffles —
@@ -13,9 +15,9 @@
  * ("RNG states" are therefore the seeds; the checkpoint stores them.)
  *
  * Progress: console lines `[run] {json}` (type 'progress' | 'log' | 'warn'); the CLI parses them.
- * The app (src/app/train_worker.ts) passes `onProgress` instead and gets typed `RunEvent`s —
- * the same progress/log/warn plus every step's metrics, evaluations, checkpoints and, on resume,
- * the history so far. Console lines are written either way (unchanged for the CLI).
+ * The app (src/app/train_worker.ts) passes `onProgress` instead and gets typed `RunEvent`s
+ * (run_events.ts) — the same progress/log/warn plus every step's metrics, evaluations,
+ * checkpoints and, on resume, the history so far. Console lines are written either way.
  * Stop: setting `globalThis.__hlabRunStop = true`, or `shouldStop()` returning true, makes the
  * runner save a checkpoint after the current step and return `status: 'interrupted'`.
  * Checkpoint mirror: when the page has
@@ -29,66 +31,27 @@ import { loadTokenizer, type Tokenizer } from '../model/tokenizer';
 import { decodeBaseCheckpoint } from '../pretrain/checkpoint';
 import { BudgetMismatchError, checkpointBudget, checkRunBudget, runBudget } from '../pretrain/budget';
 import { rlLossConfig } from '../rl/config';
-import type { RlUpdateMetrics } from '../rl/trainer';
-import { ppoAdvantages } from '../rl/trainer_batch';
-import { runEpisodes, type EnvBackend, type EpisodeRequest } from '../rollout/engine';
-import type { EnvApi } from '../rollout/env';
-import { WorkerPool } from '../rollout/worker_pool';
+import { inProcessEnv, type EnvBackend } from '../rollout/engine';
+import type { RlTrainerOptions } from '../rl/trainer';
+import { envWorkerPool } from '../rollout/env_pool';
 import { CheckpointStore } from '../storage/checkpoint_store';
 import type { JsonValue } from '../storage/serialize';
 import { assetFetch, baseCheckpointUrl } from '../util/asset_fetch';
 import { Rng } from '../util/rng';
 import { checkSpecOpenings } from './openings';
-import { grpoTrajectoryAdvantages, rowAdvantagesPerTrajectory, sampleTrajectories, type TrajectorySample } from './trajectory_sample';
+import type { TrajectorySample } from './trajectory_sample';
 import { evaluate, type EvalResult, type EvalSets } from './evaluate';
-import { checkSpecConsistency, inSpaceEvalSet, makeSchedule, stepTasks, taskAssignments, testTasks, trainingHarnesses, trainPool, TRAIN_POOL_PER_SUITE } from './plan';
+import { checkSpecConsistency, inSpaceEvalSet, makeSchedule, taskAssignments, testTasks, trainingHarnesses, trainPool, TRAIN_POOL_PER_SUITE } from './plan';
+import { rlLoop, type RlLoopHooks } from './rl_loop';
+import { makeEmit, type Emit, type RunCurves, type RunEvent, type StepRecord } from './run_events';
+import { decodeRunCheckpoint, encodeRunCheckpoint, type RunState, type RunTensors } from './run_checkpoint';
 import type { ExperimentResults, RunResult } from './results';
 import { parseSpec, type ExperimentSpec, type MethodSpec } from './spec';
 import { chooseBackend, createStack, destroyBackend, type BackendChoice } from './backend';
 
-/** Metrics of one RL step. */
-export interface StepRecord extends Omit<RlUpdateMetrics, 'ms'> {
-  step: number;
-  /** Mean verifier pass (the reward) over the step's rollouts. */
-  reward: number;
-  /** Rollout pass rate per training harness used this step. */
-  passByHarness: Record<string, number>;
-  /** Sampled tokens per second of sampler time. */
-  tokensPerSec: number;
-  /** Cumulative worker-pool retries and environment failures. */
-  workerRetries: number;
-  envFailures: number;
-  /** Context tokens the cut dropped in this step's rollouts (rows.ts `fitContext`), and the turns cut. Absent in records of older runs. */
-  droppedContextTokens?: number;
-  cutContexts?: number;
-  rolloutMs: number;
-  updateMs: number;
-}
-
-/**
- * What the runner reports while it works (RunnerOptions.onProgress). All JSON-safe (structured
- * clone across a worker boundary), except that metrics may be NaN.
- */
-export type RunEvent =
-  /** Work units done of the whole call (an RL step or an evaluation is one unit) and what runs now. */
-  | { type: 'progress'; done: number; total: number; phase: string }
-  | { type: 'log'; message: string }
-  | { type: 'warn'; message: string }
-  /** A (seed, method) run starts (or continues after a resume) with `steps` RL steps. */
-  | { type: 'run'; runIndex: number; runs: number; method: string; seed: number; steps: number; start: string }
-  /** One RL step finished: its metrics. */
-  | { type: 'step'; runIndex: number; method: string; seed: number; record: StepRecord }
-  /**
-   * An evaluation finished: pass@1 (base harness, held-out in-space, black-box) and over the
-   * training harnesses. `restored`: read from the checkpoint on resume, not run again.
-   */
-  | { type: 'eval'; runIndex: number; method: string; seed: number; when: 'before' | 'after'; passAt1: EvalResult['passAt1']; training: number; episodes: number; restored?: boolean }
-  /** A checkpoint was committed to IndexedDB (store step numbering, see CKPT_STRIDE) after RL step `rlStep` of run `runIndex`. */
-  | { type: 'checkpoint'; runId: string; step: number; runIndex: number; rlStep: number; totalBytes: number }
-  /** Episodes finished so far in the evaluation that is running (after every rollout round). */
-  | { type: 'evalProgress'; runIndex: number; when: 'before' | 'after'; done: number; total: number }
-  /** Resumed from a checkpoint: the curves so far (finished runs and the current run's steps), so a view can redraw them. */
-  | { type: 'resume'; runIndex: number; step: number; curves: RunCurves[] };
+export type { RunCurves, RunEvent, StepRecord } from './run_events';
+export { CKPT_STRIDE, checkpointPosition } from './run_checkpoint';
+export { TRAJECTORIES_PER_STEP } from './rl_loop';
 
 export interface RunnerOptions {
   /**
@@ -110,22 +73,10 @@ export interface RunnerOptions {
   resume?: boolean;
   /** An exported checkpoint (base64) to import before resuming (the CLI's mirror file). */
   importBase64?: string;
-  /** Stop (checkpoint, status 'interrupted') after this many RL steps of this call (tests). */
-  stopAfterSteps?: number;
   /** Override spec.backend (CLI --backend). */
   backend?: BackendChoice;
-  /** Run environments in the page instead of Web Workers (tests). */
+  /** Run environments in the page instead of Web Workers (the app offline; tests). */
   inProcessEnv?: boolean;
-  /** Test hook: the environment job with this index crashes its worker once (first RL step). */
-  crashAtJob?: number;
-  /**
-   * Test hook: replace each training rollout's reward by a synthetic one (its index in the
-   * step mod 2, so every group of ≥ 2 has reward variance), so that a scratch model gets
-   * non-zero advantages and real parameter updates (resume-equivalence tests). Never used by the CLI.
-   */
-  syntheticReward?: boolean;
-  /** Test hook: at this RL step every sampled log-prob is replaced by NaN (the step must be skipped, never applied). */
-  poisonStep?: number;
   /** Skip the before/after evaluations (tests of the training loop only). */
   skipEval?: boolean;
   /** An explicit base checkpoint file (base64), used instead of public/base-<preset>.ckpt (CLI --base). */
@@ -134,10 +85,15 @@ export interface RunnerOptions {
   trainPoolPerSuite?: number;
 }
 
-export interface RunCurves {
-  method: string;
-  seed: number;
-  steps: StepRecord[];
+/**
+ * Seams only tests supply (the CLI and the app never do): fault injection and reward transforms
+ * around the production loop, so no production option carries a test hook.
+ */
+export interface RunSeams {
+  /** The run's environment backend instead of the worker pool (or the in-process one); e.g. one whose job n kills its worker. */
+  env?: (spec: ExperimentSpec) => EnvBackend & { terminate(): void };
+  /** Hooks of the RL loop (rl_loop.ts RlLoopHooks: after-rollout transforms). */
+  loop?: RlLoopHooks;
 }
 
 export interface ExperimentOutput {
@@ -159,48 +115,9 @@ export interface ExperimentOutput {
   seconds: number;
 }
 
-interface RunState {
-  runIndex: number;
-  step: number;
-  before: EvalResult | null;
-  history: StepRecord[];
-  schedule: Record<string, number>;
-  skippedSteps: number;
-  seconds: number;
-}
-
 /** JSON with sorted object keys (the checkpoint store keeps canonical JSON, so key order is not preserved). */
 function stableJson(v: unknown): string {
   return JSON.stringify(v, (_k, x) => (x && typeof x === 'object' && !Array.isArray(x) ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : x));
-}
-
-function log(type: 'progress' | 'log' | 'warn' | 'eval', data: Record<string, unknown>): void {
-  console.log(`[run] ${JSON.stringify({ type, ...data })}`);
-}
-
-type Emit = (ev: RunEvent, consoleExtra?: Record<string, unknown>) => void;
-
-/**
- * The runner's reporter: progress/log/warn go to the console as `[run] {json}` lines exactly as
- * before (the CLI parses them; `consoleExtra` adds fields only there), and every event goes to
- * `onProgress`.
- */
-function makeEmit(onProgress?: (ev: RunEvent) => void): Emit {
-  let reported = false;
-  return (ev, consoleExtra) => {
-    // 'eval' too: the CLI keeps a finished 'before' evaluation in results.md after a Ctrl-C.
-    if (ev.type === 'progress' || ev.type === 'log' || ev.type === 'warn' || ev.type === 'eval') {
-      const { type, ...data } = ev;
-      log(type, { ...data, ...consoleExtra });
-    }
-    if (!onProgress) return;
-    try {
-      onProgress(ev);
-    } catch (e) {
-      if (!reported) console.error('runExperiment: onProgress threw (ignored; the run goes on):', e);
-      reported = true;
-    }
-  };
 }
 
 async function sha256(a: Float32Array): Promise<string> {
@@ -262,24 +179,8 @@ async function startingParams(spec: ExperimentSpec, cfg: ModelConfig, preset: st
   return { params: initParams(cfg, Rng.derive(seed, 'init').int(2 ** 31)), source: 'scratch (seeded random init)' };
 }
 
-function poolEnv(spec: ExperimentSpec): EnvBackend & { terminate(): void } {
-  const pool = new WorkerPool<EnvApi>({
-    size: spec.rollout.workers,
-    watchdogMs: spec.rollout.watchdogMs,
-    create: () => new Worker(new URL('../rollout/env_worker.ts', import.meta.url), { type: 'module' }),
-  });
-  return {
-    run: (job) => pool.run((api) => job(api as unknown as EnvApi)),
-    retries: () => pool.stats.retries,
-    terminate: () => pool.terminate(),
-  };
-}
-
 function localEnv(): Promise<EnvBackend & { terminate(): void }> {
-  return import('../rollout/env').then(({ localEnvApi }) => {
-    const api = localEnvApi();
-    return { run: (job) => job(api), retries: () => 0, terminate: () => {} };
-  });
+  return import('../rollout/env').then(({ localEnvApi }) => ({ ...inProcessEnv(localEnvApi()), terminate: () => {} }));
 }
 
 /** Largest row count per forward such that the (B, maxT, V) logits stay well inside a 128 MiB binding. */
@@ -288,33 +189,64 @@ function maxRows(cfg: ModelConfig): number {
 }
 
 /**
- * Checkpoint step numbers, increasing over the whole experiment: run r's state after its
- * before-evaluation is r·STRIDE + 1, after RL step s it is r·STRIDE + 1 + s, and the state
- * after run r finished (its result recorded, run r+1 not started) is (r+1)·STRIDE.
+ * The RL trainer's options for a run of `algorithm` under the spec (GRPO for anything but PPO:
+ * an 'sft' or harness-free method never trains, its trainer only holds the parameters).
  */
-export const CKPT_STRIDE = 1_000_000;
-
-/**
- * What a checkpoint's store step number means (see CKPT_STRIDE): run index (0-based) and the
- * RL steps done in it; `rlStep` = -1 for the fresh state before the first evaluation and
- * `finished` for the state after run `runIndex - 1` closed.
- * @throws Error when step is not a non-negative integer.
- */
-export function checkpointPosition(step: number): { runIndex: number; rlStep: number; finished: boolean } {
-  if (!Number.isSafeInteger(step) || step < 0) throw new Error(`checkpointPosition: step must be a non-negative integer, got ${step}`);
-  const runIndex = Math.floor(step / CKPT_STRIDE);
-  const within = step % CKPT_STRIDE;
-  return { runIndex, rlStep: within - 1, finished: within === 0 && runIndex > 0 };
+function trainerOptions(spec: ExperimentSpec, algorithm: MethodSpec['algorithm'], padId: number, seed: number): RlTrainerOptions {
+  const cfg = rlLossConfig({
+    algorithm: algorithm === 'ppo' ? 'ppo' : 'grpo',
+    clipLow: spec.rl.clipLow, clipHigh: spec.rl.clipHigh, dualClip: spec.rl.dualClip, aggregation: spec.rl.aggregation,
+    klCoef: spec.rl.klCoef, klEstimator: spec.rl.klEstimator, entCoef: spec.rl.entCoef, vfCoef: spec.rl.vfCoef, vfClip: spec.rl.vfClip,
+    gamma: spec.rl.gamma, lambda: spec.rl.lambda, stdFloor: spec.rl.stdFloor, noStdDivision: spec.rl.noStdDivision,
+    // Dr. GRPO's constant for seq-mean-token-sum-norm: the maximum response length (never the padded T).
+    tokenSumNorm: spec.rollout.maxNewTokens,
+  });
+  return {
+    cfg, lr: spec.rl.lr, weightDecay: spec.rl.weightDecay, maxGradNorm: spec.rl.maxGradNorm, epochs: spec.rl.epochs, minibatches: spec.rl.minibatches, padId, seed,
+    dropZeroVarianceGroups: spec.rl.dropZeroVarianceGroups,
+  };
 }
 
-/** Rollouts of each RL step kept in ExperimentOutput.trajectories. */
-export const TRAJECTORIES_PER_STEP = 2;
+/** The warning of a run whose RL steps applied no update (its 'after' evaluation reuses 'before'). */
+function noSignalWarning(method: string, seed: number, history: readonly StepRecord[]): string {
+  const dropped = history.reduce((a, h) => a + h.droppedGroups, 0);
+  const skipped = history.reduce((a, h) => a + h.skippedSteps, 0);
+  return (
+    `method '${method}', seed ${seed}: no learning signal — 0 optimizer updates applied in ${history.length} RL steps ` +
+    `(${dropped} groups dropped because all their rewards were equal${skipped ? `, ${skipped} steps skipped as non-finite` : ''}); ` +
+    `the 'after' evaluation is the 'before' one, reused (same parameters and seeds)`
+  );
+}
+
+/**
+ * A finished run's row of the results (results.ts RunResult); NaN where an evaluation did not run.
+ * @param seconds the run's time over all call segments
+ */
+function runResult(method: string, algorithm: RunResult['algorithm'], seed: number, st: RunState, after: EvalResult | null, seconds: number): RunResult {
+  const empty = { base: NaN, inSpace: NaN, blackbox: {} };
+  const noBeh = { parseErrors: NaN, workflowViolations: NaN, recoveryRate: NaN, stateTrackingErrors: NaN };
+  return {
+    method,
+    algorithm,
+    seed,
+    // Optimizer steps applied (results.ts: skipped non-finite steps excluded).
+    steps: st.history.reduce((a, h) => a + h.optimizerSteps - h.skippedSteps, 0),
+    skippedSteps: st.skippedSteps,
+    before: st.before?.passAt1 ?? empty,
+    after: after?.passAt1 ?? empty,
+    trainHarnesses: { before: st.before?.training ?? NaN, after: after?.training ?? NaN },
+    behaviour: { before: st.before?.behaviour ?? noBeh, after: after?.behaviour ?? noBeh },
+    perHarness: after?.perHarness ?? {},
+    seconds,
+  };
+}
 
 /**
  * Run an experiment in the page.
+ * @param seams test seams (RunSeams); production callers pass none
  * @throws SpecError for an invalid spec; Error when WebGPU is unavailable or the device is lost.
  */
-export async function runExperiment(specJson: unknown, o: RunnerOptions = {}): Promise<ExperimentOutput> {
+export async function runExperiment(specJson: unknown, o: RunnerOptions = {}, seams: RunSeams = {}): Promise<ExperimentOutput> {
   const t0 = performance.now();
   const emit = makeEmit(o.onProgress);
   // Cross-field constraints (K, τ, budgets) before any GPU work, as the CLI checks them.
@@ -328,7 +260,7 @@ export async function runExperiment(specJson: unknown, o: RunnerOptions = {}): P
   const warnings: string[] = [];
   const store = await CheckpointStore.open(o.dbName ? { dbName: o.dbName } : {});
   const runId = o.runId ?? `run-${spec.name}`;
-  const env = o.inProcessEnv ? await localEnv() : poolEnv(spec);
+  const env = seams.env ? seams.env(spec) : o.inProcessEnv ? await localEnv() : envWorkerPool(spec.rollout.workers, spec.rollout.watchdogMs);
   const machine = `${backend.describe}; ${navigator.hardwareConcurrency} logical cores; ${navigator.userAgent.match(/(HeadlessChrome|Chrome)\/[\d.]+/)?.[0] ?? 'browser'}`;
   const inSpace = inSpaceEvalSet(spec);
   // Every opening fits the context budget, checked before any rollout (throws naming harness, task, sizes).
@@ -339,37 +271,33 @@ export async function runExperiment(specJson: unknown, o: RunnerOptions = {}): P
   const paramDigests: string[] = [];
   const trajectories: TrajectorySample[] = [];
   const starts: string[] = [];
-  let resumeState: (RunState & { results: RunResult[]; curves: RunCurves[] }) | null = null;
-  let resumeTensors: Record<string, Float32Array> | null = null;
+  let resume: { state: RunState; tensors: RunTensors } | null = null;
 
   if (o.importBase64) await store.importCheckpoint(b64ToBytes(o.importBase64), { overwrite: true });
   if (o.resume) {
     const lg = await store.loadLatestGood(runId);
     for (const s of lg.skipped) emit({ type: 'warn', message: `checkpoint step ${s.step} is unusable (${s.code}): ${s.message}; using the previous good one` });
     if (lg.checkpoint) {
-      const cfgJson = lg.checkpoint.meta.config as { spec: unknown };
+      // Throws RunCheckpointVersionError (naming the version) for a checkpoint this build cannot read.
+      const { checkpoint: ck, tensors } = decodeRunCheckpoint(lg.checkpoint.meta, lg.checkpoint.tensors);
       // The engine is not part of the experiment: a checkpoint continues on either (same layout).
       const sameExperiment = (a: ExperimentSpec) => stableJson({ ...a, backend: 'auto' });
-      if (sameExperiment(parseSpec(cfgJson.spec, 'checkpoint spec')) !== sameExperiment(spec)) throw new Error(`--resume: the checkpoint of run '${runId}' was written for a different spec; start without --resume or use the same spec`);
-      const mh = lg.checkpoint.meta.metricHistory as unknown as { state: RunState; results: RunResult[]; curves: RunCurves[]; trajectories?: TrajectorySample[] };
-      // Checkpoints written before trajectories were recorded have none: the run goes on without the old ones.
-      trajectories.push(...(mh.trajectories ?? []));
-      resumeState = { ...mh.state, schedule: (lg.checkpoint.meta.scheduleState as { draws: Record<string, number> }).draws, results: mh.results, curves: mh.curves };
-      resumeTensors = lg.checkpoint.tensors as Record<string, Float32Array>;
-      results.push(...mh.results);
-      curves.push(...mh.curves);
-      emit({ type: 'log', message: `resuming run '${runId}' at run ${mh.state.runIndex + 1}/${runsPlan.length}, step ${mh.state.step}/${steps}` });
+      if (sameExperiment(parseSpec(ck.spec, 'checkpoint spec')) !== sameExperiment(spec)) throw new Error(`--resume: the checkpoint of run '${runId}' was written for a different spec; start without --resume or use the same spec`);
+      trajectories.push(...ck.trajectories);
+      resume = { state: ck.state, tensors };
+      results.push(...ck.results);
+      curves.push(...ck.curves);
+      const st = ck.state;
+      emit({ type: 'log', message: `resuming run '${runId}' at run ${st.runIndex + 1}/${runsPlan.length}, step ${st.step}/${steps}` });
       // The current run's history rides in its state; finished runs are in `curves`.
-      const current = mh.state.runIndex < runsPlan.length ? [{ method: runsPlan[mh.state.runIndex].method.name, seed: runsPlan[mh.state.runIndex].seed, steps: mh.state.history }] : [];
-      emit({ type: 'resume', runIndex: mh.state.runIndex, step: mh.state.step, curves: [...mh.curves, ...current] });
+      const current = st.runIndex < runsPlan.length ? [{ method: runsPlan[st.runIndex].method.name, seed: runsPlan[st.runIndex].seed, steps: st.history }] : [];
+      emit({ type: 'resume', runIndex: st.runIndex, step: st.step, curves: [...ck.curves, ...current] });
     } else emit({ type: 'log', message: `no checkpoint of run '${runId}' found; starting fresh` });
   }
+  // Work units of the whole call (an RL step or an evaluation is one), for progress displays.
   const evalUnits = o.skipEval ? 0 : 2;
-  const totalUnits = runsPlan.length * (steps + evalUnits);
-  let doneUnits = results.length * (steps + evalUnits);
-  let stepsThisCall = 0;
-  const stopRequested = () =>
-    (globalThis as { __hlabRunStop?: boolean }).__hlabRunStop === true || o.shouldStop?.() === true || (o.stopAfterSteps !== undefined && stepsThisCall >= o.stopAfterSteps);
+  const progress = { done: results.length * (steps + evalUnits), total: runsPlan.length * (steps + evalUnits) };
+  const stopRequested = () => (globalThis as { __hlabRunStop?: boolean }).__hlabRunStop === true || o.shouldStop?.() === true;
   let status: 'done' | 'interrupted' = 'done';
 
   try {
@@ -389,18 +317,7 @@ export async function runExperiment(specJson: unknown, o: RunnerOptions = {}): P
         warnings.push(w);
         emit({ type: 'warn', message: w });
       }
-      const cfgRl = rlLossConfig({
-        algorithm: algorithm === 'ppo' ? 'ppo' : 'grpo',
-        clipLow: spec.rl.clipLow, clipHigh: spec.rl.clipHigh, dualClip: spec.rl.dualClip, aggregation: spec.rl.aggregation,
-        klCoef: spec.rl.klCoef, klEstimator: spec.rl.klEstimator, entCoef: spec.rl.entCoef, vfCoef: spec.rl.vfCoef, vfClip: spec.rl.vfClip,
-        gamma: spec.rl.gamma, lambda: spec.rl.lambda, stdFloor: spec.rl.stdFloor, noStdDivision: spec.rl.noStdDivision,
-        // Dr. GRPO's constant for seq-mean-token-sum-norm: the maximum response length (never the padded T).
-        tokenSumNorm: spec.rollout.maxNewTokens,
-      });
-      const stack = createStack(backend, cfg, start.params, maxRows(cfg), {
-        cfg: cfgRl, lr: spec.rl.lr, weightDecay: spec.rl.weightDecay, maxGradNorm: spec.rl.maxGradNorm, epochs: spec.rl.epochs, minibatches: spec.rl.minibatches, padId: tok.padId, seed,
-        dropZeroVarianceGroups: spec.rl.dropZeroVarianceGroups,
-      });
+      const stack = createStack(backend, cfg, start.params, maxRows(cfg), trainerOptions(spec, algorithm, tok.padId, seed));
       const { policy, trainer } = stack;
       const pool = trainPool(spec, seed, o.trainPoolPerSuite ?? TRAIN_POOL_PER_SUITE);
       const assignments = taskAssignments(spec, method, pool);
@@ -408,33 +325,32 @@ export async function runExperiment(specJson: unknown, o: RunnerOptions = {}): P
       const evalOpts = {
         tok, policy, env, maxTurns: spec.rollout.maxTurns, maxNewTokens: spec.rollout.maxNewTokens, contextTokens: spec.rollout.contextTokens, samples: spec.evaluation.samples, temperature: spec.rl.temperature, seed,
       };
+      const runEval = (when: 'before' | 'after') => evaluate(sets, { ...evalOpts, onProgress: (done, total) => emit({ type: 'evalProgress', runIndex: r, when, done, total }) });
       let st: RunState = { runIndex: r, step: 0, before: null, history: [], schedule: {}, skippedSteps: 0, seconds: 0 };
-      if (resumeState && resumeState.runIndex === r && resumeTensors && (resumeState.step > 0 || resumeState.before !== null)) {
-        st = { runIndex: r, step: resumeState.step, before: resumeState.before, history: resumeState.history, schedule: resumeState.schedule, skippedSteps: resumeState.skippedSteps, seconds: resumeState.seconds };
-        trainer.writeState({ params: resumeTensors.params, m: resumeTensors.adamM, v: resumeTensors.adamV, adamStep: Number((resumeTensors.adamStep as unknown as Uint32Array)[0]) });
-        doneUnits += (st.before ? 1 : 0) * Math.min(1, evalUnits) + st.step;
+      // A checkpoint inside this run (not the fresh state before its first evaluation): continue it.
+      if (resume && resume.state.runIndex === r && (resume.state.step > 0 || resume.state.before !== null)) {
+        const rt = resume.tensors;
+        st = { ...resume.state, runIndex: r };
+        trainer.writeState({ params: rt.params, m: rt.adamM, v: rt.adamV, adamStep: rt.adamStep });
+        progress.done += (st.before ? 1 : 0) * Math.min(1, evalUnits) + st.step;
       }
-      resumeState = null;
+      resume = null;
       const schedule = makeSchedule(assignments, { draws: st.schedule });
       emit({ type: 'run', runIndex: r, runs: runsPlan.length, method: method.name, seed, steps: runSteps, start: start.source });
       if (st.before) emit({ type: 'eval', runIndex: r, method: method.name, seed, when: 'before', passAt1: st.before.passAt1, training: st.before.training, episodes: st.before.episodes, restored: true });
-      emit({ type: 'progress', done: doneUnits, total: totalUnits, phase: `run ${r + 1}/${runsPlan.length} (${method.name}, seed ${seed})` });
+      emit({ type: 'progress', ...progress, phase: `run ${r + 1}/${runsPlan.length} (${method.name}, seed ${seed})` });
 
       const save = async () => {
         const s = await trainer.readState();
+        // seconds: this run's time including the segment in progress, so a resumed run's duration counts every segment.
+        const state = { ...st, seconds: st.runIndex === r ? st.seconds + (performance.now() - rs0) / 1000 : st.seconds };
         const res = await store.save(
-          {
-            meta: {
-              runId, step: st.runIndex * CKPT_STRIDE + (st.step === 0 && st.before === null ? 0 : 1 + st.step), createdAt: Date.now(),
-              config: { spec: specJson as JsonValue, runIndex: r, method: method.name, seed } as JsonValue,
-              rngStates: { note: 'all streams derive from (seed, step)', seed, step: st.step } as JsonValue,
-              scheduleState: schedule.state() as unknown as JsonValue,
-              // JSON-safe: NaN (an evaluation that did not run) is stored as null;
-              // seconds: this run's time including the segment in progress, so a resumed run's duration counts every segment.
-              metricHistory: JSON.parse(JSON.stringify({ state: { ...st, schedule: {}, seconds: st.runIndex === r ? st.seconds + (performance.now() - rs0) / 1000 : st.seconds }, results, curves, trajectories }, (_k, v) => (typeof v === 'number' && !Number.isFinite(v) ? null : v))) as JsonValue,
-            },
-            tensors: { params: s.params, adamM: s.m, adamV: s.v, adamStep: Uint32Array.of(s.adamStep) },
-          },
+          encodeRunCheckpoint(
+            runId,
+            { spec: specJson as JsonValue, run: { runIndex: r, method: method.name, seed }, state, schedule: schedule.state(), results, curves, trajectories },
+            { params: s.params, adamM: s.m, adamV: s.v, adamStep: s.adamStep },
+            Date.now(),
+          ),
           { retention: { keepLast: 2 } },
         );
         emit({ type: 'checkpoint', runId, step: res.step, runIndex: st.runIndex, rlStep: st.step, totalBytes: res.totalBytes });
@@ -443,89 +359,22 @@ export async function runExperiment(specJson: unknown, o: RunnerOptions = {}): P
       };
 
       if (!o.skipEval && !st.before) {
-        emit({ type: 'progress', done: doneUnits, total: totalUnits, phase: `eval before (${method.name}, seed ${seed})` });
-        st.before = await evaluate(sets, { ...evalOpts, onProgress: (done, total) => emit({ type: 'evalProgress', runIndex: r, when: 'before', done, total }) });
-        doneUnits++;
+        emit({ type: 'progress', ...progress, phase: `eval before (${method.name}, seed ${seed})` });
+        st.before = await runEval('before');
+        progress.done++;
         emit({ type: 'eval', runIndex: r, method: method.name, seed, when: 'before', passAt1: st.before.passAt1, training: st.before.training, episodes: st.before.episodes });
         emit({ type: 'log', message: `before: base ${st.before.passAt1.base.toFixed(3)}, in-space ${st.before.passAt1.inSpace.toFixed(3)}, training harnesses ${st.before.training.toFixed(3)} (${st.before.episodes} episodes, ${(st.before.stats.ms / 1000).toFixed(1)} s)` });
         await save();
       }
-      for (let step = st.step + 1; step <= runSteps; step++) {
-        if (stopRequested()) {
-          status = 'interrupted';
-          break;
-        }
-        const ts = performance.now();
-        const tasks = stepTasks(pool, spec.rl.tasksPerStep, seed, step);
-        const reqs: EpisodeRequest[] = [];
-        tasks.forEach((taskId, g) => {
-          const harnessId = schedule.next(taskId);
-          for (let k = 0; k < spec.rl.groupSize; k++) reqs.push({ taskId, harnessId, group: g });
-        });
-        const retries0 = env.retries();
-        const tok0 = policy.tokens;
-        const ms0 = policy.ms;
-        const ro = await runEpisodes(reqs, {
-          tok, policy, env, maxTurns: spec.rollout.maxTurns, maxNewTokens: spec.rollout.maxNewTokens, contextTokens: spec.rollout.contextTokens, temperature: spec.rl.temperature,
-          seed: Rng.derive(seed, 'rollout', step).int(2 ** 31), crashAtJob: step === 1 ? o.crashAtJob : undefined,
-        });
-        if (o.syntheticReward) for (const t of ro.trajectories) t.reward = t.index % 2;
-        if (o.poisonStep === step) for (const t of ro.trajectories) for (const u of t.turns) u.logprobs.fill(NaN);
-        const rolloutMs = performance.now() - ts;
-        const up = await trainer.update(ro.trajectories, step);
-        try {
-          // PPO: per-token advantages by the CPU GAE reference from the rows and V_old the update
-          // already computed (no second value forward); GRPO: per trajectory on the CPU.
-          const ppo = algorithm === 'ppo' ? trainer.lastPpoBatch : null;
-          if (algorithm === 'ppo' && !ppo) throw new Error('no PPO batch recorded by the update');
-          const adv = ppo
-            ? rowAdvantagesPerTrajectory(ro.trajectories.length, ppo.rows, ppoAdvantages(ro.trajectories, ppo.rows, ppo.oldValues, cfgRl).advantages)
-            : grpoTrajectoryAdvantages(
-                ro.trajectories.map((t) => (Number.isFinite(t.reward) ? t.reward : 0)),
-                ro.trajectories.map((t) => t.group),
-                cfgRl,
-              );
-          trajectories.push(...sampleTrajectories(ro.trajectories, adv, { method: method.name, seed, step }, { perStep: TRAJECTORIES_PER_STEP, seed: Rng.derive(seed, 'trajectory-sample', step).int(2 ** 31) }));
-        } catch (e) {
-          // The sample is for display only: a failure to record it must not stop training.
-          emit({ type: 'warn', message: `step ${step}: trajectories not recorded (${(e as Error).message.split('\n')[0]})` });
-        }
-        const passByHarness: Record<string, number> = {};
-        for (const h of new Set(reqs.map((q) => q.harnessId))) {
-          const ts2 = ro.trajectories.filter((t) => t.harnessId === h);
-          passByHarness[h] = ts2.reduce((a, t) => a + t.reward, 0) / ts2.length;
-        }
-        const prev = st.history[st.history.length - 1];
-        const rec: StepRecord = {
-          step,
-          reward: ro.trajectories.reduce((a, t) => a + t.reward, 0) / ro.trajectories.length,
-          passByHarness,
-          policyLoss: up.policyLoss, valueLoss: up.valueLoss, clipFrac: up.clipFrac, approxKl: up.approxKl, klRef: up.klRef, entropy: up.entropy, gradNorm: up.gradNorm,
-          optimizerSteps: up.optimizerSteps, skippedSteps: up.skippedSteps, rows: up.rows, tokens: up.tokens, droppedGroups: up.droppedGroups,
-          tokensPerSec: (policy.tokens - tok0) / Math.max(1e-9, (policy.ms - ms0) / 1000),
-          workerRetries: (prev?.workerRetries ?? 0) + (env.retries() - retries0),
-          envFailures: (prev?.envFailures ?? 0) + ro.stats.envFailures,
-          droppedContextTokens: ro.stats.droppedContextTokens, cutContexts: ro.stats.cutContexts,
-          rolloutMs, updateMs: up.ms,
-        };
-        st.history.push(rec);
-        st.skippedSteps += up.skippedSteps;
-        if (up.optimizerSteps === up.skippedSteps) {
-          emit({ type: 'log', message: `step ${step}: no update applied (${up.droppedGroups} of ${tasks.length} groups had equal rewards${up.skippedSteps ? `, ${up.skippedSteps} optimizer steps skipped as non-finite` : ''})` });
-        }
-        st.step = step;
-        stepsThisCall++;
-        doneUnits++;
-        emit({ type: 'step', runIndex: r, method: method.name, seed, record: rec });
-        emit(
-          { type: 'progress', done: doneUnits, total: totalUnits, phase: `RL ${method.name} seed ${seed} step ${step}/${runSteps}` },
-          { reward: rec.reward, policyLoss: rec.policyLoss, clipFrac: rec.clipFrac, approxKl: rec.approxKl, gradNorm: rec.gradNorm, droppedGroups: rec.droppedGroups, retries: rec.workerRetries, skipped: st.skippedSteps },
-        );
-        if (step % every === 0 || step === runSteps || stopRequested()) await save();
-      }
+
+      const loop = await rlLoop({
+        spec, method, seed, runIndex: r, runSteps, tok, policy, trainer, env, pool, schedule, state: st, trajectories,
+        checkpointEvery: every, progress, stopRequested, save, emit, hooks: seams.loop,
+      });
+      if (loop.interrupted) status = 'interrupted';
       // A stop asked for during the last RL step: that step's checkpoint is saved; stop before
       // the final evaluation (a resume runs it) instead of ignoring the pause.
-      if (status !== 'interrupted' && runSteps > 0 && st.step === runSteps && stepsThisCall > 0 && stopRequested()) status = 'interrupted';
+      if (status !== 'interrupted' && runSteps > 0 && st.step === runSteps && loop.stepsRun > 0 && stopRequested()) status = 'interrupted';
       if (status === 'interrupted') {
         st.seconds += (performance.now() - rs0) / 1000;
         paramDigests.push(await sha256(await stack.readParams()));
@@ -535,48 +384,28 @@ export async function runExperiment(specJson: unknown, o: RunnerOptions = {}): P
       }
       let after: EvalResult | null = null;
       if (!o.skipEval) {
-        emit({ type: 'progress', done: doneUnits, total: totalUnits, phase: `eval after (${method.name}, seed ${seed})` });
+        emit({ type: 'progress', ...progress, phase: `eval after (${method.name}, seed ${seed})` });
         // No update was applied (no RL steps, or all skipped as non-finite): the parameters and
         // the evaluation seeds are those of 'before', so the result is identical; reuse it.
         const unchanged = st.before !== null && st.history.every((h) => h.optimizerSteps === h.skippedSteps);
-        after = unchanged && st.before ? st.before : await evaluate(sets, { ...evalOpts, onProgress: (done, total) => emit({ type: 'evalProgress', runIndex: r, when: 'after', done, total }) });
+        after = unchanged && st.before ? st.before : await runEval('after');
         if (unchanged && runSteps > 0) {
-          const dropped = st.history.reduce((a, h) => a + h.droppedGroups, 0);
-          const skipped = st.history.reduce((a, h) => a + h.skippedSteps, 0);
-          const w =
-            `method '${method.name}', seed ${seed}: no learning signal — 0 optimizer updates applied in ${st.history.length} RL steps ` +
-            `(${dropped} groups dropped because all their rewards were equal${skipped ? `, ${skipped} steps skipped as non-finite` : ''}); ` +
-            `the 'after' evaluation is the 'before' one, reused (same parameters and seeds)`;
+          const w = noSignalWarning(method.name, seed, st.history);
           warnings.push(w);
           emit({ type: 'warn', message: w });
         }
-        doneUnits++;
+        progress.done++;
         emit({ type: 'eval', runIndex: r, method: method.name, seed, when: 'after', passAt1: after.passAt1, training: after.training, episodes: after.episodes });
         emit({ type: 'log', message: `after: base ${after.passAt1.base.toFixed(3)}, in-space ${after.passAt1.inSpace.toFixed(3)}, training harnesses ${after.training.toFixed(3)}` });
       }
-      const empty = { base: NaN, inSpace: NaN, blackbox: {} };
-      const noBeh = { parseErrors: NaN, workflowViolations: NaN, recoveryRate: NaN, stateTrackingErrors: NaN };
-      results.push({
-        method: method.name,
-        algorithm: runSteps === 0 ? 'none' : algorithm,
-        seed,
-        // Optimizer steps applied (results.ts: skipped non-finite steps excluded).
-        steps: st.history.reduce((a, h) => a + h.optimizerSteps - h.skippedSteps, 0),
-        skippedSteps: st.skippedSteps,
-        before: st.before?.passAt1 ?? empty,
-        after: after?.passAt1 ?? empty,
-        trainHarnesses: { before: st.before?.training ?? NaN, after: after?.training ?? NaN },
-        behaviour: { before: st.before?.behaviour ?? noBeh, after: after?.behaviour ?? noBeh },
-        perHarness: after?.perHarness ?? {},
-        seconds: st.seconds + (performance.now() - rs0) / 1000,
-      });
+      results.push(runResult(method.name, runSteps === 0 ? 'none' : algorithm, seed, st, after, st.seconds + (performance.now() - rs0) / 1000));
       curves.push({ method: method.name, seed, steps: st.history });
       paramDigests.push(await sha256(await stack.readParams()));
       st.step = runSteps;
       // Close the run: a checkpoint whose results include it (resume skips finished runs).
       st = { ...st, runIndex: r + 1, step: 0, before: null, history: [], schedule: {}, skippedSteps: 0, seconds: 0 };
       await save();
-      emit({ type: 'progress', done: doneUnits, total: totalUnits, phase: `run ${r + 1}/${runsPlan.length} finished (${method.name}, seed ${seed})` });
+      emit({ type: 'progress', ...progress, phase: `run ${r + 1}/${runsPlan.length} finished (${method.name}, seed ${seed})` });
       stack.destroy();
     }
   } finally {

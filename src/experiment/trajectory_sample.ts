@@ -2,10 +2,10 @@
  * A few rollouts of each RL step, kept in the experiment output so the app's Trajectories view
  * can replay them token by token with their loss mask and advantages (issue 7).
  *
- * Pure, DOM-free (page, workers, Node). The runner calls `sampleTrajectories` after each
- * update with the step's trajectories and their advantages (`grpoTrajectoryAdvantages` for
- * GRPO; `rowAdvantagesPerTrajectory` gathers per-token advantages of any algorithm from the
- * trainer's (B·T) buffer).
+ * Pure, DOM-free (page, workers, Node). The RL loop calls `sampleTrajectories` after each
+ * update with the step's trajectories and the advantages that update applied (src/rl/advantages.ts
+ * `trajectoryAdvantages` of `RlUpdate.applied`: one value per trajectory for GRPO, per token for
+ * PPO); nothing here recomputes them.
  *
  * Size: results.json must stay small, so each turn keeps only the last `maxTokensPerTurn`
  * context ids (`contextOffset` says how many leading ids were dropped — consecutive turns'
@@ -13,10 +13,11 @@
  * rounded to 4 decimals.
  */
 import type { BehaviourTags } from '../harness/types';
-import { grpoAdvantageForwardRef, type GrpoParams } from '../kernels/grpo_advantage_forward.ref';
 import type { Trajectory } from '../rollout/engine';
-import type { RlRows } from '../rl/trainer_batch';
 import { Rng } from '../util/rng';
+
+// Views and fixtures that have trajectories but no update take GRPO advantages from the registry.
+export { grpoTrajectoryAdvantages } from '../rl/advantages';
 
 /** One policy turn of a sampled trajectory (one training row). */
 export interface TrajectoryTurnSample {
@@ -170,58 +171,4 @@ function toSample(t: Trajectory, index: number, adv: number | ArrayLike<number>,
       };
     }),
   };
-}
-
-/**
- * GRPO advantages per trajectory on the CPU, with the trainer's reference
- * (kernels/grpo_advantage_forward.ref.ts; Shao et al. 2024 §4.1.2, Dr. GRPO when
- * cfg.noStdDivision): A_e = (r_e − mean_g)/(std_g + eps), 0 when std_g ≤ stdFloor. Rewards
- * are rounded to f32 as the trainer uploads them. Groups are matched by id, so they need not be
- * contiguous (the trainer requires contiguity; for contiguous groups the result is identical).
- * @param rewards (E) finite rewards
- * @param groups (E) integer group ids
- * @param cfg stdFloor, eps, noStdDivision of the run's RlLossConfig
- * @returns (E) advantages
- * @throws Error naming the field on mismatched lengths, a non-finite reward or a non-integer group.
- */
-export function grpoTrajectoryAdvantages(rewards: ArrayLike<number>, groups: ArrayLike<number>, cfg: GrpoParams): number[] {
-  const op = 'grpoTrajectoryAdvantages';
-  const E = rewards.length;
-  if (groups.length !== E) throw new Error(`${op}: groups has ${groups.length} entries, expected one per reward (${E})`);
-  for (let e = 0; e < E; e++) {
-    if (!Number.isFinite(rewards[e])) throw new Error(`${op}: rewards[${e}] = ${rewards[e]} is not finite`);
-    if (!Number.isInteger(groups[e])) throw new Error(`${op}: groups[${e}] = ${groups[e]} is not an integer`);
-  }
-  if (E === 0) return [];
-  // Stable order by group id → contiguous groups for the reference, then scatter back.
-  const order = Array.from({ length: E }, (_, e) => e).sort((a, b) => groups[a] - groups[b] || a - b);
-  const offsets = [0];
-  for (let i = 1; i <= E; i++) if (i === E || groups[order[i]] !== groups[order[i - 1]]) offsets.push(i);
-  const r = Float32Array.from(order, (e) => rewards[e]);
-  const one = new Float32Array([1]);
-  const { episodeAdvantages } = grpoAdvantageForwardRef(r, Int32Array.from(offsets), new Int32Array([0]), one, { B: 1, T: 1 }, cfg);
-  const out = new Array<number>(E);
-  order.forEach((e, i) => (out[e] = episodeAdvantages[i]));
-  return out;
-}
-
-/**
- * Per-trajectory per-token advantages gathered from the trainer's (B·T) advantage buffer
- * (any algorithm): for each row in order, the values at its masked positions belong to the
- * row's episode; concatenated in turn order this is exactly TrajectorySample.advantage for PPO.
- * @param numTrajectories E (trajectories without any action token get an empty array)
- * @param rows the RlRows the advantages were computed for (rl/trainer_batch.ts buildRows)
- * @param advantages (B·T)
- * @throws Error naming the field when advantages' length is not B·T or a row's episode is outside [0, E).
- */
-export function rowAdvantagesPerTrajectory(numTrajectories: number, rows: Pick<RlRows, 'B' | 'T' | 'mask' | 'rowEpisode'>, advantages: ArrayLike<number>): number[][] {
-  const op = 'rowAdvantagesPerTrajectory';
-  if (advantages.length !== rows.B * rows.T) throw new Error(`${op}: advantages has ${advantages.length} values, expected (B,T) = ${rows.B * rows.T}`);
-  const out: number[][] = Array.from({ length: numTrajectories }, () => []);
-  for (let b = 0; b < rows.B; b++) {
-    const e = rows.rowEpisode[b];
-    if (!(e >= 0 && e < numTrajectories)) throw new Error(`${op}: rows.rowEpisode[${b}] = ${e} is outside [0, ${numTrajectories})`);
-    for (let t = 0; t < rows.T; t++) if (rows.mask[b * rows.T + t] > 0) out[e].push(advantages[b * rows.T + t]);
-  }
-  return out;
 }

@@ -6,12 +6,12 @@
  *
  * - Advantages on the GPU: the rollout batch's rewards (GRPO: per episode, with the group
  *   offsets and each row's episode; PPO: per row, with V_old, the bootstrap values and the
- *   truncation flags of trainer_batch `gaeRowInputs`) are uploaded once per update, and the
+ *   truncation flags of advantages.ts `gaeRowInputs`) are uploaded once per update, and the
  *   grpo_advantage / gae (+ adv_normalize) kernels are encoded into the command buffer of the
  *   update's first optimizer step, so every optimizer step is still one submit. Each step's
  *   loss head gathers its rows of the (B_all,T) advantages/returns on the GPU (gather_rows).
- *   The CPU references (grpoAdvantages, ppoAdvantages) are the test oracle
- *   (tests/browser/rl_trainer.spec.ts). A NaN/Inf reward or V_old propagates into the
+ *   The CPU estimators of the registry (advantages.ts) are the test oracle
+ *   (tests/browser/rl_trainer.spec.ts, on what `update` read back). A NaN/Inf reward or V_old propagates into the
  *   advantages/returns, which the head checks (NONFINITE.advantages, .returns, .oldValues).
  * - PPO V_old: the sampler does not return values, so before any update of the step one
  *   forward pass over all rows computes V at every position; those are V_old.
@@ -43,10 +43,12 @@ import { GpuTrainer } from '../model/gpu_train';
 import type { RlLossConfig } from './config';
 import { rlLossHead, type RlHead } from './trainer_head';
 import { createStorage, readF32 } from '../gpu/buffers';
+import { mapReadChecked } from '../gpu/device_lost';
 import { encodeGrpoAdvantageForward } from '../kernels/grpo_advantage_forward';
 import { encodeGaeForward } from '../kernels/gae_forward';
 import { advNormalizeScratchBytes, encodeAdvNormalizeForward } from '../kernels/adv_normalize_forward';
-import { buildRows, gaeRowInputs, grpoGroupOffsets, minibatchIndices, sliceRows, type RlRows, type TrajectoryLike } from './trainer_batch';
+import { buildRows, minibatchIndices, sliceRows, type RlRows, type TrajectoryLike } from './trainer_batch';
+import { ADVANTAGE_ESTIMATORS, gaeRowInputs, grpoGroupOffsets, type AppliedAdvantages } from './advantages';
 
 /** The rollout batch's advantages on the GPU: uploaded inputs, outputs, and the encoder. */
 interface GpuAdvantages {
@@ -54,6 +56,8 @@ interface GpuAdvantages {
   advantages: GPUBuffer;
   /** (B_all,T) f32 GAE returns (PPO), null for GRPO. */
   returns: GPUBuffer | null;
+  /** (E) f32 per-episode advantages (GRPO), null for PPO. */
+  episodeAdvantages: GPUBuffer | null;
   /** Encode the kernels in their own compute pass. */
   encode(enc: GPUCommandEncoder): void;
   destroy(): void;
@@ -101,17 +105,22 @@ export interface RlUpdateMetrics {
   ms: number;
 }
 
+/** What one RL update did (both engines): its metrics and the advantages its loss read. */
+export interface RlUpdate {
+  metrics: RlUpdateMetrics;
+  applied: AppliedAdvantages;
+}
+
+/** `applied` of an update that trained on nothing (every group dropped). */
+function nothingApplied(cfg: RlLossConfig): AppliedAdvantages {
+  return { kept: [], rows: null, oldValues: null, advantages: new Float32Array(0), returns: null, episodeAdvantages: ADVANTAGE_ESTIMATORS[cfg.algorithm].usesValues ? null : new Float32Array(0) };
+}
+
 export class RlTrainer {
   readonly trainer: GpuTrainer;
   readonly head: RlHead;
   /** The frozen reference policy (klCoef > 0 only): a copy of the starting parameters. */
   private readonly refModel: GpuModel | null;
-  /**
-   * The rows and V_old of the last `update` (PPO; null for GRPO or before the first update), so
-   * a caller can derive the step's advantages with the CPU reference (trainer_batch
-   * ppoAdvantages) without a second value forward.
-   */
-  lastPpoBatch: { rows: RlRows; oldValues: Float32Array } | null = null;
 
   private constructor(readonly gpu: Gpu, readonly model: GpuModel, readonly opts: RlTrainerOptions) {
     this.head = rlLossHead(gpu, opts.cfg, model.maxB * model.maxT);
@@ -134,8 +143,7 @@ export class RlTrainer {
     const out = new Float32Array(B * T);
     for (let b0 = 0; b0 < B; b0 += ref.maxB) {
       const n = Math.min(ref.maxB, B - b0);
-      const r = await ref.forward(rows.ids.subarray(b0 * T, (b0 + n) * T), n, T, rows.targets.subarray(b0 * T, (b0 + n) * T));
-      out.set(r.logprob!.subarray(0, n * T), b0 * T);
+      out.set(await forwardRead(ref, rows.ids.subarray(b0 * T, (b0 + n) * T), n, T, 'logprob', rows.targets.subarray(b0 * T, (b0 + n) * T)), b0 * T);
     }
     for (let i = 0; i < B * T; i++) if (!(rows.mask[i] > 0)) out[i] = 0;
     return out;
@@ -155,14 +163,13 @@ export class RlTrainer {
     const mb = this.model.maxB;
     for (let b0 = 0; b0 < B; b0 += mb) {
       const n = Math.min(mb, B - b0);
-      const r = await this.model.forward(ids.subarray(b0 * T, (b0 + n) * T), n, T);
-      out.set(r.values.subarray(0, n * T), b0 * T);
+      out.set(await forwardRead(this.model, ids.subarray(b0 * T, (b0 + n) * T), n, T, 'values'), b0 * T);
     }
     return out;
   }
 
   /**
-   * One RL update from a step's trajectories (GRPO: groups contiguous, see grpoAdvantages).
+   * One RL update from a step's trajectories (GRPO: groups contiguous, see advantages.ts grpoAdvantages).
    *
    * Zero-variance groups: when cfg.algorithm = 'grpo', `opts.dropZeroVarianceGroups` is not
    * false, cfg.klCoef = 0 and cfg.entCoef = 0, the contiguous groups (grpoGroupOffsets) whose
@@ -183,33 +190,43 @@ export class RlTrainer {
    * Whenever a group was dropped, `entropy` is the token-mean of −log π_old over the policy
    * tokens of ALL `trajs` (the same definition as without the filter), so the curve stays
    * comparable; `droppedGroups` counts the groups left out.
+   * The advantages the loss read are read back from the GPU after the last optimizer step
+   * (`applied`; GRPO: per episode and (B,T), PPO: (B,T) advantages and returns), so a caller
+   * displays or checks exactly what was trained on.
    * @param trajs the step's trajectories, groups contiguous (GRPO)
    * @param step 1-based RL step (seeds the minibatch shuffles)
    * @throws Error from buildRows (bad or too long turns, no sampled tokens) or grpoGroupOffsets
    *   (a group not contiguous).
    */
-  async update(trajs: readonly TrajectoryLike[], step: number): Promise<RlUpdateMetrics> {
+  async update(trajs: readonly TrajectoryLike[], step: number): Promise<RlUpdate> {
     const t0 = performance.now();
     return filteredUpdate(trajs, this.opts, t0, (kept) => this.updateRows(kept, step, t0));
   }
 
   /** `update` on exactly these trajectories (no group filtering). */
-  private async updateRows(trajs: readonly TrajectoryLike[], step: number, t0: number): Promise<RlUpdateMetrics> {
+  private async updateRows(trajs: readonly TrajectoryLike[], step: number, t0: number): Promise<RlUpdate> {
     const cfg = this.opts.cfg;
     const rows = buildRows(trajs, this.opts.padId, this.model.maxT);
     const { B, T } = rows;
-    const oldValues = cfg.algorithm === 'ppo' ? await this.values(rows.ids, B, T) : new Float32Array(B * T);
-    this.lastPpoBatch = cfg.algorithm === 'ppo' ? { rows, oldValues } : null;
+    const usesValues = ADVANTAGE_ESTIMATORS[cfg.algorithm].usesValues;
+    const oldValues = usesValues ? await this.values(rows.ids, B, T) : new Float32Array(B * T);
     const refLogprobs = cfg.klCoef > 0 ? await this.refLogprobs(rows) : null;
     const adv = this.gpuAdvantages(trajs, rows, oldValues);
     this.head.useAdvantages({ R: B, T, advantages: adv.advantages, returns: adv.returns });
     let prelude: ((enc: GPUCommandEncoder) => void) | undefined = (enc) => adv.encode(enc);
     try {
-      return await this.runEpochs(rows, oldValues, refLogprobs, step, t0, () => {
+      const metrics = await this.runEpochs(rows, oldValues, refLogprobs, step, t0, () => {
         const p = prelude;
         prelude = undefined;
         return p;
       });
+      const [advantages, returns, episodeAdvantages] = await readF32s(this.gpu.device, [
+        { src: adv.advantages, count: B * T },
+        adv.returns ? { src: adv.returns, count: B * T } : null,
+        adv.episodeAdvantages ? { src: adv.episodeAdvantages, count: trajs.length } : null,
+      ]);
+      const applied: AppliedAdvantages = { kept: trajs.map((_, e) => e), rows, oldValues: usesValues ? oldValues : null, advantages: advantages!, returns, episodeAdvantages };
+      return { metrics: { ...metrics, ms: performance.now() - t0 }, applied };
     } finally {
       this.head.useAdvantages(null);
       adv.destroy();
@@ -255,6 +272,7 @@ export class RlTrainer {
       return {
         advantages,
         returns: bufs.returns,
+        episodeAdvantages: null,
         encode: (enc) => {
           const pass = enc.beginComputePass({ label: `rl advantages (gae, B=${B}, T=${T})` });
           encodeGaeForward(this.gpu, pass, bufs, B, T, cfg);
@@ -276,6 +294,7 @@ export class RlTrainer {
     return {
       advantages,
       returns: null,
+      episodeAdvantages: bufs.episodeAdvantages,
       encode: (enc) => {
         const pass = enc.beginComputePass({ label: `rl advantages (grpo, B=${B}, T=${T})` });
         encodeGrpoAdvantageForward(this.gpu, pass, bufs, offsets.length - 1, B, T, cfg);
@@ -283,27 +302,6 @@ export class RlTrainer {
       },
       destroy,
     };
-  }
-
-  /**
-   * The GPU advantages (and PPO returns) of a rollout batch, read back: the path `update` uses,
-   * exposed for the oracle test against trainer_batch's CPU references. One submit.
-   */
-  async advantagesOnGpu(trajs: readonly TrajectoryLike[]): Promise<{ rows: RlRows; oldValues: Float32Array; advantages: Float32Array; returns: Float32Array | null }> {
-    const rows = buildRows(trajs, this.opts.padId, this.model.maxT);
-    const { B, T } = rows;
-    const oldValues = this.opts.cfg.algorithm === 'ppo' ? await this.values(rows.ids, B, T) : new Float32Array(B * T);
-    const adv = this.gpuAdvantages(trajs, rows, oldValues);
-    try {
-      const enc = this.gpu.device.createCommandEncoder({ label: 'rl advantages (readback)' });
-      adv.encode(enc);
-      this.gpu.device.queue.submit([enc.finish()]);
-      const advantages = await readF32(this.gpu.device, adv.advantages, B * T);
-      const returns = adv.returns ? await readF32(this.gpu.device, adv.returns, B * T) : null;
-      return { rows, oldValues, advantages, returns };
-    } finally {
-      adv.destroy();
-    }
   }
 
   /** The epochs × minibatches loop of `update` (advantages already on the GPU). */
@@ -398,19 +396,21 @@ export async function filteredUpdate(
   trajs: readonly TrajectoryLike[],
   opts: RlTrainerOptions,
   t0: number,
-  run: (trajs: readonly TrajectoryLike[]) => Promise<RlUpdateMetrics> | RlUpdateMetrics,
-): Promise<RlUpdateMetrics> {
+  run: (trajs: readonly TrajectoryLike[]) => Promise<RlUpdate> | RlUpdate,
+): Promise<RlUpdate> {
   const cfg = opts.cfg;
   const filter = cfg.algorithm === 'grpo' && opts.dropZeroVarianceGroups !== false && cfg.klCoef === 0 && cfg.entCoef === 0 && trajs.length > 0;
   if (filter) {
-    const { kept, droppedGroups } = dropZeroVarianceGroups(trajs);
+    const { kept, keptIndices, droppedGroups } = dropZeroVarianceGroups(trajs);
     if (droppedGroups > 0) {
       const entropy = policyTokenEntropy(trajs);
       if (kept.length === 0) {
-        return { policyLoss: 0, valueLoss: 0, clipFrac: 0, approxKl: 0, klRef: 0, entropy, gradNorm: 0, optimizerSteps: 0, skippedSteps: 0, rows: 0, tokens: 0, droppedGroups, ms: performance.now() - t0 };
+        const metrics = { policyLoss: 0, valueLoss: 0, clipFrac: 0, approxKl: 0, klRef: 0, entropy, gradNorm: 0, optimizerSteps: 0, skippedSteps: 0, rows: 0, tokens: 0, droppedGroups, ms: performance.now() - t0 };
+        return { metrics, applied: nothingApplied(cfg) };
       }
-      const m = await run(kept);
-      return { ...m, entropy, droppedGroups, ms: performance.now() - t0 };
+      const u = await run(kept);
+      // `run` saw only the kept trajectories: map its indices back to the caller's.
+      return { metrics: { ...u.metrics, entropy, droppedGroups, ms: performance.now() - t0 }, applied: { ...u.applied, kept: u.applied.kept.map((i) => keptIndices[i]) } };
     }
   }
   return run(trajs);
@@ -420,12 +420,13 @@ export async function filteredUpdate(
  * Split GRPO trajectories into the groups to train on and the zero-variance groups to drop: a
  * group (contiguous, grpoGroupOffsets) is dropped when all its rewards, rounded to f32 as the
  * advantage kernel reads them, are finite and equal (+0 = −0). Order is kept.
- * @returns the kept trajectories and the number of dropped groups
+ * @returns the kept trajectories, their indices in `trajs`, and the number of dropped groups
  * @throws Error when a group is not contiguous.
  */
-export function dropZeroVarianceGroups(trajs: readonly TrajectoryLike[]): { kept: TrajectoryLike[]; droppedGroups: number } {
+export function dropZeroVarianceGroups(trajs: readonly TrajectoryLike[]): { kept: TrajectoryLike[]; keptIndices: number[]; droppedGroups: number } {
   const offsets = grpoGroupOffsets(trajs);
   const kept: TrajectoryLike[] = [];
+  const keptIndices: number[] = [];
   let droppedGroups = 0;
   for (let g = 0; g + 1 < offsets.length; g++) {
     const lo = offsets[g];
@@ -434,9 +435,9 @@ export function dropZeroVarianceGroups(trajs: readonly TrajectoryLike[]): { kept
     let constant = Number.isFinite(r0);
     for (let e = lo + 1; e < hi && constant; e++) constant = Math.fround(trajs[e].reward) === r0;
     if (constant) droppedGroups++;
-    else for (let e = lo; e < hi; e++) kept.push(trajs[e]);
+    else for (let e = lo; e < hi; e++) kept.push(trajs[e]), keptIndices.push(e);
   }
-  return { kept, droppedGroups };
+  return { kept, keptIndices, droppedGroups };
 }
 
 /**
@@ -454,4 +455,54 @@ export function policyTokenEntropy(trajs: readonly TrajectoryLike[]): number {
     }
   }
   return n > 0 ? sum / n : 0;
+}
+
+/**
+ * One forward of (B,T) rows (one submit) that reads back only what the RL update needs: V at
+ * every position ('values', the PPO V_old) or log π(targets) ('logprob', the KL reference).
+ * Unlike `GpuModel.forward` (a test convenience) it never reads the (B,T,V) logits, which are
+ * B·T·V·4 bytes per chunk thrown away; the dispatches are the same, so the values are identical.
+ * @param targets (B,T) next-token ids, required for 'logprob'
+ * @returns (B·T) f32
+ * @throws Error on a bad shape or id (GpuModel.writeIds).
+ */
+async function forwardRead(model: GpuModel, ids: Int32Array, B: number, T: number, what: 'values' | 'logprob', targets?: Int32Array): Promise<Float32Array> {
+  model.writeIds(ids, B, T);
+  if (what === 'logprob') {
+    if (!targets) throw new Error("forwardRead: 'logprob' needs targets");
+    model.writeIds(targets, B, T, 'targets');
+  }
+  const d = model.gpu.device;
+  const enc = d.createCommandEncoder({ label: `rl forward (${what}, B=${B}, T=${T})` });
+  // The value head only when its output is read; the logits feed logprob_forward on the GPU.
+  model.encodeForward(enc, B, T, what === 'logprob' ? { logprob: true, values: false } : {});
+  d.queue.submit([enc.finish()]);
+  return readF32(d, what === 'logprob' ? model.acts.logprob : model.acts.values, B * T);
+}
+
+/**
+ * Read several f32 buffers back in one submit and one map (a staging buffer with each source
+ * copied at a 4-byte aligned offset): the update's advantages cost one round trip, not three.
+ * @returns one array per source, null where the source is null
+ */
+async function readF32s(device: GPUDevice, srcs: ReadonlyArray<{ src: GPUBuffer; count: number } | null>): Promise<Array<Float32Array | null>> {
+  const offsets: number[] = [];
+  let bytes = 0;
+  for (const s of srcs) {
+    offsets.push(bytes);
+    if (s) bytes += s.count * 4;
+  }
+  const staging = device.createBuffer({ label: 'rl applied advantages (readback)', size: Math.max(4, bytes), usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
+  try {
+    const enc = device.createCommandEncoder({ label: 'rl applied advantages (readback)' });
+    srcs.forEach((s, i) => s && s.count > 0 && enc.copyBufferToBuffer(s.src, 0, staging, offsets[i], s.count * 4));
+    device.queue.submit([enc.finish()]);
+    await mapReadChecked(device, staging);
+    const all = staging.getMappedRange();
+    const out = srcs.map((s, i) => (s ? new Float32Array(all.slice(offsets[i], offsets[i] + s.count * 4)) : null));
+    staging.unmap();
+    return out;
+  } finally {
+    staging.destroy();
+  }
 }

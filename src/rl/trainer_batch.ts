@@ -1,6 +1,7 @@
 /**
- * Trajectories → training rows and advantages for the RL trainer (DESIGN.md §7, §9). Pure TS
- * (Node, workers, page): the GPU trainer (trainer.ts) uploads what this module builds.
+ * Trajectories → training rows and minibatches for the RL trainers (DESIGN.md §7, §9). Pure TS
+ * (Node, workers, page): the GPU trainer (trainer.ts) uploads what this module builds; the
+ * advantages of the rows come from the estimator registry (advantages.ts).
  *
  * Row layout (next-token form, as the training step scores it): a turn with context ids c
  * (n_c) and sampled ids a (n_a) is the row x = c ‖ a of length n = n_c + n_a. Position t
@@ -13,10 +14,6 @@
  * earlier (c_k, a_k) exactly; each a_k span is masked at its own offset.
  * Rows are right-padded to T = the longest row rounded up to `padMultiple`, capped at maxT.
  */
-import { grpoAdvantageForwardRef } from '../kernels/grpo_advantage_forward.ref';
-import { gaeForwardRef } from '../kernels/gae_forward.ref';
-import { advNormalizeForwardRef } from '../kernels/adv_normalize_forward.ref';
-import type { RlLossConfig } from './config';
 import { Rng } from '../util/rng';
 import { appendGroups } from '../model/rows';
 
@@ -100,86 +97,6 @@ export function buildRows(trajs: readonly TrajectoryLike[], padId: number, maxT:
     lastRow[b] = r.last ? 1 : 0;
   });
   return { B, T, ids, targets, mask, oldLogprobs, rowEpisode, lastRow };
-}
-
-/**
- * GRPO advantages (Shao et al. 2024; CPU reference of the grpo_advantage kernel): episodes
- * must be ordered so that each group is contiguous.
- * @returns (B·T) advantages broadcast to each row's policy tokens, and the group offsets
- * @throws Error when a group's episodes are not contiguous.
- */
-export function grpoAdvantages(trajs: readonly TrajectoryLike[], rows: RlRows, cfg: RlLossConfig): { advantages: Float32Array; groupOffsets: Int32Array } {
-  const groupOffsets = grpoGroupOffsets(trajs);
-  const rewards = Float32Array.from(trajs, (t) => t.reward);
-  const r = grpoAdvantageForwardRef(rewards, groupOffsets, rows.rowEpisode, rows.mask, { B: rows.B, T: rows.T }, cfg);
-  return { advantages: r.advantages, groupOffsets };
-}
-
-/**
- * (numGroups + 1) i32 offsets of contiguous groups of episodes.
- * @throws Error when a group's episodes are not contiguous.
- */
-export function grpoGroupOffsets(trajs: readonly TrajectoryLike[]): Int32Array {
-  const offsets: number[] = [0];
-  const seen = new Set<number>();
-  for (let e = 1; e <= trajs.length; e++) {
-    if (e === trajs.length || trajs[e].group !== trajs[e - 1].group) {
-      if (seen.has(trajs[e - 1].group)) throw new Error(`grpoAdvantages: group ${trajs[e - 1].group} is not contiguous`);
-      seen.add(trajs[e - 1].group);
-      offsets.push(e);
-    }
-  }
-  return Int32Array.from(offsets);
-}
-
-/**
- * PPO advantages by GAE over policy tokens (Schulman et al. 2016; CPU reference of the gae
- * kernel), then masked whitening when cfg.normalizeAdvantages.
- * Rows of one episode chain: a non-final row bootstraps from V at the first policy token of the
- * episode's next row (the next state); the final row gets the episode's reward; a truncated
- * episode bootstraps from V at its last policy token (we do not encode the state after a
- * truncation), a terminated one does not bootstrap.
- * @param values (B·T) V_old from the value head at the rows' positions
- */
-export function ppoAdvantages(trajs: readonly TrajectoryLike[], rows: RlRows, values: Float32Array, cfg: RlLossConfig): { advantages: Float32Array; returns: Float32Array } {
-  const { B, T } = rows;
-  const { rewards, nextValue, truncated } = gaeRowInputs(trajs, rows, values);
-  const g = gaeForwardRef(rewards, values, rows.mask, nextValue, truncated, { B, T }, { gamma: cfg.gamma, lambda: cfg.lambda });
-  const adv = cfg.normalizeAdvantages ? advNormalizeForwardRef(g.advantages, rows.mask, { B, T }, cfg.eps).advantages : g.advantages;
-  return { advantages: adv, returns: g.returns };
-}
-
-/**
- * The per-row inputs of GAE (see ppoAdvantages for the chaining rules), shared by the CPU
- * reference path and the GPU path (trainer.ts uploads them with the batch).
- * @param values (B·T) V_old
- * @returns (B) f32 rewards, bootstrap values V(s_next) and truncation flags (1 = bootstrap)
- */
-export function gaeRowInputs(trajs: readonly TrajectoryLike[], rows: RlRows, values: Float32Array): { rewards: Float32Array; nextValue: Float32Array; truncated: Float32Array } {
-  const { B, T } = rows;
-  const rewards = new Float32Array(B);
-  const nextValue = new Float32Array(B);
-  const truncated = new Float32Array(B);
-  const firstPolicy = (b: number) => {
-    for (let t = 0; t < T; t++) if (rows.mask[b * T + t] > 0) return values[b * T + t];
-    return 0;
-  };
-  const lastPolicy = (b: number) => {
-    for (let t = T - 1; t >= 0; t--) if (rows.mask[b * T + t] > 0) return values[b * T + t];
-    return 0;
-  };
-  for (let b = 0; b < B; b++) {
-    const tr = trajs[rows.rowEpisode[b]];
-    if (rows.lastRow[b]) {
-      rewards[b] = tr.reward;
-      truncated[b] = tr.truncated && !tr.terminated ? 1 : 0;
-      nextValue[b] = truncated[b] ? lastPolicy(b) : 0;
-    } else {
-      truncated[b] = 1;
-      nextValue[b] = b + 1 < B && rows.rowEpisode[b + 1] === rows.rowEpisode[b] ? firstPolicy(b + 1) : 0;
-    }
-  }
-  return { rewards, nextValue, truncated };
 }
 
 /** Rows [lo, hi) of a (B·X) array. */

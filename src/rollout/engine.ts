@@ -102,8 +102,6 @@ export interface RolloutOptions {
   seed: number;
   /** Context budget in tokens (spec.rollout.contextTokens), capped at the policy's maxT (default maxT). */
   contextTokens?: number;
-  /** Test hook: make the environment job with this 1-based index crash its worker once. */
-  crashAtJob?: number;
   /** Called after the resets and after every round with the episodes finished so far (for progress displays). */
   onProgress?: (done: number, total: number) => void;
 }
@@ -145,18 +143,7 @@ export async function runEpisodes(reqs: readonly EpisodeRequest[], o: RolloutOpt
   const limits = { maxT, actionReserve: o.maxNewTokens };
   const end = endTokenId(o.tok);
   const stats: RolloutStats = { episodes: reqs.length, envSteps: 0, sampledTokens: 0, sampleMs: 0, envMs: 0, ms: 0, rounds: 0, envFailures: 0, replays: 0, droppedContextTokens: 0, cutContexts: 0 };
-  let jobs = 0;
-  const job = <R>(f: (api: EnvApi) => Promise<R>): Promise<R> => {
-    const n = ++jobs;
-    let crashed = false;
-    return o.env.run(async (api) => {
-      if (o.crashAtJob === n && !crashed) {
-        crashed = true;
-        await api.crash();
-      }
-      return f(api);
-    });
-  };
+  const job = <R>(f: (api: EnvApi) => Promise<R>): Promise<R> => o.env.run(f);
   const eps = reqs.map((r, i) => ({
     spec: { key: `e${i}`, taskId: r.taskId, harnessId: r.harnessId, maxTurns: o.maxTurns } as EpisodeSpec,
     traj: {

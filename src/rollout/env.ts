@@ -159,8 +159,6 @@ export interface EnvApi {
   reset(spec: EpisodeSpec): string | Promise<string>;
   step(spec: EpisodeSpec, history: ActionInput[]): EnvStepOut | Promise<EnvStepOut>;
   close(key: string): void | Promise<void>;
-  /** Fault injection for tests: the worker dies (an uncaught error) and never answers. */
-  crash(): Promise<never>;
 }
 
 /** An EnvApi around an in-process host (tests, Node, and the no-worker fallback). */
@@ -169,6 +167,5 @@ export function localEnvApi(host = new EnvHost()): EnvApi {
     reset: (s) => host.reset(s),
     step: (s, h) => host.step(s, h),
     close: (k) => host.close(k),
-    crash: () => Promise.reject(new Error('localEnvApi: injected crash')),
   };
 }

@@ -12,13 +12,6 @@ const api: EnvApi = {
   reset: (spec) => host.reset(spec),
   step: (spec, history) => host.step(spec, history),
   close: (key) => host.close(key),
-  crash(): Promise<never> {
-    // An uncaught error outside the comlink call: the pool sees the worker die.
-    setTimeout(() => {
-      throw new Error('env_worker: injected crash');
-    });
-    return new Promise<never>(() => {});
-  },
 };
 
 expose(api);

@@ -16,8 +16,9 @@
  */
 import type { RlLossConfig } from '../rl/config';
 import { rlStepRef, type RlBatch } from '../rl/loss_ref';
-import { filteredUpdate, type RlTrainerOptions, type RlUpdateMetrics } from '../rl/trainer';
-import { buildRows, grpoAdvantages, minibatchIndices, ppoAdvantages, sliceRows, type RlRows, type TrajectoryLike } from '../rl/trainer_batch';
+import { ADVANTAGE_ESTIMATORS } from '../rl/advantages';
+import { filteredUpdate, type RlTrainerOptions, type RlUpdate } from '../rl/trainer';
+import { buildRows, minibatchIndices, sliceRows, type RlRows, type TrajectoryLike } from '../rl/trainer_batch';
 import { logprobBackward, logprobForward } from './kernels';
 import { WasmModel } from './model';
 
@@ -26,8 +27,6 @@ export class WasmRlTrainer {
   private readonly refModel: WasmModel | null;
   /** AdamW steps applied so far. */
   adamStep = 0;
-  /** Rows and V_old of the last update (PPO), as RlTrainer.lastPpoBatch. */
-  lastPpoBatch: { rows: RlRows; oldValues: Float32Array } | null = null;
 
   private constructor(readonly model: WasmModel, readonly opts: RlTrainerOptions, readonly maxB: number) {
     this.refModel = null;
@@ -47,25 +46,22 @@ export class WasmRlTrainer {
     return new WasmRlTrainer(model, opts, maxB);
   }
 
-  /** One RL update (the contract of RlTrainer.update, module doc). */
-  async update(trajs: readonly TrajectoryLike[], step: number): Promise<RlUpdateMetrics> {
+  /** One RL update (the contract of RlTrainer.update, module doc); `applied` is the registry's CPU estimate it trained on. */
+  async update(trajs: readonly TrajectoryLike[], step: number): Promise<RlUpdate> {
     const t0 = performance.now();
-    this.lastPpoBatch = null;
     return filteredUpdate(trajs, this.opts, t0, (kept) => this.updateRows(kept, step, t0));
   }
 
-  private updateRows(trajs: readonly TrajectoryLike[], step: number, t0: number): RlUpdateMetrics {
+  private updateRows(trajs: readonly TrajectoryLike[], step: number, t0: number): RlUpdate {
     const cfg = this.opts.cfg;
     const rows = buildRows(trajs, this.opts.padId, this.model.cfg.maxT);
     const { B, T } = rows;
     const lengths = rowLengths(rows);
-    const oldValues = cfg.algorithm === 'ppo' ? this.valuesOf(this.model, rows, lengths) : new Float32Array(B * T);
-    this.lastPpoBatch = cfg.algorithm === 'ppo' ? { rows, oldValues } : null;
+    const estimator = ADVANTAGE_ESTIMATORS[cfg.algorithm];
+    const oldValues = estimator.usesValues ? this.valuesOf(this.model, rows, lengths) : new Float32Array(B * T);
     const refLogprobs = this.refModel ? this.logprobsOf(this.refModel, rows, lengths) : null;
-    let advantages: Float32Array;
-    let returns: Float32Array | null = null;
-    if (cfg.algorithm === 'ppo') ({ advantages, returns } = ppoAdvantages(trajs, rows, oldValues, cfg));
-    else advantages = grpoAdvantages(trajs, rows, cfg).advantages;
+    const est = estimator.compute(trajs, rows, oldValues, cfg);
+    const { advantages, returns } = est;
 
     let entSum = 0;
     let tokens = 0;
@@ -92,11 +88,12 @@ export class WasmRlTrainer {
       }
     }
     const k = Math.max(1, acc.applied);
-    return {
+    const metrics = {
       policyLoss: acc.policyLoss / k, valueLoss: acc.valueLoss / k, clipFrac: acc.clipFrac / k, approxKl: acc.approxKl / k, klRef: acc.klRef / k,
       entropy: tokens > 0 ? entSum / tokens : 0, gradNorm: acc.gradNorm / k,
       optimizerSteps: acc.attempted, skippedSteps: acc.skipped, rows: B, tokens, droppedGroups: 0, ms: performance.now() - t0,
     };
+    return { metrics, applied: { kept: trajs.map((_, e) => e), rows, oldValues: estimator.usesValues ? oldValues : null, ...est } };
   }
 
   /** One optimizer step on rows `idx`; null when skipped (non-finite inputs or gradient). */

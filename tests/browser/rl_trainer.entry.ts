@@ -6,7 +6,8 @@ import { initParams } from '../../src/model/init';
 import type { ModelConfig } from '../../src/model/config';
 import { rlLossConfig, type RlLossConfig } from '../../src/rl/config';
 import { policyTokenEntropy, RlTrainer, type RlTrainerOptions, type RlUpdateMetrics } from '../../src/rl/trainer';
-import { grpoAdvantages, ppoAdvantages, type TrajectoryLike } from '../../src/rl/trainer_batch';
+import type { TrajectoryLike } from '../../src/rl/trainer_batch';
+import { grpoAdvantages, ppoAdvantages } from '../../src/rl/advantages';
 import { Rng } from '../../src/util/rng';
 import { rlLossHead } from '../../src/rl/trainer_head';
 import { GpuTrainer } from '../../src/model/gpu_train';
@@ -69,9 +70,10 @@ function maxErr(a: Float32Array, b: Float32Array): { maxAbsErr: number; refMax: 
 }
 
 /**
- * GPU advantages (the path RlTrainer.update encodes) vs trainer_batch's CPU references, for
- * GRPO (with and without std division) and PPO (GAE with and without normalization).
- * Errors are |gpu − ref| / max(1, |ref|).
+ * GPU advantages (what RlTrainer.update encoded and its loss read, `applied`) vs the CPU
+ * estimators of the registry (advantages.ts), for GRPO (with and without std division) and PPO
+ * (GAE with and without normalization). The zero-variance filter is off so every group is
+ * trained on. Errors are |gpu − ref| / max(1, |ref|).
  */
 export async function advantageOracle(seed: number) {
   const trajs = makeTrajs(seed, 4, 4);
@@ -83,9 +85,11 @@ export async function advantageOracle(seed: number) {
     ['ppo-norm', rlLossConfig({ algorithm: 'ppo', normalizeAdvantages: true, gamma: 1, lambda: 1 })],
   ];
   for (const [name, cfg] of cases) {
-    const { model, trainer } = await setup(cfg, seed, 8);
-    const g = await trainer.advantagesOnGpu(trajs);
-    const ref = cfg.algorithm === 'ppo' ? ppoAdvantages(trajs, g.rows, g.oldValues, cfg) : { ...grpoAdvantages(trajs, g.rows, cfg), returns: null };
+    const { model, trainer } = await setup(cfg, seed, 8, 2, { dropZeroVarianceGroups: false });
+    const { applied } = await trainer.update(trajs, 1);
+    if (!applied.rows || applied.kept.length !== trajs.length) throw new Error('advantageOracle: the update left trajectories out');
+    const g = { ...applied, rows: applied.rows };
+    const ref = cfg.algorithm === 'ppo' ? ppoAdvantages(trajs, g.rows, g.oldValues!, cfg) : grpoAdvantages(trajs, g.rows, cfg);
     // Group 0 (all rewards equal): every GRPO advantage of its rows must be exactly 0.
     let zeroGroupMax = 0;
     for (let b = 0; b < g.rows.B; b++) {
@@ -105,7 +109,7 @@ export async function shortRun(seed: number, overrides: Partial<RlLossConfig>, s
   const { model, trainer } = await setup(cfg, seed, maxB, minibatches, extra);
   const trajs = makeTrajs(seed + 1, 2, 4);
   const metrics = [];
-  for (let s = 1; s <= steps; s++) metrics.push(await trainer.update(trajs, s));
+  for (let s = 1; s <= steps; s++) metrics.push((await trainer.update(trajs, s)).metrics);
   trainer.destroy();
   model.destroy();
   return metrics.map(({ ms: _ms, ...m }) => m);
@@ -202,7 +206,7 @@ export async function zeroVarianceFilter(seed: number) {
       const states = [await trainer.readState()];
       const metrics: Metrics[] = [];
       for (let i = 0; i < batches.length; i++) {
-        metrics.push(noMs(await trainer.update(batches[i], i + 1)));
+        metrics.push(noMs((await trainer.update(batches[i], i + 1)).metrics));
         states.push(await trainer.readState());
       }
       return { init, states, metrics };

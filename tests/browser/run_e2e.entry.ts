@@ -1,6 +1,12 @@
 // Runs in the page: tiny end-to-end experiments (rollouts → GRPO → eval → checkpoints) for
-// run_e2e.spec.ts. Small summaries only.
-import { runExperimentInPage, type ExperimentOutput } from '../../src/experiment/runner';
+// run_e2e.spec.ts. Small summaries only. Fault injection and reward transforms go through the
+// runner's test seams (RunSeams: an environment backend, after-rollout hooks), never options.
+import { runExperiment, type ExperimentOutput, type RunnerOptions, type RunSeams } from '../../src/experiment/runner';
+import type { RlLoopHooks } from '../../src/experiment/rl_loop';
+import type { ExperimentSpec } from '../../src/experiment/spec';
+import type { EnvApi } from '../../src/rollout/env';
+import { WorkerPool } from '../../src/rollout/worker_pool';
+import type { CrashEnvApi } from './workers/crash_env_worker';
 
 export type Backend = 'webgpu' | 'wasm';
 
@@ -31,8 +37,67 @@ export function tinySpec(overrides: { steps?: number; algorithm?: 'grpo' | 'ppo'
   };
 }
 
-function parse(s: string): ExperimentOutput {
-  return JSON.parse(s) as ExperimentOutput;
+/** runExperiment with seams, its output through JSON as the CLI sees it (NaN → null). */
+async function runJson(spec: unknown, o: RunnerOptions, seams: RunSeams = {}): Promise<ExperimentOutput> {
+  const out = await runExperiment(spec, o, seams);
+  return JSON.parse(JSON.stringify(out, (_k, v) => (typeof v === 'number' && !Number.isFinite(v) ? null : v))) as ExperimentOutput;
+}
+
+/**
+ * A synthetic reward (a rollout's index in the step mod 2, so every group of ≥ 2 has reward
+ * variance): a scratch model gets non-zero advantages and real parameter updates.
+ */
+const syntheticReward: NonNullable<RlLoopHooks['afterRollout']> = (_step, trajs) => {
+  for (const t of trajs) t.reward = t.index % 2;
+};
+
+/** The synthetic reward, and at RL step `poison` every sampled log-prob replaced by NaN (the step must be skipped, never applied). */
+function poisoned(poison: number | undefined): RlLoopHooks {
+  return {
+    afterRollout: (step, trajs) => {
+      syntheticReward(step, trajs);
+      if (step === poison) for (const t of trajs) for (const u of t.turns) u.logprobs.fill(NaN);
+    },
+  };
+}
+
+/** Stop (checkpoint, status 'interrupted') after `n` RL steps of this call, through the production stop request. */
+function stopAfter(n: number): Pick<RunnerOptions, 'onProgress' | 'shouldStop'> {
+  let steps = 0;
+  return { onProgress: (ev) => void (ev.type === 'step' && steps++), shouldStop: () => steps >= n };
+}
+
+/**
+ * Workers of a test env worker that can die on request: after the 'before' evaluation (the first
+ * RL step's rollout comes next), job number `at` (1-based, counted from there) kills its worker
+ * once, before doing its work; the pool must retry it on a fresh worker.
+ */
+function crashingEnv(at: number): { seams: RunSeams; onProgress: NonNullable<RunnerOptions['onProgress']> } {
+  let armed = false;
+  let jobs = 0;
+  const env = (spec: ExperimentSpec) => {
+    const pool = new WorkerPool<CrashEnvApi>({
+      size: spec.rollout.workers,
+      watchdogMs: spec.rollout.watchdogMs,
+      create: () => new Worker(new URL('./workers/crash_env_worker.ts', import.meta.url), { type: 'module' }),
+    });
+    return {
+      run: <R>(job: (api: EnvApi) => Promise<R>): Promise<R> => {
+        const n = armed ? ++jobs : 0;
+        let crashed = false;
+        return pool.run(async (api) => {
+          if (n === at && !crashed) {
+            crashed = true;
+            await api.crash();
+          }
+          return job(api as unknown as EnvApi);
+        });
+      },
+      retries: () => pool.stats.retries,
+      terminate: () => pool.terminate(),
+    };
+  };
+  return { seams: { env }, onProgress: (ev) => void (ev.type === 'eval' && ev.when === 'before' && (armed = true)) };
 }
 
 const strip = (steps: ExperimentOutput['curves'][number]['steps']) =>
@@ -41,9 +106,10 @@ const strip = (steps: ExperimentOutput['curves'][number]['steps']) =>
 /** Every stage once: eval before, 2 RL steps with a worker killed mid-episode, eval after, checkpoints. */
 export async function tinyEndToEnd(algorithm: 'grpo' | 'ppo' = 'grpo', crashAtJob?: number, backend: Backend = 'webgpu') {
   const db = `hlab-e2e-${algorithm}-${backend}-${Math.random().toString(36).slice(2)}`;
+  const crash = crashAtJob !== undefined ? crashingEnv(crashAtJob) : null;
   // Real rewards: the tiny policy rarely passes, so every group would have zero variance and the
   // default filter (spec.rl.dropZeroVarianceGroups) would skip the update this test exercises.
-  const out = parse(await runExperimentInPage(tinySpec({ algorithm, dropZeroVarianceGroups: false, backend }), { dbName: db, runId: 'e2e', crashAtJob }));
+  const out = await runJson(tinySpec({ algorithm, dropZeroVarianceGroups: false, backend }), { dbName: db, runId: 'e2e', ...(crash ? { onProgress: crash.onProgress } : {}) }, crash?.seams);
   return {
     engine: out.engine,
     status: out.status,
@@ -58,26 +124,26 @@ export async function tinyEndToEnd(algorithm: 'grpo' | 'ppo' = 'grpo', crashAtJo
 
 /** Part 1 of the resume test: N/2 steps then stop (checkpoint in IndexedDB). */
 export async function resumePart1(db: string, half: number, backend: Backend = 'webgpu') {
-  const out = parse(await runExperimentInPage(tinySpec({ steps: 2 * half, backend }), { dbName: db, runId: 'resume', skipEval: true, stopAfterSteps: half, inProcessEnv: true, syntheticReward: true }));
+  const out = await runJson(tinySpec({ steps: 2 * half, backend }), { dbName: db, runId: 'resume', skipEval: true, ...stopAfter(half), inProcessEnv: true }, { loop: { afterRollout: syntheticReward } });
   return { status: out.status, steps: out.curves[0]?.steps.length ?? 0 };
 }
 
 /** Part 2 (after a page reload): resume from IndexedDB and finish. */
 export async function resumePart2(db: string, half: number, backend: Backend = 'webgpu') {
-  const out = parse(await runExperimentInPage(tinySpec({ steps: 2 * half, backend }), { dbName: db, runId: 'resume', skipEval: true, resume: true, inProcessEnv: true, syntheticReward: true }));
+  const out = await runJson(tinySpec({ steps: 2 * half, backend }), { dbName: db, runId: 'resume', skipEval: true, resume: true, inProcessEnv: true }, { loop: { afterRollout: syntheticReward } });
   return { status: out.status, digest: out.paramDigests[0], steps: strip(out.curves[0].steps), engine: out.engine.kind };
 }
 
 /** The uninterrupted reference. */
 export async function straight(db: string, steps: number, backend: Backend = 'webgpu') {
-  const out = parse(await runExperimentInPage(tinySpec({ steps, backend }), { dbName: db, runId: 'straight', skipEval: true, inProcessEnv: true, syntheticReward: true }));
+  const out = await runJson(tinySpec({ steps, backend }), { dbName: db, runId: 'straight', skipEval: true, inProcessEnv: true }, { loop: { afterRollout: syntheticReward } });
   return { status: out.status, digest: out.paramDigests[0], steps: strip(out.curves[0].steps), engine: out.engine.kind };
 }
 
 /** PPO (value head, GAE) and the non-finite guard: `steps` steps, step `poison` gets NaN log-probs. */
 export async function ppoAndPoison(steps: number, poison?: number, backend: Backend = 'webgpu') {
   const db = `hlab-ppo-${backend}-${Math.random().toString(36).slice(2)}`;
-  const out = parse(await runExperimentInPage(tinySpec({ steps, algorithm: 'ppo', backend }), { dbName: db, runId: 'ppo', skipEval: true, inProcessEnv: true, syntheticReward: true, poisonStep: poison }));
+  const out = await runJson(tinySpec({ steps, algorithm: 'ppo', backend }), { dbName: db, runId: 'ppo', skipEval: true, inProcessEnv: true }, { loop: poisoned(poison) });
   // Recorded trajectories: per-token advantages (one per action token) with their count of action tokens.
   const traj = out.trajectories.map((t) => ({
     step: t.step,
@@ -96,9 +162,10 @@ export async function ppoAndPoison(steps: number, poison?: number, backend: Back
 export async function stopAtLastStep(steps: number) {
   const db = `hlab-laststop-${Math.random().toString(36).slice(2)}`;
   const spec = { ...tinySpec({ steps }), evaluation: { testTasks: 1, samples: 1, inSpace: { mode: 'stratified', perDistance: 1, seed: 0 }, blackbox: [] } };
-  const o = { dbName: db, runId: 'laststop', inProcessEnv: true, syntheticReward: true };
-  const a = parse(await runExperimentInPage(spec, { ...o, stopAfterSteps: steps }));
-  const b = parse(await runExperimentInPage(spec, { ...o, resume: true }));
+  const o = { dbName: db, runId: 'laststop', inProcessEnv: true };
+  const seams = { loop: { afterRollout: syntheticReward } };
+  const a = await runJson(spec, { ...o, ...stopAfter(steps) }, seams);
+  const b = await runJson(spec, { ...o, resume: true }, seams);
   return {
     a: { status: a.status, runs: a.results.runs.length, steps: a.curves[0]?.steps.length ?? 0 },
     b: { status: b.status, runs: b.results.runs.length, steps: b.curves[0]?.steps.length ?? 0, stepsApplied: b.results.runs[0]?.steps ?? -1 },
@@ -117,7 +184,7 @@ export async function inconsistentSpec() {
   const orig = gpu.requestAdapter.bind(gpu);
   gpu.requestAdapter = (o?: GPURequestAdapterOptions) => (adapterRequests++, orig(o));
   try {
-    await runExperimentInPage(spec, { dbName: `hlab-inconsistent-${Math.random().toString(36).slice(2)}`, inProcessEnv: true });
+    await runJson(spec, { dbName: `hlab-inconsistent-${Math.random().toString(36).slice(2)}`, inProcessEnv: true });
     return { error: 'none', adapterRequests };
   } catch (e) {
     return { error: (e as Error).message, adapterRequests };

@@ -9,7 +9,8 @@ import { taskSet } from '../../src/tasks';
 import { encodeAction, headLength, rolloutContext } from '../../src/model/rows';
 import { EnvHost, localEnvApi, type EnvApi } from '../../src/rollout/env';
 import { inProcessEnv, runEpisodes, type EnvBackend, type Policy, type PolicySample } from '../../src/rollout/engine';
-import { buildRows, grpoAdvantages } from '../../src/rl/trainer_batch';
+import { buildRows } from '../../src/rl/trainer_batch';
+import { grpoAdvantages } from '../../src/rl/advantages';
 import { rlLossConfig } from '../../src/rl/config';
 import { Rng } from '../../src/util/rng';
 

@@ -1,7 +1,8 @@
 // Rows and advantages built from trajectories (src/rl/trainer_batch.ts): GRPO groups,
 // PPO GAE chained across the rows of a multi-turn episode, minibatch partitions.
 import { describe, expect, it } from 'vitest';
-import { buildRows, grpoAdvantages, minibatchIndices, ppoAdvantages, type TrajectoryLike } from '../../src/rl/trainer_batch';
+import { buildRows, minibatchIndices, type TrajectoryLike } from '../../src/rl/trainer_batch';
+import { grpoAdvantages, ppoAdvantages } from '../../src/rl/advantages';
 import { rlLossConfig } from '../../src/rl/config';
 
 const turn = (ctx: number[], act: number[], lp = act.map(() => -1)) => ({ contextIds: Int32Array.from(ctx), actionIds: Int32Array.from(act), logprobs: Float32Array.from(lp) });

@@ -1,17 +1,16 @@
 // Trajectory samples kept in the experiment output: seeded selection (one pass + one fail
-// first), context capping with contextOffset, advantage shapes, GRPO advantages equal to the
-// trainer's (grpoAdvantages over buildRows), per-token gathering from a (B·T) buffer.
+// first), context capping with contextOffset, advantage shapes; and the display side of the
+// advantage registry (src/rl/advantages.ts): GRPO advantages per trajectory equal to the
+// trainer's (grpoAdvantages over buildRows), per-token gathering from a (B·T) buffer, and
+// what an update applied mapped back to its input trajectories.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import {
-  grpoTrajectoryAdvantages,
-  rowAdvantagesPerTrajectory,
-  sampleTrajectories,
-  taskSuiteFamily,
-} from '../../src/experiment/trajectory_sample';
+import { sampleTrajectories, taskSuiteFamily } from '../../src/experiment/trajectory_sample';
 import type { Trajectory } from '../../src/rollout/engine';
 import { rlLossConfig } from '../../src/rl/config';
-import { buildRows, grpoAdvantages, ppoAdvantages } from '../../src/rl/trainer_batch';
+import { buildRows } from '../../src/rl/trainer_batch';
+import { grpoAdvantages, grpoTrajectoryAdvantages, ppoAdvantages, rowAdvantagesPerTrajectory, trajectoryAdvantages } from '../../src/rl/advantages';
+import { dropZeroVarianceGroups } from '../../src/rl/trainer';
 import { Rng } from '../../src/util/rng';
 
 /** A synthetic trajectory whose ids come from a seeded stream (contents are irrelevant here). */
@@ -156,5 +155,35 @@ describe('rowAdvantagesPerTrajectory', () => {
   it('taskSuiteFamily parses ids', () => {
     expect(taskSuiteFamily('errands/recall/t2/1000123')).toEqual({ suite: 'errands', family: 'recall' });
     expect(taskSuiteFamily('odd')).toEqual({ suite: 'odd', family: '' });
+  });
+});
+
+describe('trajectoryAdvantages (what an update applied, per input trajectory)', () => {
+  it('GRPO: the applied per-episode values at the kept indices, 0 for a dropped group; equals grpoTrajectoryAdvantages', () => {
+    const trajs = [traj(0, 0, false, [[3, 2]]), traj(1, 0, false, [[4, 1]]), traj(2, 1, true, [[3, 2]]), traj(3, 1, false, [[2, 3]])];
+    const cfg = rlLossConfig();
+    const { kept, keptIndices } = dropZeroVarianceGroups(trajs);
+    expect(keptIndices).toEqual([2, 3]);
+    const rows = buildRows(kept, 0, 32, 8);
+    const est = grpoAdvantages(kept, rows, cfg);
+    const got = trajectoryAdvantages(4, { kept: keptIndices, rows, oldValues: null, ...est });
+    expect(got[0]).toBe(0);
+    expect(got[1]).toBe(0);
+    expect(got[2]).toBeGreaterThan(0);
+    const all = grpoTrajectoryAdvantages(trajs.map((t) => t.reward), trajs.map((t) => t.group), cfg);
+    got.forEach((a, e) => expect(a).toBe(Math.fround(all[e])));
+    // Nothing trained on: every trajectory 0.
+    expect(trajectoryAdvantages(2, { kept: [], rows: null, oldValues: null, advantages: new Float32Array(0), returns: null, episodeAdvantages: new Float32Array(0) })).toEqual([0, 0]);
+  });
+
+  it('PPO: per-token values in turn order (rowAdvantagesPerTrajectory), and names an inconsistent input', () => {
+    const trajs = [traj(0, 0, true, [[3, 2], [4, 3]]), traj(1, 1, false, [[2, 0], [3, 1]])];
+    const rows = buildRows(trajs, 0, 32, 8);
+    const values = Float32Array.from({ length: rows.B * rows.T }, (_, i) => (i % 7) / 10);
+    const est = ppoAdvantages(trajs, rows, values, rlLossConfig({ algorithm: 'ppo' }));
+    const applied = { kept: [0, 1], rows, oldValues: values, ...est };
+    expect(trajectoryAdvantages(2, applied)).toEqual(rowAdvantagesPerTrajectory(2, rows, est.advantages));
+    expect(() => trajectoryAdvantages(1, applied)).toThrow(/kept index 1 is outside \[0, 1\)/);
+    expect(() => trajectoryAdvantages(2, { ...applied, episodeAdvantages: new Float32Array(1) })).toThrow(/episodeAdvantages has 1 values/);
   });
 });

@@ -15,7 +15,8 @@ import { adamwUpdateRef } from '../../src/kernels/adamw_update.ref';
 import { globalNormForwardRef } from '../../src/kernels/global_norm_forward.ref';
 import { rlLossConfig, type RlLossConfig } from '../../src/rl/config';
 import { rlStepRef } from '../../src/rl/loss_ref';
-import { buildRows, grpoAdvantages, ppoAdvantages, type TrajectoryLike } from '../../src/rl/trainer_batch';
+import { buildRows, type TrajectoryLike } from '../../src/rl/trainer_batch';
+import { grpoAdvantages, ppoAdvantages } from '../../src/rl/advantages';
 import type { ModelConfig } from '../../src/model/config';
 import { Rng } from '../../src/util/rng';
 
@@ -118,7 +119,7 @@ describe('WasmRlTrainer', () => {
       const model = WasmModel.create(eng.e2, cfg);
       model.writeParams(p0);
       const tr = WasmRlTrainer.create(model, { cfg: rl, lr, weightDecay: 0.01, maxGradNorm: 1, epochs: 1, minibatches: 1, padId: PAD, seed: 0 }, 64);
-      const m = await tr.update(trajs, 1);
+      const m = (await tr.update(trajs, 1)).metrics;
       const ref = oracleStep(p0, trajs, rl, lr, 0.01);
       expect(m.optimizerSteps).toBe(1);
       expect(m.skippedSteps).toBe(0);
@@ -145,7 +146,7 @@ describe('WasmRlTrainer', () => {
     const tr = WasmRlTrainer.create(model, { cfg: rlLossConfig({}), lr: 1e-2, weightDecay: 0, maxGradNorm: 1, epochs: 1, minibatches: 1, padId: PAD, seed: 0 }, 64);
     const trajs = trajectories(4);
     trajs[0].turns[0].logprobs[0] = NaN;
-    const m = await tr.update(trajs, 1);
+    const m = (await tr.update(trajs, 1)).metrics;
     expect(m.skippedSteps).toBe(1);
     expect(tr.adamStep).toBe(0);
     expect(Array.from(model.readParams())).toEqual(Array.from(p0));
@@ -158,7 +159,7 @@ describe('WasmRlTrainer', () => {
     model.writeParams(p0);
     const tr = WasmRlTrainer.create(model, { cfg: rlLossConfig({}), lr: 1e-2, weightDecay: 0, maxGradNorm: 1, epochs: 1, minibatches: 1, padId: PAD, seed: 0 }, 64);
     const trajs = trajectories(6).map((t) => ({ ...t, reward: 0 }));
-    const m = await tr.update(trajs, 1);
+    const m = (await tr.update(trajs, 1)).metrics;
     expect(m.optimizerSteps).toBe(0);
     expect(m.droppedGroups).toBe(2);
     expect(Array.from(model.readParams())).toEqual(Array.from(p0));
@@ -169,7 +170,7 @@ describe('WasmRlTrainer', () => {
       const model = WasmModel.create(e, cfg);
       model.writeParams(params(7));
       const tr = WasmRlTrainer.create(model, { cfg: rlLossConfig({ algorithm: 'ppo' }), lr: 1e-2, weightDecay: 0.01, maxGradNorm: 1, epochs: 2, minibatches: 2, padId: PAD, seed: 3 }, 2);
-      const m = await tr.update(trajectories(8), 1);
+      const m = (await tr.update(trajectories(8), 1)).metrics;
       return { p: Array.from(model.readParams()), m };
     };
     const a = await run(eng.e1);

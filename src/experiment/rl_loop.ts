@@ -1,0 +1,203 @@
+/**
+ * The RL loop of one (seed, method) run, top to bottom in the manner of CleanRL: for each RL
+ * step s = state.step + 1 … runSteps,
+ *
+ *   schedule → rollout → advantages + update → record → checkpoint
+ *
+ * The runner (runner.ts) prepares everything this needs (engine stack, environments, the
+ * train-task pool, the round-robin schedule restored from a checkpoint, the save function) and
+ * does what comes before and after (resume decoding, starting parameters, the evaluations,
+ * results). Helpers live below the loop; each stage is short.
+ *
+ * Determinism: the step's tasks (plan.ts stepTasks) and the sampler seed derive from
+ * (seed, step), the harness of each task from the round-robin schedule, and the minibatch
+ * shuffles inside the update from (seed, step, epoch); the loop itself draws nothing, so a run
+ * resumed at step s continues exactly as an uninterrupted one.
+ */
+import type { Tokenizer } from '../model/tokenizer';
+import { trajectoryAdvantages, type AppliedAdvantages } from '../rl/advantages';
+import type { RlUpdateMetrics } from '../rl/trainer';
+import { runEpisodes, type EnvBackend, type EpisodeRequest, type RolloutStats, type Trajectory } from '../rollout/engine';
+import type { RoundRobinSchedule } from '../design';
+import { Rng } from '../util/rng';
+import type { StackPolicy, StackTrainer } from './backend';
+import { stepTasks } from './plan';
+import type { Emit, StepRecord } from './run_events';
+import type { ExperimentSpec, MethodSpec } from './spec';
+import { sampleTrajectories, type TrajectorySample } from './trajectory_sample';
+
+/** Rollouts of each RL step kept in ExperimentOutput.trajectories. */
+export const TRAJECTORIES_PER_STEP = 2;
+
+/**
+ * Test seams of the loop: supplied only by tests (never the CLI or the app), so no production
+ * option carries a test hook.
+ */
+export interface RlLoopHooks {
+  /**
+   * Called with each step's rollouts before the update; may change them in place (a synthetic
+   * reward, poisoned log-probs). What it leaves is what the update, the record and the samples see.
+   */
+  afterRollout?: (step: number, trajectories: Trajectory[]) => void;
+}
+
+/** The part of the run state the loop advances (runner.ts RunState). */
+export interface LoopState {
+  /** RL steps done. */
+  step: number;
+  history: StepRecord[];
+  /** Optimizer steps skipped as non-finite, over the run. */
+  skippedSteps: number;
+}
+
+/** Everything one run's loop reads and writes. */
+export interface RlLoopRun {
+  spec: ExperimentSpec;
+  method: MethodSpec;
+  seed: number;
+  runIndex: number;
+  /** Last RL step of the run (0: no training). */
+  runSteps: number;
+  tok: Tokenizer;
+  policy: StackPolicy;
+  trainer: StackTrainer;
+  env: EnvBackend;
+  /** Train-task pool (plan.ts trainPool). */
+  pool: readonly string[];
+  /** Harness per draw of a task; restored from the checkpoint on resume. */
+  schedule: RoundRobinSchedule;
+  /** Advanced in place after every step. */
+  state: LoopState;
+  /** Each step's trajectory samples are appended here. */
+  trajectories: TrajectorySample[];
+  /** Save a checkpoint every this many steps (the last step and a stop always save). */
+  checkpointEvery: number;
+  /** Work units of the whole call (an RL step is one); `done` is advanced per step. */
+  progress: { done: number; total: number };
+  /** Polled before each step and after it: true = checkpoint and return 'interrupted'. */
+  stopRequested: () => boolean;
+  /** Commit a checkpoint of the run as it stands. */
+  save: () => Promise<void>;
+  emit: Emit;
+  hooks?: RlLoopHooks;
+}
+
+/**
+ * Run RL steps state.step + 1 … runSteps (module doc).
+ * @returns whether a stop request ended the loop before runSteps, and the steps run in this call
+ * @throws what the rollout or the update throws (an unknown id, a context that does not fit,
+ *   a row longer than maxT); a failure to record the display samples only warns.
+ */
+export async function rlLoop(r: RlLoopRun): Promise<{ interrupted: boolean; stepsRun: number }> {
+  const { spec, method, seed, policy, trainer, env, state: st } = r;
+  let stepsRun = 0;
+  for (let step = st.step + 1; step <= r.runSteps; step++) {
+    if (r.stopRequested()) return { interrupted: true, stepsRun };
+
+    // ── schedule: the step's tasks from (seed, step), each task's harness by round robin ──────
+    const t0 = performance.now();
+    const tasks = stepTasks(r.pool, spec.rl.tasksPerStep, seed, step);
+    const reqs = episodeRequests(tasks, (taskId) => r.schedule.next(taskId), spec.rl.groupSize);
+
+    // ── rollout: groupSize episodes per task, sampled at τ = 1 with a (seed, step) seed ───────
+    const before = counters(policy, env);
+    const ro = await runEpisodes(reqs, {
+      tok: r.tok, policy, env, maxTurns: spec.rollout.maxTurns, maxNewTokens: spec.rollout.maxNewTokens, contextTokens: spec.rollout.contextTokens, temperature: spec.rl.temperature,
+      seed: Rng.derive(seed, 'rollout', step).int(2 ** 31),
+    });
+    r.hooks?.afterRollout?.(step, ro.trajectories);
+    const rolloutMs = performance.now() - t0;
+
+    // ── advantages + update: one trainer call. The estimator (src/rl/advantages.ts) runs inside
+    // it (on WebGPU as kernels in the first optimizer step's submit), so the update returns the
+    // advantages its loss read along with its metrics.
+    const up = await trainer.update(ro.trajectories, step);
+
+    // ── record: trajectory samples with the applied advantages, the step's metrics ────────────
+    recordSamples(r, step, ro.trajectories, up.applied);
+    const rec = stepRecord(step, reqs, ro, up.metrics, before, counters(policy, env), st.history[st.history.length - 1], rolloutMs);
+    st.history.push(rec);
+    st.skippedSteps += up.metrics.skippedSteps;
+    st.step = step;
+    stepsRun++;
+    r.progress.done++;
+    reportStep(r, rec, tasks.length);
+
+    // ── checkpoint: every `checkpointEvery` steps, at the last step, and before a stop ────────
+    if (step % r.checkpointEvery === 0 || step === r.runSteps || r.stopRequested()) await r.save();
+  }
+  return { interrupted: false, stepsRun };
+}
+
+/** One request per (task, rollout): `groupSize` consecutive rollouts of each task form its GRPO group. */
+function episodeRequests(tasks: readonly string[], harnessOf: (taskId: string) => string, groupSize: number): EpisodeRequest[] {
+  const reqs: EpisodeRequest[] = [];
+  tasks.forEach((taskId, g) => {
+    const harnessId = harnessOf(taskId);
+    for (let k = 0; k < groupSize; k++) reqs.push({ taskId, harnessId, group: g });
+  });
+  return reqs;
+}
+
+interface Counters {
+  tokens: number;
+  ms: number;
+  retries: number;
+}
+
+/** The cumulative throughput and retry counters a step record takes differences of. */
+function counters(policy: StackPolicy, env: EnvBackend): Counters {
+  return { tokens: policy.tokens, ms: policy.ms, retries: env.retries() };
+}
+
+/**
+ * A few of the step's rollouts with the advantages the update applied, for the Trajectories
+ * view. Display only: a failure is a warning, never the end of training.
+ */
+function recordSamples(r: RlLoopRun, step: number, trajs: readonly Trajectory[], applied: AppliedAdvantages): void {
+  try {
+    const adv = trajectoryAdvantages(trajs.length, applied);
+    r.trajectories.push(...sampleTrajectories(trajs, adv, { method: r.method.name, seed: r.seed, step }, { perStep: TRAJECTORIES_PER_STEP, seed: Rng.derive(r.seed, 'trajectory-sample', step).int(2 ** 31) }));
+  } catch (e) {
+    r.emit({ type: 'warn', message: `step ${step}: trajectories not recorded (${(e as Error).message.split('\n')[0]})` });
+  }
+}
+
+/**
+ * The step's StepRecord: reward and pass rate per harness of the rollouts, the update's
+ * metrics, sampler throughput, and retries / environment failures accumulated over the run.
+ * @param prev the previous step's record (null at the run's first step)
+ */
+function stepRecord(step: number, reqs: readonly EpisodeRequest[], ro: { trajectories: Trajectory[]; stats: RolloutStats }, up: RlUpdateMetrics, c0: Counters, c1: Counters, prev: StepRecord | undefined, rolloutMs: number): StepRecord {
+  const trajs = ro.trajectories;
+  const passByHarness: Record<string, number> = {};
+  for (const h of new Set(reqs.map((q) => q.harnessId))) {
+    const of = trajs.filter((t) => t.harnessId === h);
+    passByHarness[h] = of.reduce((a, t) => a + t.reward, 0) / of.length;
+  }
+  return {
+    step,
+    reward: trajs.reduce((a, t) => a + t.reward, 0) / trajs.length,
+    passByHarness,
+    policyLoss: up.policyLoss, valueLoss: up.valueLoss, clipFrac: up.clipFrac, approxKl: up.approxKl, klRef: up.klRef, entropy: up.entropy, gradNorm: up.gradNorm,
+    optimizerSteps: up.optimizerSteps, skippedSteps: up.skippedSteps, rows: up.rows, tokens: up.tokens, droppedGroups: up.droppedGroups,
+    tokensPerSec: (c1.tokens - c0.tokens) / Math.max(1e-9, (c1.ms - c0.ms) / 1000),
+    workerRetries: (prev?.workerRetries ?? 0) + (c1.retries - c0.retries),
+    envFailures: (prev?.envFailures ?? 0) + ro.stats.envFailures,
+    droppedContextTokens: ro.stats.droppedContextTokens, cutContexts: ro.stats.cutContexts,
+    rolloutMs, updateMs: up.ms,
+  };
+}
+
+/** The step's events: a note when nothing was applied, the record, and progress (with the console's summary fields). */
+function reportStep(r: RlLoopRun, rec: StepRecord, groups: number): void {
+  const { method, seed } = r;
+  if (rec.optimizerSteps === rec.skippedSteps) {
+    r.emit({ type: 'log', message: `step ${rec.step}: no update applied (${rec.droppedGroups} of ${groups} groups had equal rewards${rec.skippedSteps ? `, ${rec.skippedSteps} optimizer steps skipped as non-finite` : ''})` });
+  }
+  r.emit({ type: 'step', runIndex: r.runIndex, method: method.name, seed, record: rec });
+  r.emit(
+    { type: 'progress', done: r.progress.done, total: r.progress.total, phase: `RL ${method.name} seed ${seed} step ${rec.step}/${r.runSteps}` },
+    { reward: rec.reward, policyLoss: rec.policyLoss, clipFrac: rec.clipFrac, approxKl: rec.approxKl, gradNorm: rec.gradNorm, droppedGroups: rec.droppedGroups, retries: rec.workerRetries, skipped: r.state.skippedSteps },
+  );
+}

@@ -1,0 +1,89 @@
+/**
+ * What a run reports while it works and what it records per RL step: the `RunEvent` vocabulary
+ * (console `[run] {json}` lines for the CLI, typed events for the app), the per-step
+ * `StepRecord`, a run's curve, and the reporter both the runner and the RL loop write through.
+ * Types only plus `makeEmit`; runner.ts re-exports the types for its callers.
+ */
+import type { RlUpdateMetrics } from '../rl/trainer';
+import type { EvalResult } from './evaluate';
+
+/** Metrics of one RL step. */
+export interface StepRecord extends Omit<RlUpdateMetrics, 'ms'> {
+  step: number;
+  /** Mean verifier pass (the reward) over the step's rollouts. */
+  reward: number;
+  /** Rollout pass rate per training harness used this step. */
+  passByHarness: Record<string, number>;
+  /** Sampled tokens per second of sampler time. */
+  tokensPerSec: number;
+  /** Cumulative worker-pool retries and environment failures. */
+  workerRetries: number;
+  envFailures: number;
+  /** Context tokens the cut dropped in this step's rollouts (rows.ts `fitContext`), and the turns cut. Absent in records of older runs. */
+  droppedContextTokens?: number;
+  cutContexts?: number;
+  rolloutMs: number;
+  updateMs: number;
+}
+
+/**
+ * What the runner reports while it works (RunnerOptions.onProgress). All JSON-safe (structured
+ * clone across a worker boundary), except that metrics may be NaN.
+ */
+export type RunEvent =
+  /** Work units done of the whole call (an RL step or an evaluation is one unit) and what runs now. */
+  | { type: 'progress'; done: number; total: number; phase: string }
+  | { type: 'log'; message: string }
+  | { type: 'warn'; message: string }
+  /** A (seed, method) run starts (or continues after a resume) with `steps` RL steps. */
+  | { type: 'run'; runIndex: number; runs: number; method: string; seed: number; steps: number; start: string }
+  /** One RL step finished: its metrics. */
+  | { type: 'step'; runIndex: number; method: string; seed: number; record: StepRecord }
+  /**
+   * An evaluation finished: pass@1 (base harness, held-out in-space, black-box) and over the
+   * training harnesses. `restored`: read from the checkpoint on resume, not run again.
+   */
+  | { type: 'eval'; runIndex: number; method: string; seed: number; when: 'before' | 'after'; passAt1: EvalResult['passAt1']; training: number; episodes: number; restored?: boolean }
+  /** A checkpoint was committed to IndexedDB (store step numbering, see CKPT_STRIDE) after RL step `rlStep` of run `runIndex`. */
+  | { type: 'checkpoint'; runId: string; step: number; runIndex: number; rlStep: number; totalBytes: number }
+  /** Episodes finished so far in the evaluation that is running (after every rollout round). */
+  | { type: 'evalProgress'; runIndex: number; when: 'before' | 'after'; done: number; total: number }
+  /** Resumed from a checkpoint: the curves so far (finished runs and the current run's steps), so a view can redraw them. */
+  | { type: 'resume'; runIndex: number; step: number; curves: RunCurves[] };
+
+
+export interface RunCurves {
+  method: string;
+  seed: number;
+  steps: StepRecord[];
+}
+
+
+function log(type: 'progress' | 'log' | 'warn' | 'eval', data: Record<string, unknown>): void {
+  console.log(`[run] ${JSON.stringify({ type, ...data })}`);
+}
+
+export type Emit = (ev: RunEvent, consoleExtra?: Record<string, unknown>) => void;
+
+/**
+ * The runner's reporter: progress/log/warn go to the console as `[run] {json}` lines exactly as
+ * before (the CLI parses them; `consoleExtra` adds fields only there), and every event goes to
+ * `onProgress`.
+ */
+export function makeEmit(onProgress?: (ev: RunEvent) => void): Emit {
+  let reported = false;
+  return (ev, consoleExtra) => {
+    // 'eval' too: the CLI keeps a finished 'before' evaluation in results.md after a Ctrl-C.
+    if (ev.type === 'progress' || ev.type === 'log' || ev.type === 'warn' || ev.type === 'eval') {
+      const { type, ...data } = ev;
+      log(type, { ...data, ...consoleExtra });
+    }
+    if (!onProgress) return;
+    try {
+      onProgress(ev);
+    } catch (e) {
+      if (!reported) console.error('runExperiment: onProgress threw (ignored; the run goes on):', e);
+      reported = true;
+    }
+  };
+}

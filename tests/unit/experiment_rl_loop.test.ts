@@ -1,0 +1,112 @@
+// The RL loop (src/experiment/rl_loop.ts) in Node with a stub policy and trainer and in-process
+// environments: step order (the after-rollout seam runs before the update and what it leaves is
+// what the update, the record and the samples see), checkpoint cadence, stop requests, and the
+// samples carrying the advantages the update applied. And: no production option type carries a
+// test hook (checked by the type checker).
+import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { Tokenizer, type TokenizerFile } from '../../src/model/tokenizer';
+import { parseSpec } from '../../src/experiment/spec';
+import { makeSchedule, taskAssignments, trainPool } from '../../src/experiment/plan';
+import { rlLoop, TRAJECTORIES_PER_STEP, type RlLoopRun } from '../../src/experiment/rl_loop';
+import type { RunEvent } from '../../src/experiment/run_events';
+import type { StackPolicy, StackTrainer } from '../../src/experiment/backend';
+import type { RunnerOptions } from '../../src/experiment/runner';
+import type { EvalOptions } from '../../src/experiment/evaluate';
+import type { RolloutOptions, Trajectory } from '../../src/rollout/engine';
+import { inProcessEnv } from '../../src/rollout/engine';
+import { localEnvApi, type EnvApi } from '../../src/rollout/env';
+import type { RlTrainerOptions } from '../../src/rl/trainer';
+import { Rng } from '../../src/util/rng';
+
+// Type-level: none of the former test hooks is a field of a production option type.
+type Hooks = 'syntheticReward' | 'poisonStep' | 'crashAtJob' | 'stopAfterSteps' | 'crash';
+type Clean<T> = Extract<keyof T, Hooks> extends never ? true : false;
+const clean: [Clean<RunnerOptions>, Clean<RolloutOptions>, Clean<EvalOptions>, Clean<EnvApi>, Clean<RlTrainerOptions>] = [true, true, true, true, true];
+
+const tok = Tokenizer.fromJSON(JSON.parse(readFileSync(new URL('../../public/tokenizer-v2.json', import.meta.url), 'utf8')) as TokenizerFile);
+const quick = parseSpec(JSON.parse(readFileSync(new URL('../../public/presets/quick.json', import.meta.url), 'utf8')), 'quick');
+const spec = parseSpec({ ...quick, rl: { ...quick.rl, tasksPerStep: 2, groupSize: 2 }, rollout: { ...quick.rollout, maxTurns: 2, maxNewTokens: 8 } }, 'tiny');
+
+/** Uniformly random short actions (a scratch policy), seeded by the sampler seed. */
+function stubPolicy(): StackPolicy {
+  const p: StackPolicy = {
+    maxB: 4, maxT: 512, tokens: 0, ms: 0,
+    async sample(prompts, maxNew, _t, seed) {
+      const rng = Rng.derive(seed, 'stub');
+      return prompts.map(() => {
+        const ids = Int32Array.from({ length: 1 + rng.int(maxNew) }, () => rng.int(tok.vocabSize));
+        p.tokens += ids.length;
+        p.ms += 1;
+        return { ids, logprobs: new Float32Array(ids.length).fill(-1), stop: 'length' as const };
+      });
+    },
+  };
+  return p;
+}
+
+/** Records what each update saw; applies a per-trajectory advantage of reward − 0.5 (an outcome estimator's shape). */
+function stubTrainer(seen: Array<{ step: number; rewards: number[] }>): StackTrainer {
+  return {
+    async update(trajs, step) {
+      seen.push({ step, rewards: trajs.map((t) => t.reward) });
+      const metrics = { policyLoss: 0.1, valueLoss: 0, clipFrac: 0, approxKl: 0, klRef: 0, entropy: 1, gradNorm: 1, optimizerSteps: 1, skippedSteps: 0, rows: trajs.length, tokens: 1, droppedGroups: 0, ms: 1 };
+      const applied = { kept: trajs.map((_, e) => e), rows: null, oldValues: null, advantages: new Float32Array(0), returns: null, episodeAdvantages: Float32Array.from(trajs, (t) => t.reward - 0.5) };
+      return { metrics, applied };
+    },
+    async readState() {
+      return { params: new Float32Array(1), m: new Float32Array(1), v: new Float32Array(1), adamStep: 0 };
+    },
+    writeState() {},
+  };
+}
+
+function makeRun(o: { runSteps: number; every: number; stopAfter?: number; seen: Array<{ step: number; rewards: number[] }>; saves: number[]; events: RunEvent[] }): RlLoopRun {
+  const method = spec.methods[0];
+  const pool = trainPool(spec, 0, 6);
+  const state = { step: 0, history: [], skippedSteps: 0 };
+  return {
+    spec, method, seed: 0, runIndex: 0, runSteps: o.runSteps, tok, policy: stubPolicy(), trainer: stubTrainer(o.seen), env: inProcessEnv(localEnvApi()),
+    pool, schedule: makeSchedule(taskAssignments(spec, method, pool)), state, trajectories: [], checkpointEvery: o.every, progress: { done: 0, total: o.runSteps },
+    stopRequested: () => o.stopAfter !== undefined && state.step >= o.stopAfter,
+    save: async () => void o.saves.push(state.step),
+    emit: (ev) => void o.events.push(ev),
+    hooks: {
+      afterRollout: (_step: number, trajs: Trajectory[]) => {
+        for (const t of trajs) t.reward = t.index % 2;
+      },
+    },
+  };
+}
+
+describe('rlLoop', () => {
+  it('runs schedule → rollout → hook → update → record → checkpoint for every step', async () => {
+    expect(clean).toEqual([true, true, true, true, true]);
+    const seen: Array<{ step: number; rewards: number[] }> = [];
+    const saves: number[] = [];
+    const events: RunEvent[] = [];
+    const run = makeRun({ runSteps: 3, every: 2, seen, saves, events });
+    const r = await rlLoop(run);
+    expect(r).toEqual({ interrupted: false, stepsRun: 3 });
+    // The update saw the hook's rewards (2 tasks × 2 rollouts: index mod 2).
+    expect(seen).toEqual([1, 2, 3].map((step) => ({ step, rewards: [0, 1, 0, 1] })));
+    expect(run.state.step).toBe(3);
+    expect(run.state.history.map((h) => [h.step, h.reward, h.optimizerSteps])).toEqual([[1, 0.5, 1], [2, 0.5, 1], [3, 0.5, 1]]);
+    expect(run.progress.done).toBe(3);
+    // Every `every` steps and the last one.
+    expect(saves).toEqual([2, 3]);
+    expect(events.filter((e) => e.type === 'step').length).toBe(3);
+    // Samples carry the advantage the update applied (reward − 0.5), not a recomputation.
+    expect(run.trajectories).toHaveLength(3 * TRAJECTORIES_PER_STEP);
+    for (const t of run.trajectories) expect(t.advantage).toBe(t.reward - 0.5);
+  });
+
+  it('a stop request after step k saves that step and returns interrupted before step k + 1', async () => {
+    const seen: Array<{ step: number; rewards: number[] }> = [];
+    const saves: number[] = [];
+    const run = makeRun({ runSteps: 4, every: 10, stopAfter: 2, seen, saves, events: [] });
+    expect(await rlLoop(run)).toEqual({ interrupted: true, stepsRun: 2 });
+    expect(seen.map((s) => s.step)).toEqual([1, 2]);
+    expect(saves).toEqual([2]);
+  });
+});
