@@ -89,7 +89,7 @@ export interface RlLoopRun {
  *   a row longer than maxT); a failure to record the display samples only warns.
  */
 export async function rlLoop(r: RlLoopRun): Promise<{ interrupted: boolean; stepsRun: number }> {
-  const { spec, method, seed, policy, trainer, env, state: st } = r;
+  const { spec, seed, policy, trainer, env, state: st } = r;
   let stepsRun = 0;
   for (let step = st.step + 1; step <= r.runSteps; step++) {
     if (r.stopRequested()) return { interrupted: true, stepsRun };
