@@ -7,6 +7,7 @@
  * Sampling: samples = 1 → greedy decoding (τ = 0, one episode per task); samples > 1 →
  * τ = the spec's rollout temperature with a per-sample seed.
  */
+import type { EpisodeOutcomeCell } from './stats';
 import { BASE_HARNESS } from '../design';
 import type { Tokenizer } from '../model/tokenizer';
 import { runEpisodes, type EnvBackend, type EpisodeRequest, type Policy, type RolloutStats } from '../rollout/engine';
@@ -43,6 +44,13 @@ export interface EvalResult {
   /** Harness id → pass@1. */
   perHarness: Record<string, number>;
   episodes: number;
+  /**
+   * Every episode by results column ('base', 'inSpace', 'train', each black-box id): its (task,
+   * harness, sample) cell, pass and score — for Wilson intervals and paired before→after tests
+   * (results.ts RunEpisodes). An episode under the base harness that is also a training harness
+   * sits in both columns. Absent in evaluations restored from checkpoints older than it.
+   */
+  cells?: Record<string, EpisodeOutcomeCell[]>;
   stats: RolloutStats;
 }
 
@@ -64,8 +72,15 @@ export async function evaluate(sets: EvalSets, o: EvalOptions): Promise<EvalResu
     onProgress: o.onProgress,
   });
   const perHarness: Record<string, number> = {};
-  for (const h of harnesses) perHarness[h] = mean(trajectories.filter((t) => t.harnessId === h).map((t) => t.reward));
-  const over = (ids: string[]) => mean(trajectories.filter((t) => ids.includes(t.harnessId)).map((t) => t.reward));
+  // pass@1 counts verifier passes (the reward of an evaluation episode is its pass, whatever rl.reward is).
+  const passOf = (t: (typeof trajectories)[number]) => (t.pass ? 1 : 0);
+  for (const h of harnesses) perHarness[h] = mean(trajectories.filter((t) => t.harnessId === h).map(passOf));
+  const over = (ids: string[]) => mean(trajectories.filter((t) => ids.includes(t.harnessId)).map(passOf));
+  const outcome = trajectories.map((t, i): EpisodeOutcomeCell => ({ taskId: t.taskId, harnessId: t.harnessId, sample: i % o.samples, pass: t.pass, score: t.score }));
+  const column = (ids: readonly string[]) => outcome.filter((c) => ids.includes(c.harnessId));
+  const cells: Record<string, EpisodeOutcomeCell[]> = { base: column([BASE_HARNESS]), train: column(sets.training) };
+  if (sets.inSpace.length) cells.inSpace = column(sets.inSpace);
+  for (const b of sets.blackbox) cells[b] = column([b]);
   const tags = trajectories.map((t) => t.tags);
   const withIssue = tags.filter((t) => t && t.recovered !== null);
   return {
@@ -84,6 +99,7 @@ export async function evaluate(sets: EvalSets, o: EvalOptions): Promise<EvalResu
     },
     perHarness,
     episodes: trajectories.length,
+    cells,
     stats,
   };
 }

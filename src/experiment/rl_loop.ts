@@ -14,6 +14,7 @@
  * shuffles inside the update from (seed, step, epoch); the loop itself draws nothing, so a run
  * resumed at step s continues exactly as an uninterrupted one.
  */
+import { rewardOf } from '../rl/reward';
 import type { Tokenizer } from '../model/tokenizer';
 import { trajectoryAdvantages, type AppliedAdvantages } from '../rl/advantages';
 import type { RlUpdateMetrics } from '../rl/trainer';
@@ -105,6 +106,8 @@ export async function rlLoop(r: RlLoopRun): Promise<{ interrupted: boolean; step
       tok: r.tok, policy, env, maxTurns: spec.rollout.maxTurns, maxNewTokens: spec.rollout.maxNewTokens, contextTokens: spec.rollout.contextTokens, temperature: spec.rl.temperature,
       seed: Rng.derive(seed, 'rollout', step).int(2 ** 31),
     });
+    // The spec's reward (src/rl/reward.ts): verifier pass (0/1) or partial-credit score.
+    for (const t of ro.trajectories) t.reward = rewardOf(t, spec.rl.reward);
     r.hooks?.afterRollout?.(step, ro.trajectories);
     const rolloutMs = performance.now() - t0;
 
@@ -173,7 +176,7 @@ function stepRecord(step: number, reqs: readonly EpisodeRequest[], ro: { traject
   const passByHarness: Record<string, number> = {};
   for (const h of new Set(reqs.map((q) => q.harnessId))) {
     const of = trajs.filter((t) => t.harnessId === h);
-    passByHarness[h] = of.reduce((a, t) => a + t.reward, 0) / of.length;
+    passByHarness[h] = of.filter((t) => t.pass).length / of.length;
   }
   return {
     step,

@@ -137,6 +137,8 @@ const evalResult = z
     behaviour: z.object({ parseErrors: metric, workflowViolations: metric, recoveryRate: metric, stateTrackingErrors: metric }),
     perHarness: z.record(z.string(), metric),
     episodes: count,
+    // Per-episode outcomes by results column (absent in older checkpoints).
+    cells: z.record(z.string(), z.array(z.object({ taskId: z.string(), harnessId: z.string(), sample: count, pass: z.boolean(), score: z.number().min(0).max(1) }).strict())).optional(),
     // The rollout counters of the evaluation, informational only (never read on resume).
     stats: z.custom<RolloutStats>((v) => typeof v === 'object' && v !== null && !Array.isArray(v), 'expected an object'),
   })

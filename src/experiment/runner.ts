@@ -238,6 +238,7 @@ function runResult(method: string, algorithm: RunResult['algorithm'], seed: numb
     behaviour: { before: st.before?.behaviour ?? noBeh, after: after?.behaviour ?? noBeh },
     perHarness: after?.perHarness ?? {},
     seconds,
+    ...(st.before?.cells && after?.cells ? { episodes: { before: st.before.cells, after: after.cells } } : {}),
   };
 }
 

@@ -77,6 +77,11 @@ export const RlSpec = z
      * so plan.ts (checkSpec) and the runner refuse any other value.
      */
     temperature: z.number().positive().max(10),
+    /**
+     * The reward of an episode (src/rl/reward.ts): 'pass' (verifier pass, 0/1) or 'score' (the
+     * verifier's partial credit, which pays nothing for inaction). pass@1 stays the evaluation metric.
+     */
+    reward: z.enum(['pass', 'score']).default('pass'),
   })
   .strict();
 

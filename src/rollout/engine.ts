@@ -77,7 +77,7 @@ export interface Trajectory {
   harnessId: string;
   group: number;
   turns: TurnSample[];
-  /** Verifier pass 0/1 (the RL reward). */
+  /** The RL reward: verifier pass 0/1, or the partial-credit score under rl.reward = score. */
   reward: number;
   /** Verifier partial-credit score in [0,1]. */
   score: number;

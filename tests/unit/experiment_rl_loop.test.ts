@@ -109,4 +109,32 @@ describe('rlLoop', () => {
     expect(seen.map((s) => s.step)).toEqual([1, 2]);
     expect(saves).toEqual([2]);
   });
+
+  it("rl.reward: 'score' trains on the verifier's partial credit, 'pass' on 0/1; pass rates count passes either way", async () => {
+    // An environment whose final steps report a partial score 0.25 · (1 + index mod 3), never a pass.
+    const base = localEnvApi();
+    let finals = 0;
+    const env: EnvApi = {
+      reset: (x) => base.reset(x),
+      async step(x, h) {
+        const out = await base.step(x, h);
+        return out.done ? { ...out, pass: false, reward: 0, score: 0.25 * (1 + (finals++ % 3)) } : out;
+      },
+      close: (k) => base.close(k),
+    };
+    for (const mode of ['score', 'pass'] as const) {
+      finals = 0;
+      const seen: Array<{ step: number; rewards: number[] }> = [];
+      const run = { ...makeRun({ runSteps: 1, every: 10, seen, saves: [], events: [] }), spec: { ...spec, rl: { ...spec.rl, reward: mode } }, env: inProcessEnv(env), hooks: {} };
+      await rlLoop(run);
+      const rewards = seen[0].rewards;
+      expect(rewards).toHaveLength(4);
+      if (mode === 'pass') expect(rewards).toEqual([0, 0, 0, 0]);
+      else {
+        expect(new Set(rewards).size).toBeGreaterThan(1);
+        for (const r of rewards) expect([0.25, 0.5, 0.75]).toContain(r);
+      }
+      for (const p of Object.values(run.state.history[0].passByHarness)) expect(p).toBe(0);
+    }
+  });
 });

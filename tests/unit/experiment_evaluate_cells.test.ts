@@ -1,0 +1,64 @@
+// evaluate() records every episode by results column (base, train, inSpace, each black-box id)
+// with its (task, harness, sample) cell, pass and score — what results.ts needs for Wilson
+// intervals and paired before→after tests — and pass@1 counts verifier passes.
+import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { Tokenizer, type TokenizerFile } from '../../src/model/tokenizer';
+import { evaluate } from '../../src/experiment/evaluate';
+import { inProcessEnv } from '../../src/rollout/engine';
+import { localEnvApi, type EnvApi } from '../../src/rollout/env';
+import type { Policy } from '../../src/rollout/engine';
+import { taskSet } from '../../src/tasks';
+import { Rng } from '../../src/util/rng';
+
+const tok = Tokenizer.fromJSON(JSON.parse(readFileSync(new URL('../../public/tokenizer-v2.json', import.meta.url), 'utf8')) as TokenizerFile);
+
+describe('evaluate: per-episode cells', () => {
+  it('fills every column with its cells; pass@1 per harness equals the passes of its cells', async () => {
+    const policy = {
+      maxB: 8, maxT: 512, tokens: 0, ms: 0,
+      async sample(prompts: Int32Array[], maxNew: number, _t: number, seed: number) {
+        const rng = Rng.derive(seed, 'stub');
+        return prompts.map(() => ({ ids: Int32Array.from({ length: 1 + rng.int(maxNew) }, () => rng.int(tok.vocabSize)), logprobs: new Float32Array(1), stop: 'length' as const }));
+      },
+    } as unknown as Policy;
+    // Every third finished episode "passes" (score 1), the others score 0.5.
+    const base = localEnvApi();
+    let finals = 0;
+    const env: EnvApi = {
+      reset: (x) => base.reset(x),
+      async step(x, h) {
+        const out = await base.step(x, h);
+        if (!out.done) return out;
+        const pass = finals++ % 3 === 0;
+        return { ...out, pass, reward: pass ? 1 : 0, score: pass ? 1 : 0.5 };
+      },
+      close: (k) => base.close(k),
+    };
+    const testTasks = taskSet('workspace', 'test', 2, 1).map((t) => t.id);
+    const sets = { testTasks, training: ['S0-T0-O0-C0-W0', 'S1-T1-O1-C1-W1'], inSpace: ['S2-T2-O2-C2-W2'], blackbox: ['bb-assistant'] };
+    const r = await evaluate(sets, { tok, policy, env: inProcessEnv(env), maxTurns: 2, maxNewTokens: 8, samples: 2, temperature: 1, seed: 3 });
+    const cells = r.cells!;
+    expect(Object.keys(cells).sort()).toEqual(['base', 'bb-assistant', 'inSpace', 'train']);
+    expect(cells.base).toHaveLength(4);
+    expect(cells.train).toHaveLength(8);
+    expect(cells.inSpace).toHaveLength(4);
+    expect(cells['bb-assistant']).toHaveLength(4);
+    // The base harness is a training harness here: its episodes sit in both columns.
+    for (const c of cells.base) expect(cells.train).toContainEqual(c);
+    for (const c of cells.train) {
+      expect(testTasks).toContain(c.taskId);
+      expect([0, 1]).toContain(c.sample);
+      expect(c.score).toBe(c.pass ? 1 : 0.5);
+    }
+    // Each (task, harness) cell has samples 0 and 1 once.
+    const keys = new Set(Object.values(cells).flat().map((c) => `${c.taskId}|${c.harnessId}|${c.sample}`));
+    expect(keys.size).toBe(16);
+    for (const [h, p] of Object.entries(r.perHarness)) {
+      const of = Object.values(cells).flat().filter((c, i, all) => c.harnessId === h && all.findIndex((d) => d === c) === i);
+      const uniq = [...new Map(of.map((c) => [`${c.taskId}|${c.sample}`, c])).values()];
+      expect(p).toBeCloseTo(uniq.filter((c) => c.pass).length / uniq.length, 12);
+    }
+    expect(Object.values(cells).flat().some((c) => c.pass)).toBe(true);
+  });
+});
