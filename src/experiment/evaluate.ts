@@ -1,5 +1,5 @@
 /**
- * Evaluation (DESIGN.md §13): pass@1 = mean verifier pass over test tasks × samples, under the
+ * Evaluation (docs/ARCHITECTURE.md "Experiments, evaluation and results"): pass@1 = mean verifier pass over test tasks × samples, under the
  * base harness, the held-out in-space set, each black-box harness and the method's training
  * harnesses, with behaviour metrics and a per-harness breakdown. All (task, harness, sample)
  * episodes of one evaluation advance together in one rollout batch.

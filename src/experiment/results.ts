@@ -4,7 +4,7 @@
  * Wilson interval, the mean verifier score, and each method's paired before→after difference
  * with its bootstrap interval and a "beyond noise" flag) that two thin renderers show: the
  * markdown of results.md (`markdownTable`) and the app's Results view (src/app/views/results.ts).
- * Also JSON and CSV (DESIGN.md §13). Statistics: src/experiment/stats.ts.
+ * Also JSON and CSV (docs/ARCHITECTURE.md "Experiments, evaluation and results"). Statistics: src/experiment/stats.ts.
  *
  * Intervals, episode counts, scores and paired differences need the per-episode outcomes in
  * `RunResult.episodes` (optional); without them those cells read "n/a".

@@ -1,5 +1,5 @@
 /**
- * The experiment runner (DESIGN.md §2, §13), page-side: for every (seed, method) run —
+ * The experiment runner (docs/ARCHITECTURE.md "Data flow", "Experiments, evaluation and results"), page-side: for every (seed, method) run —
  * evaluate the starting checkpoint, the RL loop (rl_loop.ts: schedule → rollout → advantages +
  * update → record → checkpoint), evaluate again — and collect `ExperimentResults`. This module
  * keeps what surrounds the loop: resume decoding (run_checkpoint.ts), the choice of starting

@@ -4,7 +4,7 @@
  * contexts of all unfinished episodes are decoded in one batch (`Decoder`), the actions
  * stepped into their harnesses. Contexts are cut by the rollout rule (rows.ts `rolloutContext`)
  * and at most `actionReserve` tokens are generated; an action that hits that cap without
- * `<|end|>` is passed as cut off (truncation, not a parse error; DESIGN.md §7).
+ * `<|end|>` is passed as cut off (truncation, not a parse error; docs/ARCHITECTURE.md "Rows and trajectories").
  *
  * Decoders: the GPU `Sampler` (temperature 0) in the browser (sft_gpu.ts) or the CPU model
  * (`cpuGreedyDecoder`, full recompute per token; tests and no-WebGPU fallback).

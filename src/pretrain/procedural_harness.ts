@@ -1,5 +1,5 @@
 /**
- * Procedurally randomized harnesses for pretraining (DESIGN.md §8): a seeded family of
+ * Procedurally randomized harnesses for pretraining (docs/ARCHITECTURE.md "Pretraining", docs/PRETRAIN.md): a seeded family of
  * `Harness`es whose surface forms are drawn at random, so the base model learns to act under
  * *a* harness from its prompt rather than under the evaluated ones.
  *

@@ -1,5 +1,5 @@
 /**
- * Procedurally randomized tool interfaces (DESIGN.md §8, "procedurally randomized surface
+ * Procedurally randomized tool interfaces (docs/ARCHITECTURE.md "Pretraining", "procedurally randomized surface
  * forms"): a seeded family of `ToolInterface`s over the one canonical tool set, used only to
  * render pretraining demonstrations. Each draws
  *  - tool names from per-tool word lists (T1's command names included, never the coding-cli's

@@ -1,5 +1,5 @@
 /**
- * Supervised fine-tuning on expert demonstrations (DESIGN.md §8 "Pretraining"; issue 6
+ * Supervised fine-tuning on expert demonstrations (docs/ARCHITECTURE.md "Pretraining", docs/PRETRAIN.md; issue 6
  * "Pretraining and baselines"):
  *  - the base model: demonstrations of BOTH suites' train tasks rendered under procedurally
  *    randomized harnesses only (procedural_harness.ts), never an evaluated realization nor a

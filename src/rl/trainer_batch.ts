@@ -1,5 +1,5 @@
 /**
- * Trajectories → training rows and minibatches for the RL trainers (DESIGN.md §7, §9). Pure TS
+ * Trajectories → training rows and minibatches for the RL trainers (docs/ARCHITECTURE.md "Rows and trajectories", "RL objective"). Pure TS
  * (Node, workers, page): the GPU trainer (trainer.ts) uploads what this module builds; the
  * advantages of the rows come from the estimator registry (advantages.ts).
  *

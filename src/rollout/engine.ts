@@ -1,5 +1,5 @@
 /**
- * The page-side rollout engine (DESIGN.md §7, §11): the episodes of a batch advance together.
+ * The page-side rollout engine (docs/ARCHITECTURE.md "Rows and trajectories", "Rollouts"): the episodes of a batch advance together.
  * Each round gathers every live episode's context text, encodes and truncates it with the
  * pretraining rule (`rolloutContextFit`, src/pretrain/rows.ts: the opening whole, middle turns
  * dropped, dropped tokens counted per turn and in the stats), samples one action per episode

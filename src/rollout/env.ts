@@ -1,5 +1,5 @@
 /**
- * The environment side of rollouts (DESIGN.md §7, §11): harness runtime × sandbox episodes,
+ * The environment side of rollouts (docs/ARCHITECTURE.md "Rows and trajectories", "Rollouts"): harness runtime × sandbox episodes,
  * addressed by an episode key. Runs inside a rollout worker (env_worker.ts, via comlink) or
  * in-process (tests, Node) — the same class either way.
  *

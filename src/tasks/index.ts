@@ -1,5 +1,5 @@
 /**
- * Task suites (DESIGN.md §6): the registry, the train/test seed split, balanced seeded task
+ * Task suites (docs/ARCHITECTURE.md "Sandbox, tasks and behaviour tags"): the registry, the train/test seed split, balanced seeded task
  * draws, and a direct runner of the canonical solver against a Sandbox (no harness).
  */
 import { Rng } from '../util/rng';

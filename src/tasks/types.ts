@@ -1,5 +1,5 @@
 /**
- * The contract of task suites (DESIGN.md §6): seeded generators, verifiers, a canonical solver.
+ * The contract of task suites (docs/ARCHITECTURE.md "Sandbox, tasks and behaviour tags"): seeded generators, verifiers, a canonical solver.
  */
 import type { SandboxState, ToolCall, ToolResult, Transcript } from '../sandbox/types';
 
