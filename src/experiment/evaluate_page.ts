@@ -5,6 +5,7 @@
  * rollout batch (rollout/engine.ts: the engine's KV-cache sampler, env worker pool) and report them
  * (evaluate_report.ts). Called by the CLI through `withBrowser` like `hlab run`.
  */
+import { base64ToBytes, stringifyFinite } from '../util/encoding';
 import type { ModelConfig } from '../model/config';
 import { loadTokenizer } from '../model/tokenizer';
 import { checkOpeningsFit, checkpointBudget, checkRunBudget, runBudget } from '../pretrain/budget';
@@ -47,11 +48,6 @@ export interface EvalPageRequest {
   backend?: BackendChoice;
 }
 
-function b64ToBytes(s: string): Uint8Array {
-  const bin = atob(s);
-  return Uint8Array.from(bin, (c) => c.charCodeAt(0));
-}
-
 /** Largest row count per forward such that the (B, maxT, V) logits stay well inside a 128 MiB binding (as the runner). */
 function maxRows(cfg: ModelConfig): number {
   return Math.max(1, Math.min(64, Math.floor((96 << 20) / (cfg.maxT * cfg.vocabSize * 4))));
@@ -77,7 +73,7 @@ export async function evaluateCheckpointInPage(req: EvalPageRequest): Promise<st
     bytes = new Uint8Array(await res.arrayBuffer());
     source = `public${url}`;
   } else {
-    bytes = b64ToBytes(req.init.base64);
+    bytes = base64ToBytes(req.init.base64);
     source = req.init.name;
   }
   const ck = await decodeBaseCheckpoint(bytes);
@@ -110,7 +106,7 @@ export async function evaluateCheckpointInPage(req: EvalPageRequest): Promise<st
       droppedContextTokens: stats.droppedContextTokens, envFailures: stats.envFailures, seconds: Number(((performance.now() - t0) / 1000).toFixed(1)),
       machine: `${backend.describe} (${backend.reason})`, warnings,
     });
-    return JSON.stringify(report, (_k, v) => (typeof v === 'number' && !Number.isFinite(v) ? null : v));
+    return stringifyFinite(report);
   } finally {
     env.terminate();
     destroy();

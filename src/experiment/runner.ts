@@ -25,6 +25,7 @@
  * also exported to it (the CLI keeps it in the output folder, so `--resume` works across
  * browser profiles and dev-server ports).
  */
+import { base64ToBytes, bytesToBase64, sha256Hex, stringifyFinite } from '../util/encoding';
 import { presetConfig, type ModelConfig } from '../model/config';
 import { initParams } from '../model/init';
 import { loadTokenizer, type Tokenizer } from '../model/tokenizer';
@@ -120,23 +121,8 @@ function stableJson(v: unknown): string {
   return JSON.stringify(v, (_k, x) => (x && typeof x === 'object' && !Array.isArray(x) ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : x));
 }
 
-async function sha256(a: Float32Array): Promise<string> {
-  const h = await crypto.subtle.digest('SHA-256', new Uint8Array(a.buffer, a.byteOffset, a.byteLength) as Uint8Array<ArrayBuffer>);
-  return [...new Uint8Array(h)].map((b) => b.toString(16).padStart(2, '0')).join('');
-}
-
-function b64ToBytes(s: string): Uint8Array {
-  const bin = atob(s);
-  const out = new Uint8Array(bin.length);
-  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
-  return out;
-}
-
-function bytesToB64(bytes: Uint8Array): string {
-  let s = '';
-  for (let i = 0; i < bytes.length; i += 0x8000) s += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return btoa(s);
-}
+/** SHA-256 hex of the parameters' bytes (resume tests compare them). */
+const paramsDigest = (a: Float32Array) => sha256Hex(new Uint8Array(a.buffer, a.byteOffset, a.byteLength));
 
 /**
  * The starting parameters: the pretrained base checkpoint public/base-<preset>.ckpt when
@@ -154,7 +140,7 @@ async function startingParams(spec: ExperimentSpec, cfg: ModelConfig, preset: st
       if (res && (!res.ok || (res.headers.get('content-type') ?? '').includes('text/html'))) {
         why = `public/base-${preset}.ckpt not found: no base checkpoint ships yet`;
       } else {
-        const ck = await decodeBaseCheckpoint(res ? new Uint8Array(await res.arrayBuffer()) : b64ToBytes(explicit!));
+        const ck = await decodeBaseCheckpoint(res ? new Uint8Array(await res.arrayBuffer()) : base64ToBytes(explicit!));
         const c = ck.header.config;
         if (c.vocabSize !== cfg.vocabSize || c.maxT !== cfg.maxT || c.C !== cfg.C || c.L !== cfg.L || c.NH !== cfg.NH) why = `its config ${JSON.stringify(c)} does not match preset '${preset}' ${JSON.stringify(cfg)}`;
         else if (ck.header.tokenizer.name !== tok.name) why = `it was trained with tokenizer '${ck.header.tokenizer.name}', not '${tok.name}'`;
@@ -274,7 +260,7 @@ export async function runExperiment(specJson: unknown, o: RunnerOptions = {}, se
   const starts: string[] = [];
   let resume: { state: RunState; tensors: RunTensors } | null = null;
 
-  if (o.importBase64) await store.importCheckpoint(b64ToBytes(o.importBase64), { overwrite: true });
+  if (o.importBase64) await store.importCheckpoint(base64ToBytes(o.importBase64), { overwrite: true });
   if (o.resume) {
     const lg = await store.loadLatestGood(runId);
     for (const s of lg.skipped) emit({ type: 'warn', message: `checkpoint step ${s.step} is unusable (${s.code}): ${s.message}; using the previous good one` });
@@ -356,7 +342,7 @@ export async function runExperiment(specJson: unknown, o: RunnerOptions = {}, se
         );
         emit({ type: 'checkpoint', runId, step: res.step, runIndex: st.runIndex, rlStep: st.step, totalBytes: res.totalBytes });
         const mirror = (globalThis as { hlabCheckpointMirror?: (b64: string, step: number) => Promise<void> }).hlabCheckpointMirror;
-        if (mirror) await mirror(bytesToB64(await store.exportCheckpointBytes(runId, res.step)), res.step);
+        if (mirror) await mirror(bytesToBase64(await store.exportCheckpointBytes(runId, res.step)), res.step);
       };
 
       if (!o.skipEval && !st.before) {
@@ -378,7 +364,7 @@ export async function runExperiment(specJson: unknown, o: RunnerOptions = {}, se
       if (status !== 'interrupted' && runSteps > 0 && st.step === runSteps && loop.stepsRun > 0 && stopRequested()) status = 'interrupted';
       if (status === 'interrupted') {
         st.seconds += (performance.now() - rs0) / 1000;
-        paramDigests.push(await sha256(await stack.readParams()));
+        paramDigests.push(await paramsDigest(await stack.readParams()));
         curves.push({ method: method.name, seed, steps: st.history });
         stack.destroy();
         break;
@@ -401,7 +387,7 @@ export async function runExperiment(specJson: unknown, o: RunnerOptions = {}, se
       }
       results.push(runResult(method.name, runSteps === 0 ? 'none' : algorithm, seed, st, after, st.seconds + (performance.now() - rs0) / 1000));
       curves.push({ method: method.name, seed, steps: st.history });
-      paramDigests.push(await sha256(await stack.readParams()));
+      paramDigests.push(await paramsDigest(await stack.readParams()));
       st.step = runSteps;
       // Close the run: a checkpoint whose results include it (resume skips finished runs).
       st = { ...st, runIndex: r + 1, step: 0, before: null, history: [], schedule: {}, skippedSteps: 0, seconds: 0 };
@@ -431,5 +417,5 @@ export async function runExperiment(specJson: unknown, o: RunnerOptions = {}, se
 /** JSON-safe entry for the CLI and browser tests (NaN → null in the returned JSON). */
 export async function runExperimentInPage(specJson: unknown, o: RunnerOptions = {}): Promise<string> {
   const out = await runExperiment(specJson, o);
-  return JSON.stringify(out, (_k, v) => (typeof v === 'number' && !Number.isFinite(v) ? null : v));
+  return stringifyFinite(out);
 }

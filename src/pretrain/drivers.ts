@@ -1,4 +1,5 @@
 /** What the page-side (page.ts) and the Node-side (wasm_run.ts) pretraining drivers share. DOM- and GPU-free. */
+import { bytesToBase64 } from '../util/encoding';
 import { paramLayout } from '../model/layout';
 import { taskSet } from '../tasks';
 import type { SuiteName, Task, Tier } from '../tasks/types';
@@ -7,12 +8,6 @@ import type { PretrainPageResult } from './page';
 import type { Row } from '../model/rows';
 import type { DemoSet, resolveSftConfig, SftResult } from './sft';
 
-/** Bytes → base64 (btoa in chunks; works in pages, workers and Node ≥ 16). */
-export function toBase64(bytes: Uint8Array): string {
-  let s = '';
-  for (let i = 0; i < bytes.length; i += 0x8000) s += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return btoa(s);
-}
 
 /** Evaluation tasks: `n` train tasks of `suites` (default both), lowest tier first (seeded). */
 export function evalTaskList(n: number, seed: number, suites: readonly SuiteName[] = ['workspace', 'errands']): Task[] {
@@ -45,6 +40,6 @@ export function pretrainSummary(
     tokens: res.tokens,
     trainMs: res.ms,
     tokensPerSec: res.tokens / (res.ms / 1000),
-    checkpointBase64: toBase64(bytes),
+    checkpointBase64: bytesToBase64(bytes),
   };
 }

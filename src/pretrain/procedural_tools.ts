@@ -23,7 +23,7 @@
 import type { ToolCall, ToolName } from '../sandbox/types';
 import { TOOL_SPECS, checkArgs, toolSpec, type ToolSpec } from '../harness/tools';
 import type { ParseError, ToolInterface } from '../harness/realizations/tool_interface';
-import { Rng } from '../util/rng';
+import type { Rng } from '../util/rng';
 
 /** The call syntaxes a procedural tool interface can draw. */
 export const PROC_SYNTAXES = ['json', 'func', 'shell', 'tagged', 'yaml'] as const;

@@ -13,6 +13,7 @@
  * (config, seed) pair reproduces the run; the CPU backend (cpu_model.ts; tests) and the GPU
  * backend (gpu_train.ts; the browser, sft_gpu.ts) consume the identical batch sequence.
  */
+import { ADAMW_MOMENTS } from '../model/optimizer';
 import { presetConfig, type ModelConfig, type PresetName, PRESET_NAMES } from '../model/config';
 import { cpuAdamwStep, cpuBackward, cpuForward, sftLoss, sftTargets } from '../model/cpu_model';
 import { initParams } from '../model/init';
@@ -211,7 +212,7 @@ export function cpuSftBackend(model: ModelConfig, init: Float32Array, hp: { weig
       const fwd = cpuForward(model, params, batch.ids, batch.lengths, dims);
       const { loss, dlogits } = sftLoss(model, fwd.logits, targets, mask);
       const grads = cpuBackward(params, fwd.cache, dlogits, null);
-      const { norm } = cpuAdamwStep(params, grads, m, v, { lr, beta1: 0.9, beta2: 0.95, eps: 1e-8, weightDecay: hp.weightDecay, maxNorm: hp.maxNorm, step });
+      const { norm } = cpuAdamwStep(params, grads, m, v, { lr, ...ADAMW_MOMENTS, weightDecay: hp.weightDecay, maxNorm: hp.maxNorm, step });
       let tokens = 0;
       for (let i = 0; i < mask.length; i++) tokens += mask[i];
       return { loss, gradNorm: norm, tokens };

@@ -5,6 +5,7 @@
  * ε = 1e-8, the rule of cpuSftBackend and the WGSL step). Also the greedy decoder the
  * pretraining evaluation uses (the KV-cache sampler at τ = 0).
  */
+import { ADAMW_MOMENTS } from '../model/optimizer';
 import type { ModelConfig } from '../model/config';
 import { sftTargets } from '../model/cpu_model';
 import type { Decoder } from './eval_greedy';
@@ -94,7 +95,7 @@ export function wasmSftBackend(engine: WasmEngine, cfg: ModelConfig, init: Float
     model,
     async step(batch, lr, step) {
       const { loss, tokens } = sftLossAndGrads(model, batch);
-      const r = model.optimizerStep({ lr, beta1: 0.9, beta2: 0.95, eps: 1e-8, weightDecay: hp.weightDecay, maxNorm: hp.maxNorm, step });
+      const r = model.optimizerStep({ lr, ...ADAMW_MOMENTS, weightDecay: hp.weightDecay, maxNorm: hp.maxNorm, step });
       if (!r.applied) throw new Error(`wasm SFT: gradient norm is ${r.norm}; step ${step} skipped, parameters unchanged`);
       return { loss, gradNorm: r.norm, tokens };
     },

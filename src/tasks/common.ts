@@ -27,7 +27,7 @@ export interface Built<S> {
 }
 
 /** The canonical solver as a generator: `const r = yield call` receives that call's result. */
-export type SolverScript = Generator<ToolCall, ToolCall | void, ToolResult>;
+export type SolverScript = Generator<ToolCall, ToolCall | undefined, ToolResult>;
 
 export interface Family<S> {
   info: FamilyInfo;

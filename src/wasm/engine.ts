@@ -122,7 +122,6 @@ export interface WasmEngineOptions {
 
 export class WasmEngine {
   private top: number;
-  private readonly ctrlPtr: number;
   private readonly taskPtr: number;
   private readonly ctrl: Int32Array;
   private destroyed = false;
@@ -140,7 +139,6 @@ export class WasmEngine {
     private readonly canBlock: boolean,
     private readonly parallelMinWork: number,
   ) {
-    this.ctrlPtr = ctrlPtr;
     this.taskPtr = taskPtr;
     this.top = top;
     this.ctrl = new Int32Array(memory.buffer, ctrlPtr, CTRL_WORDS);

@@ -14,7 +14,7 @@
  * (`skippedSteps`), as on the GPU. Zero-variance GRPO groups are dropped first exactly as
  * `RlTrainer.update` documents (DAPO dynamic sampling without re-sampling).
  */
-import type { RlLossConfig } from '../rl/config';
+import { ADAMW_MOMENTS } from '../model/optimizer';
 import { rlStepRef, type RlBatch } from '../rl/loss_ref';
 import { ADVANTAGE_ESTIMATORS } from '../rl/advantages';
 import { filteredUpdate, type RlTrainerOptions, type RlUpdate } from '../rl/trainer';
@@ -166,7 +166,7 @@ export class WasmRlTrainer {
     }
     m.backward(f, dl, o.dvalues);
     m.endStep();
-    const r = m.optimizerStep({ lr: this.opts.lr, beta1: 0.9, beta2: 0.95, eps: 1e-8, weightDecay: this.opts.weightDecay, maxNorm: this.opts.maxGradNorm, step: this.adamStep + 1 });
+    const r = m.optimizerStep({ lr: this.opts.lr, ...ADAMW_MOMENTS, weightDecay: this.opts.weightDecay, maxNorm: this.opts.maxGradNorm, step: this.adamStep + 1 });
     if (!r.applied) return null;
     this.adamStep++;
     return { policyLoss: metrics.policyLoss, valueLoss: metrics.valueLoss, clipFrac: metrics.clipFracLow + metrics.clipFracHigh, approxKl: metrics.approxKl, klRef: metrics.klRef, gradNorm: r.norm };

@@ -46,7 +46,7 @@ export class WasmSampler {
     const t0 = performance.now();
     const m = this.model;
     const e = m.engine;
-    const { vocabSize: V, C, NH, L, maxT: Tmax } = m.cfg;
+    const { vocabSize: V, C, L, maxT: Tmax } = m.cfg;
     const { B, lens, budgets, ban } = checkSampleRequest('WasmSampler.sample', req, V, Tmax);
     // Banned ids (the tokenizer's specials except the end token) are never drawn, as on the GPU.
     const opt = { temperature: req.temperature, topP: req.topP ?? 1, seed: req.seed, ...(ban ? { ban: { lo: ban.lo, hi: ban.hi, ...(req.endToken !== undefined ? { allow: req.endToken } : {}) } } : {}) };
