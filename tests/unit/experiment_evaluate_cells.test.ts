@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { Tokenizer, type TokenizerFile } from '../../src/model/tokenizer';
 import { evaluate } from '../../src/experiment/evaluate';
 import { inProcessEnv } from '../../src/rollout/engine';
-import { localEnvApi, type EnvApi } from '../../src/rollout/env';
+import { envWithOutcomes } from './lib/env_outcome';
 import type { Policy } from '../../src/rollout/engine';
 import { taskSet } from '../../src/tasks';
 import { Rng } from '../../src/util/rng';
@@ -23,18 +23,7 @@ describe('evaluate: per-episode cells', () => {
       },
     } as unknown as Policy;
     // Every third finished episode "passes" (score 1), the others score 0.5.
-    const base = localEnvApi();
-    let finals = 0;
-    const env: EnvApi = {
-      reset: (x) => base.reset(x),
-      async step(x, h) {
-        const out = await base.step(x, h);
-        if (!out.done) return out;
-        const pass = finals++ % 3 === 0;
-        return { ...out, pass, reward: pass ? 1 : 0, score: pass ? 1 : 0.5 };
-      },
-      close: (k) => base.close(k),
-    };
+    const { env } = envWithOutcomes((n) => (n % 3 === 0 ? { pass: true, reward: 1, score: 1 } : { pass: false, reward: 0, score: 0.5 }));
     const testTasks = taskSet('workspace', 'test', 2, 1).map((t) => t.id);
     const sets = { testTasks, training: ['S0-T0-O0-C0-W0', 'S1-T1-O1-C1-W1'], inSpace: ['S2-T2-O2-C2-W2'], blackbox: ['bb-assistant'] };
     const r = await evaluate(sets, { tok, policy, env: inProcessEnv(env), maxTurns: 2, maxNewTokens: 8, samples: 2, temperature: 1, seed: 3 });

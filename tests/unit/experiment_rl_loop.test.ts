@@ -18,6 +18,7 @@ import { inProcessEnv } from '../../src/rollout/engine';
 import { localEnvApi, type EnvApi } from '../../src/rollout/env';
 import type { RlTrainerOptions } from '../../src/rl/trainer';
 import { Rng } from '../../src/util/rng';
+import { envWithOutcomes } from './lib/env_outcome';
 
 // Type-level: none of the former test hooks is a field of a production option type.
 type Hooks = 'syntheticReward' | 'poisonStep' | 'crashAtJob' | 'stopAfterSteps' | 'crash';
@@ -111,19 +112,10 @@ describe('rlLoop', () => {
   });
 
   it("rl.reward: 'score' trains on the verifier's partial credit, 'pass' on 0/1; pass rates count passes either way", async () => {
-    // An environment whose final steps report a partial score 0.25 · (1 + index mod 3), never a pass.
-    const base = localEnvApi();
-    let finals = 0;
-    const env: EnvApi = {
-      reset: (x) => base.reset(x),
-      async step(x, h) {
-        const out = await base.step(x, h);
-        return out.done ? { ...out, pass: false, reward: 0, score: 0.25 * (1 + (finals++ % 3)) } : out;
-      },
-      close: (k) => base.close(k),
-    };
+    // An environment whose final steps report a partial score 0.25 · (1 + n mod 3), never a pass.
+    const { env, reset } = envWithOutcomes((n) => ({ pass: false, reward: 0, score: 0.25 * (1 + (n % 3)) }));
     for (const mode of ['score', 'pass'] as const) {
-      finals = 0;
+      reset();
       const seen: Array<{ step: number; rewards: number[] }> = [];
       const run = { ...makeRun({ runSteps: 1, every: 10, seen, saves: [], events: [] }), spec: { ...spec, rl: { ...spec.rl, reward: mode } }, env: inProcessEnv(env), hooks: {} };
       await rlLoop(run);

@@ -1,0 +1,20 @@
+import { localEnvApi, type EnvApi, type EnvStepOut } from '../../../src/rollout/env';
+
+/**
+ * An in-process environment whose final step reports the verdict `final(n)` returns for the
+ * n-th finished episode (0-based) instead of the verifier's: a seam for tests of what the
+ * loop and the evaluation do with pass and score.
+ */
+export function envWithOutcomes(final: (n: number) => Pick<EnvStepOut, 'pass' | 'reward' | 'score'>): { env: EnvApi; reset(): void } {
+  const base = localEnvApi();
+  let finals = 0;
+  const env: EnvApi = {
+    reset: (x) => base.reset(x),
+    async step(x, h) {
+      const out = await base.step(x, h);
+      return out.done ? { ...out, ...final(finals++) } : out;
+    },
+    close: (k) => base.close(k),
+  };
+  return { env, reset: () => void (finals = 0) };
+}
