@@ -39,12 +39,15 @@ export async function withBrowser<T>(body: (s: BrowserSession) => Promise<T>, op
   let browser: Browser | undefined;
   try {
     // Loaded lazily: commands that never start a browser should not pay for Vite and Playwright.
-    const { createServer } = await import('vite');
+    const { createServer, createLogger } = await import('vite');
     const { chromium } = await import('@playwright/test');
     server = await createServer({
       root: ROOT,
       configFile: resolve(ROOT, 'vite.config.ts'),
       logLevel: 'silent',
+      // vite.config.ts sets a customLogger (info level), which would override logLevel and put
+      // "[vite] … bundling dependencies" on stdout, in front of a command's --json output.
+      customLogger: createLogger('silent'),
       clearScreen: false,
       server: { port: 0, host: '127.0.0.1', strictPort: false, hmr: false },
     });
