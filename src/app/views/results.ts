@@ -16,6 +16,8 @@ import { html, nothing, render, type TemplateResult } from 'lit-html';
 import { byMethod, formatPct, intervalText, meanStd, pairedText, resultsCsv, resultsTable, scoreText, type ExperimentResults, type ResultsCell, type ResultsRow, type ResultsTable } from '../../experiment/results';
 import type { PairedComparison } from '../../experiment/stats';
 import { outputToJsonText, type ExperimentOutputJson, type RunResultJson } from '../results_store';
+// For its side effect too: the module defines <hl-curve-chart>, which the templates below use.
+import './results_charts';
 import type { CurveChart, CurveChartSpec } from './results_charts';
 import { SERIES_COLORS } from '../line_chart';
 import { SourceLoader, SourcePicker, sourceFromParams, sourceParams, type SourceRef } from './results_source';
