@@ -7,6 +7,7 @@
  * Sampling: samples = 1 → greedy decoding (τ = 0, one episode per task); samples > 1 →
  * τ = the spec's rollout temperature with a per-sample seed.
  */
+import { cellKey } from './plan';
 import type { EpisodeOutcomeCell } from './stats';
 import { BASE_HARNESS } from '../design';
 import type { Tokenizer } from '../model/tokenizer';
@@ -19,6 +20,8 @@ export interface EvalSets {
   inSpace: string[];
   blackbox: string[];
   training: string[];
+  /** cellKey(task, harness) of (task, harness) cells not to evaluate (infeasible under the run's budgets). */
+  excluded?: ReadonlySet<string>;
 }
 
 export interface EvalOptions {
@@ -65,7 +68,12 @@ export async function evaluate(sets: EvalSets, o: EvalOptions): Promise<EvalResu
   if (!Number.isInteger(o.samples) || o.samples < 1) throw new Error(`evaluate: samples must be an integer ≥ 1, got ${o.samples}`);
   const harnesses = [...new Set([BASE_HARNESS, ...sets.inSpace, ...sets.blackbox, ...sets.training])];
   const reqs: EpisodeRequest[] = [];
-  for (const h of harnesses) for (const t of sets.testTasks) for (let s = 0; s < o.samples; s++) reqs.push({ taskId: t, harnessId: h, group: reqs.length });
+  for (const h of harnesses) {
+    for (const t of sets.testTasks) {
+      if (sets.excluded?.has(cellKey(t, h))) continue;
+      for (let s = 0; s < o.samples; s++) reqs.push({ taskId: t, harnessId: h, group: reqs.length });
+    }
+  }
   const temperature = o.samples === 1 ? 0 : o.temperature;
   const { trajectories, stats } = await runEpisodes(reqs, {
     tok: o.tok, policy: o.policy, env: o.env, maxTurns: o.maxTurns, maxNewTokens: o.maxNewTokens, contextTokens: o.contextTokens, temperature, seed: Rng.derive(o.seed, 'eval').int(2 ** 31),

@@ -83,6 +83,27 @@ export function taskAssignments(spec: ExperimentSpec, m: MethodSpec, pool: reado
   return assignHarnesses({ training, K: m.K, tasks: pool, strategy: m.harnesses === 'random-assignment' ? 'random' : 'locality', seed: spec.design.seed });
 }
 
+/** The key of a (task, harness) cell in exclusion sets. */
+export const cellKey = (taskId: string, harnessId: string): string => `${taskId}\u0000${harnessId}`;
+
+/**
+ * Assignments without the excluded (task, harness) cells (feasibility.ts `excludedCells`): each
+ * task keeps its other harnesses in order (the anchor may go; the next one leads), and a task
+ * left with none leaves the pool.
+ * @param excluded cellKey(task, harness) of every cell to drop
+ * @returns the kept assignments, the kept pool (in pool order) and the dropped (task, harness) count
+ */
+export function withoutCells(assignments: readonly TaskAssignment[], excluded: ReadonlySet<string>): { assignments: TaskAssignment[]; pool: string[]; dropped: number } {
+  let dropped = 0;
+  const kept: TaskAssignment[] = [];
+  for (const a of assignments) {
+    const idx = a.harnesses.map((h, i) => (excluded.has(cellKey(String(a.task), h)) ? -1 : i)).filter((i) => i >= 0);
+    dropped += a.harnesses.length - idx.length;
+    if (idx.length) kept.push({ task: a.task, harnesses: idx.map((i) => a.harnesses[i]), distances: idx.map((i) => a.distances[i]) });
+  }
+  return { assignments: kept, pool: kept.map((a) => String(a.task)), dropped };
+}
+
 /** The schedule of a run (from checkpointed state on resume). */
 export function makeSchedule(assignments: readonly TaskAssignment[], state?: RoundRobinState): RoundRobinSchedule {
   return new RoundRobinSchedule(assignments, state);

@@ -42,7 +42,7 @@ import { Rng } from '../util/rng';
 import { checkSpecOpenings } from './openings';
 import type { TrajectorySample } from './trajectory_sample';
 import { evaluate, type EvalResult, type EvalSets } from './evaluate';
-import { checkSpecConsistency, inSpaceEvalSet, makeSchedule, taskAssignments, testTasks, trainingHarnesses, trainPool, TRAIN_POOL_PER_SUITE } from './plan';
+import { cellKey, checkSpecConsistency, inSpaceEvalSet, makeSchedule, taskAssignments, testTasks, trainingHarnesses, trainPool, TRAIN_POOL_PER_SUITE, withoutCells } from './plan';
 import { rlLoop, type RlLoopHooks } from './rl_loop';
 import { makeEmit, type Emit, type RunCurves, type RunEvent, type StepRecord } from './run_events';
 import { decodeRunCheckpoint, encodeRunCheckpoint, type RunState, type RunTensors } from './run_checkpoint';
@@ -84,6 +84,11 @@ export interface RunnerOptions {
   baseCheckpointBase64?: string;
   /** Train-task pool per suite (default TRAIN_POOL_PER_SUITE). */
   trainPoolPerSuite?: number;
+  /**
+   * (task, harness) cells to leave out of training and evaluation: those the expert cannot solve
+   * under the spec's budgets (src/experiment/feasibility.ts `excludedCells`; the CLI computes them).
+   */
+  excludeCells?: ReadonlyArray<{ taskId: string; harnessId: string }>;
 }
 
 /**
@@ -245,6 +250,7 @@ export async function runExperiment(specJson: unknown, o: RunnerOptions = {}, se
   const backend = await chooseBackend(o.backend ?? spec.backend);
   emit({ type: 'log', message: `engine: ${backend.describe} — ${backend.reason}` });
   const warnings: string[] = [];
+  const excluded = new Set((o.excludeCells ?? []).map((c) => cellKey(c.taskId, c.harnessId)));
   const store = await CheckpointStore.open(o.dbName ? { dbName: o.dbName } : {});
   const runId = o.runId ?? `run-${spec.name}`;
   const env = seams.env ? seams.env(spec) : o.inProcessEnv ? await localEnv() : envWorkerPool(spec.rollout.workers, spec.rollout.watchdogMs);
@@ -306,9 +312,11 @@ export async function runExperiment(specJson: unknown, o: RunnerOptions = {}, se
       }
       const stack = createStack(backend, cfg, start.params, maxRows(cfg), trainerOptions(spec, algorithm, tok.padId, seed));
       const { policy, trainer } = stack;
-      const pool = trainPool(spec, seed, o.trainPoolPerSuite ?? TRAIN_POOL_PER_SUITE);
-      const assignments = taskAssignments(spec, method, pool);
-      const sets: EvalSets = { testTasks: testTasks(spec, seed), inSpace: inSpace.ids, blackbox: spec.evaluation.blackbox, training: training.length ? training : [] };
+      // Cells the expert cannot solve under the run's budgets are neither trained nor evaluated.
+      const kept = withoutCells(taskAssignments(spec, method, trainPool(spec, seed, o.trainPoolPerSuite ?? TRAIN_POOL_PER_SUITE)), excluded);
+      const { pool, assignments } = kept;
+      if (pool.length === 0) throw new Error(`method '${method.name}', seed ${seed}: every training task is excluded as infeasible`);
+      const sets: EvalSets = { testTasks: testTasks(spec, seed), inSpace: inSpace.ids, blackbox: spec.evaluation.blackbox, training: training.length ? training : [], excluded };
       const evalOpts = {
         tok, policy, env, maxTurns: spec.rollout.maxTurns, maxNewTokens: spec.rollout.maxNewTokens, contextTokens: spec.rollout.contextTokens, samples: spec.evaluation.samples, temperature: spec.rl.temperature, seed,
       };

@@ -50,4 +50,21 @@ describe('evaluate: per-episode cells', () => {
     }
     expect(Object.values(cells).flat().some((c) => c.pass)).toBe(true);
   });
+
+  it('skips excluded (task, harness) cells entirely', async () => {
+    const { cellKey } = await import('../../src/experiment/plan');
+    const policy = {
+      maxB: 8, maxT: 512, tokens: 0, ms: 0,
+      async sample(prompts: Int32Array[]) {
+        return prompts.map(() => ({ ids: Int32Array.from([5]), logprobs: new Float32Array(1), stop: 'length' as const }));
+      },
+    } as unknown as Policy;
+    const { env } = envWithOutcomes(() => ({ pass: false, reward: 0, score: 0 }));
+    const testTasks = taskSet('workspace', 'test', 2, 1).map((t) => t.id);
+    const sets = { testTasks, training: ['S0-T0-O0-C0-W0'], inSpace: [], blackbox: ['bb-assistant'], excluded: new Set([cellKey(testTasks[0], 'bb-assistant')]) };
+    const r = await evaluate(sets, { tok, policy, env: inProcessEnv(env), maxTurns: 1, maxNewTokens: 4, samples: 2, temperature: 1, seed: 0 });
+    expect(r.episodes).toBe(2 * 2 + 1 * 2);
+    expect(r.cells!['bb-assistant'].map((c) => c.taskId)).toEqual([testTasks[1], testTasks[1]]);
+    expect(r.cells!.base).toHaveLength(4);
+  });
 });

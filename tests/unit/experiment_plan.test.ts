@@ -107,3 +107,22 @@ describe('experiment plan', () => {
     expect(all.ids).toHaveLength(243 - 18);
   });
 });
+
+describe('withoutCells (infeasible cells left out of training)', () => {
+  it('drops exactly the excluded (task, harness) pairs, keeps order and distances, and drops emptied tasks', async () => {
+    const { withoutCells, cellKey } = await import('../../src/experiment/plan');
+    const assignments = [
+      { task: 'a', harnesses: ['H0', 'H1', 'H2'], distances: [0, 1, 2] },
+      { task: 'b', harnesses: ['H0'], distances: [0] },
+      { task: 'c', harnesses: ['H2', 'H0'], distances: [0, 3] },
+    ];
+    const r = withoutCells(assignments, new Set([cellKey('a', 'H0'), cellKey('b', 'H0'), cellKey('c', 'H1')]));
+    expect(r.assignments).toEqual([
+      { task: 'a', harnesses: ['H1', 'H2'], distances: [1, 2] },
+      { task: 'c', harnesses: ['H2', 'H0'], distances: [0, 3] },
+    ]);
+    expect(r.pool).toEqual(['a', 'c']);
+    expect(r.dropped).toBe(2);
+    expect(withoutCells(assignments, new Set()).assignments).toEqual(assignments);
+  });
+});

@@ -179,16 +179,17 @@ export function registerRun(program: Command): void {
       const t0 = Date.now();
       const command = `hlab run ${process.argv.slice(3).join(' ')}`.trim();
       // Feasibility (issue 17): the honest expert under this spec's own budgets, before any browser.
-      // Infeasible cells are listed (results.json `infeasibleCells`, a warning), not yet excluded.
+      // Infeasible cells are left out of training and evaluation and listed (results.json `infeasibleCells`, a warning).
       const { excludedCells } = await import('../../experiment/feasibility');
       const { Tokenizer } = await import('../../model/tokenizer');
       const tok = Tokenizer.fromJSON(JSON.parse(readFileSync(new URL('../../../public/tokenizer-v2.json', import.meta.url), 'utf8')));
       // Rollouts count context tokens as ⌈chars/4⌉ today (the environment has no tokenizer): check the same way.
       const infeasible = excludedCells(spec, tok, { realTokens: false });
       const feasibilityWarning = infeasible.length
-        ? `${infeasible.length} (task, harness) cells of this spec cannot be solved by the expert within its budgets (${Object.entries(infeasible.reduce<Record<string, number>>((a, c) => ((a[c.reason] = (a[c.reason] ?? 0) + 1), a), {})).map(([k, n]) => `${k}: ${n}`).join(', ')}); they are trained and scored as drawn — listed in results.json infeasibleCells (hlab expert --spec for details)`
+        ? `${infeasible.length} (task, harness) cells of this spec cannot be solved by the expert within its budgets (${Object.entries(infeasible.reduce<Record<string, number>>((a, c) => ((a[c.reason] = (a[c.reason] ?? 0) + 1), a), {})).map(([k, n]) => `${k}: ${n}`).join(', ')}); they are left out of training and evaluation — listed in results.json infeasibleCells (hlab expert --spec for details)`
         : null;
       if (feasibilityWarning && !opts.json) err(feasibilityWarning);
+      runnerOpts.excludeCells = infeasible.map((c) => ({ taskId: c.taskId, harnessId: c.harnessId }));
       const result = await withBrowser(
         async (s) => {
           await s.page.exposeFunction('hlabCheckpointMirror', async (b64: string) => writeAtomic(ckptPath, Buffer.from(b64, 'base64')));
