@@ -1,8 +1,8 @@
 /**
  * A quick check of how a (pretrained) policy acts: greedy decoding on tasks under harnesses,
- * pass@1 with behaviour counts. Episodes of one call advance together: each round, the
- * contexts of all unfinished episodes are decoded in one batch (`Decoder`), the actions
- * stepped into their harnesses. Contexts are cut by the rollout rule (rows.ts `rolloutContext`)
+ * pass@1 with behaviour counts, run by the rollout engine (`runEpisodes`): each round, the
+ * contexts of all unfinished episodes are decoded in batches (`Decoder`), the actions stepped
+ * into their harnesses. Contexts are cut by the rollout rule (rows.ts `rolloutContext`)
  * and at most `actionReserve` tokens are generated; an action that hits that cap without
  * `<|end|>` is passed as cut off (truncation, not a parse error; docs/ARCHITECTURE.md "Rows and trajectories").
  *
@@ -12,11 +12,10 @@
 import { cpuForward } from '../model/cpu_model';
 import type { ModelConfig } from '../model/config';
 import type { Tokenizer } from '../model/tokenizer';
-import { createHarness } from '../harness/registry';
-import type { Harness } from '../harness/types';
-import { getSuite } from '../tasks';
 import type { Task } from '../tasks/types';
-import { decodeAction, endTokenId, rolloutContext, type RowLimits } from '../model/rows';
+import { decodeAction, endTokenId, type RowLimits } from '../model/rows';
+import { inProcessEnv, runEpisodes, type Policy } from '../rollout/engine';
+import { localEnvApi } from '../rollout/env';
 
 /** Decode continuations of prompts: for each prompt, the generated ids and whether `<|end|>` stopped it. */
 export type Decoder = (prompts: number[][], maxNewTokens: number) => Promise<Array<{ ids: number[]; ended: boolean }>>;
@@ -44,46 +43,50 @@ export interface GreedyReport {
 }
 
 /**
- * Evaluate every (task, harness) pair once, greedily.
+ * A `Decoder` as the rollout engine's `Policy` (greedy: temperature and seed are ignored; the
+ * decoders are deterministic). Log-probs are not computed (0): greedy evaluation trains nothing.
+ */
+function decoderPolicy(decode: Decoder, maxT: number, maxB = 64): Policy {
+  return {
+    maxB,
+    maxT,
+    async sample(prompts, maxNew) {
+      const outs = await decode(prompts.map((p) => Array.from(p)), maxNew);
+      return outs.map((o) => ({ ids: Int32Array.from(o.ids), logprobs: new Float32Array(o.ids.length), stop: o.ended ? ('end' as const) : ('length' as const) }));
+    },
+  };
+}
+
+/**
+ * Evaluate every (task, harness) pair once, greedily, through the rollout engine
+ * (src/rollout/engine.ts `runEpisodes`, in-process environments): the one episode loop of RL
+ * rollouts and evaluation, with the same context cut and cut-off rule.
  * @param harnessIds composed or black-box ids (createHarness)
  * @param maxTurns turn cap per episode (the harness truncates at it)
  * @throws Error naming an unknown harness id.
  */
-export async function evaluateGreedy(
-  tok: Tokenizer,
-  decode: Decoder,
-  tasks: readonly Task[],
-  harnessIds: readonly string[],
-  limits: RowLimits,
-  maxTurns = 12,
-  makeHarness: (id: string, maxTurns: number) => Harness = (id, mt) => createHarness(id, { budget: { maxTurns: mt, maxContextTokens: Number.POSITIVE_INFINITY, maxActionTokens: Number.MAX_SAFE_INTEGER } }),
-): Promise<GreedyReport> {
-  const eps = harnessIds.flatMap((hid) => tasks.map((task) => ({ task, h: makeHarness(hid, maxTurns), first: '' })));
-  for (const e of eps) e.h.reset(e.task);
+export async function evaluateGreedy(tok: Tokenizer, decode: Decoder, tasks: readonly Task[], harnessIds: readonly string[], limits: RowLimits, maxTurns = 12): Promise<GreedyReport> {
+  const reqs = harnessIds.flatMap((harnessId) => tasks.map((t, i) => ({ taskId: t.id, harnessId, group: i })));
+  const { trajectories } = await runEpisodes(reqs, {
+    tok, policy: decoderPolicy(decode, limits.maxT), env: inProcessEnv(localEnvApi()), maxTurns, maxNewTokens: limits.actionReserve, contextTokens: limits.maxT, temperature: 0, seed: 0,
+  });
   let actions = 0;
   let valid = 0;
-  for (;;) {
-    const live = eps.filter((e) => !e.h.done);
-    if (live.length === 0) break;
-    const prompts = live.map((e) => rolloutContext(tok, e.h.contextText(), limits));
-    const outs = await decode(prompts, limits.actionReserve);
-    live.forEach((e, i) => {
-      const text = decodeAction(tok, outs[i].ids);
-      if (e.h.turns().length === 0) e.first = text;
-      const r = e.h.step(text, { cutOff: !outs[i].ended });
+  const episodes = trajectories.map((t): GreedyEpisode => {
+    for (const turn of t.turns) {
       actions++;
-      if (r.kind === 'tool' || r.kind === 'message') valid++;
-    });
-  }
-  const episodes = eps.map(({ task, h, first }): GreedyEpisode => {
-    const v = getSuite(task.suite).verify(task, h.sandboxState(), h.transcript());
-    const t = h.tags();
-    return { harness: h.id, taskId: task.id, pass: v.pass, score: v.score, turns: t.turns, parseErrors: t.parseErrors, workflowViolations: t.workflowViolations, toolCalls: t.toolCalls, firstAction: first.slice(0, 160) };
+      if (turn.kind === 'tool' || turn.kind === 'message') valid++;
+    }
+    const first = t.turns[0] ? decodeAction(tok, Array.from(t.turns[0].actionIds)) : '';
+    return {
+      harness: t.harnessId, taskId: t.taskId, pass: t.pass, score: t.score, turns: t.tags?.turns ?? t.turns.length,
+      parseErrors: t.tags?.parseErrors ?? 0, workflowViolations: t.tags?.workflowViolations ?? 0, toolCalls: t.tags?.toolCalls ?? 0, firstAction: first.slice(0, 160),
+    };
   });
   const byHarness: Record<string, number> = {};
-  for (const hid of new Set(episodes.map((e) => e.harness))) {
+  for (const hid of harnessIds) {
     const es = episodes.filter((e) => e.harness === hid);
-    byHarness[hid] = es.filter((e) => e.pass).length / es.length;
+    byHarness[hid] = es.filter((e) => e.pass).length / Math.max(1, es.length);
   }
   return { episodes, passAt1: episodes.filter((e) => e.pass).length / Math.max(1, episodes.length), byHarness, validActionRate: valid / Math.max(1, actions) };
 }

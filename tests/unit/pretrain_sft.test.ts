@@ -95,6 +95,36 @@ describe('SFT (trainSft)', () => {
     expect(rep.passAt1).toBeLessThanOrEqual(1);
     expect(rep.episodes[0].turns).toBeGreaterThanOrEqual(1);
   });
+
+  it('greedy evaluation runs through the rollout engine: a decoder that always finishes ends every episode in one valid turn; garbage runs to the turn cap unparsed', async () => {
+    const end = tok.special('<|end|>');
+    const tasks = [...taskSet('workspace', 'train', 2, 4), ...taskSet('errands', 'train', 1, 4)];
+    const finish = tok.encode('{"tool":"finish","args":{}}');
+    const fin = await evaluateGreedy(tok, async (prompts) => prompts.map(() => ({ ids: [...finish, end], ended: true })), tasks, ['S0-T0-O0-C0-W0', 'S0-T0-O1-C1-W2'], { maxT: 512, actionReserve: 32 }, 3);
+    expect(fin.episodes.map((e) => e.harness)).toEqual([...tasks.map(() => 'S0-T0-O0-C0-W0'), ...tasks.map(() => 'S0-T0-O1-C1-W2')]);
+    expect(fin.episodes.map((e) => e.taskId)).toEqual([...tasks, ...tasks].map((t) => t.id));
+    const free = fin.episodes.slice(0, tasks.length);
+    for (const e of free) {
+      expect(e.turns).toBe(1);
+      expect(e.toolCalls).toBe(1);
+      expect(e.pass).toBe(false);
+      expect(e.firstAction).toBe('{"tool":"finish","args":{}}');
+    }
+    // W2 refuses finish before its todo list: a workflow violation each turn, up to the cap.
+    for (const e of fin.episodes.slice(tasks.length)) {
+      expect(e.workflowViolations).toBeGreaterThan(0);
+      expect(e.turns).toBe(3);
+    }
+    // Garbage that ends: a parse error each turn, up to the cap. Garbage cut off at the action
+    // budget: the episode is truncated after that one turn (a cut-off, not a parse error).
+    const x = tok.encode('x')[0];
+    const junk = await evaluateGreedy(tok, async (prompts) => prompts.map(() => ({ ids: [x, x, end], ended: true })), tasks, ['S0-T0-O0-C0-W0'], { maxT: 512, actionReserve: 16 }, 2);
+    expect(junk.validActionRate).toBe(0);
+    expect(junk.passAt1).toBe(0);
+    for (const e of junk.episodes) expect([e.turns, e.parseErrors]).toEqual([2, 2]);
+    const cut = await evaluateGreedy(tok, async (prompts, maxNew) => prompts.map(() => ({ ids: Array(maxNew).fill(x), ended: false })), tasks, ['S0-T0-O0-C0-W0'], { maxT: 512, actionReserve: 16 }, 2);
+    for (const e of cut.episodes) expect([e.turns, e.parseErrors]).toEqual([1, 0]);
+  });
 });
 
 describe('base checkpoint file', () => {
