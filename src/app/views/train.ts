@@ -13,6 +13,7 @@
  * spec.rl.steps). The checkpoint run id is derived from the effective spec ('app-<name>-<hash>'),
  * so reopening the same URL finds the run's checkpoints and offers Resume.
  */
+import { checkpointPosition } from '../../experiment/run_checkpoint';
 import { html, nothing, render, type TemplateResult } from 'lit-html';
 import { live } from 'lit-html/directives/live.js';
 import { proxy, wrap, type Remote } from 'comlink';
@@ -126,14 +127,6 @@ const fmtPct = (v: number | null | undefined) => (v === null || v === undefined 
 
 const runLabel = (method: string, seed: number) => `${method} · seed ${seed}`;
 
-/** Store step → (run, RL step) as runner.ts checkpointPosition (not imported: the runner module pulls the GPU code into the page). */
-const CKPT_STRIDE = 1_000_000;
-function ckptPosition(step: number): { runIndex: number; rlStep: number; finished: boolean } {
-  const runIndex = Math.floor(step / CKPT_STRIDE);
-  const within = step % CKPT_STRIDE;
-  return { runIndex, rlStep: within - 1, finished: within === 0 && runIndex > 0 };
-}
-
 /** A checkpoint position in words: 'after run 1', 'run 1, before evaluation', 'run 2, step 3'. */
 function positionText(p: { runIndex: number; rlStep: number; finished: boolean }): string {
   return p.finished ? `after run ${p.runIndex}` : p.rlStep < 0 ? `run ${p.runIndex + 1}, before evaluation` : `run ${p.runIndex + 1}, step ${p.rlStep}`;
@@ -141,7 +134,7 @@ function positionText(p: { runIndex: number; rlStep: number; finished: boolean }
 
 /** File name of an exported checkpoint: run id and position ('…-run1-step3.hlab', '…-after-run1.hlab'), not the store's step number. */
 function checkpointFileName(runId: string, step: number): string {
-  const p = ckptPosition(step);
+  const p = checkpointPosition(step);
   return `${runId}-${p.finished ? `after-run${p.runIndex}` : p.rlStep < 0 ? `run${p.runIndex + 1}-start` : `run${p.runIndex + 1}-step${p.rlStep}`}.hlab`;
 }
 
@@ -682,7 +675,7 @@ export class TrainView {
         this.evalStart = null;
         break;
       case 'checkpoint':
-        this.lastCkpt = ckptPosition(ev.step);
+        this.lastCkpt = checkpointPosition(ev.step);
         this.scheduleCheckpointRefresh();
         break;
       case 'log':
