@@ -11,7 +11,7 @@ import { sftTargets } from '../model/cpu_model';
 import type { Decoder } from './eval_greedy';
 import type { RowBatch } from '../model/rows';
 import type { SftBackend } from './sft';
-import type { WasmEngine } from '../wasm/engine';
+import type { Arr, WasmEngine } from '../wasm/engine';
 import { logprobBackward, logprobForward } from '../wasm/kernels';
 import { WasmModel, type WasmModelOptions } from '../wasm/model';
 import { WasmSampler } from '../wasm/sampler';
@@ -24,36 +24,50 @@ export function scoredPositions(targets: Int32Array, mask: Float32Array): { pos:
 }
 
 /**
- * Loss and gradients of one SFT batch into model.grads (no optimizer step).
- * @returns token-mean loss (nats) over the action tokens and their count (Σ mask)
+ * Forward to the batch's scored (action) positions and their log-probs: Σ w·(−log p) and Σ w,
+ * plus what the backward pass needs (engine scratch, valid until `model.endStep()`).
  */
-export function sftLossAndGrads(model: WasmModel, batch: RowBatch): { loss: number; tokens: number } {
-  const e = model.engine;
+function scoredForward(model: WasmModel, batch: RowBatch) {
   const V = model.cfg.vocabSize;
   const { targets, mask } = sftTargets(batch.ids, batch.lengths, { B: batch.B, T: batch.T }, batch.mask);
   const { pos, tgt, w } = scoredPositions(targets, mask);
   const S = pos.length;
   const f = model.forward(batch.ids, batch.lengths, batch.B, batch.T, pos, false);
-  let wsum = 0;
-  for (let s = 0; s < S; s++) wsum += w[s];
-  let loss = 0;
-  const dl = model.scratch(Math.max(1, S) * V, 'dlogits');
+  let nll = 0;
+  let tokens = 0;
+  let heads: { tg: Arr; lse: Arr } | null = null;
   if (S > 0) {
     const tg = model.scratch(S, 'targets');
     tg.i32().set(tgt);
     const lse = model.scratch(S, 'lse');
     const logp = model.scratch(S, 'logp');
-    logprobForward(e, f.logits, tg, lse, logp, { S, V });
+    logprobForward(model.engine, f.logits, tg, lse, logp, { S, V });
     const lp = logp.f32();
-    for (let s = 0; s < S; s++) loss -= w[s] * lp[s];
-    loss /= wsum;
+    for (let s = 0; s < S; s++) {
+      nll -= w[s] * lp[s];
+      tokens += w[s];
+    }
+    heads = { tg, lse };
+  }
+  return { f, S, V, w, nll, tokens, heads };
+}
+
+/**
+ * Loss and gradients of one SFT batch into model.grads (no optimizer step).
+ * @returns token-mean loss (nats) over the action tokens and their count (Σ mask)
+ */
+export function sftLossAndGrads(model: WasmModel, batch: RowBatch): { loss: number; tokens: number } {
+  const { f, S, V, w, nll, tokens, heads } = scoredForward(model, batch);
+  const dl = model.scratch(Math.max(1, S) * V, 'dlogits');
+  const loss = heads ? nll / tokens : 0;
+  if (heads) {
     const coef = model.scratch(S, 'coef');
-    coef.f32().set(w.map((x) => x / wsum));
-    logprobBackward(e, f.logits, tg, lse, coef, dl, { S, V });
+    coef.f32().set(w.map((x) => x / tokens));
+    logprobBackward(model.engine, f.logits, heads.tg, heads.lse, coef, dl, { S, V });
   }
   model.backward(f, dl, null);
   model.endStep();
-  return { loss, tokens: wsum };
+  return { loss, tokens };
 }
 
 /**
@@ -61,24 +75,7 @@ export function sftLossAndGrads(model: WasmModel, batch: RowBatch): { loss: numb
  * src/pretrain/heldout.ts). Parameters and gradients are untouched.
  */
 export function sftBatchNll(model: WasmModel, batch: RowBatch): { nll: number; tokens: number } {
-  const V = model.cfg.vocabSize;
-  const { targets, mask } = sftTargets(batch.ids, batch.lengths, { B: batch.B, T: batch.T }, batch.mask);
-  const { pos, tgt, w } = scoredPositions(targets, mask);
-  const S = pos.length;
-  if (S === 0) return { nll: 0, tokens: 0 };
-  const f = model.forward(batch.ids, batch.lengths, batch.B, batch.T, pos, false);
-  const tg = model.scratch(S, 'targets');
-  tg.i32().set(tgt);
-  const lse = model.scratch(S, 'lse');
-  const logp = model.scratch(S, 'logp');
-  logprobForward(model.engine, f.logits, tg, lse, logp, { S, V });
-  const lp = logp.f32();
-  let nll = 0;
-  let tokens = 0;
-  for (let s = 0; s < S; s++) {
-    nll -= w[s] * lp[s];
-    tokens += w[s];
-  }
+  const { nll, tokens } = scoredForward(model, batch);
   model.endStep();
   return { nll, tokens };
 }

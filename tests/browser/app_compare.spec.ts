@@ -6,7 +6,8 @@
  * spec diff lists exactly the fields that differ. No horizontal scroll at 390 px; screenshots at
  * 1280×800 and 390×844 under test-results/.
  */
-import { test, expect, type Page, type TestInfo } from '@playwright/test';
+import { test, expect, type Page } from '@playwright/test';
+import { screenshots } from './lib/screenshots';
 
 test.describe.configure({ mode: 'serial' });
 
@@ -14,16 +15,6 @@ let page: Page;
 const errors: string[] = [];
 const A = 'compare-test A';
 const B = 'compare-test B';
-
-async function screenshots(p: Page, info: TestInfo, name: string): Promise<void> {
-  for (const [w, h] of [[1280, 800], [390, 844]]) {
-    await p.setViewportSize({ width: w, height: h });
-    const path = info.outputPath(`${name}-${w}.png`);
-    await p.screenshot({ path, fullPage: true });
-    await info.attach(`${name}-${w}`, { path, contentType: 'image/png' });
-  }
-  await p.setViewportSize({ width: 1280, height: 800 });
-}
 
 test.beforeAll(async ({ browser }) => {
   page = await browser.newPage({ viewport: { width: 1280, height: 800 } });

@@ -9,7 +9,8 @@
  * for confirmation; the black-box harness has its column in the evaluation table. Without
  * WebGPU, Start is disabled and says why. Screenshots at 1280×800 and 390×844 under test-results/.
  */
-import { test, expect, type Browser, type Page, type TestInfo } from '@playwright/test';
+import { test, expect, type Browser, type Page } from '@playwright/test';
+import { screenshots } from './lib/screenshots';
 
 const STEPS = 8;
 /** A scratch tiny model (rewards all 0: no learning signal), 2 groups of 2 per step, a tiny evaluation with one black-box harness. */
@@ -43,16 +44,6 @@ async function openApp(browser: Browser, url: string, init?: () => void): Promis
   if (init) await p.addInitScript(init);
   await p.goto(url);
   return p;
-}
-
-async function screenshots(p: Page, info: TestInfo, name: string): Promise<void> {
-  for (const [w, h] of [[1280, 800], [390, 844]]) {
-    await p.setViewportSize({ width: w, height: h });
-    const path = info.outputPath(`${name}-${w}.png`);
-    await p.screenshot({ path, fullPage: true });
-    await info.attach(`${name}-${w}`, { path, contentType: 'image/png' });
-  }
-  await p.setViewportSize({ width: 1280, height: 800 });
 }
 
 const points = async (p: Page, id: string) => Number(await p.locator(`#${id}`).getAttribute('data-points'));

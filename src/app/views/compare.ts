@@ -12,20 +12,12 @@ import { html, nothing, render, type TemplateResult } from 'lit-html';
 import { live } from 'lit-html/directives/live.js';
 import { listRunOutputs, type ExperimentOutputJson, type RunOutputSummary } from '../results_store';
 import { loadSource } from './results_source';
-import { paperTable, smoothingControl, type PaperTable } from './results';
+import { CURVE_METRICS, paperTable, smoothingControl, type PaperTable } from './results';
 import type { CurveChartSpec } from './results_charts';
 import { SERIES_COLORS } from '../line_chart';
 import { formatRoute } from '../route';
 import '../results.css';
 
-const METRICS = [
-  { key: 'reward', title: 'Reward (mean pass)', y: 'reward' },
-  { key: 'policyLoss', title: 'Policy loss', y: 'loss' },
-  { key: 'approxKl', title: 'Approx. KL(π_old‖π)', y: 'nats' },
-  { key: 'entropy', title: 'Entropy', y: 'nats / token' },
-  { key: 'clipFrac', title: 'Clip fraction', y: 'fraction' },
-  { key: 'gradNorm', title: 'Gradient norm', y: '‖g‖' },
-] as const;
 
 /** Every leaf of a JSON value as path → JSON text ('rl.steps' → '12', 'seeds' → '[0,1]'; arrays are leaves). */
 function flattenJson(v: unknown, pre = '', out: Map<string, string> = new Map()): Map<string, string> {
@@ -54,7 +46,7 @@ function specDiff(specs: readonly (unknown | null)[]): { path: string; values: s
 /** Overlaid curve charts: one series per (run, method, seed), colour per series, run letter in the label. */
 function overlaidCurves(runs: readonly { tag: string; out: ExperimentOutputJson }[]): CurveChartSpec[] {
   const series = runs.flatMap(({ tag, out }) => out.curves.map((c) => ({ tag, c })));
-  return METRICS.map((m) => ({
+  return CURVE_METRICS.map((m) => ({
     title: m.title,
     yLabel: m.y,
     series: series.map(({ tag, c }, i) => ({

@@ -118,7 +118,8 @@ export function toExperimentResults(out: ExperimentOutputJson): ExperimentResult
   return JSON.parse(JSON.stringify(out.results), (_k, v) => (v === null ? NaN : v)) as ExperimentResults;
 }
 
-const CURVE_METRICS = [
+/** The six curve charts of a run (Results and Compare views): StepRecord key, title, y label. */
+export const CURVE_METRICS = [
   { key: 'reward', title: 'Reward (mean pass)', y: 'reward' },
   { key: 'policyLoss', title: 'Policy loss', y: 'loss' },
   { key: 'clipFrac', title: 'Clip fraction', y: 'fraction' },
