@@ -2,7 +2,9 @@
  * Shared pieces of the command line: usage errors (exit 2), option parsers that name their
  * flag, and JSON output that is alone on stdout.
  */
+import { readFileSync } from 'node:fs';
 import { InvalidArgumentError } from 'commander';
+import { Tokenizer, type TokenizerFile } from '../model/tokenizer';
 
 /** A bad flag or value: printed as one line naming it, exit code 2. */
 export class UsageError extends Error {
@@ -53,4 +55,9 @@ export function choiceOption<T extends string>(choices: readonly T[]) {
 /** Print `value` as JSON, alone on stdout. */
 export function printJson(value: unknown): void {
   process.stdout.write(JSON.stringify(value, null, 2) + '\n');
+}
+
+/** The shipped tokenizer (public/tokenizer-v2.json), read in Node: what checkpoints and rollouts use. */
+export function shippedTokenizer(): Tokenizer {
+  return Tokenizer.fromJSON(JSON.parse(readFileSync(new URL('../../public/tokenizer-v2.json', import.meta.url), 'utf8')) as TokenizerFile);
 }

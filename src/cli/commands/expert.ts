@@ -14,16 +14,14 @@
  * byTier, excluded: [{taskId, harnessId, reason, detail}]}. --strict exits 1 when any cell is infeasible.
  */
 import type { Command } from 'commander';
-import { choiceOption, intOption, printJson, UsageError } from '../cli_util';
+import { choiceOption, intOption, printJson, shippedTokenizer, UsageError } from '../cli_util';
 import { SUITE_NAMES, getSuite, taskSet, type Split } from '../../tasks/index';
 import type { SuiteName } from '../../tasks/types';
 import { allHarnessIds, createHarness } from '../../harness/registry';
 import { runExpertEpisode } from '../../harness/expert';
 import { honestyViolations } from '../../harness/honesty';
-import { Tokenizer, type TokenizerFile } from '../../model/tokenizer';
 import { specFeasibility, type FeasibilityReport } from '../../experiment/feasibility';
 import { loadSpec } from './run';
-import { readFileSync } from 'node:fs';
 
 interface ExpertCliOptions {
   suite?: SuiteName;
@@ -96,11 +94,6 @@ export function expertSweep(suiteName: SuiteName, nTasks: number, harnesses: rea
       seconds: Number(((performance.now() - t0) / 1000).toFixed(2)),
     },
   };
-}
-
-/** The shipped tokenizer (public/tokenizer-v2.json), the one rollouts count with. */
-function shippedTokenizer(): Tokenizer {
-  return Tokenizer.fromJSON(JSON.parse(readFileSync(new URL('../../../public/tokenizer-v2.json', import.meta.url), 'utf8')) as TokenizerFile);
 }
 
 /** Lines of the human-readable feasibility report: totals, by reason/tier/family, the worst harnesses, examples. */

@@ -17,7 +17,7 @@
 import type { Command } from 'commander';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { choiceOption, intOption, numberOption, printJson, UsageError } from '../cli_util';
+import { choiceOption, intOption, numberOption, printJson, shippedTokenizer, UsageError } from '../cli_util';
 import { withBrowser } from '../browser';
 import { BLACKBOX_IDS } from '../../harness/registry';
 import type { PretrainPageOptions, PretrainPageResult } from '../../pretrain/page';
@@ -109,8 +109,7 @@ export function registerPretrain(program: Command): void {
       let r: PretrainPageResult;
       if (opts.backend === 'wasm') {
         const { pretrainWasm } = await import('../../pretrain/wasm_run');
-        const { Tokenizer } = await import('../../model/tokenizer');
-        const tok = Tokenizer.fromJSON(JSON.parse(readFileSync(new URL('../../../public/tokenizer-v2.json', import.meta.url), 'utf8')));
+        const tok = shippedTokenizer();
         let init: { params: Float32Array; digest: string } | undefined;
         if (opts.init) {
           const { decodeBaseCheckpoint } = await import('../../pretrain/checkpoint');

@@ -19,7 +19,7 @@ import type { Command } from 'commander';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import cliProgress from 'cli-progress';
-import { choiceOption, intOption, printJson, ReportedError, UsageError } from '../cli_util';
+import { choiceOption, intOption, printJson, ReportedError, shippedTokenizer, UsageError } from '../cli_util';
 import { DEVICE_LOST_TEXT } from '../../gpu/device_lost';
 import { withBrowser } from '../browser';
 import { parseSpec, SpecError, type ExperimentSpec } from '../../experiment/spec';
@@ -181,8 +181,7 @@ export function registerRun(program: Command): void {
       // Feasibility (issue 17): the honest expert under this spec's own budgets, before any browser.
       // Infeasible cells are left out of training and evaluation and listed (results.json `infeasibleCells`, a warning).
       const { excludedCells } = await import('../../experiment/feasibility');
-      const { Tokenizer } = await import('../../model/tokenizer');
-      const tok = Tokenizer.fromJSON(JSON.parse(readFileSync(new URL('../../../public/tokenizer-v2.json', import.meta.url), 'utf8')));
+      const tok = shippedTokenizer();
       // Rollouts count context tokens as ⌈chars/4⌉ today (the environment has no tokenizer): check the same way.
       const infeasible = excludedCells(spec, tok, { realTokens: false });
       const feasibilityWarning = infeasible.length
