@@ -85,6 +85,7 @@ export async function pretrainInPage(o: PretrainPageOptions): Promise<PretrainPa
     actionReserve: cfg.actionReserve,
     budgetMaxT: cfg.model.maxT,
     maxTier: cfg.maxTier,
+    contextLossWeight: cfg.contextLossWeight,
     finalLoss: res.finalLoss,
     backend: res.backend,
   };

@@ -53,6 +53,13 @@ export interface SftConfig {
   minLrRatio?: number;
   weightDecay?: number;
   maxNorm?: number;
+  /**
+   * Weight in [0, 1] of the next-token loss on context tokens (system prompt, task,
+   * observations) beside weight 1 on action tokens (default 0: actions only, the SFT rule).
+   * A model trained from scratch learns copying (induction) from every token; the masked SFT
+   * objective scores ~15 % of them. The held-out curves stay action-only.
+   */
+  contextLossWeight?: number;
   /** Override the preset's config (tests use a micro model). */
   modelOverride?: Partial<Omit<ModelConfig, 'vocabSize'>>;
 }
@@ -72,6 +79,8 @@ export function resolveSftConfig(c: SftConfig, vocabSize: number): Required<Omit
   const suites = c.suites ?? ['workspace', 'errands'];
   if (suites.length === 0 || suites.some((x) => x !== 'workspace' && x !== 'errands')) throw new Error(`SftConfig.suites must be a non-empty list of workspace, errands; got ${JSON.stringify(suites)}`);
   if (![1, 2, 3].includes(maxTier)) throw new Error(`SftConfig.maxTier must be 1, 2 or 3, got ${maxTier}`);
+  const contextLossWeight = c.contextLossWeight ?? 0;
+  if (!(contextLossWeight >= 0 && contextLossWeight <= 1)) throw new Error(`SftConfig.contextLossWeight must be in [0, 1], got ${c.contextLossWeight}`);
   return {
     ...c,
     model,
@@ -82,7 +91,27 @@ export function resolveSftConfig(c: SftConfig, vocabSize: number): Required<Omit
     minLrRatio: c.minLrRatio ?? 0.1,
     weightDecay: c.weightDecay ?? 0.01,
     maxNorm: c.maxNorm ?? 1,
+    contextLossWeight,
   };
+}
+
+/**
+ * The batch with loss weight `w` on its context tokens: mask 1 stays 1 (action tokens), 0
+ * becomes w at positions 1 … length−1 of each row (position 0, `<bos>`, is never a target;
+ * padding stays 0). sftTargets then scores position t with weight mask[t+1]; every backend
+ * normalizes by Σ weights.
+ * @returns `batch` itself when w = 0
+ */
+export function withContextWeight(batch: RowBatch, w: number): RowBatch {
+  if (w === 0) return batch;
+  const mask = new Float32Array(batch.mask.length);
+  for (let b = 0; b < batch.B; b++) {
+    for (let t = 1; t < batch.lengths[b]; t++) {
+      const i = b * batch.T + t;
+      mask[i] = batch.mask[i] > 0 ? batch.mask[i] : w;
+    }
+  }
+  return { ...batch, mask };
 }
 
 /**
@@ -272,7 +301,7 @@ export async function trainSft(
   const t0 = performance.now();
   for (let s = 1; s <= cfg.steps; s++) {
     const idx = batchIndices(rows.length, cfg.batchSize, cfg.seed, s - 1);
-    const batch = packBatch(idx.map((i) => rows[i]), cfg.batchSize, padId, { maxT: cfg.model.maxT });
+    const batch = withContextWeight(packBatch(idx.map((i) => rows[i]), cfg.batchSize, padId, { maxT: cfg.model.maxT }), cfg.contextLossWeight);
     const lr = lrAt(s, cfg.steps, cfg.lr, cfg.warmupSteps, cfg.minLrRatio);
     const r = await backend.step(batch, lr, s);
     if (!Number.isFinite(r.loss)) throw new Error(`trainSft: step ${s} loss is ${r.loss}`);

@@ -71,6 +71,7 @@ export async function pretrainWasm(
   if (o.init && o.init.params.length !== p.init.length) throw new Error(`--init: the checkpoint has ${o.init.params.length} parameters, preset ${cfg.preset} needs ${p.init.length}`);
   const engine = await WasmEngine.create({ threads: o.threads });
   log(`[pretrain] ${p.demos.episodes.length} expert episodes (${p.demos.source}, ${p.demos.failed} failed; suites ${cfg.suites.join('+')}, tier ≤ ${cfg.maxTier}) → ${p.rows.length} rows, mean ${(rowTokens / Math.max(1, p.rows.length)).toFixed(0)} tokens; model ${cfg.preset} P=${paramCount(cfg.model)} maxT=${cfg.model.maxT}; backend wasm (CPU engine, ${engine.threads} thread${engine.threads === 1 ? "" : "s"})`);
+  if (cfg.contextLossWeight > 0) log(`[pretrain] objective: next-token loss on action tokens (weight 1) and context tokens (weight ${cfg.contextLossWeight}); the step loss below is that weighted mean, the held-out loss is action tokens only`);
   const backend = wasmSftBackend(engine, cfg.model, o.init?.params ?? p.init, cfg);
   const evalEvery = o.evalEvery ?? 0;
   const limits = { maxT: cfg.model.maxT, actionReserve: cfg.actionReserve };
@@ -97,7 +98,7 @@ export async function pretrainWasm(
   const tokMeta = { name: tok.name, vocabSize: tok.vocabSize, formatVersion: TOKENIZER_FORMAT_VERSION };
   const meta = (step: number, losses: number[]) => ({
     command: o.command, seed: cfg.seed, steps: cfg.steps, stepsDone: step, batchSize: cfg.batchSize, lr: cfg.lr, demos: cfg.demos,
-    source: p.demos.source, suites: cfg.suites.join(','), actionReserve: cfg.actionReserve, budgetMaxT: cfg.model.maxT, maxTier: cfg.maxTier, backend: 'wasm',
+    source: p.demos.source, suites: cfg.suites.join(','), actionReserve: cfg.actionReserve, budgetMaxT: cfg.model.maxT, maxTier: cfg.maxTier, backend: 'wasm', contextLossWeight: cfg.contextLossWeight,
     init: o.init ? o.init.digest : 'fresh',
     finalLoss: losses.slice(-10).reduce((a, b) => a + b, 0) / Math.max(1, Math.min(10, losses.length)),
     lossCurve: windowMeans(losses, o.logEvery),

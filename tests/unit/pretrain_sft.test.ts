@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { Tokenizer } from '../../src/model/tokenizer';
 import { paramCount } from '../../src/model/layout';
-import { collectDemonstrations, demoTasks, pretrainBaseCpu, sftBlackboxCpu, demonstrationRows, lrAt, prepareSft, resolveSftConfig, trainSft, type SftConfig } from '../../src/pretrain/sft';
+import { collectDemonstrations, demoTasks, pretrainBaseCpu, sftBlackboxCpu, demonstrationRows, lrAt, prepareSft, resolveSftConfig, trainSft, withContextWeight, type SftConfig } from '../../src/pretrain/sft';
 import { decodeBaseCheckpoint, encodeBaseCheckpoint } from '../../src/pretrain/checkpoint';
 import { cpuGreedyDecoder, evaluateGreedy } from '../../src/pretrain/eval_greedy';
 import { TRAIN_SEEDS, taskSet } from '../../src/tasks';
@@ -66,6 +66,16 @@ describe('demonstrations', () => {
 });
 
 describe('SFT (trainSft)', () => {
+  it('contextLossWeight: context tokens get weight w, action tokens keep 1, <bos> and padding stay 0; w outside [0, 1] is refused', () => {
+    const batch = { B: 2, T: 5, ids: new Int32Array(10), lengths: Int32Array.of(4, 5), mask: Float32Array.of(0, 0, 1, 1, 0, 0, 0, 0, 1, 1) };
+    expect(withContextWeight(batch, 0)).toBe(batch);
+    const w = withContextWeight(batch, 0.25);
+    expect(Array.from(w.mask)).toEqual([0, 0.25, 1, 1, 0, 0, 0.25, 0.25, 1, 1]);
+    expect(Array.from(batch.mask)).toEqual([0, 0, 1, 1, 0, 0, 0, 0, 1, 1]);
+    expect(() => resolveSftConfig({ ...MICRO, contextLossWeight: 1.5 }, tok.vocabSize)).toThrow(/contextLossWeight must be in \[0, 1\], got 1.5/);
+    expect(resolveSftConfig(MICRO, tok.vocabSize).contextLossWeight).toBe(0);
+  });
+
   it('reduces the action-token loss on a small demo set and is reproducible from the seed (CPU engine; it tracks cpuSftBackend, tests/unit/wasm_sft.test.ts)', async () => {
     const p = prepareSft(tok, MICRO);
     // The 8 shortest rows (the whole opening is in every row, so rows are a few hundred tokens).

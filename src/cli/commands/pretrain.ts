@@ -38,6 +38,7 @@ interface Opts {
   seed: number;
   maxTier: number;
   actionReserve?: number;
+  contextLossWeight: number;
   out?: string;
   blackbox?: string;
   evalTasks: number;
@@ -59,6 +60,7 @@ export function registerPretrain(program: Command): void {
     .option('--seed <n>', 'seed of tasks, harness draws, init and batch order', intOption(0, 2 ** 31 - 1), 1)
     .option('--max-tier <n>', 'curriculum: only train tasks of tier ≤ n', intOption(1, 3), 3)
     .option('--action-reserve <n>', 'tokens reserved for the action (default maxT/4, ≥ 48)', intOption(8, 4096))
+    .option('--context-loss-weight <w>', 'loss weight of context tokens (prompt, task, observations) beside 1 on action tokens; 0 = actions only', numberOption(0, 1), 0)
     .option('--out <file>', 'checkpoint path (default public/base-<preset>.ckpt, or public/sft-<blackbox>-<preset>.ckpt)')
     .option('--blackbox <id>', `black-box SFT baseline through one black-box harness (${BLACKBOX_IDS.join(' | ')})`, choiceOption(BLACKBOX_IDS))
     .option('--eval-tasks <n>', 'greedy evaluation: train tasks (tier 1 first); 0 skips', intOption(0, 1000), 4)
@@ -97,6 +99,7 @@ export function registerPretrain(program: Command): void {
         evalHarnesses: opts.evalHarnesses,
         cpu: opts.backend === 'cpu',
         suites: suites as Array<'workspace' | 'errands'>,
+        contextLossWeight: opts.contextLossWeight,
         command,
       };
       if (opts.actionReserve !== undefined) page.actionReserve = opts.actionReserve;
