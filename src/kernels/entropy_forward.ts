@@ -7,23 +7,9 @@ import body from '../../shaders/entropy_forward.wgsl?raw';
 const code = common + body;
 import type { Gpu } from '../gpu/device';
 import type { TensorView } from './dispatch_plan';
-import { checkRowDims, lossParams, prepareEntry, wholeView, type LossPrepared } from './rl_launch';
+import { checkDims, checkRowDims, lossParams, prepareEntry, wholeView, type LossPrepared } from './rl_launch';
 import { ROW_STATS } from './rl_metrics';
 import type { EntropyParams } from './entropy_forward.ref';
-
-/** Buffers of the entropy backward kernel (src/kernels/entropy_backward.ts). */
-export interface EntropyBuffers {
-  /** (B·T, V) f32. */
-  logits: GPUBuffer;
-  /** (B,T) f32. */
-  mask: GPUBuffer;
-  /** (B·T) f32 out: H (nats), 0 where masked. */
-  entropy: GPUBuffer;
-  /** (B·T) f32 out: logsumexp of the logits, 0 where masked. */
-  lse: GPUBuffer;
-  /** (B·T) f32 out: ∂L/∂H = −entCoef·w, 0 where masked. */
-  dentropy: GPUBuffer;
-}
 
 export interface EntropyForwardArgs {
   B: number;
@@ -59,7 +45,7 @@ export function prepareEntropyForward(gpu: Gpu, a: EntropyForwardArgs): LossPrep
   const op = 'entropy_forward';
   const { B, T, V } = a;
   checkRowDims(op, B, T);
-  if (!Number.isInteger(V) || V <= 0) throw new Error(`${op}: V must be a positive integer, got ${V}`);
+  checkDims(op, { V });
   const n = B * T;
   const logits = wholeView(op, 'logits', a.logits, n * V);
   const mask = wholeView(op, 'mask', a.mask, n);
