@@ -1,7 +1,9 @@
 /**
  * Shared launcher plumbing of the RL kernels (src/kernels/{ratio,grpo_advantage,gae,
- * adv_normalize,surrogate,value_loss,kl,entropy,rl_metrics}_*.ts, nonfinite_check.ts):
- * the LossParams uniform they share and one helper that binds and dispatches an entry point.
+ * adv_normalize,surrogate,value_loss,kl,entropy,rl_metrics}_*.ts, nonfinite_check.ts): the
+ * LossParams uniform they share, the view and dimension checks, and one helper that prepares an
+ * entry point. Each launcher is `prepare<Op>(gpu, args)` with a typed args object of dims and
+ * `TensorView`s, every view checked against the dims (`wholeView`).
  */
 import type { Gpu } from '../gpu/device';
 import { uploadUniform } from '../gpu/buffers';
