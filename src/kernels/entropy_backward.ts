@@ -7,11 +7,11 @@ import body from '../../shaders/entropy_backward.wgsl?raw';
 const code = common + body;
 import type { Gpu } from '../gpu/device';
 import type { TensorView } from './dispatch_plan';
-import { checkDims, checkRowDims, prepareEntry, wholeView, type LossPrepared } from './rl_launch';
-import { entropyUniform, type EntropyForwardArgs } from './entropy_forward';
+import { prepareEntry, wholeView, type LossPrepared } from './rl_launch';
+import { entropyUniform, entropyViews, type EntropyArgs } from './entropy_forward';
 
-/** B, T, V, p and the logits, entropy, lse, dentropy that entropy_forward read and wrote. */
-export interface EntropyBackwardArgs extends Pick<EntropyForwardArgs, 'B' | 'T' | 'V' | 'logits' | 'entropy' | 'lse' | 'dentropy' | 'p'> {
+/** The logits entropy_forward read and the entropy, lse, dentropy it wrote, with their dims. */
+export interface EntropyBackwardArgs extends EntropyArgs {
   /** (B·T, V) f32, accumulated onto (+=, after logprob_backward wrote it). */
   dlogits: TensorView;
 }
@@ -23,13 +23,7 @@ export interface EntropyBackwardArgs extends Pick<EntropyForwardArgs, 'B' | 'T' 
 export function prepareEntropyBackward(gpu: Gpu, a: EntropyBackwardArgs): LossPrepared {
   const op = 'entropy_backward';
   const { B, T, V } = a;
-  checkRowDims(op, B, T);
-  checkDims(op, { V });
-  const n = B * T;
-  const logits = wholeView(op, 'logits', a.logits, n * V);
-  const lse = wholeView(op, 'lse', a.lse, n);
-  const entropy = wholeView(op, 'entropy', a.entropy, n);
-  const dentropy = wholeView(op, 'dentropy', a.dentropy, n);
+  const { n, logits, entropy, lse, dentropy } = entropyViews(op, a);
   const dlogits = wholeView(op, 'dlogits', a.dlogits, n * V);
   const params = entropyUniform(gpu, op, B, T, V, a.p);
   const d = prepareEntry(gpu, op, code, 'main', 256, n * V, [[0, params], [1, logits], [2, lse], [3, entropy], [4, dentropy], [5, dlogits]]);
