@@ -6,50 +6,26 @@ import body from '../../shaders/entropy_backward.wgsl?raw';
 
 const code = common + body;
 import type { Gpu } from '../gpu/device';
-import { encodePrepared, type PreparedDispatch } from './dispatch_plan';
-import { checkRowDims, prepareEntry, type LossPrepared } from './rl_launch';
-import type { EntropyParams } from './entropy_forward.ref';
-import { entropyUniform, type EntropyBuffers } from './entropy_forward';
+import type { TensorView } from './dispatch_plan';
+import { prepareEntry, wholeView, type LossPrepared } from './rl_launch';
+import { entropyUniform, entropyViews, type EntropyArgs } from './entropy_forward';
 
-/**
- * Prepare dlogits (B·T, V) f32 += dentropy·∂H/∂z (accumulate onto logprob_backward's output).
- * One invocation per logit.
- * @throws Error naming a bad dimension.
- */
-export function prepareEntropyBackward(
-  gpu: Gpu,
-  bufs: EntropyBuffers,
-  dlogits: GPUBuffer,
-  B: number,
-  T: number,
-  V: number,
-  p: EntropyParams,
-): LossPrepared {
-  checkRowDims('prepareEntropyBackward', B, T);
-  if (!Number.isInteger(V) || V <= 0) throw new Error(`prepareEntropyBackward: V must be a positive integer, got ${V}`);
-  const params = entropyUniform(gpu, 'entropy_backward', B, T, V, p);
-  const ds: PreparedDispatch[] = [];
-  ds.push(prepareEntry(gpu, 'entropy_backward', code, 'main', 256, B * T * V, [
-    [0, params],
-    [1, bufs.logits],
-    [2, bufs.lse],
-    [3, bufs.entropy],
-    [4, bufs.dentropy],
-    [5, dlogits],
-  ]));
-  return { dispatches: ds, uniform: params };
+/** The logits entropy_forward read and the entropy, lse, dentropy it wrote, with their dims. */
+export interface EntropyBackwardArgs extends EntropyArgs {
+  /** (B·T, V) f32, accumulated onto (+=, after logprob_backward wrote it). */
+  dlogits: TensorView;
 }
 
-/** Encode `prepareEntropyBackward`'s dispatches into `pass` (one-off use; the training step prepares once). */
-export function encodeEntropyBackward(
-  gpu: Gpu,
-  pass: GPUComputePassEncoder,
-  bufs: EntropyBuffers,
-  dlogits: GPUBuffer,
-  B: number,
-  T: number,
-  V: number,
-  p: EntropyParams,
-): void {
-  encodePrepared(pass, prepareEntropyBackward(gpu, bufs, dlogits, B, T, V, p).dispatches);
+/**
+ * Prepare dlogits += dentropy·∂H/∂z. One invocation per logit.
+ * @throws Error naming a bad dimension or a view outside its buffer.
+ */
+export function prepareEntropyBackward(gpu: Gpu, a: EntropyBackwardArgs): LossPrepared {
+  const op = 'entropy_backward';
+  const { B, T, V } = a;
+  const { n, logits, entropy, lse, dentropy } = entropyViews(op, a);
+  const dlogits = wholeView(op, 'dlogits', a.dlogits, n * V);
+  const params = entropyUniform(gpu, op, B, T, V, a.p);
+  const d = prepareEntry(gpu, op, code, 'main', 256, n * V, [[0, params], [1, logits], [2, lse], [3, entropy], [4, dentropy], [5, dlogits]]);
+  return { dispatches: [d], uniform: params };
 }

@@ -7,42 +7,50 @@ import body from '../../shaders/entropy_forward.wgsl?raw';
 const code = common + body;
 import type { Gpu } from '../gpu/device';
 import type { TensorView } from './dispatch_plan';
-import { checkRowDims, lossParams, prepareEntry, wholeView, type LossPrepared } from './rl_launch';
+import { checkDims, checkRowDims, lossParams, prepareEntry, wholeView, type LossPrepared } from './rl_launch';
 import { ROW_STATS } from './rl_metrics';
 import type { EntropyParams } from './entropy_forward.ref';
 
-/** Buffers of the entropy backward kernel (src/kernels/entropy_backward.ts). */
-export interface EntropyBuffers {
-  /** (B·T, V) f32. */
-  logits: GPUBuffer;
-  /** (B,T) f32. */
-  mask: GPUBuffer;
-  /** (B·T) f32 out: H (nats), 0 where masked. */
-  entropy: GPUBuffer;
-  /** (B·T) f32 out: logsumexp of the logits, 0 where masked. */
-  lse: GPUBuffer;
-  /** (B·T) f32 out: ∂L/∂H = −entCoef·w, 0 where masked. */
-  dentropy: GPUBuffer;
-}
-
-export interface EntropyForwardArgs {
+/** Dims, parameters and tensors of both entropy kernels (the forward writes entropy, lse, dentropy; the backward reads them). */
+export interface EntropyArgs {
   B: number;
   T: number;
   /** Vocabulary. */
   V: number;
   /** (B·T, V) f32. */
   logits: TensorView;
-  /** (B,T) f32. */
-  mask: TensorView;
   /** (B·T) f32 out: H (nats), 0 where masked. */
   entropy: TensorView;
   /** (B·T) f32 out: logsumexp of the logits, 0 where masked. */
   lse: TensorView;
   /** (B·T) f32 out: ∂L/∂H = −entCoef·w, 0 where masked. */
   dentropy: TensorView;
+  p: EntropyParams;
+}
+
+export interface EntropyForwardArgs extends EntropyArgs {
+  /** (B,T) f32. */
+  mask: TensorView;
   /** (B, ROW_STATS) f32: columns ENT_SUM and ENT_LOSS written. */
   rowStats: TensorView;
-  p: EntropyParams;
+}
+
+/**
+ * @internal The dims and the views of EntropyArgs, checked (nothing created on the GPU).
+ * @throws Error naming the launcher and a bad dimension or view.
+ */
+export function entropyViews(op: string, a: EntropyArgs): { n: number; logits: GPUBuffer; entropy: GPUBuffer; lse: GPUBuffer; dentropy: GPUBuffer } {
+  const { B, T, V } = a;
+  checkRowDims(op, B, T);
+  checkDims(op, { V });
+  const n = B * T;
+  return {
+    n,
+    logits: wholeView(op, 'logits', a.logits, n * V),
+    entropy: wholeView(op, 'entropy', a.entropy, n),
+    lse: wholeView(op, 'lse', a.lse, n),
+    dentropy: wholeView(op, 'dentropy', a.dentropy, n),
+  };
 }
 
 /** @internal */
@@ -58,14 +66,8 @@ export function entropyUniform(gpu: Gpu, label: string, B: number, T: number, V:
 export function prepareEntropyForward(gpu: Gpu, a: EntropyForwardArgs): LossPrepared {
   const op = 'entropy_forward';
   const { B, T, V } = a;
-  checkRowDims(op, B, T);
-  if (!Number.isInteger(V) || V <= 0) throw new Error(`${op}: V must be a positive integer, got ${V}`);
-  const n = B * T;
-  const logits = wholeView(op, 'logits', a.logits, n * V);
+  const { n, logits, entropy, lse, dentropy } = entropyViews(op, a);
   const mask = wholeView(op, 'mask', a.mask, n);
-  const entropy = wholeView(op, 'entropy', a.entropy, n);
-  const lse = wholeView(op, 'lse', a.lse, n);
-  const dentropy = wholeView(op, 'dentropy', a.dentropy, n);
   const rowStats = wholeView(op, 'rowStats', a.rowStats, B * ROW_STATS);
   const params = entropyUniform(gpu, op, B, T, V, a.p);
   const tokens = prepareEntry(gpu, op, code, 'tokens', 64, n, [[0, params], [1, logits], [2, mask], [3, entropy], [4, lse]]);

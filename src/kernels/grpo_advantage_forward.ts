@@ -3,41 +3,48 @@
  */
 import code from '../../shaders/grpo_advantage_forward.wgsl?raw';
 import type { Gpu } from '../gpu/device';
-import { checkRowDims, dispatchEntry, packUniform } from './rl_launch';
+import type { PreparedDispatch, TensorView } from './dispatch_plan';
+import { checkDims, checkRowDims, packUniform, prepareEntry, wholeView } from './rl_launch';
 import type { GrpoParams } from './grpo_advantage_forward.ref';
 
-/** Buffers of the GRPO advantage kernel. */
-export interface GrpoBuffers {
+export interface GrpoAdvantageForwardArgs {
+  /** Episodes (length of rewards). */
+  E: number;
+  numGroups: number;
+  B: number;
+  T: number;
   /** (E) f32 episode rewards. */
-  rewards: GPUBuffer;
+  rewards: TensorView;
   /** (numGroups + 1) i32, non-decreasing from 0 to E (checked by the CPU reference, not here). */
-  groupOffsets: GPUBuffer;
+  groupOffsets: TensorView;
   /** (E) f32 out: per-episode advantages. */
-  episodeAdvantages: GPUBuffer;
+  episodeAdvantages: TensorView;
   /** (B) i32 in [0, E): the episode of each row. */
-  rowEpisode: GPUBuffer;
-  /** (B,T) f32 mask. */
-  mask: GPUBuffer;
+  rowEpisode: TensorView;
+  /** (B,T) f32. */
+  mask: TensorView;
   /** (B,T) f32 out: advantages broadcast to policy tokens (written). */
-  advantages: GPUBuffer;
+  advantages: TensorView;
+  p: GrpoParams;
 }
 
 /**
- * Encode GRPO group advantages (two dispatches: `groups`, then `broadcast`).
- * @throws Error naming a bad dimension.
+ * Prepare GRPO group advantages (two dispatches: `groups` per group, then `broadcast` per
+ * position).
+ * @throws Error naming a bad dimension or a view outside its buffer.
  */
-export function encodeGrpoAdvantageForward(
-  gpu: Gpu,
-  pass: GPUComputePassEncoder,
-  bufs: GrpoBuffers,
-  numGroups: number,
-  B: number,
-  T: number,
-  p: GrpoParams,
-): void {
-  checkRowDims('encodeGrpoAdvantageForward', B, T);
-  if (!Number.isInteger(numGroups) || numGroups <= 0) throw new Error(`encodeGrpoAdvantageForward: numGroups must be a positive integer, got ${numGroups}`);
-  const params = packUniform(gpu, 'grpo_advantage_forward-params', [
+export function prepareGrpoAdvantageForward(gpu: Gpu, a: GrpoAdvantageForwardArgs): PreparedDispatch[] {
+  const op = 'grpo_advantage_forward';
+  const { E, numGroups, B, T, p } = a;
+  checkRowDims(op, B, T);
+  checkDims(op, { E, numGroups });
+  const rewards = wholeView(op, 'rewards', a.rewards, E);
+  const groupOffsets = wholeView(op, 'groupOffsets', a.groupOffsets, numGroups + 1);
+  const episodeAdvantages = wholeView(op, 'episodeAdvantages', a.episodeAdvantages, E);
+  const rowEpisode = wholeView(op, 'rowEpisode', a.rowEpisode, B);
+  const mask = wholeView(op, 'mask', a.mask, B * T);
+  const advantages = wholeView(op, 'advantages', a.advantages, B * T);
+  const params = packUniform(gpu, `${op}-params`, [
     { u32: numGroups },
     { u32: B },
     { u32: T },
@@ -45,17 +52,8 @@ export function encodeGrpoAdvantageForward(
     { f32: p.stdFloor },
     { f32: p.eps },
   ]);
-  dispatchEntry(gpu, pass, 'grpo_advantage_forward', code, 'groups', 64, numGroups, [
-    [0, params],
-    [1, bufs.rewards],
-    [2, bufs.groupOffsets],
-    [3, bufs.episodeAdvantages],
-  ]);
-  dispatchEntry(gpu, pass, 'grpo_advantage_forward', code, 'broadcast', 64, B * T, [
-    [0, params],
-    [3, bufs.episodeAdvantages],
-    [4, bufs.rowEpisode],
-    [5, bufs.mask],
-    [6, bufs.advantages],
-  ]);
+  return [
+    prepareEntry(gpu, op, code, 'groups', 64, numGroups, [[0, params], [1, rewards], [2, groupOffsets], [3, episodeAdvantages]]),
+    prepareEntry(gpu, op, code, 'broadcast', 64, B * T, [[0, params], [3, episodeAdvantages], [4, rowEpisode], [5, mask], [6, advantages]]),
+  ];
 }

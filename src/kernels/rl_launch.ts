@@ -1,11 +1,13 @@
 /**
  * Shared launcher plumbing of the RL kernels (src/kernels/{ratio,grpo_advantage,gae,
- * adv_normalize,surrogate,value_loss,kl,entropy,rl_metrics}_*.ts, nonfinite_check.ts):
- * the LossParams uniform they share and one helper that binds and dispatches an entry point.
+ * adv_normalize,surrogate,value_loss,kl,entropy,rl_metrics}_*.ts, nonfinite_check.ts): the
+ * LossParams uniform they share, the view and dimension checks, and one helper that prepares an
+ * entry point. Each launcher is `prepare<Op>(gpu, args)` with a typed args object of dims and
+ * `TensorView`s, every view checked against the dims (`wholeView`).
  */
 import type { Gpu } from '../gpu/device';
 import { uploadUniform } from '../gpu/buffers';
-import { bindAll, checkView, encodePrepared, grid, type PreparedDispatch, type TensorView } from './dispatch_plan';
+import { bindAll, checkView, grid, type PreparedDispatch, type TensorView } from './dispatch_plan';
 import { AGGREGATION_CODE, type LossAggregation, type StepNormalizer } from './rl_math';
 
 /**
@@ -27,21 +29,6 @@ export function prepareEntry(
   const pipeline = gpu.pipelines.get(label, code, entry, useWG ? { WG } : {});
   const bindGroup = bindAll(gpu, `${label}.${entry}-bind`, pipeline, bindings.map(([b, buf]) => [b, buf]));
   return { label: `${label}.${entry}`, pipeline, bindGroup, groups: grid(Math.ceil(count / WG)), flops: 0, bytes: 0 };
-}
-
-/** Prepare and immediately encode one entry point (see prepareEntry). */
-export function dispatchEntry(
-  gpu: Gpu,
-  pass: GPUComputePassEncoder,
-  label: string,
-  code: string,
-  entry: string,
-  WG: number,
-  count: number,
-  bindings: ReadonlyArray<readonly [number, GPUBuffer]>,
-  useWG = true,
-): void {
-  encodePrepared(pass, [prepareEntry(gpu, label, code, entry, WG, count, bindings, useWG)]);
 }
 
 /** Prepared dispatches of a loss kernel and its LossParams uniform (rewritable per step). */
@@ -116,11 +103,16 @@ export function lossParams(gpu: Gpu, label: string, p: LossParamsInput): GPUBuff
   ]);
 }
 
-/** @throws Error unless B and T are positive integers (names the launcher and field). */
-export function checkRowDims(op: string, B: number, T: number): void {
-  for (const [k, v] of [['B', B], ['T', T]] as const) {
+/** @throws Error unless every dimension in `dims` is a positive integer (names the launcher and field). */
+export function checkDims(op: string, dims: Readonly<Record<string, number>>): void {
+  for (const [k, v] of Object.entries(dims)) {
     if (!Number.isInteger(v) || v <= 0) throw new Error(`${op}: ${k} must be a positive integer, got ${v}`);
   }
+}
+
+/** @throws Error unless B and T are positive integers (names the launcher and field). */
+export function checkRowDims(op: string, B: number, T: number): void {
+  checkDims(op, { B, T });
 }
 
 /**

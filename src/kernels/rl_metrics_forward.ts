@@ -1,52 +1,85 @@
 /**
- * Launcher of shaders/rl_metrics_forward.wgsl. CPU reference: rl_metrics_forward.ref.ts.
+ * Launcher of shaders/rl_metrics_forward.wgsl (four entry points, one prepare each).
+ * CPU reference: rl_metrics_forward.ref.ts. Layouts: rl_metrics.ts.
  */
 import code from '../../shaders/rl_metrics_forward.wgsl?raw';
 import type { Gpu } from '../gpu/device';
-import { encodePrepared, type PreparedDispatch } from './dispatch_plan';
-import { packUniform, prepareEntry } from './rl_launch';
+import type { PreparedDispatch, TensorView } from './dispatch_plan';
+import { checkDims, packUniform, prepareEntry, wholeView } from './rl_launch';
+import { RL_METRICS, ROW_STATS } from './rl_metrics';
 import type { LossCoefs } from './rl_metrics_forward.ref';
 
-const LABEL = 'rl_metrics_forward';
+const OP = 'rl_metrics_forward';
 
 function params(gpu: Gpu, B: number, c: LossCoefs = { klCoef: 0, entCoef: 0, vfCoef: 0 }): GPUBuffer {
-  return packUniform(gpu, `${LABEL}-params`, [{ u32: B }, { u32: 0 }, { u32: 0 }, { u32: 0 }, { f32: c.klCoef }, { f32: c.entCoef }, { f32: c.vfCoef }]);
+  return packUniform(gpu, `${OP}-params`, [{ u32: B }, { u32: 0 }, { u32: 0 }, { u32: 0 }, { f32: c.klCoef }, { f32: c.entCoef }, { f32: c.vfCoef }]);
 }
 
-/** Prepare rowStats (B, ROW_STATS) ← initial values (before a micro-batch's loss kernels). */
-export function prepareRlRowsZero(gpu: Gpu, rowStats: GPUBuffer, B: number): PreparedDispatch {
-  return prepareEntry(gpu, LABEL, code, 'zero_rows', 64, B, [[0, params(gpu, B)], [1, rowStats]]);
+export interface RlRowsArgs {
+  /** Rows of the micro-batch. */
+  B: number;
+  /** (B, ROW_STATS) f32. */
+  rowStats: TensorView;
 }
 
-/** Prepare acc (ROW_STATS) ← initial values (once per optimizer step). */
-export function prepareRlAccInit(gpu: Gpu, acc: GPUBuffer): PreparedDispatch {
-  return prepareEntry(gpu, LABEL, code, 'init_acc', 1, 1, [[2, acc]], false);
+export interface RlAccArgs {
+  /** (ROW_STATS) f32: the optimizer step's accumulator. */
+  acc: TensorView;
 }
 
-/** Prepare acc ← acc ⊕ rowStats rows 0…B−1 (after each micro-batch). */
-export function prepareRlAccumulate(gpu: Gpu, rowStats: GPUBuffer, acc: GPUBuffer, B: number): PreparedDispatch {
-  return prepareEntry(gpu, LABEL, code, 'accumulate', 1, 1, [[0, params(gpu, B)], [1, rowStats], [2, acc]], false);
+export interface RlAccumulateArgs extends RlRowsArgs, RlAccArgs {}
+
+export interface RlMetricsFinalizeArgs extends RlAccArgs {
+  /** (1) u32 non-finite flag word written by nonfinite_check. */
+  flags: TensorView;
+  /** (RL_METRICS) f32 out: the named metrics (rl_metrics.ts METRIC). */
+  metrics: TensorView;
+  c: LossCoefs;
+}
+
+/** @internal The checked (B, ROW_STATS) rowStats buffer. */
+function rowStatsOf(op: string, a: RlRowsArgs): GPUBuffer {
+  checkDims(op, { B: a.B });
+  return wholeView(op, 'rowStats', a.rowStats, a.B * ROW_STATS);
 }
 
 /**
- * Prepare metrics (RL_METRICS) f32 ← named metrics of acc and the non-finite flags (end of step).
- * @param flags (1) u32 written by nonfinite_check
+ * Prepare rowStats ← initial values (before a micro-batch's loss kernels). One invocation per row.
+ * @throws Error naming a bad dimension or a view outside its buffer.
  */
-export function prepareRlMetricsFinalize(gpu: Gpu, acc: GPUBuffer, flags: GPUBuffer, metrics: GPUBuffer, c: LossCoefs): PreparedDispatch {
-  return prepareEntry(gpu, LABEL, code, 'finalize', 1, 1, [[0, params(gpu, 1, c)], [2, acc], [3, flags], [4, metrics]], false);
+export function prepareRlRowsZero(gpu: Gpu, a: RlRowsArgs): PreparedDispatch {
+  const rowStats = rowStatsOf(`${OP}.zero_rows`, a);
+  return prepareEntry(gpu, OP, code, 'zero_rows', 64, a.B, [[0, params(gpu, a.B)], [1, rowStats]]);
 }
 
-/** Encode prepareRlRowsZero. */
-export function encodeRlRowsZero(gpu: Gpu, pass: GPUComputePassEncoder, rowStats: GPUBuffer, B: number): void {
-  encodePrepared(pass, [prepareRlRowsZero(gpu, rowStats, B)]);
+/**
+ * Prepare acc ← initial values (once per optimizer step).
+ * @throws Error when acc is outside its buffer.
+ */
+export function prepareRlAccInit(gpu: Gpu, a: RlAccArgs): PreparedDispatch {
+  const acc = wholeView(`${OP}.init_acc`, 'acc', a.acc, ROW_STATS);
+  return prepareEntry(gpu, OP, code, 'init_acc', 1, 1, [[2, acc]], false);
 }
 
-/** Encode prepareRlAccInit. */
-export function encodeRlAccInit(gpu: Gpu, pass: GPUComputePassEncoder, acc: GPUBuffer): void {
-  encodePrepared(pass, [prepareRlAccInit(gpu, acc)]);
+/**
+ * Prepare acc ← acc ⊕ rowStats rows 0…B−1 in order (after each micro-batch). One invocation.
+ * @throws Error naming a bad dimension or a view outside its buffer.
+ */
+export function prepareRlAccumulate(gpu: Gpu, a: RlAccumulateArgs): PreparedDispatch {
+  const op = `${OP}.accumulate`;
+  const rowStats = rowStatsOf(op, a);
+  const acc = wholeView(op, 'acc', a.acc, ROW_STATS);
+  return prepareEntry(gpu, OP, code, 'accumulate', 1, 1, [[0, params(gpu, a.B)], [1, rowStats], [2, acc]], false);
 }
 
-/** Encode prepareRlMetricsFinalize. */
-export function encodeRlMetricsFinalize(gpu: Gpu, pass: GPUComputePassEncoder, acc: GPUBuffer, flags: GPUBuffer, metrics: GPUBuffer, c: LossCoefs): void {
-  encodePrepared(pass, [prepareRlMetricsFinalize(gpu, acc, flags, metrics, c)]);
+/**
+ * Prepare metrics ← named metrics of acc and the non-finite flags (end of step). One invocation.
+ * @throws Error naming a view outside its buffer.
+ */
+export function prepareRlMetricsFinalize(gpu: Gpu, a: RlMetricsFinalizeArgs): PreparedDispatch {
+  const op = `${OP}.finalize`;
+  const acc = wholeView(op, 'acc', a.acc, ROW_STATS);
+  const flags = wholeView(op, 'flags', a.flags, 1);
+  const metrics = wholeView(op, 'metrics', a.metrics, RL_METRICS);
+  return prepareEntry(gpu, OP, code, 'finalize', 1, 1, [[0, params(gpu, 1, a.c)], [2, acc], [3, flags], [4, metrics]], false);
 }

@@ -4,25 +4,26 @@
  *
  * One optimizer step, all in one compute pass where possible, one readback at the end:
  *
- *   encodeRlStepBegin              flags ← 0, acc ← init
- *   encodeGrpoAdvantages / encodePpoAdvantages   (once per rollout batch; checks rewards, values)
+ *   prepareRlStepBegin             flags ← 0, acc ← init
+ *   prepareGrpoAdvantages / preparePpoAdvantages (once per rollout batch; checks rewards, values)
  *   for each micro-batch:
  *     model forward → logits, logprobs (logprob_forward), values (value head)
- *     encodeRlLossHead             non-finite checks; rowStats ← 0; surrogate fwd/bwd (dlogprob
+ *     prepareRlLossHead            non-finite checks; rowStats ← 0; surrogate fwd/bwd (dlogprob
  *                                  written), KL fwd/bwd (dlogprob +=), value fwd/bwd (dvalues
  *                                  written), entropy fwd; acc ⊕= rowStats
  *     logprob_backward(dlogprob) → dlogits (written)
- *     encodeRlEntropyBackward      dlogits += entropy term (entCoef > 0 only)
+ *     prepareRlEntropyBackward     dlogits += entropy term (entCoef > 0 only)
  *     model backward (dlogits, dvalues) → parameter gradients (accumulated)
- *   global_norm_forward → norm, gradScale; encodeNonfiniteCheck(norm, NONFINITE.gradNorm)
+ *   global_norm_forward → norm, gradScale; prepareNonfiniteCheck(norm, NONFINITE.gradNorm)
  *   adamw_update — must be a no-op when flags[0] ≠ 0 (see below)
- *   encodeRlStepEnd                metrics ← finalize(acc, flags); copy the norm into
+ *   prepareRlStepEnd               metrics ← finalize(acc, flags); copy the norm into
  *                                  METRIC.gradNorm; one readback (readRlMetrics)
  *
- * A training step that prepares its dispatches once per shape (src/model/gpu_train.ts
- * `LossHead.prepare`) uses `prepareRlLossHead` and, before each submit,
- * `writeNormalizer(gpu, head.normUniforms, norm)` to set that step's N and S (no re-recording,
- * no buffers or bind groups created per step); the encode* functions are the one-off form.
+ * The prepare* functions return prepared dispatches (src/kernels/dispatch_plan.ts), encoded with
+ * `encodePrepared`. A training step prepares them once per shape (src/model/gpu_train.ts
+ * `LossHead.prepare`, src/rl/trainer_head.ts) and, before each submit, calls
+ * `writeNormalizer(gpu, normUniforms, norm)` to set that step's N and S (no re-recording, no
+ * buffers or bind groups created per step).
  *
  * Consuming the skip flag. `state.flags` is a u32 storage buffer, non-zero when any checked
  * tensor held a NaN/±Inf. `gradScale = 0` alone does NOT make AdamW a no-op (m and v still
@@ -38,21 +39,21 @@ import { createStorage, readF32 } from '../gpu/buffers';
 import type { RlLossConfig } from './config';
 import type { StepNormalizer } from '../kernels/rl_math';
 import { METRIC, NONFINITE, ROW_STATS, RL_METRICS, decodeRlMetrics, type RlMetrics } from '../kernels/rl_metrics';
-import { encodePrepared, type PreparedDispatch, type TensorView } from '../kernels/dispatch_plan';
-import { encodeNonfiniteCheck, encodeNonfiniteClear, prepareNonfiniteCheck } from '../kernels/nonfinite_check';
-import { encodeRlAccInit, encodeRlMetricsFinalize, prepareRlAccumulate, prepareRlRowsZero } from '../kernels/rl_metrics_forward';
+import type { PreparedDispatch, TensorView } from '../kernels/dispatch_plan';
+import { prepareNonfiniteCheck, prepareNonfiniteClear } from '../kernels/nonfinite_check';
+import { prepareRlAccInit, prepareRlAccumulate, prepareRlMetricsFinalize, prepareRlRowsZero } from '../kernels/rl_metrics_forward';
 import { prepareSurrogateForward } from '../kernels/surrogate_forward';
 import { prepareSurrogateBackward } from '../kernels/surrogate_backward';
 import { prepareKlForward } from '../kernels/kl_forward';
 import { prepareKlBackward } from '../kernels/kl_backward';
 import { prepareValueLossForward } from '../kernels/value_loss_forward';
 import { prepareValueLossBackward } from '../kernels/value_loss_backward';
-import { prepareEntropyForward, type EntropyBuffers } from '../kernels/entropy_forward';
-import { encodeEntropyBackward } from '../kernels/entropy_backward';
+import { prepareEntropyForward } from '../kernels/entropy_forward';
+import { prepareEntropyBackward } from '../kernels/entropy_backward';
 import type { LossPrepared } from '../kernels/rl_launch';
-import { encodeGrpoAdvantageForward, type GrpoBuffers } from '../kernels/grpo_advantage_forward';
-import { encodeGaeForward, type GaeBuffers } from '../kernels/gae_forward';
-import { advNormalizeScratchBytes, encodeAdvNormalizeForward } from '../kernels/adv_normalize_forward';
+import { prepareGrpoAdvantageForward, type GrpoAdvantageForwardArgs } from '../kernels/grpo_advantage_forward';
+import { prepareGaeForward, type GaeForwardArgs } from '../kernels/gae_forward';
+import { advNormalizeScratchBytes, prepareAdvNormalizeForward } from '../kernels/adv_normalize_forward';
 
 /** The per-step GPU state of the loss head: accumulator, non-finite flags, metrics. */
 export interface RlStepState {
@@ -60,7 +61,7 @@ export interface RlStepState {
   acc: GPUBuffer;
   /** (4) u32; flags[0] = OR of NONFINITE bits seen this step. */
   flags: GPUBuffer;
-  /** (RL_METRICS) f32, written by encodeRlStepEnd. */
+  /** (RL_METRICS) f32, written by prepareRlStepEnd's dispatch. */
   metrics: GPUBuffer;
 }
 
@@ -73,55 +74,43 @@ export function createRlStepState(gpu: Gpu): RlStepState {
   };
 }
 
-/** Encode the start of an optimizer step: flags ← 0, acc ← initial values. */
-export function encodeRlStepBegin(gpu: Gpu, pass: GPUComputePassEncoder, s: RlStepState): void {
-  encodeNonfiniteClear(gpu, pass, s.flags);
-  encodeRlAccInit(gpu, pass, s.acc);
+/** Prepare the start of an optimizer step: flags ← 0, acc ← initial values. */
+export function prepareRlStepBegin(gpu: Gpu, s: RlStepState): PreparedDispatch[] {
+  return [prepareNonfiniteClear(gpu, { flags: { buffer: s.flags } }), prepareRlAccInit(gpu, { acc: { buffer: s.acc } })];
 }
 
 /**
- * Encode GRPO advantages: rewards checked (NONFINITE.rewards), then group-normalized and
+ * Prepare GRPO advantages: rewards checked (NONFINITE.rewards), then group-normalized and
  * broadcast to the rows' policy tokens.
- * @param E episode count (length of rewards)
+ * @throws Error naming a bad dimension or a view outside its buffer.
  */
-export function encodeGrpoAdvantages(
-  gpu: Gpu,
-  pass: GPUComputePassEncoder,
-  s: RlStepState,
-  bufs: GrpoBuffers,
-  E: number,
-  numGroups: number,
-  B: number,
-  T: number,
-  cfg: RlLossConfig,
-): void {
-  encodeNonfiniteCheck(gpu, pass, bufs.rewards, E, s.flags, NONFINITE.rewards);
-  encodeGrpoAdvantageForward(gpu, pass, bufs, numGroups, B, T, cfg);
+export function prepareGrpoAdvantages(gpu: Gpu, s: RlStepState, a: GrpoAdvantageForwardArgs): PreparedDispatch[] {
+  return [
+    prepareNonfiniteCheck(gpu, { n: a.E, x: a.rewards, flags: { buffer: s.flags }, bit: NONFINITE.rewards }),
+    ...prepareGrpoAdvantageForward(gpu, a),
+  ];
 }
 
 /**
- * Encode PPO advantages: rewards and V_old checked, GAE, then (cfg.normalizeAdvantages) masked
- * whitening in place.
- * @param scratch ≥ (B + 1)·16 bytes, used only when normalizing
+ * Prepare PPO advantages: rewards and V_old checked, GAE (γ, λ of cfg), then
+ * (cfg.normalizeAdvantages) masked whitening in place.
+ * @param scratch ≥ advNormalizeScratchBytes(B) bytes, used only when normalizing
+ * @throws Error when normalizing without scratch, or naming a bad dimension or view.
  */
-export function encodePpoAdvantages(
-  gpu: Gpu,
-  pass: GPUComputePassEncoder,
-  s: RlStepState,
-  bufs: GaeBuffers,
-  scratch: GPUBuffer | null,
-  B: number,
-  T: number,
-  cfg: RlLossConfig,
-): void {
-  encodeNonfiniteCheck(gpu, pass, bufs.rewards, B, s.flags, NONFINITE.rewards);
-  encodeNonfiniteCheck(gpu, pass, bufs.values, B * T, s.flags, NONFINITE.oldValues);
-  encodeNonfiniteCheck(gpu, pass, bufs.nextValue, B, s.flags, NONFINITE.oldValues);
-  encodeGaeForward(gpu, pass, bufs, B, T, cfg);
+export function preparePpoAdvantages(gpu: Gpu, s: RlStepState, a: Omit<GaeForwardArgs, 'p'>, scratch: TensorView | null, cfg: RlLossConfig): PreparedDispatch[] {
+  const { B, T } = a;
+  const flags = { buffer: s.flags };
+  const ds = [
+    prepareNonfiniteCheck(gpu, { n: B, x: a.rewards, flags, bit: NONFINITE.rewards }),
+    prepareNonfiniteCheck(gpu, { n: B * T, x: a.values, flags, bit: NONFINITE.oldValues }),
+    prepareNonfiniteCheck(gpu, { n: B, x: a.nextValue, flags, bit: NONFINITE.oldValues }),
+    prepareGaeForward(gpu, { ...a, p: cfg }),
+  ];
   if (cfg.normalizeAdvantages) {
-    if (!scratch) throw new Error(`encodePpoAdvantages: normalizeAdvantages needs a scratch buffer of ${advNormalizeScratchBytes(B)} bytes`);
-    encodeAdvNormalizeForward(gpu, pass, bufs.advantages, bufs.mask, scratch, B, T, cfg.eps);
+    if (!scratch) throw new Error(`preparePpoAdvantages: normalizeAdvantages needs a scratch buffer of ${advNormalizeScratchBytes(B)} bytes`);
+    ds.push(...prepareAdvNormalizeForward(gpu, { B, T, advantages: a.advantages, mask: a.mask, scratch, eps: cfg.eps }));
   }
+  return ds;
 }
 
 /** One micro-batch's buffers for the loss head, (B,T) f32 unless noted. */
@@ -144,12 +133,12 @@ export interface RlLossBuffers {
   dlogprob: GPUBuffer;
   /** Out (PPO): ∂L/∂V, written. */
   dvalues?: GPUBuffer;
-  /** Required when entCoef > 0: logits (B·T, V), V, and entropy/lse/dentropy (B·T) scratch. */
-  entropy?: EntropyBuffers & { V: number };
+  /** Required when entCoef > 0: logits (B·T, V), V, mask (B,T), and entropy/lse/dentropy (B·T) scratch. */
+  entropy?: { V: number; logits: GPUBuffer; mask: GPUBuffer; entropy: GPUBuffer; lse: GPUBuffer; dentropy: GPUBuffer };
 }
 
 function need<T>(x: T | undefined, what: string): T {
-  if (x === undefined) throw new Error(`encodeRlLossHead: ${what}`);
+  if (x === undefined) throw new Error(`prepareRlLossHead: ${what}`);
   return x;
 }
 
@@ -178,19 +167,21 @@ export function prepareRlLossHead(gpu: Gpu, s: RlStepState, b: RlLossBuffers, cf
     ds.push(...lp.dispatches);
     normUniforms.push(lp.uniform);
   };
-  ds.push(prepareNonfiniteCheck(gpu, b.logprobs, n, s.flags, NONFINITE.logprobs));
-  ds.push(prepareNonfiniteCheck(gpu, b.oldLogprobs, n, s.flags, NONFINITE.oldLogprobs));
-  ds.push(prepareNonfiniteCheck(gpu, b.advantages, n, s.flags, NONFINITE.advantages));
-  ds.push(prepareRlRowsZero(gpu, b.rowStats, B));
   const v = (buffer: GPUBuffer): TensorView => ({ buffer });
+  const flags = v(s.flags);
+  const check = (x: GPUBuffer, count: number, bit: number) => ds.push(prepareNonfiniteCheck(gpu, { n: count, x: v(x), flags, bit }));
+  check(b.logprobs, n, NONFINITE.logprobs);
+  check(b.oldLogprobs, n, NONFINITE.oldLogprobs);
+  check(b.advantages, n, NONFINITE.advantages);
   const rowStats = v(b.rowStats);
+  ds.push(prepareRlRowsZero(gpu, { B, rowStats }));
   const sa = { B, T, logprobs: v(b.logprobs), oldLogprobs: v(b.oldLogprobs), advantages: v(b.advantages), mask: v(b.mask) };
   const sp = { ...agg, clipLow: cfg.clipLow, clipHigh: cfg.clipHigh, dualClip: cfg.dualClip };
   add(prepareSurrogateForward(gpu, { ...sa, p: sp, rowStats }));
   add(prepareSurrogateBackward(gpu, { ...sa, p: sp, dlogprob: v(b.dlogprob) }));
   if (cfg.klCoef > 0) {
     const ref = need(b.refLogprobs, 'klCoef > 0 needs refLogprobs');
-    ds.push(prepareNonfiniteCheck(gpu, ref, n, s.flags, NONFINITE.refLogprobs));
+    check(ref, n, NONFINITE.refLogprobs);
     const ka = { B, T, logprobs: v(b.logprobs), refLogprobs: v(ref), mask: v(b.mask), p: { ...agg, estimator: cfg.klEstimator } };
     add(prepareKlForward(gpu, { ...ka, rowStats }));
     add(prepareKlBackward(gpu, { ...ka, klCoef: cfg.klCoef, dlogprob: v(b.dlogprob) }));
@@ -199,47 +190,44 @@ export function prepareRlLossHead(gpu: Gpu, s: RlStepState, b: RlLossBuffers, cf
     const values = need(b.values, 'ppo needs values');
     const oldValues = need(b.oldValues, 'ppo needs oldValues');
     const returns = need(b.returns, 'ppo needs returns');
-    ds.push(prepareNonfiniteCheck(gpu, values, n, s.flags, NONFINITE.values));
-    ds.push(prepareNonfiniteCheck(gpu, oldValues, n, s.flags, NONFINITE.oldValues));
-    ds.push(prepareNonfiniteCheck(gpu, returns, n, s.flags, NONFINITE.returns));
+    check(values, n, NONFINITE.values);
+    check(oldValues, n, NONFINITE.oldValues);
+    check(returns, n, NONFINITE.returns);
     const va = { B, T, values: v(values), oldValues: v(oldValues), returns: v(returns), mask: v(b.mask), p: { ...agg, vfClip: cfg.vfClip } };
     add(prepareValueLossForward(gpu, { ...va, rowStats }));
     add(prepareValueLossBackward(gpu, { ...va, vfCoef: cfg.vfCoef, dvalues: v(need(b.dvalues, 'ppo needs dvalues')) }));
   }
   if (cfg.entCoef > 0) {
     const e = need(b.entropy, 'entCoef > 0 needs entropy buffers (logits, V, entropy, lse, dentropy)');
-    ds.push(prepareNonfiniteCheck(gpu, e.logits, n * e.V, s.flags, NONFINITE.logits));
+    check(e.logits, n * e.V, NONFINITE.logits);
     const ea = { B, T, V: e.V, logits: v(e.logits), mask: v(e.mask), entropy: v(e.entropy), lse: v(e.lse), dentropy: v(e.dentropy) };
     add(prepareEntropyForward(gpu, { ...ea, rowStats, p: { ...agg, entCoef: cfg.entCoef } }));
   }
-  ds.push(prepareRlAccumulate(gpu, b.rowStats, s.acc, B));
+  ds.push(prepareRlAccumulate(gpu, { B, rowStats, acc: v(s.acc) }));
   return { dispatches: ds, normUniforms };
 }
 
-/** Encode prepareRlLossHead's dispatches (one-off use). */
-export function encodeRlLossHead(gpu: Gpu, pass: GPUComputePassEncoder, s: RlStepState, b: RlLossBuffers, cfg: RlLossConfig, norm: StepNormalizer): void {
-  encodePrepared(pass, prepareRlLossHead(gpu, s, b, cfg, norm).dispatches);
-}
-
 /**
- * Encode dlogits += the entropy bonus's gradient (after logprob_backward wrote dlogits).
- * No-op when entCoef = 0.
- * @throws Error when entCoef > 0 and `b.entropy` is missing.
+ * Prepare dlogits (B·T, V) += the entropy bonus's gradient (after logprob_backward wrote
+ * dlogits). Null when entCoef = 0 (no dispatch).
+ * @throws Error when entCoef > 0 and `b.entropy` is missing, or naming a bad dimension or view.
  */
-export function encodeRlEntropyBackward(gpu: Gpu, pass: GPUComputePassEncoder, b: RlLossBuffers, dlogits: GPUBuffer, cfg: RlLossConfig, norm: StepNormalizer): void {
-  if (!(cfg.entCoef > 0)) return;
+export function prepareRlEntropyBackward(gpu: Gpu, b: RlLossBuffers, dlogits: GPUBuffer, cfg: RlLossConfig, norm: StepNormalizer): LossPrepared | null {
+  if (!(cfg.entCoef > 0)) return null;
   const e = need(b.entropy, 'entCoef > 0 needs entropy buffers');
-  encodeEntropyBackward(gpu, pass, e, dlogits, b.B, b.T, e.V, { aggregation: cfg.aggregation, norm, entCoef: cfg.entCoef });
+  const v = (buffer: GPUBuffer): TensorView => ({ buffer });
+  const p = { aggregation: cfg.aggregation, norm, entCoef: cfg.entCoef };
+  return prepareEntropyBackward(gpu, { B: b.B, T: b.T, V: e.V, logits: v(e.logits), entropy: v(e.entropy), lse: v(e.lse), dentropy: v(e.dentropy), dlogits: v(dlogits), p });
 }
 
-/** Encode the end of a step: metrics ← finalize(acc, flags). */
-export function encodeRlStepEnd(gpu: Gpu, pass: GPUComputePassEncoder, s: RlStepState, cfg: RlLossConfig): void {
-  encodeRlMetricsFinalize(gpu, pass, s.acc, s.flags, s.metrics, cfg);
+/** Prepare the end of a step: metrics ← finalize(acc, flags). */
+export function prepareRlStepEnd(gpu: Gpu, s: RlStepState, cfg: RlLossConfig): PreparedDispatch {
+  return prepareRlMetricsFinalize(gpu, { acc: { buffer: s.acc }, flags: { buffer: s.flags }, metrics: { buffer: s.metrics }, c: cfg });
 }
 
 /**
  * Copy the global gradient norm (one f32 at byte `normOffset` of `norm`) into the metrics'
- * gradNorm slot. Encoded on the command encoder after the pass that ran encodeRlStepEnd.
+ * gradNorm slot. Encoded on the command encoder after the pass that ran prepareRlStepEnd's dispatch.
  */
 export function copyGradNormToMetrics(enc: GPUCommandEncoder, s: RlStepState, norm: GPUBuffer, normOffset = 0): void {
   enc.copyBufferToBuffer(norm, normOffset, s.metrics, METRIC.gradNorm * 4, 4);

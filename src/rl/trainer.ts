@@ -44,9 +44,10 @@ import type { RlLossConfig } from './config';
 import { rlLossHead, type RlHead } from './trainer_head';
 import { createStorage, readF32 } from '../gpu/buffers';
 import { mapReadChecked } from '../gpu/device_lost';
-import { encodeGrpoAdvantageForward } from '../kernels/grpo_advantage_forward';
-import { encodeGaeForward } from '../kernels/gae_forward';
-import { advNormalizeScratchBytes, encodeAdvNormalizeForward } from '../kernels/adv_normalize_forward';
+import { encodePrepared, type TensorView } from '../kernels/dispatch_plan';
+import { prepareGrpoAdvantageForward } from '../kernels/grpo_advantage_forward';
+import { prepareGaeForward } from '../kernels/gae_forward';
+import { advNormalizeScratchBytes, prepareAdvNormalizeForward } from '../kernels/adv_normalize_forward';
 import { buildRows, minibatchIndices, sliceRows, type RlRows, type TrajectoryLike } from './trainer_batch';
 import { ADVANTAGE_ESTIMATORS, gaeRowInputs, grpoGroupOffsets, type AppliedAdvantages } from './advantages';
 
@@ -254,50 +255,63 @@ export class RlTrainer {
       owned.push(b);
       return b;
     };
+    const v = (buffer: GPUBuffer): TensorView => ({ buffer });
     const mask = up('mask (B,T)', rows.mask);
     const advantages = out(`advantages (${B},${T})`, B * T * 4);
     const destroy = () => owned.forEach((b) => b.destroy());
     if (cfg.algorithm === 'ppo') {
       const g = gaeRowInputs(trajs, rows, oldValues);
-      const bufs = {
-        rewards: up('rewards (B)', g.rewards),
-        values: up('V_old (B,T)', oldValues),
-        mask,
-        nextValue: up('nextValue (B)', g.nextValue),
-        truncated: up('truncated (B)', g.truncated),
-        advantages,
-        returns: out(`returns (${B},${T})`, B * T * 4),
-      };
-      const scratch = cfg.normalizeAdvantages ? out('adv_normalize scratch', advNormalizeScratchBytes(B)) : null;
+      const returns = out(`returns (${B},${T})`, B * T * 4);
+      const ds = [prepareGaeForward(this.gpu, {
+        B,
+        T,
+        rewards: v(up('rewards (B)', g.rewards)),
+        values: v(up('V_old (B,T)', oldValues)),
+        mask: v(mask),
+        nextValue: v(up('nextValue (B)', g.nextValue)),
+        truncated: v(up('truncated (B)', g.truncated)),
+        advantages: v(advantages),
+        returns: v(returns),
+        p: cfg,
+      })];
+      if (cfg.normalizeAdvantages) {
+        const scratch = v(out('adv_normalize scratch', advNormalizeScratchBytes(B)));
+        ds.push(...prepareAdvNormalizeForward(this.gpu, { B, T, advantages: v(advantages), mask: v(mask), scratch, eps: cfg.eps }));
+      }
       return {
         advantages,
-        returns: bufs.returns,
+        returns,
         episodeAdvantages: null,
         encode: (enc) => {
           const pass = enc.beginComputePass({ label: `rl advantages (gae, B=${B}, T=${T})` });
-          encodeGaeForward(this.gpu, pass, bufs, B, T, cfg);
-          if (scratch) encodeAdvNormalizeForward(this.gpu, pass, advantages, mask, scratch, B, T, cfg.eps);
+          encodePrepared(pass, ds);
           pass.end();
         },
         destroy,
       };
     }
     const offsets = grpoGroupOffsets(trajs);
-    const bufs = {
-      rewards: up('rewards (E)', Float32Array.from(trajs, (t) => t.reward)),
-      groupOffsets: up('groupOffsets (G+1)', offsets),
-      episodeAdvantages: out(`episodeAdvantages (${trajs.length})`, trajs.length * 4),
-      rowEpisode: up('rowEpisode (B)', rows.rowEpisode),
-      mask,
-      advantages,
-    };
+    const episodeAdvantages = out(`episodeAdvantages (${trajs.length})`, trajs.length * 4);
+    const ds = prepareGrpoAdvantageForward(this.gpu, {
+      E: trajs.length,
+      numGroups: offsets.length - 1,
+      B,
+      T,
+      rewards: v(up('rewards (E)', Float32Array.from(trajs, (t) => t.reward))),
+      groupOffsets: v(up('groupOffsets (G+1)', offsets)),
+      episodeAdvantages: v(episodeAdvantages),
+      rowEpisode: v(up('rowEpisode (B)', rows.rowEpisode)),
+      mask: v(mask),
+      advantages: v(advantages),
+      p: cfg,
+    });
     return {
       advantages,
       returns: null,
-      episodeAdvantages: bufs.episodeAdvantages,
+      episodeAdvantages,
       encode: (enc) => {
         const pass = enc.beginComputePass({ label: `rl advantages (grpo, B=${B}, T=${T})` });
-        encodeGrpoAdvantageForward(this.gpu, pass, bufs, offsets.length - 1, B, T, cfg);
+        encodePrepared(pass, ds);
         pass.end();
       },
       destroy,

@@ -35,11 +35,8 @@ import type { LossContext, LossHead, TrainBatch } from '../model/gpu_train';
 import { resolveTokenSumNorm, type RlLossConfig } from './config';
 import { stepNormalizer, type StepNormalizer } from '../kernels/rl_math';
 import { RL_METRIC_NAMES, ROW_STATS } from '../kernels/rl_metrics';
-import { createRlStepState, prepareRlLossHead, type RlLossBuffers, type RlStepState } from './gpu_loss';
+import { createRlStepState, prepareRlEntropyBackward, prepareRlLossHead, prepareRlStepBegin, prepareRlStepEnd, type RlLossBuffers, type RlStepState } from './gpu_loss';
 import { writeNormalizer } from '../kernels/rl_launch';
-import { prepareNonfiniteClear } from '../kernels/nonfinite_check';
-import { prepareRlAccInit, prepareRlMetricsFinalize } from '../kernels/rl_metrics_forward';
-import { prepareEntropyBackward } from '../kernels/entropy_backward';
 
 /** Per-token inputs the head expects in `TrainBatch.extra`, (B·T) f32 each. */
 export const RL_EXTRA = ['oldLogprobs', 'advantages', 'oldValues', 'returns', 'refLogprobs'] as const;
@@ -139,22 +136,16 @@ export function rlLossHead(gpu: Gpu, cfg: RlLossConfig, maxN: number): RlHead {
     const head = prepareRlLossHead(gpu, state, lb, cfg, norm);
     const normUniforms = [...head.normUniforms];
     // dlogits += the entropy bonus's gradient (no dispatch when entCoef = 0).
-    const entBackward: PreparedDispatch[] = [];
-    if (cfg.entCoef > 0) {
-      const e = lb.entropy!;
-      const eb = prepareEntropyBackward(gpu, e, ctx.dlogits, B, T, e.V, { aggregation: cfg.aggregation, norm, entCoef: cfg.entCoef });
-      entBackward.push(...eb.dispatches);
-      normUniforms.push(eb.uniform);
-    }
+    const eb = prepareRlEntropyBackward(gpu, lb, ctx.dlogits, cfg, norm);
+    if (eb) normUniforms.push(eb.uniform);
     const dispatches = [
       ...gathers,
-      prepareNonfiniteClear(gpu, state.flags),
-      prepareRlAccInit(gpu, state.acc),
+      ...prepareRlStepBegin(gpu, state),
       prepareLogprobForward(gpu, { N, V, logits, targets: { buffer: ctx.targets }, logprob: { buffer: bufs.logprobs }, lse: { buffer: bufs.lse } }, 'rl logprob_forward'),
       ...head.dispatches,
       prepareLogprobBackward(gpu, { N, V, logits, targets: { buffer: ctx.targets }, lse: { buffer: bufs.lse }, dlogprob: { buffer: bufs.dlogprob }, dlogits: { buffer: ctx.dlogits } }, 'rl logprob_backward'),
-      ...entBackward,
-      prepareRlMetricsFinalize(gpu, state.acc, state.flags, state.metrics, cfg),
+      ...(eb?.dispatches ?? []),
+      prepareRlStepEnd(gpu, state, cfg),
     ];
     return { dispatches, normUniforms, src, nGathers: gathers.length };
   };

@@ -13,12 +13,11 @@ import { rlStepRef, stepNormalizerOf, type RlBatch } from '../../src/rl/loss_ref
 import {
   copyGradNormToMetrics,
   createRlStepState,
-  encodeGrpoAdvantages,
-  encodeRlEntropyBackward,
-  encodeRlLossHead,
+  prepareGrpoAdvantages,
+  prepareRlEntropyBackward,
   prepareRlLossHead,
-  encodeRlStepBegin,
-  encodeRlStepEnd,
+  prepareRlStepBegin,
+  prepareRlStepEnd,
   readRlMetrics,
   type RlLossBuffers,
 } from '../../src/rl/gpu_loss';
@@ -26,11 +25,11 @@ import { prepareRatioForward } from '../../src/kernels/ratio_forward';
 import { encodePrepared, type TensorView } from '../../src/kernels/dispatch_plan';
 import { writeNormalizer } from '../../src/kernels/rl_launch';
 import { ratioForwardRef } from '../../src/kernels/ratio_forward.ref';
-import { encodeGrpoAdvantageForward } from '../../src/kernels/grpo_advantage_forward';
+import { prepareGrpoAdvantageForward } from '../../src/kernels/grpo_advantage_forward';
 import { grpoAdvantageForwardRef } from '../../src/kernels/grpo_advantage_forward.ref';
-import { encodeGaeForward } from '../../src/kernels/gae_forward';
+import { prepareGaeForward } from '../../src/kernels/gae_forward';
 import { gaeForwardRef } from '../../src/kernels/gae_forward.ref';
-import { advNormalizeScratchBytes, encodeAdvNormalizeForward } from '../../src/kernels/adv_normalize_forward';
+import { advNormalizeScratchBytes, prepareAdvNormalizeForward } from '../../src/kernels/adv_normalize_forward';
 import { advNormalizeForwardRef } from '../../src/kernels/adv_normalize_forward.ref';
 import { prepareSurrogateForward } from '../../src/kernels/surrogate_forward';
 import { prepareSurrogateBackward } from '../../src/kernels/surrogate_backward';
@@ -45,11 +44,11 @@ import { prepareValueLossBackward } from '../../src/kernels/value_loss_backward'
 import { valueLossForwardRef } from '../../src/kernels/value_loss_forward.ref';
 import { valueLossBackwardRef } from '../../src/kernels/value_loss_backward.ref';
 import { prepareEntropyForward } from '../../src/kernels/entropy_forward';
-import { encodeEntropyBackward } from '../../src/kernels/entropy_backward';
+import { prepareEntropyBackward } from '../../src/kernels/entropy_backward';
 import { entropyForwardRef } from '../../src/kernels/entropy_forward.ref';
 import { entropyBackwardRef } from '../../src/kernels/entropy_backward.ref';
-import { encodeNonfiniteCheck, encodeNonfiniteClear } from '../../src/kernels/nonfinite_check';
-import { encodeRlRowsZero } from '../../src/kernels/rl_metrics_forward';
+import { prepareNonfiniteCheck, prepareNonfiniteClear } from '../../src/kernels/nonfinite_check';
+import { prepareRlRowsZero } from '../../src/kernels/rl_metrics_forward';
 
 export interface Check extends CloseReport {
   name: string;
@@ -111,20 +110,22 @@ export async function advantageKernels(seed: number): Promise<Check[]> {
     const mask = Float32Array.from({ length: B * T }, (_, i) => ((i * 7919) % 5 < 3 ? 1 : 0));
     for (const noStdDivision of [false, true]) {
       const gp = { stdFloor: 1e-6, eps: 1e-6, noStdDivision };
-      const bufs = {
-        rewards: up(gpu, 'rewards', rewards),
-        groupOffsets: up(gpu, 'offsets', offsets),
-        episodeAdvantages: out(gpu, 'ep-adv', E),
-        rowEpisode: up(gpu, 'row-episode', rowEpisode),
-        mask: up(gpu, 'mask', mask),
-        advantages: out(gpu, 'adv', B * T),
+      const episodeAdvantages = out(gpu, 'ep-adv', E), advantages = out(gpu, 'adv', B * T);
+      const ga = {
+        E, numGroups: groups.length, B, T, p: gp,
+        rewards: tv(up(gpu, 'rewards', rewards)),
+        groupOffsets: tv(up(gpu, 'offsets', offsets)),
+        episodeAdvantages: tv(episodeAdvantages),
+        rowEpisode: tv(up(gpu, 'row-episode', rowEpisode)),
+        mask: tv(up(gpu, 'mask', mask)),
+        advantages: tv(advantages),
       };
-      await run(gpu, 'grpo', (p) => encodeGrpoAdvantageForward(gpu, p, bufs, groups.length, B, T, gp));
+      await run(gpu, 'grpo', (p) => encodePrepared(p, prepareGrpoAdvantageForward(gpu, ga)));
       const ref = grpoAdvantageForwardRef(rewards, offsets, rowEpisode, mask, { B, T }, gp);
-      const ep = await readF32(gpu.device, bufs.episodeAdvantages, E);
+      const ep = await readF32(gpu.device, episodeAdvantages, E);
       // f32 two-pass mean/std over ≤ 5 rewards: |err| ≲ 1e-6·|A|
       checks.push(cmp(`grpo episode advantages noStd=${noStdDivision}`, ep, ref.episodeAdvantages, 1e-6, 1e-5));
-      checks.push(cmp(`grpo broadcast noStd=${noStdDivision}`, await readF32(gpu.device, bufs.advantages, B * T), ref.advantages, 1e-6, 1e-5));
+      checks.push(cmp(`grpo broadcast noStd=${noStdDivision}`, await readF32(gpu.device, advantages, B * T), ref.advantages, 1e-6, 1e-5));
       // groups 0–5 (constant, near-constant, one member) must be exactly 0 on the GPU too
       const zeroIdx = [0, 1, 2, 3, 4, 5, 6, 7, 12, 13, 14, 15, 16, 17, 18, 19];
       checks.push(cmp(`grpo exact zeros noStd=${noStdDivision}`, zeroIdx.map((i) => ep[i]), zeroIdx.map(() => 0), 0, 0));
@@ -135,27 +136,29 @@ export async function advantageKernels(seed: number): Promise<Check[]> {
       const rw = Float32Array.from([1, 0, -0.5, 2, 0.25, 1]);
       const nv = Float32Array.from([4, 3, 2, 1, 0.5, -1]);
       const tr = Float32Array.from([0, 1, 1, 0, 1, 0]);
-      const bufs = {
-        rewards: up(gpu, 'rewards', rw),
-        values: up(gpu, 'values', b.oldValues!),
-        mask: up(gpu, 'mask', b.mask),
-        nextValue: up(gpu, 'next-value', nv),
-        truncated: up(gpu, 'truncated', tr),
-        advantages: out(gpu, 'adv', b.B * b.T),
-        returns: out(gpu, 'ret', b.B * b.T),
+      const advantages = out(gpu, 'adv', b.B * b.T), returns = out(gpu, 'ret', b.B * b.T);
+      const ga = {
+        B: b.B, T: b.T, p: { gamma, lambda },
+        rewards: tv(up(gpu, 'rewards', rw)),
+        values: tv(up(gpu, 'values', b.oldValues!)),
+        mask: tv(up(gpu, 'mask', b.mask)),
+        nextValue: tv(up(gpu, 'next-value', nv)),
+        truncated: tv(up(gpu, 'truncated', tr)),
+        advantages: tv(advantages),
+        returns: tv(returns),
       };
-      await run(gpu, 'gae', (p) => encodeGaeForward(gpu, p, bufs, b.B, b.T, { gamma, lambda }));
+      await run(gpu, 'gae', (p) => encodePrepared(p, [prepareGaeForward(gpu, ga)]));
       const ref = gaeForwardRef(rw, b.oldValues!, b.mask, nv, tr, b, { gamma, lambda });
       // ≤ 40 sequential f32 steps of |values| ~ 1
-      checks.push(cmp(`gae advantages γ=${gamma} λ=${lambda}`, await readF32(gpu.device, bufs.advantages, b.B * b.T), ref.advantages, 1e-5, 1e-5));
-      checks.push(cmp(`gae returns γ=${gamma} λ=${lambda}`, await readF32(gpu.device, bufs.returns, b.B * b.T), ref.returns, 1e-5, 1e-5));
+      checks.push(cmp(`gae advantages γ=${gamma} λ=${lambda}`, await readF32(gpu.device, advantages, b.B * b.T), ref.advantages, 1e-5, 1e-5));
+      checks.push(cmp(`gae returns γ=${gamma} λ=${lambda}`, await readF32(gpu.device, returns, b.B * b.T), ref.returns, 1e-5, 1e-5));
     }
     // masked whitening in place
     {
       const b = toF32(makeRlBatch(seed + 2, 7, 50));
       const adv = Float32Array.from(b.advantages, (x, i) => (b.mask[i] > 0 ? 3 + 2 * x : 1e3)); // garbage at masked
       const a = up(gpu, 'adv', adv), m = up(gpu, 'mask', b.mask), s = out(gpu, 'scratch', advNormalizeScratchBytes(b.B) / 4);
-      await run(gpu, 'adv-norm', (p) => encodeAdvNormalizeForward(gpu, p, a, m, s, b.B, b.T, 1e-6));
+      await run(gpu, 'adv-norm', (p) => encodePrepared(p, prepareAdvNormalizeForward(gpu, { B: b.B, T: b.T, advantages: tv(a), mask: tv(m), scratch: tv(s), eps: 1e-6 })));
       const ref = advNormalizeForwardRef(adv, b.mask, b, 1e-6);
       checks.push(cmp('adv_normalize_forward', await readF32(gpu.device, a, b.B * b.T), ref.advantages, 1e-5, 1e-5));
       const st = await readF32(gpu.device, s, (b.B + 1) * 4);
@@ -202,7 +205,7 @@ async function lossKernelsOne(gpu: Gpu, seed: number, aggregation: LossAggregati
     const sp = { ...agg, clipLow: 0.2, clipHigh: 0.28, dualClip };
     const sa = { B, T, p: sp, logprobs: tv(g.lp), oldLogprobs: tv(g.old), advantages: tv(g.adv), mask: tv(g.mask) };
     await run(gpu, 'surrogate', (p) => {
-      encodeRlRowsZero(gpu, p, rows, B);
+      encodePrepared(p, [prepareRlRowsZero(gpu, { B: B, rowStats: tv(rows) })]);
       encodePrepared(p, prepareSurrogateForward(gpu, { ...sa, rowStats: tv(rows) }).dispatches);
       encodePrepared(p, prepareSurrogateBackward(gpu, { ...sa, dlogprob: tv(grad) }).dispatches);
     });
@@ -229,7 +232,7 @@ async function lossKernelsOne(gpu: Gpu, seed: number, aggregation: LossAggregati
     const bnorm = stepNormalizer(new Float32Array(n).fill(1), 1, n, n);
     const sp = { aggregation, norm: bnorm, clipLow: 0.2, clipHigh: 0.28, dualClip: null };
     await run(gpu, 'surrogate band', (p) => {
-      encodeRlRowsZero(gpu, p, bandRows, 1);
+      encodePrepared(p, [prepareRlRowsZero(gpu, { B: 1, rowStats: tv(bandRows) })]);
       encodePrepared(p, prepareSurrogateForward(gpu, { B: 1, T: n, p: sp, logprobs: tv(cb.logprobs), oldLogprobs: tv(cb.oldLogprobs), advantages: tv(cb.advantages), mask: tv(cb.mask), rowStats: tv(bandRows) }).dispatches);
     });
     const got = await readF32(gpu.device, bandRows, ROW_STATS);
@@ -240,7 +243,7 @@ async function lossKernelsOne(gpu: Gpu, seed: number, aggregation: LossAggregati
   for (const estimator of ['k1', 'k2', 'k3'] as KlEstimator[]) {
     const kp = { ...agg, estimator };
     await run(gpu, 'kl', (p) => {
-      encodeRlRowsZero(gpu, p, rows, B);
+      encodePrepared(p, [prepareRlRowsZero(gpu, { B: B, rowStats: tv(rows) })]);
       encodePrepared(p, prepareKlForward(gpu, { B, T, p: kp, logprobs: tv(g.lp), refLogprobs: tv(g.ref), mask: tv(g.mask), rowStats: tv(rows) }).dispatches);
       gpu.device.queue.writeBuffer(grad, 0, new Float32Array(B * T).fill(0.25)); // accumulate onto 0.25
       encodePrepared(p, prepareKlBackward(gpu, { B, T, p: kp, logprobs: tv(g.lp), refLogprobs: tv(g.ref), mask: tv(g.mask), klCoef: 0.3, dlogprob: tv(grad) }).dispatches);
@@ -254,7 +257,7 @@ async function lossKernelsOne(gpu: Gpu, seed: number, aggregation: LossAggregati
     const vp = { ...agg, vfClip };
     const va = { B, T, p: vp, values: tv(g.v), oldValues: tv(g.vold), returns: tv(g.ret), mask: tv(g.mask) };
     await run(gpu, 'value', (p) => {
-      encodeRlRowsZero(gpu, p, rows, B);
+      encodePrepared(p, [prepareRlRowsZero(gpu, { B: B, rowStats: tv(rows) })]);
       encodePrepared(p, prepareValueLossForward(gpu, { ...va, rowStats: tv(rows) }).dispatches);
       encodePrepared(p, prepareValueLossBackward(gpu, { ...va, vfCoef: 0.5, dvalues: tv(grad) }).dispatches);
     });
@@ -270,10 +273,10 @@ async function lossKernelsOne(gpu: Gpu, seed: number, aggregation: LossAggregati
     const eb = { logits: g.logits, mask: g.mask, entropy: out(gpu, 'ent', B * T), lse: out(gpu, 'lse', B * T), dentropy: out(gpu, 'dent', B * T) };
     const dlogits = up(gpu, 'dlogits', new Float32Array(B * T * V).fill(-0.5));
     await run(gpu, 'entropy', (p) => {
-      encodeRlRowsZero(gpu, p, rows, B);
+      encodePrepared(p, [prepareRlRowsZero(gpu, { B: B, rowStats: tv(rows) })]);
       const ea = { B, T, V, p: ep, logits: tv(eb.logits), mask: tv(eb.mask), entropy: tv(eb.entropy), lse: tv(eb.lse), dentropy: tv(eb.dentropy), rowStats: tv(rows) };
       encodePrepared(p, prepareEntropyForward(gpu, ea).dispatches);
-      encodeEntropyBackward(gpu, p, eb, dlogits, B, T, V, ep);
+      encodePrepared(p, prepareEntropyBackward(gpu, { ...ea, dlogits: tv(dlogits) }).dispatches);
     });
     const fr = entropyForwardRef(b.logits!, b.mask, { B, T, V }, ep);
     // log-sum-exp over V = 11 logits of std 2 in f32
@@ -303,7 +306,7 @@ export async function klExtremes(): Promise<{ checks: Check[]; k3: number[]; dk3
     for (const estimator of ['k1', 'k2', 'k3'] as KlEstimator[]) {
       const kp = { aggregation: 'token-mean' as const, norm, estimator };
       await run(gpu, 'kl-extremes', (p) => {
-        encodeRlRowsZero(gpu, p, rows, B);
+        encodePrepared(p, [prepareRlRowsZero(gpu, { B: B, rowStats: tv(rows) })]);
         encodePrepared(p, prepareKlForward(gpu, { B, T, p: kp, logprobs: tv(glp), refLogprobs: tv(gref), mask: tv(gm), rowStats: tv(rows) }).dispatches);
         gpu.device.queue.writeBuffer(grad, 0, new Float32Array(B));
         encodePrepared(p, prepareKlBackward(gpu, { B, T, p: kp, logprobs: tv(glp), refLogprobs: tv(gref), mask: tv(gm), klCoef: 1, dlogprob: tv(grad) }).dispatches);
@@ -367,13 +370,12 @@ async function gpuStep(gpu: Gpu, parts: RlBatch<Float32Array>[], cfg: RlLossConf
   const heads = prepared ? mbs.map((mb) => prepareRlLossHead(gpu, s, mb.bufs, cfg, { globalTokens: 1, globalSeqs: 1, tokenSumNorm: 1 })) : [];
   if (prepared) writeNormalizer(gpu, heads.flatMap((h) => h.normUniforms), norm);
   await run(gpu, 'rl-step', (p) => {
-    encodeRlStepBegin(gpu, p, s);
+    encodePrepared(p, prepareRlStepBegin(gpu, s));
     for (const [k, mb] of mbs.entries()) {
-      if (prepared) encodePrepared(p, heads[k].dispatches);
-      else encodeRlLossHead(gpu, p, s, mb.bufs, cfg, norm);
-      encodeRlEntropyBackward(gpu, p, mb.bufs, mb.dlogits, cfg, norm);
+      encodePrepared(p, prepared ? heads[k].dispatches : prepareRlLossHead(gpu, s, mb.bufs, cfg, norm).dispatches);
+      encodePrepared(p, prepareRlEntropyBackward(gpu, mb.bufs, mb.dlogits, cfg, norm)?.dispatches ?? []);
     }
-    encodeRlStepEnd(gpu, p, s, cfg);
+    encodePrepared(p, [prepareRlStepEnd(gpu, s, cfg)]);
   }, gradNorm === undefined ? undefined : (enc) => copyGradNormToMetrics(enc, s, up(gpu, 'grad-norm', Float32Array.from([gradNorm]))));
   const res: StepResult = { metrics: await readRlMetrics(gpu, s), dlogprob: [], dvalues: [], dlogits: [] };
   for (const mb of mbs) {
@@ -507,8 +509,7 @@ export async function nonfiniteDetection(seed: number): Promise<{ raw: Array<{ v
     for (const [name, v] of values) {
       const x = up(gpu, 'x', Float32Array.from([0.5, v, 2]));
       await run(gpu, 'nonfinite', (p) => {
-        encodeNonfiniteClear(gpu, p, flags);
-        encodeNonfiniteCheck(gpu, p, x, 3, flags, NONFINITE.values);
+        encodePrepared(p, [prepareNonfiniteClear(gpu, { flags: tv(flags) }), prepareNonfiniteCheck(gpu, { n: 3, x: tv(x), flags: tv(flags), bit: NONFINITE.values })]);
       });
       raw.push({ value: name, flag: new Uint32Array(await readback(gpu.device, flags, 4))[0] });
     }
@@ -527,19 +528,19 @@ export async function nonfiniteDetection(seed: number): Promise<{ raw: Array<{ v
     // rewards: through the GRPO advantage path
     {
       const s = createRlStepState(gpu);
-      const rewards = up(gpu, 'rewards', Float32Array.from([1, NaN, 0, 0]));
-      const bufs = {
-        rewards,
-        groupOffsets: up(gpu, 'offsets', Int32Array.from([0, 4])),
-        episodeAdvantages: out(gpu, 'ep', 4),
-        rowEpisode: up(gpu, 'row-ep', Int32Array.from([0, 1, 2, 3])),
-        mask: up(gpu, 'mask', new Float32Array(8).fill(1)),
-        advantages: out(gpu, 'adv', 8),
+      const ga = {
+        E: 4, numGroups: 1, B: 4, T: 2, p: cfg,
+        rewards: tv(up(gpu, 'rewards', Float32Array.from([1, NaN, 0, 0]))),
+        groupOffsets: tv(up(gpu, 'offsets', Int32Array.from([0, 4]))),
+        episodeAdvantages: tv(out(gpu, 'ep', 4)),
+        rowEpisode: tv(up(gpu, 'row-ep', Int32Array.from([0, 1, 2, 3]))),
+        mask: tv(up(gpu, 'mask', new Float32Array(8).fill(1))),
+        advantages: tv(out(gpu, 'adv', 8)),
       };
       await run(gpu, 'grpo-nan', (p) => {
-        encodeRlStepBegin(gpu, p, s);
-        encodeGrpoAdvantages(gpu, p, s, bufs, 4, 1, 4, 2, cfg);
-        encodeRlStepEnd(gpu, p, s, cfg);
+        encodePrepared(p, prepareRlStepBegin(gpu, s));
+        encodePrepared(p, prepareGrpoAdvantages(gpu, s, ga));
+        encodePrepared(p, [prepareRlStepEnd(gpu, s, cfg)]);
       });
       const m = await readRlMetrics(gpu, s);
       steps.push({ source: 'rewards', where: 'valid', skipped: m.skipped, mask: m.nonfiniteMask, want: NONFINITE.rewards });
