@@ -5,7 +5,8 @@
  * One optimizer step, all in one compute pass where possible, one readback at the end:
  *
  *   prepareRlStepBegin             flags ← 0, acc ← init
- *   prepareGrpoAdvantages / preparePpoAdvantages (once per rollout batch; checks rewards, values)
+ *   advantages (once per rollout batch: src/rl/trainer.ts encodes grpo_advantage or gae
+ *                                  (+ adv_normalize); prepareGrpoAdvantages adds the rewards check)
  *   for each micro-batch:
  *     model forward → logits, logprobs (logprob_forward), values (value head)
  *     prepareRlLossHead            non-finite checks; rowStats ← 0; surrogate fwd/bwd (dlogprob
@@ -52,8 +53,6 @@ import { prepareEntropyForward } from '../kernels/entropy_forward';
 import { prepareEntropyBackward } from '../kernels/entropy_backward';
 import type { LossPrepared } from '../kernels/rl_launch';
 import { prepareGrpoAdvantageForward, type GrpoAdvantageForwardArgs } from '../kernels/grpo_advantage_forward';
-import { prepareGaeForward, type GaeForwardArgs } from '../kernels/gae_forward';
-import { advNormalizeScratchBytes, prepareAdvNormalizeForward } from '../kernels/adv_normalize_forward';
 
 /** The per-step GPU state of the loss head: accumulator, non-finite flags, metrics. */
 export interface RlStepState {
@@ -89,28 +88,6 @@ export function prepareGrpoAdvantages(gpu: Gpu, s: RlStepState, a: GrpoAdvantage
     prepareNonfiniteCheck(gpu, { n: a.E, x: a.rewards, flags: { buffer: s.flags }, bit: NONFINITE.rewards }),
     ...prepareGrpoAdvantageForward(gpu, a),
   ];
-}
-
-/**
- * Prepare PPO advantages: rewards and V_old checked, GAE (γ, λ of cfg), then
- * (cfg.normalizeAdvantages) masked whitening in place.
- * @param scratch ≥ advNormalizeScratchBytes(B) bytes, used only when normalizing
- * @throws Error when normalizing without scratch, or naming a bad dimension or view.
- */
-export function preparePpoAdvantages(gpu: Gpu, s: RlStepState, a: Omit<GaeForwardArgs, 'p'>, scratch: TensorView | null, cfg: RlLossConfig): PreparedDispatch[] {
-  const { B, T } = a;
-  const flags = { buffer: s.flags };
-  const ds = [
-    prepareNonfiniteCheck(gpu, { n: B, x: a.rewards, flags, bit: NONFINITE.rewards }),
-    prepareNonfiniteCheck(gpu, { n: B * T, x: a.values, flags, bit: NONFINITE.oldValues }),
-    prepareNonfiniteCheck(gpu, { n: B, x: a.nextValue, flags, bit: NONFINITE.oldValues }),
-    prepareGaeForward(gpu, { ...a, p: cfg }),
-  ];
-  if (cfg.normalizeAdvantages) {
-    if (!scratch) throw new Error(`preparePpoAdvantages: normalizeAdvantages needs a scratch buffer of ${advNormalizeScratchBytes(B)} bytes`);
-    ds.push(...prepareAdvNormalizeForward(gpu, { B, T, advantages: a.advantages, mask: a.mask, scratch, eps: cfg.eps }));
-  }
-  return ds;
 }
 
 /** One micro-batch's buffers for the loss head, (B,T) f32 unless noted. */
