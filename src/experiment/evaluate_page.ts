@@ -36,6 +36,7 @@ export interface EvalPageRequest {
   /** τ ≥ 0 (0 = greedy). */
   temperature: number;
   seed: number;
+  /** Tool-call turns per episode; the env host's cap adds the harness's workflow turns (harness/turn_budget.ts `turnCap`). */
   maxTurns: number;
   /** Default: the checkpoint's action reserve. */
   maxNewTokens?: number;

@@ -1,9 +1,9 @@
 /**
  * Feasibility of an experiment's (task, harness) cells under its own budgets
  * (src/experiment/feasibility.ts), with the real tokenizer. Reproduces the measured facts of
- * issue 17 under `main`'s budgets (8 turns, 64 new tokens, 512 − 64 context tokens): tier-3
- * tasks under W1/W2 need more turns than allowed; calendar-add cannot be done under either
- * black-box harness.
+ * issue 17 under `main`'s budgets (8 tool-call turns, 64 new tokens, 512 − 64 context tokens):
+ * tier-3 tasks under W1/W2 need more than 8 turns, and the cap adds their workflow turns
+ * (src/harness/turn_budget.ts); calendar-add cannot be done under either black-box harness.
  */
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
