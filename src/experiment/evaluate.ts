@@ -28,6 +28,7 @@ export interface EvalOptions {
   tok: Tokenizer;
   policy: Policy;
   env: EnvBackend;
+  /** Tool-call turns per episode; the env host's cap adds the harness's workflow turns (harness/turn_budget.ts `turnCap`). */
   maxTurns: number;
   maxNewTokens: number;
   /** Context budget in tokens (capped at the policy's maxT). */

@@ -36,6 +36,7 @@ export interface EvalPageRequest {
   /** τ ≥ 0 (0 = greedy). */
   temperature: number;
   seed: number;
+  /** Tool-call turns per episode; the env host's cap adds the harness's workflow turns (harness/turn_budget.ts `turnCap`). */
   maxTurns: number;
   /** Default: the checkpoint's action reserve. */
   maxNewTokens?: number;
@@ -90,7 +91,7 @@ export async function evaluateCheckpointInPage(req: EvalPageRequest): Promise<st
 
   const backend = await chooseBackend(req.backend ?? 'auto');
   const { policy, destroy } = createPolicy(backend, cfg, ck.params, maxRows(cfg));
-  const env = envWorkerPool(req.workers, req.watchdogMs ?? 30_000);
+  const env = envWorkerPool(req.workers, req.watchdogMs ?? 30_000, tok);
   try {
     const reqs: EpisodeRequest[] = [];
     for (const h of plan.ids) for (const t of taskIds) for (let s = 0; s < req.samples; s++) reqs.push({ taskId: t, harnessId: h, group: reqs.length });

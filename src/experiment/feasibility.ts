@@ -12,7 +12,9 @@
  *   - 'opening': the opening messages alone exceed min(maxT, contextTokens) − maxNewTokens;
  *   - 'expert':  the expert does not pass even without a turn cap (a harness the task cannot
  *                be done through, e.g. no tool for it), with the failing check or error;
- *   - 'turns':   the expert needs more policy turns than rollout.maxTurns;
+ *   - 'turns':   the expert needs more policy turns than the episode cap, rollout.maxTurns
+ *                tool-call turns plus the harness's workflow overhead (src/harness/turn_budget.ts
+ *                `turnCap`, the cap rollouts and evaluation use);
  *   - 'action':  one of the expert's actions (with its end token) is longer than
  *                rollout.maxNewTokens.
  * Pure apart from CPU time (~10–30 ms a cell); cells are deduplicated over seeds and methods
@@ -23,8 +25,8 @@ import { runExpertEpisode } from '../harness/expert';
 import { presetConfig } from '../model/config';
 import type { Tokenizer } from '../model/tokenizer';
 import { checkOpeningsFit, runBudget } from '../pretrain/budget';
-import { ContextBudgetError, cutView, encodeAction, encodeContext, type RowLimits } from '../model/rows';
-import { memoTokenLength } from '../harness/render';
+import { ContextBudgetError, cutView, encodeAction, tokenCounter, type RowLimits } from '../model/rows';
+import { turnCap } from '../harness/turn_budget';
 import { taskFromId } from '../tasks';
 import { inSpaceEvalSet, taskAssignments, testTasks, trainingHarnesses, trainPool, TRAIN_POOL_PER_SUITE } from './plan';
 import type { ExperimentSpec } from './spec';
@@ -33,7 +35,7 @@ export type InfeasibleReason = 'opening' | 'expert' | 'turns' | 'action';
 
 /** The budgets one cell is checked under. */
 export interface CellBudget {
-  /** Policy turns (rollout.maxTurns). */
+  /** Tool-call turns (rollout.maxTurns); the cell's cap adds its harness's workflow overhead (`turnCap`). */
   maxTurns: number;
   /** Context and action reserve: maxT = min(model maxT, contextTokens), reserve = maxNewTokens. */
   limits: RowLimits;
@@ -64,30 +66,10 @@ export interface SpecCell {
 }
 
 /**
- * A real-token counter for the harness's context policies (C2, coding-CLI compaction): the ids
- * `encodeContext` gives the text (role markers as single special ids), memoized per text.
- */
-export function tokenCounter(tok: Tokenizer): (text: string) => number {
-  // − 1: encodeContext starts with <bos>, which a message text does not carry.
-  return memoTokenLength((text) => encodeContext(tok, text).length - 1);
-}
-
-/** How the harness counts tokens in the check; it must match the rollouts'. */
-export interface FeasibilityOptions {
-  /**
-   * Run the harness's context policies on real token counts (default true), as rollouts do once
-   * the environment passes the tokenizer's length; false: ⌈chars / 4⌉ (the harness default).
-   */
-  realTokens?: boolean;
-  /** The counter to use (default `tokenCounter(tok)`); shared across cells, so its memo is too. */
-  tokenLength?: (text: string) => number;
-}
-
-/**
  * Check one cell: opening, then the honest expert under the cut, its turns and action lengths.
  * @throws Error naming an unknown harness id or task (a spec error, not an infeasible cell)
  */
-export function cellFeasibility(tok: Tokenizer, taskId: string, harnessId: string, budget: CellBudget, opts: FeasibilityOptions = {}): CellFeasibility {
+export function cellFeasibility(tok: Tokenizer, taskId: string, harnessId: string, budget: CellBudget, tokenLength: (text: string) => number = tokenCounter(tok)): CellFeasibility {
   const task = taskFromId(taskId);
   const base = { taskId, harnessId, turns: 0, maxActionTokens: 0 };
   try {
@@ -96,7 +78,8 @@ export function cellFeasibility(tok: Tokenizer, taskId: string, harnessId: strin
     if (!(e instanceof ContextBudgetError)) throw e;
     return { ...base, feasible: false, reason: 'opening', detail: `the opening takes ${e.headTokens} tokens, more than the context budget ${e.budget}` };
   }
-  const ep = runExpertEpisode(task, harnessId, { view: cutView(tok, budget.limits), ...(opts.realTokens === false ? {} : { tokenLength: opts.tokenLength ?? tokenCounter(tok) }) });
+  // The harness counts tokens as the rollout host's does: the policy's tokenizer (src/rollout/env.ts).
+  const ep = runExpertEpisode(task, harnessId, { view: cutView(tok, budget.limits), tokenLength });
   const turns = ep.turns.length;
   let longest = 0;
   let longestAt = -1;
@@ -110,7 +93,11 @@ export function cellFeasibility(tok: Tokenizer, taskId: string, harnessId: strin
     const why = ep.error ?? (bad ? `${bad.name}${bad.detail ? ': ' + bad.detail : ''}` : 'failed');
     return { ...out, feasible: false, reason: 'expert', detail: `the expert fails under this harness (${why.slice(0, 200)})` };
   }
-  if (turns > budget.maxTurns) return { ...out, feasible: false, reason: 'turns', detail: `the expert needs ${turns} turns, the budget is ${budget.maxTurns}` };
+  const cap = turnCap(budget.maxTurns, harnessId, task);
+  if (turns > cap) {
+    const extra = cap - budget.maxTurns;
+    return { ...out, feasible: false, reason: 'turns', detail: `the expert needs ${turns} turns, the budget is ${cap}${extra ? ` (${budget.maxTurns} + ${extra} workflow)` : ''}` };
+  }
   if (longest > budget.limits.actionReserve) {
     const first = ep.turns[longestAt].action.split('\n')[0].slice(0, 60);
     return { ...out, feasible: false, reason: 'action', detail: `an action takes ${longest} tokens (turn ${longestAt + 1}: ${JSON.stringify(first)}…), more than maxNewTokens ${budget.limits.actionReserve}` };
@@ -164,9 +151,10 @@ export interface FeasibilityReport {
  * Check every cell of the spec.
  * @param opts.onProgress called after each cell (done, total)
  */
-export function specFeasibility(spec: ExperimentSpec, tok: Tokenizer, opts: FeasibilityOptions & { poolPerSuite?: number; onProgress?: (done: number, total: number) => void } = {}): FeasibilityReport {
+export function specFeasibility(spec: ExperimentSpec, tok: Tokenizer, opts: { poolPerSuite?: number; onProgress?: (done: number, total: number) => void } = {}): FeasibilityReport {
   const cells = specCells(spec, tok.vocabSize, opts.poolPerSuite);
-  const count = { realTokens: opts.realTokens, tokenLength: opts.realTokens === false ? undefined : (opts.tokenLength ?? tokenCounter(tok)) };
+  // One counter for all cells, so its memo is shared.
+  const count = tokenCounter(tok);
   const rep: FeasibilityReport = { cells: cells.length, infeasible: [], byReason: { opening: 0, expert: 0, turns: 0, action: 0 }, byHarness: {}, byFamily: {}, byTier: {} };
   cells.forEach((c, i) => {
     const f = cellFeasibility(tok, c.taskId, c.harnessId, c.budget, count);
@@ -195,7 +183,7 @@ export interface ExcludedCell {
  * harness then task. The runner drops them from the training assignments and the evaluation
  * sets and lists them in results (a task's other harnesses stay).
  */
-export function excludedCells(spec: ExperimentSpec, tok: Tokenizer, opts: FeasibilityOptions & { poolPerSuite?: number } = {}): ExcludedCell[] {
+export function excludedCells(spec: ExperimentSpec, tok: Tokenizer, opts: { poolPerSuite?: number } = {}): ExcludedCell[] {
   const seen = new Set<string>();
   const out: ExcludedCell[] = [];
   for (const c of specFeasibility(spec, tok, opts).infeasible) {

@@ -97,7 +97,7 @@ export interface RunnerOptions {
  */
 export interface RunSeams {
   /** The run's environment backend instead of the worker pool (or the in-process one); e.g. one whose job n kills its worker. */
-  env?: (spec: ExperimentSpec) => EnvBackend & { terminate(): void };
+  env?: (spec: ExperimentSpec, tok: Tokenizer) => EnvBackend & { terminate(): void };
   /** Hooks of the RL loop (rl_loop.ts RlLoopHooks: after-rollout transforms). */
   loop?: RlLoopHooks;
 }
@@ -170,8 +170,8 @@ async function startingParams(spec: ExperimentSpec, cfg: ModelConfig, preset: st
   return { params: initParams(cfg, Rng.derive(seed, 'init').int(2 ** 31)), source: 'scratch (seeded random init)' };
 }
 
-function localEnv(): Promise<EnvBackend & { terminate(): void }> {
-  return import('../rollout/env').then(({ localEnvApi }) => ({ ...inProcessEnv(localEnvApi()), terminate: () => {} }));
+function localEnv(tok: Tokenizer): Promise<EnvBackend & { terminate(): void }> {
+  return import('../rollout/env').then(({ localEnvApi }) => ({ ...inProcessEnv(localEnvApi(tok)), terminate: () => {} }));
 }
 
 /** Largest row count per forward such that the (B, maxT, V) logits stay well inside a 128 MiB binding. */
@@ -253,7 +253,8 @@ export async function runExperiment(specJson: unknown, o: RunnerOptions = {}, se
   const excluded = new Set((o.excludeCells ?? []).map((c) => cellKey(c.taskId, c.harnessId)));
   const store = await CheckpointStore.open(o.dbName ? { dbName: o.dbName } : {});
   const runId = o.runId ?? `run-${spec.name}`;
-  const env = seams.env ? seams.env(spec) : o.inProcessEnv ? await localEnv() : envWorkerPool(spec.rollout.workers, spec.rollout.watchdogMs);
+  // The environments count tokens with the policy's tokenizer (C2, coding-CLI compaction).
+  const env = seams.env ? seams.env(spec, tok) : o.inProcessEnv ? await localEnv(tok) : envWorkerPool(spec.rollout.workers, spec.rollout.watchdogMs, tok);
   const machine = `${backend.describe}; ${navigator.hardwareConcurrency} logical cores; ${navigator.userAgent.match(/(HeadlessChrome|Chrome)\/[\d.]+/)?.[0] ?? 'browser'}`;
   const inSpace = inSpaceEvalSet(spec);
   // Every opening fits the context budget, checked before any rollout (throws naming harness, task, sizes).

@@ -89,7 +89,13 @@ export const RolloutSpec = z
   .object({
     /** Web Workers owning sandboxes and harness runtimes. */
     workers: int(1, 64),
-    /** Turn budget per episode (exceeding it = truncated). */
+    /**
+     * Tool-call turns per episode. Each episode's cap is this plus the turns its harness's
+     * workflow requires (src/harness/turn_budget.ts `turnCap`: W1 + 1 for the plan, W2 + 2 for
+     * the todo list and its checked-off copy + 1 per file the task writes and must re-read,
+     * bb-coding-cli + 2 for its TodoWrite lists, W0 and bb-assistant + 0); past the cap the
+     * episode is truncated. Rollouts, evaluation and the feasibility check use the same cap.
+     */
     maxTurns: int(1, 200),
     /** New tokens per action before it is cut off (truncated, not a format error). */
     maxNewTokens: int(1, 4096),

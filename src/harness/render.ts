@@ -44,8 +44,9 @@ export function renderPrompt(messages: readonly Message[]): string {
 /**
  * Default token counter: ⌈chars / 4⌉ (a rough BPE rate). It undercounts the shipped tokenizer
  * (about 2.5–3 chars a token on these contexts), so C2 and the coding-CLI compaction would fire
- * later than their budgets say; pass the tokenizer's length (`HarnessOptions.tokenLength`, e.g.
- * `memoTokenLength((t) => encodeContext(tok, t).length)`) wherever the policy's window matters.
+ * later than their budgets say. Rollout and evaluation hosts and the feasibility check pass the
+ * tokenizer's length instead (`HarnessOptions.tokenLength` = model/rows.ts `tokenCounter(tok)`);
+ * the default remains for `hlab serve` (no tokenizer of its engines' models) and display counts.
  */
 export function approxTokens(text: string): number {
   return Math.ceil(text.length / 4);

@@ -46,6 +46,7 @@
  * shapes for the GPU's per-shape plans). Order: a seeded shuffle per epoch.
  */
 import type { Tokenizer } from './tokenizer';
+import { memoTokenLength } from '../harness/render';
 import { Rng } from '../util/rng';
 
 /** Role markers rendered by src/harness/render.ts, in the tokenizer's special names. */
@@ -70,6 +71,18 @@ export function encodeContext(tok: Tokenizer, context: string): number[] {
   }
   if (last < context.length) for (const id of tok.encode(context.slice(last))) out.push(id);
   return out;
+}
+
+/**
+ * The policy's token count of a message or context text, for the harness's context policies (C2
+ * summaries, coding-CLI compaction; `HarnessOptions.tokenLength`): the ids `encodeContext` gives
+ * the text (role markers as single special ids) without its `<bos>`, memoized per text. The
+ * environment hosts of rollouts and evaluation (src/rollout/env.ts) and the feasibility check
+ * count with it.
+ */
+export function tokenCounter(tok: Tokenizer): (text: string) => number {
+  // − 1: encodeContext starts with <bos>, which a message text does not carry.
+  return memoTokenLength((text) => encodeContext(tok, text).length - 1);
 }
 
 /** Action text → ids: BPE ids then `<|end|>`. */

@@ -68,7 +68,7 @@ function decoderPolicy(decode: Decoder, maxT: number, maxB = 64): Policy {
 export async function evaluateGreedy(tok: Tokenizer, decode: Decoder, tasks: readonly Task[], harnessIds: readonly string[], limits: RowLimits, maxTurns = 12): Promise<GreedyReport> {
   const reqs = harnessIds.flatMap((harnessId) => tasks.map((t, i) => ({ taskId: t.id, harnessId, group: i })));
   const { trajectories } = await runEpisodes(reqs, {
-    tok, policy: decoderPolicy(decode, limits.maxT), env: inProcessEnv(localEnvApi()), maxTurns, maxNewTokens: limits.actionReserve, contextTokens: limits.maxT, temperature: 0, seed: 0,
+    tok, policy: decoderPolicy(decode, limits.maxT), env: inProcessEnv(localEnvApi(tok)), maxTurns, maxNewTokens: limits.actionReserve, contextTokens: limits.maxT, temperature: 0, seed: 0,
   });
   let actions = 0;
   let valid = 0;

@@ -29,7 +29,7 @@ import type { BaseHarnessOptions } from '../harness/base';
 import { C0, makeC1, makeC2, type ContextPolicy } from '../harness/realizations/context';
 import type { NoticeKind, ObservationFormat } from '../harness/realizations/observation';
 import type { SystemPrompt } from '../harness/realizations/system';
-import type { GateDecision, MessageOutcome, Workflow, WorkflowState } from '../harness/realizations/workflow';
+import { W0, W1, W2, type GateDecision, type MessageOutcome, type Workflow, type WorkflowState } from '../harness/realizations/workflow';
 import { normPath } from '../harness/tools';
 import { dryRun, expertEpisodeResult, HonestDriver, strictSender, type ExpertEpisode } from '../harness/expert';
 import { NOTES_HEADER, NOTES_PATH } from '../harness/honesty';
@@ -282,7 +282,7 @@ function proceduralWorkflow(rng: Rng, finishName: string, surfaces: ProcSurfaces
   const finishLine = rng.pick([`Use ${finishName} once everything is done.`, `End with ${finishName} when finished.`, `When the request is complete, call ${finishName}.`]);
   if (kind === 'free') {
     return {
-      id: 'Pfree', name: 'procedural-free', instructions: finishLine, surface: { kind, detail: {} },
+      id: 'Pfree', name: 'procedural-free', overhead: W0.overhead, instructions: finishLine, surface: { kind, detail: {} },
       init, message: () => null, gate: () => ALLOW, after: trackWrites,
       status: () => ({ needsPlan: false, needsTodo: false, openTodos: [], unverified: [] }),
       planText: () => null, todoText: () => null,
@@ -292,7 +292,7 @@ function proceduralWorkflow(rng: Rng, finishName: string, surfaces: ProcSurfaces
     const word = keyword(rng, PLAN_WORDS, surfaces);
     const re = new RegExp(`^\\s*${escRe(word)}`, 'i');
     return {
-      id: 'Pplan', name: 'procedural-plan-first',
+      id: 'Pplan', name: 'procedural-plan-first', overhead: W1.overhead,
       instructions: `Before any call, send your plan as a message starting with '${word}'. ${finishLine}`,
       surface: { kind, detail: { keyword: word } },
       init,
@@ -326,7 +326,7 @@ function proceduralWorkflow(rng: Rng, finishName: string, surfaces: ProcSurfaces
     return items;
   };
   return {
-    id: 'Ptodo', name: 'procedural-todo-verify',
+    id: 'Ptodo', name: 'procedural-todo-verify', overhead: W2.overhead,
     instructions: `Open with a list: '${word}' then one '${open.trim()} item' per line. Read back every file you write. Before ${finishName}, resend the list with each item as '${done.trim()} item'.`,
     surface: { kind, detail: { keyword: word, open: open.trim(), done: done.trim() } },
     init,

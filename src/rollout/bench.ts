@@ -11,10 +11,10 @@ import { GpuModel } from '../model/gpu_model';
 import { initParams } from '../model/init';
 import { loadTokenizer } from '../model/tokenizer';
 import { taskSet } from '../tasks';
-import { WorkerPool } from './worker_pool';
 import { GpuPolicy } from './gpu_policy';
-import { runEpisodes, type EpisodeRequest } from './engine';
-import { localEnvApi, type EnvApi } from './env';
+import { inProcessEnv, runEpisodes, type EpisodeRequest } from './engine';
+import { localEnvApi } from './env';
+import { envWorkerPool } from './env_pool';
 
 export interface RolloutBenchRow {
   workers: number;
@@ -46,16 +46,15 @@ export async function benchRollouts(o: { workers?: number[]; episodes?: number; 
   const rows: RolloutBenchRow[] = [];
   try {
     // Warm-up (pipeline compilation, tokenizer caches), in-process and unmeasured.
-    await runEpisodes(reqs.slice(0, 4), { tok, policy, env: { run: (job) => job(localEnvApi()), retries: () => 0 }, maxTurns: 1, maxNewTokens: 4, temperature: 1, seed: 1 });
+    await runEpisodes(reqs.slice(0, 4), { tok, policy, env: inProcessEnv(localEnvApi(tok)), maxTurns: 1, maxNewTokens: 4, temperature: 1, seed: 1 });
     for (const w of o.workers ?? [1, 2, 4]) {
-      const pool = new WorkerPool<EnvApi>({ size: w, watchdogMs: 60_000, create: () => new Worker(new URL('./env_worker.ts', import.meta.url), { type: 'module' }) });
-      const env = { run: <R>(job: (api: EnvApi) => Promise<R>) => pool.run((api) => job(api as unknown as EnvApi)), retries: () => pool.stats.retries };
+      const env = envWorkerPool(w, 60_000, tok);
       try {
         const { stats } = await runEpisodes(reqs, { tok, policy, env, maxTurns: o.maxTurns ?? 4, maxNewTokens: o.maxNewTokens ?? 24, temperature: 1, seed: 7 });
         const s = stats.ms / 1000;
         rows.push({ workers: w, episodes: n, envSteps: stats.envSteps, sampledTokens: stats.sampledTokens, seconds: s, envStepsPerSec: stats.envSteps / s, tokensPerSec: stats.sampledTokens / s, samplerShare: stats.sampleMs / stats.ms });
       } finally {
-        pool.terminate();
+        env.terminate();
       }
     }
   } finally {

@@ -93,6 +93,7 @@ export interface RolloutOptions {
   tok: Tokenizer;
   policy: Policy;
   env: EnvBackend;
+  /** Tool-call turns per episode; the env host's cap adds the harness's workflow turns (harness/turn_budget.ts `turnCap`). */
   maxTurns: number;
   /** New-token budget per action (= the context reserve of the truncation rule). */
   maxNewTokens: number;

@@ -12,9 +12,20 @@
  *
  * Reward: the task verifier's pass (1) or fail (0), given on the step that ends the episode;
  * the verifier's partial-credit score (mean of sub-checks) is reported beside it, not trained on.
+ *
+ * Tokens: a host counts with the policy's tokenizer (rows.ts `tokenCounter`), so the harness's
+ * context policies (C2 summaries, coding-CLI compaction) fire at their budgets in the tokens the
+ * policy sees, not at ⌈chars / 4⌉. A worker gets the tokenizer file from the page on its first
+ * job (`envWorkerApi`, env_pool.ts), so it loads nothing itself.
+ *
+ * Turns: `EpisodeSpec.maxTurns` counts tool-call turns; the harness's cap adds its workflow's
+ * overhead (src/harness/turn_budget.ts `turnCap`).
  */
 import { createHarness } from '../harness/registry';
 import { episodeTags } from '../harness/episode';
+import { turnCap } from '../harness/turn_budget';
+import { tokenCounter } from '../model/rows';
+import { Tokenizer, type TokenizerFile } from '../model/tokenizer';
 import type { ActionKind, BehaviourTags, Harness, TruncationReason } from '../harness/types';
 import { getSuite, taskFromId } from '../tasks';
 import type { Task } from '../tasks/types';
@@ -33,7 +44,7 @@ export interface EpisodeSpec {
   taskId: string;
   /** Composed id (S0-T1-O2-C0-W1) or black-box id. */
   harnessId: string;
-  /** Turn budget (the harness truncates at it). */
+  /** Tool-call turns (rollout.maxTurns); the harness truncates at this plus its workflow overhead (`turnCap`). */
   maxTurns: number;
 }
 
@@ -65,16 +76,24 @@ interface Live {
   steps: number;
 }
 
-function makeHarness(spec: EpisodeSpec): Harness {
+function makeHarness(spec: EpisodeSpec, task: Task, tokenLength: (text: string) => number): Harness {
   if (!Number.isInteger(spec.maxTurns) || spec.maxTurns < 1) throw new Error(`EpisodeSpec.maxTurns must be an integer ≥ 1, got ${spec.maxTurns}`);
   // Token budgets are enforced on the policy side (rows.ts truncation rule, the sampler's
-  // maxNewTokens); the harness only counts turns.
-  return createHarness(spec.harnessId, { budget: { maxTurns: spec.maxTurns, maxContextTokens: Number.POSITIVE_INFINITY, maxActionTokens: Number.MAX_SAFE_INTEGER } });
+  // maxNewTokens); the harness counts turns, and tokens only for its context policies.
+  const budget = { maxTurns: turnCap(spec.maxTurns, spec.harnessId, task), maxContextTokens: Number.POSITIVE_INFINITY, maxActionTokens: Number.MAX_SAFE_INTEGER };
+  return createHarness(spec.harnessId, { budget, tokenLength });
 }
 
 /** Holds the live episodes of one worker (or of the page, in-process). */
 export class EnvHost {
   private readonly live = new Map<string, Live>();
+  /** The policy tokenizer's count (rows.ts `tokenCounter`), shared by the host's harnesses. */
+  private readonly tokenLength: (text: string) => number;
+
+  /** @param tok the tokenizer the policy samples with */
+  constructor(tok: Tokenizer) {
+    this.tokenLength = tokenCounter(tok);
+  }
 
   /** Episodes currently held. */
   get size(): number {
@@ -88,7 +107,7 @@ export class EnvHost {
    */
   reset(spec: EpisodeSpec): string {
     const task = taskFromId(spec.taskId);
-    const h = makeHarness(spec);
+    const h = makeHarness(spec, task, this.tokenLength);
     h.reset(task);
     this.live.set(spec.key, { spec, task, h, steps: 0 });
     return h.contextText();
@@ -161,11 +180,41 @@ export interface EnvApi {
   close(key: string): void | Promise<void>;
 }
 
-/** An EnvApi around an in-process host (tests, Node, and the no-worker fallback). */
-export function localEnvApi(host = new EnvHost()): EnvApi {
+/** An EnvApi around an in-process host counting with `tok` (tests, Node, and the no-worker fallback). */
+export function localEnvApi(tok: Tokenizer): EnvApi {
+  return hostApi(new EnvHost(tok));
+}
+
+function hostApi(host: EnvHost): EnvApi {
   return {
     reset: (s) => host.reset(s),
     step: (s, h) => host.step(s, h),
     close: (k) => host.close(k),
+  };
+}
+
+/** A rollout worker's API: an EnvApi whose host exists once `init` has given it the policy's tokenizer. */
+export interface EnvWorkerApi extends EnvApi {
+  init(tokenizer: TokenizerFile): void;
+}
+
+/**
+ * The API a rollout worker exposes (env_worker.ts): `init` builds the host from the tokenizer
+ * file the page sends (env_pool.ts `initTokenizer`, before a fresh worker's first job); any
+ * other call before it throws.
+ */
+export function envWorkerApi(): EnvWorkerApi {
+  let api: EnvApi | null = null;
+  const ready = (): EnvApi => {
+    if (!api) throw new Error('env worker: init(tokenizer) must come before reset/step/close');
+    return api;
+  };
+  return {
+    init: (file) => {
+      api = hostApi(new EnvHost(Tokenizer.fromJSON(file)));
+    },
+    reset: (s) => ready().reset(s),
+    step: (s, h) => ready().step(s, h),
+    close: (k) => ready().close(k),
   };
 }

@@ -1,26 +1,50 @@
 /**
  * The rollout environments of a page: a WorkerPool of env_worker.ts (one EnvHost per worker,
  * watchdog and retry on a fresh worker, worker_pool.ts) as the EnvBackend the rollout engine
- * runs its jobs on. The in-process counterpart is engine.ts `inProcessEnv`.
+ * runs its jobs on. Every worker counts tokens with the policy's tokenizer: the page sends the
+ * tokenizer file to each fresh worker before its first job (no worker fetches anything, so the
+ * app stays offline-safe). The in-process counterpart is engine.ts `inProcessEnv` over
+ * env.ts `localEnvApi(tok)`.
  */
+import type { Tokenizer } from '../model/tokenizer';
 import type { EnvBackend } from './engine';
-import type { EnvApi } from './env';
+import type { EnvApi, EnvWorkerApi } from './env';
 import { WorkerPool } from './worker_pool';
+
+/**
+ * A guard to await at the start of every job on a worker: the first time it sees a worker's
+ * proxy (a fresh worker, also a replacement after a crash) it sends `init(tok)`.
+ */
+export function initTokenizer(tok: Tokenizer): (api: Pick<EnvWorkerApi, 'init'>) => Promise<void> {
+  const file = tok.toJSON();
+  const ready = new WeakSet<object>();
+  return async (api) => {
+    if (ready.has(api)) return;
+    await api.init(file);
+    ready.add(api);
+  };
+}
 
 /**
  * @param size workers (≥ 1)
  * @param watchdogMs a job running longer is abandoned and its worker replaced
+ * @param tok the tokenizer the policy samples with (the workers' harnesses count with it)
  * @throws Error from WorkerPool on a bad size or watchdog.
  */
-export function envWorkerPool(size: number, watchdogMs: number): EnvBackend & { terminate(): void } {
-  const pool = new WorkerPool<EnvApi>({
+export function envWorkerPool(size: number, watchdogMs: number, tok: Tokenizer): EnvBackend & { terminate(): void } {
+  const pool = new WorkerPool<EnvWorkerApi>({
     size,
     watchdogMs,
     create: () => new Worker(new URL('./env_worker.ts', import.meta.url), { type: 'module' }),
   });
+  const init = initTokenizer(tok);
   return {
-    // comlink's Remote<EnvApi> answers every method with a promise, which EnvApi allows.
-    run: (job) => pool.run((api) => job(api as unknown as EnvApi)),
+    // comlink's Remote<EnvWorkerApi> answers every method with a promise, which EnvApi allows.
+    run: (job) =>
+      pool.run(async (api) => {
+        await init(api);
+        return job(api as unknown as EnvApi);
+      }),
     retries: () => pool.stats.retries,
     terminate: () => pool.terminate(),
   };

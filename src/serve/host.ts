@@ -91,7 +91,9 @@ export function chatMessages(view: readonly Message[]): ChatMessage[] {
 function makeHarness(spec: ServeEpisodeSpec): Harness {
   if (!Number.isInteger(spec.maxTurns) || spec.maxTurns < 1) throw new Error(`maxTurns must be an integer ≥ 1, got ${spec.maxTurns}`);
   // Token budgets belong to the engine (its max response length); the server bounds action
-  // length in characters before a step reaches the harness. The harness counts turns.
+  // length in characters before a step reaches the harness. The harness counts turns (maxTurns
+  // as given: the engine's cap, no workflow overhead), and tokens for C2 and the coding-CLI
+  // compaction as ⌈chars / 4⌉ (the default): the engine's tokenizer is not the server's to know.
   return createHarness(spec.harnessId, { budget: { maxTurns: spec.maxTurns, maxContextTokens: Number.POSITIVE_INFINITY, maxActionTokens: Number.MAX_SAFE_INTEGER } });
 }
 

@@ -6,6 +6,8 @@ import type { RlLoopHooks } from '../../src/experiment/rl_loop';
 import type { ExperimentSpec } from '../../src/experiment/spec';
 import type { EnvApi } from '../../src/rollout/env';
 import { WorkerPool } from '../../src/rollout/worker_pool';
+import { initTokenizer } from '../../src/rollout/env_pool';
+import type { Tokenizer } from '../../src/model/tokenizer';
 import type { CrashEnvApi } from './workers/crash_env_worker';
 
 export type Backend = 'webgpu' | 'wasm';
@@ -75,7 +77,8 @@ function stopAfter(n: number): Pick<RunnerOptions, 'onProgress' | 'shouldStop'> 
 function crashingEnv(at: number): { seams: RunSeams; onProgress: NonNullable<RunnerOptions['onProgress']> } {
   let armed = false;
   let jobs = 0;
-  const env = (spec: ExperimentSpec) => {
+  const env = (spec: ExperimentSpec, tok: Tokenizer) => {
+    const init = initTokenizer(tok);
     const pool = new WorkerPool<CrashEnvApi>({
       size: spec.rollout.workers,
       watchdogMs: spec.rollout.watchdogMs,
@@ -86,6 +89,7 @@ function crashingEnv(at: number): { seams: RunSeams; onProgress: NonNullable<Run
         const n = armed ? ++jobs : 0;
         let crashed = false;
         return pool.run(async (api) => {
+          await init(api);
           if (n === at && !crashed) {
             crashed = true;
             await api.crash();

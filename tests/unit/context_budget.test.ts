@@ -67,7 +67,7 @@ describe('the context cut', () => {
   it('rollouts count dropped context tokens per turn and in the stats, and name the harness when the opening cannot fit', async () => {
     const reqs = [{ taskId: tasks[1].id, harnessId: 'S0-T0-O0-C0-W0', group: 0 }];
     const hello: Policy = { maxB: 4, maxT: 4096, async sample(p) { return p.map(() => { const ids = Int32Array.from(encodeAction(tok, 'hello')); return { ids, logprobs: new Float32Array(ids.length), stop: 'end' as const }; }); } };
-    const o = { tok, policy: hello, env: inProcessEnv(localEnvApi()), maxTurns: 12, maxNewTokens: 16, temperature: 1, seed: 5 };
+    const o = { tok, policy: hello, env: inProcessEnv(localEnvApi(tok)), maxTurns: 12, maxNewTokens: 16, temperature: 1, seed: 5 };
     const opening = headLength(tok, encodeContext(tok, ep.turns[0].context));
     const r = await runEpisodes(reqs, { ...o, contextTokens: opening + 16 + 40 });
     const dropped = r.trajectories[0].turns.map((t) => t.droppedContextTokens ?? -1);
@@ -187,7 +187,7 @@ describe('episode packing', () => {
       },
     };
     const reqs = HARNESSES.flatMap((h, g) => tasks.slice(0, 3).map((t) => ({ taskId: t.id, harnessId: h, group: g })));
-    const { trajectories } = await runEpisodes(reqs, { tok, policy, env: inProcessEnv(localEnvApi()), maxTurns: 10, maxNewTokens: 48, temperature: 1, seed: 9 });
+    const { trajectories } = await runEpisodes(reqs, { tok, policy, env: inProcessEnv(localEnvApi(tok)), maxTurns: 10, maxNewTokens: 48, temperature: 1, seed: 9 });
     const rows: RlRows = buildRows(trajectories, tok.padId, 640, 32, true);
     const unpacked = buildRows(trajectories, tok.padId, 640, 32, false);
     expect(rows.B).toBeLessThan(unpacked.B);

@@ -23,7 +23,7 @@ describe('evaluate: per-episode cells', () => {
       },
     } as unknown as Policy;
     // Every third finished episode "passes" (score 1), the others score 0.5.
-    const { env } = envWithOutcomes((n) => (n % 3 === 0 ? { pass: true, reward: 1, score: 1 } : { pass: false, reward: 0, score: 0.5 }));
+    const { env } = envWithOutcomes(tok, (n) => (n % 3 === 0 ? { pass: true, reward: 1, score: 1 } : { pass: false, reward: 0, score: 0.5 }));
     const testTasks = taskSet('workspace', 'test', 2, 1).map((t) => t.id);
     const sets = { testTasks, training: ['S0-T0-O0-C0-W0', 'S1-T1-O1-C1-W1'], inSpace: ['S2-T2-O2-C2-W2'], blackbox: ['bb-assistant'] };
     const r = await evaluate(sets, { tok, policy, env: inProcessEnv(env), maxTurns: 2, maxNewTokens: 8, samples: 2, temperature: 1, seed: 3 });
@@ -59,7 +59,7 @@ describe('evaluate: per-episode cells', () => {
         return prompts.map(() => ({ ids: Int32Array.from([5]), logprobs: new Float32Array(1), stop: 'length' as const }));
       },
     } as unknown as Policy;
-    const { env } = envWithOutcomes(() => ({ pass: false, reward: 0, score: 0 }));
+    const { env } = envWithOutcomes(tok, () => ({ pass: false, reward: 0, score: 0 }));
     const testTasks = taskSet('workspace', 'test', 2, 1).map((t) => t.id);
     const sets = { testTasks, training: ['S0-T0-O0-C0-W0'], inSpace: [], blackbox: ['bb-assistant'], excluded: new Set([cellKey(testTasks[0], 'bb-assistant')]) };
     const r = await evaluate(sets, { tok, policy, env: inProcessEnv(env), maxTurns: 1, maxNewTokens: 4, samples: 2, temperature: 1, seed: 0 });

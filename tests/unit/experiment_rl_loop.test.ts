@@ -67,7 +67,7 @@ function makeRun(o: { runSteps: number; every: number; stopAfter?: number; seen:
   const pool = trainPool(spec, 0, 6);
   const state = { step: 0, history: [], skippedSteps: 0 };
   return {
-    spec, method, seed: 0, runIndex: 0, runSteps: o.runSteps, tok, policy: stubPolicy(), trainer: stubTrainer(o.seen), env: inProcessEnv(localEnvApi()),
+    spec, method, seed: 0, runIndex: 0, runSteps: o.runSteps, tok, policy: stubPolicy(), trainer: stubTrainer(o.seen), env: inProcessEnv(localEnvApi(tok)),
     pool, schedule: makeSchedule(taskAssignments(spec, method, pool)), state, trajectories: [], checkpointEvery: o.every, progress: { done: 0, total: o.runSteps },
     stopRequested: () => o.stopAfter !== undefined && state.step >= o.stopAfter,
     save: async () => void o.saves.push(state.step),
@@ -113,7 +113,7 @@ describe('rlLoop', () => {
 
   it("rl.reward: 'score' trains on the verifier's partial credit, 'pass' on 0/1; pass rates count passes either way", async () => {
     // An environment whose final steps report a partial score 0.25 · (1 + n mod 3), never a pass.
-    const { env, reset } = envWithOutcomes((n) => ({ pass: false, reward: 0, score: 0.25 * (1 + (n % 3)) }));
+    const { env, reset } = envWithOutcomes(tok, (n) => ({ pass: false, reward: 0, score: 0.25 * (1 + (n % 3)) }));
     for (const mode of ['score', 'pass'] as const) {
       reset();
       const seen: Array<{ step: number; rewards: number[] }> = [];

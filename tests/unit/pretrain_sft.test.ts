@@ -14,7 +14,8 @@ import { paramCount } from '../../src/model/layout';
 import { collectDemonstrations, demoTasks, pretrainBaseCpu, sftBlackboxCpu, demonstrationRows, lrAt, prepareSft, resolveSftConfig, trainSft, withContextWeight, type SftConfig } from '../../src/pretrain/sft';
 import { decodeBaseCheckpoint, encodeBaseCheckpoint } from '../../src/pretrain/checkpoint';
 import { cpuGreedyDecoder, evaluateGreedy } from '../../src/pretrain/eval_greedy';
-import { TRAIN_SEEDS, taskSet } from '../../src/tasks';
+import { TRAIN_SEEDS, taskFromId, taskSet } from '../../src/tasks';
+import { turnCap } from '../../src/harness/turn_budget';
 
 const tok = Tokenizer.fromJSON(JSON.parse(readFileSync(new URL('../../public/tokenizer-v2.json', import.meta.url), 'utf8')));
 
@@ -120,10 +121,12 @@ describe('SFT (trainSft)', () => {
       expect(e.pass).toBe(false);
       expect(e.firstAction).toBe('{"tool":"finish","args":{}}');
     }
-    // W2 refuses finish before its todo list: a workflow violation each turn, up to the cap.
+    // W2 refuses finish before its todo list: a workflow violation each turn, up to the cap
+    // (3 tool-call turns plus W2's workflow turns, turn_budget.ts).
     for (const e of fin.episodes.slice(tasks.length)) {
       expect(e.workflowViolations).toBeGreaterThan(0);
-      expect(e.turns).toBe(3);
+      expect(e.turns).toBe(turnCap(3, 'S0-T0-O1-C1-W2', taskFromId(e.taskId)));
+      expect(e.turns).toBeGreaterThan(3);
     }
     // Garbage that ends: a parse error each turn, up to the cap. Garbage cut off at the action
     // budget: the episode is truncated after that one turn (a cut-off, not a parse error).

@@ -5,9 +5,10 @@ import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { Tokenizer, type TokenizerFile } from '../../src/model/tokenizer';
 import { runExpertEpisode } from '../../src/harness/expert';
-import { taskSet } from '../../src/tasks';
-import { encodeAction, headLength, rolloutContext } from '../../src/model/rows';
-import { EnvHost, localEnvApi, type EnvApi } from '../../src/rollout/env';
+import { taskFromId, taskSet } from '../../src/tasks';
+import { turnCap } from '../../src/harness/turn_budget';
+import { encodeAction, headLength, rolloutContext, tokenCounter } from '../../src/model/rows';
+import { localEnvApi, type EnvApi } from '../../src/rollout/env';
 import { inProcessEnv, runEpisodes, type EnvBackend, type Policy, type PolicySample } from '../../src/rollout/engine';
 import { buildRows } from '../../src/rl/trainer_batch';
 import { grpoAdvantages } from '../../src/rl/advantages';
@@ -18,12 +19,12 @@ const tok = Tokenizer.fromJSON(JSON.parse(readFileSync(new URL('../../public/tok
 const MAXT = 8192;
 const MAXNEW = 400;
 
-/** Replays the expert's actions: context ids (untruncated at this maxT) → the expert's action ids. */
+/** Replays the expert's actions: context ids (untruncated at this maxT) → the expert's action ids (its harness counting tokens as the env host does). */
 function expertPolicy(pairs: Array<{ taskId: string; harness: string }>): Policy {
   const table = new Map<string, Int32Array>();
   for (const { taskId, harness } of pairs) {
     const task = taskSet('workspace', 'train', 8, 3).find((t) => t.id === taskId)!;
-    const ep = runExpertEpisode(task, harness, { maxTurns: 40 });
+    const ep = runExpertEpisode(task, harness, { maxTurns: 40, tokenLength: tokenCounter(tok) });
     for (const t of ep.turns) table.set(rolloutContext(tok, t.context, { maxT: MAXT, actionReserve: MAXNEW }).join(','), Int32Array.from(encodeAction(tok, t.action)));
   }
   return {
@@ -57,7 +58,7 @@ function garbagePolicy(seed: number, maxT = 512): Policy {
 
 /** Pool-like backend: hosts per slot; job number `failAt` throws once and is retried on a fresh host (replay). */
 function flakyBackend(failAt: number): EnvBackend & { fresh: number } {
-  let host = localEnvApi(new EnvHost());
+  let host = localEnvApi(tok);
   let n = 0;
   let retries = 0;
   const b = {
@@ -65,7 +66,7 @@ function flakyBackend(failAt: number): EnvBackend & { fresh: number } {
     async run<R>(job: (api: EnvApi) => Promise<R>): Promise<R> {
       n++;
       if (n === failAt) {
-        host = localEnvApi(new EnvHost()); // the failed worker's state is gone
+        host = localEnvApi(tok); // the failed worker's state is gone
         b.fresh++;
         retries++;
       }
@@ -84,7 +85,7 @@ describe('runEpisodes', () => {
     const pairs = tasks.flatMap((t, i) => [{ taskId: t.id, harness: harnesses[i] }]);
     const policy = expertPolicy(pairs);
     const { trajectories, stats } = await runEpisodes(pairs.map((p, g) => ({ taskId: p.taskId, harnessId: p.harness, group: g })), {
-      tok, policy, env: inProcessEnv(localEnvApi()), maxTurns: 40, maxNewTokens: MAXNEW, temperature: 1, seed: 1,
+      tok, policy, env: inProcessEnv(localEnvApi(tok)), maxTurns: 40, maxNewTokens: MAXNEW, temperature: 1, seed: 1,
     });
     expect(trajectories.map((t) => t.pass)).toEqual([true, true, true]);
     expect(trajectories.map((t) => t.reward)).toEqual([1, 1, 1]);
@@ -116,13 +117,14 @@ describe('runEpisodes', () => {
 
   it('a garbage policy never crashes the batch: every episode ends (terminated or truncated) with reward 0', async () => {
     const reqs = harnesses.flatMap((h) => tasks.map((t, g) => ({ taskId: t.id, harnessId: h, group: g })));
-    const { trajectories, stats } = await runEpisodes(reqs, { tok, policy: garbagePolicy(7, 640), env: inProcessEnv(localEnvApi()), maxTurns: 4, maxNewTokens: 32, temperature: 1, seed: 2 });
+    const { trajectories, stats } = await runEpisodes(reqs, { tok, policy: garbagePolicy(7, 640), env: inProcessEnv(localEnvApi(tok)), maxTurns: 4, maxNewTokens: 32, temperature: 1, seed: 2 });
     expect(trajectories).toHaveLength(9);
     for (const t of trajectories) {
       expect(t.terminated || t.truncated).toBe(true);
       expect(t.reward).toBe(0);
       expect(t.turns.length).toBeGreaterThanOrEqual(1);
-      expect(t.turns.length).toBeLessThanOrEqual(4);
+      // 4 tool-call turns plus the harness's workflow turns (turn_budget.ts).
+      expect(t.turns.length).toBeLessThanOrEqual(turnCap(4, t.harnessId, taskFromId(t.taskId)));
       for (const u of t.turns) expect(u.logprobs.length).toBe(u.actionIds.length);
     }
     expect(stats.envFailures).toBe(0);
@@ -137,7 +139,7 @@ describe('runEpisodes', () => {
     // Non-garbage but harmless actions that keep episodes alive: an always-parse-error text.
     const o = { tok, maxTurns: 3, maxNewTokens: 16, temperature: 1, seed: 3 };
     const steady: Policy = { maxB: 8, maxT: 512, async sample(p) { return p.map(() => { const ids = Int32Array.from(encodeAction(tok, 'hello')); return { ids, logprobs: new Float32Array(ids.length), stop: 'end' as const }; }); } };
-    const a = await runEpisodes(reqs, { ...o, policy: steady, env: inProcessEnv(localEnvApi()) });
+    const a = await runEpisodes(reqs, { ...o, policy: steady, env: inProcessEnv(localEnvApi(tok)) });
     const flaky = flakyBackend(3 + 3 + 2); // 3 resets, 3 first steps, then the 2nd episode's 2nd step
     const b = await runEpisodes(reqs, { ...o, policy: steady, env: flaky });
     expect(flaky.fresh).toBe(1);
@@ -149,7 +151,7 @@ describe('runEpisodes', () => {
 
   it('an environment that keeps failing ends only its episode (counted), the batch goes on', async () => {
     let calls = 0;
-    const api = localEnvApi();
+    const api = localEnvApi(tok);
     const env: EnvBackend = {
       async run(job) {
         calls++;
@@ -173,14 +175,14 @@ describe('runEpisodes', () => {
       maxB: 8, maxT: 1024,
       async sample(p) { if (!seen.length) first = Array.from(p[0]); for (const q of p) seen.push(q.length); return p.map(() => { const ids = Int32Array.from(encodeAction(tok, 'hello')); return { ids, logprobs: new Float32Array(ids.length), stop: 'end' as const }; }); },
     };
-    const o = { tok, policy: recording, env: inProcessEnv(localEnvApi()), maxTurns: 3, maxNewTokens: 16, temperature: 1, seed: 5 };
+    const o = { tok, policy: recording, env: inProcessEnv(localEnvApi(tok)), maxTurns: 3, maxNewTokens: 16, temperature: 1, seed: 5 };
     await runEpisodes(reqs, o);
     const opening = seen[0];
     const cap = opening + 16 + 20;
     expect(Math.max(...seen)).toBeGreaterThan(cap - 16); // later contexts are longer than the cap below
     seen.length = 0;
     await runEpisodes(reqs, { ...o, contextTokens: cap });
-    expect(seen.length).toBe(3);
+    expect(seen.length).toBe(3 + 1); // 3 tool-call turns + W1's plan
     expect(Math.max(...seen)).toBeLessThanOrEqual(cap - 16);
     await expect(runEpisodes(reqs, { ...o, contextTokens: 16 })).rejects.toThrow(/contextTokens = 16/);
     const head = headLength(tok, first);
@@ -189,6 +191,6 @@ describe('runEpisodes', () => {
   });
 
   it('a malformed harness id is a caller error, not a silent failure', async () => {
-    await expect(runEpisodes([{ taskId: tasks[0].id, harnessId: 'S9-T0-O0-C0-W0', group: 0 }], { tok, policy: garbagePolicy(1), env: inProcessEnv(localEnvApi()), maxTurns: 2, maxNewTokens: 8, temperature: 1, seed: 4 })).rejects.toThrow(/unknown harness id 'S9-T0-O0-C0-W0'/);
+    await expect(runEpisodes([{ taskId: tasks[0].id, harnessId: 'S9-T0-O0-C0-W0', group: 0 }], { tok, policy: garbagePolicy(1), env: inProcessEnv(localEnvApi(tok)), maxTurns: 2, maxNewTokens: 8, temperature: 1, seed: 4 })).rejects.toThrow(/unknown harness id 'S9-T0-O0-C0-W0'/);
   });
 });

@@ -98,7 +98,7 @@ export function registerEvaluate(program: Command): void {
     .option('--samples <n>', 'episodes per (harness, task)', intOption(1, 64), 2)
     .option('--temperature <t>', 'sampling temperature τ (0 = greedy)', '1')
     .option('--seed <n>', 'seed of the task draw and the sampler', intOption(0, 2 ** 31 - 1), 0)
-    .option('--max-turns <n>', 'turn budget per episode', intOption(1, 200), 12)
+    .option('--max-turns <n>', "tool-call turns per episode; each harness's cap adds its workflow's turns (plan, todo lists, re-reads; src/harness/turn_budget.ts)", intOption(1, 200), 12)
     .option('--max-new-tokens <n>', "new tokens per action (default: the checkpoint's action reserve)", intOption(1, 4096))
     .option('--context-tokens <n>', "context budget incl. the action (default: the checkpoint's maxT)", intOption(16, 8192))
     .option('--allow-budget-mismatch', "evaluate although the budget differs from the checkpoint's")

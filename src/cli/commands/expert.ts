@@ -8,8 +8,9 @@
  *
  * `hlab expert --spec FILE | --preset NAME [--json] [--strict]`: feasibility of the experiment
  * (src/experiment/feasibility.ts): the honest expert on every (task, harness) cell the spec
- * trains or evaluates, under the spec's turns, max new tokens and context window with the real
- * tokenizer (public/tokenizer-v2.json); lists the infeasible cells with the reason (opening,
+ * trains or evaluates, under the spec's turns (rollout.maxTurns tool-call turns plus each harness's
+ * workflow overhead, src/harness/turn_budget.ts), max new tokens and context window with the real
+ * tokenizer (public/tokenizer-v2.json), as the rollouts count; lists the infeasible cells with the reason (opening,
  * expert, turns, action). JSON: {spec, cells, infeasible: [...], byReason, byHarness, byFamily,
  * byTier, excluded: [{taskId, harnessId, reason, detail}]}. --strict exits 1 when any cell is infeasible.
  */
@@ -34,7 +35,6 @@ interface ExpertCliOptions {
   json?: boolean;
   strict?: boolean;
   perfectMemory?: boolean;
-  approxTokens?: boolean;
 }
 
 export interface ExpertHarnessResult {
@@ -125,14 +125,13 @@ export function registerExpert(program: Command): void {
     .option('--seed <n>', 'seed of the task draw', intOption(0), 0)
     .option('--json', 'print JSON only')
     .option('--strict', 'exit 1 unless every harness passes every task (with --spec: unless every cell is feasible)')
-    .option('--approx-tokens', "with --spec: let C2 and the coding-CLI compaction count ⌈chars / 4⌉ (what rollouts do until the environment passes the tokenizer's length)")
     .option('--perfect-memory', 'replay the solver with perfect memory (the expert before issue 16; not honest to its context)')
     .action((opts: ExpertCliOptions) => {
       if (opts.spec || opts.preset) {
         if (opts.suite) throw new UsageError('--suite sweeps tasks × harnesses; --spec/--preset checks an experiment: give one of them');
         const { spec } = loadSpec(opts);
         const tok = shippedTokenizer();
-        const r = specFeasibility(spec, tok, { realTokens: !opts.approxTokens });
+        const r = specFeasibility(spec, tok);
         const excluded = r.infeasible.map((c) => ({ taskId: c.taskId, harnessId: c.harnessId, reason: c.reason, detail: c.detail }));
         if (opts.json) printJson({ spec: spec.name, budgets: { maxTurns: spec.rollout.maxTurns, maxNewTokens: spec.rollout.maxNewTokens, contextTokens: spec.rollout.contextTokens }, ...r, excluded });
         else for (const l of feasibilityLines(spec.name, r)) console.log(l);

@@ -182,8 +182,8 @@ export function registerRun(program: Command): void {
       // Infeasible cells are left out of training and evaluation and listed (results.json `infeasibleCells`, a warning).
       const { excludedCells } = await import('../../experiment/feasibility');
       const tok = shippedTokenizer();
-      // Rollouts count context tokens as ⌈chars/4⌉ today (the environment has no tokenizer): check the same way.
-      const infeasible = excludedCells(spec, tok, { realTokens: false });
+      // With the policy's tokenizer and the workflow-extended turn cap, as the rollout environments count.
+      const infeasible = excludedCells(spec, tok);
       const feasibilityWarning = infeasible.length
         ? `${infeasible.length} (task, harness) cells of this spec cannot be solved by the expert within its budgets (${Object.entries(infeasible.reduce<Record<string, number>>((a, c) => ((a[c.reason] = (a[c.reason] ?? 0) + 1), a), {})).map(([k, n]) => `${k}: ${n}`).join(', ')}); they are left out of training and evaluation — listed in results.json infeasibleCells (hlab expert --spec for details)`
         : null;

@@ -19,6 +19,7 @@ import type { Task } from '../../tasks/types';
 import { BaseHarness, type ActOutcome, type BaseHarnessOptions } from '../base';
 import { clip } from '../realizations/observation';
 import type { Message, WorkflowStatus } from '../types';
+import type { WorkflowOverhead } from '../realizations/workflow';
 import { operands, shellCommand, shellSplit } from './shell_words';
 
 export const ASSISTANT_ID = 'bb-assistant';
@@ -34,6 +35,8 @@ export interface AssistantOptions extends BaseHarnessOptions {
 
 export class AssistantHarness extends BaseHarness {
   readonly id = ASSISTANT_ID;
+  /** Turns its workflow adds to the task's tool calls (turn_budget.ts): none (no plan, todo or verify rule). */
+  static readonly workflowOverhead: WorkflowOverhead = { messages: 0, verifiesWrites: false };
   private prefix: Message[] = [];
   private turnsLog: { action: Message; observation: Message }[] = [];
   private readonly keepResults: number;

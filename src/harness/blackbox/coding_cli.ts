@@ -19,7 +19,7 @@ import type { ToolCall, ToolResult } from '../../sandbox/types';
 import type { Task } from '../../tasks/types';
 import { BaseHarness, type ActOutcome, type BaseHarnessOptions } from '../base';
 import { clip } from '../realizations/observation';
-import { parseTodo, type TodoItem } from '../realizations/workflow';
+import { parseTodo, type TodoItem, type WorkflowOverhead } from '../realizations/workflow';
 import { renderPrompt } from '../render';
 import { briefCall } from '../tools';
 import type { Message, WorkflowStatus } from '../types';
@@ -157,6 +157,8 @@ export interface CodingCliOptions extends BaseHarnessOptions {
 
 export class CodingCliHarness extends BaseHarness {
   readonly id = CODING_CLI_ID;
+  /** Turns its workflow adds to the task's tool calls (turn_budget.ts): the TodoWrite list its prompt asks for and its checked-off copy. */
+  static readonly workflowOverhead: WorkflowOverhead = { messages: 2, verifiesWrites: false };
   private prefix: Message[] = [];
   private summary: Message | null = null;
   private live: CliTurn[] = [];

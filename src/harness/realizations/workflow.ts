@@ -8,6 +8,11 @@
  *   every file written or appended must be re-read (a successful `read` after the last write)
  *   before `finish`, and the latest todo list must have every item checked ("- [x]").
  * A rejected call is not run; the runtime shows the message and counts a workflow violation.
+ *
+ * `overhead` is what a workflow costs in turns on top of the task's tool calls (the turn budget
+ * rollout.maxTurns counts tool-call turns; src/harness/turn_budget.ts adds this per harness):
+ * W0 nothing, W1 the plan, W2 the todo list, the checked-off list and one re-read per file left
+ * written-but-unread.
  */
 import type { ToolCall, ToolResult } from '../../sandbox/types';
 import { normPath } from '../tools';
@@ -30,9 +35,18 @@ export type GateDecision = { allow: true } | { allow: false; message: string };
 /** Outcome of a workflow message: accepted (with a note) or rejected (a violation). */
 export type MessageOutcome = { accepted: true; note: string } | { accepted: false; message: string };
 
+/** Turns a workflow requires beyond the task's own tool calls. */
+export interface WorkflowOverhead {
+  /** Workflow messages every episode must send (a plan, a todo list and its checked-off copy). */
+  messages: number;
+  /** One re-read per file written and not read since, before finish (W2's verify rule). */
+  verifiesWrites: boolean;
+}
+
 export interface Workflow {
   id: string;
   name: string;
+  readonly overhead: WorkflowOverhead;
   /** One or two lines for S's prompt ('' for none). */
   readonly instructions: string;
   init(): WorkflowState;
@@ -85,6 +99,7 @@ function trackWrites(state: WorkflowState, call: ToolCall, result: ToolResult): 
 export const W0: Workflow = {
   id: 'W0',
   name: 'free',
+  overhead: { messages: 0, verifiesWrites: false },
   instructions: 'Call finish when the task is done.',
   init: baseState,
   message: () => null,
@@ -98,6 +113,7 @@ const PLAN_RE = /^\s*plan:/i;
 export const W1: Workflow = {
   id: 'W1',
   name: 'plan-first',
+  overhead: { messages: 1, verifiesWrites: false },
   instructions: "Your first message is a plan: 'Plan:' and your steps. Then one call per message; call finish at the end.",
   init: baseState,
   message(state, text) {
@@ -134,6 +150,7 @@ export function formatTodo(items: readonly TodoItem[]): string {
 export const W2: Workflow = {
   id: 'W2',
   name: 'todo-verify',
+  overhead: { messages: 2, verifiesWrites: true },
   instructions: "First message: a todo list ('Todo:' then '- [ ] step' lines). Re-read each file you write. Before you call finish, resend the list with every item '- [x]'.",
   init: baseState,
   message(state, text) {

@@ -1,3 +1,4 @@
+import type { Tokenizer } from '../../../src/model/tokenizer';
 import { localEnvApi, type EnvApi, type EnvStepOut } from '../../../src/rollout/env';
 
 /**
@@ -5,8 +6,8 @@ import { localEnvApi, type EnvApi, type EnvStepOut } from '../../../src/rollout/
  * n-th finished episode (0-based) instead of the verifier's: a seam for tests of what the
  * loop and the evaluation do with pass and score.
  */
-export function envWithOutcomes(final: (n: number) => Pick<EnvStepOut, 'pass' | 'reward' | 'score'>): { env: EnvApi; reset(): void } {
-  const base = localEnvApi();
+export function envWithOutcomes(tok: Tokenizer, final: (n: number) => Pick<EnvStepOut, 'pass' | 'reward' | 'score'>): { env: EnvApi; reset(): void } {
+  const base = localEnvApi(tok);
   let finals = 0;
   const env: EnvApi = {
     reset: (x) => base.reset(x),
