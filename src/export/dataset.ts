@@ -10,6 +10,7 @@
  * Pure and seeded: every draw comes from the options' seeds (taskSet, assignHarnesses,
  * Rng.derive). No I/O (writers: verl.ts, slime.ts).
  */
+import { turnCap } from '../harness/turn_budget';
 import { DEFAULT_SPACE, assignHarnesses, parseHarnessId, selectTraining, type DesignReport, type TaskAssignment } from '../design';
 import { componentsOf, createHarness, isBlackboxId, BLACKBOX_IDS } from '../harness/registry';
 import { TOOL_SPECS } from '../harness/tools';
@@ -57,6 +58,11 @@ export interface ExportRow {
   distance: number | null;
   /** Position of the harness in the task's round-robin list (train), else 0. */
   slot: number;
+  /**
+   * The episode's turn cap: the export's tool-call turns (rollout.maxTurns) plus this harness's
+   * workflow overhead for this task (src/harness/turn_budget.ts `turnCap`), the cap `hlab run`
+   * gives the same cell.
+   */
   maxTurns: number;
   instruction: string;
   /** The opening context as chat messages. */
@@ -105,7 +111,7 @@ export interface ExportOptions {
   heldoutPerDistance?: number;
   /** Only tasks of tier ≤ maxTier (default 3). */
   maxTier?: number;
-  /** maxTurns recorded on each row (default 16). */
+  /** Tool-call turns per episode (default 16); each row records its turn cap (`turnCap`). */
   maxTurns?: number;
 }
 
@@ -153,7 +159,7 @@ function row(split: RowSplit, index: number, task: Task, harness: string, role: 
     role,
     distance,
     slot,
-    maxTurns,
+    maxTurns: turnCap(maxTurns, harness, task),
     instruction: task.instruction,
     messages,
     prompt: h.contextText(),

@@ -1,3 +1,5 @@
+import { turnCap } from '../../src/harness/turn_budget';
+import { taskFromId } from '../../src/tasks';
 import { describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -38,7 +40,9 @@ describe('hlab export datasets', () => {
       for (const h of a.harnesses) expect(oa.training).toContain(h);
     }
     expect(new Set(ds.train.map((r) => r.suite))).toEqual(new Set(['workspace', 'errands']));
-    expect(ds.train.every((r) => r.maxTurns === 12 && r.split === 'train')).toBe(true);
+    expect(ds.train.every((r) => r.maxTurns === turnCap(12, r.harness, taskFromId(r.task)) && r.split === 'train')).toBe(true);
+    // W1/W2 rows get their workflow's turns on top of the 12 tool-call turns (the cap hlab run applies).
+    expect(ds.train.some((r) => r.maxTurns > 12)).toBe(true);
   });
 
   it('evaluation rows: test tasks × held-out configurations (with distances) and × black-box harnesses', () => {
@@ -81,7 +85,7 @@ describe('hlab export datasets', () => {
       expect(Object.keys(train[0]).sort()).toEqual(['ability', 'agent_name', 'data_source', 'extra_info', 'prompt', 'reward_model']);
       expect(train[0]).toEqual(verlRow(ds.train[0]));
       const x = train[5].extra_info;
-      expect(x.tools_kwargs.hlab.create_kwargs).toEqual({ suite: ds.train[5].suite, task: ds.train[5].task, harness: ds.train[5].harness, max_turns: 12 });
+      expect(x.tools_kwargs.hlab.create_kwargs).toEqual({ suite: ds.train[5].suite, task: ds.train[5].task, harness: ds.train[5].harness, max_turns: turnCap(12, ds.train[5].harness, taskFromId(ds.train[5].task)) });
       expect(x.interaction_kwargs).toMatchObject({ name: 'hlab', task: ds.train[5].task });
       expect(train[0].prompt[0]).toEqual({ role: 'system', content: ds.train[0].messages[0].content });
       expect(await readParquet(join(dir, 'verl', 'heldout.parquet'))).toHaveLength(ds.heldout.length);
@@ -94,7 +98,7 @@ describe('hlab export datasets', () => {
       expect(lines).toHaveLength(24);
       expect(Object.keys(lines[0]).sort()).toEqual(['label', 'metadata', 'prompt', 'tools']);
       expect(lines[3]).toEqual(slimeRow(ds.train[3]));
-      expect(lines[3].metadata).toMatchObject({ suite: ds.train[3].suite, task: ds.train[3].task, harness: ds.train[3].harness, max_turns: 12 });
+      expect(lines[3].metadata).toMatchObject({ suite: ds.train[3].suite, task: ds.train[3].task, harness: ds.train[3].harness, max_turns: turnCap(12, ds.train[3].harness, taskFromId(ds.train[3].task)) });
       expect(readFileSync(join(dir, 'slime', 'blackbox.jsonl'), 'utf8').trimEnd().split('\n')).toHaveLength(8);
       const design = JSON.parse(readFileSync(join(dir, 'slime', 'design.json'), 'utf8'));
       expect(design.table).toHaveLength(18);
@@ -117,7 +121,7 @@ describe('hlab export datasets', () => {
     const inSpace = inSpaceEvalSet(spec).ids;
     expect(sds.heldout).toHaveLength(testTasks(spec, seed).length * inSpace.length);
     expect(sds.blackbox).toHaveLength(testTasks(spec, seed).length * spec.evaluation.blackbox.length);
-    expect(sds.train.every((r) => r.maxTurns === spec.rollout.maxTurns)).toBe(true);
+    expect(sds.train.every((r) => r.maxTurns === turnCap(spec.rollout.maxTurns, r.harness, taskFromId(r.task)))).toBe(true);
   });
 });
 
