@@ -31,17 +31,7 @@ export default defineConfig({
   // time a test page imports it, re-optimizes and reloads the page in the middle of a test
   // ("Execution context was destroyed") — on a fresh clone, where node_modules/.vite is empty.
   optimizeDeps: {
-    include: [
-      'comlink',
-      'idb',
-      'lit-html',
-      'lit-html/directives/live.js',
-      'uplot',
-      'zod',
-      '@tensorflow/tfjs',
-      '@tensorflow/tfjs-backend-wasm',
-      '@tensorflow/tfjs-backend-webgpu',
-    ],
+    include: ['comlink', 'idb', 'lit-html', 'lit-html/directives/live.js', 'uplot', 'zod', '@tensorflow/tfjs', '@tensorflow/tfjs-backend-wasm', '@tensorflow/tfjs-backend-webgpu'],
   },
   build: { target: 'es2022' },
   test: {

@@ -14,7 +14,9 @@ const out = join(root, 'src/wasm/engine.gen.ts');
 // 32768 pages = 2 GiB: the shared memory's declared maximum (it starts small and grows).
 const ARGS = ['--runtime', 'stub', '-O3', '--enable', 'simd', '--enable', 'threads', '--importMemory', '--sharedMemory', '--maximumMemory', '32768', '--noExportMemory'];
 
-const files = readdirSync(srcDir).filter((f) => f.endsWith('.ts')).sort();
+const files = readdirSync(srcDir)
+  .filter((f) => f.endsWith('.ts'))
+  .sort();
 const h = createHash('sha256');
 h.update(JSON.stringify(ARGS));
 for (const f of files) h.update(f + '\0' + readFileSync(join(srcDir, f), 'utf8') + '\0');

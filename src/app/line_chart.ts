@@ -151,7 +151,10 @@ export class LineChart extends UPlotElement<LineChartSpec> {
     // Every step so far without a value: the chart says why it is empty (CSS).
     if (spec.noData?.length && spec.series.every((s) => s.values.every((v) => v === null))) this.dataset.allNoData = 'true';
     else delete this.dataset.allNoData;
-    return `${spec.yLabel} by ${spec.xLabel}: ` + (spec.x.length ? spec.series.map((s) => `${s.label} ${fmt(lastValue(s.values))}`).join('; ') + ` at ${spec.xLabel} ${spec.x[spec.x.length - 1]}` : 'no data yet');
+    return (
+      `${spec.yLabel} by ${spec.xLabel}: ` +
+      (spec.x.length ? spec.series.map((s) => `${s.label} ${fmt(lastValue(s.values))}`).join('; ') + ` at ${spec.xLabel} ${spec.x[spec.x.length - 1]}` : 'no data yet')
+    );
   }
 
   protected override redraw(): void {
@@ -192,7 +195,17 @@ export class LineChart extends UPlotElement<LineChartSpec> {
         { label: spec.xLabel, labelSize: 18, size: 32, incrs: STEP_INCRS },
         { label: spec.yLabel, labelSize: 18, size: metricAxisSize, values: metricTicks },
       ],
-      series: [{ label: spec.xLabel }, ...spec.series.map((s) => ({ label: s.label, stroke: s.color, width: 2, spanGaps: spec.noData === undefined, points: { show: true, size: 5 }, value: (_u: uPlot, v: number | null) => fmt(v) }))],
+      series: [
+        { label: spec.xLabel },
+        ...spec.series.map((s) => ({
+          label: s.label,
+          stroke: s.color,
+          width: 2,
+          spanGaps: spec.noData === undefined,
+          points: { show: true, size: 5 },
+          value: (_u: uPlot, v: number | null) => fmt(v),
+        })),
+      ],
       hooks: { draw: [(u: uPlot) => drawNoData(u, (this.current as LineChartSpec | null)?.noData ?? [])] },
     };
     this.plot = new uPlot(opts, data, this);

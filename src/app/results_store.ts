@@ -101,7 +101,12 @@ const Turn = z
   })
   .check((ctx) => {
     if (ctx.value.logprobs.length !== ctx.value.actionIds.length) {
-      ctx.issues.push({ code: 'custom', input: ctx.value.logprobs, path: ['logprobs'], message: `has ${ctx.value.logprobs.length} values but actionIds has ${ctx.value.actionIds.length}` });
+      ctx.issues.push({
+        code: 'custom',
+        input: ctx.value.logprobs,
+        path: ['logprobs'],
+        message: `has ${ctx.value.logprobs.length} values but actionIds has ${ctx.value.actionIds.length}`,
+      });
     }
   });
 
@@ -273,7 +278,8 @@ async function open(dbName: string): Promise<IDBPDatabase<ResultsDB>> {
 }
 
 function checkName(name: string): void {
-  if (typeof name !== 'string' || name.trim() === '' || name.length > 200) throw new Error(`results store: name must be a non-empty string of at most 200 characters, got ${JSON.stringify(name)}`);
+  if (typeof name !== 'string' || name.trim() === '' || name.length > 200)
+    throw new Error(`results store: name must be a non-empty string of at most 200 characters, got ${JSON.stringify(name)}`);
 }
 
 /**
@@ -281,7 +287,11 @@ function checkName(name: string): void {
  * directly (NaN becomes null) or an ExperimentOutputJson; validates it first.
  * @throws Error naming `name` when empty; ResultsFileError naming the bad field of `output`.
  */
-export async function saveRunOutput(name: string, output: ExperimentOutputJson | (ExperimentOutput & { trajectories?: unknown[]; command?: string }), dbName = RESULTS_DB): Promise<void> {
+export async function saveRunOutput(
+  name: string,
+  output: ExperimentOutputJson | (ExperimentOutput & { trajectories?: unknown[]; command?: string }),
+  dbName = RESULTS_DB,
+): Promise<void> {
   checkName(name);
   const clean = parseResultsFile(JSON.parse(outputToJsonText(output, 0)), `output '${name}'`);
   const summary: RunOutputSummary = {

@@ -169,7 +169,14 @@ const api: TrainWorkerApi = {
       const output = JSON.parse(outputToJsonText(lean, 0)) as TrainOutcome['output'];
       return { output, savedAs, saveError };
     } catch (e) {
-      throw new Error(runFailureMessage(e, gpuErrors().slice(lost0).find((m) => m.startsWith('device lost'))));
+      throw new Error(
+        runFailureMessage(
+          e,
+          gpuErrors()
+            .slice(lost0)
+            .find((m) => m.startsWith('device lost')),
+        ),
+      );
     } finally {
       running = false;
     }

@@ -83,7 +83,9 @@ async function timeMs(f: () => Promise<unknown>): Promise<number> {
  * The section (module doc).
  * @param o.quick smaller batches (B 2, T 64) and 5 repetitions
  */
-export async function benchCpuEngine(o: { quick?: boolean; reps?: number } = {}): Promise<{ hardwareConcurrency: number; crossOriginIsolated: boolean; gemm: CpuGemmRow[]; training: CpuTrainingRow[]; sampling: CpuSamplingRow[] }> {
+export async function benchCpuEngine(
+  o: { quick?: boolean; reps?: number } = {},
+): Promise<{ hardwareConcurrency: number; crossOriginIsolated: boolean; gemm: CpuGemmRow[]; training: CpuTrainingRow[]; sampling: CpuSamplingRow[] }> {
   const reps = Math.max(5, o.reps ?? 5);
   const log = (s: string) => console.log(`[bench] cpu engine: ${s}`);
   const threadCounts = [1, 2];
@@ -94,7 +96,14 @@ export async function benchCpuEngine(o: { quick?: boolean; reps?: number } = {})
   const gemmRows: CpuGemmRow[] = [];
   try {
     // The GEMM alone on the model's shapes (the engine's peak), median of 7 × 5 calls.
-    for (const [N, K, M] of o.quick ? [[512, 128, 512]] : [[2048, 128, 512], [2048, 512, 128], [2048, 64, 256], [512, 512, 512]]) {
+    for (const [N, K, M] of o.quick
+      ? [[512, 128, 512]]
+      : [
+          [2048, 128, 512],
+          [2048, 512, 128],
+          [2048, 64, 256],
+          [512, 512, 512],
+        ]) {
       for (const t of threadCounts) {
         const e = engines.get(t)!;
         const mark = e.mark();
@@ -144,7 +153,17 @@ export async function benchCpuEngine(o: { quick?: boolean; reps?: number } = {})
       for (const x of ours) {
         const ms = median(x.ms);
         const tps = (B * T) / (ms / 1000);
-        training.push({ preset, threads: x.t, B, T, medianMs: ms, tokensPerSec: tps, gflops: flops / (ms / 1000) / 1e9, tfjsWasmTokensPerSec: tfTps, ratioVsTfjsWasm: tps / tfTps });
+        training.push({
+          preset,
+          threads: x.t,
+          B,
+          T,
+          medianMs: ms,
+          tokensPerSec: tps,
+          gflops: flops / (ms / 1000) / 1e9,
+          tfjsWasmTokensPerSec: tfTps,
+          ratioVsTfjsWasm: tps / tfTps,
+        });
       }
 
       // Sampling: same shapes as the WebGPU sampler bench (context 512, 32 new tokens).

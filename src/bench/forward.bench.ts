@@ -54,7 +54,11 @@ async function timeDispatch(gpu: Gpu, d: PreparedDispatch, reps: number): Promis
 }
 
 function randomBuffer(gpu: Gpu, label: string, n: number, rng: Rng, scale = 1): GPUBuffer {
-  return uploadStorage(gpu.device, label, Float32Array.from({ length: n }, () => rng.normal() * scale));
+  return uploadStorage(
+    gpu.device,
+    label,
+    Float32Array.from({ length: n }, () => rng.normal() * scale),
+  );
 }
 
 /**
@@ -83,10 +87,18 @@ export async function benchForwardKernels(opts: { quick?: boolean } = {}): Promi
     const fcw = randomBuffer(gpu, 'fcw', 4 * C * C, rng);
     const fcb = randomBuffer(gpu, 'fcb', 4 * C, rng);
     const h = createStorage(gpu.device, 'h', N * 4 * C * 4);
-    await add('matmul_forward', `fc N=${N} K=${C} M=${4 * C}`, prepareMatmulForward(gpu, { N, K: C, M: 4 * C, inp: { buffer: x }, weight: { buffer: fcw }, bias: { buffer: fcb }, out: { buffer: h } }));
+    await add(
+      'matmul_forward',
+      `fc N=${N} K=${C} M=${4 * C}`,
+      prepareMatmulForward(gpu, { N, K: C, M: 4 * C, inp: { buffer: x }, weight: { buffer: fcw }, bias: { buffer: fcb }, out: { buffer: h } }),
+    );
     const wte = randomBuffer(gpu, 'wte', V * C, rng);
     const logits = createStorage(gpu.device, 'logits', N * V * 4);
-    await add('matmul_forward', `lm_head N=${N} K=${C} M=${V}`, prepareMatmulForward(gpu, { N, K: C, M: V, inp: { buffer: x }, weight: { buffer: wte }, bias: null, out: { buffer: logits } }));
+    await add(
+      'matmul_forward',
+      `lm_head N=${N} K=${C} M=${V}`,
+      prepareMatmulForward(gpu, { N, K: C, M: V, inp: { buffer: x }, weight: { buffer: wte }, bias: null, out: { buffer: logits } }),
+    );
     const B = N / 256;
     const T = 256;
     const qkv = randomBuffer(gpu, 'qkv', B * T * 3 * C, rng);
@@ -96,10 +108,22 @@ export async function benchForwardKernels(opts: { quick?: boolean } = {}): Promi
     const lnw = randomBuffer(gpu, 'lnw', C, rng);
     const mean = createStorage(gpu.device, 'mean', N * 4);
     const rstd = createStorage(gpu.device, 'rstd', N * 4);
-    await add('layernorm_forward', `N=${N} C=${C}`, prepareLayernormForward(gpu, { N, C, inp: { buffer: x }, w: { buffer: lnw }, b: { buffer: lnw }, out: { buffer: y }, mean: { buffer: mean }, rstd: { buffer: rstd } }));
+    await add(
+      'layernorm_forward',
+      `N=${N} C=${C}`,
+      prepareLayernormForward(gpu, { N, C, inp: { buffer: x }, w: { buffer: lnw }, b: { buffer: lnw }, out: { buffer: y }, mean: { buffer: mean }, rstd: { buffer: rstd } }),
+    );
     const lz = randomBuffer(gpu, 'lz', N * V, rng, 3);
-    const tgt = uploadStorage(gpu.device, 'tgt', Int32Array.from({ length: N }, () => rng.int(V)));
-    await add('logprob_forward', `N=${N} V=${V}`, prepareLogprobForward(gpu, { N, V, logits: { buffer: lz }, targets: { buffer: tgt }, logprob: { buffer: mean }, lse: { buffer: rstd } }));
+    const tgt = uploadStorage(
+      gpu.device,
+      'tgt',
+      Int32Array.from({ length: N }, () => rng.int(V)),
+    );
+    await add(
+      'logprob_forward',
+      `N=${N} V=${V}`,
+      prepareLogprobForward(gpu, { N, V, logits: { buffer: lz }, targets: { buffer: tgt }, logprob: { buffer: mean }, lse: { buffer: rstd } }),
+    );
   } finally {
     gpu.device.destroy();
   }
@@ -161,7 +185,9 @@ export async function benchSampling(preset: PresetName, kvCache: boolean, opts: 
     // steps take real time, the call's own clock cannot exceed ours, and no row stops early
     // (no end token, prompt + newTokens = context).
     if (later < 1 || full.stats.tokens !== B * newTokens || full.stats.steps !== newTokens) {
-      throw new Error(`benchSampling(${preset}, kvCache=${kvCache}): expected ${newTokens} steps and ${B * newTokens} tokens, got ${full.stats.steps} steps and ${full.stats.tokens} tokens`);
+      throw new Error(
+        `benchSampling(${preset}, kvCache=${kvCache}): expected ${newTokens} steps and ${B * newTokens} tokens, got ${full.stats.steps} steps and ${full.stats.tokens} tokens`,
+      );
     }
     if (!(decodeMs > 0) || full.stats.ms > wallMs + 0.1) {
       throw new Error(`benchSampling(${preset}, kvCache=${kvCache}): inconsistent timing: decode ${decodeMs} ms, sampler ${full.stats.ms} ms, wall ${wallMs} ms`);
@@ -169,7 +195,14 @@ export async function benchSampling(preset: PresetName, kvCache: boolean, opts: 
     sampler.destroy();
     model.destroy();
     return {
-      preset, params: model.layout.total, B, context, kvCache, newTokens, decodeTokens, decodeMs,
+      preset,
+      params: model.layout.total,
+      B,
+      context,
+      kvCache,
+      newTokens,
+      decodeTokens,
+      decodeMs,
       tokensPerSec: decodeTokens / (decodeMs / 1000),
       prefillMs: full.stats.firstStepMs,
       msPerStep: decodeMs / later,

@@ -68,7 +68,13 @@ export class TfTransformer {
    * @param params (P) f32 laid out by paramLayout(cfg) (e.g. initParams(cfg, seed))
    * @throws Error when params does not match the layout.
    */
-  constructor(readonly backend: TfBackend, readonly cfg: ModelConfig, params: Float32Array, lr: number, maxT: number) {
+  constructor(
+    readonly backend: TfBackend,
+    readonly cfg: ModelConfig,
+    params: Float32Array,
+    lr: number,
+    maxT: number,
+  ) {
     const layout = paramLayout(cfg);
     const tag = `${backend}${instanceCounter++}`;
     if (params.length !== layout.total) throw new Error(`TfTransformer: params has ${params.length} values, layout needs ${layout.total}`);

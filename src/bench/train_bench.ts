@@ -83,7 +83,15 @@ function benchBatch(cfg: ModelConfig, B: number, T: number, seed: number) {
 
 /** Shapes per preset: (B, T). */
 function shapes(quick: boolean): Array<[PresetName, number, number]> {
-  return quick ? [['tiny', 4, 32], ['small', 2, 64]] : [['tiny', 8, 64], ['small', 4, 128]];
+  return quick
+    ? [
+        ['tiny', 4, 32],
+        ['small', 2, 64],
+      ]
+    : [
+        ['tiny', 8, 64],
+        ['small', 4, 128],
+      ];
 }
 
 async function timeIt(f: () => Promise<unknown>): Promise<number> {
@@ -97,7 +105,14 @@ async function timeIt(f: () => Promise<unknown>): Promise<number> {
  * backend once. The first step of each contender is an untimed warm-up (pipeline compilation,
  * TF.js kernel compilation).
  */
-async function benchPreset(gpu: Gpu, preset: PresetName, B: number, T: number, o: Required<TrainBenchOptions>, log: (s: string) => void): Promise<{ result: PresetResult; trainer: GpuTrainer; model: GpuModel }> {
+async function benchPreset(
+  gpu: Gpu,
+  preset: PresetName,
+  B: number,
+  T: number,
+  o: Required<TrainBenchOptions>,
+  log: (s: string) => void,
+): Promise<{ result: PresetResult; trainer: GpuTrainer; model: GpuModel }> {
   const cfg = presetConfig(preset, o.vocabSize);
   const params = initParams(cfg, 1);
   const batch = benchBatch(cfg, B, T, 2);
@@ -130,7 +145,9 @@ async function benchPreset(gpu: Gpu, preset: PresetName, B: number, T: number, o
       await useTfBackend(b);
       t.samples.push(await timeIt(() => t.model.trainStep()));
     }
-    log(`${preset}: repetition ${r + 1}/${o.reps}: ours ${ours[r].toFixed(1)} ms` + [...tfs].map(([b, t]) => ('error' in t ? '' : `, ${b} ${t.samples[r].toFixed(1)} ms`)).join(''));
+    log(
+      `${preset}: repetition ${r + 1}/${o.reps}: ours ${ours[r].toFixed(1)} ms` + [...tfs].map(([b, t]) => ('error' in t ? '' : `, ${b} ${t.samples[r].toFixed(1)} ms`)).join(''),
+    );
   }
   const timing = (samples: number[], firstLoss: number): StepTiming => {
     const med = median(samples);
@@ -138,9 +155,14 @@ async function benchPreset(gpu: Gpu, preset: PresetName, B: number, T: number, o
   };
   const oursT = timing(ours, oursFirst);
   const result: PresetResult = {
-    preset, B, T, params: params.length, ours: oursT,
+    preset,
+    B,
+    T,
+    params: params.length,
+    ours: oursT,
     counters: { dispatches: trainer.lastCounters.dispatches, submits: trainer.lastCounters.submits, readbacks: trainer.lastCounters.readbacks },
-    tfjs: {}, speedupVsTfjs: {},
+    tfjs: {},
+    speedupVsTfjs: {},
   };
   for (const [b, t] of tfs) {
     if ('error' in t) {
@@ -184,7 +206,12 @@ async function benchKernels(gpu: Gpu, trainer: GpuTrainer, B: number, T: number,
     byPipe.set(key, e);
   }
   return [...byPipe.values()]
-    .map(({ flops, bytes, ...e }) => ({ ...e, msPerStep: +e.msPerStep.toFixed(4), gflops: +(flops / (e.msPerStep * 1e6)).toFixed(3), gbps: +(bytes / (e.msPerStep * 1e6)).toFixed(3) }))
+    .map(({ flops, bytes, ...e }) => ({
+      ...e,
+      msPerStep: +e.msPerStep.toFixed(4),
+      gflops: +(flops / (e.msPerStep * 1e6)).toFixed(3),
+      gbps: +(bytes / (e.msPerStep * 1e6)).toFixed(3),
+    }))
     .sort((a, b) => b.msPerStep - a.msPerStep);
 }
 

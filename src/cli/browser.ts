@@ -55,21 +55,21 @@ export async function withBrowser<T>(body: (s: BrowserSession) => Promise<T>, op
     const addr = server.httpServer?.address();
     if (!addr || typeof addr === 'string') throw new Error('vite: no TCP address');
     const base = `http://127.0.0.1:${addr.port}`;
-    browser = await chromium.launch({ executablePath: chromiumExecutable(), args: webgpuLaunchArgs(), headless: true, ...(opts.keepBrowserOnSigint ? { handleSIGINT: false } : {}) });
+    browser = await chromium.launch({
+      executablePath: chromiumExecutable(),
+      args: webgpuLaunchArgs(),
+      headless: true,
+      ...(opts.keepBrowserOnSigint ? { handleSIGINT: false } : {}),
+    });
     const page = await browser.newPage();
     if (opts.onConsole) page.on('console', (m) => opts.onConsole!(m.text()));
     await page.goto(`${base}/tests/browser/page.html`);
     await page.waitForFunction(() => (window as unknown as { hlabReady?: boolean }).hlabReady === true);
     const session: BrowserSession = {
       page,
-      run: <R,>(path: string, fn: string, ...args: unknown[]) =>
+      run: <R>(path: string, fn: string, ...args: unknown[]) =>
         page.evaluate(
-          ([p, f, a]) =>
-            (window as unknown as { hlabRun: (p: string, f: string, ...a: unknown[]) => Promise<unknown> }).hlabRun(
-              p as string,
-              f as string,
-              ...(a as unknown[]),
-            ),
+          ([p, f, a]) => (window as unknown as { hlabRun: (p: string, f: string, ...a: unknown[]) => Promise<unknown> }).hlabRun(p as string, f as string, ...(a as unknown[])),
           [path, fn, args] as const,
         ) as Promise<R>,
       gpuErrors: () => page.evaluate(() => (window as unknown as { __hlabGpuErrors?: string[] }).__hlabGpuErrors ?? []),

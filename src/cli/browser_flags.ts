@@ -29,9 +29,7 @@ export function chromiumExecutable(): string {
   }
   const found = CANDIDATES.find((p) => existsSync(p));
   if (!found) {
-    throw new Error(
-      'no Chromium found: install it (Debian: apt-get install chromium) or set HLAB_CHROMIUM=/path/to/chrome',
-    );
+    throw new Error('no Chromium found: install it (Debian: apt-get install chromium) or set HLAB_CHROMIUM=/path/to/chrome');
   }
   return found;
 }
@@ -41,20 +39,7 @@ export function chromiumExecutable(): string {
  * adapter (a real GPU); anything else forces SwiftShader, which works on GPU-less machines.
  */
 export function webgpuLaunchArgs(): string[] {
-  const common = [
-    '--no-sandbox',
-    '--enable-unsafe-webgpu',
-    '--disable-background-networking',
-    '--disable-component-update',
-    '--disable-sync',
-    '--no-first-run',
-    '--disable-quic',
-  ];
+  const common = ['--no-sandbox', '--enable-unsafe-webgpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'];
   if (process.env.HLAB_WEBGPU_ADAPTER === 'default') return common;
-  return [
-    ...common,
-    '--enable-features=Vulkan',
-    '--use-vulkan=swiftshader',
-    '--use-webgpu-adapter=swiftshader',
-  ];
+  return [...common, '--enable-features=Vulkan', '--use-vulkan=swiftshader', '--use-webgpu-adapter=swiftshader'];
 }

@@ -65,7 +65,10 @@ export class GaloisField {
     this.addT = new Uint16Array(q * q);
     for (let a = 0; a < q; a++) {
       for (let b = 0; b < q; b++) {
-        let x = a, y = b, s = 0, w = 1;
+        let x = a,
+          y = b,
+          s = 0,
+          w = 1;
         for (let i = 0; i < k; i++) {
           s += (((x % p) + (y % p)) % p) * w;
           x = Math.floor(x / p);

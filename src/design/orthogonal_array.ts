@@ -176,11 +176,13 @@ export function raoHamming(q: number, m: number): BaseArray {
   const runs: Runs = [];
   for (let r = 0; r < N; r++) {
     const x = vec(r);
-    runs.push(cols.map((c) => {
-      let s = 0;
-      for (let i = 0; i < m; i++) s = F.add(s, F.mul(x[i], c[i]));
-      return s;
-    }));
+    runs.push(
+      cols.map((c) => {
+        let s = 0;
+        for (let i = 0; i < m; i++) s = F.add(s, F.mul(x[i], c[i]));
+        return s;
+      }),
+    );
   }
   return { method: 'rao-hamming', detail: `Rao–Hamming over GF(${q}), m = ${m}${m === 2 ? ' (Bose)' : ''}`, runs, levels: cols.map(() => q) };
 }
@@ -442,7 +444,10 @@ export function searchOrthogonalArray(levels: readonly number[], N: number, node
 
 /** Thrown when no verified strength-2 array is found within the limits. */
 export class NoOrthogonalArrayError extends Error {
-  constructor(message: string, readonly attempts: SearchAttempt[]) {
+  constructor(
+    message: string,
+    readonly attempts: SearchAttempt[],
+  ) {
     super(message);
     this.name = 'NoOrthogonalArrayError';
   }
@@ -521,7 +526,8 @@ export function minPairwiseDistance(runs: Runs): number {
   for (let a = 0; a < runs.length; a++) {
     for (let b = a + 1; b < runs.length; b++) {
       let d = 0;
-      const x = runs[a], y = runs[b];
+      const x = runs[a],
+        y = runs[b];
       for (let j = 0; j < x.length; j++) if (x[j] !== y[j]) d++;
       if (d < best) best = d;
     }

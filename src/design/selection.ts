@@ -13,26 +13,8 @@
  */
 
 import { Rng } from '../util/rng';
-import {
-  configFromIndex,
-  configIndex,
-  DEFAULT_SPACE,
-  formatHarnessId,
-  type HarnessSpace,
-  type LevelVector,
-  spaceLevels,
-  spaceSize,
-  validateSpace,
-} from './space';
-import {
-  divisibilityBound,
-  minPairwiseDistance,
-  orthogonalArray,
-  type OrthogonalArrayOptions,
-  raoBound,
-  smallestAdmissibleRunSize,
-  verifyStrength2,
-} from './orthogonal_array';
+import { configFromIndex, configIndex, DEFAULT_SPACE, formatHarnessId, type HarnessSpace, type LevelVector, spaceLevels, spaceSize, validateSpace } from './space';
+import { divisibilityBound, minPairwiseDistance, orthogonalArray, type OrthogonalArrayOptions, raoBound, smallestAdmissibleRunSize, verifyStrength2 } from './orthogonal_array';
 
 /** Largest space whose held-out set is enumerated (the report lists every held-out config). */
 export const MAX_ENUMERATED_SPACE = 1_000_000;
@@ -129,7 +111,10 @@ export function designReport(
     heldOut.push({ id: formatHarnessId(v, space), distance: d });
     hist[d]++;
   }
-  const ver = verifyStrength2(training.map((v) => [...v]), levels);
+  const ver = verifyStrength2(
+    training.map((v) => [...v]),
+    levels,
+  );
   const keys = space.components.map((c) => c.key);
   const smallest = smallestAdmissibleRunSize(levels);
   const minDist = minPairwiseDistance(training.map((v) => [...v]));

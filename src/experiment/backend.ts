@@ -24,9 +24,7 @@ import { WasmSampler } from '../wasm/sampler';
 export type BackendChoice = 'auto' | 'webgpu' | 'wasm';
 
 /** The engine chosen for a run, with the reason shown to the user. */
-export type Backend =
-  | { kind: 'webgpu'; gpu: Gpu; reason: string; describe: string }
-  | { kind: 'wasm'; engine: WasmEngine; reason: string; describe: string };
+export type Backend = { kind: 'webgpu'; gpu: Gpu; reason: string; describe: string } | { kind: 'wasm'; engine: WasmEngine; reason: string; describe: string };
 
 /** A software adapter: SwiftShader (Chrome's CPU Vulkan) or an adapter flagged as fallback. */
 export function isSoftwareAdapter(info: { vendor: string; architecture: string; description: string }, isFallback = false): boolean {
@@ -93,7 +91,11 @@ export class WasmPolicy implements StackPolicy {
   ms = 0;
   /** Ids never sampled (the tokenizer's specials; the end token stays allowed), as GpuPolicy. */
   readonly banIds: { lo: number; hi: number } | null;
-  constructor(readonly model: WasmModel, readonly maxB: number, opts: { banIds?: { lo: number; hi: number } | null } = {}) {
+  constructor(
+    readonly model: WasmModel,
+    readonly maxB: number,
+    opts: { banIds?: { lo: number; hi: number } | null } = {},
+  ) {
     this.sampler = new WasmSampler(model);
     this.banIds = opts.banIds !== undefined ? opts.banIds : defaultSpecialIds(model.cfg.vocabSize);
   }

@@ -77,7 +77,14 @@ export async function evaluate(sets: EvalSets, o: EvalOptions): Promise<EvalResu
   }
   const temperature = o.samples === 1 ? 0 : o.temperature;
   const { trajectories, stats } = await runEpisodes(reqs, {
-    tok: o.tok, policy: o.policy, env: o.env, maxTurns: o.maxTurns, maxNewTokens: o.maxNewTokens, contextTokens: o.contextTokens, temperature, seed: Rng.derive(o.seed, 'eval').int(2 ** 31),
+    tok: o.tok,
+    policy: o.policy,
+    env: o.env,
+    maxTurns: o.maxTurns,
+    maxNewTokens: o.maxNewTokens,
+    contextTokens: o.contextTokens,
+    temperature,
+    seed: Rng.derive(o.seed, 'eval').int(2 ** 31),
     onProgress: o.onProgress,
   });
   const perHarness: Record<string, number> = {};

@@ -96,16 +96,35 @@ export async function evaluateCheckpointInPage(req: EvalPageRequest): Promise<st
     const reqs: EpisodeRequest[] = [];
     for (const h of plan.ids) for (const t of taskIds) for (let s = 0; s < req.samples; s++) reqs.push({ taskId: t, harnessId: h, group: reqs.length });
     const { trajectories, stats } = await runEpisodes(reqs, {
-      tok, policy, env,
-      maxTurns: req.maxTurns, maxNewTokens, contextTokens, temperature: req.temperature, seed: Rng.derive(req.seed, 'evaluate').int(2 ** 31),
+      tok,
+      policy,
+      env,
+      maxTurns: req.maxTurns,
+      maxNewTokens,
+      contextTokens,
+      temperature: req.temperature,
+      seed: Rng.derive(req.seed, 'evaluate').int(2 ** 31),
     });
     if (backend.kind === 'webgpu' && backend.gpu.errors.length) throw new Error(`WebGPU errors during evaluation: ${backend.gpu.errors.join('; ')}`);
     const report = evalReport(plan, trajectories, {
-      source, digest: ck.header.digest, config: cfg, tokenizer: ck.header.tokenizer.name, command: ck.header.metadata.command ?? null,
+      source,
+      digest: ck.header.digest,
+      config: cfg,
+      tokenizer: ck.header.tokenizer.name,
+      command: ck.header.metadata.command ?? null,
       budget: { maxT: limits.maxT, maxNewTokens, contextBudget: limits.maxT - maxNewTokens },
-      tasks: taskIds.length, suites: req.suites, maxTier: req.maxTier, samples: req.samples, temperature: req.temperature, seed: req.seed, maxTurns: req.maxTurns,
-      droppedContextTokens: stats.droppedContextTokens, envFailures: stats.envFailures, seconds: Number(((performance.now() - t0) / 1000).toFixed(1)),
-      machine: `${backend.describe} (${backend.reason})`, warnings,
+      tasks: taskIds.length,
+      suites: req.suites,
+      maxTier: req.maxTier,
+      samples: req.samples,
+      temperature: req.temperature,
+      seed: req.seed,
+      maxTurns: req.maxTurns,
+      droppedContextTokens: stats.droppedContextTokens,
+      envFailures: stats.envFailures,
+      seconds: Number(((performance.now() - t0) / 1000).toFixed(1)),
+      machine: `${backend.describe} (${backend.reason})`,
+      warnings,
     });
     return stringifyFinite(report);
   } finally {

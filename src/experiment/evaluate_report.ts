@@ -32,7 +32,10 @@ export interface EvalHarnessPlan {
  * @throws Error naming an entry that is neither a set nor a harness id, or an empty list.
  */
 export function resolveEvalHarnesses(list: string): EvalHarnessPlan {
-  const entries = list.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const entries = list
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
   if (entries.length === 0) throw new Error(`--harnesses: expected set names (${[...EVAL_SET_NAMES, 'all'].join(', ')}) or harness ids, got '${list}'`);
   const design = selectTrainingOA();
   const named: Record<EvalSetName, string[]> = { base: [BASE_HARNESS], training: design.training, inSpace: design.heldOut.map((h) => h.id), blackbox: [...BLACKBOX_IDS] };
@@ -60,7 +63,10 @@ export function resolveEvalHarnesses(list: string): EvalHarnessPlan {
  */
 export function evalTaskIds(suites: readonly SuiteName[], maxTier: number, n: number, seed: number): string[] {
   return suites.flatMap((s) => {
-    const ids = taskSet(s, 'test', maxTier >= 3 ? n : 3 * n, seed).filter((t) => t.tier <= maxTier).slice(0, n).map((t) => t.id);
+    const ids = taskSet(s, 'test', maxTier >= 3 ? n : 3 * n, seed)
+      .filter((t) => t.tier <= maxTier)
+      .slice(0, n)
+      .map((t) => t.id);
     if (ids.length < n) throw new Error(`evalTaskIds: only ${ids.length} ${s} test tasks of tier ≤ ${maxTier} in the draw, asked for ${n}`);
     return ids;
   });

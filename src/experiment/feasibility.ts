@@ -100,7 +100,12 @@ export function cellFeasibility(tok: Tokenizer, taskId: string, harnessId: strin
   }
   if (longest > budget.limits.actionReserve) {
     const first = ep.turns[longestAt].action.split('\n')[0].slice(0, 60);
-    return { ...out, feasible: false, reason: 'action', detail: `an action takes ${longest} tokens (turn ${longestAt + 1}: ${JSON.stringify(first)}…), more than maxNewTokens ${budget.limits.actionReserve}` };
+    return {
+      ...out,
+      feasible: false,
+      reason: 'action',
+      detail: `an action takes ${longest} tokens (turn ${longestAt + 1}: ${JSON.stringify(first)}…), more than maxNewTokens ${budget.limits.actionReserve}`,
+    };
   }
   return { ...out, feasible: true };
 }

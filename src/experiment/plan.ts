@@ -57,7 +57,10 @@ export function trainingHarnesses(spec: ExperimentSpec, m: MethodSpec): string[]
  */
 function tasksUpTo(suite: SuiteName, split: 'train' | 'test', n: number, seed: number, maxTier: number): string[] {
   if (maxTier >= 3) return taskSet(suite, split, n, seed).map((t) => t.id);
-  return taskSet(suite, split, 3 * n, seed).filter((t) => t.tier <= maxTier).slice(0, n).map((t) => t.id);
+  return taskSet(suite, split, 3 * n, seed)
+    .filter((t) => t.tier <= maxTier)
+    .slice(0, n)
+    .map((t) => t.id);
 }
 
 /** Train-task ids of a run: balanced over the spec's suites, tiers ≤ spec.maxTier. */
@@ -129,7 +132,10 @@ export function inSpaceEvalSet(spec: ExperimentSpec): { ids: string[]; descripti
     ids.push(...pick);
     parts.push(`d=${dist}: ${pick.length}/${byDist.get(dist)!.length}`);
   }
-  return { ids, description: `stratified by Hamming distance to the ${d.method} training set, ${mode.perDistance} per distance, seed ${mode.seed} (${ids.length} configs; ${parts.join(', ')})` };
+  return {
+    ids,
+    description: `stratified by Hamming distance to the ${d.method} training set, ${mode.perDistance} per distance, seed ${mode.seed} (${ids.length} configs; ${parts.join(', ')})`,
+  };
 }
 
 /**
@@ -152,10 +158,12 @@ export function specConsistencyIssues(spec: ExperimentSpec): string[] {
       const from = m.harnesses === 'random-k' || spec.design.method === 'random' ? `design.k = ${spec.design.k} random configurations` : 'the orthogonal-array design';
       if (m.K > n) issues.push(`${where}.K: ${m.K} exceeds the training-set size ${n} (${from}); K must be in 1..${n}`);
     }
-    if (m.blackbox !== undefined && m.harnesses !== 'blackbox') issues.push(`${where}.blackbox: '${m.blackbox}' is only used with harnesses 'blackbox', got harnesses '${m.harnesses}'`);
+    if (m.blackbox !== undefined && m.harnesses !== 'blackbox')
+      issues.push(`${where}.blackbox: '${m.blackbox}' is only used with harnesses 'blackbox', got harnesses '${m.harnesses}'`);
     const preset = m.modelPreset ?? spec.model.preset;
     const maxT = presetConfig(preset, 1).maxT;
-    if (spec.rollout.maxNewTokens >= maxT) issues.push(`spec.rollout.maxNewTokens: ${spec.rollout.maxNewTokens} must be below the context length maxT = ${maxT} of model '${preset}'`);
+    if (spec.rollout.maxNewTokens >= maxT)
+      issues.push(`spec.rollout.maxNewTokens: ${spec.rollout.maxNewTokens} must be below the context length maxT = ${maxT} of model '${preset}'`);
   });
   if (spec.rl.temperature !== 1) issues.push(`spec.rl.temperature: ${spec.rl.temperature}; training scores log-probs at τ = 1, so rollouts must sample at τ = 1`);
   if (spec.rollout.maxNewTokens >= spec.rollout.contextTokens) {

@@ -13,7 +13,6 @@
  */
 import { meanStd as meanStdSeeds, pairCells, pairedComparison, wilson, type EpisodeOutcomeCell, type PairedCell, type PairedComparison } from './stats';
 
-
 /** pass@1 = mean success over test tasks × samples, in [0, 1]. */
 export interface PassAt1 {
   /** The base harness S0-T0-O0-C0-W0. */
@@ -200,7 +199,15 @@ function episodesOf(r: RunResultLike, when: 'before' | 'after', key: string): Ep
   if (list === undefined) return null;
   if (!Array.isArray(list)) throw new Error(`results: episodes.${when}.${key} of ${r.method} seed ${r.seed} is not a list`);
   for (const c of list) {
-    if (!c || typeof c.taskId !== 'string' || typeof c.harnessId !== 'string' || !Number.isInteger(c.sample) || typeof c.pass !== 'boolean' || typeof c.score !== 'number' || !(c.score >= 0 && c.score <= 1)) {
+    if (
+      !c ||
+      typeof c.taskId !== 'string' ||
+      typeof c.harnessId !== 'string' ||
+      !Number.isInteger(c.sample) ||
+      typeof c.pass !== 'boolean' ||
+      typeof c.score !== 'number' ||
+      !(c.score >= 0 && c.score <= 1)
+    ) {
       throw new Error(`results: a malformed episode in episodes.${when}.${key} of ${r.method} seed ${r.seed}: ${JSON.stringify(c)}`);
     }
   }
@@ -268,13 +275,32 @@ export function resultsTable(res: { spec: string; evalSet: string; runs: readonl
   const boot = { seed: opts.seed ?? 0, resamples: opts.resamples ?? 2000 };
   const runs = res.runs;
   const bb = [...new Set(runs.flatMap((r) => [...Object.keys(r.after.blackbox), ...Object.keys(r.before.blackbox)]))].sort();
-  const columns: ResultsColumn[] = [{ key: 'base', label: 'base' }, { key: 'inSpace', label: 'in-space' }, ...bb.map((b) => ({ key: b, label: b })), { key: 'train', label: 'train harnesses' }];
+  const columns: ResultsColumn[] = [
+    { key: 'base', label: 'base' },
+    { key: 'inSpace', label: 'in-space' },
+    ...bb.map((b) => ({ key: b, label: b })),
+    { key: 'train', label: 'train harnesses' },
+  ];
   const cells = (rs: readonly RunResultLike[], when: 'before' | 'after', dedupe: boolean) =>
-    columns.map((c) => cellOf(c.key, rs.map((r) => cellValue(r, when, c.key)), pooled(rs, when, c.key, dedupe)));
+    columns.map((c) =>
+      cellOf(
+        c.key,
+        rs.map((r) => cellValue(r, when, c.key)),
+        pooled(rs, when, c.key, dedupe),
+      ),
+    );
   const rows: ResultsRow[] = [];
-  if (runs.length) rows.push({ label: 'starting checkpoint', seeds: new Set(runs.map((r) => r.seed)).size, kind: 'start', before: null, after: cells(runs, 'before', true), paired: null });
+  if (runs.length)
+    rows.push({ label: 'starting checkpoint', seeds: new Set(runs.map((r) => r.seed)).size, kind: 'start', before: null, after: cells(runs, 'before', true), paired: null });
   for (const [method, rs] of byMethod(runs)) {
-    rows.push({ label: method, seeds: rs.length, kind: 'method', before: cells(rs, 'before', false), after: cells(rs, 'after', false), paired: columns.map((c) => pairedOf(rs, c.key, boot)) });
+    rows.push({
+      label: method,
+      seeds: rs.length,
+      kind: 'method',
+      before: cells(rs, 'before', false),
+      after: cells(rs, 'after', false),
+      paired: columns.map((c) => pairedOf(rs, c.key, boot)),
+    });
   }
   return {
     title: `pass@1 (%) — ${res.spec}; in-space set: ${res.evalSet}; mean ± std over seeds`,
@@ -345,11 +371,23 @@ export function markdownTable(res: ExperimentResults): string {
 export function resultsCsv(res: ExperimentResults): string {
   const bb = blackboxIds(res.runs);
   const head = [
-    'method', 'algorithm', 'seed', 'steps', 'skipped_steps',
-    'base_before', 'base_after', 'in_space_before', 'in_space_after',
+    'method',
+    'algorithm',
+    'seed',
+    'steps',
+    'skipped_steps',
+    'base_before',
+    'base_after',
+    'in_space_before',
+    'in_space_after',
     ...bb.flatMap((b) => [`${b}_before`, `${b}_after`]),
-    'train_harnesses_before', 'train_harnesses_after',
-    'parse_errors_after', 'workflow_violations_after', 'recovery_rate_after', 'state_tracking_errors_after', 'seconds',
+    'train_harnesses_before',
+    'train_harnesses_after',
+    'parse_errors_after',
+    'workflow_violations_after',
+    'recovery_rate_after',
+    'state_tracking_errors_after',
+    'seconds',
   ];
   const q = (v: string | number) => {
     const s = String(v);
@@ -359,13 +397,26 @@ export function resultsCsv(res: ExperimentResults): string {
   for (const r of res.runs) {
     lines.push(
       [
-        r.method, r.algorithm, r.seed, r.steps, r.skippedSteps,
-        r.before.base, r.after.base, r.before.inSpace, r.after.inSpace,
+        r.method,
+        r.algorithm,
+        r.seed,
+        r.steps,
+        r.skippedSteps,
+        r.before.base,
+        r.after.base,
+        r.before.inSpace,
+        r.after.inSpace,
         ...bb.flatMap((b) => [r.before.blackbox[b] ?? '', r.after.blackbox[b] ?? '']),
-        r.trainHarnesses.before, r.trainHarnesses.after,
-        r.behaviour.after.parseErrors, r.behaviour.after.workflowViolations, r.behaviour.after.recoveryRate,
-        r.behaviour.after.stateTrackingErrors, r.seconds,
-      ].map(q).join(','),
+        r.trainHarnesses.before,
+        r.trainHarnesses.after,
+        r.behaviour.after.parseErrors,
+        r.behaviour.after.workflowViolations,
+        r.behaviour.after.recoveryRate,
+        r.behaviour.after.stateTrackingErrors,
+        r.seconds,
+      ]
+        .map(q)
+        .join(','),
     );
   }
   return lines.join('\n') + '\n';
@@ -393,7 +444,11 @@ export function withUnfinishedRuns(res: ExperimentResults, before: readonly Befo
     if (b.runIndex < res.runs.length || seen.has(b.runIndex)) continue;
     seen.add(b.runIndex);
     extra.push({
-      method: b.method, algorithm: 'none', seed: b.seed, steps: 0, skippedSteps: 0,
+      method: b.method,
+      algorithm: 'none',
+      seed: b.seed,
+      steps: 0,
+      skippedSteps: 0,
       before: b.passAt1,
       after: { base: NaN, inSpace: NaN, blackbox: Object.fromEntries(Object.keys(b.passAt1.blackbox).map((k) => [k, NaN])) },
       trainHarnesses: { before: b.training, after: NaN },

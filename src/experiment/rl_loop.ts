@@ -103,7 +103,13 @@ export async function rlLoop(r: RlLoopRun): Promise<{ interrupted: boolean; step
     // ── rollout: groupSize episodes per task, sampled at τ = 1 with a (seed, step) seed ───────
     const before = counters(policy, env);
     const ro = await runEpisodes(reqs, {
-      tok: r.tok, policy, env, maxTurns: spec.rollout.maxTurns, maxNewTokens: spec.rollout.maxNewTokens, contextTokens: spec.rollout.contextTokens, temperature: spec.rl.temperature,
+      tok: r.tok,
+      policy,
+      env,
+      maxTurns: spec.rollout.maxTurns,
+      maxNewTokens: spec.rollout.maxNewTokens,
+      contextTokens: spec.rollout.contextTokens,
+      temperature: spec.rl.temperature,
       seed: Rng.derive(seed, 'rollout', step).int(2 ** 31),
     });
     // The spec's reward (src/rl/reward.ts): verifier pass (0/1) or partial-credit score.
@@ -160,7 +166,14 @@ function counters(policy: StackPolicy, env: EnvBackend): Counters {
 function recordSamples(r: RlLoopRun, step: number, trajs: readonly Trajectory[], applied: AppliedAdvantages): void {
   try {
     const adv = trajectoryAdvantages(trajs.length, applied);
-    r.trajectories.push(...sampleTrajectories(trajs, adv, { method: r.method.name, seed: r.seed, step }, { perStep: TRAJECTORIES_PER_STEP, seed: Rng.derive(r.seed, 'trajectory-sample', step).int(2 ** 31) }));
+    r.trajectories.push(
+      ...sampleTrajectories(
+        trajs,
+        adv,
+        { method: r.method.name, seed: r.seed, step },
+        { perStep: TRAJECTORIES_PER_STEP, seed: Rng.derive(r.seed, 'trajectory-sample', step).int(2 ** 31) },
+      ),
+    );
   } catch (e) {
     r.emit({ type: 'warn', message: `step ${step}: trajectories not recorded (${(e as Error).message.split('\n')[0]})` });
   }
@@ -171,7 +184,16 @@ function recordSamples(r: RlLoopRun, step: number, trajs: readonly Trajectory[],
  * metrics, sampler throughput, and retries / environment failures accumulated over the run.
  * @param prev the previous step's record (null at the run's first step)
  */
-function stepRecord(step: number, reqs: readonly EpisodeRequest[], ro: { trajectories: Trajectory[]; stats: RolloutStats }, up: RlUpdateMetrics, c0: Counters, c1: Counters, prev: StepRecord | undefined, rolloutMs: number): StepRecord {
+function stepRecord(
+  step: number,
+  reqs: readonly EpisodeRequest[],
+  ro: { trajectories: Trajectory[]; stats: RolloutStats },
+  up: RlUpdateMetrics,
+  c0: Counters,
+  c1: Counters,
+  prev: StepRecord | undefined,
+  rolloutMs: number,
+): StepRecord {
   const trajs = ro.trajectories;
   const passByHarness: Record<string, number> = {};
   for (const h of new Set(reqs.map((q) => q.harnessId))) {
@@ -182,13 +204,25 @@ function stepRecord(step: number, reqs: readonly EpisodeRequest[], ro: { traject
     step,
     reward: trajs.reduce((a, t) => a + t.reward, 0) / trajs.length,
     passByHarness,
-    policyLoss: up.policyLoss, valueLoss: up.valueLoss, clipFrac: up.clipFrac, approxKl: up.approxKl, klRef: up.klRef, entropy: up.entropy, gradNorm: up.gradNorm,
-    optimizerSteps: up.optimizerSteps, skippedSteps: up.skippedSteps, rows: up.rows, tokens: up.tokens, droppedGroups: up.droppedGroups,
+    policyLoss: up.policyLoss,
+    valueLoss: up.valueLoss,
+    clipFrac: up.clipFrac,
+    approxKl: up.approxKl,
+    klRef: up.klRef,
+    entropy: up.entropy,
+    gradNorm: up.gradNorm,
+    optimizerSteps: up.optimizerSteps,
+    skippedSteps: up.skippedSteps,
+    rows: up.rows,
+    tokens: up.tokens,
+    droppedGroups: up.droppedGroups,
     tokensPerSec: (c1.tokens - c0.tokens) / Math.max(1e-9, (c1.ms - c0.ms) / 1000),
     workerRetries: (prev?.workerRetries ?? 0) + (c1.retries - c0.retries),
     envFailures: (prev?.envFailures ?? 0) + ro.stats.envFailures,
-    droppedContextTokens: ro.stats.droppedContextTokens, cutContexts: ro.stats.cutContexts,
-    rolloutMs, updateMs: up.ms,
+    droppedContextTokens: ro.stats.droppedContextTokens,
+    cutContexts: ro.stats.cutContexts,
+    rolloutMs,
+    updateMs: up.ms,
   };
 }
 
@@ -196,11 +230,23 @@ function stepRecord(step: number, reqs: readonly EpisodeRequest[], ro: { traject
 function reportStep(r: RlLoopRun, rec: StepRecord, groups: number): void {
   const { method, seed } = r;
   if (rec.optimizerSteps === rec.skippedSteps) {
-    r.emit({ type: 'log', message: `step ${rec.step}: no update applied (${rec.droppedGroups} of ${groups} groups had equal rewards${rec.skippedSteps ? `, ${rec.skippedSteps} optimizer steps skipped as non-finite` : ''})` });
+    r.emit({
+      type: 'log',
+      message: `step ${rec.step}: no update applied (${rec.droppedGroups} of ${groups} groups had equal rewards${rec.skippedSteps ? `, ${rec.skippedSteps} optimizer steps skipped as non-finite` : ''})`,
+    });
   }
   r.emit({ type: 'step', runIndex: r.runIndex, method: method.name, seed, record: rec });
   r.emit(
     { type: 'progress', done: r.progress.done, total: r.progress.total, phase: `RL ${method.name} seed ${seed} step ${rec.step}/${r.runSteps}` },
-    { reward: rec.reward, policyLoss: rec.policyLoss, clipFrac: rec.clipFrac, approxKl: rec.approxKl, gradNorm: rec.gradNorm, droppedGroups: rec.droppedGroups, retries: rec.workerRetries, skipped: r.state.skippedSteps },
+    {
+      reward: rec.reward,
+      policyLoss: rec.policyLoss,
+      clipFrac: rec.clipFrac,
+      approxKl: rec.approxKl,
+      gradNorm: rec.gradNorm,
+      droppedGroups: rec.droppedGroups,
+      retries: rec.workerRetries,
+      skipped: r.state.skippedSteps,
+    },
   );
 }

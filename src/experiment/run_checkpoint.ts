@@ -82,7 +82,9 @@ export interface RunTensors {
 /** A checkpoint written by a newer build (or not a run checkpoint at all). */
 export class RunCheckpointVersionError extends Error {
   constructor(readonly version: unknown) {
-    super(`run checkpoint version ${JSON.stringify(version)} cannot be read by this build (it reads versions 1–${RUN_CHECKPOINT_VERSION}); resume it with the build that wrote it, or start the run fresh`);
+    super(
+      `run checkpoint version ${JSON.stringify(version)} cannot be read by this build (it reads versions 1–${RUN_CHECKPOINT_VERSION}); resume it with the build that wrote it, or start the run fresh`,
+    );
     this.name = 'RunCheckpointVersionError';
   }
 }
@@ -111,7 +113,10 @@ export function checkpointPosition(step: number): { runIndex: number; rlStep: nu
 // ── schema ───────────────────────────────────────────────────────────────────────────────────
 
 /** A number stored JSON-safe: null (a NaN or ±Infinity when written) reads back as NaN. */
-const metric = z.number().nullable().transform((x) => x ?? NaN);
+const metric = z
+  .number()
+  .nullable()
+  .transform((x) => x ?? NaN);
 const count = z.number().int().nonnegative();
 /** Records whose producers own their shape (results.ts, trajectory_sample.ts): objects, kept as stored. */
 const record = z.record(z.string(), z.unknown());
@@ -121,11 +126,25 @@ const stepRecord = z
     step: count,
     reward: metric,
     passByHarness: z.record(z.string(), metric),
-    policyLoss: metric, valueLoss: metric, clipFrac: metric, approxKl: metric, klRef: metric, entropy: metric, gradNorm: metric,
-    optimizerSteps: count, skippedSteps: count, rows: count, tokens: count, droppedGroups: count,
-    tokensPerSec: metric, workerRetries: count, envFailures: count,
-    droppedContextTokens: count.optional(), cutContexts: count.optional(),
-    rolloutMs: metric, updateMs: metric,
+    policyLoss: metric,
+    valueLoss: metric,
+    clipFrac: metric,
+    approxKl: metric,
+    klRef: metric,
+    entropy: metric,
+    gradNorm: metric,
+    optimizerSteps: count,
+    skippedSteps: count,
+    rows: count,
+    tokens: count,
+    droppedGroups: count,
+    tokensPerSec: metric,
+    workerRetries: count,
+    envFailures: count,
+    droppedContextTokens: count.optional(),
+    cutContexts: count.optional(),
+    rolloutMs: metric,
+    updateMs: metric,
   })
   // Fields a later build adds are kept, not stripped.
   .loose();
@@ -138,7 +157,9 @@ const evalResult = z
     perHarness: z.record(z.string(), metric),
     episodes: count,
     // Per-episode outcomes by results column (absent in older checkpoints).
-    cells: z.record(z.string(), z.array(z.object({ taskId: z.string(), harnessId: z.string(), sample: count, pass: z.boolean(), score: z.number().min(0).max(1) }).strict())).optional(),
+    cells: z
+      .record(z.string(), z.array(z.object({ taskId: z.string(), harnessId: z.string(), sample: count, pass: z.boolean(), score: z.number().min(0).max(1) }).strict()))
+      .optional(),
     // The rollout counters of the evaluation, informational only (never read on resume).
     stats: z.custom<RolloutStats>((v) => typeof v === 'object' && v !== null && !Array.isArray(v), 'expected an object'),
   })
@@ -160,7 +181,14 @@ const runState = z
 const curves = z.array(z.object({ method: z.string(), seed: z.number().int(), steps: z.array(stepRecord) }).strict());
 const scheduleState = z.object({ draws: z.record(z.string(), count) }).strict();
 
-const v2Config = z.object({ format: z.literal('hlab-run'), version: z.literal(RUN_CHECKPOINT_VERSION), spec: z.unknown(), run: z.object({ runIndex: count, method: z.string(), seed: z.number().int() }).strict() }).strict();
+const v2Config = z
+  .object({
+    format: z.literal('hlab-run'),
+    version: z.literal(RUN_CHECKPOINT_VERSION),
+    spec: z.unknown(),
+    run: z.object({ runIndex: count, method: z.string(), seed: z.number().int() }).strict(),
+  })
+  .strict();
 const v2History = z.object({ version: z.literal(RUN_CHECKPOINT_VERSION), state: runState, results: z.array(record), curves, trajectories: z.array(record) }).strict();
 /** Version 1: config without a version, the history without one; trajectories absent in the oldest. */
 const v1Config = z.object({ spec: z.unknown(), runIndex: count, method: z.string(), seed: z.number().int() }).strict();
@@ -217,16 +245,28 @@ export function decodeRunCheckpoint(meta: CheckpointMeta, tensors: Record<string
     const c = parse(v2Config, meta.config, 'config');
     const h = parse(v2History, meta.metricHistory, 'metricHistory');
     checkpoint = {
-      version: RUN_CHECKPOINT_VERSION, spec: c.spec as JsonValue, run: c.run, state: { ...h.state, schedule: schedule.draws }, schedule,
-      results: h.results as unknown as RunResult[], curves: h.curves, trajectories: h.trajectories as unknown as TrajectorySample[],
+      version: RUN_CHECKPOINT_VERSION,
+      spec: c.spec as JsonValue,
+      run: c.run,
+      state: { ...h.state, schedule: schedule.draws },
+      schedule,
+      results: h.results as unknown as RunResult[],
+      curves: h.curves,
+      trajectories: h.trajectories as unknown as TrajectorySample[],
     };
   } else if (version === 1) {
     const c = parse(v1Config, meta.config, 'config');
     const h = parse(v1History, meta.metricHistory, 'metricHistory');
     checkpoint = {
-      version: RUN_CHECKPOINT_VERSION, spec: c.spec as JsonValue, run: { runIndex: c.runIndex, method: c.method, seed: c.seed }, state: { ...h.state, schedule: schedule.draws }, schedule,
+      version: RUN_CHECKPOINT_VERSION,
+      spec: c.spec as JsonValue,
+      run: { runIndex: c.runIndex, method: c.method, seed: c.seed },
+      state: { ...h.state, schedule: schedule.draws },
+      schedule,
       // Checkpoints written before trajectories were recorded have none: the run goes on without the old ones.
-      results: h.results as unknown as RunResult[], curves: h.curves, trajectories: (h.trajectories ?? []) as unknown as TrajectorySample[],
+      results: h.results as unknown as RunResult[],
+      curves: h.curves,
+      trajectories: (h.trajectories ?? []) as unknown as TrajectorySample[],
     };
   } else throw new RunCheckpointVersionError(version);
   const f32 = (name: string): Float32Array => {

@@ -43,7 +43,17 @@ export type RunEvent =
    * An evaluation finished: pass@1 (base harness, held-out in-space, black-box) and over the
    * training harnesses. `restored`: read from the checkpoint on resume, not run again.
    */
-  | { type: 'eval'; runIndex: number; method: string; seed: number; when: 'before' | 'after'; passAt1: EvalResult['passAt1']; training: number; episodes: number; restored?: boolean }
+  | {
+      type: 'eval';
+      runIndex: number;
+      method: string;
+      seed: number;
+      when: 'before' | 'after';
+      passAt1: EvalResult['passAt1'];
+      training: number;
+      episodes: number;
+      restored?: boolean;
+    }
   /** A checkpoint was committed to IndexedDB (store step numbering, see CKPT_STRIDE) after RL step `rlStep` of run `runIndex`. */
   | { type: 'checkpoint'; runId: string; step: number; runIndex: number; rlStep: number; totalBytes: number }
   /** Episodes finished so far in the evaluation that is running (after every rollout round). */
@@ -51,13 +61,11 @@ export type RunEvent =
   /** Resumed from a checkpoint: the curves so far (finished runs and the current run's steps), so a view can redraw them. */
   | { type: 'resume'; runIndex: number; step: number; curves: RunCurves[] };
 
-
 export interface RunCurves {
   method: string;
   seed: number;
   steps: StepRecord[];
 }
-
 
 function log(type: 'progress' | 'log' | 'warn' | 'eval', data: Record<string, unknown>): void {
   console.log(`[run] ${JSON.stringify({ type, ...data })}`);

@@ -123,7 +123,9 @@ export interface ExperimentOutput {
 
 /** JSON with sorted object keys (the checkpoint store keeps canonical JSON, so key order is not preserved). */
 function stableJson(v: unknown): string {
-  return JSON.stringify(v, (_k, x) => (x && typeof x === 'object' && !Array.isArray(x) ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : x));
+  return JSON.stringify(v, (_k, x) =>
+    x && typeof x === 'object' && !Array.isArray(x) ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : x,
+  );
 }
 
 /** SHA-256 hex of the parameters' bytes (resume tests compare them). */
@@ -134,7 +136,16 @@ const paramsDigest = (a: Float32Array) => sha256Hex(new Uint8Array(a.buffer, a.b
  * spec.model.init = 'base' and it exists and matches the tokenizer and config; otherwise a
  * seeded random init with a loud warning (never silently).
  */
-async function startingParams(spec: ExperimentSpec, cfg: ModelConfig, preset: string, seed: number, tok: Tokenizer, warnings: string[], emit: Emit, explicit?: string): Promise<{ params: Float32Array; source: string }> {
+async function startingParams(
+  spec: ExperimentSpec,
+  cfg: ModelConfig,
+  preset: string,
+  seed: number,
+  tok: Tokenizer,
+  warnings: string[],
+  emit: Emit,
+  explicit?: string,
+): Promise<{ params: Float32Array; source: string }> {
   if (spec.model.init === 'base') {
     const url = explicit ? '(--base file)' : baseCheckpointUrl(preset);
     let why = '';
@@ -147,7 +158,8 @@ async function startingParams(spec: ExperimentSpec, cfg: ModelConfig, preset: st
       } else {
         const ck = await decodeBaseCheckpoint(res ? new Uint8Array(await res.arrayBuffer()) : base64ToBytes(explicit!));
         const c = ck.header.config;
-        if (c.vocabSize !== cfg.vocabSize || c.maxT !== cfg.maxT || c.C !== cfg.C || c.L !== cfg.L || c.NH !== cfg.NH) why = `its config ${JSON.stringify(c)} does not match preset '${preset}' ${JSON.stringify(cfg)}`;
+        if (c.vocabSize !== cfg.vocabSize || c.maxT !== cfg.maxT || c.C !== cfg.C || c.L !== cfg.L || c.NH !== cfg.NH)
+          why = `its config ${JSON.stringify(c)} does not match preset '${preset}' ${JSON.stringify(cfg)}`;
         else if (ck.header.tokenizer.name !== tok.name) why = `it was trained with tokenizer '${ck.header.tokenizer.name}', not '${tok.name}'`;
         else {
           // Same cut for rollouts as for the rows the base learned on (throws on a mismatch unless the spec allows it).
@@ -186,14 +198,31 @@ function maxRows(cfg: ModelConfig): number {
 function trainerOptions(spec: ExperimentSpec, algorithm: MethodSpec['algorithm'], padId: number, seed: number): RlTrainerOptions {
   const cfg = rlLossConfig({
     algorithm: algorithm === 'ppo' ? 'ppo' : 'grpo',
-    clipLow: spec.rl.clipLow, clipHigh: spec.rl.clipHigh, dualClip: spec.rl.dualClip, aggregation: spec.rl.aggregation,
-    klCoef: spec.rl.klCoef, klEstimator: spec.rl.klEstimator, entCoef: spec.rl.entCoef, vfCoef: spec.rl.vfCoef, vfClip: spec.rl.vfClip,
-    gamma: spec.rl.gamma, lambda: spec.rl.lambda, stdFloor: spec.rl.stdFloor, noStdDivision: spec.rl.noStdDivision,
+    clipLow: spec.rl.clipLow,
+    clipHigh: spec.rl.clipHigh,
+    dualClip: spec.rl.dualClip,
+    aggregation: spec.rl.aggregation,
+    klCoef: spec.rl.klCoef,
+    klEstimator: spec.rl.klEstimator,
+    entCoef: spec.rl.entCoef,
+    vfCoef: spec.rl.vfCoef,
+    vfClip: spec.rl.vfClip,
+    gamma: spec.rl.gamma,
+    lambda: spec.rl.lambda,
+    stdFloor: spec.rl.stdFloor,
+    noStdDivision: spec.rl.noStdDivision,
     // Dr. GRPO's constant for seq-mean-token-sum-norm: the maximum response length (never the padded T).
     tokenSumNorm: spec.rollout.maxNewTokens,
   });
   return {
-    cfg, lr: spec.rl.lr, weightDecay: spec.rl.weightDecay, maxGradNorm: spec.rl.maxGradNorm, epochs: spec.rl.epochs, minibatches: spec.rl.minibatches, padId, seed,
+    cfg,
+    lr: spec.rl.lr,
+    weightDecay: spec.rl.weightDecay,
+    maxGradNorm: spec.rl.maxGradNorm,
+    epochs: spec.rl.epochs,
+    minibatches: spec.rl.minibatches,
+    padId,
+    seed,
     dropZeroVarianceGroups: spec.rl.dropZeroVarianceGroups,
   };
 }
@@ -276,7 +305,8 @@ export async function runExperiment(specJson: unknown, o: RunnerOptions = {}, se
       const { checkpoint: ck, tensors } = decodeRunCheckpoint(lg.checkpoint.meta, lg.checkpoint.tensors);
       // The engine is not part of the experiment: a checkpoint continues on either (same layout).
       const sameExperiment = (a: ExperimentSpec) => stableJson({ ...a, backend: 'auto' });
-      if (sameExperiment(parseSpec(ck.spec, 'checkpoint spec')) !== sameExperiment(spec)) throw new Error(`--resume: the checkpoint of run '${runId}' was written for a different spec; start without --resume or use the same spec`);
+      if (sameExperiment(parseSpec(ck.spec, 'checkpoint spec')) !== sameExperiment(spec))
+        throw new Error(`--resume: the checkpoint of run '${runId}' was written for a different spec; start without --resume or use the same spec`);
       trajectories.push(...ck.trajectories);
       resume = { state: ck.state, tensors };
       results.push(...ck.results);
@@ -319,7 +349,15 @@ export async function runExperiment(specJson: unknown, o: RunnerOptions = {}, se
       if (pool.length === 0) throw new Error(`method '${method.name}', seed ${seed}: every training task is excluded as infeasible`);
       const sets: EvalSets = { testTasks: testTasks(spec, seed), inSpace: inSpace.ids, blackbox: spec.evaluation.blackbox, training: training.length ? training : [], excluded };
       const evalOpts = {
-        tok, policy, env, maxTurns: spec.rollout.maxTurns, maxNewTokens: spec.rollout.maxNewTokens, contextTokens: spec.rollout.contextTokens, samples: spec.evaluation.samples, temperature: spec.rl.temperature, seed,
+        tok,
+        policy,
+        env,
+        maxTurns: spec.rollout.maxTurns,
+        maxNewTokens: spec.rollout.maxNewTokens,
+        contextTokens: spec.rollout.contextTokens,
+        samples: spec.evaluation.samples,
+        temperature: spec.rl.temperature,
+        seed,
       };
       const runEval = (when: 'before' | 'after') => evaluate(sets, { ...evalOpts, onProgress: (done, total) => emit({ type: 'evalProgress', runIndex: r, when, done, total }) });
       let st: RunState = { runIndex: r, step: 0, before: null, history: [], schedule: {}, skippedSteps: 0, seconds: 0 };
@@ -333,7 +371,18 @@ export async function runExperiment(specJson: unknown, o: RunnerOptions = {}, se
       resume = null;
       const schedule = makeSchedule(assignments, { draws: st.schedule });
       emit({ type: 'run', runIndex: r, runs: runsPlan.length, method: method.name, seed, steps: runSteps, start: start.source });
-      if (st.before) emit({ type: 'eval', runIndex: r, method: method.name, seed, when: 'before', passAt1: st.before.passAt1, training: st.before.training, episodes: st.before.episodes, restored: true });
+      if (st.before)
+        emit({
+          type: 'eval',
+          runIndex: r,
+          method: method.name,
+          seed,
+          when: 'before',
+          passAt1: st.before.passAt1,
+          training: st.before.training,
+          episodes: st.before.episodes,
+          restored: true,
+        });
       emit({ type: 'progress', ...progress, phase: `run ${r + 1}/${runsPlan.length} (${method.name}, seed ${seed})` });
 
       const save = async () => {
@@ -359,13 +408,33 @@ export async function runExperiment(specJson: unknown, o: RunnerOptions = {}, se
         st.before = await runEval('before');
         progress.done++;
         emit({ type: 'eval', runIndex: r, method: method.name, seed, when: 'before', passAt1: st.before.passAt1, training: st.before.training, episodes: st.before.episodes });
-        emit({ type: 'log', message: `before: base ${st.before.passAt1.base.toFixed(3)}, in-space ${st.before.passAt1.inSpace.toFixed(3)}, training harnesses ${st.before.training.toFixed(3)} (${st.before.episodes} episodes, ${(st.before.stats.ms / 1000).toFixed(1)} s)` });
+        emit({
+          type: 'log',
+          message: `before: base ${st.before.passAt1.base.toFixed(3)}, in-space ${st.before.passAt1.inSpace.toFixed(3)}, training harnesses ${st.before.training.toFixed(3)} (${st.before.episodes} episodes, ${(st.before.stats.ms / 1000).toFixed(1)} s)`,
+        });
         await save();
       }
 
       const loop = await rlLoop({
-        spec, method, seed, runIndex: r, runSteps, tok, policy, trainer, env, pool, schedule, state: st, trajectories,
-        checkpointEvery: every, progress, stopRequested, save, emit, hooks: seams.loop,
+        spec,
+        method,
+        seed,
+        runIndex: r,
+        runSteps,
+        tok,
+        policy,
+        trainer,
+        env,
+        pool,
+        schedule,
+        state: st,
+        trajectories,
+        checkpointEvery: every,
+        progress,
+        stopRequested,
+        save,
+        emit,
+        hooks: seams.loop,
       });
       if (loop.interrupted) status = 'interrupted';
       // A stop asked for during the last RL step: that step's checkpoint is saved; stop before
@@ -392,7 +461,10 @@ export async function runExperiment(specJson: unknown, o: RunnerOptions = {}, se
         }
         progress.done++;
         emit({ type: 'eval', runIndex: r, method: method.name, seed, when: 'after', passAt1: after.passAt1, training: after.training, episodes: after.episodes });
-        emit({ type: 'log', message: `after: base ${after.passAt1.base.toFixed(3)}, in-space ${after.passAt1.inSpace.toFixed(3)}, training harnesses ${after.training.toFixed(3)}` });
+        emit({
+          type: 'log',
+          message: `after: base ${after.passAt1.base.toFixed(3)}, in-space ${after.passAt1.inSpace.toFixed(3)}, training harnesses ${after.training.toFixed(3)}`,
+        });
       }
       results.push(runResult(method.name, runSteps === 0 ? 'none' : algorithm, seed, st, after, st.seconds + (performance.now() - rs0) / 1000));
       curves.push({ method: method.name, seed, steps: st.history });

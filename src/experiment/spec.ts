@@ -120,10 +120,7 @@ export const EvalSpec = z
     /** Samples per test task for pass@1. */
     samples: int(1, 64),
     /** Held-out in-space configurations: all 225, or a seeded sample stratified by distance. */
-    inSpace: z.union([
-      z.object({ mode: z.literal('all') }).strict(),
-      z.object({ mode: z.literal('stratified'), perDistance: int(1, 243), seed: int(0) }).strict(),
-    ]),
+    inSpace: z.union([z.object({ mode: z.literal('all') }).strict(), z.object({ mode: z.literal('stratified'), perDistance: int(1, 243), seed: int(0) }).strict()]),
     /** Black-box harnesses evaluated (held out from training unless a method trains on one). */
     blackbox: z.array(BlackBoxId),
   })
@@ -144,7 +141,10 @@ export const ExperimentSpec = z
      */
     backend: z.enum(['auto', 'webgpu', 'wasm']).default('auto'),
     /** Independent repetitions; results report mean ± std over them. */
-    seeds: z.array(int(0, 2 ** 31 - 1)).min(1).max(32),
+    seeds: z
+      .array(int(0, 2 ** 31 - 1))
+      .min(1)
+      .max(32),
     /** Task suites trained and evaluated on. */
     suites: z.array(z.enum(['workspace', 'errands'])).min(1),
     /** Only tasks of tier ≤ maxTier are trained and evaluated (1 = 2–3 tool calls; CPU-sized presets). */

@@ -106,7 +106,11 @@ export interface McNemar {
  * @throws Error when b or c is not a non-negative integer
  */
 export function mcnemarExact(b: number, c: number): McNemar {
-  for (const [k, v] of [['b', b], ['c', c]] as const) if (!Number.isInteger(v) || v < 0) throw new Error(`mcnemarExact: ${k} must be a non-negative integer, got ${v}`);
+  for (const [k, v] of [
+    ['b', b],
+    ['c', c],
+  ] as const)
+    if (!Number.isInteger(v) || v < 0) throw new Error(`mcnemarExact: ${k} must be a non-negative integer, got ${v}`);
   const n = b + c;
   if (n === 0) return { b, c, p: 1 };
   const m = Math.min(b, c);
@@ -202,7 +206,8 @@ export function pairedComparison(cells: readonly PairedCell[], opts: { seed?: nu
     const key = `${cell.run ?? ''}\u0000${cell.taskId}\u0000${cell.harnessId}\u0000${cell.sample}`;
     if (seen.has(key)) throw new Error(`pairedComparison: duplicate cell (${cell.run === undefined ? '' : `run ${cell.run}, `}${cell.taskId}, ${cell.harnessId}, ${cell.sample})`);
     seen.add(key);
-    for (const s of [cell.before.score, cell.after.score]) if (!Number.isFinite(s) || s < 0 || s > 1) throw new Error(`pairedComparison: score must be in [0, 1], got ${s} in (${cell.taskId}, ${cell.harnessId}, ${cell.sample})`);
+    for (const s of [cell.before.score, cell.after.score])
+      if (!Number.isFinite(s) || s < 0 || s > 1) throw new Error(`pairedComparison: score must be in [0, 1], got ${s} in (${cell.taskId}, ${cell.harnessId}, ${cell.sample})`);
     const pb = cell.before.pass ? 1 : 0;
     const pa = cell.after.pass ? 1 : 0;
     if (pb > pa) b++;
@@ -261,10 +266,7 @@ export function pairedComparison(cells: readonly PairedCell[], opts: { seed?: nu
  * Pair two lists of per-episode outcomes on (taskId, harnessId, sample); cells present in only
  * one list are left out and counted.
  */
-export function pairCells(
-  before: readonly EpisodeOutcomeCell[],
-  after: readonly EpisodeOutcomeCell[],
-): { cells: PairedCell[]; unpairedBefore: number; unpairedAfter: number } {
+export function pairCells(before: readonly EpisodeOutcomeCell[], after: readonly EpisodeOutcomeCell[]): { cells: PairedCell[]; unpairedBefore: number; unpairedAfter: number } {
   const key = (e: EpisodeOutcomeCell) => `${e.taskId}\u0000${e.harnessId}\u0000${e.sample}`;
   const a = new Map(after.map((e) => [key(e), e]));
   const cells: PairedCell[] = [];

@@ -171,14 +171,23 @@ function row(split: RowSplit, index: number, task: Task, harness: string, role: 
 /** First n task ids of a balanced draw with tier ≤ maxTier (as plan.ts draws them). */
 function drawTasks(suite: SuiteName, split: 'train' | 'test', n: number, seed: number, maxTier: number): Task[] {
   if (maxTier >= 3) return taskSet(suite, split, n, seed);
-  return taskSet(suite, split, 3 * n, seed).filter((t) => t.tier <= maxTier).slice(0, n);
+  return taskSet(suite, split, 3 * n, seed)
+    .filter((t) => t.tier <= maxTier)
+    .slice(0, n);
 }
 
 /** Held-out ids stratified by distance: `perDistance` per distance, seeded (as plan.ts inSpaceEvalSet). */
 function stratifiedHeldOut(d: DesignReport, perDistance: number, seed: number): { id: string; distance: number }[] {
   const byDist = new Map<number, string[]>();
   for (const h of d.heldOut) byDist.set(h.distance, [...(byDist.get(h.distance) ?? []), h.id]);
-  return [...byDist.keys()].sort((a, b) => a - b).flatMap((dist) => Rng.derive(seed, 'in-space', dist).shuffle(byDist.get(dist)!).slice(0, perDistance).map((id) => ({ id, distance: dist })));
+  return [...byDist.keys()]
+    .sort((a, b) => a - b)
+    .flatMap((dist) =>
+      Rng.derive(seed, 'in-space', dist)
+        .shuffle(byDist.get(dist)!)
+        .slice(0, perDistance)
+        .map((id) => ({ id, distance: dist })),
+    );
 }
 
 function withTable(d: DesignReport): ExportDataset['design'] {
@@ -229,7 +238,8 @@ export function buildExport(opts: ExportOptions = {}): ExportDataset {
   const suites = opts.suites ?? ['workspace', 'errands'];
   const maxTier = opts.maxTier ?? 3;
   const maxTurns = opts.maxTurns ?? 16;
-  const design = opts.design === 'random' ? selectTraining(DEFAULT_SPACE, { method: 'random', k: opts.k ?? 18, seed: opts.designSeed ?? 0 }) : selectTraining(DEFAULT_SPACE, { method: 'oa' });
+  const design =
+    opts.design === 'random' ? selectTraining(DEFAULT_SPACE, { method: 'random', k: opts.k ?? 18, seed: opts.designSeed ?? 0 }) : selectTraining(DEFAULT_SPACE, { method: 'oa' });
   const train = suites.flatMap((s) => drawTasks(s, 'train', opts.tasks ?? 16, Rng.derive(seed, 'export-train', s).int(2 ** 31), maxTier)).map((t) => t.id);
   const assignments = assignHarnesses({ training: design.training, K, tasks: train, strategy, seed });
   const tests = suites.flatMap((s) => drawTasks(s, 'test', opts.evalTasks ?? 8, Rng.derive(seed, 'export-test', s).int(2 ** 31), maxTier)).map((t) => t.id);
@@ -251,15 +261,27 @@ export function buildExport(opts: ExportOptions = {}): ExportDataset {
 export function buildSpecExport(spec: ExperimentSpec, method: MethodSpec, seed: number): ExportDataset {
   const pool = trainPool(spec, seed);
   const assignments = taskAssignments(spec, method, pool);
-  const design = selectTraining(DEFAULT_SPACE, spec.design.method === 'random' || method.harnesses === 'random-k' ? { method: 'random', k: spec.design.k, seed: spec.design.seed } : { method: 'oa' });
+  const design = selectTraining(
+    DEFAULT_SPACE,
+    spec.design.method === 'random' || method.harnesses === 'random-k' ? { method: 'random', k: spec.design.k, seed: spec.design.seed } : { method: 'oa' },
+  );
   const dist = new Map(design.heldOut.map((h) => [h.id, h.distance]));
   const inSpace = inSpaceEvalSet(spec);
   const heldOut = inSpace.ids.map((id) => ({ id, distance: dist.get(id) ?? 0 }));
   const tests = testTasks(spec, seed);
   const strategy = method.harnesses === 'random-assignment' ? 'random' : method.harnesses === 'scaling' || method.harnesses === 'random-k' ? 'locality' : method.harnesses;
-  return assemble(design, assignments, { strategy, K: assignments[0]?.harnesses.length ?? 0, seed: spec.design.seed }, tests, heldOut, spec.evaluation.blackbox, spec.rollout.maxTurns, {
-    train: `spec '${spec.name}', method '${method.name}' (${method.harnesses}), seed ${seed}: ${pool.length} train tasks`,
-    heldout: `${tests.length} test tasks × ${inSpace.description}`,
-    blackbox: `${tests.length} test tasks × ${spec.evaluation.blackbox.length} black-box harnesses (${spec.evaluation.blackbox.join(', ') || 'none'})`,
-  });
+  return assemble(
+    design,
+    assignments,
+    { strategy, K: assignments[0]?.harnesses.length ?? 0, seed: spec.design.seed },
+    tests,
+    heldOut,
+    spec.evaluation.blackbox,
+    spec.rollout.maxTurns,
+    {
+      train: `spec '${spec.name}', method '${method.name}' (${method.harnesses}), seed ${seed}: ${pool.length} train tasks`,
+      heldout: `${tests.length} test tasks × ${inSpace.description}`,
+      blackbox: `${tests.length} test tasks × ${spec.evaluation.blackbox.length} black-box harnesses (${spec.evaluation.blackbox.join(', ') || 'none'})`,
+    },
+  );
 }

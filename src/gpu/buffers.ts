@@ -17,9 +17,7 @@ function pad4(bytes: number): number {
 function checkBindingSize(device: GPUDevice, name: string, bytes: number): void {
   const max = device.limits.maxStorageBufferBindingSize;
   if (bytes > max) {
-    throw new Error(
-      `tensor '${name}' needs ${bytes} bytes but maxStorageBufferBindingSize is ${max} on this device`,
-    );
+    throw new Error(`tensor '${name}' needs ${bytes} bytes but maxStorageBufferBindingSize is ${max} on this device`);
   }
 }
 
@@ -38,11 +36,7 @@ export function createStorage(device: GPUDevice, label: string, bytes: number, e
 }
 
 /** A storage buffer initialised with `data` (f32, i32 or u32 elements). */
-export function uploadStorage(
-  device: GPUDevice,
-  label: string,
-  data: Float32Array | Int32Array | Uint32Array,
-): GPUBuffer {
+export function uploadStorage(device: GPUDevice, label: string, data: Float32Array | Int32Array | Uint32Array): GPUBuffer {
   const buf = createStorage(device, label, data.byteLength);
   device.queue.writeBuffer(buf, 0, data.buffer, data.byteOffset, data.byteLength);
   return buf;

@@ -13,12 +13,7 @@ export class PipelineCache {
    * @param label  shown in WebGPU errors and captures, e.g. 'residual_forward'
    * @param code   WGSL source
    */
-  get(
-    label: string,
-    code: string,
-    entryPoint = 'main',
-    constants: Record<string, number> = {},
-  ): GPUComputePipeline {
+  get(label: string, code: string, entryPoint = 'main', constants: Record<string, number> = {}): GPUComputePipeline {
     const ckeys = Object.keys(constants).sort();
     const key = `${label}\u0000${entryPoint}\u0000${ckeys.map((k) => `${k}=${constants[k]}`).join(',')}\u0000${code}`;
     let p = this.pipelines.get(key);

@@ -29,7 +29,7 @@ export function unifiedDiff(a: string, b: string, nameA: string, nameB: string):
 
 /** Two texts in columns of `width` characters (long lines wrap), separated by ' | '. */
 export function sideBySide(a: string, b: string, nameA: string, nameB: string, width = 60): string {
-  const wrap = (t: string) => t.split('\n').flatMap((l) => (l.length === 0 ? [''] : l.match(new RegExp(`.{1,${width}}`, 'g')) ?? ['']));
+  const wrap = (t: string) => t.split('\n').flatMap((l) => (l.length === 0 ? [''] : (l.match(new RegExp(`.{1,${width}}`, 'g')) ?? [''])));
   const x = wrap(a);
   const y = wrap(b);
   const rows = [`${nameA.padEnd(width)} | ${nameB}`, `${'-'.repeat(width)}-+-${'-'.repeat(width)}`];

@@ -89,7 +89,11 @@ function composedAdapter(h: ComposedHarness): Adapter {
       return out;
     },
     actions: (call) => [T.format(call)],
-    note: (existing, lines) => [existing === null ? T.format({ tool: 'write', args: { path: NOTES_PATH, content: NOTES_HEADER + lines } }) : T.format({ tool: 'append', args: { path: NOTES_PATH, content: lines } })],
+    note: (existing, lines) => [
+      existing === null
+        ? T.format({ tool: 'write', args: { path: NOTES_PATH, content: NOTES_HEADER + lines } })
+        : T.format({ tool: 'append', args: { path: NOTES_PATH, content: lines } }),
+    ],
   };
 }
 
@@ -118,7 +122,10 @@ export function editFor(old: string, next: string): { oldString: string; newStri
 }
 
 function codingCliAdapter(h: CodingCliHarness): Adapter {
-  const todos = (done: boolean): string => TODO_ITEMS.map((t): TodoItem => ({ text: t, done })).map((t) => `- [${t.done ? 'x' : ' '}] ${t.text}`).join('\n');
+  const todos = (done: boolean): string =>
+    TODO_ITEMS.map((t): TodoItem => ({ text: t, done }))
+      .map((t) => `- [${t.done ? 'x' : ' '}] ${t.text}`)
+      .join('\n');
   return {
     opening: () => [formatCliCall({ name: 'TodoWrite', args: { todos: todos(false) } })],
     beforeFinish: () => [formatCliCall({ name: 'TodoWrite', args: { todos: todos(true) } })],
@@ -341,7 +348,15 @@ export class HonestDriver {
     const turns = this.h.turns();
     const constant = atoms([turns.length ? turns[0].context : '', NOTES_PATH, NOTES_HEADER, ...this.phrases].join('\n'));
     const need = atoms(later.map((c) => JSON.stringify(c.args)).join('\n'));
-    const kept = atoms([call.tool === 'write' ? call.args.content : '', this.notes ?? '', ...Object.entries(files).filter(([f]) => !doomed.includes(f)).map(([, t]) => t)].join('\n'));
+    const kept = atoms(
+      [
+        call.tool === 'write' ? call.args.content : '',
+        this.notes ?? '',
+        ...Object.entries(files)
+          .filter(([f]) => !doomed.includes(f))
+          .map(([, t]) => t),
+      ].join('\n'),
+    );
     for (const f of doomed) {
       const lines = files[f].split('\n').filter((l) => [...atoms(l)].some((a) => need.has(a) && !constant.has(a) && !kept.has(a)));
       if (lines.length === 0) continue;

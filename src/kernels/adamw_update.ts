@@ -36,7 +36,11 @@ export class AdamWUpdate {
   private readonly head: Uint32Array;
 
   /** @throws Error naming the argument on a bad size or aliasing. */
-  constructor(private readonly gpu: Gpu, a: AdamWArgs, label = 'adamw_update') {
+  constructor(
+    private readonly gpu: Gpu,
+    a: AdamWArgs,
+    label = 'adamw_update',
+  ) {
     if (!Number.isInteger(a.P) || a.P <= 0) throw new Error(`${label}: P must be a positive integer, got ${a.P}`);
     checkView(label, 'params', a.params, a.P);
     checkView(label, 'grads', a.grads, a.P);
@@ -54,7 +58,14 @@ export class AdamWUpdate {
     this.dispatch = {
       label,
       pipeline,
-      bindGroup: bindAll(gpu, `${label}-bind`, pipeline, [[0, this.hyper], [1, a.params.buffer], [2, a.grads.buffer], [3, a.m], [4, a.v], [5, a.gradScale.buffer]]),
+      bindGroup: bindAll(gpu, `${label}-bind`, pipeline, [
+        [0, this.hyper],
+        [1, a.params.buffer],
+        [2, a.grads.buffer],
+        [3, a.m],
+        [4, a.v],
+        [5, a.gradScale.buffer],
+      ]),
       groups: grid(Math.ceil(a.P / WG)),
       flops: 16 * a.P,
       bytes: 4 * 7 * a.P,
@@ -71,8 +82,15 @@ export class AdamWUpdate {
     const ab = new ArrayBuffer(64);
     new Uint32Array(ab, 0, 4).set(this.head);
     new Float32Array(ab, 16, 9).set([
-      hp.lr, hp.beta1, hp.beta2, hp.eps, hp.weightDecay,
-      1 - Math.pow(hp.beta1, hp.step), 1 - Math.pow(hp.beta2, hp.step), 1 - hp.beta1, 1 - hp.beta2,
+      hp.lr,
+      hp.beta1,
+      hp.beta2,
+      hp.eps,
+      hp.weightDecay,
+      1 - Math.pow(hp.beta1, hp.step),
+      1 - Math.pow(hp.beta2, hp.step),
+      1 - hp.beta1,
+      1 - hp.beta2,
     ]);
     this.gpu.device.queue.writeBuffer(this.hyper, 0, ab);
   }

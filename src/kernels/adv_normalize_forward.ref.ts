@@ -10,18 +10,13 @@ import { alloc, type Floats } from './ref_util';
  * @returns whitened advantages (B,T), mean, std, count N
  * @throws Error naming the argument on a size mismatch or eps ≤ 0.
  */
-export function advNormalizeForwardRef<A extends Floats>(
-  advantages: A,
-  mask: A,
-  d: RowDims,
-  eps: number,
-): { advantages: A; mean: number; std: number; count: number } {
+export function advNormalizeForwardRef<A extends Floats>(advantages: A, mask: A, d: RowDims, eps: number): { advantages: A; mean: number; std: number; count: number } {
   const op = 'advNormalizeForwardRef';
   checkRows(op, d, { advantages, mask });
   if (!(eps > 0)) throw new Error(`${op}: eps = ${eps} must be > 0`);
   let n = 0;
   let s = 0;
-  for (let i = 0; i < mask.length; i++) if (mask[i] > 0) (n++, (s += advantages[i]));
+  for (let i = 0; i < mask.length; i++) if (mask[i] > 0) n++, (s += advantages[i]);
   const mean = n > 0 ? s / n : 0;
   let ss = 0;
   for (let i = 0; i < mask.length; i++) if (mask[i] > 0) ss += (advantages[i] - mean) ** 2;

@@ -38,8 +38,30 @@ export function prepareAdvNormalizeForward(gpu: Gpu, a: AdvNormalizeForwardArgs)
   const scratch = wholeView(op, 'scratch', a.scratch, advNormalizeScratchBytes(B) / 4);
   const params = packUniform(gpu, `${op}-params`, [{ u32: B }, { u32: T }, { u32: 0 }, { u32: 0 }, { f32: eps }]);
   return [
-    prepareEntry(gpu, op, code, 'rows', 64, B, [[0, params], [1, advantages], [2, mask], [3, scratch]]),
-    prepareEntry(gpu, op, code, 'combine', 1, 1, [[0, params], [3, scratch]], false),
-    prepareEntry(gpu, op, code, 'apply', 64, B * T, [[0, params], [1, advantages], [2, mask], [3, scratch]]),
+    prepareEntry(gpu, op, code, 'rows', 64, B, [
+      [0, params],
+      [1, advantages],
+      [2, mask],
+      [3, scratch],
+    ]),
+    prepareEntry(
+      gpu,
+      op,
+      code,
+      'combine',
+      1,
+      1,
+      [
+        [0, params],
+        [3, scratch],
+      ],
+      false,
+    ),
+    prepareEntry(gpu, op, code, 'apply', 64, B * T, [
+      [0, params],
+      [1, advantages],
+      [2, mask],
+      [3, scratch],
+    ]),
   ];
 }

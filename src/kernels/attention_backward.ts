@@ -50,9 +50,18 @@ export function prepareAttentionBackward(gpu: Gpu, a: AttentionBackwardArgs, lab
   if (a.dqkv.buffer === scratch) throw new Error(`${label}: dqkv must not be the scratch buffer`);
   const HS = C / NH;
   const params = paramsUniform(gpu, `${label}-params`, [
-    ['u32', B], ['u32', T], ['u32', C], ['u32', NH],
-    ['u32', off('dout', a.dout)], ['u32', off('qkv', a.qkv)], ['u32', off('att', a.att)], ['u32', off('dqkv', a.dqkv)],
-    ['f32', 1 / Math.sqrt(HS)], ['u32', 0], ['u32', 0], ['u32', 0],
+    ['u32', B],
+    ['u32', T],
+    ['u32', C],
+    ['u32', NH],
+    ['u32', off('dout', a.dout)],
+    ['u32', off('qkv', a.qkv)],
+    ['u32', off('att', a.att)],
+    ['u32', off('dqkv', a.dqkv)],
+    ['f32', 1 / Math.sqrt(HS)],
+    ['u32', 0],
+    ['u32', 0],
+    ['u32', 0],
   ]);
   // vec4 entry points when a head's channels and every tensor start are 4-aligned.
   const vec4 = HS % 4 === 0 && [a.dout, a.qkv, a.dqkv].every((t) => (t.offset ?? 0) % 4 === 0);
@@ -63,7 +72,13 @@ export function prepareAttentionBackward(gpu: Gpu, a: AttentionBackwardArgs, lab
     {
       label: `${label}-dscores`,
       pipeline: p1,
-      bindGroup: bindAll(gpu, `${label}-dscores-bind`, p1, [[0, params], [1, a.dout.buffer], [2, a.qkv.buffer], [3, a.att.buffer], [4, scratch]]),
+      bindGroup: bindAll(gpu, `${label}-dscores-bind`, p1, [
+        [0, params],
+        [1, a.dout.buffer],
+        [2, a.qkv.buffer],
+        [3, a.att.buffer],
+        [4, scratch],
+      ]),
       groups: grid(Math.ceil((B * NH * T) / WG)),
       flops: causal * (2 * HS + 4),
       bytes: 4 * (B * T * C * 2 + causal * 3),
@@ -71,7 +86,14 @@ export function prepareAttentionBackward(gpu: Gpu, a: AttentionBackwardArgs, lab
     {
       label: `${label}-dqkv`,
       pipeline: p2,
-      bindGroup: bindAll(gpu, `${label}-dqkv-bind`, p2, [[0, params], [1, a.dout.buffer], [2, a.qkv.buffer], [3, a.att.buffer], [4, scratch], [5, a.dqkv.buffer]]),
+      bindGroup: bindAll(gpu, `${label}-dqkv-bind`, p2, [
+        [0, params],
+        [1, a.dout.buffer],
+        [2, a.qkv.buffer],
+        [3, a.att.buffer],
+        [4, scratch],
+        [5, a.dqkv.buffer],
+      ]),
       groups: grid(Math.ceil((B * T * 3 * C) / (vec4 ? 4 : 1) / WG)),
       flops: causal * HS * 6,
       bytes: 4 * (B * T * 3 * C * 2 + causal * 2),

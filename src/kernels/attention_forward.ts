@@ -62,12 +62,30 @@ export function prepareAttentionForward(gpu: Gpu, a: AttentionForwardArgs, label
   checkAligned(label, { qkv: a.qkv, out: a.out });
   const pipeline = gpu.pipelines.get('attention_forward', code, 'main', { WG, HS4: HS / 4 });
   const params = paramsUniform(gpu, `${label}-params`, [
-    ['u32', B], ['u32', T], ['u32', C], ['u32', NH],
-    ['u32', HS], ['u32', T], ['u32', 3 * C], ['u32', C],
-    ['u32', 2 * C], ['u32', T], ['u32', off('qkv', a.qkv)], ['u32', off('qkv', a.qkv)],
-    ['u32', off('att', a.att)], ['u32', off('out', a.out)], ['f32', 1 / Math.sqrt(HS)], ['u32', 0],
+    ['u32', B],
+    ['u32', T],
+    ['u32', C],
+    ['u32', NH],
+    ['u32', HS],
+    ['u32', T],
+    ['u32', 3 * C],
+    ['u32', C],
+    ['u32', 2 * C],
+    ['u32', T],
+    ['u32', off('qkv', a.qkv)],
+    ['u32', off('qkv', a.qkv)],
+    ['u32', off('att', a.att)],
+    ['u32', off('out', a.out)],
+    ['f32', 1 / Math.sqrt(HS)],
+    ['u32', 0],
   ]);
-  const bindGroup = bindAll(gpu, `${label}-bind`, pipeline, [[0, params], [1, a.qkv.buffer], [2, a.qkv.buffer], [3, a.att.buffer], [4, a.out.buffer]]);
+  const bindGroup = bindAll(gpu, `${label}-bind`, pipeline, [
+    [0, params],
+    [1, a.qkv.buffer],
+    [2, a.qkv.buffer],
+    [3, a.att.buffer],
+    [4, a.out.buffer],
+  ]);
   const pairs = (B * NH * T * (T + 1)) / 2;
   return {
     label,
@@ -113,13 +131,30 @@ export function prepareAttentionDecode(gpu: Gpu, a: AttentionDecodeArgs, label =
   if (a.pos.size < B * 4) throw new Error(`${label}: pos buffer '${a.pos.label}' has ${a.pos.size} bytes, needs (B) = ${B * 4}`);
   const pipeline = gpu.pipelines.get('attention_forward', code, 'decode', { WG, HS4: HS / 4 });
   const params = paramsUniform(gpu, `${label}-params`, [
-    ['u32', B], ['u32', 1], ['u32', C], ['u32', NH],
-    ['u32', HS], ['u32', Tmax], ['u32', 2 * C], ['u32', 0],
-    ['u32', C], ['u32', Tmax], ['u32', off('qkv', a.qkv)], ['u32', off('cache', a.cache)],
-    ['u32', off('att', a.att)], ['u32', off('out', a.out)], ['f32', 1 / Math.sqrt(HS)], ['u32', 0],
+    ['u32', B],
+    ['u32', 1],
+    ['u32', C],
+    ['u32', NH],
+    ['u32', HS],
+    ['u32', Tmax],
+    ['u32', 2 * C],
+    ['u32', 0],
+    ['u32', C],
+    ['u32', Tmax],
+    ['u32', off('qkv', a.qkv)],
+    ['u32', off('cache', a.cache)],
+    ['u32', off('att', a.att)],
+    ['u32', off('out', a.out)],
+    ['f32', 1 / Math.sqrt(HS)],
+    ['u32', 0],
   ]);
   const bindGroup = bindAll(gpu, `${label}-bind`, pipeline, [
-    [0, params], [1, a.qkv.buffer], [2, a.cache.buffer], [3, a.att.buffer], [4, a.out.buffer], [5, a.pos],
+    [0, params],
+    [1, a.qkv.buffer],
+    [2, a.cache.buffer],
+    [3, a.att.buffer],
+    [4, a.out.buffer],
+    [5, a.pos],
   ]);
   return {
     label,

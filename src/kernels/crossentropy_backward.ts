@@ -42,11 +42,23 @@ export function prepareCrossentropyBackward(gpu: Gpu, a: CrossentropyBackwardArg
   }
   const pipeline = gpu.pipelines.get('crossentropy_backward', code, 'main', { WG });
   const params = paramsUniform(gpu, `${label}-params`, [
-    ['u32', N], ['u32', V], ['u32', off('logits', a.logits)], ['u32', off('targets', a.targets)],
-    ['u32', off('mask', a.mask)], ['u32', off('lse', a.lse)], ['u32', off('dlogits', a.dlogits)], ['u32', off('scale', a.scale)],
+    ['u32', N],
+    ['u32', V],
+    ['u32', off('logits', a.logits)],
+    ['u32', off('targets', a.targets)],
+    ['u32', off('mask', a.mask)],
+    ['u32', off('lse', a.lse)],
+    ['u32', off('dlogits', a.dlogits)],
+    ['u32', off('scale', a.scale)],
   ]);
   const bindGroup = bindAll(gpu, `${label}-bind`, pipeline, [
-    [0, params], [1, a.logits.buffer], [2, a.targets.buffer], [3, a.mask.buffer], [4, a.lse.buffer], [5, a.scale.buffer], [6, a.dlogits.buffer],
+    [0, params],
+    [1, a.logits.buffer],
+    [2, a.targets.buffer],
+    [3, a.mask.buffer],
+    [4, a.lse.buffer],
+    [5, a.scale.buffer],
+    [6, a.dlogits.buffer],
   ]);
   return { label, pipeline, bindGroup, groups: grid(Math.ceil((N * V) / WG)), flops: 4 * N * V, bytes: 8 * N * V };
 }

@@ -36,17 +36,35 @@ export function prepareCrossentropyForward(gpu: Gpu, a: CrossentropyForwardArgs,
     if (!Number.isInteger(v) || v <= 0) throw new Error(`${label}: ${k} must be a positive integer, got ${v}`);
   }
   checkView(label, 'logits', a.logits, N * V);
-  for (const [k, b, n] of [['targets', a.targets, N], ['mask', a.mask, N], ['loss', a.loss, N], ['lse', a.lse, N], ['stats', a.stats, 2]] as const) {
+  for (const [k, b, n] of [
+    ['targets', a.targets, N],
+    ['mask', a.mask, N],
+    ['loss', a.loss, N],
+    ['lse', a.lse, N],
+    ['stats', a.stats, 2],
+  ] as const) {
     checkView(label, k, { buffer: b }, n);
   }
-  const params = paramsUniform(gpu, `${label}-params`, [['u32', N], ['u32', V], ['u32', off('logits', a.logits)], ['u32', 0]]);
+  const params = paramsUniform(gpu, `${label}-params`, [
+    ['u32', N],
+    ['u32', V],
+    ['u32', off('logits', a.logits)],
+    ['u32', 0],
+  ]);
   const rows = gpu.pipelines.get('crossentropy_forward', code, 'main', { WG });
   const mean = gpu.pipelines.get('crossentropy_forward', code, 'mean', { WG });
   return [
     {
       label,
       pipeline: rows,
-      bindGroup: bindAll(gpu, `${label}-bind`, rows, [[0, params], [1, a.logits.buffer], [2, a.targets], [3, a.mask], [4, a.loss], [5, a.lse]]),
+      bindGroup: bindAll(gpu, `${label}-bind`, rows, [
+        [0, params],
+        [1, a.logits.buffer],
+        [2, a.targets],
+        [3, a.mask],
+        [4, a.loss],
+        [5, a.lse],
+      ]),
       groups: grid(Math.ceil(N / WG)),
       flops: 4 * N * V,
       bytes: 4 * (N * V + 4 * N),
@@ -54,7 +72,12 @@ export function prepareCrossentropyForward(gpu: Gpu, a: CrossentropyForwardArgs,
     {
       label: `${label}-mean`,
       pipeline: mean,
-      bindGroup: bindAll(gpu, `${label}-mean-bind`, mean, [[0, params], [3, a.mask], [4, a.loss], [6, a.stats]]),
+      bindGroup: bindAll(gpu, `${label}-mean-bind`, mean, [
+        [0, params],
+        [3, a.mask],
+        [4, a.loss],
+        [6, a.stats],
+      ]),
       groups: [1, 1, 1],
       flops: 2 * N,
       bytes: 8 * N,

@@ -20,12 +20,7 @@ export interface EncoderGrads<A extends Floats> {
  * @returns the accumulated {dwte (V,C), dwpe (maxT,C)} (the `acc` arrays when given)
  * @throws Error naming the argument on a size mismatch or an id out of range.
  */
-export function encoderBackwardRef<A extends Floats>(
-  dout: A,
-  ids: Int32Array,
-  d: EncoderDims,
-  acc?: EncoderGrads<A>,
-): EncoderGrads<A> {
+export function encoderBackwardRef<A extends Floats>(dout: A, ids: Int32Array, d: EncoderDims, acc?: EncoderGrads<A>): EncoderGrads<A> {
   const op = 'encoderBackwardRef';
   checkEncoder(op, ids, d);
   const { B, T, C, V, maxT } = d;

@@ -35,7 +35,12 @@ export function tokenBuckets(ids: Int32Array, V: number): { start: Uint32Array; 
 export class TokenBucketBuffers {
   readonly start: GPUBuffer;
   readonly pos: GPUBuffer;
-  constructor(private readonly gpu: Gpu, readonly V: number, readonly maxPositions: number, label = 'encoder_backward') {
+  constructor(
+    private readonly gpu: Gpu,
+    readonly V: number,
+    readonly maxPositions: number,
+    label = 'encoder_backward',
+  ) {
     this.start = createStorage(gpu.device, `${label}-bucket_start`, (V + 1) * 4);
     this.pos = createStorage(gpu.device, `${label}-bucket_pos`, Math.max(1, maxPositions) * 4);
   }
@@ -83,11 +88,21 @@ export function prepareEncoderBackward(gpu: Gpu, a: EncoderBackwardArgs, label =
   if (a.dwte.buffer !== a.dwpe.buffer) throw new Error(`${label}: dwte and dwpe must be in one buffer`);
   const pipeline = gpu.pipelines.get('encoder_backward', code, 'main', { WG });
   const params = paramsUniform(gpu, `${label}-params`, [
-    ['u32', B], ['u32', T], ['u32', C], ['u32', V],
-    ['u32', off('dout', a.dout)], ['u32', off('dwte', a.dwte)], ['u32', off('dwpe', a.dwpe)], ['u32', 0],
+    ['u32', B],
+    ['u32', T],
+    ['u32', C],
+    ['u32', V],
+    ['u32', off('dout', a.dout)],
+    ['u32', off('dwte', a.dwte)],
+    ['u32', off('dwpe', a.dwpe)],
+    ['u32', 0],
   ]);
   const bindGroup = bindAll(gpu, `${label}-bind`, pipeline, [
-    [0, params], [1, a.dout.buffer], [2, a.buckets.start], [3, a.buckets.pos], [4, a.dwte.buffer],
+    [0, params],
+    [1, a.dout.buffer],
+    [2, a.buckets.start],
+    [3, a.buckets.pos],
+    [4, a.dwte.buffer],
   ]);
   return {
     label,

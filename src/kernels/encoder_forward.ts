@@ -43,10 +43,22 @@ export function prepareEncoderForward(gpu: Gpu, a: EncoderForwardArgs, label = '
   checkView(label, 'out', a.out, B * T * C);
   const pipeline = gpu.pipelines.get('encoder_forward', code, a.pos0 ? 'main_offset' : 'main', { WG });
   const params = paramsUniform(gpu, `${label}-params`, [
-    ['u32', B], ['u32', T], ['u32', C], ['u32', V],
-    ['u32', maxT], ['u32', off('wte', a.wte)], ['u32', off('wpe', a.wpe)], ['u32', off('out', a.out)],
+    ['u32', B],
+    ['u32', T],
+    ['u32', C],
+    ['u32', V],
+    ['u32', maxT],
+    ['u32', off('wte', a.wte)],
+    ['u32', off('wpe', a.wpe)],
+    ['u32', off('out', a.out)],
   ]);
-  const entries: Array<[number, GPUBuffer]> = [[0, params], [1, a.ids], [2, a.wte.buffer], [3, a.wpe.buffer], [4, a.out.buffer]];
+  const entries: Array<[number, GPUBuffer]> = [
+    [0, params],
+    [1, a.ids],
+    [2, a.wte.buffer],
+    [3, a.wpe.buffer],
+    [4, a.out.buffer],
+  ];
   if (a.pos0) entries.push([5, a.pos0]);
   const bindGroup = bindAll(gpu, `${label}-bind`, pipeline, entries);
   const n = B * T * C;

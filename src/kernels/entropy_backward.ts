@@ -26,6 +26,13 @@ export function prepareEntropyBackward(gpu: Gpu, a: EntropyBackwardArgs): LossPr
   const { n, logits, entropy, lse, dentropy } = entropyViews(op, a);
   const dlogits = wholeView(op, 'dlogits', a.dlogits, n * V);
   const params = entropyUniform(gpu, op, B, T, V, a.p);
-  const d = prepareEntry(gpu, op, code, 'main', 256, n * V, [[0, params], [1, logits], [2, lse], [3, entropy], [4, dentropy], [5, dlogits]]);
+  const d = prepareEntry(gpu, op, code, 'main', 256, n * V, [
+    [0, params],
+    [1, logits],
+    [2, lse],
+    [3, entropy],
+    [4, dentropy],
+    [5, dlogits],
+  ]);
   return { dispatches: [d], uniform: params };
 }

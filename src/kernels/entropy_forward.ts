@@ -70,7 +70,19 @@ export function prepareEntropyForward(gpu: Gpu, a: EntropyForwardArgs): LossPrep
   const mask = wholeView(op, 'mask', a.mask, n);
   const rowStats = wholeView(op, 'rowStats', a.rowStats, B * ROW_STATS);
   const params = entropyUniform(gpu, op, B, T, V, a.p);
-  const tokens = prepareEntry(gpu, op, code, 'tokens', 64, n, [[0, params], [1, logits], [2, mask], [3, entropy], [4, lse]]);
-  const rows = prepareEntry(gpu, op, code, 'rows', 64, B, [[0, params], [2, mask], [3, entropy], [5, dentropy], [6, rowStats]]);
+  const tokens = prepareEntry(gpu, op, code, 'tokens', 64, n, [
+    [0, params],
+    [1, logits],
+    [2, mask],
+    [3, entropy],
+    [4, lse],
+  ]);
+  const rows = prepareEntry(gpu, op, code, 'rows', 64, B, [
+    [0, params],
+    [2, mask],
+    [3, entropy],
+    [5, dentropy],
+    [6, rowStats],
+  ]);
   return { dispatches: [tokens, rows], uniform: params };
 }

@@ -31,7 +31,17 @@ export function prepareGatherRows(gpu: Gpu, a: GatherRowsArgs, label = 'gather_r
   checkView(label, 'idx', { buffer: a.idx }, B);
   checkView(label, 'out', { buffer: a.out }, B * C);
   const pipeline = gpu.pipelines.get('gather_rows', code, 'main', { WG });
-  const params = paramsUniform(gpu, `${label}-params`, [['u32', B], ['u32', C], ['u32', R], ['u32', 0]]);
-  const bindGroup = bindAll(gpu, `${label}-bind`, pipeline, [[0, params], [1, a.inp], [2, a.idx], [3, a.out]]);
+  const params = paramsUniform(gpu, `${label}-params`, [
+    ['u32', B],
+    ['u32', C],
+    ['u32', R],
+    ['u32', 0],
+  ]);
+  const bindGroup = bindAll(gpu, `${label}-bind`, pipeline, [
+    [0, params],
+    [1, a.inp],
+    [2, a.idx],
+    [3, a.out],
+  ]);
   return { label, pipeline, bindGroup, groups: grid(Math.ceil((B * C) / WG)), flops: 0, bytes: 8 * B * C };
 }

@@ -28,8 +28,16 @@ export function prepareGeluBackward(gpu: Gpu, a: GeluBackwardArgs, label = 'gelu
   if (a.dinp.buffer === a.dout.buffer || a.dinp.buffer === a.inp.buffer) throw new Error(`${label}: dinp must not alias dout or inp`);
   const pipeline = gpu.pipelines.get('gelu_backward', code, 'main', { WG });
   const params = paramsUniform(gpu, `${label}-params`, [
-    ['u32', a.n], ['u32', off('dout', a.dout)], ['u32', off('inp', a.inp)], ['u32', off('dinp', a.dinp)],
+    ['u32', a.n],
+    ['u32', off('dout', a.dout)],
+    ['u32', off('inp', a.inp)],
+    ['u32', off('dinp', a.dinp)],
   ]);
-  const bindGroup = bindAll(gpu, `${label}-bind`, pipeline, [[0, params], [1, a.dout.buffer], [2, a.inp.buffer], [3, a.dinp.buffer]]);
+  const bindGroup = bindAll(gpu, `${label}-bind`, pipeline, [
+    [0, params],
+    [1, a.dout.buffer],
+    [2, a.inp.buffer],
+    [3, a.dinp.buffer],
+  ]);
   return { label, pipeline, bindGroup, groups: grid(Math.ceil(a.n / WG)), flops: 20 * a.n, bytes: 12 * a.n };
 }

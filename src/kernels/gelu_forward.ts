@@ -24,7 +24,16 @@ export function prepareGeluForward(gpu: Gpu, a: GeluForwardArgs, label = 'gelu_f
   checkView(label, 'out', a.out, a.n);
   if (a.inp.buffer === a.out.buffer) throw new Error(`${label}: out must not share a buffer with inp`);
   const pipeline = gpu.pipelines.get('gelu_forward', code, 'main', { WG });
-  const params = paramsUniform(gpu, `${label}-params`, [['u32', a.n], ['u32', off('inp', a.inp)], ['u32', off('out', a.out)], ['u32', 0]]);
-  const bindGroup = bindAll(gpu, `${label}-bind`, pipeline, [[0, params], [1, a.inp.buffer], [2, a.out.buffer]]);
+  const params = paramsUniform(gpu, `${label}-params`, [
+    ['u32', a.n],
+    ['u32', off('inp', a.inp)],
+    ['u32', off('out', a.out)],
+    ['u32', 0],
+  ]);
+  const bindGroup = bindAll(gpu, `${label}-bind`, pipeline, [
+    [0, params],
+    [1, a.inp.buffer],
+    [2, a.out.buffer],
+  ]);
   return { label, pipeline, bindGroup, groups: grid(Math.ceil(a.n / WG)), flops: 10 * a.n, bytes: 8 * a.n };
 }

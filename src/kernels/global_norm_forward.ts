@@ -48,8 +48,14 @@ export function prepareGlobalNorm(gpu: Gpu, a: GlobalNormArgs, label = 'global_n
   checkView(label, 'skipFlag', skip, 1);
   if (skip.buffer === a.out.buffer || skip.buffer === a.grads.buffer) throw new Error(`${label}: skipFlag must not share a buffer with grads or out`);
   const params = paramsUniform(gpu, `${label}-params`, [
-    ['u32', a.P], ['u32', G], ['u32', off('grads', a.grads)], ['u32', off('out', a.out)],
-    ['u32', clip], ['f32', clip ? maxNorm : 0], ['u32', off('skipFlag', skip)], ['u32', 0],
+    ['u32', a.P],
+    ['u32', G],
+    ['u32', off('grads', a.grads)],
+    ['u32', off('out', a.out)],
+    ['u32', clip],
+    ['f32', clip ? maxNorm : 0],
+    ['u32', off('skipFlag', skip)],
+    ['u32', 0],
   ]);
   const p1 = gpu.pipelines.get('global_norm_forward-partials', code, 'partials_main', { WG });
   const p2 = gpu.pipelines.get('global_norm_forward-finalize', code, 'finalize');
@@ -57,7 +63,11 @@ export function prepareGlobalNorm(gpu: Gpu, a: GlobalNormArgs, label = 'global_n
     {
       label: `${label}-partials`,
       pipeline: p1,
-      bindGroup: bindAll(gpu, `${label}-partials-bind`, p1, [[0, params], [1, a.grads.buffer], [2, partials]]),
+      bindGroup: bindAll(gpu, `${label}-partials-bind`, p1, [
+        [0, params],
+        [1, a.grads.buffer],
+        [2, partials],
+      ]),
       groups: [Math.ceil(G / WG), 1, 1],
       flops: 2 * a.P,
       bytes: 4 * a.P,
@@ -65,7 +75,12 @@ export function prepareGlobalNorm(gpu: Gpu, a: GlobalNormArgs, label = 'global_n
     {
       label: `${label}-finalize`,
       pipeline: p2,
-      bindGroup: bindAll(gpu, `${label}-finalize-bind`, p2, [[0, params], [2, partials], [3, a.out.buffer], [4, skip.buffer]]),
+      bindGroup: bindAll(gpu, `${label}-finalize-bind`, p2, [
+        [0, params],
+        [2, partials],
+        [3, a.out.buffer],
+        [4, skip.buffer],
+      ]),
       groups: [1, 1, 1],
       flops: G,
       bytes: 4 * G,

@@ -32,7 +32,14 @@ export function klSetup(gpu: Gpu, op: string, a: KlInputs, coef = 0): { params: 
   const { B, T, p } = a;
   const params = lossUniform(gpu, op, { B, T, aggregation: p.aggregation, norm: p.norm, opt: KL_ESTIMATOR_CODE[p.estimator], coef });
   const n = B * T;
-  return { params, inputs: [['logprobs', a.logprobs, n], ['refLogprobs', a.refLogprobs, n], ['mask', a.mask, n]] };
+  return {
+    params,
+    inputs: [
+      ['logprobs', a.logprobs, n],
+      ['refLogprobs', a.refLogprobs, n],
+      ['mask', a.mask, n],
+    ],
+  };
 }
 
 /**

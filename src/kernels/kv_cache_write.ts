@@ -33,9 +33,21 @@ export function prepareKvCacheWrite(gpu: Gpu, a: KvCacheWriteArgs, label = 'kv_c
   if (a.pos0.size < B * 4) throw new Error(`${label}: pos0 buffer '${a.pos0.label}' has ${a.pos0.size} bytes, needs (B) = ${B * 4}`);
   const pipeline = gpu.pipelines.get('kv_cache_write', code, 'main', { WG });
   const params = paramsUniform(gpu, `${label}-params`, [
-    ['u32', B], ['u32', T], ['u32', C], ['u32', Tmax], ['u32', off('qkv', a.qkv)], ['u32', off('cache', a.cache)], ['u32', 0], ['u32', 0],
+    ['u32', B],
+    ['u32', T],
+    ['u32', C],
+    ['u32', Tmax],
+    ['u32', off('qkv', a.qkv)],
+    ['u32', off('cache', a.cache)],
+    ['u32', 0],
+    ['u32', 0],
   ]);
-  const bindGroup = bindAll(gpu, `${label}-bind`, pipeline, [[0, params], [1, a.qkv.buffer], [2, a.pos0], [3, a.cache.buffer]]);
+  const bindGroup = bindAll(gpu, `${label}-bind`, pipeline, [
+    [0, params],
+    [1, a.qkv.buffer],
+    [2, a.pos0],
+    [3, a.cache.buffer],
+  ]);
   const n = B * T * 2 * C;
   return { label, pipeline, bindGroup, groups: grid(Math.ceil(n / WG)), flops: 0, bytes: 8 * n };
 }

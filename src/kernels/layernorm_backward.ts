@@ -48,13 +48,28 @@ export function prepareLayernormBackward(gpu: Gpu, a: LayernormBackwardArgs, lab
   if (a.dinp.buffer === a.dw.buffer) throw new Error(`${label}: dinp must not share a buffer with dw`);
   const pipeline = gpu.pipelines.get('layernorm_backward', code, 'main', { WG });
   const params = paramsUniform(gpu, `${label}-params`, [
-    ['u32', N], ['u32', C], ['u32', off('dout', a.dout)], ['u32', off('inp', a.inp)],
-    ['u32', off('w', a.w)], ['u32', off('mean', a.mean)], ['u32', off('rstd', a.rstd)], ['u32', off('dinp', a.dinp)],
-    ['u32', off('dw', a.dw)], ['u32', off('db', a.db)], ['u32', 0], ['u32', 0],
+    ['u32', N],
+    ['u32', C],
+    ['u32', off('dout', a.dout)],
+    ['u32', off('inp', a.inp)],
+    ['u32', off('w', a.w)],
+    ['u32', off('mean', a.mean)],
+    ['u32', off('rstd', a.rstd)],
+    ['u32', off('dinp', a.dinp)],
+    ['u32', off('dw', a.dw)],
+    ['u32', off('db', a.db)],
+    ['u32', 0],
+    ['u32', 0],
   ]);
   const bindGroup = bindAll(gpu, `${label}-bind`, pipeline, [
-    [0, params], [1, a.dout.buffer], [2, a.inp.buffer], [3, a.w.buffer], [4, a.mean.buffer], [5, a.rstd.buffer],
-    [6, a.dw.buffer], [7, a.dinp.buffer],
+    [0, params],
+    [1, a.dout.buffer],
+    [2, a.inp.buffer],
+    [3, a.w.buffer],
+    [4, a.mean.buffer],
+    [5, a.rstd.buffer],
+    [6, a.dw.buffer],
+    [7, a.dinp.buffer],
   ]);
   return {
     label,

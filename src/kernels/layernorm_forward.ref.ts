@@ -21,12 +21,7 @@ export const LAYERNORM_EPS = 1e-5;
  * @returns out (N,C), mean (N), rstd (N) (mean and rstd are saved for the backward pass)
  * @throws Error naming the argument on a size mismatch.
  */
-export function layernormForwardRef<A extends Floats>(
-  inp: A,
-  w: A,
-  b: A,
-  d: RowsDims,
-): { out: A; mean: A; rstd: A } {
+export function layernormForwardRef<A extends Floats>(inp: A, w: A, b: A, d: RowsDims): { out: A; mean: A; rstd: A } {
   const op = 'layernormForwardRef';
   checkDim(op, 'N', d.N);
   checkDim(op, 'C', d.C);

@@ -45,12 +45,24 @@ export function prepareLayernormForward(gpu: Gpu, a: LayernormForwardArgs, label
   checkView(label, 'rstd', a.rstd, N);
   const pipeline = gpu.pipelines.get('layernorm_forward', code, 'main', { WG });
   const params = paramsUniform(gpu, `${label}-params`, [
-    ['u32', N], ['u32', C], ['u32', off('inp', a.inp)], ['u32', off('w', a.w)],
-    ['u32', off('b', a.b)], ['u32', off('out', a.out)], ['u32', off('mean', a.mean)], ['u32', off('rstd', a.rstd)],
+    ['u32', N],
+    ['u32', C],
+    ['u32', off('inp', a.inp)],
+    ['u32', off('w', a.w)],
+    ['u32', off('b', a.b)],
+    ['u32', off('out', a.out)],
+    ['u32', off('mean', a.mean)],
+    ['u32', off('rstd', a.rstd)],
     ['f32', LAYERNORM_EPS],
   ]);
   const bindGroup = bindAll(gpu, `${label}-bind`, pipeline, [
-    [0, params], [1, a.inp.buffer], [2, a.w.buffer], [3, a.b.buffer], [4, a.out.buffer], [5, a.mean.buffer], [6, a.rstd.buffer],
+    [0, params],
+    [1, a.inp.buffer],
+    [2, a.w.buffer],
+    [3, a.b.buffer],
+    [4, a.out.buffer],
+    [5, a.mean.buffer],
+    [6, a.rstd.buffer],
   ]);
   return { label, pipeline, bindGroup, groups: grid(Math.ceil(N / WG)), flops: 8 * N * C, bytes: 4 * (2 * N * C + 2 * C + 2 * N) };
 }

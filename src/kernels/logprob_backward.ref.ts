@@ -11,13 +11,7 @@ import { alloc, checkLen, type Floats } from './ref_util';
  * @returns dlogits (N,V), written
  * @throws Error naming the argument on a size mismatch or a target out of range.
  */
-export function logprobBackwardRef<A extends Floats>(
-  logits: A,
-  targets: Int32Array,
-  lse: A,
-  dlogprob: A,
-  d: LogitsDims,
-): A {
+export function logprobBackwardRef<A extends Floats>(logits: A, targets: Int32Array, lse: A, dlogprob: A, d: LogitsDims): A {
   const op = 'logprobBackwardRef';
   checkLogits(op, logits, targets, d);
   const { N, V } = d;

@@ -39,11 +39,22 @@ export function prepareLogprobBackward(gpu: Gpu, a: LogprobBackwardArgs, label =
   }
   const pipeline = gpu.pipelines.get('logprob_backward', code, 'main', { WG });
   const params = paramsUniform(gpu, `${label}-params`, [
-    ['u32', N], ['u32', V], ['u32', off('logits', a.logits)], ['u32', off('targets', a.targets)],
-    ['u32', off('lse', a.lse)], ['u32', off('dlogprob', a.dlogprob)], ['u32', off('dlogits', a.dlogits)], ['u32', 0],
+    ['u32', N],
+    ['u32', V],
+    ['u32', off('logits', a.logits)],
+    ['u32', off('targets', a.targets)],
+    ['u32', off('lse', a.lse)],
+    ['u32', off('dlogprob', a.dlogprob)],
+    ['u32', off('dlogits', a.dlogits)],
+    ['u32', 0],
   ]);
   const bindGroup = bindAll(gpu, `${label}-bind`, pipeline, [
-    [0, params], [1, a.logits.buffer], [2, a.targets.buffer], [3, a.lse.buffer], [4, a.dlogprob.buffer], [5, a.dlogits.buffer],
+    [0, params],
+    [1, a.logits.buffer],
+    [2, a.targets.buffer],
+    [3, a.lse.buffer],
+    [4, a.dlogprob.buffer],
+    [5, a.dlogits.buffer],
   ]);
   return { label, pipeline, bindGroup, groups: grid(Math.ceil((N * V) / WG)), flops: 4 * N * V, bytes: 8 * N * V };
 }

@@ -27,11 +27,7 @@ export function checkLogits(op: string, logits: Floats, targets: Int32Array, d: 
  * @returns logprob (N) ≤ 0, lse (N) (saved for the backward pass)
  * @throws Error naming the argument on a size mismatch or a target out of range.
  */
-export function logprobForwardRef<A extends Floats>(
-  logits: A,
-  targets: Int32Array,
-  d: LogitsDims,
-): { logprob: A; lse: A } {
+export function logprobForwardRef<A extends Floats>(logits: A, targets: Int32Array, d: LogitsDims): { logprob: A; lse: A } {
   checkLogits('logprobForwardRef', logits, targets, d);
   const { N, V } = d;
   const logprob = alloc(logits, N);

@@ -34,11 +34,21 @@ export function prepareLogprobForward(gpu: Gpu, a: LogprobForwardArgs, label = '
   checkView(label, 'lse', a.lse, N);
   const pipeline = gpu.pipelines.get('logprob_forward', code, 'main', { WG });
   const params = paramsUniform(gpu, `${label}-params`, [
-    ['u32', N], ['u32', V], ['u32', off('logits', a.logits)], ['u32', off('targets', a.targets)],
-    ['u32', off('logprob', a.logprob)], ['u32', off('lse', a.lse)], ['u32', 0], ['u32', 0],
+    ['u32', N],
+    ['u32', V],
+    ['u32', off('logits', a.logits)],
+    ['u32', off('targets', a.targets)],
+    ['u32', off('logprob', a.logprob)],
+    ['u32', off('lse', a.lse)],
+    ['u32', 0],
+    ['u32', 0],
   ]);
   const bindGroup = bindAll(gpu, `${label}-bind`, pipeline, [
-    [0, params], [1, a.logits.buffer], [2, a.targets.buffer], [3, a.logprob.buffer], [4, a.lse.buffer],
+    [0, params],
+    [1, a.logits.buffer],
+    [2, a.targets.buffer],
+    [3, a.logprob.buffer],
+    [4, a.lse.buffer],
   ]);
   return { label, pipeline, bindGroup, groups: grid(Math.ceil(N / WG)), flops: 4 * N * V, bytes: 4 * (N * V + 3 * N) };
 }

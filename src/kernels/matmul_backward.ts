@@ -58,12 +58,21 @@ export function prepareMatmulBackward(gpu: Gpu, a: MatmulBackwardArgs, label = '
   const flags = (a.dbias ? 1 : 0) | (a.accumulateDinp ? 2 : 0);
   const pipeline = gpu.pipelines.get('matmul_backward', code, vec4 ? 'main_vec4' : 'main_scalar', { WG });
   const params = paramsUniform(gpu, `${label}-params`, [
-    ['u32', N], ['u32', M], ['u32', K], ['u32', flags],
+    ['u32', N],
+    ['u32', M],
+    ['u32', K],
+    ['u32', flags],
     ...offs.map((o) => ['u32', o] as ['u32', number]),
-    ['u32', tilesDinp], ['u32', 0],
+    ['u32', tilesDinp],
+    ['u32', 0],
   ]);
   const bindGroup = bindAll(gpu, `${label}-bind`, pipeline, [
-    [0, params], [1, a.dout.buffer], [2, a.inp.buffer], [3, a.weight.buffer], [4, a.dinp.buffer], [5, a.dweight.buffer],
+    [0, params],
+    [1, a.dout.buffer],
+    [2, a.inp.buffer],
+    [3, a.weight.buffer],
+    [4, a.dinp.buffer],
+    [5, a.dweight.buffer],
   ]);
   return {
     label,

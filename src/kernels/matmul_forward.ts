@@ -71,12 +71,23 @@ export function prepareMatmulForward(gpu: Gpu, a: MatmulForwardArgs, label = 'ma
     HAS_RES: a.residual ? 1 : 0,
   });
   const params = paramsUniform(gpu, `${label}-params`, [
-    ['u32', N], ['u32', K], ['u32', M], ['u32', oi],
-    ['u32', ow], ['u32', a.bias ? off('bias', a.bias) : 0], ['u32', a.residual ? off('residual', a.residual) : 0], ['u32', off('out', a.out)],
+    ['u32', N],
+    ['u32', K],
+    ['u32', M],
+    ['u32', oi],
+    ['u32', ow],
+    ['u32', a.bias ? off('bias', a.bias) : 0],
+    ['u32', a.residual ? off('residual', a.residual) : 0],
+    ['u32', off('out', a.out)],
   ]);
   const dummy = dummyStorage(gpu);
   const bindGroup = bindAll(gpu, `${label}-bind`, pipeline, [
-    [0, params], [1, a.inp.buffer], [2, a.weight.buffer], [3, a.bias?.buffer ?? dummy], [4, a.residual?.buffer ?? dummy], [5, a.out.buffer],
+    [0, params],
+    [1, a.inp.buffer],
+    [2, a.weight.buffer],
+    [3, a.bias?.buffer ?? dummy],
+    [4, a.residual?.buffer ?? dummy],
+    [5, a.out.buffer],
   ]);
   const gx = Math.ceil(Math.ceil(M / 4) / WGX);
   const gy = Math.ceil(Math.ceil(N / 4) / WGY);

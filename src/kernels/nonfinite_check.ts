@@ -35,7 +35,11 @@ export function prepareNonfiniteCheck(gpu: Gpu, a: NonfiniteCheckArgs): Prepared
   const x = wholeView(op, 'x', a.x, n);
   const flags = wholeView(op, 'flags', a.flags, 1);
   const params = packUniform(gpu, `${OP}-params`, [{ u32: n }, { u32: bit >>> 0 }]);
-  return prepareEntry(gpu, OP, code, 'check', 256, n, [[0, params], [1, x], [2, flags]]);
+  return prepareEntry(gpu, OP, code, 'check', 256, n, [
+    [0, params],
+    [1, x],
+    [2, flags],
+  ]);
 }
 
 /**

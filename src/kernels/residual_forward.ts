@@ -30,8 +30,18 @@ function prepareResidualForward(gpu: Gpu, args: ResidualForwardArgs, label = 're
   checkView(label, 'out', out, n);
   if (out.buffer === a.buffer || out.buffer === b.buffer) throw new Error(`${label}: out must not share a buffer with a or b`);
   const pipeline = gpu.pipelines.get('residual_forward', code, 'main', { WG });
-  const params = paramsUniform(gpu, `${label}-params`, [['u32', n], ['u32', off('a', a)], ['u32', off('b', b)], ['u32', off('out', out)]]);
-  const bindGroup = bindAll(gpu, `${label}-bind`, pipeline, [[0, params], [1, a.buffer], [2, b.buffer], [3, out.buffer]]);
+  const params = paramsUniform(gpu, `${label}-params`, [
+    ['u32', n],
+    ['u32', off('a', a)],
+    ['u32', off('b', b)],
+    ['u32', off('out', out)],
+  ]);
+  const bindGroup = bindAll(gpu, `${label}-bind`, pipeline, [
+    [0, params],
+    [1, a.buffer],
+    [2, b.buffer],
+    [3, out.buffer],
+  ]);
   return { label, pipeline, bindGroup, groups: grid(Math.ceil(n / WG)), flops: n, bytes: 12 * n };
 }
 

@@ -27,7 +27,12 @@ export function prepareEntry(
   useWG = true,
 ): PreparedDispatch {
   const pipeline = gpu.pipelines.get(label, code, entry, useWG ? { WG } : {});
-  const bindGroup = bindAll(gpu, `${label}.${entry}-bind`, pipeline, bindings.map(([b, buf]) => [b, buf]));
+  const bindGroup = bindAll(
+    gpu,
+    `${label}.${entry}-bind`,
+    pipeline,
+    bindings.map(([b, buf]) => [b, buf]),
+  );
   return { label: `${label}.${entry}`, pipeline, bindGroup, groups: grid(Math.ceil(count / WG)), flops: 0, bytes: 0 };
 }
 
@@ -142,7 +147,16 @@ export function lossUniform(gpu: Gpu, op: string, p: LossParamsInput): GPUBuffer
  * Prepare entry `entry` of an RL loss shader bound as 0 = `params`, then `tensors` at bindings
  * 1, 2, … in order, each checked by `wholeView`, over ceil(count / WG) workgroups.
  */
-export function prepareLossEntry(gpu: Gpu, op: string, code: string, entry: string, WG: number, count: number, params: GPUBuffer, tensors: readonly LossTensor[]): PreparedDispatch {
+export function prepareLossEntry(
+  gpu: Gpu,
+  op: string,
+  code: string,
+  entry: string,
+  WG: number,
+  count: number,
+  params: GPUBuffer,
+  tensors: readonly LossTensor[],
+): PreparedDispatch {
   const bindings = tensors.map(([name, v, n], i) => [i + 1, wholeView(op, name, v, n)] as const);
   return prepareEntry(gpu, op, code, entry, WG, count, [[0, params], ...bindings]);
 }

@@ -49,7 +49,10 @@ function rowStatsOf(op: string, a: RlRowsArgs): GPUBuffer {
  */
 export function prepareRlRowsZero(gpu: Gpu, a: RlRowsArgs): PreparedDispatch {
   const rowStats = rowStatsOf(`${OP}.zero_rows`, a);
-  return prepareEntry(gpu, OP, code, 'zero_rows', 64, a.B, [[0, params(gpu, a.B)], [1, rowStats]]);
+  return prepareEntry(gpu, OP, code, 'zero_rows', 64, a.B, [
+    [0, params(gpu, a.B)],
+    [1, rowStats],
+  ]);
 }
 
 /**
@@ -69,7 +72,20 @@ export function prepareRlAccumulate(gpu: Gpu, a: RlAccumulateArgs): PreparedDisp
   const op = `${OP}.accumulate`;
   const rowStats = rowStatsOf(op, a);
   const acc = wholeView(op, 'acc', a.acc, ROW_STATS);
-  return prepareEntry(gpu, OP, code, 'accumulate', 1, 1, [[0, params(gpu, a.B)], [1, rowStats], [2, acc]], false);
+  return prepareEntry(
+    gpu,
+    OP,
+    code,
+    'accumulate',
+    1,
+    1,
+    [
+      [0, params(gpu, a.B)],
+      [1, rowStats],
+      [2, acc],
+    ],
+    false,
+  );
 }
 
 /**
@@ -81,5 +97,19 @@ export function prepareRlMetricsFinalize(gpu: Gpu, a: RlMetricsFinalizeArgs): Pr
   const acc = wholeView(op, 'acc', a.acc, ROW_STATS);
   const flags = wholeView(op, 'flags', a.flags, 1);
   const metrics = wholeView(op, 'metrics', a.metrics, RL_METRICS);
-  return prepareEntry(gpu, OP, code, 'finalize', 1, 1, [[0, params(gpu, 1, a.c)], [2, acc], [3, flags], [4, metrics]], false);
+  return prepareEntry(
+    gpu,
+    OP,
+    code,
+    'finalize',
+    1,
+    1,
+    [
+      [0, params(gpu, 1, a.c)],
+      [2, acc],
+      [3, flags],
+      [4, metrics],
+    ],
+    false,
+  );
 }

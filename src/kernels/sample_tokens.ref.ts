@@ -91,7 +91,10 @@ export function sampleTokensRef(
     if (amax < 0) throw new Error(`${op}: the ban leaves no id to draw`);
     const e = new Float64Array(V);
     let s = 0;
-    for (let j = 0; j < V; j++) { e[j] = Math.exp(logits[o + j] / tau - mx); s += e[j]; }
+    for (let j = 0; j < V; j++) {
+      e[j] = Math.exp(logits[o + j] / tau - mx);
+      s += e[j];
+    }
     if (greedy) {
       ids[b] = amax;
       logprob[b] = logits[o + amax] - (mx + Math.log(s));
@@ -107,7 +110,8 @@ export function sampleTokensRef(
         const mid = 0.5 * (lo + hi);
         let mass = 0;
         for (let j = 0; j < V; j++) if (e[j] >= mid) mass += e[j];
-        if (mass >= want) lo = mid; else hi = mid;
+        if (mass >= want) lo = mid;
+        else hi = mid;
       }
       theta = lo;
       kept = 0;

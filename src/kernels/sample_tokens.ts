@@ -46,7 +46,8 @@ export function prepareSampleTokens(gpu: Gpu, a: SampleTokensArgs, label = 'samp
   if (!Number.isInteger(a.seed)) throw new Error(`${label}: seed must be an integer, got ${a.seed}`);
   const ban = a.ban;
   if (ban) {
-    if (!Number.isInteger(ban.lo) || !Number.isInteger(ban.hi) || ban.lo < 0 || ban.hi > V || ban.lo > ban.hi) throw new Error(`${label}: ban [${ban.lo}, ${ban.hi}) must be a range inside [0, V = ${V}]`);
+    if (!Number.isInteger(ban.lo) || !Number.isInteger(ban.hi) || ban.lo < 0 || ban.hi > V || ban.lo > ban.hi)
+      throw new Error(`${label}: ban [${ban.lo}, ${ban.hi}) must be a range inside [0, V = ${V}]`);
     if (ban.allow !== undefined && !(Number.isInteger(ban.allow) && ban.allow >= 0 && ban.allow < V)) throw new Error(`${label}: ban.allow = ${ban.allow} is outside [0, ${V})`);
     const free = V - (ban.hi - ban.lo) + (ban.allow !== undefined && ban.allow >= ban.lo && ban.allow < ban.hi ? 1 : 0);
     if (free < 1) throw new Error(`${label}: ban [${ban.lo}, ${ban.hi}) leaves no id to draw`);
@@ -57,10 +58,25 @@ export function prepareSampleTokens(gpu: Gpu, a: SampleTokensArgs, label = 'samp
   checkView(label, 'logprob', { buffer: a.logprob }, B);
   const pipeline = gpu.pipelines.get('sample_tokens', code, 'main', { WG });
   const params = paramsUniform(gpu, `${label}-params`, [
-    ['u32', B], ['u32', V], ['u32', off('logits', a.logits)], ['u32', a.seed >>> 0],
-    ['f32', a.temperature], ['f32', a.topP], ['u32', ban?.lo ?? 0], ['u32', ban?.hi ?? 0],
-    ['u32', ban?.allow ?? 0xffffffff], ['u32', 0], ['u32', 0], ['u32', 0],
+    ['u32', B],
+    ['u32', V],
+    ['u32', off('logits', a.logits)],
+    ['u32', a.seed >>> 0],
+    ['f32', a.temperature],
+    ['f32', a.topP],
+    ['u32', ban?.lo ?? 0],
+    ['u32', ban?.hi ?? 0],
+    ['u32', ban?.allow ?? 0xffffffff],
+    ['u32', 0],
+    ['u32', 0],
+    ['u32', 0],
   ]);
-  const bindGroup = bindAll(gpu, `${label}-bind`, pipeline, [[0, params], [1, a.logits.buffer], [2, a.rows], [3, a.ids], [4, a.logprob]]);
+  const bindGroup = bindAll(gpu, `${label}-bind`, pipeline, [
+    [0, params],
+    [1, a.logits.buffer],
+    [2, a.rows],
+    [3, a.ids],
+    [4, a.logprob],
+  ]);
   return { label, pipeline, bindGroup, groups: [Math.ceil(B / WG), 1, 1], flops: 0, bytes: 4 * B * V };
 }

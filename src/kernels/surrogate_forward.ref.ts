@@ -62,7 +62,15 @@ export function surrogateForwardRef<A extends Floats>(
   for (let b = 0; b < B; b++) {
     const nb = rowCount(mask, b, T);
     const w = rowWeight(p.aggregation, nb, p.norm);
-    let pg = 0, low = 0, high = 0, dual = 0, akl = 0, rsum = 0, rmin = F32_MAX, rmax = -F32_MAX, asum = 0;
+    let pg = 0,
+      low = 0,
+      high = 0,
+      dual = 0,
+      akl = 0,
+      rsum = 0,
+      rmin = F32_MAX,
+      rmax = -F32_MAX,
+      asum = 0;
     for (let t = 0; t < T; t++) {
       const i = b * T + t;
       if (!(mask[i] > 0)) continue;

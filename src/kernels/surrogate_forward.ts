@@ -33,7 +33,15 @@ export function surrogateSetup(gpu: Gpu, op: string, a: SurrogateInputs): { para
   const dual = { opt: p.dualClip !== null ? 1 : 0, dualClip: p.dualClip ?? 0 };
   const params = lossUniform(gpu, op, { B, T, aggregation: p.aggregation, norm: p.norm, clipLow: p.clipLow, clipHigh: p.clipHigh, ...dual });
   const n = B * T;
-  return { params, inputs: [['logprobs', a.logprobs, n], ['oldLogprobs', a.oldLogprobs, n], ['advantages', a.advantages, n], ['mask', a.mask, n]] };
+  return {
+    params,
+    inputs: [
+      ['logprobs', a.logprobs, n],
+      ['oldLogprobs', a.oldLogprobs, n],
+      ['advantages', a.advantages, n],
+      ['mask', a.mask, n],
+    ],
+  };
 }
 
 /**

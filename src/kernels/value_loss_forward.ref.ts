@@ -37,7 +37,10 @@ export function valueLossForwardRef<A extends Floats>(
   for (let b = 0; b < B; b++) {
     const nb = rowCount(mask, b, T);
     const w = rowWeight(p.aggregation, nb, p.norm);
-    let vf = 0, clip = 0, rsum = 0, esum = 0;
+    let vf = 0,
+      clip = 0,
+      rsum = 0,
+      esum = 0;
     for (let t = 0; t < T; t++) {
       const i = b * T + t;
       if (!(mask[i] > 0)) continue;
@@ -50,7 +53,8 @@ export function valueLossForwardRef<A extends Floats>(
     }
     const rmean = nb > 0 ? rsum / nb : 0;
     const emean = nb > 0 ? esum / nb : 0;
-    let rm2 = 0, em2 = 0;
+    let rm2 = 0,
+      em2 = 0;
     for (let t = 0; t < T; t++) {
       const i = b * T + t;
       if (!(mask[i] > 0)) continue;

@@ -33,7 +33,15 @@ export function valueLossSetup(gpu: Gpu, op: string, a: ValueLossInputs, coef = 
   const clip = { opt: p.vfClip !== null ? 1 : 0, vfClip: p.vfClip ?? 0 };
   const params = lossUniform(gpu, op, { B, T, aggregation: p.aggregation, norm: p.norm, ...clip, coef });
   const n = B * T;
-  return { params, inputs: [['values', a.values, n], ['oldValues', a.oldValues, n], ['returns', a.returns, n], ['mask', a.mask, n]] };
+  return {
+    params,
+    inputs: [
+      ['values', a.values, n],
+      ['oldValues', a.oldValues, n],
+      ['returns', a.returns, n],
+      ['mask', a.mask, n],
+    ],
+  };
 }
 
 /**

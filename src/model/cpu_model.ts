@@ -39,7 +39,9 @@ export interface BatchDims {
 export interface BlockCache<A extends Floats> {
   /** Block input (residual stream) (N,C). */
   x: A;
-  ln1: A; ln1Mean: A; ln1Rstd: A;
+  ln1: A;
+  ln1Mean: A;
+  ln1Rstd: A;
   /** (N,3C) */
   qkv: A;
   /** Attention output before the projection (N,C). */
@@ -48,7 +50,9 @@ export interface BlockCache<A extends Floats> {
   att: A;
   /** Residual after the attention sub-block (N,C). */
   x2: A;
-  ln2: A; ln2Mean: A; ln2Rstd: A;
+  ln2: A;
+  ln2Mean: A;
+  ln2Rstd: A;
   /** MLP pre-activation (N,4C) and its GELU. */
   fch: A;
   fchGelu: A;
@@ -63,7 +67,9 @@ export interface ForwardCache<A extends Floats> {
   blocks: BlockCache<A>[];
   /** Residual stream after the last block (N,C). */
   xL: A;
-  lnf: A; lnfMean: A; lnfRstd: A;
+  lnf: A;
+  lnfMean: A;
+  lnfRstd: A;
 }
 
 export interface ForwardResult<A extends Floats> {
@@ -119,13 +125,7 @@ function checkBatch(op: string, cfg: ModelConfig, ids: Int32Array, lengths: Int3
  * @returns logits (B,T,V), values (B,T), and the activation cache for cpuBackward
  * @throws Error naming the bad argument or config field.
  */
-export function cpuForward<A extends Floats>(
-  cfg: ModelConfig,
-  params: A,
-  ids: Int32Array,
-  lengths: Int32Array,
-  dims: BatchDims,
-): ForwardResult<A> {
+export function cpuForward<A extends Floats>(cfg: ModelConfig, params: A, ids: Int32Array, lengths: Int32Array, dims: BatchDims): ForwardResult<A> {
   const op = 'cpuForward';
   validateConfig(cfg);
   const layout = layoutOf(cfg);
@@ -150,8 +150,19 @@ export function cpuForward<A extends Floats>(
     const fchGelu = geluForwardRef(fch);
     const fcproj = matmulForwardRef(fchGelu, p(h + 'fcprojw'), p(h + 'fcprojb'), { N, K: 4 * C, M: C });
     blocks.push({
-      x, ln1: ln1.out, ln1Mean: ln1.mean, ln1Rstd: ln1.rstd, qkv, atty: at.out, att: at.att,
-      x2, ln2: ln2.out, ln2Mean: ln2.mean, ln2Rstd: ln2.rstd, fch, fchGelu,
+      x,
+      ln1: ln1.out,
+      ln1Mean: ln1.mean,
+      ln1Rstd: ln1.rstd,
+      qkv,
+      atty: at.out,
+      att: at.att,
+      x2,
+      ln2: ln2.out,
+      ln2Mean: ln2.mean,
+      ln2Rstd: ln2.rstd,
+      fch,
+      fchGelu,
     });
     x = residualAdd(x2, fcproj);
   }
@@ -224,12 +235,7 @@ export function cpuBackward<A extends Floats>(params: A, cache: ForwardCache<A>,
  * @param ids (B,T) i32 @param lengths (B) i32 @param lossMask optional (B,T) f32 weights ≥ 0
  * @returns targets (B·T) i32, mask (B·T) f32
  */
-export function sftTargets(
-  ids: Int32Array,
-  lengths: Int32Array,
-  dims: BatchDims,
-  lossMask?: Float32Array,
-): { targets: Int32Array; mask: Float32Array } {
+export function sftTargets(ids: Int32Array, lengths: Int32Array, dims: BatchDims, lossMask?: Float32Array): { targets: Int32Array; mask: Float32Array } {
   const { B, T } = dims;
   checkLen('sftTargets', 'ids', ids, B * T, '(B,T)');
   checkLen('sftTargets', 'lengths', lengths, B, '(B)');
@@ -255,12 +261,7 @@ export function sftTargets(
  * @param logits (N,V) @param targets (N) i32 @param mask (N) f32
  * @returns loss (number), dlogits (N,V) of the logits' type
  */
-export function sftLoss<A extends Floats>(
-  cfg: ModelConfig,
-  logits: A,
-  targets: Int32Array,
-  mask: Float32Array,
-): { loss: number; dlogits: A } {
+export function sftLoss<A extends Floats>(cfg: ModelConfig, logits: A, targets: Int32Array, mask: Float32Array): { loss: number; dlogits: A } {
   const N = targets.length;
   const d = { N, V: cfg.vocabSize };
   const m = (logits instanceof Float64Array ? Float64Array.from(mask) : mask) as A;

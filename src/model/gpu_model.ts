@@ -122,7 +122,11 @@ export class GpuModel {
   private readonly plans = new Map<string, PreparedDispatch[]>();
   private readonly planCacheSize: number;
 
-  private constructor(readonly gpu: Gpu, cfg: ModelConfig, opts: GpuModelOptions) {
+  private constructor(
+    readonly gpu: Gpu,
+    cfg: ModelConfig,
+    opts: GpuModelOptions,
+  ) {
     this.cfg = validateConfig(cfg);
     this.layout = paramLayout(cfg);
     const { C, L, NH, vocabSize: V } = cfg;
@@ -146,21 +150,31 @@ export class GpuModel {
     for (let l = 0; l < L; l++) {
       const h = `h${l}.`;
       blocks.push({
-        ln1: f(h + 'ln1', N * C), ln1Mean: f(h + 'ln1Mean', N), ln1Rstd: f(h + 'ln1Rstd', N),
+        ln1: f(h + 'ln1', N * C),
+        ln1Mean: f(h + 'ln1Mean', N),
+        ln1Rstd: f(h + 'ln1Rstd', N),
         qkv: f(h + 'qkv', N * 3 * C),
         att: f(h + 'att', this.maxB * NH * maxT * maxT),
         atty: f(h + 'atty', N * C),
         x2: f(h + 'x2', N * C),
-        ln2: f(h + 'ln2', N * C), ln2Mean: f(h + 'ln2Mean', N), ln2Rstd: f(h + 'ln2Rstd', N),
-        fch: f(h + 'fch', N * 4 * C), fchGelu: f(h + 'fchGelu', N * 4 * C),
+        ln2: f(h + 'ln2', N * C),
+        ln2Mean: f(h + 'ln2Mean', N),
+        ln2Rstd: f(h + 'ln2Rstd', N),
+        fch: f(h + 'fch', N * 4 * C),
+        fchGelu: f(h + 'fchGelu', N * 4 * C),
       });
       x.push(f(`x${l + 1}`, N * C));
     }
     this.acts = {
-      x, blocks,
-      lnf: f('lnf', N * C), lnfMean: f('lnfMean', N), lnfRstd: f('lnfRstd', N),
-      logits: f('logits', N * V), values: f('values', N),
-      logprob: f('logprob', N), lse: f('lse', N),
+      x,
+      blocks,
+      lnf: f('lnf', N * C),
+      lnfMean: f('lnfMean', N),
+      lnfRstd: f('lnfRstd', N),
+      logits: f('logits', N * V),
+      values: f('values', N),
+      logprob: f('logprob', N),
+      lse: f('lse', N),
     };
   }
 
@@ -238,14 +252,33 @@ export class GpuModel {
     const a = this.acts;
     ds.push(prepareMatmulForward(this.gpu, { N, K: C, M: V, inp: { buffer: a.lnf }, weight: this.param('wte'), bias: null, out: { buffer: a.logits } }, 'lm_head'));
     if (withValues) {
-      ds.push(prepareMatmulForward(this.gpu, {
-        N, K: C, M: 1, inp: { buffer: a.lnf }, weight: this.param('valuew'), bias: this.param('valueb'), out: { buffer: a.values },
-      }, 'value_head'));
+      ds.push(
+        prepareMatmulForward(
+          this.gpu,
+          {
+            N,
+            K: C,
+            M: 1,
+            inp: { buffer: a.lnf },
+            weight: this.param('valuew'),
+            bias: this.param('valueb'),
+            out: { buffer: a.values },
+          },
+          'value_head',
+        ),
+      );
     }
     if (opts.logprob) {
-      ds.push(prepareLogprobForward(this.gpu, {
-        N, V, logits: { buffer: a.logits }, targets: { buffer: this.targets }, logprob: { buffer: a.logprob }, lse: { buffer: a.lse },
-      }));
+      ds.push(
+        prepareLogprobForward(this.gpu, {
+          N,
+          V,
+          logits: { buffer: a.logits },
+          targets: { buffer: this.targets },
+          logprob: { buffer: a.logprob },
+          lse: { buffer: a.lse },
+        }),
+      );
     }
     this.plans.set(key, ds);
     while (this.plans.size > this.planCacheSize) this.plans.delete(this.plans.keys().next().value as string);
@@ -311,14 +344,38 @@ export class GpuModel {
     const { C, vocabSize: V } = this.cfg;
     const ds = this.buildTrunk(B, T);
     for (let l = 0; l < this.cfg.L; l++) {
-      ds.push(prepareKvCacheWrite(this.gpu, {
-        B, T, C, Tmax: cache.Tmax, qkv: { buffer: this.acts.blocks[l].qkv }, pos0: cache.zeros, cache: { buffer: cache.layers[l] },
-      }, `kv_cache_write h${l} prefill`));
+      ds.push(
+        prepareKvCacheWrite(
+          this.gpu,
+          {
+            B,
+            T,
+            C,
+            Tmax: cache.Tmax,
+            qkv: { buffer: this.acts.blocks[l].qkv },
+            pos0: cache.zeros,
+            cache: { buffer: cache.layers[l] },
+          },
+          `kv_cache_write h${l} prefill`,
+        ),
+      );
     }
     ds.push(prepareGatherRows(this.gpu, { B, C, R: B * T, inp: this.acts.lnf, idx: cache.lastRow, out: cache.lastHidden }, 'gather last hidden'));
-    ds.push(prepareMatmulForward(this.gpu, {
-      N: B, K: C, M: V, inp: { buffer: cache.lastHidden }, weight: this.param('wte'), bias: null, out: { buffer: this.acts.logits },
-    }, 'lm_head prefill'));
+    ds.push(
+      prepareMatmulForward(
+        this.gpu,
+        {
+          N: B,
+          K: C,
+          M: V,
+          inp: { buffer: cache.lastHidden },
+          weight: this.param('wte'),
+          bias: null,
+          out: { buffer: this.acts.logits },
+        },
+        'lm_head prefill',
+      ),
+    );
     return ds;
   }
 
@@ -335,9 +392,24 @@ export class GpuModel {
     const a = this.acts;
     const g = this.gpu;
     const ds: PreparedDispatch[] = [];
-    ds.push(prepareEncoderForward(g, {
-      B, T: 1, C, V, maxT: this.cfg.maxT, ids, wte: this.param('wte'), wpe: this.param('wpe'), out: { buffer: a.x[0] }, pos0: cache.pos,
-    }, 'encoder_forward decode'));
+    ds.push(
+      prepareEncoderForward(
+        g,
+        {
+          B,
+          T: 1,
+          C,
+          V,
+          maxT: this.cfg.maxT,
+          ids,
+          wte: this.param('wte'),
+          wpe: this.param('wpe'),
+          out: { buffer: a.x[0] },
+          pos0: cache.pos,
+        },
+        'encoder_forward decode',
+      ),
+    );
     this.pushBlocks(ds, B, 1, { cache });
     ds.push(prepareMatmulForward(g, { N: B, K: C, M: V, inp: { buffer: a.lnf }, weight: this.param('wte'), bias: null, out: { buffer: a.logits } }, 'lm_head decode'));
     return ds;
@@ -348,7 +420,15 @@ export class GpuModel {
     const { C, vocabSize: V } = this.cfg;
     const ds: PreparedDispatch[] = [
       prepareEncoderForward(this.gpu, {
-        B, T, C, V, maxT: this.cfg.maxT, ids: this.ids, wte: this.param('wte'), wpe: this.param('wpe'), out: { buffer: this.acts.x[0] },
+        B,
+        T,
+        C,
+        V,
+        maxT: this.cfg.maxT,
+        ids: this.ids,
+        wte: this.param('wte'),
+        wpe: this.param('wpe'),
+        out: { buffer: this.acts.x[0] },
       }),
     ];
     this.pushBlocks(ds, B, T, null);
@@ -366,39 +446,130 @@ export class GpuModel {
     for (let l = 0; l < L; l++) {
       const h = `h${l}.`;
       const blk = a.blocks[l];
-      ds.push(prepareLayernormForward(g, {
-        N, C, inp: v(a.x[l]), w: this.param(h + 'ln1w'), b: this.param(h + 'ln1b'), out: v(blk.ln1), mean: v(blk.ln1Mean), rstd: v(blk.ln1Rstd),
-      }, `${h}ln1${tag}`));
+      ds.push(
+        prepareLayernormForward(
+          g,
+          {
+            N,
+            C,
+            inp: v(a.x[l]),
+            w: this.param(h + 'ln1w'),
+            b: this.param(h + 'ln1b'),
+            out: v(blk.ln1),
+            mean: v(blk.ln1Mean),
+            rstd: v(blk.ln1Rstd),
+          },
+          `${h}ln1${tag}`,
+        ),
+      );
       ds.push(prepareMatmulForward(g, { N, K: C, M: 3 * C, inp: v(blk.ln1), weight: this.param(h + 'qkvw'), bias: this.param(h + 'qkvb'), out: v(blk.qkv) }, `${h}qkv${tag}`));
       if (dec) {
         const { cache } = dec;
         ds.push(prepareKvCacheWrite(g, { B, T: 1, C, Tmax: cache.Tmax, qkv: v(blk.qkv), pos0: cache.pos, cache: v(cache.layers[l]) }, `${h}kv_cache_write${tag}`));
-        ds.push(prepareAttentionDecode(g, {
-          B, C, NH, Tmax: cache.Tmax, qkv: v(blk.qkv), cache: v(cache.layers[l]), pos: cache.pos, att: v(blk.att), out: v(blk.atty),
-        }, `${h}attention${tag}`));
+        ds.push(
+          prepareAttentionDecode(
+            g,
+            {
+              B,
+              C,
+              NH,
+              Tmax: cache.Tmax,
+              qkv: v(blk.qkv),
+              cache: v(cache.layers[l]),
+              pos: cache.pos,
+              att: v(blk.att),
+              out: v(blk.atty),
+            },
+            `${h}attention${tag}`,
+          ),
+        );
       } else {
         ds.push(prepareAttentionForward(g, { B, T, C, NH, qkv: v(blk.qkv), att: v(blk.att), out: v(blk.atty) }, `${h}attention`));
       }
-      ds.push(prepareMatmulForward(g, {
-        N, K: C, M: C, inp: v(blk.atty), weight: this.param(h + 'attprojw'), bias: this.param(h + 'attprojb'), residual: v(a.x[l]), out: v(blk.x2),
-      }, `${h}attproj${tag}`));
-      ds.push(prepareLayernormForward(g, {
-        N, C, inp: v(blk.x2), w: this.param(h + 'ln2w'), b: this.param(h + 'ln2b'), out: v(blk.ln2), mean: v(blk.ln2Mean), rstd: v(blk.ln2Rstd),
-      }, `${h}ln2${tag}`));
+      ds.push(
+        prepareMatmulForward(
+          g,
+          {
+            N,
+            K: C,
+            M: C,
+            inp: v(blk.atty),
+            weight: this.param(h + 'attprojw'),
+            bias: this.param(h + 'attprojb'),
+            residual: v(a.x[l]),
+            out: v(blk.x2),
+          },
+          `${h}attproj${tag}`,
+        ),
+      );
+      ds.push(
+        prepareLayernormForward(
+          g,
+          {
+            N,
+            C,
+            inp: v(blk.x2),
+            w: this.param(h + 'ln2w'),
+            b: this.param(h + 'ln2b'),
+            out: v(blk.ln2),
+            mean: v(blk.ln2Mean),
+            rstd: v(blk.ln2Rstd),
+          },
+          `${h}ln2${tag}`,
+        ),
+      );
       ds.push(prepareMatmulForward(g, { N, K: C, M: 4 * C, inp: v(blk.ln2), weight: this.param(h + 'fcw'), bias: this.param(h + 'fcb'), out: v(blk.fch) }, `${h}fc${tag}`));
       ds.push(prepareGeluForward(g, { n: N * 4 * C, inp: v(blk.fch), out: v(blk.fchGelu) }, `${h}gelu${tag}`));
-      ds.push(prepareMatmulForward(g, {
-        N, K: 4 * C, M: C, inp: v(blk.fchGelu), weight: this.param(h + 'fcprojw'), bias: this.param(h + 'fcprojb'), residual: v(blk.x2), out: v(a.x[l + 1]),
-      }, `${h}fcproj${tag}`));
+      ds.push(
+        prepareMatmulForward(
+          g,
+          {
+            N,
+            K: 4 * C,
+            M: C,
+            inp: v(blk.fchGelu),
+            weight: this.param(h + 'fcprojw'),
+            bias: this.param(h + 'fcprojb'),
+            residual: v(blk.x2),
+            out: v(a.x[l + 1]),
+          },
+          `${h}fcproj${tag}`,
+        ),
+      );
     }
-    ds.push(prepareLayernormForward(g, {
-      N, C, inp: v(a.x[L]), w: this.param('lnfw'), b: this.param('lnfb'), out: v(a.lnf), mean: v(a.lnfMean), rstd: v(a.lnfRstd),
-    }, `lnf${tag}`));
+    ds.push(
+      prepareLayernormForward(
+        g,
+        {
+          N,
+          C,
+          inp: v(a.x[L]),
+          w: this.param('lnfw'),
+          b: this.param('lnfb'),
+          out: v(a.lnf),
+          mean: v(a.lnfMean),
+          rstd: v(a.lnfRstd),
+        },
+        `lnf${tag}`,
+      ),
+    );
   }
 
   /** Release every buffer (parameters and activations). */
   destroy(): void {
-    const all: GPUBuffer[] = [this.params, this.ids, this.targets, ...this.acts.x, this.acts.lnf, this.acts.lnfMean, this.acts.lnfRstd, this.acts.logits, this.acts.values, this.acts.logprob, this.acts.lse];
+    const all: GPUBuffer[] = [
+      this.params,
+      this.ids,
+      this.targets,
+      ...this.acts.x,
+      this.acts.lnf,
+      this.acts.lnfMean,
+      this.acts.lnfRstd,
+      this.acts.logits,
+      this.acts.values,
+      this.acts.logprob,
+      this.acts.lse,
+    ];
     for (const b of this.acts.blocks) all.push(...Object.values(b));
     for (const b of all) b.destroy();
     this.plans.clear();

@@ -127,9 +127,20 @@ export function sftLossHead(): LossHead {
       const logits = { buffer: model.acts.logits };
       const dispatches = [
         ...prepareCrossentropyForward(gpu, { N, V, logits, targets: ctx.targets, mask: ctx.mask, loss: bufs.loss, lse: bufs.lse, stats: bufs.stats }, 'sft crossentropy_forward'),
-        prepareCrossentropyBackward(gpu, {
-          N, V, logits, targets: { buffer: ctx.targets }, mask: { buffer: ctx.mask }, lse: { buffer: bufs.lse }, scale: { buffer: bufs.scale }, dlogits: { buffer: ctx.dlogits },
-        }, 'sft crossentropy_backward'),
+        prepareCrossentropyBackward(
+          gpu,
+          {
+            N,
+            V,
+            logits,
+            targets: { buffer: ctx.targets },
+            mask: { buffer: ctx.mask },
+            lse: { buffer: bufs.lse },
+            scale: { buffer: bufs.scale },
+            dlogits: { buffer: ctx.dlogits },
+          },
+          'sft crossentropy_backward',
+        ),
       ];
       return { dispatches, metrics: { buffer: bufs.stats, offset: 0 } };
     },
@@ -220,7 +231,10 @@ export class GpuTrainer {
   private readonly plans = new Map<string, ShapePlan>();
   private inFlight = false;
 
-  private constructor(readonly model: GpuModel, opts: TrainerOptions) {
+  private constructor(
+    readonly model: GpuModel,
+    opts: TrainerOptions,
+  ) {
     this.gpu = model.gpu;
     const d = this.gpu.device;
     const { C, NH, vocabSize: V } = model.cfg;
@@ -258,8 +272,21 @@ export class GpuTrainer {
       dfch: f('dfch', N * 4 * C),
       attScratch: createAttentionScratch(this.gpu, model.maxB, NH, model.maxT),
     };
-    this.optimizer = prepareGlobalNorm(this.gpu, { P: this.P, grads: { buffer: this.grads }, out: { buffer: this.normOut }, maxNorm: this.opts.maxNorm, skipFlag: this.head.skipFlag });
-    this.adamw = new AdamWUpdate(this.gpu, { P: this.P, params: { buffer: model.params }, grads: { buffer: this.grads }, m: this.m, v: this.v, gradScale: { buffer: this.normOut, offset: 1 } });
+    this.optimizer = prepareGlobalNorm(this.gpu, {
+      P: this.P,
+      grads: { buffer: this.grads },
+      out: { buffer: this.normOut },
+      maxNorm: this.opts.maxNorm,
+      skipFlag: this.head.skipFlag,
+    });
+    this.adamw = new AdamWUpdate(this.gpu, {
+      P: this.P,
+      params: { buffer: model.params },
+      grads: { buffer: this.grads },
+      m: this.m,
+      v: this.v,
+      gradScale: { buffer: this.normOut, offset: 1 },
+    });
     this.optimizer.push(this.adamw.dispatch);
     this.staging = d.createBuffer({ label: 'train-metrics-staging', size: METRIC_WORDS_MAX * 4, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
   }
@@ -292,38 +319,162 @@ export class GpuTrainer {
     const ctx: LossContext = { gpu: g, model, B, T, N, V, targets: model.targets, mask: this.mask, dlogits: s.dlogits, dvalues: s.dvalues };
     const head = this.head.prepare(ctx);
     const ds: PreparedDispatch[] = [...model.forwardDispatches(B, T, { values: this.head.usesValues, logprob: false }), ...head.dispatches];
-    ds.push(prepareMatmulBackward(g, { N, K: C, M: V, dout: v(s.dlogits), inp: v(a.lnf), weight: model.param('wte'), dinp: v(s.dlnf), dweight: grad('wte'), dbias: null }, 'lm_head backward'));
+    ds.push(
+      prepareMatmulBackward(
+        g,
+        { N, K: C, M: V, dout: v(s.dlogits), inp: v(a.lnf), weight: model.param('wte'), dinp: v(s.dlnf), dweight: grad('wte'), dbias: null },
+        'lm_head backward',
+      ),
+    );
     if (this.head.usesValues) {
-      ds.push(prepareMatmulBackward(g, {
-        N, K: C, M: 1, dout: v(s.dvalues), inp: v(a.lnf), weight: model.param('valuew'), dinp: v(s.dlnf), dweight: grad('valuew'), dbias: grad('valueb'), accumulateDinp: true,
-      }, 'value_head backward'));
+      ds.push(
+        prepareMatmulBackward(
+          g,
+          {
+            N,
+            K: C,
+            M: 1,
+            dout: v(s.dvalues),
+            inp: v(a.lnf),
+            weight: model.param('valuew'),
+            dinp: v(s.dlnf),
+            dweight: grad('valuew'),
+            dbias: grad('valueb'),
+            accumulateDinp: true,
+          },
+          'value_head backward',
+        ),
+      );
     }
-    ds.push(prepareLayernormBackward(g, {
-      N, C, dout: v(s.dlnf), inp: v(a.x[L]), w: model.param('lnfw'), mean: v(a.lnfMean), rstd: v(a.lnfRstd), dinp: v(s.dres), dw: grad('lnfw'), db: grad('lnfb'),
-    }, 'lnf backward'));
+    ds.push(
+      prepareLayernormBackward(
+        g,
+        {
+          N,
+          C,
+          dout: v(s.dlnf),
+          inp: v(a.x[L]),
+          w: model.param('lnfw'),
+          mean: v(a.lnfMean),
+          rstd: v(a.lnfRstd),
+          dinp: v(s.dres),
+          dw: grad('lnfw'),
+          db: grad('lnfb'),
+        },
+        'lnf backward',
+      ),
+    );
     for (let l = L - 1; l >= 0; l--) {
       const h = `h${l}.`;
       const blk = a.blocks[l];
-      ds.push(prepareMatmulBackward(g, {
-        N, K: 4 * C, M: C, dout: v(s.dres), inp: v(blk.fchGelu), weight: model.param(h + 'fcprojw'), dinp: v(s.dfcg), dweight: grad(h + 'fcprojw'), dbias: grad(h + 'fcprojb'),
-      }, `${h}fcproj backward`));
+      ds.push(
+        prepareMatmulBackward(
+          g,
+          {
+            N,
+            K: 4 * C,
+            M: C,
+            dout: v(s.dres),
+            inp: v(blk.fchGelu),
+            weight: model.param(h + 'fcprojw'),
+            dinp: v(s.dfcg),
+            dweight: grad(h + 'fcprojw'),
+            dbias: grad(h + 'fcprojb'),
+          },
+          `${h}fcproj backward`,
+        ),
+      );
       ds.push(prepareGeluBackward(g, { n: N * 4 * C, dout: v(s.dfcg), inp: v(blk.fch), dinp: v(s.dfch) }, `${h}gelu backward`));
-      ds.push(prepareMatmulBackward(g, {
-        N, K: C, M: 4 * C, dout: v(s.dfch), inp: v(blk.ln2), weight: model.param(h + 'fcw'), dinp: v(s.dln), dweight: grad(h + 'fcw'), dbias: grad(h + 'fcb'),
-      }, `${h}fc backward`));
-      ds.push(prepareLayernormBackward(g, {
-        N, C, dout: v(s.dln), inp: v(blk.x2), w: model.param(h + 'ln2w'), mean: v(blk.ln2Mean), rstd: v(blk.ln2Rstd), dinp: v(s.dres), dw: grad(h + 'ln2w'), db: grad(h + 'ln2b'),
-      }, `${h}ln2 backward`));
-      ds.push(prepareMatmulBackward(g, {
-        N, K: C, M: C, dout: v(s.dres), inp: v(blk.atty), weight: model.param(h + 'attprojw'), dinp: v(s.datty), dweight: grad(h + 'attprojw'), dbias: grad(h + 'attprojb'),
-      }, `${h}attproj backward`));
-      ds.push(...prepareAttentionBackward(g, { B, T, C, NH, dout: v(s.datty), qkv: v(blk.qkv), att: v(blk.att), dqkv: v(s.dqkv), scratch: s.attScratch }, `${h}attention backward`));
-      ds.push(prepareMatmulBackward(g, {
-        N, K: C, M: 3 * C, dout: v(s.dqkv), inp: v(blk.ln1), weight: model.param(h + 'qkvw'), dinp: v(s.dln), dweight: grad(h + 'qkvw'), dbias: grad(h + 'qkvb'),
-      }, `${h}qkv backward`));
-      ds.push(prepareLayernormBackward(g, {
-        N, C, dout: v(s.dln), inp: v(a.x[l]), w: model.param(h + 'ln1w'), mean: v(blk.ln1Mean), rstd: v(blk.ln1Rstd), dinp: v(s.dres), dw: grad(h + 'ln1w'), db: grad(h + 'ln1b'),
-      }, `${h}ln1 backward`));
+      ds.push(
+        prepareMatmulBackward(
+          g,
+          {
+            N,
+            K: C,
+            M: 4 * C,
+            dout: v(s.dfch),
+            inp: v(blk.ln2),
+            weight: model.param(h + 'fcw'),
+            dinp: v(s.dln),
+            dweight: grad(h + 'fcw'),
+            dbias: grad(h + 'fcb'),
+          },
+          `${h}fc backward`,
+        ),
+      );
+      ds.push(
+        prepareLayernormBackward(
+          g,
+          {
+            N,
+            C,
+            dout: v(s.dln),
+            inp: v(blk.x2),
+            w: model.param(h + 'ln2w'),
+            mean: v(blk.ln2Mean),
+            rstd: v(blk.ln2Rstd),
+            dinp: v(s.dres),
+            dw: grad(h + 'ln2w'),
+            db: grad(h + 'ln2b'),
+          },
+          `${h}ln2 backward`,
+        ),
+      );
+      ds.push(
+        prepareMatmulBackward(
+          g,
+          {
+            N,
+            K: C,
+            M: C,
+            dout: v(s.dres),
+            inp: v(blk.atty),
+            weight: model.param(h + 'attprojw'),
+            dinp: v(s.datty),
+            dweight: grad(h + 'attprojw'),
+            dbias: grad(h + 'attprojb'),
+          },
+          `${h}attproj backward`,
+        ),
+      );
+      ds.push(
+        ...prepareAttentionBackward(g, { B, T, C, NH, dout: v(s.datty), qkv: v(blk.qkv), att: v(blk.att), dqkv: v(s.dqkv), scratch: s.attScratch }, `${h}attention backward`),
+      );
+      ds.push(
+        prepareMatmulBackward(
+          g,
+          {
+            N,
+            K: C,
+            M: 3 * C,
+            dout: v(s.dqkv),
+            inp: v(blk.ln1),
+            weight: model.param(h + 'qkvw'),
+            dinp: v(s.dln),
+            dweight: grad(h + 'qkvw'),
+            dbias: grad(h + 'qkvb'),
+          },
+          `${h}qkv backward`,
+        ),
+      );
+      ds.push(
+        prepareLayernormBackward(
+          g,
+          {
+            N,
+            C,
+            dout: v(s.dln),
+            inp: v(a.x[l]),
+            w: model.param(h + 'ln1w'),
+            mean: v(blk.ln1Mean),
+            rstd: v(blk.ln1Rstd),
+            dinp: v(s.dres),
+            dw: grad(h + 'ln1w'),
+            db: grad(h + 'ln1b'),
+          },
+          `${h}ln1 backward`,
+        ),
+      );
     }
     ds.push(prepareEncoderBackward(g, { B, T, C, V, dout: v(s.dres), buckets: this.buckets, dwte: grad('wte'), dwpe: grad('wpe') }, 'encoder backward'));
     ds.push(...this.optimizer);

@@ -31,9 +31,7 @@ export interface ParamLayout {
 }
 
 /** Names of the per-layer tensors, in layout order. */
-export const LAYER_PARAM_NAMES = [
-  'ln1w', 'ln1b', 'qkvw', 'qkvb', 'attprojw', 'attprojb', 'ln2w', 'ln2b', 'fcw', 'fcb', 'fcprojw', 'fcprojb',
-] as const;
+export const LAYER_PARAM_NAMES = ['ln1w', 'ln1b', 'qkvw', 'qkvb', 'attprojw', 'attprojb', 'ln2w', 'ln2b', 'fcw', 'fcb', 'fcprojw', 'fcprojb'] as const;
 export type LayerParamName = (typeof LAYER_PARAM_NAMES)[number];
 
 /**
@@ -53,8 +51,18 @@ export function paramLayout(cfg: ModelConfig): ParamLayout {
   add('wte', [V, C]);
   add('wpe', [maxT, C]);
   const layerShapes: Record<LayerParamName, number[]> = {
-    ln1w: [C], ln1b: [C], qkvw: [3 * C, C], qkvb: [3 * C], attprojw: [C, C], attprojb: [C],
-    ln2w: [C], ln2b: [C], fcw: [4 * C, C], fcb: [4 * C], fcprojw: [C, 4 * C], fcprojb: [C],
+    ln1w: [C],
+    ln1b: [C],
+    qkvw: [3 * C, C],
+    qkvb: [3 * C],
+    attprojw: [C, C],
+    attprojb: [C],
+    ln2w: [C],
+    ln2b: [C],
+    fcw: [4 * C, C],
+    fcb: [4 * C],
+    fcprojw: [C, 4 * C],
+    fcprojb: [C],
   };
   for (let l = 0; l < L; l++) for (const n of LAYER_PARAM_NAMES) add(`h${l}.${n}`, layerShapes[n]);
   add('lnfw', [C]);

@@ -146,7 +146,11 @@ export function fitContext(tok: Tokenizer, ids: readonly number[], budget: numbe
   if (ids.length <= budget) return { ids: ids as number[], dropped: 0 };
   const head = headLength(tok, ids);
   if (head > budget) {
-    throw new ContextBudgetError(`the opening messages (system prompt and task) take ${head} tokens, more than the context budget of ${budget} tokens; raise maxT or lower the action reserve`, head, budget);
+    throw new ContextBudgetError(
+      `the opening messages (system prompt and task) take ${head} tokens, more than the context budget of ${budget} tokens; raise maxT or lower the action reserve`,
+      head,
+      budget,
+    );
   }
   const room = budget - head;
   const starts = messageStarts(tok, ids, head);

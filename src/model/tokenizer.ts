@@ -345,13 +345,7 @@ function mix32(x: number): number {
  * @param specials special token names
  * @throws Error naming vocabSize or seed when invalid.
  */
-export function trainBpe(
-  corpus: readonly string[],
-  vocabSize: number,
-  seed = 0,
-  specials: readonly string[] = DEFAULT_SPECIALS,
-  name = 'untitled',
-): Tokenizer {
+export function trainBpe(corpus: readonly string[], vocabSize: number, seed = 0, specials: readonly string[] = DEFAULT_SPECIALS, name = 'untitled'): Tokenizer {
   const first = 256 + specials.length;
   if (!Number.isInteger(vocabSize) || vocabSize < first || vocabSize > 65536) {
     throw new Error(`trainBpe: vocabSize must be an integer in [${first}, 65536], got ${vocabSize}`);
@@ -380,7 +374,7 @@ export function trainBpe(
     }
   };
   for (let wi = 0; wi < words.length; wi++) addWord(wi, 1);
-  const seedMix = mix32(seed >>> 0 ^ 0x9e3779b9);
+  const seedMix = mix32((seed >>> 0) ^ 0x9e3779b9);
   const merges: [number, number][] = [];
   while (first + merges.length < vocabSize) {
     let bestKey = -1;

@@ -15,11 +15,83 @@ import { Rng } from '../util/rng';
 
 const NAMES = ['alice', 'bob', 'carol', 'dave', 'erin', 'frank', 'grace', 'heidi', 'ivan', 'judy', 'mallory', 'oscar', 'peggy', 'trent', 'victor', 'walter'];
 const DIRS = ['docs', 'notes', 'reports', 'inbox', 'archive', 'projects', 'data', 'mail', 'calendar', 'tmp', 'src', 'invoices', 'photos', 'drafts', 'todo', 'logs'];
-const STEMS = ['readme', 'todo', 'report', 'summary', 'budget', 'notes', 'meeting', 'invoice', 'plan', 'draft', 'config', 'index', 'contacts', 'schedule', 'results', 'log', 'q3_sales', 'minutes', 'recipes', 'travel'];
+const STEMS = [
+  'readme',
+  'todo',
+  'report',
+  'summary',
+  'budget',
+  'notes',
+  'meeting',
+  'invoice',
+  'plan',
+  'draft',
+  'config',
+  'index',
+  'contacts',
+  'schedule',
+  'results',
+  'log',
+  'q3_sales',
+  'minutes',
+  'recipes',
+  'travel',
+];
 const EXTS = ['txt', 'md', 'csv', 'json', 'log', 'yaml', 'ts', 'py', 'html', 'eml', 'ics'];
-const TOPICS = ['budget review', 'team sync', 'dentist', 'project kickoff', 'lunch', 'quarterly report', 'flight to Berlin', 'code review', 'birthday party', 'invoice #4471', 'server migration', 'gym', 'design meeting'];
+const TOPICS = [
+  'budget review',
+  'team sync',
+  'dentist',
+  'project kickoff',
+  'lunch',
+  'quarterly report',
+  'flight to Berlin',
+  'code review',
+  'birthday party',
+  'invoice #4471',
+  'server migration',
+  'gym',
+  'design meeting',
+];
 const VERBS = ['move', 'copy', 'rename', 'delete', 'archive', 'summarize', 'find', 'count', 'list', 'update', 'create', 'append to', 'read', 'check'];
-const WORDS = ['the', 'a', 'file', 'files', 'all', 'every', 'new', 'old', 'in', 'from', 'to', 'and', 'then', 'with', 'that', 'of', 'for', 'each', 'which', 'please', 'folder', 'directory', 'answer', 'date', 'total', 'line', 'lines', 'email', 'event', 'note', 'task', 'done', 'is', 'are', 'not', 'found'];
+const WORDS = [
+  'the',
+  'a',
+  'file',
+  'files',
+  'all',
+  'every',
+  'new',
+  'old',
+  'in',
+  'from',
+  'to',
+  'and',
+  'then',
+  'with',
+  'that',
+  'of',
+  'for',
+  'each',
+  'which',
+  'please',
+  'folder',
+  'directory',
+  'answer',
+  'date',
+  'total',
+  'line',
+  'lines',
+  'email',
+  'event',
+  'note',
+  'task',
+  'done',
+  'is',
+  'are',
+  'not',
+  'found',
+];
 const TOOL_ALIASES: Record<string, string[]> = {
   list: ['list', 'ls', 'list_dir', 'listFiles', 'fs.list', 'Glob'],
   read: ['read', 'cat', 'read_file', 'readFile', 'fs.read', 'Read', 'view'],
@@ -79,9 +151,13 @@ function instruction(r: Rng): string {
 
 function argsFor(r: Rng, tool: string): Record<string, string> {
   switch (tool) {
-    case 'list': case 'read': case 'delete': case 'mkdir':
+    case 'list':
+    case 'read':
+    case 'delete':
+    case 'mkdir':
       return { [r.pick(['path', 'file', 'filename', 'dir'])]: path(r) };
-    case 'write': case 'append':
+    case 'write':
+    case 'append':
       return { path: path(r), content: sentence(r, r.range(3, 12)) + (r.int(2) ? '\n' : '') };
     case 'move':
       return { from: path(r), to: path(r) };
@@ -100,13 +176,30 @@ function toolCall(r: Rng): string {
   if (style === 0) return JSON.stringify({ tool: name, args });
   if (style === 1) return JSON.stringify({ name, arguments: args }, null, r.int(2) ? 2 : undefined);
   if (style === 2) {
-    const inner = Object.entries(args).map(([k, v]) => `<${k}>${v}</${k}>`).join(r.int(2) ? '\n' : '');
+    const inner = Object.entries(args)
+      .map(([k, v]) => `<${k}>${v}</${k}>`)
+      .join(r.int(2) ? '\n' : '');
     return `<tool_call name="${name}">${inner}</tool_call>`;
   }
-  if (style === 3) return `${name}(${Object.entries(args).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(', ')})`;
+  if (style === 3)
+    return `${name}(${Object.entries(args)
+      .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
+      .join(', ')})`;
   if (style === 4) return `Action: ${name}\nAction Input: ${JSON.stringify(args)}`;
-  const cmd: Record<string, string> = { list: 'ls -la', read: 'cat', write: 'tee', append: 'tee -a', move: 'mv', delete: 'rm', search: 'grep -rn', mkdir: 'mkdir -p', finish: 'echo' };
-  return `$ ${cmd[tool]} ${Object.values(args).map((v) => (v.includes(' ') ? `"${v}"` : v)).join(' ')}`;
+  const cmd: Record<string, string> = {
+    list: 'ls -la',
+    read: 'cat',
+    write: 'tee',
+    append: 'tee -a',
+    move: 'mv',
+    delete: 'rm',
+    search: 'grep -rn',
+    mkdir: 'mkdir -p',
+    finish: 'echo',
+  };
+  return `$ ${cmd[tool]} ${Object.values(args)
+    .map((v) => (v.includes(' ') ? `"${v}"` : v))
+    .join(' ')}`;
 }
 
 function listing(r: Rng): string {

@@ -125,5 +125,7 @@ export function checkRunBudget(ckpt: RowLimits | null, run: RowLimits, override 
   if (a === b) return null;
   const msg = `the base checkpoint was trained on contexts of ≤ ${a} tokens (maxT ${ckpt.maxT} − action reserve ${ckpt.actionReserve}) but this run cuts contexts to ${b} tokens (min(maxT, rollout.contextTokens) ${run.maxT} − rollout.maxNewTokens ${run.actionReserve})`;
   if (override) return `${msg}; allowed by rollout.allowBudgetMismatch`;
-  throw new BudgetMismatchError(`${msg}; choose rollout.contextTokens and rollout.maxNewTokens with min(maxT, contextTokens) − maxNewTokens = ${a}, or set rollout.allowBudgetMismatch: true`);
+  throw new BudgetMismatchError(
+    `${msg}; choose rollout.contextTokens and rollout.maxNewTokens with min(maxT, contextTokens) − maxNewTokens = ${a}, or set rollout.allowBudgetMismatch: true`,
+  );
 }

@@ -118,6 +118,7 @@ export async function decodeBaseCheckpoint(bytes: Uint8Array): Promise<BaseCheck
   new Uint8Array(params.buffer).set(bytes.subarray(12 + H));
   const { digest, ...rest } = header;
   const got = await digestOf(rest, params);
-  if (got !== digest) throw new Error(`base checkpoint: digest mismatch (header says ${String(digest).slice(0, 12)}…, content hashes to ${got.slice(0, 12)}…); the file is corrupted`);
+  if (got !== digest)
+    throw new Error(`base checkpoint: digest mismatch (header says ${String(digest).slice(0, 12)}…, content hashes to ${got.slice(0, 12)}…); the file is corrupted`);
   return { header, params };
 }

@@ -8,7 +8,6 @@ import type { PretrainPageResult } from './page';
 import type { Row } from '../model/rows';
 import type { DemoSet, resolveSftConfig, SftResult } from './sft';
 
-
 /** Evaluation tasks: `n` train tasks of `suites` (default both), lowest tier first (seeded). */
 export function evalTaskList(n: number, seed: number, suites: readonly SuiteName[] = ['workspace', 'errands']): Task[] {
   const pool = suites.flatMap((s) => taskSet(s, 'train', 3 * n, Rng.derive(seed, 'eval-tasks', s === 'workspace' ? 'w' : 'e').int(2 ** 31)));
@@ -33,7 +32,14 @@ export function pretrainSummary(
     ...rest,
     config: { ...cfg.model },
     paramCount: paramLayout(cfg.model).total,
-    demos: { episodes: demos.episodes.length, failed: demos.failed, source: demos.source, rows: rows.length, truncatedRows: res.truncatedRows, meanRowTokens: rowTokens / Math.max(1, rows.length) },
+    demos: {
+      episodes: demos.episodes.length,
+      failed: demos.failed,
+      source: demos.source,
+      rows: rows.length,
+      truncatedRows: res.truncatedRows,
+      meanRowTokens: rowTokens / Math.max(1, rows.length),
+    },
     losses: res.losses,
     finalLoss: res.finalLoss,
     steps: cfg.steps,

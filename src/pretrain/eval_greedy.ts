@@ -51,7 +51,10 @@ function decoderPolicy(decode: Decoder, maxT: number, maxB = 64): Policy {
     maxB,
     maxT,
     async sample(prompts, maxNew) {
-      const outs = await decode(prompts.map((p) => Array.from(p)), maxNew);
+      const outs = await decode(
+        prompts.map((p) => Array.from(p)),
+        maxNew,
+      );
       return outs.map((o) => ({ ids: Int32Array.from(o.ids), logprobs: new Float32Array(o.ids.length), stop: o.ended ? ('end' as const) : ('length' as const) }));
     },
   };
@@ -65,10 +68,24 @@ function decoderPolicy(decode: Decoder, maxT: number, maxB = 64): Policy {
  * @param maxTurns turn cap per episode (the harness truncates at it)
  * @throws Error naming an unknown harness id.
  */
-export async function evaluateGreedy(tok: Tokenizer, decode: Decoder, tasks: readonly Task[], harnessIds: readonly string[], limits: RowLimits, maxTurns = 12): Promise<GreedyReport> {
+export async function evaluateGreedy(
+  tok: Tokenizer,
+  decode: Decoder,
+  tasks: readonly Task[],
+  harnessIds: readonly string[],
+  limits: RowLimits,
+  maxTurns = 12,
+): Promise<GreedyReport> {
   const reqs = harnessIds.flatMap((harnessId) => tasks.map((t, i) => ({ taskId: t.id, harnessId, group: i })));
   const { trajectories } = await runEpisodes(reqs, {
-    tok, policy: decoderPolicy(decode, limits.maxT), env: inProcessEnv(localEnvApi(tok)), maxTurns, maxNewTokens: limits.actionReserve, contextTokens: limits.maxT, temperature: 0, seed: 0,
+    tok,
+    policy: decoderPolicy(decode, limits.maxT),
+    env: inProcessEnv(localEnvApi(tok)),
+    maxTurns,
+    maxNewTokens: limits.actionReserve,
+    contextTokens: limits.maxT,
+    temperature: 0,
+    seed: 0,
   });
   let actions = 0;
   let valid = 0;
@@ -79,8 +96,15 @@ export async function evaluateGreedy(tok: Tokenizer, decode: Decoder, tasks: rea
     }
     const first = t.turns[0] ? decodeAction(tok, Array.from(t.turns[0].actionIds)) : '';
     return {
-      harness: t.harnessId, taskId: t.taskId, pass: t.pass, score: t.score, turns: t.tags?.turns ?? t.turns.length,
-      parseErrors: t.tags?.parseErrors ?? 0, workflowViolations: t.tags?.workflowViolations ?? 0, toolCalls: t.tags?.toolCalls ?? 0, firstAction: first.slice(0, 160),
+      harness: t.harnessId,
+      taskId: t.taskId,
+      pass: t.pass,
+      score: t.score,
+      turns: t.tags?.turns ?? t.turns.length,
+      parseErrors: t.tags?.parseErrors ?? 0,
+      workflowViolations: t.tags?.workflowViolations ?? 0,
+      toolCalls: t.tags?.toolCalls ?? 0,
+      firstAction: first.slice(0, 160),
     };
   });
   const byHarness: Record<string, number> = {};

@@ -46,15 +46,15 @@ export interface PretrainPageResult {
   eval: (GreedyReport & { ms: number; harnesses: string[]; tasks: string[] }) | null;
 }
 
-
-
 export async function pretrainInPage(o: PretrainPageOptions): Promise<PretrainPageResult> {
   const t0 = performance.now();
   const tok = await loadTokenizer();
   const p = prepareSft(tok, o);
   const cfg = p.cfg;
   const rowTokens = p.rows.reduce((a, r) => a + r.ids.length, 0);
-  console.log(`[pretrain] ${p.demos.episodes.length} expert episodes (${p.demos.source}, ${p.demos.failed} failed) → ${p.rows.length} rows, mean ${(rowTokens / Math.max(1, p.rows.length)).toFixed(0)} tokens; model ${cfg.preset} P=${paramCount(cfg.model)} maxT=${cfg.model.maxT}`);
+  console.log(
+    `[pretrain] ${p.demos.episodes.length} expert episodes (${p.demos.source}, ${p.demos.failed} failed) → ${p.rows.length} rows, mean ${(rowTokens / Math.max(1, p.rows.length)).toFixed(0)} tokens; model ${cfg.preset} P=${paramCount(cfg.model)} maxT=${cfg.model.maxT}`,
+  );
   let gpu: Gpu | null = null;
   let fallbackReason: string | null = null;
   if (o.cpu) fallbackReason = '--cpu given';
@@ -70,7 +70,9 @@ export async function pretrainInPage(o: PretrainPageOptions): Promise<PretrainPa
   const prepMs = performance.now() - t0;
   const res = await trainSft(p.rows, cfg, backend, tok.padId, (s) => {
     if (s.step === 1 || s.step % o.logEvery === 0 || s.step === cfg.steps) {
-      console.log(`[pretrain] step ${s.step}/${cfg.steps} loss ${s.loss.toFixed(4)} gradNorm ${s.gradNorm.toFixed(3)} lr ${s.lr.toExponential(2)} ${s.tokensPerSec.toFixed(0)} tok/s ${(s.elapsedMs / 1000).toFixed(1)} s`);
+      console.log(
+        `[pretrain] step ${s.step}/${cfg.steps} loss ${s.loss.toFixed(4)} gradNorm ${s.gradNorm.toFixed(3)} lr ${s.lr.toExponential(2)} ${s.tokensPerSec.toFixed(0)} tok/s ${(s.elapsedMs / 1000).toFixed(1)} s`,
+      );
     }
   });
   if (gpu && gpu.errors.length) throw new Error(`WebGPU errors during training: ${gpu.errors.join('; ')}`);

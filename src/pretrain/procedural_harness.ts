@@ -62,7 +62,14 @@ const RULES = [
   'Paths may be absolute (/x/y.txt) or relative to /.',
   'Never invent file contents.',
 ];
-const HEADER_STYLES: ReadonlyArray<(s: string) => string> = [(s) => `# ${s}`, (s) => `${s.toUpperCase()}:`, (s) => `[${s}]`, (s) => `=== ${s} ===`, (s) => `<${s.toLowerCase()}>`, (s) => `** ${s} **`];
+const HEADER_STYLES: ReadonlyArray<(s: string) => string> = [
+  (s) => `# ${s}`,
+  (s) => `${s.toUpperCase()}:`,
+  (s) => `[${s}]`,
+  (s) => `=== ${s} ===`,
+  (s) => `<${s.toLowerCase()}>`,
+  (s) => `** ${s} **`,
+];
 const SECTION_NAMES: Record<'role' | 'rules' | 'tools' | 'example' | 'workflow' | 'task', readonly string[]> = {
   role: ['Role', 'Identity', 'About you', 'Persona'],
   rules: ['Guidelines', 'Notes', 'Conventions', 'Constraints'],
@@ -141,7 +148,9 @@ function proceduralObservation(rng: Rng): ObservationFormat & { surface: { style
     case 'raw': {
       const prefix = rng.pick(['', 'output:\n', '>> ', 'result:\n']);
       return {
-        id: 'Praw', name: 'procedural-raw', notice,
+        id: 'Praw',
+        name: 'procedural-raw',
+        notice,
         surface: { style, detail: { prefix: JSON.stringify(prefix), maxChars: String(maxChars) } },
         render: (r) => (!r.ok ? errLine(r) : r.output === '' ? empty : prefix + clipChars(r.output, maxChars, moreNote)),
       };
@@ -152,10 +161,15 @@ function proceduralObservation(rng: Rng): ObservationFormat & { surface: { style
       const errKey = rng.pick(['err', 'reason', 'problem', 'failure']);
       const codeKey = rng.pick(['code', 'kind', 'type', 'errno']);
       return {
-        id: 'Penvelope', name: 'procedural-envelope',
+        id: 'Penvelope',
+        name: 'procedural-envelope',
         surface: { style, detail: { okKey, outKey, errKey, codeKey, maxChars: String(maxChars) } },
         render: (r) =>
-          JSON.stringify(r.ok ? { [okKey]: true, [outKey]: clipChars(r.output, maxChars, moreNote) } : { [okKey]: false, [codeKey]: r.error?.code ?? 'error', [errKey]: r.error?.message ?? 'failed' }),
+          JSON.stringify(
+            r.ok
+              ? { [okKey]: true, [outKey]: clipChars(r.output, maxChars, moreNote) }
+              : { [okKey]: false, [codeKey]: r.error?.code ?? 'error', [errKey]: r.error?.message ?? 'failed' },
+          ),
         notice: (kind, message) => JSON.stringify({ [okKey]: kind === 'note', [kind === 'note' ? outKey : errKey]: notice(kind, message) }),
       };
     }
@@ -165,7 +179,9 @@ function proceduralObservation(rng: Rng): ObservationFormat & { surface: { style
       const start = rng.pick([0, 1]);
       const more = rng.pick([(n: number) => `(${n} lines not shown)`, (n: number) => `+${n} lines`, (n: number) => `...and ${n} more`]);
       return {
-        id: 'Pnumbered', name: 'procedural-numbered', notice,
+        id: 'Pnumbered',
+        name: 'procedural-numbered',
+        notice,
         surface: { style, detail: { separator: JSON.stringify(sep), maxLines: String(maxLines), start: String(start) } },
         render(r) {
           if (!r.ok) return errLine(r);
@@ -179,7 +195,8 @@ function proceduralObservation(rng: Rng): ObservationFormat & { surface: { style
     case 'wrapped': {
       const tag = rng.pick(['result', 'out', 'observation', 'tool_output', 'response']);
       return {
-        id: 'Pwrapped', name: 'procedural-wrapped',
+        id: 'Pwrapped',
+        name: 'procedural-wrapped',
         surface: { style, detail: { tag, maxChars: String(maxChars) } },
         render: (r) => `<${tag}>\n${!r.ok ? errLine(r) : r.output === '' ? empty : clipChars(r.output, maxChars, moreNote)}\n</${tag}>`,
         notice: (kind, message) => `<${tag}>\n${notice(kind, message)}\n</${tag}>`,
@@ -195,7 +212,13 @@ export const PROC_CONTEXT_KINDS = ['full', 'last-k', 'summary'] as const;
 export type ProcContextKind = (typeof PROC_CONTEXT_KINDS)[number];
 
 /** Replace the runtime's fixed placeholder / summary header in a view by drawn wording. */
-function reword(base: ContextPolicy, placeholder: string, summaryHead: string, kind: ProcContextKind, detail: Record<string, string>): ContextPolicy & { surface: { kind: ProcContextKind; detail: Record<string, string> } } {
+function reword(
+  base: ContextPolicy,
+  placeholder: string,
+  summaryHead: string,
+  kind: ProcContextKind,
+  detail: Record<string, string>,
+): ContextPolicy & { surface: { kind: ProcContextKind; detail: Record<string, string> } } {
   return {
     id: `P${kind}`,
     name: `procedural-${kind}`,
@@ -222,7 +245,11 @@ function proceduralContext(rng: Rng) {
   }
   const budgetTokens = 200 + 40 * rng.int(6);
   const keepTurns = 1 + rng.int(3);
-  return reword(makeC2({ budgetTokens, keepTurns, maxSummaryItems: 8 }), placeholder, head, kind, { budgetTokens: String(budgetTokens), keepTurns: String(keepTurns), header: head });
+  return reword(makeC2({ budgetTokens, keepTurns, maxSummaryItems: 8 }), placeholder, head, kind, {
+    budgetTokens: String(budgetTokens),
+    keepTurns: String(keepTurns),
+    header: head,
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -232,7 +259,12 @@ export const PROC_WORKFLOW_KINDS = ['free', 'plan-first', 'todo-verify'] as cons
 export type ProcWorkflowKind = (typeof PROC_WORKFLOW_KINDS)[number];
 
 /** Checkbox styles [open, done] of todo items (W2's '- [ ]' / '- [x]' excluded). */
-const CHECKBOXES: ReadonlyArray<readonly [string, string]> = [['* ( ) ', '* (x) '], ['[ ] ', '[v] '], ['- todo: ', '- done: '], ['o ', '✓ ']];
+const CHECKBOXES: ReadonlyArray<readonly [string, string]> = [
+  ['* ( ) ', '* (x) '],
+  ['[ ] ', '[v] '],
+  ['- todo: ', '- done: '],
+  ['o ', '✓ '],
+];
 // 'Plan …' and 'Todo …' keywords but never W1's 'Plan:' nor W2's 'Todo:' (a banned first word gets a prior of ~0).
 const PLAN_WORDS = ['Approach:', 'Steps:', 'Strategy:', 'Outline:', 'Intent:', 'Plan of action:', 'Planned steps:'];
 const LIST_WORDS = ['Checklist:', 'Tasks:', 'Agenda:', 'Open items:', 'Todo list:', 'Todos:'];
@@ -282,17 +314,27 @@ function proceduralWorkflow(rng: Rng, finishName: string, surfaces: ProcSurfaces
   const finishLine = rng.pick([`Use ${finishName} once everything is done.`, `End with ${finishName} when finished.`, `When the request is complete, call ${finishName}.`]);
   if (kind === 'free') {
     return {
-      id: 'Pfree', name: 'procedural-free', overhead: W0.overhead, instructions: finishLine, surface: { kind, detail: {} },
-      init, message: () => null, gate: () => ALLOW, after: trackWrites,
+      id: 'Pfree',
+      name: 'procedural-free',
+      overhead: W0.overhead,
+      instructions: finishLine,
+      surface: { kind, detail: {} },
+      init,
+      message: () => null,
+      gate: () => ALLOW,
+      after: trackWrites,
       status: () => ({ needsPlan: false, needsTodo: false, openTodos: [], unverified: [] }),
-      planText: () => null, todoText: () => null,
+      planText: () => null,
+      todoText: () => null,
     };
   }
   if (kind === 'plan-first') {
     const word = keyword(rng, PLAN_WORDS, surfaces);
     const re = new RegExp(`^\\s*${escRe(word)}`, 'i');
     return {
-      id: 'Pplan', name: 'procedural-plan-first', overhead: W1.overhead,
+      id: 'Pplan',
+      name: 'procedural-plan-first',
+      overhead: W1.overhead,
       instructions: `Before any call, send your plan as a message starting with '${word}'. ${finishLine}`,
       surface: { kind, detail: { keyword: word } },
       init,
@@ -316,7 +358,10 @@ function proceduralWorkflow(rng: Rng, finishName: string, surfaces: ProcSurfaces
     const items: { text: string; done: boolean }[] = [];
     for (const line of text.replace(re, '').split('\n')) {
       const l = line.trim();
-      for (const [mark, isDone] of [[open.trim(), false], [done.trim(), true]] as const) {
+      for (const [mark, isDone] of [
+        [open.trim(), false],
+        [done.trim(), true],
+      ] as const) {
         if (l.startsWith(mark) && l.slice(mark.length).trim() !== '') {
           items.push({ text: l.slice(mark.length).trim(), done: isDone });
           break;
@@ -326,7 +371,9 @@ function proceduralWorkflow(rng: Rng, finishName: string, surfaces: ProcSurfaces
     return items;
   };
   return {
-    id: 'Ptodo', name: 'procedural-todo-verify', overhead: W2.overhead,
+    id: 'Ptodo',
+    name: 'procedural-todo-verify',
+    overhead: W2.overhead,
     instructions: `Open with a list: '${word}' then one '${open.trim()} item' per line. Read back every file you write. Before ${finishName}, resend the list with each item as '${done.trim()} item'.`,
     surface: { kind, detail: { keyword: word, open: open.trim(), done: done.trim() } },
     init,
@@ -436,10 +483,18 @@ export function runProceduralExpert(task: Task, seed: number, opts: ProceduralEx
   h.reset(task);
   let error: string | undefined;
   const fmt = (call: ToolCall) => h.tool.format(call);
-  const honest = new HonestDriver(h, strictSender(h), {
-    actions: (call) => [fmt(call)],
-    note: (existing, lines) => [existing === null ? fmt({ tool: 'write', args: { path: NOTES_PATH, content: NOTES_HEADER + lines } }) : fmt({ tool: 'append', args: { path: NOTES_PATH, content: lines } })],
-  }, opts.honest ?? true, opts.view);
+  const honest = new HonestDriver(
+    h,
+    strictSender(h),
+    {
+      actions: (call) => [fmt(call)],
+      note: (existing, lines) => [
+        existing === null ? fmt({ tool: 'write', args: { path: NOTES_PATH, content: NOTES_HEADER + lines } }) : fmt({ tool: 'append', args: { path: NOTES_PATH, content: lines } }),
+      ],
+    },
+    opts.honest ?? true,
+    opts.view,
+  );
   try {
     const st = h.workflowStatus();
     if (st.needsPlan) honest.sendFixed(h.workflow.planText()!);

@@ -168,7 +168,11 @@ function argDoc(spec: ToolSpec, argNames: Record<string, string>): string {
 class Names {
   readonly toolByName: Map<string, ToolSpec>;
   readonly argByName: Map<string, string>;
-  constructor(readonly toolNames: Record<ToolName, string>, readonly argNames: Record<string, string>, readonly expected: string) {
+  constructor(
+    readonly toolNames: Record<ToolName, string>,
+    readonly argNames: Record<string, string>,
+    readonly expected: string,
+  ) {
     this.toolByName = new Map(TOOL_SPECS.map((s) => [toolNames[s.name], s]));
     this.argByName = new Map(Object.entries(argNames).map(([c, s]) => [s, c]));
   }
@@ -190,7 +194,8 @@ class Names {
       args[canon] = v;
     }
     for (const a of spec.required) {
-      if (!Object.hasOwn(args, a)) return { error: `${this.toolNames[spec.name]}: missing argument '${this.argNames[a]}' (args: ${argDoc(spec, this.argNames)}); ${this.expected}` };
+      if (!Object.hasOwn(args, a))
+        return { error: `${this.toolNames[spec.name]}: missing argument '${this.argNames[a]}' (args: ${argDoc(spec, this.argNames)}); ${this.expected}` };
     }
     const out: Record<string, string> = {};
     for (const a of allowed) if (Object.hasOwn(args, a)) out[a] = args[a];
@@ -295,7 +300,10 @@ function makeFunc(rng: Rng, surfaces: ProcSurfaces): ProcToolInterface {
     surface: { syntax: 'func', toolNames, argNames, detail: { separator: JSON.stringify(sep) } },
     describe: () => `Tools: ${n.docs((s) => `${toolNames[s.name]}(${argDoc(s, argNames)})`)}\nCall: NAME(ARG="value"${sep}ARG="value")`,
     format(call) {
-      return `${toolNames[call.tool]}(${n.pairs(call).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(sep)})`;
+      return `${toolNames[call.tool]}(${n
+        .pairs(call)
+        .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
+        .join(sep)})`;
     },
     parse(text) {
       const t = text.trim();
@@ -410,7 +418,8 @@ function makeShell(rng: Rng, surfaces: ProcSurfaces): ProcToolInterface {
     expected,
     toolName: (tool: ToolName) => toolNames[tool],
     surface: { syntax: 'shell', toolNames, argNames, detail: { prompt: JSON.stringify(prompt), flag } },
-    describe: () => `Commands: ${TOOL_SPECS.map((s) => [toolNames[s.name], ...s.required.map((a) => `${flag}${argNames[a]} V`), ...s.optional.map((a) => `[${flag}${argNames[a]} V]`)].join(' ')).join(' | ')}\nQuote values with spaces: 'a b'; escapes \\' \\\\ \\n`,
+    describe: () =>
+      `Commands: ${TOOL_SPECS.map((s) => [toolNames[s.name], ...s.required.map((a) => `${flag}${argNames[a]} V`), ...s.optional.map((a) => `[${flag}${argNames[a]} V]`)].join(' ')).join(' | ')}\nQuote values with spaces: 'a b'; escapes \\' \\\\ \\n`,
     format(call) {
       const words = [toolNames[call.tool]];
       for (const [k, v] of n.pairs(call)) words.push(flag + k, shellQuote(v));
@@ -461,10 +470,18 @@ function makeTagged(rng: Rng, surfaces: ProcSurfaces): ProcToolInterface {
     expected,
     toolName: (tool: ToolName) => toolNames[tool],
     surface: { syntax: 'tagged', toolNames, argNames, detail: toolAsTag ? { wrapper: '(tool name)' } : { wrapper: wrap, attribute: attr } },
-    describe: () => `Tools: ${n.docs((s) => `${toolNames[s.name]}(${argDoc(s, argNames)})`)}\nCall: ${toolAsTag ? '<NAME><ARG>value</ARG></NAME>' : `<${wrap} ${attr}="NAME"><ARG>value</ARG></${wrap}>`}; escape < > & as &lt; &gt; &amp;`,
+    describe: () =>
+      `Tools: ${n.docs((s) => `${toolNames[s.name]}(${argDoc(s, argNames)})`)}\nCall: ${toolAsTag ? '<NAME><ARG>value</ARG></NAME>' : `<${wrap} ${attr}="NAME"><ARG>value</ARG></${wrap}>`}; escape < > & as &lt; &gt; &amp;`,
     format(call) {
       const name = toolNames[call.tool];
-      return open(name) + n.pairs(call).map(([k, v]) => `<${k}>${xmlEscape(v)}</${k}>`).join('') + close(name);
+      return (
+        open(name) +
+        n
+          .pairs(call)
+          .map(([k, v]) => `<${k}>${xmlEscape(v)}</${k}>`)
+          .join('') +
+        close(name)
+      );
     },
     parse(text) {
       const t = text.trim();
@@ -560,7 +577,13 @@ function drawNamesV1(rng: Rng, reserved: ReadonlySet<string>): { toolNames: Reco
   return { toolNames, argNames };
 }
 
-const MAKERS: Record<ProcSyntax, (rng: Rng, surfaces: ProcSurfaces) => ProcToolInterface> = { json: makeJson, func: makeFunc, shell: makeShell, tagged: makeTagged, yaml: makeYaml };
+const MAKERS: Record<ProcSyntax, (rng: Rng, surfaces: ProcSurfaces) => ProcToolInterface> = {
+  json: makeJson,
+  func: makeFunc,
+  shell: makeShell,
+  tagged: makeTagged,
+  yaml: makeYaml,
+};
 
 /**
  * A procedural tool interface drawn from `rng`.

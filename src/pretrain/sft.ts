@@ -72,12 +72,14 @@ export function resolveSftConfig(c: SftConfig, vocabSize: number): Required<Omit
   }
   if (!Number.isInteger(c.seed)) throw new Error(`SftConfig.seed must be an integer, got ${c.seed}`);
   if (!(c.lr > 0 && c.lr < 1)) throw new Error(`SftConfig.lr must be in (0, 1), got ${c.lr}`);
-  if (c.blackbox !== null && !isBlackboxId(c.blackbox)) throw new Error(`SftConfig.blackbox must be null or a black-box harness id (bb-coding-cli, bb-assistant), got '${c.blackbox}'`);
+  if (c.blackbox !== null && !isBlackboxId(c.blackbox))
+    throw new Error(`SftConfig.blackbox must be null or a black-box harness id (bb-coding-cli, bb-assistant), got '${c.blackbox}'`);
   const model = { ...presetConfig(c.preset, vocabSize), ...(c.modelOverride ?? {}) };
   const actionReserve = c.actionReserve ?? Math.max(48, Math.round(model.maxT / 4 / 8) * 8);
   const maxTier = c.maxTier ?? 3;
   const suites = c.suites ?? ['workspace', 'errands'];
-  if (suites.length === 0 || suites.some((x) => x !== 'workspace' && x !== 'errands')) throw new Error(`SftConfig.suites must be a non-empty list of workspace, errands; got ${JSON.stringify(suites)}`);
+  if (suites.length === 0 || suites.some((x) => x !== 'workspace' && x !== 'errands'))
+    throw new Error(`SftConfig.suites must be a non-empty list of workspace, errands; got ${JSON.stringify(suites)}`);
   if (![1, 2, 3].includes(maxTier)) throw new Error(`SftConfig.maxTier must be 1, 2 or 3, got ${maxTier}`);
   const contextLossWeight = c.contextLossWeight ?? 0;
   if (!(contextLossWeight >= 0 && contextLossWeight <= 1)) throw new Error(`SftConfig.contextLossWeight must be in [0, 1], got ${c.contextLossWeight}`);
@@ -153,7 +155,14 @@ export interface DemoSet {
  * `Rng.derive(seed, 'demo-harness')`), or every task under `blackbox`.
  * @param view the text the model will see of a context (rows.ts `cutView`): the expert acts only on it
  */
-export function collectDemonstrations(n: number, seed: number, blackbox: string | null, maxTier: Tier = 3, suites?: readonly SuiteName[], view?: (context: string, action?: string) => string): DemoSet {
+export function collectDemonstrations(
+  n: number,
+  seed: number,
+  blackbox: string | null,
+  maxTier: Tier = 3,
+  suites?: readonly SuiteName[],
+  view?: (context: string, action?: string) => string,
+): DemoSet {
   const tasks = demoTasks(n, seed, maxTier, suites);
   const hr = Rng.derive(seed, 'demo-harness');
   const episodes: ExpertEpisode[] = [];
@@ -175,7 +184,12 @@ export function collectDemonstrations(n: number, seed: number, blackbox: string 
  * reserve anyway), counted in `opts.stats.longActionTurns`.
  * @throws ContextBudgetError naming the harness and task when an opening exceeds maxT − actionReserve.
  */
-export function demonstrationRows(tok: Tokenizer, episodes: readonly ExpertEpisode[], limits: RowLimits, opts: { pack?: boolean; stats?: { longActionTurns: number } } = {}): Row[] {
+export function demonstrationRows(
+  tok: Tokenizer,
+  episodes: readonly ExpertEpisode[],
+  limits: RowLimits,
+  opts: { pack?: boolean; stats?: { longActionTurns: number } } = {},
+): Row[] {
   const rows: Row[] = [];
   const pack = opts.pack ?? true;
   const budget = limits.maxT - limits.actionReserve;
@@ -301,7 +315,15 @@ export async function trainSft(
   const t0 = performance.now();
   for (let s = 1; s <= cfg.steps; s++) {
     const idx = batchIndices(rows.length, cfg.batchSize, cfg.seed, s - 1);
-    const batch = withContextWeight(packBatch(idx.map((i) => rows[i]), cfg.batchSize, padId, { maxT: cfg.model.maxT }), cfg.contextLossWeight);
+    const batch = withContextWeight(
+      packBatch(
+        idx.map((i) => rows[i]),
+        cfg.batchSize,
+        padId,
+        { maxT: cfg.model.maxT },
+      ),
+      cfg.contextLossWeight,
+    );
     const lr = lrAt(s, cfg.steps, cfg.lr, cfg.warmupSteps, cfg.minLrRatio);
     const r = await backend.step(batch, lr, s);
     if (!Number.isFinite(r.loss)) throw new Error(`trainSft: step ${s} loss is ${r.loss}`);
@@ -349,7 +371,11 @@ export async function pretrainBaseCpu(tok: Tokenizer, cfg: Omit<SftConfig, 'blac
 }
 
 /** The black-box SFT baseline on the CPU: demonstrations through `cfg.blackbox` (default 'bb-coding-cli'). */
-export async function sftBlackboxCpu(tok: Tokenizer, cfg: Omit<SftConfig, 'blackbox'> & { blackbox?: string }, onProgress?: (p: SftProgress) => void): Promise<SftResult & { demos: DemoSet }> {
+export async function sftBlackboxCpu(
+  tok: Tokenizer,
+  cfg: Omit<SftConfig, 'blackbox'> & { blackbox?: string },
+  onProgress?: (p: SftProgress) => void,
+): Promise<SftResult & { demos: DemoSet }> {
   const p = prepareSft(tok, { ...cfg, blackbox: cfg.blackbox ?? 'bb-coding-cli' });
   const r = await trainSft(p.rows, p.cfg, cpuSftBackend(p.cfg.model, p.init, p.cfg), tok.padId, onProgress);
   return { ...r, demos: p.demos };

@@ -19,7 +19,14 @@ import type { SftBackend } from './sft';
  * schedule callback reads it); AdamW's step counter advances in lockstep with trainSft's.
  * @param maxB,maxT the largest batch shape (rows, tokens) the run uses
  */
-export function gpuSftBackend(gpu: Gpu, cfg: ModelConfig, init: Float32Array, hp: { weightDecay: number; maxNorm: number }, maxB: number, maxT: number): SftBackend & { model: GpuModel } {
+export function gpuSftBackend(
+  gpu: Gpu,
+  cfg: ModelConfig,
+  init: Float32Array,
+  hp: { weightDecay: number; maxNorm: number },
+  maxB: number,
+  maxT: number,
+): SftBackend & { model: GpuModel } {
   const model = GpuModel.create(gpu, cfg, { maxB, maxT });
   model.writeParams(init);
   let lrNow = 0;

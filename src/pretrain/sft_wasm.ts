@@ -84,7 +84,12 @@ export function sftBatchNll(model: WasmModel, batch: RowBatch): { nll: number; t
  * An SftBackend on the CPU engine.
  * @throws Error (from step) when the gradient norm is not finite: nothing is applied then.
  */
-export function wasmSftBackend(engine: WasmEngine, cfg: ModelConfig, init: Float32Array, hp: { weightDecay: number; maxNorm: number } & WasmModelOptions): SftBackend & { model: WasmModel } {
+export function wasmSftBackend(
+  engine: WasmEngine,
+  cfg: ModelConfig,
+  init: Float32Array,
+  hp: { weightDecay: number; maxNorm: number } & WasmModelOptions,
+): SftBackend & { model: WasmModel } {
   const model = WasmModel.create(engine, cfg, { decayAll: hp.decayAll });
   model.writeParams(init);
   return {

@@ -68,10 +68,16 @@ export async function pretrainWasm(
   const p = prepareSft(tok, o);
   const cfg = p.cfg;
   const rowTokens = p.rows.reduce((a, r) => a + r.ids.length, 0);
-  if (o.init && o.init.params.length !== p.init.length) throw new Error(`--init: the checkpoint has ${o.init.params.length} parameters, preset ${cfg.preset} needs ${p.init.length}`);
+  if (o.init && o.init.params.length !== p.init.length)
+    throw new Error(`--init: the checkpoint has ${o.init.params.length} parameters, preset ${cfg.preset} needs ${p.init.length}`);
   const engine = await WasmEngine.create({ threads: o.threads });
-  log(`[pretrain] ${p.demos.episodes.length} expert episodes (${p.demos.source}, ${p.demos.failed} failed; suites ${cfg.suites.join('+')}, tier ≤ ${cfg.maxTier}) → ${p.rows.length} rows, mean ${(rowTokens / Math.max(1, p.rows.length)).toFixed(0)} tokens; model ${cfg.preset} P=${paramCount(cfg.model)} maxT=${cfg.model.maxT}; backend wasm (CPU engine, ${engine.threads} thread${engine.threads === 1 ? "" : "s"})`);
-  if (cfg.contextLossWeight > 0) log(`[pretrain] objective: next-token loss on action tokens (weight 1) and context tokens (weight ${cfg.contextLossWeight}); the step loss below is that weighted mean, the held-out loss is action tokens only`);
+  log(
+    `[pretrain] ${p.demos.episodes.length} expert episodes (${p.demos.source}, ${p.demos.failed} failed; suites ${cfg.suites.join('+')}, tier ≤ ${cfg.maxTier}) → ${p.rows.length} rows, mean ${(rowTokens / Math.max(1, p.rows.length)).toFixed(0)} tokens; model ${cfg.preset} P=${paramCount(cfg.model)} maxT=${cfg.model.maxT}; backend wasm (CPU engine, ${engine.threads} thread${engine.threads === 1 ? '' : 's'})`,
+  );
+  if (cfg.contextLossWeight > 0)
+    log(
+      `[pretrain] objective: next-token loss on action tokens (weight 1) and context tokens (weight ${cfg.contextLossWeight}); the step loss below is that weighted mean, the held-out loss is action tokens only`,
+    );
   const backend = wasmSftBackend(engine, cfg.model, o.init?.params ?? p.init, cfg);
   const evalEvery = o.evalEvery ?? 0;
   const limits = { maxT: cfg.model.maxT, actionReserve: cfg.actionReserve };
@@ -79,7 +85,12 @@ export async function pretrainWasm(
   const sets = evalEvery > 0 ? heldOutSets(tok, hoTasks, limits, cfg.seed) : [];
   if (evalEvery > 0) log(`[pretrain] held-out: ${hoTasks.length} test tasks; rows ${sets.map((x) => `${x.name} ${x.rows.length}`).join(', ')}; every ${evalEvery} steps`);
   const greedyTasks = hoTasks.filter((t) => t.tier === 1).slice(0, o.evalTasks);
-  const greedyHarnesses = [BASE_HARNESS, ...selectTrainingOA().training.filter((h) => h !== BASE_HARNESS).slice(0, o.evalHarnesses)];
+  const greedyHarnesses = [
+    BASE_HARNESS,
+    ...selectTrainingOA()
+      .training.filter((h) => h !== BASE_HARNESS)
+      .slice(0, o.evalHarnesses),
+  ];
   const curve: HeldOutPoint[] = [];
   const measure = async (step: number) => {
     const loss = {} as Record<HeldOutName, number>;
@@ -92,13 +103,33 @@ export async function pretrainWasm(
       validActionRate = rep.validActionRate;
     }
     curve.push({ step, loss, greedy, validActionRate });
-    log(`[pretrain] held-out at step ${step}: loss ${HELD_OUT_SETS.map((n) => `${n} ${loss[n].toFixed(3)}`).join(', ')}${greedyTasks.length ? `; greedy pass@1 ${Object.entries(greedy).map(([h, p]) => `${h} ${p.toFixed(2)}`).join(', ')} (${greedyTasks.length} tier-1 test tasks), valid actions ${(100 * validActionRate).toFixed(0)}%` : ''}`);
+    log(
+      `[pretrain] held-out at step ${step}: loss ${HELD_OUT_SETS.map((n) => `${n} ${loss[n].toFixed(3)}`).join(', ')}${
+        greedyTasks.length
+          ? `; greedy pass@1 ${Object.entries(greedy)
+              .map(([h, p]) => `${h} ${p.toFixed(2)}`)
+              .join(', ')} (${greedyTasks.length} tier-1 test tasks), valid actions ${(100 * validActionRate).toFixed(0)}%`
+          : ''
+      }`,
+    );
   };
   const prepMs = performance.now() - t0;
   const tokMeta = { name: tok.name, vocabSize: tok.vocabSize, formatVersion: TOKENIZER_FORMAT_VERSION };
   const meta = (step: number, losses: number[]) => ({
-    command: o.command, seed: cfg.seed, steps: cfg.steps, stepsDone: step, batchSize: cfg.batchSize, lr: cfg.lr, demos: cfg.demos,
-    source: p.demos.source, suites: cfg.suites.join(','), actionReserve: cfg.actionReserve, budgetMaxT: cfg.model.maxT, maxTier: cfg.maxTier, backend: 'wasm', contextLossWeight: cfg.contextLossWeight,
+    command: o.command,
+    seed: cfg.seed,
+    steps: cfg.steps,
+    stepsDone: step,
+    batchSize: cfg.batchSize,
+    lr: cfg.lr,
+    demos: cfg.demos,
+    source: p.demos.source,
+    suites: cfg.suites.join(','),
+    actionReserve: cfg.actionReserve,
+    budgetMaxT: cfg.model.maxT,
+    maxTier: cfg.maxTier,
+    backend: 'wasm',
+    contextLossWeight: cfg.contextLossWeight,
     init: o.init ? o.init.digest : 'fresh',
     finalLoss: losses.slice(-10).reduce((a, b) => a + b, 0) / Math.max(1, Math.min(10, losses.length)),
     lossCurve: windowMeans(losses, o.logEvery),
@@ -107,20 +138,30 @@ export async function pretrainWasm(
     ...Object.fromEntries(greedyHarnesses.map((h) => [`greedyPass_${h}`, curve.map((c) => c.greedy[h] ?? -1)])),
   });
   const losses: number[] = [];
-  const res = await trainSft(p.rows, cfg, backend, tok.padId, (s) => {
-    losses.push(s.loss);
-    if (s.step === 1 || s.step % o.logEvery === 0 || s.step === cfg.steps) {
-      const recent = losses.slice(-o.logEvery);
-      log(`[pretrain] step ${s.step}/${cfg.steps} loss ${s.loss.toFixed(4)} (mean of last ${recent.length}: ${(recent.reduce((a, b) => a + b, 0) / recent.length).toFixed(4)}) gradNorm ${s.gradNorm.toFixed(3)} lr ${s.lr.toExponential(2)} ${s.tokensPerSec.toFixed(0)} tok/s ${(s.elapsedMs / 1000).toFixed(1)} s`);
-    }
-  }, async (step, params) => {
-    if (evalEvery > 0 && step % evalEvery === 0) await measure(step);
-    if (o.saveEvery > 0 && step % o.saveEvery === 0 && step < cfg.steps) {
-      const { bytes, digest } = await encodeBaseCheckpoint(cfg.model, params, tokMeta, meta(step, losses));
-      onCheckpoint(bytes, digest, step);
-      log(`[pretrain] checkpoint at step ${step} (sha256 ${digest.slice(0, 12)}…)`);
-    }
-  }, gcd(o.saveEvery, evalEvery));
+  const res = await trainSft(
+    p.rows,
+    cfg,
+    backend,
+    tok.padId,
+    (s) => {
+      losses.push(s.loss);
+      if (s.step === 1 || s.step % o.logEvery === 0 || s.step === cfg.steps) {
+        const recent = losses.slice(-o.logEvery);
+        log(
+          `[pretrain] step ${s.step}/${cfg.steps} loss ${s.loss.toFixed(4)} (mean of last ${recent.length}: ${(recent.reduce((a, b) => a + b, 0) / recent.length).toFixed(4)}) gradNorm ${s.gradNorm.toFixed(3)} lr ${s.lr.toExponential(2)} ${s.tokensPerSec.toFixed(0)} tok/s ${(s.elapsedMs / 1000).toFixed(1)} s`,
+        );
+      }
+    },
+    async (step, params) => {
+      if (evalEvery > 0 && step % evalEvery === 0) await measure(step);
+      if (o.saveEvery > 0 && step % o.saveEvery === 0 && step < cfg.steps) {
+        const { bytes, digest } = await encodeBaseCheckpoint(cfg.model, params, tokMeta, meta(step, losses));
+        onCheckpoint(bytes, digest, step);
+        log(`[pretrain] checkpoint at step ${step} (sha256 ${digest.slice(0, 12)}…)`);
+      }
+    },
+    gcd(o.saveEvery, evalEvery),
+  );
   if (evalEvery > 0 && cfg.steps % evalEvery !== 0) await measure(cfg.steps);
   const { bytes, digest } = await encodeBaseCheckpoint(cfg.model, res.params, tokMeta, meta(cfg.steps, res.losses));
   onCheckpoint(bytes, digest, cfg.steps);
@@ -136,7 +177,18 @@ export async function pretrainWasm(
     log(`[pretrain] greedy pass@1 ${rep.passAt1.toFixed(3)}, valid actions ${(100 * rep.validActionRate).toFixed(1)}%`);
   }
   engine.destroy();
-  return { ...pretrainSummary(cfg, p.demos, p.rows, res, { backend: 'wasm', fallbackReason: null, adapter: `CPU engine (WebAssembly SIMD, ${engine.threads} threads)`, prepMs, digest, eval: evalOut, bytes }), heldOut: curve };
+  return {
+    ...pretrainSummary(cfg, p.demos, p.rows, res, {
+      backend: 'wasm',
+      fallbackReason: null,
+      adapter: `CPU engine (WebAssembly SIMD, ${engine.threads} threads)`,
+      prepMs,
+      digest,
+      eval: evalOut,
+      bytes,
+    }),
+    heldOut: curve,
+  };
 }
 
 const round4 = (x: number) => Math.round(x * 1e4) / 1e4;

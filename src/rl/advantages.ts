@@ -212,7 +212,8 @@ export function trajectoryAdvantages(numTrajectories: number, applied: AppliedAd
   const op = 'trajectoryAdvantages';
   for (const e of applied.kept) if (!(Number.isInteger(e) && e >= 0 && e < numTrajectories)) throw new Error(`${op}: kept index ${e} is outside [0, ${numTrajectories})`);
   if (applied.episodeAdvantages) {
-    if (applied.episodeAdvantages.length !== applied.kept.length) throw new Error(`${op}: episodeAdvantages has ${applied.episodeAdvantages.length} values, expected one per kept trajectory (${applied.kept.length})`);
+    if (applied.episodeAdvantages.length !== applied.kept.length)
+      throw new Error(`${op}: episodeAdvantages has ${applied.episodeAdvantages.length} values, expected one per kept trajectory (${applied.kept.length})`);
     const out: number[] = new Array<number>(numTrajectories).fill(0);
     applied.kept.forEach((e, i) => (out[e] = applied.episodeAdvantages![i]));
     return out;

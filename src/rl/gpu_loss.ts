@@ -84,10 +84,7 @@ export function prepareRlStepBegin(gpu: Gpu, s: RlStepState): PreparedDispatch[]
  * @throws Error naming a bad dimension or a view outside its buffer.
  */
 export function prepareGrpoAdvantages(gpu: Gpu, s: RlStepState, a: GrpoAdvantageForwardArgs): PreparedDispatch[] {
-  return [
-    prepareNonfiniteCheck(gpu, { n: a.E, x: a.rewards, flags: { buffer: s.flags }, bit: NONFINITE.rewards }),
-    ...prepareGrpoAdvantageForward(gpu, a),
-  ];
+  return [prepareNonfiniteCheck(gpu, { n: a.E, x: a.rewards, flags: { buffer: s.flags }, bit: NONFINITE.rewards }), ...prepareGrpoAdvantageForward(gpu, a)];
 }
 
 /** One micro-batch's buffers for the loss head, (B,T) f32 unless noted. */

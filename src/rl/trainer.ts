@@ -114,7 +114,14 @@ export interface RlUpdate {
 
 /** `applied` of an update that trained on nothing (every group dropped). */
 function nothingApplied(cfg: RlLossConfig): AppliedAdvantages {
-  return { kept: [], rows: null, oldValues: null, advantages: new Float32Array(0), returns: null, episodeAdvantages: ADVANTAGE_ESTIMATORS[cfg.algorithm].usesValues ? null : new Float32Array(0) };
+  return {
+    kept: [],
+    rows: null,
+    oldValues: null,
+    advantages: new Float32Array(0),
+    returns: null,
+    episodeAdvantages: ADVANTAGE_ESTIMATORS[cfg.algorithm].usesValues ? null : new Float32Array(0),
+  };
 }
 
 export class RlTrainer {
@@ -123,7 +130,11 @@ export class RlTrainer {
   /** The frozen reference policy (klCoef > 0 only): a copy of the starting parameters. */
   private readonly refModel: GpuModel | null;
 
-  private constructor(readonly gpu: Gpu, readonly model: GpuModel, readonly opts: RlTrainerOptions) {
+  private constructor(
+    readonly gpu: Gpu,
+    readonly model: GpuModel,
+    readonly opts: RlTrainerOptions,
+  ) {
     this.head = rlLossHead(gpu, opts.cfg, model.maxB * model.maxT);
     this.trainer = GpuTrainer.create(model, { lr: opts.lr, weightDecay: opts.weightDecay, maxNorm: opts.maxGradNorm, lossHead: this.head, onSkip: 'report' });
     this.refModel = null;
@@ -262,18 +273,20 @@ export class RlTrainer {
     if (cfg.algorithm === 'ppo') {
       const g = gaeRowInputs(trajs, rows, oldValues);
       const returns = out(`returns (${B},${T})`, B * T * 4);
-      const ds = [prepareGaeForward(this.gpu, {
-        B,
-        T,
-        rewards: v(up('rewards (B)', g.rewards)),
-        values: v(up('V_old (B,T)', oldValues)),
-        mask: v(mask),
-        nextValue: v(up('nextValue (B)', g.nextValue)),
-        truncated: v(up('truncated (B)', g.truncated)),
-        advantages: v(advantages),
-        returns: v(returns),
-        p: cfg,
-      })];
+      const ds = [
+        prepareGaeForward(this.gpu, {
+          B,
+          T,
+          rewards: v(up('rewards (B)', g.rewards)),
+          values: v(up('V_old (B,T)', oldValues)),
+          mask: v(mask),
+          nextValue: v(up('nextValue (B)', g.nextValue)),
+          truncated: v(up('truncated (B)', g.truncated)),
+          advantages: v(advantages),
+          returns: v(returns),
+          p: cfg,
+        }),
+      ];
       if (cfg.normalizeAdvantages) {
         const scratch = v(out('adv_normalize scratch', advNormalizeScratchBytes(B)));
         ds.push(...prepareAdvNormalizeForward(this.gpu, { B, T, advantages: v(advantages), mask: v(mask), scratch, eps: cfg.eps }));
@@ -297,7 +310,12 @@ export class RlTrainer {
       numGroups: offsets.length - 1,
       B,
       T,
-      rewards: v(up('rewards (E)', Float32Array.from(trajs, (t) => t.reward))),
+      rewards: v(
+        up(
+          'rewards (E)',
+          Float32Array.from(trajs, (t) => t.reward),
+        ),
+      ),
       groupOffsets: v(up('groupOffsets (G+1)', offsets)),
       episodeAdvantages: v(episodeAdvantages),
       rowEpisode: v(up('rowEpisode (B)', rows.rowEpisode)),
@@ -319,7 +337,14 @@ export class RlTrainer {
   }
 
   /** The epochs × minibatches loop of `update` (advantages already on the GPU). */
-  private async runEpochs(rows: RlRows, oldValues: Float32Array, refLogprobs: Float32Array | null, step: number, t0: number, takePrelude: () => ((enc: GPUCommandEncoder) => void) | undefined): Promise<RlUpdateMetrics> {
+  private async runEpochs(
+    rows: RlRows,
+    oldValues: Float32Array,
+    refLogprobs: Float32Array | null,
+    step: number,
+    t0: number,
+    takePrelude: () => ((enc: GPUCommandEncoder) => void) | undefined,
+  ): Promise<RlUpdateMetrics> {
     const { B, T } = rows;
     let entSum = 0;
     let tokens = 0;
@@ -419,7 +444,21 @@ export async function filteredUpdate(
     if (droppedGroups > 0) {
       const entropy = policyTokenEntropy(trajs);
       if (kept.length === 0) {
-        const metrics = { policyLoss: 0, valueLoss: 0, clipFrac: 0, approxKl: 0, klRef: 0, entropy, gradNorm: 0, optimizerSteps: 0, skippedSteps: 0, rows: 0, tokens: 0, droppedGroups, ms: performance.now() - t0 };
+        const metrics = {
+          policyLoss: 0,
+          valueLoss: 0,
+          clipFrac: 0,
+          approxKl: 0,
+          klRef: 0,
+          entropy,
+          gradNorm: 0,
+          optimizerSteps: 0,
+          skippedSteps: 0,
+          rows: 0,
+          tokens: 0,
+          droppedGroups,
+          ms: performance.now() - t0,
+        };
         return { metrics, applied: nothingApplied(cfg) };
       }
       const u = await run(kept);

@@ -59,7 +59,8 @@ export function buildRows(trajs: readonly TrajectoryLike[], padId: number, maxT:
     tr.turns.forEach((t, k) => {
       if (t.actionIds.length !== t.logprobs.length) throw new Error(`buildRows: trajectory ${e} turn ${k} has ${t.actionIds.length} ids but ${t.logprobs.length} log-probs`);
       if (t.contextIds.length < 1) throw new Error(`buildRows: trajectory ${e} turn ${k} has an empty context`);
-      if (t.contextIds.length + t.actionIds.length > maxT) throw new Error(`buildRows: trajectory ${e} turn ${k} has ${t.contextIds.length + t.actionIds.length} tokens > maxT = ${maxT}`);
+      if (t.contextIds.length + t.actionIds.length > maxT)
+        throw new Error(`buildRows: trajectory ${e} turn ${k} has ${t.contextIds.length + t.actionIds.length} tokens > maxT = ${maxT}`);
     });
     const turns = tr.turns.filter((t) => t.actionIds.length > 0);
     const groups = pack ? appendGroups(turns) : turns.map((_, k) => [k]);

@@ -127,7 +127,14 @@ export function rlLossHead(gpu: Gpu, cfg: RlLossConfig, maxN: number): RlHead {
     const logits = { buffer: ctx.model.acts.logits };
     const ppo = cfg.algorithm === 'ppo';
     const lb: RlLossBuffers = {
-      B, T, logprobs: bufs.logprobs, oldLogprobs: bufs.oldLogprobs, advantages: bufs.advantages, mask: ctx.mask, rowStats: rowStats!, dlogprob: bufs.dlogprob,
+      B,
+      T,
+      logprobs: bufs.logprobs,
+      oldLogprobs: bufs.oldLogprobs,
+      advantages: bufs.advantages,
+      mask: ctx.mask,
+      rowStats: rowStats!,
+      dlogprob: bufs.dlogprob,
       ...(ppo ? { values: ctx.model.acts.values, oldValues: bufs.oldValues, returns: bufs.returns, dvalues: ctx.dvalues } : {}),
       ...(cfg.klCoef > 0 ? { refLogprobs: bufs.refLogprobs } : {}),
       ...(cfg.entCoef > 0 ? { entropy: { logits: ctx.model.acts.logits, mask: ctx.mask, entropy: bufs.entropy, lse: bufs.entLse, dentropy: bufs.dentropy, V } } : {}),
@@ -143,7 +150,11 @@ export function rlLossHead(gpu: Gpu, cfg: RlLossConfig, maxN: number): RlHead {
       ...prepareRlStepBegin(gpu, state),
       prepareLogprobForward(gpu, { N, V, logits, targets: { buffer: ctx.targets }, logprob: { buffer: bufs.logprobs }, lse: { buffer: bufs.lse } }, 'rl logprob_forward'),
       ...head.dispatches,
-      prepareLogprobBackward(gpu, { N, V, logits, targets: { buffer: ctx.targets }, lse: { buffer: bufs.lse }, dlogprob: { buffer: bufs.dlogprob }, dlogits: { buffer: ctx.dlogits } }, 'rl logprob_backward'),
+      prepareLogprobBackward(
+        gpu,
+        { N, V, logits, targets: { buffer: ctx.targets }, lse: { buffer: bufs.lse }, dlogprob: { buffer: bufs.dlogprob }, dlogits: { buffer: ctx.dlogits } },
+        'rl logprob_backward',
+      ),
       ...(eb?.dispatches ?? []),
       prepareRlStepEnd(gpu, state, cfg),
     ];
@@ -172,7 +183,13 @@ export function rlLossHead(gpu: Gpu, cfg: RlLossConfig, maxN: number): RlHead {
       const ex = batch.extra ?? {};
       const n = ctx.N;
       const ppo = cfg.algorithm === 'ppo';
-      const need: Array<(typeof RL_EXTRA)[number]> = src ? (ppo ? ['oldLogprobs', 'oldValues'] : ['oldLogprobs']) : ppo ? ['oldLogprobs', 'advantages', 'oldValues', 'returns'] : ['oldLogprobs', 'advantages'];
+      const need: Array<(typeof RL_EXTRA)[number]> = src
+        ? ppo
+          ? ['oldLogprobs', 'oldValues']
+          : ['oldLogprobs']
+        : ppo
+          ? ['oldLogprobs', 'advantages', 'oldValues', 'returns']
+          : ['oldLogprobs', 'advantages'];
       if (cfg.klCoef > 0) need.push('refLogprobs');
       for (const k of need) {
         const a = ex[k];
@@ -183,7 +200,8 @@ export function rlLossHead(gpu: Gpu, cfg: RlLossConfig, maxN: number): RlHead {
       // cached plan (the dispatch count must not change).
       if (e.src !== src) {
         const g = gathersFor(ctx, src);
-        if (g.length !== e.nGathers) throw new Error(`rlLossHead: ${g.length} gathers for the current advantage source, prepared ${e.nGathers} (keep useAdvantages on or off for every step of a trainer)`);
+        if (g.length !== e.nGathers)
+          throw new Error(`rlLossHead: ${g.length} gathers for the current advantage source, prepared ${e.nGathers} (keep useAdvantages on or off for every step of a trainer)`);
         g.forEach((x, i) => Object.assign(e.dispatches[i], x));
         e.src = src;
       }

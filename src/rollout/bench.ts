@@ -52,7 +52,16 @@ export async function benchRollouts(o: { workers?: number[]; episodes?: number; 
       try {
         const { stats } = await runEpisodes(reqs, { tok, policy, env, maxTurns: o.maxTurns ?? 4, maxNewTokens: o.maxNewTokens ?? 24, temperature: 1, seed: 7 });
         const s = stats.ms / 1000;
-        rows.push({ workers: w, episodes: n, envSteps: stats.envSteps, sampledTokens: stats.sampledTokens, seconds: s, envStepsPerSec: stats.envSteps / s, tokensPerSec: stats.sampledTokens / s, samplerShare: stats.sampleMs / stats.ms });
+        rows.push({
+          workers: w,
+          episodes: n,
+          envSteps: stats.envSteps,
+          sampledTokens: stats.sampledTokens,
+          seconds: s,
+          envStepsPerSec: stats.envSteps / s,
+          tokensPerSec: stats.sampledTokens / s,
+          samplerShare: stats.sampleMs / stats.ms,
+        });
       } finally {
         env.terminate();
       }

@@ -143,12 +143,35 @@ export async function runEpisodes(reqs: readonly EpisodeRequest[], o: RolloutOpt
   if (o.maxNewTokens >= maxT) throw new Error(`runEpisodes: maxNewTokens = ${o.maxNewTokens} must be below the context budget contextTokens = ${maxT}`);
   const limits = { maxT, actionReserve: o.maxNewTokens };
   const end = endTokenId(o.tok);
-  const stats: RolloutStats = { episodes: reqs.length, envSteps: 0, sampledTokens: 0, sampleMs: 0, envMs: 0, ms: 0, rounds: 0, envFailures: 0, replays: 0, droppedContextTokens: 0, cutContexts: 0 };
+  const stats: RolloutStats = {
+    episodes: reqs.length,
+    envSteps: 0,
+    sampledTokens: 0,
+    sampleMs: 0,
+    envMs: 0,
+    ms: 0,
+    rounds: 0,
+    envFailures: 0,
+    replays: 0,
+    droppedContextTokens: 0,
+    cutContexts: 0,
+  };
   const job = <R>(f: (api: EnvApi) => Promise<R>): Promise<R> => o.env.run(f);
   const eps = reqs.map((r, i) => ({
     spec: { key: `e${i}`, taskId: r.taskId, harnessId: r.harnessId, maxTurns: o.maxTurns } as EpisodeSpec,
     traj: {
-      index: i, taskId: r.taskId, harnessId: r.harnessId, group: r.group, turns: [], reward: 0, score: 0, pass: false, terminated: false, truncated: false, tags: null, envFailed: false,
+      index: i,
+      taskId: r.taskId,
+      harnessId: r.harnessId,
+      group: r.group,
+      turns: [],
+      reward: 0,
+      score: 0,
+      pass: false,
+      terminated: false,
+      truncated: false,
+      tags: null,
+      envFailed: false,
     } as Trajectory,
     history: [] as ActionInput[],
     context: '' as string | null,

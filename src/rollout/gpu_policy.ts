@@ -26,7 +26,10 @@ export class GpuPolicy implements Policy {
   /** Ids never sampled except the stop id (default: the default tokenizer's specials). */
   readonly banIds: { lo: number; hi: number } | null;
 
-  constructor(readonly model: GpuModel, opts: { banIds?: { lo: number; hi: number } | null } = {}) {
+  constructor(
+    readonly model: GpuModel,
+    opts: { banIds?: { lo: number; hi: number } | null } = {},
+  ) {
     this.sampler = new Sampler(model);
     this.banIds = opts.banIds !== undefined ? opts.banIds : defaultSpecialIds(model.cfg.vocabSize);
   }

@@ -60,7 +60,13 @@ export interface SampleStats {
  *   or ≥ maxT, an id outside [0, V), a budget < 1, τ < 0, a non-integer seed, an endToken outside
  *   [0, V), a ban range outside [0, V].
  */
-export function checkSampleRequest(op: string, req: SampleRequest, V: number, Tmax: number, maxB = Infinity): { B: number; lens: number[]; budgets: number[]; ban: { lo: number; hi: number } | undefined } {
+export function checkSampleRequest(
+  op: string,
+  req: SampleRequest,
+  V: number,
+  Tmax: number,
+  maxB = Infinity,
+): { B: number; lens: number[]; budgets: number[]; ban: { lo: number; hi: number } | undefined } {
   const B = req.prompts.length;
   if (B < 1 || B > maxB) throw new Error(`${op}: prompts must hold 1…maxB = ${maxB} rows, got ${B}`);
   const lens = req.prompts.map((p) => p.length);

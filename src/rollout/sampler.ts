@@ -100,8 +100,19 @@ export class Sampler {
     const d = gpu.device;
     const Tp = Math.max(...lens);
     const samp = (R: number) =>
-      prepareSampleTokens(gpu, { B, V, R, logits: { buffer: m.acts.logits }, rows: st.rows, ids: st.ids, logprob: st.logprob, seed: req.seed, temperature: req.temperature, topP,
-        ...(ban ? { ban: { lo: ban.lo, hi: ban.hi, ...(req.endToken !== undefined ? { allow: req.endToken } : {}) } } : {}) });
+      prepareSampleTokens(gpu, {
+        B,
+        V,
+        R,
+        logits: { buffer: m.acts.logits },
+        rows: st.rows,
+        ids: st.ids,
+        logprob: st.logprob,
+        seed: req.seed,
+        temperature: req.temperature,
+        topP,
+        ...(ban ? { ban: { lo: ban.lo, hi: ban.hi, ...(req.endToken !== undefined ? { allow: req.endToken } : {}) } } : {}),
+      });
     const sampleFull = new Map<number, PreparedDispatch>();
     const sampleAt = (R: number) => {
       let s = sampleFull.get(R);
@@ -134,7 +145,11 @@ export class Sampler {
         m.writeIds(ids, B, T);
         if (prefill) {
           // The prefill's lm head runs on the gathered last rows: logits row b.
-          d.queue.writeBuffer(st.cache.lastRow, 0, Int32Array.from(cur, (c, b) => b * T + c - 1));
+          d.queue.writeBuffer(
+            st.cache.lastRow,
+            0,
+            Int32Array.from(cur, (c, b) => b * T + c - 1),
+          );
           for (let b = 0; b < B; b++) rowsHost[2 * b] = b;
           ds = [...prefill, sampleAt(B)];
         } else {

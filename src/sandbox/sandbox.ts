@@ -394,7 +394,7 @@ export class Sandbox {
     }
     if (!this.dirs.has(p)) throw this.missing('delete', p);
     let n = 0;
-    for (const f of [...this.files.keys()]) if (isWithin(f, p)) (this.files.delete(f), n++);
+    for (const f of [...this.files.keys()]) if (isWithin(f, p)) this.files.delete(f), n++;
     for (const d of [...this.dirs]) if (isWithin(d, p)) this.dirs.delete(d);
     return `deleted ${p}/ (${n} file${n === 1 ? '' : 's'})`;
   }
@@ -416,7 +416,7 @@ export class Sandbox {
       return `moved ${from} to ${dest}`;
     }
     const re = (q: string) => dest + q.slice(from.length);
-    for (const d of [...this.dirs].sort(cmp)) if (isWithin(d, from)) (this.dirs.delete(d), this.dirs.add(re(d)));
+    for (const d of [...this.dirs].sort(cmp)) if (isWithin(d, from)) this.dirs.delete(d), this.dirs.add(re(d));
     for (const f of [...this.files.keys()].sort(cmp)) {
       if (isWithin(f, from)) {
         const c = this.files.get(f)!;

@@ -87,7 +87,7 @@ export function parseCsv(text: string): Table {
   for (let i = 0; i < text.length; i++) {
     const c = text[i];
     if (quoted) {
-      if (c === '"' && text[i + 1] === '"') (field += '"', i++);
+      if (c === '"' && text[i + 1] === '"') (field += '"'), i++;
       else if (c === '"') quoted = false;
       else field += c;
     } else if (c === '"' && field.trim() === '') {
@@ -163,7 +163,10 @@ export const CALENDAR_HEADER = ['date', 'start', 'end', 'title'] as const;
 
 /** `/calendar/events.csv` text for a list of events (order kept). */
 export function formatEvents(events: readonly CalEvent[]): string {
-  return formatCsv(CALENDAR_HEADER, events.map((e) => [e.date, e.start, e.end, e.title]));
+  return formatCsv(
+    CALENDAR_HEADER,
+    events.map((e) => [e.date, e.start, e.end, e.title]),
+  );
 }
 
 /** One CSV line (with newline) for appending an event to `/calendar/events.csv`. */

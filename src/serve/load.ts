@@ -133,11 +133,13 @@ export async function runLoad(o: LoadOptions): Promise<LoadReport> {
   if (o.token) headers.authorization = `Bearer ${o.token}`;
   // Expert demonstrations: a few fixed (task, harness) pairs, computed once, reused.
   const expertRng = Rng.derive(o.seed, 'load', 'expert');
-  const demos = taskSet('workspace', 'train', 3, o.seed).concat(taskSet('errands', 'train', 3, o.seed)).map((t) => {
-    const h = expertRng.pick(harnesses);
-    const ep = runExpertEpisode(taskFromId(t.id), h);
-    return { suite: t.suite, task: t.id, harness: h, actions: ep.turns.map((x) => x.action) };
-  });
+  const demos = taskSet('workspace', 'train', 3, o.seed)
+    .concat(taskSet('errands', 'train', 3, o.seed))
+    .map((t) => {
+      const h = expertRng.pick(harnesses);
+      const ep = runExpertEpisode(taskFromId(t.id), h);
+      return { suite: t.suite, task: t.id, harness: h, actions: ep.turns.map((x) => x.action) };
+    });
 
   const violate = (msg: string) => {
     violationCount++;
@@ -169,7 +171,8 @@ export async function runLoad(o: LoadOptions): Promise<LoadReport> {
 
   const expectError = (a: Answer | null, status: number, field: string, what: string) => {
     if (!a) return;
-    if (a.status !== status || a.body?.field !== field || typeof a.body?.error !== 'string') violate(`${what}: expected ${status} naming '${field}', got ${a.status} ${JSON.stringify(a.body).slice(0, 160)}`);
+    if (a.status !== status || a.body?.field !== field || typeof a.body?.error !== 'string')
+      violate(`${what}: expected ${status} naming '${field}', got ${a.status} ${JSON.stringify(a.body).slice(0, 160)}`);
   };
 
   let next = 0;
@@ -186,7 +189,13 @@ export async function runLoad(o: LoadOptions): Promise<LoadReport> {
         if (g === 0) expectError(await call('POST', '/v1/episodes', JSON.stringify({ suite: 'workspace', harness: 'S9-T0-O0-C0-W0' })), 400, 'harness', 'bad harness');
         if (g === 1) expectError(await call('POST', '/v1/episodes', JSON.stringify({ suite: 'workspace', harness: 'bb-assistant', task: 'nope/t1/1' })), 400, 'task', 'bad task');
         if (g === 2) expectError(await call('POST', '/v1/episodes', JSON.stringify({ suite: 'mars', harness: 'bb-assistant' })), 400, 'suite', 'bad suite');
-        if (g === 3) expectError(await call('POST', '/v1/episodes', JSON.stringify({ suite: 'errands', harness: 'bb-assistant', maxTurns: 10_000 })), 400, 'maxTurns', 'maxTurns over the limit');
+        if (g === 3)
+          expectError(
+            await call('POST', '/v1/episodes', JSON.stringify({ suite: 'errands', harness: 'bb-assistant', maxTurns: 10_000 })),
+            400,
+            'maxTurns',
+            'maxTurns over the limit',
+          );
         if (g === 4) expectError(await call('POST', '/v1/episodes', '{"suite": "errands", '), 400, 'body', 'truncated JSON');
       }
       const demo = mode === 'expert' ? demos[rng.int(demos.length)] : null;
@@ -220,7 +229,10 @@ export async function runLoad(o: LoadOptions): Promise<LoadReport> {
           if (g === 6) expectError(await call('POST', stepPath, JSON.stringify([1, 2])), 400, 'body', 'array body');
           if (g === 7) {
             // Two steps at once: both 200, or one 200 and one 409 (steps of one episode are sequential).
-            const [a, b] = await Promise.all([call('POST', stepPath, JSON.stringify({ action: randomAction(rng) })), call('POST', stepPath, JSON.stringify({ action: randomAction(rng) }))]);
+            const [a, b] = await Promise.all([
+              call('POST', stepPath, JSON.stringify({ action: randomAction(rng) })),
+              call('POST', stepPath, JSON.stringify({ action: randomAction(rng) })),
+            ]);
             for (const x of [a, b]) {
               if (!x) continue;
               if (x.status === 200) {

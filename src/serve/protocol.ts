@@ -54,7 +54,12 @@ export function createEpisodeSchema(limits: ServeLimits) {
       /** Composed id S0-T1-O2-C0-W1 or a black-box id. */
       harness: z.string().min(1).max(64),
       /** Seed of the task draw when `task` is absent (echoed back otherwise). */
-      seed: z.number().int().min(0).max(2 ** 32 - 1).optional(),
+      seed: z
+        .number()
+        .int()
+        .min(0)
+        .max(2 ** 32 - 1)
+        .optional(),
       /** Split of a drawn task (default train). */
       split: z.enum(['train', 'test']).optional(),
       /** Family and tier of a bare-seed `task` (default: the suite's first family, tier 1). */
@@ -77,12 +82,7 @@ export function stepSchema(limits: ServeLimits) {
     .strict();
 }
 
-const intText = (min: number, max: number) =>
-  z
-    .string()
-    .regex(/^\d+$/, 'expected a non-negative integer')
-    .transform(Number)
-    .pipe(z.number().int().min(min).max(max));
+const intText = (min: number, max: number) => z.string().regex(/^\d+$/, 'expected a non-negative integer').transform(Number).pipe(z.number().int().min(min).max(max));
 
 /** Query of GET /v1/design. */
 export const designQuery = z

@@ -127,7 +127,8 @@ function sendJson(res: ServerResponse, status: number, body: unknown, extraHeade
  */
 function readBody(req: IncomingMessage, limit: number): Promise<string> {
   const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > 16 * limit) return Promise.reject(new HttpError(413, 'body', `body is ${declared} bytes, more than the ${limit}-byte limit`, 'too_large'));
+  if (Number.isFinite(declared) && declared > 16 * limit)
+    return Promise.reject(new HttpError(413, 'body', `body is ${declared} bytes, more than the ${limit}-byte limit`, 'too_large'));
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -230,7 +231,17 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
     messages: e.messages,
     prompt: e.prompt,
     transcript: e.turns,
-    result: e.final ? { reward: e.final.reward, score: e.final.score, pass: e.final.pass, terminated: e.final.terminated, truncated: e.final.truncated, truncationReason: e.final.truncationReason, tags: e.final.tags } : null,
+    result: e.final
+      ? {
+          reward: e.final.reward,
+          score: e.final.score,
+          pass: e.final.pass,
+          terminated: e.final.terminated,
+          truncated: e.final.truncated,
+          truncationReason: e.final.truncationReason,
+          tags: e.final.tags,
+        }
+      : null,
   });
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -316,7 +327,21 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
       const spec: ServeEpisodeSpec = { key: id, taskId: task.id, harnessId: body.harness, maxTurns: body.maxTurns ?? limits.defaultMaxTurns };
       // Reserve the slot before awaiting the worker, so concurrent creates respect maxEpisodes.
       const t = now();
-      const ep: Episode = { id, spec, suite: body.suite, task, seed: body.seed ?? null, createdAt: t, lastActive: t, history: [], turns: [], messages: [], prompt: '', busy: true, final: null };
+      const ep: Episode = {
+        id,
+        spec,
+        suite: body.suite,
+        task,
+        seed: body.seed ?? null,
+        createdAt: t,
+        lastActive: t,
+        history: [],
+        turns: [],
+        messages: [],
+        prompt: '',
+        busy: true,
+        final: null,
+      };
       episodes.set(id, ep);
       try {
         const open = await pool.create(spec);
@@ -331,7 +356,16 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
         ep.lastActive = now();
       }
       stats.created++;
-      return sendJson(res, 201, { episodeId: id, suite: body.suite, task: task.id, harness: body.harness, seed: ep.seed, maxTurns: spec.maxTurns, messages: ep.messages, prompt: ep.prompt });
+      return sendJson(res, 201, {
+        episodeId: id,
+        suite: body.suite,
+        task: task.id,
+        harness: body.harness,
+        seed: ep.seed,
+        maxTurns: spec.maxTurns,
+        messages: ep.messages,
+        prompt: ep.prompt,
+      });
     }
     let id: string;
     try {
@@ -453,10 +487,7 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
         const stopped = new Promise<void>((r) => server.close(() => r()));
         server.closeIdleConnections();
         if (inFlight > 0) {
-          await Promise.race([
-            new Promise<void>((r) => (drained = r)),
-            new Promise<void>((r) => setTimeout(r, opts.drainMs ?? 10_000).unref()),
-          ]);
+          await Promise.race([new Promise<void>((r) => (drained = r)), new Promise<void>((r) => setTimeout(r, opts.drainMs ?? 10_000).unref())]);
         }
         server.closeAllConnections();
         await stopped;

@@ -152,9 +152,7 @@ function errName(e: unknown): string {
 }
 
 function errText(e: unknown): string {
-  return e instanceof Error || (typeof DOMException !== 'undefined' && e instanceof DOMException)
-    ? `${(e as Error).name}: ${(e as Error).message}`
-    : String(e);
+  return e instanceof Error || (typeof DOMException !== 'undefined' && e instanceof DOMException) ? `${(e as Error).name}: ${(e as Error).message}` : String(e);
 }
 
 function isSkippable(e: unknown): e is CheckpointError {
@@ -317,11 +315,11 @@ export class CheckpointStore {
       try {
         removedSteps = await this.applyRetention(runId, retention);
       } catch (e) {
-        throw new CheckpointError(
-          'write-failed',
-          `${describeCheckpoint(runId, step)} was saved, but applying retention afterwards failed: ${errText(e)}`,
-          { runId, step, cause: e },
-        );
+        throw new CheckpointError('write-failed', `${describeCheckpoint(runId, step)} was saved, but applying retention afterwards failed: ${errText(e)}`, {
+          runId,
+          step,
+          cause: e,
+        });
       }
     }
     return {
@@ -390,10 +388,7 @@ export class CheckpointStore {
       }
       const cause = injected ?? e;
       const prev = await this.readPointer(m.runId).catch(() => null);
-      const intact =
-        prev === null
-          ? 'the run had no earlier checkpoint'
-          : `the previous checkpoint (step ${prev.latestStep}) is intact and still the latest`;
+      const intact = prev === null ? 'the run had no earlier checkpoint' : `the previous checkpoint (step ${prev.latestStep}) is intact and still the latest`;
       const what = `${fmtBytes(prepared.totalBytes)} in ${prepared.chunks.length} chunks${failedAt}`;
       if (errName(cause) === 'QuotaExceededError') {
         throw new CheckpointError(
@@ -403,11 +398,11 @@ export class CheckpointStore {
           { runId: m.runId, step: m.step, cause },
         );
       }
-      throw new CheckpointError(
-        'write-failed',
-        `${where} was not saved: the transaction aborted while writing ${what} (${errText(cause)}); it was rolled back and ${intact}.`,
-        { runId: m.runId, step: m.step, cause },
-      );
+      throw new CheckpointError('write-failed', `${where} was not saved: the transaction aborted while writing ${what} (${errText(cause)}); it was rolled back and ${intact}.`, {
+        runId: m.runId,
+        step: m.step,
+        cause,
+      });
     }
   }
 
@@ -446,11 +441,7 @@ export class CheckpointStore {
       throw e;
     }
     if (manifest.runId !== runId || manifest.step !== step) {
-      throw new CheckpointError(
-        'corrupt',
-        `${where} is corrupt: its manifest describes run '${manifest.runId}' step ${manifest.step}`,
-        { runId, step },
-      );
+      throw new CheckpointError('corrupt', `${where} is corrupt: its manifest describes run '${manifest.runId}' step ${manifest.step}`, { runId, step });
     }
     // getAllKeys and getAll over one range in one transaction list the same records in the same order.
     const byTensor = new Map<string, (ArrayBuffer | undefined)[]>();
@@ -506,11 +497,7 @@ export class CheckpointStore {
     validateRunId(runId);
     const db = this.requireOpen();
     const tx = db.transaction([STORE_RUNS, STORE_MANIFESTS], 'readonly');
-    const [ptr, keys] = await Promise.all([
-      tx.objectStore(STORE_RUNS).get(runId),
-      tx.objectStore(STORE_MANIFESTS).getAllKeys(runRange(runId)),
-      tx.done,
-    ]);
+    const [ptr, keys] = await Promise.all([tx.objectStore(STORE_RUNS).get(runId), tx.objectStore(STORE_MANIFESTS).getAllKeys(runRange(runId)), tx.done]);
     const steps = keys.map(([, s]) => s).sort((a, b) => b - a);
     const order = isRunRecord(ptr) ? [ptr.latestStep, ...steps.filter((s) => s < ptr.latestStep)] : steps;
     const skipped: SkippedCheckpoint[] = [];
@@ -529,11 +516,7 @@ export class CheckpointStore {
   async listRuns(): Promise<RunSummary[]> {
     const db = this.requireOpen();
     const tx = db.transaction([STORE_RUNS, STORE_MANIFESTS], 'readonly');
-    const [ptrs, keys] = await Promise.all([
-      tx.objectStore(STORE_RUNS).getAll(),
-      tx.objectStore(STORE_MANIFESTS).getAllKeys(),
-      tx.done,
-    ]);
+    const [ptrs, keys] = await Promise.all([tx.objectStore(STORE_RUNS).getAll(), tx.objectStore(STORE_MANIFESTS).getAllKeys(), tx.done]);
     const runs = new Map<string, RunSummary>();
     const get = (runId: string) => {
       let r = runs.get(runId);
@@ -555,11 +538,7 @@ export class CheckpointStore {
     validateRunId(runId);
     const db = this.requireOpen();
     const tx = db.transaction([STORE_RUNS, STORE_MANIFESTS], 'readonly');
-    const [ptr, recs] = await Promise.all([
-      tx.objectStore(STORE_RUNS).get(runId),
-      tx.objectStore(STORE_MANIFESTS).getAll(runRange(runId)),
-      tx.done,
-    ]);
+    const [ptr, recs] = await Promise.all([tx.objectStore(STORE_RUNS).get(runId), tx.objectStore(STORE_MANIFESTS).getAll(runRange(runId)), tx.done]);
     const latest = isRunRecord(ptr) ? ptr.latestStep : null;
     return recs.map((r) => ({
       runId: r.runId,
@@ -621,12 +600,7 @@ export class CheckpointStore {
     const tx = db.transaction([STORE_CHUNKS, STORE_MANIFESTS, STORE_RUNS], 'readwrite');
     const manifests = tx.objectStore(STORE_MANIFESTS);
     const n = (await manifests.getAllKeys(runRange(runId))).length;
-    await Promise.all([
-      tx.objectStore(STORE_CHUNKS).delete(runRange(runId)),
-      manifests.delete(runRange(runId)),
-      tx.objectStore(STORE_RUNS).delete(runId),
-      tx.done,
-    ]);
+    await Promise.all([tx.objectStore(STORE_CHUNKS).delete(runRange(runId)), manifests.delete(runRange(runId)), tx.objectStore(STORE_RUNS).delete(runId), tx.done]);
     return n;
   }
 
@@ -648,10 +622,7 @@ export class CheckpointStore {
       isRunRecord(ptr) ? [ptr.latestStep] : [],
       policy,
     );
-    await Promise.all([
-      ...remove.flatMap((s) => [chunks.delete(checkpointChunkRange(runId, s)), manifests.delete([runId, s])]),
-      tx.done,
-    ]);
+    await Promise.all([...remove.flatMap((s) => [chunks.delete(checkpointChunkRange(runId, s)), manifests.delete([runId, s])]), tx.done]);
     return remove;
   }
 
@@ -684,8 +655,7 @@ export class CheckpointStore {
    */
   async importCheckpoint(file: Blob | ArrayBuffer | Uint8Array, opts: ImportOptions = {}): Promise<SaveResult> {
     this.requireOpen();
-    const bytes =
-      file instanceof Uint8Array ? file : file instanceof ArrayBuffer ? new Uint8Array(file) : new Uint8Array(await file.arrayBuffer());
+    const bytes = file instanceof Uint8Array ? file : file instanceof ArrayBuffer ? new Uint8Array(file) : new Uint8Array(await file.arrayBuffer());
     const prepared = await decodeExportFile(bytes);
     return this.commitAndRetain(prepared, opts.overwrite === true);
   }

@@ -192,10 +192,7 @@ export function canonicalJson(value: unknown, field: string): string {
 /** @throws CheckpointError('invalid-input') unless `runId` is a non-empty string of ≤ 256 code units. */
 export function validateRunId(runId: unknown, field = 'runId'): string {
   if (typeof runId !== 'string' || runId.length === 0 || runId.length > MAX_NAME_LENGTH) {
-    throw new CheckpointError(
-      'invalid-input',
-      `${field} must be a non-empty string of at most ${MAX_NAME_LENGTH} characters, got ${JSON.stringify(runId)}`,
-    );
+    throw new CheckpointError('invalid-input', `${field} must be a non-empty string of at most ${MAX_NAME_LENGTH} characters, got ${JSON.stringify(runId)}`);
   }
   return runId;
 }
@@ -210,17 +207,8 @@ export function validateStep(step: unknown, field = 'step'): number {
 
 /** @throws CheckpointError('invalid-input') unless 4 ≤ chunkBytes ≤ 64 MiB and a multiple of 4. */
 export function validateChunkBytes(chunkBytes: unknown, field = 'chunkBytes'): number {
-  if (
-    typeof chunkBytes !== 'number' ||
-    !Number.isInteger(chunkBytes) ||
-    chunkBytes < 4 ||
-    chunkBytes > MAX_CHUNK_BYTES ||
-    chunkBytes % 4 !== 0
-  ) {
-    throw new CheckpointError(
-      'invalid-input',
-      `${field} must be a multiple of 4 in [4, ${MAX_CHUNK_BYTES}], got ${String(chunkBytes)}`,
-    );
+  if (typeof chunkBytes !== 'number' || !Number.isInteger(chunkBytes) || chunkBytes < 4 || chunkBytes > MAX_CHUNK_BYTES || chunkBytes % 4 !== 0) {
+    throw new CheckpointError('invalid-input', `${field} must be a multiple of 4 in [4, ${MAX_CHUNK_BYTES}], got ${String(chunkBytes)}`);
   }
   return chunkBytes;
 }
@@ -261,12 +249,7 @@ function tensorBytes(t: TensorData): Uint8Array {
 }
 
 /** Chunk the bytes of one tensor and hash the tensor and each chunk. */
-async function chunkAndHash(
-  name: string,
-  dtype: TensorDtype,
-  bytes: Uint8Array,
-  chunkBytes: number,
-): Promise<{ entry: TensorEntry; chunks: PreparedChunk[] }> {
+async function chunkAndHash(name: string, dtype: TensorDtype, bytes: Uint8Array, chunkBytes: number): Promise<{ entry: TensorEntry; chunks: PreparedChunk[] }> {
   const buffers = splitIntoChunks(bytes, chunkBytes);
   const [digest, ...chunkDigests] = await Promise.all([sha256Hex(bytes), ...buffers.map((b) => sha256Hex(b))]);
   return {
@@ -344,7 +327,10 @@ export async function prepareCheckpoint(input: CheckpointInput, chunkBytes = DEF
     metricHistory: parsed.metricHistory,
     tensors: parts.map((p) => p.entry),
   };
-  return finishPrepared(manifest, parts.flatMap((p) => p.chunks));
+  return finishPrepared(
+    manifest,
+    parts.flatMap((p) => p.chunks),
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -405,12 +391,7 @@ function validateManifest(m: unknown, where: string, code: 'corrupt' | 'invalid-
  * @param expectedDigest the digest recorded beside it (IndexedDB record or file header).
  * @throws CheckpointError('corrupt' or `code`) on a digest mismatch, bad JSON or a malformed manifest.
  */
-export async function parseManifest(
-  manifestJson: string,
-  expectedDigest: string,
-  where: string,
-  code: 'corrupt' | 'invalid-file' = 'corrupt',
-): Promise<CheckpointManifest> {
+export async function parseManifest(manifestJson: string, expectedDigest: string, where: string, code: 'corrupt' | 'invalid-file' = 'corrupt'): Promise<CheckpointManifest> {
   const got = await sha256Hex(utf8Encoder.encode(manifestJson));
   if (got !== expectedDigest) {
     throw new CheckpointError(code, `${where}: manifest SHA-256 mismatch (expected ${short(expectedDigest)}, got ${short(got)})`);
@@ -445,11 +426,10 @@ export async function verifyAndAssembleTensor(
   for (let i = 0; i < entry.chunkCount; i++) {
     const c = chunks[i];
     if (c === undefined) {
-      throw new CheckpointError(
-        code === 'corrupt' ? 'partial' : code,
-        `${where} is partial: tensor '${entry.name}' chunk ${i} of ${entry.chunkCount} is missing`,
-        { ...ctx, chunk: i },
-      );
+      throw new CheckpointError(code === 'corrupt' ? 'partial' : code, `${where} is partial: tensor '${entry.name}' chunk ${i} of ${entry.chunkCount} is missing`, {
+        ...ctx,
+        chunk: i,
+      });
     }
     const want = chunkLengthFor(entry.byteLength, manifest.chunkBytes, i);
     if (c.byteLength !== want) {
@@ -472,11 +452,7 @@ export async function verifyAndAssembleTensor(
   }
   const whole = await sha256Hex(out);
   if (whole !== entry.digest) {
-    throw new CheckpointError(
-      code,
-      `${where} is corrupt: tensor '${entry.name}' SHA-256 mismatch (expected ${short(entry.digest)}, got ${short(whole)})`,
-      ctx,
-    );
+    throw new CheckpointError(code, `${where} is corrupt: tensor '${entry.name}' SHA-256 mismatch (expected ${short(entry.digest)}, got ${short(whole)})`, ctx);
   }
   return out.buffer;
 }
@@ -529,12 +505,7 @@ function align8(n: number): number {
  * @returns the parts of the file in order (wrap in a Blob, or `concatBytes`).
  * @throws Error when a tensor is missing or has the wrong length.
  */
-export function encodeExportFile(
-  manifest: CheckpointManifest,
-  manifestJson: string,
-  manifestDigest: string,
-  tensors: ReadonlyMap<string, Uint8Array>,
-): Uint8Array[] {
+export function encodeExportFile(manifest: CheckpointManifest, manifestJson: string, manifestDigest: string, tensors: ReadonlyMap<string, Uint8Array>): Uint8Array[] {
   const json = utf8Encoder.encode(manifestJson);
   const dataOffset = align8(EXPORT_HEADER_BYTES + json.byteLength);
   const head = new Uint8Array(dataOffset);

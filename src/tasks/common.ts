@@ -197,7 +197,8 @@ export function* mustRead(path: string): Generator<ToolCall, string, ToolResult>
 // ------------------------------------------------------------------------- shared checks
 
 /** A sub-check of `kind` (the detail is kept only when it fails). */
-export const checkOf = (kind: CheckKind, name: string, pass: boolean, detail?: string): SubCheck => (detail === undefined || pass ? { name, pass, kind } : { name, pass, kind, detail });
+export const checkOf = (kind: CheckKind, name: string, pass: boolean, detail?: string): SubCheck =>
+  detail === undefined || pass ? { name, pass, kind } : { name, pass, kind, detail };
 
 /** A progress check: part of what the task asks; must fail on the task's initial state. */
 export const check = (name: string, pass: boolean, detail?: string): SubCheck => checkOf('progress', name, pass, detail);
@@ -252,7 +253,32 @@ export function numberTokens(text: string): string[] {
 
 // ---------------------------------------------------------------------- generation pools
 
-export const NAMES = ['Ana', 'Bo', 'Cleo', 'Dan', 'Eve', 'Finn', 'Gus', 'Hana', 'Ivo', 'Jo', 'Kai', 'Lea', 'Max', 'Nia', 'Oli', 'Pia', 'Ray', 'Sam', 'Tia', 'Uma', 'Vic', 'Wes', 'Yan', 'Zoe'] as const;
+export const NAMES = [
+  'Ana',
+  'Bo',
+  'Cleo',
+  'Dan',
+  'Eve',
+  'Finn',
+  'Gus',
+  'Hana',
+  'Ivo',
+  'Jo',
+  'Kai',
+  'Lea',
+  'Max',
+  'Nia',
+  'Oli',
+  'Pia',
+  'Ray',
+  'Sam',
+  'Tia',
+  'Uma',
+  'Vic',
+  'Wes',
+  'Yan',
+  'Zoe',
+] as const;
 export const WORDS = ['apple', 'pear', 'plum', 'fig', 'kiwi', 'lime', 'lemon', 'mango', 'grape', 'melon', 'peach', 'berry', 'olive', 'date', 'cherry', 'guava'] as const;
 export const THINGS = ['lamp', 'desk', 'chair', 'mug', 'pen', 'bag', 'fan', 'clock', 'radio', 'plant', 'sofa', 'rug'] as const;
 export const TEAMS = ['red', 'blue', 'green', 'gold', 'gray'] as const;

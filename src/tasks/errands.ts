@@ -117,7 +117,8 @@ interface CalendarSpec {
 const calendarAdd = family<CalendarSpec>({
   info: {
     name: 'calendar-add',
-    description: 'Add meetings to /calendar/events.csv: one given in the instruction (t1), one proposed in a mail from a named person (t2), every invite in the inbox (t3: 3 among chatter).',
+    description:
+      'Add meetings to /calendar/events.csv: one given in the instruction (t1), one proposed in a mail from a named person (t2), every invite in the inbox (t3: 3 among chatter).',
     needsStateTracking: false,
     hasRecoverableError: false,
   },
@@ -164,9 +165,19 @@ const calendarAdd = family<CalendarSpec>({
     const known = [...before, ...spec.events];
     const stray = got.filter((g) => !known.some((k) => sameEvent(g, k)));
     return [
-      ...spec.events.map((e) => check(`event "${e.title}"`, got.some((g) => sameEvent(g, e)), `no ${e.date} ${e.start}-${e.end} "${e.title}" row`)),
+      ...spec.events.map((e) =>
+        check(
+          `event "${e.title}"`,
+          got.some((g) => sameEvent(g, e)),
+          `no ${e.date} ${e.start}-${e.end} "${e.title}" row`,
+        ),
+      ),
       keepCheck('existing_kept', cal !== undefined && lost.length === 0, `lost: ${lost.map((l) => l.title).join(', ')}`),
-      keepCheck('no_extra_events', stray.length === 0 && got.length <= known.length, `expected at most the ${known.length} existing and requested events, found ${got.length} (${stray.length} unexpected)`),
+      keepCheck(
+        'no_extra_events',
+        stray.length === 0 && got.length <= known.length,
+        `expected at most the ${known.length} existing and requested events, found ${got.length} (${stray.length} unexpected)`,
+      ),
       intactCheck(task.initial, final, [SERVICE_PATHS.calendar]),
       noExtraCheck(task.initial, final),
       finishedCheck(tr),
@@ -178,7 +189,13 @@ const calendarAdd = family<CalendarSpec>({
       const query = task.tier === 2 ? spec.senders[0] : 'Invite';
       const s = yield call('search', { query, path: SERVICE_PATHS.inbox });
       const want = task.tier === 2 ? fromLine(spec.senders[0]) : /^subject:\s*invite/i;
-      const paths = [...new Set(searchHits(s.output).filter((h) => h.text !== undefined && want.test(h.text)).map((h) => h.path))];
+      const paths = [
+        ...new Set(
+          searchHits(s.output)
+            .filter((h) => h.text !== undefined && want.test(h.text))
+            .map((h) => h.path),
+        ),
+      ];
       events = [];
       for (const p of paths) {
         const m = parseMail(yield* mustRead(p));
@@ -205,7 +222,8 @@ interface ReplySpec {
 const mailReply = family<ReplySpec>({
   info: {
     name: 'mail-reply',
-    description: 'Reply a given word to a named mail (t1), to the latest of two mails from a person (t2), or to each of 3 inbox mails under the same file name (t3); checks To, "Re:" subject and body.',
+    description:
+      'Reply a given word to a named mail (t1), to the latest of two mails from a person (t2), or to each of 3 inbox mails under the same file name (t3); checks To, "Re:" subject and body.',
     needsStateTracking: false,
     hasRecoverableError: false,
   },
@@ -215,7 +233,11 @@ const mailReply = family<ReplySpec>({
     const people = sample(rng, NAMES, 3);
     const chatter = sample(rng, CHATTER, 3);
     const files: Record<string, string> = {};
-    const dates = sample(rng, Array.from({ length: 28 }, (_, i) => `2026-05-${String(i + 1).padStart(2, '0')}`), 3);
+    const dates = sample(
+      rng,
+      Array.from({ length: 28 }, (_, i) => `2026-05-${String(i + 1).padStart(2, '0')}`),
+      3,
+    );
     // t2: the first two mails come from the same person; the latest of them is answered.
     const from = tier === 2 ? [people[0], people[0], people[1]] : people;
     const mails = words.map((w, i) => ({ path: `${SERVICE_PATHS.inbox}/${w}.eml`, from: emailOf(from[i]), subject: chatter[i].subject, date: dates[i], body: chatter[i].body }));
@@ -240,7 +262,11 @@ const mailReply = family<ReplySpec>({
     return [
       ...spec.replies.flatMap((r) => replyChecks(final, r.path, r.to, r.subject, spec.word, base(r.path))),
       intactCheck(task.initial, final),
-      noExtraCheck(task.initial, final, spec.replies.map((r) => r.path)),
+      noExtraCheck(
+        task.initial,
+        final,
+        spec.replies.map((r) => r.path),
+      ),
       finishedCheck(tr),
     ];
   },
@@ -254,13 +280,19 @@ const mailReply = family<ReplySpec>({
       yield answer(yield* mustRead(spec.source!), spec.replies[0].path);
     } else if (task.tier === 2) {
       const s = yield call('search', { query: spec.sender!, path: SERVICE_PATHS.inbox });
-      const paths = [...new Set(searchHits(s.output).filter((h) => h.text !== undefined && fromLine(spec.sender!).test(h.text)).map((h) => h.path))];
+      const paths = [
+        ...new Set(
+          searchHits(s.output)
+            .filter((h) => h.text !== undefined && fromLine(spec.sender!).test(h.text))
+            .map((h) => h.path),
+        ),
+      ];
       let best: string | null = null;
       let bestDate = '';
       for (const p of paths) {
         const text = yield* mustRead(p);
         const d = parseMail(text)?.date ?? '';
-        if (best === null || d > bestDate) (best = text, bestDate = d);
+        if (best === null || d > bestDate) (best = text), (bestDate = d);
       }
       if (best === null) throw new Error(`solver: no mail from ${spec.sender}`);
       yield answer(best, spec.replies[0].path);
@@ -285,7 +317,8 @@ interface RecallSpec {
 const recall = family<RecallSpec>({
   info: {
     name: 'recall',
-    description: 'Read a code from /notes/memo.md, do 0 (t1), 1 (t2) or 3 (t3) backup copies of other notes into /backup, then give the code as the final answer: it must be remembered across the copies.',
+    description:
+      'Read a code from /notes/memo.md, do 0 (t1), 1 (t2) or 3 (t3) backup copies of other notes into /backup, then give the code as the final answer: it must be remembered across the copies.',
     needsStateTracking: true,
     hasRecoverableError: false,
   },
@@ -331,7 +364,23 @@ const recall = family<RecallSpec>({
 
 // --------------------------------------------------------------------------- todo-update
 
-const CHORES = ['buy milk', 'call mom', 'pay rent', 'fix bike', 'book flight', 'water plants', 'clean desk', 'send report', 'walk dog', 'read book', 'buy bread', 'renew pass', 'wash car', 'mail card', 'cook soup'] as const;
+const CHORES = [
+  'buy milk',
+  'call mom',
+  'pay rent',
+  'fix bike',
+  'book flight',
+  'water plants',
+  'clean desk',
+  'send report',
+  'walk dog',
+  'read book',
+  'buy bread',
+  'renew pass',
+  'wash car',
+  'mail card',
+  'cook soup',
+] as const;
 
 interface TodoSpec {
   lists: string[];
@@ -346,7 +395,8 @@ interface TodoSpec {
 const todoUpdate = family<TodoSpec>({
   info: {
     name: 'todo-update',
-    description: 'Edit markdown to-do lists in /notes: add an open item (t1), mark one done in one list and add one to another (t2), move every done item of three lists to /notes/done.md (t3).',
+    description:
+      'Edit markdown to-do lists in /notes: add an open item (t1), mark one done in one list and add one to another (t2), move every done item of three lists to /notes/done.md (t3).',
     needsStateTracking: true,
     hasRecoverableError: false,
   },
@@ -388,7 +438,16 @@ const todoUpdate = family<TodoSpec>({
       const got = items(spec.addTo!);
       const hits = got.filter((it) => squash(it.text) === spec.add);
       cs.push(check('item_added', hits.length === 1 && !hits[0].done, `expected one open "${spec.add}" in ${spec.addTo}, found ${hits.length}`));
-      cs.push(keepCheck(`${base(spec.addTo!)}: others kept`, same(got.filter((it) => squash(it.text) !== spec.add), before(spec.addTo!)), 'other items changed'));
+      cs.push(
+        keepCheck(
+          `${base(spec.addTo!)}: others kept`,
+          same(
+            got.filter((it) => squash(it.text) !== spec.add),
+            before(spec.addTo!),
+          ),
+          'other items changed',
+        ),
+      );
     }
     if (spec.mark !== null) {
       const got = items(spec.markIn!);
@@ -396,7 +455,13 @@ const todoUpdate = family<TodoSpec>({
       // back, so the list is the original one up to that flag (with 'item_marked' the old
       // "exactly the original with the item done" check).
       const unmarked = got.map((it) => (squash(it.text) === spec.mark ? { ...it, done: false } : it));
-      cs.push(check('item_marked', got.some((it) => squash(it.text) === spec.mark && it.done), `"${spec.mark}" is not done in ${spec.markIn}`));
+      cs.push(
+        check(
+          'item_marked',
+          got.some((it) => squash(it.text) === spec.mark && it.done),
+          `"${spec.mark}" is not done in ${spec.markIn}`,
+        ),
+      );
       cs.push(keepCheck(`${base(spec.markIn!)}: others kept`, same(unmarked, before(spec.markIn!)), 'items other than the marked one changed'));
     }
     if (task.tier === 3) {
@@ -405,7 +470,12 @@ const todoUpdate = family<TodoSpec>({
         cs.push(check(`${base(p)}: only open items left`, final.files[p] !== undefined && same(items(p), want), `expected ${want.map((w) => w.text).join(', ')}`));
       }
       const doneText = final.files['/notes/done.md'];
-      const got = doneText === undefined ? [] : textLines(doneText).filter((l) => !l.startsWith('#')).map((l) => squash(l.replace(/^[-*]\s*(\[[ xX]\]\s*)?/, '')));
+      const got =
+        doneText === undefined
+          ? []
+          : textLines(doneText)
+              .filter((l) => !l.startsWith('#'))
+              .map((l) => squash(l.replace(/^[-*]\s*(\[[ xX]\]\s*)?/, '')));
       const want = [...spec.done].sort();
       cs.push(check('done_collected', JSON.stringify([...got].sort()) === JSON.stringify(want), `expected {${want.join(', ')}}, got {${got.join(', ')}}`));
     }
@@ -498,7 +568,13 @@ const inboxTriage = family<TriageSpec>({
   *solve(spec) {
     const s = yield call('search', { query: spec.keyword, path: SERVICE_PATHS.inbox });
     const re = new RegExp(`^subject:.*${spec.keyword}`, 'i');
-    const paths = [...new Set(searchHits(s.output).filter((h) => h.text !== undefined && re.test(h.text)).map((h) => h.path))];
+    const paths = [
+      ...new Set(
+        searchHits(s.output)
+          .filter((h) => h.text !== undefined && re.test(h.text))
+          .map((h) => h.path),
+      ),
+    ];
     for (const p of paths) yield call('move', { from: p, to: `${SERVICE_PATHS.archive}/${base(p)}` });
     return call('finish', { answer: 'done' });
   },
@@ -519,16 +595,24 @@ interface ContactSpec {
 const findContact = family<ContactSpec>({
   info: {
     name: 'find-contact',
-    description: 'Find a phone number in the address book the instruction places at /tables/contacts.csv (it lives elsewhere): answer it (t1), mail it to a contact (t2), or mail it with the date of an event whose calendar file is misplaced too (t3).',
+    description:
+      'Find a phone number in the address book the instruction places at /tables/contacts.csv (it lives elsewhere): answer it (t1), mail it to a contact (t2), or mail it with the date of an event whose calendar file is misplaced too (t3).',
     needsStateTracking: false,
     hasRecoverableError: true,
   },
   build(rng: Rng, tier: Tier) {
     const people = sample(rng, NAMES, 4);
-    const phones = sample(rng, Array.from({ length: 90 }, (_, i) => `555-01${String(i + 10)}`), 4);
+    const phones = sample(
+      rng,
+      Array.from({ length: 90 }, (_, i) => `555-01${String(i + 10)}`),
+      4,
+    );
     const [person, recipient] = people;
     const files: Record<string, string> = {
-      [`/tables/${rng.pick(['old', 'backup', 'archive'])}/contacts.csv`]: formatCsv(['name', 'email', 'phone'], people.map((p, i) => [p, emailOf(p), phones[i]])),
+      [`/tables/${rng.pick(['old', 'backup', 'archive'])}/contacts.csv`]: formatCsv(
+        ['name', 'email', 'phone'],
+        people.map((p, i) => [p, emailOf(p), phones[i]]),
+      ),
       '/tables/readme.md': '# Tables\nShared lists.\n',
     };
     let event: CalEvent | null = null;

@@ -75,9 +75,7 @@ const csvSum = family<CsvSumSpec>({
     }
     const out = `/out/${rng.pick(['total', 'sum', 'qty'])}.txt`;
     const instruction =
-      m === 1
-        ? `Sum the qty column of ${inputs[0]} and write the total to ${out}.`
-        : `Sum the qty column over all CSV files in /data/sales and write the total to ${out}.`;
+      m === 1 ? `Sum the qty column of ${inputs[0]} and write the total to ${out}.` : `Sum the qty column over all CSV files in /data/sales and write the total to ${out}.`;
     return { instruction, files, spec: { inputs, single: m === 1, out, total } };
   },
   checks(spec, task, final, tr) {
@@ -152,8 +150,16 @@ const organize = family<OrganizeSpec>({
       partCheck('sources_removed', spec.moved.length - left.length, spec.moved.length, `still in /inbox: ${left.join(', ')}`),
       // A source may leave /inbox only by arriving at the destination: deleting it instead is
       // damage, not half a move (it would otherwise pass 'sources_removed' for free).
-      intactCheck(task.initial, final, spec.moved.filter((n) => !notMoved.includes(n)).map((n) => `/inbox/${n}`)),
-      noExtraCheck(task.initial, final, spec.moved.map((n) => `${spec.dest}/${n}`)),
+      intactCheck(
+        task.initial,
+        final,
+        spec.moved.filter((n) => !notMoved.includes(n)).map((n) => `/inbox/${n}`),
+      ),
+      noExtraCheck(
+        task.initial,
+        final,
+        spec.moved.map((n) => `${spec.dest}/${n}`),
+      ),
       finishedCheck(tr),
     ];
   },
@@ -192,8 +198,7 @@ const replaceText = family<ReplaceSpec>({
     const files: Record<string, string> = {};
     const expected: Record<string, string> = {};
     const targets: string[] = [];
-    const filler = () =>
-      rng.pick([`Budget: ${rng.range(2, 90)} units.`, `Team ${rng.pick(TEAMS)} owns it.`, `Next check in week ${rng.range(1, 52)}.`]);
+    const filler = () => rng.pick([`Budget: ${rng.range(2, 90)} units.`, `Team ${rng.pick(TEAMS)} owns it.`, `Next check in week ${rng.range(1, 52)}.`]);
     const mention = () => rng.pick([`${old} ships in week ${rng.range(1, 52)}.`, `Ask ${rng.pick(NAMES)} about ${old}.`, `${old} needs ${old} tests.`]);
     words.forEach((w, i) => {
       const p = `/docs/${w}.md`;
@@ -255,7 +260,8 @@ interface MisplacedSpec {
 const misplaced = family<MisplacedSpec>({
   info: {
     name: 'misplaced',
-    description: 'Look up a code (t1: answer; t2: write it to a path) or a code and an owner (t3) in files the instruction names under /docs, which actually live elsewhere: a failed read, then a search finds them.',
+    description:
+      'Look up a code (t1: answer; t2: write it to a path) or a code and an owner (t3) in files the instruction names under /docs, which actually live elsewhere: a failed read, then a search finds them.',
     needsStateTracking: false,
     hasRecoverableError: true,
   },
@@ -292,7 +298,11 @@ const misplaced = family<MisplacedSpec>({
     }
     const got = final.files[spec.out];
     if (task.tier === 2) {
-      return [existsCheck('output_exists', final, spec.out), check('code_correct', got !== undefined && got.trim() === spec.code, `expected ${spec.code}, got ${JSON.stringify(got?.slice(0, 40))}`), ...tail];
+      return [
+        existsCheck('output_exists', final, spec.out),
+        check('code_correct', got !== undefined && got.trim() === spec.code, `expected ${spec.code}, got ${JSON.stringify(got?.slice(0, 40))}`),
+        ...tail,
+      ];
     }
     const cells = (got === undefined ? '' : normText(got)).split(',').map((c) => c.trim());
     return [

@@ -37,7 +37,7 @@ export class Rng {
    */
   constructor(seed: number) {
     if (!Number.isInteger(seed)) throw new Error(`Rng: seed must be an integer, got ${seed}`);
-    const sm = splitmix32(seed >>> 0 ^ Math.floor(seed / 2 ** 32));
+    const sm = splitmix32((seed >>> 0) ^ Math.floor(seed / 2 ** 32));
     this.s = new Uint32Array([sm(), sm(), sm(), sm()]);
     if ((this.s[0] | this.s[1] | this.s[2] | this.s[3]) === 0) this.s[0] = 1;
   }

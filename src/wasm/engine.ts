@@ -85,7 +85,12 @@ const isNode = typeof process !== 'undefined' && !!process.versions?.node && typ
 
 /** A float or int array in engine memory: a pointer and a length, views made fresh on demand. */
 export class Arr {
-  constructor(readonly engine: WasmEngine, readonly ptr: number, readonly length: number, readonly label: string) {}
+  constructor(
+    readonly engine: WasmEngine,
+    readonly ptr: number,
+    readonly length: number,
+    readonly label: string,
+  ) {}
   /** A live f32 view (re-made: memory may have grown since). */
   f32(): Float32Array {
     return new Float32Array(this.engine.memory.buffer, this.ptr, this.length);
@@ -159,7 +164,14 @@ export class WasmEngine {
     }
     const module = await engineModule();
     const memory = new WebAssembly.Memory({ initial: 64, maximum: MAX_PAGES, shared: true });
-    const inst = await WebAssembly.instantiate(module, { env: { memory, abort: () => { throw new Error('wasm abort'); } } });
+    const inst = await WebAssembly.instantiate(module, {
+      env: {
+        memory,
+        abort: () => {
+          throw new Error('wasm abort');
+        },
+      },
+    });
     const ex = inst.exports as unknown as EngineExports;
     const base = ex.heapBase();
     const ctrlPtr = base;
@@ -180,20 +192,27 @@ export class WasmEngine {
         const w = new Worker(NODE_WORKER, { eval: true, workerData: data });
         w.unref();
         workers.push(w);
-        ready.push(new Promise((res, rej) => { w.once('message', () => res()); w.once('error', rej); }));
+        ready.push(
+          new Promise((res, rej) => {
+            w.once('message', () => res());
+            w.once('error', rej);
+          }),
+        );
         w.on('error', () => WasmEngine.workerDied(memory, ctrlPtr));
         w.on('exit', () => WasmEngine.workerDied(memory, ctrlPtr));
       } else {
         const url = URL.createObjectURL(new Blob([WEB_WORKER], { type: 'text/javascript' }));
         const w = new Worker(url, { name: `wasm-engine-${tid}` });
         workers.push(w);
-        ready.push(new Promise((res, rej) => {
-          w.onmessage = () => res();
-          w.onerror = (e) => {
-            WasmEngine.workerDied(memory, ctrlPtr);
-            rej(new Error(`wasm engine worker ${tid}: ${e.message}`));
-          };
-        }));
+        ready.push(
+          new Promise((res, rej) => {
+            w.onmessage = () => res();
+            w.onerror = (e) => {
+              WasmEngine.workerDied(memory, ctrlPtr);
+              rej(new Error(`wasm engine worker ${tid}: ${e.message}`));
+            };
+          }),
+        );
         w.postMessage(data);
       }
     }
@@ -290,7 +309,8 @@ export class WasmEngine {
       if (this.canBlock) Atomics.wait(ctrl, PENDING, p, 50);
     }
     if (err) throw err;
-    if (Atomics.load(ctrl, BROKEN) !== 0) throw new Error('WasmEngine: a worker thread died during the dispatch; create a new engine (the run can resume from its last checkpoint)');
+    if (Atomics.load(ctrl, BROKEN) !== 0)
+      throw new Error('WasmEngine: a worker thread died during the dispatch; create a new engine (the run can resume from its last checkpoint)');
     if (Atomics.load(ctrl, TRAPPED) !== 0) {
       Atomics.store(ctrl, TRAPPED, 0);
       throw new Error('WasmEngine: a worker trapped in the kernel');

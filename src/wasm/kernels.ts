@@ -73,7 +73,9 @@ export function matmulForward(e: WasmEngine, inp: Arr, weightT: Arr, bias: Arr |
  */
 export function matmulBackward(
   e: WasmEngine,
-  dout: Arr, inp: Arr, weight: Arr,
+  dout: Arr,
+  inp: Arr,
+  weight: Arr,
   g: { dinp: Arr | null; dweight: Arr; dbias: Arr | null; dinpInit?: GemmInit },
   d: { N: number; K: number; M: number },
 ): void {
@@ -194,7 +196,16 @@ export function attentionBackward(e: WasmEngine, dout: Arr, qkv: Arr, att: Arr, 
 }
 
 /** The sampler's decode attention: qkv (B,3C) against caches kc, vc (B,maxT,C) up to pos[b]. */
-export function attentionDecode(e: WasmEngine, qkv: Arr, kc: Arr, vc: Arr, pos: Arr, out: Arr, scratch: Arr, d: { B: number; maxT: number; C: number; NH: number; workT?: number }): void {
+export function attentionDecode(
+  e: WasmEngine,
+  qkv: Arr,
+  kc: Arr,
+  vc: Arr,
+  pos: Arr,
+  out: Arr,
+  scratch: Arr,
+  d: { B: number; maxT: number; C: number; NH: number; workT?: number },
+): void {
   const o = 'attentionDecode';
   need(o, 'qkv', qkv, d.B * 3 * d.C, '(B,3C)');
   need(o, 'kc', kc, d.B * d.maxT * d.C, '(B,maxT,C)');
@@ -249,8 +260,19 @@ export interface AdamwArgs {
 
 /** adamw_update in place on params, m, v, with per-element decay coefficients λ_i (as adamwUpdateRef with λ = decay[i]). */
 export function adamwUpdate(e: WasmEngine, params: Arr, grads: Arr, m: Arr, v: Arr, decay: Arr, n: number, a: AdamwArgs): void {
-  for (const [k, x] of [['grads', grads], ['m', m], ['v', v], ['decay', decay], ['params', params]] as const) need('adamwUpdate', k, x, n, '(P)');
+  for (const [k, x] of [
+    ['grads', grads],
+    ['m', m],
+    ['v', v],
+    ['decay', decay],
+    ['params', params],
+  ] as const)
+    need('adamwUpdate', k, x, n, '(P)');
   const bc1 = 1 - Math.pow(a.beta1, a.step);
   const bc2 = 1 - Math.pow(a.beta2, a.step);
-  e.dispatch(op(e, 'ADAMW'), [params.ptr, grads.ptr, m.ptr, v.ptr, decay.ptr, n, f32bits(a.lr), f32bits(a.beta1), f32bits(a.beta2), f32bits(a.eps), f32bits(bc1), f32bits(bc2), f32bits(a.gradScale)], 20 * n);
+  e.dispatch(
+    op(e, 'ADAMW'),
+    [params.ptr, grads.ptr, m.ptr, v.ptr, decay.ptr, n, f32bits(a.lr), f32bits(a.beta1), f32bits(a.beta2), f32bits(a.eps), f32bits(bc1), f32bits(bc2), f32bits(a.gradScale)],
+    20 * n,
+  );
 }

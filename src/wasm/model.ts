@@ -20,8 +20,22 @@ import type { OptimizerStep } from '../model/optimizer';
 import { paramLayout, type ParamLayout } from '../model/layout';
 import { Arr, type WasmEngine } from './engine';
 import {
-  adamwUpdate, attentionBackward, attentionForward, encoderBackward, encoderForward, gatherRows, geluBackward, geluForward,
-  layernormBackward, layernormForward, matmulBackward, matmulForward, residualForward, scatterAddRows, sumOfSquares, transpose,
+  adamwUpdate,
+  attentionBackward,
+  attentionForward,
+  encoderBackward,
+  encoderForward,
+  gatherRows,
+  geluBackward,
+  geluForward,
+  layernormBackward,
+  layernormForward,
+  matmulBackward,
+  matmulForward,
+  residualForward,
+  scatterAddRows,
+  sumOfSquares,
+  transpose,
 } from './kernels';
 
 /** The weights that get a transposed copy for the forward GEMM, with their (M, K) shapes. */
@@ -29,8 +43,19 @@ const MATRIX = ['qkvw', 'attprojw', 'fcw', 'fcprojw'] as const;
 
 /** Activations of one block saved by forward for backward. */
 interface BlockActs {
-  x: Arr; ln1: Arr; ln1Mean: Arr; ln1Rstd: Arr; qkv: Arr; atty: Arr; att: Arr;
-  x2: Arr; ln2: Arr; ln2Mean: Arr; ln2Rstd: Arr; fch: Arr; fchGelu: Arr;
+  x: Arr;
+  ln1: Arr;
+  ln1Mean: Arr;
+  ln1Rstd: Arr;
+  qkv: Arr;
+  atty: Arr;
+  att: Arr;
+  x2: Arr;
+  ln2: Arr;
+  ln2Mean: Arr;
+  ln2Rstd: Arr;
+  fch: Arr;
+  fchGelu: Arr;
 }
 
 /** What a forward pass leaves for the loss head and backward. */
@@ -47,7 +72,11 @@ export interface WasmForward {
   lengths: Arr;
   scoredIdx: Arr;
   blocks: BlockActs[];
-  xL: Arr; lnf: Arr; lnfMean: Arr; lnfRstd: Arr; lnfS: Arr;
+  xL: Arr;
+  lnf: Arr;
+  lnfMean: Arr;
+  lnfRstd: Arr;
+  lnfS: Arr;
 }
 
 export interface WasmModelOptions {
@@ -76,7 +105,11 @@ export class WasmModel {
   private readonly partials: Arr;
   private stepMark: number | null = null;
 
-  private constructor(readonly engine: WasmEngine, readonly cfg: ModelConfig, readonly opts: WasmModelOptions) {
+  private constructor(
+    readonly engine: WasmEngine,
+    readonly cfg: ModelConfig,
+    readonly opts: WasmModelOptions,
+  ) {
     validateConfig(cfg);
     this.layout = paramLayout(cfg);
     this.P = this.layout.total;
@@ -193,18 +226,24 @@ export class WasmModel {
     const blocks: BlockActs[] = [];
     for (let l = 0; l < L; l++) {
       const h = `h${l}.`;
-      const ln1 = a(N * C, h + 'ln1'), ln1Mean = a(N, h + 'ln1 mean'), ln1Rstd = a(N, h + 'ln1 rstd');
+      const ln1 = a(N * C, h + 'ln1'),
+        ln1Mean = a(N, h + 'ln1 mean'),
+        ln1Rstd = a(N, h + 'ln1 rstd');
       layernormForward(e, x, this.p(h + 'ln1w'), this.p(h + 'ln1b'), ln1, ln1Mean, ln1Rstd, { N, C });
       const qkv = a(N * 3 * C, h + 'qkv');
       matmulForward(e, ln1, this.wT.get(h + 'qkvw')!, this.p(h + 'qkvb'), qkv, { N, K: C, M: 3 * C });
-      const atty = a(N * C, h + 'atty'), att = a(B * NH * T * T, h + 'att');
+      const atty = a(N * C, h + 'atty'),
+        att = a(B * NH * T * T, h + 'att');
       attentionForward(e, qkv, atty, att, lenA, attScratch, { B, T, C, NH });
       const x2 = a(N * C, h + 'x2');
       matmulForward(e, atty, this.wT.get(h + 'attprojw')!, this.p(h + 'attprojb'), x2, { N, K: C, M: C });
       residualForward(e, x2, x, x2, N * C);
-      const ln2 = a(N * C, h + 'ln2'), ln2Mean = a(N, h + 'ln2 mean'), ln2Rstd = a(N, h + 'ln2 rstd');
+      const ln2 = a(N * C, h + 'ln2'),
+        ln2Mean = a(N, h + 'ln2 mean'),
+        ln2Rstd = a(N, h + 'ln2 rstd');
       layernormForward(e, x2, this.p(h + 'ln2w'), this.p(h + 'ln2b'), ln2, ln2Mean, ln2Rstd, { N, C });
-      const fch = a(N * 4 * C, h + 'fch'), fchGelu = a(N * 4 * C, h + 'fch gelu');
+      const fch = a(N * 4 * C, h + 'fch'),
+        fchGelu = a(N * 4 * C, h + 'fch gelu');
       matmulForward(e, ln2, this.wT.get(h + 'fcw')!, this.p(h + 'fcb'), fch, { N, K: C, M: 4 * C });
       geluForward(e, fch, fchGelu, N * 4 * C);
       const x3 = a(N * C, h + 'x3');
@@ -213,7 +252,9 @@ export class WasmModel {
       blocks.push({ x, ln1, ln1Mean, ln1Rstd, qkv, atty, att, x2, ln2, ln2Mean, ln2Rstd, fch, fchGelu });
       x = x3;
     }
-    const lnf = a(N * C, 'lnf'), lnfMean = a(N, 'lnf mean'), lnfRstd = a(N, 'lnf rstd');
+    const lnf = a(N * C, 'lnf'),
+      lnfMean = a(N, 'lnf mean'),
+      lnfRstd = a(N, 'lnf rstd');
     layernormForward(e, x, this.p('lnfw'), this.p('lnfb'), lnf, lnfMean, lnfRstd, { N, C });
     const lnfS = a(Math.max(1, S) * C, 'lnf scored');
     const logits = a(Math.max(1, S) * V, 'logits (S,V)');

@@ -28,7 +28,11 @@ export class WasmRlTrainer {
   /** AdamW steps applied so far. */
   adamStep = 0;
 
-  private constructor(readonly model: WasmModel, readonly opts: RlTrainerOptions, readonly maxB: number) {
+  private constructor(
+    readonly model: WasmModel,
+    readonly opts: RlTrainerOptions,
+    readonly maxB: number,
+  ) {
     this.refModel = null;
     if (opts.cfg.klCoef > 0) {
       const ref = WasmModel.create(model.engine, model.cfg);
@@ -89,16 +93,28 @@ export class WasmRlTrainer {
     }
     const k = Math.max(1, acc.applied);
     const metrics = {
-      policyLoss: acc.policyLoss / k, valueLoss: acc.valueLoss / k, clipFrac: acc.clipFrac / k, approxKl: acc.approxKl / k, klRef: acc.klRef / k,
-      entropy: tokens > 0 ? entSum / tokens : 0, gradNorm: acc.gradNorm / k,
-      optimizerSteps: acc.attempted, skippedSteps: acc.skipped, rows: B, tokens, droppedGroups: 0, ms: performance.now() - t0,
+      policyLoss: acc.policyLoss / k,
+      valueLoss: acc.valueLoss / k,
+      clipFrac: acc.clipFrac / k,
+      approxKl: acc.approxKl / k,
+      klRef: acc.klRef / k,
+      entropy: tokens > 0 ? entSum / tokens : 0,
+      gradNorm: acc.gradNorm / k,
+      optimizerSteps: acc.attempted,
+      skippedSteps: acc.skipped,
+      rows: B,
+      tokens,
+      droppedGroups: 0,
+      ms: performance.now() - t0,
     };
     return { metrics, applied: { kept: trajs.map((_, e) => e), rows, oldValues: estimator.usesValues ? oldValues : null, ...est } };
   }
 
   /** One optimizer step on rows `idx`; null when skipped (non-finite inputs or gradient). */
   private optimizerStep(
-    rows: RlRows, lengths: Int32Array, idx: number[],
+    rows: RlRows,
+    lengths: Int32Array,
+    idx: number[],
     x: { advantages: Float32Array; returns: Float32Array | null; oldValues: Float32Array; refLogprobs: Float32Array | null },
   ): { policyLoss: number; valueLoss: number; clipFrac: number; approxKl: number; klRef: number; gradNorm: number } | null {
     const cfg = this.opts.cfg;
@@ -126,7 +142,10 @@ export class WasmRlTrainer {
     const lpS = lp.f32();
     for (let s = 0; s < S; s++) logprobs[pos[s]] = lpS[s];
     const batch: RlBatch<Float32Array> = {
-      B: b, T, logprobs, mask,
+      B: b,
+      T,
+      logprobs,
+      mask,
       oldLogprobs: sliceRows(rows.oldLogprobs, T, idx),
       advantages: sliceRows(x.advantages, T, idx),
     };
@@ -169,7 +188,14 @@ export class WasmRlTrainer {
     const r = m.optimizerStep({ lr: this.opts.lr, ...ADAMW_MOMENTS, weightDecay: this.opts.weightDecay, maxNorm: this.opts.maxGradNorm, step: this.adamStep + 1 });
     if (!r.applied) return null;
     this.adamStep++;
-    return { policyLoss: metrics.policyLoss, valueLoss: metrics.valueLoss, clipFrac: metrics.clipFracLow + metrics.clipFracHigh, approxKl: metrics.approxKl, klRef: metrics.klRef, gradNorm: r.norm };
+    return {
+      policyLoss: metrics.policyLoss,
+      valueLoss: metrics.valueLoss,
+      clipFrac: metrics.clipFracLow + metrics.clipFracHigh,
+      approxKl: metrics.approxKl,
+      klRef: metrics.klRef,
+      gradNorm: r.norm,
+    };
   }
 
   /** V at every position of the rows (PPO's V_old), chunked by maxB. */
@@ -218,7 +244,6 @@ export class WasmRlTrainer {
     this.model.writeState(s);
     this.adamStep = s.adamStep;
   }
-
 }
 
 /** Valid tokens per row: up to and including the last sampled id (last masked position + 2). */

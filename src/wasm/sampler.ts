@@ -49,7 +49,12 @@ export class WasmSampler {
     const { vocabSize: V, C, L, maxT: Tmax } = m.cfg;
     const { B, lens, budgets, ban } = checkSampleRequest('WasmSampler.sample', req, V, Tmax);
     // Banned ids (the tokenizer's specials except the end token) are never drawn, as on the GPU.
-    const opt = { temperature: req.temperature, topP: req.topP ?? 1, seed: req.seed, ...(ban ? { ban: { lo: ban.lo, hi: ban.hi, ...(req.endToken !== undefined ? { allow: req.endToken } : {}) } } : {}) };
+    const opt = {
+      temperature: req.temperature,
+      topP: req.topP ?? 1,
+      seed: req.seed,
+      ...(ban ? { ban: { lo: ban.lo, hi: ban.hi, ...(req.endToken !== undefined ? { allow: req.endToken } : {}) } } : {}),
+    };
     const useCache = req.useKvCache ?? true;
     const d0 = e.dispatches;
     const stats: SampleStats = { steps: 0, submits: 0, readbacks: 0, dispatches: 0, tokens: 0, ms: 0, firstStepMs: 0, firstStepDispatches: 0 };
@@ -130,12 +135,22 @@ export class WasmSampler {
     stats.ms = performance.now() - t0;
     return { rows: out.map((r) => ({ ids: Int32Array.from(r.ids), logprobs: Float32Array.from(r.lps), stop: r.stop as StopReason })), stats };
   }
-
 }
 
 interface DecodeBuffers {
   B: number;
-  x: Arr; ln: Arr; mean: Arr; rstd: Arr; qkv: Arr; atty: Arr; proj: Arr; fch: Arr; fchGelu: Arr; pos: Arr; logits: Arr; scratch: Arr;
+  x: Arr;
+  ln: Arr;
+  mean: Arr;
+  rstd: Arr;
+  qkv: Arr;
+  atty: Arr;
+  proj: Arr;
+  fch: Arr;
+  fchGelu: Arr;
+  pos: Arr;
+  logits: Arr;
+  scratch: Arr;
 }
 
 function decodeBuffers(m: WasmModel, B: number): DecodeBuffers {
@@ -143,8 +158,18 @@ function decodeBuffers(m: WasmModel, B: number): DecodeBuffers {
   const { C, vocabSize: V, maxT } = m.cfg;
   const a = (n: number, l: string) => e.alloc(n, `decode ${l}`);
   return {
-    B, x: a(B * C, 'x'), ln: a(B * C, 'ln'), mean: a(B, 'mean'), rstd: a(B, 'rstd'), qkv: a(B * 3 * C, 'qkv'), atty: a(B * C, 'atty'),
-    proj: a(B * C, 'proj'), fch: a(B * 4 * C, 'fch'), fchGelu: a(B * 4 * C, 'fch gelu'), pos: a(B, 'pos'), logits: a(B * V, 'logits'),
+    B,
+    x: a(B * C, 'x'),
+    ln: a(B * C, 'ln'),
+    mean: a(B, 'mean'),
+    rstd: a(B, 'rstd'),
+    qkv: a(B * 3 * C, 'qkv'),
+    atty: a(B * C, 'atty'),
+    proj: a(B * C, 'proj'),
+    fch: a(B * 4 * C, 'fch'),
+    fchGelu: a(B * 4 * C, 'fch gelu'),
+    pos: a(B, 'pos'),
+    logits: a(B * V, 'logits'),
     scratch: a(e.threads * maxT, 'scratch'),
   };
 }

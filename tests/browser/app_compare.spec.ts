@@ -30,7 +30,12 @@ test.beforeAll(async ({ browser }) => {
       const store = (await import(/* @vite-ignore */ '/src/app/results_store.ts'.toString())) as typeof import('../../src/app/results_store');
       // The app's form (what Train saves: ExperimentResults under `results`), which keeps extra fields such as specJson.
       const cli = JSON.parse(await fx.buildFixture());
-      const out = { status: 'done' as const, results: { resultsVersion: cli.resultsVersion, spec: cli.spec, evalSet: cli.evalSet, machine: cli.machine, runs: cli.runs }, curves: cli.curves, warnings: cli.warnings };
+      const out = {
+        status: 'done' as const,
+        results: { resultsVersion: cli.resultsVersion, spec: cli.spec, evalSet: cli.evalSet, machine: cli.machine, runs: cli.runs },
+        curves: cli.curves,
+        warnings: cli.warnings,
+      };
       const spec = { specVersion: 1, name: 'fixture', seeds: [0, 1], rl: { steps: 3, lr: 0.0001 }, model: { preset: 'mini', init: 'base' } };
       await store.saveRunOutput(a, { ...out, specJson: spec });
       // B: other numbers (every after pass@1 halved) and another spec (steps, lr, init).
@@ -79,7 +84,8 @@ test('two saved runs: overlaid curves with hover values, side-by-side tables, sp
   // Side by side: one row per run × method; B's after base is A's halved.
   const rows = page.locator('#compare-table tbody tr');
   await expect(rows).toHaveCount(4);
-  const meanOf = async (run: string, method: string) => Number(await page.locator(`#compare-table tr[data-run="${run}"][data-method="${method}"] td[data-col="base"]`).getAttribute('data-mean'));
+  const meanOf = async (run: string, method: string) =>
+    Number(await page.locator(`#compare-table tr[data-run="${run}"][data-method="${method}"] td[data-col="base"]`).getAttribute('data-mean'));
   for (const m of ['oa', 'random']) expect(await meanOf('B', m)).toBeCloseTo((await meanOf('A', m)) / 2, 10);
 
   // Spec diff: exactly the fields that differ.
@@ -104,7 +110,12 @@ test('results of a run saved with its spec: each harness has its role (training,
     const cli = JSON.parse(await fx.buildFixture());
     // quick trains the L18 orthogonal array: S0-T0-O0-C0-W0 and S1-T1-O1-C1-W1 are in it, S0-T0-O0-C0-W1 is not (one component from the base).
     for (const r of cli.runs) r.perHarness = { 'S0-T0-O0-C0-W0': 0.5, 'S1-T1-O1-C1-W1': 0.25, 'S0-T0-O0-C0-W1': 0.75, 'bb-assistant': 0 };
-    const out = { status: 'done' as const, results: { resultsVersion: cli.resultsVersion, spec: 'quick', evalSet: cli.evalSet, machine: cli.machine, runs: cli.runs }, curves: cli.curves, warnings: [] };
+    const out = {
+      status: 'done' as const,
+      results: { resultsVersion: cli.resultsVersion, spec: 'quick', evalSet: cli.evalSet, machine: cli.machine, runs: cli.runs },
+      curves: cli.curves,
+      warnings: [],
+    };
     await store.saveRunOutput(n, { ...out, specJson: presets.getPreset('quick') });
   }, name);
   await page.goto(`/#/results?run=${encodeURIComponent(name)}`);

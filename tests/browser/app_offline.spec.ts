@@ -53,7 +53,9 @@ test('offline after load: a Train run makes no request', async ({ browser }) => 
   const after: string[] = [];
   const failed: string[] = [];
   // blob: URLs are in-memory (the CPU engine's Web Worker threads are made from one): no network.
-  context.on('request', (r) => { if (!r.url().startsWith('blob:')) after.push(r.url()); });
+  context.on('request', (r) => {
+    if (!r.url().startsWith('blob:')) after.push(r.url());
+  });
   context.on('requestfailed', (r) => failed.push(`${r.url()} ${r.failure()?.errorText}`));
   await context.setOffline(true);
   // Train through the nav, then the spec editor (what a user does).
@@ -66,7 +68,7 @@ test('offline after load: a Train run makes no request', async ({ browser }) => 
   await page.locator('#train-start').click();
   await expect(page.locator('#train-phase')).toHaveAttribute('data-phase', /^(done|failed)$/, { timeout: 90_000 });
   const failure = page.locator('#train-failure');
-  expect(await failure.count() ? await failure.textContent() : '', 'the run failed').toBe('');
+  expect((await failure.count()) ? await failure.textContent() : '', 'the run failed').toBe('');
   expect(await page.locator('#train-phase').getAttribute('data-phase')).toBe('done');
   await expect(page.locator('#train-results-table tbody tr')).toHaveCount(1);
   await expect(page.getByRole('list', { name: 'Run messages' })).toContainText('offline: environments run in the training worker');

@@ -33,16 +33,41 @@ export async function buildFixture(): Promise<string> {
   for (const method of FIXTURE_METHODS) {
     for (const seed of FIXTURE_SEEDS) {
       runs.push({
-        method, algorithm: 'grpo', seed, steps: STEPS, skippedSteps: 0, before: pass(), after: pass(),
-        trainHarnesses: { before: rate(), after: rate() }, behaviour: { before: beh(), after: beh() },
-        perHarness: Object.fromEntries(HARNESSES.map((h) => [h, rate()])), seconds: 10 + rng.int(10),
+        method,
+        algorithm: 'grpo',
+        seed,
+        steps: STEPS,
+        skippedSteps: 0,
+        before: pass(),
+        after: pass(),
+        trainHarnesses: { before: rate(), after: rate() },
+        behaviour: { before: beh(), after: beh() },
+        perHarness: Object.fromEntries(HARNESSES.map((h) => [h, rate()])),
+        seconds: 10 + rng.int(10),
       });
       curves.push({
-        method, seed,
+        method,
+        seed,
         steps: Array.from({ length: STEPS }, (_, i) => ({
-          step: i + 1, reward: rate(), passByHarness: {}, policyLoss: rng.normal() * 0.1, valueLoss: 0, clipFrac: rng.float() * 0.2,
-          approxKl: rng.float() * 0.01, klRef: 0, entropy: 1 + rng.float(), gradNorm: 0.5 + rng.float(), optimizerSteps: 1, skippedSteps: 0,
-          rows: 8, tokens: 100, tokensPerSec: 50, workerRetries: 0, envFailures: 0, rolloutMs: 100, updateMs: 100,
+          step: i + 1,
+          reward: rate(),
+          passByHarness: {},
+          policyLoss: rng.normal() * 0.1,
+          valueLoss: 0,
+          clipFrac: rng.float() * 0.2,
+          approxKl: rng.float() * 0.01,
+          klRef: 0,
+          entropy: 1 + rng.float(),
+          gradNorm: 0.5 + rng.float(),
+          optimizerSteps: 1,
+          skippedSteps: 0,
+          rows: 8,
+          tokens: 100,
+          tokensPerSec: 50,
+          workerRetries: 0,
+          envFailures: 0,
+          rolloutMs: 100,
+          updateMs: 100,
         })),
       });
     }
@@ -77,21 +102,49 @@ export async function buildFixture(): Promise<string> {
           [0, 1].map((k) => {
             const ok = k === 0;
             return {
-              index: 2 * g + k, taskId: ep.taskId, harnessId: ep.harness, group: g, reward: ok ? 1 : 0, score: ok ? 1 : 0.5, pass: ok,
-              terminated: true, truncated: false, tags: ep.tags, envFailed: false,
+              index: 2 * g + k,
+              taskId: ep.taskId,
+              harnessId: ep.harness,
+              group: g,
+              reward: ok ? 1 : 0,
+              score: ok ? 1 : 0.5,
+              pass: ok,
+              terminated: true,
+              truncated: false,
+              tags: ep.tags,
+              envFailed: false,
               turns: ep.turns.map((r) => {
                 const actionIds = Int32Array.from(encodeAction(tok, r.action));
-                return { contextIds: Int32Array.from(encodeContext(tok, r.context)), actionIds, logprobs: Float32Array.from(actionIds, () => -3 * lp.float()), stop: 'end' as const, kind: r.kind };
+                return {
+                  contextIds: Int32Array.from(encodeContext(tok, r.context)),
+                  actionIds,
+                  logprobs: Float32Array.from(actionIds, () => -3 * lp.float()),
+                  stop: 'end' as const,
+                  kind: r.kind,
+                };
               }),
             };
           }),
         );
-        const adv = grpoTrajectoryAdvantages(trajs.map((t) => t.reward), trajs.map((t) => t.group), rlLossConfig());
+        const adv = grpoTrajectoryAdvantages(
+          trajs.map((t) => t.reward),
+          trajs.map((t) => t.group),
+          rlLossConfig(),
+        );
         trajectories.push(...sampleTrajectories(trajs, adv, { method, seed, step }, { perStep: 2, seed: Rng.derive(seed, 'sample', step).int(2 ** 31), maxTokensPerTurn: 96 }));
       }
     }
   }
   const results: ExperimentResults = { resultsVersion: 1, spec: 'fixture', evalSet: 'stratified: 1 per distance, seed 0 (4 configs)', machine: 'test page', runs };
-  const full = { ...results, command: 'hlab run --spec fixture.json', status: 'done', warnings: ['synthetic fixture: numbers are drawn, not trained'], starts: ['scratch'], seconds: 42, curves, trajectories };
+  const full = {
+    ...results,
+    command: 'hlab run --spec fixture.json',
+    status: 'done',
+    warnings: ['synthetic fixture: numbers are drawn, not trained'],
+    starts: ['scratch'],
+    seconds: 42,
+    curves,
+    trajectories,
+  };
   return JSON.stringify(full, null, 2);
 }

@@ -78,7 +78,9 @@ test('results: the paper table shows mean ± std over seeds per method, charts a
     await expect(row.locator('td').first()).toHaveText('2');
     await expect(row.locator('td[data-col="base"] .after')).toHaveText(pct(runs.map((r: { after: { base: number } }) => r.after.base)));
     await expect(row.locator('td[data-col="inSpace"] .after')).toHaveText(pct(runs.map((r: { after: { inSpace: number } }) => r.after.inSpace)));
-    await expect(row.locator('td[data-col="bb-coding-cli"] .after')).toHaveText(pct(runs.map((r: { after: { blackbox: Record<string, number> } }) => r.after.blackbox['bb-coding-cli'])));
+    await expect(row.locator('td[data-col="bb-coding-cli"] .after')).toHaveText(
+      pct(runs.map((r: { after: { blackbox: Record<string, number> } }) => r.after.blackbox['bb-coding-cli'])),
+    );
     const before = runs.map((r: { before: { base: number } }) => r.before.base);
     await expect(row.locator('td[data-col="base"] .before')).toHaveText(((100 * before.reduce((a: number, b: number) => a + b, 0)) / before.length).toFixed(1));
   }
@@ -94,7 +96,9 @@ test('results: the paper table shows mean ± std over seeds per method, charts a
   await expect(rnd.locator('.score')).toHaveText('score n/a');
   await expect(page.locator('#results-no-episodes')).toHaveCount(0);
   // Starting checkpoint: the before values of all four runs.
-  await expect(page.locator('#paper-table tr[data-method="starting checkpoint"] td[data-col="base"] .after')).toHaveText(pct(fixture.runs.map((r: { before: { base: number } }) => r.before.base)));
+  await expect(page.locator('#paper-table tr[data-method="starting checkpoint"] td[data-col="base"] .after')).toHaveText(
+    pct(fixture.runs.map((r: { before: { base: number } }) => r.before.base)),
+  );
   // Behaviour and per-harness tables.
   await expect(page.locator('#behaviour-table tbody tr')).toHaveCount(2);
   await expect(page.locator('#harness-table tbody tr')).toHaveCount(2);
@@ -211,7 +215,11 @@ test('trajectories: filters, token-by-token replay, mask and advantage colours',
   await expect(page.locator('#traj-tokens .dropped')).toContainText('earlier context tokens not stored');
   await expect(page.locator('#traj-tokens .tok.act').last()).toHaveText('<|end|>');
   // Mask colouring: context and action tokens differ.
-  const bg = (sel: string) => page.locator(sel).first().evaluate((e) => getComputedStyle(e).backgroundColor);
+  const bg = (sel: string) =>
+    page
+      .locator(sel)
+      .first()
+      .evaluate((e) => getComputedStyle(e).backgroundColor);
   const ctxBg = await bg('#traj-tokens .tok.ctx');
   const actBg = await bg('#traj-tokens .tok.act');
   expect(ctxBg).not.toBe(actBg);
@@ -243,7 +251,12 @@ test('trajectories: a token holding part of a multi-byte character shows its byt
     const path = '/src/app/views/trajectories.ts';
     const mod = (await import(/* @vite-ignore */ path)) as typeof import('../../src/app/views/trajectories');
     const enc = new TextEncoder();
-    return [mod.readableToken(enc.encode('é')), mod.readableToken(enc.encode('—').slice(0, 2)), mod.readableToken(Uint8Array.of(0x80)), mod.readableToken(enc.encode('<|end|>'), '<|end|>')];
+    return [
+      mod.readableToken(enc.encode('é')),
+      mod.readableToken(enc.encode('—').slice(0, 2)),
+      mod.readableToken(Uint8Array.of(0x80)),
+      mod.readableToken(enc.encode('<|end|>'), '<|end|>'),
+    ];
   });
   expect(shown).toEqual(['é', '⟨e2 80⟩', '⟨80⟩', '<|end|>']);
 });

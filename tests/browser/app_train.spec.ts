@@ -143,9 +143,12 @@ test('train quick: charts move, reload mid-run, resume from the checkpoint, resu
   // The training worker crashes (an uncaught error in it): a message says to press Resume.
   const worker = page.workers().find((w) => w.url().includes('train_worker'));
   expect(worker, 'the training worker').toBeTruthy();
-  await worker!.evaluate(() => void setTimeout(() => {
-    throw new Error('injected crash (test)');
-  }));
+  await worker!.evaluate(
+    () =>
+      void setTimeout(() => {
+        throw new Error('injected crash (test)');
+      }),
+  );
   await expect(page.locator('#train-failure')).toContainText('crashed', { timeout: 30_000 });
   await expect(page.locator('#train-failure')).toContainText('Press Resume');
   await expect(page.locator('#train-phase')).toHaveAttribute('data-phase', 'failed');
@@ -154,9 +157,7 @@ test('train quick: charts move, reload mid-run, resume from the checkpoint, resu
   await page.locator('#train-resume').click();
   await expect(page.locator('#train-failure')).toHaveCount(0);
   const seen: number[] = [];
-  await expect
-    .poll(async () => (seen.push(await stepShown(page)), seen.at(-1)), { timeout: 180_000, intervals: [250] })
-    .toBe(STEPS);
+  await expect.poll(async () => (seen.push(await stepShown(page)), seen.at(-1)), { timeout: 180_000, intervals: [250] }).toBe(STEPS);
   // The checkpoint is at most one step behind what was shown when the worker died.
   expect(Math.min(...seen), 'the step counter never restarts').toBeGreaterThanOrEqual(k2 - 1);
 
@@ -172,7 +173,10 @@ test('train quick: charts move, reload mid-run, resume from the checkpoint, resu
 
   const long = [...long1, ...long2];
   note('main-thread long tasks while training', `${long.length}, longest ${Math.max(0, ...long.map((x) => x.duration)).toFixed(0)} ms`);
-  expect(long.filter((x) => x.duration > 200), 'main-thread tasks over 200 ms while training').toEqual([]);
+  expect(
+    long.filter((x) => x.duration > 200),
+    'main-thread tasks over 200 ms while training',
+  ).toEqual([]);
 
   // Export the latest checkpoint (a download of a .hlab file).
   const download = page.waitForEvent('download');

@@ -61,7 +61,10 @@ test('design view: space, 18 OA training ids, balance heat map, held-out histogr
   await expect(page.locator('.space-table tbody tr')).toHaveCount(5);
   await expect(page.locator('.space-table')).toContainText('line-numbered');
   // Heat map of the OA: 10 component pairs × 9 cells, every cell 18 / 9 = 2.
-  const cells = page.locator('#view-design .card').filter({ has: page.locator('#training-table') }).locator('.hm-cell');
+  const cells = page
+    .locator('#view-design .card')
+    .filter({ has: page.locator('#training-table') })
+    .locator('.hm-cell');
   await expect(cells).toHaveCount(90);
   const counts = await cells.evaluateAll((els) => els.map((e) => Number(e.getAttribute('data-count'))));
   expect(new Set(counts)).toEqual(new Set([2]));
@@ -174,7 +177,11 @@ test('inspect: menus follow the harness id, focus stays in the stepper, unchange
   await expect(page.locator('#inspect-a-O')).toHaveValue('0');
   await page.selectOption('#inspect-a-O', '2');
   await expect(page.locator('#inspect-a')).toHaveValue('S0-T0-O2-C0-W0');
-  for (const [id, level] of [['S1-T1-O1-C1-W1', '1'], ['S1-T1-O2-C1-W1', '2'], ['S1-T1-O0-C1-W1', '0']] as const) {
+  for (const [id, level] of [
+    ['S1-T1-O1-C1-W1', '1'],
+    ['S1-T1-O2-C1-W1', '2'],
+    ['S1-T1-O0-C1-W1', '0'],
+  ] as const) {
     await page.fill('#inspect-a', id);
     await page.press('#inspect-a', 'Enter');
     await expect(page.locator('#side-a h2 code')).toHaveText(id);

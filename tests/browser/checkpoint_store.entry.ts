@@ -2,16 +2,7 @@
 // Every function starts from a deleted database of its own name and returns a small
 // JSON-safe summary that the spec asserts on.
 import { deleteDB, openDB } from 'idb';
-import {
-  CheckpointError,
-  CheckpointStore,
-  STORE_CHUNKS,
-  STORE_MANIFESTS,
-  type CheckpointDB,
-  type CheckpointInput,
-  type Checkpoint,
-  type RunRecord,
-} from '../../src/storage';
+import { CheckpointError, CheckpointStore, STORE_CHUNKS, STORE_MANIFESTS, type CheckpointDB, type CheckpointInput, type Checkpoint, type RunRecord } from '../../src/storage';
 import { Rng, type RngState } from '../../src/util/rng';
 
 /** Small chunks so that every tensor spans several of them. */
@@ -60,9 +51,7 @@ function bitMismatches(a: Float32Array | Uint32Array | undefined, b: Float32Arra
 /** JSON with object keys sorted at every level (a loaded manifest's key order is canonical). */
 function sortedJson(v: unknown): string {
   return JSON.stringify(v, (_k, x: unknown) =>
-    x !== null && typeof x === 'object' && !Array.isArray(x)
-      ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-      : x,
+    x !== null && typeof x === 'object' && !Array.isArray(x) ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : x,
   );
 }
 

@@ -205,11 +205,7 @@ test('a schema upgrade with an older connection open does not hang', async ({ gp
 });
 
 test('an upgrade blocked by a foreign connection fails with a clear error instead of hanging', async ({ gpuPage }) => {
-  const r = await gpuPage.run<{ blocked: Err; versionAfter: number; saved: number }>(
-    ENTRY,
-    'upgradeBlockedByForeignConnection',
-    'hlab-test-blocked',
-  );
+  const r = await gpuPage.run<{ blocked: Err; versionAfter: number; saved: number }>(ENTRY, 'upgradeBlockedByForeignConnection', 'hlab-test-blocked');
   expect(r.blocked.code).toBe('upgrade-blocked');
   expect(r.blocked.message).toContain('from schema 1 to 2 is blocked');
   expect(r.versionAfter).toBe(2);

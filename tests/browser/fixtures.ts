@@ -19,11 +19,8 @@ export const test = base.extend<{ gpuPage: PageRunner }>({
     await page.goto('/tests/browser/page.html');
     await page.waitForFunction(() => window.hlabReady === true);
     await use({
-      run: <T,>(path: string, fn: string, ...args: unknown[]) =>
-        page.evaluate(
-          ([p, f, a]) => window.hlabRun(p as string, f as string, ...(a as unknown[])),
-          [path, fn, args] as const,
-        ) as Promise<T>,
+      run: <T>(path: string, fn: string, ...args: unknown[]) =>
+        page.evaluate(([p, f, a]) => window.hlabRun(p as string, f as string, ...(a as unknown[])), [path, fn, args] as const) as Promise<T>,
     });
     const gpuErrors = await page.evaluate(() => window.__hlabGpuErrors ?? []);
     expect(gpuErrors, 'uncaptured WebGPU errors').toEqual([]);

@@ -150,8 +150,16 @@ export async function layernormCheck(N: number, C: number, seed: number) {
   const vdb = { buffer: g.buffer, offset: 8 + C };
   await run(gpu, 'layernorm_backward', () => [
     prepareLayernormBackward(gpu, {
-      N, C, dout: put(gpu, 'dout', dout, 4), inp: put(gpu, 'inp', inp, 8), w: put(gpu, 'w', w, 1),
-      mean: put(gpu, 'mean', mean, 3), rstd: put(gpu, 'rstd', rstd, 2), dinp: vdinp, dw: vdw, db: vdb,
+      N,
+      C,
+      dout: put(gpu, 'dout', dout, 4),
+      inp: put(gpu, 'inp', inp, 8),
+      w: put(gpu, 'w', w, 1),
+      mean: put(gpu, 'mean', mean, 3),
+      rstd: put(gpu, 'rstd', rstd, 2),
+      dinp: vdinp,
+      dw: vdw,
+      db: vdb,
     }),
   ]);
   const ref = layernormBackwardRef(dout, inp, w, mean, rstd, { N, C }, { dinp: dinp0.slice(), dw: dw0.slice(), db: db0.slice() });
@@ -249,7 +257,15 @@ export async function logprobCheck(N: number, V: number, seed: number) {
   dlogprob[N - 1] = 0;
   const vd = put(gpu, 'dlogits', new Float32Array(N * V), 4);
   await run(gpu, 'logprob_backward', () => [
-    prepareLogprobBackward(gpu, { N, V, logits: put(gpu, 'logits', logits, 4), targets: put(gpu, 'targets', targets, 1), lse: put(gpu, 'lse', lse, 2), dlogprob: put(gpu, 'dlogprob', dlogprob, 3), dlogits: vd }),
+    prepareLogprobBackward(gpu, {
+      N,
+      V,
+      logits: put(gpu, 'logits', logits, 4),
+      targets: put(gpu, 'targets', targets, 1),
+      lse: put(gpu, 'lse', lse, 2),
+      dlogprob: put(gpu, 'dlogprob', dlogprob, 3),
+      dlogits: vd,
+    }),
   ]);
   const atol = 1e-6;
   const rtol = 1e-4;
@@ -268,8 +284,14 @@ export async function crossentropyCheck(N: number, V: number, seed: number, allM
   const vd = put(gpu, 'dlogits', new Float32Array(N * V).fill(-1), 4);
   await run(gpu, 'crossentropy_backward', () => [
     prepareCrossentropyBackward(gpu, {
-      N, V, logits: put(gpu, 'logits', logits, 4), targets: put(gpu, 'targets', targets, 1), mask: put(gpu, 'mask', mask, 2),
-      lse: put(gpu, 'lse', lse, 3), scale: put(gpu, 'scale', new Float32Array([scale]), 5), dlogits: vd,
+      N,
+      V,
+      logits: put(gpu, 'logits', logits, 4),
+      targets: put(gpu, 'targets', targets, 1),
+      mask: put(gpu, 'mask', mask, 2),
+      lse: put(gpu, 'lse', lse, 3),
+      scale: put(gpu, 'scale', new Float32Array([scale]), 5),
+      dlogits: vd,
     }),
   ]);
   const atol = 1e-7;

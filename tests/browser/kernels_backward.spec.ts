@@ -32,7 +32,12 @@ test('matmul_backward: vec4 and scalar paths, odd sizes, padded rows, large/tiny
 
 test('attention_backward: odd T, padded row, sharp and flat softmax (atol 1e-5·max(1,q-scale), rtol 1e-4)', async ({ gpuPage }) => {
   // HS = 4 and 8 with aligned offsets run the vec4 entry points, the rest the scalar ones.
-  for (const [B, T, C, NH, qs, aligned] of [[2, 7, 12, 3, 1, true], [2, 7, 12, 3, 1, false], [1, 13, 10, 2, 4, true], [3, 5, 8, 1, 0.1, true]] as const) {
+  for (const [B, T, C, NH, qs, aligned] of [
+    [2, 7, 12, 3, 1, true],
+    [2, 7, 12, 3, 1, false],
+    [1, 13, 10, 2, 4, true],
+    [3, 5, 8, 1, 0.1, true],
+  ] as const) {
     expectAll(`B=${B} T=${T} C=${C} NH=${NH} q-scale=${qs} aligned=${aligned}`, await gpuPage.run(ENTRY, 'attentionCheck', B, T, C, NH, 5, qs, aligned));
   }
 });

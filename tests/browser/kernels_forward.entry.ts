@@ -103,13 +103,23 @@ export function layernormCheck(N: number, C: number, mode: string, seed: number,
     const w = normals(rng, C);
     const b = normals(rng, C);
     const bufs = {
-      inp: uploadStorage(gpu.device, 'inp', inp), w: uploadAt(gpu, 'w', w, 7), b: uploadAt(gpu, 'b', b, 1),
-      out: createStorage(gpu.device, 'out', N * C * 4), mean: createStorage(gpu.device, 'mean', N * 4), rstd: createStorage(gpu.device, 'rstd', N * 4),
+      inp: uploadStorage(gpu.device, 'inp', inp),
+      w: uploadAt(gpu, 'w', w, 7),
+      b: uploadAt(gpu, 'b', b, 1),
+      out: createStorage(gpu.device, 'out', N * C * 4),
+      mean: createStorage(gpu.device, 'mean', N * 4),
+      rstd: createStorage(gpu.device, 'rstd', N * 4),
     };
     await run(gpu, 'layernorm_forward', () => [
       prepareLayernormForward(gpu, {
-        N, C, inp: { buffer: bufs.inp }, w: { buffer: bufs.w, offset: 7 }, b: { buffer: bufs.b, offset: 1 },
-        out: { buffer: bufs.out }, mean: { buffer: bufs.mean }, rstd: { buffer: bufs.rstd },
+        N,
+        C,
+        inp: { buffer: bufs.inp },
+        w: { buffer: bufs.w, offset: 7 },
+        b: { buffer: bufs.b, offset: 1 },
+        out: { buffer: bufs.out },
+        mean: { buffer: bufs.mean },
+        rstd: { buffer: bufs.rstd },
       }),
     ]);
     const ref = layernormForwardRef(inp, w, b, { N, C });
@@ -137,8 +147,14 @@ export function matmulCheck(N: number, K: number, M: number, bias: boolean, resi
     const rB = res ? uploadStorage(gpu.device, 'res', res) : null;
     await run(gpu, 'matmul_forward', () => [
       prepareMatmulForward(gpu, {
-        N, K, M, inp: { buffer: inpB, offset: inpOffset }, weight: { buffer: wB, offset: wOffset },
-        bias: bB ? { buffer: bB, offset: 2 } : null, residual: rB ? { buffer: rB } : null, out: { buffer: out },
+        N,
+        K,
+        M,
+        inp: { buffer: inpB, offset: inpOffset },
+        weight: { buffer: wB, offset: wOffset },
+        bias: bB ? { buffer: bB, offset: 2 } : null,
+        residual: rB ? { buffer: rB } : null,
+        out: { buffer: out },
       }),
     ]);
     const ref = matmulForwardRef(inp, w, bv, { N, K, M });
@@ -157,9 +173,7 @@ export function attentionCheck(B: number, T: number, C: number, NH: number, qSca
     const out = createStorage(gpu.device, 'out', B * T * C * 4);
     // Pre-fill att with garbage: the kernel must overwrite the upper triangle with zeros.
     gpu.device.queue.writeBuffer(att, 0, new Float32Array(B * NH * T * T).fill(7));
-    await run(gpu, 'attention_forward', () => [
-      prepareAttentionForward(gpu, { B, T, C, NH, qkv: { buffer: qkvB, offset: 8 }, att: { buffer: att }, out: { buffer: out } }),
-    ]);
+    await run(gpu, 'attention_forward', () => [prepareAttentionForward(gpu, { B, T, C, NH, qkv: { buffer: qkvB, offset: 8 }, att: { buffer: att }, out: { buffer: out } })]);
     const ref = attentionForwardRef(qkv, { B, T, C, NH });
     return {
       out: allClose(await readF32(gpu.device, out, B * T * C), ref.out, tol[0], tol[1]),
@@ -218,8 +232,12 @@ export function crossentropyCheck(N: number, V: number, big: number, maskMode: s
     const targets = Int32Array.from({ length: N }, () => rng.int(V));
     const mask = Float32Array.from({ length: N }, (_, i) => (maskMode === 'zero' || i % 4 === 3 ? 0 : i === 2 ? 0.5 : 1));
     const b = {
-      logits: uploadAt(gpu, 'logits', logits, 4), targets: uploadStorage(gpu.device, 'targets', targets), mask: uploadStorage(gpu.device, 'mask', mask),
-      loss: createStorage(gpu.device, 'loss', N * 4), lse: createStorage(gpu.device, 'lse', N * 4), stats: createStorage(gpu.device, 'stats', 8),
+      logits: uploadAt(gpu, 'logits', logits, 4),
+      targets: uploadStorage(gpu.device, 'targets', targets),
+      mask: uploadStorage(gpu.device, 'mask', mask),
+      loss: createStorage(gpu.device, 'loss', N * 4),
+      lse: createStorage(gpu.device, 'lse', N * 4),
+      stats: createStorage(gpu.device, 'stats', 8),
     };
     await run(gpu, 'crossentropy_forward', () =>
       prepareCrossentropyForward(gpu, { N, V, logits: { buffer: b.logits, offset: 4 }, targets: b.targets, mask: b.mask, loss: b.loss, lse: b.lse, stats: b.stats }),
@@ -296,7 +314,10 @@ export function sampleCheck(B: number, V: number, temperature: number, topP: num
       const rows = Int32Array.from({ length: B }, (_, b) => (b + s) % R);
       const steps = Int32Array.from({ length: B }, () => s);
       const rs = new Uint32Array(2 * B);
-      for (let b = 0; b < B; b++) { rs[2 * b] = rows[b]; rs[2 * b + 1] = steps[b]; }
+      for (let b = 0; b < B; b++) {
+        rs[2 * b] = rows[b];
+        rs[2 * b + 1] = steps[b];
+      }
       gpu.device.queue.writeBuffer(rowsBuf, 0, rs);
       await run(gpu, 'sample_tokens', () => [d]);
       const gi = new Int32Array(await readback(gpu.device, ids, B * 4));

@@ -7,7 +7,14 @@ import { test, expect } from './fixtures';
 
 const ENTRY = '/tests/browser/kernels_forward.entry.ts';
 
-interface Close { ok: boolean; maxAbsErr: number; firstBad: number; got: number; ref: number; n: number }
+interface Close {
+  ok: boolean;
+  maxAbsErr: number;
+  firstBad: number;
+  got: number;
+  ref: number;
+  n: number;
+}
 type Reports = Record<string, Close>;
 type Case = [string, ...unknown[]];
 
@@ -23,22 +30,26 @@ function expectAllClose(results: Array<{ label: string; result: Reports }>) {
 
 test('encoder_forward (exact), kv_cache_write and gather_rows (exact copies)', async ({ gpuPage }) => {
   // One f32 add per element / a copy on both sides: atol = rtol = 0.
-  expectAllClose(await runCases(gpuPage, [
-    ['encoderCheck', 3, 7, 48, 259, 16, 1], // odd T and V, non-zero offsets
-    ['encoderCheck', 1, 16, 32, 64, 16, 2], // T = maxT
-    ['kvCacheWriteCheck', 3, 5, 16, 9, 10], // some positions past Tmax are dropped
-    ['gatherRowsCheck', 5, 48, 21, 12],
-  ]));
+  expectAllClose(
+    await runCases(gpuPage, [
+      ['encoderCheck', 3, 7, 48, 259, 16, 1], // odd T and V, non-zero offsets
+      ['encoderCheck', 1, 16, 32, 64, 16, 2], // T = maxT
+      ['kvCacheWriteCheck', 3, 5, 16, 9, 10], // some positions past Tmax are dropped
+      ['gatherRowsCheck', 5, 48, 21, 12],
+    ]),
+  );
 });
 
 test('layernorm_forward: normal, odd C, huge, tiny and constant rows', async ({ gpuPage }) => {
-  expectAllClose(await runCases(gpuPage, [
-    ['layernormCheck', 21, 48, 'normal', 2, [1e-5, 1e-5]],
-    ['layernormCheck', 7, 7, 'normal', 2, [1e-5, 1e-5]], // odd C
-    ['layernormCheck', 9, 128, 'huge', 2, [1e-4, 1e-5]], // x ≈ 1e4: f32 rounding of 1e4-sized sums
-    ['layernormCheck', 9, 48, 'tiny', 2, [1e-4, 1e-4]], // var ≈ 1e-6, eps = 1e-5 dominates rstd
-    ['layernormCheck', 4, 32, 'const', 2, [1e-5, 1e-5]], // var = 0 exactly: out = b
-  ]));
+  expectAllClose(
+    await runCases(gpuPage, [
+      ['layernormCheck', 21, 48, 'normal', 2, [1e-5, 1e-5]],
+      ['layernormCheck', 7, 7, 'normal', 2, [1e-5, 1e-5]], // odd C
+      ['layernormCheck', 9, 128, 'huge', 2, [1e-4, 1e-5]], // x ≈ 1e4: f32 rounding of 1e4-sized sums
+      ['layernormCheck', 9, 48, 'tiny', 2, [1e-4, 1e-4]], // var ≈ 1e-6, eps = 1e-5 dominates rstd
+      ['layernormCheck', 4, 32, 'const', 2, [1e-5, 1e-5]], // var = 0 exactly: out = b
+    ]),
+  );
 });
 
 test('matmul_forward: vec4 and scalar paths, odd sizes, offsets, bias/none, fused residual, huge/tiny', async ({ gpuPage }) => {
@@ -51,8 +62,12 @@ test('matmul_forward: vec4 and scalar paths, odd sizes, offsets, bias/none, fuse
     [9, 64, 20, true, false, 0, 0, 1e3], // huge inputs
     [9, 64, 20, true, false, 0, 0, 1e-6], // tiny inputs (bias dominates)
   ];
-  expectAllClose(await runCases(gpuPage, cases.map(([N, K, M, bias, res, oi, ow, scale]) =>
-    ['matmulCheck', N, K, M, bias, res, oi, ow, scale, 3, [1e-5 * Math.max(1, scale) * (K / 32), 1e-4]] as Case)));
+  expectAllClose(
+    await runCases(
+      gpuPage,
+      cases.map(([N, K, M, bias, res, oi, ow, scale]) => ['matmulCheck', N, K, M, bias, res, oi, ow, scale, 3, [1e-5 * Math.max(1, scale) * (K / 32), 1e-4]] as Case),
+    ),
+  );
 });
 
 test('attention_forward: odd T, T = 1, HS = 64, sharp softmax; att zero above the diagonal', async ({ gpuPage }) => {
@@ -63,7 +78,12 @@ test('attention_forward: odd T, T = 1, HS = 64, sharp softmax; att zero above th
     [3, 19, 64, 1, 1], // HS = 64 (register limit)
     [2, 9, 32, 2, 30], // sharp softmax (scores ≈ ±100)
   ];
-  expectAllClose(await runCases(gpuPage, cases.map(([B, T, C, NH, q]) => ['attentionCheck', B, T, C, NH, q, 4, [1e-5 * q, 1e-4]] as Case)));
+  expectAllClose(
+    await runCases(
+      gpuPage,
+      cases.map(([B, T, C, NH, q]) => ['attentionCheck', B, T, C, NH, q, 4, [1e-5 * q, 1e-4]] as Case),
+    ),
+  );
 });
 
 test('gelu_forward, logprob_forward and crossentropy_forward incl. ±1e4 logits and padded rows', async ({ gpuPage }) => {
@@ -85,8 +105,17 @@ test('gelu_forward, logprob_forward and crossentropy_forward incl. ±1e4 logits 
 
 test('sample_tokens: ids equal the CPU reference (greedy, τ = 1, 0.7, 1.3 with top-p 0.9); log-probs within atol 2e-3, rtol 1e-5', async ({ gpuPage }) => {
   // Rows with |z| ≈ 1e4 carry the f32 spacing there (≈ 1e-3/τ) in the log-prob: atol 2e-3.
-  const res = await runCases<{ idMismatches: number; distinct: number; logprob: Close }>(gpuPage,
-    ([[0, 1], [1, 1], [0.7, 1], [1.3, 0.9]] as const).map(([temp, topP]) => ['sampleCheck', 6, 259, temp, topP, 8, 11, [2e-3, 1e-5]] as Case));
+  const res = await runCases<{ idMismatches: number; distinct: number; logprob: Close }>(
+    gpuPage,
+    (
+      [
+        [0, 1],
+        [1, 1],
+        [0.7, 1],
+        [1.3, 0.9],
+      ] as const
+    ).map(([temp, topP]) => ['sampleCheck', 6, 259, temp, topP, 8, 11, [2e-3, 1e-5]] as Case),
+  );
   res.forEach(({ label, result }, i) => {
     expect(result.idMismatches, label).toBe(0);
     if (i > 0) expect(result.distinct, `${label}: actually random, not stuck on the argmax`).toBeGreaterThan(8);
@@ -96,8 +125,16 @@ test('sample_tokens: ids equal the CPU reference (greedy, τ = 1, 0.7, 1.3 with 
 
 test('sample_tokens with banned ids (the specials but the stop id): never drawn, the allowed one is; ids and log-probs equal the CPU reference', async ({ gpuPage }) => {
   const ban = { lo: 100, hi: 108, allow: 107 };
-  const res = await runCases<{ idMismatches: number; bannedDraws: number; allowDraws: number; logprob: Close }>(gpuPage,
-    ([[0, 1], [1, 1], [1.3, 0.9]] as const).map(([temp, topP]) => ['sampleCheck', 6, 259, temp, topP, 8, 12, [2e-3, 1e-5], ban] as Case));
+  const res = await runCases<{ idMismatches: number; bannedDraws: number; allowDraws: number; logprob: Close }>(
+    gpuPage,
+    (
+      [
+        [0, 1],
+        [1, 1],
+        [1.3, 0.9],
+      ] as const
+    ).map(([temp, topP]) => ['sampleCheck', 6, 259, temp, topP, 8, 12, [2e-3, 1e-5], ban] as Case),
+  );
   res.forEach(({ label, result }) => {
     expect(result.idMismatches, label).toBe(0);
     expect(result.bannedDraws, label).toBe(0);

@@ -2,14 +2,20 @@
 import { test, expect } from './fixtures';
 
 const ENTRY = '/tests/browser/model_forward.entry.ts';
-interface Close { ok: boolean; maxAbsErr: number }
+interface Close {
+  ok: boolean;
+  maxAbsErr: number;
+}
 
 test('GPU forward matches the CPU model (tiny and an odd config) within atol=1e-5, rtol=1e-4', async ({ gpuPage }) => {
   // Logits are O(1) with N(0,0.1²)-perturbed weights; the GPU sums in f32, the CPU references
   // in f64 (rounded once per op). Observed max |Δ| on SwiftShader: 6.6e-7 (logits), 4.8e-7 (values).
   const tiny = { vocabSize: 259, maxT: 256, C: 32, L: 2, NH: 2 };
   const odd = { vocabSize: 131, maxT: 16, C: 48, L: 1, NH: 4 }; // HS = 12, odd V
-  for (const [cfg, B, T, lengths] of [[tiny, 3, 13, [13, 5, 1]], [odd, 2, 7, [7, 4]]] as const) {
+  for (const [cfg, B, T, lengths] of [
+    [tiny, 3, 13, [13, 5, 1]],
+    [odd, 2, 7, [7, 4]],
+  ] as const) {
     const r = await gpuPage.run<{ logits: Close; values: Close; dispatches: number }>(ENTRY, 'forwardVsCpu', cfg, B, T, lengths, 21, 1e-5, 1e-4);
     expect(r.logits.ok, `logits ${JSON.stringify(r.logits)}`).toBe(true);
     expect(r.values.ok, `values ${JSON.stringify(r.values)}`).toBe(true);

@@ -8,9 +8,18 @@ import { decodeBaseCheckpoint } from '../../src/pretrain/checkpoint';
 import { pretrainInPage } from '../../src/pretrain/page';
 
 const MICRO: SftConfig = {
-  preset: 'tiny', steps: 12, batchSize: 4, lr: 1e-2, seed: 5, demos: 4, blackbox: null, maxTier: 1,
+  preset: 'tiny',
+  steps: 12,
+  batchSize: 4,
+  lr: 1e-2,
+  seed: 5,
+  demos: 4,
+  blackbox: null,
+  maxTier: 1,
   // maxT 512: every procedural opening fits whole (the cut never drops the instruction).
-  actionReserve: 40, warmupSteps: 2, modelOverride: { C: 16, L: 1, NH: 2, maxT: 512 },
+  actionReserve: 40,
+  warmupSteps: 2,
+  modelOverride: { C: 16, L: 1, NH: 2, maxT: 512 },
 };
 
 /** Loss curves of the GPU and CPU backends over the same 12 batches. */
@@ -30,5 +39,13 @@ export async function toyPretrain(): Promise<{ backend: string; steps: number; l
   const bin = atob(r.checkpointBase64);
   const bytes = Uint8Array.from(bin, (ch) => ch.charCodeAt(0));
   const ck = await decodeBaseCheckpoint(bytes);
-  return { backend: r.backend, steps: r.steps, losses: r.losses, digest: r.digest, verified: ck.header.digest, evalEpisodes: r.eval?.episodes.length ?? 0, passAt1: r.eval?.passAt1 ?? -1 };
+  return {
+    backend: r.backend,
+    steps: r.steps,
+    losses: r.losses,
+    digest: r.digest,
+    verified: ck.header.digest,
+    evalEpisodes: r.eval?.episodes.length ?? 0,
+    passAt1: r.eval?.passAt1 ?? -1,
+  };
 }

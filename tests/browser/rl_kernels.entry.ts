@@ -93,7 +93,9 @@ export async function advantageKernels(seed: number): Promise<Check[]> {
     // ratios: f32 subtraction + exp, relative error ≲ 1e-6
     for (const drift of [0.3, 0]) {
       const b = toF32(makeRlBatch(seed, 6, 33, { drift }));
-      const lp = up(gpu, 'lp', b.logprobs), old = up(gpu, 'old', b.oldLogprobs), m = up(gpu, 'mask', b.mask);
+      const lp = up(gpu, 'lp', b.logprobs),
+        old = up(gpu, 'old', b.oldLogprobs),
+        m = up(gpu, 'mask', b.mask);
       const r = out(gpu, 'ratio', b.B * b.T);
       await run(gpu, 'ratio', (p) => encodePrepared(p, [prepareRatioForward(gpu, { B: b.B, T: b.T, logprobs: tv(lp), oldLogprobs: tv(old), mask: tv(m), ratio: tv(r) })]));
       const got = await readF32(gpu.device, r, b.B * b.T);
@@ -106,13 +108,19 @@ export async function advantageKernels(seed: number): Promise<Check[]> {
     const offsets = Int32Array.from([0, ...groups.map((g) => g.length)].map((_, i, a) => a.slice(0, i + 1).reduce((s, x) => s + x, 0)));
     const E = rewards.length;
     const rowEpisode = Int32Array.from([...Array.from({ length: E }, (_, e) => e), 2]);
-    const B = rowEpisode.length, T = 7;
+    const B = rowEpisode.length,
+      T = 7;
     const mask = Float32Array.from({ length: B * T }, (_, i) => ((i * 7919) % 5 < 3 ? 1 : 0));
     for (const noStdDivision of [false, true]) {
       const gp = { stdFloor: 1e-6, eps: 1e-6, noStdDivision };
-      const episodeAdvantages = out(gpu, 'ep-adv', E), advantages = out(gpu, 'adv', B * T);
+      const episodeAdvantages = out(gpu, 'ep-adv', E),
+        advantages = out(gpu, 'adv', B * T);
       const ga = {
-        E, numGroups: groups.length, B, T, p: gp,
+        E,
+        numGroups: groups.length,
+        B,
+        T,
+        p: gp,
         rewards: tv(up(gpu, 'rewards', rewards)),
         groupOffsets: tv(up(gpu, 'offsets', offsets)),
         episodeAdvantages: tv(episodeAdvantages),
@@ -128,17 +136,32 @@ export async function advantageKernels(seed: number): Promise<Check[]> {
       checks.push(cmp(`grpo broadcast noStd=${noStdDivision}`, await readF32(gpu.device, advantages, B * T), ref.advantages, 1e-6, 1e-5));
       // groups 0–5 (constant, near-constant, one member) must be exactly 0 on the GPU too
       const zeroIdx = [0, 1, 2, 3, 4, 5, 6, 7, 12, 13, 14, 15, 16, 17, 18, 19];
-      checks.push(cmp(`grpo exact zeros noStd=${noStdDivision}`, zeroIdx.map((i) => ep[i]), zeroIdx.map(() => 0), 0, 0));
+      checks.push(
+        cmp(
+          `grpo exact zeros noStd=${noStdDivision}`,
+          zeroIdx.map((i) => ep[i]),
+          zeroIdx.map(() => 0),
+          0,
+          0,
+        ),
+      );
     }
     // GAE: the hand row of the unit tests plus random rows, γ ∈ {0, 0.9, 1}, truncated and terminated
-    for (const [gamma, lambda] of [[0, 0.5], [0.9, 0.95], [1, 1]]) {
+    for (const [gamma, lambda] of [
+      [0, 0.5],
+      [0.9, 0.95],
+      [1, 1],
+    ]) {
       const b = toF32(makeRlBatch(seed + 1, 6, 40));
       const rw = Float32Array.from([1, 0, -0.5, 2, 0.25, 1]);
       const nv = Float32Array.from([4, 3, 2, 1, 0.5, -1]);
       const tr = Float32Array.from([0, 1, 1, 0, 1, 0]);
-      const advantages = out(gpu, 'adv', b.B * b.T), returns = out(gpu, 'ret', b.B * b.T);
+      const advantages = out(gpu, 'adv', b.B * b.T),
+        returns = out(gpu, 'ret', b.B * b.T);
       const ga = {
-        B: b.B, T: b.T, p: { gamma, lambda },
+        B: b.B,
+        T: b.T,
+        p: { gamma, lambda },
         rewards: tv(up(gpu, 'rewards', rw)),
         values: tv(up(gpu, 'values', b.oldValues!)),
         mask: tv(up(gpu, 'mask', b.mask)),
@@ -157,7 +180,9 @@ export async function advantageKernels(seed: number): Promise<Check[]> {
     {
       const b = toF32(makeRlBatch(seed + 2, 7, 50));
       const adv = Float32Array.from(b.advantages, (x, i) => (b.mask[i] > 0 ? 3 + 2 * x : 1e3)); // garbage at masked
-      const a = up(gpu, 'adv', adv), m = up(gpu, 'mask', b.mask), s = out(gpu, 'scratch', advNormalizeScratchBytes(b.B) / 4);
+      const a = up(gpu, 'adv', adv),
+        m = up(gpu, 'mask', b.mask),
+        s = out(gpu, 'scratch', advNormalizeScratchBytes(b.B) / 4);
       await run(gpu, 'adv-norm', (p) => encodePrepared(p, prepareAdvNormalizeForward(gpu, { B: b.B, T: b.T, advantages: tv(a), mask: tv(m), scratch: tv(s), eps: 1e-6 })));
       const ref = advNormalizeForwardRef(adv, b.mask, b, 1e-6);
       checks.push(cmp('adv_normalize_forward', await readF32(gpu.device, a, b.B * b.T), ref.advantages, 1e-5, 1e-5));
@@ -192,8 +217,14 @@ async function lossKernelsOne(gpu: Gpu, seed: number, aggregation: LossAggregati
   const norm = stepNormalizer(b.mask, B, T, 20);
   const agg = { aggregation, norm };
   const g = {
-    lp: up(gpu, 'lp', b.logprobs), old: up(gpu, 'old', b.oldLogprobs), adv: up(gpu, 'adv', b.advantages), mask: up(gpu, 'mask', b.mask),
-    ref: up(gpu, 'ref', b.refLogprobs!), v: up(gpu, 'v', b.values!), vold: up(gpu, 'vold', b.oldValues!), ret: up(gpu, 'ret', b.returns!),
+    lp: up(gpu, 'lp', b.logprobs),
+    old: up(gpu, 'old', b.oldLogprobs),
+    adv: up(gpu, 'adv', b.advantages),
+    mask: up(gpu, 'mask', b.mask),
+    ref: up(gpu, 'ref', b.refLogprobs!),
+    v: up(gpu, 'v', b.values!),
+    vold: up(gpu, 'vold', b.oldValues!),
+    ret: up(gpu, 'ret', b.returns!),
     logits: up(gpu, 'logits', b.logits!),
   };
   const rows = out(gpu, 'rows', B * ROW_STATS);
@@ -227,13 +258,30 @@ async function lossKernelsOne(gpu: Gpu, seed: number, aggregation: LossAggregati
     const rho = [1.25, 1.3, 0.75, 0.85, 1.25, 0.75];
     const adv = [1, 1, -1, -1, -1, 1];
     const n = rho.length;
-    const cb = { logprobs: up(gpu, 'band lp', Float32Array.from(rho, Math.log)), oldLogprobs: up(gpu, 'band old', new Float32Array(n)), advantages: up(gpu, 'band adv', Float32Array.from(adv)), mask: up(gpu, 'band mask', new Float32Array(n).fill(1)) };
+    const cb = {
+      logprobs: up(gpu, 'band lp', Float32Array.from(rho, Math.log)),
+      oldLogprobs: up(gpu, 'band old', new Float32Array(n)),
+      advantages: up(gpu, 'band adv', Float32Array.from(adv)),
+      mask: up(gpu, 'band mask', new Float32Array(n).fill(1)),
+    };
     const bandRows = out(gpu, 'band rows', ROW_STATS);
     const bnorm = stepNormalizer(new Float32Array(n).fill(1), 1, n, n);
     const sp = { aggregation, norm: bnorm, clipLow: 0.2, clipHigh: 0.28, dualClip: null };
     await run(gpu, 'surrogate band', (p) => {
       encodePrepared(p, [prepareRlRowsZero(gpu, { B: 1, rowStats: tv(bandRows) })]);
-      encodePrepared(p, prepareSurrogateForward(gpu, { B: 1, T: n, p: sp, logprobs: tv(cb.logprobs), oldLogprobs: tv(cb.oldLogprobs), advantages: tv(cb.advantages), mask: tv(cb.mask), rowStats: tv(bandRows) }).dispatches);
+      encodePrepared(
+        p,
+        prepareSurrogateForward(gpu, {
+          B: 1,
+          T: n,
+          p: sp,
+          logprobs: tv(cb.logprobs),
+          oldLogprobs: tv(cb.oldLogprobs),
+          advantages: tv(cb.advantages),
+          mask: tv(cb.mask),
+          rowStats: tv(bandRows),
+        }).dispatches,
+      );
     });
     const got = await readF32(gpu.device, bandRows, ROW_STATS);
     const fr = surrogateForwardRef(Float32Array.from(rho, Math.log), new Float32Array(n), Float32Array.from(adv), new Float32Array(n).fill(1), { B: 1, T: n }, sp);
@@ -298,11 +346,17 @@ export async function klExtremes(): Promise<{ checks: Check[]; k3: number[]; dk3
   let dk3: number[] = [];
   try {
     const xs = [0, 1e-6, -1e-6, 80, -80, 0.3, -0.7];
-    const B = xs.length, T = 1;
-    const lp = new Float32Array(B), ref = Float32Array.from(xs), mask = new Float32Array(B).fill(1);
+    const B = xs.length,
+      T = 1;
+    const lp = new Float32Array(B),
+      ref = Float32Array.from(xs),
+      mask = new Float32Array(B).fill(1);
     const norm = stepNormalizer(mask, B, T, 1);
-    const rows = out(gpu, 'rows', B * ROW_STATS), grad = out(gpu, 'grad', B);
-    const glp = up(gpu, 'lp', lp), gref = up(gpu, 'ref', ref), gm = up(gpu, 'mask', mask);
+    const rows = out(gpu, 'rows', B * ROW_STATS),
+      grad = out(gpu, 'grad', B);
+    const glp = up(gpu, 'lp', lp),
+      gref = up(gpu, 'ref', ref),
+      gm = up(gpu, 'mask', mask);
     for (const estimator of ['k1', 'k2', 'k3'] as KlEstimator[]) {
       const kp = { aggregation: 'token-mean' as const, norm, estimator };
       await run(gpu, 'kl-extremes', (p) => {
@@ -359,7 +413,14 @@ async function gpuStep(gpu: Gpu, parts: RlBatch<Float32Array>[], cfg: RlLossConf
       dlogprob: out(gpu, `dlp${k}`, b.B * b.T),
       dvalues: out(gpu, `dv${k}`, b.B * b.T),
       entropy: V
-        ? { V, mask, logits: up(gpu, `logits${k}`, b.logits!), entropy: out(gpu, `ent${k}`, b.B * b.T), lse: out(gpu, `lse${k}`, b.B * b.T), dentropy: out(gpu, `dent${k}`, b.B * b.T) }
+        ? {
+            V,
+            mask,
+            logits: up(gpu, `logits${k}`, b.logits!),
+            entropy: out(gpu, `ent${k}`, b.B * b.T),
+            lse: out(gpu, `lse${k}`, b.B * b.T),
+            dentropy: out(gpu, `dent${k}`, b.B * b.T),
+          }
         : undefined,
     };
     const dlogits = out(gpu, `dlogits${k}`, Math.max(1, b.B * b.T * V)); // stands in for logprob_backward's output (zeros)
@@ -368,15 +429,25 @@ async function gpuStep(gpu: Gpu, parts: RlBatch<Float32Array>[], cfg: RlLossConf
   // prepared: build the head once with a wrong normalizer, then retarget it (as a training step
   // that prepares per shape and writes each step's N and S before the submit)
   const heads = prepared ? mbs.map((mb) => prepareRlLossHead(gpu, s, mb.bufs, cfg, { globalTokens: 1, globalSeqs: 1, tokenSumNorm: 1 })) : [];
-  if (prepared) writeNormalizer(gpu, heads.flatMap((h) => h.normUniforms), norm);
-  await run(gpu, 'rl-step', (p) => {
-    encodePrepared(p, prepareRlStepBegin(gpu, s));
-    for (const [k, mb] of mbs.entries()) {
-      encodePrepared(p, prepared ? heads[k].dispatches : prepareRlLossHead(gpu, s, mb.bufs, cfg, norm).dispatches);
-      encodePrepared(p, prepareRlEntropyBackward(gpu, mb.bufs, mb.dlogits, cfg, norm)?.dispatches ?? []);
-    }
-    encodePrepared(p, [prepareRlStepEnd(gpu, s, cfg)]);
-  }, gradNorm === undefined ? undefined : (enc) => copyGradNormToMetrics(enc, s, up(gpu, 'grad-norm', Float32Array.from([gradNorm]))));
+  if (prepared)
+    writeNormalizer(
+      gpu,
+      heads.flatMap((h) => h.normUniforms),
+      norm,
+    );
+  await run(
+    gpu,
+    'rl-step',
+    (p) => {
+      encodePrepared(p, prepareRlStepBegin(gpu, s));
+      for (const [k, mb] of mbs.entries()) {
+        encodePrepared(p, prepared ? heads[k].dispatches : prepareRlLossHead(gpu, s, mb.bufs, cfg, norm).dispatches);
+        encodePrepared(p, prepareRlEntropyBackward(gpu, mb.bufs, mb.dlogits, cfg, norm)?.dispatches ?? []);
+      }
+      encodePrepared(p, [prepareRlStepEnd(gpu, s, cfg)]);
+    },
+    gradNorm === undefined ? undefined : (enc) => copyGradNormToMetrics(enc, s, up(gpu, 'grad-norm', Float32Array.from([gradNorm]))),
+  );
   const res: StepResult = { metrics: await readRlMetrics(gpu, s), dlogprob: [], dvalues: [], dlogits: [] };
   for (const mb of mbs) {
     res.dlogprob.push(...(await readF32(gpu.device, mb.bufs.dlogprob, mb.b.B * mb.b.T)));
@@ -467,7 +538,15 @@ export async function paddingInvariance(seed: number, modes: LossAggregation[]):
       ] as const) {
         const m = map(got as number[], per);
         checks.push(cmp(`padded ${name} == plain`, m.inside, want as number[], 0, 0));
-        checks.push(cmp(`padded ${name} is 0 at padding`, m.pad, m.pad.map(() => 0), 0, 0));
+        checks.push(
+          cmp(
+            `padded ${name} is 0 at padding`,
+            m.pad,
+            m.pad.map(() => 0),
+            0,
+            0,
+          ),
+        );
       }
       for (let i = before; i < checks.length; i++) checks[i].name = `${aggregation}: ${checks[i].name}`;
     }
@@ -482,7 +561,9 @@ export async function firstMinibatch(seed: number): Promise<{ maxAbsRatioMinus1:
   const gpu = await createGpu();
   try {
     const b = toF32(makeRlBatch(seed, 8, 32, { drift: 0, V: 3 }));
-    const lp = up(gpu, 'lp', b.logprobs), old = up(gpu, 'old', b.oldLogprobs), m = up(gpu, 'mask', b.mask);
+    const lp = up(gpu, 'lp', b.logprobs),
+      old = up(gpu, 'old', b.oldLogprobs),
+      m = up(gpu, 'mask', b.mask);
     const r = out(gpu, 'ratio', b.B * b.T);
     await run(gpu, 'ratio', (p) => encodePrepared(p, [prepareRatioForward(gpu, { B: b.B, T: b.T, logprobs: tv(lp), oldLogprobs: tv(old), mask: tv(m), ratio: tv(r) })]));
     const got = await readF32(gpu.device, r, b.B * b.T);
@@ -500,12 +581,23 @@ export async function firstMinibatch(seed: number): Promise<{ maxAbsRatioMinus1:
  * nonfinite_check on raw values (NaN, ±Inf flagged; ±F32_MAX, denormals, −0 not), and full
  * steps with one NaN/Inf injected into each source at a valid and at a padded position.
  */
-export async function nonfiniteDetection(seed: number): Promise<{ raw: Array<{ value: string; flag: number }>; steps: Array<{ source: string; where: string; skipped: number; mask: number; want: number }>; clean: number }> {
+export async function nonfiniteDetection(
+  seed: number,
+): Promise<{ raw: Array<{ value: string; flag: number }>; steps: Array<{ source: string; where: string; skipped: number; mask: number; want: number }>; clean: number }> {
   const gpu = await createGpu();
   try {
     const raw: Array<{ value: string; flag: number }> = [];
     const flags = out(gpu, 'flags', 4);
-    const values: Array<[string, number]> = [['NaN', NaN], ['+Inf', Infinity], ['-Inf', -Infinity], ['F32_MAX', F32_MAX], ['-F32_MAX', -F32_MAX], ['denormal', 1e-45], ['-0', -0], ['1', 1]];
+    const values: Array<[string, number]> = [
+      ['NaN', NaN],
+      ['+Inf', Infinity],
+      ['-Inf', -Infinity],
+      ['F32_MAX', F32_MAX],
+      ['-F32_MAX', -F32_MAX],
+      ['denormal', 1e-45],
+      ['-0', -0],
+      ['1', 1],
+    ];
     for (const [name, v] of values) {
       const x = up(gpu, 'x', Float32Array.from([0.5, v, 2]));
       await run(gpu, 'nonfinite', (p) => {
@@ -515,7 +607,16 @@ export async function nonfiniteDetection(seed: number): Promise<{ raw: Array<{ v
     }
     const cfg = fullCfg('token-mean');
     const steps: Array<{ source: string; where: string; skipped: number; mask: number; want: number }> = [];
-    const sources = [['logprobs', NaN], ['oldLogprobs', Infinity], ['advantages', NaN], ['refLogprobs', -Infinity], ['values', NaN], ['oldValues', Infinity], ['returns', NaN], ['logits', NaN]] as const;
+    const sources = [
+      ['logprobs', NaN],
+      ['oldLogprobs', Infinity],
+      ['advantages', NaN],
+      ['refLogprobs', -Infinity],
+      ['values', NaN],
+      ['oldValues', Infinity],
+      ['returns', NaN],
+      ['logits', NaN],
+    ] as const;
     for (const [key, bad] of sources) {
       for (const where of ['valid', 'padding'] as const) {
         const b = toF32(makeRlBatch(seed, 4, 10, { V: 3 }));
@@ -529,7 +630,11 @@ export async function nonfiniteDetection(seed: number): Promise<{ raw: Array<{ v
     {
       const s = createRlStepState(gpu);
       const ga = {
-        E: 4, numGroups: 1, B: 4, T: 2, p: cfg,
+        E: 4,
+        numGroups: 1,
+        B: 4,
+        T: 2,
+        p: cfg,
         rewards: tv(up(gpu, 'rewards', Float32Array.from([1, NaN, 0, 0]))),
         groupOffsets: tv(up(gpu, 'offsets', Int32Array.from([0, 4]))),
         episodeAdvantages: tv(out(gpu, 'ep', 4)),
@@ -556,7 +661,8 @@ export async function nonfiniteDetection(seed: number): Promise<{ raw: Array<{ v
 export async function launcherViewChecks(): Promise<string[]> {
   const gpu = await createGpu();
   try {
-    const B = 2, T = 8;
+    const B = 2,
+      T = 8;
     const norm = stepNormalizer(new Float32Array(B * T).fill(1), B, T, T);
     const sp = { aggregation: 'token-mean' as const, norm, clipLow: 0.2, clipHigh: 0.28, dualClip: null };
     const f = (label: string, n = B * T) => out(gpu, label, n);

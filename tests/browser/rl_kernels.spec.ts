@@ -51,11 +51,11 @@ test("the step's gradients and metrics are the same whole or in 2 or 4 micro-bat
 });
 
 test('NaN/Inf in rewards, log-probs, values or logits (valid or padded) marks the step skipped', async ({ gpuPage }) => {
-  const r = await gpuPage.run<{ raw: Array<{ value: string; flag: number }>; steps: Array<{ source: string; where: string; skipped: number; mask: number; want: number }>; clean: number }>(
-    ENTRY,
-    'nonfiniteDetection',
-    26,
-  );
+  const r = await gpuPage.run<{
+    raw: Array<{ value: string; flag: number }>;
+    steps: Array<{ source: string; where: string; skipped: number; mask: number; want: number }>;
+    clean: number;
+  }>(ENTRY, 'nonfiniteDetection', 26);
   const flagged = Object.fromEntries(r.raw.map((x) => [x.value, x.flag !== 0]));
   expect(flagged).toEqual({ NaN: true, '+Inf': true, '-Inf': true, F32_MAX: false, '-F32_MAX': false, denormal: false, '-0': false, '1': false });
   expect(r.steps.length).toBe(17);

@@ -30,7 +30,7 @@ function makeTrajs(seed: number, groups: number, G: number): TrajectoryLike[] {
   for (let g = 0; g < groups; g++) {
     for (let k = 0; k < G; k++) {
       const kind = g % 4;
-      const reward = kind === 0 ? 0.5 : kind === 1 ? (k === 0 ? 1 : 0) : kind === 2 ? 0.1 * (k + 1) / 3 : rng.float() * 2 - 1;
+      const reward = kind === 0 ? 0.5 : kind === 1 ? (k === 0 ? 1 : 0) : kind === 2 ? (0.1 * (k + 1)) / 3 : rng.float() * 2 - 1;
       const nTurns = 1 + rng.int(3);
       const turns = Array.from({ length: nTurns }, () => {
         const nc = 3 + rng.int(8);
@@ -277,7 +277,11 @@ export async function sumNormPadding(seed: number) {
     const head = rlLossHead(gpu, rlLossConfig({ algorithm: 'grpo', aggregation: 'seq-mean-token-sum-norm', tokenSumNorm }), 2 * 64);
     const trainer = GpuTrainer.create(model, { lr: 0, weightDecay: 0, lossHead: head, onSkip: 'report' });
     const m = await trainer.trainStep({
-      B: 2, T, ids: pad(ids0, T) as Int32Array, targets: pad(tgt0, T) as Int32Array, mask: pad(mask0, T) as Float32Array,
+      B: 2,
+      T,
+      ids: pad(ids0, T) as Int32Array,
+      targets: pad(tgt0, T) as Int32Array,
+      mask: pad(mask0, T) as Float32Array,
       extra: { oldLogprobs: pad(old0, T) as Float32Array, advantages: pad(adv0, T) as Float32Array },
     });
     trainer.destroy();

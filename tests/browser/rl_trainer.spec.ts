@@ -40,7 +40,8 @@ test('KL to the frozen starting policy and the entropy bonus: 0 KL and no KL gra
   // One optimizer step per update (all rows in one minibatch of maxB = 32), 2 updates, same seed.
   // The zero-variance filter is off: it applies to the base run only (klCoef = entCoef = 0) and
   // would change its token-mean normalizer, so the runs would differ by more than the KL/entropy term.
-  const run = (o: Record<string, unknown>) => gpuPage.run<Array<Record<string, number>>>(ENTRY, 'shortRun', 5, { algorithm: 'grpo', klEstimator: 'k3', ...o }, 2, 32, 1, { dropZeroVarianceGroups: false });
+  const run = (o: Record<string, unknown>) =>
+    gpuPage.run<Array<Record<string, number>>>(ENTRY, 'shortRun', 5, { algorithm: 'grpo', klEstimator: 'k3', ...o }, 2, 32, 1, { dropZeroVarianceGroups: false });
   const base = await run({});
   const kl = await run({ klCoef: 0.1 });
   // entCoef large: near a uniform initial policy the entropy gradient is small.
@@ -66,7 +67,10 @@ test('after the first step of a shape, optimizer steps create no GPU buffers or 
   type Step = { update: number; B: number; T: number; buffers: number; bindGroups: number; labels: string[] };
   for (const o of [{ algorithm: 'grpo' }, { algorithm: 'ppo', klCoef: 0.1, entCoef: 0.01 }]) {
     const steps = await gpuPage.run<Step[]>(ENTRY, 'stepAllocations', 11, o, 2);
-    note(`allocations ${JSON.stringify(o)}`, steps.map(({ labels: _l, ...s }) => s));
+    note(
+      `allocations ${JSON.stringify(o)}`,
+      steps.map(({ labels: _l, ...s }) => s),
+    );
     const first = steps.filter((s) => s.update === 1);
     expect(first.length, JSON.stringify(o)).toBeGreaterThanOrEqual(4);
     // The first step of a shape prepares the plan (and the head's dispatches) once.
@@ -76,7 +80,11 @@ test('after the first step of a shape, optimizer steps create no GPU buffers or 
       const key = `${s.B}:${s.T}`;
       // Within an update (same advantage source), a shape already seen creates nothing.
       if (seen.has(`${s.update}|${key}`)) {
-        expect({ buffers: s.buffers, bindGroups: s.bindGroups, labels: s.labels }, `${JSON.stringify(o)} update ${s.update} B=${s.B}`).toEqual({ buffers: 0, bindGroups: 0, labels: [] });
+        expect({ buffers: s.buffers, bindGroups: s.bindGroups, labels: s.labels }, `${JSON.stringify(o)} update ${s.update} B=${s.B}`).toEqual({
+          buffers: 0,
+          bindGroups: 0,
+          labels: [],
+        });
       }
       seen.add(`${s.update}|${key}`);
     }
@@ -116,8 +124,18 @@ test('GRPO drops zero-variance groups: same update as without them, no step when
   expect(allEqual.first.optimizerSteps).toBeGreaterThan(0);
   expect(allEqual.mNonZero, 'the first update left non-zero moments to compare').toBe(true);
   expect(allEqual.metrics).toEqual({
-    policyLoss: 0, valueLoss: 0, clipFrac: 0, approxKl: 0, klRef: 0, gradNorm: 0,
-    optimizerSteps: 0, skippedSteps: 0, rows: 0, tokens: 0, droppedGroups: 2, entropy: allEqual.cpuEntropyAll,
+    policyLoss: 0,
+    valueLoss: 0,
+    clipFrac: 0,
+    approxKl: 0,
+    klRef: 0,
+    gradNorm: 0,
+    optimizerSteps: 0,
+    skippedSteps: 0,
+    rows: 0,
+    tokens: 0,
+    droppedGroups: 2,
+    entropy: allEqual.cpuEntropyAll,
   });
   expect(allEqual.cpuEntropyAll).toBeGreaterThan(0.05);
   expect(allEqual.params.differ).toBe(0);
@@ -132,7 +150,11 @@ test('GRPO drops zero-variance groups: same update as without them, no step when
   expect(r.off.rows).toBe(mixed.offAll.rows);
 
   // (d) KL or entropy terms (non-zero gradient at A = 0) and PPO: nothing dropped.
-  for (const [name, m] of [['kl', r.kl], ['ent', r.ent], ['ppo', r.ppo]] as const) {
+  for (const [name, m] of [
+    ['kl', r.kl],
+    ['ent', r.ent],
+    ['ppo', r.ppo],
+  ] as const) {
     expect(m.droppedGroups, name).toBe(0);
     expect(m.rows, name).toBe(mixed.offAll.rows);
     expect(m.optimizerSteps, name).toBeGreaterThan(0);

@@ -16,10 +16,33 @@ export type Backend = 'webgpu' | 'wasm';
 export function tinySpec(overrides: { steps?: number; algorithm?: 'grpo' | 'ppo'; workers?: number; dropZeroVarianceGroups?: boolean; backend?: Backend } = {}) {
   // public/ JSON cannot be imported in the page under Vite: fetch-free inline copy of quick's rl block.
   const s = {
-    specVersion: 1, seeds: [0], suites: ['workspace'], design: { method: 'oa', k: 18, seed: 0 },
+    specVersion: 1,
+    seeds: [0],
+    suites: ['workspace'],
+    design: { method: 'oa', k: 18, seed: 0 },
     rl: {
-      steps: 2, tasksPerStep: 4, groupSize: 4, epochs: 1, minibatches: 2, lr: 1e-4, weightDecay: 0, maxGradNorm: 1, clipLow: 0.2, clipHigh: 0.28, dualClip: null,
-      aggregation: 'token-mean', klCoef: 0, klEstimator: 'k3', entCoef: 0, vfCoef: 0.5, vfClip: 0.2, gamma: 1, lambda: 0.95, stdFloor: 1e-6, noStdDivision: false, temperature: 1,
+      steps: 2,
+      tasksPerStep: 4,
+      groupSize: 4,
+      epochs: 1,
+      minibatches: 2,
+      lr: 1e-4,
+      weightDecay: 0,
+      maxGradNorm: 1,
+      clipLow: 0.2,
+      clipHigh: 0.28,
+      dualClip: null,
+      aggregation: 'token-mean',
+      klCoef: 0,
+      klEstimator: 'k3',
+      entCoef: 0,
+      vfCoef: 0.5,
+      vfClip: 0.2,
+      gamma: 1,
+      lambda: 0.95,
+      stdFloor: 1e-6,
+      noStdDivision: false,
+      temperature: 1,
     },
     rollout: { workers: 2, maxTurns: 6, maxNewTokens: 48, contextTokens: 512, watchdogMs: 30000 },
   };
@@ -31,7 +54,12 @@ export function tinySpec(overrides: { steps?: number; algorithm?: 'grpo' | 'ppo'
     model: { preset: 'tiny', init: 'base' },
     methods: [{ name: 'scaling', harnesses: 'scaling', K: 2, algorithm: overrides.algorithm ?? 'grpo' }],
     rl: {
-      ...s.rl, steps: overrides.steps ?? 2, tasksPerStep: 2, groupSize: 2, minibatches: 2, lr: 1e-3,
+      ...s.rl,
+      steps: overrides.steps ?? 2,
+      tasksPerStep: 2,
+      groupSize: 2,
+      minibatches: 2,
+      lr: 1e-3,
       ...(overrides.dropZeroVarianceGroups !== undefined ? { dropZeroVarianceGroups: overrides.dropZeroVarianceGroups } : {}),
     },
     rollout: { ...s.rollout, workers: overrides.workers ?? 2, maxTurns: 2, maxNewTokens: 12, watchdogMs: 20000 },
@@ -104,8 +132,7 @@ function crashingEnv(at: number): { seams: RunSeams; onProgress: NonNullable<Run
   return { seams: { env }, onProgress: (ev) => void (ev.type === 'eval' && ev.when === 'before' && (armed = true)) };
 }
 
-const strip = (steps: ExperimentOutput['curves'][number]['steps']) =>
-  steps.map(({ tokensPerSec: _a, rolloutMs: _b, updateMs: _c, ...rest }) => rest);
+const strip = (steps: ExperimentOutput['curves'][number]['steps']) => steps.map(({ tokensPerSec: _a, rolloutMs: _b, updateMs: _c, ...rest }) => rest);
 
 /** Every stage once: eval before, 2 RL steps with a worker killed mid-episode, eval after, checkpoints. */
 export async function tinyEndToEnd(algorithm: 'grpo' | 'ppo' = 'grpo', crashAtJob?: number, backend: Backend = 'webgpu') {
@@ -113,7 +140,11 @@ export async function tinyEndToEnd(algorithm: 'grpo' | 'ppo' = 'grpo', crashAtJo
   const crash = crashAtJob !== undefined ? crashingEnv(crashAtJob) : null;
   // Real rewards: the tiny policy rarely passes, so every group would have zero variance and the
   // default filter (spec.rl.dropZeroVarianceGroups) would skip the update this test exercises.
-  const out = await runJson(tinySpec({ algorithm, dropZeroVarianceGroups: false, backend }), { dbName: db, runId: 'e2e', ...(crash ? { onProgress: crash.onProgress } : {}) }, crash?.seams);
+  const out = await runJson(
+    tinySpec({ algorithm, dropZeroVarianceGroups: false, backend }),
+    { dbName: db, runId: 'e2e', ...(crash ? { onProgress: crash.onProgress } : {}) },
+    crash?.seams,
+  );
   return {
     engine: out.engine,
     status: out.status,
@@ -128,13 +159,21 @@ export async function tinyEndToEnd(algorithm: 'grpo' | 'ppo' = 'grpo', crashAtJo
 
 /** Part 1 of the resume test: N/2 steps then stop (checkpoint in IndexedDB). */
 export async function resumePart1(db: string, half: number, backend: Backend = 'webgpu') {
-  const out = await runJson(tinySpec({ steps: 2 * half, backend }), { dbName: db, runId: 'resume', skipEval: true, ...stopAfter(half), inProcessEnv: true }, { loop: { afterRollout: syntheticReward } });
+  const out = await runJson(
+    tinySpec({ steps: 2 * half, backend }),
+    { dbName: db, runId: 'resume', skipEval: true, ...stopAfter(half), inProcessEnv: true },
+    { loop: { afterRollout: syntheticReward } },
+  );
   return { status: out.status, steps: out.curves[0]?.steps.length ?? 0 };
 }
 
 /** Part 2 (after a page reload): resume from IndexedDB and finish. */
 export async function resumePart2(db: string, half: number, backend: Backend = 'webgpu') {
-  const out = await runJson(tinySpec({ steps: 2 * half, backend }), { dbName: db, runId: 'resume', skipEval: true, resume: true, inProcessEnv: true }, { loop: { afterRollout: syntheticReward } });
+  const out = await runJson(
+    tinySpec({ steps: 2 * half, backend }),
+    { dbName: db, runId: 'resume', skipEval: true, resume: true, inProcessEnv: true },
+    { loop: { afterRollout: syntheticReward } },
+  );
   return { status: out.status, digest: out.paramDigests[0], steps: strip(out.curves[0].steps), engine: out.engine.kind };
 }
 
@@ -156,7 +195,14 @@ export async function ppoAndPoison(steps: number, poison?: number, backend: Back
     finite: Array.isArray(t.advantage) && t.advantage.every((x) => Number.isFinite(x)),
     nonzero: Array.isArray(t.advantage) && t.advantage.some((x) => x !== 0),
   }));
-  return { status: out.status, digest: out.paramDigests[0], steps: strip(out.curves[0].steps), skipped: out.results.runs[0].skippedSteps, applied: out.results.runs[0].steps, traj };
+  return {
+    status: out.status,
+    digest: out.paramDigests[0],
+    steps: strip(out.curves[0].steps),
+    skipped: out.results.runs[0].skippedSteps,
+    applied: out.results.runs[0].steps,
+    traj,
+  };
 }
 
 /**

@@ -60,27 +60,27 @@ test('tiny end-to-end GRPO run: eval before/after, RL steps, a worker killed mid
 });
 
 for (const backend of ['webgpu', 'wasm'] as const) {
-test(`resume equivalence on ${backend}: N steps straight = N/2, page reload, N/2 more (same parameters and metrics)`, async ({ gpuPage, page }) => {
-  test.setTimeout(180_000);
-  await warmUp(page);
-  const db = `hlab-resume-${backend}-${Date.now()}`;
-  const a = await gpuPage.run<any>(ENTRY, 'straight', db + '-a', 4, backend);
-  // Non-trivial updates (synthetic reward): gradients flow and the policy moves every step.
-  expect(a.engine).toBe(backend);
-  expect(a.steps).toHaveLength(4);
-  for (const s of a.steps) expect(s.gradNorm).toBeGreaterThan(0);
-  // Filter on (the default), but every synthetic group has rewards 0 and 1: nothing dropped.
-  for (const s of a.steps) expect(s.droppedGroups).toBe(0);
-  expect(a.steps.some((s: any) => s.approxKl > 0 || s.clipFrac > 0)).toBe(true);
-  const p1 = await gpuPage.run<any>(ENTRY, 'resumePart1', db + '-b', 2, backend);
-  expect(p1).toEqual({ status: 'interrupted', steps: 2 });
-  await page.reload();
-  await page.waitForFunction(() => (window as any).hlabReady === true);
-  const b = await gpuPage.run<any>(ENTRY, 'resumePart2', db + '-b', 2, backend);
-  expect(b.status).toBe('done');
-  expect(b.steps).toEqual(a.steps);
-  expect(b.digest).toBe(a.digest);
-});
+  test(`resume equivalence on ${backend}: N steps straight = N/2, page reload, N/2 more (same parameters and metrics)`, async ({ gpuPage, page }) => {
+    test.setTimeout(180_000);
+    await warmUp(page);
+    const db = `hlab-resume-${backend}-${Date.now()}`;
+    const a = await gpuPage.run<any>(ENTRY, 'straight', db + '-a', 4, backend);
+    // Non-trivial updates (synthetic reward): gradients flow and the policy moves every step.
+    expect(a.engine).toBe(backend);
+    expect(a.steps).toHaveLength(4);
+    for (const s of a.steps) expect(s.gradNorm).toBeGreaterThan(0);
+    // Filter on (the default), but every synthetic group has rewards 0 and 1: nothing dropped.
+    for (const s of a.steps) expect(s.droppedGroups).toBe(0);
+    expect(a.steps.some((s: any) => s.approxKl > 0 || s.clipFrac > 0)).toBe(true);
+    const p1 = await gpuPage.run<any>(ENTRY, 'resumePart1', db + '-b', 2, backend);
+    expect(p1).toEqual({ status: 'interrupted', steps: 2 });
+    await page.reload();
+    await page.waitForFunction(() => (window as any).hlabReady === true);
+    const b = await gpuPage.run<any>(ENTRY, 'resumePart2', db + '-b', 2, backend);
+    expect(b.status).toBe('done');
+    expect(b.steps).toEqual(a.steps);
+    expect(b.digest).toBe(a.digest);
+  });
 }
 
 test('a checkpoint written on WebGPU continues on the CPU engine (same layout; history and AdamW state carried over)', async ({ gpuPage, page }) => {
@@ -123,29 +123,29 @@ test('a stop during the last RL step is honoured before the final evaluation; re
 });
 
 for (const backend of ['webgpu', 'wasm'] as const) {
-test(`PPO on ${backend} trains the value head; a step with NaN log-probs is skipped and never applied`, async ({ gpuPage, page }) => {
-  test.setTimeout(180_000);
-  await warmUp(page);
-  const one = await gpuPage.run<any>(ENTRY, 'ppoAndPoison', 1, undefined, backend);
-  expect(one.steps[0].valueLoss).toBeGreaterThan(0);
-  expect(one.steps[0].gradNorm).toBeGreaterThan(0);
-  expect(one.skipped).toBe(0);
-  // The step's sampled trajectories carry PPO's per-token advantages (CPU GAE from the update's V_old).
-  expect(one.traj.length).toBeGreaterThan(0);
-  for (const t of one.traj) {
-    expect(t.advantages).toBe(t.actionTokens);
-    expect(t.finite).toBe(true);
-  }
-  expect(one.traj.some((t: any) => t.nonzero)).toBe(true);
-  const two = await gpuPage.run<any>(ENTRY, 'ppoAndPoison', 2, 2, backend);
-  expect(two.status).toBe('done');
-  expect(two.steps[0]).toEqual(one.steps[0]);
-  expect(two.steps[1].skippedSteps).toBe(two.steps[1].optimizerSteps);
-  expect(two.skipped).toBeGreaterThanOrEqual(1);
-  expect(two.applied).toBe(one.steps[0].optimizerSteps);
-  // Nothing of the poisoned step reached the parameters.
-  expect(two.digest).toBe(one.digest);
-});
+  test(`PPO on ${backend} trains the value head; a step with NaN log-probs is skipped and never applied`, async ({ gpuPage, page }) => {
+    test.setTimeout(180_000);
+    await warmUp(page);
+    const one = await gpuPage.run<any>(ENTRY, 'ppoAndPoison', 1, undefined, backend);
+    expect(one.steps[0].valueLoss).toBeGreaterThan(0);
+    expect(one.steps[0].gradNorm).toBeGreaterThan(0);
+    expect(one.skipped).toBe(0);
+    // The step's sampled trajectories carry PPO's per-token advantages (CPU GAE from the update's V_old).
+    expect(one.traj.length).toBeGreaterThan(0);
+    for (const t of one.traj) {
+      expect(t.advantages).toBe(t.actionTokens);
+      expect(t.finite).toBe(true);
+    }
+    expect(one.traj.some((t: any) => t.nonzero)).toBe(true);
+    const two = await gpuPage.run<any>(ENTRY, 'ppoAndPoison', 2, 2, backend);
+    expect(two.status).toBe('done');
+    expect(two.steps[0]).toEqual(one.steps[0]);
+    expect(two.steps[1].skippedSteps).toBe(two.steps[1].optimizerSteps);
+    expect(two.skipped).toBeGreaterThanOrEqual(1);
+    expect(two.applied).toBe(one.steps[0].optimizerSteps);
+    // Nothing of the poisoned step reached the parameters.
+    expect(two.digest).toBe(one.digest);
+  });
 }
 
 test('the runner refuses an inconsistent spec (K > training-set size) before any GPU work', async ({ gpuPage, page }) => {

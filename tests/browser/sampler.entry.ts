@@ -64,7 +64,11 @@ export async function decodeVsFull(cfg: ModelConfig, lens: number[], steps: numb
     d.queue.submit([enc.finish()]);
   };
   // The prefill's lm head runs on each row's last prompt position: the first token after the prompt.
-  d.queue.writeBuffer(cache.lastRow, 0, Int32Array.from(lens, (l, b) => b * Tp + l - 1));
+  d.queue.writeBuffer(
+    cache.lastRow,
+    0,
+    Int32Array.from(lens, (l, b) => b * Tp + l - 1),
+  );
   run(model.prefillDispatches(cache, Tp));
   const firstGot = await readF32(d, model.acts.logits, B * V);
   const firstWant = new Float32Array(B * V);
@@ -78,7 +82,11 @@ export async function decodeVsFull(cfg: ModelConfig, lens: number[], steps: numb
   let worst = { ok: true, maxAbsErr: 0, firstBad: -1, got: NaN, ref: NaN, n: 0 };
   for (let s = 0; s < steps; s++) {
     d.queue.writeBuffer(idsBuf, 0, fed[s]);
-    d.queue.writeBuffer(cache.pos, 0, Int32Array.from(lens, (l) => l + s));
+    d.queue.writeBuffer(
+      cache.pos,
+      0,
+      Int32Array.from(lens, (l) => l + s),
+    );
     run(decode);
     const got = await readF32(d, model.acts.logits, B * V);
     const want = new Float32Array(B * V);
@@ -170,8 +178,19 @@ export async function sampledLogprobs(cfg: ModelConfig, lens: number[], newToken
     }
   }
   // Row 0 inside a different batch: other prompts, longer padding.
-  const other = await sampler.sample({ ...req, prompts: [ps[0], ...prompts(rng, V, lens.slice(1).map((l) => l + 3))] });
-  const row0Same = Object.is(JSON.stringify(Array.from(other.rows[0].ids)), JSON.stringify(Array.from(a.rows[0].ids))) &&
+  const other = await sampler.sample({
+    ...req,
+    prompts: [
+      ps[0],
+      ...prompts(
+        rng,
+        V,
+        lens.slice(1).map((l) => l + 3),
+      ),
+    ],
+  });
+  const row0Same =
+    Object.is(JSON.stringify(Array.from(other.rows[0].ids)), JSON.stringify(Array.from(a.rows[0].ids))) &&
     other.rows[0].logprobs.every((x, i) => Object.is(x, a.rows[0].logprobs[i]));
   // Without the KV cache: same ids.
   const noCache = await sampler.sample({ ...req, useKvCache: false });

@@ -3,7 +3,10 @@ import { test, expect } from './fixtures';
 
 const ENTRY = '/tests/browser/sampler.entry.ts';
 const tiny = { vocabSize: 259, maxT: 64, C: 32, L: 2, NH: 2 };
-interface Close { ok: boolean; maxAbsErr: number }
+interface Close {
+  ok: boolean;
+  maxAbsErr: number;
+}
 
 test('KV-cache decode logits equal the full forward at every step (bit-identical; atol=rtol=1e-5), greedy equals the CPU model', async ({ gpuPage }) => {
   // The decode step runs the full forward's arithmetic (same matmul per-element order, the same
@@ -24,8 +27,14 @@ test('KV-cache decode logits equal the full forward at every step (bit-identical
 test('sampled log-probs equal re-scoring by a full forward; rows independent; no-cache path agrees; stops', async ({ gpuPage }) => {
   // τ = 1: the sampler's log-prob is logprob_forward's arithmetic on the same (bit-identical)
   // logits, so re-scoring reproduces it exactly (checked first within atol = rtol = 1e-5).
-  const a = await gpuPage.run<{ logprob: Close; exactFraction: number; row0Same: boolean; noCacheSameIds: boolean; stats: { submits: number; steps: number; readbacks: number }; lengths: number[] }>(
-    ENTRY, 'sampledLogprobs', tiny, [4, 9, 2], 6, 1, 1, 33, 1e-5, 1e-5);
+  const a = await gpuPage.run<{
+    logprob: Close;
+    exactFraction: number;
+    row0Same: boolean;
+    noCacheSameIds: boolean;
+    stats: { submits: number; steps: number; readbacks: number };
+    lengths: number[];
+  }>(ENTRY, 'sampledLogprobs', tiny, [4, 9, 2], 6, 1, 1, 33, 1e-5, 1e-5);
   expect(a.logprob.ok, JSON.stringify(a.logprob)).toBe(true);
   expect(a.row0Same, 'row 0 does not depend on the other rows or the padding').toBe(true);
   expect(a.noCacheSameIds).toBe(true);
@@ -59,7 +68,12 @@ test('a second sample() while one runs is refused with a clear error (no GPU val
 });
 
 test('special ids other than the stop id are never sampled (masked); the stop id is and stops its row', async ({ gpuPage }) => {
-  const r = await gpuPage.run<{ tokens: number; bannedDrawn: number; endDrawn: number; stops: string[]; endsLast: boolean; defaultBan: { lo: number; hi: number } | null }>(ENTRY, 'bannedIds', tiny, 37);
+  const r = await gpuPage.run<{ tokens: number; bannedDrawn: number; endDrawn: number; stops: string[]; endsLast: boolean; defaultBan: { lo: number; hi: number } | null }>(
+    ENTRY,
+    'bannedIds',
+    tiny,
+    37,
+  );
   expect(r.tokens).toBeGreaterThan(4);
   expect(r.bannedDrawn).toBe(0);
   expect(r.endDrawn).toBeGreaterThan(0);

@@ -205,10 +205,20 @@ function countGpuCalls(gpu: Gpu) {
     return map.apply(this, args);
   };
   return {
-    get submits() { return c.submits; },
-    get maps() { return c.maps; },
-    reset() { c.submits = 0; c.maps = 0; },
-    restore() { q.submit = submit; proto.mapAsync = map; },
+    get submits() {
+      return c.submits;
+    },
+    get maps() {
+      return c.maps;
+    },
+    reset() {
+      c.submits = 0;
+      c.maps = 0;
+    },
+    restore() {
+      q.submit = submit;
+      proto.mapAsync = map;
+    },
   };
 }
 
@@ -261,7 +271,8 @@ export async function skipFlagCheck() {
   const { model, trainer } = await setup(cfg, 2, 16, 5, { ...OPT, lr, lossHead: head, onSkip: 'report' });
   const p0 = await model.readParams();
   const bits = (a: Float32Array, b: Float32Array) => {
-    const x = new Uint32Array(a.buffer), y = new Uint32Array(b.buffer);
+    const x = new Uint32Array(a.buffer),
+      y = new Uint32Array(b.buffer);
     let n = 0;
     for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) n++;
     return n;
@@ -270,7 +281,13 @@ export async function skipFlagCheck() {
   const a = await trainer.trainStep(batch);
   const pA = await model.readParams();
   const mA = await trainer.readMoments();
-  const afterSkip = { skipped: a.skipped, gradScale: a.gradScale, step: trainer.step, changedParams: bits(p0, pA), nonzeroMoments: mA.m.filter((x) => x !== 0).length + mA.v.filter((x) => x !== 0).length };
+  const afterSkip = {
+    skipped: a.skipped,
+    gradScale: a.gradScale,
+    step: trainer.step,
+    changedParams: bits(p0, pA),
+    nonzeroMoments: mA.m.filter((x) => x !== 0).length + mA.v.filter((x) => x !== 0).length,
+  };
   gpu.device.queue.writeBuffer(flag, 0, new Uint32Array([0, 0, 0, 0]));
   const b = await trainer.trainStep(batch);
   const pB = await model.readParams();

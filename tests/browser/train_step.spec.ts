@@ -7,10 +7,21 @@ type Cmp = { ok: boolean; bad: string[]; maxAbsErr: number; refMax: number; atol
 
 test('one training step (1 submit, 1 readback): loss, grad norm, every gradient and the AdamW update match the CPU model', async ({ gpuPage }) => {
   const r = await gpuPage.run<{
-    loss: { gpu: number; cpu: number }; tokens: number; norm: { gpu: number; cpu: number }; gradScale: { gpu: number; cpu: number };
-    grads: Cmp; params: Cmp; counters: { submits: number; readbacks: number; dispatches: number };
+    loss: { gpu: number; cpu: number };
+    tokens: number;
+    norm: { gpu: number; cpu: number };
+    gradScale: { gpu: number; cpu: number };
+    grads: Cmp;
+    params: Cmp;
+    counters: { submits: number; readbacks: number; dispatches: number };
   }>(ENTRY, 'gradientCheck', 21);
-  note('gradient check', { loss: r.loss, norm: r.norm, gradScale: r.gradScale, grads: { maxAbsErr: r.grads.maxAbsErr, refMax: r.grads.refMax }, params: { maxAbsErr: r.params.maxAbsErr } });
+  note('gradient check', {
+    loss: r.loss,
+    norm: r.norm,
+    gradScale: r.gradScale,
+    grads: { maxAbsErr: r.grads.maxAbsErr, refMax: r.grads.refMax },
+    params: { maxAbsErr: r.params.maxAbsErr },
+  });
   // Loss and norm: f32 reductions in different orders, relative 1e-5.
   expect(Math.abs(r.loss.gpu - r.loss.cpu)).toBeLessThanOrEqual(1e-5 * Math.abs(r.loss.cpu));
   expect(r.tokens).toBe(11 + 6); // rows of length 12, 7, 1 score 11 + 6 + 0 tokens
@@ -71,4 +82,3 @@ test('a tiny model overfits a fixed corpus on GPU and CPU with matching loss cur
   expect(r.cpu[r.cpu.length - 1]).toBeLessThan(0.15);
   expect(maxDiff).toBeLessThan(1e-3);
 });
-

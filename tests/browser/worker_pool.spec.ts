@@ -8,7 +8,11 @@ test('pool runs many jobs over few workers, results in order', async ({ gpuPage 
   expect(r.stats).toMatchObject({ completed: 20, retries: 0, replaced: 0 });
 });
 
-for (const [mode, counter] of [['throw', 'thrown'], ['hang', 'timeouts'], ['die', 'crashes']] as const) {
+for (const [mode, counter] of [
+  ['throw', 'thrown'],
+  ['hang', 'timeouts'],
+  ['die', 'crashes'],
+] as const) {
   test(`a worker that ${mode}s is replaced and the job retried`, async ({ gpuPage }) => {
     const r = await gpuPage.run<{ value: number; after: number[]; stats: Record<string, number> }>(ENTRY, 'failOnce', mode);
     expect(r.value).toBe(49);

@@ -56,7 +56,12 @@ describe('hlab doctor', () => {
   it('passes only after a WebGPU compute round trip in Chromium and a CPU-engine matmul', () => {
     const r = hlab(['doctor', '--json']);
     const j = JSON.parse(r.stdout);
-    expect(j.checks.map((c: { name: string; ok: boolean }) => [c.name, c.ok])).toEqual([['node', true], ['chromium', true], ['webgpu', true], ['cpu-engine', true]]);
+    expect(j.checks.map((c: { name: string; ok: boolean }) => [c.name, c.ok])).toEqual([
+      ['node', true],
+      ['chromium', true],
+      ['webgpu', true],
+      ['cpu-engine', true],
+    ]);
     expect(j.checks[2].detail).toMatch(/compute round trip ok/);
     expect(r.status).toBe(0);
   });

@@ -61,12 +61,23 @@ describe('the context cut', () => {
     expect(rep.pairs).toBe(HARNESSES.length * 4);
     expect(rep.maxHeadTokens).toBeGreaterThan(50);
     const limits = { maxT: rep.maxHeadTokens + 63, actionReserve: 64 };
-    expect(() => checkOpeningsFit(tok, HARNESSES, tasks.slice(0, 4), limits)).toThrow(new RegExp(`harness ${rep.harnessId}, task ${rep.taskId.replace(/[/]/g, '\\/')}: the opening messages take ${rep.maxHeadTokens} tokens.*= ${rep.maxHeadTokens - 1}`));
+    expect(() => checkOpeningsFit(tok, HARNESSES, tasks.slice(0, 4), limits)).toThrow(
+      new RegExp(`harness ${rep.harnessId}, task ${rep.taskId.replace(/[/]/g, '\\/')}: the opening messages take ${rep.maxHeadTokens} tokens.*= ${rep.maxHeadTokens - 1}`),
+    );
   });
 
   it('rollouts count dropped context tokens per turn and in the stats, and name the harness when the opening cannot fit', async () => {
     const reqs = [{ taskId: tasks[1].id, harnessId: 'S0-T0-O0-C0-W0', group: 0 }];
-    const hello: Policy = { maxB: 4, maxT: 4096, async sample(p) { return p.map(() => { const ids = Int32Array.from(encodeAction(tok, 'hello')); return { ids, logprobs: new Float32Array(ids.length), stop: 'end' as const }; }); } };
+    const hello: Policy = {
+      maxB: 4,
+      maxT: 4096,
+      async sample(p) {
+        return p.map(() => {
+          const ids = Int32Array.from(encodeAction(tok, 'hello'));
+          return { ids, logprobs: new Float32Array(ids.length), stop: 'end' as const };
+        });
+      },
+    };
     const o = { tok, policy: hello, env: inProcessEnv(localEnvApi(tok)), maxTurns: 12, maxNewTokens: 16, temperature: 1, seed: 5 };
     const opening = headLength(tok, encodeContext(tok, ep.turns[0].context));
     const r = await runEpisodes(reqs, { ...o, contextTokens: opening + 16 + 40 });
@@ -111,7 +122,13 @@ describe('checkpoint budget', () => {
  * Check that `rows` (ids, masks) score, for each turn in order, exactly its action ids right
  * after exactly its context ids, each token once. `rowIds(b)` / `rowMask(b)` read row b.
  */
-function checkScoredEqualsSeen(turns: Array<{ contextIds: ArrayLike<number>; actionIds: ArrayLike<number> }>, nRows: number, rowIds: (b: number) => ArrayLike<number>, rowMask: (b: number, t: number) => boolean, scoredAt: (at: number) => number): void {
+function checkScoredEqualsSeen(
+  turns: Array<{ contextIds: ArrayLike<number>; actionIds: ArrayLike<number> }>,
+  nRows: number,
+  rowIds: (b: number) => ArrayLike<number>,
+  rowMask: (b: number, t: number) => boolean,
+  scoredAt: (at: number) => number,
+): void {
   let b = 0;
   const scored = new Array(nRows).fill(0);
   for (const t of turns) {
@@ -152,7 +169,13 @@ describe('episode packing', () => {
           return { contextIds: r.ids.subarray(0, r.contextTokens), actionIds: r.ids.subarray(r.contextTokens), dropped: r.droppedContextTokens };
         });
         const rows: Row[] = episodeRows(tok, ep.turns, limits);
-        checkScoredEqualsSeen(turns, rows.length, (b) => rows[b].ids, (b, t) => rows[b].mask[t] === 1, (at) => at);
+        checkScoredEqualsSeen(
+          turns,
+          rows.length,
+          (b) => rows[b].ids,
+          (b, t) => rows[b].mask[t] === 1,
+          (at) => at,
+        );
         expect(rows.reduce((a, r) => a + (r.turns ?? 1), 0)).toBe(ep.turns.length);
         expect(rows.reduce((a, r) => a + r.droppedContextTokens, 0)).toBe(turns.reduce((a, t) => a + t.dropped, 0));
         for (const r of rows) expect(r.ids.length).toBeLessThanOrEqual(limits.maxT);

@@ -1,17 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import {
-  DEFAULT_SPACE,
-  RoundRobinSchedule,
-  assignHarnesses,
-  parseHarnessId,
-  selectTrainingOA,
-  selectTrainingRandom,
-} from '../../src/design';
+import { DEFAULT_SPACE, RoundRobinSchedule, assignHarnesses, parseHarnessId, selectTrainingOA, selectTrainingRandom } from '../../src/design';
 
 const TRAINING = selectTrainingOA().training;
 const dist = (a: string, b: string) => {
-  const x = parseHarnessId(a), y = parseHarnessId(b);
+  const x = parseHarnessId(a),
+    y = parseHarnessId(b);
   return x.reduce((n, v, i) => n + (v === y[i] ? 0 : 1), 0);
 };
 

@@ -75,7 +75,10 @@ describe('hlab design / hlab assign (child process)', () => {
   });
 
   it('bad values exit 2 with one line naming the flag', () => {
-    for (const [r, flag] of [[kAbc, '--k'], [levelsX, '--levels']] as const) {
+    for (const [r, flag] of [
+      [kAbc, '--k'],
+      [levelsX, '--levels'],
+    ] as const) {
       expect(r.code).toBe(2);
       expect(r.stdout).toBe('');
       const lines = r.stderr.trim().split('\n');
@@ -87,7 +90,11 @@ describe('hlab design / hlab assign (child process)', () => {
 
 describe('hlab design / hlab assign (in process)', () => {
   it('design --method random is seeded and reports the same fields', async () => {
-    const [a, b, c] = [await inProcess('design', '--method', 'random', '--k', '12', '--seed', '4', '--json'), await inProcess('design', '--method', 'random', '--k', '12', '--seed', '4', '--json'), await inProcess('design', '--method', 'random', '--k', '12', '--seed', '5', '--json')];
+    const [a, b, c] = [
+      await inProcess('design', '--method', 'random', '--k', '12', '--seed', '4', '--json'),
+      await inProcess('design', '--method', 'random', '--k', '12', '--seed', '4', '--json'),
+      await inProcess('design', '--method', 'random', '--k', '12', '--seed', '5', '--json'),
+    ];
     for (const r of [a, b, c]) expect(r.error).toBeUndefined();
     const ja = JSON.parse(a.stdout);
     expect(ja.method).toBe('random');

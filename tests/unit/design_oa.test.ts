@@ -104,7 +104,12 @@ describe('constructions are strength 2 (independent check)', () => {
       expect(verifyStrength2(b.runs, b.levels).strength2).toBe(true);
     });
   }
-  for (const [q, m] of [[2, 3], [2, 4], [3, 3], [4, 3]] as const) {
+  for (const [q, m] of [
+    [2, 3],
+    [2, 4],
+    [3, 3],
+    [4, 3],
+  ] as const) {
     it(`Rao–Hamming q=${q}, m=${m}`, () => {
       const b = raoHamming(q, m);
       expect(b.runs).toHaveLength(q ** m);
@@ -122,7 +127,11 @@ describe('constructions are strength 2 (independent check)', () => {
     const rep = verifyStrength2(b.runs, b.levels);
     expect(rep.strength2).toBe(true);
     expect(rep.columns[0].counts).toEqual([9, 9]);
-    expect(rep.pairs.find((p) => p.columns[0] === 1 && p.columns[1] === 2)!.counts).toEqual([[2, 2, 2], [2, 2, 2], [2, 2, 2]]);
+    expect(rep.pairs.find((p) => p.columns[0] === 1 && p.columns[1] === 2)!.counts).toEqual([
+      [2, 2, 2],
+      [2, 2, 2],
+      [2, 2, 2],
+    ]);
   });
   for (const q of [3, 7, 11, 19]) {
     it(`Paley OA(${q + 1}; 2^${q}; 2)`, () => {
@@ -144,12 +153,20 @@ describe('verifyStrength2 detects broken arrays', () => {
     expect(isStrength2(runs, [2, 3, 3, 3, 3, 3, 3, 3])).toBe(false);
   });
   it('every column balanced but one column pair not: balanced, not strength 2, that pair flagged', () => {
-    const runs = [[0, 0, 0], [0, 1, 1], [1, 0, 0], [1, 1, 1]];
+    const runs = [
+      [0, 0, 0],
+      [0, 1, 1],
+      [1, 0, 0],
+      [1, 1, 1],
+    ];
     const rep = verifyStrength2(runs, [2, 2, 2]);
     expect(rep.balanced).toBe(true);
     expect(rep.columns.every((c) => c.equal)).toBe(true);
     expect(rep.pairs.filter((p) => !p.equal).map((p) => p.columns)).toEqual([[1, 2]]);
-    expect(rep.pairs.find((p) => p.columns[0] === 1 && p.columns[1] === 2)!.counts).toEqual([[2, 0], [0, 2]]);
+    expect(rep.pairs.find((p) => p.columns[0] === 1 && p.columns[1] === 2)!.counts).toEqual([
+      [2, 0],
+      [0, 2],
+    ]);
     expect(rep.strength2).toBe(false);
     expect(isStrength2(runs, [2, 2, 2])).toBe(false);
   });
@@ -162,7 +179,12 @@ describe('verifyStrength2 detects broken arrays', () => {
     expect(rep.pairs.map((p) => p.columns)).toEqual(want);
     expect(rep.pairs).toHaveLength((k * (k - 1)) / 2);
     // Only one pair (1, 3), not adjacent and not the first, is unbalanced: it is caught.
-    const last = [[0, 0, 0, 0], [0, 1, 1, 1], [1, 0, 1, 0], [1, 1, 0, 1]];
+    const last = [
+      [0, 0, 0, 0],
+      [0, 1, 1, 1],
+      [1, 0, 1, 0],
+      [1, 1, 0, 1],
+    ];
     const r2 = verifyStrength2(last, [2, 2, 2, 2]);
     expect(r2.pairs.filter((p) => !p.equal).map((p) => p.columns)).toEqual([[1, 3]]);
     expect(r2.strength2).toBe(false);
@@ -178,7 +200,10 @@ describe('verifyStrength2 detects broken arrays', () => {
 
 describe('exact search', () => {
   it('finds an OA(18; 2^1 3^7; 2) and an OA(12; 2^11; 2)', () => {
-    for (const [levels, N] of [[[2, 3, 3, 3, 3, 3, 3, 3], 18], [new Array(11).fill(2), 12]] as [number[], number][]) {
+    for (const [levels, N] of [
+      [[2, 3, 3, 3, 3, 3, 3, 3], 18],
+      [new Array(11).fill(2), 12],
+    ] as [number[], number][]) {
       const r = searchOrthogonalArray(levels, N);
       expect(r.attempt.outcome).toBe('found');
       expect(r.runs).toHaveLength(N);

@@ -1,15 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import {
-  DEFAULT_SPACE,
-  enumerateSpace,
-  formatHarnessId,
-  parseHarnessId,
-  selectTraining,
-  selectTrainingOA,
-  selectTrainingRandom,
-  spaceFromLevels,
-} from '../../src/design';
+import { DEFAULT_SPACE, enumerateSpace, formatHarnessId, parseHarnessId, selectTraining, selectTrainingOA, selectTrainingRandom, spaceFromLevels } from '../../src/design';
 
 const dist = (a: number[], b: number[]) => a.reduce((n, x, i) => n + (x === b[i] ? 0 : 1), 0);
 

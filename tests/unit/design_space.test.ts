@@ -102,12 +102,10 @@ describe('harness ids: errors name the bad part', () => {
 });
 
 describe('Hamming distance', () => {
-  const pairOfConfigs = fc
-    .array(fc.integer({ min: 2, max: 5 }), { minLength: 1, maxLength: 7 })
-    .chain((levels) => {
-      const cfg = fc.tuple(...levels.map((s) => fc.integer({ min: 0, max: s - 1 })));
-      return fc.tuple(cfg, cfg, cfg);
-    });
+  const pairOfConfigs = fc.array(fc.integer({ min: 2, max: 5 }), { minLength: 1, maxLength: 7 }).chain((levels) => {
+    const cfg = fc.tuple(...levels.map((s) => fc.integer({ min: 0, max: s - 1 })));
+    return fc.tuple(cfg, cfg, cfg);
+  });
 
   it('is a metric bounded by the number of components, and equals the count of differing positions', () => {
     fc.assert(

@@ -63,10 +63,32 @@ describe('evalReport', () => {
 });
 
 describe('hlab evaluate options', () => {
-  const base = { init: 'base', preset: 'mini', harnesses: 'base,training', suites: 'workspace,errands', maxTier: 1, tasks: 24, samples: 2, temperature: '1', seed: 0, maxTurns: 12, workers: 4, backend: 'webgpu' as const };
+  const base = {
+    init: 'base',
+    preset: 'mini',
+    harnesses: 'base,training',
+    suites: 'workspace,errands',
+    maxTier: 1,
+    tasks: 24,
+    samples: 2,
+    temperature: '1',
+    seed: 0,
+    maxTurns: 12,
+    workers: 4,
+    backend: 'webgpu' as const,
+  };
   it('builds the page request and refuses bad options before a browser starts', () => {
     const req = evaluateRequest(base);
-    expect(req).toMatchObject({ init: 'base', harnesses: 'base,training', suites: ['workspace', 'errands'], maxTier: 1, tasks: 24, samples: 2, temperature: 1, allowBudgetMismatch: false });
+    expect(req).toMatchObject({
+      init: 'base',
+      harnesses: 'base,training',
+      suites: ['workspace', 'errands'],
+      maxTier: 1,
+      tasks: 24,
+      samples: 2,
+      temperature: 1,
+      allowBudgetMismatch: false,
+    });
     expect(req.maxNewTokens).toBeUndefined();
     expect(() => evaluateRequest({ ...base, suites: 'workspace,chores' })).toThrow(UsageError);
     expect(() => evaluateRequest({ ...base, temperature: 'hot' })).toThrow(/--temperature/);

@@ -16,7 +16,10 @@ const tok = Tokenizer.fromJSON(JSON.parse(readFileSync(new URL('../../public/tok
 describe('evaluate: per-episode cells', () => {
   it('fills every column with its cells; pass@1 per harness equals the passes of its cells', async () => {
     const policy = {
-      maxB: 8, maxT: 512, tokens: 0, ms: 0,
+      maxB: 8,
+      maxT: 512,
+      tokens: 0,
+      ms: 0,
       async sample(prompts: Int32Array[], maxNew: number, _t: number, seed: number) {
         const rng = Rng.derive(seed, 'stub');
         return prompts.map(() => ({ ids: Int32Array.from({ length: 1 + rng.int(maxNew) }, () => rng.int(tok.vocabSize)), logprobs: new Float32Array(1), stop: 'length' as const }));
@@ -41,20 +44,33 @@ describe('evaluate: per-episode cells', () => {
       expect(c.score).toBe(c.pass ? 1 : 0.5);
     }
     // Each (task, harness) cell has samples 0 and 1 once.
-    const keys = new Set(Object.values(cells).flat().map((c) => `${c.taskId}|${c.harnessId}|${c.sample}`));
+    const keys = new Set(
+      Object.values(cells)
+        .flat()
+        .map((c) => `${c.taskId}|${c.harnessId}|${c.sample}`),
+    );
     expect(keys.size).toBe(16);
     for (const [h, p] of Object.entries(r.perHarness)) {
-      const of = Object.values(cells).flat().filter((c) => c.harnessId === h);
+      const of = Object.values(cells)
+        .flat()
+        .filter((c) => c.harnessId === h);
       const uniq = [...new Map(of.map((c) => [`${c.taskId}|${c.sample}`, c])).values()];
       expect(p).toBeCloseTo(uniq.filter((c) => c.pass).length / uniq.length, 12);
     }
-    expect(Object.values(cells).flat().some((c) => c.pass)).toBe(true);
+    expect(
+      Object.values(cells)
+        .flat()
+        .some((c) => c.pass),
+    ).toBe(true);
   });
 
   it('skips excluded (task, harness) cells entirely', async () => {
     const { cellKey } = await import('../../src/experiment/plan');
     const policy = {
-      maxB: 8, maxT: 512, tokens: 0, ms: 0,
+      maxB: 8,
+      maxT: 512,
+      tokens: 0,
+      ms: 0,
       async sample(prompts: Int32Array[]) {
         return prompts.map(() => ({ ids: Int32Array.from([5]), logprobs: new Float32Array(1), stop: 'length' as const }));
       },

@@ -1,14 +1,30 @@
 import { describe, it, expect } from 'vitest';
-import { meanStd, formatPct, markdownTable, resultsCsv, resultsTable, withUnfinishedRuns, type EpisodeCell, type RunResult, type ExperimentResults } from '../../src/experiment/results';
+import {
+  meanStd,
+  formatPct,
+  markdownTable,
+  resultsCsv,
+  resultsTable,
+  withUnfinishedRuns,
+  type EpisodeCell,
+  type RunResult,
+  type ExperimentResults,
+} from '../../src/experiment/results';
 
 const behaviour = { parseErrors: 0.5, workflowViolations: 0.25, recoveryRate: 0.5, stateTrackingErrors: 0 };
 function run(method: string, seed: number, after: number): RunResult {
   return {
-    method, algorithm: 'grpo', seed, steps: 10, skippedSteps: 0,
+    method,
+    algorithm: 'grpo',
+    seed,
+    steps: 10,
+    skippedSteps: 0,
     before: { base: 0.1, inSpace: 0.2, blackbox: { 'bb-assistant': 0.05 } },
     after: { base: after, inSpace: after / 2, blackbox: { 'bb-assistant': after / 4 } },
     trainHarnesses: { before: 0.1, after },
-    behaviour: { before: behaviour, after: behaviour }, perHarness: {}, seconds: 3,
+    behaviour: { before: behaviour, after: behaviour },
+    perHarness: {},
+    seconds: 3,
   };
 }
 
@@ -22,7 +38,10 @@ describe('results', () => {
   });
   it('markdown table has a row per method plus the starting checkpoint', () => {
     const res: ExperimentResults = {
-      resultsVersion: 1, spec: 'quick', evalSet: 'all 225', machine: 'test',
+      resultsVersion: 1,
+      spec: 'quick',
+      evalSet: 'all 225',
+      machine: 'test',
       runs: [run('single', 0, 0.3), run('single', 1, 0.5), run('scaling', 0, 0.6)],
     };
     const md = markdownTable(res);
@@ -45,9 +64,32 @@ describe('results of an interrupted experiment', () => {
     const before = { runIndex: 0, method: 'harness scaling (GRPO)', seed: 0, passAt1: { base: 0.25, inSpace: 0.5, blackbox: { 'bb-assistant': 0.125 } }, training: 0.75 };
     const md = markdownTable(withUnfinishedRuns(res, [before, { ...before }]));
     const rows = md.split('\n').filter((l) => l.startsWith('| ') && !l.startsWith('| method') && !l.startsWith('| ---'));
-    expect(rows.slice(0, 2)).toEqual(['| starting checkpoint | 1 | 25.0 [n/a] | 50.0 [n/a] | 12.5 [n/a] | 75.0 [n/a] |', '| harness scaling (GRPO) | 1 | — [n/a] | — [n/a] | — [n/a] | — [n/a] |']);
+    expect(rows.slice(0, 2)).toEqual([
+      '| starting checkpoint | 1 | 25.0 [n/a] | 50.0 [n/a] | 12.5 [n/a] | 75.0 [n/a] |',
+      '| harness scaling (GRPO) | 1 | — [n/a] | — [n/a] | — [n/a] | — [n/a] |',
+    ]);
     // A run that finished already is not repeated.
-    const done = withUnfinishedRuns({ ...res, runs: [{ method: 'm', algorithm: 'grpo', seed: 0, steps: 1, skippedSteps: 0, before: before.passAt1, after: before.passAt1, trainHarnesses: { before: 0, after: 0 }, behaviour: {} as never, perHarness: {}, seconds: 1 }] }, [before]);
+    const done = withUnfinishedRuns(
+      {
+        ...res,
+        runs: [
+          {
+            method: 'm',
+            algorithm: 'grpo',
+            seed: 0,
+            steps: 1,
+            skippedSteps: 0,
+            before: before.passAt1,
+            after: before.passAt1,
+            trainHarnesses: { before: 0, after: 0 },
+            behaviour: {} as never,
+            perHarness: {},
+            seconds: 1,
+          },
+        ],
+      },
+      [before],
+    );
     expect(done.runs).toHaveLength(1);
     expect(formatPct([NaN])).toBe('—');
   });
@@ -56,7 +98,8 @@ describe('results of an interrupted experiment', () => {
 /** `n` tasks × 2 harnesses of one column; `passAfter(t)` / `passBefore(t)` per task index. */
 function cellsOf(n: number, pass: (t: number, h: number) => boolean): EpisodeCell[] {
   const out: EpisodeCell[] = [];
-  for (let t = 0; t < n; t++) for (const [h, id] of ['A', 'B'].entries()) out.push({ taskId: `task${t}`, harnessId: id, sample: 0, pass: pass(t, h), score: pass(t, h) ? 1 : 0.25 });
+  for (let t = 0; t < n; t++)
+    for (const [h, id] of ['A', 'B'].entries()) out.push({ taskId: `task${t}`, harnessId: id, sample: 0, pass: pass(t, h), score: pass(t, h) ? 1 : 0.25 });
   return out;
 }
 

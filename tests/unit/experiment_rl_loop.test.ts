@@ -32,7 +32,10 @@ const spec = parseSpec({ ...quick, rl: { ...quick.rl, tasksPerStep: 2, groupSize
 /** Uniformly random short actions (a scratch policy), seeded by the sampler seed. */
 function stubPolicy(): StackPolicy {
   const p: StackPolicy = {
-    maxB: 4, maxT: 512, tokens: 0, ms: 0,
+    maxB: 4,
+    maxT: 512,
+    tokens: 0,
+    ms: 0,
     async sample(prompts, maxNew, _t, seed) {
       const rng = Rng.derive(seed, 'stub');
       return prompts.map(() => {
@@ -51,8 +54,29 @@ function stubTrainer(seen: Array<{ step: number; rewards: number[] }>): StackTra
   return {
     async update(trajs, step) {
       seen.push({ step, rewards: trajs.map((t) => t.reward) });
-      const metrics = { policyLoss: 0.1, valueLoss: 0, clipFrac: 0, approxKl: 0, klRef: 0, entropy: 1, gradNorm: 1, optimizerSteps: 1, skippedSteps: 0, rows: trajs.length, tokens: 1, droppedGroups: 0, ms: 1 };
-      const applied = { kept: trajs.map((_, e) => e), rows: null, oldValues: null, advantages: new Float32Array(0), returns: null, episodeAdvantages: Float32Array.from(trajs, (t) => t.reward - 0.5) };
+      const metrics = {
+        policyLoss: 0.1,
+        valueLoss: 0,
+        clipFrac: 0,
+        approxKl: 0,
+        klRef: 0,
+        entropy: 1,
+        gradNorm: 1,
+        optimizerSteps: 1,
+        skippedSteps: 0,
+        rows: trajs.length,
+        tokens: 1,
+        droppedGroups: 0,
+        ms: 1,
+      };
+      const applied = {
+        kept: trajs.map((_, e) => e),
+        rows: null,
+        oldValues: null,
+        advantages: new Float32Array(0),
+        returns: null,
+        episodeAdvantages: Float32Array.from(trajs, (t) => t.reward - 0.5),
+      };
       return { metrics, applied };
     },
     async readState() {
@@ -67,8 +91,21 @@ function makeRun(o: { runSteps: number; every: number; stopAfter?: number; seen:
   const pool = trainPool(spec, 0, 6);
   const state = { step: 0, history: [], skippedSteps: 0 };
   return {
-    spec, method, seed: 0, runIndex: 0, runSteps: o.runSteps, tok, policy: stubPolicy(), trainer: stubTrainer(o.seen), env: inProcessEnv(localEnvApi(tok)),
-    pool, schedule: makeSchedule(taskAssignments(spec, method, pool)), state, trajectories: [], checkpointEvery: o.every, progress: { done: 0, total: o.runSteps },
+    spec,
+    method,
+    seed: 0,
+    runIndex: 0,
+    runSteps: o.runSteps,
+    tok,
+    policy: stubPolicy(),
+    trainer: stubTrainer(o.seen),
+    env: inProcessEnv(localEnvApi(tok)),
+    pool,
+    schedule: makeSchedule(taskAssignments(spec, method, pool)),
+    state,
+    trajectories: [],
+    checkpointEvery: o.every,
+    progress: { done: 0, total: o.runSteps },
     stopRequested: () => o.stopAfter !== undefined && state.step >= o.stopAfter,
     save: async () => void o.saves.push(state.step),
     emit: (ev) => void o.events.push(ev),
@@ -92,7 +129,11 @@ describe('rlLoop', () => {
     // The update saw the hook's rewards (2 tasks × 2 rollouts: index mod 2).
     expect(seen).toEqual([1, 2, 3].map((step) => ({ step, rewards: [0, 1, 0, 1] })));
     expect(run.state.step).toBe(3);
-    expect(run.state.history.map((h) => [h.step, h.reward, h.optimizerSteps])).toEqual([[1, 0.5, 1], [2, 0.5, 1], [3, 0.5, 1]]);
+    expect(run.state.history.map((h) => [h.step, h.reward, h.optimizerSteps])).toEqual([
+      [1, 0.5, 1],
+      [2, 0.5, 1],
+      [3, 0.5, 1],
+    ]);
     expect(run.progress.done).toBe(3);
     // Every `every` steps and the last one.
     expect(saves).toEqual([2, 3]);

@@ -39,7 +39,10 @@ describe('hlab run: spec validation', () => {
     writeFileSync(file, JSON.stringify({ ...quick, methods: [{ ...quick.methods[0], K: 99 }] }));
     // A browser that does not exist: reaching the browser would fail differently (exit 1).
     const r = spawnSync('npx', ['tsx', 'src/cli/main.ts', 'run', '--spec', file, '--out', join(dir, 'out')], {
-      cwd: new URL('../..', import.meta.url).pathname, encoding: 'utf8', timeout: 60_000, env: { ...process.env, HLAB_CHROMIUM: '/nonexistent/chrome' },
+      cwd: new URL('../..', import.meta.url).pathname,
+      encoding: 'utf8',
+      timeout: 60_000,
+      env: { ...process.env, HLAB_CHROMIUM: '/nonexistent/chrome' },
     });
     expect(r.status).toBe(2);
     expect(r.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^error: .*k\.json: invalid experiment spec: spec\.methods\[0\]\.K: 99 exceeds the training-set size 18/)]);
@@ -88,7 +91,9 @@ describe('hlab run: a lost GPU device', () => {
   it('is one line with the command that resumes from the last checkpoint', () => {
     const r = runFailure(pageError, 'hlab run --preset quick --out out/quick', true);
     expect(r).toBeInstanceOf(ReportedError);
-    expect((r as Error).message).toBe('the GPU device was lost (unknown: GPU process crashed); training stopped; resume from the last checkpoint with: hlab run --preset quick --out out/quick --resume');
+    expect((r as Error).message).toBe(
+      'the GPU device was lost (unknown: GPU process crashed); training stopped; resume from the last checkpoint with: hlab run --preset quick --out out/quick --resume',
+    );
     expect((r as Error).message.split('\n')).toHaveLength(1);
   });
   it('before the first checkpoint says to run again; other errors pass through', () => {

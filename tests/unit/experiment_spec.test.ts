@@ -70,8 +70,14 @@ describe('experiment spec: cross-field consistency', () => {
   });
   it('temperature, action and context budgets, stray blackbox', () => {
     expect(specConsistencyIssues(spec((s) => (s.rl.temperature = 0.7)))).toEqual([expect.stringMatching(/^spec\.rl\.temperature: 0\.7/)]);
-    expect(specConsistencyIssues(spec((s) => (s.rollout.maxNewTokens = s.rollout.contextTokens)))).toContainEqual(expect.stringMatching(/^spec\.rollout\.maxNewTokens: \d+ must be below spec\.rollout\.contextTokens/));
-    expect(specConsistencyIssues(spec((s) => (s.rollout.maxNewTokens = 4096)))).toContainEqual(expect.stringMatching(/must be below the context length maxT = \d+ of model 'mini'/));
-    expect(specConsistencyIssues(spec((s) => (s.methods[0].blackbox = 'bb-assistant')))).toEqual([expect.stringMatching(/^spec\.methods\[0\]\.blackbox: 'bb-assistant' is only used with harnesses 'blackbox'/)]);
+    expect(specConsistencyIssues(spec((s) => (s.rollout.maxNewTokens = s.rollout.contextTokens)))).toContainEqual(
+      expect.stringMatching(/^spec\.rollout\.maxNewTokens: \d+ must be below spec\.rollout\.contextTokens/),
+    );
+    expect(specConsistencyIssues(spec((s) => (s.rollout.maxNewTokens = 4096)))).toContainEqual(
+      expect.stringMatching(/must be below the context length maxT = \d+ of model 'mini'/),
+    );
+    expect(specConsistencyIssues(spec((s) => (s.methods[0].blackbox = 'bb-assistant')))).toEqual([
+      expect.stringMatching(/^spec\.methods\[0\]\.blackbox: 'bb-assistant' is only used with harnesses 'blackbox'/),
+    ]);
   });
 });

@@ -153,7 +153,7 @@ describe('pairedComparison', () => {
     for (let r = 0; r < runs; r++) {
       const cells: PairedCell[] = [];
       let x = r * 7919 + 1;
-      const u = () => ((x = (x * 1103515245 + 12345) % 2147483648) / 2147483648);
+      const u = () => (x = (x * 1103515245 + 12345) % 2147483648) / 2147483648;
       for (let t = 0; t < 40; t++) {
         const p = u();
         for (let s = 0; s < 2; s++) cells.push(cell(t, 'H', u() < p, u() < p, s));

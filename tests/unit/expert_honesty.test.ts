@@ -21,7 +21,16 @@ const HARNESSES = ['S0-T0-O0-C0-W0', 'S0-T1-O2-C1-W0', 'S2-T2-O1-C1-W2', 'S1-T0-
 /** Family × tier balanced: every family of both suites at tiers 1–3 (the t3 tasks need state across many turns). */
 const tasks = [...taskSet('workspace', 'test', 18, 3), ...taskSet('errands', 'test', 18, 3)];
 
-const turn = (k: number, context: string, action: string, observation: string): TurnRecord => ({ turn: k, context, action, observation, kind: 'tool', calls: [], results: [], toolError: false });
+const turn = (k: number, context: string, action: string, observation: string): TurnRecord => ({
+  turn: k,
+  context,
+  action,
+  observation,
+  kind: 'tool',
+  calls: [],
+  results: [],
+  toolError: false,
+});
 
 describe('honestyViolations', () => {
   it('flags a fact from a hidden observation, accepts it when visible, and ignores the opening and fixed phrases', () => {
@@ -41,7 +50,16 @@ describe('the honest expert', () => {
     const failures: string[] = [];
     let notes = 0;
     const check = (label: string, ep: ReturnType<typeof runExpertEpisode>) => {
-      if (!ep.pass) failures.push(`${label}: fails (${ep.error ?? ep.verification.checks.filter((c) => !c.pass).map((c) => c.name).join(',')})`);
+      if (!ep.pass)
+        failures.push(
+          `${label}: fails (${
+            ep.error ??
+            ep.verification.checks
+              .filter((c) => !c.pass)
+              .map((c) => c.name)
+              .join(',')
+          })`,
+        );
       for (const v of honestyViolations(ep.turns, ep.phrases ?? [])) failures.push(`${label} turn ${v.turn}: ${v.missing.join(',')} not in context of ${JSON.stringify(v.action)}`);
       if (ep.turns.some((t) => t.action.includes(NOTES_PATH))) notes++;
     };

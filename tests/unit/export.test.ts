@@ -85,7 +85,12 @@ describe('hlab export datasets', () => {
       expect(Object.keys(train[0]).sort()).toEqual(['ability', 'agent_name', 'data_source', 'extra_info', 'prompt', 'reward_model']);
       expect(train[0]).toEqual(verlRow(ds.train[0]));
       const x = train[5].extra_info;
-      expect(x.tools_kwargs.hlab.create_kwargs).toEqual({ suite: ds.train[5].suite, task: ds.train[5].task, harness: ds.train[5].harness, max_turns: turnCap(12, ds.train[5].harness, taskFromId(ds.train[5].task)) });
+      expect(x.tools_kwargs.hlab.create_kwargs).toEqual({
+        suite: ds.train[5].suite,
+        task: ds.train[5].task,
+        harness: ds.train[5].harness,
+        max_turns: turnCap(12, ds.train[5].harness, taskFromId(ds.train[5].task)),
+      });
       expect(x.interaction_kwargs).toMatchObject({ name: 'hlab', task: ds.train[5].task });
       expect(train[0].prompt[0]).toEqual({ role: 'system', content: ds.train[0].messages[0].content });
       expect(await readParquet(join(dir, 'verl', 'heldout.parquet'))).toHaveLength(ds.heldout.length);
@@ -94,12 +99,24 @@ describe('hlab export datasets', () => {
       expect(bb[0].extra_info.levels).toEqual({ S: null, T: null, O: null, C: null, W: null });
 
       writeExport(ds, 'slime', join(dir, 'slime'));
-      const lines = readFileSync(join(dir, 'slime', 'train.jsonl'), 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l));
+      const lines = readFileSync(join(dir, 'slime', 'train.jsonl'), 'utf8')
+        .trimEnd()
+        .split('\n')
+        .map((l) => JSON.parse(l));
       expect(lines).toHaveLength(24);
       expect(Object.keys(lines[0]).sort()).toEqual(['label', 'metadata', 'prompt', 'tools']);
       expect(lines[3]).toEqual(slimeRow(ds.train[3]));
-      expect(lines[3].metadata).toMatchObject({ suite: ds.train[3].suite, task: ds.train[3].task, harness: ds.train[3].harness, max_turns: turnCap(12, ds.train[3].harness, taskFromId(ds.train[3].task)) });
-      expect(readFileSync(join(dir, 'slime', 'blackbox.jsonl'), 'utf8').trimEnd().split('\n')).toHaveLength(8);
+      expect(lines[3].metadata).toMatchObject({
+        suite: ds.train[3].suite,
+        task: ds.train[3].task,
+        harness: ds.train[3].harness,
+        max_turns: turnCap(12, ds.train[3].harness, taskFromId(ds.train[3].task)),
+      });
+      expect(
+        readFileSync(join(dir, 'slime', 'blackbox.jsonl'), 'utf8')
+          .trimEnd()
+          .split('\n'),
+      ).toHaveLength(8);
       const design = JSON.parse(readFileSync(join(dir, 'slime', 'design.json'), 'utf8'));
       expect(design.table).toHaveLength(18);
       expect(design.table[0].levels).toHaveLength(5);

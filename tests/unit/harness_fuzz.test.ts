@@ -32,7 +32,25 @@ const BUDGET = { maxTurns: 24, maxContextTokens: 1200, maxActionTokens: 6000 };
 const MAX_OBS_CHARS = 2600;
 
 const paths = fc.oneof(
-  fc.constantFrom('../../etc/passwd', '/../x', 'a/../../b', '/d/../../..', '/a.txt/x', '//d//b.csv', '.', '/', '', ' /a.txt', '/d/\u0000x', 'C:\\win', '/d/e/../../a.txt', '/ünï/😀.txt', '/' + 'p'.repeat(400), '/d/e', '/empty'),
+  fc.constantFrom(
+    '../../etc/passwd',
+    '/../x',
+    'a/../../b',
+    '/d/../../..',
+    '/a.txt/x',
+    '//d//b.csv',
+    '.',
+    '/',
+    '',
+    ' /a.txt',
+    '/d/\u0000x',
+    'C:\\win',
+    '/d/e/../../a.txt',
+    '/ünï/😀.txt',
+    '/' + 'p'.repeat(400),
+    '/d/e',
+    '/empty',
+  ),
   fc.string({ maxLength: 12 }).map((s) => '/d/' + s),
 );
 const text = fc.oneof(
@@ -50,7 +68,30 @@ const callArb: fc.Arbitrary<ToolCall> = fc.constantFrom(...TOOL_SPECS).chain((sp
 const junk = fc.oneof(
   fc.string({ maxLength: 80 }),
   fc.string({ unit: 'binary', maxLength: 80 }),
-  fc.constantFrom('{"tool":"read","args":{"path":"a.txt"}', '{"tool":', '<call tool="read"><file>a</file>', '<call tool="read"><file><file>a</file></file></call>', 'cat "a', 'put a "b\\q"', '', '   ', 'Plan:', 'Plan: do it', 'Todo:\n- [ ] a', 'Todo:\n- [x] a', '@read', '@write /x', '@exec rm -r /', '@exec cat ../../etc/passwd', 'Bash(command="rm -r /")', 'Edit(file_path="/a.txt", old_string="alpha", new_string="z")', 'Read(file_path="../../etc/passwd")', 'Glob(pattern="**")', '\u0000'.repeat(50), '💥'.repeat(100)),
+  fc.constantFrom(
+    '{"tool":"read","args":{"path":"a.txt"}',
+    '{"tool":',
+    '<call tool="read"><file>a</file>',
+    '<call tool="read"><file><file>a</file></file></call>',
+    'cat "a',
+    'put a "b\\q"',
+    '',
+    '   ',
+    'Plan:',
+    'Plan: do it',
+    'Todo:\n- [ ] a',
+    'Todo:\n- [x] a',
+    '@read',
+    '@write /x',
+    '@exec rm -r /',
+    '@exec cat ../../etc/passwd',
+    'Bash(command="rm -r /")',
+    'Edit(file_path="/a.txt", old_string="alpha", new_string="z")',
+    'Read(file_path="../../etc/passwd")',
+    'Glob(pattern="**")',
+    '\u0000'.repeat(50),
+    '💥'.repeat(100),
+  ),
 );
 
 /** Actions in harness `id`'s syntax: valid calls, their cut-off prefixes, and junk. */
@@ -70,11 +111,21 @@ function actionArb(id: string): fc.Arbitrary<{ action: string; cutOff: boolean }
         case 'finish':
           return formatCliCall({ name: 'Finish', args: {} });
         default:
-          return formatCliCall({ name: 'Bash', args: { command: `${c.tool === 'list' ? 'ls' : c.tool === 'delete' ? 'rm -r' : c.tool === 'move' ? 'mv' : 'mkdir -p'} ${Object.values(a).join(' ')}` } });
+          return formatCliCall({
+            name: 'Bash',
+            args: { command: `${c.tool === 'list' ? 'ls' : c.tool === 'delete' ? 'rm -r' : c.tool === 'move' ? 'mv' : 'mkdir -p'} ${Object.values(a).join(' ')}` },
+          });
       }
     };
   } else if (id === 'bb-assistant') {
-    format = (c) => (c.tool === 'write' || c.tool === 'append' ? `@write ${c.args.path}\n${c.args.content}` : c.tool === 'read' ? `@read ${c.args.path}` : c.tool === 'finish' ? '@reply ok' : `@exec ls ${c.args.path ?? ''}`);
+    format = (c) =>
+      c.tool === 'write' || c.tool === 'append'
+        ? `@write ${c.args.path}\n${c.args.content}`
+        : c.tool === 'read'
+          ? `@read ${c.args.path}`
+          : c.tool === 'finish'
+            ? '@reply ok'
+            : `@exec ls ${c.args.path ?? ''}`;
   } else {
     const T = componentsOf(id).T;
     format = (c) => T.format(c);
@@ -114,7 +165,12 @@ describe('fuzz: the runtime survives adversarial actions within its budgets', ()
             const s = h.sandboxState();
             for (const p of [...Object.keys(s.files), ...s.dirs]) {
               expect(p.startsWith('/')).toBe(true);
-              expect(p.split('/').slice(1).some((c) => c === '..' || c === '.' || (c === '' && p !== '/'))).toBe(false);
+              expect(
+                p
+                  .split('/')
+                  .slice(1)
+                  .some((c) => c === '..' || c === '.' || (c === '' && p !== '/')),
+              ).toBe(false);
             }
           }
           const turns = h.turns();

@@ -94,7 +94,11 @@ describe('golden renders', () => {
     ];
     for (const O of OBSERVATION_FORMATS) {
       const parts = results.map(([name, r]) => `## ${name}\n${O.render(r)}`);
-      parts.push(`## parse_error\n${O.notice('parse_error', 'not a JSON object; expected …')}`, `## rejected\n${O.notice('rejected', 'plan first')}`, `## note\n${O.notice('note', 'plan recorded; now act')}`);
+      parts.push(
+        `## parse_error\n${O.notice('parse_error', 'not a JSON object; expected …')}`,
+        `## rejected\n${O.notice('rejected', 'plan first')}`,
+        `## note\n${O.notice('note', 'plan recorded; now act')}`,
+      );
       const text = parts.join('\n') + '\n';
       golden(O.id, text);
     }

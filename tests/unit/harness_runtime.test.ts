@@ -259,7 +259,6 @@ describe('behaviour tags', () => {
   });
 });
 
-
 describe('episode loop and CLI helpers', () => {
   it('runEpisode drives a text policy to the end and tags the episode', async () => {
     const { runEpisode } = await import('../../src/harness/episode');

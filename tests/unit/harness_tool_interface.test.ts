@@ -14,7 +14,10 @@ import type { ToolCall } from '../../src/sandbox/types';
 /** Strings biased towards what breaks syntaxes: quotes, escapes, tags, newlines, unicode, control chars. */
 const nasty = fc.oneof(
   fc.string({ unit: 'binary', maxLength: 40 }),
-  fc.string({ unit: fc.constantFrom('"', "'", '\\', '<', '>', '&', '/', ' ', '\n', '\r', '\t', '{', '}', 'a', 'é', '💥', '\u0000', '\u2028', '&lt;', '</file>', '</call>', '\\n'), maxLength: 30 }),
+  fc.string({
+    unit: fc.constantFrom('"', "'", '\\', '<', '>', '&', '/', ' ', '\n', '\r', '\t', '{', '}', 'a', 'é', '💥', '\u0000', '\u2028', '&lt;', '</file>', '</call>', '\\n'),
+    maxLength: 30,
+  }),
   fc.constantFrom('', ' ', '-', '--', '-r', '&amp;', '</call>', '"', '\\', 'a b', '../../etc/passwd'),
 );
 

@@ -57,7 +57,13 @@ describe('the cap in rollouts and in the feasibility check', () => {
     const task = taskFromId('workspace/csv-sum/t1/1000017');
     const env = localEnvApi(tok);
     const noop = { text: 'no call here', cutOff: false };
-    for (const [harnessId, cap] of [['S0-T0-O0-C0-W0', 2], ['S0-T0-O0-C0-W1', 3], ['S0-T0-O0-C0-W2', 5], ['bb-coding-cli', 4], ['bb-assistant', 2]] as const) {
+    for (const [harnessId, cap] of [
+      ['S0-T0-O0-C0-W0', 2],
+      ['S0-T0-O0-C0-W1', 3],
+      ['S0-T0-O0-C0-W2', 5],
+      ['bb-coding-cli', 4],
+      ['bb-assistant', 2],
+    ] as const) {
       const spec = { key: harnessId, taskId: task.id, harnessId, maxTurns: 2 };
       await env.reset(spec);
       const history = [];

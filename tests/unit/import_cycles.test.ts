@@ -91,8 +91,25 @@ function cycles(adj: ReadonlyMap<string, Iterable<string>>): string[][] {
 
 describe('src/ folder layering', () => {
   it('finds a cycle in a graph that has one, and none in a layered one', () => {
-    expect(cycles(new Map([['a', ['b']], ['b', ['c']], ['c', ['a']], ['d', ['a']]]))).toEqual([['a', 'b', 'c']]);
-    expect(cycles(new Map([['a', ['b', 'c']], ['b', ['c']], ['d', ['a']]]))).toEqual([]);
+    expect(
+      cycles(
+        new Map([
+          ['a', ['b']],
+          ['b', ['c']],
+          ['c', ['a']],
+          ['d', ['a']],
+        ]),
+      ),
+    ).toEqual([['a', 'b', 'c']]);
+    expect(
+      cycles(
+        new Map([
+          ['a', ['b', 'c']],
+          ['b', ['c']],
+          ['d', ['a']],
+        ]),
+      ),
+    ).toEqual([]);
   });
 
   it('reads the imports of every source file (static, type-only, dynamic, re-exports)', () => {

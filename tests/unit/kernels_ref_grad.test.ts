@@ -76,7 +76,14 @@ describe('finite-difference gradients of the CPU references (f64)', () => {
     const r = randn(rng, 9);
     const loss = () => dot(r, geluForwardRef(inp));
     const g = geluBackwardRef(r, inp);
-    expect(() => checkGrad('dinp', inp, loss, g.map((x) => x * 1.001))).toThrow(/finite difference/);
+    expect(() =>
+      checkGrad(
+        'dinp',
+        inp,
+        loss,
+        g.map((x) => x * 1.001),
+      ),
+    ).toThrow(/finite difference/);
     expect(checkGrad('dinp', inp, loss, g)).toBeLessThan(1e-8);
   });
 
@@ -156,7 +163,10 @@ describe('finite-difference gradients of the CPU references (f64)', () => {
 
   it('attention: dqkv with one head and T=1', () => {
     const rng = new Rng(6);
-    for (const d of [{ B: 1, T: 1, C: 3, NH: 1 }, { B: 3, T: 4, C: 3, NH: 3 }]) {
+    for (const d of [
+      { B: 1, T: 1, C: 3, NH: 1 },
+      { B: 3, T: 4, C: 3, NH: 3 },
+    ]) {
       const qkv = randn(rng, d.B * d.T * 3 * d.C, 1.5);
       const r = randn(rng, d.B * d.T * d.C);
       const loss = () => dot(r, attentionForwardRef(qkv, d).out);

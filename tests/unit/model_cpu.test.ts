@@ -76,7 +76,13 @@ describe('padding and batch composition', () => {
     }
     expect(b.logits.every(Number.isFinite) && b.values.every(Number.isFinite)).toBe(true);
     // And the padding does influence padded positions (the test can tell rows apart).
-    const c = cpuForward(cfg, params, ids.map((v, i) => (i >= T + 6 && i < 2 * T ? (v + 1) % V : v)), new Int32Array([T, 6, 0]), { B: 3, T });
+    const c = cpuForward(
+      cfg,
+      params,
+      ids.map((v, i) => (i >= T + 6 && i < 2 * T ? (v + 1) % V : v)),
+      new Int32Array([T, 6, 0]),
+      { B: 3, T },
+    );
     expect(c.logits[(T + 7) * V]).not.toBe(b.logits[(T + 7) * V]);
     expect(c.logits[(T + 5) * V]).toBe(b.logits[(T + 5) * V]);
   });

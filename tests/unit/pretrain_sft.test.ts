@@ -11,7 +11,19 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { Tokenizer } from '../../src/model/tokenizer';
 import { paramCount } from '../../src/model/layout';
-import { collectDemonstrations, demoTasks, pretrainBaseCpu, sftBlackboxCpu, demonstrationRows, lrAt, prepareSft, resolveSftConfig, trainSft, withContextWeight, type SftConfig } from '../../src/pretrain/sft';
+import {
+  collectDemonstrations,
+  demoTasks,
+  pretrainBaseCpu,
+  sftBlackboxCpu,
+  demonstrationRows,
+  lrAt,
+  prepareSft,
+  resolveSftConfig,
+  trainSft,
+  withContextWeight,
+  type SftConfig,
+} from '../../src/pretrain/sft';
 import { decodeBaseCheckpoint, encodeBaseCheckpoint } from '../../src/pretrain/checkpoint';
 import { cpuGreedyDecoder, evaluateGreedy } from '../../src/pretrain/eval_greedy';
 import { TRAIN_SEEDS, taskFromId, taskSet } from '../../src/tasks';
@@ -21,8 +33,17 @@ const tok = Tokenizer.fromJSON(JSON.parse(readFileSync(new URL('../../public/tok
 
 /** A micro model (C=16, L=1) so a CPU step is fast; maxT = 512 holds every procedural opening (the cut never drops it). */
 const MICRO: SftConfig = {
-  preset: 'tiny', steps: 30, batchSize: 4, lr: 1e-2, seed: 5, demos: 4, blackbox: null, maxTier: 1,
-  actionReserve: 40, warmupSteps: 3, modelOverride: { C: 16, L: 1, NH: 2, maxT: 512 },
+  preset: 'tiny',
+  steps: 30,
+  batchSize: 4,
+  lr: 1e-2,
+  seed: 5,
+  demos: 4,
+  blackbox: null,
+  maxTier: 1,
+  actionReserve: 40,
+  warmupSteps: 3,
+  modelOverride: { C: 16, L: 1, NH: 2, maxT: 512 },
 };
 
 describe('demonstrations', () => {
@@ -111,7 +132,14 @@ describe('SFT (trainSft)', () => {
     const end = tok.special('<|end|>');
     const tasks = [...taskSet('workspace', 'train', 2, 4), ...taskSet('errands', 'train', 1, 4)];
     const finish = tok.encode('{"tool":"finish","args":{}}');
-    const fin = await evaluateGreedy(tok, async (prompts) => prompts.map(() => ({ ids: [...finish, end], ended: true })), tasks, ['S0-T0-O0-C0-W0', 'S0-T0-O1-C1-W2'], { maxT: 512, actionReserve: 32 }, 3);
+    const fin = await evaluateGreedy(
+      tok,
+      async (prompts) => prompts.map(() => ({ ids: [...finish, end], ended: true })),
+      tasks,
+      ['S0-T0-O0-C0-W0', 'S0-T0-O1-C1-W2'],
+      { maxT: 512, actionReserve: 32 },
+      3,
+    );
     expect(fin.episodes.map((e) => e.harness)).toEqual([...tasks.map(() => 'S0-T0-O0-C0-W0'), ...tasks.map(() => 'S0-T0-O1-C1-W2')]);
     expect(fin.episodes.map((e) => e.taskId)).toEqual([...tasks, ...tasks].map((t) => t.id));
     const free = fin.episodes.slice(0, tasks.length);
@@ -131,11 +159,25 @@ describe('SFT (trainSft)', () => {
     // Garbage that ends: a parse error each turn, up to the cap. Garbage cut off at the action
     // budget: the episode is truncated after that one turn (a cut-off, not a parse error).
     const x = tok.encode('x')[0];
-    const junk = await evaluateGreedy(tok, async (prompts) => prompts.map(() => ({ ids: [x, x, end], ended: true })), tasks, ['S0-T0-O0-C0-W0'], { maxT: 512, actionReserve: 16 }, 2);
+    const junk = await evaluateGreedy(
+      tok,
+      async (prompts) => prompts.map(() => ({ ids: [x, x, end], ended: true })),
+      tasks,
+      ['S0-T0-O0-C0-W0'],
+      { maxT: 512, actionReserve: 16 },
+      2,
+    );
     expect(junk.validActionRate).toBe(0);
     expect(junk.passAt1).toBe(0);
     for (const e of junk.episodes) expect([e.turns, e.parseErrors]).toEqual([2, 2]);
-    const cut = await evaluateGreedy(tok, async (prompts, maxNew) => prompts.map(() => ({ ids: Array(maxNew).fill(x), ended: false })), tasks, ['S0-T0-O0-C0-W0'], { maxT: 512, actionReserve: 16 }, 2);
+    const cut = await evaluateGreedy(
+      tok,
+      async (prompts, maxNew) => prompts.map(() => ({ ids: Array(maxNew).fill(x), ended: false })),
+      tasks,
+      ['S0-T0-O0-C0-W0'],
+      { maxT: 512, actionReserve: 16 },
+      2,
+    );
     for (const e of cut.episodes) expect([e.turns, e.parseErrors]).toEqual([1, 0]);
   });
 });

@@ -11,7 +11,33 @@ describe('hlab pretrain --backend wasm (Node)', () => {
   it('trains two steps on the CPU engine and writes the checkpoint with its sidecar', () => {
     const dir = mkdtempSync(join(tmpdir(), 'hlab-pretrain-'));
     const out = join(dir, 'base-tiny.ckpt');
-    execFileSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'pretrain', '--backend', 'wasm', '--threads', '2', '--preset', 'tiny', '--steps', '2', '--batch', '2', '--demos', '4', '--eval-tasks', '0', '--out', out, '--json'], { stdio: 'pipe', timeout: 120_000 });
+    execFileSync(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        'src/cli/main.ts',
+        'pretrain',
+        '--backend',
+        'wasm',
+        '--threads',
+        '2',
+        '--preset',
+        'tiny',
+        '--steps',
+        '2',
+        '--batch',
+        '2',
+        '--demos',
+        '4',
+        '--eval-tasks',
+        '0',
+        '--out',
+        out,
+        '--json',
+      ],
+      { stdio: 'pipe', timeout: 120_000 },
+    );
     expect(existsSync(out)).toBe(true);
     const side = JSON.parse(readFileSync(out + '.json', 'utf8')) as { steps: number; adapter: string };
     expect(side.steps).toBe(2);

@@ -7,7 +7,19 @@ import type { ExperimentResults, RunResult } from '../../src/experiment/results'
 function run(method: string, seed: number, after: number): RunResult {
   const p = (x: number) => ({ base: x, inSpace: x / 2, blackbox: { 'bb-assistant': x / 4 } });
   const beh = { parseErrors: 0.5, workflowViolations: 0, recoveryRate: 1, stateTrackingErrors: 0 };
-  return { method, algorithm: 'grpo', seed, steps: 3, skippedSteps: 0, before: p(0.1), after: p(after), trainHarnesses: { before: 0.1, after }, behaviour: { before: beh, after: beh }, perHarness: { 'S0-T0-O0-C0-W0': after }, seconds: 1 };
+  return {
+    method,
+    algorithm: 'grpo',
+    seed,
+    steps: 3,
+    skippedSteps: 0,
+    before: p(0.1),
+    after: p(after),
+    trainHarnesses: { before: 0.1, after },
+    behaviour: { before: beh, after: beh },
+    perHarness: { 'S0-T0-O0-C0-W0': after },
+    seconds: 1,
+  };
 }
 const results: ExperimentResults = { resultsVersion: 1, spec: 'quick', evalSet: 'all 225', machine: 'test', runs: [run('oa', 0, 0.5), run('oa', 1, NaN)] };
 const curves = [{ method: 'oa', seed: 0, steps: [{ step: 1, reward: 0.25, policyLoss: 0.1 }] }];
@@ -39,10 +51,29 @@ describe('parseResultsFile', () => {
 
   it('checks trajectory samples: log-probs per action id, per-token advantages per action token', () => {
     const turn = { contextIds: [1, 2], contextOffset: 0, actionIds: [3, 4], logprobs: [-1, -2], kind: 'tool' };
-    const traj = { method: 'oa', seed: 0, step: 1, taskId: 'workspace/organize/t1/5', family: 'organize', harnessId: 'S0-T0-O0-C0-W0', group: 0, reward: 1, score: 1, pass: true, truncated: false, tags: null, advantage: [0.1, 0.2], turns: [turn] };
+    const traj = {
+      method: 'oa',
+      seed: 0,
+      step: 1,
+      taskId: 'workspace/organize/t1/5',
+      family: 'organize',
+      harnessId: 'S0-T0-O0-C0-W0',
+      group: 0,
+      reward: 1,
+      score: 1,
+      pass: true,
+      truncated: false,
+      tags: null,
+      advantage: [0.1, 0.2],
+      turns: [turn],
+    };
     const base = { status: 'done', results, curves: [], warnings: [] };
     expect(parseResultsFile(JSON.parse(outputToJsonText({ ...base, trajectories: [traj] } as never))).trajectories).toHaveLength(1);
-    expect(() => parseResultsFile(JSON.parse(outputToJsonText({ ...base, trajectories: [{ ...traj, advantage: [0.1] }] } as never)))).toThrow(/trajectories\[0\]\.advantage: has 1 per-token values but the turns have 2/);
-    expect(() => parseResultsFile(JSON.parse(outputToJsonText({ ...base, trajectories: [{ ...traj, turns: [{ ...turn, logprobs: [-1] }] }] } as never)))).toThrow(/trajectories\[0\]\.turns\[0\]\.logprobs: has 1 values/);
+    expect(() => parseResultsFile(JSON.parse(outputToJsonText({ ...base, trajectories: [{ ...traj, advantage: [0.1] }] } as never)))).toThrow(
+      /trajectories\[0\]\.advantage: has 1 per-token values but the turns have 2/,
+    );
+    expect(() => parseResultsFile(JSON.parse(outputToJsonText({ ...base, trajectories: [{ ...traj, turns: [{ ...turn, logprobs: [-1] }] }] } as never)))).toThrow(
+      /trajectories\[0\]\.turns\[0\]\.logprobs: has 1 values/,
+    );
   });
 });

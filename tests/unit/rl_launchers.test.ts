@@ -15,16 +15,23 @@ import { prepareEntropyBackward } from '../../src/kernels/entropy_backward';
 import { prepareRlAccInit, prepareRlAccumulate, prepareRlMetricsFinalize, prepareRlRowsZero } from '../../src/kernels/rl_metrics_forward';
 import { prepareNonfiniteCheck, prepareNonfiniteClear } from '../../src/kernels/nonfinite_check';
 
-const gpu = new Proxy({}, {
-  get: (_, k) => {
-    throw new Error(`touched the GPU (gpu.${String(k)})`);
+const gpu = new Proxy(
+  {},
+  {
+    get: (_, k) => {
+      throw new Error(`touched the GPU (gpu.${String(k)})`);
+    },
   },
-}) as Gpu;
+) as Gpu;
 
 /** A view of a fake buffer of `n` f32 elements. */
 const tv = (n: number, label = 'buf'): TensorView => ({ buffer: { size: n * 4, label } as GPUBuffer });
 
-const B = 3, T = 5, V = 7, E = 4, G = 2;
+const B = 3,
+  T = 5,
+  V = 7,
+  E = 4,
+  G = 2;
 const norm = stepNormalizer(new Float32Array(B * T).fill(1), B, T, T);
 
 /** A launcher, its correctly sized args, and the fields to shrink one at a time (with their element counts). */

@@ -8,7 +8,6 @@ import { LOG_RATIO_CLAMP } from '../../src/kernels/rl_math';
 const shader = (name: string) => readFileSync(new URL(`../../shaders/${name}.wgsl`, import.meta.url), 'utf8');
 const LOSS_SHADERS = ['surrogate_forward', 'surrogate_backward', 'kl_forward', 'kl_backward', 'value_loss_forward', 'value_loss_backward', 'entropy_forward', 'entropy_backward'];
 
-
 describe('RL shader layouts', () => {
   it('the shared LossParams block matches the TS constants and is not redefined by a loss shader', () => {
     const common = shader('rl_loss_common');
@@ -19,7 +18,7 @@ describe('RL shader layouts', () => {
       const src = shader(n);
       expect(src, n).not.toMatch(/struct LossParams|fn row_weight|fn k3|const ROW_STATS/);
       const launcher = readFileSync(new URL(`../../src/kernels/${n}.ts`, import.meta.url), 'utf8');
-      expect(launcher, n).toContain("const code = common + body;");
+      expect(launcher, n).toContain('const code = common + body;');
     }
   });
   it('rl_metrics_forward names every rowStats column as src/kernels/rl_metrics.ts does', () => {

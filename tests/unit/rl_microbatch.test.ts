@@ -15,7 +15,7 @@ const full = (aggregation: LossAggregation): RlLossConfig =>
 function concat(parts: Float64Array[]): Float64Array {
   const out = new Float64Array(parts.reduce((s, p) => s + p.length, 0));
   let o = 0;
-  for (const p of parts) (out.set(p, o), (o += p.length));
+  for (const p of parts) out.set(p, o), (o += p.length);
   return out;
 }
 

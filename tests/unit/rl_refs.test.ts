@@ -123,7 +123,7 @@ describe('GRPO group advantages', () => {
   it('non-dyadic rewards just above the floor are not zeroed', () => {
     const r = one([0.1, 0.1, 0.1 + 1e-4], { ...p, stdFloor: 1e-5 });
     expect(r.groupStd[0]).toBeCloseTo(1e-4 / Math.sqrt(3), 10);
-    expect(r.episodeAdvantages[2]).toBeCloseTo((2e-4 / 3) / (1e-4 / Math.sqrt(3) + 1e-6), 6);
+    expect(r.episodeAdvantages[2]).toBeCloseTo(2e-4 / 3 / (1e-4 / Math.sqrt(3) + 1e-6), 6);
   });
   it('broadcasts to the policy tokens of every row of the episode, per group', () => {
     // groups {e0, e1} and {e2, e3}; rows: e0, e1 (two rows: a history rewrite), e2, e3.

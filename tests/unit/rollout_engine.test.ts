@@ -84,9 +84,18 @@ describe('runEpisodes', () => {
   it('an expert policy passes every (task, harness) and each turn is one row with its sampled tokens', async () => {
     const pairs = tasks.flatMap((t, i) => [{ taskId: t.id, harness: harnesses[i] }]);
     const policy = expertPolicy(pairs);
-    const { trajectories, stats } = await runEpisodes(pairs.map((p, g) => ({ taskId: p.taskId, harnessId: p.harness, group: g })), {
-      tok, policy, env: inProcessEnv(localEnvApi(tok)), maxTurns: 40, maxNewTokens: MAXNEW, temperature: 1, seed: 1,
-    });
+    const { trajectories, stats } = await runEpisodes(
+      pairs.map((p, g) => ({ taskId: p.taskId, harnessId: p.harness, group: g })),
+      {
+        tok,
+        policy,
+        env: inProcessEnv(localEnvApi(tok)),
+        maxTurns: 40,
+        maxNewTokens: MAXNEW,
+        temperature: 1,
+        seed: 1,
+      },
+    );
     expect(trajectories.map((t) => t.pass)).toEqual([true, true, true]);
     expect(trajectories.map((t) => t.reward)).toEqual([1, 1, 1]);
     for (const t of trajectories) {
@@ -117,7 +126,15 @@ describe('runEpisodes', () => {
 
   it('a garbage policy never crashes the batch: every episode ends (terminated or truncated) with reward 0', async () => {
     const reqs = harnesses.flatMap((h) => tasks.map((t, g) => ({ taskId: t.id, harnessId: h, group: g })));
-    const { trajectories, stats } = await runEpisodes(reqs, { tok, policy: garbagePolicy(7, 640), env: inProcessEnv(localEnvApi(tok)), maxTurns: 4, maxNewTokens: 32, temperature: 1, seed: 2 });
+    const { trajectories, stats } = await runEpisodes(reqs, {
+      tok,
+      policy: garbagePolicy(7, 640),
+      env: inProcessEnv(localEnvApi(tok)),
+      maxTurns: 4,
+      maxNewTokens: 32,
+      temperature: 1,
+      seed: 2,
+    });
     expect(trajectories).toHaveLength(9);
     for (const t of trajectories) {
       expect(t.terminated || t.truncated).toBe(true);
@@ -129,7 +146,11 @@ describe('runEpisodes', () => {
     }
     expect(stats.envFailures).toBe(0);
     // GRPO on an all-zero-reward batch: every advantage is exactly 0 (std floor), none NaN.
-    const rows = buildRows(trajectories.sort((a, c) => a.group - c.group), tok.padId, 640);
+    const rows = buildRows(
+      trajectories.sort((a, c) => a.group - c.group),
+      tok.padId,
+      640,
+    );
     const { advantages } = grpoAdvantages(trajectories, rows, rlLossConfig());
     expect(advantages.every((a) => a === 0)).toBe(true);
   });
@@ -138,13 +159,23 @@ describe('runEpisodes', () => {
     const reqs = tasks.map((t, g) => ({ taskId: t.id, harnessId: 'S0-T1-O2-C1-W0', group: g }));
     // Non-garbage but harmless actions that keep episodes alive: an always-parse-error text.
     const o = { tok, maxTurns: 3, maxNewTokens: 16, temperature: 1, seed: 3 };
-    const steady: Policy = { maxB: 8, maxT: 512, async sample(p) { return p.map(() => { const ids = Int32Array.from(encodeAction(tok, 'hello')); return { ids, logprobs: new Float32Array(ids.length), stop: 'end' as const }; }); } };
+    const steady: Policy = {
+      maxB: 8,
+      maxT: 512,
+      async sample(p) {
+        return p.map(() => {
+          const ids = Int32Array.from(encodeAction(tok, 'hello'));
+          return { ids, logprobs: new Float32Array(ids.length), stop: 'end' as const };
+        });
+      },
+    };
     const a = await runEpisodes(reqs, { ...o, policy: steady, env: inProcessEnv(localEnvApi(tok)) });
     const flaky = flakyBackend(3 + 3 + 2); // 3 resets, 3 first steps, then the 2nd episode's 2nd step
     const b = await runEpisodes(reqs, { ...o, policy: steady, env: flaky });
     expect(flaky.fresh).toBe(1);
     expect(b.stats.replays).toBeGreaterThanOrEqual(1);
-    const view = (r: typeof a) => r.trajectories.map((t) => ({ turns: t.turns.map((u) => [Array.from(u.contextIds), u.kind]), reward: t.reward, truncated: t.truncated, tags: t.tags }));
+    const view = (r: typeof a) =>
+      r.trajectories.map((t) => ({ turns: t.turns.map((u) => [Array.from(u.contextIds), u.kind]), reward: t.reward, truncated: t.truncated, tags: t.tags }));
     expect(view(b)).toEqual(view(a));
     expect(a.trajectories[0].turns).toHaveLength(3);
   });
@@ -172,8 +203,16 @@ describe('runEpisodes', () => {
     const seen: number[] = [];
     let first: number[] = [];
     const recording: Policy = {
-      maxB: 8, maxT: 1024,
-      async sample(p) { if (!seen.length) first = Array.from(p[0]); for (const q of p) seen.push(q.length); return p.map(() => { const ids = Int32Array.from(encodeAction(tok, 'hello')); return { ids, logprobs: new Float32Array(ids.length), stop: 'end' as const }; }); },
+      maxB: 8,
+      maxT: 1024,
+      async sample(p) {
+        if (!seen.length) first = Array.from(p[0]);
+        for (const q of p) seen.push(q.length);
+        return p.map(() => {
+          const ids = Int32Array.from(encodeAction(tok, 'hello'));
+          return { ids, logprobs: new Float32Array(ids.length), stop: 'end' as const };
+        });
+      },
     };
     const o = { tok, policy: recording, env: inProcessEnv(localEnvApi(tok)), maxTurns: 3, maxNewTokens: 16, temperature: 1, seed: 5 };
     await runEpisodes(reqs, o);
@@ -191,6 +230,16 @@ describe('runEpisodes', () => {
   });
 
   it('a malformed harness id is a caller error, not a silent failure', async () => {
-    await expect(runEpisodes([{ taskId: tasks[0].id, harnessId: 'S9-T0-O0-C0-W0', group: 0 }], { tok, policy: garbagePolicy(1), env: inProcessEnv(localEnvApi(tok)), maxTurns: 2, maxNewTokens: 8, temperature: 1, seed: 4 })).rejects.toThrow(/unknown harness id 'S9-T0-O0-C0-W0'/);
+    await expect(
+      runEpisodes([{ taskId: tasks[0].id, harnessId: 'S9-T0-O0-C0-W0', group: 0 }], {
+        tok,
+        policy: garbagePolicy(1),
+        env: inProcessEnv(localEnvApi(tok)),
+        maxTurns: 2,
+        maxNewTokens: 8,
+        temperature: 1,
+        seed: 4,
+      }),
+    ).rejects.toThrow(/unknown harness id 'S9-T0-O0-C0-W0'/);
   });
 });

@@ -18,12 +18,35 @@ import type { EvalResult } from '../../src/experiment/evaluate';
 import type { CheckpointMeta, JsonValue } from '../../src/storage/serialize';
 
 const rec = (step: number): StepRecord => ({
-  step, reward: 0.5, passByHarness: { 'S0-T0-O0-C0-W0': 0.5 }, policyLoss: -0.1, valueLoss: 0, clipFrac: 0, approxKl: 1e-4, klRef: 0, entropy: 1.2, gradNorm: NaN,
-  optimizerSteps: 2, skippedSteps: 0, rows: 8, tokens: 90, droppedGroups: 0, tokensPerSec: 100, workerRetries: 0, envFailures: 0, droppedContextTokens: 0, cutContexts: 0, rolloutMs: 10, updateMs: 5,
+  step,
+  reward: 0.5,
+  passByHarness: { 'S0-T0-O0-C0-W0': 0.5 },
+  policyLoss: -0.1,
+  valueLoss: 0,
+  clipFrac: 0,
+  approxKl: 1e-4,
+  klRef: 0,
+  entropy: 1.2,
+  gradNorm: NaN,
+  optimizerSteps: 2,
+  skippedSteps: 0,
+  rows: 8,
+  tokens: 90,
+  droppedGroups: 0,
+  tokensPerSec: 100,
+  workerRetries: 0,
+  envFailures: 0,
+  droppedContextTokens: 0,
+  cutContexts: 0,
+  rolloutMs: 10,
+  updateMs: 5,
 });
 const before: EvalResult = {
-  passAt1: { base: 0.25, inSpace: NaN, blackbox: { 'bb-coding-cli': 0 } }, training: 0.5,
-  behaviour: { parseErrors: 1, workflowViolations: 0, recoveryRate: NaN, stateTrackingErrors: 0 }, perHarness: { 'S0-T0-O0-C0-W0': 0.25 }, episodes: 4,
+  passAt1: { base: 0.25, inSpace: NaN, blackbox: { 'bb-coding-cli': 0 } },
+  training: 0.5,
+  behaviour: { parseErrors: 1, workflowViolations: 0, recoveryRate: NaN, stateTrackingErrors: 0 },
+  perHarness: { 'S0-T0-O0-C0-W0': 0.25 },
+  episodes: 4,
   stats: { episodes: 4, envSteps: 8, sampledTokens: 40, sampleMs: 1, envMs: 1, ms: 2, rounds: 2, envFailures: 0, replays: 0, droppedContextTokens: 0, cutContexts: 0 },
 };
 const state: RunState = { runIndex: 1, step: 2, before, history: [rec(1), rec(2)], schedule: { 'workspace/a/t1/1': 3 }, skippedSteps: 0, seconds: 12.5 };
@@ -33,12 +56,28 @@ const tensors = { params: Float32Array.of(1, 2, 3), adamM: Float32Array.of(0.1, 
 function stored(input: ReturnType<typeof encodeRunCheckpoint>): { meta: CheckpointMeta; tensors: typeof input.tensors } {
   const j = (v: JsonValue) => JSON.parse(JSON.stringify(v)) as JsonValue;
   const m = input.meta;
-  return { meta: { ...m, config: j(m.config), rngStates: j(m.rngStates), scheduleState: j(m.scheduleState), metricHistory: j(m.metricHistory), schemaVersion: 1 }, tensors: input.tensors };
+  return {
+    meta: { ...m, config: j(m.config), rngStates: j(m.rngStates), scheduleState: j(m.scheduleState), metricHistory: j(m.metricHistory), schemaVersion: 1 },
+    tensors: input.tensors,
+  };
 }
 
 describe('run checkpoint codec', () => {
   it('round-trips version 2 with named fields; NaN metrics come back as NaN; the step is the store position', () => {
-    const enc = encodeRunCheckpoint('run-x', { spec: { name: 'x' }, run: { runIndex: 1, method: 'scaling', seed: 3 }, state, schedule: { draws: state.schedule }, results: [], curves: [{ method: 'base', seed: 3, steps: [rec(1)] }], trajectories: [] }, tensors, 7);
+    const enc = encodeRunCheckpoint(
+      'run-x',
+      {
+        spec: { name: 'x' },
+        run: { runIndex: 1, method: 'scaling', seed: 3 },
+        state,
+        schedule: { draws: state.schedule },
+        results: [],
+        curves: [{ method: 'base', seed: 3, steps: [rec(1)] }],
+        trajectories: [],
+      },
+      tensors,
+      7,
+    );
     expect(enc.meta.step).toBe(CKPT_STRIDE + 3);
     expect(enc.meta.config).toMatchObject({ format: 'hlab-run', version: RUN_CHECKPOINT_VERSION, run: { runIndex: 1, method: 'scaling', seed: 3 } });
     const s = stored(enc);
@@ -55,11 +94,16 @@ describe('run checkpoint codec', () => {
   it('reads a version-1 checkpoint (no version; run state, results, curves inside metricHistory) and upgrades it', () => {
     const v1 = {
       meta: {
-        runId: 'run-x', step: CKPT_STRIDE + 3, createdAt: 1, schemaVersion: 1,
+        runId: 'run-x',
+        step: CKPT_STRIDE + 3,
+        createdAt: 1,
+        schemaVersion: 1,
         config: { spec: { name: 'x' }, runIndex: 1, method: 'scaling', seed: 3 },
         rngStates: { note: 'all streams derive from (seed, step)', seed: 3, step: 2 },
         scheduleState: { draws: state.schedule },
-        metricHistory: JSON.parse(JSON.stringify({ state: { ...state, schedule: {} }, results: [], curves: [] }, (_k, v) => (typeof v === 'number' && !Number.isFinite(v) ? null : v))),
+        metricHistory: JSON.parse(
+          JSON.stringify({ state: { ...state, schedule: {} }, results: [], curves: [] }, (_k, v) => (typeof v === 'number' && !Number.isFinite(v) ? null : v)),
+        ),
       } as CheckpointMeta,
       tensors: { params: tensors.params, adamM: tensors.adamM, adamV: tensors.adamV, adamStep: Uint32Array.of(4) },
     };
@@ -71,7 +115,9 @@ describe('run checkpoint codec', () => {
   });
 
   it('refuses a newer version naming it, and names a bad field', () => {
-    const s = stored(encodeRunCheckpoint('run-x', { spec: {}, run: { runIndex: 0, method: 'm', seed: 0 }, state, schedule: { draws: {} }, results: [], curves: [], trajectories: [] }, tensors, 0));
+    const s = stored(
+      encodeRunCheckpoint('run-x', { spec: {}, run: { runIndex: 0, method: 'm', seed: 0 }, state, schedule: { draws: {} }, results: [], curves: [], trajectories: [] }, tensors, 0),
+    );
     const newer = { ...s.meta, config: { ...(s.meta.config as object), version: 9 } };
     expect(() => decodeRunCheckpoint(newer, s.tensors)).toThrow(RunCheckpointVersionError);
     expect(() => decodeRunCheckpoint(newer, s.tensors)).toThrow(/run checkpoint version 9 cannot be read by this build \(it reads versions 1–2\)/);

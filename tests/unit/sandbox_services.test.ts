@@ -1,18 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import {
-  eventLine,
-  formatCsv,
-  formatEvents,
-  formatMail,
-  formatTodos,
-  normText,
-  parseCsv,
-  parseEvents,
-  parseMail,
-  parseTodos,
-  sameEvent,
-} from '../../src/sandbox/services';
+import { eventLine, formatCsv, formatEvents, formatMail, formatTodos, normText, parseCsv, parseEvents, parseMail, parseTodos, sameEvent } from '../../src/sandbox/services';
 
 // Cells without surrounding whitespace (the parser trims unquoted cells, as a human would).
 const cell = fc.string({ maxLength: 8 }).filter((s) => s.trim() === s && s.length > 0);
@@ -20,11 +8,16 @@ const cell = fc.string({ maxLength: 8 }).filter((s) => s.trim() === s && s.lengt
 describe('service formats', () => {
   it('CSV: format → parse round-trips, quoting commas, quotes and newlines', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 4 }).chain((w) => fc.tuple(fc.array(cell, { minLength: w, maxLength: w }), fc.array(fc.array(cell, { minLength: w, maxLength: w }), { maxLength: 4 }))), ([header, rows]) => {
-        const t = parseCsv(formatCsv(header, rows));
-        expect(t.header).toEqual(header);
-        expect(t.rows).toEqual(rows);
-      }),
+      fc.property(
+        fc
+          .integer({ min: 1, max: 4 })
+          .chain((w) => fc.tuple(fc.array(cell, { minLength: w, maxLength: w }), fc.array(fc.array(cell, { minLength: w, maxLength: w }), { maxLength: 4 }))),
+        ([header, rows]) => {
+          const t = parseCsv(formatCsv(header, rows));
+          expect(t.header).toEqual(header);
+          expect(t.rows).toEqual(rows);
+        },
+      ),
       { numRuns: 200 },
     );
     expect(parseCsv('a, b\r\n\r\n1 ,"x,y"\n')).toEqual({ header: ['a', 'b'], rows: [['1', 'x,y']] });

@@ -271,8 +271,40 @@ describe('hlab serve never answers garbage with a 5xx', () => {
     const s = await startServer({ workers: 0, limits: { maxBodyBytes: 4096 } });
     const rng = new Rng(2024);
     const ep = (await client(s)('POST', '/v1/episodes', { suite: 'workspace', task: 5, harness: 'S0-T0-O0-C0-W0', maxTurns: 50 })).body.episodeId as string;
-    const pieces = ['v1', 'episodes', 'step', 'health', 'design', 'tasks', 'harnesses', ep, '%', '%zz', '..', '', '😀', 'x'.repeat(300), '%00', '?a=1', '?method=oa&method=oa', '?suite=workspace&n=abc'];
-    const bodies = ['', '{}', 'null', '[]', '{"action":"ls"}', '{"action":null}', '{"suite":"workspace","harness":"bb-assistant","task":{}}', '\u0000\u00ff', '{"__proto__":{"x":1}}', '{"action":"' + 'a'.repeat(5000) + '"}', '1e999', '"str"'];
+    const pieces = [
+      'v1',
+      'episodes',
+      'step',
+      'health',
+      'design',
+      'tasks',
+      'harnesses',
+      ep,
+      '%',
+      '%zz',
+      '..',
+      '',
+      '😀',
+      'x'.repeat(300),
+      '%00',
+      '?a=1',
+      '?method=oa&method=oa',
+      '?suite=workspace&n=abc',
+    ];
+    const bodies = [
+      '',
+      '{}',
+      'null',
+      '[]',
+      '{"action":"ls"}',
+      '{"action":null}',
+      '{"suite":"workspace","harness":"bb-assistant","task":{}}',
+      '\u0000\u00ff',
+      '{"__proto__":{"x":1}}',
+      '{"action":"' + 'a'.repeat(5000) + '"}',
+      '1e999',
+      '"str"',
+    ];
     try {
       for (let i = 0; i < 400; i++) {
         const path = '/' + Array.from({ length: 1 + rng.int(4) }, () => rng.pick(pieces)).join('/');

@@ -51,7 +51,11 @@ describe('integrations/hlab_client.py against hlab serve', () => {
 
   it('the verl and slime modules are valid Python (verl and slime themselves are not installed here)', async () => {
     const code = await new Promise<number | null>((res) => {
-      const p = spawn('python3', ['-c', 'import ast,sys\nfor f in sys.argv[1:]: ast.parse(open(f).read(), f)', 'integrations/verl/hlab_agent_loop.py', 'integrations/slime/hlab_generate.py'], { cwd: ROOT });
+      const p = spawn(
+        'python3',
+        ['-c', 'import ast,sys\nfor f in sys.argv[1:]: ast.parse(open(f).read(), f)', 'integrations/verl/hlab_agent_loop.py', 'integrations/slime/hlab_generate.py'],
+        { cwd: ROOT },
+      );
       p.on('close', res);
     });
     expect(code).toBe(0);

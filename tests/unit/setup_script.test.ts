@@ -21,7 +21,12 @@ function install(uid: number, tools: string[], env: Record<string, string> = {})
   stub('id', `echo ${uid}`);
   for (const t of tools) stub(t, t === 'sudo' ? 'exec "$@"' : 'exit 0');
   const r = spawnSync('/bin/bash', [SCRIPT], { encoding: 'utf8', env: { PATH: bin, ...env } });
-  const calls = existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n').filter((l) => !l.startsWith('id ')) : [];
+  const calls = existsSync(log)
+    ? readFileSync(log, 'utf8')
+        .trim()
+        .split('\n')
+        .filter((l) => !l.startsWith('id '))
+    : [];
   return { status: r.status, stderr: r.stderr, calls };
 }
 
@@ -30,7 +35,15 @@ describe('set-up commands', () => {
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
     const block = /## Set up and run[^\n]*\n+```bash\n([\s\S]*?)```/.exec(readme)?.[1];
     expect(block).toBeDefined();
-    const commands = block!.split('\n').filter(Boolean).flatMap((l) => l.replace(/#.*/, '').split('&&').map((c) => c.trim()));
+    const commands = block!
+      .split('\n')
+      .filter(Boolean)
+      .flatMap((l) =>
+        l
+          .replace(/#.*/, '')
+          .split('&&')
+          .map((c) => c.trim()),
+      );
     expect(commands.length).toBeGreaterThan(0);
     for (const c of commands) expect(c.split(/\s+/)[0], c).not.toBe('sudo');
     expect(commands).toContain('scripts/install-chromium');

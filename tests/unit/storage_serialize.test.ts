@@ -40,7 +40,10 @@ function sample(seed: number, nParams = 37): CheckpointInput {
       config: { lr: 3e-4, model: { layers: 2, dModel: 64 }, harnesses: ['S0-T0-O0-C0-W0'] },
       rngStates: { sampler: rng.state(), schedule: [1, 2, 3, 4] },
       scheduleState: { cursor: 5 },
-      metricHistory: [{ step: 1, loss: 2.5 }, { step: 2, loss: 2.25 }],
+      metricHistory: [
+        { step: 1, loss: 2.5 },
+        { step: 2, loss: 2.25 },
+      ],
     },
     tensors: {
       params,
@@ -93,7 +96,11 @@ describe('canonicalJson', () => {
           Array.isArray(x)
             ? x.map(reversed)
             : x !== null && typeof x === 'object'
-              ? Object.fromEntries(Object.entries(x).reverse().map(([k, y]) => [k, reversed(y)]))
+              ? Object.fromEntries(
+                  Object.entries(x)
+                    .reverse()
+                    .map(([k, y]) => [k, reversed(y)]),
+                )
               : x;
         expect(canonicalJson(reversed(v), 'v')).toBe(s);
         expect(canonicalJson(JSON.parse(s), 'v')).toBe(s);

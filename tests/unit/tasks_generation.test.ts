@@ -41,7 +41,9 @@ describe('task generation', () => {
     expect(() => SUITES.workspace.generate('nope', 1, 0)).toThrow(/unknown family 'nope'.*csv-sum/);
     expect(() => SUITES.errands.generate('recall', 4 as never, 0)).toThrow(/tier must be 1, 2 or 3, got 4/);
     expect(() => SUITES.errands.generate('recall', 1, -1)).toThrow(/seed/);
-    expect(() => SUITES.errands.verify(SUITES.workspace.generate('csv-sum', 1, 0), { version: 1, files: {}, dirs: ['/'] }, { steps: [], answer: null })).toThrow(/belongs to suite 'workspace'/);
+    expect(() => SUITES.errands.verify(SUITES.workspace.generate('csv-sum', 1, 0), { version: 1, files: {}, dirs: ['/'] }, { steps: [], answer: null })).toThrow(
+      /belongs to suite 'workspace'/,
+    );
   });
 
   it('getSuite names the unknown suite and the allowed ones; taskFromId inverts Task.id', () => {
@@ -94,7 +96,7 @@ describe('task generation', () => {
       const calls = f.tiers.map((t) => t.solverCalls);
       expect(calls[0]).toBeLessThan(calls[1]);
       expect(calls[1]).toBeLessThan(calls[2]);
-      for (const t of f.tiers) (expect(t.train).toBe(2), expect(t.test).toBe(1), (train += t.train));
+      for (const t of f.tiers) expect(t.train).toBe(2), expect(t.test).toBe(1), (train += t.train);
     }
     expect(train).toBe(36);
   });

@@ -60,7 +60,14 @@ function damage(task: Task, files: Files, done: Files): Files | null {
     const named = [...task.instruction.matchAll(target)].map((m) => m[1]);
     for (const [p, text] of Object.entries(files)) {
       const item = parseTodos(text).find((it) => !named.includes(it.text));
-      if (item) return { ...files, [p]: text.split('\n').filter((l) => !l.endsWith(` ${item.text}`)).join('\n') };
+      if (item)
+        return {
+          ...files,
+          [p]: text
+            .split('\n')
+            .filter((l) => !l.endsWith(` ${item.text}`))
+            .join('\n'),
+        };
     }
   }
   return null;
@@ -75,7 +82,10 @@ describe.each(Object.values(SUITES).map((s) => [s.name, s] as const))('suite %s:
         const task = suite.generate(name, tier, seed);
         for (const answer of [null, 'done', '']) {
           const v = suite.verify(task, task.initial, { steps: [], answer });
-          expect(v.score, `${task.id}: nothing, answer ${JSON.stringify(answer)}; passing progress checks: ${v.checks.filter((c) => c.kind === 'progress' && c.pass).map((c) => c.name)}`).toBe(0);
+          expect(
+            v.score,
+            `${task.id}: nothing, answer ${JSON.stringify(answer)}; passing progress checks: ${v.checks.filter((c) => c.kind === 'progress' && c.pass).map((c) => c.name)}`,
+          ).toBe(0);
           expect(v.preserved, `${task.id}: the initial state breaks no preservation check`).toBe(true);
         }
         const run = runSolver(suite, task);

@@ -84,7 +84,14 @@ const MUTATIONS: Record<string, Mutation[]> = {
     ({ files, answer, tier }) => {
       if (tier === 1) return { answer: String(Number(answer) === 9999 ? 1000 : Number(answer) + 1), fail: [/^answer_correct$/] };
       const p = outPath(files, '/out/');
-      return { files: edit(files, p, files[p].replace(/\d/, (d) => String((Number(d) + 1) % 10))), fail: [/^code_correct$/] };
+      return {
+        files: edit(
+          files,
+          p,
+          files[p].replace(/\d/, (d) => String((Number(d) + 1) % 10)),
+        ),
+        fail: [/^code_correct$/],
+      };
     },
     ({ files, answer, tier }) => {
       if (tier === 1) return { answer: `${answer} or 1234`, fail: [/^answer_correct$/] };
@@ -126,7 +133,10 @@ const MUTATIONS: Record<string, Mutation[]> = {
     },
   ],
   'calendar-add': [
-    ({ files }) => ({ files: edit(files, '/calendar/events.csv', files['/calendar/events.csv'].replace(/,(\d\d):00,(\d\d):00,([^\n]*)\n$/, ',$1:30,$2:30,$3\n')), fail: [/^event "/] }),
+    ({ files }) => ({
+      files: edit(files, '/calendar/events.csv', files['/calendar/events.csv'].replace(/,(\d\d):00,(\d\d):00,([^\n]*)\n$/, ',$1:30,$2:30,$3\n')),
+      fail: [/^event "/],
+    }),
     ({ files }) => {
       const lines = files['/calendar/events.csv'].split('\n');
       return { files: edit(files, '/calendar/events.csv', [lines[0], ...lines.slice(2)].join('\n')), fail: [/^existing_kept$/] };
@@ -157,7 +167,9 @@ const MUTATIONS: Record<string, Mutation[]> = {
       const p = outPath(files, '/mail/sent/');
       const want = parseMail(files[p])!.subject.replace(/^Re: /, '');
       const sender = parseMail(files[p])!.to;
-      const older = Object.values(task.initial.files).map((t) => parseMail(t)!).find((m) => m.from === sender && m.subject !== want)!;
+      const older = Object.values(task.initial.files)
+        .map((t) => parseMail(t)!)
+        .find((m) => m.from === sender && m.subject !== want)!;
       return { files: mailEdit(files, p, { subject: `Re: ${older.subject}` }), fail: [/: subject$/] };
     },
   ],
@@ -216,7 +228,14 @@ const MUTATIONS: Record<string, Mutation[]> = {
     ({ files, answer, tier }) => {
       if (tier === 1) return { answer: answer!.replace(/\d$/, (d) => String((Number(d) + 1) % 10)), fail: [/^answer_correct$/] };
       const p = outPath(files, '/mail/sent/');
-      return { files: edit(files, p, files[p].replace(/555-01(\d\d)/, (_, d) => `555-01${d === '99' ? '10' : Number(d) + 1}`)), fail: [/^phone_in_body$/] };
+      return {
+        files: edit(
+          files,
+          p,
+          files[p].replace(/555-01(\d\d)/, (_, d) => `555-01${d === '99' ? '10' : Number(d) + 1}`),
+        ),
+        fail: [/^phone_in_body$/],
+      };
     },
     ({ files, tier }) => {
       if (tier === 1) return null;
@@ -264,7 +283,11 @@ describe.each(Object.values(SUITES).map((s) => [s.name, s] as const))('suite %s:
           expect(v.score).toBeGreaterThanOrEqual(0);
           // A preservation check that fails scales the score down (src/tasks/common.ts).
           if (v.checks.some((c) => c.kind === 'preservation' && !c.pass)) expect(v.score).toBeLessThanOrEqual(PRESERVATION_PENALTY);
-          for (const re of w.fail) expect(failed.some((n) => re.test(n)), `${task.id} mutation ${i}: expected ${re} among failed [${failed.join(', ')}]`).toBe(true);
+          for (const re of w.fail)
+            expect(
+              failed.some((n) => re.test(n)),
+              `${task.id} mutation ${i}: expected ${re} among failed [${failed.join(', ')}]`,
+            ).toBe(true);
         }
       }
     }
@@ -303,7 +326,10 @@ describe.each(Object.values(SUITES).map((s) => [s.name, s] as const))('suite %s:
         const originals = new Set(Object.values(task.initial.files));
         for (const p of changedOrNew(task, files)) if (!originals.has(files[p])) files[p] = files[p].replace(/\n/g, '  \r\n') + '\n\n';
         const v = suite.verify(task, stateOf(files), run.transcript);
-        expect(v.checks.filter((c) => !c.pass), task.id).toEqual([]);
+        expect(
+          v.checks.filter((c) => !c.pass),
+          task.id,
+        ).toEqual([]);
       }
     }
   });

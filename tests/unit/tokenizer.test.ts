@@ -6,15 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import {
-  DEFAULT_SPECIALS,
-  MAX_CHUNK,
-  Tokenizer,
-  preSplit,
-  trainBpe,
-  utf8Bytes,
-  type TokenizerFile,
-} from '../../src/model/tokenizer';
+import { DEFAULT_SPECIALS, MAX_CHUNK, Tokenizer, preSplit, trainBpe, utf8Bytes, type TokenizerFile } from '../../src/model/tokenizer';
 import { generateTokenizerCorpus } from '../../src/model/tokenizer_corpus';
 import { Rng } from '../../src/util/rng';
 
@@ -27,9 +19,18 @@ const utf16 = fc.string({ unit: fc.integer({ min: 0, max: 0xffff }).map((c) => S
 describe('round trip', () => {
   it('decode(encode(s)) === s for any well-formed string (full Unicode, controls, graphemes)', () => {
     for (const tok of [shipped, small]) {
-      fc.assert(fc.property(fc.string({ unit: 'binary', maxLength: 200 }), (s) => tok.decode(tok.encode(s)) === s), { numRuns: 300 });
-      fc.assert(fc.property(fc.string({ unit: 'binary-ascii', maxLength: 200 }), (s) => tok.decode(tok.encode(s)) === s), { numRuns: 200 });
-      fc.assert(fc.property(fc.string({ unit: 'grapheme', maxLength: 100 }), (s) => tok.decode(tok.encode(s)) === s), { numRuns: 200 });
+      fc.assert(
+        fc.property(fc.string({ unit: 'binary', maxLength: 200 }), (s) => tok.decode(tok.encode(s)) === s),
+        { numRuns: 300 },
+      );
+      fc.assert(
+        fc.property(fc.string({ unit: 'binary-ascii', maxLength: 200 }), (s) => tok.decode(tok.encode(s)) === s),
+        { numRuns: 200 },
+      );
+      fc.assert(
+        fc.property(fc.string({ unit: 'grapheme', maxLength: 100 }), (s) => tok.decode(tok.encode(s)) === s),
+        { numRuns: 200 },
+      );
     }
   });
 

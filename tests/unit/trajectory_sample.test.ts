@@ -60,7 +60,19 @@ describe('sampleTrajectories', () => {
 
   it('copies the fields, parses suite/family, caps the context and records contextOffset', () => {
     const [s] = sampleTrajectories([trajs[2]], [0.8], meta, { perStep: 1, seed: 0, maxTokensPerTurn: 4 });
-    expect(s).toMatchObject({ method: 'grpo', seed: 3, step: 7, index: 0, suite: 'workspace', family: 'organize', harnessId: 'S1-T0-O0-C0-W0', group: 1, reward: 1, pass: true, advantage: 0.8 });
+    expect(s).toMatchObject({
+      method: 'grpo',
+      seed: 3,
+      step: 7,
+      index: 0,
+      suite: 'workspace',
+      family: 'organize',
+      harnessId: 'S1-T0-O0-C0-W0',
+      group: 1,
+      reward: 1,
+      pass: true,
+      advantage: 0.8,
+    });
     expect(s.turns[0].contextOffset).toBe(5);
     expect(s.turns[0].contextIds).toEqual(Array.from(trajs[2].turns[0].contextIds.slice(5)));
     expect(s.turns[0].actionIds).toEqual(Array.from(trajs[2].turns[0].actionIds));
@@ -75,7 +87,10 @@ describe('sampleTrajectories', () => {
   });
 
   it('keeps per-token advantages (PPO) and checks their length', () => {
-    const t = traj(0, 0, true, [[5, 2], [6, 3]]);
+    const t = traj(0, 0, true, [
+      [5, 2],
+      [6, 3],
+    ]);
     const [s] = sampleTrajectories([t], [[0.1, 0.2, 0.3, 0.4, 0.5]], meta, { perStep: 1, seed: 0 });
     expect(s.advantage).toEqual([0.1, 0.2, 0.3, 0.4, 0.5]);
     expect(() => sampleTrajectories([t], [[0.1]], meta, { perStep: 1, seed: 0 })).toThrow(/advantages\[0\] has 1 values, expected one per action token \(5\)/);
@@ -92,24 +107,32 @@ describe('sampleTrajectories', () => {
 describe('grpoTrajectoryAdvantages', () => {
   it('equals the trainer’s GRPO advantages (buildRows + grpoAdvantages) for contiguous groups', () => {
     fc.assert(
-      fc.property(fc.array(fc.tuple(fc.integer({ min: 1, max: 4 }), fc.array(fc.constantFrom(0, 0.5, 1), { minLength: 4, maxLength: 4 })), { minLength: 1, maxLength: 5 }), fc.boolean(), (groups, noStd) => {
-        const trajs: Trajectory[] = [];
-        groups.forEach(([n, rs], g) => {
-          for (let k = 0; k < n; k++) {
-            const t = traj(trajs.length, g, rs[k] > 0.5, [[3, 2]]);
-            t.reward = rs[k];
-            trajs.push(t);
-          }
-        });
-        const cfg = rlLossConfig({ noStdDivision: noStd });
-        const rows = buildRows(trajs, 0, 64, 8);
-        const ref = grpoAdvantages(trajs, rows, cfg).advantages;
-        const got = grpoTrajectoryAdvantages(trajs.map((t) => t.reward), trajs.map((t) => t.group), cfg);
-        const perTok = rowAdvantagesPerTrajectory(trajs.length, rows, ref);
-        trajs.forEach((_, e) => {
-          for (const a of perTok[e]) expect(a).toBe(Math.fround(got[e]));
-        });
-      }),
+      fc.property(
+        fc.array(fc.tuple(fc.integer({ min: 1, max: 4 }), fc.array(fc.constantFrom(0, 0.5, 1), { minLength: 4, maxLength: 4 })), { minLength: 1, maxLength: 5 }),
+        fc.boolean(),
+        (groups, noStd) => {
+          const trajs: Trajectory[] = [];
+          groups.forEach(([n, rs], g) => {
+            for (let k = 0; k < n; k++) {
+              const t = traj(trajs.length, g, rs[k] > 0.5, [[3, 2]]);
+              t.reward = rs[k];
+              trajs.push(t);
+            }
+          });
+          const cfg = rlLossConfig({ noStdDivision: noStd });
+          const rows = buildRows(trajs, 0, 64, 8);
+          const ref = grpoAdvantages(trajs, rows, cfg).advantages;
+          const got = grpoTrajectoryAdvantages(
+            trajs.map((t) => t.reward),
+            trajs.map((t) => t.group),
+            cfg,
+          );
+          const perTok = rowAdvantagesPerTrajectory(trajs.length, rows, ref);
+          trajs.forEach((_, e) => {
+            for (const a of perTok[e]) expect(a).toBe(Math.fround(got[e]));
+          });
+        },
+      ),
       { seed: 7, numRuns: 60 },
     );
   });
@@ -138,7 +161,16 @@ describe('grpoTrajectoryAdvantages', () => {
 
 describe('rowAdvantagesPerTrajectory', () => {
   it('gathers PPO per-token advantages in turn order (one per action token)', () => {
-    const trajs = [traj(0, 0, true, [[3, 2], [4, 3]]), traj(1, 1, false, [[2, 0], [3, 1]])];
+    const trajs = [
+      traj(0, 0, true, [
+        [3, 2],
+        [4, 3],
+      ]),
+      traj(1, 1, false, [
+        [2, 0],
+        [3, 1],
+      ]),
+    ];
     const rows = buildRows(trajs, 0, 32, 8);
     const values = Float32Array.from({ length: rows.B * rows.T }, (_, i) => (i % 7) / 10);
     const { advantages } = ppoAdvantages(trajs, rows, values, rlLossConfig({ algorithm: 'ppo', normalizeAdvantages: false }));
@@ -170,14 +202,29 @@ describe('trajectoryAdvantages (what an update applied, per input trajectory)', 
     expect(got[0]).toBe(0);
     expect(got[1]).toBe(0);
     expect(got[2]).toBeGreaterThan(0);
-    const all = grpoTrajectoryAdvantages(trajs.map((t) => t.reward), trajs.map((t) => t.group), cfg);
+    const all = grpoTrajectoryAdvantages(
+      trajs.map((t) => t.reward),
+      trajs.map((t) => t.group),
+      cfg,
+    );
     got.forEach((a, e) => expect(a).toBe(Math.fround(all[e])));
     // Nothing trained on: every trajectory 0.
-    expect(trajectoryAdvantages(2, { kept: [], rows: null, oldValues: null, advantages: new Float32Array(0), returns: null, episodeAdvantages: new Float32Array(0) })).toEqual([0, 0]);
+    expect(trajectoryAdvantages(2, { kept: [], rows: null, oldValues: null, advantages: new Float32Array(0), returns: null, episodeAdvantages: new Float32Array(0) })).toEqual([
+      0, 0,
+    ]);
   });
 
   it('PPO: per-token values in turn order (rowAdvantagesPerTrajectory), and names an inconsistent input', () => {
-    const trajs = [traj(0, 0, true, [[3, 2], [4, 3]]), traj(1, 1, false, [[2, 0], [3, 1]])];
+    const trajs = [
+      traj(0, 0, true, [
+        [3, 2],
+        [4, 3],
+      ]),
+      traj(1, 1, false, [
+        [2, 0],
+        [3, 1],
+      ]),
+    ];
     const rows = buildRows(trajs, 0, 32, 8);
     const values = Float32Array.from({ length: rows.B * rows.T }, (_, i) => (i % 7) / 10);
     const est = ppoAdvantages(trajs, rows, values, rlLossConfig({ algorithm: 'ppo' }));

@@ -76,7 +76,12 @@ describe('WasmModel (CPU engine) vs the f64 reference', () => {
     expect(maxErr(logits, refLogits) / maxAbs(refLogits)).toBeLessThan(2e-5);
     const valid: number[] = [];
     for (let b = 0; b < B; b++) for (let t = 0; t < lengths[b]; t++) valid.push(b * T + t);
-    expect(maxErr(valid.map((i) => values[i]), valid.map((i) => ref.values[i])) / maxAbs(ref.values)).toBeLessThan(2e-5);
+    expect(
+      maxErr(
+        valid.map((i) => values[i]),
+        valid.map((i) => ref.values[i]),
+      ) / maxAbs(ref.values),
+    ).toBeLessThan(2e-5);
     const dl64 = new Float64Array(B * T * V);
     s.scored.forEach((pos, k) => dl64.set(s.dlogitsS.subarray(k * V, k * V + V), pos * V));
     const g64 = cpuBackward(p64, ref.cache, dl64, Float64Array.from(s.dvalues));

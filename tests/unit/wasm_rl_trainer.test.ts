@@ -70,12 +70,24 @@ function oracleStep(p0: Float32Array, trajs: TrajectoryLike[], rl: RlLossConfig,
   const oldValues = Float64Array.from(f.values);
   const adv = rl.algorithm === 'ppo' ? ppoAdvantages(trajs, rows, Float32Array.from(f.values), rl) : { ...grpoAdvantages(trajs, rows, rl), returns: null };
   const batch = {
-    B, T, logprobs: logp, oldLogprobs: Float64Array.from(rows.oldLogprobs), advantages: Float64Array.from(adv.advantages), mask: Float64Array.from(rows.mask),
+    B,
+    T,
+    logprobs: logp,
+    oldLogprobs: Float64Array.from(rows.oldLogprobs),
+    advantages: Float64Array.from(adv.advantages),
+    mask: Float64Array.from(rows.mask),
     refLogprobs: rl.klCoef > 0 ? logp.slice() : undefined,
     values: rl.algorithm === 'ppo' ? Float64Array.from(f.values) : undefined,
     oldValues: rl.algorithm === 'ppo' ? oldValues : undefined,
     returns: adv.returns ? Float64Array.from(adv.returns) : undefined,
-    logits: rl.entCoef > 0 ? (() => { const z = new Float64Array(B * T * V); for (let i = 0; i < B * T; i++) if (rows.mask[i] > 0) z.set(f.logits.subarray(i * V, i * V + V), i * V); return z; })() : undefined,
+    logits:
+      rl.entCoef > 0
+        ? (() => {
+            const z = new Float64Array(B * T * V);
+            for (let i = 0; i < B * T; i++) if (rows.mask[i] > 0) z.set(f.logits.subarray(i * V, i * V + V), i * V);
+            return z;
+          })()
+        : undefined,
     vocab: V,
   };
   const { outputs, metrics } = rlStepRef([batch], rl, 0, cfg.maxT);
@@ -169,7 +181,11 @@ describe('WasmRlTrainer', () => {
     const run = async (e: WasmEngine) => {
       const model = WasmModel.create(e, cfg);
       model.writeParams(params(7));
-      const tr = WasmRlTrainer.create(model, { cfg: rlLossConfig({ algorithm: 'ppo' }), lr: 1e-2, weightDecay: 0.01, maxGradNorm: 1, epochs: 2, minibatches: 2, padId: PAD, seed: 3 }, 2);
+      const tr = WasmRlTrainer.create(
+        model,
+        { cfg: rlLossConfig({ algorithm: 'ppo' }), lr: 1e-2, weightDecay: 0.01, maxGradNorm: 1, epochs: 2, minibatches: 2, padId: PAD, seed: 3 },
+        2,
+      );
       const m = (await tr.update(trajectories(8), 1)).metrics;
       return { p: Array.from(model.readParams()), m };
     };

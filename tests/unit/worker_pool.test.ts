@@ -12,7 +12,10 @@ function fakeWorker(): Worker {
 /** Settlement of a promise, observable without waiting on it. */
 function track<T>(p: Promise<T>) {
   const s: { state: 'pending' | 'resolved' | 'rejected'; error?: string } = { state: 'pending' };
-  p.then(() => (s.state = 'resolved'), (e: Error) => ((s.state = 'rejected'), (s.error = e.message)));
+  p.then(
+    () => (s.state = 'resolved'),
+    (e: Error) => ((s.state = 'rejected'), (s.error = e.message)),
+  );
   return s;
 }
 

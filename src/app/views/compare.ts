@@ -18,7 +18,6 @@ import { SERIES_COLORS } from '../line_chart';
 import { formatRoute } from '../route';
 import '../results.css';
 
-
 /** Every leaf of a JSON value as path → JSON text ('rl.steps' → '12', 'seeds' → '[0,1]'; arrays are leaves). */
 function flattenJson(v: unknown, pre = '', out: Map<string, string> = new Map()): Map<string, string> {
   if (v && typeof v === 'object' && !Array.isArray(v)) {
@@ -148,11 +147,12 @@ export class CompareView {
       <section class="card" aria-labelledby="compare-pick-h">
         <h2 id="compare-pick-h">Saved runs</h2>
         ${this.listError ? html`<p class="error-box">${this.listError}</p>` : nothing}
-        ${this.saved === null
-          ? html`<p class="note">Loading…</p>`
-          : this.saved.length === 0
-            ? html`<p class="note" id="compare-empty">No saved runs yet: runs finished in Train are saved here.</p>`
-            : html`<ul class="compare-list" id="compare-list">
+        ${
+          this.saved === null
+            ? html`<p class="note">Loading…</p>`
+            : this.saved.length === 0
+              ? html`<p class="note" id="compare-empty">No saved runs yet: runs finished in Train are saved here.</p>`
+              : html`<ul class="compare-list" id="compare-list">
                 ${this.saved.map((s) => {
                   const i = this.selected.indexOf(s.name);
                   return html`<li><label><input type="checkbox" .checked=${live(i >= 0)} data-run=${s.name} @change=${(e: Event) => this.toggle(s.name, (e.target as HTMLInputElement).checked)} />
@@ -160,12 +160,14 @@ export class CompareView {
                     <span class="desc">${s.runs} run${s.runs === 1 ? '' : 's'} · ${s.methods.join(', ')} · saved ${new Date(s.savedAt).toISOString().replace('T', ' ').slice(0, 16)} UTC</span>
                     · <a href=${formatRoute({ view: 'results', params: { run: s.name } })}>open</a></li>`;
                 })}
-              </ul>`}
+              </ul>`
+        }
         ${ready.filter((r) => r.out instanceof Error).map((r) => html`<p class="error-box">${r.tag}: ${(r.out as Error).message}</p>`)}
       </section>
-      ${runs.length === 0
-        ? nothing
-        : html`
+      ${
+        runs.length === 0
+          ? nothing
+          : html`
           <section class="card" aria-labelledby="compare-curves-h">
             <h2 id="compare-curves-h">Training curves <span class="sub">one line per run · method · seed; hover for values, drag to zoom, double-click to zoom out</span></h2>
             ${smoothingControl('compare-smoothing', this.smoothing, (w) => ((this.smoothing = w), this.draw()))}
@@ -198,17 +200,20 @@ export class CompareView {
           </section>
           <section class="card" aria-labelledby="compare-diff-h">
             <h2 id="compare-diff-h">Spec differences <span class="sub">${runs.length < 2 ? 'pick a second run' : `${d.diff.length} field${d.diff.length === 1 ? '' : 's'} differ`}</span></h2>
-            ${runs.every((r) => (r.out as { specJson?: unknown }).specJson === undefined)
-              ? html`<p class="note">These runs do not carry their spec (saved before specs were stored, or opened from a CLI file).</p>`
-              : runs.length >= 2 && d.diff.length === 0
-                ? html`<p class="note" id="compare-same-spec">The stored specs are identical.</p>`
-                : runs.length >= 2
-                  ? html`<div class="scroll-x"><table class="paper-table" id="compare-diff">
+            ${
+              runs.every((r) => (r.out as { specJson?: unknown }).specJson === undefined)
+                ? html`<p class="note">These runs do not carry their spec (saved before specs were stored, or opened from a CLI file).</p>`
+                : runs.length >= 2 && d.diff.length === 0
+                  ? html`<p class="note" id="compare-same-spec">The stored specs are identical.</p>`
+                  : runs.length >= 2
+                    ? html`<div class="scroll-x"><table class="paper-table" id="compare-diff">
                       <thead><tr><th scope="col">field</th>${runs.map((r) => html`<th scope="col" title=${r.name}>${r.tag}</th>`)}</tr></thead>
                       <tbody>${d.diff.map((row) => html`<tr data-path=${row.path}><th scope="row"><code>${row.path}</code></th>${row.values.map((v) => html`<td><code>${v.length > 80 ? v.slice(0, 77) + '…' : v}</code></td>`)}</tr>`)}</tbody>
                     </table></div>`
-                  : nothing}
-          </section>`}
+                    : nothing
+            }
+          </section>`
+      }
     `;
   }
 }

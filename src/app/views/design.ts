@@ -107,7 +107,12 @@ function computeDesign(inp: Inputs): Computed {
   if (oa instanceof Error) errors.levels = `levels: ${oa instanceof NoOrthogonalArrayError ? '' : 'orthogonal array failed: '}${oa.message}`;
   else out.oa = oa;
   const defaultK = oa instanceof Error ? undefined : oa.runSize;
-  const k = inp.k.trim() === '' ? (defaultK !== undefined ? ok(Math.min(defaultK, size)) : bad<number>('k: enter the random-k size (no orthogonal array gives a default)')) : parseIntField('k', inp.k, 1, size);
+  const k =
+    inp.k.trim() === ''
+      ? defaultK !== undefined
+        ? ok(Math.min(defaultK, size))
+        : bad<number>('k: enter the random-k size (no orthogonal array gives a default)')
+      : parseIntField('k', inp.k, 1, size);
   const kv = take('k', k);
   if (kv !== undefined && seed !== undefined) out.random = randomFor(space, levels.join(','), kv, seed);
   out.chosen = method === 'random' ? out.random : method === 'oa' ? out.oa : undefined;
@@ -194,7 +199,15 @@ export class DesignView {
       </section>
       <form class="controls card" aria-label="Design inputs" @submit=${(ev: Event) => ev.preventDefault()}>
         ${this.text('levels', 'Levels per component', e.levels, { hint: 'comma-separated, e.g. 3,3,3,3,3 (the S·T·O·C·W space) or 2,3,3,4', width: '11rem' })}
-        ${this.select('method', 'Selection method', [['oa', 'orthogonal array'], ['random', 'random-k']], e.method)}
+        ${this.select(
+          'method',
+          'Selection method',
+          [
+            ['oa', 'orthogonal array'],
+            ['random', 'random-k'],
+          ],
+          e.method,
+        )}
         ${this.text('k', 'k (random-k size)', e.k, { hint: c.oa ? `default ${c.oa.runSize} (the OA run size)` : undefined, width: '5rem', inputmode: 'numeric' })}
         ${this.text('seed', 'Seed', e.seed, { hint: 'random-k draw and assignment', width: '7rem', inputmode: 'numeric' })}
       </form>
@@ -288,9 +301,11 @@ export class DesignView {
   private fallbackNote(r: DesignReport): TemplateResult | typeof nothing {
     if (r.method !== 'oa') return nothing;
     if (r.runSize >= r.spaceSize)
-      return html`<p class="warning" id="design-fallback">${r.smallestAdmissibleRunSize >= r.spaceSize
+      return html`<p class="warning" id="design-fallback">${
+        r.smallestAdmissibleRunSize >= r.spaceSize
           ? html`For these levels the Rao and divisibility bounds already force N ≥ ${r.smallestAdmissibleRunSize}, the whole space: no strength-2 orthogonal array smaller than it can exist.`
-          : html`The bounds would allow N = ${r.smallestAdmissibleRunSize}, but none of the app's constructions gives an array smaller than the whole space for these levels${r.components.filter((x) => x.levels === 6).length >= 4 ? html` (four 6-level columns in 36 runs cannot exist at all: they would need two orthogonal Latin squares of order 6 — Euler's 36 officers problem)` : ''}.`}
+          : html`The bounds would allow N = ${r.smallestAdmissibleRunSize}, but none of the app's constructions gives an array smaller than the whole space for these levels${r.components.filter((x) => x.levels === 6).length >= 4 ? html` (four 6-level columns in 36 runs cannot exist at all: they would need two orthogonal Latin squares of order 6 — Euler's 36 officers problem)` : ''}.`
+      }
         So the training set is the <strong>full factorial</strong>: all ${r.spaceSize} configurations are trained and none is held out — what the
         introduction calls too costly. Use random-k for a smaller set, or levels with a small array (3,3,3,3,3 → L18).</p>`;
     if (r.runSize > r.smallestAdmissibleRunSize)
@@ -360,10 +375,19 @@ export class DesignView {
       <h2 id="assign-h">Assignment preview <span class="sub">each task trains under K harnesses: an anchor and K − 1 others</span></h2>
       <form class="controls" aria-label="Assignment inputs" @submit=${(ev: Event) => ev.preventDefault()}>
         ${this.text('K', 'K (harnesses per task)', e.K, { hint: n ? `1..${n}` : undefined, width: '5rem', inputmode: 'numeric' })}
-        ${this.select('assign', 'Assignment', [['locality', 'locality-aware (nearest)'], ['random', 'random (ablation)']], e.assign)}
+        ${this.select(
+          'assign',
+          'Assignment',
+          [
+            ['locality', 'locality-aware (nearest)'],
+            ['random', 'random (ablation)'],
+          ],
+          e.assign,
+        )}
       </form>
-      ${c.assignments
-        ? html`<div class="scroll-x"><table class="assign-table" id="assignment-table">
+      ${
+        c.assignments
+          ? html`<div class="scroll-x"><table class="assign-table" id="assignment-table">
             <thead><tr><th scope="col">Task</th><th scope="col">Anchor</th><th scope="col">Other harnesses (Hamming distance to the anchor)</th></tr></thead>
             <tbody>
               ${c.assignments.map(
@@ -376,13 +400,18 @@ export class DesignView {
             </tbody>
           </table></div>
           <p class="note" id="assign-mean">Mean distance to the anchor over these tasks: <strong>${Number.isNaN(mean) ? '–' : mean.toFixed(2)}</strong>${c.otherMean !== undefined ? html` (${this.inputs.assign === 'locality' ? 'random' : 'locality-aware'}: ${c.otherMean.toFixed(2)})` : nothing}.
-            ${this.inputs.assign === 'locality'
-              ? html`Locality-aware assignment gives each task the training harnesses <em>nearest</em> its anchor, so it sees related changes of its harness.
-                  ${c.chosen && c.chosen.minPairwiseDistance > 1
-                    ? html`But the training harnesses are at least ${c.chosen.minPairwiseDistance} components apart${c.chosen.method === 'oa' ? ' (an orthogonal array spreads them out evenly)' : ''}, so even the nearest neighbour changes ${c.chosen.minPairwiseDistance} components at once: "near" is relative to this set, not one change at a time.`
-                    : nothing}`
-              : html`Random assignment (the ablation) draws a task's other harnesses uniformly from the training set, whatever their distance to the anchor.`}</p>`
-        : html`<p class="note">Fix the inputs above to see the assignment.</p>`}
+            ${
+              this.inputs.assign === 'locality'
+                ? html`Locality-aware assignment gives each task the training harnesses <em>nearest</em> its anchor, so it sees related changes of its harness.
+                  ${
+                    c.chosen && c.chosen.minPairwiseDistance > 1
+                      ? html`But the training harnesses are at least ${c.chosen.minPairwiseDistance} components apart${c.chosen.method === 'oa' ? ' (an orthogonal array spreads them out evenly)' : ''}, so even the nearest neighbour changes ${c.chosen.minPairwiseDistance} components at once: "near" is relative to this set, not one change at a time.`
+                      : nothing
+                  }`
+                : html`Random assignment (the ablation) draws a task's other harnesses uniformly from the training set, whatever their distance to the anchor.`
+            }</p>`
+          : html`<p class="note">Fix the inputs above to see the assignment.</p>`
+      }
     </section>`;
   }
 }

@@ -21,7 +21,10 @@ import { encodeContext } from '../../model/rows';
 import { appTokenizer } from '../app_tokenizer';
 
 let tokenizer: Tokenizer | null = null;
-const tokenizerReady = appTokenizer.then((t) => void (tokenizer = t), () => {});
+const tokenizerReady = appTokenizer.then(
+  (t) => void (tokenizer = t),
+  () => {},
+);
 /** Token counts of contexts as the trainer encodes them (model/rows encodeContext), cached by text. */
 const tokenCounts = new Map<string, number>();
 function contextTokens(text: string): number | null {
@@ -295,35 +298,41 @@ export class InspectView {
           e.seed,
           'train 0..999999 · test 1000000..1999999',
         )}
-        ${c.suite
-          ? field(
-              'inspect-sample',
-              'Or pick a task',
-              html`<select id="inspect-sample" @change=${(ev: Event) => {
-                const t = this.samplesFor(c.suite!).find((x) => x.id === (ev.target as HTMLSelectElement).value);
-                if (t) this.update({ family: t.family, tier: String(t.tier), seed: String(t.seed), ta: '1', tb: '1' });
-              }}>
+        ${
+          c.suite
+            ? field(
+                'inspect-sample',
+                'Or pick a task',
+                html`<select id="inspect-sample" @change=${(ev: Event) => {
+                  const t = this.samplesFor(c.suite!).find((x) => x.id === (ev.target as HTMLSelectElement).value);
+                  if (t) this.update({ family: t.family, tier: String(t.tier), seed: String(t.seed), ta: '1', tb: '1' });
+                }}>
                 <option value="" .selected=${live(!this.samplesFor(c.suite).some((t) => t.id === c.task?.id))}>— ${SAMPLE_TASKS} test tasks —</option>
                 ${this.samplesFor(c.suite).map((t) => html`<option value=${t.id} .selected=${live(t.id === c.task?.id)}>${t.family} · t${t.tier} · ${t.seed}</option>`)}
               </select>`,
-            )
-          : nothing}
+              )
+            : nothing
+        }
       </form>
-      ${c.task
-        ? html`<section class="card task-card" aria-labelledby="task-h">
+      ${
+        c.task
+          ? html`<section class="card task-card" aria-labelledby="task-h">
             <h2 id="task-h">Task <code id="task-id">${c.task.id}</code> <span class="sub">${splitOf(c.task.seed)} split</span></h2>
             <p class="instruction">${c.task.instruction}</p>
           </section>`
-        : nothing}
-      ${marks
-        ? html`<div class="note diff-bar" id="diff-summary">
+          : nothing
+      }
+      ${
+        marks
+          ? html`<div class="note diff-bar" id="diff-summary">
             <span>${marks.changed === 0 ? 'The two contexts shown are identical.' : html`<strong>${marks.changed}</strong> lines differ between the two contexts shown (highlighted).`}</span>
             ${this.sameHint(c, marks.changed)}
             <span class="both">Step both:
               <button type="button" class="small" @click=${() => this.stepBoth(c, -1)}>◀ back</button>
               <button type="button" class="small" @click=${() => this.stepBoth(c, +1)}>forward ▶</button></span>
           </div>`
-        : nothing}
+          : nothing
+      }
       <div class="sides">
         ${this.side('a', 'Harness A', c, marks ? marks.left : single(ca))}
         ${this.side('b', 'Harness B', c, marks ? marks.right : single(cb))}
@@ -345,15 +354,19 @@ export class InspectView {
     if (!isBlackboxId(a.id) && !isBlackboxId(b.id)) {
       const la = parseHarnessId(a.id, DEFAULT_SPACE);
       const lb = parseHarnessId(b.id, DEFAULT_SPACE);
-      const diff = DEFAULT_SPACE.components.flatMap((comp, j) => (la[j] !== lb[j] ? [`${comp.key} (${comp.name}: ${comp.realizations[la[j]].id} → ${comp.realizations[lb[j]].id})`] : []));
+      const diff = DEFAULT_SPACE.components.flatMap((comp, j) =>
+        la[j] !== lb[j] ? [`${comp.key} (${comp.name}: ${comp.realizations[la[j]].id} → ${comp.realizations[lb[j]].id})`] : [],
+      );
       which = `${diff.length > 1 ? 'components' : 'component'} ${diff.join(', ')}`;
     }
     const first = firstDifferingTurn(a.episode, b.episode);
     return html`<span class="same-hint" id="same-hint" role="note">${which.charAt(0).toUpperCase() + which.slice(1)} change${which.startsWith('component ') ? 's' : ''} nothing at turn ${a.turn}.
-      ${first === null
-        ? ' Their contexts and actions are the same at every turn of this episode.'
-        : html` They first differ at turn ${first}:
-          <button type="button" class="small" id="same-hint-go" @click=${() => this.update({ ta: String(Math.min(first, a.episode!.turns.length)), tb: String(Math.min(first, b.episode!.turns.length)) })}>show turn ${first}</button>`}</span>`;
+      ${
+        first === null
+          ? ' Their contexts and actions are the same at every turn of this episode.'
+          : html` They first differ at turn ${first}:
+          <button type="button" class="small" id="same-hint-go" @click=${() => this.update({ ta: String(Math.min(first, a.episode!.turns.length)), tb: String(Math.min(first, b.episode!.turns.length)) })}>show turn ${first}</button>`
+      }</span>`;
   }
 
   private stepBoth(c: Computed, delta: number): void {
@@ -398,9 +411,10 @@ export class InspectView {
           err,
         )}
       </div>
-      ${bb
-        ? html`<p class="desc bb-desc">${BLACKBOX_INFO[cur!]?.description ?? ''}</p>`
-        : html`<div class="picker-row components" role="group" aria-label=${`components of harness ${side.toUpperCase()}`}>
+      ${
+        bb
+          ? html`<p class="desc bb-desc">${BLACKBOX_INFO[cur!]?.description ?? ''}</p>`
+          : html`<div class="picker-row components" role="group" aria-label=${`components of harness ${side.toUpperCase()}`}>
             ${DEFAULT_SPACE.components.map((comp, j) =>
               field(
                 `${id}-${comp.key}`,
@@ -414,7 +428,8 @@ export class InspectView {
                 </select>`,
               ),
             )}
-          </div>`}
+          </div>`
+      }
     </div>`;
   }
 
@@ -423,8 +438,10 @@ export class InspectView {
     const ep = s.episode;
     const turnKey = side === 'a' ? 'ta' : 'tb';
     const head = html`<h2 id=${`side-${side}-h`}>${title} <code class="hid">${s.id ?? '?'}</code></h2>${this.picker(side, c)}`;
-    if (!c.task || !s.id) return html`<section class="card side" id=${`side-${side}`} aria-labelledby=${`side-${side}-h`}>${head}<p class="note">Fix the inputs above to see the episode.</p></section>`;
-    if (!ep) return html`<section class="card side" id=${`side-${side}`} aria-labelledby=${`side-${side}-h`}>${head}<p class="error-box">Could not run the expert: ${s.error}</p></section>`;
+    if (!c.task || !s.id)
+      return html`<section class="card side" id=${`side-${side}`} aria-labelledby=${`side-${side}-h`}>${head}<p class="note">Fix the inputs above to see the episode.</p></section>`;
+    if (!ep)
+      return html`<section class="card side" id=${`side-${side}`} aria-labelledby=${`side-${side}-h`}>${head}<p class="error-box">Could not run the expert: ${s.error}</p></section>`;
     const n = ep.turns.length;
     const t = s.turn;
     const rec: TurnRecord | undefined = t ? ep.turns[t - 1] : undefined;
@@ -449,13 +466,23 @@ export class InspectView {
         <button type="button" data-step="next" ?disabled=${!t || t >= n} @click=${() => go((t ?? 0) + 1)}>Next turn ▶</button>
         <button type="button" data-step="last" ?disabled=${!t || t >= n} @click=${() => go(n)} aria-label="last turn">Last »</button>
       </div>
-      ${rec && tags
-        ? html`
+      ${
+        rec && tags
+          ? html`
           <h3>Context the policy sees <span class="sub" data-tokens=${contextTokens(ctxText) ?? ''}>${ctxText.length} chars · ${contextTokens(ctxText) ?? `≈${Math.ceil(ctxText.length / 4)}`} tokens${tokenizer ? '' : ' (estimate: tokenizer loading)'}</span></h3>
           <pre class="context" data-turn=${String(t)} tabindex="0" aria-label=${`context of harness ${side.toUpperCase()} at turn ${t}`}>${(lines ?? []).map(line)}</pre>
           <h3>Action <span class="kind kind-${rec.kind}">${rec.kind.replace('_', ' ')}</span>${rec.toolError ? html` <span class="kind kind-tool_error">tool error</span>` : nothing}</h3>
           <pre class="action">${rec.action}</pre>
-          ${rec.calls.length ? html`<p class="calls">Canonical call${rec.calls.length > 1 ? 's' : ''}: ${rec.calls.map((cl) => html`<code>${cl.tool}(${Object.entries(cl.args).map(([k, v]) => `${k}=${JSON.stringify(v).slice(0, 60)}`).join(', ')})</code> `)}</p>` : nothing}
+          ${
+            rec.calls.length
+              ? html`<p class="calls">Canonical call${rec.calls.length > 1 ? 's' : ''}: ${rec.calls.map(
+                  (cl) =>
+                    html`<code>${cl.tool}(${Object.entries(cl.args)
+                      .map(([k, v]) => `${k}=${JSON.stringify(v).slice(0, 60)}`)
+                      .join(', ')})</code> `,
+                )}</p>`
+              : nothing
+          }
           <h3>Observation</h3>
           <pre class="observation">${rec.observation || '(none)'}</pre>
           <h3>Behaviour tags <span class="sub">turns 1..${t}</span></h3>
@@ -468,15 +495,17 @@ export class InspectView {
             <li class=${tags.stateTrackingErrors ? 'warn' : ''}>state-tracking errors <strong>${tags.stateTrackingErrors}</strong></li>
             ${t === n ? html`<li>${tags.terminated ? 'terminated (finish)' : tags.truncated ? `truncated (${tags.truncationReason})` : 'not finished'}</li>` : nothing}
           </ul>
-          ${t === n
-            ? html`<div class="verdict ${ep.verification.pass ? 'pass' : 'fail'}" data-verdict=${ep.verification.pass ? 'pass' : 'fail'}>
+          ${
+            t === n
+              ? html`<div class="verdict ${ep.verification.pass ? 'pass' : 'fail'}" data-verdict=${ep.verification.pass ? 'pass' : 'fail'}>
                 <h3>Verifier: ${ep.verification.pass ? 'pass' : 'fail'} <span class="sub">score ${ep.verification.score.toFixed(2)}</span></h3>
                 <ul>${ep.verification.checks.map((ch) => html`<li class=${ch.pass ? 'yes' : 'no'}>${ch.pass ? '✓' : '✗'} ${ch.name}${ch.detail ? html` <span class="desc">${ch.detail}</span>` : nothing}</li>`)}</ul>
               </div>`
-            : html`<p class="note">The verifier checks the final workspace after turn ${n}.</p>`}
+              : html`<p class="note">The verifier checks the final workspace after turn ${n}.</p>`
+          }
         `
-        : nothing}
+          : nothing
+      }
     </section>`;
   }
 }
-

@@ -13,7 +13,20 @@
  * of its mean and a cell with none shows "—".
  */
 import { html, nothing, render, type TemplateResult } from 'lit-html';
-import { byMethod, formatPct, intervalText, meanStd, pairedText, resultsCsv, resultsTable, scoreText, type ExperimentResults, type ResultsCell, type ResultsRow, type ResultsTable } from '../../experiment/results';
+import {
+  byMethod,
+  formatPct,
+  intervalText,
+  meanStd,
+  pairedText,
+  resultsCsv,
+  resultsTable,
+  scoreText,
+  type ExperimentResults,
+  type ResultsCell,
+  type ResultsRow,
+  type ResultsTable,
+} from '../../experiment/results';
 import type { PairedComparison } from '../../experiment/stats';
 import { outputToJsonText, type ExperimentOutputJson, type RunResultJson } from '../results_store';
 // For its side effect too: the module defines <hl-curve-chart>, which the templates below use.
@@ -71,8 +84,14 @@ export function behaviourTable(runs: readonly RunResultJson[]): { method: string
   return [...byMethod(runs)].map(([method, rs]) => ({
     method,
     cells: BEHAVIOUR.map((b) => ({
-      before: statCell(rs.map((r) => r.behaviour.before[b.key]), b.pct),
-      after: statCell(rs.map((r) => r.behaviour.after[b.key]), b.pct),
+      before: statCell(
+        rs.map((r) => r.behaviour.before[b.key]),
+        b.pct,
+      ),
+      after: statCell(
+        rs.map((r) => r.behaviour.after[b.key]),
+        b.pct,
+      ),
     })),
   }));
 }
@@ -81,7 +100,18 @@ export function behaviourTable(runs: readonly RunResultJson[]): { method: string
 export function perHarnessTable(runs: readonly RunResultJson[]): { methods: string[]; rows: { harness: string; cells: StatCell[] }[] } {
   const groups = [...byMethod(runs)];
   const ids = [...new Set(runs.flatMap((r) => Object.keys(r.perHarness)))].sort();
-  return { methods: groups.map(([m]) => m), rows: ids.map((h) => ({ harness: h, cells: groups.map(([, rs]) => statCell(rs.map((r) => r.perHarness[h] ?? null), true)) })) };
+  return {
+    methods: groups.map(([m]) => m),
+    rows: ids.map((h) => ({
+      harness: h,
+      cells: groups.map(([, rs]) =>
+        statCell(
+          rs.map((r) => r.perHarness[h] ?? null),
+          true,
+        ),
+      ),
+    })),
+  };
 }
 
 /**
@@ -167,7 +197,11 @@ const stem = (out: ExperimentOutputJson): string => (out.results.spec || 'result
  */
 export async function composePng(title: string, table: PaperTable, charts: readonly HTMLCanvasElement[], chartTitles: readonly string[] = []): Promise<Blob> {
   const head = ['method', 'seeds', ...table.columns.map((c) => c.label)];
-  const lines = table.rows.map((r) => [r.label, String(r.seeds), ...r.after.map((c, i) => (r.before ? `${r.before[i].mean === null ? '—' : (100 * r.before[i].mean!).toFixed(1)} → ${c.text}` : c.text))]);
+  const lines = table.rows.map((r) => [
+    r.label,
+    String(r.seeds),
+    ...r.after.map((c, i) => (r.before ? `${r.before[i].mean === null ? '—' : (100 * r.before[i].mean!).toFixed(1)} → ${c.text}` : c.text)),
+  ]);
   const widths = head.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));
   const fmt = (cells: string[]) => cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
   const textRows = [title, '', fmt(head), widths.map((w) => '-'.repeat(w)).join('  '), ...lines.map(fmt)];
@@ -222,9 +256,11 @@ function paperTd(c: ResultsCell, before: ResultsCell | undefined, paired: Paired
     ${before ? html`<span class="before" title="before training">${before.mean === null ? '—' : (100 * before.mean).toFixed(1)}</span><span class="arrow" aria-label="to"> → </span>` : nothing}<span class="after">${c.text}</span>
     <span class="ci" title="95 % Wilson interval of the pass rate over the episodes pooled over seeds">${intervalText(c)}</span>
     <span class="score" title="mean verifier score (partial credit; 0 for doing nothing)">score ${scoreText(c)}</span>
-    ${paired !== undefined
-      ? html`<span class="delta ${d?.beyondNoise ? 'beyond' : ''}" title="after − before on the same (task, harness, sample) cells: 95 % bootstrap interval over tasks, exact McNemar p">Δ ${pairedText(paired)}</span>`
-      : nothing}
+    ${
+      paired !== undefined
+        ? html`<span class="delta ${d?.beyondNoise ? 'beyond' : ''}" title="after − before on the same (task, harness, sample) cells: 95 % bootstrap interval over tasks, exact McNemar p">Δ ${pairedText(paired)}</span>`
+        : nothing
+    }
   </td>`;
 }
 
@@ -242,14 +278,24 @@ export class ResultsView {
   private exportError = '';
   private readonly picker: SourcePicker;
   /** Tables and chart specs of the loaded output, computed once per output rather than per render. */
-  private derived: { out: ExperimentOutputJson; table: PaperTable; beh: ReturnType<typeof behaviourTable>; ph: ReturnType<typeof perHarnessTable>; specs: CurveChartSpec[] } | null = null;
+  private derived: {
+    out: ExperimentOutputJson;
+    table: PaperTable;
+    beh: ReturnType<typeof behaviourTable>;
+    ph: ReturnType<typeof perHarnessTable>;
+    specs: CurveChartSpec[];
+  } | null = null;
 
   /** @param setParams called with the view's inputs whenever the user changes the source (→ URL). */
   constructor(
     private readonly el: HTMLElement,
     private readonly setParams: (p: Record<string, string>) => void,
   ) {
-    this.picker = new SourcePicker('results', (ref) => this.pick(ref), () => this.draw());
+    this.picker = new SourcePicker(
+      'results',
+      (ref) => this.pick(ref),
+      () => this.draw(),
+    );
   }
 
   /** Show the view for URL parameters (run=<saved name> or file=<opened file name>). */
@@ -316,7 +362,10 @@ export class ResultsView {
     const runs = out.results.runs;
     const { table, beh, ph, specs } = this.derive(out);
     const specJson = (out as { specJson?: unknown }).specJson;
-    const roles = harnessRoles(ph.rows.map((r) => r.harness), specJson);
+    const roles = harnessRoles(
+      ph.rows.map((r) => r.harness),
+      specJson,
+    );
     return html`
       <section class="card" aria-labelledby="results-h">
         <div class="results-head">
@@ -327,9 +376,11 @@ export class ResultsView {
             <button type="button" id="export-png" @click=${() => void this.exportPng(out)}>Export PNG</button>
           </div>
         </div>
-        ${out.trajectories?.length
-          ? html`<p class="note"><a id="results-traj-link" href=${formatRoute({ view: 'trajectories', params: sourceParams(this.loaded.source) })}>Replay its ${out.trajectories.length} stored trajectories</a> token by token in Trajectories.</p>`
-          : nothing}
+        ${
+          out.trajectories?.length
+            ? html`<p class="note"><a id="results-traj-link" href=${formatRoute({ view: 'trajectories', params: sourceParams(this.loaded.source) })}>Replay its ${out.trajectories.length} stored trajectories</a> token by token in Trajectories.</p>`
+            : nothing
+        }
         ${this.exportError ? html`<p class="error-box" role="alert">${this.exportError}</p>` : nothing}
         <dl class="facts run-facts">
           <dt>In-space set</dt><dd>${out.results.evalSet}</dd>
@@ -339,9 +390,11 @@ export class ResultsView {
           ${out.seconds != null ? html`<dt>Time</dt><dd>${out.seconds.toFixed(0)} s</dd>` : nothing}
         </dl>
         ${out.warnings.map((w) => html`<p class="warning">${w}</p>`)}
-        ${specJson
-          ? html`<details class="run-spec" id="results-spec"><summary>Spec of this run</summary><pre>${JSON.stringify(specJson, null, 2)}</pre></details>`
-          : html`<p class="note">The spec is not stored with this output (a CLI file, or saved before specs were kept): see the run's spec.json.</p>`}
+        ${
+          specJson
+            ? html`<details class="run-spec" id="results-spec"><summary>Spec of this run</summary><pre>${JSON.stringify(specJson, null, 2)}</pre></details>`
+            : html`<p class="note">The spec is not stored with this output (a CLI file, or saved before specs were kept): see the run's spec.json.</p>`
+        }
         <h3 id="paper-h">pass@1 (%) <span class="sub">before → after, mean ± std over seeds; [95 % Wilson interval] n = episodes pooled over seeds; Δ = paired difference (bootstrap over tasks)</span></h3>
         ${table.hasEpisodes ? nothing : html`<p class="note" id="results-no-episodes">These results carry no per-episode outcomes, so intervals, scores and paired differences read n/a.</p>`}
         <div class="scroll-x">
@@ -361,12 +414,14 @@ export class ResultsView {
       <section class="card" aria-labelledby="curves-h">
         <h2 id="curves-h">Training curves <span class="sub">one line per run; hover for values, drag to zoom, double-click to zoom out</span></h2>
         ${smoothingControl('results-smoothing', this.smoothing, (w) => ((this.smoothing = w), this.draw()))}
-        ${out.curves.length === 0 || out.curves.every((c) => c.steps.length === 0)
-          ? html`<p class="note">No RL steps recorded in this output.</p>`
-          : html`<ul class="legend run-legend">
+        ${
+          out.curves.length === 0 || out.curves.every((c) => c.steps.length === 0)
+            ? html`<p class="note">No RL steps recorded in this output.</p>`
+            : html`<ul class="legend run-legend">
                 ${out.curves.map((c, i) => html`<li><span class="swatch" style=${`background:${RUN_COLORS[i % RUN_COLORS.length]}`}></span>${c.method} · seed ${c.seed}</li>`)}
               </ul>
-              <div class="curve-grid" id="curves">${specs.map((s) => html`<hl-curve-chart .spec=${this.smoothing ? { ...s, smoothing: this.smoothing } : s}></hl-curve-chart>`)}</div>`}
+              <div class="curve-grid" id="curves">${specs.map((s) => html`<hl-curve-chart .spec=${this.smoothing ? { ...s, smoothing: this.smoothing } : s}></hl-curve-chart>`)}</div>`
+        }
       </section>
       <section class="card" aria-labelledby="behaviour-h">
         <h2 id="behaviour-h">Behaviour <span class="sub">per evaluation episode, before → after</span></h2>
@@ -385,14 +440,16 @@ export class ResultsView {
       </section>
       <section class="card" aria-labelledby="harness-h">
         <h2 id="harness-h">Per harness <span class="sub">pass@1 (%) after training, mean ± std over seeds; ${ph.rows.length} harnesses</span></h2>
-        ${ph.rows.length === 0
-          ? html`<p class="note">No per-harness results (the evaluation did not run).</p>`
-          : html`<div class="scroll-y harness-scroll">
+        ${
+          ph.rows.length === 0
+            ? html`<p class="note">No per-harness results (the evaluation did not run).</p>`
+            : html`<div class="scroll-y harness-scroll">
               <table class="paper-table" id="harness-table">
                 <thead><tr><th scope="col">harness</th><th scope="col" title="training: in a method's training set; held-out: not trained on, d = distance to the nearest training harness; black-box: a whole other harness">role</th>${ph.methods.map((m) => html`<th scope="col" class="num">${m}</th>`)}</tr></thead>
                 <tbody>${ph.rows.map((r) => html`<tr data-harness=${r.harness}><th scope="row"><code class="hid">${r.harness}</code></th><td class="role">${roles.get(r.harness)}</td>${r.cells.map((c, i) => cellTd(c, ph.methods[i]))}</tr>`)}</tbody>
               </table>
-            </div>`}
+            </div>`
+        }
       </section>
     `;
   }

@@ -88,7 +88,10 @@ export class CurveChart extends UPlotElement<CurveChartSpec> {
       // Zoom: drag across the plot to zoom into those steps; double-click to zoom out.
       cursor: { drag: { x: true, y: false } },
       scales: { x: { time: false }, y: { range: metricYRange } },
-      axes: [{ label: 'RL step', size: 34, labelSize: 16, incrs: STEP_INCRS }, { label: spec.yLabel, size: metricAxisSize, labelSize: 16, values: metricTicks }],
+      axes: [
+        { label: 'RL step', size: 34, labelSize: 16, incrs: STEP_INCRS },
+        { label: spec.yLabel, size: metricAxisSize, labelSize: 16, values: metricTicks },
+      ],
       series: [{ label: 'RL step' }, ...spec.series.map((s) => ({ label: s.label, stroke: s.color, width: 1.6, spanGaps: true, points: { size: 4 } }))],
     };
     const series = spec.smoothing ? spec.series.map((s) => ({ ...s, points: smoothPoints(s.points, spec.smoothing!) })) : spec.series;

@@ -164,11 +164,12 @@ export class SourcePicker {
         <div>
           <h3>Saved in this browser</h3>
           ${this.listError ? html`<p class="error-box">${this.listError}</p>` : nothing}
-          ${this.saved === null
-            ? html`<p class="note">Reading…</p>`
-            : this.saved.length === 0
-              ? html`<p class="note" id=${id('saved-empty')}>No saved runs yet: runs finished in Train are saved here.</p>`
-              : html`<div class="scroll-x"><table class="saved-runs" id=${id('saved')}>
+          ${
+            this.saved === null
+              ? html`<p class="note">Reading…</p>`
+              : this.saved.length === 0
+                ? html`<p class="note" id=${id('saved-empty')}>No saved runs yet: runs finished in Train are saved here.</p>`
+                : html`<div class="scroll-x"><table class="saved-runs" id=${id('saved')}>
                   <thead><tr><th>name</th><th>spec</th><th>runs</th><th>status</th><th>saved</th><th><span class="visually-hidden">actions</span></th></tr></thead>
                   <tbody>
                     ${this.saved.map(
@@ -182,7 +183,8 @@ export class SourcePicker {
                       </tr>`,
                     )}
                   </tbody>
-                </table></div>`}
+                </table></div>`
+          }
         </div>
         <div class=${`drop-zone${this.dragging ? ' dragging' : ''}`} id=${id('drop')}
           @dragover=${(e: DragEvent) => {

@@ -278,7 +278,10 @@ export function prewarmTrainWorker(): Promise<boolean> {
       resolve(false);
     });
     // The worker's comlink endpoint exists only after its module graph loaded and ran.
-    void p.api.ping().then(() => resolve(true), () => resolve(false));
+    void p.api.ping().then(
+      () => resolve(true),
+      () => resolve(false),
+    );
   });
   return prewarmReady;
 }
@@ -421,7 +424,11 @@ export class TrainView {
 
   private applyDemo(): void {
     const name = (PRESET_NAMES as readonly string[]).includes(this.inputs.preset) ? this.inputs.preset : TRAIN_DEFAULTS.preset;
-    const spec = applyMergePatch(getPreset(name), { ...DEMO_PATCH, name: `${name}-demo`, description: `Demo of preset '${name}': pretrained mini model, tier-1 tasks, 6 RL steps of 2 tasks × 8 rollouts, a small evaluation (a few minutes on a CPU).` });
+    const spec = applyMergePatch(getPreset(name), {
+      ...DEMO_PATCH,
+      name: `${name}-demo`,
+      description: `Demo of preset '${name}': pretrained mini model, tier-1 tasks, 6 RL steps of 2 tasks × 8 rollouts, a small evaluation (a few minutes on a CPU).`,
+    });
     this.inputs = { ...this.inputs, steps: '' };
     this.onEdit(JSON.stringify(spec, null, 2));
   }
@@ -570,10 +577,21 @@ export class TrainView {
     this.runSteps = spec.rl.steps;
     const evals: EvalEv[] = [];
     h.results.forEach((r, i) => {
-      evals.push({ type: 'eval', runIndex: i, method: r.method, seed: r.seed, when: 'before', passAt1: r.before, training: r.trainHarnesses.before, episodes: NaN, restored: true });
+      evals.push({
+        type: 'eval',
+        runIndex: i,
+        method: r.method,
+        seed: r.seed,
+        when: 'before',
+        passAt1: r.before,
+        training: r.trainHarnesses.before,
+        episodes: NaN,
+        restored: true,
+      });
       evals.push({ type: 'eval', runIndex: i, method: r.method, seed: r.seed, when: 'after', passAt1: r.after, training: r.trainHarnesses.after, episodes: NaN, restored: true });
     });
-    if (h.current.before && h.runIndex < plan.length) evals.push({ type: 'eval', runIndex: h.runIndex, method: plan[h.runIndex].method, seed: plan[h.runIndex].seed, when: 'before', ...h.current.before, restored: true });
+    if (h.current.before && h.runIndex < plan.length)
+      evals.push({ type: 'eval', runIndex: h.runIndex, method: plan[h.runIndex].method, seed: plan[h.runIndex].seed, when: 'before', ...h.current.before, restored: true });
     this.evals = evals;
     const unitsPerRun = spec.rl.steps + 2;
     const done = h.results.length * unitsPerRun + (h.runIndex < plan.length ? (h.current.before ? 1 : 0) + h.current.history.length : 0);
@@ -609,7 +627,11 @@ export class TrainView {
     this.draw();
     const saveAs = runName(v.spec, v.runId);
     try {
-      const out = await api.start(v.specJson, { runId: v.runId, resume, saveAs, ...(v.steps !== undefined ? { steps: v.steps } : {}) }, proxy((ev: RunEvent) => this.onEvent(ev)));
+      const out = await api.start(
+        v.specJson,
+        { runId: v.runId, resume, saveAs, ...(v.steps !== undefined ? { steps: v.steps } : {}) },
+        proxy((ev: RunEvent) => this.onEvent(ev)),
+      );
       if ((this.phase as Phase) === 'failed') return; // the worker died meanwhile; its message stays
       this.outcome = out;
       this.phase = out.output.status === 'done' ? 'done' : 'paused';
@@ -806,13 +828,15 @@ export class TrainView {
               .value=${live(this.text)} @input=${(e: Event) => this.onEdit((e.target as HTMLTextAreaElement).value)}></textarea>
             <div id="train-spec-errors" class="train-spec-errors" role=${v.errors.spec.length ? 'alert' : nothing}>
               ${this.editsError ? html`<p class="error">${this.editsError}</p>` : nothing}
-              ${v.errors.spec.length
-                ? html`<p class="error-title">${v.errors.spec.length} error${v.errors.spec.length > 1 ? 's' : ''} — Start is disabled until fixed:</p>
+              ${
+                v.errors.spec.length
+                  ? html`<p class="error-title">${v.errors.spec.length} error${v.errors.spec.length > 1 ? 's' : ''} — Start is disabled until fixed:</p>
                     <ul class="errors">${v.errors.spec.map((e) => html`<li>${e}</li>`)}</ul>`
-                : v.spec
-                  ? html`<p class="ok">Valid spec: ${v.spec.methods.length} method${v.spec.methods.length > 1 ? 's' : ''} × ${v.spec.seeds.length} seed${v.spec.seeds.length > 1 ? 's' : ''},
+                  : v.spec
+                    ? html`<p class="ok">Valid spec: ${v.spec.methods.length} method${v.spec.methods.length > 1 ? 's' : ''} × ${v.spec.seeds.length} seed${v.spec.seeds.length > 1 ? 's' : ''},
                       ${v.steps ?? v.spec.rl.steps} RL steps each, model ${v.spec.model.preset} (${v.spec.model.init}). Run id <code>${v.runId}</code>.</p>`
-                  : nothing}
+                    : nothing
+              }
             </div>
           </section>
         </div>
@@ -890,16 +914,20 @@ export class TrainView {
         ${steps.length - noUpdate.length} of ${steps.length} RL step${steps.length === 1 ? '' : 's'} ·
         dropped groups (equal rewards): <strong>${dropped}</strong>${groups ? ` of ${groups}` : ''}${skipped ? html` · skipped (non-finite): <strong>${skipped}</strong>` : nothing}
         ${noUpdate.length && noUpdate.length < steps.length ? html` · no update at step${noUpdate.length > 1 ? 's' : ''} ${noUpdate.map((r) => r.step).join(', ')} (shaded in the charts)` : nothing}</p>
-      ${noUpdate.length === steps.length
-        ? html`<div class="no-signal" id="train-no-signal" role="status">
-            ${allDropped
-              ? html`<strong>No learning signal: all groups had equal rewards, 0 updates</strong> (${steps.length} RL step${steps.length === 1 ? '' : 's'}, ${dropped} group${dropped === 1 ? '' : 's'} dropped).
+      ${
+        noUpdate.length === steps.length
+          ? html`<div class="no-signal" id="train-no-signal" role="status">
+            ${
+              allDropped
+                ? html`<strong>No learning signal: all groups had equal rewards, 0 updates</strong> (${steps.length} RL step${steps.length === 1 ? '' : 's'}, ${dropped} group${dropped === 1 ? '' : 's'} dropped).
                   GRPO learns from the differences between the rewards of one group's rollouts; when they are all equal (typically all 0 for a weak model)
                   the advantages are 0 and the group is left out. The parameters are unchanged, so loss, KL, clip fraction and gradient norm are not measured
                   (shaded in the charts) and "after" will equal "before".${this.noSignalAdvice(spec)}`
-              : html`<strong>0 updates applied</strong> in ${steps.length} RL step${steps.length === 1 ? '' : 's'}${skipped ? ` (${skipped} optimizer step${skipped === 1 ? '' : 's'} skipped: non-finite loss or gradient)` : ''}: the parameters are unchanged.`}
+                : html`<strong>0 updates applied</strong> in ${steps.length} RL step${steps.length === 1 ? '' : 's'}${skipped ? ` (${skipped} optimizer step${skipped === 1 ? '' : 's'} skipped: non-finite loss or gradient)` : ''}: the parameters are unchanged.`
+            }
           </div>`
-        : nothing}`;
+          : nothing
+      }`;
   }
 
   /** What to change when no group had a learning signal: only the settings not already tried. */
@@ -938,7 +966,9 @@ export class TrainView {
     const phaseText: Record<Phase, string> = {
       idle: complete
         ? `This spec has a finished run (${where}): its results are in Results; Start over trains it again.`
-        : latest ? `A checkpoint of this spec exists (${where}): its history is shown below; Resume continues from it.` : 'Ready.',
+        : latest
+          ? `A checkpoint of this spec exists (${where}): its history is shown below; Resume continues from it.`
+          : 'Ready.',
       running: 'Training…',
       stopping: 'Pausing: finishing the current step, then saving a checkpoint…',
       paused: `Paused${pausedAt ? ` (checkpoint: ${pausedAt})` : ''}. Resume continues from it.`,
@@ -956,22 +986,30 @@ export class TrainView {
         <button id="train-resume" type="button" ?disabled=${busy || invalid || !latest || complete || !canTrain} @click=${() => void this.run(true)}
           title=${complete ? 'Nothing to resume: every run of this spec is finished' : 'Continue from the latest checkpoint of this spec'}>Resume</button>
       </div>
-      ${canTrain
-        ? nothing
-        : html`<p class="error-box" id="train-no-engine">${(v.spec?.backend ?? 'auto') === 'webgpu'
-            ? 'This spec asks for WebGPU (backend "webgpu"), which this browser does not offer (see the banner above for how to enable it); choose Engine auto or wasm to train on the CPU engine.'
-            : 'Training needs WebGPU or the CPU engine; the CPU engine needs a cross-origin-isolated page (SharedArrayBuffer), which this one is not.'}
-            Stored checkpoints and their history stay readable here.</p>`}
+      ${
+        canTrain
+          ? nothing
+          : html`<p class="error-box" id="train-no-engine">${
+              (v.spec?.backend ?? 'auto') === 'webgpu'
+                ? 'This spec asks for WebGPU (backend "webgpu"), which this browser does not offer (see the banner above for how to enable it); choose Engine auto or wasm to train on the CPU engine.'
+                : 'Training needs WebGPU or the CPU engine; the CPU engine needs a cross-origin-isolated page (SharedArrayBuffer), which this one is not.'
+            }
+            Stored checkpoints and their history stay readable here.</p>`
+      }
       <p id="train-phase" class="train-phase" role="status" data-phase=${this.phase}>${phaseText[this.phase]}</p>
-      ${this.failure
-        ? html`<div id="train-failure" class="error-box" role="alert">
+      ${
+        this.failure
+          ? html`<div id="train-failure" class="error-box" role="alert">
             <strong>Training stopped: ${this.failure}</strong><br />
-            ${latest
-              ? html`Nothing is lost up to the last checkpoint (${where}). Press <strong>Resume</strong> to continue from it.
+            ${
+              latest
+                ? html`Nothing is lost up to the last checkpoint (${where}). Press <strong>Resume</strong> to continue from it.
                   ${/device lost|GPU/i.test(this.failure) ? html`If the GPU is lost again, reload the page or close other GPU-heavy tabs, then Resume.` : nothing}`
-              : html`No checkpoint was written, so there is nothing to resume: fix the cause${/device lost|GPU/i.test(this.failure) ? ' (reload the page or close other GPU-heavy tabs)' : ''}, then <strong>Start</strong> again.`}
+                : html`No checkpoint was written, so there is nothing to resume: fix the cause${/device lost|GPU/i.test(this.failure) ? ' (reload the page or close other GPU-heavy tabs)' : ''}, then <strong>Start</strong> again.`
+            }
           </div>`
-        : nothing}
+          : nothing
+      }
       <div class="train-progress">
         <progress id="train-progress" max=${Math.max(1, p.total)} .value=${p.done} aria-label="Run progress"></progress>
         <span class="train-progress-text">
@@ -980,21 +1018,23 @@ export class TrainView {
           ${etaText ? html` · <span id="train-eta">${etaText}</span>` : nothing}
         </span>
         <div class="train-progress-phase">${p.phase} ${p.total ? html`(${(frac * 100).toFixed(0)}%)` : nothing}
-          ${evalNow && this.evalStart
-            ? html`<span id="train-eval-now"> · ${this.evalDone ? html`<span id="train-eval-done">${this.evalDone.done} / ${this.evalDone.total} episodes done</span> of ` : nothing}${evalNow.episodes} episodes (${evalNow.harnesses} harness${evalNow.harnesses === 1 ? '' : 'es'} × ${evalNow.tasks} test task${evalNow.tasks === 1 ? '' : 's'} × ${v.spec!.evaluation.samples} sample${v.spec!.evaluation.samples === 1 ? '' : 's'}), running for ${fmtDuration((performance.now() - this.evalStart.at) / 1000)}</span>`
-            : nothing}</div>
+          ${
+            evalNow && this.evalStart
+              ? html`<span id="train-eval-now"> · ${this.evalDone ? html`<span id="train-eval-done">${this.evalDone.done} / ${this.evalDone.total} episodes done</span> of ` : nothing}${evalNow.episodes} episodes (${evalNow.harnesses} harness${evalNow.harnesses === 1 ? '' : 'es'} × ${evalNow.tasks} test task${evalNow.tasks === 1 ? '' : 's'} × ${v.spec!.evaluation.samples} sample${v.spec!.evaluation.samples === 1 ? '' : 's'}), running for ${fmtDuration((performance.now() - this.evalStart.at) / 1000)}</span>`
+              : nothing
+          }</div>
       </div>
       ${this.updatesBlock(v.spec)}
-      ${this.evals.length
-        ? html`<div class="scroll-x"><table class="compact train-evals" id="train-evals">
+      ${
+        this.evals.length
+          ? html`<div class="scroll-x"><table class="compact train-evals" id="train-evals">
             <caption>Evaluations (pass@1, %)${this.evals.some((e) => e.restored) ? ' · "stored": read from the checkpoint' : ''}</caption>
             <thead><tr><th scope="col">run</th><th scope="col">when</th><th scope="col">base</th><th scope="col">in-space</th>${bb.map((b) => html`<th scope="col" data-bb=${b}>${b}</th>`)}<th scope="col">training harnesses</th><th scope="col">episodes</th></tr></thead>
             <tbody>${this.evals.map((e) => html`<tr><td>${e.method} · seed ${e.seed}</td><td>${e.when}${e.restored ? ' (stored)' : ''}</td><td class="num">${fmtPct(e.passAt1.base)}</td><td class="num">${fmtPct(e.passAt1.inSpace)}</td>${bb.map((b) => html`<td class="num" data-bb=${b}>${fmtPct(e.passAt1.blackbox?.[b])}</td>`)}<td class="num">${fmtPct(e.training)}</td><td class="num">${Number.isFinite(e.episodes) ? e.episodes : '—'}</td></tr>`)}</tbody>
           </table></div>`
-        : nothing}
-      ${this.messages.length
-        ? html`<ul class="train-messages" aria-label="Run messages">${this.messages.map((m) => html`<li class=${m.kind}>${m.text}</li>`)}</ul>`
-        : nothing}
+          : nothing
+      }
+      ${this.messages.length ? html`<ul class="train-messages" aria-label="Run messages">${this.messages.map((m) => html`<li class=${m.kind}>${m.text}</li>`)}</ul>` : nothing}
     </section>`;
   }
 
@@ -1014,7 +1054,7 @@ export class TrainView {
    */
   private metricChart(labels: string[], id: string, title: string, pick: (r: StepRecord) => number | null | undefined, yLabel = title, ofUpdate = false): TemplateResult {
     const xs = [...new Set(this.curves.flatMap((c) => c?.steps.map((s) => s.step) ?? []))].sort((a, b) => a - b);
-    const value = (r: StepRecord) => (ofUpdate && appliedUpdates(r) === 0 ? null : pick(r) ?? null);
+    const value = (r: StepRecord) => (ofUpdate && appliedUpdates(r) === 0 ? null : (pick(r) ?? null));
     // x where no run that has this step applied an update.
     const noData = ofUpdate ? xs.filter((x) => this.curves.every((c) => !c || c.steps.every((r) => r.step !== x || appliedUpdates(r) === 0))) : undefined;
     const spec: LineChartSpec = {
@@ -1046,7 +1086,9 @@ export class TrainView {
         label: g,
         color: SERIES_COLORS[i % SERIES_COLORS.length],
         values: steps.map((s) => {
-          const vals = Object.entries(s.passByHarness ?? {}).filter(([h]) => harnessGroup(h) === g).map(([, p]) => p);
+          const vals = Object.entries(s.passByHarness ?? {})
+            .filter(([h]) => harnessGroup(h) === g)
+            .map(([, p]) => p);
           return vals.length ? vals.reduce((a, b) => a + b, 0) / vals.length : null;
         }),
       })),
@@ -1080,11 +1122,13 @@ export class TrainView {
     const bb = [...new Set(runs.flatMap((r) => [...Object.keys(r.before.blackbox ?? {}), ...Object.keys(r.after.blackbox ?? {})]))];
     return html`<section class="card" aria-labelledby="train-results-h" id="train-results">
       <h2 id="train-results-h">Results <span class="sub">${o.output.results.spec}, ${fmtDuration(runs.reduce((a, r) => a + (r.seconds ?? 0), 0))} of training and evaluation (all sessions)</span></h2>
-      <p>${o.savedAs
-        ? html`Saved in this browser as <strong>${o.savedAs}</strong>.
+      <p>${
+        o.savedAs
+          ? html`Saved in this browser as <strong>${o.savedAs}</strong>.
             <a id="train-results-link" href=${`#/results?run=${encodeURIComponent(o.savedAs)}`}>Open in Results</a> ·
             <a href=${`#/trajectories?run=${encodeURIComponent(o.savedAs)}`}>Trajectories</a>`
-        : html`<span class="error">Not saved to Results: ${o.saveError ?? 'unknown error'}</span>`}</p>
+          : html`<span class="error">Not saved to Results: ${o.saveError ?? 'unknown error'}</span>`
+      }</p>
       <div class="scroll-x">
         <table class="compact" id="train-results-table">
           <thead><tr><th scope="col">method</th><th scope="col">seed</th><th scope="col">optimizer steps</th><th scope="col">pass@1 base (%, before → after)</th>
@@ -1109,8 +1153,9 @@ export class TrainView {
             @change=${(e: Event) => void this.importCheckpoint(e.target as HTMLInputElement)} /></label>
         ${this.ckptNote ? html`<span id="train-ckpt-note" role="status">${this.ckptNote}</span>` : nothing}
       </div>
-      ${rows.length
-        ? html`<div class="scroll-x"><table class="compact" id="train-ckpt-table">
+      ${
+        rows.length
+          ? html`<div class="scroll-x"><table class="compact" id="train-ckpt-table">
             <thead><tr><th scope="col">run id</th><th scope="col">position</th><th scope="col">saved</th><th scope="col">size</th><th scope="col"><span class="visually-hidden">actions</span></th></tr></thead>
             <tbody>${rows.map((r) => {
               const active = busy && r.runId === this.activeRunId;
@@ -1126,7 +1171,8 @@ export class TrainView {
               </tr>`;
             })}</tbody>
           </table></div>`
-        : html`<p class="note" id="train-ckpt-empty">${this.ckptLoaded ? 'No checkpoints yet.' : 'Loading…'}</p>`}
+          : html`<p class="note" id="train-ckpt-empty">${this.ckptLoaded ? 'No checkpoints yet.' : 'Loading…'}</p>`
+      }
     </section>`;
   }
 }

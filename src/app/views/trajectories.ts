@@ -82,7 +82,9 @@ export function advantageColor(a: number | null, scale: number): string {
 function tokenText(id: number): string {
   if (!tokenizer) return `#${id} `;
   if (id < 0 || id >= tokenizer.vocabSize) return `#${id}?`;
-  return readableToken(tokenizer.tokenBytes(id), tokenizer.isSpecial(id) ? tokenizer.decode([id]) : null).replace(/\t/g, '⇥\t').replace(/\n/g, '↵\n');
+  return readableToken(tokenizer.tokenBytes(id), tokenizer.isSpecial(id) ? tokenizer.decode([id]) : null)
+    .replace(/\t/g, '⇥\t')
+    .replace(/\n/g, '↵\n');
 }
 
 const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
@@ -155,7 +157,11 @@ export class TrajectoriesView {
     private readonly el: HTMLElement,
     private readonly setParams: (p: Record<string, string>) => void,
   ) {
-    this.picker = new SourcePicker('traj', (ref) => this.pick(ref), () => this.draw());
+    this.picker = new SourcePicker(
+      'traj',
+      (ref) => this.pick(ref),
+      () => this.draw(),
+    );
     void tokenizerReady.then(() => this.draw());
   }
 
@@ -303,19 +309,39 @@ export class TrajectoriesView {
     const o = f.options;
     return html`
       <form class="controls card" aria-label="Trajectory filters" @submit=${(e: Event) => e.preventDefault()}>
-        ${this.selectField('method', 'Method', o.method.map((m) => [m, m]))}
-        ${this.selectField('step', 'RL step', o.step.map((s) => [s, s]))}
-        ${this.selectField('harness', 'Harness', o.harness.map((h) => [h, h]))}
-        ${this.selectField('family', 'Task family', o.family.map((x) => [x, x]))}
-        ${this.selectField('outcome', 'Outcome', [['pass', 'pass'], ['fail', 'fail']])}
+        ${this.selectField(
+          'method',
+          'Method',
+          o.method.map((m) => [m, m]),
+        )}
+        ${this.selectField(
+          'step',
+          'RL step',
+          o.step.map((s) => [s, s]),
+        )}
+        ${this.selectField(
+          'harness',
+          'Harness',
+          o.harness.map((h) => [h, h]),
+        )}
+        ${this.selectField(
+          'family',
+          'Task family',
+          o.family.map((x) => [x, x]),
+        )}
+        ${this.selectField('outcome', 'Outcome', [
+          ['pass', 'pass'],
+          ['fail', 'fail'],
+        ])}
         <p class="note" id="traj-count" aria-live="polite">${f.shown.length} of ${all.length} trajectories</p>
       </form>
       <div class="traj-layout">
         <section class="card traj-list" aria-labelledby="traj-list-h">
           <h2 id="traj-list-h">Trajectories</h2>
-          ${f.shown.length === 0
-            ? html`<p class="note">None match these filters.</p>`
-            : html`<div class="scroll-y scroll-x"><table id="traj-table">
+          ${
+            f.shown.length === 0
+              ? html`<p class="note">None match these filters.</p>`
+              : html`<div class="scroll-y scroll-x"><table id="traj-table">
                 <thead><tr><th>step</th><th title="method · seed">run</th><th>task <span class="visually-hidden">(button: replay)</span></th><th>harness</th><th>reward</th></tr></thead>
                 <tbody>
                   ${f.shown.map((i) => {
@@ -329,7 +355,8 @@ export class TrajectoriesView {
                     </tr>`;
                   })}
                 </tbody>
-              </table></div>`}
+              </table></div>`
+          }
         </section>
         ${sel === null ? nothing : this.replay(all[sel], sel)}
       </div>
@@ -342,7 +369,10 @@ export class TrajectoriesView {
     const row = toks[turn - 1] ?? [];
     const u = t.turns[turn - 1];
     const cur = row[pos];
-    const advs = toks.flat().filter((x) => x.action && x.advantage !== null).map((x) => Math.abs(x.advantage!));
+    const advs = toks
+      .flat()
+      .filter((x) => x.action && x.advantage !== null)
+      .map((x) => Math.abs(x.advantage!));
     const scale = advs.length ? Math.max(...advs) : 0;
     const mode = this.inputs.color === 'adv' ? 'adv' : 'mask';
     const bg = (x: ReplayToken) => (!x.action ? CONTEXT_BG : mode === 'adv' ? advantageColor(x.advantage, scale) : ACTION_BG);
@@ -395,9 +425,11 @@ export class TrajectoriesView {
       </div>
       ${this.legend(mode, scale)}
       ${tokenizerError ? html`<p class="note">${tokenizerError}</p>` : nothing}
-      <p class="note" id="traj-cursor" aria-live="polite">Turn ${turn} of ${toks.length} (${u?.kind ?? ''}) · token ${pos + 1} of ${row.length}${cur
-        ? html` · id ${cur.id} <code>${tokenizer && cur.id >= 0 && cur.id < tokenizer.vocabSize ? (tokenizer.isSpecial(cur.id) ? tokenizer.decode([cur.id]) : JSON.stringify(readableToken(tokenizer.tokenBytes(cur.id)))) : `#${cur.id}`}</code> · ${cur.action ? html`<strong>action</strong> (mask 1), log π ${cur.logprob?.toFixed(3) ?? '—'}, A ${cur.advantage?.toFixed(3) ?? '—'}` : 'context (mask 0)'}`
-        : nothing}</p>
+      <p class="note" id="traj-cursor" aria-live="polite">Turn ${turn} of ${toks.length} (${u?.kind ?? ''}) · token ${pos + 1} of ${row.length}${
+        cur
+          ? html` · id ${cur.id} <code>${tokenizer && cur.id >= 0 && cur.id < tokenizer.vocabSize ? (tokenizer.isSpecial(cur.id) ? tokenizer.decode([cur.id]) : JSON.stringify(readableToken(tokenizer.tokenBytes(cur.id)))) : `#${cur.id}`}</code> · ${cur.action ? html`<strong>action</strong> (mask 1), log π ${cur.logprob?.toFixed(3) ?? '—'}, A ${cur.advantage?.toFixed(3) ?? '—'}` : 'context (mask 0)'}`
+          : nothing
+      }</p>
       <div class="tokens" id="traj-tokens" tabindex="0" role="group"
         aria-label=${`Tokens of turn ${turn}; arrow keys step, Home/End go to the turn's ends, Page Up/Down change turn, Space plays`}
         @keydown=${onKey}>${u && u.contextOffset > 0 ? html`<span class="dropped">… ${u.contextOffset} earlier context tokens not stored …\n</span>` : nothing}${row.map(

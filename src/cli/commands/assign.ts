@@ -54,7 +54,10 @@ export function registerAssign(program: Command): void {
       out.push('');
       out.push(`  task  anchor           others (Hamming distance to the anchor)`);
       for (const a of assignments) {
-        const others = a.harnesses.slice(1).map((h, i) => `${h} (${a.distances[i + 1]})`).join('  ');
+        const others = a.harnesses
+          .slice(1)
+          .map((h, i) => `${h} (${a.distances[i + 1]})`)
+          .join('  ');
         out.push(`  ${String(a.task).padStart(4)}  ${a.harnesses[0]}   ${others}`);
       }
       const ds = assignments.flatMap((a) => a.distances.slice(1));

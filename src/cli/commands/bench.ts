@@ -42,9 +42,7 @@ type RolloutSection = { config: RolloutBenchConfig; rows: RolloutBenchRow[] } | 
  * workers, so the scaling is visible, but at most a twelfth of the sampled tokens.
  */
 function rolloutConfig(quick: boolean): RolloutBenchConfig {
-  return quick
-    ? { workers: [1, 2, 4], episodes: 8, maxTurns: 2, maxNewTokens: 8 }
-    : { workers: [1, 2, 4], episodes: 16, maxTurns: 4, maxNewTokens: 24 };
+  return quick ? { workers: [1, 2, 4], episodes: 8, maxTurns: 2, maxNewTokens: 8 } : { workers: [1, 2, 4], episodes: 16, maxTurns: 4, maxNewTokens: 24 };
 }
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -85,12 +83,17 @@ function printHuman(r: TrainBench, external: Record<string, unknown>, missing: s
   console.log(`page         crossOriginIsolated=${r.crossOriginIsolated} cores=${r.hardwareConcurrency} tfjs-wasm simd=${r.tfjsWasm?.simd} threads=${r.tfjsWasm?.threads}`);
   console.log(`\ntraining step (forward + SFT loss + backward + clip + AdamW), median of ${r.reps}, interleaved`);
   for (const p of r.presets) {
-    console.log(`  ${p.preset.padEnd(6)} B=${p.B} T=${p.T} P=${p.params}: ours ${f(p.ours.medianMs)} ms = ${f(p.ours.tokensPerSec, 0)} tok/s  ` +
-      `[${p.counters.dispatches} dispatches, ${p.counters.submits} submit, ${p.counters.readbacks} readback per step]`);
+    console.log(
+      `  ${p.preset.padEnd(6)} B=${p.B} T=${p.T} P=${p.params}: ours ${f(p.ours.medianMs)} ms = ${f(p.ours.tokensPerSec, 0)} tok/s  ` +
+        `[${p.counters.dispatches} dispatches, ${p.counters.submits} submit, ${p.counters.readbacks} readback per step]`,
+    );
     for (const [b, t] of Object.entries(p.tfjs)) {
       if (!t) continue;
       if ('error' in t) console.log(`         tfjs-${b}: failed: ${t.error}`);
-      else console.log(`         tfjs-${b.padEnd(6)} ${f(t.medianMs)} ms = ${f(t.tokensPerSec, 0)} tok/s   ours is ${f(p.speedupVsTfjs[b as keyof typeof p.speedupVsTfjs] ?? NaN, 2)}× (first-step loss ${f(t.firstLoss, 4)} vs ours ${f(p.ours.firstLoss, 4)})`);
+      else
+        console.log(
+          `         tfjs-${b.padEnd(6)} ${f(t.medianMs)} ms = ${f(t.tokensPerSec, 0)} tok/s   ours is ${f(p.speedupVsTfjs[b as keyof typeof p.speedupVsTfjs] ?? NaN, 2)}× (first-step loss ${f(t.firstLoss, 4)} vs ours ${f(p.ours.firstLoss, 4)})`,
+        );
     }
   }
   console.log(`\nper kernel (${r.kernelShape.preset} step, B=${r.kernelShape.B} T=${r.kernelShape.T}; each dispatch timed alone, ~15 µs dispatch overhead included)`);
@@ -102,13 +105,17 @@ function printHuman(r: TrainBench, external: Record<string, unknown>, missing: s
   if (missing) console.log(`  ${missing}`);
   for (const [k, v] of Object.entries(external)) console.log(`  ${k}: ${JSON.stringify(v)}`);
   const c = rollouts.config;
-  console.log(`\nrollout throughput (tiny policy on the GPU sampler, ${c.episodes} workspace episodes over 4 harnesses, ≤ ${c.maxTurns} turns of ≤ ${c.maxNewTokens} new tokens; worker module loading inside the timing)`);
+  console.log(
+    `\nrollout throughput (tiny policy on the GPU sampler, ${c.episodes} workspace episodes over 4 harnesses, ≤ ${c.maxTurns} turns of ≤ ${c.maxNewTokens} new tokens; worker module loading inside the timing)`,
+  );
   if ('error' in rollouts) console.log(`  failed: ${rollouts.error}`);
   else {
     console.log('  workers  env steps  sampled tokens        s  env steps/s  tokens/s  sampler share');
     for (const w of rollouts.rows) {
-      console.log(`  ${String(w.workers).padStart(7)} ${String(w.envSteps).padStart(10)} ${String(w.sampledTokens).padStart(15)} ${f(w.seconds, 2).padStart(8)} ` +
-        `${f(w.envStepsPerSec, 2).padStart(12)} ${f(w.tokensPerSec, 1).padStart(9)} ${f(100 * w.samplerShare, 0).padStart(13)} %`);
+      console.log(
+        `  ${String(w.workers).padStart(7)} ${String(w.envSteps).padStart(10)} ${String(w.sampledTokens).padStart(15)} ${f(w.seconds, 2).padStart(8)} ` +
+          `${f(w.envStepsPerSec, 2).padStart(12)} ${f(w.tokensPerSec, 1).padStart(9)} ${f(100 * w.samplerShare, 0).padStart(13)} %`,
+      );
     }
   }
   if (r.gpuErrors.length) console.log(`\nWebGPU errors: ${r.gpuErrors.join('; ')}`);
@@ -125,11 +132,15 @@ function printCpuEngine(c: CpuEngineBench): void {
   for (const r of c.gemm) console.log(`  ${r.shape.padEnd(16)} threads ${r.threads}: ${f(r.gflops, 1)} GFLOP/s`);
   console.log('  training step (SFT, every position scored), median, interleaved with TF.js-wasm');
   for (const r of c.training) {
-    console.log(`  ${r.preset.padEnd(6)} B=${r.B} T=${r.T} threads ${r.threads}: ${f(r.medianMs, 0)} ms = ${f(r.tokensPerSec, 0)} tok/s, ${f(r.gflops, 2)} GFLOP/s effective; TF.js-wasm ${f(r.tfjsWasmTokensPerSec, 0)} tok/s → ${f(r.ratioVsTfjsWasm, 1)}×`);
+    console.log(
+      `  ${r.preset.padEnd(6)} B=${r.B} T=${r.T} threads ${r.threads}: ${f(r.medianMs, 0)} ms = ${f(r.tokensPerSec, 0)} tok/s, ${f(r.gflops, 2)} GFLOP/s effective; TF.js-wasm ${f(r.tfjsWasmTokensPerSec, 0)} tok/s → ${f(r.ratioVsTfjsWasm, 1)}×`,
+    );
   }
   console.log('  sampling (KV cache, decode tokens/s, prefill excluded)');
   for (const r of c.sampling) {
-    console.log(`  ${r.preset.padEnd(6)} B=${r.B} context ${r.context} threads ${r.threads}: ${f(r.tokensPerSec, 0)} tok/s; WebGPU (${r.webgpuAdapter}) ${f(r.webgpuTokensPerSec, 0)} tok/s → ${f(r.ratioVsWebgpu, 1)}×`);
+    console.log(
+      `  ${r.preset.padEnd(6)} B=${r.B} context ${r.context} threads ${r.threads}: ${f(r.tokensPerSec, 0)} tok/s; WebGPU (${r.webgpuAdapter}) ${f(r.webgpuTokensPerSec, 0)} tok/s → ${f(r.ratioVsWebgpu, 1)}×`,
+    );
   }
   console.log('');
 }
@@ -146,40 +157,43 @@ export function registerBench(program: Command): void {
       const progress = (s: string) => {
         if (s.startsWith('[bench]')) process.stderr.write(s + '\n');
       };
-      const { cpuEngine, train, external, missing, rollouts } = await withBrowser(async (s) => {
-        let cpuEngine: CpuEngineBench;
-        try {
-          cpuEngine = await s.run<CpuEngineBench>('/src/bench/cpu_engine.ts', 'benchCpuEngine', { quick: !!opts.quick });
-        } catch (err) {
-          cpuEngine = { error: (err as Error).message.split('\n')[0] };
-        }
-        process.stderr.write(`[bench] cpu engine results: ${JSON.stringify(cpuEngine)}\n`);
-        if (opts.cpuEngineOnly) return { cpuEngine, train: null, external: {} as Record<string, unknown>, missing: null, rollouts: null };
-        const train = await s.run<TrainBench>('/src/bench/train_bench.ts', 'benchTraining', { quick: !!opts.quick });
-        // The training results are complete here: keep them on stderr in case a later entry hangs.
-        process.stderr.write(`[bench] training results: ${JSON.stringify(train)}\n`);
-        const external: Record<string, unknown> = {};
-        const entries = externalEntries();
-        for (const e of entries) {
+      const { cpuEngine, train, external, missing, rollouts } = await withBrowser(
+        async (s) => {
+          let cpuEngine: CpuEngineBench;
           try {
-            process.stderr.write(`[bench] running ${e}\n`);
-            external[e] = await withTimeout(s.run(e, 'bench', { quick: !!opts.quick }), opts.externalTimeout, e);
+            cpuEngine = await s.run<CpuEngineBench>('/src/bench/cpu_engine.ts', 'benchCpuEngine', { quick: !!opts.quick });
           } catch (err) {
-            external[e] = { error: (err as Error).message.split('\n')[0] };
+            cpuEngine = { error: (err as Error).message.split('\n')[0] };
           }
-        }
-        const missing = entries.length ? null : 'absent: no src/bench/*.bench.ts entry (forward kernels and sampling tokens/s, KV cache vs none) exists yet';
-        const config = rolloutConfig(!!opts.quick);
-        let rollouts: RolloutSection;
-        try {
-          process.stderr.write(`[bench] rollout throughput: ${JSON.stringify(config)}\n`);
-          const r = await withTimeout(s.run<RolloutBenchRow[]>('/src/rollout/bench.ts', 'benchRollouts', config), opts.externalTimeout, 'benchRollouts');
-          rollouts = Array.isArray(r) ? { config, rows: r } : { config, error: r.error };
-        } catch (err) {
-          rollouts = { config, error: (err as Error).message.split('\n')[0] };
-        }
-        return { cpuEngine, train, external, missing, rollouts };
-      }, { onConsole: progress });
+          process.stderr.write(`[bench] cpu engine results: ${JSON.stringify(cpuEngine)}\n`);
+          if (opts.cpuEngineOnly) return { cpuEngine, train: null, external: {} as Record<string, unknown>, missing: null, rollouts: null };
+          const train = await s.run<TrainBench>('/src/bench/train_bench.ts', 'benchTraining', { quick: !!opts.quick });
+          // The training results are complete here: keep them on stderr in case a later entry hangs.
+          process.stderr.write(`[bench] training results: ${JSON.stringify(train)}\n`);
+          const external: Record<string, unknown> = {};
+          const entries = externalEntries();
+          for (const e of entries) {
+            try {
+              process.stderr.write(`[bench] running ${e}\n`);
+              external[e] = await withTimeout(s.run(e, 'bench', { quick: !!opts.quick }), opts.externalTimeout, e);
+            } catch (err) {
+              external[e] = { error: (err as Error).message.split('\n')[0] };
+            }
+          }
+          const missing = entries.length ? null : 'absent: no src/bench/*.bench.ts entry (forward kernels and sampling tokens/s, KV cache vs none) exists yet';
+          const config = rolloutConfig(!!opts.quick);
+          let rollouts: RolloutSection;
+          try {
+            process.stderr.write(`[bench] rollout throughput: ${JSON.stringify(config)}\n`);
+            const r = await withTimeout(s.run<RolloutBenchRow[]>('/src/rollout/bench.ts', 'benchRollouts', config), opts.externalTimeout, 'benchRollouts');
+            rollouts = Array.isArray(r) ? { config, rows: r } : { config, error: r.error };
+          } catch (err) {
+            rollouts = { config, error: (err as Error).message.split('\n')[0] };
+          }
+          return { cpuEngine, train, external, missing, rollouts };
+        },
+        { onConsole: progress },
+      );
       if (!train || !rollouts) {
         if (opts.json) printJson({ cpuEngine });
         else printCpuEngine(cpuEngine);

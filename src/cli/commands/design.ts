@@ -96,12 +96,19 @@ function formatDesignReport(r: DesignReport, space: HarnessSpace): string {
       : r.balance.strength2
         ? 'not proved minimal'
         : 'not an orthogonal array';
-  out.push(`Run size      N = ${r.runSize}   (Rao bound ${r.raoBound}, divisibility bound ${r.divisibilityBound} → smallest admissible ${r.smallestAdmissibleRunSize}: ${minimal})`);
+  out.push(
+    `Run size      N = ${r.runSize}   (Rao bound ${r.raoBound}, divisibility bound ${r.divisibilityBound} → smallest admissible ${r.smallestAdmissibleRunSize}: ${minimal})`,
+  );
   const col = r.balance.columns;
   const pairTargets = r.balance.pairs.map((p) => p.counts.flat());
   out.push(
     `Balance       each level equally often per component: ${yesNo(r.balance.balanced)}` +
-      (r.balance.balanced ? ` (${col.map((c) => c.counts[0]).join('/')} times)` : ` (unequal: ${col.filter((c) => !c.equal).map((c) => `${c.component} ${c.counts.join('/')}`).join(', ')})`),
+      (r.balance.balanced
+        ? ` (${col.map((c) => c.counts[0]).join('/')} times)`
+        : ` (unequal: ${col
+            .filter((c) => !c.equal)
+            .map((c) => `${c.component} ${c.counts.join('/')}`)
+            .join(', ')})`),
   );
   const unequalPairs = r.balance.pairs.filter((p) => !p.equal);
   out.push(
@@ -109,14 +116,16 @@ function formatDesignReport(r: DesignReport, space: HarnessSpace): string {
       (r.balance.pairs.length === 0
         ? ' (one component: no pairs)'
         : r.balance.strength2
-        ? ` (${r.balance.pairs.length} pairs, ${[...new Set(pairTargets.map((c) => c[0]))].join('/')} times each)`
-        : ` (${unequalPairs.length} of ${r.balance.pairs.length} pairs unequal)`),
+          ? ` (${r.balance.pairs.length} pairs, ${[...new Set(pairTargets.map((c) => c[0]))].join('/')} times each)`
+          : ` (${unequalPairs.length} of ${r.balance.pairs.length} pairs unequal)`),
   );
   out.push(`Min distance  ${r.minPairwiseDistance}  (minimum Hamming distance between two training harnesses, of ${k})`);
   out.push('');
   out.push(`Training harnesses H_tr (${r.training.length})`);
   r.training.forEach((id, i) => {
-    const names = describeHarness(parseHarnessId(id, space), space).map((x) => x.name).join(' · ');
+    const names = describeHarness(parseHarnessId(id, space), space)
+      .map((x) => x.name)
+      .join(' · ');
     out.push(`  ${String(i + 1).padStart(3)}  ${id}   ${names}`);
   });
   out.push('');

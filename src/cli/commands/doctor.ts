@@ -93,12 +93,17 @@ async function checkCpuEngine(): Promise<DoctorCheck> {
       const bv = b.read();
       const cv = c.read();
       let bad = 0;
-      for (let i = 0; i < n; i++) for (let j = 0; j < m; j++) {
-        let s = 0;
-        for (let q = 0; q < k; q++) s += av[i * k + q] * bv[q * m + j];
-        if (cv[i * m + j] !== s) bad++;
-      }
-      return { name: 'cpu-engine', ok: bad === 0, detail: bad === 0 ? `WebAssembly SIMD, ${e.threads} threads: GEMM ${n}×${k}×${m} exact` : `GEMM returned ${bad} wrong values of ${n * m}` };
+      for (let i = 0; i < n; i++)
+        for (let j = 0; j < m; j++) {
+          let s = 0;
+          for (let q = 0; q < k; q++) s += av[i * k + q] * bv[q * m + j];
+          if (cv[i * m + j] !== s) bad++;
+        }
+      return {
+        name: 'cpu-engine',
+        ok: bad === 0,
+        detail: bad === 0 ? `WebAssembly SIMD, ${e.threads} threads: GEMM ${n}×${k}×${m} exact` : `GEMM returned ${bad} wrong values of ${n * m}`,
+      };
     } finally {
       e.destroy();
     }

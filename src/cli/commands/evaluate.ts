@@ -47,7 +47,10 @@ interface Opts {
  * @throws UsageError naming a bad option (exit 2).
  */
 export function evaluateRequest(opts: Opts): EvalPageRequest {
-  const suites = opts.suites.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const suites = opts.suites
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
   for (const s of suites) if (s !== 'workspace' && s !== 'errands') throw new UsageError(`--suites: '${s}' is not a suite (workspace, errands)`);
   if (suites.length === 0) throw new UsageError('--suites: give at least one suite');
   const temperature = Number(opts.temperature);
@@ -64,8 +67,18 @@ export function evaluateRequest(opts: Opts): EvalPageRequest {
     init = { base64: readFileSync(opts.init).toString('base64'), name: basename(opts.init) };
   }
   const req: EvalPageRequest = {
-    init, preset: opts.preset, harnesses: opts.harnesses, suites: suites as SuiteName[], maxTier: opts.maxTier, tasks: opts.tasks, samples: opts.samples,
-    temperature, seed: opts.seed, maxTurns: opts.maxTurns, workers: opts.workers, allowBudgetMismatch: opts.allowBudgetMismatch === true,
+    init,
+    preset: opts.preset,
+    harnesses: opts.harnesses,
+    suites: suites as SuiteName[],
+    maxTier: opts.maxTier,
+    tasks: opts.tasks,
+    samples: opts.samples,
+    temperature,
+    seed: opts.seed,
+    maxTurns: opts.maxTurns,
+    workers: opts.workers,
+    allowBudgetMismatch: opts.allowBudgetMismatch === true,
     backend: opts.backend,
   };
   if (opts.maxNewTokens !== undefined) req.maxNewTokens = opts.maxNewTokens;
@@ -98,12 +111,22 @@ export function registerEvaluate(program: Command): void {
     .option('--samples <n>', 'episodes per (harness, task)', intOption(1, 64), 2)
     .option('--temperature <t>', 'sampling temperature τ (0 = greedy)', '1')
     .option('--seed <n>', 'seed of the task draw and the sampler', intOption(0, 2 ** 31 - 1), 0)
-    .option('--max-turns <n>', "tool-call turns per episode; each harness's cap adds its workflow's turns (plan, todo lists, re-reads; src/harness/turn_budget.ts)", intOption(1, 200), 12)
+    .option(
+      '--max-turns <n>',
+      "tool-call turns per episode; each harness's cap adds its workflow's turns (plan, todo lists, re-reads; src/harness/turn_budget.ts)",
+      intOption(1, 200),
+      12,
+    )
     .option('--max-new-tokens <n>', "new tokens per action (default: the checkpoint's action reserve)", intOption(1, 4096))
     .option('--context-tokens <n>', "context budget incl. the action (default: the checkpoint's maxT)", intOption(16, 8192))
     .option('--allow-budget-mismatch', "evaluate although the budget differs from the checkpoint's")
     .option('--workers <n>', 'environment workers', intOption(1, 64), 4)
-    .option('--backend <name>', 'policy engine in headless Chromium: auto (WebGPU on a hardware adapter, else the CPU engine) | webgpu | wasm', choiceOption(['auto', 'webgpu', 'wasm'] as const), 'auto')
+    .option(
+      '--backend <name>',
+      'policy engine in headless Chromium: auto (WebGPU on a hardware adapter, else the CPU engine) | webgpu | wasm',
+      choiceOption(['auto', 'webgpu', 'wasm'] as const),
+      'auto',
+    )
     .option('--json', 'print the JSON report only')
     .action(async (opts: Opts) => {
       const req = evaluateRequest(opts);

@@ -50,7 +50,10 @@ export interface ExpertHarnessResult {
 /** Parse --harnesses: 'all' or a comma list of ids. @throws UsageError naming an unknown id. */
 export function parseHarnessList(spec: string): string[] {
   if (spec.trim() === 'all') return allHarnessIds();
-  const ids = spec.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const ids = spec
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
   if (ids.length === 0) throw new UsageError(`--harnesses: expected 'all' or a comma-separated list of ids, got '${spec}'`);
   for (const id of ids) {
     try {
@@ -78,7 +81,13 @@ export function expertSweep(suiteName: SuiteName, nTasks: number, harnesses: rea
         failures.push({ task: task.id, reason: ep.error ?? (bad ? `${bad.name}${bad.detail ? ': ' + bad.detail : ''}` : 'failed') });
       }
     }
-    return { harness, episodes: tasks.length, passRate: tasks.length ? (tasks.length - failures.length) / tasks.length : 0, failures, dishonestRate: tasks.length ? dishonest / tasks.length : 0 };
+    return {
+      harness,
+      episodes: tasks.length,
+      passRate: tasks.length ? (tasks.length - failures.length) / tasks.length : 0,
+      failures,
+      dishonestRate: tasks.length ? dishonest / tasks.length : 0,
+    };
   });
   const episodes = results.reduce((s, r) => s + r.episodes, 0);
   const passed = results.reduce((s, r) => s + r.episodes - r.failures.length, 0);
@@ -89,7 +98,9 @@ export function expertSweep(suiteName: SuiteName, nTasks: number, harnesses: rea
     tasks: tasks.length,
     results,
     totals: {
-      harnesses: results.length, episodes, passRate: episodes ? passed / episodes : 0,
+      harnesses: results.length,
+      episodes,
+      passRate: episodes ? passed / episodes : 0,
       dishonestRate: episodes ? results.reduce((s, r) => s + r.dishonestRate * r.episodes, 0) / episodes : 0,
       seconds: Number(((performance.now() - t0) / 1000).toFixed(2)),
     },
@@ -102,11 +113,29 @@ export function feasibilityLines(name: string, r: FeasibilityReport, maxExamples
   const sorted = (o: Record<string, number>) => Object.entries(o).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
   const lines = [`spec ${name}: ${r.cells} (task, harness) cells trained or evaluated; infeasible under the spec's budgets: ${pctOf(r.infeasible.length)}`];
   if (!r.infeasible.length) return lines;
-  lines.push(`  by reason: ${sorted(r.byReason).filter(([, n]) => n).map(([k, n]) => `${k} ${n}`).join(', ')}`);
-  lines.push(`  by tier:   ${sorted(r.byTier).map(([k, n]) => `${k} ${n}`).join(', ')}`);
-  lines.push(`  by family: ${sorted(r.byFamily).map(([k, n]) => `${k} ${n}`).join(', ')}`);
+  lines.push(
+    `  by reason: ${sorted(r.byReason)
+      .filter(([, n]) => n)
+      .map(([k, n]) => `${k} ${n}`)
+      .join(', ')}`,
+  );
+  lines.push(
+    `  by tier:   ${sorted(r.byTier)
+      .map(([k, n]) => `${k} ${n}`)
+      .join(', ')}`,
+  );
+  lines.push(
+    `  by family: ${sorted(r.byFamily)
+      .map(([k, n]) => `${k} ${n}`)
+      .join(', ')}`,
+  );
   const hs = sorted(r.byHarness);
-  lines.push(`  harnesses with infeasible cells: ${hs.length}; most: ${hs.slice(0, 8).map(([k, n]) => `${k} ${n}`).join(', ')}`);
+  lines.push(
+    `  harnesses with infeasible cells: ${hs.length}; most: ${hs
+      .slice(0, 8)
+      .map(([k, n]) => `${k} ${n}`)
+      .join(', ')}`,
+  );
   for (const c of r.infeasible.slice(0, maxExamples)) lines.push(`  ${c.harnessId} ${c.taskId} [${c.roles.join('+')}]: ${c.reason}: ${c.detail}`);
   if (r.infeasible.length > maxExamples) lines.push(`  … ${r.infeasible.length - maxExamples} more (--json lists all)`);
   return lines;
@@ -115,7 +144,9 @@ export function feasibilityLines(name: string, r: FeasibilityReport, maxExamples
 export function registerExpert(program: Command): void {
   program
     .command('expert')
-    .description('run the scripted expert through harnesses and report pass rates (all = 243 ids + black-box); with --spec/--preset, check which (task, harness) cells of an experiment are feasible under its budgets')
+    .description(
+      'run the scripted expert through harnesses and report pass rates (all = 243 ids + black-box); with --spec/--preset, check which (task, harness) cells of an experiment are feasible under its budgets',
+    )
     .option('--suite <name>', `task suite (${SUITE_NAMES.join(', ')}); required without --spec/--preset`, choiceOption(SUITE_NAMES))
     .option('--spec <file>', 'feasibility of an experiment spec file under its own budgets')
     .option('--preset <name>', 'feasibility of a preset under its own budgets')
@@ -133,7 +164,13 @@ export function registerExpert(program: Command): void {
         const tok = shippedTokenizer();
         const r = specFeasibility(spec, tok);
         const excluded = r.infeasible.map((c) => ({ taskId: c.taskId, harnessId: c.harnessId, reason: c.reason, detail: c.detail }));
-        if (opts.json) printJson({ spec: spec.name, budgets: { maxTurns: spec.rollout.maxTurns, maxNewTokens: spec.rollout.maxNewTokens, contextTokens: spec.rollout.contextTokens }, ...r, excluded });
+        if (opts.json)
+          printJson({
+            spec: spec.name,
+            budgets: { maxTurns: spec.rollout.maxTurns, maxNewTokens: spec.rollout.maxNewTokens, contextTokens: spec.rollout.contextTokens },
+            ...r,
+            excluded,
+          });
         else for (const l of feasibilityLines(spec.name, r)) console.log(l);
         if (opts.strict && r.infeasible.length) process.exitCode = 1;
         return;
@@ -145,7 +182,9 @@ export function registerExpert(program: Command): void {
       else {
         const bad = r.results.filter((x) => x.passRate < 1);
         console.log(`suite ${r.suite} (${r.split}, seed ${r.seed}): ${r.tasks} tasks × ${r.totals.harnesses} harnesses = ${r.totals.episodes} episodes in ${r.totals.seconds}s`);
-        console.log(`overall pass rate ${r.totals.passRate.toFixed(4)}; harnesses below 1: ${bad.length}; episodes with an action its context does not support: ${r.totals.dishonestRate.toFixed(4)}`);
+        console.log(
+          `overall pass rate ${r.totals.passRate.toFixed(4)}; harnesses below 1: ${bad.length}; episodes with an action its context does not support: ${r.totals.dishonestRate.toFixed(4)}`,
+        );
         for (const x of bad.slice(0, 20)) console.log(`  ${x.harness}: ${x.passRate.toFixed(3)} — e.g. ${x.failures[0].task}: ${x.failures[0].reason}`);
       }
       if (opts.strict && r.results.some((x) => x.passRate < 1)) process.exitCode = 1;

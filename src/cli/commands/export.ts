@@ -41,9 +41,13 @@ interface ExportCliOptions {
 
 /** Parser for --suites: a comma list of suite names. */
 function suitesOption(value: string): SuiteName[] {
-  const parts = value.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const parts = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
   const bad = parts.find((p) => !(SUITE_NAMES as string[]).includes(p));
-  if (parts.length === 0 || bad !== undefined) throw new UsageError(`--suites '${value}': expected a comma-separated list of ${SUITE_NAMES.join(', ')}${bad ? ` (bad entry '${bad}')` : ''}`);
+  if (parts.length === 0 || bad !== undefined)
+    throw new UsageError(`--suites '${value}': expected a comma-separated list of ${SUITE_NAMES.join(', ')}${bad ? ` (bad entry '${bad}')` : ''}`);
   return [...new Set(parts)] as SuiteName[];
 }
 
@@ -88,7 +92,8 @@ export function registerExport(program: Command): void {
         }
       } else {
         if (opts.method !== undefined) throw new UsageError('--method: applies only with --preset or --spec');
-        if (opts.design !== 'random' && (opts.k !== undefined || opts.designSeed !== undefined)) throw new UsageError(`${opts.k !== undefined ? '--k' : '--design-seed'}: applies only to --design random`);
+        if (opts.design !== 'random' && (opts.k !== undefined || opts.designSeed !== undefined))
+          throw new UsageError(`${opts.k !== undefined ? '--k' : '--design-seed'}: applies only to --design random`);
         const K = opts.K ?? 4;
         const n = opts.design === 'random' ? (opts.k ?? 18) : selectTraining(undefined, { method: 'oa' }).runSize;
         if (K > n) throw new UsageError(`--K ${K}: the training set has ${n} harnesses, so K must be in 1..${n}`);

@@ -67,10 +67,20 @@ export function registerPretrain(program: Command): void {
     .option('--eval-harnesses <n>', 'greedy evaluation: first n training harnesses of the OA design', intOption(0, 18), 3)
     .option('--log-every <n>', 'print the loss every n steps', intOption(1, 1_000_000), 10)
     .option('--suites <list>', 'demonstration suites, comma-separated: workspace, errands', 'workspace,errands')
-    .option('--backend <name>', 'webgpu (headless Chromium) | wasm (Node, the CPU engine: WebAssembly SIMD, threaded; fastest without a GPU) | cpu (reference model in the page)', choiceOption(['webgpu', 'wasm', 'cpu'] as const), 'webgpu')
-    .option('--threads <n>', 'wasm backend: CPU engine threads (default: the machine\'s cores, at most 8)', intOption(1, 64))
+    .option(
+      '--backend <name>',
+      'webgpu (headless Chromium) | wasm (Node, the CPU engine: WebAssembly SIMD, threaded; fastest without a GPU) | cpu (reference model in the page)',
+      choiceOption(['webgpu', 'wasm', 'cpu'] as const),
+      'webgpu',
+    )
+    .option('--threads <n>', "wasm backend: CPU engine threads (default: the machine's cores, at most 8)", intOption(1, 64))
     .option('--save-every <n>', 'wasm backend: also write the checkpoint every n steps (0 = only at the end)', intOption(0, 1_000_000), 0)
-    .option('--eval-every <n>', 'wasm backend: every n steps, held-out action loss (test tasks under procedural, training and base harnesses) and greedy pass@1 of --eval-tasks held-out tier-1 tasks under the base and --eval-harnesses training harnesses (0 = never)', intOption(0, 1_000_000), 0)
+    .option(
+      '--eval-every <n>',
+      'wasm backend: every n steps, held-out action loss (test tasks under procedural, training and base harnesses) and greedy pass@1 of --eval-tasks held-out tier-1 tasks under the base and --eval-harnesses training harnesses (0 = never)',
+      intOption(0, 1_000_000),
+      0,
+    )
     .option('--held-out-tasks <n>', 'wasm backend: test tasks per held-out set', intOption(1, 1000), 24)
     .option('--init <file>', 'wasm backend: continue from this base checkpoint (same preset and tokenizer; fresh optimizer and lr schedule)')
     .option('--cpu', 'same as --backend cpu')
@@ -122,12 +132,18 @@ export function registerPretrain(program: Command): void {
           } catch (e) {
             throw new UsageError(`--init ${opts.init}: ${(e as Error).message.split('\n')[0]}`);
           }
-          if (ck.header.tokenizer.name !== tok.name) throw new UsageError(`--init ${opts.init}: trained with tokenizer '${ck.header.tokenizer.name}', this build uses '${tok.name}'`);
+          if (ck.header.tokenizer.name !== tok.name)
+            throw new UsageError(`--init ${opts.init}: trained with tokenizer '${ck.header.tokenizer.name}', this build uses '${tok.name}'`);
           init = { params: ck.params, digest: ck.header.digest };
         }
-        r = await pretrainWasm(tok, { ...page, saveEvery: opts.saveEvery, evalEvery: opts.evalEvery, heldOutTasks: opts.heldOutTasks, init, threads: opts.threads }, (line) => {
-          if (!opts.json) process.stderr.write(line + '\n');
-        }, (bytes) => writeAtomic(out, bytes));
+        r = await pretrainWasm(
+          tok,
+          { ...page, saveEvery: opts.saveEvery, evalEvery: opts.evalEvery, heldOutTasks: opts.heldOutTasks, init, threads: opts.threads },
+          (line) => {
+            if (!opts.json) process.stderr.write(line + '\n');
+          },
+          (bytes) => writeAtomic(out, bytes),
+        );
       } else {
         r = await withBrowser((s) => s.run<PretrainPageResult>('/src/pretrain/page.ts', 'pretrainInPage', page), {
           onConsole: (line) => {
@@ -156,10 +172,16 @@ export function registerPretrain(program: Command): void {
       }
       console.log(`backend      ${r.backend}${r.fallbackReason ? ` (fallback: ${r.fallbackReason})` : ''} on ${r.adapter}`);
       console.log(`model        ${opts.preset}, P=${r.paramCount}, maxT=${r.config.maxT}`);
-      console.log(`demos        ${r.demos.episodes} episodes (${r.demos.source}), ${r.demos.rows} rows, mean ${r.demos.meanRowTokens.toFixed(0)} tokens, ${r.demos.truncatedRows} truncated`);
-      console.log(`training     ${r.steps} steps in ${(r.trainMs / 1000).toFixed(1)} s = ${r.tokensPerSec.toFixed(0)} tokens/s; loss ${r.losses[0].toFixed(3)} → ${r.finalLoss.toFixed(3)} (mean of last 10)`);
+      console.log(
+        `demos        ${r.demos.episodes} episodes (${r.demos.source}), ${r.demos.rows} rows, mean ${r.demos.meanRowTokens.toFixed(0)} tokens, ${r.demos.truncatedRows} truncated`,
+      );
+      console.log(
+        `training     ${r.steps} steps in ${(r.trainMs / 1000).toFixed(1)} s = ${r.tokensPerSec.toFixed(0)} tokens/s; loss ${r.losses[0].toFixed(3)} → ${r.finalLoss.toFixed(3)} (mean of last 10)`,
+      );
       if (r.eval) {
-        console.log(`greedy eval  pass@1 ${r.eval.passAt1.toFixed(3)} on ${r.eval.tasks.length} tasks × ${r.eval.harnesses.length} harnesses, valid actions ${(100 * r.eval.validActionRate).toFixed(1)}% (${(r.eval.ms / 1000).toFixed(1)} s)`);
+        console.log(
+          `greedy eval  pass@1 ${r.eval.passAt1.toFixed(3)} on ${r.eval.tasks.length} tasks × ${r.eval.harnesses.length} harnesses, valid actions ${(100 * r.eval.validActionRate).toFixed(1)}% (${(r.eval.ms / 1000).toFixed(1)} s)`,
+        );
         for (const [h, p] of Object.entries(r.eval.byHarness)) console.log(`             ${h}: ${p.toFixed(3)}`);
       }
       console.log(`checkpoint   ${out} (${bytes.length} bytes, sha256 ${r.digest})`);

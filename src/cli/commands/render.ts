@@ -55,10 +55,10 @@ export function registerRender(program: Command): void {
     .description('print the context a policy would see at the start of an episode (or diff two harnesses)')
     .requiredOption('--suite <name>', `task suite (${SUITE_NAMES.join(', ')})`, choiceOption(SUITE_NAMES))
     .requiredOption('--task <task>', "task seed (integer) or task id 'family/tN/SEED'")
-    .requiredOption('--harness <id>', "harness id, e.g. S0-T0-O0-C0-W0, bb-coding-cli, bb-assistant")
+    .requiredOption('--harness <id>', 'harness id, e.g. S0-T0-O0-C0-W0, bb-coding-cli, bb-assistant')
     .option('--diff <id2>', 'a second harness: print a unified diff of the two contexts')
     .option('--side-by-side', 'with --diff: two columns instead of a unified diff')
-    .option('--family <name>', 'family of a bare --task seed (default: the suite\'s first)')
+    .option('--family <name>', "family of a bare --task seed (default: the suite's first)")
     .option('--tier <n>', 'tier of a bare --task seed', intOption(1, 3), 1)
     .option('--json', 'print JSON only')
     .action((opts: RenderOptions) => {

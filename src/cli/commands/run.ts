@@ -29,7 +29,6 @@ import type { ExperimentOutput, RunnerOptions } from '../../experiment/runner';
 import { checkSpecConsistency } from '../../experiment/plan';
 import { curvesSvg } from '../../experiment/curves_svg';
 
-
 interface Opts {
   preset?: string;
   spec?: string;
@@ -103,8 +102,15 @@ export function runFailure(e: unknown, command: string, haveCheckpoint: boolean)
   const msg = String((e as Error)?.message ?? e);
   const at = msg.indexOf(DEVICE_LOST_TEXT);
   if (at < 0) return e;
-  const line = msg.slice(at).split('\n')[0].replace(/; training stopped, resume from the last checkpoint on a new device$/, '; training stopped');
-  return new ReportedError(haveCheckpoint ? `${line}; resume from the last checkpoint with: ${resumeCommand(command)}` : `${line} before the first checkpoint; run again: ${command.replace(/\s--resume(?=\s|$)/, '')}`);
+  const line = msg
+    .slice(at)
+    .split('\n')[0]
+    .replace(/; training stopped, resume from the last checkpoint on a new device$/, '; training stopped');
+  return new ReportedError(
+    haveCheckpoint
+      ? `${line}; resume from the last checkpoint with: ${resumeCommand(command)}`
+      : `${line} before the first checkpoint; run again: ${command.replace(/\s--resume(?=\s|$)/, '')}`,
+  );
 }
 
 function writeAtomic(path: string, data: string | Uint8Array): void {
@@ -123,7 +129,11 @@ export function registerRun(program: Command): void {
     .option('--steps <n>', 'override spec.rl.steps', intOption(0, 100_000))
     .option('--checkpoint-every <n>', 'save a checkpoint every n RL steps', intOption(1, 100_000), 1)
     .option('--base <file>', 'base checkpoint for model.init = base (default public/base-<preset>.ckpt)')
-    .option('--backend <name>', 'policy engine, overriding spec.backend: auto (WebGPU on a hardware adapter, else the CPU engine) | webgpu | wasm', choiceOption(['auto', 'webgpu', 'wasm'] as const))
+    .option(
+      '--backend <name>',
+      'policy engine, overriding spec.backend: auto (WebGPU on a hardware adapter, else the CPU engine) | webgpu | wasm',
+      choiceOption(['auto', 'webgpu', 'wasm'] as const),
+    )
     .option('--json', 'print results.json alone on stdout')
     .action(async (opts: Opts) => {
       const { spec, json } = loadSpec(opts);
@@ -185,7 +195,11 @@ export function registerRun(program: Command): void {
       // With the policy's tokenizer and the workflow-extended turn cap, as the rollout environments count.
       const infeasible = excludedCells(spec, tok);
       const feasibilityWarning = infeasible.length
-        ? `${infeasible.length} (task, harness) cells of this spec cannot be solved by the expert within its budgets (${Object.entries(infeasible.reduce<Record<string, number>>((a, c) => ((a[c.reason] = (a[c.reason] ?? 0) + 1), a), {})).map(([k, n]) => `${k}: ${n}`).join(', ')}); they are left out of training and evaluation — listed in results.json infeasibleCells (hlab expert --spec for details)`
+        ? `${infeasible.length} (task, harness) cells of this spec cannot be solved by the expert within its budgets (${Object.entries(
+            infeasible.reduce<Record<string, number>>((a, c) => ((a[c.reason] = (a[c.reason] ?? 0) + 1), a), {}),
+          )
+            .map(([k, n]) => `${k}: ${n}`)
+            .join(', ')}); they are left out of training and evaluation — listed in results.json infeasibleCells (hlab expert --spec for details)`
         : null;
       if (feasibilityWarning && !opts.json) err(feasibilityWarning);
       runnerOpts.excludeCells = infeasible.map((c) => ({ taskId: c.taskId, harnessId: c.harnessId }));
@@ -217,7 +231,18 @@ export function registerRun(program: Command): void {
       if (barStarted) bar.stop();
       const res: ExperimentResults = result.results;
       if (feasibilityWarning) result.warnings.push(feasibilityWarning);
-      const full = { ...res, command, engine: result.engine, status: result.status, warnings: result.warnings, infeasibleCells: infeasible, starts: result.starts, seconds: result.seconds, curves: result.curves, trajectories: result.trajectories };
+      const full = {
+        ...res,
+        command,
+        engine: result.engine,
+        status: result.status,
+        warnings: result.warnings,
+        infeasibleCells: infeasible,
+        starts: result.starts,
+        seconds: result.seconds,
+        curves: result.curves,
+        trajectories: result.trajectories,
+      };
       writeAtomic(resolve(out, 'results.json'), JSON.stringify(full, null, 2) + '\n');
       writeAtomic(resolve(out, 'results.csv'), resultsCsv(res));
       // Interrupted: the finished 'before' evaluation of the stopped run stays in the table.
@@ -240,7 +265,9 @@ export function registerRun(program: Command): void {
       else {
         process.stdout.write(`\n${table}\n\n`);
         for (const w of result.warnings) err(w);
-        process.stdout.write(`${result.status === 'interrupted' ? `interrupted; resume with: ${resumeCommand(command)}\n` : ''}wrote ${out}/results.{json,csv,md}, curves.svg, checkpoint.hlab\n`);
+        process.stdout.write(
+          `${result.status === 'interrupted' ? `interrupted; resume with: ${resumeCommand(command)}\n` : ''}wrote ${out}/results.{json,csv,md}, curves.svg, checkpoint.hlab\n`,
+        );
       }
       if (result.status === 'interrupted') process.exitCode = 130;
     });

@@ -28,7 +28,9 @@ interface ServeCliOptions {
 export function registerServe(program: Command): void {
   program
     .command('serve')
-    .description("HTTP JSON environment server (harnesses × task suites) for external RL engines such as verl and slime. It has no tokenizer of the engine's model, so C2 summaries and the coding-CLI compaction count ⌈chars / 4⌉ tokens (hlab run's rollouts count with the policy's tokenizer); an episode's maxTurns is its cap as given (no workflow overhead added)")
+    .description(
+      "HTTP JSON environment server (harnesses × task suites) for external RL engines such as verl and slime. It has no tokenizer of the engine's model, so C2 summaries and the coding-CLI compaction count ⌈chars / 4⌉ tokens (hlab run's rollouts count with the policy's tokenizer); an episode's maxTurns is its cap as given (no workflow overhead added)",
+    )
     .option('--host <addr>', 'interface to bind; a non-loopback address requires --token', '127.0.0.1')
     .option('--port <n>', 'TCP port (0 = any free port)', intOption(0, 65_535), 8765)
     .option('--max-episodes <n>', 'most episodes held at once (429 beyond)', intOption(1, 1_000_000), DEFAULT_LIMITS.maxEpisodes)

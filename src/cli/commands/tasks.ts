@@ -70,7 +70,8 @@ export function registerTasks(program: Command): void {
       for (const f of r.families) {
         const flags = [f.needsStateTracking && 'state-tracking', f.hasRecoverableError && 'recoverable-error'].filter(Boolean).join(', ');
         console.log(`\n${f.name}${flags ? `  [${flags}]` : ''}\n  ${f.description}`);
-        for (const t of f.tiers) console.log(`  t${t.tier}: ${String(t.solverCalls).padStart(2)} calls   train ${String(t.train).padStart(4)}   test ${String(t.test).padStart(4)}`);
+        for (const t of f.tiers)
+          console.log(`  t${t.tier}: ${String(t.solverCalls).padStart(2)} calls   train ${String(t.train).padStart(4)}   test ${String(t.test).padStart(4)}`);
       }
     });
 }

@@ -24,7 +24,7 @@ import { operands, shellCommand, shellSplit } from './shell_words';
 
 export const ASSISTANT_ID = 'bb-assistant';
 const MAX_OUTPUT = 1000;
-const SYNTAX = "one directive per message: @read PATH | @write PATH (content on the next lines) | @exec COMMAND | @reply ANSWER";
+const SYNTAX = 'one directive per message: @read PATH | @write PATH (content on the next lines) | @exec COMMAND | @reply ANSWER';
 
 export interface AssistantOptions extends BaseHarnessOptions {
   /** Most recent tool results shown in full (default 2). */
@@ -102,8 +102,7 @@ export class AssistantHarness extends BaseHarness {
   private dispatch(action: string): ActOutcome {
     const text = action.replace(/^\s+/, '');
     const m = /^@([a-z]+)(?:[ \t]+([^\n]*))?(?:\n([\s\S]*))?$/.exec(text);
-    const obs = (tool: string, r: ToolResult) =>
-      r.ok ? `[${tool}] ok\n${clip(r.output, MAX_OUTPUT).text}` : `[${tool}] error: ${clip(r.error?.message ?? 'failed', 300).text}`;
+    const obs = (tool: string, r: ToolResult) => (r.ok ? `[${tool}] ok\n${clip(r.output, MAX_OUTPUT).text}` : `[${tool}] error: ${clip(r.error?.message ?? 'failed', 300).text}`);
     const parseError = (msg: string): ActOutcome => {
       this.recordNotRun(null);
       return { kind: 'parse_error', observation: `[error] ${msg}; ${SYNTAX}`, calls: [], results: [], toolError: false };

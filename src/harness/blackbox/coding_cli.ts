@@ -295,7 +295,8 @@ export class CodingCliHarness extends BaseHarness {
       case 'Write': {
         const call: ToolCall = { tool: 'write', args: { path: a.file_path, content: a.content } };
         const exists = this.peekFile(a.file_path) !== undefined;
-        if (exists && !this.hasRead(a.file_path)) return reject('File has not been read yet. Read it first before writing to it.', call, `Write ${a.file_path}: refused (not read)`);
+        if (exists && !this.hasRead(a.file_path))
+          return reject('File has not been read yet. Read it first before writing to it.', call, `Write ${a.file_path}: refused (not read)`);
         const r = run(call);
         if (!r.ok) return fail(r.error?.message ?? 'write failed', [call], [r], `${briefCall(call)}: error`);
         this.readSet.add(norm(a.file_path));
@@ -328,7 +329,9 @@ export class CodingCliHarness extends BaseHarness {
         } catch {
           return fail(`bad pattern ${JSON.stringify(a.pattern).slice(0, 60)}`, [], [], 'Glob: error');
         }
-        const hits = Object.keys(this.sandboxState().files).filter((f) => re.test(f)).sort();
+        const hits = Object.keys(this.sandboxState().files)
+          .filter((f) => re.test(f))
+          .sort();
         return ok(hits.length ? hits.join('\n') : 'No files found', [], [], `Glob ${a.pattern.slice(0, 30)}: ${hits.length} files`);
       }
       case 'Grep': {
