@@ -49,6 +49,7 @@ import { prepareGrpoAdvantageForward } from '../kernels/grpo_advantage_forward';
 import { prepareGaeForward } from '../kernels/gae_forward';
 import { advNormalizeScratchBytes, prepareAdvNormalizeForward } from '../kernels/adv_normalize_forward';
 import { buildRows, minibatchIndices, sliceRows, type RlRows, type TrajectoryLike } from './trainer_batch';
+import { UpdateMetricsAccumulator } from './update_metrics';
 import { ADVANTAGE_ESTIMATORS, gaeRowInputs, grpoGroupOffsets, type AppliedAdvantages } from './advantages';
 
 /** The rollout batch's advantages on the GPU: uploaded inputs, outputs, and the encoder. */
@@ -346,10 +347,7 @@ export class RlTrainer {
     takePrelude: () => ((enc: GPUCommandEncoder) => void) | undefined,
   ): Promise<RlUpdateMetrics> {
     const { B, T } = rows;
-    let entSum = 0;
-    let tokens = 0;
-    for (let i = 0; i < B * T; i++) if (rows.mask[i] > 0) (entSum -= rows.oldLogprobs[i]), tokens++;
-    const acc = { policyLoss: 0, valueLoss: 0, clipFrac: 0, approxKl: 0, klRef: 0, gradNorm: 0, applied: 0, attempted: 0, skipped: 0 };
+    const acc = new UpdateMetricsAccumulator(rows);
     for (let epoch = 0; epoch < this.opts.epochs; epoch++) {
       for (const mbAll of minibatchIndices(B, this.opts.minibatches, this.opts.seed, step, epoch)) {
         for (let c = 0; c < mbAll.length; c += this.model.maxB) {
@@ -370,39 +368,17 @@ export class RlTrainer {
           this.head.selectRows(Int32Array.from(idx));
           const sm = await this.trainer.trainStep(batch, takePrelude());
           const m = decodeRlMetrics(RL_METRIC_NAMES.map((n) => sm.head[n]));
-          acc.attempted++;
           if (sm.skipped) {
-            acc.skipped++;
+            acc.add(null);
             continue;
           }
           // The GPU gate and the head's metrics must agree: a flagged step is always skipped.
           if (m.skipped !== 0) throw new Error(`RlTrainer.update: the loss head flagged step ${sm.step} non-finite (mask ${m.nonfiniteMask}) but AdamW applied it`);
-          acc.applied++;
-          acc.policyLoss += m.policyLoss;
-          acc.valueLoss += m.valueLoss;
-          acc.clipFrac += m.clipFracLow + m.clipFracHigh;
-          acc.approxKl += m.approxKl;
-          acc.klRef += m.klRef;
-          acc.gradNorm += sm.gradNorm;
+          acc.add({ policyLoss: m.policyLoss, valueLoss: m.valueLoss, clipFrac: m.clipFracLow + m.clipFracHigh, approxKl: m.approxKl, klRef: m.klRef, gradNorm: sm.gradNorm });
         }
       }
     }
-    const k = Math.max(1, acc.applied);
-    return {
-      policyLoss: acc.policyLoss / k,
-      valueLoss: acc.valueLoss / k,
-      clipFrac: acc.clipFrac / k,
-      approxKl: acc.approxKl / k,
-      klRef: acc.klRef / k,
-      entropy: tokens > 0 ? entSum / tokens : 0,
-      gradNorm: acc.gradNorm / k,
-      optimizerSteps: acc.attempted,
-      skippedSteps: acc.skipped,
-      rows: B,
-      tokens,
-      droppedGroups: 0,
-      ms: performance.now() - t0,
-    };
+    return acc.metrics(t0);
   }
 
   /** Parameters, AdamW moments and step counter (checkpoints). */

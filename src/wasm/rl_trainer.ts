@@ -20,6 +20,7 @@ import { ADVANTAGE_ESTIMATORS } from '../rl/advantages';
 import { filteredUpdate, type RlTrainerOptions, type RlUpdate } from '../rl/trainer';
 import { buildRows, minibatchIndices, sliceRows, type RlRows, type TrajectoryLike } from '../rl/trainer_batch';
 import { logprobBackward, logprobForward } from './kernels';
+import { UpdateMetricsAccumulator } from '../rl/update_metrics';
 import { WasmModel } from './model';
 
 export class WasmRlTrainer {
@@ -67,46 +68,17 @@ export class WasmRlTrainer {
     const est = estimator.compute(trajs, rows, oldValues, cfg);
     const { advantages, returns } = est;
 
-    let entSum = 0;
-    let tokens = 0;
-    for (let i = 0; i < B * T; i++) if (rows.mask[i] > 0) (entSum -= rows.oldLogprobs[i]), tokens++;
-    const acc = { policyLoss: 0, valueLoss: 0, clipFrac: 0, approxKl: 0, klRef: 0, gradNorm: 0, applied: 0, attempted: 0, skipped: 0 };
+    const acc = new UpdateMetricsAccumulator(rows);
     for (let epoch = 0; epoch < this.opts.epochs; epoch++) {
       for (const mbAll of minibatchIndices(B, this.opts.minibatches, this.opts.seed, step, epoch)) {
         for (let c = 0; c < mbAll.length; c += this.maxB) {
           const idx = mbAll.slice(c, c + this.maxB);
           const r = this.optimizerStep(rows, lengths, idx, { advantages, returns, oldValues, refLogprobs });
-          acc.attempted++;
-          if (!r) {
-            acc.skipped++;
-            continue;
-          }
-          acc.applied++;
-          acc.policyLoss += r.policyLoss;
-          acc.valueLoss += r.valueLoss;
-          acc.clipFrac += r.clipFrac;
-          acc.approxKl += r.approxKl;
-          acc.klRef += r.klRef;
-          acc.gradNorm += r.gradNorm;
+          acc.add(r);
         }
       }
     }
-    const k = Math.max(1, acc.applied);
-    const metrics = {
-      policyLoss: acc.policyLoss / k,
-      valueLoss: acc.valueLoss / k,
-      clipFrac: acc.clipFrac / k,
-      approxKl: acc.approxKl / k,
-      klRef: acc.klRef / k,
-      entropy: tokens > 0 ? entSum / tokens : 0,
-      gradNorm: acc.gradNorm / k,
-      optimizerSteps: acc.attempted,
-      skippedSteps: acc.skipped,
-      rows: B,
-      tokens,
-      droppedGroups: 0,
-      ms: performance.now() - t0,
-    };
+    const metrics = acc.metrics(t0);
     return { metrics, applied: { kept: trajs.map((_, e) => e), rows, oldValues: estimator.usesValues ? oldValues : null, ...est } };
   }
 
