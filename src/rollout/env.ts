@@ -11,7 +11,7 @@
  * retry a job on a fresh worker without losing the episode.
  *
  * Reward: the task verifier's pass (1) or fail (0), given on the step that ends the episode;
- * the verifier's partial-credit score (mean of sub-checks) is reported beside it, not trained on.
+ * the verifier's partial-credit score (src/tasks/common.ts `verification`; 0 for doing nothing) is reported beside it; the loop trains on it when `rl.reward` is `score` (src/rl/reward.ts).
  *
  * Tokens: a host counts with the policy's tokenizer (rows.ts `tokenCounter`), so the harness's
  * context policies (C2 summaries, coding-CLI compaction) fire at their budgets in the tokens the
@@ -60,7 +60,7 @@ export interface EnvStepOut {
   truncationReason: TruncationReason | null;
   /** Verifier pass as 0/1 on the final step; 0 before. */
   reward: number;
-  /** Verifier score in [0,1] (mean of sub-checks) on the final step; 0 before. */
+  /** Verifier score in [0, 1] (src/tasks/common.ts `verification`) on the final step; 0 before. */
   score: number;
   pass: boolean;
   /** Behaviour tags with the verdict folded in (final step only). */

@@ -61,7 +61,7 @@ export interface ServeStepOut {
   prompt: string;
   /** Verifier pass as 0/1 on the step that ends the episode; 0 before. */
   reward: number;
-  /** Verifier partial-credit score in [0, 1] (mean of sub-checks) on the final step; 0 before. */
+  /** Verifier partial-credit score in [0, 1] (progress gated by preservation and completion, src/tasks/common.ts `verification`) on the final step; 0 before. */
   score: number;
   pass: boolean;
   done: boolean;
