@@ -7,7 +7,9 @@ import { describe, expect, it } from 'vitest';
 import { BASE_HARNESS } from '../../src/design/space';
 import { selectTrainingOA } from '../../src/design/selection';
 import { evalReport, evalTaskIds, resolveEvalHarnesses, type EvalEpisodeLike } from '../../src/experiment/evaluate_report';
-import { evaluateRequest } from '../../src/cli/commands/evaluate';
+import { checkEvaluateBudget, evaluateRequest } from '../../src/cli/commands/evaluate';
+import { encodeBaseCheckpoint } from '../../src/pretrain/checkpoint';
+import { paramCount } from '../../src/model/layout';
 import { UsageError } from '../../src/cli/cli_util';
 import { taskFromId } from '../../src/tasks';
 
@@ -94,5 +96,20 @@ describe('hlab evaluate options', () => {
     expect(() => evaluateRequest({ ...base, temperature: 'hot' })).toThrow(/--temperature/);
     expect(() => evaluateRequest({ ...base, init: '/no/such.ckpt' })).toThrow(/no such file/);
     expect(() => evaluateRequest({ ...base, harnesses: 'trainin' })).toThrow(UsageError);
+  });
+
+  it('checks the checkpoint budget before a browser starts: a mismatch is one UsageError line naming the flags; the shipped base is found by preset', async () => {
+    const cfg = { C: 8, L: 1, NH: 2, maxT: 64, vocabSize: 32 };
+    const { bytes } = await encodeBaseCheckpoint(cfg, new Float32Array(paramCount(cfg)), { name: 't', vocabSize: 32, formatVersion: 2 }, { budgetMaxT: 64, actionReserve: 16 });
+    const req = { ...evaluateRequest(base), init: { base64: Buffer.from(bytes).toString('base64'), name: 'm.ckpt' } };
+    await expect(checkEvaluateBudget(req)).resolves.toBeUndefined();
+    await expect(checkEvaluateBudget({ ...req, maxNewTokens: 8 })).rejects.toThrow(UsageError);
+    await expect(checkEvaluateBudget({ ...req, maxNewTokens: 8 })).rejects.toThrow(
+      /^--context-tokens 64 \/ --max-new-tokens 8: .*contexts of ≤ 48 tokens.*56 tokens.*--allow-budget-mismatch$/,
+    );
+    await expect(checkEvaluateBudget({ ...req, maxNewTokens: 8, allowBudgetMismatch: true })).resolves.toBeUndefined();
+    await expect(checkEvaluateBudget({ ...req, init: { base64: 'AAAA', name: 'bad.ckpt' } })).rejects.toThrow(/^--init bad\.ckpt: /);
+    await expect(checkEvaluateBudget({ ...evaluateRequest(base), preset: 'nosuch' })).rejects.toThrow(/no shipped base for --preset nosuch/);
+    await expect(checkEvaluateBudget(evaluateRequest(base))).resolves.toBeUndefined();
   });
 });

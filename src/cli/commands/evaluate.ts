@@ -19,6 +19,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { choiceOption, intOption, printJson, UsageError } from '../cli_util';
 import { withBrowser } from '../browser';
+import { decodeBaseCheckpoint } from '../../pretrain/checkpoint';
+import { BudgetMismatchError, checkpointBudget, checkRunBudget, runBudget } from '../../pretrain/budget';
 import { evalTaskIds, resolveEvalHarnesses, type CheckpointEvalReport } from '../../experiment/evaluate_report';
 import type { EvalPageRequest } from '../../experiment/evaluate_page';
 import type { SuiteName } from '../../tasks/types';
@@ -98,6 +100,40 @@ function formatEvalReport(r: CheckpointEvalReport): string {
   return lines.join('\n');
 }
 
+/**
+ * Budget check before a browser starts: the checkpoint (its file, or public/base-<preset>.ckpt for
+ * `--init base`) must have been trained on contexts cut like this evaluation's (pretrain/budget.ts
+ * `checkRunBudget`), unless --allow-budget-mismatch. The page repeats the check on what it loads.
+ * @throws UsageError (exit 2, one line) on a mismatch, an unreadable checkpoint or a missing shipped base.
+ */
+export async function checkEvaluateBudget(req: EvalPageRequest, publicDir = 'public'): Promise<void> {
+  const path = req.init === 'base' ? `${publicDir}/base-${req.preset}.ckpt` : null;
+  if (path !== null && !existsSync(path)) throw new UsageError(`--init base: no shipped base for --preset ${req.preset} (${path} does not exist)`);
+  const bytes = path !== null ? new Uint8Array(readFileSync(path)) : Buffer.from((req.init as { base64: string }).base64, 'base64');
+  let ck;
+  try {
+    ck = await decodeBaseCheckpoint(bytes);
+  } catch (e) {
+    throw new UsageError(`--init ${path ?? (req.init as { name: string }).name}: ${(e as Error).message.split('\n')[0]}`);
+  }
+  const cfg = ck.header.config;
+  const ckBudget = checkpointBudget(cfg.maxT, ck.header.metadata);
+  const maxNewTokens = req.maxNewTokens ?? ckBudget?.actionReserve ?? 64;
+  const contextTokens = req.contextTokens ?? ckBudget?.maxT ?? cfg.maxT;
+  try {
+    checkRunBudget(ckBudget, runBudget(cfg.maxT, { contextTokens, maxNewTokens }), req.allowBudgetMismatch === true);
+  } catch (e) {
+    if (e instanceof BudgetMismatchError)
+      throw new UsageError(
+        `--context-tokens ${contextTokens} / --max-new-tokens ${maxNewTokens}: ${e.message
+          .replace(/rollout\.contextTokens/g, '--context-tokens')
+          .replace(/rollout\.maxNewTokens/g, '--max-new-tokens')
+          .replace(/set rollout\.allowBudgetMismatch: true/, 'pass --allow-budget-mismatch')}`,
+      );
+    throw e;
+  }
+}
+
 export function registerEvaluate(program: Command): void {
   program
     .command('evaluate')
@@ -130,6 +166,7 @@ export function registerEvaluate(program: Command): void {
     .option('--json', 'print the JSON report only')
     .action(async (opts: Opts) => {
       const req = evaluateRequest(opts);
+      await checkEvaluateBudget(req);
       const text = await withBrowser(async (s) => s.run<string>('/src/experiment/evaluate_page.ts', 'evaluateCheckpointInPage', req), {
         onConsole: (line) => {
           if (!opts.json && line.startsWith('[eval] ')) process.stderr.write(line.slice(7) + '\n');
