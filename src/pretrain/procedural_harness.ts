@@ -269,37 +269,12 @@ const CHECKBOXES: ReadonlyArray<readonly [string, string]> = [
 // Several continuations of each ('Plan of action:', 'Plans:', 'Plan —' …): with only one, a model learns
 // 'Plan' → ' of' by heart and never reads the keyword from the prompt (session 5: W1's ':' cost 9–14
 // nats after 16 M tokens), so the token after 'Plan' / 'Todo' must be one the prompt decides.
-const PLAN_WORDS = [
-  'Approach:',
-  'Steps:',
-  'Strategy:',
-  'Outline:',
-  'Intent:',
-  'Plan of action:',
-  'Planned steps:',
-  'Plans:',
-  'Planning:',
-  'Plan outline:',
-  'Plan —',
-  'Plan (steps):',
-];
-const LIST_WORDS = ['Checklist:', 'Tasks:', 'Agenda:', 'Open items:', 'Todo list:', 'Todos:', 'Todo items:', 'Todo —', 'Todo (open):', 'To-do:'];
-/** Keywords only the v2 draws use (ProcSurfaces). */
-const V2_KEYWORDS = [
-  'Plan of action:',
-  'Planned steps:',
-  'Plans:',
-  'Planning:',
-  'Plan outline:',
-  'Plan —',
-  'Plan (steps):',
-  'Todo list:',
-  'Todos:',
-  'Todo items:',
-  'Todo —',
-  'Todo (open):',
-  'To-do:',
-];
+/** The 'Plan …' / 'Todo …' keywords, which only the v2 draws use (ProcSurfaces). */
+const V2_PLAN_WORDS = ['Plan of action:', 'Planned steps:', 'Plans:', 'Planning:', 'Plan outline:', 'Plan —', 'Plan (steps):'];
+const V2_LIST_WORDS = ['Todo list:', 'Todos:', 'Todo items:', 'Todo —', 'Todo (open):', 'To-do:'];
+const PLAN_WORDS = ['Approach:', 'Steps:', 'Strategy:', 'Outline:', 'Intent:', ...V2_PLAN_WORDS];
+const LIST_WORDS = ['Checklist:', 'Tasks:', 'Agenda:', 'Open items:', ...V2_LIST_WORDS];
+const V2_KEYWORDS = [...V2_PLAN_WORDS, ...V2_LIST_WORDS];
 const PLAN_STEPS = ['inspect the files named in the request', 'make the requested changes', 'check the result and finish'];
 const TODO_ITEMS = ['inspect the inputs', 'make the changes', 'verify and finish'];
 /** A workflow keyword: from `words`, or (NOVEL_NAME_P) a made-up capitalized word — never W1's 'Plan:' nor W2's 'Todo:'. */

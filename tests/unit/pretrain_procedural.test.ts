@@ -179,6 +179,19 @@ describe('procedural tool interfaces', () => {
   });
 });
 
+describe('procedural workflow keywords', () => {
+  it("v2: several continuations after 'Plan' and 'Todo' (none to learn by heart), never W1's 'Plan:' nor W2's 'Todo:'; v1 has none of them", () => {
+    const words = (surfaces: 'v1' | 'v2') =>
+      Array.from({ length: 3000 }, (_, i) => createProceduralHarness(i, { surfaces }).surface.W.detail.keyword).filter((w): w is string => typeof w === 'string');
+    const v2 = words('v2');
+    const after = (prefix: string) => new Set(v2.filter((w) => w.startsWith(prefix)).map((w) => w.slice(prefix.length, prefix.length + 2)));
+    expect(after('Plan').size).toBeGreaterThanOrEqual(4);
+    expect(after('Todo').size).toBeGreaterThanOrEqual(3);
+    expect(v2.some((w) => w === 'Plan:' || w === 'Todo:')).toBe(false);
+    expect(words('v1').some((w) => /^(Plan|Todo|To-do)/.test(w))).toBe(false);
+  });
+});
+
 describe('procedural harnesses', () => {
   const task = taskSet('workspace', 'train', 1, 3)[0];
   const harnesses = Array.from({ length: 60 }, (_, i) => createProceduralHarness(i));
