@@ -184,9 +184,9 @@ describe('procedural workflow keywords', () => {
     const words = (surfaces: 'v1' | 'v2') =>
       Array.from({ length: 3000 }, (_, i) => createProceduralHarness(i, { surfaces }).surface.W.detail.keyword).filter((w): w is string => typeof w === 'string');
     const v2 = words('v2');
-    const after = (prefix: string) => new Set(v2.filter((w) => w.startsWith(prefix)).map((w) => w.slice(prefix.length, prefix.length + 2)));
-    expect(after('Plan').size).toBeGreaterThanOrEqual(4);
-    expect(after('Todo').size).toBeGreaterThanOrEqual(3);
+    const continuations = (prefix: string) => new Set(v2.filter((w) => w.startsWith(prefix)).map((w) => w.slice(prefix.length, prefix.length + 2)));
+    expect(continuations('Plan').size).toBeGreaterThanOrEqual(4);
+    expect(continuations('Todo').size).toBeGreaterThanOrEqual(3);
     expect(v2.some((w) => w === 'Plan:' || w === 'Todo:')).toBe(false);
     expect(words('v1').some((w) => /^(Plan|Todo|To-do)/.test(w))).toBe(false);
   });
