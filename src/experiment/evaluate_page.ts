@@ -8,7 +8,7 @@
 import { base64ToBytes, stringifyFinite } from '../util/encoding';
 import type { ModelConfig } from '../model/config';
 import { loadTokenizer } from '../model/tokenizer';
-import { checkOpeningsFit, checkpointBudget, checkRunBudget, runBudget } from '../pretrain/budget';
+import { checkOpeningsFit, evaluationBudget } from '../pretrain/budget';
 import { decodeBaseCheckpoint } from '../pretrain/checkpoint';
 import { runEpisodes, type EpisodeRequest } from '../rollout/engine';
 import { envWorkerPool } from '../rollout/env_pool';
@@ -80,13 +80,9 @@ export async function evaluateCheckpointInPage(req: EvalPageRequest): Promise<st
   const ck = await decodeBaseCheckpoint(bytes);
   const cfg = ck.header.config;
   if (ck.header.tokenizer.name !== tok.name) throw new Error(`evaluate: ${source} was trained with tokenizer '${ck.header.tokenizer.name}', the app loads '${tok.name}'`);
-  const ckBudget = checkpointBudget(cfg.maxT, ck.header.metadata);
-  const maxNewTokens = req.maxNewTokens ?? ckBudget?.actionReserve ?? 64;
-  const contextTokens = req.contextTokens ?? ckBudget?.maxT ?? cfg.maxT;
-  const limits = runBudget(cfg.maxT, { contextTokens, maxNewTokens });
+  const { limits, maxNewTokens, contextTokens, warning } = evaluationBudget(cfg.maxT, ck.header.metadata, { ...req, allowMismatch: req.allowBudgetMismatch === true });
   const warnings: string[] = [];
-  const note = checkRunBudget(ckBudget, limits, req.allowBudgetMismatch === true);
-  if (note) warnings.push(note);
+  if (warning) warnings.push(warning);
   checkOpeningsFit(tok, plan.ids, taskIds.map(taskFromId), limits);
 
   const backend = await chooseBackend(req.backend ?? 'auto');

@@ -110,22 +110,65 @@ export class BudgetMismatchError extends Error {
   }
 }
 
+/** How a caller names the knobs of a run's budget in checkRunBudget's messages (spec fields or CLI flags). */
+export interface BudgetKnobNames {
+  contextTokens: string;
+  maxNewTokens: string;
+  /** The switch that allows a mismatch, and the phrase that tells how to set it. */
+  allowName: string;
+  allow: string;
+}
+
+/** The spec's names (hlab run, the app). */
+export const SPEC_BUDGET_KNOBS: BudgetKnobNames = {
+  contextTokens: 'rollout.contextTokens',
+  maxNewTokens: 'rollout.maxNewTokens',
+  allowName: 'rollout.allowBudgetMismatch',
+  allow: 'set rollout.allowBudgetMismatch: true',
+};
+
 /**
  * Compare a checkpoint's budget with a run's: the context budgets (maxT − reserve) must be equal,
  * so rollout prompts are cut exactly like the rows the checkpoint learned on. (The action
  * reserves may differ: a row's action longer than the reserve lowers only that row's budget.)
+ * @param knobs how the messages name the run's knobs (default: the spec's fields)
  * @returns null when they match; a warning text when they differ and `override` is true or the
  *   checkpoint records no budget
  * @throws BudgetMismatchError naming both budgets when they differ and `override` is false.
  */
-export function checkRunBudget(ckpt: RowLimits | null, run: RowLimits, override = false): string | null {
+export function checkRunBudget(ckpt: RowLimits | null, run: RowLimits, override = false, knobs: BudgetKnobNames = SPEC_BUDGET_KNOBS): string | null {
   if (ckpt === null) return `the base checkpoint records no action reserve; cannot check that its rows were cut like this run's contexts (budget ${contextBudget(run)} tokens)`;
   const a = contextBudget(ckpt);
   const b = contextBudget(run);
   if (a === b) return null;
-  const msg = `the base checkpoint was trained on contexts of ≤ ${a} tokens (maxT ${ckpt.maxT} − action reserve ${ckpt.actionReserve}) but this run cuts contexts to ${b} tokens (min(maxT, rollout.contextTokens) ${run.maxT} − rollout.maxNewTokens ${run.actionReserve})`;
-  if (override) return `${msg}; allowed by rollout.allowBudgetMismatch`;
-  throw new BudgetMismatchError(
-    `${msg}; choose rollout.contextTokens and rollout.maxNewTokens with min(maxT, contextTokens) − maxNewTokens = ${a}, or set rollout.allowBudgetMismatch: true`,
-  );
+  const msg = `the base checkpoint was trained on contexts of ≤ ${a} tokens (maxT ${ckpt.maxT} − action reserve ${ckpt.actionReserve}) but this run cuts contexts to ${b} tokens (min(maxT, ${knobs.contextTokens}) ${run.maxT} − ${knobs.maxNewTokens} ${run.actionReserve})`;
+  if (override) return `${msg}; allowed by ${knobs.allowName}`;
+  throw new BudgetMismatchError(`${msg}; choose ${knobs.contextTokens} and ${knobs.maxNewTokens} with min(maxT, contextTokens) − maxNewTokens = ${a}, or ${knobs.allow}`);
+}
+
+/** The flags of `hlab evaluate`. */
+export const EVALUATE_BUDGET_KNOBS: BudgetKnobNames = {
+  contextTokens: '--context-tokens',
+  maxNewTokens: '--max-new-tokens',
+  allowName: '--allow-budget-mismatch',
+  allow: 'pass --allow-budget-mismatch',
+};
+
+/**
+ * The budget of an evaluation of a checkpoint (`hlab evaluate`, in Node before the browser and in
+ * the page): max new tokens default to the checkpoint's action reserve (64 when it records none),
+ * the context window to its trained maxT; then checkRunBudget with the evaluate flags' names.
+ * @returns the run's limits, the sizes chosen and the warning (null when the budgets match)
+ * @throws BudgetMismatchError when they differ and `allowMismatch` is false.
+ */
+export function evaluationBudget(
+  modelMaxT: number,
+  metadata: CheckpointMetadata,
+  req: { maxNewTokens?: number; contextTokens?: number; allowMismatch: boolean },
+): { limits: RowLimits; maxNewTokens: number; contextTokens: number; warning: string | null } {
+  const ck = checkpointBudget(modelMaxT, metadata);
+  const maxNewTokens = req.maxNewTokens ?? ck?.actionReserve ?? 64;
+  const contextTokens = req.contextTokens ?? ck?.maxT ?? modelMaxT;
+  const limits = runBudget(modelMaxT, { contextTokens, maxNewTokens });
+  return { limits, maxNewTokens, contextTokens, warning: checkRunBudget(ck, limits, req.allowMismatch, EVALUATE_BUDGET_KNOBS) };
 }

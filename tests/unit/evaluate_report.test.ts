@@ -105,7 +105,7 @@ describe('hlab evaluate options', () => {
     await expect(checkEvaluateBudget(req)).resolves.toBeUndefined();
     await expect(checkEvaluateBudget({ ...req, maxNewTokens: 8 })).rejects.toThrow(UsageError);
     await expect(checkEvaluateBudget({ ...req, maxNewTokens: 8 })).rejects.toThrow(
-      /^--context-tokens 64 \/ --max-new-tokens 8: .*contexts of ≤ 48 tokens.*56 tokens.*--allow-budget-mismatch$/,
+      /^the base checkpoint .*contexts of ≤ 48 tokens.*to 56 tokens \(min\(maxT, --context-tokens\) 64 − --max-new-tokens 8\); choose --context-tokens and --max-new-tokens .* = 48, or pass --allow-budget-mismatch$/,
     );
     await expect(checkEvaluateBudget({ ...req, maxNewTokens: 8, allowBudgetMismatch: true })).resolves.toBeUndefined();
     await expect(checkEvaluateBudget({ ...req, init: { base64: 'AAAA', name: 'bad.ckpt' } })).rejects.toThrow(/^--init bad\.ckpt: /);

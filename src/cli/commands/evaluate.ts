@@ -16,11 +16,12 @@
  */
 import type { Command } from 'commander';
 import { existsSync, readFileSync } from 'node:fs';
-import { basename } from 'node:path';
+import { basename, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { choiceOption, intOption, printJson, UsageError } from '../cli_util';
 import { withBrowser } from '../browser';
 import { decodeBaseCheckpoint } from '../../pretrain/checkpoint';
-import { BudgetMismatchError, checkpointBudget, checkRunBudget, runBudget } from '../../pretrain/budget';
+import { BudgetMismatchError, evaluationBudget } from '../../pretrain/budget';
 import { evalTaskIds, resolveEvalHarnesses, type CheckpointEvalReport } from '../../experiment/evaluate_report';
 import type { EvalPageRequest } from '../../experiment/evaluate_page';
 import type { SuiteName } from '../../tasks/types';
@@ -106,8 +107,8 @@ function formatEvalReport(r: CheckpointEvalReport): string {
  * `checkRunBudget`), unless --allow-budget-mismatch. The page repeats the check on what it loads.
  * @throws UsageError (exit 2, one line) on a mismatch, an unreadable checkpoint or a missing shipped base.
  */
-export async function checkEvaluateBudget(req: EvalPageRequest, publicDir = 'public'): Promise<void> {
-  const path = req.init === 'base' ? `${publicDir}/base-${req.preset}.ckpt` : null;
+export async function checkEvaluateBudget(req: EvalPageRequest, publicDir: string = fileURLToPath(new URL('../../../public', import.meta.url))): Promise<void> {
+  const path = req.init === 'base' ? join(publicDir, `base-${req.preset}.ckpt`) : null;
   if (path !== null && !existsSync(path)) throw new UsageError(`--init base: no shipped base for --preset ${req.preset} (${path} does not exist)`);
   const bytes = path !== null ? new Uint8Array(readFileSync(path)) : Buffer.from((req.init as { base64: string }).base64, 'base64');
   let ck;
@@ -116,20 +117,10 @@ export async function checkEvaluateBudget(req: EvalPageRequest, publicDir = 'pub
   } catch (e) {
     throw new UsageError(`--init ${path ?? (req.init as { name: string }).name}: ${(e as Error).message.split('\n')[0]}`);
   }
-  const cfg = ck.header.config;
-  const ckBudget = checkpointBudget(cfg.maxT, ck.header.metadata);
-  const maxNewTokens = req.maxNewTokens ?? ckBudget?.actionReserve ?? 64;
-  const contextTokens = req.contextTokens ?? ckBudget?.maxT ?? cfg.maxT;
   try {
-    checkRunBudget(ckBudget, runBudget(cfg.maxT, { contextTokens, maxNewTokens }), req.allowBudgetMismatch === true);
+    evaluationBudget(ck.header.config.maxT, ck.header.metadata, { ...req, allowMismatch: req.allowBudgetMismatch === true });
   } catch (e) {
-    if (e instanceof BudgetMismatchError)
-      throw new UsageError(
-        `--context-tokens ${contextTokens} / --max-new-tokens ${maxNewTokens}: ${e.message
-          .replace(/rollout\.contextTokens/g, '--context-tokens')
-          .replace(/rollout\.maxNewTokens/g, '--max-new-tokens')
-          .replace(/set rollout\.allowBudgetMismatch: true/, 'pass --allow-budget-mismatch')}`,
-      );
+    if (e instanceof BudgetMismatchError) throw new UsageError(e.message);
     throw e;
   }
 }
