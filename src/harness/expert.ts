@@ -20,7 +20,7 @@ import { createHarness } from './registry';
 import type { BehaviourTags, Harness, StepResult, TurnRecord } from './types';
 import type { Transcript } from '../sandbox/types';
 import { atoms, NOTES_HEADER, NOTES_PATH } from './honesty';
-import { defaultSandboxFactory } from './sandbox_port';
+import { dryRun } from './dry_run';
 
 export interface ExpertOptions {
   /** The task's suite (default: `getSuite(task.suite)`). */
@@ -238,28 +238,6 @@ export function runExpertEpisode(task: Task, harnessId: string, opts: ExpertOpti
     error = (e as Error).message;
   }
   return { ...expertEpisodeResult(h, task, suite, error), phrases: honest.phrases };
-}
-
-/**
- * The solver's canonical calls on a bare sandbox (no harness): what later calls will need, for
- * `HonestDriver.preserve`. Stops at finish, at 200 calls, or when the solver throws.
- */
-export function dryRun(task: Task, suite: TaskSuite): ToolCall[] {
-  const sb = defaultSandboxFactory()(structuredClone(task.initial));
-  const solver = suite.solver(task);
-  const calls: ToolCall[] = [];
-  let last: ToolResult | null = null;
-  try {
-    for (let i = 0; i < 200; i++) {
-      const call = solver.next(last);
-      calls.push(call);
-      if (call.tool === 'finish') break;
-      last = sb.exec(call);
-    }
-  } catch {
-    /* the real run reports the solver's error */
-  }
-  return calls;
 }
 
 /** How the honest driver runs canonical calls and keeps notes under one harness. */

@@ -13,17 +13,12 @@
  * workflow that verifies writes (W2), one re-read per file the task's canonical solution leaves
  * written and unread at finish (counted by a dry run of the solver through W2's own bookkeeping).
  */
-import { getSuite } from '../tasks';
 import type { Task } from '../tasks/types';
-import type { ToolResult } from '../sandbox/types';
 import { ASSISTANT_ID, AssistantHarness } from './blackbox/assistant';
 import { CODING_CLI_ID, CodingCliHarness } from './blackbox/coding_cli';
 import { W2, type WorkflowOverhead } from './realizations/workflow';
 import { componentsOf } from './registry';
-import { defaultSandboxFactory } from './sandbox_port';
-
-/** Solver steps of the dry run before it is abandoned (a solver bug; the feasibility check reports such a cell). */
-const DRY_RUN_STEPS = 200;
+import { solverSteps } from './dry_run';
 
 const written = new Map<string, number>();
 
@@ -34,20 +29,8 @@ const written = new Map<string, number>();
 export function unverifiedWrites(task: Task): number {
   let n = written.get(task.id);
   if (n !== undefined) return n;
-  const sandbox = defaultSandboxFactory()(structuredClone(task.initial));
-  const solver = getSuite(task.suite).solver(task);
   const state = W2.init();
-  let last: ToolResult | null = null;
-  for (let i = 0; i < DRY_RUN_STEPS; i++) {
-    const call = solver.next(last);
-    if (call.tool === 'finish') break;
-    try {
-      last = sandbox.exec(call);
-    } catch (e) {
-      last = { ok: false, output: '', error: { code: 'bad_args', message: String((e as Error).message ?? e).slice(0, 200) } };
-    }
-    W2.after(state, call, last);
-  }
+  for (const { call, result } of solverSteps(task)) if (result) W2.after(state, call, result);
   n = state.unverified.size;
   if (written.size >= 4096) written.clear();
   written.set(task.id, n);

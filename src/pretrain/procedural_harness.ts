@@ -31,7 +31,8 @@ import type { NoticeKind, ObservationFormat } from '../harness/realizations/obse
 import type { SystemPrompt } from '../harness/realizations/system';
 import { W0, W1, W2, type GateDecision, type MessageOutcome, type Workflow, type WorkflowState } from '../harness/realizations/workflow';
 import { normPath } from '../harness/tools';
-import { dryRun, expertEpisodeResult, HonestDriver, strictSender, type ExpertEpisode } from '../harness/expert';
+import { expertEpisodeResult, HonestDriver, strictSender, type ExpertEpisode } from '../harness/expert';
+import { dryRun } from '../harness/dry_run';
 import { NOTES_HEADER, NOTES_PATH } from '../harness/honesty';
 import type { Message } from '../harness/types';
 import { Rng } from '../util/rng';
