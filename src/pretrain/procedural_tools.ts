@@ -10,7 +10,7 @@
  *  - one of five call syntaxes with random keys / tags / verbs / prefixes:
  *      `json`   {"op":"view","params":{"file":"a.txt"}}   (nested or flat; never T0's 'tool' + 'args')
  *      `func`   view(file="a.txt", text="…")               (values are JSON string literals)
- *      `shell`  $ view --file a.txt --text 'x y'           (flag prefix and leading prompt random)
+ *      `shell`  $ view --file a.txt --text 'x y'           (prompt, flags or positional, quote char random)
  *      `tagged` <invoke name="view"><file>a.txt</file></invoke>  (never T2's 'call' + 'tool'; or the tool name as the tag)
  *      `yaml`   op: view\nfile: "a.txt"                    (values JSON string literals, one per line)
  *
@@ -340,24 +340,27 @@ function makeFunc(rng: Rng, surfaces: ProcSurfaces): ProcToolInterface {
 }
 
 const SHELL_BARE = /^[A-Za-z0-9_./@%=,~-]+$/;
-const SHELL_ESC: Record<string, string> = { '\\': '\\', "'": "'", n: '\n', r: '\r', t: '\t' };
+/** The quote characters of `shell` values (v1: single quotes only). */
+type ShellQuoteChar = "'" | '"';
 
-function shellQuote(s: string): string {
+/** A value as one shell word: bare when safe, else in `q` quotes with \\ \q \n \r \t escapes. */
+function shellQuote(s: string, q: ShellQuoteChar = "'"): string {
   if (SHELL_BARE.test(s)) return s;
-  let out = "'";
+  let out = q;
   for (const ch of s) {
     if (ch === '\\') out += '\\\\';
-    else if (ch === "'") out += "\\'";
+    else if (ch === q) out += `\\${q}`;
     else if (ch === '\n') out += '\\n';
     else if (ch === '\r') out += '\\r';
     else if (ch === '\t') out += '\\t';
     else out += ch;
   }
-  return out + "'";
+  return out + q;
 }
 
-/** Words of one line: bare words or single-quoted strings with \\ \' \n \r \t escapes. */
-function shellWords(text: string, expected: string): string[] | ParseError {
+/** Words of one line: bare words or `q`-quoted strings with \\ \q \n \r \t escapes. */
+function shellWords(text: string, expected: string, q: ShellQuoteChar = "'"): string[] | ParseError {
+  const esc: Record<string, string> = { '\\': '\\', [q]: q, n: '\n', r: '\r', t: '\t' };
   const words: string[] = [];
   let i = 0;
   while (i < text.length) {
@@ -367,20 +370,20 @@ function shellWords(text: string, expected: string): string[] | ParseError {
       continue;
     }
     if (c === '\n' || c === '\r') return { error: `one command per message (write newlines inside quotes as \\n); ${expected}` };
-    if (c === "'") {
+    if (c === q) {
       let w = '';
       i++;
       let closed = false;
       while (i < text.length) {
         const d = text[i];
-        if (d === "'") {
+        if (d === q) {
           closed = true;
           i++;
           break;
         }
         if (d === '\\') {
-          const rep = SHELL_ESC[text[i + 1]];
-          if (rep === undefined) return { error: `unknown escape in quotes (use \\' \\\\ \\n \\t \\r); ${expected}` };
+          const rep = esc[text[i + 1]];
+          if (rep === undefined) return { error: `unknown escape in quotes (use \\${q} \\\\ \\n \\t \\r); ${expected}` };
           w += rep;
           i += 2;
           continue;
@@ -395,7 +398,7 @@ function shellWords(text: string, expected: string): string[] | ParseError {
     }
     let w = '';
     while (i < text.length && !' \t\n\r'.includes(text[i])) {
-      if (text[i] === "'" || text[i] === '\\') return { error: `stray ${text[i]} in an unquoted word; ${expected}` };
+      if (text[i] === "'" || text[i] === '"' || text[i] === '\\') return { error: `stray ${text[i]} in an unquoted word; ${expected}` };
       w += text[i++];
     }
     words.push(w);
@@ -403,26 +406,41 @@ function shellWords(text: string, expected: string): string[] | ParseError {
   return words;
 }
 
+/** T1's command names: a prompt-less positional shell may not use them (its calls would read as T1's). */
+const T1_COMMANDS = ['ls', 'cat', 'put', 'add', 'mv', 'rm', 'grep', 'mkdir', 'done'];
+
+/**
+ * `shell`: a command line, optionally behind a prompt. v2 also draws positional arguments
+ * (`view a.txt 'x y'`, as T1 and the coding CLI's tools do) and double quotes: measured on
+ * checkpoint s9, T1's space after the command cost 8.7 nats and its opening `"` 15.7, because
+ * every flagged single-quoted draw put `--arg` or `'` there. Exclusion from T1 is kept
+ * structurally: a prompt-less positional draw never uses T1's command names, and every other
+ * draw has a prompt or flags, which T1 has not.
+ */
 function makeShell(rng: Rng, surfaces: ProcSurfaces): ProcToolInterface {
   const v1 = surfaces === 'v1' ? drawNames(rng, new Set(), surfaces) : null;
   const prompt = rng.pick(SHELL_PROMPTS);
-  // Without a prompt, a call without arguments would read like T1's (`ls`, `done`).
-  const { toolNames, argNames } = v1 ?? drawNames(rng, new Set(prompt === '' ? ['ls', 'done'] : []), surfaces);
-  const flag = rng.pick(SHELL_FLAGS);
-  const example = `${prompt}${toolNames.read} ${flag}${argNames.path} notes.txt`;
-  const expected = `expected one command like: ${example} (quote values with spaces in '...')`;
+  const positional = v1 === null && rng.float() < 0.5;
+  const q: ShellQuoteChar = v1 === null && rng.float() < 0.5 ? '"' : "'";
+  // Without a prompt, a call without arguments would read like T1's (`ls`, `done`); positional, any call would.
+  const reserved = prompt === '' ? (positional ? T1_COMMANDS : ['ls', 'done']) : [];
+  const { toolNames, argNames } = v1 ?? drawNames(rng, new Set(reserved), surfaces);
+  const flag = positional ? '' : rng.pick(SHELL_FLAGS);
+  const slot = (a: string) => (positional ? argNames[a].toUpperCase() : `${flag}${argNames[a]} V`);
+  const example = positional ? `${prompt}${toolNames.read} notes.txt` : `${prompt}${toolNames.read} ${flag}${argNames.path} notes.txt`;
+  const expected = `expected one command like: ${example} (quote values with spaces in ${q}...${q})`;
   const n = new Names(toolNames, argNames, expected);
   return {
     id: 'Pshell',
     name: 'procedural-shell',
     expected,
     toolName: (tool: ToolName) => toolNames[tool],
-    surface: { syntax: 'shell', toolNames, argNames, detail: { prompt: JSON.stringify(prompt), flag } },
+    surface: { syntax: 'shell', toolNames, argNames, detail: { prompt: JSON.stringify(prompt), flag, positional: String(positional), quote: q } },
     describe: () =>
-      `Commands: ${TOOL_SPECS.map((s) => [toolNames[s.name], ...s.required.map((a) => `${flag}${argNames[a]} V`), ...s.optional.map((a) => `[${flag}${argNames[a]} V]`)].join(' ')).join(' | ')}\nQuote values with spaces: 'a b'; escapes \\' \\\\ \\n`,
+      `Commands: ${TOOL_SPECS.map((s) => [toolNames[s.name], ...s.required.map(slot), ...s.optional.map((a) => `[${slot(a)}]`)].join(' ')).join(' | ')}\nQuote values with spaces: ${q}a b${q}; escapes \\${q} \\\\ \\n`,
     format(call) {
       const words = [toolNames[call.tool]];
-      for (const [k, v] of n.pairs(call)) words.push(flag + k, shellQuote(v));
+      for (const [k, v] of n.pairs(call)) words.push(...(positional ? [] : [flag + k]), shellQuote(v, q));
       return prompt + words.join(' ');
     },
     parse(text) {
@@ -432,13 +450,24 @@ function makeShell(rng: Rng, surfaces: ProcSurfaces): ProcToolInterface {
         if (!t.startsWith(p)) return { error: `commands start with '${p}'; ${expected}` };
         t = t.slice(p.length);
       }
-      const words = shellWords(t, expected);
+      const words = shellWords(t, expected, q);
       if (!Array.isArray(words)) return words;
       if (words.length === 0) return { error: `empty command; ${expected}` };
       const spec = n.spec(words[0]);
       if ('error' in spec) return spec;
-      if ((words.length - 1) % 2 !== 0) return { error: `each ${flag}ARG needs one value; ${expected}` };
       const pairs: Array<[string, unknown]> = [];
+      if (positional) {
+        const slots = [...spec.required, ...spec.optional];
+        const got = words.length - 1;
+        if (got < spec.required.length || got > slots.length) {
+          return {
+            error: `${words[0]} takes ${spec.required.length === slots.length ? slots.length : `${spec.required.length}–${slots.length}`} value(s), got ${got}; ${expected}`,
+          };
+        }
+        for (let i = 1; i < words.length; i++) pairs.push([argNames[slots[i - 1]], words[i]]);
+        return n.build(spec, pairs);
+      }
+      if ((words.length - 1) % 2 !== 0) return { error: `each ${flag}ARG needs one value; ${expected}` };
       for (let i = 1; i < words.length; i += 2) {
         if (!words[i].startsWith(flag) || words[i].length === flag.length) return { error: `expected ${flag}ARG, got '${words[i].slice(0, 40)}'; ${expected}` };
         pairs.push([words[i].slice(flag.length), words[i + 1]]);

@@ -43,8 +43,15 @@ describe('cellFeasibility', () => {
   });
 });
 
-describe("under main's budgets (issue 17's measurements)", () => {
-  const spec = getPreset('main');
+describe("under issue 17's budgets (main before it was CPU-sized: all tiers, small, 8 turns, 64 new tokens, 512 context)", () => {
+  const main = getPreset('main');
+  const spec = {
+    ...main,
+    maxTier: 3 as const,
+    model: { ...main.model, preset: 'small' as const },
+    rollout: { ...main.rollout, maxTurns: 8, maxNewTokens: 64, contextTokens: 512 },
+    evaluation: { ...main.evaluation, inSpace: { ...main.evaluation.inSpace, perDistance: 4 } },
+  };
   const cells = specCells(spec, tok.vocabSize);
 
   it('enumerates the trained and evaluated cells once each, with the spec budget', () => {
@@ -75,6 +82,20 @@ describe("under main's budgets (issue 17's measurements)", () => {
     const cal = cells.filter((c) => c.taskId.includes('/calendar-add/') && c.harnessId.startsWith('bb-'));
     expect(new Set(cal.map((c) => c.harnessId))).toEqual(new Set(['bb-coding-cli', 'bb-assistant']));
     for (const c of cal) expect(cellFeasibility(tok, c.taskId, c.harnessId, c.budget).feasible, `${c.harnessId} ${c.taskId}`).toBe(false);
+  });
+});
+
+describe("main's own budgets", () => {
+  it('a sample of 60 tier-2 cells under W1/W2 harnesses: almost all feasible with 10 turns + the workflow turns', () => {
+    const spec = getPreset('main');
+    const t2w = specCells(spec, tok.vocabSize).filter((c) => c.taskId.includes('/t2/') && /-W[12]$/.test(c.harnessId));
+    expect(t2w.length).toBeGreaterThan(200);
+    const sample = Rng.derive(2, 'feasibility-main').shuffle(t2w).slice(0, 60);
+    const feasible = sample.filter((c) => cellFeasibility(tok, c.taskId, c.harnessId, c.budget).feasible).length;
+    expect(feasible).toBeGreaterThanOrEqual(54);
+    // Under issue 17's 8 turns without workflow turns, fewer fit.
+    const tight = sample.filter((c) => cellFeasibility(tok, c.taskId, c.harnessId, { ...c.budget, maxTurns: 6 }).feasible).length;
+    expect(tight).toBeLessThan(feasible);
   });
 });
 

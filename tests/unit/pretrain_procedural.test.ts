@@ -86,6 +86,8 @@ const EDGES: Array<[ProcSyntax, (P: ReturnType<typeof proceduralToolInterface>) 
   ['tagged', (P) => JSON.stringify(P.surface.detail).includes('"tool"')],
   ['shell', (P) => P.surface.toolNames.read === 'cat' && P.surface.toolNames.finish === 'done'],
   ['shell', (P) => P.surface.toolNames.write === 'put' && P.surface.detail.prompt === '""'],
+  ['shell', (P) => P.surface.toolNames.read === 'cat' && P.surface.detail.positional === 'true' && P.surface.detail.quote === '"'],
+  ['shell', (P) => P.surface.detail.prompt === '""' && P.surface.detail.positional === 'true' && P.surface.detail.quote === '"'],
   ['func', (P) => P.surface.toolNames.list === 'ls' && P.surface.toolNames.finish === 'done'],
 ];
 const EDGE_INTERFACES = EDGES.map(([syntax, want]) => {
@@ -148,6 +150,20 @@ describe('procedural tool interfaces', () => {
     );
     // The coding-cli's calls are not procedural calls either.
     for (const P of INTERFACES) expect(isParseError(P.parse(formatCliCall({ name: 'Read', args: { file_path: 'a.txt' } })))).toBe(true);
+  });
+
+  it("shell draws flags and positional arguments, both quote chars; a prompt-less positional one never uses T1's command names", () => {
+    const t1 = ['ls', 'cat', 'put', 'add', 'mv', 'rm', 'grep', 'mkdir', 'done'];
+    const seen = new Set<string>();
+    for (let i = 0; i < 3000; i++) {
+      const P = proceduralToolInterface(Rng.derive(131, i), 'shell');
+      const d = P.surface.detail;
+      seen.add(`${d.positional}${d.quote}`);
+      if (d.prompt === '""' && d.positional === 'true') for (const w of t1) expect(Object.values(P.surface.toolNames)).not.toContain(w);
+    }
+    expect(seen).toEqual(new Set(["true'", 'true"', "false'", 'false"']));
+    const v1 = proceduralToolInterface(Rng.derive(131, 'v1'), 'shell', 'v1');
+    expect([v1.surface.detail.positional, v1.surface.detail.quote]).toEqual(['false', "'"]);
   });
 
   it('made-up names: [a-z_]+, never reserved or taken, about half of all drawn names, all distinct within an interface', () => {
