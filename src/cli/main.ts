@@ -20,6 +20,7 @@ import { registerRun } from './commands/run';
 import { registerServe } from './commands/serve';
 import { registerExport } from './commands/export';
 import { registerEvaluate } from './commands/evaluate';
+import { registerHeldOut } from './commands/heldout';
 // Each command file exports register<Name>(program); add one line per command here.
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -49,6 +50,7 @@ registerRun(program);
 registerServe(program);
 registerExport(program);
 registerEvaluate(program);
+registerHeldOut(program);
 
 async function main(argv: string[]): Promise<number> {
   try {

@@ -70,6 +70,12 @@ export type BatchNll = (batch: RowBatch) => { nll: number; tokens: number };
  * @returns NaN for an empty set
  */
 export function heldOutLoss(rows: readonly Row[], B: number, padId: number, maxT: number, score: BatchNll): number {
+  const { nll, tokens } = heldOutNll(rows, B, padId, maxT, score);
+  return tokens > 0 ? nll / tokens : Number.NaN;
+}
+
+/** Σ nll and Σ scored tokens of `rows` under `score`, in batches of `B` rows. */
+function heldOutNll(rows: readonly Row[], B: number, padId: number, maxT: number, score: BatchNll): { nll: number; tokens: number } {
   let nll = 0;
   let tokens = 0;
   for (let i = 0; i < rows.length; i += B) {
@@ -78,5 +84,60 @@ export function heldOutLoss(rows: readonly Row[], B: number, padId: number, maxT
     nll += r.nll;
     tokens += r.tokens;
   }
-  return tokens > 0 ? nll / tokens : Number.NaN;
+  return { nll, tokens };
+}
+
+/** Held-out action loss under one harness. */
+export interface HarnessLoss {
+  harness: string;
+  /** Token-mean action loss, nats/token (NaN when no episode passed). */
+  loss: number;
+  /** Expert episodes that passed (the rows' source) out of the tasks. */
+  episodes: number;
+  rows: number;
+  tokens: number;
+}
+
+/**
+ * The held-out action loss of `tasks` under each harness in `harnesses` (every task under every
+ * harness, unlike the `training` set's one harness per task): where a checkpoint's transfer to
+ * the evaluated harnesses fails, by harness. Rows are cut by the training rule (`limits`).
+ * @throws ContextBudgetError (rows.ts) when a harness's opening does not fit `limits`
+ */
+export function heldOutByHarness(tok: Tokenizer, tasks: readonly Task[], harnesses: readonly string[], limits: RowLimits, B: number, score: BatchNll): HarnessLoss[] {
+  const view = cutView(tok, limits);
+  return harnesses.map((harness) => {
+    const eps = tasks.map((t) => runExpertEpisode(t, harness, { view })).filter((e) => e.pass);
+    const rows = demonstrationRows(tok, eps, limits);
+    const { nll, tokens } = heldOutNll(rows, B, tok.padId, limits.maxT, score);
+    return { harness, loss: tokens > 0 ? nll / tokens : Number.NaN, episodes: eps.length, rows: rows.length, tokens };
+  });
+}
+
+/**
+ * Level means (main effects) of a per-harness value over composed ids `S?-T?-O?-C?-W?`: for each
+ * component and level, the unweighted mean over the harnesses at that level, e.g.
+ * `{ T: { T0: 1.7, T1: 2.4, T2: 1.4 }, … }`. Over a strength-2 orthogonal array every level of
+ * one component meets every level of another equally often, so a level mean is free of the other
+ * components' main effects (Hedayat, Sloane & Stufken 1999, *Orthogonal Arrays*, ch. 11).
+ * Non-finite values and ids that are not composed (black-box) are skipped.
+ */
+export function levelMeans(values: ReadonlyArray<{ harness: string; loss: number }>): Record<string, Record<string, number>> {
+  const acc: Record<string, Record<string, number[]>> = {};
+  for (const { harness, loss } of values) {
+    if (!Number.isFinite(loss)) continue;
+    const parts = harness.split('-');
+    if (parts.length !== 5 || !parts.every((p, i) => p.startsWith('STOCW'[i]))) continue;
+    parts.forEach((lv, i) => {
+      const c = 'STOCW'[i];
+      acc[c] ??= {};
+      (acc[c][lv] ??= []).push(loss);
+    });
+  }
+  const out: Record<string, Record<string, number>> = {};
+  for (const [c, lvs] of Object.entries(acc)) {
+    out[c] = {};
+    for (const lv of Object.keys(lvs).sort()) out[c][lv] = lvs[lv].reduce((a, b) => a + b, 0) / lvs[lv].length;
+  }
+  return out;
 }
