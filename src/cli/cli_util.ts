@@ -5,6 +5,8 @@
 import { readFileSync } from 'node:fs';
 import { InvalidArgumentError } from 'commander';
 import { Tokenizer, type TokenizerFile } from '../model/tokenizer';
+import { SUITE_NAMES } from '../tasks';
+import type { SuiteName } from '../tasks/types';
 
 /** A bad flag or value: printed as one line naming it, exit code 2. */
 export class UsageError extends Error {
@@ -20,6 +22,21 @@ export class ReportedError extends Error {
     super(message);
     this.name = 'ReportedError';
   }
+}
+
+/**
+ * --suites: a comma list of suite names, deduplicated in order.
+ * @throws UsageError naming the flag, the value and the bad entry
+ */
+export function parseSuiteList(value: string): SuiteName[] {
+  const parts = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+  const bad = parts.find((p) => !(SUITE_NAMES as string[]).includes(p));
+  if (parts.length === 0 || bad !== undefined)
+    throw new UsageError(`--suites '${value}': expected a comma-separated list of ${SUITE_NAMES.join(', ')}${bad ? ` (bad entry '${bad}')` : ''}`);
+  return [...new Set(parts)] as SuiteName[];
 }
 
 /** Parser for an integer option in [min, max]; commander reports the flag name with it. */

@@ -18,13 +18,12 @@ import type { Command } from 'commander';
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { choiceOption, intOption, printJson, UsageError } from '../cli_util';
+import { choiceOption, intOption, parseSuiteList, printJson, UsageError } from '../cli_util';
 import { withBrowser } from '../browser';
 import { decodeBaseCheckpoint } from '../../pretrain/checkpoint';
 import { BudgetMismatchError, evaluationBudget } from '../../pretrain/budget';
 import { evalTaskIds, resolveEvalHarnesses, type CheckpointEvalReport } from '../../experiment/evaluate_report';
 import type { EvalPageRequest } from '../../experiment/evaluate_page';
-import type { SuiteName } from '../../tasks/types';
 
 interface Opts {
   init: string;
@@ -50,17 +49,12 @@ interface Opts {
  * @throws UsageError naming a bad option (exit 2).
  */
 export function evaluateRequest(opts: Opts): EvalPageRequest {
-  const suites = opts.suites
-    .split(',')
-    .map((s) => s.trim())
-    .filter((s) => s !== '');
-  for (const s of suites) if (s !== 'workspace' && s !== 'errands') throw new UsageError(`--suites: '${s}' is not a suite (workspace, errands)`);
-  if (suites.length === 0) throw new UsageError('--suites: give at least one suite');
+  const suites = parseSuiteList(opts.suites);
   const temperature = Number(opts.temperature);
   if (!(temperature >= 0 && temperature <= 10)) throw new UsageError(`--temperature: expected a number in [0, 10], got '${opts.temperature}'`);
   try {
     resolveEvalHarnesses(opts.harnesses);
-    evalTaskIds(suites as SuiteName[], opts.maxTier, opts.tasks, opts.seed);
+    evalTaskIds(suites, opts.maxTier, opts.tasks, opts.seed);
   } catch (e) {
     throw new UsageError((e as Error).message);
   }
@@ -73,7 +67,7 @@ export function evaluateRequest(opts: Opts): EvalPageRequest {
     init,
     preset: opts.preset,
     harnesses: opts.harnesses,
-    suites: suites as SuiteName[],
+    suites: suites,
     maxTier: opts.maxTier,
     tasks: opts.tasks,
     samples: opts.samples,

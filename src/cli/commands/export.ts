@@ -10,7 +10,7 @@
  */
 import type { Command } from 'commander';
 import { resolve } from 'node:path';
-import { choiceOption, intOption, printJson, UsageError } from '../cli_util';
+import { choiceOption, intOption, parseSuiteList, printJson, UsageError } from '../cli_util';
 import { loadSpec } from './run';
 import { buildExport, buildSpecExport } from '../../export/dataset';
 import { EXPORT_FORMATS, writeExport, type ExportFormat } from '../../export/writers';
@@ -39,18 +39,6 @@ interface ExportCliOptions {
   json?: boolean;
 }
 
-/** Parser for --suites: a comma list of suite names. */
-function suitesOption(value: string): SuiteName[] {
-  const parts = value
-    .split(',')
-    .map((s) => s.trim())
-    .filter((s) => s !== '');
-  const bad = parts.find((p) => !(SUITE_NAMES as string[]).includes(p));
-  if (parts.length === 0 || bad !== undefined)
-    throw new UsageError(`--suites '${value}': expected a comma-separated list of ${SUITE_NAMES.join(', ')}${bad ? ` (bad entry '${bad}')` : ''}`);
-  return [...new Set(parts)] as SuiteName[];
-}
-
 const DESIGN_FLAGS = ['design', 'k', 'designSeed', 'K', 'strategy', 'suites', 'tasks', 'evalTasks', 'heldoutPerDistance', 'maxTier', 'maxTurns'] as const;
 const flagName = (k: string) => '--' + (k === 'K' ? 'K' : k.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase()));
 
@@ -66,7 +54,7 @@ export function registerExport(program: Command): void {
     .option('--design-seed <n>', 'seed of a --design random draw (default 0)', intOption(0, 2 ** 32 - 1))
     .option('--K <n>', 'harnesses per task, anchor first (default 4)', intOption(1, 243))
     .option('--strategy <s>', 'locality (anchor + K-1 nearest) | random (anchor + K-1 uniform)', choiceOption(['locality', 'random'] as const))
-    .option('--suites <list>', `comma-separated suites (default ${SUITE_NAMES.join(',')})`, suitesOption)
+    .option('--suites <list>', `comma-separated suites (default ${SUITE_NAMES.join(',')})`, parseSuiteList)
     .option('--tasks <n>', 'train tasks per suite (default 16)', intOption(1, 10_000))
     .option('--eval-tasks <n>', 'test tasks per suite in the evaluation sets (default 8)', intOption(0, 10_000))
     .option('--heldout-per-distance <n>', 'held-out configurations per Hamming distance (default 2)', intOption(0, 243))

@@ -18,14 +18,13 @@ import type { Command } from 'commander';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { choiceOption, intOption, printJson, shippedTokenizer, UsageError } from '../cli_util';
+import { choiceOption, intOption, parseSuiteList, printJson, shippedTokenizer, UsageError } from '../cli_util';
 import { decodeBaseCheckpoint } from '../../pretrain/checkpoint';
 import { checkpointBudget } from '../../pretrain/budget';
 import { heldOutByHarness, heldOutLoss, heldOutSets, heldOutTasks, levelMeans, type HarnessLoss } from '../../pretrain/heldout';
 import { PRESET_NAMES, type PresetName } from '../../model/config';
 import { selectTrainingOA } from '../../design/selection';
 import type { RowBatch } from '../../model/rows';
-import type { SuiteName } from '../../tasks/types';
 import { parseHarnessList } from './expert';
 
 interface Opts {
@@ -63,12 +62,7 @@ export function heldOutHarnessList(spec: string): string[] {
  * @throws UsageError (exit 2, one line) naming a bad option, a missing shipped base or an unreadable checkpoint.
  */
 export async function heldOutReport(opts: Opts, publicDir: string = fileURLToPath(new URL('../../../public', import.meta.url))): Promise<HeldOutReport> {
-  const suites = opts.suites
-    .split(',')
-    .map((s) => s.trim())
-    .filter((s) => s !== '');
-  for (const s of suites) if (s !== 'workspace' && s !== 'errands') throw new UsageError(`--suites: '${s}' is not a suite (workspace, errands)`);
-  if (suites.length === 0) throw new UsageError('--suites: give at least one suite');
+  const suites = parseSuiteList(opts.suites);
   const harnesses = heldOutHarnessList(opts.harnesses);
   const path = opts.init === 'base' ? join(publicDir, `base-${opts.preset}.ckpt`) : opts.init;
   if (!existsSync(path))
@@ -85,7 +79,7 @@ export async function heldOutReport(opts: Opts, publicDir: string = fileURLToPat
   const limits = checkpointBudget(cfg.maxT, ck.header.metadata) ?? { maxT: cfg.maxT, actionReserve: 128 };
 
   const t0 = performance.now();
-  const tasks = heldOutTasks(opts.tasks, opts.seed, opts.maxTier as 1 | 2 | 3, suites as SuiteName[]);
+  const tasks = heldOutTasks(opts.tasks, opts.seed, opts.maxTier as 1 | 2 | 3, suites);
   // The engine loads lazily, as in `hlab pretrain`: other commands need no WebAssembly.
   const [{ WasmEngine }, { WasmModel }, { sftBatchNll }] = await Promise.all([import('../../wasm/engine'), import('../../wasm/model'), import('../../pretrain/sft_wasm')]);
   const engine = await WasmEngine.create({ threads: opts.threads });
