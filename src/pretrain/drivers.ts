@@ -35,6 +35,7 @@ export function pretrainSummary(
     demos: {
       episodes: demos.episodes.length,
       failed: demos.failed,
+      failedBy: demos.failedBy,
       source: demos.source,
       rows: rows.length,
       truncatedRows: res.truncatedRows,

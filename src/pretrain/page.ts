@@ -12,7 +12,7 @@ import { selectTrainingOA } from '../design/selection';
 import { encodeBaseCheckpoint } from './checkpoint';
 import { evalTaskList, pretrainSummary } from './drivers';
 import { cpuGreedyDecoder, evaluateGreedy, type GreedyReport } from './eval_greedy';
-import { cpuSftBackend, prepareSft, trainSft, type SftBackend, type SftConfig } from './sft';
+import { cpuSftBackend, describeDropped, prepareSft, trainSft, type DemoFailure, type SftBackend, type SftConfig } from './sft';
 import { gpuGreedyDecoder, gpuSftBackend } from './sft_gpu';
 
 export interface PretrainPageOptions extends SftConfig {
@@ -33,7 +33,7 @@ export interface PretrainPageResult {
   adapter: string;
   config: Record<string, number>;
   paramCount: number;
-  demos: { episodes: number; failed: number; source: string; rows: number; truncatedRows: number; meanRowTokens: number };
+  demos: { episodes: number; failed: number; failedBy: Record<DemoFailure, number>; source: string; rows: number; truncatedRows: number; meanRowTokens: number };
   losses: number[];
   finalLoss: number;
   steps: number;
@@ -53,7 +53,7 @@ export async function pretrainInPage(o: PretrainPageOptions): Promise<PretrainPa
   const cfg = p.cfg;
   const rowTokens = p.rows.reduce((a, r) => a + r.ids.length, 0);
   console.log(
-    `[pretrain] ${p.demos.episodes.length} expert episodes (${p.demos.source}, ${p.demos.failed} failed) → ${p.rows.length} rows, mean ${(rowTokens / Math.max(1, p.rows.length)).toFixed(0)} tokens; model ${cfg.preset} P=${paramCount(cfg.model)} maxT=${cfg.model.maxT}`,
+    `[pretrain] ${p.demos.episodes.length} expert episodes (${p.demos.source}, ${describeDropped(p.demos)}) → ${p.rows.length} rows, mean ${(rowTokens / Math.max(1, p.rows.length)).toFixed(0)} tokens; model ${cfg.preset} P=${paramCount(cfg.model)} maxT=${cfg.model.maxT}`,
   );
   let gpu: Gpu | null = null;
   let fallbackReason: string | null = null;

@@ -146,8 +146,31 @@ export interface DemoSet {
   episodes: ExpertEpisode[];
   /** 'procedural' or the black-box id. */
   source: string;
-  /** Episodes whose expert run failed (dropped; should be 0). */
+  /** Episodes whose expert run failed (dropped). */
   failed: number;
+  /**
+   * Why, by `demoFailureReason`: 'opening' (the draw's system prompt and task alone exceed the
+   * context budget, so no row of it can be shown: rows.ts ContextBudgetError; measured 9 % of
+   * tier-1 procedural draws at 512 − 128), 'driver' (the expert's run stopped on another error),
+   * 'verifier' (it finished and failed a check).
+   */
+  failedBy: Record<DemoFailure, number>;
+}
+
+export type DemoFailure = 'opening' | 'driver' | 'verifier';
+
+/** Why a failed demonstration failed (DemoSet.failedBy). */
+export function demoFailureReason(ep: Pick<ExpertEpisode, 'error'>): DemoFailure {
+  if (ep.error === undefined) return 'verifier';
+  return ep.error.includes('opening messages') ? 'opening' : 'driver';
+}
+
+/** "557 dropped: opening 540, driver 17" (or "0 dropped") for logs. */
+export function describeDropped(d: Pick<DemoSet, 'failed' | 'failedBy'>): string {
+  const parts = Object.entries(d.failedBy)
+    .filter(([, n]) => n > 0)
+    .map(([k, n]) => `${k} ${n}`);
+  return parts.length ? `${d.failed} dropped: ${parts.join(', ')}` : `${d.failed} dropped`;
 }
 
 /**
@@ -167,12 +190,16 @@ export function collectDemonstrations(
   const hr = Rng.derive(seed, 'demo-harness');
   const episodes: ExpertEpisode[] = [];
   let failed = 0;
+  const failedBy: Record<DemoFailure, number> = { opening: 0, driver: 0, verifier: 0 };
   for (const t of tasks) {
     const ep = blackbox === null ? runProceduralExpert(t, hr.int(2 ** 31), { view }) : runExpertEpisode(t, blackbox, { view });
     if (ep.pass) episodes.push(ep);
-    else failed++;
+    else {
+      failed++;
+      failedBy[demoFailureReason(ep)]++;
+    }
   }
-  return { episodes, source: blackbox ?? 'procedural', failed };
+  return { episodes, source: blackbox ?? 'procedural', failed, failedBy };
 }
 
 /**

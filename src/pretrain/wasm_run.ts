@@ -16,7 +16,7 @@ import { evaluateGreedy } from './eval_greedy';
 import { evalTaskList, pretrainSummary } from './drivers';
 import type { PretrainPageOptions, PretrainPageResult } from './page';
 import { endTokenId } from '../model/rows';
-import { prepareSft, trainSft } from './sft';
+import { describeDropped, prepareSft, trainSft } from './sft';
 import { WasmEngine } from '../wasm/engine';
 import { sftBatchNll, wasmGreedyDecoder, wasmSftBackend } from './sft_wasm';
 import { BASE_HARNESS } from '../design/space';
@@ -72,7 +72,7 @@ export async function pretrainWasm(
     throw new Error(`--init: the checkpoint has ${o.init.params.length} parameters, preset ${cfg.preset} needs ${p.init.length}`);
   const engine = await WasmEngine.create({ threads: o.threads });
   log(
-    `[pretrain] ${p.demos.episodes.length} expert episodes (${p.demos.source}, ${p.demos.failed} failed; suites ${cfg.suites.join('+')}, tier ≤ ${cfg.maxTier}) → ${p.rows.length} rows, mean ${(rowTokens / Math.max(1, p.rows.length)).toFixed(0)} tokens; model ${cfg.preset} P=${paramCount(cfg.model)} maxT=${cfg.model.maxT}; backend wasm (CPU engine, ${engine.threads} thread${engine.threads === 1 ? '' : 's'})`,
+    `[pretrain] ${p.demos.episodes.length} expert episodes (${p.demos.source}, ${describeDropped(p.demos)}; suites ${cfg.suites.join('+')}, tier ≤ ${cfg.maxTier}) → ${p.rows.length} rows, mean ${(rowTokens / Math.max(1, p.rows.length)).toFixed(0)} tokens; model ${cfg.preset} P=${paramCount(cfg.model)} maxT=${cfg.model.maxT}; backend wasm (CPU engine, ${engine.threads} thread${engine.threads === 1 ? '' : 's'})`,
   );
   if (cfg.contextLossWeight > 0)
     log(

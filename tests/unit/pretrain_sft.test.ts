@@ -11,8 +11,11 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { Tokenizer } from '../../src/model/tokenizer';
 import { paramCount } from '../../src/model/layout';
+import { cutView } from '../../src/model/rows';
 import {
   collectDemonstrations,
+  demoFailureReason,
+  describeDropped,
   demoTasks,
   pretrainBaseCpu,
   sftBlackboxCpu,
@@ -50,6 +53,7 @@ describe('demonstrations', () => {
   it('the base model sees only procedural harnesses; the baseline only the black-box one', () => {
     const base = collectDemonstrations(4, 1, null);
     expect(base.failed).toBe(0);
+    expect(base.failedBy).toEqual({ opening: 0, driver: 0, verifier: 0 });
     expect(base.episodes.length).toBe(4);
     expect(base.episodes.every((e) => /^proc-\d+$/.test(e.harness))).toBe(true);
     expect(new Set(base.episodes.map((e) => e.taskId.split('/')[0]))).toEqual(new Set(['workspace', 'errands']));
@@ -59,6 +63,16 @@ describe('demonstrations', () => {
     expect(bb.episodes.every((e) => e.harness === 'bb-coding-cli')).toBe(true);
     expect(() => resolveSftConfig({ ...MICRO, blackbox: 'S0-T0-O0-C0-W0' }, tok.vocabSize)).toThrow(/blackbox/);
     expect(() => resolveSftConfig({ ...MICRO, steps: 0 }, tok.vocabSize)).toThrow(/steps/);
+  });
+
+  it('dropped demonstrations are counted by reason: a window smaller than an opening drops them all as "opening"', () => {
+    const tight = collectDemonstrations(4, 1, null, 1, undefined, cutView(tok, { maxT: 160, actionReserve: 64 }));
+    expect(tight.episodes.length).toBe(0);
+    expect(tight.failedBy).toEqual({ opening: 4, driver: 0, verifier: 0 });
+    expect(describeDropped(tight)).toBe('4 dropped: opening 4');
+    expect(describeDropped({ failed: 0, failedBy: { opening: 0, driver: 0, verifier: 0 } })).toBe('0 dropped');
+    expect(demoFailureReason({ error: undefined })).toBe('verifier');
+    expect(demoFailureReason({ error: 'expert action parse under S0-T0-O0-C0-W0: …' })).toBe('driver');
   });
 
   it('curriculum: demoTasks honours maxTier and the count, split over both suites', () => {
