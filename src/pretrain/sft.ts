@@ -165,7 +165,7 @@ export function demoFailureReason(ep: Pick<ExpertEpisode, 'error'>): DemoFailure
   return ep.error.includes('opening messages') ? 'opening' : 'driver';
 }
 
-/** "557 dropped: opening 540, driver 17" (or "0 dropped") for logs. */
+/** "N dropped: opening a, driver b" (reasons with a count > 0; "0 dropped" when none) for logs. */
 export function describeDropped(d: Pick<DemoSet, 'failed' | 'failedBy'>): string {
   const parts = Object.entries(d.failedBy)
     .filter(([, n]) => n > 0)
