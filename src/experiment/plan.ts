@@ -118,13 +118,23 @@ export function stepTasks(pool: readonly string[], tasksPerStep: number, seed: n
   return Array.from({ length: tasksPerStep }, (_, i) => order[i % order.length]);
 }
 
-/** The held-out in-space configurations evaluated, and how they were chosen (stated in results). */
+/**
+ * The held-out in-space configurations evaluated, and how they were chosen (stated in results):
+ * the spec design's held-out configurations minus every configuration *any* method of the spec
+ * trains on (random-k trains on its own draw, which can lie in the design's held-out set), so all
+ * methods are scored on the same configurations and none of them was trained on; then all of
+ * them, or a seeded sample stratified by Hamming distance to the design's training set.
+ */
 export function inSpaceEvalSet(spec: ExperimentSpec): { ids: string[]; description: string } {
   const d = specDesign(spec);
+  const trained = new Set(spec.methods.flatMap((m) => trainingHarnesses(spec, m)));
+  const pool = d.heldOut.filter((h) => !trained.has(h.id));
+  const cut = d.heldOut.length - pool.length;
+  const why = cut ? `; ${cut} held-out configurations another method trains on left out` : '';
   const mode = spec.evaluation.inSpace;
-  if (mode.mode === 'all') return { ids: d.heldOut.map((h) => h.id), description: `all ${d.heldOut.length} held-out configurations of the ${d.method} design` };
+  if (mode.mode === 'all') return { ids: pool.map((h) => h.id), description: `all ${pool.length} held-out configurations of the ${d.method} design${why}` };
   const byDist = new Map<number, string[]>();
-  for (const h of d.heldOut) byDist.set(h.distance, [...(byDist.get(h.distance) ?? []), h.id]);
+  for (const h of pool) byDist.set(h.distance, [...(byDist.get(h.distance) ?? []), h.id]);
   const ids: string[] = [];
   const parts: string[] = [];
   for (const dist of [...byDist.keys()].sort((a, b) => a - b)) {
@@ -134,7 +144,7 @@ export function inSpaceEvalSet(spec: ExperimentSpec): { ids: string[]; descripti
   }
   return {
     ids,
-    description: `stratified by Hamming distance to the ${d.method} training set, ${mode.perDistance} per distance, seed ${mode.seed} (${ids.length} configs; ${parts.join(', ')})`,
+    description: `stratified by Hamming distance to the ${d.method} training set, ${mode.perDistance} per distance, seed ${mode.seed} (${ids.length} configs; ${parts.join(', ')})${why}`,
   };
 }
 

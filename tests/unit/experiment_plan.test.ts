@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { parseSpec, type ExperimentSpec, type MethodSpec } from '../../src/experiment/spec';
+import { getPreset } from '../../src/experiment/presets';
 import { inSpaceEvalSet, makeSchedule, stepTasks, taskAssignments, testTasks, trainingHarnesses, trainPool } from '../../src/experiment/plan';
 import { hammingDistance, selectTrainingOA, BASE_HARNESS } from '../../src/design';
 
@@ -105,6 +106,20 @@ describe('experiment plan', () => {
     expect(set.description).toMatch(/stratified.*2 per distance, seed 0/);
     const all = inSpaceEvalSet({ ...quick, evaluation: { ...quick.evaluation, inSpace: { mode: 'all' } } } as ExperimentSpec);
     expect(all.ids).toHaveLength(243 - 18);
+  });
+
+  it('no method is evaluated in-space on a configuration any method of the spec trains on (random-18 vs the OA)', () => {
+    const sel = getPreset('selection');
+    const all = { ...sel, evaluation: { ...sel.evaluation, inSpace: { mode: 'all' as const } } } as ExperimentSpec;
+    const random = new Set(trainingHarnesses(all, sel.methods.find((m) => m.harnesses === 'random-k')!));
+    const set = inSpaceEvalSet(all);
+    const cut = [...random].filter((id) => selectTrainingOA().heldOut.some((h) => h.id === id)).length;
+    expect(cut).toBeGreaterThan(0);
+    expect(set.ids).toHaveLength(243 - 18 - cut);
+    for (const m of sel.methods) for (const id of trainingHarnesses(all, m)) expect(set.ids).not.toContain(id);
+    expect(set.description).toContain(`${cut} held-out configurations another method trains on left out`);
+    const strat = inSpaceEvalSet(sel);
+    for (const id of strat.ids) expect(random.has(id)).toBe(false);
   });
 });
 
