@@ -21,6 +21,7 @@ import type { BehaviourTags, Harness, StepResult, TurnRecord } from './types';
 import type { Transcript } from '../sandbox/types';
 import { atoms, NOTES_HEADER, NOTES_PATH } from './honesty';
 import { dryRun } from './dry_run';
+import { ContextBudgetError } from '../model/rows';
 
 export interface ExpertOptions {
   /** The task's suite (default: `getSuite(task.suite)`). */
@@ -56,6 +57,8 @@ export interface ExpertEpisode {
   turns: readonly TurnRecord[];
   /** Set when the expert could not drive the harness (a bug: a refused or unparsable action). */
   error?: string;
+  /** With `error`: 'opening' when the harness's opening alone exceeds the context budget (rows.ts ContextBudgetError), else 'driver'. */
+  errorKind?: 'opening' | 'driver';
   /** The expert's fixed texts (plan, todo lists): never facts for `honestyViolations`. */
   phrases?: string[];
 }
@@ -209,7 +212,7 @@ export function runExpertEpisode(task: Task, harnessId: string, opts: ExpertOpti
   });
   h.reset(task);
   const adapter = adapterFor(h);
-  let error: string | undefined;
+  let error: unknown;
   const send = strictSender(h);
   const honest = new HonestDriver(h, send, adapter, opts.honest ?? true, opts.view);
   try {
@@ -235,7 +238,7 @@ export function runExpertEpisode(task: Task, harnessId: string, opts: ExpertOpti
       last = r.results.length ? r.results[r.results.length - 1] : { ok: !r.observation.includes('error'), output: r.observation };
     }
   } catch (e) {
-    error = (e as Error).message;
+    error = e;
   }
   return { ...expertEpisodeResult(h, task, suite, error), phrases: honest.phrases };
 }
@@ -487,7 +490,7 @@ export function strictSender(h: Harness): (text: string) => StepResult {
  * Verify a scripted episode's final state and package it; `error` (the driver's failure, if
  * any) makes it a fail whatever the verifier says.
  */
-export function expertEpisodeResult(h: Harness, task: Task, suite: TaskSuite, error?: string): ExpertEpisode {
+export function expertEpisodeResult(h: Harness, task: Task, suite: TaskSuite, error?: unknown): ExpertEpisode {
   const transcript = h.transcript();
   const verification = suite.verify(task, h.sandboxState(), transcript);
   const out: ExpertEpisode = {
@@ -499,6 +502,9 @@ export function expertEpisodeResult(h: Harness, task: Task, suite: TaskSuite, er
     tags: episodeTags(h, task, verification),
     turns: h.turns(),
   };
-  if (error !== undefined) out.error = error;
+  if (error !== undefined) {
+    out.error = error instanceof Error ? error.message : String(error);
+    out.errorKind = error instanceof ContextBudgetError ? 'opening' : 'driver';
+  }
   return out;
 }

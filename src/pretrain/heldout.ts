@@ -8,7 +8,8 @@
  * The rows are cut by the same rule and budget as the training rows (rows.ts), so their action
  * loss is directly comparable to the training loss. DOM- and GPU-free.
  */
-import { BASE_HARNESS } from '../design/space';
+import { BASE_HARNESS, DEFAULT_SPACE, parseHarnessId } from '../design/space';
+import { isBlackboxId } from '../harness/registry';
 import { runExpertEpisode, type ExpertEpisode } from '../harness/expert';
 import { selectTrainingOA } from '../design/selection';
 import type { Tokenizer } from '../model/tokenizer';
@@ -120,24 +121,21 @@ export function heldOutByHarness(tok: Tokenizer, tasks: readonly Task[], harness
  * `{ T: { T0: 1.7, T1: 2.4, T2: 1.4 }, … }`. Over a strength-2 orthogonal array every level of
  * one component meets every level of another equally often, so a level mean is free of the other
  * components' main effects (Hedayat, Sloane & Stufken 1999, *Orthogonal Arrays*, ch. 11).
- * Non-finite values and ids that are not composed (black-box) are skipped.
+ * Non-finite values and black-box ids are skipped.
+ * @throws Error (design/space.ts parseHarnessId) on any other id that is not of the default space
  */
 export function levelMeans(values: ReadonlyArray<{ harness: string; loss: number }>): Record<string, Record<string, number>> {
-  const acc: Record<string, Record<string, number[]>> = {};
+  const comps = DEFAULT_SPACE.components;
+  const acc = comps.map(() => new Map<number, number[]>());
   for (const { harness, loss } of values) {
-    if (!Number.isFinite(loss)) continue;
-    const parts = harness.split('-');
-    if (parts.length !== 5 || !parts.every((p, i) => p.startsWith('STOCW'[i]))) continue;
-    parts.forEach((lv, i) => {
-      const c = 'STOCW'[i];
-      acc[c] ??= {};
-      (acc[c][lv] ??= []).push(loss);
-    });
+    if (!Number.isFinite(loss) || isBlackboxId(harness)) continue;
+    parseHarnessId(harness).forEach((lv, i) => acc[i].set(lv, [...(acc[i].get(lv) ?? []), loss]));
   }
   const out: Record<string, Record<string, number>> = {};
-  for (const [c, lvs] of Object.entries(acc)) {
-    out[c] = {};
-    for (const lv of Object.keys(lvs).sort()) out[c][lv] = lvs[lv].reduce((a, b) => a + b, 0) / lvs[lv].length;
-  }
+  comps.forEach((c, i) => {
+    if (acc[i].size === 0) return;
+    out[c.key] = {};
+    for (const lv of [...acc[i].keys()].sort((a, b) => a - b)) out[c.key][`${c.key}${lv}`] = acc[i].get(lv)!.reduce((a, b) => a + b, 0) / acc[i].get(lv)!.length;
+  });
   return out;
 }

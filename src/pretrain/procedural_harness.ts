@@ -487,7 +487,7 @@ export function runProceduralExpert(task: Task, seed: number, opts: ProceduralEx
     budget: { maxTurns: opts.maxTurns ?? 200, maxContextTokens: Number.POSITIVE_INFINITY, maxActionTokens: Number.MAX_SAFE_INTEGER },
   });
   h.reset(task);
-  let error: string | undefined;
+  let error: unknown;
   const fmt = (call: ToolCall) => h.tool.format(call);
   const honest = new HonestDriver(
     h,
@@ -521,7 +521,7 @@ export function runProceduralExpert(task: Task, seed: number, opts: ProceduralEx
       last = r.results.length ? r.results[r.results.length - 1] : { ok: true, output: r.observation };
     }
   } catch (e) {
-    error = (e as Error).message;
+    error = e;
   }
   return { ...expertEpisodeResult(h, task, suite, error), phrases: honest.phrases };
 }

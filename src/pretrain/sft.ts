@@ -160,9 +160,8 @@ export interface DemoSet {
 export type DemoFailure = 'opening' | 'driver' | 'verifier';
 
 /** Why a failed demonstration failed (DemoSet.failedBy). */
-export function demoFailureReason(ep: Pick<ExpertEpisode, 'error'>): DemoFailure {
-  if (ep.error === undefined) return 'verifier';
-  return ep.error.includes('opening messages') ? 'opening' : 'driver';
+export function demoFailureReason(ep: Pick<ExpertEpisode, 'errorKind'>): DemoFailure {
+  return ep.errorKind ?? 'verifier';
 }
 
 /** "N dropped: opening a, driver b" (reasons with a count > 0; "0 dropped" when none) for logs. */

@@ -13,6 +13,7 @@ import { Tokenizer } from '../../src/model/tokenizer';
 import { heldOutByHarness, heldOutTasks, levelMeans } from '../../src/pretrain/heldout';
 import { heldOutHarnessList, heldOutLines, heldOutReport } from '../../src/cli/commands/heldout';
 import { UsageError } from '../../src/cli/cli_util';
+import { decodeBaseCheckpoint, encodeBaseCheckpoint } from '../../src/pretrain/checkpoint';
 import { selectTrainingOA } from '../../src/design/selection';
 import { BASE_HARNESS } from '../../src/design/space';
 
@@ -32,6 +33,7 @@ describe('levelMeans', () => {
     expect(m.T).toEqual({ T0: 1, T1: 4 });
     expect(m.W).toEqual({ W0: 3, W1: 3 });
     expect(Object.keys(m)).toEqual(['S', 'T', 'O', 'C', 'W']);
+    expect(() => levelMeans([{ harness: 'S0-T9-O0-C0-W0', loss: 1 }])).toThrow(/out of range/);
   });
 
   it('over the 18 training harnesses each level averages 6 of them (the OA balance)', () => {
@@ -74,6 +76,11 @@ describe('hlab heldout', () => {
     await expect(heldOutReport({ ...OPTS, preset: 'small' }, dir)).rejects.toThrow(/no shipped base for --preset small/);
     writeFileSync(join(dir, 'junk.ckpt'), 'not a checkpoint');
     await expect(heldOutReport({ ...OPTS, init: join(dir, 'junk.ckpt') })).rejects.toThrow(UsageError);
+    const shipped = await decodeBaseCheckpoint(new Uint8Array(readFileSync(new URL('../../public/base-mini.ckpt', import.meta.url))));
+    const { actionReserve: _, ...noBudget } = shipped.header.metadata;
+    const { bytes } = await encodeBaseCheckpoint(shipped.header.config, shipped.params, shipped.header.tokenizer, noBudget);
+    writeFileSync(join(dir, 'nobudget.ckpt'), bytes);
+    await expect(heldOutReport({ ...OPTS, init: join(dir, 'nobudget.ckpt') })).rejects.toThrow(/records no action reserve/);
     expect(heldOutHarnessList('training')).toEqual([...selectTrainingOA().training]);
   });
 

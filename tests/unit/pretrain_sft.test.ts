@@ -71,8 +71,8 @@ describe('demonstrations', () => {
     expect(tight.failedBy).toEqual({ opening: 4, driver: 0, verifier: 0 });
     expect(describeDropped(tight)).toBe('4 dropped: opening 4');
     expect(describeDropped({ failed: 0, failedBy: { opening: 0, driver: 0, verifier: 0 } })).toBe('0 dropped');
-    expect(demoFailureReason({ error: undefined })).toBe('verifier');
-    expect(demoFailureReason({ error: 'expert action parse under S0-T0-O0-C0-W0: …' })).toBe('driver');
+    expect(demoFailureReason({})).toBe('verifier');
+    expect(demoFailureReason({ errorKind: 'driver' })).toBe('driver');
   });
 
   it('curriculum: demoTasks honours maxTier and the count, split over both suites', () => {

@@ -67,7 +67,7 @@ export function evaluateRequest(opts: Opts): EvalPageRequest {
     init,
     preset: opts.preset,
     harnesses: opts.harnesses,
-    suites: suites,
+    suites,
     maxTier: opts.maxTier,
     tasks: opts.tasks,
     samples: opts.samples,

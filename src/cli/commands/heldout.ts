@@ -1,5 +1,5 @@
 /**
- * `hlab heldout --init base|FILE [--preset mini] [--harnesses training|all-in-space|ids] [--suites workspace,errands]
+ * `hlab heldout --init base|FILE [--preset mini] [--harnesses training|all|ids] [--suites workspace,errands]
  *   [--max-tier 1] [--tasks 24] [--seed 1234] [--threads 2] [--json]`
  *
  * Teacher-forced held-out action loss of a base checkpoint (nats/token, on the CPU engine in
@@ -76,7 +76,9 @@ export async function heldOutReport(opts: Opts, publicDir: string = fileURLToPat
   const tok = shippedTokenizer();
   const cfg = ck.header.config;
   if (cfg.vocabSize !== tok.vocabSize) throw new UsageError(`--init ${path}: vocabSize ${cfg.vocabSize} differs from the shipped tokenizer's ${tok.vocabSize}`);
-  const limits = checkpointBudget(cfg.maxT, ck.header.metadata) ?? { maxT: cfg.maxT, actionReserve: 128 };
+  // Rows must be cut as the checkpoint's training rows were: without a recorded budget that cut is unknown.
+  const limits = checkpointBudget(cfg.maxT, ck.header.metadata);
+  if (limits === null) throw new UsageError(`--init ${path}: the checkpoint records no action reserve, so its training cut (maxT − reserve) is unknown`);
 
   const t0 = performance.now();
   const tasks = heldOutTasks(opts.tasks, opts.seed, opts.maxTier as 1 | 2 | 3, suites);
