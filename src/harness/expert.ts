@@ -21,7 +21,7 @@ import type { BehaviourTags, Harness, StepResult, TurnRecord } from './types';
 import type { Transcript } from '../sandbox/types';
 import { atoms, NOTES_HEADER, NOTES_PATH } from './honesty';
 import { dryRun } from './dry_run';
-import { ContextBudgetError } from '../model/rows';
+import { ContextBudgetError } from './context_budget';
 
 export interface ExpertOptions {
   /** The task's suite (default: `getSuite(task.suite)`). */
@@ -57,7 +57,7 @@ export interface ExpertEpisode {
   turns: readonly TurnRecord[];
   /** Set when the expert could not drive the harness (a bug: a refused or unparsable action). */
   error?: string;
-  /** With `error`: 'opening' when the harness's opening alone exceeds the context budget (rows.ts ContextBudgetError), else 'driver'. */
+  /** With `error`: 'opening' when the harness's opening alone exceeds the context budget (a ContextBudgetError from the cut, context_budget.ts), else 'driver'. */
   errorKind?: 'opening' | 'driver';
   /** The expert's fixed texts (plan, todo lists): never facts for `honestyViolations`. */
   phrases?: string[];

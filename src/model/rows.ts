@@ -47,6 +47,7 @@
  */
 import type { Tokenizer } from './tokenizer';
 import { memoTokenLength } from '../harness/render';
+import { ContextBudgetError } from '../harness/context_budget';
 import { Rng } from '../util/rng';
 
 /** Role markers rendered by src/harness/render.ts, in the tokenizer's special names. */
@@ -111,18 +112,6 @@ export function headLength(tok: Tokenizer, ids: readonly number[]): number {
   if (u < 0) return ids.length;
   const e = ids.indexOf(end, u);
   return e < 0 ? ids.length : e + 1;
-}
-
-/** The opening messages alone do not fit the context budget (a configuration error, not a rollout event). */
-export class ContextBudgetError extends Error {
-  constructor(
-    message: string,
-    readonly headTokens: number,
-    readonly budget: number,
-  ) {
-    super(message);
-    this.name = 'ContextBudgetError';
-  }
 }
 
 /** Indices of the role markers (message starts) in `ids`, ascending. */

@@ -17,7 +17,8 @@ import { createHarness } from '../harness/registry';
 import { renderPrompt } from '../harness/render';
 import type { Task } from '../tasks/types';
 import type { CheckpointMetadata } from './checkpoint';
-import { ContextBudgetError, encodeContext, headLength, type RowLimits } from '../model/rows';
+import { encodeContext, headLength, type RowLimits } from '../model/rows';
+import { ContextBudgetError } from '../harness/context_budget';
 
 /** Context tokens a row or prompt may hold under `l`: maxT − actionReserve. */
 export function contextBudget(l: RowLimits): number {

@@ -24,7 +24,8 @@ import { getSuite, taskSet } from '../tasks';
 import type { SuiteName, Task, Tier } from '../tasks/types';
 import { Rng } from '../util/rng';
 import { runProceduralExpert } from './procedural_harness';
-import { batchIndices, ContextBudgetError, cutView, encodeTurn, episodeRows, packBatch, type Row, type RowBatch, type RowLimits } from '../model/rows';
+import { batchIndices, cutView, encodeTurn, episodeRows, packBatch, type Row, type RowBatch, type RowLimits } from '../model/rows';
+import { ContextBudgetError } from '../harness/context_budget';
 
 /** Knobs of one SFT run. */
 export interface SftConfig {
@@ -150,7 +151,7 @@ export interface DemoSet {
   failed: number;
   /**
    * Why, by `demoFailureReason`: 'opening' (the draw's system prompt and task alone exceed the
-   * context budget, so no row of it can be shown: rows.ts ContextBudgetError; measured 9 % of
+   * context budget, so no row of it can be shown: ContextBudgetError, expert.ts errorKind; measured 9 % of
    * tier-1 procedural draws at 512 − 128), 'driver' (the expert's run stopped on another error),
    * 'verifier' (it finished and failed a check).
    */

@@ -18,7 +18,8 @@
  * cannot crash a run: harnesses turn any text into a parse-error observation.
  */
 import type { Tokenizer } from '../model/tokenizer';
-import { ContextBudgetError, decodeAction, endTokenId, rolloutContextFit } from '../model/rows';
+import { decodeAction, endTokenId, rolloutContextFit } from '../model/rows';
+import { ContextBudgetError } from '../harness/context_budget';
 import type { ActionKind, BehaviourTags } from '../harness/types';
 import { Rng } from '../util/rng';
 import type { ActionInput, EnvApi, EnvStepOut, EpisodeSpec } from './env';
