@@ -14,6 +14,7 @@ import { evalTaskList, pretrainSummary } from './drivers';
 import { cpuGreedyDecoder, evaluateGreedy, type GreedyReport } from './eval_greedy';
 import { cpuSftBackend, describeDropped, prepareSft, trainSft, type DemoFailure, type SftBackend, type SftConfig } from './sft';
 import { gpuGreedyDecoder, gpuSftBackend } from './sft_gpu';
+import { mixMetadata } from './mix';
 
 export interface PretrainPageOptions extends SftConfig {
   /** Log a progress line every this many steps. */
@@ -90,6 +91,7 @@ export async function pretrainInPage(o: PretrainPageOptions): Promise<PretrainPa
     contextLossWeight: cfg.contextLossWeight,
     finalLoss: res.finalLoss,
     backend: res.backend,
+    ...(cfg.mix ? mixMetadata(cfg.mix) : {}),
   };
   const { bytes, digest } = await encodeBaseCheckpoint(cfg.model, res.params, { name: tok.name, vocabSize: tok.vocabSize, formatVersion: TOKENIZER_FORMAT_VERSION }, meta);
   let evalOut: PretrainPageResult['eval'] = null;

@@ -1,9 +1,8 @@
 /**
- * Supervised fine-tuning on expert demonstrations (docs/ARCHITECTURE.md "Pretraining", docs/PRETRAIN.md; issue 6
- * "Pretraining and baselines"):
- *  - the base model: demonstrations of BOTH suites' train tasks rendered under procedurally
- *    randomized harnesses only (procedural_harness.ts), never an evaluated realization nor a
- *    black-box harness;
+ * Supervised fine-tuning on expert demonstrations (docs/ARCHITECTURE.md "Pretraining", docs/PRETRAIN.md):
+ *  - the base model: demonstrations of train tasks rendered under the pretraining harness mix
+ *    (mix.ts: the base harness, its one-factor variants, a share of random configurations outside
+ *    OA-18, procedural harnesses), never a black-box harness;
  *  - the black-box SFT baseline: demonstrations through one black-box harness (default
  *    'bb-coding-cli').
  *
@@ -24,8 +23,9 @@ import { getSuite, taskSet } from '../tasks';
 import type { SuiteName, Task, Tier } from '../tasks/types';
 import { Rng } from '../util/rng';
 import { runProceduralExpert } from './procedural_harness';
-import { batchIndices, cutView, encodeTurn, episodeRows, packBatch, type Row, type RowBatch, type RowLimits } from '../model/rows';
+import { batchIndices, cutView, encodeTurn, episodeRows, packBatch, tokenCounter, type Row, type RowBatch, type RowLimits } from '../model/rows';
 import { ContextBudgetError } from '../harness/context_budget';
+import { DEFAULT_MIX_SPEC, drawMixHarness, MixSpecError, resolveMix, type PretrainMix } from './mix';
 
 /** Knobs of one SFT run. */
 export interface SftConfig {
@@ -40,8 +40,10 @@ export interface SftConfig {
   seed: number;
   /** Expert episodes to collect (split evenly over the two suites). */
   demos: number;
-  /** null: procedural harnesses (base model); a black-box id: the black-box SFT baseline. */
+  /** null: the base model, demonstrations under `mix`; a black-box id: the black-box SFT baseline. */
   blackbox: string | null;
+  /** The base model's harness mix spec (mix.ts grammar; default DEFAULT_MIX_SPEC); must be absent with `blackbox`. */
+  mix?: string;
   /** Tokens reserved for the action (rows.ts); default maxT/4 rounded to 8, at least 48. */
   actionReserve?: number;
   /** Only tasks of tier ≤ maxTier (curriculum; default 3 = all). */
@@ -66,7 +68,7 @@ export interface SftConfig {
 }
 
 /** Defaults of the optional fields. */
-export function resolveSftConfig(c: SftConfig, vocabSize: number): Required<Omit<SftConfig, 'modelOverride'>> & { model: ModelConfig } {
+export function resolveSftConfig(c: SftConfig, vocabSize: number): Required<Omit<SftConfig, 'modelOverride' | 'mix'>> & { model: ModelConfig; mix: PretrainMix | null } {
   if (!(PRESET_NAMES as readonly string[]).includes(c.preset)) throw new Error(`SftConfig.preset must be one of ${PRESET_NAMES.join(', ')}, got '${c.preset}'`);
   for (const k of ['steps', 'batchSize', 'demos'] as const) {
     if (!Number.isInteger(c[k]) || c[k] < 1) throw new Error(`SftConfig.${k} must be an integer ≥ 1, got ${c[k]}`);
@@ -82,11 +84,22 @@ export function resolveSftConfig(c: SftConfig, vocabSize: number): Required<Omit
   if (suites.length === 0 || suites.some((x) => x !== 'workspace' && x !== 'errands'))
     throw new Error(`SftConfig.suites must be a non-empty list of workspace, errands; got ${JSON.stringify(suites)}`);
   if (![1, 2, 3].includes(maxTier)) throw new Error(`SftConfig.maxTier must be 1, 2 or 3, got ${maxTier}`);
+  if (c.blackbox !== null && c.mix !== undefined) throw new Error(`SftConfig.mix applies to the base model only; got mix '${c.mix}' with blackbox '${c.blackbox}'`);
+  let mix: PretrainMix | null = null;
+  if (c.blackbox === null) {
+    try {
+      mix = resolveMix(c.mix ?? DEFAULT_MIX_SPEC, c.seed);
+    } catch (e) {
+      if (e instanceof MixSpecError) throw new Error(`SftConfig.mix: ${e.message}`);
+      throw e;
+    }
+  }
   const contextLossWeight = c.contextLossWeight ?? 0;
   if (!(contextLossWeight >= 0 && contextLossWeight <= 1)) throw new Error(`SftConfig.contextLossWeight must be in [0, 1], got ${c.contextLossWeight}`);
   return {
     ...c,
     model,
+    mix,
     actionReserve,
     maxTier,
     suites,
@@ -145,7 +158,7 @@ export function demoTasks(n: number, seed: number, maxTier: Tier = 3, suites: re
 /** Demonstrations and where they came from. */
 export interface DemoSet {
   episodes: ExpertEpisode[];
-  /** 'procedural' or the black-box id. */
+  /** 'mix <spec>' or the black-box id. */
   source: string;
   /** Episodes whose expert run failed (dropped). */
   failed: number;
@@ -173,33 +186,46 @@ export function describeDropped(d: Pick<DemoSet, 'failed' | 'failedBy'>): string
   return parts.length ? `${d.failed} dropped: ${parts.join(', ')}` : `${d.failed} dropped`;
 }
 
+/** Where demonstrations come from: the base model's harness mix, or one black-box harness. */
+export type DemoSource = { mix: PretrainMix } | { blackbox: string };
+
 /**
- * Expert demonstrations: each task under its own procedural harness (seed drawn from
- * `Rng.derive(seed, 'demo-harness')`), or every task under `blackbox`.
+ * Expert demonstrations: each task under a harness drawn from the mix (stream
+ * `Rng.derive(seed, 'demo-harness')`: one draw per task, then a procedural seed when the draw is
+ * 'procedural'), or every task under one black-box harness.
  * @param view the text the model will see of a context (rows.ts `cutView`): the expert acts only on it
+ * @param tokenLength token counter of the harnesses' context policies (C2 summaries, compaction),
+ *   as a rollout counts (rows.ts `tokenCounter`); default ⌈chars/4⌉
  */
 export function collectDemonstrations(
   n: number,
   seed: number,
-  blackbox: string | null,
+  source: DemoSource,
   maxTier: Tier = 3,
   suites?: readonly SuiteName[],
   view?: (context: string, action?: string) => string,
+  tokenLength?: (text: string) => number,
 ): DemoSet {
   const tasks = demoTasks(n, seed, maxTier, suites);
   const hr = Rng.derive(seed, 'demo-harness');
   const episodes: ExpertEpisode[] = [];
   let failed = 0;
   const failedBy: Record<DemoFailure, number> = { opening: 0, driver: 0, verifier: 0 };
+  const opts = { view, ...(tokenLength ? { tokenLength } : {}) };
   for (const t of tasks) {
-    const ep = blackbox === null ? runProceduralExpert(t, hr.int(2 ** 31), { view }) : runExpertEpisode(t, blackbox, { view });
+    let ep: ExpertEpisode;
+    if ('blackbox' in source) ep = runExpertEpisode(t, source.blackbox, opts);
+    else {
+      const h = drawMixHarness(source.mix, hr);
+      ep = h === 'procedural' ? runProceduralExpert(t, hr.int(2 ** 31), { view }) : runExpertEpisode(t, h, opts);
+    }
     if (ep.pass) episodes.push(ep);
     else {
       failed++;
       failedBy[demoFailureReason(ep)]++;
     }
   }
-  return { episodes, source: blackbox ?? 'procedural', failed, failedBy };
+  return { episodes, source: 'blackbox' in source ? source.blackbox : `mix ${source.mix.spec}`, failed, failedBy };
 }
 
 /**
@@ -384,13 +410,14 @@ export function prepareSft(tok: Tokenizer, cfg: SftConfig) {
   const rc = resolveSftConfig(cfg, tok.vocabSize);
   const limits = { maxT: rc.model.maxT, actionReserve: rc.actionReserve };
   // The expert acts on what the cut rows will show (it re-reads what the cut drops).
-  const demos = collectDemonstrations(rc.demos, rc.seed, rc.blackbox, rc.maxTier, rc.suites, cutView(tok, limits));
+  const source: DemoSource = rc.blackbox !== null ? { blackbox: rc.blackbox } : { mix: rc.mix! };
+  const demos = collectDemonstrations(rc.demos, rc.seed, source, rc.maxTier, rc.suites, cutView(tok, limits), tokenCounter(tok));
   const rows = demonstrationRows(tok, demos.episodes, limits);
   const init = initParams(rc.model, Rng.derive(rc.seed, 'sft-init').int(2 ** 31));
   return { cfg: rc, demos, rows, init };
 }
 
-/** The base model on the CPU (tests, Node): procedural demonstrations only. */
+/** The base model on the CPU (tests, Node): demonstrations under `cfg.mix`. */
 export async function pretrainBaseCpu(tok: Tokenizer, cfg: Omit<SftConfig, 'blackbox'>, onProgress?: (p: SftProgress) => void): Promise<SftResult & { demos: DemoSet }> {
   const p = prepareSft(tok, { ...cfg, blackbox: null });
   const r = await trainSft(p.rows, p.cfg, cpuSftBackend(p.cfg.model, p.init, p.cfg), tok.padId, onProgress);

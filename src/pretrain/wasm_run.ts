@@ -20,6 +20,7 @@ import { describeDropped, prepareSft, trainSft } from './sft';
 import { WasmEngine } from '../wasm/engine';
 import { sftBatchNll, wasmGreedyDecoder, wasmSftBackend } from './sft_wasm';
 import { BASE_HARNESS } from '../design/space';
+import { mixMetadata } from './mix';
 import { HELD_OUT_SETS, heldOutLoss, heldOutSets, heldOutTasks, type HeldOutName } from './heldout';
 
 export interface WasmPretrainOptions extends PretrainPageOptions {
@@ -131,6 +132,7 @@ export async function pretrainWasm(
     backend: 'wasm',
     contextLossWeight: cfg.contextLossWeight,
     init: o.init ? o.init.digest : 'fresh',
+    ...(cfg.mix ? mixMetadata(cfg.mix) : {}),
     finalLoss: losses.slice(-10).reduce((a, b) => a + b, 0) / Math.max(1, Math.min(10, losses.length)),
     lossCurve: windowMeans(losses, o.logEvery),
     heldOutSteps: curve.map((c) => c.step),

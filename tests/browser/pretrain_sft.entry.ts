@@ -15,6 +15,7 @@ const MICRO: SftConfig = {
   seed: 5,
   demos: 4,
   blackbox: null,
+  mix: 'procedural:1',
   maxTier: 1,
   // maxT 512: every procedural opening fits whole (the cut never drops the instruction).
   actionReserve: 40,

@@ -12,6 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { Tokenizer } from '../../src/model/tokenizer';
 import { paramCount } from '../../src/model/layout';
 import { cutView } from '../../src/model/rows';
+import { resolveMix } from '../../src/pretrain/mix';
 import {
   collectDemonstrations,
   demoFailureReason,
@@ -43,6 +44,7 @@ const MICRO: SftConfig = {
   seed: 5,
   demos: 4,
   blackbox: null,
+  mix: 'procedural:1',
   maxTier: 1,
   actionReserve: 40,
   warmupSteps: 3,
@@ -50,15 +52,15 @@ const MICRO: SftConfig = {
 };
 
 describe('demonstrations', () => {
-  it('the base model sees only procedural harnesses; the baseline only the black-box one', () => {
-    const base = collectDemonstrations(4, 1, null);
+  it('procedural-only mix: only procedural harnesses; the baseline only the black-box one', () => {
+    const base = collectDemonstrations(4, 1, { mix: resolveMix('procedural:1', 1) });
     expect(base.failed).toBe(0);
     expect(base.failedBy).toEqual({ opening: 0, driver: 0, verifier: 0 });
     expect(base.episodes.length).toBe(4);
     expect(base.episodes.every((e) => /^proc-\d+$/.test(e.harness))).toBe(true);
     expect(new Set(base.episodes.map((e) => e.taskId.split('/')[0]))).toEqual(new Set(['workspace', 'errands']));
     for (const e of base.episodes) expect(Number(e.taskId.split('/').pop())).toBeLessThanOrEqual(TRAIN_SEEDS.to);
-    const bb = collectDemonstrations(2, 1, 'bb-coding-cli');
+    const bb = collectDemonstrations(2, 1, { blackbox: 'bb-coding-cli' });
     expect(bb.failed).toBe(0);
     expect(bb.episodes.every((e) => e.harness === 'bb-coding-cli')).toBe(true);
     expect(() => resolveSftConfig({ ...MICRO, blackbox: 'S0-T0-O0-C0-W0' }, tok.vocabSize)).toThrow(/blackbox/);
@@ -66,7 +68,7 @@ describe('demonstrations', () => {
   });
 
   it('dropped demonstrations are counted by reason: a window smaller than an opening drops them all as "opening"', () => {
-    const tight = collectDemonstrations(4, 1, null, 1, undefined, cutView(tok, { maxT: 160, actionReserve: 64 }));
+    const tight = collectDemonstrations(4, 1, { mix: resolveMix('procedural:1', 1) }, 1, undefined, cutView(tok, { maxT: 160, actionReserve: 64 }));
     expect(tight.episodes.length).toBe(0);
     expect(tight.failedBy).toEqual({ opening: 4, driver: 0, verifier: 0 });
     expect(describeDropped(tight)).toBe('4 dropped: opening 4');
@@ -85,9 +87,10 @@ describe('demonstrations', () => {
   it('base-model and black-box-baseline entry points train from their own demonstrations', async () => {
     const cfg = { ...MICRO, steps: 2, demos: 2, blackbox: undefined };
     const base = await pretrainBaseCpu(tok, cfg);
-    expect(base.demos.source).toBe('procedural');
+    expect(base.demos.source).toBe('mix procedural:1');
     expect(base.losses).toHaveLength(2);
-    const bb = await sftBlackboxCpu(tok, cfg);
+    const { mix: _baseOnly, ...bbCfg } = cfg;
+    const bb = await sftBlackboxCpu(tok, bbCfg);
     expect(bb.demos.source).toBe('bb-coding-cli');
     expect(bb.losses).toHaveLength(2);
     expect(Array.from(bb.params)).not.toEqual(Array.from(base.params));
@@ -236,7 +239,7 @@ describe('base checkpoint file', () => {
 
 describe('rows of demonstrations', () => {
   it('every row fits maxT and ends with the action and <|end|>', () => {
-    const demos = collectDemonstrations(2, 3, null, 1);
+    const demos = collectDemonstrations(2, 3, { mix: resolveMix('base:1', 3) }, 1);
     const rows = demonstrationRows(tok, demos.episodes, { maxT: 512, actionReserve: 40 });
     const turns = demos.episodes.reduce((a, e) => a + e.turns.length, 0);
     expect(rows.reduce((a, r) => a + (r.turns ?? 1), 0)).toBe(turns);

@@ -3,8 +3,8 @@
  *   [--max-tier 1|2|3] [--suites workspace,errands] [--out FILE] [--blackbox bb-coding-cli]
  *   [--eval-tasks N] [--eval-harnesses N] [--backend webgpu|wasm|cpu] [--save-every N] [--json]`
  *
- * SFT of the base model on expert demonstrations under procedurally randomized harnesses
- * (docs/PRETRAIN.md), or with --blackbox the black-box SFT baseline. Backends: `webgpu` (default;
+ * SFT of the base model on expert demonstrations under the pretraining harness mix (--mix,
+ * src/pretrain/mix.ts, docs/PRETRAIN.md), or with --blackbox the black-box SFT baseline. Backends: `webgpu` (default;
  * headless Chromium on its WebGPU adapter, the CPU model when WebGPU is unavailable: said so),
  * `wasm` (Node, our CPU engine: WebAssembly SIMD on --threads threads, src/wasm; the fast path
  * on a machine without a GPU), `cpu` (the reference model in the page).
@@ -21,6 +21,7 @@ import { choiceOption, intOption, numberOption, printJson, shippedTokenizer, Usa
 import { withBrowser } from '../browser';
 import { BLACKBOX_IDS } from '../../harness/registry';
 import type { PretrainPageOptions, PretrainPageResult } from '../../pretrain/page';
+import { DEFAULT_MIX_SPEC, MixSpecError, resolveMix } from '../../pretrain/mix';
 
 interface Opts {
   preset: 'tiny' | 'mini' | 'small';
@@ -41,6 +42,7 @@ interface Opts {
   contextLossWeight: number;
   out?: string;
   blackbox?: string;
+  mix?: string;
   evalTasks: number;
   evalHarnesses: number;
   logEvery: number;
@@ -51,7 +53,7 @@ interface Opts {
 export function registerPretrain(program: Command): void {
   program
     .command('pretrain')
-    .description('SFT the base model on expert demonstrations under procedural harnesses (or --blackbox) in headless Chromium; writes a checkpoint + sidecar JSON')
+    .description('SFT the base model on expert demonstrations under the harness mix --mix (or --blackbox) in headless Chromium; writes a checkpoint + sidecar JSON')
     .option('--preset <name>', 'model preset: tiny | mini | small', choiceOption(['tiny', 'mini', 'small'] as const), 'tiny')
     .option('--steps <n>', 'optimizer steps', intOption(1, 1_000_000), 200)
     .option('--batch <n>', 'rows per step', intOption(1, 256), 8)
@@ -62,6 +64,7 @@ export function registerPretrain(program: Command): void {
     .option('--action-reserve <n>', 'tokens reserved for the action (default maxT/4, ≥ 48)', intOption(8, 4096))
     .option('--context-loss-weight <w>', 'loss weight of context tokens (prompt, task, observations) beside 1 on action tokens; 0 = actions only', numberOption(0, 1), 0)
     .option('--out <file>', 'checkpoint path (default public/base-<preset>.ckpt, or public/sft-<blackbox>-<preset>.ckpt)')
+    .option('--mix <spec>', `base model: harness mix of the demonstrations, e.g. '${DEFAULT_MIX_SPEC}' (the default; kinds base, one-factor, random:N, procedural; docs/PRETRAIN.md)`)
     .option('--blackbox <id>', `black-box SFT baseline through one black-box harness (${BLACKBOX_IDS.join(' | ')})`, choiceOption(BLACKBOX_IDS))
     .option('--eval-tasks <n>', 'greedy evaluation: train tasks (tier 1 first); 0 skips', intOption(0, 1000), 4)
     .option('--eval-harnesses <n>', 'greedy evaluation: first n training harnesses of the OA design', intOption(0, 18), 3)
@@ -90,6 +93,15 @@ export function registerPretrain(program: Command): void {
       const suites = opts.suites.split(',').map((x) => x.trim());
       for (const x of suites) if (x !== 'workspace' && x !== 'errands') throw new UsageError(`--suites: '${x}' is not a suite (workspace, errands)`);
       if (opts.cpu) opts.backend = 'cpu';
+      if (opts.mix !== undefined) {
+        if (opts.blackbox) throw new UsageError(`--mix applies to the base model only, not with --blackbox ${opts.blackbox}`);
+        try {
+          resolveMix(opts.mix, opts.seed);
+        } catch (e) {
+          if (e instanceof MixSpecError) throw new UsageError(`--mix: ${e.message}`);
+          throw e;
+        }
+      }
       if (opts.init && opts.backend !== 'wasm') throw new UsageError('--init is supported with --backend wasm only');
       if (opts.threads !== undefined && opts.backend !== 'wasm') throw new UsageError('--threads is supported with --backend wasm only');
       if (opts.evalEvery > 0 && opts.backend !== 'wasm') throw new UsageError('--eval-every is supported with --backend wasm only');
@@ -103,6 +115,7 @@ export function registerPretrain(program: Command): void {
         seed: opts.seed,
         demos: opts.demos,
         blackbox: opts.blackbox ?? null,
+        ...(opts.mix !== undefined ? { mix: opts.mix } : {}),
         maxTier: opts.maxTier as 1 | 2 | 3,
         logEvery: opts.logEvery,
         evalTasks: opts.evalTasks,

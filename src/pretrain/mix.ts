@@ -1,0 +1,171 @@
+/**
+ * The pretraining harness mix (docs/PRETRAIN.md "The mix"): under which harnesses the base
+ * model's demonstrations are rendered, with weights. A base checkpoint records its mix
+ * (`mixMetadata`), and in-space evaluation leaves the mix's configurations out.
+ *
+ * Why: an instruction-tuned LLM has seen JSON calls, shell commands and tagged calls before RL;
+ * what it has not seen is one harness space's *combinations*. A ~1M-parameter policy cannot read
+ * an unseen call syntax off a prompt, so the base is shown every realization on its own — the
+ * base harness and its one-factor variants — plus, optionally, a stated share of random
+ * configurations and of procedural harnesses (procedural_harness.ts). Combinations in the
+ * default OA-18 training set stay out (what RL through them adds must stay measurable), and so
+ * do black-box harnesses (they are not configurations of the space).
+ *
+ * Spec grammar (`hlab pretrain --mix`): comma-separated terms, each `kind:weight`, with
+ *   base:W           the base harness
+ *   one-factor:W     the Σ(levels − 1) configurations one realization away from the base
+ *   random:N:W       N configurations drawn uniformly (seeded) from the space minus the base,
+ *                    its one-factor variants and the OA-18 training set
+ *   procedural:W     a fresh procedural harness per demonstration (never an evaluated realization)
+ * A term's weight W > 0 is its share of demonstrations (weights are normalized to sum to 1),
+ * spread evenly over its configurations.
+ */
+import { BASE_HARNESS, DEFAULT_SPACE, configFromIndex, formatHarnessId, parseHarnessId, spaceLevels, spaceSize, type HarnessSpace } from '../design/space';
+import { selectTrainingOA, selectTrainingRandom } from '../design/selection';
+import { Rng } from '../util/rng';
+
+/** The default mix (docs/PRETRAIN.md: chosen by the curves there). */
+export const DEFAULT_MIX_SPEC = 'base:0.25,one-factor:0.35,random:48:0.4';
+
+/** One term of a mix spec. */
+export type MixTerm = { kind: 'base' | 'one-factor' | 'procedural'; weight: number } | { kind: 'random'; count: number; weight: number };
+
+/** A resolved mix: concrete configurations with their shares. */
+export interface PretrainMix {
+  /** The spec as given. */
+  spec: string;
+  /** Configuration ids (S?-T?-O?-C?-W?), in spec order; no duplicates. */
+  harnesses: string[];
+  /** Share of demonstrations of each configuration (same order). */
+  weights: number[];
+  /** Share of demonstrations under procedural harnesses. harnesses' weights + this = 1. */
+  procedural: number;
+}
+
+/** A malformed mix spec: the message names the term and what is wrong. */
+export class MixSpecError extends Error {}
+
+/**
+ * Parse a mix spec (module doc grammar).
+ * @throws MixSpecError naming the offending term (unknown kind, bad weight or count, repeated kind, empty spec)
+ */
+export function parseMixSpec(spec: string): MixTerm[] {
+  const parts = spec
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
+  if (parts.length === 0) throw new MixSpecError(`mix '${spec}': no terms (e.g. ${DEFAULT_MIX_SPEC})`);
+  const terms: MixTerm[] = [];
+  const seen = new Set<string>();
+  for (const p of parts) {
+    const f = p.split(':');
+    const kind = f[0];
+    if (seen.has(kind)) throw new MixSpecError(`mix term '${p}': '${kind}' appears twice`);
+    seen.add(kind);
+    const weightOf = (s: string | undefined) => {
+      const w = Number(s);
+      if (s === undefined || s === '' || !Number.isFinite(w) || w <= 0) throw new MixSpecError(`mix term '${p}': weight must be a number > 0, got '${s ?? ''}'`);
+      return w;
+    };
+    if (kind === 'base' || kind === 'one-factor' || kind === 'procedural') {
+      if (f.length !== 2) throw new MixSpecError(`mix term '${p}': expected '${kind}:weight'`);
+      terms.push({ kind, weight: weightOf(f[1]) });
+    } else if (kind === 'random') {
+      if (f.length !== 3) throw new MixSpecError(`mix term '${p}': expected 'random:count:weight'`);
+      const n = Number(f[1]);
+      if (!Number.isInteger(n) || n < 1) throw new MixSpecError(`mix term '${p}': count must be an integer ≥ 1, got '${f[1]}'`);
+      terms.push({ kind, count: n, weight: weightOf(f[2]) });
+    } else throw new MixSpecError(`mix term '${p}': unknown kind '${kind}' (base, one-factor, random, procedural)`);
+  }
+  return terms;
+}
+
+/** The configurations one realization away from the base harness (Σ(levels − 1) of them), in component then level order. */
+export function oneFactorVariants(space: HarnessSpace = DEFAULT_SPACE): string[] {
+  const base = parseHarnessId(BASE_HARNESS, space);
+  const out: string[] = [];
+  spaceLevels(space).forEach((s, i) => {
+    for (let l = 1; l < s; l++) {
+      const v = base.slice();
+      v[i] = l;
+      out.push(formatHarnessId(v, space));
+    }
+  });
+  return out;
+}
+
+/**
+ * Resolve a spec into configurations and shares. Random configurations come from stream
+ * `Rng.derive(seed, 'pretrain/mix-random')`, drawn without replacement from the space minus the
+ * base, its one-factor variants and the default OA-18 training set.
+ * @throws MixSpecError for a bad spec, or when `random:N` asks for more configurations than remain
+ */
+export function resolveMix(spec: string, seed: number, space: HarnessSpace = DEFAULT_SPACE): PretrainMix {
+  const terms = parseMixSpec(spec);
+  const total = terms.reduce((a, t) => a + t.weight, 0);
+  const oneFactor = oneFactorVariants(space);
+  const excluded = new Set([BASE_HARNESS, ...oneFactor, ...selectTrainingOA(space).training]);
+  const harnesses: string[] = [];
+  const weights: number[] = [];
+  let procedural = 0;
+  const add = (ids: string[], w: number) => {
+    for (const id of ids) {
+      harnesses.push(id);
+      weights.push(w / total / ids.length);
+    }
+  };
+  for (const t of terms) {
+    if (t.kind === 'base') add([BASE_HARNESS], t.weight);
+    else if (t.kind === 'one-factor') add(oneFactor, t.weight);
+    else if (t.kind === 'procedural') procedural = t.weight / total;
+    else if (t.kind === 'random') {
+      const levels = spaceLevels(space);
+      const pool: string[] = [];
+      for (let i = 0; i < spaceSize(space); i++) {
+        const id = formatHarnessId(configFromIndex(i, levels), space);
+        if (!excluded.has(id)) pool.push(id);
+      }
+      if (t.count > pool.length)
+        throw new MixSpecError(`mix term 'random:${t.count}:${t.weight}': only ${pool.length} configurations remain outside the base, its one-factor variants and OA-18`);
+      const rng = Rng.derive(seed, 'pretrain/mix-random');
+      for (let i = 0; i < t.count; i++) {
+        const j = i + rng.int(pool.length - i);
+        [pool[i], pool[j]] = [pool[j], pool[i]];
+      }
+      add(pool.slice(0, t.count), t.weight);
+    }
+  }
+  return { spec, harnesses, weights, procedural };
+}
+
+/**
+ * Draw the harness of one demonstration: a configuration id, or 'procedural'.
+ * @param rng the caller's seeded stream (one draw of `rng.float()` per call)
+ */
+export function drawMixHarness(mix: PretrainMix, rng: Rng): string {
+  let u = rng.float();
+  for (let i = 0; i < mix.harnesses.length; i++) {
+    u -= mix.weights[i];
+    if (u < 0) return mix.harnesses[i];
+  }
+  return mix.procedural > 0 || mix.harnesses.length === 0 ? 'procedural' : mix.harnesses[mix.harnesses.length - 1];
+}
+
+/**
+ * The mix's configurations that a random-k training set (the `selection` ablation) also holds:
+ * RL through them starts from demonstrations, which results must say.
+ */
+export function mixOverlapWithRandom(mix: PretrainMix, k: number, designSeed: number, space: HarnessSpace = DEFAULT_SPACE): string[] {
+  const r = new Set(selectTrainingRandom(space, k, designSeed).training);
+  return mix.harnesses.filter((h) => r.has(h));
+}
+
+/** Checkpoint metadata of a mix (read by in-space evaluation: `pretrainMixHarnesses`). */
+export function mixMetadata(mix: PretrainMix): { pretrainMix: string; pretrainMixHarnesses: string[]; pretrainMixWeights: number[]; pretrainMixProcedural: number } {
+  return {
+    pretrainMix: mix.spec,
+    pretrainMixHarnesses: mix.harnesses,
+    pretrainMixWeights: mix.weights.map((w) => Math.round(w * 1e6) / 1e6),
+    pretrainMixProcedural: Math.round(mix.procedural * 1e6) / 1e6,
+  };
+}

@@ -1,0 +1,92 @@
+// The pretraining harness mix (src/pretrain/mix.ts): what it may hold (the base harness, its
+// one-factor variants, random configurations outside OA-18, procedural harnesses), what it may
+// never hold (OA-18 combinations, black-box harnesses), seeded draws, and one-line errors.
+import { describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { BASE_HARNESS, hammingDistance } from '../../src/design/space';
+import { selectTrainingOA } from '../../src/design/selection';
+import { BLACKBOX_IDS } from '../../src/harness/registry';
+import { DEFAULT_MIX_SPEC, drawMixHarness, mixMetadata, mixOverlapWithRandom, oneFactorVariants, parseMixSpec, resolveMix } from '../../src/pretrain/mix';
+import { collectDemonstrations } from '../../src/pretrain/sft';
+import { Rng } from '../../src/util/rng';
+
+const ROOT = new URL('../..', import.meta.url).pathname;
+
+describe('pretraining mix', () => {
+  it('one-factor variants: Σ(levels − 1) configurations, each at Hamming distance 1 from the base', () => {
+    const v = oneFactorVariants();
+    expect(v).toHaveLength(10);
+    expect(new Set(v).size).toBe(10);
+    for (const id of v) expect(hammingDistance(id, BASE_HARNESS)).toBe(1);
+    expect(v).toContain('S0-T1-O0-C0-W0');
+    expect(v).toContain('S0-T0-O0-C0-W2');
+  });
+
+  it('the default mix: the base, its 10 variants and 48 random configurations, none of OA-18 but the base, no black-box harness', () => {
+    const m = resolveMix(DEFAULT_MIX_SPEC, 1);
+    expect(m.harnesses).toHaveLength(1 + 10 + 48);
+    expect(new Set(m.harnesses).size).toBe(m.harnesses.length);
+    const oa = new Set(selectTrainingOA().training);
+    expect(m.harnesses.filter((h) => oa.has(h))).toEqual([BASE_HARNESS]);
+    for (const b of BLACKBOX_IDS) expect(m.harnesses).not.toContain(b);
+    const sum = m.weights.reduce((a, b) => a + b, 0) + m.procedural;
+    expect(sum).toBeCloseTo(1, 12);
+    expect(m.weights[0]).toBeCloseTo(0.25, 12); // base
+    expect(m.weights[1]).toBeCloseTo(0.035, 12); // one variant: 0.35 / 10
+    // seeded: the same seed, the same draw; another seed, another one
+    expect(resolveMix(DEFAULT_MIX_SPEC, 1).harnesses).toEqual(m.harnesses);
+    expect(resolveMix(DEFAULT_MIX_SPEC, 2).harnesses).not.toEqual(m.harnesses);
+  });
+
+  it('weights are normalized, and draws follow them', () => {
+    const m = resolveMix('base:3,procedural:1', 7);
+    expect(m.harnesses).toEqual([BASE_HARNESS]);
+    expect(m.weights[0]).toBeCloseTo(0.75, 12);
+    expect(m.procedural).toBeCloseTo(0.25, 12);
+    const rng = new Rng(11);
+    let base = 0;
+    const n = 4000;
+    for (let i = 0; i < n; i++) if (drawMixHarness(m, rng) === BASE_HARNESS) base++;
+    expect(base / n).toBeGreaterThan(0.72);
+    expect(base / n).toBeLessThan(0.78);
+  });
+
+  it('a bad spec names the term', () => {
+    expect(() => parseMixSpec('')).toThrow(/no terms/);
+    expect(() => parseMixSpec('base:0')).toThrow(/mix term 'base:0': weight must be a number > 0/);
+    expect(() => parseMixSpec('base:x')).toThrow(/weight/);
+    expect(() => parseMixSpec('oa:1')).toThrow(/unknown kind 'oa'/);
+    expect(() => parseMixSpec('random:1.5:1')).toThrow(/count must be an integer/);
+    expect(() => parseMixSpec('random:3')).toThrow(/random:count:weight/);
+    expect(() => parseMixSpec('base:1,base:2')).toThrow(/appears twice/);
+    // 243 − 1 − 10 − 17 OA combinations = 215 remain
+    expect(() => resolveMix('random:216:1', 0)).toThrow(/only 215 configurations remain/);
+    expect(resolveMix('random:215:1', 0).harnesses).toHaveLength(215);
+  });
+
+  it('metadata records the spec, the configurations and their shares; overlaps with random-18 are listed', () => {
+    const m = resolveMix(DEFAULT_MIX_SPEC, 1);
+    const md = mixMetadata(m);
+    expect(md.pretrainMix).toBe(DEFAULT_MIX_SPEC);
+    expect(md.pretrainMixHarnesses).toEqual(m.harnesses);
+    expect(md.pretrainMixWeights).toHaveLength(m.harnesses.length);
+    const ov = mixOverlapWithRandom(m, 18, 0);
+    for (const h of ov) expect(m.harnesses).toContain(h);
+  });
+
+  it('demonstrations are rendered under the mix only', () => {
+    const m = resolveMix('base:1,one-factor:1', 3);
+    const d = collectDemonstrations(12, 3, { mix: m }, 1);
+    expect(d.failed).toBe(0);
+    expect(d.source).toBe('mix base:1,one-factor:1');
+    for (const e of d.episodes) expect(m.harnesses).toContain(e.harness);
+    expect(new Set(d.episodes.map((e) => e.harness)).size).toBeGreaterThan(2);
+  });
+
+  it('hlab pretrain --mix with a bad spec: one line naming the term, exit 2', () => {
+    const r = spawnSync('npx', ['tsx', 'src/cli/main.ts', 'pretrain', '--backend', 'wasm', '--mix', 'base:1,bogus:2'], { cwd: ROOT, encoding: 'utf8', timeout: 120_000 });
+    expect(r.status).toBe(2);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(/--mix: mix term 'bogus:2': unknown kind 'bogus'/);
+  });
+});
