@@ -64,7 +64,10 @@ export function registerPretrain(program: Command): void {
     .option('--action-reserve <n>', 'tokens reserved for the action (default maxT/4, ≥ 48)', intOption(8, 4096))
     .option('--context-loss-weight <w>', 'loss weight of context tokens (prompt, task, observations) beside 1 on action tokens; 0 = actions only', numberOption(0, 1), 0)
     .option('--out <file>', 'checkpoint path (default public/base-<preset>.ckpt, or public/sft-<blackbox>-<preset>.ckpt)')
-    .option('--mix <spec>', `base model: harness mix of the demonstrations, e.g. '${DEFAULT_MIX_SPEC}' (the default; kinds base, one-factor, random:N, procedural; docs/PRETRAIN.md)`)
+    .option(
+      '--mix <spec>',
+      `base model: harness mix of the demonstrations, e.g. '${DEFAULT_MIX_SPEC}' (the default; kinds base, one-factor, random:N, procedural; docs/PRETRAIN.md)`,
+    )
     .option('--blackbox <id>', `black-box SFT baseline through one black-box harness (${BLACKBOX_IDS.join(' | ')})`, choiceOption(BLACKBOX_IDS))
     .option('--eval-tasks <n>', 'greedy evaluation: train tasks (tier 1 first); 0 skips', intOption(0, 1000), 4)
     .option('--eval-harnesses <n>', 'greedy evaluation: first n training harnesses of the OA design', intOption(0, 18), 3)
