@@ -220,8 +220,8 @@ export interface Row {
 
 /**
  * One (context, action) turn as a row (module doc). Without `limits` nothing is truncated.
- * @throws Error when the action alone (with `<|end|>`) does not leave one context token in maxT,
- *   or a limit is invalid.
+ * @throws ContextBudgetError (budget < 1) when the action alone (with `<|end|>`) does not leave
+ *   one context token in maxT; Error when a limit is invalid.
  */
 export function encodeTurn(tok: Tokenizer, context: string, action: string, limits?: RowLimits): Row {
   let ctx = encodeContext(tok, context);
@@ -230,7 +230,7 @@ export function encodeTurn(tok: Tokenizer, context: string, action: string, limi
   if (limits) {
     checkLimits(limits);
     const budget = Math.min(limits.maxT - limits.actionReserve, limits.maxT - act.length);
-    if (budget < 1) throw new Error(`encodeTurn: action of ${act.length} tokens leaves no context within maxT = ${limits.maxT}`);
+    if (budget < 1) throw new ContextBudgetError(`encodeTurn: action of ${act.length} tokens leaves no context within maxT = ${limits.maxT}`, 0, budget);
     ({ ids: ctx, dropped } = fitContext(tok, ctx, budget));
   }
   const ids = new Int32Array(ctx.length + act.length);

@@ -412,9 +412,10 @@ export function prepareSft(tok: Tokenizer, cfg: SftConfig) {
   // The expert acts on what the cut rows will show (it re-reads what the cut drops).
   const source: DemoSource = rc.blackbox !== null ? { blackbox: rc.blackbox } : { mix: rc.mix! };
   const demos = collectDemonstrations(rc.demos, rc.seed, source, rc.maxTier, rc.suites, cutView(tok, limits), tokenCounter(tok));
-  const rows = demonstrationRows(tok, demos.episodes, limits);
+  const stats = { longActionTurns: 0 };
+  const rows = demonstrationRows(tok, demos.episodes, limits, { stats });
   const init = initParams(rc.model, Rng.derive(rc.seed, 'sft-init').int(2 ** 31));
-  return { cfg: rc, demos, rows, init };
+  return { cfg: rc, demos, rows, init, longActionTurns: stats.longActionTurns };
 }
 
 /** The base model on the CPU (tests, Node): demonstrations under `cfg.mix`. */

@@ -73,7 +73,7 @@ export async function pretrainWasm(
     throw new Error(`--init: the checkpoint has ${o.init.params.length} parameters, preset ${cfg.preset} needs ${p.init.length}`);
   const engine = await WasmEngine.create({ threads: o.threads });
   log(
-    `[pretrain] ${p.demos.episodes.length} expert episodes (${p.demos.source}, ${describeDropped(p.demos)}; suites ${cfg.suites.join('+')}, tier ≤ ${cfg.maxTier}) → ${p.rows.length} rows, mean ${(rowTokens / Math.max(1, p.rows.length)).toFixed(0)} tokens; model ${cfg.preset} P=${paramCount(cfg.model)} maxT=${cfg.model.maxT}; backend wasm (CPU engine, ${engine.threads} thread${engine.threads === 1 ? '' : 's'})`,
+    `[pretrain] ${p.demos.episodes.length} expert episodes (${p.demos.source}, ${describeDropped(p.demos)}${p.longActionTurns ? `; ${p.longActionTurns} turns dropped: action too long for maxT − opening` : ''}; suites ${cfg.suites.join('+')}, tier ≤ ${cfg.maxTier}) → ${p.rows.length} rows, mean ${(rowTokens / Math.max(1, p.rows.length)).toFixed(0)} tokens; model ${cfg.preset} P=${paramCount(cfg.model)} maxT=${cfg.model.maxT}; backend wasm (CPU engine, ${engine.threads} thread${engine.threads === 1 ? '' : 's'})`,
   );
   if (cfg.contextLossWeight > 0)
     log(

@@ -250,3 +250,15 @@ describe('rows of demonstrations', () => {
     }
   });
 });
+
+describe('demonstrations that cannot fit', () => {
+  it('a turn whose action alone overflows maxT is dropped and counted, the rest of the episode kept (issue 24)', () => {
+    const demos = collectDemonstrations(1, 3, { mix: resolveMix('base:1', 3) }, 1);
+    const ep = demos.episodes[0];
+    const long = { ...ep.turns[0], action: 'word '.repeat(900) };
+    const stats = { longActionTurns: 0 };
+    const rows = demonstrationRows(tok, [{ ...ep, turns: [long, ...ep.turns.slice(1)] }], { maxT: 512, actionReserve: 40 }, { stats });
+    expect(stats.longActionTurns).toBe(1);
+    expect(rows.reduce((a, r) => a + (r.turns ?? 1), 0)).toBe(ep.turns.length - 1);
+  });
+});
