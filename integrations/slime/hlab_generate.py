@@ -41,8 +41,6 @@ from slime.rollout.sglang_rollout import GenerateState
 from slime.utils.http_utils import post
 from slime.utils.types import Sample
 
-_CLIENT = HlabClient()
-
 _STATUS = {"completed": "COMPLETED", "truncated": "TRUNCATED", "failed": "FAILED", "aborted": "ABORTED"}
 
 
@@ -68,7 +66,7 @@ async def generate(args, sample: Sample, sampling_params: Dict[str, Any]) -> Uni
         return Generation(ids=[int(p[1]) for p in pairs], logprobs=[float(p[0]) for p in pairs], finish=finish if finish in ("length", "abort") else "stop")
 
     r = await run_episode(
-        _CLIENT,
+        HlabClient(),  # $HLAB_SERVE_URL, $HLAB_SERVE_TOKEN (cheap: no connection is held)
         keys,
         tokenizer,
         engine,
