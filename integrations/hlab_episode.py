@@ -59,12 +59,13 @@ class Generation:
 @dataclass
 class Segment:
     """One trained sequence: `prompt_ids` then `response_ids` (same length as `response_mask`
-    and `response_logprobs`; mask 1 exactly on sampled ids, log-prob 0.0 on mask-0 ids)."""
+    and `response_logprobs`; mask 1 exactly on sampled ids, log-prob 0.0 on mask-0 ids;
+    `response_logprobs` is None once the engine returned an action without log-probs)."""
 
     prompt_ids: List[int]
     response_ids: List[int] = field(default_factory=list)
     response_mask: List[int] = field(default_factory=list)
-    response_logprobs: List[float] = field(default_factory=list)
+    response_logprobs: Optional[List[float]] = field(default_factory=list)
     #: actions sampled in this segment
     actions: int = 0
     #: observations (tool/user messages) appended in this segment
@@ -207,10 +208,12 @@ async def run_episode(
             if gen.num_preempted is not None:
                 metrics["num_preempted"] = max(metrics["num_preempted"], 0) + gen.num_preempted
             sampled = list(gen.ids)[:max_new]
-            logprobs = list(gen.logprobs)[: len(sampled)] if gen.logprobs is not None else [0.0] * len(sampled)
             seg.response_ids += sampled
             seg.response_mask += [1] * len(sampled)
-            seg.response_logprobs += logprobs
+            if gen.logprobs is None or len(gen.logprobs) < len(sampled):
+                seg.response_logprobs = None  # none beats made-up ones: rollout correction would trust them
+            elif seg.response_logprobs is not None:
+                seg.response_logprobs += list(gen.logprobs)[: len(sampled)]
             seg.actions += 1
             if gen.finish == "abort":
                 result.status, result.error = "aborted", "the engine aborted the generation"
@@ -246,7 +249,8 @@ async def run_episode(
             else:
                 seg.response_ids += cont
                 seg.response_mask += [0] * len(cont)
-                seg.response_logprobs += [0.0] * len(cont)
+                if seg.response_logprobs is not None:
+                    seg.response_logprobs += [0.0] * len(cont)
                 seg.observations += 1
             view = new_view
     except HlabError as e:

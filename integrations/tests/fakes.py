@@ -34,6 +34,7 @@ class QwenByteTokenizer:
         self.inverse = {v: k for k, v in self.added.items()}
         self.special_ids = {self.added[t] for t in SPECIAL}
         self.im_end = self.added["<|im_end|>"]
+        self.eos_token_id = self.im_end  # as Qwen instruct models' tokenizers
         self._split = re.compile("|".join(re.escape(t) for t in sorted(self.added, key=len, reverse=True)))
 
     def encode(self, text: str, add_special_tokens: bool = False) -> List[int]:

@@ -137,3 +137,17 @@ def test_engine_abort_ends_the_sample(catalogue, proxy):
     out, _, _ = run(engine, harness_for(catalogue, "C0"))
     assert out.extra_fields["hlab_status"] == "aborted" and out.reward_score == 0.0 and len(engine.calls) == 2
     assert_token_exact(engine.calls, segments_of(out))
+
+
+def test_no_engine_log_probs_gives_none_rather_than_zeros(catalogue, proxy):
+    engine = ScriptedEngine(filler_policy)
+    out, _, _ = run(engine, harness_for(catalogue, "C0"), max_turns=2, with_logprobs=False)
+    assert out.response_logprobs is None and sum(out.response_mask) == sum(len(c["ids"]) for c in engine.calls)
+
+
+def test_an_action_ending_in_eos_at_exactly_the_cap_is_not_cut(catalogue, proxy):
+    n = len(TOKENIZER.encode(filler_policy(0, ""))) + 1  # the action and its <|im_end|>
+    engine = ScriptedEngine(filler_policy)
+    out, _, _ = run(engine, harness_for(catalogue, "C0"), max_action_tokens=n, max_turns=2)
+    assert engine.calls[0]["finish"] == "stop" and len(engine.calls) == 2
+    assert out.extra_fields["hlab_truncation_reason"] == "turns"

@@ -64,8 +64,9 @@ class HlabAgentLoop(AgentLoopBase):
             ids = list(out.token_ids)
             if out.stop_reason == "aborted":
                 finish = "abort"
-            else:
-                finish = "length" if len(ids) >= max_new_tokens else "stop"
+            else:  # TokenOutput has no length reason: a full-length action not ending in EOS was cut
+                eos = getattr(self.tokenizer, "eos_token_id", None)
+                finish = "length" if len(ids) >= max_new_tokens and not (ids and ids[-1] == eos) else "stop"
             return Generation(ids=ids, logprobs=list(out.log_probs) if out.log_probs else None, finish=finish, num_preempted=out.num_preempted)
 
         r = await run_episode(
