@@ -54,7 +54,8 @@ interface CsvSumSpec {
 const csvSum = family<CsvSumSpec>({
   info: {
     name: 'csv-sum',
-    description: 'Sum the qty column of one CSV file (t1) or of every CSV file in a folder (t2: 3 files, t3: 6) and write the total to an exact path.',
+    description:
+      'Sum the qty column of one CSV file (t1: one data row, so the total is the qty read) or of every CSV file in a folder (t2: 3 files, t3: 6) and write the total to an exact path.',
     needsStateTracking: true,
     hasRecoverableError: false,
   },
@@ -64,7 +65,8 @@ const csvSum = family<CsvSumSpec>({
     const inputs: string[] = [];
     let total = 0;
     for (const w of sample(rng, WORDS, m)) {
-      const rows = sample(rng, THINGS, rng.range(2, 3)).map((t) => {
+      // t1: one data row, so the total is a copy of the one qty the model reads.
+      const rows = sample(rng, THINGS, tier === 1 ? 1 : rng.range(2, 3)).map((t) => {
         const q = rng.range(1, 20);
         total += q;
         return [t, q];
@@ -166,7 +168,8 @@ const organize = family<OrganizeSpec>({
   *solve(spec) {
     const l = yield call('list', { path: '/inbox' });
     for (const p of listEntries(l.output).filter((e) => e.endsWith('.' + spec.ext))) {
-      yield call('move', { from: p, to: `${spec.dest}/${base(p)}` });
+      // Into the existing folder (`mv x dir`): the destination is a verbatim copy of the instruction's.
+      yield call('move', { from: p, to: spec.dest });
     }
     return call('finish', { answer: 'done' });
   },
@@ -186,7 +189,8 @@ const CODENAMES = ['Falcon', 'Heron', 'Otter', 'Lynx', 'Bison', 'Raven', 'Cobra'
 const replaceText = family<ReplaceSpec>({
   info: {
     name: 'replace-text',
-    description: 'Replace every occurrence of a word in one file (t1), two named files (t2) or every file under /docs that mentions it (t3); other files stay byte-identical.',
+    description:
+      'Replace every occurrence of a word in one file of one line (t1), two named files (t2) or every file under /docs that mentions it (t3); other files stay byte-identical.',
     needsStateTracking: false,
     hasRecoverableError: false,
   },
@@ -205,8 +209,12 @@ const replaceText = family<ReplaceSpec>({
       const isTarget = i < nT;
       // In t1/t2 one distractor file also mentions the word: the instruction names the files.
       const mentions = isTarget || (tier < 3 && i === nT);
-      const lines = rng.shuffle([mentions ? mention() : filler(), filler(), ...(rng.int(2) ? [mentions ? mention() : filler()] : [])]);
-      const text = `# ${w}\n` + lines.join('\n') + '\n';
+      // t1: a file of one line with one mention, so the new text is that line with one word swapped.
+      const lines =
+        tier === 1
+          ? [mentions ? rng.pick([`${old} ships in week ${rng.range(1, 52)}.`, `Ask ${rng.pick(NAMES)} about ${old}.`]) : filler()]
+          : rng.shuffle([mentions ? mention() : filler(), filler(), ...(rng.int(2) ? [mentions ? mention() : filler()] : [])]);
+      const text = tier === 1 ? lines[0] + '\n' : `# ${w}\n` + lines.join('\n') + '\n';
       files[p] = text;
       if (isTarget) {
         targets.push(p);
@@ -261,7 +269,7 @@ const misplaced = family<MisplacedSpec>({
   info: {
     name: 'misplaced',
     description:
-      'Look up a code (t1: answer; t2: write it to a path) or a code and an owner (t3) in files the instruction names under /docs, which actually live elsewhere: a failed read, then a search finds them.',
+      'Look up a code (t1: answer it; t2: write it to a path) or a code and an owner (t3) in files the instruction names under /docs, which actually live elsewhere: a failed read, then a search finds them (t1: the search hit shows the code).',
     needsStateTracking: false,
     hasRecoverableError: true,
   },
@@ -312,7 +320,18 @@ const misplaced = family<MisplacedSpec>({
       ...tail,
     ];
   },
-  *solve(spec) {
+  *solve(spec, task) {
+    if (task.tier === 1) {
+      // The stated path fails; a search for the thing shows its line, code included.
+      const r = yield call('read', { path: spec.stated[0] });
+      let line = r.ok ? textLines(r.output).find((l) => l.startsWith(spec.thing + ':')) : undefined;
+      if (!r.ok) {
+        const s = yield call('search', { query: spec.thing });
+        line = searchHits(s.output).find((h) => h.text?.startsWith(spec.thing + ':'))?.text;
+      }
+      if (!line) throw new Error(`solver: no line for ${spec.thing}`);
+      return call('finish', { answer: line.slice(spec.thing.length + 1).trim() });
+    }
     const values: string[] = [];
     for (const p of spec.stated) {
       const { content } = yield* locate(p);
@@ -393,17 +412,19 @@ interface TeamSpec {
 const teamList = family<TeamSpec>({
   info: {
     name: 'team-list',
-    description: 'Extract the names of one team from a staff CSV (t1) or from all CSVs in a folder (t2: 2 files, t3: 5), one per line, sorted from t2, to an exact path.',
+    description:
+      'Extract the names of one team from a staff CSV (t1: 3 rows, one member) or from all CSVs in a folder (t2: 2 files, t3: 5), one per line, sorted from t2, to an exact path.',
     needsStateTracking: true,
     hasRecoverableError: false,
   },
   build(rng: Rng, tier: Tier) {
     const nFiles = byTier(tier, 1, 2, 5);
-    const perFile = byTier(tier, 5, 3, 3);
+    const perFile = byTier(tier, 3, 3, 3);
     const [team, ...others] = rng.shuffle(TEAMS);
     const people = sample(rng, NAMES, nFiles * perFile);
     // At least two members, spread over the files (state tracking across reads at t3).
-    const inTeam = people.map((_, i) => i === 0 || i === people.length - 1 || rng.int(3) === 0);
+    // t1: exactly one member, so the output is one name copied from the file.
+    const inTeam = tier === 1 ? rng.shuffle(people.map((_, i) => i === 0)) : people.map((_, i) => i === 0 || i === people.length - 1 || rng.int(3) === 0);
     const files: Record<string, string> = {};
     const inputs: string[] = [];
     const words = sample(rng, WORDS, nFiles);
