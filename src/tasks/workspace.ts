@@ -1,17 +1,20 @@
 /**
  * The 'workspace' suite, in the style of ClawGym-Bench: file organisation, data extraction
  * from CSV files, results written to exact paths, content edits. Six families × three tiers;
- * the tier sets the number of required tool calls (finish included):
+ * the tier sets the number of required tool calls (finish included) and what is computed:
  *
- *   family         t1  t2  t3   flags
- *   csv-sum         3   6   9   state tracking (a running total over up to 6 reads)
- *   organize        3   5   8
- *   replace-text    3   5   8
- *   misplaced       4   5   8   recoverable error (the named file lives elsewhere)
- *   cleanup         3   6   8
- *   team-list       3   5   8   state tracking (names gathered over up to 5 reads)
+ *   family         t1  t2  t3   tier 1 copies …                     flags
+ *   csv-sum         3   6   9   the qty of a one-row CSV            state tracking (a running total over up to 6 reads)
+ *   organize        3   5   8   the one matching path of a list
+ *   replace-text    3   5   8   a one-line file, one word swapped
+ *   misplaced       3   5   8   the code on a search hit's line     recoverable error (the named file lives elsewhere)
+ *   cleanup         3   6   8   the one .tmp path of a search
+ *   team-list       3   5   8   the team's one name of 3 rows       state tracking (names gathered over up to 5 reads)
  *
- * Files are a few short lines so that a ~1M-parameter policy with a 512-token context can act.
+ * Tier 1 is sized for the shipped base (issue 23): 2–3 calls, actions ≤ 40 tokens under the base
+ * harness, outputs copied verbatim from the instruction or one observation; tiers 2–3 sum,
+ * sort, gather and rewrite. docs/TASKS.md has the ladder. Files are a few short lines so that a
+ * small policy with a 512-token context can act.
  */
 import type { Rng } from '../util/rng';
 import { csvRecords, formatCsv, normText, parseCsv, textLines } from '../sandbox/services';
