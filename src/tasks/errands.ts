@@ -2,15 +2,19 @@
  * The 'errands' suite, in the style of PinchBench: assistant errands over mail, calendar,
  * notes, the address book and memory recall, all reached through the canonical tools on the
  * service files of src/sandbox/services.ts. Six families × three tiers; the tier sets the
- * number of required tool calls (finish included):
+ * number of required tool calls (finish included) and what is computed:
  *
- *   family          t1  t2  t3   flags
- *   calendar-add     2   4   8
- *   mail-reply       3   5   8
- *   recall           2   4   8   state tracking (a fact read first, answered last)
- *   todo-update      3   5   8   state tracking at t3 (done items gathered over 3 reads)
- *   inbox-triage     3   5   8
- *   find-contact     4   5   8   recoverable error (the named file lives elsewhere)
+ *   family          t1  t2  t3   tier 1 copies …                            flags
+ *   calendar-add     2   4   8   the CSV event line the instruction quotes
+ *   mail-reply       3   5   8   the word, into a drafted reply, then sent
+ *   recall           2   4   8   the memo's one number                      state tracking (a fact read first, answered last)
+ *   todo-update      2   5   8   the item line the instruction quotes       state tracking at t3 (done items gathered over 3 reads)
+ *   inbox-triage     3   5   8   the one mail path whose subject hits
+ *   find-contact     3   5   8   the phone on a search hit's row            recoverable error (the named file lives elsewhere)
+ *
+ * Tier 1 is sized for the shipped base (issue 23): 2–3 calls, actions ≤ 40 tokens under the base
+ * harness (calendar-add ≤ 50), outputs copied verbatim; tiers 2–3 compose mails and event lines,
+ * pick the latest mail, rewrite lists. docs/TASKS.md has the ladder.
  */
 import type { Rng } from '../util/rng';
 import {
@@ -60,6 +64,7 @@ import {
 const byTier = <T>(tier: Tier, a: T, b: T, c: T): T => (tier === 1 ? a : tier === 2 ? b : c);
 const base = (p: string) => p.slice(p.lastIndexOf('/') + 1);
 const ME = 'me@mail.test';
+const DRAFTS = '/mail/drafts';
 const squash = (s: string) => s.trim().replace(/\s+/g, ' ').toLowerCase();
 /** A search hit on the From line of a mail sent by `name` ('Ana' must not match 'hana@…'). */
 const fromLine = (name: string) => new RegExp(`^from:\\s*${name.toLowerCase()}@`, 'i');
@@ -118,7 +123,7 @@ const calendarAdd = family<CalendarSpec>({
   info: {
     name: 'calendar-add',
     description:
-      'Add meetings to /calendar/events.csv: one given in the instruction (t1), one proposed in a mail from a named person (t2), every invite in the inbox (t3: 3 among chatter).',
+      'Add meetings to /calendar/events.csv: one whose CSV line the instruction quotes (t1), one proposed in a mail from a named person (t2), every invite in the inbox (t3: 3 among chatter).',
     needsStateTracking: false,
     hasRecoverableError: false,
   },
@@ -149,7 +154,7 @@ const calendarAdd = family<CalendarSpec>({
     const e = events[0];
     const instruction =
       tier === 1
-        ? `Add "${e.title}" on ${e.date} from ${e.start} to ${e.end} to ${SERVICE_PATHS.calendar}.`
+        ? `Add the event line "${eventLine(e).trim()}" to ${SERVICE_PATHS.calendar}.`
         : tier === 2
           ? `${senders[0]} mailed you a meeting invite. Add it to ${SERVICE_PATHS.calendar}.`
           : `Add every meeting invite in ${SERVICE_PATHS.inbox} to ${SERVICE_PATHS.calendar}.`;
@@ -217,13 +222,15 @@ interface ReplySpec {
   replies: { path: string; to: string; subject: string }[];
   sender: string | null;
   source: string | null;
+  /** t1: the drafted reply (headers only) to append the word to and move into the sent folder. */
+  draft: string | null;
 }
 
 const mailReply = family<ReplySpec>({
   info: {
     name: 'mail-reply',
     description:
-      'Reply a given word to a named mail (t1), to the latest of two mails from a person (t2), or to each of 3 inbox mails under the same file name (t3); checks To, "Re:" subject and body.',
+      'Reply a given word to a named mail by completing its drafted reply and moving it to /mail/sent (t1), to the latest of two mails from a person (t2), or to each of 3 inbox mails under the same file name (t3); checks To, "Re:" subject and body.',
     needsStateTracking: false,
     hasRecoverableError: false,
   },
@@ -245,9 +252,13 @@ const mailReply = family<ReplySpec>({
     const reply = (m: (typeof mails)[number], path: string) => ({ path, to: m.from, subject: m.subject });
     let replies: ReplySpec['replies'];
     let instruction: string;
+    let draft: string | null = null;
     if (tier === 1) {
+      // The reply's headers are drafted already: the body is the quoted word, sending is one move.
+      draft = `${DRAFTS}/reply.eml`;
+      files[draft] = `From: ${ME}\nTo: ${mails[0].from}\nSubject: Re: ${mails[0].subject}\n\n`;
       replies = [reply(mails[0], `${SERVICE_PATHS.sent}/reply.eml`)];
-      instruction = `Reply "${word}" to ${mails[0].path}. Save the reply as ${SERVICE_PATHS.sent}/reply.eml.`;
+      instruction = `Reply "${word}" to ${mails[0].path}: append "${word}" to the draft ${draft}, then move it to ${SERVICE_PATHS.sent}/reply.eml.`;
     } else if (tier === 2) {
       const latest = mails[0].date > mails[1].date ? mails[0] : mails[1];
       replies = [reply(latest, `${SERVICE_PATHS.sent}/reply.eml`)];
@@ -256,12 +267,28 @@ const mailReply = family<ReplySpec>({
       replies = mails.map((m) => reply(m, `${SERVICE_PATHS.sent}/${base(m.path)}`));
       instruction = `Reply "${word}" to each mail in ${SERVICE_PATHS.inbox}. Save each reply in ${SERVICE_PATHS.sent} under the same file name.`;
     }
-    return { instruction, files, spec: { word, replies, sender: tier === 2 ? people[0] : null, source: tier === 1 ? mails[0].path : null } };
+    return { instruction, files, spec: { word, replies, sender: tier === 2 ? people[0] : null, source: tier === 1 ? mails[0].path : null, draft } };
   },
   checks(spec, task, final, tr) {
+    const replies = spec.replies.flatMap((r) => replyChecks(final, r.path, r.to, r.subject, spec.word, base(r.path)));
+    let t1: SubCheck[] = [];
+    if (spec.draft !== null) {
+      // To and Subject come with the draft, so they are no progress of their own: 'sent' holds
+      // with both; the body counts in the draft before it is sent (each step is half the task).
+      const r = spec.replies[0];
+      const body = replyChecks(final, final.files[r.path] === undefined ? spec.draft : r.path, r.to, r.subject, spec.word, base(r.path))[3];
+      t1 = [
+        check(
+          replies[0].name,
+          replies.slice(0, 3).every((c) => c.pass),
+          replies.slice(0, 3).find((c) => !c.pass)?.detail,
+        ),
+        body,
+      ];
+    }
     return [
-      ...spec.replies.flatMap((r) => replyChecks(final, r.path, r.to, r.subject, spec.word, base(r.path))),
-      intactCheck(task.initial, final),
+      ...(spec.draft === null ? replies : t1),
+      intactCheck(task.initial, final, spec.draft === null ? [] : [spec.draft]),
       noExtraCheck(
         task.initial,
         final,
@@ -276,8 +303,10 @@ const mailReply = family<ReplySpec>({
       if (!m) throw new Error(`solver: ${path} is not a mail`);
       return call('write', { path, content: formatMail({ from: ME, to: m.from, subject: `Re: ${m.subject}`, body: spec.word }) });
     };
-    if (task.tier === 1) {
-      yield answer(yield* mustRead(spec.source!), spec.replies[0].path);
+    if (spec.draft !== null) {
+      yield call('append', { path: spec.draft, content: `${spec.word}\n` });
+      // To the full path the instruction names (W2 tracks a move's target as the path given).
+      yield call('move', { from: spec.draft, to: spec.replies[0].path });
     } else if (task.tier === 2) {
       const s = yield call('search', { query: spec.sender!, path: SERVICE_PATHS.inbox });
       const paths = [
@@ -326,9 +355,11 @@ const recall = family<RecallSpec>({
     const key = rng.pick(['locker code', 'door code', 'wifi pin', 'bike lock code']);
     const code = String(rng.range(1000, 9999));
     const h = rng.range(6, 9);
-    const files: Record<string, string> = {
-      '/notes/memo.md': rng.shuffle([`Gym at ${h} pm.`, `${key[0].toUpperCase()}${key.slice(1)}: ${code}`, `Room ${rng.range(10, 99)}.`]).join('\n') + '\n',
-    };
+    const keyLine = `${key[0].toUpperCase()}${key.slice(1)}: ${code}`;
+    // t1: no other number in the memo, so the answer is the one value on the key's line.
+    const memo =
+      tier === 1 ? rng.shuffle([keyLine, rng.pick(['Gym on Monday.', 'Buy milk.', 'Call the bank.'])]) : rng.shuffle([`Gym at ${h} pm.`, keyLine, `Room ${rng.range(10, 99)}.`]);
+    const files: Record<string, string> = { '/notes/memo.md': memo.join('\n') + '\n' };
     const copies = sample(rng, WORDS, byTier(tier, 0, 1, 3)).map((w) => `/notes/${w}.md`);
     for (const p of copies) files[p] = `# ${base(p).slice(0, -3)}\nCall ${rng.pick(NAMES)} on day ${rng.range(1, 28)}.\n`;
     const list = copies.join(copies.length === 3 ? ', ' : ' and ').replace(/, ([^,]*)$/, ' and $1');
@@ -396,7 +427,7 @@ const todoUpdate = family<TodoSpec>({
   info: {
     name: 'todo-update',
     description:
-      'Edit markdown to-do lists in /notes: add an open item (t1), mark one done in one list and add one to another (t2), move every done item of three lists to /notes/done.md (t3).',
+      'Edit markdown to-do lists in /notes: append an open item whose line the instruction quotes (t1), mark one done in one list and add one to another (t2), move every done item of three lists to /notes/done.md (t3).',
     needsStateTracking: true,
     hasRecoverableError: false,
   },
@@ -418,7 +449,7 @@ const todoUpdate = family<TodoSpec>({
     let instruction: string;
     if (tier === 1) {
       spec = { lists, add: extra, addTo: lists[0], mark: null, markIn: null, done: [] };
-      instruction = `Add "${extra}" as an open item to ${lists[0]}.`;
+      instruction = `Append the open item "- [ ] ${extra}" to ${lists[0]}.`;
     } else if (tier === 2) {
       const mark = chores[0];
       spec = { lists, add: extra, addTo: lists[1], mark, markIn: lists[0], done: [] };
@@ -507,6 +538,10 @@ const todoUpdate = family<TodoSpec>({
       const text = yield* mustRead(spec.markIn!);
       yield call('write', { path: spec.markIn!, content: rewrite(text, (l) => (l === `- [ ] ${spec.mark}` ? `- [x] ${spec.mark}` : l)) });
     }
+    if (task.tier === 1) {
+      yield call('append', { path: spec.addTo!, content: `- [ ] ${spec.add}\n` });
+      return call('finish', { answer: 'done' });
+    }
     const text = yield* mustRead(spec.addTo!);
     yield call('write', { path: spec.addTo!, content: normText(text) + `\n- [ ] ${spec.add}\n` });
     return call('finish', { answer: 'done' });
@@ -575,7 +610,8 @@ const inboxTriage = family<TriageSpec>({
           .map((h) => h.path),
       ),
     ];
-    for (const p of paths) yield call('move', { from: p, to: `${SERVICE_PATHS.archive}/${base(p)}` });
+    // Into the existing folder (`mv x dir`): the destination is a verbatim copy of the instruction's.
+    for (const p of paths) yield call('move', { from: p, to: SERVICE_PATHS.archive });
     return call('finish', { answer: 'done' });
   },
 });
@@ -596,7 +632,7 @@ const findContact = family<ContactSpec>({
   info: {
     name: 'find-contact',
     description:
-      'Find a phone number in the address book the instruction places at /tables/contacts.csv (it lives elsewhere): answer it (t1), mail it to a contact (t2), or mail it with the date of an event whose calendar file is misplaced too (t3).',
+      'Find a phone number in the address book the instruction places at /tables/contacts.csv (it lives elsewhere): answer it from a search hit (t1), mail it to a contact (t2), or mail it with the date of an event whose calendar file is misplaced too (t3).',
     needsStateTracking: false,
     hasRecoverableError: true,
   },
@@ -650,11 +686,22 @@ const findContact = family<ContactSpec>({
     return [...cs, ...tail];
   },
   *solve(spec, task) {
+    if (task.tier === 1) {
+      // The stated path fails; a search for the person shows their row, phone included.
+      const r = yield call('read', { path: SERVICE_PATHS.contacts });
+      const rows = r.ok
+        ? textLines(r.output)
+        : searchHits((yield call('search', { query: spec.person })).output)
+            .map((h) => h.text ?? '')
+            .filter((t) => t !== '');
+      const phone = rows.map((l) => l.split(',')).find((c) => c[0] === spec.person)?.[2];
+      if (!phone) throw new Error(`solver: no phone for ${spec.person}`);
+      return call('finish', { answer: phone });
+    }
     const { content } = yield* locate(SERVICE_PATHS.contacts);
     const rows = csvRecords(parseCsv(content));
     const phone = rows.find((r) => r.name === spec.person)?.phone;
     if (!phone) throw new Error(`solver: no phone for ${spec.person}`);
-    if (task.tier === 1) return call('finish', { answer: phone });
     const to = rows.find((r) => r.name === spec.recipient)?.email;
     if (!to) throw new Error(`solver: no email for ${spec.recipient}`);
     const lines = [`${spec.person}: ${phone}`];

@@ -1,17 +1,20 @@
 /**
  * The 'workspace' suite, in the style of ClawGym-Bench: file organisation, data extraction
  * from CSV files, results written to exact paths, content edits. Six families × three tiers;
- * the tier sets the number of required tool calls (finish included):
+ * the tier sets the number of required tool calls (finish included) and what is computed:
  *
- *   family         t1  t2  t3   flags
- *   csv-sum         3   6   9   state tracking (a running total over up to 6 reads)
- *   organize        3   5   8
- *   replace-text    3   5   8
- *   misplaced       4   5   8   recoverable error (the named file lives elsewhere)
- *   cleanup         3   6   8
- *   team-list       3   5   8   state tracking (names gathered over up to 5 reads)
+ *   family         t1  t2  t3   tier 1 copies …                     flags
+ *   csv-sum         3   6   9   the qty of a one-row CSV            state tracking (a running total over up to 6 reads)
+ *   organize        3   5   8   the one matching path of a list
+ *   replace-text    3   5   8   a one-line file, one word swapped
+ *   misplaced       3   5   8   the code on a search hit's line     recoverable error (the named file lives elsewhere)
+ *   cleanup         3   6   8   the one .tmp path of a search
+ *   team-list       3   5   8   the team's one name of 3 rows       state tracking (names gathered over up to 5 reads)
  *
- * Files are a few short lines so that a ~1M-parameter policy with a 512-token context can act.
+ * Tier 1 is sized for the shipped base (issue 23): 2–3 calls, actions ≤ 40 tokens under the base
+ * harness, outputs copied verbatim from the instruction or one observation; tiers 2–3 sum,
+ * sort, gather and rewrite. docs/TASKS.md has the ladder. Files are a few short lines so that a
+ * small policy with a 512-token context can act.
  */
 import type { Rng } from '../util/rng';
 import { csvRecords, formatCsv, normText, parseCsv, textLines } from '../sandbox/services';
@@ -54,7 +57,8 @@ interface CsvSumSpec {
 const csvSum = family<CsvSumSpec>({
   info: {
     name: 'csv-sum',
-    description: 'Sum the qty column of one CSV file (t1) or of every CSV file in a folder (t2: 3 files, t3: 6) and write the total to an exact path.',
+    description:
+      'Sum the qty column of one CSV file (t1: one data row, so the total is the qty read) or of every CSV file in a folder (t2: 3 files, t3: 6) and write the total to an exact path.',
     needsStateTracking: true,
     hasRecoverableError: false,
   },
@@ -64,7 +68,8 @@ const csvSum = family<CsvSumSpec>({
     const inputs: string[] = [];
     let total = 0;
     for (const w of sample(rng, WORDS, m)) {
-      const rows = sample(rng, THINGS, rng.range(2, 3)).map((t) => {
+      // t1: one data row, so the total is a copy of the one qty the model reads.
+      const rows = sample(rng, THINGS, tier === 1 ? 1 : rng.range(2, 3)).map((t) => {
         const q = rng.range(1, 20);
         total += q;
         return [t, q];
@@ -166,7 +171,8 @@ const organize = family<OrganizeSpec>({
   *solve(spec) {
     const l = yield call('list', { path: '/inbox' });
     for (const p of listEntries(l.output).filter((e) => e.endsWith('.' + spec.ext))) {
-      yield call('move', { from: p, to: `${spec.dest}/${base(p)}` });
+      // Into the existing folder (`mv x dir`): the destination is a verbatim copy of the instruction's.
+      yield call('move', { from: p, to: spec.dest });
     }
     return call('finish', { answer: 'done' });
   },
@@ -186,7 +192,8 @@ const CODENAMES = ['Falcon', 'Heron', 'Otter', 'Lynx', 'Bison', 'Raven', 'Cobra'
 const replaceText = family<ReplaceSpec>({
   info: {
     name: 'replace-text',
-    description: 'Replace every occurrence of a word in one file (t1), two named files (t2) or every file under /docs that mentions it (t3); other files stay byte-identical.',
+    description:
+      'Replace every occurrence of a word in one file of one line (t1), two named files (t2) or every file under /docs that mentions it (t3); other files stay byte-identical.',
     needsStateTracking: false,
     hasRecoverableError: false,
   },
@@ -205,8 +212,12 @@ const replaceText = family<ReplaceSpec>({
       const isTarget = i < nT;
       // In t1/t2 one distractor file also mentions the word: the instruction names the files.
       const mentions = isTarget || (tier < 3 && i === nT);
-      const lines = rng.shuffle([mentions ? mention() : filler(), filler(), ...(rng.int(2) ? [mentions ? mention() : filler()] : [])]);
-      const text = `# ${w}\n` + lines.join('\n') + '\n';
+      // t1: a file of one line with one mention, so the new text is that line with one word swapped.
+      const lines =
+        tier === 1
+          ? [mentions ? rng.pick([`${old} ships in week ${rng.range(1, 52)}.`, `Ask ${rng.pick(NAMES)} about ${old}.`]) : filler()]
+          : rng.shuffle([mentions ? mention() : filler(), filler(), ...(rng.int(2) ? [mentions ? mention() : filler()] : [])]);
+      const text = tier === 1 ? lines[0] + '\n' : `# ${w}\n` + lines.join('\n') + '\n';
       files[p] = text;
       if (isTarget) {
         targets.push(p);
@@ -261,7 +272,7 @@ const misplaced = family<MisplacedSpec>({
   info: {
     name: 'misplaced',
     description:
-      'Look up a code (t1: answer; t2: write it to a path) or a code and an owner (t3) in files the instruction names under /docs, which actually live elsewhere: a failed read, then a search finds them.',
+      'Look up a code (t1: answer it; t2: write it to a path) or a code and an owner (t3) in files the instruction names under /docs, which actually live elsewhere: a failed read, then a search finds them (t1: the search hit shows the code).',
     needsStateTracking: false,
     hasRecoverableError: true,
   },
@@ -312,7 +323,18 @@ const misplaced = family<MisplacedSpec>({
       ...tail,
     ];
   },
-  *solve(spec) {
+  *solve(spec, task) {
+    if (task.tier === 1) {
+      // The stated path fails; a search for the thing shows its line, code included.
+      const r = yield call('read', { path: spec.stated[0] });
+      let line = r.ok ? textLines(r.output).find((l) => l.startsWith(spec.thing + ':')) : undefined;
+      if (!r.ok) {
+        const s = yield call('search', { query: spec.thing });
+        line = searchHits(s.output).find((h) => h.text?.startsWith(spec.thing + ':'))?.text;
+      }
+      if (!line) throw new Error(`solver: no line for ${spec.thing}`);
+      return call('finish', { answer: line.slice(spec.thing.length + 1).trim() });
+    }
     const values: string[] = [];
     for (const p of spec.stated) {
       const { content } = yield* locate(p);
@@ -393,17 +415,19 @@ interface TeamSpec {
 const teamList = family<TeamSpec>({
   info: {
     name: 'team-list',
-    description: 'Extract the names of one team from a staff CSV (t1) or from all CSVs in a folder (t2: 2 files, t3: 5), one per line, sorted from t2, to an exact path.',
+    description:
+      'Extract the names of one team from a staff CSV (t1: 3 rows, one member) or from all CSVs in a folder (t2: 2 files, t3: 5), one per line, sorted from t2, to an exact path.',
     needsStateTracking: true,
     hasRecoverableError: false,
   },
   build(rng: Rng, tier: Tier) {
     const nFiles = byTier(tier, 1, 2, 5);
-    const perFile = byTier(tier, 5, 3, 3);
+    const perFile = byTier(tier, 3, 3, 3);
     const [team, ...others] = rng.shuffle(TEAMS);
     const people = sample(rng, NAMES, nFiles * perFile);
     // At least two members, spread over the files (state tracking across reads at t3).
-    const inTeam = people.map((_, i) => i === 0 || i === people.length - 1 || rng.int(3) === 0);
+    // t1: exactly one member, so the output is one name copied from the file.
+    const inTeam = tier === 1 ? rng.shuffle(people.map((_, i) => i === 0)) : people.map((_, i) => i === 0 || i === people.length - 1 || rng.int(3) === 0);
     const files: Record<string, string> = {};
     const inputs: string[] = [];
     const words = sample(rng, WORDS, nFiles);

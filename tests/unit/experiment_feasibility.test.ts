@@ -99,9 +99,19 @@ describe("main's own budgets", () => {
   });
 });
 
+/** quick (tier 1 only) with 2 tool-call turns and 24 new tokens: some of its cells no longer fit. */
+const TIGHT_QUICK = (() => {
+  const q = getPreset('quick');
+  return { ...q, rollout: { ...q.rollout, maxTurns: 2, maxNewTokens: 24 } };
+})();
+
 describe('quick: the excluded cells a runner would drop', () => {
+  it('under its own budgets every tier-1 cell is feasible (docs/TASKS.md: 2–3 calls, short actions)', () => {
+    expect(excludedCells(getPreset('quick'), tok)).toEqual([]);
+  });
+
   it('lists every infeasible cell once, sorted, with reason and detail', () => {
-    const spec = getPreset('quick');
+    const spec = TIGHT_QUICK;
     const rep = specFeasibility(spec, tok);
     const ex = excludedCells(spec, tok);
     expect(ex.length).toBe(rep.infeasible.length);
@@ -140,15 +150,21 @@ describe('hlab expert --preset/--spec (in-process)', () => {
         b.mockRestore();
       }
     };
-    const text = await run('expert', '--preset', 'quick');
+    // A spec file with quick's tier-1 cells under budgets some of them exceed (under quick's own, none).
+    const { mkdtempSync, writeFileSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const { tmpdir } = await import('node:os');
+    const file = join(mkdtempSync(join(tmpdir(), 'hlab-feas-')), 'tight.json');
+    writeFileSync(file, JSON.stringify(TIGHT_QUICK));
+    const text = await run('expert', '--spec', file);
     expect(text.out).toMatch(/^spec quick: \d+ \(task, harness\) cells trained or evaluated; infeasible under the spec's budgets: \d+ \(/);
     expect(text.out).toContain('by reason: ');
     const prev = process.exitCode;
-    const json = await run('expert', '--preset', 'quick', '--json', '--strict');
+    const json = await run('expert', '--spec', file, '--json', '--strict');
     expect(process.exitCode).toBe(1);
     process.exitCode = prev;
     const r = JSON.parse(json.out);
-    const q = getPreset('quick').rollout;
+    const q = TIGHT_QUICK.rollout;
     expect(r.budgets).toEqual({ maxTurns: q.maxTurns, maxNewTokens: q.maxNewTokens, contextTokens: q.contextTokens });
     expect(r.excluded.length).toBe(r.infeasible.length);
     expect(r.excluded[0]).toEqual({ taskId: expect.any(String), harnessId: expect.any(String), reason: expect.any(String), detail: expect.any(String) });

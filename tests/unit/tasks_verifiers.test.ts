@@ -30,6 +30,11 @@ const edit = (files: Files, path: string, content: string | undefined): Files =>
 const mv = (files: Files, from: string, to: string): Files => edit(edit(files, to, files[from]), from, undefined);
 const mailEdit = (files: Files, path: string, patch: Record<string, string>) => edit(files, path, formatMail({ ...parseMail(files[path])!, ...patch }));
 const changedOrNew = (task: Task, files: Files) => Object.keys(files).filter((p) => files[p] !== task.initial.files[p]);
+/** The to-do item an instruction adds: t1 quotes its line ("- [ ] x"), t2 its text ("x" as an open item). */
+const openItem = (instruction: string) => {
+  const m = /"([a-z ]+)" as an open item|open item "- \[ \] ([a-z ]+)"/.exec(instruction)!;
+  return m[1] ?? m[2];
+};
 
 /** Family → wrong final states built from the solver's correct one. */
 const MUTATIONS: Record<string, Mutation[]> = {
@@ -151,11 +156,12 @@ const MUTATIONS: Record<string, Mutation[]> = {
   'mail-reply': [
     ({ files }) => {
       const p = outPath(files, '/mail/sent/');
-      return { files: mailEdit(files, p, { to: 'me@mail.test' }), fail: [/: to$/] };
+      // t1 merges To and Subject (they come with the draft) into its 'sent' check.
+      return { files: mailEdit(files, p, { to: 'me@mail.test' }), fail: [/: (to|sent)$/] };
     },
     ({ files }) => {
       const p = outPath(files, '/mail/sent/');
-      return { files: mailEdit(files, p, { subject: parseMail(files[p])!.subject.replace(/^Re: /, '') }), fail: [/: subject$/] };
+      return { files: mailEdit(files, p, { subject: parseMail(files[p])!.subject.replace(/^Re: /, '') }), fail: [/: (subject|sent)$/] };
     },
     ({ files }) => {
       const p = outPath(files, '/mail/sent/');
@@ -185,13 +191,13 @@ const MUTATIONS: Record<string, Mutation[]> = {
   'todo-update': [
     ({ files, task, tier }) => {
       if (tier === 3) return null;
-      const added = /"([a-z ]+)" as an open item/.exec(task.instruction)![1];
+      const added = openItem(task.instruction);
       const p = changedOrNew(task, files).at(-1)!;
       return { files: edit(files, p, files[p].replace(`- [ ] ${added}`, `- [x] ${added}`)), fail: [/^item_added$/] };
     },
     ({ files, task, tier }) => {
       if (tier === 3) return null;
-      const added = /"([a-z ]+)" as an open item/.exec(task.instruction)![1];
+      const added = openItem(task.instruction);
       const p = changedOrNew(task, files).at(-1)!;
       return { files: edit(files, p, files[p] + `- [ ] ${added}\n`), fail: [/^item_added$/] };
     },
