@@ -106,6 +106,16 @@ describe('composed episode', () => {
     expect(tags.recovered).toBe(true);
   });
 
+  it('W2: a written file moved into an existing folder is to be re-read at folder/name, not at the folder', () => {
+    const h = createHarness('S0-T0-O0-C0-W2');
+    h.reset(fixtureTask());
+    h.step('Todo:\n- [ ] copy');
+    h.step('{"tool":"write","args":{"path":"/out/n.txt","content":"42"}}');
+    expect(h.step('{"tool":"move","args":{"from":"/out/n.txt","to":"/docs"}}').kind).toBe('tool');
+    expect(h.sandboxState().files['/docs/n.txt']).toBe('42');
+    expect(h.workflowStatus().unverified).toEqual(['/docs/n.txt']);
+  });
+
   it('W2: finish is refused until written files are re-read and the todo list is checked off', () => {
     const h = createHarness('S0-T1-O0-C0-W2');
     h.reset(fixtureTask());

@@ -83,7 +83,10 @@ function trackWrites(state: WorkflowState, call: ToolCall, result: ToolResult): 
     }
     case 'move': {
       const from = normPath(a.from);
-      const to = normPath(a.to);
+      // A move into an existing folder lands at folder/name: the sandbox says where ("moved A to DEST").
+      const out = result.output.trim();
+      const head = [`moved ${from} to `, `moved ${from}/ to `].find((h) => out.startsWith(h));
+      const to = normPath(head ? out.slice(head.length).replace(/\/$/, '') : a.to);
       for (const u of [...state.unverified]) {
         if (u === from || u.startsWith(from + '/')) {
           state.unverified.delete(u);
