@@ -82,7 +82,7 @@ export interface ChoiceRunOptions {
 
 export const CHOICE_DEFAULTS: ChoiceRunOptions = {
   algorithm: 'grpo',
-  steps: 20,
+  steps: 16,
   seed: 1,
   lr: 0.02,
   tasksPerStep: 4,
@@ -120,6 +120,7 @@ export async function learnChoice(backend: Backend, tok: Tokenizer, o: Partial<C
       name: 'choice',
       seeds: [opt.seed],
       suites: ['workspace'],
+      // Required by the schema, not read by the loop: the policy is choiceModel's.
       model: { preset: 'tiny', init: 'scratch' },
       design: { method: 'oa', seed: 0 },
       methods: [{ name: 'choice', harnesses: 'single', algorithm: opt.algorithm }],
@@ -163,7 +164,8 @@ export async function learnChoice(backend: Backend, tok: Tokenizer, o: Partial<C
     tokenSumNorm: opt.maxNewTokens,
     ...opt.loss,
   });
-  const maxB = 16;
+  // One sampler call per step (all 32 episodes), two optimizer steps per epoch.
+  const maxB = opt.tasksPerStep * opt.groupSize;
   const stack = createStack(backend, cfg, initParams(cfg, opt.seed), maxB, {
     cfg: loss,
     lr: r.lr,
