@@ -1,0 +1,17 @@
+// Browser side of rl_learns.spec.ts: the learning sanity check (tests/browser/lib/choice_task.ts)
+// on the WebGPU engine — GpuPolicy's KV-cache sampler, the rollout engine and RlTrainer's
+// one-submit GRPO/PPO updates with GPU advantages.
+import { createGpu } from '../../src/gpu/device';
+import { loadTokenizer } from '../../src/model/tokenizer';
+import { CHOICE_DEFAULTS, learnChoice, type ChoiceStep } from './lib/choice_task';
+
+/** Train the choice on this page's WebGPU adapter: every step's record, and the steps planned. */
+export async function learnOnGpu(algorithm: 'grpo' | 'ppo'): Promise<{ adapter: string; planned: number; steps: ChoiceStep[] }> {
+  const [gpu, tok] = await Promise.all([createGpu(), loadTokenizer()]);
+  try {
+    const steps = await learnChoice({ kind: 'webgpu', gpu, reason: 'test', describe: 'WebGPU' }, tok, { algorithm });
+    return { adapter: `${gpu.info.vendor}/${gpu.info.architecture}`, planned: CHOICE_DEFAULTS.steps, steps };
+  } finally {
+    gpu.device.destroy();
+  }
+}
