@@ -178,7 +178,8 @@ function assistantAdapter(h: AssistantHarness): Adapter {
     opening: () => [],
     beforeFinish: () => [],
     actions(call) {
-      if (call.tool === 'append') return h.peekFile(call.args.path) !== undefined ? [assistantCallText({ tool: 'read', args: { path: call.args.path } }), '__APPEND__'] : ['__APPEND__'];
+      if (call.tool === 'append')
+        return h.peekFile(call.args.path) !== undefined ? [assistantCallText({ tool: 'read', args: { path: call.args.path } }), '__APPEND__'] : ['__APPEND__'];
       // No finish tool: the reply to the user (a message without a call) is the answer.
       if (call.tool === 'finish') return [replyText(call.args.answer ?? 'Done.')];
       return [assistantCallText(call)];

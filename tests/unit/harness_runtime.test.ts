@@ -208,7 +208,14 @@ describe('black-box harnesses', () => {
     r = h.step(call('LS', { path: '/out' }));
     expect(r.kind).toBe('tool');
     expect(r.observation).toContain('m.txt');
-    r = h.step(call('TodoWrite', { todos: [{ content: 'copy', status: 'completed' }, { content: 'check', status: 'pending' }] }));
+    r = h.step(
+      call('TodoWrite', {
+        todos: [
+          { content: 'copy', status: 'completed' },
+          { content: 'check', status: 'pending' },
+        ],
+      }),
+    );
     expect(r.observation).toBe('Todos updated: 1 open, 1 done');
     const tags = h.tags();
     expect(tags.workflowViolations).toBe(2);

@@ -144,8 +144,15 @@ export class AssistantHarness extends BaseHarness {
       return { kind: 'parse_error', observation: `[error] ${clip(channelErrorText(m.error), 300).text}`, calls: [], results: [], toolError: false };
     }
     const { name, args: a } = m.call;
-    const obs = (tool: string, r: ToolResult, out = r.output) => (r.ok ? `[${tool}] ok\n${clip(out, MAX_OUTPUT).text}` : `[${tool}] error: ${clip(r.error?.message ?? 'failed', 300).text}`);
-    const fail = (tool: string, message: string, calls: ToolCall[], results: ToolResult[]): ActOutcome => ({ kind: 'tool', observation: `[${tool}] error: ${clip(message, 300).text}`, calls, results, toolError: true });
+    const obs = (tool: string, r: ToolResult, out = r.output) =>
+      r.ok ? `[${tool}] ok\n${clip(out, MAX_OUTPUT).text}` : `[${tool}] error: ${clip(r.error?.message ?? 'failed', 300).text}`;
+    const fail = (tool: string, message: string, calls: ToolCall[], results: ToolResult[]): ActOutcome => ({
+      kind: 'tool',
+      observation: `[${tool}] error: ${clip(message, 300).text}`,
+      calls,
+      results,
+      toolError: true,
+    });
     switch (name) {
       case 'read': {
         const call: ToolCall = { tool: 'read', args: { path: a.path } };

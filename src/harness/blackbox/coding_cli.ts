@@ -231,7 +231,10 @@ export class CodingCliHarness extends BaseHarness {
     if ('reply' in m) {
       // A message without a tool call ends the session; its text is the answer.
       const r = this.finishCall(m.reply);
-      return { o: { kind: 'tool', observation: '', calls: [{ tool: 'finish', args: { answer: m.reply } }], results: [r], toolError: false, finished: { answer: m.reply } }, brief: 'reply' };
+      return {
+        o: { kind: 'tool', observation: '', calls: [{ tool: 'finish', args: { answer: m.reply } }], results: [r], toolError: false, finished: { answer: m.reply } },
+        brief: 'reply',
+      };
     }
     if ('error' in m) {
       this.recordNotRun(null);
@@ -292,7 +295,13 @@ export class CodingCliHarness extends BaseHarness {
         const n = r.output.split(a.old_string).length - 1;
         if (n === 0) return fail('String to replace not found in file.', [readCall], [r], `Edit ${a.file_path}: not found`);
         const all = a.replace_all === 'true';
-        if (n > 1 && !all) return fail(`Found ${n} matches of the string to replace, but replace_all is false. To replace all occurrences, set replace_all to true. To replace only one occurrence, add more context.`, [readCall], [r], `Edit ${a.file_path}: ambiguous`);
+        if (n > 1 && !all)
+          return fail(
+            `Found ${n} matches of the string to replace, but replace_all is false. To replace all occurrences, set replace_all to true. To replace only one occurrence, add more context.`,
+            [readCall],
+            [r],
+            `Edit ${a.file_path}: ambiguous`,
+          );
         const next = all ? r.output.split(a.old_string).join(a.new_string) : r.output.replace(a.old_string, () => a.new_string);
         const writeCall: ToolCall = { tool: 'write', args: { path: a.file_path, content: next } };
         const w = run(writeCall);
