@@ -16,7 +16,7 @@ import { TOOL_SPECS } from '../../src/harness/tools';
 import { CODING_CLI_TOOLS, formatCliCall } from '../../src/harness/blackbox/coding_cli';
 import { ASSISTANT_TOOLS } from '../../src/harness/blackbox/assistant';
 import { formatCall, readMessage, type BlackboxTool } from '../../src/harness/blackbox/envelope';
-import { runExpertEpisode } from '../../src/harness/expert';
+import { appendEdit, runExpertEpisode } from '../../src/harness/expert';
 import { SUITE_NAMES, taskSet } from '../../src/tasks';
 
 const task: Task = {
@@ -162,5 +162,22 @@ describe('black-box call channel', () => {
         expect(actions[actions.length - 1]).toBe(ep.transcript.answer);
       }
     }
+  });
+
+  it("the expert's append edit anchors on the shortest unique tail at a word boundary", () => {
+    expect(appendEdit('a,b,Standup\n', 'x\n')).toEqual({ oldString: 'Standup\n', newString: 'Standup\nx\n' });
+    // 'b\n' also ends the first line, so the anchor widens to a unique tail.
+    expect(appendEdit('a b\nc b\n', 'x')).toEqual({ oldString: 'c b\n', newString: 'c b\nx' });
+    expect(appendEdit('same\nsame\n', 'x')).toBeNull();
+    expect(appendEdit('', 'x')).toBeNull();
+    fc.assert(
+      fc.property(fc.string({ maxLength: 40 }), fc.string({ minLength: 1, maxLength: 10 }), (old, added) => {
+        const e = appendEdit(old, added);
+        if (e === null) return;
+        expect(old.endsWith(e.oldString) && old.indexOf(e.oldString) === old.length - e.oldString.length).toBe(true);
+        expect(old.slice(0, old.length - e.oldString.length) + e.newString).toBe(old + added);
+      }),
+      { numRuns: 500, seed: 29 },
+    );
   });
 });

@@ -86,15 +86,15 @@ export class AssistantHarness extends BaseHarness {
   static prompt(): string {
     return [
       '# AGENTS.md',
-      "You are Claw, the user's assistant. Their files (mail, calendar, notes, data) live under /.",
+      "You are Claw, the user's assistant. Their files live under /.",
       '# USER.md',
       'Wants exact names, dates and numbers; short replies.',
       '# TOOLS.md',
       describeTools(ASSISTANT_TOOLS),
       'exec runs: ls, cat, grep -r TEXT DIR, mkdir -p, mv, rm -r',
-      'Answer the user in plain text, without a tool call, when you are done: that reply ends your turn.',
+      'When done, reply in plain text (no tool call).',
       '# skills/files.md',
-      'To add to a file, read it, then write the old text plus the new.',
+      'To add to a file, read it, then edit its end.',
     ].join('\n');
   }
 

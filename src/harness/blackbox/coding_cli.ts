@@ -149,10 +149,10 @@ export class CodingCliHarness extends BaseHarness {
 
   static prompt(): string {
     return [
-      'You are Coder, a CLI agent in a project rooted at /. Use the tools, one call per message.',
+      'You are Coder, a CLI agent in a project rooted at /. One tool call per message.',
       describeTools(CODING_CLI_TOOLS),
       'Bash runs ls, mkdir -p, mv, rm -r, pwd. Read a file before you Edit or overwrite it. Track steps with TodoWrite ("- [ ] step" lines).',
-      'When the task is done, reply with your final answer as plain text, without a tool call.',
+      'When done, reply with the answer in plain text (no tool call).',
     ].join('\n');
   }
 
