@@ -1,7 +1,8 @@
 /**
  * The scripted expert through a harness (docs/ARCHITECTURE.md "Harness runtime"): wraps a task's `CanonicalSolver` (which
- * speaks canonical calls) so that it satisfies any harness — formats calls in T's syntax or the
- * black-box syntax, sends W1's plan and W2's todo list first, re-reads written files and checks
+ * speaks canonical calls) so that it satisfies any harness — formats calls in T's syntax or in a
+ * black-box harness's tool names (its finish is a plain-text reply there), sends W1's plan and
+ * W2's todo list first, re-reads written files and checks
  * off the todo list before finish (W2), reads before editing or overwriting (coding-cli),
  * appends as read + write where a harness has no append (black-box). The solver sees canonical
  * results of its own calls only, never the extra workflow steps.
@@ -11,8 +12,9 @@
 import type { ToolCall, ToolResult } from '../sandbox/types';
 import { getSuite } from '../tasks';
 import type { Task, TaskSuite, Verification } from '../tasks/types';
-import { AssistantHarness, assistantDirective } from './blackbox/assistant';
+import { ASSISTANT_TOOLS, AssistantHarness, assistantCallText } from './blackbox/assistant';
 import { bashFor, CodingCliHarness, formatCliCall } from './blackbox/coding_cli';
+import { formatCall, replyText } from './blackbox/envelope';
 import { ComposedHarness } from './composed';
 import { episodeTags } from './episode';
 import { formatTodo, type TodoItem } from './realizations/workflow';
@@ -154,7 +156,10 @@ function codingCliAdapter(h: CodingCliHarness): Adapter {
         case 'search':
           return [formatCliCall({ name: 'Grep', args: a.path === undefined ? { pattern: a.query } : { pattern: a.query, path: a.path } })];
         case 'finish':
-          return [formatCliCall({ name: 'Finish', args: a.answer === undefined ? {} : { answer: a.answer } })];
+          // No finish tool: the final reply (a message without a call) is the answer.
+          return [replyText(a.answer ?? 'Done.')];
+        case 'list':
+          return [formatCliCall({ name: 'LS', args: { path: a.path ?? '/' } })];
         default:
           return [formatCliCall({ name: 'Bash', args: { command: bashFor(call) } })];
       }
@@ -174,20 +179,50 @@ function assistantAdapter(h: AssistantHarness): Adapter {
     opening: () => [],
     beforeFinish: () => [],
     actions(call) {
-      if (call.tool === 'append') return h.peekFile(call.args.path) !== undefined ? [`@read ${call.args.path}`, '__APPEND__'] : ['__APPEND__'];
-      return [assistantDirective(call)];
+      if (call.tool === 'append')
+        return h.peekFile(call.args.path) !== undefined ? [assistantCallText({ tool: 'read', args: { path: call.args.path } }), '__APPEND__'] : ['__APPEND__'];
+      // No finish tool: the reply to the user (a message without a call) is the answer.
+      if (call.tool === 'finish') return [replyText(call.args.answer ?? 'Done.')];
+      return [assistantCallText(call)];
     },
-    // The assistant keeps every action verbatim, so the old notes are visible in its own earlier @write.
-    note: (existing, lines) => [assistantDirective({ tool: 'write', args: { path: NOTES_PATH, content: (existing ?? NOTES_HEADER) + lines } })],
+    // The assistant keeps every action verbatim, so the old notes are visible in its own earlier write.
+    note: (existing, lines) => [assistantCallText({ tool: 'write', args: { path: NOTES_PATH, content: (existing ?? NOTES_HEADER) + lines } })],
   };
 }
 
-/** Resolve the deferred append write: the file's content at send time plus the appended text. */
+/**
+ * The edit appending `added` to `old`: the shortest unique tail of `old` that starts at a word
+ * boundary of its last line (or at that line's start) as the anchor, replaced by itself plus
+ * `added` — what an agent copies to add lines without rewriting the file. Null when `old` is
+ * empty or no such tail is unique (the caller writes the whole file instead).
+ */
+export function appendEdit(old: string, added: string): { oldString: string; newString: string } | null {
+  if (old === '' || added === '') return null;
+  const lineStart = (old.endsWith('\n') ? old.slice(0, -1) : old).lastIndexOf('\n') + 1;
+  for (let p = old.length - 1; p >= lineStart; p--) {
+    if (p > lineStart && /[\p{L}\p{N}]/u.test(old[p - 1])) continue;
+    const oldString = old.slice(p);
+    // A tail first found at its own start occurs once.
+    if (/[\p{L}\p{N}]/u.test(oldString) && old.indexOf(oldString) === p) return { oldString, newString: oldString + added };
+  }
+  return null;
+}
+
+/**
+ * Resolve the deferred append: an edit of the file's tail at send time (`appendEdit`: a few
+ * words copied, not the whole file, so black-box actions stay short), or, where no tail is
+ * unique, a write of the whole content plus the appended text.
+ */
 function appendText(h: Harness, call: ToolCall): string {
   const peek = (h as CodingCliHarness | AssistantHarness).peekFile(call.args.path) ?? '';
-  const content = peek + call.args.content;
-  if (h instanceof CodingCliHarness) return formatCliCall({ name: 'Write', args: { file_path: call.args.path, content } });
-  return assistantDirective({ tool: 'write', args: { path: call.args.path, content } });
+  const path = call.args.path;
+  const edit = appendEdit(peek, call.args.content);
+  if (h instanceof CodingCliHarness) {
+    if (edit) return formatCliCall({ name: 'Edit', args: { file_path: path, old_string: edit.oldString, new_string: edit.newString } });
+    return formatCliCall({ name: 'Write', args: { file_path: path, content: peek + call.args.content } });
+  }
+  if (edit) return formatCall(ASSISTANT_TOOLS, { name: 'edit', args: { path, oldText: edit.oldString, newText: edit.newString } });
+  return assistantCallText({ tool: 'write', args: { path, content: peek + call.args.content } });
 }
 
 function adapterFor(h: Harness): Adapter {
@@ -352,7 +387,7 @@ export class HonestDriver {
 
   /**
    * Add `add` (lines of the observation just shown) to the notes file. Where the harness's way
-   * of adding copies the old notes (bb-assistant's whole-file @write) and they are not shown,
+   * of adding copies the old notes (bb-assistant's whole-file write) and they are not shown,
    * read the notes first and show the source again (`reshow`), so the note action is honest too.
    */
   private writeNote(add: string, reshow: () => void): void {

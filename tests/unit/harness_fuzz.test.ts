@@ -89,6 +89,17 @@ const junk = fc.oneof(
     'Edit(file_path="/a.txt", old_string="alpha", new_string="z")',
     'Read(file_path="../../etc/passwd")',
     'Glob(pattern="**")',
+    '{"tool":"Bash","args":{"command":"rm -r /"}}',
+    '{"tool":"Read","args":{"file_path":"../../etc/passwd","offset":-3,"limit":1e308}}',
+    '{"tool":"Edit","args":{"file_path":"/a.txt","old_string":"alpha","new_string":"z","replace_all":true}}',
+    '{"tool":"TodoWrite","args":{"todos":[{"content":"a","status":"done"}]}}',
+    '{"tool":"TodoWrite","args":{"todos":[]}}',
+    '{"tool":"Glob","args":{"pattern":"**","path":"../.."}}',
+    '{"tool":"exec","args":{"command":"cat ../../etc/passwd","workdir":"/../.."}}',
+    '{"tool":"edit","args":{"path":"/a.txt","oldText":"","newText":"z"}}',
+    '{"tool":"read","args":{"path":"/a.txt","offset":"0","limit":"0"}}',
+    '{"tool":"finish","args":{"answer":"x"}}',
+    '{"tool":"__proto__","args":{"__proto__":{}}}',
     '\u0000'.repeat(50),
     '💥'.repeat(100),
   ),
@@ -109,7 +120,7 @@ function actionArb(id: string): fc.Arbitrary<{ action: string; cutOff: boolean }
         case 'search':
           return formatCliCall({ name: 'Grep', args: { pattern: a.query } });
         case 'finish':
-          return formatCliCall({ name: 'Finish', args: {} });
+          return 'ok'; // the final reply: a message without a call
         default:
           return formatCliCall({
             name: 'Bash',
@@ -118,23 +129,28 @@ function actionArb(id: string): fc.Arbitrary<{ action: string; cutOff: boolean }
       }
     };
   } else if (id === 'bb-assistant') {
+    const call = (tool: string, args: Record<string, string>) => JSON.stringify({ tool, args });
     format = (c) =>
       c.tool === 'write' || c.tool === 'append'
-        ? `@write ${c.args.path}\n${c.args.content}`
+        ? call('write', { path: c.args.path, content: c.args.content })
         : c.tool === 'read'
-          ? `@read ${c.args.path}`
+          ? call('read', { path: c.args.path })
           : c.tool === 'finish'
-            ? '@reply ok'
-            : `@exec ls ${c.args.path ?? ''}`;
+            ? 'ok'
+            : call('exec', { command: `ls ${c.args.path ?? ''}` });
   } else {
     const T = componentsOf(id).T;
     format = (c) => T.format(c);
   }
   const valid = callArb.filter((c) => c.tool !== 'finish').map((c) => format(c));
+  // Under the black-box harnesses any message not starting with '{' is the final reply, so
+  // most junk goes through the call channel there (or the episodes would mostly end at once).
+  const bb = id.startsWith('bb-');
+  const junkArb = bb ? fc.oneof({ weight: 9, arbitrary: junk.map((j) => (j.startsWith('{') ? j : '{' + j)) }, { weight: 1, arbitrary: junk }) : junk;
   return fc.oneof(
     { weight: 4, arbitrary: valid.map((action) => ({ action, cutOff: false })) },
-    { weight: 2, arbitrary: fc.tuple(valid, fc.nat()).map(([a, n]) => ({ action: a.slice(0, n % (a.length + 1)), cutOff: n % 6 === 0 })) },
-    { weight: 3, arbitrary: junk.map((action) => ({ action, cutOff: false })) },
+    { weight: 2, arbitrary: fc.tuple(valid, fc.nat()).map(([a, n]) => ({ action: a.slice(0, Math.max(bb ? 1 : 0, n % (a.length + 1))), cutOff: n % 6 === 0 })) },
+    { weight: 3, arbitrary: junkArb.map((action) => ({ action, cutOff: false })) },
     { weight: 1, arbitrary: callArb.map((c) => ({ action: format(c), cutOff: false })) },
   );
 }

@@ -133,20 +133,34 @@ describe('golden renders', () => {
 
   it('black-box: opening context and a scripted episode', () => {
     const cli = createHarness('bb-coding-cli');
+    const call = (tool: string, args: Record<string, string>) => JSON.stringify({ tool, args });
     const cliEp = transcript(cli, [
-      'TodoWrite(todos="- [ ] sum qty\\n- [ ] write total")',
-      'Edit(file_path="/data/q.csv", old_string="lamp", new_string="LAMP")',
-      'Read(file_path="/data/q.csv")',
-      'Bash(command="mkdir -p /out")',
-      'Write(file_path="/out/total.txt", content="7\\n")',
-      'Grep(pattern="qty")',
-      'Glob(pattern="**/*.txt")',
-      'read /notes.txt',
-      'Finish(answer="7")',
+      call('TodoWrite', { todos: '- [ ] sum qty\n- [ ] write total' }),
+      call('Edit', { file_path: '/data/q.csv', old_string: 'lamp', new_string: 'LAMP' }),
+      call('Read', { file_path: '/data/q.csv' }),
+      call('Bash', { command: 'mkdir -p /out' }),
+      call('Write', { file_path: '/out/total.txt', content: '7\n' }),
+      call('Grep', { pattern: 'qty' }),
+      call('Glob', { pattern: '**/*.txt' }),
+      call('LS', { path: '/out' }),
+      call('read', { path: '/notes.txt' }),
+      call('Read', { path: '/notes.txt' }),
+      '{"tool":"Read","args":{"file_path":"/notes.txt"}',
+      '7',
     ]);
     golden('bb-coding-cli', `${(cli.reset(task), cli.contextText())}\n=== episode\n${cliEp}`);
     const as = createHarness('bb-assistant');
-    const asEp = transcript(as, ['@exec ls /data', '@read /data/q.csv', '@write /out/total.txt\n7\n', '@exec grep -r qty /', '@exec python x.py', 'read it', '@reply 7']);
+    const asEp = transcript(as, [
+      call('exec', { command: 'ls /data' }),
+      call('read', { path: '/data/q.csv' }),
+      call('write', { path: '/out/total.txt', content: '7\n' }),
+      call('edit', { path: '/out/total.txt', oldText: '7', newText: '7 (lamp 3 + mug 4)' }),
+      call('exec', { command: 'grep -r qty /' }),
+      call('exec', { command: 'python x.py' }),
+      call('list', { path: '/' }),
+      call('read', { file_path: '/notes.txt' }),
+      '7',
+    ]);
     golden('bb-assistant', `${(as.reset(task), as.contextText())}\n=== episode\n${asEp}`);
   });
 });

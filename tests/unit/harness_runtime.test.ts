@@ -188,49 +188,104 @@ describe('context policies', () => {
 });
 
 describe('black-box harnesses', () => {
+  /** A call through the native channel: T0's envelope with a black-box tool's own names. */
+  const call = (tool: string, args: Record<string, unknown>) => JSON.stringify({ tool, args });
+
   it('coding-cli: Edit needs a prior Read; Read is line-numbered; Edit replaces a unique string', () => {
     const h = createHarness('bb-coding-cli');
     h.reset(fixtureTask());
-    let r = h.step('Edit(file_path="/docs/readme.md", old_string="line 2", new_string="LINE TWO")');
+    let r = h.step(call('Edit', { file_path: '/docs/readme.md', old_string: 'line 2', new_string: 'LINE TWO' }));
     expect(r.kind).toBe('rejected');
     expect(r.observation).toMatch(/has not been read yet/);
-    r = h.step('Read(file_path="/docs/readme.md")');
+    r = h.step(call('Read', { file_path: '/docs/readme.md' }));
     expect(r.observation).toBe('1→# readme\n2→line 2\n3→line 3\n4→');
-    r = h.step('Edit(file_path="/docs/readme.md", old_string="line", new_string="row")');
+    // The real schema's number type is accepted as well as T0's string form.
+    r = h.step(call('Read', { file_path: '/docs/readme.md', offset: 2, limit: '1' }));
+    expect(r.observation).toBe('2→line 2\n… 2 more lines (Read with offset=3)');
+    r = h.step(call('Edit', { file_path: '/docs/readme.md', old_string: 'line', new_string: 'row' }));
     expect(r).toMatchObject({ kind: 'tool' });
     expect(r.observation).toMatch(/Found 2 matches/);
-    r = h.step('Edit(file_path="/docs/readme.md", old_string="line 2", new_string="LINE TWO")');
+    r = h.step(call('Edit', { file_path: '/docs/readme.md', old_string: 'line 2', new_string: 'LINE TWO' }));
     expect(h.sandboxState().files['/docs/readme.md']).toBe('# readme\nLINE TWO\nline 3\n');
-    r = h.step('Write(file_path="/in/n.txt", content="7")');
+    r = h.step(call('Write', { file_path: '/in/n.txt', content: '7' }));
     expect(r.kind).toBe('rejected');
-    r = h.step('Bash(command="mv /in/n.txt /out/m.txt")');
+    r = h.step(call('Bash', { command: 'mv /in/n.txt /out/m.txt' }));
     expect(h.sandboxState().files['/out/m.txt']).toBe('42\n');
-    r = h.step('Glob(pattern="**/*.md")');
+    r = h.step(call('Glob', { pattern: '**/*.md' }));
     expect(r.observation).toBe('/docs/readme.md');
+    r = h.step(call('Glob', { pattern: '*.txt', path: '/out' }));
+    expect(r.observation).toBe('/out/m.txt');
+    r = h.step(call('LS', { path: '/out' }));
+    expect(r.kind).toBe('tool');
+    expect(r.observation).toContain('m.txt');
+    r = h.step(
+      call('TodoWrite', {
+        todos: [
+          { content: 'copy', status: 'completed' },
+          { content: 'check', status: 'pending' },
+        ],
+      }),
+    );
+    expect(r.observation).toBe('Todos updated: 1 open, 1 done');
     const tags = h.tags();
     expect(tags.workflowViolations).toBe(2);
     expect(tags.toolErrors).toBe(1);
+    // A message without a call is the final reply: it ends the episode with its text as the answer.
+    r = h.step('The number was 42.');
+    expect(r).toMatchObject({ kind: 'tool', terminated: true });
+    expect(h.transcript().answer).toBe('The number was 42.');
+  });
+
+  it('coding-cli: failed call attempts are error observations in its own words, and run nothing', () => {
+    const h = createHarness('bb-coding-cli');
+    h.reset(fixtureTask());
+    const cases: Array<[string, RegExp]> = [
+      [call('Read', { path: '/in/n.txt' }), /InputValidationError: Read failed[\s\S]*unexpected parameter `path`/],
+      [call('Write', { file_path: '/a.txt' }), /required parameter `content` is missing/],
+      [call('Read', { file_path: '/in/n.txt', limit: [5] }), /`limit` type is expected as `number`/],
+      ['{"tool":"Read","args":{"file_path":"/in/n.txt"}', /Invalid tool call: invalid JSON/],
+    ];
+    for (const [text, want] of cases) {
+      const r = h.step(text);
+      expect(r.kind, text).toBe('parse_error');
+      expect(r.observation, text).toMatch(/^<tool_use_error>[\s\S]*<\/tool_use_error>$/);
+      expect(r.observation, text).toMatch(want);
+    }
+    expect(h.done).toBe(false);
+    expect(h.transcript().steps.every((s) => s.call === null)).toBe(true);
   });
 
   it('coding-cli compacts automatically near its budget and keeps going', () => {
     const h = createHarness('bb-coding-cli', { compactAtTokens: 250 }) as CodingCliHarness;
     h.reset(fixtureTask());
-    for (let i = 0; i < 8; i++) h.step('Read(file_path="/docs/readme.md")');
+    for (let i = 0; i < 8; i++) h.step(call('Read', { file_path: '/docs/readme.md' }));
     expect(h.compactions).toBeGreaterThan(0);
     const v = h.view();
     expect(v.some((m) => m.text.startsWith('[conversation compacted'))).toBe(true);
     expect(Math.ceil(renderMessages(v).length / 4)).toBeLessThan(300);
   });
 
-  it('assistant: directives, pruning of old results', () => {
+  it('assistant: OpenClaw tool calls, pruning of old results, a plain reply ends the session', () => {
     const h = createHarness('bb-assistant');
     h.reset(fixtureTask());
-    expect(h.step('@write /out/long.txt\n' + 'y'.repeat(400)).kind).toBe('tool');
-    for (let i = 0; i < 3; i++) h.step('@read /out/long.txt');
+    expect(h.step(call('write', { path: '/out/long.txt', content: 'y'.repeat(400) })).kind).toBe('tool');
+    for (let i = 0; i < 3; i++) h.step(call('read', { path: '/out/long.txt' }));
     const tools = h.view().filter((m) => m.role === 'tool');
     expect(tools[1].text).toMatch(/…\[pruned \d+ chars\]…/);
     expect(tools[3].text.length).toBeGreaterThan(400);
-    const r = h.step('@reply done\nall good');
+    let r = h.step(call('edit', { path: '/docs/readme.md', oldText: 'line 3', newText: 'line three' }));
+    expect(r.observation).toBe('[edit] ok\nSuccessfully replaced text in /docs/readme.md.');
+    expect(h.sandboxState().files['/docs/readme.md']).toBe('# readme\nline 2\nline three\n');
+    r = h.step(call('edit', { path: '/docs/readme.md', oldText: 'line', newText: 'x' }));
+    expect(r).toMatchObject({ kind: 'tool' });
+    expect(r.observation).toMatch(/^\[edit\] error: Found 2 occurrences/);
+    r = h.step(call('read', { path: '/docs/readme.md', offset: 2, limit: 1 }));
+    expect(r.observation).toBe('[read] ok\nline 2\n[Showing lines 2-2 of 4. Use offset=3 to continue]');
+    r = h.step(call('exec', { command: 'cat n.txt', workdir: '/in' }));
+    expect(r.observation).toBe('[exec] ok\n42\n');
+    r = h.step(call('read', { file_path: '/in/n.txt' }));
+    expect(r).toMatchObject({ kind: 'parse_error', observation: `[error] Validation failed for tool "read": must NOT have additional property 'file_path'` });
+    r = h.step('done\nall good');
     expect(r.terminated).toBe(true);
     expect(h.transcript().answer).toBe('done\nall good');
     expect(createHarness('bb-assistant').reset(fixtureTask())[0].text).toMatch(/# AGENTS\.md[\s\S]*# skills\/files\.md/);

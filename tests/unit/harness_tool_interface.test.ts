@@ -134,7 +134,11 @@ describe('black-box syntaxes', () => {
       }),
       { numRuns: 800, seed: 10 },
     );
-    expect(parseCliCall('Read(file_path="/a", limit=5)')).toEqual({ name: 'Read', args: { file_path: '/a', limit: '5' } });
-    expect(parseCliCall('Read(path="/a")')).toEqual({ error: expect.stringMatching(/no parameter 'path'/) });
+    // The envelope is T0's; the real schema's number type is read into the string form.
+    expect(parseCliCall('{"tool":"Read","args":{"file_path":"/a","limit":5}}')).toEqual({ name: 'Read', args: { file_path: '/a', limit: '5' } });
+    expect(parseCliCall(' {"tool": "Read", "args": {"file_path": "/a"}}\n')).toEqual({ name: 'Read', args: { file_path: '/a' } });
+    expect(parseCliCall('{"tool":"Read","args":{"path":"/a"}}')).toEqual({ error: expect.stringMatching(/unexpected parameter `path`/) });
+    // The old invented syntax is no call at all (it would be a final reply).
+    expect(parseCliCall('Read(file_path="/a")')).toEqual({ error: expect.stringMatching(/not a tool call/) });
   });
 });

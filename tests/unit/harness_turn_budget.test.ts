@@ -56,7 +56,9 @@ describe('the cap in rollouts and in the feasibility check', () => {
   it('the rollout host truncates at maxTurns tool-call turns plus the workflow turns', async () => {
     const task = taskFromId('workspace/csv-sum/t1/1000017');
     const env = localEnvApi(tok);
-    const noop = { text: 'no call here', cutOff: false };
+    // A failed call attempt in every harness here (unknown tool): under the black-box harnesses
+    // a message that is no call attempt at all would be the final reply and end the episode.
+    const noop = { text: '{"tool":"noop"}', cutOff: false };
     for (const [harnessId, cap] of [
       ['S0-T0-O0-C0-W0', 2],
       ['S0-T0-O0-C0-W1', 3],

@@ -10,7 +10,7 @@ import { TOOL_INTERFACES, isParseError } from '../../src/harness/realizations/to
 import { SYSTEM_PROMPTS } from '../../src/harness/realizations/system';
 import { TOOL_SPECS } from '../../src/harness/tools';
 import { formatCliCall, parseCliCall } from '../../src/harness/blackbox/coding_cli';
-import { assistantDirective } from '../../src/harness/blackbox/assistant';
+import { assistantCallText } from '../../src/harness/blackbox/assistant';
 import { EXAMPLE_CALL } from '../../src/harness/composed';
 import { ARG_WORDS, novelName, PROC_SYNTAXES, proceduralToolInterface, TOOL_WORDS, type ProcSyntax } from '../../src/pretrain/procedural_tools';
 import { createProceduralHarness, runProceduralExpert, PROC_CONTEXT_KINDS, PROC_OBSERVATION_STYLES, PROC_WORKFLOW_KINDS } from '../../src/pretrain/procedural_harness';
@@ -140,10 +140,12 @@ describe('procedural tool interfaces', () => {
           expect(isParseError(T.parse(mine)), `${T.id} accepted ${P.surface.syntax}: ${mine}`).toBe(true);
         }
         expect('error' in parseCliCall(mine)).toBe(true);
-        if (call.tool !== 'append') {
-          const directive = assistantDirective(call);
-          expect(mine).not.toBe(directive);
-          expect(isParseError(P.parse(directive))).toBe(true);
+        // Black-box calls are T0 envelopes (checked above through T0); append has no form there
+        // and finish is a plain-text reply, which is no call syntax at all.
+        if (call.tool !== 'append' && call.tool !== 'finish') {
+          const theirs = assistantCallText(call);
+          expect(mine).not.toBe(theirs);
+          expect(isParseError(P.parse(theirs))).toBe(true);
         }
       }),
       { numRuns: 1500, seed: 23 },

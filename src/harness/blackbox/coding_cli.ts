@@ -1,18 +1,26 @@
 /**
  * Black-box harness 'bb-coding-cli': a Claude-Code-like coding CLI, built as one module (not a
- * composition of S/T/O/C/W). Its own prompt, call syntax, observation format, context policy
- * and workflow:
- * - syntax: one call per message, `Name(key="json string", …)`, e.g. `Read(file_path="/a.txt")`;
- *   values are JSON string literals (bare numbers/words also accepted for offset/limit/replace_all);
- * - tools (mapped onto the canonical sandbox): Read (line-numbered `N→line`, offset/limit window),
- *   Write, Edit (exact unique old_string → new_string, or replace_all), Glob (`*`, `**`, `?`),
- *   Grep (literal text → canonical search), Bash (ls, mkdir [-p], mv, rm [-r], pwd), TodoWrite, Finish;
+ * composition of S/T/O/C/W). Calls go through the policy's native channel — T0's JSON envelope
+ * (envelope.ts) — with Claude Code's own tool and argument names; everything else is its own:
+ * - tools (Claude Code's names and parameters, mapped onto the canonical sandbox):
+ *   Read{file_path, offset?, limit?} (line-numbered `N→line`, an offset/limit window),
+ *   Write{file_path, content}, Edit{file_path, old_string, new_string, replace_all?} (exact unique
+ *   old_string, or replace_all), LS{path}, Glob{pattern, path?} (`*`, `**`, `?`),
+ *   Grep{pattern, path?} (literal text → canonical search), Bash{command, description?}
+ *   (ls, mkdir [-p], mv, rm [-r], pwd), TodoWrite{todos} (a `- [ ] step` checklist, or Claude
+ *   Code's [{content, status}] array);
+ * - end of episode: a message that is not a call (does not start with `{`) is the final reply
+ *   and its text the answer; there is no finish tool, so T0's `finish` (like every canonical
+ *   name: read, write, list…) is an unknown tool here ("No such tool available");
  * - workflow: Edit, and Write over an existing file, are refused unless the file was Read in
  *   this episode (or written by it) — a workflow violation;
- * - observations: raw tool output; errors wrapped in <tool_use_error>…</tool_use_error>;
+ * - observations: raw tool output; errors wrapped in <tool_use_error>…</tool_use_error>, in
+ *   Claude Code's words (unknown tool, InputValidationError for missing/unexpected parameters);
  * - context: full history until the rendered view passes `compactAtTokens`, then automatic
  *   compaction: all turns but the last are replaced by a summary (files read and modified,
  *   todos, one line per earlier step), after which history grows again until the next one.
+ * Tool names and parameters: Claude Code's tool reference (docs.claude.com, "Tools available to
+ * Claude": Read, Write, Edit, LS, Glob, Grep, Bash, TodoWrite).
  */
 import { normalizePath } from '../../sandbox/sandbox';
 import type { ToolCall, ToolResult } from '../../sandbox/types';
@@ -23,96 +31,60 @@ import { parseTodo, type TodoItem, type WorkflowOverhead } from '../realizations
 import { renderPrompt } from '../render';
 import { briefCall } from '../tools';
 import type { Message, WorkflowStatus } from '../types';
+import { describeTools, formatCall, readMessage, type BlackboxCall, type BlackboxTool, type ChannelError } from './envelope';
 import { operands, shellCommand, shellSplit } from './shell_words';
 
 export const CODING_CLI_ID = 'bb-coding-cli';
 
-interface ToolDef {
-  required: string[];
-  optional: string[];
-}
-const TOOLS: Record<string, ToolDef> = {
-  Read: { required: ['file_path'], optional: ['offset', 'limit'] },
-  Write: { required: ['file_path', 'content'], optional: [] },
-  Edit: { required: ['file_path', 'old_string', 'new_string'], optional: ['replace_all'] },
-  Glob: { required: ['pattern'], optional: [] },
-  Grep: { required: ['pattern'], optional: ['path'] },
-  Bash: { required: ['command'], optional: [] },
-  TodoWrite: { required: ['todos'], optional: [] },
-  Finish: { required: [], optional: ['answer'] },
-};
-const SYNTAX = 'Name(key="value", …) with JSON string values, e.g. Read(file_path="/notes.txt")';
+/** Claude Code's tools as this harness offers them (names and parameters are case-sensitive). */
+export const CODING_CLI_TOOLS: readonly BlackboxTool[] = [
+  { name: 'Read', required: ['file_path'], optional: ['offset', 'limit'], types: { offset: 'number', limit: 'number' } },
+  { name: 'Write', required: ['file_path', 'content'], optional: [] },
+  { name: 'Edit', required: ['file_path', 'old_string', 'new_string'], optional: ['replace_all'], types: { replace_all: 'boolean' } },
+  { name: 'LS', required: ['path'], optional: [] },
+  { name: 'Glob', required: ['pattern'], optional: ['path'] },
+  { name: 'Grep', required: ['pattern'], optional: ['path'] },
+  { name: 'Bash', required: ['command'], optional: ['description'] },
+  { name: 'TodoWrite', required: ['todos'], optional: [], types: { todos: 'todos' } },
+];
+const EXPECTED = 'expected one JSON object like {"tool":"Read","args":{"file_path":"/notes.txt"}}';
 const READ_LIMIT = 40;
 const MAX_OUTPUT = 1200;
 
-export interface CliCall {
-  name: string;
-  args: Record<string, string>;
-}
+/** A call in this harness's names (every value a string). */
+export type CliCall = BlackboxCall;
 
-/** Format a call in this harness's syntax (keys in definition order). */
+/** Format a call as the envelope (arguments in definition order). @throws Error on an unknown tool or argument. */
 export function formatCliCall(call: CliCall): string {
-  const def = TOOLS[call.name];
-  if (!def) throw new Error(`coding-cli: unknown tool '${call.name}'`);
-  const keys = [...def.required, ...def.optional].filter((k) => Object.hasOwn(call.args, k));
-  return `${call.name}(${keys.map((k) => `${k}=${JSON.stringify(call.args[k])}`).join(', ')})`;
+  return formatCall(CODING_CLI_TOOLS, call);
 }
 
-/** Parse `Name(key="v", …)`; returns an error message naming the problem. Never throws. */
-export function parseCliCall(text: string): CliCall | { error: string } {
-  const t = text.trim();
-  const m = /^([A-Za-z]+)\(([\s\S]*)\)$/.exec(t);
-  if (!m) return { error: `expected one tool call: ${SYNTAX}` };
-  const name = m[1];
-  const def = TOOLS[name];
-  if (!def) return { error: `unknown tool '${name.slice(0, 30)}'; tools: ${Object.keys(TOOLS).join(', ')}` };
-  const body = m[2];
-  const args: Record<string, string> = {};
-  let i = 0;
-  const skipWs = () => {
-    while (i < body.length && /\s/.test(body[i])) i++;
-  };
-  skipWs();
-  while (i < body.length) {
-    const km = /^[a-z_]+/.exec(body.slice(i, i + 40));
-    if (!km) return { error: `expected key=value in ${name}(…); ${SYNTAX}` };
-    const key = km[0];
-    i += key.length;
-    skipWs();
-    if (body[i] !== '=') return { error: `expected '=' after ${key}; ${SYNTAX}` };
-    i++;
-    skipWs();
-    let value: string;
-    if (body[i] === '"') {
-      let j = i + 1;
-      while (j < body.length && body[j] !== '"') j += body[j] === '\\' ? 2 : 1;
-      if (j >= body.length) return { error: `unterminated string for ${key}; ${SYNTAX}` };
-      try {
-        value = JSON.parse(body.slice(i, j + 1)) as string;
-      } catch {
-        return { error: `bad string for ${key} (use JSON escapes like \\n \\"); ${SYNTAX}` };
-      }
-      i = j + 1;
-    } else {
-      const vm = /^[A-Za-z0-9_.-]+/.exec(body.slice(i, i + 40));
-      if (!vm) return { error: `value of ${key} must be a "string"; ${SYNTAX}` };
-      value = vm[0];
-      i += value.length;
-    }
-    if (!def.required.includes(key) && !def.optional.includes(key)) {
-      return { error: `${name} has no parameter '${key}'; parameters: ${[...def.required, ...def.optional.map((o) => o + '?')].join(', ')}` };
-    }
-    if (Object.hasOwn(args, key)) return { error: `parameter '${key}' given twice` };
-    args[key] = value;
-    skipWs();
-    if (i < body.length) {
-      if (body[i] !== ',') return { error: `expected ',' between parameters; ${SYNTAX}` };
-      i++;
-      skipWs();
-    }
+/** Claude Code's wording of a failed call attempt (without the <tool_use_error> wrapper). */
+function channelErrorText(e: ChannelError): string {
+  const invalid = (tool: string, issue: string) => `InputValidationError: ${tool} failed due to the following issue:\n${issue}`;
+  switch (e.kind) {
+    case 'envelope':
+      return `Invalid tool call: ${e.message}`;
+    case 'unknown_tool':
+      return `Error: No such tool available: ${e.tool}`;
+    case 'missing':
+      return invalid(e.tool, `The required parameter \`${e.arg}\` is missing`);
+    case 'unexpected':
+      return invalid(e.tool, `An unexpected parameter \`${e.arg}\` was provided`);
+    case 'type':
+      return invalid(e.tool, `The parameter \`${e.arg}\` type is expected as \`${e.expected === 'todos' ? 'array' : e.expected}\``);
   }
-  for (const k of def.required) if (!Object.hasOwn(args, k)) return { error: `${name} requires '${k}'` };
-  return { name, args };
+}
+
+/**
+ * Parse one message as a call; a reply (not starting with `{`) or a failed attempt gives an
+ * error message in Claude Code's words. Never throws.
+ */
+export function parseCliCall(text: string): CliCall | { error: string } {
+  const m = readMessage(text, CODING_CLI_TOOLS, EXPECTED);
+  if ('call' in m) return m.call;
+  if ('error' in m) return { error: channelErrorText(m.error) };
+  return { error: `not a tool call (a reply); ${EXPECTED}` };
 }
 
 /** Glob → RegExp over absolute paths: `**` any depth, `*` within a component, `?` one char. */
@@ -177,10 +149,10 @@ export class CodingCliHarness extends BaseHarness {
 
   static prompt(): string {
     return [
-      'You are Coder, a CLI agent in a project rooted at /. One tool call per message:',
-      SYNTAX,
-      'Read(file_path, offset?, limit?) Write(file_path, content) Edit(file_path, old_string, new_string, replace_all?) Glob(pattern) Grep(pattern, path?) Bash(command) TodoWrite(todos) Finish(answer?)',
-      'Bash runs ls, mkdir -p, mv, rm -r, pwd. Read a file before you Edit or overwrite it. Track steps with TodoWrite("- [ ] step"). Finish when done.',
+      'You are Coder, a CLI agent in a project rooted at /. One tool call per message.',
+      describeTools(CODING_CLI_TOOLS),
+      'Bash runs ls, mkdir -p, mv, rm -r, pwd. Read a file before you Edit or overwrite it. Track steps with TodoWrite ("- [ ] step" lines).',
+      'When done, reply with the answer in plain text (no tool call).',
     ].join('\n');
   }
 
@@ -255,11 +227,20 @@ export class CodingCliHarness extends BaseHarness {
   }
 
   private dispatch(action: string): { o: ActOutcome; brief: string } {
-    const parsed = parseCliCall(action);
-    if ('error' in parsed) {
-      this.recordNotRun(null);
-      return { o: { kind: 'parse_error', observation: errorObs(`Invalid tool call: ${parsed.error}`), calls: [], results: [], toolError: false }, brief: 'invalid call' };
+    const m = readMessage(action, CODING_CLI_TOOLS, EXPECTED);
+    if ('reply' in m) {
+      // A message without a tool call ends the session; its text is the answer.
+      const r = this.finishCall(m.reply);
+      return {
+        o: { kind: 'tool', observation: '', calls: [{ tool: 'finish', args: { answer: m.reply } }], results: [r], toolError: false, finished: { answer: m.reply } },
+        brief: 'reply',
+      };
     }
+    if ('error' in m) {
+      this.recordNotRun(null);
+      return { o: { kind: 'parse_error', observation: errorObs(channelErrorText(m.error)), calls: [], results: [], toolError: false }, brief: 'invalid call' };
+    }
+    const parsed = m.call;
     const a = parsed.args;
     const ok = (observation: string, calls: ToolCall[], results: ToolResult[], brief: string) => ({
       o: { kind: 'tool' as const, observation: clip(observation, MAX_OUTPUT).text, calls, results, toolError: false },
@@ -314,7 +295,13 @@ export class CodingCliHarness extends BaseHarness {
         const n = r.output.split(a.old_string).length - 1;
         if (n === 0) return fail('String to replace not found in file.', [readCall], [r], `Edit ${a.file_path}: not found`);
         const all = a.replace_all === 'true';
-        if (n > 1 && !all) return fail(`Found ${n} matches of the string to replace; set replace_all="true" or add context`, [readCall], [r], `Edit ${a.file_path}: ambiguous`);
+        if (n > 1 && !all)
+          return fail(
+            `Found ${n} matches of the string to replace, but replace_all is false. To replace all occurrences, set replace_all to true. To replace only one occurrence, add more context.`,
+            [readCall],
+            [r],
+            `Edit ${a.file_path}: ambiguous`,
+          );
         const next = all ? r.output.split(a.old_string).join(a.new_string) : r.output.replace(a.old_string, () => a.new_string);
         const writeCall: ToolCall = { tool: 'write', args: { path: a.file_path, content: next } };
         const w = run(writeCall);
@@ -322,10 +309,18 @@ export class CodingCliHarness extends BaseHarness {
         this.modified.add(norm(a.file_path));
         return ok(`Edited ${norm(a.file_path)} (${all ? n : 1} replacement${all && n > 1 ? 's' : ''})`, [readCall, writeCall], [r, w], `Edit ${norm(a.file_path)}: ok`);
       }
+      case 'LS': {
+        const call: ToolCall = { tool: 'list', args: { path: a.path } };
+        const r = run(call);
+        if (!r.ok) return fail(r.error?.message ?? 'list failed', [call], [r], `${briefCall(call)}: error`);
+        return ok(r.output, [call], [r], `LS ${briefCall(call)}: ok`);
+      }
       case 'Glob': {
         let re: RegExp;
         try {
-          re = globToRegExp(a.pattern);
+          // A relative pattern is matched under `path` (default the root), as Claude Code's Glob does.
+          const base = a.path === undefined ? '/' : norm(a.path).replace(/\/?$/, '/');
+          re = globToRegExp(a.pattern.trim().startsWith('/') ? a.pattern : base + a.pattern.trim());
         } catch {
           return fail(`bad pattern ${JSON.stringify(a.pattern).slice(0, 60)}`, [], [], 'Glob: error');
         }
@@ -349,13 +344,9 @@ export class CodingCliHarness extends BaseHarness {
         const open = items.filter((t) => !t.done).length;
         return ok(`Todos updated: ${open} open, ${items.length - open} done`, [], [], `TodoWrite: ${open} open`);
       }
-      case 'Finish': {
-        const r = this.finishCall(a.answer);
-        const call: ToolCall = { tool: 'finish', args: a.answer === undefined ? {} : { answer: a.answer } };
-        return { o: { kind: 'tool', observation: 'Done.', calls: [call], results: [r], toolError: false, finished: { answer: a.answer ?? '' } }, brief: 'Finish' };
-      }
       default:
-        return fail(`unknown tool ${parsed.name}`, [], [], 'unknown tool');
+        // Unreachable: readMessage only returns tools of CODING_CLI_TOOLS.
+        return fail(`Error: No such tool available: ${parsed.name}`, [], [], 'unknown tool');
     }
   }
 

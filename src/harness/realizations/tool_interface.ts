@@ -47,9 +47,54 @@ function argList(spec: ToolSpec, names: Record<string, string> = {}): string {
 }
 
 // ---------------------------------------------------------------------------------------------
-// T0: JSON objects.
+// T0: JSON objects. The envelope (`{"tool":NAME,"args":{…}}`) is also the black-box harnesses'
+// call channel (src/harness/blackbox/envelope.ts): they reuse these three functions with their
+// own tool names, so the two cannot drift apart.
 
 const T0_EXPECTED = 'expected one JSON object like {"tool":"read","args":{"path":"notes.txt"}}';
+
+/** A call read off the envelope: the tool name and its raw (unchecked) argument object. */
+export interface Envelope {
+  tool: string;
+  args: Record<string, unknown>;
+}
+
+/**
+ * Parse the JSON call envelope `{"tool":NAME,"args":{…}}` ("args" may be omitted; no other key).
+ * Checks the shape only, not the tool or its arguments.
+ * @param expected one line shown after every error (the caller's example call)
+ * @returns the envelope, or a ParseError naming what was wrong (never throws)
+ */
+export function readEnvelope(text: string, expected: string): Envelope | ParseError {
+  const t = text.trim();
+  if (!t.startsWith('{')) return { error: `not a JSON object; ${expected}` };
+  let v: unknown;
+  try {
+    v = JSON.parse(t);
+  } catch (e) {
+    return { error: `invalid JSON (${(e as Error).message.slice(0, 80)}); ${expected}` };
+  }
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return { error: `not a JSON object; ${expected}` };
+  const o = v as Record<string, unknown>;
+  for (const k of Object.keys(o)) if (k !== 'tool' && k !== 'args') return { error: `unexpected key '${k.slice(0, 40)}'; ${expected}` };
+  if (typeof o.tool !== 'string') return { error: `"tool" must be a string; ${expected}` };
+  const args = o.args === undefined ? {} : o.args;
+  if (typeof args !== 'object' || args === null || Array.isArray(args)) return { error: `"args" must be an object; ${expected}` };
+  return { tool: o.tool, args: args as Record<string, unknown> };
+}
+
+/** The envelope text of a call: `{"tool":NAME,"args":{…}}`, keys in `args`' insertion order, no spaces. */
+export function writeEnvelope(tool: string, args: Readonly<Record<string, unknown>>): string {
+  return JSON.stringify({ tool, args });
+}
+
+/**
+ * The envelope's tool docs: `Tools: name{req,opt?} …` and the call form line.
+ * @param tools name plus argument names (required first, then optional) per tool
+ */
+export function describeEnvelope(tools: readonly { name: string; required: readonly string[]; optional: readonly string[] }[]): string {
+  return `Tools: ${tools.map((s) => `${s.name}{${[...s.required, ...s.optional.map((a) => a + '?')].join(',')}}`).join(' ')}\nCall: {"tool":NAME,"args":{ARG:"value"}}`;
+}
 
 export const T0: ToolInterface = {
   id: 'T0',
@@ -57,28 +102,15 @@ export const T0: ToolInterface = {
   expected: T0_EXPECTED,
   toolName: (tool) => tool,
   describe(tools = TOOL_SPECS) {
-    return `Tools: ${tools.map((s) => `${s.name}{${argList(s)}}`).join(' ')}\nCall: {"tool":NAME,"args":{ARG:"value"}}`;
+    return describeEnvelope(tools);
   },
   format(call) {
     assertCanonical(call);
-    return JSON.stringify({ tool: call.tool, args: call.args });
+    return writeEnvelope(call.tool, call.args);
   },
   parse(text) {
-    const t = text.trim();
-    if (!t.startsWith('{')) return { error: `not a JSON object; ${T0_EXPECTED}` };
-    let v: unknown;
-    try {
-      v = JSON.parse(t);
-    } catch (e) {
-      return { error: `invalid JSON (${(e as Error).message.slice(0, 80)}); ${T0_EXPECTED}` };
-    }
-    if (typeof v !== 'object' || v === null || Array.isArray(v)) return { error: `not a JSON object; ${T0_EXPECTED}` };
-    const o = v as Record<string, unknown>;
-    for (const k of Object.keys(o)) if (k !== 'tool' && k !== 'args') return { error: `unexpected key '${k.slice(0, 40)}'; ${T0_EXPECTED}` };
-    if (typeof o.tool !== 'string') return { error: `"tool" must be a string; ${T0_EXPECTED}` };
-    const args = o.args === undefined ? {} : o.args;
-    if (typeof args !== 'object' || args === null || Array.isArray(args)) return { error: `"args" must be an object; ${T0_EXPECTED}` };
-    return buildCall(o.tool, args as Record<string, unknown>, T0_EXPECTED);
+    const env = readEnvelope(text, T0_EXPECTED);
+    return 'error' in env ? env : buildCall(env.tool, env.args, T0_EXPECTED);
   },
 };
 
