@@ -56,6 +56,8 @@ const ResultsCore = {
   resultsVersion: z.literal(1),
   spec: z.string(),
   evalSet: z.string(),
+  /** In-space exclusion counts (src/experiment/results.ts ExperimentResults.evalSetExcluded); optional. */
+  evalSetExcluded: z.looseObject({ trainingSets: int(), pretrainMix: int(), mix: z.string() }).optional(),
   machine: z.string(),
   runs: z.array(RunResult),
 };
@@ -221,7 +223,14 @@ export function parseResultsFile(json: unknown, source = 'results.json'): Experi
   const d = r.data;
   const out: ExperimentOutputJson = {
     status: d.status ?? 'done',
-    results: { resultsVersion: d.resultsVersion, spec: d.spec, evalSet: d.evalSet, machine: d.machine, runs: d.runs },
+    results: {
+      resultsVersion: d.resultsVersion,
+      spec: d.spec,
+      evalSet: d.evalSet,
+      ...(d.evalSetExcluded ? { evalSetExcluded: d.evalSetExcluded } : {}),
+      machine: d.machine,
+      runs: d.runs,
+    },
     curves: d.curves ?? [],
     warnings: d.warnings ?? [],
   };
