@@ -84,3 +84,26 @@ export function familyMatrix(tables: Readonly<Record<string, FamilyTable>>): Fam
 export function familyCellText(c: FamilyRow | null): string {
   return c ? `${c.passAt1.toFixed(2)} (${c.episodes})` : '—';
 }
+
+/** What `familyTablesOfRuns` needs of a run (results.ts RunResult, or its JSON form). */
+export interface RunWithEpisodes {
+  method: string;
+  episodes?: { after: Readonly<Record<string, ReadonlyArray<{ taskId: string; pass: boolean; score: number }>>> } | undefined;
+}
+
+/**
+ * Per method (first-appearance order), the family table of each results column ('base',
+ * 'inSpace', 'train', each black-box id) after training, episodes pooled over the method's
+ * seeds — the per-family view of an experiment's results file. Runs without per-episode
+ * outcomes are left out; a method with none of them gets no entry.
+ */
+export function familyTablesOfRuns(runs: readonly RunWithEpisodes[]): Array<{ method: string; tables: Record<string, FamilyTable> }> {
+  const byMethod = new Map<string, Map<string, Array<{ taskId: string; pass: boolean; score: number }>>>();
+  for (const r of runs) {
+    if (!r.episodes) continue;
+    const cols = byMethod.get(r.method) ?? new Map();
+    for (const [col, cells] of Object.entries(r.episodes.after)) cols.set(col, [...(cols.get(col) ?? []), ...cells]);
+    byMethod.set(r.method, cols);
+  }
+  return [...byMethod].map(([method, cols]) => ({ method, tables: Object.fromEntries([...cols].filter(([, c]) => c.length > 0).map(([col, c]) => [col, familyTable(c)])) }));
+}
