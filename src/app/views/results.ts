@@ -394,7 +394,7 @@ export class ResultsView {
         <h1 tabindex="-1">Results</h1>
         <p>pass@1 of each method before and after RL training, on the base harness, held-out
           in-space configurations and black-box harnesses: mean ± std over seeds, as in the paper's
-          tables. Open a run saved by Train or a <code>results.json</code> written by <code>hlab run</code>.</p>
+          tables. Open a run saved by Train, a <code>results.json</code> written by <code>hlab run</code> or an <code>hlab evaluate --json</code> report.</p>
       </section>
       ${this.picker.template(this.loaded.source, 'Runs finished in the Train view are saved in this browser; files stay on this machine.')}
       ${this.loaded.error ? html`<p class="error-box" id="results-load-error" role="alert">${this.loaded.error}</p>` : nothing}
@@ -438,7 +438,9 @@ export class ResultsView {
         ${
           specJson
             ? html`<details class="run-spec" id="results-spec"><summary>Spec of this run</summary><pre>${JSON.stringify(specJson, null, 2)}</pre></details>`
-            : html`<p class="note">The spec is not stored with this output (a CLI file, or saved before specs were kept): see the run's spec.json.</p>`
+            : out.evaluation
+              ? nothing
+              : html`<p class="note">The spec is not stored with this output (a CLI file, or saved before specs were kept): see the run's spec.json.</p>`
         }
         ${out.evaluation && runs.length === 0 ? nothing : this.paperSection(table)}
       </section>
