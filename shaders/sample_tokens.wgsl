@@ -18,7 +18,10 @@
 // never drawn: the greedy argmax and the inverse CDF skip them. They still count in max x, S
 // and the nucleus, so logprob is unchanged by the ban: at τ = 1, top_p = 1 it stays the
 // policy's log-softmax that training recomputes (the first-epoch ratio stays exactly 1).
-// Writes ids[b] (also the next decode step's input ids) and logprob[b].
+// entropy[b] = H(softmax(z)) at τ = 1 over the whole vocabulary, in nats (the policy's own
+// uncertainty whatever τ, top-p or the ban): log S₁ − Σ e_j (z_j − m₁) / S₁ with m₁ = max z,
+// e_j = exp(z_j − m₁), S₁ = Σ e_j (entropy_forward's max-subtracted form), one extra pass.
+// Writes ids[b] (also the next decode step's input ids), logprob[b] and entropy[b].
 
 struct Params {
   B: u32, V: u32, logits_off: u32, seed: u32,
@@ -31,6 +34,7 @@ struct Params {
 @group(0) @binding(2) var<storage, read> rows: array<u32>;
 @group(0) @binding(3) var<storage, read_write> ids: array<i32>;
 @group(0) @binding(4) var<storage, read_write> logprob: array<f32>;
+@group(0) @binding(5) var<storage, read_write> entropy: array<f32>;
 
 override WG: u32 = 64u;
 
@@ -68,6 +72,17 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     let x = logits[o + j] / tau;
     if (allowed(j) && (!have || x > amx)) { amx = x; amax = j; have = true; }
   }
+  var m1 = logits[o];
+  for (var j = 1u; j < p.V; j++) { m1 = max(m1, logits[o + j]); }
+  var s1 = 0.0;
+  var t1 = 0.0;
+  for (var j = 0u; j < p.V; j++) {
+    let d = logits[o + j] - m1;
+    let e1 = exp(d);
+    s1 = s1 + e1;
+    t1 = t1 + e1 * d;
+  }
+  entropy[b] = log(s1) - t1 / s1;
   var s = 0.0;
   for (var j = 0u; j < p.V; j++) { s = s + exp(logits[o + j] / tau - mx); }
   if (greedy) {

@@ -3,13 +3,15 @@
  * read them), in an IndexedDB database of their own ('hlab-results', through `idb`), and the
  * validation of results files opened from disk.
  *
- * Two JSON shapes are accepted (`parseResultsFile`):
+ * Three JSON shapes are accepted (`parseResultsFile`):
  *   - the CLI's `out/<name>/results.json` (src/cli/commands/run.ts): ExperimentResults fields at
  *     the top level, plus command, status, warnings, starts, seconds, curves;
  *   - `ExperimentOutputJson`: the app's form, ExperimentOutput (src/experiment/runner.ts) with
  *     `results` nested, plus optional `trajectories` and `command` (what the Results view's JSON
- *     export writes, and what the Train view saves).
- * Both normalise to ExperimentOutputJson. Non-finite numbers are `null` in JSON (the runner
+ *     export writes, and what the Train view saves);
+ *   - `hlab evaluate --json`'s report (src/experiment/evaluate_report.ts): no runs; kept as
+ *     `evaluation` (its per-set pass@1, per-family tables and entropy) for the Results view.
+ * All normalise to ExperimentOutputJson. Non-finite numbers are `null` in JSON (the runner
  * writes NaN for an evaluation that did not run); the views show them as "—".
  *
  * The store keeps two object stores: 'outputs' (name → full output) and 'summaries'
@@ -56,6 +58,8 @@ const ResultsCore = {
   resultsVersion: z.literal(1),
   spec: z.string(),
   evalSet: z.string(),
+  /** In-space exclusion counts (src/experiment/results.ts ExperimentResults.evalSetExcluded); optional. */
+  evalSetExcluded: z.looseObject({ trainingSets: int(), pretrainMix: int(), mix: z.string() }).optional(),
   machine: z.string(),
   runs: z.array(RunResult),
 };
@@ -148,11 +152,27 @@ const OutputExtras = {
   trajectories: z.array(TrajectorySample).optional(),
 };
 
-/** The app's form: ExperimentOutput with NaN as null, plus optional trajectories and command. */
+const FamilyRow = z.looseObject({ passAt1: z.number().min(0).max(1), score: z.number().min(0).max(1), episodes: int(1) });
+const SetNums = z.looseObject({ base: num, training: num, inSpace: num, blackbox: z.record(z.string(), num) });
+
+/** `hlab evaluate --json` (evaluate_report.ts CheckpointEvalReport): what the Results view shows of it. */
+const EvaluationReport = z.looseObject({
+  checkpoint: z.record(z.string(), z.unknown()),
+  passAt1: SetNums,
+  score: SetNums,
+  perHarness: z.record(z.string(), z.looseObject({ passAt1: num, score: num, episodes: int(), parseErrorRate: num })),
+  perFamily: z.record(z.string(), z.record(z.string(), FamilyRow)),
+  entropy: SetNums.extend({ overall: num }).optional(),
+  inSpaceExcluded: z.looseObject({ pretrainMix: int(), mix: z.string() }).optional(),
+  episodes: int(),
+});
+
+/** The app's form: ExperimentOutput with NaN as null, plus optional trajectories and command (and an evaluation report's contents). */
 const ExperimentOutputJsonSchema = z.looseObject({
   status: z.enum(['done', 'interrupted']),
   results: ExperimentResults,
   ...OutputExtras,
+  evaluation: EvaluationReport.optional(),
 });
 
 /** The CLI's results.json: ExperimentResults at the top level (run.ts). */
@@ -167,6 +187,7 @@ const CliResultsJson = z.looseObject({
 export type ExperimentOutputJson = z.infer<typeof ExperimentOutputJsonSchema>;
 export type RunResultJson = z.infer<typeof RunResult>;
 export type TrajectorySampleJson = z.infer<typeof TrajectorySample>;
+export type EvaluationReportJson = z.infer<typeof EvaluationReport>;
 
 /** An invalid results file or output; `issues` are one line each: `path: what is wrong`. */
 export class ResultsFileError extends Error {
@@ -213,15 +234,41 @@ export function parseResultsFile(json: unknown, source = 'results.json'): Experi
     if (!r.success) throw new ResultsFileError(source, issuesOf(r.error));
     return r.data;
   }
+  if ('perFamily' in o && 'checkpoint' in o) {
+    const r = EvaluationReport.safeParse(o, { reportInput: true });
+    if (!r.success) throw new ResultsFileError(source, issuesOf(r.error));
+    const ck = r.data.checkpoint;
+    const ex = r.data.inSpaceExcluded;
+    return {
+      status: 'done',
+      results: {
+        resultsVersion: 1,
+        spec: `evaluation of ${String(ck.source ?? source)}`,
+        evalSet: ex ? `the design's held-out configurations; ${ex.pretrainMix} of the pretraining mix left out (${ex.mix})` : 'not evaluated',
+        machine: String(ck.machine ?? 'not recorded'),
+        runs: [],
+      },
+      curves: [],
+      warnings: Array.isArray(ck.warnings) ? ck.warnings.map(String) : [],
+      evaluation: r.data,
+    };
+  }
   if (!('runs' in o) && !('resultsVersion' in o)) {
-    throw new ResultsFileError(source, ["(root): neither 'runs' (hlab run's results.json) nor 'results' (an app export) is present"]);
+    throw new ResultsFileError(source, ["(root): neither 'runs' (hlab run's results.json), 'results' (an app export) nor 'perFamily' (hlab evaluate --json) is present"]);
   }
   const r = CliResultsJson.safeParse(o, { reportInput: true });
   if (!r.success) throw new ResultsFileError(source, issuesOf(r.error));
   const d = r.data;
   const out: ExperimentOutputJson = {
     status: d.status ?? 'done',
-    results: { resultsVersion: d.resultsVersion, spec: d.spec, evalSet: d.evalSet, machine: d.machine, runs: d.runs },
+    results: {
+      resultsVersion: d.resultsVersion,
+      spec: d.spec,
+      evalSet: d.evalSet,
+      ...(d.evalSetExcluded ? { evalSetExcluded: d.evalSetExcluded } : {}),
+      machine: d.machine,
+      runs: d.runs,
+    },
     curves: d.curves ?? [],
     warnings: d.warnings ?? [],
   };

@@ -3,7 +3,7 @@
  * a file passed as base64), check its budget against the requested one (src/pretrain/budget.ts)
  * and that every opening fits, sample episodes of every (harness, test task, sample) in one
  * rollout batch (rollout/engine.ts: the engine's KV-cache sampler, env worker pool) and report them
- * (evaluate_report.ts). Called by the CLI through `withBrowser` like `hlab run`.
+ * (evaluate_report.ts; its inSpace set without the checkpoint's pretraining mix). Called by the CLI through `withBrowser` like `hlab run`.
  */
 import { base64ToBytes, stringifyFinite } from '../util/encoding';
 import type { ModelConfig } from '../model/config';
@@ -17,6 +17,7 @@ import type { SuiteName } from '../tasks/types';
 import { assetFetch, baseCheckpointUrl } from '../util/asset_fetch';
 import { Rng } from '../util/rng';
 import { evalReport, evalTaskIds, resolveEvalHarnesses } from './evaluate_report';
+import { describeMix, pretrainMixOf } from './pretrain_mix';
 import { chooseBackend, createPolicy, destroyBackend, type BackendChoice } from './backend';
 
 /** JSON-safe request of one evaluation. */
@@ -62,7 +63,6 @@ function maxRows(cfg: ModelConfig): number {
  */
 export async function evaluateCheckpointInPage(req: EvalPageRequest): Promise<string> {
   const t0 = performance.now();
-  const plan = resolveEvalHarnesses(req.harnesses);
   const taskIds = evalTaskIds(req.suites, req.maxTier, req.tasks, req.seed);
   const tok = await loadTokenizer();
   let bytes: Uint8Array;
@@ -78,6 +78,9 @@ export async function evaluateCheckpointInPage(req: EvalPageRequest): Promise<st
     source = req.init.name;
   }
   const ck = await decodeBaseCheckpoint(bytes);
+  // The in-space set leaves out the configurations the checkpoint was pretrained under.
+  const mix = pretrainMixOf(ck.header.metadata);
+  const plan = resolveEvalHarnesses(req.harnesses, { harnesses: mix.harnesses, label: describeMix(mix) });
   const cfg = ck.header.config;
   if (ck.header.tokenizer.name !== tok.name) throw new Error(`evaluate: ${source} was trained with tokenizer '${ck.header.tokenizer.name}', the app loads '${tok.name}'`);
   const { limits, maxNewTokens, contextTokens, warning } = evaluationBudget(cfg.maxT, ck.header.metadata, { ...req, allowMismatch: req.allowBudgetMismatch === true });
@@ -108,6 +111,7 @@ export async function evaluateCheckpointInPage(req: EvalPageRequest): Promise<st
       config: cfg,
       tokenizer: ck.header.tokenizer.name,
       command: ck.header.metadata.command ?? null,
+      pretrainMix: mix.spec,
       budget: { maxT: limits.maxT, maxNewTokens, contextBudget: limits.maxT - maxNewTokens },
       tasks: taskIds.length,
       suites: req.suites,

@@ -6,9 +6,13 @@
  * Harness sets: `base` = BASE_HARNESS; `training` = the OA design's training harnesses (the 18
  * of the default space); `inSpace` = its held-out in-space configurations; `blackbox` = both
  * black-box harnesses; `all` = all four; any other entry is a harness id (reported per harness
- * only). Report: pass@1 and mean verifier score as fractions in [0, 1] per set (mean over the
- * set's episodes; null when the set was not evaluated) and per harness, with the parse-error
- * rate = parse errors / policy turns.
+ * only). The inSpace set leaves out the checkpoint's pretraining mix (pretrain_mix.ts; the
+ * report counts what it removed), as experiments' in-space sets do (plan.ts `inSpaceEvalSet`).
+ * Report: pass@1 and mean verifier score as fractions in [0, 1] per set (mean over the set's
+ * episodes; null when the set was not evaluated) and per harness, with the parse-error rate =
+ * parse errors / policy turns; per set (base, training, inSpace, each black-box id) a table by
+ * `suite/family` (per_family.ts); and the policy's mean entropy per sampled token in nats, per
+ * set and overall (null when the policy reports none).
  */
 import { BASE_HARNESS } from '../design/space';
 import { selectTrainingOA } from '../design/selection';
@@ -16,6 +20,7 @@ import { BLACKBOX_IDS, createHarness } from '../harness/registry';
 import type { BehaviourTags } from '../harness/types';
 import { taskSet } from '../tasks';
 import type { SuiteName } from '../tasks/types';
+import { familyTable, meanTokenEntropy, type FamilyTable } from './per_family';
 
 export const EVAL_SET_NAMES = ['base', 'training', 'inSpace', 'blackbox'] as const;
 export type EvalSetName = (typeof EVAL_SET_NAMES)[number];
@@ -25,20 +30,26 @@ export interface EvalHarnessPlan {
   sets: Partial<Record<EvalSetName, string[]>>;
   /** Every harness to run, each once, in a fixed order. */
   ids: string[];
+  /** When inSpace was requested: how many held-out configurations the pretraining mix removed, and which mix. */
+  inSpaceExcluded?: { pretrainMix: number; mix: string };
 }
 
 /**
  * Resolve `--harnesses`: comma-separated set names (base, training, inSpace, blackbox, all) or ids.
+ * @param mix the checkpoint's pretraining mix (pretrain_mix.ts): its harness ids leave the inSpace set
  * @throws Error naming an entry that is neither a set nor a harness id, or an empty list.
  */
-export function resolveEvalHarnesses(list: string): EvalHarnessPlan {
+export function resolveEvalHarnesses(list: string, mix: { harnesses: readonly string[]; label: string } = { harnesses: [], label: 'no mix recorded' }): EvalHarnessPlan {
   const entries = list
     .split(',')
     .map((s) => s.trim())
     .filter((s) => s !== '');
   if (entries.length === 0) throw new Error(`--harnesses: expected set names (${[...EVAL_SET_NAMES, 'all'].join(', ')}) or harness ids, got '${list}'`);
   const design = selectTrainingOA();
-  const named: Record<EvalSetName, string[]> = { base: [BASE_HARNESS], training: design.training, inSpace: design.heldOut.map((h) => h.id), blackbox: [...BLACKBOX_IDS] };
+  const mixed = new Set(mix.harnesses);
+  const heldOut = design.heldOut.map((h) => h.id);
+  const inSpace = heldOut.filter((id) => !mixed.has(id));
+  const named: Record<EvalSetName, string[]> = { base: [BASE_HARNESS], training: design.training, inSpace, blackbox: [...BLACKBOX_IDS] };
   const sets: EvalHarnessPlan['sets'] = {};
   const ids: string[] = [];
   const add = (id: string) => {
@@ -54,7 +65,7 @@ export function resolveEvalHarnesses(list: string): EvalHarnessPlan {
       add(e);
     }
   }
-  return { sets, ids };
+  return sets.inSpace ? { sets, ids, inSpaceExcluded: { pretrainMix: heldOut.length - inSpace.length, mix: mix.label } } : { sets, ids };
 }
 
 /**
@@ -74,10 +85,13 @@ export function evalTaskIds(suites: readonly SuiteName[], maxTier: number, n: nu
 
 /** What the report needs of an episode (a subset of rollout/engine.ts Trajectory). */
 export interface EvalEpisodeLike {
+  taskId: string;
   harnessId: string;
-  reward: number;
+  /** Verifier pass (pass@1 counts these, whatever the reward). */
+  pass: boolean;
   score: number;
-  turns: readonly unknown[];
+  /** Policy turns; `entropies`: the policy's entropy at each sampled token, in nats (absent: not reported). */
+  turns: ReadonlyArray<{ entropies?: ArrayLike<number> }>;
   tags: BehaviourTags | null;
 }
 
@@ -96,6 +110,12 @@ export interface CheckpointEvalReport {
   passAt1: SetValues;
   score: SetValues;
   perHarness: Record<string, HarnessEvalRow>;
+  /** Set name ('base', 'training', 'inSpace') or black-box id → `suite/family` → row; only the sets evaluated. */
+  perFamily: Record<string, FamilyTable>;
+  /** Mean policy entropy per sampled token in nats, per set and over every episode (null: not evaluated or not reported). */
+  entropy: { base: number | null; training: number | null; inSpace: number | null; blackbox: Record<string, number | null>; overall: number | null };
+  /** When inSpace was evaluated: held-out configurations the checkpoint's pretraining mix removed from it. */
+  inSpaceExcluded?: { pretrainMix: number; mix: string };
   episodes: number;
 }
 
@@ -107,18 +127,42 @@ const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.l
  */
 export function evalReport(plan: EvalHarnessPlan, episodes: readonly EvalEpisodeLike[], checkpoint: Record<string, unknown>): CheckpointEvalReport {
   const perHarness: Record<string, HarnessEvalRow> = {};
+  const passOf = (e: EvalEpisodeLike) => (e.pass ? 1 : 0);
   for (const id of plan.ids) {
     const eps = episodes.filter((e) => e.harnessId === id);
     const turns = eps.reduce((a, e) => a + e.turns.length, 0);
     const parse = eps.reduce((a, e) => a + (e.tags?.parseErrors ?? 0), 0);
-    perHarness[id] = { passAt1: mean(eps.map((e) => e.reward)), score: mean(eps.map((e) => e.score)), episodes: eps.length, parseErrorRate: turns ? parse / turns : NaN };
+    perHarness[id] = { passAt1: mean(eps.map(passOf)), score: mean(eps.map((e) => e.score)), episodes: eps.length, parseErrorRate: turns ? parse / turns : NaN };
   }
-  const over = (ids: string[] | undefined, key: 'reward' | 'score') => (ids ? mean(episodes.filter((e) => ids.includes(e.harnessId)).map((e) => e[key])) : null);
-  const values = (key: 'reward' | 'score'): SetValues => ({
-    base: over(plan.sets.base, key),
-    training: over(plan.sets.training, key),
-    inSpace: over(plan.sets.inSpace, key),
-    blackbox: Object.fromEntries((plan.sets.blackbox ?? []).map((b) => [b, over([b], key) as number])),
+  const of = (ids: readonly string[]) => episodes.filter((e) => ids.includes(e.harnessId));
+  const over = (ids: string[] | undefined, f: (e: EvalEpisodeLike) => number) => (ids ? mean(of(ids).map(f)) : null);
+  const values = (f: (e: EvalEpisodeLike) => number): SetValues => ({
+    base: over(plan.sets.base, f),
+    training: over(plan.sets.training, f),
+    inSpace: over(plan.sets.inSpace, f),
+    blackbox: Object.fromEntries((plan.sets.blackbox ?? []).map((b) => [b, over([b], f) as number])),
   });
-  return { checkpoint, passAt1: values('reward'), score: values('score'), perHarness, episodes: episodes.length };
+  // The sets as the report names them: base, training, inSpace, then each black-box id.
+  const sets: Array<[string, readonly string[]]> = [];
+  for (const k of ['base', 'training', 'inSpace'] as const) if (plan.sets[k]) sets.push([k, plan.sets[k]]);
+  for (const b of plan.sets.blackbox ?? []) sets.push([b, [b]]);
+  const perFamily = Object.fromEntries(sets.map(([k, ids]) => [k, familyTable(of(ids))]));
+  const ent = (ids: readonly string[] | undefined) => (ids ? meanTokenEntropy(of(ids)) : null);
+  const entropy = {
+    base: ent(plan.sets.base),
+    training: ent(plan.sets.training),
+    inSpace: ent(plan.sets.inSpace),
+    blackbox: Object.fromEntries((plan.sets.blackbox ?? []).map((b) => [b, ent([b])])),
+    overall: meanTokenEntropy(episodes),
+  };
+  return {
+    checkpoint,
+    passAt1: values(passOf),
+    score: values((e) => e.score),
+    perHarness,
+    perFamily,
+    entropy,
+    ...(plan.inSpaceExcluded ? { inSpaceExcluded: plan.inSpaceExcluded } : {}),
+    episodes: episodes.length,
+  };
 }

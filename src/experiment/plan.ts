@@ -118,21 +118,42 @@ export function stepTasks(pool: readonly string[], tasksPerStep: number, seed: n
   return Array.from({ length: tasksPerStep }, (_, i) => order[i % order.length]);
 }
 
+/** How many of the design's held-out configurations each exclusion of the in-space set removed. */
+export interface InSpaceExclusions {
+  /** Held-out configurations some method of the spec trains on. */
+  trainingSets: number;
+  /** Of the rest, those in the base checkpoint's pretraining mix (pretrain_mix.ts). */
+  pretrainMix: number;
+  /** What the mix exclusion was based on, e.g. "mix 'base:1' (11 harnesses)" or "no mix recorded". */
+  mix: string;
+}
+
 /**
  * The held-out in-space configurations evaluated, and how they were chosen (stated in results):
  * the spec design's held-out configurations minus every configuration *any* method of the spec
- * trains on (random-k trains on its own draw, which can lie in the design's held-out set), so all
- * methods are scored on the same configurations and none of them was trained on; then all of
- * them, or a seeded sample stratified by Hamming distance to the design's training set.
+ * trains on (random-k trains on its own draw, which can lie in the design's held-out set), then
+ * minus every configuration the base checkpoint's demonstrations were rendered under (its
+ * pretraining mix), so all methods are scored on the same configurations and none of them was
+ * trained or pretrained on; then all of them, or a seeded sample stratified by Hamming distance
+ * to the design's training set. A configuration in both is counted under the training sets.
+ * @param mix the pretraining mix's harness ids (empty: none recorded)
+ * @param mixLabel how the mix is named in the description (pretrain_mix.ts `describeMix`)
  */
-export function inSpaceEvalSet(spec: ExperimentSpec): { ids: string[]; description: string } {
+export function inSpaceEvalSet(
+  spec: ExperimentSpec,
+  mix: readonly string[] = [],
+  mixLabel = 'no mix recorded',
+): { ids: string[]; description: string; excluded: InSpaceExclusions } {
   const d = specDesign(spec);
   const trained = new Set(spec.methods.flatMap((m) => trainingHarnesses(spec, m)));
-  const pool = d.heldOut.filter((h) => !trained.has(h.id));
-  const cut = d.heldOut.length - pool.length;
-  const why = cut ? `; ${cut} held-out configurations another method trains on left out` : '';
+  const mixed = new Set(mix);
+  const untrained = d.heldOut.filter((h) => !trained.has(h.id));
+  const pool = untrained.filter((h) => !mixed.has(h.id));
+  const excluded: InSpaceExclusions = { trainingSets: d.heldOut.length - untrained.length, pretrainMix: untrained.length - pool.length, mix: mixLabel };
+  const why =
+    `; left out: ${excluded.trainingSets} held-out configurations a method trains on, ` + `${excluded.pretrainMix} in the base checkpoint's pretraining mix (${mixLabel})`;
   const mode = spec.evaluation.inSpace;
-  if (mode.mode === 'all') return { ids: pool.map((h) => h.id), description: `all ${pool.length} held-out configurations of the ${d.method} design${why}` };
+  if (mode.mode === 'all') return { ids: pool.map((h) => h.id), description: `all ${pool.length} held-out configurations of the ${d.method} design${why}`, excluded };
   const byDist = new Map<number, string[]>();
   for (const h of pool) byDist.set(h.distance, [...(byDist.get(h.distance) ?? []), h.id]);
   const ids: string[] = [];
@@ -145,6 +166,7 @@ export function inSpaceEvalSet(spec: ExperimentSpec): { ids: string[]; descripti
   return {
     ids,
     description: `stratified by Hamming distance to the ${d.method} training set, ${mode.perDistance} per distance, seed ${mode.seed} (${ids.length} configs; ${parts.join(', ')})${why}`,
+    excluded,
   };
 }
 

@@ -11,6 +11,7 @@
  *
  * Pure module: the CLI writes the files, the app renders the same tables.
  */
+import type { InSpaceExclusions } from './plan';
 import { meanStd as meanStdSeeds, pairCells, pairedComparison, wilson, type EpisodeOutcomeCell, type PairedCell, type PairedComparison } from './stats';
 
 /** pass@1 = mean success over test tasks × samples, in [0, 1]. */
@@ -79,6 +80,12 @@ export interface ExperimentResults {
   spec: string;
   /** How the in-space set was evaluated, e.g. 'all 225' or 'stratified: 2 per distance, seed 0 (6 configs)'. */
   evalSet: string;
+  /**
+   * How many of the design's held-out configurations each exclusion left out of the in-space
+   * set (plan.ts `inSpaceEvalSet`: methods' training sets, the base checkpoint's pretraining
+   * mix); absent in files older than it (their `evalSet` text says what was left out).
+   */
+  evalSetExcluded?: InSpaceExclusions;
   machine: string;
   runs: RunResult[];
 }

@@ -29,8 +29,8 @@ import { base64ToBytes, bytesToBase64, sha256Hex, stringifyFinite } from '../uti
 import { presetConfig, type ModelConfig } from '../model/config';
 import { initParams } from '../model/init';
 import { loadTokenizer, type Tokenizer } from '../model/tokenizer';
-import { decodeBaseCheckpoint } from '../pretrain/checkpoint';
-import { BudgetMismatchError, checkpointBudget, checkRunBudget, runBudget } from '../pretrain/budget';
+import { decodeBaseCheckpoint, type BaseCheckpoint } from '../pretrain/checkpoint';
+import { checkpointBudget, checkRunBudget, runBudget } from '../pretrain/budget';
 import { rlLossConfig } from '../rl/config';
 import { inProcessEnv, type EnvBackend } from '../rollout/engine';
 import type { RlTrainerOptions } from '../rl/trainer';
@@ -40,6 +40,7 @@ import type { JsonValue } from '../storage/serialize';
 import { assetFetch, baseCheckpointUrl } from '../util/asset_fetch';
 import { Rng } from '../util/rng';
 import { checkSpecOpenings } from './openings';
+import { mixUnion, NO_MIX, pretrainMixOf } from './pretrain_mix';
 import type { TrajectorySample } from './trajectory_sample';
 import { evaluate, type EvalResult, type EvalSets } from './evaluate';
 import { cellKey, checkSpecConsistency, inSpaceEvalSet, makeSchedule, taskAssignments, testTasks, trainingHarnesses, trainPool, TRAIN_POOL_PER_SUITE, withoutCells } from './plan';
@@ -131,12 +132,44 @@ function stableJson(v: unknown): string {
 /** SHA-256 hex of the parameters' bytes (resume tests compare them). */
 const paramsDigest = (a: Float32Array) => sha256Hex(new Uint8Array(a.buffer, a.byteOffset, a.byteLength));
 
+/** A base checkpoint as loaded for a preset: decoded, or why it cannot be (missing, corrupt). */
+type BaseLoad = { url: string; ck: BaseCheckpoint } | { url: string; why: string };
+
 /**
- * The starting parameters: the pretrained base checkpoint public/base-<preset>.ckpt when
- * spec.model.init = 'base' and it exists and matches the tokenizer and config; otherwise a
- * seeded random init with a loud warning (never silently).
+ * Load the base checkpoint of `preset` (the explicit --base file when given): through the app's
+ * asset cache (filled at load; a remembered absence answers 404), so a run started offline asks
+ * no network. Never throws: a failure is returned as `why`.
  */
-async function startingParams(
+async function loadBase(preset: string, explicit?: string): Promise<BaseLoad> {
+  const url = explicit ? '(--base file)' : baseCheckpointUrl(preset);
+  try {
+    const res = explicit ? null : await assetFetch(url);
+    // Vite answers a missing file with the app's index.html (SPA fallback), not a 404.
+    if (res && (!res.ok || (res.headers.get('content-type') ?? '').includes('text/html')))
+      return { url, why: `public/base-${preset}.ckpt not found: no base checkpoint ships yet` };
+    return { url, ck: await decodeBaseCheckpoint(res ? new Uint8Array(await res.arrayBuffer()) : base64ToBytes(explicit!)) };
+  } catch (e) {
+    return { url, why: (e as Error).message.split('\n')[0] };
+  }
+}
+
+/**
+ * The pretraining mix the in-space set leaves out: the union of the mixes recorded by the base
+ * checkpoints the spec's methods start from (none when spec.model.init is not 'base'; a
+ * checkpoint that cannot be loaded contributes none, and its run starts from scratch).
+ * @throws Error naming the field when a checkpoint's recorded mix is malformed (pretrain_mix.ts).
+ */
+function baseMix(spec: ExperimentSpec, loads: ReadonlyMap<string, BaseLoad>): { ids: string[]; label: string } {
+  if (spec.model.init !== 'base') return mixUnion([]);
+  return mixUnion([...loads].map(([preset, load]) => [preset, 'ck' in load ? pretrainMixOf(load.ck.header.metadata) : NO_MIX] as const));
+}
+
+/**
+ * The starting parameters: the pretrained base checkpoint (`load`, public/base-<preset>.ckpt or
+ * --base) when spec.model.init = 'base' and it exists and matches the tokenizer and config;
+ * otherwise a seeded random init with a loud warning (never silently).
+ */
+function startingParams(
   spec: ExperimentSpec,
   cfg: ModelConfig,
   preset: string,
@@ -144,36 +177,26 @@ async function startingParams(
   tok: Tokenizer,
   warnings: string[],
   emit: Emit,
-  explicit?: string,
-): Promise<{ params: Float32Array; source: string }> {
-  if (spec.model.init === 'base') {
-    const url = explicit ? '(--base file)' : baseCheckpointUrl(preset);
-    let why = '';
-    try {
-      // Through the app's asset cache (filled at load; a remembered absence answers 404), so a run started offline asks no network.
-      const res = explicit ? null : await assetFetch(url);
-      // Vite answers a missing file with the app's index.html (SPA fallback), not a 404.
-      if (res && (!res.ok || (res.headers.get('content-type') ?? '').includes('text/html'))) {
-        why = `public/base-${preset}.ckpt not found: no base checkpoint ships yet`;
-      } else {
-        const ck = await decodeBaseCheckpoint(res ? new Uint8Array(await res.arrayBuffer()) : base64ToBytes(explicit!));
-        const c = ck.header.config;
-        if (c.vocabSize !== cfg.vocabSize || c.maxT !== cfg.maxT || c.C !== cfg.C || c.L !== cfg.L || c.NH !== cfg.NH)
-          why = `its config ${JSON.stringify(c)} does not match preset '${preset}' ${JSON.stringify(cfg)}`;
-        else if (ck.header.tokenizer.name !== tok.name) why = `it was trained with tokenizer '${ck.header.tokenizer.name}', not '${tok.name}'`;
-        else {
-          // Same cut for rollouts as for the rows the base learned on (throws on a mismatch unless the spec allows it).
-          const note = checkRunBudget(checkpointBudget(c.maxT, ck.header.metadata), runBudget(cfg.maxT, spec.rollout), spec.rollout.allowBudgetMismatch === true);
-          if (note && !warnings.includes(note)) {
-            warnings.push(note);
-            emit({ type: 'warn', message: note });
-          }
-          return { params: ck.params, source: `base checkpoint ${url} (digest ${ck.header.digest.slice(0, 12)})` };
+  load: BaseLoad | undefined,
+): { params: Float32Array; source: string } {
+  if (spec.model.init === 'base' && load) {
+    const url = load.url;
+    let why = 'why' in load ? load.why : '';
+    if ('ck' in load) {
+      const ck = load.ck;
+      const c = ck.header.config;
+      if (c.vocabSize !== cfg.vocabSize || c.maxT !== cfg.maxT || c.C !== cfg.C || c.L !== cfg.L || c.NH !== cfg.NH)
+        why = `its config ${JSON.stringify(c)} does not match preset '${preset}' ${JSON.stringify(cfg)}`;
+      else if (ck.header.tokenizer.name !== tok.name) why = `it was trained with tokenizer '${ck.header.tokenizer.name}', not '${tok.name}'`;
+      else {
+        // Same cut for rollouts as for the rows the base learned on (throws on a mismatch unless the spec allows it).
+        const note = checkRunBudget(checkpointBudget(c.maxT, ck.header.metadata), runBudget(cfg.maxT, spec.rollout), spec.rollout.allowBudgetMismatch === true);
+        if (note && !warnings.includes(note)) {
+          warnings.push(note);
+          emit({ type: 'warn', message: note });
         }
+        return { params: ck.params, source: `base checkpoint ${url} (digest ${ck.header.digest.slice(0, 12)})` };
       }
-    } catch (e) {
-      if (e instanceof BudgetMismatchError) throw e;
-      why = (e as Error).message.split('\n')[0];
     }
     const w = `WARNING: spec.model.init = 'base' but the base checkpoint ${url} is unusable (${why}); falling back to a RANDOM 'scratch' init (seed ${seed}). Build it with \`npm run -s hlab -- pretrain --preset ${preset} --out public/base-${preset}.ckpt\` or pass \`--base FILE\`. Expect pass@1 ≈ 0 and no learning signal.`;
     if (!warnings.includes(w)) warnings.push(w);
@@ -285,7 +308,16 @@ export async function runExperiment(specJson: unknown, o: RunnerOptions = {}, se
   // The environments count tokens with the policy's tokenizer (C2, coding-CLI compaction).
   const env = seams.env ? seams.env(spec, tok) : o.inProcessEnv ? await localEnv(tok) : envWorkerPool(spec.rollout.workers, spec.rollout.watchdogMs, tok);
   const machine = `${backend.describe}; ${navigator.hardwareConcurrency} logical cores; ${navigator.userAgent.match(/(HeadlessChrome|Chrome)\/[\d.]+/)?.[0] ?? 'browser'}`;
-  const inSpace = inSpaceEvalSet(spec);
+  // Base checkpoints are loaded once per preset, before the in-space set: it leaves out their pretraining mix.
+  const bases = new Map<string, BaseLoad>();
+  if (spec.model.init === 'base')
+    for (const m of spec.methods) {
+      const preset = m.modelPreset ?? spec.model.preset;
+      if (!bases.has(preset)) bases.set(preset, await loadBase(preset, o.baseCheckpointBase64));
+    }
+  const mix = baseMix(spec, bases);
+  const inSpace = inSpaceEvalSet(spec, mix.ids, mix.label);
+  emit({ type: 'log', message: `in-space set: ${inSpace.description}` });
   // Every opening fits the context budget, checked before any rollout (throws naming harness, task, sizes).
   checkSpecOpenings(spec, tok, o.trainPoolPerSuite ?? TRAIN_POOL_PER_SUITE);
   const runsPlan: Array<{ seed: number; method: MethodSpec }> = spec.seeds.flatMap((seed) => spec.methods.map((method) => ({ seed, method })));
@@ -330,7 +362,7 @@ export async function runExperiment(specJson: unknown, o: RunnerOptions = {}, se
       const rs0 = performance.now();
       const preset = method.modelPreset ?? spec.model.preset;
       const cfg = presetConfig(preset, tok.vocabSize);
-      const start = await startingParams(spec, cfg, preset, seed, tok, warnings, emit, o.baseCheckpointBase64);
+      const start = startingParams(spec, cfg, preset, seed, tok, warnings, emit, bases.get(preset));
       starts.push(start.source);
       emit({ type: 'log', message: `run ${r + 1}/${runsPlan.length}: ${method.name}, seed ${seed}, model ${preset}, start from ${start.source}` });
       const algorithm = method.algorithm;
@@ -485,7 +517,7 @@ export async function runExperiment(specJson: unknown, o: RunnerOptions = {}, se
   return {
     engine: { kind: backend.kind, describe: backend.describe, reason: backend.reason },
     status,
-    results: { resultsVersion: 1, spec: spec.name, evalSet: inSpace.description, machine, runs: results },
+    results: { resultsVersion: 1, spec: spec.name, evalSet: inSpace.description, evalSetExcluded: inSpace.excluded, machine, runs: results },
     curves,
     warnings,
     starts,

@@ -11,6 +11,10 @@
  * `ban` [lo, hi) except `allow`: never drawn (argmax and inverse CDF over the other ids, the
  * target u·(kept mass without them)); they still count in max x, S and the nucleus, so the
  * log-prob formula is unchanged (at τ = 1, top_p = 1 the policy's log-softmax).
+ * entropy: H = −Σ_j p_j log p_j of the policy p = softmax(z) at τ = 1 over the whole vocabulary
+ * (whatever τ, top-p or the ban: the policy's own uncertainty, not the sampled distribution's),
+ * = log S₁ − Σ_j e_j (z_j − m₁) / S₁ with m₁ = max z, e_j = exp(z_j − m₁), S₁ = Σ e_j (the
+ * max-subtracted form of entropy_forward.ref.ts), in nats.
  * Arithmetic in f64 (the GPU uses f32): ids agree except when u·S lands within rounding of a
  * cumulative boundary (probability ~1e-7 per draw); log-probs agree to ~1e-6 relative.
  */
@@ -56,7 +60,7 @@ function banAllows(ban: SampleBan | undefined, j: number): boolean {
  * @param logits (R,V) f32 logits rows
  * @param rows (B) index of the logits row each batch row samples from
  * @param steps (B) the step counter of each row (the RNG's third input)
- * @returns ids (B) i32 and logprob (B) f32
+ * @returns ids (B) i32, logprob (B) f32 and entropy (B) f32 nats (module doc)
  * @throws Error naming the argument on a size mismatch, a row index out of range or bad options.
  */
 export function sampleTokensRef(
@@ -65,7 +69,7 @@ export function sampleTokensRef(
   rows: ArrayLike<number>,
   steps: ArrayLike<number>,
   opt: SampleOptions,
-): { ids: Int32Array; logprob: Float32Array } {
+): { ids: Int32Array; logprob: Float32Array; entropy: Float32Array } {
   const op = 'sampleTokensRef';
   checkDim(op, 'V', V);
   const B = rows.length;
@@ -76,6 +80,7 @@ export function sampleTokensRef(
   const R = logits.length / V;
   const ids = new Int32Array(B);
   const logprob = new Float32Array(B);
+  const entropy = new Float32Array(B);
   for (let b = 0; b < B; b++) {
     const r = rows[b];
     if (!Number.isInteger(r) || r < 0 || r >= R) throw new Error(`${op}: rows[${b}] = ${r} is outside [0, ${R})`);
@@ -89,6 +94,17 @@ export function sampleTokensRef(
       if (banAllows(opt.ban, j) && (amax < 0 || logits[o + j] / tau > logits[o + amax] / tau)) amax = j;
     }
     if (amax < 0) throw new Error(`${op}: the ban leaves no id to draw`);
+    let m1 = logits[o];
+    for (let j = 1; j < V; j++) m1 = Math.max(m1, logits[o + j]);
+    let s1 = 0;
+    let t1 = 0;
+    for (let j = 0; j < V; j++) {
+      const d = logits[o + j] - m1;
+      const e1 = Math.exp(d);
+      s1 += e1;
+      t1 += e1 * d;
+    }
+    entropy[b] = Math.log(s1) - t1 / s1;
     const e = new Float64Array(V);
     let s = 0;
     for (let j = 0; j < V; j++) {
@@ -134,5 +150,5 @@ export function sampleTokensRef(
     ids[b] = pick;
     logprob[b] = logits[o + pick] / tau - (mx + Math.log(kept));
   }
-  return { ids, logprob };
+  return { ids, logprob, entropy };
 }

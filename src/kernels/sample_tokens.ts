@@ -1,5 +1,5 @@
 /**
- * Launcher of shaders/sample_tokens.wgsl: one sampled token and its log-prob per batch row.
+ * Launcher of shaders/sample_tokens.wgsl: one sampled token, its log-prob and the policy's entropy per batch row.
  * CPU reference: sample_tokens.ref.ts (`sampleTokensRef`, which also documents the math).
  */
 import code from '../../shaders/sample_tokens.wgsl?raw';
@@ -22,6 +22,8 @@ export interface SampleTokensArgs {
   ids: GPUBuffer;
   /** (B) f32 written: log-probs of the sampled ids. */
   logprob: GPUBuffer;
+  /** (B) f32 written: entropy of softmax(logits row) at τ = 1, nats. */
+  entropy: GPUBuffer;
   /** u32 seed. */
   seed: number;
   /** ≥ 0; 0 = greedy. */
@@ -56,6 +58,7 @@ export function prepareSampleTokens(gpu: Gpu, a: SampleTokensArgs, label = 'samp
   checkView(label, 'rows', { buffer: a.rows }, 2 * B);
   checkView(label, 'ids', { buffer: a.ids }, B);
   checkView(label, 'logprob', { buffer: a.logprob }, B);
+  checkView(label, 'entropy', { buffer: a.entropy }, B);
   const pipeline = gpu.pipelines.get('sample_tokens', code, 'main', { WG });
   const params = paramsUniform(gpu, `${label}-params`, [
     ['u32', B],
@@ -77,6 +80,7 @@ export function prepareSampleTokens(gpu: Gpu, a: SampleTokensArgs, label = 'samp
     [2, a.rows],
     [3, a.ids],
     [4, a.logprob],
+    [5, a.entropy],
   ]);
   return { label, pipeline, bindGroup, groups: [Math.ceil(B / WG), 1, 1], flops: 0, bytes: 4 * B * V };
 }

@@ -28,6 +28,8 @@ import type { ActionInput, EnvApi, EnvStepOut, EpisodeSpec } from './env';
 export interface PolicySample {
   ids: Int32Array;
   logprobs: Float32Array;
+  /** The policy's entropy at τ = 1 at each sampled position, nats (absent: the policy does not report it). */
+  entropies?: Float32Array;
   stop: 'end' | 'length' | 'context';
 }
 
@@ -66,6 +68,8 @@ export interface TurnSample {
   actionIds: Int32Array;
   /** log π_old of each sampled id, from the sampler. */
   logprobs: Float32Array;
+  /** The policy's entropy at each sampled id's position, nats, from the sampler (absent when the policy reports none). */
+  entropies?: Float32Array;
   stop: PolicySample['stop'];
   kind: ActionKind | 'env_failed';
   /** Context tokens the cut dropped from this turn's context (0 when it fit); always set by runEpisodes. */
@@ -225,6 +229,7 @@ export async function runEpisodes(reqs: readonly EpisodeRequest[], o: RolloutOpt
         stats.sampledTokens += s.ids.length;
         stats.envSteps++;
         const turn: TurnSample = { contextIds: prompts[i], actionIds: s.ids, logprobs: s.logprobs, stop: s.stop, kind: 'env_failed', droppedContextTokens: fits[i].dropped };
+        if (s.entropies) turn.entropies = s.entropies;
         stats.droppedContextTokens += fits[i].dropped;
         if (fits[i].dropped > 0) stats.cutContexts++;
         e.traj.turns.push(turn);

@@ -33,6 +33,8 @@ export interface SampledRow {
   ids: Int32Array;
   /** log π(id) of each sampled id under the sampled distribution (see the module doc). */
   logprobs: Float32Array;
+  /** Entropy of the policy softmax(z) at τ = 1 at each sampled position, nats (sample_tokens.ref.ts). */
+  entropies: Float32Array;
   /** 'end' (end token), 'length' (maxNewTokens reached), 'context' (model.maxT reached). */
   stop: StopReason;
 }

@@ -8,7 +8,7 @@
  *  2. decode steps — row b feeds its previous token at its own position pos_b = len_b + s − 1,
  *     appends k,v to the cache and attends over positions 0…pos_b; then one token per row.
  * Each step (prefill included) is one command buffer, one submit and one small readback
- * (B ids + B log-probs, 8B bytes) used to stop rows; the sampled ids go from the sampling
+ * (B ids + B log-probs + B entropies, 12B bytes) used to stop rows; the sampled ids go from the sampling
  * kernel to the next step's embedding on the GPU without a round trip.
  *
  * Randomness: row b's draw at step s uses u = hash(seed, b, s) (sample_tokens.wgsl), so a
@@ -36,9 +36,11 @@ interface BatchState {
   ids: GPUBuffer;
   /** (B) f32 sampled log-probs. */
   logprob: GPUBuffer;
+  /** (B) f32 policy entropy at τ = 1 (nats) of the distribution each id was drawn from. */
+  entropy: GPUBuffer;
   /** (B,2) u32 [logits row, step]. */
   rows: GPUBuffer;
-  /** MAP_READ staging (2B words). */
+  /** MAP_READ staging (3B words: ids, log-probs, entropies). */
   staging: GPUBuffer;
 }
 
@@ -60,8 +62,9 @@ export class Sampler {
       ids,
       decode: this.model.decodeDispatches(cache, ids),
       logprob: createStorage(d, `sampler logprob (B=${B})`, B * 4),
+      entropy: createStorage(d, `sampler entropy (B=${B})`, B * 4),
       rows: createStorage(d, `sampler rows (B=${B}, 2) u32`, B * 8),
-      staging: d.createBuffer({ label: `sampler staging (B=${B})`, size: B * 8, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST }),
+      staging: d.createBuffer({ label: `sampler staging (B=${B})`, size: B * 12, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST }),
     };
     this.states.set(B, s);
     return s;
@@ -108,6 +111,7 @@ export class Sampler {
         rows: st.rows,
         ids: st.ids,
         logprob: st.logprob,
+        entropy: st.entropy,
         seed: req.seed,
         temperature: req.temperature,
         topP,
@@ -121,7 +125,7 @@ export class Sampler {
     };
     const prefill = useCache ? m.prefillDispatches(st.cache, Tp) : null;
 
-    const out: Array<{ ids: number[]; lps: number[]; stop: StopReason | null }> = lens.map(() => ({ ids: [], lps: [], stop: null }));
+    const out: Array<{ ids: number[]; lps: number[]; ents: number[]; stop: StopReason | null }> = lens.map(() => ({ ids: [], lps: [], ents: [], stop: null }));
     const stats: SampleStats = { steps: 0, submits: 0, readbacks: 0, dispatches: 0, tokens: 0, ms: 0, firstStepMs: 0, firstStepDispatches: 0 };
     const rowsHost = new Uint32Array(2 * B);
     const posHost = new Int32Array(B);
@@ -172,6 +176,7 @@ export class Sampler {
       pass.end();
       enc.copyBufferToBuffer(st.ids, 0, st.staging, 0, B * 4);
       enc.copyBufferToBuffer(st.logprob, 0, st.staging, B * 4, B * 4);
+      enc.copyBufferToBuffer(st.entropy, 0, st.staging, B * 8, B * 4);
       d.queue.submit([enc.finish()]);
       stats.submits++;
       await mapReadChecked(d, st.staging);
@@ -185,16 +190,18 @@ export class Sampler {
       }
       const sid = new Int32Array(words, 0, B);
       const slp = new Float32Array(words, B * 4, B);
+      const sent = new Float32Array(words, B * 8, B);
       for (let b = 0; b < B; b++) {
         const r = out[b];
         if (r.stop) continue;
         r.ids.push(sid[b]);
         r.lps.push(slp[b]);
+        r.ents.push(sent[b]);
         if (req.endToken !== undefined && sid[b] === req.endToken) r.stop = 'end';
         else if (r.ids.length >= budgets[b]) r.stop = 'length';
       }
     }
-    const rows = out.map((r) => ({ ids: Int32Array.from(r.ids), logprobs: Float32Array.from(r.lps), stop: r.stop as StopReason }));
+    const rows = out.map((r) => ({ ids: Int32Array.from(r.ids), logprobs: Float32Array.from(r.lps), entropies: Float32Array.from(r.ents), stop: r.stop as StopReason }));
     stats.tokens = rows.reduce((a, r) => a + r.ids.length, 0);
     stats.ms = performance.now() - t0;
     return { rows, stats };
@@ -203,7 +210,7 @@ export class Sampler {
   /** Release the caches and staging buffers (the model is not destroyed). */
   destroy(): void {
     for (const s of this.states.values()) {
-      for (const b of [...s.cache.layers, s.cache.pos, s.cache.zeros, s.cache.lastRow, s.cache.lastHidden, s.ids, s.logprob, s.rows, s.staging]) b.destroy();
+      for (const b of [...s.cache.layers, s.cache.pos, s.cache.zeros, s.cache.lastRow, s.cache.lastHidden, s.ids, s.logprob, s.entropy, s.rows, s.staging]) b.destroy();
     }
     this.states.clear();
   }

@@ -12,7 +12,7 @@
  * Tokens are drawn by sampleTokensRef (src/kernels/sample_tokens.ref.ts), the CPU reference of
  * the GPU's sampling kernel: u = hash(seed, b, s), softmax(z/τ) (top-p when topP < 1), greedy
  * at τ = 0; its log-prob is log π(id) under the sampled distribution (τ = 1, topP = 1: the
- * log-softmax the trainer recomputes).
+ * log-softmax the trainer recomputes); its entropy is the policy's at τ = 1, reported per token.
  */
 import { sampleTokensRef } from '../kernels/sample_tokens.ref';
 import { checkSampleRequest, type SampleRequest, type SampledRow, type SampleStats, type StopReason } from '../rollout/sample_request';
@@ -58,7 +58,7 @@ export class WasmSampler {
     const useCache = req.useKvCache ?? true;
     const d0 = e.dispatches;
     const stats: SampleStats = { steps: 0, submits: 0, readbacks: 0, dispatches: 0, tokens: 0, ms: 0, firstStepMs: 0, firstStepDispatches: 0 };
-    const out: Array<{ ids: number[]; lps: number[]; stop: StopReason | null }> = lens.map(() => ({ ids: [], lps: [], stop: null }));
+    const out: Array<{ ids: number[]; lps: number[]; ents: number[]; stop: StopReason | null }> = lens.map(() => ({ ids: [], lps: [], ents: [], stop: null }));
     const rowIdx = Array.from({ length: B }, (_, b) => b);
     m.endStep(); // a training step's activations: freed before the caches go above them
     const mark = e.mark();
@@ -122,6 +122,7 @@ export class WasmSampler {
           if (row.stop) continue;
           row.ids.push(r.ids[b]);
           row.lps.push(r.logprob[b]);
+          row.ents.push(r.entropy[b]);
           stats.tokens++;
           if (req.endToken !== undefined && r.ids[b] === req.endToken) row.stop = 'end';
           else if (row.ids.length >= budgets[b]) row.stop = 'length';
@@ -133,7 +134,7 @@ export class WasmSampler {
     }
     stats.dispatches = e.dispatches - d0;
     stats.ms = performance.now() - t0;
-    return { rows: out.map((r) => ({ ids: Int32Array.from(r.ids), logprobs: Float32Array.from(r.lps), stop: r.stop as StopReason })), stats };
+    return { rows: out.map((r) => ({ ids: Int32Array.from(r.ids), logprobs: Float32Array.from(r.lps), entropies: Float32Array.from(r.ents), stop: r.stop as StopReason })), stats };
   }
 }
 

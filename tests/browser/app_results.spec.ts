@@ -169,6 +169,40 @@ test('results: an invalid file shows the bad field; a saved run opens from the l
   await expect(page.locator('#paper-table')).toHaveCount(0);
 });
 
+test('results: an hlab evaluate --json report opens as a file and shows its per-family table and entropy, without run sections', async ({}, info) => {
+  const report = await page.evaluate(async () => {
+    const path = '/src/experiment/evaluate_report.ts';
+    const m = (await import(/* @vite-ignore */ path)) as typeof import('../../src/experiment/evaluate_report');
+    const plan = m.resolveEvalHarnesses('base,bb-assistant,blackbox');
+    const ep = (taskId: string, harnessId: string, pass: boolean) => ({ taskId, harnessId, pass, score: pass ? 1 : 0, turns: [{ entropies: [0.5, 1.5] }], tags: null });
+    const eps = [
+      ep('workspace/cleanup/t1/1000001', 'S0-T0-O0-C0-W0', true),
+      ep('workspace/cleanup/t1/1000002', 'S0-T0-O0-C0-W0', false),
+      ep('errands/recall/t1/1000003', 'S0-T0-O0-C0-W0', false),
+      ep('errands/recall/t1/1000003', 'bb-assistant', true),
+    ];
+    return JSON.stringify(m.evalReport(plan, eps, { source: 'base-mini.ckpt', machine: 'test page' }));
+  });
+  await openFile('eval.json', report);
+  const table = page.locator('#family-table');
+  await expect(table).toBeVisible();
+  await expect(table.locator('thead th')).toHaveText(['suite/family', 'base', 'bb-coding-cli', 'bb-assistant']);
+  await expect(table.locator('tr[data-family="workspace/cleanup"] td[data-col="base"]')).toHaveText('0.50 (2)');
+  await expect(table.locator('tr[data-family="errands/recall"] td[data-col="bb-assistant"]')).toHaveText('1.00 (1)');
+  await expect(table.locator('tr[data-family="errands/recall"] td[data-col="bb-coding-cli"]')).toHaveText('—');
+  await expect(page.locator('#family-entropy')).toContainText('all 1.000');
+  await expect(page.locator('#paper-table')).toHaveCount(0);
+  await expect(page.locator('#harness-table')).toHaveCount(0);
+  await screenshot(page, info, 'results-evaluation-report');
+  // A results file: per method with per-episode outcomes ('oa': workspace/csv-sum under base, 2 seeds × 24), pooled over seeds.
+  await openFile('fixture-results.json', fixtureText);
+  await expect(page.locator('#paper-table')).toBeVisible();
+  const oaCells = fixture.runs.filter((r: { method: string }) => r.method === 'oa').flatMap((r: { episodes: { after: { base: { pass: boolean }[] } } }) => r.episodes.after.base);
+  const passes = oaCells.filter((c: { pass: boolean }) => c.pass).length;
+  await expect(page.locator('#family-table-oa tr[data-family="workspace/csv-sum"] td[data-col="base"]')).toHaveText(`${(passes / oaCells.length).toFixed(2)} (${oaCells.length})`);
+  await expect(page.locator('#family-table-random')).toHaveCount(0);
+});
+
 test('trajectories: filters, token-by-token replay, mask and advantage colours', async ({}, info) => {
   await openFile('fixture-results.json', fixtureText, '#results-file');
   // No network after load: the vocabulary was fetched while the app loaded.

@@ -290,7 +290,7 @@ export function gatherRowsCheck(B: number, C: number, R: number, seed: number) {
 
 /**
  * sample_tokens vs sampleTokensRef over `draws` steps for B rows of random logits (one row
- * with ±1e4 offsets). Returns id agreement and the log-prob comparison.
+ * with ±1e4 offsets). Returns id agreement and the log-prob and entropy comparisons.
  */
 export function sampleCheck(B: number, V: number, temperature: number, topP: number, draws: number, seed: number, tol: Tol, ban?: SampleBan) {
   return withGpu(async (gpu) => {
@@ -305,10 +305,13 @@ export function sampleCheck(B: number, V: number, temperature: number, topP: num
     const rowsBuf = createStorage(gpu.device, 'rows', B * 2 * 4);
     const ids = createStorage(gpu.device, 'ids', B * 4);
     const lp = createStorage(gpu.device, 'logprob', B * 4);
-    const d = prepareSampleTokens(gpu, { B, V, R, logits: { buffer: lB }, rows: rowsBuf, ids, logprob: lp, seed: 99, temperature, topP, ...(ban ? { ban } : {}) });
+    const ent = createStorage(gpu.device, 'entropy', B * 4);
+    const d = prepareSampleTokens(gpu, { B, V, R, logits: { buffer: lB }, rows: rowsBuf, ids, logprob: lp, entropy: ent, seed: 99, temperature, topP, ...(ban ? { ban } : {}) });
     let idMismatches = 0;
     const gotLp: number[] = [];
     const refLp: number[] = [];
+    const gotEnt: number[] = [];
+    const refEnt: number[] = [];
     const distinct = new Set<number>();
     for (let s = 0; s < draws; s++) {
       const rows = Int32Array.from({ length: B }, (_, b) => (b + s) % R);
@@ -322,6 +325,7 @@ export function sampleCheck(B: number, V: number, temperature: number, topP: num
       await run(gpu, 'sample_tokens', () => [d]);
       const gi = new Int32Array(await readback(gpu.device, ids, B * 4));
       const gl = await readF32(gpu.device, lp, B);
+      const ge = await readF32(gpu.device, ent, B);
       const ref = sampleTokensRef(logits, V, rows, steps, { seed: 99, temperature, topP, ...(ban ? { ban } : {}) });
       for (let b = 0; b < B; b++) {
         if (gi[b] !== ref.ids[b]) idMismatches++;
@@ -332,9 +336,11 @@ export function sampleCheck(B: number, V: number, temperature: number, topP: num
         distinct.add(gi[b]);
         gotLp.push(gl[b]);
         refLp.push(ref.logprob[b]);
+        gotEnt.push(ge[b]);
+        refEnt.push(ref.entropy[b]);
       }
     }
-    return { idMismatches, distinct: distinct.size, bannedDraws, allowDraws, logprob: allClose(gotLp, refLp, tol[0], tol[1]) };
+    return { idMismatches, distinct: distinct.size, bannedDraws, allowDraws, logprob: allClose(gotLp, refLp, tol[0], tol[1]), entropy: allClose(gotEnt, refEnt, tol[0], tol[1]) };
   });
 }
 

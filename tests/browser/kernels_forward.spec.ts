@@ -103,9 +103,9 @@ test('gelu_forward, logprob_forward and crossentropy_forward incl. ±1e4 logits 
   expect(z.result.loss.ok && z.result.mean.ok, JSON.stringify(z)).toBe(true);
 });
 
-test('sample_tokens: ids equal the CPU reference (greedy, τ = 1, 0.7, 1.3 with top-p 0.9); log-probs within atol 2e-3, rtol 1e-5', async ({ gpuPage }) => {
+test('sample_tokens: ids equal the CPU reference (greedy, τ = 1, 0.7, 1.3 with top-p 0.9); log-probs and entropies within atol 2e-3, rtol 1e-5', async ({ gpuPage }) => {
   // Rows with |z| ≈ 1e4 carry the f32 spacing there (≈ 1e-3/τ) in the log-prob: atol 2e-3.
-  const res = await runCases<{ idMismatches: number; distinct: number; logprob: Close }>(
+  const res = await runCases<{ idMismatches: number; distinct: number; logprob: Close; entropy: Close }>(
     gpuPage,
     (
       [
@@ -120,6 +120,7 @@ test('sample_tokens: ids equal the CPU reference (greedy, τ = 1, 0.7, 1.3 with 
     expect(result.idMismatches, label).toBe(0);
     if (i > 0) expect(result.distinct, `${label}: actually random, not stuck on the argmax`).toBeGreaterThan(8);
     expect(result.logprob.ok, `${label}: ${JSON.stringify(result.logprob)}`).toBe(true);
+    expect(result.entropy.ok, `${label}: entropy ${JSON.stringify(result.entropy)}`).toBe(true);
   });
 });
 

@@ -147,6 +147,8 @@ export async function sampledLogprobs(cfg: ModelConfig, lens: number[], newToken
   let total = 0;
   const got: number[] = [];
   const want: number[] = [];
+  const gotEnt: number[] = [];
+  const wantEnt: number[] = [];
   for (let b = 0; b < B; b++) {
     const seq = Int32Array.from([...ps[b], ...a.rows[b].ids]);
     const T = seq.length - 1;
@@ -173,6 +175,12 @@ export async function sampledLogprobs(cfg: ModelConfig, lens: number[], newToken
       }
       got.push(a.rows[b].logprobs[i]);
       want.push(lp);
+      // The policy's entropy at τ = 1, −Σ p log p of softmax(z), in f64 from the full forward.
+      const z1 = Array.from(f.logits.subarray(t * V, (t + 1) * V));
+      const m1 = Math.max(...z1);
+      const s1 = z1.reduce((acc, x) => acc + Math.exp(x - m1), 0);
+      gotEnt.push(a.rows[b].entropies[i]);
+      wantEnt.push(-z1.reduce((acc, x) => acc + (Math.exp(x - m1) / s1) * (x - m1 - Math.log(s1)), 0));
       if (Object.is(a.rows[b].logprobs[i], Math.fround(lp))) exact++;
       total++;
     }
@@ -199,6 +207,7 @@ export async function sampledLogprobs(cfg: ModelConfig, lens: number[], newToken
   model.destroy();
   return {
     logprob: allClose(got, want, atol, rtol),
+    entropy: allClose(gotEnt, wantEnt, 1e-4, 1e-4),
     exactFraction: exact / total,
     row0Same,
     noCacheSameIds,

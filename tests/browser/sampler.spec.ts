@@ -24,11 +24,12 @@ test('KV-cache decode logits equal the full forward at every step (bit-identical
   expect(g.stops).toEqual(['length', 'length', 'length']);
 });
 
-test('sampled log-probs equal re-scoring by a full forward; rows independent; no-cache path agrees; stops', async ({ gpuPage }) => {
+test('sampled log-probs equal re-scoring by a full forward; entropies equal −Σ p log p of the full forward; rows independent; no-cache path agrees; stops', async ({ gpuPage }) => {
   // τ = 1: the sampler's log-prob is logprob_forward's arithmetic on the same (bit-identical)
   // logits, so re-scoring reproduces it exactly (checked first within atol = rtol = 1e-5).
   const a = await gpuPage.run<{
     logprob: Close;
+    entropy: Close;
     exactFraction: number;
     row0Same: boolean;
     noCacheSameIds: boolean;
@@ -36,6 +37,8 @@ test('sampled log-probs equal re-scoring by a full forward; rows independent; no
     lengths: number[];
   }>(ENTRY, 'sampledLogprobs', tiny, [4, 9, 2], 6, 1, 1, 33, 1e-5, 1e-5);
   expect(a.logprob.ok, JSON.stringify(a.logprob)).toBe(true);
+  // f32 sums on the GPU vs f64 here: atol = rtol = 1e-4.
+  expect(a.entropy.ok, `entropy ${JSON.stringify(a.entropy)}`).toBe(true);
   expect(a.row0Same, 'row 0 does not depend on the other rows or the padding').toBe(true);
   expect(a.noCacheSameIds).toBe(true);
   expect(a.lengths).toEqual([6, 6, 6]);
@@ -44,8 +47,10 @@ test('sampled log-probs equal re-scoring by a full forward; rows independent; no
   expect(a.exactFraction, 'fraction of sampled log-probs bit-identical to re-scoring').toBe(1);
   // τ = 0.8, top-p 0.9: vs log-softmax(z/τ) over the nucleus recomputed in f64 from the full
   // forward's logits (f32 vs f64 softmax sums): atol = rtol = 1e-4.
-  const b = await gpuPage.run<{ logprob: Close; row0Same: boolean }>(ENTRY, 'sampledLogprobs', tiny, [3, 5], 5, 0.8, 0.9, 34, 1e-4, 1e-4);
+  const b = await gpuPage.run<{ logprob: Close; entropy: Close; row0Same: boolean }>(ENTRY, 'sampledLogprobs', tiny, [3, 5], 5, 0.8, 0.9, 34, 1e-4, 1e-4);
   expect(b.logprob.ok, JSON.stringify(b.logprob)).toBe(true);
+  // τ = 0.8, top-p 0.9: the entropy is still the policy's at τ = 1.
+  expect(b.entropy.ok, `entropy ${JSON.stringify(b.entropy)}`).toBe(true);
   expect(b.row0Same).toBe(true);
 
   const s = await gpuPage.run<{ end: number; greedy: number[][]; rows: Array<{ ids: number[]; stop: string }> }>(ENTRY, 'stopping', tiny, 35);

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { BASE_HARNESS } from '../../src/design/space';
 import { selectTrainingOA } from '../../src/design/selection';
 import { evalReport, evalTaskIds, resolveEvalHarnesses, type EvalEpisodeLike } from '../../src/experiment/evaluate_report';
-import { checkEvaluateBudget, evaluateRequest } from '../../src/cli/commands/evaluate';
+import { checkEvaluateBudget, evaluateRequest, formatEvalReport } from '../../src/cli/commands/evaluate';
 import { encodeBaseCheckpoint } from '../../src/pretrain/checkpoint';
 import { paramCount } from '../../src/model/layout';
 import { UsageError } from '../../src/cli/cli_util';
@@ -46,12 +46,13 @@ describe('evalReport', () => {
   it('has the issue shape: pass@1 and score per set and per harness, parse errors per turn', () => {
     const plan = resolveEvalHarnesses('base,blackbox,S1-T1-O1-C1-W1');
     const tags = (parseErrors: number) => ({ parseErrors }) as EvalEpisodeLike['tags'];
+    const t = (n: number) => Array.from({ length: n }, () => ({}));
     const eps: EvalEpisodeLike[] = [
-      { harnessId: BASE_HARNESS, reward: 1, score: 1, turns: [0, 0], tags: tags(0) },
-      { harnessId: BASE_HARNESS, reward: 0, score: 0.5, turns: [0, 0], tags: tags(2) },
-      { harnessId: 'bb-assistant', reward: 0, score: 0.25, turns: [0, 0, 0, 0], tags: tags(1) },
-      { harnessId: 'bb-coding-cli', reward: 1, score: 1, turns: [0], tags: tags(0) },
-      { harnessId: 'S1-T1-O1-C1-W1', reward: 1, score: 1, turns: [0], tags: null },
+      { taskId: 'workspace/csv-sum/t1/1000001', harnessId: BASE_HARNESS, pass: true, score: 1, turns: t(2), tags: tags(0) },
+      { taskId: 'workspace/csv-sum/t1/1000002', harnessId: BASE_HARNESS, pass: false, score: 0.5, turns: t(2), tags: tags(2) },
+      { taskId: 'workspace/csv-sum/t1/1000001', harnessId: 'bb-assistant', pass: false, score: 0.25, turns: t(4), tags: tags(1) },
+      { taskId: 'workspace/csv-sum/t1/1000001', harnessId: 'bb-coding-cli', pass: true, score: 1, turns: t(1), tags: tags(0) },
+      { taskId: 'workspace/csv-sum/t1/1000001', harnessId: 'S1-T1-O1-C1-W1', pass: true, score: 1, turns: t(1), tags: null },
     ];
     const r = evalReport(plan, eps, { source: 'x.ckpt' });
     expect(r.checkpoint).toEqual({ source: 'x.ckpt' });
@@ -61,6 +62,70 @@ describe('evalReport', () => {
     expect(r.perHarness['bb-assistant'].parseErrorRate).toBe(0.25);
     expect(r.perHarness['S1-T1-O1-C1-W1']).toEqual({ passAt1: 1, score: 1, episodes: 1, parseErrorRate: 0 });
     expect(r.episodes).toBe(5);
+    expect(r.entropy).toEqual({ base: null, training: null, inSpace: null, blackbox: { 'bb-coding-cli': null, 'bb-assistant': null }, overall: null });
+    expect(r.inSpaceExcluded).toBeUndefined();
+  });
+
+  it('perFamily: per evaluated set (base, training, each black-box id) a suite/family table of pass@1, score and episodes; entropy per sampled token per set and overall', () => {
+    const d = selectTrainingOA();
+    const plan = resolveEvalHarnesses('base,training,blackbox');
+    const ep = (taskId: string, harnessId: string, pass: boolean, score: number, ents: number[][]): EvalEpisodeLike => ({
+      taskId,
+      harnessId,
+      pass,
+      score,
+      turns: ents.map((e) => ({ entropies: Float32Array.from(e) })),
+      tags: null,
+    });
+    const eps = [
+      ep('workspace/cleanup/t1/1000003', BASE_HARNESS, true, 1, [[0.5, 0.5], [1]]),
+      ep('workspace/cleanup/t1/1000004', BASE_HARNESS, false, 0.5, [[2]]),
+      ep('errands/recall/t1/1000005', BASE_HARNESS, false, 0, [[0]]),
+      ep('errands/recall/t1/1000005', d.training[1], true, 0.75, [[3, 3, 3]]),
+      ep('workspace/cleanup/t1/1000003', 'bb-assistant', false, 0, [[1]]),
+    ];
+    const r = evalReport(plan, eps, {});
+    expect(Object.keys(r.perFamily)).toEqual(['base', 'training', 'bb-coding-cli', 'bb-assistant']);
+    expect(r.perFamily.base).toEqual({ 'errands/recall': { passAt1: 0, score: 0, episodes: 1 }, 'workspace/cleanup': { passAt1: 0.5, score: 0.75, episodes: 2 } });
+    // The base harness is also a training harness of the OA design: its episodes count there too.
+    expect(d.training).toContain(BASE_HARNESS);
+    expect(r.perFamily.training['errands/recall']).toEqual({ passAt1: 0.5, score: 0.375, episodes: 2 });
+    expect(r.perFamily['bb-assistant']).toEqual({ 'workspace/cleanup': { passAt1: 0, score: 0, episodes: 1 } });
+    expect(r.perFamily['bb-coding-cli']).toEqual({});
+    // Per token, not per episode: base (0.5 + 0.5 + 1 + 2 + 0) / 5.
+    expect(r.entropy.base).toBeCloseTo(0.8, 6);
+    expect(r.entropy.blackbox).toEqual({ 'bb-coding-cli': null, 'bb-assistant': 1 });
+    expect(r.entropy.overall).toBeCloseTo((4 + 9 + 1) / 9, 6);
+    expect(r.entropy.inSpace).toBeNull();
+  });
+});
+
+describe("hlab evaluate's inSpace set leaves out the checkpoint's pretraining mix", () => {
+  it('removes the mix configurations, counts them, and reports the count', () => {
+    const d = selectTrainingOA();
+    const held = d.heldOut.map((h) => h.id);
+    const none = resolveEvalHarnesses('inSpace');
+    expect(none.sets.inSpace).toEqual(held);
+    expect(none.inSpaceExcluded).toEqual({ pretrainMix: 0, mix: 'no mix recorded' });
+    const mix = { harnesses: [BASE_HARNESS, held[0], held[7], held[40]], label: "mix 'x' (4 harnesses)" };
+    const p = resolveEvalHarnesses('base,inSpace', mix);
+    expect(p.sets.inSpace).toEqual(held.filter((_, i) => i !== 0 && i !== 7 && i !== 40));
+    expect(p.ids).not.toContain(held[7]);
+    expect(p.inSpaceExcluded).toEqual({ pretrainMix: 3, mix: "mix 'x' (4 harnesses)" });
+    expect(resolveEvalHarnesses('base', mix).inSpaceExcluded).toBeUndefined();
+    const r = evalReport(p, [], {});
+    expect(r.inSpaceExcluded).toEqual({ pretrainMix: 3, mix: "mix 'x' (4 harnesses)" });
+    expect(formatEvalReport(r)).toContain("inSpace leaves out 3 held-out configurations of the checkpoint's pretraining mix (mix 'x' (4 harnesses))");
+  });
+
+  it('the console shows the per-family table and the entropy', () => {
+    const plan = resolveEvalHarnesses('base,bb-assistant');
+    const r = evalReport(plan, [{ taskId: 'errands/recall/t1/1000005', harnessId: BASE_HARNESS, pass: true, score: 1, turns: [{ entropies: [0.25] }], tags: null }], {
+      source: 's',
+    });
+    const text = formatEvalReport(r);
+    expect(text).toMatch(/per family: pass@1 \(episodes\)\n\s+family\s+base\n\s+errands\/recall\s+1\.00 \(1\)/);
+    expect(text).toContain('entropy/token 0.250 nats');
   });
 });
 

@@ -117,9 +117,33 @@ describe('experiment plan', () => {
     expect(cut).toBeGreaterThan(0);
     expect(set.ids).toHaveLength(243 - 18 - cut);
     for (const m of sel.methods) for (const id of trainingHarnesses(all, m)) expect(set.ids).not.toContain(id);
-    expect(set.description).toContain(`${cut} held-out configurations another method trains on left out`);
+    expect(set.excluded).toEqual({ trainingSets: cut, pretrainMix: 0, mix: 'no mix recorded' });
+    expect(set.description).toContain(`left out: ${cut} held-out configurations a method trains on, 0 in the base checkpoint's pretraining mix (no mix recorded)`);
     const strat = inSpaceEvalSet(sel);
     for (const id of strat.ids) expect(random.has(id)).toBe(false);
+  });
+});
+
+describe("in-space evaluation leaves out the base checkpoint's pretraining mix", () => {
+  it('removes every mix configuration, counts them apart from the training-set exclusions, and keeps the rest', () => {
+    const sel = getPreset('selection');
+    const all = { ...sel, evaluation: { ...sel.evaluation, inSpace: { mode: 'all' as const } } } as ExperimentSpec;
+    const before = inSpaceEvalSet(all);
+    const random = trainingHarnesses(all, sel.methods.find((m) => m.harnesses === 'random-k')!);
+    const trainedHeldOut = random.filter((id) => selectTrainingOA().heldOut.some((h) => h.id === id));
+    // A mix of 5 held-out configurations, one a method already trains on, plus the base harness (not held out).
+    const fresh = before.ids.filter((_, i) => i % 17 === 3).slice(0, 4);
+    const mix = [BASE_HARNESS, ...fresh, trainedHeldOut[0]];
+    const after = inSpaceEvalSet(all, mix, "mix 'm' (6 harnesses)");
+    expect(after.ids).toEqual(before.ids.filter((id) => !fresh.includes(id)));
+    expect(after.excluded).toEqual({ trainingSets: before.excluded.trainingSets, pretrainMix: 4, mix: "mix 'm' (6 harnesses)" });
+    expect(after.description).toContain(
+      `left out: ${before.excluded.trainingSets} held-out configurations a method trains on, 4 in the base checkpoint's pretraining mix (mix 'm' (6 harnesses))`,
+    );
+    // The stratified set draws from what is left: no mix configuration in it.
+    const strat = inSpaceEvalSet(sel, before.ids);
+    expect(strat.ids).toEqual([]);
+    expect(strat.excluded.pretrainMix).toBe(before.ids.length);
   });
 });
 

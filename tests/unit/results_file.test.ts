@@ -1,8 +1,11 @@
-// Results files opened in the app: both shapes (the CLI's flat results.json, the app's nested
-// ExperimentOutputJson) normalise to one form; a bad file names the field by its path.
+// Results files opened in the app: all shapes (the CLI's flat results.json, the app's nested
+// ExperimentOutputJson, an `hlab evaluate --json` report) normalise to one form; a bad file names
+// the field by its path.
 import { describe, expect, it } from 'vitest';
 import { outputToJsonText, parseResultsFile, parseResultsText, ResultsFileError } from '../../src/app/results_store';
 import type { ExperimentResults, RunResult } from '../../src/experiment/results';
+import { evalReport, resolveEvalHarnesses } from '../../src/experiment/evaluate_report';
+import { BASE_HARNESS } from '../../src/design';
 
 function run(method: string, seed: number, after: number): RunResult {
   const p = (x: number) => ({ base: x, inSpace: x / 2, blackbox: { 'bb-assistant': x / 4 } });
@@ -34,6 +37,29 @@ describe('parseResultsFile', () => {
     const b = parseResultsText(outputToJsonText(a));
     expect(b.results).toEqual(a.results);
     expect(b.curves).toEqual(a.curves);
+  });
+
+  it("reads an hlab evaluate --json report: no runs, its per-family tables, entropy and in-space exclusion kept as 'evaluation'", () => {
+    const plan = resolveEvalHarnesses('base,inSpace', { harnesses: ['S1-T0-O0-C0-W0'], label: "mix 'm' (1 harnesses)" });
+    const eps = [{ taskId: 'errands/recall/t1/1000005', harnessId: BASE_HARNESS, pass: true, score: 1, turns: [{ entropies: [0.5] }], tags: null }];
+    const report = JSON.parse(outputToJsonText(evalReport(plan, eps, { source: 'base-mini.ckpt', machine: 'cpu', warnings: ['w'] }) as never));
+    const o = parseResultsFile(report, 'eval.json');
+    expect(o.results.runs).toEqual([]);
+    expect(o.results.spec).toBe('evaluation of base-mini.ckpt');
+    expect(o.warnings).toEqual(['w']);
+    expect(o.evaluation?.perFamily.base).toEqual({ 'errands/recall': { passAt1: 1, score: 1, episodes: 1 } });
+    expect(o.evaluation?.entropy?.overall).toBe(0.5);
+    expect(o.results.evalSet).toContain("1 of the pretraining mix left out (mix 'm' (1 harnesses))");
+    // It survives the app's JSON export and re-import.
+    expect(parseResultsText(outputToJsonText(o)).evaluation).toEqual(o.evaluation);
+    report.perFamily.base['errands/recall'].passAt1 = 2;
+    expect(() => parseResultsFile(report, 'eval.json')).toThrow(/eval\.json: perFamily\.base\.errands\/recall\.passAt1: /);
+  });
+
+  it('keeps the in-space exclusion counts of a results file', () => {
+    const withEx = { ...results, evalSetExcluded: { trainingSets: 17, pretrainMix: 3, mix: "mix 'm' (11 harnesses)" }, curves, warnings: [] };
+    expect(parseResultsFile(JSON.parse(outputToJsonText(withEx as never))).results.evalSetExcluded).toEqual({ trainingSets: 17, pretrainMix: 3, mix: "mix 'm' (11 harnesses)" });
+    expect(parseResultsFile(JSON.parse(outputToJsonText({ ...results, curves, warnings: [] } as never))).results.evalSetExcluded).toBeUndefined();
   });
 
   it('names the bad field by its path in the file', () => {

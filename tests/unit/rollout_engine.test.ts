@@ -34,7 +34,7 @@ function expertPolicy(pairs: Array<{ taskId: string; harness: string }>): Policy
       return prompts.map((p): PolicySample => {
         const ids = table.get(Array.from(p).join(','));
         if (!ids) throw new Error('expertPolicy: unknown context');
-        return { ids, logprobs: new Float32Array(ids.length).fill(-0.5), stop: 'end' };
+        return { ids, logprobs: new Float32Array(ids.length).fill(-0.5), entropies: Float32Array.from(ids, (_, j) => 0.1 * j), stop: 'end' };
       });
     },
   };
@@ -118,6 +118,8 @@ describe('runEpisodes', () => {
           expect(rows.mask[o + j]).toBe(1);
           expect(rows.oldLogprobs[o + j]).toBe(u.logprobs[j]);
         }
+        // The sampler's per-token entropies ride along with the turn (evaluation reports their mean).
+        expect(Array.from(u.entropies!)).toEqual(Array.from(u.actionIds, (_, j) => Math.fround(0.1 * j)));
         expect(rows.mask[o - 1] ?? 0).toBe(0);
         b++;
       }
@@ -143,6 +145,8 @@ describe('runEpisodes', () => {
       // 4 tool-call turns plus the harness's workflow turns (turn_budget.ts).
       expect(t.turns.length).toBeLessThanOrEqual(turnCap(4, t.harnessId, taskFromId(t.taskId)));
       for (const u of t.turns) expect(u.logprobs.length).toBe(u.actionIds.length);
+      // A policy that reports no entropies leaves them absent (not zeros that would read as certainty).
+      for (const u of t.turns) expect(u.entropies).toBeUndefined();
     }
     expect(stats.envFailures).toBe(0);
     // GRPO on an all-zero-reward batch: every advantage is exactly 0 (std floor), none NaN.

@@ -59,6 +59,25 @@ describe('sampleTokensRef', () => {
     expect(r.logprob[0]).toBeCloseTo(3 - lse, 6);
   });
 
+  it('reports the policy entropy −Σ p log p of softmax(z) at τ = 1, whatever τ, top-p or ban; uniform logits give log V', () => {
+    const z = new Float32Array([2, 0.5, -1, 0.25, 1, ...[0, 0, 0, 0, 0]]); // two rows of V = 5
+    const p = softmax(Array.from(z.subarray(0, 5)), 1);
+    const h = -p.reduce((a, q) => a + q * Math.log(q), 0);
+    for (const opt of [
+      { seed: 0, temperature: 1, topP: 1 },
+      { seed: 0, temperature: 0, topP: 1 },
+      { seed: 3, temperature: 0.5, topP: 0.7 },
+      { seed: 3, temperature: 1.3, topP: 1, ban: { lo: 0, hi: 2 } },
+    ]) {
+      const r = sampleTokensRef(z, 5, [0, 1], [0, 0], opt);
+      expect(r.entropy[0], JSON.stringify(opt)).toBeCloseTo(h, 6);
+      expect(r.entropy[1], JSON.stringify(opt)).toBeCloseTo(Math.log(5), 6);
+    }
+    // Shift-invariant and finite at |z| ≈ 1e4 (max-subtracted).
+    const big = Float32Array.from(z.subarray(0, 5), (x) => x + 1e4);
+    expect(sampleTokensRef(big, 5, [0], [0], { seed: 0, temperature: 1, topP: 1 }).entropy[0]).toBeCloseTo(h, 2);
+  });
+
   it('names the bad argument', () => {
     expect(() => sampleTokensRef(logits, V, [1], [0], { seed: 0, temperature: 1, topP: 1 })).toThrow(/rows\[0\] = 1/);
     expect(() => sampleTokensRef(logits, V, [0], [0], { seed: 0, temperature: -1, topP: 1 })).toThrow(/temperature/);

@@ -2,7 +2,8 @@
  * The CPU engine's KV-cache sampler (src/wasm/sampler.ts): greedy decoding identical to a
  * decoder over the f64 reference model (cpuForward of the whole prefix each step); cached and
  * uncached decoding give the same tokens; 1 and 2 threads identical; seeded sampling
- * reproducible, with log-probs equal to the reference log-softmax (τ = 1) within 1e-4.
+ * reproducible, with log-probs equal to the reference log-softmax (τ = 1) and per-token
+ * entropies equal to the reference −Σ p log p within 1e-4.
  */
 import { describe, expect, it } from 'vitest';
 import { useEngines } from './lib/wasm_engines';
@@ -28,11 +29,12 @@ function prompts(seed: number): Int32Array[] {
 }
 
 /** Greedy tokens of the f64 reference: argmax of cpuForward over the whole prefix each step. */
-function refGreedy(p: Float32Array, prompt: Int32Array, maxNew: number): { ids: number[]; lps: number[] } {
+function refGreedy(p: Float32Array, prompt: Int32Array, maxNew: number): { ids: number[]; lps: number[]; ents: number[] } {
   const p64 = Float64Array.from(p);
   const seq = Array.from(prompt);
   const ids: number[] = [];
   const lps: number[] = [];
+  const ents: number[] = [];
   const V = cfg.vocabSize;
   for (let s = 0; s < maxNew && seq.length < cfg.maxT; s++) {
     const T = seq.length;
@@ -46,15 +48,22 @@ function refGreedy(p: Float32Array, prompt: Int32Array, maxNew: number): { ids: 
     for (const x of z) sum += Math.exp(x - mx);
     ids.push(a);
     lps.push(z[a] - mx - Math.log(sum));
+    // H = −Σ p log p of softmax(z), directly.
+    let h = 0;
+    for (const x of z) {
+      const q = Math.exp(x - mx) / sum;
+      h -= q * Math.log(q);
+    }
+    ents.push(h);
     seq.push(a);
   }
-  return { ids, lps };
+  return { ids, lps, ents };
 }
 
 describe('WasmSampler', () => {
   const eng = useEngines();
 
-  it('greedy decoding equals the f64 reference decoder (ids exactly, log-probs within 1e-4), first token included', async () => {
+  it('greedy decoding equals the f64 reference decoder (ids exactly, log-probs and entropies within 1e-4), first token included', async () => {
     const p = params(1);
     const m = WasmModel.create(eng.e2, cfg);
     m.writeParams(p);
@@ -64,6 +73,8 @@ describe('WasmSampler', () => {
       const ref = refGreedy(p, pr, 12);
       expect(Array.from(rows[b].ids)).toEqual(ref.ids);
       rows[b].logprobs.forEach((lp, i) => expect(Math.abs(lp - ref.lps[i])).toBeLessThan(1e-4));
+      expect(rows[b].entropies).toHaveLength(ref.ents.length);
+      rows[b].entropies.forEach((h, i) => expect(Math.abs(h - ref.ents[i])).toBeLessThan(1e-4));
       expect(rows[b].stop).toBe('length');
     });
   });

@@ -5,7 +5,12 @@
  * (uPlot, one line per run) and exports to CSV (resultsCsv, as `hlab run` writes), JSON (the
  * loaded output) and PNG (table + charts).
  *
- * Source: a run saved in this browser or a results.json opened from disk (results_source.ts).
+ * Per task family: pass@1 (episodes) by `suite/family` × harness set (per_family.ts), from an
+ * `hlab evaluate --json` report's `perFamily` (with the policy's entropy per token), or derived
+ * from a results file's per-episode outcomes after training, one table per method.
+ *
+ * Source: a run saved in this browser, a results.json or an `hlab evaluate --json` report opened
+ * from disk (results_source.ts; a report has no runs, so only its tables show).
  * URL parameters: run=<saved name> | file=<file name>.
  * The paper table is src/experiment/results.ts's `resultsTable` (the model results.md renders),
  * and the other statistics use the same module (meanStd, formatPct, resultsCsv), so the numbers
@@ -28,7 +33,8 @@ import {
   type ResultsTable,
 } from '../../experiment/results';
 import type { PairedComparison } from '../../experiment/stats';
-import { outputToJsonText, type ExperimentOutputJson, type RunResultJson } from '../results_store';
+import { outputToJsonText, type EvaluationReportJson, type ExperimentOutputJson, type RunResultJson } from '../results_store';
+import { familyCellText, familyMatrix, familyTablesOfRuns, type FamilyTable } from '../../experiment/per_family';
 // For its side effect too: the module defines <hl-curve-chart>, which the templates below use.
 import './results_charts';
 import type { CurveChart, CurveChartSpec } from './results_charts';
@@ -264,6 +270,45 @@ function paperTd(c: ResultsCell, before: ResultsCell | undefined, paired: Paired
   </td>`;
 }
 
+/** One per-family table (rows suite/family, a column per harness set): pass@1 (episodes), data-* carrying the numbers. */
+function familyTableHtml(id: string, tables: Readonly<Record<string, FamilyTable>>): TemplateResult {
+  const m = familyMatrix(tables);
+  return html`<div class="scroll-x"><table class="paper-table family-table" id=${id}>
+    <thead><tr><th scope="col">suite/family</th>${m.columns.map((c) => html`<th scope="col" class="num">${c}</th>`)}</tr></thead>
+    <tbody>${m.rows.map(
+      (r) =>
+        html`<tr data-family=${r.family}><th scope="row">${r.family}</th>${r.cells.map(
+          (c, i) =>
+            html`<td class="num" data-col=${m.columns[i]} data-pass=${c?.passAt1 ?? ''} data-episodes=${c?.episodes ?? ''} title=${c ? `mean score ${c.score.toFixed(2)}` : ''}>${familyCellText(c)}</td>`,
+        )}</tr>`,
+    )}</tbody>
+  </table></div>`;
+}
+
+const nats = (x: number | null | undefined) => (x === null || x === undefined ? '—' : x.toFixed(3));
+
+/** The per-family section: an evaluation report's tables (and entropy), else one table per method from the runs' episodes. */
+function familySection(out: ExperimentOutputJson): TemplateResult {
+  const ev = out.evaluation as EvaluationReportJson | undefined;
+  const perMethod = ev ? [] : familyTablesOfRuns(out.results.runs as Parameters<typeof familyTablesOfRuns>[0]);
+  return html`<section class="card" aria-labelledby="family-h">
+    <h2 id="family-h">Per task family <span class="sub">pass@1 (episodes) ${ev ? 'per harness set evaluated' : 'after training, pooled over seeds'}</span></h2>
+    ${
+      ev
+        ? html`${
+            ev.entropy
+              ? html`<p class="note" id="family-entropy">Policy entropy per sampled token (nats): all ${nats(ev.entropy.overall)}; base ${nats(ev.entropy.base)}, training ${nats(ev.entropy.training)}, in-space ${nats(ev.entropy.inSpace)}${Object.entries(
+                  ev.entropy.blackbox,
+                ).map(([b, x]) => `, ${b} ${nats(x)}`)}.</p>`
+              : nothing
+          }${familyTableHtml('family-table', ev.perFamily)}`
+        : perMethod.length === 0
+          ? html`<p class="note" id="family-none">These results carry no per-episode outcomes, so there is no per-family table.</p>`
+          : perMethod.map((m) => html`<h3>${m.method}</h3>${familyTableHtml(`family-table-${m.method}`, m.tables)}`)
+    }
+  </section>`;
+}
+
 /** A select of the curves' smoothing (EMA weight; 0 = raw), shared by Results and Compare. */
 export function smoothingControl(id: string, value: number, set: (w: number) => void): TemplateResult {
   return html`<label class="smoothing" for=${id}>Smoothing
@@ -349,7 +394,7 @@ export class ResultsView {
         <h1 tabindex="-1">Results</h1>
         <p>pass@1 of each method before and after RL training, on the base harness, held-out
           in-space configurations and black-box harnesses: mean ± std over seeds, as in the paper's
-          tables. Open a run saved by Train or a <code>results.json</code> written by <code>hlab run</code>.</p>
+          tables. Open a run saved by Train, a <code>results.json</code> written by <code>hlab run</code> or an <code>hlab evaluate --json</code> report.</p>
       </section>
       ${this.picker.template(this.loaded.source, 'Runs finished in the Train view are saved in this browser; files stay on this machine.')}
       ${this.loaded.error ? html`<p class="error-box" id="results-load-error" role="alert">${this.loaded.error}</p>` : nothing}
@@ -393,8 +438,19 @@ export class ResultsView {
         ${
           specJson
             ? html`<details class="run-spec" id="results-spec"><summary>Spec of this run</summary><pre>${JSON.stringify(specJson, null, 2)}</pre></details>`
-            : html`<p class="note">The spec is not stored with this output (a CLI file, or saved before specs were kept): see the run's spec.json.</p>`
+            : out.evaluation
+              ? nothing
+              : html`<p class="note">The spec is not stored with this output (a CLI file, or saved before specs were kept): see the run's spec.json.</p>`
         }
+        ${out.evaluation && runs.length === 0 ? nothing : this.paperSection(table)}
+      </section>
+      ${familySection(out)}
+      ${out.evaluation && runs.length === 0 ? nothing : this.runSections(out, beh, ph, specs, roles)}
+    `;
+  }
+
+  private paperSection(table: PaperTable): TemplateResult {
+    return html`
         <h3 id="paper-h">pass@1 (%) <span class="sub">before → after, mean ± std over seeds; [95 % Wilson interval] n = episodes pooled over seeds; Δ = paired difference (bootstrap over tasks)</span></h3>
         ${table.hasEpisodes ? nothing : html`<p class="note" id="results-no-episodes">These results carry no per-episode outcomes, so intervals, scores and paired differences read n/a.</p>`}
         <div class="scroll-x">
@@ -409,8 +465,17 @@ export class ResultsView {
               )}
             </tbody>
           </table>
-        </div>
-      </section>
+        </div>`;
+  }
+
+  private runSections(
+    out: ExperimentOutputJson,
+    beh: ReturnType<typeof behaviourTable>,
+    ph: ReturnType<typeof perHarnessTable>,
+    specs: CurveChartSpec[],
+    roles: Map<string, string>,
+  ): TemplateResult {
+    return html`
       <section class="card" aria-labelledby="curves-h">
         <h2 id="curves-h">Training curves <span class="sub">one line per run; hover for values, drag to zoom, double-click to zoom out</span></h2>
         ${smoothingControl('results-smoothing', this.smoothing, (w) => ((this.smoothing = w), this.draw()))}

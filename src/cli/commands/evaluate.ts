@@ -10,8 +10,11 @@
  * The budget defaults to the checkpoint's (maxT, action reserve); a different one is an error
  * unless --allow-budget-mismatch. `--json` prints
  *   {checkpoint, passAt1: {base, training, inSpace, blackbox: {id: x}}, score: {…same keys…},
- *    perHarness: {id: {passAt1, score, episodes, parseErrorRate}}, episodes}
- * with pass@1 and scores as fractions in [0, 1] (null: set not evaluated). Only the webgpu
+ *    perHarness: {id: {passAt1, score, episodes, parseErrorRate}},
+ *    perFamily: {base|training|inSpace|<black-box id>: {'suite/family': {passAt1, score, episodes}}},
+ *    entropy: {base, training, inSpace, blackbox: {id: x}, overall}, inSpaceExcluded?: {pretrainMix, mix}, episodes}
+ * with pass@1 and scores as fractions in [0, 1] (null: set not evaluated), entropy as the
+ * policy's mean entropy per sampled token in nats; inSpace leaves out the checkpoint's pretraining mix. Only the webgpu
  * backend exists today (the WASM CPU engine will add a Node path).
  */
 import type { Command } from 'commander';
@@ -24,6 +27,7 @@ import { decodeBaseCheckpoint } from '../../pretrain/checkpoint';
 import { BudgetMismatchError, evaluationBudget } from '../../pretrain/budget';
 import { evalTaskIds, resolveEvalHarnesses, type CheckpointEvalReport } from '../../experiment/evaluate_report';
 import type { EvalPageRequest } from '../../experiment/evaluate_page';
+import { familyCellText, familyMatrix } from '../../experiment/per_family';
 
 interface Opts {
   init: string;
@@ -85,11 +89,27 @@ export function evaluateRequest(opts: Opts): EvalPageRequest {
 
 const pct = (x: number | null | undefined) => (x === null || x === undefined ? '—' : x.toFixed(3));
 
-/** Human summary of a report (one line per set, then per harness). */
-function formatEvalReport(r: CheckpointEvalReport): string {
+/**
+ * Human summary of a report: one line per set (pass@1, score, entropy per token), the in-space
+ * exclusion, the per-family table (pass@1 (episodes) per set), then one line per harness.
+ */
+export function formatEvalReport(r: CheckpointEvalReport): string {
   const lines = [`checkpoint ${String(r.checkpoint.source)} (digest ${String(r.checkpoint.digest ?? '').slice(0, 12)}), ${r.episodes} episodes`];
-  for (const k of ['base', 'training', 'inSpace'] as const) if (r.passAt1[k] !== null) lines.push(`  ${k.padEnd(9)} pass@1 ${pct(r.passAt1[k])}  score ${pct(r.score[k])}`);
-  for (const [b, v] of Object.entries(r.passAt1.blackbox)) lines.push(`  ${b.padEnd(9)} pass@1 ${pct(v)}  score ${pct(r.score.blackbox[b])}`);
+  const ent = (x: number | null | undefined) => (x === null || x === undefined ? '—' : `${x.toFixed(3)} nats`);
+  for (const k of ['base', 'training', 'inSpace'] as const)
+    if (r.passAt1[k] !== null) lines.push(`  ${k.padEnd(9)} pass@1 ${pct(r.passAt1[k])}  score ${pct(r.score[k])}  entropy/token ${ent(r.entropy[k])}`);
+  for (const [b, v] of Object.entries(r.passAt1.blackbox))
+    lines.push(`  ${b.padEnd(9)} pass@1 ${pct(v)}  score ${pct(r.score.blackbox[b])}  entropy/token ${ent(r.entropy.blackbox[b])}`);
+  lines.push(`  policy entropy per sampled token, all episodes: ${ent(r.entropy.overall)}`);
+  if (r.inSpaceExcluded) lines.push(`  inSpace leaves out ${r.inSpaceExcluded.pretrainMix} held-out configurations of the checkpoint's pretraining mix (${r.inSpaceExcluded.mix})`);
+  const m = familyMatrix(r.perFamily);
+  if (m.rows.length) {
+    const w = Math.max(6, ...m.rows.map((x) => x.family.length));
+    const cw = m.columns.map((c) => Math.max(c.length, 10));
+    lines.push('  per family: pass@1 (episodes)');
+    lines.push(`    ${'family'.padEnd(w)}  ${m.columns.map((c, i) => c.padStart(cw[i])).join('  ')}`);
+    for (const row of m.rows) lines.push(`    ${row.family.padEnd(w)}  ${row.cells.map((c, i) => familyCellText(c).padStart(cw[i])).join('  ')}`);
+  }
   lines.push('  per harness: id  pass@1  score  episodes  parse-error rate');
   for (const [id, v] of Object.entries(r.perHarness)) lines.push(`    ${id.padEnd(16)} ${pct(v.passAt1)}  ${pct(v.score)}  ${v.episodes}  ${pct(v.parseErrorRate)}`);
   return lines.join('\n');
