@@ -2,7 +2,10 @@
  * `hlab bench [--json] [--quick]`: the engine's numbers, measured in headless Chromium on its
  * WebGPU adapter (SwiftShader on GPU-less machines; HLAB_WEBGPU_ADAPTER=default for a real GPU).
  *
- * Prints the adapter, our training step (tiny, small) in ms and tokens/s, dispatches / submits /
+ * First the CPU engine (src/bench/cpu_engine.ts: GEMM, training vs TF.js-wasm and — where a
+ * Python with torch exists — PyTorch, whose steps run here in Node (bench/pytorch_peer.ts) and
+ * are called from the page between ours; sampling) and one RL step on it (bench/rl_step.ts);
+ * `--cpu-engine-only` stops there. Then the adapter, our training step (tiny, small) in ms and tokens/s, dispatches / submits /
  * readbacks per step, the same model's step in TF.js (webgpu, wasm, cpu; same page, interleaved,
  * median of ≥ 5) with the ratios, and per-kernel GFLOP/s and GB/s. Other engineers' page bench
  * entries (`src/bench/*.bench.ts` exporting `bench({ quick })`, e.g. sampling tokens/s with and
