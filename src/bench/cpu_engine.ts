@@ -6,6 +6,8 @@
  *    threads and TF.js-wasm (bench/tfjs_transformer.ts), interleaved (each repetition runs
  *    every contender once), median of ≥ 5 after one untimed warm-up step each. Effective
  *    GFLOP/s counts the model's arithmetic of the whole step (`stepFlops`), every op included.
+ *    Where the CLI found a Python with torch, the same model's step in PyTorch on the CPU
+ *    (pytorch_peer.py: full LM head, 2 threads) joins each repetition.
  *  - GEMM: the register-tiled kernel alone on the model's shapes, 1 and 2 threads (the peak
  *    the rest is measured against).
  *  - Sampling: decode tokens/s of the KV-cache sampler (B prompts, context 512, 32 new tokens,
@@ -34,6 +36,19 @@ export interface CpuTrainingRow {
   medianMs: number;
   tfjsWasmTokensPerSec: number;
   ratioVsTfjsWasm: number;
+  /** The PyTorch CPU peer's tokens/s (pytorch_peer.py, `pytorchThreads` threads); null when it did not run. */
+  pytorchTokensPerSec: number | null;
+  /** tokensPerSec / pytorchTokensPerSec; null when the peer did not run. */
+  ratioVsPytorch: number | null;
+}
+
+/**
+ * What the CLI exposes to the page when a Python with torch is present (bench.ts,
+ * pytorch_peer.ts): build the peer's model, run one of its steps (wall ms).
+ */
+interface PytorchHooks {
+  hlabPytorchModel?: (m: { C: number; L: number; NH: number; V: number; B: number; T: number; threads: number; seed: number }) => Promise<{ torch: string; threads: number }>;
+  hlabPytorchStep?: () => Promise<number>;
 }
 
 export interface CpuGemmRow {
@@ -83,9 +98,15 @@ async function timeMs(f: () => Promise<unknown>): Promise<number> {
  * The section (module doc).
  * @param o.quick smaller batches (B 2, T 64) and 5 repetitions
  */
-export async function benchCpuEngine(
-  o: { quick?: boolean; reps?: number } = {},
-): Promise<{ hardwareConcurrency: number; crossOriginIsolated: boolean; gemm: CpuGemmRow[]; training: CpuTrainingRow[]; sampling: CpuSamplingRow[] }> {
+export async function benchCpuEngine(o: { quick?: boolean; reps?: number } = {}): Promise<{
+  hardwareConcurrency: number;
+  crossOriginIsolated: boolean;
+  relaxedSimd: boolean;
+  pytorch: { torch: string; threads: number } | null;
+  gemm: CpuGemmRow[];
+  training: CpuTrainingRow[];
+  sampling: CpuSamplingRow[];
+}> {
   const reps = Math.max(5, o.reps ?? 5);
   const log = (s: string) => console.log(`[bench] cpu engine: ${s}`);
   const threadCounts = [1, 2];
@@ -94,6 +115,8 @@ export async function benchCpuEngine(
   const training: CpuTrainingRow[] = [];
   const sampling: CpuSamplingRow[] = [];
   const gemmRows: CpuGemmRow[] = [];
+  const hooks = globalThis as PytorchHooks;
+  let pytorch: { torch: string; threads: number } | null = null;
   try {
     // The GEMM alone on the model's shapes (the engine's peak), median of 7 × 5 calls.
     for (const [N, K, M] of o.quick
@@ -138,18 +161,26 @@ export async function benchCpuEngine(
       const tf = new TfTransformer('wasm', cfg, params, 1e-3, T);
       tf.setBatch(B, T, ids, targets, mask);
       const tfMs: number[] = [];
+      const pyMs: number[] = [];
+      const py = hooks.hlabPytorchModel && hooks.hlabPytorchStep ? hooks.hlabPytorchStep : null;
+      if (py) pytorch = await hooks.hlabPytorchModel!({ C: cfg.C, L: cfg.L, NH: cfg.NH, V: cfg.vocabSize, B, T, threads: Math.max(...threadCounts), seed: 1 });
       log(`${preset} B=${B} T=${T}: warm-up`);
       for (const x of ours) await x.be.step(batch, 1e-3, 1);
       await tf.trainStep();
+      if (py) await py();
       for (let r = 0; r < reps; r++) {
         for (const x of ours) x.ms.push(await timeMs(() => x.be.step(batch, 1e-3, r + 2)));
         tfMs.push(await timeMs(() => tf.trainStep()));
-        log(`${preset} rep ${r + 1}/${reps}: ${ours.map((x) => `${x.t} thr ${x.ms[r].toFixed(0)} ms`).join(', ')}, tfjs-wasm ${tfMs[r].toFixed(0)} ms`);
+        if (py) pyMs.push(await py());
+        log(
+          `${preset} rep ${r + 1}/${reps}: ${ours.map((x) => `${x.t} thr ${x.ms[r].toFixed(0)} ms`).join(', ')}, tfjs-wasm ${tfMs[r].toFixed(0)} ms${py ? `, pytorch ${pyMs[r].toFixed(0)} ms` : ''}`,
+        );
       }
       // Positions scored: the rows' targets (the last position of each row has none).
       const scored = mask.reduce((a, b) => a + (b > 0 ? 1 : 0), 0);
       const flops = stepFlops(cfg, B, T, scored);
       const tfTps = (B * T) / (median(tfMs) / 1000);
+      const pyTps = py ? (B * T) / (median(pyMs) / 1000) : null;
       for (const x of ours) {
         const ms = median(x.ms);
         const tps = (B * T) / (ms / 1000);
@@ -163,6 +194,8 @@ export async function benchCpuEngine(
           gflops: flops / (ms / 1000) / 1e9,
           tfjsWasmTokensPerSec: tfTps,
           ratioVsTfjsWasm: tps / tfTps,
+          pytorchTokensPerSec: pyTps,
+          ratioVsPytorch: pyTps === null ? null : tps / pyTps,
         });
       }
 
@@ -205,5 +238,13 @@ export async function benchCpuEngine(
   } finally {
     for (const e of engines.values()) e.destroy();
   }
-  return { hardwareConcurrency: navigator.hardwareConcurrency, crossOriginIsolated: globalThis.crossOriginIsolated === true, gemm: gemmRows, training, sampling };
+  return {
+    hardwareConcurrency: navigator.hardwareConcurrency,
+    crossOriginIsolated: globalThis.crossOriginIsolated === true,
+    relaxedSimd: engines.get(1)!.relaxedSimd,
+    pytorch,
+    gemm: gemmRows,
+    training,
+    sampling,
+  };
 }

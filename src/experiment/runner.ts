@@ -210,7 +210,7 @@ function localEnv(tok: Tokenizer): Promise<EnvBackend & { terminate(): void }> {
 }
 
 /** Largest row count per forward such that the (B, maxT, V) logits stay well inside a 128 MiB binding. */
-function maxRows(cfg: ModelConfig): number {
+export function maxRows(cfg: ModelConfig): number {
   return Math.max(1, Math.min(64, Math.floor((96 << 20) / (cfg.maxT * cfg.vocabSize * 4))));
 }
 
@@ -218,7 +218,7 @@ function maxRows(cfg: ModelConfig): number {
  * The RL trainer's options for a run of `algorithm` under the spec (GRPO for anything but PPO:
  * an 'sft' or harness-free method never trains, its trainer only holds the parameters).
  */
-function trainerOptions(spec: ExperimentSpec, algorithm: MethodSpec['algorithm'], padId: number, seed: number): RlTrainerOptions {
+export function trainerOptions(spec: ExperimentSpec, algorithm: MethodSpec['algorithm'], padId: number, seed: number): RlTrainerOptions {
   const cfg = rlLossConfig({
     algorithm: algorithm === 'ppo' ? 'ppo' : 'grpo',
     clipLow: spec.rl.clipLow,

@@ -17,7 +17,7 @@
  * mark (per-step scratch). Views (`f32`, `i32`) must be re-made after an allocation, which may
  * grow the memory; `Arr` handles keep the pointer and make fresh views on demand.
  */
-import { ENGINE_WASM_BASE64 } from './engine.gen';
+import { ENGINE_WASM_BASE64, ENGINE_WASM_RELAXED_BASE64 } from './engine.gen';
 
 /** What the module exports (src/wasm/as/index.ts). */
 interface EngineExports {
@@ -69,16 +69,29 @@ start(workerData, () => parentPort.postMessage('ready'));`;
 const WEB_WORKER = `${WORKER_LOOP}
 self.onmessage = (e) => start(e.data, () => self.postMessage('ready'));`;
 
-let compiled: Promise<WebAssembly.Module> | null = null;
-/** The compiled engine module (compiled once per realm). */
-function engineModule(): Promise<WebAssembly.Module> {
-  compiled ??= (async () => {
-    const bin = atob(ENGINE_WASM_BASE64);
-    const bytes = new Uint8Array(bin.length);
-    for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
-    return WebAssembly.compile(bytes);
-  })();
-  return compiled;
+function decode(b64: string): Uint8Array<ArrayBuffer> {
+  const bin = atob(b64);
+  const bytes = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+  return bytes;
+}
+
+/**
+ * Whether this runtime runs WebAssembly relaxed SIMD (Chromium ≥ 114, Node ≥ 22; Node 20 only
+ * with --experimental-wasm-relaxed-simd): whether it validates the relaxed build of the engine.
+ */
+export function relaxedSimdSupported(): boolean {
+  relaxedOk ??= WebAssembly.validate(decode(ENGINE_WASM_RELAXED_BASE64));
+  return relaxedOk;
+}
+let relaxedOk: boolean | undefined;
+
+const compiled = new Map<boolean, Promise<WebAssembly.Module>>();
+/** The compiled engine module, relaxed-SIMD build or baseline (each compiled once per realm). */
+function engineModule(relaxed: boolean): Promise<WebAssembly.Module> {
+  let m = compiled.get(relaxed);
+  if (!m) compiled.set(relaxed, (m = WebAssembly.compile(decode(relaxed ? ENGINE_WASM_RELAXED_BASE64 : ENGINE_WASM_BASE64))));
+  return m;
 }
 
 const isNode = typeof process !== 'undefined' && !!process.versions?.node && typeof window === 'undefined' && typeof self === 'undefined';
@@ -123,6 +136,12 @@ export interface WasmEngineOptions {
    * every op across all threads (the thread-count identity tests use it on small shapes).
    */
   parallelMinWork?: number;
+  /**
+   * Fused multiply-adds (the relaxed-SIMD build, as/simd_math.ts `madd`): default where the
+   * runtime supports it (`relaxedSimdSupported`); false forces the baseline build, whose results
+   * are those of separate multiply and add. true where unsupported is an error.
+   */
+  relaxedSimd?: boolean;
 }
 
 export class WasmEngine {
@@ -137,6 +156,8 @@ export class WasmEngine {
     readonly memory: WebAssembly.Memory,
     private readonly ex: EngineExports,
     readonly threads: number,
+    /** Whether this engine runs the relaxed-SIMD build (fused multiply-adds). */
+    readonly relaxedSimd: boolean,
     private readonly workers: Array<{ terminate(): unknown }>,
     ctrlPtr: number,
     taskPtr: number,
@@ -152,7 +173,8 @@ export class WasmEngine {
   /**
    * Start the engine: compile (once), instantiate on this thread and on threads − 1 workers.
    * @throws Error when threads are requested where SharedArrayBuffer is unavailable (a page
-   *   without cross-origin isolation), or threads is not a positive integer.
+   *   without cross-origin isolation), threads is not a positive integer, or relaxedSimd is
+   *   true on a runtime without relaxed SIMD.
    */
   static async create(o: WasmEngineOptions = {}): Promise<WasmEngine> {
     const hc = typeof navigator !== 'undefined' && navigator.hardwareConcurrency ? navigator.hardwareConcurrency : isNode ? (await import('node:os')).availableParallelism() : 1;
@@ -162,7 +184,10 @@ export class WasmEngine {
       // The module imports a shared memory (threads), which browsers give only to cross-origin-isolated pages.
       throw new Error('WasmEngine: the CPU engine needs SharedArrayBuffer (a cross-origin-isolated page: COOP same-origin + COEP require-corp)');
     }
-    const module = await engineModule();
+    const relaxedOk = relaxedSimdSupported();
+    const relaxedSimd = o.relaxedSimd ?? relaxedOk;
+    if (relaxedSimd && !relaxedOk) throw new Error('WasmEngine: relaxedSimd is true but this runtime does not support WebAssembly relaxed SIMD');
+    const module = await engineModule(relaxedSimd);
     const memory = new WebAssembly.Memory({ initial: 64, maximum: MAX_PAGES, shared: true });
     const inst = await WebAssembly.instantiate(module, {
       env: {
@@ -217,7 +242,7 @@ export class WasmEngine {
       }
     }
     await Promise.all(ready);
-    return new WasmEngine(memory, ex, threads, workers, ctrlPtr, taskPtr, top, canBlock, o.parallelMinWork ?? PARALLEL_MIN_WORK);
+    return new WasmEngine(memory, ex, threads, relaxedSimd, workers, ctrlPtr, taskPtr, top, canBlock, o.parallelMinWork ?? PARALLEL_MIN_WORK);
   }
 
   /**

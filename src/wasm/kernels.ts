@@ -195,24 +195,17 @@ export function attentionBackward(e: WasmEngine, dout: Arr, qkv: Arr, att: Arr, 
   e.dispatch(op(e, 'ATTENTION_BACKWARD'), [dout.ptr, qkv.ptr, att.ptr, dqkv.ptr, lengths.ptr, scratch.ptr, d.B, d.T, d.C, d.NH], 4 * d.B * d.T * d.T * d.C);
 }
 
-/** The sampler's decode attention: qkv (B,3C) against caches kc, vc (B,maxT,C) up to pos[b]. */
-export function attentionDecode(
-  e: WasmEngine,
-  qkv: Arr,
-  kc: Arr,
-  vc: Arr,
-  pos: Arr,
-  out: Arr,
-  scratch: Arr,
-  d: { B: number; maxT: number; C: number; NH: number; workT?: number },
-): void {
-  const o = 'attentionDecode';
-  need(o, 'qkv', qkv, d.B * 3 * d.C, '(B,3C)');
-  need(o, 'kc', kc, d.B * d.maxT * d.C, '(B,maxT,C)');
-  need(o, 'vc', vc, d.B * d.maxT * d.C, '(B,maxT,C)');
-  need(o, 'out', out, d.B * d.C, '(B,C)');
-  need(o, 'scratch', scratch, e.threads * d.maxT, '(threads,maxT)');
-  e.dispatch(op(e, 'ATTENTION_DECODE'), [qkv.ptr, kc.ptr, vc.ptr, pos.ptr, out.ptr, scratch.ptr, d.B, d.maxT, d.C, d.NH], 4 * d.B * d.C * (d.workT ?? d.maxT));
+/**
+ * The sampler's fused decode step (as/decode.ts): every layer, the final LayerNorm and the LM
+ * head for B rows, each thread taking a block of rows. `table` holds the pointers and dims in
+ * the layout of as/decode.ts (21 + 14·L words). Work (flops, for the serial/parallel choice):
+ * B·(24·L·C² + 2·C·V + 4·L·C·workT); one row runs on the calling thread alone.
+ */
+export function decodeStepFused(e: WasmEngine, table: Arr, d: { C: number; L: number; vocabSize: number }, B: number, workT: number): void {
+  const words = e.constant('DECODE_TABLE_HEAD') + e.constant('DECODE_TABLE_LAYER') * d.L;
+  need('decodeStepFused', 'table', table, words, '(21 + 14·L)');
+  const work = B < 2 ? 0 : B * (24 * d.L * d.C * d.C + 2 * d.C * d.vocabSize + 4 * d.L * d.C * workT);
+  e.dispatch(op(e, 'DECODE_STEP'), [table.ptr], work);
 }
 
 /** lse (S), logp (S) = z[target] − lse of logits (S,V). */

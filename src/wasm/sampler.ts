@@ -8,7 +8,9 @@
  *     a per-layer cache (B, maxT, C) each;
  *  2. decode steps — row b feeds its previous token at pos_b = len_b + s − 1: per layer
  *     LayerNorm, qkv (B × C · C × 3C), k/v appended at pos_b, attention over 0…pos_b, the
- *     projection and the MLP; the LM head on B rows; one token per row.
+ *     projection and the MLP; the LM head on B rows; one token per row. The whole step is one
+ *     engine task (as/decode.ts) whose threads each take a block of rows, so a step costs one
+ *     wake-up rather than one per op.
  * Tokens are drawn by sampleTokensRef (src/kernels/sample_tokens.ref.ts), the CPU reference of
  * the GPU's sampling kernel: u = hash(seed, b, s), softmax(z/τ) (top-p when topP < 1), greedy
  * at τ = 0; its log-prob is log π(id) under the sampled distribution (τ = 1, topP = 1: the
@@ -17,7 +19,7 @@
 import { sampleTokensRef } from '../kernels/sample_tokens.ref';
 import { checkSampleRequest, type SampleRequest, type SampledRow, type SampleStats, type StopReason } from '../rollout/sample_request';
 import type { Arr } from './engine';
-import { attentionDecode, geluForward, layernormForward, matmulForward, residualForward } from './kernels';
+import { decodeStepFused } from './kernels';
 import type { WasmModel } from './model';
 
 export class WasmSampler {
@@ -72,7 +74,7 @@ export class WasmSampler {
           vc.push(e.alloc(B * Tmax * C, `v cache ${l}`));
         }
       }
-      const dec = useCache ? decodeBuffers(m, B) : null;
+      const dec = useCache ? decodeBuffers(m, B, kc, vc) : null;
       const Tp = Math.max(...lens);
       for (let s = 0; ; s++) {
         for (let b = 0; b < B; b++) if (!out[b].stop && lens[b] + s >= Tmax) out[b].stop = 'context';
@@ -109,7 +111,7 @@ export class WasmSampler {
         } else {
           const tokens = out.map((r) => r.ids[r.ids.length - 1]);
           const pos = out.map((r, b) => (r.stop ? -1 : lens[b] + s - 1));
-          logits = decodeStep(m, dec!, kc, vc, tokens, pos, Math.max(...pos) + 1);
+          logits = decodeStep(m, dec!, tokens, pos, Math.max(...pos) + 1);
         }
         const r = sampleTokensRef(logits, V, rowIdx, new Array<number>(B).fill(s), opt);
         stats.steps++;
@@ -141,47 +143,64 @@ export class WasmSampler {
 interface DecodeBuffers {
   B: number;
   x: Arr;
-  ln: Arr;
-  mean: Arr;
-  rstd: Arr;
-  qkv: Arr;
-  atty: Arr;
-  proj: Arr;
-  fch: Arr;
-  fchGelu: Arr;
   pos: Arr;
   logits: Arr;
-  scratch: Arr;
+  /** The fused step's table of pointers and dims (as/decode.ts). */
+  table: Arr;
 }
 
-function decodeBuffers(m: WasmModel, B: number): DecodeBuffers {
+/** The decode step's buffers and its table (as/decode.ts layout), for B rows over the caches kc, vc. */
+function decodeBuffers(m: WasmModel, B: number, kc: Arr[], vc: Arr[]): DecodeBuffers {
   const e = m.engine;
-  const { C, vocabSize: V, maxT } = m.cfg;
+  const { C, NH, L, vocabSize: V, maxT } = m.cfg;
   const a = (n: number, l: string) => e.alloc(n, `decode ${l}`);
-  return {
-    B,
-    x: a(B * C, 'x'),
-    ln: a(B * C, 'ln'),
-    mean: a(B, 'mean'),
-    rstd: a(B, 'rstd'),
-    qkv: a(B * 3 * C, 'qkv'),
-    atty: a(B * C, 'atty'),
-    proj: a(B * C, 'proj'),
-    fch: a(B * 4 * C, 'fch'),
-    fchGelu: a(B * 4 * C, 'fch gelu'),
-    pos: a(B, 'pos'),
-    logits: a(B * V, 'logits'),
-    scratch: a(e.threads * maxT, 'scratch'),
-  };
+  const x = a(B * C, 'x');
+  const pos = a(B, 'pos');
+  const logits = a(B * V, 'logits');
+  const head = [B, C, NH, L, maxT, V, x.ptr, a(B * C, 'ln').ptr, a(B, 'mean').ptr, a(B, 'rstd').ptr, a(B * 3 * C, 'qkv').ptr, a(B * C, 'atty').ptr, a(B * C, 'proj').ptr];
+  head.push(
+    a(B * 4 * C, 'fch').ptr,
+    a(B * 4 * C, 'fch gelu').ptr,
+    pos.ptr,
+    logits.ptr,
+    a(e.threads * maxT, 'scratch').ptr,
+    m.p('lnfw').ptr,
+    m.p('lnfb').ptr,
+    m.transposed('wte').ptr,
+  );
+  const layers: number[] = [];
+  for (let l = 0; l < L; l++) {
+    const h = `h${l}.`;
+    const t = (n: string) => m.transposed(h + n).ptr;
+    const p = (n: string) => m.p(h + n).ptr;
+    layers.push(
+      p('ln1w'),
+      p('ln1b'),
+      t('qkvw'),
+      p('qkvb'),
+      t('attprojw'),
+      p('attprojb'),
+      p('ln2w'),
+      p('ln2b'),
+      t('fcw'),
+      p('fcb'),
+      t('fcprojw'),
+      p('fcprojb'),
+      kc[l].ptr,
+      vc[l].ptr,
+    );
+  }
+  const table = e.alloc(head.length + layers.length, 'decode table');
+  table.write(Int32Array.from([...head, ...layers]));
+  return { B, x, pos, logits, table };
 }
 
 /**
  * One decode step for B rows: token tokens[b] at position pos[b] (−1: a stopped row, skipped
  * by attention). Writes k, v at pos into the caches. @returns logits (B, V) (a copy)
  */
-function decodeStep(m: WasmModel, d: DecodeBuffers, kc: Arr[], vc: Arr[], tokens: number[], pos: number[], workT: number): Float32Array {
-  const e = m.engine;
-  const { C, NH, L, vocabSize: V, maxT } = m.cfg;
+function decodeStep(m: WasmModel, d: DecodeBuffers, tokens: number[], pos: number[], workT: number): Float32Array {
+  const { C, vocabSize: V } = m.cfg;
   const B = d.B;
   m.prepareForward();
   // Embedding in JS: B rows of C values.
@@ -193,30 +212,6 @@ function decodeStep(m: WasmModel, d: DecodeBuffers, kc: Arr[], vc: Arr[], tokens
     for (let c = 0; c < C; c++) x[b * C + c] = wte[tokens[b] * C + c] + wpe[t * C + c];
   }
   d.pos.i32().set(pos);
-  const N = B;
-  for (let l = 0; l < L; l++) {
-    const h = `h${l}.`;
-    layernormForward(e, d.x, m.p(h + 'ln1w'), m.p(h + 'ln1b'), d.ln, d.mean, d.rstd, { N, C });
-    matmulForward(e, d.ln, m.transposed(h + 'qkvw'), m.p(h + 'qkvb'), d.qkv, { N, K: C, M: 3 * C });
-    const qkv = d.qkv.f32();
-    const k = kc[l].f32();
-    const v = vc[l].f32();
-    for (let b = 0; b < B; b++) {
-      if (pos[b] < 0) continue;
-      const dst = (b * maxT + pos[b]) * C;
-      k.set(qkv.subarray(b * 3 * C + C, b * 3 * C + 2 * C), dst);
-      v.set(qkv.subarray(b * 3 * C + 2 * C, b * 3 * C + 3 * C), dst);
-    }
-    attentionDecode(e, d.qkv, kc[l], vc[l], d.pos, d.atty, d.scratch, { B, maxT, C, NH, workT });
-    matmulForward(e, d.atty, m.transposed(h + 'attprojw'), m.p(h + 'attprojb'), d.proj, { N, K: C, M: C });
-    residualForward(e, d.x, d.proj, d.x, N * C);
-    layernormForward(e, d.x, m.p(h + 'ln2w'), m.p(h + 'ln2b'), d.ln, d.mean, d.rstd, { N, C });
-    matmulForward(e, d.ln, m.transposed(h + 'fcw'), m.p(h + 'fcb'), d.fch, { N, K: C, M: 4 * C });
-    geluForward(e, d.fch, d.fchGelu, N * 4 * C);
-    matmulForward(e, d.fchGelu, m.transposed(h + 'fcprojw'), m.p(h + 'fcprojb'), d.proj, { N, K: 4 * C, M: C });
-    residualForward(e, d.x, d.proj, d.x, N * C);
-  }
-  layernormForward(e, d.x, m.p('lnfw'), m.p('lnfb'), d.ln, d.mean, d.rstd, { N, C });
-  matmulForward(e, d.ln, m.transposed('wte'), null, d.logits, { N, K: C, M: V });
+  decodeStepFused(m.engine, d.table, m.cfg, B, workT);
   return d.logits.f32().slice(0, B * V);
 }

@@ -1,8 +1,11 @@
 /**
  * The CPU engine (src/wasm) against the f64 CPU reference model (src/model/cpu_model.ts):
  * forward logits and values, every parameter gradient, AdamW steps; odd sizes and padded rows;
- * bit-identical results for 1 and 2 threads. Tolerances are stated per check, relative to the
- * largest magnitude of the reference tensor (f32 arithmetic with sequential sums vs f64).
+ * bit-identical results for 1 and 2 threads. Each check runs on both builds of the engine: the
+ * baseline (multiply, then add) and relaxed SIMD (fused multiply-add in the GEMM and attention
+ * products). Tolerances are stated per check, relative to the largest magnitude of the
+ * reference tensor (f32 arithmetic with sequential sums vs f64); they are the same for both
+ * builds, a fused multiply-add rounding once where mul + add rounds twice.
  */
 import { describe, expect, it } from 'vitest';
 import { useEngines } from './lib/wasm_engines';
@@ -48,8 +51,11 @@ function setup(seed: number) {
   return { params, ids, scored: Int32Array.from(scored), dlogitsS, dvalues };
 }
 
-describe('WasmModel (CPU engine) vs the f64 reference', () => {
-  const eng = useEngines();
+describe.each([
+  ['baseline', false],
+  ['relaxed SIMD', true],
+])('WasmModel (CPU engine, %s build) vs the f64 reference', (_build, relaxedSimd) => {
+  const eng = useEngines({ relaxedSimd });
 
   function run(e: WasmEngine, seed: number) {
     const s = setup(seed);

@@ -3,7 +3,9 @@
  * decoder over the f64 reference model (cpuForward of the whole prefix each step); cached and
  * uncached decoding give the same tokens; 1 and 2 threads identical; seeded sampling
  * reproducible, with log-probs equal to the reference log-softmax (τ = 1) and per-token
- * entropies equal to the reference −Σ p log p within 1e-4.
+ * entropies equal to the reference −Σ p log p within 1e-4; on both engine builds (baseline and
+ * relaxed SIMD). The decode step is one fused task whose threads split the rows (as/decode.ts),
+ * so 1 vs 2 threads checks that partition.
  */
 import { describe, expect, it } from 'vitest';
 import { useEngines } from './lib/wasm_engines';
@@ -60,8 +62,11 @@ function refGreedy(p: Float32Array, prompt: Int32Array, maxNew: number): { ids: 
   return { ids, lps, ents };
 }
 
-describe('WasmSampler', () => {
-  const eng = useEngines();
+describe.each([
+  ['baseline', false],
+  ['relaxed SIMD', true],
+])('WasmSampler (%s build)', (_build, relaxedSimd) => {
+  const eng = useEngines({ relaxedSimd });
 
   it('greedy decoding equals the f64 reference decoder (ids exactly, log-probs and entropies within 1e-4), first token included', async () => {
     const p = params(1);

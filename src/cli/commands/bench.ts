@@ -2,7 +2,10 @@
  * `hlab bench [--json] [--quick]`: the engine's numbers, measured in headless Chromium on its
  * WebGPU adapter (SwiftShader on GPU-less machines; HLAB_WEBGPU_ADAPTER=default for a real GPU).
  *
- * Prints the adapter, our training step (tiny, small) in ms and tokens/s, dispatches / submits /
+ * First the CPU engine (src/bench/cpu_engine.ts: GEMM, training vs TF.js-wasm and — where a
+ * Python with torch exists — PyTorch, whose steps run here in Node (bench/pytorch_peer.ts) and
+ * are called from the page between ours; sampling) and one RL step on it (bench/rl_step.ts);
+ * `--cpu-engine-only` stops there. Then the adapter, our training step (tiny, small) in ms and tokens/s, dispatches / submits /
  * readbacks per step, the same model's step in TF.js (webgpu, wasm, cpu; same page, interleaved,
  * median of ≥ 5) with the ratios, and per-kernel GFLOP/s and GB/s. Other engineers' page bench
  * entries (`src/bench/*.bench.ts` exporting `bench({ quick })`, e.g. sampling tokens/s with and
@@ -20,10 +23,13 @@ import { withBrowser } from '../browser';
 import type { benchTraining } from '../../bench/train_bench';
 import type { RolloutBenchRow } from '../../rollout/bench';
 import type { benchCpuEngine } from '../../bench/cpu_engine';
+import type { RlStepRow } from '../../bench/rl_step';
 import { benchServe } from '../../bench/serve_bench';
+import { PytorchPeer } from '../../bench/pytorch_peer';
 
 type TrainBench = Awaited<ReturnType<typeof benchTraining>>;
-type CpuEngineBench = Awaited<ReturnType<typeof benchCpuEngine>> | { error: string };
+/** The CPU engine section, with a note when the PyTorch peer was skipped. */
+type CpuEngineBench = (Awaited<ReturnType<typeof benchCpuEngine>> & { pytorchNote?: string }) | { error: string; pytorchNote?: string };
 
 /** Options passed to `benchRollouts` (recorded in the output: the rows depend on them). */
 interface RolloutBenchConfig {
@@ -121,19 +127,40 @@ function printHuman(r: TrainBench, external: Record<string, unknown>, missing: s
   if (r.gpuErrors.length) console.log(`\nWebGPU errors: ${r.gpuErrors.join('; ')}`);
 }
 
+/** The RL-step section (src/bench/rl_step.ts), or why it failed. */
+type RlStepSection = RlStepRow[] | { error: string };
+
+function printRlStep(r: RlStepSection): void {
+  console.log('RL step on the CPU engine (GRPO, main preset settings, untrained policy: every episode runs all its turns)');
+  if (!Array.isArray(r)) {
+    console.log(`  failed: ${r.error}`);
+    return;
+  }
+  for (const x of r) {
+    console.log(
+      `  ${x.preset.padEnd(6)} ${x.episodes} episodes × ${x.maxTurns} turns × ${x.maxNewTokens} tokens, ${x.threads} threads: ${f(x.stepMs, 0)} ms = ${f(x.episodesPerSec, 1)} episodes/s; ` +
+        `sampling ${f(x.samplerMs, 0)} ms, update ${f(x.updateMs, 0)} ms, overhead ${f(x.overheadMs, 0)} ms (rollout ${f(x.rolloutMs, 0)} ms in all)`,
+    );
+  }
+  console.log('');
+}
+
 function printCpuEngine(c: CpuEngineBench): void {
   console.log('CPU engine (WebAssembly SIMD, src/wasm) in the page');
   if ('error' in c) {
     console.log(`  failed: ${c.error}`);
     return;
   }
-  console.log(`  crossOriginIsolated=${c.crossOriginIsolated} cores=${c.hardwareConcurrency}`);
+  console.log(`  crossOriginIsolated=${c.crossOriginIsolated} cores=${c.hardwareConcurrency} relaxedSimd (fused multiply-add)=${c.relaxedSimd}`);
+  if (c.pytorch) console.log(`  PyTorch peer: torch ${c.pytorch.torch} on the CPU, ${c.pytorch.threads} threads (src/bench/pytorch_peer.py)`);
+  if (c.pytorchNote) console.log(`  ${c.pytorchNote}`);
   console.log('  GEMM alone (C = A·B), median');
   for (const r of c.gemm) console.log(`  ${r.shape.padEnd(16)} threads ${r.threads}: ${f(r.gflops, 1)} GFLOP/s`);
-  console.log('  training step (SFT, every position scored), median, interleaved with TF.js-wasm');
+  console.log(`  training step (SFT, every position scored), median, interleaved with TF.js-wasm${c.pytorch ? ' and PyTorch' : ''}`);
   for (const r of c.training) {
+    const py = r.pytorchTokensPerSec === null || r.ratioVsPytorch === null ? '' : `; PyTorch ${f(r.pytorchTokensPerSec, 0)} tok/s → ${f(r.ratioVsPytorch, 2)}×`;
     console.log(
-      `  ${r.preset.padEnd(6)} B=${r.B} T=${r.T} threads ${r.threads}: ${f(r.medianMs, 0)} ms = ${f(r.tokensPerSec, 0)} tok/s, ${f(r.gflops, 2)} GFLOP/s effective; TF.js-wasm ${f(r.tfjsWasmTokensPerSec, 0)} tok/s → ${f(r.ratioVsTfjsWasm, 1)}×`,
+      `  ${r.preset.padEnd(6)} B=${r.B} T=${r.T} threads ${r.threads}: ${f(r.medianMs, 0)} ms = ${f(r.tokensPerSec, 0)} tok/s, ${f(r.gflops, 2)} GFLOP/s effective; TF.js-wasm ${f(r.tfjsWasmTokensPerSec, 0)} tok/s → ${f(r.ratioVsTfjsWasm, 1)}×${py}`,
     );
   }
   console.log('  sampling (KV cache, decode tokens/s, prefill excluded)');
@@ -151,22 +178,37 @@ export function registerBench(program: Command): void {
     .description('benchmark the WebGPU training step and kernels against TF.js (webgpu, wasm, cpu) in headless Chromium')
     .option('--json', 'print JSON only')
     .option('--quick', 'smaller shapes, fewer kernel repeats and sampled tokens (still a median of 5), a smaller rollout batch')
-    .option('--cpu-engine-only', 'only the CPU engine section (training and sampling vs TF.js-wasm and the WebGPU sampler); prints it alone')
+    .option('--cpu-engine-only', 'only the CPU engine sections (training and sampling vs TF.js-wasm, PyTorch and the WebGPU sampler; the RL step); prints them alone')
     .option('--external-timeout <s>', 'seconds allowed to each other bench entry and to the rollout bench', intOption(1, 86_400), 900)
     .action(async (opts: Opts) => {
       const progress = (s: string) => {
         if (s.startsWith('[bench]')) process.stderr.write(s + '\n');
       };
-      const { cpuEngine, train, external, missing, rollouts } = await withBrowser(
+      const { cpuEngine, rlStep, train, external, missing, rollouts } = await withBrowser(
         async (s) => {
           let cpuEngine: CpuEngineBench;
+          // The PyTorch peer runs here in Node; the page calls its steps between its own.
+          const peer = PytorchPeer.start();
+          if (peer instanceof PytorchPeer) {
+            await s.page.exposeFunction('hlabPytorchModel', (m: Parameters<PytorchPeer['model']>[0]) => peer.model(m));
+            await s.page.exposeFunction('hlabPytorchStep', () => peer.step());
+          } else process.stderr.write(`[bench] ${peer.absent}\n`);
           try {
             cpuEngine = await s.run<CpuEngineBench>('/src/bench/cpu_engine.ts', 'benchCpuEngine', { quick: !!opts.quick });
           } catch (err) {
             cpuEngine = { error: (err as Error).message.split('\n')[0] };
+          } finally {
+            if (peer instanceof PytorchPeer) peer.close();
+          }
+          if (!(peer instanceof PytorchPeer)) cpuEngine.pytorchNote = peer.absent;
+          let rlStep: RlStepSection;
+          try {
+            rlStep = await s.run<RlStepRow[]>('/src/bench/rl_step.ts', 'benchRlStep', { quick: !!opts.quick });
+          } catch (err) {
+            rlStep = { error: (err as Error).message.split('\n')[0] };
           }
           process.stderr.write(`[bench] cpu engine results: ${JSON.stringify(cpuEngine)}\n`);
-          if (opts.cpuEngineOnly) return { cpuEngine, train: null, external: {} as Record<string, unknown>, missing: null, rollouts: null };
+          if (opts.cpuEngineOnly) return { cpuEngine, rlStep, train: null, external: {} as Record<string, unknown>, missing: null, rollouts: null };
           const train = await s.run<TrainBench>('/src/bench/train_bench.ts', 'benchTraining', { quick: !!opts.quick });
           // The training results are complete here: keep them on stderr in case a later entry hangs.
           process.stderr.write(`[bench] training results: ${JSON.stringify(train)}\n`);
@@ -190,19 +232,23 @@ export function registerBench(program: Command): void {
           } catch (err) {
             rollouts = { config, error: (err as Error).message.split('\n')[0] };
           }
-          return { cpuEngine, train, external, missing, rollouts };
+          return { cpuEngine, rlStep, train, external, missing, rollouts };
         },
         { onConsole: progress },
       );
       if (!train || !rollouts) {
-        if (opts.json) printJson({ cpuEngine });
-        else printCpuEngine(cpuEngine);
+        if (opts.json) printJson({ cpuEngine, cpuRlStep: rlStep });
+        else {
+          printCpuEngine(cpuEngine);
+          printRlStep(rlStep);
+        }
         return;
       }
       external['serve (node, 127.0.0.1 HTTP, src/bench/serve_bench.ts)'] = await benchServe({ quick: !!opts.quick }).catch((e: Error) => ({ error: e.message }));
-      if (opts.json) printJson({ cpuEngine, ...train, external, externalMissing: missing, rollouts });
+      if (opts.json) printJson({ cpuEngine, cpuRlStep: rlStep, ...train, external, externalMissing: missing, rollouts });
       else {
         printCpuEngine(cpuEngine);
+        printRlStep(rlStep);
         printHuman(train, external, missing, rollouts);
       }
     });

@@ -5,7 +5,7 @@
 // partitioned across threads; each pair's gradients are accumulated by one thread in a fixed
 // order. Plus the KV-cache decode step of the sampler.
 import { partLo, partHi } from './partition';
-import { exp4, exp1, hmax, hsum } from './simd_math';
+import { exp4, exp1, hmax, hsum, madd } from './simd_math';
 import { gemmRows } from './matmul';
 
 // @ts-ignore: decorator
@@ -13,7 +13,7 @@ import { gemmRows } from './matmul';
 function dot(a: usize, b: usize, HS: i32): f32 {
   let v = f32x4.splat(0);
   let i = 0;
-  for (; i + 4 <= HS; i += 4) v = f32x4.add(v, f32x4.mul(v128.load(a + (<usize>i << 2)), v128.load(b + (<usize>i << 2))));
+  for (; i + 4 <= HS; i += 4) v = madd(v128.load(a + (<usize>i << 2)), v128.load(b + (<usize>i << 2)), v);
   let s: f32 = hsum(v);
   for (; i < HS; i++) s += load<f32>(a + (<usize>i << 2)) * load<f32>(b + (<usize>i << 2));
   return s;
@@ -26,7 +26,7 @@ function axpy(y: usize, a: f32, x: usize, HS: i32): void {
   let i = 0;
   for (; i + 4 <= HS; i += 4) {
     const p = <usize>i << 2;
-    v128.store(y + p, f32x4.add(v128.load(y + p), f32x4.mul(av, v128.load(x + p))));
+    v128.store(y + p, madd(av, v128.load(x + p), v128.load(y + p)));
   }
   for (; i < HS; i++) store<f32>(y + (<usize>i << 2), load<f32>(y + (<usize>i << 2)) + a * load<f32>(x + (<usize>i << 2)));
 }
@@ -147,7 +147,7 @@ export function attentionBackwardTask(dout: usize, qkv: usize, att: usize, dqkv:
       const ds = dS + (<usize>(t * len) << 2);
       let dpv = f32x4.splat(0);
       let t2 = 0;
-      for (; t2 + 4 <= t + 1; t2 += 4) dpv = f32x4.add(dpv, f32x4.mul(v128.load(pa + (<usize>t2 << 2)), v128.load(ds + (<usize>t2 << 2))));
+      for (; t2 + 4 <= t + 1; t2 += 4) dpv = madd(v128.load(pa + (<usize>t2 << 2)), v128.load(ds + (<usize>t2 << 2)), dpv);
       let dp = hsum(dpv);
       for (; t2 <= t; t2++) dp += load<f32>(pa + (<usize>t2 << 2)) * load<f32>(ds + (<usize>t2 << 2));
       const dpb = f32x4.splat(dp);

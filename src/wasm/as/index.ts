@@ -6,7 +6,8 @@
 import { gemmTask, transposeTask, biasGradTask } from './matmul';
 import { layernormForwardTask, layernormBackwardDinpTask, layernormBackwardDwDbTask } from './layernorm';
 import { geluForwardTask, geluBackwardTask, addTask, gatherRowsTask, scatterAddRowsTask, encoderForwardTask, encoderBackwardTask } from './elementwise';
-import { attentionForwardTask, attentionBackwardTask, attentionDecodeTask } from './attention';
+import { attentionForwardTask, attentionBackwardTask } from './attention';
+import { decodeStepTask, DECODE_HEAD_WORDS, DECODE_LAYER_WORDS } from './decode';
 import { logprobForwardTask, logprobBackwardTask, sumsqTask, adamwTask, SUMSQ_CHUNK } from './heads';
 
 export const OP_GEMM: i32 = 1;
@@ -24,12 +25,14 @@ export const OP_ENCODER_FORWARD: i32 = 12;
 export const OP_ENCODER_BACKWARD: i32 = 13;
 export const OP_ATTENTION_FORWARD: i32 = 14;
 export const OP_ATTENTION_BACKWARD: i32 = 15;
-export const OP_ATTENTION_DECODE: i32 = 16;
 export const OP_LOGPROB_FORWARD: i32 = 17;
 export const OP_LOGPROB_BACKWARD: i32 = 18;
 export const OP_SUMSQ: i32 = 19;
 export const OP_ADAMW: i32 = 20;
+export const OP_DECODE_STEP: i32 = 21;
 export const SUMSQ_CHUNK_SIZE: i32 = SUMSQ_CHUNK;
+export const DECODE_TABLE_HEAD: i32 = DECODE_HEAD_WORDS;
+export const DECODE_TABLE_LAYER: i32 = DECODE_LAYER_WORDS;
 
 // @ts-ignore: decorator
 @inline
@@ -65,11 +68,11 @@ export function run(t: usize, tid: i32, nth: i32): void {
     case OP_ENCODER_BACKWARD: encoderBackwardTask(a(t, 1), a(t, 2), a(t, 3), a(t, 4), a(t, 5), a(t, 6), a(t, 7), tid, nth); break;
     case OP_ATTENTION_FORWARD: attentionForwardTask(a(t, 1), a(t, 2), a(t, 3), a(t, 4), a(t, 5), a(t, 6), a(t, 7), a(t, 8), a(t, 9), tid, nth); break;
     case OP_ATTENTION_BACKWARD: attentionBackwardTask(a(t, 1), a(t, 2), a(t, 3), a(t, 4), a(t, 5), a(t, 6), a(t, 7), a(t, 8), a(t, 9), a(t, 10), tid, nth); break;
-    case OP_ATTENTION_DECODE: attentionDecodeTask(a(t, 1), a(t, 2), a(t, 3), a(t, 4), a(t, 5), a(t, 6), a(t, 7), a(t, 8), a(t, 9), a(t, 10), tid, nth); break;
     case OP_LOGPROB_FORWARD: logprobForwardTask(a(t, 1), a(t, 2), a(t, 3), a(t, 4), a(t, 5), a(t, 6), tid, nth); break;
     case OP_LOGPROB_BACKWARD: logprobBackwardTask(a(t, 1), a(t, 2), a(t, 3), a(t, 4), a(t, 5), a(t, 6), a(t, 7), tid, nth); break;
     case OP_SUMSQ: sumsqTask(a(t, 1), a(t, 2), a(t, 3), tid, nth); break;
     case OP_ADAMW: adamwTask(a(t, 1), a(t, 2), a(t, 3), a(t, 4), a(t, 5), a(t, 6), f(t, 7), f(t, 8), f(t, 9), f(t, 10), f(t, 11), f(t, 12), f(t, 13), tid, nth); break;
+    case OP_DECODE_STEP: decodeStepTask(a(t, 1), tid, nth); break;
     default: unreachable();
   }
 }

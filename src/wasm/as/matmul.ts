@@ -5,11 +5,13 @@
 //   forward   out  (N,M) = inp (N,K) · Wᵀ     → B = Wᵀ, a transposed copy kept per weight
 //   backward  dinp (N,K) = dout (N,M) · W     → B = W
 //             dW   (M,K) += doutᵀ (M,N) · inp → A = dout read transposed, B = inp
+// Every multiply-add is `madd` (simd_math.ts): fused in the relaxed-SIMD build.
 // Tiles of 4 rows × 8 columns (8 f32x4 accumulators, 11 live v128 registers: fits x86's 16
 // xmm). The reduction dimension is walked in blocks of KB with the running sums stored in C
 // between blocks: the f32 additions happen in exactly the order k = 0, 1, …, K−1 for every
 // element, whatever the blocking or the thread count, so results are reproducible bit for bit.
 import { partLo, partHi } from './partition';
+import { madd } from './simd_math';
 
 const KB: i32 = 256;
 
@@ -50,10 +52,10 @@ function tile4x8(A: usize, sar: i32, sak: i32, B: usize, ldb: i32, C: usize, ldc
     const x1 = f32x4.splat(load<f32>(pa + dr));
     const x2 = f32x4.splat(load<f32>(pa + 2 * dr));
     const x3 = f32x4.splat(load<f32>(pa + 3 * dr));
-    a00 = f32x4.add(a00, f32x4.mul(x0, b0)); a01 = f32x4.add(a01, f32x4.mul(x0, b1));
-    a10 = f32x4.add(a10, f32x4.mul(x1, b0)); a11 = f32x4.add(a11, f32x4.mul(x1, b1));
-    a20 = f32x4.add(a20, f32x4.mul(x2, b0)); a21 = f32x4.add(a21, f32x4.mul(x2, b1));
-    a30 = f32x4.add(a30, f32x4.mul(x3, b0)); a31 = f32x4.add(a31, f32x4.mul(x3, b1));
+    a00 = madd(x0, b0, a00); a01 = madd(x0, b1, a01);
+    a10 = madd(x1, b0, a10); a11 = madd(x1, b1, a11);
+    a20 = madd(x2, b0, a20); a21 = madd(x2, b1, a21);
+    a30 = madd(x3, b0, a30); a31 = madd(x3, b1, a31);
     pa += dk;
     pb += db;
   }
@@ -76,8 +78,8 @@ function tile1x8(A: usize, sar: i32, sak: i32, B: usize, ldb: i32, C: usize, ldc
   const db = <usize>ldb << 2;
   for (let k = k0; k < k1; k++) {
     const x = f32x4.splat(load<f32>(pa));
-    a0 = f32x4.add(a0, f32x4.mul(x, v128.load(pb)));
-    a1 = f32x4.add(a1, f32x4.mul(x, v128.load(pb + 16)));
+    a0 = madd(x, v128.load(pb), a0);
+    a1 = madd(x, v128.load(pb + 16), a1);
     pa += dk;
     pb += db;
   }
@@ -100,10 +102,10 @@ function tile4x4(A: usize, sar: i32, sak: i32, B: usize, ldb: i32, C: usize, ldc
   const db = <usize>ldb << 2;
   for (let k = k0; k < k1; k++) {
     const b = v128.load(pb);
-    a0 = f32x4.add(a0, f32x4.mul(f32x4.splat(load<f32>(pa)), b));
-    a1 = f32x4.add(a1, f32x4.mul(f32x4.splat(load<f32>(pa + dr)), b));
-    a2 = f32x4.add(a2, f32x4.mul(f32x4.splat(load<f32>(pa + 2 * dr)), b));
-    a3 = f32x4.add(a3, f32x4.mul(f32x4.splat(load<f32>(pa + 3 * dr)), b));
+    a0 = madd(f32x4.splat(load<f32>(pa)), b, a0);
+    a1 = madd(f32x4.splat(load<f32>(pa + dr)), b, a1);
+    a2 = madd(f32x4.splat(load<f32>(pa + 2 * dr)), b, a2);
+    a3 = madd(f32x4.splat(load<f32>(pa + 3 * dr)), b, a3);
     pa += dk;
     pb += db;
   }
@@ -119,7 +121,7 @@ function tile1x4(A: usize, sar: i32, sak: i32, B: usize, ldb: i32, C: usize, ldc
   let pb = B + (<usize>(k0 * ldb + m) << 2);
   const db = <usize>ldb << 2;
   for (let k = k0; k < k1; k++) {
-    a0 = f32x4.add(a0, f32x4.mul(f32x4.splat(load<f32>(pa)), v128.load(pb)));
+    a0 = madd(f32x4.splat(load<f32>(pa)), v128.load(pb), a0);
     pa += dk;
     pb += db;
   }

@@ -62,3 +62,15 @@ export function exp1(x: f32): f32 {
 export function tanh1(x: f32): f32 {
   return f32x4.extract_lane(tanh4(f32x4.splat(x)), 0);
 }
+
+// a·b + c per lane. Built twice (scripts/build-wasm.mjs): with relaxed SIMD it is
+// f32x4.relaxed_madd, which the runtime lowers to a fused multiply-add where the CPU has one
+// (one rounding; x86 FMA3, ARM NEON) and to mul + add elsewhere; without, it is mul then add
+// (two roundings), bit for bit the kernels' arithmetic before relaxed SIMD. Either way one
+// module runs the same instruction on every thread, so thread-count determinism holds.
+// @ts-ignore: decorator
+@inline
+export function madd(a: v128, b: v128, c: v128): v128 {
+  if (ASC_FEATURE_RELAXED_SIMD) return f32x4.relaxed_madd(a, b, c);
+  return f32x4.add(c, f32x4.mul(a, b));
+}

@@ -1,0 +1,80 @@
+/**
+ * The PyTorch CPU peer of `hlab bench` (Node side): starts src/bench/pytorch_peer.py under a
+ * Python that has torch (HLAB_PYTHON, else `python3`, else /usr/bin/python3 — Debian's
+ * python3-torch installs there) and runs its training steps one at a time, so the page's bench
+ * can interleave them with ours (cpu_engine.ts calls them through functions the CLI exposes to
+ * the page). Node-only module.
+ */
+import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { dirname, resolve } from 'node:path';
+import { createInterface, type Interface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+
+const SCRIPT = resolve(dirname(fileURLToPath(import.meta.url)), 'pytorch_peer.py');
+
+/** The model and batch of one peer: the preset's dims, B rows of T ids, `threads` intra-op threads. */
+export interface PytorchPeerModel {
+  C: number;
+  L: number;
+  NH: number;
+  V: number;
+  B: number;
+  T: number;
+  threads: number;
+  seed: number;
+}
+
+/** The first candidate interpreter that imports torch, or null. */
+export function findTorchPython(candidates = [process.env.HLAB_PYTHON, 'python3', '/usr/bin/python3']): string | null {
+  for (const py of candidates) {
+    if (!py) continue;
+    const r = spawnSync(py, ['-c', 'import torch'], { stdio: 'ignore', timeout: 60_000 });
+    if (r.status === 0) return py;
+  }
+  return null;
+}
+
+export class PytorchPeer {
+  private readonly lines: AsyncIterator<string>;
+  private constructor(
+    private readonly proc: ChildProcessWithoutNullStreams,
+    rl: Interface,
+    /** The interpreter running the peer. */
+    readonly python: string,
+  ) {
+    this.lines = rl[Symbol.asyncIterator]();
+  }
+
+  /** Start the peer, or return why it cannot run (one line, for the bench's note). */
+  static start(): PytorchPeer | { absent: string } {
+    const py = findTorchPython();
+    if (!py) return { absent: 'PyTorch peer skipped: no python3 with torch (Debian: apt-get install python3-torch; or set HLAB_PYTHON)' };
+    const proc = spawn(py, [SCRIPT], { stdio: ['pipe', 'pipe', 'pipe'] });
+    proc.stderr.on('data', (d) => process.stderr.write(`[bench] pytorch: ${d}`));
+    return new PytorchPeer(proc, createInterface({ input: proc.stdout }), py);
+  }
+
+  private async call<T>(cmd: object): Promise<T> {
+    this.proc.stdin.write(`${JSON.stringify(cmd)}\n`);
+    const r = await this.lines.next();
+    if (r.done) throw new Error(`PyTorch peer (${this.python}) exited (its stderr is above)`);
+    const o = JSON.parse(r.value) as T & { error?: string };
+    if (o.error) throw new Error(`PyTorch peer: ${o.error}`);
+    return o;
+  }
+
+  /** Build the model, its AdamW and the batch. @returns torch's version and its thread count */
+  model(m: PytorchPeerModel): Promise<{ torch: string; threads: number }> {
+    return this.call({ op: 'model', ...m });
+  }
+
+  /** One training step (module doc of pytorch_peer.py). @returns its wall time in ms */
+  async step(): Promise<number> {
+    return (await this.call<{ ms: number }>({ op: 'step' })).ms;
+  }
+
+  close(): void {
+    this.proc.stdin.end();
+    this.proc.kill();
+  }
+}
