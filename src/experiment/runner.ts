@@ -134,7 +134,8 @@ const paramsDigest = (a: Float32Array) => sha256Hex(new Uint8Array(a.buffer, a.b
 /**
  * The starting parameters: the pretrained base checkpoint public/base-<preset>.ckpt when
  * spec.model.init = 'base' and it exists and matches the tokenizer and config; otherwise a
- * seeded random init with a loud warning (never silently).
+ * seeded random init with a loud warning (never silently). An `explicit` file (`--base`) that is
+ * unusable throws instead: only the shipped default may fall back.
  */
 async function startingParams(
   spec: ExperimentSpec,
@@ -175,6 +176,8 @@ async function startingParams(
       if (e instanceof BudgetMismatchError) throw e;
       why = (e as Error).message.split('\n')[0];
     }
+    // A file the user named is never replaced by a random init (the CLI verifies it first; this guards other callers).
+    if (explicit) throw new Error(`--base file unusable: ${why}`);
     const w = `WARNING: spec.model.init = 'base' but the base checkpoint ${url} is unusable (${why}); falling back to a RANDOM 'scratch' init (seed ${seed}). Build it with \`npm run -s hlab -- pretrain --preset ${preset} --out public/base-${preset}.ckpt\` or pass \`--base FILE\`. Expect pass@1 ≈ 0 and no learning signal.`;
     if (!warnings.includes(w)) warnings.push(w);
     emit({ type: 'warn', message: w });
