@@ -53,6 +53,8 @@ export interface ServeOptions {
   stallAction?: string;
   /** Most ms `close()` waits for in-flight requests before cutting connections (default 10 000). */
   drainMs?: number;
+  /** Where operator diagnostics go (an internal error with its stack), one call per line (default stderr). */
+  log?: (line: string) => void;
 }
 
 /** Server counters (GET /v1/health `episodes` and `requests`). */
@@ -176,6 +178,7 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
   const limits: ServeLimits = { ...DEFAULT_LIMITS, ...(opts.limits ?? {}) };
   if (limits.defaultMaxTurns > limits.maxTurns) limits.defaultMaxTurns = limits.maxTurns;
   const now = opts.now ?? Date.now;
+  const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const pool = new EnvPool({ workers: opts.workers ?? defaultWorkers(), watchdogMs: opts.watchdogMs ?? 30_000, maxRetries: opts.maxRetries, stallAction: opts.stallAction });
   const createBody = createEpisodeSchema(limits);
   const stepBody = stepSchema(limits);
@@ -436,7 +439,7 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
         sendJson(res, e.status, { error: e.message, field: e.field, code: e.code }, e.status === 413 && !req.complete ? { connection: 'close' } : {});
       } else {
         const msg = (e as Error)?.message ?? String(e);
-        process.stderr.write(`[serve] internal error on ${req.method} ${req.url}: ${(e as Error)?.stack ?? msg}\n`);
+        log(`[serve] internal error on ${req.method} ${req.url}: ${(e as Error)?.stack ?? msg}`);
         sendJson(res, 503, { error: `environment failure: ${msg.split('\n')[0].slice(0, 300)}`, field: null, code: 'internal' });
       }
     });
