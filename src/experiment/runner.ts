@@ -45,7 +45,7 @@ import { evaluate, type EvalResult, type EvalSets } from './evaluate';
 import { cellKey, checkSpecConsistency, inSpaceEvalSet, makeSchedule, taskAssignments, testTasks, trainingHarnesses, trainPool, TRAIN_POOL_PER_SUITE, withoutCells } from './plan';
 import { rlLoop, type RlLoopHooks } from './rl_loop';
 import { makeEmit, type Emit, type RunCurves, type RunEvent, type StepRecord } from './run_events';
-import { decodeRunCheckpoint, encodeRunCheckpoint, type RunState, type RunTensors } from './run_checkpoint';
+import { decodeRunCheckpoint, encodeRunCheckpoint, type RunSegment, type RunState, type RunTensors } from './run_checkpoint';
 import type { ExperimentResults, RunResult } from './results';
 import { parseSpec, type ExperimentSpec, type MethodSpec } from './spec';
 import { chooseBackend, createStack, destroyBackend, type BackendChoice } from './backend';
@@ -109,8 +109,13 @@ export interface ExperimentOutput {
   results: ExperimentResults;
   curves: RunCurves[];
   warnings: string[];
-  /** Where each run's starting parameters came from (base checkpoint or scratch). */
+  /** Where each run's starting parameters came from (base checkpoint, scratch, or the run checkpoint it resumed). */
   starts: string[];
+  /**
+   * Every call of the runner that worked on this experiment, this one last: engine, start and
+   * positions (run_checkpoint.ts RunSegment). Absent in outputs stored before it was recorded.
+   */
+  segments?: RunSegment[];
   /** Parameters digest per finished or current run (resume tests). */
   paramDigests: string[];
   /**
@@ -297,6 +302,9 @@ export async function runExperiment(specJson: unknown, o: RunnerOptions = {}, se
   const paramDigests: string[] = [];
   const trajectories: TrajectorySample[] = [];
   const starts: string[] = [];
+  // Earlier segments (from the checkpoint) and this call's, whose `to` follows every save.
+  const segments: RunSegment[] = [];
+  const segment: RunSegment = { engine: backend.kind, describe: backend.describe, start: '', from: { runIndex: 0, step: 0 }, to: { runIndex: 0, step: 0 } };
   let resume: { state: RunState; tensors: RunTensors } | null = null;
 
   if (o.importBase64) await store.importCheckpoint(base64ToBytes(o.importBase64), { overwrite: true });
@@ -312,6 +320,15 @@ export async function runExperiment(specJson: unknown, o: RunnerOptions = {}, se
         throw new Error(`--resume: the checkpoint of run '${runId}' was written for a different spec; start without --resume or use the same spec`);
       trajectories.push(...ck.trajectories);
       resume = { state: ck.state, tensors };
+      const at = { runIndex: ck.state.runIndex, step: ck.state.step };
+      segments.push(
+        ...(ck.segments.length
+          ? ck.segments
+          : [{ engine: 'unrecorded' as const, describe: 'not recorded (an older checkpoint)', start: 'not recorded', from: { runIndex: 0, step: 0 }, to: at }]),
+      );
+      segment.start = `the run checkpoint at run ${at.runIndex + 1}, step ${at.step}`;
+      segment.from = { ...at };
+      segment.to = { ...at };
       results.push(...ck.results);
       curves.push(...ck.curves);
       const st = ck.state;
@@ -335,6 +352,7 @@ export async function runExperiment(specJson: unknown, o: RunnerOptions = {}, se
       const cfg = presetConfig(preset, tok.vocabSize);
       const start = await startingParams(spec, cfg, preset, seed, tok, warnings, emit, o.baseCheckpointBase64);
       starts.push(start.source);
+      if (!segment.start) segment.start = start.source;
       emit({ type: 'log', message: `run ${r + 1}/${runsPlan.length}: ${method.name}, seed ${seed}, model ${preset}, start from ${start.source}` });
       const algorithm = method.algorithm;
       const training = method.harnesses === 'none' || algorithm === 'sft' ? [] : trainingHarnesses(spec, method);
@@ -369,6 +387,8 @@ export async function runExperiment(specJson: unknown, o: RunnerOptions = {}, se
         const rt = resume.tensors;
         st = { ...resume.state, runIndex: r };
         trainer.writeState({ params: rt.params, m: rt.adamM, v: rt.adamV, adamStep: rt.adamStep });
+        // Its parameters are the checkpoint's, not the starting point's (the segments say where the run began).
+        starts[starts.length - 1] = `the run checkpoint at step ${st.step}`;
         progress.done += (st.before ? 1 : 0) * Math.min(1, evalUnits) + st.step;
       }
       resume = null;
@@ -392,10 +412,20 @@ export async function runExperiment(specJson: unknown, o: RunnerOptions = {}, se
         const s = await trainer.readState();
         // seconds: this run's time including the segment in progress, so a resumed run's duration counts every segment.
         const state = { ...st, seconds: st.runIndex === r ? st.seconds + (performance.now() - rs0) / 1000 : st.seconds };
+        segment.to = { runIndex: st.runIndex, step: st.step };
         const res = await store.save(
           encodeRunCheckpoint(
             runId,
-            { spec: specJson as JsonValue, run: { runIndex: r, method: method.name, seed }, state, schedule: schedule.state(), results, curves, trajectories },
+            {
+              spec: specJson as JsonValue,
+              run: { runIndex: r, method: method.name, seed },
+              state,
+              schedule: schedule.state(),
+              results,
+              curves,
+              trajectories,
+              segments: [...segments, segment],
+            },
             { params: s.params, adamM: s.m, adamV: s.v, adamStep: s.adamStep },
             Date.now(),
           ),
@@ -492,6 +522,7 @@ export async function runExperiment(specJson: unknown, o: RunnerOptions = {}, se
     curves,
     warnings,
     starts,
+    segments: [...segments, segment],
     paramDigests,
     trajectories,
     seconds: (performance.now() - t0) / 1000,

@@ -25,7 +25,7 @@ import { DEVICE_LOST_TEXT } from '../../gpu/device_lost';
 import { withBrowser } from '../browser';
 import { parseSpec, SpecError, type ExperimentSpec } from '../../experiment/spec';
 import { DEFAULT_PRESET, PRESET_NAMES, getPreset } from '../../experiment/presets';
-import { markdownTable, resultsCsv, withUnfinishedRuns, type BeforeEval, type ExperimentResults } from '../../experiment/results';
+import { markdownTable, resultsCsv, segmentsText, withUnfinishedRuns, type BeforeEval, type ExperimentResults } from '../../experiment/results';
 import type { ExperimentOutput, RunnerOptions } from '../../experiment/runner';
 import { checkSpecConsistency } from '../../experiment/plan';
 import { curvesSvg } from '../../experiment/curves_svg';
@@ -239,6 +239,7 @@ export function registerRun(program: Command): void {
         warnings: result.warnings,
         infeasibleCells: infeasible,
         starts: result.starts,
+        segments: result.segments ?? [],
         seconds: result.seconds,
         curves: result.curves,
         trajectories: result.trajectories,
@@ -254,8 +255,10 @@ export function registerRun(program: Command): void {
         '',
         `Command: \`${command}\` — ${result.status}, ${((Date.now() - t0) / 1000).toFixed(0)} s wall clock (${result.seconds.toFixed(0)} s in the page).`,
         `Machine: ${res.machine}.`,
-        `Engine: ${result.engine.describe} (${result.engine.reason}).`,
+        `Engine (this call, the last segment): ${result.engine.describe} (${result.engine.reason}).`,
         `Starting checkpoint: ${[...new Set(result.starts)].join('; ')}.`,
+        '',
+        segmentsText(result.segments ?? []),
         ...result.warnings.map((w) => `\n> ${w}`),
         '',
       ].join('\n');
