@@ -22,7 +22,20 @@ export interface WorkerPoolOptions {
   watchdogMs: number;
   /** Retries of one job on fresh workers before its error is thrown (default 2). */
   maxRetries?: number;
+  /**
+   * Starts one attempt's watchdog: call `fire` after `ms`; returns the cancel function. Default
+   * setTimeout. A seam so callers (tests of a hung job) decide when it fires, not the clock.
+   */
+  startWatchdog?: WatchdogTimer;
 }
+
+/** See `WorkerPoolOptions.startWatchdog`. */
+export type WatchdogTimer = (fire: () => void, ms: number) => () => void;
+
+const clockWatchdog: WatchdogTimer = (fire, ms) => {
+  const t = setTimeout(fire, ms);
+  return () => clearTimeout(t);
+};
 
 /** Counters shown in the run's metrics. */
 export interface WorkerPoolStats {
@@ -148,9 +161,9 @@ export class WorkerPool<T> {
     try {
       for (;;) {
         const attemptSlot = slot;
-        let timer: ReturnType<typeof setTimeout> | undefined;
+        let cancel = () => {};
         const watchdog = new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new WatchdogError(`job exceeded the ${watchdogMs} ms watchdog on worker ${slot.index}`)), watchdogMs);
+          cancel = (this.opts.startWatchdog ?? clockWatchdog)(() => reject(new WatchdogError(`job exceeded the ${watchdogMs} ms watchdog on worker ${slot.index}`)), watchdogMs);
         });
         try {
           const out = await Promise.race([job(slot.api, slot.index), watchdog, this.deathOf(slot)]);
@@ -170,7 +183,7 @@ export class WorkerPool<T> {
           attempt++;
           this.stats.retries++;
         } finally {
-          clearTimeout(timer);
+          cancel();
           attemptSlot.abort = undefined;
         }
       }
