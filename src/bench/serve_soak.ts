@@ -61,7 +61,8 @@ export async function soakServe(opts: { quick?: boolean; workers?: number } = {}
 
 /** One line per the bench's human output: RSS after each 1,000 episodes. */
 export function soakLine(r: ServeSoakResult): string {
-  return `RSS MiB per 1,000 episodes: ${r.points.map((p) => p.rssMiB).join(' ')} (×${r.rssGrowth} from first to last block, ${r.seconds} s, ${r.config.workers} workers)`;
+  const heap = r.points[0].heapAfterGcMiB === null ? '' : `; heap after GC MiB: ${r.points.map((p) => p.heapAfterGcMiB).join(' ')}`;
+  return `RSS MiB per 1,000 episodes: ${r.points.map((p) => p.rssMiB).join(' ')} (×${r.rssGrowth} from first to last block, ${r.seconds} s, ${r.config.workers} workers)${heap}`;
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
