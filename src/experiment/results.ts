@@ -12,6 +12,7 @@
  * Pure module: the CLI writes the files, the app renders the same tables.
  */
 import type { InSpaceExclusions } from './plan';
+import type { RunSegment } from './run_checkpoint';
 import { meanStd as meanStdSeeds, pairCells, pairedComparison, wilson, type EpisodeOutcomeCell, type PairedCell, type PairedComparison } from './stats';
 
 /** pass@1 = mean success over test tasks × samples, in [0, 1]. */
@@ -465,4 +466,18 @@ export function withUnfinishedRuns(res: ExperimentResults, before: readonly Befo
     });
   }
   return extra.length ? { ...res, runs: [...res.runs, ...extra] } : res;
+}
+
+/**
+ * The results.md text naming every segment of an experiment (issue 24: after a resume on
+ * another engine the file named only the last engine and the first starting checkpoint). One
+ * line per segment, positions 1-based: `1. ENGINE — run 1, step 0 → run 1, step 3; from START`.
+ * @param segments in call order (ExperimentOutput.segments)
+ */
+export function segmentsText(segments: readonly RunSegment[]): string {
+  const at = (p: RunSegment['from']) => `run ${p.runIndex + 1}, step ${p.step}`;
+  return [
+    `Segments (${segments.length}; one per \`hlab run\` call):`,
+    ...segments.map((g, i) => `${i + 1}. ${g.engine === 'unrecorded' ? 'engine not recorded' : g.describe} — ${at(g.from)} → ${at(g.to)}; from ${g.start}`),
+  ].join('\n');
 }

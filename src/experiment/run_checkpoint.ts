@@ -57,6 +57,29 @@ export interface RunState {
   seconds: number;
 }
 
+/** A position in the experiment: run (runner order) and RL steps done in it. */
+export interface RunPosition {
+  runIndex: number;
+  step: number;
+}
+
+/**
+ * One call of the runner (a segment of the experiment): the engine it ran on, where its
+ * parameters came from and the positions it went from and to. A run resumed on another engine
+ * has one per call, so results name every engine, not only the last (issue 24).
+ */
+export interface RunSegment {
+  /** 'unrecorded': a segment of a checkpoint written before segments were recorded. */
+  engine: 'webgpu' | 'wasm' | 'unrecorded';
+  /** The engine in words (backend.ts `describe`). */
+  describe: string;
+  /** The first run's starting checkpoint, or the run checkpoint the call resumed from. */
+  start: string;
+  from: RunPosition;
+  /** The position of the segment's last checkpoint. */
+  to: RunPosition;
+}
+
 /** One decoded run checkpoint (tensors apart). */
 export interface RunCheckpoint {
   version: typeof RUN_CHECKPOINT_VERSION;
@@ -69,6 +92,8 @@ export interface RunCheckpoint {
   results: RunResult[];
   curves: RunCurves[];
   trajectories: TrajectorySample[];
+  /** Every segment up to and including the one that wrote the checkpoint (empty in older checkpoints). */
+  segments: RunSegment[];
 }
 
 /** Parameters, AdamW moments and step counter. */
@@ -189,7 +214,19 @@ const v2Config = z
     run: z.object({ runIndex: count, method: z.string(), seed: z.number().int() }).strict(),
   })
   .strict();
-const v2History = z.object({ version: z.literal(RUN_CHECKPOINT_VERSION), state: runState, results: z.array(record), curves, trajectories: z.array(record) }).strict();
+const position = z.object({ runIndex: count, step: count }).strict();
+const segment = z.object({ engine: z.enum(['webgpu', 'wasm', 'unrecorded']), describe: z.string(), start: z.string(), from: position, to: position }).strict();
+const v2History = z
+  .object({
+    version: z.literal(RUN_CHECKPOINT_VERSION),
+    state: runState,
+    results: z.array(record),
+    curves,
+    trajectories: z.array(record),
+    // Absent in checkpoints written before segments were recorded.
+    segments: z.array(segment).optional(),
+  })
+  .strict();
 /** Version 1: config without a version, the history without one; trajectories absent in the oldest. */
 const v1Config = z.object({ spec: z.unknown(), runIndex: count, method: z.string(), seed: z.number().int() }).strict();
 const v1History = z.object({ state: runState, results: z.array(record), curves, trajectories: z.array(record).optional() }).strict();
@@ -205,8 +242,13 @@ function jsonSafe<T>(v: T): JsonValue {
  * The store input of a run checkpoint (module doc for the layout).
  * @param createdAt ms since the epoch
  */
-export function encodeRunCheckpoint(runId: string, ck: Omit<RunCheckpoint, 'version'>, t: RunTensors, createdAt: number): CheckpointInput {
-  const { spec, run, state, schedule, results, curves, trajectories } = ck;
+export function encodeRunCheckpoint(
+  runId: string,
+  ck: Omit<RunCheckpoint, 'version' | 'segments'> & { segments?: RunSegment[] },
+  t: RunTensors,
+  createdAt: number,
+): CheckpointInput {
+  const { spec, run, state, schedule, results, curves, trajectories, segments = [] } = ck;
   return {
     meta: {
       runId,
@@ -216,7 +258,7 @@ export function encodeRunCheckpoint(runId: string, ck: Omit<RunCheckpoint, 'vers
       rngStates: { note: 'all streams derive from (seed, step)', seed: run.seed, step: state.step },
       scheduleState: jsonSafe(schedule),
       // The schedule lives in its own slot; the state's copy is left empty.
-      metricHistory: jsonSafe({ version: RUN_CHECKPOINT_VERSION, state: { ...state, schedule: {} }, results, curves, trajectories }),
+      metricHistory: jsonSafe({ version: RUN_CHECKPOINT_VERSION, state: { ...state, schedule: {} }, results, curves, trajectories, segments }),
     },
     tensors: { params: t.params, adamM: t.adamM, adamV: t.adamV, adamStep: Uint32Array.of(t.adamStep) },
   };
@@ -253,6 +295,7 @@ export function decodeRunCheckpoint(meta: CheckpointMeta, tensors: Record<string
       results: h.results as unknown as RunResult[],
       curves: h.curves,
       trajectories: h.trajectories as unknown as TrajectorySample[],
+      segments: h.segments ?? [],
     };
   } else if (version === 1) {
     const c = parse(v1Config, meta.config, 'config');
@@ -267,6 +310,7 @@ export function decodeRunCheckpoint(meta: CheckpointMeta, tensors: Record<string
       results: h.results as unknown as RunResult[],
       curves: h.curves,
       trajectories: (h.trajectories ?? []) as unknown as TrajectorySample[],
+      segments: [],
     };
   } else throw new RunCheckpointVersionError(version);
   const f32 = (name: string): Float32Array => {

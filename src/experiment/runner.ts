@@ -46,7 +46,7 @@ import { evaluate, type EvalResult, type EvalSets } from './evaluate';
 import { cellKey, checkSpecConsistency, inSpaceEvalSet, makeSchedule, taskAssignments, testTasks, trainingHarnesses, trainPool, TRAIN_POOL_PER_SUITE, withoutCells } from './plan';
 import { rlLoop, type RlLoopHooks } from './rl_loop';
 import { makeEmit, type Emit, type RunCurves, type RunEvent, type StepRecord } from './run_events';
-import { decodeRunCheckpoint, encodeRunCheckpoint, type RunState, type RunTensors } from './run_checkpoint';
+import { decodeRunCheckpoint, encodeRunCheckpoint, type RunSegment, type RunState, type RunTensors } from './run_checkpoint';
 import type { ExperimentResults, RunResult } from './results';
 import { parseSpec, type ExperimentSpec, type MethodSpec } from './spec';
 import { chooseBackend, createStack, destroyBackend, type BackendChoice } from './backend';
@@ -110,8 +110,13 @@ export interface ExperimentOutput {
   results: ExperimentResults;
   curves: RunCurves[];
   warnings: string[];
-  /** Where each run's starting parameters came from (base checkpoint or scratch). */
+  /** Where each run's starting parameters came from (base checkpoint, scratch, or the run checkpoint it resumed). */
   starts: string[];
+  /**
+   * Every call of the runner that worked on this experiment, this one last: engine, start and
+   * positions (run_checkpoint.ts RunSegment). Absent in outputs stored before it was recorded.
+   */
+  segments?: RunSegment[];
   /** Parameters digest per finished or current run (resume tests). */
   paramDigests: string[];
   /**
@@ -133,12 +138,14 @@ function stableJson(v: unknown): string {
 const paramsDigest = (a: Float32Array) => sha256Hex(new Uint8Array(a.buffer, a.byteOffset, a.byteLength));
 
 /** A base checkpoint as loaded for a preset: decoded, or why it cannot be (missing, corrupt). */
-type BaseLoad = { url: string; ck: BaseCheckpoint } | { url: string; why: string };
+type BaseLoad = ({ url: string; ck: BaseCheckpoint } | { url: string; why: string }) & { explicit: boolean };
 
 /**
  * Load the base checkpoint of `preset` (the explicit --base file when given): through the app's
  * asset cache (filled at load; a remembered absence answers 404), so a run started offline asks
  * no network. Never throws: a failure is returned as `why`.
+ * `explicit` says whether it was the user's --base file: startingParams throws for an unusable
+ * one instead of falling back (only the shipped default may fall back).
  */
 async function loadBase(preset: string, explicit?: string): Promise<BaseLoad> {
   const url = explicit ? '(--base file)' : baseCheckpointUrl(preset);
@@ -146,10 +153,10 @@ async function loadBase(preset: string, explicit?: string): Promise<BaseLoad> {
     const res = explicit ? null : await assetFetch(url);
     // Vite answers a missing file with the app's index.html (SPA fallback), not a 404.
     if (res && (!res.ok || (res.headers.get('content-type') ?? '').includes('text/html')))
-      return { url, why: `public/base-${preset}.ckpt not found: no base checkpoint ships yet` };
-    return { url, ck: await decodeBaseCheckpoint(res ? new Uint8Array(await res.arrayBuffer()) : base64ToBytes(explicit!)) };
+      return { url, why: `public/base-${preset}.ckpt not found: no base checkpoint ships yet`, explicit: !!explicit };
+    return { url, ck: await decodeBaseCheckpoint(res ? new Uint8Array(await res.arrayBuffer()) : base64ToBytes(explicit!)), explicit: !!explicit };
   } catch (e) {
-    return { url, why: (e as Error).message.split('\n')[0] };
+    return { url, why: (e as Error).message.split('\n')[0], explicit: !!explicit };
   }
 }
 
@@ -198,6 +205,8 @@ function startingParams(
         return { params: ck.params, source: `base checkpoint ${url} (digest ${ck.header.digest.slice(0, 12)})` };
       }
     }
+    // A file the user named is never replaced by a random init (the CLI verifies it first; this guards other callers).
+    if (load.explicit) throw new Error(`--base file unusable: ${why}`);
     const w = `WARNING: spec.model.init = 'base' but the base checkpoint ${url} is unusable (${why}); falling back to a RANDOM 'scratch' init (seed ${seed}). Build it with \`npm run -s hlab -- pretrain --preset ${preset} --out public/base-${preset}.ckpt\` or pass \`--base FILE\`. Expect pass@1 ≈ 0 and no learning signal.`;
     if (!warnings.includes(w)) warnings.push(w);
     emit({ type: 'warn', message: w });
@@ -326,6 +335,9 @@ export async function runExperiment(specJson: unknown, o: RunnerOptions = {}, se
   const paramDigests: string[] = [];
   const trajectories: TrajectorySample[] = [];
   const starts: string[] = [];
+  // Earlier segments (from the checkpoint) and this call's, whose `to` follows every save.
+  const segments: RunSegment[] = [];
+  const segment: RunSegment = { engine: backend.kind, describe: backend.describe, start: '', from: { runIndex: 0, step: 0 }, to: { runIndex: 0, step: 0 } };
   let resume: { state: RunState; tensors: RunTensors } | null = null;
 
   if (o.importBase64) await store.importCheckpoint(base64ToBytes(o.importBase64), { overwrite: true });
@@ -341,6 +353,15 @@ export async function runExperiment(specJson: unknown, o: RunnerOptions = {}, se
         throw new Error(`--resume: the checkpoint of run '${runId}' was written for a different spec; start without --resume or use the same spec`);
       trajectories.push(...ck.trajectories);
       resume = { state: ck.state, tensors };
+      const at = { runIndex: ck.state.runIndex, step: ck.state.step };
+      segments.push(
+        ...(ck.segments.length
+          ? ck.segments
+          : [{ engine: 'unrecorded' as const, describe: 'not recorded (an older checkpoint)', start: 'not recorded', from: { runIndex: 0, step: 0 }, to: at }]),
+      );
+      segment.start = `the run checkpoint at run ${at.runIndex + 1}, step ${at.step}`;
+      segment.from = { ...at };
+      segment.to = { ...at };
       results.push(...ck.results);
       curves.push(...ck.curves);
       const st = ck.state;
@@ -364,6 +385,7 @@ export async function runExperiment(specJson: unknown, o: RunnerOptions = {}, se
       const cfg = presetConfig(preset, tok.vocabSize);
       const start = startingParams(spec, cfg, preset, seed, tok, warnings, emit, bases.get(preset));
       starts.push(start.source);
+      if (!segment.start) segment.start = start.source;
       emit({ type: 'log', message: `run ${r + 1}/${runsPlan.length}: ${method.name}, seed ${seed}, model ${preset}, start from ${start.source}` });
       const algorithm = method.algorithm;
       const training = method.harnesses === 'none' || algorithm === 'sft' ? [] : trainingHarnesses(spec, method);
@@ -398,6 +420,8 @@ export async function runExperiment(specJson: unknown, o: RunnerOptions = {}, se
         const rt = resume.tensors;
         st = { ...resume.state, runIndex: r };
         trainer.writeState({ params: rt.params, m: rt.adamM, v: rt.adamV, adamStep: rt.adamStep });
+        // Its parameters are the checkpoint's, not the starting point's (the segments say where the run began).
+        starts[starts.length - 1] = `the run checkpoint at step ${st.step}`;
         progress.done += (st.before ? 1 : 0) * Math.min(1, evalUnits) + st.step;
       }
       resume = null;
@@ -421,10 +445,20 @@ export async function runExperiment(specJson: unknown, o: RunnerOptions = {}, se
         const s = await trainer.readState();
         // seconds: this run's time including the segment in progress, so a resumed run's duration counts every segment.
         const state = { ...st, seconds: st.runIndex === r ? st.seconds + (performance.now() - rs0) / 1000 : st.seconds };
+        segment.to = { runIndex: st.runIndex, step: st.step };
         const res = await store.save(
           encodeRunCheckpoint(
             runId,
-            { spec: specJson as JsonValue, run: { runIndex: r, method: method.name, seed }, state, schedule: schedule.state(), results, curves, trajectories },
+            {
+              spec: specJson as JsonValue,
+              run: { runIndex: r, method: method.name, seed },
+              state,
+              schedule: schedule.state(),
+              results,
+              curves,
+              trajectories,
+              segments: [...segments, segment],
+            },
             { params: s.params, adamM: s.m, adamV: s.v, adamStep: s.adamStep },
             Date.now(),
           ),
@@ -521,6 +555,7 @@ export async function runExperiment(specJson: unknown, o: RunnerOptions = {}, se
     curves,
     warnings,
     starts,
+    segments: [...segments, segment],
     paramDigests,
     trajectories,
     seconds: (performance.now() - t0) / 1000,

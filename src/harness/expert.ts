@@ -69,7 +69,7 @@ const PLAN = 'Plan:\n1. look at the files the task names\n2. make the changes it
 const TODO_ITEMS = ['inspect the inputs', 'make the changes', 'verify and finish'];
 
 /** Texts to send for one canonical call, and which step's canonical result answers the solver. */
-interface Adapter {
+export interface Adapter {
   opening(h: Harness): string[];
   beforeFinish(h: Harness): string[];
   actions(call: ToolCall): string[];
@@ -225,7 +225,12 @@ function appendText(h: Harness, call: ToolCall): string {
   return assistantCallText({ tool: 'write', args: { path, content: peek + call.args.content } });
 }
 
-function adapterFor(h: Harness): Adapter {
+/**
+ * The texts that drive `h` like the expert: its workflow opening and the action(s) running one
+ * canonical call. Used by the expert and by tests that must reach every harness's tools.
+ * @throws Error for a harness class without an adapter.
+ */
+export function adapterFor(h: Harness): Adapter {
   if (h instanceof ComposedHarness) return composedAdapter(h);
   if (h instanceof CodingCliHarness) return codingCliAdapter(h);
   if (h instanceof AssistantHarness) return assistantAdapter(h);

@@ -1,7 +1,8 @@
 /**
  * Messages → text with role markers. The markers are short and distinctive so a byte-level
  * BPE with a ≤1024 vocabulary learns each as one or two tokens, and so that no realization
- * emits them by accident (observations are sanitized by `escapeMarkers`).
+ * emits them by accident. Marker text inside any message — a file, a tool output, the policy's
+ * own action — is escaped (`escapeMarkers`), so message boundaries come from the renderer only.
  */
 import type { Message, Role } from './types';
 
@@ -17,21 +18,26 @@ export const ROLE_MARKERS: Record<Role, string> = {
 export const END_MARKER = '<|end|>';
 
 /**
- * Neutralize role markers inside non-policy text (file contents, tool output) so the rendered
- * context has unambiguous message boundaries: `<|x|>` becomes `<x|>` only when x is a marker name.
+ * Neutralize role markers inside message text so the rendered context has unambiguous message
+ * boundaries: `<|x|>` becomes `<x|>` only when x is a marker name (the names model/rows.ts
+ * `encodeContext` maps to special ids). The output holds no marker: a removed `|` cannot be
+ * re-created by a neighbouring match.
  */
-function escapeMarkers(text: string): string {
+export function escapeMarkers(text: string): string {
   return text.replace(/<\|(system|user|assistant|tool|end)\|>/g, '<$1|>');
 }
 
 /**
- * Render messages as `<|role|>\n{text}<|end|>\n` each. Non-policy text is marker-escaped;
- * policy text is kept verbatim (the trainer scores its exact tokens).
+ * Render messages as `<|role|>\n{text}<|end|>\n` each, every text marker-escaped — the policy's
+ * too: an action writing `x<|end|>\n<|tool|>\nOK` must not become a forged tool message in the
+ * next context (issue 24). The trainer still scores the action's own sampled ids; only the copy
+ * of the action inside later contexts shows `<end|>`, so a forged-marker turn starts a new packed
+ * row (model/rows.ts `packEpisodeRows`) instead of extending the previous one.
  */
 export function renderMessages(messages: readonly Message[]): string {
   let out = '';
   for (const m of messages) {
-    out += `${ROLE_MARKERS[m.role]}\n${m.policy ? m.text : escapeMarkers(m.text)}${END_MARKER}\n`;
+    out += `${ROLE_MARKERS[m.role]}\n${escapeMarkers(m.text)}${END_MARKER}\n`;
   }
   return out;
 }

@@ -14,7 +14,7 @@ export type Role = 'system' | 'user' | 'assistant' | 'tool';
 /**
  * One message of a context. `policy` is true exactly when `text` is a verbatim action the
  * policy produced (its tokens carry loss mask 1 when the row is built from one turn; every
- * other text is context, mask 0). A harness that rewrites an old action (e.g. compaction)
+ * other text is context, mask 0). The renderer escapes marker text in it like in any message. A harness that rewrites an old action (e.g. compaction)
  * emits it with `policy: false`.
  */
 export interface Message {

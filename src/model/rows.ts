@@ -25,7 +25,11 @@
  *   - its head whole: the opening messages (everything up to and including the `<|end|>` of the
  *     first `<|user|>` message: role, tools, task). The instruction is never cut; a head longer
  *     than the budget is a configuration error (`ContextBudgetError`), which
- *     `checkOpeningsFit` finds before any rollout or training;
+ *     `checkOpeningsFit` finds before any rollout or training. Messages a harness shows between
+ *     the opening and the first action it still shows — a coding-CLI or C2 compaction summary —
+ *     are part of what it shows and join the head (`preambleLength`) whenever opening + summary
+ *     + the open `<|assistant|>` marker fit the budget (issue 24: the summary was cut first);
+ *     only a summary too large for the window is dropped like a middle turn;
  *   - its tail: the most recent whole messages that fit in budget − |head| (the open
  *     `<|assistant|>` marker always included), dropping the middle turns. Only when not even the
  *     latest message fits whole is the tail the most recent budget − |head| tokens (the latest
@@ -114,6 +118,16 @@ export function headLength(tok: Tokenizer, ids: readonly number[]): number {
   return e < 0 ? ids.length : e + 1;
 }
 
+/**
+ * Length of the preamble: every message before the first `<|assistant|>` marker at or after
+ * `head` (the opening plus what a harness shows ahead of the turns it kept — a compaction
+ * summary); `ids.length` when there is none.
+ */
+export function preambleLength(tok: Tokenizer, ids: readonly number[], head = headLength(tok, ids)): number {
+  const a = ids.indexOf(tok.special('<|assistant|>'), head);
+  return a < 0 ? ids.length : a;
+}
+
 /** Indices of the role markers (message starts) in `ids`, ascending. */
 function messageStarts(tok: Tokenizer, ids: readonly number[], from: number): number[] {
   const roles = new Set(['<|system|>', '<|user|>', '<|assistant|>', '<|tool|>'].map((m) => tok.special(m)));
@@ -133,7 +147,7 @@ function messageStarts(tok: Tokenizer, ids: readonly number[], from: number): nu
 export function fitContext(tok: Tokenizer, ids: readonly number[], budget: number): { ids: number[]; dropped: number } {
   if (!Number.isInteger(budget) || budget < 1) throw new Error(`fitContext: budget must be an integer ≥ 1, got ${budget}`);
   if (ids.length <= budget) return { ids: ids as number[], dropped: 0 };
-  const head = headLength(tok, ids);
+  let head = headLength(tok, ids);
   if (head > budget) {
     throw new ContextBudgetError(
       `the opening messages (system prompt and task) take ${head} tokens, more than the context budget of ${budget} tokens; raise maxT or lower the action reserve`,
@@ -141,6 +155,12 @@ export function fitContext(tok: Tokenizer, ids: readonly number[], budget: numbe
       budget,
     );
   }
+  // What the harness shows ahead of the turns (a coding-CLI or C2 compaction summary) stays with
+  // the opening when it leaves room for the open assistant marker; else the opening alone is kept.
+  const pre = preambleLength(tok, ids, head);
+  const openMarker = ids.length - ids.lastIndexOf(tok.special('<|assistant|>'));
+  const hasSummary = messageStarts(tok, ids, head).some((i) => i < pre);
+  if (hasSummary && pre + openMarker <= budget) head = pre;
   const room = budget - head;
   const starts = messageStarts(tok, ids, head);
   // The earliest message start whose suffix fits; the last start is the open assistant marker.

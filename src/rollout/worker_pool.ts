@@ -22,7 +22,20 @@ export interface WorkerPoolOptions {
   watchdogMs: number;
   /** Retries of one job on fresh workers before its error is thrown (default 2). */
   maxRetries?: number;
+  /**
+   * Starts one attempt's watchdog: call `fire` after `ms`; returns the cancel function. Default
+   * setTimeout. A seam so callers (tests of a hung job) decide when it fires, not the clock.
+   */
+  startWatchdog?: WatchdogTimer;
 }
+
+/** See `WorkerPoolOptions.startWatchdog`. */
+export type WatchdogTimer = (fire: () => void, ms: number) => () => void;
+
+const clockWatchdog: WatchdogTimer = (fire, ms) => {
+  const t = setTimeout(fire, ms);
+  return () => clearTimeout(t);
+};
 
 /** Counters shown in the run's metrics. */
 export interface WorkerPoolStats {
@@ -45,9 +58,10 @@ interface Slot<T> {
   worker: Worker;
   api: Remote<T>;
   busy: boolean;
-  /** Rejects the running attempt when the worker dies. */
-  dead: Promise<never>;
-  kill: (why: Error) => void;
+  /** Why the worker died (error event or termination), once it has. */
+  died?: Error;
+  /** Rejects the running attempt, if any; set per attempt and cleared after it. */
+  abort?: (why: Error) => void;
 }
 
 class WatchdogError extends Error {}
@@ -78,17 +92,31 @@ export class WorkerPool<T> {
 
   private spawn(index: number): Slot<T> {
     const worker = this.opts.create(index);
-    let kill!: (why: Error) => void;
-    const dead = new Promise<never>((_, reject) => {
-      kill = reject;
-    });
-    dead.catch(() => {}); // observed per attempt; never an unhandled rejection
-    const slot: Slot<T> = { index, worker, api: wrap<T>(worker), busy: false, dead, kill };
+    const slot: Slot<T> = { index, worker, api: wrap<T>(worker), busy: false };
     worker.addEventListener('error', (ev) => {
       ev.preventDefault();
-      slot.kill(new WorkerDiedError(`worker ${index} died: ${(ev as ErrorEvent).message ?? 'error event'}`));
+      this.kill(slot, new WorkerDiedError(`worker ${index} died: ${(ev as ErrorEvent).message ?? 'error event'}`));
     });
     return slot;
+  }
+
+  /** Mark `slot` dead and reject its running attempt (a later attempt on it rejects at once). */
+  private kill(slot: Slot<T>, why: Error): void {
+    slot.died ??= why;
+    slot.abort?.(why);
+  }
+
+  /**
+   * A promise that rejects when `slot`'s worker dies during this attempt. One per attempt, and
+   * `slot.abort` is cleared afterwards: a single long-lived "dead" promise raced by every job
+   * would keep every race's reaction — and through it every job's result — alive for the
+   * worker's lifetime (issue 24: ≈ 56 KB leaked per `hlab serve` episode).
+   */
+  private deathOf(slot: Slot<T>): Promise<never> {
+    return new Promise<never>((_, reject) => {
+      if (slot.died) reject(slot.died);
+      else slot.abort = reject;
+    });
   }
 
   private replace(slot: Slot<T>): Slot<T> {
@@ -98,7 +126,7 @@ export class WorkerPool<T> {
       /* the port may already be gone */
     }
     slot.worker.terminate();
-    slot.kill(new WorkerDiedError(`worker ${slot.index} terminated`));
+    this.kill(slot, new WorkerDiedError(`worker ${slot.index} terminated`));
     const fresh = this.spawn(slot.index);
     this.slots[this.slots.indexOf(slot)] = fresh;
     this.stats.replaced++;
@@ -132,12 +160,13 @@ export class WorkerPool<T> {
     let attempt = 0;
     try {
       for (;;) {
-        let timer: ReturnType<typeof setTimeout> | undefined;
+        const attemptSlot = slot;
+        let cancel = () => {};
         const watchdog = new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new WatchdogError(`job exceeded the ${watchdogMs} ms watchdog on worker ${slot.index}`)), watchdogMs);
+          cancel = (this.opts.startWatchdog ?? clockWatchdog)(() => reject(new WatchdogError(`job exceeded the ${watchdogMs} ms watchdog on worker ${slot.index}`)), watchdogMs);
         });
         try {
-          const out = await Promise.race([job(slot.api, slot.index), watchdog, slot.dead]);
+          const out = await Promise.race([job(slot.api, slot.index), watchdog, this.deathOf(slot)]);
           this.stats.completed++;
           return out;
         } catch (e) {
@@ -154,7 +183,8 @@ export class WorkerPool<T> {
           attempt++;
           this.stats.retries++;
         } finally {
-          clearTimeout(timer);
+          cancel();
+          attemptSlot.abort = undefined;
         }
       }
     } finally {
@@ -168,7 +198,7 @@ export class WorkerPool<T> {
     for (const w of this.waiting.splice(0)) w.reject(new Error('WorkerPool: closed while the call waited for a worker'));
     for (const s of this.slots) {
       s.worker.terminate();
-      s.kill(new WorkerDiedError(`worker ${s.index} terminated (pool closed)`));
+      this.kill(s, new WorkerDiedError(`worker ${s.index} terminated (pool closed)`));
     }
   }
 }

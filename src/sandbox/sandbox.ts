@@ -87,20 +87,34 @@ export class ToolError extends Error {
 // observations and a backslash would read as a separator to some policies.
 const BAD_PATH_CHARS = /[\u0000-\u001f\u007f\\]/;
 
+// Names must read as they are stored (issue 24): a lone surrogate has no UTF-8 form (the
+// tokenizer shows it as U+FFFD, so two different names would look alike), and bidirectional
+// controls (U+061C, U+200E–U+200F, U+202A–U+202E, U+2066–U+2069) reorder how the rest of the
+// name — or of the observation line holding it — is displayed. Rejected, not normalised: a
+// silently rewritten name would break the policy's next reference to it. C1 controls likewise.
+const UNREADABLE_PATH_CHAR = /\p{Cs}|[\u0080-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u;
+
 /**
  * Normalize a workspace path to its absolute form: '/a/b.txt'. Relative paths are taken from
  * '/'; surrounding whitespace is trimmed; '', '.' and '/' are the root; empty and '.'
  * components are dropped; '..' removes one component.
  * @param maxChars longest accepted input (characters).
  * @throws ToolError `outside_root` when '..' would climb above '/'; `invalid_path` for a
- *   non-string, an over-long path, control characters, a backslash, or a component with
- *   leading/trailing whitespace.
+ *   non-string, an over-long path, control characters (C0, DEL, C1), a backslash, a lone
+ *   surrogate, a bidirectional control (U+061C, U+200E/F, U+202A–E, U+2066–9), or a component
+ *   with leading/trailing whitespace.
  */
 export function normalizePath(path: string, maxChars: number = DEFAULT_LIMITS.maxPathChars): string {
   if (typeof path !== 'string') throw new ToolError('invalid_path', `path must be a string, got ${typeof path}`);
   const p = path.trim();
   if (p.length > maxChars) throw new ToolError('invalid_path', `path is ${p.length} chars, longer than the limit ${maxChars}`);
   if (BAD_PATH_CHARS.test(p)) throw new ToolError('invalid_path', `path ${JSON.stringify(p)} contains a control character or backslash`);
+  const odd = UNREADABLE_PATH_CHAR.exec(p);
+  if (odd) {
+    const cp = `U+${odd[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
+    const what = odd[0].length === 1 && /\p{Cs}/u.test(odd[0]) ? 'a lone surrogate' : 'a bidirectional or C1 control character';
+    throw new ToolError('invalid_path', `path ${JSON.stringify(p)} contains ${cp}, ${what}: names must read as they are stored`);
+  }
   const parts: string[] = [];
   for (const c of p.split('/')) {
     if (c === '' || c === '.') continue;

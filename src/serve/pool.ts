@@ -13,7 +13,7 @@
  * but then a slow step does block the server.
  */
 import { availableParallelism } from 'node:os';
-import { WorkerPool, type WorkerPoolStats } from '../rollout/worker_pool';
+import { WorkerPool, type WatchdogTimer, type WorkerPoolStats } from '../rollout/worker_pool';
 import { ServeHost, type ServeAction, type ServeEpisodeSpec, type ServeHostApi, type ServeOpening, type ServeStepOut } from './host';
 import { WebWorkerShim } from './node_endpoint';
 
@@ -28,6 +28,8 @@ export interface EnvPoolOptions {
   capacity?: number;
   /** Fault injection for tests: a step with exactly this action text hangs its worker. */
   stallAction?: string;
+  /** The workers' watchdog timer (worker_pool.ts `WatchdogTimer`; default setTimeout). */
+  startWatchdog?: WatchdogTimer;
 }
 
 /** Default worker count: the cores minus one for the HTTP thread, between 1 and 8. */
@@ -60,6 +62,7 @@ export class EnvPool {
           size: 1,
           watchdogMs: opts.watchdogMs,
           maxRetries: opts.maxRetries ?? 1,
+          startWatchdog: opts.startWatchdog,
           create: () => new WebWorkerShim(url, { workerData: { capacity: opts.capacity ?? 4096, stallAction: opts.stallAction } }) as unknown as Worker,
         }),
       );

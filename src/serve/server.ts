@@ -28,6 +28,7 @@ import { getSuite, taskSet } from '../tasks';
 import type { SuiteName, Task } from '../tasks/types';
 import { EnvPool, defaultWorkers } from './pool';
 import type { ChatMessage, ServeAction, ServeEpisodeSpec, ServeStepOut } from './host';
+import type { WatchdogTimer } from '../rollout/worker_pool';
 import { DEFAULT_LIMITS, HttpError, createEpisodeSchema, designQuery, parseWith, stepSchema, tasksQuery, type ServeLimits } from './protocol';
 
 export const SERVE_API_VERSION = 1;
@@ -51,8 +52,12 @@ export interface ServeOptions {
   now?: () => number;
   /** Fault injection for tests (pool.ts `stallAction`). */
   stallAction?: string;
+  /** The workers' watchdog timer (worker_pool.ts `WatchdogTimer`; default setTimeout after `watchdogMs`). */
+  startWatchdog?: WatchdogTimer;
   /** Most ms `close()` waits for in-flight requests before cutting connections (default 10 000). */
   drainMs?: number;
+  /** Where operator diagnostics go (an internal error with its stack), one call per line (default stderr). */
+  log?: (line: string) => void;
 }
 
 /** Server counters (GET /v1/health `episodes` and `requests`). */
@@ -176,7 +181,14 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
   const limits: ServeLimits = { ...DEFAULT_LIMITS, ...(opts.limits ?? {}) };
   if (limits.defaultMaxTurns > limits.maxTurns) limits.defaultMaxTurns = limits.maxTurns;
   const now = opts.now ?? Date.now;
-  const pool = new EnvPool({ workers: opts.workers ?? defaultWorkers(), watchdogMs: opts.watchdogMs ?? 30_000, maxRetries: opts.maxRetries, stallAction: opts.stallAction });
+  const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const pool = new EnvPool({
+    workers: opts.workers ?? defaultWorkers(),
+    watchdogMs: opts.watchdogMs ?? 30_000,
+    maxRetries: opts.maxRetries,
+    stallAction: opts.stallAction,
+    startWatchdog: opts.startWatchdog,
+  });
   const createBody = createEpisodeSchema(limits);
   const stepBody = stepSchema(limits);
   const tokenBuf = opts.token ? Buffer.from(opts.token) : null;
@@ -436,7 +448,7 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
         sendJson(res, e.status, { error: e.message, field: e.field, code: e.code }, e.status === 413 && !req.complete ? { connection: 'close' } : {});
       } else {
         const msg = (e as Error)?.message ?? String(e);
-        process.stderr.write(`[serve] internal error on ${req.method} ${req.url}: ${(e as Error)?.stack ?? msg}\n`);
+        log(`[serve] internal error on ${req.method} ${req.url}: ${(e as Error)?.stack ?? msg}`);
         sendJson(res, 503, { error: `environment failure: ${msg.split('\n')[0].slice(0, 300)}`, field: null, code: 'internal' });
       }
     });

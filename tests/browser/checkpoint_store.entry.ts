@@ -271,6 +271,7 @@ export async function retention(dbName: string) {
   return out;
 }
 
+/** A hang guard with a clear message, not a speed bound: `ms` is far above any expected time (a loaded machine included). */
 function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
   return Promise.race([p, new Promise<T>((_, rej) => setTimeout(() => rej(new Error(`${what} did not settle within ${ms} ms`)), ms))]);
 }
@@ -289,7 +290,7 @@ export async function upgradeWithOldTabOpen(dbName: string) {
   const oldMostRecent = (await oldTab.mostRecentRun())?.runId; // v1: no index, scan fallback
   let newTab: CheckpointStore;
   try {
-    newTab = await within(CheckpointStore.open({ dbName, chunkBytes: CHUNK }), 5000, 'opening the new schema');
+    newTab = await within(CheckpointStore.open({ dbName, chunkBytes: CHUNK }), 60_000, 'opening the new schema');
   } catch (e) {
     oldTab.close();
     return { opened: false, error: String(e) };
@@ -328,14 +329,14 @@ export async function upgradeBlockedByForeignConnection(dbName: string) {
   });
   let blocked: ReturnType<typeof errorSummary>;
   try {
-    const s = await within(CheckpointStore.open({ dbName, blockedTimeoutMs: 300 }), 5000, 'a blocked open');
+    const s = await within(CheckpointStore.open({ dbName, blockedTimeoutMs: 300 }), 60_000, 'a blocked open');
     s.close();
     blocked = { code: 'no-error', message: '' };
   } catch (e) {
     blocked = errorSummary(e);
   }
   foreign.close();
-  const store = await within(CheckpointStore.open({ dbName }), 5000, 'opening after the foreign connection closed');
+  const store = await within(CheckpointStore.open({ dbName }), 60_000, 'opening after the foreign connection closed');
   const out = { blocked, versionAfter: store.schemaVersion, saved: (await store.save(makeCheckpoint('run', 1, 71, 100).input)).step };
   store.close();
   return out;

@@ -174,7 +174,7 @@ export async function resumePart2(db: string, half: number, backend: Backend = '
     { dbName: db, runId: 'resume', skipEval: true, resume: true, inProcessEnv: true },
     { loop: { afterRollout: syntheticReward } },
   );
-  return { status: out.status, digest: out.paramDigests[0], steps: strip(out.curves[0].steps), engine: out.engine.kind };
+  return { status: out.status, digest: out.paramDigests[0], steps: strip(out.curves[0].steps), engine: out.engine.kind, segments: out.segments };
 }
 
 /** The uninterrupted reference. */

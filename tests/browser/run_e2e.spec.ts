@@ -93,6 +93,12 @@ test('a checkpoint written on WebGPU continues on the CPU engine (same layout; h
   const b = await gpuPage.run<any>(ENTRY, 'resumePart2', db + '-b', 2, 'wasm');
   expect(b.status).toBe('done');
   expect(b.engine).toBe('wasm');
+  // Both segments are recorded (issue 24), not only the last engine.
+  expect(b.segments.map((g: { engine: string; from: object; to: object }) => [g.engine, g.from, g.to])).toEqual([
+    ['webgpu', { runIndex: 0, step: 0 }, { runIndex: 0, step: 2 }],
+    ['wasm', { runIndex: 0, step: 2 }, { runIndex: 1, step: 0 }],
+  ]);
+  expect(b.segments[1].start).toBe('the run checkpoint at run 1, step 2');
   expect(b.steps).toHaveLength(4);
   expect(b.steps.slice(0, 2)).toEqual(a.steps.slice(0, 2));
   // Steps 3–4 ran on the other engine: the same update up to f32 rounding.

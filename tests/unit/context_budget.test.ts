@@ -20,6 +20,11 @@ import { inProcessEnv, runEpisodes, type Policy, type PolicySample, type Traject
 import { buildRows, type RlRows } from '../../src/rl/trainer_batch';
 import { Rng } from '../../src/util/rng';
 import { getPreset } from '../../src/experiment/presets';
+import { adapterFor } from '../../src/harness/expert';
+import { BLACKBOX_IDS, createHarness } from '../../src/harness/registry';
+import { stateFromFiles } from '../../src/sandbox/sandbox';
+import { tokenCounter } from '../../src/model/rows';
+import type { Task } from '../../src/tasks/types';
 import { checkSpecOpenings } from '../../src/experiment/openings';
 
 const tok = Tokenizer.fromJSON(JSON.parse(readFileSync(new URL('../../public/tokenizer-v2.json', import.meta.url), 'utf8')) as TokenizerFile);
@@ -90,6 +95,53 @@ describe('the context cut', () => {
     for (const t of r.trajectories[0].turns) expect(Array.from(t.contextIds.subarray(0, opening))).toEqual(encodeContext(tok, ep.turns[0].context).slice(0, opening));
     await expect(runEpisodes(reqs, { ...o, contextTokens: opening + 15 })).rejects.toThrow(new RegExp(`harness S0-T0-O0-C0-W0, task .*opening messages.*take ${opening} tokens`));
   });
+});
+
+// Issue 24: what a harness shows between its opening and the turns it kept — a compaction
+// summary (bb-coding-cli, C2) — is part of what it shows; the cut used to drop it first, so at a
+// 480-token window the policy saw the summary in at most one turn. Driven with large files,
+// every turn's cut context must hold the whole preamble (all messages before the first action
+// still shown) whenever it fits with the open assistant marker, and the drive must reach such turns.
+describe('the context cut keeps a harness summary with the opening', () => {
+  const files: Record<string, string> = {};
+  for (let i = 0; i < 8; i++) files[`/logs/part${i}.txt`] = Array.from({ length: 14 }, (_, j) => `entry ${i}.${j}: status ok, value ${(i * 37 + j * 11) % 97}`).join('\n');
+  const task: Task = {
+    id: 'workspace/bigfiles/t1/1',
+    suite: 'workspace',
+    family: 'bigfiles',
+    tier: 1,
+    seed: 1,
+    instruction: 'Read every file under /logs and report the largest value.',
+    initial: stateFromFiles(files),
+    needsStateTracking: true,
+    hasRecoverableError: false,
+  };
+  const budget = 480; // quick: maxT 512 − 32 reserved for the action
+  const assistant = tok.special('<|assistant|>');
+  // Every black box is driven; those that never show a summary (bb-assistant prunes results in place) are exempt from the count.
+  for (const id of ['S0-T0-O0-C2-W0', ...BLACKBOX_IDS]) {
+    it(id, () => {
+      const h = createHarness(id, { tokenLength: tokenCounter(tok), budget: { maxTurns: 40, maxContextTokens: 100_000, maxActionTokens: 100_000 } });
+      h.reset(task);
+      const adapter = adapterFor(h);
+      for (const t of adapter.opening(h)) h.step(t);
+      let withPreamble = 0;
+      for (const [n, path] of Object.keys(files).entries()) {
+        for (const t of adapter.actions({ tool: 'read', args: { path } })) h.step(t);
+        const full = encodeContext(tok, h.contextText());
+        const opening = headLength(tok, full);
+        const firstAction = full.indexOf(assistant, opening);
+        const openMarker = full.length - full.lastIndexOf(assistant);
+        const summaryShown = full.slice(opening, firstAction).some((t) => roles.has(t));
+        if (firstAction === full.lastIndexOf(assistant) || !summaryShown) continue;
+        if (firstAction + openMarker > budget) continue;
+        const { ids } = fitContext(tok, full, budget);
+        expect(ids.slice(0, firstAction), `${id}: after reading file ${n + 1}, the cut keeps the preamble`).toEqual(full.slice(0, firstAction));
+        if (full.length > budget) withPreamble++;
+      }
+      if (id === 'S0-T0-O0-C2-W0' || id === 'bb-coding-cli') expect(withPreamble, `${id}: cut contexts with a summary`).toBeGreaterThan(1);
+    });
+  }
 });
 
 describe('an experiment checks its openings before any rollout', () => {

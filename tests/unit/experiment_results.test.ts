@@ -5,6 +5,7 @@ import {
   markdownTable,
   resultsCsv,
   resultsTable,
+  segmentsText,
   withUnfinishedRuns,
   type EpisodeCell,
   type RunResult,
@@ -159,5 +160,19 @@ describe('resultsTable: one data model with intervals and paired differences', (
     expect(markdownTable({ resultsVersion: 1, spec: 's', evalSet: 'x', machine: 'm', runs: [r] })).toContain('+0.0 [+0.0, +0.0] p=1.000 within noise');
     const bad = { ...r, episodes: { before: { base: [{ ...same[0], score: 3 }] }, after: {} } };
     expect(() => resultsTable({ spec: 's', evalSet: 'x', runs: [bad] })).toThrow(/malformed episode in episodes.before.base of scaling seed 0/);
+  });
+});
+
+describe('segmentsText', () => {
+  it('names every engine with its start and positions (issue 24: a cross-engine resume named only the last)', () => {
+    const text = segmentsText([
+      { engine: 'webgpu', describe: 'WebGPU (SwiftShader)', start: 'base checkpoint public/base-mini.ckpt', from: { runIndex: 0, step: 0 }, to: { runIndex: 0, step: 3 } },
+      { engine: 'wasm', describe: 'CPU engine (WebAssembly SIMD)', start: 'the run checkpoint at run 1, step 3', from: { runIndex: 0, step: 3 }, to: { runIndex: 1, step: 0 } },
+    ]);
+    expect(text.split('\n')).toEqual([
+      'Segments (2; one per `hlab run` call):',
+      '1. WebGPU (SwiftShader) — run 1, step 0 → run 1, step 3; from base checkpoint public/base-mini.ckpt',
+      '2. CPU engine (WebAssembly SIMD) — run 1, step 3 → run 2, step 0; from the run checkpoint at run 1, step 3',
+    ]);
   });
 });

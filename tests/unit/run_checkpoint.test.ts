@@ -114,6 +114,28 @@ describe('run checkpoint codec', () => {
     expect(checkpoint.trajectories).toEqual([]);
   });
 
+  // Issue 24: a run resumed on another engine records every segment (engine, start, positions).
+  it('carries the segments of every call; a version-2 checkpoint without them decodes to none', () => {
+    const segments = [
+      { engine: 'webgpu' as const, describe: 'WebGPU (SwiftShader)', start: 'base checkpoint public/base-mini.ckpt', from: { runIndex: 0, step: 0 }, to: { runIndex: 0, step: 2 } },
+      {
+        engine: 'wasm' as const,
+        describe: 'CPU engine (WebAssembly SIMD, 2 threads)',
+        start: 'the run checkpoint at run 1, step 2',
+        from: { runIndex: 0, step: 2 },
+        to: { runIndex: 1, step: 0 },
+      },
+    ];
+    const base = { spec: {}, run: { runIndex: 0, method: 'm', seed: 0 }, state, schedule: { draws: state.schedule }, results: [], curves: [], trajectories: [] };
+    const s = stored(encodeRunCheckpoint('run-x', { ...base, segments }, tensors, 0));
+    expect(decodeRunCheckpoint(s.meta, s.tensors).checkpoint.segments).toEqual(segments);
+    const old = stored(encodeRunCheckpoint('run-x', base, tensors, 0));
+    const { segments: _none, ...history } = old.meta.metricHistory as Record<string, JsonValue>;
+    expect(decodeRunCheckpoint({ ...old.meta, metricHistory: history }, old.tensors).checkpoint.segments).toEqual([]);
+    const bad = { ...s.meta, metricHistory: { ...(s.meta.metricHistory as object), segments: [{ ...segments[0], engine: 'tpu' }] } } as unknown as CheckpointMeta;
+    expect(() => decodeRunCheckpoint(bad, s.tensors)).toThrow(/metricHistory\.segments\.0\.engine/);
+  });
+
   it('refuses a newer version naming it, and names a bad field', () => {
     const s = stored(
       encodeRunCheckpoint('run-x', { spec: {}, run: { runIndex: 0, method: 'm', seed: 0 }, state, schedule: { draws: {} }, results: [], curves: [], trajectories: [] }, tensors, 0),

@@ -37,6 +37,30 @@ describe('normalizePath', () => {
   });
 });
 
+// Issue 24: file names must read as they are stored. Lone surrogates (no UTF-8 form) and
+// bidirectional / C1 controls are rejected everywhere a path enters the sandbox; right-to-left
+// letters and well-formed astral characters stay valid.
+describe('unreadable file names', () => {
+  const bad = ['\ud800', '\udfff', 'x\udc00\ud800y', '\u202e', '\u202a', '\u2066', '\u2069', '\u200e', '\u200f', '\u061c', '\u0085'];
+  for (const ch of bad) {
+    const name = `/notes-${ch}txt.md`;
+    const cp = `U+${ch.replace(/^x/, '').charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
+    it(`${cp} is rejected by normalizePath, the tools and stateFromFiles`, () => {
+      expect(() => normalizePath(name)).toThrow(new RegExp(`contains ${cp.replace('+', '\\+')}`));
+      const sb = seeded();
+      const before = sb.state();
+      for (const call of [c('write', { path: name, content: 'x' }), c('read', { path: name }), c('move', { from: '/z.csv', to: name }), c('mkdir', { path: name })]) {
+        expect(sb.exec(call).error?.code, `${call.tool} ${JSON.stringify(name)}`).toBe('invalid_path');
+      }
+      expect(sb.state()).toEqual(before);
+      expect(() => stateFromFiles({ [name]: 'x' })).toThrow(/names must read as they are stored/);
+    });
+  }
+  it('right-to-left letters and astral characters are ordinary names', () => {
+    for (const p of ['/שלום.txt', '/تقرير.md', '/😀/ünï.txt']) expect(normalizePath(p)).toBe(p);
+  });
+});
+
 describe('Sandbox tools', () => {
   it('list: sorted absolute children, dirs with a trailing slash; errors on files and missing dirs', () => {
     const sb = seeded();

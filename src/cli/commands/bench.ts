@@ -11,7 +11,8 @@
  * entries (`src/bench/*.bench.ts` exporting `bench({ quick })`, e.g. sampling tokens/s with and
  * without the KV cache) are run too when present; their absence is reported. Last, rollout
  * throughput (issue 6: environment steps/s and sampled tokens/s with 1, 2 and 4 env workers,
- * src/rollout/bench.ts `benchRollouts`). Results are recorded in docs/PERFORMANCE.md. Never part
+ * src/rollout/bench.ts `benchRollouts`), and the `hlab serve` memory soak (src/bench/serve_soak.ts: RSS
+ * after every 1,000 episodes, 20,000 in all, 3,000 with --quick). Results are recorded in docs/PERFORMANCE.md. Never part
  * of the tests (speed is not asserted anywhere).
  */
 import type { Command } from 'commander';
@@ -26,6 +27,7 @@ import type { benchCpuEngine } from '../../bench/cpu_engine';
 import type { RlStepRow } from '../../bench/rl_step';
 import { benchServe } from '../../bench/serve_bench';
 import { PytorchPeer } from '../../bench/pytorch_peer';
+import { soakLine, soakServe } from '../../bench/serve_soak';
 
 type TrainBench = Awaited<ReturnType<typeof benchTraining>>;
 /** The CPU engine section, with a note when the PyTorch peer was skipped. */
@@ -245,11 +247,13 @@ export function registerBench(program: Command): void {
         return;
       }
       external['serve (node, 127.0.0.1 HTTP, src/bench/serve_bench.ts)'] = await benchServe({ quick: !!opts.quick }).catch((e: Error) => ({ error: e.message }));
-      if (opts.json) printJson({ cpuEngine, cpuRlStep: rlStep, ...train, external, externalMissing: missing, rollouts });
+      const soak = await soakServe({ quick: !!opts.quick }).catch((e: Error) => ({ error: e.message }));
+      if (opts.json) printJson({ cpuEngine, cpuRlStep: rlStep, ...train, external, externalMissing: missing, rollouts, serveSoak: soak });
       else {
         printCpuEngine(cpuEngine);
         printRlStep(rlStep);
         printHuman(train, external, missing, rollouts);
+        console.log(`\nserve memory soak (src/bench/serve_soak.ts, node)\n  ${'error' in soak ? `failed: ${soak.error}` : soakLine(soak)}`);
       }
     });
 }

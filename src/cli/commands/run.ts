@@ -13,7 +13,8 @@
  * Ctrl-C asks the page to stop after the current step and checkpoint; `--resume` imports
  * DIR/checkpoint.hlab and continues. (The browser profile is not reused: the dev server's port,
  * hence IndexedDB's origin, changes between invocations, so the exported file is the durable
- * copy.) A bad spec exits 2 with one line per bad field.
+ * copy.) A bad spec exits 2 with one line per bad field; so do a `--base FILE` or a `--resume`
+ * checkpoint that fails to verify (../checkpoint_files.ts, checked before the browser starts).
  */
 import type { Command } from 'commander';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
@@ -24,10 +25,11 @@ import { DEVICE_LOST_TEXT } from '../../gpu/device_lost';
 import { withBrowser } from '../browser';
 import { parseSpec, SpecError, type ExperimentSpec } from '../../experiment/spec';
 import { DEFAULT_PRESET, PRESET_NAMES, getPreset } from '../../experiment/presets';
-import { markdownTable, resultsCsv, withUnfinishedRuns, type BeforeEval, type ExperimentResults } from '../../experiment/results';
+import { markdownTable, resultsCsv, segmentsText, withUnfinishedRuns, type BeforeEval, type ExperimentResults } from '../../experiment/results';
 import type { ExperimentOutput, RunnerOptions } from '../../experiment/runner';
 import { checkSpecConsistency } from '../../experiment/plan';
 import { curvesSvg } from '../../experiment/curves_svg';
+import { readBaseFile, readRunCheckpointFile } from '../checkpoint_files';
 
 interface Opts {
   preset?: string;
@@ -142,11 +144,9 @@ export function registerRun(program: Command): void {
       const runnerOpts: RunnerOptions = { runId: `run-${spec.name}`, resume: !!opts.resume, checkpointEvery: opts.checkpointEvery };
       if (opts.steps !== undefined) runnerOpts.steps = opts.steps;
       if (opts.backend) runnerOpts.backend = opts.backend;
-      if (opts.base) {
-        if (!existsSync(opts.base)) throw new UsageError(`--base ${opts.base}: no such file`);
-        runnerOpts.baseCheckpointBase64 = readFileSync(opts.base).toString('base64');
-      }
-      if (opts.resume) runnerOpts.importBase64 = readFileSync(ckptPath).toString('base64');
+      // Both files are verified here, before any browser starts: a bad one exits 2 naming it.
+      if (opts.base) runnerOpts.baseCheckpointBase64 = Buffer.from(await readBaseFile(opts.base, spec, shippedTokenizer())).toString('base64');
+      if (opts.resume) runnerOpts.importBase64 = Buffer.from(await readRunCheckpointFile(ckptPath)).toString('base64');
       const err = (s: string) => process.stderr.write(s + '\n');
       const bar = new cliProgress.SingleBar(
         { format: 'hlab run [{bar}] {percentage}% | {value}/{total} | ETA {eta_formatted} | {phase}', etaBuffer: 4, hideCursor: true, stream: process.stderr },
@@ -239,6 +239,7 @@ export function registerRun(program: Command): void {
         warnings: result.warnings,
         infeasibleCells: infeasible,
         starts: result.starts,
+        segments: result.segments ?? [],
         seconds: result.seconds,
         curves: result.curves,
         trajectories: result.trajectories,
@@ -254,8 +255,10 @@ export function registerRun(program: Command): void {
         '',
         `Command: \`${command}\` — ${result.status}, ${((Date.now() - t0) / 1000).toFixed(0)} s wall clock (${result.seconds.toFixed(0)} s in the page).`,
         `Machine: ${res.machine}.`,
-        `Engine: ${result.engine.describe} (${result.engine.reason}).`,
+        `Engine (this call, the last segment): ${result.engine.describe} (${result.engine.reason}).`,
         `Starting checkpoint: ${[...new Set(result.starts)].join('; ')}.`,
+        '',
+        segmentsText(result.segments ?? []),
         ...result.warnings.map((w) => `\n> ${w}`),
         '',
       ].join('\n');
