@@ -16,7 +16,8 @@
  * Train tasks: a fixed pool of `trainPool` tasks per run (balanced over suites, families and
  * tiers, from the train seed range), of which each step draws tasksPerStep without replacement
  * with Rng.derive(seed, 'rl-tasks', step) — a pure function of (seed, step), so a resumed run
- * draws exactly what an uninterrupted one would.
+ * draws exactly what an uninterrupted one would. The validation split (validationTasks) is drawn
+ * from the same train seed range, minus every task seed of the pool.
  */
 import { BASE_HARNESS, selectTraining, assignHarnesses, RoundRobinSchedule, type DesignReport, type TaskAssignment, type RoundRobinState } from '../design';
 import { taskSet } from '../tasks';
@@ -71,6 +72,49 @@ export function trainPool(spec: ExperimentSpec, seed: number, perSuite = TRAIN_P
 /** Test-task ids: spec.evaluation.testTasks per suite from the test seed range, tiers ≤ spec.maxTier (the same for every method of a seed). */
 export function testTasks(spec: ExperimentSpec, seed: number): string[] {
   return spec.suites.flatMap((s) => tasksUpTo(s, 'test', spec.evaluation.testTasks, Rng.derive(seed, 'test-tasks', s).int(2 ** 31), spec.maxTier));
+}
+
+/** The task seed of a task id 'suite/family/tN/seed'. */
+const taskSeedOf = (id: string): number => Number(id.slice(id.lastIndexOf('/') + 1));
+
+/**
+ * The validation split of a run (spec.evaluation.validation): `n` task ids per suite from the
+ * *train* seed range (so never a test task), tiers ≤ spec.maxTier, balanced over families × tiers
+ * as the pool is, drawn with Rng.derive(seed, 'validation-tasks', suite) — and disjoint from the
+ * RL train-task pool by construction: a candidate whose task seed any pool task uses (in any
+ * family or suite) is skipped. The same for every method of a seed, so their curves compare.
+ * @param pool the run's full train-task pool (trainPool, before infeasible cells are dropped)
+ * @returns n ids per suite (fewer only if the train range ran out of candidates, which 3·(n + |pool|) draws make practically impossible)
+ */
+export function validationTasks(spec: ExperimentSpec, seed: number, pool: readonly string[], n: number): string[] {
+  const used = new Set(pool.map(taskSeedOf));
+  // taskSet balances every prefix; 3× covers the tier filter (as tasksUpTo), + |pool| the skipped seeds.
+  return spec.suites.flatMap((s) =>
+    taskSet(s, 'train', 3 * (n + pool.length), Rng.derive(seed, 'validation-tasks', s).int(2 ** 31))
+      .filter((t) => t.tier <= spec.maxTier && !used.has(t.seed))
+      .slice(0, n)
+      .map((t) => t.id),
+  );
+}
+
+/**
+ * The (task, harness) cells of a method's validation: each validation task under its *anchor*
+ * harness — the first of the K that taskAssignments gives it, a uniform seeded draw from the
+ * method's training set (design/assignment.ts) — so the split measures the training distribution
+ * (the harnesses RL trains through, one per task) with the same assignment code as the pool;
+ * single harness: the base harness; black-box: its black-box harness. A task whose anchor cell
+ * is infeasible (`excluded`) is left out rather than moved to another harness, so only anchor
+ * cells need a feasibility check (feasibility.ts specCells).
+ */
+export function validationCells(
+  spec: ExperimentSpec,
+  m: MethodSpec,
+  tasks: readonly string[],
+  excluded: ReadonlySet<string> = new Set(),
+): Array<{ taskId: string; harnessId: string }> {
+  return taskAssignments(spec, m, tasks)
+    .map((a) => ({ taskId: String(a.task), harnessId: a.harnesses[0] }))
+    .filter((c) => !excluded.has(cellKey(c.taskId, c.harnessId)));
 }
 
 /**

@@ -9,6 +9,11 @@
  * does what comes before and after (resume decoding, starting parameters, the evaluations,
  * results). Helpers live below the loop; each stage is short.
  *
+ * Validation (validation.ts): with a plan, the loop measures the validation split at step 0
+ * (before the first step), after every `every`-th step and after the last one — between the
+ * record and the checkpoint, so a saved step carries its point — and a resumed run measures a
+ * point its checkpoint lacks (step 0 after the 'before' evaluation's save) before going on.
+ *
  * Determinism: the step's tasks (plan.ts stepTasks) and the sampler seed derive from
  * (seed, step), the harness of each task from the round-robin schedule, and the minibatch
  * shuffles inside the update from (seed, step, epoch); the loop itself draws nothing, so a run
@@ -26,6 +31,7 @@ import { stepTasks } from './plan';
 import type { Emit, StepRecord } from './run_events';
 import type { ExperimentSpec, MethodSpec } from './spec';
 import { sampleTrajectories, type TrajectorySample } from './trajectory_sample';
+import { isValidationStep, measureValidation, type ValidationPlan, type ValidationPoint } from './validation';
 
 /** Rollouts of each RL step kept in ExperimentOutput.trajectories. */
 export const TRAJECTORIES_PER_STEP = 2;
@@ -49,6 +55,8 @@ export interface LoopState {
   history: StepRecord[];
   /** Optimizer steps skipped as non-finite, over the run. */
   skippedSteps: number;
+  /** Validation points measured so far, ascending by step (absent: none yet). */
+  validation?: ValidationPoint[];
 }
 
 /** Everything one run's loop reads and writes. */
@@ -81,6 +89,8 @@ export interface RlLoopRun {
   save: () => Promise<void>;
   emit: Emit;
   hooks?: RlLoopHooks;
+  /** The validation split and cadence (validation.ts); absent = no validation curve. */
+  validation?: ValidationPlan;
 }
 
 /**
@@ -92,6 +102,8 @@ export interface RlLoopRun {
 export async function rlLoop(r: RlLoopRun): Promise<{ interrupted: boolean; stepsRun: number }> {
   const { spec, seed, policy, trainer, env, state: st } = r;
   let stepsRun = 0;
+  // The point of the step the run stands at, when its checkpoint lacks it (step 0: before RL).
+  if (!r.stopRequested()) await validateIfDue(r);
   for (let step = st.step + 1; step <= r.runSteps; step++) {
     if (r.stopRequested()) return { interrupted: true, stepsRun };
 
@@ -130,7 +142,8 @@ export async function rlLoop(r: RlLoopRun): Promise<{ interrupted: boolean; step
     st.step = step;
     stepsRun++;
     r.progress.done++;
-    reportStep(r, rec, tasks.length);
+    const point = await validateIfDue(r);
+    reportStep(r, rec, point);
 
     // ── checkpoint: every `checkpointEvery` steps, at the last step, and before a stop ────────
     if (step % r.checkpointEvery === 0 || step === r.runSteps || r.stopRequested()) await r.save();
@@ -204,6 +217,7 @@ function stepRecord(
     step,
     reward: trajs.reduce((a, t) => a + t.reward, 0) / trajs.length,
     passByHarness,
+    groups: new Set(reqs.map((q) => q.group)).size,
     policyLoss: up.policyLoss,
     valueLoss: up.valueLoss,
     clipFrac: up.clipFrac,
@@ -226,9 +240,47 @@ function stepRecord(
   };
 }
 
-/** The step's events: a note when nothing was applied, the record, and progress (with the console's summary fields). */
-function reportStep(r: RlLoopRun, rec: StepRecord, groups: number): void {
+/**
+ * Measure the validation point of the step the run stands at (state.step) when it is a
+ * validation step and not yet measured; record it in the state and report it.
+ * @returns the new point, or null when none was due
+ */
+async function validateIfDue(r: RlLoopRun): Promise<ValidationPoint | null> {
+  const { state: st, spec } = r;
+  const plan = r.validation;
+  if (!plan || !isValidationStep(st.step, r.runSteps, plan.every)) return null;
+  const points = (st.validation ??= []);
+  if (points.some((p) => p.step === st.step)) return null;
+  r.emit({ type: 'progress', done: r.progress.done, total: r.progress.total, phase: `validation ${r.method.name} seed ${r.seed} at step ${st.step}/${r.runSteps}` });
+  const point = await measureValidation(plan, st.step, {
+    tok: r.tok,
+    policy: r.policy,
+    env: r.env,
+    maxTurns: spec.rollout.maxTurns,
+    maxNewTokens: spec.rollout.maxNewTokens,
+    contextTokens: spec.rollout.contextTokens,
+    temperature: spec.rl.temperature,
+    seed: r.seed,
+  });
+  points.push(point);
+  r.emit({ type: 'validation', runIndex: r.runIndex, method: r.method.name, seed: r.seed, point });
+  r.emit({
+    type: 'log',
+    message: `validation at step ${point.step}: pass@1 ${point.passAt1.toFixed(3)}, score ${point.score.toFixed(3)} (${point.episodes} episodes, ${(point.ms / 1000).toFixed(1)} s)`,
+  });
+  return point;
+}
+
+/** "0.123", or "n/a" for a metric that was not measured (NaN). */
+const fmt = (x: number) => (Number.isFinite(x) ? x.toFixed(3) : 'n/a');
+
+/**
+ * The step's events: a note when nothing was applied, the record, and progress — its phase
+ * (the console line) with reward, entropy, dropped-group share and the latest validation pass@1.
+ */
+function reportStep(r: RlLoopRun, rec: StepRecord, point: ValidationPoint | null): void {
   const { method, seed } = r;
+  const groups = rec.groups ?? 0;
   if (rec.optimizerSteps === rec.skippedSteps) {
     r.emit({
       type: 'log',
@@ -236,15 +288,25 @@ function reportStep(r: RlLoopRun, rec: StepRecord, groups: number): void {
     });
   }
   r.emit({ type: 'step', runIndex: r.runIndex, method: method.name, seed, record: rec });
+  const last = point ?? r.state.validation?.[r.state.validation.length - 1] ?? null;
+  const val = last ? ` · val pass@1 ${fmt(last.passAt1)} @${last.step}` : '';
   r.emit(
-    { type: 'progress', done: r.progress.done, total: r.progress.total, phase: `RL ${method.name} seed ${seed} step ${rec.step}/${r.runSteps}` },
+    {
+      type: 'progress',
+      done: r.progress.done,
+      total: r.progress.total,
+      phase: `RL ${method.name} seed ${seed} step ${rec.step}/${r.runSteps} · reward ${fmt(rec.reward)} · entropy ${fmt(rec.entropy)} · dropped ${rec.droppedGroups}/${groups}${val}`,
+    },
     {
       reward: rec.reward,
+      entropy: rec.entropy,
       policyLoss: rec.policyLoss,
       clipFrac: rec.clipFrac,
       approxKl: rec.approxKl,
       gradNorm: rec.gradNorm,
       droppedGroups: rec.droppedGroups,
+      droppedShare: groups ? rec.droppedGroups / groups : NaN,
+      ...(point ? { validationPassAt1: point.passAt1, validationScore: point.score } : {}),
       retries: rec.workerRetries,
       skipped: r.state.skippedSteps,
     },

@@ -10,7 +10,8 @@
  *   rngStates     { note, seed, step } — every stream derives from (seed, step); nothing else to keep
  *   scheduleState { draws } — the round-robin schedule (design RoundRobinState)
  *   metricHistory { version, state, results, curves, trajectories } — the run in progress
- *                 (`RunState`), finished runs' results and curves, the recorded trajectories
+ *                 (`RunState`, with its validation points), finished runs' results and curves
+ *                 (with their validation curves), the recorded trajectories
  *   tensors       params, adamM, adamV (f32, the model layout), adamStep (u32 [1])
  * JSON-safe: a NaN metric (an evaluation that did not run) is stored as null and read back as
  * NaN where the schema knows the field is a number (step records, evaluation summaries).
@@ -29,6 +30,7 @@ import type { EvalResult } from './evaluate';
 import type { RunResult } from './results';
 import type { RunCurves, StepRecord } from './run_events';
 import type { TrajectorySample } from './trajectory_sample';
+import type { ValidationPoint } from './validation';
 
 /** Version written by this build. */
 export const RUN_CHECKPOINT_VERSION = 2;
@@ -55,6 +57,8 @@ export interface RunState {
   skippedSteps: number;
   /** Seconds spent in this run over all call segments. */
   seconds: number;
+  /** Validation points measured in this run so far (validation.ts); absent in older checkpoints (read as none). */
+  validation?: ValidationPoint[];
 }
 
 /** A position in the experiment: run (runner order) and RL steps done in it. */
@@ -151,6 +155,7 @@ const stepRecord = z
     step: count,
     reward: metric,
     passByHarness: z.record(z.string(), metric),
+    groups: count.optional(),
     policyLoss: metric,
     valueLoss: metric,
     clipFrac: metric,
@@ -174,6 +179,9 @@ const stepRecord = z
   // Fields a later build adds are kept, not stripped.
   .loose();
 
+/** One evaluated episode (stats.ts EpisodeOutcomeCell). */
+const episodeCell = z.object({ taskId: z.string(), harnessId: z.string(), sample: count, pass: z.boolean(), score: z.number().min(0).max(1) }).strict();
+
 const evalResult = z
   .object({
     passAt1: z.object({ base: metric, inSpace: metric, blackbox: z.record(z.string(), metric) }),
@@ -182,13 +190,13 @@ const evalResult = z
     perHarness: z.record(z.string(), metric),
     episodes: count,
     // Per-episode outcomes by results column (absent in older checkpoints).
-    cells: z
-      .record(z.string(), z.array(z.object({ taskId: z.string(), harnessId: z.string(), sample: count, pass: z.boolean(), score: z.number().min(0).max(1) }).strict()))
-      .optional(),
+    cells: z.record(z.string(), z.array(episodeCell)).optional(),
     // The rollout counters of the evaluation, informational only (never read on resume).
     stats: z.custom<RolloutStats>((v) => typeof v === 'object' && v !== null && !Array.isArray(v), 'expected an object'),
   })
   .loose();
+
+const validationPoint = z.object({ step: count, passAt1: metric, score: metric, episodes: count, ms: metric, cells: z.array(episodeCell) }).strict();
 
 const runState = z
   .object({
@@ -200,10 +208,12 @@ const runState = z
     skippedSteps: count,
     // Absent in the oldest version-1 checkpoints.
     seconds: z.number().nonnegative().default(0),
+    // Absent before the validation split existed.
+    validation: z.array(validationPoint).optional(),
   })
   .strict();
 
-const curves = z.array(z.object({ method: z.string(), seed: z.number().int(), steps: z.array(stepRecord) }).strict());
+const curves = z.array(z.object({ method: z.string(), seed: z.number().int(), steps: z.array(stepRecord), validation: z.array(validationPoint).optional() }).strict());
 const scheduleState = z.object({ draws: z.record(z.string(), count) }).strict();
 
 const v2Config = z

@@ -6,6 +6,7 @@
  */
 import type { RlUpdateMetrics } from '../rl/trainer';
 import type { EvalResult } from './evaluate';
+import type { ValidationPoint } from './validation';
 
 /** Metrics of one RL step. */
 export interface StepRecord extends Omit<RlUpdateMetrics, 'ms'> {
@@ -14,6 +15,8 @@ export interface StepRecord extends Omit<RlUpdateMetrics, 'ms'> {
   reward: number;
   /** Rollout pass rate per training harness used this step. */
   passByHarness: Record<string, number>;
+  /** Groups (tasks) rolled out this step; droppedGroups / groups is the share left out as all-equal. Absent in records of older runs. */
+  groups?: number;
   /** Sampled tokens per second of sampler time. */
   tokensPerSec: number;
   /** Cumulative worker-pool retries and environment failures. */
@@ -39,6 +42,8 @@ export type RunEvent =
   | { type: 'run'; runIndex: number; runs: number; method: string; seed: number; steps: number; start: string }
   /** One RL step finished: its metrics. */
   | { type: 'step'; runIndex: number; method: string; seed: number; record: StepRecord }
+  /** A validation point was measured (validation.ts; `point.step` 0 = before RL). */
+  | { type: 'validation'; runIndex: number; method: string; seed: number; point: ValidationPoint }
   /**
    * An evaluation finished: pass@1 (base harness, held-out in-space, black-box) and over the
    * training harnesses. `restored`: read from the checkpoint on resume, not run again.
@@ -65,6 +70,8 @@ export interface RunCurves {
   method: string;
   seed: number;
   steps: StepRecord[];
+  /** The validation curve (validation.ts), ascending by step; empty when validation is off, absent in older runs. */
+  validation?: ValidationPoint[];
 }
 
 function log(type: 'progress' | 'log' | 'warn' | 'eval', data: Record<string, unknown>): void {

@@ -44,6 +44,7 @@ import { mixUnion, NO_MIX, pretrainMixOf } from './pretrain_mix';
 import type { TrajectorySample } from './trajectory_sample';
 import { evaluate, type EvalResult, type EvalSets } from './evaluate';
 import { cellKey, checkSpecConsistency, inSpaceEvalSet, makeSchedule, taskAssignments, testTasks, trainingHarnesses, trainPool, TRAIN_POOL_PER_SUITE, withoutCells } from './plan';
+import { validationPlan } from './validation';
 import { rlLoop, type RlLoopHooks } from './rl_loop';
 import { makeEmit, type Emit, type RunCurves, type RunEvent, type StepRecord } from './run_events';
 import { decodeRunCheckpoint, encodeRunCheckpoint, type RunSegment, type RunState, type RunTensors } from './run_checkpoint';
@@ -367,7 +368,8 @@ export async function runExperiment(specJson: unknown, o: RunnerOptions = {}, se
       const st = ck.state;
       emit({ type: 'log', message: `resuming run '${runId}' at run ${st.runIndex + 1}/${runsPlan.length}, step ${st.step}/${steps}` });
       // The current run's history rides in its state; finished runs are in `curves`.
-      const current = st.runIndex < runsPlan.length ? [{ method: runsPlan[st.runIndex].method.name, seed: runsPlan[st.runIndex].seed, steps: st.history }] : [];
+      const current =
+        st.runIndex < runsPlan.length ? [{ method: runsPlan[st.runIndex].method.name, seed: runsPlan[st.runIndex].seed, steps: st.history, validation: st.validation ?? [] }] : [];
       emit({ type: 'resume', runIndex: st.runIndex, step: st.step, curves: [...ck.curves, ...current] });
     } else emit({ type: 'log', message: `no checkpoint of run '${runId}' found; starting fresh` });
   }
@@ -398,7 +400,8 @@ export async function runExperiment(specJson: unknown, o: RunnerOptions = {}, se
       const stack = createStack(backend, cfg, start.params, maxRows(cfg), trainerOptions(spec, algorithm, tok.padId, seed));
       const { policy, trainer } = stack;
       // Cells the expert cannot solve under the run's budgets are neither trained nor evaluated.
-      const kept = withoutCells(taskAssignments(spec, method, trainPool(spec, seed, o.trainPoolPerSuite ?? TRAIN_POOL_PER_SUITE)), excluded);
+      const fullPool = trainPool(spec, seed, o.trainPoolPerSuite ?? TRAIN_POOL_PER_SUITE);
+      const kept = withoutCells(taskAssignments(spec, method, fullPool), excluded);
       const { pool, assignments } = kept;
       if (pool.length === 0) throw new Error(`method '${method.name}', seed ${seed}: every training task is excluded as infeasible`);
       const sets: EvalSets = { testTasks: testTasks(spec, seed), inSpace: inSpace.ids, blackbox: spec.evaluation.blackbox, training: training.length ? training : [], excluded };
@@ -501,6 +504,7 @@ export async function runExperiment(specJson: unknown, o: RunnerOptions = {}, se
         save,
         emit,
         hooks: seams.loop,
+        validation: runSteps > 0 ? validationPlan(spec, method, seed, fullPool, excluded) : undefined,
       });
       if (loop.interrupted) status = 'interrupted';
       // A stop asked for during the last RL step: that step's checkpoint is saved; stop before
@@ -509,7 +513,7 @@ export async function runExperiment(specJson: unknown, o: RunnerOptions = {}, se
       if (status === 'interrupted') {
         st.seconds += (performance.now() - rs0) / 1000;
         paramDigests.push(await paramsDigest(await stack.readParams()));
-        curves.push({ method: method.name, seed, steps: st.history });
+        curves.push({ method: method.name, seed, steps: st.history, validation: st.validation ?? [] });
         stack.destroy();
         break;
       }
@@ -533,7 +537,7 @@ export async function runExperiment(specJson: unknown, o: RunnerOptions = {}, se
         });
       }
       results.push(runResult(method.name, runSteps === 0 ? 'none' : algorithm, seed, st, after, st.seconds + (performance.now() - rs0) / 1000));
-      curves.push({ method: method.name, seed, steps: st.history });
+      curves.push({ method: method.name, seed, steps: st.history, validation: st.validation ?? [] });
       paramDigests.push(await paramsDigest(await stack.readParams()));
       st.step = runSteps;
       // Close the run: a checkpoint whose results include it (resume skips finished runs).

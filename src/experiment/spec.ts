@@ -123,6 +123,24 @@ export const EvalSpec = z
     inSpace: z.union([z.object({ mode: z.literal('all') }).strict(), z.object({ mode: z.literal('stratified'), perDistance: int(1, 243), seed: int(0) }).strict()]),
     /** Black-box harnesses evaluated (held out from training unless a method trains on one). */
     blackbox: z.array(BlackBoxId),
+    /**
+     * The validation split (plan.ts validationTasks, validation.ts): `tasks` train-seed tasks per
+     * suite, disjoint from the RL train-task pool, evaluated under the method's training
+     * harnesses at step 0, every `every` RL steps and at the last step, `samples` episodes per
+     * task at the rollout temperature — the curve hyper-parameters are tuned on, never the test
+     * tasks. Absent or tasks = 0: off.
+     */
+    validation: z
+      .object({
+        /** Validation tasks per suite (0 = off). */
+        tasks: int(0, 10_000),
+        /** Evaluate every this many RL steps (plus step 0 and the last step). */
+        every: int(1, 100_000),
+        /** Episodes per validation task. */
+        samples: int(1, 64).default(1),
+      })
+      .strict()
+      .optional(),
   })
   .strict();
 

@@ -13,7 +13,16 @@ import type { CrashEnvApi } from './workers/crash_env_worker';
 export type Backend = 'webgpu' | 'wasm';
 
 /** A tiny spec: tiny model from scratch, a handful of tasks, short budgets; the WGSL engine unless `backend` says otherwise. */
-export function tinySpec(overrides: { steps?: number; algorithm?: 'grpo' | 'ppo'; workers?: number; dropZeroVarianceGroups?: boolean; backend?: Backend } = {}) {
+export function tinySpec(
+  overrides: {
+    steps?: number;
+    algorithm?: 'grpo' | 'ppo';
+    workers?: number;
+    dropZeroVarianceGroups?: boolean;
+    backend?: Backend;
+    validation?: { tasks: number; every: number };
+  } = {},
+) {
   // public/ JSON cannot be imported in the page under Vite: fetch-free inline copy of quick's rl block.
   const s = {
     specVersion: 1,
@@ -63,7 +72,13 @@ export function tinySpec(overrides: { steps?: number; algorithm?: 'grpo' | 'ppo'
       ...(overrides.dropZeroVarianceGroups !== undefined ? { dropZeroVarianceGroups: overrides.dropZeroVarianceGroups } : {}),
     },
     rollout: { ...s.rollout, workers: overrides.workers ?? 2, maxTurns: 2, maxNewTokens: 12, watchdogMs: 20000 },
-    evaluation: { testTasks: 1, samples: 1, inSpace: { mode: 'stratified', perDistance: 1, seed: 0 }, blackbox: ['bb-coding-cli'] },
+    evaluation: {
+      testTasks: 1,
+      samples: 1,
+      inSpace: { mode: 'stratified', perDistance: 1, seed: 0 },
+      blackbox: ['bb-coding-cli'],
+      ...(overrides.validation ? { validation: overrides.validation } : {}),
+    },
   };
 }
 
@@ -133,6 +148,9 @@ function crashingEnv(at: number): { seams: RunSeams; onProgress: NonNullable<Run
 }
 
 const strip = (steps: ExperimentOutput['curves'][number]['steps']) => steps.map(({ tokensPerSec: _a, rolloutMs: _b, updateMs: _c, ...rest }) => rest);
+/** The resume tests' validation split (3 tasks at steps 0, 3 and the last) and its curve without wall-clock times. */
+const RESUME_VALIDATION = { tasks: 3, every: 3 };
+const stripValidation = (c: ExperimentOutput['curves'][number] | undefined) => (c?.validation ?? []).map(({ ms: _ms, ...p }) => p);
 
 /** Every stage once: eval before, 2 RL steps with a worker killed mid-episode, eval after, checkpoints. */
 export async function tinyEndToEnd(algorithm: 'grpo' | 'ppo' = 'grpo', crashAtJob?: number, backend: Backend = 'webgpu') {
@@ -160,27 +178,38 @@ export async function tinyEndToEnd(algorithm: 'grpo' | 'ppo' = 'grpo', crashAtJo
 /** Part 1 of the resume test: N/2 steps then stop (checkpoint in IndexedDB). */
 export async function resumePart1(db: string, half: number, backend: Backend = 'webgpu') {
   const out = await runJson(
-    tinySpec({ steps: 2 * half, backend }),
+    tinySpec({ steps: 2 * half, backend, validation: RESUME_VALIDATION }),
     { dbName: db, runId: 'resume', skipEval: true, ...stopAfter(half), inProcessEnv: true },
     { loop: { afterRollout: syntheticReward } },
   );
-  return { status: out.status, steps: out.curves[0]?.steps.length ?? 0 };
+  return { status: out.status, steps: out.curves[0]?.steps.length ?? 0, validationSteps: stripValidation(out.curves[0]).map((p) => p.step) };
 }
 
 /** Part 2 (after a page reload): resume from IndexedDB and finish. */
 export async function resumePart2(db: string, half: number, backend: Backend = 'webgpu') {
   const out = await runJson(
-    tinySpec({ steps: 2 * half, backend }),
+    tinySpec({ steps: 2 * half, backend, validation: RESUME_VALIDATION }),
     { dbName: db, runId: 'resume', skipEval: true, resume: true, inProcessEnv: true },
     { loop: { afterRollout: syntheticReward } },
   );
-  return { status: out.status, digest: out.paramDigests[0], steps: strip(out.curves[0].steps), engine: out.engine.kind, segments: out.segments };
+  return {
+    status: out.status,
+    digest: out.paramDigests[0],
+    steps: strip(out.curves[0].steps),
+    engine: out.engine.kind,
+    segments: out.segments,
+    validation: stripValidation(out.curves[0]),
+  };
 }
 
 /** The uninterrupted reference. */
 export async function straight(db: string, steps: number, backend: Backend = 'webgpu') {
-  const out = await runJson(tinySpec({ steps, backend }), { dbName: db, runId: 'straight', skipEval: true, inProcessEnv: true }, { loop: { afterRollout: syntheticReward } });
-  return { status: out.status, digest: out.paramDigests[0], steps: strip(out.curves[0].steps), engine: out.engine.kind };
+  const out = await runJson(
+    tinySpec({ steps, backend, validation: RESUME_VALIDATION }),
+    { dbName: db, runId: 'straight', skipEval: true, inProcessEnv: true },
+    { loop: { afterRollout: syntheticReward } },
+  );
+  return { status: out.status, digest: out.paramDigests[0], steps: strip(out.curves[0].steps), engine: out.engine.kind, validation: stripValidation(out.curves[0]) };
 }
 
 /** PPO (value head, GAE) and the non-finite guard: `steps` steps, step `poison` gets NaN log-probs. */

@@ -72,14 +72,18 @@ for (const backend of ['webgpu', 'wasm'] as const) {
     // Filter on (the default), but every synthetic group has rewards 0 and 1: nothing dropped.
     for (const s of a.steps) expect(s.droppedGroups).toBe(0);
     expect(a.steps.some((s: any) => s.approxKl > 0 || s.clipFrac > 0)).toBe(true);
+    // The validation split (3 train-seed tasks, every 3 steps): points at 0, 3 and the last step.
+    expect(a.validation.map((p: any) => p.step)).toEqual([0, 3, 4]);
     const p1 = await gpuPage.run<any>(ENTRY, 'resumePart1', db + '-b', 2, backend);
-    expect(p1).toEqual({ status: 'interrupted', steps: 2 });
+    expect(p1).toEqual({ status: 'interrupted', steps: 2, validationSteps: [0] });
     await page.reload();
     await page.waitForFunction(() => (window as any).hlabReady === true);
     const b = await gpuPage.run<any>(ENTRY, 'resumePart2', db + '-b', 2, backend);
     expect(b.status).toBe('done');
     expect(b.steps).toEqual(a.steps);
     expect(b.digest).toBe(a.digest);
+    // The point measured before the stop came back from the checkpoint; the curve is the uninterrupted one.
+    expect(b.validation).toEqual(a.validation);
   });
 }
 
@@ -89,7 +93,7 @@ test('a checkpoint written on WebGPU continues on the CPU engine (same layout; h
   const db = `hlab-cross-${Date.now()}`;
   const a = await gpuPage.run<any>(ENTRY, 'straight', db + '-a', 4, 'webgpu');
   const p1 = await gpuPage.run<any>(ENTRY, 'resumePart1', db + '-b', 2, 'webgpu');
-  expect(p1).toEqual({ status: 'interrupted', steps: 2 });
+  expect(p1).toEqual({ status: 'interrupted', steps: 2, validationSteps: [0] });
   const b = await gpuPage.run<any>(ENTRY, 'resumePart2', db + '-b', 2, 'wasm');
   expect(b.status).toBe('done');
   expect(b.engine).toBe('wasm');

@@ -8,7 +8,8 @@
  *   results.json  ExperimentResults + per-step curves + sampled trajectories + warnings + command
  *   results.csv   one line per run (resultsCsv)
  *   results.md    the paper-style table (markdownTable), the command and the machine
- *   curves.svg    reward and policy loss per RL step, one line per run
+ *   curves.csv    per run and RL step: reward, entropy, dropped-group share, validation points
+ *   curves.svg    reward, validation pass@1, policy loss, entropy, dropped share; one line per run
  *   checkpoint.hlab  the latest checkpoint, exported from IndexedDB after every save
  * Ctrl-C asks the page to stop after the current step and checkpoint; `--resume` imports
  * DIR/checkpoint.hlab and continues. (The browser profile is not reused: the dev server's port,
@@ -30,6 +31,7 @@ import type { ExperimentOutput, RunnerOptions } from '../../experiment/runner';
 import { checkSpecConsistency } from '../../experiment/plan';
 import { curvesSvg } from '../../experiment/curves_svg';
 import { readBaseFile, readRunCheckpointFile } from '../checkpoint_files';
+import { curvesCsv, curvesMarkdown } from '../../experiment/learning_curves';
 
 interface Opts {
   preset?: string;
@@ -253,6 +255,8 @@ export function registerRun(program: Command): void {
         '',
         table,
         '',
+        curvesMarkdown(result.curves),
+        '',
         `Command: \`${command}\` — ${result.status}, ${((Date.now() - t0) / 1000).toFixed(0)} s wall clock (${result.seconds.toFixed(0)} s in the page).`,
         `Machine: ${res.machine}.`,
         `Engine (this call, the last segment): ${result.engine.describe} (${result.engine.reason}).`,
@@ -264,12 +268,13 @@ export function registerRun(program: Command): void {
       ].join('\n');
       writeAtomic(resolve(out, 'results.md'), md);
       writeAtomic(resolve(out, 'curves.svg'), curvesSvg(result.curves));
+      writeAtomic(resolve(out, 'curves.csv'), curvesCsv(result.curves));
       if (opts.json) printJson(full);
       else {
         process.stdout.write(`\n${table}\n\n`);
         for (const w of result.warnings) err(w);
         process.stdout.write(
-          `${result.status === 'interrupted' ? `interrupted; resume with: ${resumeCommand(command)}\n` : ''}wrote ${out}/results.{json,csv,md}, curves.svg, checkpoint.hlab\n`,
+          `${result.status === 'interrupted' ? `interrupted; resume with: ${resumeCommand(command)}\n` : ''}wrote ${out}/results.{json,csv,md}, curves.{svg,csv}, checkpoint.hlab\n`,
         );
       }
       if (result.status === 'interrupted') process.exitCode = 130;

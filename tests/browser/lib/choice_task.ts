@@ -7,6 +7,7 @@
 import { createStack, type Backend } from '../../../src/experiment/backend';
 import { makeSchedule } from '../../../src/experiment/plan';
 import { rlLoop, type LoopState, type RlLoopHooks } from '../../../src/experiment/rl_loop';
+import type { ValidationPlan } from '../../../src/experiment/validation';
 import { parseSpec } from '../../../src/experiment/spec';
 import type { ModelConfig } from '../../../src/model/config';
 import { initParams } from '../../../src/model/init';
@@ -106,12 +107,35 @@ export interface ChoiceStep {
   entropy: number;
 }
 
+/** Parameters, AdamW moments and step counter of a stack (StackTrainer.readState). */
+export interface ChoiceTensors {
+  params: Float32Array;
+  m: Float32Array;
+  v: Float32Array;
+  adamStep: number;
+}
+
+/** A segment of a choice run: the loop's state and the trainer's tensors where it stopped. */
+export interface ChoiceSegment {
+  state: LoopState;
+  tensors: ChoiceTensors;
+}
+
 /**
- * Train a fresh micro policy on the choice with the RL loop on `backend`.
- * @returns every step's training reward (the mean reward of its rollouts, τ = 1) and update counters
+ * Train a micro policy on the choice with the RL loop on `backend`: fresh, or continuing a
+ * segment (its state and tensors, as a resume restores them from a run checkpoint).
+ * @param seg.validation the loop's validation plan (validation.ts)
+ * @param seg.stopAfter stop once this many RL steps are done (a Ctrl-C), as the runner's stop request
+ * @param seg.from continue from this segment
+ * @returns the loop's state and the trainer's tensors at the end
  * @throws what the loop throws (a bad option, a row longer than maxT)
  */
-export async function learnChoice(backend: Backend, tok: Tokenizer, o: Partial<ChoiceRunOptions> = {}): Promise<ChoiceStep[]> {
+export async function runChoiceLoop(
+  backend: Backend,
+  tok: Tokenizer,
+  o: Partial<ChoiceRunOptions> = {},
+  seg: { validation?: ValidationPlan; stopAfter?: number; from?: ChoiceSegment } = {},
+): Promise<ChoiceSegment> {
   const opt = { ...CHOICE_DEFAULTS, ...o };
   const cfg = choiceModel(tok);
   const spec = parseSpec(
@@ -179,7 +203,8 @@ export async function learnChoice(backend: Backend, tok: Tokenizer, o: Partial<C
   });
   // Distinct task ids, so each step's groups are distinct GRPO groups of the same prompt.
   const pool = Array.from({ length: opt.tasksPerStep }, (_, i) => `choice/${i}`);
-  const state: LoopState = { step: 0, history: [], skippedSteps: 0 };
+  const state: LoopState = seg.from ? seg.from.state : { step: 0, history: [], skippedSteps: 0 };
+  if (seg.from) stack.trainer.writeState(seg.from.tensors);
   try {
     await rlLoop({
       spec,
@@ -197,13 +222,24 @@ export async function learnChoice(backend: Backend, tok: Tokenizer, o: Partial<C
       trajectories: [],
       checkpointEvery: opt.steps + 1,
       progress: { done: 0, total: opt.steps },
-      stopRequested: () => false,
+      stopRequested: () => seg.stopAfter !== undefined && state.step >= seg.stopAfter,
       save: async () => {},
       emit: () => {},
       ...(opt.hooks ? { hooks: opt.hooks } : {}),
+      ...(seg.validation ? { validation: seg.validation } : {}),
     });
+    return { state, tensors: await stack.trainer.readState() };
   } finally {
     stack.destroy();
   }
+}
+
+/**
+ * Train a fresh micro policy on the choice with the RL loop on `backend`.
+ * @returns every step's training reward (the mean reward of its rollouts, τ = 1) and update counters
+ * @throws what the loop throws (a bad option, a row longer than maxT)
+ */
+export async function learnChoice(backend: Backend, tok: Tokenizer, o: Partial<ChoiceRunOptions> = {}): Promise<ChoiceStep[]> {
+  const { state } = await runChoiceLoop(backend, tok, o);
   return state.history.map((h) => ({ reward: h.reward, optimizerSteps: h.optimizerSteps, skippedSteps: h.skippedSteps, droppedGroups: h.droppedGroups, entropy: h.entropy }));
 }

@@ -1,0 +1,137 @@
+/**
+ * The learning curves of an experiment as files (issue 28, "exploration and signal, measured"):
+ * per RL step the rollout reward, entropy and share of groups dropped as all-equal, and the
+ * validation points (validation.ts) — `curvesCsv` for curves.csv (one line per run and step) and
+ * `curvesMarkdown` for results.md (the validation curve per run with the paired first → last
+ * difference, and the training signal early vs late). Not measured = an empty CSV cell or "—",
+ * never 0. Pure module; the CLI writes the files (curves.svg draws the same series).
+ */
+import { pairedText } from './results';
+import type { RunCurves, StepRecord } from './run_events';
+import { pairCells, pairedComparison } from './stats';
+
+const finite = (x: number | undefined): x is number => typeof x === 'number' && Number.isFinite(x);
+const droppedShare = (s: StepRecord) => (s.groups ? s.droppedGroups / s.groups : NaN);
+
+/**
+ * curves.csv: `method,seed,step,reward,entropy,policy_loss,optimizer_steps,dropped_groups,groups,
+ * dropped_share,validation_pass_at_1,validation_score,validation_episodes`, one line per run and
+ * step that has an RL record or a validation point (step 0: validation only), ascending by step.
+ */
+export function curvesCsv(curves: readonly RunCurves[]): string {
+  const head = 'method,seed,step,reward,entropy,policy_loss,optimizer_steps,dropped_groups,groups,dropped_share,validation_pass_at_1,validation_score,validation_episodes';
+  const q = (v: string | number | undefined) => {
+    if (v === undefined || (typeof v === 'number' && !Number.isFinite(v))) return '';
+    const s = String(v);
+    return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+  };
+  const lines = [head];
+  for (const c of curves) {
+    const byStep = new Map(c.steps.map((s) => [s.step, s]));
+    const val = new Map((c.validation ?? []).map((p) => [p.step, p]));
+    for (const step of [...new Set([...byStep.keys(), ...val.keys()])].sort((a, b) => a - b)) {
+      const s = byStep.get(step);
+      const p = val.get(step);
+      lines.push(
+        [
+          c.method,
+          c.seed,
+          step,
+          s?.reward,
+          s?.entropy,
+          s?.policyLoss,
+          s?.optimizerSteps,
+          s?.droppedGroups,
+          s?.groups,
+          s ? droppedShare(s) : undefined,
+          p?.passAt1,
+          p?.score,
+          p?.episodes,
+        ]
+          .map(q)
+          .join(','),
+      );
+    }
+  }
+  return lines.join('\n') + '\n';
+}
+
+/** Mean of the finite values, NaN when none. */
+function meanFinite(xs: readonly (number | undefined)[]): number {
+  const v = xs.filter(finite);
+  return v.length ? v.reduce((a, x) => a + x, 0) / v.length : NaN;
+}
+
+const pct = (x: number) => (finite(x) ? (100 * x).toFixed(1) : '—');
+const dec = (x: number) => (finite(x) ? x.toFixed(2) : '—');
+
+/**
+ * The results.md section: (1) validation pass@1 (%) and mean score per run at every measured
+ * step, with the paired difference between its first and last point (bootstrap over tasks and
+ * exact McNemar, stats.pairedComparison with `opts.seed`, as the results table); (2) the training
+ * signal: mean rollout reward, entropy and dropped-group share over the first and the last
+ * quarter of the run's steps. Empty string when no run has RL steps or validation points.
+ */
+export function curvesMarkdown(curves: readonly RunCurves[], opts: { seed?: number; resamples?: number } = {}): string {
+  const runs = curves.filter((c) => c.steps.length || c.validation?.length);
+  if (!runs.length) return '';
+  const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
+  const rule = (n: number, left: number) => line(Array.from({ length: n }, (_, i) => (i < left ? '---' : '---:')));
+  const out: string[] = [];
+  const withVal = runs.filter((c) => c.validation?.length);
+  if (withVal.length) {
+    const steps = [...new Set(withVal.flatMap((c) => c.validation!.map((p) => p.step)))].sort((a, b) => a - b);
+    out.push(
+      `Validation pass@1 (%) and mean score on the train-seed validation split (disjoint from the RL train tasks; never the test tasks), per RL step; last − first: paired on the same (task, harness, sample) cells, 95 % bootstrap interval over tasks, exact McNemar p.`,
+      '',
+      line(['method', 'seed', ...steps.map((s) => `step ${s}`), 'last − first']),
+      rule(steps.length + 3, 2),
+    );
+    for (const c of withVal) {
+      const pts = [...c.validation!].sort((a, b) => a.step - b.step);
+      const at = new Map(pts.map((p) => [p.step, p]));
+      const first = pts[0];
+      const last = pts[pts.length - 1];
+      const pairs = pts.length > 1 ? pairCells(first.cells, last.cells).cells : [];
+      const diff = pairs.length ? pairedText(pairedComparison(pairs, { seed: opts.seed ?? 0, resamples: opts.resamples ?? 2000 })) : 'n/a';
+      out.push(
+        line([
+          c.method,
+          String(c.seed),
+          ...steps.map((s) => {
+            const p = at.get(s);
+            return p ? `${pct(p.passAt1)} (${dec(p.score)})` : '—';
+          }),
+          diff,
+        ]),
+      );
+    }
+    out.push('');
+  }
+  const trained = runs.filter((c) => c.steps.length);
+  if (trained.length) {
+    out.push(
+      'Training signal per run: mean over the first → last quarter of its RL steps of the rollout reward, the policy entropy and the share of groups dropped as all-equal (no gradient).',
+      '',
+      line(['method', 'seed', 'steps', 'reward', 'entropy', 'dropped share']),
+      rule(6, 2),
+    );
+    for (const c of trained) {
+      const q = Math.max(1, Math.floor(c.steps.length / 4));
+      const early = c.steps.slice(0, q);
+      const late = c.steps.slice(-q);
+      const pair = (f: (s: StepRecord) => number, show: (x: number) => string) => `${show(meanFinite(early.map(f)))} → ${show(meanFinite(late.map(f)))}`;
+      out.push(
+        line([
+          c.method,
+          String(c.seed),
+          String(c.steps.length),
+          pair((s) => s.reward, dec),
+          pair((s) => s.entropy, dec),
+          pair(droppedShare, (x) => (finite(x) ? `${pct(x)} %` : '—')),
+        ]),
+      );
+    }
+  }
+  return out.join('\n').trimEnd();
+}

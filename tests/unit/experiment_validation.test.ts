@@ -1,0 +1,352 @@
+// The validation split and curve (issue 28; src/experiment/plan.ts validationTasks /
+// validationCells, validation.ts, rl_loop.ts): the split is train-seed tasks disjoint from the RL
+// train-task pool by construction and from the test tasks; the loop measures it at step 0, every
+// `every` steps and at the last step; the points are deterministic, survive the run-checkpoint
+// codec, and a run stopped and resumed (on the CPU engine, a micro policy learning the one-turn
+// choice of tests/browser/lib/choice_task.ts) gives the same curve as an uninterrupted one.
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BASE_HARNESS } from '../../src/design';
+import type { Backend, StackPolicy, StackTrainer } from '../../src/experiment/backend';
+import { curvesSvg } from '../../src/experiment/curves_svg';
+import { curvesCsv, curvesMarkdown } from '../../src/experiment/learning_curves';
+import { cellKey, makeSchedule, taskAssignments, testTasks, trainingHarnesses, trainPool, validationCells, validationTasks } from '../../src/experiment/plan';
+import { rlLoop, type LoopState, type RlLoopRun } from '../../src/experiment/rl_loop';
+import { decodeRunCheckpoint, encodeRunCheckpoint, type RunState } from '../../src/experiment/run_checkpoint';
+import type { RunEvent } from '../../src/experiment/run_events';
+import { parseSpec, SpecError, type ExperimentSpec } from '../../src/experiment/spec';
+import { isValidationStep, validationPlan, validationSteps, type ValidationPlan, type ValidationPoint } from '../../src/experiment/validation';
+import { Tokenizer, type TokenizerFile } from '../../src/model/tokenizer';
+import { inProcessEnv } from '../../src/rollout/engine';
+import type { CheckpointMeta } from '../../src/storage/serialize';
+import { TRAIN_SEEDS } from '../../src/tasks';
+import { Rng } from '../../src/util/rng';
+import { WasmEngine } from '../../src/wasm/engine';
+import { choiceEnv, runChoiceLoop, type ChoiceSegment, type ChoiceTensors } from '../browser/lib/choice_task';
+
+const tok = Tokenizer.fromJSON(JSON.parse(readFileSync(new URL('../../public/tokenizer-v2.json', import.meta.url), 'utf8')) as TokenizerFile);
+const preset = (name: string) => parseSpec(JSON.parse(readFileSync(new URL(`../../public/presets/${name}.json`, import.meta.url), 'utf8')), name);
+const seedOf = (id: string) => Number(id.slice(id.lastIndexOf('/') + 1));
+const tierOf = (id: string) => Number(/\/t([123])\//.exec(id)![1]);
+
+describe('the validation split', () => {
+  for (const name of ['quick', 'main']) {
+    it(`${name}: n train-seed tasks per suite, tiers ≤ maxTier, disjoint from the train pool and the test tasks, fixed per seed`, () => {
+      const spec = preset(name);
+      const n = 24;
+      for (const seed of [0, 1, 2]) {
+        const pool = trainPool(spec, seed);
+        const val = validationTasks(spec, seed, pool, n);
+        expect(val).toHaveLength(n * spec.suites.length);
+        expect(new Set(val).size).toBe(val.length);
+        for (const s of spec.suites) expect(val.filter((id) => id.startsWith(`${s}/`))).toHaveLength(n);
+        for (const id of val) {
+          expect(seedOf(id)).toBeGreaterThanOrEqual(TRAIN_SEEDS.from);
+          expect(seedOf(id)).toBeLessThanOrEqual(TRAIN_SEEDS.to);
+          expect(tierOf(id)).toBeLessThanOrEqual(spec.maxTier);
+        }
+        const poolSeeds = new Set(pool.map(seedOf));
+        expect(val.filter((id) => poolSeeds.has(seedOf(id)))).toEqual([]);
+        const test = new Set(testTasks(spec, seed));
+        expect(val.filter((id) => test.has(id))).toEqual([]);
+        expect(validationTasks(spec, seed, pool, n)).toEqual(val);
+        // More than one family: the split is balanced, not one family repeated.
+        expect(new Set(val.map((id) => id.split('/')[1])).size).toBeGreaterThan(1);
+      }
+      expect(validationTasks(spec, 1, trainPool(spec, 1), n)).not.toEqual(validationTasks(spec, 0, trainPool(spec, 0), n));
+    });
+  }
+
+  it('disjoint by construction: a pool holding exactly the tasks the split would draw pushes it to others', () => {
+    const spec = preset('main');
+    const wouldDraw = validationTasks(spec, 0, [], 12);
+    const val = validationTasks(spec, 0, wouldDraw, 12);
+    expect(val).toHaveLength(wouldDraw.length);
+    const taken = new Set(wouldDraw.map(seedOf));
+    expect(val.filter((id) => taken.has(seedOf(id)))).toEqual([]);
+  });
+
+  it('cells: single harness → the base harness; harness scaling → each task under its anchor, spread over the training set; an infeasible anchor drops the task', () => {
+    const spec = preset('main');
+    const single = spec.methods.find((m) => m.harnesses === 'single')!;
+    const scaling = spec.methods.find((m) => m.harnesses === 'scaling')!;
+    const tasks = validationTasks(spec, 0, trainPool(spec, 0), 24);
+    expect(validationCells(spec, single, tasks).map((c) => c.harnessId)).toEqual(tasks.map(() => BASE_HARNESS));
+    const cells = validationCells(spec, scaling, tasks);
+    const anchors = taskAssignments(spec, scaling, tasks).map((a) => a.harnesses[0]);
+    expect(cells.map((c) => c.harnessId)).toEqual(anchors);
+    expect(cells.map((c) => c.taskId)).toEqual(tasks);
+    const training = new Set(trainingHarnesses(spec, scaling));
+    for (const c of cells) expect(training.has(c.harnessId)).toBe(true);
+    expect(new Set(anchors).size).toBeGreaterThan(4);
+    const excluded = new Set([cellKey(cells[0].taskId, cells[0].harnessId)]);
+    expect(validationCells(spec, scaling, tasks, excluded)).toEqual(cells.slice(1));
+  });
+
+  it('the plan: off when absent or tasks = 0; else the cells of `tasks` per suite with the cadence', () => {
+    const quick = preset('quick');
+    const off = { ...quick, evaluation: { ...quick.evaluation, validation: undefined } };
+    const m = quick.methods[0];
+    expect(validationPlan(off, m, 0, trainPool(quick, 0))).toBeUndefined();
+    expect(validationPlan({ ...quick, evaluation: { ...quick.evaluation, validation: { tasks: 0, every: 5, samples: 1 } } }, m, 0, trainPool(quick, 0))).toBeUndefined();
+    const on = { ...quick, evaluation: { ...quick.evaluation, validation: { tasks: 8, every: 5, samples: 2 } } };
+    const p = validationPlan(on, m, 0, trainPool(quick, 0))!;
+    expect(p.cells).toHaveLength(8);
+    expect([p.every, p.samples]).toEqual([5, 2]);
+  });
+
+  it('the spec field: samples defaults to 1; a bad value is one line naming the field', () => {
+    const quick = preset('quick');
+    const withVal = (v: unknown) => ({ ...quick, evaluation: { ...quick.evaluation, validation: v } });
+    expect(parseSpec(withVal({ tasks: 24, every: 10 })).evaluation.validation).toEqual({ tasks: 24, every: 10, samples: 1 });
+    expect(() => parseSpec(withVal({ tasks: 24, every: 0 }))).toThrow(SpecError);
+    expect(() => parseSpec(withVal({ tasks: 24, every: 0 }))).toThrow(/spec\.evaluation\.validation\.every/);
+    expect(() => parseSpec(withVal({ tasks: 24, every: 10, often: true }))).toThrow(/unknown field\(s\) 'often'/);
+  });
+});
+
+describe('validation cadence', () => {
+  it('step 0, every multiple of `every`, and the last step; nothing for a run without RL steps', () => {
+    expect(validationSteps(12, 10)).toEqual([0, 10, 12]);
+    expect(validationSteps(20, 10)).toEqual([0, 10, 20]);
+    expect(validationSteps(3, 1)).toEqual([0, 1, 2, 3]);
+    expect(validationSteps(0, 10)).toEqual([]);
+    expect(isValidationStep(13, 12, 10)).toBe(false);
+    expect(() => isValidationStep(0, 12, 0)).toThrow(/every must be a positive integer, got 0/);
+  });
+});
+
+// ── the loop, with a stub policy on the one-turn choice (Node, no engine) ───────────────────
+
+/** Random short actions seeded by the sampler seed; records every seed it is called with. */
+function stubPolicy(seeds: number[]): StackPolicy {
+  const p: StackPolicy = {
+    maxB: 64,
+    maxT: 64,
+    tokens: 0,
+    ms: 0,
+    async sample(prompts, maxNew, _t, seed) {
+      seeds.push(seed);
+      const rng = Rng.derive(seed, 'stub');
+      return prompts.map(() => {
+        const ids = Int32Array.from({ length: 1 + rng.int(maxNew) }, () => 100 + rng.int(800));
+        p.tokens += ids.length;
+        return { ids, logprobs: new Float32Array(ids.length).fill(-1), stop: 'length' as const };
+      });
+    },
+  };
+  return p;
+}
+
+const stubTrainer: StackTrainer = {
+  async update(trajs) {
+    const metrics = {
+      policyLoss: 0,
+      valueLoss: 0,
+      clipFrac: 0,
+      approxKl: 0,
+      klRef: 0,
+      entropy: 1,
+      gradNorm: 1,
+      optimizerSteps: 1,
+      skippedSteps: 0,
+      rows: trajs.length,
+      tokens: 1,
+      droppedGroups: 1,
+      ms: 1,
+    };
+    return { metrics, applied: { kept: [], rows: null, oldValues: null, advantages: new Float32Array(0), returns: null, episodeAdvantages: new Float32Array(trajs.length) } };
+  },
+  async readState() {
+    return { params: new Float32Array(1), m: new Float32Array(1), v: new Float32Array(1), adamStep: 0 };
+  },
+  writeState() {},
+};
+
+const choiceSpec: ExperimentSpec = (() => {
+  const q = preset('quick');
+  return parseSpec({
+    ...q,
+    methods: [{ name: 'choice', harnesses: 'single' }],
+    rl: { ...q.rl, tasksPerStep: 2, groupSize: 4 },
+    rollout: { ...q.rollout, maxTurns: 1, maxNewTokens: 2, contextTokens: 64 },
+  });
+})();
+const plan: ValidationPlan = { cells: Array.from({ length: 6 }, (_, i) => ({ taskId: `choice/v${i}`, harnessId: 'choice' })), every: 2, samples: 3 };
+
+function stubRun(o: { runSteps: number; state: LoopState; stopAfter?: number; seeds: number[]; saves: number[][]; events: RunEvent[] }): RlLoopRun {
+  const pool = ['choice/0', 'choice/1'];
+  return {
+    spec: choiceSpec,
+    method: choiceSpec.methods[0],
+    seed: 5,
+    runIndex: 0,
+    runSteps: o.runSteps,
+    tok,
+    policy: stubPolicy(o.seeds),
+    trainer: stubTrainer,
+    env: inProcessEnv(choiceEnv()),
+    pool,
+    schedule: makeSchedule(pool.map((task) => ({ task, harnesses: ['choice'], distances: [0] }))),
+    state: o.state,
+    trajectories: [],
+    checkpointEvery: 1,
+    progress: { done: 0, total: o.runSteps },
+    stopRequested: () => o.stopAfter !== undefined && o.state.step >= o.stopAfter,
+    save: async () => void o.saves.push((o.state.validation ?? []).map((p) => p.step)),
+    emit: (ev) => void o.events.push(ev),
+    validation: plan,
+  };
+}
+
+/** A loop state through the run-checkpoint codec and the store's JSON, as a resume reads it. */
+function throughCheckpoint(
+  st: LoopState,
+  tensors: ChoiceTensors = { params: new Float32Array(1), m: new Float32Array(1), v: new Float32Array(1), adamStep: 0 },
+): { state: LoopState; tensors: ChoiceTensors } {
+  const state: RunState = { runIndex: 0, before: null, schedule: {}, seconds: 0, ...st };
+  const enc = encodeRunCheckpoint(
+    'run-v',
+    { spec: {}, run: { runIndex: 0, method: 'choice', seed: 5 }, state, schedule: { draws: {} }, results: [], curves: [], trajectories: [] },
+    { params: tensors.params, adamM: tensors.m, adamV: tensors.v, adamStep: tensors.adamStep },
+    0,
+  );
+  const meta = JSON.parse(JSON.stringify(enc.meta)) as CheckpointMeta;
+  const { checkpoint, tensors: t } = decodeRunCheckpoint({ ...meta, schemaVersion: 1 }, enc.tensors);
+  const { step, history, skippedSteps, validation } = checkpoint.state;
+  return { state: { step, history, skippedSteps, validation }, tensors: { params: t.params, m: t.adamM, v: t.adamV, adamStep: t.adamStep } };
+}
+
+describe('rlLoop validation', () => {
+  it('points at steps 0, every 2 and the last; each saved checkpoint holds the points so far; reported as events and in the progress line', async () => {
+    const seeds: number[] = [];
+    const saves: number[][] = [];
+    const events: RunEvent[] = [];
+    const state: LoopState = { step: 0, history: [], skippedSteps: 0 };
+    await rlLoop(stubRun({ runSteps: 5, state, seeds, saves, events }));
+    const pts = state.validation!;
+    expect(pts.map((p) => p.step)).toEqual([0, 2, 4, 5]);
+    for (const p of pts) {
+      expect(p.episodes).toBe(plan.cells.length * plan.samples);
+      expect(p.cells.map((c) => c.sample)).toEqual(plan.cells.flatMap(() => [0, 1, 2]));
+      expect(p.passAt1).toBe(p.cells.filter((c) => c.pass).length / p.episodes);
+    }
+    // The stub's outcomes depend on the seed: the points are not all the same.
+    expect(new Set(pts.map((p) => p.cells.map((c) => +c.pass).join(''))).size).toBeGreaterThan(1);
+    expect(saves).toEqual([[0], [0, 2], [0, 2], [0, 2, 4], [0, 2, 4, 5]]);
+    expect(events.filter((e) => e.type === 'validation').map((e) => (e as { point: ValidationPoint }).point.step)).toEqual([0, 2, 4, 5]);
+    const phases = events.filter((e) => e.type === 'progress').map((e) => (e as { phase: string }).phase);
+    expect(phases).toContain(
+      'RL choice seed 5 step 2/5 · reward ' + state.history[1].reward.toFixed(3) + ' · entropy 1.000 · dropped 1/2 · val pass@1 ' + pts[1].passAt1.toFixed(3) + ' @2',
+    );
+    expect(state.history.every((h) => h.groups === 2)).toBe(true);
+  });
+
+  it('deterministic, and a run stopped (at step 0 or 3) and resumed through the checkpoint codec measures the same curve', async () => {
+    const full: LoopState = { step: 0, history: [], skippedSteps: 0 };
+    await rlLoop(stubRun({ runSteps: 5, state: full, seeds: [], saves: [], events: [] }));
+    const again: LoopState = { step: 0, history: [], skippedSteps: 0 };
+    await rlLoop(stubRun({ runSteps: 5, state: again, seeds: [], saves: [], events: [] }));
+    const strip = (ps: ValidationPoint[]) => ps.map(({ ms: _ms, ...p }) => p);
+    expect(strip(again.validation!)).toEqual(strip(full.validation!));
+    for (const stopAt of [0, 3]) {
+      const a: LoopState = { step: 0, history: [], skippedSteps: 0 };
+      const r1 = await rlLoop(stubRun({ runSteps: 5, state: a, stopAfter: stopAt, seeds: [], saves: [], events: [] }));
+      expect(r1.interrupted).toBe(true);
+      // Stopped before step 1: not even step 0 measured; the resume catches it up.
+      expect((a.validation ?? []).map((p) => p.step)).toEqual(stopAt === 0 ? [] : [0, 2]);
+      const { state: b } = throughCheckpoint(a);
+      await rlLoop(stubRun({ runSteps: 5, state: b, seeds: [], saves: [], events: [] }));
+      expect(strip(b.validation!)).toEqual(strip(full.validation!));
+    }
+  });
+
+  it('no plan, no points; the reports say so instead of drawing 0', async () => {
+    const st: LoopState = { step: 0, history: [], skippedSteps: 0 };
+    const run = stubRun({ runSteps: 2, state: st, seeds: [], saves: [], events: [] });
+    delete run.validation;
+    await rlLoop(run);
+    expect(st.validation).toBeUndefined();
+    const curves = [{ method: 'choice', seed: 5, steps: st.history }];
+    expect(curvesSvg(curves)).toMatch(/validation pass@1[\s\S]*not measured/);
+    expect(curvesCsv(curves).trim().split('\n').slice(1)).toEqual(st.history.map((h) => `choice,5,${h.step},${h.reward},1,0,1,1,2,0.5,,,`));
+    expect(curvesMarkdown(curves)).not.toMatch(/Validation pass@1/);
+  });
+});
+
+describe('validation reports', () => {
+  const pt = (step: number, passes: boolean[]): ValidationPoint => ({
+    step,
+    passAt1: passes.filter(Boolean).length / passes.length,
+    score: 0.5,
+    episodes: passes.length,
+    ms: 1,
+    cells: passes.map((pass, i) => ({ taskId: `t${i}`, harnessId: 'h', sample: 0, pass, score: 0.5 })),
+  });
+  const rec = (step: number, reward: number, entropy: number) => ({ step, reward, entropy, policyLoss: 0, droppedGroups: 1, groups: 4, optimizerSteps: 1 });
+  const curves = [
+    {
+      method: 'm',
+      seed: 0,
+      steps: [rec(1, 0.2, 1), rec(2, 0.4, NaN), rec(3, 0.6, 0.8), rec(4, 0.8, 0.6)],
+      validation: [pt(0, [false, false, false, false, false, true]), pt(4, [true, true, true, true, true, true])],
+    },
+  ] as unknown as Parameters<typeof curvesCsv>[0];
+
+  it('curves.csv: a line per measured step; validation columns only where measured; NaN empty, not 0', () => {
+    const lines = curvesCsv(curves).trim().split('\n');
+    expect(lines).toHaveLength(6);
+    expect(lines[1]).toBe('m,0,0,,,,,,,,' + (1 / 6).toString() + ',0.5,6');
+    expect(lines[2]).toBe('m,0,1,0.2,1,0,1,1,4,0.25,,,');
+    expect(lines[3]).toBe('m,0,2,0.4,,0,1,1,4,0.25,,,');
+    expect(lines[5]).toBe('m,0,4,0.8,0.6,0,1,1,4,0.25,1,0.5,6');
+  });
+
+  it('results.md: the validation curve with its paired first → last difference, and the training signal early → late', () => {
+    const md = curvesMarkdown(curves, { resamples: 200 });
+    expect(md).toMatch(/\| method \| seed \| step 0 \| step 4 \| last − first \|/);
+    expect(md).toMatch(/\| m \| 0 \| 16\.7 \(0\.50\) \| 100\.0 \(0\.50\) \| \+83\.3 \[/);
+    expect(md).toMatch(/\| m \| 0 \| 4 \| 0\.20 → 0\.80 \| 1\.00 → 0\.60 \| 25\.0 % → 25\.0 % \|/);
+  });
+
+  it('curves.svg: a validation panel with a marker per point; a run without an entropy value leaves a gap', () => {
+    const svg = curvesSvg(curves);
+    expect(svg).toContain('validation pass@1 (train-seed split)');
+    expect(svg.match(/<circle /g)).toHaveLength(2);
+    // Entropy NaN at step 2 splits its line in two polylines (reward stays one).
+    expect(svg.match(/<polyline /g)).toHaveLength(1 + 1 + 1 + 2 + 1);
+  });
+});
+
+// ── the CPU engine: a micro policy learning the choice, validated, stopped and resumed ──────
+
+let engine: WasmEngine;
+let backend: Backend;
+beforeAll(async () => {
+  engine = await WasmEngine.create({ threads: 1 });
+  backend = { kind: 'wasm', engine, reason: 'test', describe: 'CPU engine (1 thread)' };
+});
+afterAll(() => engine.destroy());
+
+describe('validation on the CPU engine', () => {
+  const vplan: ValidationPlan = { cells: Array.from({ length: 8 }, (_, i) => ({ taskId: `choice/v${i}`, harnessId: 'choice' })), every: 8, samples: 4 };
+
+  it('the curve of the learning choice rises, and a run stopped at step 5 and resumed through the checkpoint gives the same curve and parameters', async () => {
+    const full = await runChoiceLoop(backend, tok, {}, { validation: vplan });
+    const pts = full.state.validation!;
+    expect(pts.map((p) => p.step)).toEqual([0, 8, 16]);
+    console.log('validation pass@1', pts.map((p) => `${p.step}: ${p.passAt1.toFixed(2)}`).join(', '));
+    // Learning shown on the validation split (the training reward goes ≈ 0.2 → ≥ 0.8, rl_learns.test.ts).
+    expect(pts[2].passAt1 - pts[0].passAt1).toBeGreaterThanOrEqual(0.3);
+
+    const first = await runChoiceLoop(backend, tok, {}, { validation: vplan, stopAfter: 5 });
+    expect(first.state.step).toBe(5);
+    expect(first.state.validation!.map((p) => p.step)).toEqual([0]);
+    const restored = throughCheckpoint(first.state, first.tensors);
+    const resumed: ChoiceSegment = await runChoiceLoop(backend, tok, {}, { validation: vplan, from: restored });
+    const strip = (ps: ValidationPoint[]) => ps.map(({ ms: _ms, ...p }) => p);
+    expect(strip(resumed.state.validation!)).toEqual(strip(pts));
+    expect(resumed.state.history.map((h) => h.reward)).toEqual(full.state.history.map((h) => h.reward));
+    expect(resumed.tensors.params).toEqual(full.tensors.params);
+  }, 120_000);
+});
