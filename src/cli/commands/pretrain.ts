@@ -172,6 +172,8 @@ export function registerPretrain(program: Command): void {
       const { checkpointBase64: _drop, digest, steps, finalLoss, ...rest } = r;
       const sidecar = {
         command,
+        // The same command as a user types it from the repository root.
+        rebuild: `npm run -s hlab -- ${command.replace(/^hlab /, '')}`,
         seed: opts.seed,
         digest,
         checkpoint: out,
