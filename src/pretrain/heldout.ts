@@ -31,14 +31,25 @@ export interface HeldOutSet {
 }
 
 /**
- * Test tasks of `suites` with tier ≤ maxTier, `n` in all (an equal share per suite), seeded.
+ * Held-out tasks of `suites` with tier ≤ maxTier, `n` in all (an equal share per suite), seeded:
+ * test tasks (`split` 'test', for `hlab heldout`, an evaluation), or a validation split of train
+ * seeds (`split` 'train', for pretraining's `--eval-every` curve: choices are tuned there, never on
+ * test tasks) that leaves out every task id in `exclude` (the demonstrations' tasks).
  * @throws Error when n < 1
  */
-export function heldOutTasks(n: number, seed: number, maxTier: Tier, suites: readonly SuiteName[]): Task[] {
+export function heldOutTasks(
+  n: number,
+  seed: number,
+  maxTier: Tier,
+  suites: readonly SuiteName[],
+  split: 'train' | 'test' = 'test',
+  exclude: ReadonlySet<string> = new Set(),
+): Task[] {
   if (!Number.isInteger(n) || n < 1) throw new Error(`heldOutTasks: n must be an integer ≥ 1, got ${n}`);
   return suites.flatMap((s, i) => {
     const want = Math.floor(n / suites.length) + (i < n % suites.length ? 1 : 0);
-    const pool = taskSet(s, 'test', 3 * want + 18, Rng.derive(seed, 'heldout-tasks', s).int(2 ** 31)).filter((t) => t.tier <= maxTier);
+    const label = split === 'test' ? 'heldout-tasks' : 'validation-tasks';
+    const pool = taskSet(s, split, 3 * want + 18 + exclude.size, Rng.derive(seed, label, s).int(2 ** 31)).filter((t) => t.tier <= maxTier && !exclude.has(t.id));
     return pool.slice(0, want);
   });
 }

@@ -16,7 +16,7 @@ import { evaluateGreedy } from './eval_greedy';
 import { evalTaskList, pretrainSummary } from './drivers';
 import type { PretrainPageOptions, PretrainPageResult } from './page';
 import { endTokenId } from '../model/rows';
-import { describeDropped, prepareSft, trainSft } from './sft';
+import { demoTasks, describeDropped, prepareSft, trainSft } from './sft';
 import { WasmEngine } from '../wasm/engine';
 import { sftBatchNll, wasmGreedyDecoder, wasmSftBackend } from './sft_wasm';
 import { BASE_HARNESS } from '../design/space';
@@ -34,7 +34,7 @@ export interface WasmPretrainOptions extends PretrainPageOptions {
   /** CPU engine threads including the calling one (default: the machine's cores, at most 8). */
   threads?: number;
   /**
-   * Every this many steps (0 = never): held-out action loss (heldout.ts: test tasks under
+   * Every this many steps (0 = never): held-out action loss (heldout.ts: validation tasks of train seeds, none a demonstration's, under
    * procedural, training and base harnesses) and greedy pass@1 of `evalTasks` held-out tier-1
    * tasks under the base harness and the first `evalHarnesses` training harnesses.
    */
@@ -82,9 +82,14 @@ export async function pretrainWasm(
   const backend = wasmSftBackend(engine, cfg.model, o.init?.params ?? p.init, cfg);
   const evalEvery = o.evalEvery ?? 0;
   const limits = { maxT: cfg.model.maxT, actionReserve: cfg.actionReserve };
-  const hoTasks = evalEvery > 0 ? heldOutTasks(o.heldOutTasks ?? 24, cfg.seed, cfg.maxTier, cfg.suites) : [];
+  // The curve is on a validation split of train seeds, disjoint from the demonstrations' tasks: choices are tuned there, never on test tasks.
+  const demoIds = new Set(demoTasks(cfg.demos, cfg.seed, cfg.maxTier, cfg.suites).map((t) => t.id));
+  const hoTasks = evalEvery > 0 ? heldOutTasks(o.heldOutTasks ?? 24, cfg.seed, cfg.maxTier, cfg.suites, 'train', demoIds) : [];
   const sets = evalEvery > 0 ? heldOutSets(tok, hoTasks, limits, cfg.seed) : [];
-  if (evalEvery > 0) log(`[pretrain] held-out: ${hoTasks.length} test tasks; rows ${sets.map((x) => `${x.name} ${x.rows.length}`).join(', ')}; every ${evalEvery} steps`);
+  if (evalEvery > 0)
+    log(
+      `[pretrain] held-out: ${hoTasks.length} validation tasks (train seeds, none a demonstration's); rows ${sets.map((x) => `${x.name} ${x.rows.length}`).join(', ')}; every ${evalEvery} steps`,
+    );
   const greedyTasks = hoTasks.filter((t) => t.tier === 1).slice(0, o.evalTasks);
   const greedyHarnesses = [
     BASE_HARNESS,
@@ -109,7 +114,7 @@ export async function pretrainWasm(
         greedyTasks.length
           ? `; greedy pass@1 ${Object.entries(greedy)
               .map(([h, p]) => `${h} ${p.toFixed(2)}`)
-              .join(', ')} (${greedyTasks.length} tier-1 test tasks), valid actions ${(100 * validActionRate).toFixed(0)}%`
+              .join(', ')} (${greedyTasks.length} tier-1 validation tasks), valid actions ${(100 * validActionRate).toFixed(0)}%`
           : ''
       }`,
     );

@@ -10,6 +10,7 @@ import { heldOutLoss, heldOutSets, heldOutTasks } from '../../src/pretrain/heldo
 import { selectTrainingOA } from '../../src/design/selection';
 import { BASE_HARNESS } from '../../src/design/space';
 import { demoTasks } from '../../src/pretrain/sft';
+import { TEST_SEEDS, TRAIN_SEEDS } from '../../src/tasks';
 
 const tok = Tokenizer.fromJSON(JSON.parse(readFileSync(new URL('../../public/tokenizer-v2.json', import.meta.url), 'utf8')));
 const limits = { maxT: 512, actionReserve: 128 };
@@ -67,5 +68,24 @@ describe('held-out pretraining sets', () => {
     expect(heldOutLoss(rows, 2, tok.padId, 512, score)).toBeCloseTo(want, 10);
     expect(heldOutLoss(rows, 5, tok.padId, 512, score)).toBeCloseTo(want, 10);
     expect(heldOutLoss([], 2, tok.padId, 512, score)).toBeNaN();
+  });
+});
+
+describe('the pretraining curve is on a validation split of train seeds', () => {
+  it('train-seed tasks, none a demonstration task, deterministic; test tasks for hlab heldout', () => {
+    const demos = demoTasks(200, 4, 1, ['workspace', 'errands']);
+    const exclude = new Set(demos.map((t) => t.id));
+    const v = heldOutTasks(24, 4, 1, ['workspace', 'errands'], 'train', exclude);
+    expect(v).toHaveLength(24);
+    for (const t of v) {
+      expect(exclude.has(t.id)).toBe(false);
+      expect(t.seed).toBeLessThanOrEqual(TRAIN_SEEDS.to);
+      expect(t.tier).toBe(1);
+    }
+    expect(heldOutTasks(24, 4, 1, ['workspace', 'errands'], 'train', exclude).map((t) => t.id)).toEqual(v.map((t) => t.id));
+    // Excluding the split's own tasks forces others.
+    const again = heldOutTasks(24, 4, 1, ['workspace', 'errands'], 'train', new Set(v.map((t) => t.id)));
+    expect(again.filter((t) => v.some((u) => u.id === t.id))).toEqual([]);
+    for (const t of heldOutTasks(6, 4, 1, ['workspace'])) expect(t.seed).toBeGreaterThanOrEqual(TEST_SEEDS.from);
   });
 });

@@ -83,11 +83,11 @@ export function registerPretrain(program: Command): void {
     .option('--save-every <n>', 'wasm backend: also write the checkpoint every n steps (0 = only at the end)', intOption(0, 1_000_000), 0)
     .option(
       '--eval-every <n>',
-      'wasm backend: every n steps, held-out action loss (test tasks under procedural, training and base harnesses) and greedy pass@1 of --eval-tasks held-out tier-1 tasks under the base and --eval-harnesses training harnesses (0 = never)',
+      'wasm backend: every n steps, held-out action loss (a validation split of train seeds, none a demonstration task, under procedural, training and base harnesses) and greedy pass@1 of --eval-tasks of its tier-1 tasks under the base and --eval-harnesses training harnesses (0 = never)',
       intOption(0, 1_000_000),
       0,
     )
-    .option('--held-out-tasks <n>', 'wasm backend: test tasks per held-out set', intOption(1, 1000), 24)
+    .option('--held-out-tasks <n>', 'wasm backend: validation tasks per held-out set', intOption(1, 1000), 24)
     .option('--init <file>', 'wasm backend: continue from this base checkpoint (same preset and tokenizer; fresh optimizer and lr schedule)')
     .option('--cpu', 'same as --backend cpu')
     .option('--json', 'print JSON only (the sidecar content)')
