@@ -100,7 +100,9 @@ describe("main's own budgets", () => {
     expect(t2w.length).toBeGreaterThan(200);
     const sample = Rng.derive(2, 'feasibility-main').shuffle(t2w).slice(0, 60);
     const feasible = sample.filter((c) => cellFeasibility(tok, c.taskId, c.harnessId, c.budget).feasible).length;
-    expect(feasible).toBeGreaterThanOrEqual(54);
+    // 53 of 60 since the cut keeps a C2 summary with the opening (fewer old turns stay visible, so the
+    // honest expert re-reads more); the 7 left are C2 cells over their turn budget, excluded and listed by the runner.
+    expect(feasible).toBeGreaterThanOrEqual(52);
     // Under issue 17's 8 turns without workflow turns, fewer fit.
     const tight = sample.filter((c) => cellFeasibility(tok, c.taskId, c.harnessId, { ...c.budget, maxTurns: 6 }).feasible).length;
     expect(tight).toBeLessThan(feasible);

@@ -89,9 +89,10 @@ describe('hlab serve protocol (in-process host)', () => {
     expect(a.body.task).toMatch(/^errands\/[a-z-]+\/t[123]\/1\d{6}$/);
     const b = await call('POST', '/v1/episodes', { suite: 'workspace', task: 77, tier: 3, harness: 'bb-assistant', maxTurns: 2 });
     expect(b.body.task).toBe('workspace/csv-sum/t3/77');
-    const s1 = await call('POST', `/v1/episodes/${b.body.episodeId}/step`, { action: 'garbage \u0000 <|end|>' });
+    const s1 = await call('POST', `/v1/episodes/${b.body.episodeId}/step`, { action: '{garbage \u0000 <|end|>' });
     expect(s1.body).toMatchObject({ done: false, kind: 'parse_error' });
-    const s2 = await call('POST', `/v1/episodes/${b.body.episodeId}/step`, { action: '' });
+    // Both actions start with '{': a broken call, not the black box's final plain-text reply.
+    const s2 = await call('POST', `/v1/episodes/${b.body.episodeId}/step`, { action: '{' });
     expect(s2.body).toMatchObject({ done: true, truncated: true, truncationReason: 'turns', reward: 0 });
     const c = await call('POST', '/v1/episodes', { suite: 'workspace', task: 5, harness: 'S0-T0-O0-C0-W0' });
     const cut = await call('POST', `/v1/episodes/${c.body.episodeId}/step`, { action: '{"tool":"li', cutOff: true });
@@ -204,7 +205,7 @@ describe('hlab serve auth, workers, shutdown', () => {
         const c = await call('POST', '/v1/episodes', { suite: 'errands', harness: 'bb-coding-cli', seed: e, maxTurns: 3 });
         expect(c.status).toBe(201);
         let r: Answer | undefined;
-        for (let t = 0; t < 3; t++) r = await call('POST', `/v1/episodes/${c.body.episodeId}/step`, { action: 'ls /' });
+        for (let t = 0; t < 3; t++) r = await call('POST', `/v1/episodes/${c.body.episodeId}/step`, { action: '{"tool":"LS","args":{"path":"/"}}' });
         expect(r!.body.done).toBe(true);
       }
       expect(slowSettled).toBe(false);

@@ -70,9 +70,19 @@ describe('tokenizer v2 corpus', () => {
 });
 
 describe('public/tokenizer-v2.json', () => {
-  it('is byte-identical to what `hlab tokenizer --vocab 1024 --seed 0` (corpus v2, the default) rebuilds', () => {
-    const rebuilt = trainBpe(generateTokenizerCorpusV2(0), 1024, 0, undefined, 'tokenizer-v2');
-    expect(JSON.stringify(rebuilt.toJSON()) + '\n').toBe(v2Text);
+  // tokenizer-v2 rebuilt byte-identically from the corpus until commit b9f59d4; session 7 changed
+  // tier-1 tasks and the black-box call syntax, so today's corpus differs. The shipped base is tied
+  // to this vocabulary, so it stays: it must still fit today's corpus as well as a fresh rebuild.
+  it('compresses today\'s corpus v2 within 1 % of what `hlab tokenizer --vocab 1024 --seed 0` rebuilds (measured 0.03 %)', () => {
+    const docs = generateTokenizerCorpusV2(0);
+    const rebuilt = trainBpe(docs, 1024, 0, undefined, 'tokenizer-v2');
+    let shipped = 0;
+    let fresh = 0;
+    for (const d of docs) {
+      shipped += v2.encode(d).length;
+      fresh += rebuilt.encode(d).length;
+    }
+    expect(shipped / fresh).toBeLessThan(1.01);
     expect(v2.vocabSize).toBe(1024);
     expect(v2.specials).toEqual(v1.specials);
   });
