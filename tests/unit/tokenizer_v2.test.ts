@@ -73,7 +73,7 @@ describe('public/tokenizer-v2.json', () => {
   // tokenizer-v2 rebuilt byte-identically from the corpus until commit b9f59d4; session 7 changed
   // tier-1 tasks and the black-box call syntax, so today's corpus differs. The shipped base is tied
   // to this vocabulary, so it stays: it must still fit today's corpus as well as a fresh rebuild.
-  it('compresses today\'s corpus v2 within 1 % of what `hlab tokenizer --vocab 1024 --seed 0` rebuilds (measured 0.03 %)', () => {
+  it("compresses today's corpus v2 within 1 % of what `hlab tokenizer --vocab 1024 --seed 0` rebuilds (measured 0.03 %)", () => {
     const docs = generateTokenizerCorpusV2(0);
     const rebuilt = trainBpe(docs, 1024, 0, undefined, 'tokenizer-v2');
     let shipped = 0;
