@@ -116,7 +116,7 @@ export function cellFeasibility(tok: Tokenizer, taskId: string, harnessId: strin
  * budget of the method's model (the eval cells of methods whose models share maxT merge).
  * @param poolPerSuite train tasks per suite (plan.ts TRAIN_POOL_PER_SUITE)
  */
-export function specCells(spec: ExperimentSpec, vocabSize: number, poolPerSuite = TRAIN_POOL_PER_SUITE): SpecCell[] {
+export function specCells(spec: ExperimentSpec, vocabSize: number, poolPerSuite = spec.rl.trainTasks ?? TRAIN_POOL_PER_SUITE): SpecCell[] {
   const cells = new Map<string, SpecCell>();
   const inSpace = inSpaceEvalSet(spec).ids;
   const add = (taskId: string, harnessId: string, role: 'train' | 'eval', method: string, budget: CellBudget) => {

@@ -64,8 +64,8 @@ function tasksUpTo(suite: SuiteName, split: 'train' | 'test', n: number, seed: n
     .map((t) => t.id);
 }
 
-/** Train-task ids of a run: balanced over the spec's suites, tiers ≤ spec.maxTier. */
-export function trainPool(spec: ExperimentSpec, seed: number, perSuite = TRAIN_POOL_PER_SUITE): string[] {
+/** Train-task ids of a run: `perSuite` (default spec.rl.trainTasks, else TRAIN_POOL_PER_SUITE) per suite, balanced over families × tiers ≤ spec.maxTier. */
+export function trainPool(spec: ExperimentSpec, seed: number, perSuite = spec.rl.trainTasks ?? TRAIN_POOL_PER_SUITE): string[] {
   return spec.suites.flatMap((s) => tasksUpTo(s, 'train', perSuite, Rng.derive(seed, 'train-pool', s).int(2 ** 31), spec.maxTier));
 }
 

@@ -84,7 +84,7 @@ export interface RunnerOptions {
   skipEval?: boolean;
   /** An explicit base checkpoint file (base64), used instead of public/base-<preset>.ckpt (CLI --base). */
   baseCheckpointBase64?: string;
-  /** Train-task pool per suite (default TRAIN_POOL_PER_SUITE). */
+  /** Train-task pool per suite (default spec.rl.trainTasks, else TRAIN_POOL_PER_SUITE). */
   trainPoolPerSuite?: number;
   /**
    * (task, harness) cells to leave out of training and evaluation: those the expert cannot solve
@@ -329,7 +329,7 @@ export async function runExperiment(specJson: unknown, o: RunnerOptions = {}, se
   const inSpace = inSpaceEvalSet(spec, mix.ids, mix.label);
   emit({ type: 'log', message: `in-space set: ${inSpace.description}` });
   // Every opening fits the context budget, checked before any rollout (throws naming harness, task, sizes).
-  checkSpecOpenings(spec, tok, o.trainPoolPerSuite ?? TRAIN_POOL_PER_SUITE);
+  checkSpecOpenings(spec, tok, o.trainPoolPerSuite ?? spec.rl.trainTasks ?? TRAIN_POOL_PER_SUITE);
   const runsPlan: Array<{ seed: number; method: MethodSpec }> = spec.seeds.flatMap((seed) => spec.methods.map((method) => ({ seed, method })));
   const results: RunResult[] = [];
   const curves: RunCurves[] = [];
@@ -400,7 +400,7 @@ export async function runExperiment(specJson: unknown, o: RunnerOptions = {}, se
       const stack = createStack(backend, cfg, start.params, maxRows(cfg), trainerOptions(spec, algorithm, tok.padId, seed));
       const { policy, trainer } = stack;
       // Cells the expert cannot solve under the run's budgets are neither trained nor evaluated.
-      const fullPool = trainPool(spec, seed, o.trainPoolPerSuite ?? TRAIN_POOL_PER_SUITE);
+      const fullPool = trainPool(spec, seed, o.trainPoolPerSuite ?? spec.rl.trainTasks ?? TRAIN_POOL_PER_SUITE);
       const kept = withoutCells(taskAssignments(spec, method, fullPool), excluded);
       const { pool, assignments } = kept;
       if (pool.length === 0) throw new Error(`method '${method.name}', seed ${seed}: every training task is excluded as infeasible`);

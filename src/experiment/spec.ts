@@ -53,6 +53,12 @@ export const RlSpec = z
     steps: int(0, 100_000),
     /** Distinct (task, harness) pairs per step; each is rolled out groupSize times. */
     tasksPerStep: int(1, 4096),
+    /**
+     * Train tasks per suite in the run's RL pool (plan.ts trainPool; default TRAIN_POOL_PER_SUITE = 16).
+     * A pool smaller than steps × tasksPerStep is revisited: training reward then rises on memorized
+     * tasks while the validation split does not (docs/RESULTS.md, session 7).
+     */
+    trainTasks: int(1, 100_000).optional(),
     /** GRPO group size G (rollouts of one task under one harness); PPO uses it as samples per task. */
     groupSize: int(1, 256),
     /** Passes over each step's rollouts. */

@@ -30,6 +30,19 @@ describe('experiment plan', () => {
     expect(() => parseSpec({ ...quick, maxTier: 4 }, 'bad')).toThrow(/maxTier/);
   });
 
+  it('rl.trainTasks sets the train pool per suite (default 16); a bad value names the field', () => {
+    // tasksUpTo draws 3n tasks balanced over family × tier and keeps tier ≤ maxTier: about n.
+    const small = trainPool(quick, 0);
+    expect(small.length).toBeGreaterThanOrEqual(15 * quick.suites.length);
+    expect(small.length).toBeLessThanOrEqual(16 * quick.suites.length);
+    const big = parseSpec({ ...quick, rl: { ...quick.rl, trainTasks: 200 } }, 'big');
+    const pool = trainPool(big, 0);
+    expect(pool.length).toBeGreaterThanOrEqual(195 * big.suites.length);
+    expect(pool.length).toBeLessThanOrEqual(200 * big.suites.length);
+    expect(new Set(pool).size).toBe(pool.length);
+    expect(() => parseSpec({ ...quick, rl: { ...quick.rl, trainTasks: 0 } }, 'bad')).toThrow(/trainTasks/);
+  });
+
   it('scaling: the schedule uses each task’s K locality harnesses round-robin over the steps that draw it', () => {
     const pool = trainPool(quick, 0);
     const oa = selectTrainingOA().training;
