@@ -11,7 +11,9 @@ FILLER = "Let me look at the files first and check what the task needs before ch
 
 
 def filler_policy(call: int, prompt: str) -> str:
-    return f"{FILLER}(turn {call})"
+    # Starts with '{': a broken call under every harness, so the black boxes (where a plain-text
+    # message is the final reply) keep the episode open until the turn budget ends it.
+    return f"{{{FILLER}(turn {call})"
 
 
 def rewrites(views: List[List[Dict[str, str]]]) -> int:
