@@ -5,6 +5,7 @@
  * Both read the file only; a file that fails is left as it is.
  */
 import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { UsageError } from './cli_util';
 import { decodeBaseCheckpoint } from '../pretrain/checkpoint';
 import { decodeExportFile } from '../storage/serialize';
@@ -31,22 +32,50 @@ export async function readBaseFile(path: string, spec: ExperimentSpec, tok: Toke
   if (spec.model.init !== 'base') {
     throw new UsageError(`--base ${path}: spec.model.init is '${spec.model.init}', so the file would not be loaded; set model.init to 'base' or drop --base`);
   }
+  await verifyBase(`--base ${path}`, bytes, spec, tok);
+  return bytes;
+}
+
+/**
+ * Without --base, a spec with model.init 'base' needs the shipped base of every model preset its
+ * methods train (public/base-<preset>.ckpt next to the code): missing or unusable, the run is refused
+ * here (exit 2) instead of falling back to a random init — only model.init 'scratch' asks for one.
+ * @throws UsageError naming the file, the reason and the two ways out
+ */
+export async function checkShippedBases(spec: ExperimentSpec, tok: Tokenizer, publicDir: string): Promise<void> {
+  if (spec.model.init !== 'base') return;
+  for (const preset of new Set(spec.methods.map((m) => m.modelPreset ?? spec.model.preset))) {
+    const path = join(publicDir, `base-${preset}.ckpt`);
+    const fix = `build it with \`npm run -s hlab -- pretrain --preset ${preset} --out public/base-${preset}.ckpt\`, pass --base FILE, or set model.init to 'scratch'`;
+    if (!existsSync(path)) throw new UsageError(`spec.model.init = 'base' but no base checkpoint ships for preset '${preset}' (public/base-${preset}.ckpt): ${fix}`);
+    await verifyBase(
+      `public/base-${preset}.ckpt`,
+      new Uint8Array(readFileSync(path)),
+      { ...spec, methods: spec.methods.filter((m) => (m.modelPreset ?? spec.model.preset) === preset) },
+      tok,
+      fix,
+    );
+  }
+}
+
+/** Digest, config (every preset of the spec's methods) and tokenizer of a base checkpoint. @throws UsageError starting with `label` */
+async function verifyBase(label: string, bytes: Uint8Array, spec: ExperimentSpec, tok: Tokenizer, fix?: string): Promise<void> {
+  const tail = fix ? `; ${fix}` : '';
   let header: Awaited<ReturnType<typeof decodeBaseCheckpoint>>['header'];
   try {
     header = (await decodeBaseCheckpoint(bytes)).header;
   } catch (e) {
-    throw new UsageError(`--base ${path}: ${(e as Error).message.split('\n')[0]}`);
+    throw new UsageError(`${label}: ${(e as Error).message.split('\n')[0]}${tail}`);
   }
   const c = header.config;
   const presets = new Set(spec.methods.map((m) => m.modelPreset ?? spec.model.preset));
   for (const preset of presets) {
     const cfg = presetConfig(preset, tok.vocabSize);
     if (c.vocabSize !== cfg.vocabSize || c.maxT !== cfg.maxT || c.C !== cfg.C || c.L !== cfg.L || c.NH !== cfg.NH) {
-      throw new UsageError(`--base ${path}: its config ${JSON.stringify(c)} does not match model preset '${preset}' ${JSON.stringify(cfg)}`);
+      throw new UsageError(`${label}: its config ${JSON.stringify(c)} does not match model preset '${preset}' ${JSON.stringify(cfg)}${tail}`);
     }
   }
-  if (header.tokenizer.name !== tok.name) throw new UsageError(`--base ${path}: it was trained with tokenizer '${header.tokenizer.name}', not '${tok.name}'`);
-  return bytes;
+  if (header.tokenizer.name !== tok.name) throw new UsageError(`${label}: it was trained with tokenizer '${header.tokenizer.name}', not '${tok.name}'${tail}`);
 }
 
 /**

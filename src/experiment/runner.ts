@@ -173,9 +173,10 @@ function baseMix(spec: ExperimentSpec, loads: ReadonlyMap<string, BaseLoad>): { 
 }
 
 /**
- * The starting parameters: the pretrained base checkpoint (`load`, public/base-<preset>.ckpt or
- * --base) when spec.model.init = 'base' and it exists and matches the tokenizer and config;
- * otherwise a seeded random init with a loud warning (never silently).
+ * The starting parameters: with spec.model.init = 'base' the pretrained base checkpoint (`load`,
+ * public/base-<preset>.ckpt or --base), which must exist and match the tokenizer and config;
+ * with 'scratch' a seeded random init. A random init never replaces an unusable base.
+ * @throws Error naming the checkpoint and the ways out when it is unusable (the CLI refuses such a run before the browser starts)
  */
 function startingParams(
   spec: ExperimentSpec,
@@ -187,7 +188,8 @@ function startingParams(
   emit: Emit,
   load: BaseLoad | undefined,
 ): { params: Float32Array; source: string } {
-  if (spec.model.init === 'base' && load) {
+  if (spec.model.init === 'base') {
+    if (!load) throw new Error(`spec.model.init = 'base' but no base checkpoint was loaded for preset '${preset}'`);
     const url = load.url;
     let why = 'why' in load ? load.why : '';
     if ('ck' in load) {
@@ -206,11 +208,10 @@ function startingParams(
         return { params: ck.params, source: `base checkpoint ${url} (digest ${ck.header.digest.slice(0, 12)})` };
       }
     }
-    // A file the user named is never replaced by a random init (the CLI verifies it first; this guards other callers).
-    if (load.explicit) throw new Error(`--base file unusable: ${why}`);
-    const w = `WARNING: spec.model.init = 'base' but the base checkpoint ${url} is unusable (${why}); falling back to a RANDOM 'scratch' init (seed ${seed}). Build it with \`npm run -s hlab -- pretrain --preset ${preset} --out public/base-${preset}.ckpt\` or pass \`--base FILE\`. Expect pass@1 ≈ 0 and no learning signal.`;
-    if (!warnings.includes(w)) warnings.push(w);
-    emit({ type: 'warn', message: w });
+    // Never replaced by a random init: only model.init 'scratch' asks for one (the CLI verifies the file first; this guards the app and other callers).
+    throw new Error(
+      `${load.explicit ? '--base file' : `spec.model.init = 'base' but the base checkpoint ${url}`} is unusable (${why}): build it with \`npm run -s hlab -- pretrain --preset ${preset} --out public/base-${preset}.ckpt\`, pass --base FILE, or set model.init to 'scratch'`,
+    );
   }
   return { params: initParams(cfg, Rng.derive(seed, 'init').int(2 ** 31)), source: 'scratch (seeded random init)' };
 }

@@ -8,14 +8,13 @@
 import { test, expect } from '@playwright/test';
 
 /**
- * A tiny run: the tiny model from its base checkpoint (absent so far: then the cached absence
- * makes it a scratch init with a warning, still without a request), one RL step of 2×2
- * rollouts, a one-task evaluation.
+ * A small run: the mini model from its shipped base checkpoint (served from the asset cache, no
+ * request), one RL step of 2×2 rollouts, a one-task evaluation. The window 512 − 128 is the base's.
  */
 const EDITS = {
-  model: { preset: 'tiny', init: 'base' },
+  model: { preset: 'mini', init: 'base' },
   rl: { steps: 1, tasksPerStep: 2, groupSize: 2 },
-  rollout: { maxTurns: 2, maxNewTokens: 12, contextTokens: 512 },
+  rollout: { maxTurns: 2, maxNewTokens: 128, contextTokens: 512 },
   evaluation: { testTasks: 1, inSpace: { mode: 'stratified', perDistance: 1, seed: 0 }, blackbox: [] },
 };
 

@@ -60,7 +60,7 @@ export function tinySpec(
     name: 'tiny-e2e',
     description: '',
     backend: overrides.backend ?? 'webgpu',
-    model: { preset: 'tiny', init: 'base' },
+    model: { preset: 'tiny', init: 'scratch' },
     methods: [{ name: 'scaling', harnesses: 'scaling', K: 2, algorithm: overrides.algorithm ?? 'grpo' }],
     rl: {
       ...s.rl,

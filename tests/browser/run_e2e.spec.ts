@@ -30,10 +30,8 @@ test('tiny end-to-end GRPO run: eval before/after, RL steps, a worker killed mid
   const r = await gpuPage.run<any>(ENTRY, 'tinyEndToEnd', 'grpo', 6);
   note('run', { seconds: r.seconds, run: r.run, last: r.steps.at(-1) });
   expect(r.status).toBe('done');
-  // init 'base': either the shipped base checkpoint, or a scratch fallback with a loud warning.
-  expect(r.starts).toHaveLength(1);
-  if (r.starts[0].startsWith('scratch')) expect(r.warnings.join('\n')).toContain("spec.model.init = 'base'");
-  else expect(r.starts[0]).toContain('base checkpoint');
+  // init 'scratch' (no tiny base ships, and 'base' never falls back to a random init).
+  expect(r.starts).toEqual(['scratch (seeded random init)']);
   expect(r.steps).toHaveLength(2);
   for (const s of r.steps) {
     // The zero-variance filter is off in this run (spec.rl.dropZeroVarianceGroups = false).

@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readBaseFile, readRunCheckpointFile } from '../../src/cli/checkpoint_files';
+import { checkShippedBases, readBaseFile, readRunCheckpointFile } from '../../src/cli/checkpoint_files';
 import { shippedTokenizer } from '../../src/cli/cli_util';
 import { encodeBaseCheckpoint } from '../../src/pretrain/checkpoint';
 import { presetConfig } from '../../src/model/config';
@@ -85,5 +85,29 @@ describe('--resume on a corrupt run checkpoint', () => {
     expect(r.status).toBe(2);
     expect(r.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^error: --resume: .*checkpoint\.hlab is unusable: checkpoint file: /)]);
     expect(readFileSync(join(out, 'checkpoint.hlab'))).toEqual(junk);
+  });
+});
+
+describe("model.init 'base' without --base: the shipped base must load (no silent random init)", () => {
+  const publicDir = new URL('../../public', import.meta.url).pathname;
+
+  it('a preset with no shipped base, or a corrupt one, is refused naming the file and the ways out; the shipped mini base passes', async () => {
+    await expect(checkShippedBases(tinySpec, tok, publicDir)).rejects.toThrow(/no base checkpoint ships for preset 'tiny'.*pass --base FILE, or set model.init to 'scratch'/);
+    await expect(checkShippedBases(parseSpec({ ...quick, model: { preset: 'tiny', init: 'scratch' } }, 's'), tok, publicDir)).resolves.toBeUndefined();
+    const miniSpec = parseSpec({ ...quick, model: { preset: 'mini', init: 'base' } }, 'm');
+    await expect(checkShippedBases(miniSpec, tok, publicDir)).resolves.toBeUndefined();
+    const dir = mkdtempSync(join(tmpdir(), 'hlab-public-'));
+    const good = new Uint8Array(readFileSync(join(publicDir, 'base-mini.ckpt')));
+    const bad = good.slice(0, good.length - 4);
+    writeFileSync(join(dir, 'base-mini.ckpt'), bad);
+    await expect(checkShippedBases(miniSpec, tok, dir)).rejects.toThrow(/^public\/base-mini\.ckpt: .*truncated/);
+  });
+
+  it('hlab run on a spec whose base does not ship exits 2 with one line before any browser starts', () => {
+    const spec = join(mkdtempSync(join(tmpdir(), 'hlab-spec-')), 'tiny.json');
+    writeFileSync(spec, JSON.stringify({ ...quick, name: 'tiny-base', model: { preset: 'tiny', init: 'base' } }));
+    const r = cli(['run', '--spec', spec, '--out', mkdtempSync(join(tmpdir(), 'hlab-out-'))]);
+    expect(r.status).toBe(2);
+    expect(r.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^error: spec\.model\.init = 'base' but no base checkpoint ships for preset 'tiny'/)]);
   });
 });

@@ -18,6 +18,7 @@
  * checkpoint that fails to verify (../checkpoint_files.ts, checked before the browser starts).
  */
 import type { Command } from 'commander';
+import { fileURLToPath } from 'node:url';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import cliProgress from 'cli-progress';
@@ -30,7 +31,7 @@ import { markdownTable, resultsCsv, segmentsText, withUnfinishedRuns, type Befor
 import type { ExperimentOutput, RunnerOptions } from '../../experiment/runner';
 import { checkSpecConsistency } from '../../experiment/plan';
 import { curvesSvg } from '../../experiment/curves_svg';
-import { readBaseFile, readRunCheckpointFile } from '../checkpoint_files';
+import { checkShippedBases, readBaseFile, readRunCheckpointFile } from '../checkpoint_files';
 import { curvesCsv, curvesMarkdown } from '../../experiment/learning_curves';
 
 interface Opts {
@@ -148,6 +149,7 @@ export function registerRun(program: Command): void {
       if (opts.backend) runnerOpts.backend = opts.backend;
       // Both files are verified here, before any browser starts: a bad one exits 2 naming it.
       if (opts.base) runnerOpts.baseCheckpointBase64 = Buffer.from(await readBaseFile(opts.base, spec, shippedTokenizer())).toString('base64');
+      else await checkShippedBases(spec, shippedTokenizer(), fileURLToPath(new URL('../../../public', import.meta.url)));
       if (opts.resume) runnerOpts.importBase64 = Buffer.from(await readRunCheckpointFile(ckptPath)).toString('base64');
       const err = (s: string) => process.stderr.write(s + '\n');
       const bar = new cliProgress.SingleBar(
