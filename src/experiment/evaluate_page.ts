@@ -17,7 +17,7 @@ import type { SuiteName } from '../tasks/types';
 import { assetFetch, baseCheckpointUrl } from '../util/asset_fetch';
 import { Rng } from '../util/rng';
 import { evalReport, evalTaskIds, resolveEvalHarnesses } from './evaluate_report';
-import { describeMix, pretrainMixOf } from './pretrain_mix';
+import { describeMix, pretrainMixOf } from '../pretrain/mix';
 import { chooseBackend, createPolicy, destroyBackend, type BackendChoice } from './backend';
 
 /** JSON-safe request of one evaluation. */

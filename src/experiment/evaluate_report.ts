@@ -6,7 +6,7 @@
  * Harness sets: `base` = BASE_HARNESS; `training` = the OA design's training harnesses (the 18
  * of the default space); `inSpace` = its held-out in-space configurations; `blackbox` = both
  * black-box harnesses; `all` = all four; any other entry is a harness id (reported per harness
- * only). The inSpace set leaves out the checkpoint's pretraining mix (pretrain_mix.ts; the
+ * only). The inSpace set leaves out the checkpoint's pretraining mix (src/pretrain/mix.ts `pretrainMixOf`; the
  * report counts what it removed), as experiments' in-space sets do (plan.ts `inSpaceEvalSet`).
  * Report: pass@1 and mean verifier score as fractions in [0, 1] per set (mean over the set's
  * episodes; null when the set was not evaluated) and per harness, with the parse-error rate =
@@ -36,7 +36,7 @@ export interface EvalHarnessPlan {
 
 /**
  * Resolve `--harnesses`: comma-separated set names (base, training, inSpace, blackbox, all) or ids.
- * @param mix the checkpoint's pretraining mix (pretrain_mix.ts): its harness ids leave the inSpace set
+ * @param mix the checkpoint's pretraining mix (src/pretrain/mix.ts): its harness ids leave the inSpace set
  * @throws Error naming an entry that is neither a set nor a harness id, or an empty list.
  */
 export function resolveEvalHarnesses(list: string, mix: { harnesses: readonly string[]; label: string } = { harnesses: [], label: 'no mix recorded' }): EvalHarnessPlan {

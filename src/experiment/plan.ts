@@ -166,7 +166,7 @@ export function stepTasks(pool: readonly string[], tasksPerStep: number, seed: n
 export interface InSpaceExclusions {
   /** Held-out configurations some method of the spec trains on. */
   trainingSets: number;
-  /** Of the rest, those in the base checkpoint's pretraining mix (pretrain_mix.ts). */
+  /** Of the rest, those in the base checkpoint's pretraining mix (src/pretrain/mix.ts). */
   pretrainMix: number;
   /** What the mix exclusion was based on, e.g. "mix 'base:1' (11 harnesses)" or "no mix recorded". */
   mix: string;
@@ -181,7 +181,7 @@ export interface InSpaceExclusions {
  * trained or pretrained on; then all of them, or a seeded sample stratified by Hamming distance
  * to the design's training set. A configuration in both is counted under the training sets.
  * @param mix the pretraining mix's harness ids (empty: none recorded)
- * @param mixLabel how the mix is named in the description (pretrain_mix.ts `describeMix`)
+ * @param mixLabel how the mix is named in the description (src/pretrain/mix.ts `describeMix`)
  */
 export function inSpaceEvalSet(
   spec: ExperimentSpec,

@@ -40,7 +40,7 @@ import type { JsonValue } from '../storage/serialize';
 import { assetFetch, baseCheckpointUrl } from '../util/asset_fetch';
 import { Rng } from '../util/rng';
 import { checkSpecOpenings } from './openings';
-import { mixUnion, NO_MIX, pretrainMixOf } from './pretrain_mix';
+import { mixUnion, NO_MIX, pretrainMixOf } from '../pretrain/mix';
 import type { TrajectorySample } from './trajectory_sample';
 import { evaluate, type EvalResult, type EvalSets } from './evaluate';
 import { cellKey, checkSpecConsistency, inSpaceEvalSet, makeSchedule, taskAssignments, testTasks, trainingHarnesses, trainPool, TRAIN_POOL_PER_SUITE, withoutCells } from './plan';
@@ -165,7 +165,7 @@ async function loadBase(preset: string, explicit?: string): Promise<BaseLoad> {
  * The pretraining mix the in-space set leaves out: the union of the mixes recorded by the base
  * checkpoints the spec's methods start from (none when spec.model.init is not 'base'; a
  * checkpoint that cannot be loaded contributes none, and its run starts from scratch).
- * @throws Error naming the field when a checkpoint's recorded mix is malformed (pretrain_mix.ts).
+ * @throws Error naming the field when a checkpoint's recorded mix is malformed (src/pretrain/mix.ts pretrainMixOf).
  */
 function baseMix(spec: ExperimentSpec, loads: ReadonlyMap<string, BaseLoad>): { ids: string[]; label: string } {
   if (spec.model.init !== 'base') return mixUnion([]);

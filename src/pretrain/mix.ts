@@ -1,7 +1,8 @@
 /**
- * The pretraining harness mix (docs/PRETRAIN.md "The mix"): under which harnesses the base
+ * The pretraining harness mix (docs/PRETRAIN.md "The protocol"): under which harnesses the base
  * model's demonstrations are rendered, with weights. A base checkpoint records its mix
- * (`mixMetadata`), and in-space evaluation leaves the mix's configurations out.
+ * (`mixMetadata`, read back by `pretrainMixOf`), and in-space evaluation leaves the mix's
+ * configurations out.
  *
  * Why: an instruction-tuned LLM has seen JSON calls, shell commands and tagged calls before RL;
  * what it has not seen is one harness space's *combinations*. A ~1M-parameter policy cannot read
@@ -23,8 +24,9 @@
 import { BASE_HARNESS, DEFAULT_SPACE, configFromIndex, formatHarnessId, parseHarnessId, spaceLevels, spaceSize, type HarnessSpace } from '../design/space';
 import { selectTrainingOA, selectTrainingRandom } from '../design/selection';
 import { Rng } from '../util/rng';
+import type { CheckpointMetadata } from './checkpoint';
 
-/** The default mix (docs/PRETRAIN.md: chosen by the curves there). */
+/** The default mix (docs/PRETRAIN.md "The protocol": the base, its variants and random configurations, after issue 23's scouting runs). */
 export const DEFAULT_MIX_SPEC = 'base:0.25,one-factor:0.35,random:48:0.4';
 
 /** One term of a mix spec. */
@@ -168,4 +170,54 @@ export function mixMetadata(mix: PretrainMix): { pretrainMix: string; pretrainMi
     pretrainMixWeights: mix.weights.map((w) => Math.round(w * 1e6) / 1e6),
     pretrainMixProcedural: Math.round(mix.procedural * 1e6) / 1e6,
   };
+}
+
+/** The mix a base checkpoint records (`mixMetadata`'s fields read back; the procedural share is not a configuration, so not read). */
+export interface RecordedMix {
+  /** The mix spec as given; null when the checkpoint records no mix. */
+  spec: string | null;
+  /** Harness ids, each once. */
+  harnesses: string[];
+  /** Share of demonstrations per harness, same order. */
+  weights: number[];
+}
+
+/** The mix of a checkpoint that records none. */
+export const NO_MIX: RecordedMix = Object.freeze({ spec: null, harnesses: [], weights: [] }) as RecordedMix;
+
+/**
+ * The mix recorded in a base checkpoint's `metadata` (NO_MIX when `pretrainMix` is absent:
+ * checkpoints from before the mix). In-space evaluation sets leave it out (plan.ts `inSpaceEvalSet`).
+ * @throws Error naming the field and value when a recorded mix is malformed: pretrainMix not a
+ *   string, harnesses not an array of strings, weights not finite numbers ≥ 0, or lengths that differ.
+ */
+export function pretrainMixOf(metadata: CheckpointMetadata): RecordedMix {
+  const spec = metadata.pretrainMix;
+  if (spec === undefined || spec === null) return NO_MIX;
+  const show = (v: unknown) => JSON.stringify(v)?.slice(0, 80);
+  if (typeof spec !== 'string') throw new Error(`checkpoint metadata.pretrainMix: expected a string, got ${show(spec)}`);
+  const hs = metadata.pretrainMixHarnesses;
+  const ws = metadata.pretrainMixWeights;
+  if (!Array.isArray(hs) || !hs.every((h) => typeof h === 'string')) throw new Error(`checkpoint metadata.pretrainMixHarnesses: expected an array of harness ids, got ${show(hs)}`);
+  if (!Array.isArray(ws) || !ws.every((w) => typeof w === 'number' && Number.isFinite(w) && w >= 0))
+    throw new Error(`checkpoint metadata.pretrainMixWeights: expected an array of numbers ≥ 0, got ${show(ws)}`);
+  if (hs.length !== ws.length) throw new Error(`checkpoint metadata.pretrainMixWeights: ${ws.length} weights for ${hs.length} pretrainMixHarnesses`);
+  return { spec, harnesses: hs as string[], weights: ws as number[] };
+}
+
+/** One line naming the mix: its spec and harness count, or "no mix recorded". */
+export function describeMix(mix: RecordedMix): string {
+  return mix.spec === null ? 'no mix recorded' : `mix '${mix.spec}' (${mix.harnesses.length} harnesses)`;
+}
+
+/**
+ * The union of several checkpoints' mixes (a spec whose methods start from bases of different
+ * presets): every harness id once, in first-seen order, and a label naming each.
+ * @param mixes [name, mix] per checkpoint; names are shown only when there are several
+ */
+export function mixUnion(mixes: ReadonlyArray<readonly [string, RecordedMix]>): { ids: string[]; label: string } {
+  const ids = new Set<string>();
+  for (const [, m] of mixes) for (const h of m.harnesses) ids.add(h);
+  const label = mixes.map(([name, m]) => (mixes.length > 1 ? `${name}: ${describeMix(m)}` : describeMix(m))).join('; ');
+  return { ids: [...ids], label: label || describeMix(NO_MIX) };
 }

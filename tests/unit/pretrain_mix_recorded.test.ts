@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { describeMix, mixUnion, NO_MIX, pretrainMixOf } from '../../src/experiment/pretrain_mix';
+import { describeMix, mixUnion, NO_MIX, pretrainMixOf } from '../../src/pretrain/mix';
 
 describe('pretrainMixOf (the mix a base checkpoint records)', () => {
   it('reads the three metadata fields, and an older checkpoint as no mix', () => {
