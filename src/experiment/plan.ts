@@ -64,6 +64,24 @@ function tasksUpTo(suite: SuiteName, split: 'train' | 'test', n: number, seed: n
     .map((t) => t.id);
 }
 
+/**
+ * One warning per method whose training set shares configurations (other than the base harness)
+ * with the base checkpoint's pretraining mix: RL through them starts from demonstrations, which
+ * a reader of e.g. the selection ablation (random-18 may draw mix configurations) must know.
+ * @param mixIds the recorded mix's harness ids (src/pretrain/mix.ts `pretrainMixOf`)
+ */
+export function mixOverlapWarnings(spec: ExperimentSpec, mixIds: readonly string[]): string[] {
+  const mix = new Set(mixIds);
+  const out: string[] = [];
+  for (const m of spec.methods) {
+    if (m.harnesses === 'none') continue;
+    const seen = trainingHarnesses(spec, m).filter((h) => h !== BASE_HARNESS && mix.has(h));
+    if (seen.length > 0)
+      out.push(`method '${m.name}': ${seen.length} of its training configurations were in the base checkpoint's pretraining mix (${seen.join(', ')}); RL through them starts from demonstrations`);
+  }
+  return out;
+}
+
 /** Train-task ids of a run: `perSuite` (default spec.rl.trainTasks, else TRAIN_POOL_PER_SUITE) per suite, balanced over families × tiers ≤ spec.maxTier. */
 export function trainPool(spec: ExperimentSpec, seed: number, perSuite = spec.rl.trainTasks ?? TRAIN_POOL_PER_SUITE): string[] {
   return spec.suites.flatMap((s) => tasksUpTo(s, 'train', perSuite, Rng.derive(seed, 'train-pool', s).int(2 ** 31), spec.maxTier));

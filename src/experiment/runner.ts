@@ -43,7 +43,7 @@ import { checkSpecOpenings } from './openings';
 import { mixUnion, NO_MIX, pretrainMixOf } from '../pretrain/mix';
 import type { TrajectorySample } from './trajectory_sample';
 import { evaluate, type EvalResult, type EvalSets } from './evaluate';
-import { cellKey, checkSpecConsistency, inSpaceEvalSet, makeSchedule, taskAssignments, testTasks, trainingHarnesses, trainPool, TRAIN_POOL_PER_SUITE, withoutCells } from './plan';
+import { cellKey, checkSpecConsistency, inSpaceEvalSet, makeSchedule, mixOverlapWarnings, taskAssignments, testTasks, trainingHarnesses, trainPool, TRAIN_POOL_PER_SUITE, withoutCells } from './plan';
 import { validationPlan } from './validation';
 import { rlLoop, type RlLoopHooks } from './rl_loop';
 import { makeEmit, type Emit, type RunCurves, type RunEvent, type StepRecord } from './run_events';
@@ -329,6 +329,10 @@ export async function runExperiment(specJson: unknown, o: RunnerOptions = {}, se
   const mix = baseMix(spec, bases);
   const inSpace = inSpaceEvalSet(spec, mix.ids, mix.label);
   emit({ type: 'log', message: `in-space set: ${inSpace.description}` });
+  for (const w of mixOverlapWarnings(spec, mix.ids)) {
+    warnings.push(w);
+    emit({ type: 'warn', message: w });
+  }
   // Every opening fits the context budget, checked before any rollout (throws naming harness, task, sizes).
   checkSpecOpenings(spec, tok, o.trainPoolPerSuite ?? spec.rl.trainTasks ?? TRAIN_POOL_PER_SUITE);
   const runsPlan: Array<{ seed: number; method: MethodSpec }> = spec.seeds.flatMap((seed) => spec.methods.map((method) => ({ seed, method })));

@@ -22,7 +22,7 @@
  * spread evenly over its configurations.
  */
 import { BASE_HARNESS, DEFAULT_SPACE, configFromIndex, formatHarnessId, parseHarnessId, spaceLevels, spaceSize, type HarnessSpace } from '../design/space';
-import { selectTrainingOA, selectTrainingRandom } from '../design/selection';
+import { selectTrainingOA } from '../design/selection';
 import { Rng } from '../util/rng';
 import type { CheckpointMetadata } from './checkpoint';
 
@@ -151,15 +151,6 @@ export function drawMixHarness(mix: PretrainMix, rng: Rng): string {
     if (u < 0) return mix.harnesses[i];
   }
   return mix.procedural > 0 || mix.harnesses.length === 0 ? 'procedural' : mix.harnesses[mix.harnesses.length - 1];
-}
-
-/**
- * The mix's configurations that a random-k training set (the `selection` ablation) also holds:
- * RL through them starts from demonstrations, which results must say.
- */
-export function mixOverlapWithRandom(mix: PretrainMix, k: number, designSeed: number, space: HarnessSpace = DEFAULT_SPACE): string[] {
-  const r = new Set(selectTrainingRandom(space, k, designSeed).training);
-  return mix.harnesses.filter((h) => r.has(h));
 }
 
 /** Checkpoint metadata of a mix (read by in-space evaluation: `pretrainMixHarnesses`). */

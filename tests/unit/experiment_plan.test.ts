@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { parseSpec, type ExperimentSpec, type MethodSpec } from '../../src/experiment/spec';
 import { getPreset } from '../../src/experiment/presets';
-import { inSpaceEvalSet, makeSchedule, stepTasks, taskAssignments, testTasks, trainingHarnesses, trainPool } from '../../src/experiment/plan';
+import { inSpaceEvalSet, makeSchedule, mixOverlapWarnings, stepTasks, taskAssignments, testTasks, trainingHarnesses, trainPool } from '../../src/experiment/plan';
+import { DEFAULT_MIX_SPEC, resolveMix } from '../../src/pretrain/mix';
 import { hammingDistance, selectTrainingOA, BASE_HARNESS } from '../../src/design';
 
 const quick = parseSpec(JSON.parse(readFileSync(new URL('../../public/presets/quick.json', import.meta.url), 'utf8')), 'quick');
@@ -41,6 +42,21 @@ describe('experiment plan', () => {
     expect(pool.length).toBeLessThanOrEqual(200 * big.suites.length);
     expect(new Set(pool).size).toBe(pool.length);
     expect(() => parseSpec({ ...quick, rl: { ...quick.rl, trainTasks: 0 } }, 'bad')).toThrow(/trainTasks/);
+  });
+
+  it('a training set sharing configurations with the pretraining mix is warned about, per method; the base harness alone is not', () => {
+    const selection = getPreset('selection');
+    const mix = resolveMix(DEFAULT_MIX_SPEC, 1).harnesses;
+    const random = trainingHarnesses(selection, selection.methods.find((m) => m.harnesses === 'random-k')!);
+    const shared = random.filter((h) => h !== BASE_HARNESS && mix.includes(h));
+    const ws = mixOverlapWarnings(selection, mix);
+    // OA-18 never shares a configuration with the mix but the base harness; random-18 does here.
+    expect(shared.length).toBeGreaterThan(0);
+    expect(ws).toHaveLength(1);
+    expect(ws[0]).toContain(`method 'random-18': ${shared.length} of its training configurations`);
+    for (const h of shared) expect(ws[0]).toContain(h);
+    expect(mixOverlapWarnings(selection, [BASE_HARNESS])).toEqual([]);
+    expect(mixOverlapWarnings(quick, mix)).toEqual([]);
   });
 
   it('scaling: the schedule uses each task’s K locality harnesses round-robin over the steps that draw it', () => {
