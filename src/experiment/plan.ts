@@ -77,7 +77,9 @@ export function mixOverlapWarnings(spec: ExperimentSpec, mixIds: readonly string
     if (m.harnesses === 'none') continue;
     const seen = trainingHarnesses(spec, m).filter((h) => h !== BASE_HARNESS && mix.has(h));
     if (seen.length > 0)
-      out.push(`method '${m.name}': ${seen.length} of its training configurations were in the base checkpoint's pretraining mix (${seen.join(', ')}); RL through them starts from demonstrations`);
+      out.push(
+        `method '${m.name}': ${seen.length} of its training configurations were in the base checkpoint's pretraining mix (${seen.join(', ')}); RL through them starts from demonstrations`,
+      );
   }
   return out;
 }

@@ -43,7 +43,19 @@ import { checkSpecOpenings } from './openings';
 import { mixUnion, NO_MIX, pretrainMixOf } from '../pretrain/mix';
 import type { TrajectorySample } from './trajectory_sample';
 import { evaluate, type EvalResult, type EvalSets } from './evaluate';
-import { cellKey, checkSpecConsistency, inSpaceEvalSet, makeSchedule, mixOverlapWarnings, taskAssignments, testTasks, trainingHarnesses, trainPool, TRAIN_POOL_PER_SUITE, withoutCells } from './plan';
+import {
+  cellKey,
+  checkSpecConsistency,
+  inSpaceEvalSet,
+  makeSchedule,
+  mixOverlapWarnings,
+  taskAssignments,
+  testTasks,
+  trainingHarnesses,
+  trainPool,
+  TRAIN_POOL_PER_SUITE,
+  withoutCells,
+} from './plan';
 import { validationPlan } from './validation';
 import { rlLoop, type RlLoopHooks } from './rl_loop';
 import { makeEmit, type Emit, type RunCurves, type RunEvent, type StepRecord } from './run_events';
