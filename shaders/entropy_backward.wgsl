@@ -1,5 +1,5 @@
-// Entropy of the full softmax, backward: dlogits[i,j] += dentropy[i]·(−p_ij·(log p_ij + H_i)),
-// log p = z − lse (∂H/∂z_j = −p_j(log p_j + H)). One invocation per element of (B·T, V);
+// Entropy of the full softmax at temperature τ, backward: dlogits[i,j] += dentropy[i]·(−p_ij·(log p_ij + H_i))/τ,
+// log p = z/τ − lse (∂H/∂z_j = −p_j(log p_j + H)/τ). One invocation per element of (B·T, V);
 // positions with dentropy = 0 (masked) are left untouched. Accumulates onto logprob_backward's
 // dlogits. CPU reference: src/kernels/entropy_backward.ref.ts.
 
@@ -23,6 +23,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
   let i = e / P.V;
   let g = dentropy[i];
   if (g == 0.0) { return; }
-  let lp = logits[e] - lse[i];
-  dlogits[e] += -g * exp(lp) * (lp + entropy[i]);
+  let tau = P.temperature;
+  let lp = logits[e] / tau - lse[i];
+  dlogits[e] += -(g / tau) * exp(lp) * (lp + entropy[i]);
 }

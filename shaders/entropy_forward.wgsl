@@ -1,6 +1,6 @@
-// Entropy of the full softmax over valid tokens, forward.
-//   `tokens` one invocation per position i of (B·T): if M > 0, lse = max + log Σ exp(z − max)
-//            and H = −Σ p·(z − lse) (max-subtracted: finite at |z| ≈ 1e4; an underflowed p adds 0);
+// Entropy of the full softmax at temperature τ (P.temperature) over valid tokens, forward.
+//   `tokens` one invocation per position i of (B·T): if M > 0, x = z/τ, lse = max + log Σ exp(x − max)
+//            and H = −Σ p·(x − lse) (max-subtracted: finite at |z| ≈ 1e4; an underflowed p adds 0);
 //            masked positions get H = lse = 0 and their logits are never read.
 //   `rows`   one invocation per row: rowStats ENT_SUM (Σ H), ENT_LOSS (Σ w·H) and the loss
 //            weight dentropy = ∂L/∂H = −coef·w (0 at masked tokens) for entropy_backward.
@@ -27,14 +27,15 @@ fn tokens(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups
   var l = 0.0;
   if (mask[i] > 0.0) {
     let o = i * P.V;
+    let tau = P.temperature;
     var mx = -F32_MAX;
-    for (var j = 0u; j < P.V; j++) { mx = max(mx, logits[o + j]); }
+    for (var j = 0u; j < P.V; j++) { mx = max(mx, logits[o + j] / tau); }
     var s = 0.0;
-    for (var j = 0u; j < P.V; j++) { s += exp(logits[o + j] - mx); }
+    for (var j = 0u; j < P.V; j++) { s += exp(logits[o + j] / tau - mx); }
     l = mx + log(s);
     var pz = 0.0;
     for (var j = 0u; j < P.V; j++) {
-      let lp = logits[o + j] - l;
+      let lp = logits[o + j] / tau - l;
       pz += exp(lp) * lp;
     }
     h = max(0.0, -pz);

@@ -1,8 +1,8 @@
-// Log-prob backward (docs/KERNELS.md): dlogits[i,j] = dlogprob[i]·(1[j = a_i] − p_ij),
-// p_ij = exp(z_ij − lse_i) with the forward's saved lse (p ≤ 1, no overflow at |z| ≈ 1e4).
+// Log-prob backward at temperature τ (docs/KERNELS.md): dlogits[i,j] = dlogprob[i]·(1[j = a_i] − p_ij)/τ,
+// p_ij = exp(z_ij/τ − lse_i) with the forward's saved lse at the same τ (p ≤ 1, no overflow at |z| ≈ 1e4).
 // A row with dlogprob = 0 (masked or padded) is exactly zero. Elementwise over (N,V), written.
 
-struct Params { N: u32, V: u32, logits_off: u32, targets_off: u32, lse_off: u32, dlogprob_off: u32, dlogits_off: u32, _p0: u32 };
+struct Params { N: u32, V: u32, logits_off: u32, targets_off: u32, lse_off: u32, dlogprob_off: u32, dlogits_off: u32, temperature: f32 };
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> logits: array<f32>;
@@ -22,9 +22,10 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
   let g = dlogprob[params.dlogprob_off + n];
   var d = 0.0;
   if (g != 0.0) {
-    let p = exp(logits[params.logits_off + i] - lse[params.lse_off + n]);
+    let tau = params.temperature;
+    let p = exp(logits[params.logits_off + i] / tau - lse[params.lse_off + n]);
     let onehot = select(0.0, 1.0, i32(j) == targets[params.targets_off + n]);
-    d = g * (onehot - p);
+    d = (g / tau) * (onehot - p);
   }
   dlogits[params.dlogits_off + i] = d;
 }

@@ -4,7 +4,7 @@
 // every including shader declares.
 struct LossParams {
   B: u32, T: u32, V: u32, mode: u32,        // mode: 0 token-mean, 1 seq-mean-token-mean, 2 seq-mean-token-sum-norm
-  opt: u32, _p0: u32, _p1: u32, _p2: u32,   // opt: dual clip on (surrogate), estimator (kl), value clip on (value)
+  opt: u32, temperature: f32, _p1: u32, _p2: u32,   // opt: dual clip on (surrogate), estimator (kl), value clip on (value); temperature τ: entropy kernels
   clip_low: f32, clip_high: f32, dual_clip: f32, coef: f32,
   n_tokens: f32, n_seqs: f32, token_sum_norm: f32, vf_clip: f32,
 };

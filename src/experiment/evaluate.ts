@@ -5,7 +5,7 @@
  * episodes of one evaluation advance together in one rollout batch.
  *
  * Sampling: samples = 1 → greedy decoding (τ = 0, one episode per task); samples > 1 →
- * τ = the spec's rollout temperature with a per-sample seed.
+ * τ = spec.evaluation.temperature (not the rollouts' rl.temperature) with a per-sample seed.
  */
 import { cellKey } from './plan';
 import type { EpisodeOutcomeCell } from './stats';

@@ -236,7 +236,7 @@ export function inSpaceEvalSet(
 
 /**
  * Constraints between fields of a spec that the schema (each field alone) cannot see, checked
- * before any browser or GPU work starts: K within the training-set size, τ = 1, the action budget
+ * before any browser or GPU work starts: K within the training-set size, the action budget
  * inside the context budget and the models' context. One line per problem, `path: what is wrong`;
  * empty when the spec is consistent.
  */
@@ -261,7 +261,6 @@ export function specConsistencyIssues(spec: ExperimentSpec): string[] {
     if (spec.rollout.maxNewTokens >= maxT)
       issues.push(`spec.rollout.maxNewTokens: ${spec.rollout.maxNewTokens} must be below the context length maxT = ${maxT} of model '${preset}'`);
   });
-  if (spec.rl.temperature !== 1) issues.push(`spec.rl.temperature: ${spec.rl.temperature}; training scores log-probs at τ = 1, so rollouts must sample at τ = 1`);
   if (spec.rollout.maxNewTokens >= spec.rollout.contextTokens) {
     issues.push(`spec.rollout.maxNewTokens: ${spec.rollout.maxNewTokens} must be below spec.rollout.contextTokens = ${spec.rollout.contextTokens}`);
   }

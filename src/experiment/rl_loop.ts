@@ -112,7 +112,7 @@ export async function rlLoop(r: RlLoopRun): Promise<{ interrupted: boolean; step
     const tasks = stepTasks(r.pool, spec.rl.tasksPerStep, seed, step);
     const reqs = episodeRequests(tasks, (taskId) => r.schedule.next(taskId), spec.rl.groupSize);
 
-    // ── rollout: groupSize episodes per task, sampled at τ = 1 with a (seed, step) seed ───────
+    // ── rollout: groupSize episodes per task, sampled at spec.rl.temperature with a (seed, step) seed ───────
     const before = counters(policy, env);
     const ro = await runEpisodes(reqs, {
       tok: r.tok,
@@ -259,7 +259,7 @@ async function validateIfDue(r: RlLoopRun): Promise<ValidationPoint | null> {
     maxTurns: spec.rollout.maxTurns,
     maxNewTokens: spec.rollout.maxNewTokens,
     contextTokens: spec.rollout.contextTokens,
-    temperature: spec.rl.temperature,
+    temperature: spec.evaluation.temperature,
     seed: r.seed,
   });
   points.push(point);

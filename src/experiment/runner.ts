@@ -257,6 +257,8 @@ export function trainerOptions(spec: ExperimentSpec, algorithm: MethodSpec['algo
     lambda: spec.rl.lambda,
     stdFloor: spec.rl.stdFloor,
     noStdDivision: spec.rl.noStdDivision,
+    // The trainer scores log-probs at the rollouts' sampling temperature.
+    temperature: spec.rl.temperature,
     // Dr. GRPO's constant for seq-mean-token-sum-norm: the maximum response length (never the padded T).
     tokenSumNorm: spec.rollout.maxNewTokens,
   });
@@ -316,11 +318,10 @@ function runResult(method: string, algorithm: RunResult['algorithm'], seed: numb
 export async function runExperiment(specJson: unknown, o: RunnerOptions = {}, seams: RunSeams = {}): Promise<ExperimentOutput> {
   const t0 = performance.now();
   const emit = makeEmit(o.onProgress);
-  // Cross-field constraints (K, τ, budgets) before any GPU work, as the CLI checks them.
+  // Cross-field constraints (K, budgets) before any GPU work, as the CLI checks them.
   const spec = checkSpecConsistency(parseSpec(specJson, 'spec'));
   const steps = o.steps ?? spec.rl.steps;
   const every = o.checkpointEvery ?? 1;
-  if (spec.rl.temperature !== 1) throw new Error(`spec.rl.temperature = ${spec.rl.temperature}: training scores log-probs at τ = 1, so rollouts must sample at τ = 1`);
   const tok = await loadTokenizer();
   const backend = await chooseBackend(o.backend ?? spec.backend);
   emit({ type: 'log', message: `engine: ${backend.describe} — ${backend.reason}` });
@@ -430,7 +431,7 @@ export async function runExperiment(specJson: unknown, o: RunnerOptions = {}, se
         maxNewTokens: spec.rollout.maxNewTokens,
         contextTokens: spec.rollout.contextTokens,
         samples: spec.evaluation.samples,
-        temperature: spec.rl.temperature,
+        temperature: spec.evaluation.temperature,
         seed,
       };
       const runEval = (when: 'before' | 'after') => evaluate(sets, { ...evalOpts, onProgress: (done, total) => emit({ type: 'evalProgress', runIndex: r, when, done, total }) });

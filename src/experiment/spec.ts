@@ -79,8 +79,10 @@ export const RlSpec = z
      */
     dropZeroVarianceGroups: z.boolean().default(true),
     /**
-     * Sampling temperature of training rollouts. Must be 1: the trainer scores log-probs at τ = 1,
-     * so plan.ts (checkSpec) and the runner refuse any other value.
+     * Sampling temperature τ ∈ (0, 10] of training rollouts. The trainer scores log-probs,
+     * the entropy bonus and the KL reference at the same τ (log softmax(z/τ), as verl), so the
+     * ratio is on-policy at the first minibatch for any τ. Validation and the before/after
+     * evaluation sample at evaluation.temperature instead.
      */
     temperature: z.number().positive().max(10),
     /**
@@ -125,6 +127,12 @@ export const EvalSpec = z
     testTasks: int(1, 100_000),
     /** Samples per test task for pass@1. */
     samples: int(1, 64),
+    /**
+     * Sampling temperature τ ∈ (0, 10] of the before/after evaluation (when samples > 1; one
+     * sample is greedy) and of the validation split, independent of the rollouts' rl.temperature
+     * so a run can train at τ = 1.5 and still measure at τ = 1. Absent: 1.
+     */
+    temperature: z.number().positive().max(10).default(1),
     /** Held-out in-space configurations: all 225, or a seeded sample stratified by distance. */
     inSpace: z.union([z.object({ mode: z.literal('all') }).strict(), z.object({ mode: z.literal('stratified'), perDistance: int(1, 243), seed: int(0) }).strict()]),
     /** Black-box harnesses evaluated (held out from training unless a method trains on one). */
@@ -133,7 +141,7 @@ export const EvalSpec = z
      * The validation split (plan.ts validationTasks, validation.ts): `tasks` train-seed tasks per
      * suite, disjoint from the RL train-task pool, evaluated under the method's training
      * harnesses at step 0, every `every` RL steps and at the last step, `samples` episodes per
-     * task at the rollout temperature — the curve hyper-parameters are tuned on, never the test
+     * task at evaluation.temperature (not rl.temperature) — the curve hyper-parameters are tuned on, never the test
      * tasks. Absent or tasks = 0: off.
      */
     validation: z

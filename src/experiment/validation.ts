@@ -6,8 +6,10 @@
  * Hyper-parameters (temperature, group size, lr, KL/entropy terms, the SFT stopping point) are
  * chosen on this curve, never on test tasks.
  *
- * Sampling: `samples` episodes per task at the rollout temperature (spec.rl.temperature, the
- * distribution RL optimizes), sampler seed Rng.derive(seed, 'validation', step): a pure function
+ * Sampling: `samples` episodes per task at spec.evaluation.temperature (default 1; its own
+ * field, not spec.rl.temperature, so a run that rolls out at τ = 1.5 is still measured at the
+ * evaluation's τ and its curve stays comparable with runs at other rollout temperatures),
+ * sampler seed Rng.derive(seed, 'validation', step): a pure function
  * of (seed, step) and the parameters, so a resumed run measures exactly the points an
  * uninterrupted one does. The rl_loop calls `measureValidation`; the points ride in the run
  * state (run_checkpoint.ts) and the run's curve (run_events.ts RunCurves.validation).
@@ -85,7 +87,7 @@ export interface ValidationOptions {
   maxTurns: number;
   maxNewTokens: number;
   contextTokens: number;
-  /** The rollout temperature (τ > 0). */
+  /** The sampling temperature τ > 0 of validation episodes (spec.evaluation.temperature). */
   temperature: number;
   /** The run's seed. */
   seed: number;

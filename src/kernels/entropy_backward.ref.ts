@@ -1,16 +1,18 @@
-import { alloc, checkDim, checkLen, type Floats } from './ref_util';
+import { alloc, checkDim, checkLen, checkTemperature, type Floats } from './ref_util';
 
 /**
- * CPU reference of shaders/entropy_backward.wgsl: with p = softmax(z) and H = −Σ p log p,
- * ∂H/∂z_j = −p_j·(log p_j + H), so dlogits[i,j] = dentropy[i]·(−p_ij·(z_ij − lse_i + H_i)).
+ * CPU reference of shaders/entropy_backward.wgsl: with p = softmax(z/τ) and H = −Σ p log p,
+ * ∂H/∂z_j = −p_j·(log p_j + H)/τ, so dlogits[i,j] = dentropy[i]·(−p_ij·(z_ij/τ − lse_i + H_i))/τ
+ * (lse, H from entropyForwardRef at the same τ; τ = `temperature`, default 1).
  * The kernel ADDS this to dlogits (after logprob_backward wrote them); the reference returns
  * the contribution alone. Rows with dentropy = 0 (masked) contribute exactly 0.
  * @param logits (N,V) @param lse (N) @param entropy (N) @param dentropy (N) from entropy_forward
  * @returns the contribution to dlogits (N,V)
- * @throws Error naming the argument on a size mismatch.
+ * @throws Error naming the argument on a size mismatch or a bad τ.
  */
-export function entropyBackwardRef<A extends Floats>(logits: A, lse: A, entropy: A, dentropy: A, d: { N: number; V: number }): A {
+export function entropyBackwardRef<A extends Floats>(logits: A, lse: A, entropy: A, dentropy: A, d: { N: number; V: number }, temperature = 1): A {
   const op = 'entropyBackwardRef';
+  checkTemperature(op, temperature);
   checkDim(op, 'N', d.N);
   checkDim(op, 'V', d.V);
   checkLen(op, 'logits', logits, d.N * d.V, '(N,V)');
@@ -19,10 +21,10 @@ export function entropyBackwardRef<A extends Floats>(logits: A, lse: A, entropy:
   checkLen(op, 'dentropy', dentropy, d.N, '(N)');
   const out = alloc(logits, d.N * d.V);
   for (let i = 0; i < d.N; i++) {
-    const g = dentropy[i];
-    if (g === 0) continue;
+    if (dentropy[i] === 0) continue;
+    const g = dentropy[i] / temperature;
     for (let j = 0; j < d.V; j++) {
-      const lp = logits[i * d.V + j] - lse[i];
+      const lp = logits[i * d.V + j] / temperature - lse[i];
       out[i * d.V + j] = -g * Math.exp(lp) * (lp + entropy[i]);
     }
   }

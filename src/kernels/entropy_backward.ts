@@ -17,8 +17,9 @@ export interface EntropyBackwardArgs extends EntropyArgs {
 }
 
 /**
- * Prepare dlogits += dentropy·∂H/∂z. One invocation per logit.
- * @throws Error naming a bad dimension or a view outside its buffer.
+ * Prepare dlogits += dentropy·∂H/∂z at temperature p.temperature (∂H/∂z carries a 1/τ). One
+ * invocation per logit.
+ * @throws Error naming a bad dimension, a view outside its buffer or a bad τ.
  */
 export function prepareEntropyBackward(gpu: Gpu, a: EntropyBackwardArgs): LossPrepared {
   const op = 'entropy_backward';

@@ -10,6 +10,7 @@ import type { TensorView } from './dispatch_plan';
 import { checkDims, checkRowDims, lossParams, prepareEntry, wholeView, type LossPrepared } from './rl_launch';
 import { ROW_STATS } from './rl_metrics';
 import type { EntropyParams } from './entropy_forward.ref';
+import { checkTemperature } from './ref_util';
 
 /** Dims, parameters and tensors of both entropy kernels (the forward writes entropy, lse, dentropy; the backward reads them). */
 export interface EntropyArgs {
@@ -21,7 +22,7 @@ export interface EntropyArgs {
   logits: TensorView;
   /** (B·T) f32 out: H (nats), 0 where masked. */
   entropy: TensorView;
-  /** (B·T) f32 out: logsumexp of the logits, 0 where masked. */
+  /** (B·T) f32 out: logsumexp of the logits / τ, 0 where masked. */
   lse: TensorView;
   /** (B·T) f32 out: ∂L/∂H = −entCoef·w, 0 where masked. */
   dentropy: TensorView;
@@ -55,13 +56,16 @@ export function entropyViews(op: string, a: EntropyArgs): { n: number; logits: G
 
 /** @internal */
 export function entropyUniform(gpu: Gpu, label: string, B: number, T: number, V: number, p: EntropyParams): GPUBuffer {
-  return lossParams(gpu, label, { B, T, V, aggregation: p.aggregation, norm: p.norm, coef: p.entCoef });
+  const temperature = p.temperature ?? 1;
+  checkTemperature(label, temperature);
+  return lossParams(gpu, label, { B, T, V, aggregation: p.aggregation, norm: p.norm, coef: p.entCoef, temperature });
 }
 
 /**
- * Prepare the entropy forward pass (two dispatches: `tokens` per position, `rows` per row),
+ * Prepare the entropy forward pass at temperature p.temperature (H of softmax(z/τ); two
+ * dispatches: `tokens` per position, `rows` per row),
  * writing entropy, lse, dentropy and the rowStats columns ENT_SUM, ENT_LOSS.
- * @throws Error naming a bad dimension or a view outside its buffer.
+ * @throws Error naming a bad dimension, a view outside its buffer or a bad τ.
  */
 export function prepareEntropyForward(gpu: Gpu, a: EntropyForwardArgs): LossPrepared {
   const op = 'entropy_forward';

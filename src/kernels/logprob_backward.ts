@@ -1,10 +1,11 @@
 /**
- * Launcher of shaders/logprob_backward.wgsl (dlogits = dlogprob·(onehot − softmax), written).
+ * Launcher of shaders/logprob_backward.wgsl (dlogits = dlogprob·(onehot − softmax(z/τ))/τ, written).
  * CPU reference: logprob_backward.ref.ts (`logprobBackwardRef`). Used by the RL loss heads.
  */
 import code from '../../shaders/logprob_backward.wgsl?raw';
 import type { Gpu } from '../gpu/device';
 import { bindAll, checkView, grid, off, paramsUniform, type PreparedDispatch, type TensorView } from './dispatch_plan';
+import { checkTemperature } from './ref_util';
 
 const WG = 256;
 
@@ -21,9 +22,11 @@ export interface LogprobBackwardArgs {
   dlogprob: TensorView;
   /** (N,V) written. */
   dlogits: TensorView;
+  /** τ ∈ (0, 10] of the forward that saved `lse` (default 1). */
+  temperature?: number;
 }
 
-/** Prepare the logprob_backward dispatch. @throws Error naming the argument on a bad size or aliasing. */
+/** Prepare the logprob_backward dispatch. @throws Error naming the argument on a bad size, aliasing or a bad τ. */
 export function prepareLogprobBackward(gpu: Gpu, a: LogprobBackwardArgs, label = 'logprob_backward'): PreparedDispatch {
   const { N, V } = a;
   for (const [k, v] of Object.entries({ N, V })) {
@@ -37,6 +40,8 @@ export function prepareLogprobBackward(gpu: Gpu, a: LogprobBackwardArgs, label =
   for (const k of ['logits', 'targets', 'lse', 'dlogprob'] as const) {
     if (a[k].buffer === a.dlogits.buffer) throw new Error(`${label}: dlogits must not share a buffer with ${k}`);
   }
+  const temperature = a.temperature ?? 1;
+  checkTemperature(label, temperature);
   const pipeline = gpu.pipelines.get('logprob_backward', code, 'main', { WG });
   const params = paramsUniform(gpu, `${label}-params`, [
     ['u32', N],
@@ -46,7 +51,7 @@ export function prepareLogprobBackward(gpu: Gpu, a: LogprobBackwardArgs, label =
     ['u32', off('lse', a.lse)],
     ['u32', off('dlogprob', a.dlogprob)],
     ['u32', off('dlogits', a.dlogits)],
-    ['u32', 0],
+    ['f32', temperature],
   ]);
   const bindGroup = bindAll(gpu, `${label}-bind`, pipeline, [
     [0, params],

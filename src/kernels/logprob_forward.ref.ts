@@ -1,4 +1,4 @@
-import { alloc, checkDim, checkIds, checkLen, logSumExp, type Floats } from './ref_util';
+import { alloc, checkDim, checkIds, checkLen, checkTemperature, logSumExp, type Floats } from './ref_util';
 
 /** Rows × vocabulary of a logits matrix. */
 export interface LogitsDims {
@@ -18,24 +18,28 @@ export function checkLogits(op: string, logits: Floats, targets: Int32Array, d: 
 }
 
 /**
- * CPU reference of shaders/logprob_forward.wgsl: the log-probability of the target token,
- * logprob = z[a] − logsumexp(z), with logsumexp = max(z) + log Σ exp(z − max(z)) in f64
- * (finite and accurate at |z| ≈ 1e4, where a naive exp overflows). These are the log-probs
- * that the sampler returns and that PPO/GRPO ratios use (docs/ARCHITECTURE.md "RL objective").
+ * CPU reference of shaders/logprob_forward.wgsl: the log-probability of the target token at
+ * temperature τ, logprob = z[a]/τ − logsumexp(z/τ), with logsumexp(x) = max(x) + log Σ exp(x −
+ * max(x)) in f64 (finite and accurate at |z| ≈ 1e4, where a naive exp overflows). These are
+ * the log-probs that the sampler returns at its temperature and that PPO/GRPO ratios use, so
+ * the trainer scores at the rollout's τ (verl `logits.div_(temperature)`; docs/ARCHITECTURE.md
+ * "RL objective"). τ = 1 is plain log softmax.
  * @param logits (N,V)
  * @param targets (N) i32 in [0, V) (padded positions carry a real id, e.g. <pad>)
- * @returns logprob (N) ≤ 0, lse (N) (saved for the backward pass)
- * @throws Error naming the argument on a size mismatch or a target out of range.
+ * @param temperature τ ∈ (0, 10], default 1
+ * @returns logprob (N) ≤ 0, lse (N) = logsumexp(z/τ) (saved for the backward pass)
+ * @throws Error naming the argument on a size mismatch, a target out of range or a bad τ.
  */
-export function logprobForwardRef<A extends Floats>(logits: A, targets: Int32Array, d: LogitsDims): { logprob: A; lse: A } {
+export function logprobForwardRef<A extends Floats>(logits: A, targets: Int32Array, d: LogitsDims, temperature = 1): { logprob: A; lse: A } {
   checkLogits('logprobForwardRef', logits, targets, d);
+  checkTemperature('logprobForwardRef', temperature);
   const { N, V } = d;
   const logprob = alloc(logits, N);
   const lse = alloc(logits, N);
   for (let i = 0; i < N; i++) {
-    const l = logSumExp(logits, i * V, V);
+    const l = logSumExp(logits, i * V, V, temperature);
     lse[i] = l;
-    logprob[i] = logits[i * V + targets[i]] - l;
+    logprob[i] = logits[i * V + targets[i]] / temperature - l;
   }
   return { logprob, lse };
 }

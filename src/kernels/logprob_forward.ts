@@ -1,10 +1,11 @@
 /**
- * Launcher of shaders/logprob_forward.wgsl: logprob = z[a] − logsumexp(z) per row, and lse.
+ * Launcher of shaders/logprob_forward.wgsl: logprob = z[a]/τ − logsumexp(z/τ) per row, and lse.
  * CPU reference: logprob_forward.ref.ts (`logprobForwardRef`).
  */
 import code from '../../shaders/logprob_forward.wgsl?raw';
 import type { Gpu } from '../gpu/device';
 import { bindAll, checkView, grid, off, paramsUniform, type PreparedDispatch, type TensorView } from './dispatch_plan';
+import { checkTemperature } from './ref_util';
 
 const WG = 64;
 
@@ -18,11 +19,13 @@ export interface LogprobForwardArgs {
   targets: TensorView;
   /** (N) written. */
   logprob: TensorView;
-  /** (N) written: logsumexp of each row (saved for the backward pass). */
+  /** (N) written: logsumexp(z/τ) of each row (saved for the backward pass). */
   lse: TensorView;
+  /** τ ∈ (0, 10]: score log softmax(z/τ), the rollout's sampling temperature (default 1). */
+  temperature?: number;
 }
 
-/** Prepare once. @throws Error naming the argument on a bad dimension or a view outside its buffer. */
+/** Prepare once. @throws Error naming the argument on a bad dimension, a view outside its buffer or a bad τ. */
 export function prepareLogprobForward(gpu: Gpu, a: LogprobForwardArgs, label = 'logprob_forward'): PreparedDispatch {
   const { N, V } = a;
   for (const [k, v] of Object.entries({ N, V })) {
@@ -32,6 +35,8 @@ export function prepareLogprobForward(gpu: Gpu, a: LogprobForwardArgs, label = '
   checkView(label, 'targets', a.targets, N);
   checkView(label, 'logprob', a.logprob, N);
   checkView(label, 'lse', a.lse, N);
+  const temperature = a.temperature ?? 1;
+  checkTemperature(label, temperature);
   const pipeline = gpu.pipelines.get('logprob_forward', code, 'main', { WG });
   const params = paramsUniform(gpu, `${label}-params`, [
     ['u32', N],
@@ -40,7 +45,7 @@ export function prepareLogprobForward(gpu: Gpu, a: LogprobForwardArgs, label = '
     ['u32', off('targets', a.targets)],
     ['u32', off('logprob', a.logprob)],
     ['u32', off('lse', a.lse)],
-    ['u32', 0],
+    ['f32', temperature],
     ['u32', 0],
   ]);
   const bindGroup = bindAll(gpu, `${label}-bind`, pipeline, [

@@ -37,14 +37,22 @@ export function checkIds(op: string, name: string, ids: Int32Array, V: number): 
 }
 
 /**
- * Stable log Σ exp(z[off .. off+V)) with the max subtracted, accumulated in f64.
- * Finite for any finite z (tested at |z| ≈ 1e4); returns the max itself when it is ±Infinity.
+ * Stable log Σ exp(z[off .. off+V) / τ) with the max subtracted, accumulated in f64 (τ =
+ * `temperature`, default 1; the logits are divided by τ as the sampler and verl do). Finite for any finite z (tested at |z| ≈ 1e4); returns the max itself when it is ±Infinity.
  */
-export function logSumExp(z: ArrayLike<number>, off: number, V: number): number {
+export function logSumExp(z: ArrayLike<number>, off: number, V: number, temperature = 1): number {
   let mx = -Infinity;
-  for (let j = 0; j < V; j++) if (z[off + j] > mx) mx = z[off + j];
+  for (let j = 0; j < V; j++) if (z[off + j] / temperature > mx) mx = z[off + j] / temperature;
   if (!Number.isFinite(mx)) return mx;
   let s = 0;
-  for (let j = 0; j < V; j++) s += Math.exp(z[off + j] - mx);
+  for (let j = 0; j < V; j++) s += Math.exp(z[off + j] / temperature - mx);
   return mx + Math.log(s);
+}
+
+/**
+ * Check a softmax temperature τ of the RL log-prob / entropy kernels: finite, > 0 and ≤ 10
+ * (the range spec.rl.temperature accepts). @throws Error naming `op` and the value.
+ */
+export function checkTemperature(op: string, temperature: number): void {
+  if (!(Number.isFinite(temperature) && temperature > 0 && temperature <= 10)) throw new Error(`${op}: temperature must be finite, > 0 and ≤ 10, got ${temperature}`);
 }

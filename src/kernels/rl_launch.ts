@@ -84,6 +84,8 @@ export interface LossParamsInput {
   /** Term coefficient (klCoef, vfCoef, entCoef). */
   coef?: number;
   vfClip?: number;
+  /** Softmax temperature τ of the entropy kernels (slot `temperature`; 1 when absent). */
+  temperature?: number;
 }
 
 /** The LossParams uniform buffer (64 bytes). */
@@ -94,7 +96,7 @@ export function lossParams(gpu: Gpu, label: string, p: LossParamsInput): GPUBuff
     { u32: p.V ?? 0 },
     { u32: AGGREGATION_CODE[p.aggregation] },
     { u32: p.opt ?? 0 },
-    { u32: 0 },
+    { f32: p.temperature ?? 1 },
     { u32: 0 },
     { u32: 0 },
     { f32: p.clipLow ?? 0 },

@@ -15,6 +15,8 @@
  *   Games with Deep RL" (arXiv:1912.09729), as in verl `compute_policy_loss`.
  * - KL estimators k1, k2, k3: J. Schulman, "Approximating KL Divergence" (2020 blog note).
  * - Aggregation modes: verl `trainer/ppo/core_algos.py` `agg_loss`.
+ * - Temperature: verl divides the logits by the rollout temperature before every log-prob /
+ *   entropy of the update (`logits.div_(temperature)` in compute_log_prob and update_policy).
  */
 
 import { z } from 'zod';
@@ -68,6 +70,12 @@ export const RlLossConfigSchema = RlLossSpec.extend({
   eps: z.number().positive(),
   /** PPO: whiten advantages with the masked mean/std over the batch's valid tokens. */
   normalizeAdvantages: z.boolean(),
+  /**
+   * τ ∈ (0, 10]: the rollouts' sampling temperature (spec.rl.temperature). The trainer scores
+   * ℓ = log softmax(z/τ)[a] (and the entropy bonus, the KL reference's log-probs) at this τ, so
+   * ℓ matches the sampler's ℓ_old and the first minibatch's ratio is 1 for any τ.
+   */
+  temperature: z.number().positive().max(10),
 });
 
 export type RlLossConfig = z.infer<typeof RlLossConfigSchema>;
@@ -91,6 +99,7 @@ export const DEFAULT_RL_LOSS_CONFIG: Readonly<RlLossConfig> = Object.freeze({
   noStdDivision: false,
   eps: 1e-6,
   normalizeAdvantages: true,
+  temperature: 1,
 });
 
 /**

@@ -175,7 +175,7 @@ export function prepareRlLossHead(gpu: Gpu, s: RlStepState, b: RlLossBuffers, cf
     const e = need(b.entropy, 'entCoef > 0 needs entropy buffers (logits, V, entropy, lse, dentropy)');
     check(e.logits, n * e.V, NONFINITE.logits);
     const ea = { B, T, V: e.V, logits: v(e.logits), mask: v(e.mask), entropy: v(e.entropy), lse: v(e.lse), dentropy: v(e.dentropy) };
-    add(prepareEntropyForward(gpu, { ...ea, rowStats, p: { ...agg, entCoef: cfg.entCoef } }));
+    add(prepareEntropyForward(gpu, { ...ea, rowStats, p: { ...agg, entCoef: cfg.entCoef, temperature: cfg.temperature } }));
   }
   ds.push(prepareRlAccumulate(gpu, { B, rowStats, acc: v(s.acc) }));
   return { dispatches: ds, normUniforms };
@@ -190,7 +190,7 @@ export function prepareRlEntropyBackward(gpu: Gpu, b: RlLossBuffers, dlogits: GP
   if (!(cfg.entCoef > 0)) return null;
   const e = need(b.entropy, 'entCoef > 0 needs entropy buffers');
   const v = (buffer: GPUBuffer): TensorView => ({ buffer });
-  const p = { aggregation: cfg.aggregation, norm, entCoef: cfg.entCoef };
+  const p = { aggregation: cfg.aggregation, norm, entCoef: cfg.entCoef, temperature: cfg.temperature };
   return prepareEntropyBackward(gpu, { B: b.B, T: b.T, V: e.V, logits: v(e.logits), entropy: v(e.entropy), lse: v(e.lse), dentropy: v(e.dentropy), dlogits: v(dlogits), p });
 }
 

@@ -22,7 +22,7 @@ import type { Floats } from '../kernels/ref_util';
 export interface RlBatch<A extends Floats = Floats> {
   B: number;
   T: number;
-  /** ℓ (B,T): log-probs of the sampled ids under the current parameters. */
+  /** ℓ (B,T): log-probs of the sampled ids under the current parameters, at cfg.temperature. */
   logprobs: A;
   /** ℓ_old (B,T): the sampler's log-probs at rollout time. */
   oldLogprobs: A;
@@ -36,7 +36,7 @@ export interface RlBatch<A extends Floats = Floats> {
   values?: A;
   oldValues?: A;
   returns?: A;
-  /** z (B·T, V): logits, required when entCoef > 0. */
+  /** z (B·T, V): raw logits (not divided by τ), required when entCoef > 0. */
   logits?: A;
   /** Vocabulary size of `logits`. */
   vocab?: number;
@@ -94,8 +94,9 @@ function rlLossRef<A extends Floats>(batch: RlBatch<A>, cfg: RlLossConfig, norm:
     const { logits, vocab } = batch;
     if (!logits || !vocab) throw new Error('rlLossRef: entCoef > 0 needs batch.logits and batch.vocab');
     nonfinite |= nonfiniteCheckRef(logits, NONFINITE.logits);
-    const e = entropyForwardRef(logits, batch.mask, { ...d, V: vocab }, { ...agg, entCoef: cfg.entCoef }, rowStats);
-    dlogitsEntropy = entropyBackwardRef(logits, e.lse, e.entropy, e.dentropy, { N: d.B * d.T, V: vocab });
+    // H of softmax(z/τ), the policy the rollouts sampled from (cfg.temperature).
+    const e = entropyForwardRef(logits, batch.mask, { ...d, V: vocab }, { ...agg, entCoef: cfg.entCoef, temperature: cfg.temperature }, rowStats);
+    dlogitsEntropy = entropyBackwardRef(logits, e.lse, e.entropy, e.dentropy, { N: d.B * d.T, V: vocab }, cfg.temperature);
   }
   return { rowStats, dlogprob, dvalues, dlogitsEntropy, nonfinite };
 }

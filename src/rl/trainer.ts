@@ -27,11 +27,16 @@
  *   i.e. the model's parameters when the trainer is created (before any checkpoint restore by
  *   writeState, so a resumed run keeps the base model as reference). They are copied on the
  *   GPU into a second GpuModel of the same shape; once per rollout batch a forward pass of that
- *   model scores the sampled ids (log softmax at τ = 1), and those reference log-probs travel
- *   with the rows to every optimizer step (`extra.refLogprobs`). Reported as `klRef`.
- * - Entropy bonus (cfg.entCoef > 0): computed and differentiated in the head (trainer_head.ts).
- * - The sampler's log-probs are at the sampling temperature; the training step scores
- *   log softmax(z) (τ = 1). Rollouts for training must therefore use τ = 1 (checked).
+ *   model scores the sampled ids (log softmax(z/τ) at cfg.temperature, the same τ as the policy
+ *   term), and those reference log-probs travel with the rows to every optimizer step
+ *   (`extra.refLogprobs`). Reported as `klRef`.
+ * - Entropy bonus (cfg.entCoef > 0): computed and differentiated in the head (trainer_head.ts),
+ *   as the entropy of softmax(z/τ).
+ * - Temperature: the sampler's log-probs (ℓ_old) are log π at the sampling temperature τ, so the
+ *   head scores ℓ = log softmax(z/τ)[a] with τ = cfg.temperature (the rollouts' τ; verl divides
+ *   the logits by the rollout temperature the same way), and ∂ℓ/∂z = (onehot − softmax(z/τ))/τ.
+ *   The ratio exp(ℓ − ℓ_old) is then 1 at the first minibatch for any τ
+ *   (tests/browser/rl_trainer.spec.ts).
  * - Zero-variance groups (GRPO, klCoef = entCoef = 0, option `dropZeroVarianceGroups`, default
  *   on): groups whose rewards are all equal are removed before the rows are built, and an update
  *   with no group left applies no optimizer step at all (see `RlTrainer.update`).
@@ -44,7 +49,8 @@ import type { RlLossConfig } from './config';
 import { rlLossHead, type RlHead } from './trainer_head';
 import { createStorage, readF32 } from '../gpu/buffers';
 import { mapReadChecked } from '../gpu/device_lost';
-import { encodePrepared, type TensorView } from '../kernels/dispatch_plan';
+import { encodePrepared, type PreparedDispatch, type TensorView } from '../kernels/dispatch_plan';
+import { prepareLogprobForward } from '../kernels/logprob_forward';
 import { prepareGrpoAdvantageForward } from '../kernels/grpo_advantage_forward';
 import { prepareGaeForward } from '../kernels/gae_forward';
 import { advNormalizeScratchBytes, prepareAdvNormalizeForward } from '../kernels/adv_normalize_forward';
@@ -92,7 +98,7 @@ export interface RlUpdateMetrics {
   approxKl: number;
   /** KL(π‖π_ref) to the frozen starting policy with cfg.klEstimator, over valid tokens (0 when klCoef = 0). */
   klRef: number;
-  /** Mean −log π_old(a) of the sampled tokens: a Monte-Carlo estimate of the policy entropy (nats/token, τ = 1). */
+  /** Mean −log π_old(a) of the sampled tokens: a Monte-Carlo estimate of the entropy of the sampling policy softmax(z/τ) (nats/token, τ = cfg.temperature). */
   entropy: number;
   gradNorm: number;
   /** Optimizer steps attempted / skipped (non-finite loss or gradient). */
@@ -130,6 +136,8 @@ export class RlTrainer {
   readonly head: RlHead;
   /** The frozen reference policy (klCoef > 0 only): a copy of the starting parameters. */
   private readonly refModel: GpuModel | null;
+  /** logprob_forward at cfg.temperature over the reference model's logits, per (B,T) shape. */
+  private readonly refLogprobPlans = new Map<string, PreparedDispatch>();
 
   private constructor(
     readonly gpu: Gpu,
@@ -148,7 +156,10 @@ export class RlTrainer {
     }
   }
 
-  /** log π_ref of every row's targets, (B·T), 0 at unmasked positions (chunked by maxB). */
+  /**
+   * log π_ref of every row's targets at cfg.temperature (log softmax(z_ref/τ)), (B·T), 0 at
+   * unmasked positions (chunked by maxB).
+   */
   private async refLogprobs(rows: RlRows): Promise<Float32Array> {
     const ref = this.refModel;
     if (!ref) throw new Error('RlTrainer.refLogprobs: no reference model (klCoef = 0)');
@@ -156,7 +167,15 @@ export class RlTrainer {
     const out = new Float32Array(B * T);
     for (let b0 = 0; b0 < B; b0 += ref.maxB) {
       const n = Math.min(ref.maxB, B - b0);
-      out.set(await forwardRead(ref, rows.ids.subarray(b0 * T, (b0 + n) * T), n, T, 'logprob', rows.targets.subarray(b0 * T, (b0 + n) * T)), b0 * T);
+      const key = `${n}:${T}`;
+      let lp = this.refLogprobPlans.get(key);
+      if (!lp) {
+        const N = n * T;
+        const a = { N, V: ref.cfg.vocabSize, logits: { buffer: ref.acts.logits }, targets: { buffer: ref.targets }, logprob: { buffer: ref.acts.logprob }, lse: { buffer: ref.acts.lse } };
+        lp = prepareLogprobForward(this.gpu, { ...a, temperature: this.opts.cfg.temperature }, 'rl reference logprob_forward');
+        this.refLogprobPlans.set(key, lp);
+      }
+      out.set(await forwardRead(ref, rows.ids.subarray(b0 * T, (b0 + n) * T), n, T, 'logprob', rows.targets.subarray(b0 * T, (b0 + n) * T), lp), b0 * T);
     }
     for (let i = 0; i < B * T; i++) if (!(rows.mask[i] > 0)) out[i] = 0;
     return out;
@@ -488,23 +507,31 @@ export function policyTokenEntropy(trajs: readonly TrajectoryLike[]): number {
 
 /**
  * One forward of (B,T) rows (one submit) that reads back only what the RL update needs: V at
- * every position ('values', the PPO V_old) or log π(targets) ('logprob', the KL reference).
+ * every position ('values', the PPO V_old) or log π(targets) ('logprob', the KL reference,
+ * scored by `logprob`: a logprob_forward prepared over the model's logits, targets and
+ * acts.logprob/lse at the trainer's temperature).
  * Unlike `GpuModel.forward` (a test convenience) it never reads the (B,T,V) logits, which are
  * B·T·V·4 bytes per chunk thrown away; the dispatches are the same, so the values are identical.
  * @param targets (B,T) next-token ids, required for 'logprob'
+ * @param logprob the prepared logprob_forward of shape (B·T, V), required for 'logprob'
  * @returns (B·T) f32
  * @throws Error on a bad shape or id (GpuModel.writeIds).
  */
-async function forwardRead(model: GpuModel, ids: Int32Array, B: number, T: number, what: 'values' | 'logprob', targets?: Int32Array): Promise<Float32Array> {
+async function forwardRead(model: GpuModel, ids: Int32Array, B: number, T: number, what: 'values' | 'logprob', targets?: Int32Array, logprob?: PreparedDispatch): Promise<Float32Array> {
   model.writeIds(ids, B, T);
   if (what === 'logprob') {
-    if (!targets) throw new Error("forwardRead: 'logprob' needs targets");
+    if (!targets || !logprob) throw new Error("forwardRead: 'logprob' needs targets and a prepared logprob_forward");
     model.writeIds(targets, B, T, 'targets');
   }
   const d = model.gpu.device;
   const enc = d.createCommandEncoder({ label: `rl forward (${what}, B=${B}, T=${T})` });
-  // The value head only when its output is read; the logits feed logprob_forward on the GPU.
-  model.encodeForward(enc, B, T, what === 'logprob' ? { logprob: true, values: false } : {});
+  // The value head only when its output is read; the logits feed logprob_forward (at τ) on the GPU.
+  model.encodeForward(enc, B, T, what === 'logprob' ? { values: false } : {});
+  if (logprob) {
+    const pass = enc.beginComputePass({ label: `rl reference logprob (B=${B}, T=${T})` });
+    encodePrepared(pass, [logprob]);
+    pass.end();
+  }
   d.queue.submit([enc.finish()]);
   return readF32(d, what === 'logprob' ? model.acts.logprob : model.acts.values, B * T);
 }

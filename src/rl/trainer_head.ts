@@ -1,6 +1,7 @@
 /**
  * The RL loss head plugged into the one-submit training step (`LossHead` of
- * src/model/gpu_train.ts): log-probs of the sampled ids, the masked clipped surrogate (and for
+ * src/model/gpu_train.ts): log-probs of the sampled ids at the rollout temperature
+ * (ℓ = log softmax(z/τ)[a], τ = cfg.temperature, and ∂ℓ/∂z = (onehot − softmax(z/τ))/τ), the masked clipped surrogate (and for
  * PPO the clipped value loss) with the RL kernels of src/rl/gpu_loss.ts, and their gradient
  * written to dlogits (and dvalues). One head call = one optimizer step, so the step normalizer
  * (token-mean: N = Σ mask of the step) is exactly this batch's.
@@ -148,11 +149,11 @@ export function rlLossHead(gpu: Gpu, cfg: RlLossConfig, maxN: number): RlHead {
     const dispatches = [
       ...gathers,
       ...prepareRlStepBegin(gpu, state),
-      prepareLogprobForward(gpu, { N, V, logits, targets: { buffer: ctx.targets }, logprob: { buffer: bufs.logprobs }, lse: { buffer: bufs.lse } }, 'rl logprob_forward'),
+      prepareLogprobForward(gpu, { N, V, logits, targets: { buffer: ctx.targets }, logprob: { buffer: bufs.logprobs }, lse: { buffer: bufs.lse }, temperature: cfg.temperature }, 'rl logprob_forward'),
       ...head.dispatches,
       prepareLogprobBackward(
         gpu,
-        { N, V, logits, targets: { buffer: ctx.targets }, lse: { buffer: bufs.lse }, dlogprob: { buffer: bufs.dlogprob }, dlogits: { buffer: ctx.dlogits } },
+        { N, V, logits, targets: { buffer: ctx.targets }, lse: { buffer: bufs.lse }, dlogprob: { buffer: bufs.dlogprob }, dlogits: { buffer: ctx.dlogits }, temperature: cfg.temperature },
         'rl logprob_backward',
       ),
       ...(eb?.dispatches ?? []),

@@ -10,6 +10,7 @@
  */
 import type { Arr, WasmEngine } from './engine';
 import { f32bits } from './engine';
+import { checkTemperature } from '../kernels/ref_util';
 
 function need(op: string, name: string, a: Arr, n: number, shape: string): void {
   if (a.length < n) throw new Error(`${op}: ${name} (${a.label}) has ${a.length} values, expected ${shape} = ${n}`);
@@ -208,22 +209,33 @@ export function decodeStepFused(e: WasmEngine, table: Arr, d: { C: number; L: nu
   e.dispatch(op(e, 'DECODE_STEP'), [table.ptr], work);
 }
 
-/** lse (S), logp (S) = z[target] − lse of logits (S,V). */
-export function logprobForward(e: WasmEngine, logits: Arr, targets: Arr, lse: Arr, logp: Arr, d: { S: number; V: number }): void {
+/**
+ * lse (S) = logsumexp(z/τ), logp (S) = z[target]/τ − lse of logits (S,V) at temperature τ
+ * (d.temperature, default 1; logprobForwardRef). @throws Error naming a short array or a bad τ.
+ */
+export function logprobForward(e: WasmEngine, logits: Arr, targets: Arr, lse: Arr, logp: Arr, d: { S: number; V: number; temperature?: number }): void {
   const o = 'logprobForward';
   need(o, 'logits', logits, d.S * d.V, '(S,V)');
   need(o, 'targets', targets, d.S, '(S)');
   need(o, 'lse', lse, d.S, '(S)');
   need(o, 'logp', logp, d.S, '(S)');
-  e.dispatch(op(e, 'LOGPROB_FORWARD'), [logits.ptr, targets.ptr, lse.ptr, logp.ptr, d.S, d.V], 20 * d.S * d.V);
+  const tau = d.temperature ?? 1;
+  checkTemperature(o, tau);
+  e.dispatch(op(e, 'LOGPROB_FORWARD'), [logits.ptr, targets.ptr, lse.ptr, logp.ptr, d.S, d.V, f32bits(tau)], 20 * d.S * d.V);
 }
 
-/** dlogits (S,V) = coef[s]·(softmax(z) − onehot(target)); may alias logits. */
-export function logprobBackward(e: WasmEngine, logits: Arr, targets: Arr, lse: Arr, coef: Arr, dlogits: Arr, d: { S: number; V: number }): void {
+/**
+ * dlogits (S,V) = (coef[s]/τ)·(softmax(z/τ) − onehot(target)) with the lse of logprobForward at
+ * the same τ (d.temperature, default 1); may alias logits. RL passes coef = −∂L/∂ℓ, so this is
+ * −logprobBackwardRef(…, coef, τ). @throws Error naming a short array or a bad τ.
+ */
+export function logprobBackward(e: WasmEngine, logits: Arr, targets: Arr, lse: Arr, coef: Arr, dlogits: Arr, d: { S: number; V: number; temperature?: number }): void {
   const o = 'logprobBackward';
   need(o, 'coef', coef, d.S, '(S)');
   need(o, 'dlogits', dlogits, d.S * d.V, '(S,V)');
-  e.dispatch(op(e, 'LOGPROB_BACKWARD'), [logits.ptr, targets.ptr, lse.ptr, coef.ptr, dlogits.ptr, d.S, d.V], 20 * d.S * d.V);
+  const tau = d.temperature ?? 1;
+  checkTemperature(o, tau);
+  e.dispatch(op(e, 'LOGPROB_BACKWARD'), [logits.ptr, targets.ptr, lse.ptr, coef.ptr, dlogits.ptr, d.S, d.V, f32bits(tau)], 20 * d.S * d.V);
 }
 
 /**

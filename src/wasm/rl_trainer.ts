@@ -6,7 +6,8 @@
  * step whose token-mean normalizer counts that step's valid tokens.
  *
  * Per optimizer step: WasmModel forward (logits only at policy tokens; values for PPO) →
- * logprob_forward → the RL loss of the CPU references (src/rl/loss_ref.ts rlStepRef: ratio,
+ * logprob_forward at τ = cfg.temperature (ℓ = log softmax(z/τ)[a], the sampler's τ, so the
+ * first minibatch is on-policy for any τ; the KL reference and the entropy bonus at the same τ) → the RL loss of the CPU references (src/rl/loss_ref.ts rlStepRef: ratio,
  * clipped surrogate in every aggregation mode, clipped value loss, KL k1–k3 to the frozen
  * reference policy, entropy bonus, non-finite checks, the named metrics) → ∂L/∂ℓ turned into
  * ∂L/∂z by logprob_backward (+ the entropy term's ∂L/∂z) → backward → clip + AdamW. A step whose
@@ -109,7 +110,7 @@ export class WasmRlTrainer {
     tg.i32().set(scored.map((i) => targets[i]));
     const lse = m.scratch(Math.max(1, S), 'lse');
     const lp = m.scratch(Math.max(1, S), 'logp');
-    if (S > 0) logprobForward(e, f.logits, tg, lse, lp, { S, V });
+    if (S > 0) logprobForward(e, f.logits, tg, lse, lp, { S, V, temperature: cfg.temperature });
     const logprobs = new Float32Array(b * T);
     const lpS = lp.f32();
     for (let s = 0; s < S; s++) logprobs[pos[s]] = lpS[s];
@@ -144,10 +145,10 @@ export class WasmRlTrainer {
     }
     const coef = m.scratch(Math.max(1, S), 'coef');
     const cf = coef.f32();
-    // d log π(a)/dz = onehot(a) − softmax(z), so ∂L/∂z = −(∂L/∂ℓ)·(softmax − onehot).
+    // d log π(a)/dz = (onehot(a) − softmax(z/τ))/τ, so ∂L/∂z = −(∂L/∂ℓ)·(softmax − onehot)/τ.
     for (let s = 0; s < S; s++) cf[s] = -o.dlogprob[pos[s]];
     const dl = m.scratch(Math.max(1, S) * V, 'dlogits');
-    if (S > 0) logprobBackward(e, f.logits, tg, lse, coef, dl, { S, V });
+    if (S > 0) logprobBackward(e, f.logits, tg, lse, coef, dl, { S, V, temperature: cfg.temperature });
     if (o.dlogitsEntropy) {
       const d = dl.f32();
       for (let s = 0; s < S; s++) {
@@ -183,7 +184,7 @@ export class WasmRlTrainer {
     return out;
   }
 
-  /** log π of every row's targets at its policy tokens, 0 elsewhere (the KL reference), chunked by maxB. */
+  /** log softmax(z/τ) of every row's targets at its policy tokens (τ = cfg.temperature), 0 elsewhere (the KL reference), chunked by maxB. */
   private logprobsOf(model: WasmModel, rows: RlRows, lengths: Int32Array): Float32Array {
     const { B, T } = rows;
     const V = model.cfg.vocabSize;
@@ -198,7 +199,7 @@ export class WasmRlTrainer {
       tg.i32().set(pos.map((i) => rows.targets[b0 * T + i]));
       const lse = model.scratch(pos.length, 'lse');
       const lp = model.scratch(pos.length, 'logp');
-      logprobForward(model.engine, f.logits, tg, lse, lp, { S: pos.length, V });
+      logprobForward(model.engine, f.logits, tg, lse, lp, { S: pos.length, V, temperature: this.opts.cfg.temperature });
       const l = lp.f32();
       pos.forEach((i, s) => (out[b0 * T + i] = l[s]));
       model.endStep();

@@ -1,6 +1,8 @@
-// logprob_forward / logprob_backward at scored rows (the cross-entropy of SFT is −logprob):
-// lse (S), logp (S) = z[target] − lse; dlogits (S,V) = coef[s]·(softmax(z) − onehot(target)),
-// so SFT passes coef = weight/Σweight and RL passes coef = −∂L/∂ℓ. Plus the optimizer:
+// logprob_forward / logprob_backward at scored rows (the cross-entropy of SFT is −logprob), at
+// temperature τ (x = z/τ, divided as the sampler does; SFT passes τ = 1, RL the rollout's τ):
+// lse (S) = logsumexp(x), logp (S) = x[target] − lse;
+// dlogits (S,V) = (coef[s]/τ)·(softmax(x) − onehot(target)), so SFT passes coef = weight/Σweight
+// and RL passes coef = −∂L/∂ℓ. CPU references: src/kernels/logprob_{forward,backward}.ref.ts. Plus the optimizer:
 // sum-of-squares partials for the global norm (fixed chunks, summed in chunk order by the
 // caller) and AdamW with a per-element decay coefficient. All row- or element-wise.
 import { partLo, partHi } from './partition';
@@ -8,44 +10,46 @@ import { exp4, exp1, hsum, hmax } from './simd_math';
 
 export const SUMSQ_CHUNK: i32 = 8192;
 
-export function logprobForwardTask(logits: usize, targets: usize, lse: usize, logp: usize, S: i32, V: i32, tid: i32, nth: i32): void {
+export function logprobForwardTask(logits: usize, targets: usize, lse: usize, logp: usize, S: i32, V: i32, tau: f32, tid: i32, nth: i32): void {
   const s0 = partLo(S, 1, tid, nth);
   const s1 = partHi(S, 1, tid, nth);
   const V4 = V & ~3;
+  const tv = f32x4.splat(tau);
   for (let s = s0; s < s1; s++) {
     const z = logits + (<usize>(s * V) << 2);
     let mv = f32x4.splat(-Infinity);
     let v = 0;
-    for (; v < V4; v += 4) mv = f32x4.max(mv, v128.load(z + (<usize>v << 2)));
+    for (; v < V4; v += 4) mv = f32x4.max(mv, f32x4.div(v128.load(z + (<usize>v << 2)), tv));
     let mx = hmax(mv);
-    for (; v < V; v++) mx = max(mx, load<f32>(z + (<usize>v << 2)));
+    for (; v < V; v++) mx = max(mx, load<f32>(z + (<usize>v << 2)) / tau);
     const mxv = f32x4.splat(mx);
     let sv = f32x4.splat(0);
     v = 0;
-    for (; v < V4; v += 4) sv = f32x4.add(sv, exp4(f32x4.sub(v128.load(z + (<usize>v << 2)), mxv)));
+    for (; v < V4; v += 4) sv = f32x4.add(sv, exp4(f32x4.sub(f32x4.div(v128.load(z + (<usize>v << 2)), tv), mxv)));
     let sum = hsum(sv);
-    for (; v < V; v++) sum += exp1(load<f32>(z + (<usize>v << 2)) - mx);
+    for (; v < V; v++) sum += exp1(load<f32>(z + (<usize>v << 2)) / tau - mx);
     const l = mx + Mathf.log(sum);
     store<f32>(lse + (<usize>s << 2), l);
     const t = load<i32>(targets + (<usize>s << 2));
-    store<f32>(logp + (<usize>s << 2), load<f32>(z + (<usize>t << 2)) - l);
+    store<f32>(logp + (<usize>s << 2), load<f32>(z + (<usize>t << 2)) / tau - l);
   }
 }
 
-export function logprobBackwardTask(logits: usize, targets: usize, lse: usize, coef: usize, dlogits: usize, S: i32, V: i32, tid: i32, nth: i32): void {
+export function logprobBackwardTask(logits: usize, targets: usize, lse: usize, coef: usize, dlogits: usize, S: i32, V: i32, tau: f32, tid: i32, nth: i32): void {
   const s0 = partLo(S, 1, tid, nth);
   const s1 = partHi(S, 1, tid, nth);
   const V4 = V & ~3;
+  const tv = f32x4.splat(tau);
   for (let s = s0; s < s1; s++) {
     const z = logits + (<usize>(s * V) << 2);
     const d = dlogits + (<usize>(s * V) << 2);
     const l = load<f32>(lse + (<usize>s << 2));
-    const c = load<f32>(coef + (<usize>s << 2));
+    const c = load<f32>(coef + (<usize>s << 2)) / tau;
     const lv = f32x4.splat(l);
     const cv = f32x4.splat(c);
     let v = 0;
-    for (; v < V4; v += 4) v128.store(d + (<usize>v << 2), f32x4.mul(cv, exp4(f32x4.sub(v128.load(z + (<usize>v << 2)), lv))));
-    for (; v < V; v++) store<f32>(d + (<usize>v << 2), c * exp1(load<f32>(z + (<usize>v << 2)) - l));
+    for (; v < V4; v += 4) v128.store(d + (<usize>v << 2), f32x4.mul(cv, exp4(f32x4.sub(f32x4.div(v128.load(z + (<usize>v << 2)), tv), lv))));
+    for (; v < V; v++) store<f32>(d + (<usize>v << 2), c * exp1(load<f32>(z + (<usize>v << 2)) / tau - l));
     const t = load<i32>(targets + (<usize>s << 2));
     store<f32>(d + (<usize>t << 2), load<f32>(d + (<usize>t << 2)) - c);
   }

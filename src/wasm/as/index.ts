@@ -68,8 +68,8 @@ export function run(t: usize, tid: i32, nth: i32): void {
     case OP_ENCODER_BACKWARD: encoderBackwardTask(a(t, 1), a(t, 2), a(t, 3), a(t, 4), a(t, 5), a(t, 6), a(t, 7), tid, nth); break;
     case OP_ATTENTION_FORWARD: attentionForwardTask(a(t, 1), a(t, 2), a(t, 3), a(t, 4), a(t, 5), a(t, 6), a(t, 7), a(t, 8), a(t, 9), tid, nth); break;
     case OP_ATTENTION_BACKWARD: attentionBackwardTask(a(t, 1), a(t, 2), a(t, 3), a(t, 4), a(t, 5), a(t, 6), a(t, 7), a(t, 8), a(t, 9), a(t, 10), tid, nth); break;
-    case OP_LOGPROB_FORWARD: logprobForwardTask(a(t, 1), a(t, 2), a(t, 3), a(t, 4), a(t, 5), a(t, 6), tid, nth); break;
-    case OP_LOGPROB_BACKWARD: logprobBackwardTask(a(t, 1), a(t, 2), a(t, 3), a(t, 4), a(t, 5), a(t, 6), a(t, 7), tid, nth); break;
+    case OP_LOGPROB_FORWARD: logprobForwardTask(a(t, 1), a(t, 2), a(t, 3), a(t, 4), a(t, 5), a(t, 6), f(t, 7), tid, nth); break;
+    case OP_LOGPROB_BACKWARD: logprobBackwardTask(a(t, 1), a(t, 2), a(t, 3), a(t, 4), a(t, 5), a(t, 6), a(t, 7), f(t, 8), tid, nth); break;
     case OP_SUMSQ: sumsqTask(a(t, 1), a(t, 2), a(t, 3), tid, nth); break;
     case OP_ADAMW: adamwTask(a(t, 1), a(t, 2), a(t, 3), a(t, 4), a(t, 5), a(t, 6), f(t, 7), f(t, 8), f(t, 9), f(t, 10), f(t, 11), f(t, 12), f(t, 13), tid, nth); break;
     case OP_DECODE_STEP: decodeStepTask(a(t, 1), tid, nth); break;
