@@ -47,6 +47,27 @@ describe('experiment spec', () => {
     expect(bad((x) => (x.rl.vfClip = 0))).toMatch(/spec\.rl\.vfClip/);
     expect(() => rlLossConfig({ vfClip: 0 })).toThrow(/vfClip = 0/);
   });
+  it('rl.temperature and evaluation.temperature: τ in (0, 10], one line naming the field; evaluation.temperature defaults to 1', () => {
+    expect(parseSpec(getPreset('quick')).evaluation.temperature).toBe(1);
+    const s = structuredClone(getPreset('quick')) as Record<string, any>;
+    s.rl.temperature = 1.5;
+    s.evaluation.temperature = 1;
+    const p = parseSpec(s);
+    expect([p.rl.temperature, p.evaluation.temperature]).toEqual([1.5, 1]);
+    for (const t of [0, -1, 10.5]) {
+      for (const [field, set] of [
+        ['spec.rl.temperature', (x: Record<string, any>) => (x.rl.temperature = t)],
+        ['spec.evaluation.temperature', (x: Record<string, any>) => (x.evaluation.temperature = t)],
+      ] as const) {
+        const m = bad(set);
+        expect(m.split('\n'), m).toHaveLength(1);
+        expect(m).toContain(`${field}:`);
+      }
+    }
+    expect(bad((x) => (x.rl.temperature = 'hot'))).toMatch(/spec\.rl\.temperature: /);
+    expect(() => rlLossConfig({ temperature: 0 })).toThrow(/RlLossConfig\.temperature = 0 /);
+    expect(() => rlLossConfig({ temperature: Infinity })).toThrow(/RlLossConfig\.temperature = Infinity /);
+  });
   it('one bad field is one line', () => {
     expect(bad((s) => (s.methods[0].algorithm = 'grop')).split('\n')).toHaveLength(1);
   });
@@ -68,8 +89,10 @@ describe('experiment spec: cross-field consistency', () => {
     expect(random).toEqual([expect.stringMatching(/^spec\.methods\[0\]\.K: 4 exceeds the training-set size 3 \(design\.k = 3/)]);
     expect(specConsistencyIssues(spec((s) => (s.methods[0].K = 18)))).toEqual([]);
   });
-  it('temperature, action and context budgets, stray blackbox', () => {
-    expect(specConsistencyIssues(spec((s) => (s.rl.temperature = 0.7)))).toEqual([expect.stringMatching(/^spec\.rl\.temperature: 0\.7/)]);
+  it('any rollout temperature in (0, 10] is consistent (the trainer scores at that τ)', () => {
+    for (const t of [0.7, 1.5, 10]) expect(specConsistencyIssues(spec((s) => (s.rl.temperature = t)))).toEqual([]);
+  });
+  it('action and context budgets, stray blackbox', () => {
     expect(specConsistencyIssues(spec((s) => (s.rollout.maxNewTokens = s.rollout.contextTokens)))).toContainEqual(
       expect.stringMatching(/^spec\.rollout\.maxNewTokens: \d+ must be below spec\.rollout\.contextTokens/),
     );

@@ -196,6 +196,25 @@ describe('finite-difference gradients of the CPU references (f64)', () => {
     for (let j = 0; j < d.V; j++) expect(g[2 * d.V + j]).toBe(0);
   });
 
+  it.each([0.5, 1.5])('logprob at temperature τ = %s: dlogits = (onehot − softmax(z/τ))·dlogprob/τ, and ℓ = log softmax(z/τ)[a]', (tau) => {
+    const rng = new Rng(18);
+    const d = { N: 4, V: 11 };
+    const logits = randn(rng, d.N * d.V, 3);
+    const targets = new Int32Array([0, 10, 5, 5]);
+    const r = randn(rng, d.N);
+    r[2] = 0;
+    const loss = () => dot(r, logprobForwardRef(logits, targets, d, tau).logprob);
+    const { lse, logprob } = logprobForwardRef(logits, targets, d, tau);
+    // ℓ at τ equals the τ = 1 log-prob of the scaled logits z/τ.
+    const scaled = logprobForwardRef(logits.map((z) => z / tau), targets, d).logprob;
+    for (let i = 0; i < d.N; i++) expect(logprob[i]).toBeCloseTo(scaled[i], 12);
+    const g = logprobBackwardRef(logits, targets, lse, r, d, tau);
+    checkGrad('dlogits', logits, loss, g);
+    for (let j = 0; j < d.V; j++) expect(g[2 * d.V + j]).toBe(0);
+    expect(() => logprobForwardRef(logits, targets, d, 0)).toThrow(/temperature must be finite, > 0 and ≤ 10, got 0/);
+    expect(() => logprobBackwardRef(logits, targets, lse, r, d, NaN)).toThrow(/temperature .* got NaN/);
+  });
+
   it('crossentropy: token-mean loss with a fractional and a zero mask', () => {
     const rng = new Rng(9);
     const d = { N: 5, V: 7 };

@@ -89,4 +89,17 @@ describe.each(MODES)('finite differences, %s', (aggregation) => {
     const f = () => -0.05 * entropyForwardRef(b.logits!, b.mask, { ...d, V }, p).loss;
     expectGrad(b.logits!, g, f);
   });
+  it.each([0.5, 1.5])('entropy_backward at temperature τ = %s (H of softmax(z/τ))', (tau) => {
+    const V = b.vocab!;
+    const p = { aggregation, norm, entCoef: 0.05, temperature: tau };
+    const e = entropyForwardRef(b.logits!, b.mask, { ...d, V }, p);
+    // H at τ is the τ = 1 entropy of z/τ, and differs from it at τ = 1.
+    const scaled = entropyForwardRef(b.logits!.map((z) => z / tau), b.mask, { ...d, V }, { ...p, temperature: 1 });
+    const plain = entropyForwardRef(b.logits!, b.mask, { ...d, V }, { ...p, temperature: 1 });
+    expect(e.loss).toBeCloseTo(scaled.loss, 10);
+    expect(Math.abs(e.loss - plain.loss)).toBeGreaterThan(1e-3);
+    const g = entropyBackwardRef(b.logits!, e.lse, e.entropy, e.dentropy, { N: b.B * b.T, V }, tau);
+    const f = () => -0.05 * entropyForwardRef(b.logits!, b.mask, { ...d, V }, p).loss;
+    expectGrad(b.logits!, g, f);
+  });
 });

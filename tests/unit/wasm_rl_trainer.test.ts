@@ -9,6 +9,8 @@ import { useEngines } from './lib/wasm_engines';
 import type { WasmEngine } from '../../src/wasm/engine';
 import { WasmModel } from '../../src/wasm/model';
 import { WasmRlTrainer, rowLengths } from '../../src/wasm/rl_trainer';
+import { WasmSampler } from '../../src/wasm/sampler';
+import { logprobForward } from '../../src/wasm/kernels';
 import { cpuBackward, cpuForward } from '../../src/model/cpu_model';
 import { initParams } from '../../src/model/init';
 import { adamwUpdateRef } from '../../src/kernels/adamw_update.ref';
@@ -55,17 +57,19 @@ function oracleStep(p0: Float32Array, trajs: TrajectoryLike[], rl: RlLossConfig,
   const p64 = Float64Array.from(p0);
   const lengths = rowLengths(rows);
   const f = cpuForward(cfg, p64, rows.ids, lengths, { B, T });
+  // log softmax(z/τ) and its softmax at the config's temperature, written out in f64.
+  const tau = rl.temperature;
   const logp = new Float64Array(B * T);
   const soft = new Float64Array(B * T * V);
   for (let i = 0; i < B * T; i++) {
     if (!(rows.mask[i] > 0)) continue;
     let mx = -Infinity;
-    for (let v = 0; v < V; v++) mx = Math.max(mx, f.logits[i * V + v]);
+    for (let v = 0; v < V; v++) mx = Math.max(mx, f.logits[i * V + v] / tau);
     let s = 0;
-    for (let v = 0; v < V; v++) s += Math.exp(f.logits[i * V + v] - mx);
+    for (let v = 0; v < V; v++) s += Math.exp(f.logits[i * V + v] / tau - mx);
     const lse = mx + Math.log(s);
-    logp[i] = f.logits[i * V + rows.targets[i]] - lse;
-    for (let v = 0; v < V; v++) soft[i * V + v] = Math.exp(f.logits[i * V + v] - lse);
+    logp[i] = f.logits[i * V + rows.targets[i]] / tau - lse;
+    for (let v = 0; v < V; v++) soft[i * V + v] = Math.exp(f.logits[i * V + v] / tau - lse);
   }
   const oldValues = Float64Array.from(f.values);
   const adv = rl.algorithm === 'ppo' ? ppoAdvantages(trajs, rows, Float32Array.from(f.values), rl) : { ...grpoAdvantages(trajs, rows, rl), returns: null };
@@ -95,7 +99,8 @@ function oracleStep(p0: Float32Array, trajs: TrajectoryLike[], rl: RlLossConfig,
   const dlogits = new Float64Array(B * T * V);
   for (let i = 0; i < B * T; i++) {
     if (!(rows.mask[i] > 0)) continue;
-    for (let v = 0; v < V; v++) dlogits[i * V + v] = -o.dlogprob[i] * (soft[i * V + v] - (v === rows.targets[i] ? 1 : 0)) + (o.dlogitsEntropy ? o.dlogitsEntropy[i * V + v] : 0);
+    // ∂ℓ/∂z = (onehot − softmax(z/τ))/τ
+    for (let v = 0; v < V; v++) dlogits[i * V + v] = (-o.dlogprob[i] * (soft[i * V + v] - (v === rows.targets[i] ? 1 : 0))) / tau + (o.dlogitsEntropy ? o.dlogitsEntropy[i * V + v] : 0);
   }
   const g = cpuBackward(p64, f.cache, dlogits, o.dvalues);
   const { norm, gradScale } = globalNormForwardRef(g, 1);
@@ -121,6 +126,8 @@ describe('WasmRlTrainer', () => {
     ['GRPO token-mean', {}],
     ['GRPO seq-mean-token-mean + KL k3 + entropy', { aggregation: 'seq-mean-token-mean', klCoef: 0.1, entCoef: 0.01 }],
     ['PPO (GAE, clipped value loss)', { algorithm: 'ppo', aggregation: 'seq-mean-token-sum-norm' }],
+    ['GRPO at τ = 1.5 + KL k3 + entropy', { temperature: 1.5, klCoef: 0.1, entCoef: 0.01 }],
+    ['PPO at τ = 0.7', { algorithm: 'ppo', temperature: 0.7 }],
   ];
   for (const [name, over] of cases) {
     it(`${name}: one update = the f64 oracle (gradient within 1e-4 of max |g|; metrics within 1e-4)`, async () => {
@@ -193,5 +200,53 @@ describe('WasmRlTrainer', () => {
     const b = await run(eng.e2);
     expect(a.m.optimizerSteps).toBeGreaterThanOrEqual(4);
     expect(b.p).toEqual(a.p);
+  });
+
+  it('τ = 1.5: rollouts of WasmSampler at τ = 1.5 are on-policy for the trainer at τ = 1.5 (first step: approxKl < 1e-8, no clipping, every |ratio − 1| < 1e-4); a trainer at τ = 1 is not', async () => {
+    const tau = 1.5;
+    const p0 = params(11);
+    const model = WasmModel.create(eng.e1, cfg);
+    model.writeParams(p0);
+    const r = new Rng(12);
+    const prompts = Array.from({ length: 6 }, () => Int32Array.from({ length: 3 + r.int(6) }, () => 1 + r.int(cfg.vocabSize - 1)));
+    const { rows: sampled } = await new WasmSampler(model).sample({ prompts, maxNewTokens: 6, temperature: tau, seed: 5 });
+    const trajs: TrajectoryLike[] = sampled.map((row, i) => ({
+      group: Math.floor(i / 3),
+      reward: i % 3 === 0 ? 1 : 0,
+      terminated: true,
+      truncated: false,
+      turns: [{ contextIds: prompts[i], actionIds: row.ids, logprobs: row.logprobs }],
+    }));
+    // Per token: ℓ of the trainer's forward and logprob kernel at τ against the sampler's ℓ_old.
+    const rows = buildRows(trajs, PAD, cfg.maxT);
+    const { B, T } = rows;
+    const pos: number[] = [];
+    for (let i = 0; i < B * T; i++) if (rows.mask[i] > 0) pos.push(i);
+    const f = model.forward(rows.ids, rowLengths(rows), B, T, Int32Array.from(pos), false);
+    const tg = model.scratch(pos.length, 'targets');
+    tg.i32().set(pos.map((i) => rows.targets[i]));
+    const lse = model.scratch(pos.length, 'lse');
+    const lp = model.scratch(pos.length, 'logp');
+    logprobForward(eng.e1, f.logits, tg, lse, lp, { S: pos.length, V: cfg.vocabSize, temperature: tau });
+    const l = lp.f32();
+    let worst = 0;
+    pos.forEach((i, s) => (worst = Math.max(worst, Math.abs(Math.exp(l[s] - rows.oldLogprobs[i]) - 1))));
+    model.endStep();
+    expect(pos.length).toBeGreaterThan(20);
+    expect(worst).toBeLessThan(1e-4);
+    const firstStep = async (t: number) => {
+      const m = WasmModel.create(eng.e1, cfg);
+      m.writeParams(p0);
+      const rl = rlLossConfig({ temperature: t });
+      const tr = WasmRlTrainer.create(m, { cfg: rl, lr: 1e-2, weightDecay: 0, maxGradNorm: 1, epochs: 1, minibatches: 1, padId: PAD, seed: 0 }, 64);
+      return (await tr.update(trajs, 1)).metrics;
+    };
+    const on = await firstStep(tau);
+    expect(on.optimizerSteps).toBe(1);
+    expect(on.approxKl).toBeLessThan(1e-8);
+    expect(on.clipFrac).toBe(0);
+    // Negative control: scoring at τ = 1 against τ = 1.5 samples is off-policy from the start.
+    const off = await firstStep(1);
+    expect(off.approxKl).toBeGreaterThan(1e-3);
   });
 });
