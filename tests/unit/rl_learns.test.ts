@@ -58,6 +58,15 @@ describe('the RL loop learns a one-turn choice (CPU engine)', () => {
     });
   }
 
+  it(`grpo at rollout temperature τ = 1.5 (trainer scoring at τ = 1.5): the training reward rises from ≈ 0.2 to ≥ 0.8 within ${CHOICE_DEFAULTS.steps} steps`, async () => {
+    const h = await learnChoice(backend, tok, { algorithm: 'grpo', temperature: 1.5 });
+    console.log('grpo τ=1.5', h.map((s) => s.reward.toFixed(2)).join(' '));
+    expect(h).toHaveLength(CHOICE_DEFAULTS.steps);
+    expect(head(h, 2)).toBeLessThan(0.4);
+    expect(tail(h, 3)).toBeGreaterThanOrEqual(0.8);
+    for (const s of h) expect(s.skippedSteps).toBe(0);
+  });
+
   it('negative control: with the reward inverted through the loop seam, the same run drives the class-0 rate to ≈ 0', async () => {
     // The loop optimizes the reward it is given: trained on 1 − r, the share of class-0 answers
     // must fall, so the rise above is the update's doing, not an artifact of the task or sampler.

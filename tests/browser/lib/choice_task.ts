@@ -75,6 +75,8 @@ export interface ChoiceRunOptions {
   minibatches: number;
   /** Sampled tokens per action. */
   maxNewTokens: number;
+  /** Rollout sampling temperature τ (spec.rl.temperature; the trainer scores at the same τ). Absent: 1. */
+  temperature?: number;
   /** Loss overrides (aggregation, clip ranges…). */
   loss?: Partial<RlLossConfig>;
   /** The loop's seams (e.g. a transformed reward for a negative control). */
@@ -170,7 +172,7 @@ export async function runChoiceLoop(
         lambda: 0.95,
         stdFloor: 1e-6,
         noStdDivision: false,
-        temperature: 1,
+        temperature: opt.temperature ?? 1,
       },
       rollout: { workers: 1, maxTurns: 1, maxNewTokens: opt.maxNewTokens, contextTokens: cfg.maxT, watchdogMs: 30000 },
       evaluation: { testTasks: 1, samples: 1, inSpace: { mode: 'all' }, blackbox: [] },
@@ -186,6 +188,7 @@ export async function runChoiceLoop(
     gamma: r.gamma,
     lambda: r.lambda,
     tokenSumNorm: opt.maxNewTokens,
+    temperature: r.temperature,
     ...opt.loss,
   });
   // One sampler call per step (all 32 episodes), two optimizer steps per epoch.
@@ -236,7 +239,7 @@ export async function runChoiceLoop(
 
 /**
  * Train a fresh micro policy on the choice with the RL loop on `backend`.
- * @returns every step's training reward (the mean reward of its rollouts, τ = 1) and update counters
+ * @returns every step's training reward (the mean reward of its rollouts, at the rollout τ) and update counters
  * @throws what the loop throws (a bad option, a row longer than maxT)
  */
 export async function learnChoice(backend: Backend, tok: Tokenizer, o: Partial<ChoiceRunOptions> = {}): Promise<ChoiceStep[]> {
