@@ -247,12 +247,12 @@ function logitsCase(rng: Rng, N: number, V: number, big: number) {
   return { logits, targets };
 }
 
-/** logprob_backward vs logprobBackwardRef (large logits; a padded row with dlogprob = 0). */
-export async function logprobCheck(N: number, V: number, seed: number) {
+/** logprob_backward vs logprobBackwardRef at temperature τ (large logits; a padded row with dlogprob = 0). */
+export async function logprobCheck(N: number, V: number, seed: number, temperature = 1) {
   const gpu = await sharedGpu();
   const rng = new Rng(seed);
   const { logits, targets } = logitsCase(rng, N, V, 1e4);
-  const { lse } = logprobForwardRef(logits, targets, { N, V });
+  const { lse } = logprobForwardRef(logits, targets, { N, V }, temperature);
   const dlogprob = randn(rng, N);
   dlogprob[N - 1] = 0;
   const vd = put(gpu, 'dlogits', new Float32Array(N * V), 4);
@@ -265,11 +265,12 @@ export async function logprobCheck(N: number, V: number, seed: number) {
       lse: put(gpu, 'lse', lse, 2),
       dlogprob: put(gpu, 'dlogprob', dlogprob, 3),
       dlogits: vd,
+      temperature,
     }),
   ]);
   const atol = 1e-6;
   const rtol = 1e-4;
-  const out: Reports = { dlogits: rep(await get(gpu, vd, N * V), logprobBackwardRef(logits, targets, lse, dlogprob, { N, V }), atol, rtol) };
+  const out: Reports = { dlogits: rep(await get(gpu, vd, N * V), logprobBackwardRef(logits, targets, lse, dlogprob, { N, V }, temperature), atol, rtol) };
   return out;
 }
 

@@ -49,7 +49,8 @@ test('layernorm_backward (padded, huge and tiny rows; odd C; atol 1e-4, rtol 1e-
 
 test('gelu_backward (huge/tiny/zero inputs), logprob_backward and crossentropy_backward (|z| ≈ 1e4, masked rows)', async ({ gpuPage }) => {
   expectAll('gelu', await gpuPage.run(ENTRY, 'geluCheck', 1001, 2));
-  expectAll('logprob', await gpuPage.run(ENTRY, 'logprobCheck', 7, 37, 8));
+  // τ = 1 and the rollout temperatures of RL (dlogits = dlogprob·(onehot − softmax(z/τ))/τ): atol 1e-6, rtol 1e-4.
+  for (const tau of [1, 1.5, 0.7]) expectAll(`logprob τ=${tau}`, await gpuPage.run(ENTRY, 'logprobCheck', 7, 37, 8, tau));
   for (const allMasked of [false, true]) {
     expectAll(`crossentropy allMasked=${allMasked}`, await gpuPage.run(ENTRY, 'crossentropyCheck', 8, 29, 9, allMasked));
   }

@@ -204,7 +204,8 @@ function logitRows(rng: Rng, N: number, V: number, big: number): Float32Array {
   return z;
 }
 
-export function logprobCheck(N: number, V: number, big: number, seed: number, tol: Tol) {
+/** logprob_forward vs logprobForwardRef at temperature τ (default 1: plain log softmax). */
+export function logprobCheck(N: number, V: number, big: number, seed: number, tol: Tol, temperature = 1) {
   return withGpu(async (gpu) => {
     const rng = new Rng(seed);
     const logits = logitRows(rng, N, V, big);
@@ -214,9 +215,9 @@ export function logprobCheck(N: number, V: number, big: number, seed: number, to
     const lp = createStorage(gpu.device, 'logprob', N * 4);
     const lse = createStorage(gpu.device, 'lse', N * 4);
     await run(gpu, 'logprob_forward', () => [
-      prepareLogprobForward(gpu, { N, V, logits: { buffer: lB, offset: 4 }, targets: { buffer: tB }, logprob: { buffer: lp }, lse: { buffer: lse } }),
+      prepareLogprobForward(gpu, { N, V, logits: { buffer: lB, offset: 4 }, targets: { buffer: tB }, logprob: { buffer: lp }, lse: { buffer: lse }, temperature }),
     ]);
-    const ref = logprobForwardRef(logits, targets, { N, V });
+    const ref = logprobForwardRef(logits, targets, { N, V }, temperature);
     return {
       logprob: allClose(await readF32(gpu.device, lp, N), ref.logprob, tol[0], tol[1]),
       lse: allClose(await readF32(gpu.device, lse, N), ref.lse, tol[0], tol[1]),

@@ -86,7 +86,7 @@ test('attention_forward: odd T, T = 1, HS = 64, sharp softmax; att zero above th
   );
 });
 
-test('gelu_forward, logprob_forward and crossentropy_forward incl. ±1e4 logits and padded rows', async ({ gpuPage }) => {
+test('gelu_forward, logprob_forward (τ = 1, 1.5, 0.5) and crossentropy_forward incl. ±1e4 logits and padded rows', async ({ gpuPage }) => {
   const r = await runCases(gpuPage, [
     // gelu: n = 1031 incl. 0, ±1e-30, ±1e4, ±1e20, ±3e38 (tanh argument overflows): atol 1e-6, rtol 1e-5.
     ['geluCheck', 1031, 5, [1e-6, 1e-5]],
@@ -94,6 +94,11 @@ test('gelu_forward, logprob_forward and crossentropy_forward incl. ±1e4 logits 
     ['logprobCheck', 9, 259, 0, 6, [1e-5, 1e-5]],
     // Rows shifted by ±1e4: the f32 spacing there is 9.8e-4 and z[a] − lse cancels to it: atol 2e-3.
     ['logprobCheck', 12, 1024, 1e4, 7, [2e-3, 1e-6]],
+    // At the rollout temperatures the RL trainer scores at (log softmax(z/τ)): same tolerances
+    // (at τ = 1.5 the ±1e4 rows shrink to ±6.7e3, whose f32 spacing is below 2e-3).
+    ['logprobCheck', 9, 259, 0, 6, [1e-5, 1e-5], 1.5],
+    ['logprobCheck', 9, 259, 0, 6, [1e-5, 1e-5], 0.5],
+    ['logprobCheck', 12, 1024, 1e4, 7, [2e-3, 1e-6], 1.5],
     // Cross-entropy with fully padded rows (mask 0), a 0.5 weight and ±1e4 rows: atol 2e-3, rtol 1e-5.
     ['crossentropyCheck', 16, 259, 1e4, 'mixed', 8, [2e-3, 1e-5]],
   ]);

@@ -316,8 +316,10 @@ async function lossKernelsOne(gpu: Gpu, seed: number, aggregation: LossAggregati
     checks.push(cmp(`value_loss row sums ε=${vfClip}`, cols(got, B, sums), cols(fr.rowStats, B, sums), 2e-6, 2e-5));
     checks.push(cmp(`value_loss_backward ε=${vfClip}`, await readGrad(), valueLossBackwardRef(b.values!, b.oldValues!, b.returns!, b.mask, b, vp, 0.5), 1e-7, 1e-5));
   }
-  {
-    const ep = { ...agg, entCoef: 0.05 };
+  // τ = 1, and the rollout temperatures the RL trainer scores at (H of softmax(z/τ), ∂H/∂z with 1/τ).
+  for (const temperature of [1, 1.5, 0.7]) {
+    const ep = { ...agg, entCoef: 0.05, temperature };
+    const at = temperature === 1 ? '' : ` τ=${temperature}`;
     const eb = { logits: g.logits, mask: g.mask, entropy: out(gpu, 'ent', B * T), lse: out(gpu, 'lse', B * T), dentropy: out(gpu, 'dent', B * T) };
     const dlogits = up(gpu, 'dlogits', new Float32Array(B * T * V).fill(-0.5));
     await run(gpu, 'entropy', (p) => {
@@ -328,12 +330,12 @@ async function lossKernelsOne(gpu: Gpu, seed: number, aggregation: LossAggregati
     });
     const fr = entropyForwardRef(b.logits!, b.mask, { B, T, V }, ep);
     // log-sum-exp over V = 11 logits of std 2 in f32
-    checks.push(cmp('entropy_forward H', await readF32(gpu.device, eb.entropy, B * T), fr.entropy, 2e-6, 1e-5));
-    checks.push(cmp('entropy_forward lse', await readF32(gpu.device, eb.lse, B * T), fr.lse, 2e-6, 1e-5));
-    checks.push(cmp('entropy_forward dentropy', await readF32(gpu.device, eb.dentropy, B * T), fr.dentropy, 0, 1e-6));
-    checks.push(cmp('entropy row sums', cols(await readRows(), B, [ROW.ENT_SUM, ROW.ENT_LOSS]), cols(fr.rowStats, B, [ROW.ENT_SUM, ROW.ENT_LOSS]), 2e-6, 2e-5));
-    const gr = Float64Array.from(entropyBackwardRef(b.logits!, fr.lse, fr.entropy, fr.dentropy, { N: B * T, V }), (x) => x - 0.5);
-    checks.push(cmp('entropy_backward (accumulates)', await readF32(gpu.device, dlogits, B * T * V), gr, 1e-7, 1e-5));
+    checks.push(cmp(`entropy_forward H${at}`, await readF32(gpu.device, eb.entropy, B * T), fr.entropy, 2e-6, 1e-5));
+    checks.push(cmp(`entropy_forward lse${at}`, await readF32(gpu.device, eb.lse, B * T), fr.lse, 2e-6, 1e-5));
+    checks.push(cmp(`entropy_forward dentropy${at}`, await readF32(gpu.device, eb.dentropy, B * T), fr.dentropy, 0, 1e-6));
+    checks.push(cmp(`entropy row sums${at}`, cols(await readRows(), B, [ROW.ENT_SUM, ROW.ENT_LOSS]), cols(fr.rowStats, B, [ROW.ENT_SUM, ROW.ENT_LOSS]), 2e-6, 2e-5));
+    const gr = Float64Array.from(entropyBackwardRef(b.logits!, fr.lse, fr.entropy, fr.dentropy, { N: B * T, V }, temperature), (x) => x - 0.5);
+    checks.push(cmp(`entropy_backward (accumulates)${at}`, await readF32(gpu.device, dlogits, B * T * V), gr, 1e-7, 1e-5));
   }
   return checks;
 }
@@ -457,8 +459,19 @@ async function gpuStep(gpu: Gpu, parts: RlBatch<Float32Array>[], cfg: RlLossConf
   return res;
 }
 
+// seq-mean-token-mean runs at a rollout temperature τ = 1.5 (the entropy term of softmax(z/τ)).
 const fullCfg = (aggregation: LossAggregation) =>
-  rlLossConfig({ algorithm: 'ppo', aggregation, dualClip: 3, klCoef: 0.1, klEstimator: 'k3', entCoef: 0.01, vfCoef: 0.5, tokenSumNorm: 16 });
+  rlLossConfig({
+    algorithm: 'ppo',
+    aggregation,
+    dualClip: 3,
+    klCoef: 0.1,
+    klEstimator: 'k3',
+    entCoef: 0.01,
+    vfCoef: 0.5,
+    tokenSumNorm: 16,
+    temperature: aggregation === 'seq-mean-token-mean' ? 1.5 : 1,
+  });
 
 function metricChecks(name: string, got: RlMetrics, ref: RlMetrics, atol: number, rtol: number): Check[] {
   return RL_METRIC_NAMES.map((k) => cmp(`${name} ${k}`, [got[k]], [ref[k]], atol, rtol));

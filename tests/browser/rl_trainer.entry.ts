@@ -11,6 +11,8 @@ import { grpoAdvantages, ppoAdvantages } from '../../src/rl/advantages';
 import { Rng } from '../../src/util/rng';
 import { rlLossHead } from '../../src/rl/trainer_head';
 import { GpuTrainer } from '../../src/model/gpu_train';
+import { Sampler } from '../../src/rollout/sampler';
+import { readRlMetrics } from '../../src/rl/gpu_loss';
 
 const CFG: ModelConfig = { vocabSize: 64, maxT: 32, C: 32, L: 1, NH: 2 };
 
@@ -290,4 +292,38 @@ export async function sumNormPadding(seed: number) {
   const r = { t8: await lossAt(8, null), t58: await lossAt(58, null), t8Norm16: await lossAt(8, 16), t58Norm16: await lossAt(58, 16) };
   model.destroy();
   return r;
+}
+
+/**
+ * Rollouts sampled on the GPU at temperature `tau` (Sampler, 8 prompts × 6 new tokens) and the
+ * first optimizer step of a GRPO trainer scoring at `trainTau` (one minibatch: every row in one
+ * step, so the step's metrics are measured before any parameter moved), with the KL reference
+ * (klCoef 0.1) and the entropy bonus on, so every τ-dependent path of the head runs. Returns the
+ * update's approxKl, clipFrac, klRef and the step's ratio range (the head's metrics buffer).
+ */
+export async function onPolicyAtTemperature(seed: number, tau: number, trainTau: number) {
+  const gpu = await sharedGpu();
+  const B = 8;
+  const model = GpuModel.create(gpu, CFG, { maxB: B, maxT: CFG.maxT });
+  const p = initParams(CFG, seed);
+  const rng = new Rng(seed + 1);
+  // Larger weights than the init's: a peaked policy, where τ changes log π by a lot.
+  for (let i = 0; i < p.length; i++) p[i] += 0.3 * rng.normal();
+  model.writeParams(p);
+  const prompts = Array.from({ length: B }, () => Int32Array.from({ length: 3 + rng.int(6) }, () => 1 + rng.int(CFG.vocabSize - 1)));
+  const { rows } = await new Sampler(model).sample({ prompts, maxNewTokens: 6, temperature: tau, seed: seed + 2 });
+  const trajs: TrajectoryLike[] = rows.map((r, i) => ({
+    group: Math.floor(i / 4),
+    reward: i % 4 === 0 ? 1 : 0,
+    terminated: true,
+    truncated: false,
+    turns: [{ contextIds: prompts[i], actionIds: r.ids, logprobs: r.logprobs }],
+  }));
+  const cfg = rlLossConfig({ algorithm: 'grpo', temperature: trainTau, klCoef: 0.1, entCoef: 0.01 });
+  const trainer = RlTrainer.create(gpu, model, { cfg, lr: 1e-3, weightDecay: 0, maxGradNorm: 1, epochs: 1, minibatches: 1, padId: 0, seed });
+  const m = (await trainer.update(trajs, 1)).metrics;
+  const step = await readRlMetrics(gpu, trainer.head.state);
+  trainer.destroy();
+  model.destroy();
+  return { tokens: m.tokens, optimizerSteps: m.optimizerSteps, skippedSteps: m.skippedSteps, approxKl: m.approxKl, clipFrac: m.clipFrac, klRef: m.klRef, ratioMin: step.ratioMin, ratioMax: step.ratioMax };
 }

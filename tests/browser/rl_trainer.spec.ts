@@ -169,3 +169,20 @@ test("seq-mean-token-sum-norm: right-padding a row does not change the GPU head'
   // null → maxT = 64: loss·64 = (loss with 16)·16
   expect(Math.abs(r.t8 * 64 - r.t8Norm16 * 16)).toBeLessThanOrEqual(1e-5 * Math.abs(r.t8Norm16 * 16));
 });
+
+test('rollouts sampled at τ = 1.5 are on-policy for a trainer at τ = 1.5 at the first step (approxKl ≤ 1e-7, |ratio − 1| ≤ 1e-4, klRef ≤ 1e-6); a trainer at τ = 1 is not', async ({ gpuPage }) => {
+  type R = { tokens: number; optimizerSteps: number; skippedSteps: number; approxKl: number; clipFrac: number; klRef: number; ratioMin: number; ratioMax: number };
+  const on = await gpuPage.run<R>(ENTRY, 'onPolicyAtTemperature', 3, 1.5, 1.5);
+  const off = await gpuPage.run<R>(ENTRY, 'onPolicyAtTemperature', 3, 1.5, 1);
+  note('τ = 1.5 first step', { on, off });
+  expect(on.tokens).toBeGreaterThan(20);
+  expect([on.optimizerSteps, on.skippedSteps]).toEqual([1, 0]);
+  // Sampler (decode with a KV cache) and training forward differ only by f32 rounding.
+  expect(on.approxKl).toBeLessThanOrEqual(1e-7);
+  expect(on.clipFrac).toBe(0);
+  expect(Math.abs(on.ratioMin - 1)).toBeLessThanOrEqual(1e-4);
+  expect(Math.abs(on.ratioMax - 1)).toBeLessThanOrEqual(1e-4);
+  // The reference log-probs are scored at the same τ: π = π_ref at step 1.
+  expect(Math.abs(on.klRef)).toBeLessThanOrEqual(1e-6);
+  expect(off.approxKl).toBeGreaterThan(1e-3);
+});
