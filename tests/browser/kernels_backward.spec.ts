@@ -49,8 +49,11 @@ test('layernorm_backward (padded, huge and tiny rows; odd C; atol 1e-4, rtol 1e-
 
 test('gelu_backward (huge/tiny/zero inputs), logprob_backward and crossentropy_backward (|z| ≈ 1e4, masked rows)', async ({ gpuPage }) => {
   expectAll('gelu', await gpuPage.run(ENTRY, 'geluCheck', 1001, 2));
-  // τ = 1 and the rollout temperatures of RL (dlogits = dlogprob·(onehot − softmax(z/τ))/τ): atol 1e-6, rtol 1e-4.
-  for (const tau of [1, 1.5, 0.7]) expectAll(`logprob τ=${tau}`, await gpuPage.run(ENTRY, 'logprobCheck', 7, 37, 8, tau));
+  // τ = 1: atol 1e-6, rtol 1e-4. At the rollout temperatures of RL (dlogits = dlogprob·(onehot −
+  // softmax(z/τ))/τ) the row of |z| ≈ 1e4 rounds z/τ in f32 (half an ulp at 1e4/0.7 is 4.9e-4,
+  // which p = exp(z/τ − lse) carries as a relative error): rtol 1e-3 (measured 1.6e-4 at τ = 1.5).
+  expectAll('logprob τ=1', await gpuPage.run(ENTRY, 'logprobCheck', 7, 37, 8, 1, 1e-4));
+  for (const tau of [1.5, 0.7]) expectAll(`logprob τ=${tau}`, await gpuPage.run(ENTRY, 'logprobCheck', 7, 37, 8, tau, 1e-3));
   for (const allMasked of [false, true]) {
     expectAll(`crossentropy allMasked=${allMasked}`, await gpuPage.run(ENTRY, 'crossentropyCheck', 8, 29, 9, allMasked));
   }
