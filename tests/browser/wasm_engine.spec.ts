@@ -21,3 +21,13 @@ test("backend 'auto' on a software adapter picks the CPU engine and names the re
   expect(r.auto.kind).toBe('wasm');
   expect(r.auto.reason).toContain('software');
 });
+
+test('CPU engine logprob kernels at the rollout temperature (τ = 1, 1.5, 0.7) on Web Workers match their references and 2 threads = 1', async ({ gpuPage }) => {
+  for (const tau of [1, 1.5, 0.7]) {
+    const r = await gpuPage.run<{ logpErr: number; dlogitsErr: number; identical: boolean }>(ENTRY, 'logprobAtTemperature', tau);
+    // Errors in units of the stated tolerance (logp: 1e-5 + 1e-5·|ref|; dlogits: 1e-6 + 1e-4·|ref|).
+    expect(r.logpErr, `τ = ${tau}`).toBeLessThan(1);
+    expect(r.dlogitsErr, `τ = ${tau}`).toBeLessThan(1);
+    expect(r.identical, `τ = ${tau}`).toBe(true);
+  }
+});
