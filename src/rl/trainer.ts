@@ -171,7 +171,14 @@ export class RlTrainer {
       let lp = this.refLogprobPlans.get(key);
       if (!lp) {
         const N = n * T;
-        const a = { N, V: ref.cfg.vocabSize, logits: { buffer: ref.acts.logits }, targets: { buffer: ref.targets }, logprob: { buffer: ref.acts.logprob }, lse: { buffer: ref.acts.lse } };
+        const a = {
+          N,
+          V: ref.cfg.vocabSize,
+          logits: { buffer: ref.acts.logits },
+          targets: { buffer: ref.targets },
+          logprob: { buffer: ref.acts.logprob },
+          lse: { buffer: ref.acts.lse },
+        };
         lp = prepareLogprobForward(this.gpu, { ...a, temperature: this.opts.cfg.temperature }, 'rl reference logprob_forward');
         this.refLogprobPlans.set(key, lp);
       }
@@ -517,7 +524,15 @@ export function policyTokenEntropy(trajs: readonly TrajectoryLike[]): number {
  * @returns (B·T) f32
  * @throws Error on a bad shape or id (GpuModel.writeIds).
  */
-async function forwardRead(model: GpuModel, ids: Int32Array, B: number, T: number, what: 'values' | 'logprob', targets?: Int32Array, logprob?: PreparedDispatch): Promise<Float32Array> {
+async function forwardRead(
+  model: GpuModel,
+  ids: Int32Array,
+  B: number,
+  T: number,
+  what: 'values' | 'logprob',
+  targets?: Int32Array,
+  logprob?: PreparedDispatch,
+): Promise<Float32Array> {
   model.writeIds(ids, B, T);
   if (what === 'logprob') {
     if (!targets || !logprob) throw new Error("forwardRead: 'logprob' needs targets and a prepared logprob_forward");

@@ -149,11 +149,24 @@ export function rlLossHead(gpu: Gpu, cfg: RlLossConfig, maxN: number): RlHead {
     const dispatches = [
       ...gathers,
       ...prepareRlStepBegin(gpu, state),
-      prepareLogprobForward(gpu, { N, V, logits, targets: { buffer: ctx.targets }, logprob: { buffer: bufs.logprobs }, lse: { buffer: bufs.lse }, temperature: cfg.temperature }, 'rl logprob_forward'),
+      prepareLogprobForward(
+        gpu,
+        { N, V, logits, targets: { buffer: ctx.targets }, logprob: { buffer: bufs.logprobs }, lse: { buffer: bufs.lse }, temperature: cfg.temperature },
+        'rl logprob_forward',
+      ),
       ...head.dispatches,
       prepareLogprobBackward(
         gpu,
-        { N, V, logits, targets: { buffer: ctx.targets }, lse: { buffer: bufs.lse }, dlogprob: { buffer: bufs.dlogprob }, dlogits: { buffer: ctx.dlogits }, temperature: cfg.temperature },
+        {
+          N,
+          V,
+          logits,
+          targets: { buffer: ctx.targets },
+          lse: { buffer: bufs.lse },
+          dlogprob: { buffer: bufs.dlogprob },
+          dlogits: { buffer: ctx.dlogits },
+          temperature: cfg.temperature,
+        },
         'rl logprob_backward',
       ),
       ...(eb?.dispatches ?? []),

@@ -325,5 +325,14 @@ export async function onPolicyAtTemperature(seed: number, tau: number, trainTau:
   const step = await readRlMetrics(gpu, trainer.head.state);
   trainer.destroy();
   model.destroy();
-  return { tokens: m.tokens, optimizerSteps: m.optimizerSteps, skippedSteps: m.skippedSteps, approxKl: m.approxKl, clipFrac: m.clipFrac, klRef: m.klRef, ratioMin: step.ratioMin, ratioMax: step.ratioMax };
+  return {
+    tokens: m.tokens,
+    optimizerSteps: m.optimizerSteps,
+    skippedSteps: m.skippedSteps,
+    approxKl: m.approxKl,
+    clipFrac: m.clipFrac,
+    klRef: m.klRef,
+    ratioMin: step.ratioMin,
+    ratioMax: step.ratioMax,
+  };
 }

@@ -170,7 +170,9 @@ test("seq-mean-token-sum-norm: right-padding a row does not change the GPU head'
   expect(Math.abs(r.t8 * 64 - r.t8Norm16 * 16)).toBeLessThanOrEqual(1e-5 * Math.abs(r.t8Norm16 * 16));
 });
 
-test('rollouts sampled at τ = 1.5 are on-policy for a trainer at τ = 1.5 at the first step (approxKl ≤ 1e-7, |ratio − 1| ≤ 1e-4, klRef ≤ 1e-6); a trainer at τ = 1 is not', async ({ gpuPage }) => {
+test('rollouts sampled at τ = 1.5 are on-policy for a trainer at τ = 1.5 at the first step (approxKl ≤ 1e-7, |ratio − 1| ≤ 1e-4, klRef ≤ 1e-6); a trainer at τ = 1 is not', async ({
+  gpuPage,
+}) => {
   type R = { tokens: number; optimizerSteps: number; skippedSteps: number; approxKl: number; clipFrac: number; klRef: number; ratioMin: number; ratioMax: number };
   const on = await gpuPage.run<R>(ENTRY, 'onPolicyAtTemperature', 3, 1.5, 1.5);
   const off = await gpuPage.run<R>(ENTRY, 'onPolicyAtTemperature', 3, 1.5, 1);

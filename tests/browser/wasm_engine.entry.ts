@@ -85,7 +85,14 @@ export async function logprobAtTemperature(tau: number) {
     logprobForward(e, zl, tg, lse, lp, { S, V, temperature: tau });
     logprobBackward(e, zl, tg, lse, cf, dl, { S, V, temperature: tau });
     // The engine's coef is −∂L/∂ℓ: its dlogits are −logprobBackwardRef(…, coef, τ).
-    const refD = logprobBackwardRef(Float64Array.from(z), targets, Float64Array.from(lse.f32()), Float64Array.from(coef, (c) => -c), { N: S, V }, tau);
+    const refD = logprobBackwardRef(
+      Float64Array.from(z),
+      targets,
+      Float64Array.from(lse.f32()),
+      Float64Array.from(coef, (c) => -c),
+      { N: S, V },
+      tau,
+    );
     const logp = lp.f32().slice();
     const d = dl.f32().slice();
     out[threads] = { logp: Array.from(logp), dlogits: Array.from(d), logpErr: worst(logp, ref.logprob, 1e-5, 1e-5), dlogitsErr: worst(d, refD, 1e-6, 1e-4) };

@@ -170,4 +170,32 @@ describe('rlLoop', () => {
       for (const p of Object.values(run.state.history[0].passByHarness)) expect(p).toBe(0);
     }
   });
+
+  it('rollouts sample at rl.temperature, validation at evaluation.temperature (τ = 1.5 vs 1)', async () => {
+    // The loop announces a validation measurement (a 'progress' event whose phase names it) and
+    // reports it (a 'validation' event); every sampler call in between is a validation call.
+    let phase: 'rollout' | 'validation' = 'rollout';
+    const temps: Array<{ phase: string; t: number }> = [];
+    const policy = stubPolicy();
+    const sample = policy.sample.bind(policy);
+    policy.sample = (prompts, maxNew, t, seed, end) => (temps.push({ phase, t }), sample(prompts, maxNew, t, seed, end));
+    const base = makeRun({ runSteps: 2, every: 10, seen: [], saves: [], events: [] });
+    const pool = base.pool;
+    const cells = [{ taskId: pool[0], harnessId: taskAssignments(spec, spec.methods[0], pool)[0].harnesses[0] }];
+    const run: RlLoopRun = {
+      ...base,
+      policy,
+      spec: { ...spec, rl: { ...spec.rl, temperature: 1.5 }, evaluation: { ...spec.evaluation, temperature: 1 } },
+      validation: { cells, every: 1, samples: 1 },
+      emit: (ev) => {
+        if (ev.type === 'progress' && ev.phase?.startsWith('validation')) phase = 'validation';
+        if (ev.type === 'validation') phase = 'rollout';
+      },
+    };
+    await rlLoop(run);
+    expect(run.state.validation?.map((p) => p.step)).toEqual([0, 1, 2]);
+    const at = (ph: string) => new Set(temps.filter((x) => x.phase === ph).map((x) => x.t));
+    expect(at('validation')).toEqual(new Set([1]));
+    expect(at('rollout')).toEqual(new Set([1.5]));
+  });
 });

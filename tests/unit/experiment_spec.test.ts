@@ -4,6 +4,7 @@ import { getPreset, PRESET_NAMES } from '../../src/experiment/presets';
 import { specConsistencyIssues } from '../../src/experiment/plan';
 import { RlSpec } from '../../src/experiment/spec';
 import { RlLossSpec, rlLossConfig } from '../../src/rl/config';
+import { trainerOptions } from '../../src/experiment/runner';
 
 describe('experiment spec', () => {
   it('every preset validates', () => {
@@ -67,6 +68,12 @@ describe('experiment spec', () => {
     expect(bad((x) => (x.rl.temperature = 'hot'))).toMatch(/spec\.rl\.temperature: /);
     expect(() => rlLossConfig({ temperature: 0 })).toThrow(/RlLossConfig\.temperature = 0 /);
     expect(() => rlLossConfig({ temperature: Infinity })).toThrow(/RlLossConfig\.temperature = Infinity /);
+  });
+  it("the run's trainer scores at rl.temperature (trainerOptions)", () => {
+    const s = structuredClone(getPreset('quick')) as Record<string, any>;
+    s.rl.temperature = 1.5;
+    expect(trainerOptions(parseSpec(s), 'grpo', 0, 0).cfg.temperature).toBe(1.5);
+    expect(trainerOptions(getPreset('quick'), 'ppo', 0, 0).cfg.temperature).toBe(1);
   });
   it('one bad field is one line', () => {
     expect(bad((s) => (s.methods[0].algorithm = 'grop')).split('\n')).toHaveLength(1);

@@ -206,7 +206,11 @@ describe('finite-difference gradients of the CPU references (f64)', () => {
     const loss = () => dot(r, logprobForwardRef(logits, targets, d, tau).logprob);
     const { lse, logprob } = logprobForwardRef(logits, targets, d, tau);
     // ℓ at τ equals the τ = 1 log-prob of the scaled logits z/τ.
-    const scaled = logprobForwardRef(logits.map((z) => z / tau), targets, d).logprob;
+    const scaled = logprobForwardRef(
+      logits.map((z) => z / tau),
+      targets,
+      d,
+    ).logprob;
     for (let i = 0; i < d.N; i++) expect(logprob[i]).toBeCloseTo(scaled[i], 12);
     const g = logprobBackwardRef(logits, targets, lse, r, d, tau);
     checkGrad('dlogits', logits, loss, g);

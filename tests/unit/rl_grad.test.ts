@@ -94,7 +94,12 @@ describe.each(MODES)('finite differences, %s', (aggregation) => {
     const p = { aggregation, norm, entCoef: 0.05, temperature: tau };
     const e = entropyForwardRef(b.logits!, b.mask, { ...d, V }, p);
     // H at τ is the τ = 1 entropy of z/τ, and differs from it at τ = 1.
-    const scaled = entropyForwardRef(b.logits!.map((z) => z / tau), b.mask, { ...d, V }, { ...p, temperature: 1 });
+    const scaled = entropyForwardRef(
+      b.logits!.map((z) => z / tau),
+      b.mask,
+      { ...d, V },
+      { ...p, temperature: 1 },
+    );
     const plain = entropyForwardRef(b.logits!, b.mask, { ...d, V }, { ...p, temperature: 1 });
     expect(e.loss).toBeCloseTo(scaled.loss, 10);
     expect(Math.abs(e.loss - plain.loss)).toBeGreaterThan(1e-3);

@@ -46,7 +46,14 @@ function run(e: WasmEngine, tau: number) {
   logprobBackward(e, zl, tg, lse, cf, dl, { S, V, temperature: tau });
   const ref = logprobForwardRef(Float64Array.from(z), targets, { N: S, V }, tau);
   // The engine's coef is −∂L/∂ℓ: dlogits = −logprobBackwardRef(…, coef, τ), with the engine's own lse.
-  const refD = logprobBackwardRef(Float64Array.from(z), targets, Float64Array.from(lse.f32()), Float64Array.from(coef, (c) => -c), { N: S, V }, tau);
+  const refD = logprobBackwardRef(
+    Float64Array.from(z),
+    targets,
+    Float64Array.from(lse.f32()),
+    Float64Array.from(coef, (c) => -c),
+    { N: S, V },
+    tau,
+  );
   const out = { logp: lp.f32().slice(), lse: lse.f32().slice(), dlogits: dl.f32().slice(), ref, refD };
   e.release(mark);
   return out;

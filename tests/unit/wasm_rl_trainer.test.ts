@@ -100,7 +100,8 @@ function oracleStep(p0: Float32Array, trajs: TrajectoryLike[], rl: RlLossConfig,
   for (let i = 0; i < B * T; i++) {
     if (!(rows.mask[i] > 0)) continue;
     // ∂ℓ/∂z = (onehot − softmax(z/τ))/τ
-    for (let v = 0; v < V; v++) dlogits[i * V + v] = (-o.dlogprob[i] * (soft[i * V + v] - (v === rows.targets[i] ? 1 : 0))) / tau + (o.dlogitsEntropy ? o.dlogitsEntropy[i * V + v] : 0);
+    for (let v = 0; v < V; v++)
+      dlogits[i * V + v] = (-o.dlogprob[i] * (soft[i * V + v] - (v === rows.targets[i] ? 1 : 0))) / tau + (o.dlogitsEntropy ? o.dlogitsEntropy[i * V + v] : 0);
   }
   const g = cpuBackward(p64, f.cache, dlogits, o.dvalues);
   const { norm, gradScale } = globalNormForwardRef(g, 1);
