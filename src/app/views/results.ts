@@ -255,9 +255,9 @@ function cellTd(c: StatCell, col: string, before?: StatCell): TemplateResult {
  * interval and pooled episode count, the mean score, and for a method the paired Δ with its
  * interval and whether it is beyond noise ("n/a" where the run has no per-episode outcomes).
  */
-function paperTd(c: ResultsCell, before: ResultsCell | undefined, paired: PairedComparison | null | undefined): TemplateResult {
+function paperTd(c: ResultsCell, label: string, before: ResultsCell | undefined, paired: PairedComparison | null | undefined): TemplateResult {
   const d = paired?.pass;
-  return html`<td class="num" data-col=${c.key} data-mean=${c.mean ?? ''} data-std=${c.std ?? ''} data-n=${c.n} data-episodes=${c.episodes ?? ''}
+  return html`<td class="num" data-label=${label} data-col=${c.key} data-mean=${c.mean ?? ''} data-std=${c.std ?? ''} data-n=${c.n} data-episodes=${c.episodes ?? ''}
       data-lo=${c.interval?.lo ?? ''} data-hi=${c.interval?.hi ?? ''} data-diff=${d?.diff ?? ''} data-beyond-noise=${d ? String(d.beyondNoise) : ''}>
     ${before ? html`<span class="before" title="before training">${before.mean === null ? '—' : (100 * before.mean).toFixed(1)}</span><span class="arrow" aria-label="to"> → </span>` : nothing}<span class="after">${c.text}</span>
     <span class="ci" title="95 % Wilson interval of the pass rate over the episodes pooled over seeds">${intervalText(c)}</span>
@@ -454,13 +454,13 @@ export class ResultsView {
         <h3 id="paper-h">pass@1 (%) <span class="sub">before → after, mean ± std over seeds; [95 % Wilson interval] n = episodes pooled over seeds; Δ = paired difference (bootstrap over tasks)</span></h3>
         ${table.hasEpisodes ? nothing : html`<p class="note" id="results-no-episodes">These results carry no per-episode outcomes, so intervals, scores and paired differences read n/a.</p>`}
         <div class="scroll-x">
-          <table class="paper-table" id="paper-table" aria-labelledby="paper-h">
+          <table class="paper-table cards-narrow" id="paper-table" aria-labelledby="paper-h">
             <thead><tr><th scope="col">method</th><th scope="col">seeds</th>${table.columns.map((c) => html`<th scope="col" class="num">${c.label}</th>`)}</tr></thead>
             <tbody>
               ${table.rows.map(
                 (r) => html`<tr data-method=${r.label} class=${r.before ? '' : 'start-row'}>
-                  <th scope="row">${r.label}</th><td class="num">${r.seeds}</td>
-                  ${r.after.map((c, i) => paperTd(c, r.before?.[i], r.paired ? r.paired[i] : undefined))}
+                  <th scope="row">${r.label}</th><td class="num" data-label="seeds">${r.seeds}</td>
+                  ${r.after.map((c, i) => paperTd(c, table.columns[i].label, r.before?.[i], r.paired ? r.paired[i] : undefined))}
                 </tr>`,
               )}
             </tbody>
@@ -491,12 +491,12 @@ export class ResultsView {
       <section class="card" aria-labelledby="behaviour-h">
         <h2 id="behaviour-h">Behaviour <span class="sub">per evaluation episode, before → after</span></h2>
         <div class="scroll-x">
-          <table class="paper-table" id="behaviour-table">
+          <table class="paper-table cards-narrow" id="behaviour-table">
             <thead><tr><th scope="col">method</th>${BEHAVIOUR.map((b) => html`<th scope="col" class="num">${b.label}</th>`)}</tr></thead>
             <tbody>
               ${beh.map(
                 (r) => html`<tr data-method=${r.method}><th scope="row">${r.method}</th>
-                  ${r.cells.map((c, i) => html`<td class="num" data-col=${BEHAVIOUR[i].key} data-mean=${c.after.mean ?? ''}><span class="before">${c.before.text}</span><span class="arrow" aria-label="to"> → </span><span class="after">${c.after.text}</span></td>`)}
+                  ${r.cells.map((c, i) => html`<td class="num" data-label=${BEHAVIOUR[i].label} data-col=${BEHAVIOUR[i].key} data-mean=${c.after.mean ?? ''}><span class="before">${c.before.text}</span><span class="arrow" aria-label="to"> → </span><span class="after">${c.after.text}</span></td>`)}
                 </tr>`,
               )}
             </tbody>
