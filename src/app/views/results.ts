@@ -45,6 +45,8 @@ import { BASE_HARNESS, DEFAULT_SPACE, hammingDistance, parseHarnessId } from '..
 import { parseSpec } from '../../experiment/spec';
 import { trainingHarnesses } from '../../experiment/plan';
 import '../results.css';
+import { runStepCounts, stepCountsText, withoutUpdate } from '../step_counts';
+import { infeasibleCellsOf, type InfeasibleCell } from '../infeasible_cells';
 
 /** One table cell: display text and the numbers behind it (data-* attributes for tests and readers). */
 export interface StatCell {
@@ -156,26 +158,34 @@ export function toExperimentResults(out: ExperimentOutputJson): ExperimentResult
 
 /** The six curve charts of a run (Results and Compare views): StepRecord key, title, y label. */
 export const CURVE_METRICS = [
-  { key: 'reward', title: 'Reward (mean pass)', y: 'reward' },
-  { key: 'policyLoss', title: 'Policy loss', y: 'loss' },
-  { key: 'clipFrac', title: 'Clip fraction', y: 'fraction' },
-  { key: 'approxKl', title: 'Approx. KL(π_old‖π)', y: 'nats' },
-  { key: 'entropy', title: 'Entropy', y: 'nats / token' },
-  { key: 'gradNorm', title: 'Gradient norm', y: '‖g‖' },
+  { key: 'reward', title: 'Reward (mean pass)', y: 'reward', ofUpdate: false },
+  { key: 'policyLoss', title: 'Policy loss', y: 'loss', ofUpdate: true },
+  { key: 'clipFrac', title: 'Clip fraction', y: 'fraction', ofUpdate: true },
+  { key: 'approxKl', title: 'Approx. KL(π_old‖π)', y: 'nats', ofUpdate: true },
+  { key: 'entropy', title: 'Entropy', y: 'nats / token', ofUpdate: false },
+  { key: 'gradNorm', title: 'Gradient norm', y: '‖g‖', ofUpdate: true },
 ] as const;
 
 /** One colour per run (cycled, the Train view's palette); the same order as the curves. */
 const RUN_COLORS = SERIES_COLORS;
 
-/** The six curve charts' specs: one series per (method, seed) run. */
+/**
+ * The six curve charts' specs: one series per (method, seed) run. A metric of the update (loss,
+ * clip fraction, KL, gradient norm) does not exist at an RL step without an update (producers
+ * write 0 there): it is a gap, and a step where no run had an update is shaded (`noData`), as in
+ * the Train view — never drawn as 0.
+ */
 export function curveSpecs(out: ExperimentOutputJson): CurveChartSpec[] {
+  const xs = [...new Set(out.curves.flatMap((c) => c.steps.map((s) => s.step)))].sort((a, b) => a - b);
+  const unmeasured = xs.filter((x) => out.curves.every((c) => c.steps.every((s) => s.step !== x || withoutUpdate(s))));
   return CURVE_METRICS.map((m) => ({
     title: m.title,
     yLabel: m.y,
+    ...(m.ofUpdate ? { noData: unmeasured } : {}),
     series: out.curves.map((c, i) => ({
       label: `${c.method} · seed ${c.seed}`,
       color: RUN_COLORS[i % RUN_COLORS.length],
-      points: c.steps.map((s) => [s.step, (s as Record<string, unknown>)[m.key] as number | null] as const),
+      points: c.steps.map((s) => [s.step, m.ofUpdate && withoutUpdate(s) ? null : ((s as Record<string, unknown>)[m.key] as number | null)] as const),
     })),
   }));
 }
@@ -283,6 +293,44 @@ function familyTableHtml(id: string, tables: Readonly<Record<string, FamilyTable
         )}</tr>`,
     )}</tbody>
   </table></div>`;
+}
+
+/** How much each run trained, in the app's vocabulary (step_counts.ts): RL steps, optimizer steps, skipped ones, RL steps without an update. */
+function trainingSection(out: ExperimentOutputJson): TemplateResult {
+  return html`<section class="card" aria-labelledby="training-h">
+    <h2 id="training-h">Training <span class="sub">per run</span></h2>
+    <ul class="step-counts" id="results-step-counts">
+      ${out.results.runs.map((r) => {
+        const curve = out.curves.find((c) => c.method === r.method && c.seed === r.seed);
+        return html`<li data-method=${r.method} data-seed=${r.seed}><strong>${r.method} · seed ${r.seed}</strong>: ${stepCountsText(runStepCounts(curve ? curve.steps : null, r))}</li>`;
+      })}
+    </ul>
+  </section>`;
+}
+
+/**
+ * The (task, harness) cells left out as infeasible (infeasible_cells.ts): their count, why they
+ * change the episode counts, and the list; a producer that does not record them is said to.
+ */
+function infeasibleSection(cells: InfeasibleCell[] | null): TemplateResult {
+  const byHarness = new Map<string, number>();
+  for (const c of cells ?? []) byHarness.set(c.harnessId, (byHarness.get(c.harnessId) ?? 0) + 1);
+  return html`<section class="card" aria-labelledby="infeasible-h">
+    <h2 id="infeasible-h">Infeasible cells <span class="sub">(task, harness) cells the scripted expert cannot solve within the spec's budgets</span></h2>
+    ${
+      cells === null
+        ? html`<p class="note" id="infeasible-none">Not recorded: this output does not list infeasible cells (only <code>hlab run</code> checks feasibility), so its episode counts include every cell.</p>`
+        : cells.length === 0
+          ? html`<p class="note" id="infeasible-none">None: every (task, harness) cell of the spec is feasible.</p>`
+          : html`<p class="note" id="infeasible-summary"><strong>${cells.length}</strong> cell${cells.length === 1 ? ' was' : 's were'} left out of training and evaluation
+              (${[...byHarness].map(([h, k]) => `${h}: ${k}`).join(', ')}): an evaluation over those harnesses has that many episodes fewer than tasks × harnesses × samples
+              (e.g. 143 rather than 144), as the <em>n</em> of each column above shows.</p>
+            <div class="scroll-y scroll-x infeasible-scroll"><table class="paper-table" id="infeasible-table">
+              <thead><tr><th scope="col">task</th><th scope="col">harness</th><th scope="col">reason</th><th scope="col">detail</th></tr></thead>
+              <tbody>${cells.map((c) => html`<tr><th scope="row"><code>${c.taskId}</code></th><td><code class="hid">${c.harnessId}</code></td><td>${c.reason}</td><td class="detail">${c.detail}</td></tr>`)}</tbody>
+            </table></div>`
+    }
+  </section>`;
 }
 
 const nats = (x: number | null | undefined) => (x === null || x === undefined ? '—' : x.toFixed(3));
@@ -444,6 +492,8 @@ export class ResultsView {
         }
         ${out.evaluation && runs.length === 0 ? nothing : this.paperSection(table)}
       </section>
+      ${out.evaluation && runs.length === 0 ? nothing : trainingSection(out)}
+      ${infeasibleSection(infeasibleCellsOf(out, this.loaded.source?.name))}
       ${familySection(out)}
       ${out.evaluation && runs.length === 0 ? nothing : this.runSections(out, beh, ph, specs, roles)}
     `;

@@ -10,6 +10,8 @@
 import { html, nothing, type TemplateResult } from 'lit-html';
 import { deleteRunOutput, listRunOutputs, loadRunOutput, parseResultsText, ResultsFileError, type ExperimentOutputJson, type RunOutputSummary } from '../results_store';
 
+import { infeasibleCellsOf } from '../infeasible_cells';
+
 export type SourceRef = { kind: 'run' | 'file'; name: string };
 
 /** Files opened in this tab, by file name (the latest one of a name wins). */
@@ -94,7 +96,11 @@ export class SourceLoader {
  * @throws ResultsFileError naming the file and the bad field.
  */
 async function openFile(file: File): Promise<SourceRef> {
-  const out = parseResultsText(await file.text(), file.name);
+  const text = await file.text();
+  const out = parseResultsText(text, file.name);
+  // hlab run's infeasibleCells (the parser keeps only the fields it types): carried along for the Results view.
+  const cells = 'infeasibleCells' in out ? null : infeasibleCellsOf(JSON.parse(text), file.name);
+  if (cells) Object.assign(out, { infeasibleCells: cells });
   sessionFiles.set(file.name, out);
   return { kind: 'file', name: file.name };
 }
