@@ -111,6 +111,30 @@ test('results: the paper table shows mean ± std over seeds per method, charts a
   await screenshot(page, info, 'results-view');
 });
 
+test('results: an RL step without an update is a shaded gap in the update charts, not 0; step counts and infeasible cells are listed', async () => {
+  // Step 2 of every run applied no update (its loss, KL, clip fraction, gradient norm written as 0, as the runner does); one cell infeasible.
+  const f = JSON.parse(fixtureText);
+  for (const c of f.curves) Object.assign(c.steps[1], { optimizerSteps: 0, skippedSteps: 0, policyLoss: 0, clipFrac: 0, approxKl: 0, gradNorm: 0 });
+  f.infeasibleCells = [{ taskId: 'workspace/csv-sum/t1/1000000', harnessId: 'bb-assistant', reason: 'turns', detail: 'the expert needs 9 turns, the budget is 8' }];
+  await openFile('gaps.json', JSON.stringify(f));
+  const charts = page.locator('#curves hl-curve-chart');
+  await expect(charts).toHaveCount(6);
+  const runs = f.curves.length;
+  // Charts in CURVE_METRICS order: reward, policy loss, clip fraction, KL, entropy, gradient norm.
+  for (const i of [1, 2, 3, 5]) {
+    await expect(charts.nth(i)).toHaveAttribute('data-no-data', '2');
+    await expect(charts.nth(i)).toHaveAttribute('data-points', String(2 * runs));
+  }
+  for (const i of [0, 4]) {
+    await expect(charts.nth(i)).not.toHaveAttribute('data-no-data', /./);
+    await expect(charts.nth(i)).toHaveAttribute('data-points', String(3 * runs));
+  }
+  await expect(page.locator('#results-step-counts li').first()).toContainText('3 RL steps · 2 optimizer steps · 0 skipped optimizer steps · 1 RL step without an update');
+  await expect(page.locator('#infeasible-table tbody tr')).toHaveCount(1);
+  await expect(page.locator('#infeasible-summary')).toContainText('bb-assistant: 1');
+  await expect(page.locator('#infeasible-table')).toContainText('the expert needs 9 turns');
+});
+
 test('results: CSV, JSON and PNG exports download the right content', async ({}, info) => {
   const grab = async (button: string) => {
     const [d] = await Promise.all([page.waitForEvent('download'), page.click(button)]);
