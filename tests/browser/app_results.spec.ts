@@ -135,6 +135,30 @@ test('results: an RL step without an update is a shaded gap in the update charts
   await expect(page.locator('#infeasible-table')).toContainText('the expert needs 9 turns');
 });
 
+test('results: harness scaling at a glance — per harness set and method, pooled pass@1 with its Wilson interval and the paired Δ', async () => {
+  await openFile('scaling.json', fixtureText);
+  const rows = page.locator('#scaling-table tbody tr');
+  await expect(rows).toHaveCount(5);
+  expect(await rows.evaluateAll((rs) => rs.map((r) => r.getAttribute('data-set')))).toEqual(['base', 'train', 'inSpace', 'bb-assistant', 'bb-coding-cli']);
+  // 'oa' carries episodes in its base column: 2 seeds × 24, Wilson interval computed here.
+  const eps = fixture.runs.filter((r: { method: string }) => r.method === 'oa').flatMap((r: { episodes: { after: { base: { pass: boolean }[] } } }) => r.episodes.after.base);
+  const k = eps.filter((e: { pass: boolean }) => e.pass).length;
+  const n = eps.length;
+  const z = 1.959963984540054;
+  const p = k / n;
+  const centre = (p + (z * z) / (2 * n)) / (1 + (z * z) / n);
+  const half = (z / (1 + (z * z) / n)) * Math.sqrt((p * (1 - p)) / n + (z * z) / (4 * n * n));
+  const cell = page.locator('#scaling-table tr[data-set="base"] td').first();
+  await expect(cell).toHaveAttribute('data-episodes', String(n));
+  expect(Number(await cell.getAttribute('data-lo'))).toBeCloseTo(Math.max(0, centre - half), 9);
+  expect(Number(await cell.getAttribute('data-hi'))).toBeCloseTo(Math.min(1, centre + half), 9);
+  await expect(cell).toContainText('Δ +');
+  // 'random' has no per-episode outcomes: the mean over seeds, said to be without an interval.
+  await expect(page.locator('#scaling-table tr[data-set="base"] td').nth(1)).toContainText('no per-episode outcomes');
+  // No spec is known for a file: in-space is not split by distance, and the view says why.
+  await expect(page.locator('#scaling-no-distance')).toBeVisible();
+});
+
 test('results: CSV, JSON and PNG exports download the right content', async ({}, info) => {
   const grab = async (button: string) => {
     const [d] = await Promise.all([page.waitForEvent('download'), page.click(button)]);

@@ -42,7 +42,9 @@ import { SERIES_COLORS } from '../line_chart';
 import { SourceLoader, SourcePicker, sourceFromParams, sourceParams, type SourceRef } from './results_source';
 import { formatRoute } from '../route';
 import { BASE_HARNESS, DEFAULT_SPACE, hammingDistance, parseHarnessId } from '../../design';
-import { parseSpec } from '../../experiment/spec';
+import { parseSpec, type ExperimentSpec } from '../../experiment/spec';
+import { getPreset } from '../../experiment/presets';
+import { scalingSection } from './scaling';
 import { trainingHarnesses } from '../../experiment/plan';
 import '../results.css';
 import { runStepCounts, stepCountsText, withoutUpdate } from '../step_counts';
@@ -422,6 +424,18 @@ export class ResultsView {
     return this.derived;
   }
 
+  /** The experiment's spec when known: stored with a run saved by Train, or the preset of committed results. */
+  private specOf(out: ExperimentOutputJson): ExperimentSpec | null {
+    const specJson = (out as { specJson?: unknown }).specJson;
+    try {
+      if (specJson) return parseSpec(specJson, 'spec');
+      if (this.loaded.source?.kind === 'preset') return getPreset(this.loaded.source.name);
+    } catch {
+      return null;
+    }
+    return null;
+  }
+
   private async exportPng(out: ExperimentOutputJson): Promise<void> {
     try {
       const els = [...this.el.querySelectorAll<CurveChart>('hl-curve-chart')].filter((c) => !!c.canvas);
@@ -462,7 +476,7 @@ export class ResultsView {
     return html`
       <section class="card" aria-labelledby="results-h">
         <div class="results-head">
-          <h2 id="results-h">${out.results.spec} <span class="sub">${this.loaded.source?.kind === 'file' ? `file ${this.loaded.source.name}` : `saved run ${this.loaded.source?.name}`} · ${out.status} · ${runs.length} run${runs.length === 1 ? '' : 's'}</span></h2>
+          <h2 id="results-h">${out.results.spec} <span class="sub">${this.loaded.source?.kind === 'file' ? `file ${this.loaded.source.name}` : this.loaded.source?.kind === 'preset' ? `committed results of the preset ${this.loaded.source.name}` : `saved run ${this.loaded.source?.name}`} · ${out.status} · ${runs.length} run${runs.length === 1 ? '' : 's'}</span></h2>
           <div class="export-buttons" role="group" aria-label="Export">
             <button type="button" id="export-csv" @click=${() => downloadBlob(`${stem(out)}-results.csv`, new Blob([resultsCsv(toExperimentResults(out))], { type: 'text/csv' }))}>Export CSV</button>
             <button type="button" id="export-json" @click=${() => downloadBlob(`${stem(out)}-results.json`, new Blob([outputToJsonText(out) + '\n'], { type: 'application/json' }))}>Export JSON</button>
@@ -492,6 +506,7 @@ export class ResultsView {
         }
         ${out.evaluation && runs.length === 0 ? nothing : this.paperSection(table)}
       </section>
+      ${scalingSection(runs, this.specOf(out))}
       ${out.evaluation && runs.length === 0 ? nothing : trainingSection(out)}
       ${infeasibleSection(infeasibleCellsOf(out, this.loaded.source?.name))}
       ${familySection(out)}
