@@ -68,7 +68,7 @@ export function scalingTable(runs: readonly RunResultJson[], spec: ExperimentSpe
       : [{ key: 'inSpace', label: 'in-space (held out)', column: 'inSpace' }]),
     ...bb.map((b) => ({ key: b, label: `${b} (black-box)`, column: b })),
   ];
-  const valueOf = (r: RunResultJson, column: string): number | null =>
+  const afterValue = (r: RunResultJson, column: string): number | null =>
     column === 'base' ? r.after.base : column === 'inSpace' ? r.after.inSpace : column === 'train' ? r.trainHarnesses.after : (r.after.blackbox[column] ?? null);
   return {
     methods: groups.map(([m]) => m),
@@ -83,7 +83,7 @@ export function scalingTable(runs: readonly RunResultJson[], spec: ExperimentSpe
         const paired: PairedCell[] = withEps.flatMap((r, i) =>
           pairCells(pick(r.episodes!.before[s.column]), pick(r.episodes!.after[s.column])).cells.map((c) => ({ ...c, run: i })),
         );
-        const vals = s.keep ? [] : rs.map((r) => valueOf(r, s.column)).filter((x): x is number => typeof x === 'number' && Number.isFinite(x));
+        const vals = s.keep ? [] : rs.map((r) => afterValue(r, s.column)).filter((x): x is number => typeof x === 'number' && Number.isFinite(x));
         return {
           after: after.length ? wilson(after.filter((e) => e.pass).length, after.length) : null,
           delta: paired.length ? pairedComparison(paired).pass : null,
