@@ -1,5 +1,37 @@
 import { defineConfig } from 'vitest/config';
-import { createLogger } from 'vite';
+import { createLogger, type Plugin } from 'vite';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+/**
+ * `virtual:committed-results`: the committed results of the presets, every
+ * docs/results/<preset>/results.json (data-driven: a new preset's file appears once committed),
+ * bundled into the app so the Results view shows them offline and without running anything.
+ * Trajectories and curves are dropped (the tables need neither; they are most of a file's size).
+ * A running dev server picks up edits of a committed file; a new preset's file needs a restart.
+ */
+export function committedResults(dir = resolve('docs/results')): Plugin {
+  const id = 'virtual:committed-results';
+  return {
+    name: 'committed-results',
+    resolveId: (s) => (s === id ? `\0${id}` : undefined),
+    load(s) {
+      if (s !== `\0${id}`) return undefined;
+      const presets = existsSync(dir)
+        ? readdirSync(dir)
+            .filter((d) => existsSync(join(dir, d, 'results.json')))
+            .sort()
+        : [];
+      const list = presets.map((preset) => {
+        const path = join(dir, preset, 'results.json');
+        this.addWatchFile(path);
+        const { trajectories: _t, curves: _c, ...json } = JSON.parse(readFileSync(path, 'utf8'));
+        return { preset, path: `docs/results/${preset}/results.json`, json };
+      });
+      return `export default ${JSON.stringify(list)};`;
+    },
+  };
+}
 
 // The presets (public/presets/*.json) are imported on purpose by src/experiment/presets.ts
 // (embedded, validated at load) and are public assets of the app too; Vite warns about each such
@@ -24,6 +56,7 @@ const isolation = {
 
 export default defineConfig({
   customLogger: quietPresetImports(),
+  plugins: [committedResults()],
   server: { headers: isolation, strictPort: true },
   preview: { headers: isolation },
   worker: { format: 'es' },

@@ -212,8 +212,8 @@ export class LineChart extends UPlotElement<LineChartSpec> {
   }
 }
 
-/** Shade the x positions of `xs` over the plot area (no value measured there), with a dashed centre line. */
-function drawNoData(u: uPlot, xs: readonly number[]): void {
+/** Shade the x positions of `xs` over the plot area (no value measured there), with a dashed centre line (uPlot draw hook). */
+export function drawNoData(u: uPlot, xs: readonly number[]): void {
   if (!xs.length) return;
   const { ctx } = u;
   const { top, height, left, width } = u.bbox;

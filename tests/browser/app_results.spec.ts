@@ -111,6 +111,54 @@ test('results: the paper table shows mean ± std over seeds per method, charts a
   await screenshot(page, info, 'results-view');
 });
 
+test('results: an RL step without an update is a shaded gap in the update charts, not 0; step counts and infeasible cells are listed', async () => {
+  // Step 2 of every run applied no update (its loss, KL, clip fraction, gradient norm written as 0, as the runner does); one cell infeasible.
+  const f = JSON.parse(fixtureText);
+  for (const c of f.curves) Object.assign(c.steps[1], { optimizerSteps: 0, skippedSteps: 0, policyLoss: 0, clipFrac: 0, approxKl: 0, gradNorm: 0 });
+  f.infeasibleCells = [{ taskId: 'workspace/csv-sum/t1/1000000', harnessId: 'bb-assistant', reason: 'turns', detail: 'the expert needs 9 turns, the budget is 8' }];
+  await openFile('gaps.json', JSON.stringify(f));
+  const charts = page.locator('#curves hl-curve-chart');
+  await expect(charts).toHaveCount(6);
+  const runs = f.curves.length;
+  // Charts in CURVE_METRICS order: reward, policy loss, clip fraction, KL, entropy, gradient norm.
+  for (const i of [1, 2, 3, 5]) {
+    await expect(charts.nth(i)).toHaveAttribute('data-no-data', '2');
+    await expect(charts.nth(i)).toHaveAttribute('data-points', String(2 * runs));
+  }
+  for (const i of [0, 4]) {
+    await expect(charts.nth(i)).not.toHaveAttribute('data-no-data', /./);
+    await expect(charts.nth(i)).toHaveAttribute('data-points', String(3 * runs));
+  }
+  await expect(page.locator('#results-step-counts li').first()).toContainText('3 RL steps · 2 optimizer steps · 0 skipped optimizer steps · 1 RL step without an update');
+  await expect(page.locator('#infeasible-table tbody tr')).toHaveCount(1);
+  await expect(page.locator('#infeasible-summary')).toContainText('bb-assistant: 1');
+  await expect(page.locator('#infeasible-table')).toContainText('the expert needs 9 turns');
+});
+
+test('results: harness scaling at a glance — per harness set and method, pooled pass@1 with its Wilson interval and the paired Δ', async () => {
+  await openFile('scaling.json', fixtureText);
+  const rows = page.locator('#scaling-table tbody tr');
+  await expect(rows).toHaveCount(5);
+  expect(await rows.evaluateAll((rs) => rs.map((r) => r.getAttribute('data-set')))).toEqual(['base', 'train', 'inSpace', 'bb-assistant', 'bb-coding-cli']);
+  // 'oa' carries episodes in its base column: 2 seeds × 24, Wilson interval computed here.
+  const eps = fixture.runs.filter((r: { method: string }) => r.method === 'oa').flatMap((r: { episodes: { after: { base: { pass: boolean }[] } } }) => r.episodes.after.base);
+  const k = eps.filter((e: { pass: boolean }) => e.pass).length;
+  const n = eps.length;
+  const z = 1.959963984540054;
+  const p = k / n;
+  const centre = (p + (z * z) / (2 * n)) / (1 + (z * z) / n);
+  const half = (z / (1 + (z * z) / n)) * Math.sqrt((p * (1 - p)) / n + (z * z) / (4 * n * n));
+  const cell = page.locator('#scaling-table tr[data-set="base"] td').first();
+  await expect(cell).toHaveAttribute('data-episodes', String(n));
+  expect(Number(await cell.getAttribute('data-lo'))).toBeCloseTo(Math.max(0, centre - half), 9);
+  expect(Number(await cell.getAttribute('data-hi'))).toBeCloseTo(Math.min(1, centre + half), 9);
+  await expect(cell).toContainText('Δ +');
+  // 'random' has no per-episode outcomes: the mean over seeds, said to be without an interval.
+  await expect(page.locator('#scaling-table tr[data-set="base"] td').nth(1)).toContainText('no per-episode outcomes');
+  // No spec is known for a file: in-space is not split by distance, and the view says why.
+  await expect(page.locator('#scaling-no-distance')).toBeVisible();
+});
+
 test('results: CSV, JSON and PNG exports download the right content', async ({}, info) => {
   const grab = async (button: string) => {
     const [d] = await Promise.all([page.waitForEvent('download'), page.click(button)]);

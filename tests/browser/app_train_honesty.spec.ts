@@ -91,7 +91,11 @@ test('no learning signal is said, not drawn as zeros; pause names its checkpoint
 
   // No update: said in words, and the update metrics are gaps at every step, not zeros.
   await expect(page.locator('#train-no-signal')).toContainText('No learning signal: all groups had equal rewards, 0 updates');
-  await expect(page.locator('#train-updates')).toContainText(`0 optimizer steps applied in 0 of ${k} RL step`);
+  await expect(page.locator('#train-updates')).toContainText(
+    k === 1
+      ? '1 RL step · 0 optimizer steps · 0 skipped optimizer steps · 1 RL step without an update'
+      : `${k} RL steps · 0 optimizer steps · 0 skipped optimizer steps · ${k} RL steps without an update`,
+  );
   await expect(page.locator('#train-updates')).toContainText(`dropped groups (equal rewards): ${2 * k} of ${2 * k}`);
   const all = Array.from({ length: k }, (_, i) => i + 1).join(',');
   for (const id of ['chart-policy-loss', 'chart-clip-frac', 'chart-approx-kl', 'chart-grad-norm']) await expect(page.locator(`#${id}`)).toHaveAttribute('data-no-data', all);

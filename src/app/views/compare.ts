@@ -176,21 +176,21 @@ export class CompareView {
           <section class="card" aria-labelledby="compare-table-h">
             <h2 id="compare-table-h">pass@1 (%) <span class="sub">before → after, mean ± std over seeds; one row per run and method</span></h2>
             <div class="scroll-x">
-              <table class="paper-table" id="compare-table">
-                <thead><tr><th scope="col">run</th><th scope="col">method</th><th scope="col">seeds</th>${cols.map(([, label]) => html`<th scope="col" class="num">${label}</th>`)}</tr></thead>
+              <table class="paper-table cards-narrow" id="compare-table">
+                <thead><tr><th scope="col">run · method</th><th scope="col">seeds</th>${cols.map(([, label]) => html`<th scope="col" class="num">${label}</th>`)}</tr></thead>
                 <tbody>
                   ${runs.flatMap((r, ri) =>
                     d.tables[ri].rows
                       .filter((row) => row.before !== null)
                       .map((row) => {
                         const at = (k: string) => d.tables[ri].columns.findIndex((c) => c.key === k);
-                        return html`<tr data-run=${r.tag} data-method=${row.label}><th scope="row" title=${r.name}>${r.tag}</th><td>${row.label}</td><td class="num">${row.seeds}</td>
-                          ${cols.map(([k]) => {
+                        return html`<tr data-run=${r.tag} data-method=${row.label}><th scope="row" title=${r.name}>${r.tag} · ${row.label}</th><td class="num" data-label="seeds">${row.seeds}</td>
+                          ${cols.map(([k, label]) => {
                             const j = at(k);
-                            if (j < 0) return html`<td class="num">—</td>`;
+                            if (j < 0) return html`<td class="num" data-label=${label}>—</td>`;
                             const a = row.after[j];
                             const b = row.before![j];
-                            return html`<td class="num" data-col=${k} data-mean=${a.mean ?? ''}><span class="before">${b.mean === null ? '—' : (100 * b.mean).toFixed(1)}</span><span class="arrow" aria-label="to"> → </span><span class="after">${a.text}</span></td>`;
+                            return html`<td class="num" data-label=${label} data-col=${k} data-mean=${a.mean ?? ''}><span class="before">${b.mean === null ? '—' : (100 * b.mean).toFixed(1)}</span><span class="arrow" aria-label="to"> → </span><span class="after">${a.text}</span></td>`;
                           })}</tr>`;
                       }),
                   )}

@@ -387,14 +387,14 @@ export class DesignView {
       </form>
       ${
         c.assignments
-          ? html`<div class="scroll-x"><table class="assign-table" id="assignment-table">
+          ? html`<div class="scroll-x"><table class="assign-table cards-narrow" id="assignment-table">
             <thead><tr><th scope="col">Task</th><th scope="col">Anchor</th><th scope="col">Other harnesses (Hamming distance to the anchor)</th></tr></thead>
             <tbody>
               ${c.assignments.map(
                 ({ task, instruction, a }) => html`<tr>
                   <td><code>${task}</code><div class="desc">${instruction}</div></td>
-                  <td><code class="hid anchor">${a.harnesses[0]}</code></td>
-                  <td>${a.harnesses.slice(1).length === 0 ? html`<span class="desc">none (K = 1)</span>` : a.harnesses.slice(1).map((h, i) => html`<span class="chip"><code>${h}</code> <span class="d">d=${a.distances[i + 1]}</span></span>`)}</td>
+                  <td data-label="Anchor"><code class="hid anchor">${a.harnesses[0]}</code></td>
+                  <td data-label="Other harnesses (Hamming distance to the anchor)">${a.harnesses.slice(1).length === 0 ? html`<span class="desc">none (K = 1)</span>` : a.harnesses.slice(1).map((h, i) => html`<span class="chip"><code>${h}</code> <span class="d">d=${a.distances[i + 1]}</span></span>`)}</td>
                 </tr>`,
               )}
             </tbody>

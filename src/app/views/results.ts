@@ -42,9 +42,13 @@ import { SERIES_COLORS } from '../line_chart';
 import { SourceLoader, SourcePicker, sourceFromParams, sourceParams, type SourceRef } from './results_source';
 import { formatRoute } from '../route';
 import { BASE_HARNESS, DEFAULT_SPACE, hammingDistance, parseHarnessId } from '../../design';
-import { parseSpec } from '../../experiment/spec';
+import { parseSpec, type ExperimentSpec } from '../../experiment/spec';
+import { getPreset } from '../../experiment/presets';
+import { scalingSection } from './scaling';
 import { trainingHarnesses } from '../../experiment/plan';
 import '../results.css';
+import { runStepCounts, stepCountsText, withoutUpdate } from '../step_counts';
+import { infeasibleCellsOf, type InfeasibleCell } from '../infeasible_cells';
 
 /** One table cell: display text and the numbers behind it (data-* attributes for tests and readers). */
 export interface StatCell {
@@ -156,26 +160,34 @@ export function toExperimentResults(out: ExperimentOutputJson): ExperimentResult
 
 /** The six curve charts of a run (Results and Compare views): StepRecord key, title, y label. */
 export const CURVE_METRICS = [
-  { key: 'reward', title: 'Reward (mean pass)', y: 'reward' },
-  { key: 'policyLoss', title: 'Policy loss', y: 'loss' },
-  { key: 'clipFrac', title: 'Clip fraction', y: 'fraction' },
-  { key: 'approxKl', title: 'Approx. KL(π_old‖π)', y: 'nats' },
-  { key: 'entropy', title: 'Entropy', y: 'nats / token' },
-  { key: 'gradNorm', title: 'Gradient norm', y: '‖g‖' },
+  { key: 'reward', title: 'Reward (mean pass)', y: 'reward', ofUpdate: false },
+  { key: 'policyLoss', title: 'Policy loss', y: 'loss', ofUpdate: true },
+  { key: 'clipFrac', title: 'Clip fraction', y: 'fraction', ofUpdate: true },
+  { key: 'approxKl', title: 'Approx. KL(π_old‖π)', y: 'nats', ofUpdate: true },
+  { key: 'entropy', title: 'Entropy', y: 'nats / token', ofUpdate: false },
+  { key: 'gradNorm', title: 'Gradient norm', y: '‖g‖', ofUpdate: true },
 ] as const;
 
 /** One colour per run (cycled, the Train view's palette); the same order as the curves. */
 const RUN_COLORS = SERIES_COLORS;
 
-/** The six curve charts' specs: one series per (method, seed) run. */
+/**
+ * The six curve charts' specs: one series per (method, seed) run. A metric of the update (loss,
+ * clip fraction, KL, gradient norm) does not exist at an RL step without an update (producers
+ * write 0 there): it is a gap, and a step where no run had an update is shaded (`noData`), as in
+ * the Train view — never drawn as 0.
+ */
 export function curveSpecs(out: ExperimentOutputJson): CurveChartSpec[] {
+  const xs = [...new Set(out.curves.flatMap((c) => c.steps.map((s) => s.step)))].sort((a, b) => a - b);
+  const unmeasured = xs.filter((x) => out.curves.every((c) => c.steps.every((s) => s.step !== x || withoutUpdate(s))));
   return CURVE_METRICS.map((m) => ({
     title: m.title,
     yLabel: m.y,
+    ...(m.ofUpdate ? { noData: unmeasured } : {}),
     series: out.curves.map((c, i) => ({
       label: `${c.method} · seed ${c.seed}`,
       color: RUN_COLORS[i % RUN_COLORS.length],
-      points: c.steps.map((s) => [s.step, (s as Record<string, unknown>)[m.key] as number | null] as const),
+      points: c.steps.map((s) => [s.step, m.ofUpdate && withoutUpdate(s) ? null : ((s as Record<string, unknown>)[m.key] as number | null)] as const),
     })),
   }));
 }
@@ -255,9 +267,9 @@ function cellTd(c: StatCell, col: string, before?: StatCell): TemplateResult {
  * interval and pooled episode count, the mean score, and for a method the paired Δ with its
  * interval and whether it is beyond noise ("n/a" where the run has no per-episode outcomes).
  */
-function paperTd(c: ResultsCell, before: ResultsCell | undefined, paired: PairedComparison | null | undefined): TemplateResult {
+function paperTd(c: ResultsCell, label: string, before: ResultsCell | undefined, paired: PairedComparison | null | undefined): TemplateResult {
   const d = paired?.pass;
-  return html`<td class="num" data-col=${c.key} data-mean=${c.mean ?? ''} data-std=${c.std ?? ''} data-n=${c.n} data-episodes=${c.episodes ?? ''}
+  return html`<td class="num" data-label=${label} data-col=${c.key} data-mean=${c.mean ?? ''} data-std=${c.std ?? ''} data-n=${c.n} data-episodes=${c.episodes ?? ''}
       data-lo=${c.interval?.lo ?? ''} data-hi=${c.interval?.hi ?? ''} data-diff=${d?.diff ?? ''} data-beyond-noise=${d ? String(d.beyondNoise) : ''}>
     ${before ? html`<span class="before" title="before training">${before.mean === null ? '—' : (100 * before.mean).toFixed(1)}</span><span class="arrow" aria-label="to"> → </span>` : nothing}<span class="after">${c.text}</span>
     <span class="ci" title="95 % Wilson interval of the pass rate over the episodes pooled over seeds">${intervalText(c)}</span>
@@ -283,6 +295,44 @@ function familyTableHtml(id: string, tables: Readonly<Record<string, FamilyTable
         )}</tr>`,
     )}</tbody>
   </table></div>`;
+}
+
+/** How much each run trained, in the app's vocabulary (step_counts.ts): RL steps, optimizer steps, skipped ones, RL steps without an update. */
+function trainingSection(out: ExperimentOutputJson): TemplateResult {
+  return html`<section class="card" aria-labelledby="training-h">
+    <h2 id="training-h">Training <span class="sub">per run</span></h2>
+    <ul class="step-counts" id="results-step-counts">
+      ${out.results.runs.map((r) => {
+        const curve = out.curves.find((c) => c.method === r.method && c.seed === r.seed);
+        return html`<li data-method=${r.method} data-seed=${r.seed}><strong>${r.method} · seed ${r.seed}</strong>: ${stepCountsText(runStepCounts(curve ? curve.steps : null, r))}</li>`;
+      })}
+    </ul>
+  </section>`;
+}
+
+/**
+ * The (task, harness) cells left out as infeasible (infeasible_cells.ts): their count, why they
+ * change the episode counts, and the list; a producer that does not record them is said to.
+ */
+function infeasibleSection(cells: InfeasibleCell[] | null): TemplateResult {
+  const byHarness = new Map<string, number>();
+  for (const c of cells ?? []) byHarness.set(c.harnessId, (byHarness.get(c.harnessId) ?? 0) + 1);
+  return html`<section class="card" aria-labelledby="infeasible-h">
+    <h2 id="infeasible-h">Infeasible cells <span class="sub">(task, harness) cells the scripted expert cannot solve within the spec's budgets</span></h2>
+    ${
+      cells === null
+        ? html`<p class="note" id="infeasible-none">Not recorded: this output does not list infeasible cells (only <code>hlab run</code> checks feasibility), so its episode counts include every cell.</p>`
+        : cells.length === 0
+          ? html`<p class="note" id="infeasible-none">None: every (task, harness) cell of the spec is feasible.</p>`
+          : html`<p class="note" id="infeasible-summary"><strong>${cells.length}</strong> cell${cells.length === 1 ? ' was' : 's were'} left out of training and evaluation
+              (${[...byHarness].map(([h, k]) => `${h}: ${k}`).join(', ')}): an evaluation over those harnesses has that many episodes fewer than tasks × harnesses × samples
+              (e.g. 143 rather than 144), as the <em>n</em> of each column above shows.</p>
+            <div class="scroll-y scroll-x infeasible-scroll"><table class="paper-table" id="infeasible-table">
+              <thead><tr><th scope="col">task</th><th scope="col">harness</th><th scope="col">reason</th><th scope="col">detail</th></tr></thead>
+              <tbody>${cells.map((c) => html`<tr><th scope="row"><code>${c.taskId}</code></th><td><code class="hid">${c.harnessId}</code></td><td>${c.reason}</td><td class="detail">${c.detail}</td></tr>`)}</tbody>
+            </table></div>`
+    }
+  </section>`;
 }
 
 const nats = (x: number | null | undefined) => (x === null || x === undefined ? '—' : x.toFixed(3));
@@ -374,6 +424,18 @@ export class ResultsView {
     return this.derived;
   }
 
+  /** The experiment's spec when known: stored with a run saved by Train, or the preset of committed results. */
+  private specOf(out: ExperimentOutputJson): ExperimentSpec | null {
+    const specJson = (out as { specJson?: unknown }).specJson;
+    try {
+      if (specJson) return parseSpec(specJson, 'spec');
+      if (this.loaded.source?.kind === 'preset') return getPreset(this.loaded.source.name);
+    } catch {
+      return null;
+    }
+    return null;
+  }
+
   private async exportPng(out: ExperimentOutputJson): Promise<void> {
     try {
       const els = [...this.el.querySelectorAll<CurveChart>('hl-curve-chart')].filter((c) => !!c.canvas);
@@ -414,7 +476,7 @@ export class ResultsView {
     return html`
       <section class="card" aria-labelledby="results-h">
         <div class="results-head">
-          <h2 id="results-h">${out.results.spec} <span class="sub">${this.loaded.source?.kind === 'file' ? `file ${this.loaded.source.name}` : `saved run ${this.loaded.source?.name}`} · ${out.status} · ${runs.length} run${runs.length === 1 ? '' : 's'}</span></h2>
+          <h2 id="results-h">${out.results.spec} <span class="sub">${this.loaded.source?.kind === 'file' ? `file ${this.loaded.source.name}` : this.loaded.source?.kind === 'preset' ? `committed results of the preset ${this.loaded.source.name}` : `saved run ${this.loaded.source?.name}`} · ${out.status} · ${runs.length} run${runs.length === 1 ? '' : 's'}</span></h2>
           <div class="export-buttons" role="group" aria-label="Export">
             <button type="button" id="export-csv" @click=${() => downloadBlob(`${stem(out)}-results.csv`, new Blob([resultsCsv(toExperimentResults(out))], { type: 'text/csv' }))}>Export CSV</button>
             <button type="button" id="export-json" @click=${() => downloadBlob(`${stem(out)}-results.json`, new Blob([outputToJsonText(out) + '\n'], { type: 'application/json' }))}>Export JSON</button>
@@ -444,6 +506,9 @@ export class ResultsView {
         }
         ${out.evaluation && runs.length === 0 ? nothing : this.paperSection(table)}
       </section>
+      ${scalingSection(runs, this.specOf(out))}
+      ${out.evaluation && runs.length === 0 ? nothing : trainingSection(out)}
+      ${infeasibleSection(infeasibleCellsOf(out, this.loaded.source?.name))}
       ${familySection(out)}
       ${out.evaluation && runs.length === 0 ? nothing : this.runSections(out, beh, ph, specs, roles)}
     `;
@@ -454,13 +519,13 @@ export class ResultsView {
         <h3 id="paper-h">pass@1 (%) <span class="sub">before → after, mean ± std over seeds; [95 % Wilson interval] n = episodes pooled over seeds; Δ = paired difference (bootstrap over tasks)</span></h3>
         ${table.hasEpisodes ? nothing : html`<p class="note" id="results-no-episodes">These results carry no per-episode outcomes, so intervals, scores and paired differences read n/a.</p>`}
         <div class="scroll-x">
-          <table class="paper-table" id="paper-table" aria-labelledby="paper-h">
+          <table class="paper-table cards-narrow" id="paper-table" aria-labelledby="paper-h">
             <thead><tr><th scope="col">method</th><th scope="col">seeds</th>${table.columns.map((c) => html`<th scope="col" class="num">${c.label}</th>`)}</tr></thead>
             <tbody>
               ${table.rows.map(
                 (r) => html`<tr data-method=${r.label} class=${r.before ? '' : 'start-row'}>
-                  <th scope="row">${r.label}</th><td class="num">${r.seeds}</td>
-                  ${r.after.map((c, i) => paperTd(c, r.before?.[i], r.paired ? r.paired[i] : undefined))}
+                  <th scope="row">${r.label}</th><td class="num" data-label="seeds">${r.seeds}</td>
+                  ${r.after.map((c, i) => paperTd(c, table.columns[i].label, r.before?.[i], r.paired ? r.paired[i] : undefined))}
                 </tr>`,
               )}
             </tbody>
@@ -491,12 +556,12 @@ export class ResultsView {
       <section class="card" aria-labelledby="behaviour-h">
         <h2 id="behaviour-h">Behaviour <span class="sub">per evaluation episode, before → after</span></h2>
         <div class="scroll-x">
-          <table class="paper-table" id="behaviour-table">
+          <table class="paper-table cards-narrow" id="behaviour-table">
             <thead><tr><th scope="col">method</th>${BEHAVIOUR.map((b) => html`<th scope="col" class="num">${b.label}</th>`)}</tr></thead>
             <tbody>
               ${beh.map(
                 (r) => html`<tr data-method=${r.method}><th scope="row">${r.method}</th>
-                  ${r.cells.map((c, i) => html`<td class="num" data-col=${BEHAVIOUR[i].key} data-mean=${c.after.mean ?? ''}><span class="before">${c.before.text}</span><span class="arrow" aria-label="to"> → </span><span class="after">${c.after.text}</span></td>`)}
+                  ${r.cells.map((c, i) => html`<td class="num" data-label=${BEHAVIOUR[i].label} data-col=${BEHAVIOUR[i].key} data-mean=${c.after.mean ?? ''}><span class="before">${c.before.text}</span><span class="arrow" aria-label="to"> → </span><span class="after">${c.after.text}</span></td>`)}
                 </tr>`,
               )}
             </tbody>

@@ -7,7 +7,7 @@
  */
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
-import { metricAxisSize, metricTicks, metricYRange, STEP_INCRS, UPlotElement } from '../line_chart';
+import { drawNoData, metricAxisSize, metricTicks, metricYRange, STEP_INCRS, UPlotElement } from '../line_chart';
 
 export interface CurveSeries {
   label: string;
@@ -21,6 +21,12 @@ export interface CurveChartSpec {
   yLabel: string;
   series: readonly CurveSeries[];
   height?: number;
+  /**
+   * Steps at which this metric was not measured in any run (no update applied: loss, KL, clip
+   * fraction and gradient norm do not exist there). Shaded as in the Train view; lines are not
+   * drawn across gaps of a chart that has them.
+   */
+  noData?: readonly number[];
   /** Exponential moving average weight in [0, 1) applied to every series (0 = raw values). */
   smoothing?: number;
 }
@@ -60,6 +66,8 @@ export class CurveChart extends UPlotElement<CurveChartSpec> {
     this.dataset.smoothing = String(raw.smoothing ?? 0);
     const n = spec.series.reduce((a, s) => a + s.points.filter(([, v]) => v !== null && Number.isFinite(v)).length, 0);
     this.dataset.points = String(n);
+    if (spec.noData?.length) this.dataset.noData = spec.noData.join(',');
+    else delete this.dataset.noData;
     return (
       `${spec.title} per RL step: ` +
       spec.series
@@ -92,7 +100,8 @@ export class CurveChart extends UPlotElement<CurveChartSpec> {
         { label: 'RL step', size: 34, labelSize: 16, incrs: STEP_INCRS },
         { label: spec.yLabel, size: metricAxisSize, labelSize: 16, values: metricTicks },
       ],
-      series: [{ label: 'RL step' }, ...spec.series.map((s) => ({ label: s.label, stroke: s.color, width: 1.6, spanGaps: true, points: { size: 4 } }))],
+      series: [{ label: 'RL step' }, ...spec.series.map((s) => ({ label: s.label, stroke: s.color, width: 1.6, spanGaps: spec.noData === undefined, points: { size: 4 } }))],
+      hooks: { draw: [(u: uPlot) => drawNoData(u, this.current?.noData ?? [])] },
     };
     const series = spec.smoothing ? spec.series.map((s) => ({ ...s, points: smoothPoints(s.points, spec.smoothing!) })) : spec.series;
     this.plot = new uPlot(opts, alignCurves(series), this);

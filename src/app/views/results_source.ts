@@ -10,7 +10,16 @@
 import { html, nothing, type TemplateResult } from 'lit-html';
 import { deleteRunOutput, listRunOutputs, loadRunOutput, parseResultsText, ResultsFileError, type ExperimentOutputJson, type RunOutputSummary } from '../results_store';
 
-export type SourceRef = { kind: 'run' | 'file'; name: string };
+import { infeasibleCellsOf } from '../infeasible_cells';
+
+import committed from 'virtual:committed-results';
+import { parseResultsFile } from '../results_store';
+
+/** A saved run, a file opened in this tab, or a preset's committed results (docs/results/<preset>/results.json). */
+export type SourceRef = { kind: 'run' | 'file' | 'preset'; name: string };
+
+/** The presets with committed results, in name order (vite.config.ts `committedResults`). */
+export const COMMITTED_PRESETS: readonly string[] = committed.map((c) => c.preset);
 
 /** Files opened in this tab, by file name (the latest one of a name wins). */
 const sessionFiles = new Map<string, ExperimentOutputJson>();
@@ -20,6 +29,7 @@ const runCache = new Map<string, ExperimentOutputJson>();
 /** The source named by URL parameters (`run` wins over `file`), or null. */
 export function sourceFromParams(p: Record<string, string>): SourceRef | null {
   if (p.run) return { kind: 'run', name: p.run };
+  if (p.preset) return { kind: 'preset', name: p.preset };
   if (p.file) return { kind: 'file', name: p.file };
   return null;
 }
@@ -37,6 +47,14 @@ export const sameSource = (a: SourceRef | null, b: SourceRef | null): boolean =>
  *   ResultsFileError naming the bad field of a stored output.
  */
 export async function loadSource(ref: SourceRef): Promise<ExperimentOutputJson> {
+  if (ref.kind === 'preset') {
+    const c = committed.find((x) => x.preset === ref.name);
+    if (!c) throw new Error(`preset '${ref.name}': no committed results (docs/results/${ref.name}/results.json); committed: ${COMMITTED_PRESETS.join(', ') || 'none'}`);
+    const out = parseResultsFile(c.json, c.path);
+    const cells = infeasibleCellsOf(c.json, c.path);
+    if (cells) Object.assign(out, { infeasibleCells: cells });
+    return out;
+  }
   if (ref.kind === 'file') {
     const f = sessionFiles.get(ref.name);
     if (!f) throw new Error(`file '${ref.name}' is not open in this tab (files stay in memory only): open it again below`);
@@ -94,7 +112,11 @@ export class SourceLoader {
  * @throws ResultsFileError naming the file and the bad field.
  */
 async function openFile(file: File): Promise<SourceRef> {
-  const out = parseResultsText(await file.text(), file.name);
+  const text = await file.text();
+  const out = parseResultsText(text, file.name);
+  // hlab run's infeasibleCells (the parser keeps only the fields it types): carried along for the Results view.
+  const cells = 'infeasibleCells' in out ? null : infeasibleCellsOf(JSON.parse(text), file.name);
+  if (cells) Object.assign(out, { infeasibleCells: cells });
   sessionFiles.set(file.name, out);
   return { kind: 'file', name: file.name };
 }
@@ -160,6 +182,15 @@ export class SourcePicker {
     return html`<section class="card source-card" aria-labelledby=${id('source-h')}>
       <h2 id=${id('source-h')}>Source</h2>
       <p class="note">${intro}</p>
+      <div class="committed" id=${id('committed')}>
+        <h3>Committed results of the presets</h3>
+        ${
+          COMMITTED_PRESETS.length
+            ? html`<p class="preset-links">${COMMITTED_PRESETS.map((p) => html`<button type="button" class="small" data-preset=${p} @click=${() => this.onPick({ kind: 'preset', name: p })}>${p}</button> `)}
+                <span class="note">(<code>docs/results/&lt;preset&gt;/results.json</code>, shipped with the app)</span></p>`
+            : html`<p class="note" id=${id('committed-none')}>None committed yet: a preset's <code>docs/results/&lt;preset&gt;/results.json</code> appears here once committed.</p>`
+        }
+      </div>
       <div class="source-grid">
         <div>
           <h3>Saved in this browser</h3>

@@ -28,6 +28,8 @@ import { errorId, field, parseChoice, parseIntField } from '../fields';
 import { applyMergePatch, mergePatch, specHash } from '../spec_patch';
 import { SERIES_COLORS, type LineChartSpec } from '../line_chart';
 import { downloadBlob } from './results';
+import { runStepCounts, stepCountsText, stepUpdate } from '../step_counts';
+import { infeasibleCellsOf } from '../infeasible_cells';
 import '../line_chart';
 import './train.css';
 
@@ -138,8 +140,8 @@ function checkpointFileName(runId: string, step: number): string {
   return `${runId}-${p.finished ? `after-run${p.runIndex}` : p.rlStep < 0 ? `run${p.runIndex + 1}-start` : `run${p.runIndex + 1}-step${p.rlStep}`}.hlab`;
 }
 
-/** Optimizer steps a step's update applied (attempted minus skipped as non-finite): 0 = the parameters did not change. */
-export const appliedUpdates = (r: StepRecord) => (r.optimizerSteps ?? 0) - (r.skippedSteps ?? 0);
+/** Optimizer steps a step's update applied (step_counts.ts; an unrecorded count reads 0 here: a live run always records it). */
+const appliedUpdates = (r: StepRecord) => stepUpdate(r).applied ?? 0;
 
 /**
  * Whether a run can be trained in this browser: `spec.backend` 'webgpu' needs a WebGPU adapter,
@@ -904,15 +906,14 @@ export class TrainView {
     const cur = this.curves[this.currentRun];
     const steps = cur?.steps ?? [];
     if (!steps.length) return html``;
-    const applied = steps.reduce((a, r) => a + appliedUpdates(r), 0);
     const noUpdate = steps.filter((r) => appliedUpdates(r) === 0);
     const dropped = steps.reduce((a, r) => a + (r.droppedGroups ?? 0), 0);
-    const skipped = steps.reduce((a, r) => a + (r.skippedSteps ?? 0), 0);
+    const skipped = steps.reduce((a, r) => a + (stepUpdate(r).skipped ?? 0), 0);
     const groups = (spec?.rl.tasksPerStep ?? 0) * steps.length;
     const allDropped = noUpdate.length === steps.length && spec !== undefined && steps.every((r) => r.droppedGroups >= spec.rl.tasksPerStep);
-    return html`<p class="train-updates" id="train-updates">${cur.label}: <strong>${applied}</strong> optimizer step${applied === 1 ? '' : 's'} applied in
-        ${steps.length - noUpdate.length} of ${steps.length} RL step${steps.length === 1 ? '' : 's'} ·
-        dropped groups (equal rewards): <strong>${dropped}</strong>${groups ? ` of ${groups}` : ''}${skipped ? html` · skipped (non-finite): <strong>${skipped}</strong>` : nothing}
+    const c = runStepCounts(steps);
+    return html`<p class="train-updates" id="train-updates">${cur.label}: ${stepCountsText(c)} ·
+        dropped groups (equal rewards): <strong>${dropped}</strong>${groups ? ` of ${groups}` : ''}
         ${noUpdate.length && noUpdate.length < steps.length ? html` · no update at step${noUpdate.length > 1 ? 's' : ''} ${noUpdate.map((r) => r.step).join(', ')} (shaded in the charts)` : nothing}</p>
       ${
         noUpdate.length === steps.length
@@ -923,7 +924,7 @@ export class TrainView {
                   GRPO learns from the differences between the rewards of one group's rollouts; when they are all equal (typically all 0 for a weak model)
                   the advantages are 0 and the group is left out. The parameters are unchanged, so loss, KL, clip fraction and gradient norm are not measured
                   (shaded in the charts) and "after" will equal "before".${this.noSignalAdvice(spec)}`
-                : html`<strong>0 updates applied</strong> in ${steps.length} RL step${steps.length === 1 ? '' : 's'}${skipped ? ` (${skipped} optimizer step${skipped === 1 ? '' : 's'} skipped: non-finite loss or gradient)` : ''}: the parameters are unchanged.`
+                : html`<strong>0 optimizer steps</strong> in ${steps.length} RL step${steps.length === 1 ? '' : 's'}${skipped ? ` (${skipped} skipped optimizer step${skipped === 1 ? '' : 's'}: non-finite loss or gradient)` : ''}: the parameters are unchanged.`
             }
           </div>`
           : nothing
@@ -1131,16 +1132,35 @@ export class TrainView {
       }</p>
       <div class="scroll-x">
         <table class="compact" id="train-results-table">
-          <thead><tr><th scope="col">method</th><th scope="col">seed</th><th scope="col">optimizer steps</th><th scope="col">pass@1 base (%, before → after)</th>
+          <thead><tr><th scope="col">method</th><th scope="col">seed</th><th scope="col">optimizer steps</th><th scope="col">skipped optimizer steps</th><th scope="col">pass@1 base (%, before → after)</th>
             <th scope="col">in-space</th>${bb.map((b) => html`<th scope="col" data-bb=${b}>${b} <span class="sub">black-box</span></th>`)}<th scope="col">training harnesses</th></tr></thead>
           <tbody>${runs.map(
-            (r) => html`<tr><td>${r.method}</td><td class="num">${r.seed}</td><td class="num">${r.steps}</td><td class="num">${pair(r.before.base, r.after.base)}</td>
+            (
+              r,
+            ) => html`<tr><td>${r.method}</td><td class="num">${r.seed}</td><td class="num">${runStepCounts(null, r).optimizerSteps ?? '—'}</td><td class="num">${runStepCounts(null, r).skippedOptimizerSteps ?? '—'}</td><td class="num">${pair(r.before.base, r.after.base)}</td>
               <td class="num">${pair(r.before.inSpace, r.after.inSpace)}</td>${bb.map((b) => html`<td class="num" data-bb=${b}>${pair(r.before.blackbox?.[b], r.after.blackbox?.[b])}</td>`)}<td class="num">${pair(r.trainHarnesses.before, r.trainHarnesses.after)}</td></tr>`,
           )}</tbody>
         </table>
       </div>
+      ${this.infeasibleNote(o.output)}
       ${o.output.warnings.length ? html`<ul class="train-messages">${o.output.warnings.map((w) => html`<li class="warn">${w}</li>`)}</ul>` : nothing}
     </section>`;
+  }
+
+  /** The run's infeasible (task, harness) cells, when its output lists them (infeasible_cells.ts); nothing otherwise. */
+  private infeasibleNote(output: unknown): TemplateResult {
+    let cells: ReturnType<typeof infeasibleCellsOf>;
+    try {
+      cells = infeasibleCellsOf(output, 'run output');
+    } catch (e) {
+      return html`<p class="error" id="train-infeasible">${(e as Error).message}</p>`;
+    }
+    if (!cells) return html``;
+    return html`<p class="note" id="train-infeasible">${
+      cells.length
+        ? `${cells.length} infeasible (task, harness) cell${cells.length === 1 ? ' was' : 's were'} left out of training and evaluation (the expert cannot solve them within the spec's budgets): the evaluations have that many episodes fewer. Results lists them.`
+        : 'Every (task, harness) cell of the spec is feasible: none was left out.'
+    }</p>`;
   }
 
   private checkpointsCard(v: TrainInputs, busy: boolean): TemplateResult {

@@ -1,0 +1,123 @@
+/**
+ * Harness scaling at a glance (issue 27): single-harness and harness-scaling runs side by side
+ * per harness set — base, the training harnesses, held-out in-space configurations by Hamming
+ * distance to the design's training set (where the spec is known), each black-box harness —
+ * pass@1 after training with its 95 % Wilson interval and the paired before→after Δ with its
+ * bootstrap interval (src/experiment/stats.ts; no statistics of its own). Episodes are pooled
+ * over seeds; a method whose runs carry no per-episode outcomes shows the mean over seeds only.
+ */
+import { html, nothing, type TemplateResult } from 'lit-html';
+import { byMethod, type EpisodeCell } from '../../experiment/results';
+import { pairCells, pairedComparison, wilson, type PairedCell, type PairedDiff, type RateInterval } from '../../experiment/stats';
+import { DEFAULT_SPACE, hammingDistance, parseHarnessId } from '../../design';
+import { trainingHarnesses } from '../../experiment/plan';
+import type { ExperimentSpec } from '../../experiment/spec';
+import type { RunResultJson } from '../results_store';
+
+/** One harness set of the table: which results column its episodes come from, and which of them. */
+interface HarnessSet {
+  key: string;
+  label: string;
+  column: string;
+  keep?: (harnessId: string) => boolean;
+}
+
+/** One (harness set, method) cell. */
+export interface ScalingCell {
+  /** Wilson interval of the pooled after-training pass rate; null without per-episode outcomes. */
+  after: RateInterval | null;
+  /** Paired before→after difference of pass on the same cells; null when nothing pairs. */
+  delta: PairedDiff | null;
+  /** Mean over seeds of the run's pass@1 value (for runs without episodes); null when none. */
+  mean: number | null;
+}
+
+export interface ScalingTable {
+  methods: string[];
+  rows: { key: string; label: string; cells: ScalingCell[] }[];
+  /** Whether in-space rows are split by distance (the spec's design is known). */
+  byDistance: boolean;
+}
+
+/**
+ * The design's training set, the reference of the in-space distances (plan.ts stratifies the
+ * held-out set by distance to it): the training harnesses of the spec's harness-scaling method.
+ */
+function designTraining(spec: ExperimentSpec | null): string[] | null {
+  const m = spec?.methods.find((x) => x.harnesses === 'scaling');
+  return spec && m ? trainingHarnesses(spec, m).filter((h) => !h.startsWith('bb-')) : null;
+}
+
+/**
+ * The table over a results file's runs.
+ * @param spec the experiment's spec when known (a committed preset, a run saved by Train): in-space rows by distance
+ */
+export function scalingTable(runs: readonly RunResultJson[], spec: ExperimentSpec | null): ScalingTable {
+  const groups = [...byMethod(runs)];
+  const bb = [...new Set(runs.flatMap((r) => Object.keys(r.after.blackbox)))].sort();
+  const training = designTraining(spec);
+  const tv = training?.map((h) => parseHarnessId(h, DEFAULT_SPACE)) ?? [];
+  const dist = (h: string) => Math.min(...tv.map((t) => hammingDistance(parseHarnessId(h, DEFAULT_SPACE), t)));
+  const inSpaceIds = [...new Set(runs.flatMap((r) => (r.episodes?.after.inSpace ?? []).map((e) => e.harnessId)))];
+  const distances = training?.length ? [...new Set(inSpaceIds.map(dist))].sort((a, b) => a - b) : [];
+  const sets: HarnessSet[] = [
+    { key: 'base', label: 'base harness', column: 'base' },
+    { key: 'train', label: "each method's training harnesses", column: 'train' },
+    ...(distances.length
+      ? distances.map((d) => ({ key: `inSpace-d${d}`, label: `in-space, d = ${d}`, column: 'inSpace', keep: (h: string) => dist(h) === d }))
+      : [{ key: 'inSpace', label: 'in-space (held out)', column: 'inSpace' }]),
+    ...bb.map((b) => ({ key: b, label: `${b} (black-box)`, column: b })),
+  ];
+  const afterValue = (r: RunResultJson, column: string): number | null =>
+    column === 'base' ? r.after.base : column === 'inSpace' ? r.after.inSpace : column === 'train' ? r.trainHarnesses.after : (r.after.blackbox[column] ?? null);
+  return {
+    methods: groups.map(([m]) => m),
+    byDistance: distances.length > 0,
+    rows: sets.map((s) => ({
+      key: s.key,
+      label: s.label,
+      cells: groups.map(([, rs]) => {
+        const pick = (xs: EpisodeCell[] | undefined) => (xs ?? []).filter((e) => !s.keep || s.keep(e.harnessId));
+        const withEps = rs.filter((r) => r.episodes?.after[s.column]);
+        const after = withEps.flatMap((r) => pick(r.episodes!.after[s.column]));
+        const paired: PairedCell[] = withEps.flatMap((r, i) =>
+          pairCells(pick(r.episodes!.before[s.column]), pick(r.episodes!.after[s.column])).cells.map((c) => ({ ...c, run: i })),
+        );
+        const vals = s.keep ? [] : rs.map((r) => afterValue(r, s.column)).filter((x): x is number => typeof x === 'number' && Number.isFinite(x));
+        return {
+          after: after.length ? wilson(after.filter((e) => e.pass).length, after.length) : null,
+          delta: paired.length ? pairedComparison(paired).pass : null,
+          mean: vals.length ? vals.reduce((a, x) => a + x, 0) / vals.length : null,
+        };
+      }),
+    })),
+  };
+}
+
+const pct = (x: number) => (100 * x).toFixed(1);
+const signed = (x: number) => `${x >= 0 ? '+' : '−'}${Math.abs(100 * x).toFixed(1)}`;
+
+function cellHtml(c: ScalingCell, method: string): TemplateResult {
+  if (!c.after)
+    return html`<td class="num" data-label=${method} data-rate=${c.mean ?? ''}>${c.mean === null ? '—' : html`<span class="after">${pct(c.mean)}</span> <span class="ci">no per-episode outcomes</span>`}</td>`;
+  const d = c.delta;
+  return html`<td class="num" data-label=${method} data-rate=${c.after.rate} data-lo=${c.after.lo} data-hi=${c.after.hi} data-episodes=${c.after.episodes} data-diff=${d?.diff ?? ''}>
+    <span class="after">${pct(c.after.rate)}</span>
+    <span class="ci" title="95 % Wilson interval, episodes pooled over seeds">[${pct(c.after.lo)}, ${pct(c.after.hi)}] n=${c.after.episodes}</span>
+    ${d ? html`<span class="delta ${d.beyondNoise ? 'beyond' : ''}" title="after − before on the same (task, harness, sample) cells; 95 % bootstrap interval over tasks">Δ ${signed(d.diff)} [${signed(d.lo)}, ${signed(d.hi)}]${d.beyondNoise ? ' beyond noise' : ''}</span>` : nothing}
+  </td>`;
+}
+
+/** The panel: the table, or a note when the output has no runs. */
+export function scalingSection(runs: readonly RunResultJson[], spec: ExperimentSpec | null): TemplateResult {
+  if (!runs.length) return html``;
+  const t = scalingTable(runs, spec);
+  return html`<section class="card" aria-labelledby="scaling-h">
+    <h2 id="scaling-h">Harness scaling at a glance <span class="sub">pass@1 (%) after training per harness set; [95 % Wilson interval] n = episodes pooled over seeds; Δ = paired change from before training</span></h2>
+    ${t.byDistance ? nothing : html`<p class="note" id="scaling-no-distance">In-space configurations are not split by Hamming distance: the spec of these results is not known here (a committed preset's or a run saved by Train is).</p>`}
+    <div class="scroll-x"><table class="paper-table cards-narrow" id="scaling-table">
+      <thead><tr><th scope="col">harness set</th>${t.methods.map((m) => html`<th scope="col" class="num">${m}</th>`)}</tr></thead>
+      <tbody>${t.rows.map((r) => html`<tr data-set=${r.key}><th scope="row">${r.label}</th>${r.cells.map((c, i) => cellHtml(c, t.methods[i]))}</tr>`)}</tbody>
+    </table></div>
+  </section>`;
+}
