@@ -1134,7 +1134,7 @@ export class TrainView {
           <thead><tr><th scope="col">method</th><th scope="col">seed</th><th scope="col">optimizer steps</th><th scope="col">pass@1 base (%, before → after)</th>
             <th scope="col">in-space</th>${bb.map((b) => html`<th scope="col" data-bb=${b}>${b} <span class="sub">black-box</span></th>`)}<th scope="col">training harnesses</th></tr></thead>
           <tbody>${runs.map(
-            (r) => html`<tr><td>${r.method}</td><td class="num">${r.seed}</td><td class="num">${r.steps}</td><td class="num">${pair(r.before.base, r.after.base)}</td>
+            (r) => html`<tr><td>${r.method}</td><td class="num">${r.seed}</td><td class="num">${r.optimizerSteps}</td><td class="num">${pair(r.before.base, r.after.base)}</td>
               <td class="num">${pair(r.before.inSpace, r.after.inSpace)}</td>${bb.map((b) => html`<td class="num" data-bb=${b}>${pair(r.before.blackbox?.[b], r.after.blackbox?.[b])}</td>`)}<td class="num">${pair(r.trainHarnesses.before, r.trainHarnesses.after)}</td></tr>`,
           )}</tbody>
         </table>
