@@ -12,7 +12,8 @@ import type { Browser, Page } from '@playwright/test';
 import { fileURLToPath } from 'node:url';
 import { dirname, resolve } from 'node:path';
 import { chromiumExecutable, webgpuLaunchArgs } from './browser_flags';
-import { PAGE_EVENT_BINDING, type PageEntryArg, type PageEntryName, type PageEntryResult, type PageEvent } from '../page/entries';
+import type { PageEntryArg, PageEntryName, PageEntryResult } from '../page/entries';
+import { PAGE_EVENT_BINDING, type PageEvent } from '../page/protocol';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 

@@ -22,9 +22,7 @@ import type { RunCurves } from './run_events';
 import type { TrajectorySample } from './trajectory_sample';
 
 /** A number stored JSON-safe: null (a NaN or ±Infinity when written) reads back as NaN; NaN itself (a record read again) passes. */
-const metric = z
-  .preprocess((x) => (Number.isNaN(x) ? null : x), z.number().nullable())
-  .transform((x) => x ?? NaN);
+const metric = z.preprocess((x) => (Number.isNaN(x) ? null : x), z.number().nullable()).transform((x) => x ?? NaN);
 const int = (min = 0) => z.number().int().min(min);
 
 const PassAt1Schema = z.object({ base: metric, inSpace: metric, blackbox: z.record(z.string(), metric) });
@@ -78,9 +76,7 @@ export const RunResultSchema = z.object({
    * 'inSpace', 'train', each black-box id), for intervals, scores and paired tests; absent in
    * older files ("n/a" then).
    */
-  episodes: z
-    .object({ before: z.record(z.string(), z.array(EpisodeCellSchema)), after: z.record(z.string(), z.array(EpisodeCellSchema)) })
-    .optional(),
+  episodes: z.object({ before: z.record(z.string(), z.array(EpisodeCellSchema)), after: z.record(z.string(), z.array(EpisodeCellSchema)) }).optional(),
 });
 
 /** The results of an experiment: one RunResult per (seed, method), with how the in-space set was evaluated. */

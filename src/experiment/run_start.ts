@@ -93,4 +93,3 @@ export function startingParams(
   }
   return { params: initParams(cfg, Rng.derive(seed, 'init').int(2 ** 31)), source: 'scratch (seeded random init)' };
 }
-

@@ -386,7 +386,8 @@ function startRun(ctx: RunContext, r: number, resume: { state: RunState; tensors
   if (!ctx.segment.start) ctx.segment.start = start.source;
   emit({ type: 'log', message: `run ${r + 1}/${plan.length}: ${method.name}, seed ${seed}, model ${preset}, start from ${start.source}` });
   const training = method.harnesses === 'none' || method.algorithm === 'sft' ? [] : trainingHarnesses(spec, method);
-  if (method.algorithm === 'sft' && steps > 0) warn(ctx, `method '${method.name}': algorithm 'sft' is trained by \`hlab pretrain --blackbox\`; hlab run evaluates its starting checkpoint only`);
+  if (method.algorithm === 'sft' && steps > 0)
+    warn(ctx, `method '${method.name}': algorithm 'sft' is trained by \`hlab pretrain --blackbox\`; hlab run evaluates its starting checkpoint only`);
   // Cells the expert cannot solve under the run's budgets are neither trained nor evaluated.
   const fullPool = trainPool(spec, seed, ctx.o.trainPoolPerSuite ?? spec.rl.trainTasks ?? TRAIN_POOL_PER_SUITE);
   const { pool, assignments } = withoutCells(taskAssignments(spec, method, fullPool), ctx.excluded);

@@ -1,6 +1,6 @@
 /**
- * The command line's page protocol (docs/ARCHITECTURE.md "CLI ↔ page"): the typed table of
- * what the CLI may run in its headless page, and the events the page sends back.
+ * The command line's page entry points (docs/ARCHITECTURE.md "CLI ↔ page"): the typed table of
+ * what the CLI may run in its headless page (protocol.ts: the events it sends back).
  *
  *   CLI (src/cli/browser.ts)                         page (src/page/main.ts)
  *   session.call('run', request)  ── evaluate ──▶   PAGE_ENTRIES.run(request, io)
@@ -12,22 +12,10 @@
  * nested objects survive). Entry modules are imported lazily: the page loads only what a
  * command runs.
  */
-import type { RunEvent } from '../experiment/run_events';
+import type { PageIo } from './protocol';
 import type { ExperimentOutput, RunnerOptions } from '../experiment/runner';
 import type { EvalPageRequest } from '../experiment/evaluate_page';
 import type { PretrainPageOptions, PretrainPageResult } from '../pretrain/page';
-
-/** Name of the page's one exposed event function (the CLI exposes it before the page loads). */
-export const PAGE_EVENT_BINDING = 'hlabPageEvent';
-
-/** What the page sends the CLI: the runner's events, and each saved checkpoint's export file (awaited: the CLI writes it first). */
-export type PageEvent = RunEvent | { type: 'checkpointFile'; step: number; file: Uint8Array };
-
-/** The page side of a call: send events, and whether the CLI asked to stop (Ctrl-C). */
-export interface PageIo {
-  send(ev: PageEvent): Promise<void>;
-  stopRequested(): boolean;
-}
 
 /** `hlab run`'s request: the spec and the runner's JSON-safe options; `mirror` sends every checkpoint back as a 'checkpointFile' event. */
 export interface PageRunRequest {

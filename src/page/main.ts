@@ -3,7 +3,8 @@
  * installs `window.hlabPage` (entries.ts PageApi) over the typed entry table, and sends events
  * through the one function the CLI exposed (PAGE_EVENT_BINDING).
  */
-import { PAGE_ENTRIES, PAGE_EVENT_BINDING, type PageApi, type PageEvent, type PageIo } from './entries';
+import { PAGE_ENTRIES, type PageApi } from './entries';
+import { PAGE_EVENT_BINDING, type PageEvent, type PageIo } from './protocol';
 
 declare global {
   interface Window {

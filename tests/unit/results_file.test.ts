@@ -71,7 +71,16 @@ describe('parseResultsFile', () => {
       Object.assign(r, { steps: 5, skippedSteps: 1 });
     }
     // Run (oa, 0) has a curve of 2 RL steps, one of which applied nothing; run (oa, 1) has none.
-    old.curves = [{ method: 'oa', seed: 0, steps: [{ step: 1, reward: 0, optimizerSteps: 2, skippedSteps: 2 }, { step: 2, reward: 0, optimizerSteps: 4, skippedSteps: 0 }] }];
+    old.curves = [
+      {
+        method: 'oa',
+        seed: 0,
+        steps: [
+          { step: 1, reward: 0, optimizerSteps: 2, skippedSteps: 2 },
+          { step: 2, reward: 0, optimizerSteps: 4, skippedSteps: 0 },
+        ],
+      },
+    ];
     const [a, b] = parseResultsFile(old).results.runs;
     expect([a.rlSteps, a.optimizerSteps, a.skippedOptimizerSteps, a.rlStepsWithoutUpdate]).toEqual([2, 5, 1, 1]);
     expect(b.optimizerSteps).toBe(5);

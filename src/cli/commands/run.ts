@@ -34,7 +34,8 @@ import { DEFAULT_PRESET, PRESET_NAMES, getPreset } from '../../experiment/preset
 import { markdownTable, resultsCsv, segmentsText, withUnfinishedRuns, type BeforeEval } from '../../experiment/results';
 import { resultsFile, type ResultsFile } from '../../experiment/results_file';
 import type { ExperimentOutput } from '../../experiment/runner';
-import type { PageEvent, PageRunRequest } from '../../page/entries';
+import type { PageRunRequest } from '../../page/entries';
+import type { PageEvent } from '../../page/protocol';
 import type { RunResult } from '../../experiment/results_file';
 import { checkSpecConsistency } from '../../experiment/plan';
 import { curvesSvg } from '../../experiment/curves_svg';
