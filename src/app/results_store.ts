@@ -4,15 +4,18 @@
  * validation of results files opened from disk.
  *
  * Three JSON shapes are accepted (`parseResultsFile`):
- *   - the CLI's `out/<name>/results.json` (src/cli/commands/run.ts): ExperimentResults fields at
- *     the top level, plus command, status, warnings, starts, seconds, curves;
+ *   - the CLI's `out/<name>/results.json` (src/experiment/results_file.ts ResultsFile):
+ *     ExperimentResults fields at the top level, plus command, status, warnings, starts,
+ *     seconds, curves, trajectories and (newer files) specJson;
  *   - `ExperimentOutputJson`: the app's form, ExperimentOutput (src/experiment/runner.ts) with
  *     `results` nested, plus optional `trajectories` and `command` (what the Results view's JSON
  *     export writes, and what the Train view saves);
  *   - `hlab evaluate --json`'s report (src/experiment/evaluate_report.ts): no runs; kept as
  *     `evaluation` (its per-set pass@1, per-family tables and entropy) for the Results view.
- * All normalise to ExperimentOutputJson. Non-finite numbers are `null` in JSON (the runner
- * writes NaN for an evaluation that did not run); the views show them as "—".
+ * All normalise to ExperimentOutputJson. The results object and its runs are read with the one
+ * schema the CLI writes (src/experiment/results_file.ts): non-finite numbers are `null` in JSON
+ * and NaN once read (the views show "—"); the old step names of older files (`steps`,
+ * `skippedSteps`) are mapped there (`upgradeRuns`, applied by `withCurrentStepNames` below).
  *
  * The store keeps two object stores: 'outputs' (name → full output) and 'summaries'
  * (name → a few fields), so listing never reads the trajectories of every run.
@@ -20,6 +23,7 @@
 import { openDB, type DBSchema, type IDBPDatabase } from 'idb';
 import { z } from 'zod';
 import type { ExperimentOutput } from '../experiment/runner';
+import { ExperimentResultsSchema, upgradeRuns } from '../experiment/results_file';
 import { stringifyFinite } from '../util/encoding';
 
 /** Default database name; tests pass their own. */
@@ -30,40 +34,8 @@ const DB_VERSION = 1;
 const num = z.number().nullable();
 const int = (min = 0) => z.number().int().min(min);
 
-const PassAt1 = z.looseObject({ base: num, inSpace: num, blackbox: z.record(z.string(), num) });
-const Behaviour = z.looseObject({ parseErrors: num, workflowViolations: num, recoveryRate: num, stateTrackingErrors: num });
-
-const RunResult = z.looseObject({
-  method: z.string().min(1),
-  algorithm: z.enum(['grpo', 'ppo', 'sft', 'none']),
-  seed: int(),
-  steps: num,
-  skippedSteps: num,
-  before: PassAt1,
-  after: PassAt1,
-  trainHarnesses: z.looseObject({ before: num, after: num }),
-  behaviour: z.looseObject({ before: Behaviour, after: Behaviour }),
-  perHarness: z.record(z.string(), num),
-  seconds: num,
-  /** Per-episode outcomes by column (src/experiment/results.ts RunEpisodes); optional. */
-  episodes: z
-    .looseObject({
-      before: z.record(z.string(), z.array(z.looseObject({ taskId: z.string(), harnessId: z.string(), sample: int(), pass: z.boolean(), score: z.number().min(0).max(1) }))),
-      after: z.record(z.string(), z.array(z.looseObject({ taskId: z.string(), harnessId: z.string(), sample: int(), pass: z.boolean(), score: z.number().min(0).max(1) }))),
-    })
-    .optional(),
-});
-
-const ResultsCore = {
-  resultsVersion: z.literal(1),
-  spec: z.string(),
-  evalSet: z.string(),
-  /** In-space exclusion counts (src/experiment/results.ts ExperimentResults.evalSetExcluded); optional. */
-  evalSetExcluded: z.looseObject({ trainingSets: int(), pretrainMix: int(), mix: z.string() }).optional(),
-  machine: z.string(),
-  runs: z.array(RunResult),
-};
-const ExperimentResults = z.looseObject(ResultsCore);
+/** The results object: one schema with the CLI (src/experiment/results_file.ts; NaN ⇄ null, old step names mapped by `upgradeRuns`). */
+const ExperimentResults = ExperimentResultsSchema;
 
 /** Metrics of one RL step (src/experiment/runner.ts StepRecord); metrics a producer lacks may be absent. */
 const StepRecord = z.looseObject({
@@ -177,7 +149,7 @@ const ExperimentOutputJsonSchema = z.looseObject({
 
 /** The CLI's results.json: ExperimentResults at the top level (run.ts). */
 const CliResultsJson = z.looseObject({
-  ...ResultsCore,
+  ...ExperimentResultsSchema.shape,
   status: z.enum(['done', 'interrupted']).optional(),
   ...OutputExtras,
   curves: OutputExtras.curves.optional(),
@@ -185,7 +157,6 @@ const CliResultsJson = z.looseObject({
 });
 
 export type ExperimentOutputJson = z.infer<typeof ExperimentOutputJsonSchema>;
-export type RunResultJson = z.infer<typeof RunResult>;
 export type TrajectorySampleJson = z.infer<typeof TrajectorySample>;
 export type EvaluationReportJson = z.infer<typeof EvaluationReport>;
 
@@ -219,6 +190,13 @@ function issuesOf(err: z.ZodError): string[] {
   return lines;
 }
 
+/** The file with its runs' old step names mapped (results_file.ts `upgradeRuns`, with the file's curves). */
+function withCurrentStepNames(o: Record<string, unknown>): Record<string, unknown> {
+  const res = o.results as Record<string, unknown> | undefined;
+  if (res && typeof res === 'object' && !Array.isArray(res)) return { ...o, results: { ...res, runs: upgradeRuns(res.runs, o.curves) } };
+  return 'runs' in o ? { ...o, runs: upgradeRuns(o.runs, o.curves) } : o;
+}
+
 /**
  * Validate parsed JSON as a results file of either shape (see the module comment) and
  * normalise it to ExperimentOutputJson.
@@ -228,7 +206,7 @@ function issuesOf(err: z.ZodError): string[] {
  */
 export function parseResultsFile(json: unknown, source = 'results.json'): ExperimentOutputJson {
   if (json === null || typeof json !== 'object' || Array.isArray(json)) throw new ResultsFileError(source, ['(root): expected a JSON object']);
-  const o = json as Record<string, unknown>;
+  const o = withCurrentStepNames(json as Record<string, unknown>);
   if ('results' in o) {
     const r = ExperimentOutputJsonSchema.safeParse(o, { reportInput: true });
     if (!r.success) throw new ResultsFileError(source, issuesOf(r.error));
@@ -276,6 +254,8 @@ export function parseResultsFile(json: unknown, source = 'results.json'): Experi
   if (d.seconds !== undefined) out.seconds = d.seconds;
   if (d.command !== undefined) out.command = d.command;
   if (d.trajectories) out.trajectories = d.trajectories;
+  // The spec that ran (results.json since it carries one; Results shows it, as for the app's saves).
+  if (d.specJson !== undefined) out.specJson = d.specJson;
   return out;
 }
 

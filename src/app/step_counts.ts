@@ -6,7 +6,9 @@
  *   - RL steps without an update: RL steps that applied no optimizer step (every group dropped,
  *     or every attempt skipped) — their loss, KL, clip fraction and gradient norm do not exist.
  * Every view reads these numbers through this module, so a rename of the JSON fields
- * (StepRecord `optimizerSteps` / `skippedSteps`, RunResult `steps` / `skippedSteps`) is one edit here.
+ * (StepRecord `optimizerSteps` / `skippedSteps`; RunResult `rlSteps`, `optimizerSteps`,
+ * `skippedOptimizerSteps`, `rlStepsWithoutUpdate`, which src/experiment/results_file.ts
+ * `upgradeRuns` maps older files onto) is one edit here.
  */
 
 /** The fields of one RL step's record that say what its update did (StepRecord of src/experiment/runner.ts, or its JSON). */
@@ -49,18 +51,17 @@ export interface RunStepCounts {
 
 /**
  * A run's counts from its per-step records (a run's curve); for a run without records (`steps`
- * null), from its results row (`steps`: optimizer steps applied, `skippedSteps`), its RL steps
- * and steps without an update then unknown (null, never 0).
+ * null), from its results row (RunResult's four counts; NaN or absent = not recorded, never 0).
  */
-export function runStepCounts(steps: readonly StepUpdateFields[] | null, run?: { steps?: number | null; skippedSteps?: number | null }): RunStepCounts {
+export function runStepCounts(steps: readonly StepUpdateFields[] | null, run?: Partial<Record<keyof RunStepCounts, number | null>>): RunStepCounts {
   const ups = (steps ?? []).map(stepUpdate);
   const known = steps !== null && ups.every((u) => u.applied !== null);
   const sum = (xs: (number | null)[]) => xs.reduce<number>((a, x) => a + (x ?? 0), 0);
   return {
-    rlSteps: steps ? steps.length : null,
-    optimizerSteps: known ? sum(ups.map((u) => u.applied)) : count(run?.steps),
-    skippedOptimizerSteps: known ? sum(ups.map((u) => u.skipped)) : count(run?.skippedSteps),
-    rlStepsWithoutUpdate: known ? ups.filter((u) => u.applied === 0).length : null,
+    rlSteps: steps ? steps.length : count(run?.rlSteps),
+    optimizerSteps: known ? sum(ups.map((u) => u.applied)) : count(run?.optimizerSteps),
+    skippedOptimizerSteps: known ? sum(ups.map((u) => u.skipped)) : count(run?.skippedOptimizerSteps),
+    rlStepsWithoutUpdate: known ? ups.filter((u) => u.applied === 0).length : count(run?.rlStepsWithoutUpdate),
   };
 }
 

@@ -1,37 +1,44 @@
 /**
  * Headless runs for the command line: serve the app with Vite on a free loopback port, start
- * the system Chromium with WebGPU flags (Playwright, no browser download), open the runner
- * page and call exported functions of Vite-served modules in it.
+ * the system Chromium with WebGPU flags (Playwright, no browser download), open the command
+ * line's page (src/page/index.html) and call its typed entry points (src/page/entries.ts).
  *
- * Used by `hlab bench`, `hlab run`, `hlab pretrain`: the GPU work happens in the page, the
- * CLI only prints. Node-only module.
+ * Used by `hlab bench`, `hlab run`, `hlab evaluate`, `hlab pretrain`: the GPU work happens in the
+ * page, the CLI only prints. Events come back through one exposed function (PAGE_EVENT_BINDING),
+ * typed `PageEvent`s. Node-only module.
  */
 import type { ViteDevServer } from 'vite';
 import type { Browser, Page } from '@playwright/test';
 import { fileURLToPath } from 'node:url';
 import { dirname, resolve } from 'node:path';
 import { chromiumExecutable, webgpuLaunchArgs } from './browser_flags';
+import type { PageEntryArg, PageEntryName, PageEntryResult } from '../page/entries';
+import { PAGE_EVENT_BINDING, type PageEvent } from '../page/protocol';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
 export interface BrowserSession {
   page: Page;
-  /** Import `path` in the page and await its export `fn(...args)`; args and result JSON-safe. */
-  run<T = unknown>(path: string, fn: string, ...args: unknown[]): Promise<T>;
+  /** Run the page's entry `name` (src/page/entries.ts PAGE_ENTRIES) with `arg`; resolves with its result. */
+  call<K extends PageEntryName>(name: K, arg: PageEntryArg<K>): Promise<PageEntryResult<K>>;
+  /** Ask the running entry to stop (`hlab run`: checkpoint after the current RL step). */
+  stop(): Promise<void>;
   /** Uncaptured WebGPU errors the page recorded so far. */
   gpuErrors(): Promise<string[]>;
 }
 
 export interface BrowserOptions {
-  /** Forward the page's console lines to this callback (progress, logs). */
+  /** Called with every event the page sends (awaited before the page's send resolves). */
+  onEvent?: (ev: PageEvent) => void | Promise<void>;
+  /** Forward the page's console lines to this callback (log lines of pretrain, evaluate and bench pages). */
   onConsole?: (text: string) => void;
   /** Leave Ctrl-C to the caller (Playwright otherwise closes the browser on SIGINT); `hlab run` checkpoints first. */
   keepBrowserOnSigint?: boolean;
 }
 
 /**
- * Start Vite + Chromium, run `body`, and always tear both down (also on Ctrl-C via the
- * returned promise rejecting). The page is /tests/browser/page.html, which exposes `hlabRun`.
+ * Start Vite + Chromium, open /src/page/index.html, run `body`, and always tear both down (also
+ * on Ctrl-C via the returned promise rejecting).
  * @throws Error when Chromium is missing (message names HLAB_CHROMIUM) or the page fails to load.
  */
 export async function withBrowser<T>(body: (s: BrowserSession) => Promise<T>, opts: BrowserOptions = {}): Promise<T> {
@@ -63,15 +70,16 @@ export async function withBrowser<T>(body: (s: BrowserSession) => Promise<T>, op
     });
     const page = await browser.newPage();
     if (opts.onConsole) page.on('console', (m) => opts.onConsole!(m.text()));
-    await page.goto(`${base}/tests/browser/page.html`);
-    await page.waitForFunction(() => (window as unknown as { hlabReady?: boolean }).hlabReady === true);
+    await page.exposeFunction(PAGE_EVENT_BINDING, async (ev: PageEvent) => {
+      await opts.onEvent?.(ev);
+    });
+    await page.goto(`${base}/src/page/index.html`);
+    await page.waitForFunction(() => window.hlabPage !== undefined);
     const session: BrowserSession = {
       page,
-      run: <R>(path: string, fn: string, ...args: unknown[]) =>
-        page.evaluate(
-          ([p, f, a]) => (window as unknown as { hlabRun: (p: string, f: string, ...a: unknown[]) => Promise<unknown> }).hlabRun(p as string, f as string, ...(a as unknown[])),
-          [path, fn, args] as const,
-        ) as Promise<R>,
+      call: <K extends PageEntryName>(name: K, arg: PageEntryArg<K>) =>
+        page.evaluate(([n, a]) => window.hlabPage!.call(n, a as never), [name, arg] as const) as Promise<PageEntryResult<K>>,
+      stop: () => page.evaluate(() => window.hlabPage!.stop()),
       gpuErrors: () => page.evaluate(() => (window as unknown as { __hlabGpuErrors?: string[] }).__hlabGpuErrors ?? []),
     };
     return await body(session);

@@ -11,85 +11,11 @@
  *
  * Pure module: the CLI writes the files, the app renders the same tables.
  */
-import type { InSpaceExclusions } from './plan';
 import type { RunSegment } from './run_checkpoint';
-import { meanStd as meanStdSeeds, pairCells, pairedComparison, wilson, type EpisodeOutcomeCell, type PairedCell, type PairedComparison } from './stats';
+import type { EpisodeCell, ExperimentResults, PassAt1, RunEpisodes, RunResult } from './results_file';
+import { meanStd as meanStdSeeds, pairCells, pairedComparison, wilson, type PairedCell, type PairedComparison } from './stats';
 
-/** pass@1 = mean success over test tasks × samples, in [0, 1]. */
-export interface PassAt1 {
-  /** The base harness S0-T0-O0-C0-W0. */
-  base: number;
-  /** Held-out in-space configurations (the evaluated set is stated in `evalSet`). */
-  inSpace: number;
-  /** Per black-box harness id. */
-  blackbox: Record<string, number>;
-}
-
-/** Behaviour metrics averaged over evaluation episodes. */
-export interface BehaviourMetrics {
-  /** Parse errors per episode. */
-  parseErrors: number;
-  /** Workflow violations per episode. */
-  workflowViolations: number;
-  /** Fraction of episodes with a parse error, violation or tool error that later recovered (NaN when no episode had one). */
-  recoveryRate: number;
-  /** State-tracking errors per episode. */
-  stateTrackingErrors: number;
-}
-
-export interface RunResult {
-  method: string;
-  algorithm: 'grpo' | 'ppo' | 'sft' | 'none';
-  seed: number;
-  /** Optimizer steps taken (skipped non-finite steps excluded). */
-  steps: number;
-  /** Steps skipped because the loss or gradient was not finite. */
-  skippedSteps: number;
-  before: PassAt1;
-  after: PassAt1;
-  /** pass@1 on the training harnesses, before and after (the learning signal of `quick`). */
-  trainHarnesses: { before: number; after: number };
-  behaviour: { before: BehaviourMetrics; after: BehaviourMetrics };
-  /** Per-harness pass@1 after training, id → value. */
-  perHarness: Record<string, number>;
-  /** Seconds of wall-clock time. */
-  seconds: number;
-  /**
-   * Per-episode outcomes of the before and after evaluations, for intervals, scores and paired
-   * tests; absent in older files and from producers that do not record them ("n/a" then).
-   */
-  episodes?: RunEpisodes;
-}
-
-/** One evaluated episode: the (task, harness, sample) cell it measures, pass and score in [0, 1]. */
-export type EpisodeCell = EpisodeOutcomeCell;
-
-/**
- * A run's evaluated episodes by results column — 'base', 'inSpace', 'train' (the training
- * harnesses) and each black-box id — before and after training. An episode may sit in two
- * columns (the base harness is also the training harness of the single-harness method). The
- * 'after' list of a column must hold the same (task, harness, sample) cells as 'before' for a
- * paired comparison; unmatched cells are left out of it.
- */
-export interface RunEpisodes {
-  before: Record<string, EpisodeCell[]>;
-  after: Record<string, EpisodeCell[]>;
-}
-
-export interface ExperimentResults {
-  resultsVersion: 1;
-  spec: string;
-  /** How the in-space set was evaluated, e.g. 'all 225' or 'stratified: 2 per distance, seed 0 (6 configs)'. */
-  evalSet: string;
-  /**
-   * How many of the design's held-out configurations each exclusion left out of the in-space
-   * set (plan.ts `inSpaceEvalSet`: methods' training sets, the base checkpoint's pretraining
-   * mix); absent in files older than it (their `evalSet` text says what was left out).
-   */
-  evalSetExcluded?: InSpaceExclusions;
-  machine: string;
-  runs: RunResult[];
-}
+export type { BehaviourMetrics, EpisodeCell, ExperimentResults, PassAt1, RunEpisodes, RunResult } from './results_file';
 
 /** Mean and sample standard deviation (n − 1; 0 for a single value). @throws Error on an empty list. */
 export function meanStd(xs: readonly number[]): { mean: number; std: number; n: number } {
@@ -177,22 +103,13 @@ export interface ResultsTable {
   bootstrap: { seed: number; resamples: number };
 }
 
-/** Numbers that may be NaN (results.ts) or null (a results.json read back by the app). */
+/** A value read from a run: NaN (or, from older callers, null) when not measured. */
 type Num = number | null | undefined;
-/** The fields of a run the table reads; RunResult and the app's RunResultJson both fit. */
-export interface RunResultLike {
-  method: string;
-  seed: number;
-  before: { base: Num; inSpace: Num; blackbox: Record<string, Num> };
-  after: { base: Num; inSpace: Num; blackbox: Record<string, Num> };
-  trainHarnesses: { before: Num; after: Num };
-  episodes?: RunEpisodes | unknown;
-}
 
 const finiteNums = (xs: readonly Num[]): number[] => xs.filter((x): x is number => typeof x === 'number' && Number.isFinite(x));
 
 /** A run's pass@1 in column `key` for 'before' or 'after'. */
-function cellValue(r: RunResultLike, when: 'before' | 'after', key: string): Num {
+function cellValue(r: RunResult, when: 'before' | 'after', key: string): Num {
   if (key === 'base') return r[when].base;
   if (key === 'inSpace') return r[when].inSpace;
   if (key === 'train') return r.trainHarnesses[when];
@@ -200,8 +117,8 @@ function cellValue(r: RunResultLike, when: 'before' | 'after', key: string): Num
 }
 
 /** A run's episodes of one column, validated; null when the run records none. */
-function episodesOf(r: RunResultLike, when: 'before' | 'after', key: string): EpisodeCell[] | null {
-  const e = r.episodes as RunEpisodes | undefined;
+function episodesOf(r: RunResult, when: 'before' | 'after', key: string): EpisodeCell[] | null {
+  const e: RunEpisodes | undefined = r.episodes;
   if (!e || typeof e !== 'object' || !e[when] || typeof e[when] !== 'object') return null;
   const list = e[when][key];
   if (list === undefined) return null;
@@ -240,7 +157,7 @@ function cellOf(key: string, values: readonly Num[], episodes: EpisodeCell[] | n
 }
 
 /** Episodes of one column over runs, tagged by run; null when no run records that column. */
-function pooled(runs: readonly RunResultLike[], when: 'before' | 'after', key: string, dedupeBySeed: boolean): EpisodeCell[] | null {
+function pooled(runs: readonly RunResult[], when: 'before' | 'after', key: string, dedupeBySeed: boolean): EpisodeCell[] | null {
   let any = false;
   const out: EpisodeCell[] = [];
   const seen = new Set<string>();
@@ -260,7 +177,7 @@ function pooled(runs: readonly RunResultLike[], when: 'before' | 'after', key: s
 }
 
 /** The paired cells of one column over a method's runs (a run is a seed; cells keyed by run index). */
-function pairedOf(runs: readonly RunResultLike[], key: string, opts: { seed: number; resamples: number }): PairedComparison | null {
+function pairedOf(runs: readonly RunResult[], key: string, opts: { seed: number; resamples: number }): PairedComparison | null {
   const cells: PairedCell[] = [];
   runs.forEach((r, i) => {
     const before = episodesOf(r, 'before', key);
@@ -279,7 +196,7 @@ function pairedOf(runs: readonly RunResultLike[], key: string, opts: { seed: num
  * the paired difference bootstraps over tasks (stats.pairedComparison, seed `opts.seed`).
  * @throws Error on malformed per-episode outcomes (a producer bug, named with its run)
  */
-export function resultsTable(res: { spec: string; evalSet: string; runs: readonly RunResultLike[] }, opts: { seed?: number; resamples?: number } = {}): ResultsTable {
+export function resultsTable(res: { spec: string; evalSet: string; runs: readonly RunResult[] }, opts: { seed?: number; resamples?: number } = {}): ResultsTable {
   const boot = { seed: opts.seed ?? 0, resamples: opts.resamples ?? 2000 };
   const runs = res.runs;
   const bb = [...new Set(runs.flatMap((r) => [...Object.keys(r.after.blackbox), ...Object.keys(r.before.blackbox)]))].sort();
@@ -289,7 +206,7 @@ export function resultsTable(res: { spec: string; evalSet: string; runs: readonl
     ...bb.map((b) => ({ key: b, label: b })),
     { key: 'train', label: 'train harnesses' },
   ];
-  const cells = (rs: readonly RunResultLike[], when: 'before' | 'after', dedupe: boolean) =>
+  const cells = (rs: readonly RunResult[], when: 'before' | 'after', dedupe: boolean) =>
     columns.map((c) =>
       cellOf(
         c.key,
@@ -382,8 +299,10 @@ export function resultsCsv(res: ExperimentResults): string {
     'method',
     'algorithm',
     'seed',
-    'steps',
-    'skipped_steps',
+    'rl_steps',
+    'optimizer_steps',
+    'skipped_optimizer_steps',
+    'rl_steps_without_update',
     'base_before',
     'base_after',
     'in_space_before',
@@ -408,8 +327,10 @@ export function resultsCsv(res: ExperimentResults): string {
         r.method,
         r.algorithm,
         r.seed,
-        r.steps,
-        r.skippedSteps,
+        r.rlSteps,
+        r.optimizerSteps,
+        r.skippedOptimizerSteps,
+        r.rlStepsWithoutUpdate,
         r.before.base,
         r.after.base,
         r.before.inSpace,
@@ -455,8 +376,11 @@ export function withUnfinishedRuns(res: ExperimentResults, before: readonly Befo
       method: b.method,
       algorithm: 'none',
       seed: b.seed,
-      steps: 0,
-      skippedSteps: 0,
+      // The stopped run's RL steps are in its checkpoint, not here: not measured, never 0.
+      rlSteps: NaN,
+      optimizerSteps: NaN,
+      skippedOptimizerSteps: NaN,
+      rlStepsWithoutUpdate: NaN,
       before: b.passAt1,
       after: { base: NaN, inSpace: NaN, blackbox: Object.fromEntries(Object.keys(b.passAt1.blackbox).map((k) => [k, NaN])) },
       trainHarnesses: { before: b.training, after: NaN },

@@ -25,9 +25,10 @@
 import { z } from 'zod';
 import type { RoundRobinState } from '../design';
 import type { RolloutStats } from '../rollout/engine';
+import type { CheckpointStore } from '../storage/checkpoint_store';
 import type { CheckpointInput, CheckpointMeta, JsonValue, TensorData } from '../storage/serialize';
 import type { EvalResult } from './evaluate';
-import type { RunResult } from './results';
+import { RunResultSchema, upgradeRuns, type RunResult } from './results_file';
 import type { RunCurves, StepRecord } from './run_events';
 import type { TrajectorySample } from './trajectory_sample';
 import type { ValidationPoint } from './validation';
@@ -147,7 +148,7 @@ const metric = z
   .nullable()
   .transform((x) => x ?? NaN);
 const count = z.number().int().nonnegative();
-/** Records whose producers own their shape (results.ts, trajectory_sample.ts): objects, kept as stored. */
+/** Records whose producers own their shape (trajectory_sample.ts): objects, kept as stored. */
 const record = z.record(z.string(), z.unknown());
 
 const stepRecord = z
@@ -230,7 +231,7 @@ const v2History = z
   .object({
     version: z.literal(RUN_CHECKPOINT_VERSION),
     state: runState,
-    results: z.array(record),
+    results: z.array(RunResultSchema),
     curves,
     trajectories: z.array(record),
     // Absent in checkpoints written before segments were recorded.
@@ -239,7 +240,7 @@ const v2History = z
   .strict();
 /** Version 1: config without a version, the history without one; trajectories absent in the oldest. */
 const v1Config = z.object({ spec: z.unknown(), runIndex: count, method: z.string(), seed: z.number().int() }).strict();
-const v1History = z.object({ state: runState, results: z.array(record), curves, trajectories: z.array(record).optional() }).strict();
+const v1History = z.object({ state: runState, results: z.array(RunResultSchema), curves, trajectories: z.array(record).optional() }).strict();
 
 /** JSON-safe copy (NaN and ±Infinity → null), as the store requires. */
 function jsonSafe<T>(v: T): JsonValue {
@@ -292,24 +293,27 @@ export function decodeRunCheckpoint(meta: CheckpointMeta, tensors: Record<string
     return r.success ? r.data : fail(where, r.error);
   };
   const schedule = parse(scheduleState, meta.scheduleState, 'scheduleState');
+  // Results written before the step vocabulary of results_file.ts say `steps`/`skippedSteps`.
+  const mh = meta.metricHistory as { results?: unknown; curves?: unknown } | null;
+  const history = mh && typeof mh === 'object' && !Array.isArray(mh) ? { ...mh, results: upgradeRuns(mh.results, mh.curves) } : mh;
   let checkpoint: RunCheckpoint;
   if (version === RUN_CHECKPOINT_VERSION) {
     const c = parse(v2Config, meta.config, 'config');
-    const h = parse(v2History, meta.metricHistory, 'metricHistory');
+    const h = parse(v2History, history, 'metricHistory');
     checkpoint = {
       version: RUN_CHECKPOINT_VERSION,
       spec: c.spec as JsonValue,
       run: c.run,
       state: { ...h.state, schedule: schedule.draws },
       schedule,
-      results: h.results as unknown as RunResult[],
+      results: h.results,
       curves: h.curves,
       trajectories: h.trajectories as unknown as TrajectorySample[],
       segments: h.segments ?? [],
     };
   } else if (version === 1) {
     const c = parse(v1Config, meta.config, 'config');
-    const h = parse(v1History, meta.metricHistory, 'metricHistory');
+    const h = parse(v1History, history, 'metricHistory');
     checkpoint = {
       version: RUN_CHECKPOINT_VERSION,
       spec: c.spec as JsonValue,
@@ -317,7 +321,7 @@ export function decodeRunCheckpoint(meta: CheckpointMeta, tensors: Record<string
       state: { ...h.state, schedule: schedule.draws },
       schedule,
       // Checkpoints written before trajectories were recorded have none: the run goes on without the old ones.
-      results: h.results as unknown as RunResult[],
+      results: h.results,
       curves: h.curves,
       trajectories: (h.trajectories ?? []) as unknown as TrajectorySample[],
       segments: [],
@@ -331,4 +335,35 @@ export function decodeRunCheckpoint(meta: CheckpointMeta, tensors: Record<string
   const step = tensors.adamStep;
   if (!(step instanceof Uint32Array) || step.length !== 1) throw new Error("run checkpoint: tensor 'adamStep' is missing or not u32 [1]");
   return { checkpoint, tensors: { params: f32('params'), adamM: f32('adamM'), adamV: f32('adamV'), adamStep: step[0] } };
+}
+
+// ── save ─────────────────────────────────────────────────────────────────────────────────────
+
+/** Where a run's checkpoints go: the IndexedDB store under `runId`, and optionally a mirror outside the page. */
+export interface RunCheckpointSink {
+  store: CheckpointStore;
+  runId: string;
+  /**
+   * Called with the export file of every saved checkpoint (storage/serialize.ts format) and its
+   * store step, awaited: the CLI keeps it as <out>/checkpoint.hlab so `--resume` works across
+   * browser profiles and dev-server ports.
+   */
+  mirror?: (file: Uint8Array, step: number) => Promise<void>;
+}
+
+/**
+ * Save one run checkpoint (the latest two are kept) and mirror its export file.
+ * @param createdAt ms since the epoch
+ * @returns the store step and the checkpoint's tensor bytes
+ * @throws Error from the store (quota, a closed database) or the mirror
+ */
+export async function saveRunCheckpoint(
+  sink: RunCheckpointSink,
+  ck: Omit<RunCheckpoint, 'version'>,
+  t: RunTensors,
+  createdAt: number,
+): Promise<{ step: number; totalBytes: number }> {
+  const res = await sink.store.save(encodeRunCheckpoint(sink.runId, ck, t, createdAt), { retention: { keepLast: 2 } });
+  if (sink.mirror) await sink.mirror(await sink.store.exportCheckpointBytes(sink.runId, res.step), res.step);
+  return { step: res.step, totalBytes: res.totalBytes };
 }

@@ -1,6 +1,6 @@
 /**
  * What a run reports while it works and what it records per RL step: the `RunEvent` vocabulary
- * (console `[run] {json}` lines for the CLI, typed events for the app), the per-step
+ * (typed events for the app's worker and, through the page entry, the CLI), the per-step
  * `StepRecord`, a run's curve, and the reporter both the runner and the RL loop write through.
  * Types only plus `makeEmit`; runner.ts re-exports the types for its callers.
  */
@@ -74,25 +74,16 @@ export interface RunCurves {
   validation?: ValidationPoint[];
 }
 
-function log(type: 'progress' | 'log' | 'warn' | 'eval', data: Record<string, unknown>): void {
-  console.log(`[run] ${JSON.stringify({ type, ...data })}`);
-}
-
-export type Emit = (ev: RunEvent, consoleExtra?: Record<string, unknown>) => void;
+/** A reporter of RunEvents. `_extra`: fields the console lines once carried; no longer sent anywhere. */
+export type Emit = (ev: RunEvent, _extra?: Record<string, unknown>) => void;
 
 /**
- * The runner's reporter: progress/log/warn go to the console as `[run] {json}` lines exactly as
- * before (the CLI parses them; `consoleExtra` adds fields only there), and every event goes to
- * `onProgress`.
+ * The runner's reporter: every event goes to `onProgress` (the app's worker posts it to the
+ * view; the page entry sends it to the CLI, src/page/entries.ts).
  */
 export function makeEmit(onProgress?: (ev: RunEvent) => void): Emit {
   let reported = false;
-  return (ev, consoleExtra) => {
-    // 'eval' too: the CLI keeps a finished 'before' evaluation in results.md after a Ctrl-C.
-    if (ev.type === 'progress' || ev.type === 'log' || ev.type === 'warn' || ev.type === 'eval') {
-      const { type, ...data } = ev;
-      log(type, { ...data, ...consoleExtra });
-    }
+  return (ev) => {
     if (!onProgress) return;
     try {
       onProgress(ev);

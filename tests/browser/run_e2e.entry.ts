@@ -1,7 +1,7 @@
 // Runs in the page: tiny end-to-end experiments (rollouts → GRPO → eval → checkpoints) for
 // run_e2e.spec.ts. Small summaries only. Fault injection and reward transforms go through the
 // runner's test seams (RunSeams: an environment backend, after-rollout hooks), never options.
-import { runExperiment, type ExperimentOutput, type RunnerOptions, type RunSeams } from '../../src/experiment/runner';
+import { paramsDigest, runExperiment, type ExperimentOutput, type RunEvent, type RunnerOptions, type RunSeams } from '../../src/experiment/runner';
 import type { RlLoopHooks } from '../../src/experiment/rl_loop';
 import type { ExperimentSpec } from '../../src/experiment/spec';
 import type { EnvApi } from '../../src/rollout/env';
@@ -82,11 +82,19 @@ export function tinySpec(
   };
 }
 
-/** runExperiment with seams, its output through JSON as the CLI sees it (NaN → null). */
-async function runJson(spec: unknown, o: RunnerOptions, seams: RunSeams = {}): Promise<ExperimentOutput> {
-  const out = await runExperiment(spec, o, seams);
-  return JSON.parse(JSON.stringify(out, (_k, v) => (typeof v === 'number' && !Number.isFinite(v) ? null : v))) as ExperimentOutput;
+/**
+ * runExperiment with seams, its output through JSON (NaN → null), plus the SHA-256 of each
+ * run's final parameters (the onRunParams seam) for the resume tests.
+ */
+async function runJson(spec: unknown, o: RunnerOptions, seams: RunSeams = {}): Promise<ExperimentOutput & { paramDigests: string[] }> {
+  const digests: Promise<string>[] = [];
+  const out = await runExperiment(spec, o, { ...seams, onRunParams: (_r, p) => void digests.push(paramsDigest(p)) });
+  const json = JSON.parse(JSON.stringify(out, (_k, v) => (typeof v === 'number' && !Number.isFinite(v) ? null : v))) as ExperimentOutput;
+  return { ...json, paramDigests: await Promise.all(digests) };
 }
+
+/** The evaluations skipped (tests of the training loop only). */
+const noEval: RunSeams = { skipEval: true };
 
 /**
  * A synthetic reward (a rollout's index in the step mod 2, so every group of ≥ 2 has reward
@@ -179,8 +187,8 @@ export async function tinyEndToEnd(algorithm: 'grpo' | 'ppo' = 'grpo', crashAtJo
 export async function resumePart1(db: string, half: number, backend: Backend = 'webgpu') {
   const out = await runJson(
     tinySpec({ steps: 2 * half, backend, validation: RESUME_VALIDATION }),
-    { dbName: db, runId: 'resume', skipEval: true, ...stopAfter(half), inProcessEnv: true },
-    { loop: { afterRollout: syntheticReward } },
+    { dbName: db, runId: 'resume', ...stopAfter(half), inProcessEnv: true },
+    { ...noEval, loop: { afterRollout: syntheticReward } },
   );
   return { status: out.status, steps: out.curves[0]?.steps.length ?? 0, validationSteps: stripValidation(out.curves[0]).map((p) => p.step) };
 }
@@ -189,8 +197,8 @@ export async function resumePart1(db: string, half: number, backend: Backend = '
 export async function resumePart2(db: string, half: number, backend: Backend = 'webgpu') {
   const out = await runJson(
     tinySpec({ steps: 2 * half, backend, validation: RESUME_VALIDATION }),
-    { dbName: db, runId: 'resume', skipEval: true, resume: true, inProcessEnv: true },
-    { loop: { afterRollout: syntheticReward } },
+    { dbName: db, runId: 'resume', resume: true, inProcessEnv: true },
+    { ...noEval, loop: { afterRollout: syntheticReward } },
   );
   return {
     status: out.status,
@@ -206,8 +214,8 @@ export async function resumePart2(db: string, half: number, backend: Backend = '
 export async function straight(db: string, steps: number, backend: Backend = 'webgpu') {
   const out = await runJson(
     tinySpec({ steps, backend, validation: RESUME_VALIDATION }),
-    { dbName: db, runId: 'straight', skipEval: true, inProcessEnv: true },
-    { loop: { afterRollout: syntheticReward } },
+    { dbName: db, runId: 'straight', inProcessEnv: true },
+    { ...noEval, loop: { afterRollout: syntheticReward } },
   );
   return { status: out.status, digest: out.paramDigests[0], steps: strip(out.curves[0].steps), engine: out.engine.kind, validation: stripValidation(out.curves[0]) };
 }
@@ -215,7 +223,7 @@ export async function straight(db: string, steps: number, backend: Backend = 'we
 /** PPO (value head, GAE) and the non-finite guard: `steps` steps, step `poison` gets NaN log-probs. */
 export async function ppoAndPoison(steps: number, poison?: number, backend: Backend = 'webgpu') {
   const db = `hlab-ppo-${backend}-${Math.random().toString(36).slice(2)}`;
-  const out = await runJson(tinySpec({ steps, algorithm: 'ppo', backend }), { dbName: db, runId: 'ppo', skipEval: true, inProcessEnv: true }, { loop: poisoned(poison) });
+  const out = await runJson(tinySpec({ steps, algorithm: 'ppo', backend }), { dbName: db, runId: 'ppo', inProcessEnv: true }, { ...noEval, loop: poisoned(poison) });
   // Recorded trajectories: per-token advantages (one per action token) with their count of action tokens.
   const traj = out.trajectories.map((t) => ({
     step: t.step,
@@ -228,8 +236,10 @@ export async function ppoAndPoison(steps: number, poison?: number, backend: Back
     status: out.status,
     digest: out.paramDigests[0],
     steps: strip(out.curves[0].steps),
-    skipped: out.results.runs[0].skippedSteps,
-    applied: out.results.runs[0].steps,
+    skipped: out.results.runs[0].skippedOptimizerSteps,
+    applied: out.results.runs[0].optimizerSteps,
+    withoutUpdate: out.results.runs[0].rlStepsWithoutUpdate,
+    rlSteps: out.results.runs[0].rlSteps,
     traj,
   };
 }
@@ -243,11 +253,20 @@ export async function stopAtLastStep(steps: number) {
   const spec = { ...tinySpec({ steps }), evaluation: { testTasks: 1, samples: 1, inSpace: { mode: 'stratified', perDistance: 1, seed: 0 }, blackbox: [] } };
   const o = { dbName: db, runId: 'laststop', inProcessEnv: true };
   const seams = { loop: { afterRollout: syntheticReward } };
-  const a = await runJson(spec, { ...o, ...stopAfter(steps) }, seams);
+  // The finished 'before' evaluation is an event too: `hlab run` keeps it in results.md when the
+  // run is interrupted before its result exists.
+  const evals: Array<{ when: string; runIndex: number; base: number }> = [];
+  const stop = stopAfter(steps);
+  const onProgress = (ev: RunEvent) => {
+    stop.onProgress?.(ev);
+    if (ev.type === 'eval') evals.push({ when: ev.when, runIndex: ev.runIndex, base: ev.passAt1.base });
+  };
+  const a = await runJson(spec, { ...o, ...stop, onProgress }, seams);
   const b = await runJson(spec, { ...o, resume: true }, seams);
   return {
+    evals,
     a: { status: a.status, runs: a.results.runs.length, steps: a.curves[0]?.steps.length ?? 0 },
-    b: { status: b.status, runs: b.results.runs.length, steps: b.curves[0]?.steps.length ?? 0, stepsApplied: b.results.runs[0]?.steps ?? -1 },
+    b: { status: b.status, runs: b.results.runs.length, steps: b.curves[0]?.steps.length ?? 0, stepsApplied: b.results.runs[0]?.optimizerSteps ?? -1 },
   };
 }
 

@@ -1,7 +1,9 @@
 import { it, expect } from 'vitest';
 import { withBrowser } from '../../src/cli/browser';
 
-it('the CLI can run a module in headless Chromium through Vite', async () => {
-  const r = await withBrowser((s) => s.run<{ doubled: number; hasGpu: boolean }>('/tests/browser/cli_probe.entry.ts', 'echo', 21));
-  expect(r).toEqual({ doubled: 42, hasGpu: true });
+it('the CLI opens its page in headless Chromium through Vite and calls a typed entry point', async () => {
+  const r = await withBrowser((s) => s.call('capabilities', null));
+  expect(r.webgpu).toBe(true);
+  expect(r.crossOriginIsolated).toBe(true);
+  expect(r.hardwareConcurrency).toBeGreaterThan(0);
 }, 60_000);

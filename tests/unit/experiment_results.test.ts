@@ -18,8 +18,10 @@ function run(method: string, seed: number, after: number): RunResult {
     method,
     algorithm: 'grpo',
     seed,
-    steps: 10,
-    skippedSteps: 0,
+    rlSteps: 12,
+    optimizerSteps: 10,
+    skippedOptimizerSteps: 1,
+    rlStepsWithoutUpdate: 2,
     before: { base: 0.1, inSpace: 0.2, blackbox: { 'bb-assistant': 0.05 } },
     after: { base: after, inSpace: after / 2, blackbox: { 'bb-assistant': after / 4 } },
     trainHarnesses: { before: 0.1, after },
@@ -56,6 +58,9 @@ describe('results', () => {
     const csv = resultsCsv(res).trim().split('\n');
     expect(csv).toHaveLength(4);
     expect(csv[0]).toContain('bb-assistant_before');
+    // One step vocabulary (issue 27): RL steps, optimizer steps applied and skipped, RL steps without an update.
+    expect(csv[0]).toMatch(/^method,algorithm,seed,rl_steps,optimizer_steps,skipped_optimizer_steps,rl_steps_without_update,/);
+    expect(csv[1]).toMatch(/^single,grpo,0,12,10,1,2,/);
   });
 });
 
@@ -78,8 +83,10 @@ describe('results of an interrupted experiment', () => {
             method: 'm',
             algorithm: 'grpo',
             seed: 0,
-            steps: 1,
-            skippedSteps: 0,
+            rlSteps: 1,
+            optimizerSteps: 1,
+            skippedOptimizerSteps: 0,
+            rlStepsWithoutUpdate: 0,
             before: before.passAt1,
             after: before.passAt1,
             trainHarnesses: { before: 0, after: 0 },

@@ -14,8 +14,10 @@ function run(method: string, seed: number, after: number): RunResult {
     method,
     algorithm: 'grpo',
     seed,
-    steps: 3,
-    skippedSteps: 0,
+    rlSteps: 3,
+    optimizerSteps: 3,
+    skippedOptimizerSteps: 0,
+    rlStepsWithoutUpdate: 0,
     before: p(0.1),
     after: p(after),
     trainHarnesses: { before: 0.1, after },
@@ -31,7 +33,7 @@ describe('parseResultsFile', () => {
   it('reads the CLI shape (flat) and the app shape (nested) into the same form; NaN travels as null', () => {
     const cli = JSON.parse(outputToJsonText({ ...results, command: 'hlab run --preset quick', status: 'done', warnings: [], starts: ['scratch'], seconds: 3, curves } as never));
     const a = parseResultsFile(cli);
-    expect(a.results.runs[1].after.base).toBeNull();
+    expect(a.results.runs[1].after.base).toBeNaN();
     expect(a.command).toBe('hlab run --preset quick');
     expect(a.curves[0].steps[0].reward).toBe(0.25);
     const b = parseResultsText(outputToJsonText(a));
@@ -60,6 +62,31 @@ describe('parseResultsFile', () => {
     const withEx = { ...results, evalSetExcluded: { trainingSets: 17, pretrainMix: 3, mix: "mix 'm' (11 harnesses)" }, curves, warnings: [] };
     expect(parseResultsFile(JSON.parse(outputToJsonText(withEx as never))).results.evalSetExcluded).toEqual({ trainingSets: 17, pretrainMix: 3, mix: "mix 'm' (11 harnesses)" });
     expect(parseResultsFile(JSON.parse(outputToJsonText({ ...results, curves, warnings: [] } as never))).results.evalSetExcluded).toBeUndefined();
+  });
+
+  it('maps the old step names (steps, skippedSteps) of an older results file; RL step counts come from its curves, else NaN (not recorded)', () => {
+    const old = JSON.parse(outputToJsonText({ ...results, curves, warnings: [] } as never));
+    for (const r of old.runs) {
+      for (const k of ['rlSteps', 'optimizerSteps', 'skippedOptimizerSteps', 'rlStepsWithoutUpdate']) delete r[k];
+      Object.assign(r, { steps: 5, skippedSteps: 1 });
+    }
+    // Run (oa, 0) has a curve of 2 RL steps, one of which applied nothing; run (oa, 1) has none.
+    old.curves = [
+      {
+        method: 'oa',
+        seed: 0,
+        steps: [
+          { step: 1, reward: 0, optimizerSteps: 2, skippedSteps: 2 },
+          { step: 2, reward: 0, optimizerSteps: 4, skippedSteps: 0 },
+        ],
+      },
+    ];
+    const [a, b] = parseResultsFile(old).results.runs;
+    expect([a.rlSteps, a.optimizerSteps, a.skippedOptimizerSteps, a.rlStepsWithoutUpdate]).toEqual([2, 5, 1, 1]);
+    expect(b.optimizerSteps).toBe(5);
+    expect(b.rlSteps).toBeNaN();
+    expect(b.rlStepsWithoutUpdate).toBeNaN();
+    expect('steps' in a).toBe(false);
   });
 
   it('names the bad field by its path in the file', () => {

@@ -33,7 +33,8 @@ import {
   type ResultsTable,
 } from '../../experiment/results';
 import type { PairedComparison } from '../../experiment/stats';
-import { outputToJsonText, type EvaluationReportJson, type ExperimentOutputJson, type RunResultJson } from '../results_store';
+import { outputToJsonText, type EvaluationReportJson, type ExperimentOutputJson } from '../results_store';
+import type { RunResult as RunResultJson } from '../../experiment/results';
 import { familyCellText, familyMatrix, familyTablesOfRuns, type FamilyTable } from '../../experiment/per_family';
 // For its side effect too: the module defines <hl-curve-chart>, which the templates below use.
 import './results_charts';
@@ -502,7 +503,7 @@ export class ResultsView {
             ? html`<details class="run-spec" id="results-spec"><summary>Spec of this run</summary><pre>${JSON.stringify(specJson, null, 2)}</pre></details>`
             : out.evaluation
               ? nothing
-              : html`<p class="note">The spec is not stored with this output (a CLI file, or saved before specs were kept): see the run's spec.json.</p>`
+              : html`<p class="note">The spec is not stored with this output (saved before specs were kept); <code>hlab run</code> writes it beside results.json as spec.json.</p>`
         }
         ${out.evaluation && runs.length === 0 ? nothing : this.paperSection(table)}
       </section>

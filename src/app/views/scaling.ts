@@ -12,7 +12,7 @@ import { pairCells, pairedComparison, wilson, type PairedCell, type PairedDiff, 
 import { DEFAULT_SPACE, hammingDistance, parseHarnessId } from '../../design';
 import { trainingHarnesses } from '../../experiment/plan';
 import type { ExperimentSpec } from '../../experiment/spec';
-import type { RunResultJson } from '../results_store';
+import type { RunResult as RunResultJson } from '../../experiment/results_file';
 
 /** One harness set of the table: which results column its episodes come from, and which of them. */
 interface HarnessSet {

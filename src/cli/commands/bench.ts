@@ -196,7 +196,7 @@ export function registerBench(program: Command): void {
             await s.page.exposeFunction('hlabPytorchStep', () => peer.step());
           } else process.stderr.write(`[bench] ${peer.absent}\n`);
           try {
-            cpuEngine = await s.run<CpuEngineBench>('/src/bench/cpu_engine.ts', 'benchCpuEngine', { quick: !!opts.quick });
+            cpuEngine = await s.call('benchCpuEngine', { quick: !!opts.quick });
           } catch (err) {
             cpuEngine = { error: (err as Error).message.split('\n')[0] };
           } finally {
@@ -205,13 +205,13 @@ export function registerBench(program: Command): void {
           if (!(peer instanceof PytorchPeer)) cpuEngine.pytorchNote = peer.absent;
           let rlStep: RlStepSection;
           try {
-            rlStep = await s.run<RlStepRow[]>('/src/bench/rl_step.ts', 'benchRlStep', { quick: !!opts.quick });
+            rlStep = await s.call('benchRlStep', { quick: !!opts.quick });
           } catch (err) {
             rlStep = { error: (err as Error).message.split('\n')[0] };
           }
           process.stderr.write(`[bench] cpu engine results: ${JSON.stringify(cpuEngine)}\n`);
           if (opts.cpuEngineOnly) return { cpuEngine, rlStep, train: null, external: {} as Record<string, unknown>, missing: null, rollouts: null };
-          const train = await s.run<TrainBench>('/src/bench/train_bench.ts', 'benchTraining', { quick: !!opts.quick });
+          const train = await s.call('benchTraining', { quick: !!opts.quick });
           // The training results are complete here: keep them on stderr in case a later entry hangs.
           process.stderr.write(`[bench] training results: ${JSON.stringify(train)}\n`);
           const external: Record<string, unknown> = {};
@@ -219,7 +219,7 @@ export function registerBench(program: Command): void {
           for (const e of entries) {
             try {
               process.stderr.write(`[bench] running ${e}\n`);
-              external[e] = await withTimeout(s.run(e, 'bench', { quick: !!opts.quick }), opts.externalTimeout, e);
+              external[e] = await withTimeout(s.call('benchModule', { path: e, quick: !!opts.quick }), opts.externalTimeout, e);
             } catch (err) {
               external[e] = { error: (err as Error).message.split('\n')[0] };
             }
@@ -229,7 +229,7 @@ export function registerBench(program: Command): void {
           let rollouts: RolloutSection;
           try {
             process.stderr.write(`[bench] rollout throughput: ${JSON.stringify(config)}\n`);
-            const r = await withTimeout(s.run<RolloutBenchRow[]>('/src/rollout/bench.ts', 'benchRollouts', config), opts.externalTimeout, 'benchRollouts');
+            const r = await withTimeout(s.call('benchRollouts', config), opts.externalTimeout, 'benchRollouts');
             rollouts = Array.isArray(r) ? { config, rows: r } : { config, error: r.error };
           } catch (err) {
             rollouts = { config, error: (err as Error).message.split('\n')[0] };

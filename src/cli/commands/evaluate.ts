@@ -172,7 +172,7 @@ export function registerEvaluate(program: Command): void {
     .action(async (opts: Opts) => {
       const req = evaluateRequest(opts);
       await checkEvaluateBudget(req);
-      const text = await withBrowser(async (s) => s.run<string>('/src/experiment/evaluate_page.ts', 'evaluateCheckpointInPage', req), {
+      const text = await withBrowser(async (s) => s.call('evaluate', req), {
         onConsole: (line) => {
           if (!opts.json && line.startsWith('[eval] ')) process.stderr.write(line.slice(7) + '\n');
         },

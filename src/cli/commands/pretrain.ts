@@ -161,7 +161,7 @@ export function registerPretrain(program: Command): void {
           (bytes) => writeAtomic(out, bytes),
         );
       } else {
-        r = await withBrowser((s) => s.run<PretrainPageResult>('/src/pretrain/page.ts', 'pretrainInPage', page), {
+        r = await withBrowser((s) => s.call('pretrain', page), {
           onConsole: (line) => {
             if (line.startsWith('[pretrain]') && !opts.json) process.stderr.write(line + '\n');
           },

@@ -2,10 +2,13 @@
  * `hlab run --preset NAME | --spec FILE [--out DIR] [--resume] [--steps N]
  *   [--checkpoint-every N] [--json]`
  *
- * Runs an experiment (docs/ARCHITECTURE.md "Experiments, evaluation and results") in headless Chromium on its WebGPU adapter: the page runs
- * src/experiment/runner.ts, the CLI shows a progress bar with ETA (cli-progress) from the
- * page's `[run] {json}` console lines, and writes into DIR (default out/<spec name>):
- *   results.json  ExperimentResults + per-step curves + sampled trajectories + warnings + command
+ * Runs an experiment (docs/ARCHITECTURE.md "Experiments, evaluation and results") in headless
+ * Chromium: the command line's page (src/page/entries.ts 'run') runs src/experiment/runner.ts
+ * and sends typed RunEvents back; the CLI shows a progress bar with ETA (cli-progress) and writes
+ * into DIR (default out/<spec name>):
+ *   spec.json     the resolved spec that ran
+ *   results.json  results_file.ts ResultsFile: the results, per-step curves, sampled
+ *                 trajectories, warnings, command, the spec
  *   results.csv   one line per run (resultsCsv)
  *   results.md    the paper-style table (markdownTable), the command and the machine
  *   curves.csv    per run and RL step: reward, entropy, dropped-group share, validation points
@@ -23,12 +26,17 @@ import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from '
 import { resolve } from 'node:path';
 import cliProgress from 'cli-progress';
 import { choiceOption, intOption, printJson, ReportedError, shippedTokenizer, UsageError } from '../cli_util';
+import { stringifyFinite } from '../../util/encoding';
 import { DEVICE_LOST_TEXT } from '../../gpu/device_lost';
 import { withBrowser } from '../browser';
 import { parseSpec, SpecError, type ExperimentSpec } from '../../experiment/spec';
 import { DEFAULT_PRESET, PRESET_NAMES, getPreset } from '../../experiment/presets';
-import { markdownTable, resultsCsv, segmentsText, withUnfinishedRuns, type BeforeEval, type ExperimentResults } from '../../experiment/results';
-import type { ExperimentOutput, RunnerOptions } from '../../experiment/runner';
+import { markdownTable, resultsCsv, segmentsText, withUnfinishedRuns, type BeforeEval } from '../../experiment/results';
+import { resultsFile, type ResultsFile } from '../../experiment/results_file';
+import type { ExperimentOutput } from '../../experiment/runner';
+import type { PageRunRequest } from '../../page/entries';
+import type { PageEvent } from '../../page/protocol';
+import type { RunResult } from '../../experiment/results_file';
 import { checkSpecConsistency } from '../../experiment/plan';
 import { curvesSvg } from '../../experiment/curves_svg';
 import { checkShippedBases, readBaseFile, readRunCheckpointFile } from '../checkpoint_files';
@@ -123,10 +131,123 @@ function writeAtomic(path: string, data: string | Uint8Array): void {
   renameSync(path + '.tmp', path);
 }
 
+/** Totals of a run's step counts for the console: "12 RL steps, 0 optimizer steps (…)". */
+export function stepsLine(r: Pick<RunResult, 'method' | 'seed' | 'rlSteps' | 'optimizerSteps' | 'skippedOptimizerSteps' | 'rlStepsWithoutUpdate'>): string {
+  const n = (x: number) => (Number.isFinite(x) ? String(x) : 'not recorded');
+  return `${r.method}, seed ${r.seed}: ${n(r.rlSteps)} RL steps, ${n(r.optimizerSteps)} optimizer steps, ${n(r.skippedOptimizerSteps)} skipped optimizer steps, ${n(r.rlStepsWithoutUpdate)} RL steps without an update`;
+}
+
+/**
+ * The CLI's side of the page's events: a progress bar (or, without a terminal, a line per
+ * change), log and warning lines, finished 'before' evaluations (kept for an interrupted
+ * results.md) and the checkpoint mirror file.
+ */
+function eventReporter(json: boolean, ckptPath: string) {
+  const err = (s: string) => process.stderr.write(s + '\n');
+  const bar = new cliProgress.SingleBar(
+    { format: 'hlab run [{bar}] {percentage}% | {value}/{total} | ETA {eta_formatted} | {phase}', etaBuffer: 4, hideCursor: true, stream: process.stderr },
+    cliProgress.Presets.shades_classic,
+  );
+  let barStarted = false;
+  let lastLine = '';
+  const beforeEvals: BeforeEval[] = [];
+  const stopBar = () => {
+    if (barStarted) bar.stop();
+    barStarted = false;
+  };
+  const onEvent = (ev: PageEvent): void => {
+    if (ev.type === 'checkpointFile') writeAtomic(ckptPath, ev.file);
+    else if (ev.type === 'eval' && ev.when === 'before') beforeEvals.push(ev);
+    else if (ev.type === 'progress') {
+      // Without a terminal (CI logs, pipes) a redrawn bar only repeats itself: print a line
+      // when the progress or the phase changes instead.
+      if (!process.stderr.isTTY) {
+        const line = `hlab run ${ev.done}/${ev.total} | ${ev.phase}`;
+        if (line !== lastLine) err(line);
+        lastLine = line;
+      } else if (!barStarted) {
+        bar.start(ev.total, ev.done, { phase: ev.phase });
+        barStarted = true;
+      } else bar.update(ev.done, { phase: ev.phase });
+    } else if ((ev.type === 'log' && !json) || ev.type === 'warn') {
+      stopBar();
+      err(ev.type === 'warn' ? `\n${ev.message}\n` : ev.message);
+    }
+  };
+  return { onEvent, beforeEvals, stopBar };
+}
+
+/** The feasibility note of the spec's infeasible cells (issue 17), or null when every cell is feasible. */
+function feasibilityNote(infeasible: ReadonlyArray<{ reason: string }>): string | null {
+  if (!infeasible.length) return null;
+  const byReason = Object.entries(infeasible.reduce<Record<string, number>>((a, c) => ((a[c.reason] = (a[c.reason] ?? 0) + 1), a), {}));
+  return `${infeasible.length} (task, harness) cells of this spec cannot be solved by the expert within its budgets (${byReason
+    .map(([k, n]) => `${k}: ${n}`)
+    .join(', ')}); they are left out of training and evaluation — listed in results.json infeasibleCells (hlab expert --spec for details)`;
+}
+
+/** results.md: the table (with an interrupted run's finished 'before' evaluation), curves, command, machine, engine, segments, warnings. */
+function resultsMarkdown(spec: ExperimentSpec, file: ResultsFile, beforeEvals: readonly BeforeEval[], wallSeconds: number): { md: string; table: string } {
+  const table = markdownTable(file.status === 'interrupted' ? withUnfinishedRuns(file, beforeEvals) : file);
+  const md = [
+    `# ${spec.name}: ${spec.description}`,
+    '',
+    table,
+    '',
+    'Steps per run:',
+    '',
+    ...file.runs.map((r) => `- ${stepsLine(r)}`),
+    '',
+    curvesMarkdown(file.curves),
+    '',
+    `Command: \`${file.command}\` — ${file.status}, ${wallSeconds.toFixed(0)} s wall clock (${file.seconds.toFixed(0)} s in the page).`,
+    `Machine: ${file.machine}.`,
+    `Engine (this call, the last segment): ${file.engine.describe} (${file.engine.reason}).`,
+    `Starting checkpoint: ${[...new Set(file.starts)].join('; ')}.`,
+    '',
+    segmentsText(file.segments),
+    ...file.warnings.map((w) => `\n> ${w}`),
+    '',
+  ].join('\n');
+  return { md, table };
+}
+
+/**
+ * Run the experiment in the page: Ctrl-C asks it to stop after the current step (a second
+ * Ctrl-C more than a second later quits at once).
+ * @throws ReportedError for a lost GPU device (runFailure); the page's error otherwise
+ */
+async function runInPage(request: PageRunRequest, onEvent: (ev: PageEvent) => void, command: string, ckptPath: string): Promise<ExperimentOutput> {
+  const err = (s: string) => process.stderr.write(s + '\n');
+  return withBrowser(
+    async (s) => {
+      let firstInterrupt = 0;
+      const onSigint = () => {
+        // npx forwards the terminal's SIGINT to us a second time: only a Ctrl-C more than a
+        // second after the first one quits at once.
+        if (firstInterrupt && Date.now() - firstInterrupt > 1000) process.exit(130);
+        if (firstInterrupt) return;
+        firstInterrupt = Date.now();
+        err('\nCtrl-C: stopping after the current step and saving a checkpoint (Ctrl-C again to quit now)…');
+        void s.stop().catch(() => {});
+      };
+      process.on('SIGINT', onSigint);
+      try {
+        return await s.call('run', request);
+      } finally {
+        process.off('SIGINT', onSigint);
+      }
+    },
+    { onEvent, keepBrowserOnSigint: true },
+  ).catch((e: unknown) => {
+    throw runFailure(e, command, existsSync(ckptPath));
+  });
+}
+
 export function registerRun(program: Command): void {
   program
     .command('run')
-    .description('run an experiment (preset or spec file) in headless Chromium; writes results.json/.csv/.md and curves.svg')
+    .description('run an experiment (preset or spec file) in headless Chromium; writes spec.json, results.json/.csv/.md and curves.svg')
     .option('--preset <name>', `preset: ${PRESET_NAMES.join(' | ')} (default quick)`)
     .option('--spec <file>', 'experiment spec JSON (validated)')
     .option('--out <dir>', 'output folder (default out/<spec name>)')
@@ -144,141 +265,44 @@ export function registerRun(program: Command): void {
       const { spec, json } = loadSpec(opts);
       const out = prepareOut(opts.out ?? `out/${spec.name}`, !!opts.resume);
       const ckptPath = resolve(out, 'checkpoint.hlab');
-      const runnerOpts: RunnerOptions = { runId: `run-${spec.name}`, resume: !!opts.resume, checkpointEvery: opts.checkpointEvery };
-      if (opts.steps !== undefined) runnerOpts.steps = opts.steps;
-      if (opts.backend) runnerOpts.backend = opts.backend;
+      const options: PageRunRequest['options'] = { runId: `run-${spec.name}`, resume: !!opts.resume, checkpointEvery: opts.checkpointEvery };
+      if (opts.steps !== undefined) options.steps = opts.steps;
+      if (opts.backend) options.backend = opts.backend;
       // Both files are verified here, before any browser starts: a bad one exits 2 naming it.
-      if (opts.base) runnerOpts.baseCheckpointBase64 = Buffer.from(await readBaseFile(opts.base, spec, shippedTokenizer())).toString('base64');
+      if (opts.base) options.baseCheckpoint = await readBaseFile(opts.base, spec, shippedTokenizer());
       else await checkShippedBases(spec, shippedTokenizer(), fileURLToPath(new URL('../../../public', import.meta.url)));
-      if (opts.resume) runnerOpts.importBase64 = Buffer.from(await readRunCheckpointFile(ckptPath)).toString('base64');
+      if (opts.resume) options.importCheckpoint = await readRunCheckpointFile(ckptPath);
       const err = (s: string) => process.stderr.write(s + '\n');
-      const bar = new cliProgress.SingleBar(
-        { format: 'hlab run [{bar}] {percentage}% | {value}/{total} | ETA {eta_formatted} | {phase}', etaBuffer: 4, hideCursor: true, stream: process.stderr },
-        cliProgress.Presets.shades_classic,
-      );
-      let barStarted = false;
-      let lastLine = '';
-      const beforeEvals: BeforeEval[] = [];
-      const onConsole = (text: string) => {
-        if (!text.startsWith('[run] ')) return;
-        let m: { type: string; message?: string; done?: number; total?: number; phase?: string; when?: string };
-        try {
-          // NaN travels as null in JSON: back to NaN (not evaluated).
-          m = JSON.parse(text.slice(6), (_k, v) => (v === null ? NaN : v));
-        } catch {
-          return;
-        }
-        if (m.type === 'eval') {
-          if (m.when === 'before') beforeEvals.push(m as unknown as BeforeEval);
-          return;
-        }
-        if (m.type === 'progress') {
-          // Without a terminal (CI logs, pipes) a redrawn bar only repeats itself: print a line
-          // when the progress or the phase changes instead.
-          if (!process.stderr.isTTY) {
-            const line = `hlab run ${m.done ?? 0}/${m.total ?? 1} | ${m.phase ?? ''}`;
-            if (line !== lastLine) err(line);
-            lastLine = line;
-            return;
-          }
-          if (!barStarted) {
-            bar.start(m.total ?? 1, m.done ?? 0, { phase: m.phase ?? '' });
-            barStarted = true;
-          } else bar.update(m.done ?? 0, { phase: m.phase ?? '' });
-        } else if (!opts.json || m.type === 'warn') {
-          if (barStarted) bar.stop(), (barStarted = false);
-          err(m.type === 'warn' ? `\n${m.message}\n` : `${m.message}`);
-        }
-      };
       const t0 = Date.now();
       const command = `hlab run ${process.argv.slice(3).join(' ')}`.trim();
       // Feasibility (issue 17): the honest expert under this spec's own budgets, before any browser.
       // Infeasible cells are left out of training and evaluation and listed (results.json `infeasibleCells`, a warning).
       const { excludedCells } = await import('../../experiment/feasibility');
-      const tok = shippedTokenizer();
       // With the policy's tokenizer and the workflow-extended turn cap, as the rollout environments count.
-      const infeasible = excludedCells(spec, tok);
-      const feasibilityWarning = infeasible.length
-        ? `${infeasible.length} (task, harness) cells of this spec cannot be solved by the expert within its budgets (${Object.entries(
-            infeasible.reduce<Record<string, number>>((a, c) => ((a[c.reason] = (a[c.reason] ?? 0) + 1), a), {}),
-          )
-            .map(([k, n]) => `${k}: ${n}`)
-            .join(', ')}); they are left out of training and evaluation — listed in results.json infeasibleCells (hlab expert --spec for details)`
-        : null;
-      if (feasibilityWarning && !opts.json) err(feasibilityWarning);
-      runnerOpts.excludeCells = infeasible.map((c) => ({ taskId: c.taskId, harnessId: c.harnessId }));
-      const result = await withBrowser(
-        async (s) => {
-          await s.page.exposeFunction('hlabCheckpointMirror', async (b64: string) => writeAtomic(ckptPath, Buffer.from(b64, 'base64')));
-          let firstInterrupt = 0;
-          const onSigint = () => {
-            // npx forwards the terminal's SIGINT to us a second time: only a Ctrl-C more than a
-            // second after the first one quits at once.
-            if (firstInterrupt && Date.now() - firstInterrupt > 1000) process.exit(130);
-            if (firstInterrupt) return;
-            firstInterrupt = Date.now();
-            err('\nCtrl-C: stopping after the current step and saving a checkpoint (Ctrl-C again to quit now)…');
-            void s.page.evaluate(() => ((globalThis as { __hlabRunStop?: boolean }).__hlabRunStop = true)).catch(() => {});
-          };
-          process.on('SIGINT', onSigint);
-          try {
-            return JSON.parse(await s.run<string>('/src/experiment/runner.ts', 'runExperimentInPage', json, runnerOpts)) as ExperimentOutput;
-          } finally {
-            process.off('SIGINT', onSigint);
-          }
-        },
-        { onConsole, keepBrowserOnSigint: true },
-      ).catch((e: unknown) => {
-        if (barStarted) bar.stop();
-        throw runFailure(e, command, existsSync(ckptPath));
-      });
-      if (barStarted) bar.stop();
-      const res: ExperimentResults = result.results;
-      if (feasibilityWarning) result.warnings.push(feasibilityWarning);
-      const full = {
-        ...res,
-        command,
-        engine: result.engine,
-        status: result.status,
-        warnings: result.warnings,
-        infeasibleCells: infeasible,
-        starts: result.starts,
-        segments: result.segments ?? [],
-        seconds: result.seconds,
-        curves: result.curves,
-        trajectories: result.trajectories,
-      };
-      writeAtomic(resolve(out, 'results.json'), JSON.stringify(full, null, 2) + '\n');
-      writeAtomic(resolve(out, 'results.csv'), resultsCsv(res));
-      // Interrupted: the finished 'before' evaluation of the stopped run stays in the table.
-      const table = markdownTable(result.status === 'interrupted' ? withUnfinishedRuns(res, beforeEvals) : res);
-      const md = [
-        `# ${spec.name}: ${spec.description}`,
-        '',
-        table,
-        '',
-        curvesMarkdown(result.curves),
-        '',
-        `Command: \`${command}\` — ${result.status}, ${((Date.now() - t0) / 1000).toFixed(0)} s wall clock (${result.seconds.toFixed(0)} s in the page).`,
-        `Machine: ${res.machine}.`,
-        `Engine (this call, the last segment): ${result.engine.describe} (${result.engine.reason}).`,
-        `Starting checkpoint: ${[...new Set(result.starts)].join('; ')}.`,
-        '',
-        segmentsText(result.segments ?? []),
-        ...result.warnings.map((w) => `\n> ${w}`),
-        '',
-      ].join('\n');
+      const infeasible = excludedCells(spec, shippedTokenizer());
+      const note = feasibilityNote(infeasible);
+      if (note && !opts.json) err(note);
+      options.excludeCells = infeasible.map((c) => ({ taskId: c.taskId, harnessId: c.harnessId }));
+      // The resolved spec that runs, beside the results (the app's Results view points to it).
+      writeAtomic(resolve(out, 'spec.json'), JSON.stringify(json, null, 2) + '\n');
+      const events = eventReporter(!!opts.json, ckptPath);
+      const result = await runInPage({ spec: json, options, mirror: true }, events.onEvent, command, ckptPath).finally(events.stopBar);
+      const file = resultsFile(result, { command, specJson: json, infeasibleCells: infeasible, extraWarnings: note ? [note] : [] });
+      writeAtomic(resolve(out, 'results.json'), stringifyFinite(file, 2) + '\n');
+      writeAtomic(resolve(out, 'results.csv'), resultsCsv(file));
+      const { md, table } = resultsMarkdown(spec, file, events.beforeEvals, (Date.now() - t0) / 1000);
       writeAtomic(resolve(out, 'results.md'), md);
-      writeAtomic(resolve(out, 'curves.svg'), curvesSvg(result.curves));
-      writeAtomic(resolve(out, 'curves.csv'), curvesCsv(result.curves));
-      if (opts.json) printJson(full);
+      writeAtomic(resolve(out, 'curves.svg'), curvesSvg(file.curves));
+      writeAtomic(resolve(out, 'curves.csv'), curvesCsv(file.curves));
+      if (opts.json) printJson(file);
       else {
         process.stdout.write(`\n${table}\n\n`);
-        for (const w of result.warnings) err(w);
+        for (const r of file.runs) process.stdout.write(`${stepsLine(r)}\n`);
+        for (const w of file.warnings) err(w);
         process.stdout.write(
-          `${result.status === 'interrupted' ? `interrupted; resume with: ${resumeCommand(command)}\n` : ''}wrote ${out}/results.{json,csv,md}, curves.{svg,csv}, checkpoint.hlab\n`,
+          `${file.status === 'interrupted' ? `interrupted; resume with: ${resumeCommand(command)}\n` : ''}wrote ${out}/spec.json, results.{json,csv,md}, curves.{svg,csv}, checkpoint.hlab\n`,
         );
       }
-      if (result.status === 'interrupted') process.exitCode = 130;
+      if (file.status === 'interrupted') process.exitCode = 130;
     });
 }
