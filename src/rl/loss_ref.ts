@@ -106,7 +106,7 @@ function rlLossRef<A extends Floats>(batch: RlBatch<A>, cfg: RlLossConfig, norm:
  * counted over all of them (stepNormalizer of their concatenation).
  * @throws Error when the micro-batches disagree on T.
  */
-export function stepNormalizerOf(microBatches: ReadonlyArray<RlBatch>, tokenSumNorm: number): StepNormalizer {
+export function stepNormalizerOf(microBatches: ReadonlyArray<Pick<RlBatch, 'B' | 'T' | 'mask'>>, tokenSumNorm: number): StepNormalizer {
   if (microBatches.length === 0) throw new Error('stepNormalizerOf: no micro-batches');
   const T = microBatches[0].T;
   let n = 0;
@@ -118,6 +118,40 @@ export function stepNormalizerOf(microBatches: ReadonlyArray<RlBatch>, tokenSumN
     s += z.globalSeqs;
   }
   return { globalTokens: n, globalSeqs: s, tokenSumNorm };
+}
+
+/**
+ * One optimizer step's loss over micro-batches that arrive one at a time (gradient
+ * accumulation: a minibatch larger than the engine's row limit is scored chunk by chunk, each
+ * chunk's gradient added, one optimizer step at the end — as verl's micro-batches within a PPO
+ * mini-batch). Every micro-batch uses the step-global normalizer `norm` (stepNormalizerOf over
+ * all of them, known from the masks alone), so the summed gradient and the finished metrics
+ * equal those of one batch holding every row.
+ */
+export class RlStepAccumulator {
+  private readonly acc = rlAccInit();
+  private flags: number;
+  /** @param extraFlags non-finite bits found elsewhere (e.g. NONFINITE.rewards before advantages) */
+  constructor(
+    private readonly cfg: RlLossConfig,
+    readonly norm: StepNormalizer,
+    extraFlags = 0,
+  ) {
+    this.flags = extraFlags;
+  }
+
+  /** The loss of one micro-batch (its gradients), its row statistics folded in. */
+  add<A extends Floats>(mb: RlBatch<A>): RlLossOutput<A> {
+    const o = rlLossRef(mb, this.cfg, this.norm);
+    rlMetricsAccumulateRef(this.acc, o.rowStats, mb.B);
+    this.flags |= o.nonfinite;
+    return o;
+  }
+
+  /** The step's named metrics over every micro-batch added so far, and the raw accumulator. */
+  finish(): { acc: Float64Array; metrics: RlMetrics } {
+    return { acc: this.acc, metrics: decodeRlMetrics(rlMetricsFinalizeRef(this.acc, this.flags, this.cfg)) };
+  }
 }
 
 /**
@@ -135,14 +169,7 @@ export function rlStepRef<A extends Floats>(
   extraFlags = 0,
   maxT?: number,
 ): { outputs: RlLossOutput<A>[]; acc: Float64Array; metrics: RlMetrics; norm: StepNormalizer } {
-  const norm = stepNormalizerOf(microBatches, resolveTokenSumNorm(cfg, maxT));
-  const acc = rlAccInit();
-  let flags = extraFlags;
-  const outputs = microBatches.map((mb) => {
-    const o = rlLossRef(mb, cfg, norm);
-    rlMetricsAccumulateRef(acc, o.rowStats, mb.B);
-    flags |= o.nonfinite;
-    return o;
-  });
-  return { outputs, acc, metrics: decodeRlMetrics(rlMetricsFinalizeRef(acc, flags, cfg)), norm };
+  const step = new RlStepAccumulator(cfg, stepNormalizerOf(microBatches, resolveTokenSumNorm(cfg, maxT)), extraFlags);
+  const outputs = microBatches.map((mb) => step.add(mb));
+  return { outputs, ...step.finish(), norm: step.norm };
 }

@@ -2,12 +2,16 @@
  * The RL update on the CPU engine, with the semantics of the WGSL path (src/rl/trainer.ts):
  * trajectories → rows (trainer_batch buildRows) → advantages (GRPO group-relative outcome, or
  * PPO GAE over policy tokens with V_old from one value forward before any update) → epochs ×
- * seeded minibatches, each split into chunks of at most maxB rows, each chunk one optimizer
- * step whose token-mean normalizer counts that step's valid tokens.
+ * seeded minibatches, each ONE optimizer step: a minibatch of more than maxB rows is scored in
+ * chunks of at most maxB rows whose gradients are summed before the step (gradient
+ * accumulation), every chunk with the minibatch's token-mean normalizer (RlStepAccumulator), so
+ * the update does not depend on maxB. Why: an engine row limit of 48 would otherwise cut a
+ * 64-episode minibatch (≈ 250 turn rows) into five optimizer steps of a few groups each — five
+ * Adam steps of mostly noise where one informed step was meant.
  *
  * Per optimizer step: WasmModel forward (logits only at policy tokens; values for PPO) →
  * logprob_forward at τ = cfg.temperature (ℓ = log softmax(z/τ)[a], the sampler's τ, so the
- * first minibatch is on-policy for any τ; the KL reference and the entropy bonus at the same τ) → the RL loss of the CPU references (src/rl/loss_ref.ts rlStepRef: ratio,
+ * first minibatch is on-policy for any τ; the KL reference and the entropy bonus at the same τ) → the RL loss of the CPU references (src/rl/loss_ref.ts RlStepAccumulator: ratio,
  * clipped surrogate in every aggregation mode, clipped value loss, KL k1–k3 to the frozen
  * reference policy, entropy bonus, non-finite checks, the named metrics) → ∂L/∂ℓ turned into
  * ∂L/∂z by logprob_backward (+ the entropy term's ∂L/∂z) → backward → clip + AdamW. A step whose
@@ -16,13 +20,32 @@
  * `RlTrainer.update` documents (DAPO dynamic sampling without re-sampling).
  */
 import { ADAMW_MOMENTS } from '../model/optimizer';
-import { rlStepRef, type RlBatch } from '../rl/loss_ref';
+import { RlStepAccumulator, stepNormalizerOf, type RlBatch } from '../rl/loss_ref';
+import { resolveTokenSumNorm } from '../rl/config';
 import { ADVANTAGE_ESTIMATORS } from '../rl/advantages';
 import { filteredUpdate, type RlTrainerOptions, type RlUpdate } from '../rl/trainer';
 import { buildRows, minibatchIndices, sliceRows, type RlRows, type TrajectoryLike } from '../rl/trainer_batch';
 import { logprobBackward, logprobForward } from './kernels';
 import { UpdateMetricsAccumulator } from '../rl/update_metrics';
 import { WasmModel } from './model';
+
+/** Per-row inputs of the update's optimizer steps, (B,T) f32 each. */
+interface StepInputs {
+  advantages: Float32Array;
+  returns: Float32Array | null;
+  oldValues: Float32Array;
+  refLogprobs: Float32Array | null;
+}
+
+/** What one applied optimizer step reports. */
+interface StepResult {
+  policyLoss: number;
+  valueLoss: number;
+  clipFrac: number;
+  approxKl: number;
+  klRef: number;
+  gradNorm: number;
+}
 
 export class WasmRlTrainer {
   /** The frozen reference policy (klCoef > 0 only). */
@@ -72,24 +95,55 @@ export class WasmRlTrainer {
     const acc = new UpdateMetricsAccumulator(rows);
     for (let epoch = 0; epoch < this.opts.epochs; epoch++) {
       for (const mbAll of minibatchIndices(B, this.opts.minibatches, this.opts.seed, step, epoch)) {
-        for (let c = 0; c < mbAll.length; c += this.maxB) {
-          const idx = mbAll.slice(c, c + this.maxB);
-          const r = this.optimizerStep(rows, lengths, idx, { advantages, returns, oldValues, refLogprobs });
-          acc.add(r);
-        }
+        acc.add(this.optimizerStep(rows, lengths, mbAll, { advantages, returns, oldValues, refLogprobs }));
       }
     }
     const metrics = acc.metrics(t0);
     return { metrics, applied: { kept: trajs.map((_, e) => e), rows, oldValues: estimator.usesValues ? oldValues : null, ...est } };
   }
 
-  /** One optimizer step on rows `idx`; null when skipped (non-finite inputs or gradient). */
-  private optimizerStep(
-    rows: RlRows,
-    lengths: Int32Array,
-    idx: number[],
-    x: { advantages: Float32Array; returns: Float32Array | null; oldValues: Float32Array; refLogprobs: Float32Array | null },
-  ): { policyLoss: number; valueLoss: number; clipFrac: number; approxKl: number; klRef: number; gradNorm: number } | null {
+  /**
+   * One optimizer step on the minibatch `mb` (row indices): chunks of at most maxB rows, each
+   * forward + loss (with the minibatch's normalizer) + backward, their gradients summed, then
+   * clip + AdamW once. Null when skipped (non-finite inputs or gradient): nothing is applied.
+   */
+  private optimizerStep(rows: RlRows, lengths: Int32Array, mb: number[], x: StepInputs): StepResult | null {
+    const cfg = this.opts.cfg;
+    const m = this.model;
+    const chunks: number[][] = [];
+    for (let c = 0; c < mb.length; c += this.maxB) chunks.push(mb.slice(c, c + this.maxB));
+    const masks = chunks.map((idx) => ({ B: idx.length, T: rows.T, mask: sliceRows(rows.mask, rows.T, idx) }));
+    // seq-mean-token-sum-norm without cfg.tokenSumNorm divides by the policy's maxT, as the GPU head.
+    const step = new RlStepAccumulator(cfg, stepNormalizerOf(masks, resolveTokenSumNorm(cfg, m.cfg.maxT)));
+    const gradSum = chunks.length > 1 ? new Float64Array(m.P) : null;
+    for (const idx of chunks) {
+      if (!this.chunkGradient(rows, lengths, idx, x, step)) return null;
+      if (gradSum) {
+        const g = m.grads.f32();
+        for (let i = 0; i < gradSum.length; i++) gradSum[i] += g[i];
+      }
+    }
+    const { metrics } = step.finish();
+    if (metrics.skipped !== 0) return null;
+    if (gradSum) m.grads.f32().set(gradSum);
+    const r = m.optimizerStep({ lr: this.opts.lr, ...ADAMW_MOMENTS, weightDecay: this.opts.weightDecay, maxNorm: this.opts.maxGradNorm, step: this.adamStep + 1 });
+    if (!r.applied) return null;
+    this.adamStep++;
+    return {
+      policyLoss: metrics.policyLoss,
+      valueLoss: metrics.valueLoss,
+      clipFrac: metrics.clipFracLow + metrics.clipFracHigh,
+      approxKl: metrics.approxKl,
+      klRef: metrics.klRef,
+      gradNorm: r.norm,
+    };
+  }
+
+  /**
+   * Forward, loss and backward of rows `idx` into the model's grads (overwritten); false when
+   * the chunk's inputs are non-finite (the step is then skipped).
+   */
+  private chunkGradient(rows: RlRows, lengths: Int32Array, idx: number[], x: StepInputs, step: RlStepAccumulator): boolean {
     const cfg = this.opts.cfg;
     const m = this.model;
     const e = m.engine;
@@ -136,12 +190,10 @@ export class WasmRlTrainer {
       batch.logits = z;
       batch.vocab = V;
     }
-    // seq-mean-token-sum-norm without cfg.tokenSumNorm divides by the policy's maxT, as the GPU head.
-    const { outputs, metrics } = rlStepRef([batch], cfg, 0, m.cfg.maxT);
-    const o = outputs[0];
-    if (o.nonfinite !== 0 || metrics.skipped !== 0) {
+    const o = step.add(batch);
+    if (o.nonfinite !== 0) {
       m.endStep();
-      return null;
+      return false;
     }
     const coef = m.scratch(Math.max(1, S), 'coef');
     const cf = coef.f32();
@@ -158,17 +210,7 @@ export class WasmRlTrainer {
     }
     m.backward(f, dl, o.dvalues);
     m.endStep();
-    const r = m.optimizerStep({ lr: this.opts.lr, ...ADAMW_MOMENTS, weightDecay: this.opts.weightDecay, maxNorm: this.opts.maxGradNorm, step: this.adamStep + 1 });
-    if (!r.applied) return null;
-    this.adamStep++;
-    return {
-      policyLoss: metrics.policyLoss,
-      valueLoss: metrics.valueLoss,
-      clipFrac: metrics.clipFracLow + metrics.clipFracHigh,
-      approxKl: metrics.approxKl,
-      klRef: metrics.klRef,
-      gradNorm: r.norm,
-    };
+    return true;
   }
 
   /** V at every position of the rows (PPO's V_old), chunked by maxB. */
