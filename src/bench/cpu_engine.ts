@@ -7,7 +7,8 @@
  *    every contender once), median of ≥ 5 after one untimed warm-up step each. Effective
  *    GFLOP/s counts the model's arithmetic of the whole step (`stepFlops`), every op included.
  *    Where the CLI found a Python with torch, the same model's step in PyTorch on the CPU
- *    (pytorch_peer.py: full LM head, 2 threads) joins each repetition.
+ *    (pytorch_peer.py: full LM head, 2 threads) joins each repetition; the page reaches that
+ *    peer through `o.pytorch` (the page entry asks the CLI, src/page/protocol.ts PageQueries).
  *  - GEMM: the register-tiled kernel alone on the model's shapes, 1 and 2 threads (the peak
  *    the rest is measured against).
  *  - Sampling: decode tokens/s of the KV-cache sampler (B prompts, context 512, 32 new tokens,
@@ -25,6 +26,7 @@ import { WasmSampler } from '../wasm/sampler';
 import { gemm } from '../wasm/kernels';
 import { TfTransformer, useTfBackend } from './tfjs_transformer';
 import { benchSampling } from './forward.bench';
+import type { PytorchPeerModel } from './pytorch_peer';
 
 export interface CpuTrainingRow {
   preset: PresetName;
@@ -42,13 +44,10 @@ export interface CpuTrainingRow {
   ratioVsPytorch: number | null;
 }
 
-/**
- * What the CLI exposes to the page when a Python with torch is present (bench.ts,
- * pytorch_peer.ts): build the peer's model, run one of its steps (wall ms).
- */
-interface PytorchHooks {
-  hlabPytorchModel?: (m: { C: number; L: number; NH: number; V: number; B: number; T: number; threads: number; seed: number }) => Promise<{ torch: string; threads: number }>;
-  hlabPytorchStep?: () => Promise<number>;
+/** The PyTorch CPU peer as the page sees it (bench/pytorch_peer.ts runs it in Node): build its model, run one of its steps (wall ms). */
+export interface PytorchPeerLink {
+  model(m: PytorchPeerModel): Promise<{ torch: string; threads: number }>;
+  step(): Promise<number>;
 }
 
 export interface CpuGemmRow {
@@ -97,8 +96,13 @@ async function timeMs(f: () => Promise<unknown>): Promise<number> {
 /**
  * The section (module doc).
  * @param o.quick smaller batches (B 2, T 64) and 5 repetitions
+ * @param o.pytorch the PyTorch peer, when the CLI has one (null or absent: not compared)
+ * @param log progress, one line each (the page entry sends it to the CLI)
  */
-export async function benchCpuEngine(o: { quick?: boolean; reps?: number } = {}): Promise<{
+export async function benchCpuEngine(
+  o: { quick?: boolean; reps?: number; pytorch?: PytorchPeerLink | null } = {},
+  log: (line: string) => void = () => {},
+): Promise<{
   hardwareConcurrency: number;
   crossOriginIsolated: boolean;
   relaxedSimd: boolean;
@@ -108,14 +112,13 @@ export async function benchCpuEngine(o: { quick?: boolean; reps?: number } = {})
   sampling: CpuSamplingRow[];
 }> {
   const reps = Math.max(5, o.reps ?? 5);
-  const log = (s: string) => console.log(`[bench] cpu engine: ${s}`);
   const threadCounts = [1, 2];
   const engines = new Map<number, WasmEngine>();
   for (const t of threadCounts) engines.set(t, await WasmEngine.create({ threads: t }));
   const training: CpuTrainingRow[] = [];
   const sampling: CpuSamplingRow[] = [];
   const gemmRows: CpuGemmRow[] = [];
-  const hooks = globalThis as PytorchHooks;
+  const peer = o.pytorch ?? null;
   let pytorch: { torch: string; threads: number } | null = null;
   try {
     // The GEMM alone on the model's shapes (the engine's peak), median of 7 × 5 calls.
@@ -162,8 +165,8 @@ export async function benchCpuEngine(o: { quick?: boolean; reps?: number } = {})
       tf.setBatch(B, T, ids, targets, mask);
       const tfMs: number[] = [];
       const pyMs: number[] = [];
-      const py = hooks.hlabPytorchModel && hooks.hlabPytorchStep ? hooks.hlabPytorchStep : null;
-      if (py) pytorch = await hooks.hlabPytorchModel!({ C: cfg.C, L: cfg.L, NH: cfg.NH, V: cfg.vocabSize, B, T, threads: Math.max(...threadCounts), seed: 1 });
+      const py = peer ? () => peer.step() : null;
+      if (peer) pytorch = await peer.model({ C: cfg.C, L: cfg.L, NH: cfg.NH, V: cfg.vocabSize, B, T, threads: Math.max(...threadCounts), seed: 1 });
       log(`${preset} B=${B} T=${T}: warm-up`);
       for (const x of ours) await x.be.step(batch, 1e-3, 1);
       await tf.trainStep();

@@ -2,8 +2,8 @@
  * The PyTorch CPU peer of `hlab bench` (Node side): starts src/bench/pytorch_peer.py under a
  * Python that has torch (HLAB_PYTHON, else `python3`, else /usr/bin/python3 — Debian's
  * python3-torch installs there) and runs its training steps one at a time, so the page's bench
- * can interleave them with ours (cpu_engine.ts calls them through functions the CLI exposes to
- * the page). Node-only module.
+ * can interleave them with ours (cpu_engine.ts asks the CLI for them: src/page/protocol.ts
+ * PageQueries, answered in cli/commands/bench.ts). Node-only module.
  */
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { dirname, resolve } from 'node:path';

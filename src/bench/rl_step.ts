@@ -42,9 +42,12 @@ export interface RlStepRow {
   episodesPerSec: number;
 }
 
-/** The section (module doc). @param o.quick 16 episodes of 1 turn × 16 tokens instead of 64 of 2 × 32 */
-export async function benchRlStep(o: { quick?: boolean } = {}): Promise<RlStepRow[]> {
-  const log = (s: string) => console.log(`[bench] rl step: ${s}`);
+/**
+ * The section (module doc).
+ * @param o.quick 16 episodes of 1 turn × 16 tokens instead of 64 of 2 × 32
+ * @param log progress, one line per preset (the page entry sends it to the CLI)
+ */
+export async function benchRlStep(o: { quick?: boolean } = {}, log: (line: string) => void = () => {}): Promise<RlStepRow[]> {
   const tok = await loadTokenizer();
   const spec = getPreset('main');
   const threads = Math.min(2, navigator.hardwareConcurrency || 1);

@@ -216,10 +216,11 @@ async function benchKernels(gpu: Gpu, trainer: GpuTrainer, B: number, T: number,
 }
 
 /**
- * The whole training benchmark; progress goes to console.log (the CLI forwards it to stderr).
+ * The whole training benchmark.
+ * @param log progress, one line each (the page entry sends it to the CLI, which prints it to stderr)
  * @returns adapter, TF.js wasm features, per-preset step results, per-kernel results (small)
  */
-export async function benchTraining(opts: TrainBenchOptions = {}) {
+export async function benchTraining(opts: TrainBenchOptions = {}, log: (line: string) => void = () => {}) {
   const o: Required<TrainBenchOptions> = {
     quick: opts.quick ?? false,
     reps: Math.max(5, opts.reps ?? 5),
@@ -227,7 +228,6 @@ export async function benchTraining(opts: TrainBenchOptions = {}) {
     vocabSize: opts.vocabSize ?? 1024,
     presets: opts.presets ?? ['tiny', 'small'],
   };
-  const log = (s: string) => console.log(`[bench] ${s}`);
   const gpu = await createGpu();
   const presets: PresetResult[] = [];
   let kernels: KernelResult[] = [];

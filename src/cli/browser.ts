@@ -5,7 +5,8 @@
  *
  * Used by `hlab bench`, `hlab run`, `hlab evaluate`, `hlab pretrain`: the GPU work happens in the
  * page, the CLI only prints. Events come back through one exposed function (PAGE_EVENT_BINDING),
- * typed `PageEvent`s. Node-only module.
+ * typed `PageEvent`s; the page's questions (`hlab bench`'s PyTorch peer) through another
+ * (PAGE_QUERY_BINDING), answered by `BrowserOptions.answers`. Node-only module.
  */
 import type { ViteDevServer } from 'vite';
 import type { Browser, Page } from '@playwright/test';
@@ -13,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { dirname, resolve } from 'node:path';
 import { chromiumExecutable, webgpuLaunchArgs } from './browser_flags';
 import type { PageEntryArg, PageEntryName, PageEntryResult } from '../page/entries';
-import { PAGE_EVENT_BINDING, type PageEvent } from '../page/protocol';
+import { PAGE_EVENT_BINDING, PAGE_QUERY_BINDING, type PageAnswers, type PageEvent, type PageQuery } from '../page/protocol';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -23,15 +24,13 @@ export interface BrowserSession {
   call<K extends PageEntryName>(name: K, arg: PageEntryArg<K>): Promise<PageEntryResult<K>>;
   /** Ask the running entry to stop (`hlab run`: checkpoint after the current RL step). */
   stop(): Promise<void>;
-  /** Uncaptured WebGPU errors the page recorded so far. */
-  gpuErrors(): Promise<string[]>;
 }
 
 export interface BrowserOptions {
   /** Called with every event the page sends (awaited before the page's send resolves). */
   onEvent?: (ev: PageEvent) => void | Promise<void>;
-  /** Forward the page's console lines to this callback (log lines of pretrain, evaluate and bench pages). */
-  onConsole?: (text: string) => void;
+  /** The questions this command answers (protocol.ts PageQueries); a question without an answer fails in the page, naming it. */
+  answers?: Partial<PageAnswers>;
   /** Leave Ctrl-C to the caller (Playwright otherwise closes the browser on SIGINT); `hlab run` checkpoints first. */
   keepBrowserOnSigint?: boolean;
 }
@@ -69,10 +68,10 @@ export async function withBrowser<T>(body: (s: BrowserSession) => Promise<T>, op
       ...(opts.keepBrowserOnSigint ? { handleSIGINT: false } : {}),
     });
     const page = await browser.newPage();
-    if (opts.onConsole) page.on('console', (m) => opts.onConsole!(m.text()));
     await page.exposeFunction(PAGE_EVENT_BINDING, async (ev: PageEvent) => {
       await opts.onEvent?.(ev);
     });
+    await page.exposeFunction(PAGE_QUERY_BINDING, (q: PageQuery) => answer(opts.answers ?? {}, q));
     await page.goto(`${base}/src/page/index.html`);
     await page.waitForFunction(() => window.hlabPage !== undefined);
     const session: BrowserSession = {
@@ -80,11 +79,20 @@ export async function withBrowser<T>(body: (s: BrowserSession) => Promise<T>, op
       call: <K extends PageEntryName>(name: K, arg: PageEntryArg<K>) =>
         page.evaluate(([n, a]) => window.hlabPage!.call(n, a as never), [name, arg] as const) as Promise<PageEntryResult<K>>,
       stop: () => page.evaluate(() => window.hlabPage!.stop()),
-      gpuErrors: () => page.evaluate(() => (window as unknown as { __hlabGpuErrors?: string[] }).__hlabGpuErrors ?? []),
     };
     return await body(session);
   } finally {
     await browser?.close().catch(() => {});
     await server?.close().catch(() => {});
   }
+}
+
+/**
+ * The CLI's answer to one page question.
+ * @throws Error when this command has no answer for `q.name` (the page's `io.ask` rejects with it)
+ */
+function answer(answers: Partial<PageAnswers>, q: PageQuery): Promise<unknown> {
+  const f = answers[q.name] as ((arg: PageQuery['arg']) => Promise<unknown>) | undefined;
+  if (!f) return Promise.reject(new Error(`page question '${q.name}': this command does not answer it`));
+  return f(q.arg);
 }

@@ -290,25 +290,10 @@ function reportStep(r: RlLoopRun, rec: StepRecord, point: ValidationPoint | null
   r.emit({ type: 'step', runIndex: r.runIndex, method: method.name, seed, record: rec });
   const last = point ?? r.state.validation?.[r.state.validation.length - 1] ?? null;
   const val = last ? ` · val pass@1 ${fmt(last.passAt1)} @${last.step}` : '';
-  r.emit(
-    {
-      type: 'progress',
-      done: r.progress.done,
-      total: r.progress.total,
-      phase: `RL ${method.name} seed ${seed} step ${rec.step}/${r.runSteps} · reward ${fmt(rec.reward)} · entropy ${fmt(rec.entropy)} · dropped ${rec.droppedGroups}/${groups}${val}`,
-    },
-    {
-      reward: rec.reward,
-      entropy: rec.entropy,
-      policyLoss: rec.policyLoss,
-      clipFrac: rec.clipFrac,
-      approxKl: rec.approxKl,
-      gradNorm: rec.gradNorm,
-      droppedGroups: rec.droppedGroups,
-      droppedShare: groups ? rec.droppedGroups / groups : NaN,
-      ...(point ? { validationPassAt1: point.passAt1, validationScore: point.score } : {}),
-      retries: rec.workerRetries,
-      skipped: r.state.skippedSteps,
-    },
-  );
+  r.emit({
+    type: 'progress',
+    done: r.progress.done,
+    total: r.progress.total,
+    phase: `RL ${method.name} seed ${seed} step ${rec.step}/${r.runSteps} · reward ${fmt(rec.reward)} · entropy ${fmt(rec.entropy)} · dropped ${rec.droppedGroups}/${groups}${val}`,
+  });
 }

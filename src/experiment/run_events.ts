@@ -74,8 +74,8 @@ export interface RunCurves {
   validation?: ValidationPoint[];
 }
 
-/** A reporter of RunEvents. `_extra`: fields the console lines once carried; no longer sent anywhere. */
-export type Emit = (ev: RunEvent, _extra?: Record<string, unknown>) => void;
+/** A reporter of RunEvents. */
+export type Emit = (ev: RunEvent) => void;
 
 /**
  * The runner's reporter: every event goes to `onProgress` (the app's worker posts it to the

@@ -5,14 +5,15 @@
  *   CLI (src/cli/browser.ts)                         page (src/page/main.ts)
  *   session.call('run', request)  ── evaluate ──▶   PAGE_ENTRIES.run(request, io)
  *   onEvent(PageEvent)            ◀── binding ───   io.send(ev) = window[PAGE_EVENT_BINDING](ev)
+ *   answers[name](arg) → answer   ◀── binding ──▶   io.ask(name, arg) = window[PAGE_QUERY_BINDING]({ name, arg })
  *   session.stop()                ── evaluate ──▶   io.stopRequested() becomes true
  *
- * One exposed function (Playwright `exposeFunction`, named PAGE_EVENT_BINDING) carries every
- * event; arguments and results travel through Playwright's serializer (NaN, typed arrays and
- * nested objects survive). Entry modules are imported lazily: the page loads only what a
- * command runs.
+ * Two exposed functions (Playwright `exposeFunction`): PAGE_EVENT_BINDING carries every event,
+ * PAGE_QUERY_BINDING every question (protocol.ts PageQueries); arguments and results travel
+ * through Playwright's serializer (NaN, typed arrays and nested objects survive). Entry modules
+ * are imported lazily: the page loads only what a command runs.
  */
-import type { PageIo } from './protocol';
+import type { PageEvent, PageIo } from './protocol';
 import type { ExperimentOutput, RunnerOptions } from '../experiment/runner';
 import type { EvalPageRequest } from '../experiment/evaluate_page';
 import type { PretrainPageOptions, PretrainPageResult } from '../pretrain/page';
@@ -31,6 +32,20 @@ export interface PageCapabilities {
   hardwareConcurrency: number;
 }
 
+/** `hlab bench`'s CPU-engine request: `pytorch` when the CLI runs the PyTorch peer (the page then asks it for the peer's steps). */
+export interface PageCpuEngineBenchRequest {
+  quick: boolean;
+  pytorch: boolean;
+}
+
+/** Send `ev` without waiting (progress: the page's work never waits for the CLI); a failed send is logged, not fatal. */
+function post(io: PageIo, ev: PageEvent): void {
+  io.send(ev).catch((e: unknown) => console.error(`page event ${ev.type} not delivered:`, e));
+}
+
+/** A bench section's progress lines as 'benchNote' events, after `section` (e.g. 'cpu engine: '). */
+const benchNotes = (io: PageIo, section: string) => (line: string) => post(io, { type: 'benchNote', message: section + line });
+
 /** Benchmarks under src/bench/*.bench.ts, each exporting `bench({ quick })`; keyed '/src/bench/x.bench.ts'. */
 const BENCH_MODULES = import.meta.glob<{ bench: (o: { quick: boolean }) => Promise<unknown> }>('../bench/*.bench.ts');
 
@@ -46,19 +61,23 @@ export const PAGE_ENTRIES = {
     const { runExperiment } = await import('../experiment/runner');
     return runExperiment(req.spec, {
       ...req.options,
-      // Not awaited (the runner's loop never waits for the CLI); a failed send is logged, not fatal.
-      onProgress: (ev) => void io.send(ev).catch((e: unknown) => console.error(`page event ${ev.type} not delivered:`, e)),
+      onProgress: (ev) => post(io, ev),
       shouldStop: () => io.stopRequested(),
       ...(req.mirror ? { mirrorCheckpoint: (file: Uint8Array, step: number) => io.send({ type: 'checkpointFile', step, file }) } : {}),
     });
   },
   /** `hlab evaluate`: the JSON report text (evaluate_page.ts). */
   evaluate: async (req: EvalPageRequest, _io: PageIo): Promise<string> => (await import('../experiment/evaluate_page')).evaluateCheckpointInPage(req),
-  /** `hlab pretrain` on WebGPU. */
-  pretrain: async (o: PretrainPageOptions, _io: PageIo): Promise<PretrainPageResult> => (await import('../pretrain/page')).pretrainInPage(o),
-  benchCpuEngine: async (o: { quick: boolean }, _io: PageIo) => (await import('../bench/cpu_engine')).benchCpuEngine(o),
-  benchRlStep: async (o: { quick: boolean }, _io: PageIo) => (await import('../bench/rl_step')).benchRlStep(o),
-  benchTraining: async (o: { quick: boolean }, _io: PageIo) => (await import('../bench/train_bench')).benchTraining(o),
+  /** `hlab pretrain` on WebGPU (or the page's CPU model), its progress as PretrainEvents. */
+  pretrain: async (o: PretrainPageOptions, io: PageIo): Promise<PretrainPageResult> => (await import('../pretrain/page')).pretrainInPage(o, (ev) => post(io, ev)),
+  /** `hlab bench`: the CPU engine section; the PyTorch peer's steps are questions to the CLI. */
+  benchCpuEngine: async (o: PageCpuEngineBenchRequest, io: PageIo) =>
+    (await import('../bench/cpu_engine')).benchCpuEngine(
+      { quick: o.quick, pytorch: o.pytorch ? { model: (m) => io.ask('pytorchModel', m), step: () => io.ask('pytorchStep', null) } : null },
+      benchNotes(io, 'cpu engine: '),
+    ),
+  benchRlStep: async (o: { quick: boolean }, io: PageIo) => (await import('../bench/rl_step')).benchRlStep(o, benchNotes(io, 'rl step: ')),
+  benchTraining: async (o: { quick: boolean }, io: PageIo) => (await import('../bench/train_bench')).benchTraining(o, benchNotes(io, '')),
   benchRollouts: async (o: Parameters<typeof import('../rollout/bench').benchRollouts>[0], _io: PageIo) => (await import('../rollout/bench')).benchRollouts(o),
   /** One src/bench/*.bench.ts module's `bench`. @throws Error naming an unknown path */
   benchModule: async (o: { path: string; quick: boolean }, _io: PageIo): Promise<unknown> => {

@@ -1,23 +1,31 @@
 /**
  * The command line's page (src/page/index.html, served by Vite; src/cli/browser.ts opens it):
- * installs `window.hlabPage` (entries.ts PageApi) over the typed entry table, and sends events
- * through the one function the CLI exposed (PAGE_EVENT_BINDING).
+ * installs `window.hlabPage` (entries.ts PageApi) over the typed entry table, sends events and
+ * asks questions through the two functions the CLI exposed (protocol.ts).
  */
 import { PAGE_ENTRIES, type PageApi } from './entries';
-import { PAGE_EVENT_BINDING, type PageEvent, type PageIo } from './protocol';
+import { PAGE_EVENT_BINDING, PAGE_QUERY_BINDING, type PageEvent, type PageIo, type PageQuery } from './protocol';
 
 declare global {
   interface Window {
     hlabPage?: PageApi;
+    /** Exposed by the CLI (browser.ts); absent when the page is opened by hand. */
+    [PAGE_EVENT_BINDING]?: (ev: PageEvent) => Promise<void>;
+    [PAGE_QUERY_BINDING]?: (q: PageQuery) => Promise<unknown>;
   }
 }
 
 let stopRequested = false;
 
 const io: PageIo = {
-  async send(ev: PageEvent) {
-    const binding = (window as unknown as Record<string, ((ev: PageEvent) => Promise<void>) | undefined>)[PAGE_EVENT_BINDING];
-    if (binding) await binding(ev);
+  async send(ev) {
+    await window[PAGE_EVENT_BINDING]?.(ev);
+  },
+  async ask(name, arg) {
+    const ask = window[PAGE_QUERY_BINDING];
+    if (!ask) throw new Error(`page question '${name}': no CLI to answer it (${PAGE_QUERY_BINDING} is not exposed)`);
+    // The CLI answers with PageAnswers[name] (browser.ts), so the answer has this question's type.
+    return (await ask({ name, arg } as PageQuery)) as never;
   },
   stopRequested: () => stopRequested,
 };

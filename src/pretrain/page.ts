@@ -2,8 +2,8 @@
  * Page-side pretraining (run by `hlab pretrain` through withBrowser, and by the browser test):
  * demonstrations → rows → SFT on the GPU when WebGPU works (CPU model otherwise, reported) →
  * checkpoint bytes (base64) → a quick greedy evaluation on train tasks under a few training
- * harnesses. Progress goes to the console as lines starting with "[pretrain]" (the CLI prints
- * them). Returns a JSON-safe summary.
+ * harnesses. Progress goes to `onEvent` as `PretrainEvent`s (the page entry sends them to the CLI,
+ * which prints them; src/page/protocol.ts). Returns a JSON-safe summary.
  */
 import { createGpu, type Gpu } from '../gpu/device';
 import { loadTokenizer, TOKENIZER_FORMAT_VERSION } from '../model/tokenizer';
@@ -12,7 +12,7 @@ import { selectTrainingOA } from '../design/selection';
 import { encodeBaseCheckpoint } from './checkpoint';
 import { evalTaskList, pretrainSummary } from './drivers';
 import { cpuGreedyDecoder, evaluateGreedy, type GreedyReport } from './eval_greedy';
-import { cpuSftBackend, describeDropped, prepareSft, trainSft, type DemoFailure, type SftBackend, type SftConfig } from './sft';
+import { cpuSftBackend, describeDropped, prepareSft, trainSft, type DemoFailure, type SftBackend, type SftConfig, type SftProgress } from './sft';
 import { gpuGreedyDecoder, gpuSftBackend } from './sft_gpu';
 import { mixMetadata } from './mix';
 
@@ -27,6 +27,9 @@ export interface PretrainPageOptions extends SftConfig {
   /** Command line recorded in the checkpoint metadata. */
   command: string;
 }
+
+/** What pretrainInPage reports while it works: every `logEvery`-th step (and the first and last), and notes of one line each. */
+export type PretrainEvent = { type: 'pretrainStep'; steps: number; progress: SftProgress } | { type: 'pretrainNote'; message: string };
 
 export interface PretrainPageResult {
   backend: 'gpu' | 'cpu' | 'wasm';
@@ -47,14 +50,20 @@ export interface PretrainPageResult {
   eval: (GreedyReport & { ms: number; harnesses: string[]; tasks: string[] }) | null;
 }
 
-export async function pretrainInPage(o: PretrainPageOptions): Promise<PretrainPageResult> {
+/**
+ * Pretrain in the page (module doc).
+ * @param onEvent progress (not awaited; the CLI prints it)
+ * @throws Error when WebGPU reported errors during training, or on bad options (prepareSft)
+ */
+export async function pretrainInPage(o: PretrainPageOptions, onEvent: (ev: PretrainEvent) => void = () => {}): Promise<PretrainPageResult> {
   const t0 = performance.now();
+  const note = (message: string) => onEvent({ type: 'pretrainNote', message });
   const tok = await loadTokenizer();
   const p = prepareSft(tok, o);
   const cfg = p.cfg;
   const rowTokens = p.rows.reduce((a, r) => a + r.ids.length, 0);
-  console.log(
-    `[pretrain] ${p.demos.episodes.length} expert episodes (${p.demos.source}, ${describeDropped(p.demos)}) → ${p.rows.length} rows, mean ${(rowTokens / Math.max(1, p.rows.length)).toFixed(0)} tokens; model ${cfg.preset} P=${paramCount(cfg.model)} maxT=${cfg.model.maxT}`,
+  note(
+    `${p.demos.episodes.length} expert episodes (${p.demos.source}, ${describeDropped(p.demos)}) → ${p.rows.length} rows, mean ${(rowTokens / Math.max(1, p.rows.length)).toFixed(0)} tokens; model ${cfg.preset} P=${paramCount(cfg.model)} maxT=${cfg.model.maxT}`,
   );
   let gpu: Gpu | null = null;
   let fallbackReason: string | null = null;
@@ -66,15 +75,11 @@ export async function pretrainInPage(o: PretrainPageOptions): Promise<PretrainPa
       fallbackReason = (e as Error).message.split('\n')[0];
     }
   }
-  if (!gpu) console.log(`[pretrain] WebGPU unavailable, training on the CPU model instead: ${fallbackReason}`);
+  if (!gpu) note(`WebGPU unavailable, training on the CPU model instead: ${fallbackReason}`);
   const backend: SftBackend = gpu ? gpuSftBackend(gpu, cfg.model, p.init, cfg, cfg.batchSize, cfg.model.maxT) : cpuSftBackend(cfg.model, p.init, cfg);
   const prepMs = performance.now() - t0;
   const res = await trainSft(p.rows, cfg, backend, tok.padId, (s) => {
-    if (s.step === 1 || s.step % o.logEvery === 0 || s.step === cfg.steps) {
-      console.log(
-        `[pretrain] step ${s.step}/${cfg.steps} loss ${s.loss.toFixed(4)} gradNorm ${s.gradNorm.toFixed(3)} lr ${s.lr.toExponential(2)} ${s.tokensPerSec.toFixed(0)} tok/s ${(s.elapsedMs / 1000).toFixed(1)} s`,
-      );
-    }
+    if (s.step === 1 || s.step % o.logEvery === 0 || s.step === cfg.steps) onEvent({ type: 'pretrainStep', steps: cfg.steps, progress: s });
   });
   if (gpu && gpu.errors.length) throw new Error(`WebGPU errors during training: ${gpu.errors.join('; ')}`);
   const meta = {
@@ -99,12 +104,12 @@ export async function pretrainInPage(o: PretrainPageOptions): Promise<PretrainPa
     const e0 = performance.now();
     const harnesses = o.blackbox ? [o.blackbox] : selectTrainingOA().training.slice(0, o.evalHarnesses);
     const tasks = evalTaskList(o.evalTasks, cfg.seed, cfg.suites);
-    console.log(`[pretrain] greedy evaluation: ${tasks.length} train tasks × ${harnesses.length} harnesses (${harnesses.join(', ')})`);
+    note(`greedy evaluation: ${tasks.length} train tasks × ${harnesses.length} harnesses (${harnesses.join(', ')})`);
     const dec = gpu ? gpuGreedyDecoder(gpu, cfg.model, res.params, tok, Math.min(32, tasks.length * harnesses.length)) : cpuGreedyDecoder(cfg.model, res.params, tok);
     const rep = await evaluateGreedy(tok, dec, tasks, harnesses, { maxT: cfg.model.maxT, actionReserve: cfg.actionReserve }, 8);
     if ('destroy' in dec) (dec as { destroy(): void }).destroy();
     evalOut = { ...rep, ms: performance.now() - e0, harnesses, tasks: tasks.map((t) => t.id) };
-    console.log(`[pretrain] greedy pass@1 ${rep.passAt1.toFixed(3)}, valid actions ${(100 * rep.validActionRate).toFixed(1)}%`);
+    note(`greedy pass@1 ${rep.passAt1.toFixed(3)}, valid actions ${(100 * rep.validActionRate).toFixed(1)}%`);
   }
   return pretrainSummary(cfg, p.demos, p.rows, res, {
     backend: gpu ? 'gpu' : 'cpu',

@@ -5,7 +5,7 @@ import { loadTokenizer } from '../../src/model/tokenizer';
 import { cpuSftBackend, prepareSft, trainSft, type SftConfig } from '../../src/pretrain/sft';
 import { gpuSftBackend } from '../../src/pretrain/sft_gpu';
 import { decodeBaseCheckpoint } from '../../src/pretrain/checkpoint';
-import { pretrainInPage } from '../../src/pretrain/page';
+import { pretrainInPage, type PretrainEvent } from '../../src/pretrain/page';
 
 const MICRO: SftConfig = {
   preset: 'tiny',
@@ -34,9 +34,19 @@ export async function gpuVsCpu(): Promise<{ gpu: number[]; cpu: number[]; rows: 
   return { gpu: g.losses, cpu: c.losses, rows: p.rows.length };
 }
 
-/** `hlab pretrain` page side at toy size; the checkpoint is decoded and verified here. */
-export async function toyPretrain(): Promise<{ backend: string; steps: number; losses: number[]; digest: string; verified: string; evalEpisodes: number; passAt1: number }> {
-  const r = await pretrainInPage({ ...MICRO, steps: 3, logEvery: 1, evalTasks: 1, evalHarnesses: 1, command: 'test' });
+/** `hlab pretrain` page side at toy size; the checkpoint is decoded and verified here, its progress events returned. */
+export async function toyPretrain(): Promise<{
+  backend: string;
+  steps: number;
+  losses: number[];
+  digest: string;
+  verified: string;
+  evalEpisodes: number;
+  passAt1: number;
+  events: PretrainEvent[];
+}> {
+  const events: PretrainEvent[] = [];
+  const r = await pretrainInPage({ ...MICRO, steps: 3, logEvery: 2, evalTasks: 1, evalHarnesses: 1, command: 'test' }, (ev) => events.push(ev));
   const bin = atob(r.checkpointBase64);
   const bytes = Uint8Array.from(bin, (ch) => ch.charCodeAt(0));
   const ck = await decodeBaseCheckpoint(bytes);
@@ -48,5 +58,6 @@ export async function toyPretrain(): Promise<{ backend: string; steps: number; l
     verified: ck.header.digest,
     evalEpisodes: r.eval?.episodes.length ?? 0,
     passAt1: r.eval?.passAt1 ?? -1,
+    events,
   };
 }

@@ -1,6 +1,7 @@
 // Pretraining in real Chromium WebGPU: the GPU SFT loop follows the CPU reference on the same
 // demonstration batches, and the page-side `hlab pretrain` produces a verifiable checkpoint.
 import { test, expect, note } from './fixtures';
+import type { PretrainEvent } from '../../src/pretrain/page';
 
 const ENTRY = '/tests/browser/pretrain_sft.entry.ts';
 
@@ -15,9 +16,29 @@ test('GPU SFT matches the CPU model step for step on demonstration rows and lowe
   expect(r.gpu[11]).toBeLessThan(r.gpu[0] - 1);
 });
 
-test('page-side pretraining writes a checkpoint whose digest verifies, and evaluates greedily', async ({ gpuPage }) => {
-  const r = await gpuPage.run<{ backend: string; steps: number; losses: number[]; digest: string; verified: string; evalEpisodes: number; passAt1: number }>(ENTRY, 'toyPretrain');
+test('page-side pretraining writes a checkpoint whose digest verifies, evaluates greedily and reports typed progress', async ({ gpuPage }) => {
+  const r = await gpuPage.run<{
+    backend: string;
+    steps: number;
+    losses: number[];
+    digest: string;
+    verified: string;
+    evalEpisodes: number;
+    passAt1: number;
+    events: PretrainEvent[];
+  }>(ENTRY, 'toyPretrain');
   note('result', r);
+  // logEvery 2 of 3 steps: the first, every second and the last step; each carries that step's loss.
+  const steps = r.events.filter((e) => e.type === 'pretrainStep');
+  expect(steps.map((e) => [e.progress.step, e.steps])).toEqual([
+    [1, 3],
+    [2, 3],
+    [3, 3],
+  ]);
+  expect(steps.map((e) => e.progress.loss)).toEqual(r.losses);
+  const notes = r.events.filter((e) => e.type === 'pretrainNote').map((e) => e.message);
+  expect(notes[0]).toMatch(/^\d+ expert episodes .* model tiny P=\d+ maxT=\d+$/);
+  expect(notes.at(-1)).toMatch(/^greedy pass@1 \d\.\d{3}, valid actions/);
   expect(r.backend).toBe('gpu');
   expect(r.losses.length).toBe(3);
   expect(r.verified).toBe(r.digest);

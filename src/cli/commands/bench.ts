@@ -183,26 +183,22 @@ export function registerBench(program: Command): void {
     .option('--cpu-engine-only', 'only the CPU engine sections (training and sampling vs TF.js-wasm, PyTorch and the WebGPU sampler; the RL step); prints them alone')
     .option('--external-timeout <s>', 'seconds allowed to each other bench entry and to the rollout bench', intOption(1, 86_400), 900)
     .action(async (opts: Opts) => {
-      const progress = (s: string) => {
-        if (s.startsWith('[bench]')) process.stderr.write(s + '\n');
-      };
+      // The PyTorch peer runs here in Node; the page asks for its steps between its own (src/page/protocol.ts PageQueries).
+      const started = PytorchPeer.start();
+      const peer = started instanceof PytorchPeer ? started : null;
+      const absent = started instanceof PytorchPeer ? null : started.absent;
+      if (absent) process.stderr.write(`[bench] ${absent}\n`);
       const { cpuEngine, rlStep, train, external, missing, rollouts } = await withBrowser(
         async (s) => {
           let cpuEngine: CpuEngineBench;
-          // The PyTorch peer runs here in Node; the page calls its steps between its own.
-          const peer = PytorchPeer.start();
-          if (peer instanceof PytorchPeer) {
-            await s.page.exposeFunction('hlabPytorchModel', (m: Parameters<PytorchPeer['model']>[0]) => peer.model(m));
-            await s.page.exposeFunction('hlabPytorchStep', () => peer.step());
-          } else process.stderr.write(`[bench] ${peer.absent}\n`);
           try {
-            cpuEngine = await s.call('benchCpuEngine', { quick: !!opts.quick });
+            cpuEngine = await s.call('benchCpuEngine', { quick: !!opts.quick, pytorch: peer !== null });
           } catch (err) {
             cpuEngine = { error: (err as Error).message.split('\n')[0] };
           } finally {
-            if (peer instanceof PytorchPeer) peer.close();
+            peer?.close();
           }
-          if (!(peer instanceof PytorchPeer)) cpuEngine.pytorchNote = peer.absent;
+          if (absent) cpuEngine.pytorchNote = absent;
           let rlStep: RlStepSection;
           try {
             rlStep = await s.call('benchRlStep', { quick: !!opts.quick });
@@ -236,8 +232,13 @@ export function registerBench(program: Command): void {
           }
           return { cpuEngine, rlStep, train, external, missing, rollouts };
         },
-        { onConsole: progress },
-      );
+        {
+          onEvent: (ev) => {
+            if (ev.type === 'benchNote') process.stderr.write(`[bench] ${ev.message}\n`);
+          },
+          answers: peer ? { pytorchModel: (m) => peer.model(m), pytorchStep: () => peer.step() } : {},
+        },
+      ).finally(() => peer?.close());
       if (!train || !rollouts) {
         if (opts.json) printJson({ cpuEngine, cpuRlStep: rlStep });
         else {

@@ -172,11 +172,7 @@ export function registerEvaluate(program: Command): void {
     .action(async (opts: Opts) => {
       const req = evaluateRequest(opts);
       await checkEvaluateBudget(req);
-      const text = await withBrowser(async (s) => s.call('evaluate', req), {
-        onConsole: (line) => {
-          if (!opts.json && line.startsWith('[eval] ')) process.stderr.write(line.slice(7) + '\n');
-        },
-      });
+      const text = await withBrowser(async (s) => s.call('evaluate', req));
       const report = JSON.parse(text) as CheckpointEvalReport;
       if (opts.json) printJson(report);
       else process.stdout.write(formatEvalReport(report) + '\n');

@@ -20,7 +20,8 @@ import { dirname, resolve } from 'node:path';
 import { choiceOption, intOption, numberOption, printJson, shippedTokenizer, UsageError } from '../cli_util';
 import { withBrowser } from '../browser';
 import { BLACKBOX_IDS } from '../../harness/registry';
-import type { PretrainPageOptions, PretrainPageResult } from '../../pretrain/page';
+import type { PretrainEvent, PretrainPageOptions, PretrainPageResult } from '../../pretrain/page';
+import type { PageEvent } from '../../page/protocol';
 import { DEFAULT_MIX_SPEC, MixSpecError, resolveMix } from '../../pretrain/mix';
 
 interface Opts {
@@ -48,6 +49,13 @@ interface Opts {
   logEvery: number;
   cpu?: boolean;
   json?: boolean;
+}
+
+/** The terminal line of one page pretraining event: "[pretrain] step 5/20 loss 6.6486 gradNorm 0.859 lr 2.82e-3 824 tok/s 9.5 s". */
+function pretrainLine(ev: PretrainEvent): string {
+  if (ev.type === 'pretrainNote') return `[pretrain] ${ev.message}`;
+  const s = ev.progress;
+  return `[pretrain] step ${s.step}/${ev.steps} loss ${s.loss.toFixed(4)} gradNorm ${s.gradNorm.toFixed(3)} lr ${s.lr.toExponential(2)} ${s.tokensPerSec.toFixed(0)} tok/s ${(s.elapsedMs / 1000).toFixed(1)} s`;
 }
 
 export function registerPretrain(program: Command): void {
@@ -162,8 +170,8 @@ export function registerPretrain(program: Command): void {
         );
       } else {
         r = await withBrowser((s) => s.call('pretrain', page), {
-          onConsole: (line) => {
-            if (line.startsWith('[pretrain]') && !opts.json) process.stderr.write(line + '\n');
+          onEvent: (ev: PageEvent) => {
+            if (!opts.json && (ev.type === 'pretrainStep' || ev.type === 'pretrainNote')) process.stderr.write(pretrainLine(ev) + '\n');
           },
         });
       }
