@@ -37,8 +37,10 @@ export interface ScalingCell {
 export interface ScalingTable {
   methods: string[];
   rows: { key: string; label: string; cells: ScalingCell[] }[];
-  /** Whether in-space rows are split by distance (the spec's design is known). */
+  /** Whether in-space rows are split by distance (the spec's design is known and in-space episodes are recorded). */
   byDistance: boolean;
+  /** Whether the design's training set is known (from the spec): without it nothing can be split by distance. */
+  designKnown: boolean;
 }
 
 /**
@@ -95,6 +97,7 @@ export function scalingTable(runs: readonly RunResultJson[], spec: ExperimentSpe
   return {
     methods: groups.map(([m]) => m),
     byDistance: distances.length > 0,
+    designKnown: !!training?.length,
     rows: sets.map((s) => ({
       key: s.key,
       label: s.label,
@@ -152,7 +155,7 @@ export function scalingSection(runs: readonly RunResultJson[], spec: ExperimentS
   const t = scalingTable(runs, spec);
   return html`<section class="card" aria-labelledby=${`${opts.id}-h`}>
     <h2 id=${`${opts.id}-h`}>Harness scaling at a glance <span class="sub">pass@1 (%) after training per harness set and ${opts.columnHead}; [95 % Wilson interval] n = episodes pooled over seeds; Δ = paired change from before training</span></h2>
-    ${t.byDistance ? nothing : html`<p class="note" id=${`${opts.id}-no-distance`}>In-space configurations are not split by Hamming distance: ${opts.noDistance}.</p>`}
+    ${t.designKnown ? nothing : html`<p class="note" id=${`${opts.id}-no-distance`}>In-space configurations are not split by Hamming distance: ${opts.noDistance}.</p>`}
     <div class="scroll-x"><table class="paper-table cards-narrow" id=${`${opts.id}-table`}>
       <thead><tr><th scope="col">harness set</th>${t.methods.map((m) => html`<th scope="col" class="num">${m}</th>`)}</tr></thead>
       <tbody>${t.rows.map((r) => html`<tr data-set=${r.key}><th scope="row">${r.label}</th>${r.cells.map((c, i) => cellHtml(c, t.methods[i]))}</tr>`)}</tbody>
