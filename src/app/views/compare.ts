@@ -161,6 +161,7 @@ export class CompareView {
       };
     }
     const d = this.derived;
+    const noSpecs = runs.every((r) => (r.out as { specJson?: unknown }).specJson === undefined);
     const cols = [...new Map(d.tables.flatMap((t) => t.columns.map((c) => [c.key, c.label] as const))).entries()];
     return html`
       <section class="intro">
@@ -228,9 +229,9 @@ export class CompareView {
             columnHead: 'run · method',
           })}
           <section class="card" aria-labelledby="compare-diff-h">
-            <h2 id="compare-diff-h">Spec differences <span class="sub">${runs.length < 2 ? 'pick a second run' : `${d.diff.length} field${d.diff.length === 1 ? '' : 's'} differ`}</span></h2>
+            <h2 id="compare-diff-h">Spec differences <span class="sub">${runs.length < 2 ? 'pick a second run' : noSpecs ? 'no stored specs' : `${d.diff.length} field${d.diff.length === 1 ? '' : 's'} differ`}</span></h2>
             ${
-              runs.every((r) => (r.out as { specJson?: unknown }).specJson === undefined)
+              noSpecs
                 ? html`<p class="note">These runs do not carry their spec (saved before specs were stored, or opened from a CLI file).</p>`
                 : runs.length >= 2 && d.diff.length === 0
                   ? html`<p class="note" id="compare-same-spec">The stored specs are identical.</p>`
