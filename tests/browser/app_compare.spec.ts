@@ -2,8 +2,9 @@
  * The Compare view (issue 13) in real Chromium: two outputs saved in the results store (the
  * synthetic results file of app_results.fixture.ts, the second with other numbers and another
  * spec) are picked from the list; the curves are overlaid (one series per run × method × seed,
- * hover shows values), the pass@1 tables are side by side (checked against the files), and the
- * spec diff lists exactly the fields that differ. No horizontal scroll at 390 px; screenshots at
+ * hover shows values), the pass@1 tables are side by side (checked against the files), the
+ * harness-scaling panel has one column per run × method (split by Hamming distance when the runs
+ * share a design), and the spec diff lists exactly the fields that differ. No horizontal scroll at 390 px; screenshots at
  * 1280×800 and 390×844 under test-results/.
  */
 import { test, expect, type Page } from '@playwright/test';
@@ -88,6 +89,21 @@ test('two saved runs: overlaid curves with hover values, side-by-side tables, sp
     Number(await page.locator(`#compare-table tr[data-run="${run}"][data-method="${method}"] td[data-col="base"]`).getAttribute('data-mean'));
   for (const m of ['oa', 'random']) expect(await meanOf('B', m)).toBeCloseTo((await meanOf('A', m)) / 2, 10);
 
+  // Harness scaling: the Results view's panel, one column per run × method, one row per harness set.
+  const heads = await page.locator('#compare-scaling-table thead th').allTextContents();
+  expect(heads).toEqual(['harness set', 'A · oa', 'A · random', 'B · oa', 'B · random']);
+  const scalingRows = page.locator('#compare-scaling-table tbody tr');
+  expect(await scalingRows.evaluateAll((rs) => rs.map((r) => r.getAttribute('data-set')))).toEqual(['base', 'train', 'inSpace', 'bb-assistant', 'bb-coding-cli']);
+  const cell = (set: string, col: number) => page.locator(`#compare-scaling-table tr[data-set="${set}"] td`).nth(col);
+  // 'oa' runs carry episodes (the same in A and B): pooled over 2 seeds × 24 episodes, with an interval.
+  await expect(cell('base', 0)).toHaveAttribute('data-episodes', '48');
+  expect(await cell('base', 2).getAttribute('data-rate')).toBe(await cell('base', 0).getAttribute('data-rate'));
+  // 'random' has none: the mean over seeds, and B's is A's halved.
+  await expect(cell('base', 1)).toContainText('no per-episode outcomes');
+  expect(Number(await cell('base', 3).getAttribute('data-rate'))).toBeCloseTo(Number(await cell('base', 1).getAttribute('data-rate')) / 2, 10);
+  // Specs without a design shared by both runs: in-space is one row, and the panel says why.
+  await expect(page.locator('#compare-scaling-no-distance')).toBeVisible();
+
   // Spec diff: exactly the fields that differ.
   const diff = page.locator('#compare-diff tbody tr');
   await expect(diff).toHaveCount(3);
@@ -99,6 +115,34 @@ test('two saved runs: overlaid curves with hover values, side-by-side tables, sp
   await page.setViewportSize({ width: 390, height: 844 });
   await expect.poll(() => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBe(0);
   await page.setViewportSize({ width: 1280, height: 800 });
+});
+
+test('two runs of one design (quick): the harness-scaling panel splits held-out in-space configurations by Hamming distance', async () => {
+  const names = ['scaling-test A', 'scaling-test B'];
+  await page.evaluate(async (ns) => {
+    const fx = (await import(/* @vite-ignore */ '/tests/browser/app_results.fixture.ts'.toString())) as typeof import('./app_results.fixture');
+    const store = (await import(/* @vite-ignore */ '/src/app/results_store.ts'.toString())) as typeof import('../../src/app/results_store');
+    const presets = (await import(/* @vite-ignore */ '/src/experiment/presets.ts'.toString())) as typeof import('../../src/experiment/presets');
+    const cli = JSON.parse(await fx.buildFixture());
+    // The 'oa' runs' in-space episodes: the base cells under S0-T0-O0-C0-W1, one component from S0-T0-O0-C0-W0 of quick's L18 (d = 1).
+    for (const r of cli.runs.filter((x: { episodes?: unknown }) => x.episodes)) {
+      for (const k of ['before', 'after'] as const) r.episodes[k].inSpace = r.episodes[k].base.map((e: object) => ({ ...e, harnessId: 'S0-T0-O0-C0-W1' }));
+    }
+    const out = {
+      status: 'done' as const,
+      results: { resultsVersion: cli.resultsVersion, spec: 'quick', evalSet: cli.evalSet, machine: cli.machine, runs: cli.runs },
+      curves: cli.curves,
+      warnings: [],
+    };
+    for (const n of ns) await store.saveRunOutput(n, { ...out, specJson: presets.getPreset('quick') });
+  }, names);
+  await page.goto(`/#/compare?runs=${encodeURIComponent(JSON.stringify(names))}`);
+  const rows = page.locator('#compare-scaling-table tbody tr');
+  await expect(rows).toHaveCount(5);
+  expect(await rows.evaluateAll((rs) => rs.map((r) => r.getAttribute('data-set')))).toEqual(['base', 'train', 'inSpace-d1', 'bb-assistant', 'bb-coding-cli']);
+  await expect(page.locator('#compare-scaling-table tr[data-set="inSpace-d1"] th')).toHaveText('in-space, d = 1');
+  await expect(page.locator('#compare-scaling-table tr[data-set="inSpace-d1"] td').first()).toHaveAttribute('data-episodes', '48');
+  await expect(page.locator('#compare-scaling-no-distance')).toHaveCount(0);
 });
 
 test('results of a run saved with its spec: each harness has its role (training, held-out with its distance, black-box); the spec is shown', async ({}, info) => {

@@ -3,7 +3,8 @@
  * lesson. Pick saved runs (this browser's results store); the view overlays their training
  * curves (one line per run × method × seed, hover for values), puts their pass@1 tables side by
  * side (one row per run × method: before → after, mean ± std over seeds, the Results view's
- * numbers) and diffs their specs (every field whose value differs; runs saved by the Train view
+ * numbers), shows the Results view's harness-scaling panel with one column per run × method
+ * (scaling.ts) and diffs their specs (every field whose value differs; runs saved by the Train view
  * carry the spec they ran).
  *
  * URL parameters: runs=<JSON array of saved run names>.
@@ -14,6 +15,8 @@ import { listRunOutputs, type ExperimentOutputJson, type RunOutputSummary } from
 import { loadSource } from './results_source';
 import { CURVE_METRICS, paperTable, smoothingControl, type PaperTable } from './results';
 import type { CurveChartSpec } from './results_charts';
+import { comparedRuns, scalingSection, sharedDesignSpec } from './scaling';
+import { parseSpec, type ExperimentSpec } from '../../experiment/spec';
 import { SERIES_COLORS } from '../line_chart';
 import { formatRoute } from '../route';
 import '../results.css';
@@ -58,13 +61,30 @@ function overlaidCurves(runs: readonly { tag: string; out: ExperimentOutputJson 
 
 const TAGS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
 
+/** The spec stored with an output, or null when it has none or it no longer validates. */
+function specOf(out: ExperimentOutputJson): ExperimentSpec | null {
+  const json = (out as { specJson?: unknown }).specJson;
+  try {
+    return json ? parseSpec(json, 'spec') : null;
+  } catch {
+    return null;
+  }
+}
+
 export class CompareView {
   private saved: RunOutputSummary[] | null = null;
   private listError = '';
   private selected: string[] = [];
   private smoothing = 0;
   private loaded = new Map<string, ExperimentOutputJson | Error>();
-  private derived: { key: string; specs: CurveChartSpec[]; tables: PaperTable[]; diff: ReturnType<typeof specDiff> } | null = null;
+  private derived: {
+    key: string;
+    specs: CurveChartSpec[];
+    tables: PaperTable[];
+    diff: ReturnType<typeof specDiff>;
+    /** The runs of every picked output, methods renamed `<tag> · <method>`, and the spec that splits in-space by distance. */
+    scaling: { runs: ReturnType<typeof comparedRuns>; spec: ExperimentSpec | null };
+  } | null = null;
 
   constructor(
     private readonly el: HTMLElement,
@@ -134,15 +154,20 @@ export class CompareView {
         specs: overlaidCurves(runs),
         tables: runs.map((r) => paperTable(r.out.results.runs)),
         diff: specDiff(runs.map((r) => (r.out as { specJson?: unknown }).specJson ?? null)),
+        scaling: {
+          runs: comparedRuns(runs.map((r) => ({ tag: r.tag, runs: r.out.results.runs }))),
+          spec: sharedDesignSpec(runs.map((r) => specOf(r.out))),
+        },
       };
     }
     const d = this.derived;
+    const noSpecs = runs.every((r) => (r.out as { specJson?: unknown }).specJson === undefined);
     const cols = [...new Map(d.tables.flatMap((t) => t.columns.map((c) => [c.key, c.label] as const))).entries()];
     return html`
       <section class="intro">
         <h1 tabindex="-1">Compare runs</h1>
-        <p>Pick two or more runs saved in this browser: their training curves are overlaid, their pass@1 tables put
-          side by side and their specs diffed. Each run gets a letter (A, B, …) used in the charts and tables.</p>
+        <p>Pick two or more runs saved in this browser: their training curves are overlaid, their pass@1 tables and
+          harness-scaling panels put side by side and their specs diffed. Each run gets a letter (A, B, …) used in the charts and tables.</p>
       </section>
       <section class="card" aria-labelledby="compare-pick-h">
         <h2 id="compare-pick-h">Saved runs</h2>
@@ -198,10 +223,15 @@ export class CompareView {
               </table>
             </div>
           </section>
+          ${scalingSection(d.scaling.runs, d.scaling.spec, {
+            id: 'compare-scaling',
+            noDistance: 'the runs do not all carry a spec of the same design (runs saved by Train carry theirs)',
+            columnHead: 'run · method',
+          })}
           <section class="card" aria-labelledby="compare-diff-h">
-            <h2 id="compare-diff-h">Spec differences <span class="sub">${runs.length < 2 ? 'pick a second run' : `${d.diff.length} field${d.diff.length === 1 ? '' : 's'} differ`}</span></h2>
+            <h2 id="compare-diff-h">Spec differences <span class="sub">${runs.length < 2 ? 'pick a second run' : noSpecs ? 'no stored specs' : `${d.diff.length} field${d.diff.length === 1 ? '' : 's'} differ`}</span></h2>
             ${
-              runs.every((r) => (r.out as { specJson?: unknown }).specJson === undefined)
+              noSpecs
                 ? html`<p class="note">These runs do not carry their spec (saved before specs were stored, or opened from a CLI file).</p>`
                 : runs.length >= 2 && d.diff.length === 0
                   ? html`<p class="note" id="compare-same-spec">The stored specs are identical.</p>`

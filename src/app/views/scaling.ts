@@ -5,6 +5,8 @@
  * pass@1 after training with its 95 % Wilson interval and the paired before→after Δ with its
  * bootstrap interval (src/experiment/stats.ts; no statistics of its own). Episodes are pooled
  * over seeds; a method whose runs carry no per-episode outcomes shows the mean over seeds only.
+ * The Results view shows it for one output; the Compare view for several, one column per run ·
+ * method (`comparedRuns`).
  */
 import { html, nothing, type TemplateResult } from 'lit-html';
 import { byMethod, type EpisodeCell } from '../../experiment/results';
@@ -35,8 +37,10 @@ export interface ScalingCell {
 export interface ScalingTable {
   methods: string[];
   rows: { key: string; label: string; cells: ScalingCell[] }[];
-  /** Whether in-space rows are split by distance (the spec's design is known). */
+  /** Whether in-space rows are split by distance (the spec's design is known and in-space episodes are recorded). */
   byDistance: boolean;
+  /** Whether the design's training set is known (from the spec): without it nothing can be split by distance. */
+  designKnown: boolean;
 }
 
 /**
@@ -46,6 +50,26 @@ export interface ScalingTable {
 function designTraining(spec: ExperimentSpec | null): string[] | null {
   const m = spec?.methods.find((x) => x.harnesses === 'scaling');
   return spec && m ? trainingHarnesses(spec, m).filter((h) => !h.startsWith('bb-')) : null;
+}
+
+/**
+ * The spec whose design defines the in-space distances of several outputs: the first one when
+ * every output's spec is known and all name the same training set; otherwise null (distances to
+ * different training sets do not belong in one row).
+ */
+export function sharedDesignSpec(specs: readonly (ExperimentSpec | null)[]): ExperimentSpec | null {
+  if (!specs.length || specs.some((s) => s === null)) return null;
+  const key = (s: ExperimentSpec | null) => JSON.stringify(designTraining(s)?.slice().sort() ?? null);
+  const first = key(specs[0]);
+  return first !== 'null' && specs.every((s) => key(s) === first) ? specs[0] : null;
+}
+
+/**
+ * Several outputs' runs as one list for `scalingTable`: each run's method renamed `<tag> · <method>`
+ * (`A · oa`), so every output's methods get columns of their own.
+ */
+export function comparedRuns(outputs: readonly { tag: string; runs: readonly RunResultJson[] }[]): RunResultJson[] {
+  return outputs.flatMap(({ tag, runs }) => runs.map((r) => ({ ...r, method: `${tag} · ${r.method}` })));
 }
 
 /**
@@ -73,6 +97,7 @@ export function scalingTable(runs: readonly RunResultJson[], spec: ExperimentSpe
   return {
     methods: groups.map(([m]) => m),
     byDistance: distances.length > 0,
+    designKnown: !!training?.length,
     rows: sets.map((s) => ({
       key: s.key,
       label: s.label,
@@ -108,14 +133,30 @@ function cellHtml(c: ScalingCell, method: string): TemplateResult {
   </td>`;
 }
 
-/** The panel: the table, or a note when the output has no runs. */
-export function scalingSection(runs: readonly RunResultJson[], spec: ExperimentSpec | null): TemplateResult {
+/** Where the panel is shown: its element ids and what to say when in-space rows are not split. */
+export interface ScalingPanelOptions {
+  /** Prefix of the element ids (`<id>-h`, `<id>-table`, `<id>-no-distance`); unique per view. */
+  id: string;
+  /** Why in-space configurations are not split by distance (shown when they are not). */
+  noDistance: string;
+  /** Head of the column of each method ('method', or 'run · method' in Compare). */
+  columnHead: string;
+}
+
+const RESULTS_PANEL: ScalingPanelOptions = {
+  id: 'scaling',
+  noDistance: "the spec of these results is not known here (a committed preset's or a run saved by Train is)",
+  columnHead: 'method',
+};
+
+/** The panel: the table, or nothing when there are no runs. */
+export function scalingSection(runs: readonly RunResultJson[], spec: ExperimentSpec | null, opts: ScalingPanelOptions = RESULTS_PANEL): TemplateResult {
   if (!runs.length) return html``;
   const t = scalingTable(runs, spec);
-  return html`<section class="card" aria-labelledby="scaling-h">
-    <h2 id="scaling-h">Harness scaling at a glance <span class="sub">pass@1 (%) after training per harness set; [95 % Wilson interval] n = episodes pooled over seeds; Δ = paired change from before training</span></h2>
-    ${t.byDistance ? nothing : html`<p class="note" id="scaling-no-distance">In-space configurations are not split by Hamming distance: the spec of these results is not known here (a committed preset's or a run saved by Train is).</p>`}
-    <div class="scroll-x"><table class="paper-table cards-narrow" id="scaling-table">
+  return html`<section class="card" aria-labelledby=${`${opts.id}-h`}>
+    <h2 id=${`${opts.id}-h`}>Harness scaling at a glance <span class="sub">pass@1 (%) after training per harness set and ${opts.columnHead}; [95 % Wilson interval] n = episodes pooled over seeds; Δ = paired change from before training</span></h2>
+    ${t.designKnown ? nothing : html`<p class="note" id=${`${opts.id}-no-distance`}>In-space configurations are not split by Hamming distance: ${opts.noDistance}.</p>`}
+    <div class="scroll-x"><table class="paper-table cards-narrow" id=${`${opts.id}-table`}>
       <thead><tr><th scope="col">harness set</th>${t.methods.map((m) => html`<th scope="col" class="num">${m}</th>`)}</tr></thead>
       <tbody>${t.rows.map((r) => html`<tr data-set=${r.key}><th scope="row">${r.label}</th>${r.cells.map((c, i) => cellHtml(c, t.methods[i]))}</tr>`)}</tbody>
     </table></div>
