@@ -154,6 +154,7 @@ const CliResultsJson = z.looseObject({
   ...OutputExtras,
   curves: OutputExtras.curves.optional(),
   warnings: OutputExtras.warnings.optional(),
+  infeasibleCells: z.array(z.object({ taskId: z.string(), harnessId: z.string(), reason: z.string(), detail: z.string() })).optional(),
 });
 
 export type ExperimentOutputJson = z.infer<typeof ExperimentOutputJsonSchema>;
@@ -256,7 +257,8 @@ export function parseResultsFile(json: unknown, source = 'results.json'): Experi
   if (d.trajectories) out.trajectories = d.trajectories;
   // The spec that ran (results.json since it carries one; Results shows it, as for the app's saves).
   if (d.specJson !== undefined) out.specJson = d.specJson;
-  return out;
+  // The cells left out as infeasible (they explain an evaluation's episode count; app/infeasible_cells.ts reads them).
+  return d.infeasibleCells ? Object.assign(out, { infeasibleCells: d.infeasibleCells }) : out;
 }
 
 /**

@@ -18,7 +18,6 @@ import {
   type ExperimentOutputJson,
   type RunOutputSummary,
 } from '../results_store';
-import { infeasibleCellsOf } from '../infeasible_cells';
 import committed from 'virtual:committed-results';
 
 /** A saved run, a file opened in this tab, or a preset's committed results (docs/results/<preset>/results.json). */
@@ -56,7 +55,7 @@ export async function loadSource(ref: SourceRef): Promise<ExperimentOutputJson> 
   if (ref.kind === 'preset') {
     const c = committed.find((x) => x.preset === ref.name);
     if (!c) throw new Error(`preset '${ref.name}': no committed results (docs/results/${ref.name}/results.json); committed: ${COMMITTED_PRESETS.join(', ') || 'none'}`);
-    return withInfeasibleCells(parseResultsFile(c.json, c.path), c.json, c.path);
+    return parseResultsFile(c.json, c.path);
   }
   if (ref.kind === 'file') {
     const f = sessionFiles.get(ref.name);
@@ -111,23 +110,12 @@ export class SourceLoader {
 }
 
 /**
- * `out` (parsed from `json` by results_store.ts) with the `infeasibleCells` of `json`, validated
- * by infeasible_cells.ts. parseResultsFile rebuilds the CLI's shape from the fields it types and
- * drops that one, so it is carried over here — for committed presets and files opened in the tab.
- * @throws ResultsFileError naming the first bad entry.
- */
-function withInfeasibleCells(out: ExperimentOutputJson, json: unknown, source: string): ExperimentOutputJson {
-  const cells = infeasibleCellsOf(json, source);
-  return cells ? Object.assign(out, { infeasibleCells: cells }) : out;
-}
-
-/**
  * Read, validate and remember a results file (either shape, see results_store.ts).
  * @throws ResultsFileError naming the file and the bad field (or the JSON syntax error).
  */
 async function openFile(file: File): Promise<SourceRef> {
   const text = await file.text();
-  const out = withInfeasibleCells(parseResultsText(text, file.name), JSON.parse(text), file.name);
+  const out = parseResultsText(text, file.name);
   sessionFiles.set(file.name, out);
   return { kind: 'file', name: file.name };
 }
