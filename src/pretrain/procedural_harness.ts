@@ -397,7 +397,8 @@ function proceduralWorkflow(rng: Rng, finishName: string | null, surfaces: ProcS
     id: 'Ptodo',
     name: 'procedural-todo-verify',
     overhead: W2.overhead,
-    instructions: `Open with a list: '${word}' then one '${open.trim()} item' per line. Read back every file you write. Before ${beforeFinish}, resend the list with each item as '${done.trim()} item'.`,
+    // A reply-ending draw says how to end (a finish call is named by the sentence itself).
+    instructions: `Open with a list: '${word}' then one '${open.trim()} item' per line. Read back every file you write. Before ${beforeFinish}, resend the list with each item as '${done.trim()} item'.${finishName === null ? ` ${finishLine}` : ''}`,
     surface: { kind, detail: { keyword: word, open: open.trim(), done: done.trim() } },
     init,
     message(state, text): MessageOutcome | null {
