@@ -119,7 +119,12 @@ export function proceduralEnvelopeInterface(rng: Rng): ProcToolInterface {
       if ('error' in env) return env;
       const spec = n.spec(env.tool);
       if ('error' in spec) return spec;
-      if (reply && spec.name === 'finish') return { error: `unknown tool '${env.tool}': reply in plain text to finish (tools: ${shown(TOOL_SPECS).map((s) => `${toolNames[s.name]}{${argDoc(s, argNames)}}`).join(' ')})` };
+      if (reply && spec.name === 'finish')
+        return {
+          error: `unknown tool '${env.tool}': reply in plain text to finish (tools: ${shown(TOOL_SPECS)
+            .map((s) => `${toolNames[s.name]}{${argDoc(s, argNames)}}`)
+            .join(' ')})`,
+        };
       return n.build(spec, Object.entries(env.args));
     },
   };

@@ -7,7 +7,9 @@
  * the runtime's own `ComposedHarness` (same episode loop, budgets, tags, transcripts):
  *  - S: section order, header style, role/rule phrasings, where the task goes (system or user)
  *    and its prefix — from phrase lists that share no sentence with S0/S1/S2;
- *  - T: one of five call syntaxes with random tool/argument names (procedural_tools.ts);
+ *  - T: one of five call syntaxes with random tool/argument names (procedural_tools.ts), or, when
+ *    forced (`syntax: 'envelope'`, the mix kind procedural-envelope), T0's envelope with drawn
+ *    names, often ending with a plain-text reply (procedural_envelope.ts);
  *  - O: raw with a random prefix, a JSON envelope with random field names, line-numbered with a
  *    random separator and line budget, or wrapped in a random tag; random error wording;
  *  - C: full history, last-k (k ∈ 1…4, the runtime's C1 with a random placeholder), or summary

@@ -62,7 +62,8 @@ describe('procedural envelope harnesses', () => {
 
   it('never draws a black-box or T0 name, case- and separator-insensitively; names are distinct within a draw', () => {
     // The banned set is built from the harness definitions; check it holds the names the prompts show.
-    for (const n of [...BLACKBOX_NAMES, 'Read', 'LS', 'TodoWrite', 'todo_write', 'FILE_PATH', 'oldText', 'old_text', 'exec', 'finish', 'answer']) expect(ENVELOPE_BANNED.has(normName(n)), n).toBe(true);
+    for (const n of [...BLACKBOX_NAMES, 'Read', 'LS', 'TodoWrite', 'todo_write', 'FILE_PATH', 'oldText', 'old_text', 'exec', 'finish', 'answer'])
+      expect(ENVELOPE_BANNED.has(normName(n)), n).toBe(true);
     const lowerBlackbox = new Set(BLACKBOX_NAMES.map((n) => n.toLowerCase()));
     for (const P of DRAWS) {
       const names = [...Object.values(P.surface.toolNames), ...Object.values(P.surface.argNames)];
@@ -83,7 +84,7 @@ describe('procedural envelope harnesses', () => {
     for (const P of DRAWS.slice(0, 80)) for (const text of [...bbCalls, ...t0Calls]) expect(isParseError(P.parse(text)), `${P.surface.toolNames.read} accepted ${text}`).toBe(true);
   });
 
-  it('docs in the black-box prompts\' form; reply draws list no finish tool; casings and both endings are drawn', () => {
+  it("docs in the black-box prompts' form; reply draws list no finish tool; casings and both endings are drawn", () => {
     const replies = DRAWS.filter((P) => P.surface.detail.reply === 'true');
     expect(replies.length / DRAWS.length).toBeGreaterThan(ENVELOPE_REPLY_P - 0.08);
     expect(replies.length / DRAWS.length).toBeLessThan(ENVELOPE_REPLY_P + 0.08);
@@ -103,7 +104,13 @@ describe('procedural envelope harnesses', () => {
     const open = (seed: number) => {
       const h = createProceduralHarness(seed, { syntax: 'envelope' });
       h.reset(task);
-      return { h, text: h.view().map((m) => m.text).join('\n') };
+      return {
+        h,
+        text: h
+          .view()
+          .map((m) => m.text)
+          .join('\n'),
+      };
     };
     expect(open(11).text).toBe(open(11).text);
     expect(open(11).text).not.toBe(open(12).text);
