@@ -1,7 +1,8 @@
 /**
  * Procedural tool interfaces in the policy's native call envelope (docs/PRETRAIN.md "Procedural
  * envelope harnesses"): T0's `{"tool":NAME,"args":{ARG:"value"}}`, byte for byte in form, with
- * drawn tool and argument names, and — with probability ENVELOPE_REPLY_P — no finish tool: a
+ * tool and argument names drawn from word lists (real words, listed in a drawn order), and —
+ * with probability ENVELOPE_REPLY_P — no finish tool: a
  * message that does not start with `{` is the final reply and its text the answer.
  *
  * Why: the black-box harnesses (src/harness/blackbox/) talk to the policy through this envelope
@@ -27,10 +28,38 @@ import { isCallAttempt } from '../harness/blackbox/envelope';
 import { describeEnvelope, readEnvelope, writeEnvelope } from '../harness/realizations/tool_interface';
 import { TOOL_SPECS, type ToolSpec } from '../harness/tools';
 import type { Rng } from '../util/rng';
-import { ARG_WORDS, argDoc, Names, NOVEL_NAME_P, novelName, TOOL_WORDS, type ProcToolInterface } from './procedural_tools';
+import { ARG_WORDS, argDoc, Names, TOOL_WORDS, type ProcToolInterface } from './procedural_tools';
 
 /** Share of envelope interfaces that end with a plain-text reply instead of a finish call. */
 export const ENVELOPE_REPLY_P = 0.7;
+
+/**
+ * Tool names: the procedural word lists plus more synonyms — real words only, no made-up ones.
+ * Why: the black-box names are real words (Read, Edit, exec), chosen by meaning from a list; with
+ * made-up names (the procedural kind's NOVEL_NAME_P) the mini base learnt to emit random
+ * syllables instead of copying (a scratch run: greedy bb actions like {"tool":"Tipleegai…"}).
+ * The tool list is shuffled per draw, so a name is found by its meaning, not its position.
+ */
+const ENVELOPE_TOOL_WORDS: Readonly<Record<ToolName, readonly string[]>> = {
+  list: [...TOOL_WORDS.list, 'list_dir', 'get_files', 'catalog', 'dir_list'],
+  read: [...TOOL_WORDS.read, 'fetch', 'get_file', 'view_file', 'open_file', 'print', 'read_file', 'read_text'],
+  write: [...TOOL_WORDS.write, 'save_file', 'set_file', 'write_text', 'create_file'],
+  append: [...TOOL_WORDS.append, 'append_text', 'add_text', 'append_lines'],
+  move: [...TOOL_WORDS.move, 'move_file', 'rename_file', 'move_path'],
+  delete: [...TOOL_WORDS.delete, 'delete_file', 'remove_file', 'drop'],
+  search: [...TOOL_WORDS.search, 'search_text', 'find_text', 'search_files', 'grep_files'],
+  mkdir: [...TOOL_WORDS.mkdir, 'create_folder', 'make_folder', 'new_directory'],
+  finish: [...TOOL_WORDS.finish, 'final_answer', 'respond', 'finalize', 'stop'],
+};
+/** Argument names: the procedural word lists plus more synonyms (real words only). */
+const ENVELOPE_ARG_WORDS: Readonly<Record<string, readonly string[]>> = {
+  path: [...ARG_WORDS.path, 'file_name', 'target_path', 'dir', 'file_ref'],
+  content: [...ARG_WORDS.content, 'new_content', 'file_text', 'payload'],
+  from: [...ARG_WORDS.from, 'src_path', 'old_path', 'from_path'],
+  to: [...ARG_WORDS.to, 'dest_path', 'to_path', 'target_dir'],
+  query: [...ARG_WORDS.query, 'search_text', 'text_query', 'needle_text'],
+  answer: [...ARG_WORDS.answer, 'final_text', 'reply_text', 'message'],
+};
 
 /** A name's comparison form: lower case without '_' and '-' (TodoWrite ~ todo_write, oldText ~ old_text). */
 export function normName(name: string): string {
@@ -69,19 +98,18 @@ function cased(word: string, c: NameCase): string {
   }
 }
 
-/** One name from `words` (or, with NOVEL_NAME_P, made up), never banned nor taken (`normName` forms). */
+/** One name from `words`, never banned nor taken (`normName` forms). @throws Error when none is left (a word-list bug) */
 function drawEnvelopeName(rng: Rng, words: readonly string[], taken: Set<string>, c: NameCase): string {
-  const ok = (w: string) => !taken.has(normName(w)) && !ENVELOPE_BANNED.has(normName(w));
-  const free = words.filter(ok);
-  let w = free.length === 0 || rng.float() < NOVEL_NAME_P ? '' : rng.pick(free);
-  while (w === '' || !ok(w)) w = novelName(rng, new Set());
+  const free = words.filter((w) => !taken.has(normName(w)) && !ENVELOPE_BANNED.has(normName(w)));
+  if (free.length === 0) throw new Error(`proceduralEnvelopeInterface: no free name among ${words.join(', ')}`);
+  const w = rng.pick(free);
   taken.add(normName(w));
   return cased(w, c);
 }
 
 /**
  * A procedural interface in T0's envelope with drawn names (module doc), drawn from `rng`.
- * Surface detail: { toolCase, argCase, reply: 'true' | 'false' }.
+ * Surface detail: { toolCase, argCase, reply: 'true' | 'false', order: canonical tool names in docs order }.
  */
 export function proceduralEnvelopeInterface(rng: Rng): ProcToolInterface {
   const toolCase = rng.pick(TOOL_CASES);
@@ -89,19 +117,21 @@ export function proceduralEnvelopeInterface(rng: Rng): ProcToolInterface {
   const reply = rng.float() < ENVELOPE_REPLY_P;
   const taken = new Set<string>();
   const toolNames = {} as Record<ToolName, string>;
-  for (const s of TOOL_SPECS) toolNames[s.name] = drawEnvelopeName(rng, TOOL_WORDS[s.name], taken, toolCase);
+  for (const s of TOOL_SPECS) toolNames[s.name] = drawEnvelopeName(rng, ENVELOPE_TOOL_WORDS[s.name], taken, toolCase);
   const argNames: Record<string, string> = {};
-  for (const a of Object.keys(ARG_WORDS)) argNames[a] = drawEnvelopeName(rng, ARG_WORDS[a], taken, argCase);
+  for (const a of Object.keys(ENVELOPE_ARG_WORDS)) argNames[a] = drawEnvelopeName(rng, ENVELOPE_ARG_WORDS[a], taken, argCase);
+  const order = rng.shuffle(TOOL_SPECS.map((s) => s.name));
   const example = writeEnvelope(toolNames.read, { [argNames.path]: '/notes.txt' });
   const expected = `expected one JSON object like ${example}`;
   const n = new Names(toolNames, argNames, expected);
-  const shown = (tools: readonly ToolSpec[]) => (reply ? tools.filter((s) => s.name !== 'finish') : tools);
+  /** The tools the docs list, in the drawn order; a reply-ending draw has no finish tool. */
+  const shown = (tools: readonly ToolSpec[]) => [...tools].filter((s) => !reply || s.name !== 'finish').sort((a, b) => order.indexOf(a.name) - order.indexOf(b.name));
   return {
     id: 'Penvelope-call',
     name: 'procedural-envelope',
     expected,
     toolName: (tool: ToolName) => toolNames[tool],
-    surface: { syntax: 'envelope', toolNames, argNames, detail: { toolCase, argCase, reply: String(reply) } },
+    surface: { syntax: 'envelope', toolNames, argNames, detail: { toolCase, argCase, reply: String(reply), order: order.join(',') } },
     describe: (tools = TOOL_SPECS) =>
       describeEnvelope(shown(tools).map((s) => ({ name: toolNames[s.name], required: s.required.map((a) => argNames[a]), optional: s.optional.map((a) => argNames[a]) }))),
     format(call: ToolCall) {
