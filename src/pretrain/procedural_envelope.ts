@@ -40,7 +40,7 @@ export const ENVELOPE_REPLY_P = 0.7;
  * syllables instead of copying (a scratch run: greedy bb actions like {"tool":"Tipleegai…"}).
  * The tool list is shuffled per draw, so a name is found by its meaning, not its position.
  */
-const ENVELOPE_TOOL_WORDS: Readonly<Record<ToolName, readonly string[]>> = {
+export const ENVELOPE_TOOL_WORDS: Readonly<Record<ToolName, readonly string[]>> = {
   list: [...TOOL_WORDS.list, 'list_dir', 'get_files', 'catalog', 'dir_list'],
   read: [...TOOL_WORDS.read, 'fetch', 'get_file', 'view_file', 'open_file', 'print', 'read_file', 'read_text'],
   write: [...TOOL_WORDS.write, 'save_file', 'set_file', 'write_text', 'create_file'],
@@ -52,7 +52,7 @@ const ENVELOPE_TOOL_WORDS: Readonly<Record<ToolName, readonly string[]>> = {
   finish: [...TOOL_WORDS.finish, 'final_answer', 'respond', 'finalize', 'stop'],
 };
 /** Argument names: the procedural word lists plus more synonyms (real words only). */
-const ENVELOPE_ARG_WORDS: Readonly<Record<string, readonly string[]>> = {
+export const ENVELOPE_ARG_WORDS: Readonly<Record<string, readonly string[]>> = {
   path: [...ARG_WORDS.path, 'file_name', 'target_path', 'dir', 'file_ref'],
   content: [...ARG_WORDS.content, 'new_content', 'file_text', 'payload'],
   from: [...ARG_WORDS.from, 'src_path', 'old_path', 'from_path'],

@@ -12,10 +12,10 @@ import { ASSISTANT_TOOLS } from '../../src/harness/blackbox/assistant';
 import { formatCall, isCallAttempt } from '../../src/harness/blackbox/envelope';
 import { isParseError, readEnvelope, T0 } from '../../src/harness/realizations/tool_interface';
 import { TOOL_SPECS } from '../../src/harness/tools';
-import { ENVELOPE_BANNED, ENVELOPE_REPLY_P, normName, proceduralEnvelopeInterface } from '../../src/pretrain/procedural_envelope';
+import { ENVELOPE_ARG_WORDS, ENVELOPE_BANNED, ENVELOPE_REPLY_P, ENVELOPE_TOOL_WORDS, normName, proceduralEnvelopeInterface } from '../../src/pretrain/procedural_envelope';
 import { createProceduralHarness, runProceduralExpert } from '../../src/pretrain/procedural_harness';
 import { demoTasks } from '../../src/pretrain/sft';
-import type { ToolCall } from '../../src/sandbox/types';
+import type { ToolCall, ToolName } from '../../src/sandbox/types';
 import { Rng } from '../../src/util/rng';
 
 const DRAWS = Array.from({ length: 400 }, (_, i) => proceduralEnvelopeInterface(Rng.derive(5, 'envelope-test', i)));
@@ -72,7 +72,12 @@ describe('procedural envelope harnesses', () => {
         expect(lowerBlackbox.has(n.toLowerCase()), n).toBe(false);
       }
       expect(new Set(names.map(normName)).size).toBe(names.length);
+      // real words only: each name is a word of its list, in some casing
+      for (const [tool, n] of Object.entries(P.surface.toolNames)) expect(ENVELOPE_TOOL_WORDS[tool as ToolName].map(normName), n).toContain(normName(n));
+      for (const [arg, n] of Object.entries(P.surface.argNames)) expect(ENVELOPE_ARG_WORDS[arg].map(normName), n).toContain(normName(n));
     }
+    // the docs list the tools in a drawn order
+    expect(new Set(DRAWS.map((P) => P.surface.detail.order)).size).toBeGreaterThan(DRAWS.length / 2);
   });
 
   it('accepts no black-box call and no T0 call', () => {
