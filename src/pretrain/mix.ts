@@ -10,7 +10,8 @@
  * base harness and its one-factor variants — plus, optionally, a stated share of random
  * configurations and of procedural harnesses (procedural_harness.ts). Combinations in the
  * default OA-18 training set stay out (what RL through them adds must stay measurable), and so
- * do black-box harnesses (they are not configurations of the space).
+ * do black-box harnesses (they are not configurations of the space; procedural-envelope harnesses
+ * share their call envelope but never a tool or argument name of theirs).
  *
  * Spec grammar (`hlab pretrain --mix`): comma-separated terms, each `kind:weight`, with
  *   base:W           the base harness
@@ -18,6 +19,9 @@
  *   random:N:W       N configurations drawn uniformly (seeded) from the space minus the base,
  *                    its one-factor variants and the OA-18 training set
  *   procedural:W     a fresh procedural harness per demonstration (never an evaluated realization)
+ *   procedural-envelope:W  a fresh procedural harness whose calls are T0's JSON envelope with drawn
+ *                    tool and argument names, most ending with a plain-text reply
+ *                    (procedural_envelope.ts; never a black-box or T0 name)
  * A term's weight W > 0 is its share of demonstrations (weights are normalized to sum to 1),
  * spread evenly over its configurations.
  */
@@ -30,7 +34,7 @@ import type { CheckpointMetadata } from './checkpoint';
 export const DEFAULT_MIX_SPEC = 'base:0.25,one-factor:0.35,random:48:0.4';
 
 /** One term of a mix spec. */
-export type MixTerm = { kind: 'base' | 'one-factor' | 'procedural'; weight: number } | { kind: 'random'; count: number; weight: number };
+export type MixTerm = { kind: 'base' | 'one-factor' | 'procedural' | 'procedural-envelope'; weight: number } | { kind: 'random'; count: number; weight: number };
 
 /** A resolved mix: concrete configurations with their shares. */
 export interface PretrainMix {
@@ -40,8 +44,10 @@ export interface PretrainMix {
   harnesses: string[];
   /** Share of demonstrations of each configuration (same order). */
   weights: number[];
-  /** Share of demonstrations under procedural harnesses. harnesses' weights + this = 1. */
+  /** Share of demonstrations under procedural harnesses. */
   procedural: number;
+  /** Share under procedural-envelope harnesses. harnesses' weights + procedural + this = 1. */
+  proceduralEnvelope: number;
 }
 
 /** A malformed mix spec: the message names the term and what is wrong. */
@@ -69,7 +75,7 @@ export function parseMixSpec(spec: string): MixTerm[] {
       if (s === undefined || s === '' || !Number.isFinite(w) || w <= 0) throw new MixSpecError(`mix term '${p}': weight must be a number > 0, got '${s ?? ''}'`);
       return w;
     };
-    if (kind === 'base' || kind === 'one-factor' || kind === 'procedural') {
+    if (kind === 'base' || kind === 'one-factor' || kind === 'procedural' || kind === 'procedural-envelope') {
       if (f.length !== 2) throw new MixSpecError(`mix term '${p}': expected '${kind}:weight'`);
       terms.push({ kind, weight: weightOf(f[1]) });
     } else if (kind === 'random') {
@@ -77,7 +83,7 @@ export function parseMixSpec(spec: string): MixTerm[] {
       const n = Number(f[1]);
       if (!Number.isInteger(n) || n < 1) throw new MixSpecError(`mix term '${p}': count must be an integer ≥ 1, got '${f[1]}'`);
       terms.push({ kind, count: n, weight: weightOf(f[2]) });
-    } else throw new MixSpecError(`mix term '${p}': unknown kind '${kind}' (base, one-factor, random, procedural)`);
+    } else throw new MixSpecError(`mix term '${p}': unknown kind '${kind}' (base, one-factor, random, procedural, procedural-envelope)`);
   }
   return terms;
 }
@@ -110,6 +116,7 @@ export function resolveMix(spec: string, seed: number, space: HarnessSpace = DEF
   const harnesses: string[] = [];
   const weights: number[] = [];
   let procedural = 0;
+  let proceduralEnvelope = 0;
   const add = (ids: string[], w: number) => {
     for (const id of ids) {
       harnesses.push(id);
@@ -120,6 +127,7 @@ export function resolveMix(spec: string, seed: number, space: HarnessSpace = DEF
     if (t.kind === 'base') add([BASE_HARNESS], t.weight);
     else if (t.kind === 'one-factor') add(oneFactor, t.weight);
     else if (t.kind === 'procedural') procedural = t.weight / total;
+    else if (t.kind === 'procedural-envelope') proceduralEnvelope = t.weight / total;
     else if (t.kind === 'random') {
       const levels = spaceLevels(space);
       const pool: string[] = [];
@@ -137,11 +145,11 @@ export function resolveMix(spec: string, seed: number, space: HarnessSpace = DEF
       add(pool.slice(0, t.count), t.weight);
     }
   }
-  return { spec, harnesses, weights, procedural };
+  return { spec, harnesses, weights, procedural, proceduralEnvelope };
 }
 
 /**
- * Draw the harness of one demonstration: a configuration id, or 'procedural'.
+ * Draw the harness of one demonstration: a configuration id, 'procedural' or 'procedural-envelope'.
  * @param rng the caller's seeded stream (one draw of `rng.float()` per call)
  */
 export function drawMixHarness(mix: PretrainMix, rng: Rng): string {
@@ -150,20 +158,31 @@ export function drawMixHarness(mix: PretrainMix, rng: Rng): string {
     u -= mix.weights[i];
     if (u < 0) return mix.harnesses[i];
   }
+  // Procedural, then procedural-envelope, take what is left (rounding included): a mix without the
+  // envelope kind draws exactly as before it existed.
+  if (mix.proceduralEnvelope > 0 && u >= mix.procedural) return 'procedural-envelope';
   return mix.procedural > 0 || mix.harnesses.length === 0 ? 'procedural' : mix.harnesses[mix.harnesses.length - 1];
 }
 
 /** Checkpoint metadata of a mix (read by in-space evaluation: `pretrainMixHarnesses`). */
-export function mixMetadata(mix: PretrainMix): { pretrainMix: string; pretrainMixHarnesses: string[]; pretrainMixWeights: number[]; pretrainMixProcedural: number } {
+export function mixMetadata(mix: PretrainMix): {
+  pretrainMix: string;
+  pretrainMixHarnesses: string[];
+  pretrainMixWeights: number[];
+  pretrainMixProcedural: number;
+  pretrainMixProceduralEnvelope: number;
+} {
+  const r6 = (w: number) => Math.round(w * 1e6) / 1e6;
   return {
     pretrainMix: mix.spec,
     pretrainMixHarnesses: mix.harnesses,
-    pretrainMixWeights: mix.weights.map((w) => Math.round(w * 1e6) / 1e6),
-    pretrainMixProcedural: Math.round(mix.procedural * 1e6) / 1e6,
+    pretrainMixWeights: mix.weights.map(r6),
+    pretrainMixProcedural: r6(mix.procedural),
+    pretrainMixProceduralEnvelope: r6(mix.proceduralEnvelope),
   };
 }
 
-/** The mix a base checkpoint records (`mixMetadata`'s fields read back; the procedural share is not a configuration, so not read). */
+/** The mix a base checkpoint records (`mixMetadata`'s fields read back; the procedural shares are not configurations, so not read). */
 export interface RecordedMix {
   /** The mix spec as given; null when the checkpoint records no mix. */
   spec: string | null;

@@ -7,7 +7,9 @@
  * the runtime's own `ComposedHarness` (same episode loop, budgets, tags, transcripts):
  *  - S: section order, header style, role/rule phrasings, where the task goes (system or user)
  *    and its prefix — from phrase lists that share no sentence with S0/S1/S2;
- *  - T: one of five call syntaxes with random tool/argument names (procedural_tools.ts);
+ *  - T: one of five call syntaxes with random tool/argument names (procedural_tools.ts), or, when
+ *    forced (`syntax: 'envelope'`, the mix kind procedural-envelope), T0's envelope with drawn
+ *    names, often ending with a plain-text reply (procedural_envelope.ts);
  *  - O: raw with a random prefix, a JSON envelope with random field names, line-numbered with a
  *    random separator and line budget, or wrapped in a random tag; random error wording;
  *  - C: full history, last-k (k ∈ 1…4, the runtime's C1 with a random placeholder), or summary
@@ -37,6 +39,10 @@ import { NOTES_HEADER, NOTES_PATH } from '../harness/honesty';
 import type { Message } from '../harness/types';
 import { Rng } from '../util/rng';
 import { NOVEL_NAME_P, novelName, proceduralToolInterface, type ProcSurfaces, type ProcSyntax, type ProcToolInterface } from './procedural_tools';
+import { proceduralEnvelopeInterface } from './procedural_envelope';
+
+/** A forced draw: one of PROC_SYNTAXES, or 'envelope' (T0's envelope with drawn names, procedural_envelope.ts; never drawn unforced). */
+export type ProcDrawSyntax = ProcSyntax | 'envelope';
 
 // ---------------------------------------------------------------------------------------------
 // S: prompts.
@@ -313,11 +319,24 @@ function trackWrites(state: WorkflowState, call: ToolCall, result: ToolResult): 
 
 const escRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-function proceduralWorkflow(rng: Rng, finishName: string, surfaces: ProcSurfaces): ProcWorkflow {
+/** How an episode ends when its tool interface has no finish tool (procedural_envelope.ts): wordings of the black-box prompts' rule. */
+const REPLY_LINES = [
+  'When done, reply with the answer in plain text (no tool call).',
+  'Once everything is done, answer in plain text without a call; that ends the session.',
+  'Your last message is plain text, not JSON: the answer, or a short note when there is none.',
+  'To end, write a normal message (no tool call) with the answer.',
+];
+
+/** @param finishName the finish tool's surface name, or null when a plain-text reply ends the episode */
+function proceduralWorkflow(rng: Rng, finishName: string | null, surfaces: ProcSurfaces): ProcWorkflow {
   const kind = rng.pick(PROC_WORKFLOW_KINDS);
   const ALLOW: GateDecision = { allow: true };
   const init = (): WorkflowState => ({ planned: false, todo: null, unverified: new Set() });
-  const finishLine = rng.pick([`Use ${finishName} once everything is done.`, `End with ${finishName} when finished.`, `When the request is complete, call ${finishName}.`]);
+  const finishLine =
+    finishName === null
+      ? rng.pick(REPLY_LINES)
+      : rng.pick([`Use ${finishName} once everything is done.`, `End with ${finishName} when finished.`, `When the request is complete, call ${finishName}.`]);
+  const beforeFinish = finishName === null ? 'your final reply' : finishName;
   if (kind === 'free') {
     return {
       id: 'Pfree',
@@ -380,7 +399,8 @@ function proceduralWorkflow(rng: Rng, finishName: string, surfaces: ProcSurfaces
     id: 'Ptodo',
     name: 'procedural-todo-verify',
     overhead: W2.overhead,
-    instructions: `Open with a list: '${word}' then one '${open.trim()} item' per line. Read back every file you write. Before ${finishName}, resend the list with each item as '${done.trim()} item'.`,
+    // A reply-ending draw says how to end (a finish call is named by the sentence itself).
+    instructions: `Open with a list: '${word}' then one '${open.trim()} item' per line. Read back every file you write. Before ${beforeFinish}, resend the list with each item as '${done.trim()} item'.${finishName === null ? ` ${finishLine}` : ''}`,
     surface: { kind, detail: { keyword: word, open: open.trim(), done: done.trim() } },
     init,
     message(state, text): MessageOutcome | null {
@@ -421,7 +441,7 @@ export interface ProceduralSurface {
 
 /** Constraints on a draw (tests use them to cover every variant). */
 export interface ProceduralDrawOptions {
-  syntax?: ProcSyntax;
+  syntax?: ProcDrawSyntax;
   /** 'v2' (default, pretraining) or 'v1' (the tokenizer corpus's draws; procedural_tools.ts ProcSurfaces). */
   surfaces?: ProcSurfaces;
 }
@@ -435,11 +455,12 @@ export class ProceduralHarness extends ComposedHarness {
   constructor(seed: number, opts: BaseHarnessOptions & ProceduralDrawOptions = {}) {
     if (!Number.isInteger(seed) || seed < 0) throw new Error(`createProceduralHarness: seed must be a non-negative integer, got ${seed}`);
     const surfaces = opts.surfaces ?? 'v2';
-    const T = proceduralToolInterface(Rng.derive(seed, 'procedural', 'T'), opts.syntax, surfaces);
+    const rt = Rng.derive(seed, 'procedural', 'T');
+    const T = opts.syntax === 'envelope' ? proceduralEnvelopeInterface(rt) : proceduralToolInterface(rt, opts.syntax, surfaces);
     const S = proceduralSystem(Rng.derive(seed, 'procedural', 'S'));
     const O = proceduralObservation(Rng.derive(seed, 'procedural', 'O'));
     const C = proceduralContext(Rng.derive(seed, 'procedural', 'C'));
-    const W = proceduralWorkflow(Rng.derive(seed, 'procedural', 'W'), T.surface.toolNames.finish, surfaces);
+    const W = proceduralWorkflow(Rng.derive(seed, 'procedural', 'W'), T.surface.detail.reply === 'true' ? null : T.surface.toolNames.finish, surfaces);
     super(`proc-${seed}${opts.syntax ? `-${opts.syntax}` : ''}`, { S, T, O, C, W }, opts);
     this.tool = T;
     this.workflow = W;
@@ -462,7 +483,7 @@ export interface ProceduralExpertOptions {
   suite?: TaskSuite;
   /** Turn cap (default 200); the context cap is lifted as for the runtime's expert. */
   maxTurns?: number;
-  syntax?: ProcSyntax;
+  syntax?: ProcDrawSyntax;
   /** Draw version (ProceduralDrawOptions.surfaces; default 'v2'). */
   surfaces?: ProcSurfaces;
   /** Honest to its context (default true; src/harness/expert.ts `HonestDriver`). */

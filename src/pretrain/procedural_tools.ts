@@ -91,7 +91,8 @@ const SHELL_FLAGS = ['--', '-', '+', ':'];
 
 /** What one procedural interface drew (for display and the surface report). */
 export interface ProcToolSurface {
-  syntax: ProcSyntax;
+  /** One of PROC_SYNTAXES, or 'envelope' (procedural_envelope.ts: T0's envelope with drawn names). */
+  syntax: ProcSyntax | 'envelope';
   toolNames: Record<ToolName, string>;
   argNames: Record<string, string>;
   /** Syntax-specific choices, e.g. { opKey: 'op', argsKey: 'params', nested: 'true' }. */
@@ -160,12 +161,13 @@ function drawNames(rng: Rng, reserved: ReadonlySet<string>, surfaces: ProcSurfac
   return { toolNames, argNames };
 }
 
-function argDoc(spec: ToolSpec, argNames: Record<string, string>): string {
+/** `a,b,c?`: a tool's surface argument names, optional ones marked. */
+export function argDoc(spec: ToolSpec, argNames: Record<string, string>): string {
   return [...spec.required.map((a) => argNames[a]), ...spec.optional.map((a) => argNames[a] + '?')].join(',');
 }
 
-/** Shared name resolution and argument validation of every syntax. */
-class Names {
+/** Shared name resolution and argument validation of every syntax (also procedural_envelope.ts's). */
+export class Names {
   readonly toolByName: Map<string, ToolSpec>;
   readonly argByName: Map<string, string>;
   constructor(

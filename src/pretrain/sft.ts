@@ -192,7 +192,7 @@ export type DemoSource = { mix: PretrainMix } | { blackbox: string };
 /**
  * Expert demonstrations: each task under a harness drawn from the mix (stream
  * `Rng.derive(seed, 'demo-harness')`: one draw per task, then a procedural seed when the draw is
- * 'procedural'), or every task under one black-box harness.
+ * 'procedural' or 'procedural-envelope'), or every task under one black-box harness.
  * @param view the text the model will see of a context (rows.ts `cutView`): the expert acts only on it
  * @param tokenLength token counter of the harnesses' context policies (C2 summaries, compaction),
  *   as a rollout counts (rows.ts `tokenCounter`); default ⌈chars/4⌉
@@ -217,7 +217,9 @@ export function collectDemonstrations(
     if ('blackbox' in source) ep = runExpertEpisode(t, source.blackbox, opts);
     else {
       const h = drawMixHarness(source.mix, hr);
-      ep = h === 'procedural' ? runProceduralExpert(t, hr.int(2 ** 31), { view }) : runExpertEpisode(t, h, opts);
+      if (h === 'procedural') ep = runProceduralExpert(t, hr.int(2 ** 31), { view });
+      else if (h === 'procedural-envelope') ep = runProceduralExpert(t, hr.int(2 ** 31), { view, syntax: 'envelope' });
+      else ep = runExpertEpisode(t, h, opts);
     }
     if (ep.pass) episodes.push(ep);
     else {

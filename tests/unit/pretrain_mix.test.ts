@@ -1,6 +1,7 @@
 // The pretraining harness mix (src/pretrain/mix.ts): what it may hold (the base harness, its
-// one-factor variants, random configurations outside OA-18, procedural harnesses), what it may
-// never hold (OA-18 combinations, black-box harnesses), seeded draws, and one-line errors.
+// one-factor variants, random configurations outside OA-18, procedural and procedural-envelope
+// harnesses), what it may never hold (OA-18 combinations, black-box harnesses or their call names),
+// seeded draws, and one-line errors.
 import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { BASE_HARNESS, hammingDistance } from '../../src/design/space';
@@ -9,6 +10,9 @@ import { BLACKBOX_IDS } from '../../src/harness/registry';
 import { DEFAULT_MIX_SPEC, drawMixHarness, mixMetadata, oneFactorVariants, parseMixSpec, pretrainMixOf, resolveMix } from '../../src/pretrain/mix';
 import { collectDemonstrations } from '../../src/pretrain/sft';
 import { Rng } from '../../src/util/rng';
+import { isCallAttempt } from '../../src/harness/blackbox/envelope';
+import { readEnvelope } from '../../src/harness/realizations/tool_interface';
+import { ENVELOPE_BANNED, normName } from '../../src/pretrain/procedural_envelope';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
 
@@ -80,6 +84,70 @@ describe('pretraining mix', () => {
     expect(d.source).toBe('mix base:1,one-factor:1');
     for (const e of d.episodes) expect(m.harnesses).toContain(e.harness);
     expect(new Set(d.episodes.map((e) => e.harness)).size).toBeGreaterThan(2);
+  });
+
+  it('procedural-envelope: grammar, shares, draws and metadata', () => {
+    expect(parseMixSpec('base:1,procedural-envelope:0.5')).toEqual([
+      { kind: 'base', weight: 1 },
+      { kind: 'procedural-envelope', weight: 0.5 },
+    ]);
+    expect(() => parseMixSpec('procedural-envelope')).toThrow(/mix term 'procedural-envelope': expected 'procedural-envelope:weight'/);
+    expect(() => parseMixSpec('procedural-envelope:2:1')).toThrow(/expected 'procedural-envelope:weight'/);
+    expect(() => parseMixSpec('procedural-envelope:-1')).toThrow(/weight must be a number > 0/);
+    const m = resolveMix('base:2,procedural:1,procedural-envelope:1', 5);
+    expect(m.harnesses).toEqual([BASE_HARNESS]);
+    expect(m.procedural).toBeCloseTo(0.25, 12);
+    expect(m.proceduralEnvelope).toBeCloseTo(0.25, 12);
+    const rng = new Rng(4);
+    const counts: Record<string, number> = {};
+    const n = 4000;
+    for (let i = 0; i < n; i++) {
+      const h = drawMixHarness(m, rng);
+      counts[h] = (counts[h] ?? 0) + 1;
+    }
+    expect(Object.keys(counts).sort()).toEqual([BASE_HARNESS, 'procedural', 'procedural-envelope'].sort());
+    expect(counts['procedural-envelope'] / n).toBeGreaterThan(0.22);
+    expect(counts['procedural-envelope'] / n).toBeLessThan(0.28);
+    // a mix without the kind never draws it, and draws as before the kind existed
+    const old = resolveMix('base:3,procedural:1', 7);
+    expect(old.proceduralEnvelope).toBe(0);
+    const r = new Rng(9);
+    for (let i = 0; i < 2000; i++) expect(drawMixHarness(old, r)).not.toBe('procedural-envelope');
+    const md = mixMetadata(m);
+    expect(md.pretrainMixProceduralEnvelope).toBeCloseTo(0.25, 6);
+    expect(md.pretrainMixProcedural).toBeCloseTo(0.25, 6);
+    expect(mixMetadata(resolveMix(DEFAULT_MIX_SPEC, 1)).pretrainMixProceduralEnvelope).toBe(0);
+  });
+
+  it('procedural-envelope demonstrations: seeded, never a black-box harness, OA-18 combination, or black-box/T0 call name', () => {
+    const spec = 'base:1,procedural-envelope:3';
+    const a = collectDemonstrations(16, 4, { mix: resolveMix(spec, 4) }, 1);
+    const b = collectDemonstrations(16, 4, { mix: resolveMix(spec, 4) }, 1);
+    const c = collectDemonstrations(16, 5, { mix: resolveMix(spec, 5) }, 1);
+    const actions = (d: typeof a) => d.episodes.map((e) => e.turns.map((t) => t.action));
+    expect(a.failed).toBe(0);
+    expect(actions(b)).toEqual(actions(a));
+    expect(b.episodes.map((e) => e.harness)).toEqual(a.episodes.map((e) => e.harness));
+    expect(actions(c)).not.toEqual(actions(a));
+    const oa = new Set(selectTrainingOA().training.filter((h) => h !== BASE_HARNESS));
+    const env = a.episodes.filter((e) => /^proc-[0-9]+-envelope$/.test(e.harness));
+    expect(env.length).toBeGreaterThan(4);
+    for (const e of a.episodes) {
+      expect(e.harness === BASE_HARNESS || env.includes(e)).toBe(true);
+      expect(BLACKBOX_IDS as readonly string[]).not.toContain(e.harness);
+      expect(oa.has(e.harness)).toBe(false);
+    }
+    let calls = 0;
+    for (const e of env)
+      for (const t of e.turns) {
+        if (!isCallAttempt(t.action)) continue;
+        const call = readEnvelope(t.action, '');
+        if ('error' in call) throw new Error(`not an envelope: ${t.action}`);
+        calls++;
+        expect(ENVELOPE_BANNED.has(normName(call.tool)), call.tool).toBe(false);
+        for (const k of Object.keys(call.args)) expect(ENVELOPE_BANNED.has(normName(k)), k).toBe(false);
+      }
+    expect(calls).toBeGreaterThan(env.length);
   });
 
   it('hlab pretrain --mix with a bad spec: one line naming the term, exit 2', () => {

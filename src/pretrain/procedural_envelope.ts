@@ -1,0 +1,161 @@
+/**
+ * Procedural tool interfaces in the policy's native call envelope (docs/PRETRAIN.md "Procedural
+ * envelope harnesses"): T0's `{"tool":NAME,"args":{ARG:"value"}}`, byte for byte in form, with
+ * tool and argument names drawn from word lists (real words, listed in a drawn order), and —
+ * with probability ENVELOPE_REPLY_P — no finish tool: a
+ * message that does not start with `{` is the final reply and its text the answer.
+ *
+ * Why: the black-box harnesses (src/harness/blackbox/) talk to the policy through this envelope
+ * with their own names (Claude Code's Read/Edit/LS…, OpenClaw's read/exec…) and end an episode
+ * with a plain-text reply. A base that has only seen T0's names and a finish call answers them
+ * with `read` and `finish`. Demonstrations under these interfaces make the names something to
+ * read off the prompt's tool list, in the same `Tools: name{arg,opt?}` docs the black-box
+ * prompts use, and show a reply as an ending.
+ *
+ * Held out by construction (tested in tests/unit/pretrain_procedural_envelope.test.ts): no drawn
+ * name equals, case- and separator-insensitively (`normName`), a tool or argument name of either
+ * black-box harness or of T0 — so a black-box call is never a demonstrated call, and no T0 call
+ * runs under these interfaces. Names take one casing per interface (view, View, VIEW, viewFile,
+ * ViewFile for tools; snake_case or camelCase for arguments), since the black-box names are cased.
+ * Invariant: `parse(format(call))` deep-equals `call`, except that a reply-ending `finish`
+ * without an answer is written 'Done.' (as the black-box expert writes it) and read back with
+ * that answer.
+ */
+import type { ToolCall, ToolName } from '../sandbox/types';
+import { CODING_CLI_TOOLS } from '../harness/blackbox/coding_cli';
+import { ASSISTANT_TOOLS } from '../harness/blackbox/assistant';
+import { isCallAttempt } from '../harness/blackbox/envelope';
+import { describeEnvelope, readEnvelope, writeEnvelope } from '../harness/realizations/tool_interface';
+import { TOOL_SPECS, type ToolSpec } from '../harness/tools';
+import type { Rng } from '../util/rng';
+import { ARG_WORDS, argDoc, Names, TOOL_WORDS, type ProcToolInterface } from './procedural_tools';
+
+/** Share of envelope interfaces that end with a plain-text reply instead of a finish call. */
+export const ENVELOPE_REPLY_P = 0.7;
+
+/**
+ * Tool names: the procedural word lists plus more synonyms — real words only, no made-up ones.
+ * Why: the black-box names are real words (Read, Edit, exec), chosen by meaning from a list; with
+ * made-up names (the procedural kind's NOVEL_NAME_P) the mini base learnt to emit random
+ * syllables instead of copying (a scratch run: greedy bb actions like {"tool":"Tipleegai…"}).
+ * The tool list is shuffled per draw, so a name is found by its meaning, not its position.
+ */
+export const ENVELOPE_TOOL_WORDS: Readonly<Record<ToolName, readonly string[]>> = {
+  list: [...TOOL_WORDS.list, 'list_dir', 'get_files', 'catalog', 'dir_list'],
+  read: [...TOOL_WORDS.read, 'fetch', 'get_file', 'view_file', 'open_file', 'print', 'read_file', 'read_text'],
+  write: [...TOOL_WORDS.write, 'save_file', 'set_file', 'write_text', 'create_file'],
+  append: [...TOOL_WORDS.append, 'append_text', 'add_text', 'append_lines'],
+  move: [...TOOL_WORDS.move, 'move_file', 'rename_file', 'move_path'],
+  delete: [...TOOL_WORDS.delete, 'delete_file', 'remove_file', 'drop'],
+  search: [...TOOL_WORDS.search, 'search_text', 'find_text', 'search_files', 'grep_files'],
+  mkdir: [...TOOL_WORDS.mkdir, 'create_folder', 'make_folder', 'new_directory'],
+  finish: [...TOOL_WORDS.finish, 'final_answer', 'respond', 'finalize', 'stop'],
+};
+/** Argument names: the procedural word lists plus more synonyms (real words only). */
+export const ENVELOPE_ARG_WORDS: Readonly<Record<string, readonly string[]>> = {
+  path: [...ARG_WORDS.path, 'file_name', 'target_path', 'dir', 'file_ref'],
+  content: [...ARG_WORDS.content, 'new_content', 'file_text', 'payload'],
+  from: [...ARG_WORDS.from, 'src_path', 'old_path', 'from_path'],
+  to: [...ARG_WORDS.to, 'dest_path', 'to_path', 'target_dir'],
+  query: [...ARG_WORDS.query, 'search_text', 'text_query', 'needle_text'],
+  answer: [...ARG_WORDS.answer, 'final_text', 'reply_text', 'message'],
+};
+
+/** A name's comparison form: lower case without '_' and '-' (TodoWrite ~ todo_write, oldText ~ old_text). */
+export function normName(name: string): string {
+  return name.toLowerCase().replace(/[_-]/g, '');
+}
+
+/**
+ * Names no envelope draw may produce (in `normName` form): every tool and argument name of the
+ * black-box harnesses (held out: the pretraining mix never shows a black-box call) and of T0
+ * (a T0 call must not run here, so the names must be read off the prompt).
+ */
+export const ENVELOPE_BANNED: ReadonlySet<string> = new Set(
+  [...CODING_CLI_TOOLS, ...ASSISTANT_TOOLS, ...TOOL_SPECS].flatMap((t) => [t.name, ...t.required, ...t.optional]).map(normName),
+);
+
+const TOOL_CASES = ['lower', 'capital', 'upper', 'camel', 'pascal'] as const;
+const ARG_CASES = ['snake', 'camel'] as const;
+type NameCase = (typeof TOOL_CASES)[number] | (typeof ARG_CASES)[number];
+
+/** `word` ([a-z_]+) in casing `c`; 'upper' only for words of ≤ 4 letters (LS-like), else 'pascal'. */
+function cased(word: string, c: NameCase): string {
+  const parts = word.split('_').filter((p) => p !== '');
+  const cap = (p: string) => p[0].toUpperCase() + p.slice(1);
+  switch (c) {
+    case 'lower':
+    case 'snake':
+      return word;
+    case 'capital':
+      return cap(word);
+    case 'upper':
+      return word.replace(/_/g, '').length <= 4 ? word.toUpperCase() : parts.map(cap).join('');
+    case 'camel':
+      return parts[0] + parts.slice(1).map(cap).join('');
+    case 'pascal':
+      return parts.map(cap).join('');
+  }
+}
+
+/** One name from `words`, never banned nor taken (`normName` forms). @throws Error when none is left (a word-list bug) */
+function drawEnvelopeName(rng: Rng, words: readonly string[], taken: Set<string>, c: NameCase): string {
+  const free = words.filter((w) => !taken.has(normName(w)) && !ENVELOPE_BANNED.has(normName(w)));
+  if (free.length === 0) throw new Error(`proceduralEnvelopeInterface: no free name among ${words.join(', ')}`);
+  const w = rng.pick(free);
+  taken.add(normName(w));
+  return cased(w, c);
+}
+
+/**
+ * A procedural interface in T0's envelope with drawn names (module doc), drawn from `rng`.
+ * Surface detail: { toolCase, argCase, reply: 'true' | 'false', order: canonical tool names in docs order }.
+ */
+export function proceduralEnvelopeInterface(rng: Rng): ProcToolInterface {
+  const toolCase = rng.pick(TOOL_CASES);
+  const argCase = rng.pick(ARG_CASES);
+  const reply = rng.float() < ENVELOPE_REPLY_P;
+  const taken = new Set<string>();
+  const toolNames = {} as Record<ToolName, string>;
+  for (const s of TOOL_SPECS) toolNames[s.name] = drawEnvelopeName(rng, ENVELOPE_TOOL_WORDS[s.name], taken, toolCase);
+  const argNames: Record<string, string> = {};
+  for (const a of Object.keys(ENVELOPE_ARG_WORDS)) argNames[a] = drawEnvelopeName(rng, ENVELOPE_ARG_WORDS[a], taken, argCase);
+  const order = rng.shuffle(TOOL_SPECS.map((s) => s.name));
+  const example = writeEnvelope(toolNames.read, { [argNames.path]: '/notes.txt' });
+  const expected = `expected one JSON object like ${example}`;
+  const n = new Names(toolNames, argNames, expected);
+  /** The tools the docs list, in the drawn order; a reply-ending draw has no finish tool. */
+  const shown = (tools: readonly ToolSpec[]) => [...tools].filter((s) => !reply || s.name !== 'finish').sort((a, b) => order.indexOf(a.name) - order.indexOf(b.name));
+  return {
+    id: 'Penvelope-call',
+    name: 'procedural-envelope',
+    expected,
+    toolName: (tool: ToolName) => toolNames[tool],
+    surface: { syntax: 'envelope', toolNames, argNames, detail: { toolCase, argCase, reply: String(reply), order: order.join(',') } },
+    describe: (tools = TOOL_SPECS) =>
+      describeEnvelope(shown(tools).map((s) => ({ name: toolNames[s.name], required: s.required.map((a) => argNames[a]), optional: s.optional.map((a) => argNames[a]) }))),
+    format(call: ToolCall) {
+      const pairs = n.pairs(call);
+      if (reply && call.tool === 'finish') {
+        const answer = call.args.answer ?? 'Done.';
+        if (isCallAttempt(answer)) throw new Error(`format: a reply starting with '{' reads as a call attempt: ${JSON.stringify(answer.slice(0, 40))}`);
+        return answer;
+      }
+      return writeEnvelope(toolNames[call.tool], Object.fromEntries(pairs));
+    },
+    parse(text: string) {
+      if (reply && !isCallAttempt(text)) return { tool: 'finish', args: { answer: text.trim() } };
+      const env = readEnvelope(text, expected);
+      if ('error' in env) return env;
+      const spec = n.spec(env.tool);
+      if ('error' in spec) return spec;
+      if (reply && spec.name === 'finish')
+        return {
+          error: `unknown tool '${env.tool}': reply in plain text to finish (tools: ${shown(TOOL_SPECS)
+            .map((s) => `${toolNames[s.name]}{${argDoc(s, argNames)}}`)
+            .join(' ')})`,
+        };
+      return n.build(spec, Object.entries(env.args));
+    },
+  };
+}

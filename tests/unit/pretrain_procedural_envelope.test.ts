@@ -1,0 +1,145 @@
+/**
+ * Procedural envelope harnesses (src/pretrain/procedural_envelope.ts): T0's call envelope with
+ * drawn names. They round-trip arbitrary strings, never draw a black-box harness's or T0's tool
+ * or argument name (case- and separator-insensitively), accept no black-box or T0 call, describe
+ * their tools the way the black-box prompts do, end with a plain-text reply in about
+ * ENVELOPE_REPLY_P of draws, are deterministic in the seed, and the expert passes under them.
+ */
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { CODING_CLI_TOOLS } from '../../src/harness/blackbox/coding_cli';
+import { ASSISTANT_TOOLS } from '../../src/harness/blackbox/assistant';
+import { formatCall, isCallAttempt } from '../../src/harness/blackbox/envelope';
+import { isParseError, readEnvelope, T0 } from '../../src/harness/realizations/tool_interface';
+import { TOOL_SPECS } from '../../src/harness/tools';
+import { ENVELOPE_ARG_WORDS, ENVELOPE_BANNED, ENVELOPE_REPLY_P, ENVELOPE_TOOL_WORDS, normName, proceduralEnvelopeInterface } from '../../src/pretrain/procedural_envelope';
+import { createProceduralHarness, runProceduralExpert } from '../../src/pretrain/procedural_harness';
+import { demoTasks } from '../../src/pretrain/sft';
+import type { ToolCall, ToolName } from '../../src/sandbox/types';
+import { Rng } from '../../src/util/rng';
+
+const DRAWS = Array.from({ length: 400 }, (_, i) => proceduralEnvelopeInterface(Rng.derive(5, 'envelope-test', i)));
+
+const value = fc.oneof(fc.string({ maxLength: 30 }), fc.constantFrom('', ' ', '{', ' {"tool":"x"}', 'Done.', 'a\nb', '"', '\\', 'é💥'));
+const canonicalCall: fc.Arbitrary<ToolCall> = fc.constantFrom(...TOOL_SPECS).chain((spec) =>
+  fc.record({ req: fc.tuple(...spec.required.map(() => value)), opt: fc.tuple(...spec.optional.map(() => fc.option(value, { nil: undefined }))) }).map(({ req, opt }) => {
+    const args: Record<string, string> = {};
+    spec.required.forEach((k, i) => (args[k] = req[i]));
+    spec.optional.forEach((k, i) => {
+      if (opt[i] !== undefined) args[k] = opt[i] as string;
+    });
+    return { tool: spec.name, args } as ToolCall;
+  }),
+);
+
+/** Every name of a black-box harness, as written in its definition. */
+const BLACKBOX_NAMES = [...CODING_CLI_TOOLS, ...ASSISTANT_TOOLS].flatMap((t) => [t.name, ...t.required, ...t.optional]);
+
+describe('procedural envelope harnesses', () => {
+  it('parse(format(call)) is the call; a reply-ending finish reads back as the trimmed reply (Done. when no answer)', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: DRAWS.length - 1 }), canonicalCall, (i, call) => {
+        const P = DRAWS[i];
+        const reply = P.surface.detail.reply === 'true';
+        if (reply && call.tool === 'finish') {
+          const answer = call.args.answer ?? 'Done.';
+          if (isCallAttempt(answer)) {
+            expect(() => P.format(call)).toThrow(/reads as a call attempt/);
+            return;
+          }
+          const text = P.format(call);
+          expect(isCallAttempt(text)).toBe(false);
+          expect(P.parse(text)).toEqual({ tool: 'finish', args: { answer: answer.trim() } });
+        } else {
+          const text = P.format(call);
+          expect(readEnvelope(text, '')).not.toHaveProperty('error'); // T0's envelope, in form
+          expect(P.parse(`  ${text}\n`)).toEqual(call);
+        }
+      }),
+      { numRuns: 600 },
+    );
+  });
+
+  it('never draws a black-box or T0 name, case- and separator-insensitively; names are distinct within a draw', () => {
+    // The banned set is built from the harness definitions; check it holds the names the prompts show.
+    for (const n of [...BLACKBOX_NAMES, 'Read', 'LS', 'TodoWrite', 'todo_write', 'FILE_PATH', 'oldText', 'old_text', 'exec', 'finish', 'answer'])
+      expect(ENVELOPE_BANNED.has(normName(n)), n).toBe(true);
+    const lowerBlackbox = new Set(BLACKBOX_NAMES.map((n) => n.toLowerCase()));
+    for (const P of DRAWS) {
+      const names = [...Object.values(P.surface.toolNames), ...Object.values(P.surface.argNames)];
+      for (const n of names) {
+        expect(ENVELOPE_BANNED.has(normName(n)), n).toBe(false);
+        expect(lowerBlackbox.has(n.toLowerCase()), n).toBe(false);
+      }
+      expect(new Set(names.map(normName)).size).toBe(names.length);
+      // real words only: each name is a word of its list, in some casing
+      for (const [tool, n] of Object.entries(P.surface.toolNames)) expect(ENVELOPE_TOOL_WORDS[tool as ToolName].map(normName), n).toContain(normName(n));
+      for (const [arg, n] of Object.entries(P.surface.argNames)) expect(ENVELOPE_ARG_WORDS[arg].map(normName), n).toContain(normName(n));
+    }
+    // the docs list the tools in a drawn order
+    expect(new Set(DRAWS.map((P) => P.surface.detail.order)).size).toBeGreaterThan(DRAWS.length / 2);
+  });
+
+  it('accepts no black-box call and no T0 call', () => {
+    const bbCalls = [
+      ...CODING_CLI_TOOLS.map((t) => formatCall(CODING_CLI_TOOLS, { name: t.name, args: Object.fromEntries(t.required.map((a) => [a, 'x'])) })),
+      ...ASSISTANT_TOOLS.map((t) => formatCall(ASSISTANT_TOOLS, { name: t.name, args: Object.fromEntries(t.required.map((a) => [a, 'x'])) })),
+    ];
+    const t0Calls = TOOL_SPECS.map((s) => T0.format({ tool: s.name, args: Object.fromEntries(s.required.map((a) => [a, 'x'])) } as ToolCall));
+    for (const P of DRAWS.slice(0, 80)) for (const text of [...bbCalls, ...t0Calls]) expect(isParseError(P.parse(text)), `${P.surface.toolNames.read} accepted ${text}`).toBe(true);
+  });
+
+  it("docs in the black-box prompts' form; reply draws list no finish tool; casings and both endings are drawn", () => {
+    const replies = DRAWS.filter((P) => P.surface.detail.reply === 'true');
+    expect(replies.length / DRAWS.length).toBeGreaterThan(ENVELOPE_REPLY_P - 0.08);
+    expect(replies.length / DRAWS.length).toBeLessThan(ENVELOPE_REPLY_P + 0.08);
+    expect(new Set(DRAWS.map((P) => P.surface.detail.toolCase))).toEqual(new Set(['lower', 'capital', 'upper', 'camel', 'pascal']));
+    expect(new Set(DRAWS.map((P) => P.surface.detail.argCase))).toEqual(new Set(['snake', 'camel']));
+    for (const P of DRAWS.slice(0, 40)) {
+      const docs = P.describe(TOOL_SPECS);
+      expect(docs).toMatch(/^Tools: .*\nCall: \{"tool":NAME,"args":\{ARG:"value"\}\}$/);
+      expect(docs.includes(`${P.surface.toolNames.read}{${P.surface.argNames.path}`)).toBe(true);
+      const listsFinish = docs.includes(` ${P.surface.toolNames.finish}{`);
+      expect(listsFinish).toBe(P.surface.detail.reply !== 'true');
+    }
+  });
+
+  it('a harness draw is deterministic in its seed, and its prompt says how to end', () => {
+    const task = demoTasks(1, 3, 1)[0];
+    const open = (seed: number) => {
+      const h = createProceduralHarness(seed, { syntax: 'envelope' });
+      h.reset(task);
+      return {
+        h,
+        text: h
+          .view()
+          .map((m) => m.text)
+          .join('\n'),
+      };
+    };
+    expect(open(11).text).toBe(open(11).text);
+    expect(open(11).text).not.toBe(open(12).text);
+    for (let seed = 0; seed < 30; seed++) {
+      const { h, text } = open(seed);
+      expect(h.id).toBe(`proc-${seed}-envelope`);
+      if (h.tool.surface.detail.reply === 'true') expect(text).toMatch(/plain text|normal message/);
+      else expect(text).toContain(h.tool.surface.toolNames.finish);
+    }
+  });
+
+  it('the expert passes under envelope harnesses; reply draws end with a plain-text message', () => {
+    const tasks = demoTasks(24, 9, 1);
+    let replies = 0;
+    tasks.forEach((t, i) => {
+      const ep = runProceduralExpert(t, 300 + i, { syntax: 'envelope' });
+      expect(ep.pass, `${t.id}: ${ep.error}`).toBe(true);
+      const last = ep.turns[ep.turns.length - 1].action;
+      const h = createProceduralHarness(300 + i, { syntax: 'envelope' });
+      if (h.tool.surface.detail.reply === 'true') {
+        replies++;
+        expect(isCallAttempt(last)).toBe(false);
+      } else expect(isCallAttempt(last)).toBe(true);
+    });
+    expect(replies).toBeGreaterThan(0);
+  });
+});
