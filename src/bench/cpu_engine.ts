@@ -19,7 +19,7 @@ import { initParams } from '../model/init';
 import { sftTargets } from '../model/cpu_model';
 import { Rng } from '../util/rng';
 import { WasmEngine } from '../wasm/engine';
-import { wasmSftBackend } from '../pretrain/sft_wasm';
+import { cpuSftTrainer } from '../engine/cpu_sft';
 import { WasmModel } from '../wasm/model';
 import { WasmSampler } from '../wasm/sampler';
 import { gemm } from '../wasm/kernels';
@@ -156,7 +156,7 @@ export async function benchCpuEngine(o: { quick?: boolean; reps?: number } = {})
       const { targets, mask } = sftTargets(ids, lengths, { B, T });
       const params = initParams(cfg, 1);
       const batch = { B, T, ids, lengths, mask: new Float32Array(B * T).fill(1) };
-      const ours = threadCounts.map((t) => ({ t, be: wasmSftBackend(engines.get(t)!, cfg, params, { weightDecay: 0.01, maxNorm: 1 }), ms: [] as number[] }));
+      const ours = threadCounts.map((t) => ({ t, trainer: cpuSftTrainer(engines.get(t)!, cfg, params, { weightDecay: 0.01, maxNorm: 1 }), ms: [] as number[] }));
       await useTfBackend('wasm');
       const tf = new TfTransformer('wasm', cfg, params, 1e-3, T);
       tf.setBatch(B, T, ids, targets, mask);
@@ -165,11 +165,11 @@ export async function benchCpuEngine(o: { quick?: boolean; reps?: number } = {})
       const py = hooks.hlabPytorchModel && hooks.hlabPytorchStep ? hooks.hlabPytorchStep : null;
       if (py) pytorch = await hooks.hlabPytorchModel!({ C: cfg.C, L: cfg.L, NH: cfg.NH, V: cfg.vocabSize, B, T, threads: Math.max(...threadCounts), seed: 1 });
       log(`${preset} B=${B} T=${T}: warm-up`);
-      for (const x of ours) await x.be.step(batch, 1e-3, 1);
+      for (const x of ours) await x.trainer.step(batch, 1e-3, 1);
       await tf.trainStep();
       if (py) await py();
       for (let r = 0; r < reps; r++) {
-        for (const x of ours) x.ms.push(await timeMs(() => x.be.step(batch, 1e-3, r + 2)));
+        for (const x of ours) x.ms.push(await timeMs(() => x.trainer.step(batch, 1e-3, r + 2)));
         tfMs.push(await timeMs(() => tf.trainStep()));
         if (py) pyMs.push(await py());
         log(

@@ -8,14 +8,8 @@
 import type { GpuModel } from '../model/gpu_model';
 import { Sampler } from './sampler';
 import type { Policy, PolicySample } from './engine';
-import { DEFAULT_SPECIALS } from '../model/tokenizer';
+import { defaultSpecialIds } from './sample_request';
 
-/** The ids of the default tokenizer's specials (256 …), clipped to the vocabulary; null when none fit. */
-export function defaultSpecialIds(vocabSize: number): { lo: number; hi: number } | null {
-  const lo = 256;
-  const hi = Math.min(vocabSize, 256 + DEFAULT_SPECIALS.length);
-  return hi > lo ? { lo, hi } : null;
-}
 
 export class GpuPolicy implements Policy {
   readonly sampler: Sampler;
