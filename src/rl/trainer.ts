@@ -45,7 +45,6 @@ import { decodeRlMetrics, RL_METRIC_NAMES } from '../kernels/rl_metrics';
 import type { Gpu } from '../gpu/device';
 import { GpuModel } from '../model/gpu_model';
 import { GpuTrainer } from '../model/gpu_train';
-import type { RlLossConfig } from './config';
 import { rlLossHead, type RlHead } from './trainer_head';
 import { createStorage, readF32 } from '../gpu/buffers';
 import { mapReadChecked } from '../gpu/device_lost';
@@ -71,7 +70,6 @@ interface GpuAdvantages {
   encode(enc: GPUCommandEncoder): void;
   destroy(): void;
 }
-
 
 export class RlTrainer {
   readonly trainer: GpuTrainer;
@@ -368,7 +366,6 @@ export class RlTrainer {
     this.refModel?.destroy();
   }
 }
-
 
 /**
  * One forward of (B,T) rows (one submit) that reads back only what the RL update needs: V at

@@ -10,7 +10,6 @@ import { Sampler } from './sampler';
 import type { Policy, PolicySample } from './engine';
 import { defaultSpecialIds } from './sample_request';
 
-
 export class GpuPolicy implements Policy {
   readonly sampler: Sampler;
   /** Sampled tokens and sampler wall time so far (throughput metrics). */
