@@ -10,7 +10,7 @@ import type { BackendChoice, Engine } from './engine';
 import { WebGpuEngine } from './webgpu';
 
 /** A software adapter: SwiftShader (Chrome's CPU Vulkan) or an adapter flagged as fallback. */
-export function isSoftwareAdapter(info: { vendor: string; architecture: string; description: string }, isFallback = false): boolean {
+function isSoftwareAdapter(info: { vendor: string; architecture: string; description: string }, isFallback = false): boolean {
   return isFallback || /swiftshader/i.test(`${info.architecture} ${info.description}`) || /llvmpipe|software/i.test(info.description);
 }
 

@@ -34,11 +34,6 @@ export class CpuEngine implements Engine {
     return new CpuEngine(await WasmEngine.create(opts), reason);
   }
 
-  /** The engine over an already started WasmEngine (benchmarks that share one). */
-  static over(wasm: WasmEngine, reason: string): CpuEngine {
-    return new CpuEngine(wasm, reason);
-  }
-
   /** A WasmModel holding `params`, and the release of everything allocated since. */
   private model(cfg: ModelConfig, params: Float32Array): { model: WasmModel; release(): void } {
     const mark = this.wasm.mark();

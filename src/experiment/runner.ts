@@ -4,13 +4,12 @@
  * one function per phase:
  *
  *   resume    → resumePoint     the latest good run checkpoint, when asked to continue
- *   start     → startRun        starting parameters (run_start.ts), engine stack, task pool, schedule
+ *   start     → startRun        starting parameters (run_start.ts), Engine.createRlStack, task pool, schedule
  *   evaluate  → evaluateBefore  the starting checkpoint (then a checkpoint)
  *   RL loop   → rlLoop          rl_loop.ts: schedule → rollout → advantages + update → record → checkpoint
  *   evaluate  → evaluateAfter   the trained parameters
  *   result    → recordResult    the run's RunResult (results_file.ts) and a checkpoint that closes it
- *
- * Checkpoints are written by run_checkpoint.ts `saveRunCheckpoint`.
+ * Checkpoints are written by run_checkpoint.ts `saveRunCheckpoint`; the engine is src/engine's.
  *
  * Determinism and resume: every random choice derives from (seed, step) — task draws
  * (plan.ts stepTasks), sampler seeds (Rng.derive(seed, 'rollout', step)), minibatch shuffles —
@@ -18,11 +17,9 @@
  * schedule, the metric history and finished results. All of it is in each checkpoint, so a
  * run resumed from step s continues exactly as an uninterrupted run would on the same adapter.
  *
- * Progress: every `RunEvent` (run_events.ts) goes to `onProgress` — the app's train worker
- * posts them to the view, the page entry (src/page/entries.ts) sends them to the CLI.
- * Stop: `shouldStop()` returning true makes the runner save a checkpoint after the current step
- * and return `status: 'interrupted'`. `mirrorCheckpoint` receives every saved checkpoint's
- * export file (the CLI keeps it in the output folder).
+ * Progress: every `RunEvent` (run_events.ts) goes to `onProgress` (to the app's view or the CLI).
+ * Stop: `shouldStop()` true makes the runner save a checkpoint after the current step and return
+ * `status: 'interrupted'`; `mirrorCheckpoint` receives every saved checkpoint's export file.
  */
 import { sha256Hex } from '../util/encoding';
 import { presetConfig, type ModelConfig } from '../model/config';

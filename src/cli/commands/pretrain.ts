@@ -5,9 +5,9 @@
  *
  * SFT of the base model on expert demonstrations under the pretraining harness mix (--mix,
  * src/pretrain/mix.ts, docs/PRETRAIN.md), or with --blackbox the black-box SFT baseline. Backends: `webgpu` (default;
- * headless Chromium on its WebGPU adapter, the CPU model when WebGPU is unavailable: said so),
+ * headless Chromium on its WebGPU adapter, the CPU engine in the page when WebGPU is unavailable: said so),
  * `wasm` (Node, our CPU engine: WebAssembly SIMD on --threads threads, src/wasm; the fast path
- * on a machine without a GPU), `cpu` (the reference model in the page).
+ * on a machine without a GPU), `cpu` (the CPU engine in the page).
  * Prints the loss every
  * --log-every steps, writes the checkpoint (src/pretrain/checkpoint.ts) and a sidecar JSON
  * `<out>.json` (command, seed, digest, steps, final loss, time, loss curve, evaluation), then
@@ -75,7 +75,7 @@ export function registerPretrain(program: Command): void {
     .option('--suites <list>', 'demonstration suites, comma-separated: workspace, errands', 'workspace,errands')
     .option(
       '--backend <name>',
-      'webgpu (headless Chromium) | wasm (Node, the CPU engine: WebAssembly SIMD, threaded; fastest without a GPU) | cpu (reference model in the page)',
+      'webgpu (headless Chromium) | wasm (Node, the CPU engine: WebAssembly SIMD, threaded; fastest without a GPU) | cpu (the CPU engine in the page)',
       choiceOption(['webgpu', 'wasm', 'cpu'] as const),
       'webgpu',
     )
