@@ -23,7 +23,7 @@ import { rewardOf } from '../rl/reward';
 import type { Tokenizer } from '../model/tokenizer';
 import { trajectoryAdvantages, type AppliedAdvantages } from '../rl/advantages';
 import type { RlUpdateMetrics } from '../rl/update';
-import { runEpisodes, type EnvBackend, type EpisodeRequest, type RolloutStats, type Trajectory } from '../rollout/engine';
+import { runEpisodes, type EnvHost, type EpisodeRequest, type RolloutStats, type Trajectory } from '../rollout/engine';
 import type { RoundRobinSchedule } from '../design';
 import { Rng } from '../util/rng';
 import type { MeteredPolicy, EngineRlTrainer } from '../engine/engine';
@@ -70,7 +70,7 @@ export interface RlLoopRun {
   tok: Tokenizer;
   policy: MeteredPolicy;
   trainer: EngineRlTrainer;
-  env: EnvBackend;
+  env: EnvHost;
   /** Train-task pool (plan.ts trainPool). */
   pool: readonly string[];
   /** Harness per draw of a task; restored from the checkpoint on resume. */
@@ -168,7 +168,7 @@ interface Counters {
 }
 
 /** The cumulative throughput and retry counters a step record takes differences of. */
-function counters(policy: MeteredPolicy, env: EnvBackend): Counters {
+function counters(policy: MeteredPolicy, env: EnvHost): Counters {
   return { tokens: policy.tokens, ms: policy.ms, retries: env.retries() };
 }
 

@@ -25,7 +25,7 @@ import { sha256Hex } from '../util/encoding';
 import { presetConfig, type ModelConfig } from '../model/config';
 import { loadTokenizer, type Tokenizer } from '../model/tokenizer';
 import { rlLossConfig, RlLossSpec } from '../rl/config';
-import { inProcessEnv, type EnvBackend } from '../rollout/engine';
+import { inProcessEnv, type EnvHost } from '../rollout/engine';
 import type { RlTrainerOptions } from '../rl/update';
 import { envWorkerPool } from '../rollout/env_pool';
 import { CheckpointStore } from '../storage/checkpoint_store';
@@ -102,8 +102,8 @@ export interface RunnerOptions {
  * and observation around the production loop, so no production option carries a test hook.
  */
 export interface RunSeams {
-  /** The run's environment backend instead of the worker pool (or the in-process one); e.g. one whose job n kills its worker. */
-  env?: (spec: ExperimentSpec, tok: Tokenizer) => EnvBackend & { terminate(): void };
+  /** The run's environment host instead of the worker pool (or the in-process one); e.g. one whose job n kills its worker. */
+  env?: (spec: ExperimentSpec, tok: Tokenizer) => EnvHost & { terminate(): void };
   /** Hooks of the RL loop (rl_loop.ts RlLoopHooks: after-rollout transforms). */
   loop?: RlLoopHooks;
   /** Skip the before/after evaluations (tests of the training loop only). */
@@ -144,7 +144,7 @@ function stableJson(v: unknown): string {
 /** SHA-256 hex of parameters' bytes (f32, the model layout). */
 export const paramsDigest = (a: Float32Array): Promise<string> => sha256Hex(new Uint8Array(a.buffer, a.byteOffset, a.byteLength));
 
-function localEnv(tok: Tokenizer): Promise<EnvBackend & { terminate(): void }> {
+function localEnv(tok: Tokenizer): Promise<EnvHost & { terminate(): void }> {
   return import('../rollout/env').then(({ localEnvApi }) => ({ ...inProcessEnv(localEnvApi(tok)), terminate: () => {} }));
 }
 
@@ -221,7 +221,7 @@ interface RunContext {
   steps: number;
   tok: Tokenizer;
   engine: Engine;
-  env: EnvBackend & { terminate(): void };
+  env: EnvHost & { terminate(): void };
   sink: RunCheckpointSink;
   emit: Emit;
   warnings: string[];

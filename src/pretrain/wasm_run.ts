@@ -56,7 +56,7 @@ export interface HeldOutPoint {
  * Run pretraining on the CPU engine (module doc).
  * @param log progress lines (already formatted)
  * @param onCheckpoint receives every checkpoint (intermediate and final) with its step
- * @throws Error from SFT (bad config, non-finite loss) or the wasm backend
+ * @throws Error from SFT (bad config, non-finite loss) or the CPU engine
  */
 export async function pretrainWasm(
   tok: Tokenizer,

@@ -2,7 +2,7 @@
 // tests/browser/rl_learns.spec.ts (WebGPU): a one-turn choice a fresh micro policy answers right
 // ≈ 20 % of the time, trained by the real RL loop (src/experiment/rl_loop.ts: sampler, rollout
 // engine, reward, rows, advantages, GRPO/PPO update) on either engine. The task enters only
-// through the loop's seams (an EnvBackend and the spec), so nothing in src/ knows about it.
+// through the loop's seams (an EnvHost and the spec), so nothing in src/ knows about it.
 // Pure TS: runs in Node and in the page.
 import type { Engine } from '../../../src/engine/engine';
 import { makeSchedule } from '../../../src/experiment/plan';
