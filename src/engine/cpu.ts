@@ -1,7 +1,7 @@
 /**
  * The CPU engine (src/wasm: AssemblyScript kernels compiled to WebAssembly SIMD, run on the
- * calling thread plus workers over one shared memory) as an `Engine`: WasmModel, WasmPolicy
- * (the KV-cache WasmSampler), WasmRlTrainer and the CPU engine's SFT step. Models live on the
+ * calling thread plus workers over one shared memory) as an `Engine`: WasmModel, the
+ * KV-cache WasmSampler (as a SamplerPolicy), WasmRlTrainer and the CPU engine's SFT step. Models live on the
  * WasmEngine's stack: what a policy, stack or trainer allocates is released by its `destroy`,
  * so they are destroyed in the reverse order of their creation.
  */
@@ -9,7 +9,8 @@ import type { ModelConfig } from '../model/config';
 import type { RlTrainerOptions } from '../rl/update';
 import { WasmEngine, type WasmEngineOptions } from '../wasm/engine';
 import { WasmModel } from '../wasm/model';
-import { WasmPolicy } from '../wasm/policy';
+import { WasmSampler } from '../wasm/sampler';
+import { SamplerPolicy } from '../rollout/sampler_policy';
 import { WasmRlTrainer } from '../wasm/rl_trainer';
 import { cpuSftTrainer } from './cpu_sft';
 import type { Engine, EnginePolicy, RlStack, SftHyper, SftTrainer } from './engine';
@@ -44,13 +45,13 @@ export class CpuEngine implements Engine {
 
   createPolicy(cfg: ModelConfig, params: Float32Array, maxB: number): EnginePolicy {
     const { model, release } = this.model(cfg, params);
-    return Object.assign(new WasmPolicy(model, maxB), { destroy: release });
+    return Object.assign(new SamplerPolicy(new WasmSampler(model), maxB, cfg.maxT, cfg.vocabSize), { destroy: release });
   }
 
   createRlStack(cfg: ModelConfig, params: Float32Array, maxB: number, opts: RlTrainerOptions): RlStack {
     const { model, release } = this.model(cfg, params);
     const trainer = WasmRlTrainer.create(model, opts, maxB);
-    const policy = Object.assign(new WasmPolicy(model, maxB), { destroy: () => {} });
+    const policy = Object.assign(new SamplerPolicy(new WasmSampler(model), maxB, cfg.maxT, cfg.vocabSize), { destroy: () => {} });
     return { policy, trainer, readParams: async () => model.readParams(), destroy: release };
   }
 

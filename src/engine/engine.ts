@@ -9,8 +9,8 @@
  *           └─ destroy
  *
  * Two implementations, tested against the same CPU references: `WebGpuEngine` (webgpu.ts:
- * GpuModel, GpuPolicy, RlTrainer, GpuTrainer) and `CpuEngine` (cpu.ts: the WebAssembly engine's
- * WasmModel, WasmPolicy, WasmRlTrainer). `chooseEngine` (choose.ts) picks one for a spec's
+ * GpuModel, Sampler, RlTrainer, GpuTrainer) and `CpuEngine` (cpu.ts: the WebAssembly engine's
+ * WasmModel, WasmSampler, WasmRlTrainer); both policies are a SamplerPolicy over the sampler. `chooseEngine` (choose.ts) picks one for a spec's
  * `backend` ('auto' | 'webgpu' | 'wasm'); "backend" means that choice and nothing else.
  */
 import type { ModelConfig } from '../model/config';

@@ -1,6 +1,6 @@
 /**
- * The WebGPU engine (src/gpu, src/kernels, WGSL shaders) as an `Engine`: GpuModel, GpuPolicy
- * (the batched KV-cache Sampler), RlTrainer (src/rl/trainer.ts) and GpuTrainer's SFT step
+ * The WebGPU engine (src/gpu, src/kernels, WGSL shaders) as an `Engine`: GpuModel, the batched
+ * KV-cache Sampler (as a SamplerPolicy), RlTrainer (src/rl/trainer.ts) and GpuTrainer's SFT step
  * (webgpu_sft.ts). Browser only.
  */
 import type { Gpu } from '../gpu/device';
@@ -8,7 +8,8 @@ import type { ModelConfig } from '../model/config';
 import { GpuModel } from '../model/gpu_model';
 import { RlTrainer } from '../rl/trainer';
 import type { RlTrainerOptions } from '../rl/update';
-import { GpuPolicy } from '../rollout/gpu_policy';
+import { Sampler } from '../rollout/sampler';
+import { SamplerPolicy } from '../rollout/sampler_policy';
 import type { Engine, EnginePolicy, RlStack, SftHyper, SftTrainer } from './engine';
 import { gpuSftTrainer } from './webgpu_sft';
 
@@ -32,14 +33,14 @@ export class WebGpuEngine implements Engine {
 
   createPolicy(cfg: ModelConfig, params: Float32Array, maxB: number): EnginePolicy {
     const model = this.model(cfg, params, maxB);
-    const policy = new GpuPolicy(model);
-    const destroy = policy.destroy.bind(policy);
-    return Object.assign(policy, { destroy: () => (destroy(), model.destroy()) });
+    const sampler = new Sampler(model);
+    return Object.assign(new SamplerPolicy(sampler, maxB, model.maxT, cfg.vocabSize), { destroy: () => (sampler.destroy(), model.destroy()) });
   }
 
   createRlStack(cfg: ModelConfig, params: Float32Array, maxB: number, opts: RlTrainerOptions): RlStack {
     const model = this.model(cfg, params, maxB);
-    const policy = new GpuPolicy(model);
+    const sampler = new Sampler(model);
+    const policy = Object.assign(new SamplerPolicy(sampler, maxB, model.maxT, cfg.vocabSize), { destroy: () => {} });
     const trainer = RlTrainer.create(this.gpu, model, opts);
     return {
       policy,
@@ -47,7 +48,7 @@ export class WebGpuEngine implements Engine {
       readParams: () => model.readParams(),
       destroy: () => {
         trainer.destroy();
-        policy.destroy();
+        sampler.destroy();
         model.destroy();
       },
     };

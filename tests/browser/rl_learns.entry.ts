@@ -1,5 +1,5 @@
 // Browser side of rl_learns.spec.ts: the learning sanity check (tests/browser/lib/choice_task.ts)
-// on the WebGPU engine — GpuPolicy's KV-cache sampler, the rollout engine and RlTrainer's
+// on the WebGPU engine — the SamplerPolicy over the GPU's KV-cache sampler, the rollout engine and RlTrainer's
 // one-submit GRPO/PPO updates with GPU advantages.
 import { createGpu } from '../../src/gpu/device';
 import { WebGpuEngine } from '../../src/engine/webgpu';

@@ -27,7 +27,7 @@ const tail = (h: readonly ChoiceStep[], n: number) => mean(h.slice(-n).map((s) =
 
 describe('the RL loop learns a one-turn choice (CPU engine)', () => {
   it('the task is hard before RL: the class-0 share of the ids a fresh policy samples is ≈ 1/5', () => {
-    // The sampler bans the specials but <|end|> (GpuPolicy/WasmPolicy defaultSpecialIds).
+    // The sampler bans the specials but <|end|> (SamplerPolicy's defaultSpecialIds).
     const ban = defaultSpecialIds(tok.vocabSize)!;
     const end = tok.special('<|end|>');
     let n = 0;
