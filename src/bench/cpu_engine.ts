@@ -20,7 +20,7 @@ import { initParams } from '../model/init';
 import { sftTargets } from '../model/cpu_model';
 import { Rng } from '../util/rng';
 import { WasmEngine } from '../wasm/engine';
-import { wasmSftBackend } from '../pretrain/sft_wasm';
+import { cpuSftTrainer } from '../engine/cpu_sft';
 import { WasmModel } from '../wasm/model';
 import { WasmSampler } from '../wasm/sampler';
 import { gemm } from '../wasm/kernels';
@@ -121,35 +121,7 @@ export async function benchCpuEngine(
   const peer = o.pytorch ?? null;
   let pytorch: { torch: string; threads: number } | null = null;
   try {
-    // The GEMM alone on the model's shapes (the engine's peak), median of 7 × 5 calls.
-    for (const [N, K, M] of o.quick
-      ? [[512, 128, 512]]
-      : [
-          [2048, 128, 512],
-          [2048, 512, 128],
-          [2048, 64, 256],
-          [512, 512, 512],
-        ]) {
-      for (const t of threadCounts) {
-        const e = engines.get(t)!;
-        const mark = e.mark();
-        const A = e.alloc(N * K, 'A');
-        const B = e.alloc(K * M, 'B');
-        const Cm = e.alloc(N * M, 'C');
-        A.f32().forEach((_, i, a) => (a[i] = Math.sin(i)));
-        B.f32().forEach((_, i, a) => (a[i] = Math.cos(i)));
-        const run = () => gemm(e, { a: A, rowStride: K, colStride: 1, b: B, c: Cm, init: 'zero' }, N, M, K);
-        for (let i = 0; i < 3; i++) run();
-        const ms: number[] = [];
-        for (let r = 0; r < 7; r++) {
-          const t0 = performance.now();
-          for (let i = 0; i < 5; i++) run();
-          ms.push((performance.now() - t0) / 5);
-        }
-        gemmRows.push({ shape: `${N}×${K}×${M}`, threads: t, gflops: (2 * N * K * M) / (median(ms) / 1000) / 1e9 });
-        e.release(mark);
-      }
-    }
+    gemmRows.push(...benchGemm(engines, threadCounts, o.quick === true));
     for (const preset of ['mini', 'small'] as const) {
       const cfg = presetConfig(preset, 1024);
       const [B, T] = o.quick ? [2, 64] : [8, 256];
@@ -159,7 +131,7 @@ export async function benchCpuEngine(
       const { targets, mask } = sftTargets(ids, lengths, { B, T });
       const params = initParams(cfg, 1);
       const batch = { B, T, ids, lengths, mask: new Float32Array(B * T).fill(1) };
-      const ours = threadCounts.map((t) => ({ t, be: wasmSftBackend(engines.get(t)!, cfg, params, { weightDecay: 0.01, maxNorm: 1 }), ms: [] as number[] }));
+      const ours = threadCounts.map((t) => ({ t, trainer: cpuSftTrainer(engines.get(t)!, cfg, params, { weightDecay: 0.01, maxNorm: 1 }), ms: [] as number[] }));
       await useTfBackend('wasm');
       const tf = new TfTransformer('wasm', cfg, params, 1e-3, T);
       tf.setBatch(B, T, ids, targets, mask);
@@ -168,11 +140,11 @@ export async function benchCpuEngine(
       const py = peer ? () => peer.step() : null;
       if (peer) pytorch = await peer.model({ C: cfg.C, L: cfg.L, NH: cfg.NH, V: cfg.vocabSize, B, T, threads: Math.max(...threadCounts), seed: 1 });
       log(`${preset} B=${B} T=${T}: warm-up`);
-      for (const x of ours) await x.be.step(batch, 1e-3, 1);
+      for (const x of ours) await x.trainer.step(batch, 1e-3, 1);
       await tf.trainStep();
       if (py) await py();
       for (let r = 0; r < reps; r++) {
-        for (const x of ours) x.ms.push(await timeMs(() => x.be.step(batch, 1e-3, r + 2)));
+        for (const x of ours) x.ms.push(await timeMs(() => x.trainer.step(batch, 1e-3, r + 2)));
         tfMs.push(await timeMs(() => tf.trainStep()));
         if (py) pyMs.push(await py());
         log(
@@ -202,41 +174,7 @@ export async function benchCpuEngine(
         });
       }
 
-      // Sampling: same shapes as the WebGPU sampler bench (context 512, 32 new tokens).
-      const SB = o.quick ? 2 : 4;
-      const newTokens = o.quick ? 8 : 32;
-      const context = 512;
-      const scfg = validateConfig({ ...cfg, maxT: Math.max(cfg.maxT, context) });
-      let gpuTps = NaN;
-      let adapter = 'none';
-      try {
-        const g = await benchSampling(preset, true, { B: SB, newTokens, context });
-        gpuTps = g.tokensPerSec;
-        const gpu = (navigator as Navigator & { gpu?: GPU }).gpu;
-        const a = await gpu?.requestAdapter();
-        adapter = a ? `${a.info.vendor}/${a.info.architecture}` : 'none';
-      } catch (e) {
-        adapter = `unavailable (${(e as Error).message.split('\n')[0]})`;
-      }
-      for (const t of threadCounts) {
-        const e = engines.get(t)!;
-        const mark = e.mark();
-        const model = WasmModel.create(e, scfg);
-        model.writeParams(initParams(scfg, 1));
-        const s = new WasmSampler(model);
-        const srng = new Rng(2);
-        const prompts = Array.from({ length: SB }, () => Int32Array.from({ length: context - newTokens }, () => srng.int(scfg.vocabSize)));
-        await s.sample({ prompts, maxNewTokens: 2, temperature: 1, seed: 3 });
-        const tps: number[] = [];
-        for (let r = 0; r < (o.quick ? 3 : 5); r++) {
-          const { stats } = await s.sample({ prompts, maxNewTokens: newTokens, temperature: 1, seed: 3 });
-          tps.push((stats.tokens - SB) / ((stats.ms - stats.firstStepMs) / 1000));
-        }
-        const m = median(tps);
-        sampling.push({ preset, threads: t, B: SB, context, tokensPerSec: m, webgpuTokensPerSec: gpuTps, ratioVsWebgpu: m / gpuTps, webgpuAdapter: adapter });
-        log(`${preset} sampling ${t} thr: ${m.toFixed(0)} tok/s (WebGPU ${gpuTps.toFixed(0)} tok/s on ${adapter})`);
-        e.release(mark);
-      }
+      sampling.push(...(await benchCpuSampling(preset, cfg, engines, threadCounts, o.quick === true, log)));
     }
   } finally {
     for (const e of engines.values()) e.destroy();
@@ -250,4 +188,85 @@ export async function benchCpuEngine(
     training,
     sampling,
   };
+}
+
+/** The GEMM alone on the model's shapes (the engine's peak), median of 7 × 5 calls, per thread count. */
+function benchGemm(engines: ReadonlyMap<number, WasmEngine>, threadCounts: readonly number[], quick: boolean): CpuGemmRow[] {
+  const gemmRows: CpuGemmRow[] = [];
+  for (const [N, K, M] of quick
+    ? [[512, 128, 512]]
+    : [
+        [2048, 128, 512],
+        [2048, 512, 128],
+        [2048, 64, 256],
+        [512, 512, 512],
+      ]) {
+    for (const t of threadCounts) {
+      const e = engines.get(t)!;
+      const mark = e.mark();
+      const A = e.alloc(N * K, 'A');
+      const B = e.alloc(K * M, 'B');
+      const Cm = e.alloc(N * M, 'C');
+      A.f32().forEach((_, i, a) => (a[i] = Math.sin(i)));
+      B.f32().forEach((_, i, a) => (a[i] = Math.cos(i)));
+      const run = () => gemm(e, { a: A, rowStride: K, colStride: 1, b: B, c: Cm, init: 'zero' }, N, M, K);
+      for (let i = 0; i < 3; i++) run();
+      const ms: number[] = [];
+      for (let r = 0; r < 7; r++) {
+        const t0 = performance.now();
+        for (let i = 0; i < 5; i++) run();
+        ms.push((performance.now() - t0) / 5);
+      }
+      gemmRows.push({ shape: `${N}×${K}×${M}`, threads: t, gflops: (2 * N * K * M) / (median(ms) / 1000) / 1e9 });
+      e.release(mark);
+    }
+  }
+  return gemmRows;
+}
+
+/** Sampling on the CPU engine per thread count, beside the WebGPU sampler on the same shapes (context 512, 32 new tokens). */
+async function benchCpuSampling(
+  preset: 'mini' | 'small',
+  cfg: ModelConfig,
+  engines: ReadonlyMap<number, WasmEngine>,
+  threadCounts: readonly number[],
+  quick: boolean,
+  log: (line: string) => void,
+): Promise<CpuSamplingRow[]> {
+  const sampling: CpuSamplingRow[] = [];
+  const SB = quick ? 2 : 4;
+  const newTokens = quick ? 8 : 32;
+  const context = 512;
+  const scfg = validateConfig({ ...cfg, maxT: Math.max(cfg.maxT, context) });
+  let gpuTps = NaN;
+  let adapter = 'none';
+  try {
+    const g = await benchSampling(preset, true, { B: SB, newTokens, context });
+    gpuTps = g.tokensPerSec;
+    const gpu = (navigator as Navigator & { gpu?: GPU }).gpu;
+    const a = await gpu?.requestAdapter();
+    adapter = a ? `${a.info.vendor}/${a.info.architecture}` : 'none';
+  } catch (e) {
+    adapter = `unavailable (${(e as Error).message.split('\n')[0]})`;
+  }
+  for (const t of threadCounts) {
+    const e = engines.get(t)!;
+    const mark = e.mark();
+    const model = WasmModel.create(e, scfg);
+    model.writeParams(initParams(scfg, 1));
+    const s = new WasmSampler(model);
+    const srng = new Rng(2);
+    const prompts = Array.from({ length: SB }, () => Int32Array.from({ length: context - newTokens }, () => srng.int(scfg.vocabSize)));
+    await s.sample({ prompts, maxNewTokens: 2, temperature: 1, seed: 3 });
+    const tps: number[] = [];
+    for (let r = 0; r < (quick ? 3 : 5); r++) {
+      const { stats } = await s.sample({ prompts, maxNewTokens: newTokens, temperature: 1, seed: 3 });
+      tps.push((stats.tokens - SB) / ((stats.ms - stats.firstStepMs) / 1000));
+    }
+    const m = median(tps);
+    sampling.push({ preset, threads: t, B: SB, context, tokensPerSec: m, webgpuTokensPerSec: gpuTps, ratioVsWebgpu: m / gpuTps, webgpuAdapter: adapter });
+    log(`${preset} sampling ${t} thr: ${m.toFixed(0)} tok/s (WebGPU ${gpuTps.toFixed(0)} tok/s on ${adapter})`);
+    e.release(mark);
+  }
+  return sampling;
 }

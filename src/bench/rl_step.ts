@@ -1,7 +1,7 @@
 /**
  * `hlab bench` section `rlStep`: one RL step of the CPU engine as a run does it (rl_loop.ts:
  * rollout of the step's episodes with `runEpisodes`, then `trainer.update`), timed in parts, for
- * mini and small. The run's pieces are the runner's own (createStack, trainerOptions and maxRows
+ * mini and small. The run's pieces are the runner's own (Engine.createRlStack, trainerOptions and maxRows
  * of the `main` preset, GRPO, 2 env workers), with a fixed shape so numbers compare across
  * commits: the untrained policy (initParams seed 1) never ends an action, so every episode runs
  * `maxTurns` turns of `maxNewTokens` tokens. The update keeps zero-variance groups (the
@@ -19,10 +19,9 @@ import { loadTokenizer } from '../model/tokenizer';
 import { taskSet } from '../tasks';
 import { runEpisodes, type EpisodeRequest } from '../rollout/engine';
 import { envWorkerPool } from '../rollout/env_pool';
-import { createStack } from '../experiment/backend';
+import { CpuEngine } from '../engine/cpu';
 import { getPreset } from '../experiment/presets';
 import { maxRows, trainerOptions } from '../experiment/runner';
-import { WasmEngine } from '../wasm/engine';
 
 export interface RlStepRow {
   preset: 'mini' | 'small';
@@ -51,8 +50,7 @@ export async function benchRlStep(o: { quick?: boolean } = {}, log: (line: strin
   const tok = await loadTokenizer();
   const spec = getPreset('main');
   const threads = Math.min(2, navigator.hardwareConcurrency || 1);
-  const engine = await WasmEngine.create({ threads });
-  const backend = { kind: 'wasm' as const, engine, reason: 'bench', describe: `CPU engine, ${threads} threads` };
+  const engine = await CpuEngine.create('bench', { threads });
   const [episodes, maxTurns, maxNewTokens] = o.quick ? [16, 1, 16] : [64, 2, 32];
   const group = spec.rl.groupSize;
   const harnesses = ['S0-T0-O0-C0-W0', 'S1-T1-O1-C1-W1', 'S2-T2-O2-C2-W2', 'bb-coding-cli'];
@@ -68,7 +66,7 @@ export async function benchRlStep(o: { quick?: boolean } = {}, log: (line: strin
     for (const preset of ['mini', 'small'] as const) {
       const cfg = presetConfig(preset, tok.vocabSize);
       const opts = { ...trainerOptions(spec, 'grpo', tok.padId, 1), dropZeroVarianceGroups: false };
-      const stack = createStack(backend, cfg, initParams(cfg, 1), maxRows(cfg), opts);
+      const stack = engine.createRlStack(cfg, initParams(cfg, 1), maxRows(cfg), opts);
       try {
         const step = async (s: number) => {
           const t0 = performance.now();

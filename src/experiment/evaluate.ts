@@ -11,7 +11,7 @@ import { cellKey } from './plan';
 import type { EpisodeOutcomeCell } from './stats';
 import { BASE_HARNESS } from '../design';
 import type { Tokenizer } from '../model/tokenizer';
-import { runEpisodes, type EnvBackend, type EpisodeRequest, type Policy, type RolloutStats } from '../rollout/engine';
+import { runEpisodes, type EnvHost, type EpisodeRequest, type Policy, type RolloutStats } from '../rollout/engine';
 import type { BehaviourMetrics, PassAt1 } from './results';
 import { Rng } from '../util/rng';
 
@@ -27,7 +27,7 @@ export interface EvalSets {
 export interface EvalOptions {
   tok: Tokenizer;
   policy: Policy;
-  env: EnvBackend;
+  env: EnvHost;
   /** Tool-call turns per episode; the env host's cap adds the harness's workflow turns (harness/turn_budget.ts `turnCap`). */
   maxTurns: number;
   maxNewTokens: number;

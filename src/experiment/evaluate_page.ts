@@ -1,5 +1,5 @@
 /**
- * `hlab evaluate`, page side (either engine, src/experiment/backend.ts): load a base checkpoint (the shipped one of a preset, or
+ * `hlab evaluate`, page side (either engine, src/engine): load a base checkpoint (the shipped one of a preset, or
  * a file passed as base64), check its budget against the requested one (src/pretrain/budget.ts)
  * and that every opening fits, sample episodes of every (harness, test task, sample) in one
  * rollout batch (rollout/engine.ts: the engine's KV-cache sampler, env worker pool) and report them
@@ -18,7 +18,8 @@ import { assetFetch, baseCheckpointUrl } from '../util/asset_fetch';
 import { Rng } from '../util/rng';
 import { evalReport, evalTaskIds, resolveEvalHarnesses } from './evaluate_report';
 import { describeMix, pretrainMixOf } from '../pretrain/mix';
-import { chooseBackend, createPolicy, destroyBackend, type BackendChoice } from './backend';
+import { chooseEngine } from '../engine/choose';
+import type { BackendChoice } from '../engine/engine';
 
 /** JSON-safe request of one evaluation. */
 export interface EvalPageRequest {
@@ -88,8 +89,8 @@ export async function evaluateCheckpointInPage(req: EvalPageRequest): Promise<st
   if (warning) warnings.push(warning);
   checkOpeningsFit(tok, plan.ids, taskIds.map(taskFromId), limits);
 
-  const backend = await chooseBackend(req.backend ?? 'auto');
-  const { policy, destroy } = createPolicy(backend, cfg, ck.params, maxRows(cfg));
+  const engine = await chooseEngine(req.backend ?? 'auto');
+  const policy = engine.createPolicy(cfg, ck.params, maxRows(cfg));
   const env = envWorkerPool(req.workers, req.watchdogMs ?? 30_000, tok);
   try {
     const reqs: EpisodeRequest[] = [];
@@ -104,7 +105,7 @@ export async function evaluateCheckpointInPage(req: EvalPageRequest): Promise<st
       temperature: req.temperature,
       seed: Rng.derive(req.seed, 'evaluate').int(2 ** 31),
     });
-    if (backend.kind === 'webgpu' && backend.gpu.errors.length) throw new Error(`WebGPU errors during evaluation: ${backend.gpu.errors.join('; ')}`);
+    if (engine.errors().length) throw new Error(`WebGPU errors during evaluation: ${engine.errors().join('; ')}`);
     const report = evalReport(plan, trajectories, {
       source,
       digest: ck.header.digest,
@@ -123,13 +124,13 @@ export async function evaluateCheckpointInPage(req: EvalPageRequest): Promise<st
       droppedContextTokens: stats.droppedContextTokens,
       envFailures: stats.envFailures,
       seconds: Number(((performance.now() - t0) / 1000).toFixed(1)),
-      machine: `${backend.describe} (${backend.reason})`,
+      machine: `${engine.describe} (${engine.reason})`,
       warnings,
     });
     return stringifyFinite(report);
   } finally {
     env.terminate();
-    destroy();
-    destroyBackend(backend);
+    policy.destroy();
+    engine.destroy();
   }
 }

@@ -127,7 +127,7 @@ export function upgradeRuns(runs: unknown, curves: unknown): unknown {
 export interface ResultsFile extends ExperimentResults {
   /** The command line that produced the file. */
   command: string;
-  /** The engine of the last call (src/experiment/backend.ts). */
+  /** The engine of the last call (src/engine). */
   engine: { kind: 'webgpu' | 'wasm'; describe: string; reason: string };
   status: 'done' | 'interrupted';
   warnings: string[];

@@ -22,11 +22,11 @@
 import { rewardOf } from '../rl/reward';
 import type { Tokenizer } from '../model/tokenizer';
 import { trajectoryAdvantages, type AppliedAdvantages } from '../rl/advantages';
-import type { RlUpdateMetrics } from '../rl/trainer';
-import { runEpisodes, type EnvBackend, type EpisodeRequest, type RolloutStats, type Trajectory } from '../rollout/engine';
+import type { RlUpdateMetrics } from '../rl/update';
+import { runEpisodes, type EnvHost, type EpisodeRequest, type RolloutStats, type Trajectory } from '../rollout/engine';
 import type { RoundRobinSchedule } from '../design';
 import { Rng } from '../util/rng';
-import type { StackPolicy, StackTrainer } from './backend';
+import type { MeteredPolicy, EngineRlTrainer } from '../engine/engine';
 import { stepTasks } from './plan';
 import type { Emit, StepRecord } from './run_events';
 import type { ExperimentSpec, MethodSpec } from './spec';
@@ -68,9 +68,9 @@ export interface RlLoopRun {
   /** Last RL step of the run (0: no training). */
   runSteps: number;
   tok: Tokenizer;
-  policy: StackPolicy;
-  trainer: StackTrainer;
-  env: EnvBackend;
+  policy: MeteredPolicy;
+  trainer: EngineRlTrainer;
+  env: EnvHost;
   /** Train-task pool (plan.ts trainPool). */
   pool: readonly string[];
   /** Harness per draw of a task; restored from the checkpoint on resume. */
@@ -168,7 +168,7 @@ interface Counters {
 }
 
 /** The cumulative throughput and retry counters a step record takes differences of. */
-function counters(policy: StackPolicy, env: EnvBackend): Counters {
+function counters(policy: MeteredPolicy, env: EnvHost): Counters {
   return { tokens: policy.tokens, ms: policy.ms, retries: env.retries() };
 }
 

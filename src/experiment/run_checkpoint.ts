@@ -76,7 +76,7 @@ export interface RunPosition {
 export interface RunSegment {
   /** 'unrecorded': a segment of a checkpoint written before segments were recorded. */
   engine: 'webgpu' | 'wasm' | 'unrecorded';
-  /** The engine in words (backend.ts `describe`). */
+  /** The engine in words (`Engine.describe`, src/engine). */
   describe: string;
   /** The first run's starting checkpoint, or the run checkpoint the call resumed from. */
   start: string;

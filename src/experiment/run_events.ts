@@ -4,7 +4,7 @@
  * `StepRecord`, a run's curve, and the reporter both the runner and the RL loop write through.
  * Types only plus `makeEmit`; runner.ts re-exports the types for its callers.
  */
-import type { RlUpdateMetrics } from '../rl/trainer';
+import type { RlUpdateMetrics } from '../rl/update';
 import type { EvalResult } from './evaluate';
 import type { ValidationPoint } from './validation';
 

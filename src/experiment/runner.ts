@@ -4,13 +4,12 @@
  * one function per phase:
  *
  *   resume    → resumePoint     the latest good run checkpoint, when asked to continue
- *   start     → startRun        starting parameters (run_start.ts), engine stack, task pool, schedule
+ *   start     → startRun        starting parameters (run_start.ts), Engine.createRlStack, task pool, schedule
  *   evaluate  → evaluateBefore  the starting checkpoint (then a checkpoint)
  *   RL loop   → rlLoop          rl_loop.ts: schedule → rollout → advantages + update → record → checkpoint
  *   evaluate  → evaluateAfter   the trained parameters
  *   result    → recordResult    the run's RunResult (results_file.ts) and a checkpoint that closes it
- *
- * Checkpoints are written by run_checkpoint.ts `saveRunCheckpoint`.
+ * Checkpoints are written by run_checkpoint.ts `saveRunCheckpoint`; the engine is src/engine's.
  *
  * Determinism and resume: every random choice derives from (seed, step) — task draws
  * (plan.ts stepTasks), sampler seeds (Rng.derive(seed, 'rollout', step)), minibatch shuffles —
@@ -18,18 +17,16 @@
  * schedule, the metric history and finished results. All of it is in each checkpoint, so a
  * run resumed from step s continues exactly as an uninterrupted run would on the same adapter.
  *
- * Progress: every `RunEvent` (run_events.ts) goes to `onProgress` — the app's train worker
- * posts them to the view, the page entry (src/page/entries.ts) sends them to the CLI.
- * Stop: `shouldStop()` returning true makes the runner save a checkpoint after the current step
- * and return `status: 'interrupted'`. `mirrorCheckpoint` receives every saved checkpoint's
- * export file (the CLI keeps it in the output folder).
+ * Progress: every `RunEvent` (run_events.ts) goes to `onProgress` (to the app's view or the CLI).
+ * Stop: `shouldStop()` true makes the runner save a checkpoint after the current step and return
+ * `status: 'interrupted'`; `mirrorCheckpoint` receives every saved checkpoint's export file.
  */
 import { sha256Hex } from '../util/encoding';
 import { presetConfig, type ModelConfig } from '../model/config';
 import { loadTokenizer, type Tokenizer } from '../model/tokenizer';
 import { rlLossConfig, RlLossSpec } from '../rl/config';
-import { inProcessEnv, type EnvBackend } from '../rollout/engine';
-import type { RlTrainerOptions } from '../rl/trainer';
+import { inProcessEnv, type EnvHost } from '../rollout/engine';
+import type { RlTrainerOptions } from '../rl/update';
 import { envWorkerPool } from '../rollout/env_pool';
 import { CheckpointStore } from '../storage/checkpoint_store';
 import type { JsonValue } from '../storage/serialize';
@@ -55,7 +52,8 @@ import { makeEmit, type Emit, type RunCurves, type RunEvent, type StepRecord } f
 import { decodeRunCheckpoint, saveRunCheckpoint, type RunCheckpointSink, type RunSegment, type RunState, type RunTensors } from './run_checkpoint';
 import type { ExperimentResults, RunResult } from './results_file';
 import { parseSpec, type ExperimentSpec, type MethodSpec } from './spec';
-import { chooseBackend, createStack, destroyBackend, type Backend, type BackendChoice, type PolicyStack as Stack } from './backend';
+import { chooseEngine } from '../engine/choose';
+import type { BackendChoice, Engine, RlStack } from '../engine/engine';
 import { baseMix, loadBase, startingParams, type BaseLoad } from './run_start';
 
 export type { RunCurves, RunEvent, StepRecord } from './run_events';
@@ -104,8 +102,8 @@ export interface RunnerOptions {
  * and observation around the production loop, so no production option carries a test hook.
  */
 export interface RunSeams {
-  /** The run's environment backend instead of the worker pool (or the in-process one); e.g. one whose job n kills its worker. */
-  env?: (spec: ExperimentSpec, tok: Tokenizer) => EnvBackend & { terminate(): void };
+  /** The run's environment host instead of the worker pool (or the in-process one); e.g. one whose job n kills its worker. */
+  env?: (spec: ExperimentSpec, tok: Tokenizer) => EnvHost & { terminate(): void };
   /** Hooks of the RL loop (rl_loop.ts RlLoopHooks: after-rollout transforms). */
   loop?: RlLoopHooks;
   /** Skip the before/after evaluations (tests of the training loop only). */
@@ -115,7 +113,7 @@ export interface RunSeams {
 }
 
 export interface ExperimentOutput {
-  /** The engine that ran the policy and why it was chosen (src/experiment/backend.ts). */
+  /** The engine that ran the policy and why it was chosen (src/engine). */
   engine: { kind: 'webgpu' | 'wasm'; describe: string; reason: string };
   status: 'done' | 'interrupted';
   results: ExperimentResults;
@@ -146,7 +144,7 @@ function stableJson(v: unknown): string {
 /** SHA-256 hex of parameters' bytes (f32, the model layout). */
 export const paramsDigest = (a: Float32Array): Promise<string> => sha256Hex(new Uint8Array(a.buffer, a.byteOffset, a.byteLength));
 
-function localEnv(tok: Tokenizer): Promise<EnvBackend & { terminate(): void }> {
+function localEnv(tok: Tokenizer): Promise<EnvHost & { terminate(): void }> {
   return import('../rollout/env').then(({ localEnvApi }) => ({ ...inProcessEnv(localEnvApi(tok)), terminate: () => {} }));
 }
 
@@ -222,8 +220,8 @@ interface RunContext {
   /** RL steps per run (spec.rl.steps or the override). */
   steps: number;
   tok: Tokenizer;
-  backend: Backend;
-  env: EnvBackend & { terminate(): void };
+  engine: Engine;
+  env: EnvHost & { terminate(): void };
   sink: RunCheckpointSink;
   emit: Emit;
   warnings: string[];
@@ -252,7 +250,7 @@ interface ActiveRun {
   method: MethodSpec;
   /** RL steps of this run: 0 for a method that does not train. */
   runSteps: number;
-  stack: Stack;
+  stack: RlStack;
   pool: string[];
   fullPool: string[];
   schedule: ReturnType<typeof makeSchedule>;
@@ -279,8 +277,8 @@ async function openRun(specJson: unknown, o: RunnerOptions, seams: RunSeams): Pr
   // Cross-field constraints (K, budgets) before any GPU work, as the CLI checks them.
   const spec = checkSpecConsistency(parseSpec(specJson, 'spec'));
   const tok = await loadTokenizer();
-  const backend = await chooseBackend(o.backend ?? spec.backend);
-  emit({ type: 'log', message: `engine: ${backend.describe} — ${backend.reason}` });
+  const engine = await chooseEngine(o.backend ?? spec.backend);
+  emit({ type: 'log', message: `engine: ${engine.describe} — ${engine.reason}` });
   const warnings: string[] = [];
   // Base checkpoints are loaded once per preset, before the in-space set: it leaves out their pretraining mix.
   const bases = new Map<string, BaseLoad>();
@@ -308,7 +306,7 @@ async function openRun(specJson: unknown, o: RunnerOptions, seams: RunSeams): Pr
     seams,
     steps,
     tok,
-    backend,
+    engine,
     env,
     sink: { store, runId: o.runId ?? `run-${spec.name}`, ...(o.mirrorCheckpoint ? { mirror: o.mirrorCheckpoint } : {}) },
     emit,
@@ -316,14 +314,14 @@ async function openRun(specJson: unknown, o: RunnerOptions, seams: RunSeams): Pr
     excluded: new Set((o.excludeCells ?? []).map((c) => cellKey(c.taskId, c.harnessId))),
     bases,
     inSpace,
-    machine: `${backend.describe}; ${navigator.hardwareConcurrency} logical cores; ${navigator.userAgent.match(/(HeadlessChrome|Chrome)\/[\d.]+/)?.[0] ?? 'browser'}`,
+    machine: `${engine.describe}; ${navigator.hardwareConcurrency} logical cores; ${navigator.userAgent.match(/(HeadlessChrome|Chrome)\/[\d.]+/)?.[0] ?? 'browser'}`,
     plan,
     results: [],
     curves: [],
     trajectories: [],
     starts: [],
     segments: [],
-    segment: { engine: backend.kind, describe: backend.describe, start: '', from: { runIndex: 0, step: 0 }, to: { runIndex: 0, step: 0 } },
+    segment: { engine: engine.kind, describe: engine.describe, start: '', from: { runIndex: 0, step: 0 }, to: { runIndex: 0, step: 0 } },
     progress: { done: 0, total: plan.length * (steps + evalUnits) },
     evalUnits,
     stopRequested: () => o.shouldStop?.() === true,
@@ -393,7 +391,7 @@ function startRun(ctx: RunContext, r: number, resume: { state: RunState; tensors
   const fullPool = trainPool(spec, seed, ctx.o.trainPoolPerSuite ?? spec.rl.trainTasks ?? TRAIN_POOL_PER_SUITE);
   const { pool, assignments } = withoutCells(taskAssignments(spec, method, fullPool), ctx.excluded);
   if (pool.length === 0) throw new Error(`method '${method.name}', seed ${seed}: every training task is excluded as infeasible`);
-  const stack = createStack(ctx.backend, cfg, start.params, maxRows(cfg), trainerOptions(spec, method.algorithm, tok.padId, seed));
+  const stack = ctx.engine.createRlStack(cfg, start.params, maxRows(cfg), trainerOptions(spec, method.algorithm, tok.padId, seed));
   let st: RunState = { runIndex: r, step: 0, before: null, history: [], schedule: {}, skippedSteps: 0, seconds: 0 };
   // A checkpoint inside this run (not the fresh state before its first evaluation): continue it.
   if (resume && resume.state.runIndex === r && (resume.state.step > 0 || resume.state.before !== null)) {
@@ -583,12 +581,12 @@ export async function runExperiment(specJson: unknown, o: RunnerOptions = {}, se
   } finally {
     ctx.env.terminate();
     ctx.sink.store.close();
-    destroyBackend(ctx.backend);
+    ctx.engine.destroy();
   }
-  const { backend } = ctx;
-  if (backend.kind === 'webgpu' && backend.gpu.errors.length) throw new Error(`WebGPU errors during the run: ${backend.gpu.errors.join('; ')}`);
+  const { engine } = ctx;
+  if (engine.errors().length) throw new Error(`WebGPU errors during the run: ${engine.errors().join('; ')}`);
   return {
-    engine: { kind: backend.kind, describe: backend.describe, reason: backend.reason },
+    engine: { kind: engine.kind, describe: engine.describe, reason: engine.reason },
     status,
     results: { resultsVersion: 1, spec: ctx.spec.name, evalSet: ctx.inSpace.description, evalSetExcluded: ctx.inSpace.excluded, machine: ctx.machine, runs: ctx.results },
     curves: ctx.curves,

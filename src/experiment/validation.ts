@@ -15,7 +15,7 @@
  * state (run_checkpoint.ts) and the run's curve (run_events.ts RunCurves.validation).
  */
 import type { Tokenizer } from '../model/tokenizer';
-import { runEpisodes, type EnvBackend, type EpisodeRequest, type Policy } from '../rollout/engine';
+import { runEpisodes, type EnvHost, type EpisodeRequest, type Policy } from '../rollout/engine';
 import { Rng } from '../util/rng';
 import { validationCells, validationTasks } from './plan';
 import type { ExperimentSpec, MethodSpec } from './spec';
@@ -83,7 +83,7 @@ export function validationSteps(runSteps: number, every: number): number[] {
 export interface ValidationOptions {
   tok: Tokenizer;
   policy: Policy;
-  env: EnvBackend;
+  env: EnvHost;
   maxTurns: number;
   maxNewTokens: number;
   contextTokens: number;

@@ -1,24 +1,17 @@
 /**
  * A quick check of how a (pretrained) policy acts: greedy decoding on tasks under harnesses,
  * pass@1 with behaviour counts, run by the rollout engine (`runEpisodes`): each round, the
- * contexts of all unfinished episodes are decoded in batches (`Decoder`), the actions stepped
- * into their harnesses. Contexts are cut by the rollout rule (rows.ts `rolloutContext`)
- * and at most `actionReserve` tokens are generated; an action that hits that cap without
- * `<|end|>` is passed as cut off (truncation, not a parse error; docs/ARCHITECTURE.md "Rows and trajectories").
- *
- * Decoders: the GPU `Sampler` (temperature 0) in the browser (sft_gpu.ts) or the CPU model
- * (`cpuGreedyDecoder`, full recompute per token; tests and no-WebGPU fallback).
+ * contexts of all unfinished episodes are sampled at τ = 0 by an engine's policy
+ * (src/engine, `Engine.createPolicy`; the one greedy decode path), the actions stepped into
+ * their harnesses. Contexts are cut by the rollout rule (rows.ts `rolloutContext`) and at most
+ * `actionReserve` tokens are generated; an action that hits that cap without `<|end|>` is
+ * passed as cut off (truncation, not a parse error; docs/ARCHITECTURE.md "Rows and trajectories").
  */
-import { cpuForward } from '../model/cpu_model';
-import type { ModelConfig } from '../model/config';
 import type { Tokenizer } from '../model/tokenizer';
 import type { Task } from '../tasks/types';
-import { decodeAction, endTokenId, type RowLimits } from '../model/rows';
+import { decodeAction, type RowLimits } from '../model/rows';
 import { inProcessEnv, runEpisodes, type Policy } from '../rollout/engine';
 import { localEnvApi } from '../rollout/env';
-
-/** Decode continuations of prompts: for each prompt, the generated ids and whether `<|end|>` stopped it. */
-export type Decoder = (prompts: number[][], maxNewTokens: number) => Promise<Array<{ ids: number[]; ended: boolean }>>;
 
 export interface GreedyEpisode {
   harness: string;
@@ -43,34 +36,17 @@ export interface GreedyReport {
 }
 
 /**
- * A `Decoder` as the rollout engine's `Policy` (greedy: temperature and seed are ignored; the
- * decoders are deterministic). Log-probs are not computed (0): greedy evaluation trains nothing.
- */
-function decoderPolicy(decode: Decoder, maxT: number, maxB = 64): Policy {
-  return {
-    maxB,
-    maxT,
-    async sample(prompts, maxNew) {
-      const outs = await decode(
-        prompts.map((p) => Array.from(p)),
-        maxNew,
-      );
-      return outs.map((o) => ({ ids: Int32Array.from(o.ids), logprobs: new Float32Array(o.ids.length), stop: o.ended ? ('end' as const) : ('length' as const) }));
-    },
-  };
-}
-
-/**
- * Evaluate every (task, harness) pair once, greedily, through the rollout engine
- * (src/rollout/engine.ts `runEpisodes`, in-process environments): the one episode loop of RL
- * rollouts and evaluation, with the same context cut and cut-off rule.
+ * Evaluate every (task, harness) pair once, greedily (`policy` sampled at τ = 0), through the
+ * rollout engine (src/rollout/engine.ts `runEpisodes`, in-process environments): the one
+ * episode loop of RL rollouts and evaluation, with the same context cut and cut-off rule.
+ * @param policy an engine's policy (`Engine.createPolicy`); its maxB prompts go per call
  * @param harnessIds composed or black-box ids (createHarness)
  * @param maxTurns turn cap per episode (the harness truncates at it)
  * @throws Error naming an unknown harness id.
  */
 export async function evaluateGreedy(
   tok: Tokenizer,
-  decode: Decoder,
+  policy: Policy,
   tasks: readonly Task[],
   harnessIds: readonly string[],
   limits: RowLimits,
@@ -79,7 +55,7 @@ export async function evaluateGreedy(
   const reqs = harnessIds.flatMap((harnessId) => tasks.map((t, i) => ({ taskId: t.id, harnessId, group: i })));
   const { trajectories } = await runEpisodes(reqs, {
     tok,
-    policy: decoderPolicy(decode, limits.maxT),
+    policy,
     env: inProcessEnv(localEnvApi(tok)),
     maxTurns,
     maxNewTokens: limits.actionReserve,
@@ -113,33 +89,4 @@ export async function evaluateGreedy(
     byHarness[hid] = es.filter((e) => e.pass).length / Math.max(1, es.length);
   }
   return { episodes, passAt1: episodes.filter((e) => e.pass).length / Math.max(1, episodes.length), byHarness, validActionRate: valid / Math.max(1, actions) };
-}
-
-/**
- * Greedy decoding with the CPU model: one full forward per generated token per prompt (no KV
- * cache; O(T²) per token, fine for tests and tiny models). Stops a row at `<|end|>`, at
- * `maxNewTokens`, or at cfg.maxT.
- */
-export function cpuGreedyDecoder(cfg: ModelConfig, params: Float32Array, tok: Tokenizer): Decoder {
-  const end = endTokenId(tok);
-  return async (prompts, maxNew) =>
-    prompts.map((p) => {
-      const seq = [...p];
-      const ids: number[] = [];
-      let ended = false;
-      while (ids.length < maxNew && seq.length < cfg.maxT) {
-        const T = seq.length;
-        const { logits } = cpuForward(cfg, params, Int32Array.from(seq), Int32Array.of(T), { B: 1, T });
-        const row = logits.subarray((T - 1) * cfg.vocabSize, T * cfg.vocabSize);
-        let best = 0;
-        for (let v = 1; v < cfg.vocabSize; v++) if (row[v] > row[best]) best = v;
-        ids.push(best);
-        seq.push(best);
-        if (best === end) {
-          ended = true;
-          break;
-        }
-      }
-      return { ids, ended };
-    });
 }

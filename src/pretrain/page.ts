@@ -1,19 +1,20 @@
 /**
  * Page-side pretraining (run by `hlab pretrain` through withBrowser, and by the browser test):
- * demonstrations → rows → SFT on the GPU when WebGPU works (CPU model otherwise, reported) →
- * checkpoint bytes (base64) → a quick greedy evaluation on train tasks under a few training
- * harnesses. Progress goes to `onEvent` as `PretrainEvent`s (the page entry sends them to the CLI,
- * which prints them; src/page/protocol.ts). Returns a JSON-safe summary.
+ * demonstrations → rows → SFT on the WebGPU engine when WebGPU works (the CPU engine otherwise,
+ * reported; src/engine) → checkpoint bytes (base64) → a quick greedy evaluation (the engine's
+ * policy at τ = 0) on train tasks under a few training harnesses. Progress goes to `onEvent` as
+ * `PretrainEvent`s (the page entry sends them to the CLI, which prints them; src/page/protocol.ts).
+ * Returns a JSON-safe summary.
  */
-import { createGpu, type Gpu } from '../gpu/device';
+import { chooseEngine } from '../engine/choose';
+import type { Engine } from '../engine/engine';
 import { loadTokenizer, TOKENIZER_FORMAT_VERSION } from '../model/tokenizer';
 import { paramCount } from '../model/layout';
 import { selectTrainingOA } from '../design/selection';
 import { encodeBaseCheckpoint } from './checkpoint';
 import { evalTaskList, pretrainSummary } from './drivers';
-import { cpuGreedyDecoder, evaluateGreedy, type GreedyReport } from './eval_greedy';
-import { cpuSftBackend, describeDropped, prepareSft, trainSft, type DemoFailure, type SftBackend, type SftConfig, type SftProgress } from './sft';
-import { gpuGreedyDecoder, gpuSftBackend } from './sft_gpu';
+import { evaluateGreedy, type GreedyReport } from './eval_greedy';
+import { describeDropped, prepareSft, trainSft, type DemoFailure, type SftConfig, type SftProgress } from './sft';
 import { mixMetadata } from './mix';
 
 export interface PretrainPageOptions extends SftConfig {
@@ -22,7 +23,7 @@ export interface PretrainPageOptions extends SftConfig {
   /** Evaluation: this many train tasks (tier 1 first) × `evalHarnesses` training harnesses (0 = skip). */
   evalTasks: number;
   evalHarnesses: number;
-  /** Force the CPU model even when WebGPU works. */
+  /** Force the CPU engine even when WebGPU works. */
   cpu?: boolean;
   /** Command line recorded in the checkpoint metadata. */
   command: string;
@@ -32,7 +33,8 @@ export interface PretrainPageOptions extends SftConfig {
 export type PretrainEvent = { type: 'pretrainStep'; steps: number; progress: SftProgress } | { type: 'pretrainNote'; message: string };
 
 export interface PretrainPageResult {
-  backend: 'gpu' | 'cpu' | 'wasm';
+  /** The engine that trained: 'gpu' (WebGPU) or 'wasm' (the CPU engine, in the page or in Node). */
+  backend: 'gpu' | 'wasm';
   fallbackReason: string | null;
   adapter: string;
   config: Record<string, number>;
@@ -65,23 +67,24 @@ export async function pretrainInPage(o: PretrainPageOptions, onEvent: (ev: Pretr
   note(
     `${p.demos.episodes.length} expert episodes (${p.demos.source}, ${describeDropped(p.demos)}) → ${p.rows.length} rows, mean ${(rowTokens / Math.max(1, p.rows.length)).toFixed(0)} tokens; model ${cfg.preset} P=${paramCount(cfg.model)} maxT=${cfg.model.maxT}`,
   );
-  let gpu: Gpu | null = null;
+  let gpuEngine: Engine | null = null;
   let fallbackReason: string | null = null;
   if (o.cpu) fallbackReason = '--cpu given';
   else {
     try {
-      gpu = await createGpu();
+      gpuEngine = await chooseEngine('webgpu');
     } catch (e) {
       fallbackReason = (e as Error).message.split('\n')[0];
     }
   }
-  if (!gpu) note(`WebGPU unavailable, training on the CPU model instead: ${fallbackReason}`);
-  const backend: SftBackend = gpu ? gpuSftBackend(gpu, cfg.model, p.init, cfg, cfg.batchSize, cfg.model.maxT) : cpuSftBackend(cfg.model, p.init, cfg);
+  const engine = gpuEngine ?? (await chooseEngine('wasm'));
+  if (fallbackReason) note(`training on the ${engine.describe} instead of WebGPU: ${fallbackReason}`);
+  const trainer = engine.createSftTrainer(cfg.model, p.init, cfg, cfg.batchSize, cfg.model.maxT);
   const prepMs = performance.now() - t0;
-  const res = await trainSft(p.rows, cfg, backend, tok.padId, (s) => {
+  const res = await trainSft(p.rows, cfg, trainer, tok.padId, (s) => {
     if (s.step === 1 || s.step % o.logEvery === 0 || s.step === cfg.steps) onEvent({ type: 'pretrainStep', steps: cfg.steps, progress: s });
   });
-  if (gpu && gpu.errors.length) throw new Error(`WebGPU errors during training: ${gpu.errors.join('; ')}`);
+  if (engine.errors().length) throw new Error(`WebGPU errors during training: ${engine.errors().join('; ')}`);
   const meta = {
     command: o.command,
     seed: cfg.seed,
@@ -95,7 +98,7 @@ export async function pretrainInPage(o: PretrainPageOptions, onEvent: (ev: Pretr
     maxTier: cfg.maxTier,
     contextLossWeight: cfg.contextLossWeight,
     finalLoss: res.finalLoss,
-    backend: res.backend,
+    backend: res.trainer,
     ...(cfg.mix ? mixMetadata(cfg.mix) : {}),
   };
   const { bytes, digest } = await encodeBaseCheckpoint(cfg.model, res.params, { name: tok.name, vocabSize: tok.vocabSize, formatVersion: TOKENIZER_FORMAT_VERSION }, meta);
@@ -105,16 +108,17 @@ export async function pretrainInPage(o: PretrainPageOptions, onEvent: (ev: Pretr
     const harnesses = o.blackbox ? [o.blackbox] : selectTrainingOA().training.slice(0, o.evalHarnesses);
     const tasks = evalTaskList(o.evalTasks, cfg.seed, cfg.suites);
     note(`greedy evaluation: ${tasks.length} train tasks × ${harnesses.length} harnesses (${harnesses.join(', ')})`);
-    const dec = gpu ? gpuGreedyDecoder(gpu, cfg.model, res.params, tok, Math.min(32, tasks.length * harnesses.length)) : cpuGreedyDecoder(cfg.model, res.params, tok);
-    const rep = await evaluateGreedy(tok, dec, tasks, harnesses, { maxT: cfg.model.maxT, actionReserve: cfg.actionReserve }, 8);
-    if ('destroy' in dec) (dec as { destroy(): void }).destroy();
+    const policy = engine.createPolicy(cfg.model, res.params, Math.min(32, tasks.length * harnesses.length));
+    const rep = await evaluateGreedy(tok, policy, tasks, harnesses, { maxT: cfg.model.maxT, actionReserve: cfg.actionReserve }, 8);
+    policy.destroy();
     evalOut = { ...rep, ms: performance.now() - e0, harnesses, tasks: tasks.map((t) => t.id) };
     note(`greedy pass@1 ${rep.passAt1.toFixed(3)}, valid actions ${(100 * rep.validActionRate).toFixed(1)}%`);
   }
+  engine.destroy();
   return pretrainSummary(cfg, p.demos, p.rows, res, {
-    backend: gpu ? 'gpu' : 'cpu',
+    backend: engine.kind === 'webgpu' ? 'gpu' : 'wasm',
     fallbackReason,
-    adapter: gpu ? `${gpu.info.vendor}/${gpu.info.architecture}/${gpu.info.device}` : 'none',
+    adapter: engine.describe,
     prepMs,
     digest,
     eval: evalOut,

@@ -9,8 +9,8 @@
  * Objective: token-mean cross-entropy of the expert's action tokens (`<|end|>` included) given
  * the context (rows.ts), AdamW with global-norm clipping, linear warm-up then cosine decay to
  * `minLrRatio`·lr. Every step sees a fixed-size batch from a seeded per-epoch shuffle, so a
- * (config, seed) pair reproduces the run; the CPU backend (cpu_model.ts; tests) and the GPU
- * backend (gpu_train.ts; the browser, sft_gpu.ts) consume the identical batch sequence.
+ * (config, seed) pair reproduces the run; every SFT trainer (the engines', src/engine, and the
+ * reference `refSftTrainer`) consumes the identical batch sequence.
  */
 import { ADAMW_MOMENTS } from '../model/optimizer';
 import { presetConfig, type ModelConfig, type PresetName, PRESET_NAMES } from '../model/config';
@@ -25,6 +25,7 @@ import { Rng } from '../util/rng';
 import { runProceduralExpert } from './procedural_harness';
 import { batchIndices, cutView, encodeTurn, episodeRows, packBatch, tokenCounter, type Row, type RowBatch, type RowLimits } from '../model/rows';
 import { ContextBudgetError } from '../harness/context_budget';
+import type { SftTrainer } from '../engine/engine';
 import { DEFAULT_MIX_SPEC, drawMixHarness, MixSpecError, resolveMix, type PretrainMix } from './mix';
 
 /** Knobs of one SFT run. */
@@ -114,7 +115,7 @@ export function resolveSftConfig(c: SftConfig, vocabSize: number): Required<Omit
 /**
  * The batch with loss weight `w` on its context tokens: mask 1 stays 1 (action tokens), 0
  * becomes w at positions 1 … length−1 of each row (position 0, `<bos>`, is never a target;
- * padding stays 0). sftTargets then scores position t with weight mask[t+1]; every backend
+ * padding stays 0). sftTargets then scores position t with weight mask[t+1]; every trainer
  * normalizes by Σ weights.
  * @returns `batch` itself when w = 0
  */
@@ -288,22 +289,16 @@ export function demonstrationRows(
   return rows;
 }
 
-/** What a training backend does per step. */
-export interface SftBackend {
-  readonly name: string;
-  /** One optimizer step on `batch` at learning rate `lr`. @returns token-mean loss (nats) over action tokens, and the pre-clip gradient norm. */
-  step(batch: RowBatch, lr: number, step: number): Promise<{ loss: number; gradNorm: number; tokens: number }>;
-  /** The current parameters (P). */
-  params(): Promise<Float32Array>;
-}
-
-/** The CPU backend: cpuForward → sftLoss → cpuBackward → cpuAdamwStep (f32). */
-export function cpuSftBackend(model: ModelConfig, init: Float32Array, hp: { weightDecay: number; maxNorm: number }): SftBackend {
+/**
+ * The reference SFT trainer in plain TypeScript (tests, and the checks of both engines' SFT
+ * steps): cpuForward → sftLoss → cpuBackward → cpuAdamwStep (f32).
+ */
+export function refSftTrainer(model: ModelConfig, init: Float32Array, hp: { weightDecay: number; maxNorm: number }): SftTrainer {
   const params = init.slice();
   const m = new Float32Array(params.length);
   const v = new Float32Array(params.length);
   return {
-    name: 'cpu',
+    name: 'reference',
     async step(batch, lr, step) {
       const dims = { B: batch.B, T: batch.T };
       const { targets, mask } = sftTargets(batch.ids, batch.lengths, dims, batch.mask);
@@ -345,20 +340,21 @@ export interface SftResult {
   /** Tokens processed (valid, not padding) and wall time of the steps. */
   tokens: number;
   ms: number;
-  backend: string;
+  /** The SFT trainer's name. */
+  trainer: string;
 }
 
 /**
- * Run SFT over `rows` with `backend` (module doc).
+ * Run SFT over `rows` with `trainer` (module doc).
  * @param onProgress called after every step
  * @param onParams called with the parameters after every `paramsEvery`-th step (intermediate checkpoints)
- * @throws Error when there are no rows, or a backend step fails (a non-finite gradient norm
+ * @throws Error when there are no rows, or a trainer step fails (a non-finite gradient norm
  *   throws from the CPU step; the GPU step's loss is checked here).
  */
 export async function trainSft(
   rows: readonly Row[],
   cfg: ReturnType<typeof resolveSftConfig>,
-  backend: SftBackend,
+  trainer: SftTrainer,
   padId: number,
   onProgress?: (p: SftProgress) => void,
   onParams?: (step: number, params: Float32Array) => Promise<void>,
@@ -380,18 +376,18 @@ export async function trainSft(
       cfg.contextLossWeight,
     );
     const lr = lrAt(s, cfg.steps, cfg.lr, cfg.warmupSteps, cfg.minLrRatio);
-    const r = await backend.step(batch, lr, s);
+    const r = await trainer.step(batch, lr, s);
     if (!Number.isFinite(r.loss)) throw new Error(`trainSft: step ${s} loss is ${r.loss}`);
     losses.push(r.loss);
     for (let b = 0; b < batch.B; b++) tokens += batch.lengths[b];
     const elapsedMs = performance.now() - t0;
     onProgress?.({ step: s, loss: r.loss, gradNorm: r.gradNorm, lr, tokens: r.tokens, tokensPerSec: tokens / (elapsedMs / 1000), elapsedMs });
-    if (onParams && paramsEvery > 0 && s % paramsEvery === 0) await onParams(s, await backend.params());
+    if (onParams && paramsEvery > 0 && s % paramsEvery === 0) await onParams(s, await trainer.params());
   }
   const ms = performance.now() - t0;
   const tail = losses.slice(-Math.min(10, losses.length));
   return {
-    params: await backend.params(),
+    params: await trainer.params(),
     model: cfg.model,
     losses,
     finalLoss: tail.reduce((a, b) => a + b, 0) / tail.length,
@@ -400,7 +396,7 @@ export async function trainSft(
     droppedContextTokens: rows.reduce((a, r) => a + r.droppedContextTokens, 0),
     tokens,
     ms,
-    backend: backend.name,
+    trainer: trainer.name,
   };
 }
 
@@ -423,7 +419,7 @@ export function prepareSft(tok: Tokenizer, cfg: SftConfig) {
 /** The base model on the CPU (tests, Node): demonstrations under `cfg.mix`. */
 export async function pretrainBaseCpu(tok: Tokenizer, cfg: Omit<SftConfig, 'blackbox'>, onProgress?: (p: SftProgress) => void): Promise<SftResult & { demos: DemoSet }> {
   const p = prepareSft(tok, { ...cfg, blackbox: null });
-  const r = await trainSft(p.rows, p.cfg, cpuSftBackend(p.cfg.model, p.init, p.cfg), tok.padId, onProgress);
+  const r = await trainSft(p.rows, p.cfg, refSftTrainer(p.cfg.model, p.init, p.cfg), tok.padId, onProgress);
   return { ...r, demos: p.demos };
 }
 
@@ -434,6 +430,6 @@ export async function sftBlackboxCpu(
   onProgress?: (p: SftProgress) => void,
 ): Promise<SftResult & { demos: DemoSet }> {
   const p = prepareSft(tok, { ...cfg, blackbox: cfg.blackbox ?? 'bb-coding-cli' });
-  const r = await trainSft(p.rows, p.cfg, cpuSftBackend(p.cfg.model, p.init, p.cfg), tok.padId, onProgress);
+  const r = await trainSft(p.rows, p.cfg, refSftTrainer(p.cfg.model, p.init, p.cfg), tok.padId, onProgress);
   return { ...r, demos: p.demos };
 }

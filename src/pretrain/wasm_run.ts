@@ -12,16 +12,16 @@ import { paramCount } from '../model/layout';
 import { TOKENIZER_FORMAT_VERSION, type Tokenizer } from '../model/tokenizer';
 import { selectTrainingOA } from '../design/selection';
 import { encodeBaseCheckpoint } from './checkpoint';
-import { evaluateGreedy } from './eval_greedy';
+import { evaluateGreedy, type GreedyReport } from './eval_greedy';
 import { evalTaskList, pretrainSummary } from './drivers';
 import type { PretrainPageOptions, PretrainPageResult } from './page';
-import { endTokenId } from '../model/rows';
 import { demoTasks, describeDropped, prepareSft, trainSft } from './sft';
-import { WasmEngine } from '../wasm/engine';
-import { sftBatchNll, wasmGreedyDecoder, wasmSftBackend } from './sft_wasm';
+import { CpuEngine } from '../engine/cpu';
+import { sftBatchNll } from '../engine/cpu_sft';
 import { BASE_HARNESS } from '../design/space';
 import { mixMetadata } from './mix';
-import { HELD_OUT_SETS, heldOutLoss, heldOutSets, heldOutTasks, type HeldOutName } from './heldout';
+import { HELD_OUT_SETS, heldOutLoss, heldOutSets, heldOutTasks, type BatchNll, type HeldOutName } from './heldout';
+import type { Task } from '../tasks/types';
 
 export interface WasmPretrainOptions extends PretrainPageOptions {
   /** Write an intermediate checkpoint every this many steps (0 = only at the end). */
@@ -57,7 +57,7 @@ export interface HeldOutPoint {
  * Run pretraining on the CPU engine (module doc).
  * @param log progress lines (already formatted)
  * @param onCheckpoint receives every checkpoint (intermediate and final) with its step
- * @throws Error from SFT (bad config, non-finite loss) or the wasm backend
+ * @throws Error from SFT (bad config, non-finite loss) or the CPU engine
  */
 export async function pretrainWasm(
   tok: Tokenizer,
@@ -71,54 +71,27 @@ export async function pretrainWasm(
   const rowTokens = p.rows.reduce((a, r) => a + r.ids.length, 0);
   if (o.init && o.init.params.length !== p.init.length)
     throw new Error(`--init: the checkpoint has ${o.init.params.length} parameters, preset ${cfg.preset} needs ${p.init.length}`);
-  const engine = await WasmEngine.create({ threads: o.threads });
+  const engine = await CpuEngine.create('hlab pretrain --backend wasm', { threads: o.threads });
   log(
-    `[pretrain] ${p.demos.episodes.length} expert episodes (${p.demos.source}, ${describeDropped(p.demos)}${p.longActionTurns ? `; ${p.longActionTurns} turns dropped: action too long for maxT − opening` : ''}; suites ${cfg.suites.join('+')}, tier ≤ ${cfg.maxTier}) → ${p.rows.length} rows, mean ${(rowTokens / Math.max(1, p.rows.length)).toFixed(0)} tokens; model ${cfg.preset} P=${paramCount(cfg.model)} maxT=${cfg.model.maxT}; backend wasm (CPU engine, ${engine.threads} thread${engine.threads === 1 ? '' : 's'})`,
+    `[pretrain] ${p.demos.episodes.length} expert episodes (${p.demos.source}, ${describeDropped(p.demos)}${p.longActionTurns ? `; ${p.longActionTurns} turns dropped: action too long for maxT − opening` : ''}; suites ${cfg.suites.join('+')}, tier ≤ ${cfg.maxTier}) → ${p.rows.length} rows, mean ${(rowTokens / Math.max(1, p.rows.length)).toFixed(0)} tokens; model ${cfg.preset} P=${paramCount(cfg.model)} maxT=${cfg.model.maxT}; backend wasm (${engine.describe})`,
   );
   if (cfg.contextLossWeight > 0)
     log(
       `[pretrain] objective: next-token loss on action tokens (weight 1) and context tokens (weight ${cfg.contextLossWeight}); the step loss below is that weighted mean, the held-out loss is action tokens only`,
     );
-  const backend = wasmSftBackend(engine, cfg.model, o.init?.params ?? p.init, cfg);
-  const evalEvery = o.evalEvery ?? 0;
+  const trainer = engine.createSftTrainer(cfg.model, o.init?.params ?? p.init, cfg);
   const limits = { maxT: cfg.model.maxT, actionReserve: cfg.actionReserve };
-  // The curve is on a validation split of train seeds, disjoint from the demonstrations' tasks: choices are tuned there, never on test tasks.
-  const demoIds = new Set(demoTasks(cfg.demos, cfg.seed, cfg.maxTier, cfg.suites).map((t) => t.id));
-  const hoTasks = evalEvery > 0 ? heldOutTasks(o.heldOutTasks ?? 24, cfg.seed, cfg.maxTier, cfg.suites, 'train', demoIds) : [];
-  const sets = evalEvery > 0 ? heldOutSets(tok, hoTasks, limits, cfg.seed) : [];
-  if (evalEvery > 0)
-    log(
-      `[pretrain] held-out: ${hoTasks.length} validation tasks (train seeds, none a demonstration's); rows ${sets.map((x) => `${x.name} ${x.rows.length}`).join(', ')}; every ${evalEvery} steps`,
-    );
-  const greedyTasks = hoTasks.filter((t) => t.tier === 1).slice(0, o.evalTasks);
-  const greedyHarnesses = [
-    BASE_HARNESS,
-    ...selectTrainingOA()
-      .training.filter((h) => h !== BASE_HARNESS)
-      .slice(0, o.evalHarnesses),
-  ];
-  const curve: HeldOutPoint[] = [];
-  const measure = async (step: number) => {
-    const loss = {} as Record<HeldOutName, number>;
-    for (const x of sets) loss[x.name] = heldOutLoss(x.rows, cfg.batchSize, tok.padId, cfg.model.maxT, (b) => sftBatchNll(backend.model, b));
-    let greedy: Record<string, number> = {};
-    let validActionRate = Number.NaN;
-    if (greedyTasks.length > 0) {
-      const rep = await evaluateGreedy(tok, wasmGreedyDecoder(backend.model, endTokenId(tok)), greedyTasks, greedyHarnesses, limits, 8);
-      greedy = rep.byHarness;
-      validActionRate = rep.validActionRate;
+  // Greedy pass@1: the engine's policy at τ = 0 over the trainer's current parameters.
+  const greedyPass = async (tasks: readonly Task[], harnesses: readonly string[]) => {
+    const policy = engine.createPolicy(cfg.model, trainer.model.readParams(), GREEDY_ROWS);
+    try {
+      return await evaluateGreedy(tok, policy, tasks, harnesses, limits, 8);
+    } finally {
+      policy.destroy();
     }
-    curve.push({ step, loss, greedy, validActionRate });
-    log(
-      `[pretrain] held-out at step ${step}: loss ${HELD_OUT_SETS.map((n) => `${n} ${loss[n].toFixed(3)}`).join(', ')}${
-        greedyTasks.length
-          ? `; greedy pass@1 ${Object.entries(greedy)
-              .map(([h, p]) => `${h} ${p.toFixed(2)}`)
-              .join(', ')} (${greedyTasks.length} tier-1 validation tasks), valid actions ${(100 * validActionRate).toFixed(0)}%`
-          : ''
-      }`,
-    );
   };
+  const evalEvery = o.evalEvery ?? 0;
+  const { curve, measure, greedyHarnesses } = heldOutCurve(tok, o, cfg, (b) => sftBatchNll(trainer.model, b), greedyPass, log);
   const prepMs = performance.now() - t0;
   const tokMeta = { name: tok.name, vocabSize: tok.vocabSize, formatVersion: TOKENIZER_FORMAT_VERSION };
   const meta = (step: number, losses: number[]) => ({
@@ -148,7 +121,7 @@ export async function pretrainWasm(
   const res = await trainSft(
     p.rows,
     cfg,
-    backend,
+    trainer,
     tok.padId,
     (s) => {
       losses.push(s.loss);
@@ -178,8 +151,7 @@ export async function pretrainWasm(
     const harnesses = o.blackbox ? [o.blackbox] : selectTrainingOA().training.slice(0, o.evalHarnesses);
     const tasks = evalTaskList(o.evalTasks, cfg.seed, cfg.suites);
     log(`[pretrain] greedy evaluation: ${tasks.length} train tasks × ${harnesses.length} harnesses (${harnesses.join(', ')})`);
-    backend.model.writeParams(res.params);
-    const rep = await evaluateGreedy(tok, wasmGreedyDecoder(backend.model, endTokenId(tok)), tasks, harnesses, { maxT: cfg.model.maxT, actionReserve: cfg.actionReserve }, 8);
+    const rep = await greedyPass(tasks, harnesses);
     evalOut = { ...rep, ms: performance.now() - e0, harnesses, tasks: tasks.map((t) => t.id) };
     log(`[pretrain] greedy pass@1 ${rep.passAt1.toFixed(3)}, valid actions ${(100 * rep.validActionRate).toFixed(1)}%`);
   }
@@ -188,7 +160,7 @@ export async function pretrainWasm(
     ...pretrainSummary(cfg, p.demos, p.rows, res, {
       backend: 'wasm',
       fallbackReason: null,
-      adapter: `CPU engine (WebAssembly SIMD, ${engine.threads} threads)`,
+      adapter: engine.describe,
       prepMs,
       digest,
       eval: evalOut,
@@ -198,6 +170,63 @@ export async function pretrainWasm(
   };
 }
 
+/**
+ * The held-out curve of a run (WasmPretrainOptions.evalEvery): a validation split of train seeds
+ * disjoint from the demonstrations' tasks (choices are tuned there, never on test tasks), its
+ * rows under the held-out harness sets, and `measure(step)`, which appends one point to `curve`
+ * (action loss per set by `nll`; greedy pass@1 of the tier-1 tasks by `greedyPass`) and logs it.
+ */
+function heldOutCurve(
+  tok: Tokenizer,
+  o: WasmPretrainOptions,
+  cfg: ReturnType<typeof prepareSft>['cfg'],
+  nll: BatchNll,
+  greedyPass: (tasks: readonly Task[], harnesses: readonly string[]) => Promise<GreedyReport>,
+  log: (line: string) => void,
+) {
+  const evalEvery = o.evalEvery ?? 0;
+  const limits = { maxT: cfg.model.maxT, actionReserve: cfg.actionReserve };
+  const demoIds = new Set(demoTasks(cfg.demos, cfg.seed, cfg.maxTier, cfg.suites).map((t) => t.id));
+  const hoTasks = evalEvery > 0 ? heldOutTasks(o.heldOutTasks ?? 24, cfg.seed, cfg.maxTier, cfg.suites, 'train', demoIds) : [];
+  const sets = evalEvery > 0 ? heldOutSets(tok, hoTasks, limits, cfg.seed) : [];
+  if (evalEvery > 0)
+    log(
+      `[pretrain] held-out: ${hoTasks.length} validation tasks (train seeds, none a demonstration's); rows ${sets.map((x) => `${x.name} ${x.rows.length}`).join(', ')}; every ${evalEvery} steps`,
+    );
+  const greedyTasks = hoTasks.filter((t) => t.tier === 1).slice(0, o.evalTasks);
+  const greedyHarnesses = [
+    BASE_HARNESS,
+    ...selectTrainingOA()
+      .training.filter((h) => h !== BASE_HARNESS)
+      .slice(0, o.evalHarnesses),
+  ];
+  const curve: HeldOutPoint[] = [];
+  const measure = async (step: number) => {
+    const loss = {} as Record<HeldOutName, number>;
+    for (const x of sets) loss[x.name] = heldOutLoss(x.rows, cfg.batchSize, tok.padId, cfg.model.maxT, nll);
+    let greedy: Record<string, number> = {};
+    let validActionRate = Number.NaN;
+    if (greedyTasks.length > 0) {
+      const rep = await greedyPass(greedyTasks, greedyHarnesses);
+      greedy = rep.byHarness;
+      validActionRate = rep.validActionRate;
+    }
+    curve.push({ step, loss, greedy, validActionRate });
+    log(
+      `[pretrain] held-out at step ${step}: loss ${HELD_OUT_SETS.map((n) => `${n} ${loss[n].toFixed(3)}`).join(', ')}${
+        greedyTasks.length
+          ? `; greedy pass@1 ${Object.entries(greedy)
+              .map(([h, p]) => `${h} ${p.toFixed(2)}`)
+              .join(', ')} (${greedyTasks.length} tier-1 validation tasks), valid actions ${(100 * validActionRate).toFixed(0)}%`
+          : ''
+      }`,
+    );
+  };
+  return { curve, measure, greedyHarnesses };
+}
+
+/** Prompts per greedy sampler call. */
+const GREEDY_ROWS = 16;
 const round4 = (x: number) => Math.round(x * 1e4) / 1e4;
 const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
 

@@ -45,7 +45,6 @@ import { decodeRlMetrics, RL_METRIC_NAMES } from '../kernels/rl_metrics';
 import type { Gpu } from '../gpu/device';
 import { GpuModel } from '../model/gpu_model';
 import { GpuTrainer } from '../model/gpu_train';
-import type { RlLossConfig } from './config';
 import { rlLossHead, type RlHead } from './trainer_head';
 import { createStorage, readF32 } from '../gpu/buffers';
 import { mapReadChecked } from '../gpu/device_lost';
@@ -57,6 +56,7 @@ import { advNormalizeScratchBytes, prepareAdvNormalizeForward } from '../kernels
 import { buildRows, minibatchIndices, sliceRows, type RlRows, type TrajectoryLike } from './trainer_batch';
 import { UpdateMetricsAccumulator } from './update_metrics';
 import { ADVANTAGE_ESTIMATORS, gaeRowInputs, grpoGroupOffsets, type AppliedAdvantages } from './advantages';
+import { filteredUpdate, type RlTrainerOptions, type RlUpdate, type RlUpdateMetrics } from './update';
 
 /** The rollout batch's advantages on the GPU: uploaded inputs, outputs, and the encoder. */
 interface GpuAdvantages {
@@ -69,66 +69,6 @@ interface GpuAdvantages {
   /** Encode the kernels in their own compute pass. */
   encode(enc: GPUCommandEncoder): void;
   destroy(): void;
-}
-
-export interface RlTrainerOptions {
-  cfg: RlLossConfig;
-  lr: number;
-  weightDecay: number;
-  maxGradNorm: number;
-  epochs: number;
-  minibatches: number;
-  padId: number;
-  /** Seed of the minibatch shuffles. */
-  seed: number;
-  /**
-   * GRPO with klCoef = 0 and entCoef = 0: train only on groups whose rewards are not all equal
-   * (DAPO dynamic sampling, without re-sampling); see `RlTrainer.update`. Default true.
-   */
-  dropZeroVarianceGroups?: boolean;
-}
-
-/** Metrics of one RL update (one RL step), averaged over its applied optimizer steps. */
-export interface RlUpdateMetrics {
-  policyLoss: number;
-  valueLoss: number;
-  /** Fraction of valid tokens whose ratio was clipped (low + high). */
-  clipFrac: number;
-  /** k3 estimate of KL(π_old‖π) over valid tokens. */
-  approxKl: number;
-  /** KL(π‖π_ref) to the frozen starting policy with cfg.klEstimator, over valid tokens (0 when klCoef = 0). */
-  klRef: number;
-  /** Mean −log π_old(a) of the sampled tokens: a Monte-Carlo estimate of the entropy of the sampling policy softmax(z/τ) (nats/token, τ = cfg.temperature). */
-  entropy: number;
-  gradNorm: number;
-  /** Optimizer steps attempted / skipped (non-finite loss or gradient). */
-  optimizerSteps: number;
-  skippedSteps: number;
-  /** Training rows and valid (policy) tokens of the step (after dropping zero-variance groups). */
-  rows: number;
-  tokens: number;
-  /** GRPO groups left out of this update because their rewards were all equal (0 when the filter is off). */
-  droppedGroups: number;
-  /** Wall time of the update (ms). */
-  ms: number;
-}
-
-/** What one RL update did (both engines): its metrics and the advantages its loss read. */
-export interface RlUpdate {
-  metrics: RlUpdateMetrics;
-  applied: AppliedAdvantages;
-}
-
-/** `applied` of an update that trained on nothing (every group dropped). */
-function nothingApplied(cfg: RlLossConfig): AppliedAdvantages {
-  return {
-    kept: [],
-    rows: null,
-    oldValues: null,
-    advantages: new Float32Array(0),
-    returns: null,
-    episodeAdvantages: ADVANTAGE_ESTIMATORS[cfg.algorithm].usesValues ? null : new Float32Array(0),
-  };
 }
 
 export class RlTrainer {
@@ -425,91 +365,6 @@ export class RlTrainer {
     this.head.destroy();
     this.refModel?.destroy();
   }
-}
-
-/**
- * The zero-variance group filter around an update, as `RlTrainer.update` documents it (both
- * engines' trainers use it): GRPO with klCoef = entCoef = 0 and the option on drops the
- * all-equal groups, runs `run` on the rest, or applies nothing when none is left.
- * @param t0 the update's start (performance.now()), for `ms`
- */
-export async function filteredUpdate(
-  trajs: readonly TrajectoryLike[],
-  opts: RlTrainerOptions,
-  t0: number,
-  run: (trajs: readonly TrajectoryLike[]) => Promise<RlUpdate> | RlUpdate,
-): Promise<RlUpdate> {
-  const cfg = opts.cfg;
-  const filter = cfg.algorithm === 'grpo' && opts.dropZeroVarianceGroups !== false && cfg.klCoef === 0 && cfg.entCoef === 0 && trajs.length > 0;
-  if (filter) {
-    const { kept, keptIndices, droppedGroups } = dropZeroVarianceGroups(trajs);
-    if (droppedGroups > 0) {
-      const entropy = policyTokenEntropy(trajs);
-      if (kept.length === 0) {
-        const metrics = {
-          policyLoss: 0,
-          valueLoss: 0,
-          clipFrac: 0,
-          approxKl: 0,
-          klRef: 0,
-          entropy,
-          gradNorm: 0,
-          optimizerSteps: 0,
-          skippedSteps: 0,
-          rows: 0,
-          tokens: 0,
-          droppedGroups,
-          ms: performance.now() - t0,
-        };
-        return { metrics, applied: nothingApplied(cfg) };
-      }
-      const u = await run(kept);
-      // `run` saw only the kept trajectories: map its indices back to the caller's.
-      return { metrics: { ...u.metrics, entropy, droppedGroups, ms: performance.now() - t0 }, applied: { ...u.applied, kept: u.applied.kept.map((i) => keptIndices[i]) } };
-    }
-  }
-  return run(trajs);
-}
-
-/**
- * Split GRPO trajectories into the groups to train on and the zero-variance groups to drop: a
- * group (contiguous, grpoGroupOffsets) is dropped when all its rewards, rounded to f32 as the
- * advantage kernel reads them, are finite and equal (+0 = −0). Order is kept.
- * @returns the kept trajectories, their indices in `trajs`, and the number of dropped groups
- * @throws Error when a group is not contiguous.
- */
-export function dropZeroVarianceGroups(trajs: readonly TrajectoryLike[]): { kept: TrajectoryLike[]; keptIndices: number[]; droppedGroups: number } {
-  const offsets = grpoGroupOffsets(trajs);
-  const kept: TrajectoryLike[] = [];
-  const keptIndices: number[] = [];
-  let droppedGroups = 0;
-  for (let g = 0; g + 1 < offsets.length; g++) {
-    const lo = offsets[g];
-    const hi = offsets[g + 1];
-    const r0 = Math.fround(trajs[lo].reward);
-    let constant = Number.isFinite(r0);
-    for (let e = lo + 1; e < hi && constant; e++) constant = Math.fround(trajs[e].reward) === r0;
-    if (constant) droppedGroups++;
-    else for (let e = lo; e < hi; e++) kept.push(trajs[e]), keptIndices.push(e);
-  }
-  return { kept, keptIndices, droppedGroups };
-}
-
-/**
- * Mean −log π_old(a) over every sampled token of `trajs` (nats/token; 0 without tokens): the
- * `entropy` metric of RlUpdateMetrics, summed in the order buildRows lays the tokens out (rows =
- * turns in order, then positions), so it equals the value runEpochs computes from the rows.
- */
-export function policyTokenEntropy(trajs: readonly TrajectoryLike[]): number {
-  let sum = 0;
-  let n = 0;
-  for (const tr of trajs) {
-    for (const t of tr.turns) {
-      for (let j = 0; j < t.logprobs.length; j++) sum -= t.logprobs[j];
-      n += t.logprobs.length;
-    }
-  }
-  return n > 0 ? sum / n : 0;
 }
 
 /**

@@ -3,7 +3,7 @@
  * bookkeeping both engines' trainers share (src/rl/trainer.ts on WebGPU, src/wasm/rl_trainer.ts
  * on the CPU engine). Engine-free.
  */
-import type { RlUpdateMetrics } from './trainer';
+import type { RlUpdateMetrics } from './update';
 
 /** What one applied optimizer step measured (clipFrac = low + high clipped fraction). */
 export interface StepMetrics {

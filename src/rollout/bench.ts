@@ -11,7 +11,8 @@ import { GpuModel } from '../model/gpu_model';
 import { initParams } from '../model/init';
 import { loadTokenizer } from '../model/tokenizer';
 import { taskSet } from '../tasks';
-import { GpuPolicy } from './gpu_policy';
+import { Sampler } from './sampler';
+import { SamplerPolicy } from './sampler_policy';
 import { inProcessEnv, runEpisodes, type EpisodeRequest } from './engine';
 import { localEnvApi } from './env';
 import { envWorkerPool } from './env_pool';
@@ -38,7 +39,8 @@ export async function benchRollouts(o: { workers?: number[]; episodes?: number; 
   const cfg = presetConfig('tiny', tok.vocabSize);
   const model = GpuModel.create(gpu, cfg, { maxB: 16 });
   model.writeParams(initParams(cfg, 1));
-  const policy = new GpuPolicy(model);
+  const sampler = new Sampler(model);
+  const policy = new SamplerPolicy(sampler, model.maxB, model.maxT, cfg.vocabSize);
   const n = o.episodes ?? 16;
   const harnesses = ['S0-T0-O0-C0-W0', 'S1-T1-O1-C1-W1', 'S2-T2-O2-C2-W2', 'bb-coding-cli'];
   const tasks = taskSet('workspace', 'train', n, 5);
@@ -67,7 +69,7 @@ export async function benchRollouts(o: { workers?: number[]; episodes?: number; 
       }
     }
   } finally {
-    policy.destroy();
+    sampler.destroy();
     model.destroy();
   }
   return rows;

@@ -47,7 +47,7 @@ export interface Policy {
 }
 
 /** Where environment jobs run: a WorkerPool of env_worker.ts, or in-process. */
-export interface EnvBackend {
+export interface EnvHost {
   run<R>(job: (api: EnvApi) => Promise<R>): Promise<R>;
   /** Retries so far (fresh-worker replacements after a throw, hang or crash). */
   retries(): number;
@@ -97,7 +97,7 @@ export interface Trajectory {
 export interface RolloutOptions {
   tok: Tokenizer;
   policy: Policy;
-  env: EnvBackend;
+  env: EnvHost;
   /** Tool-call turns per episode; the env host's cap adds the harness's workflow turns (harness/turn_budget.ts `turnCap`). */
   maxTurns: number;
   /** New-token budget per action (= the context reserve of the truncation rule). */
@@ -259,7 +259,7 @@ export async function runEpisodes(reqs: readonly EpisodeRequest[], o: RolloutOpt
   return { trajectories: eps.map((e) => e.traj), stats };
 }
 
-/** An in-process EnvBackend (no workers): tests, Node, and a fallback. Never retries. */
-export function inProcessEnv(api: EnvApi): EnvBackend {
+/** An in-process EnvHost (no workers): tests, Node, and a fallback. Never retries. */
+export function inProcessEnv(api: EnvApi): EnvHost {
   return { run: (job) => job(api), retries: () => 0 };
 }

@@ -1,13 +1,13 @@
 /**
  * The rollout environments of a page: a WorkerPool of env_worker.ts (one EnvHost per worker,
- * watchdog and retry on a fresh worker, worker_pool.ts) as the EnvBackend the rollout engine
+ * watchdog and retry on a fresh worker, worker_pool.ts) as the EnvHost the rollout engine
  * runs its jobs on. Every worker counts tokens with the policy's tokenizer: the page sends the
  * tokenizer file to each fresh worker before its first job (no worker fetches anything, so the
  * app stays offline-safe). The in-process counterpart is engine.ts `inProcessEnv` over
  * env.ts `localEnvApi(tok)`.
  */
 import type { Tokenizer } from '../model/tokenizer';
-import type { EnvBackend } from './engine';
+import type { EnvHost } from './engine';
 import type { EnvApi, EnvWorkerApi } from './env';
 import { WorkerPool } from './worker_pool';
 
@@ -31,7 +31,7 @@ export function initTokenizer(tok: Tokenizer): (api: Pick<EnvWorkerApi, 'init'>)
  * @param tok the tokenizer the policy samples with (the workers' harnesses count with it)
  * @throws Error from WorkerPool on a bad size or watchdog.
  */
-export function envWorkerPool(size: number, watchdogMs: number, tok: Tokenizer): EnvBackend & { terminate(): void } {
+export function envWorkerPool(size: number, watchdogMs: number, tok: Tokenizer): EnvHost & { terminate(): void } {
   const pool = new WorkerPool<EnvWorkerApi>({
     size,
     watchdogMs,

@@ -3,6 +3,8 @@
  * (rollout/sampler.ts) and the CPU engine's (wasm/sampler.ts). GPU-free, so Node code (the CPU
  * engine's pretraining) can import it.
  */
+import { DEFAULT_SPECIALS } from '../model/tokenizer';
+
 export interface SampleRequest {
   /** B prompts of token ids, each of length ≥ 1 (B ≤ model.maxB). */
   prompts: Int32Array[];
@@ -92,4 +94,11 @@ export function checkSampleRequest(
     throw new Error(`${op}: banIds [${ban.lo}, ${ban.hi}) must be a range inside [0, ${V}]`);
   }
   return { B, lens, budgets, ban };
+}
+
+/** The ids of the default tokenizer's specials (256 …), clipped to the vocabulary; null when none fit. */
+export function defaultSpecialIds(vocabSize: number): { lo: number; hi: number } | null {
+  const lo = 256;
+  const hi = Math.min(vocabSize, 256 + DEFAULT_SPECIALS.length);
+  return hi > lo ? { lo, hi } : null;
 }

@@ -1,5 +1,6 @@
 /**
- * Batched autoregressive sampling on the GPU with a KV cache (docs/ARCHITECTURE.md "Rows and trajectories", "Rollouts").
+ * Batched autoregressive sampling on the GPU with a KV cache (docs/ARCHITECTURE.md "Rows and trajectories", "Rollouts");
+ * the loop over steps and rows is decode_loop.ts, shared with the CPU engine's sampler.
  *
  * A call samples continuations for B prompts of different lengths at once:
  *  1. prefill — one full forward over the right-padded prompts (B, Tp = max prompt length),
@@ -22,7 +23,8 @@
  * `useKvCache: false` recomputes the full forward over every row's whole prefix at each step
  * (the baseline of the KV-cache benchmark); it samples the same tokens up to f32 rounding.
  */
-import { checkSampleRequest, type SampleRequest, type SampledRow, type SampleStats, type StopReason } from './sample_request';
+import { checkSampleRequest, type SampleRequest, type SampledRow, type SampleStats } from './sample_request';
+import { decodeLoop } from './decode_loop';
 import type { GpuModel, KvCache } from '../model/gpu_model';
 import { createStorage } from '../gpu/buffers';
 import { DeviceLostError, mapReadChecked } from '../gpu/device_lost';
@@ -93,15 +95,12 @@ export class Sampler {
     const t0 = performance.now();
     const m = this.model;
     const { vocabSize: V } = m.cfg;
-    const Tmax = m.maxT;
-    const { B, lens, budgets, ban } = checkSampleRequest('Sampler.sample', req, V, Tmax, m.maxB);
-    const topP = req.topP ?? 1;
+    const { B, lens, budgets, ban } = checkSampleRequest('Sampler.sample', req, V, m.maxT, m.maxB);
     const useCache = req.useKvCache ?? true;
     const gpu = m.gpu;
     if (gpu.lost) throw new DeviceLostError(`${gpu.lost.reason}: ${gpu.lost.message}`);
     const st = this.state(B);
     const d = gpu.device;
-    const Tp = Math.max(...lens);
     const samp = (R: number) =>
       prepareSampleTokens(gpu, {
         B,
@@ -114,7 +113,7 @@ export class Sampler {
         entropy: st.entropy,
         seed: req.seed,
         temperature: req.temperature,
-        topP,
+        topP: req.topP ?? 1,
         ...(ban ? { ban: { lo: ban.lo, hi: ban.hi, ...(req.endToken !== undefined ? { allow: req.endToken } : {}) } } : {}),
       });
     const sampleFull = new Map<number, PreparedDispatch>();
@@ -123,50 +122,33 @@ export class Sampler {
       if (!s) sampleFull.set(R, (s = samp(R)));
       return s;
     };
-    const prefill = useCache ? m.prefillDispatches(st.cache, Tp) : null;
-
-    const out: Array<{ ids: number[]; lps: number[]; ents: number[]; stop: StopReason | null }> = lens.map(() => ({ ids: [], lps: [], ents: [], stop: null }));
-    const stats: SampleStats = { steps: 0, submits: 0, readbacks: 0, dispatches: 0, tokens: 0, ms: 0, firstStepMs: 0, firstStepDispatches: 0 };
+    const prefill = useCache ? m.prefillDispatches(st.cache, Math.max(...lens)) : null;
     const rowsHost = new Uint32Array(2 * B);
-    const posHost = new Int32Array(B);
 
-    for (let s = 0; ; s++) {
-      // Rows that cannot take another token stop before the step.
-      for (let b = 0; b < B; b++) if (!out[b].stop && lens[b] + s >= Tmax) out[b].stop = 'context';
-      if (out.every((r) => r.stop)) break;
+    return decodeLoop(req.prompts, budgets, m.maxT, req.endToken, useCache, t0, async (s, x, stats) => {
       let ds: PreparedDispatch[];
-      if (s === 0 || !useCache) {
+      if (x.kind === 'full') {
         // Full forward over the current prefixes (prefill, or the no-cache baseline).
-        const cur = out.map((r, b) => lens[b] + r.ids.length);
-        const T = s === 0 ? Tp : Math.max(...cur);
-        const ids = new Int32Array(B * T);
+        m.writeIds(x.ids, B, x.T);
+        const last = Int32Array.from(x.cur, (c, b) => b * x.T + c - 1);
         for (let b = 0; b < B; b++) {
-          ids.set(req.prompts[b], b * T);
-          ids.set(out[b].ids, b * T + lens[b]);
-          rowsHost[2 * b] = b * T + cur[b] - 1;
+          rowsHost[2 * b] = last[b];
           rowsHost[2 * b + 1] = s;
         }
-        m.writeIds(ids, B, T);
         if (prefill) {
           // The prefill's lm head runs on the gathered last rows: logits row b.
-          d.queue.writeBuffer(
-            st.cache.lastRow,
-            0,
-            Int32Array.from(cur, (c, b) => b * T + c - 1),
-          );
+          d.queue.writeBuffer(st.cache.lastRow, 0, last);
           for (let b = 0; b < B; b++) rowsHost[2 * b] = b;
           ds = [...prefill, sampleAt(B)];
         } else {
-          ds = [...m.forwardDispatches(B, T, { values: false }), sampleAt(B * T)];
+          ds = [...m.forwardDispatches(B, x.T, { values: false }), sampleAt(B * x.T)];
         }
       } else {
         for (let b = 0; b < B; b++) {
-          // A stopped row keeps its last position (its outputs are ignored).
-          posHost[b] = Math.min(lens[b] + out[b].ids.length - 1, Tmax - 1);
           rowsHost[2 * b] = b;
           rowsHost[2 * b + 1] = s;
         }
-        d.queue.writeBuffer(st.cache.pos, 0, posHost);
+        d.queue.writeBuffer(st.cache.pos, 0, Int32Array.from(x.pos));
         ds = [...st.decode, sampleAt(B)];
       }
       d.queue.writeBuffer(st.rows, 0, rowsHost);
@@ -183,28 +165,8 @@ export class Sampler {
       const words = st.staging.getMappedRange().slice(0);
       st.staging.unmap();
       stats.readbacks++;
-      stats.steps++;
-      if (s === 0) {
-        stats.firstStepMs = performance.now() - t0;
-        stats.firstStepDispatches = stats.dispatches;
-      }
-      const sid = new Int32Array(words, 0, B);
-      const slp = new Float32Array(words, B * 4, B);
-      const sent = new Float32Array(words, B * 8, B);
-      for (let b = 0; b < B; b++) {
-        const r = out[b];
-        if (r.stop) continue;
-        r.ids.push(sid[b]);
-        r.lps.push(slp[b]);
-        r.ents.push(sent[b]);
-        if (req.endToken !== undefined && sid[b] === req.endToken) r.stop = 'end';
-        else if (r.ids.length >= budgets[b]) r.stop = 'length';
-      }
-    }
-    const rows = out.map((r) => ({ ids: Int32Array.from(r.ids), logprobs: Float32Array.from(r.lps), entropies: Float32Array.from(r.ents), stop: r.stop as StopReason }));
-    stats.tokens = rows.reduce((a, r) => a + r.ids.length, 0);
-    stats.ms = performance.now() - t0;
-    return { rows, stats };
+      return { ids: new Int32Array(words, 0, B), logprobs: new Float32Array(words, B * 4, B), entropies: new Float32Array(words, B * 8, B) };
+    });
   }
 
   /** Release the caches and staging buffers (the model is not destroyed). */

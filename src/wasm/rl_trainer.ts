@@ -23,7 +23,7 @@ import { ADAMW_MOMENTS } from '../model/optimizer';
 import { RlStepAccumulator, stepNormalizerOf, type RlBatch } from '../rl/loss_ref';
 import { resolveTokenSumNorm } from '../rl/config';
 import { ADVANTAGE_ESTIMATORS } from '../rl/advantages';
-import { filteredUpdate, type RlTrainerOptions, type RlUpdate } from '../rl/trainer';
+import { filteredUpdate, type RlTrainerOptions, type RlUpdate } from '../rl/update';
 import { buildRows, minibatchIndices, sliceRows, type RlRows, type TrajectoryLike } from '../rl/trainer_batch';
 import { logprobBackward, logprobForward } from './kernels';
 import { UpdateMetricsAccumulator } from '../rl/update_metrics';

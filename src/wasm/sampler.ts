@@ -1,7 +1,8 @@
 /**
  * Batched autoregressive sampling on the CPU engine with a KV cache: the contract of the GPU
- * sampler (src/rollout/sampler.ts; same `SampleRequest`, stop reasons and counters) and its
- * randomness, so a seed gives the same draws on either engine up to the logits' rounding.
+ * sampler (src/rollout/sampler.ts; same `SampleRequest`, stop reasons and counters, and the same
+ * loop, src/rollout/decode_loop.ts) and its randomness, so a seed gives the same draws on either
+ * engine up to the logits' rounding.
  *
  *  1. prefill — one WasmModel forward over the right-padded prompts (B, Tp) with the LM head
  *     at each row's last prompt position only; k and v of every layer copied from its qkv into
@@ -17,7 +18,8 @@
  * log-softmax the trainer recomputes); its entropy is the policy's at τ = 1, reported per token.
  */
 import { sampleTokensRef } from '../kernels/sample_tokens.ref';
-import { checkSampleRequest, type SampleRequest, type SampledRow, type SampleStats, type StopReason } from '../rollout/sample_request';
+import { decodeLoop } from '../rollout/decode_loop';
+import { checkSampleRequest, type SampleRequest, type SampledRow, type SampleStats } from '../rollout/sample_request';
 import type { Arr } from './engine';
 import { decodeStepFused } from './kernels';
 import type { WasmModel } from './model';
@@ -38,13 +40,13 @@ export class WasmSampler {
     if (this.busy) throw new Error('WasmSampler.sample: a call is already running; await it before starting another');
     this.busy = true;
     try {
-      return this.sampleNow(req);
+      return await this.sampleNow(req);
     } finally {
       this.busy = false;
     }
   }
 
-  private sampleNow(req: SampleRequest): { rows: SampledRow[]; stats: SampleStats } {
+  private async sampleNow(req: SampleRequest): Promise<{ rows: SampledRow[]; stats: SampleStats }> {
     const t0 = performance.now();
     const m = this.model;
     const e = m.engine;
@@ -59,8 +61,6 @@ export class WasmSampler {
     };
     const useCache = req.useKvCache ?? true;
     const d0 = e.dispatches;
-    const stats: SampleStats = { steps: 0, submits: 0, readbacks: 0, dispatches: 0, tokens: 0, ms: 0, firstStepMs: 0, firstStepDispatches: 0 };
-    const out: Array<{ ids: number[]; lps: number[]; ents: number[]; stop: StopReason | null }> = lens.map(() => ({ ids: [], lps: [], ents: [], stop: null }));
     const rowIdx = Array.from({ length: B }, (_, b) => b);
     m.endStep(); // a training step's activations: freed before the caches go above them
     const mark = e.mark();
@@ -75,20 +75,10 @@ export class WasmSampler {
         }
       }
       const dec = useCache ? decodeBuffers(m, B, kc, vc) : null;
-      const Tp = Math.max(...lens);
-      for (let s = 0; ; s++) {
-        for (let b = 0; b < B; b++) if (!out[b].stop && lens[b] + s >= Tmax) out[b].stop = 'context';
-        if (out.every((r) => r.stop)) break;
+      return await decodeLoop(req.prompts, budgets, Tmax, req.endToken, useCache, t0, (s, x, stats) => {
         let logits: Float32Array;
-        if (s === 0 || !useCache) {
-          // Full forward over the current prefixes (prefill, or the no-cache baseline).
-          const cur = out.map((r, b) => lens[b] + r.ids.length);
-          const T = s === 0 ? Tp : Math.max(...cur);
-          const ids = new Int32Array(B * T);
-          for (let b = 0; b < B; b++) {
-            ids.set(req.prompts[b], b * T);
-            ids.set(out[b].ids, b * T + lens[b]);
-          }
+        if (x.kind === 'full') {
+          const { ids, T, cur } = x;
           const last = Int32Array.from(cur, (c, b) => b * T + c - 1);
           const f = m.forward(ids, Int32Array.from(cur), B, T, last, false);
           logits = f.logits.f32().slice(0, B * V);
@@ -109,34 +99,18 @@ export class WasmSampler {
           }
           m.endStep();
         } else {
-          const tokens = out.map((r) => r.ids[r.ids.length - 1]);
-          const pos = out.map((r, b) => (r.stop ? -1 : lens[b] + s - 1));
-          logits = decodeStep(m, dec!, tokens, pos, Math.max(...pos) + 1);
+          // A stopped row is skipped by attention (position −1).
+          const pos = x.pos.map((p, b) => (x.live[b] ? p : -1));
+          logits = decodeStep(m, dec!, x.tokens, pos, Math.max(...pos) + 1);
         }
         const r = sampleTokensRef(logits, V, rowIdx, new Array<number>(B).fill(s), opt);
-        stats.steps++;
-        if (s === 0) {
-          stats.firstStepMs = performance.now() - t0;
-          stats.firstStepDispatches = e.dispatches - d0;
-        }
-        for (let b = 0; b < B; b++) {
-          const row = out[b];
-          if (row.stop) continue;
-          row.ids.push(r.ids[b]);
-          row.lps.push(r.logprob[b]);
-          row.ents.push(r.entropy[b]);
-          stats.tokens++;
-          if (req.endToken !== undefined && r.ids[b] === req.endToken) row.stop = 'end';
-          else if (row.ids.length >= budgets[b]) row.stop = 'length';
-        }
-      }
+        stats.dispatches = e.dispatches - d0;
+        return { ids: r.ids, logprobs: r.logprob, entropies: r.entropy };
+      });
     } finally {
       m.endStep();
       e.release(mark);
     }
-    stats.dispatches = e.dispatches - d0;
-    stats.ms = performance.now() - t0;
-    return { rows: out.map((r) => ({ ids: Int32Array.from(r.ids), logprobs: Float32Array.from(r.lps), entropies: Float32Array.from(r.ents), stop: r.stop as StopReason })), stats };
   }
 }
 

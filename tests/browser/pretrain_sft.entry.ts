@@ -1,9 +1,9 @@
-// Runs in the page: SFT on the GPU trainer vs the CPU model on the same demonstration batches
+// Runs in the page: SFT on the WebGPU engine's trainer vs the reference model on the same demonstration batches
 // (src/pretrain/sft.ts), and the whole page-side pretraining (src/pretrain/page.ts) at toy size.
 import { createGpu } from '../../src/gpu/device';
 import { loadTokenizer } from '../../src/model/tokenizer';
-import { cpuSftBackend, prepareSft, trainSft, type SftConfig } from '../../src/pretrain/sft';
-import { gpuSftBackend } from '../../src/pretrain/sft_gpu';
+import { prepareSft, refSftTrainer, trainSft, type SftConfig } from '../../src/pretrain/sft';
+import { WebGpuEngine } from '../../src/engine/webgpu';
 import { decodeBaseCheckpoint } from '../../src/pretrain/checkpoint';
 import { pretrainInPage, type PretrainEvent } from '../../src/pretrain/page';
 
@@ -23,13 +23,13 @@ const MICRO: SftConfig = {
   modelOverride: { C: 16, L: 1, NH: 2, maxT: 512 },
 };
 
-/** Loss curves of the GPU and CPU backends over the same 12 batches. */
+/** Loss curves of the WebGPU engine's SFT trainer and the reference trainer over the same 12 batches. */
 export async function gpuVsCpu(): Promise<{ gpu: number[]; cpu: number[]; rows: number }> {
   const tok = await loadTokenizer();
   const p = prepareSft(tok, MICRO);
   const gpu = await createGpu();
-  const g = await trainSft(p.rows, p.cfg, gpuSftBackend(gpu, p.cfg.model, p.init, p.cfg, p.cfg.batchSize, p.cfg.model.maxT), tok.padId);
-  const c = await trainSft(p.rows, p.cfg, cpuSftBackend(p.cfg.model, p.init, p.cfg), tok.padId);
+  const g = await trainSft(p.rows, p.cfg, new WebGpuEngine(gpu, 'test').createSftTrainer(p.cfg.model, p.init, p.cfg, p.cfg.batchSize, p.cfg.model.maxT), tok.padId);
+  const c = await trainSft(p.rows, p.cfg, refSftTrainer(p.cfg.model, p.init, p.cfg), tok.padId);
   if (gpu.errors.length) throw new Error(gpu.errors.join('; '));
   return { gpu: g.losses, cpu: c.losses, rows: p.rows.length };
 }

@@ -1,7 +1,8 @@
 // Browser side of rl_learns.spec.ts: the learning sanity check (tests/browser/lib/choice_task.ts)
-// on the WebGPU engine — GpuPolicy's KV-cache sampler, the rollout engine and RlTrainer's
+// on the WebGPU engine — the SamplerPolicy over the GPU's KV-cache sampler, the rollout engine and RlTrainer's
 // one-submit GRPO/PPO updates with GPU advantages.
 import { createGpu } from '../../src/gpu/device';
+import { WebGpuEngine } from '../../src/engine/webgpu';
 import { loadTokenizer } from '../../src/model/tokenizer';
 import { CHOICE_DEFAULTS, learnChoice, type ChoiceStep } from './lib/choice_task';
 
@@ -9,7 +10,7 @@ import { CHOICE_DEFAULTS, learnChoice, type ChoiceStep } from './lib/choice_task
 export async function learnOnGpu(algorithm: 'grpo' | 'ppo'): Promise<{ adapter: string; planned: number; steps: ChoiceStep[] }> {
   const [gpu, tok] = await Promise.all([createGpu(), loadTokenizer()]);
   try {
-    const steps = await learnChoice({ kind: 'webgpu', gpu, reason: 'test', describe: 'WebGPU' }, tok, { algorithm });
+    const steps = await learnChoice(new WebGpuEngine(gpu, 'test'), tok, { algorithm });
     return { adapter: `${gpu.info.vendor}/${gpu.info.architecture}`, planned: CHOICE_DEFAULTS.steps, steps };
   } finally {
     gpu.device.destroy();

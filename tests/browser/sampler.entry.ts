@@ -10,7 +10,7 @@ import { cpuForward } from '../../src/model/cpu_model';
 import { GpuModel } from '../../src/model/gpu_model';
 import { Sampler } from '../../src/rollout/sampler';
 import type { SampleRequest } from '../../src/rollout/sample_request';
-import { GpuPolicy } from '../../src/rollout/gpu_policy';
+import { SamplerPolicy } from '../../src/rollout/sampler_policy';
 import { testParams } from './model_forward.entry';
 
 let shared: Promise<Gpu> | null = null;
@@ -255,7 +255,7 @@ export async function overlapping(cfg: ModelConfig, seed: number) {
 }
 
 /**
- * GpuPolicy never samples a banned id except the stop id: ban nearly the whole vocabulary
+ * The policy (SamplerPolicy over the GPU Sampler) never samples a banned id except the stop id: ban nearly the whole vocabulary
  * [0, V − 4) with the stop id inside it, sample at τ = 1 from random weights.
  */
 export async function bannedIds(cfg: ModelConfig, seed: number) {
@@ -263,14 +263,13 @@ export async function bannedIds(cfg: ModelConfig, seed: number) {
   const V = cfg.vocabSize;
   const ban = { lo: 0, hi: V - 4 };
   const end = 7;
-  const policy = new GpuPolicy(model, { banIds: ban });
+  const sampler = new Sampler(model);
+  const policy = new SamplerPolicy(sampler, model.maxB, model.maxT, V, { banIds: ban });
   const ps = prompts(new Rng(seed + 6), V, [3, 5, 2, 4]);
   const rows = await policy.sample(ps, 12, 1, 9, end);
   const ids = rows.flatMap((r) => Array.from(r.ids));
-  const free = new GpuPolicy(model);
-  const defaultBan = free.banIds;
-  policy.destroy();
-  free.destroy();
+  const defaultBan = new SamplerPolicy(sampler, model.maxB, model.maxT, V).banIds;
+  sampler.destroy();
   model.destroy();
   return {
     tokens: ids.length,

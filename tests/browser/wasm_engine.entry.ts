@@ -1,9 +1,10 @@
 // Runs in the page: the CPU engine on Web Workers (shared memory, cross-origin isolated) and
-// the backend choice, for wasm_engine.spec.ts.
+// the engine choice, for wasm_engine.spec.ts.
 import { WasmEngine } from '../../src/wasm/engine';
 import { WasmModel } from '../../src/wasm/model';
 import { initParams } from '../../src/model/init';
-import { chooseBackend, destroyBackend } from '../../src/experiment/backend';
+import { chooseEngine } from '../../src/engine/choose';
+import { WebGpuEngine } from '../../src/engine/webgpu';
 import { Rng } from '../../src/util/rng';
 import { logprobBackward, logprobForward } from '../../src/wasm/kernels';
 import { logprobForwardRef } from '../../src/kernels/logprob_forward.ref';
@@ -42,10 +43,10 @@ export async function gradsByThreads() {
 export async function backendChoices() {
   const r: Record<string, { kind: string; reason: string; describe: string }> = {};
   for (const c of ['auto', 'webgpu', 'wasm'] as const) {
-    const b = await chooseBackend(c);
+    const b = await chooseEngine(c);
     r[c] = { kind: b.kind, reason: b.reason, describe: b.describe };
-    destroyBackend(b);
-    if (b.kind === 'webgpu') b.gpu.device.destroy();
+    b.destroy();
+    if (b instanceof WebGpuEngine) b.gpu.device.destroy();
   }
   return r;
 }

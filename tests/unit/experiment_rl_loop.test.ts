@@ -10,13 +10,13 @@ import { parseSpec } from '../../src/experiment/spec';
 import { makeSchedule, taskAssignments, trainPool } from '../../src/experiment/plan';
 import { rlLoop, TRAJECTORIES_PER_STEP, type RlLoopRun } from '../../src/experiment/rl_loop';
 import type { RunEvent } from '../../src/experiment/run_events';
-import type { StackPolicy, StackTrainer } from '../../src/experiment/backend';
+import type { MeteredPolicy, EngineRlTrainer } from '../../src/engine/engine';
 import type { RunnerOptions } from '../../src/experiment/runner';
 import type { EvalOptions } from '../../src/experiment/evaluate';
 import type { RolloutOptions, Trajectory } from '../../src/rollout/engine';
 import { inProcessEnv } from '../../src/rollout/engine';
 import { localEnvApi, type EnvApi } from '../../src/rollout/env';
-import type { RlTrainerOptions } from '../../src/rl/trainer';
+import type { RlTrainerOptions } from '../../src/rl/update';
 import { Rng } from '../../src/util/rng';
 import { envWithOutcomes } from './lib/env_outcome';
 
@@ -30,8 +30,8 @@ const quick = parseSpec(JSON.parse(readFileSync(new URL('../../public/presets/qu
 const spec = parseSpec({ ...quick, rl: { ...quick.rl, tasksPerStep: 2, groupSize: 2 }, rollout: { ...quick.rollout, maxTurns: 2, maxNewTokens: 8 } }, 'tiny');
 
 /** Uniformly random short actions (a scratch policy), seeded by the sampler seed. */
-function stubPolicy(): StackPolicy {
-  const p: StackPolicy = {
+function stubPolicy(): MeteredPolicy {
+  const p: MeteredPolicy = {
     maxB: 4,
     maxT: 512,
     tokens: 0,
@@ -50,7 +50,7 @@ function stubPolicy(): StackPolicy {
 }
 
 /** Records what each update saw; applies a per-trajectory advantage of reward − 0.5 (an outcome estimator's shape). */
-function stubTrainer(seen: Array<{ step: number; rewards: number[] }>): StackTrainer {
+function stubTrainer(seen: Array<{ step: number; rewards: number[] }>): EngineRlTrainer {
   return {
     async update(trajs, step) {
       seen.push({ step, rewards: trajs.map((t) => t.reward) });

@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BASE_HARNESS } from '../../src/design';
-import type { Backend, StackPolicy, StackTrainer } from '../../src/experiment/backend';
+import type { MeteredPolicy, EngineRlTrainer } from '../../src/engine/engine';
 import { curvesSvg } from '../../src/experiment/curves_svg';
 import { curvesCsv, curvesMarkdown } from '../../src/experiment/learning_curves';
 import { cellKey, makeSchedule, taskAssignments, testTasks, trainingHarnesses, trainPool, validationCells, validationTasks } from '../../src/experiment/plan';
@@ -21,7 +21,7 @@ import { inProcessEnv } from '../../src/rollout/engine';
 import type { CheckpointMeta } from '../../src/storage/serialize';
 import { TRAIN_SEEDS } from '../../src/tasks';
 import { Rng } from '../../src/util/rng';
-import { WasmEngine } from '../../src/wasm/engine';
+import { CpuEngine } from '../../src/engine/cpu';
 import { choiceEnv, runChoiceLoop, type ChoiceSegment, type ChoiceTensors } from '../browser/lib/choice_task';
 
 const tok = Tokenizer.fromJSON(JSON.parse(readFileSync(new URL('../../public/tokenizer-v2.json', import.meta.url), 'utf8')) as TokenizerFile);
@@ -119,8 +119,8 @@ describe('validation cadence', () => {
 // ── the loop, with a stub policy on the one-turn choice (Node, no engine) ───────────────────
 
 /** Random short actions seeded by the sampler seed; records every seed it is called with. */
-function stubPolicy(seeds: number[]): StackPolicy {
-  const p: StackPolicy = {
+function stubPolicy(seeds: number[]): MeteredPolicy {
+  const p: MeteredPolicy = {
     maxB: 64,
     maxT: 64,
     tokens: 0,
@@ -138,7 +138,7 @@ function stubPolicy(seeds: number[]): StackPolicy {
   return p;
 }
 
-const stubTrainer: StackTrainer = {
+const stubTrainer: EngineRlTrainer = {
   async update(trajs) {
     const metrics = {
       policyLoss: 0,
@@ -320,11 +320,9 @@ describe('validation reports', () => {
 
 // ── the CPU engine: a micro policy learning the choice, validated, stopped and resumed ──────
 
-let engine: WasmEngine;
-let backend: Backend;
+let engine: CpuEngine;
 beforeAll(async () => {
-  engine = await WasmEngine.create({ threads: 1 });
-  backend = { kind: 'wasm', engine, reason: 'test', describe: 'CPU engine (1 thread)' };
+  engine = await CpuEngine.create('test', { threads: 1 });
 });
 afterAll(() => engine.destroy());
 
@@ -332,18 +330,18 @@ describe('validation on the CPU engine', () => {
   const vplan: ValidationPlan = { cells: Array.from({ length: 8 }, (_, i) => ({ taskId: `choice/v${i}`, harnessId: 'choice' })), every: 8, samples: 4 };
 
   it('the curve of the learning choice rises, and a run stopped at step 5 and resumed through the checkpoint gives the same curve and parameters', async () => {
-    const full = await runChoiceLoop(backend, tok, {}, { validation: vplan });
+    const full = await runChoiceLoop(engine, tok, {}, { validation: vplan });
     const pts = full.state.validation!;
     expect(pts.map((p) => p.step)).toEqual([0, 8, 16]);
     console.log('validation pass@1', pts.map((p) => `${p.step}: ${p.passAt1.toFixed(2)}`).join(', '));
     // Learning shown on the validation split (the training reward goes ≈ 0.2 → ≥ 0.8, rl_learns.test.ts).
     expect(pts[2].passAt1 - pts[0].passAt1).toBeGreaterThanOrEqual(0.3);
 
-    const first = await runChoiceLoop(backend, tok, {}, { validation: vplan, stopAfter: 5 });
+    const first = await runChoiceLoop(engine, tok, {}, { validation: vplan, stopAfter: 5 });
     expect(first.state.step).toBe(5);
     expect(first.state.validation!.map((p) => p.step)).toEqual([0]);
     const restored = throughCheckpoint(first.state, first.tensors);
-    const resumed: ChoiceSegment = await runChoiceLoop(backend, tok, {}, { validation: vplan, from: restored });
+    const resumed: ChoiceSegment = await runChoiceLoop(engine, tok, {}, { validation: vplan, from: restored });
     const strip = (ps: ValidationPoint[]) => ps.map(({ ms: _ms, ...p }) => p);
     expect(strip(resumed.state.validation!)).toEqual(strip(pts));
     expect(resumed.state.history.map((h) => h.reward)).toEqual(full.state.history.map((h) => h.reward));

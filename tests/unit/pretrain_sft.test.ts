@@ -5,8 +5,8 @@
  * harnesses and the baseline's only from the black-box harness, checkpoints round-trip with
  * their digest and a corrupted file is rejected with a clear message.
  */
-import { WasmEngine } from '../../src/wasm/engine';
-import { wasmSftBackend } from '../../src/pretrain/sft_wasm';
+import { CpuEngine } from '../../src/engine/cpu';
+import type { Policy, PolicySample } from '../../src/rollout/engine';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { Tokenizer } from '../../src/model/tokenizer';
@@ -29,11 +29,26 @@ import {
   type SftConfig,
 } from '../../src/pretrain/sft';
 import { decodeBaseCheckpoint, encodeBaseCheckpoint } from '../../src/pretrain/checkpoint';
-import { cpuGreedyDecoder, evaluateGreedy } from '../../src/pretrain/eval_greedy';
+import { evaluateGreedy } from '../../src/pretrain/eval_greedy';
 import { TRAIN_SEEDS, taskFromId, taskSet } from '../../src/tasks';
 import { turnCap } from '../../src/harness/turn_budget';
 
 const tok = Tokenizer.fromJSON(JSON.parse(readFileSync(new URL('../../public/tokenizer-v2.json', import.meta.url), 'utf8')));
+
+/** A policy that answers every prompt with `ids(maxNew)`; a row stops at `<|end|>`, else at the budget. */
+function scripted(ids: (maxNew: number) => number[]): Policy {
+  const end = tok.special('<|end|>');
+  return {
+    maxB: 64,
+    maxT: 512,
+    async sample(prompts, maxNew): Promise<PolicySample[]> {
+      return prompts.map(() => {
+        const a = ids(maxNew);
+        return { ids: Int32Array.from(a), logprobs: new Float32Array(a.length), stop: a[a.length - 1] === end ? 'end' : 'length' };
+      });
+    },
+  };
+}
 
 /** A micro model (C=16, L=1) so a CPU step is fast; maxT = 512 holds every procedural opening (the cut never drops it). */
 const MICRO: SftConfig = {
@@ -115,13 +130,13 @@ describe('SFT (trainSft)', () => {
     expect(resolveSftConfig(MICRO, tok.vocabSize).contextLossWeight).toBe(0);
   });
 
-  it('reduces the action-token loss on a small demo set and is reproducible from the seed (CPU engine; it tracks cpuSftBackend, tests/unit/wasm_sft.test.ts)', async () => {
+  it('reduces the action-token loss on a small demo set and is reproducible from the seed (CPU engine; it tracks refSftTrainer, tests/unit/wasm_sft.test.ts)', async () => {
     const p = prepareSft(tok, MICRO);
     // The 8 shortest rows (the whole opening is in every row, so rows are a few hundred tokens).
     const rows = [...p.rows].sort((x, y) => x.ids.length - y.ids.length).slice(0, 8);
     expect(rows.length).toBe(8);
-    const engine = await WasmEngine.create({ threads: 2 });
-    const run = () => trainSft(rows, p.cfg, wasmSftBackend(engine, p.cfg.model, p.init, p.cfg), tok.padId);
+    const engine = await CpuEngine.create('test', { threads: 2 });
+    const run = () => trainSft(rows, p.cfg, engine.createSftTrainer(p.cfg.model, p.init, p.cfg), tok.padId);
     const a = await run();
     // At init the loss is ≈ ln V = 6.93 nats; 30 steps on 8 rows must reach below 4.5 nats/token
     // (mean of the last 10 steps) — the model learns the frequent syntax tokens.
@@ -136,22 +151,24 @@ describe('SFT (trainSft)', () => {
 
   it('greedy evaluation runs episodes to the end and reports pass@1 in [0, 1]', async () => {
     const p = prepareSft(tok, { ...MICRO, steps: 1 });
-    const dec = cpuGreedyDecoder(p.cfg.model, p.init, tok);
+    const engine = await CpuEngine.create('test', { threads: 1 });
+    const policy = engine.createPolicy(p.cfg.model, p.init, 4);
     const tasks = taskSet('workspace', 'train', 1, 1);
-    const rep = await evaluateGreedy(tok, dec, tasks, ['S0-T0-O0-C0-W0'], { maxT: p.cfg.model.maxT, actionReserve: 8 }, 2);
+    const rep = await evaluateGreedy(tok, policy, tasks, ['S0-T0-O0-C0-W0'], { maxT: p.cfg.model.maxT, actionReserve: 8 }, 2);
+    engine.destroy();
     expect(rep.episodes.length).toBe(1);
     expect(rep.passAt1).toBeGreaterThanOrEqual(0);
     expect(rep.passAt1).toBeLessThanOrEqual(1);
     expect(rep.episodes[0].turns).toBeGreaterThanOrEqual(1);
   });
 
-  it('greedy evaluation runs through the rollout engine: a decoder that always finishes ends every episode in one valid turn; garbage runs to the turn cap unparsed', async () => {
+  it('greedy evaluation runs through the rollout engine: a policy that always finishes ends every episode in one valid turn; garbage runs to the turn cap unparsed', async () => {
     const end = tok.special('<|end|>');
     const tasks = [...taskSet('workspace', 'train', 2, 4), ...taskSet('errands', 'train', 1, 4)];
     const finish = tok.encode('{"tool":"finish","args":{}}');
     const fin = await evaluateGreedy(
       tok,
-      async (prompts) => prompts.map(() => ({ ids: [...finish, end], ended: true })),
+      scripted(() => [...finish, end]),
       tasks,
       ['S0-T0-O0-C0-W0', 'S0-T0-O1-C1-W2'],
       { maxT: 512, actionReserve: 32 },
@@ -178,7 +195,7 @@ describe('SFT (trainSft)', () => {
     const x = tok.encode('x')[0];
     const junk = await evaluateGreedy(
       tok,
-      async (prompts) => prompts.map(() => ({ ids: [x, x, end], ended: true })),
+      scripted(() => [x, x, end]),
       tasks,
       ['S0-T0-O0-C0-W0'],
       { maxT: 512, actionReserve: 16 },
@@ -189,7 +206,7 @@ describe('SFT (trainSft)', () => {
     for (const e of junk.episodes) expect([e.turns, e.parseErrors]).toEqual([2, 2]);
     const cut = await evaluateGreedy(
       tok,
-      async (prompts, maxNew) => prompts.map(() => ({ ids: Array(maxNew).fill(x), ended: false })),
+      scripted((maxNew) => Array(maxNew).fill(x)),
       tasks,
       ['S0-T0-O0-C0-W0'],
       { maxT: 512, actionReserve: 16 },

@@ -8,18 +8,15 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Tokenizer, type TokenizerFile } from '../../src/model/tokenizer';
 import { decodeAction } from '../../src/model/rows';
-import { defaultSpecialIds } from '../../src/rollout/gpu_policy';
-import { WasmEngine } from '../../src/wasm/engine';
-import type { Backend } from '../../src/experiment/backend';
+import { defaultSpecialIds } from '../../src/rollout/sample_request';
+import { CpuEngine } from '../../src/engine/cpu';
 import { CHOICE_DEFAULTS, CLASSES, choiceClass, learnChoice, type ChoiceStep } from '../browser/lib/choice_task';
 
 const tok = Tokenizer.fromJSON(JSON.parse(readFileSync(new URL('../../public/tokenizer-v2.json', import.meta.url), 'utf8')) as TokenizerFile);
 
-let engine: WasmEngine;
-let backend: Backend;
+let engine: CpuEngine;
 beforeAll(async () => {
-  engine = await WasmEngine.create({ threads: 1 });
-  backend = { kind: 'wasm', engine, reason: 'test', describe: 'CPU engine (1 thread)' };
+  engine = await CpuEngine.create('test', { threads: 1 });
 });
 afterAll(() => engine.destroy());
 
@@ -30,7 +27,7 @@ const tail = (h: readonly ChoiceStep[], n: number) => mean(h.slice(-n).map((s) =
 
 describe('the RL loop learns a one-turn choice (CPU engine)', () => {
   it('the task is hard before RL: the class-0 share of the ids a fresh policy samples is ≈ 1/5', () => {
-    // The sampler bans the specials but <|end|> (GpuPolicy/WasmPolicy defaultSpecialIds).
+    // The sampler bans the specials but <|end|> (SamplerPolicy's defaultSpecialIds).
     const ban = defaultSpecialIds(tok.vocabSize)!;
     const end = tok.special('<|end|>');
     let n = 0;
@@ -47,7 +44,7 @@ describe('the RL loop learns a one-turn choice (CPU engine)', () => {
 
   for (const algorithm of ['grpo', 'ppo'] as const) {
     it(`${algorithm}: the training reward rises from ≈ 0.2 to ≥ 0.8 within ${CHOICE_DEFAULTS.steps} steps (seed ${CHOICE_DEFAULTS.seed})`, async () => {
-      const h = await learnChoice(backend, tok, { algorithm });
+      const h = await learnChoice(engine, tok, { algorithm });
       console.log(algorithm, h.map((s) => s.reward.toFixed(2)).join(' '));
       expect(h).toHaveLength(CHOICE_DEFAULTS.steps);
       expect(head(h, 2)).toBeLessThan(0.4);
@@ -59,7 +56,7 @@ describe('the RL loop learns a one-turn choice (CPU engine)', () => {
   }
 
   it(`grpo at rollout temperature τ = 1.5 (trainer scoring at τ = 1.5): the training reward rises from ≈ 0.2 to ≥ 0.8 within ${CHOICE_DEFAULTS.steps} steps`, async () => {
-    const h = await learnChoice(backend, tok, { algorithm: 'grpo', temperature: 1.5 });
+    const h = await learnChoice(engine, tok, { algorithm: 'grpo', temperature: 1.5 });
     console.log('grpo τ=1.5', h.map((s) => s.reward.toFixed(2)).join(' '));
     expect(h).toHaveLength(CHOICE_DEFAULTS.steps);
     expect(head(h, 2)).toBeLessThan(0.4);
@@ -71,7 +68,7 @@ describe('the RL loop learns a one-turn choice (CPU engine)', () => {
     // The loop optimizes the reward it is given: trained on 1 − r, the share of class-0 answers
     // must fall, so the rise above is the update's doing, not an artifact of the task or sampler.
     const invert = { afterRollout: (_s: number, trajs: Array<{ reward: number }>) => trajs.forEach((t) => (t.reward = 1 - t.reward)) };
-    const h = await learnChoice(backend, tok, { algorithm: 'grpo', hooks: invert });
+    const h = await learnChoice(engine, tok, { algorithm: 'grpo', hooks: invert });
     console.log('inverted', h.map((s) => s.reward.toFixed(2)).join(' '));
     // The records hold the inverted reward: 1 − (class-0 rate).
     expect(1 - tail(h, 3)).toBeLessThanOrEqual(0.05);

@@ -9,7 +9,7 @@ import { taskFromId, taskSet } from '../../src/tasks';
 import { turnCap } from '../../src/harness/turn_budget';
 import { encodeAction, headLength, rolloutContext, tokenCounter } from '../../src/model/rows';
 import { localEnvApi, type EnvApi } from '../../src/rollout/env';
-import { inProcessEnv, runEpisodes, type EnvBackend, type Policy, type PolicySample } from '../../src/rollout/engine';
+import { inProcessEnv, runEpisodes, type EnvHost, type Policy, type PolicySample } from '../../src/rollout/engine';
 import { buildRows } from '../../src/rl/trainer_batch';
 import { grpoAdvantages } from '../../src/rl/advantages';
 import { rlLossConfig } from '../../src/rl/config';
@@ -57,7 +57,7 @@ function garbagePolicy(seed: number, maxT = 512): Policy {
 }
 
 /** Pool-like backend: hosts per slot; job number `failAt` throws once and is retried on a fresh host (replay). */
-function flakyBackend(failAt: number): EnvBackend & { fresh: number } {
+function flakyEnv(failAt: number): EnvHost & { fresh: number } {
   let host = localEnvApi(tok);
   let n = 0;
   let retries = 0;
@@ -174,7 +174,7 @@ describe('runEpisodes', () => {
       },
     };
     const a = await runEpisodes(reqs, { ...o, policy: steady, env: inProcessEnv(localEnvApi(tok)) });
-    const flaky = flakyBackend(3 + 3 + 2); // 3 resets, 3 first steps, then the 2nd episode's 2nd step
+    const flaky = flakyEnv(3 + 3 + 2); // 3 resets, 3 first steps, then the 2nd episode's 2nd step
     const b = await runEpisodes(reqs, { ...o, policy: steady, env: flaky });
     expect(flaky.fresh).toBe(1);
     expect(b.stats.replays).toBeGreaterThanOrEqual(1);
@@ -187,7 +187,7 @@ describe('runEpisodes', () => {
   it('an environment that keeps failing ends only its episode (counted), the batch goes on', async () => {
     let calls = 0;
     const api = localEnvApi(tok);
-    const env: EnvBackend = {
+    const env: EnvHost = {
       async run(job) {
         calls++;
         if (calls === 5) throw new Error('worker died three times');

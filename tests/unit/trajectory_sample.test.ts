@@ -10,7 +10,7 @@ import type { Trajectory } from '../../src/rollout/engine';
 import { rlLossConfig } from '../../src/rl/config';
 import { buildRows } from '../../src/rl/trainer_batch';
 import { grpoAdvantages, grpoTrajectoryAdvantages, ppoAdvantages, rowAdvantagesPerTrajectory, trajectoryAdvantages } from '../../src/rl/advantages';
-import { dropZeroVarianceGroups } from '../../src/rl/trainer';
+import { dropZeroVarianceGroups } from '../../src/rl/update';
 import { Rng } from '../../src/util/rng';
 
 /** A synthetic trajectory whose ids come from a seeded stream (contents are irrelevant here). */

@@ -1,7 +1,8 @@
 /**
- * SFT on the CPU engine (src/pretrain/sft_wasm.ts) against the CPU reference model: loss and every
+ * SFT on the CPU engine (src/engine/cpu_sft.ts) against the CPU reference model: loss and every
  * gradient of a padded micro batch (a filler row of length 0 included), three optimizer steps
- * of the two backends giving the same parameters, greedy decoding equal to the CPU decoder.
+ * of the CPU engine's trainer and the reference trainer giving the same parameters (greedy
+ * decoding: tests/unit/engine_greedy.test.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cpuBackward, cpuForward, sftLoss, sftTargets } from '../../src/model/cpu_model';
@@ -10,8 +11,8 @@ import { paramLayout } from '../../src/model/layout';
 import type { ModelConfig } from '../../src/model/config';
 import { WasmEngine } from '../../src/wasm/engine';
 import { WasmModel } from '../../src/wasm/model';
-import { sftBatchNll, sftLossAndGrads, wasmGreedyDecoder, wasmSftBackend } from '../../src/pretrain/sft_wasm';
-import { cpuSftBackend } from '../../src/pretrain/sft';
+import { cpuSftTrainer, sftBatchNll, sftLossAndGrads } from '../../src/engine/cpu_sft';
+import { refSftTrainer } from '../../src/pretrain/sft';
 import type { RowBatch } from '../../src/model/rows';
 import { Rng } from '../../src/util/rng';
 
@@ -99,11 +100,11 @@ describe('CPU-engine SFT = CPU reference model', () => {
     expect(maxAbs).toBeGreaterThan(1e-3); // the comparison is not vacuous
   });
 
-  it('three AdamW steps of the wasm backend track the CPU backend (max |Δp| < 2e-5)', async () => {
+  it("three AdamW steps of the CPU engine's trainer track the reference trainer (max |Δp| < 2e-5)", async () => {
     const init = initParams(cfg, 11);
     const hp = { weightDecay: 0.01, maxNorm: 1 };
-    const wasm = wasmSftBackend(engine, cfg, init, hp);
-    const cpu = cpuSftBackend(cfg, init, hp);
+    const wasm = cpuSftTrainer(engine, cfg, init, hp);
+    const cpu = refSftTrainer(cfg, init, hp);
     for (let s = 1; s <= 3; s++) {
       const batch = randomBatch(100 + s);
       const a = await wasm.step(batch, 3e-3, s);
@@ -129,23 +130,6 @@ describe('CPU-engine SFT = CPU reference model', () => {
   });
 
   it('rejects parameters of the wrong size, naming the tensor', () => {
-    expect(() => wasmSftBackend(engine, cfg, new Float32Array(10), { weightDecay: 0, maxNorm: 1 })).toThrow(/params: expected \d+ values, got 10/);
-  });
-});
-
-describe('wasmGreedyDecoder', () => {
-  it('decodes the same ids as the CPU greedy decoder (KV cache)', async () => {
-    const { cpuGreedyDecoder } = await import('../../src/pretrain/eval_greedy');
-    const params = initParams(cfg, 5);
-    for (let i = 0; i < params.length; i++) params[i] *= 8; // peaked logits: no near-ties
-    const model = WasmModel.create(engine, cfg);
-    model.writeParams(params);
-    const prompts = [[1, 2, 3], [4, 5, 6, 7, 8, 9, 10], [11]];
-    const tokStub = { endId: 60 };
-    const a = await wasmGreedyDecoder(model, tokStub.endId)(prompts, 6);
-    // cpuGreedyDecoder needs a tokenizer only for the end id.
-    const b = await cpuGreedyDecoder(cfg, params, { special: () => tokStub.endId } as never)(prompts, 6);
-    expect(a.map((x) => x.ids)).toEqual(b.map((x) => x.ids));
-    expect(a.some((x) => x.ids.length > 0)).toBe(true);
+    expect(() => cpuSftTrainer(engine, cfg, new Float32Array(10), { weightDecay: 0, maxNorm: 1 })).toThrow(/params: expected \d+ values, got 10/);
   });
 });

@@ -14,8 +14,8 @@
  *    perFamily: {base|training|inSpace|<black-box id>: {'suite/family': {passAt1, score, episodes}}},
  *    entropy: {base, training, inSpace, blackbox: {id: x}, overall}, inSpaceExcluded?: {pretrainMix, mix}, episodes}
  * with pass@1 and scores as fractions in [0, 1] (null: set not evaluated), entropy as the
- * policy's mean entropy per sampled token in nats; inSpace leaves out the checkpoint's pretraining mix. Only the webgpu
- * backend exists today (the WASM CPU engine will add a Node path).
+ * policy's mean entropy per sampled token in nats; inSpace leaves out the checkpoint's pretraining mix. It runs in
+ * the page on the engine --backend chooses (src/engine).
  */
 import type { Command } from 'commander';
 import { existsSync, readFileSync } from 'node:fs';

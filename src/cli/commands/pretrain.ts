@@ -5,9 +5,9 @@
  *
  * SFT of the base model on expert demonstrations under the pretraining harness mix (--mix,
  * src/pretrain/mix.ts, docs/PRETRAIN.md), or with --blackbox the black-box SFT baseline. Backends: `webgpu` (default;
- * headless Chromium on its WebGPU adapter, the CPU model when WebGPU is unavailable: said so),
+ * headless Chromium on its WebGPU adapter, the CPU engine in the page when WebGPU is unavailable: said so),
  * `wasm` (Node, our CPU engine: WebAssembly SIMD on --threads threads, src/wasm; the fast path
- * on a machine without a GPU), `cpu` (the reference model in the page).
+ * on a machine without a GPU), `cpu` (the CPU engine in the page).
  * Prints the loss every
  * --log-every steps, writes the checkpoint (src/pretrain/checkpoint.ts) and a sidecar JSON
  * `<out>.json` (command, seed, digest, steps, final loss, time, loss curve, evaluation), then
@@ -83,7 +83,7 @@ export function registerPretrain(program: Command): void {
     .option('--suites <list>', 'demonstration suites, comma-separated: workspace, errands', 'workspace,errands')
     .option(
       '--backend <name>',
-      'webgpu (headless Chromium) | wasm (Node, the CPU engine: WebAssembly SIMD, threaded; fastest without a GPU) | cpu (reference model in the page)',
+      'webgpu (headless Chromium) | wasm (Node, the CPU engine: WebAssembly SIMD, threaded; fastest without a GPU) | cpu (the CPU engine in the page)',
       choiceOption(['webgpu', 'wasm', 'cpu'] as const),
       'webgpu',
     )
@@ -99,118 +99,123 @@ export function registerPretrain(program: Command): void {
     .option('--init <file>', 'wasm backend: continue from this base checkpoint (same preset and tokenizer; fresh optimizer and lr schedule)')
     .option('--cpu', 'same as --backend cpu')
     .option('--json', 'print JSON only (the sidecar content)')
-    .action(async (opts: Opts) => {
-      if (opts.actionReserve !== undefined && opts.actionReserve >= 512) throw new UsageError(`--action-reserve ${opts.actionReserve} must be below the preset's maxT (512)`);
-      const suites = opts.suites.split(',').map((x) => x.trim());
-      for (const x of suites) if (x !== 'workspace' && x !== 'errands') throw new UsageError(`--suites: '${x}' is not a suite (workspace, errands)`);
-      if (opts.cpu) opts.backend = 'cpu';
-      if (opts.mix !== undefined) {
-        if (opts.blackbox) throw new UsageError(`--mix applies to the base model only, not with --blackbox ${opts.blackbox}`);
-        try {
-          resolveMix(opts.mix, opts.seed);
-        } catch (e) {
-          if (e instanceof MixSpecError) throw new UsageError(`--mix: ${e.message}`);
-          throw e;
-        }
+    .action(runPretrain);
+}
+
+/**
+ * The `hlab pretrain` action (module doc).
+ * @throws UsageError (exit 2) on a bad option value or combination
+ */
+async function runPretrain(opts: Opts): Promise<void> {
+  if (opts.actionReserve !== undefined && opts.actionReserve >= 512) throw new UsageError(`--action-reserve ${opts.actionReserve} must be below the preset's maxT (512)`);
+  const suites = opts.suites.split(',').map((x) => x.trim());
+  for (const x of suites) if (x !== 'workspace' && x !== 'errands') throw new UsageError(`--suites: '${x}' is not a suite (workspace, errands)`);
+  if (opts.cpu) opts.backend = 'cpu';
+  if (opts.mix !== undefined) {
+    if (opts.blackbox) throw new UsageError(`--mix applies to the base model only, not with --blackbox ${opts.blackbox}`);
+    try {
+      resolveMix(opts.mix, opts.seed);
+    } catch (e) {
+      if (e instanceof MixSpecError) throw new UsageError(`--mix: ${e.message}`);
+      throw e;
+    }
+  }
+  if (opts.init && opts.backend !== 'wasm') throw new UsageError('--init is supported with --backend wasm only');
+  if (opts.threads !== undefined && opts.backend !== 'wasm') throw new UsageError('--threads is supported with --backend wasm only');
+  if (opts.evalEvery > 0 && opts.backend !== 'wasm') throw new UsageError('--eval-every is supported with --backend wasm only');
+  const out = resolve(opts.out ?? (opts.blackbox ? `public/sft-${opts.blackbox}-${opts.preset}.ckpt` : `public/base-${opts.preset}.ckpt`));
+  const command = `hlab pretrain ${process.argv.slice(3).join(' ')}`.trim();
+  const page: PretrainPageOptions = {
+    preset: opts.preset,
+    steps: opts.steps,
+    batchSize: opts.batch,
+    lr: opts.lr,
+    seed: opts.seed,
+    demos: opts.demos,
+    blackbox: opts.blackbox ?? null,
+    ...(opts.mix !== undefined ? { mix: opts.mix } : {}),
+    maxTier: opts.maxTier as 1 | 2 | 3,
+    logEvery: opts.logEvery,
+    evalTasks: opts.evalTasks,
+    evalHarnesses: opts.evalHarnesses,
+    cpu: opts.backend === 'cpu',
+    suites: suites as Array<'workspace' | 'errands'>,
+    contextLossWeight: opts.contextLossWeight,
+    command,
+  };
+  if (opts.actionReserve !== undefined) page.actionReserve = opts.actionReserve;
+  const t0 = Date.now();
+  mkdirSync(dirname(out), { recursive: true });
+  const writeAtomic = (path: string, data: Uint8Array | string) => {
+    writeFileSync(path + '.tmp', data);
+    renameSync(path + '.tmp', path);
+  };
+  let r: PretrainPageResult;
+  if (opts.backend === 'wasm') {
+    const { pretrainWasm } = await import('../../pretrain/wasm_run');
+    const tok = shippedTokenizer();
+    let init: { params: Float32Array; digest: string } | undefined;
+    if (opts.init) {
+      const { decodeBaseCheckpoint } = await import('../../pretrain/checkpoint');
+      let ck;
+      try {
+        ck = await decodeBaseCheckpoint(new Uint8Array(readFileSync(opts.init)));
+      } catch (e) {
+        throw new UsageError(`--init ${opts.init}: ${(e as Error).message.split('\n')[0]}`);
       }
-      if (opts.init && opts.backend !== 'wasm') throw new UsageError('--init is supported with --backend wasm only');
-      if (opts.threads !== undefined && opts.backend !== 'wasm') throw new UsageError('--threads is supported with --backend wasm only');
-      if (opts.evalEvery > 0 && opts.backend !== 'wasm') throw new UsageError('--eval-every is supported with --backend wasm only');
-      const out = resolve(opts.out ?? (opts.blackbox ? `public/sft-${opts.blackbox}-${opts.preset}.ckpt` : `public/base-${opts.preset}.ckpt`));
-      const command = `hlab pretrain ${process.argv.slice(3).join(' ')}`.trim();
-      const page: PretrainPageOptions = {
-        preset: opts.preset,
-        steps: opts.steps,
-        batchSize: opts.batch,
-        lr: opts.lr,
-        seed: opts.seed,
-        demos: opts.demos,
-        blackbox: opts.blackbox ?? null,
-        ...(opts.mix !== undefined ? { mix: opts.mix } : {}),
-        maxTier: opts.maxTier as 1 | 2 | 3,
-        logEvery: opts.logEvery,
-        evalTasks: opts.evalTasks,
-        evalHarnesses: opts.evalHarnesses,
-        cpu: opts.backend === 'cpu',
-        suites: suites as Array<'workspace' | 'errands'>,
-        contextLossWeight: opts.contextLossWeight,
-        command,
-      };
-      if (opts.actionReserve !== undefined) page.actionReserve = opts.actionReserve;
-      const t0 = Date.now();
-      mkdirSync(dirname(out), { recursive: true });
-      const writeAtomic = (path: string, data: Uint8Array | string) => {
-        writeFileSync(path + '.tmp', data);
-        renameSync(path + '.tmp', path);
-      };
-      let r: PretrainPageResult;
-      if (opts.backend === 'wasm') {
-        const { pretrainWasm } = await import('../../pretrain/wasm_run');
-        const tok = shippedTokenizer();
-        let init: { params: Float32Array; digest: string } | undefined;
-        if (opts.init) {
-          const { decodeBaseCheckpoint } = await import('../../pretrain/checkpoint');
-          let ck;
-          try {
-            ck = await decodeBaseCheckpoint(new Uint8Array(readFileSync(opts.init)));
-          } catch (e) {
-            throw new UsageError(`--init ${opts.init}: ${(e as Error).message.split('\n')[0]}`);
-          }
-          if (ck.header.tokenizer.name !== tok.name)
-            throw new UsageError(`--init ${opts.init}: trained with tokenizer '${ck.header.tokenizer.name}', this build uses '${tok.name}'`);
-          init = { params: ck.params, digest: ck.header.digest };
-        }
-        r = await pretrainWasm(
-          tok,
-          { ...page, saveEvery: opts.saveEvery, evalEvery: opts.evalEvery, heldOutTasks: opts.heldOutTasks, init, threads: opts.threads },
-          (line) => {
-            if (!opts.json) process.stderr.write(line + '\n');
-          },
-          (bytes) => writeAtomic(out, bytes),
-        );
-      } else {
-        r = await withBrowser((s) => s.call('pretrain', page), {
-          onEvent: (ev: PageEvent) => {
-            if (!opts.json && (ev.type === 'pretrainStep' || ev.type === 'pretrainNote')) process.stderr.write(pretrainLine(ev) + '\n');
-          },
-        });
-      }
-      const bytes = Buffer.from(r.checkpointBase64, 'base64');
-      writeAtomic(out, bytes);
-      const { checkpointBase64: _drop, digest, steps, finalLoss, ...rest } = r;
-      const sidecar = {
-        command,
-        // The same command as a user types it from the repository root.
-        rebuild: `npm run -s hlab -- ${command.replace(/^hlab /, '')}`,
-        seed: opts.seed,
-        digest,
-        checkpoint: out,
-        bytes: bytes.length,
-        steps,
-        finalLoss,
-        wallSeconds: (Date.now() - t0) / 1000,
-        ...rest,
-      };
-      writeAtomic(out + '.json', JSON.stringify(sidecar, null, 2) + '\n');
-      if (opts.json) {
-        printJson(sidecar);
-        return;
-      }
-      console.log(`backend      ${r.backend}${r.fallbackReason ? ` (fallback: ${r.fallbackReason})` : ''} on ${r.adapter}`);
-      console.log(`model        ${opts.preset}, P=${r.paramCount}, maxT=${r.config.maxT}`);
-      console.log(
-        `demos        ${r.demos.episodes} episodes (${r.demos.source}), ${r.demos.rows} rows, mean ${r.demos.meanRowTokens.toFixed(0)} tokens, ${r.demos.truncatedRows} truncated`,
-      );
-      console.log(
-        `training     ${r.steps} steps in ${(r.trainMs / 1000).toFixed(1)} s = ${r.tokensPerSec.toFixed(0)} tokens/s; loss ${r.losses[0].toFixed(3)} → ${r.finalLoss.toFixed(3)} (mean of last 10)`,
-      );
-      if (r.eval) {
-        console.log(
-          `greedy eval  pass@1 ${r.eval.passAt1.toFixed(3)} on ${r.eval.tasks.length} tasks × ${r.eval.harnesses.length} harnesses, valid actions ${(100 * r.eval.validActionRate).toFixed(1)}% (${(r.eval.ms / 1000).toFixed(1)} s)`,
-        );
-        for (const [h, p] of Object.entries(r.eval.byHarness)) console.log(`             ${h}: ${p.toFixed(3)}`);
-      }
-      console.log(`checkpoint   ${out} (${bytes.length} bytes, sha256 ${r.digest})`);
-      console.log(`sidecar      ${out}.json`);
+      if (ck.header.tokenizer.name !== tok.name) throw new UsageError(`--init ${opts.init}: trained with tokenizer '${ck.header.tokenizer.name}', this build uses '${tok.name}'`);
+      init = { params: ck.params, digest: ck.header.digest };
+    }
+    r = await pretrainWasm(
+      tok,
+      { ...page, saveEvery: opts.saveEvery, evalEvery: opts.evalEvery, heldOutTasks: opts.heldOutTasks, init, threads: opts.threads },
+      (line) => {
+        if (!opts.json) process.stderr.write(line + '\n');
+      },
+      (bytes) => writeAtomic(out, bytes),
+    );
+  } else {
+    r = await withBrowser((s) => s.call('pretrain', page), {
+      onEvent: (ev: PageEvent) => {
+        if (!opts.json && (ev.type === 'pretrainStep' || ev.type === 'pretrainNote')) process.stderr.write(pretrainLine(ev) + '\n');
+      },
     });
+  }
+  const bytes = Buffer.from(r.checkpointBase64, 'base64');
+  writeAtomic(out, bytes);
+  const { checkpointBase64: _drop, digest, steps, finalLoss, ...rest } = r;
+  const sidecar = {
+    command,
+    // The same command as a user types it from the repository root.
+    rebuild: `npm run -s hlab -- ${command.replace(/^hlab /, '')}`,
+    seed: opts.seed,
+    digest,
+    checkpoint: out,
+    bytes: bytes.length,
+    steps,
+    finalLoss,
+    wallSeconds: (Date.now() - t0) / 1000,
+    ...rest,
+  };
+  writeAtomic(out + '.json', JSON.stringify(sidecar, null, 2) + '\n');
+  if (opts.json) {
+    printJson(sidecar);
+    return;
+  }
+  console.log(`backend      ${r.backend}${r.fallbackReason ? ` (fallback: ${r.fallbackReason})` : ''} on ${r.adapter}`);
+  console.log(`model        ${opts.preset}, P=${r.paramCount}, maxT=${r.config.maxT}`);
+  console.log(
+    `demos        ${r.demos.episodes} episodes (${r.demos.source}), ${r.demos.rows} rows, mean ${r.demos.meanRowTokens.toFixed(0)} tokens, ${r.demos.truncatedRows} truncated`,
+  );
+  console.log(
+    `training     ${r.steps} steps in ${(r.trainMs / 1000).toFixed(1)} s = ${r.tokensPerSec.toFixed(0)} tokens/s; loss ${r.losses[0].toFixed(3)} → ${r.finalLoss.toFixed(3)} (mean of last 10)`,
+  );
+  if (r.eval) {
+    console.log(
+      `greedy eval  pass@1 ${r.eval.passAt1.toFixed(3)} on ${r.eval.tasks.length} tasks × ${r.eval.harnesses.length} harnesses, valid actions ${(100 * r.eval.validActionRate).toFixed(1)}% (${(r.eval.ms / 1000).toFixed(1)} s)`,
+    );
+    for (const [h, p] of Object.entries(r.eval.byHarness)) console.log(`             ${h}: ${p.toFixed(3)}`);
+  }
+  console.log(`checkpoint   ${out} (${bytes.length} bytes, sha256 ${r.digest})`);
+  console.log(`sidecar      ${out}.json`);
 }

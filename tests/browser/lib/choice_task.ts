@@ -2,9 +2,9 @@
 // tests/browser/rl_learns.spec.ts (WebGPU): a one-turn choice a fresh micro policy answers right
 // ≈ 20 % of the time, trained by the real RL loop (src/experiment/rl_loop.ts: sampler, rollout
 // engine, reward, rows, advantages, GRPO/PPO update) on either engine. The task enters only
-// through the loop's seams (an EnvBackend and the spec), so nothing in src/ knows about it.
+// through the loop's seams (an EnvHost and the spec), so nothing in src/ knows about it.
 // Pure TS: runs in Node and in the page.
-import { createStack, type Backend } from '../../../src/experiment/backend';
+import type { Engine } from '../../../src/engine/engine';
 import { makeSchedule } from '../../../src/experiment/plan';
 import { rlLoop, type LoopState, type RlLoopHooks } from '../../../src/experiment/rl_loop';
 import type { ValidationPlan } from '../../../src/experiment/validation';
@@ -124,7 +124,7 @@ export interface ChoiceSegment {
 }
 
 /**
- * Train a micro policy on the choice with the RL loop on `backend`: fresh, or continuing a
+ * Train a micro policy on the choice with the RL loop on `engine`: fresh, or continuing a
  * segment (its state and tensors, as a resume restores them from a run checkpoint).
  * @param seg.validation the loop's validation plan (validation.ts)
  * @param seg.stopAfter stop once this many RL steps are done (a Ctrl-C), as the runner's stop request
@@ -133,7 +133,7 @@ export interface ChoiceSegment {
  * @throws what the loop throws (a bad option, a row longer than maxT)
  */
 export async function runChoiceLoop(
-  backend: Backend,
+  engine: Engine,
   tok: Tokenizer,
   o: Partial<ChoiceRunOptions> = {},
   seg: { validation?: ValidationPlan; stopAfter?: number; from?: ChoiceSegment } = {},
@@ -193,7 +193,7 @@ export async function runChoiceLoop(
   });
   // One sampler call per step (all 32 episodes), two optimizer steps per epoch.
   const maxB = opt.tasksPerStep * opt.groupSize;
-  const stack = createStack(backend, cfg, initParams(cfg, opt.seed), maxB, {
+  const stack = engine.createRlStack(cfg, initParams(cfg, opt.seed), maxB, {
     cfg: loss,
     lr: r.lr,
     weightDecay: r.weightDecay,
@@ -238,11 +238,11 @@ export async function runChoiceLoop(
 }
 
 /**
- * Train a fresh micro policy on the choice with the RL loop on `backend`.
+ * Train a fresh micro policy on the choice with the RL loop on `engine`.
  * @returns every step's training reward (the mean reward of its rollouts, at the rollout τ) and update counters
  * @throws what the loop throws (a bad option, a row longer than maxT)
  */
-export async function learnChoice(backend: Backend, tok: Tokenizer, o: Partial<ChoiceRunOptions> = {}): Promise<ChoiceStep[]> {
-  const { state } = await runChoiceLoop(backend, tok, o);
+export async function learnChoice(engine: Engine, tok: Tokenizer, o: Partial<ChoiceRunOptions> = {}): Promise<ChoiceStep[]> {
+  const { state } = await runChoiceLoop(engine, tok, o);
   return state.history.map((h) => ({ reward: h.reward, optimizerSteps: h.optimizerSteps, skippedSteps: h.skippedSteps, droppedGroups: h.droppedGroups, entropy: h.entropy }));
 }

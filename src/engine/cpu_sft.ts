@@ -2,19 +2,16 @@
  * SFT on the CPU engine (`hlab pretrain --backend wasm`): the masked next-token cross-entropy
  * of src/pretrain/sft.ts (token mean over action tokens, weights from the row mask) with the
  * LM head only at the scored positions, then global-norm clipping and AdamW (β = 0.9, 0.95,
- * ε = 1e-8, the rule of cpuSftBackend and the WGSL step). Also the greedy decoder the
- * pretraining evaluation uses (the KV-cache sampler at τ = 0).
+ * ε = 1e-8, the rule of refSftTrainer and the WGSL step).
  */
 import { ADAMW_MOMENTS } from '../model/optimizer';
 import type { ModelConfig } from '../model/config';
 import { sftTargets } from '../model/cpu_model';
-import type { Decoder } from './eval_greedy';
 import type { RowBatch } from '../model/rows';
-import type { SftBackend } from './sft';
+import type { SftHyper, SftTrainer } from './engine';
 import type { Arr, WasmEngine } from '../wasm/engine';
 import { logprobBackward, logprobForward } from '../wasm/kernels';
-import { WasmModel, type WasmModelOptions } from '../wasm/model';
-import { WasmSampler } from '../wasm/sampler';
+import { WasmModel } from '../wasm/model';
 
 /** Positions that count (mask > 0) as flat indices, their targets and weights. */
 export function scoredPositions(targets: Int32Array, mask: Float32Array): { pos: Int32Array; tgt: Int32Array; w: Float32Array } {
@@ -81,15 +78,10 @@ export function sftBatchNll(model: WasmModel, batch: RowBatch): { nll: number; t
 }
 
 /**
- * An SftBackend on the CPU engine.
+ * The CPU engine's SFT trainer (`CpuEngine.createSftTrainer`).
  * @throws Error (from step) when the gradient norm is not finite: nothing is applied then.
  */
-export function wasmSftBackend(
-  engine: WasmEngine,
-  cfg: ModelConfig,
-  init: Float32Array,
-  hp: { weightDecay: number; maxNorm: number } & WasmModelOptions,
-): SftBackend & { model: WasmModel } {
+export function cpuSftTrainer(engine: WasmEngine, cfg: ModelConfig, init: Float32Array, hp: SftHyper): SftTrainer & { model: WasmModel } {
   const model = WasmModel.create(engine, cfg, { decayAll: hp.decayAll });
   model.writeParams(init);
   return {
@@ -102,19 +94,5 @@ export function wasmSftBackend(
       return { loss, gradNorm: r.norm, tokens };
     },
     params: async () => model.readParams(),
-  };
-}
-
-/** Greedy decoding (eval_greedy.ts `Decoder`) with the KV-cache sampler, 16 prompts per call. */
-export function wasmGreedyDecoder(model: WasmModel, endId: number): Decoder {
-  const sampler = new WasmSampler(model);
-  return async (prompts, maxNew) => {
-    const out: Array<{ ids: number[]; ended: boolean }> = [];
-    for (let c0 = 0; c0 < prompts.length; c0 += 16) {
-      const chunk = prompts.slice(c0, c0 + 16).map((p) => Int32Array.from(p));
-      const { rows } = await sampler.sample({ prompts: chunk, maxNewTokens: maxNew, temperature: 0, seed: 0, endToken: endId });
-      for (const r of rows) out.push({ ids: Array.from(r.ids), ended: r.stop === 'end' });
-    }
-    return out;
   };
 }

@@ -1,0 +1,41 @@
+/**
+ * Which engine runs a spec's policy. `auto` (the spec default) takes WebGPU on a hardware
+ * adapter and the CPU engine when WebGPU is missing or the adapter is a software rasterizer
+ * (SwiftShader: ~1 GFLOP/s, while the CPU engine runs WebAssembly SIMD on every core); the
+ * choice and its reason go into every output.
+ */
+import { createGpu, type Gpu } from '../gpu/device';
+import { CpuEngine } from './cpu';
+import type { BackendChoice, Engine } from './engine';
+import { WebGpuEngine } from './webgpu';
+
+/** A software adapter: SwiftShader (Chrome's CPU Vulkan) or an adapter flagged as fallback. */
+function isSoftwareAdapter(info: { vendor: string; architecture: string; description: string }, isFallback = false): boolean {
+  return isFallback || /swiftshader/i.test(`${info.architecture} ${info.description}`) || /llvmpipe|software/i.test(info.description);
+}
+
+/**
+ * Pick and start the engine for `choice` (module doc).
+ * @throws Error when 'webgpu' is forced and unavailable, or the CPU engine cannot start.
+ */
+export async function chooseEngine(choice: BackendChoice): Promise<Engine> {
+  if (choice === 'wasm') return CpuEngine.create("forced by backend 'wasm'");
+  let gpu: Gpu;
+  try {
+    gpu = await createGpu();
+  } catch (e) {
+    if (choice === 'webgpu') throw e;
+    return CpuEngine.create(`WebGPU unavailable (${(e as Error).message.split('\n')[0]})`);
+  }
+  const fallback = (gpu.adapter as GPUAdapter & { isFallbackAdapter?: boolean }).isFallbackAdapter === true;
+  if (choice === 'auto' && isSoftwareAdapter(gpu.info, fallback)) {
+    try {
+      const cpu = await CpuEngine.create(`the WebGPU adapter is software (${gpu.info.vendor}/${gpu.info.architecture}); the CPU engine is faster there`);
+      gpu.device.destroy();
+      return cpu;
+    } catch (e) {
+      return new WebGpuEngine(gpu, `software adapter, but the CPU engine cannot start here (${(e as Error).message.split('\n')[0]})`);
+    }
+  }
+  return new WebGpuEngine(gpu, choice === 'webgpu' ? "forced by backend 'webgpu'" : 'hardware WebGPU adapter');
+}
