@@ -1,6 +1,6 @@
 /**
  * The RL update on the GPU (docs/ARCHITECTURE.md "RL objective"): trajectories → rows → advantages → epochs ×
- * minibatches of one-submit training steps (src/model/gpu_train.ts) with the RL loss head
+ * minibatches, each ONE optimizer step of training chunks (src/model/gpu_train.ts) with the RL loss head
  * (trainer_head.ts). GRPO (group-relative outcome advantages) or PPO (value head, GAE over
  * policy tokens, clipped value loss around V_old).
  *

@@ -220,7 +220,8 @@ export function rlLossHead(gpu: Gpu, cfg: RlLossConfig, maxN: number): RlHead {
       }
       if (src) {
         const idx = batch.rowIndex;
-        if (!idx || idx.length !== ctx.B) throw new Error(`rlLossHead: batch.rowIndex must hold B = ${ctx.B} row indices (an advantage source is set), got ${idx?.length ?? 'none'}`);
+        if (!idx || idx.length !== ctx.B)
+          throw new Error(`rlLossHead: batch.rowIndex must hold B = ${ctx.B} row indices (an advantage source is set), got ${idx?.length ?? 'none'}`);
         for (let i = 0; i < idx.length; i++) {
           if (!(idx[i] >= 0 && idx[i] < src.R)) throw new Error(`rlLossHead: batch.rowIndex[${i}] = ${idx[i]} is outside the advantage source's [0, ${src.R}) rows`);
         }
