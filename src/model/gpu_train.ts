@@ -25,6 +25,15 @@
  *
  * Loss heads are pluggable (`LossHead`): SFT cross-entropy is `sftLossHead()`; an RL head (PPO /
  * GRPO) writes its own dlogits (and dvalues) from the same activations.
+ *
+ * Gradient accumulation: `trainStep` also takes one optimizer step over several batches (chunks,
+ * each ≤ maxB rows), for a head that sums its loss over them (`LossHead.perStep`, the RL head).
+ * Each chunk is one submit (its inputs are uploaded with queue.writeBuffer, which the queue orders
+ * after the previous chunk's work): forward → head → backward, the parameter gradients summed in
+ * place (every backward kernel accumulates into `grads`, cleared only before the first chunk).
+ * The last chunk's submit also runs the head's step end, global-norm clip and AdamW once, and
+ * carries the one metrics readback. The head's skip word is cleared once per step, so a
+ * non-finite chunk skips the whole step.
  */
 import type { Gpu } from '../gpu/device';
 import { createStorage, readF32 } from '../gpu/buffers';
@@ -55,6 +64,19 @@ export interface TrainBatch {
   mask: Float32Array;
   /** Extra per-token inputs of a custom loss head (e.g. advantages, old log-probs), by name. */
   extra?: Record<string, Float32Array>;
+  /**
+   * (B) i32: each row's index in a whole-update tensor the loss head gathers per-row inputs from
+   * on the GPU (the RL head's AdvantageSource); unused by other heads.
+   */
+  rowIndex?: Int32Array;
+}
+
+/** Where a batch sits in its optimizer step: chunk `chunk` of `chunks` (gradient accumulation). */
+export interface StepChunk {
+  /** 0-based index of the batch in `chunks`. */
+  chunk: number;
+  /** Every batch of the optimizer step, in order (a head derives step-global normalizers from their masks). */
+  chunks: readonly TrainBatch[];
 }
 
 /** What a loss head gets to build its dispatches for one batch shape. */
@@ -93,15 +115,22 @@ export interface LossHead {
    * @returns the dispatches and where its metric words live (one f32 each, `metricNames` order)
    */
   prepare(ctx: LossContext): { dispatches: PreparedDispatch[]; metrics: TensorView };
-  /** Write the batch's per-step inputs (queue.writeBuffer) before the submit. */
-  write(ctx: LossContext, batch: TrainBatch): void;
+  /** Write the batch's inputs (queue.writeBuffer) before its submit; `step` places it in its optimizer step. */
+  write(ctx: LossContext, batch: TrainBatch, step: StepChunk): void;
   /**
    * Optional u32 word the head's dispatches leave non-zero when the step must not be applied
-   * (non-finite inputs). Read by global_norm_forward after the backward, which then writes
-   * gradScale = −1, so AdamW leaves params and moments untouched. The head must clear it at the
-   * start of its dispatches every step.
+   * (non-finite inputs). Read by global_norm_forward after the last chunk's backward, which then
+   * writes gradScale = −1, so AdamW leaves params and moments untouched. The head must clear it
+   * once at the start of every step (`perStep.begin`, or its own dispatches when it has no perStep).
    */
   readonly skipFlag?: TensorView;
+  /**
+   * Present when the head sums its loss over several chunks of one optimizer step (gradient
+   * accumulation): `begin` runs once before the first chunk's forward (e.g. clear the skip word
+   * and metric accumulators), `end` once after the last chunk's backward (e.g. finalize the
+   * metrics). Shape-independent. Without it a step takes exactly one batch.
+   */
+  readonly perStep?: { readonly begin: readonly PreparedDispatch[]; readonly end: readonly PreparedDispatch[] };
 }
 
 /**
@@ -193,8 +222,8 @@ export interface StepCounters {
 interface ShapePlan {
   B: number;
   T: number;
-  /** Everything between the clears and the metrics copy, in order. */
-  dispatches: PreparedDispatch[];
+  /** One chunk: forward → loss head → backward (grads accumulated), in order. */
+  chunk: PreparedDispatch[];
   headMetrics: TensorView;
   ctx: LossContext;
 }
@@ -477,8 +506,7 @@ export class GpuTrainer {
       );
     }
     ds.push(prepareEncoderBackward(g, { B, T, C, V, dout: v(s.dres), buckets: this.buckets, dwte: grad('wte'), dwpe: grad('wpe') }, 'encoder backward'));
-    ds.push(...this.optimizer);
-    const plan: ShapePlan = { B, T, dispatches: ds, headMetrics: head.metrics, ctx };
+    const plan: ShapePlan = { B, T, chunk: ds, headMetrics: head.metrics, ctx };
     this.plans.set(key, plan);
     return plan;
   }
@@ -496,60 +524,88 @@ export class GpuTrainer {
   }
 
   /**
-   * Encode one training step into `encoder` (after writing the batch and hyper-parameters):
-   * clears of grads and dres, one compute pass with every dispatch, and the metrics copies into
-   * the staging buffer. Use `trainStep` unless you batch more work into the same submit.
+   * Write chunk `k` of a step (ids, targets, mask, token buckets, the head's inputs) and encode it
+   * into `encoder`: before the first chunk the gradient clear and the head's step begin; dres
+   * cleared (the backward accumulates the residual gradient in place); one compute pass of
+   * forward → head → backward; after the last chunk the head's step end, global norm, AdamW and
+   * the metrics copies into the staging buffer.
    * @returns counts of what was encoded
    */
-  encodeStep(encoder: GPUCommandEncoder, batch: TrainBatch): Omit<StepCounters, 'submits' | 'readbacks'> {
-    if (this.gpu.lost) throw new DeviceLostError(`${this.gpu.lost.reason}: ${this.gpu.lost.message}`);
-    this.checkBatch(batch);
+  private encodeChunk(encoder: GPUCommandEncoder, chunks: readonly TrainBatch[], k: number): Omit<StepCounters, 'submits' | 'readbacks'> {
+    const batch = chunks[k];
+    const first = k === 0;
+    const last = k === chunks.length - 1;
     const plan = this.plan(batch.B, batch.T);
-    const { C } = this.model.cfg;
     const N = batch.B * batch.T;
-    // Batch and hyper-parameter uploads: queue writes are ordered before the next submit.
+    // Queue writes are ordered after the previous chunk's submit and before this one's.
     this.model.writeIds(batch.ids, batch.B, batch.T, 'ids');
     this.model.writeIds(batch.targets, batch.B, batch.T, 'targets');
     this.gpu.device.queue.writeBuffer(this.mask, 0, batch.mask.buffer, batch.mask.byteOffset, batch.mask.byteLength);
     this.buckets.write(batch.ids);
-    this.head.write(plan.ctx, batch);
-    const step = this.step + 1;
-    const lr = typeof this.opts.lr === 'function' ? this.opts.lr(step) : this.opts.lr;
-    this.adamw.setHyper({ lr, beta1: this.opts.beta1, beta2: this.opts.beta2, eps: this.opts.eps, weightDecay: this.opts.weightDecay, step });
+    this.head.write(plan.ctx, batch, { chunk: k, chunks });
 
-    encoder.clearBuffer(this.grads);
-    encoder.clearBuffer(this.s.dres, 0, N * C * 4);
-    const pass = encoder.beginComputePass({ label: `train step B=${batch.B} T=${batch.T}` });
-    const dispatches = encodePrepared(pass, plan.dispatches);
+    if (first) encoder.clearBuffer(this.grads);
+    encoder.clearBuffer(this.s.dres, 0, N * this.model.cfg.C * 4);
+    const pass = encoder.beginComputePass({ label: `train step B=${batch.B} T=${batch.T} (chunk ${k + 1}/${chunks.length})` });
+    let dispatches = 0;
+    if (first && this.head.perStep) dispatches += encodePrepared(pass, this.head.perStep.begin);
+    dispatches += encodePrepared(pass, plan.chunk);
+    if (last) {
+      if (this.head.perStep) dispatches += encodePrepared(pass, this.head.perStep.end);
+      dispatches += encodePrepared(pass, this.optimizer);
+    }
     pass.end();
+    if (!last) return { dispatches, passes: 1, clears: first ? 2 : 1, copies: 0 };
     encoder.copyBufferToBuffer(this.normOut, 0, this.staging, 0, 8);
     const hm = plan.headMetrics;
     encoder.copyBufferToBuffer(hm.buffer, (hm.offset ?? 0) * 4, this.staging, 8, this.head.metricNames.length * 4);
-    this.step = step;
-    return { dispatches, passes: 1, clears: 2, copies: 2 };
+    return { dispatches, passes: 1, clears: first ? 2 : 1, copies: 2 };
   }
 
   /**
-   * One training step: one command buffer, one submit, one metrics readback (mapAsync of at most 32
-   * words). Parameters, gradients and moments stay on the GPU.
-   * @param prelude optional work encoded into the same command buffer before the step (e.g. the
-   *   RL trainer's GPU advantages, once per rollout batch), so the step stays one submit
+   * One optimizer step: one command buffer and one submit per batch (chunk), one metrics readback
+   * (mapAsync of at most 32 words). Parameters, gradients and moments stay on the GPU.
+   * Several batches (each ≤ maxB rows) make one step with their gradients summed (gradient
+   * accumulation, module note); this needs a head with `perStep` (e.g. the RL head, which
+   * normalizes every chunk by the whole step's tokens). Every batch is validated before any is
+   * submitted.
+   * @param batch one batch, or the chunks of one step in order
+   * @param prelude optional work encoded into the first chunk's command buffer before the step
+   *   (e.g. the RL trainer's GPU advantages, once per rollout batch), so it costs no extra submit
    * @returns the step's metrics (grad norm, clip multiplier, the loss head's metrics)
-   * @throws Error naming a bad batch field, or when the device is lost.
+   * @throws Error naming a bad batch field, on no chunks or several chunks for a head without
+   *   perStep, or when the device is lost.
    */
-  async trainStep(batch: TrainBatch, prelude?: (encoder: GPUCommandEncoder) => void): Promise<StepMetrics> {
+  async trainStep(batch: TrainBatch | readonly TrainBatch[], prelude?: (encoder: GPUCommandEncoder) => void): Promise<StepMetrics> {
     if (this.inFlight) throw new Error('GpuTrainer.trainStep: the previous step has not finished (await each step)');
+    const chunks: readonly TrainBatch[] = Array.isArray(batch) ? (batch as readonly TrainBatch[]) : [batch as TrainBatch];
+    if (chunks.length === 0) throw new Error('GpuTrainer.trainStep: no batches (an optimizer step needs at least one)');
+    if (chunks.length > 1 && !this.head.perStep) throw new Error(`GpuTrainer.trainStep: loss head '${this.head.name}' scores one batch per step, got ${chunks.length} chunks`);
+    if (this.gpu.lost) throw new DeviceLostError(`${this.gpu.lost.reason}: ${this.gpu.lost.message}`);
+    chunks.forEach((c) => this.checkBatch(c));
     this.inFlight = true;
     try {
-      const enc = this.gpu.device.createCommandEncoder({ label: `train step ${this.step + 1}` });
-      prelude?.(enc);
-      const c = this.encodeStep(enc, batch);
-      this.gpu.device.queue.submit([enc.finish()]);
+      const step = this.step + 1;
+      const lr = typeof this.opts.lr === 'function' ? this.opts.lr(step) : this.opts.lr;
+      this.adamw.setHyper({ lr, beta1: this.opts.beta1, beta2: this.opts.beta2, eps: this.opts.eps, weightDecay: this.opts.weightDecay, step });
+      const c: StepCounters = { dispatches: 0, submits: 0, readbacks: 1, passes: 0, clears: 0, copies: 0 };
+      for (let k = 0; k < chunks.length; k++) {
+        const enc = this.gpu.device.createCommandEncoder({ label: `train step ${step} chunk ${k + 1}/${chunks.length}` });
+        if (k === 0) prelude?.(enc);
+        const e = this.encodeChunk(enc, chunks, k);
+        this.gpu.device.queue.submit([enc.finish()]);
+        c.dispatches += e.dispatches;
+        c.passes += e.passes;
+        c.clears += e.clears;
+        c.copies += e.copies;
+        c.submits++;
+      }
+      this.step = step;
       // A loss in the middle of the step rejects the map: the same DeviceLostError as before a step.
       await mapReadChecked(this.gpu.device, this.staging);
       const words = new Float32Array(this.staging.getMappedRange().slice(0));
       this.staging.unmap();
-      this.lastCounters = { ...c, submits: 1, readbacks: 1 };
+      this.lastCounters = c;
       const head: Record<string, number> = {};
       this.head.metricNames.forEach((n, i) => (head[n] = words[2 + i]));
       if (words[1] < 0) {
@@ -587,14 +643,15 @@ export class GpuTrainer {
     this.step = step;
   }
 
-  /** Dispatches one step of shape (B,T) encodes (forward + head + backward + optimizer). */
+  /** Dispatches a one-batch step of shape (B,T) encodes (head step begin + forward + head + backward + head step end + optimizer). */
   dispatchCount(B: number, T: number): number {
-    return this.plan(B, T).dispatches.length;
+    return this.stepDispatches(B, T).length;
   }
 
-  /** The prepared dispatches of a step (benchmarks time them by label). */
+  /** The prepared dispatches of a one-batch step, in encode order (benchmarks time them by label). */
   stepDispatches(B: number, T: number): readonly PreparedDispatch[] {
-    return this.plan(B, T).dispatches;
+    const ps = this.head.perStep;
+    return [...(ps?.begin ?? []), ...this.plan(B, T).chunk, ...(ps?.end ?? []), ...this.optimizer];
   }
 
   /** Release the trainer's buffers (not the model's). */

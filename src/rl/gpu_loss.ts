@@ -2,9 +2,10 @@
  * The RL loss head on the GPU (docs/ARCHITECTURE.md "RL objective"): what the training step (src/model/gpu_train.ts)
  * encodes around its forward and backward passes. CPU specification: src/rl/loss_ref.ts.
  *
- * One optimizer step, all in one compute pass where possible, one readback at the end:
+ * One optimizer step (the micro-batches are its chunks of ≤ maxB rows, one submit each in
+ * GpuTrainer.trainStep; one readback at the end):
  *
- *   prepareRlStepBegin             flags ← 0, acc ← init
+ *   prepareRlStepBegin             flags ← 0, acc ← init (once per step: the head's perStep.begin)
  *   advantages (once per rollout batch: src/rl/trainer.ts encodes grpo_advantage or gae
  *                                  (+ adv_normalize); prepareGrpoAdvantages adds the rewards check)
  *   for each micro-batch:
@@ -14,16 +15,17 @@
  *                                  written), entropy fwd; acc ⊕= rowStats
  *     logprob_backward(dlogprob) → dlogits (written)
  *     prepareRlEntropyBackward     dlogits += entropy term (entCoef > 0 only)
- *     model backward (dlogits, dvalues) → parameter gradients (accumulated)
- *   global_norm_forward → norm, gradScale; prepareNonfiniteCheck(norm, NONFINITE.gradNorm)
- *   adamw_update — must be a no-op when flags[0] ≠ 0 (see below)
- *   prepareRlStepEnd               metrics ← finalize(acc, flags); copy the norm into
- *                                  METRIC.gradNorm; one readback (readRlMetrics)
+ *     model backward (dlogits, dvalues) → parameter gradients (accumulated over micro-batches)
+ *   prepareRlStepEnd               metrics ← finalize(acc, flags) (once: the head's perStep.end)
+ *   global_norm_forward → norm, gradScale (−1 when flags[0] ≠ 0 or the norm is non-finite)
+ *   adamw_update — a no-op when gradScale = −1 (see below); the norm is read back beside the
+ *                                  metrics (copyGradNormToMetrics puts it into METRIC.gradNorm
+ *                                  where a caller wants it in the metrics buffer)
  *
  * The prepare* functions return prepared dispatches (src/kernels/dispatch_plan.ts), encoded with
  * `encodePrepared`. A training step prepares them once per shape (src/model/gpu_train.ts
  * `LossHead.prepare`, src/rl/trainer_head.ts) and, before each submit, calls
- * `writeNormalizer(gpu, normUniforms, norm)` to set that step's N and S (no re-recording, no
+ * `writeNormalizer(gpu, normUniforms, norm)` to set the step's N and S (no re-recording, no
  * buffers or bind groups created per step).
  *
  * Consuming the skip flag. `state.flags` is a u32 storage buffer, non-zero when any checked

@@ -1,6 +1,6 @@
 /**
  * The RL update on the GPU (docs/ARCHITECTURE.md "RL objective"): trajectories → rows → advantages → epochs ×
- * minibatches of one-submit training steps (src/model/gpu_train.ts) with the RL loss head
+ * minibatches, each ONE optimizer step of training chunks (src/model/gpu_train.ts) with the RL loss head
  * (trainer_head.ts). GRPO (group-relative outcome advantages) or PPO (value head, GAE over
  * policy tokens, clipped value loss around V_old).
  *
@@ -8,18 +8,25 @@
  *   offsets and each row's episode; PPO: per row, with V_old, the bootstrap values and the
  *   truncation flags of advantages.ts `gaeRowInputs`) are uploaded once per update, and the
  *   grpo_advantage / gae (+ adv_normalize) kernels are encoded into the command buffer of the
- *   update's first optimizer step, so every optimizer step is still one submit. Each step's
- *   loss head gathers its rows of the (B_all,T) advantages/returns on the GPU (gather_rows).
+ *   update's first optimizer step, so they cost no submit of their own. Each chunk's loss head
+ *   gathers its rows of the (B_all,T) advantages/returns on the GPU (gather_rows, the chunk's
+ *   `rowIndex`).
  *   The CPU estimators of the registry (advantages.ts) are the test oracle
  *   (tests/browser/rl_trainer.spec.ts, on what `update` read back). A NaN/Inf reward or V_old propagates into the
  *   advantages/returns, which the head checks (NONFINITE.advantages, .returns, .oldValues).
  * - PPO V_old: the sampler does not return values, so before any update of the step one
  *   forward pass over all rows computes V at every position; those are V_old.
- * - Each minibatch is one optimizer step; token-mean divides by that step's valid tokens.
- *   A minibatch with more rows than the model's maxB is split into several optimizer steps
- *   (reported as `optimizerSteps`).
- * - Non-finite safety, on the GPU and in the same submit: the loss head's NaN/Inf flag (RL
- *   metric `skipped`) is the training step's skip word, which global_norm_forward turns into
+ * - Each minibatch is ONE optimizer step, whatever the model's maxB: a minibatch with more rows
+ *   than maxB is scored in chunks of ≤ maxB rows (one submit each: forward, loss head, backward,
+ *   the parameter gradients summed on the GPU), every chunk normalized by the whole minibatch's
+ *   valid tokens N and sequences S, then global-norm clip + AdamW once (gradient accumulation, as
+ *   verl's micro-batches within a PPO mini-batch; the CPU engine does the same,
+ *   src/wasm/rl_trainer.ts). So `optimizerSteps` = epochs × minibatches, and the step equals the
+ *   one-chunk step up to f32 summation order (tests/browser/rl_trainer.spec.ts). Why: with maxB
+ *   48 ('mini') a 32-episode minibatch (≈ 130 turn rows) would otherwise be ~3 noisy Adam steps
+ *   where one was meant.
+ * - Non-finite safety, on the GPU and in the step's last submit: the loss head's NaN/Inf flag (RL
+ *   metric `skipped`, OR-ed over the step's chunks) is the training step's skip word, which global_norm_forward turns into
  *   gradScale = −1 exactly as for a non-finite gradient norm; AdamW then leaves params, m and v
  *   untouched, and GpuTrainer (onSkip 'report') does not advance t or the LR schedule. No
  *   copies, no rollback. Such a step is counted in `skippedSteps`.
@@ -44,7 +51,7 @@
 import { decodeRlMetrics, RL_METRIC_NAMES } from '../kernels/rl_metrics';
 import type { Gpu } from '../gpu/device';
 import { GpuModel } from '../model/gpu_model';
-import { GpuTrainer } from '../model/gpu_train';
+import { GpuTrainer, type TrainBatch } from '../model/gpu_train';
 import { rlLossHead, type RlHead } from './trainer_head';
 import { createStorage, readF32 } from '../gpu/buffers';
 import { mapReadChecked } from '../gpu/device_lost';
@@ -315,33 +322,34 @@ export class RlTrainer {
     const { B, T } = rows;
     const acc = new UpdateMetricsAccumulator(rows);
     for (let epoch = 0; epoch < this.opts.epochs; epoch++) {
-      for (const mbAll of minibatchIndices(B, this.opts.minibatches, this.opts.seed, step, epoch)) {
-        for (let c = 0; c < mbAll.length; c += this.model.maxB) {
-          const idx = mbAll.slice(c, c + this.model.maxB);
-          const mask = sliceRows(rows.mask, T, idx);
-          const batch = {
+      for (const mb of minibatchIndices(B, this.opts.minibatches, this.opts.seed, step, epoch)) {
+        // One optimizer step per minibatch: chunks of ≤ maxB rows, gradients summed (module note).
+        const chunks: TrainBatch[] = [];
+        for (let c = 0; c < mb.length; c += this.model.maxB) {
+          const idx = mb.slice(c, c + this.model.maxB);
+          chunks.push({
             B: idx.length,
             T,
             ids: sliceRows(rows.ids, T, idx),
             targets: sliceRows(rows.targets, T, idx),
-            mask,
+            mask: sliceRows(rows.mask, T, idx),
+            rowIndex: Int32Array.from(idx),
             extra: {
               oldLogprobs: sliceRows(rows.oldLogprobs, T, idx),
               oldValues: sliceRows(oldValues, T, idx),
               ...(refLogprobs ? { refLogprobs: sliceRows(refLogprobs, T, idx) } : {}),
             },
-          };
-          this.head.selectRows(Int32Array.from(idx));
-          const sm = await this.trainer.trainStep(batch, takePrelude());
-          const m = decodeRlMetrics(RL_METRIC_NAMES.map((n) => sm.head[n]));
-          if (sm.skipped) {
-            acc.add(null);
-            continue;
-          }
-          // The GPU gate and the head's metrics must agree: a flagged step is always skipped.
-          if (m.skipped !== 0) throw new Error(`RlTrainer.update: the loss head flagged step ${sm.step} non-finite (mask ${m.nonfiniteMask}) but AdamW applied it`);
-          acc.add({ policyLoss: m.policyLoss, valueLoss: m.valueLoss, clipFrac: m.clipFracLow + m.clipFracHigh, approxKl: m.approxKl, klRef: m.klRef, gradNorm: sm.gradNorm });
+          });
         }
+        const sm = await this.trainer.trainStep(chunks, takePrelude());
+        const m = decodeRlMetrics(RL_METRIC_NAMES.map((n) => sm.head[n]));
+        if (sm.skipped) {
+          acc.add(null);
+          continue;
+        }
+        // The GPU gate and the head's metrics must agree: a flagged step is always skipped.
+        if (m.skipped !== 0) throw new Error(`RlTrainer.update: the loss head flagged step ${sm.step} non-finite (mask ${m.nonfiniteMask}) but AdamW applied it`);
+        acc.add({ policyLoss: m.policyLoss, valueLoss: m.valueLoss, clipFrac: m.clipFracLow + m.clipFracHigh, approxKl: m.approxKl, klRef: m.klRef, gradNorm: sm.gradNorm });
       }
     }
     return acc.metrics(t0);

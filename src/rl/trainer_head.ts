@@ -1,21 +1,29 @@
 /**
- * The RL loss head plugged into the one-submit training step (`LossHead` of
- * src/model/gpu_train.ts): log-probs of the sampled ids at the rollout temperature
- * (ℓ = log softmax(z/τ)[a], τ = cfg.temperature, and ∂ℓ/∂z = (onehot − softmax(z/τ))/τ), the masked clipped surrogate (and for
- * PPO the clipped value loss) with the RL kernels of src/rl/gpu_loss.ts, and their gradient
- * written to dlogits (and dvalues). One head call = one optimizer step, so the step normalizer
- * (token-mean: N = Σ mask of the step) is exactly this batch's.
+ * The RL loss head plugged into the training step (`LossHead` of src/model/gpu_train.ts): log-probs
+ * of the sampled ids at the rollout temperature (ℓ = log softmax(z/τ)[a], τ = cfg.temperature, and
+ * ∂ℓ/∂z = (onehot − softmax(z/τ))/τ), the masked clipped surrogate (and for PPO the clipped value
+ * loss) with the RL kernels of src/rl/gpu_loss.ts, and their gradient written to dlogits (and
+ * dvalues).
  *
- * Prepared once per shape: `prepare` builds every dispatch of the head for a (B,T) shape — the
- * advantage gathers, step begin, logprob_forward, the loss kernels (prepareRlLossHead),
- * logprob_backward, entropy_backward and step end — with a placeholder normalizer, and keeps the
- * LossParams uniforms that read the step normalizer. `write` (called before every step's
- * submit) only uploads the step's per-token inputs and rewrites those uniforms' N, S and
- * token-sum norm with queue.writeBuffer (writeNormalizer): no buffers or bind groups are created
- * per step. The gathers bind the AdvantageSource's buffers, so they are re-prepared (in place in
- * the cached plan) only when the source changes, i.e. once per rollout batch. The number and
- * order of dispatches depend only on the config (and on whether an AdvantageSource is used),
- * never on the data.
+ * Gradient accumulation: one optimizer step may be several chunks (GpuTrainer.trainStep with a
+ * list of batches, each ≤ maxB rows). Every chunk is normalized by the whole step's N valid
+ * tokens and S sequences (loss_ref.ts `stepNormalizerOf` over every chunk's mask, computed at the
+ * first chunk), so the summed gradient and the metrics equal those of one batch holding every row
+ * (the CPU specification is loss_ref.ts `RlStepAccumulator`). The step begin (flags ← 0, acc ←
+ * init) and step end (metrics ← finalize(acc, flags)) are the head's `perStep` dispatches, run
+ * once per step; each chunk folds its rowStats into acc in order and ORs its non-finite bits into
+ * the flags, so one non-finite chunk skips the whole step.
+ *
+ * Prepared once per shape: `prepare` builds every dispatch of a chunk for a (B,T) shape — the
+ * advantage gathers, logprob_forward, the loss kernels (prepareRlLossHead), logprob_backward and
+ * entropy_backward — with a placeholder normalizer, and keeps the LossParams uniforms that read
+ * the step normalizer. `write` (called before every chunk's submit) only uploads the chunk's
+ * per-token inputs and row indices and rewrites those uniforms' N, S and token-sum norm with
+ * queue.writeBuffer (writeNormalizer): no buffers or bind groups are created per step. The
+ * gathers bind the AdvantageSource's buffers, so they are re-prepared (in place in the cached
+ * plan) only when the source changes, i.e. once per rollout batch. The number and order of
+ * dispatches depend only on the config (and on whether an AdvantageSource is used), never on the
+ * data.
  *
  * Non-finite steps: the head's flag word (`state.flags[0]`) is its `skipFlag`; the training step
  * feeds it to global_norm_forward, whose skip state makes AdamW a no-op for a flagged step.
@@ -32,9 +40,10 @@ import type { PreparedDispatch } from '../kernels/dispatch_plan';
 import { prepareLogprobForward } from '../kernels/logprob_forward';
 import { prepareLogprobBackward } from '../kernels/logprob_backward';
 import { prepareGatherRows } from '../kernels/gather_rows';
-import type { LossContext, LossHead, TrainBatch } from '../model/gpu_train';
+import type { LossContext, LossHead, StepChunk, TrainBatch } from '../model/gpu_train';
 import { resolveTokenSumNorm, type RlLossConfig } from './config';
-import { stepNormalizer, type StepNormalizer } from '../kernels/rl_math';
+import type { StepNormalizer } from '../kernels/rl_math';
+import { stepNormalizerOf } from './loss_ref';
 import { RL_METRIC_NAMES, ROW_STATS } from '../kernels/rl_metrics';
 import { createRlStepState, prepareRlEntropyBackward, prepareRlLossHead, prepareRlStepBegin, prepareRlStepEnd, type RlLossBuffers, type RlStepState } from './gpu_loss';
 import { writeNormalizer } from '../kernels/rl_launch';
@@ -45,7 +54,7 @@ export const RL_EXTRA = ['oldLogprobs', 'advantages', 'oldValues', 'returns', 'r
 /**
  * Advantages (and PPO returns) of a whole rollout batch, (R,T) f32 on the GPU (computed by the
  * GRPO / GAE kernels in the trainer's command buffer). With a source set, the head gathers each
- * step's rows from it (gather_rows, row indices from `selectRows`) instead of uploading them.
+ * chunk's rows from it (gather_rows, row indices from `TrainBatch.rowIndex`) instead of uploading them.
  */
 export interface AdvantageSource {
   /** Rows in the source tensors. */
@@ -66,14 +75,12 @@ export interface RlHead extends LossHead {
    * for every step of a trainer; the source's buffers may change between steps.
    */
   useAdvantages(src: AdvantageSource | null): void;
-  /** The source rows (indices into the AdvantageSource) of the next step's B rows. */
-  selectRows(idx: Int32Array): void;
   destroy(): void;
 }
 
 /**
  * The RL loss head for a model with at most maxN = maxB·maxT token positions.
- * With klCoef > 0 every batch must carry `extra.refLogprobs`.
+ * With klCoef > 0 every batch must carry `extra.refLogprobs`; with an AdvantageSource, `rowIndex`.
  */
 export function rlLossHead(gpu: Gpu, cfg: RlLossConfig, maxN: number): RlHead {
   const d = gpu.device;
@@ -95,6 +102,8 @@ export function rlLossHead(gpu: Gpu, cfg: RlLossConfig, maxN: number): RlHead {
   const rowIdx = createStorage(d, `rl-head rowIdx (maxN=${maxN})`, maxN * 4);
   let src: AdvantageSource | null = null;
   let rowStats: GPUBuffer | null = null;
+  /** The normalizer of the step being written (set at its first chunk). */
+  let stepNorm: StepNormalizer | null = null;
   /** One prepared shape: its dispatches (the cached plan's objects), norm uniforms, gathers. */
   interface ShapeEntry {
     dispatches: PreparedDispatch[];
@@ -148,7 +157,6 @@ export function rlLossHead(gpu: Gpu, cfg: RlLossConfig, maxN: number): RlHead {
     if (eb) normUniforms.push(eb.uniform);
     const dispatches = [
       ...gathers,
-      ...prepareRlStepBegin(gpu, state),
       prepareLogprobForward(
         gpu,
         { N, V, logits, targets: { buffer: ctx.targets }, logprob: { buffer: bufs.logprobs }, lse: { buffer: bufs.lse }, temperature: cfg.temperature },
@@ -170,7 +178,6 @@ export function rlLossHead(gpu: Gpu, cfg: RlLossConfig, maxN: number): RlHead {
         'rl logprob_backward',
       ),
       ...(eb?.dispatches ?? []),
-      prepareRlStepEnd(gpu, state, cfg),
     ];
     return { dispatches, normUniforms, src, nGathers: gathers.length };
   };
@@ -181,9 +188,10 @@ export function rlLossHead(gpu: Gpu, cfg: RlLossConfig, maxN: number): RlHead {
     // Every RL metric rides on the training step's one readback (no second map per step).
     metricNames: RL_METRIC_NAMES,
     state,
-    // flags[0] is cleared by the step-begin dispatch (the head's first after the gathers) and
-    // OR-ed by every non-finite check of the step; global_norm_forward turns it into gradScale = −1.
+    // flags[0] is cleared once per step (perStep.begin) and OR-ed by every non-finite check of
+    // every chunk; global_norm_forward turns it into gradScale = −1.
     skipFlag: { buffer: state.flags, offset: 0 },
+    perStep: { begin: prepareRlStepBegin(gpu, state), end: [prepareRlStepEnd(gpu, state, cfg)] },
     prepare(ctx) {
       // The 'seq-mean-token-sum-norm' constant: cfg.tokenSumNorm or the model's maxT, never ctx.T
       // (the padded row length), so a row's loss does not depend on its padding.
@@ -191,7 +199,7 @@ export function rlLossHead(gpu: Gpu, cfg: RlLossConfig, maxN: number): RlHead {
       prepared.set(`${ctx.B}:${ctx.T}`, e);
       return { dispatches: e.dispatches, metrics: { buffer: state.metrics, offset: 0 } };
     },
-    write(ctx, batch: TrainBatch) {
+    write(ctx, batch: TrainBatch, step: StepChunk) {
       const e = prepared.get(`${ctx.B}:${ctx.T}`);
       if (!e) throw new Error('rlLossHead.write: prepare() was not called for this shape');
       const ex = batch.extra ?? {};
@@ -210,6 +218,15 @@ export function rlLossHead(gpu: Gpu, cfg: RlLossConfig, maxN: number): RlHead {
         if (!a || a.length !== n) throw new Error(`rlLossHead: batch.extra.${k} must hold (B·T) = ${n} values, got ${a?.length ?? 'none'}`);
         d.queue.writeBuffer(bufs[k], 0, a.buffer, a.byteOffset, a.byteLength);
       }
+      if (src) {
+        const idx = batch.rowIndex;
+        if (!idx || idx.length !== ctx.B)
+          throw new Error(`rlLossHead: batch.rowIndex must hold B = ${ctx.B} row indices (an advantage source is set), got ${idx?.length ?? 'none'}`);
+        for (let i = 0; i < idx.length; i++) {
+          if (!(idx[i] >= 0 && idx[i] < src.R)) throw new Error(`rlLossHead: batch.rowIndex[${i}] = ${idx[i]} is outside the advantage source's [0, ${src.R}) rows`);
+        }
+        d.queue.writeBuffer(rowIdx, 0, idx.buffer, idx.byteOffset, idx.byteLength);
+      }
       // A new advantage source (once per rollout batch): re-prepare the gathers, in place in the
       // cached plan (the dispatch count must not change).
       if (e.src !== src) {
@@ -219,15 +236,13 @@ export function rlLossHead(gpu: Gpu, cfg: RlLossConfig, maxN: number): RlHead {
         g.forEach((x, i) => Object.assign(e.dispatches[i], x));
         e.src = src;
       }
-      // This step's normalizer: rewrite N, S and the token-sum norm of the prepared uniforms.
-      writeNormalizer(gpu, e.normUniforms, stepNormalizer(batch.mask, ctx.B, ctx.T, resolveTokenSumNorm(cfg, ctx.model.cfg.maxT)));
+      // The whole step's normalizer (every chunk's mask, known up front), written into this
+      // chunk shape's uniforms: N, S and the token-sum norm.
+      if (step.chunk === 0 || !stepNorm) stepNorm = stepNormalizerOf(step.chunks, resolveTokenSumNorm(cfg, ctx.model.cfg.maxT));
+      writeNormalizer(gpu, e.normUniforms, stepNorm);
     },
     useAdvantages(s) {
       src = s;
-    },
-    selectRows(idx) {
-      if (idx.length > maxN) throw new Error(`rlLossHead.selectRows: ${idx.length} rows exceed maxN = ${maxN}`);
-      d.queue.writeBuffer(rowIdx, 0, idx.buffer, idx.byteOffset, idx.byteLength);
     },
     destroy() {
       rowIdx.destroy();

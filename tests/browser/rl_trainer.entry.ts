@@ -14,6 +14,11 @@ import { rlLossHead } from '../../src/rl/trainer_head';
 import { GpuTrainer } from '../../src/model/gpu_train';
 import { Sampler } from '../../src/rollout/sampler';
 import { readRlMetrics } from '../../src/rl/gpu_loss';
+import { RL_METRIC_NAMES } from '../../src/kernels/rl_metrics';
+import { buildRows, minibatchIndices, sliceRows } from '../../src/rl/trainer_batch';
+import { WasmEngine } from '../../src/wasm/engine';
+import { WasmModel } from '../../src/wasm/model';
+import { WasmRlTrainer } from '../../src/wasm/rl_trainer';
 
 const CFG: ModelConfig = { vocabSize: 64, maxT: 32, C: 32, L: 1, NH: 2 };
 
@@ -122,7 +127,8 @@ export async function shortRun(seed: number, overrides: Partial<RlLossConfig>, s
  * GPU objects created per optimizer step: wraps device.createBuffer / createBindGroup and counts
  * those made during each GpuTrainer.trainStep, readback staging buffers included (the RL metrics
  * ride on the step's own persistent staging buffer).
- * maxB = 2 with 4 minibatches: several optimizer steps per update.
+ * maxB = 2 with 4 minibatches: several optimizer steps per update, those of more than 2 rows
+ * in several chunks (`shapes`: each chunk's "B:T").
  */
 export async function stepAllocations(seed: number, overrides: Partial<RlLossConfig>, updates = 2) {
   const cfg = rlLossConfig(overrides);
@@ -130,9 +136,9 @@ export async function stepAllocations(seed: number, overrides: Partial<RlLossCon
   const trajs = makeTrajs(seed + 1, 2, 4);
   const dev = (await sharedGpu()).device;
   const own = dev as unknown as Record<string, unknown>;
-  type Step = { update: number; B: number; T: number; buffers: number; bindGroups: number; labels: string[] };
+  type Step = { update: number; shapes: string[]; buffers: number; bindGroups: number; labels: string[] };
   const steps: Step[] = [];
-  const between: Step = { update: 0, B: 0, T: 0, buffers: 0, bindGroups: 0, labels: [] };
+  const between: Step = { update: 0, shapes: [], buffers: 0, bindGroups: 0, labels: [] };
   let cur: Step = { ...between };
   const createBuffer = dev.createBuffer;
   const createBindGroup = dev.createBindGroup;
@@ -150,11 +156,11 @@ export async function stepAllocations(seed: number, overrides: Partial<RlLossCon
   const trainStep = gt.trainStep.bind(gt);
   let update = 0;
   gt.trainStep = (batch, prelude) => {
-    const b = batch as { B: number; T: number };
-    const step: Step = { update, B: b.B, T: b.T, buffers: 0, bindGroups: 0, labels: [] };
+    const chunks = (Array.isArray(batch) ? batch : [batch]) as Array<{ B: number; T: number }>;
+    const step: Step = { update, shapes: chunks.map((c) => `${c.B}:${c.T}`), buffers: 0, bindGroups: 0, labels: [] };
     cur = step;
     steps.push(step);
-    // Count what the step itself creates (batch upload, head.write, encode, submit, its
+    // Count what the step itself creates (batch uploads, head.write, encode, submits, its
     // readback); per-update work between steps (the advantage buffers) goes elsewhere.
     return trainStep(batch, prelude).finally(() => {
       if (cur === step) cur = { ...between };
@@ -336,4 +342,157 @@ export async function onPolicyAtTemperature(seed: number, tau: number, trainTau:
     ratioMin: step.ratioMin,
     ratioMax: step.ratioMax,
   };
+}
+
+/** max |a − b| / max |ref| (Infinity on a length mismatch). */
+function relErr(a: Float32Array, b: Float32Array, ref: Float32Array = b): number {
+  if (a.length !== b.length) return Infinity;
+  let d = 0;
+  let m = 0;
+  for (let i = 0; i < a.length; i++) {
+    d = Math.max(d, Math.abs(a[i] - b[i]));
+    m = Math.max(m, Math.abs(ref[i]));
+  }
+  return d / m;
+}
+
+/**
+ * max |a − b| over the parameters whose reference gradient |g| ≥ 1e-3·max |g|: the first AdamW
+ * step is ≈ ±lr·sign(g), ill-conditioned only where g is at rounding level, so elsewhere two
+ * steps from the same parameters with equal gradients must land on the same parameters.
+ */
+function paramErr(a: Float32Array, b: Float32Array, g: Float32Array): { maxAbsErr: number; n: number } {
+  let gMax = 0;
+  for (const x of g) gMax = Math.max(gMax, Math.abs(x));
+  let e = 0;
+  let n = 0;
+  for (let i = 0; i < g.length; i++) {
+    if (!(Math.abs(g[i]) >= 1e-3 * gMax)) continue;
+    e = Math.max(e, Math.abs(a[i] - b[i]));
+    n++;
+  }
+  return { maxAbsErr: a.length === b.length ? e : Infinity, n };
+}
+
+/**
+ * Gradient accumulation: one update (epochs = minibatches = 1, so ONE optimizer step) whose
+ * minibatch has more rows than the GPU model's maxB, against the same update in one chunk
+ * (maxB 32) and against the CPU engine (WasmRlTrainer, chunks of maxB rows, itself tested against
+ * an f64 oracle in tests/unit/wasm_rl_trainer.test.ts). Same initial parameters, trajectories
+ * and seed. Returns the rows, each run's update metrics and AdamW step, the gradient errors
+ * (relErr: max |Δg| / max |g_ref|), the parameter errors (paramErr), how far the chunked step
+ * moved the parameters, and per named head metric of the step the chunked–whole error
+ * |Δ| / max(1, |whole|).
+ */
+export async function chunkedStep(seed: number, overrides: Partial<RlLossConfig>, maxB: number) {
+  const cfg = rlLossConfig(overrides);
+  const gpu = await sharedGpu();
+  const trajs = makeTrajs(seed + 1, 2, 4);
+  const extra: ExtraOpts = { dropZeroVarianceGroups: false };
+  const gpuRun = async (mb: number) => {
+    const { model, trainer } = await setup(cfg, seed, mb, 1, extra);
+    try {
+      const p0 = await model.readParams();
+      const metrics = noMs((await trainer.update(trajs, 1)).metrics);
+      const head = await readRlMetrics(gpu, trainer.head.state);
+      const grads = await trainer.trainer.readGrads();
+      const st = await trainer.readState();
+      return { p0, metrics, head, grads, params: st.params, adamStep: st.adamStep };
+    } finally {
+      trainer.destroy();
+      model.destroy();
+    }
+  };
+  const chunked = await gpuRun(maxB);
+  const whole = await gpuRun(32);
+  const engine = await WasmEngine.create({ threads: 1 });
+  try {
+    const wm = WasmModel.create(engine, CFG);
+    wm.writeParams(initParams(CFG, seed));
+    const wt = WasmRlTrainer.create(wm, { cfg, lr: 1e-3, weightDecay: 0.01, maxGradNorm: 1, epochs: 1, minibatches: 1, padId: 0, seed, ...extra }, maxB);
+    const cpu = noMs((await wt.update(trajs, 1)).metrics);
+    const cpuGrads = wm.grads.read();
+    const cpuParams = wm.readParams();
+    let moved = 0;
+    for (let i = 0; i < chunked.params.length; i++) moved = Math.max(moved, Math.abs(chunked.params[i] - chunked.p0[i]));
+    const headErr: Record<string, number> = {};
+    for (const k of RL_METRIC_NAMES) headErr[k] = Math.abs(chunked.head[k] - whole.head[k]) / Math.max(1, Math.abs(whole.head[k]));
+    return {
+      rows: buildRows(trajs, 0, CFG.maxT).B,
+      metrics: { chunked: chunked.metrics, whole: whole.metrics, cpu },
+      adamStep: { chunked: chunked.adamStep, whole: whole.adamStep, cpu: wt.adamStep },
+      grads: { vsWhole: relErr(chunked.grads, whole.grads), vsCpu: relErr(chunked.grads, cpuGrads), wholeVsCpu: relErr(whole.grads, cpuGrads) },
+      params: { vsWhole: paramErr(chunked.params, whole.params, whole.grads), vsCpu: paramErr(chunked.params, cpuParams, cpuGrads) },
+      moved,
+      headErr,
+    };
+  } finally {
+    engine.destroy();
+  }
+}
+
+/**
+ * The non-finite flag is OR-ed over the chunks of a step: a GPU trainer of maxB 3 with the RL
+ * head (no advantage source) takes one step over the rows of makeTrajs in chunks of 3, with a NaN
+ * old log-prob at a PADDED position (mask 0) of chunk `at` ('first' or 'last'), so the gradient
+ * stays finite and only the head's flag can skip the step. Then the same chunks without the NaN.
+ * Returns the skipped step's report, bitwise differences of params / m / v across it, the AdamW
+ * step counter, and whether the clean step applied.
+ */
+export async function nonfiniteChunk(seed: number, at: 'first' | 'last') {
+  const gpu = await sharedGpu();
+  const cfg = rlLossConfig({ algorithm: 'grpo' });
+  const maxB = 3;
+  const model = GpuModel.create(gpu, CFG, { maxB, maxT: CFG.maxT });
+  model.writeParams(initParams(CFG, seed));
+  const head = rlLossHead(gpu, cfg, maxB * CFG.maxT);
+  const trainer = GpuTrainer.create(model, { lr: 1e-3, weightDecay: 0.01, maxNorm: 1, lossHead: head, onSkip: 'report' });
+  try {
+    const trajs = makeTrajs(seed + 1, 2, 4);
+    const rows = buildRows(trajs, 0, CFG.maxT);
+    const { T } = rows;
+    const rng = new Rng(seed + 2);
+    const advantages = Float32Array.from(rows.mask, (m) => (m > 0 ? rng.float() * 2 - 1 : 0));
+    const [mb] = minibatchIndices(rows.B, 1, seed, 1, 0);
+    const chunks = [];
+    for (let c = 0; c < mb.length; c += maxB) {
+      const idx = mb.slice(c, c + maxB);
+      chunks.push({
+        B: idx.length,
+        T,
+        ids: sliceRows(rows.ids, T, idx),
+        targets: sliceRows(rows.targets, T, idx),
+        mask: sliceRows(rows.mask, T, idx),
+        extra: { oldLogprobs: sliceRows(rows.oldLogprobs, T, idx), advantages: sliceRows(advantages, T, idx) },
+      });
+    }
+    const k = at === 'first' ? 0 : chunks.length - 1;
+    const bad = chunks.map((c, i) => {
+      if (i !== k) return c;
+      const old = c.extra.oldLogprobs.slice();
+      const pad = c.mask.findIndex((m) => !(m > 0));
+      if (pad < 0) throw new Error('nonfiniteChunk: the chunk has no padded position');
+      old[pad] = NaN;
+      return { ...c, extra: { ...c.extra, oldLogprobs: old } };
+    });
+    const s0 = { params: await model.readParams(), ...(await trainer.readMoments()), step: trainer.step };
+    const skipped = await trainer.trainStep(bad);
+    const s1 = { params: await model.readParams(), ...(await trainer.readMoments()), step: trainer.step };
+    const flagged = await readRlMetrics(gpu, head.state);
+    const clean = await trainer.trainStep(chunks);
+    const s2 = await model.readParams();
+    return {
+      chunks: chunks.length,
+      skipped: { skipped: skipped.skipped, gradScale: skipped.gradScale, gradNorm: skipped.gradNorm, headSkipped: flagged.skipped, nonfiniteMask: flagged.nonfiniteMask },
+      params: bitDiff(s1.params, s0.params),
+      m: bitDiff(s1.m, s0.m),
+      v: bitDiff(s1.v, s0.v),
+      step: [s0.step, s1.step, trainer.step],
+      clean: { skipped: clean.skipped, changed: bitDiff(s2, s1.params).differ },
+    };
+  } finally {
+    trainer.destroy();
+    head.destroy();
+    model.destroy();
+  }
 }

@@ -27,7 +27,8 @@ test('GRPO and PPO updates with GPU advantages run and report finite metrics', a
     expect(m).toHaveLength(2);
     for (const s of m) {
       expect(s.skippedSteps).toBe(0);
-      expect(s.optimizerSteps).toBeGreaterThanOrEqual(2);
+      // One optimizer step per minibatch (2 minibatches, 1 epoch), however many rows each has.
+      expect(s.optimizerSteps).toBe(2);
       for (const k of ['policyLoss', 'valueLoss', 'clipFrac', 'approxKl', 'gradNorm']) expect(Number.isFinite(s[k]), `${algorithm} ${k}`).toBe(true);
       expect(s.gradNorm).toBeGreaterThan(0);
     }
@@ -64,7 +65,7 @@ test('KL to the frozen starting policy and the entropy bonus: 0 KL and no KL gra
 });
 
 test('after the first step of a shape, optimizer steps create no GPU buffers or bind groups', async ({ gpuPage }) => {
-  type Step = { update: number; B: number; T: number; buffers: number; bindGroups: number; labels: string[] };
+  type Step = { update: number; shapes: string[]; buffers: number; bindGroups: number; labels: string[] };
   for (const o of [{ algorithm: 'grpo' }, { algorithm: 'ppo', klCoef: 0.1, entCoef: 0.01 }]) {
     const steps = await gpuPage.run<Step[]>(ENTRY, 'stepAllocations', 11, o, 2);
     note(
@@ -72,21 +73,26 @@ test('after the first step of a shape, optimizer steps create no GPU buffers or 
       steps.map(({ labels: _l, ...s }) => s),
     );
     const first = steps.filter((s) => s.update === 1);
-    expect(first.length, JSON.stringify(o)).toBeGreaterThanOrEqual(4);
+    // 4 minibatches at maxB 2: 4 optimizer steps per update, chunked where a minibatch has > 2 rows.
+    expect(first.length, JSON.stringify(o)).toBe(4);
+    expect(
+      first.some((s) => s.shapes.length >= 2),
+      'some step is several chunks',
+    ).toBe(true);
     // The first step of a shape prepares the plan (and the head's dispatches) once.
     expect(first[0].bindGroups, 'the counters see the first step preparing its plan').toBeGreaterThan(0);
     const seen = new Set<string>();
     for (const s of steps) {
-      const key = `${s.B}:${s.T}`;
-      // Within an update (same advantage source), a shape already seen creates nothing.
-      if (seen.has(`${s.update}|${key}`)) {
-        expect({ buffers: s.buffers, bindGroups: s.bindGroups, labels: s.labels }, `${JSON.stringify(o)} update ${s.update} B=${s.B}`).toEqual({
+      const keys = s.shapes.map((k) => `${s.update}|${k}`);
+      // Within an update (same advantage source), a step whose chunk shapes were all seen creates nothing.
+      if (keys.every((k) => seen.has(k))) {
+        expect({ buffers: s.buffers, bindGroups: s.bindGroups, labels: s.labels }, `${JSON.stringify(o)} update ${s.update} ${s.shapes}`).toEqual({
           buffers: 0,
           bindGroups: 0,
           labels: [],
         });
       }
-      seen.add(`${s.update}|${key}`);
+      for (const k of keys) seen.add(k);
     }
   }
 });
@@ -187,4 +193,76 @@ test('rollouts sampled at τ = 1.5 are on-policy for a trainer at τ = 1.5 at th
   // The reference log-probs are scored at the same τ: π = π_ref at step 1.
   expect(Math.abs(on.klRef)).toBeLessThanOrEqual(1e-6);
   expect(off.approxKl).toBeGreaterThan(1e-3);
+});
+
+test('a minibatch larger than maxB is ONE optimizer step (chunks of 3 rows, gradients summed): same gradient, parameters and metrics as one chunk and as the CPU engine', async ({
+  gpuPage,
+}) => {
+  type Err = { maxAbsErr: number; n: number };
+  type R = {
+    rows: number;
+    metrics: Record<'chunked' | 'whole' | 'cpu', Record<string, number>>;
+    adamStep: Record<'chunked' | 'whole' | 'cpu', number>;
+    grads: { vsWhole: number; vsCpu: number; wholeVsCpu: number };
+    params: { vsWhole: Err; vsCpu: Err };
+    moved: number;
+    headErr: Record<string, number>;
+  };
+  const cases: Array<[string, Record<string, unknown>]> = [
+    // seq-mean-token-mean: S (rows with a token) of the whole step, not of a chunk.
+    ['grpo seq-mean-token-mean + KL k3 + entropy', { algorithm: 'grpo', aggregation: 'seq-mean-token-mean', klCoef: 0.1, klEstimator: 'k3', entCoef: 0.01 }],
+    ['ppo token-mean', { algorithm: 'ppo' }],
+  ];
+  for (const [name, o] of cases) {
+    const r = await gpuPage.run<R>(ENTRY, 'chunkedStep', 17, o, 3);
+    note(name, { rows: r.rows, grads: r.grads, params: r.params, moved: r.moved, headErr: r.headErr });
+    expect(r.rows, `${name}: more rows than 2·maxB`).toBeGreaterThan(6);
+    for (const k of ['chunked', 'whole', 'cpu'] as const) {
+      expect([r.metrics[k].optimizerSteps, r.metrics[k].skippedSteps, r.adamStep[k]], `${name} ${k}`).toEqual([1, 0, 1]);
+    }
+    // Gradients: f32, summed in another order (per chunk, then over chunks); the CPU engine's
+    // tolerance against its f64 oracle is 1e-4 of max |g|. A step per chunk, or a chunk-local
+    // normalizer, is off by O(1).
+    expect(r.grads.vsWhole, name).toBeLessThanOrEqual(1e-5);
+    expect(r.grads.vsCpu, name).toBeLessThanOrEqual(1e-4);
+    expect(r.grads.wholeVsCpu, name).toBeLessThanOrEqual(1e-4);
+    // The one AdamW step (lr 1e-3) was taken with that gradient.
+    expect(r.moved, name).toBeGreaterThan(0.5e-3);
+    expect(r.params.vsWhole.n, name).toBeGreaterThan(1000);
+    expect(r.params.vsWhole.maxAbsErr, name).toBeLessThanOrEqual(1e-6);
+    expect(r.params.vsCpu.maxAbsErr, name).toBeLessThanOrEqual(1e-6);
+    // The head's metrics over the step (rowStats folded over the chunks in order).
+    for (const [k, e] of Object.entries(r.headErr)) expect(e, `${name} head metric ${k}`).toBeLessThanOrEqual(1e-5);
+    for (const k of ['policyLoss', 'valueLoss', 'clipFrac', 'approxKl', 'klRef', 'gradNorm']) {
+      const w = r.metrics.whole[k];
+      expect(Math.abs(r.metrics.chunked[k] - w), `${name} ${k} vs whole`).toBeLessThanOrEqual(1e-5 * Math.max(1e-3, Math.abs(w)));
+      expect(Math.abs(r.metrics.chunked[k] - r.metrics.cpu[k]), `${name} ${k} vs cpu`).toBeLessThanOrEqual(1e-4 * Math.max(1e-3, Math.abs(r.metrics.cpu[k])));
+    }
+  }
+});
+
+test('a NaN in any one chunk of a step skips the whole step (params, moments, AdamW t untouched); the clean step then applies', async ({ gpuPage }) => {
+  for (const at of ['first', 'last'] as const) {
+    const r = await gpuPage.run<{
+      chunks: number;
+      skipped: { skipped: boolean; gradScale: number; gradNorm: number; headSkipped: number; nonfiniteMask: number };
+      params: { differ: number; n: number };
+      m: { differ: number; n: number };
+      v: { differ: number; n: number };
+      step: number[];
+      clean: { skipped: boolean; changed: number };
+    }>(ENTRY, 'nonfiniteChunk', 19, at);
+    note(`NaN in the ${at} chunk`, r);
+    expect(r.chunks, at).toBeGreaterThanOrEqual(3);
+    expect(r.skipped.skipped, at).toBe(true);
+    expect(r.skipped.gradScale, at).toBe(-1);
+    // The NaN sits at a padded position: the gradient is finite, only the head's flag skipped it.
+    expect(Number.isFinite(r.skipped.gradNorm) && r.skipped.gradNorm > 0, at).toBe(true);
+    expect(r.skipped.headSkipped, at).toBe(1);
+    expect(r.skipped.nonfiniteMask, at).toBeGreaterThan(0);
+    expect([r.params.differ, r.m.differ, r.v.differ], at).toEqual([0, 0, 0]);
+    expect(r.step, at).toEqual([0, 0, 1]);
+    expect(r.clean.skipped, at).toBe(false);
+    expect(r.clean.changed, at).toBeGreaterThan(1000);
+  }
 });

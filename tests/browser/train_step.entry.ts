@@ -265,7 +265,7 @@ export async function skipFlagCheck() {
   const gpu = await sharedGpu();
   const flag = createStorage(gpu.device, 'test skip flag', 16);
   const sft = sftLossHead();
-  const head: LossHead = { ...sft, prepare: (c) => sft.prepare(c), write: (c, b) => sft.write(c, b), skipFlag: { buffer: flag, offset: 0 } };
+  const head: LossHead = { ...sft, prepare: (c) => sft.prepare(c), write: (c, b, s) => sft.write(c, b, s), skipFlag: { buffer: flag, offset: 0 } };
   const lrCalls: number[] = [];
   const lr = (t: number) => (lrCalls.push(t), 1e-3 * t);
   const { model, trainer } = await setup(cfg, 2, 16, 5, { ...OPT, lr, lossHead: head, onSkip: 'report' });
