@@ -41,8 +41,6 @@ import { trainTemplate, type Phase, type TrainActions } from './train_templates'
 import { PRESET_NAMES } from '../../experiment/presets';
 import './train.css';
 
-export { prewarmTrainWorker } from './train_client';
-
 /** Minimum interval between redraws while a run streams events, ms. */
 const REDRAW_MS = 400;
 /** Minimum interval between checkpoint-list refreshes during a run, ms. */
