@@ -57,7 +57,7 @@ function takePrewarmedWorker(): { worker: Worker; api: Remote<TrainWorkerApi> } 
 }
 
 /** File name of an exported checkpoint: run id and position ('…-run1-step3.hlab', '…-after-run1.hlab'), not the store's step number. */
-export function checkpointFileName(runId: string, step: number): string {
+function checkpointFileName(runId: string, step: number): string {
   const p = checkpointPosition(step);
   return `${runId}-${p.finished ? `after-run${p.runIndex}` : p.rlStep < 0 ? `run${p.runIndex + 1}-start` : `run${p.runIndex + 1}-step${p.rlStep}`}.hlab`;
 }

@@ -120,7 +120,7 @@ export function evalEpisodes(spec: ExperimentSpec, runIndex: number): { episodes
  * 2-core SwiftShader (CPU WebGPU) machine under load: 81 s with groups of 4, 269 s with groups
  * of 8 — and with the current base-mini checkpoint every rollout fails (no learning signal).
  */
-export const DEMO_PATCH = {
+const DEMO_PATCH = {
   maxTier: 1,
   model: { preset: 'mini', init: 'base' },
   rl: { steps: 6, tasksPerStep: 2, groupSize: 8 },

@@ -205,7 +205,7 @@ export function etaSeconds(s: RunViewState, spec: ExperimentSpec | undefined, ev
 }
 
 /** Optimizer steps a step's update applied (step_counts.ts); an unrecorded count reads 0 here: a live run always records it. */
-export const appliedUpdates = (r: StepRecord): number => stepUpdate(r).applied ?? 0;
+const appliedUpdates = (r: StepRecord): number => stepUpdate(r).applied ?? 0;
 
 /** What the updates of one run's steps did, for the "no learning signal" banner. */
 export interface UpdatesSummary {
