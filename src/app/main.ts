@@ -11,7 +11,7 @@
  * Offline: what a training run would fetch is fetched at load instead — the tokenizer and every
  * model preset's base checkpoint go into Cache Storage (src/util/asset_fetch.ts; the runner and
  * loadTokenizer read through it), and the training worker is started right away so its scripts
- * are loaded while online (views/train.ts prewarmTrainWorker).
+ * are loaded while online (views/train_client.ts prewarmTrainWorker).
  */
 import './styles.css';
 import { DEFAULT_ROUTE, formatRoute, parseRoute, type ViewName } from './route';
@@ -19,7 +19,8 @@ import { CompareView } from './views/compare';
 import { DesignView } from './views/design';
 import { InspectView } from './views/inspect';
 import { ResultsView } from './views/results';
-import { prewarmTrainWorker, TrainView } from './views/train';
+import { TrainView } from './views/train';
+import { prewarmTrainWorker } from './views/train_client';
 import { TrajectoriesView } from './views/trajectories';
 import { probeWebGpu } from './webgpu_status';
 import { PRESET_NAMES as MODEL_PRESETS } from '../model/config';

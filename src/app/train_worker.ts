@@ -20,7 +20,7 @@ import type { RunResult } from '../experiment/results';
 import type { EvalResult } from '../experiment/evaluate';
 import { CheckpointStore } from '../storage/checkpoint_store';
 import { outputToJsonText, saveRunOutput } from './results_store';
-// Loaded with this worker — which the app starts at load (views/train.ts prewarmTrainWorker) —
+// Loaded with this worker — which the app starts at load (views/train_client.ts prewarmTrainWorker) —
 // so that the runner's in-process environments (`inProcessEnv`, used offline, see `start`)
 // import an already-loaded module and make no request. Referenced below so no bundler drops it.
 import { localEnvApi } from '../rollout/env';
@@ -96,7 +96,7 @@ export interface TrainWorkerApi {
    *   errors or device loss (message prefixed 'WebGPU device lost:').
    */
   start(specJson: unknown, opts: StartOptions, onEvent: ((ev: RunEvent) => void) & ProxyMarked): Promise<TrainOutcome>;
-  /** Answers once this worker's scripts are loaded (the app's offline readiness, views/train.ts prewarmTrainWorker). */
+  /** Answers once this worker's scripts are loaded (the app's offline readiness, views/train_client.ts prewarmTrainWorker). */
   ping(): 'ready';
   /** Ask the running experiment to checkpoint after the current RL step and stop (no-op when idle). */
   requestStop(): void;

@@ -21,32 +21,14 @@ export {
 } from './space';
 export type { HarnessComponent, HarnessSpace, LevelVector, Realization } from './space';
 export { GaloisField, isPrime, primePower } from './galois_field';
-export {
-  L18_TABLE,
-  NoOrthogonalArrayError,
-  divisibilityBound,
-  fullFactorial,
-  l18,
-  minPairwiseDistance,
-  orthogonalArray,
-  paley,
-  raoBound,
-  raoHamming,
-  searchOrthogonalArray,
-  smallestAdmissibleRunSize,
-  verifyStrength2,
-} from './orthogonal_array';
-export type {
-  BaseArray,
-  ColumnBalance,
-  OaMethod,
-  OrthogonalArray,
-  OrthogonalArrayOptions,
-  PairBalance,
-  Runs,
-  SearchAttempt,
-  Strength2Report,
-} from './orthogonal_array';
+export { divisibilityBound, raoBound, smallestAdmissibleRunSize, verifyStrength2 } from './oa_verify';
+export type { ColumnBalance, PairBalance, Runs, Strength2Report } from './oa_verify';
+export { L18_TABLE, fullFactorial, l18, paley, raoHamming } from './oa_constructions';
+export type { BaseArray, OaMethod } from './oa_constructions';
+export { searchOrthogonalArray } from './oa_search';
+export type { SearchAttempt } from './oa_search';
+export { NoOrthogonalArrayError, minPairwiseDistance, orthogonalArray } from './orthogonal_array';
+export type { OrthogonalArray, OrthogonalArrayOptions } from './orthogonal_array';
 export { MAX_ENUMERATED_SPACE, designReport, selectTraining, selectTrainingOA, selectTrainingRandom } from './selection';
 export type { DesignReport, HeldOutConfig, SelectionMethod, SelectionOptions } from './selection';
 export { RoundRobinSchedule, assignHarnesses } from './assignment';

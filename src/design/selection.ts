@@ -14,7 +14,8 @@
 
 import { Rng } from '../util/rng';
 import { configFromIndex, configIndex, DEFAULT_SPACE, formatHarnessId, type HarnessSpace, type LevelVector, spaceLevels, spaceSize, validateSpace } from './space';
-import { divisibilityBound, minPairwiseDistance, orthogonalArray, type OrthogonalArrayOptions, raoBound, smallestAdmissibleRunSize, verifyStrength2 } from './orthogonal_array';
+import { minPairwiseDistance, orthogonalArray, type OrthogonalArrayOptions } from './orthogonal_array';
+import { divisibilityBound, raoBound, smallestAdmissibleRunSize, verifyStrength2 } from './oa_verify';
 
 /** Largest space whose held-out set is enumerated (the report lists every held-out config). */
 export const MAX_ENUMERATED_SPACE = 1_000_000;

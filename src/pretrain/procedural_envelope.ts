@@ -28,7 +28,7 @@ import { isCallAttempt } from '../harness/blackbox/envelope';
 import { describeEnvelope, readEnvelope, writeEnvelope } from '../harness/realizations/tool_interface';
 import { TOOL_SPECS, type ToolSpec } from '../harness/tools';
 import type { Rng } from '../util/rng';
-import { ARG_WORDS, argDoc, Names, TOOL_WORDS, type ProcToolInterface } from './procedural_tools';
+import { ARG_WORDS, argDoc, Names, TOOL_WORDS, type ProcToolInterface } from './procedural_surface';
 
 /** Share of envelope interfaces that end with a plain-text reply instead of a finish call. */
 export const ENVELOPE_REPLY_P = 0.7;

@@ -38,7 +38,8 @@ import { dryRun } from '../harness/dry_run';
 import { NOTES_HEADER, NOTES_PATH } from '../harness/honesty';
 import type { Message } from '../harness/types';
 import { Rng } from '../util/rng';
-import { NOVEL_NAME_P, novelName, proceduralToolInterface, type ProcSurfaces, type ProcSyntax, type ProcToolInterface } from './procedural_tools';
+import { proceduralToolInterface } from './procedural_tools';
+import { NOVEL_NAME_P, novelName, type ProcSurfaces, type ProcSyntax, type ProcToolInterface } from './procedural_surface';
 import { proceduralEnvelopeInterface } from './procedural_envelope';
 
 /** A forced draw: one of PROC_SYNTAXES, or 'envelope' (T0's envelope with drawn names, procedural_envelope.ts; never drawn unforced). */

@@ -51,7 +51,8 @@
 import { decodeRlMetrics, RL_METRIC_NAMES } from '../kernels/rl_metrics';
 import type { Gpu } from '../gpu/device';
 import { GpuModel } from '../model/gpu_model';
-import { GpuTrainer, type TrainBatch } from '../model/gpu_train';
+import { GpuTrainer } from '../model/gpu_train';
+import type { TrainBatch } from '../model/loss_head';
 import { rlLossHead, type RlHead } from './trainer_head';
 import { createStorage, readF32 } from '../gpu/buffers';
 import { mapReadChecked } from '../gpu/device_lost';

@@ -40,7 +40,7 @@ import type { PreparedDispatch } from '../kernels/dispatch_plan';
 import { prepareLogprobForward } from '../kernels/logprob_forward';
 import { prepareLogprobBackward } from '../kernels/logprob_backward';
 import { prepareGatherRows } from '../kernels/gather_rows';
-import type { LossContext, LossHead, StepChunk, TrainBatch } from '../model/gpu_train';
+import type { LossContext, LossHead, StepChunk, TrainBatch } from '../model/loss_head';
 import { resolveTokenSumNorm, type RlLossConfig } from './config';
 import type { StepNormalizer } from '../kernels/rl_math';
 import { stepNormalizerOf } from './loss_ref';

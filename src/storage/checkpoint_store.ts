@@ -20,7 +20,7 @@
  *      and checks that neither they nor a manifest or pointer of the new step are visible.
  *   4. retention runs afterwards, in its own transaction, and never deletes the pointed-to step.
  */
-import { openDB, type IDBPDatabase } from 'idb';
+import type { IDBPDatabase } from 'idb';
 import { CheckpointError, describeCheckpoint } from './errors';
 import {
   DEFAULT_CHUNK_BYTES,
@@ -28,17 +28,16 @@ import {
   concatBytes,
   decodeExportFile,
   encodeExportFile,
-  parseManifest,
   prepareCheckpoint,
   validateChunkBytes,
   validateRunId,
   validateStep,
-  verifyAndAssembleTensor,
   type Checkpoint,
   type CheckpointInput,
-  type CheckpointManifest,
   type PreparedCheckpoint,
 } from './serialize';
+import { commitCheckpoint, errText, isRunRecord, readVerifiedCheckpoint, type FaultInjection } from './checkpoint_tx';
+import { openCheckpointDb } from './checkpoint_db_open';
 import { planRetention, validateRetention, type RetentionPolicy } from './retention';
 import {
   DB_SCHEMA_VERSION,
@@ -48,22 +47,10 @@ import {
   STORE_MANIFESTS,
   STORE_RUNS,
   checkpointChunkRange,
-  migrate,
   runRange,
   type CheckpointDB,
-  type ManifestRecord,
   type RunRecord,
 } from './schema';
-
-/** Test hooks that make the store fail the way a browser would. Never set in production. */
-export interface FaultInjection {
-  /**
-   * Abort the commit transaction with a `QuotaExceededError` DOMException when about to issue
-   * the N-th chunk put of a save or import (1-based, counted per commit) — what a real quota
-   * failure looks like: the transaction aborts and nothing it wrote survives.
-   */
-  quotaExceededOnChunkPut?: number;
-}
 
 export interface CheckpointStoreOptions {
   /** IndexedDB database name (default 'hlab-checkpoints'); tests pass their own to isolate. */
@@ -143,24 +130,8 @@ export interface CheckpointSummary {
 
 const DEFAULT_BLOCKED_TIMEOUT_MS = 10_000;
 
-function fmtBytes(n: number): string {
-  return n < 1 << 20 ? `${(n / 1024).toFixed(1)} KiB` : `${(n / (1 << 20)).toFixed(1)} MiB`;
-}
-
-function errName(e: unknown): string {
-  return e instanceof Error || (typeof DOMException !== 'undefined' && e instanceof DOMException) ? (e as Error).name : 'Error';
-}
-
-function errText(e: unknown): string {
-  return e instanceof Error || (typeof DOMException !== 'undefined' && e instanceof DOMException) ? `${(e as Error).name}: ${(e as Error).message}` : String(e);
-}
-
 function isSkippable(e: unknown): e is CheckpointError {
   return e instanceof CheckpointError && (e.code === 'corrupt' || e.code === 'partial' || e.code === 'not-found');
-}
-
-function isRunRecord(r: unknown): r is RunRecord {
-  return typeof r === 'object' && r !== null && Number.isSafeInteger((r as RunRecord).latestStep);
 }
 
 export class CheckpointStore {
@@ -199,61 +170,7 @@ export class CheckpointStore {
     if (!Number.isFinite(blockedTimeoutMs) || blockedTimeoutMs < 0) {
       throw new CheckpointError('invalid-input', `blockedTimeoutMs must be a finite number ≥ 0, got ${String(blockedTimeoutMs)}`);
     }
-    store.db = await new Promise<IDBPDatabase<CheckpointDB>>((resolve, reject) => {
-      let settled = false;
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      openDB<CheckpointDB>(store.dbName, version, {
-        upgrade(db, oldVersion, newVersion, tx) {
-          migrate(db, oldVersion, newVersion ?? version, tx);
-        },
-        blocked(currentVersion) {
-          timer ??= setTimeout(() => {
-            if (settled) return;
-            settled = true;
-            reject(
-              new CheckpointError(
-                'upgrade-blocked',
-                `checkpoint database '${store.dbName}': upgrading from schema ${currentVersion} to ${version} is blocked for ` +
-                  `${blockedTimeoutMs} ms by another tab or connection that keeps the old version open; close or reload the other tabs`,
-              ),
-            );
-          }, blockedTimeoutMs);
-        },
-        blocking(currentVersion, blockedVersion) {
-          // Another connection wants a newer schema: step aside instead of blocking it forever.
-          store.markClosed(
-            blockedVersion === null
-              ? `another tab or connection is deleting '${store.dbName}'`
-              : `another tab or connection is upgrading '${store.dbName}' from schema ${currentVersion} to ${blockedVersion}; reload this page`,
-          );
-        },
-        terminated() {
-          store.markClosed(`the browser closed the connection to '${store.dbName}'`);
-        },
-      }).then(
-        (db) => {
-          clearTimeout(timer);
-          // Resolved after we gave up on a blocked upgrade: nobody holds this connection.
-          if (settled) return db.close();
-          settled = true;
-          resolve(db);
-        },
-        (e: unknown) => {
-          clearTimeout(timer);
-          if (settled) return;
-          settled = true;
-          reject(
-            errName(e) === 'VersionError'
-              ? new CheckpointError(
-                  'newer-schema',
-                  `checkpoint database '${store.dbName}' has a newer schema than this build (${version}); reload to get the new version of Harness Lab`,
-                  { cause: e },
-                )
-              : e,
-          );
-        },
-      );
-    });
+    store.db = await openCheckpointDb(store.dbName, version, blockedTimeoutMs, (reason) => store.markClosed(reason));
     return store;
   }
 
@@ -308,7 +225,7 @@ export class CheckpointStore {
   }
 
   private async commitAndRetain(prepared: PreparedCheckpoint, overwrite: boolean, retention?: RetentionPolicy): Promise<SaveResult> {
-    await this.commit(prepared, overwrite);
+    await commitCheckpoint(this.requireOpen(), prepared, overwrite, this.faults);
     const { runId, step } = prepared.manifest;
     let removedSteps: number[] = [];
     if (retention !== undefined) {
@@ -332,149 +249,6 @@ export class CheckpointStore {
     };
   }
 
-  /** One readwrite transaction: stale chunks out, chunks in, manifest, then the pointer. */
-  private async commit(prepared: PreparedCheckpoint, overwrite: boolean): Promise<void> {
-    const db = this.requireOpen();
-    const m = prepared.manifest;
-    const where = describeCheckpoint(m.runId, m.step);
-    const tx = db.transaction([STORE_CHUNKS, STORE_MANIFESTS, STORE_RUNS], 'readwrite');
-    const chunks = tx.objectStore(STORE_CHUNKS);
-    const manifests = tx.objectStore(STORE_MANIFESTS);
-    // Each request's promise rejects when the transaction aborts; tx.done reports the cause.
-    const track = (p: Promise<unknown>) => void p.catch(() => undefined);
-    let injected: DOMException | null = null;
-    let failedAt = '';
-    let exists = false;
-    try {
-      if (!overwrite) {
-        // An IndexedDB request: awaiting it keeps the transaction active.
-        exists = (await manifests.getKey([m.runId, m.step])) !== undefined;
-        if (exists) tx.abort();
-      }
-      if (!exists) {
-        track(chunks.delete(checkpointChunkRange(m.runId, m.step)));
-        let n = 0;
-        for (const c of prepared.chunks) {
-          n++;
-          if (this.faults.quotaExceededOnChunkPut === n) {
-            injected = new DOMException(`injected fault: quota exceeded on chunk put ${n}`, 'QuotaExceededError');
-            failedAt = ` (at tensor '${c.tensor}' chunk ${c.index})`;
-            tx.abort();
-            break;
-          }
-          track(chunks.put({ runId: m.runId, step: m.step, tensor: c.tensor, index: c.index, bytes: c.bytes }));
-        }
-        if (injected === null) {
-          const rec: ManifestRecord = {
-            runId: m.runId,
-            step: m.step,
-            createdAt: m.createdAt,
-            totalBytes: prepared.totalBytes,
-            manifestJson: prepared.manifestJson,
-            manifestDigest: prepared.manifestDigest,
-          };
-          track(manifests.put(rec));
-          // The pointer last: data first, then the pointer.
-          track(tx.objectStore(STORE_RUNS).put({ runId: m.runId, latestStep: m.step, createdAt: m.createdAt }));
-        }
-      }
-      await tx.done;
-    } catch (e) {
-      if (exists) {
-        throw new CheckpointError('exists', `${where} already exists; pass { overwrite: true } to replace it`, {
-          runId: m.runId,
-          step: m.step,
-        });
-      }
-      const cause = injected ?? e;
-      const prev = await this.readPointer(m.runId).catch(() => null);
-      const intact = prev === null ? 'the run had no earlier checkpoint' : `the previous checkpoint (step ${prev.latestStep}) is intact and still the latest`;
-      const what = `${fmtBytes(prepared.totalBytes)} in ${prepared.chunks.length} chunks${failedAt}`;
-      if (errName(cause) === 'QuotaExceededError') {
-        throw new CheckpointError(
-          'quota',
-          `${where} was not saved: storage quota exceeded while writing ${what} (${errText(cause)}); ` +
-            `the transaction was rolled back and ${intact}. Free space by deleting old runs or keeping fewer checkpoints.`,
-          { runId: m.runId, step: m.step, cause },
-        );
-      }
-      throw new CheckpointError('write-failed', `${where} was not saved: the transaction aborted while writing ${what} (${errText(cause)}); it was rolled back and ${intact}.`, {
-        runId: m.runId,
-        step: m.step,
-        cause,
-      });
-    }
-  }
-
-  private async readPointer(runId: string): Promise<RunRecord | null> {
-    const rec = await this.requireOpen().get(STORE_RUNS, runId);
-    return isRunRecord(rec) ? rec : null;
-  }
-
-  /**
-   * Read one checkpoint in a single readonly transaction, then verify it outside the
-   * transaction (hashing is not an IndexedDB request).
-   */
-  private async readVerified(runId: string, step: number): Promise<{ prepared: PreparedCheckpoint; buffers: Map<string, ArrayBuffer> }> {
-    validateRunId(runId);
-    validateStep(step);
-    const db = this.requireOpen();
-    const where = describeCheckpoint(runId, step);
-    const tx = db.transaction([STORE_MANIFESTS, STORE_CHUNKS], 'readonly');
-    const range = checkpointChunkRange(runId, step);
-    const [rec, keys, values] = await Promise.all([
-      tx.objectStore(STORE_MANIFESTS).get([runId, step]),
-      tx.objectStore(STORE_CHUNKS).getAllKeys(range),
-      tx.objectStore(STORE_CHUNKS).getAll(range),
-      tx.done,
-    ]);
-    if (rec === undefined) throw new CheckpointError('not-found', `${where} does not exist`, { runId, step });
-    if (typeof rec !== 'object' || rec === null || typeof rec.manifestJson !== 'string' || typeof rec.manifestDigest !== 'string') {
-      throw new CheckpointError('corrupt', `${where} is corrupt: its manifest record is malformed`, { runId, step });
-    }
-    let manifest: CheckpointManifest;
-    try {
-      manifest = await parseManifest(rec.manifestJson, rec.manifestDigest, `${where} is corrupt`);
-    } catch (e) {
-      // Same code and message, plus the run and step as fields.
-      if (e instanceof CheckpointError) throw new CheckpointError(e.code, e.message, { runId, step, cause: e });
-      throw e;
-    }
-    if (manifest.runId !== runId || manifest.step !== step) {
-      throw new CheckpointError('corrupt', `${where} is corrupt: its manifest describes run '${manifest.runId}' step ${manifest.step}`, { runId, step });
-    }
-    // getAllKeys and getAll over one range in one transaction list the same records in the same order.
-    const byTensor = new Map<string, (ArrayBuffer | undefined)[]>();
-    keys.forEach(([, , tensor, index], i) => {
-      const v = values[i] as unknown;
-      const bytes = typeof v === 'object' && v !== null ? (v as { bytes?: unknown }).bytes : undefined;
-      if (!(bytes instanceof ArrayBuffer)) {
-        throw new CheckpointError('corrupt', `${where} is corrupt: tensor '${tensor}' chunk ${index} record holds no ArrayBuffer`, {
-          runId,
-          step,
-          tensor,
-          chunk: index,
-        });
-      }
-      let arr = byTensor.get(tensor);
-      if (arr === undefined) byTensor.set(tensor, (arr = []));
-      arr[index] = bytes;
-    });
-    const buffers = new Map<string, ArrayBuffer>();
-    const chunks: PreparedCheckpoint['chunks'] = [];
-    // Sequential, in manifest order: with several bad tensors the same one is always reported.
-    for (const e of manifest.tensors) {
-      const arr = byTensor.get(e.name) ?? [];
-      buffers.set(e.name, await verifyAndAssembleTensor(manifest, e, arr));
-      for (let i = 0; i < e.chunkCount; i++) chunks.push({ tensor: e.name, index: i, bytes: arr[i] as ArrayBuffer });
-    }
-    const totalBytes = manifest.tensors.reduce((s, t) => s + t.byteLength, 0);
-    return {
-      prepared: { manifest, manifestJson: rec.manifestJson, manifestDigest: rec.manifestDigest, chunks, totalBytes },
-      buffers,
-    };
-  }
-
   /**
    * Load and verify one checkpoint: the manifest digest, every chunk's presence, length and
    * digest, and each tensor's digest.
@@ -482,7 +256,7 @@ export class CheckpointStore {
    * @throws CheckpointError('not-found' | 'partial' | 'corrupt') naming run, step, tensor and chunk.
    */
   async load(runId: string, step: number): Promise<Checkpoint> {
-    const { prepared, buffers } = await this.readVerified(runId, step);
+    const { prepared, buffers } = await readVerifiedCheckpoint(this.requireOpen(), runId, step);
     return checkpointFromParts(prepared.manifest, buffers);
   }
 
@@ -641,7 +415,7 @@ export class CheckpointStore {
   }
 
   private async exportParts(runId: string, step: number): Promise<Uint8Array[]> {
-    const { prepared, buffers } = await this.readVerified(runId, step);
+    const { prepared, buffers } = await readVerifiedCheckpoint(this.requireOpen(), runId, step);
     const tensors = new Map([...buffers].map(([k, b]) => [k, new Uint8Array(b)]));
     return encodeExportFile(prepared.manifest, prepared.manifestJson, prepared.manifestDigest, tensors);
   }

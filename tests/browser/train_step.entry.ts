@@ -3,7 +3,8 @@
 import { createGpu, type Gpu } from '../../src/gpu/device';
 import { allClose } from '../../src/kernels/compare';
 import { GpuModel } from '../../src/model/gpu_model';
-import { GpuTrainer, sftLossHead, type LossHead, type TrainBatch, type TrainerOptions } from '../../src/model/gpu_train';
+import { GpuTrainer, type TrainerOptions } from '../../src/model/gpu_train';
+import { sftLossHead, type LossHead, type TrainBatch } from '../../src/model/loss_head';
 import { createStorage } from '../../src/gpu/buffers';
 import { cpuAdamwStep, cpuBackward, cpuForward, sftLoss, sftTargets } from '../../src/model/cpu_model';
 import { initParams } from '../../src/model/init';

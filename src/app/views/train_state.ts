@@ -1,0 +1,283 @@
+/**
+ * What the Train view shows of a run, as a pure reducer over the runner's RunEvents
+ * (experiment/run_events.ts): progress, one curve of StepRecords per (seed, method) run, the
+ * evaluations, messages, the last checkpoint written, and the measured cost of work units (for
+ * the ETA). No DOM, no worker, no clock: every function that needs the time takes `now`
+ * (performance.now(), ms). The view (views/train.ts) keeps one RunViewState and replaces it with
+ * what these functions return; nothing here mutates its input.
+ *
+ * Honesty: records are kept as the runner sent them. A value the run did not measure (the loss
+ * of an RL step without an update, the episodes of an evaluation read from a checkpoint) stays
+ * null / NaN here and in the derived series; it never becomes 0.
+ */
+import { checkpointPosition } from '../../experiment/run_checkpoint';
+import type { RunEvent, StepRecord } from '../../experiment/run_events';
+import type { ExperimentSpec } from '../../experiment/spec';
+import type { StoredHistory } from '../train_worker';
+import { stepUpdate } from '../step_counts';
+
+/** Messages kept (the newest). */
+export const MAX_MESSAGES = 12;
+/** RL steps whose mean wall time prices the steps left (ETA). */
+const ETA_RECENT_STEPS = 5;
+
+/** One (seed, method) run's steps, labelled 'method · seed N'. */
+export interface Curve {
+  label: string;
+  steps: StepRecord[];
+}
+
+export type EvalEv = Extract<RunEvent, { type: 'eval' }>;
+
+/** A checkpoint position (run_checkpoint.ts `checkpointPosition`). */
+export interface CkptPosition {
+  runIndex: number;
+  rlStep: number;
+  finished: boolean;
+}
+
+/** Everything the view shows of one run (live or read from a checkpoint). */
+export interface RunViewState {
+  /** Work units done / total of the whole call and what runs now. */
+  progress: { done: number; total: number; phase: string };
+  /** Per run index; a hole where no event named the run yet. */
+  curves: (Curve | undefined)[];
+  currentRun: number;
+  /** RL steps of the current run (0: not known yet). */
+  runSteps: number;
+  evals: EvalEv[];
+  messages: { kind: 'log' | 'warn'; text: string }[];
+  /** Position of the last checkpoint this session's run wrote (the pause message names it). */
+  lastCkpt: CkptPosition | null;
+  /** Measured wall time of evaluations and of RL steps this session, ms (the ETA's costs). */
+  evalMs: number[];
+  stepMs: number[];
+  /** When the last RL step of the current RL segment ended (null: none yet in this segment). */
+  lastStepAt: number | null;
+  /** When the evaluation in progress started, and which (its progress phase). */
+  evalStart: { at: number; phase: string } | null;
+  /** Episodes finished / total of the evaluation that is running. */
+  evalDone: { done: number; total: number } | null;
+}
+
+/** The label of a (seed, method) run in charts and tables. */
+export const runLabel = (method: string, seed: number): string => `${method} · seed ${seed}`;
+
+/** A state that shows nothing, with `phase` as the progress text. */
+export function emptyRunState(phase = ''): RunViewState {
+  return {
+    progress: { done: 0, total: 0, phase },
+    curves: [],
+    currentRun: 0,
+    runSteps: 0,
+    evals: [],
+    messages: [],
+    lastCkpt: null,
+    evalMs: [],
+    stepMs: [],
+    lastStepAt: null,
+    evalStart: null,
+    evalDone: null,
+  };
+}
+
+/**
+ * The state when a run is started or resumed: nothing measured yet. A resume keeps the shown
+ * curves until the worker sends the checkpoint's history (the 'resume' event replaces them), so
+ * the step counter never drops back to 0.
+ */
+export function startRunState(prev: RunViewState, resume: boolean): RunViewState {
+  return { ...emptyRunState(resume ? 'resuming…' : 'starting…'), curves: resume ? prev.curves : [], currentRun: prev.currentRun, runSteps: prev.runSteps };
+}
+
+function withCurve(curves: RunViewState['curves'], runIndex: number, method: string, seed: number): { curves: RunViewState['curves']; curve: Curve } {
+  const out = [...curves];
+  const curve = out[runIndex] ?? { label: runLabel(method, seed), steps: [] };
+  out[runIndex] = curve;
+  return { curves: out, curve };
+}
+
+/**
+ * Apply one RunEvent. `now` (ms, performance.now()) times RL steps and evaluations.
+ * An RL step's cost is the wall time since the previous step of the same segment; the first
+ * step of a segment costs its rollouts + update (record.rolloutMs + updateMs).
+ */
+export function reduceRunEvent(s: RunViewState, ev: RunEvent, now: number): RunViewState {
+  switch (ev.type) {
+    case 'progress': {
+      const isEval = ev.phase.startsWith('eval ');
+      const sameEval = isEval && s.evalStart?.phase === ev.phase;
+      return {
+        ...s,
+        progress: { done: ev.done, total: ev.total, phase: ev.phase },
+        evalStart: isEval ? (sameEval ? s.evalStart : { at: now, phase: ev.phase }) : null,
+        evalDone: isEval && !sameEval ? null : s.evalDone,
+        lastStepAt: ev.phase.startsWith('RL ') ? s.lastStepAt : null,
+      };
+    }
+    case 'run':
+      return { ...s, currentRun: ev.runIndex, runSteps: ev.steps, curves: withCurve(s.curves, ev.runIndex, ev.method, ev.seed).curves };
+    case 'resume':
+      return { ...s, curves: ev.curves.map((c) => ({ label: runLabel(c.method, c.seed), steps: c.steps })), currentRun: ev.runIndex };
+    case 'step': {
+      const { curves, curve } = withCurve(s.curves, ev.runIndex, ev.method, ev.seed);
+      curves[ev.runIndex] = { ...curve, steps: [...curve.steps, ev.record] };
+      const cost = s.lastStepAt !== null ? now - s.lastStepAt : ev.record.rolloutMs + ev.record.updateMs;
+      return { ...s, curves, currentRun: ev.runIndex, stepMs: [...s.stepMs, cost], lastStepAt: now };
+    }
+    case 'evalProgress':
+      return { ...s, evalDone: { done: ev.done, total: ev.total } };
+    case 'eval':
+      return {
+        ...s,
+        evalDone: null,
+        evals: [...s.evals, ev],
+        evalMs: !ev.restored && s.evalStart ? [...s.evalMs, now - s.evalStart.at] : s.evalMs,
+        evalStart: null,
+      };
+    case 'checkpoint':
+      return { ...s, lastCkpt: checkpointPosition(ev.step) };
+    case 'log':
+    case 'warn':
+      return { ...s, messages: [...s.messages, { kind: ev.type, text: ev.message }].slice(-MAX_MESSAGES) };
+    default:
+      return s;
+  }
+}
+
+/** A checkpoint position in words: 'after run 1', 'run 1, before evaluation', 'run 2, step 3'. */
+export function positionText(p: CkptPosition): string {
+  return p.finished ? `after run ${p.runIndex}` : p.rlStep < 0 ? `run ${p.runIndex + 1}, before evaluation` : `run ${p.runIndex + 1}, step ${p.rlStep}`;
+}
+
+/**
+ * A checkpoint's stored history as the state of the run: its curves, evaluations (marked
+ * `restored`; their episode counts were not stored: NaN) and progress. Nothing is timed.
+ */
+export function storedRunState(spec: ExperimentSpec, h: StoredHistory): RunViewState {
+  const plan = spec.seeds.flatMap((seed) => spec.methods.map((m) => ({ seed, method: m.name })));
+  const curves: Curve[] = h.curves.map((c) => ({ label: runLabel(c.method, c.seed), steps: c.steps }));
+  if (h.runIndex < plan.length) curves[h.runIndex] = { label: runLabel(plan[h.runIndex].method, plan[h.runIndex].seed), steps: h.current.history };
+  const evals: EvalEv[] = [];
+  h.results.forEach((r, i) => {
+    const base = { type: 'eval', runIndex: i, method: r.method, seed: r.seed, episodes: NaN, restored: true } as const;
+    evals.push({ ...base, when: 'before', passAt1: r.before, training: r.trainHarnesses.before });
+    evals.push({ ...base, when: 'after', passAt1: r.after, training: r.trainHarnesses.after });
+  });
+  if (h.current.before && h.runIndex < plan.length)
+    evals.push({ type: 'eval', runIndex: h.runIndex, method: plan[h.runIndex].method, seed: plan[h.runIndex].seed, when: 'before', ...h.current.before, restored: true });
+  const unitsPerRun = spec.rl.steps + 2;
+  const done = h.results.length * unitsPerRun + (h.runIndex < plan.length ? (h.current.before ? 1 : 0) + h.current.history.length : 0);
+  return {
+    ...emptyRunState(`stored in this browser (checkpoint: ${positionText(h)})`),
+    progress: { done, total: plan.length * unitsPerRun, phase: `stored in this browser (checkpoint: ${positionText(h)})` },
+    curves,
+    currentRun: Math.min(h.runIndex, plan.length - 1),
+    runSteps: spec.rl.steps,
+    evals,
+  };
+}
+
+const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+
+/**
+ * Seconds left, weighing each kind of work unit by its measured cost: the mean of the last
+ * RL steps for the steps left, the mean measured evaluation for the evaluations left (before
+ * one was measured: a step's cost per rollout episode × `evalEpisodes`, the episodes of the
+ * current run's evaluation), minus the time the evaluation in progress has run.
+ * @returns null while a needed cost is unknown (never a guess shown as a number)
+ */
+export function etaSeconds(s: RunViewState, spec: ExperimentSpec | undefined, evalEpisodes: number | null, now: number): number | null {
+  const p = s.progress;
+  if (!spec || !p.total) return null;
+  const runs = spec.seeds.length * spec.methods.length;
+  const stepsDone = s.curves.reduce((a, c) => a + (c?.steps.length ?? 0), 0);
+  const stepsLeft = Math.max(0, runs * spec.rl.steps - stepsDone);
+  const evalsLeft = Math.max(0, p.total - p.done - stepsLeft);
+  const recent = s.stepMs.slice(-ETA_RECENT_STEPS);
+  const stepCost = recent.length ? mean(recent) : null;
+  const stepEpisodes = spec.rl.tasksPerStep * spec.rl.groupSize;
+  const evalCost = s.evalMs.length ? mean(s.evalMs) : stepCost !== null && evalEpisodes ? (stepCost * evalEpisodes) / stepEpisodes : null;
+  if ((stepsLeft > 0 && stepCost === null) || (evalsLeft > 0 && evalCost === null)) return null;
+  let ms = stepsLeft * (stepCost ?? 0) + evalsLeft * (evalCost ?? 0);
+  if (s.evalStart && evalCost !== null) ms -= Math.min(evalCost, now - s.evalStart.at);
+  return Math.max(0, ms / 1000);
+}
+
+/** Optimizer steps a step's update applied (step_counts.ts); an unrecorded count reads 0 here: a live run always records it. */
+const appliedUpdates = (r: StepRecord): number => stepUpdate(r).applied ?? 0;
+
+/** What the updates of one run's steps did, for the "no learning signal" banner. */
+export interface UpdatesSummary {
+  /** RL steps that applied no optimizer step. */
+  noUpdate: StepRecord[];
+  /** Groups dropped for equal rewards, over all steps, and groups rolled out (tasksPerStep × steps; 0 without a spec). */
+  dropped: number;
+  groups: number;
+  /** Optimizer steps skipped (non-finite loss or gradient), over all steps. */
+  skipped: number;
+  /** No step applied an update because every group of every step was dropped. */
+  allDropped: boolean;
+}
+
+/** The updates of a run's steps (see UpdatesSummary). */
+export function updatesSummary(steps: readonly StepRecord[], spec: ExperimentSpec | undefined): UpdatesSummary {
+  const noUpdate = steps.filter((r) => appliedUpdates(r) === 0);
+  return {
+    noUpdate,
+    dropped: steps.reduce((a, r) => a + (r.droppedGroups ?? 0), 0),
+    groups: (spec?.rl.tasksPerStep ?? 0) * steps.length,
+    skipped: steps.reduce((a, r) => a + (stepUpdate(r).skipped ?? 0), 0),
+    allDropped: steps.length > 0 && noUpdate.length === steps.length && spec !== undefined && steps.every((r) => r.droppedGroups >= spec.rl.tasksPerStep),
+  };
+}
+
+/**
+ * One StepRecord metric per run, aligned on the union of the runs' steps (`x`). A run without
+ * that step has null there. `ofUpdate`: the metric exists only when the step applied an update
+ * (loss, KL, clip fraction, gradient norm), so such steps read null, never 0, and `noData`
+ * lists the steps where no run that has them applied one (the chart shades them).
+ */
+export function metricSeries(
+  curves: RunViewState['curves'],
+  runs: number,
+  pick: (r: StepRecord) => number | null | undefined,
+  ofUpdate: boolean,
+): { x: number[]; noData?: number[]; values: (number | null)[][] } {
+  const x = [...new Set(curves.flatMap((c) => c?.steps.map((s) => s.step) ?? []))].sort((a, b) => a - b);
+  const value = (r: StepRecord) => (ofUpdate && appliedUpdates(r) === 0 ? null : (pick(r) ?? null));
+  const noData = ofUpdate ? x.filter((xi) => curves.every((c) => !c || c.steps.every((r) => r.step !== xi || appliedUpdates(r) === 0))) : undefined;
+  const values = Array.from({ length: runs }, (_, i) => {
+    const by = new Map((curves[i]?.steps ?? []).map((s) => [s.step, value(s)]));
+    return x.map((xi) => by.get(xi) ?? null);
+  });
+  return { x, ...(noData ? { noData } : {}), values };
+}
+
+/** Group of a harness for the pass@1 chart: Hamming distance to the base harness, or the black-box id. */
+export function harnessGroup(id: string): string {
+  const m = /^S(\d)-T(\d)-O(\d)-C(\d)-W(\d)$/.exec(id);
+  if (!m) return id;
+  const d = m.slice(1).filter((l) => l !== '0').length;
+  return d === 0 ? 'base (d=0)' : `d=${d}`;
+}
+
+/**
+ * Rollout pass@1 of one run's steps per harness group (harnessGroup), per step: the mean over
+ * the group's harnesses used at that step, null where none was. The groups are fixed (every
+ * distance a 5-component harness can have and the spec's black-box training harnesses, then any
+ * other seen), so a chart's series never change during a run.
+ */
+export function passByGroupSeries(steps: readonly StepRecord[], spec: ExperimentSpec | undefined): { x: number[]; groups: string[]; values: (number | null)[][] } {
+  const bb = spec ? spec.methods.flatMap((m) => (m.harnesses === 'blackbox' && m.blackbox ? [m.blackbox] : [])) : [];
+  const groups = [...new Set(['base (d=0)', 'd=1', 'd=2', 'd=3', 'd=4', 'd=5', ...bb, ...steps.flatMap((s) => Object.keys(s.passByHarness ?? {}).map(harnessGroup))])];
+  const values = groups.map((g) =>
+    steps.map((s) => {
+      const vals = Object.entries(s.passByHarness ?? {})
+        .filter(([h]) => harnessGroup(h) === g)
+        .map(([, p]) => p);
+      return vals.length ? mean(vals) : null;
+    }),
+  );
+  return { x: steps.map((s) => s.step), groups, values };
+}

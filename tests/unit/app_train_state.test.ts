@@ -1,0 +1,276 @@
+// The Train view's run state (src/app/views/train_state.ts): RunEvents in, state out — no DOM,
+// no worker, the clock passed in. Includes the honesty cases: RL steps without an update,
+// skipped optimizer steps, and values the run did not measure staying null / NaN, never 0.
+import { describe, expect, it } from 'vitest';
+import type { RunEvent, StepRecord } from '../../src/experiment/run_events';
+import { getPreset } from '../../src/experiment/presets';
+import { parseSpec, type ExperimentSpec } from '../../src/experiment/spec';
+import type { StoredHistory } from '../../src/app/train_worker';
+import { CKPT_STRIDE } from '../../src/experiment/run_checkpoint';
+import {
+  emptyRunState,
+  etaSeconds,
+  harnessGroup,
+  MAX_MESSAGES,
+  metricSeries,
+  passByGroupSeries,
+  reduceRunEvent,
+  startRunState,
+  storedRunState,
+  updatesSummary,
+  type RunViewState,
+} from '../../src/app/views/train_state';
+
+/** A step record that applied `applied` optimizer steps (attempted − skipped). */
+function rec(step: number, over: Partial<StepRecord> = {}): StepRecord {
+  return {
+    step,
+    reward: 0.25,
+    passByHarness: { 'S0-T0-O0-C0-W0': 0.5, 'S1-T0-O0-C0-W0': 0.25, 'S1-T1-O0-C0-W0': 0 },
+    tokensPerSec: 100,
+    workerRetries: 0,
+    envFailures: 0,
+    rolloutMs: 300,
+    updateMs: 200,
+    policyLoss: 0.5,
+    valueLoss: NaN,
+    clipFrac: 0.1,
+    approxKl: 0.01,
+    klRef: 0,
+    entropy: 1.2,
+    gradNorm: 2,
+    optimizerSteps: 1,
+    skippedSteps: 0,
+    rows: 8,
+    tokens: 64,
+    droppedGroups: 0,
+    ...over,
+  };
+}
+
+const spec = (patch: Record<string, unknown> = {}): ExperimentSpec => {
+  const base = getPreset('quick') as unknown as Record<string, unknown>;
+  return parseSpec({ ...base, ...patch }, 'spec');
+};
+
+const step = (runIndex: number, r: StepRecord): RunEvent => ({ type: 'step', runIndex, method: 'grpo', seed: 0, record: r });
+const fold = (evs: RunEvent[], times: number[] = evs.map((_, i) => 1000 * (i + 1)), s: RunViewState = emptyRunState()) =>
+  evs.reduce((acc, ev, i) => reduceRunEvent(acc, ev, times[i]), s);
+
+describe('reduceRunEvent', () => {
+  it('starts empty: nothing measured, nothing shown as 0 progress of a known total', () => {
+    const s = emptyRunState();
+    expect(s.progress).toEqual({ done: 0, total: 0, phase: '' });
+    expect(s.curves).toEqual([]);
+    expect(s.stepMs).toEqual([]);
+    expect(s.lastCkpt).toBeNull();
+  });
+
+  it('a run event opens a labelled curve; steps append to it in order and never mutate the old state', () => {
+    const s0 = fold([{ type: 'run', runIndex: 1, runs: 2, method: 'grpo', seed: 3, steps: 4, start: 'fresh' }]);
+    expect(s0.currentRun).toBe(1);
+    expect(s0.runSteps).toBe(4);
+    expect(s0.curves[1]?.label).toBe('grpo · seed 3');
+    expect(s0.curves[0]).toBeUndefined();
+    const s1 = reduceRunEvent(s0, step(1, rec(1)), 5000);
+    const s2 = reduceRunEvent(s1, step(1, rec(2)), 6000);
+    expect(s2.curves[1]?.steps.map((r) => r.step)).toEqual([1, 2]);
+    expect(s1.curves[1]?.steps.map((r) => r.step)).toEqual([1]);
+    expect(s0.curves[1]?.steps).toEqual([]);
+  });
+
+  it('times RL steps: the first of a segment by its rollout + update, later ones by wall time; a non-RL phase ends the segment', () => {
+    const s = fold(
+      [
+        { type: 'progress', done: 1, total: 5, phase: 'RL step 1/3' },
+        step(0, rec(1)),
+        step(0, rec(2)),
+        { type: 'progress', done: 3, total: 5, phase: 'checkpoint' },
+        step(0, rec(3, { rolloutMs: 40, updateMs: 2 })),
+      ],
+      [0, 10_000, 10_750, 11_000, 20_000],
+    );
+    expect(s.stepMs).toEqual([500, 750, 42]);
+  });
+
+  it('times an evaluation from its first progress event to its eval event; a restored one is not timed', () => {
+    const evalEv = (restored: boolean): RunEvent => ({
+      type: 'eval',
+      runIndex: 0,
+      method: 'grpo',
+      seed: 0,
+      when: 'before',
+      passAt1: { base: 0, inSpace: 0, blackbox: {} },
+      training: 0,
+      episodes: 12,
+      ...(restored ? { restored } : {}),
+    });
+    const s = fold(
+      [
+        { type: 'progress', done: 0, total: 5, phase: 'eval before' },
+        { type: 'evalProgress', runIndex: 0, when: 'before', done: 4, total: 12 },
+        { type: 'progress', done: 0, total: 5, phase: 'eval before' },
+        evalEv(false),
+        { type: 'progress', done: 1, total: 5, phase: 'eval after' },
+        evalEv(true),
+      ],
+      [100, 200, 300, 2100, 3000, 3500],
+    );
+    expect(s.evalMs).toEqual([2000]);
+    expect(s.evals).toHaveLength(2);
+    expect(s.evalStart).toBeNull();
+    expect(s.evalDone).toBeNull();
+  });
+
+  it('evalProgress is kept while the same evaluation runs', () => {
+    const s = fold([
+      { type: 'progress', done: 0, total: 5, phase: 'eval before' },
+      { type: 'evalProgress', runIndex: 0, when: 'before', done: 4, total: 12 },
+      { type: 'progress', done: 0, total: 5, phase: 'eval before' },
+    ]);
+    expect(s.evalDone).toEqual({ done: 4, total: 12 });
+    expect(s.evalStart?.at).toBe(1000);
+  });
+
+  it("a resume replaces the curves by the checkpoint's", () => {
+    const s = fold([step(0, rec(1)), { type: 'resume', runIndex: 1, step: 7, curves: [{ method: 'sft', seed: 2, steps: [rec(1), rec(2)] }] }]);
+    expect(s.curves.map((c) => c?.label)).toEqual(['sft · seed 2']);
+    expect(s.currentRun).toBe(1);
+  });
+
+  it('a checkpoint event records its position; messages keep the newest MAX_MESSAGES', () => {
+    const msgs: RunEvent[] = Array.from({ length: MAX_MESSAGES + 3 }, (_, i) => ({ type: i % 2 ? 'warn' : 'log', message: `m${i}` }) as RunEvent);
+    const s = fold([{ type: 'checkpoint', runId: 'r', step: CKPT_STRIDE + 3, runIndex: 1, rlStep: 2, totalBytes: 10 }, ...msgs]);
+    expect(s.lastCkpt).toEqual({ runIndex: 1, rlStep: 2, finished: false });
+    expect(s.messages).toHaveLength(MAX_MESSAGES);
+    expect(s.messages[0].text).toBe('m3');
+    expect(s.messages.at(-1)).toEqual({ kind: 'log', text: `m${MAX_MESSAGES + 2}` });
+  });
+
+  it('a validation event changes nothing shown', () => {
+    const s0 = emptyRunState();
+    const ev = { type: 'validation', runIndex: 0, method: 'grpo', seed: 0, point: {} } as unknown as RunEvent;
+    expect(reduceRunEvent(s0, ev, 1)).toBe(s0);
+  });
+
+  it('startRunState forgets the measured costs; a resume keeps the curves until the resume event', () => {
+    const s = fold([step(0, rec(1)), { type: 'log', message: 'x' }]);
+    const fresh = startRunState(s, false);
+    const resumed = startRunState(s, true);
+    expect(fresh.curves).toEqual([]);
+    expect(fresh.stepMs).toEqual([]);
+    expect(fresh.progress.phase).toBe('starting…');
+    expect(resumed.curves).toBe(s.curves);
+    expect(resumed.messages).toEqual([]);
+    expect(resumed.progress.phase).toBe('resuming…');
+  });
+});
+
+describe('honesty: what was not measured stays unmeasured', () => {
+  const noUpdate = rec(2, { optimizerSteps: 0, skippedSteps: 0, droppedGroups: 2, policyLoss: NaN, clipFrac: NaN, approxKl: NaN, gradNorm: NaN });
+  const skipped = rec(3, { optimizerSteps: 1, skippedSteps: 1, policyLoss: NaN, gradNorm: Infinity });
+  const steps = [rec(1), noUpdate, skipped];
+
+  it('steps without an update (all groups dropped, or every attempt skipped) have no loss: null, not 0, and are shaded', () => {
+    const m = metricSeries([{ label: 'a', steps }], 1, (r) => r.policyLoss, true);
+    expect(m.x).toEqual([1, 2, 3]);
+    expect(m.values[0]).toEqual([0.5, null, null]);
+    expect(m.noData).toEqual([2, 3]);
+  });
+
+  it('a metric not tied to the update keeps its value; an unmeasured one stays NaN', () => {
+    const m = metricSeries([{ label: 'a', steps: [rec(1, { entropy: NaN }), noUpdate] }], 1, (r) => r.entropy, false);
+    expect(m.noData).toBeUndefined();
+    expect(m.values[0][0]).toBeNaN();
+    expect(m.values[0][1]).toBe(1.2);
+  });
+
+  it('runs missing a step read null there; a step is shaded only when no run that has it updated', () => {
+    const m = metricSeries([{ label: 'a', steps: [rec(1), noUpdate] }, undefined, { label: 'c', steps: [rec(2)] }], 3, (r) => r.gradNorm, true);
+    expect(m.values).toEqual([
+      [2, null],
+      [null, null],
+      [null, 2],
+    ]);
+    expect(m.noData).toEqual([]);
+  });
+
+  it('updatesSummary counts dropped groups and skipped optimizer steps, and names the steps without an update', () => {
+    const u = updatesSummary(steps, spec());
+    expect(u.noUpdate.map((r) => r.step)).toEqual([2, 3]);
+    expect(u.dropped).toBe(2);
+    expect(u.skipped).toBe(1);
+    expect(u.allDropped).toBe(false);
+  });
+
+  it('"no learning signal" only when every group of every step was dropped', () => {
+    const sp = spec();
+    const all = [1, 2].map((i) => rec(i, { optimizerSteps: 0, droppedGroups: sp.rl.tasksPerStep }));
+    expect(updatesSummary(all, sp).allDropped).toBe(true);
+    expect(updatesSummary(all, sp).groups).toBe(2 * sp.rl.tasksPerStep);
+    const skippedOnly = [rec(1, { optimizerSteps: 2, skippedSteps: 2 })];
+    expect(updatesSummary(skippedOnly, sp).allDropped).toBe(false);
+    expect(updatesSummary(skippedOnly, sp).noUpdate).toHaveLength(1);
+    expect(updatesSummary([], sp).allDropped).toBe(false);
+  });
+
+  it('the ETA is null until an RL step was timed, never a 0-second guess', () => {
+    const sp = spec();
+    const s = fold([{ type: 'progress', done: 0, total: 4, phase: 'eval before' }]);
+    expect(etaSeconds(s, sp, 10, 2000)).toBeNull();
+    expect(etaSeconds(emptyRunState(), sp, 10, 0)).toBeNull();
+  });
+
+  it("the ETA prices steps by the recent mean and evaluations by a step's cost per episode until one is measured", () => {
+    const sp = spec({ seeds: [0], rl: { ...spec().rl, steps: 3, tasksPerStep: 2, groupSize: 4 } });
+    const runs = sp.seeds.length * sp.methods.length;
+    // One step done (1 s); per run: 3 steps + 2 evaluations.
+    const s = fold([{ type: 'progress', done: 2, total: runs * 5, phase: 'RL step 1/3' }, step(0, rec(1, { rolloutMs: 800, updateMs: 200 }))]);
+    const stepsLeft = runs * 3 - 1;
+    const evalsLeft = runs * 5 - 2 - stepsLeft;
+    // An evaluation of 16 episodes costs 2 steps of 8 episodes each.
+    expect(etaSeconds(s, sp, 16, 0)).toBeCloseTo(stepsLeft * 1 + evalsLeft * 2, 6);
+  });
+
+  it('restored evaluations carry NaN episodes (not stored), not 0', () => {
+    const sp = spec({ seeds: [0] });
+    const passAt1 = { base: 0.1, inSpace: 0.2, blackbox: {} };
+    const h = {
+      step: CKPT_STRIDE + 2,
+      runIndex: 1,
+      rlStep: 1,
+      finished: false,
+      curves: [{ method: sp.methods[0].name, seed: 0, steps: [rec(1)] }],
+      results: [{ method: sp.methods[0].name, seed: 0, before: passAt1, after: passAt1, trainHarnesses: { before: 0.1, after: NaN } }],
+      current: { history: [rec(1)], before: { passAt1, training: 0.3, episodes: 7 }, seconds: 1 },
+    } as unknown as StoredHistory;
+    const s = storedRunState(sp, h);
+    const restored = s.evals.filter((e) => e.runIndex === 0);
+    expect(restored).toHaveLength(2);
+    for (const e of restored) {
+      expect(e.restored).toBe(true);
+      expect(e.episodes).toBeNaN();
+    }
+    expect(restored[1].training).toBeNaN();
+    expect(s.progress.phase).toContain('run 2, step 1');
+    expect(s.stepMs).toEqual([]);
+  });
+});
+
+describe('passByGroupSeries', () => {
+  it('groups harnesses by distance to the base harness and averages within a group; absent groups read null', () => {
+    expect(harnessGroup('S0-T0-O0-C0-W0')).toBe('base (d=0)');
+    expect(harnessGroup('S1-T1-O0-C0-W0')).toBe('d=2');
+    expect(harnessGroup('bb-assistant')).toBe('bb-assistant');
+    const g = passByGroupSeries([rec(1), rec(2, { passByHarness: { 'bb-x': 1 } })], undefined);
+    expect(g.x).toEqual([1, 2]);
+    expect(g.groups.slice(0, 6)).toEqual(['base (d=0)', 'd=1', 'd=2', 'd=3', 'd=4', 'd=5']);
+    expect(g.groups).toContain('bb-x');
+    const at = (name: string) => g.values[g.groups.indexOf(name)];
+    expect(at('base (d=0)')).toEqual([0.5, null]);
+    expect(at('d=1')).toEqual([0.25, null]);
+    expect(at('d=2')).toEqual([0, null]);
+    expect(at('d=3')).toEqual([null, null]);
+    expect(at('bb-x')).toEqual([null, 1]);
+  });
+});
