@@ -12,6 +12,7 @@
  * `requestStop()`: the runner checkpoints after the current RL step and `start` resolves with
  * status 'interrupted'; `start(…, { resume: true })` continues from the latest good checkpoint.
  */
+import { gpuErrorsOfRealm } from '../gpu/device';
 import { runFailureMessage } from './run_failure';
 import { expose, transfer, type ProxyMarked } from 'comlink';
 import { decodeRunCheckpoint } from '../experiment/run_checkpoint';
@@ -124,10 +125,8 @@ async function withStore<T>(dbName: string | undefined, fn: (s: CheckpointStore)
   }
 }
 
-/** The WebGPU errors this worker's devices reported (gpu/device.ts records them on globalThis). */
-function gpuErrors(): string[] {
-  return (globalThis as { __hlabGpuErrors?: string[] }).__hlabGpuErrors ?? [];
-}
+/** The WebGPU errors this worker's devices reported (gpu/device.ts). */
+const gpuErrors = gpuErrorsOfRealm;
 
 const api: TrainWorkerApi = {
   async start(specJson, opts, onEvent) {

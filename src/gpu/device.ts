@@ -102,13 +102,19 @@ export async function createGpu(opts: CreateGpuOptions = {}): Promise<Gpu> {
   return result;
 }
 
-/**
- * Every uncaptured WebGPU error of this realm, for tests: the browser test fixture fails a
- * test whose page recorded any.
- */
+/** Every uncaptured WebGPU error and device loss of this realm (window or worker), in order. */
+const realmGpuErrors: string[] = [];
+
 function recordGlobalGpuError(msg: string): void {
-  const g = globalThis as unknown as { __hlabGpuErrors?: string[] };
-  (g.__hlabGpuErrors ??= []).push(msg);
+  realmGpuErrors.push(msg);
+}
+
+/**
+ * The uncaptured WebGPU errors this realm's devices reported so far (a copy): the train worker
+ * reports them with a failed run, and the browser test fixture fails a test whose page recorded any.
+ */
+export function gpuErrorsOfRealm(): string[] {
+  return realmGpuErrors.slice();
 }
 
 /**

@@ -4,7 +4,6 @@ declare global {
   interface Window {
     hlabRun: (path: string, fn: string, ...args: unknown[]) => Promise<unknown>;
     hlabReady: boolean;
-    __hlabGpuErrors?: string[];
   }
 }
 
