@@ -127,6 +127,15 @@ export interface CodingCliOptions extends BaseHarnessOptions {
   compactAtTokens?: number;
 }
 
+/** The outcome builders `dispatch` hands to the tool methods that need them. */
+interface DispatchHelpers {
+  ok: (observation: string, calls: ToolCall[], results: ToolResult[], brief: string) => { o: ActOutcome; brief: string };
+  fail: (message: string, calls: ToolCall[], results: ToolResult[], brief: string) => { o: ActOutcome; brief: string };
+  reject: (message: string, call: ToolCall, brief: string) => { o: ActOutcome; brief: string };
+  run: (call: ToolCall) => ToolResult;
+  norm: (p: string) => string;
+}
+
 export class CodingCliHarness extends BaseHarness {
   readonly id = CODING_CLI_ID;
   /** Turns its workflow adds to the task's tool calls (turn_budget.ts): the TodoWrite list its prompt asks for and its checked-off copy. */
@@ -284,31 +293,8 @@ export class CodingCliHarness extends BaseHarness {
         this.modified.add(norm(a.file_path));
         return ok(`${exists ? 'Updated' : 'Created'} ${norm(a.file_path)}`, [call], [r], `${briefCall(call)}: ok`);
       }
-      case 'Edit': {
-        const readCall: ToolCall = { tool: 'read', args: { path: a.file_path } };
-        if (!this.hasRead(a.file_path)) return reject('File has not been read yet. Read it first before editing it.', readCall, `Edit ${a.file_path}: refused (not read)`);
-        if (a.old_string === '') return fail('old_string must not be empty', [], [], `Edit ${a.file_path}: error`);
-        if (a.old_string === a.new_string) return fail('old_string and new_string are the same', [], [], `Edit ${a.file_path}: error`);
-        const r = run(readCall);
-        if (!r.ok) return fail(r.error?.message ?? 'read failed', [readCall], [r], `Edit ${a.file_path}: error`);
-        if (r.truncated) return fail('file too large to edit', [readCall], [r], `Edit ${a.file_path}: error`);
-        const n = r.output.split(a.old_string).length - 1;
-        if (n === 0) return fail('String to replace not found in file.', [readCall], [r], `Edit ${a.file_path}: not found`);
-        const all = a.replace_all === 'true';
-        if (n > 1 && !all)
-          return fail(
-            `Found ${n} matches of the string to replace, but replace_all is false. To replace all occurrences, set replace_all to true. To replace only one occurrence, add more context.`,
-            [readCall],
-            [r],
-            `Edit ${a.file_path}: ambiguous`,
-          );
-        const next = all ? r.output.split(a.old_string).join(a.new_string) : r.output.replace(a.old_string, () => a.new_string);
-        const writeCall: ToolCall = { tool: 'write', args: { path: a.file_path, content: next } };
-        const w = run(writeCall);
-        if (!w.ok) return fail(w.error?.message ?? 'write failed', [readCall, writeCall], [r, w], `Edit ${a.file_path}: error`);
-        this.modified.add(norm(a.file_path));
-        return ok(`Edited ${norm(a.file_path)} (${all ? n : 1} replacement${all && n > 1 ? 's' : ''})`, [readCall, writeCall], [r, w], `Edit ${norm(a.file_path)}: ok`);
-      }
+      case 'Edit':
+        return this.edit(a, { ok, fail, reject, run, norm });
       case 'LS': {
         const call: ToolCall = { tool: 'list', args: { path: a.path } };
         const r = run(call);
@@ -348,6 +334,34 @@ export class CodingCliHarness extends BaseHarness {
         // Unreachable: readMessage only returns tools of CODING_CLI_TOOLS.
         return fail(`Error: No such tool available: ${parsed.name}`, [], [], 'unknown tool');
     }
+  }
+
+  /** Claude Code's Edit: read-before-edit, one exact match unless replace_all, then write back (both calls recorded). */
+  private edit(a: Record<string, string>, h: DispatchHelpers): { o: ActOutcome; brief: string } {
+    const { ok, fail, reject, run, norm } = h;
+    const readCall: ToolCall = { tool: 'read', args: { path: a.file_path } };
+    if (!this.hasRead(a.file_path)) return reject('File has not been read yet. Read it first before editing it.', readCall, `Edit ${a.file_path}: refused (not read)`);
+    if (a.old_string === '') return fail('old_string must not be empty', [], [], `Edit ${a.file_path}: error`);
+    if (a.old_string === a.new_string) return fail('old_string and new_string are the same', [], [], `Edit ${a.file_path}: error`);
+    const r = run(readCall);
+    if (!r.ok) return fail(r.error?.message ?? 'read failed', [readCall], [r], `Edit ${a.file_path}: error`);
+    if (r.truncated) return fail('file too large to edit', [readCall], [r], `Edit ${a.file_path}: error`);
+    const n = r.output.split(a.old_string).length - 1;
+    if (n === 0) return fail('String to replace not found in file.', [readCall], [r], `Edit ${a.file_path}: not found`);
+    const all = a.replace_all === 'true';
+    if (n > 1 && !all)
+      return fail(
+        `Found ${n} matches of the string to replace, but replace_all is false. To replace all occurrences, set replace_all to true. To replace only one occurrence, add more context.`,
+        [readCall],
+        [r],
+        `Edit ${a.file_path}: ambiguous`,
+      );
+    const next = all ? r.output.split(a.old_string).join(a.new_string) : r.output.replace(a.old_string, () => a.new_string);
+    const writeCall: ToolCall = { tool: 'write', args: { path: a.file_path, content: next } };
+    const w = run(writeCall);
+    if (!w.ok) return fail(w.error?.message ?? 'write failed', [readCall, writeCall], [r, w], `Edit ${a.file_path}: error`);
+    this.modified.add(norm(a.file_path));
+    return ok(`Edited ${norm(a.file_path)} (${all ? n : 1} replacement${all && n > 1 ? 's' : ''})`, [readCall, writeCall], [r, w], `Edit ${norm(a.file_path)}: ok`);
   }
 
   private bash(
