@@ -1,8 +1,9 @@
 /**
  * Procedural tool interfaces in the policy's native call envelope (docs/PRETRAIN.md "Procedural
  * envelope harnesses"): T0's `{"tool":NAME,"args":{ARG:"value"}}`, byte for byte in form, with
- * tool and argument names drawn from word lists (real words, listed in a drawn order), and —
- * with probability ENVELOPE_REPLY_P — no finish tool: a
+ * tool and argument names composed around a real word of a list (`doc_view`, `fetch_v2`,
+ * `target_ref`; listed in a drawn order), and — with probability ENVELOPE_REPLY_P — no finish
+ * tool: a
  * message that does not start with `{` is the final reply and its text the answer.
  *
  * Why: the black-box harnesses (src/harness/blackbox/) talk to the policy through this envelope
@@ -34,7 +35,8 @@ import { ARG_WORDS, argDoc, Names, TOOL_WORDS, type ProcToolInterface } from './
 export const ENVELOPE_REPLY_P = 0.7;
 
 /**
- * Tool names: the procedural word lists plus more synonyms — real words only, no made-up ones.
+ * Core words of tool names (composed with ENVELOPE_TOOL_NOUNS and the affixes below): the
+ * procedural word lists plus more synonyms — real words only, no made-up ones.
  * Why: the black-box names are real words (Read, Edit, exec), chosen by meaning from a list; with
  * made-up names (the procedural kind's NOVEL_NAME_P) the mini base learnt to emit random
  * syllables instead of copying (a scratch run: greedy bb actions like {"tool":"Tipleegai…"}).
@@ -51,7 +53,7 @@ export const ENVELOPE_TOOL_WORDS: Readonly<Record<ToolName, readonly string[]>> 
   mkdir: [...TOOL_WORDS.mkdir, 'create_folder', 'make_folder', 'new_directory'],
   finish: [...TOOL_WORDS.finish, 'final_answer', 'respond', 'finalize', 'stop'],
 };
-/** Argument names: the procedural word lists plus more synonyms (real words only). */
+/** Core words of argument names: the procedural word lists plus more synonyms (real words only). */
 export const ENVELOPE_ARG_WORDS: Readonly<Record<string, readonly string[]>> = {
   path: [...ARG_WORDS.path, 'file_name', 'target_path', 'dir', 'file_ref'],
   content: [...ARG_WORDS.content, 'new_content', 'file_text', 'payload'],
@@ -106,11 +108,15 @@ function cased(word: string, c: NameCase): string {
  * cannot be predicted from the lists, so it must be copied off the prompt, while its core word
  * keeps the meaning by which the right tool is found.
  */
+/** Nouns composed before or after a tool's core word. */
 export const ENVELOPE_TOOL_NOUNS: readonly string[] = ['doc', 'text', 'fs', 'item', 'entry', 'note', 'blob', 'page', 'disk', 'node', 'data', 'obj', 'record', 'dir'];
+/** Tool-name prefixes. */
 export const ENVELOPE_PREFIXES: readonly string[] = ['x', 'my', 'ws', 'sys', 'agent', 'tool', 'do', 'run', 'api', 'io', 'local', 'vm', 'sh', 'core'];
+/** Tool-name suffixes. */
 export const ENVELOPE_SUFFIXES: readonly string[] = ['v2', 'op', 'cmd', 'tool', 'now', 'fn', 'act', 'call', 'one', 'ex', 'safe', 'all', 'go', 'it'];
-/** Argument qualifiers: shorter, since arguments are written in every call. */
+/** Argument-name prefixes (argument qualifiers are short: arguments are written in every call). */
 export const ENVELOPE_ARG_PREFIXES: readonly string[] = ['doc', 'item', 'fs', 'in', 'the', 'my', 'raw', 'full', 'x', 'abs', 'main'];
+/** Argument-name suffixes. */
 export const ENVELOPE_ARG_SUFFIXES: readonly string[] = ['ref', 'str', 'val', 'arg', 'id', 'spec', 'v', 'in', 'txt', 'loc'];
 
 /** Probabilities of each qualifier on a tool name (independent), and of one on an argument name. */
