@@ -1,8 +1,9 @@
 /**
  * Procedural tool interfaces in the policy's native call envelope (docs/PRETRAIN.md "Procedural
  * envelope harnesses"): T0's `{"tool":NAME,"args":{ARG:"value"}}`, byte for byte in form, with
- * tool and argument names drawn from word lists (real words, listed in a drawn order), and —
- * with probability ENVELOPE_REPLY_P — no finish tool: a
+ * tool and argument names composed around a real word of a list (`doc_view`, `fetch_v2`,
+ * `target_ref`; listed in a drawn order), and — with probability ENVELOPE_REPLY_P — no finish
+ * tool: a
  * message that does not start with `{` is the final reply and its text the answer.
  *
  * Why: the black-box harnesses (src/harness/blackbox/) talk to the policy through this envelope
@@ -34,7 +35,8 @@ import { ARG_WORDS, argDoc, Names, TOOL_WORDS, type ProcToolInterface } from './
 export const ENVELOPE_REPLY_P = 0.7;
 
 /**
- * Tool names: the procedural word lists plus more synonyms — real words only, no made-up ones.
+ * Core words of tool names (composed with ENVELOPE_TOOL_NOUNS and the affixes below): the
+ * procedural word lists plus more synonyms — real words only, no made-up ones.
  * Why: the black-box names are real words (Read, Edit, exec), chosen by meaning from a list; with
  * made-up names (the procedural kind's NOVEL_NAME_P) the mini base learnt to emit random
  * syllables instead of copying (a scratch run: greedy bb actions like {"tool":"Tipleegai…"}).
@@ -51,7 +53,7 @@ export const ENVELOPE_TOOL_WORDS: Readonly<Record<ToolName, readonly string[]>> 
   mkdir: [...TOOL_WORDS.mkdir, 'create_folder', 'make_folder', 'new_directory'],
   finish: [...TOOL_WORDS.finish, 'final_answer', 'respond', 'finalize', 'stop'],
 };
-/** Argument names: the procedural word lists plus more synonyms (real words only). */
+/** Core words of argument names: the procedural word lists plus more synonyms (real words only). */
 export const ENVELOPE_ARG_WORDS: Readonly<Record<string, readonly string[]>> = {
   path: [...ARG_WORDS.path, 'file_name', 'target_path', 'dir', 'file_ref'],
   content: [...ARG_WORDS.content, 'new_content', 'file_text', 'payload'],
@@ -98,13 +100,66 @@ function cased(word: string, c: NameCase): string {
   }
 }
 
-/** One name from `words`, never banned nor taken (`normName` forms). @throws Error when none is left (a word-list bug) */
-function drawEnvelopeName(rng: Rng, words: readonly string[], taken: Set<string>, c: NameCase): string {
-  const free = words.filter((w) => !taken.has(normName(w)) && !ENVELOPE_BANNED.has(normName(w)));
-  if (free.length === 0) throw new Error(`proceduralEnvelopeInterface: no free name among ${words.join(', ')}`);
-  const w = rng.pick(free);
-  taken.add(normName(w));
-  return cased(w, c);
+/**
+ * Qualifiers composed around a meaning-carrying word (module doc): a noun (`doc_view`,
+ * `text_fetch`), a prefix (`fs_read_file`, `my_save`) or a suffix (`fetch_v2`, `move_op`).
+ * Why: with list words only, the mini base learnt the lists and wrote their names under the
+ * black-box harnesses instead of the listed ones (session 8, docs/PRETRAIN.md); a composed name
+ * cannot be predicted from the lists, so it must be copied off the prompt, while its core word
+ * keeps the meaning by which the right tool is found.
+ */
+/** Nouns composed before or after a tool's core word. */
+export const ENVELOPE_TOOL_NOUNS: readonly string[] = ['doc', 'text', 'fs', 'item', 'entry', 'note', 'blob', 'page', 'disk', 'node', 'data', 'obj', 'record', 'dir'];
+/** Tool-name prefixes. */
+export const ENVELOPE_PREFIXES: readonly string[] = ['x', 'my', 'ws', 'sys', 'agent', 'tool', 'do', 'run', 'api', 'io', 'local', 'vm', 'sh', 'core'];
+/** Tool-name suffixes. */
+export const ENVELOPE_SUFFIXES: readonly string[] = ['v2', 'op', 'cmd', 'tool', 'now', 'fn', 'act', 'call', 'one', 'ex', 'safe', 'all', 'go', 'it'];
+/** Argument-name prefixes (argument qualifiers are short: arguments are written in every call). */
+export const ENVELOPE_ARG_PREFIXES: readonly string[] = ['doc', 'item', 'fs', 'in', 'the', 'my', 'raw', 'full', 'x', 'abs', 'main'];
+/** Argument-name suffixes. */
+export const ENVELOPE_ARG_SUFFIXES: readonly string[] = ['ref', 'str', 'val', 'arg', 'id', 'spec', 'v', 'in', 'txt', 'loc'];
+
+/** Probabilities of each qualifier on a tool name (independent), and of one on an argument name. */
+const P_NOUN = 0.45;
+const P_PREFIX = 0.35;
+const P_SUFFIX = 0.35;
+const P_ARG_QUALIFIER = 0.75;
+/** Redraws before a name slot is declared unfillable (a word-list bug); far above what any slot needs. */
+const MAX_REDRAWS = 200;
+
+/** A tool name in `_`-joined parts: a core word of `words`, maybe a noun before or after it, a prefix, a suffix. */
+function composeToolName(rng: Rng, words: readonly string[]): string {
+  const parts = [rng.pick(words)];
+  if (rng.float() < P_NOUN) {
+    const noun = rng.pick(ENVELOPE_TOOL_NOUNS);
+    if (rng.float() < 0.5) parts.unshift(noun);
+    else parts.push(noun);
+  }
+  if (rng.float() < P_PREFIX) parts.unshift(rng.pick(ENVELOPE_PREFIXES));
+  if (rng.float() < P_SUFFIX) parts.push(rng.pick(ENVELOPE_SUFFIXES));
+  return parts.join('_');
+}
+
+/** An argument name: a core word of `words`, with probability P_ARG_QUALIFIER a prefix or a suffix. */
+function composeArgName(rng: Rng, words: readonly string[]): string {
+  const core = rng.pick(words);
+  if (rng.float() >= P_ARG_QUALIFIER) return core;
+  return rng.float() < 0.5 ? `${rng.pick(ENVELOPE_ARG_PREFIXES)}_${core}` : `${core}_${rng.pick(ENVELOPE_ARG_SUFFIXES)}`;
+}
+
+/**
+ * One composed name over `words` (`compose`), never banned nor taken (`normName` forms), in casing `c`.
+ * @throws Error when MAX_REDRAWS draws all collide (a word-list bug)
+ */
+function drawEnvelopeName(rng: Rng, words: readonly string[], taken: Set<string>, c: NameCase, compose: (rng: Rng, words: readonly string[]) => string): string {
+  for (let i = 0; i < MAX_REDRAWS; i++) {
+    const w = compose(rng, words);
+    const norm = normName(w);
+    if (taken.has(norm) || ENVELOPE_BANNED.has(norm)) continue;
+    taken.add(norm);
+    return cased(w, c);
+  }
+  throw new Error(`proceduralEnvelopeInterface: no free name over ${words.join(', ')}`);
 }
 
 /**
@@ -117,9 +172,9 @@ export function proceduralEnvelopeInterface(rng: Rng): ProcToolInterface {
   const reply = rng.float() < ENVELOPE_REPLY_P;
   const taken = new Set<string>();
   const toolNames = {} as Record<ToolName, string>;
-  for (const s of TOOL_SPECS) toolNames[s.name] = drawEnvelopeName(rng, ENVELOPE_TOOL_WORDS[s.name], taken, toolCase);
+  for (const s of TOOL_SPECS) toolNames[s.name] = drawEnvelopeName(rng, ENVELOPE_TOOL_WORDS[s.name], taken, toolCase, composeToolName);
   const argNames: Record<string, string> = {};
-  for (const a of Object.keys(ENVELOPE_ARG_WORDS)) argNames[a] = drawEnvelopeName(rng, ENVELOPE_ARG_WORDS[a], taken, argCase);
+  for (const a of Object.keys(ENVELOPE_ARG_WORDS)) argNames[a] = drawEnvelopeName(rng, ENVELOPE_ARG_WORDS[a], taken, argCase, composeArgName);
   const order = rng.shuffle(TOOL_SPECS.map((s) => s.name));
   const example = writeEnvelope(toolNames.read, { [argNames.path]: '/notes.txt' });
   const expected = `expected one JSON object like ${example}`;

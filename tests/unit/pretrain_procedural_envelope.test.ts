@@ -12,7 +12,19 @@ import { ASSISTANT_TOOLS } from '../../src/harness/blackbox/assistant';
 import { formatCall, isCallAttempt } from '../../src/harness/blackbox/envelope';
 import { isParseError, readEnvelope, T0 } from '../../src/harness/realizations/tool_interface';
 import { TOOL_SPECS } from '../../src/harness/tools';
-import { ENVELOPE_ARG_WORDS, ENVELOPE_BANNED, ENVELOPE_REPLY_P, ENVELOPE_TOOL_WORDS, normName, proceduralEnvelopeInterface } from '../../src/pretrain/procedural_envelope';
+import {
+  ENVELOPE_ARG_PREFIXES,
+  ENVELOPE_ARG_SUFFIXES,
+  ENVELOPE_ARG_WORDS,
+  ENVELOPE_BANNED,
+  ENVELOPE_PREFIXES,
+  ENVELOPE_REPLY_P,
+  ENVELOPE_SUFFIXES,
+  ENVELOPE_TOOL_NOUNS,
+  ENVELOPE_TOOL_WORDS,
+  normName,
+  proceduralEnvelopeInterface,
+} from '../../src/pretrain/procedural_envelope';
 import { createProceduralHarness, runProceduralExpert } from '../../src/pretrain/procedural_harness';
 import { demoTasks } from '../../src/pretrain/sft';
 import type { ToolCall, ToolName } from '../../src/sandbox/types';
@@ -31,6 +43,28 @@ const canonicalCall: fc.Arbitrary<ToolCall> = fc.constantFrom(...TOOL_SPECS).cha
     return { tool: spec.name, args } as ToolCall;
   }),
 );
+
+const TOOL_QUALIFIERS = [...ENVELOPE_TOOL_NOUNS, ...ENVELOPE_PREFIXES, ...ENVELOPE_SUFFIXES].map(normName);
+const ARG_QUALIFIERS = [...ENVELOPE_ARG_PREFIXES, ...ENVELOPE_ARG_SUFFIXES].map(normName);
+
+/** Whether `s` (normName form) is a run of at most `k` words of `qualifiers`. */
+function qualifierRun(s: string, qualifiers: readonly string[], k: number): boolean {
+  if (s === '') return true;
+  return k > 0 && qualifiers.some((q) => s.startsWith(q) && qualifierRun(s.slice(q.length), qualifiers, k - 1));
+}
+
+/**
+ * Whether `name` (any casing) is a word of `words` with at most 3 qualifiers around it, split
+ * before and after (the compositional form), checked over every occurrence of every word.
+ */
+function composedOf(name: string, words: readonly string[], qualifiers: readonly string[]): boolean {
+  const n = normName(name);
+  return words.map(normName).some((w) => {
+    for (let i = n.indexOf(w); i >= 0; i = n.indexOf(w, i + 1))
+      for (let k = 0; k <= 3; k++) if (qualifierRun(n.slice(0, i), qualifiers, k) && qualifierRun(n.slice(i + w.length), qualifiers, 3 - k)) return true;
+    return false;
+  });
+}
 
 /** Every name of a black-box harness, as written in its definition. */
 const BLACKBOX_NAMES = [...CODING_CLI_TOOLS, ...ASSISTANT_TOOLS].flatMap((t) => [t.name, ...t.required, ...t.optional]);
@@ -72,12 +106,30 @@ describe('procedural envelope harnesses', () => {
         expect(lowerBlackbox.has(n.toLowerCase()), n).toBe(false);
       }
       expect(new Set(names.map(normName)).size).toBe(names.length);
-      // real words only: each name is a word of its list, in some casing
-      for (const [tool, n] of Object.entries(P.surface.toolNames)) expect(ENVELOPE_TOOL_WORDS[tool as ToolName].map(normName), n).toContain(normName(n));
-      for (const [arg, n] of Object.entries(P.surface.argNames)) expect(ENVELOPE_ARG_WORDS[arg].map(normName), n).toContain(normName(n));
+      // meaning kept: each name is a word of its list, with qualifiers from the composition lists around it
+      for (const [tool, n] of Object.entries(P.surface.toolNames)) expect(composedOf(n, ENVELOPE_TOOL_WORDS[tool as ToolName], TOOL_QUALIFIERS), n).toBe(true);
+      for (const [arg, n] of Object.entries(P.surface.argNames)) expect(composedOf(n, ENVELOPE_ARG_WORDS[arg], ARG_QUALIFIERS), n).toBe(true);
     }
     // the docs list the tools in a drawn order
     expect(new Set(DRAWS.map((P) => P.surface.detail.order)).size).toBeGreaterThan(DRAWS.length / 2);
+  });
+
+  it('names are not predictable from the word lists: most are composed, and each canonical tool takes many names', () => {
+    const toolNames = DRAWS.flatMap((P) => Object.entries(P.surface.toolNames));
+    const argNames = DRAWS.flatMap((P) => Object.entries(P.surface.argNames));
+    const listed = (n: string, words: readonly string[]) => words.map(normName).includes(normName(n));
+    const plainTools = toolNames.filter(([t, n]) => listed(n, ENVELOPE_TOOL_WORDS[t as ToolName])).length / toolNames.length;
+    const plainArgs = argNames.filter(([a, n]) => listed(n, ENVELOPE_ARG_WORDS[a])).length / argNames.length;
+    // P(no qualifier) = 0.55 · 0.65 · 0.65 ≈ 0.23 for tools, 0.25 for arguments
+    expect(plainTools).toBeGreaterThan(0.12);
+    expect(plainTools).toBeLessThan(0.35);
+    expect(plainArgs).toBeGreaterThan(0.12);
+    expect(plainArgs).toBeLessThan(0.38);
+    for (const s of TOOL_SPECS) {
+      const distinct = new Set(DRAWS.map((P) => normName(P.surface.toolNames[s.name])));
+      expect(distinct.size, s.name).toBeGreaterThan(DRAWS.length / 2);
+    }
+    for (const a of Object.keys(ENVELOPE_ARG_WORDS)) expect(new Set(DRAWS.map((P) => normName(P.surface.argNames[a]))).size, a).toBeGreaterThan(60);
   });
 
   it('accepts no black-box call and no T0 call', () => {
