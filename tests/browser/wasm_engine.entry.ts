@@ -6,9 +6,7 @@ import { initParams } from '../../src/model/init';
 import { chooseEngine } from '../../src/engine/choose';
 import { WebGpuEngine } from '../../src/engine/webgpu';
 import { Rng } from '../../src/util/rng';
-import { logprobBackward, logprobForward } from '../../src/wasm/kernels';
-import { logprobForwardRef } from '../../src/kernels/logprob_forward.ref';
-import { logprobBackwardRef } from '../../src/kernels/logprob_backward.ref';
+import { logprobCase, worst } from './lib/logprob_case';
 
 /** Gradients of one forward/backward on 1 and on 2 threads (Web Workers), as arrays, plus the engine facts. */
 export async function gradsByThreads() {
@@ -58,45 +56,16 @@ export async function backendChoices() {
  * for bit.
  */
 export async function logprobAtTemperature(tau: number) {
-  const S = 9;
-  const V = 53;
-  const rng = new Rng(8);
-  const z = Float32Array.from({ length: S * V }, () => 3 * rng.normal());
-  const targets = Int32Array.from({ length: S }, () => rng.int(V));
-  const coef = Float32Array.from({ length: S }, () => rng.normal());
-  const worst = (got: Float32Array, ref: ArrayLike<number>, atol: number, rtol: number) => {
-    let w = 0;
-    for (let i = 0; i < ref.length; i++) w = Math.max(w, Math.abs(got[i] - ref[i]) / (atol + rtol * Math.abs(ref[i])));
-    return w;
-  };
-  const ref = logprobForwardRef(Float64Array.from(z), targets, { N: S, V }, tau);
   const out: Record<number, { logp: number[]; dlogits: number[]; logpErr: number; dlogitsErr: number }> = {};
   for (const threads of [1, 2]) {
     const e = await WasmEngine.create({ threads, parallelMinWork: 0 });
-    const a = (n: number, label: string) => e.alloc(n, label);
-    const zl = a(S * V, 'logits');
-    zl.f32().set(z);
-    const tg = a(S, 'targets');
-    tg.i32().set(targets);
-    const lse = a(S, 'lse');
-    const lp = a(S, 'logp');
-    const cf = a(S, 'coef');
-    cf.f32().set(coef);
-    const dl = a(S * V, 'dlogits');
-    logprobForward(e, zl, tg, lse, lp, { S, V, temperature: tau });
-    logprobBackward(e, zl, tg, lse, cf, dl, { S, V, temperature: tau });
-    // The engine's coef is −∂L/∂ℓ: its dlogits are −logprobBackwardRef(…, coef, τ).
-    const refD = logprobBackwardRef(
-      Float64Array.from(z),
-      targets,
-      Float64Array.from(lse.f32()),
-      Float64Array.from(coef, (c) => -c),
-      { N: S, V },
-      tau,
-    );
-    const logp = lp.f32().slice();
-    const d = dl.f32().slice();
-    out[threads] = { logp: Array.from(logp), dlogits: Array.from(d), logpErr: worst(logp, ref.logprob, 1e-5, 1e-5), dlogitsErr: worst(d, refD, 1e-6, 1e-4) };
+    const c = logprobCase(e, tau, { S: 9, V: 53, seed: 8, hugeRow: false });
+    out[threads] = {
+      logp: Array.from(c.logp),
+      dlogits: Array.from(c.dlogits),
+      logpErr: worst(c.logp, c.ref.logprob, 1e-5, 1e-5),
+      dlogitsErr: worst(c.dlogits, c.refD, 1e-6, 1e-4),
+    };
     e.destroy();
   }
   const same = (x: number[], y: number[]) => x.every((v, i) => Object.is(v, y[i]));

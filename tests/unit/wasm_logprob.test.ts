@@ -9,55 +9,13 @@
 import { describe, expect, it } from 'vitest';
 import { useEngines } from './lib/wasm_engines';
 import type { WasmEngine } from '../../src/wasm/engine';
-import { logprobBackward, logprobForward } from '../../src/wasm/kernels';
-import { logprobForwardRef } from '../../src/kernels/logprob_forward.ref';
-import { logprobBackwardRef } from '../../src/kernels/logprob_backward.ref';
-import { Rng } from '../../src/util/rng';
+import { logprobForward } from '../../src/wasm/kernels';
+import { logprobCase, worst } from '../browser/lib/logprob_case';
 
 const S = 6;
 const V = 37;
 
-/** max |got − ref| / (atol + rtol·|ref|) over elements [lo, hi). */
-function worst(got: Float32Array, ref: ArrayLike<number>, atol: number, rtol: number, lo = 0, hi = ref.length): number {
-  let w = 0;
-  for (let i = lo; i < hi; i++) w = Math.max(w, Math.abs(got[i] - ref[i]) / (atol + rtol * Math.abs(ref[i])));
-  return w;
-}
-
-function run(e: WasmEngine, tau: number) {
-  const mark = e.mark();
-  const r = new Rng(21);
-  const z = Float32Array.from({ length: S * V }, () => 3 * r.normal());
-  for (let v = 0; v < V; v++) z[(S - 1) * V + v] = (v % 2 ? 1e4 : -1e4) + r.normal();
-  const targets = Int32Array.from({ length: S }, () => r.int(V));
-  const coef = Float32Array.from({ length: S }, () => r.normal());
-  coef[2] = 0;
-  const arr = (n: number, label: string) => e.alloc(n, label);
-  const zl = arr(S * V, 'logits');
-  zl.f32().set(z);
-  const tg = arr(S, 'targets');
-  tg.i32().set(targets);
-  const lse = arr(S, 'lse');
-  const lp = arr(S, 'logp');
-  const cf = arr(S, 'coef');
-  cf.f32().set(coef);
-  const dl = arr(S * V, 'dlogits');
-  logprobForward(e, zl, tg, lse, lp, { S, V, temperature: tau });
-  logprobBackward(e, zl, tg, lse, cf, dl, { S, V, temperature: tau });
-  const ref = logprobForwardRef(Float64Array.from(z), targets, { N: S, V }, tau);
-  // The engine's coef is −∂L/∂ℓ: dlogits = −logprobBackwardRef(…, coef, τ), with the engine's own lse.
-  const refD = logprobBackwardRef(
-    Float64Array.from(z),
-    targets,
-    Float64Array.from(lse.f32()),
-    Float64Array.from(coef, (c) => -c),
-    { N: S, V },
-    tau,
-  );
-  const out = { logp: lp.f32().slice(), lse: lse.f32().slice(), dlogits: dl.f32().slice(), ref, refD };
-  e.release(mark);
-  return out;
-}
+const run = (e: WasmEngine, tau: number) => logprobCase(e, tau, { S, V, seed: 21, hugeRow: true });
 
 describe('CPU engine logprob kernels at temperature τ', () => {
   const eng = useEngines();
