@@ -1,7 +1,7 @@
 // Pretraining in real Chromium WebGPU: the GPU SFT loop follows the CPU reference on the same
 // demonstration batches, and the page-side `hlab pretrain` produces a verifiable checkpoint.
 import { test, expect, note } from './fixtures';
-import type { PretrainEvent } from '../../src/pretrain/page';
+import type { toyPretrain } from './pretrain_sft.entry';
 
 const ENTRY = '/tests/browser/pretrain_sft.entry.ts';
 
@@ -17,16 +17,7 @@ test('GPU SFT matches the CPU model step for step on demonstration rows and lowe
 });
 
 test('page-side pretraining writes a checkpoint whose digest verifies, evaluates greedily and reports typed progress', async ({ gpuPage }) => {
-  const r = await gpuPage.run<{
-    backend: string;
-    steps: number;
-    losses: number[];
-    digest: string;
-    verified: string;
-    evalEpisodes: number;
-    passAt1: number;
-    events: PretrainEvent[];
-  }>(ENTRY, 'toyPretrain');
+  const r = await gpuPage.run<Awaited<ReturnType<typeof toyPretrain>>>(ENTRY, 'toyPretrain');
   note('result', r);
   // logEvery 2 of 3 steps: the first, every second and the last step; each carries that step's loss.
   const steps = r.events.filter((e) => e.type === 'pretrainStep');
