@@ -52,6 +52,8 @@ export class WasmRlTrainer {
   private readonly refModel: WasmModel | null;
   /** AdamW steps applied so far. */
   adamStep = 0;
+  /** (P) f64 sum of a chunked minibatch's gradients, allocated once at the first chunked step. */
+  private gradSum: Float64Array | null = null;
 
   private constructor(
     readonly model: WasmModel,
@@ -115,9 +117,9 @@ export class WasmRlTrainer {
     const masks = chunks.map((idx) => ({ B: idx.length, T: rows.T, mask: sliceRows(rows.mask, rows.T, idx) }));
     // seq-mean-token-sum-norm without cfg.tokenSumNorm divides by the policy's maxT, as the GPU head.
     const step = new RlStepAccumulator(cfg, stepNormalizerOf(masks, resolveTokenSumNorm(cfg, m.cfg.maxT)));
-    const gradSum = chunks.length > 1 ? new Float64Array(m.P) : null;
-    for (const idx of chunks) {
-      if (!this.chunkGradient(rows, lengths, idx, x, step)) return null;
+    const gradSum = chunks.length > 1 ? (this.gradSum ??= new Float64Array(m.P)).fill(0) : null;
+    for (const [k, idx] of chunks.entries()) {
+      if (!this.chunkGradient(rows, lengths, idx, masks[k].mask, x, step)) return null;
       if (gradSum) {
         const g = m.grads.f32();
         for (let i = 0; i < gradSum.length; i++) gradSum[i] += g[i];
@@ -140,10 +142,10 @@ export class WasmRlTrainer {
   }
 
   /**
-   * Forward, loss and backward of rows `idx` into the model's grads (overwritten); false when
+   * Forward, loss and backward of rows `idx` (their (b,T) mask already sliced) into the model's grads (overwritten); false when
    * the chunk's inputs are non-finite (the step is then skipped).
    */
-  private chunkGradient(rows: RlRows, lengths: Int32Array, idx: number[], x: StepInputs, step: RlStepAccumulator): boolean {
+  private chunkGradient(rows: RlRows, lengths: Int32Array, idx: number[], mask: Float32Array, x: StepInputs, step: RlStepAccumulator): boolean {
     const cfg = this.opts.cfg;
     const m = this.model;
     const e = m.engine;
@@ -152,7 +154,6 @@ export class WasmRlTrainer {
     const b = idx.length;
     const ids = sliceRows(rows.ids, T, idx);
     const targets = sliceRows(rows.targets, T, idx);
-    const mask = sliceRows(rows.mask, T, idx);
     const lens = Int32Array.from(idx, (i) => lengths[i]);
     const pos: number[] = [];
     for (let i = 0; i < b * T; i++) if (mask[i] > 0) pos.push(i);
