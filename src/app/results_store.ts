@@ -147,6 +147,9 @@ const ExperimentOutputJsonSchema = z.looseObject({
   evaluation: EvaluationReport.optional(),
 });
 
+/** One (task, harness) cell `hlab run` left out as infeasible (results.json `infeasibleCells`; feasibility.ts ExcludedCell). */
+export const InfeasibleCellSchema = z.object({ taskId: z.string(), harnessId: z.string(), reason: z.string(), detail: z.string() });
+
 /** The CLI's results.json: ExperimentResults at the top level (run.ts). */
 const CliResultsJson = z.looseObject({
   ...ExperimentResultsSchema.shape,
@@ -154,7 +157,7 @@ const CliResultsJson = z.looseObject({
   ...OutputExtras,
   curves: OutputExtras.curves.optional(),
   warnings: OutputExtras.warnings.optional(),
-  infeasibleCells: z.array(z.object({ taskId: z.string(), harnessId: z.string(), reason: z.string(), detail: z.string() })).optional(),
+  infeasibleCells: z.array(InfeasibleCellSchema).optional(),
 });
 
 export type ExperimentOutputJson = z.infer<typeof ExperimentOutputJsonSchema>;

@@ -132,7 +132,7 @@ export interface ResultsFile extends ExperimentResults {
   status: 'done' | 'interrupted';
   warnings: string[];
   /** (task, harness) cells left out as infeasible for the expert under the spec's budgets (feasibility.ts). */
-  infeasibleCells: ReadonlyArray<{ taskId: string; harnessId: string; reason: string }>;
+  infeasibleCells: ReadonlyArray<{ taskId: string; harnessId: string; reason: string; detail: string }>;
   starts: string[];
   segments: RunSegment[];
   /** Seconds in the page (this call). */
