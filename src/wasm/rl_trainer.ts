@@ -5,9 +5,9 @@
  * seeded minibatches, each ONE optimizer step: a minibatch of more than maxB rows is scored in
  * chunks of at most maxB rows whose gradients are summed before the step (gradient
  * accumulation), every chunk with the minibatch's token-mean normalizer (RlStepAccumulator), so
- * the update does not depend on maxB. Why: an engine row limit of 48 would otherwise cut a
- * 64-episode minibatch (≈ 250 turn rows) into five optimizer steps of a few groups each — five
- * Adam steps of mostly noise where one informed step was meant.
+ * the update does not depend on maxB. Why: with an engine row limit of 48, stepping per chunk
+ * took 2–6 optimizer steps (mean 3.0) per 64-episode RL step with `minibatches: 2`, each on a
+ * few groups, where 2 were meant (docs/RESULTS.md, session 8).
  *
  * Per optimizer step: WasmModel forward (logits only at policy tokens; values for PPO) →
  * logprob_forward at τ = cfg.temperature (ℓ = log softmax(z/τ)[a], the sampler's τ, so the
