@@ -1,6 +1,7 @@
 /**
  * The embedded experiment presets (public/presets/*.json), validated at load (docs/ARCHITECTURE.md "Experiments, evaluation and results").
  */
+import lesson from '../../public/presets/lesson.json';
 import quick from '../../public/presets/quick.json';
 import main from '../../public/presets/main.json';
 import blackbox from '../../public/presets/blackbox.json';
@@ -10,12 +11,15 @@ import diversity from '../../public/presets/diversity.json';
 import retention from '../../public/presets/retention.json';
 import { parseSpec, type ExperimentSpec } from './spec';
 
-const RAW: Record<string, unknown> = { quick, main, blackbox, selection, assignment, diversity, retention };
+const RAW: Record<string, unknown> = { lesson, quick, main, blackbox, selection, assignment, diversity, retention };
 
-/** Preset names, the default first. */
-export const PRESET_NAMES = ['quick', 'main', 'blackbox', 'selection', 'assignment', 'diversity', 'retention'] as const;
+/** Preset names, the CLI's default first. */
+export const PRESET_NAMES = ['quick', 'lesson', 'main', 'blackbox', 'selection', 'assignment', 'diversity', 'retention'] as const;
 export type PresetName = (typeof PRESET_NAMES)[number];
+/** The CLI's default (`npm start`). */
 export const DEFAULT_PRESET: PresetName = 'quick';
+/** The app's default: the five-minute lesson (docs/APP.md). */
+export const APP_DEFAULT_PRESET: PresetName = 'lesson';
 
 /**
  * A preset by name, validated.

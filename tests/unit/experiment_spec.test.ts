@@ -11,7 +11,7 @@ describe('experiment spec', () => {
     for (const n of PRESET_NAMES) expect(getPreset(n).name).toBe(n);
   });
   it('unknown preset names the allowed ones', () => {
-    expect(() => getPreset('fast')).toThrow(/unknown preset 'fast'.*quick, main/);
+    expect(() => getPreset('fast')).toThrow(/unknown preset 'fast'.*quick, lesson, main/);
   });
   function bad(mutate: (s: Record<string, any>) => void): string {
     const s = structuredClone(getPreset('quick')) as Record<string, any>;
