@@ -20,8 +20,8 @@
  * from the same train seed range, minus every task seed of the pool.
  */
 import { BASE_HARNESS, selectTraining, assignHarnesses, RoundRobinSchedule, type DesignReport, type TaskAssignment, type RoundRobinState } from '../design';
-import { taskSet } from '../tasks';
-import type { SuiteName } from '../tasks/types';
+import { getSuite, taskSet } from '../tasks';
+import type { SuiteName, TaskSuite } from '../tasks/types';
 import { Rng } from '../util/rng';
 import { SpecError, type ExperimentSpec, type MethodSpec } from './spec';
 import { presetConfig } from '../model/config';
@@ -52,14 +52,26 @@ export function trainingHarnesses(spec: ExperimentSpec, m: MethodSpec): string[]
 }
 
 /**
- * `n` task ids of `suite`/`split` with tier ≤ maxTier. taskSet is balanced over family × tier
- * in every prefix, so drawing 3n and keeping the first n of allowed tiers stays balanced over
- * families × allowed tiers; with maxTier 3 it is exactly taskSet's first n (unchanged ids).
+ * The suite as the spec sees it: only the families of spec.families (all when absent). taskSet
+ * balances over the families it is given, so a filtered suite draws only (and evenly) from those.
  */
-function tasksUpTo(suite: SuiteName, split: 'train' | 'test', n: number, seed: number, maxTier: number): string[] {
-  if (maxTier >= 3) return taskSet(suite, split, n, seed).map((t) => t.id);
-  return taskSet(suite, split, 3 * n, seed)
-    .filter((t) => t.tier <= maxTier)
+function specSuite(spec: ExperimentSpec, suite: SuiteName): TaskSuite {
+  const s = getSuite(suite);
+  if (!spec.families) return s;
+  return { ...s, families: s.families.filter((f) => spec.families!.includes(`${suite}/${f.name}`)) };
+}
+
+/**
+ * `n` task ids of `suite`/`split` with tier ≤ spec.maxTier, of spec.families. taskSet is balanced
+ * over family × tier in every prefix, so drawing 3n and keeping the first n of allowed tiers stays
+ * balanced over families × allowed tiers; with maxTier 3 and every family it is exactly taskSet's
+ * first n (unchanged ids).
+ */
+function tasksUpTo(spec: ExperimentSpec, suite: SuiteName, split: 'train' | 'test', n: number, seed: number): string[] {
+  const s = specSuite(spec, suite);
+  if (spec.maxTier >= 3) return taskSet(s, split, n, seed).map((t) => t.id);
+  return taskSet(s, split, 3 * n, seed)
+    .filter((t) => t.tier <= spec.maxTier)
     .slice(0, n)
     .map((t) => t.id);
 }
@@ -84,14 +96,14 @@ export function mixOverlapWarnings(spec: ExperimentSpec, mixIds: readonly string
   return out;
 }
 
-/** Train-task ids of a run: `perSuite` (default spec.rl.trainTasks, else TRAIN_POOL_PER_SUITE) per suite, balanced over families × tiers ≤ spec.maxTier. */
+/** Train-task ids of a run: `perSuite` (default spec.rl.trainTasks, else TRAIN_POOL_PER_SUITE) per suite, balanced over families (spec.families) × tiers ≤ spec.maxTier. */
 export function trainPool(spec: ExperimentSpec, seed: number, perSuite = spec.rl.trainTasks ?? TRAIN_POOL_PER_SUITE): string[] {
-  return spec.suites.flatMap((s) => tasksUpTo(s, 'train', perSuite, Rng.derive(seed, 'train-pool', s).int(2 ** 31), spec.maxTier));
+  return spec.suites.flatMap((s) => tasksUpTo(spec, s, 'train', perSuite, Rng.derive(seed, 'train-pool', s).int(2 ** 31)));
 }
 
-/** Test-task ids: spec.evaluation.testTasks per suite from the test seed range, tiers ≤ spec.maxTier (the same for every method of a seed). */
+/** Test-task ids: spec.evaluation.testTasks per suite from the test seed range, tiers ≤ spec.maxTier, of spec.families (the same for every method of a seed). */
 export function testTasks(spec: ExperimentSpec, seed: number): string[] {
-  return spec.suites.flatMap((s) => tasksUpTo(s, 'test', spec.evaluation.testTasks, Rng.derive(seed, 'test-tasks', s).int(2 ** 31), spec.maxTier));
+  return spec.suites.flatMap((s) => tasksUpTo(spec, s, 'test', spec.evaluation.testTasks, Rng.derive(seed, 'test-tasks', s).int(2 ** 31)));
 }
 
 /** The task seed of a task id 'suite/family/tN/seed'. */
@@ -110,7 +122,7 @@ export function validationTasks(spec: ExperimentSpec, seed: number, pool: readon
   const used = new Set(pool.map(taskSeedOf));
   // taskSet balances every prefix; 3× covers the tier filter (as tasksUpTo), + |pool| the skipped seeds.
   return spec.suites.flatMap((s) =>
-    taskSet(s, 'train', 3 * (n + pool.length), Rng.derive(seed, 'validation-tasks', s).int(2 ** 31))
+    taskSet(specSuite(spec, s), 'train', 3 * (n + pool.length), Rng.derive(seed, 'validation-tasks', s).int(2 ** 31))
       .filter((t) => t.tier <= spec.maxTier && !used.has(t.seed))
       .slice(0, n)
       .map((t) => t.id),

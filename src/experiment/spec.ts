@@ -8,6 +8,8 @@
  */
 import { z } from 'zod';
 import { RlLossSpec } from '../rl/config';
+import { SUITES } from '../tasks';
+import type { SuiteName } from '../tasks/types';
 
 export const SPEC_VERSION = 1;
 
@@ -181,6 +183,14 @@ export const ExperimentSpec = z
     suites: z.array(z.enum(['workspace', 'errands'])).min(1),
     /** Only tasks of tier ≤ maxTier are trained and evaluated (1 = 2–3 tool calls; CPU-sized presets). */
     maxTier: int(1, 3).default(3),
+    /**
+     * Only these task families ('suite/family', e.g. 'workspace/organize') are trained, validated
+     * and evaluated; absent: every family of the suites. Each suite of `suites` must keep one.
+     */
+    families: z
+      .array(z.string().regex(/^[a-z]+\/[a-z0-9-]+$/, "expected 'suite/family', e.g. 'workspace/organize'"))
+      .min(1)
+      .optional(),
     model: z
       .object({
         /** Transformer size preset (tiny for tests, small ≈ 1M params, base ≈ 5M). */
@@ -205,7 +215,18 @@ export const ExperimentSpec = z
     rollout: RolloutSpec,
     evaluation: EvalSpec,
   })
-  .strict();
+  .strict()
+  .superRefine((s, ctx) => {
+    if (!s.families) return;
+    s.families.forEach((id, i) => {
+      const [suite, family] = id.split('/');
+      if (!(s.suites as string[]).includes(suite)) ctx.addIssue({ code: 'custom', path: ['families', i], message: `'${id}': suite '${suite}' is not in spec.suites (${s.suites.join(', ')})` });
+      else if (!SUITES[suite as SuiteName].families.some((f) => f.name === family))
+        ctx.addIssue({ code: 'custom', path: ['families', i], message: `'${id}': no family '${family}' in suite '${suite}' (${SUITES[suite as SuiteName].families.map((f) => f.name).join(', ')})` });
+    });
+    for (const suite of s.suites)
+      if (!s.families.some((id) => id.startsWith(`${suite}/`))) ctx.addIssue({ code: 'custom', path: ['families'], message: `keeps no family of suite '${suite}' (drop the suite from spec.suites, or list one of its families)` });
+  });
 
 export type ExperimentSpec = z.infer<typeof ExperimentSpec>;
 export type MethodSpec = z.infer<typeof MethodSpec>;

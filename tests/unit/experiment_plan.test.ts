@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { parseSpec, type ExperimentSpec, type MethodSpec } from '../../src/experiment/spec';
 import { getPreset } from '../../src/experiment/presets';
-import { inSpaceEvalSet, makeSchedule, mixOverlapWarnings, stepTasks, taskAssignments, testTasks, trainingHarnesses, trainPool } from '../../src/experiment/plan';
+import { inSpaceEvalSet, makeSchedule, mixOverlapWarnings, stepTasks, taskAssignments, testTasks, trainingHarnesses, trainPool, validationTasks } from '../../src/experiment/plan';
 import { DEFAULT_MIX_SPEC, resolveMix } from '../../src/pretrain/mix';
 import { hammingDistance, selectTrainingOA, BASE_HARNESS } from '../../src/design';
 
@@ -31,6 +31,26 @@ describe('experiment plan', () => {
     expect(() => parseSpec({ ...quick, maxTier: 4 }, 'bad')).toThrow(/maxTier/);
   });
 
+  it('spec.families restricts train, validation and test tasks to those families, balanced; a bad family names the field', () => {
+    const familyOf = (id: string) => id.split('/').slice(0, 2).join('/');
+    const fams = ['workspace/organize', 'workspace/misplaced', 'errands/recall'];
+    const s = parseSpec({ ...quick, suites: ['workspace', 'errands'], maxTier: 1, families: fams }, 'fam');
+    const pool = trainPool(s, 0, 30);
+    for (const ids of [pool, testTasks(s, 0), validationTasks(s, 0, pool, 30)]) {
+      const count = new Map<string, number>();
+      for (const id of ids) count.set(familyOf(id), (count.get(familyOf(id)) ?? 0) + 1);
+      expect([...count.keys()].sort()).toEqual([...fams].sort());
+      // Balanced within a suite: workspace's two families within 1 of each other.
+      expect(Math.abs(count.get('workspace/organize')! - count.get('workspace/misplaced')!)).toBeLessThanOrEqual(1);
+    }
+    // Without the field every family is drawn (and the ids are those of before the field existed).
+    const every = parseSpec({ ...quick, suites: ['workspace', 'errands'], maxTier: 1 }, 'every');
+    expect(new Set(trainPool(every, 0, 30).map(familyOf)).size).toBe(12);
+    expect(() => parseSpec({ ...quick, families: ['workspace/sorting'] }, 'x')).toThrow(/spec\.families\[0\]: 'workspace\/sorting': no family 'sorting' in suite 'workspace'/);
+    expect(() => parseSpec({ ...quick, families: ['errands/recall'] }, 'x')).toThrow(/suite 'errands' is not in spec\.suites/);
+    expect(() => parseSpec({ ...quick, suites: ['workspace', 'errands'], families: ['errands/recall'] }, 'x')).toThrow(/keeps no family of suite 'workspace'/);
+    expect(() => parseSpec({ ...quick, families: ['organize'] }, 'x')).toThrow(/spec\.families\[0\]: expected 'suite\/family'/);
+  });
   it('rl.trainTasks sets the train pool per suite (default 16); a bad value names the field', () => {
     // tasksUpTo draws 3n tasks balanced over family × tier and keeps tier ≤ maxTier: about n.
     const small = trainPool(quick, 0);
