@@ -65,7 +65,7 @@ export interface TrainerOptions extends Partial<Omit<OptimizerStep, 'lr' | 'step
 }
 
 /** Metrics of one step, from the single readback. */
-export interface StepMetrics {
+interface StepMetrics {
   /** 1-based step number. */
   step: number;
   /** Global gradient L2 norm before clipping. */
@@ -79,7 +79,7 @@ export interface StepMetrics {
 }
 
 /** GPU work per training step, counted by the trainer (tests also count submits independently). */
-export interface StepCounters {
+interface StepCounters {
   dispatches: number;
   submits: number;
   readbacks: number;

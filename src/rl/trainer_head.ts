@@ -49,14 +49,14 @@ import { createRlStepState, prepareRlEntropyBackward, prepareRlLossHead, prepare
 import { writeNormalizer } from '../kernels/rl_launch';
 
 /** Per-token inputs the head expects in `TrainBatch.extra`, (B·T) f32 each. */
-export const RL_EXTRA = ['oldLogprobs', 'advantages', 'oldValues', 'returns', 'refLogprobs'] as const;
+const RL_EXTRA = ['oldLogprobs', 'advantages', 'oldValues', 'returns', 'refLogprobs'] as const;
 
 /**
  * Advantages (and PPO returns) of a whole rollout batch, (R,T) f32 on the GPU (computed by the
  * GRPO / GAE kernels in the trainer's command buffer). With a source set, the head gathers each
  * chunk's rows from it (gather_rows, row indices from `TrainBatch.rowIndex`) instead of uploading them.
  */
-export interface AdvantageSource {
+interface AdvantageSource {
   /** Rows in the source tensors. */
   R: number;
   /** Row length; must equal the steps' T. */

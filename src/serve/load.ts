@@ -19,7 +19,7 @@ import { taskFromId, taskSet } from '../tasks';
 import { Rng } from '../util/rng';
 
 /** Options of `runLoad`. */
-export interface LoadOptions {
+interface LoadOptions {
   /** Base URL, e.g. http://127.0.0.1:8765 */
   url: string;
   token?: string;
