@@ -58,7 +58,12 @@ function resolveSpecifier(spec: string, from: string, files: ReadonlyMap<string,
 /** Every repository path a Vite glob pattern (relative to `from`, `*` within one folder) matches. */
 function globMatches(pattern: string, from: string, files: ReadonlyMap<string, string>): string[] {
   const abs = pattern.startsWith('/') ? pattern.slice(1) : normalize(join(dirname(from), pattern));
-  const re = new RegExp(`^${abs.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*\*\//g, '(?:.*/)?').replace(/\*/g, '[^/]*')}$`);
+  const re = new RegExp(
+    `^${abs
+      .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+      .replace(/\*\*\//g, '(?:.*/)?')
+      .replace(/\*/g, '[^/]*')}$`,
+  );
   return [...files.keys()].filter((p) => re.test(p));
 }
 
@@ -153,7 +158,13 @@ function scanSource(path: string, text: string, files: ReadonlyMap<string, strin
       } else if (st.exportClause) {
         for (const el of st.exportClause.elements) {
           const local = (el.propertyName ?? el.name).getText(sf);
-          const origin: ExportOrigin | undefined = spec ? (m ? { kind: 'reexport', from: m, name: local } : undefined) : imported.has(local) ? { kind: 'reexport', ...imported.get(local)! } : { kind: 'own' };
+          const origin: ExportOrigin | undefined = spec
+            ? m
+              ? { kind: 'reexport', from: m, name: local }
+              : undefined
+            : imported.has(local)
+              ? { kind: 'reexport', ...imported.get(local)! }
+              : { kind: 'own' };
           if (origin) facts.exports.set(el.name.getText(sf), origin);
         }
       }
