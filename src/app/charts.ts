@@ -15,14 +15,14 @@ import 'uplot/dist/uPlot.min.css';
 import { UPlotElement } from './line_chart';
 
 /** One series of a bar chart: `values[i]` is the bar at category `categories[i]`. */
-export interface BarSeries {
+interface BarSeries {
   label: string;
   values: readonly number[];
   /** CSS colour. */
   color: string;
 }
 
-export interface BarChartSpec {
+interface BarChartSpec {
   /** Integer x categories, e.g. Hamming distances 0..k. */
   categories: readonly number[];
   series: readonly BarSeries[];
@@ -51,7 +51,7 @@ function alignedData(spec: BarChartSpec): uPlot.AlignedData {
   return [xs, ...ys];
 }
 
-export class BarChart extends UPlotElement<BarChartSpec> {
+class BarChart extends UPlotElement<BarChartSpec> {
   protected override describe(spec: BarChartSpec): string {
     return `${spec.yLabel} by ${spec.xLabel}: ` + spec.series.map((s) => `${s.label}: ${spec.categories.map((c, i) => `${c}: ${s.values[i]}`).join(', ')}`).join('; ');
   }
@@ -99,7 +99,7 @@ export function legend(series: readonly { label: string; color: string }[]): Tem
 }
 
 /** Level-pair counts of one component pair, as in `DesignReport.balance.pairs`. */
-export interface PairCounts {
+interface PairCounts {
   components: [string, string];
   counts: number[][];
   equal: boolean;

@@ -11,7 +11,7 @@
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 
-export interface LineSeries {
+interface LineSeries {
   label: string;
   /** CSS colour. */
   color: string;
@@ -138,7 +138,7 @@ export abstract class UPlotElement<S> extends HTMLElement {
   }
 }
 
-export class LineChart extends UPlotElement<LineChartSpec> {
+class LineChart extends UPlotElement<LineChartSpec> {
   private shape = '';
   private pending = false;
   // draw() only calls setData when the series are the same, so every spec is taken.

@@ -13,10 +13,10 @@
  */
 
 /** The views, in header order. */
-export const VIEWS = ['design', 'inspect', 'train', 'results', 'compare', 'trajectories'] as const;
+const VIEWS = ['design', 'inspect', 'train', 'results', 'compare', 'trajectories'] as const;
 export type ViewName = (typeof VIEWS)[number];
 
-export interface Route {
+interface Route {
   view: ViewName;
   /** Raw query parameters of the fragment, in insertion order. */
   params: Record<string, string>;

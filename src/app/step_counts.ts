@@ -12,14 +12,14 @@
  */
 
 /** The fields of one RL step's record that say what its update did (StepRecord of src/experiment/runner.ts, or its JSON). */
-export interface StepUpdateFields {
+interface StepUpdateFields {
   step: number;
   optimizerSteps?: number | null;
   skippedSteps?: number | null;
 }
 
 /** What one RL step's update did; null where the record does not say (an older producer). */
-export interface StepUpdate {
+interface StepUpdate {
   /** Optimizer steps applied at this RL step. */
   applied: number | null;
   /** Optimizer steps skipped as non-finite at this RL step. */
@@ -42,7 +42,7 @@ export function stepUpdate(r: StepUpdateFields): StepUpdate {
 export const withoutUpdate = (r: StepUpdateFields): boolean => stepUpdate(r).applied === 0;
 
 /** The four counts of a run, each null where its records do not carry it. */
-export interface RunStepCounts {
+interface RunStepCounts {
   rlSteps: number | null;
   optimizerSteps: number | null;
   skippedOptimizerSteps: number | null;

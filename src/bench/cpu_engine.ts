@@ -28,7 +28,7 @@ import { TfTransformer, useTfBackend } from './tfjs_transformer';
 import { benchSampling } from './forward.bench';
 import type { PytorchPeerModel } from './pytorch_peer';
 
-export interface CpuTrainingRow {
+interface CpuTrainingRow {
   preset: PresetName;
   threads: number;
   B: number;
@@ -45,19 +45,19 @@ export interface CpuTrainingRow {
 }
 
 /** The PyTorch CPU peer as the page sees it (bench/pytorch_peer.ts runs it in Node): build its model, run one of its steps (wall ms). */
-export interface PytorchPeerLink {
+interface PytorchPeerLink {
   model(m: PytorchPeerModel): Promise<{ torch: string; threads: number }>;
   step(): Promise<number>;
 }
 
-export interface CpuGemmRow {
+interface CpuGemmRow {
   /** rows × K × M of C (rows, M) = A (rows, K) · B (K, M). */
   shape: string;
   threads: number;
   gflops: number;
 }
 
-export interface CpuSamplingRow {
+interface CpuSamplingRow {
   preset: PresetName;
   threads: number;
   B: number;

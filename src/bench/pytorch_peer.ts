@@ -25,7 +25,7 @@ export interface PytorchPeerModel {
 }
 
 /** The first candidate interpreter that imports torch, or null. */
-export function findTorchPython(candidates = [process.env.HLAB_PYTHON, 'python3', '/usr/bin/python3']): string | null {
+function findTorchPython(candidates = [process.env.HLAB_PYTHON, 'python3', '/usr/bin/python3']): string | null {
   for (const py of candidates) {
     if (!py) continue;
     const r = spawnSync(py, ['-c', 'import torch'], { stdio: 'ignore', timeout: 60_000 });

@@ -15,7 +15,7 @@ import { defaultWorkers } from '../serve/pool';
 import { runLoad, type LoadReport } from '../serve/load';
 
 /** The bench result: configuration, measurements, and the errors that must be 0. */
-export interface ServeBenchResult {
+interface ServeBenchResult {
   config: { clients: number; episodes: number; maxTurns: number; workers: number; seed: number };
   machine: { cores: number; loadavg1: number };
   requests: number;

@@ -15,7 +15,7 @@ import { defaultWorkers } from '../serve/pool';
 import { runLoad } from '../serve/load';
 
 /** One block's reading. */
-export interface SoakPoint {
+interface SoakPoint {
   /** Episodes completed so far. */
   episodes: number;
   /** Resident set size of the process, MiB. */
@@ -24,7 +24,7 @@ export interface SoakPoint {
   heapAfterGcMiB: number | null;
 }
 
-export interface ServeSoakResult {
+interface ServeSoakResult {
   config: { blocks: number; episodesPerBlock: number; clients: number; workers: number };
   points: SoakPoint[];
   /** Last RSS over the RSS after the first block (1 = flat). */

@@ -23,7 +23,7 @@ import { Rng } from '../util/rng';
 import { DEFAULT_OPTIMIZER } from '../model/optimizer';
 import { TfTransformer, tfWasmFeatures, useTfBackend, type TfBackend } from './tfjs_transformer';
 
-export interface TrainBenchOptions {
+interface TrainBenchOptions {
   /** Smaller shapes and fewer kernel repeats. */
   quick?: boolean;
   /** Timed repetitions per contender (≥ 5). */
@@ -36,7 +36,7 @@ export interface TrainBenchOptions {
   presets?: PresetName[];
 }
 
-export interface StepTiming {
+interface StepTiming {
   medianMs: number;
   samplesMs: number[];
   tokensPerSec: number;
@@ -44,7 +44,7 @@ export interface StepTiming {
   firstLoss: number;
 }
 
-export interface PresetResult {
+interface PresetResult {
   preset: PresetName;
   B: number;
   T: number;
@@ -56,7 +56,7 @@ export interface PresetResult {
   speedupVsTfjs: Partial<Record<TfBackend, number>>;
 }
 
-export interface KernelResult {
+interface KernelResult {
   pipeline: string;
   /** Dispatches of this pipeline per training step. */
   count: number;

@@ -18,7 +18,7 @@ import { PAGE_EVENT_BINDING, PAGE_QUERY_BINDING, type PageAnswers, type PageEven
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
-export interface BrowserSession {
+interface BrowserSession {
   page: Page;
   /** Run the page's entry `name` (src/page/entries.ts PAGE_ENTRIES) with `arg`; resolves with its result. */
   call<K extends PageEntryName>(name: K, arg: PageEntryArg<K>): Promise<PageEntryResult<K>>;
@@ -26,7 +26,7 @@ export interface BrowserSession {
   stop(): Promise<void>;
 }
 
-export interface BrowserOptions {
+interface BrowserOptions {
   /** Called with every event the page sends (awaited before the page's send resolves). */
   onEvent?: (ev: PageEvent) => void | Promise<void>;
   /** The questions this command answers (protocol.ts PageQueries); a question without an answer fails in the page, naming it. */

@@ -19,7 +19,7 @@ import { DEFAULT_SPACE, formatHarnessId, hammingDistance, type HarnessSpace, typ
 export type AssignmentStrategy = 'locality' | 'random';
 
 /** A task id as the task suite names it, or its index. */
-export type TaskId = string | number;
+type TaskId = string | number;
 
 /** The K harnesses of one task. */
 export interface TaskAssignment {
@@ -31,7 +31,7 @@ export interface TaskAssignment {
 }
 
 /** Inputs of `assignHarnesses`. */
-export interface AssignmentOptions {
+interface AssignmentOptions {
   /** Training harnesses H_tr: ids (parsed in `space`) or level vectors; distinct. */
   training: readonly (string | LevelVector)[];
   /** Harnesses per task, 1 ≤ K ≤ |H_tr|. */

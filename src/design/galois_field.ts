@@ -30,7 +30,7 @@ export function isPrime(n: number): boolean {
   return pp !== null && pp.k === 1;
 }
 
-export const GF_MAX_ORDER = 256;
+const GF_MAX_ORDER = 256;
 
 export class GaloisField {
   readonly q: number;

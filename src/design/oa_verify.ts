@@ -8,7 +8,7 @@
 export type Runs = number[][];
 
 /** Per-column level counts. */
-export interface ColumnBalance {
+interface ColumnBalance {
   column: number;
   /** counts[l] = number of runs at level l; length s_j. */
   counts: number[];
@@ -17,7 +17,7 @@ export interface ColumnBalance {
 }
 
 /** Level-pair counts of a pair of columns. */
-export interface PairBalance {
+interface PairBalance {
   columns: [number, number];
   /** counts[a][b] = number of runs with column i at a and column j at b; s_i × s_j. */
   counts: number[][];

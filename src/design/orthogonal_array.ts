@@ -65,7 +65,7 @@ export interface OrthogonalArrayOptions {
 }
 
 /** A verified strength-2 orthogonal array for a list of factor levels. */
-export interface OrthogonalArray {
+interface OrthogonalArray {
   /** s_j per factor, as requested. */
   levels: number[];
   /** N × k runs, column j = factor j. */

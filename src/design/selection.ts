@@ -23,7 +23,7 @@ export const MAX_ENUMERATED_SPACE = 1_000_000;
 export type SelectionMethod = 'oa' | 'random';
 
 /** A held-out configuration and its Hamming distance to the nearest training harness. */
-export interface HeldOutConfig {
+interface HeldOutConfig {
   id: string;
   distance: number;
 }
@@ -81,7 +81,7 @@ export interface DesignReport {
  * @throws Error on an empty or repeated training set, a configuration outside the space, or a
  *   space larger than MAX_ENUMERATED_SPACE.
  */
-export function designReport(
+function designReport(
   space: HarnessSpace,
   training: readonly LevelVector[],
   meta: { method: SelectionMethod; construction: string; seed: number | null; runSizeProvedMinimal?: boolean },
@@ -192,7 +192,7 @@ export function selectTrainingRandom(space: HarnessSpace = DEFAULT_SPACE, k: num
 }
 
 /** Options of `selectTraining`. */
-export interface SelectionOptions {
+interface SelectionOptions {
   method?: SelectionMethod;
   /** Random-k size; default: the run size of the space's orthogonal array (else the smallest admissible run size). */
   k?: number;

@@ -14,7 +14,7 @@
  */
 
 /** One realization of a component: `id` is the component key followed by its level, e.g. 'O2'. */
-export interface Realization {
+interface Realization {
   /** `${component.key}${level}`, e.g. 'S0'. */
   id: string;
   /** Short name, e.g. 'line-numbered'. */
@@ -24,7 +24,7 @@ export interface Realization {
 }
 
 /** A component of the harness (a factor of the design): key, name and its realizations (levels). */
-export interface HarnessComponent {
+interface HarnessComponent {
   /** Short key used in ids: one upper-case letter followed by optional letters, e.g. 'S'. */
   key: string;
   /** Human-readable name, e.g. 'system prompt'. */
@@ -197,7 +197,7 @@ export function parseHarnessId(id: string, space: HarnessSpace = DEFAULT_SPACE):
  * Check that `levels` is a configuration of `space`.
  * @throws Error naming the component and level when out of range.
  */
-export function checkLevelVector(levels: LevelVector, space: HarnessSpace = DEFAULT_SPACE): void {
+function checkLevelVector(levels: LevelVector, space: HarnessSpace = DEFAULT_SPACE): void {
   const comps = space.components;
   if (!Array.isArray(levels) || levels.length !== comps.length) {
     throw new Error(`level vector: expected ${comps.length} entries, got ${Array.isArray(levels) ? levels.length : typeof levels}`);

@@ -20,7 +20,7 @@ import type { RlTrainerOptions, RlUpdate } from '../rl/update';
 import type { Policy } from '../rollout/engine';
 
 /** Which engine runs the model. */
-export type EngineKind = 'webgpu' | 'wasm';
+type EngineKind = 'webgpu' | 'wasm';
 
 /** A spec's or a command line's `backend`: an engine, or 'auto' (chooseEngine). */
 export type BackendChoice = 'auto' | EngineKind;
@@ -39,7 +39,7 @@ export interface EnginePolicy extends MeteredPolicy {
 }
 
 /** Parameters, AdamW moments and step of a trainer (checkpoints). */
-export interface TrainerState {
+interface TrainerState {
   params: Float32Array;
   m: Float32Array;
   v: Float32Array;

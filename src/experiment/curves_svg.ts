@@ -5,7 +5,7 @@
  * step. A value that was not measured (NaN, a missing field of an older record, no validation
  * point) is left out: the line breaks there, never drops to 0. Pure string building.
  */
-export interface CurveRun {
+interface CurveRun {
   method: string;
   seed: number;
   steps: ReadonlyArray<{ step: number; reward: number; policyLoss: number; entropy?: number; droppedGroups?: number; groups?: number }>;

@@ -32,7 +32,7 @@ import { taskFromId } from '../tasks';
 import { inSpaceEvalSet, taskAssignments, testTasks, trainingHarnesses, trainPool, TRAIN_POOL_PER_SUITE, validationCells, validationTasks } from './plan';
 import type { ExperimentSpec } from './spec';
 
-export type InfeasibleReason = 'opening' | 'expert' | 'turns' | 'action';
+type InfeasibleReason = 'opening' | 'expert' | 'turns' | 'action';
 
 /** The budgets one cell is checked under. */
 export interface CellBudget {
@@ -42,7 +42,7 @@ export interface CellBudget {
   limits: RowLimits;
 }
 
-export interface CellFeasibility {
+interface CellFeasibility {
   taskId: string;
   harnessId: string;
   feasible: boolean;
@@ -56,7 +56,7 @@ export interface CellFeasibility {
 }
 
 /** A (task, harness) cell the spec uses, and where. */
-export interface SpecCell {
+interface SpecCell {
   taskId: string;
   harnessId: string;
   /** 'train' (a method trains it) and/or 'eval' (it is evaluated). */
@@ -180,7 +180,7 @@ export function specFeasibility(spec: ExperimentSpec, tok: Tokenizer, opts: { po
 }
 
 /** A cell the runner must leave out of training and evaluation, with why. */
-export interface ExcludedCell {
+interface ExcludedCell {
   taskId: string;
   harnessId: string;
   reason: InfeasibleReason;

@@ -6,7 +6,7 @@
  */
 
 /** pass@1 and mean score in [0, 1] over a family's episodes. */
-export interface FamilyRow {
+interface FamilyRow {
   passAt1: number;
   score: number;
   episodes: number;
@@ -67,7 +67,7 @@ export function meanTokenEntropy(episodes: ReadonlyArray<{ turns: ReadonlyArray<
 }
 
 /** Several sets' family tables as one matrix: a row per family, a column per set (null: no episode of that family there). */
-export interface FamilyMatrix {
+interface FamilyMatrix {
   /** Set names, in the given order. */
   columns: string[];
   rows: Array<{ family: string; cells: Array<FamilyRow | null> }>;
@@ -86,7 +86,7 @@ export function familyCellText(c: FamilyRow | null): string {
 }
 
 /** What `familyTablesOfRuns` needs of a run (results.ts RunResult, or its JSON form). */
-export interface RunWithEpisodes {
+interface RunWithEpisodes {
   method: string;
   episodes?: { after: Readonly<Record<string, ReadonlyArray<{ taskId: string; pass: boolean; score: number }>>> } | undefined;
 }

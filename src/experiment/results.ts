@@ -15,7 +15,7 @@ import type { RunSegment } from './run_checkpoint';
 import type { EpisodeCell, ExperimentResults, PassAt1, RunEpisodes, RunResult } from './results_file';
 import { meanStd as meanStdSeeds, pairCells, pairedComparison, wilson, type PairedCell, type PairedComparison } from './stats';
 
-export type { BehaviourMetrics, EpisodeCell, ExperimentResults, PassAt1, RunEpisodes, RunResult } from './results_file';
+export type { BehaviourMetrics, EpisodeCell, ExperimentResults, PassAt1, RunResult } from './results_file';
 
 /** Mean and sample standard deviation (n − 1; 0 for a single value). @throws Error on an empty list. */
 export function meanStd(xs: readonly number[]): { mean: number; std: number; n: number } {
@@ -52,7 +52,7 @@ export function byMethod<R extends { method: string }>(runs: readonly R[]): Map<
 }
 
 /** The results columns: base, in-space, each black-box harness, the training harnesses. */
-export interface ResultsColumn {
+interface ResultsColumn {
   /** 'base' | 'inSpace' | a black-box id | 'train' (the key of RunEpisodes too). */
   key: string;
   label: string;
@@ -77,7 +77,7 @@ export interface ResultsCell {
   score: number | null;
 }
 
-export interface ResultsRow {
+interface ResultsRow {
   label: string;
   seeds: number;
   /** The starting checkpoint's row (its cells are the 'before' evaluations) or a method's. */

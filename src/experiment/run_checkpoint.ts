@@ -63,7 +63,7 @@ export interface RunState {
 }
 
 /** A position in the experiment: run (runner order) and RL steps done in it. */
-export interface RunPosition {
+interface RunPosition {
   runIndex: number;
   step: number;
 }
@@ -86,7 +86,7 @@ export interface RunSegment {
 }
 
 /** One decoded run checkpoint (tensors apart). */
-export interface RunCheckpoint {
+interface RunCheckpoint {
   version: typeof RUN_CHECKPOINT_VERSION;
   /** The experiment spec as the run was given it (JSON). */
   spec: JsonValue;

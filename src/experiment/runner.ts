@@ -57,8 +57,7 @@ import type { BackendChoice, Engine, RlStack } from '../engine/engine';
 import { baseMix, loadBase, startingParams, type BaseLoad } from './run_start';
 
 export type { RunCurves, RunEvent, StepRecord } from './run_events';
-export { CKPT_STRIDE, checkpointPosition } from './run_checkpoint';
-export { TRAJECTORIES_PER_STEP } from './rl_loop';
+export { checkpointPosition } from './run_checkpoint';
 
 export interface RunnerOptions {
   /**

@@ -14,7 +14,7 @@
 import { Rng } from '../util/rng';
 
 /** z such that P(|N(0,1)| ≤ z) = 0.95 (Φ⁻¹(0.975)). */
-export const Z95 = 1.959963984540054;
+const Z95 = 1.959963984540054;
 
 /** A pass rate with its episode count and a 95 % interval. */
 export interface RateInterval {
@@ -63,7 +63,7 @@ export function wilsonOf(outcomes: readonly (boolean | number)[]): RateInterval 
 }
 
 /** Mean ± sample standard deviation over seeds. */
-export interface MeanStd {
+interface MeanStd {
   mean: number;
   /** Sample std (Bessel's n − 1); NaN when n < 2 (one seed says nothing about spread). */
   std: number;
@@ -86,7 +86,7 @@ export function meanStd(xs: readonly number[]): MeanStd {
 }
 
 /** Discordant pairs of a paired binary comparison and the exact McNemar p-value. */
-export interface McNemar {
+interface McNemar {
   /** Cells that passed before and fail after. */
   b: number;
   /** Cells that failed before and pass after. */
@@ -167,7 +167,7 @@ export interface PairedComparison {
 export const MIN_TASKS_FOR_NOISE = 5;
 
 /** Default bootstrap resamples: Efron & Tibshirani (ch. 13) suggest ≥ 1000 for percentile intervals. */
-export const DEFAULT_RESAMPLES = 2000;
+const DEFAULT_RESAMPLES = 2000;
 
 /** The q-quantile of a sorted sample (type 1: the inverse of the empirical CDF, no interpolation). */
 function quantileSorted(sorted: Float64Array, q: number): number {

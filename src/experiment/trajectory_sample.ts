@@ -20,7 +20,7 @@ import { Rng } from '../util/rng';
 export { grpoTrajectoryAdvantages } from '../rl/advantages';
 
 /** One policy turn of a sampled trajectory (one training row). */
-export interface TrajectoryTurnSample {
+interface TrajectoryTurnSample {
   /** The last ≤ maxTokensPerTurn context ids the policy saw (loss mask 0). */
   contextIds: number[];
   /** Leading context ids dropped to keep the record small (0 = the whole context is kept). */
@@ -62,15 +62,15 @@ export interface TrajectorySample {
 }
 
 /** Advantages of a step's trajectories, one entry per trajectory in the same order. */
-export type TrajectoryAdvantages = ReadonlyArray<number | ArrayLike<number>>;
+type TrajectoryAdvantages = ReadonlyArray<number | ArrayLike<number>>;
 
-export interface SampleMeta {
+interface SampleMeta {
   method: string;
   seed: number;
   step: number;
 }
 
-export interface SampleOptions {
+interface SampleOptions {
   /** Trajectories kept per step (≥ 0; fewer when the step has fewer). */
   perStep: number;
   /** Seed of the selection (e.g. Rng.derive(runSeed, 'trajectory-sample', step).int(2 ** 31)). */
@@ -79,7 +79,7 @@ export interface SampleOptions {
   maxTokensPerTurn?: number;
 }
 
-export const DEFAULT_MAX_TOKENS_PER_TURN = 192;
+const DEFAULT_MAX_TOKENS_PER_TURN = 192;
 
 const round4 = (x: number): number => (Number.isFinite(x) ? Math.round(x * 1e4) / 1e4 : x);
 

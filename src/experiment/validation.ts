@@ -80,7 +80,7 @@ export function validationSteps(runSteps: number, every: number): number[] {
   return out;
 }
 
-export interface ValidationOptions {
+interface ValidationOptions {
   tok: Tokenizer;
   policy: Policy;
   env: EnvHost;

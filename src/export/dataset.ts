@@ -25,7 +25,7 @@ import type { ExperimentSpec, MethodSpec } from '../experiment/spec';
 export type RowSplit = 'train' | 'heldout' | 'blackbox';
 
 /** Component levels of a composed harness (S..W, 0-based); all null for a black-box harness. */
-export interface ComponentLevels {
+interface ComponentLevels {
   S: number | null;
   T: number | null;
   O: number | null;
@@ -34,7 +34,7 @@ export interface ComponentLevels {
 }
 
 /** An OpenAI-style function schema of one canonical tool (what `tools=` of a chat template takes). */
-export interface FunctionTool {
+interface FunctionTool {
   type: 'function';
   function: { name: string; description: string; parameters: { type: 'object'; properties: Record<string, { type: 'string' }>; required: string[] } };
 }
@@ -89,7 +89,7 @@ export interface ExportDataset {
 }
 
 /** Options of the default (spec-free) export. */
-export interface ExportOptions {
+interface ExportOptions {
   /** Training-set selection: strength-2 OA or random-k (default 'oa'). */
   design?: 'oa' | 'random';
   /** k of a random design (default 18). */

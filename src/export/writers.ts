@@ -18,7 +18,7 @@ export type ExportFormat = 'verl' | 'slime';
 export const EXPORT_FORMATS: readonly ExportFormat[] = ['verl', 'slime'];
 
 /** Name of the agent loop integrations/verl registers (rows' `agent_name`). */
-export const VERL_AGENT_NAME = 'hlab_agent';
+const VERL_AGENT_NAME = 'hlab_agent';
 
 // ---- parquet schema, declared once --------------------------------------------------------
 
@@ -159,7 +159,7 @@ export function slimeJsonl(rows: readonly ExportRow[]): string {
 }
 
 /** What `writeExport` wrote. */
-export interface ExportManifest {
+interface ExportManifest {
   format: ExportFormat;
   files: Record<RowSplit | 'design' | 'schedule', string>;
   rows: Record<RowSplit, number>;

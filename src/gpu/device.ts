@@ -33,7 +33,7 @@ export interface Gpu {
   lost: GPUDeviceLostInfo | null;
 }
 
-export interface CreateGpuOptions {
+interface CreateGpuOptions {
   /** Extra device features to request if the adapter has them (e.g. 'timestamp-query'). */
   optionalFeatures?: GPUFeatureName[];
   /** Called once when the device is lost (driver reset, tab backgrounded too long, destroy()). */

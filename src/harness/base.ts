@@ -12,7 +12,7 @@ import type { ActionKind, BehaviourTags, EpisodeBudget, Harness, HarnessOptions,
 import { defaultSandboxFactory, type SandboxFactory, type SandboxPort } from './sandbox_port';
 
 /** Defaults sized for the ~512-token policy; the expert driver lifts the context cap. */
-export const DEFAULT_BUDGET: EpisodeBudget = { maxTurns: 40, maxContextTokens: Number.POSITIVE_INFINITY, maxActionTokens: 256 };
+const DEFAULT_BUDGET: EpisodeBudget = { maxTurns: 40, maxContextTokens: Number.POSITIVE_INFINITY, maxActionTokens: 256 };
 
 /** What one action did (returned by a subclass's `act`). */
 export interface ActOutcome {

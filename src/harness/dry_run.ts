@@ -12,7 +12,7 @@ import { defaultSandboxFactory } from './sandbox_port';
 const DRY_RUN_CALLS = 200;
 
 /** One solver call and the sandbox's result (null for the final finish, which is not executed). */
-export interface SolverStep {
+interface SolverStep {
   call: ToolCall;
   result: ToolResult | null;
 }

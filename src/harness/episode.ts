@@ -9,9 +9,9 @@ import { computeTags } from './tags';
 import type { BehaviourTags, Harness, TurnRecord } from './types';
 
 /** A policy maps the exact context text to an action text; `cutOff` marks an action cut by the token cap. */
-export type TextPolicy = (context: string, turn: number) => string | { action: string; cutOff?: boolean };
+type TextPolicy = (context: string, turn: number) => string | { action: string; cutOff?: boolean };
 
-export interface EpisodeOutcome {
+interface EpisodeOutcome {
   harness: string;
   taskId: string;
   turns: readonly TurnRecord[];

@@ -25,7 +25,7 @@ import { atoms, NOTES_HEADER, NOTES_PATH } from './honesty';
 import { dryRun } from './dry_run';
 import { ContextBudgetError } from './context_budget';
 
-export interface ExpertOptions {
+interface ExpertOptions {
   /** The task's suite (default: `getSuite(task.suite)`). */
   suite?: TaskSuite;
   /** Turn cap of the expert episode (default 200; the context cap is lifted for the expert). */
@@ -69,7 +69,7 @@ const PLAN = 'Plan:\n1. look at the files the task names\n2. make the changes it
 const TODO_ITEMS = ['inspect the inputs', 'make the changes', 'verify and finish'];
 
 /** Texts to send for one canonical call, and which step's canonical result answers the solver. */
-export interface Adapter {
+interface Adapter {
   opening(h: Harness): string[];
   beforeFinish(h: Harness): string[];
   actions(call: ToolCall): string[];
@@ -284,7 +284,7 @@ export function runExpertEpisode(task: Task, harnessId: string, opts: ExpertOpti
 }
 
 /** How the honest driver runs canonical calls and keeps notes under one harness. */
-export interface HonestOps {
+interface HonestOps {
   /** Texts that run one canonical read-only call (read, list, search) or delete. */
   actions(call: ToolCall): string[];
   note(existing: string | null, lines: string): string[];

@@ -32,7 +32,7 @@ export const NOTES_PATH = '/notes.txt';
 export const NOTES_HEADER = 'notes:\n';
 
 /** One dishonest action: the turn (1-based), the facts missing from its context, the action head. */
-export interface HonestyViolation {
+interface HonestyViolation {
   turn: number;
   missing: string[];
   action: string;

@@ -17,10 +17,10 @@ import type { Harness } from './types';
 
 /** The black-box harness ids, in a fixed order. */
 export const BLACKBOX_IDS = [CODING_CLI_ID, ASSISTANT_ID] as const;
-export type BlackboxId = (typeof BLACKBOX_IDS)[number];
+type BlackboxId = (typeof BLACKBOX_IDS)[number];
 
 /** The 15 realizations indexed by component key and level (matches DEFAULT_SPACE's order). */
-export const REALIZATIONS = {
+const REALIZATIONS = {
   S: SYSTEM_PROMPTS,
   T: TOOL_INTERFACES,
   O: OBSERVATION_FORMATS,

@@ -23,7 +23,7 @@ export const END_MARKER = '<|end|>';
  * `encodeContext` maps to special ids). The output holds no marker: a removed `|` cannot be
  * re-created by a neighbouring match.
  */
-export function escapeMarkers(text: string): string {
+function escapeMarkers(text: string): string {
   return text.replace(/<\|(system|user|assistant|tool|end)\|>/g, '<$1|>');
 }
 

@@ -27,7 +27,7 @@ import type { ToolCall } from '../sandbox/types';
 import { normPath } from './tools';
 import type { BehaviourTags, TruncationReason, TurnRecord } from './types';
 
-export interface TagOptions {
+interface TagOptions {
   terminated: boolean;
   truncation: TruncationReason | null;
   /** The verifier's pass, when known (enables `recovered` by pass and kind (c)). */

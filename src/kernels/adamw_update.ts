@@ -9,7 +9,7 @@ import { bindAll, checkView, grid, off, type PreparedDispatch, type TensorView }
 
 const WG = 256;
 
-export interface AdamWArgs {
+interface AdamWArgs {
   /** Number of parameters. */
   P: number;
   /** (P) parameters, updated in place. */
@@ -24,7 +24,7 @@ export interface AdamWArgs {
 }
 
 /** The hyper-parameters of one step, without gradScale (that one lives on the GPU). */
-export type AdamWHyper = Omit<AdamWParams, 'gradScale'>;
+type AdamWHyper = Omit<AdamWParams, 'gradScale'>;
 
 /**
  * A prepared AdamW dispatch with its own hyper-parameter uniform; call `setHyper` before each

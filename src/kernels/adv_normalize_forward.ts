@@ -11,7 +11,7 @@ export function advNormalizeScratchBytes(B: number): number {
   return (B + 1) * 16;
 }
 
-export interface AdvNormalizeForwardArgs {
+interface AdvNormalizeForwardArgs {
   B: number;
   T: number;
   /** (B,T) f32, whitened in place at valid tokens. */

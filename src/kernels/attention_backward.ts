@@ -9,7 +9,7 @@ import { bindAll, checkView, grid, off, paramsUniform, type PreparedDispatch, ty
 
 const WG = 64;
 
-export interface AttentionBackwardArgs {
+interface AttentionBackwardArgs {
   B: number;
   T: number;
   C: number;

@@ -10,9 +10,9 @@ import { bindAll, checkView, grid, off, paramsUniform, type PreparedDispatch, ty
 
 const WG = 64;
 /** Largest head size the shader keeps in registers (array<vec4<f32>, 16>). */
-export const ATTENTION_MAX_HS = 64;
+const ATTENTION_MAX_HS = 64;
 
-export interface AttentionForwardArgs {
+interface AttentionForwardArgs {
   B: number;
   T: number;
   C: number;
@@ -97,7 +97,7 @@ export function prepareAttentionForward(gpu: Gpu, a: AttentionForwardArgs, label
   };
 }
 
-export interface AttentionDecodeArgs {
+interface AttentionDecodeArgs {
   B: number;
   C: number;
   NH: number;

@@ -8,7 +8,7 @@ import { bindAll, checkView, grid, off, paramsUniform, type PreparedDispatch, ty
 
 const WG = 256;
 
-export interface CrossentropyBackwardArgs {
+interface CrossentropyBackwardArgs {
   N: number;
   V: number;
   /** (N,V) logits. */

@@ -9,7 +9,7 @@ import { bindAll, checkView, grid, off, paramsUniform, type PreparedDispatch, ty
 
 const WG = 64;
 
-export interface CrossentropyForwardArgs {
+interface CrossentropyForwardArgs {
   N: number;
   V: number;
   /** (N,V) at `logits.offset`. */

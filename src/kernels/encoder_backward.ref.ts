@@ -2,7 +2,7 @@ import { checkEncoder, type EncoderDims } from './encoder_forward.ref';
 import { alloc, checkLen, type Floats } from './ref_util';
 
 /** Gradients of the embeddings; both are accumulated into (shared with the tied lm head). */
-export interface EncoderGrads<A extends Floats> {
+interface EncoderGrads<A extends Floats> {
   /** (V,C) */
   dwte: A;
   /** (maxT,C) */

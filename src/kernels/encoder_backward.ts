@@ -56,7 +56,7 @@ export class TokenBucketBuffers {
   }
 }
 
-export interface EncoderBackwardArgs {
+interface EncoderBackwardArgs {
   B: number;
   T: number;
   C: number;

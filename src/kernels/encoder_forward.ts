@@ -9,7 +9,7 @@ import { bindAll, checkView, grid, off, paramsUniform, type PreparedDispatch, ty
 
 const WG = 256;
 
-export interface EncoderForwardArgs {
+interface EncoderForwardArgs {
   B: number;
   /** Tokens per row in this call (1 for a decode step). */
   T: number;

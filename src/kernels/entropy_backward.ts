@@ -11,7 +11,7 @@ import { prepareEntry, wholeView, type LossPrepared } from './rl_launch';
 import { entropyUniform, entropyViews, type EntropyArgs } from './entropy_forward';
 
 /** The logits entropy_forward read and the entropy, lse, dentropy it wrote, with their dims. */
-export interface EntropyBackwardArgs extends EntropyArgs {
+interface EntropyBackwardArgs extends EntropyArgs {
   /** (B·T, V) f32, accumulated onto (+=, after logprob_backward wrote it). */
   dlogits: TensorView;
 }

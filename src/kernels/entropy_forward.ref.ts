@@ -5,7 +5,7 @@ import { alloc, checkDim, checkLen, checkTemperature, logSumExp, type Floats } f
 import { rowCount, rowStatsFor, type AggParams } from './surrogate_forward.ref';
 
 /** Rows × tokens × vocabulary of the entropy kernels. */
-export interface EntropyDims {
+interface EntropyDims {
   B: number;
   T: number;
   V: number;

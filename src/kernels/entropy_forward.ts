@@ -29,7 +29,7 @@ export interface EntropyArgs {
   p: EntropyParams;
 }
 
-export interface EntropyForwardArgs extends EntropyArgs {
+interface EntropyForwardArgs extends EntropyArgs {
   /** (B,T) f32. */
   mask: TensorView;
   /** (B, ROW_STATS) f32: columns ENT_SUM and ENT_LOSS written. */

@@ -6,7 +6,7 @@ import type { Gpu } from '../gpu/device';
 import type { PreparedDispatch, TensorView } from './dispatch_plan';
 import { checkRowDims, packUniform, prepareEntry, wholeView } from './rl_launch';
 
-export interface GaeForwardArgs {
+interface GaeForwardArgs {
   B: number;
   T: number;
   /** (B) f32: the reward at each row's last policy token. */

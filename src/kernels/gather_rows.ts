@@ -8,7 +8,7 @@ import { bindAll, checkView, grid, paramsUniform, type PreparedDispatch } from '
 
 const WG = 256;
 
-export interface GatherRowsArgs {
+interface GatherRowsArgs {
   B: number;
   C: number;
   /** Rows of inp. */

@@ -8,7 +8,7 @@ import { bindAll, checkView, grid, off, paramsUniform, type PreparedDispatch, ty
 
 const WG = 256;
 
-export interface GeluBackwardArgs {
+interface GeluBackwardArgs {
   /** Element count. */
   n: number;
   /** (n) upstream gradient. */

@@ -8,7 +8,7 @@ import { bindAll, checkView, grid, off, paramsUniform, type PreparedDispatch, ty
 
 const WG = 256;
 
-export interface GeluForwardArgs {
+interface GeluForwardArgs {
   /** Element count. */
   n: number;
   /** (n) */

@@ -12,7 +12,7 @@ const WG = 64;
 /** Partial sums of the first stage: enough parallelism for a GPU, few enough for one finisher. */
 const MAX_PARTIALS = 4096;
 
-export interface GlobalNormArgs {
+interface GlobalNormArgs {
   /** Number of gradient elements. */
   P: number;
   /** (P) gradients. */

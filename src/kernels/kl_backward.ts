@@ -10,7 +10,7 @@ import type { TensorView } from './dispatch_plan';
 import { prepareLossEntry, type LossPrepared } from './rl_launch';
 import { klSetup, type KlInputs } from './kl_forward';
 
-export interface KlBackwardArgs extends KlInputs {
+interface KlBackwardArgs extends KlInputs {
   /** Weight of the KL term in the total loss. */
   klCoef: number;
   /** (B,T) f32 in/out: ∂(klCoef · aggregated KL)/∂ℓ is added (masked tokens untouched). */

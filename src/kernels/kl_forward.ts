@@ -22,7 +22,7 @@ export interface KlInputs {
   p: KlParams;
 }
 
-export interface KlForwardArgs extends KlInputs {
+interface KlForwardArgs extends KlInputs {
   /** (B, ROW_STATS) f32: columns KL_SUM and KL_LOSS written. */
   rowStats: TensorView;
 }

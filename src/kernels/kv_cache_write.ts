@@ -8,7 +8,7 @@ import { bindAll, checkView, grid, off, paramsUniform, type PreparedDispatch, ty
 
 const WG = 256;
 
-export interface KvCacheWriteArgs {
+interface KvCacheWriteArgs {
   B: number;
   /** Tokens per row being written (prompt length at prefill, 1 per decode step). */
   T: number;

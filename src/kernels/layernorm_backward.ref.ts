@@ -2,7 +2,7 @@ import type { RowsDims } from './layernorm_forward.ref';
 import { alloc, checkDim, checkLen, type Floats } from './ref_util';
 
 /** LayerNorm gradients; all three are accumulated into. */
-export interface LayernormGrads<A extends Floats> {
+interface LayernormGrads<A extends Floats> {
   /** (N,C): the residual stream's gradient, accumulated into. */
   dinp: A;
   /** (C) */

@@ -8,7 +8,7 @@ import { bindAll, checkView, grid, off, paramsUniform, type PreparedDispatch, ty
 
 const WG = 64;
 
-export interface LayernormBackwardArgs {
+interface LayernormBackwardArgs {
   N: number;
   C: number;
   /** (N,C) gradient of the LayerNorm output. */

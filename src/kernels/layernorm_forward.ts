@@ -9,7 +9,7 @@ import { LAYERNORM_EPS } from './layernorm_forward.ref';
 
 const WG = 64;
 
-export interface LayernormForwardArgs {
+interface LayernormForwardArgs {
   /** Rows (B·T). */
   N: number;
   /** Channels. */

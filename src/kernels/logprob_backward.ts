@@ -9,7 +9,7 @@ import { checkTemperature } from './ref_util';
 
 const WG = 256;
 
-export interface LogprobBackwardArgs {
+interface LogprobBackwardArgs {
   N: number;
   V: number;
   /** (N,V) logits. */

@@ -9,7 +9,7 @@ import { checkTemperature } from './ref_util';
 
 const WG = 64;
 
-export interface LogprobForwardArgs {
+interface LogprobForwardArgs {
   /** Rows (B·T). */
   N: number;
   V: number;

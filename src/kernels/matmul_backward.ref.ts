@@ -2,7 +2,7 @@ import { checkMatmulDims, type MatmulDims } from './matmul_forward.ref';
 import { alloc, checkLen, type Floats } from './ref_util';
 
 /** Parameter gradients of a matmul; both accumulated into. `dbias` null means no bias. */
-export interface MatmulParamGrads<A extends Floats> {
+interface MatmulParamGrads<A extends Floats> {
   /** (M,K) */
   dweight: A;
   /** (M), or null when the forward had no bias. */

@@ -8,7 +8,7 @@ import { bindAll, checkView, grid, off, paramsUniform, type PreparedDispatch, ty
 
 const WG = 64;
 
-export interface MatmulBackwardArgs {
+interface MatmulBackwardArgs {
   /** Rows (B·T positions). */
   N: number;
   /** Input features (columns of inp and weight). */

@@ -10,7 +10,7 @@ import { bindAll, checkView, off, paramsUniform, type PreparedDispatch, type Ten
 const WGX = 8;
 const WGY = 8;
 
-export interface MatmulForwardArgs {
+interface MatmulForwardArgs {
   /** Rows (B·T positions). */
   N: number;
   /** Input features. */

@@ -9,12 +9,12 @@ import { checkDims, packUniform, prepareEntry, wholeView } from './rl_launch';
 
 const OP = 'nonfinite_check';
 
-export interface NonfiniteFlagsArgs {
+interface NonfiniteFlagsArgs {
   /** (1) u32 flag word (src/kernels/rl_metrics.ts NONFINITE bits). */
   flags: TensorView;
 }
 
-export interface NonfiniteCheckArgs extends NonfiniteFlagsArgs {
+interface NonfiniteCheckArgs extends NonfiniteFlagsArgs {
   /** Elements of x checked. */
   n: number;
   /** (n) f32. */

@@ -6,7 +6,7 @@ import type { Gpu } from '../gpu/device';
 import type { PreparedDispatch, TensorView } from './dispatch_plan';
 import { checkRowDims, packUniform, prepareEntry, wholeView } from './rl_launch';
 
-export interface RatioForwardArgs {
+interface RatioForwardArgs {
   B: number;
   T: number;
   /** (B,T) f32 each. */

@@ -7,7 +7,7 @@ import { bindAll, checkView, encodePrepared, grid, off, paramsUniform, type Prep
 
 const WG = 256;
 
-export interface ResidualForwardArgs {
+interface ResidualForwardArgs {
   /** Element count. */
   n: number;
   /** (n) */

@@ -69,7 +69,7 @@ export function packUniform(gpu: Gpu, label: string, fields: ReadonlyArray<{ u32
 }
 
 /** Fields of the LossParams uniform shared by the RL loss shaders (see their shared block). */
-export interface LossParamsInput {
+interface LossParamsInput {
   B: number;
   T: number;
   /** Vocabulary (entropy kernels only). */

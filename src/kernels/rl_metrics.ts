@@ -92,7 +92,7 @@ export const RL_METRIC_NAMES = [
   'nonfiniteMask',
 ] as const;
 
-export type RlMetricName = (typeof RL_METRIC_NAMES)[number];
+type RlMetricName = (typeof RL_METRIC_NAMES)[number];
 
 /** The metrics of one optimizer step. */
 export type RlMetrics = Record<RlMetricName, number>;
@@ -121,7 +121,7 @@ export const NONFINITE = {
   lossGrad: 1 << 10,
 } as const;
 
-export type NonfiniteSource = keyof typeof NONFINITE;
+type NonfiniteSource = keyof typeof NONFINITE;
 
 /** The names of the set bits of a flag word, e.g. ['rewards', 'values']. */
 export function nonfiniteSources(mask: number): NonfiniteSource[] {

@@ -15,21 +15,21 @@ function params(gpu: Gpu, B: number, c: LossCoefs = { klCoef: 0, entCoef: 0, vfC
   return packUniform(gpu, `${OP}-params`, [{ u32: B }, { u32: 0 }, { u32: 0 }, { u32: 0 }, { f32: c.klCoef }, { f32: c.entCoef }, { f32: c.vfCoef }]);
 }
 
-export interface RlRowsArgs {
+interface RlRowsArgs {
   /** Rows of the micro-batch. */
   B: number;
   /** (B, ROW_STATS) f32. */
   rowStats: TensorView;
 }
 
-export interface RlAccArgs {
+interface RlAccArgs {
   /** (ROW_STATS) f32: the optimizer step's accumulator. */
   acc: TensorView;
 }
 
-export interface RlAccumulateArgs extends RlRowsArgs, RlAccArgs {}
+interface RlAccumulateArgs extends RlRowsArgs, RlAccArgs {}
 
-export interface RlMetricsFinalizeArgs extends RlAccArgs {
+interface RlMetricsFinalizeArgs extends RlAccArgs {
   /** (1) u32 non-finite flag word written by nonfinite_check. */
   flags: TensorView;
   /** (RL_METRICS) f32 out: the named metrics (rl_metrics.ts METRIC). */

@@ -33,7 +33,7 @@ export function sampleUniform(seed: number, row: number, step: number): number {
   return (h >>> 8) / 16777216;
 }
 
-export interface SampleOptions {
+interface SampleOptions {
   /** u32 seed of the whole sampling call. */
   seed: number;
   /** τ ≥ 0; 0 = greedy. */

@@ -9,7 +9,7 @@ import { bindAll, checkView, off, paramsUniform, type PreparedDispatch, type Ten
 
 const WG = 64;
 
-export interface SampleTokensArgs {
+interface SampleTokensArgs {
   B: number;
   V: number;
   /** Number of logits rows available (bounds the row indices; validated by the host). */

@@ -10,7 +10,7 @@ import type { TensorView } from './dispatch_plan';
 import { prepareLossEntry, type LossPrepared } from './rl_launch';
 import { surrogateSetup, type SurrogateInputs } from './surrogate_forward';
 
-export interface SurrogateBackwardArgs extends SurrogateInputs {
+interface SurrogateBackwardArgs extends SurrogateInputs {
   /** (B,T) f32 out: ∂(aggregated surrogate)/∂ℓ, written (masked tokens 0). */
   dlogprob: TensorView;
 }

@@ -22,7 +22,7 @@ export interface SurrogateInputs {
   p: SurrogateParams;
 }
 
-export interface SurrogateForwardArgs extends SurrogateInputs {
+interface SurrogateForwardArgs extends SurrogateInputs {
   /** (B, ROW_STATS) f32: columns TOKENS … ADV_M2 written, others untouched. */
   rowStats: TensorView;
 }

@@ -10,7 +10,7 @@ import type { TensorView } from './dispatch_plan';
 import { prepareLossEntry, type LossPrepared } from './rl_launch';
 import { valueLossSetup, type ValueLossInputs } from './value_loss_forward';
 
-export interface ValueLossBackwardArgs extends ValueLossInputs {
+interface ValueLossBackwardArgs extends ValueLossInputs {
   /** Weight of the value loss in the total loss. */
   vfCoef: number;
   /** (B,T) f32 out: ∂(vfCoef · aggregated value loss)/∂V, written (masked tokens 0). */

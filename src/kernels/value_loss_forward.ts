@@ -22,7 +22,7 @@ export interface ValueLossInputs {
   p: ValueLossParams;
 }
 
-export interface ValueLossForwardArgs extends ValueLossInputs {
+interface ValueLossForwardArgs extends ValueLossInputs {
   /** (B, ROW_STATS) f32: columns VF_LOSS … RES_M2 written. */
   rowStats: TensorView;
 }

@@ -30,13 +30,13 @@ import { paramLayout, paramView, type ParamLayout } from './layout';
 import type { OptimizerStep } from './optimizer';
 
 /** Batch shape: B rows of T positions, right-padded. */
-export interface BatchDims {
+interface BatchDims {
   B: number;
   T: number;
 }
 
 /** Activations of one block saved for the backward pass. */
-export interface BlockCache<A extends Floats> {
+interface BlockCache<A extends Floats> {
   /** Block input (residual stream) (N,C). */
   x: A;
   ln1: A;
@@ -59,7 +59,7 @@ export interface BlockCache<A extends Floats> {
 }
 
 /** Everything cpuBackward needs from the forward pass. */
-export interface ForwardCache<A extends Floats> {
+interface ForwardCache<A extends Floats> {
   cfg: ModelConfig;
   dims: BatchDims;
   ids: Int32Array;
@@ -72,7 +72,7 @@ export interface ForwardCache<A extends Floats> {
   lnfRstd: A;
 }
 
-export interface ForwardResult<A extends Floats> {
+interface ForwardResult<A extends Floats> {
   /** (B,T,V) next-token logits. */
   logits: A;
   /** (B,T) value-head outputs. */

@@ -32,7 +32,7 @@ import { validateConfig, type ModelConfig } from './config';
 import { paramLayout, type ParamLayout } from './layout';
 
 /** Activations of one transformer block (names as in cpu_model.ts `BlockCache`). */
-export interface GpuBlockActs {
+interface GpuBlockActs {
   /** (B,T,C) LN1 output, with its saved statistics ln1Mean, ln1Rstd (B,T). */
   ln1: GPUBuffer;
   ln1Mean: GPUBuffer;
@@ -55,7 +55,7 @@ export interface GpuBlockActs {
 }
 
 /** Every activation the forward writes, i.e. everything the backward pass may read. */
-export interface GpuActivations {
+interface GpuActivations {
   /** Residual streams, L+1 buffers (B,T,C): x[0] = embeddings, x[l+1] = output of block l. */
   x: GPUBuffer[];
   blocks: GpuBlockActs[];
@@ -73,7 +73,7 @@ export interface GpuActivations {
   lse: GPUBuffer;
 }
 
-export interface ForwardOptions {
+interface ForwardOptions {
   /** Also compute logprob (B,T) and lse (B,T) of the `targets` buffer (default false). */
   logprob?: boolean;
   /** Compute the value head (default true). */
@@ -96,7 +96,7 @@ export interface KvCache {
   lastHidden: GPUBuffer;
 }
 
-export interface GpuModelOptions {
+interface GpuModelOptions {
   /** Largest batch (rows) a forward will use. */
   maxB: number;
   /** Largest sequence length a forward will use (≤ cfg.maxT; default cfg.maxT). */

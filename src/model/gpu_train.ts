@@ -65,7 +65,7 @@ export interface TrainerOptions extends Partial<Omit<OptimizerStep, 'lr' | 'step
 }
 
 /** Metrics of one step, from the single readback. */
-export interface StepMetrics {
+interface StepMetrics {
   /** 1-based step number. */
   step: number;
   /** Global gradient L2 norm before clipping. */
@@ -79,7 +79,7 @@ export interface StepMetrics {
 }
 
 /** GPU work per training step, counted by the trainer (tests also count submits independently). */
-export interface StepCounters {
+interface StepCounters {
   dispatches: number;
   submits: number;
   readbacks: number;
@@ -100,6 +100,9 @@ interface ShapePlan {
 
 // Grad norm, clip multiplier and up to 30 loss-head metric words (the RL head has 22).
 const METRIC_WORDS_MAX = 32;
+
+/** Backward scratch, sized for (maxB·maxT) rows: the gradients of the activations (`dres` the residual stream's). */
+type TrainScratch = Record<'dlogits' | 'dvalues' | 'dlnf' | 'dres' | 'dln' | 'datty' | 'dqkv' | 'dfcg' | 'dfch' | 'attScratch', GPUBuffer>;
 
 /**
  * The GPU trainer of one GpuModel: owns gradients, moments, backward scratch and the step.
@@ -123,7 +126,7 @@ export class GpuTrainer {
   private readonly opts: Required<Omit<TrainerOptions, 'lossHead'>>;
   private readonly mask: GPUBuffer;
   private readonly buckets: TokenBucketBuffers;
-  private readonly s: Record<'dlogits' | 'dvalues' | 'dlnf' | 'dres' | 'dln' | 'datty' | 'dqkv' | 'dfcg' | 'dfch' | 'attScratch', GPUBuffer>;
+  private readonly s: TrainScratch;
   private readonly adamw: AdamWUpdate;
   private readonly optimizer: PreparedDispatch[];
   private readonly staging: GPUBuffer;
@@ -198,187 +201,35 @@ export class GpuTrainer {
     return new GpuTrainer(model, opts);
   }
 
-  /** The prepared step of shape (B,T) (built once, cached). */
+  /** The prepared step of shape (B,T) (built once, cached): forward → loss head → backward. */
   private plan(B: number, T: number): ShapePlan {
     const key = `${B}:${T}`;
     const hit = this.plans.get(key);
     if (hit) return hit;
     const model = this.model;
-    const g = this.gpu;
-    const { C, NH, L, vocabSize: V } = model.cfg;
     const N = B * T;
-    const a = model.acts;
-    const s = this.s;
-    const v = (buffer: GPUBuffer): TensorView => ({ buffer });
+    const ctx: LossContext = { gpu: this.gpu, model, B, T, N, V: model.cfg.vocabSize, targets: model.targets, mask: this.mask, dlogits: this.s.dlogits, dvalues: this.s.dvalues };
+    const head = this.head.prepare(ctx);
+    const chunk: PreparedDispatch[] = [...model.forwardDispatches(B, T, { values: this.head.usesValues, logprob: false }), ...head.dispatches, ...this.backward(B, T)];
+    const plan: ShapePlan = { B, T, chunk, headMetrics: head.metrics, ctx };
+    this.plans.set(key, plan);
+    return plan;
+  }
+
+  /** The backward dispatches of shape (B,T), in the order of the module note (lm head … encoder). */
+  private backward(B: number, T: number): PreparedDispatch[] {
+    const model = this.model;
     const grad = (name: string): TensorView => {
       const e = model.layout.byName.get(name);
       if (!e) throw new Error(`GpuTrainer: unknown parameter '${name}'`);
       return { buffer: this.grads, offset: e.offset };
     };
-    const ctx: LossContext = { gpu: g, model, B, T, N, V, targets: model.targets, mask: this.mask, dlogits: s.dlogits, dvalues: s.dvalues };
-    const head = this.head.prepare(ctx);
-    const ds: PreparedDispatch[] = [...model.forwardDispatches(B, T, { values: this.head.usesValues, logprob: false }), ...head.dispatches];
-    ds.push(
-      prepareMatmulBackward(
-        g,
-        { N, K: C, M: V, dout: v(s.dlogits), inp: v(a.lnf), weight: model.param('wte'), dinp: v(s.dlnf), dweight: grad('wte'), dbias: null },
-        'lm_head backward',
-      ),
-    );
-    if (this.head.usesValues) {
-      ds.push(
-        prepareMatmulBackward(
-          g,
-          {
-            N,
-            K: C,
-            M: 1,
-            dout: v(s.dvalues),
-            inp: v(a.lnf),
-            weight: model.param('valuew'),
-            dinp: v(s.dlnf),
-            dweight: grad('valuew'),
-            dbias: grad('valueb'),
-            accumulateDinp: true,
-          },
-          'value_head backward',
-        ),
-      );
-    }
-    ds.push(
-      prepareLayernormBackward(
-        g,
-        {
-          N,
-          C,
-          dout: v(s.dlnf),
-          inp: v(a.x[L]),
-          w: model.param('lnfw'),
-          mean: v(a.lnfMean),
-          rstd: v(a.lnfRstd),
-          dinp: v(s.dres),
-          dw: grad('lnfw'),
-          db: grad('lnfb'),
-        },
-        'lnf backward',
-      ),
-    );
-    for (let l = L - 1; l >= 0; l--) {
-      const h = `h${l}.`;
-      const blk = a.blocks[l];
-      ds.push(
-        prepareMatmulBackward(
-          g,
-          {
-            N,
-            K: 4 * C,
-            M: C,
-            dout: v(s.dres),
-            inp: v(blk.fchGelu),
-            weight: model.param(h + 'fcprojw'),
-            dinp: v(s.dfcg),
-            dweight: grad(h + 'fcprojw'),
-            dbias: grad(h + 'fcprojb'),
-          },
-          `${h}fcproj backward`,
-        ),
-      );
-      ds.push(prepareGeluBackward(g, { n: N * 4 * C, dout: v(s.dfcg), inp: v(blk.fch), dinp: v(s.dfch) }, `${h}gelu backward`));
-      ds.push(
-        prepareMatmulBackward(
-          g,
-          {
-            N,
-            K: C,
-            M: 4 * C,
-            dout: v(s.dfch),
-            inp: v(blk.ln2),
-            weight: model.param(h + 'fcw'),
-            dinp: v(s.dln),
-            dweight: grad(h + 'fcw'),
-            dbias: grad(h + 'fcb'),
-          },
-          `${h}fc backward`,
-        ),
-      );
-      ds.push(
-        prepareLayernormBackward(
-          g,
-          {
-            N,
-            C,
-            dout: v(s.dln),
-            inp: v(blk.x2),
-            w: model.param(h + 'ln2w'),
-            mean: v(blk.ln2Mean),
-            rstd: v(blk.ln2Rstd),
-            dinp: v(s.dres),
-            dw: grad(h + 'ln2w'),
-            db: grad(h + 'ln2b'),
-          },
-          `${h}ln2 backward`,
-        ),
-      );
-      ds.push(
-        prepareMatmulBackward(
-          g,
-          {
-            N,
-            K: C,
-            M: C,
-            dout: v(s.dres),
-            inp: v(blk.atty),
-            weight: model.param(h + 'attprojw'),
-            dinp: v(s.datty),
-            dweight: grad(h + 'attprojw'),
-            dbias: grad(h + 'attprojb'),
-          },
-          `${h}attproj backward`,
-        ),
-      );
-      ds.push(
-        ...prepareAttentionBackward(g, { B, T, C, NH, dout: v(s.datty), qkv: v(blk.qkv), att: v(blk.att), dqkv: v(s.dqkv), scratch: s.attScratch }, `${h}attention backward`),
-      );
-      ds.push(
-        prepareMatmulBackward(
-          g,
-          {
-            N,
-            K: C,
-            M: 3 * C,
-            dout: v(s.dqkv),
-            inp: v(blk.ln1),
-            weight: model.param(h + 'qkvw'),
-            dinp: v(s.dln),
-            dweight: grad(h + 'qkvw'),
-            dbias: grad(h + 'qkvb'),
-          },
-          `${h}qkv backward`,
-        ),
-      );
-      ds.push(
-        prepareLayernormBackward(
-          g,
-          {
-            N,
-            C,
-            dout: v(s.dln),
-            inp: v(a.x[l]),
-            w: model.param(h + 'ln1w'),
-            mean: v(blk.ln1Mean),
-            rstd: v(blk.ln1Rstd),
-            dinp: v(s.dres),
-            dw: grad(h + 'ln1w'),
-            db: grad(h + 'ln1b'),
-          },
-          `${h}ln1 backward`,
-        ),
-      );
-    }
-    ds.push(prepareEncoderBackward(g, { B, T, C, V, dout: v(s.dres), buckets: this.buckets, dwte: grad('wte'), dwpe: grad('wpe') }, 'encoder backward'));
-    const plan: ShapePlan = { B, T, chunk: ds, headMetrics: head.metrics, ctx };
-    this.plans.set(key, plan);
-    return plan;
+    const b: BackwardShape = { g: this.gpu, model, s: this.s, B, T, N: B * T, grad };
+    const ds = headBackward(b, this.head.usesValues);
+    for (let l = model.cfg.L - 1; l >= 0; l--) ds.push(...mlpBackward(b, l), ...attentionBlockBackward(b, l));
+    const { C, vocabSize: V } = model.cfg;
+    ds.push(prepareEncoderBackward(this.gpu, { B, T, C, V, dout: view(this.s.dres), buckets: this.buckets, dwte: grad('wte'), dwpe: grad('wpe') }, 'encoder backward'));
+    return ds;
   }
 
   /** Validate a batch. @throws Error naming the bad field. */
@@ -529,4 +380,195 @@ export class GpuTrainer {
     for (const b of [this.grads, this.m, this.v, this.normOut, this.mask, this.buckets.start, this.buckets.pos, this.staging, ...Object.values(this.s)]) b.destroy();
     this.plans.clear();
   }
+}
+
+// ── Backward dispatches of one (B,T) shape ───────────────────────────────────────────────────────
+// Each builder returns its dispatches in encode order; `dres` carries the residual-stream
+// gradient down the stack (every LayerNorm backward accumulates into it).
+
+/** What the backward builders of one (B,T) shape read: the model and its activations, the trainer's scratch and gradient views. */
+interface BackwardShape {
+  g: Gpu;
+  model: GpuModel;
+  s: TrainScratch;
+  B: number;
+  T: number;
+  N: number;
+  /** The gradient view of a named parameter. @throws Error on an unknown name. */
+  grad: (name: string) => TensorView;
+}
+
+function view(buffer: GPUBuffer): TensorView {
+  return { buffer };
+}
+
+/** lm head → [value head, accumulating into dlnf] → final LayerNorm (dres ← dx[L]). */
+function headBackward(b: BackwardShape, usesValues: boolean): PreparedDispatch[] {
+  const { g, model, s, N, grad } = b;
+  const { C, L, vocabSize: V } = model.cfg;
+  const a = model.acts;
+  const ds: PreparedDispatch[] = [
+    prepareMatmulBackward(
+      g,
+      { N, K: C, M: V, dout: view(s.dlogits), inp: view(a.lnf), weight: model.param('wte'), dinp: view(s.dlnf), dweight: grad('wte'), dbias: null },
+      'lm_head backward',
+    ),
+  ];
+  if (usesValues) {
+    ds.push(
+      prepareMatmulBackward(
+        g,
+        {
+          N,
+          K: C,
+          M: 1,
+          dout: view(s.dvalues),
+          inp: view(a.lnf),
+          weight: model.param('valuew'),
+          dinp: view(s.dlnf),
+          dweight: grad('valuew'),
+          dbias: grad('valueb'),
+          accumulateDinp: true,
+        },
+        'value_head backward',
+      ),
+    );
+  }
+  ds.push(
+    prepareLayernormBackward(
+      g,
+      {
+        N,
+        C,
+        dout: view(s.dlnf),
+        inp: view(a.x[L]),
+        w: model.param('lnfw'),
+        mean: view(a.lnfMean),
+        rstd: view(a.lnfRstd),
+        dinp: view(s.dres),
+        dw: grad('lnfw'),
+        db: grad('lnfb'),
+      },
+      'lnf backward',
+    ),
+  );
+  return ds;
+}
+
+/** The MLP half of block l, top down: fcproj, GELU, fc, LN2 (accumulating into dres). */
+function mlpBackward(b: BackwardShape, l: number): PreparedDispatch[] {
+  const { g, model, s, N, grad } = b;
+  const { C } = model.cfg;
+  const h = `h${l}.`;
+  const blk = model.acts.blocks[l];
+  return [
+    prepareMatmulBackward(
+      g,
+      {
+        N,
+        K: 4 * C,
+        M: C,
+        dout: view(s.dres),
+        inp: view(blk.fchGelu),
+        weight: model.param(h + 'fcprojw'),
+        dinp: view(s.dfcg),
+        dweight: grad(h + 'fcprojw'),
+        dbias: grad(h + 'fcprojb'),
+      },
+      `${h}fcproj backward`,
+    ),
+    prepareGeluBackward(g, { n: N * 4 * C, dout: view(s.dfcg), inp: view(blk.fch), dinp: view(s.dfch) }, `${h}gelu backward`),
+    prepareMatmulBackward(
+      g,
+      {
+        N,
+        K: C,
+        M: 4 * C,
+        dout: view(s.dfch),
+        inp: view(blk.ln2),
+        weight: model.param(h + 'fcw'),
+        dinp: view(s.dln),
+        dweight: grad(h + 'fcw'),
+        dbias: grad(h + 'fcb'),
+      },
+      `${h}fc backward`,
+    ),
+    prepareLayernormBackward(
+      g,
+      {
+        N,
+        C,
+        dout: view(s.dln),
+        inp: view(blk.x2),
+        w: model.param(h + 'ln2w'),
+        mean: view(blk.ln2Mean),
+        rstd: view(blk.ln2Rstd),
+        dinp: view(s.dres),
+        dw: grad(h + 'ln2w'),
+        db: grad(h + 'ln2b'),
+      },
+      `${h}ln2 backward`,
+    ),
+  ];
+}
+
+/** The attention half of block l, top down: attproj, attention (2 dispatches), qkv, LN1 (accumulating into dres). */
+function attentionBlockBackward(b: BackwardShape, l: number): PreparedDispatch[] {
+  const { g, model, s, B, T, N, grad } = b;
+  const { C, NH } = model.cfg;
+  const h = `h${l}.`;
+  const blk = model.acts.blocks[l];
+  return [
+    prepareMatmulBackward(
+      g,
+      {
+        N,
+        K: C,
+        M: C,
+        dout: view(s.dres),
+        inp: view(blk.atty),
+        weight: model.param(h + 'attprojw'),
+        dinp: view(s.datty),
+        dweight: grad(h + 'attprojw'),
+        dbias: grad(h + 'attprojb'),
+      },
+      `${h}attproj backward`,
+    ),
+    ...prepareAttentionBackward(
+      g,
+      { B, T, C, NH, dout: view(s.datty), qkv: view(blk.qkv), att: view(blk.att), dqkv: view(s.dqkv), scratch: s.attScratch },
+      `${h}attention backward`,
+    ),
+    prepareMatmulBackward(
+      g,
+      {
+        N,
+        K: C,
+        M: 3 * C,
+        dout: view(s.dqkv),
+        inp: view(blk.ln1),
+        weight: model.param(h + 'qkvw'),
+        dinp: view(s.dln),
+        dweight: grad(h + 'qkvw'),
+        dbias: grad(h + 'qkvb'),
+      },
+      `${h}qkv backward`,
+    ),
+    prepareLayernormBackward(
+      g,
+      {
+        N,
+        C,
+        dout: view(s.dln),
+        inp: view(model.acts.x[l]),
+        w: model.param(h + 'ln1w'),
+        mean: view(blk.ln1Mean),
+        rstd: view(blk.ln1Rstd),
+        dinp: view(s.dres),
+        dw: grad(h + 'ln1w'),
+        db: grad(h + 'ln1b'),
+      },
+      `${h}ln1 backward`,
+    ),
+  ];
 }

@@ -13,7 +13,7 @@ import type { ModelConfig } from './config';
 import { paramLayout } from './layout';
 
 export const INIT_STD = 0.02;
-export const VALUE_HEAD_STD = 0.001;
+const VALUE_HEAD_STD = 0.001;
 
 /** The init standard deviation of a tensor by name, or 'one' / 'zero' for constants. */
 function initRule(name: string, L: number): number | 'one' | 'zero' {

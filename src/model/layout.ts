@@ -11,7 +11,7 @@
 import { validateConfig, type ModelConfig } from './config';
 import type { Floats } from '../kernels/ref_util';
 
-export interface ParamEntry {
+interface ParamEntry {
   /** 'wte', 'wpe', 'h0.qkvw', …, 'valueb'. */
   name: string;
   /** Row-major shape. */
@@ -32,7 +32,7 @@ export interface ParamLayout {
 
 /** Names of the per-layer tensors, in layout order. */
 export const LAYER_PARAM_NAMES = ['ln1w', 'ln1b', 'qkvw', 'qkvb', 'attprojw', 'attprojb', 'ln2w', 'ln2b', 'fcw', 'fcb', 'fcprojw', 'fcprojb'] as const;
-export type LayerParamName = (typeof LAYER_PARAM_NAMES)[number];
+type LayerParamName = (typeof LAYER_PARAM_NAMES)[number];
 
 /**
  * The offset table of `cfg`.

@@ -123,7 +123,7 @@ export function headLength(tok: Tokenizer, ids: readonly number[]): number {
  * `head` (the opening plus what a harness shows ahead of the turns it kept — a compaction
  * summary); `ids.length` when there is none.
  */
-export function preambleLength(tok: Tokenizer, ids: readonly number[], head = headLength(tok, ids)): number {
+function preambleLength(tok: Tokenizer, ids: readonly number[], head = headLength(tok, ids)): number {
   const a = ids.indexOf(tok.special('<|assistant|>'), head);
   return a < 0 ? ids.length : a;
 }

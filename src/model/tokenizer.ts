@@ -21,10 +21,10 @@
 import { assetFetch } from '../util/asset_fetch';
 
 /** File format identifier and version of `TokenizerFile`. */
-export const TOKENIZER_FORMAT = 'hlab-bpe';
+const TOKENIZER_FORMAT = 'hlab-bpe';
 export const TOKENIZER_FORMAT_VERSION = 1;
 /** Name of the pre-split rule; stored in the file so a changed rule is detected on load. */
-export const PRESPLIT_RULE = 'hlab-presplit-v1';
+const PRESPLIT_RULE = 'hlab-presplit-v1';
 
 /** The default specials, in id order from 256. `<pad>` first so PAD_ID = 256. */
 export const DEFAULT_SPECIALS = ['<pad>', '<bos>', '<eos>', '<|system|>', '<|user|>', '<|assistant|>', '<|tool|>', '<|end|>'] as const;

@@ -26,14 +26,14 @@ export interface PageRunRequest {
 }
 
 /** What the page reports about itself (doctor, the CLI's browser test). */
-export interface PageCapabilities {
+interface PageCapabilities {
   webgpu: boolean;
   crossOriginIsolated: boolean;
   hardwareConcurrency: number;
 }
 
 /** `hlab bench`'s CPU-engine request: `pytorch` when the CLI runs the PyTorch peer (the page then asks it for the peer's steps). */
-export interface PageCpuEngineBenchRequest {
+interface PageCpuEngineBenchRequest {
   quick: boolean;
   pytorch: boolean;
 }
@@ -87,7 +87,7 @@ export const PAGE_ENTRIES = {
   },
 };
 
-export type PageEntries = typeof PAGE_ENTRIES;
+type PageEntries = typeof PAGE_ENTRIES;
 export type PageEntryName = keyof PageEntries;
 export type PageEntryArg<K extends PageEntryName> = Parameters<PageEntries[K]>[0];
 export type PageEntryResult<K extends PageEntryName> = Awaited<ReturnType<PageEntries[K]>>;

@@ -28,13 +28,13 @@ export type PageEvent =
  * What the page may ask the CLI, name → argument and answer: the PyTorch CPU peer of `hlab bench`
  * (bench/pytorch_peer.ts runs in Node; the page's cpu_engine.ts interleaves its steps with ours).
  */
-export interface PageQueries {
+interface PageQueries {
   /** Build the peer's model, its AdamW and its batch; answers torch's version and its thread count. */
   pytorchModel: { arg: PytorchPeerModel; answer: { torch: string; threads: number } };
   /** Run one peer training step; answers its wall time in ms. */
   pytorchStep: { arg: null; answer: number };
 }
-export type PageQueryName = keyof PageQueries;
+type PageQueryName = keyof PageQueries;
 /** A question as it travels through PAGE_QUERY_BINDING. */
 export type PageQuery = { [K in PageQueryName]: { name: K; arg: PageQueries[K]['arg'] } }[PageQueryName];
 /** The CLI's answers, one function per question it can answer (BrowserOptions.answers). */

@@ -3,8 +3,8 @@
  *  - `checkOpeningsFit`: every (harness, task) opening (system prompt and task, which the cut
  *    never drops) fits maxT − actionReserve, else a `ContextBudgetError` naming the harness,
  *    the task and the sizes — before any rollout or training step;
- *  - the base checkpoint records the budget it was trained with (`budgetMetadata`: maxT and the
- *    action reserve), and `checkRunBudget` compares it with a run's spec budget
+ *  - the base checkpoint records the budget it was trained with (metadata `budgetMaxT` and
+ *    `actionReserve`), and `checkRunBudget` compares it with a run's spec budget
  *    (min(model maxT, rollout.contextTokens) and rollout.maxNewTokens): a different context
  *    budget (maxT − reserve) means rollouts would cut contexts differently from the rows the base
  *    learned on, which is an error unless the spec overrides it explicitly
@@ -21,7 +21,7 @@ import { encodeContext, headLength, type RowLimits } from '../model/rows';
 import { ContextBudgetError } from '../harness/context_budget';
 
 /** Context tokens a row or prompt may hold under `l`: maxT − actionReserve. */
-export function contextBudget(l: RowLimits): number {
+function contextBudget(l: RowLimits): number {
   return l.maxT - l.actionReserve;
 }
 
@@ -82,11 +82,6 @@ export function checkOpeningsFit(
   return rep;
 }
 
-/** Metadata keys recording the budget a checkpoint was trained with. */
-export function budgetMetadata(l: RowLimits): CheckpointMetadata {
-  return { budgetMaxT: l.maxT, actionReserve: l.actionReserve };
-}
-
 /**
  * The budget a base checkpoint was trained with: maxT from `budgetMaxT` (else the model's maxT),
  * the reserve from `actionReserve`.
@@ -112,7 +107,7 @@ export class BudgetMismatchError extends Error {
 }
 
 /** How a caller names the knobs of a run's budget in checkRunBudget's messages (spec fields or CLI flags). */
-export interface BudgetKnobNames {
+interface BudgetKnobNames {
   contextTokens: string;
   maxNewTokens: string;
   /** The switch that allows a mismatch, and the phrase that tells how to set it. */
@@ -121,7 +116,7 @@ export interface BudgetKnobNames {
 }
 
 /** The spec's names (hlab run, the app). */
-export const SPEC_BUDGET_KNOBS: BudgetKnobNames = {
+const SPEC_BUDGET_KNOBS: BudgetKnobNames = {
   contextTokens: 'rollout.contextTokens',
   maxNewTokens: 'rollout.maxNewTokens',
   allowName: 'rollout.allowBudgetMismatch',
@@ -148,7 +143,7 @@ export function checkRunBudget(ckpt: RowLimits | null, run: RowLimits, override 
 }
 
 /** The flags of `hlab evaluate`. */
-export const EVALUATE_BUDGET_KNOBS: BudgetKnobNames = {
+const EVALUATE_BUDGET_KNOBS: BudgetKnobNames = {
   contextTokens: '--context-tokens',
   maxNewTokens: '--max-new-tokens',
   allowName: '--allow-budget-mismatch',

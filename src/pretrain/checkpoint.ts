@@ -19,14 +19,14 @@ import { paramCount } from '../model/layout';
 import { assertLittleEndian, canonicalJson } from '../storage/serialize';
 import { sha256Hex } from '../util/encoding';
 
-export const BASE_CHECKPOINT_MAGIC = 'HLBASE01';
-export const BASE_CHECKPOINT_FORMAT = 'hlab-base-checkpoint';
-export const BASE_CHECKPOINT_VERSION = 1;
+const BASE_CHECKPOINT_MAGIC = 'HLBASE01';
+const BASE_CHECKPOINT_FORMAT = 'hlab-base-checkpoint';
+const BASE_CHECKPOINT_VERSION = 1;
 
 /** JSON-safe metadata (command, seed, steps, final loss …). */
 export type CheckpointMetadata = Record<string, string | number | boolean | null | Array<string | number>>;
 
-export interface BaseCheckpointHeader {
+interface BaseCheckpointHeader {
   format: typeof BASE_CHECKPOINT_FORMAT;
   version: typeof BASE_CHECKPOINT_VERSION;
   config: ModelConfig;

@@ -13,7 +13,7 @@ import { decodeAction, type RowLimits } from '../model/rows';
 import { inProcessEnv, runEpisodes, type Policy } from '../rollout/engine';
 import { localEnvApi } from '../rollout/env';
 
-export interface GreedyEpisode {
+interface GreedyEpisode {
   harness: string;
   taskId: string;
   pass: boolean;

@@ -24,7 +24,7 @@ export const HELD_OUT_SETS = ['procedural', 'training', 'base'] as const;
 export type HeldOutName = (typeof HELD_OUT_SETS)[number];
 
 /** One held-out set: its rows and how many episodes they came from. */
-export interface HeldOutSet {
+interface HeldOutSet {
   name: HeldOutName;
   rows: Row[];
   episodes: number;

@@ -34,7 +34,7 @@ import type { CheckpointMetadata } from './checkpoint';
 export const DEFAULT_MIX_SPEC = 'base:0.25,one-factor:0.35,random:48:0.4';
 
 /** One term of a mix spec. */
-export type MixTerm = { kind: 'base' | 'one-factor' | 'procedural' | 'procedural-envelope'; weight: number } | { kind: 'random'; count: number; weight: number };
+type MixTerm = { kind: 'base' | 'one-factor' | 'procedural' | 'procedural-envelope'; weight: number } | { kind: 'random'; count: number; weight: number };
 
 /** A resolved mix: concrete configurations with their shares. */
 export interface PretrainMix {
@@ -183,7 +183,7 @@ export function mixMetadata(mix: PretrainMix): {
 }
 
 /** The mix a base checkpoint records (`mixMetadata`'s fields read back; the procedural shares are not configurations, so not read). */
-export interface RecordedMix {
+interface RecordedMix {
   /** The mix spec as given; null when the checkpoint records no mix. */
   spec: string | null;
   /** Harness ids, each once. */

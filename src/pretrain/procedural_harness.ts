@@ -43,7 +43,7 @@ import { NOVEL_NAME_P, novelName, type ProcSurfaces, type ProcSyntax, type ProcT
 import { proceduralEnvelopeInterface } from './procedural_envelope';
 
 /** A forced draw: one of PROC_SYNTAXES, or 'envelope' (T0's envelope with drawn names, procedural_envelope.ts; never drawn unforced). */
-export type ProcDrawSyntax = ProcSyntax | 'envelope';
+type ProcDrawSyntax = ProcSyntax | 'envelope';
 
 // ---------------------------------------------------------------------------------------------
 // S: prompts.
@@ -90,7 +90,7 @@ const TASK_PREFIXES = ['', 'Task: ', 'Please do this: ', 'Goal: ', 'User request
 const GO_LINES = ['Start now.', 'Go ahead.', 'Proceed with the task above.', 'Begin when ready.'];
 
 /** What the procedural S drew. */
-export interface ProcPromptSurface {
+interface ProcPromptSurface {
   order: string[];
   header: number;
   taskInSystem: boolean;
@@ -133,7 +133,7 @@ function proceduralSystem(rng: Rng): SystemPrompt & { surface: ProcPromptSurface
 // O: observations.
 
 export const PROC_OBSERVATION_STYLES = ['raw', 'envelope', 'numbered', 'wrapped'] as const;
-export type ProcObservationStyle = (typeof PROC_OBSERVATION_STYLES)[number];
+type ProcObservationStyle = (typeof PROC_OBSERVATION_STYLES)[number];
 
 function clipChars(text: string, max: number, note: (n: number) => string): string {
   return text.length <= max ? text : `${text.slice(0, max)}${note(text.length - max)}`;
@@ -217,7 +217,7 @@ function proceduralObservation(rng: Rng): ObservationFormat & { surface: { style
 // C: context policies (the runtime's C1 and C2 with random parameters and wording).
 
 export const PROC_CONTEXT_KINDS = ['full', 'last-k', 'summary'] as const;
-export type ProcContextKind = (typeof PROC_CONTEXT_KINDS)[number];
+type ProcContextKind = (typeof PROC_CONTEXT_KINDS)[number];
 
 /** Replace the runtime's fixed placeholder / summary header in a view by drawn wording. */
 function reword(
@@ -264,7 +264,7 @@ function proceduralContext(rng: Rng) {
 // W: workflows with random keywords.
 
 export const PROC_WORKFLOW_KINDS = ['free', 'plan-first', 'todo-verify'] as const;
-export type ProcWorkflowKind = (typeof PROC_WORKFLOW_KINDS)[number];
+type ProcWorkflowKind = (typeof PROC_WORKFLOW_KINDS)[number];
 
 /** Checkbox styles [open, done] of todo items (W2's '- [ ]' / '- [x]' excluded). */
 const CHECKBOXES: ReadonlyArray<readonly [string, string]> = [
@@ -294,7 +294,7 @@ function keyword(rng: Rng, words: readonly string[], surfaces: ProcSurfaces): st
 }
 
 /** A procedural workflow plus the texts its expert sends (the runtime's W has none). */
-export interface ProcWorkflow extends Workflow {
+interface ProcWorkflow extends Workflow {
   readonly surface: { kind: ProcWorkflowKind; detail: Record<string, string> };
   /** The plan message (plan-first) or null. */
   planText(): string | null;
@@ -431,7 +431,7 @@ function proceduralWorkflow(rng: Rng, finishName: string | null, surfaces: ProcS
 // The harness.
 
 /** Everything a procedural harness drew (JSON-safe; for display, docs and tests). */
-export interface ProceduralSurface {
+interface ProceduralSurface {
   seed: number;
   S: ProcPromptSurface;
   T: ProcToolInterface['surface'];
@@ -441,14 +441,14 @@ export interface ProceduralSurface {
 }
 
 /** Constraints on a draw (tests use them to cover every variant). */
-export interface ProceduralDrawOptions {
+interface ProceduralDrawOptions {
   syntax?: ProcDrawSyntax;
   /** 'v2' (default, pretraining) or 'v1' (the tokenizer corpus's draws; procedural_tools.ts ProcSurfaces). */
   surfaces?: ProcSurfaces;
 }
 
 /** A composed harness whose components are procedural; id `proc-<seed>`. */
-export class ProceduralHarness extends ComposedHarness {
+class ProceduralHarness extends ComposedHarness {
   readonly surface: ProceduralSurface;
   readonly tool: ProcToolInterface;
   readonly workflow: ProcWorkflow;
@@ -480,7 +480,7 @@ export function createProceduralHarness(seed: number, opts: BaseHarnessOptions &
 // ---------------------------------------------------------------------------------------------
 // The expert through a procedural harness.
 
-export interface ProceduralExpertOptions {
+interface ProceduralExpertOptions {
   suite?: TaskSuite;
   /** Turn cap (default 200); the context cap is lifted as for the runtime's expert. */
   maxTurns?: number;

@@ -51,7 +51,7 @@ const V2_ONLY: ReadonlySet<string> = new Set(['ls', 'cat', 'put', 'add', 'mv', '
 export const v1List = (words: readonly string[], also: readonly string[] = []) => words.filter((w) => !V2_ONLY.has(w) && !also.includes(w));
 
 /** What one procedural interface drew (for display and the surface report). */
-export interface ProcToolSurface {
+interface ProcToolSurface {
   /** One of PROC_SYNTAXES, or 'envelope' (procedural_envelope.ts: T0's envelope with drawn names). */
   syntax: ProcSyntax | 'envelope';
   toolNames: Record<ToolName, string>;

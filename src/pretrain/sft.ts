@@ -188,7 +188,7 @@ export function describeDropped(d: Pick<DemoSet, 'failed' | 'failedBy'>): string
 }
 
 /** Where demonstrations come from: the base model's harness mix, or one black-box harness. */
-export type DemoSource = { mix: PretrainMix } | { blackbox: string };
+type DemoSource = { mix: PretrainMix } | { blackbox: string };
 
 /**
  * Expert demonstrations: each task under a harness drawn from the mix (stream

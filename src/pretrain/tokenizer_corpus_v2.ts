@@ -45,7 +45,7 @@ import { Rng } from '../util/rng';
 const MARKER_RE = /<\|(?:system|user|assistant|tool|end)\|>/g;
 
 /** The generator configuration of the shipped v2 file (`hlab tokenizer --corpus v2`). */
-export interface CorpusV2Options {
+interface CorpusV2Options {
   /** Train tasks per suite rendered under every one of the 18 training harnesses (default 6). */
   tasksPerSuite?: number;
   /** Train tasks per suite, each rendered under its own procedural harness (default 108). */
@@ -55,7 +55,7 @@ export interface CorpusV2Options {
 }
 
 /** Defaults of `CorpusV2Options` (the shipped tokenizer-v2.json was built with these, seed 0). */
-export const CORPUS_V2_DEFAULTS: Readonly<Required<CorpusV2Options>> = Object.freeze({
+const CORPUS_V2_DEFAULTS: Readonly<Required<CorpusV2Options>> = Object.freeze({
   tasksPerSuite: 6,
   proceduralPerSuite: 108,
   maxBytes: 6_000_000,
@@ -65,7 +65,7 @@ export const CORPUS_V2_DEFAULTS: Readonly<Required<CorpusV2Options>> = Object.fr
  * The documents of one episode: every turn's context spans (split at role markers) and action.
  * @returns non-empty strings, in turn order
  */
-export function episodeDocuments(ep: ExpertEpisode): string[] {
+function episodeDocuments(ep: ExpertEpisode): string[] {
   const out: string[] = [];
   for (const t of ep.turns) {
     for (const span of t.context.split(MARKER_RE)) if (span.length > 0) out.push(span);
@@ -89,7 +89,7 @@ function utf8Length(s: string): number {
 }
 
 /** An episode to render: a task under a named harness, or under procedural harness `proc` (its seed). */
-export type CorpusJob = { task: Task; harness: string } | { task: Task; proc: number };
+type CorpusJob = { task: Task; harness: string } | { task: Task; proc: number };
 
 function runJob(j: CorpusJob): ExpertEpisode {
   // The shipped tokenizer was learned from the expert's original perfect-memory episodes; the
@@ -153,7 +153,7 @@ export function generateTokenizerCorpusV2(seed: number, opts: CorpusV2Options = 
 }
 
 /** Options of `heldOutRenderCorpus`. */
-export interface HeldOutCorpusOptions {
+interface HeldOutCorpusOptions {
   /** Test tasks per suite (default 4). */
   tasksPerSuite?: number;
   /** Held-out in-space configurations drawn (seeded, without replacement) from designReport.heldOut (default 12). */

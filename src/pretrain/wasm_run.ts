@@ -23,7 +23,7 @@ import { mixMetadata } from './mix';
 import { HELD_OUT_SETS, heldOutLoss, heldOutSets, heldOutTasks, type BatchNll, type HeldOutName } from './heldout';
 import type { Task } from '../tasks/types';
 
-export interface WasmPretrainOptions extends PretrainPageOptions {
+interface WasmPretrainOptions extends PretrainPageOptions {
   /** Write an intermediate checkpoint every this many steps (0 = only at the end). */
   saveEvery: number;
   /**
@@ -44,7 +44,7 @@ export interface WasmPretrainOptions extends PretrainPageOptions {
 }
 
 /** One point of the held-out learning curve. */
-export interface HeldOutPoint {
+interface HeldOutPoint {
   step: number;
   /** Action loss (nats/token) per held-out set. */
   loss: Record<HeldOutName, number>;

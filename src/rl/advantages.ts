@@ -26,7 +26,7 @@ import type { RlLossConfig } from './config';
 import type { RlRows, TrajectoryLike } from './trainer_batch';
 
 /** What an estimator computes for one rollout batch of E trajectories laid out as (B,T) rows. */
-export interface BatchAdvantages {
+interface BatchAdvantages {
   /** (B·T) f32 advantages at policy tokens (mask 1), 0 elsewhere. */
   advantages: Float32Array;
   /** (B·T) f32 value targets (GAE returns), null for an estimator without a critic. */
@@ -36,7 +36,7 @@ export interface BatchAdvantages {
 }
 
 /** One entry of the registry. */
-export interface AdvantageEstimator {
+interface AdvantageEstimator {
   readonly name: RlLossConfig['algorithm'];
   /** True when `compute` reads V_old (the trainer then runs one value forward before any update). */
   readonly usesValues: boolean;
@@ -54,16 +54,6 @@ export const ADVANTAGE_ESTIMATORS: Readonly<Record<RlLossConfig['algorithm'], Ad
   grpo: { name: 'grpo', usesValues: false, compute: (trajs, rows, _v, cfg) => grpoAdvantages(trajs, rows, cfg) },
   ppo: { name: 'ppo', usesValues: true, compute: (trajs, rows, v, cfg) => ppoAdvantages(trajs, rows, v, cfg) },
 };
-
-/**
- * The estimator of `cfg.algorithm` applied to a batch (see ADVANTAGE_ESTIMATORS).
- * @throws Error for an unknown algorithm, or what the estimator throws.
- */
-export function computeAdvantages(trajs: readonly TrajectoryLike[], rows: RlRows, oldValues: Float32Array, cfg: RlLossConfig): BatchAdvantages {
-  const est = ADVANTAGE_ESTIMATORS[cfg.algorithm];
-  if (!est) throw new Error(`computeAdvantages: no advantage estimator named '${cfg.algorithm}' (known: ${Object.keys(ADVANTAGE_ESTIMATORS).join(', ')})`);
-  return est.compute(trajs, rows, oldValues, cfg);
-}
 
 /**
  * GRPO advantages (CPU reference of the grpo_advantage kernel): episodes must be ordered so that
@@ -197,7 +187,7 @@ export interface AppliedAdvantages {
 }
 
 /** Advantages of a step's trajectories, one entry per trajectory: a scalar (outcome estimator) or per-token values. */
-export type TrajectoryAdvantages = Array<number | number[]>;
+type TrajectoryAdvantages = Array<number | number[]>;
 
 /**
  * One entry per input trajectory of the update, from what it applied: an outcome estimator's

@@ -57,7 +57,7 @@ export const RlLossSpec = z.object({
 });
 
 /** Every hyper-parameter of the RL loss, advantages and metrics: the spec's part plus what the runner derives. */
-export const RlLossConfigSchema = RlLossSpec.extend({
+const RlLossConfigSchema = RlLossSpec.extend({
   /** 'grpo': group-relative outcome advantages, no value head; 'ppo': GAE with a value head (from the method). */
   algorithm: z.enum(['grpo', 'ppo']),
   /**
@@ -81,7 +81,7 @@ export const RlLossConfigSchema = RlLossSpec.extend({
 export type RlLossConfig = z.infer<typeof RlLossConfigSchema>;
 
 /** Defaults: GRPO with DAPO clip-higher 0.2/0.28, token-mean, no KL, no entropy (ClawGym recipe). */
-export const DEFAULT_RL_LOSS_CONFIG: Readonly<RlLossConfig> = Object.freeze({
+const DEFAULT_RL_LOSS_CONFIG: Readonly<RlLossConfig> = Object.freeze({
   algorithm: 'grpo',
   clipLow: 0.2,
   clipHigh: 0.28,

@@ -119,7 +119,7 @@ function need<T>(x: T | undefined, what: string): T {
 }
 
 /** The prepared loss head of one micro-batch shape and the LossParams uniforms it reads. */
-export interface PreparedRlLossHead {
+interface PreparedRlLossHead {
   dispatches: PreparedDispatch[];
   /** LossParams uniforms: `writeNormalizer(gpu, normUniforms, norm)` retargets a new step. */
   normUniforms: GPUBuffer[];

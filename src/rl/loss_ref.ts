@@ -43,7 +43,7 @@ export interface RlBatch<A extends Floats = Floats> {
 }
 
 /** Everything the loss head produces for one micro-batch. */
-export interface RlLossOutput<A extends Floats> {
+interface RlLossOutput<A extends Floats> {
   /** (B, ROW_STATS) per-row partials (src/kernels/rl_metrics.ts), to accumulate over micro-batches. */
   rowStats: A;
   /** ∂L/∂ℓ (B,T): surrogate + klCoef·KL term (logprob_backward turns it into dlogits). */

@@ -14,12 +14,12 @@
  * pass@1 stays the evaluation metric whatever the training reward is.
  */
 
-export type RewardMode = 'pass' | 'score';
+type RewardMode = 'pass' | 'score';
 
-export const REWARD_MODES: readonly RewardMode[] = ['pass', 'score'];
+const REWARD_MODES: readonly RewardMode[] = ['pass', 'score'];
 
 /** What rewardOf reads of an episode outcome (rollout `episodeOutcome`, harness expert episodes). */
-export interface RewardInput {
+interface RewardInput {
   pass: boolean;
   /** The verifier's partial credit in [0, 1]. */
   score: number;

@@ -12,7 +12,7 @@
 import type { SampleStats, SampledRow, StopReason } from './sample_request';
 
 /** What one step feeds the model. */
-export type DecodeInput =
+type DecodeInput =
   /**
    * A full forward: `ids` (B, T) right-padded prompts + sampled ids; `cur[b]` is row b's length,
    * whose last position's logits are sampled.
@@ -25,7 +25,7 @@ export type DecodeInput =
   | { kind: 'cached'; tokens: number[]; pos: number[]; live: boolean[] };
 
 /** One drawn token per row: id, log π(id) under the sampled distribution, entropy at τ = 1. */
-export interface DecodeDraw {
+interface DecodeDraw {
   ids: ArrayLike<number>;
   logprobs: ArrayLike<number>;
   entropies: ArrayLike<number>;
@@ -35,7 +35,7 @@ export interface DecodeDraw {
  * An engine's step s: run the model on `x` and draw one token per row. It may add to the
  * engine-specific counters of `stats` (submits, readbacks, dispatches).
  */
-export type DecodeStep = (s: number, x: DecodeInput, stats: SampleStats) => Promise<DecodeDraw> | DecodeDraw;
+type DecodeStep = (s: number, x: DecodeInput, stats: SampleStats) => Promise<DecodeDraw> | DecodeDraw;
 
 /**
  * Run the loop (module doc) for B rows.

@@ -61,7 +61,7 @@ export interface EpisodeRequest {
 }
 
 /** One policy turn = one training row. */
-export interface TurnSample {
+interface TurnSample {
   /** Context ids the policy saw (after truncation), loss mask 0. */
   contextIds: Int32Array;
   /** Sampled ids (the `<|end|>` included when it stopped the action), loss mask 1. */

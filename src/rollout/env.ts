@@ -85,7 +85,7 @@ function makeHarness(spec: EpisodeSpec, task: Task, tokenLength: (text: string) 
 }
 
 /** Holds the live episodes of one worker (or of the page, in-process). */
-export class EnvHost {
+class EnvHost {
   private readonly live = new Map<string, Live>();
   /** The policy tokenizer's count (rows.ts `tokenCounter`), shared by the host's harnesses. */
   private readonly tokenLength: (text: string) => number;

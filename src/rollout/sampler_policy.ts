@@ -9,7 +9,7 @@ import type { Policy, PolicySample } from './engine';
 import { defaultSpecialIds, type SampleRequest, type SampledRow, type SampleStats } from './sample_request';
 
 /** What a policy needs of a sampler (both engines' samplers). */
-export interface KvSampler {
+interface KvSampler {
   sample(req: SampleRequest): Promise<{ rows: SampledRow[]; stats: SampleStats }>;
 }
 

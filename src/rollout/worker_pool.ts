@@ -13,7 +13,7 @@
  */
 import { wrap, releaseProxy, type Remote } from 'comlink';
 
-export interface WorkerPoolOptions {
+interface WorkerPoolOptions {
   /** Number of workers, ≥ 1. */
   size: number;
   /** Makes worker number `index` (called again for each replacement). */

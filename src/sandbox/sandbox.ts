@@ -30,7 +30,7 @@
 import type { SandboxLimits, SandboxState, ToolCall, ToolErrorCode, ToolName, ToolResult } from './types';
 import { TOOL_NAMES } from './types';
 
-export const DEFAULT_LIMITS: Readonly<SandboxLimits> = Object.freeze({
+const DEFAULT_LIMITS: Readonly<SandboxLimits> = Object.freeze({
   maxFileChars: 8192,
   maxFiles: 256,
   maxDirs: 256,
@@ -68,7 +68,7 @@ export const TOOL_DOCS: Readonly<Record<ToolName, { description: string; args: R
 };
 
 /** Longest search query accepted (characters). */
-export const MAX_QUERY_CHARS = 200;
+const MAX_QUERY_CHARS = 200;
 /** A search line hit shows at most this many characters of the line. */
 const SEARCH_LINE_CHARS = 160;
 

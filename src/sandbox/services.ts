@@ -50,7 +50,7 @@ export function textLines(s: string): string[] {
 
 // ----------------------------------------------------------------------------------- CSV
 
-export interface Table {
+interface Table {
   header: string[];
   rows: string[][];
 }
@@ -109,7 +109,7 @@ export function csvRecords(t: Table): Record<string, string>[] {
 
 // ---------------------------------------------------------------------------------- mail
 
-export interface Mail {
+interface Mail {
   from: string;
   to: string;
   subject: string;
@@ -159,7 +159,7 @@ export interface CalEvent {
   title: string;
 }
 
-export const CALENDAR_HEADER = ['date', 'start', 'end', 'title'] as const;
+const CALENDAR_HEADER = ['date', 'start', 'end', 'title'] as const;
 
 /** `/calendar/events.csv` text for a list of events (order kept). */
 export function formatEvents(events: readonly CalEvent[]): string {

@@ -15,7 +15,7 @@ import type { ChatMessage, ServeAction, ServeEpisodeSpec, ServeStepOut } from '.
 import { HttpError, type createEpisodeSchema, type ServeLimits, type stepSchema } from './protocol';
 
 /** One transcript entry of GET /v1/episodes/{id}. */
-export interface TurnEntry {
+interface TurnEntry {
   turn: number;
   action: string;
   cutOff: boolean;
@@ -40,11 +40,11 @@ interface Episode {
 }
 
 /** The body of POST /v1/episodes and of POST /v1/episodes/{id}/step, as validated by protocol.ts. */
-export type CreateEpisodeBody = z.infer<ReturnType<typeof createEpisodeSchema>>;
-export type StepBody = z.infer<ReturnType<typeof stepSchema>>;
+type CreateEpisodeBody = z.infer<ReturnType<typeof createEpisodeSchema>>;
+type StepBody = z.infer<ReturnType<typeof stepSchema>>;
 
 /** Episode counters (GET /v1/health `episodes`). */
-export interface EpisodeCounts {
+interface EpisodeCounts {
   created: number;
   /** Episodes that reached done (terminated or truncated). */
   finished: number;

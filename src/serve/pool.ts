@@ -17,7 +17,7 @@ import { WorkerPool, type WatchdogTimer, type WorkerPoolStats } from '../rollout
 import { ServeHost, type ServeAction, type ServeEpisodeSpec, type ServeHostApi, type ServeOpening, type ServeStepOut } from './host';
 import { WebWorkerShim } from './node_endpoint';
 
-export interface EnvPoolOptions {
+interface EnvPoolOptions {
   /** Worker threads, integer ≥ 0 (0 = in-process host). */
   workers: number;
   /** A step or create running longer than this (ms) is abandoned, its worker replaced. */

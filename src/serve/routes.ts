@@ -13,7 +13,7 @@ import { HttpError, designQuery, parseWith, tasksQuery, type createEpisodeSchema
 import { parseJson, queryObject, readBody } from './http';
 import type { EpisodeRegistry } from './episodes';
 
-export const SERVE_API_VERSION = 1;
+const SERVE_API_VERSION = 1;
 
 /** What the handlers read: the server's parts and counters. */
 export interface RouteContext {
@@ -33,7 +33,7 @@ export interface RouteContext {
 }
 
 /** A response: status and JSON body. */
-export interface RouteResult {
+interface RouteResult {
   status: number;
   body: unknown;
 }

@@ -30,11 +30,8 @@ import { sendJson } from './http';
 import { EpisodeRegistry } from './episodes';
 import { route, type RouteContext } from './routes';
 
-export { SERVE_API_VERSION } from './routes';
-export type { TurnEntry } from './episodes';
-
 /** Options of `startServer`. */
-export interface ServeOptions {
+interface ServeOptions {
   /** Interface to bind (default 127.0.0.1). A non-loopback host requires `token`. */
   host?: string;
   /** TCP port; 0 = any free port (default 0; the CLI defaults to 8765). */
@@ -61,7 +58,7 @@ export interface ServeOptions {
 }
 
 /** Server counters (GET /v1/health `episodes` and `requests`). */
-export interface ServeStats {
+interface ServeStats {
   created: number;
   /** Episodes that reached done (terminated or truncated). */
   finished: number;

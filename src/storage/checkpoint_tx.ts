@@ -115,7 +115,7 @@ export async function commitCheckpoint(db: IDBPDatabase<CheckpointDB>, prepared:
 }
 
 /** The run's 'latest' pointer, or null when it has none. */
-export async function readPointer(db: IDBPDatabase<CheckpointDB>, runId: string): Promise<RunRecord | null> {
+async function readPointer(db: IDBPDatabase<CheckpointDB>, runId: string): Promise<RunRecord | null> {
   const rec = await db.get(STORE_RUNS, runId);
   return isRunRecord(rec) ? rec : null;
 }

@@ -6,7 +6,7 @@
  * `step`, `tensor` and `chunk` name the checkpoint (and, where known, the tensor and chunk)
  * concerned. The message always repeats them in words.
  */
-export type CheckpointErrorCode =
+type CheckpointErrorCode =
   /** Bad argument (message names the field and the value). */
   | 'invalid-input'
   /** A digest does not match: manifest, chunk or whole tensor. */
@@ -30,7 +30,7 @@ export type CheckpointErrorCode =
   /** The target of an import already exists and `overwrite` was not set. */
   | 'exists';
 
-export interface CheckpointErrorContext {
+interface CheckpointErrorContext {
   runId?: string;
   step?: number;
   tensor?: string;

@@ -40,7 +40,7 @@ export interface ManifestRecord {
   manifestDigest: string;
 }
 
-export interface ChunkRecord {
+interface ChunkRecord {
   runId: string;
   step: number;
   tensor: string;
@@ -48,8 +48,8 @@ export interface ChunkRecord {
   bytes: ArrayBuffer;
 }
 
-export type ManifestKey = [runId: string, step: number];
-export type ChunkKey = [runId: string, step: number, tensor: string, index: number];
+type ManifestKey = [runId: string, step: number];
+type ChunkKey = [runId: string, step: number, tensor: string, index: number];
 
 export interface CheckpointDB extends DBSchema {
   runs: { key: string; value: RunRecord; indexes: { byCreatedAt: number } };
@@ -64,7 +64,7 @@ type Migration = (db: IDBPDatabase<CheckpointDB>, tx: UpgradeTx) => void;
  * MIGRATIONS[v - 1] takes a database from version v − 1 to v. Append, never edit: a browser
  * may hold a database at any earlier version.
  */
-export const MIGRATIONS: readonly Migration[] = [
+const MIGRATIONS: readonly Migration[] = [
   // v1: the three stores; keys are (compound) key paths over the record fields.
   (db) => {
     db.createObjectStore(STORE_RUNS, { keyPath: 'runId' });

@@ -11,7 +11,7 @@ import { CheckpointError, describeCheckpoint } from './errors';
 import { bytesToHex, hexToBytes, sha256Hex } from '../util/encoding';
 
 /** Value of the manifest's `format` field. */
-export const CHECKPOINT_FORMAT = 'hlab-checkpoint';
+const CHECKPOINT_FORMAT = 'hlab-checkpoint';
 /**
  * Version of the manifest layout (reported as `meta.schemaVersion` of a loaded checkpoint).
  * Bump it, and teach `parseManifest` the old one, whenever a manifest field changes meaning.
@@ -20,14 +20,14 @@ export const CHECKPOINT_FORMAT_VERSION = 1;
 /** Default chunk size: 1 MiB, small enough for one IndexedDB value, large enough to be few. */
 export const DEFAULT_CHUNK_BYTES = 1 << 20;
 /** Largest allowed chunk (64 MiB): bigger single values make IndexedDB writes all-or-nothing. */
-export const MAX_CHUNK_BYTES = 64 << 20;
+const MAX_CHUNK_BYTES = 64 << 20;
 /** Longest allowed run id / tensor name, in UTF-16 code units. */
-export const MAX_NAME_LENGTH = 256;
+const MAX_NAME_LENGTH = 256;
 
 /** Magic bytes at offset 0 of an exported checkpoint file. */
-export const EXPORT_MAGIC = 'HLABCKPT';
+const EXPORT_MAGIC = 'HLABCKPT';
 /** Version of the export container (header layout), independent of the manifest's version. */
-export const EXPORT_CONTAINER_VERSION = 1;
+const EXPORT_CONTAINER_VERSION = 1;
 /** Header bytes before the manifest: magic (8) + version u32 (4) + manifest length u32 (4) + SHA-256 (32). */
 export const EXPORT_HEADER_BYTES = 48;
 
@@ -35,11 +35,11 @@ export const EXPORT_HEADER_BYTES = 48;
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 
 /** Element type of a stored tensor; both are 4 bytes per element. */
-export type TensorDtype = 'f32' | 'u32';
+type TensorDtype = 'f32' | 'u32';
 export type TensorData = Float32Array | Uint32Array;
 
 /** What a caller passes in. `createdAt` is ms since the epoch, supplied by the caller (no clock here). */
-export interface CheckpointMetaInput {
+interface CheckpointMetaInput {
   runId: string;
   /** Optimizer step the state belongs to (non-negative integer). */
   step: number;
@@ -68,7 +68,7 @@ export interface Checkpoint {
 }
 
 /** One tensor in the manifest. Digests are lowercase hex SHA-256. */
-export interface TensorEntry {
+interface TensorEntry {
   name: string;
   dtype: TensorDtype;
   /** Number of elements. */
@@ -100,7 +100,7 @@ export interface CheckpointManifest {
   tensors: TensorEntry[];
 }
 
-export interface PreparedChunk {
+interface PreparedChunk {
   tensor: string;
   index: number;
   /** An ArrayBuffer of its own (not a view into a tensor: IndexedDB would clone the whole buffer). */

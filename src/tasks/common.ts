@@ -16,7 +16,7 @@ import type { CanonicalSolver, CheckKind, FamilyInfo, SubCheck, SuiteName, Task,
 export const TIERS: readonly Tier[] = [1, 2, 3];
 
 /** What a family's generator returns for one (tier, seed). */
-export interface Built<S> {
+interface Built<S> {
   instruction: string;
   /** Initial files, absolute paths; parent directories are implied. */
   files: Record<string, string>;
@@ -27,9 +27,9 @@ export interface Built<S> {
 }
 
 /** The canonical solver as a generator: `const r = yield call` receives that call's result. */
-export type SolverScript = Generator<ToolCall, ToolCall | undefined, ToolResult>;
+type SolverScript = Generator<ToolCall, ToolCall | undefined, ToolResult>;
 
-export interface Family<S> {
+interface Family<S> {
   info: FamilyInfo;
   build(rng: Rng, tier: Tier): Built<S>;
   checks(spec: S, task: Task, final: SandboxState, transcript: Transcript): SubCheck[];
@@ -136,7 +136,7 @@ export function makeSuite(name: SuiteName, families: Family<unknown>[]): TaskSui
  * Wrap a generator script as a CanonicalSolver. After the script yields `finish` (or ends),
  * every further `next` returns that same finish call.
  */
-export function scriptSolver(script: SolverScript): CanonicalSolver {
+function scriptSolver(script: SolverScript): CanonicalSolver {
   let started = false;
   let done: ToolCall | null = null;
   return {
@@ -197,8 +197,7 @@ export function* mustRead(path: string): Generator<ToolCall, string, ToolResult>
 // ------------------------------------------------------------------------- shared checks
 
 /** A sub-check of `kind` (the detail is kept only when it fails). */
-export const checkOf = (kind: CheckKind, name: string, pass: boolean, detail?: string): SubCheck =>
-  detail === undefined || pass ? { name, pass, kind } : { name, pass, kind, detail };
+const checkOf = (kind: CheckKind, name: string, pass: boolean, detail?: string): SubCheck => (detail === undefined || pass ? { name, pass, kind } : { name, pass, kind, detail });
 
 /** A progress check: part of what the task asks; must fail on the task's initial state. */
 export const check = (name: string, pass: boolean, detail?: string): SubCheck => checkOf('progress', name, pass, detail);

@@ -20,8 +20,8 @@ export const squash = (s: string) => s.trim().replace(/\s+/g, ' ').toLowerCase()
 /** A search hit on the From line of a mail sent by `name` ('Ana' must not match 'hana@…'). */
 export const fromLine = (name: string) => new RegExp(`^from:\\s*${name.toLowerCase()}@`, 'i');
 
-export const TOPICS = ['Budget', 'Design', 'Team', 'Client', 'Sprint', 'Launch'] as const;
-export const KINDS = ['review', 'sync', 'call', 'lunch', 'demo'] as const;
+const TOPICS = ['Budget', 'Design', 'Team', 'Client', 'Sprint', 'Launch'] as const;
+const KINDS = ['review', 'sync', 'call', 'lunch', 'demo'] as const;
 export const CHATTER = [
   { subject: 'Lunch?', body: 'Free for lunch this week?' },
   { subject: 'Photos', body: 'Here are the photos from Sunday.' },

@@ -80,7 +80,7 @@ export function taskFromId(id: string): Task {
   return getSuite(m[1]).generate(m[2], Number(m[3]) as Tier, Number(m[4]));
 }
 
-export interface SolverRun {
+interface SolverRun {
   final: SandboxState;
   transcript: Transcript;
   verification: Verification;
@@ -113,4 +113,4 @@ export function runSolver(suite: TaskSuite, task: Task, opts: { maxCalls?: numbe
   return { final, transcript, verification: suite.verify(task, final, transcript), calls: steps.length };
 }
 
-export type { SuiteName, Task, TaskSuite, Tier, Verification } from './types';
+export type { SuiteName, Task } from './types';

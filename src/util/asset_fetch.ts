@@ -69,7 +69,7 @@ export async function assetFetch(url: string, env: AssetEnv = defaultEnv()): Pro
 }
 
 /** What `precacheAssets` did with one URL. */
-export interface PrecacheEntry {
+interface PrecacheEntry {
   url: string;
   /** 'cached': stored (or already stored unchanged); 'absent': the server has no such file; 'failed': network error, the cache keeps what it had. */
   status: 'cached' | 'absent' | 'failed';

@@ -28,10 +28,10 @@ function op(e: WasmEngine, name: string): number {
 }
 
 /** How C starts in a GEMM: zero, the bias broadcast over rows, or C's current value. */
-export type GemmInit = 'zero' | 'bias' | 'accumulate';
+type GemmInit = 'zero' | 'bias' | 'accumulate';
 const INIT: Record<GemmInit, number> = { zero: 0, bias: 1, accumulate: 2 };
 
-export interface GemmArgs {
+interface GemmArgs {
   /** A (rows, K): element (r, k) at offset r·rowStride + k·colStride. */
   a: Arr;
   rowStride: number;
@@ -168,7 +168,7 @@ export function encoderBackward(e: WasmEngine, dout: Arr, ids: Arr, dwte: Arr, d
   e.dispatch(op(e, 'ENCODER_BACKWARD'), [dout.ptr, ids.ptr, dwte.ptr, dwpe.ptr, d.B, d.T, d.C], 2 * d.B * d.T * d.C);
 }
 
-export interface AttentionDims {
+interface AttentionDims {
   B: number;
   T: number;
   C: number;
@@ -253,7 +253,7 @@ export function sumOfSquares(e: WasmEngine, x: Arr, n: number, partials: Arr): n
   return s;
 }
 
-export interface AdamwArgs {
+interface AdamwArgs {
   lr: number;
   beta1: number;
   beta2: number;

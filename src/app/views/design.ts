@@ -32,13 +32,13 @@ import { bad, errorId, field, ok, parseChoice, parseIntField, parseLevelsField, 
  * distance (O(|H| · N · k)) and run on the main thread, which at 20 000 configurations takes
  * about 2 s; at 5 000 a few hundred ms. The CLI (`hlab design`) has no such cap.
  */
-export const APP_MAX_SPACE = 5_000;
+const APP_MAX_SPACE = 5_000;
 /** Tasks shown in the assignment preview. */
 const PREVIEW_TASKS = 6;
 const METHODS = ['oa', 'random'] as const;
 const STRATEGIES = ['locality', 'random'] as const;
 
-export const DESIGN_DEFAULTS = { levels: '3,3,3,3,3', method: 'oa', k: '', seed: '0', K: '4', assign: 'locality' } as const;
+const DESIGN_DEFAULTS = { levels: '3,3,3,3,3', method: 'oa', k: '', seed: '0', K: '4', assign: 'locality' } as const;
 type Inputs = Record<keyof typeof DESIGN_DEFAULTS, string>;
 
 /** Colours of levels 0, 1, 2, … in tables (cycled). */

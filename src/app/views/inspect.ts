@@ -48,7 +48,7 @@ function firstDifferingTurn(a: ExpertEpisode, b: ExpertEpisode): number | null {
   return a.turns.length !== b.turns.length ? n + 1 : null;
 }
 
-export const INSPECT_DEFAULTS = { suite: 'workspace', family: 'organize', tier: '2', seed: '1000000', a: 'S0-T0-O0-C0-W0', b: 'S1-T1-O1-C1-W1', ta: '1', tb: '1' } as const;
+const INSPECT_DEFAULTS = { suite: 'workspace', family: 'organize', tier: '2', seed: '1000000', a: 'S0-T0-O0-C0-W0', b: 'S1-T1-O1-C1-W1', ta: '1', tb: '1' } as const;
 type Inputs = Record<keyof typeof INSPECT_DEFAULTS, string>;
 type Side = 'a' | 'b';
 

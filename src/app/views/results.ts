@@ -29,7 +29,6 @@ import {
   scoreText,
   type ExperimentResults,
   type ResultsCell,
-  type ResultsRow,
   type ResultsTable,
 } from '../../experiment/results';
 import type { PairedComparison } from '../../experiment/stats';
@@ -52,7 +51,7 @@ import { runStepCounts, stepCountsText, withoutUpdate } from '../step_counts';
 import { infeasibleCellsOf, type InfeasibleCell } from '../infeasible_cells';
 
 /** One table cell: display text and the numbers behind it (data-* attributes for tests and readers). */
-export interface StatCell {
+interface StatCell {
   text: string;
   mean: number | null;
   std: number | null;
@@ -62,7 +61,7 @@ export interface StatCell {
 const finite = (xs: readonly (number | null | undefined)[]): number[] => xs.filter((x): x is number => typeof x === 'number' && Number.isFinite(x));
 
 /** mean ± std over the finite values, in % (formatPct) or plain with `digits` decimals; "—" when none. */
-export function statCell(xs: readonly (number | null | undefined)[], pct: boolean, digits = 2): StatCell {
+function statCell(xs: readonly (number | null | undefined)[], pct: boolean, digits = 2): StatCell {
   const v = finite(xs);
   if (v.length === 0) return { text: '—', mean: null, std: null, n: 0 };
   const { mean, std, n } = meanStd(v);
@@ -71,7 +70,6 @@ export function statCell(xs: readonly (number | null | undefined)[], pct: boolea
 }
 
 /** The table model of src/experiment/results.ts, which results.md renders too. */
-export type PaperRow = ResultsRow;
 export type PaperTable = ResultsTable;
 
 /**
@@ -91,7 +89,7 @@ const BEHAVIOUR = [
 ] as const;
 
 /** Behaviour metrics per method: before and after, mean ± std over seeds. */
-export function behaviourTable(runs: readonly RunResultJson[]): { method: string; cells: { before: StatCell; after: StatCell }[] }[] {
+function behaviourTable(runs: readonly RunResultJson[]): { method: string; cells: { before: StatCell; after: StatCell }[] }[] {
   return [...byMethod(runs)].map(([method, rs]) => ({
     method,
     cells: BEHAVIOUR.map((b) => ({
@@ -108,7 +106,7 @@ export function behaviourTable(runs: readonly RunResultJson[]): { method: string
 }
 
 /** Per-harness pass@1 after training: harness ids (sorted) × methods. */
-export function perHarnessTable(runs: readonly RunResultJson[]): { methods: string[]; rows: { harness: string; cells: StatCell[] }[] } {
+function perHarnessTable(runs: readonly RunResultJson[]): { methods: string[]; rows: { harness: string; cells: StatCell[] }[] } {
   const groups = [...byMethod(runs)];
   const ids = [...new Set(runs.flatMap((r) => Object.keys(r.perHarness)))].sort();
   return {
@@ -130,7 +128,7 @@ export function perHarnessTable(runs: readonly RunResultJson[]): { methods: stri
  * training set) or 'held-out' with its Hamming distance to the nearest training harness.
  * Needs the spec (runs saved by Train carry it); without one, in-space harnesses are 'in-space'.
  */
-export function harnessRoles(ids: readonly string[], specJson: unknown): Map<string, string> {
+function harnessRoles(ids: readonly string[], specJson: unknown): Map<string, string> {
   let training: string[] | null = null;
   if (specJson) {
     try {
@@ -155,7 +153,7 @@ export function harnessRoles(ids: readonly string[], specJson: unknown): Map<str
 }
 
 /** Results with null read back as NaN: the exact input of resultsCsv/markdownTable. */
-export function toExperimentResults(out: ExperimentOutputJson): ExperimentResults {
+function toExperimentResults(out: ExperimentOutputJson): ExperimentResults {
   return JSON.parse(JSON.stringify(out.results), (_k, v) => (v === null ? NaN : v)) as ExperimentResults;
 }
 
@@ -178,7 +176,7 @@ const RUN_COLORS = SERIES_COLORS;
  * write 0 there): it is a gap, and a step where no run had an update is shaded (`noData`), as in
  * the Train view — never drawn as 0.
  */
-export function curveSpecs(out: ExperimentOutputJson): CurveChartSpec[] {
+function curveSpecs(out: ExperimentOutputJson): CurveChartSpec[] {
   const xs = [...new Set(out.curves.flatMap((c) => c.steps.map((s) => s.step)))].sort((a, b) => a - b);
   const unmeasured = xs.filter((x) => out.curves.every((c) => c.steps.every((s) => s.step !== x || withoutUpdate(s))));
   return CURVE_METRICS.map((m) => ({
@@ -214,7 +212,7 @@ const stem = (out: ExperimentOutputJson): string => (out.results.spec || 'result
  * The PNG export: the paper table drawn as text rows, then every chart canvas, two per row, on
  * one canvas (device pixels of the charts are kept).
  */
-export async function composePng(title: string, table: PaperTable, charts: readonly HTMLCanvasElement[], chartTitles: readonly string[] = []): Promise<Blob> {
+async function composePng(title: string, table: PaperTable, charts: readonly HTMLCanvasElement[], chartTitles: readonly string[] = []): Promise<Blob> {
   const head = ['method', 'seeds', ...table.columns.map((c) => c.label)];
   const lines = table.rows.map((r) => [
     r.label,

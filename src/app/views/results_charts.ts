@@ -9,7 +9,7 @@ import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import { drawNoData, metricAxisSize, metricTicks, metricYRange, STEP_INCRS, UPlotElement } from '../line_chart';
 
-export interface CurveSeries {
+interface CurveSeries {
   label: string;
   color: string;
   /** [step, value] pairs; null/non-finite values are gaps. */

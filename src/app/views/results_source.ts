@@ -24,7 +24,7 @@ import committed from 'virtual:committed-results';
 export type SourceRef = { kind: 'run' | 'file' | 'preset'; name: string };
 
 /** The presets with committed results, in name order (vite.config.ts `committedResults`). */
-export const COMMITTED_PRESETS: readonly string[] = committed.map((c) => c.preset);
+const COMMITTED_PRESETS: readonly string[] = committed.map((c) => c.preset);
 
 /** Files opened in this tab, by file name (the latest one of a name wins). */
 const sessionFiles = new Map<string, ExperimentOutputJson>();
@@ -44,7 +44,7 @@ export function sourceParams(ref: SourceRef | null): Record<string, string> {
   return ref ? { [ref.kind]: ref.name } : {};
 }
 
-export const sameSource = (a: SourceRef | null, b: SourceRef | null): boolean => (a === null || b === null ? a === b : a.kind === b.kind && a.name === b.name);
+const sameSource = (a: SourceRef | null, b: SourceRef | null): boolean => (a === null || b === null ? a === b : a.kind === b.kind && a.name === b.name);
 
 /**
  * The output a source names.

@@ -25,7 +25,7 @@ interface HarnessSet {
 }
 
 /** One (harness set, method) cell. */
-export interface ScalingCell {
+interface ScalingCell {
   /** Wilson interval of the pooled after-training pass rate; null without per-episode outcomes. */
   after: RateInterval | null;
   /** Paired before→after difference of pass on the same cells; null when nothing pairs. */
@@ -34,7 +34,7 @@ export interface ScalingCell {
   mean: number | null;
 }
 
-export interface ScalingTable {
+interface ScalingTable {
   methods: string[];
   rows: { key: string; label: string; cells: ScalingCell[] }[];
   /** Whether in-space rows are split by distance (the spec's design is known and in-space episodes are recorded). */
@@ -76,7 +76,7 @@ export function comparedRuns(outputs: readonly { tag: string; runs: readonly Run
  * The table over a results file's runs.
  * @param spec the experiment's spec when known (a committed preset, a run saved by Train): in-space rows by distance
  */
-export function scalingTable(runs: readonly RunResultJson[], spec: ExperimentSpec | null): ScalingTable {
+function scalingTable(runs: readonly RunResultJson[], spec: ExperimentSpec | null): ScalingTable {
   const groups = [...byMethod(runs)];
   const bb = [...new Set(runs.flatMap((r) => Object.keys(r.after.blackbox)))].sort();
   const training = designTraining(spec);
@@ -134,7 +134,7 @@ function cellHtml(c: ScalingCell, method: string): TemplateResult {
 }
 
 /** Where the panel is shown: its element ids and what to say when in-space rows are not split. */
-export interface ScalingPanelOptions {
+interface ScalingPanelOptions {
   /** Prefix of the element ids (`<id>-h`, `<id>-table`, `<id>-no-distance`); unique per view. */
   id: string;
   /** Why in-space configurations are not split by distance (shown when they are not). */

@@ -9,7 +9,7 @@ import { chromiumExecutable, webgpuLaunchArgs } from '../browser_flags';
 import { printJson } from '../cli_util';
 
 /** One check: `ok` and what was found (or why it failed). */
-export interface DoctorCheck {
+interface DoctorCheck {
   name: 'node' | 'chromium' | 'webgpu' | 'cpu-engine';
   ok: boolean;
   detail: string;

@@ -37,7 +37,7 @@ interface ExpertCliOptions {
   perfectMemory?: boolean;
 }
 
-export interface ExpertHarnessResult {
+interface ExpertHarnessResult {
   harness: string;
   episodes: number;
   passRate: number;
@@ -108,7 +108,7 @@ export function expertSweep(suiteName: SuiteName, nTasks: number, harnesses: rea
 }
 
 /** Lines of the human-readable feasibility report: totals, by reason/tier/family, the worst harnesses, examples. */
-export function feasibilityLines(name: string, r: FeasibilityReport, maxExamples = 20): string[] {
+function feasibilityLines(name: string, r: FeasibilityReport, maxExamples = 20): string[] {
   const pctOf = (n: number) => `${n} (${((100 * n) / Math.max(1, r.cells)).toFixed(1)} %)`;
   const sorted = (o: Record<string, number>) => Object.entries(o).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
   const lines = [`spec ${name}: ${r.cells} (task, harness) cells trained or evaluated; infeasible under the spec's budgets: ${pctOf(r.infeasible.length)}`];

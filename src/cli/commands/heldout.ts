@@ -41,7 +41,7 @@ interface Opts {
 }
 
 /** What `hlab heldout` measures (the `--json` shape, module doc). */
-export interface HeldOutReport {
+interface HeldOutReport {
   checkpoint: string;
   tasks: number;
   seed: number;

@@ -132,7 +132,7 @@ function writeAtomic(path: string, data: string | Uint8Array): void {
 }
 
 /** Totals of a run's step counts for the console: "12 RL steps, 0 optimizer steps (…)". */
-export function stepsLine(r: Pick<RunResult, 'method' | 'seed' | 'rlSteps' | 'optimizerSteps' | 'skippedOptimizerSteps' | 'rlStepsWithoutUpdate'>): string {
+function stepsLine(r: Pick<RunResult, 'method' | 'seed' | 'rlSteps' | 'optimizerSteps' | 'skippedOptimizerSteps' | 'rlStepsWithoutUpdate'>): string {
   const n = (x: number) => (Number.isFinite(x) ? String(x) : 'not recorded');
   return `${r.method}, seed ${r.seed}: ${n(r.rlSteps)} RL steps, ${n(r.optimizerSteps)} optimizer steps, ${n(r.skippedOptimizerSteps)} skipped optimizer steps, ${n(r.rlStepsWithoutUpdate)} RL steps without an update`;
 }

@@ -52,7 +52,7 @@ const READ_LIMIT = 40;
 const MAX_OUTPUT = 1200;
 
 /** A call in this harness's names (every value a string). */
-export type CliCall = BlackboxCall;
+type CliCall = BlackboxCall;
 
 /** Format a call as the envelope (arguments in definition order). @throws Error on an unknown tool or argument. */
 export function formatCliCall(call: CliCall): string {
@@ -88,7 +88,7 @@ export function parseCliCall(text: string): CliCall | { error: string } {
 }
 
 /** Glob → RegExp over absolute paths: `**` any depth, `*` within a component, `?` one char. */
-export function globToRegExp(pattern: string): RegExp {
+function globToRegExp(pattern: string): RegExp {
   let p = pattern.trim();
   if (!p.startsWith('/')) p = '/' + p;
   let re = '';

@@ -19,7 +19,7 @@
 import { describeEnvelope, readEnvelope, writeEnvelope } from '../realizations/tool_interface';
 
 /** How a parameter's value may be written besides a JSON string (the real tool's schema type). */
-export type ParamType = 'number' | 'boolean' | 'todos';
+type ParamType = 'number' | 'boolean' | 'todos';
 
 /** One tool of a black-box harness: its own name and argument names. */
 export interface BlackboxTool {
@@ -45,7 +45,7 @@ export type ChannelError =
   | { kind: 'type'; tool: string; arg: string; expected: 'string' | ParamType };
 
 /** What one message is: a well-formed call, a failed call attempt, or the final reply. */
-export type ChannelMessage = { call: BlackboxCall } | { error: ChannelError } | { reply: string };
+type ChannelMessage = { call: BlackboxCall } | { error: ChannelError } | { reply: string };
 
 /** Whether `text` is a call attempt (starts with `{` after whitespace) rather than a reply. */
 export function isCallAttempt(text: string): boolean {

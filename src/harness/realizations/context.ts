@@ -13,7 +13,7 @@
 import type { Message } from '../types';
 
 /** One past turn: the policy's action, the harness's observation, and a one-line brief of it. */
-export interface HistoryTurn {
+interface HistoryTurn {
   action: Message;
   observation: Message;
   /** e.g. 'read /a.txt: ok, 3 lines' — written by the harness, used by summaries. */
@@ -62,7 +62,7 @@ export function makeC1(k = 2): ContextPolicy {
   };
 }
 
-export interface C2Options {
+interface C2Options {
   /** Token budget of the full view beyond which past turns are compacted. */
   budgetTokens: number;
   /** Most recent turns kept verbatim after compaction. */
@@ -94,6 +94,6 @@ export function makeC2(opts: Partial<C2Options> = {}): ContextPolicy {
   };
 }
 
-export const C1 = makeC1();
-export const C2 = makeC2();
+const C1 = makeC1();
+const C2 = makeC2();
 export const CONTEXT_POLICIES: readonly ContextPolicy[] = [C0, C1, C2];

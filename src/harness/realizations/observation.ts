@@ -23,7 +23,7 @@ export interface ObservationFormat {
   notice(kind: NoticeKind, message: string): string;
 }
 
-export interface ObservationLimits {
+interface ObservationLimits {
   /** O0/O1: most output characters shown. */
   maxChars: number;
   /** O2: most lines shown. */
@@ -32,7 +32,7 @@ export interface ObservationLimits {
   maxLineChars: number;
 }
 
-export const DEFAULT_OBSERVATION_LIMITS: ObservationLimits = { maxChars: 900, maxLines: 24, maxLineChars: 120 };
+const DEFAULT_OBSERVATION_LIMITS: ObservationLimits = { maxChars: 900, maxLines: 24, maxLineChars: 120 };
 
 /** Keep the first `max` characters; return the kept text and how many were dropped. */
 export function clip(text: string, max: number): { text: string; dropped: number } {
@@ -103,7 +103,7 @@ function makeO2(lim: ObservationLimits = DEFAULT_OBSERVATION_LIMITS): Observatio
   };
 }
 
-export const O0 = makeO0();
-export const O1 = makeO1();
-export const O2 = makeO2();
+const O0 = makeO0();
+const O1 = makeO1();
+const O2 = makeO2();
 export const OBSERVATION_FORMATS: readonly ObservationFormat[] = [O0, O1, O2];

@@ -10,7 +10,7 @@
 import type { Task } from '../../tasks/types';
 
 /** What S needs besides the task: T's docs and one example call, W's instructions. */
-export interface PromptParts {
+interface PromptParts {
   toolDocs: string;
   /** One call in T's syntax, e.g. {"tool":"read","args":{"path":"notes.txt"}}. */
   example: string;
@@ -19,7 +19,7 @@ export interface PromptParts {
 }
 
 /** The opening messages' texts: `system` (the harness) and `user` (the request). */
-export interface Prompt {
+interface Prompt {
   system: string;
   user: string;
 }
@@ -30,7 +30,7 @@ export interface SystemPrompt {
   render(task: Task, parts: PromptParts): Prompt;
 }
 
-export const S0: SystemPrompt = {
+const S0: SystemPrompt = {
   id: 'S0',
   name: 'concise',
   render(task, p) {
@@ -40,7 +40,7 @@ export const S0: SystemPrompt = {
   },
 };
 
-export const S1: SystemPrompt = {
+const S1: SystemPrompt = {
   id: 'S1',
   name: 'rules-first',
   render(task, p) {
@@ -68,7 +68,7 @@ export const S1: SystemPrompt = {
   },
 };
 
-export const S2: SystemPrompt = {
+const S2: SystemPrompt = {
   id: 'S2',
   name: 'workspace-bootstrap',
   render(task, p) {

@@ -54,7 +54,7 @@ function argList(spec: ToolSpec, names: Record<string, string> = {}): string {
 const T0_EXPECTED = 'expected one JSON object like {"tool":"read","args":{"path":"notes.txt"}}';
 
 /** A call read off the envelope: the tool name and its raw (unchecked) argument object. */
-export interface Envelope {
+interface Envelope {
   tool: string;
   args: Record<string, unknown>;
 }
