@@ -11,12 +11,12 @@ import { RlLossSpec } from '../rl/config';
 import { SUITES } from '../tasks';
 import type { SuiteName } from '../tasks/types';
 
-export const SPEC_VERSION = 1;
+const SPEC_VERSION = 1;
 
 const int = (min: number, max = Number.MAX_SAFE_INTEGER) => z.number().int().min(min).max(max);
 
 /** How a method picks the harnesses it trains through. */
-export const HarnessStrategy = z.enum([
+const HarnessStrategy = z.enum([
   'single', // the base harness S0-T0-O0-C0-W0 only
   'scaling', // orthogonal-array training set + locality-aware assignment (K per task)
   'random-k', // k configurations drawn uniformly (selection ablation) + locality assignment
@@ -25,7 +25,7 @@ export const HarnessStrategy = z.enum([
   'none', // no training: evaluate the starting checkpoint
 ]);
 
-export const BlackBoxId = z.enum(['bb-coding-cli', 'bb-assistant']);
+const BlackBoxId = z.enum(['bb-coding-cli', 'bb-assistant']);
 
 export const MethodSpec = z
   .object({
@@ -95,7 +95,7 @@ export const RlSpec = z
   })
   .strict();
 
-export const RolloutSpec = z
+const RolloutSpec = z
   .object({
     /** Web Workers owning sandboxes and harness runtimes. */
     workers: int(1, 64),
@@ -123,7 +123,7 @@ export const RolloutSpec = z
   })
   .strict();
 
-export const EvalSpec = z
+const EvalSpec = z
   .object({
     /** Test tasks per suite (drawn from the test seed range, balanced over families × tiers). */
     testTasks: int(1, 100_000),
