@@ -1,6 +1,7 @@
 /**
  * The Train view's templates (lit-html): the inputs form and spec editor, the run card
- * (buttons, progress, ETA, evaluations, the "no learning signal" banner), the training curves,
+ * (buttons, progress, ETA, evaluations, the "no learning signal" banner), the validation and
+ * training curves,
  * the finished run's results and the checkpoint list. They draw a TrainModel and call
  * TrainActions; views/train.ts owns the state and the worker.
  */
@@ -16,7 +17,7 @@ import { SERIES_COLORS, type LineChartSpec } from '../line_chart';
 import { runStepCounts, stepCountsText } from '../step_counts';
 import { infeasibleCellsOf } from '../infeasible_cells';
 import { engineAvailable, getPath, KNOBS, hasErrors, type Inputs, type TrainInputs } from './train_inputs';
-import { etaSeconds, metricSeries, passByGroupSeries, positionText, runLabel, updatesSummary, type RunViewState } from './train_state';
+import { etaSeconds, metricSeries, passByGroupSeries, positionText, runLabel, updatesSummary, validationSeries, type RunViewState } from './train_state';
 import { fmtBytes } from './train_client';
 import '../line_chart';
 
@@ -153,7 +154,7 @@ export function trainTemplate(m: TrainModel, a: TrainActions): TemplateResult {
       </div>
       <div class="train-right">
         ${statusCard(m, a, busy, invalid, latest)}
-        ${chartsCard(m.run, v.spec)}
+        ${chartsCard(m.run, v.spec, m.run.runSteps || v.steps || v.spec?.rl.steps || 0)}
       </div>
     </div>
     ${resultsCard(m.outcome)}
@@ -356,11 +357,36 @@ function passByGroupChart(s: RunViewState, spec: ExperimentSpec | undefined): Te
     <hl-line-chart id="chart-pass-group" .spec=${chart}></hl-line-chart></figure>`;
 }
 
-function chartsCard(s: RunViewState, spec: ExperimentSpec | undefined): TemplateResult {
+/**
+ * Validation pass@1 per run (train_state.ts validationSeries): the same train-seed tasks at step 0
+ * (before RL), every `every` steps and the last step; the x axis spans the whole run, so the
+ * curve grows across it. A spec without validation says so instead of drawing an empty chart.
+ */
+function validationChart(s: RunViewState, labels: string[], spec: ExperimentSpec | undefined, runSteps: number): TemplateResult {
+  const val = spec?.evaluation.validation;
+  const off = spec !== undefined && (!val || val.tasks === 0);
+  const m = validationSeries(s.curves, labels.length);
+  const last = Math.max(runSteps, ...m.x);
+  const chart: LineChartSpec = {
+    x: m.x,
+    xLabel: 'RL step',
+    yLabel: 'pass@1',
+    ...(last > 0 ? { xRange: [0, last] as const } : {}),
+    series: labels.map((label, i) => ({ label, color: SERIES_COLORS[i % SERIES_COLORS.length], values: m.values[i] })),
+  };
+  const what = val && val.tasks > 0 ? `${val.tasks} tasks per suite × ${val.samples} sample${val.samples === 1 ? '' : 's'}, the same each time: at step 0 (before RL), every ${val.every} steps and at the last step` : '';
+  return html`<figure class="train-chart train-chart-validation"><figcaption>Validation pass@1 (train-seed tasks, not the test set)${what ? html` <span class="sub">${what}</span>` : nothing}</figcaption>
+    ${off ? html`<p class="note" id="chart-validation-off">This spec measures no validation curve (evaluation.validation is absent or has 0 tasks).</p>` : html`<hl-line-chart id="chart-validation" .spec=${chart}></hl-line-chart>`}</figure>`;
+}
+
+function chartsCard(s: RunViewState, spec: ExperimentSpec | undefined, runSteps: number): TemplateResult {
   const l = runLabels(s, spec);
   return html`<section class="card" aria-labelledby="train-charts-h">
-    <h2 id="train-charts-h">Training curves <span class="sub">one point per RL step; hover for values; shaded: no update applied at that step (nothing to measure)</span></h2>
+    <h2 id="train-charts-h">Training curves <span class="sub">validation pass@1 is measured on the same held-aside train-seed tasks each time, so its changes are the policy's;
+      the rollout reward is over different tasks each step (and so moves with their difficulty too). One point per RL step otherwise; hover for values;
+      shaded: no update applied at that step (nothing to measure)</span></h2>
     <div class="train-charts">
+      ${validationChart(s, l, spec, runSteps)}
       ${metricChart(s, l, 'chart-reward', 'Reward (mean verifier pass)', (r) => r.reward, 'reward')}
       ${passByGroupChart(s, spec)}
       ${metricChart(s, l, 'chart-policy-loss', 'Policy loss', (r) => r.policyLoss, 'Policy loss', true)}
