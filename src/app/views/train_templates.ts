@@ -8,7 +8,7 @@
 import { html, nothing, type TemplateResult } from 'lit-html';
 import { live } from 'lit-html/directives/live.js';
 import type { ExperimentSpec } from '../../experiment/spec';
-import { PRESET_NAMES } from '../../experiment/presets';
+import { APP_DEFAULT_PRESET, PRESET_NAMES } from '../../experiment/presets';
 import type { StepRecord } from '../../experiment/run_events';
 import type { CheckpointRow, TrainOutcome } from '../train_worker';
 import type { WebGpuStatus } from '../webgpu_status';
@@ -100,6 +100,15 @@ function knobsForm(v: TrainInputs, busy: boolean, a: TrainActions): TemplateResu
   </form>`;
 }
 
+/** What the lesson (the app's default preset, docs/APP.md "The lesson") shows, in the numbers of the spec in the editor. */
+function lessonIntro(spec: ExperimentSpec | undefined): TemplateResult {
+  const val = spec?.evaluation.validation;
+  return html`<p id="train-lesson-intro"><strong>The lesson</strong>: press <strong>Start</strong> and watch reinforcement learning (GRPO) improve the
+    pretrained model${spec ? html` over ${spec.rl.steps} RL steps` : nothing}. The first chart, validation pass@1, measures the policy on the same
+    train-seed tasks${val && val.tasks > 0 ? html` every ${val.every} steps` : nothing}; when the run ends, the results table compares pass@1 before → after
+    under the base harness, the training harnesses and held-out harness configurations. The Design and Inspect views link here.</p>`;
+}
+
 /** The whole view. */
 export function trainTemplate(m: TrainModel, a: TrainActions): TemplateResult {
   const v = m.v;
@@ -112,6 +121,7 @@ export function trainTemplate(m: TrainModel, a: TrainActions): TemplateResult {
       <p>Pick a preset or edit its spec, then <strong>Start</strong>. Training runs in a background worker on
         WebGPU on a hardware GPU, else on the CPU engine (WebAssembly SIMD; Engine picks); every RL step is checkpointed in this browser, so <strong>Pause</strong>, a reload or a lost GPU
         loses at most one step — <strong>Resume</strong> continues from the last checkpoint.</p>
+      ${m.inputs.preset === APP_DEFAULT_PRESET ? lessonIntro(v.spec) : nothing}
     </section>
     <div class="train-layout">
       <div class="train-left">
