@@ -199,7 +199,12 @@ const api: TrainWorkerApi = {
         ...checkpointPosition(step),
         curves: ck.curves,
         results: ck.results,
-        current: { history: ck.state.history, validation: ck.state.validation ?? [], before: b ? { passAt1: b.passAt1, training: b.training, episodes: b.episodes } : null, seconds: ck.state.seconds },
+        current: {
+          history: ck.state.history,
+          validation: ck.state.validation ?? [],
+          before: b ? { passAt1: b.passAt1, training: b.training, episodes: b.episodes } : null,
+          seconds: ck.state.seconds,
+        },
       };
     });
   },

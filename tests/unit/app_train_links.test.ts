@@ -47,7 +47,7 @@ describe('train links', () => {
     expect(trainingHarnesses(spec, spec.methods[0])).toHaveLength(9);
   });
 
-  it('levels other than the experiments\' space cannot be trained: one line naming the field', () => {
+  it("levels other than the experiments' space cannot be trained: one line naming the field", () => {
     expect(trainableLevels([3, 3, 3, 3, 3])).toBe(true);
     expect(trainableLevels([2, 3, 3, 4])).toBe(false);
     expect(() => lessonEditsForDesign({ ...oa, levels: [2, 3, 3, 4] })).toThrow('levels: training runs in the 3,3,3,3,3 space, got 2,3,3,4');

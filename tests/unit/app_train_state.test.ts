@@ -155,7 +155,7 @@ describe('reduceRunEvent', () => {
     expect(s.messages.at(-1)).toEqual({ kind: 'log', text: `m${MAX_MESSAGES + 2}` });
   });
 
-  it('validation points join their run\'s curve in step order, without their cells; a re-measured step replaces its point', () => {
+  it("validation points join their run's curve in step order, without their cells; a re-measured step replaces its point", () => {
     const s = fold([val(0, 3, 0.5), step(0, rec(1)), val(0, 0, 0.25), val(1, 0, 0.1), val(0, 3, 0.75)]);
     expect(s.curves[0]?.label).toBe('grpo · seed 0');
     expect(s.curves[0]?.steps.map((r) => r.step)).toEqual([1]);
@@ -182,7 +182,17 @@ describe('reduceRunEvent', () => {
 
   it('a resume restores the validation points of every run', () => {
     const point = { step: 0, passAt1: 0.5, score: 0.6, episodes: 2, ms: 9, cells: [] };
-    const s = fold([{ type: 'resume', runIndex: 1, step: 7, curves: [{ method: 'grpo', seed: 0, steps: [rec(1)], validation: [point] }, { method: 'grpo', seed: 1, steps: [] }] }]);
+    const s = fold([
+      {
+        type: 'resume',
+        runIndex: 1,
+        step: 7,
+        curves: [
+          { method: 'grpo', seed: 0, steps: [rec(1)], validation: [point] },
+          { method: 'grpo', seed: 1, steps: [] },
+        ],
+      },
+    ]);
     expect(s.curves[0]?.validation).toEqual([{ step: 0, passAt1: 0.5, score: 0.6, episodes: 2 }]);
     expect(s.curves[1]?.validation).toEqual([]);
   });

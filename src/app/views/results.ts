@@ -197,16 +197,19 @@ export function curveSpecs(out: ExperimentOutputJson): CurveChartSpec[] {
         },
       ]
     : [];
-  return [...validation, ...CURVE_METRICS.map((m) => ({
-    title: m.title,
-    yLabel: m.y,
-    ...(m.ofUpdate ? { noData: unmeasured } : {}),
-    series: out.curves.map((c, i) => ({
-      label: `${c.method} · seed ${c.seed}`,
-      color: RUN_COLORS[i % RUN_COLORS.length],
-      points: c.steps.map((s) => [s.step, m.ofUpdate && withoutUpdate(s) ? null : ((s as Record<string, unknown>)[m.key] as number | null)] as const),
+  return [
+    ...validation,
+    ...CURVE_METRICS.map((m) => ({
+      title: m.title,
+      yLabel: m.y,
+      ...(m.ofUpdate ? { noData: unmeasured } : {}),
+      series: out.curves.map((c, i) => ({
+        label: `${c.method} · seed ${c.seed}`,
+        color: RUN_COLORS[i % RUN_COLORS.length],
+        points: c.steps.map((s) => [s.step, m.ofUpdate && withoutUpdate(s) ? null : ((s as Record<string, unknown>)[m.key] as number | null)] as const),
+      })),
     })),
-  }))];
+  ];
 }
 
 /** Start a download of `blob` as `filename` (a Blob URL and an <a download>; nothing leaves the tab). */

@@ -105,7 +105,7 @@ function lessonIntro(spec: ExperimentSpec | undefined): TemplateResult {
   const val = spec?.evaluation.validation;
   return html`<p id="train-lesson-intro"><strong>The lesson</strong>: press <strong>Start</strong> and watch reinforcement learning (GRPO) improve the
     pretrained model${spec ? html` over ${spec.rl.steps} RL steps` : nothing}. The first chart, validation pass@1, measures the policy on the same
-    train-seed tasks${val && val.tasks > 0 ? html` every ${val.every} steps` : nothing}; when the run ends, the results table compares pass@1 before → after
+    train-seed tasks${val && val.tasks > 0 ? html` every ${val.every === 1 ? 'step' : `${val.every} steps`}` : nothing}; when the run ends, the results table compares pass@1 before → after
     under the base harness, the training harnesses and held-out harness configurations. The Design and Inspect views link here.</p>`;
 }
 
@@ -384,7 +384,10 @@ function validationChart(s: RunViewState, labels: string[], spec: ExperimentSpec
     ...(last > 0 ? { xRange: [0, last] as const } : {}),
     series: labels.map((label, i) => ({ label, color: SERIES_COLORS[i % SERIES_COLORS.length], values: m.values[i] })),
   };
-  const what = val && val.tasks > 0 ? `${val.tasks} tasks per suite × ${val.samples} sample${val.samples === 1 ? '' : 's'}, the same each time: at step 0 (before RL), every ${val.every} steps and at the last step` : '';
+  const what =
+    val && val.tasks > 0
+      ? `${val.tasks} tasks per suite × ${val.samples} sample${val.samples === 1 ? '' : 's'}, the same each time: at step 0 (before RL), every ${val.every === 1 ? 'step' : `${val.every} steps`} and at the last step`
+      : '';
   return html`<figure class="train-chart train-chart-validation"><figcaption>Validation pass@1 (train-seed tasks, not the test set)${what ? html` <span class="sub">${what}</span>` : nothing}</figcaption>
     ${off ? html`<p class="note" id="chart-validation-off">This spec measures no validation curve (evaluation.validation is absent or has 0 tasks).</p>` : html`<hl-line-chart id="chart-validation" .spec=${chart}></hl-line-chart>`}</figure>`;
 }
