@@ -103,8 +103,8 @@ function knobsForm(v: TrainInputs, busy: boolean, a: TrainActions): TemplateResu
 /** What the lesson (the app's default preset, docs/APP.md "The lesson") shows, in the numbers of the spec in the editor. */
 function lessonIntro(spec: ExperimentSpec | undefined): TemplateResult {
   const val = spec?.evaluation.validation;
-  return html`<p id="train-lesson-intro"><strong>The lesson</strong>: press <strong>Start</strong> and watch reinforcement learning (GRPO) improve the
-    pretrained model${spec ? html` over ${spec.rl.steps} RL steps` : nothing}. The first chart, validation pass@1, measures the policy on the same
+  return html`<p id="train-lesson-intro"><strong>The lesson</strong>: press <strong>Start</strong> and watch whether reinforcement learning (GRPO) improves
+    the pretrained model${spec ? html` in ${spec.rl.steps} RL steps` : nothing}. The first chart, validation pass@1, measures the policy on the same
     train-seed tasks${val && val.tasks > 0 ? html` every ${val.every === 1 ? 'step' : `${val.every} steps`}` : nothing}; when the run ends, the results table compares pass@1 before → after
     under the base harness, the training harnesses and held-out harness configurations. The Design and Inspect views link here.</p>`;
 }
