@@ -13,7 +13,7 @@
 import { test, expect } from '@playwright/test';
 import type { LineChartSpec } from '../../src/app/line_chart';
 
-/** A whole lesson on a busy 2-core machine, with room to spare (one run took 3.1 min there, docs/APP.md). */
+/** A whole lesson on a busy 2-core machine, with room to spare (a run of the first-cut lesson took 3.1 min there, session 9). */
 const LESSON_TIMEOUT_MS = 20 * 60_000;
 
 test('the lesson: cold load of #/train, Start, trained to the end on the CPU engine; the validation curve and the before → after table', async ({ browser }, info) => {
