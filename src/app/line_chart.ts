@@ -27,6 +27,8 @@ export interface LineChartSpec {
   yLabel: string;
   /** Pixel height of the plot (default 160). */
   height?: number;
+  /** Fixed x range [min, max] (e.g. steps 0 … the run's last), so a curve grows across its final axis; default: the data's. */
+  xRange?: readonly [number, number];
   /**
    * x values at which nothing was measured for this metric (an RL step that applied no update:
    * its loss, KL, clip fraction and gradient norm do not exist). Drawn as a shaded band with a
@@ -174,7 +176,7 @@ class LineChart extends UPlotElement<LineChartSpec> {
   protected override draw(): void {
     const spec = this.current!;
     const data: uPlot.AlignedData = [Float64Array.from(spec.x), ...spec.series.map((s) => s.values.map((v) => (v === null || !Number.isFinite(v) ? null : v)))];
-    const shape = JSON.stringify([spec.xLabel, spec.yLabel, spec.height, spec.noData !== undefined, spec.series.map((s) => [s.label, s.color])]);
+    const shape = JSON.stringify([spec.xLabel, spec.yLabel, spec.height, spec.xRange, spec.noData !== undefined, spec.series.map((s) => [s.label, s.color])]);
     if (this.plot && shape === this.shape) {
       this.plot.setData(data);
       return;
@@ -188,7 +190,7 @@ class LineChart extends UPlotElement<LineChartSpec> {
       legend: { show: true, live: true },
       cursor: { drag: { x: false, y: false } },
       scales: {
-        x: { time: false },
+        x: spec.xRange ? { time: false, range: [spec.xRange[0], spec.xRange[1]] } : { time: false },
         y: { range: metricYRange },
       },
       axes: [

@@ -51,7 +51,9 @@ const StepRecord = z.looseObject({
   gradNorm: num.optional(),
   tokensPerSec: num.optional(),
 });
-const RunCurves = z.looseObject({ method: z.string(), seed: int(), steps: z.array(StepRecord) });
+/** A validation point (src/experiment/validation.ts ValidationPoint); its per-episode cells are not read here. */
+const ValidationPoint = z.looseObject({ step: int(0), passAt1: num, score: num.optional(), episodes: int().optional() });
+const RunCurves = z.looseObject({ method: z.string(), seed: int(), steps: z.array(StepRecord), validation: z.array(ValidationPoint).optional() });
 
 const Tags = z.looseObject({
   turns: int(),

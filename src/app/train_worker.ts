@@ -19,6 +19,7 @@ import { decodeRunCheckpoint } from '../experiment/run_checkpoint';
 import { checkpointPosition, runExperiment, type ExperimentOutput, type RunCurves, type RunEvent, type StepRecord } from '../experiment/runner';
 import type { RunResult } from '../experiment/results';
 import type { EvalResult } from '../experiment/evaluate';
+import type { ValidationPoint } from '../experiment/validation';
 import { CheckpointStore } from '../storage/checkpoint_store';
 import { outputToJsonText, saveRunOutput } from './results_store';
 // Loaded with this worker — which the app starts at load (views/train_client.ts prewarmTrainWorker) —
@@ -72,7 +73,7 @@ export interface TrainOutcome {
 
 /**
  * What a run's latest good checkpoint holds for display (`loadHistory`): the curves of its
- * finished runs, the current run's steps and 'before' evaluation, the finished runs' results.
+ * finished runs, the current run's steps, validation points and 'before' evaluation, the finished runs' results.
  * The same numbers a Resume would report, read without starting anything.
  */
 export interface StoredHistory {
@@ -84,8 +85,8 @@ export interface StoredHistory {
   /** Finished (seed × method) runs, in order. */
   curves: RunCurves[];
   results: RunResult[];
-  /** The current run (index `runIndex`): its RL steps so far and its 'before' evaluation (null: not run yet). */
-  current: { history: StepRecord[]; before: Pick<EvalResult, 'passAt1' | 'training' | 'episodes'> | null; seconds: number };
+  /** The current run (index `runIndex`): its RL steps and validation points so far, and its 'before' evaluation (null: not run yet). */
+  current: { history: StepRecord[]; validation: ValidationPoint[]; before: Pick<EvalResult, 'passAt1' | 'training' | 'episodes'> | null; seconds: number };
 }
 
 /** Thrown (through comlink, as an Error) when a run fails; the message says whether the GPU device was lost. */
@@ -198,7 +199,12 @@ const api: TrainWorkerApi = {
         ...checkpointPosition(step),
         curves: ck.curves,
         results: ck.results,
-        current: { history: ck.state.history, before: b ? { passAt1: b.passAt1, training: b.training, episodes: b.episodes } : null, seconds: ck.state.seconds },
+        current: {
+          history: ck.state.history,
+          validation: ck.state.validation ?? [],
+          before: b ? { passAt1: b.passAt1, training: b.training, episodes: b.episodes } : null,
+          seconds: ck.state.seconds,
+        },
       };
     });
   },

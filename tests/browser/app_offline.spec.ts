@@ -60,6 +60,9 @@ test('offline after load: a Train run makes no request', async ({ browser }) => 
   // Train through the nav, then the spec editor (what a user does).
   await page.click('nav a[data-view="train"]');
   const editor = page.locator('#train-spec');
+  // The nav opens the app's default, the lesson; this small run is an edit of quick.
+  await expect(editor).toHaveValue(/"name": "lesson"/);
+  await page.selectOption('#train-preset', 'quick');
   await expect(editor).toHaveValue(/"name": "quick"/);
   await editor.fill(JSON.stringify(merged(JSON.parse(await editor.inputValue()), EDITS), null, 2));
   await expect(page.locator('#train-spec-errors')).not.toContainText('spec.');

@@ -135,6 +135,24 @@ test('results: an RL step without an update is a shaded gap in the update charts
   await expect(page.locator('#infeasible-table')).toContainText('the expert needs 9 turns');
 });
 
+test("results: a run's validation points are the first chart (pass@1 per measured step), left raw by the smoothing", async () => {
+  const f = JSON.parse(fixtureText);
+  // Two points per run (step 0 = before RL, and step 3), as the runner records them.
+  f.curves.forEach((c: { validation?: unknown[] }, i: number) => {
+    c.validation = [3, 0].map((step) => ({ step, passAt1: 0.1 * (i + 1) + step / 100, score: 0.5, episodes: 4, ms: 10, cells: [] }));
+  });
+  await openFile('validation.json', JSON.stringify(f));
+  const charts = page.locator('#curves hl-curve-chart');
+  await expect(charts).toHaveCount(7);
+  const first = charts.first();
+  await expect(first).toHaveAttribute('data-points', String(2 * f.curves.length));
+  await expect(first).toHaveAttribute('aria-label', /^Validation pass@1 \(train-seed tasks\) per RL step: .*0\.130 at step 3/);
+  await page.selectOption('#results-smoothing', { index: 2 });
+  await expect(charts.nth(1)).not.toHaveAttribute('data-smoothing', '0');
+  await expect(first).toHaveAttribute('data-smoothing', '0');
+  await page.selectOption('#results-smoothing', { index: 0 });
+});
+
 test('results: harness scaling at a glance — per harness set and method, pooled pass@1 with its Wilson interval and the paired Δ', async () => {
   await openFile('scaling.json', fixtureText);
   const rows = page.locator('#scaling-table tbody tr');

@@ -66,7 +66,7 @@ test.afterEach(() => {
 });
 
 test('an invalid spec shows its error naming the field and disables Start; fixing it recovers', async ({ browser }, info) => {
-  const page = await openApp(browser, '/#/train');
+  const page = await openApp(browser, '/#/train?preset=quick');
   const editor = page.locator('#train-spec');
   await expect(editor).toHaveValue(/"name": "quick"/);
   await expect(page.locator('#train-start')).toBeEnabled();

@@ -185,7 +185,7 @@ test('without WebGPU the CPU engine trains (Engine auto or wasm); Engine webgpu 
 });
 
 test('common knobs edit the spec (which gets its own name and description); the demo setting', async ({ browser }, info) => {
-  const page = await openApp(browser, '/#/train');
+  const page = await openApp(browser, '/#/train?preset=quick');
   const spec = page.locator('#train-spec');
   await expect(spec).toHaveValue(/"name": "quick"/);
   await page.selectOption('#knob-model', 'tiny');

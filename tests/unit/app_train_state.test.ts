@@ -18,6 +18,7 @@ import {
   startRunState,
   storedRunState,
   updatesSummary,
+  validationSeries,
   type RunViewState,
 } from '../../src/app/views/train_state';
 
@@ -54,6 +55,13 @@ const spec = (patch: Record<string, unknown> = {}): ExperimentSpec => {
 };
 
 const step = (runIndex: number, r: StepRecord): RunEvent => ({ type: 'step', runIndex, method: 'grpo', seed: 0, record: r });
+const val = (runIndex: number, at: number, passAt1: number): RunEvent => ({
+  type: 'validation',
+  runIndex,
+  method: 'grpo',
+  seed: runIndex,
+  point: { step: at, passAt1, score: 0.5, episodes: 4, ms: 10, cells: [{ taskId: 't', harnessId: 'h', sample: 0, pass: true, score: 1 }] },
+});
 const fold = (evs: RunEvent[], times: number[] = evs.map((_, i) => 1000 * (i + 1)), s: RunViewState = emptyRunState()) =>
   evs.reduce((acc, ev, i) => reduceRunEvent(acc, ev, times[i]), s);
 
@@ -147,10 +155,46 @@ describe('reduceRunEvent', () => {
     expect(s.messages.at(-1)).toEqual({ kind: 'log', text: `m${MAX_MESSAGES + 2}` });
   });
 
-  it('a validation event changes nothing shown', () => {
-    const s0 = emptyRunState();
-    const ev = { type: 'validation', runIndex: 0, method: 'grpo', seed: 0, point: {} } as unknown as RunEvent;
-    expect(reduceRunEvent(s0, ev, 1)).toBe(s0);
+  it("validation points join their run's curve in step order, without their cells; a re-measured step replaces its point", () => {
+    const s = fold([val(0, 3, 0.5), step(0, rec(1)), val(0, 0, 0.25), val(1, 0, 0.1), val(0, 3, 0.75)]);
+    expect(s.curves[0]?.label).toBe('grpo · seed 0');
+    expect(s.curves[0]?.steps.map((r) => r.step)).toEqual([1]);
+    expect(s.curves[0]?.validation).toEqual([
+      { step: 0, passAt1: 0.25, score: 0.5, episodes: 4 },
+      { step: 3, passAt1: 0.75, score: 0.5, episodes: 4 },
+    ]);
+    expect(s.curves[1]?.validation.map((p) => p.passAt1)).toEqual([0.1]);
+    // Progress and the ETA's step timing are untouched by a validation point.
+    expect(s.stepMs).toHaveLength(1);
+  });
+
+  it('validationSeries aligns the runs on the union of their validation steps; a missing point is null, not 0', () => {
+    const s = fold([val(0, 0, 0.25), val(0, 4, 0.5), val(2, 0, 0)]);
+    const m = validationSeries(s.curves, 3);
+    expect(m.x).toEqual([0, 4]);
+    expect(m.values).toEqual([
+      [0.25, 0.5],
+      [null, null],
+      [0, null],
+    ]);
+    expect(validationSeries([], 1)).toEqual({ x: [], values: [[]] });
+  });
+
+  it('a resume restores the validation points of every run', () => {
+    const point = { step: 0, passAt1: 0.5, score: 0.6, episodes: 2, ms: 9, cells: [] };
+    const s = fold([
+      {
+        type: 'resume',
+        runIndex: 1,
+        step: 7,
+        curves: [
+          { method: 'grpo', seed: 0, steps: [rec(1)], validation: [point] },
+          { method: 'grpo', seed: 1, steps: [] },
+        ],
+      },
+    ]);
+    expect(s.curves[0]?.validation).toEqual([{ step: 0, passAt1: 0.5, score: 0.6, episodes: 2 }]);
+    expect(s.curves[1]?.validation).toEqual([]);
   });
 
   it('startRunState forgets the measured costs; a resume keeps the curves until the resume event', () => {
@@ -172,21 +216,21 @@ describe('honesty: what was not measured stays unmeasured', () => {
   const steps = [rec(1), noUpdate, skipped];
 
   it('steps without an update (all groups dropped, or every attempt skipped) have no loss: null, not 0, and are shaded', () => {
-    const m = metricSeries([{ label: 'a', steps }], 1, (r) => r.policyLoss, true);
+    const m = metricSeries([{ label: 'a', steps, validation: [] }], 1, (r) => r.policyLoss, true);
     expect(m.x).toEqual([1, 2, 3]);
     expect(m.values[0]).toEqual([0.5, null, null]);
     expect(m.noData).toEqual([2, 3]);
   });
 
   it('a metric not tied to the update keeps its value; an unmeasured one stays NaN', () => {
-    const m = metricSeries([{ label: 'a', steps: [rec(1, { entropy: NaN }), noUpdate] }], 1, (r) => r.entropy, false);
+    const m = metricSeries([{ label: 'a', steps: [rec(1, { entropy: NaN }), noUpdate], validation: [] }], 1, (r) => r.entropy, false);
     expect(m.noData).toBeUndefined();
     expect(m.values[0][0]).toBeNaN();
     expect(m.values[0][1]).toBe(1.2);
   });
 
   it('runs missing a step read null there; a step is shaded only when no run that has it updated', () => {
-    const m = metricSeries([{ label: 'a', steps: [rec(1), noUpdate] }, undefined, { label: 'c', steps: [rec(2)] }], 3, (r) => r.gradNorm, true);
+    const m = metricSeries([{ label: 'a', steps: [rec(1), noUpdate], validation: [] }, undefined, { label: 'c', steps: [rec(2)], validation: [] }], 3, (r) => r.gradNorm, true);
     expect(m.values).toEqual([
       [2, null],
       [null, null],
@@ -230,6 +274,29 @@ describe('honesty: what was not measured stays unmeasured', () => {
     const evalsLeft = runs * 5 - 2 - stepsLeft;
     // An evaluation of 16 episodes costs 2 steps of 8 episodes each.
     expect(etaSeconds(s, sp, 16, 0)).toBeCloseTo(stepsLeft * 1 + evalsLeft * 2, 6);
+  });
+
+  it("a checkpoint's history restores the validation points of finished runs and of the current run", () => {
+    const sp = spec({ seeds: [0, 1] });
+    const pt = (step: number, passAt1: number) => ({ step, passAt1, score: 0.5, episodes: 3, ms: 1, cells: [] });
+    const passAt1 = { base: 0.1, inSpace: 0.2, blackbox: {} };
+    const h = {
+      step: CKPT_STRIDE + 2,
+      runIndex: 1,
+      rlStep: 2,
+      finished: false,
+      curves: [{ method: sp.methods[0].name, seed: 0, steps: [rec(1)], validation: [pt(6, 0.4), pt(0, 0.2)] }],
+      results: [{ method: sp.methods[0].name, seed: 0, before: passAt1, after: passAt1, trainHarnesses: { before: 0.1, after: 0.2 } }],
+      current: { history: [rec(1), rec(2)], validation: [pt(0, 0.3)], before: null, seconds: 1 },
+    } as unknown as StoredHistory;
+    const s = storedRunState(sp, h);
+    expect(s.curves[0]?.validation.map((p) => [p.step, p.passAt1])).toEqual([
+      [0, 0.2],
+      [6, 0.4],
+    ]);
+    expect(s.curves[1]?.label).toBe(`${sp.methods[0].name} · seed 1`);
+    expect(s.curves[1]?.validation).toEqual([{ step: 0, passAt1: 0.3, score: 0.5, episodes: 3 }]);
+    expect(validationSeries(s.curves, 2).x).toEqual([0, 6]);
   });
 
   it('restored evaluations carry NaN episodes (not stored), not 0', () => {

@@ -2,7 +2,8 @@
  * The Design view (docs/ARCHITECTURE.md "Harness space and design"): the harness space, the training set chosen by a strength-2
  * orthogonal array (or random-k), its pairwise balance, the held-out configurations by Hamming
  * distance to the nearest training harness, structured vs random-k side by side, and a
- * preview of the task → K harnesses assignment.
+ * preview of the task → K harnesses assignment, and a link that trains the lesson through the
+ * design shown (train_links.ts).
  *
  * Everything is computed by src/design (the same calls as `hlab design` and `hlab assign`);
  * this file only validates the inputs and lays the results out. URL parameters:
@@ -26,6 +27,7 @@ import {
 import { taskSet } from '../../tasks';
 import { balanceHeatMap, legend } from '../charts';
 import { bad, errorId, field, ok, parseChoice, parseIntField, parseLevelsField, type Parsed } from '../fields';
+import { lessonRouteForDesign, trainableLevels } from '../train_links';
 
 /**
  * Largest space the view enumerates: the reports list every held-out configuration with its
@@ -56,6 +58,9 @@ interface Computed {
   /** Mean anchor distance of the same tasks under the other strategy (the note compares them). */
   otherMean?: number;
   K?: number;
+  /** The valid seed and assignment strategy (the Train link carries them). */
+  seed?: number;
+  strategy?: (typeof STRATEGIES)[number];
 }
 
 // Orthogonal-array construction may search (tenths of a second for odd level lists): cache by levels.
@@ -98,7 +103,7 @@ function computeDesign(inp: Inputs): Computed {
   const method = take('method', parseChoice('method', inp.method, METHODS));
   const seed = take('seed', parseIntField('seed', inp.seed, 0, 2 ** 32 - 1));
   const strategy = take('assign', parseChoice('assignment', inp.assign, STRATEGIES));
-  const out: Computed = { errors };
+  const out: Computed = { errors, seed, strategy };
   if (!levels) return out;
   const space = spaceFromLevels(levels);
   out.space = space;
@@ -211,12 +216,31 @@ export class DesignView {
         ${this.text('k', 'k (random-k size)', e.k, { hint: c.oa ? `default ${c.oa.runSize} (the OA run size)` : undefined, width: '5rem', inputmode: 'numeric' })}
         ${this.text('seed', 'Seed', e.seed, { hint: 'random-k draw and assignment', width: '7rem', inputmode: 'numeric' })}
       </form>
+      ${this.trainLink(c)}
       ${c.space ? this.spaceSection(c.space) : nothing}
       ${c.chosen && c.space ? this.trainingSection(c.chosen, c.space) : nothing}
       ${c.chosen ? this.heldOutSection(c.chosen) : nothing}
       ${c.oa || c.random ? this.compareSection(c) : nothing}
       ${this.assignmentSection(c)}
     `;
+  }
+
+  /**
+   * "Train on this design": the lesson in the Train view, switched from the single base harness
+   * to harness scaling through the design shown (train_links.ts); a note instead when the design
+   * cannot be trained (other levels than the experiments' space, or invalid inputs).
+   */
+  private trainLink(c: Computed): TemplateResult {
+    const levels = c.space?.components.map((x) => x.realizations.length);
+    if (!levels || !c.chosen || c.K === undefined || c.seed === undefined || !c.strategy)
+      return html`<p class="note" id="design-train-link">Fix the inputs above to train on this design.</p>`;
+    if (!trainableLevels(levels))
+      return html`<p class="note" id="design-train-link">Training runs in the S·T·O·C·W space (levels 3,3,3,3,3) only: set those levels to train on a design.</p>`;
+    const choice = { levels, method: c.chosen.method, size: c.chosen.runSize, seed: c.seed, K: c.K, assign: c.strategy };
+    return html`<p class="train-link" id="design-train-link"><a class="button-link" id="design-train" href=${lessonRouteForDesign(choice)}>Train on this design</a>
+      <span class="sub">opens the lesson in Train. The lesson itself trains the single base harness; this link switches its method to harness scaling (GRPO)
+        through these ${c.chosen.runSize} harnesses, K = ${c.K} per task, ${c.strategy === 'locality' ? 'locality-aware' : 'random'} assignment, seed ${c.seed}
+        (K and the assignment are set in the assignment preview below).</span></p>`;
   }
 
   private spaceSection(space: HarnessSpace): TemplateResult {

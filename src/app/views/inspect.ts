@@ -6,6 +6,7 @@
  *
  * Episodes come from `runExpertEpisode` (src/harness), contexts are `TurnRecord.context`
  * (what the trainer scores against), so what is shown is what a policy would see.
+ * A link opens the lesson in Train (train_links.ts).
  * URL parameters: suite · family · tier · seed (or task=suite/family/tN/seed) · a, b (harness
  * ids) · ta, tb (1-based turn shown on each side).
  */
@@ -19,6 +20,7 @@ import { markLines, type MarkedLine } from '../text_diff';
 import type { Tokenizer } from '../../model/tokenizer';
 import { encodeContext } from '../../model/rows';
 import { appTokenizer } from '../app_tokenizer';
+import { lessonRoute, lessonScope } from '../train_links';
 
 let tokenizer: Tokenizer | null = null;
 const tokenizerReady = appTokenizer.then(
@@ -238,6 +240,20 @@ export class InspectView {
     }
   }
 
+  /**
+   * A link to the lesson (train_links.ts). The lesson's training harnesses are fixed by its
+   * preset (the base harness alone), not chosen per task, so the link carries nothing of this
+   * view; the note says what it trains and whether a side here shows that harness.
+   */
+  private trainLink(c: Computed): TemplateResult {
+    const l = lessonScope();
+    const shown = (['a', 'b'] as const).filter((side) => l.harness !== null && c.sides[side].id === l.harness).map((side) => side.toUpperCase());
+    const what = l.harness ? html`the base harness <code>${l.harness}</code> alone${shown.length ? ` (harness ${shown.join(' and ')} here)` : ''}` : l.methods.join(', ');
+    return html`<p class="note train-link" id="inspect-train-link"><a id="inspect-train" href=${lessonRoute()}>Train (lesson)</a>
+      — the lesson trains ${what} on tier ≤ ${l.maxTier} tasks of ${l.suites.join(' and ')}; its harnesses are not chosen per task.
+      To train through a set of harnesses, use <a href="#/design">Train on this design</a> in Design.</p>`;
+  }
+
   private template(c: Computed): TemplateResult {
     const e = c.errors;
     const suite = c.suite ? getSuite(c.suite) : undefined;
@@ -333,6 +349,7 @@ export class InspectView {
           </div>`
           : nothing
       }
+      ${this.trainLink(c)}
       <div class="sides">
         ${this.side('a', 'Harness A', c, marks ? marks.left : single(ca))}
         ${this.side('b', 'Harness B', c, marks ? marks.right : single(cb))}

@@ -171,7 +171,8 @@ export const CURVE_METRICS = [
 const RUN_COLORS = SERIES_COLORS;
 
 /**
- * The six curve charts' specs: one series per (method, seed) run. A metric of the update (loss,
+ * The curve charts' specs: the validation pass@1 (when the output has validation points, never
+ * smoothed), then the six of CURVE_METRICS; one series per (method, seed) run. A metric of the update (loss,
  * clip fraction, KL, gradient norm) does not exist at an RL step without an update (producers
  * write 0 there): it is a gap, and a step where no run had an update is shaded (`noData`), as in
  * the Train view — never drawn as 0.
@@ -179,16 +180,34 @@ const RUN_COLORS = SERIES_COLORS;
 function curveSpecs(out: ExperimentOutputJson): CurveChartSpec[] {
   const xs = [...new Set(out.curves.flatMap((c) => c.steps.map((s) => s.step)))].sort((a, b) => a - b);
   const unmeasured = xs.filter((x) => out.curves.every((c) => c.steps.every((s) => s.step !== x || withoutUpdate(s))));
-  return CURVE_METRICS.map((m) => ({
-    title: m.title,
-    yLabel: m.y,
-    ...(m.ofUpdate ? { noData: unmeasured } : {}),
-    series: out.curves.map((c, i) => ({
-      label: `${c.method} · seed ${c.seed}`,
-      color: RUN_COLORS[i % RUN_COLORS.length],
-      points: c.steps.map((s) => [s.step, m.ofUpdate && withoutUpdate(s) ? null : ((s as Record<string, unknown>)[m.key] as number | null)] as const),
+  // The validation curve first, as in the Train view, when the output has one (newer runs with evaluation.validation).
+  const validation: CurveChartSpec[] = out.curves.some((c) => c.validation?.length)
+    ? [
+        {
+          title: 'Validation pass@1 (train-seed tasks)',
+          yLabel: 'pass@1',
+          raw: true,
+          series: out.curves.map((c, i) => ({
+            label: `${c.method} · seed ${c.seed}`,
+            color: RUN_COLORS[i % RUN_COLORS.length],
+            points: [...(c.validation ?? [])].sort((a, b) => a.step - b.step).map((p) => [p.step, p.passAt1] as const),
+          })),
+        },
+      ]
+    : [];
+  return [
+    ...validation,
+    ...CURVE_METRICS.map((m) => ({
+      title: m.title,
+      yLabel: m.y,
+      ...(m.ofUpdate ? { noData: unmeasured } : {}),
+      series: out.curves.map((c, i) => ({
+        label: `${c.method} · seed ${c.seed}`,
+        color: RUN_COLORS[i % RUN_COLORS.length],
+        points: c.steps.map((s) => [s.step, m.ofUpdate && withoutUpdate(s) ? null : ((s as Record<string, unknown>)[m.key] as number | null)] as const),
+      })),
     })),
-  }));
+  ];
 }
 
 /** Start a download of `blob` as `filename` (a Blob URL and an <a download>; nothing leaves the tab). */
@@ -549,7 +568,7 @@ export class ResultsView {
             : html`<ul class="legend run-legend">
                 ${out.curves.map((c, i) => html`<li><span class="swatch" style=${`background:${RUN_COLORS[i % RUN_COLORS.length]}`}></span>${c.method} · seed ${c.seed}</li>`)}
               </ul>
-              <div class="curve-grid" id="curves">${specs.map((s) => html`<hl-curve-chart .spec=${this.smoothing ? { ...s, smoothing: this.smoothing } : s}></hl-curve-chart>`)}</div>`
+              <div class="curve-grid" id="curves">${specs.map((s) => html`<hl-curve-chart .spec=${this.smoothing && !s.raw ? { ...s, smoothing: this.smoothing } : s}></hl-curve-chart>`)}</div>`
         }
       </section>
       <section class="card" aria-labelledby="behaviour-h">

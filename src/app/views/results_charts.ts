@@ -29,6 +29,8 @@ export interface CurveChartSpec {
   noData?: readonly number[];
   /** Exponential moving average weight in [0, 1) applied to every series (0 = raw values). */
   smoothing?: number;
+  /** Never smoothed (a few sparse points, e.g. the validation curve): the views' smoothing control leaves it raw. */
+  raw?: boolean;
 }
 
 /**

@@ -10,7 +10,7 @@
  * Inputs are validated by train_inputs.ts. Redraws come at most every REDRAW_MS, so the main
  * thread stays idle while a run goes on.
  *
- * URL parameters (shareable): preset · edits (a JSON Merge Patch from the preset to the edited
+ * URL parameters (shareable): preset (default: the lesson, presets.ts APP_DEFAULT_PRESET) · edits (a JSON Merge Patch from the preset to the edited
  * spec, e.g. {"rl":{"steps":3}}) · seed (replaces spec.seeds by [seed]) · steps (overrides
  * spec.rl.steps). The checkpoint run id is derived from the effective spec ('app-<name>-<hash>'),
  * so reopening the same URL finds the run's checkpoints and offers Resume.

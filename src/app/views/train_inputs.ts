@@ -5,16 +5,16 @@
  * Pure: no DOM, no worker.
  */
 import { parseSpec, SpecError, type ExperimentSpec } from '../../experiment/spec';
-import { getPreset, PRESET_NAMES } from '../../experiment/presets';
+import { APP_DEFAULT_PRESET, getPreset, PRESET_NAMES } from '../../experiment/presets';
 import { BASE_HARNESS } from '../../design';
 import { inSpaceEvalSet, specConsistencyIssues, testTasks, trainingHarnesses } from '../../experiment/plan';
 import type { WebGpuStatus } from '../webgpu_status';
 import { parseChoice, parseIntField } from '../fields';
 import { applyMergePatch, mergePatch, specHash } from '../spec_patch';
 
-/** The view's URL parameters and their defaults (an empty string: not given). */
-export const TRAIN_DEFAULTS = { preset: 'quick', edits: '', seed: '', steps: '' } as const;
-export type Inputs = Record<keyof typeof TRAIN_DEFAULTS, string>;
+/** The view's URL parameters and their defaults (an empty string: not given); `#/train` alone opens the lesson (APP_DEFAULT_PRESET). */
+export const TRAIN_DEFAULTS: Readonly<Inputs> = { preset: APP_DEFAULT_PRESET, edits: '', seed: '', steps: '' };
+export type Inputs = Record<'preset' | 'edits' | 'seed' | 'steps', string>;
 
 /** The validated inputs: an effective spec (seed override applied) or the errors to show. */
 export interface TrainInputs {

@@ -1,7 +1,7 @@
 /**
  * What the Train view shows of a run, as a pure reducer over the runner's RunEvents
- * (experiment/run_events.ts): progress, one curve of StepRecords per (seed, method) run, the
- * evaluations, messages, the last checkpoint written, and the measured cost of work units (for
+ * (experiment/run_events.ts): progress, one curve of StepRecords and validation points per
+ * (seed, method) run, the evaluations, messages, the last checkpoint written, and the measured cost of work units (for
  * the ETA). No DOM, no worker, no clock: every function that needs the time takes `now`
  * (performance.now(), ms). The view (views/train.ts) keeps one RunViewState and replaces it with
  * what these functions return; nothing here mutates its input.
@@ -11,7 +11,8 @@
  * null / NaN here and in the derived series; it never becomes 0.
  */
 import { checkpointPosition } from '../../experiment/run_checkpoint';
-import type { RunEvent, StepRecord } from '../../experiment/run_events';
+import type { RunCurves, RunEvent, StepRecord } from '../../experiment/run_events';
+import type { ValidationPoint } from '../../experiment/validation';
 import type { ExperimentSpec } from '../../experiment/spec';
 import type { StoredHistory } from '../train_worker';
 import { stepUpdate } from '../step_counts';
@@ -21,10 +22,14 @@ export const MAX_MESSAGES = 12;
 /** RL steps whose mean wall time prices the steps left (ETA). */
 const ETA_RECENT_STEPS = 5;
 
-/** One (seed, method) run's steps, labelled 'method · seed N'. */
+/** A validation point as the view keeps it: without its per-episode cells (validation.ts ValidationPoint). */
+export type ValidationMark = Pick<ValidationPoint, 'step' | 'passAt1' | 'score' | 'episodes'>;
+
+/** One (seed, method) run's steps and validation points (ascending by step), labelled 'method · seed N'. */
 export interface Curve {
   label: string;
   steps: StepRecord[];
+  validation: ValidationMark[];
 }
 
 export type EvalEv = Extract<RunEvent, { type: 'eval' }>;
@@ -92,10 +97,21 @@ export function startRunState(prev: RunViewState, resume: boolean): RunViewState
 
 function withCurve(curves: RunViewState['curves'], runIndex: number, method: string, seed: number): { curves: RunViewState['curves']; curve: Curve } {
   const out = [...curves];
-  const curve = out[runIndex] ?? { label: runLabel(method, seed), steps: [] };
+  const curve = out[runIndex] ?? { label: runLabel(method, seed), steps: [], validation: [] };
   out[runIndex] = curve;
   return { curves: out, curve };
 }
+
+/** A validation point without its cells. */
+const mark = (p: ValidationMark): ValidationMark => ({ step: p.step, passAt1: p.passAt1, score: p.score, episodes: p.episodes });
+
+/** `points` with `p` added (one point per step: a re-measured step replaces the old one), ascending by step. */
+function withPoint(points: readonly ValidationMark[], p: ValidationMark): ValidationMark[] {
+  return [...points.filter((q) => q.step !== p.step), mark(p)].sort((a, b) => a.step - b.step);
+}
+
+/** A runner's RunCurves (resume event, checkpoint) as a view Curve. */
+const curveOf = (c: RunCurves): Curve => ({ label: runLabel(c.method, c.seed), steps: c.steps, validation: (c.validation ?? []).map(mark).sort((a, b) => a.step - b.step) });
 
 /**
  * Apply one RunEvent. `now` (ms, performance.now()) times RL steps and evaluations.
@@ -118,12 +134,17 @@ export function reduceRunEvent(s: RunViewState, ev: RunEvent, now: number): RunV
     case 'run':
       return { ...s, currentRun: ev.runIndex, runSteps: ev.steps, curves: withCurve(s.curves, ev.runIndex, ev.method, ev.seed).curves };
     case 'resume':
-      return { ...s, curves: ev.curves.map((c) => ({ label: runLabel(c.method, c.seed), steps: c.steps })), currentRun: ev.runIndex };
+      return { ...s, curves: ev.curves.map(curveOf), currentRun: ev.runIndex };
     case 'step': {
       const { curves, curve } = withCurve(s.curves, ev.runIndex, ev.method, ev.seed);
       curves[ev.runIndex] = { ...curve, steps: [...curve.steps, ev.record] };
       const cost = s.lastStepAt !== null ? now - s.lastStepAt : ev.record.rolloutMs + ev.record.updateMs;
       return { ...s, curves, currentRun: ev.runIndex, stepMs: [...s.stepMs, cost], lastStepAt: now };
+    }
+    case 'validation': {
+      const { curves, curve } = withCurve(s.curves, ev.runIndex, ev.method, ev.seed);
+      curves[ev.runIndex] = { ...curve, validation: withPoint(curve.validation, ev.point) };
+      return { ...s, curves };
     }
     case 'evalProgress':
       return { ...s, evalDone: { done: ev.done, total: ev.total } };
@@ -151,13 +172,15 @@ export function positionText(p: CkptPosition): string {
 }
 
 /**
- * A checkpoint's stored history as the state of the run: its curves, evaluations (marked
+ * A checkpoint's stored history as the state of the run: its curves (RL steps and validation
+ * points), evaluations (marked
  * `restored`; their episode counts were not stored: NaN) and progress. Nothing is timed.
  */
 export function storedRunState(spec: ExperimentSpec, h: StoredHistory): RunViewState {
   const plan = spec.seeds.flatMap((seed) => spec.methods.map((m) => ({ seed, method: m.name })));
-  const curves: Curve[] = h.curves.map((c) => ({ label: runLabel(c.method, c.seed), steps: c.steps }));
-  if (h.runIndex < plan.length) curves[h.runIndex] = { label: runLabel(plan[h.runIndex].method, plan[h.runIndex].seed), steps: h.current.history };
+  const curves: Curve[] = h.curves.map(curveOf);
+  if (h.runIndex < plan.length)
+    curves[h.runIndex] = curveOf({ method: plan[h.runIndex].method, seed: plan[h.runIndex].seed, steps: h.current.history, validation: h.current.validation ?? [] });
   const evals: EvalEv[] = [];
   h.results.forEach((r, i) => {
     const base = { type: 'eval', runIndex: i, method: r.method, seed: r.seed, episodes: NaN, restored: true } as const;
@@ -252,6 +275,19 @@ export function metricSeries(
     return x.map((xi) => by.get(xi) ?? null);
   });
   return { x, ...(noData ? { noData } : {}), values };
+}
+
+/**
+ * Validation pass@1 per run, aligned on the union of the runs' validation steps (`x`, RL steps
+ * done when measured; 0 = before RL): a fraction in [0, 1], null where a run has no point.
+ */
+export function validationSeries(curves: RunViewState['curves'], runs: number): { x: number[]; values: (number | null)[][] } {
+  const x = [...new Set(curves.flatMap((c) => c?.validation.map((p) => p.step) ?? []))].sort((a, b) => a - b);
+  const values = Array.from({ length: runs }, (_, i) => {
+    const by = new Map((curves[i]?.validation ?? []).map((p) => [p.step, p.passAt1]));
+    return x.map((xi) => by.get(xi) ?? null);
+  });
+  return { x, values };
 }
 
 /** Group of a harness for the pass@1 chart: Hamming distance to the base harness, or the black-box id. */

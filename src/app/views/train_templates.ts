@@ -1,13 +1,14 @@
 /**
  * The Train view's templates (lit-html): the inputs form and spec editor, the run card
- * (buttons, progress, ETA, evaluations, the "no learning signal" banner), the training curves,
+ * (buttons, progress, ETA, evaluations, the "no learning signal" banner), the validation and
+ * training curves,
  * the finished run's results and the checkpoint list. They draw a TrainModel and call
  * TrainActions; views/train.ts owns the state and the worker.
  */
 import { html, nothing, type TemplateResult } from 'lit-html';
 import { live } from 'lit-html/directives/live.js';
 import type { ExperimentSpec } from '../../experiment/spec';
-import { PRESET_NAMES } from '../../experiment/presets';
+import { APP_DEFAULT_PRESET, PRESET_NAMES } from '../../experiment/presets';
 import type { StepRecord } from '../../experiment/run_events';
 import type { CheckpointRow, TrainOutcome } from '../train_worker';
 import type { WebGpuStatus } from '../webgpu_status';
@@ -16,7 +17,7 @@ import { SERIES_COLORS, type LineChartSpec } from '../line_chart';
 import { runStepCounts, stepCountsText } from '../step_counts';
 import { infeasibleCellsOf } from '../infeasible_cells';
 import { engineAvailable, getPath, KNOBS, hasErrors, type Inputs, type TrainInputs } from './train_inputs';
-import { etaSeconds, metricSeries, passByGroupSeries, positionText, runLabel, updatesSummary, type RunViewState } from './train_state';
+import { etaSeconds, metricSeries, passByGroupSeries, positionText, runLabel, updatesSummary, validationSeries, type RunViewState } from './train_state';
 import { fmtBytes } from './train_client';
 import '../line_chart';
 
@@ -99,6 +100,15 @@ function knobsForm(v: TrainInputs, busy: boolean, a: TrainActions): TemplateResu
   </form>`;
 }
 
+/** What the lesson (the app's default preset, docs/APP.md "The lesson") shows, in the numbers of the spec in the editor. */
+function lessonIntro(spec: ExperimentSpec | undefined): TemplateResult {
+  const val = spec?.evaluation.validation;
+  return html`<p id="train-lesson-intro"><strong>The lesson</strong>: press <strong>Start</strong> and watch whether reinforcement learning (GRPO) improves
+    the pretrained model${spec ? html` in ${spec.rl.steps} RL steps` : nothing}. The first chart, validation pass@1, measures the policy on the same
+    train-seed tasks${val && val.tasks > 0 ? html` every ${val.every === 1 ? 'step' : `${val.every} steps`}` : nothing}; when the run ends, the results table compares pass@1 before → after
+    under the base harness, the training harnesses and held-out harness configurations. The Design and Inspect views link here.</p>`;
+}
+
 /** The whole view. */
 export function trainTemplate(m: TrainModel, a: TrainActions): TemplateResult {
   const v = m.v;
@@ -111,6 +121,7 @@ export function trainTemplate(m: TrainModel, a: TrainActions): TemplateResult {
       <p>Pick a preset or edit its spec, then <strong>Start</strong>. Training runs in a background worker on
         WebGPU on a hardware GPU, else on the CPU engine (WebAssembly SIMD; Engine picks); every RL step is checkpointed in this browser, so <strong>Pause</strong>, a reload or a lost GPU
         loses at most one step — <strong>Resume</strong> continues from the last checkpoint.</p>
+      ${m.inputs.preset === APP_DEFAULT_PRESET ? lessonIntro(v.spec) : nothing}
     </section>
     <div class="train-layout">
       <div class="train-left">
@@ -153,7 +164,7 @@ export function trainTemplate(m: TrainModel, a: TrainActions): TemplateResult {
       </div>
       <div class="train-right">
         ${statusCard(m, a, busy, invalid, latest)}
-        ${chartsCard(m.run, v.spec)}
+        ${chartsCard(m.run, v.spec, m.run.runSteps || v.steps || v.spec?.rl.steps || 0)}
       </div>
     </div>
     ${resultsCard(m.outcome)}
@@ -356,11 +367,39 @@ function passByGroupChart(s: RunViewState, spec: ExperimentSpec | undefined): Te
     <hl-line-chart id="chart-pass-group" .spec=${chart}></hl-line-chart></figure>`;
 }
 
-function chartsCard(s: RunViewState, spec: ExperimentSpec | undefined): TemplateResult {
+/**
+ * Validation pass@1 per run (train_state.ts validationSeries): the same train-seed tasks at step 0
+ * (before RL), every `every` steps and the last step; the x axis spans the whole run, so the
+ * curve grows across it. A spec without validation says so instead of drawing an empty chart.
+ */
+function validationChart(s: RunViewState, labels: string[], spec: ExperimentSpec | undefined, runSteps: number): TemplateResult {
+  const val = spec?.evaluation.validation;
+  const off = spec !== undefined && (!val || val.tasks === 0);
+  const m = validationSeries(s.curves, labels.length);
+  const last = Math.max(runSteps, ...m.x);
+  const chart: LineChartSpec = {
+    x: m.x,
+    xLabel: 'RL step',
+    yLabel: 'pass@1',
+    ...(last > 0 ? { xRange: [0, last] as const } : {}),
+    series: labels.map((label, i) => ({ label, color: SERIES_COLORS[i % SERIES_COLORS.length], values: m.values[i] })),
+  };
+  const what =
+    val && val.tasks > 0
+      ? `${val.tasks} tasks per suite × ${val.samples} sample${val.samples === 1 ? '' : 's'}, the same each time: at step 0 (before RL), every ${val.every === 1 ? 'step' : `${val.every} steps`} and at the last step`
+      : '';
+  return html`<figure class="train-chart train-chart-validation"><figcaption>Validation pass@1 (train-seed tasks, not the test set)${what ? html` <span class="sub">${what}</span>` : nothing}</figcaption>
+    ${off ? html`<p class="note" id="chart-validation-off">This spec measures no validation curve (evaluation.validation is absent or has 0 tasks).</p>` : html`<hl-line-chart id="chart-validation" .spec=${chart}></hl-line-chart>`}</figure>`;
+}
+
+function chartsCard(s: RunViewState, spec: ExperimentSpec | undefined, runSteps: number): TemplateResult {
   const l = runLabels(s, spec);
   return html`<section class="card" aria-labelledby="train-charts-h">
-    <h2 id="train-charts-h">Training curves <span class="sub">one point per RL step; hover for values; shaded: no update applied at that step (nothing to measure)</span></h2>
+    <h2 id="train-charts-h">Training curves <span class="sub">validation pass@1 is measured on the same held-aside train-seed tasks each time, so its changes are the policy's;
+      the rollout reward is over different tasks each step (and so moves with their difficulty too). One point per RL step otherwise; hover for values;
+      shaded: no update applied at that step (nothing to measure)</span></h2>
     <div class="train-charts">
+      ${validationChart(s, l, spec, runSteps)}
       ${metricChart(s, l, 'chart-reward', 'Reward (mean verifier pass)', (r) => r.reward, 'reward')}
       ${passByGroupChart(s, spec)}
       ${metricChart(s, l, 'chart-policy-loss', 'Policy loss', (r) => r.policyLoss, 'Policy loss', true)}
