@@ -17,6 +17,7 @@
  * are the CLI's; a value that is null in the file (an evaluation that did not run) is left out
  * of its mean and a cell with none shows "—".
  */
+import { downloadBlob } from '../download';
 import { html, nothing, render, type TemplateResult } from 'lit-html';
 import {
   byMethod,
@@ -208,20 +209,6 @@ function curveSpecs(out: ExperimentOutputJson): CurveChartSpec[] {
       })),
     })),
   ];
-}
-
-/** Start a download of `blob` as `filename` (a Blob URL and an <a download>; nothing leaves the tab). */
-export function downloadBlob(filename: string, blob: Blob): void {
-  const url = URL.createObjectURL(blob);
-  const a = document.createElement('a');
-  a.href = url;
-  a.download = filename;
-  a.style.display = 'none';
-  document.body.append(a);
-  a.click();
-  a.remove();
-  // Revoke later: the browser reads the URL asynchronously after the click.
-  setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }
 
 /** File-name stem from the spec name and source ("quick", "quick-results"). */

@@ -7,7 +7,7 @@
 import { wrap, type Remote } from 'comlink';
 import { checkpointPosition } from '../../experiment/run_checkpoint';
 import type { CheckpointRow, StoredHistory, TrainWorkerApi } from '../train_worker';
-import { downloadBlob } from './results';
+import { downloadBlob } from '../download';
 
 function newTrainWorker(): Worker {
   return new Worker(new URL('../train_worker.ts', import.meta.url), { type: 'module' });

@@ -23,19 +23,19 @@ export const MAX_MESSAGES = 12;
 const ETA_RECENT_STEPS = 5;
 
 /** A validation point as the view keeps it: without its per-episode cells (validation.ts ValidationPoint). */
-export type ValidationMark = Pick<ValidationPoint, 'step' | 'passAt1' | 'score' | 'episodes'>;
+type ValidationMark = Pick<ValidationPoint, 'step' | 'passAt1' | 'score' | 'episodes'>;
 
 /** One (seed, method) run's steps and validation points (ascending by step), labelled 'method · seed N'. */
-export interface Curve {
+interface Curve {
   label: string;
   steps: StepRecord[];
   validation: ValidationMark[];
 }
 
-export type EvalEv = Extract<RunEvent, { type: 'eval' }>;
+type EvalEv = Extract<RunEvent, { type: 'eval' }>;
 
 /** A checkpoint position (run_checkpoint.ts `checkpointPosition`). */
-export interface CkptPosition {
+interface CkptPosition {
   runIndex: number;
   rlStep: number;
   finished: boolean;
@@ -231,7 +231,7 @@ export function etaSeconds(s: RunViewState, spec: ExperimentSpec | undefined, ev
 const appliedUpdates = (r: StepRecord): number => stepUpdate(r).applied ?? 0;
 
 /** What the updates of one run's steps did, for the "no learning signal" banner. */
-export interface UpdatesSummary {
+interface UpdatesSummary {
   /** RL steps that applied no optimizer step. */
   noUpdate: StepRecord[];
   /** Groups dropped for equal rewards, over all steps, and groups rolled out (tasksPerStep × steps; 0 without a spec). */

@@ -25,7 +25,7 @@ import '../line_chart';
 export type Phase = 'idle' | 'running' | 'stopping' | 'paused' | 'done' | 'failed';
 
 /** Everything the templates draw. */
-export interface TrainModel {
+interface TrainModel {
   v: TrainInputs;
   inputs: Inputs;
   /** The spec editor's text, and why the URL's edits could not be applied (null: they were). */
