@@ -220,12 +220,18 @@ export const ExperimentSpec = z
     if (!s.families) return;
     s.families.forEach((id, i) => {
       const [suite, family] = id.split('/');
-      if (!(s.suites as string[]).includes(suite)) ctx.addIssue({ code: 'custom', path: ['families', i], message: `'${id}': suite '${suite}' is not in spec.suites (${s.suites.join(', ')})` });
+      if (!(s.suites as string[]).includes(suite))
+        ctx.addIssue({ code: 'custom', path: ['families', i], message: `'${id}': suite '${suite}' is not in spec.suites (${s.suites.join(', ')})` });
       else if (!SUITES[suite as SuiteName].families.some((f) => f.name === family))
-        ctx.addIssue({ code: 'custom', path: ['families', i], message: `'${id}': no family '${family}' in suite '${suite}' (${SUITES[suite as SuiteName].families.map((f) => f.name).join(', ')})` });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['families', i],
+          message: `'${id}': no family '${family}' in suite '${suite}' (${SUITES[suite as SuiteName].families.map((f) => f.name).join(', ')})`,
+        });
     });
     for (const suite of s.suites)
-      if (!s.families.some((id) => id.startsWith(`${suite}/`))) ctx.addIssue({ code: 'custom', path: ['families'], message: `keeps no family of suite '${suite}' (drop the suite from spec.suites, or list one of its families)` });
+      if (!s.families.some((id) => id.startsWith(`${suite}/`)))
+        ctx.addIssue({ code: 'custom', path: ['families'], message: `keeps no family of suite '${suite}' (drop the suite from spec.suites, or list one of its families)` });
   });
 
 export type ExperimentSpec = z.infer<typeof ExperimentSpec>;
