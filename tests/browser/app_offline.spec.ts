@@ -12,10 +12,12 @@ import { test, expect } from '@playwright/test';
  * request), one RL step of 2×2 rollouts, a one-task evaluation. The window 512 − 128 is the base's.
  */
 const EDITS = {
+  // One method and a small validation split: quick itself compares two methods on a large one.
+  methods: [{ name: 'harness scaling (GRPO, K=4)', harnesses: 'scaling', K: 4, algorithm: 'grpo' }],
   model: { preset: 'mini', init: 'base' },
   rl: { steps: 1, tasksPerStep: 2, groupSize: 2 },
   rollout: { maxTurns: 2, maxNewTokens: 128, contextTokens: 512 },
-  evaluation: { testTasks: 1, inSpace: { mode: 'stratified', perDistance: 1, seed: 0 }, blackbox: [] },
+  evaluation: { testTasks: 1, inSpace: { mode: 'stratified', perDistance: 1, seed: 0 }, blackbox: [], samples: 1, validation: { tasks: 24, every: 6, samples: 1 } },
 };
 
 /** `base` with the fields of `edits` replaced (objects merged key by key, like the view's merge patch). */

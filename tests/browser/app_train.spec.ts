@@ -16,13 +16,15 @@ import { test, expect, type Browser, type Page, type TestInfo } from '@playwrigh
 const STEPS = 8;
 /** Spec edits that keep `quick` CI-sized: a scratch tiny model, 2×2 rollouts per step, a tiny evaluation; every step runs its update (no zero-variance skip), so the crash injection lands mid-run. */
 const EDITS = {
+  // One method and a small validation split: quick itself compares two methods on a large one.
+  methods: [{ name: 'harness scaling (GRPO, K=4)', harnesses: 'scaling', K: 4, algorithm: 'grpo' }],
   // The WGSL engine: this test covers the app's WebGPU path (the CPU engine would also finish
   // all steps before the mid-run reload; app_offline trains on the CPU engine).
   backend: 'webgpu',
   model: { preset: 'tiny', init: 'scratch' },
   rl: { tasksPerStep: 2, groupSize: 2, dropZeroVarianceGroups: false },
   rollout: { maxTurns: 2, maxNewTokens: 12, contextTokens: 512 },
-  evaluation: { testTasks: 1, inSpace: { mode: 'stratified', perDistance: 1, seed: 0 }, blackbox: [] },
+  evaluation: { testTasks: 1, inSpace: { mode: 'stratified', perDistance: 1, seed: 0 }, blackbox: [], samples: 1, validation: { tasks: 24, every: 6, samples: 1 } },
 };
 const URL_QUICK = `/#/train?preset=quick&edits=${encodeURIComponent(JSON.stringify(EDITS))}&steps=${STEPS}`;
 
@@ -71,7 +73,7 @@ test('an invalid spec shows its error naming the field and disables Start; fixin
   await expect(editor).toHaveValue(/"name": "quick"/);
   await expect(page.locator('#train-start')).toBeEnabled();
   const valid = await editor.inputValue();
-  await editor.fill(valid.replace('"steps": 12', '"steps": -1'));
+  await editor.fill(valid.replace(/"steps": \d+/, '"steps": -1'));
   const errs = page.locator('#train-spec-errors');
   await expect(errs).toContainText('spec.rl.steps');
   await expect(editor).toHaveAttribute('aria-invalid', 'true');
@@ -82,8 +84,8 @@ test('an invalid spec shows its error naming the field and disables Start; fixin
   await editor.fill(valid.replace('"workspace"', '"kitchen"'));
   await expect(errs).toContainText('spec.suites[0]: expected one of "workspace", "errands"');
   // Each field valid, the combination not: the CLI's cross-field check, as you type (issue 15).
-  await editor.fill(valid.replace(/"K": \d+/, '"K": 99'));
-  await expect(errs).toContainText('spec.methods[0].K: 99 exceeds the training-set size 18');
+  await editor.fill(valid.replace('"K": 4', '"K": 99'));
+  await expect(errs).toContainText('spec.methods[1].K: 99 exceeds the training-set size 18');
   await expect(page.locator('#train-start')).toBeDisabled();
   await editor.fill('{ "specVersion": 1,');
   await expect(errs).toContainText('not valid JSON');

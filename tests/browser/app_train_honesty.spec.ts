@@ -15,6 +15,8 @@ import { screenshots } from './lib/screenshots';
 const STEPS = 8;
 /** A scratch tiny model (rewards all 0: no learning signal), 2 groups of 2 per step, a tiny evaluation with one black-box harness. */
 const EDITS = {
+  // One method and a small validation split: quick itself compares two methods on a large one.
+  methods: [{ name: 'harness scaling (GRPO, K=4)', harnesses: 'scaling', K: 4, algorithm: 'grpo' }],
   name: 'honesty',
   // The WGSL engine: the pause, reload and evaluation-in-progress states need a run slower than
   // the CPU engine's (app_offline trains on the CPU engine).
@@ -22,7 +24,7 @@ const EDITS = {
   model: { preset: 'tiny', init: 'scratch' },
   rl: { tasksPerStep: 2, groupSize: 2, dropZeroVarianceGroups: true },
   rollout: { maxTurns: 2, maxNewTokens: 12, contextTokens: 512 },
-  evaluation: { testTasks: 1, inSpace: { mode: 'stratified', perDistance: 1, seed: 0 }, blackbox: ['bb-assistant'] },
+  evaluation: { testTasks: 1, inSpace: { mode: 'stratified', perDistance: 1, seed: 0 }, blackbox: ['bb-assistant'], samples: 1, validation: { tasks: 24, every: 6, samples: 1 } },
 };
 const URL = `/#/train?preset=quick&edits=${encodeURIComponent(JSON.stringify(EDITS))}&steps=${STEPS}`;
 
@@ -73,7 +75,7 @@ test('no learning signal is said, not drawn as zeros; pause names its checkpoint
   await page.locator('#train-start').click();
   await expect(page.locator('#train-phase')).toHaveAttribute('data-phase', 'running');
   // During the first evaluation: its size and running time.
-  await expect(page.locator('#train-eval-now')).toContainText(/\d+ episodes \(\d+ harnesses × 1 test task × 1 sample\), running for/, { timeout: 60_000 });
+  await expect(page.locator('#train-eval-now')).toContainText(/\d+ episodes \(\d+ harnesses × \d+ test tasks? × 1 sample\), running for/, { timeout: 60_000 });
   // … and the episodes finished so far, out of the same total (after the resets and every round).
   await expect(page.locator('#train-eval-done')).toContainText(/^\d+ \/ \d+ episodes done$/, { timeout: 60_000 });
   const [doneNow, totalNow] = (await page.locator('#train-eval-done').textContent())!.match(/\d+/g)!.map(Number);

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { applyMergePatch, canonicalJson, mergePatch, specHash } from '../../src/app/spec_patch';
-import { getPreset } from '../../src/experiment/presets';
+import { smokeSpec } from './lib/smoke_spec';
 
 describe('spec merge patches (Train view URL)', () => {
   it('a small edit gives a small patch that reproduces the edited spec', () => {
-    const quick = getPreset('quick');
+    const quick = smokeSpec();
     const edited = structuredClone(quick) as any;
     edited.rl.steps = 3;
     edited.evaluation.blackbox = [];

@@ -3,7 +3,6 @@
 // skipped optimizer steps, and values the run did not measure staying null / NaN, never 0.
 import { describe, expect, it } from 'vitest';
 import type { RunEvent, StepRecord } from '../../src/experiment/run_events';
-import { getPreset } from '../../src/experiment/presets';
 import { parseSpec, type ExperimentSpec } from '../../src/experiment/spec';
 import type { StoredHistory } from '../../src/app/train_worker';
 import { CKPT_STRIDE } from '../../src/experiment/run_checkpoint';
@@ -21,6 +20,7 @@ import {
   validationSeries,
   type RunViewState,
 } from '../../src/app/views/train_state';
+import { smokeSpec } from './lib/smoke_spec';
 
 /** A step record that applied `applied` optimizer steps (attempted − skipped). */
 function rec(step: number, over: Partial<StepRecord> = {}): StepRecord {
@@ -50,7 +50,7 @@ function rec(step: number, over: Partial<StepRecord> = {}): StepRecord {
 }
 
 const spec = (patch: Record<string, unknown> = {}): ExperimentSpec => {
-  const base = getPreset('quick') as unknown as Record<string, unknown>;
+  const base = smokeSpec() as unknown as Record<string, unknown>;
   return parseSpec({ ...base, ...patch }, 'spec');
 };
 

@@ -19,13 +19,13 @@ import { localEnvApi } from '../../src/rollout/env';
 import { inProcessEnv, runEpisodes, type Policy, type PolicySample, type Trajectory } from '../../src/rollout/engine';
 import { buildRows, type RlRows } from '../../src/rl/trainer_batch';
 import { Rng } from '../../src/util/rng';
-import { getPreset } from '../../src/experiment/presets';
 import { adapterFor } from '../../src/harness/expert';
 import { BLACKBOX_IDS, createHarness } from '../../src/harness/registry';
 import { stateFromFiles } from '../../src/sandbox/sandbox';
 import { tokenCounter } from '../../src/model/rows';
 import type { Task } from '../../src/tasks/types';
 import { checkSpecOpenings } from '../../src/experiment/openings';
+import { smokeSpec } from './lib/smoke_spec';
 
 const tok = Tokenizer.fromJSON(JSON.parse(readFileSync(new URL('../../public/tokenizer-v2.json', import.meta.url), 'utf8')) as TokenizerFile);
 /** One composed harness per C realization, and both black-box harnesses. */
@@ -146,7 +146,7 @@ describe('the context cut keeps a harness summary with the opening', () => {
 
 describe('an experiment checks its openings before any rollout', () => {
   it('quick fits; a context budget below its largest opening fails naming the harness', () => {
-    const spec = getPreset('quick');
+    const spec = smokeSpec();
     const reps = checkSpecOpenings(spec, tok, 4);
     expect(reps.length).toBeGreaterThan(0);
     const worst = reps.reduce((a, r) => (r.maxHeadTokens > a.maxHeadTokens ? r : a));

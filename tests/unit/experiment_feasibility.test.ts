@@ -14,6 +14,7 @@ import { getPreset } from '../../src/experiment/presets';
 import { Rng } from '../../src/util/rng';
 import { turnCap } from '../../src/harness/turn_budget';
 import { taskFromId } from '../../src/tasks';
+import { smokeSpec } from './lib/smoke_spec';
 
 const tok = Tokenizer.fromJSON(JSON.parse(readFileSync(new URL('../../public/tokenizer-v2.json', import.meta.url), 'utf8')) as TokenizerFile);
 const MAIN: CellBudget = { maxTurns: 8, limits: { maxT: 512, actionReserve: 64 } };
@@ -109,15 +110,15 @@ describe("main's own budgets", () => {
   });
 });
 
-/** quick (tier 1 only) with 2 tool-call turns and 24 new tokens: some of its cells no longer fit. */
+/** The smoke spec (tier 1 only) with 2 tool-call turns and 24 new tokens: some of its cells no longer fit. */
 const TIGHT_QUICK = (() => {
-  const q = getPreset('quick');
+  const q = smokeSpec();
   return { ...q, rollout: { ...q.rollout, maxTurns: 2, maxNewTokens: 24 } };
 })();
 
-describe('quick: the excluded cells a runner would drop', () => {
+describe('the smoke spec: the excluded cells a runner would drop', () => {
   it('under its own budgets every tier-1 cell is feasible (docs/TASKS.md: 2–3 calls, short actions)', () => {
-    expect(excludedCells(getPreset('quick'), tok)).toEqual([]);
+    expect(excludedCells(smokeSpec(), tok)).toEqual([]);
   });
 
   it('lists every infeasible cell once, sorted, with reason and detail', () => {
@@ -160,14 +161,14 @@ describe('hlab expert --preset/--spec (in-process)', () => {
         b.mockRestore();
       }
     };
-    // A spec file with quick's tier-1 cells under budgets some of them exceed (under quick's own, none).
+    // A spec file with the smoke spec's tier-1 cells under budgets some of them exceed (under its own, none).
     const { mkdtempSync, writeFileSync } = await import('node:fs');
     const { join } = await import('node:path');
     const { tmpdir } = await import('node:os');
     const file = join(mkdtempSync(join(tmpdir(), 'hlab-feas-')), 'tight.json');
     writeFileSync(file, JSON.stringify(TIGHT_QUICK));
     const text = await run('expert', '--spec', file);
-    expect(text.out).toMatch(/^spec quick: \d+ \(task, harness\) cells trained or evaluated; infeasible under the spec's budgets: \d+ \(/);
+    expect(text.out).toMatch(/^spec smoke: \d+ \(task, harness\) cells trained or evaluated; infeasible under the spec's budgets: \d+ \(/);
     expect(text.out).toContain('by reason: ');
     const prev = process.exitCode;
     const json = await run('expert', '--spec', file, '--json', '--strict');

@@ -1,14 +1,14 @@
 // The plan of a run: strategies → training harnesses, each task's K harnesses used
 // round-robin over the steps that draw it, seeded task draws, stratified in-space eval set.
 import { describe, expect, it } from 'vitest';
-import { readFileSync } from 'node:fs';
 import { parseSpec, type ExperimentSpec, type MethodSpec } from '../../src/experiment/spec';
 import { getPreset } from '../../src/experiment/presets';
 import { inSpaceEvalSet, makeSchedule, mixOverlapWarnings, stepTasks, taskAssignments, testTasks, trainingHarnesses, trainPool, validationTasks } from '../../src/experiment/plan';
 import { DEFAULT_MIX_SPEC, resolveMix } from '../../src/pretrain/mix';
 import { hammingDistance, selectTrainingOA, BASE_HARNESS } from '../../src/design';
+import { SMOKE_SPEC_JSON } from './lib/smoke_spec';
 
-const quick = parseSpec(JSON.parse(readFileSync(new URL('../../public/presets/quick.json', import.meta.url), 'utf8')), 'quick');
+const quick = parseSpec(structuredClone(SMOKE_SPEC_JSON), 'quick');
 const method = (m: Partial<MethodSpec>): MethodSpec => ({ name: 'm', harnesses: 'scaling', K: 4, algorithm: 'grpo', ...m }) as MethodSpec;
 
 describe('experiment plan', () => {

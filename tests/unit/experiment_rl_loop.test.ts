@@ -19,6 +19,7 @@ import { localEnvApi, type EnvApi } from '../../src/rollout/env';
 import type { RlTrainerOptions } from '../../src/rl/update';
 import { Rng } from '../../src/util/rng';
 import { envWithOutcomes } from './lib/env_outcome';
+import { SMOKE_SPEC_JSON } from './lib/smoke_spec';
 
 // Type-level: none of the former test hooks is a field of a production option type.
 type Hooks = 'syntheticReward' | 'poisonStep' | 'crashAtJob' | 'stopAfterSteps' | 'crash';
@@ -26,7 +27,7 @@ type Clean<T> = Extract<keyof T, Hooks> extends never ? true : false;
 const clean: [Clean<RunnerOptions>, Clean<RolloutOptions>, Clean<EvalOptions>, Clean<EnvApi>, Clean<RlTrainerOptions>] = [true, true, true, true, true];
 
 const tok = Tokenizer.fromJSON(JSON.parse(readFileSync(new URL('../../public/tokenizer-v2.json', import.meta.url), 'utf8')) as TokenizerFile);
-const quick = parseSpec(JSON.parse(readFileSync(new URL('../../public/presets/quick.json', import.meta.url), 'utf8')), 'quick');
+const quick = parseSpec(structuredClone(SMOKE_SPEC_JSON), 'quick');
 const spec = parseSpec({ ...quick, rl: { ...quick.rl, tasksPerStep: 2, groupSize: 2 }, rollout: { ...quick.rollout, maxTurns: 2, maxNewTokens: 8 } }, 'tiny');
 
 /** Uniformly random short actions (a scratch policy), seeded by the sampler seed. */

@@ -2,14 +2,15 @@
 // (no browser is started for an invalid spec).
 import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadSpec, prepareOut, resumeCommand, runFailure } from '../../src/cli/commands/run';
 import { ReportedError } from '../../src/cli/cli_util';
 import { DeviceLostError } from '../../src/gpu/device_lost';
+import { SMOKE_SPEC_JSON } from './lib/smoke_spec';
 
-const quick = JSON.parse(readFileSync(new URL('../../public/presets/quick.json', import.meta.url), 'utf8'));
+const quick = structuredClone(SMOKE_SPEC_JSON);
 
 function hlab(args: string[]) {
   return spawnSync('npx', ['tsx', 'src/cli/main.ts', ...args], { cwd: new URL('../..', import.meta.url).pathname, encoding: 'utf8', timeout: 60_000 });
@@ -27,7 +28,7 @@ describe('hlab run: spec validation', () => {
   });
 
   it('an unknown preset and an unreadable spec are usage errors too', () => {
-    expect(() => loadSpec({ preset: 'fast' })).toThrow(/--preset 'fast': expected one of quick, main/);
+    expect(() => loadSpec({ preset: 'fast' })).toThrow(/--preset 'fast': expected one of quick, lesson, main/);
     expect(() => loadSpec({ spec: '/nonexistent/spec.json' })).toThrow(/--spec \/nonexistent\/spec.json/);
     expect(() => loadSpec({ preset: 'quick', spec: 'x.json' })).toThrow(/either --preset or --spec/);
     expect(loadSpec({ preset: 'quick' }).spec.name).toBe('quick');

@@ -5,6 +5,7 @@ import { specConsistencyIssues } from '../../src/experiment/plan';
 import { RlSpec } from '../../src/experiment/spec';
 import { RlLossSpec, rlLossConfig } from '../../src/rl/config';
 import { trainerOptions } from '../../src/experiment/runner';
+import { smokeSpec } from './lib/smoke_spec';
 
 describe('experiment spec', () => {
   it('every preset validates', () => {
@@ -14,7 +15,7 @@ describe('experiment spec', () => {
     expect(() => getPreset('fast')).toThrow(/unknown preset 'fast'.*quick, lesson, main/);
   });
   function bad(mutate: (s: Record<string, any>) => void): string {
-    const s = structuredClone(getPreset('quick')) as Record<string, any>;
+    const s = structuredClone(smokeSpec()) as Record<string, any>;
     mutate(s);
     try {
       parseSpec(s, 'test.json');
@@ -41,7 +42,7 @@ describe('experiment spec', () => {
   });
   it('embeds the one RL loss schema (src/rl/config.ts): vfClip is null (no value clipping) or > 0 in both', () => {
     for (const k of Object.keys(RlLossSpec.shape)) expect(RlSpec.shape[k as keyof typeof RlSpec.shape]).toBe(RlLossSpec.shape[k as keyof typeof RlLossSpec.shape]);
-    const s = structuredClone(getPreset('quick')) as Record<string, any>;
+    const s = structuredClone(smokeSpec()) as Record<string, any>;
     s.rl.vfClip = null;
     expect(parseSpec(s).rl.vfClip).toBeNull();
     expect(rlLossConfig({ vfClip: null }).vfClip).toBeNull();
@@ -49,8 +50,8 @@ describe('experiment spec', () => {
     expect(() => rlLossConfig({ vfClip: 0 })).toThrow(/vfClip = 0/);
   });
   it('rl.temperature and evaluation.temperature: τ in (0, 10], one line naming the field; evaluation.temperature defaults to 1', () => {
-    expect(parseSpec(getPreset('quick')).evaluation.temperature).toBe(1);
-    const s = structuredClone(getPreset('quick')) as Record<string, any>;
+    expect(parseSpec(smokeSpec()).evaluation.temperature).toBe(1);
+    const s = structuredClone(smokeSpec()) as Record<string, any>;
     s.rl.temperature = 1.5;
     s.evaluation.temperature = 1;
     const p = parseSpec(s);
@@ -70,10 +71,10 @@ describe('experiment spec', () => {
     expect(() => rlLossConfig({ temperature: Infinity })).toThrow(/RlLossConfig\.temperature = Infinity /);
   });
   it("the run's trainer scores at rl.temperature (trainerOptions)", () => {
-    const s = structuredClone(getPreset('quick')) as Record<string, any>;
+    const s = structuredClone(smokeSpec()) as Record<string, any>;
     s.rl.temperature = 1.5;
     expect(trainerOptions(parseSpec(s), 'grpo', 0, 0).cfg.temperature).toBe(1.5);
-    expect(trainerOptions(getPreset('quick'), 'ppo', 0, 0).cfg.temperature).toBe(1);
+    expect(trainerOptions(smokeSpec(), 'ppo', 0, 0).cfg.temperature).toBe(1);
   });
   it('one bad field is one line', () => {
     expect(bad((s) => (s.methods[0].algorithm = 'grop')).split('\n')).toHaveLength(1);
@@ -82,7 +83,7 @@ describe('experiment spec', () => {
 
 describe('experiment spec: cross-field consistency', () => {
   const spec = (mutate: (s: Record<string, any>) => void) => {
-    const s = structuredClone(getPreset('quick')) as Record<string, any>;
+    const s = structuredClone(smokeSpec()) as Record<string, any>;
     mutate(s);
     return parseSpec(s);
   };

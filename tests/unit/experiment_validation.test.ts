@@ -23,6 +23,7 @@ import { TRAIN_SEEDS } from '../../src/tasks';
 import { Rng } from '../../src/util/rng';
 import { CpuEngine } from '../../src/engine/cpu';
 import { choiceEnv, runChoiceLoop, type ChoiceSegment, type ChoiceTensors } from '../browser/lib/choice_task';
+import { smokeSpec } from './lib/smoke_spec';
 
 const tok = Tokenizer.fromJSON(JSON.parse(readFileSync(new URL('../../public/tokenizer-v2.json', import.meta.url), 'utf8')) as TokenizerFile);
 const preset = (name: string) => parseSpec(JSON.parse(readFileSync(new URL(`../../public/presets/${name}.json`, import.meta.url), 'utf8')), name);
@@ -30,7 +31,7 @@ const seedOf = (id: string) => Number(id.slice(id.lastIndexOf('/') + 1));
 const tierOf = (id: string) => Number(/\/t([123])\//.exec(id)![1]);
 
 describe('the validation split', () => {
-  for (const name of ['quick', 'main']) {
+  for (const name of ['quick', 'lesson', 'main']) {
     it(`${name}: n train-seed tasks per suite, tiers ≤ maxTier, disjoint from the train pool and the test tasks, fixed per seed`, () => {
       const spec = preset(name);
       const n = 24;
@@ -84,7 +85,7 @@ describe('the validation split', () => {
   });
 
   it('the plan: off when absent or tasks = 0; else the cells of `tasks` per suite with the cadence', () => {
-    const quick = preset('quick');
+    const quick = smokeSpec();
     const off = { ...quick, evaluation: { ...quick.evaluation, validation: undefined } };
     const m = quick.methods[0];
     expect(validationPlan(off, m, 0, trainPool(quick, 0))).toBeUndefined();
@@ -96,7 +97,7 @@ describe('the validation split', () => {
   });
 
   it('the spec field: samples defaults to 1; a bad value is one line naming the field', () => {
-    const quick = preset('quick');
+    const quick = smokeSpec();
     const withVal = (v: unknown) => ({ ...quick, evaluation: { ...quick.evaluation, validation: v } });
     expect(parseSpec(withVal({ tasks: 24, every: 10 })).evaluation.validation).toEqual({ tasks: 24, every: 10, samples: 1 });
     expect(() => parseSpec(withVal({ tasks: 24, every: 0 }))).toThrow(SpecError);
@@ -164,7 +165,7 @@ const stubTrainer: EngineRlTrainer = {
 };
 
 const choiceSpec: ExperimentSpec = (() => {
-  const q = preset('quick');
+  const q = smokeSpec();
   return parseSpec({
     ...q,
     methods: [{ name: 'choice', harnesses: 'single' }],

@@ -10,8 +10,8 @@ import { parquetReadObjects } from 'hyparquet';
 import { buildExport, buildSpecExport, harnessLevels } from '../../src/export/dataset';
 import { verlRow, writeExport, slimeRow } from '../../src/export/writers';
 import { selectTraining } from '../../src/design';
-import { getPreset } from '../../src/experiment/presets';
 import { taskAssignments, trainPool, testTasks, inSpaceEvalSet } from '../../src/experiment/plan';
+import { smokeSpec } from './lib/smoke_spec';
 
 const ROOT = resolve(__dirname, '../..');
 const TSX = resolve(ROOT, 'node_modules/.bin/tsx');
@@ -129,7 +129,7 @@ describe('hlab export datasets', () => {
   });
 
   it('with a spec, the rows are what the experiment plan schedules for the method', () => {
-    const spec = getPreset('quick');
+    const spec = smokeSpec();
     const method = spec.methods[0];
     const seed = spec.seeds[0];
     const sds = buildSpecExport(spec, method, seed);

@@ -13,8 +13,9 @@ import { presetConfig } from '../../src/model/config';
 import { paramCount } from '../../src/model/layout';
 import { concatBytes, encodeExportFile, prepareCheckpoint } from '../../src/storage/serialize';
 import { parseSpec } from '../../src/experiment/spec';
+import { SMOKE_SPEC_JSON } from './lib/smoke_spec';
 
-const quick = JSON.parse(readFileSync(new URL('../../public/presets/quick.json', import.meta.url), 'utf8'));
+const quick = structuredClone(SMOKE_SPEC_JSON);
 const tok = shippedTokenizer();
 const tinySpec = parseSpec({ ...quick, model: { preset: 'tiny', init: 'base' } }, 'spec');
 
