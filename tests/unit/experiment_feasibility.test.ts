@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { Tokenizer, type TokenizerFile } from '../../src/model/tokenizer';
 import { cellFeasibility, excludedCells, specCells, specFeasibility, type CellBudget } from '../../src/experiment/feasibility';
-import { getPreset } from '../../src/experiment/presets';
+import { parseSpec } from '../../src/experiment/spec';
 import { Rng } from '../../src/util/rng';
 import { turnCap } from '../../src/harness/turn_budget';
 import { taskFromId } from '../../src/tasks';
@@ -45,8 +45,11 @@ describe('cellFeasibility', () => {
   });
 });
 
+/** The main preset as it was in session 8 (tier ≤ 2, every family, 10 turns): a fixed spec, so re-tuning the preset never changes these tests. */
+const MAIN_S8 = parseSpec(JSON.parse(readFileSync(new URL('./lib/main_session8.json', import.meta.url), 'utf8')), 'main (session 8)');
+
 describe("under issue 17's budgets (main before it was CPU-sized: all tiers, small, 8 turns, 64 new tokens, 512 context)", () => {
-  const main = getPreset('main');
+  const main = MAIN_S8;
   const spec = {
     ...main,
     maxTier: 3 as const,
@@ -94,9 +97,9 @@ describe("under issue 17's budgets (main before it was CPU-sized: all tiers, sma
   });
 });
 
-describe("main's own budgets", () => {
+describe("session 8's main budgets", () => {
   it('a sample of 60 tier-2 cells under W1/W2 harnesses: almost all feasible with 10 turns + the workflow turns', () => {
-    const spec = getPreset('main');
+    const spec = MAIN_S8;
     const t2w = specCells(spec, tok.vocabSize).filter((c) => c.taskId.includes('/t2/') && /-W[12]$/.test(c.harnessId));
     expect(t2w.length).toBeGreaterThan(200);
     const sample = Rng.derive(2, 'feasibility-main').shuffle(t2w).slice(0, 60);
