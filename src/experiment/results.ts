@@ -236,6 +236,45 @@ export function resultsTable(res: { spec: string; evalSet: string; runs: readonl
   };
 }
 
+/** One method against the reference method (the spec's first) on the same cells after RL. */
+export interface MethodComparison {
+  method: string;
+  reference: string;
+  /** Per column (resultsTable's order, the training-harness column aside: its cells differ by method), null when nothing pairs. */
+  paired: (PairedComparison | null)[];
+}
+
+/**
+ * Between methods, after RL: each method against the reference (the first method), on the same
+ * (task, harness, sample) cells of the same seed — the comparison the paper's claims are about
+ * (e.g. harness scaling vs single-harness RL in-space). Cells pair per seed (stats.pairCells:
+ * reference as "before", the method as "after"), pool over seeds, and the interval bootstraps
+ * over tasks (stats.pairedComparison). Seeds where either method has no run are left out.
+ * @returns one entry per non-reference method; [] for fewer than two methods
+ */
+export function methodComparisons(runs: readonly RunResult[], columns: readonly ResultsColumn[], opts: { seed?: number; resamples?: number } = {}): MethodComparison[] {
+  const boot = { seed: opts.seed ?? 0, resamples: opts.resamples ?? 2000 };
+  const methods = [...byMethod(runs)];
+  if (methods.length < 2) return [];
+  const [reference, refRuns] = methods[0];
+  return methods.slice(1).map(([method, rs]) => ({
+    method,
+    reference,
+    paired: columns
+      .filter((c) => c.key !== 'train')
+      .map((c) => {
+        const cells: PairedCell[] = [];
+        for (const r of rs) {
+          const ref = refRuns.find((x) => x.seed === r.seed);
+          const a = ref && episodesOf(ref, 'after', c.key);
+          const b = episodesOf(r, 'after', c.key);
+          if (a && b) for (const cell of pairCells(a, b).cells) cells.push({ ...cell, run: r.seed });
+        }
+        return cells.length ? pairedComparison(cells, boot) : null;
+      }),
+  }));
+}
+
 const pct1 = (x: number) => (100 * x).toFixed(1);
 const signed = (x: number) => `${x >= 0 ? '+' : '−'}${Math.abs(100 * x).toFixed(1)}`;
 
@@ -288,6 +327,18 @@ export function markdownTable(res: ExperimentResults): string {
     rule(labels.length + 1, 1),
     ...t.rows.map((r) => line([r.label, ...r.after.map((c, i) => (r.before ? `${scoreText(c)} (${scoreText(r.before[i])})` : scoreText(c)))])),
   ];
+  const between = methodComparisons(res.runs, t.columns, t.bootstrap);
+  if (between.length) {
+    const cols = t.columns.filter((c) => c.key !== 'train').map((c) => c.label);
+    out.push(
+      '',
+      `Between methods, after RL: each method − ${between[0].reference}, paired on the same (task, harness, sample) cells of the same seed: Δ pass@1 in points, 95 % bootstrap interval over tasks, exact McNemar p.`,
+      '',
+      line(['method', ...cols]),
+      rule(cols.length + 1, 1),
+      ...between.map((b) => line([b.method, ...b.paired.map(pairedText)])),
+    );
+  }
   if (!t.hasEpisodes) out.push('', 'n/a: these results carry no per-episode outcomes (RunResult.episodes), so intervals, scores and paired tests cannot be computed.');
   return out.join('\n');
 }

@@ -3,6 +3,7 @@ import {
   meanStd,
   formatPct,
   markdownTable,
+  methodComparisons,
   resultsCsv,
   resultsTable,
   segmentsText,
@@ -181,5 +182,44 @@ describe('segmentsText', () => {
       '1. WebGPU (SwiftShader) — run 1, step 0 → run 1, step 3; from base checkpoint public/base-mini.ckpt',
       '2. CPU engine (WebAssembly SIMD) — run 1, step 3 → run 2, step 0; from the run checkpoint at run 1, step 3',
     ]);
+  });
+});
+
+describe('methodComparisons: methods against the first, on the same cells after RL', () => {
+  const runOf = (method: string, seed: number, after: EpisodeCell[]): RunResult => ({
+    ...run(method, seed, 0.5),
+    episodes: { before: { base: after }, after: { base: after } },
+  });
+  it('pairs per seed, signs the difference method − reference, and says within noise when the two are equal', () => {
+    // Reference passes tasks 0–3 of 12; the other method passes tasks 0–9, in both seeds.
+    const ref = cellsOf(12, (t) => t < 4);
+    const better = cellsOf(12, (t) => t < 10);
+    const runs = [runOf('single', 0, ref), runOf('scaling', 0, better), runOf('single', 1, ref), runOf('scaling', 1, better), runOf('same', 0, ref), runOf('same', 1, ref)];
+    const columns = resultsTable({ spec: 's', evalSet: 'x', runs }).columns;
+    const cmp = methodComparisons(runs, columns, { seed: 1 });
+    expect(cmp.map((c) => [c.method, c.reference])).toEqual([
+      ['scaling', 'single'],
+      ['same', 'single'],
+    ]);
+    // Columns: base, in-space, bb-assistant (the training-harness column differs by method and is left out); no episodes there → null.
+    expect(columns.map((c) => c.key)).toEqual(['base', 'inSpace', 'bb-assistant', 'train']);
+    expect(cmp[0].paired).toHaveLength(3);
+    expect(cmp[0].paired[1]).toBeNull();
+    expect(cmp[0].paired[2]).toBeNull();
+    const d = cmp[0].paired[0]!.pass;
+    expect(d.n).toBe(48);
+    expect(d.diff).toBeCloseTo(12 / 24, 12);
+    expect(d.beyondNoise).toBe(true);
+    expect(d.mcnemar.b).toBe(0);
+    expect(cmp[1].paired[0]!.pass.diff).toBe(0);
+    expect(cmp[1].paired[0]!.pass.beyondNoise).toBe(false);
+    const md = markdownTable({ resultsVersion: 1, spec: 's', evalSet: 'x', machine: 'm', runs });
+    expect(md).toContain('Between methods, after RL: each method − single');
+    expect(md).toMatch(/\| scaling \| \+50\.0 \[\+\d+\.\d, \+\d+\.\d\] p<0\.001 beyond noise \| n\/a \| n\/a \|$/m);
+  });
+  it('one method: nothing to compare, and results.md has no such table', () => {
+    const runs = [runOf('single', 0, cellsOf(6, (t) => t < 3))];
+    expect(methodComparisons(runs, resultsTable({ spec: 's', evalSet: 'x', runs }).columns)).toEqual([]);
+    expect(markdownTable({ resultsVersion: 1, spec: 's', evalSet: 'x', machine: 'm', runs })).not.toContain('Between methods');
   });
 });
