@@ -218,7 +218,13 @@ describe('methodComparisons: methods against the first, on the same cells after 
     expect(md).toMatch(/\| scaling \| \+50\.0 \[\+\d+\.\d, \+\d+\.\d\] p<0\.001 beyond noise \| n\/a \| n\/a \|$/m);
   });
   it('one method: nothing to compare, and results.md has no such table', () => {
-    const runs = [runOf('single', 0, cellsOf(6, (t) => t < 3))];
+    const runs = [
+      runOf(
+        'single',
+        0,
+        cellsOf(6, (t) => t < 3),
+      ),
+    ];
     expect(methodComparisons(runs, resultsTable({ spec: 's', evalSet: 'x', runs }).columns)).toEqual([]);
     expect(markdownTable({ resultsVersion: 1, spec: 's', evalSet: 'x', machine: 'm', runs })).not.toContain('Between methods');
   });
