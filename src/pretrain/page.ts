@@ -11,7 +11,7 @@ import type { Engine } from '../engine/engine';
 import { loadTokenizer, TOKENIZER_FORMAT_VERSION } from '../model/tokenizer';
 import { paramCount } from '../model/layout';
 import { selectTrainingOA } from '../design/selection';
-import { encodeBaseCheckpoint } from './checkpoint';
+import { encodeBaseCheckpoint } from '../model/checkpoint';
 import { evalTaskList, pretrainSummary } from './drivers';
 import { evaluateGreedy, type GreedyReport } from './eval_greedy';
 import { describeDropped, prepareSft, trainSft, type DemoFailure, type SftConfig, type SftProgress } from './sft';

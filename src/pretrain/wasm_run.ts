@@ -11,7 +11,7 @@
 import { paramCount } from '../model/layout';
 import { TOKENIZER_FORMAT_VERSION, type Tokenizer } from '../model/tokenizer';
 import { selectTrainingOA } from '../design/selection';
-import { encodeBaseCheckpoint } from './checkpoint';
+import { encodeBaseCheckpoint } from '../model/checkpoint';
 import { evaluateGreedy, type GreedyReport } from './eval_greedy';
 import { evalTaskList, pretrainSummary } from './drivers';
 import type { PretrainPageOptions, PretrainPageResult } from './page';
