@@ -20,7 +20,8 @@ import { dirname, resolve } from 'node:path';
 import { choiceOption, intOption, numberOption, printJson, shippedTokenizer, UsageError } from '../cli_util';
 import { withBrowser } from '../browser';
 import { BLACKBOX_IDS } from '../../harness/registry';
-import type { PretrainEvent, PretrainPageOptions, PretrainPageResult } from '../../pretrain/page';
+import type { PretrainEvent, PretrainPageOptions } from '../../pretrain/page';
+import type { PretrainPageResult } from '../../pretrain/drivers';
 import type { PageEvent } from '../../page/protocol';
 import { DEFAULT_MIX_SPEC, MixSpecError, resolveMix } from '../../pretrain/mix';
 
