@@ -4,7 +4,7 @@
  * validation of results files opened from disk.
  *
  * Three JSON shapes are accepted (`parseResultsFile`):
- *   - the CLI's `out/<name>/results.json` (src/experiment/results_file.ts ResultsFile):
+ *   - the CLI's `out/<name>/results.json` (src/experiment/results_json.ts ResultsFile):
  *     ExperimentResults fields at the top level, plus command, status, warnings, starts,
  *     seconds, curves, trajectories and (newer files) specJson;
  *   - `ExperimentOutputJson`: the app's form, ExperimentOutput (src/experiment/runner.ts) with

@@ -7,7 +7,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { UsageError } from './cli_util';
-import { decodeBaseCheckpoint } from '../pretrain/checkpoint';
+import { decodeBaseCheckpoint } from '../model/checkpoint';
 import { decodeExportFile } from '../storage/serialize';
 import { presetConfig } from '../model/config';
 import type { ExperimentSpec } from '../experiment/spec';
@@ -21,7 +21,7 @@ function readNamed(option: string, path: string): Uint8Array {
 
 /**
  * Read and verify the base checkpoint `--base FILE` for `spec`: its digests and length
- * (pretrain/checkpoint.ts `decodeBaseCheckpoint`), its config against every model preset the
+ * (model/checkpoint.ts `decodeBaseCheckpoint`), its config against every model preset the
  * spec's methods train, and its tokenizer against `tok`.
  * @returns the file's bytes
  * @throws UsageError (exit 2) naming the file and the reason (missing, truncated, digest

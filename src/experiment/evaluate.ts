@@ -12,7 +12,7 @@ import type { EpisodeOutcomeCell } from './stats';
 import { BASE_HARNESS } from '../design';
 import type { Tokenizer } from '../model/tokenizer';
 import { runEpisodes, type EnvHost, type EpisodeRequest, type Policy, type RolloutStats } from '../rollout/engine';
-import type { BehaviourMetrics, PassAt1 } from './results';
+import type { BehaviourMetrics, PassAt1 } from './results_file';
 import { Rng } from '../util/rng';
 
 export interface EvalSets {

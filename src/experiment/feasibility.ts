@@ -24,7 +24,7 @@ import { BASE_HARNESS } from '../design/space';
 import { runExpertEpisode } from '../harness/expert';
 import { presetConfig } from '../model/config';
 import type { Tokenizer } from '../model/tokenizer';
-import { checkOpeningsFit, runBudget } from '../pretrain/budget';
+import { checkOpeningsFit, runBudget } from '../model/budget';
 import { cutView, encodeAction, tokenCounter, type RowLimits } from '../model/rows';
 import { ContextBudgetError } from '../harness/context_budget';
 import { turnCap } from '../harness/turn_budget';

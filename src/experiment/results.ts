@@ -15,7 +15,7 @@ import type { RunSegment } from './run_checkpoint';
 import type { EpisodeCell, ExperimentResults, PassAt1, RunEpisodes, RunResult } from './results_file';
 import { meanStd as meanStdSeeds, pairCells, pairedComparison, wilson, type PairedCell, type PairedComparison } from './stats';
 
-export type { BehaviourMetrics, EpisodeCell, ExperimentResults, PassAt1, RunResult } from './results_file';
+export type { EpisodeCell, ExperimentResults, RunResult } from './results_file';
 
 /** Mean and sample standard deviation (n − 1; 0 for a single value). @throws Error on an empty list. */
 export function meanStd(xs: readonly number[]): { mean: number; std: number; n: number } {

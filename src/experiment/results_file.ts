@@ -1,8 +1,8 @@
 /**
- * The results record and file: one zod schema of a run's result (`RunResultSchema`) and of an
+ * The results record: one zod schema of a run's result (`RunResultSchema`) and of an
  * experiment's results (`ExperimentResultsSchema`) that the runner produces, the run checkpoint
- * stores, the CLI writes (results.json, assembled by `resultsFile`) and the app reads
- * (src/app/results_store.ts). Non-finite numbers are `null` in JSON and read back as NaN
+ * stores, the CLI writes (results.json, assembled by results_json.ts `resultsFile`) and the app
+ * reads (src/app/results_store.ts). Non-finite numbers are `null` in JSON and read back as NaN
  * ("not measured"; the views show "—").
  *
  * Step vocabulary (issue 27), the same in results.json, results.csv, the console and results.md:
@@ -17,9 +17,6 @@
  */
 import { z } from 'zod';
 import type { InSpaceExclusions } from './plan';
-import type { RunSegment } from './run_checkpoint';
-import type { RunCurves } from './run_events';
-import type { TrajectorySample } from './trajectory_sample';
 
 /** A number stored JSON-safe: null (a NaN or ±Infinity when written) reads back as NaN; NaN itself (a record read again) passes. */
 const metric = z.preprocess((x) => (Number.isNaN(x) ? null : x), z.number().nullable()).transform((x) => x ?? NaN);
@@ -121,58 +118,4 @@ export function upgradeRuns(runs: unknown, curves: unknown): unknown {
     const c = cs.find((x) => x && x.method === o?.method && x.seed === o?.seed && Array.isArray(x.steps));
     return upgradeOldStepNames(r, c as { steps: Array<{ optimizerSteps?: unknown; skippedSteps?: unknown }> } | undefined);
   });
-}
-
-/** What `hlab run` writes as results.json: the results at the top level plus how they came about. */
-export interface ResultsFile extends ExperimentResults {
-  /** The command line that produced the file. */
-  command: string;
-  /** The engine of the last call (src/engine). */
-  engine: { kind: 'webgpu' | 'wasm'; describe: string; reason: string };
-  status: 'done' | 'interrupted';
-  warnings: string[];
-  /** (task, harness) cells left out as infeasible for the expert under the spec's budgets (feasibility.ts). */
-  infeasibleCells: ReadonlyArray<{ taskId: string; harnessId: string; reason: string; detail: string }>;
-  starts: string[];
-  segments: RunSegment[];
-  /** Seconds in the page (this call). */
-  seconds: number;
-  curves: RunCurves[];
-  trajectories: TrajectorySample[];
-  /** The resolved spec that ran (also written as spec.json). */
-  specJson: unknown;
-}
-
-/**
- * Assemble results.json from a run's output and the CLI's context. Warnings are the runner's
- * plus `extraWarnings` (the feasibility note), in that order.
- */
-export function resultsFile(
-  out: {
-    engine: ResultsFile['engine'];
-    status: ResultsFile['status'];
-    results: ExperimentResults;
-    warnings: readonly string[];
-    starts: readonly string[];
-    segments?: readonly RunSegment[];
-    seconds: number;
-    curves: readonly RunCurves[];
-    trajectories: readonly TrajectorySample[];
-  },
-  ctx: { command: string; specJson: unknown; infeasibleCells: ResultsFile['infeasibleCells']; extraWarnings?: readonly string[] },
-): ResultsFile {
-  return {
-    ...out.results,
-    command: ctx.command,
-    engine: out.engine,
-    status: out.status,
-    warnings: [...out.warnings, ...(ctx.extraWarnings ?? [])],
-    infeasibleCells: ctx.infeasibleCells,
-    starts: [...out.starts],
-    segments: [...(out.segments ?? [])],
-    seconds: out.seconds,
-    curves: [...out.curves],
-    trajectories: [...out.trajectories],
-    specJson: ctx.specJson,
-  };
 }

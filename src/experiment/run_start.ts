@@ -8,8 +8,8 @@
 import type { ModelConfig } from '../model/config';
 import { initParams } from '../model/init';
 import type { Tokenizer } from '../model/tokenizer';
-import { decodeBaseCheckpoint, type BaseCheckpoint } from '../pretrain/checkpoint';
-import { checkpointBudget, checkRunBudget, runBudget } from '../pretrain/budget';
+import { decodeBaseCheckpoint, type BaseCheckpoint } from '../model/checkpoint';
+import { checkpointBudget, checkRunBudget, runBudget } from '../model/budget';
 import { mixUnion, NO_MIX, pretrainMixOf } from '../pretrain/mix';
 import { assetFetch, baseCheckpointUrl } from '../util/asset_fetch';
 import { Rng } from '../util/rng';

@@ -307,7 +307,7 @@ export const TOKENIZER_V2_URL = '/tokenizer-v2.json';
 
 /**
  * The vocabulary everything loads by default (pretraining page, experiment runner): v2, learned
- * from rendered expert episodes (src/pretrain/tokenizer_corpus_v2.ts), ≈ 1.4× the compression of
+ * from rendered expert episodes (src/corpus/tokenizer_v2.ts), ≈ 1.4× the compression of
  * v1 on held-out renders (docs/TOKENIZER.md). Base checkpoints record the tokenizer's name and
  * the runner refuses one trained with another vocabulary.
  */

@@ -16,7 +16,8 @@
 import type { PageEvent, PageIo } from './protocol';
 import type { ExperimentOutput, RunnerOptions } from '../experiment/runner';
 import type { EvalPageRequest } from '../experiment/evaluate_page';
-import type { PretrainPageOptions, PretrainPageResult } from '../pretrain/page';
+import type { PretrainPageOptions } from '../pretrain/page';
+import type { PretrainPageResult } from '../pretrain/drivers';
 
 /** `hlab run`'s request: the spec and the runner's JSON-safe options; `mirror` sends every checkpoint back as a 'checkpointFile' event. */
 export interface PageRunRequest {

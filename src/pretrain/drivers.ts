@@ -4,9 +4,30 @@ import { paramLayout } from '../model/layout';
 import { taskSet } from '../tasks';
 import type { SuiteName, Task, Tier } from '../tasks/types';
 import { Rng } from '../util/rng';
-import type { PretrainPageResult } from './page';
 import type { Row } from '../model/rows';
-import type { DemoSet, resolveSftConfig, SftResult } from './sft';
+import type { DemoFailure, DemoSet, resolveSftConfig, SftResult } from './sft';
+import type { GreedyReport } from './eval_greedy';
+
+/** What a pretraining run reports, on either driver (page.ts in the page, wasm_run.ts in Node); JSON-safe. */
+export interface PretrainPageResult {
+  /** The engine that trained: 'gpu' (WebGPU) or 'wasm' (the CPU engine, in the page or in Node). */
+  backend: 'gpu' | 'wasm';
+  fallbackReason: string | null;
+  adapter: string;
+  config: Record<string, number>;
+  paramCount: number;
+  demos: { episodes: number; failed: number; failedBy: Record<DemoFailure, number>; source: string; rows: number; truncatedRows: number; meanRowTokens: number };
+  losses: number[];
+  finalLoss: number;
+  steps: number;
+  tokens: number;
+  trainMs: number;
+  tokensPerSec: number;
+  prepMs: number;
+  digest: string;
+  checkpointBase64: string;
+  eval: (GreedyReport & { ms: number; harnesses: string[]; tasks: string[] }) | null;
+}
 
 /** Evaluation tasks: `n` train tasks of `suites` (default both), lowest tier first (seeded). */
 export function evalTaskList(n: number, seed: number, suites: readonly SuiteName[] = ['workspace', 'errands']): Task[] {
@@ -16,7 +37,7 @@ export function evalTaskList(n: number, seed: number, suites: readonly SuiteName
 }
 
 /**
- * The driver-independent part of a pretraining result (page.ts PretrainPageResult).
+ * The driver-independent part of a pretraining result.
  * @param rows the demonstration rows trained on
  */
 export function pretrainSummary(

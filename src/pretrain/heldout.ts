@@ -16,7 +16,7 @@ import type { Tokenizer } from '../model/tokenizer';
 import { taskSet } from '../tasks';
 import type { SuiteName, Task, Tier } from '../tasks/types';
 import { Rng } from '../util/rng';
-import { runProceduralExpert } from './procedural_harness';
+import { runProceduralExpert } from '../corpus/procedural_harness';
 import { cutView, type Row, type RowBatch, type RowLimits, packBatch } from '../model/rows';
 import { demonstrationRows } from './sft';
 

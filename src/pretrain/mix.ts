@@ -28,7 +28,7 @@
 import { BASE_HARNESS, DEFAULT_SPACE, configFromIndex, formatHarnessId, parseHarnessId, spaceLevels, spaceSize, type HarnessSpace } from '../design/space';
 import { selectTrainingOA } from '../design/selection';
 import { Rng } from '../util/rng';
-import type { CheckpointMetadata } from './checkpoint';
+import type { CheckpointMetadata } from '../model/checkpoint';
 
 /** The default mix (docs/PRETRAIN.md "The protocol": the base, its variants and random configurations, after issue 23's scouting runs). */
 export const DEFAULT_MIX_SPEC = 'base:0.25,one-factor:0.35,random:48:0.4';

@@ -11,10 +11,10 @@ import type { Engine } from '../engine/engine';
 import { loadTokenizer, TOKENIZER_FORMAT_VERSION } from '../model/tokenizer';
 import { paramCount } from '../model/layout';
 import { selectTrainingOA } from '../design/selection';
-import { encodeBaseCheckpoint } from './checkpoint';
-import { evalTaskList, pretrainSummary } from './drivers';
-import { evaluateGreedy, type GreedyReport } from './eval_greedy';
-import { describeDropped, prepareSft, trainSft, type DemoFailure, type SftConfig, type SftProgress } from './sft';
+import { encodeBaseCheckpoint } from '../model/checkpoint';
+import { evalTaskList, pretrainSummary, type PretrainPageResult } from './drivers';
+import { evaluateGreedy } from './eval_greedy';
+import { describeDropped, prepareSft, trainSft, type SftConfig, type SftProgress } from './sft';
 import { mixMetadata } from './mix';
 
 export interface PretrainPageOptions extends SftConfig {
@@ -31,26 +31,6 @@ export interface PretrainPageOptions extends SftConfig {
 
 /** What pretrainInPage reports while it works: every `logEvery`-th step (and the first and last), and notes of one line each. */
 export type PretrainEvent = { type: 'pretrainStep'; steps: number; progress: SftProgress } | { type: 'pretrainNote'; message: string };
-
-export interface PretrainPageResult {
-  /** The engine that trained: 'gpu' (WebGPU) or 'wasm' (the CPU engine, in the page or in Node). */
-  backend: 'gpu' | 'wasm';
-  fallbackReason: string | null;
-  adapter: string;
-  config: Record<string, number>;
-  paramCount: number;
-  demos: { episodes: number; failed: number; failedBy: Record<DemoFailure, number>; source: string; rows: number; truncatedRows: number; meanRowTokens: number };
-  losses: number[];
-  finalLoss: number;
-  steps: number;
-  tokens: number;
-  trainMs: number;
-  tokensPerSec: number;
-  prepMs: number;
-  digest: string;
-  checkpointBase64: string;
-  eval: (GreedyReport & { ms: number; harnesses: string[]; tasks: string[] }) | null;
-}
 
 /**
  * Pretrain in the page (module doc).

@@ -22,7 +22,7 @@ import { isBlackboxId } from '../harness/registry';
 import { getSuite, taskSet } from '../tasks';
 import type { SuiteName, Task, Tier } from '../tasks/types';
 import { Rng } from '../util/rng';
-import { runProceduralExpert } from './procedural_harness';
+import { runProceduralExpert } from '../corpus/procedural_harness';
 import { batchIndices, cutView, encodeTurn, episodeRows, packBatch, tokenCounter, type Row, type RowBatch, type RowLimits } from '../model/rows';
 import { ContextBudgetError } from '../harness/context_budget';
 import type { SftTrainer } from '../engine/engine';

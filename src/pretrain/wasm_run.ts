@@ -11,10 +11,10 @@
 import { paramCount } from '../model/layout';
 import { TOKENIZER_FORMAT_VERSION, type Tokenizer } from '../model/tokenizer';
 import { selectTrainingOA } from '../design/selection';
-import { encodeBaseCheckpoint } from './checkpoint';
+import { encodeBaseCheckpoint } from '../model/checkpoint';
 import { evaluateGreedy, type GreedyReport } from './eval_greedy';
-import { evalTaskList, pretrainSummary } from './drivers';
-import type { PretrainPageOptions, PretrainPageResult } from './page';
+import { evalTaskList, pretrainSummary, type PretrainPageResult } from './drivers';
+import type { PretrainPageOptions } from './page';
 import { demoTasks, describeDropped, prepareSft, trainSft } from './sft';
 import { CpuEngine } from '../engine/cpu';
 import { sftBatchNll } from '../engine/cpu_sft';

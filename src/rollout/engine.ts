@@ -1,7 +1,7 @@
 /**
  * The page-side rollout engine (docs/ARCHITECTURE.md "Rows and trajectories", "Rollouts"): the episodes of a batch advance together.
  * Each round gathers every live episode's context text, encodes and truncates it with the
- * pretraining rule (`rolloutContextFit`, src/pretrain/rows.ts: the opening whole, middle turns
+ * pretraining rule (`rolloutContextFit`, src/model/rows.ts: the opening whole, middle turns
  * dropped, dropped tokens counted per turn and in the stats), samples one action per episode
  * for the whole batch with the policy (chunks of ≤ maxB rows, one sampler call each), decodes
  * the actions, steps all environments in parallel (worker pool), and repeats until all are done.

@@ -4,7 +4,7 @@ import { createGpu } from '../../src/gpu/device';
 import { loadTokenizer } from '../../src/model/tokenizer';
 import { prepareSft, refSftTrainer, trainSft, type SftConfig } from '../../src/pretrain/sft';
 import { WebGpuEngine } from '../../src/engine/webgpu';
-import { decodeBaseCheckpoint } from '../../src/pretrain/checkpoint';
+import { decodeBaseCheckpoint } from '../../src/model/checkpoint';
 import { pretrainInPage, type PretrainEvent } from '../../src/pretrain/page';
 
 const MICRO: SftConfig = {

@@ -14,7 +14,7 @@ import { runExpertEpisode } from '../../src/harness/expert';
 import { taskSet } from '../../src/tasks';
 import { encodeAction, encodeContext, encodeTurn, episodeRows, fitContext, headLength, rolloutContextFit, type Row } from '../../src/model/rows';
 import { ContextBudgetError } from '../../src/harness/context_budget';
-import { BudgetMismatchError, checkOpeningsFit, checkpointBudget, checkRunBudget, runBudget } from '../../src/pretrain/budget';
+import { BudgetMismatchError, checkOpeningsFit, checkpointBudget, checkRunBudget, runBudget } from '../../src/model/budget';
 import { localEnvApi } from '../../src/rollout/env';
 import { inProcessEnv, runEpisodes, type Policy, type PolicySample, type Trajectory } from '../../src/rollout/engine';
 import { buildRows, type RlRows } from '../../src/rl/trainer_batch';

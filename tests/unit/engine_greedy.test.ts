@@ -11,7 +11,7 @@ import { CpuEngine } from '../../src/engine/cpu';
 import { cpuForward } from '../../src/model/cpu_model';
 import type { ModelConfig } from '../../src/model/config';
 import { Tokenizer } from '../../src/model/tokenizer';
-import { decodeBaseCheckpoint } from '../../src/pretrain/checkpoint';
+import { decodeBaseCheckpoint } from '../../src/model/checkpoint';
 
 const tok = Tokenizer.fromJSON(JSON.parse(readFileSync(new URL('../../public/tokenizer-v2.json', import.meta.url), 'utf8')));
 const end = tok.special('<|end|>');

@@ -8,7 +8,7 @@ import { BASE_HARNESS } from '../../src/design/space';
 import { selectTrainingOA } from '../../src/design/selection';
 import { evalReport, evalTaskIds, resolveEvalHarnesses, type EvalEpisodeLike } from '../../src/experiment/evaluate_report';
 import { checkEvaluateBudget, evaluateRequest, formatEvalReport } from '../../src/cli/commands/evaluate';
-import { encodeBaseCheckpoint } from '../../src/pretrain/checkpoint';
+import { encodeBaseCheckpoint } from '../../src/model/checkpoint';
 import { paramCount } from '../../src/model/layout';
 import { UsageError } from '../../src/cli/cli_util';
 import { taskFromId } from '../../src/tasks';

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { runExpertEpisode } from '../../src/harness/expert';
 import { atoms, honestyViolations, NOTES_PATH } from '../../src/harness/honesty';
 import type { TurnRecord } from '../../src/harness/types';
-import { runProceduralExpert } from '../../src/pretrain/procedural_harness';
+import { runProceduralExpert } from '../../src/corpus/procedural_harness';
 import { taskSet } from '../../src/tasks';
 import { readFileSync } from 'node:fs';
 import { Tokenizer, type TokenizerFile } from '../../src/model/tokenizer';

@@ -13,7 +13,7 @@ import { Tokenizer } from '../../src/model/tokenizer';
 import { heldOutByHarness, heldOutTasks, levelMeans } from '../../src/pretrain/heldout';
 import { heldOutHarnessList, heldOutLines, heldOutReport } from '../../src/cli/commands/heldout';
 import { UsageError } from '../../src/cli/cli_util';
-import { decodeBaseCheckpoint, encodeBaseCheckpoint } from '../../src/pretrain/checkpoint';
+import { decodeBaseCheckpoint, encodeBaseCheckpoint } from '../../src/model/checkpoint';
 import { selectTrainingOA } from '../../src/design/selection';
 import { BASE_HARNESS } from '../../src/design/space';
 

@@ -1,9 +1,10 @@
 /**
- * Folder layering of src/: no import cycle between top-level folders (src/kernels, src/rl, …).
- * Every file's imports (static, type-only, re-exports, dynamic `import()` and worker
- * `new URL('./x', import.meta.url)`) are read with TypeScript's own pre-processor; an import from
- * one folder into another is an edge, and any strongly connected set of two or more folders fails
- * the test with the files that make each edge.
+ * Layering of src/, at two grains: no import cycle between top-level folders (src/kernels,
+ * src/rl, …) and none between files. Every file's imports (static, type-only, re-exports,
+ * dynamic `import()` and worker `new URL('./x', import.meta.url)`) are read with TypeScript's own
+ * pre-processor and resolved to source files; a type-only import is an edge like any other, since
+ * a file that needs another's types cannot be read without it. Any strongly connected set of two
+ * or more folders, or of two or more files, fails the test with the imports that make each edge.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
@@ -23,12 +24,52 @@ function sourceFiles(dir: string): string[] {
   return out;
 }
 
-/** Relative specifiers a file imports. */
-function importsOf(file: string): string[] {
-  const text = readFileSync(file, 'utf8');
+/** Relative specifiers a file's text imports. */
+function importsOf(text: string): string[] {
   const specs = ts.preProcessFile(text, true, true).importedFiles.map((f) => f.fileName);
   for (const m of text.matchAll(/new URL\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*,\s*import\.meta\.url/g)) specs.push(m[1]);
   return specs.filter((s) => s.startsWith('./') || s.startsWith('../'));
+}
+
+/** The file of `files` that `spec`, imported by `from`, names (bundler resolution), or null. */
+function resolveImport(from: string, spec: string, files: ReadonlySet<string>): string | null {
+  const base = resolve(dirname(from), spec);
+  for (const c of [base, `${base}.ts`, `${base}.mts`, `${base}.js`, `${base}.mjs`, join(base, 'index.ts')]) if (files.has(c)) return c;
+  return null;
+}
+
+/** Imports of assets, not code: stylesheets, JSON, shaders, anything with a `?query`. */
+const ASSET = /\.(css|json|wgsl|html|svg)$|\?/;
+
+/** An import graph: file → imported file → the specifiers behind the edge. */
+type FileGraph = Map<string, Map<string, string[]>>;
+
+/**
+ * The import graph of `texts` (absolute path → source text). Asset imports are skipped; code
+ * imports that name no file of `texts` are returned in `unresolved` as `file: spec`.
+ */
+function fileGraph(texts: ReadonlyMap<string, string>): { graph: FileGraph; unresolved: string[] } {
+  const files = new Set(texts.keys());
+  const graph: FileGraph = new Map();
+  const unresolved: string[] = [];
+  for (const [file, text] of texts) {
+    const out = new Map<string, string[]>();
+    graph.set(file, out);
+    for (const spec of importsOf(text)) {
+      if (ASSET.test(spec)) continue;
+      const to = resolveImport(file, spec, files);
+      if (to === null) unresolved.push(`${file}: '${spec}'`);
+      else if (to !== file) out.set(to, [...(out.get(to) ?? []), spec]);
+    }
+  }
+  return { graph, unresolved };
+}
+
+/** src/'s import graph, read once. */
+let srcGraph: ReturnType<typeof fileGraph> | undefined;
+function srcFileGraph(): ReturnType<typeof fileGraph> {
+  srcGraph ??= fileGraph(new Map(sourceFiles(SRC).map((f) => [f, readFileSync(f, 'utf8')])));
+  return srcGraph;
 }
 
 /** Folder of a path under src/ (its first segment), or null for a file directly in src/ or outside it. */
@@ -41,18 +82,30 @@ function folderOf(path: string): string | null {
 /** Folder → folder edges, each with the `file: specifier` imports behind it. */
 function folderEdges(): Map<string, Map<string, string[]>> {
   const edges = new Map<string, Map<string, string[]>>();
-  for (const file of sourceFiles(SRC)) {
+  for (const [file, imports] of srcFileGraph().graph) {
     const from = folderOf(file);
     if (from === null) continue;
-    for (const spec of importsOf(file)) {
-      const to = folderOf(resolve(dirname(file), spec));
+    for (const [target, specs] of imports) {
+      const to = folderOf(target);
       if (to === null || to === from) continue;
       if (!edges.has(from)) edges.set(from, new Map());
       const why = edges.get(from)!;
-      why.set(to, [...(why.get(to) ?? []), `${relative(SRC, file)}: '${spec}'`]);
+      why.set(to, [...(why.get(to) ?? []), ...specs.map((spec) => `${relative(SRC, file)}: '${spec}'`)]);
     }
   }
   return edges;
+}
+
+/** One line per edge inside each cycle: `a → b  why`. */
+function cycleReport(edges: ReadonlyMap<string, ReadonlyMap<string, readonly string[]>>, name: (v: string) => string): string {
+  const adj = new Map([...edges].map(([a, m]) => [a, [...m.keys()]]));
+  return cycles(adj)
+    .map((scc) => {
+      const lines = [`cycle among ${scc.map(name).join(', ')}:`];
+      for (const a of scc) for (const b of scc) for (const why of edges.get(a)?.get(b) ?? []) lines.push(`  ${name(a)} → ${name(b)}  ${why}`);
+      return lines.join('\n');
+    })
+    .join('\n');
 }
 
 /** Strongly connected components of size ≥ 2 (Tarjan), each sorted. */
@@ -89,7 +142,7 @@ function cycles(adj: ReadonlyMap<string, Iterable<string>>): string[][] {
   return out;
 }
 
-describe('src/ folder layering', () => {
+describe('src/ layering', () => {
   it('finds a cycle in a graph that has one, and none in a layered one', () => {
     expect(
       cycles(
@@ -112,22 +165,46 @@ describe('src/ folder layering', () => {
     ).toEqual([]);
   });
 
-  it('reads the imports of every source file (static, type-only, dynamic, re-exports)', () => {
+  it('sees a file circle made by a type-only import, and none once that import is gone', () => {
+    const files = (pageImports: string) =>
+      new Map([
+        ['/s/p/page.ts', `${pageImports}\nexport interface Result { n: number }`],
+        ['/s/p/drivers.ts', "import type { Result } from './page';\nexport const summary = (): Result => ({ n: 1 });"],
+        ['/s/p/run.ts', "const w = new URL('./page.ts', import.meta.url);\nexport const m = () => import('./drivers');"],
+      ]);
+    const circle = fileGraph(files("import { summary } from './drivers';"));
+    expect(circle.unresolved).toEqual([]);
+    expect(cycleReport(circle.graph, (f) => f)).toContain('/s/p/drivers.ts → /s/p/page.ts  ./page');
+    expect(cycles(new Map([...circle.graph].map(([a, m]) => [a, [...m.keys()]])))).toEqual([['/s/p/drivers.ts', '/s/p/page.ts']]);
+    expect(cycleReport(fileGraph(files('')).graph, (f) => f)).toBe('');
+  });
+
+  it('reads the imports of every source file (static, type-only, dynamic, re-exports, workers)', () => {
     const edges = folderEdges();
     // Known edges of each kind, so that a parser change that sees nothing fails here.
     expect(edges.get('rl')?.has('kernels')).toBe(true);
     expect(edges.get('experiment')?.has('rl')).toBe(true);
     expect(edges.size).toBeGreaterThan(10);
+    // Every relative import that points into src/ names a source file (else its edge would be lost).
+    const lost = srcFileGraph().unresolved.filter((u) => {
+      const [file, spec] = u.split(": '");
+      return !relative(SRC, resolve(dirname(file), spec.slice(0, -1))).startsWith('..');
+    });
+    expect(lost).toEqual([]);
   });
 
   it('has no import cycle between folders', () => {
-    const edges = folderEdges();
-    const adj = new Map([...edges].map(([a, m]) => [a, [...m.keys()]]));
-    const report = cycles(adj).map((scc) => {
-      const lines = [`cycle among ${scc.join(', ')}:`];
-      for (const a of scc) for (const b of scc) for (const why of edges.get(a)?.get(b) ?? []) lines.push(`  ${a} → ${b}  ${why}`);
-      return lines.join('\n');
-    });
-    expect(report.join('\n'), 'move the shared piece below both folders').toBe('');
+    expect(
+      cycleReport(folderEdges(), (f) => f),
+      'move the shared piece below both folders',
+    ).toBe('');
+  });
+
+  it('has no import cycle between files (type-only imports included)', () => {
+    const edges = new Map([...srcFileGraph().graph].map(([a, m]) => [a, new Map([...m].map(([b, specs]) => [b, specs.map((s) => `'${s}'`)]))]));
+    expect(
+      cycleReport(edges, (f) => relative(SRC, f)),
+      'move the shared type or function to the file that owns it, or below both',
+    ).toBe('');
   });
 });

@@ -1,5 +1,5 @@
 /**
- * Procedural harnesses (src/pretrain/procedural_*.ts): every syntax round-trips arbitrary
+ * Procedural harnesses (src/corpus/procedural_*.ts): every syntax round-trips arbitrary
  * strings, parse never throws, no procedural interface or prompt coincides with the evaluated
  * realizations (T0/T1/T2, S0/S1/S2) or the black-box syntaxes, draws are deterministic in the
  * seed, and the expert passes every task of a sample under procedural harnesses.
@@ -12,9 +12,9 @@ import { TOOL_SPECS } from '../../src/harness/tools';
 import { formatCliCall, parseCliCall } from '../../src/harness/blackbox/coding_cli';
 import { assistantCallText } from '../../src/harness/blackbox/assistant';
 import { EXAMPLE_CALL } from '../../src/harness/composed';
-import { proceduralToolInterface } from '../../src/pretrain/procedural_tools';
-import { ARG_WORDS, novelName, PROC_SYNTAXES, TOOL_WORDS, type ProcSyntax } from '../../src/pretrain/procedural_surface';
-import { createProceduralHarness, runProceduralExpert, PROC_CONTEXT_KINDS, PROC_OBSERVATION_STYLES, PROC_WORKFLOW_KINDS } from '../../src/pretrain/procedural_harness';
+import { proceduralToolInterface } from '../../src/corpus/procedural_tools';
+import { ARG_WORDS, novelName, PROC_SYNTAXES, TOOL_WORDS, type ProcSyntax } from '../../src/corpus/procedural_surface';
+import { createProceduralHarness, runProceduralExpert, PROC_CONTEXT_KINDS, PROC_OBSERVATION_STYLES, PROC_WORKFLOW_KINDS } from '../../src/corpus/procedural_harness';
 import { taskSet } from '../../src/tasks';
 import type { ToolCall } from '../../src/sandbox/types';
 import { Rng } from '../../src/util/rng';

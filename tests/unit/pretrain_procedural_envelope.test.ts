@@ -1,5 +1,5 @@
 /**
- * Procedural envelope harnesses (src/pretrain/procedural_envelope.ts): T0's call envelope with
+ * Procedural envelope harnesses (src/corpus/procedural_envelope.ts): T0's call envelope with
  * drawn names. They round-trip arbitrary strings, never draw a black-box harness's or T0's tool
  * or argument name (case- and separator-insensitively), accept no black-box or T0 call, describe
  * their tools the way the black-box prompts do, end with a plain-text reply in about
@@ -24,8 +24,8 @@ import {
   ENVELOPE_TOOL_WORDS,
   normName,
   proceduralEnvelopeInterface,
-} from '../../src/pretrain/procedural_envelope';
-import { createProceduralHarness, runProceduralExpert } from '../../src/pretrain/procedural_harness';
+} from '../../src/corpus/procedural_envelope';
+import { createProceduralHarness, runProceduralExpert } from '../../src/corpus/procedural_harness';
 import { demoTasks } from '../../src/pretrain/sft';
 import type { ToolCall, ToolName } from '../../src/sandbox/types';
 import { Rng } from '../../src/util/rng';

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { Tokenizer } from '../../src/model/tokenizer';
 import { sftTargets } from '../../src/model/cpu_model';
-import { runProceduralExpert } from '../../src/pretrain/procedural_harness';
+import { runProceduralExpert } from '../../src/corpus/procedural_harness';
 import { batchIndices, decodeAction, encodeAction, encodeContext, encodeTurn, endTokenId, fitContext, headLength, packBatch, rolloutContext } from '../../src/model/rows';
 import { demonstrationRows } from '../../src/pretrain/sft';
 import { taskSet } from '../../src/tasks';

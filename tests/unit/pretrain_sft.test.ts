@@ -1,6 +1,6 @@
 /**
  * SFT (src/pretrain/sft.ts) on the CPU model and the base-checkpoint file
- * (src/pretrain/checkpoint.ts): loss goes down on a small demonstration set, runs are
+ * (src/model/checkpoint.ts): loss goes down on a small demonstration set, runs are
  * reproducible from the seed, the base model's demonstrations come only from procedural
  * harnesses and the baseline's only from the black-box harness, checkpoints round-trip with
  * their digest and a corrupted file is rejected with a clear message.
@@ -28,7 +28,7 @@ import {
   withContextWeight,
   type SftConfig,
 } from '../../src/pretrain/sft';
-import { decodeBaseCheckpoint, encodeBaseCheckpoint } from '../../src/pretrain/checkpoint';
+import { decodeBaseCheckpoint, encodeBaseCheckpoint } from '../../src/model/checkpoint';
 import { evaluateGreedy } from '../../src/pretrain/eval_greedy';
 import { TRAIN_SEEDS, taskFromId, taskSet } from '../../src/tasks';
 import { turnCap } from '../../src/harness/turn_budget';

@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { decodeBaseCheckpoint } from '../../src/pretrain/checkpoint';
+import { decodeBaseCheckpoint } from '../../src/model/checkpoint';
 import { DEFAULT_MIX_SPEC } from '../../src/pretrain/mix';
 
 describe('hlab pretrain --backend wasm (Node)', () => {

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { checkShippedBases, readBaseFile, readRunCheckpointFile } from '../../src/cli/checkpoint_files';
 import { shippedTokenizer } from '../../src/cli/cli_util';
-import { encodeBaseCheckpoint } from '../../src/pretrain/checkpoint';
+import { encodeBaseCheckpoint } from '../../src/model/checkpoint';
 import { presetConfig } from '../../src/model/config';
 import { paramCount } from '../../src/model/layout';
 import { concatBytes, encodeExportFile, prepareCheckpoint } from '../../src/storage/serialize';

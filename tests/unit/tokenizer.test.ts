@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { DEFAULT_SPECIALS, MAX_CHUNK, Tokenizer, preSplit, trainBpe, utf8Bytes, type TokenizerFile } from '../../src/model/tokenizer';
-import { generateTokenizerCorpus } from '../../src/model/tokenizer_corpus';
+import { generateTokenizerCorpus } from '../../src/corpus/tokenizer_v1';
 import { Rng } from '../../src/util/rng';
 
 const shippedJson = JSON.parse(readFileSync(new URL('../../public/tokenizer-v1.json', import.meta.url), 'utf8')) as TokenizerFile;

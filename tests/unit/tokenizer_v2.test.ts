@@ -1,6 +1,6 @@
 /**
  * Tokenizer v2 (public/tokenizer-v2.json) and its corpus of rendered expert episodes
- * (src/pretrain/tokenizer_corpus_v2.ts): the shipped file is exactly what
+ * (src/corpus/tokenizer_v2.ts): the shipped file is exactly what
  * `hlab tokenizer --vocab 1024 --seed 0` (corpus v2, the default) rebuilds; the corpus holds only train
  * tasks under training/procedural harnesses; round trip; and v2 compresses held-out renders
  * (test tasks under held-out in-space and black-box harnesses) better than v1 — both measured
@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_SPACE, selectTraining } from '../../src/design';
 import { createHarness } from '../../src/harness';
 import { DEFAULT_TOKENIZER_URL, Tokenizer, TOKENIZER_V2_URL, trainBpe, type TokenizerFile } from '../../src/model/tokenizer';
-import { bytesPerToken, corpusV2Plan, generateTokenizerCorpusV2, heldOutRenderCorpus } from '../../src/pretrain/tokenizer_corpus_v2';
+import { bytesPerToken, corpusV2Plan, generateTokenizerCorpusV2, heldOutRenderCorpus } from '../../src/corpus/tokenizer_v2';
 import { encodeContext } from '../../src/model/rows';
 import { SUITE_NAMES, TRAIN_SEEDS, taskSet } from '../../src/tasks';
 

@@ -9,7 +9,7 @@
  * `wasm` (Node, our CPU engine: WebAssembly SIMD on --threads threads, src/wasm; the fast path
  * on a machine without a GPU), `cpu` (the CPU engine in the page).
  * Prints the loss every
- * --log-every steps, writes the checkpoint (src/pretrain/checkpoint.ts) and a sidecar JSON
+ * --log-every steps, writes the checkpoint (src/model/checkpoint.ts) and a sidecar JSON
  * `<out>.json` (command, seed, digest, steps, final loss, time, loss curve, evaluation), then
  * reports a quick greedy pass@1 on train tasks under the first --eval-harnesses training
  * harnesses. Seeded and reproducible on one adapter.
@@ -20,7 +20,8 @@ import { dirname, resolve } from 'node:path';
 import { choiceOption, intOption, numberOption, printJson, shippedTokenizer, UsageError } from '../cli_util';
 import { withBrowser } from '../browser';
 import { BLACKBOX_IDS } from '../../harness/registry';
-import type { PretrainEvent, PretrainPageOptions, PretrainPageResult } from '../../pretrain/page';
+import type { PretrainEvent, PretrainPageOptions } from '../../pretrain/page';
+import type { PretrainPageResult } from '../../pretrain/drivers';
 import type { PageEvent } from '../../page/protocol';
 import { DEFAULT_MIX_SPEC, MixSpecError, resolveMix } from '../../pretrain/mix';
 
@@ -156,7 +157,7 @@ async function runPretrain(opts: Opts): Promise<void> {
     const tok = shippedTokenizer();
     let init: { params: Float32Array; digest: string } | undefined;
     if (opts.init) {
-      const { decodeBaseCheckpoint } = await import('../../pretrain/checkpoint');
+      const { decodeBaseCheckpoint } = await import('../../model/checkpoint');
       let ck;
       try {
         ck = await decodeBaseCheckpoint(new Uint8Array(readFileSync(opts.init)));

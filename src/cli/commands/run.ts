@@ -7,7 +7,7 @@
  * and sends typed RunEvents back; the CLI shows a progress bar with ETA (cli-progress) and writes
  * into DIR (default out/<spec name>):
  *   spec.json     the resolved spec that ran
- *   results.json  results_file.ts ResultsFile: the results, per-step curves, sampled
+ *   results.json  results_json.ts ResultsFile: the results, per-step curves, sampled
  *                 trajectories, warnings, command, the spec
  *   results.csv   one line per run (resultsCsv)
  *   results.md    the paper-style table (markdownTable), the command and the machine
@@ -32,7 +32,7 @@ import { withBrowser } from '../browser';
 import { parseSpec, SpecError, type ExperimentSpec } from '../../experiment/spec';
 import { DEFAULT_PRESET, PRESET_NAMES, getPreset } from '../../experiment/presets';
 import { markdownTable, resultsCsv, segmentsText, withUnfinishedRuns, type BeforeEval } from '../../experiment/results';
-import { resultsFile, type ResultsFile } from '../../experiment/results_file';
+import { resultsFile, type ResultsFile } from '../../experiment/results_json';
 import type { ExperimentOutput } from '../../experiment/runner';
 import type { PageRunRequest } from '../../page/entries';
 import type { PageEvent } from '../../page/protocol';

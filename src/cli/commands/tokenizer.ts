@@ -5,10 +5,10 @@
  *   hlab tokenizer --corpus v1 --out public/tokenizer-v1.json --vocab 1024 --seed 0
  *
  * `--corpus v1` trains on `generateTokenizerCorpus(seed, docs)`
- * (src/model/tokenizer_corpus.ts, a synthetic stand-in) and reports the compression in UTF-8
+ * (src/corpus/tokenizer_v1.ts, a synthetic stand-in) and reports the compression in UTF-8
  * bytes per token on held-out documents from another seed. `--corpus v2` (default: what the app and CLI load) trains on rendered
  * expert episodes of the training and procedural harnesses (`generateTokenizerCorpusV2(seed)`,
- * src/pretrain/tokenizer_corpus_v2.ts; `--docs` unused) and reports compression on test-task
+ * src/corpus/tokenizer_v2.ts; `--docs` unused) and reports compression on test-task
  * renders under held-out and black-box harnesses (`heldOutRenderCorpus(seed)`).
  * Same flags → byte-identical file.
  */
@@ -16,8 +16,8 @@ import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { choiceOption, intOption, printJson } from '../cli_util';
 import { trainBpe } from '../../model/tokenizer';
-import { generateTokenizerCorpus } from '../../model/tokenizer_corpus';
-import { generateTokenizerCorpusV2, heldOutRenderCorpus } from '../../pretrain/tokenizer_corpus_v2';
+import { generateTokenizerCorpus } from '../../corpus/tokenizer_v1';
+import { generateTokenizerCorpusV2, heldOutRenderCorpus } from '../../corpus/tokenizer_v2';
 
 interface Opts {
   out?: string;

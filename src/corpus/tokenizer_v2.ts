@@ -2,7 +2,7 @@
  * The corpus of tokenizer v2 (public/tokenizer-v2.json): real rendered expert episodes, the
  * texts the policy reads and writes (issue 4: a vocabulary "learned from rendered expert
  * episodes of the training harnesses"; v1 was fitted to the synthetic stand-in of
- * src/model/tokenizer_corpus.ts).
+ * src/corpus/tokenizer_v1.ts).
  *
  * What is in it — only what training shows the model:
  *  - expert episodes (`runExpertEpisode`, src/harness/expert.ts) on TRAIN-split tasks
@@ -10,7 +10,7 @@
  *    training harnesses (`selectTraining(DEFAULT_SPACE)`, the L18 orthogonal array), which RL
  *    trains under;
  *  - expert episodes through procedural harnesses (`runProceduralExpert`,
- *    src/pretrain/procedural_harness.ts) on other TRAIN-split tasks, which pretraining (SFT)
+ *    src/corpus/procedural_harness.ts) on other TRAIN-split tasks, which pretraining (SFT)
  *    trains on.
  * What is deliberately NOT in it: test-split tasks, the held-out in-space configurations
  * (`designReport.heldOut`) and the black-box harnesses (bb-coding-cli, bb-assistant). Those are
@@ -34,6 +34,10 @@
  * come from `Rng.derive(seed, 'tokenizer-v2', …)`. Changing the harness renderers, the task
  * generators or the training selection changes the corpus (and the rebuilt vocabulary); the
  * shipped file is pinned by tests/unit/tokenizer_v2.test.ts.
+ *
+ * Folder: src/corpus/ holds the text training is made of (procedural harnesses that pretraining
+ * renders demonstrations under, tokenizer corpora), apart from src/pretrain/ and `hlab tokenizer`,
+ * which consume it.
  */
 import { DEFAULT_SPACE, selectTraining } from '../design';
 import { ASSISTANT_ID, CODING_CLI_ID, runExpertEpisode, type ExpertEpisode } from '../harness';

@@ -22,6 +22,10 @@
  *
  * Parts: procedural_surface.ts (syntaxes, word lists, name draws, `Names`),
  * procedural_syntaxes.ts (the five makers); this file draws one interface.
+ *
+ * Folder: src/corpus/ holds the text training is made of (procedural harnesses that pretraining
+ * renders demonstrations under, tokenizer corpora), apart from src/pretrain/ and `hlab tokenizer`,
+ * which consume it.
  */
 import type { Rng } from '../util/rng';
 import { PROC_SYNTAXES, type ProcSyntax, type ProcSurfaces, type ProcToolInterface } from './procedural_surface';

@@ -2,6 +2,10 @@
  * The vocabulary of procedural tool interfaces (procedural_tools.ts): the syntaxes, the word
  * lists, made-up names, the name draws (v1 and v2) and the shared name resolution and argument
  * validation (`Names`).
+ *
+ * Folder: src/corpus/ holds the text training is made of (procedural harnesses that pretraining
+ * renders demonstrations under, tokenizer corpora), apart from src/pretrain/ and `hlab tokenizer`,
+ * which consume it.
  */
 import type { ToolCall, ToolName } from '../sandbox/types';
 import { TOOL_SPECS, checkArgs, toolSpec, type ToolSpec } from '../harness/tools';
@@ -42,7 +46,7 @@ export const ARG_WORDS: Readonly<Record<string, readonly string[]>> = {
 /**
  * Which draws: 'v2' (pretraining) — made-up names and T0/T1/T2's words as above; 'v1' — the word
  * lists and draw order before them, which tokenizer-v2's corpus was rendered with (the shipped
- * tokenizer stays reproducible: src/pretrain/tokenizer_corpus_v2.ts).
+ * tokenizer stays reproducible: src/corpus/tokenizer_v2.ts).
  */
 export type ProcSurfaces = 'v1' | 'v2';
 /** Words only the v2 draws use, per list. */

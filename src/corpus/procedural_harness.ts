@@ -22,6 +22,10 @@
  * Reused from src/harness: ComposedHarness (runtime), makeC1/makeC2 (context policies),
  * normPath, the expert's strict sender and episode packaging. Written here because the runtime's versions are
  * keyword-fixed: the workflow objects and the expert adapter (W1/W2 keywords are constants there).
+ *
+ * Folder: src/corpus/ holds the text training is made of (procedural harnesses that pretraining
+ * renders demonstrations under, tokenizer corpora), apart from src/pretrain/ and `hlab tokenizer`,
+ * which consume it.
  */
 import type { ToolCall, ToolResult } from '../sandbox/types';
 import type { Task, TaskSuite } from '../tasks/types';

@@ -13,9 +13,12 @@
  *
  * This is the pretraining artifact only; run checkpoints (AdamW moments, RNG and schedule
  * state) live in IndexedDB via src/storage.
+ *
+ * Folder: src/model/, because this is the model's file format: pretraining writes it, and the
+ * runner, `hlab evaluate`, `hlab heldout` and the CLI's checkpoint checks read it.
  */
-import { validateConfig, type ModelConfig } from '../model/config';
-import { paramCount } from '../model/layout';
+import { validateConfig, type ModelConfig } from './config';
+import { paramCount } from './layout';
 import { assertLittleEndian, canonicalJson } from '../storage/serialize';
 import { sha256Hex } from '../util/encoding';
 

@@ -21,6 +21,10 @@
  * Invariant: `parse(format(call))` deep-equals `call`, except that a reply-ending `finish`
  * without an answer is written 'Done.' (as the black-box expert writes it) and read back with
  * that answer.
+ *
+ * Folder: src/corpus/ holds the text training is made of (procedural harnesses that pretraining
+ * renders demonstrations under, tokenizer corpora), apart from src/pretrain/ and `hlab tokenizer`,
+ * which consume it.
  */
 import type { ToolCall, ToolName } from '../sandbox/types';
 import { CODING_CLI_TOOLS } from '../harness/blackbox/coding_cli';
