@@ -237,7 +237,7 @@ export function resultsTable(res: { spec: string; evalSet: string; runs: readonl
 }
 
 /** One method against the reference method (the spec's first) on the same cells after RL. */
-export interface MethodComparison {
+interface MethodComparison {
   method: string;
   reference: string;
   /** Per column (resultsTable's order, the training-harness column aside: its cells differ by method), null when nothing pairs. */
