@@ -2,22 +2,32 @@
  * Screenshots of every view of the app for docs/APP.md: docs/app/<view>-<width>.jpg at 1280×800
  * and 390×844, viewport-sized JPEG (quality 70), so each stays small enough to commit.
  *
- *   npx tsx scripts/screenshots.ts            # all views, both widths
- *   npx tsx scripts/screenshots.ts results    # only the named views
+ *   npx tsx scripts/screenshots.ts                # all views, both widths (runs the whole lesson: minutes)
+ *   npx tsx scripts/screenshots.ts results train  # only the named views
+ *   npx tsx scripts/screenshots.ts --steps=4 train   # development only: a shortened lesson (not for docs/)
  *
  * Starts the repo's Vite dev server (vite.config.ts: cross-origin isolation, committed results)
  * on a free port and a headless Chromium with the flags the tests use (src/cli/browser_flags.ts:
- * HLAB_CHROMIUM names the browser). Results, Trajectories and Compare show the synthetic results
- * file of the browser tests (tests/browser/app_results.fixture.ts, built in the page from a
- * seeded stream: its numbers are not measurements); Compare shows two saved copies of it, the
- * second with half the after-training base passes turned to fails. Each browser context is fresh,
- * so nothing of the reader's own browser shows. Vite's dependency cache goes to the system's
+ * HLAB_CHROMIUM names the browser).
+ *
+ * Train: a cold load of `#/train` opens the lesson (the app's default preset), unmodified; Start
+ * runs it to the end on the engine the app picks (the CPU engine without a hardware GPU), then
+ * train-<width>.jpg shows the Run card and the validation chart and train-results-<width>.jpg the
+ * before → after table — measurements of this run. The lesson runs once, at 1280×800; the same
+ * page is then resized to 390×844. Its wall time (Start to done) is printed.
+ *
+ * Results, Trajectories and Compare show the committed results of the `main` preset
+ * (docs/results/main/results.json, measured by `hlab run --preset main`): Results through
+ * `#/results?preset=main` (the copy bundled into the app), Trajectories through the file opened in
+ * the tab (the bundled copy leaves out trajectories), Compare with `main` and `lesson`'s committed
+ * outputs saved in the browser (Compare takes saved runs only). Each browser context is fresh, so
+ * nothing of the reader's own browser shows. Vite's dependency cache goes to the system's
  * temporary folder, not the shared node_modules/.vite a running test server may be using.
  */
-import { mkdirSync, statSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { chromium, type Page } from '@playwright/test';
+import { chromium, type Browser, type Page } from '@playwright/test';
 import { createServer } from 'vite';
 import { chromiumExecutable, webgpuLaunchArgs } from '../src/cli/browser_flags';
 
@@ -26,10 +36,14 @@ const SIZES = [
   [1280, 800],
   [390, 844],
 ] as const;
-const FIXTURE = 'fixture-results.json';
-const RUNS = ['fixture A', 'fixture B · half the base passes'];
+/** The committed outputs shown (the name a file keeps when opened in the tab, and the saved run names for Compare). */
+const MAIN_FILE = 'results.json';
+const COMMITTED = ['main', 'lesson'] as const;
+const savedName = (preset: string) => `${preset} (docs/results/${preset})`;
 /** A shot larger than this is reported: docs/APP.md's images should stay small. */
 const MAX_BYTES = 150 * 1024;
+/** A whole lesson on a loaded 2-core machine, with room to spare (a liveness bound, not a speed goal). */
+const LESSON_TIMEOUT_MS = 40 * 60_000;
 
 /** One view: its URL, what shows it is drawn, and the heading to scroll to (the view's main content). */
 interface Shot {
@@ -42,72 +56,123 @@ interface Shot {
 const SHOTS: Shot[] = [
   { name: 'design', url: '/#/design', ready: (p) => p.locator('#training-table tbody tr').nth(17).waitFor() },
   { name: 'inspect', url: '/#/inspect', ready: (p) => p.locator('#side-a pre.context').filter({ hasText: '<|system|>' }).waitFor() },
-  { name: 'train', url: '/#/train', ready: (p) => p.locator('#train-spec').waitFor() },
   {
     name: 'results',
-    url: `/#/results?file=${FIXTURE}`,
+    url: '/#/results?preset=main',
     ready: (p) => p.locator('#scaling-table tbody tr').first().waitFor(),
     scrollTo: '#results-h',
   },
   {
     name: 'compare',
-    url: `/#/compare?runs=${encodeURIComponent(JSON.stringify(RUNS))}`,
-    ready: (p) => p.locator('#compare-scaling-table tbody tr').first().waitFor(),
-    scrollTo: '#compare-scaling-h',
+    url: `/#/compare?runs=${encodeURIComponent(JSON.stringify(COMMITTED.map(savedName)))}`,
+    ready: (p) => p.locator('#compare-table tbody tr').nth(2).waitFor(),
+    scrollTo: '#compare-table-h',
   },
   {
     name: 'trajectories',
-    url: `/#/trajectories?file=${FIXTURE}`,
+    url: `/#/trajectories?file=${MAIN_FILE}`,
     ready: (p) => p.locator('.tokens .tok').first().waitFor(),
     scrollTo: '#traj-list-h',
   },
 ];
+/** The Train view's shots: after the lesson, the heading scrolled to the top of the window. */
+const TRAIN_SHOTS = [
+  { name: 'train', scrollTo: '#train-status-h' },
+  { name: 'train-results', scrollTo: '#train-results-h' },
+] as const;
 
-/** Build the fixture in the page, open it in Results (a file of this tab) and save two copies for Compare. */
-async function loadFixture(page: Page): Promise<void> {
+const committedText = (preset: string) => readFileSync(resolve(`docs/results/${preset}/results.json`), 'utf8');
+
+/** Save the committed outputs in the browser (for Compare) and open main's results.json in the tab (for Trajectories). */
+async function loadCommitted(page: Page): Promise<void> {
   await page.goto('/#/results');
   await page.locator('#results-file').waitFor({ state: 'attached' });
-  const text = await page.evaluate(async (runs) => {
-    const fx = (await import(/* @vite-ignore */ '/tests/browser/app_results.fixture.ts'.toString())) as typeof import('../tests/browser/app_results.fixture');
-    const store = (await import(/* @vite-ignore */ '/src/app/results_store.ts'.toString())) as typeof import('../src/app/results_store');
-    const text = await fx.buildFixture();
-    const cli = JSON.parse(text);
-    const out = {
-      status: 'done' as const,
-      results: { resultsVersion: cli.resultsVersion, spec: cli.spec, evalSet: cli.evalSet, machine: cli.machine, runs: cli.runs },
-      curves: cli.curves,
-      warnings: cli.warnings,
-    };
-    await store.saveRunOutput(runs[0], out);
-    // B: every second passing after-training base episode failed instead (its pass@1 recomputed), or,
-    // for a run without episodes, its after-training base pass@1 halved — the tables stay consistent.
-    const b = JSON.parse(JSON.stringify(out));
-    for (const r of b.results.runs) {
-      const eps: { pass: boolean; score: number }[] | undefined = r.episodes?.after.base;
-      if (!eps) {
-        r.after.base /= 2;
-        continue;
-      }
-      eps.filter((e) => e.pass).forEach((e, i) => i % 2 === 0 && Object.assign(e, { pass: false, score: Math.min(e.score, 0.5) }));
-      r.after.base = eps.filter((e) => e.pass).length / eps.length;
-    }
-    await store.saveRunOutput(runs[1], b);
-    return text;
-  }, RUNS);
-  await page.setInputFiles('#results-file', { name: FIXTURE, mimeType: 'application/json', buffer: Buffer.from(text) });
+  for (const preset of COMMITTED) {
+    await page.evaluate(
+      async ([name, text]) => {
+        const store = (await import(/* @vite-ignore */ '/src/app/results_store.ts'.toString())) as typeof import('../src/app/results_store');
+        await store.saveRunOutput(name, store.parseResultsText(text, name));
+      },
+      [savedName(preset), committedText(preset)] as const,
+    );
+  }
+  await page.setInputFiles('#results-file', { name: MAIN_FILE, mimeType: 'application/json', buffer: Buffer.from(committedText('main')) });
   await page.locator('#paper-table tbody tr').first().waitFor();
 }
 
+const nextFrames = (page: Page) => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+
+/** Scroll `selector` (or the page top) into view, wait for charts to draw, write the JPEG; returns its path when over MAX_BYTES. */
+async function shoot(page: Page, name: string, scrollTo: string | undefined): Promise<string | null> {
+  if (scrollTo) await page.locator(scrollTo).evaluate((el) => el.scrollIntoView({ block: 'start' }));
+  else await page.evaluate(() => window.scrollTo(0, 0));
+  // Charts draw on the next frames after layout (and after a resize).
+  await nextFrames(page);
+  await page.waitForTimeout(300);
+  await nextFrames(page);
+  const { width, height } = page.viewportSize()!;
+  const path = resolve(OUT, `${name}-${width}.jpg`);
+  await page.screenshot({ path, type: 'jpeg', quality: 70 });
+  const bytes = statSync(path).size;
+  console.log(`${path.slice(process.cwd().length + 1)}  ${width}×${height}  ${(bytes / 1024).toFixed(0)} KB`);
+  return bytes > MAX_BYTES ? path : null;
+}
+
+/** Run the lesson (or `steps` RL steps of it) to the end at 1280 px, shoot, resize to 390 px, shoot. */
+async function trainShots(browser: Browser, baseURL: string, steps: number | null): Promise<string[]> {
+  const [[w0, h0], ...rest] = SIZES;
+  const context = await browser.newContext({ viewport: { width: w0, height: h0 }, baseURL });
+  context.setDefaultTimeout(120_000);
+  const page = await context.newPage();
+  page.on('pageerror', (e) => console.error(`page error (train): ${e.message}`));
+  await page.goto(steps === null ? '/#/train' : `/#/train?steps=${steps}`);
+  await page.locator('#train-spec').waitFor();
+  const spec = JSON.parse(await page.locator('#train-spec').inputValue()) as { name: string };
+  if (spec.name !== 'lesson') throw new Error(`screenshots: #/train opened the preset '${spec.name}', expected the lesson`);
+  const t0 = Date.now();
+  await page.locator('#train-start').click();
+  const phase = page.locator('#train-phase');
+  await phase.and(page.locator('[data-phase="running"]')).waitFor();
+  await page.locator('#train-phase[data-phase="done"], #train-phase[data-phase="failed"]').waitFor({ timeout: LESSON_TIMEOUT_MS });
+  const seconds = (Date.now() - t0) / 1000;
+  if ((await phase.getAttribute('data-phase')) !== 'done') {
+    const why = (await page.locator('#train-failure').count()) ? await page.locator('#train-failure').textContent() : '(no failure text)';
+    throw new Error(`screenshots: the lesson failed: ${why}`);
+  }
+  console.log(`lesson${steps === null ? '' : ` (steps=${steps}, shortened: not for docs/)`}: Start → done in ${seconds.toFixed(0)} s`);
+  await page.locator('#train-results-table tbody tr').first().waitFor();
+  const oversized: string[] = [];
+  for (const size of [[w0, h0], ...rest]) {
+    await page.setViewportSize({ width: size[0], height: size[1] });
+    for (const s of TRAIN_SHOTS) {
+      const big = await shoot(page, s.name, s.scrollTo);
+      if (big) oversized.push(big);
+    }
+  }
+  await context.close();
+  return oversized;
+}
+
 async function main(): Promise<void> {
-  const only = process.argv.slice(2);
-  const unknown = only.filter((n) => !SHOTS.some((s) => s.name === n));
+  const args = process.argv.slice(2);
+  const stepsArg = args.find((a) => a.startsWith('--steps='));
+  const steps = stepsArg === undefined ? null : Number(stepsArg.slice('--steps='.length));
+  if (steps !== null && !(Number.isInteger(steps) && steps > 0)) {
+    console.error(`screenshots: --steps must be a positive integer, got ${stepsArg}`);
+    process.exit(2);
+  }
+  const only = args.filter((a) => !a.startsWith('--'));
+  const names = ['train', ...SHOTS.map((s) => s.name)];
+  const unknown = only.filter((n) => !names.includes(n));
   if (unknown.length) {
-    console.error(`screenshots: unknown view ${unknown.join(', ')}; views: ${SHOTS.map((s) => s.name).join(', ')}`);
+    console.error(`screenshots: unknown view ${unknown.join(', ')}; views: ${names.join(', ')}`);
     process.exit(2);
   }
   const shots = only.length ? SHOTS.filter((s) => only.includes(s.name)) : SHOTS;
+  const train = !only.length || only.includes('train');
   mkdirSync(OUT, { recursive: true });
   const port = 43000 + Math.floor(Math.random() * 20000);
+  const baseURL = `http://127.0.0.1:${port}`;
   const server = await createServer({
     server: { port, host: '127.0.0.1', strictPort: true },
     cacheDir: join(tmpdir(), 'hlab-screenshots-vite'),
@@ -117,24 +182,18 @@ async function main(): Promise<void> {
   const browser = await chromium.launch({ executablePath: chromiumExecutable(), args: webgpuLaunchArgs() });
   const oversized: string[] = [];
   try {
-    for (const [width, height] of SIZES) {
-      const context = await browser.newContext({ viewport: { width, height }, baseURL: `http://127.0.0.1:${port}` });
+    if (train) oversized.push(...(await trainShots(browser, baseURL, steps)));
+    for (const [width, height] of shots.length ? SIZES : []) {
+      const context = await browser.newContext({ viewport: { width, height }, baseURL });
       context.setDefaultTimeout(120_000);
       const page = await context.newPage();
       page.on('pageerror', (e) => console.error(`page error (${width} px): ${e.message}`));
-      await loadFixture(page);
+      await loadCommitted(page);
       for (const s of shots) {
         await page.goto(s.url);
         await s.ready(page);
-        if (s.scrollTo) await page.locator(s.scrollTo).evaluate((el) => el.scrollIntoView({ block: 'start' }));
-        else await page.evaluate(() => window.scrollTo(0, 0));
-        // Charts draw on the next frames after layout.
-        await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
-        const path = resolve(OUT, `${s.name}-${width}.jpg`);
-        await page.screenshot({ path, type: 'jpeg', quality: 70 });
-        const bytes = statSync(path).size;
-        console.log(`${path.slice(process.cwd().length + 1)}  ${width}×${height}  ${(bytes / 1024).toFixed(0)} KB`);
-        if (bytes > MAX_BYTES) oversized.push(path);
+        const big = await shoot(page, s.name, s.scrollTo);
+        if (big) oversized.push(big);
       }
       await context.close();
     }
