@@ -225,7 +225,7 @@ export class CompareView {
           </section>
           ${scalingSection(d.scaling.runs, d.scaling.spec, {
             id: 'compare-scaling',
-            noDistance: 'the runs do not all carry a spec of the same design (runs saved by Train carry theirs)',
+            noDistance: 'the runs do not all carry a spec, or their specs name different designs (runs saved by Train carry theirs)',
             columnHead: 'run · method',
           })}
           <section class="card" aria-labelledby="compare-diff-h">

@@ -45,11 +45,12 @@ interface ScalingTable {
 
 /**
  * The design's training set, the reference of the in-space distances (plan.ts stratifies the
- * held-out set by distance to it): the training harnesses of the spec's harness-scaling method.
+ * held-out set by distance to it): the training set of the spec's design.
  */
 function designTraining(spec: ExperimentSpec | null): string[] | null {
-  const m = spec?.methods.find((x) => x.harnesses === 'scaling');
-  return spec && m ? trainingHarnesses(spec, m).filter((h) => !h.startsWith('bb-')) : null;
+  // The spec's design, whether or not a method trains through it: the in-space set and its
+  // distances are defined by the design (plan.ts inSpaceEvalSet), e.g. for a single-harness run too.
+  return spec ? trainingHarnesses(spec, { name: 'design', harnesses: 'scaling', K: 1, algorithm: 'grpo' }).filter((h) => !h.startsWith('bb-')) : null;
 }
 
 /**
