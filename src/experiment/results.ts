@@ -215,8 +215,16 @@ export function resultsTable(res: { spec: string; evalSet: string; runs: readonl
       ),
     );
   const rows: ResultsRow[] = [];
-  if (runs.length)
-    rows.push({ label: 'starting checkpoint', seeds: new Set(runs.map((r) => r.seed)).size, kind: 'start', before: null, after: cells(runs, 'before', true), paired: null });
+  if (runs.length) {
+    // Methods of one seed share the starting checkpoint and its evaluation: one run per seed, so
+    // mean ± std is over seeds. The training-harness column differs by method (each its own
+    // training set), so the starting row has it only when there is one method.
+    const firstPerSeed = new Map<number, RunResult>();
+    for (const r of runs) if (!firstPerSeed.has(r.seed)) firstPerSeed.set(r.seed, r);
+    const oneMethod = byMethod(runs).size === 1;
+    const start = cells([...firstPerSeed.values()], 'before', true).map((c, i) => (columns[i].key === 'train' && !oneMethod ? cellOf('train', [], null) : c));
+    rows.push({ label: 'starting checkpoint', seeds: new Set(runs.map((r) => r.seed)).size, kind: 'start', before: null, after: start, paired: null });
+  }
   for (const [method, rs] of byMethod(runs)) {
     rows.push({
       label: method,

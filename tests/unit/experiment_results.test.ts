@@ -229,3 +229,20 @@ describe('methodComparisons: methods against the first, on the same cells after 
     expect(markdownTable({ resultsVersion: 1, spec: 's', evalSet: 'x', machine: 'm', runs })).not.toContain('Between methods');
   });
 });
+
+describe('the starting-checkpoint row', () => {
+  it('is one evaluation per seed (no ± over methods), and has no training-harness value when methods train through different sets', () => {
+    const a = { ...run('single', 0, 0.5), trainHarnesses: { before: 0.35, after: 0.5 } };
+    const b = { ...run('scaling', 0, 0.4), trainHarnesses: { before: 0.14, after: 0.2 } };
+    const t = resultsTable({ spec: 's', evalSet: 'x', runs: [a, b] });
+    const start = t.rows[0];
+    expect(start.kind).toBe('start');
+    expect(start.after[0].text).toBe('10.0');
+    const train = start.after[t.columns.findIndex((c) => c.key === 'train')];
+    expect(train.text).toBe('—');
+    expect(train.mean).toBeNull();
+    // One method: its own training set's value before RL.
+    const one = resultsTable({ spec: 's', evalSet: 'x', runs: [a] }).rows[0];
+    expect(one.after[t.columns.findIndex((c) => c.key === 'train')].text).toBe('35.0');
+  });
+});
