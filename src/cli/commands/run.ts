@@ -145,11 +145,19 @@ function stepsLine(r: Pick<RunResult, 'method' | 'seed' | 'rlSteps' | 'optimizer
 function eventReporter(json: boolean, ckptPath: string) {
   const err = (s: string) => process.stderr.write(s + '\n');
   const bar = new cliProgress.SingleBar(
-    { format: 'hlab run [{bar}] {percentage}% | {value}/{total} | ETA {eta_formatted} | {phase}', etaBuffer: 4, hideCursor: true, stream: process.stderr },
+    // Elapsed time since the command started, not an ETA: the units (an evaluation of thousands
+    // of episodes, an RL step) differ by two orders of magnitude, so a rate-based ETA read "INF"
+    // or half the truth; and the bar restarts after each log line, so its own clock would reset.
+    { format: 'hlab run [{bar}] {percentage}% | {value}/{total} | elapsed {elapsed} | {phase}', hideCursor: true, stream: process.stderr },
     cliProgress.Presets.shades_classic,
   );
   let barStarted = false;
   let lastLine = '';
+  const t0 = Date.now();
+  const elapsed = () => {
+    const s = Math.round((Date.now() - t0) / 1000);
+    return s < 60 ? `${s} s` : `${Math.floor(s / 60)} min ${s % 60} s`;
+  };
   const beforeEvals: BeforeEval[] = [];
   const stopBar = () => {
     if (barStarted) bar.stop();
@@ -166,9 +174,9 @@ function eventReporter(json: boolean, ckptPath: string) {
         if (line !== lastLine) err(line);
         lastLine = line;
       } else if (!barStarted) {
-        bar.start(ev.total, ev.done, { phase: ev.phase });
+        bar.start(ev.total, ev.done, { phase: ev.phase, elapsed: elapsed() });
         barStarted = true;
-      } else bar.update(ev.done, { phase: ev.phase });
+      } else bar.update(ev.done, { phase: ev.phase, elapsed: elapsed() });
     } else if ((ev.type === 'log' && !json) || ev.type === 'warn') {
       stopBar();
       err(ev.type === 'warn' ? `\n${ev.message}\n` : ev.message);
