@@ -459,8 +459,10 @@ export function withUnfinishedRuns(res: ExperimentResults, before: readonly Befo
  */
 export function segmentsText(segments: readonly RunSegment[]): string {
   const at = (p: RunSegment['from']) => `run ${p.runIndex + 1}, step ${p.step}`;
+  // A segment that stopped at the start of run k+1 ended with run k: say so, not "run k+1, step 0".
+  const end = (p: RunSegment['to']) => (p.step === 0 && p.runIndex > 0 ? `the end of run ${p.runIndex}` : at(p));
   return [
     `Segments (${segments.length}; one per \`hlab run\` call):`,
-    ...segments.map((g, i) => `${i + 1}. ${g.engine === 'unrecorded' ? 'engine not recorded' : g.describe} — ${at(g.from)} → ${at(g.to)}; from ${g.start}`),
+    ...segments.map((g, i) => `${i + 1}. ${g.engine === 'unrecorded' ? 'engine not recorded' : g.describe} — ${at(g.from)} → ${end(g.to)}; from ${g.start}`),
   ].join('\n');
 }

@@ -180,7 +180,7 @@ describe('segmentsText', () => {
     expect(text.split('\n')).toEqual([
       'Segments (2; one per `hlab run` call):',
       '1. WebGPU (SwiftShader) — run 1, step 0 → run 1, step 3; from base checkpoint public/base-mini.ckpt',
-      '2. CPU engine (WebAssembly SIMD) — run 1, step 3 → run 2, step 0; from the run checkpoint at run 1, step 3',
+      '2. CPU engine (WebAssembly SIMD) — run 1, step 3 → the end of run 1; from the run checkpoint at run 1, step 3',
     ]);
   });
 });
