@@ -9,6 +9,7 @@ import { WorkerPool } from '../../src/rollout/worker_pool';
 import { initTokenizer } from '../../src/rollout/env_pool';
 import type { Tokenizer } from '../../src/model/tokenizer';
 import type { CrashEnvApi } from './workers/crash_env_worker';
+import { SMOKE_SPEC_JSON } from '../unit/lib/smoke_spec';
 
 export type Backend = 'webgpu' | 'wasm';
 
@@ -23,36 +24,13 @@ export function tinySpec(
     validation?: { tasks: number; every: number };
   } = {},
 ) {
-  // public/ JSON cannot be imported in the page under Vite: fetch-free inline copy of quick's rl block.
+  // The loss hyper-parameters of the tests' fixed smoke spec (tests/unit/lib/smoke_spec.ts).
   const s = {
     specVersion: 1,
     seeds: [0],
     suites: ['workspace'],
     design: { method: 'oa', k: 18, seed: 0 },
-    rl: {
-      steps: 2,
-      tasksPerStep: 4,
-      groupSize: 4,
-      epochs: 1,
-      minibatches: 2,
-      lr: 1e-4,
-      weightDecay: 0,
-      maxGradNorm: 1,
-      clipLow: 0.2,
-      clipHigh: 0.28,
-      dualClip: null,
-      aggregation: 'token-mean',
-      klCoef: 0,
-      klEstimator: 'k3',
-      entCoef: 0,
-      vfCoef: 0.5,
-      vfClip: 0.2,
-      gamma: 1,
-      lambda: 0.95,
-      stdFloor: 1e-6,
-      noStdDivision: false,
-      temperature: 1,
-    },
+    rl: SMOKE_SPEC_JSON.rl,
     rollout: { workers: 2, maxTurns: 6, maxNewTokens: 48, contextTokens: 512, watchdogMs: 30000 },
   };
   return {
