@@ -19,6 +19,7 @@ import { infeasibleCellsOf } from '../infeasible_cells';
 import { engineAvailable, getPath, KNOBS, hasErrors, type Inputs, type TrainInputs } from './train_inputs';
 import { etaSeconds, metricSeries, passByGroupSeries, positionText, runLabel, updatesSummary, validationSeries, type RunViewState } from './train_state';
 import { fmtBytes } from './train_client';
+import { fmtDuration } from '../../util/duration';
 import '../line_chart';
 
 /** Where the view is with its run. */
@@ -61,13 +62,6 @@ export interface TrainActions {
   exportCheckpoint(row: CheckpointRow): void;
   importCheckpoint(input: HTMLInputElement): void;
   deleteCheckpoint(row: CheckpointRow): void;
-}
-
-function fmtDuration(s: number): string {
-  if (!Number.isFinite(s) || s < 0) return '—';
-  if (s < 60) return `${Math.round(s)} s`;
-  if (s < 3600) return `${Math.floor(s / 60)} min ${Math.round(s % 60)} s`;
-  return `${Math.floor(s / 3600)} h ${Math.round((s % 3600) / 60)} min`;
 }
 
 /** pass@1 (a fraction) in %, one decimal: the unit of the Results view and results.md. */

@@ -20,6 +20,7 @@
  * copy.) A bad spec exits 2 with one line per bad field; so do a `--base FILE` or a `--resume`
  * checkpoint that fails to verify (../checkpoint_files.ts, checked before the browser starts).
  */
+import { fmtDuration } from '../../util/duration';
 import type { Command } from 'commander';
 import { fileURLToPath } from 'node:url';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
@@ -154,10 +155,7 @@ function eventReporter(json: boolean, ckptPath: string) {
   let barStarted = false;
   let lastLine = '';
   const t0 = Date.now();
-  const elapsed = () => {
-    const s = Math.round((Date.now() - t0) / 1000);
-    return s < 60 ? `${s} s` : `${Math.floor(s / 60)} min ${s % 60} s`;
-  };
+  const elapsed = () => fmtDuration((Date.now() - t0) / 1000);
   const beforeEvals: BeforeEval[] = [];
   const stopBar = () => {
     if (barStarted) bar.stop();
