@@ -4,6 +4,7 @@
 import lesson from '../../public/presets/lesson.json';
 import quick from '../../public/presets/quick.json';
 import main from '../../public/presets/main.json';
+import algorithms from '../../public/presets/algorithms.json';
 import blackbox from '../../public/presets/blackbox.json';
 import selection from '../../public/presets/selection.json';
 import assignment from '../../public/presets/assignment.json';
@@ -11,10 +12,10 @@ import diversity from '../../public/presets/diversity.json';
 import retention from '../../public/presets/retention.json';
 import { parseSpec, type ExperimentSpec } from './spec';
 
-const RAW: Record<string, unknown> = { lesson, quick, main, blackbox, selection, assignment, diversity, retention };
+const RAW: Record<string, unknown> = { lesson, quick, main, algorithms, blackbox, selection, assignment, diversity, retention };
 
 /** Preset names, the CLI's default first. */
-export const PRESET_NAMES = ['quick', 'lesson', 'main', 'blackbox', 'selection', 'assignment', 'diversity', 'retention'] as const;
+export const PRESET_NAMES = ['quick', 'lesson', 'main', 'algorithms', 'blackbox', 'selection', 'assignment', 'diversity', 'retention'] as const;
 export type PresetName = (typeof PRESET_NAMES)[number];
 /** The CLI's default (`npm start`). */
 export const DEFAULT_PRESET: PresetName = 'quick';
