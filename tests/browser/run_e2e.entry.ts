@@ -268,3 +268,40 @@ export async function inconsistentSpec() {
     gpu.requestAdapter = orig;
   }
 }
+
+/**
+ * The shared 'before' batch across methods (runner.ts evaluateBefore, before_reuse.ts): four
+ * methods of one seed, no RL steps (the 'after' evaluations reuse 'before'), on the CPU engine.
+ * 'single' and 'single ppo' train on the base harness, 'scaling' on two OA harnesses (K = 2),
+ * all three from the same scratch init of 'tiny'; 'single (mini)' starts from another model.
+ * Episodes each run's 'before' evaluation ran are counted through the evalProgress events.
+ */
+export async function beforeReuse(db: string) {
+  const spec = {
+    ...tinySpec({ backend: 'wasm' }),
+    methods: [
+      { name: 'single', harnesses: 'single', K: 1, algorithm: 'grpo' },
+      { name: 'scaling', harnesses: 'scaling', K: 2, algorithm: 'grpo' },
+      { name: 'single ppo', harnesses: 'single', K: 1, algorithm: 'ppo' },
+      { name: 'single (mini)', harnesses: 'single', K: 1, algorithm: 'grpo', modelPreset: 'mini' },
+    ],
+  };
+  const evaluated: Record<string, number> = {};
+  const logs: string[] = [];
+  const out = await runJson(spec, {
+    dbName: db,
+    runId: 'reuse',
+    steps: 0,
+    inProcessEnv: true,
+    onProgress: (ev) => {
+      if (ev.type === 'evalProgress') evaluated[`${ev.runIndex}/${ev.when}`] = Math.max(evaluated[`${ev.runIndex}/${ev.when}`] ?? 0, ev.total);
+      if (ev.type === 'log' && ev.message.startsWith('before:')) logs.push(ev.message);
+    },
+  });
+  return {
+    status: out.status,
+    evaluated,
+    logs,
+    runs: out.results.runs.map((r) => ({ method: r.method, beforeReusedFrom: r.beforeReusedFrom ?? null, before: r.before, behaviour: r.behaviour.before, cells: r.episodes?.before ?? null })),
+  };
+}
