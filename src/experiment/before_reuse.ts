@@ -11,7 +11,7 @@
 import type { EvalBatch } from './evaluate';
 
 /** The run whose 'before' evaluation ran a shared batch. */
-export interface BeforeSource {
+interface BeforeSource {
   method: string;
   seed: number;
 }

@@ -160,7 +160,8 @@ export async function evaluate(sets: EvalSets, o: EvalOptions, shared?: EvalBatc
   const own = sets.training.filter((h) => !sharedIds.includes(h));
   const sharedReqs = requests(sharedIds, sets, o.samples);
   const ownReqs = requests([...new Set(own)], sets, o.samples);
-  if (shared && shared.key !== batchKey('shared', sharedReqs, o)) throw new Error('evaluate: the shared batch given is of another evaluation (harnesses, tasks, samples or seeds differ)');
+  if (shared && shared.key !== batchKey('shared', sharedReqs, o))
+    throw new Error('evaluate: the shared batch given is of another evaluation (harnesses, tasks, samples or seeds differ)');
   const total = (shared ? 0 : sharedReqs.length) + ownReqs.length;
   const s = shared ?? (await runBatch('shared', sharedReqs, o, 0, total));
   const m = ownReqs.length ? await runBatch('train', ownReqs, o, shared ? 0 : sharedReqs.length, total) : null;

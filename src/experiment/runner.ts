@@ -49,7 +49,7 @@ import {
 } from './plan';
 import { validationPlan } from './validation';
 import { rlLoop, type RlLoopHooks } from './rl_loop';
-import { makeEmit, type Emit, type RunCurves, type RunEvent, type StepRecord } from './run_events';
+import { makeEmit, type Emit, type RunCurves, type RunEvent } from './run_events';
 import { decodeRunCheckpoint, saveRunCheckpoint, type RunCheckpointSink, type RunSegment, type RunState, type RunTensors } from './run_checkpoint';
 import type { ExperimentResults, RunResult } from './results_file';
 import { applied, noSignalWarning, runResult } from './run_result';

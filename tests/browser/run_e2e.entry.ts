@@ -302,6 +302,12 @@ export async function beforeReuse(db: string) {
     status: out.status,
     evaluated,
     logs,
-    runs: out.results.runs.map((r) => ({ method: r.method, beforeReusedFrom: r.beforeReusedFrom ?? null, before: r.before, behaviour: r.behaviour.before, cells: r.episodes?.before ?? null })),
+    runs: out.results.runs.map((r) => ({
+      method: r.method,
+      beforeReusedFrom: r.beforeReusedFrom ?? null,
+      before: r.before,
+      behaviour: r.behaviour.before,
+      cells: r.episodes?.before ?? null,
+    })),
   };
 }

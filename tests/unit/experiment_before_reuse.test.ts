@@ -63,7 +63,17 @@ const testTasks = taskSet('workspace', 'test', 3, 1).map((t) => t.id);
 /** A single-harness method (trains on the base harness) and a harness-scaling one (base plus two others). */
 const single: EvalSets = { testTasks, training: [BASE], inSpace: ['S2-T2-O2-C2-W2'], blackbox: ['bb-assistant'] };
 const scaling: EvalSets = { ...single, training: [BASE, 'S1-T1-O1-C1-W1', 'S1-T0-O1-C0-W1'] };
-const opts = (env: EnvApi, over: Partial<EvalOptions> = {}): EvalOptions => ({ tok, policy, env: inProcessEnv(env), maxTurns: 2, maxNewTokens: 8, samples: 2, temperature: 1, seed: 3, ...over });
+const opts = (env: EnvApi, over: Partial<EvalOptions> = {}): EvalOptions => ({
+  tok,
+  policy,
+  env: inProcessEnv(env),
+  maxTurns: 2,
+  maxNewTokens: 8,
+  samples: 2,
+  temperature: 1,
+  seed: 3,
+  ...over,
+});
 const withoutStats = ({ stats: _s, ...r }: EvalResult) => r;
 
 describe('shared before batch', () => {
