@@ -311,3 +311,32 @@ export async function beforeReuse(db: string) {
     })),
   };
 }
+
+/**
+ * The shared 'before' batch across a resume: two single-harness methods ('single', 'single
+ * ppo'; one RL step each, CPU engine), stopped after `stopAfterSteps` RL steps of the first
+ * call, then resumed. Returns each call's episodes per 'before' evaluation and the runs' provenance.
+ */
+export async function beforeReuseResume(db: string, stopAfterSteps: number) {
+  const spec = {
+    ...tinySpec({ backend: 'wasm', steps: 1 }),
+    methods: [
+      { name: 'single', harnesses: 'single', K: 1, algorithm: 'grpo' },
+      { name: 'single ppo', harnesses: 'single', K: 1, algorithm: 'ppo' },
+    ],
+  };
+  const call = async (o: RunnerOptions) => {
+    const evaluated: Record<string, number> = {};
+    const restored: number[] = [];
+    const onProgress = (ev: RunEvent) => {
+      o.onProgress?.(ev);
+      if (ev.type === 'evalProgress' && ev.when === 'before') evaluated[ev.runIndex] = Math.max(evaluated[ev.runIndex] ?? 0, ev.total);
+      if (ev.type === 'eval' && ev.when === 'before' && ev.restored) restored.push(ev.runIndex);
+    };
+    const out = await runJson(spec, { ...o, dbName: db, runId: 'reuse-resume', inProcessEnv: true, onProgress }, { loop: { afterRollout: syntheticReward } });
+    return { status: out.status, evaluated, restored, reusedFrom: out.results.runs.map((r) => r.beforeReusedFrom ?? null) };
+  };
+  const a = await call(stopAfter(stopAfterSteps));
+  const b = await call({ resume: true });
+  return { a, b };
+}

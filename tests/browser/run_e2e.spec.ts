@@ -198,3 +198,26 @@ test("methods of a seed with the same starting parameters evaluate the shared 'b
   expect(ppo.behaviour).toEqual(single.behaviour);
   expect(r.logs.filter((l: string) => l.includes("reused from method 'single', seed 0"))).toHaveLength(2);
 });
+
+test("resume and the shared 'before' batch: a resumed run keeps its reused 'before'; one whose source finished in an earlier call evaluates it again", async ({
+  gpuPage,
+  page,
+}) => {
+  test.setTimeout(180_000);
+  await warmUp(page);
+  // Stopped during run 2's only RL step (after its reused 'before'): the resumed run keeps it and its provenance.
+  const kept = await gpuPage.run<any>(ENTRY, 'beforeReuseResume', `hlab-reuse-resume-a-${Date.now()}`, 2);
+  expect(kept.a.status).toBe('interrupted');
+  expect(Object.keys(kept.a.evaluated)).toEqual(['0']);
+  expect(kept.b.status).toBe('done');
+  expect(kept.b.restored).toEqual([1]);
+  expect(kept.b.evaluated).toEqual({});
+  expect(kept.b.reusedFrom).toEqual([null, { method: 'single', seed: 0, episodes: kept.a.evaluated['0'] }]);
+  // Stopped during run 1's step: run 2's 'before' comes after the restart, whose memory has no shared batch.
+  const again = await gpuPage.run<any>(ENTRY, 'beforeReuseResume', `hlab-reuse-resume-b-${Date.now()}`, 1);
+  expect(again.a.status).toBe('interrupted');
+  expect(again.b.status).toBe('done');
+  expect(again.b.restored).toEqual([0]);
+  expect(again.b.evaluated).toEqual({ 1: again.a.evaluated['0'] });
+  expect(again.b.reusedFrom).toEqual([null, null]);
+});
