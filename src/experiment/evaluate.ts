@@ -6,6 +6,12 @@
  *
  * Sampling: samples = 1 → greedy decoding (τ = 0, one episode per task); samples > 1 →
  * τ = spec.evaluation.temperature (not the rollouts' rl.temperature) with a per-sample seed.
+ *
+ * Two rollout batches: the shared batch (base harness, in-space set, black-box harnesses — the
+ * same for every method of a seed) and the method's batch (its training harnesses not in the
+ * shared one). Each batch has its own seed and episodes sample by their position in their batch,
+ * so the shared batch's outcomes never depend on the method: the runner evaluates it once per
+ * starting point and reuses it (runner.ts evaluateBefore, before_reuse.ts).
  */
 import { cellKey } from './plan';
 import type { EpisodeOutcomeCell } from './stats';
@@ -13,6 +19,7 @@ import { BASE_HARNESS } from '../design';
 import type { Tokenizer } from '../model/tokenizer';
 import { runEpisodes, type EnvHost, type EpisodeRequest, type Policy, type RolloutStats } from '../rollout/engine';
 import type { BehaviourMetrics, PassAt1 } from './results_file';
+import type { BehaviourTags } from '../harness/types';
 import { Rng } from '../util/rng';
 
 export interface EvalSets {
@@ -55,27 +62,65 @@ export interface EvalResult {
    * sits in both columns. Absent in evaluations restored from checkpoints older than it.
    */
   cells?: Record<string, EpisodeOutcomeCell[]>;
+  /** Rollout counters of the batches this evaluation ran (a reused shared batch is not counted again). */
+  stats: RolloutStats;
+  /**
+   * Set by the runner when the shared batch was not run here but reused from run (method, seed)
+   * of the same call: same starting parameters, tasks, harnesses, samples and seeds
+   * (before_reuse.ts); `episodes` is its episode count. Absent when every episode ran here.
+   */
+  reusedFrom?: { method: string; seed: number; episodes: number };
+}
+
+/**
+ * The episodes of one rollout batch of an evaluation, in request order: outcome cell and
+ * behaviour tags of each, and the batch's rollout counters (no token data: a shared batch is
+ * kept for reuse).
+ */
+export interface EvalBatch {
+  /** What the batch evaluated (batchKey): harnesses, tasks, exclusions, samples, τ, seed, budgets. */
+  key: string;
+  outcomes: EpisodeOutcomeCell[];
+  tags: (BehaviourTags | null)[];
   stats: RolloutStats;
 }
 
 const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
 
-/**
- * Run the evaluation episodes and summarize them.
- * @throws Error when there are no test tasks or samples < 1.
- */
-export async function evaluate(sets: EvalSets, o: EvalOptions): Promise<EvalResult> {
-  if (sets.testTasks.length === 0) throw new Error('evaluate: no test tasks');
-  if (!Number.isInteger(o.samples) || o.samples < 1) throw new Error(`evaluate: samples must be an integer ≥ 1, got ${o.samples}`);
-  const harnesses = [...new Set([BASE_HARNESS, ...sets.inSpace, ...sets.blackbox, ...sets.training])];
+/** Harnesses of the shared batch, in order: base, the in-space set, the black-box harnesses. */
+const sharedHarnesses = (sets: EvalSets): string[] => [...new Set([BASE_HARNESS, ...sets.inSpace, ...sets.blackbox])];
+
+/** The episode requests of `harnesses` × test tasks × samples, excluded cells left out (harness-major). */
+function requests(harnesses: readonly string[], sets: EvalSets, samples: number): EpisodeRequest[] {
   const reqs: EpisodeRequest[] = [];
-  for (const h of harnesses) {
+  for (const h of harnesses)
     for (const t of sets.testTasks) {
       if (sets.excluded?.has(cellKey(t, h))) continue;
-      for (let s = 0; s < o.samples; s++) reqs.push({ taskId: t, harnessId: h, group: reqs.length });
+      for (let s = 0; s < samples; s++) reqs.push({ taskId: t, harnessId: h, group: reqs.length });
     }
-  }
-  const temperature = o.samples === 1 ? 0 : o.temperature;
+  return reqs;
+}
+
+/** Sampling temperature of an evaluation: greedy for one sample. */
+const evalTemperature = (o: EvalOptions) => (o.samples === 1 ? 0 : o.temperature);
+
+/** Everything besides the policy that a batch's outcomes depend on, as one string. */
+function batchKey(label: string, reqs: readonly EpisodeRequest[], o: EvalOptions): string {
+  const cells = reqs.map((r) => `${r.taskId}|${r.harnessId}`);
+  const { maxTurns, maxNewTokens, contextTokens, samples, seed } = o;
+  return JSON.stringify({ label, cells, samples, temperature: evalTemperature(o), seed, maxTurns, maxNewTokens, contextTokens: contextTokens ?? null });
+}
+
+/**
+ * The key of the shared batch of `sets` under `o` (module doc): two evaluations of the same
+ * policy with equal keys run the very same episodes with the same seeds.
+ */
+export function sharedBatchKey(sets: EvalSets, o: EvalOptions): string {
+  return batchKey('shared', requests(sharedHarnesses(sets), sets, o.samples), o);
+}
+
+/** Roll out one batch; `offset`/`total` place its progress within the whole evaluation. */
+async function runBatch(label: string, reqs: EpisodeRequest[], o: EvalOptions, offset: number, total: number): Promise<EvalBatch> {
   const { trajectories, stats } = await runEpisodes(reqs, {
     tok: o.tok,
     policy: o.policy,
@@ -83,29 +128,68 @@ export async function evaluate(sets: EvalSets, o: EvalOptions): Promise<EvalResu
     maxTurns: o.maxTurns,
     maxNewTokens: o.maxNewTokens,
     contextTokens: o.contextTokens,
-    temperature,
-    seed: Rng.derive(o.seed, 'eval').int(2 ** 31),
-    onProgress: o.onProgress,
+    temperature: evalTemperature(o),
+    // The shared batch keeps the seed of the single-batch evaluation; the method's batch derives its own.
+    seed: (label === 'shared' ? Rng.derive(o.seed, 'eval') : Rng.derive(o.seed, 'eval', label)).int(2 ** 31),
+    onProgress: o.onProgress && ((done) => o.onProgress!(offset + done, total)),
   });
-  const perHarness: Record<string, number> = {};
+  return {
+    key: batchKey(label, reqs, o),
+    outcomes: trajectories.map((t, i) => ({ taskId: t.taskId, harnessId: t.harnessId, sample: i % o.samples, pass: t.pass, score: t.score })),
+    tags: trajectories.map((t) => t.tags),
+    stats,
+  };
+}
+
+/** Counters of batches added field by field. */
+function addStats(a: RolloutStats, b: RolloutStats): RolloutStats {
+  return Object.fromEntries(Object.entries(a).map(([k, v]) => [k, v + b[k as keyof RolloutStats]])) as unknown as RolloutStats;
+}
+
+/**
+ * Run the evaluation episodes and summarize them (module doc: the shared batch, then the
+ * method's). `shared`: the shared batch of an identical evaluation of the same policy, not run
+ * again (the caller proves the policy is the same; this checks the rest by its key).
+ * @returns the evaluation, and its shared batch (for reuse)
+ * @throws Error when there are no test tasks, samples < 1, or `shared` is another evaluation's.
+ */
+export async function evaluate(sets: EvalSets, o: EvalOptions, shared?: EvalBatch): Promise<{ result: EvalResult; shared: EvalBatch }> {
+  if (sets.testTasks.length === 0) throw new Error('evaluate: no test tasks');
+  if (!Number.isInteger(o.samples) || o.samples < 1) throw new Error(`evaluate: samples must be an integer ≥ 1, got ${o.samples}`);
+  const sharedIds = sharedHarnesses(sets);
+  const own = sets.training.filter((h) => !sharedIds.includes(h));
+  const sharedReqs = requests(sharedIds, sets, o.samples);
+  const ownReqs = requests([...new Set(own)], sets, o.samples);
+  if (shared && shared.key !== batchKey('shared', sharedReqs, o))
+    throw new Error('evaluate: the shared batch given is of another evaluation (harnesses, tasks, samples or seeds differ)');
+  const total = (shared ? 0 : sharedReqs.length) + ownReqs.length;
+  const s = shared ?? (await runBatch('shared', sharedReqs, o, 0, total));
+  const m = ownReqs.length ? await runBatch('train', ownReqs, o, shared ? 0 : sharedReqs.length, total) : null;
+  const zero = Object.fromEntries(Object.keys(s.stats).map((k) => [k, 0])) as unknown as RolloutStats;
+  const stats = [...(shared ? [] : [s.stats]), ...(m ? [m.stats] : [])].reduce(addStats, zero);
+  return { result: summarize(sets, [...sharedIds, ...new Set(own)], [s, ...(m ? [m] : [])], stats), shared: s };
+}
+
+/** pass@1, behaviour and per-episode cells of an evaluation's batches. */
+function summarize(sets: EvalSets, harnesses: readonly string[], batches: readonly EvalBatch[], stats: RolloutStats): EvalResult {
+  const outcome = batches.flatMap((b) => b.outcomes);
+  const tags = batches.flatMap((b) => b.tags);
   // pass@1 counts verifier passes (the reward of an evaluation episode is its pass, whatever rl.reward is).
-  const passOf = (t: (typeof trajectories)[number]) => (t.pass ? 1 : 0);
-  for (const h of harnesses) perHarness[h] = mean(trajectories.filter((t) => t.harnessId === h).map(passOf));
-  const over = (ids: string[]) => mean(trajectories.filter((t) => ids.includes(t.harnessId)).map(passOf));
-  const outcome = trajectories.map((t, i): EpisodeOutcomeCell => ({ taskId: t.taskId, harnessId: t.harnessId, sample: i % o.samples, pass: t.pass, score: t.score }));
+  const passes = (ids: readonly string[]) => mean(outcome.filter((c) => ids.includes(c.harnessId)).map((c) => (c.pass ? 1 : 0)));
+  const perHarness: Record<string, number> = {};
+  for (const h of harnesses) perHarness[h] = passes([h]);
   const column = (ids: readonly string[]) => outcome.filter((c) => ids.includes(c.harnessId));
   const cells: Record<string, EpisodeOutcomeCell[]> = { base: column([BASE_HARNESS]), train: column(sets.training) };
   if (sets.inSpace.length) cells.inSpace = column(sets.inSpace);
   for (const b of sets.blackbox) cells[b] = column([b]);
-  const tags = trajectories.map((t) => t.tags);
   const withIssue = tags.filter((t) => t && t.recovered !== null);
   return {
     passAt1: {
       base: perHarness[BASE_HARNESS],
-      inSpace: sets.inSpace.length ? over(sets.inSpace) : NaN,
+      inSpace: sets.inSpace.length ? passes(sets.inSpace) : NaN,
       blackbox: Object.fromEntries(sets.blackbox.map((b) => [b, perHarness[b]])),
     },
-    training: sets.training.length ? over(sets.training) : NaN,
+    training: sets.training.length ? passes(sets.training) : NaN,
     behaviour: {
       parseErrors: mean(tags.map((t) => t?.parseErrors ?? 0)),
       workflowViolations: mean(tags.map((t) => t?.workflowViolations ?? 0)),
@@ -114,7 +198,7 @@ export async function evaluate(sets: EvalSets, o: EvalOptions): Promise<EvalResu
       stateTrackingErrors: mean(tags.map((t) => t?.stateTrackingErrors ?? 0)),
     },
     perHarness,
-    episodes: trajectories.length,
+    episodes: outcome.length,
     cells,
     stats,
   };

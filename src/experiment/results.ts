@@ -166,7 +166,8 @@ function pooled(runs: readonly RunResult[], when: 'before' | 'after', key: strin
     if (!list) continue;
     any = true;
     for (const c of list) {
-      // Methods of one seed share the starting checkpoint and its evaluation: count it once.
+      // Methods of one seed share the starting checkpoint and its evaluation: count it once
+      // (the first run's cells; identical to the others' where they reuse it, beforeReusedFrom).
       const k = `${r.seed}\u0000${c.taskId}\u0000${c.harnessId}\u0000${c.sample}`;
       if (dedupeBySeed && seen.has(k)) continue;
       seen.add(k);
@@ -216,8 +217,9 @@ export function resultsTable(res: { spec: string; evalSet: string; runs: readonl
     );
   const rows: ResultsRow[] = [];
   if (runs.length) {
-    // Methods of one seed share the starting checkpoint and its evaluation: one run per seed, so
-    // mean ± std is over seeds. The training-harness column differs by method (each its own
+    // Methods of one seed share the starting checkpoint and its evaluation (the later methods'
+    // base, in-space and black-box cells are the first's, reused: beforeReusedFrom): one run
+    // per seed, so mean ± std is over seeds. The training-harness column differs by method (each its own
     // training set), so the starting row has it only when there is one method.
     const firstPerSeed = new Map<number, RunResult>();
     for (const r of runs) if (!firstPerSeed.has(r.seed)) firstPerSeed.set(r.seed, r);
@@ -348,7 +350,23 @@ export function markdownTable(res: ExperimentResults): string {
     );
   }
   if (!t.hasEpisodes) out.push('', 'n/a: these results carry no per-episode outcomes (RunResult.episodes), so intervals, scores and paired tests cannot be computed.');
+  const reuse = beforeReuseNote(res.runs);
+  if (reuse) out.push('', `Note: ${reuse}`);
   return out.join('\n');
+}
+
+/**
+ * The note on 'before' evaluations reused across methods (RunResult.beforeReusedFrom), one
+ * sentence for all runs; null when no run reused one.
+ */
+export function beforeReuseNote(runs: readonly RunResult[]): string | null {
+  const reused = runs.filter((r) => r.beforeReusedFrom);
+  if (!reused.length) return null;
+  const list = reused.map((r) => `${r.method} (seed ${r.seed}) from ${r.beforeReusedFrom!.method} (${r.beforeReusedFrom!.episodes} episodes)`).join('; ');
+  return (
+    `the 'before' episodes under the base harness, the in-space set and the black-box harnesses were evaluated once per starting point and reused — ${list}: ` +
+    'same starting parameters, tasks, harnesses, samples and seeds, so those before cells are identical across methods; training harnesses outside them were evaluated per method.'
+  );
 }
 
 /** One CSV line per run with every number (RFC 4180 quoting). */

@@ -74,6 +74,14 @@ export const RunResultSchema = z.object({
    * older files ("n/a" then).
    */
   episodes: z.object({ before: z.record(z.string(), z.array(EpisodeCellSchema)), after: z.record(z.string(), z.array(EpisodeCellSchema)) }).optional(),
+  /**
+   * Where the shared part of 'before' (the episodes under the base harness, the in-space set and
+   * the black-box harnesses; `episodes` of them) came from when it was not evaluated again: the
+   * run (method, seed) of the same call with the same starting parameters, tasks, harnesses,
+   * samples and seeds (before_reuse.ts). Absent when all of 'before' was evaluated for this run,
+   * and in older files.
+   */
+  beforeReusedFrom: z.object({ method: z.string().min(1), seed: int(), episodes: int() }).optional(),
 });
 
 /** The results of an experiment: one RunResult per (seed, method), with how the in-space set was evaluated. */

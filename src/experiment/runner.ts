@@ -5,7 +5,7 @@
  *
  *   resume    → resumePoint     the latest good run checkpoint, when asked to continue
  *   start     → startRun        starting parameters (run_start.ts), Engine.createRlStack, task pool, schedule
- *   evaluate  → evaluateBefore  the starting checkpoint (then a checkpoint)
+ *   evaluate  → evaluateBefore  the starting checkpoint (then a checkpoint); its shared part once per starting point (before_reuse.ts)
  *   RL loop   → rlLoop          rl_loop.ts: schedule → rollout → advantages + update → record → checkpoint
  *   evaluate  → evaluateAfter   the trained parameters
  *   result    → recordResult    the run's RunResult (results_file.ts) and a checkpoint that closes it
@@ -32,7 +32,8 @@ import { CheckpointStore } from '../storage/checkpoint_store';
 import type { JsonValue } from '../storage/serialize';
 import { checkSpecOpenings } from './openings';
 import type { TrajectorySample } from './trajectory_sample';
-import { evaluate, type EvalResult, type EvalSets } from './evaluate';
+import { evaluate, sharedBatchKey, type EvalBatch, type EvalResult, type EvalSets } from './evaluate';
+import { SharedBeforeBatches } from './before_reuse';
 import {
   cellKey,
   checkSpecConsistency,
@@ -48,9 +49,10 @@ import {
 } from './plan';
 import { validationPlan } from './validation';
 import { rlLoop, type RlLoopHooks } from './rl_loop';
-import { makeEmit, type Emit, type RunCurves, type RunEvent, type StepRecord } from './run_events';
+import { makeEmit, type Emit, type RunCurves, type RunEvent } from './run_events';
 import { decodeRunCheckpoint, saveRunCheckpoint, type RunCheckpointSink, type RunSegment, type RunState, type RunTensors } from './run_checkpoint';
 import type { ExperimentResults, RunResult } from './results_file';
+import { applied, noSignalWarning, runResult } from './run_result';
 import { parseSpec, type ExperimentSpec, type MethodSpec } from './spec';
 import { chooseEngine } from '../engine/choose';
 import type { BackendChoice, Engine, RlStack } from '../engine/engine';
@@ -170,46 +172,6 @@ export function trainerOptions(spec: ExperimentSpec, algorithm: MethodSpec['algo
   return { cfg, lr, weightDecay, maxGradNorm, epochs, minibatches, padId, seed, dropZeroVarianceGroups };
 }
 
-/** Optimizer steps applied in one RL step (skipped non-finite ones excluded). */
-const applied = (h: StepRecord) => h.optimizerSteps - h.skippedSteps;
-
-/** The warning of a run whose RL steps applied no update (its 'after' evaluation reuses 'before'). */
-function noSignalWarning(method: string, seed: number, history: readonly StepRecord[]): string {
-  const dropped = history.reduce((a, h) => a + h.droppedGroups, 0);
-  const skipped = history.reduce((a, h) => a + h.skippedSteps, 0);
-  return (
-    `method '${method}', seed ${seed}: no learning signal — 0 optimizer steps applied in ${history.length} RL steps ` +
-    `(${dropped} groups dropped because all their rewards were equal${skipped ? `, ${skipped} skipped optimizer steps (non-finite)` : ''}); ` +
-    `the 'after' evaluation is the 'before' one, reused (same parameters and seeds)`
-  );
-}
-
-/**
- * A finished run's row of the results (results_file.ts RunResult, its step vocabulary); NaN
- * where an evaluation did not run.
- * @param seconds the run's time over all call segments
- */
-function runResult(method: string, algorithm: RunResult['algorithm'], seed: number, st: RunState, after: EvalResult | null, seconds: number): RunResult {
-  const empty = { base: NaN, inSpace: NaN, blackbox: {} };
-  const noBeh = { parseErrors: NaN, workflowViolations: NaN, recoveryRate: NaN, stateTrackingErrors: NaN };
-  return {
-    method,
-    algorithm,
-    seed,
-    rlSteps: st.history.length,
-    optimizerSteps: st.history.reduce((a, h) => a + applied(h), 0),
-    skippedOptimizerSteps: st.skippedSteps,
-    rlStepsWithoutUpdate: st.history.filter((h) => applied(h) === 0).length,
-    before: st.before?.passAt1 ?? empty,
-    after: after?.passAt1 ?? empty,
-    trainHarnesses: { before: st.before?.training ?? NaN, after: after?.training ?? NaN },
-    behaviour: { before: st.before?.behaviour ?? noBeh, after: after?.behaviour ?? noBeh },
-    perHarness: after?.perHarness ?? {},
-    seconds,
-    ...(st.before?.cells && after?.cells ? { episodes: { before: st.before.cells, after: after.cells } } : {}),
-  };
-}
-
 /** What one call of the runner works with, shared by the phases. */
 interface RunContext {
   spec: ExperimentSpec;
@@ -226,6 +188,8 @@ interface RunContext {
   warnings: string[];
   excluded: Set<string>;
   bases: Map<string, BaseLoad>;
+  /** Shared 'before' batches evaluated in this call, for the runs that start where they did. */
+  sharedBefore: SharedBeforeBatches;
   inSpace: ReturnType<typeof inSpaceEvalSet>;
   machine: string;
   plan: Array<{ seed: number; method: MethodSpec }>;
@@ -255,9 +219,14 @@ interface ActiveRun {
   schedule: ReturnType<typeof makeSchedule>;
   st: RunState;
   startSource: string;
+  /** Model preset and starting parameters (the shared 'before' batch's reuse key, before_reuse.ts). */
+  preset: string;
+  startParams: Float32Array;
+  /** evaluate.ts sharedBatchKey of the run's evaluation. */
+  sharedKey: string;
   /** performance.now() when this call started the run. */
   t0: number;
-  runEval: (when: 'before' | 'after') => Promise<EvalResult>;
+  runEval: (when: 'before' | 'after', shared?: EvalBatch) => Promise<{ result: EvalResult; shared: EvalBatch }>;
   save: () => Promise<void>;
 }
 
@@ -312,6 +281,7 @@ async function openRun(specJson: unknown, o: RunnerOptions, seams: RunSeams): Pr
     warnings,
     excluded: new Set((o.excludeCells ?? []).map((c) => cellKey(c.taskId, c.harnessId))),
     bases,
+    sharedBefore: new SharedBeforeBatches(),
     inSpace,
     machine: `${engine.describe}; ${navigator.hardwareConcurrency} logical cores; ${navigator.userAgent.match(/(HeadlessChrome|Chrome)\/[\d.]+/)?.[0] ?? 'browser'}`,
     plan,
@@ -424,8 +394,11 @@ function startRun(ctx: RunContext, r: number, resume: { state: RunState; tensors
     schedule: makeSchedule(assignments, { draws: st.schedule }),
     st,
     startSource: start.source,
+    preset,
+    startParams: start.params,
+    sharedKey: sharedBatchKey(sets, evalOpts),
     t0: performance.now(),
-    runEval: (when) => evaluate(sets, { ...evalOpts, onProgress: (done, total) => emit({ type: 'evalProgress', runIndex: r, when, done, total }) }),
+    runEval: (when, shared) => evaluate(sets, { ...evalOpts, onProgress: (done, total) => emit({ type: 'evalProgress', runIndex: r, when, done, total }) }, shared),
     save: () => saveCheckpoint(ctx, run),
   };
   emit({ type: 'run', runIndex: r, runs: plan.length, method: method.name, seed, steps: run.runSteps, start: start.source });
@@ -462,18 +435,27 @@ async function saveCheckpoint(ctx: RunContext, run: ActiveRun): Promise<void> {
   ctx.emit({ type: 'checkpoint', runId: ctx.sink.runId, step: res.step, runIndex: st.runIndex, rlStep: st.step, totalBytes: res.totalBytes });
 }
 
-/** ── evaluate ── The starting parameters, once per run (a resumed run has it), then a checkpoint. */
+/**
+ * ── evaluate ── The starting parameters, once per run (a resumed run has it), then a checkpoint.
+ * The shared batch (base, in-space, black-box) of an earlier run of this call with the same
+ * starting parameters and batch key is reused, not run again (before_reuse.ts).
+ */
 async function evaluateBefore(ctx: RunContext, run: ActiveRun): Promise<void> {
   if (ctx.seams.skipEval || run.st.before) return;
   const { method, seed } = run;
   ctx.emit({ type: 'progress', ...ctx.progress, phase: `eval before (${method.name}, seed ${seed})` });
-  const b = await run.runEval('before');
+  const digest = await paramsDigest(run.startParams);
+  const found = ctx.sharedBefore.find(digest, run.preset, run.sharedKey);
+  const { result: b, shared } = await run.runEval('before', found?.batch);
+  if (found) b.reusedFrom = { ...found.from, episodes: found.batch.outcomes.length };
+  else ctx.sharedBefore.remember(digest, run.preset, shared, { method: method.name, seed });
   run.st.before = b;
   ctx.progress.done++;
   ctx.emit({ type: 'eval', runIndex: run.r, method: method.name, seed, when: 'before', ...evalSummary(b) });
+  const from = b.reusedFrom ? ` (${b.reusedFrom.episodes} episodes of base, in-space and black-box reused from method '${b.reusedFrom.method}', seed ${b.reusedFrom.seed})` : '';
   ctx.emit({
     type: 'log',
-    message: `before: base ${b.passAt1.base.toFixed(3)}, in-space ${b.passAt1.inSpace.toFixed(3)}, training harnesses ${b.training.toFixed(3)} (${b.episodes} episodes, ${(b.stats.ms / 1000).toFixed(1)} s)`,
+    message: `before: base ${b.passAt1.base.toFixed(3)}, in-space ${b.passAt1.inSpace.toFixed(3)}, training harnesses ${b.training.toFixed(3)} (${b.stats.episodes} episodes evaluated, ${(b.stats.ms / 1000).toFixed(1)} s)${from}`,
   });
   await run.save();
 }
@@ -519,7 +501,7 @@ async function evaluateAfter(ctx: RunContext, run: ActiveRun): Promise<EvalResul
   const { method, seed, st } = run;
   ctx.emit({ type: 'progress', ...ctx.progress, phase: `eval after (${method.name}, seed ${seed})` });
   const unchanged = st.before !== null && st.history.every((h) => applied(h) === 0);
-  const after = unchanged && st.before ? st.before : await run.runEval('after');
+  const after = unchanged && st.before ? st.before : (await run.runEval('after')).result;
   if (unchanged && run.runSteps > 0) warn(ctx, noSignalWarning(method.name, seed, st.history));
   ctx.progress.done++;
   ctx.emit({ type: 'eval', runIndex: run.r, method: method.name, seed, when: 'after', ...evalSummary(after) });

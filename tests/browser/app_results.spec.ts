@@ -135,6 +135,19 @@ test('results: an RL step without an update is a shaded gap in the update charts
   await expect(page.locator('#infeasible-table')).toContainText('the expert needs 9 turns');
 });
 
+test("results: a 'before' evaluation reused across methods is said once in a note; without reuse there is none", async () => {
+  await openFile('no-reuse.json', fixtureText);
+  await expect(page.locator('#paper-table')).toBeVisible();
+  await expect(page.locator('#results-before-reused')).toHaveCount(0);
+  // The second method of each seed reused the first's shared batch (RunResult.beforeReusedFrom).
+  const f = JSON.parse(fixtureText);
+  for (const r of f.runs) if (r.method === 'random') r.beforeReusedFrom = { method: 'oa', seed: r.seed, episodes: 12 };
+  await openFile('reuse.json', JSON.stringify(f));
+  const n = page.locator('#results-before-reused');
+  await expect(n).toHaveCount(1);
+  await expect(n).toContainText('random (seed 0) from oa (12 episodes); random (seed 1) from oa (12 episodes)');
+});
+
 test("results: a run's validation points are the first chart (pass@1 per measured step), left raw by the smoothing", async () => {
   const f = JSON.parse(fixtureText);
   // Two points per run (step 0 = before RL, and step 3), as the runner records them.

@@ -268,3 +268,75 @@ export async function inconsistentSpec() {
     gpu.requestAdapter = orig;
   }
 }
+
+/**
+ * The shared 'before' batch across methods (runner.ts evaluateBefore, before_reuse.ts): four
+ * methods of one seed, no RL steps (the 'after' evaluations reuse 'before'), on the CPU engine.
+ * 'single' and 'single ppo' train on the base harness, 'scaling' on two OA harnesses (K = 2),
+ * all three from the same scratch init of 'tiny'; 'single (mini)' starts from another model.
+ * Episodes each run's 'before' evaluation ran are counted through the evalProgress events.
+ */
+export async function beforeReuse(db: string) {
+  const spec = {
+    ...tinySpec({ backend: 'wasm' }),
+    methods: [
+      { name: 'single', harnesses: 'single', K: 1, algorithm: 'grpo' },
+      { name: 'scaling', harnesses: 'scaling', K: 2, algorithm: 'grpo' },
+      { name: 'single ppo', harnesses: 'single', K: 1, algorithm: 'ppo' },
+      { name: 'single (mini)', harnesses: 'single', K: 1, algorithm: 'grpo', modelPreset: 'mini' },
+    ],
+  };
+  const evaluated: Record<string, number> = {};
+  const logs: string[] = [];
+  const out = await runJson(spec, {
+    dbName: db,
+    runId: 'reuse',
+    steps: 0,
+    inProcessEnv: true,
+    onProgress: (ev) => {
+      if (ev.type === 'evalProgress') evaluated[`${ev.runIndex}/${ev.when}`] = Math.max(evaluated[`${ev.runIndex}/${ev.when}`] ?? 0, ev.total);
+      if (ev.type === 'log' && ev.message.startsWith('before:')) logs.push(ev.message);
+    },
+  });
+  return {
+    status: out.status,
+    evaluated,
+    logs,
+    runs: out.results.runs.map((r) => ({
+      method: r.method,
+      beforeReusedFrom: r.beforeReusedFrom ?? null,
+      before: r.before,
+      behaviour: r.behaviour.before,
+      cells: r.episodes?.before ?? null,
+    })),
+  };
+}
+
+/**
+ * The shared 'before' batch across a resume: two single-harness methods ('single', 'single
+ * ppo'; one RL step each, CPU engine), stopped after `stopAfterSteps` RL steps of the first
+ * call, then resumed. Returns each call's episodes per 'before' evaluation and the runs' provenance.
+ */
+export async function beforeReuseResume(db: string, stopAfterSteps: number) {
+  const spec = {
+    ...tinySpec({ backend: 'wasm', steps: 1 }),
+    methods: [
+      { name: 'single', harnesses: 'single', K: 1, algorithm: 'grpo' },
+      { name: 'single ppo', harnesses: 'single', K: 1, algorithm: 'ppo' },
+    ],
+  };
+  const call = async (o: RunnerOptions) => {
+    const evaluated: Record<string, number> = {};
+    const restored: number[] = [];
+    const onProgress = (ev: RunEvent) => {
+      o.onProgress?.(ev);
+      if (ev.type === 'evalProgress' && ev.when === 'before') evaluated[ev.runIndex] = Math.max(evaluated[ev.runIndex] ?? 0, ev.total);
+      if (ev.type === 'eval' && ev.when === 'before' && ev.restored) restored.push(ev.runIndex);
+    };
+    const out = await runJson(spec, { ...o, dbName: db, runId: 'reuse-resume', inProcessEnv: true, onProgress }, { loop: { afterRollout: syntheticReward } });
+    return { status: out.status, evaluated, restored, reusedFrom: out.results.runs.map((r) => r.beforeReusedFrom ?? null) };
+  };
+  const a = await call(stopAfter(stopAfterSteps));
+  const b = await call({ resume: true });
+  return { a, b };
+}

@@ -164,3 +164,60 @@ test('the runner refuses an inconsistent spec (K > training-set size) before any
   expect(r.error).toBe('spec: invalid experiment spec: spec.methods[0].K: 99 exceeds the training-set size 18 (the orthogonal-array design); K must be in 1..18');
   expect(r.adapterRequests).toBe(0);
 });
+
+test("methods of a seed with the same starting parameters evaluate the shared 'before' batch once; another model evaluates its own", async ({ gpuPage, page }) => {
+  test.setTimeout(180_000);
+  await warmUp(page);
+  const r = await gpuPage.run<any>(ENTRY, 'beforeReuse', `hlab-reuse-${Date.now()}`);
+  note('before reuse', { evaluated: r.evaluated, logs: r.logs });
+  expect(r.status).toBe('done');
+  const [single, scaling, ppo, mini] = r.runs;
+  const shared = ['base', 'inSpace', 'bb-coding-cli'];
+  const sharedHarnesses = new Set(shared.flatMap((k) => single.cells[k].map((c: { harnessId: string }) => c.harnessId)));
+  const sharedEpisodes = new Set(shared.flatMap((k) => single.cells[k].map((c: any) => `${c.taskId}|${c.harnessId}|${c.sample}`))).size;
+  // The first method and the other model evaluate everything.
+  expect(r.evaluated['0/before']).toBe(sharedEpisodes);
+  expect(r.evaluated['3/before']).toBe(sharedEpisodes);
+  expect(single.beforeReusedFrom).toBeNull();
+  expect(mini.beforeReusedFrom).toBeNull();
+  // Harness scaling runs only its training harnesses outside the shared batch.
+  const own = scaling.cells.train.filter((c: { harnessId: string }) => !sharedHarnesses.has(c.harnessId)).length;
+  expect(own).toBeGreaterThan(0);
+  expect(r.evaluated['1/before']).toBe(own);
+  expect(scaling.beforeReusedFrom).toEqual({ method: 'single', seed: 0, episodes: sharedEpisodes });
+  // Same training set as 'single': nothing is evaluated again.
+  expect(r.evaluated['2/before']).toBeUndefined();
+  expect(ppo.beforeReusedFrom).toEqual({ method: 'single', seed: 0, episodes: sharedEpisodes });
+  // The reused cells are the first method's, literally.
+  for (const k of shared) {
+    expect(scaling.cells[k]).toEqual(single.cells[k]);
+    expect(ppo.cells[k]).toEqual(single.cells[k]);
+  }
+  expect(ppo.cells.train).toEqual(single.cells.train);
+  expect(ppo.before).toEqual(single.before);
+  expect(ppo.behaviour).toEqual(single.behaviour);
+  expect(r.logs.filter((l: string) => l.includes("reused from method 'single', seed 0"))).toHaveLength(2);
+});
+
+test("resume and the shared 'before' batch: a resumed run keeps its reused 'before'; one whose source finished in an earlier call evaluates it again", async ({
+  gpuPage,
+  page,
+}) => {
+  test.setTimeout(180_000);
+  await warmUp(page);
+  // Stopped during run 2's only RL step (after its reused 'before'): the resumed run keeps it and its provenance.
+  const kept = await gpuPage.run<any>(ENTRY, 'beforeReuseResume', `hlab-reuse-resume-a-${Date.now()}`, 2);
+  expect(kept.a.status).toBe('interrupted');
+  expect(Object.keys(kept.a.evaluated)).toEqual(['0']);
+  expect(kept.b.status).toBe('done');
+  expect(kept.b.restored).toEqual([1]);
+  expect(kept.b.evaluated).toEqual({});
+  expect(kept.b.reusedFrom).toEqual([null, { method: 'single', seed: 0, episodes: kept.a.evaluated['0'] }]);
+  // Stopped during run 1's step: run 2's 'before' comes after the restart, whose memory has no shared batch.
+  const again = await gpuPage.run<any>(ENTRY, 'beforeReuseResume', `hlab-reuse-resume-b-${Date.now()}`, 1);
+  expect(again.a.status).toBe('interrupted');
+  expect(again.b.status).toBe('done');
+  expect(again.b.restored).toEqual([0]);
+  expect(again.b.evaluated).toEqual({ 1: again.a.evaluated['0'] });
+  expect(again.b.reusedFrom).toEqual([null, null]);
+});

@@ -29,7 +29,7 @@ describe('evaluate: per-episode cells', () => {
     const { env } = envWithOutcomes(tok, (n) => (n % 3 === 0 ? { pass: true, reward: 1, score: 1 } : { pass: false, reward: 0, score: 0.5 }));
     const testTasks = taskSet('workspace', 'test', 2, 1).map((t) => t.id);
     const sets = { testTasks, training: ['S0-T0-O0-C0-W0', 'S1-T1-O1-C1-W1'], inSpace: ['S2-T2-O2-C2-W2'], blackbox: ['bb-assistant'] };
-    const r = await evaluate(sets, { tok, policy, env: inProcessEnv(env), maxTurns: 2, maxNewTokens: 8, samples: 2, temperature: 1, seed: 3 });
+    const { result: r } = await evaluate(sets, { tok, policy, env: inProcessEnv(env), maxTurns: 2, maxNewTokens: 8, samples: 2, temperature: 1, seed: 3 });
     const cells = r.cells!;
     expect(Object.keys(cells).sort()).toEqual(['base', 'bb-assistant', 'inSpace', 'train']);
     expect(cells.base).toHaveLength(4);
@@ -78,7 +78,7 @@ describe('evaluate: per-episode cells', () => {
     const { env } = envWithOutcomes(tok, () => ({ pass: false, reward: 0, score: 0 }));
     const testTasks = taskSet('workspace', 'test', 2, 1).map((t) => t.id);
     const sets = { testTasks, training: ['S0-T0-O0-C0-W0'], inSpace: [], blackbox: ['bb-assistant'], excluded: new Set([cellKey(testTasks[0], 'bb-assistant')]) };
-    const r = await evaluate(sets, { tok, policy, env: inProcessEnv(env), maxTurns: 1, maxNewTokens: 4, samples: 2, temperature: 1, seed: 0 });
+    const { result: r } = await evaluate(sets, { tok, policy, env: inProcessEnv(env), maxTurns: 1, maxNewTokens: 4, samples: 2, temperature: 1, seed: 0 });
     expect(r.episodes).toBe(2 * 2 + 1 * 2);
     expect(r.cells!['bb-assistant'].map((c) => c.taskId)).toEqual([testTasks[1], testTasks[1]]);
     expect(r.cells!.base).toHaveLength(4);
