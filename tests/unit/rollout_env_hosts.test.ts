@@ -35,7 +35,8 @@ function hoppingEnv(seed: number): EnvHost {
   return { run: (job) => job(hosts[rng.int(2)]), retries: () => 0 };
 }
 
-const view = (ts: Trajectory[]) => ts.map((t) => ({ turns: t.turns.map((u) => [Array.from(u.contextIds), Array.from(u.actionIds), u.kind]), score: t.score, pass: t.pass, tags: t.tags }));
+const view = (ts: Trajectory[]) =>
+  ts.map((t) => ({ turns: t.turns.map((u) => [Array.from(u.contextIds), Array.from(u.actionIds), u.kind]), score: t.score, pass: t.pass, tags: t.tags }));
 
 describe('runEpisodes over several environment hosts', () => {
   const tasks = taskSet('workspace', 'train', 8, 1).slice(0, 3);
