@@ -4,11 +4,14 @@
  * in-process (tests, Node) — the same class either way.
  *
  * Restartable steps: every `step` call carries the episode's whole action history. A host that
- * already holds the episode at the right turn steps it once; a fresh host (a replacement worker
- * after a crash, hang or throw) rebuilds it by replaying the history from the task's initial
- * state. Harnesses and sandboxes are deterministic, so the replayed episode is identical and the
- * policy-side data (sampled ids, log-probs) stays valid. This is what lets the worker pool
- * retry a job on a fresh worker without losing the episode.
+ * already holds the episode after exactly that history's earlier actions steps it once; any
+ * other host (a replacement worker after a crash, hang or throw, or simply another worker: the
+ * pool gives each job to whichever worker is free) rebuilds it by replaying the history from
+ * the task's initial state. Harnesses and sandboxes are deterministic, so the replayed episode
+ * is identical and the policy-side data (sampled ids, log-probs) stays valid. A held copy counts
+ * only when its actions equal the history's: a copy left behind on a worker, in an earlier batch
+ * whose episode had the same key, task, harness and turn count (evaluations repeat their
+ * requests), must not be stepped, or the outcome would depend on which worker got the job.
  *
  * Reward: the task verifier's pass (1) or fail (0), given on the step that ends the episode;
  * the verifier's partial-credit score (src/tasks/common.ts `verification`; 0 for doing nothing) is reported beside it; the loop trains on it when `rl.reward` is `score` (src/rl/reward.ts).
@@ -73,7 +76,15 @@ interface Live {
   spec: EpisodeSpec;
   task: Task;
   h: Harness;
-  steps: number;
+  /** The actions applied so far, in order. */
+  applied: ActionInput[];
+}
+
+/** Whether `e` is the episode of `spec` after exactly the actions history[0 … n−2]. */
+function holds(e: Live | undefined, spec: EpisodeSpec, history: readonly ActionInput[]): e is Live {
+  if (!e || e.spec.taskId !== spec.taskId || e.spec.harnessId !== spec.harnessId || e.spec.maxTurns !== spec.maxTurns) return false;
+  if (e.applied.length !== history.length - 1) return false;
+  return e.applied.every((a, i) => a.text === history[i].text && a.cutOff === history[i].cutOff);
 }
 
 function makeHarness(spec: EpisodeSpec, task: Task, tokenLength: (text: string) => number): Harness {
@@ -109,31 +120,31 @@ class EnvHost {
     const task = taskFromId(spec.taskId);
     const h = makeHarness(spec, task, this.tokenLength);
     h.reset(task);
-    this.live.set(spec.key, { spec, task, h, steps: 0 });
+    this.live.set(spec.key, { spec, task, h, applied: [] });
     return h.contextText();
   }
 
   /**
    * Apply the last action of `history` (replaying the earlier ones first when this host does
-   * not hold the episode at turn history.length − 1). Never throws on any action text.
+   * not hold the episode after exactly those actions). Never throws on any action text.
    * @throws Error on an empty history, or unknown task / harness ids.
    */
   step(spec: EpisodeSpec, history: readonly ActionInput[]): EnvStepOut {
     if (history.length === 0) throw new Error(`EnvHost.step(${spec.key}): empty action history`);
     let e = this.live.get(spec.key);
     let replayed = false;
-    if (!e || e.steps !== history.length - 1 || e.spec.taskId !== spec.taskId || e.spec.harnessId !== spec.harnessId) {
+    if (!holds(e, spec, history)) {
       this.reset(spec);
       e = this.live.get(spec.key)!;
       for (let i = 0; i < history.length - 1; i++) {
         e.h.step(history[i].text, { cutOff: history[i].cutOff });
-        e.steps++;
+        e.applied.push(history[i]);
       }
       replayed = history.length > 1;
     }
     const a = history[history.length - 1];
     const r = e.h.step(a.text, { cutOff: a.cutOff });
-    e.steps++;
+    e.applied.push(a);
     const out: EnvStepOut = {
       context: null,
       observation: r.observation,
