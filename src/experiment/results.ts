@@ -369,7 +369,12 @@ export function beforeReuseNote(runs: readonly RunResult[]): string | null {
   );
 }
 
-/** One CSV line per run with every number (RFC 4180 quoting). */
+/**
+ * One CSV line per run with every number (RFC 4180 quoting). Behaviour columns are the after
+ * evaluation's `RunResult.behaviour.after`: `*_per_episode_after` = mean count per evaluation
+ * episode (not the parse-error rate per policy turn that `hlab evaluate` reports);
+ * `recovery_rate_after` = recovered / episodes with something to recover from, in [0, 1].
+ */
 export function resultsCsv(res: ExperimentResults): string {
   const bb = blackboxIds(res.runs);
   const head = [
@@ -387,10 +392,10 @@ export function resultsCsv(res: ExperimentResults): string {
     ...bb.flatMap((b) => [`${b}_before`, `${b}_after`]),
     'train_harnesses_before',
     'train_harnesses_after',
-    'parse_errors_after',
-    'workflow_violations_after',
+    'parse_errors_per_episode_after',
+    'workflow_violations_per_episode_after',
     'recovery_rate_after',
-    'state_tracking_errors_after',
+    'state_tracking_errors_per_episode_after',
     'seconds',
   ];
   const q = (v: string | number) => {

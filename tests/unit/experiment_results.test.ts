@@ -65,6 +65,30 @@ describe('results', () => {
   });
 });
 
+describe('results.csv behaviour columns', () => {
+  it('name their unit: per-episode means of the after evaluation, and the recovery rate', () => {
+    const r = run('single', 0, 0.5);
+    r.behaviour = {
+      before: { parseErrors: 9, workflowViolations: 9, recoveryRate: 0.9, stateTrackingErrors: 9 },
+      after: { parseErrors: 1.75, workflowViolations: 0.125, recoveryRate: 0.375, stateTrackingErrors: 0.0625 },
+    };
+    const [head, row] = resultsCsv({ resultsVersion: 1, spec: 'quick', evalSet: 'x', machine: 'm', runs: [r] })
+      .trim()
+      .split('\n')
+      .map((l) => l.split(','));
+    const col = (name: string) => {
+      expect(head, name).toContain(name);
+      return Number(row[head.indexOf(name)]);
+    };
+    // Per episode, not the per-turn parse-error rate of `hlab evaluate`: the name says which.
+    expect(col('parse_errors_per_episode_after')).toBe(1.75);
+    expect(col('workflow_violations_per_episode_after')).toBe(0.125);
+    expect(col('recovery_rate_after')).toBe(0.375);
+    expect(col('state_tracking_errors_per_episode_after')).toBe(0.0625);
+    expect(head).not.toContain('parse_errors_after');
+  });
+});
+
 describe('results of an interrupted experiment', () => {
   it("keep the finished 'before' evaluation of the stopped run; missing values are '—'", () => {
     const res: ExperimentResults = { resultsVersion: 1, spec: 'quick', evalSet: 'x', machine: 'm', runs: [] };
