@@ -18,6 +18,7 @@ import {
   storedRunState,
   updatesSummary,
   validationSeries,
+  validationsLeft,
   type RunViewState,
 } from '../../src/app/views/train_state';
 import { smokeSpec } from './lib/smoke_spec';
@@ -266,7 +267,7 @@ describe('honesty: what was not measured stays unmeasured', () => {
   });
 
   it("the ETA prices steps by the recent mean and evaluations by a step's cost per episode until one is measured", () => {
-    const sp = spec({ seeds: [0], rl: { ...spec().rl, steps: 3, tasksPerStep: 2, groupSize: 4 } });
+    const sp = spec({ seeds: [0], rl: { ...spec().rl, steps: 3, tasksPerStep: 2, groupSize: 4 }, evaluation: { ...spec().evaluation, validation: undefined } });
     const runs = sp.seeds.length * sp.methods.length;
     // One step done (1 s); per run: 3 steps + 2 evaluations.
     const s = fold([{ type: 'progress', done: 2, total: runs * 5, phase: 'RL step 1/3' }, step(0, rec(1, { rolloutMs: 800, updateMs: 200 }))]);
@@ -274,6 +275,72 @@ describe('honesty: what was not measured stays unmeasured', () => {
     const evalsLeft = runs * 5 - 2 - stepsLeft;
     // An evaluation of 16 episodes costs 2 steps of 8 episodes each.
     expect(etaSeconds(s, sp, 16, 0)).toBeCloseTo(stepsLeft * 1 + evalsLeft * 2, 6);
+  });
+
+  describe('the ETA with validation points (step 0, every `every` steps, the last step; not progress units)', () => {
+    // 1 run of 4 RL steps, validation every 2: points at steps 0, 2, 4. Units: 4 steps + 2 evaluations.
+    const sp = spec({
+      seeds: [0],
+      rl: { ...spec().rl, steps: 4, tasksPerStep: 2, groupSize: 4 },
+      evaluation: { ...spec().evaluation, validation: { tasks: 3, every: 2, samples: 2 } },
+    });
+    const vpoint = (runIndex: number, at: number, ms: number, episodes = 6): RunEvent => ({
+      type: 'validation',
+      runIndex,
+      method: 'grpo',
+      seed: 0,
+      point: { step: at, passAt1: 0.5, score: 0.5, episodes, ms, cells: [] },
+    });
+    const evalEv: RunEvent = { type: 'eval', runIndex: 0, method: 'grpo', seed: 0, when: 'before', passAt1: { base: 0, inSpace: 0, blackbox: {} }, training: 0, episodes: 16 };
+
+    it('validationsLeft counts every run’s points less those its curve has', () => {
+      expect(validationsLeft(emptyRunState(), sp)).toBe(3);
+      const two = spec({ ...sp, seeds: [0, 1] });
+      expect(validationsLeft(fold([vpoint(0, 0, 1), vpoint(0, 2, 1), vpoint(1, 0, 1)]), two)).toBe(3);
+      expect(validationsLeft(fold([vpoint(0, 0, 1)]), spec({ ...sp, evaluation: { ...sp.evaluation, validation: { tasks: 0, every: 2, samples: 1 } } }))).toBe(0);
+    });
+
+    it('adds the points left at their measured cost (point.ms); the step after a point is not charged for it', () => {
+      const s = fold(
+        [
+          { type: 'progress', done: 0, total: 6, phase: 'eval before (grpo, seed 0)' },
+          evalEv,
+          { type: 'progress', done: 1, total: 6, phase: 'validation grpo seed 0 at step 0/4' },
+          vpoint(0, 0, 3000),
+          step(0, rec(1, { rolloutMs: 800, updateMs: 200 })),
+          { type: 'progress', done: 2, total: 6, phase: 'RL grpo seed 0 step 1/4' },
+        ],
+        [0, 4000, 4000, 7000, 8000, 8000],
+      );
+      expect(s.stepMs).toEqual([1000]);
+      expect(s.validationMs).toEqual([3000]);
+      // 3 steps × 1 s + the after evaluation (4 s measured) + points at steps 2 and 4 × 3 s.
+      expect(etaSeconds(s, sp, 16, 8000)).toBeCloseTo(3 + 4 + 2 * 3, 6);
+    });
+
+    it('before a point was measured this session: a step’s cost per episode × the last known point’s episodes; a point in progress counts what is left of it', () => {
+      // A resumed run: its checkpoint's curve has the step-0 point (6 episodes), this session measured none.
+      const resumed = fold([
+        {
+          type: 'resume',
+          runIndex: 0,
+          step: 1,
+          curves: [{ method: 'grpo', seed: 0, steps: [rec(1)], validation: [{ step: 0, passAt1: 0.5, score: 0.5, episodes: 6, ms: 99_000, cells: [] }] }],
+        },
+        { type: 'progress', done: 2, total: 6, phase: 'RL grpo seed 0 step 2/4' },
+        step(0, rec(2, { rolloutMs: 1500, updateMs: 500 })),
+      ]);
+      expect(resumed.validationMs).toEqual([]);
+      // Steps cost 2 s for 8 episodes, so a 6-episode point costs 1.5 s; 2 steps, 1 evaluation (16 episodes: 4 s), 2 points left.
+      expect(etaSeconds({ ...resumed, progress: { done: 3, total: 6, phase: '' } }, sp, 16, 0)).toBeCloseTo(2 * 2 + 4 + 2 * 1.5, 6);
+      const during = reduceRunEvent(resumed, { type: 'progress', done: 3, total: 6, phase: 'validation grpo seed 0 at step 2/4' }, 50_000);
+      expect(during.validationStart).toEqual({ at: 50_000, phase: 'validation grpo seed 0 at step 2/4' });
+      // 1 s into the point at step 2: 0.5 s of it left.
+      expect(etaSeconds(during, sp, 16, 51_000)).toBeCloseTo(2 * 2 + 4 + 2 * 1.5 - 1, 6);
+      // With no point known anywhere, the spec's size prices it: 3 tasks × 1 suite × 2 samples = 6 episodes.
+      const fresh = fold([{ type: 'progress', done: 2, total: 6, phase: 'RL grpo seed 0 step 1/4' }, step(0, rec(1, { rolloutMs: 1500, updateMs: 500 }))]);
+      expect(etaSeconds(fresh, sp, 16, 0)).toBeCloseTo(3 * 2 + 1 * 4 + 3 * 1.5, 6);
+    });
   });
 
   it("a checkpoint's history restores the validation points of finished runs and of the current run", () => {

@@ -12,7 +12,7 @@
  */
 import { checkpointPosition } from '../../experiment/run_checkpoint';
 import type { RunCurves, RunEvent, StepRecord } from '../../experiment/run_events';
-import type { ValidationPoint } from '../../experiment/validation';
+import { validationSteps, type ValidationPoint } from '../../experiment/validation';
 import type { ExperimentSpec } from '../../experiment/spec';
 import type { StoredHistory } from '../train_worker';
 import { stepUpdate } from '../step_counts';
@@ -54,15 +54,18 @@ export interface RunViewState {
   messages: { kind: 'log' | 'warn'; text: string }[];
   /** Position of the last checkpoint this session's run wrote (the pause message names it). */
   lastCkpt: CkptPosition | null;
-  /** Measured wall time of evaluations and of RL steps this session, ms (the ETA's costs). */
+  /** Measured wall time of evaluations, of RL steps and of validation points this session, ms (the ETA's costs). */
   evalMs: number[];
   stepMs: number[];
+  validationMs: number[];
   /** When the last RL step of the current RL segment ended (null: none yet in this segment). */
   lastStepAt: number | null;
   /** When the evaluation in progress started, and which (its progress phase). */
   evalStart: { at: number; phase: string } | null;
   /** Episodes finished / total of the evaluation that is running. */
   evalDone: { done: number; total: number } | null;
+  /** When the validation point in progress started, and which (its progress phase). */
+  validationStart: { at: number; phase: string } | null;
 }
 
 /** The label of a (seed, method) run in charts and tables. */
@@ -80,9 +83,11 @@ export function emptyRunState(phase = ''): RunViewState {
     lastCkpt: null,
     evalMs: [],
     stepMs: [],
+    validationMs: [],
     lastStepAt: null,
     evalStart: null,
     evalDone: null,
+    validationStart: null,
   };
 }
 
@@ -116,17 +121,21 @@ const curveOf = (c: RunCurves): Curve => ({ label: runLabel(c.method, c.seed), s
 /**
  * Apply one RunEvent. `now` (ms, performance.now()) times RL steps and evaluations.
  * An RL step's cost is the wall time since the previous step of the same segment; the first
- * step of a segment costs its rollouts + update (record.rolloutMs + updateMs).
+ * step of a segment costs its rollouts + update (record.rolloutMs + updateMs). A validation
+ * point ends the segment (its progress phase is not 'RL …'), so a step's cost never includes
+ * one; a validation point costs what the runner measured (point.ms).
  */
 export function reduceRunEvent(s: RunViewState, ev: RunEvent, now: number): RunViewState {
   switch (ev.type) {
     case 'progress': {
       const isEval = ev.phase.startsWith('eval ');
       const sameEval = isEval && s.evalStart?.phase === ev.phase;
+      const isVal = ev.phase.startsWith('validation ');
       return {
         ...s,
         progress: { done: ev.done, total: ev.total, phase: ev.phase },
         evalStart: isEval ? (sameEval ? s.evalStart : { at: now, phase: ev.phase }) : null,
+        validationStart: isVal ? (s.validationStart?.phase === ev.phase ? s.validationStart : { at: now, phase: ev.phase }) : null,
         evalDone: isEval && !sameEval ? null : s.evalDone,
         lastStepAt: ev.phase.startsWith('RL ') ? s.lastStepAt : null,
       };
@@ -144,7 +153,7 @@ export function reduceRunEvent(s: RunViewState, ev: RunEvent, now: number): RunV
     case 'validation': {
       const { curves, curve } = withCurve(s.curves, ev.runIndex, ev.method, ev.seed);
       curves[ev.runIndex] = { ...curve, validation: withPoint(curve.validation, ev.point) };
-      return { ...s, curves };
+      return { ...s, curves, validationMs: [...s.validationMs, ev.point.ms], validationStart: null };
     }
     case 'evalProgress':
       return { ...s, evalDone: { done: ev.done, total: ev.total } };
@@ -204,10 +213,30 @@ export function storedRunState(spec: ExperimentSpec, h: StoredHistory): RunViewS
 const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 
 /**
+ * Validation points still to measure in the whole call: per (seed, method) run, one at step 0,
+ * every `evaluation.validation.every` RL steps and at the last step (validation.ts
+ * validationSteps), less the points each run's curve already has. An upper bound when the
+ * runner turns a run's validation off because every cell of it is infeasible (validation.ts
+ * validationPlan): the spec alone does not say so.
+ */
+export function validationsLeft(s: RunViewState, spec: ExperimentSpec): number {
+  const v = spec.evaluation.validation;
+  if (!v || v.tasks === 0) return 0;
+  const perRun = validationSteps(spec.rl.steps, v.every).length;
+  const runs = spec.seeds.length * spec.methods.length;
+  let done = 0;
+  for (let r = 0; r < runs; r++) done += Math.min(perRun, s.curves[r]?.validation.length ?? 0);
+  return runs * perRun - done;
+}
+
+/**
  * Seconds left, weighing each kind of work unit by its measured cost: the mean of the last
  * RL steps for the steps left, the mean measured evaluation for the evaluations left (before
  * one was measured: a step's cost per rollout episode × `evalEpisodes`, the episodes of the
- * current run's evaluation), minus the time the evaluation in progress has run.
+ * current run's evaluation), the mean measured validation point for the validation points left
+ * (validationsLeft; before one was measured this session: a step's cost per rollout episode ×
+ * the episodes of the last known point, else `tasks` × suites × `samples` of
+ * spec.evaluation.validation), minus the time the evaluation or validation in progress has run.
  * @returns null while a needed cost is unknown (never a guess shown as a number)
  */
 export function etaSeconds(s: RunViewState, spec: ExperimentSpec | undefined, evalEpisodes: number | null, now: number): number | null {
@@ -216,15 +245,29 @@ export function etaSeconds(s: RunViewState, spec: ExperimentSpec | undefined, ev
   const runs = spec.seeds.length * spec.methods.length;
   const stepsDone = s.curves.reduce((a, c) => a + (c?.steps.length ?? 0), 0);
   const stepsLeft = Math.max(0, runs * spec.rl.steps - stepsDone);
+  // Validation points are not progress units: total − done counts RL steps and evaluations only.
   const evalsLeft = Math.max(0, p.total - p.done - stepsLeft);
+  const valsLeft = validationsLeft(s, spec);
   const recent = s.stepMs.slice(-ETA_RECENT_STEPS);
   const stepCost = recent.length ? mean(recent) : null;
   const stepEpisodes = spec.rl.tasksPerStep * spec.rl.groupSize;
-  const evalCost = s.evalMs.length ? mean(s.evalMs) : stepCost !== null && evalEpisodes ? (stepCost * evalEpisodes) / stepEpisodes : null;
-  if ((stepsLeft > 0 && stepCost === null) || (evalsLeft > 0 && evalCost === null)) return null;
-  let ms = stepsLeft * (stepCost ?? 0) + evalsLeft * (evalCost ?? 0);
+  const perEpisode = (episodes: number | null) => (stepCost !== null && episodes ? (stepCost * episodes) / stepEpisodes : null);
+  const evalCost = s.evalMs.length ? mean(s.evalMs) : perEpisode(evalEpisodes);
+  const recentVals = s.validationMs.slice(-ETA_RECENT_STEPS);
+  const valCost = recentVals.length ? mean(recentVals) : perEpisode(valsLeft > 0 ? validationEpisodes(s, spec) : null);
+  if ((stepsLeft > 0 && stepCost === null) || (evalsLeft > 0 && evalCost === null) || (valsLeft > 0 && valCost === null)) return null;
+  let ms = stepsLeft * (stepCost ?? 0) + evalsLeft * (evalCost ?? 0) + valsLeft * (valCost ?? 0);
   if (s.evalStart && evalCost !== null) ms -= Math.min(evalCost, now - s.evalStart.at);
+  if (s.validationStart && valCost !== null) ms -= Math.min(valCost, now - s.validationStart.at);
   return Math.max(0, ms / 1000);
+}
+
+/** Episodes of a validation point: the last one shown (any run), else what the spec asks for (before infeasible cells are left out). */
+function validationEpisodes(s: RunViewState, spec: ExperimentSpec): number | null {
+  const known = s.curves.flatMap((c) => c?.validation ?? []);
+  if (known.length) return known[known.length - 1].episodes;
+  const v = spec.evaluation.validation;
+  return v ? v.tasks * spec.suites.length * v.samples : null;
 }
 
 /** Optimizer steps a step's update applied (step_counts.ts); an unrecorded count reads 0 here: a live run always records it. */

@@ -290,7 +290,7 @@ function statusCard(m: TrainModel, a: TrainActions, busy: boolean, invalid: bool
       <span class="train-progress-text">
         <span id="train-units">${p.done}/${p.total || '…'} units</span> ·
         <span id="train-step" data-step=${step}>step ${step}/${s.runSteps || v.steps || v.spec?.rl.steps || 0}</span>
-        ${etaText ? html` · <span id="train-eta">${etaText}</span>` : nothing}
+        ${etaText ? html` · <span id="train-eta" title="RL steps, validation points and evaluations left, each priced by its measured cost">${etaText}</span>` : nothing}
       </span>
       <div class="train-progress-phase">${p.phase} ${p.total ? html`(${(frac * 100).toFixed(0)}%)` : nothing}
         ${

@@ -4,8 +4,8 @@
  *
  * Runs an experiment (docs/ARCHITECTURE.md "Experiments, evaluation and results") in headless
  * Chromium: the command line's page (src/page/entries.ts 'run') runs src/experiment/runner.ts
- * and sends typed RunEvents back; the CLI shows a progress bar with ETA (cli-progress) and writes
- * into DIR (default out/<spec name>):
+ * and sends typed RunEvents back; the CLI shows a progress bar with the elapsed time
+ * (cli-progress; no ETA, see eventReporter) and writes into DIR (default out/<spec name>):
  *   spec.json     the resolved spec that ran
  *   results.json  results_json.ts ResultsFile: the results, per-step curves, sampled
  *                 trajectories, warnings, command, the spec
