@@ -81,7 +81,7 @@ interface Live {
 }
 
 /** What `holdsEpisode` reads of a held episode: its identity and the actions applied to it, in order. */
-export interface HeldEpisode {
+interface HeldEpisode {
   spec: { taskId: string; harnessId: string; maxTurns: number };
   applied: readonly ActionInput[];
 }
