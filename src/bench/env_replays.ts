@@ -48,7 +48,7 @@ interface Tally {
 const tally = (): Tally => ({ steps: 0, rebuilt: 0, replayed: 0, inPlaceMs: 0, rebuiltMs: 0, replayedActions: 0 });
 
 /** `env` with every step's answer counted into `t`. */
-function counted(env: EnvHost, t: () => Tally): EnvHost {
+function counted<H extends EnvHost>(env: H, t: () => Tally): H {
   const spy = (api: EnvApi): EnvApi => ({
     reset: (s) => api.reset(s),
     close: (k) => api.close(k),
@@ -66,11 +66,18 @@ function counted(env: EnvHost, t: () => Tally): EnvHost {
       return out;
     },
   });
-  return { ...env, run: (job, ...rest) => (env.run as (...a: unknown[]) => Promise<never>)((api: EnvApi) => job(spy(api)), ...rest) };
+  return { ...env, run: (job) => env.run((api) => job(spy(api))) };
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { batches: { type: 'string', default: '3' }, workers: { type: 'string', default: '2' }, threads: { type: 'string', default: '1' }, policy: { type: 'string', default: 'base' } } });
+  const { values } = parseArgs({
+    options: {
+      batches: { type: 'string', default: '3' },
+      workers: { type: 'string', default: '2' },
+      threads: { type: 'string', default: '1' },
+      policy: { type: 'string', default: 'base' },
+    },
+  });
   if (values.policy !== 'base' && values.policy !== 'stall') throw new Error(`env_replays: --policy must be base or stall, got ${values.policy}`);
   const batches = Number(values.batches);
   const workers = Number(values.workers);
@@ -101,10 +108,14 @@ async function main(): Promise<void> {
   const all = tally();
   let envMs = 0;
   let ms = 0;
-  console.log(`env_replays: policy ${values.policy}, ${batches} batches × 64 episodes, ${workers} env workers, CPU engine ${threads} thread(s), load average ${loadavg()[0].toFixed(1)} on this machine`);
+  console.log(
+    `env_replays: policy ${values.policy}, ${batches} batches × 64 episodes, ${workers} env workers, CPU engine ${threads} thread(s), load average ${loadavg()[0].toFixed(1)} on this machine`,
+  );
   try {
     for (let b = 0; b < batches; b++) {
-      const tasks = Rng.derive(0, 'env_replays', b).shuffle([...pool]).slice(0, 8);
+      const tasks = Rng.derive(0, 'env_replays', b)
+        .shuffle([...pool])
+        .slice(0, 8);
       const reqs: EpisodeRequest[] = tasks.flatMap((t, g) => Array.from({ length: 8 }, () => ({ taskId: t.id, harnessId: harnesses[(4 * g + b) % harnesses.length], group: g })));
       cur = tally();
       const { stats } = await runEpisodes(reqs, { tok, policy, env, maxTurns: 6, maxNewTokens: 96, contextTokens: 480, temperature: 1, seed: b + 1 });
@@ -121,7 +132,7 @@ async function main(): Promise<void> {
       ms += stats.ms;
     }
   } finally {
-    (env as EnvHost & { terminate(): void }).terminate();
+    env.terminate();
     base.destroy();
     engine.destroy();
   }
