@@ -80,8 +80,20 @@ interface Live {
   applied: ActionInput[];
 }
 
-/** Whether `e` is the episode of `spec` after exactly the actions history[0 … n−2]. */
-function holds(e: Live | undefined, spec: EpisodeSpec, history: readonly ActionInput[]): e is Live {
+/** What `holdsEpisode` reads of a held episode: its identity and the actions applied to it, in order. */
+interface HeldEpisode {
+  spec: { taskId: string; harnessId: string; maxTurns: number };
+  applied: readonly ActionInput[];
+}
+
+/**
+ * Whether the held copy `e` is the episode of `spec` after exactly the actions
+ * history[0 … n−2], so that applying history[n−1] to it equals replaying the whole history.
+ * Same key is not enough: a copy left by an earlier batch, or by a step a client re-sent with
+ * another action, has the key, task, harness and turn count but other actions. Shared by the
+ * rollout host (EnvHost) and the serve host (src/serve/host.ts).
+ */
+export function holdsEpisode<E extends HeldEpisode>(e: E | undefined, spec: HeldEpisode['spec'], history: readonly ActionInput[]): e is E {
   if (!e || e.spec.taskId !== spec.taskId || e.spec.harnessId !== spec.harnessId || e.spec.maxTurns !== spec.maxTurns) return false;
   if (e.applied.length !== history.length - 1) return false;
   return e.applied.every((a, i) => a.text === history[i].text && a.cutOff === history[i].cutOff);
@@ -133,7 +145,7 @@ class EnvHost {
     if (history.length === 0) throw new Error(`EnvHost.step(${spec.key}): empty action history`);
     let e = this.live.get(spec.key);
     let replayed = false;
-    if (!holds(e, spec, history)) {
+    if (!holdsEpisode(e, spec, history)) {
       this.reset(spec);
       e = this.live.get(spec.key)!;
       for (let i = 0; i < history.length - 1; i++) {

@@ -25,18 +25,18 @@ export function initTokenizer(tok: Tokenizer): (api: Pick<EnvWorkerApi, 'init'>)
   };
 }
 
+const webEnvWorker = (): Worker => new Worker(new URL('./env_worker.ts', import.meta.url), { type: 'module' });
+
 /**
  * @param size workers (≥ 1)
  * @param watchdogMs a job running longer is abandoned and its worker replaced
  * @param tok the tokenizer the policy samples with (the workers' harnesses count with it)
+ * @param create makes worker number `index` exposing `EnvWorkerApi` (default: env_worker.ts as a
+ *   module Web Worker; Node measurements and tests pass worker threads or in-process ports)
  * @throws Error from WorkerPool on a bad size or watchdog.
  */
-export function envWorkerPool(size: number, watchdogMs: number, tok: Tokenizer): EnvHost & { terminate(): void } {
-  const pool = new WorkerPool<EnvWorkerApi>({
-    size,
-    watchdogMs,
-    create: () => new Worker(new URL('./env_worker.ts', import.meta.url), { type: 'module' }),
-  });
+export function envWorkerPool(size: number, watchdogMs: number, tok: Tokenizer, create: (index: number) => Worker = webEnvWorker): EnvHost & { terminate(): void } {
+  const pool = new WorkerPool<EnvWorkerApi>({ size, watchdogMs, create });
   const init = initTokenizer(tok);
   return {
     // comlink's Remote<EnvWorkerApi> answers every method with a promise, which EnvApi allows.

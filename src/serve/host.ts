@@ -7,13 +7,14 @@
  * Every call carries the episode's identity and, for `step`, its whole action history, so any
  * host — another worker thread, a fresh one after a crash or a watchdog kill, or the main
  * thread — can serve any step. Harnesses and sandboxes are deterministic, so a replayed
- * episode is identical. A host keeps at most `capacity` episodes (least recently used dropped
+ * episode is identical. A held copy is stepped only when its applied actions equal the
+ * history's (env.ts `holdsEpisode`), else the episode is replayed. A host keeps at most `capacity` episodes (least recently used dropped
  * first); dropping one only costs a replay.
  *
  * Runs in a worker thread (thread.ts) or in-process. Pure: no I/O.
  */
 import { createHarness } from '../harness/registry';
-import { episodeOutcome } from '../rollout/env';
+import { episodeOutcome, holdsEpisode } from '../rollout/env';
 import type { ActionKind, BehaviourTags, Harness, Message, TruncationReason } from '../harness/types';
 import { taskFromId } from '../tasks';
 import type { Task } from '../tasks/types';
@@ -80,7 +81,8 @@ interface Live {
   spec: ServeEpisodeSpec;
   task: Task;
   h: Harness;
-  steps: number;
+  /** The actions applied so far, in order. */
+  applied: ServeAction[];
 }
 
 /** Chat messages of a harness view. */
@@ -123,26 +125,28 @@ export class ServeHost {
     const task = taskFromId(spec.taskId);
     const h = makeHarness(spec);
     h.reset(task);
-    this.hold(spec.key, { spec, task, h, steps: 0 });
+    this.hold(spec.key, { spec, task, h, applied: [] });
     return { messages: chatMessages(h.view()), prompt: h.contextText() };
   }
 
   /**
    * Apply the last action of `history`, replaying the earlier ones first when this host does
-   * not hold the episode at turn history.length − 1. Never throws on any action text.
+   * not hold the episode after exactly history[0 … n−2] (`holdsEpisode`: the same key and turn
+   * count with other actions — a step re-sent with another action — is not the episode).
+   * Never throws on any action text.
    * @throws Error on an empty history, a history past the end of the episode, or unknown ids.
    */
   step(spec: ServeEpisodeSpec, history: readonly ServeAction[]): ServeStepOut {
     if (history.length === 0) throw new Error(`step(${spec.key}): empty action history`);
     let e = this.live.get(spec.key);
     let replayed = false;
-    if (!e || e.steps !== history.length - 1 || e.spec.taskId !== spec.taskId || e.spec.harnessId !== spec.harnessId || e.spec.maxTurns !== spec.maxTurns) {
+    if (!holdsEpisode(e, spec, history)) {
       this.create(spec);
       e = this.live.get(spec.key)!;
       for (let i = 0; i < history.length - 1; i++) {
         if (e.h.done) throw new Error(`step(${spec.key}): history continues after the episode ended at turn ${i}`);
         e.h.step(history[i].text, { cutOff: history[i].cutOff });
-        e.steps++;
+        e.applied.push(history[i]);
       }
       replayed = history.length > 1;
     } else {
@@ -150,7 +154,7 @@ export class ServeHost {
     }
     const a = history[history.length - 1];
     const r = e.h.step(a.text, { cutOff: a.cutOff });
-    e.steps++;
+    e.applied.push(a);
     const out: ServeStepOut = {
       observation: r.observation,
       kind: r.kind,
