@@ -53,10 +53,10 @@ import { makeEmit, type Emit, type RunCurves, type RunEvent } from './run_events
 import { decodeRunCheckpoint, saveRunCheckpoint, type RunCheckpointSink, type RunSegment, type RunState, type RunTensors } from './run_checkpoint';
 import type { ExperimentResults, RunResult } from './results_file';
 import { applied, noSignalWarning, runResult } from './run_result';
-import { parseSpec, type ExperimentSpec, type MethodSpec } from './spec';
+import { parseSpec, startsFromShippedSft, type ExperimentSpec, type MethodSpec } from './spec';
 import { chooseEngine } from '../engine/choose';
 import type { BackendChoice, Engine, RlStack } from '../engine/engine';
-import { baseMix, loadBase, startingParams, type BaseLoad } from './run_start';
+import { baseMix, loadStartingCheckpoints, startingParams, type CheckpointLoad } from './run_start';
 
 export type { RunCurves, RunEvent, StepRecord } from './run_events';
 export { checkpointPosition } from './run_checkpoint';
@@ -187,7 +187,8 @@ interface RunContext {
   emit: Emit;
   warnings: string[];
   excluded: Set<string>;
-  bases: Map<string, BaseLoad>;
+  /** Starting checkpoints by run_start.ts startKey (name/preset). */
+  bases: Map<string, CheckpointLoad>;
   /** Shared 'before' batches evaluated in this call, for the runs that start where they did. */
   sharedBefore: SharedBeforeBatches;
   inSpace: ReturnType<typeof inSpaceEvalSet>;
@@ -230,6 +231,17 @@ interface ActiveRun {
   save: () => Promise<void>;
 }
 
+/**
+ * What an 'sft' method's run is: hlab run applies no SFT update. Started from a shipped SFT
+ * checkpoint, its SFT was done offline by the command the checkpoint records; otherwise the run
+ * only evaluates its starting point.
+ */
+function sftWarning(method: MethodSpec, start: { source: string; command?: string }): string {
+  if (startsFromShippedSft(method))
+    return `method '${method.name}': algorithm 'sft' is not trained by hlab run: its SFT was done offline${start.command ? ` by \`${start.command}\`` : ''}; hlab run evaluates that checkpoint, ${start.source}`;
+  return `method '${method.name}': algorithm 'sft' is trained by \`hlab pretrain --blackbox\` (start it from a shipped SFT checkpoint with its init); hlab run evaluates its starting checkpoint, ${start.source}, only`;
+}
+
 function warn(ctx: Pick<RunContext, 'warnings' | 'emit'>, w: string): void {
   if (!ctx.warnings.includes(w)) ctx.warnings.push(w);
   ctx.emit({ type: 'warn', message: w });
@@ -248,13 +260,8 @@ async function openRun(specJson: unknown, o: RunnerOptions, seams: RunSeams): Pr
   const engine = await chooseEngine(o.backend ?? spec.backend);
   emit({ type: 'log', message: `engine: ${engine.describe} — ${engine.reason}` });
   const warnings: string[] = [];
-  // Base checkpoints are loaded once per preset, before the in-space set: it leaves out their pretraining mix.
-  const bases = new Map<string, BaseLoad>();
-  if (spec.model.init === 'base')
-    for (const m of spec.methods) {
-      const preset = m.modelPreset ?? spec.model.preset;
-      if (!bases.has(preset)) bases.set(preset, await loadBase(preset, o.baseCheckpoint));
-    }
+  // Starting checkpoints are loaded once per (name, preset), before the in-space set: it leaves out the bases' pretraining mix.
+  const bases = await loadStartingCheckpoints(spec, o.baseCheckpoint);
   const mix = baseMix(spec, bases);
   const inSpace = inSpaceEvalSet(spec, mix.ids, mix.label);
   emit({ type: 'log', message: `in-space set: ${inSpace.description}` });
@@ -342,20 +349,19 @@ async function resumePoint(ctx: RunContext): Promise<{ state: RunState; tensors:
 /**
  * ── start ── Run `r`: starting parameters, engine stack, training pool and schedule; from the
  * resumed state when it belongs to this run.
- * @throws Error for an unusable base checkpoint (run_start.ts) or a run whose every training task is excluded
+ * @throws Error for an unusable starting checkpoint (run_start.ts) or a run whose every training task is excluded
  */
 function startRun(ctx: RunContext, r: number, resume: { state: RunState; tensors: RunTensors } | null): ActiveRun {
   const { spec, tok, emit, plan, steps } = ctx;
   const { seed, method } = plan[r];
   const preset = method.modelPreset ?? spec.model.preset;
   const cfg = presetConfig(preset, tok.vocabSize);
-  const start = startingParams(spec, cfg, preset, seed, tok, ctx.warnings, emit, ctx.bases.get(preset));
+  const start = startingParams(spec, method, cfg, seed, tok, ctx.warnings, emit, ctx.bases);
   ctx.starts.push(start.source);
   if (!ctx.segment.start) ctx.segment.start = start.source;
   emit({ type: 'log', message: `run ${r + 1}/${plan.length}: ${method.name}, seed ${seed}, model ${preset}, start from ${start.source}` });
   const training = method.harnesses === 'none' || method.algorithm === 'sft' ? [] : trainingHarnesses(spec, method);
-  if (method.algorithm === 'sft' && steps > 0)
-    warn(ctx, `method '${method.name}': algorithm 'sft' is trained by \`hlab pretrain --blackbox\`; hlab run evaluates its starting checkpoint only`);
+  if (method.algorithm === 'sft' && steps > 0) warn(ctx, sftWarning(method, start));
   // Cells the expert cannot solve under the run's budgets are neither trained nor evaluated.
   const fullPool = trainPool(spec, seed, ctx.o.trainPoolPerSuite ?? spec.rl.trainTasks ?? TRAIN_POOL_PER_SUITE);
   const { pool, assignments } = withoutCells(taskAssignments(spec, method, fullPool), ctx.excluded);

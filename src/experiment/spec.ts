@@ -27,6 +27,16 @@ const HarnessStrategy = z.enum([
 
 const BlackBoxId = z.enum(['bb-coding-cli', 'bb-assistant']);
 
+/**
+ * Shipped checkpoints a method can start from, by name (src/util/asset_fetch.ts
+ * `shippedCheckpointUrl` maps a name and a model preset to its file in public/): 'base' the
+ * pretrained base public/base-<preset>.ckpt; 'sft-bb-coding-cli' the base after black-box SFT
+ * through bb-coding-cli, public/sft-<preset>-bb-coding-cli.ckpt (its sidecar .json records the
+ * `hlab pretrain --blackbox` command that made it).
+ */
+export const SHIPPED_CHECKPOINTS = ['base', 'sft-bb-coding-cli'] as const;
+export type ShippedCheckpoint = (typeof SHIPPED_CHECKPOINTS)[number];
+
 export const MethodSpec = z
   .object({
     /** Row label in the results table, e.g. 'harness scaling (GRPO)'. */
@@ -41,6 +51,13 @@ export const MethodSpec = z
     blackbox: BlackBoxId.optional(),
     /** Model preset override for the model-size ablation (default: spec.model.preset). */
     modelPreset: z.enum(['tiny', 'mini', 'small', 'base']).optional(),
+    /**
+     * The shipped checkpoint this method starts from (SHIPPED_CHECKPOINTS), e.g.
+     * 'sft-bb-coding-cli' for the black-box RL baseline (SFT then RL). Absent: spec.model.init.
+     * The in-space set stays the spec-level one (it leaves out the base's pretraining mix), the
+     * same for every method, so methods stay paired.
+     */
+    init: z.enum(SHIPPED_CHECKPOINTS).optional(),
   })
   .strict()
   .superRefine((m, ctx) => {
@@ -236,6 +253,19 @@ export const ExperimentSpec = z
 
 export type ExperimentSpec = z.infer<typeof ExperimentSpec>;
 export type MethodSpec = z.infer<typeof MethodSpec>;
+
+/** Where a method starts: its own `init`, else the spec's `model.init` ('scratch' = a seeded random init). */
+export function methodInit(spec: ExperimentSpec, method: MethodSpec): ShippedCheckpoint | 'scratch' {
+  return method.init ?? spec.model.init;
+}
+
+/**
+ * Whether a method starts from a shipped SFT checkpoint ('sft-…'): an 'sft' method's updates
+ * were then applied offline, by the `hlab pretrain --blackbox` command the checkpoint records.
+ */
+export function startsFromShippedSft(method: MethodSpec): boolean {
+  return method.init?.startsWith('sft-') === true;
+}
 
 /** Thrown for an invalid spec; `.issues` are one line each: `path: what is wrong`. */
 export class SpecError extends Error {

@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { checkShippedBases, readBaseFile, readRunCheckpointFile } from '../../src/cli/checkpoint_files';
+import { checkShippedCheckpoints, readBaseFile, readRunCheckpointFile } from '../../src/cli/checkpoint_files';
 import { shippedTokenizer } from '../../src/cli/cli_util';
 import { encodeBaseCheckpoint } from '../../src/model/checkpoint';
 import { presetConfig } from '../../src/model/config';
@@ -93,15 +93,15 @@ describe("model.init 'base' without --base: the shipped base must load (no silen
   const publicDir = new URL('../../public', import.meta.url).pathname;
 
   it('a preset with no shipped base, or a corrupt one, is refused naming the file and the ways out; the shipped mini base passes', async () => {
-    await expect(checkShippedBases(tinySpec, tok, publicDir)).rejects.toThrow(/no base checkpoint ships for preset 'tiny'.*pass --base FILE, or set model.init to 'scratch'/);
-    await expect(checkShippedBases(parseSpec({ ...quick, model: { preset: 'tiny', init: 'scratch' } }, 's'), tok, publicDir)).resolves.toBeUndefined();
+    await expect(checkShippedCheckpoints(tinySpec, tok, publicDir)).rejects.toThrow(/no base checkpoint ships for preset 'tiny'.*pass --base FILE, or set model.init to 'scratch'/);
+    await expect(checkShippedCheckpoints(parseSpec({ ...quick, model: { preset: 'tiny', init: 'scratch' } }, 's'), tok, publicDir)).resolves.toBeUndefined();
     const miniSpec = parseSpec({ ...quick, model: { preset: 'mini', init: 'base' } }, 'm');
-    await expect(checkShippedBases(miniSpec, tok, publicDir)).resolves.toBeUndefined();
+    await expect(checkShippedCheckpoints(miniSpec, tok, publicDir)).resolves.toBeUndefined();
     const dir = mkdtempSync(join(tmpdir(), 'hlab-public-'));
     const good = new Uint8Array(readFileSync(join(publicDir, 'base-mini.ckpt')));
     const bad = good.slice(0, good.length - 4);
     writeFileSync(join(dir, 'base-mini.ckpt'), bad);
-    await expect(checkShippedBases(miniSpec, tok, dir)).rejects.toThrow(/^public\/base-mini\.ckpt: .*truncated/);
+    await expect(checkShippedCheckpoints(miniSpec, tok, dir)).rejects.toThrow(/^public\/base-mini\.ckpt: .*truncated/);
   });
 
   it('hlab run on a spec whose base does not ship exits 2 with one line before any browser starts', () => {

@@ -40,7 +40,7 @@ import type { PageEvent } from '../../page/protocol';
 import type { RunResult } from '../../experiment/results_file';
 import { checkSpecConsistency } from '../../experiment/plan';
 import { curvesSvg } from '../../experiment/curves_svg';
-import { checkShippedBases, readBaseFile, readRunCheckpointFile } from '../checkpoint_files';
+import { checkShippedCheckpoints, readBaseFile, readRunCheckpointFile } from '../checkpoint_files';
 import { curvesCsv, curvesMarkdown } from '../../experiment/learning_curves';
 
 interface Opts {
@@ -276,7 +276,7 @@ export function registerRun(program: Command): void {
       if (opts.backend) options.backend = opts.backend;
       // Both files are verified here, before any browser starts: a bad one exits 2 naming it.
       if (opts.base) options.baseCheckpoint = await readBaseFile(opts.base, spec, shippedTokenizer());
-      else await checkShippedBases(spec, shippedTokenizer(), fileURLToPath(new URL('../../../public', import.meta.url)));
+      await checkShippedCheckpoints(spec, shippedTokenizer(), fileURLToPath(new URL('../../../public', import.meta.url)), !!opts.base);
       if (opts.resume) options.importCheckpoint = await readRunCheckpointFile(ckptPath);
       const err = (s: string) => process.stderr.write(s + '\n');
       const t0 = Date.now();
