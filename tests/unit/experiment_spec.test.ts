@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { parseSpec, SpecError } from '../../src/experiment/spec';
+import { methodInit, parseSpec, SpecError, startsFromShippedSft } from '../../src/experiment/spec';
 import { getPreset, PRESET_NAMES } from '../../src/experiment/presets';
 import { specConsistencyIssues } from '../../src/experiment/plan';
 import { RlSpec } from '../../src/experiment/spec';
@@ -32,6 +32,21 @@ describe('experiment spec', () => {
     expect(bad((s) => (s.specVersion = 2))).toMatch(/spec\.specVersion/);
     expect(bad((s) => (s.methods[0] = { name: 'bb', harnesses: 'blackbox' }))).toMatch(/spec\.methods\[0\]\.blackbox: required/);
     expect(bad((s) => (s.evaluation.inSpace = { mode: 'some' }))).toMatch(/spec\.evaluation\.inSpace/);
+  });
+  it("a method's init names a shipped checkpoint: a bad one is one line naming spec.methods[i].init and the value", () => {
+    expect(bad((s) => (s.methods[0].init = 'sft-coding-cli'))).toBe(
+      'test.json: invalid experiment spec: spec.methods[0].init: expected one of "base", "sft-bb-coding-cli", got "sft-coding-cli"',
+    );
+    expect(bad((s) => (s.methods[0].init = 'public/sft-mini-bb-coding-cli.ckpt'))).toMatch(/^test\.json: invalid experiment spec: spec\.methods\[0\]\.init: .*got "public\/sft-mini-bb-/);
+  });
+  it("blackbox preset: black-box SFT and RL start from the shipped SFT checkpoint, harness scaling from the spec's base", () => {
+    const spec = getPreset('blackbox');
+    const starts = Object.fromEntries(spec.methods.map((m) => [m.name, [m.algorithm, methodInit(spec, m), startsFromShippedSft(m)]]));
+    expect(starts).toEqual({
+      'harness scaling (GRPO)': ['grpo', 'base', false],
+      'black-box SFT (coding-cli)': ['sft', 'sft-bb-coding-cli', true],
+      'black-box RL (coding-cli)': ['grpo', 'sft-bb-coding-cli', true],
+    });
   });
   it('an enum error echoes the bad value', () => {
     expect(bad((s) => (s.methods[0].algorithm = 'grop'))).toContain('spec.methods[0].algorithm: expected one of "grpo", "ppo", "sft", got "grop"');

@@ -13,6 +13,7 @@ import { presetConfig } from '../../src/model/config';
 import { paramCount } from '../../src/model/layout';
 import { concatBytes, encodeExportFile, prepareCheckpoint } from '../../src/storage/serialize';
 import { parseSpec } from '../../src/experiment/spec';
+import { getPreset } from '../../src/experiment/presets';
 import { SMOKE_SPEC_JSON } from './lib/smoke_spec';
 
 const quick = structuredClone(SMOKE_SPEC_JSON);
@@ -102,6 +103,20 @@ describe("model.init 'base' without --base: the shipped base must load (no silen
     const bad = good.slice(0, good.length - 4);
     writeFileSync(join(dir, 'base-mini.ckpt'), bad);
     await expect(checkShippedCheckpoints(miniSpec, tok, dir)).rejects.toThrow(/^public\/base-mini\.ckpt: .*truncated/);
+  });
+
+  it("a method's init checkpoint must ship too: missing, it is refused naming spec.methods[i].init and the file; --base skips the base only", async () => {
+    const blackbox = getPreset('blackbox');
+    await expect(checkShippedCheckpoints(blackbox, tok, publicDir)).resolves.toBeUndefined();
+    const dir = mkdtempSync(join(tmpdir(), 'hlab-public-'));
+    writeFileSync(join(dir, 'base-mini.ckpt'), readFileSync(join(publicDir, 'base-mini.ckpt')));
+    await expect(checkShippedCheckpoints(blackbox, tok, dir)).rejects.toThrow(
+      /^spec\.methods\[1\]\.init = 'sft-bb-coding-cli' but no sft-bb-coding-cli checkpoint ships for preset 'mini' \(public\/sft-mini-bb-coding-cli\.ckpt\): rebuild it with the command in public\/sft-mini-bb-coding-cli\.ckpt\.json/,
+    );
+    const onlySft = mkdtempSync(join(tmpdir(), 'hlab-public-'));
+    writeFileSync(join(onlySft, 'sft-mini-bb-coding-cli.ckpt'), readFileSync(join(publicDir, 'sft-mini-bb-coding-cli.ckpt')));
+    await expect(checkShippedCheckpoints(blackbox, tok, onlySft)).rejects.toThrow(/^spec\.model\.init = 'base' but no base checkpoint ships/);
+    await expect(checkShippedCheckpoints(blackbox, tok, onlySft, true)).resolves.toBeUndefined();
   });
 
   it('hlab run on a spec whose base does not ship exits 2 with one line before any browser starts', () => {
