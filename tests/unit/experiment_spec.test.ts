@@ -37,7 +37,9 @@ describe('experiment spec', () => {
     expect(bad((s) => (s.methods[0].init = 'sft-coding-cli'))).toBe(
       'test.json: invalid experiment spec: spec.methods[0].init: expected one of "base", "sft-bb-coding-cli", got "sft-coding-cli"',
     );
-    expect(bad((s) => (s.methods[0].init = 'public/sft-mini-bb-coding-cli.ckpt'))).toMatch(/^test\.json: invalid experiment spec: spec\.methods\[0\]\.init: .*got "public\/sft-mini-bb-/);
+    expect(bad((s) => (s.methods[0].init = 'public/sft-mini-bb-coding-cli.ckpt'))).toMatch(
+      /^test\.json: invalid experiment spec: spec\.methods\[0\]\.init: .*got "public\/sft-mini-bb-/,
+    );
   });
   it("blackbox preset: black-box SFT and RL start from the shipped SFT checkpoint, harness scaling from the spec's base", () => {
     const spec = getPreset('blackbox');
