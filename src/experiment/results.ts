@@ -217,15 +217,24 @@ export function resultsTable(res: { spec: string; evalSet: string; runs: readonl
     );
   const rows: ResultsRow[] = [];
   if (runs.length) {
-    // Methods of one seed share the starting checkpoint and its evaluation (the later methods'
-    // base, in-space and black-box cells are the first's, reused: beforeReusedFrom): one run
-    // per seed, so mean ± std is over seeds. The training-harness column differs by method (each its own
-    // training set), so the starting row has it only when there is one method.
-    const firstPerSeed = new Map<number, RunResult>();
-    for (const r of runs) if (!firstPerSeed.has(r.seed)) firstPerSeed.set(r.seed, r);
-    const oneMethod = byMethod(runs).size === 1;
-    const start = cells([...firstPerSeed.values()], 'before', true).map((c, i) => (columns[i].key === 'train' && !oneMethod ? cellOf('train', [], null) : c));
-    rows.push({ label: 'starting checkpoint', seeds: new Set(runs.map((r) => r.seed)).size, kind: 'start', before: null, after: start, paired: null });
+    // Methods of one seed that start from the same checkpoint share its evaluation (the later
+    // methods' base, in-space and black-box cells are the first's, reused: beforeReusedFrom):
+    // one row per starting checkpoint, one run per seed, so mean ± std is over seeds. The
+    // training-harness column differs by method (each its own training set), so a starting row
+    // has it only when one method starts there.
+    const starts = new Map<string, RunResult[]>();
+    for (const r of runs) {
+      const k = r.startingCheckpoint ?? '';
+      starts.set(k, [...(starts.get(k) ?? []), r]);
+    }
+    for (const [name, rs] of starts) {
+      const firstPerSeed = new Map<number, RunResult>();
+      for (const r of rs) if (!firstPerSeed.has(r.seed)) firstPerSeed.set(r.seed, r);
+      const oneMethod = byMethod(rs).size === 1;
+      const start = cells([...firstPerSeed.values()], 'before', true).map((c, i) => (columns[i].key === 'train' && !oneMethod ? cellOf('train', [], null) : c));
+      const label = starts.size === 1 ? 'starting checkpoint' : `starting checkpoint '${name}'`;
+      rows.push({ label, seeds: firstPerSeed.size, kind: 'start', before: null, after: start, paired: null });
+    }
   }
   for (const [method, rs] of byMethod(runs)) {
     rows.push({

@@ -82,6 +82,13 @@ export const RunResultSchema = z.object({
    * and in older files.
    */
   beforeReusedFrom: z.object({ method: z.string().min(1), seed: int(), episodes: int() }).optional(),
+  /**
+   * The run's starting checkpoint by name: its method's `init` (spec.ts MethodSpec), else the
+   * spec's `model.init` ('base', 'scratch', 'sft-bb-coding-cli'). Runs with different starting
+   * checkpoints get different starting rows in results.md. Absent in files before session 10
+   * (every method then started from `model.init`).
+   */
+  startingCheckpoint: z.string().min(1).optional(),
 });
 
 /** The results of an experiment: one RunResult per (seed, method), with how the in-space set was evaluated. */

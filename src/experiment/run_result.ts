@@ -26,14 +26,24 @@ export function noSignalWarning(method: string, seed: number, history: readonly 
  * A finished run's row of the results (results_file.ts RunResult, its step vocabulary); NaN
  * where an evaluation did not run.
  * @param seconds the run's time over all call segments
+ * @param startingCheckpoint the method's starting checkpoint by name (spec.methods[i].init, else spec.model.init)
  */
-export function runResult(method: string, algorithm: RunResult['algorithm'], seed: number, st: RunState, after: EvalResult | null, seconds: number): RunResult {
+export function runResult(
+  method: string,
+  algorithm: RunResult['algorithm'],
+  seed: number,
+  st: RunState,
+  after: EvalResult | null,
+  seconds: number,
+  startingCheckpoint: string,
+): RunResult {
   const empty = { base: NaN, inSpace: NaN, blackbox: {} };
   const noBeh = { parseErrors: NaN, workflowViolations: NaN, recoveryRate: NaN, stateTrackingErrors: NaN };
   return {
     method,
     algorithm,
     seed,
+    startingCheckpoint,
     rlSteps: st.history.length,
     optimizerSteps: st.history.reduce((a, h) => a + applied(h), 0),
     skippedOptimizerSteps: st.skippedSteps,

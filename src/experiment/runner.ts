@@ -522,7 +522,9 @@ async function evaluateAfter(ctx: RunContext, run: ActiveRun): Promise<EvalResul
 async function recordResult(ctx: RunContext, run: ActiveRun, after: EvalResult | null): Promise<void> {
   const { method, seed, st } = run;
   const r = run.r;
-  ctx.results.push(runResult(method.name, run.runSteps === 0 ? 'none' : method.algorithm, seed, st, after, st.seconds + (performance.now() - run.t0) / 1000));
+  ctx.results.push(
+    runResult(method.name, run.runSteps === 0 ? 'none' : method.algorithm, seed, st, after, st.seconds + (performance.now() - run.t0) / 1000, method.init ?? ctx.spec.model.init),
+  );
   ctx.curves.push({ method: method.name, seed, steps: st.history, validation: st.validation ?? [] });
   ctx.seams.onRunParams?.(r, await run.stack.readParams());
   run.st = { ...st, runIndex: r + 1, step: 0, before: null, history: [], schedule: {}, skippedSteps: 0, seconds: 0 };
