@@ -26,7 +26,7 @@ import { methodInit, type ExperimentSpec, type MethodSpec, type ShippedCheckpoin
 export type CheckpointLoad = ({ url: string; ck: BaseCheckpoint } | { url: string; why: string }) & { name: ShippedCheckpoint; preset: string; explicit: boolean };
 
 /** The key of a loaded starting checkpoint in the runner's map: its name and model preset. */
-export const startKey = (name: ShippedCheckpoint, preset: string): string => `${name}/${preset}`;
+const startKey = (name: ShippedCheckpoint, preset: string): string => `${name}/${preset}`;
 
 /**
  * Load the shipped checkpoint `name` of `preset` (for 'base', the explicit --base file when
@@ -34,7 +34,7 @@ export const startKey = (name: ShippedCheckpoint, preset: string): string => `${
  * run started offline asks no network. Never throws: a failure is returned as `why`.
  * @param fetchAsset how a same-origin path is fetched (the asset cache; tests read public/ from disk)
  */
-export async function loadCheckpoint(
+async function loadCheckpoint(
   name: ShippedCheckpoint,
   preset: string,
   explicit?: Uint8Array,
