@@ -3,12 +3,13 @@
 // harnesses' episodes and returns exactly what it would have computed alone; a batch of another
 // evaluation is refused; the cache finds a batch only for the same starting point and key; the
 // provenance survives a checkpoint round trip and results.json; results.md says it once.
+import { randomTokenPolicy } from './lib/random_policy';
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { Tokenizer, type TokenizerFile } from '../../src/model/tokenizer';
 import { evaluate, sharedBatchKey, type EvalOptions, type EvalResult, type EvalSets } from '../../src/experiment/evaluate';
 import { SharedBeforeBatches } from '../../src/experiment/before_reuse';
-import { inProcessEnv, type Policy } from '../../src/rollout/engine';
+import { inProcessEnv } from '../../src/rollout/engine';
 import { localEnvApi, type EnvApi } from '../../src/rollout/env';
 import { taskSet } from '../../src/tasks';
 import { cellKey } from '../../src/experiment/plan';
@@ -22,16 +23,7 @@ const tok = Tokenizer.fromJSON(JSON.parse(readFileSync(new URL('../../public/tok
 const BASE = 'S0-T0-O0-C0-W0';
 
 /** A policy drawing random tokens from the call's seed (so outcomes follow the batch's seeds). */
-const policy = {
-  maxB: 8,
-  maxT: 512,
-  tokens: 0,
-  ms: 0,
-  async sample(prompts: Int32Array[], maxNew: number, _t: number, seed: number) {
-    const rng = Rng.derive(seed, 'stub');
-    return prompts.map(() => ({ ids: Int32Array.from({ length: 1 + rng.int(maxNew) }, () => rng.int(tok.vocabSize)), logprobs: new Float32Array(1), stop: 'length' as const }));
-  },
-} as unknown as Policy;
+const policy = randomTokenPolicy(tok.vocabSize);
 
 /**
  * The real environment, with a verdict that is a hash of (task, harness, actions so far) on the

@@ -1,6 +1,7 @@
 // evaluate() records every episode by results column (base, train, inSpace, each black-box id)
 // with its (task, harness, sample) cell, pass and score — what results.ts needs for Wilson
 // intervals and paired before→after tests — and pass@1 counts verifier passes.
+import { randomTokenPolicy } from './lib/random_policy';
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { Tokenizer, type TokenizerFile } from '../../src/model/tokenizer';
@@ -9,22 +10,12 @@ import { inProcessEnv } from '../../src/rollout/engine';
 import { envWithOutcomes } from './lib/env_outcome';
 import type { Policy } from '../../src/rollout/engine';
 import { taskSet } from '../../src/tasks';
-import { Rng } from '../../src/util/rng';
 
 const tok = Tokenizer.fromJSON(JSON.parse(readFileSync(new URL('../../public/tokenizer-v2.json', import.meta.url), 'utf8')) as TokenizerFile);
 
 describe('evaluate: per-episode cells', () => {
   it('fills every column with its cells; pass@1 per harness equals the passes of its cells', async () => {
-    const policy = {
-      maxB: 8,
-      maxT: 512,
-      tokens: 0,
-      ms: 0,
-      async sample(prompts: Int32Array[], maxNew: number, _t: number, seed: number) {
-        const rng = Rng.derive(seed, 'stub');
-        return prompts.map(() => ({ ids: Int32Array.from({ length: 1 + rng.int(maxNew) }, () => rng.int(tok.vocabSize)), logprobs: new Float32Array(1), stop: 'length' as const }));
-      },
-    } as unknown as Policy;
+    const policy = randomTokenPolicy(tok.vocabSize);
     // Every third finished episode "passes" (score 1), the others score 0.5.
     const { env } = envWithOutcomes(tok, (n) => (n % 3 === 0 ? { pass: true, reward: 1, score: 1 } : { pass: false, reward: 0, score: 0.5 }));
     const testTasks = taskSet('workspace', 'test', 2, 1).map((t) => t.id);
