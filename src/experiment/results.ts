@@ -365,17 +365,20 @@ export function markdownTable(res: ExperimentResults): string {
 }
 
 /**
- * The note on 'before' evaluations reused across methods (RunResult.beforeReusedFrom), one
- * sentence for all runs; null when no run reused one.
+ * The note on 'before' evaluations reused across methods (RunResult.beforeReusedFrom), for all
+ * runs at once: a lead sentence, one markdown bullet per reusing run ("- scaling, seed 0: reused
+ * from single, 36 episodes") and why the cells are identical; null when no run reused one.
  */
 export function beforeReuseNote(runs: readonly RunResult[]): string | null {
   const reused = runs.filter((r) => r.beforeReusedFrom);
   if (!reused.length) return null;
-  const list = reused.map((r) => `${r.method} (seed ${r.seed}) from ${r.beforeReusedFrom!.method} (${r.beforeReusedFrom!.episodes} episodes)`).join('; ');
-  return (
-    `the 'before' episodes under the base harness, the in-space set and the black-box harnesses were evaluated once per starting point and reused — ${list}: ` +
-    'same starting parameters, tasks, harnesses, samples and seeds, so those before cells are identical across methods; training harnesses outside them were evaluated per method.'
-  );
+  return [
+    "the 'before' episodes under the base harness, the in-space set and the black-box harnesses were evaluated once per starting point and reused:",
+    '',
+    ...reused.map((r) => `- ${r.method}, seed ${r.seed}: reused from ${r.beforeReusedFrom!.method}, ${r.beforeReusedFrom!.episodes} episodes`),
+    '',
+    'Each reusing run had the same starting parameters, tasks, harnesses, samples and seeds as its source, so those before cells are identical across methods; training harnesses outside them were evaluated per method.',
+  ].join('\n');
 }
 
 /**

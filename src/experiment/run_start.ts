@@ -92,7 +92,8 @@ export function baseMix(spec: ExperimentSpec, loads: ReadonlyMap<string, Checkpo
  * checkpoint from `loads` (loadStartingCheckpoints: public/base-<preset>.ckpt or --base, or e.g.
  * public/sft-<preset>-bb-coding-cli.ckpt), which must exist and match the tokenizer and config —
  * or for 'scratch' a seeded random init. A random init never replaces an unusable checkpoint.
- * @returns the (P) f32 parameters, where they came from ('… checkpoint <url> (digest <12 hex>)'),
+ * @returns the (P) f32 parameters, where they came from ('… checkpoint public/<file> (digest <12 hex>)',
+ *   the file in the repository rather than the URL path the page fetches),
  *   and the command the checkpoint records having made it (its metadata.command), if any
  * @throws Error naming the method's init, the checkpoint and the ways out when it is unusable (the CLI refuses such a run before the browser starts)
  */
@@ -113,6 +114,8 @@ export function startingParams(
   const load = loads.get(startKey(init, preset));
   if (!load) throw new Error(`${what} but no such checkpoint was loaded for preset '${preset}'`);
   const url = load.url;
+  // Named by its file in the repository (public/…), not the URL path the page fetches it from.
+  const file = load.explicit ? url : `public${url}`;
   let why = 'why' in load ? load.why : '';
   if ('ck' in load) {
     const ck = load.ck;
@@ -130,7 +133,7 @@ export function startingParams(
       const command = ck.header.metadata.command;
       return {
         params: ck.params,
-        source: `${init === 'base' ? 'base' : `'${init}'`} checkpoint ${url} (digest ${ck.header.digest.slice(0, 12)})`,
+        source: `${init === 'base' ? 'base' : `'${init}'`} checkpoint ${file} (digest ${ck.header.digest.slice(0, 12)})`,
         ...(typeof command === 'string' ? { command } : {}),
       };
     }
@@ -139,6 +142,6 @@ export function startingParams(
   const fix =
     init === 'base'
       ? `build it with \`npm run -s hlab -- pretrain --preset ${preset} --out public/base-${preset}.ckpt\`, pass --base FILE, or set model.init to 'scratch'`
-      : `rebuild it with the command in public${url}.json, or drop the method's init`;
-  throw new Error(`${load.explicit ? '--base file' : `${what} but the checkpoint ${url}`} is unusable (${why}): ${fix}`);
+      : `rebuild it with the command in ${file}.json, or drop the method's init`;
+  throw new Error(`${load.explicit ? '--base file' : `${what} but the checkpoint ${file}`} is unusable (${why}): ${fix}`);
 }

@@ -458,10 +458,11 @@ async function evaluateBefore(ctx: RunContext, run: ActiveRun): Promise<void> {
   run.st.before = b;
   ctx.progress.done++;
   ctx.emit({ type: 'eval', runIndex: run.r, method: method.name, seed, when: 'before', ...evalSummary(b) });
-  const from = b.reusedFrom ? ` (${b.reusedFrom.episodes} episodes of base, in-space and black-box reused from method '${b.reusedFrom.method}', seed ${b.reusedFrom.seed})` : '';
+  // b.stats count the episodes this evaluation rolled out; a reused shared batch is not among them.
+  const from = b.reusedFrom ? `; ${b.reusedFrom.episodes} of base, in-space and black-box reused from method '${b.reusedFrom.method}', seed ${b.reusedFrom.seed}` : '';
   ctx.emit({
     type: 'log',
-    message: `before: base ${b.passAt1.base.toFixed(3)}, in-space ${b.passAt1.inSpace.toFixed(3)}, training harnesses ${b.training.toFixed(3)} (${b.stats.episodes} episodes evaluated, ${(b.stats.ms / 1000).toFixed(1)} s)${from}`,
+    message: `before: base ${b.passAt1.base.toFixed(3)}, in-space ${b.passAt1.inSpace.toFixed(3)}, training harnesses ${b.training.toFixed(3)} (${b.stats.episodes} episodes evaluated now, ${(b.stats.ms / 1000).toFixed(1)} s${from})`,
   });
   await run.save();
 }

@@ -156,8 +156,11 @@ describe('provenance of a reused before', () => {
     expect(back.runs[1].beforeReusedFrom).toEqual({ method: 'single', seed: 0, episodes: 36 });
     expect(back.runs[0].beforeReusedFrom).toBeUndefined();
     const md = markdownTable(back);
-    expect(md.match(/reused/g)).toHaveLength(1);
-    expect(md).toContain('scaling (seed 0) from single (36 episodes)');
+    // Said once: a lead sentence, then one bullet per reusing run (here only 'scaling').
+    expect(md.match(/evaluated once per starting point/g)).toHaveLength(1);
+    expect(md.split('\n').filter((l) => l.startsWith('- '))).toEqual(['- scaling, seed 0: reused from single, 36 episodes']);
+    const two = beforeReuseNote([run('single'), run('scaling', { method: 'single', seed: 0, episodes: 36 }), run('ppo', { method: 'single', seed: 0, episodes: 36 })]);
+    expect(two?.split('\n').filter((l) => l.startsWith('- '))).toEqual(['- scaling, seed 0: reused from single, 36 episodes', '- ppo, seed 0: reused from single, 36 episodes']);
     expect(beforeReuseNote([run('single'), run('scaling')])).toBeNull();
     expect(markdownTable({ ...back, runs: [run('single'), run('scaling')] })).not.toContain('reused');
   });

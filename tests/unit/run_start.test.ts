@@ -46,8 +46,8 @@ describe('per-method starting checkpoint (MethodSpec.init)', () => {
     expect(await digest(bbSft)).not.toBe(await digest(base));
     // Provenance names the file and its header digest (the sidecar's digest).
     const sidecar = JSON.parse(readFileSync(join(PUBLIC, 'sft-mini-bb-coding-cli.ckpt.json'), 'utf8'));
-    expect(rl.source).toBe(`'sft-bb-coding-cli' checkpoint /sft-mini-bb-coding-cli.ckpt (digest ${sidecar.digest.slice(0, 12)})`);
-    expect(scaling.source).toMatch(/^base checkpoint \/base-mini\.ckpt \(digest [0-9a-f]{12}\)$/);
+    expect(rl.source).toBe(`'sft-bb-coding-cli' checkpoint public/sft-mini-bb-coding-cli.ckpt (digest ${sidecar.digest.slice(0, 12)})`);
+    expect(scaling.source).toMatch(/^base checkpoint public\/base-mini\.ckpt \(digest [0-9a-f]{12}\)$/);
     // The SFT command the checkpoint records (the runner's 'sft' warning quotes it).
     expect(sft.command).toBe(sidecar.command);
   });
@@ -71,7 +71,7 @@ describe('per-method starting checkpoint (MethodSpec.init)', () => {
     const missing = await loadStartingCheckpoints(spec, undefined, fromDisk(['/sft-mini-bb-coding-cli.ckpt']));
     expect(() => start(spec, 0, missing)).not.toThrow();
     expect(() => start(spec, 2, missing)).toThrow(
-      "method 'black-box RL (coding-cli)' init 'sft-bb-coding-cli' but the checkpoint /sft-mini-bb-coding-cli.ckpt is unusable (public/sft-mini-bb-coding-cli.ckpt not found: no sft-bb-coding-cli checkpoint ships for preset 'mini'): rebuild it with the command in public/sft-mini-bb-coding-cli.ckpt.json, or drop the method's init",
+      "method 'black-box RL (coding-cli)' init 'sft-bb-coding-cli' but the checkpoint public/sft-mini-bb-coding-cli.ckpt is unusable (public/sft-mini-bb-coding-cli.ckpt not found: no sft-bb-coding-cli checkpoint ships for preset 'mini'): rebuild it with the command in public/sft-mini-bb-coding-cli.ckpt.json, or drop the method's init",
     );
   });
 });

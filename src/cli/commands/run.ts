@@ -253,14 +253,17 @@ async function runInPage(request: PageRunRequest, onEvent: (ev: PageEvent) => vo
 export function registerRun(program: Command): void {
   program
     .command('run')
-    .description('run an experiment (preset or spec file) in headless Chromium; writes spec.json, results.json/.csv/.md and curves.svg')
+    .description('run an experiment (preset or spec file) in headless Chromium; writes spec.json, results.json/.csv/.md, curves.svg/.csv and checkpoint.hlab into --out')
     .option('--preset <name>', `preset: ${PRESET_NAMES.join(' | ')} (default quick)`)
     .option('--spec <file>', 'experiment spec JSON (validated)')
     .option('--out <dir>', 'output folder (default out/<spec name>)')
     .option('--resume', 'continue from <out>/checkpoint.hlab where a previous run stopped (exit 2 when there is none)')
     .option('--steps <n>', 'override spec.rl.steps', intOption(0, 100_000))
     .option('--checkpoint-every <n>', 'save a checkpoint every n RL steps', intOption(1, 100_000), 1)
-    .option('--base <file>', 'base checkpoint for model.init = base (default public/base-<preset>.ckpt)')
+    .option(
+      '--base <file>',
+      "base checkpoint for model.init = base (default public/base-<model preset>.ckpt, the model preset being spec.model.preset or a method's modelPreset: public/base-mini.ckpt for every built-in --preset)",
+    )
     .option(
       '--backend <name>',
       'policy engine, overriding spec.backend: auto (WebGPU on a hardware adapter, else the CPU engine) | webgpu | wasm',
