@@ -145,7 +145,7 @@ test("results: a 'before' evaluation reused across methods is said once in a not
   await openFile('reuse.json', JSON.stringify(f));
   const n = page.locator('#results-before-reused');
   await expect(n).toHaveCount(1);
-  await expect(n).toContainText('random (seed 0) from oa (12 episodes); random (seed 1) from oa (12 episodes)');
+  await expect(n).toContainText('- random, seed 0: reused from oa, 12 episodes - random, seed 1: reused from oa, 12 episodes');
 });
 
 test("results: a run's validation points are the first chart (pass@1 per measured step), left raw by the smoothing", async () => {
