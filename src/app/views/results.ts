@@ -503,7 +503,7 @@ export class ResultsView {
           ${out.seconds != null ? html`<dt>Time</dt><dd>${out.seconds.toFixed(0)} s</dd>` : nothing}
         </dl>
         ${out.warnings.map((w) => html`<p class="warning">${w}</p>`)}
-        ${beforeReuseNote(runs) ? html`<p class="note" id="results-before-reused">Note: ${beforeReuseNote(runs)}</p>` : nothing}
+        ${beforeReuseNote(runs) ? html`<p class="note" id="results-before-reused" style="white-space: pre-line">Note: ${beforeReuseNote(runs)}</p>` : nothing}
         ${
           specJson
             ? html`<details class="run-spec" id="results-spec"><summary>Spec of this run</summary><pre>${JSON.stringify(specJson, null, 2)}</pre></details>`
