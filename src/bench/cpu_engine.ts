@@ -26,7 +26,7 @@ import { WasmSampler } from '../wasm/sampler';
 import { gemm } from '../wasm/kernels';
 import { TfTransformer, useTfBackend } from './tfjs_transformer';
 import { benchSampling } from './forward.bench';
-import type { PytorchPeerModel } from './pytorch_peer';
+import type { PeerInfo, PytorchPeerModel } from './pytorch_peer';
 
 interface CpuTrainingRow {
   preset: PresetName;
@@ -46,7 +46,7 @@ interface CpuTrainingRow {
 
 /** The PyTorch CPU peer as the page sees it (bench/pytorch_peer.ts runs it in Node): build its model, run one of its steps (wall ms). */
 interface PytorchPeerLink {
-  model(m: PytorchPeerModel): Promise<{ torch: string; threads: number }>;
+  model(m: PytorchPeerModel): Promise<PeerInfo>;
   step(): Promise<number>;
 }
 
@@ -106,7 +106,7 @@ export async function benchCpuEngine(
   hardwareConcurrency: number;
   crossOriginIsolated: boolean;
   relaxedSimd: boolean;
-  pytorch: { torch: string; threads: number } | null;
+  pytorch: PeerInfo | null;
   gemm: CpuGemmRow[];
   training: CpuTrainingRow[];
   sampling: CpuSamplingRow[];
@@ -119,7 +119,7 @@ export async function benchCpuEngine(
   const sampling: CpuSamplingRow[] = [];
   const gemmRows: CpuGemmRow[] = [];
   const peer = o.pytorch ?? null;
-  let pytorch: { torch: string; threads: number } | null = null;
+  let pytorch: PeerInfo | null = null;
   try {
     gemmRows.push(...benchGemm(engines, threadCounts, o.quick === true));
     for (const preset of ['mini', 'small'] as const) {

@@ -7,11 +7,14 @@ global-norm clip 1.0, AdamW (lr 1e-3, weight decay 0.01). Random ids and weights
 the bench compares speed, not values.
 
 Protocol: one JSON object per line on stdin, one reply per line on stdout.
-  {"op": "model", "C", "L", "NH", "V", "B", "T", "threads", "seed"} -> {"torch": version, "threads": n}
+  {"op": "model", "C", "L", "NH", "V", "B", "T", "threads", "seed"}
+      -> {"torch": version, "threads": n, "blas": {"path": the BLAS library mapped, "kind": see blas_in_use}}
   {"op": "step"} -> {"ms": wall ms of one step, "loss": float}
 """
+import ctypes
 import json
 import math
+import os
 import sys
 import time
 
@@ -68,6 +71,35 @@ class Gpt(nn.Module):
         return self.lnf(x) @ self.wte.weight.t()  # tied LM head
 
 
+def blas_in_use():
+    """The shared library that provides the BLAS sgemm_ torch calls, and what it is.
+
+    Debian's python3-torch links the generic libblas.so.3, which the alternatives system points at
+    OpenBLAS when libopenblas0-* is installed and otherwise at the netlib reference BLAS
+    (libblas3), whose GEMMs are several times slower: the peer's speed depends on it. The symbol
+    is looked up from torch's own library (its dependency order, as its calls bind) and named
+    by dladdr. kind: 'openblas' | 'mkl' | 'blis' | 'reference' (netlib) | 'unknown'.
+    """
+    class DlInfo(ctypes.Structure):
+        _fields_ = [("fname", ctypes.c_char_p), ("fbase", ctypes.c_void_p), ("sname", ctypes.c_char_p), ("saddr", ctypes.c_void_p)]
+
+    path = None
+    try:
+        lib = ctypes.CDLL(os.path.join(os.path.dirname(torch.__file__), "lib", "libtorch_cpu.so"))
+        fn = lib.sgemm_
+        info = DlInfo()
+        if ctypes.CDLL(None).dladdr(ctypes.cast(fn, ctypes.c_void_p), ctypes.byref(info)):
+            path = os.path.realpath(info.fname.decode())
+    except (OSError, AttributeError):
+        pass
+    if path is None:
+        return {"path": None, "kind": "unknown"}
+    for kind in ("openblas", "mkl", "blis"):
+        if kind in path:
+            return {"path": path, "kind": kind}
+    return {"path": path, "kind": "reference" if "/blas/" in path else "unknown"}
+
+
 def main():
     model = opt = ids = None
     for line in sys.stdin:
@@ -78,7 +110,7 @@ def main():
             model = Gpt(cmd["C"], cmd["L"], cmd["NH"], cmd["V"], cmd["T"])
             opt = torch.optim.AdamW(model.parameters(), lr=1e-3, weight_decay=0.01)
             ids = torch.randint(0, cmd["V"], (cmd["B"], cmd["T"]))
-            out = {"torch": torch.__version__, "threads": torch.get_num_threads()}
+            out = {"torch": torch.__version__, "threads": torch.get_num_threads(), "blas": blas_in_use()}
         elif cmd["op"] == "step":
             t0 = time.perf_counter()
             logits = model(ids)

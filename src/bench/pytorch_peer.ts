@@ -24,6 +24,33 @@ export interface PytorchPeerModel {
   seed: number;
 }
 
+/**
+ * The BLAS library torch's GEMMs bind to (pytorch_peer.py `blas_in_use`): Debian's python3-torch
+ * uses whatever libblas.so.3 points at, OpenBLAS (libopenblas0-pthread) or the netlib
+ * reference BLAS (libblas3), which is several times slower (docs/PERFORMANCE.md).
+ */
+export interface PeerBlas {
+  path: string | null;
+  kind: 'openblas' | 'mkl' | 'blis' | 'reference' | 'unknown';
+}
+
+/** What the peer reports when its model is built. */
+export interface PeerInfo {
+  torch: string;
+  threads: number;
+  blas: PeerBlas;
+}
+
+/**
+ * A one-line warning when the peer's BLAS makes its speed unrepresentative of PyTorch on this
+ * CPU (the reference BLAS, or none found); null for an optimized BLAS.
+ */
+export function peerBlasWarning(b: PeerBlas): string | null {
+  if (b.kind === 'openblas' || b.kind === 'mkl' || b.kind === 'blis') return null;
+  const what = b.kind === 'reference' ? `the netlib reference BLAS (${b.path})` : `an unidentified BLAS (${b.path ?? 'none found'})`;
+  return `PyTorch peer runs on ${what}: its GEMMs are several times slower than with OpenBLAS, so ratioVsPytorch overstates ours (Debian: apt-get install libopenblas0-pthread)`;
+}
+
 /** The first candidate interpreter that imports torch, or null. */
 function findTorchPython(candidates = [process.env.HLAB_PYTHON, 'python3', '/usr/bin/python3']): string | null {
   for (const py of candidates) {
@@ -63,8 +90,8 @@ export class PytorchPeer {
     return o;
   }
 
-  /** Build the model, its AdamW and the batch. @returns torch's version and its thread count */
-  model(m: PytorchPeerModel): Promise<{ torch: string; threads: number }> {
+  /** Build the model, its AdamW and the batch. @returns torch's version, its thread count and its BLAS */
+  model(m: PytorchPeerModel): Promise<PeerInfo> {
     return this.call({ op: 'model', ...m });
   }
 

@@ -5,7 +5,7 @@
  */
 import type { RunEvent } from '../experiment/run_events';
 import type { PretrainEvent } from '../pretrain/page';
-import type { PytorchPeerModel } from '../bench/pytorch_peer';
+import type { PeerInfo, PytorchPeerModel } from '../bench/pytorch_peer';
 
 /** Name of the page's event function (the CLI exposes it before the page loads). */
 export const PAGE_EVENT_BINDING = 'hlabPageEvent';
@@ -30,7 +30,7 @@ export type PageEvent =
  */
 interface PageQueries {
   /** Build the peer's model, its AdamW and its batch; answers torch's version and its thread count. */
-  pytorchModel: { arg: PytorchPeerModel; answer: { torch: string; threads: number } };
+  pytorchModel: { arg: PytorchPeerModel; answer: PeerInfo };
   /** Run one peer training step; answers its wall time in ms. */
   pytorchStep: { arg: null; answer: number };
 }

@@ -26,7 +26,7 @@ import type { RolloutBenchRow } from '../../rollout/bench';
 import type { benchCpuEngine } from '../../bench/cpu_engine';
 import type { RlStepRow } from '../../bench/rl_step';
 import { benchServe } from '../../bench/serve_bench';
-import { PytorchPeer } from '../../bench/pytorch_peer';
+import { PytorchPeer, peerBlasWarning } from '../../bench/pytorch_peer';
 import { soakLine, soakServe } from '../../bench/serve_soak';
 
 type TrainBench = Awaited<ReturnType<typeof benchTraining>>;
@@ -154,7 +154,10 @@ function printCpuEngine(c: CpuEngineBench): void {
     return;
   }
   console.log(`  crossOriginIsolated=${c.crossOriginIsolated} cores=${c.hardwareConcurrency} relaxedSimd (fused multiply-add)=${c.relaxedSimd}`);
-  if (c.pytorch) console.log(`  PyTorch peer: torch ${c.pytorch.torch} on the CPU, ${c.pytorch.threads} threads (src/bench/pytorch_peer.py)`);
+  if (c.pytorch)
+    console.log(
+      `  PyTorch peer: torch ${c.pytorch.torch} on the CPU, ${c.pytorch.threads} threads, BLAS ${c.pytorch.blas.kind} (${c.pytorch.blas.path ?? 'not found'}) (src/bench/pytorch_peer.py)`,
+    );
   if (c.pytorchNote) console.log(`  ${c.pytorchNote}`);
   console.log('  GEMM alone (C = A·B), median');
   for (const r of c.gemm) console.log(`  ${r.shape.padEnd(16)} threads ${r.threads}: ${f(r.gflops, 1)} GFLOP/s`);
@@ -199,6 +202,12 @@ export function registerBench(program: Command): void {
             peer?.close();
           }
           if (absent) cpuEngine.pytorchNote = absent;
+          // A peer on the reference BLAS is not PyTorch at its speed on this CPU: say so beside the ratio.
+          const slowBlas = 'error' in cpuEngine || !cpuEngine.pytorch ? null : peerBlasWarning(cpuEngine.pytorch.blas);
+          if (slowBlas) {
+            cpuEngine.pytorchNote = slowBlas;
+            process.stderr.write(`[bench] ${slowBlas}\n`);
+          }
           let rlStep: RlStepSection;
           try {
             rlStep = await s.call('benchRlStep', { quick: !!opts.quick });
