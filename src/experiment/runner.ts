@@ -6,6 +6,7 @@
  *   resume    → resumePoint     the latest good run checkpoint, when asked to continue
  *   start     → startRun        starting parameters (run_start.ts), Engine.createRlStack, task pool, schedule
  *   evaluate  → evaluateBefore  the starting checkpoint (then a checkpoint); its shared part once per starting point (before_reuse.ts)
+ *   SFT phase → sftPhase        a method's in-run SFT (sft_phase.ts), its parameters into the RL trainer (then a checkpoint)
  *   RL loop   → rlLoop          rl_loop.ts: schedule → rollout → advantages + update → record → checkpoint
  *   evaluate  → evaluateAfter   the trained parameters
  *   result    → recordResult    the run's RunResult (results_file.ts) and a checkpoint that closes it
@@ -47,7 +48,8 @@ import {
   TRAIN_POOL_PER_SUITE,
   withoutCells,
 } from './plan';
-import { validationPlan } from './validation';
+import { measureValidation, validationPlan } from './validation';
+import { runSftPhase } from './sft_phase';
 import { rlLoop, type RlLoopHooks } from './rl_loop';
 import { makeEmit, type Emit, type RunCurves, type RunEvent } from './run_events';
 import { decodeRunCheckpoint, saveRunCheckpoint, type RunCheckpointSink, type RunSegment, type RunState, type RunTensors } from './run_checkpoint';
@@ -156,7 +158,7 @@ export function maxRows(cfg: ModelConfig): number {
 
 /**
  * The RL trainer's options for a run of `algorithm` under the spec (GRPO for anything but PPO:
- * an 'sft' or harness-free method never trains, its trainer only holds the parameters). The
+ * an 'sft' or harness-free method takes no RL step, its trainer only holds the parameters). The
  * loss hyper-parameters are the spec's fields of src/rl/config.ts `RlLossSpec` (one schema).
  */
 export function trainerOptions(spec: ExperimentSpec, algorithm: MethodSpec['algorithm'], padId: number, seed: number): RlTrainerOptions {
@@ -227,14 +229,16 @@ interface ActiveRun {
   sharedKey: string;
   /** performance.now() when this call started the run. */
   t0: number;
+  /** Whether the run continues from a run checkpoint written inside it. */
+  resumed: boolean;
   runEval: (when: 'before' | 'after', shared?: EvalBatch) => Promise<{ result: EvalResult; shared: EvalBatch }>;
   save: () => Promise<void>;
 }
 
 /**
- * What an 'sft' method's run is: hlab run applies no SFT update. Started from a shipped SFT
- * checkpoint, its SFT was done offline by the command the checkpoint records; otherwise the run
- * only evaluates its starting point.
+ * What an 'sft' method without an SFT phase (MethodSpec.sft) is: hlab run applies no SFT update.
+ * Started from a shipped SFT checkpoint, its SFT was done offline by the command the checkpoint
+ * records; otherwise the run only evaluates its starting point.
  */
 function sftWarning(method: MethodSpec, start: { source: string; command?: string }): string {
   if (startsFromShippedSft(method))
@@ -360,8 +364,9 @@ function startRun(ctx: RunContext, r: number, resume: { state: RunState; tensors
   ctx.starts.push(start.source);
   if (!ctx.segment.start) ctx.segment.start = start.source;
   emit({ type: 'log', message: `run ${r + 1}/${plan.length}: ${method.name}, seed ${seed}, model ${preset}, start from ${start.source}` });
-  const training = method.harnesses === 'none' || method.algorithm === 'sft' ? [] : trainingHarnesses(spec, method);
-  if (method.algorithm === 'sft' && steps > 0) warn(ctx, sftWarning(method, start));
+  // An SFT phase trains through the method's harnesses too: they are its training harnesses.
+  const training = method.harnesses === 'none' || (method.algorithm === 'sft' && !method.sft) ? [] : trainingHarnesses(spec, method);
+  if (method.algorithm === 'sft' && !method.sft && steps > 0) warn(ctx, sftWarning(method, start));
   // Cells the expert cannot solve under the run's budgets are neither trained nor evaluated.
   const fullPool = trainPool(spec, seed, ctx.o.trainPoolPerSuite ?? spec.rl.trainTasks ?? TRAIN_POOL_PER_SUITE);
   const { pool, assignments } = withoutCells(taskAssignments(spec, method, fullPool), ctx.excluded);
@@ -369,7 +374,8 @@ function startRun(ctx: RunContext, r: number, resume: { state: RunState; tensors
   const stack = ctx.engine.createRlStack(cfg, start.params, maxRows(cfg), trainerOptions(spec, method.algorithm, tok.padId, seed));
   let st: RunState = { runIndex: r, step: 0, before: null, history: [], schedule: {}, skippedSteps: 0, seconds: 0 };
   // A checkpoint inside this run (not the fresh state before its first evaluation): continue it.
-  if (resume && resume.state.runIndex === r && (resume.state.step > 0 || resume.state.before !== null)) {
+  const resumed = resume !== null && resume.state.runIndex === r && (resume.state.step > 0 || resume.state.before !== null);
+  if (resume && resumed) {
     const rt = resume.tensors;
     st = { ...resume.state, runIndex: r };
     stack.trainer.writeState({ params: rt.params, m: rt.adamM, v: rt.adamV, adamStep: rt.adamStep });
@@ -393,7 +399,8 @@ function startRun(ctx: RunContext, r: number, resume: { state: RunState; tensors
     r,
     seed,
     method,
-    runSteps: training.length ? steps : 0,
+    // An 'sft' method's training is its SFT phase only: no RL step.
+    runSteps: training.length && method.algorithm !== 'sft' ? steps : 0,
     stack,
     pool,
     fullPool,
@@ -404,6 +411,7 @@ function startRun(ctx: RunContext, r: number, resume: { state: RunState; tensors
     startParams: start.params,
     sharedKey: sharedBatchKey(sets, evalOpts),
     t0: performance.now(),
+    resumed,
     runEval: (when, shared) => evaluate(sets, { ...evalOpts, onProgress: (done, total) => emit({ type: 'evalProgress', runIndex: r, when, done, total }) }, shared),
     save: () => saveCheckpoint(ctx, run),
   };
@@ -466,6 +474,55 @@ async function evaluateBefore(ctx: RunContext, run: ActiveRun): Promise<void> {
   await run.save();
 }
 
+/**
+ * ── SFT phase ── A method's in-run SFT (sft_phase.ts), after 'before' (so the gain covers SFT and
+ * RL) and before RL: its parameters go into the RL trainer with fresh AdamW moments (RL starts
+ * its own optimizer), then a checkpoint whose state records the phase (`st.sft`), so a resume
+ * from it skips the phase. A run resumed before that checkpoint redoes the phase from its
+ * starting parameters (deterministic: same demonstrations, batch order and steps). A run
+ * without RL steps gets its validation point (step 0: after SFT, before RL) here.
+ */
+async function sftPhase(ctx: RunContext, run: ActiveRun): Promise<void> {
+  const { spec, tok, emit } = ctx;
+  const { method, seed, st } = run;
+  if (!method.sft || st.sft) return;
+  if (run.resumed) emit({ type: 'log', message: `run ${run.r + 1} resumed before its SFT phase finished: redoing the phase from the starting parameters (deterministic)` });
+  const preset = method.modelPreset ?? spec.model.preset;
+  const { params, record } = await runSftPhase({
+    spec,
+    method,
+    seed,
+    runIndex: run.r,
+    tok,
+    engine: ctx.engine,
+    preset,
+    cfg: presetConfig(preset, tok.vocabSize),
+    init: run.startParams,
+    pool: run.pool,
+    emit,
+    progress: ctx.progress,
+  });
+  run.stack.trainer.writeState({ params, m: new Float32Array(params.length), v: new Float32Array(params.length), adamStep: 0 });
+  st.sft = record;
+  const plan = run.runSteps === 0 ? validationPlan(spec, method, seed, run.fullPool, ctx.excluded) : undefined;
+  if (plan) {
+    const point = await measureValidation(plan, 0, {
+      tok,
+      policy: run.stack.policy,
+      env: ctx.env,
+      maxTurns: spec.rollout.maxTurns,
+      maxNewTokens: spec.rollout.maxNewTokens,
+      contextTokens: spec.rollout.contextTokens,
+      temperature: spec.evaluation.temperature,
+      seed,
+    });
+    st.validation = [point];
+    emit({ type: 'validation', runIndex: run.r, method: method.name, seed, point });
+    emit({ type: 'log', message: `validation after SFT: pass@1 ${point.passAt1.toFixed(3)}, score ${point.score.toFixed(3)} (${point.episodes} episodes)` });
+  }
+  await run.save();
+}
+
 /** ── RL loop ── rl_loop.ts over the run's steps. @returns whether the run stopped on request */
 async function train(ctx: RunContext, run: ActiveRun): Promise<boolean> {
   const { spec } = ctx;
@@ -506,7 +563,7 @@ async function evaluateAfter(ctx: RunContext, run: ActiveRun): Promise<EvalResul
   if (ctx.seams.skipEval) return null;
   const { method, seed, st } = run;
   ctx.emit({ type: 'progress', ...ctx.progress, phase: `eval after (${method.name}, seed ${seed})` });
-  const unchanged = st.before !== null && st.history.every((h) => applied(h) === 0);
+  const unchanged = st.before !== null && !st.sft && st.history.every((h) => applied(h) === 0);
   const after = unchanged && st.before ? st.before : (await run.runEval('after')).result;
   if (unchanged && run.runSteps > 0) warn(ctx, noSignalWarning(method.name, seed, st.history));
   ctx.progress.done++;
@@ -523,7 +580,15 @@ async function recordResult(ctx: RunContext, run: ActiveRun, after: EvalResult |
   const { method, seed, st } = run;
   const r = run.r;
   ctx.results.push(
-    runResult(method.name, run.runSteps === 0 ? 'none' : method.algorithm, seed, st, after, st.seconds + (performance.now() - run.t0) / 1000, method.init ?? ctx.spec.model.init),
+    runResult(
+      method.name,
+      run.runSteps === 0 && !st.sft ? 'none' : method.algorithm,
+      seed,
+      st,
+      after,
+      st.seconds + (performance.now() - run.t0) / 1000,
+      method.init ?? ctx.spec.model.init,
+    ),
   );
   ctx.curves.push({ method: method.name, seed, steps: st.history, validation: st.validation ?? [] });
   ctx.seams.onRunParams?.(r, await run.stack.readParams());
@@ -541,7 +606,7 @@ async function closeInterrupted(ctx: RunContext, run: ActiveRun): Promise<void> 
 
 /**
  * Run an experiment in the page: resume → for each (seed, method) run: start → evaluate →
- * RL loop → evaluate → result (module doc).
+ * SFT phase → RL loop → evaluate → result (module doc).
  * @param seams test seams (RunSeams); production callers pass none
  * @throws SpecError for an invalid spec; Error when WebGPU is unavailable or the device is lost.
  */
@@ -556,6 +621,7 @@ export async function runExperiment(specJson: unknown, o: RunnerOptions = {}, se
       resume = null;
       try {
         await evaluateBefore(ctx, run);
+        await sftPhase(ctx, run);
         if (await train(ctx, run)) {
           status = 'interrupted';
           await closeInterrupted(ctx, run);
