@@ -23,7 +23,7 @@
  * `status: 'interrupted'`; `mirrorCheckpoint` receives every saved checkpoint's export file.
  */
 import { sha256Hex } from '../util/encoding';
-import { presetConfig, type ModelConfig } from '../model/config';
+import { presetConfig, type ModelConfig, type PresetName } from '../model/config';
 import { loadTokenizer, type Tokenizer } from '../model/tokenizer';
 import { rlLossConfig, RlLossSpec } from '../rl/config';
 import { inProcessEnv, type EnvHost } from '../rollout/engine';
@@ -48,14 +48,14 @@ import {
   TRAIN_POOL_PER_SUITE,
   withoutCells,
 } from './plan';
-import { measureValidation, validationPlan } from './validation';
-import { runSftPhase } from './sft_phase';
+import { validationPlan } from './validation';
+import { runSftPhase, shippedSftWarning } from './sft_phase';
 import { rlLoop, type RlLoopHooks } from './rl_loop';
 import { makeEmit, type Emit, type RunCurves, type RunEvent } from './run_events';
 import { decodeRunCheckpoint, saveRunCheckpoint, type RunCheckpointSink, type RunSegment, type RunState, type RunTensors } from './run_checkpoint';
 import type { ExperimentResults, RunResult } from './results_file';
 import { applied, noSignalWarning, runResult } from './run_result';
-import { parseSpec, startsFromShippedSft, type ExperimentSpec, type MethodSpec } from './spec';
+import { parseSpec, type ExperimentSpec, type MethodSpec } from './spec';
 import { chooseEngine } from '../engine/choose';
 import type { BackendChoice, Engine, RlStack } from '../engine/engine';
 import { baseMix, loadStartingCheckpoints, startingParams, type CheckpointLoad } from './run_start';
@@ -223,7 +223,7 @@ interface ActiveRun {
   st: RunState;
   startSource: string;
   /** Model preset and starting parameters (the shared 'before' batch's reuse key, before_reuse.ts). */
-  preset: string;
+  preset: PresetName;
   startParams: Float32Array;
   /** evaluate.ts sharedBatchKey of the run's evaluation. */
   sharedKey: string;
@@ -233,17 +233,6 @@ interface ActiveRun {
   resumed: boolean;
   runEval: (when: 'before' | 'after', shared?: EvalBatch) => Promise<{ result: EvalResult; shared: EvalBatch }>;
   save: () => Promise<void>;
-}
-
-/**
- * What an 'sft' method without an SFT phase (MethodSpec.sft) is: hlab run applies no SFT update.
- * Started from a shipped SFT checkpoint, its SFT was done offline by the command the checkpoint
- * records; otherwise the run only evaluates its starting point.
- */
-function sftWarning(method: MethodSpec, start: { source: string; command?: string }): string {
-  if (startsFromShippedSft(method))
-    return `method '${method.name}': algorithm 'sft' is not trained by hlab run: its SFT was done offline${start.command ? ` by \`${start.command}\`` : ''}; hlab run evaluates that checkpoint, ${start.source}`;
-  return `method '${method.name}': algorithm 'sft' is trained by \`hlab pretrain --blackbox\` (start it from a shipped SFT checkpoint with its init); hlab run evaluates its starting checkpoint, ${start.source}, only`;
 }
 
 function warn(ctx: Pick<RunContext, 'warnings' | 'emit'>, w: string): void {
@@ -364,9 +353,8 @@ function startRun(ctx: RunContext, r: number, resume: { state: RunState; tensors
   ctx.starts.push(start.source);
   if (!ctx.segment.start) ctx.segment.start = start.source;
   emit({ type: 'log', message: `run ${r + 1}/${plan.length}: ${method.name}, seed ${seed}, model ${preset}, start from ${start.source}` });
-  // An SFT phase trains through the method's harnesses too: they are its training harnesses.
   const training = method.harnesses === 'none' || (method.algorithm === 'sft' && !method.sft) ? [] : trainingHarnesses(spec, method);
-  if (method.algorithm === 'sft' && !method.sft && steps > 0) warn(ctx, sftWarning(method, start));
+  if (method.algorithm === 'sft' && !method.sft && steps > 0) warn(ctx, shippedSftWarning(method, start));
   // Cells the expert cannot solve under the run's budgets are neither trained nor evaluated.
   const fullPool = trainPool(spec, seed, ctx.o.trainPoolPerSuite ?? spec.rl.trainTasks ?? TRAIN_POOL_PER_SUITE);
   const { pool, assignments } = withoutCells(taskAssignments(spec, method, fullPool), ctx.excluded);
@@ -399,8 +387,7 @@ function startRun(ctx: RunContext, r: number, resume: { state: RunState; tensors
     r,
     seed,
     method,
-    // An 'sft' method's training is its SFT phase only: no RL step.
-    runSteps: training.length && method.algorithm !== 'sft' ? steps : 0,
+    runSteps: training.length && method.algorithm !== 'sft' ? steps : 0, // 'sft': the SFT phase only
     stack,
     pool,
     fullPool,
@@ -475,51 +462,16 @@ async function evaluateBefore(ctx: RunContext, run: ActiveRun): Promise<void> {
 }
 
 /**
- * ── SFT phase ── A method's in-run SFT (sft_phase.ts), after 'before' (so the gain covers SFT and
- * RL) and before RL: its parameters go into the RL trainer with fresh AdamW moments (RL starts
- * its own optimizer), then a checkpoint whose state records the phase (`st.sft`), so a resume
- * from it skips the phase. A run resumed before that checkpoint redoes the phase from its
- * starting parameters (deterministic: same demonstrations, batch order and steps). A run
- * without RL steps gets its validation point (step 0: after SFT, before RL) here.
+ * ── SFT phase ── A method's in-run SFT (sft_phase.ts) after 'before' and before RL, then a
+ * checkpoint whose state records it (`st.sft`): a resume from there skips the phase.
  */
 async function sftPhase(ctx: RunContext, run: ActiveRun): Promise<void> {
-  const { spec, tok, emit } = ctx;
-  const { method, seed, st } = run;
-  if (!method.sft || st.sft) return;
-  if (run.resumed) emit({ type: 'log', message: `run ${run.r + 1} resumed before its SFT phase finished: redoing the phase from the starting parameters (deterministic)` });
-  const preset = method.modelPreset ?? spec.model.preset;
-  const { params, record } = await runSftPhase({
-    spec,
-    method,
-    seed,
-    runIndex: run.r,
-    tok,
-    engine: ctx.engine,
-    preset,
-    cfg: presetConfig(preset, tok.vocabSize),
-    init: run.startParams,
-    pool: run.pool,
-    emit,
-    progress: ctx.progress,
-  });
-  run.stack.trainer.writeState({ params, m: new Float32Array(params.length), v: new Float32Array(params.length), adamStep: 0 });
-  st.sft = record;
-  const plan = run.runSteps === 0 ? validationPlan(spec, method, seed, run.fullPool, ctx.excluded) : undefined;
-  if (plan) {
-    const point = await measureValidation(plan, 0, {
-      tok,
-      policy: run.stack.policy,
-      env: ctx.env,
-      maxTurns: spec.rollout.maxTurns,
-      maxNewTokens: spec.rollout.maxNewTokens,
-      contextTokens: spec.rollout.contextTokens,
-      temperature: spec.evaluation.temperature,
-      seed,
-    });
-    st.validation = [point];
-    emit({ type: 'validation', runIndex: run.r, method: method.name, seed, point });
-    emit({ type: 'log', message: `validation after SFT: pass@1 ${point.passAt1.toFixed(3)}, score ${point.score.toFixed(3)} (${point.episodes} episodes)` });
-  }
+  if (!run.method.sft || run.st.sft) return;
+  // A run without RL steps gets its validation point (step 0: after SFT, before RL) here.
+  const plan = run.runSteps === 0 ? validationPlan(ctx.spec, run.method, run.seed, run.fullPool, ctx.excluded) : undefined;
+  const { record, point } = await runSftPhase(ctx, run, plan);
+  run.st.sft = record;
+  if (point) run.st.validation = [point];
   await run.save();
 }
 
@@ -579,17 +531,8 @@ async function evaluateAfter(ctx: RunContext, run: ActiveRun): Promise<EvalResul
 async function recordResult(ctx: RunContext, run: ActiveRun, after: EvalResult | null): Promise<void> {
   const { method, seed, st } = run;
   const r = run.r;
-  ctx.results.push(
-    runResult(
-      method.name,
-      run.runSteps === 0 && !st.sft ? 'none' : method.algorithm,
-      seed,
-      st,
-      after,
-      st.seconds + (performance.now() - run.t0) / 1000,
-      method.init ?? ctx.spec.model.init,
-    ),
-  );
+  const algorithm = run.runSteps === 0 && !st.sft ? 'none' : method.algorithm;
+  ctx.results.push(runResult(method.name, algorithm, seed, st, after, st.seconds + (performance.now() - run.t0) / 1000, method.init ?? ctx.spec.model.init));
   ctx.curves.push({ method: method.name, seed, steps: st.history, validation: st.validation ?? [] });
   ctx.seams.onRunParams?.(r, await run.stack.readParams());
   run.st = { ...st, runIndex: r + 1, step: 0, before: null, history: [], schedule: {}, skippedSteps: 0, seconds: 0 };

@@ -18,17 +18,19 @@
  * starting checkpoint, so a run resumed before its phase finished redoes it and gets the same
  * parameters. A stop request is honoured after the phase (the RL loop polls it), not inside it.
  */
-import type { Engine } from '../engine/engine';
+import type { Engine, EngineRlTrainer } from '../engine/engine';
 import { runExpertEpisode, type ExpertEpisode } from '../harness/expert';
 import { runBudget } from '../model/budget';
-import type { ModelConfig, PresetName } from '../model/config';
+import { presetConfig, type PresetName } from '../model/config';
 import { cutView, tokenCounter } from '../model/rows';
 import type { Tokenizer } from '../model/tokenizer';
 import { demoFailureReason, demonstrationRows, describeDropped, resolveSftConfig, trainSft, type DemoFailure } from '../pretrain/sft';
 import { taskFromId } from '../tasks';
 import { Rng } from '../util/rng';
 import type { Emit } from './run_events';
-import type { ExperimentSpec, MethodSpec } from './spec';
+import type { EnvHost, Policy } from '../rollout/engine';
+import { startsFromShippedSft, type ExperimentSpec, type MethodSpec } from './spec';
+import { measureValidation, type ValidationPlan, type ValidationPoint } from './validation';
 
 /** What a finished SFT phase records (run state, RunResult.sft). */
 export interface SftRecord {
@@ -46,24 +48,47 @@ export interface SftRecord {
   seconds: number;
 }
 
-/** One run's SFT phase: what it trains and where it reports. */
-export interface SftPhaseRun {
+/** What the phase reads of the runner's call (runner.ts RunContext). */
+interface SftPhaseCall {
   spec: ExperimentSpec;
+  tok: Tokenizer;
+  engine: Engine;
+  /** Environments of the validation episodes. */
+  env: EnvHost;
+  emit: Emit;
+  /** The call's work units, repeated in the phase's progress events; the phase adds none. */
+  progress: { done: number; total: number };
+}
+
+/** What the phase reads of one run (runner.ts ActiveRun). */
+interface SftPhaseRun {
   /** A method with `sft` and `blackbox` set (spec.ts checks both). */
   method: MethodSpec;
   seed: number;
-  runIndex: number;
-  tok: Tokenizer;
-  engine: Engine;
+  /** The run's index (runner order), for its events. */
+  r: number;
+  /** The run's model preset. */
   preset: PresetName;
-  cfg: ModelConfig;
   /** Starting parameters (P), the run's starting checkpoint; not modified. */
-  init: Float32Array;
+  startParams: Float32Array;
   /** The run's train-task pool (ids, infeasible cells already left out). */
   pool: readonly string[];
-  emit: Emit;
-  /** The call's work units (runner.ts), repeated in the phase's progress events; the phase adds none. */
-  progress: { done: number; total: number };
+  /** The RL trainer receives the fine-tuned parameters with fresh AdamW moments (RL starts its own optimizer); validation samples its policy. */
+  stack: { trainer: EngineRlTrainer; policy: Policy };
+  /** Whether the run continues from a checkpoint written inside it (then before the phase finished: it is redone). */
+  resumed: boolean;
+}
+
+/**
+ * What an 'sft' method without an SFT phase (MethodSpec.sft) is: hlab run applies no SFT update.
+ * Started from a shipped SFT checkpoint, its SFT was done offline by the command the checkpoint
+ * records; otherwise the run only evaluates its starting point.
+ * @param start the run's starting point (run_start.ts) and the command that made it, when recorded
+ */
+export function shippedSftWarning(method: MethodSpec, start: { source: string; command?: string }): string {
+  if (startsFromShippedSft(method))
+    return `method '${method.name}': algorithm 'sft' is not trained by hlab run: its SFT was done offline${start.command ? ` by \`${start.command}\`` : ''}; hlab run evaluates that checkpoint, ${start.source}`;
+  return `method '${method.name}': algorithm 'sft' without spec.methods[].sft is trained by \`hlab pretrain --blackbox\` (start it from a shipped SFT checkpoint with its init); hlab run evaluates its starting checkpoint, ${start.source}, only`;
 }
 
 /** Mean of the first (`last` false) or last 10 % of `xs` (at least one element). */
@@ -74,21 +99,31 @@ function tenthMean(xs: readonly number[], last: boolean): number {
 }
 
 /**
- * Run the SFT phase (module doc).
- * @returns the fine-tuned parameters (P) and the phase's record
+ * Run the SFT phase (module doc): train, write the parameters into `run.stack.trainer` (fresh
+ * AdamW moments, Adam step 0), then measure `validation` at step 0 when given.
+ * @param validation the run's validation plan (validation.ts), for a run without RL steps
+ * @returns the phase's record and the validation point (when measured)
  * @throws Error when the method has no SFT phase or black-box harness, when no expert
  *   demonstration passed, or a step's loss is not finite (trainSft); ContextBudgetError when an
  *   opening exceeds the run's context budget (demonstrationRows)
  */
-export async function runSftPhase(o: SftPhaseRun): Promise<{ params: Float32Array; record: SftRecord }> {
-  const { spec, method, seed, tok, emit } = o;
+export async function runSftPhase(call: SftPhaseCall, run: SftPhaseRun, validation?: ValidationPlan): Promise<{ record: SftRecord; point: ValidationPoint | null }> {
+  const { spec, tok, emit } = call;
+  const { method, seed } = run;
+  const model = presetConfig(run.preset, tok.vocabSize);
   const sft = method.sft;
   const harness = method.blackbox;
   if (!sft || !harness) throw new Error(`method '${method.name}': an SFT phase needs spec.methods[].sft and a black-box harness`);
   const t0 = performance.now();
   const who = `${method.name}, seed ${seed}`;
-  const ids = sft.demos !== undefined && sft.demos < o.pool.length ? Rng.derive(seed, 'sft-demos').shuffle([...o.pool]).slice(0, sft.demos) : [...o.pool];
-  const limits = runBudget(o.cfg.maxT, spec.rollout);
+  if (run.resumed) emit({ type: 'log', message: `run ${run.r + 1} resumed before its SFT phase finished: redoing the phase from the starting parameters (deterministic)` });
+  const ids =
+    sft.demos !== undefined && sft.demos < run.pool.length
+      ? Rng.derive(seed, 'sft-demos')
+          .shuffle([...run.pool])
+          .slice(0, sft.demos)
+      : [...run.pool];
+  const limits = runBudget(model.maxT, spec.rollout);
   const expertOpts = { view: cutView(tok, limits), tokenLength: tokenCounter(tok) };
   const episodes: ExpertEpisode[] = [];
   const failedBy: Record<DemoFailure, number> = { opening: 0, driver: 0, verifier: 0 };
@@ -106,17 +141,28 @@ export async function runSftPhase(o: SftPhaseRun): Promise<{ params: Float32Arra
   });
   const cfg = {
     ...resolveSftConfig(
-      { preset: o.preset, steps: sft.steps, batchSize: sft.batchSize, lr: sft.lr, seed: Rng.derive(seed, 'sft-batches').int(2 ** 31), demos: ids.length, blackbox: harness },
+      {
+        preset: run.preset,
+        steps: sft.steps,
+        batchSize: sft.batchSize,
+        lr: sft.lr,
+        seed: Rng.derive(seed, 'sft-batches').int(2 ** 31),
+        demos: ids.length,
+        blackbox: harness,
+      },
       tok.vocabSize,
     ),
-    model: o.cfg,
+    model,
   };
-  const trainer = o.engine.createSftTrainer(o.cfg, o.init, cfg, cfg.batchSize, o.cfg.maxT);
+  const trainer = call.engine.createSftTrainer(model, run.startParams, cfg, cfg.batchSize, model.maxT);
   const logEvery = Math.max(1, Math.round(sft.steps / 10));
   const res = await trainSft(rows, cfg, trainer, tok.padId, (p) => {
     if (p.step === 1 || p.step % logEvery === 0 || p.step === sft.steps) {
-      emit({ type: 'progress', ...o.progress, phase: `SFT step ${p.step}/${sft.steps} (${who})` });
-      emit({ type: 'log', message: `SFT step ${p.step}/${sft.steps} (${who}): loss ${p.loss.toFixed(3)}, lr ${p.lr.toExponential(2)}, ${(p.elapsedMs / p.step).toFixed(0)} ms/step` });
+      emit({ type: 'progress', ...call.progress, phase: `SFT step ${p.step}/${sft.steps} (${who})` });
+      emit({
+        type: 'log',
+        message: `SFT step ${p.step}/${sft.steps} (${who}): loss ${p.loss.toFixed(3)}, lr ${p.lr.toExponential(2)}, ${(p.elapsedMs / p.step).toFixed(0)} ms/step`,
+      });
     }
   });
   const record: SftRecord = {
@@ -132,5 +178,19 @@ export async function runSftPhase(o: SftPhaseRun): Promise<{ params: Float32Arra
     type: 'log',
     message: `SFT phase (${who}) done: ${record.steps} steps, loss ${record.firstLoss.toFixed(3)} → ${record.lastLoss.toFixed(3)} (first → last 10 %), ${record.seconds.toFixed(0)} s`,
   });
-  return { params: res.params, record };
+  run.stack.trainer.writeState({ params: res.params, m: new Float32Array(res.params.length), v: new Float32Array(res.params.length), adamStep: 0 });
+  if (!validation) return { record, point: null };
+  const point = await measureValidation(validation, 0, {
+    tok,
+    policy: run.stack.policy,
+    env: call.env,
+    maxTurns: spec.rollout.maxTurns,
+    maxNewTokens: spec.rollout.maxNewTokens,
+    contextTokens: spec.rollout.contextTokens,
+    temperature: spec.evaluation.temperature,
+    seed,
+  });
+  emit({ type: 'validation', runIndex: run.r, method: method.name, seed, point });
+  emit({ type: 'log', message: `validation after SFT (${who}): pass@1 ${point.passAt1.toFixed(3)}, score ${point.score.toFixed(3)} (${point.episodes} episodes)` });
+  return { record, point };
 }

@@ -42,7 +42,7 @@ export type ShippedCheckpoint = (typeof SHIPPED_CHECKPOINTS)[number];
  * run's train tasks through the method's black-box harness, before any RL step; recipe of
  * src/pretrain/sft.ts (AdamW, warm-up then cosine decay to 0.1·lr, global-norm clip 1).
  */
-export const SftPhaseSpec = z
+const SftPhaseSpec = z
   .object({
     /** SFT optimizer steps (one batch each). */
     steps: int(1, 100_000),

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CpuEngine } from '../../src/engine/cpu';
 import { trainPool, testTasks } from '../../src/experiment/plan';
 import { runStepsLine } from '../../src/experiment/results';
+import { maxRows, trainerOptions } from '../../src/experiment/runner';
 import { RunResultSchema } from '../../src/experiment/results_file';
 import type { RunState } from '../../src/experiment/run_checkpoint';
 import type { RunEvent } from '../../src/experiment/run_events';
@@ -54,10 +55,12 @@ describe('spec: methods[].sft', () => {
     expect(specError(sftSpecJson({ steps: '10', lr: 1e-3 }))).toMatch(/spec\.methods\[0\]\.sft\.steps: .*got "10"$/);
   });
 
-  it("refuses an SFT phase on a method that does not train through a black-box harness", () => {
+  it('refuses an SFT phase on a method that does not train through a black-box harness', () => {
     const j = sftSpecJson({ steps: 10, lr: 1e-3 });
     (j.methods as Array<Record<string, unknown>>)[0] = { name: 'x', harnesses: 'scaling', K: 4, algorithm: 'grpo', sft: { steps: 10, lr: 1e-3 } };
-    expect(specError(j)).toBe("test.json: invalid experiment spec: spec.methods[0].sft: an SFT phase trains through the method's black-box harness: needs harnesses 'blackbox', got 'scaling'");
+    expect(specError(j)).toBe(
+      "test.json: invalid experiment spec: spec.methods[0].sft: an SFT phase trains through the method's black-box harness: needs harnesses 'blackbox', got 'scaling'",
+    );
   });
 });
 
@@ -74,24 +77,22 @@ describe('the SFT phase on the CPU engine', () => {
   const init = initParams(cfg, 11);
   const pool = trainPool(spec, 0, 8);
 
+  /** The phase into a fresh RL stack over `init`: its record and the stack's parameters and AdamW state afterwards. */
   async function phase(events: RunEvent[] = []) {
-    return runSftPhase({
-      spec,
-      method,
-      seed: 0,
-      runIndex: 0,
-      tok,
-      engine,
-      preset: 'tiny',
-      cfg,
-      init,
-      pool,
-      emit: (e) => events.push(e),
-      progress: { done: 0, total: 1 },
-    });
+    const stack = engine.createRlStack(cfg, init, maxRows(cfg), trainerOptions(spec, 'grpo', tok.padId, 0));
+    try {
+      const call = { spec, tok, engine, env: null as never, emit: (e: RunEvent) => events.push(e), progress: { done: 0, total: 1 } };
+      const run = { method, seed: 0, r: 0, preset: 'tiny' as const, startParams: init, pool, stack, resumed: false };
+      const { record, point } = await runSftPhase(call, run);
+      expect(point).toBeNull();
+      const state = await stack.trainer.readState();
+      return { record, params: await stack.readParams(), state };
+    } finally {
+      stack.destroy();
+    }
   }
 
-  let first: { params: Float32Array; record: SftRecord };
+  let first: { params: Float32Array; record: SftRecord; state: { m: Float32Array; v: Float32Array; adamStep: number } };
   const events: RunEvent[] = [];
 
   it('lowers the SFT loss and changes the parameters, on demonstrations of the train pool only', async () => {
@@ -107,6 +108,9 @@ describe('the SFT phase on the CPU engine', () => {
     let changed = 0;
     for (let i = 0; i < params.length; i++) if (params[i] !== init[i]) changed++;
     expect(changed).toBeGreaterThan(params.length / 2);
+    // RL starts its own optimizer: fresh AdamW moments in the trainer.
+    expect(first.state.adamStep).toBe(0);
+    expect(first.state.m.every((x) => x === 0) && first.state.v.every((x) => x === 0)).toBe(true);
     // The demonstrated tasks are pool tasks (train seeds), never test tasks.
     const msg = events.find((e) => e.type === 'log' && e.message.startsWith('SFT phase (bb sft, seed 0):'));
     expect(msg && msg.type === 'log' && msg.message).toContain('of 6 train tasks through bb-coding-cli');
