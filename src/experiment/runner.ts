@@ -49,7 +49,7 @@ import {
   withoutCells,
 } from './plan';
 import { validationPlan } from './validation';
-import { runSftPhase, shippedSftWarning } from './sft_phase';
+import { runSftPhase, shippedSftWarning, SftReuse } from './sft_phase';
 import { rlLoop, type RlLoopHooks } from './rl_loop';
 import { makeEmit, type Emit, type RunCurves, type RunEvent } from './run_events';
 import { decodeRunCheckpoint, saveRunCheckpoint, type RunCheckpointSink, type RunSegment, type RunState, type RunTensors } from './run_checkpoint';
@@ -193,6 +193,7 @@ interface RunContext {
   bases: Map<string, CheckpointLoad>;
   /** Shared 'before' batches evaluated in this call, for the runs that start where they did. */
   sharedBefore: SharedBeforeBatches;
+  sftReuse: SftReuse;
   inSpace: ReturnType<typeof inSpaceEvalSet>;
   machine: string;
   plan: Array<{ seed: number; method: MethodSpec }>;
@@ -282,6 +283,7 @@ async function openRun(specJson: unknown, o: RunnerOptions, seams: RunSeams): Pr
     excluded: new Set((o.excludeCells ?? []).map((c) => cellKey(c.taskId, c.harnessId))),
     bases,
     sharedBefore: new SharedBeforeBatches(),
+    sftReuse: new SftReuse(),
     inSpace,
     machine: `${engine.describe}; ${navigator.hardwareConcurrency} logical cores; ${navigator.userAgent.match(/(HeadlessChrome|Chrome)\/[\d.]+/)?.[0] ?? 'browser'}`,
     plan,

@@ -17,15 +17,20 @@
  * Determinism: every choice derives from the run's seed and the parameters start from the run's
  * starting checkpoint, so a run resumed before its phase finished redoes it and gets the same
  * parameters. A stop request is honoured after the phase (the RL loop polls it), not inside it.
+ *
+ * Reuse: the phase is a function of (starting parameters, harness, `sft`, seed, pool, budget), so
+ * methods of a seed with the same phase (black-box SFT and black-box RL) run it once per call:
+ * `SftReuse` keeps the last phase's parameters and the next identical one takes them (logged).
  */
 import type { Engine, EngineRlTrainer } from '../engine/engine';
 import { runExpertEpisode, type ExpertEpisode } from '../harness/expert';
 import { runBudget } from '../model/budget';
-import { presetConfig, type PresetName } from '../model/config';
+import { presetConfig, type ModelConfig, type PresetName } from '../model/config';
 import { cutView, tokenCounter } from '../model/rows';
 import type { Tokenizer } from '../model/tokenizer';
 import { demoFailureReason, demonstrationRows, describeDropped, resolveSftConfig, trainSft, type DemoFailure } from '../pretrain/sft';
 import { taskFromId } from '../tasks';
+import { sha256Hex } from '../util/encoding';
 import { Rng } from '../util/rng';
 import type { Emit } from './run_events';
 import type { EnvHost, Policy } from '../rollout/engine';
@@ -48,6 +53,21 @@ export interface SftRecord {
   seconds: number;
 }
 
+/** The last SFT phase of a call, for a method of the same seed with an identical phase (module doc). */
+export class SftReuse {
+  private last: { key: string; method: string; params: Float32Array; record: SftRecord } | null = null;
+
+  /** The phase `key` was run by `method`, giving `params`. */
+  remember(key: string, method: string, params: Float32Array, record: SftRecord): void {
+    this.last = { key, method, params: params.slice(), record };
+  }
+
+  /** The phase of `key` when it was the last one run, else null. */
+  find(key: string): { method: string; params: Float32Array; record: SftRecord } | null {
+    return this.last?.key === key ? { ...this.last, params: this.last.params.slice() } : null;
+  }
+}
+
 /** What the phase reads of the runner's call (runner.ts RunContext). */
 interface SftPhaseCall {
   spec: ExperimentSpec;
@@ -58,6 +78,8 @@ interface SftPhaseCall {
   emit: Emit;
   /** The call's work units, repeated in the phase's progress events; the phase adds none. */
   progress: { done: number; total: number };
+  /** The call's finished phase, reused by an identical one. */
+  sftReuse: SftReuse;
 }
 
 /** What the phase reads of one run (runner.ts ActiveRun). */
@@ -98,25 +120,14 @@ function tenthMean(xs: readonly number[], last: boolean): number {
   return part.reduce((a, b) => a + b, 0) / part.length;
 }
 
-/**
- * Run the SFT phase (module doc): train, write the parameters into `run.stack.trainer` (fresh
- * AdamW moments, Adam step 0), then measure `validation` at step 0 when given.
- * @param validation the run's validation plan (validation.ts), for a run without RL steps
- * @returns the phase's record and the validation point (when measured)
- * @throws Error when the method has no SFT phase or black-box harness, when no expert
- *   demonstration passed, or a step's loss is not finite (trainSft); ContextBudgetError when an
- *   opening exceeds the run's context budget (demonstrationRows)
- */
-export async function runSftPhase(call: SftPhaseCall, run: SftPhaseRun, validation?: ValidationPlan): Promise<{ record: SftRecord; point: ValidationPoint | null }> {
+/** Demonstrations → rows → SFT steps from the run's starting parameters (module doc). */
+async function trainPhase(call: SftPhaseCall, run: SftPhaseRun, model: ModelConfig): Promise<{ params: Float32Array; record: SftRecord }> {
   const { spec, tok, emit } = call;
   const { method, seed } = run;
-  const model = presetConfig(run.preset, tok.vocabSize);
-  const sft = method.sft;
-  const harness = method.blackbox;
-  if (!sft || !harness) throw new Error(`method '${method.name}': an SFT phase needs spec.methods[].sft and a black-box harness`);
+  const sft = method.sft!;
+  const harness = method.blackbox!;
   const t0 = performance.now();
   const who = `${method.name}, seed ${seed}`;
-  if (run.resumed) emit({ type: 'log', message: `run ${run.r + 1} resumed before its SFT phase finished: redoing the phase from the starting parameters (deterministic)` });
   const ids =
     sft.demos !== undefined && sft.demos < run.pool.length
       ? Rng.derive(seed, 'sft-demos')
@@ -178,7 +189,49 @@ export async function runSftPhase(call: SftPhaseCall, run: SftPhaseRun, validati
     type: 'log',
     message: `SFT phase (${who}) done: ${record.steps} steps, loss ${record.firstLoss.toFixed(3)} → ${record.lastLoss.toFixed(3)} (first → last 10 %), ${record.seconds.toFixed(0)} s`,
   });
-  run.stack.trainer.writeState({ params: res.params, m: new Float32Array(res.params.length), v: new Float32Array(res.params.length), adamStep: 0 });
+  return { params: res.params, record };
+}
+
+/**
+ * Run the SFT phase (module doc): train, write the parameters into `run.stack.trainer` (fresh
+ * AdamW moments, Adam step 0), then measure `validation` at step 0 when given.
+ * @param validation the run's validation plan (validation.ts), for a run without RL steps
+ * @returns the phase's record and the validation point (when measured)
+ * @throws Error when the method has no SFT phase or black-box harness, when no expert
+ *   demonstration passed, or a step's loss is not finite (trainSft); ContextBudgetError when an
+ *   opening exceeds the run's context budget (demonstrationRows)
+ */
+export async function runSftPhase(call: SftPhaseCall, run: SftPhaseRun, validation?: ValidationPlan): Promise<{ record: SftRecord; point: ValidationPoint | null }> {
+  const { spec, tok, emit } = call;
+  const { method, seed } = run;
+  const model = presetConfig(run.preset, tok.vocabSize);
+  const sft = method.sft;
+  const harness = method.blackbox;
+  if (!sft || !harness) throw new Error(`method '${method.name}': an SFT phase needs spec.methods[].sft and a black-box harness`);
+  const t0 = performance.now();
+  const who = `${method.name}, seed ${seed}`;
+  const key = JSON.stringify([
+    await sha256Hex(new Uint8Array(run.startParams.buffer, run.startParams.byteOffset, run.startParams.byteLength)),
+    run.preset,
+    harness,
+    sft,
+    seed,
+    run.pool,
+    spec.rollout,
+  ]);
+  const found = call.sftReuse.find(key);
+  if (run.resumed) emit({ type: 'log', message: `run ${run.r + 1} resumed before its SFT phase finished: redoing the phase from the starting parameters (deterministic)` });
+  let params: Float32Array;
+  let record: SftRecord;
+  if (found) {
+    params = found.params;
+    record = { ...found.record, seconds: (performance.now() - t0) / 1000 };
+    emit({ type: 'log', message: `SFT phase (${who}): the same phase as method '${found.method}' (starting parameters, demonstrations, steps, seed): its parameters reused` });
+  } else {
+    ({ params, record } = await trainPhase(call, run, model));
+    call.sftReuse.remember(key, method.name, params, record);
+  }
+  run.stack.trainer.writeState({ params, m: new Float32Array(params.length), v: new Float32Array(params.length), adamStep: 0 });
   if (!validation) return { record, point: null };
   const point = await measureValidation(validation, 0, {
     tok,

@@ -14,7 +14,7 @@ import { RunResultSchema } from '../../src/experiment/results_file';
 import type { RunState } from '../../src/experiment/run_checkpoint';
 import type { RunEvent } from '../../src/experiment/run_events';
 import { runResult } from '../../src/experiment/run_result';
-import { runSftPhase, type SftRecord } from '../../src/experiment/sft_phase';
+import { runSftPhase, SftReuse, type SftRecord } from '../../src/experiment/sft_phase';
 import { parseSpec, SpecError } from '../../src/experiment/spec';
 import { presetConfig } from '../../src/model/config';
 import { initParams } from '../../src/model/init';
@@ -78,11 +78,11 @@ describe('the SFT phase on the CPU engine', () => {
   const pool = trainPool(spec, 0, 8);
 
   /** The phase into a fresh RL stack over `init`: its record and the stack's parameters and AdamW state afterwards. */
-  async function phase(events: RunEvent[] = []) {
+  async function phase(events: RunEvent[] = [], sftReuse = new SftReuse(), name = method.name) {
     const stack = engine.createRlStack(cfg, init, maxRows(cfg), trainerOptions(spec, 'grpo', tok.padId, 0));
     try {
-      const call = { spec, tok, engine, env: null as never, emit: (e: RunEvent) => events.push(e), progress: { done: 0, total: 1 } };
-      const run = { method, seed: 0, r: 0, preset: 'tiny' as const, startParams: init, pool, stack, resumed: false };
+      const call = { spec, tok, engine, env: null as never, emit: (e: RunEvent) => events.push(e), progress: { done: 0, total: 1 }, sftReuse };
+      const run = { method: { ...method, name }, seed: 0, r: 0, preset: 'tiny' as const, startParams: init, pool, stack, resumed: false };
       const { record, point } = await runSftPhase(call, run);
       expect(point).toBeNull();
       const state = await stack.trainer.readState();
@@ -122,6 +122,18 @@ describe('the SFT phase on the CPU engine', () => {
     const again = await phase();
     expect(again.params).toEqual(first.params);
     expect(again.record.lastLoss).toBe(first.record.lastLoss);
+  }, 120_000);
+
+  it('an identical phase of another method in the same call reuses the parameters (said in the log)', async () => {
+    const reuse = new SftReuse();
+    const ev: RunEvent[] = [];
+    const a = await phase([], reuse, 'bb sft');
+    const b = await phase(ev, reuse, 'bb rl');
+    expect(b.params).toEqual(a.params);
+    expect(b.params).toEqual(first.params);
+    expect(b.record.steps).toBe(12);
+    expect(ev.some((e) => e.type === 'log' && e.message.includes("the same phase as method 'bb sft'"))).toBe(true);
+    expect(ev.some((e) => e.type === 'log' && /^SFT step/.test(e.message))).toBe(false);
   }, 120_000);
 
   it("an 'sft' run records its SFT optimizer steps in RunResult, results.json and the steps line", () => {
