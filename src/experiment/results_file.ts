@@ -7,7 +7,7 @@
  *
  * Step vocabulary (issue 27), the same in results.json, results.csv, the console and results.md:
  *   rlSteps               RL steps run (rollout + update attempt)
- *   optimizerSteps        optimizer steps applied
+ *   optimizerSteps        optimizer steps applied: the SFT phase's (sft.steps) and the RL steps'
  *   skippedOptimizerSteps optimizer steps skipped because the loss or gradient was not finite
  *   rlStepsWithoutUpdate  RL steps in which no optimizer step was applied (all groups dropped as
  *                         equal-reward, or every optimizer step skipped)
@@ -89,6 +89,12 @@ export const RunResultSchema = z.object({
    * (every method then started from `model.init`).
    */
   startingCheckpoint: z.string().min(1).optional(),
+  /**
+   * The run's in-run SFT phase (sft_phase.ts), before its RL steps: SFT optimizer steps (counted
+   * in `optimizerSteps` too) and the mean SFT loss (nats per action token) over its first and
+   * last 10 % of steps. Absent for runs without one, and in files before session 11.
+   */
+  sft: z.object({ steps: int(), firstLoss: metric, lastLoss: metric }).optional(),
 });
 
 /** The results of an experiment: one RunResult per (seed, method), with how the in-space set was evaluated. */

@@ -30,6 +30,7 @@ import type { CheckpointInput, CheckpointMeta, JsonValue, TensorData } from '../
 import type { EvalResult } from './evaluate';
 import { RunResultSchema, upgradeRuns, type RunResult } from './results_file';
 import type { RunCurves, StepRecord } from './run_events';
+import type { SftRecord } from './sft_phase';
 import type { TrajectorySample } from './trajectory_sample';
 import type { ValidationPoint } from './validation';
 
@@ -60,6 +61,11 @@ export interface RunState {
   seconds: number;
   /** Validation points measured in this run so far (validation.ts); absent in older checkpoints (read as none). */
   validation?: ValidationPoint[];
+  /**
+   * The run's finished SFT phase (sft_phase.ts); set with the checkpoint that holds its
+   * parameters, so a resumed run with it skips the phase. Absent: no SFT phase, or not finished.
+   */
+  sft?: SftRecord;
 }
 
 /** A position in the experiment: run (runner order) and RL steps done in it. */
@@ -211,6 +217,8 @@ const runState = z
     seconds: z.number().nonnegative().default(0),
     // Absent before the validation split existed.
     validation: z.array(validationPoint).optional(),
+    // Absent before in-run SFT phases existed, and for runs without one.
+    sft: z.object({ steps: count, firstLoss: metric, lastLoss: metric, demos: count, failedDemos: count, rows: count, seconds: metric }).strict().optional(),
   })
   .strict();
 

@@ -45,7 +45,8 @@ export function runResult(
     seed,
     startingCheckpoint,
     rlSteps: st.history.length,
-    optimizerSteps: st.history.reduce((a, h) => a + applied(h), 0),
+    // The SFT phase's optimizer steps count as applied optimizer steps (results_file.ts vocabulary).
+    optimizerSteps: (st.sft?.steps ?? 0) + st.history.reduce((a, h) => a + applied(h), 0),
     skippedOptimizerSteps: st.skippedSteps,
     rlStepsWithoutUpdate: st.history.filter((h) => applied(h) === 0).length,
     before: st.before?.passAt1 ?? empty,
@@ -56,5 +57,6 @@ export function runResult(
     seconds,
     ...(st.before?.cells && after?.cells ? { episodes: { before: st.before.cells, after: after.cells } } : {}),
     ...(st.before?.reusedFrom ? { beforeReusedFrom: st.before.reusedFrom } : {}),
+    ...(st.sft ? { sft: { steps: st.sft.steps, firstLoss: st.sft.firstLoss, lastLoss: st.sft.lastLoss } } : {}),
   };
 }

@@ -6,6 +6,7 @@
  *   resume    → resumePoint     the latest good run checkpoint, when asked to continue
  *   start     → startRun        starting parameters (run_start.ts), Engine.createRlStack, task pool, schedule
  *   evaluate  → evaluateBefore  the starting checkpoint (then a checkpoint); its shared part once per starting point (before_reuse.ts)
+ *   SFT phase → sftPhase        a method's in-run SFT (sft_phase.ts), its parameters into the RL trainer (then a checkpoint)
  *   RL loop   → rlLoop          rl_loop.ts: schedule → rollout → advantages + update → record → checkpoint
  *   evaluate  → evaluateAfter   the trained parameters
  *   result    → recordResult    the run's RunResult (results_file.ts) and a checkpoint that closes it
@@ -22,7 +23,7 @@
  * `status: 'interrupted'`; `mirrorCheckpoint` receives every saved checkpoint's export file.
  */
 import { sha256Hex } from '../util/encoding';
-import { presetConfig, type ModelConfig } from '../model/config';
+import { presetConfig, type ModelConfig, type PresetName } from '../model/config';
 import { loadTokenizer, type Tokenizer } from '../model/tokenizer';
 import { rlLossConfig, RlLossSpec } from '../rl/config';
 import { inProcessEnv, type EnvHost } from '../rollout/engine';
@@ -48,12 +49,13 @@ import {
   withoutCells,
 } from './plan';
 import { validationPlan } from './validation';
+import { runSftPhase, shippedSftWarning, SftReuse } from './sft_phase';
 import { rlLoop, type RlLoopHooks } from './rl_loop';
 import { makeEmit, type Emit, type RunCurves, type RunEvent } from './run_events';
 import { decodeRunCheckpoint, saveRunCheckpoint, type RunCheckpointSink, type RunSegment, type RunState, type RunTensors } from './run_checkpoint';
 import type { ExperimentResults, RunResult } from './results_file';
 import { applied, noSignalWarning, runResult } from './run_result';
-import { parseSpec, startsFromShippedSft, type ExperimentSpec, type MethodSpec } from './spec';
+import { parseSpec, type ExperimentSpec, type MethodSpec } from './spec';
 import { chooseEngine } from '../engine/choose';
 import type { BackendChoice, Engine, RlStack } from '../engine/engine';
 import { baseMix, loadStartingCheckpoints, startingParams, type CheckpointLoad } from './run_start';
@@ -156,7 +158,7 @@ export function maxRows(cfg: ModelConfig): number {
 
 /**
  * The RL trainer's options for a run of `algorithm` under the spec (GRPO for anything but PPO:
- * an 'sft' or harness-free method never trains, its trainer only holds the parameters). The
+ * an 'sft' or harness-free method takes no RL step, its trainer only holds the parameters). The
  * loss hyper-parameters are the spec's fields of src/rl/config.ts `RlLossSpec` (one schema).
  */
 export function trainerOptions(spec: ExperimentSpec, algorithm: MethodSpec['algorithm'], padId: number, seed: number): RlTrainerOptions {
@@ -191,6 +193,7 @@ interface RunContext {
   bases: Map<string, CheckpointLoad>;
   /** Shared 'before' batches evaluated in this call, for the runs that start where they did. */
   sharedBefore: SharedBeforeBatches;
+  sftReuse: SftReuse;
   inSpace: ReturnType<typeof inSpaceEvalSet>;
   machine: string;
   plan: Array<{ seed: number; method: MethodSpec }>;
@@ -221,25 +224,16 @@ interface ActiveRun {
   st: RunState;
   startSource: string;
   /** Model preset and starting parameters (the shared 'before' batch's reuse key, before_reuse.ts). */
-  preset: string;
+  preset: PresetName;
   startParams: Float32Array;
   /** evaluate.ts sharedBatchKey of the run's evaluation. */
   sharedKey: string;
   /** performance.now() when this call started the run. */
   t0: number;
+  /** Whether the run continues from a run checkpoint written inside it. */
+  resumed: boolean;
   runEval: (when: 'before' | 'after', shared?: EvalBatch) => Promise<{ result: EvalResult; shared: EvalBatch }>;
   save: () => Promise<void>;
-}
-
-/**
- * What an 'sft' method's run is: hlab run applies no SFT update. Started from a shipped SFT
- * checkpoint, its SFT was done offline by the command the checkpoint records; otherwise the run
- * only evaluates its starting point.
- */
-function sftWarning(method: MethodSpec, start: { source: string; command?: string }): string {
-  if (startsFromShippedSft(method))
-    return `method '${method.name}': algorithm 'sft' is not trained by hlab run: its SFT was done offline${start.command ? ` by \`${start.command}\`` : ''}; hlab run evaluates that checkpoint, ${start.source}`;
-  return `method '${method.name}': algorithm 'sft' is trained by \`hlab pretrain --blackbox\` (start it from a shipped SFT checkpoint with its init); hlab run evaluates its starting checkpoint, ${start.source}, only`;
 }
 
 function warn(ctx: Pick<RunContext, 'warnings' | 'emit'>, w: string): void {
@@ -289,6 +283,7 @@ async function openRun(specJson: unknown, o: RunnerOptions, seams: RunSeams): Pr
     excluded: new Set((o.excludeCells ?? []).map((c) => cellKey(c.taskId, c.harnessId))),
     bases,
     sharedBefore: new SharedBeforeBatches(),
+    sftReuse: new SftReuse(),
     inSpace,
     machine: `${engine.describe}; ${navigator.hardwareConcurrency} logical cores; ${navigator.userAgent.match(/(HeadlessChrome|Chrome)\/[\d.]+/)?.[0] ?? 'browser'}`,
     plan,
@@ -360,8 +355,8 @@ function startRun(ctx: RunContext, r: number, resume: { state: RunState; tensors
   ctx.starts.push(start.source);
   if (!ctx.segment.start) ctx.segment.start = start.source;
   emit({ type: 'log', message: `run ${r + 1}/${plan.length}: ${method.name}, seed ${seed}, model ${preset}, start from ${start.source}` });
-  const training = method.harnesses === 'none' || method.algorithm === 'sft' ? [] : trainingHarnesses(spec, method);
-  if (method.algorithm === 'sft' && steps > 0) warn(ctx, sftWarning(method, start));
+  const training = method.harnesses === 'none' || (method.algorithm === 'sft' && !method.sft) ? [] : trainingHarnesses(spec, method);
+  if (method.algorithm === 'sft' && !method.sft && steps > 0) warn(ctx, shippedSftWarning(method, start));
   // Cells the expert cannot solve under the run's budgets are neither trained nor evaluated.
   const fullPool = trainPool(spec, seed, ctx.o.trainPoolPerSuite ?? spec.rl.trainTasks ?? TRAIN_POOL_PER_SUITE);
   const { pool, assignments } = withoutCells(taskAssignments(spec, method, fullPool), ctx.excluded);
@@ -369,7 +364,8 @@ function startRun(ctx: RunContext, r: number, resume: { state: RunState; tensors
   const stack = ctx.engine.createRlStack(cfg, start.params, maxRows(cfg), trainerOptions(spec, method.algorithm, tok.padId, seed));
   let st: RunState = { runIndex: r, step: 0, before: null, history: [], schedule: {}, skippedSteps: 0, seconds: 0 };
   // A checkpoint inside this run (not the fresh state before its first evaluation): continue it.
-  if (resume && resume.state.runIndex === r && (resume.state.step > 0 || resume.state.before !== null)) {
+  const resumed = resume !== null && resume.state.runIndex === r && (resume.state.step > 0 || resume.state.before !== null);
+  if (resume && resumed) {
     const rt = resume.tensors;
     st = { ...resume.state, runIndex: r };
     stack.trainer.writeState({ params: rt.params, m: rt.adamM, v: rt.adamV, adamStep: rt.adamStep });
@@ -393,7 +389,7 @@ function startRun(ctx: RunContext, r: number, resume: { state: RunState; tensors
     r,
     seed,
     method,
-    runSteps: training.length ? steps : 0,
+    runSteps: training.length && method.algorithm !== 'sft' ? steps : 0, // 'sft': the SFT phase only
     stack,
     pool,
     fullPool,
@@ -404,6 +400,7 @@ function startRun(ctx: RunContext, r: number, resume: { state: RunState; tensors
     startParams: start.params,
     sharedKey: sharedBatchKey(sets, evalOpts),
     t0: performance.now(),
+    resumed,
     runEval: (when, shared) => evaluate(sets, { ...evalOpts, onProgress: (done, total) => emit({ type: 'evalProgress', runIndex: r, when, done, total }) }, shared),
     save: () => saveCheckpoint(ctx, run),
   };
@@ -467,6 +464,20 @@ async function evaluateBefore(ctx: RunContext, run: ActiveRun): Promise<void> {
   await run.save();
 }
 
+/**
+ * ── SFT phase ── A method's in-run SFT (sft_phase.ts) after 'before' and before RL, then a
+ * checkpoint whose state records it (`st.sft`): a resume from there skips the phase.
+ */
+async function sftPhase(ctx: RunContext, run: ActiveRun): Promise<void> {
+  if (!run.method.sft || run.st.sft) return;
+  // A run without RL steps gets its validation point (step 0: after SFT, before RL) here.
+  const plan = run.runSteps === 0 ? validationPlan(ctx.spec, run.method, run.seed, run.fullPool, ctx.excluded) : undefined;
+  const { record, point } = await runSftPhase(ctx, run, plan);
+  run.st.sft = record;
+  if (point) run.st.validation = [point];
+  await run.save();
+}
+
 /** ── RL loop ── rl_loop.ts over the run's steps. @returns whether the run stopped on request */
 async function train(ctx: RunContext, run: ActiveRun): Promise<boolean> {
   const { spec } = ctx;
@@ -507,7 +518,7 @@ async function evaluateAfter(ctx: RunContext, run: ActiveRun): Promise<EvalResul
   if (ctx.seams.skipEval) return null;
   const { method, seed, st } = run;
   ctx.emit({ type: 'progress', ...ctx.progress, phase: `eval after (${method.name}, seed ${seed})` });
-  const unchanged = st.before !== null && st.history.every((h) => applied(h) === 0);
+  const unchanged = st.before !== null && !st.sft && st.history.every((h) => applied(h) === 0);
   const after = unchanged && st.before ? st.before : (await run.runEval('after')).result;
   if (unchanged && run.runSteps > 0) warn(ctx, noSignalWarning(method.name, seed, st.history));
   ctx.progress.done++;
@@ -523,9 +534,8 @@ async function evaluateAfter(ctx: RunContext, run: ActiveRun): Promise<EvalResul
 async function recordResult(ctx: RunContext, run: ActiveRun, after: EvalResult | null): Promise<void> {
   const { method, seed, st } = run;
   const r = run.r;
-  ctx.results.push(
-    runResult(method.name, run.runSteps === 0 ? 'none' : method.algorithm, seed, st, after, st.seconds + (performance.now() - run.t0) / 1000, method.init ?? ctx.spec.model.init),
-  );
+  const algorithm = run.runSteps === 0 && !st.sft ? 'none' : method.algorithm;
+  ctx.results.push(runResult(method.name, algorithm, seed, st, after, st.seconds + (performance.now() - run.t0) / 1000, method.init ?? ctx.spec.model.init));
   ctx.curves.push({ method: method.name, seed, steps: st.history, validation: st.validation ?? [] });
   ctx.seams.onRunParams?.(r, await run.stack.readParams());
   run.st = { ...st, runIndex: r + 1, step: 0, before: null, history: [], schedule: {}, skippedSteps: 0, seconds: 0 };
@@ -542,7 +552,7 @@ async function closeInterrupted(ctx: RunContext, run: ActiveRun): Promise<void> 
 
 /**
  * Run an experiment in the page: resume → for each (seed, method) run: start → evaluate →
- * RL loop → evaluate → result (module doc).
+ * SFT phase → RL loop → evaluate → result (module doc).
  * @param seams test seams (RunSeams); production callers pass none
  * @throws SpecError for an invalid spec; Error when WebGPU is unavailable or the device is lost.
  */
@@ -557,6 +567,7 @@ export async function runExperiment(specJson: unknown, o: RunnerOptions = {}, se
       resume = null;
       try {
         await evaluateBefore(ctx, run);
+        await sftPhase(ctx, run);
         if (await train(ctx, run)) {
           status = 'interrupted';
           await closeInterrupted(ctx, run);

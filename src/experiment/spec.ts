@@ -37,6 +37,24 @@ const BlackBoxId = z.enum(['bb-coding-cli', 'bb-assistant']);
 export const SHIPPED_CHECKPOINTS = ['base', 'sft-bb-coding-cli'] as const;
 export type ShippedCheckpoint = (typeof SHIPPED_CHECKPOINTS)[number];
 
+/**
+ * An in-run SFT phase (sft_phase.ts): supervised fine-tuning on expert demonstrations of the
+ * run's train tasks through the method's black-box harness, before any RL step; recipe of
+ * src/pretrain/sft.ts (AdamW, warm-up then cosine decay to 0.1·lr, global-norm clip 1).
+ */
+const SftPhaseSpec = z
+  .object({
+    /** SFT optimizer steps (one batch each). */
+    steps: int(1, 100_000),
+    /** Peak learning rate, in (0, 1). */
+    lr: z.number().positive().lt(1),
+    /** Rows per step (default 8, as `hlab pretrain --batch`). */
+    batchSize: int(1, 256).default(8),
+    /** Train-pool tasks demonstrated (a seeded subset of the run's pool); absent: every pool task. */
+    demos: int(1, 100_000).optional(),
+  })
+  .strict();
+
 export const MethodSpec = z
   .object({
     /** Row label in the results table, e.g. 'harness scaling (GRPO)'. */
@@ -58,11 +76,20 @@ export const MethodSpec = z
      * same for every method, so methods stay paired.
      */
     init: z.enum(SHIPPED_CHECKPOINTS).optional(),
+    /**
+     * An SFT phase run before RL (sft_phase.ts), through the method's black-box harness: with
+     * algorithm 'sft' it is the whole training (black-box SFT); with 'grpo' or 'ppo' RL then
+     * continues from its parameters (black-box RL = SFT then RL). Requires harnesses 'blackbox'.
+     */
+    sft: SftPhaseSpec.optional(),
   })
   .strict()
   .superRefine((m, ctx) => {
     if (m.harnesses === 'blackbox' && !m.blackbox) {
       ctx.addIssue({ code: 'custom', path: ['blackbox'], message: "required when harnesses is 'blackbox'" });
+    }
+    if (m.sft && m.harnesses !== 'blackbox') {
+      ctx.addIssue({ code: 'custom', path: ['sft'], message: `an SFT phase trains through the method's black-box harness: needs harnesses 'blackbox', got '${m.harnesses}'` });
     }
   });
 
@@ -314,6 +341,10 @@ export function parseSpec(json: unknown, source = 'spec'): ExperimentSpec {
     if (i.code === 'unrecognized_keys' && 'keys' in i) {
       return `${where}: unknown field(s) ${(i.keys as string[]).map((k) => `'${k}'`).join(', ')}`;
     }
+    // A number out of range or of the wrong type: show the value beside the rule.
+    const input = (i as { input?: unknown }).input;
+    if ((i.code === 'too_small' || i.code === 'too_big' || i.code === 'invalid_type') && (input === undefined || typeof input !== 'object' || input === null))
+      return `${where}: ${i.message}, got ${showValue(input)}`;
     return `${where}: ${i.message}`;
   });
   throw new SpecError(source, issues);

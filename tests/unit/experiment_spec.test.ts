@@ -41,13 +41,13 @@ describe('experiment spec', () => {
       /^test\.json: invalid experiment spec: spec\.methods\[0\]\.init: .*got "public\/sft-mini-bb-/,
     );
   });
-  it("blackbox preset: black-box SFT and RL start from the shipped SFT checkpoint, harness scaling from the spec's base", () => {
+  it('blackbox preset: every method starts from the base; black-box SFT and RL train through an in-run SFT phase (no shipped SFT checkpoint)', () => {
     const spec = getPreset('blackbox');
-    const starts = Object.fromEntries(spec.methods.map((m) => [m.name, [m.algorithm, methodInit(spec, m), startsFromShippedSft(m)]]));
+    const starts = Object.fromEntries(spec.methods.map((m) => [m.name, [m.algorithm, methodInit(spec, m), startsFromShippedSft(m), m.sft?.steps ?? 0]]));
     expect(starts).toEqual({
-      'harness scaling (GRPO)': ['grpo', 'base', false],
-      'black-box SFT (coding-cli)': ['sft', 'sft-bb-coding-cli', true],
-      'black-box RL (coding-cli)': ['grpo', 'sft-bb-coding-cli', true],
+      'harness scaling (GRPO)': ['grpo', 'base', false, 0],
+      'black-box SFT (coding-cli)': ['sft', 'base', false, 600],
+      'black-box RL (coding-cli)': ['grpo', 'base', false, 600],
     });
   });
   it('an enum error echoes the bad value', () => {

@@ -106,7 +106,9 @@ describe("model.init 'base' without --base: the shipped base must load (no silen
   });
 
   it("a method's init checkpoint must ship too: missing, it is refused naming spec.methods[i].init and the file; --base skips the base only", async () => {
-    const blackbox = getPreset('blackbox');
+    // The blackbox preset as it was in session 10: its black-box methods start from the shipped SFT checkpoint.
+    const preset = getPreset('blackbox');
+    const blackbox = parseSpec({ ...preset, methods: preset.methods.map((m) => (m.harnesses === 'blackbox' ? { ...m, init: 'sft-bb-coding-cli' } : m)) }, 'blackbox with init');
     await expect(checkShippedCheckpoints(blackbox, tok, publicDir)).resolves.toBeUndefined();
     const dir = mkdtempSync(join(tmpdir(), 'hlab-public-'));
     writeFileSync(join(dir, 'base-mini.ckpt'), readFileSync(join(publicDir, 'base-mini.ckpt')));

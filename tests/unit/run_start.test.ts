@@ -32,7 +32,9 @@ function start(spec: ExperimentSpec, i: number, loads: Awaited<ReturnType<typeof
 }
 
 describe('per-method starting checkpoint (MethodSpec.init)', () => {
-  const spec = getPreset('blackbox');
+  // The blackbox preset as it was in session 10: its black-box methods start from the shipped SFT checkpoint.
+  const preset = getPreset('blackbox');
+  const spec = parseSpec({ ...preset, methods: preset.methods.map((m) => (m.harnesses === 'blackbox' ? { ...m, init: 'sft-bb-coding-cli' } : m)) }, 'blackbox with init');
 
   it('a method with init starts from that checkpoint, one without from the base; the digests differ', async () => {
     const loads = await loadStartingCheckpoints(spec, undefined, fromDisk());
