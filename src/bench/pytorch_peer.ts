@@ -29,7 +29,7 @@ export interface PytorchPeerModel {
  * uses whatever libblas.so.3 points at, OpenBLAS (libopenblas0-pthread) or the netlib
  * reference BLAS (libblas3), which is several times slower (docs/PERFORMANCE.md).
  */
-export interface PeerBlas {
+interface PeerBlas {
   path: string | null;
   kind: 'openblas' | 'mkl' | 'blis' | 'reference' | 'unknown';
 }

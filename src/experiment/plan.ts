@@ -35,6 +35,15 @@ function specDesign(spec: ExperimentSpec, forceRandom = false): DesignReport {
   return random ? selectTraining(undefined, { method: 'random', k: spec.design.k, seed: spec.design.seed }) : selectTraining(undefined, { method: 'oa' });
 }
 
+/**
+ * The harnesses a method's run updates the policy through: its training harnesses, by RL or by
+ * an in-run SFT phase (MethodSpec.sft); none for 'none' and for an 'sft' method without a phase
+ * (it starts from a shipped SFT checkpoint and is only evaluated).
+ */
+export function trainedHarnesses(spec: ExperimentSpec, m: MethodSpec): string[] {
+  return m.algorithm === 'sft' && !m.sft ? [] : trainingHarnesses(spec, m);
+}
+
 /** The training harness ids of a method (empty for 'none'). */
 export function trainingHarnesses(spec: ExperimentSpec, m: MethodSpec): string[] {
   switch (m.harnesses) {

@@ -43,7 +43,7 @@ import {
   mixOverlapWarnings,
   taskAssignments,
   testTasks,
-  trainingHarnesses,
+  trainedHarnesses,
   trainPool,
   TRAIN_POOL_PER_SUITE,
   withoutCells,
@@ -355,7 +355,7 @@ function startRun(ctx: RunContext, r: number, resume: { state: RunState; tensors
   ctx.starts.push(start.source);
   if (!ctx.segment.start) ctx.segment.start = start.source;
   emit({ type: 'log', message: `run ${r + 1}/${plan.length}: ${method.name}, seed ${seed}, model ${preset}, start from ${start.source}` });
-  const training = method.harnesses === 'none' || (method.algorithm === 'sft' && !method.sft) ? [] : trainingHarnesses(spec, method);
+  const training = trainedHarnesses(spec, method);
   if (method.algorithm === 'sft' && !method.sft && steps > 0) warn(ctx, shippedSftWarning(method, start));
   // Cells the expert cannot solve under the run's budgets are neither trained nor evaluated.
   const fullPool = trainPool(spec, seed, ctx.o.trainPoolPerSuite ?? spec.rl.trainTasks ?? TRAIN_POOL_PER_SUITE);

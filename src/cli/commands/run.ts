@@ -32,12 +32,11 @@ import { DEVICE_LOST_TEXT } from '../../gpu/device_lost';
 import { withBrowser } from '../browser';
 import { parseSpec, SpecError, type ExperimentSpec } from '../../experiment/spec';
 import { DEFAULT_PRESET, PRESET_NAMES, getPreset } from '../../experiment/presets';
-import { markdownTable, resultsCsv, segmentsText, withUnfinishedRuns, type BeforeEval } from '../../experiment/results';
+import { markdownTable, resultsCsv, runStepsLine, segmentsText, withUnfinishedRuns, type BeforeEval } from '../../experiment/results';
 import { resultsFile, type ResultsFile } from '../../experiment/results_json';
 import type { ExperimentOutput } from '../../experiment/runner';
 import type { PageRunRequest } from '../../page/entries';
 import type { PageEvent } from '../../page/protocol';
-import type { RunResult } from '../../experiment/results_file';
 import { checkSpecConsistency } from '../../experiment/plan';
 import { curvesSvg } from '../../experiment/curves_svg';
 import { checkShippedCheckpoints, readBaseFile, readRunCheckpointFile } from '../checkpoint_files';
@@ -132,12 +131,6 @@ function writeAtomic(path: string, data: string | Uint8Array): void {
   renameSync(path + '.tmp', path);
 }
 
-/** Totals of a run's step counts for the console: "12 RL steps, 0 optimizer steps (…)". */
-function stepsLine(r: Pick<RunResult, 'method' | 'seed' | 'rlSteps' | 'optimizerSteps' | 'skippedOptimizerSteps' | 'rlStepsWithoutUpdate'>): string {
-  const n = (x: number) => (Number.isFinite(x) ? String(x) : 'not recorded');
-  return `${r.method}, seed ${r.seed}: ${n(r.rlSteps)} RL steps, ${n(r.optimizerSteps)} optimizer steps, ${n(r.skippedOptimizerSteps)} skipped optimizer steps, ${n(r.rlStepsWithoutUpdate)} RL steps without an update`;
-}
-
 /**
  * The CLI's side of the page's events: a progress bar (or, without a terminal, a line per
  * change), log and warning lines, finished 'before' evaluations (kept for an interrupted
@@ -202,7 +195,7 @@ function resultsMarkdown(spec: ExperimentSpec, file: ResultsFile, beforeEvals: r
     '',
     'Steps per run:',
     '',
-    ...file.runs.map((r) => `- ${stepsLine(r)}`),
+    ...file.runs.map((r) => `- ${runStepsLine(r)}`),
     '',
     curvesMarkdown(file.curves),
     '',
@@ -306,7 +299,7 @@ export function registerRun(program: Command): void {
       if (opts.json) printJson(file);
       else {
         process.stdout.write(`\n${table}\n\n`);
-        for (const r of file.runs) process.stdout.write(`${stepsLine(r)}\n`);
+        for (const r of file.runs) process.stdout.write(`${runStepsLine(r)}\n`);
         for (const w of file.warnings) err(w);
         process.stdout.write(
           `${file.status === 'interrupted' ? `interrupted; resume with: ${resumeCommand(command)}\n` : ''}wrote ${out}/spec.json, results.{json,csv,md}, curves.{svg,csv}, checkpoint.hlab\n`,
