@@ -81,36 +81,48 @@ export function sampleTokensRef(
   const ids = new Int32Array(B);
   const logprob = new Float32Array(B);
   const entropy = new Float32Array(B);
+  const e = new Float64Array(V); // exp(x − max x) of the row being sampled, reused across rows
   for (let b = 0; b < B; b++) {
     const r = rows[b];
     if (!Number.isInteger(r) || r < 0 || r >= R) throw new Error(`${op}: rows[${b}] = ${r} is outside [0, ${R})`);
     const o = r * V;
     const greedy = opt.temperature <= 0;
     const tau = greedy ? 1 : opt.temperature;
-    let mx = logits[o] / tau;
-    for (let j = 1; j < V; j++) mx = Math.max(mx, logits[o + j] / tau);
+    let mx = -Infinity;
     let amax = -1;
+    let amaxX = -Infinity;
     for (let j = 0; j < V; j++) {
-      if (banAllows(opt.ban, j) && (amax < 0 || logits[o + j] / tau > logits[o + amax] / tau)) amax = j;
+      const x = logits[o + j] / tau;
+      mx = j === 0 ? x : Math.max(mx, x); // Math.max: a NaN logit propagates, as before
+      if (banAllows(opt.ban, j) && (amax < 0 || x > amaxX)) {
+        amax = j;
+        amaxX = x;
+      }
     }
     if (amax < 0) throw new Error(`${op}: the ban leaves no id to draw`);
-    let m1 = logits[o];
-    for (let j = 1; j < V; j++) m1 = Math.max(m1, logits[o + j]);
-    let s1 = 0;
-    let t1 = 0;
-    for (let j = 0; j < V; j++) {
-      const d = logits[o + j] - m1;
-      const e1 = Math.exp(d);
-      s1 += e1;
-      t1 += e1 * d;
-    }
-    entropy[b] = Math.log(s1) - t1 / s1;
-    const e = new Float64Array(V);
     let s = 0;
     for (let j = 0; j < V; j++) {
       e[j] = Math.exp(logits[o + j] / tau - mx);
       s += e[j];
     }
+    // The entropy's exponentials are e itself at τ = 1 (x = z, m₁ = max x): the same values,
+    // summed in the same order, so rollouts (τ = 1) pay for V exponentials per row, not 2V.
+    let s1 = 0;
+    let t1 = 0;
+    if (tau === 1) {
+      s1 = s;
+      for (let j = 0; j < V; j++) t1 += e[j] * (logits[o + j] - mx);
+    } else {
+      let m1 = logits[o];
+      for (let j = 1; j < V; j++) m1 = Math.max(m1, logits[o + j]);
+      for (let j = 0; j < V; j++) {
+        const d = logits[o + j] - m1;
+        const e1 = Math.exp(d);
+        s1 += e1;
+        t1 += e1 * d;
+      }
+    }
+    entropy[b] = Math.log(s1) - t1 / s1;
     if (greedy) {
       ids[b] = amax;
       logprob[b] = logits[o + amax] - (mx + Math.log(s));
@@ -143,7 +155,10 @@ export function sampleTokensRef(
       if (e[j] >= theta && e[j] > 0 && banAllows(opt.ban, j)) {
         c += e[j];
         last = j;
-        if (pick < 0 && c > target) pick = j;
+        if (c > target) {
+          pick = j;
+          break; // `last` only matters when no id reached the target
+        }
       }
     }
     if (pick < 0) pick = last;
