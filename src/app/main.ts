@@ -25,8 +25,7 @@ import { TrajectoriesView } from './views/trajectories';
 import { probeWebGpu } from './webgpu_status';
 import { PRESET_NAMES as MODEL_PRESETS } from '../model/config';
 import { DEFAULT_TOKENIZER_URL } from '../model/tokenizer';
-import { precacheAssets, shippedCheckpointUrl } from '../util/asset_fetch';
-import { SHIPPED_CHECKPOINTS } from '../experiment/spec';
+import { baseCheckpointUrl, precacheAssets } from '../util/asset_fetch';
 
 interface ViewHandle {
   show(params: Record<string, string>): void;
@@ -137,8 +136,8 @@ void probeWebGpu().then((s) => {
 // do not count for the page's network idle).
 function prepareOffline(): void {
   const worker = prewarmTrainWorker();
-  // Every shipped checkpoint a spec can start from (spec.ts SHIPPED_CHECKPOINTS), for every model preset (or its absence).
-  const checkpoints = MODEL_PRESETS.flatMap((preset) => SHIPPED_CHECKPOINTS.map((name) => shippedCheckpointUrl(name, preset)));
+  // The base checkpoint every spec can start from, for every model preset (or its absence).
+  const checkpoints = MODEL_PRESETS.map((preset) => baseCheckpointUrl(preset));
   const assets = precacheAssets([DEFAULT_TOKENIZER_URL, ...checkpoints]).then((entries) => {
     const failed = entries.filter((e) => e.status === 'failed');
     if (failed.length) console.warn(`offline cache: could not fetch ${failed.map((e) => `${e.url} (${e.error})`).join(', ')}; a run started offline may fail`);

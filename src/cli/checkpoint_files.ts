@@ -10,8 +10,8 @@ import { UsageError } from './cli_util';
 import { decodeBaseCheckpoint } from '../model/checkpoint';
 import { decodeExportFile } from '../storage/serialize';
 import { presetConfig } from '../model/config';
-import { methodInit, type ExperimentSpec } from '../experiment/spec';
-import { shippedCheckpointUrl } from '../util/asset_fetch';
+import type { ExperimentSpec } from '../experiment/spec';
+import { baseCheckpointUrl } from '../util/asset_fetch';
 import type { Tokenizer } from '../model/tokenizer';
 
 /** Bytes of `path`, or a UsageError naming the option and the file. */
@@ -38,32 +38,21 @@ export async function readBaseFile(path: string, spec: ExperimentSpec, tok: Toke
 }
 
 /**
- * The shipped checkpoints a spec's runs start from (public/ next to the code), checked before
- * any browser starts: the base of every model preset its methods train when model.init is
- * 'base' (unless `explicitBase`: the --base file replaces those), and each checkpoint a method
- * names in `init` (e.g. public/sft-<preset>-bb-coding-cli.ckpt). Missing or unusable, the run is
+ * The shipped base checkpoints a spec's runs start from (public/ next to the code), checked
+ * before any browser starts: the base of every model preset its methods train when model.init is
+ * 'base' (unless `explicitBase`: the --base file replaces those). Missing or unusable, the run is
  * refused here (exit 2) instead of falling back to a random init — only 'scratch' asks for one.
  * @throws UsageError naming the field, the file, the reason and the ways out
  */
 export async function checkShippedCheckpoints(spec: ExperimentSpec, tok: Tokenizer, publicDir: string, explicitBase = false): Promise<void> {
-  const checked = new Set<string>();
-  for (const [i, m] of spec.methods.entries()) {
-    const preset = m.modelPreset ?? spec.model.preset;
-    for (const name of [spec.model.init, methodInit(spec, m)]) {
-      if (name === 'scratch' || (name === 'base' && explicitBase)) continue;
-      const file = `public${shippedCheckpointUrl(name, preset)}`;
-      if (checked.has(file)) continue;
-      checked.add(file);
-      const path = join(publicDir, shippedCheckpointUrl(name, preset));
-      const field = m.init === name ? `spec.methods[${i}].init = '${name}'` : `spec.model.init = '${name}'`;
-      const fix =
-        name === 'base'
-          ? `build it with \`npm run -s hlab -- pretrain --preset ${preset} --out ${file}\`, pass --base FILE, or set model.init to 'scratch'`
-          : `rebuild it with the command in ${file}.json, or drop spec.methods[${i}].init`;
-      if (!existsSync(path)) throw new UsageError(`${field} but no ${name} checkpoint ships for preset '${preset}' (${file}): ${fix}`);
-      const users = spec.methods.filter((u) => (u.modelPreset ?? spec.model.preset) === preset);
-      await verifyBase(file, new Uint8Array(readFileSync(path)), { ...spec, methods: users }, tok, fix);
-    }
+  if (spec.model.init !== 'base' || explicitBase) return;
+  for (const preset of new Set(spec.methods.map((m) => m.modelPreset ?? spec.model.preset))) {
+    const file = `public${baseCheckpointUrl(preset)}`;
+    const path = join(publicDir, baseCheckpointUrl(preset));
+    const fix = `build it with \`npm run -s hlab -- pretrain --preset ${preset} --out ${file}\`, pass --base FILE, or set model.init to 'scratch'`;
+    if (!existsSync(path)) throw new UsageError(`spec.model.init = 'base' but no base checkpoint ships for preset '${preset}' (${file}): ${fix}`);
+    const users = spec.methods.filter((u) => (u.modelPreset ?? spec.model.preset) === preset);
+    await verifyBase(file, new Uint8Array(readFileSync(path)), { ...spec, methods: users }, tok, fix);
   }
 }
 

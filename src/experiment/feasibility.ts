@@ -29,7 +29,7 @@ import { cutView, encodeAction, tokenCounter, type RowLimits } from '../model/ro
 import { ContextBudgetError } from '../harness/context_budget';
 import { turnCap } from '../harness/turn_budget';
 import { taskFromId } from '../tasks';
-import { inSpaceEvalSet, taskAssignments, testTasks, trainedHarnesses, trainingHarnesses, trainPool, TRAIN_POOL_PER_SUITE, validationCells, validationTasks } from './plan';
+import { inSpaceEvalSet, taskAssignments, testTasks, trainingHarnesses, trainPool, TRAIN_POOL_PER_SUITE, validationCells, validationTasks } from './plan';
 import type { ExperimentSpec } from './spec';
 
 type InfeasibleReason = 'opening' | 'expert' | 'turns' | 'action';
@@ -131,7 +131,7 @@ export function specCells(spec: ExperimentSpec, vocabSize: number, poolPerSuite 
     const pool = trainPool(spec, seed, poolPerSuite);
     for (const m of spec.methods) {
       const budget: CellBudget = { maxTurns: spec.rollout.maxTurns, limits: runBudget(presetConfig(m.modelPreset ?? spec.model.preset, vocabSize).maxT, spec.rollout) };
-      const trains = trainedHarnesses(spec, m).length > 0;
+      const trains = trainingHarnesses(spec, m).length > 0;
       const training = trains ? trainingHarnesses(spec, m) : [];
       for (const h of new Set([BASE_HARNESS, ...inSpace, ...spec.evaluation.blackbox, ...training])) for (const t of test) add(t, h, 'eval', m.name, budget);
       if (trains) for (const a of taskAssignments(spec, m, pool)) for (const h of a.harnesses) add(String(a.task), h, 'train', m.name, budget);

@@ -10,7 +10,7 @@ import { presetConfig } from '../model/config';
 import type { Tokenizer } from '../model/tokenizer';
 import { checkOpeningsFit, runBudget, type OpeningReport } from '../model/budget';
 import { taskFromId } from '../tasks';
-import { inSpaceEvalSet, testTasks, trainedHarnesses, trainPool, validationTasks } from './plan';
+import { inSpaceEvalSet, testTasks, trainingHarnesses, trainPool, validationTasks } from './plan';
 import type { ExperimentSpec } from './spec';
 
 /**
@@ -29,7 +29,7 @@ export function checkSpecOpenings(spec: ExperimentSpec, tok: Tokenizer, poolPerS
     const validation = nVal ? validationTasks(spec, seed, poolIds, nVal).map(taskFromId) : null;
     for (const m of spec.methods) {
       const limits = runBudget(presetConfig(m.modelPreset ?? spec.model.preset, tok.vocabSize).maxT, spec.rollout);
-      const training = trainedHarnesses(spec, m);
+      const training = trainingHarnesses(spec, m);
       out.push(checkOpeningsFit(tok, [...new Set([BASE_HARNESS, ...inSpace, ...spec.evaluation.blackbox, ...training])], test, limits));
       if (training.length) out.push(checkOpeningsFit(tok, training, pool, limits));
       if (training.length && validation) out.push(checkOpeningsFit(tok, training, validation, limits));

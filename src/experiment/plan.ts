@@ -36,15 +36,9 @@ function specDesign(spec: ExperimentSpec, forceRandom = false): DesignReport {
 }
 
 /**
- * The harnesses a method's run updates the policy through: its training harnesses, by RL or by
- * an in-run SFT phase (MethodSpec.sft); none for 'none' and for an 'sft' method without a phase
- * (it starts from a shipped SFT checkpoint and is only evaluated).
+ * The training harness ids of a method (empty for 'none'): the harnesses its run updates the
+ * policy through, by RL or by its in-run SFT phase (MethodSpec.sft).
  */
-export function trainedHarnesses(spec: ExperimentSpec, m: MethodSpec): string[] {
-  return m.algorithm === 'sft' && !m.sft ? [] : trainingHarnesses(spec, m);
-}
-
-/** The training harness ids of a method (empty for 'none'). */
 export function trainingHarnesses(spec: ExperimentSpec, m: MethodSpec): string[] {
   switch (m.harnesses) {
     case 'single':

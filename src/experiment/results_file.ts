@@ -83,10 +83,11 @@ export const RunResultSchema = z.object({
    */
   beforeReusedFrom: z.object({ method: z.string().min(1), seed: int(), episodes: int() }).optional(),
   /**
-   * The run's starting checkpoint by name: its method's `init` (spec.ts MethodSpec), else the
-   * spec's `model.init` ('base', 'scratch', 'sft-bb-coding-cli'). Runs with different starting
-   * checkpoints get different starting rows in results.md. Absent in files before session 10
-   * (every method then started from `model.init`).
+   * The run's starting checkpoint by name: the spec's `model.init` ('base', 'scratch'). Any
+   * name parses: files of session 10 name a method's own shipped checkpoint there (e.g. a
+   * black-box SFT checkpoint, removed in session 11 for the in-run SFT phase), and runs with
+   * different starting checkpoints get different starting rows in results.md. Absent in files
+   * before session 10.
    */
   startingCheckpoint: z.string().min(1).optional(),
   /**

@@ -26,7 +26,7 @@ export function noSignalWarning(method: string, seed: number, history: readonly 
  * A finished run's row of the results (results_file.ts RunResult, its step vocabulary); NaN
  * where an evaluation did not run.
  * @param seconds the run's time over all call segments
- * @param startingCheckpoint the method's starting checkpoint by name (spec.methods[i].init, else spec.model.init)
+ * @param startingCheckpoint the run's starting checkpoint by name (spec.model.init)
  */
 export function runResult(
   method: string,

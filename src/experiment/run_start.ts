@@ -1,11 +1,10 @@
 /**
- * Where a run's starting parameters come from (the runner's "start" phase, runner.ts): a shipped
- * checkpoint of a model preset — the base public/base-<preset>.ckpt (or the CLI's --base file),
- * or the one a method names in `init` (spec.ts SHIPPED_CHECKPOINTS, e.g. the black-box SFT
- * checkpoint public/sft-<preset>-bb-coding-cli.ckpt) — read through the app's asset cache and
- * checked against the preset's config and the tokenizer, or a seeded random init when the spec
- * asks for 'scratch'; and the pretraining mix the base checkpoints record (the in-space set
- * leaves it out: the spec-level base's, the same for every method).
+ * Where a run's starting parameters come from (the runner's "start" phase, runner.ts): the
+ * pretrained base checkpoint of the method's model preset, public/base-<preset>.ckpt (or the
+ * CLI's --base file) — read through the app's asset cache and checked against the preset's
+ * config and the tokenizer — or a seeded random init when spec.model.init is 'scratch'; and the
+ * pretraining mix the base checkpoints record (the in-space set leaves it out). A black-box SFT
+ * baseline starts here too and is fine-tuned inside the run (sft_phase.ts).
  */
 import type { ModelConfig } from '../model/config';
 import { initParams } from '../model/init';
@@ -13,40 +12,31 @@ import type { Tokenizer } from '../model/tokenizer';
 import { decodeBaseCheckpoint, type BaseCheckpoint } from '../model/checkpoint';
 import { checkpointBudget, checkRunBudget, runBudget } from '../model/budget';
 import { mixUnion, NO_MIX, pretrainMixOf } from '../pretrain/mix';
-import { assetFetch, isMissingAsset, shippedCheckpointUrl } from '../util/asset_fetch';
+import { assetFetch, baseCheckpointUrl, isMissingAsset } from '../util/asset_fetch';
 import { Rng } from '../util/rng';
 import type { Emit } from './run_events';
-import { methodInit, type ExperimentSpec, type MethodSpec, type ShippedCheckpoint } from './spec';
+import type { ExperimentSpec, MethodSpec } from './spec';
 
 /**
- * A shipped checkpoint as loaded for a preset: decoded, or why it cannot be (missing, corrupt).
- * `explicit` says whether it was the user's --base file: startingParams throws for an unusable
- * one naming --base instead of the shipped file.
+ * A base checkpoint as loaded for a model preset: decoded, or why it cannot be (missing,
+ * corrupt). `explicit` says whether it was the user's --base file: startingParams throws for an
+ * unusable one naming --base instead of the shipped file.
  */
-export type CheckpointLoad = ({ url: string; ck: BaseCheckpoint } | { url: string; why: string }) & { name: ShippedCheckpoint; preset: string; explicit: boolean };
-
-/** The key of a loaded starting checkpoint in the runner's map: its name and model preset. */
-const startKey = (name: ShippedCheckpoint, preset: string): string => `${name}/${preset}`;
+export type CheckpointLoad = ({ url: string; ck: BaseCheckpoint } | { url: string; why: string }) & { preset: string; explicit: boolean };
 
 /**
- * Load the shipped checkpoint `name` of `preset` (for 'base', the explicit --base file when
- * given) through the app's asset cache (filled at load; a remembered absence answers 404), so a
- * run started offline asks no network. Never throws: a failure is returned as `why`.
+ * Load the base checkpoint of `preset` (the explicit --base file when given) through the app's
+ * asset cache (filled at load; a remembered absence answers 404), so a run started offline asks
+ * no network. Never throws: a failure is returned as `why`.
  * @param fetchAsset how a same-origin path is fetched (the asset cache; tests read public/ from disk)
  */
-async function loadCheckpoint(
-  name: ShippedCheckpoint,
-  preset: string,
-  explicit?: Uint8Array,
-  fetchAsset: (url: string) => Promise<Response> = assetFetch,
-): Promise<CheckpointLoad> {
-  const isExplicit = !!explicit && name === 'base';
-  const url = isExplicit ? '(--base file)' : shippedCheckpointUrl(name, preset);
-  const at = { name, preset, explicit: isExplicit };
+async function loadCheckpoint(preset: string, explicit?: Uint8Array, fetchAsset: (url: string) => Promise<Response> = assetFetch): Promise<CheckpointLoad> {
+  const url = explicit ? '(--base file)' : baseCheckpointUrl(preset);
+  const at = { preset, explicit: !!explicit };
   try {
-    const res = isExplicit ? null : await fetchAsset(url);
+    const res = explicit ? null : await fetchAsset(url);
     // Vite answers a missing file with the app's index.html (SPA fallback), not a 404.
-    if (res && isMissingAsset(res)) return { url, why: `public${url} not found: no ${name} checkpoint ships for preset '${preset}'`, ...at };
+    if (res && isMissingAsset(res)) return { url, why: `public${url} not found: no base checkpoint ships for preset '${preset}'`, ...at };
     return { url, ck: await decodeBaseCheckpoint(res ? new Uint8Array(await res.arrayBuffer()) : explicit!), ...at };
   } catch (e) {
     return { url, why: (e as Error).message.split('\n')[0], ...at };
@@ -54,48 +44,40 @@ async function loadCheckpoint(
 }
 
 /**
- * Every shipped checkpoint the spec's runs start from, keyed by `startKey`: with spec.model.init
- * = 'base' the base of each method's preset — also for a method with its own `init`, since the
- * in-space set leaves out the base's mix for every method alike — plus each method's own `init`.
- * @param explicitBase the CLI's --base file: replaces the 'base' checkpoints only
+ * The base checkpoints the spec's runs start from, keyed by model preset: with spec.model.init
+ * = 'base' the base of each method's preset; none for 'scratch'.
+ * @param explicitBase the CLI's --base file: replaces every preset's shipped base
  */
 export async function loadStartingCheckpoints(
   spec: ExperimentSpec,
   explicitBase?: Uint8Array,
   fetchAsset?: (url: string) => Promise<Response>,
 ): Promise<Map<string, CheckpointLoad>> {
-  const wanted = new Map<string, [ShippedCheckpoint, string]>();
-  for (const m of spec.methods) {
-    const preset = m.modelPreset ?? spec.model.preset;
-    for (const name of [spec.model.init, methodInit(spec, m)]) if (name !== 'scratch') wanted.set(startKey(name, preset), [name, preset]);
-  }
   const loads = new Map<string, CheckpointLoad>();
-  for (const [key, [name, preset]] of wanted) loads.set(key, await loadCheckpoint(name, preset, explicitBase, fetchAsset));
+  if (spec.model.init !== 'base') return loads;
+  for (const preset of new Set(spec.methods.map((m) => m.modelPreset ?? spec.model.preset))) loads.set(preset, await loadCheckpoint(preset, explicitBase, fetchAsset));
   return loads;
 }
 
 /**
  * The pretraining mix the in-space set leaves out: the union of the mixes recorded by the base
  * checkpoints of the spec's model presets (none when spec.model.init is not 'base'; a base that
- * cannot be loaded contributes none, and its run is refused at start). Checkpoints a method
- * names in `init` do not count: the set is the spec-level one, the same for every method.
+ * cannot be loaded contributes none, and its run is refused at start).
  * @throws Error naming the field when a checkpoint's recorded mix is malformed (src/pretrain/mix.ts pretrainMixOf).
  */
 export function baseMix(spec: ExperimentSpec, loads: ReadonlyMap<string, CheckpointLoad>): { ids: string[]; label: string } {
   if (spec.model.init !== 'base') return mixUnion([]);
-  const bases = [...loads.values()].filter((l) => l.name === 'base');
-  return mixUnion(bases.map((load) => [load.preset, 'ck' in load ? pretrainMixOf(load.ck.header.metadata) : NO_MIX] as const));
+  return mixUnion([...loads.values()].map((load) => [load.preset, 'ck' in load ? pretrainMixOf(load.ck.header.metadata) : NO_MIX] as const));
 }
 
 /**
- * The starting parameters of a run of `method`: its `init` (else spec.model.init) — a shipped
- * checkpoint from `loads` (loadStartingCheckpoints: public/base-<preset>.ckpt or --base, or e.g.
- * public/sft-<preset>-bb-coding-cli.ckpt), which must exist and match the tokenizer and config —
- * or for 'scratch' a seeded random init. A random init never replaces an unusable checkpoint.
- * @returns the (P) f32 parameters, where they came from ('… checkpoint public/<file> (digest <12 hex>)',
- *   the file in the repository rather than the URL path the page fetches),
- *   and the command the checkpoint records having made it (its metadata.command), if any
- * @throws Error naming the method's init, the checkpoint and the ways out when it is unusable (the CLI refuses such a run before the browser starts)
+ * The starting parameters of a run of `method` (spec.model.init): for 'base' the base checkpoint
+ * of its model preset from `loads` (loadStartingCheckpoints: public/base-<preset>.ckpt or --base),
+ * which must exist and match the tokenizer and config, or for 'scratch' a seeded random init.
+ * A random init never replaces an unusable checkpoint.
+ * @returns the (P) f32 parameters and where they came from ('base checkpoint public/<file> (digest <12 hex>)',
+ *   the file in the repository rather than the URL path the page fetches)
+ * @throws Error naming the checkpoint and the ways out when it is unusable (the CLI refuses such a run before the browser starts)
  */
 export function startingParams(
   spec: ExperimentSpec,
@@ -106,16 +88,13 @@ export function startingParams(
   warnings: string[],
   emit: Emit,
   loads: ReadonlyMap<string, CheckpointLoad>,
-): { params: Float32Array; source: string; command?: string } {
-  const init = methodInit(spec, method);
-  if (init === 'scratch') return { params: initParams(cfg, Rng.derive(seed, 'init').int(2 ** 31)), source: 'scratch (seeded random init)' };
+): { params: Float32Array; source: string } {
+  if (spec.model.init === 'scratch') return { params: initParams(cfg, Rng.derive(seed, 'init').int(2 ** 31)), source: 'scratch (seeded random init)' };
   const preset = method.modelPreset ?? spec.model.preset;
-  const what = method.init ? `method '${method.name}' init '${init}'` : `spec.model.init = '${init}'`;
-  const load = loads.get(startKey(init, preset));
-  if (!load) throw new Error(`${what} but no such checkpoint was loaded for preset '${preset}'`);
-  const url = load.url;
+  const load = loads.get(preset);
+  if (!load) throw new Error(`spec.model.init = 'base' but no base checkpoint was loaded for preset '${preset}'`);
   // Named by its file in the repository (public/…), not the URL path the page fetches it from.
-  const file = load.explicit ? url : `public${url}`;
+  const file = load.explicit ? load.url : `public${load.url}`;
   let why = 'why' in load ? load.why : '';
   if ('ck' in load) {
     const ck = load.ck;
@@ -130,18 +109,10 @@ export function startingParams(
         warnings.push(note);
         emit({ type: 'warn', message: note });
       }
-      const command = ck.header.metadata.command;
-      return {
-        params: ck.params,
-        source: `${init === 'base' ? 'base' : `'${init}'`} checkpoint ${file} (digest ${ck.header.digest.slice(0, 12)})`,
-        ...(typeof command === 'string' ? { command } : {}),
-      };
+      return { params: ck.params, source: `base checkpoint ${file} (digest ${ck.header.digest.slice(0, 12)})` };
     }
   }
   // Never replaced by a random init: only 'scratch' asks for one (the CLI verifies the files first; this guards the app and other callers).
-  const fix =
-    init === 'base'
-      ? `build it with \`npm run -s hlab -- pretrain --preset ${preset} --out public/base-${preset}.ckpt\`, pass --base FILE, or set model.init to 'scratch'`
-      : `rebuild it with the command in ${file}.json, or drop the method's init`;
-  throw new Error(`${load.explicit ? '--base file' : `${what} but the checkpoint ${file}`} is unusable (${why}): ${fix}`);
+  const fix = `build it with \`npm run -s hlab -- pretrain --preset ${preset} --out public/base-${preset}.ckpt\`, pass --base FILE, or set model.init to 'scratch'`;
+  throw new Error(`${load.explicit ? '--base file' : `spec.model.init = 'base' but the checkpoint ${file}`} is unusable (${why}): ${fix}`);
 }

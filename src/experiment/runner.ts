@@ -43,13 +43,13 @@ import {
   mixOverlapWarnings,
   taskAssignments,
   testTasks,
-  trainedHarnesses,
+  trainingHarnesses,
   trainPool,
   TRAIN_POOL_PER_SUITE,
   withoutCells,
 } from './plan';
 import { validationPlan } from './validation';
-import { runSftPhase, shippedSftWarning, SftReuse } from './sft_phase';
+import { runSftPhase, SftReuse } from './sft_phase';
 import { rlLoop, type RlLoopHooks } from './rl_loop';
 import { makeEmit, type Emit, type RunCurves, type RunEvent } from './run_events';
 import { decodeRunCheckpoint, saveRunCheckpoint, type RunCheckpointSink, type RunSegment, type RunState, type RunTensors } from './run_checkpoint';
@@ -189,7 +189,7 @@ interface RunContext {
   emit: Emit;
   warnings: string[];
   excluded: Set<string>;
-  /** Starting checkpoints by run_start.ts startKey (name/preset). */
+  /** Base checkpoints by model preset (run_start.ts loadStartingCheckpoints). */
   bases: Map<string, CheckpointLoad>;
   /** Shared 'before' batches evaluated in this call, for the runs that start where they did. */
   sharedBefore: SharedBeforeBatches;
@@ -254,7 +254,7 @@ async function openRun(specJson: unknown, o: RunnerOptions, seams: RunSeams): Pr
   const engine = await chooseEngine(o.backend ?? spec.backend);
   emit({ type: 'log', message: `engine: ${engine.describe} — ${engine.reason}` });
   const warnings: string[] = [];
-  // Starting checkpoints are loaded once per (name, preset), before the in-space set: it leaves out the bases' pretraining mix.
+  // Base checkpoints are loaded once per model preset, before the in-space set: it leaves out the bases' pretraining mix.
   const bases = await loadStartingCheckpoints(spec, o.baseCheckpoint);
   const mix = baseMix(spec, bases);
   const inSpace = inSpaceEvalSet(spec, mix.ids, mix.label);
@@ -355,8 +355,7 @@ function startRun(ctx: RunContext, r: number, resume: { state: RunState; tensors
   ctx.starts.push(start.source);
   if (!ctx.segment.start) ctx.segment.start = start.source;
   emit({ type: 'log', message: `run ${r + 1}/${plan.length}: ${method.name}, seed ${seed}, model ${preset}, start from ${start.source}` });
-  const training = trainedHarnesses(spec, method);
-  if (method.algorithm === 'sft' && !method.sft && steps > 0) warn(ctx, shippedSftWarning(method, start));
+  const training = trainingHarnesses(spec, method);
   // Cells the expert cannot solve under the run's budgets are neither trained nor evaluated.
   const fullPool = trainPool(spec, seed, ctx.o.trainPoolPerSuite ?? spec.rl.trainTasks ?? TRAIN_POOL_PER_SUITE);
   const { pool, assignments } = withoutCells(taskAssignments(spec, method, fullPool), ctx.excluded);
@@ -535,7 +534,7 @@ async function recordResult(ctx: RunContext, run: ActiveRun, after: EvalResult |
   const { method, seed, st } = run;
   const r = run.r;
   const algorithm = run.runSteps === 0 && !st.sft ? 'none' : method.algorithm;
-  ctx.results.push(runResult(method.name, algorithm, seed, st, after, st.seconds + (performance.now() - run.t0) / 1000, method.init ?? ctx.spec.model.init));
+  ctx.results.push(runResult(method.name, algorithm, seed, st, after, st.seconds + (performance.now() - run.t0) / 1000, ctx.spec.model.init));
   ctx.curves.push({ method: method.name, seed, steps: st.history, validation: st.validation ?? [] });
   ctx.seams.onRunParams?.(r, await run.stack.readParams());
   run.st = { ...st, runIndex: r + 1, step: 0, before: null, history: [], schedule: {}, skippedSteps: 0, seconds: 0 };

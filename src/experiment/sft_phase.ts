@@ -34,7 +34,7 @@ import { sha256Hex } from '../util/encoding';
 import { Rng } from '../util/rng';
 import type { Emit } from './run_events';
 import type { EnvHost, Policy } from '../rollout/engine';
-import { startsFromShippedSft, type ExperimentSpec, type MethodSpec } from './spec';
+import type { ExperimentSpec, MethodSpec } from './spec';
 import { measureValidation, type ValidationPlan, type ValidationPoint } from './validation';
 
 /** What a finished SFT phase records (run state, RunResult.sft). */
@@ -99,18 +99,6 @@ interface SftPhaseRun {
   stack: { trainer: EngineRlTrainer; policy: Policy };
   /** Whether the run continues from a checkpoint written inside it (then before the phase finished: it is redone). */
   resumed: boolean;
-}
-
-/**
- * What an 'sft' method without an SFT phase (MethodSpec.sft) is: hlab run applies no SFT update.
- * Started from a shipped SFT checkpoint, its SFT was done offline by the command the checkpoint
- * records; otherwise the run only evaluates its starting point.
- * @param start the run's starting point (run_start.ts) and the command that made it, when recorded
- */
-export function shippedSftWarning(method: MethodSpec, start: { source: string; command?: string }): string {
-  if (startsFromShippedSft(method))
-    return `method '${method.name}': algorithm 'sft' is not trained by hlab run: its SFT was done offline${start.command ? ` by \`${start.command}\`` : ''}; hlab run evaluates that checkpoint, ${start.source}`;
-  return `method '${method.name}': algorithm 'sft' without spec.methods[].sft is trained by \`hlab pretrain --blackbox\` (start it from a shipped SFT checkpoint with its init); hlab run evaluates its starting checkpoint, ${start.source}, only`;
 }
 
 /** Mean of the first (`last` false) or last 10 % of `xs` (at least one element). */

@@ -28,16 +28,6 @@ const HarnessStrategy = z.enum([
 const BlackBoxId = z.enum(['bb-coding-cli', 'bb-assistant']);
 
 /**
- * Shipped checkpoints a method can start from, by name (src/util/asset_fetch.ts
- * `shippedCheckpointUrl` maps a name and a model preset to its file in public/): 'base' the
- * pretrained base public/base-<preset>.ckpt; 'sft-bb-coding-cli' the base after black-box SFT
- * through bb-coding-cli, public/sft-<preset>-bb-coding-cli.ckpt (its sidecar .json records the
- * `hlab pretrain --blackbox` command that made it).
- */
-export const SHIPPED_CHECKPOINTS = ['base', 'sft-bb-coding-cli'] as const;
-export type ShippedCheckpoint = (typeof SHIPPED_CHECKPOINTS)[number];
-
-/**
  * An in-run SFT phase (sft_phase.ts): supervised fine-tuning on expert demonstrations of the
  * run's train tasks through the method's black-box harness, before any RL step; recipe of
  * src/pretrain/sft.ts (AdamW, warm-up then cosine decay to 0.1·lr, global-norm clip 1).
@@ -70,16 +60,10 @@ export const MethodSpec = z
     /** Model preset override for the model-size ablation (default: spec.model.preset). */
     modelPreset: z.enum(['tiny', 'mini', 'small', 'base']).optional(),
     /**
-     * The shipped checkpoint this method starts from (SHIPPED_CHECKPOINTS), e.g.
-     * 'sft-bb-coding-cli' for the black-box RL baseline (SFT then RL). Absent: spec.model.init.
-     * The in-space set stays the spec-level one (it leaves out the base's pretraining mix), the
-     * same for every method, so methods stay paired.
-     */
-    init: z.enum(SHIPPED_CHECKPOINTS).optional(),
-    /**
      * An SFT phase run before RL (sft_phase.ts), through the method's black-box harness: with
      * algorithm 'sft' it is the whole training (black-box SFT); with 'grpo' or 'ppo' RL then
-     * continues from its parameters (black-box RL = SFT then RL). Requires harnesses 'blackbox'.
+     * continues from its parameters (black-box RL = SFT then RL). Requires harnesses 'blackbox';
+     * required with algorithm 'sft' (hlab run trains an SFT method only through this phase).
      */
     sft: SftPhaseSpec.optional(),
   })
@@ -90,6 +74,9 @@ export const MethodSpec = z
     }
     if (m.sft && m.harnesses !== 'blackbox') {
       ctx.addIssue({ code: 'custom', path: ['sft'], message: `an SFT phase trains through the method's black-box harness: needs harnesses 'blackbox', got '${m.harnesses}'` });
+    }
+    if (m.algorithm === 'sft' && !m.sft) {
+      ctx.addIssue({ code: 'custom', path: ['sft'], message: "required when algorithm is 'sft' (the in-run SFT phase { steps, lr }, through the method's black-box harness)" });
     }
   });
 
@@ -280,19 +267,6 @@ export const ExperimentSpec = z
 
 export type ExperimentSpec = z.infer<typeof ExperimentSpec>;
 export type MethodSpec = z.infer<typeof MethodSpec>;
-
-/** Where a method starts: its own `init`, else the spec's `model.init` ('scratch' = a seeded random init). */
-export function methodInit(spec: ExperimentSpec, method: MethodSpec): ShippedCheckpoint | 'scratch' {
-  return method.init ?? spec.model.init;
-}
-
-/**
- * Whether a method starts from a shipped SFT checkpoint ('sft-…'): an 'sft' method's updates
- * were then applied offline, by the `hlab pretrain --blackbox` command the checkpoint records.
- */
-export function startsFromShippedSft(method: MethodSpec): boolean {
-  return method.init?.startsWith('sft-') === true;
-}
 
 /** Thrown for an invalid spec; `.issues` are one line each: `path: what is wrong`. */
 export class SpecError extends Error {

@@ -15,22 +15,13 @@
 export const ASSET_CACHE = 'hlab-assets-v1';
 
 /**
- * Where the app serves a shipped checkpoint (spec.ts SHIPPED_CHECKPOINTS) of a model preset: the
- * preset goes after the name's first word, so 'base' is /base-<preset>.ckpt and
- * 'sft-bb-coding-cli' is /sft-<preset>-bb-coding-cli.ckpt (files in public/; the CLI reads the
- * same path under public/).
- * @throws Error when the name or preset is not a lowercase dashed name
+ * Where the app serves the pretrained base checkpoint of a model preset: /base-<preset>.ckpt
+ * (public/base-<preset>.ckpt; the CLI reads the same path under public/).
+ * @throws Error when the preset is not a lowercase dashed name
  */
-export function shippedCheckpointUrl(name: string, preset: string): string {
-  if (!/^[a-z0-9-]+$/.test(preset)) throw new Error(`shippedCheckpointUrl: preset must be a lowercase name, got '${preset}'`);
-  const m = /^([a-z0-9]+)(-[a-z0-9-]+)?$/.exec(name);
-  if (!m) throw new Error(`shippedCheckpointUrl: name must be a lowercase dashed name, got '${name}'`);
-  return `/${m[1]}-${preset}${m[2] ?? ''}.ckpt`;
-}
-
-/** Where the app serves the pretrained base checkpoint of a model preset (public/base-<preset>.ckpt). */
 export function baseCheckpointUrl(preset: string): string {
-  return shippedCheckpointUrl('base', preset);
+  if (!/^[a-z0-9-]+$/.test(preset)) throw new Error(`baseCheckpointUrl: preset must be a lowercase name, got '${preset}'`);
+  return `/base-${preset}.ckpt`;
 }
 
 /** What `assetFetch` and `precacheAssets` use; tests pass fakes. */

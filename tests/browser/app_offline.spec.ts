@@ -43,7 +43,7 @@ test('offline after load: a Train run makes no request', async ({ browser }) => 
   // The training worker answered and the assets are stored (worker requests are not part of
   // the page's network idle).
   await expect(page.locator('html')).toHaveAttribute('data-offline-ready', 'true', { timeout: 60_000 });
-  // What load cached: the tokenizer, and each model preset's shipped checkpoints (base, black-box SFT) or their absence.
+  // What load cached: the tokenizer, and each model preset's base checkpoint or its absence.
   const cachedKeys = () =>
     page.evaluate(async () => {
       const c = await caches.open('hlab-assets-v1');
@@ -56,10 +56,6 @@ test('offline after load: a Train run makes no request', async ({ browser }) => 
       '/base-mini.ckpt',
       '/base-small.ckpt',
       '/base-tiny.ckpt',
-      '/sft-base-bb-coding-cli.ckpt',
-      '/sft-mini-bb-coding-cli.ckpt',
-      '/sft-small-bb-coding-cli.ckpt',
-      '/sft-tiny-bb-coding-cli.ckpt',
       '/tokenizer-v2.json',
     ]);
 

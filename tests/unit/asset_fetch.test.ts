@@ -3,7 +3,7 @@
  * precaching (stored, absent, unchanged, failed) and cache-first reads.
  */
 import { describe, expect, it } from 'vitest';
-import { ASSET_CACHE, assetFetch, baseCheckpointUrl, isMissingAsset, precacheAssets, shippedCheckpointUrl, type AssetEnv } from '../../src/util/asset_fetch';
+import { ASSET_CACHE, assetFetch, baseCheckpointUrl, isMissingAsset, precacheAssets, type AssetEnv } from '../../src/util/asset_fetch';
 
 /** A Cache Storage keeping Responses in a Map (keyed by the URL string), enough for the module. */
 function memoryCaches(): { caches: CacheStorage; store: Map<string, Response>; opened: string[] } {
@@ -91,9 +91,6 @@ describe('asset_fetch', () => {
     expect(isMissingAsset(new Response('{}', { headers: { 'content-type': 'application/json' } }))).toBe(false);
     expect(baseCheckpointUrl('mini')).toBe('/base-mini.ckpt');
     expect(() => baseCheckpointUrl('../x')).toThrow("preset must be a lowercase name, got '../x'");
-    // A shipped checkpoint's preset goes after its name's first word.
-    expect(shippedCheckpointUrl('sft-bb-coding-cli', 'mini')).toBe('/sft-mini-bb-coding-cli.ckpt');
-    expect(shippedCheckpointUrl('base', 'small')).toBe('/base-small.ckpt');
-    expect(() => shippedCheckpointUrl('../sft', 'mini')).toThrow("name must be a lowercase dashed name, got '../sft'");
+    expect(baseCheckpointUrl('small')).toBe('/base-small.ckpt');
   });
 });

@@ -40,23 +40,23 @@ describe('results', () => {
     expect(formatPct([0.4, 0.5])).toBe('45.0 ± 7.1');
     expect(formatPct([0.25])).toBe('25.0');
   });
-  it('gives each starting checkpoint its own starting row (methods that start elsewhere, e.g. a black-box SFT)', () => {
-    const sft = (seed: number): RunResult => ({
-      ...run('bb SFT', seed, 0.2),
-      startingCheckpoint: 'sft-bb-coding-cli',
+  it('gives each starting checkpoint its own starting row (files of session 10, whose methods could name their own)', () => {
+    const other = (seed: number): RunResult => ({
+      ...run('from scratch', seed, 0.2),
+      startingCheckpoint: 'scratch',
       before: { base: 0, inSpace: 0, blackbox: { 'bb-assistant': 0.3 } },
     });
     const base = (m: string, seed: number): RunResult => ({ ...run(m, seed, 0.5), startingCheckpoint: 'base' });
-    const res: ExperimentResults = { resultsVersion: 1, spec: 'blackbox', evalSet: 'x', machine: 'test', runs: [base('scaling', 0), sft(0), base('scaling', 1), sft(1)] };
+    const res: ExperimentResults = { resultsVersion: 1, spec: 'blackbox', evalSet: 'x', machine: 'test', runs: [base('scaling', 0), other(0), base('scaling', 1), other(1)] };
     const table = resultsTable(res);
     const starts = table.rows.filter((r) => r.kind === 'start');
     expect(starts.map((r) => [r.label, r.seeds])).toEqual([
       ["starting checkpoint 'base'", 2],
-      ["starting checkpoint 'sft-bb-coding-cli'", 2],
+      ["starting checkpoint 'scratch'", 2],
     ]);
     const md = markdownTable(res);
     expect(md).toContain("| starting checkpoint 'base' | 2 | 10.0 ± 0.0 [n/a] | 20.0 ± 0.0 [n/a] | 5.0 ± 0.0 [n/a] |");
-    expect(md).toContain("| starting checkpoint 'sft-bb-coding-cli' | 2 | 0.0 ± 0.0 [n/a] | 0.0 ± 0.0 [n/a] | 30.0 ± 0.0 [n/a] |");
+    expect(md).toContain("| starting checkpoint 'scratch' | 2 | 0.0 ± 0.0 [n/a] | 0.0 ± 0.0 [n/a] | 30.0 ± 0.0 [n/a] |");
     // One starting checkpoint (or a file before session 10 without the field): one unnamed row.
     expect(
       resultsTable({ ...res, runs: [base('a', 0), base('b', 0)] })

@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { methodInit, parseSpec, SpecError, startsFromShippedSft } from '../../src/experiment/spec';
+import { parseSpec, SpecError } from '../../src/experiment/spec';
 import { getPreset, PRESET_NAMES } from '../../src/experiment/presets';
 import { specConsistencyIssues } from '../../src/experiment/plan';
 import { RlSpec } from '../../src/experiment/spec';
@@ -33,21 +33,25 @@ describe('experiment spec', () => {
     expect(bad((s) => (s.methods[0] = { name: 'bb', harnesses: 'blackbox' }))).toMatch(/spec\.methods\[0\]\.blackbox: required/);
     expect(bad((s) => (s.evaluation.inSpace = { mode: 'some' }))).toMatch(/spec\.evaluation\.inSpace/);
   });
-  it("a method's init names a shipped checkpoint: a bad one is one line naming spec.methods[i].init and the value", () => {
-    expect(bad((s) => (s.methods[0].init = 'sft-coding-cli'))).toBe(
-      'test.json: invalid experiment spec: spec.methods[0].init: expected one of "base", "sft-bb-coding-cli", got "sft-coding-cli"',
+  it("an 'sft' method must carry its in-run SFT phase: without one it is one line naming spec.methods[i].sft", () => {
+    const bb = { name: 'bb SFT', harnesses: 'blackbox', blackbox: 'bb-coding-cli', K: 1, algorithm: 'sft' };
+    expect(bad((s) => (s.methods[1] = bb))).toBe(
+      "test.json: invalid experiment spec: spec.methods[1].sft: required when algorithm is 'sft' (the in-run SFT phase { steps, lr }, through the method's black-box harness)",
     );
-    expect(bad((s) => (s.methods[0].init = 'public/sft-mini-bb-coding-cli.ckpt'))).toMatch(
-      /^test\.json: invalid experiment spec: spec\.methods\[0\]\.init: .*got "public\/sft-mini-bb-/,
-    );
+    expect(() => parseSpec({ ...smokeSpec(), methods: [{ ...bb, sft: { steps: 5, lr: 1e-3 } }] }, 'ok')).not.toThrow();
+    // Off a black-box harness, the phase is refused too (it trains through that harness).
+    expect(bad((s) => (s.methods[0] = { name: 'x', harnesses: 'single', algorithm: 'sft', sft: { steps: 5, lr: 1e-3 } }))).toMatch(/spec\.methods\[0\]\.sft: .*needs harnesses 'blackbox', got 'single'$/);
+    // A method names no starting checkpoint of its own (the shipped SFT checkpoint was removed in session 11).
+    expect(bad((s) => (s.methods[0].init = 'base'))).toBe("test.json: invalid experiment spec: spec.methods[0]: unknown field(s) 'init'");
   });
-  it('blackbox preset: every method starts from the base; black-box SFT and RL train through an in-run SFT phase (no shipped SFT checkpoint)', () => {
+  it('blackbox preset: black-box SFT and RL train through an in-run SFT phase from the spec-level base', () => {
     const spec = getPreset('blackbox');
-    const starts = Object.fromEntries(spec.methods.map((m) => [m.name, [m.algorithm, methodInit(spec, m), startsFromShippedSft(m), m.sft?.steps ?? 0]]));
+    expect(spec.model.init).toBe('base');
+    const starts = Object.fromEntries(spec.methods.map((m) => [m.name, [m.algorithm, m.sft?.steps ?? 0]]));
     expect(starts).toEqual({
-      'harness scaling (GRPO)': ['grpo', 'base', false, 0],
-      'black-box SFT (coding-cli)': ['sft', 'base', false, 600],
-      'black-box RL (coding-cli)': ['grpo', 'base', false, 600],
+      'harness scaling (GRPO)': ['grpo', 0],
+      'black-box SFT (coding-cli)': ['sft', 600],
+      'black-box RL (coding-cli)': ['grpo', 600],
     });
   });
   it('an enum error echoes the bad value', () => {

@@ -13,7 +13,6 @@ import { presetConfig } from '../../src/model/config';
 import { paramCount } from '../../src/model/layout';
 import { concatBytes, encodeExportFile, prepareCheckpoint } from '../../src/storage/serialize';
 import { parseSpec } from '../../src/experiment/spec';
-import { getPreset } from '../../src/experiment/presets';
 import { SMOKE_SPEC_JSON } from './lib/smoke_spec';
 
 const quick = structuredClone(SMOKE_SPEC_JSON);
@@ -105,20 +104,14 @@ describe("model.init 'base' without --base: the shipped base must load (no silen
     await expect(checkShippedCheckpoints(miniSpec, tok, dir)).rejects.toThrow(/^public\/base-mini\.ckpt: .*truncated/);
   });
 
-  it("a method's init checkpoint must ship too: missing, it is refused naming spec.methods[i].init and the file; --base skips the base only", async () => {
-    // The blackbox preset as it was in session 10: its black-box methods start from the shipped SFT checkpoint.
-    const preset = getPreset('blackbox');
-    const blackbox = parseSpec({ ...preset, methods: preset.methods.map((m) => (m.harnesses === 'blackbox' ? { ...m, init: 'sft-bb-coding-cli' } : m)) }, 'blackbox with init');
-    await expect(checkShippedCheckpoints(blackbox, tok, publicDir)).resolves.toBeUndefined();
-    const dir = mkdtempSync(join(tmpdir(), 'hlab-public-'));
-    writeFileSync(join(dir, 'base-mini.ckpt'), readFileSync(join(publicDir, 'base-mini.ckpt')));
-    await expect(checkShippedCheckpoints(blackbox, tok, dir)).rejects.toThrow(
-      /^spec\.methods\[1\]\.init = 'sft-bb-coding-cli' but no sft-bb-coding-cli checkpoint ships for preset 'mini' \(public\/sft-mini-bb-coding-cli\.ckpt\): rebuild it with the command in public\/sft-mini-bb-coding-cli\.ckpt\.json/,
+  it("the base of every method's model preset must ship; --base replaces them all", async () => {
+    const mixed = parseSpec({ ...quick, model: { preset: 'mini', init: 'base' }, methods: [quick.methods[0], { ...quick.methods[0], name: 'tiny', modelPreset: 'tiny' }] }, 'mixed');
+    await expect(checkShippedCheckpoints(mixed, tok, publicDir)).rejects.toThrow(
+      /^spec\.model\.init = 'base' but no base checkpoint ships for preset 'tiny' \(public\/base-tiny\.ckpt\): build it with/,
     );
-    const onlySft = mkdtempSync(join(tmpdir(), 'hlab-public-'));
-    writeFileSync(join(onlySft, 'sft-mini-bb-coding-cli.ckpt'), readFileSync(join(publicDir, 'sft-mini-bb-coding-cli.ckpt')));
-    await expect(checkShippedCheckpoints(blackbox, tok, onlySft)).rejects.toThrow(/^spec\.model\.init = 'base' but no base checkpoint ships/);
-    await expect(checkShippedCheckpoints(blackbox, tok, onlySft, true)).resolves.toBeUndefined();
+    const empty = mkdtempSync(join(tmpdir(), 'hlab-public-'));
+    await expect(checkShippedCheckpoints(mixed, tok, empty)).rejects.toThrow(/^spec\.model\.init = 'base' but no base checkpoint ships for preset 'mini'/);
+    await expect(checkShippedCheckpoints(mixed, tok, empty, true)).resolves.toBeUndefined();
   });
 
   it('hlab run on a spec whose base does not ship exits 2 with one line before any browser starts', () => {

@@ -1,6 +1,7 @@
-// Where runs start (run_start.ts): a method's `init` names a shipped checkpoint that replaces
-// spec.model.init for that method only, while the in-space set stays the spec-level base's, the
-// same for every method. The shipped files in public/ are read from disk through the asset seam.
+// Where runs start (run_start.ts): every method starts from spec.model.init — the shipped base of
+// its model preset (or --base), or a seeded random init for 'scratch' — black-box SFT baselines
+// included (they are fine-tuned inside the run, sft_phase.ts). The shipped files in public/ are
+// read from disk through the asset seam.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -24,56 +25,49 @@ const fromDisk =
   };
 
 const digest = (p: Float32Array) => sha256Hex(new Uint8Array(p.buffer, p.byteOffset, p.byteLength));
-const shipped = async (file: string) => (await decodeBaseCheckpoint(new Uint8Array(readFileSync(join(PUBLIC, file))))).params;
 
-function start(spec: ExperimentSpec, i: number, loads: Awaited<ReturnType<typeof loadStartingCheckpoints>>) {
+function start(spec: ExperimentSpec, i: number, loads: Awaited<ReturnType<typeof loadStartingCheckpoints>>, seed = 0) {
   const m = spec.methods[i];
-  return startingParams(spec, m, presetConfig(m.modelPreset ?? spec.model.preset, tok.vocabSize), 0, tok, [], () => {}, loads);
+  return startingParams(spec, m, presetConfig(m.modelPreset ?? spec.model.preset, tok.vocabSize), seed, tok, [], () => {}, loads);
 }
 
-describe('per-method starting checkpoint (MethodSpec.init)', () => {
-  // The blackbox preset as it was in session 10: its black-box methods start from the shipped SFT checkpoint.
-  const preset = getPreset('blackbox');
-  const spec = parseSpec({ ...preset, methods: preset.methods.map((m) => (m.harnesses === 'blackbox' ? { ...m, init: 'sft-bb-coding-cli' } : m)) }, 'blackbox with init');
+describe('starting checkpoint (spec.model.init)', () => {
+  const spec = parseSpec(getPreset('blackbox'), 'blackbox');
 
-  it('a method with init starts from that checkpoint, one without from the base; the digests differ', async () => {
+  it('every method, black-box SFT and RL included, starts from the base of its preset, named by file and digest', async () => {
+    expect(spec.methods.some((m) => m.algorithm === 'sft')).toBe(true);
     const loads = await loadStartingCheckpoints(spec, undefined, fromDisk());
-    expect([...loads.keys()].sort()).toEqual(['base/mini', 'sft-bb-coding-cli/mini']);
-    const [scaling, sft, rl] = [0, 1, 2].map((i) => start(spec, i, loads));
-    const base = await shipped('base-mini.ckpt');
-    const bbSft = await shipped('sft-mini-bb-coding-cli.ckpt');
-    expect(await digest(scaling.params)).toBe(await digest(base));
-    expect(await digest(sft.params)).toBe(await digest(bbSft));
-    expect(await digest(rl.params)).toBe(await digest(bbSft));
-    expect(await digest(bbSft)).not.toBe(await digest(base));
-    // Provenance names the file and its header digest (the sidecar's digest).
-    const sidecar = JSON.parse(readFileSync(join(PUBLIC, 'sft-mini-bb-coding-cli.ckpt.json'), 'utf8'));
-    expect(rl.source).toBe(`'sft-bb-coding-cli' checkpoint public/sft-mini-bb-coding-cli.ckpt (digest ${sidecar.digest.slice(0, 12)})`);
-    expect(scaling.source).toMatch(/^base checkpoint public\/base-mini\.ckpt \(digest [0-9a-f]{12}\)$/);
-    // The SFT command the checkpoint records (the runner's 'sft' warning quotes it).
-    expect(sft.command).toBe(sidecar.command);
-  });
-
-  it('the in-space exclusion is the spec-level base mix, the same as without any method init', async () => {
-    const loads = await loadStartingCheckpoints(spec, undefined, fromDisk());
-    const plain = parseSpec({ ...spec, methods: spec.methods.map(({ init: _, ...m }) => m) }, 'plain');
-    const plainLoads = await loadStartingCheckpoints(plain, undefined, fromDisk());
-    expect([...plainLoads.keys()]).toEqual(['base/mini']);
+    expect([...loads.keys()]).toEqual(['mini']);
+    const base = (await decodeBaseCheckpoint(new Uint8Array(readFileSync(join(PUBLIC, 'base-mini.ckpt'))))).params;
+    for (const i of spec.methods.keys()) {
+      const s = start(spec, i, loads);
+      expect(await digest(s.params), spec.methods[i].name).toBe(await digest(base));
+      expect(s.source).toMatch(/^base checkpoint public\/base-mini\.ckpt \(digest [0-9a-f]{12}\)$/);
+    }
     const mix = baseMix(spec, loads);
-    expect(mix).toEqual(baseMix(plain, plainLoads));
     expect(mix.ids.length).toBeGreaterThan(0);
     expect(mix.label).toMatch(/^mix 'base:0\.25,one-factor:0\.35,random:48:0\.4'/);
   });
 
-  it('--base replaces the base only; a missing init checkpoint is refused naming the method, its init and the file', async () => {
+  it("'scratch' loads nothing, leaves no mix out and draws the parameters from the seed", async () => {
+    const scratch = parseSpec({ ...getPreset('blackbox'), model: { ...spec.model, init: 'scratch' } }, 'scratch');
+    const loads = await loadStartingCheckpoints(scratch, undefined, fromDisk());
+    expect(loads.size).toBe(0);
+    expect(baseMix(scratch, loads).ids).toEqual([]);
+    const [a, b, c] = [0, 0, 1].map((seed) => start(scratch, 0, loads, seed));
+    expect(a.source).toBe('scratch (seeded random init)');
+    expect(await digest(a.params)).toBe(await digest(b.params));
+    expect(await digest(a.params)).not.toBe(await digest(c.params));
+  });
+
+  it('--base replaces the shipped base; a missing base is refused naming the file and the ways out, never replaced by a random init', async () => {
     const baseBytes = new Uint8Array(readFileSync(join(PUBLIC, 'base-mini.ckpt')));
     const withBase = await loadStartingCheckpoints(spec, baseBytes, fromDisk());
-    expect(withBase.get('base/mini')?.explicit).toBe(true);
-    expect(withBase.get('sft-bb-coding-cli/mini')?.explicit).toBe(false);
-    const missing = await loadStartingCheckpoints(spec, undefined, fromDisk(['/sft-mini-bb-coding-cli.ckpt']));
-    expect(() => start(spec, 0, missing)).not.toThrow();
-    expect(() => start(spec, 2, missing)).toThrow(
-      "method 'black-box RL (coding-cli)' init 'sft-bb-coding-cli' but the checkpoint public/sft-mini-bb-coding-cli.ckpt is unusable (public/sft-mini-bb-coding-cli.ckpt not found: no sft-bb-coding-cli checkpoint ships for preset 'mini'): rebuild it with the command in public/sft-mini-bb-coding-cli.ckpt.json, or drop the method's init",
+    expect(withBase.get('mini')?.explicit).toBe(true);
+    expect(start(spec, 0, withBase).source).toMatch(/^base checkpoint \(--base file\) \(digest [0-9a-f]{12}\)$/);
+    const missing = await loadStartingCheckpoints(spec, undefined, fromDisk(['/base-mini.ckpt']));
+    expect(() => start(spec, 1, missing)).toThrow(
+      "spec.model.init = 'base' but the checkpoint public/base-mini.ckpt is unusable (public/base-mini.ckpt not found: no base checkpoint ships for preset 'mini'): build it with `npm run -s hlab -- pretrain --preset mini --out public/base-mini.ckpt`, pass --base FILE, or set model.init to 'scratch'",
     );
   });
 });

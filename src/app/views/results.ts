@@ -47,7 +47,7 @@ import { BASE_HARNESS, DEFAULT_SPACE, hammingDistance, parseHarnessId } from '..
 import { parseSpec, type ExperimentSpec } from '../../experiment/spec';
 import { getPreset } from '../../experiment/presets';
 import { scalingSection } from './scaling';
-import { trainedHarnesses } from '../../experiment/plan';
+import { trainingHarnesses } from '../../experiment/plan';
 import '../results.css';
 import { runStepCounts, stepCountsText, withoutUpdate } from '../step_counts';
 import { infeasibleCellsOf, type InfeasibleCell } from '../infeasible_cells';
@@ -135,7 +135,7 @@ function harnessRoles(ids: readonly string[], specJson: unknown): Map<string, st
   if (specJson) {
     try {
       const spec = parseSpec(specJson, 'spec');
-      training = [...new Set(spec.methods.flatMap((m) => trainedHarnesses(spec, m)))].filter((h) => !h.startsWith('bb-'));
+      training = [...new Set(spec.methods.flatMap((m) => trainingHarnesses(spec, m)))].filter((h) => !h.startsWith('bb-'));
     } catch {
       training = null;
     }
