@@ -49,15 +49,7 @@ test('offline after load: a Train run makes no request', async ({ browser }) => 
       const c = await caches.open('hlab-assets-v1');
       return (await c.keys()).map((r) => new URL(r.url).pathname).sort();
     });
-  await expect
-    .poll(cachedKeys)
-    .toEqual([
-      '/base-base.ckpt',
-      '/base-mini.ckpt',
-      '/base-small.ckpt',
-      '/base-tiny.ckpt',
-      '/tokenizer-v2.json',
-    ]);
+  await expect.poll(cachedKeys).toEqual(['/base-base.ckpt', '/base-mini.ckpt', '/base-small.ckpt', '/base-tiny.ckpt', '/tokenizer-v2.json']);
 
   const after: string[] = [];
   const failed: string[] = [];

@@ -40,7 +40,9 @@ describe('experiment spec', () => {
     );
     expect(() => parseSpec({ ...smokeSpec(), methods: [{ ...bb, sft: { steps: 5, lr: 1e-3 } }] }, 'ok')).not.toThrow();
     // Off a black-box harness, the phase is refused too (it trains through that harness).
-    expect(bad((s) => (s.methods[0] = { name: 'x', harnesses: 'single', algorithm: 'sft', sft: { steps: 5, lr: 1e-3 } }))).toMatch(/spec\.methods\[0\]\.sft: .*needs harnesses 'blackbox', got 'single'$/);
+    expect(bad((s) => (s.methods[0] = { name: 'x', harnesses: 'single', algorithm: 'sft', sft: { steps: 5, lr: 1e-3 } }))).toMatch(
+      /spec\.methods\[0\]\.sft: .*needs harnesses 'blackbox', got 'single'$/,
+    );
     // A method names no starting checkpoint of its own (the shipped SFT checkpoint was removed in session 11).
     expect(bad((s) => (s.methods[0].init = 'base'))).toBe("test.json: invalid experiment spec: spec.methods[0]: unknown field(s) 'init'");
   });

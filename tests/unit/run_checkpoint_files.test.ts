@@ -105,7 +105,10 @@ describe("model.init 'base' without --base: the shipped base must load (no silen
   });
 
   it("the base of every method's model preset must ship; --base replaces them all", async () => {
-    const mixed = parseSpec({ ...quick, model: { preset: 'mini', init: 'base' }, methods: [quick.methods[0], { ...quick.methods[0], name: 'tiny', modelPreset: 'tiny' }] }, 'mixed');
+    const mixed = parseSpec(
+      { ...quick, model: { preset: 'mini', init: 'base' }, methods: [quick.methods[0], { ...quick.methods[0], name: 'tiny', modelPreset: 'tiny' }] },
+      'mixed',
+    );
     await expect(checkShippedCheckpoints(mixed, tok, publicDir)).rejects.toThrow(
       /^spec\.model\.init = 'base' but no base checkpoint ships for preset 'tiny' \(public\/base-tiny\.ckpt\): build it with/,
     );
