@@ -72,7 +72,7 @@ export function registerPretrain(program: Command): void {
     .option('--max-tier <n>', 'curriculum: only train tasks of tier ≤ n', intOption(1, 3), 3)
     .option('--action-reserve <n>', 'tokens reserved for the action (default maxT/4, ≥ 48)', intOption(8, 4096))
     .option('--context-loss-weight <w>', 'loss weight of context tokens (prompt, task, observations) beside 1 on action tokens; 0 = actions only', numberOption(0, 1), 0)
-    .option('--out <file>', 'checkpoint path (default public/base-<preset>.ckpt, or public/sft-<blackbox>-<preset>.ckpt)')
+    .option('--out <file>', 'checkpoint path (default public/base-<preset>.ckpt, or out/sft-<blackbox>-<preset>.ckpt with --blackbox: a research checkpoint, not shipped)')
     .option(
       '--mix <spec>',
       `base model: harness mix of the demonstrations, e.g. '${DEFAULT_MIX_SPEC}' (the default; kinds base, one-factor, random:N, procedural; docs/PRETRAIN.md)`,
@@ -124,7 +124,7 @@ async function runPretrain(opts: Opts): Promise<void> {
   if (opts.init && opts.backend !== 'wasm') throw new UsageError('--init is supported with --backend wasm only');
   if (opts.threads !== undefined && opts.backend !== 'wasm') throw new UsageError('--threads is supported with --backend wasm only');
   if (opts.evalEvery > 0 && opts.backend !== 'wasm') throw new UsageError('--eval-every is supported with --backend wasm only');
-  const out = resolve(opts.out ?? (opts.blackbox ? `public/sft-${opts.blackbox}-${opts.preset}.ckpt` : `public/base-${opts.preset}.ckpt`));
+  const out = resolve(opts.out ?? (opts.blackbox ? `out/sft-${opts.blackbox}-${opts.preset}.ckpt` : `public/base-${opts.preset}.ckpt`));
   const command = `hlab pretrain ${process.argv.slice(3).join(' ')}`.trim();
   const page: PretrainPageOptions = {
     preset: opts.preset,
