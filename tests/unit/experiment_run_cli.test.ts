@@ -2,7 +2,7 @@
 // (no browser is started for an invalid spec).
 import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadSpec, prepareOut, resumeCommand, runFailure } from '../../src/cli/commands/run';
@@ -83,6 +83,20 @@ describe('hlab run: the output folder', () => {
     writeFileSync(join(dir, 'old', 'checkpoint.hlab'), 'x');
     prepareOut(join(dir, 'old'), true, (s) => notes.push(s));
     expect(notes).toHaveLength(1);
+  });
+
+  it('--resume of a finished run is refused in one line (nothing to continue; its results stay); an interrupted one resumes', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hlab-out-'));
+    mkdirSync(join(dir, 'run'));
+    writeFileSync(join(dir, 'run', 'checkpoint.hlab'), 'x');
+    writeFileSync(join(dir, 'run', 'results.json'), JSON.stringify({ status: 'interrupted' }));
+    expect(prepareOut(join(dir, 'run'), true)).toBe(join(dir, 'run'));
+    writeFileSync(join(dir, 'run', 'results.json'), JSON.stringify({ status: 'done' }));
+    expect(() => prepareOut(join(dir, 'run'), true)).toThrow(`--resume: the run in ${join(dir, 'run')} has finished (results.json status 'done'); nothing to resume`);
+    const r = cli(['run', '--preset', 'quick', '--out', join(dir, 'run'), '--resume']);
+    expect(r.status).toBe(2);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(readFileSync(join(dir, 'run', 'results.json'), 'utf8')).toBe(JSON.stringify({ status: 'done' }));
   });
 });
 

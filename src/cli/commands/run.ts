@@ -95,10 +95,24 @@ export function prepareOut(dir: string, resume: boolean, note: (s: string) => vo
   const ckpt = resolve(out, 'checkpoint.hlab');
   if (resume) {
     if (!existsSync(ckpt)) throw new UsageError(`--resume: no checkpoint at ${ckpt}; check --out, or run without --resume to start fresh`);
+    // A finished run has nothing to continue; resuming it would only rewrite its results files.
+    if (finishedRun(out))
+      throw new UsageError(
+        `--resume: the run in ${out} has finished (results.json status 'done'); nothing to resume: its results are there, or run without --resume to start it again`,
+      );
   } else if (existsSync(ckpt) || existsSync(resolve(out, 'results.json'))) {
     note(`note: ${out} holds an earlier run; it is overwritten (continue it with --resume, or pick another --out)`);
   }
   return out;
+}
+
+/** Whether `out` holds the results of a run that finished (results.json `status: 'done'`); an unreadable file is not. */
+function finishedRun(out: string): boolean {
+  try {
+    return (JSON.parse(readFileSync(resolve(out, 'results.json'), 'utf8')) as { status?: unknown }).status === 'done';
+  } catch {
+    return false;
+  }
 }
 
 /** The command that resumes `command` (adds --resume once). */
