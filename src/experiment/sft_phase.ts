@@ -5,7 +5,7 @@
  *
  *   demonstrations → rows → SFT steps → parameters (the runner writes them into the RL trainer)
  *
- * Demonstrations: one expert episode (src/harness/expert.ts) per task of the run's train-task
+ * Demonstrations: one expert episode (src/pretrain/sft.ts demonstrationsOf) per task of the run's train-task
  * pool (plan.ts trainPool, train seeds; never a test or validation task), or a seeded subset of
  * `demos` of them (stream Rng.derive(seed, 'sft-demos')), under `method.blackbox`; the expert
  * acts on what the run's context cut shows (rows.ts cutView at the run's budget, model/budget.ts
@@ -23,12 +23,11 @@
  * `SftReuse` keeps the last phase's parameters and the next identical one takes them (logged).
  */
 import type { Engine, EngineRlTrainer } from '../engine/engine';
-import { runExpertEpisode, type ExpertEpisode } from '../harness/expert';
 import { runBudget } from '../model/budget';
 import { presetConfig, type ModelConfig, type PresetName } from '../model/config';
 import { cutView, tokenCounter } from '../model/rows';
 import type { Tokenizer } from '../model/tokenizer';
-import { demoFailureReason, demonstrationRows, describeDropped, resolveSftConfig, trainSft, type DemoFailure } from '../pretrain/sft';
+import { demonstrationRows, demonstrationsOf, describeDropped, resolveSftConfig, trainSft } from '../pretrain/sft';
 import { taskFromId } from '../tasks';
 import { sha256Hex } from '../util/encoding';
 import { Rng } from '../util/rng';
@@ -123,20 +122,13 @@ async function trainPhase(call: SftPhaseCall, run: SftPhaseRun, model: ModelConf
           .slice(0, sft.demos)
       : [...run.pool];
   const limits = runBudget(model.maxT, spec.rollout);
-  const expertOpts = { view: cutView(tok, limits), tokenLength: tokenCounter(tok) };
-  const episodes: ExpertEpisode[] = [];
-  const failedBy: Record<DemoFailure, number> = { opening: 0, driver: 0, verifier: 0 };
-  for (const id of ids) {
-    const ep = runExpertEpisode(taskFromId(id), harness, expertOpts);
-    if (ep.pass) episodes.push(ep);
-    else failedBy[demoFailureReason(ep)]++;
-  }
-  const failed = ids.length - episodes.length;
+  const demos = demonstrationsOf(ids.map(taskFromId), seed, { blackbox: harness }, cutView(tok, limits), tokenCounter(tok));
+  const { episodes, failed } = demos;
   if (episodes.length === 0) throw new Error(`method '${method.name}', seed ${seed}: SFT phase: the expert passed none of ${ids.length} train tasks under ${harness}`);
   const rows = demonstrationRows(tok, episodes, limits);
   emit({
     type: 'log',
-    message: `SFT phase (${who}): ${episodes.length} expert episodes of ${ids.length} train tasks through ${harness} (${describeDropped({ failed, failedBy })}) → ${rows.length} rows; ${sft.steps} steps × ${sft.batchSize} rows, lr ${sft.lr}`,
+    message: `SFT phase (${who}): ${episodes.length} expert episodes of ${ids.length} train tasks through ${harness} (${describeDropped(demos)}) → ${rows.length} rows; ${sft.steps} steps × ${sft.batchSize} rows, lr ${sft.lr}`,
   });
   const cfg = {
     ...resolveSftConfig(

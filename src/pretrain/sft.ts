@@ -207,7 +207,21 @@ export function collectDemonstrations(
   view?: (context: string, action?: string) => string,
   tokenLength?: (text: string) => number,
 ): DemoSet {
-  const tasks = demoTasks(n, seed, maxTier, suites);
+  return demonstrationsOf(demoTasks(n, seed, maxTier, suites), seed, source, view, tokenLength);
+}
+
+/**
+ * Expert demonstrations of the given tasks (collectDemonstrations draws them; the in-run SFT
+ * phase, src/experiment/sft_phase.ts, passes a run's train pool): harness choice, view and
+ * token counter as collectDemonstrations documents; failed episodes dropped and counted.
+ */
+export function demonstrationsOf(
+  tasks: readonly Task[],
+  seed: number,
+  source: DemoSource,
+  view?: (context: string, action?: string) => string,
+  tokenLength?: (text: string) => number,
+): DemoSet {
   const hr = Rng.derive(seed, 'demo-harness');
   const episodes: ExpertEpisode[] = [];
   let failed = 0;
