@@ -15,11 +15,11 @@ import type { RunState } from '../../src/experiment/run_checkpoint';
 import type { RunEvent } from '../../src/experiment/run_events';
 import { runResult } from '../../src/experiment/run_result';
 import { runSftPhase, SftReuse, type SftRecord } from '../../src/experiment/sft_phase';
-import { parseSpec, SpecError } from '../../src/experiment/spec';
+import { parseSpec } from '../../src/experiment/spec';
 import { presetConfig } from '../../src/model/config';
 import { initParams } from '../../src/model/init';
 import { Tokenizer, type TokenizerFile } from '../../src/model/tokenizer';
-import { SMOKE_SPEC_JSON } from './lib/smoke_spec';
+import { SMOKE_SPEC_JSON, specErrorMessage } from './lib/smoke_spec';
 
 const tok = Tokenizer.fromJSON(JSON.parse(readFileSync(new URL('../../public/tokenizer-v2.json', import.meta.url), 'utf8')) as TokenizerFile);
 
@@ -31,16 +31,6 @@ function sftSpecJson(sft: unknown, extra: Record<string, unknown> = {}) {
   return j;
 }
 
-function specError(j: unknown): string {
-  try {
-    parseSpec(j, 'test.json');
-  } catch (e) {
-    expect(e).toBeInstanceOf(SpecError);
-    return (e as Error).message;
-  }
-  throw new Error('expected a SpecError');
-}
-
 describe('spec: methods[].sft', () => {
   it('accepts a phase and fills the default batch size', () => {
     const s = parseSpec(sftSpecJson({ steps: 20, lr: 1e-3 }));
@@ -48,17 +38,17 @@ describe('spec: methods[].sft', () => {
   });
 
   it('names the bad field and its value in one line', () => {
-    expect(specError(sftSpecJson({ steps: 0, lr: 1e-3 }))).toMatch(/^test\.json: invalid experiment spec: spec\.methods\[0\]\.sft\.steps: .*got 0$/);
-    expect(specError(sftSpecJson({ steps: 10, lr: 1.5 }))).toMatch(/^test\.json: invalid experiment spec: spec\.methods\[0\]\.sft\.lr: .*got 1\.5$/);
-    expect(specError(sftSpecJson({ steps: 10, lr: 1e-3, batchSize: 2.5 }))).toMatch(/spec\.methods\[0\]\.sft\.batchSize: .*got 2\.5$/);
-    expect(specError(sftSpecJson({ steps: 10, lr: 1e-3, epochs: 2 }))).toBe("test.json: invalid experiment spec: spec.methods[0].sft: unknown field(s) 'epochs'");
-    expect(specError(sftSpecJson({ steps: '10', lr: 1e-3 }))).toMatch(/spec\.methods\[0\]\.sft\.steps: .*got "10"$/);
+    expect(specErrorMessage(sftSpecJson({ steps: 0, lr: 1e-3 }))).toMatch(/^test\.json: invalid experiment spec: spec\.methods\[0\]\.sft\.steps: .*got 0$/);
+    expect(specErrorMessage(sftSpecJson({ steps: 10, lr: 1.5 }))).toMatch(/^test\.json: invalid experiment spec: spec\.methods\[0\]\.sft\.lr: .*got 1\.5$/);
+    expect(specErrorMessage(sftSpecJson({ steps: 10, lr: 1e-3, batchSize: 2.5 }))).toMatch(/spec\.methods\[0\]\.sft\.batchSize: .*got 2\.5$/);
+    expect(specErrorMessage(sftSpecJson({ steps: 10, lr: 1e-3, epochs: 2 }))).toBe("test.json: invalid experiment spec: spec.methods[0].sft: unknown field(s) 'epochs'");
+    expect(specErrorMessage(sftSpecJson({ steps: '10', lr: 1e-3 }))).toMatch(/spec\.methods\[0\]\.sft\.steps: .*got "10"$/);
   });
 
   it('refuses an SFT phase on a method that does not train through a black-box harness', () => {
     const j = sftSpecJson({ steps: 10, lr: 1e-3 });
     (j.methods as Array<Record<string, unknown>>)[0] = { name: 'x', harnesses: 'scaling', K: 4, algorithm: 'grpo', sft: { steps: 10, lr: 1e-3 } };
-    expect(specError(j)).toBe(
+    expect(specErrorMessage(j)).toBe(
       "test.json: invalid experiment spec: spec.methods[0].sft: an SFT phase trains through the method's black-box harness: needs harnesses 'blackbox', got 'scaling'",
     );
   });

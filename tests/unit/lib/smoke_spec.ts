@@ -4,7 +4,8 @@
  * was in session 8). Tests that need "a spec" start from this, so re-tuning a preset never changes
  * what they test; tests about a preset itself load the preset.
  */
-import { parseSpec, type ExperimentSpec } from '../../../src/experiment/spec';
+import { expect } from 'vitest';
+import { parseSpec, SpecError, type ExperimentSpec } from '../../../src/experiment/spec';
 
 /** The spec as JSON (clone before mutating: `structuredClone(SMOKE_SPEC_JSON)`). */
 export const SMOKE_SPEC_JSON = {
@@ -81,4 +82,18 @@ export const SMOKE_SPEC_JSON = {
 /** The smoke spec, validated, defaults filled in (a fresh object each call). */
 export function smokeSpec(): ExperimentSpec {
   return parseSpec(structuredClone(SMOKE_SPEC_JSON), 'smoke spec');
+}
+
+/**
+ * The message parseSpec throws for `json` (source 'test.json'), checking it is a SpecError.
+ * @throws Error when the spec is accepted
+ */
+export function specErrorMessage(json: unknown): string {
+  try {
+    parseSpec(json, 'test.json');
+  } catch (e) {
+    expect(e).toBeInstanceOf(SpecError);
+    return (e as Error).message;
+  }
+  throw new Error('spec was accepted');
 }
