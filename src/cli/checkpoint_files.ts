@@ -12,6 +12,7 @@ import { decodeExportFile } from '../storage/serialize';
 import { presetConfig } from '../model/config';
 import type { ExperimentSpec } from '../experiment/spec';
 import { baseCheckpointUrl } from '../util/asset_fetch';
+import { missingBaseFix } from '../experiment/run_start';
 import type { Tokenizer } from '../model/tokenizer';
 
 /** Bytes of `path`, or a UsageError naming the option and the file. */
@@ -49,7 +50,7 @@ export async function checkShippedCheckpoints(spec: ExperimentSpec, tok: Tokeniz
   for (const preset of new Set(spec.methods.map((m) => m.modelPreset ?? spec.model.preset))) {
     const file = `public${baseCheckpointUrl(preset)}`;
     const path = join(publicDir, baseCheckpointUrl(preset));
-    const fix = `build it with \`npm run -s hlab -- pretrain --preset ${preset} --out ${file}\`, pass --base FILE, or set model.init to 'scratch'`;
+    const fix = missingBaseFix(preset);
     if (!existsSync(path)) throw new UsageError(`spec.model.init = 'base' but no base checkpoint ships for preset '${preset}' (${file}): ${fix}`);
     const users = spec.methods.filter((u) => (u.modelPreset ?? spec.model.preset) === preset);
     await verifyBase(file, new Uint8Array(readFileSync(path)), { ...spec, methods: users }, tok, fix);

@@ -70,6 +70,11 @@ export function baseMix(spec: ExperimentSpec, loads: ReadonlyMap<string, Checkpo
   return mixUnion([...loads.values()].map((load) => [load.preset, 'ck' in load ? pretrainMixOf(load.ck.header.metadata) : NO_MIX] as const));
 }
 
+/** The ways out when a preset's base checkpoint is missing or unusable (the runner's and the CLI's refusals). */
+export function missingBaseFix(preset: string): string {
+  return `build it with \`npm run -s hlab -- pretrain --preset ${preset} --out public${baseCheckpointUrl(preset)}\`, pass --base FILE, or set model.init to 'scratch'`;
+}
+
 /**
  * The starting parameters of a run of `method` (spec.model.init): for 'base' the base checkpoint
  * of its model preset from `loads` (loadStartingCheckpoints: public/base-<preset>.ckpt or --base),
@@ -113,6 +118,6 @@ export function startingParams(
     }
   }
   // Never replaced by a random init: only 'scratch' asks for one (the CLI verifies the files first; this guards the app and other callers).
-  const fix = `build it with \`npm run -s hlab -- pretrain --preset ${preset} --out public/base-${preset}.ckpt\`, pass --base FILE, or set model.init to 'scratch'`;
+  const fix = missingBaseFix(preset);
   throw new Error(`${load.explicit ? '--base file' : `spec.model.init = 'base' but the checkpoint ${file}`} is unusable (${why}): ${fix}`);
 }
