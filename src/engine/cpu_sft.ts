@@ -55,7 +55,7 @@ function scoredForward(model: WasmModel, batch: RowBatch) {
  */
 export function sftLossAndGrads(model: WasmModel, batch: RowBatch): { loss: number; tokens: number } {
   const { f, S, V, w, nll, tokens, heads } = scoredForward(model, batch);
-  const dl = model.scratch(Math.max(1, S) * V, 'dlogits');
+  const dl = model.scratch(Math.max(1, S) * V, 'dlogits', 'none');
   const loss = heads ? nll / tokens : 0;
   if (heads) {
     const coef = model.scratch(S, 'coef');

@@ -213,7 +213,9 @@ export class WasmModel {
     this.stepMark = e.mark();
     const N = B * T;
     const S = scored.length;
-    const a = (n: number, label: string) => e.alloc(n, label);
+    // Every activation below is written in full by its kernel (attention writes the masked
+    // and padded entries as 0): no zero-fill.
+    const a = (n: number, label: string) => e.alloc(n, label, 'none');
     const idsA = a(N, 'ids');
     idsA.write(ids);
     const lenA = a(B, 'lengths');
@@ -285,10 +287,13 @@ export class WasmModel {
     if (dvalues && dvalues.length !== N) throw new Error(`WasmModel.backward: dvalues has ${dvalues.length} values, expected (B·T) = ${N}`);
     const g = (n: string) => this.p(n, this.grads);
     this.grads.zero();
+    // Accumulated into: dlnf (scatter, value head), dres (each LayerNorm backward adds its dinp).
     const a = (n: number, label: string) => e.alloc(n, label);
+    // Written in full by their kernel before any read.
+    const w = (n: number, label: string) => e.alloc(n, label, 'none');
     const dlnf = a(N * C, 'dlnf');
     if (S > 0) {
-      const dlnfS = a(S * C, 'dlnf scored');
+      const dlnfS = w(S * C, 'dlnf scored');
       matmulBackward(e, dlogits, f.lnfS, this.p('wte'), { dinp: dlnfS, dweight: g('wte'), dbias: null }, { N: S, K: C, M: V });
       scatterAddRows(e, dlnfS, f.scoredIdx, dlnf, S, C);
     }
@@ -299,10 +304,10 @@ export class WasmModel {
     }
     const dres = a(N * C, 'dres');
     layernormBackward(e, dlnf, f.xL, this.p('lnfw'), f.lnfMean, f.lnfRstd, { dinp: dres, dw: g('lnfw'), db: g('lnfb') }, { N, C });
-    const big = a(N * 4 * C, 'd fch');
-    const dC = a(N * C, 'd (N,C)');
-    const dqkv = a(N * 3 * C, 'dqkv');
-    const scratch = a(e.threads * (C / NH + T) * T, 'attention scratch');
+    const big = w(N * 4 * C, 'd fch');
+    const dC = w(N * C, 'd (N,C)');
+    const dqkv = w(N * 3 * C, 'dqkv');
+    const scratch = w(e.threads * (C / NH + T) * T, 'attention scratch');
     for (let l = L - 1; l >= 0; l--) {
       const h = `h${l}.`;
       const c = f.blocks[l];
@@ -324,10 +329,13 @@ export class WasmModel {
     this.stepMark = null;
   }
 
-  /** Scratch in engine memory, valid until endStep (for loss heads). Needs a forward first. */
-  scratch(n: number, label: string): Arr {
+  /**
+   * Scratch in engine memory, valid until endStep (for loss heads). Needs a forward first.
+   * @param fill 'none' for an output a kernel writes in full (WasmEngine.alloc)
+   */
+  scratch(n: number, label: string, fill: 'zero' | 'none' = 'zero'): Arr {
     if (this.stepMark === null) throw new Error('WasmModel.scratch: no step in progress (call forward first)');
-    return this.engine.alloc(n, label);
+    return this.engine.alloc(n, label, fill);
   }
 
   /** ‖grads‖₂ (f32 chunk partials summed in order in f64). */

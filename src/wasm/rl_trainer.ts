@@ -200,7 +200,7 @@ export class WasmRlTrainer {
     const cf = coef.f32();
     // d log π(a)/dz = (onehot(a) − softmax(z/τ))/τ, so ∂L/∂z = −(∂L/∂ℓ)·(softmax − onehot)/τ.
     for (let s = 0; s < S; s++) cf[s] = -o.dlogprob[pos[s]];
-    const dl = m.scratch(Math.max(1, S) * V, 'dlogits');
+    const dl = m.scratch(Math.max(1, S) * V, 'dlogits', 'none');
     if (S > 0) logprobBackward(e, f.logits, tg, lse, coef, dl, { S, V, temperature: cfg.temperature });
     if (o.dlogitsEntropy) {
       const d = dl.f32();

@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { useEngines } from './lib/wasm_engines';
 import { WasmEngine } from '../../src/wasm/engine';
 import { WasmModel } from '../../src/wasm/model';
+import { sftLossAndGrads } from '../../src/engine/cpu_sft';
 import { cpuForward, cpuBackward } from '../../src/model/cpu_model';
 import { initParams } from '../../src/model/init';
 import { paramLayout } from '../../src/model/layout';
@@ -105,6 +106,38 @@ describe.each([
     expect(Buffer.from(a.logits.buffer, a.logits.byteOffset, a.logits.byteLength).equals(Buffer.from(b.logits.buffer, b.logits.byteOffset, b.logits.byteLength))).toBe(true);
     expect(Array.from(a.values)).toEqual(Array.from(b.values));
     expect(Array.from(a.grads)).toEqual(Array.from(b.grads));
+  });
+
+  it('activations are not zero-filled, yet a step over memory left full of NaN gives the same bits as over fresh memory', () => {
+    const fresh = run(eng.e1, 4);
+    const batch = { B, T, ids: fresh.s.ids, lengths, mask: new Float32Array(B * T).fill(1) };
+    const sftFresh = sftLossAndGrads(fresh.m, batch);
+    const sftGradsFresh = fresh.m.grads.read();
+    // A released step's memory holding NaN where the next step's activations will go: any
+    // output a kernel did not write in full (and that is read) would turn up as NaN.
+    const poison = () => {
+      const mark = eng.e1.mark();
+      eng.e1.alloc(1 << 20, 'poison', 'none').f32().fill(Number.NaN);
+      eng.e1.release(mark);
+    };
+    const m = WasmModel.create(eng.e1, cfg);
+    m.writeParams(fresh.s.params);
+    poison();
+    const f = m.forward(fresh.s.ids, lengths, B, T, fresh.s.scored, true);
+    expect(Array.from(f.logits.read().subarray(0, fresh.logits.length))).toEqual(Array.from(fresh.logits));
+    expect(Array.from(f.values!.read())).toEqual(Array.from(fresh.values));
+    m.endStep();
+    poison();
+    const f2 = m.forward(fresh.s.ids, lengths, B, T, fresh.s.scored, true);
+    const dl = m.scratch(fresh.s.dlogitsS.length, 'dlogits');
+    dl.write(fresh.s.dlogitsS);
+    m.backward(f2, dl, fresh.s.dvalues);
+    expect(Array.from(m.grads.read())).toEqual(Array.from(fresh.grads));
+    m.endStep();
+    poison();
+    const sft = sftLossAndGrads(m, batch);
+    expect(sft).toEqual(sftFresh);
+    expect(Array.from(m.grads.read())).toEqual(Array.from(sftGradsFresh));
   });
 
   it('AdamW with clipping matches adamwUpdateRef (3 steps, tolerance 1e-6 of max |p|)', () => {

@@ -86,6 +86,74 @@ function tile1x8(A: usize, sar: i32, sak: i32, B: usize, ldb: i32, C: usize, ldc
   v128.store(c0 + mo, a0); v128.store(c0 + mo + 16, a1);
 }
 
+// Fewer than 4 rows (a decode step's 1–2 rows per thread, row tails): tile1x8 would keep only 2
+// accumulator chains busy, so each k would wait on the multiply-add latency (~4 cycles) instead
+// of the two FMA ports; these wider tiles keep 8 independent chains, as tile4x8 does. The sums
+// per element are the same madd chain in k order, so every tile shape gives the same bits.
+function tile2x16(A: usize, sar: i32, sak: i32, B: usize, ldb: i32, C: usize, ldc: i32, bias: usize, init: i32, n: i32, m: i32, k0: i32, k1: i32): void {
+  const c0 = C + (<usize>(n * ldc) << 2);
+  const c1 = c0 + (<usize>ldc << 2);
+  const mo = <usize>m << 2;
+  let a00: v128, a01: v128, a02: v128, a03: v128, a10: v128, a11: v128, a12: v128, a13: v128;
+  if (k0 == 0 && init != 2) {
+    a00 = initVal(c0, bias, init, m); a01 = initVal(c0, bias, init, m + 4);
+    a02 = initVal(c0, bias, init, m + 8); a03 = initVal(c0, bias, init, m + 12);
+    a10 = a00; a11 = a01; a12 = a02; a13 = a03;
+  } else {
+    a00 = v128.load(c0 + mo); a01 = v128.load(c0 + mo + 16); a02 = v128.load(c0 + mo + 32); a03 = v128.load(c0 + mo + 48);
+    a10 = v128.load(c1 + mo); a11 = v128.load(c1 + mo + 16); a12 = v128.load(c1 + mo + 32); a13 = v128.load(c1 + mo + 48);
+  }
+  let pa = A + (<usize>(n * sar + k0 * sak) << 2);
+  const dr = <usize>sar << 2;
+  const dk = <usize>sak << 2;
+  let pb = B + (<usize>(k0 * ldb + m) << 2);
+  const db = <usize>ldb << 2;
+  for (let k = k0; k < k1; k++) {
+    const b0 = v128.load(pb);
+    const b1 = v128.load(pb + 16);
+    const b2 = v128.load(pb + 32);
+    const b3 = v128.load(pb + 48);
+    const x0 = f32x4.splat(load<f32>(pa));
+    const x1 = f32x4.splat(load<f32>(pa + dr));
+    a00 = madd(x0, b0, a00); a01 = madd(x0, b1, a01); a02 = madd(x0, b2, a02); a03 = madd(x0, b3, a03);
+    a10 = madd(x1, b0, a10); a11 = madd(x1, b1, a11); a12 = madd(x1, b2, a12); a13 = madd(x1, b3, a13);
+    pa += dk;
+    pb += db;
+  }
+  v128.store(c0 + mo, a00); v128.store(c0 + mo + 16, a01); v128.store(c0 + mo + 32, a02); v128.store(c0 + mo + 48, a03);
+  v128.store(c1 + mo, a10); v128.store(c1 + mo + 16, a11); v128.store(c1 + mo + 32, a12); v128.store(c1 + mo + 48, a13);
+}
+
+function tile1x32(A: usize, sar: i32, sak: i32, B: usize, ldb: i32, C: usize, ldc: i32, bias: usize, init: i32, n: i32, m: i32, k0: i32, k1: i32): void {
+  const c0 = C + (<usize>(n * ldc) << 2);
+  const mo = <usize>m << 2;
+  let a0: v128, a1: v128, a2: v128, a3: v128, a4: v128, a5: v128, a6: v128, a7: v128;
+  if (k0 == 0 && init != 2) {
+    a0 = initVal(c0, bias, init, m); a1 = initVal(c0, bias, init, m + 4);
+    a2 = initVal(c0, bias, init, m + 8); a3 = initVal(c0, bias, init, m + 12);
+    a4 = initVal(c0, bias, init, m + 16); a5 = initVal(c0, bias, init, m + 20);
+    a6 = initVal(c0, bias, init, m + 24); a7 = initVal(c0, bias, init, m + 28);
+  } else {
+    a0 = v128.load(c0 + mo); a1 = v128.load(c0 + mo + 16); a2 = v128.load(c0 + mo + 32); a3 = v128.load(c0 + mo + 48);
+    a4 = v128.load(c0 + mo + 64); a5 = v128.load(c0 + mo + 80); a6 = v128.load(c0 + mo + 96); a7 = v128.load(c0 + mo + 112);
+  }
+  let pa = A + (<usize>(n * sar + k0 * sak) << 2);
+  const dk = <usize>sak << 2;
+  let pb = B + (<usize>(k0 * ldb + m) << 2);
+  const db = <usize>ldb << 2;
+  for (let k = k0; k < k1; k++) {
+    const x = f32x4.splat(load<f32>(pa));
+    a0 = madd(x, v128.load(pb), a0); a1 = madd(x, v128.load(pb + 16), a1);
+    a2 = madd(x, v128.load(pb + 32), a2); a3 = madd(x, v128.load(pb + 48), a3);
+    a4 = madd(x, v128.load(pb + 64), a4); a5 = madd(x, v128.load(pb + 80), a5);
+    a6 = madd(x, v128.load(pb + 96), a6); a7 = madd(x, v128.load(pb + 112), a7);
+    pa += dk;
+    pb += db;
+  }
+  v128.store(c0 + mo, a0); v128.store(c0 + mo + 16, a1); v128.store(c0 + mo + 32, a2); v128.store(c0 + mo + 48, a3);
+  v128.store(c0 + mo + 64, a4); v128.store(c0 + mo + 80, a5); v128.store(c0 + mo + 96, a6); v128.store(c0 + mo + 112, a7);
+}
+
 function tile4x4(A: usize, sar: i32, sak: i32, B: usize, ldb: i32, C: usize, ldc: i32, bias: usize, init: i32, n: i32, m: i32, k0: i32, k1: i32): void {
   const c0 = C + (<usize>(n * ldc) << 2);
   const c1 = c0 + (<usize>ldc << 2);
@@ -168,8 +236,16 @@ export function gemmRows(A: usize, sar: i32, sak: i32, B: usize, ldb: i32, C: us
       if (m < M4) { tile4x4(A, sar, sak, B, ldb, C, ldc, bias, init, n, m, k0, k1); m += 4; }
       for (; m < M; m++) for (let r = 0; r < 4; r++) tile1x1(A, sar, sak, B, ldb, C, ldc, bias, init, n + r, m, k0, k1);
     }
+    for (; n + 2 <= n1; n += 2) {
+      let m = 0;
+      for (; m + 16 <= M; m += 16) tile2x16(A, sar, sak, B, ldb, C, ldc, bias, init, n, m, k0, k1);
+      for (; m < M8; m += 8) for (let r = 0; r < 2; r++) tile1x8(A, sar, sak, B, ldb, C, ldc, bias, init, n + r, m, k0, k1);
+      for (; m < M4; m += 4) for (let r = 0; r < 2; r++) tile1x4(A, sar, sak, B, ldb, C, ldc, bias, init, n + r, m, k0, k1);
+      for (; m < M; m++) for (let r = 0; r < 2; r++) tile1x1(A, sar, sak, B, ldb, C, ldc, bias, init, n + r, m, k0, k1);
+    }
     for (; n < n1; n++) {
       let m = 0;
+      for (; m + 32 <= M; m += 32) tile1x32(A, sar, sak, B, ldb, C, ldc, bias, init, n, m, k0, k1);
       for (; m < M8; m += 8) tile1x8(A, sar, sak, B, ldb, C, ldc, bias, init, n, m, k0, k1);
       if (m < M4) { tile1x4(A, sar, sak, B, ldb, C, ldc, bias, init, n, m, k0, k1); m += 4; }
       for (; m < M; m++) tile1x1(A, sar, sak, B, ldb, C, ldc, bias, init, n, m, k0, k1);
