@@ -15,7 +15,19 @@ import { Rng } from '../../src/util/rng';
 type Init = 'zero' | 'bias' | 'accumulate';
 
 /** C (rows, M) = init + A·B with A (rows, K) read through strides (transposed when colStride > 1). */
-function runGemm(e: WasmEngine, A: Float32Array, rowStride: number, colStride: number, Bm: Float32Array, C0: Float32Array, bias: Float32Array, init: Init, rows: number, M: number, K: number): Float32Array {
+function runGemm(
+  e: WasmEngine,
+  A: Float32Array,
+  rowStride: number,
+  colStride: number,
+  Bm: Float32Array,
+  C0: Float32Array,
+  bias: Float32Array,
+  init: Init,
+  rows: number,
+  M: number,
+  K: number,
+): Float32Array {
   const mark = e.mark();
   const a = e.alloc(Math.max(1, A.length), 'A');
   if (A.length) a.write(A);
@@ -65,7 +77,8 @@ describe.each([
                     mag += Math.abs(p);
                   }
                   const err = Math.abs(got[n * M + m] - ref);
-                  if (err > 1e-5 * Math.max(mag, 1e-30)) throw new Error(`rows ${rows} M ${M} K ${K} ${init} ${transposed ? 'Aᵀ' : 'A'}: C[${n},${m}] = ${got[n * M + m]}, f64 ${ref}`);
+                  if (err > 1e-5 * Math.max(mag, 1e-30))
+                    throw new Error(`rows ${rows} M ${M} K ${K} ${init} ${transposed ? 'Aᵀ' : 'A'}: C[${n},${m}] = ${got[n * M + m]}, f64 ${ref}`);
                   checked++;
                 }
               }

@@ -117,7 +117,10 @@ describe.each([
     // output a kernel did not write in full (and that is read) would turn up as NaN.
     const poison = () => {
       const mark = eng.e1.mark();
-      eng.e1.alloc(1 << 20, 'poison', 'none').f32().fill(Number.NaN);
+      eng.e1
+        .alloc(1 << 20, 'poison', 'none')
+        .f32()
+        .fill(Number.NaN);
       eng.e1.release(mark);
     };
     const m = WasmModel.create(eng.e1, cfg);
