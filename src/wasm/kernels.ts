@@ -11,6 +11,7 @@
 import type { Arr, WasmEngine } from './engine';
 import { f32bits } from './engine';
 import { checkTemperature } from '../kernels/ref_util';
+import type { SampleBan } from '../kernels/sample_tokens.ref';
 
 function need(op: string, name: string, a: Arr, n: number, shape: string): void {
   if (a.length < n) throw new Error(`${op}: ${name} (${a.label}) has ${a.length} values, expected ${shape} = ${n}`);
@@ -197,16 +198,68 @@ export function attentionBackward(e: WasmEngine, dout: Arr, qkv: Arr, att: Arr, 
 }
 
 /**
- * The sampler's fused decode step (as/decode.ts): every layer, the final LayerNorm and the LM
- * head for B rows, each thread taking a block of rows. `table` holds the pointers and dims in
- * the layout of as/decode.ts (21 + 14·L words). Work (flops, for the serial/parallel choice):
- * B·(24·L·C² + 2·C·V + 4·L·C·workT); one row runs on the calling thread alone.
+ * The sampler's fused decode step (as/decode.ts): every layer, the final LayerNorm, the LM head
+ * and the draw of one token per row (as sampleTokens) for B rows, each thread taking a block of
+ * rows. `table` holds the pointers and dims in the layout of as/decode.ts (31 + 14·L words; the
+ * draw's words from `sampleDrawWords`). Work (flops, for the serial/parallel choice):
+ * B·(24·L·C² + 2·C·V + 4·L·C·workT + 30·V); one row runs on the calling thread alone.
  */
 export function decodeStepFused(e: WasmEngine, table: Arr, d: { C: number; L: number; vocabSize: number }, B: number, workT: number): void {
   const words = e.constant('DECODE_TABLE_HEAD') + e.constant('DECODE_TABLE_LAYER') * d.L;
-  need('decodeStepFused', 'table', table, words, '(21 + 14·L)');
-  const work = B < 2 ? 0 : B * (24 * d.L * d.C * d.C + 2 * d.C * d.vocabSize + 4 * d.L * d.C * workT);
+  need('decodeStepFused', 'table', table, words, '(31 + 14·L)');
+  const work = B < 2 ? 0 : B * (24 * d.L * d.C * d.C + 2 * d.C * d.vocabSize + 4 * d.L * d.C * workT + 30 * d.vocabSize);
   e.dispatch(op(e, 'DECODE_STEP'), [table.ptr], work);
+}
+
+/** How tokens are drawn (sampleTokensRef's options less the seed, which is in the uniforms). */
+export interface SampleDraw {
+  /** τ ≥ 0 (0: greedy). */
+  temperature: number;
+  /** Nucleus mass in (0, 1]. */
+  topP: number;
+  /** Ids lo ≤ id < hi other than `allow` are never drawn. */
+  ban?: SampleBan;
+}
+
+/** The draw's engine arrays for B rows: uniforms (B) in, ids (B) i32, logprob (B), entropy (B) out; scratch V floats per thread. */
+export interface SampleArrays {
+  uniforms: Arr;
+  ids: Arr;
+  logprob: Arr;
+  entropy: Arr;
+  scratch: Arr;
+}
+
+/**
+ * The draw's i32 words as the kernel reads them: τ and top-p as f32 bits, ban lo, hi, allow (−1:
+ * none; lo = hi = 0 without a ban).
+ * @throws Error naming the bad temperature or top-p, or a ban that leaves no id of [0, V).
+ */
+export function sampleDrawWords(op: string, d: SampleDraw, V: number): number[] {
+  if (!(Number.isFinite(d.temperature) && d.temperature >= 0)) throw new Error(`${op}: temperature must be finite and ≥ 0, got ${d.temperature}`);
+  if (!(d.topP > 0 && d.topP <= 1)) throw new Error(`${op}: topP must be in (0,1], got ${d.topP}`);
+  const lo = d.ban?.lo ?? 0;
+  const hi = d.ban?.hi ?? 0;
+  const allow = d.ban?.allow ?? -1;
+  if (lo <= 0 && hi >= V && !(allow >= 0 && allow < V)) throw new Error(`${op}: the ban [${lo}, ${hi}) leaves no id to draw`);
+  return [f32bits(d.temperature), f32bits(d.topP), lo, hi, allow];
+}
+
+/**
+ * sample_tokens: row b of logits (B,V) → ids[b] i32, logprob[b] and entropy[b] (nats), drawn with
+ * the uniform uniforms[b] = sampleUniform(seed, row, step): sampleTokensRef's math in f32
+ * (as/sample.ts; the reference documents it and sums in f64).
+ * @throws Error naming a short array, a bad temperature or top-p, or a ban that leaves no id.
+ */
+export function sampleTokens(e: WasmEngine, logits: Arr, a: SampleArrays, d: { B: number; V: number } & SampleDraw): void {
+  const o = 'sampleTokens';
+  dim(o, 'B', d.B);
+  dim(o, 'V', d.V);
+  need(o, 'logits', logits, d.B * d.V, '(B,V)');
+  for (const k of ['uniforms', 'ids', 'logprob', 'entropy'] as const) need(o, k, a[k], d.B, '(B)');
+  need(o, 'scratch', a.scratch, e.threads * d.V, '(threads,V)');
+  const words = sampleDrawWords(o, d, d.V);
+  e.dispatch(op(e, 'SAMPLE_TOKENS'), [logits.ptr, d.V, d.B, a.uniforms.ptr, a.ids.ptr, a.logprob.ptr, a.entropy.ptr, a.scratch.ptr, ...words], d.B < 2 ? 0 : 30 * d.B * d.V);
 }
 
 /**

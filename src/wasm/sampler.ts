@@ -12,16 +12,18 @@
  *     projection and the MLP; the LM head on B rows; one token per row. The whole step is one
  *     engine task (as/decode.ts) whose threads each take a block of rows, so a step costs one
  *     wake-up rather than one per op.
- * Tokens are drawn by sampleTokensRef (src/kernels/sample_tokens.ref.ts), the CPU reference of
- * the GPU's sampling kernel: u = hash(seed, b, s), softmax(z/τ) (top-p when topP < 1), greedy
- * at τ = 0; its log-prob is log π(id) under the sampled distribution (τ = 1, topP = 1: the
- * log-softmax the trainer recomputes); its entropy is the policy's at τ = 1, reported per token.
+ * Tokens are drawn by the engine's sample_tokens kernel (as/sample.ts; at the end of the fused
+ * decode step, and as its own dispatch after the prefill), whose CPU reference is
+ * sampleTokensRef (src/kernels/sample_tokens.ref.ts, the math of the GPU's kernel too):
+ * u = hash(seed, b, s) computed here, softmax(z/τ) (top-p when topP < 1), greedy at τ = 0; its
+ * log-prob is log π(id) under the sampled distribution (τ = 1, topP = 1: the log-softmax the
+ * trainer recomputes, summed the same way); its entropy is the policy's at τ = 1, per token.
  */
-import { sampleTokensRef } from '../kernels/sample_tokens.ref';
+import { sampleUniform } from '../kernels/sample_tokens.ref';
 import { decodeLoop } from '../rollout/decode_loop';
 import { checkSampleRequest, type SampleRequest, type SampledRow, type SampleStats } from '../rollout/sample_request';
 import type { Arr } from './engine';
-import { decodeStepFused } from './kernels';
+import { decodeStepFused, type SampleArrays, type SampleDraw, sampleDrawWords, sampleTokens } from './kernels';
 import type { WasmModel } from './model';
 
 export class WasmSampler {
@@ -53,15 +55,13 @@ export class WasmSampler {
     const { vocabSize: V, C, L, maxT: Tmax } = m.cfg;
     const { B, lens, budgets, ban } = checkSampleRequest('WasmSampler.sample', req, V, Tmax);
     // Banned ids (the tokenizer's specials except the end token) are never drawn, as on the GPU.
-    const opt = {
+    const draw: SampleDraw = {
       temperature: req.temperature,
       topP: req.topP ?? 1,
-      seed: req.seed,
       ...(ban ? { ban: { lo: ban.lo, hi: ban.hi, ...(req.endToken !== undefined ? { allow: req.endToken } : {}) } } : {}),
     };
     const useCache = req.useKvCache ?? true;
     const d0 = e.dispatches;
-    const rowIdx = Array.from({ length: B }, (_, b) => b);
     m.endStep(); // a training step's activations: freed before the caches go above them
     const mark = e.mark();
     try {
@@ -74,14 +74,16 @@ export class WasmSampler {
           vc.push(e.alloc(B * Tmax * C, `v cache ${l}`));
         }
       }
-      const dec = useCache ? decodeBuffers(m, B, kc, vc) : null;
+      const out = sampleArrays(m, B);
+      const dec = useCache ? decodeBuffers(m, B, kc, vc, out, draw) : null;
+      const u = out.uniforms.f32();
       return await decodeLoop(req.prompts, budgets, Tmax, req.endToken, useCache, t0, (s, x, stats) => {
-        let logits: Float32Array;
+        for (let b = 0; b < B; b++) u[b] = sampleUniform(req.seed, b, s);
         if (x.kind === 'full') {
           const { ids, T, cur } = x;
           const last = Int32Array.from(cur, (c, b) => b * T + c - 1);
           const f = m.forward(ids, Int32Array.from(cur), B, T, last, false);
-          logits = f.logits.f32().slice(0, B * V);
+          sampleTokens(e, f.logits, out, { B, V, ...draw });
           if (useCache) {
             for (let l = 0; l < L; l++) {
               const qkv = f.blocks[l].qkv.f32();
@@ -101,11 +103,10 @@ export class WasmSampler {
         } else {
           // A stopped row is skipped by attention (position −1).
           const pos = x.pos.map((p, b) => (x.live[b] ? p : -1));
-          logits = decodeStep(m, dec!, x.tokens, pos, Math.max(...pos) + 1);
+          decodeStep(m, dec!, x.tokens, pos, Math.max(...pos) + 1);
         }
-        const r = sampleTokensRef(logits, V, rowIdx, new Array<number>(B).fill(s), opt);
         stats.dispatches = e.dispatches - d0;
-        return { ids: r.ids, logprobs: r.logprob, entropies: r.entropy };
+        return { ids: out.ids.i32().slice(), logprobs: out.logprob.f32().slice(), entropies: out.entropy.f32().slice() };
       });
     } finally {
       m.endStep();
@@ -114,17 +115,28 @@ export class WasmSampler {
   }
 }
 
+/** The draw's arrays for B rows (kernels.ts SampleArrays). */
+function sampleArrays(m: WasmModel, B: number): SampleArrays {
+  const e = m.engine;
+  return {
+    uniforms: e.alloc(B, 'sample uniforms'),
+    ids: e.alloc(B, 'sampled ids'),
+    logprob: e.alloc(B, 'sampled log-probs'),
+    entropy: e.alloc(B, 'sampled entropies'),
+    scratch: e.alloc(e.threads * m.cfg.vocabSize, 'sample scratch'),
+  };
+}
+
 interface DecodeBuffers {
   B: number;
   x: Arr;
   pos: Arr;
-  logits: Arr;
   /** The fused step's table of pointers and dims (as/decode.ts). */
   table: Arr;
 }
 
-/** The decode step's buffers and its table (as/decode.ts layout), for B rows over the caches kc, vc. */
-function decodeBuffers(m: WasmModel, B: number, kc: Arr[], vc: Arr[]): DecodeBuffers {
+/** The decode step's buffers and its table (as/decode.ts layout), for B rows over the caches kc, vc, drawing into `out`. */
+function decodeBuffers(m: WasmModel, B: number, kc: Arr[], vc: Arr[], out: SampleArrays, draw: SampleDraw): DecodeBuffers {
   const e = m.engine;
   const { C, NH, L, vocabSize: V, maxT } = m.cfg;
   const a = (n: number, l: string) => e.alloc(n, `decode ${l}`);
@@ -141,6 +153,12 @@ function decodeBuffers(m: WasmModel, B: number, kc: Arr[], vc: Arr[]): DecodeBuf
     m.p('lnfw').ptr,
     m.p('lnfb').ptr,
     m.transposed('wte').ptr,
+    out.uniforms.ptr,
+    out.ids.ptr,
+    out.logprob.ptr,
+    out.entropy.ptr,
+    ...sampleDrawWords('WasmSampler.sample', draw, V),
+    out.scratch.ptr,
   );
   const layers: number[] = [];
   for (let l = 0; l < L; l++) {
@@ -166,15 +184,15 @@ function decodeBuffers(m: WasmModel, B: number, kc: Arr[], vc: Arr[]): DecodeBuf
   }
   const table = e.alloc(head.length + layers.length, 'decode table');
   table.write(Int32Array.from([...head, ...layers]));
-  return { B, x, pos, logits, table };
+  return { B, x, pos, table };
 }
 
 /**
  * One decode step for B rows: token tokens[b] at position pos[b] (−1: a stopped row, skipped
- * by attention). Writes k, v at pos into the caches. @returns logits (B, V) (a copy)
+ * by attention). Writes k, v at pos into the caches and the draw into the step's SampleArrays.
  */
-function decodeStep(m: WasmModel, d: DecodeBuffers, tokens: number[], pos: number[], workT: number): Float32Array {
-  const { C, vocabSize: V } = m.cfg;
+function decodeStep(m: WasmModel, d: DecodeBuffers, tokens: number[], pos: number[], workT: number): void {
+  const { C } = m.cfg;
   const B = d.B;
   m.prepareForward();
   // Embedding in JS: B rows of C values.
@@ -187,5 +205,4 @@ function decodeStep(m: WasmModel, d: DecodeBuffers, tokens: number[], pos: numbe
   }
   d.pos.i32().set(pos);
   decodeStepFused(m.engine, d.table, m.cfg, B, workT);
-  return d.logits.f32().slice(0, B * V);
 }

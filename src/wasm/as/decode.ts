@@ -12,15 +12,21 @@
 //   0 B, 1 C, 2 NH, 3 L, 4 maxT, 5 V, 6 x (B,C), 7 ln (B,C), 8 mean (B), 9 rstd (B),
 //   10 qkv (B,3C), 11 atty (B,C), 12 proj (B,C), 13 fch (B,4C), 14 fchGelu (B,4C), 15 pos (B)
 //   (−1: a stopped row), 16 logits (B,V), 17 scratch (threads, maxT), 18 lnfw, 19 lnfb,
-//   20 wteᵀ (C,V); then per layer l, at 21 + 14·l: ln1w, ln1b, qkvwᵀ, qkvb, attprojwᵀ,
-//   attprojb, ln2w, ln2b, fcwᵀ, fcb, fcprojwᵀ, fcprojb, k cache (B,maxT,C), v cache (B,maxT,C).
+//   20 wteᵀ (C,V); the draw (as/sample.ts): 21 uniforms (B), 22 ids (B) i32, 23 logprob (B),
+//   24 entropy (B), 25 temperature (f32 bits), 26 top-p (f32 bits), 27 ban lo, 28 ban hi,
+//   29 allowed banned id (−1: none), 30 sampling scratch (threads, V); then per layer l, at
+//   31 + 14·l: ln1w, ln1b, qkvwᵀ, qkvb, attprojwᵀ, attprojb, ln2w, ln2b, fcwᵀ, fcb, fcprojwᵀ,
+//   fcprojb, k cache (B,maxT,C), v cache (B,maxT,C).
+// The step ends with each thread drawing its rows' tokens, so the draw runs in parallel too
+// (in JavaScript, between steps, it was most of the step's serial time).
 import { partLo, partHi } from './partition';
 import { layernormForwardTask } from './layernorm';
 import { gemmRows } from './matmul';
 import { geluForwardTask, addTask } from './elementwise';
 import { attentionDecodeTask } from './attention';
+import { sampleRow } from './sample';
 
-export const DECODE_HEAD_WORDS: i32 = 21;
+export const DECODE_HEAD_WORDS: i32 = 31;
 export const DECODE_LAYER_WORDS: i32 = 14;
 
 // @ts-ignore: decorator
@@ -71,4 +77,12 @@ export function decodeStepTask(tab: usize, tid: i32, nth: i32): void {
   }
   layernormForwardTask(x, w(tab, 18), w(tab, 19), ln, mean, rstd, n, C, 0, 1);
   gemmRows(w(tab, 7), C, 1, w(tab, 20), V, w(tab, 16), V, 0, 0, r0, r1, V, C);
+  const temperature = reinterpret<f32>(w(tab, 25));
+  const topP = reinterpret<f32>(w(tab, 26));
+  const e = row(w(tab, 30), tid, V);
+  for (let r = r0; r < r1; r++) {
+    const o = <usize>r << 2;
+    const u = load<f32>(<usize>w(tab, 21) + o);
+    sampleRow(row(w(tab, 16), r, V), V, temperature, topP, w(tab, 27), w(tab, 28), w(tab, 29), u, e, <usize>w(tab, 22) + o, <usize>w(tab, 23) + o, <usize>w(tab, 24) + o);
+  }
 }

@@ -8,6 +8,7 @@ import { layernormForwardTask, layernormBackwardDinpTask, layernormBackwardDwDbT
 import { geluForwardTask, geluBackwardTask, addTask, gatherRowsTask, scatterAddRowsTask, encoderForwardTask, encoderBackwardTask } from './elementwise';
 import { attentionForwardTask, attentionBackwardTask } from './attention';
 import { decodeStepTask, DECODE_HEAD_WORDS, DECODE_LAYER_WORDS } from './decode';
+import { sampleTokensTask } from './sample';
 import { logprobForwardTask, logprobBackwardTask, sumsqTask, adamwTask, SUMSQ_CHUNK } from './heads';
 
 export const OP_GEMM: i32 = 1;
@@ -30,6 +31,7 @@ export const OP_LOGPROB_BACKWARD: i32 = 18;
 export const OP_SUMSQ: i32 = 19;
 export const OP_ADAMW: i32 = 20;
 export const OP_DECODE_STEP: i32 = 21;
+export const OP_SAMPLE_TOKENS: i32 = 22;
 export const SUMSQ_CHUNK_SIZE: i32 = SUMSQ_CHUNK;
 export const DECODE_TABLE_HEAD: i32 = DECODE_HEAD_WORDS;
 export const DECODE_TABLE_LAYER: i32 = DECODE_LAYER_WORDS;
@@ -73,6 +75,7 @@ export function run(t: usize, tid: i32, nth: i32): void {
     case OP_SUMSQ: sumsqTask(a(t, 1), a(t, 2), a(t, 3), tid, nth); break;
     case OP_ADAMW: adamwTask(a(t, 1), a(t, 2), a(t, 3), a(t, 4), a(t, 5), a(t, 6), f(t, 7), f(t, 8), f(t, 9), f(t, 10), f(t, 11), f(t, 12), f(t, 13), tid, nth); break;
     case OP_DECODE_STEP: decodeStepTask(a(t, 1), tid, nth); break;
+    case OP_SAMPLE_TOKENS: sampleTokensTask(a(t, 1), a(t, 2), a(t, 3), a(t, 4), a(t, 5), a(t, 6), a(t, 7), a(t, 8), f(t, 9), f(t, 10), a(t, 11), a(t, 12), a(t, 13), tid, nth); break;
     default: unreachable();
   }
 }
