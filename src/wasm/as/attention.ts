@@ -100,7 +100,7 @@ export function attentionForwardTask(qkv: usize, out: usize, att: usize, lengths
     if (len == 0) continue;
     transposeHead(qkv, KT, b, T, C3, C + h * HS, HS, len);
     // S rows n0..n0+3 need columns ≤ n0+3 only (causal): the GEMM per 4-row block stops there.
-    for (let n0 = 0; n0 < len; n0 += 4) gemmRows(q0, C3, 1, KT, len, pa0, T, 0, 0, n0, min(len, n0 + 4), min(len, (n0 + 11) & ~7), HS);
+    for (let n0 = 0; n0 < len; n0 += 4) gemmRows(q0, C3, 1, KT, len, pa0, T, 0, 0, n0, min(len, n0 + 4), min(len, (n0 + 11) & ~7), HS, 0);
     const sc = f32x4.splat(scale);
     for (let t = 0; t < len; t++) {
       const pa = pa0 + (<usize>(t * T) << 2);
@@ -111,7 +111,7 @@ export function attentionForwardTask(qkv: usize, out: usize, att: usize, lengths
       memory.fill(pa + (<usize>(t + 1) << 2), 0, <usize>(T - t - 1) << 2);
     }
     // out = P·v: row t sums over t2 ≤ t only (P is 0 above the diagonal).
-    for (let n0 = 0; n0 < len; n0 += 4) gemmRows(pa0, T, 1, q0 + (<usize>(2 * C) << 2), C3, o0, C, 0, 0, n0, min(len, n0 + 4), HS, min(len, n0 + 4));
+    for (let n0 = 0; n0 < len; n0 += 4) gemmRows(pa0, T, 1, q0 + (<usize>(2 * C) << 2), C3, o0, C, 0, 0, n0, min(len, n0 + 4), HS, min(len, n0 + 4), 0);
   }
 }
 
@@ -140,7 +140,7 @@ export function attentionBackwardTask(dout: usize, qkv: usize, att: usize, dqkv:
     }
     if (len == 0) continue;
     transposeHead(qkv, VT, b, T, C3, 2 * C + h * HS, HS, len);
-    for (let n0 = 0; n0 < len; n0 += 4) gemmRows(g0, C, 1, VT, len, dS, len, 0, 0, n0, min(len, n0 + 4), min(len, (n0 + 11) & ~7), HS);
+    for (let n0 = 0; n0 < len; n0 += 4) gemmRows(g0, C, 1, VT, len, dS, len, 0, 0, n0, min(len, n0 + 4), min(len, (n0 + 11) & ~7), HS, 0);
     const sc = f32x4.splat(scale);
     for (let t = 0; t < len; t++) {
       const pa = pa0 + (<usize>(t * T) << 2);
@@ -166,9 +166,9 @@ export function attentionBackwardTask(dout: usize, qkv: usize, att: usize, dqkv:
     // Causal ranges: dq row t sums over t2 ≤ t; dk and dv row t2 over t ≥ t2 (from its block start).
     for (let n0 = 0; n0 < len; n0 += 4) {
       const n1 = min(len, n0 + 4);
-      gemmRows(dS, len, 1, q0 + (<usize>C << 2), C3, dq0, C3, 0, 0, n0, n1, HS, n1);
-      gemmRows(dS + (<usize>(n0 * len) << 2), 1, len, q0 + (<usize>(n0 * C3) << 2), C3, dq0 + (<usize>C << 2), C3, 0, 0, n0, n1, HS, len - n0);
-      gemmRows(pa0 + (<usize>(n0 * T) << 2), 1, T, g0 + (<usize>(n0 * C) << 2), C, dq0 + (<usize>(2 * C) << 2), C3, 0, 0, n0, n1, HS, len - n0);
+      gemmRows(dS, len, 1, q0 + (<usize>C << 2), C3, dq0, C3, 0, 0, n0, n1, HS, n1, 0);
+      gemmRows(dS + (<usize>(n0 * len) << 2), 1, len, q0 + (<usize>(n0 * C3) << 2), C3, dq0 + (<usize>C << 2), C3, 0, 0, n0, n1, HS, len - n0, 0);
+      gemmRows(pa0 + (<usize>(n0 * T) << 2), 1, T, g0 + (<usize>(n0 * C) << 2), C, dq0 + (<usize>(2 * C) << 2), C3, 0, 0, n0, n1, HS, len - n0, 0);
     }
   }
 }

@@ -57,7 +57,7 @@ export function decodeStepTask(tab: usize, tid: i32, nth: i32): void {
     const p = tab + (<usize>(DECODE_HEAD_WORDS + DECODE_LAYER_WORDS * l) << 2);
     const kc = <usize>w(p, 12), vc = <usize>w(p, 13);
     layernormForwardTask(x, w(p, 0), w(p, 1), ln, mean, rstd, n, C, 0, 1);
-    gemmRows(w(tab, 7), C, 1, w(p, 2), 3 * C, qkvAll, 3 * C, w(p, 3), 1, r0, r1, 3 * C, C);
+    gemmRows(w(tab, 7), C, 1, w(p, 2), 3 * C, qkvAll, 3 * C, w(p, 3), 1, r0, r1, 3 * C, C, 0);
     for (let r = 0; r < n; r++) {
       const t = load<i32>(pos + (<usize>r << 2));
       if (t < 0) continue;
@@ -67,16 +67,16 @@ export function decodeStepTask(tab: usize, tid: i32, nth: i32): void {
       memory.copy(vc + dst, src + (<usize>(2 * C) << 2), <usize>C << 2);
     }
     attentionDecodeTask(qkv, row(kc, r0, maxT * C), row(vc, r0, maxT * C), pos, atty, scratch, n, maxT, C, NH, 0, 1);
-    gemmRows(w(tab, 11), C, 1, w(p, 4), C, w(tab, 12), C, w(p, 5), 1, r0, r1, C, C);
+    gemmRows(w(tab, 11), C, 1, w(p, 4), C, w(tab, 12), C, w(p, 5), 1, r0, r1, C, C, 0);
     addTask(x, proj, x, n * C, 0, 1);
     layernormForwardTask(x, w(p, 6), w(p, 7), ln, mean, rstd, n, C, 0, 1);
-    gemmRows(w(tab, 7), C, 1, w(p, 8), 4 * C, fchAll, 4 * C, w(p, 9), 1, r0, r1, 4 * C, C);
+    gemmRows(w(tab, 7), C, 1, w(p, 8), 4 * C, fchAll, 4 * C, w(p, 9), 1, r0, r1, 4 * C, C, 0);
     geluForwardTask(row(fchAll, r0, 4 * C), row(fchGeluAll, r0, 4 * C), n * 4 * C, 0, 1);
-    gemmRows(fchGeluAll, 4 * C, 1, w(p, 10), C, w(tab, 12), C, w(p, 11), 1, r0, r1, C, 4 * C);
+    gemmRows(fchGeluAll, 4 * C, 1, w(p, 10), C, w(tab, 12), C, w(p, 11), 1, r0, r1, C, 4 * C, 0);
     addTask(x, proj, x, n * C, 0, 1);
   }
   layernormForwardTask(x, w(tab, 18), w(tab, 19), ln, mean, rstd, n, C, 0, 1);
-  gemmRows(w(tab, 7), C, 1, w(tab, 20), V, w(tab, 16), V, 0, 0, r0, r1, V, C);
+  gemmRows(w(tab, 7), C, 1, w(tab, 20), V, w(tab, 16), V, 0, 0, r0, r1, V, C, 0);
   const temperature = reinterpret<f32>(w(tab, 25));
   const topP = reinterpret<f32>(w(tab, 26));
   const e = row(w(tab, 30), tid, V);

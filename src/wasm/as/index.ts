@@ -3,7 +3,7 @@
 // the shared memory, f32 arguments are passed as their bit patterns). The calling thread and
 // every pool worker call it with the same task. Op codes are exported as globals so the
 // TypeScript launchers (src/wasm/kernels.ts) read them from the module: one source of truth.
-import { gemmTask, transposeTask, biasGradTask } from './matmul';
+import { gemmTask, transposeTask, biasGradTask, packArea, PACK_AREA_BYTES } from './matmul';
 import { layernormForwardTask, layernormBackwardDinpTask, layernormBackwardDwDbTask } from './layernorm';
 import { geluForwardTask, geluBackwardTask, addTask, gatherRowsTask, scatterAddRowsTask, encoderForwardTask, encoderBackwardTask } from './elementwise';
 import { attentionForwardTask, attentionBackwardTask } from './attention';
@@ -47,9 +47,9 @@ function f(task: usize, i: i32): f32 {
   return reinterpret<f32>(load<i32>(task + (<usize>i << 2)));
 }
 
-/** Where JS may start allocating (after this module's static data). */
+/** Where JS may start allocating (after this module's static data and the GEMM's packing panels). */
 export function heapBase(): usize {
-  return (__heap_base + 15) & ~15;
+  return packArea() + PACK_AREA_BYTES;
 }
 
 export function run(t: usize, tid: i32, nth: i32): void {

@@ -14,6 +14,15 @@ import { partLo, partHi } from './partition';
 import { madd } from './simd_math';
 
 const KB: i32 = 256;
+// One panel per thread (threads ≤ 64) for packing a k-strided A (gemmRows): 4 rows × KB floats,
+// in the area right after the module's static data; JS allocates above it (index.ts heapBase).
+const PACK_BYTES: i32 = 4 * KB * 4;
+export const PACK_AREA_BYTES: usize = 64 * PACK_BYTES;
+// @ts-ignore: decorator
+@inline
+export function packArea(): usize {
+  return (__heap_base + 15) & ~15;
+}
 
 // init: 0 = zero, 1 = bias[m], 2 = C's current value (accumulate)
 // @ts-ignore: decorator
@@ -215,8 +224,13 @@ function tile1x1(A: usize, sar: i32, sak: i32, B: usize, ldb: i32, C: usize, ldc
 /**
  * Rows [n0, n1) of C (n, m) = init + A·B. K = 0 writes init only.
  * A (n,k) at A + 4·(n·sar + k·sak); B (K, M) row stride ldb; C (·, M) row stride ldc.
+ * pack: 4·KB floats of scratch (0: none). With it, an A that is strided along k (sak ≠ 1: a
+ * weight gradient's doutᵀ) is copied per 4-row block and k-block into a k-major panel first:
+ * read in place, every k touches a new cache line at a power-of-two stride (512 B to 4 KB), and
+ * those lines all map to a few L1 sets, so the block's A is evicted before the next column tile
+ * reuses it. The copy moves values only, so the sums and their order are unchanged.
  */
-export function gemmRows(A: usize, sar: i32, sak: i32, B: usize, ldb: i32, C: usize, ldc: i32, bias: usize, init: i32, n0: i32, n1: i32, M: i32, K: i32): void {
+export function gemmRows(A: usize, sar: i32, sak: i32, B: usize, ldb: i32, C: usize, ldc: i32, bias: usize, init: i32, n0: i32, n1: i32, M: i32, K: i32, pack: usize): void {
   if (K == 0) {
     for (let n = n0; n < n1; n++) for (let m = 0; m < M; m++) {
       const pc = C + (<usize>(n * ldc + m) << 2);
@@ -231,10 +245,19 @@ export function gemmRows(A: usize, sar: i32, sak: i32, B: usize, ldb: i32, C: us
     const k1 = min(K, k0 + KB);
     let n = n0;
     for (; n + 4 <= n1; n += 4) {
+      let Ap = A, sr = sar, sk = sak;
+      if (pack != 0 && sak != 1) {
+        packPanel(A, sar, sak, n, k0, k1, pack);
+        // The panel holds (r, k) at pack + 4·(4·(k − k0) + r); the tiles address A at
+        // Ap + 4·(n'·1 + k·4) for n' = n + r, so Ap = pack − 4·(n + 4·k0) (u32 wrap-around).
+        Ap = pack - (<usize>(n + 4 * k0) << 2);
+        sr = 1;
+        sk = 4;
+      }
       let m = 0;
-      for (; m < M8; m += 8) tile4x8(A, sar, sak, B, ldb, C, ldc, bias, init, n, m, k0, k1);
-      if (m < M4) { tile4x4(A, sar, sak, B, ldb, C, ldc, bias, init, n, m, k0, k1); m += 4; }
-      for (; m < M; m++) for (let r = 0; r < 4; r++) tile1x1(A, sar, sak, B, ldb, C, ldc, bias, init, n + r, m, k0, k1);
+      for (; m < M8; m += 8) tile4x8(Ap, sr, sk, B, ldb, C, ldc, bias, init, n, m, k0, k1);
+      if (m < M4) { tile4x4(Ap, sr, sk, B, ldb, C, ldc, bias, init, n, m, k0, k1); m += 4; }
+      for (; m < M; m++) for (let r = 0; r < 4; r++) tile1x1(Ap, sr, sk, B, ldb, C, ldc, bias, init, n + r, m, k0, k1);
     }
     for (; n + 2 <= n1; n += 2) {
       let m = 0;
@@ -253,9 +276,33 @@ export function gemmRows(A: usize, sar: i32, sak: i32, B: usize, ldb: i32, C: us
   }
 }
 
+/** A's rows n..n+3, k in [k0, k1), into the k-major panel dst (4 floats per k). */
+function packPanel(A: usize, sar: i32, sak: i32, n: i32, k0: i32, k1: i32, dst: usize): void {
+  let src = A + (<usize>(n * sar + k0 * sak) << 2);
+  const dk = <usize>sak << 2;
+  if (sar == 1) {
+    for (let k = k0; k < k1; k++) {
+      v128.store(dst, v128.load(src));
+      src += dk;
+      dst += 16;
+    }
+    return;
+  }
+  const dr = <usize>sar << 2;
+  for (let k = k0; k < k1; k++) {
+    store<f32>(dst, load<f32>(src));
+    store<f32>(dst + 4, load<f32>(src + dr));
+    store<f32>(dst + 8, load<f32>(src + 2 * dr));
+    store<f32>(dst + 12, load<f32>(src + 3 * dr));
+    src += dk;
+    dst += 16;
+  }
+}
+
 /** Thread `tid` of `nth`: its block of rows (multiples of 4) of the GEMM. */
 export function gemmTask(A: usize, sar: i32, sak: i32, B: usize, ldb: i32, C: usize, ldc: i32, bias: usize, init: i32, N: i32, M: i32, K: i32, tid: i32, nth: i32): void {
-  gemmRows(A, sar, sak, B, ldb, C, ldc, bias, init, partLo(N, 4, tid, nth), partHi(N, 4, tid, nth), M, K);
+  const pack = tid < 64 ? packArea() + <usize>(tid * PACK_BYTES) : 0;
+  gemmRows(A, sar, sak, B, ldb, C, ldc, bias, init, partLo(N, 4, tid, nth), partHi(N, 4, tid, nth), M, K, pack);
 }
 
 /** dst (C, R) = srcᵀ for src (R, C); thread tid owns a block of dst rows. */
