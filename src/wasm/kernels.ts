@@ -176,7 +176,7 @@ interface AttentionDims {
   NH: number;
 }
 
-/** out (B,T,C), att (B,NH,T,T) from qkv (B,T,3C); positions ≥ lengths[b] give 0. scratch: threads·(HS+T)·T floats. */
+/** out (B,T,C), att (B,NH,T,T) from qkv (B,T,3C); positions ≥ lengths[b] give 0. scratch: threads·2·HS·T floats (the head's kᵀ and v). */
 export function attentionForward(e: WasmEngine, qkv: Arr, out: Arr, att: Arr, lengths: Arr, scratch: Arr, d: AttentionDims): void {
   const o = 'attentionForward';
   if (d.C % d.NH !== 0) throw new Error(`${o}: C = ${d.C} must be divisible by NH = ${d.NH}`);
@@ -184,7 +184,7 @@ export function attentionForward(e: WasmEngine, qkv: Arr, out: Arr, att: Arr, le
   need(o, 'out', out, d.B * d.T * d.C, '(B,T,C)');
   need(o, 'att', att, d.B * d.NH * d.T * d.T, '(B,NH,T,T)');
   need(o, 'lengths', lengths, d.B, '(B)');
-  need(o, 'scratch', scratch, e.threads * (d.C / d.NH + d.T) * d.T, '(threads,HS+T,T)');
+  need(o, 'scratch', scratch, e.threads * 2 * (d.C / d.NH) * d.T, '(threads,2·HS,T)');
   e.dispatch(op(e, 'ATTENTION_FORWARD'), [qkv.ptr, out.ptr, att.ptr, lengths.ptr, scratch.ptr, d.B, d.T, d.C, d.NH], 2 * d.B * d.T * d.T * d.C);
 }
 

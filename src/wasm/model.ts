@@ -222,7 +222,7 @@ export class WasmModel {
     lenA.write(lengths);
     const scoredIdx = a(Math.max(1, S), 'scored');
     if (S > 0) scoredIdx.i32().set(scored);
-    const attScratch = a(e.threads * (C / NH + T) * T, 'attention scratch');
+    const attScratch = a(e.threads * 2 * (C / NH) * T, 'attention scratch');
     let x = a(N * C, 'x0');
     encoderForward(e, idsA, this.p('wte'), this.p('wpe'), x, { B, T, C });
     const blocks: BlockActs[] = [];

@@ -163,6 +163,28 @@ describe.each([
     expect(maxErr(m.readParams(), p) / maxAbs(p)).toBeLessThan(1e-6);
   });
 
+  it('rows shorter than a head (T = 3 < HS = 8) match the reference, 1 and 2 threads identical (the attention scratch holds the head)', () => {
+    const s = setup(5);
+    const [b2, t3] = [2, 3];
+    const ids = s.ids.subarray(0, b2 * t3);
+    const lens = Int32Array.from([3, 2]);
+    const scored = Int32Array.from([0, 1, 2, 3, 4]);
+    const out = [eng.e1, eng.e2].map((e) => {
+      const m = WasmModel.create(e, cfg);
+      m.writeParams(s.params);
+      const f = m.forward(ids, lens, b2, t3, scored, false);
+      const l = f.logits.read().subarray(0, scored.length * cfg.vocabSize);
+      m.endStep();
+      return l;
+    });
+    expect(Array.from(out[1])).toEqual(Array.from(out[0]));
+    const ref = cpuForward(cfg, Float64Array.from(s.params), ids, lens, { B: b2, T: t3 });
+    const V = cfg.vocabSize;
+    const refL = new Float64Array(scored.length * V);
+    scored.forEach((pos, k) => refL.set(ref.logits.subarray(pos * V, pos * V + V), k * V));
+    expect(maxErr(out[0], refL) / maxAbs(refL)).toBeLessThan(2e-5);
+  });
+
   it('bad shapes get an error naming the tensor', () => {
     const m = WasmModel.create(eng.e1, cfg);
     expect(() => m.forward(new Int32Array(5), lengths, B, T, new Int32Array(0), false)).toThrow(/ids has 5 values/);

@@ -41,6 +41,13 @@ function transposeHead(qkv: usize, dst: usize, b: i32, T: i32, C3: i32, off: i32
   }
 }
 
+/** dst (len, HS) = the head's rows 0..len−1 of qkv at channel offset `off`, contiguous. */
+// @ts-ignore: decorator
+@inline
+function copyHead(qkv: usize, dst: usize, b: i32, T: i32, C3: i32, off: i32, HS: i32, len: i32): void {
+  for (let t2 = 0; t2 < len; t2++) memory.copy(dst + (<usize>(t2 * HS) << 2), qkv + (<usize>((b * T + t2) * C3 + off) << 2), <usize>HS << 2);
+}
+
 /** p[0..n) = softmax of p[0..n) in place (max-subtracted, vector exp). */
 // @ts-ignore: decorator
 @inline
@@ -78,12 +85,12 @@ function softmaxInPlace(p: usize, n: i32): void {
 // The upper triangle is computed and then zeroed (P and dS are 0 there): twice the causal
 // flops, at GEMM speed instead of scalar dot products.
 
-/** out, att from qkv (module doc); scratch: HS·T floats per thread (the head's kᵀ). */
+/** out, att from qkv (module doc); scratch: 2·HS·T floats per thread (the head's kᵀ, then its v). */
 export function attentionForwardTask(qkv: usize, out: usize, att: usize, lengths: usize, scratch: usize, B: i32, T: i32, C: i32, NH: i32, tid: i32, nth: i32): void {
   const HS = C / NH;
   const scale: f32 = 1 / Mathf.sqrt(<f32>HS);
   const C3 = 3 * C;
-  const KT = scratch + (<usize>(tid * (HS + T) * T) << 2);
+  const KT = scratch + (<usize>(tid * 2 * HS * T) << 2);
   const j0 = partLo(B * NH, 1, tid, nth);
   const j1 = partHi(B * NH, 1, tid, nth);
   for (let j = j0; j < j1; j++) {
@@ -110,8 +117,12 @@ export function attentionForwardTask(qkv: usize, out: usize, att: usize, lengths
       softmaxInPlace(pa, t + 1);
       memory.fill(pa + (<usize>(t + 1) << 2), 0, <usize>(T - t - 1) << 2);
     }
-    // out = P·v: row t sums over t2 ≤ t only (P is 0 above the diagonal).
-    for (let n0 = 0; n0 < len; n0 += 4) gemmRows(pa0, T, 1, q0 + (<usize>(2 * C) << 2), C3, o0, C, 0, 0, n0, min(len, n0 + 4), HS, min(len, n0 + 4), 0);
+    // out = P·v: row t sums over t2 ≤ t only (P is 0 above the diagonal). v is read from a
+    // contiguous (len, HS) copy: in place its rows sit 3C floats apart, a stride whose lines
+    // share a few L1 sets, so each 4-row block would fetch the head's v from L2 again.
+    const Vc = KT + (<usize>(HS * T) << 2);
+    copyHead(qkv, Vc, b, T, C3, 2 * C + h * HS, HS, len);
+    for (let n0 = 0; n0 < len; n0 += 4) gemmRows(pa0, T, 1, Vc, HS, o0, C, 0, 0, n0, min(len, n0 + 4), HS, min(len, n0 + 4), 0);
   }
 }
 

@@ -299,10 +299,14 @@ function packPanel(A: usize, sar: i32, sak: i32, n: i32, k0: i32, k1: i32, dst: 
   }
 }
 
+/** Thread tid's packing panel for gemmRows (0 beyond 64 threads: no packing). */
+function packPanelOf(tid: i32): usize {
+  return tid < 64 ? packArea() + <usize>(tid * PACK_BYTES) : 0;
+}
+
 /** Thread `tid` of `nth`: its block of rows (multiples of 4) of the GEMM. */
 export function gemmTask(A: usize, sar: i32, sak: i32, B: usize, ldb: i32, C: usize, ldc: i32, bias: usize, init: i32, N: i32, M: i32, K: i32, tid: i32, nth: i32): void {
-  const pack = tid < 64 ? packArea() + <usize>(tid * PACK_BYTES) : 0;
-  gemmRows(A, sar, sak, B, ldb, C, ldc, bias, init, partLo(N, 4, tid, nth), partHi(N, 4, tid, nth), M, K, pack);
+  gemmRows(A, sar, sak, B, ldb, C, ldc, bias, init, partLo(N, 4, tid, nth), partHi(N, 4, tid, nth), M, K, packPanelOf(tid));
 }
 
 /** dst (C, R) = srcᵀ for src (R, C); thread tid owns a block of dst rows. */
