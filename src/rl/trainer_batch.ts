@@ -9,9 +9,12 @@
  *   targets[t]     = x[t+1]                       (t < n − 1; padding after),
  *   mask[t]        = 1 iff x[t+1] is a sampled id (t = n_c − 1 … n − 2),
  *   oldLogprob[t]  = the sampler's log π_old(x[t+1])  (never recomputed),
- * so every sampled token is scored exactly once, at the position that produced it. With
- * `pack`, a run of appending turns is one row x = c_last ‖ a_last whose prefix holds every
- * earlier (c_k, a_k) exactly; each a_k span is masked at its own offset.
+ * so every sampled token is scored exactly once, at the position that produced it. A run of
+ * appending turns is one row x = c_last ‖ a_last whose prefix holds every earlier (c_k, a_k)
+ * exactly; each a_k span is masked at its own offset. Under causal attention the logits at a
+ * position depend on the prefix only, so this scores the same ids with the same contexts as one
+ * row per turn, without recomputing the shared prefix for every turn: the update's forward and
+ * backward cover each episode's tokens about once instead of once per turn.
  * Rows are right-padded to T = the longest row rounded up to `padMultiple`, capped at maxT.
  */
 import { Rng } from '../util/rng';
@@ -45,15 +48,15 @@ export interface RlRows {
 }
 
 /**
- * Pack the turns of `trajs` (in order) as rows: one row per turn, or with `pack` one row per run
- * of appending turns (rows.ts `appendGroups`: turn k+1's context ids start with turn k's context
- * ‖ sampled ids, so the row's prefix before each sampled span is exactly the context the sampler
- * saw, and every sampled id is scored once, with its own log π_old).
- * @param pack default false (one row per turn)
+ * Pack the turns of `trajs` (in order) as rows: one row per run of appending turns (rows.ts
+ * `appendGroups`: turn k+1's context ids start with turn k's context ‖ sampled ids, so the row's
+ * prefix before each sampled span is exactly the context the sampler saw, and every sampled id
+ * is scored once, with its own log π_old); a turn whose context rewrote the history (context
+ * management, a cut, a re-tokenized action) starts a new row of its episode.
  * @throws Error naming the trajectory and turn when a row is longer than maxT or a turn has
  *   mismatched ids/log-probs, or when there are no turns at all.
  */
-export function buildRows(trajs: readonly TrajectoryLike[], padId: number, maxT: number, padMultiple = 32, pack = false): RlRows {
+export function buildRows(trajs: readonly TrajectoryLike[], padId: number, maxT: number, padMultiple = 32): RlRows {
   const rows: Array<{ ids: Int32Array; spans: Array<{ at: number; a: Int32Array; lp: Float32Array }>; ep: number; last: boolean }> = [];
   trajs.forEach((tr, e) => {
     tr.turns.forEach((t, k) => {
@@ -63,7 +66,7 @@ export function buildRows(trajs: readonly TrajectoryLike[], padId: number, maxT:
         throw new Error(`buildRows: trajectory ${e} turn ${k} has ${t.contextIds.length + t.actionIds.length} tokens > maxT = ${maxT}`);
     });
     const turns = tr.turns.filter((t) => t.actionIds.length > 0);
-    const groups = pack ? appendGroups(turns) : turns.map((_, k) => [k]);
+    const groups = appendGroups(turns);
     groups.forEach((g, gi) => {
       const lastTurn = turns[g[g.length - 1]];
       const ids = new Int32Array(lastTurn.contextIds.length + lastTurn.actionIds.length);

@@ -81,7 +81,7 @@ const tasks = taskSet('workspace', 'train', 8, 3).slice(0, 3);
 const harnesses = ['S0-T0-O0-C0-W0', 'S1-T2-O1-C1-W2', 'bb-coding-cli'];
 
 describe('runEpisodes', () => {
-  it('an expert policy passes every (task, harness) and each turn is one row with its sampled tokens', async () => {
+  it('an expert policy passes every (task, harness); each turn sits in a row of its episode that begins with its context, its sampled tokens scored once', async () => {
     const pairs = tasks.flatMap((t, i) => [{ taskId: t.id, harness: harnesses[i] }]);
     const policy = expertPolicy(pairs);
     const { trajectories, stats } = await runEpisodes(
@@ -104,15 +104,20 @@ describe('runEpisodes', () => {
       expect(t.turns.length).toBeGreaterThan(1);
     }
     expect(stats.envSteps).toBe(trajectories.reduce((a, t) => a + t.turns.length, 0));
-    // Rows: every sampled token exactly once in the mask, with its sampling log-prob.
+    // Rows: every sampled token exactly once in the mask, with its sampling log-prob. The base
+    // harness (C0) only appends, so its turns share rows; S1-…-C1 rewrites its history.
     const rows = buildRows(trajectories, tok.padId, MAXT);
-    expect(rows.B).toBe(stats.envSteps);
+    const rowsOf = (e: number) => Array.from(rows.rowEpisode).flatMap((x, r) => (x === e ? [r] : []));
+    expect(rowsOf(0).length).toBeLessThan(trajectories[0].turns.length);
+    expect(rows.B).toBeLessThan(stats.envSteps);
     const sampled = trajectories.reduce((a, t) => a + t.turns.reduce((b, u) => b + u.actionIds.length, 0), 0);
     expect(rows.mask.reduce((a, m) => a + m, 0)).toBe(sampled);
-    let b = 0;
-    for (const t of trajectories) {
+    for (const [e, t] of trajectories.entries()) {
       for (const u of t.turns) {
-        const o = b * rows.T + u.contextIds.length - 1;
+        const starts = (r: number) => u.contextIds.every((id, k) => rows.ids[r * rows.T + k] === id) && rows.ids[r * rows.T + u.contextIds.length] === u.actionIds[0];
+        const b = rowsOf(e).find(starts);
+        expect(b, `episode ${e}: no row begins with the turn's context and action`).toBeDefined();
+        const o = b! * rows.T + u.contextIds.length - 1;
         for (let j = 0; j < u.actionIds.length; j++) {
           expect(rows.targets[o + j]).toBe(u.actionIds[j]);
           expect(rows.mask[o + j]).toBe(1);
@@ -121,7 +126,6 @@ describe('runEpisodes', () => {
         // The sampler's per-token entropies ride along with the turn (evaluation reports their mean).
         expect(Array.from(u.entropies!)).toEqual(Array.from(u.actionIds, (_, j) => Math.fround(0.1 * j)));
         expect(rows.mask[o - 1] ?? 0).toBe(0);
-        b++;
       }
     }
   });
