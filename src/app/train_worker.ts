@@ -86,7 +86,7 @@ export interface StoredHistory {
   curves: RunCurves[];
   results: RunResult[];
   /** The current run (index `runIndex`): its RL steps and validation points so far, and its 'before' evaluation (null: not run yet). */
-  current: { history: StepRecord[]; validation: ValidationPoint[]; before: Pick<EvalResult, 'passAt1' | 'training' | 'episodes'> | null; seconds: number };
+  current: { history: StepRecord[]; validation: ValidationPoint[]; before: Pick<EvalResult, 'passAt1' | 'training' | 'episodes'> | null; seconds: number; sft: boolean };
 }
 
 /** Thrown (through comlink, as an Error) when a run fails; the message says whether the GPU device was lost. */
@@ -204,6 +204,7 @@ const api: TrainWorkerApi = {
           validation: ck.state.validation ?? [],
           before: b ? { passAt1: b.passAt1, training: b.training, episodes: b.episodes } : null,
           seconds: ck.state.seconds,
+          sft: !!ck.state.sft,
         },
       };
     });

@@ -35,6 +35,31 @@ function specDesign(spec: ExperimentSpec, forceRandom = false): DesignReport {
   return random ? selectTraining(undefined, { method: 'random', k: spec.design.k, seed: spec.design.seed }) : selectTraining(undefined, { method: 'oa' });
 }
 
+/** One (seed, method) run of a call, in the runner's order (seeds outer, methods inner). */
+export interface PlannedRun {
+  seed: number;
+  method: MethodSpec;
+  /** RL steps the run takes: `steps`, or 0 for a method without training harnesses or an 'sft' method (its SFT phase only). */
+  rlSteps: number;
+  /** Its progress units: one per RL step, per evaluation (`evalUnits`: before and after) and for its SFT phase. */
+  units: number;
+}
+
+/**
+ * The call's runs with their RL steps and progress units (the runner's plan; the app's progress
+ * and ETA count the same units).
+ * @param steps RL steps of a training run (spec.rl.steps unless overridden)
+ * @param evalUnits evaluations per run (2: before and after)
+ */
+export function plannedRuns(spec: ExperimentSpec, steps: number, evalUnits = 2): PlannedRun[] {
+  return spec.seeds.flatMap((seed) =>
+    spec.methods.map((method) => {
+      const rlSteps = method.algorithm !== 'sft' && trainingHarnesses(spec, method).length > 0 ? steps : 0;
+      return { seed, method, rlSteps, units: rlSteps + evalUnits + (method.sft ? 1 : 0) };
+    }),
+  );
+}
+
 /**
  * The training harness ids of a method (empty for 'none'): the harnesses its run updates the
  * policy through, by RL or by its in-run SFT phase (MethodSpec.sft).

@@ -34,7 +34,7 @@ export interface StepRecord extends Omit<RlUpdateMetrics, 'ms'> {
  * clone across a worker boundary), except that metrics may be NaN.
  */
 export type RunEvent =
-  /** Work units done of the whole call (an RL step or an evaluation is one unit) and what runs now. */
+  /** Work units done of the whole call (an RL step, an evaluation or an SFT phase is one unit; plan.ts plannedRuns) and what runs now. */
   | { type: 'progress'; done: number; total: number; phase: string }
   | { type: 'log'; message: string }
   | { type: 'warn'; message: string }
@@ -42,6 +42,8 @@ export type RunEvent =
   | { type: 'run'; runIndex: number; runs: number; method: string; seed: number; steps: number; start: string }
   /** One RL step finished: its metrics. */
   | { type: 'step'; runIndex: number; method: string; seed: number; record: StepRecord }
+  /** A run's SFT phase ended (sft_phase.ts): its wall time, and whether it reused an identical earlier phase's parameters instead of training. */
+  | { type: 'sftPhase'; runIndex: number; method: string; seed: number; seconds: number; reused: boolean }
   /** A validation point was measured (validation.ts; `point.step` 0 = before RL). */
   | { type: 'validation'; runIndex: number; method: string; seed: number; point: ValidationPoint }
   /**
@@ -63,8 +65,11 @@ export type RunEvent =
   | { type: 'checkpoint'; runId: string; step: number; runIndex: number; rlStep: number; totalBytes: number }
   /** Episodes finished so far in the evaluation that is running (after every rollout round). */
   | { type: 'evalProgress'; runIndex: number; when: 'before' | 'after'; done: number; total: number }
-  /** Resumed from a checkpoint: the curves so far (finished runs and the current run's steps), so a view can redraw them. */
-  | { type: 'resume'; runIndex: number; step: number; curves: RunCurves[] };
+  /**
+   * Resumed from a checkpoint: the curves so far (finished runs and the current run's steps), so a
+   * view can redraw them; `sftDone`: the current run's SFT phase is behind it.
+   */
+  | { type: 'resume'; runIndex: number; step: number; curves: RunCurves[]; sftDone: boolean };
 
 export interface RunCurves {
   method: string;

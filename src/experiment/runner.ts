@@ -41,6 +41,8 @@ import {
   inSpaceEvalSet,
   makeSchedule,
   mixOverlapWarnings,
+  plannedRuns,
+  type PlannedRun,
   taskAssignments,
   testTasks,
   trainingHarnesses,
@@ -196,7 +198,7 @@ interface RunContext {
   sftReuse: SftReuse;
   inSpace: ReturnType<typeof inSpaceEvalSet>;
   machine: string;
-  plan: Array<{ seed: number; method: MethodSpec }>;
+  plan: PlannedRun[];
   results: RunResult[];
   curves: RunCurves[];
   trajectories: TrajectorySample[];
@@ -266,8 +268,8 @@ async function openRun(specJson: unknown, o: RunnerOptions, seams: RunSeams): Pr
   const env = seams.env ? seams.env(spec, tok) : o.inProcessEnv ? await localEnv(tok) : envWorkerPool(spec.rollout.workers, spec.rollout.watchdogMs, tok);
   const store = await CheckpointStore.open(o.dbName ? { dbName: o.dbName } : {});
   const steps = o.steps ?? spec.rl.steps;
-  const plan = spec.seeds.flatMap((seed) => spec.methods.map((method) => ({ seed, method })));
   const evalUnits = seams.skipEval ? 0 : 2;
+  const plan = plannedRuns(spec, steps, evalUnits);
   return {
     spec,
     specJson,
@@ -293,7 +295,7 @@ async function openRun(specJson: unknown, o: RunnerOptions, seams: RunSeams): Pr
     starts: [],
     segments: [],
     segment: { engine: engine.kind, describe: engine.describe, start: '', from: { runIndex: 0, step: 0 }, to: { runIndex: 0, step: 0 } },
-    progress: { done: 0, total: plan.length * (steps + evalUnits) },
+    progress: { done: 0, total: plan.reduce((a, p) => a + p.units, 0) },
     evalUnits,
     stopRequested: () => o.shouldStop?.() === true,
   };
@@ -328,16 +330,14 @@ async function resumePoint(ctx: RunContext): Promise<{ state: RunState; tensors:
       ? ck.segments
       : [{ engine: 'unrecorded' as const, describe: 'not recorded (an older checkpoint)', start: 'not recorded', from: { runIndex: 0, step: 0 }, to: at }]),
   );
-  ctx.segment.start = `the run checkpoint at run ${at.runIndex + 1}, step ${at.step}`;
-  ctx.segment.from = { ...at };
-  ctx.segment.to = { ...at };
+  Object.assign(ctx.segment, { start: `the run checkpoint at run ${at.runIndex + 1}, step ${at.step}`, from: { ...at }, to: { ...at } });
   ctx.results.push(...ck.results);
   ctx.curves.push(...ck.curves);
-  ctx.progress.done = ctx.results.length * (ctx.steps + ctx.evalUnits);
+  ctx.progress.done = plan.slice(0, ctx.results.length).reduce((a, p) => a + p.units, 0);
   emit({ type: 'log', message: `resuming run '${sink.runId}' at run ${st.runIndex + 1}/${plan.length}, step ${st.step}/${ctx.steps}` });
   // The current run's history rides in its state; finished runs are in `curves`.
   const current = st.runIndex < plan.length ? [{ method: plan[st.runIndex].method.name, seed: plan[st.runIndex].seed, steps: st.history, validation: st.validation ?? [] }] : [];
-  emit({ type: 'resume', runIndex: st.runIndex, step: st.step, curves: [...ck.curves, ...current] });
+  emit({ type: 'resume', runIndex: st.runIndex, step: st.step, curves: [...ck.curves, ...current], sftDone: !!st.sft });
   return { state: st, tensors };
 }
 
@@ -347,7 +347,7 @@ async function resumePoint(ctx: RunContext): Promise<{ state: RunState; tensors:
  * @throws Error for an unusable starting checkpoint (run_start.ts) or a run whose every training task is excluded
  */
 function startRun(ctx: RunContext, r: number, resume: { state: RunState; tensors: RunTensors } | null): ActiveRun {
-  const { spec, tok, emit, plan, steps } = ctx;
+  const { spec, tok, emit, plan } = ctx;
   const { seed, method } = plan[r];
   const preset = method.modelPreset ?? spec.model.preset;
   const cfg = presetConfig(preset, tok.vocabSize);
@@ -370,7 +370,7 @@ function startRun(ctx: RunContext, r: number, resume: { state: RunState; tensors
     stack.trainer.writeState({ params: rt.params, m: rt.adamM, v: rt.adamV, adamStep: rt.adamStep });
     // Its parameters are the checkpoint's, not the starting point's (the segments say where the run began).
     ctx.starts[ctx.starts.length - 1] = `the run checkpoint at step ${st.step}`;
-    ctx.progress.done += (st.before ? 1 : 0) * Math.min(1, ctx.evalUnits) + st.step;
+    ctx.progress.done += (st.before ? 1 : 0) * Math.min(1, ctx.evalUnits) + (st.sft ? 1 : 0) + st.step;
   }
   const sets: EvalSets = { testTasks: testTasks(spec, seed), inSpace: ctx.inSpace.ids, blackbox: spec.evaluation.blackbox, training, excluded: ctx.excluded };
   const evalOpts = {
@@ -388,7 +388,7 @@ function startRun(ctx: RunContext, r: number, resume: { state: RunState; tensors
     r,
     seed,
     method,
-    runSteps: training.length && method.algorithm !== 'sft' ? steps : 0, // 'sft': the SFT phase only
+    runSteps: plan[r].rlSteps,
     stack,
     pool,
     fullPool,
@@ -463,10 +463,7 @@ async function evaluateBefore(ctx: RunContext, run: ActiveRun): Promise<void> {
   await run.save();
 }
 
-/**
- * ── SFT phase ── A method's in-run SFT (sft_phase.ts) after 'before' and before RL, then a
- * checkpoint whose state records it (`st.sft`): a resume from there skips the phase.
- */
+/** ── SFT phase ── sft_phase.ts after 'before', before RL; then a checkpoint whose state records it (a resume skips it), one progress unit. */
 async function sftPhase(ctx: RunContext, run: ActiveRun): Promise<void> {
   if (!run.method.sft || run.st.sft) return;
   // A run without RL steps gets its validation point (step 0: after SFT, before RL) here.
@@ -475,6 +472,8 @@ async function sftPhase(ctx: RunContext, run: ActiveRun): Promise<void> {
   run.st.sft = record;
   if (point) run.st.validation = [point];
   await run.save();
+  ctx.progress.done++;
+  ctx.emit({ type: 'progress', ...ctx.progress, phase: `SFT phase done (${run.method.name}, seed ${run.seed})` });
 }
 
 /** ── RL loop ── rl_loop.ts over the run's steps. @returns whether the run stopped on request */

@@ -75,7 +75,7 @@ interface SftPhaseCall {
   /** Environments of the validation episodes. */
   env: EnvHost;
   emit: Emit;
-  /** The call's work units, repeated in the phase's progress events; the phase adds none. */
+  /** The call's work units, repeated in the phase's progress events (the runner counts the phase as one when it ends). */
   progress: { done: number; total: number };
   /** The call's finished phase, reused by an identical one. */
   sftReuse: SftReuse;
@@ -212,6 +212,7 @@ export async function runSftPhase(call: SftPhaseCall, run: SftPhaseRun, validati
     call.sftReuse.remember(key, method.name, params, record);
   }
   run.stack.trainer.writeState({ params, m: new Float32Array(params.length), v: new Float32Array(params.length), adamStep: 0 });
+  emit({ type: 'sftPhase', runIndex: run.r, method: method.name, seed, seconds: (performance.now() - t0) / 1000, reused: found !== null });
   if (!validation) return { record, point: null };
   const point = await measureValidation(validation, 0, {
     tok,

@@ -22,6 +22,7 @@ import {
   type RunViewState,
 } from '../../src/app/views/train_state';
 import { smokeSpec } from './lib/smoke_spec';
+import { getPreset } from '../../src/experiment/presets';
 
 /** A step record that applied `applied` optimizer steps (attempted − skipped). */
 function rec(step: number, over: Partial<StepRecord> = {}): StepRecord {
@@ -142,7 +143,7 @@ describe('reduceRunEvent', () => {
   });
 
   it("a resume replaces the curves by the checkpoint's", () => {
-    const s = fold([step(0, rec(1)), { type: 'resume', runIndex: 1, step: 7, curves: [{ method: 'sft', seed: 2, steps: [rec(1), rec(2)] }] }]);
+    const s = fold([step(0, rec(1)), { type: 'resume', runIndex: 1, step: 7, sftDone: false, curves: [{ method: 'sft', seed: 2, steps: [rec(1), rec(2)] }] }]);
     expect(s.curves.map((c) => c?.label)).toEqual(['sft · seed 2']);
     expect(s.currentRun).toBe(1);
   });
@@ -187,6 +188,7 @@ describe('reduceRunEvent', () => {
       {
         type: 'resume',
         runIndex: 1,
+        sftDone: false,
         step: 7,
         curves: [
           { method: 'grpo', seed: 0, steps: [rec(1)], validation: [point] },
@@ -277,6 +279,56 @@ describe('honesty: what was not measured stays unmeasured', () => {
     expect(etaSeconds(s, sp, 16, 0)).toBeCloseTo(stepsLeft * 1 + evalsLeft * 2, 6);
   });
 
+  it('the ETA prices SFT phases by the measured phase (null before one trained), a phase that will reuse the previous one at 0, and no RL steps for an sft method', () => {
+    // blackbox, 1 seed, 2 steps, no validation: runs 'harness scaling' (2 steps + 2 evals), 'black-box SFT' (phase + 2 evals), 'SFT then RL' (phase, reused, + 2 steps + 2 evals).
+    const bb = getPreset('blackbox');
+    const sp = parseSpec({ ...JSON.parse(JSON.stringify(bb)), seeds: [0], rl: { ...bb.rl, steps: 2 }, evaluation: { ...bb.evaluation, validation: undefined } }, 'spec');
+    const total = 4 + 3 + 5;
+    const ev = (runIndex: number, when: 'before' | 'after'): RunEvent => ({
+      type: 'eval',
+      runIndex,
+      method: sp.methods[runIndex].name,
+      seed: 0,
+      when,
+      passAt1: { base: 0, inSpace: 0, blackbox: {} },
+      training: 0,
+      episodes: 16,
+    });
+    const s = fold(
+      [
+        { type: 'progress', done: 0, total, phase: 'eval before (harness scaling (GRPO), seed 0)' },
+        ev(0, 'before'),
+        step(0, rec(1, { rolloutMs: 800, updateMs: 200 })),
+        step(0, rec(2)),
+        { type: 'progress', done: 3, total, phase: 'eval after (harness scaling (GRPO), seed 0)' },
+        ev(0, 'after'),
+        { type: 'run', runIndex: 1, runs: 3, method: sp.methods[1].name, seed: 0, steps: 0, start: 'base' },
+        { type: 'progress', done: 4, total, phase: 'eval before (black-box SFT (coding-cli), seed 0)' },
+        ev(1, 'before'),
+        { type: 'progress', done: 5, total, phase: `SFT step 1/600 (${sp.methods[1].name}, seed 0)` },
+      ],
+      [0, 4000, 5000, 6000, 6000, 10_000, 10_000, 10_000, 14_000, 14_000],
+    );
+    expect(s.sftStart).toEqual({ at: 14_000, runIndex: 1 });
+    // Left: this phase (not measured yet) → unknown.
+    expect(etaSeconds(s, sp, 16, 20_000)).toBeNull();
+    const after = fold(
+      [
+        { type: 'sftPhase', runIndex: 1, method: sp.methods[1].name, seed: 0, seconds: 90, reused: false },
+        { type: 'progress', done: 6, total, phase: 'SFT phase done' },
+      ],
+      [104_000, 104_000],
+      s,
+    );
+    expect(after.sftMs).toEqual([90_000]);
+    expect(after.sftDone).toEqual([1]);
+    // Left: run 1's after evaluation, run 2's before and after (4 s each), its phase (reused: 0 s), its 2 RL steps (1 s each).
+    expect(etaSeconds(after, sp, 16, 104_000)).toBeCloseTo(3 * 4 + 2 * 1, 6);
+    // Had the third run's phase differed (other SFT steps), it would cost the measured 90 s.
+    const other = parseSpec({ ...JSON.parse(JSON.stringify(sp)), methods: sp.methods.map((m, i) => (i === 2 ? { ...m, sft: { steps: 300, lr: 0.001 } } : m)) }, 'spec');
+    expect(etaSeconds(after, other, 16, 104_000)).toBeCloseTo(3 * 4 + 2 * 1 + 90, 6);
+  });
+
   describe('the ETA with validation points (step 0, every `every` steps, the last step; not progress units)', () => {
     // 1 run of 4 RL steps, validation every 2: points at steps 0, 2, 4. Units: 4 steps + 2 evaluations.
     const sp = spec({
@@ -324,6 +376,7 @@ describe('honesty: what was not measured stays unmeasured', () => {
         {
           type: 'resume',
           runIndex: 0,
+          sftDone: false,
           step: 1,
           curves: [{ method: 'grpo', seed: 0, steps: [rec(1)], validation: [{ step: 0, passAt1: 0.5, score: 0.5, episodes: 6, ms: 99_000, cells: [] }] }],
         },

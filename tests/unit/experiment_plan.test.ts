@@ -3,7 +3,18 @@
 import { describe, expect, it } from 'vitest';
 import { parseSpec, type ExperimentSpec, type MethodSpec } from '../../src/experiment/spec';
 import { getPreset } from '../../src/experiment/presets';
-import { inSpaceEvalSet, makeSchedule, mixOverlapWarnings, stepTasks, taskAssignments, testTasks, trainingHarnesses, trainPool, validationTasks } from '../../src/experiment/plan';
+import {
+  inSpaceEvalSet,
+  makeSchedule,
+  mixOverlapWarnings,
+  plannedRuns,
+  stepTasks,
+  taskAssignments,
+  testTasks,
+  trainingHarnesses,
+  trainPool,
+  validationTasks,
+} from '../../src/experiment/plan';
 import { DEFAULT_MIX_SPEC, resolveMix } from '../../src/pretrain/mix';
 import { hammingDistance, selectTrainingOA, BASE_HARNESS } from '../../src/design';
 import { SMOKE_SPEC_JSON } from './lib/smoke_spec';
@@ -170,6 +181,23 @@ describe('experiment plan', () => {
     expect(set.description).toContain(`left out: ${cut} held-out configurations a method trains on, 0 in the base checkpoint's pretraining mix (no mix recorded)`);
     const strat = inSpaceEvalSet(sel);
     for (const id of strat.ids) expect(random.has(id)).toBe(false);
+  });
+});
+
+describe('plannedRuns: the runner order and each run’s progress units', () => {
+  it('seeds outer, methods inner; an RL step, an evaluation and an SFT phase are one unit each; an sft method takes no RL step', () => {
+    const bb = getPreset('blackbox');
+    const runs = plannedRuns(bb, 60);
+    expect(runs.map((r) => [r.seed, r.method.name])).toEqual(bb.seeds.flatMap((seed) => bb.methods.map((m) => [seed, m.name])));
+    // harness scaling: 60 steps + 2 evaluations; black-box SFT: its phase + 2; SFT then RL: 60 + 2 + 1.
+    expect(runs.slice(0, 3).map((r) => [r.rlSteps, r.units])).toEqual([
+      [60, 62],
+      [0, 3],
+      [60, 63],
+    ]);
+    expect(plannedRuns(bb, 5, 0)[2].units).toBe(6);
+    const none = parseSpec({ ...SMOKE_SPEC_JSON, methods: [{ name: 'start', harnesses: 'none', K: 1, algorithm: 'grpo' }] }, 'spec');
+    expect(plannedRuns(none, 7).map((r) => r.units)).toEqual(none.seeds.map(() => 2));
   });
 });
 

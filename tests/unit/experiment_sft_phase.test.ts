@@ -106,6 +106,9 @@ describe('the SFT phase on the CPU engine', () => {
     expect(msg && msg.type === 'log' && msg.message).toContain('of 6 train tasks through bb-coding-cli');
     expect(pool.filter((id) => testTasks(spec, 0).includes(id))).toEqual([]);
     expect(events.some((e) => e.type === 'log' && /^SFT step 12\/12/.test(e.message))).toBe(true);
+    // One typed end-of-phase event (the app's ETA prices SFT phases with it).
+    const ends = events.filter((e) => e.type === 'sftPhase');
+    expect(ends).toEqual([{ type: 'sftPhase', runIndex: 0, method: 'bb sft', seed: 0, seconds: expect.any(Number), reused: false }]);
   }, 120_000);
 
   it('is deterministic in the run seed (a resumed run redoes it to the same parameters)', async () => {
@@ -124,6 +127,7 @@ describe('the SFT phase on the CPU engine', () => {
     expect(b.record.steps).toBe(12);
     expect(ev.some((e) => e.type === 'log' && e.message.includes("the same phase as method 'bb sft'"))).toBe(true);
     expect(ev.some((e) => e.type === 'log' && /^SFT step/.test(e.message))).toBe(false);
+    expect(ev.filter((e) => e.type === 'sftPhase').map((e) => e.type === 'sftPhase' && [e.method, e.reused])).toEqual([['bb rl', true]]);
   }, 120_000);
 
   it("an 'sft' run records its SFT optimizer steps in RunResult, results.json and the steps line", () => {

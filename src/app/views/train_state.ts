@@ -14,6 +14,7 @@ import { checkpointPosition } from '../../experiment/run_checkpoint';
 import type { RunCurves, RunEvent, StepRecord } from '../../experiment/run_events';
 import { validationSteps, type ValidationPoint } from '../../experiment/validation';
 import type { ExperimentSpec } from '../../experiment/spec';
+import { plannedRuns, type PlannedRun } from '../../experiment/plan';
 import type { StoredHistory } from '../train_worker';
 import { stepUpdate } from '../step_counts';
 
@@ -66,6 +67,12 @@ export interface RunViewState {
   evalDone: { done: number; total: number } | null;
   /** When the validation point in progress started, and which (its progress phase). */
   validationStart: { at: number; phase: string } | null;
+  /** Measured wall time of SFT phases that trained this session (a reused phase takes none), ms. */
+  sftMs: number[];
+  /** Run indices whose SFT phase is done (this session, or before the checkpoint resumed from). */
+  sftDone: number[];
+  /** When the SFT phase in progress started (its first 'SFT step' progress event). */
+  sftStart: { at: number; runIndex: number } | null;
 }
 
 /** The label of a (seed, method) run in charts and tables. */
@@ -88,6 +95,9 @@ export function emptyRunState(phase = ''): RunViewState {
     evalStart: null,
     evalDone: null,
     validationStart: null,
+    sftMs: [],
+    sftDone: [],
+    sftStart: null,
   };
 }
 
@@ -131,8 +141,10 @@ export function reduceRunEvent(s: RunViewState, ev: RunEvent, now: number): RunV
       const isEval = ev.phase.startsWith('eval ');
       const sameEval = isEval && s.evalStart?.phase === ev.phase;
       const isVal = ev.phase.startsWith('validation ');
+      const isSft = ev.phase.startsWith('SFT step ');
       return {
         ...s,
+        sftStart: isSft ? (s.sftStart ?? { at: now, runIndex: s.currentRun }) : s.sftStart,
         progress: { done: ev.done, total: ev.total, phase: ev.phase },
         evalStart: isEval ? (sameEval ? s.evalStart : { at: now, phase: ev.phase }) : null,
         validationStart: isVal ? (s.validationStart?.phase === ev.phase ? s.validationStart : { at: now, phase: ev.phase }) : null,
@@ -143,7 +155,9 @@ export function reduceRunEvent(s: RunViewState, ev: RunEvent, now: number): RunV
     case 'run':
       return { ...s, currentRun: ev.runIndex, runSteps: ev.steps, curves: withCurve(s.curves, ev.runIndex, ev.method, ev.seed).curves };
     case 'resume':
-      return { ...s, curves: ev.curves.map(curveOf), currentRun: ev.runIndex };
+      return { ...s, curves: ev.curves.map(curveOf), currentRun: ev.runIndex, sftDone: Array.from({ length: ev.runIndex + (ev.sftDone ? 1 : 0) }, (_, i) => i) };
+    case 'sftPhase':
+      return { ...s, sftDone: [...s.sftDone, ev.runIndex], sftMs: ev.reused ? s.sftMs : [...s.sftMs, ev.seconds * 1000], sftStart: null };
     case 'step': {
       const { curves, curve } = withCurve(s.curves, ev.runIndex, ev.method, ev.seed);
       curves[ev.runIndex] = { ...curve, steps: [...curve.steps, ev.record] };
@@ -198,19 +212,42 @@ export function storedRunState(spec: ExperimentSpec, h: StoredHistory): RunViewS
   });
   if (h.current.before && h.runIndex < plan.length)
     evals.push({ type: 'eval', runIndex: h.runIndex, method: plan[h.runIndex].method, seed: plan[h.runIndex].seed, when: 'before', ...h.current.before, restored: true });
-  const unitsPerRun = spec.rl.steps + 2;
-  const done = h.results.length * unitsPerRun + (h.runIndex < plan.length ? (h.current.before ? 1 : 0) + h.current.history.length : 0);
+  const runs = plannedRunsOf(spec);
+  const cur = h.runIndex < runs.length ? (h.current.before ? 1 : 0) + (h.current.sft ? 1 : 0) + h.current.history.length : 0;
+  const done = runs.slice(0, h.results.length).reduce((a, r) => a + r.units, 0) + cur;
+  const phase = `stored in this browser (checkpoint: ${positionText(h)})`;
   return {
-    ...emptyRunState(`stored in this browser (checkpoint: ${positionText(h)})`),
-    progress: { done, total: plan.length * unitsPerRun, phase: `stored in this browser (checkpoint: ${positionText(h)})` },
+    ...emptyRunState(phase),
+    progress: { done, total: runs.reduce((a, r) => a + r.units, 0), phase },
     curves,
     currentRun: Math.min(h.runIndex, plan.length - 1),
-    runSteps: spec.rl.steps,
+    sftDone: Array.from({ length: h.runIndex + (h.current.sft ? 1 : 0) }, (_, i) => i),
+    runSteps: runs[Math.min(h.runIndex, runs.length - 1)]?.rlSteps ?? spec.rl.steps,
     evals,
   };
 }
 
 const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+
+const planned = new WeakMap<ExperimentSpec, PlannedRun[]>();
+/** The spec's runs as the runner plans them (plan.ts plannedRuns at spec.rl.steps), computed once per spec. */
+function plannedRunsOf(spec: ExperimentSpec): PlannedRun[] {
+  let p = planned.get(spec);
+  if (!p) planned.set(spec, (p = plannedRuns(spec, spec.rl.steps)));
+  return p;
+}
+
+/**
+ * Whether run r's SFT phase will reuse the previous one's parameters instead of training: the
+ * runner keeps the last phase run (sft_phase.ts SftReuse) and reuses it for an identical phase,
+ * which for runs of one spec means the same seed, model preset, black-box harness and SFT
+ * settings (the starting checkpoint, train pool and rollout settings follow from those).
+ */
+function sftReused(spec: ExperimentSpec, runs: readonly PlannedRun[], r: number): boolean {
+  const key = (p: PlannedRun) => JSON.stringify([p.seed, p.method.modelPreset ?? spec.model.preset, p.method.blackbox, p.method.sft]);
+  for (let q = r - 1; q >= 0; q--) if (runs[q].method.sft) return key(runs[q]) === key(runs[r]);
+  return false;
+}
 
 /**
  * Validation points still to measure in the whole call: per (seed, method) run, one at step 0,
@@ -236,17 +273,22 @@ export function validationsLeft(s: RunViewState, spec: ExperimentSpec): number {
  * current run's evaluation), the mean measured validation point for the validation points left
  * (validationsLeft; before one was measured this session: a step's cost per rollout episode ×
  * the episodes of the last known point, else `tasks` × suites × `samples` of
- * spec.evaluation.validation), minus the time the evaluation or validation in progress has run.
+ * spec.evaluation.validation), and the mean measured SFT phase for the SFT phases left that will
+ * train (one that will reuse the previous phase's parameters costs nothing: sftReused); RL steps
+ * counted per run as the runner plans them (an 'sft' method takes none); minus the time the
+ * evaluation, validation or SFT phase in progress has run.
  * @returns null while a needed cost is unknown (never a guess shown as a number)
  */
 export function etaSeconds(s: RunViewState, spec: ExperimentSpec | undefined, evalEpisodes: number | null, now: number): number | null {
   const p = s.progress;
   if (!spec || !p.total) return null;
-  const runs = spec.seeds.length * spec.methods.length;
+  const runs = plannedRunsOf(spec);
   const stepsDone = s.curves.reduce((a, c) => a + (c?.steps.length ?? 0), 0);
-  const stepsLeft = Math.max(0, runs * spec.rl.steps - stepsDone);
-  // Validation points are not progress units: total − done counts RL steps and evaluations only.
-  const evalsLeft = Math.max(0, p.total - p.done - stepsLeft);
+  const stepsLeft = Math.max(0, runs.reduce((a, r) => a + r.rlSteps, 0) - stepsDone);
+  const sftLeft = runs.flatMap((r, i) => (r.method.sft && !s.sftDone.includes(i) ? [i] : []));
+  const sftTrainLeft = sftLeft.filter((i) => !sftReused(spec, runs, i)).length;
+  // Validation points are not progress units: total − done counts RL steps, evaluations and SFT phases.
+  const evalsLeft = Math.max(0, p.total - p.done - stepsLeft - sftLeft.length);
   const valsLeft = validationsLeft(s, spec);
   const recent = s.stepMs.slice(-ETA_RECENT_STEPS);
   const stepCost = recent.length ? mean(recent) : null;
@@ -255,10 +297,12 @@ export function etaSeconds(s: RunViewState, spec: ExperimentSpec | undefined, ev
   const evalCost = s.evalMs.length ? mean(s.evalMs) : perEpisode(evalEpisodes);
   const recentVals = s.validationMs.slice(-ETA_RECENT_STEPS);
   const valCost = recentVals.length ? mean(recentVals) : perEpisode(valsLeft > 0 ? validationEpisodes(s, spec) : null);
-  if ((stepsLeft > 0 && stepCost === null) || (evalsLeft > 0 && evalCost === null) || (valsLeft > 0 && valCost === null)) return null;
-  let ms = stepsLeft * (stepCost ?? 0) + evalsLeft * (evalCost ?? 0) + valsLeft * (valCost ?? 0);
+  const sftCost = s.sftMs.length ? mean(s.sftMs) : null;
+  if ((stepsLeft > 0 && stepCost === null) || (evalsLeft > 0 && evalCost === null) || (valsLeft > 0 && valCost === null) || (sftTrainLeft > 0 && sftCost === null)) return null;
+  let ms = stepsLeft * (stepCost ?? 0) + evalsLeft * (evalCost ?? 0) + valsLeft * (valCost ?? 0) + sftTrainLeft * (sftCost ?? 0);
   if (s.evalStart && evalCost !== null) ms -= Math.min(evalCost, now - s.evalStart.at);
   if (s.validationStart && valCost !== null) ms -= Math.min(valCost, now - s.validationStart.at);
+  if (s.sftStart && sftCost !== null) ms -= Math.min(sftCost, now - s.sftStart.at);
   return Math.max(0, ms / 1000);
 }
 
