@@ -61,6 +61,19 @@ function findTorchPython(candidates = [process.env.HLAB_PYTHON, 'python3', '/usr
   return null;
 }
 
+/**
+ * The peer's environment: OpenBLAS single-threaded under torch's intra-op threads (2). With both
+ * at 2, two cores run four busy threads (OpenBLAS's pthreads spin between calls while torch's
+ * pool runs the elementwise ops), and the peer's steps swung from its best to 2–5× it within one
+ * bench run, so the ratio measured the oversubscription. Standalone on this 2-core machine
+ * (`pytorch_peer.py`, B 8, T 256, 12 / 8 steps; session 12): torch 2 + BLAS 2 mini 49–249 ms,
+ * small 259–424 ms; torch 2 + BLAS 1 38–48 and 164–169 (the fastest and steadiest); torch 1 +
+ * BLAS 2 43–52 and 166–181; torch 1 + BLAS 1 48–58 and 196–216.
+ */
+export function peerEnv(base: Readonly<Record<string, string | undefined>>): Record<string, string | undefined> {
+  return { ...base, OPENBLAS_NUM_THREADS: '1' };
+}
+
 export class PytorchPeer {
   private readonly lines: AsyncIterator<string>;
   private constructor(
@@ -76,7 +89,7 @@ export class PytorchPeer {
   static start(): PytorchPeer | { absent: string } {
     const py = findTorchPython();
     if (!py) return { absent: 'PyTorch peer skipped: no python3 with torch (Debian: apt-get install python3-torch; or set HLAB_PYTHON)' };
-    const proc = spawn(py, [SCRIPT], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const proc = spawn(py, [SCRIPT], { stdio: ['pipe', 'pipe', 'pipe'], env: peerEnv(process.env) });
     proc.stderr.on('data', (d) => process.stderr.write(`[bench] pytorch: ${d}`));
     return new PytorchPeer(proc, createInterface({ input: proc.stdout }), py);
   }

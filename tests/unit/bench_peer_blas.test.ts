@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { peerBlasWarning } from '../../src/bench/pytorch_peer';
+import { peerBlasWarning, peerEnv } from '../../src/bench/pytorch_peer';
 
 describe('peerBlasWarning: a PyTorch peer on a slow BLAS is flagged beside the ratio', () => {
   it('says nothing for an optimized BLAS', () => {
@@ -14,5 +14,14 @@ describe('peerBlasWarning: a PyTorch peer on a slow BLAS is flagged beside the r
   it('flags a BLAS it could not identify, or none found', () => {
     expect(peerBlasWarning({ path: null, kind: 'unknown' })).toContain('unidentified BLAS (none found)');
     expect(peerBlasWarning({ path: '/opt/x/libfoo.so', kind: 'unknown' })).toContain('(/opt/x/libfoo.so)');
+  });
+});
+
+describe('peerEnv: the peer runs OpenBLAS single-threaded under torch’s threads (no oversubscription of the cores)', () => {
+  it('sets OPENBLAS_NUM_THREADS=1 and keeps the rest of the environment', () => {
+    const env = peerEnv({ PATH: '/usr/bin', OPENBLAS_NUM_THREADS: '4', HLAB_PYTHON: '/x/python3' });
+    expect(env.OPENBLAS_NUM_THREADS).toBe('1');
+    expect(env.PATH).toBe('/usr/bin');
+    expect(env.HLAB_PYTHON).toBe('/x/python3');
   });
 });
