@@ -142,7 +142,9 @@ export async function benchCpuEngine(
       log(`${preset} B=${B} T=${T}: warm-up`);
       for (const x of ours) await x.trainer.step(batch, 1e-3, 1);
       await tf.trainStep();
-      if (py) await py();
+      // PyTorch takes a few steps to reach its pace (allocator, thread pool): 78 → 58 → 45 ms for
+      // mini standalone; ours is steady from its second step.
+      if (py) for (let w = 0; w < 3; w++) await py();
       for (let r = 0; r < reps; r++) {
         for (const x of ours) x.ms.push(await timeMs(() => x.trainer.step(batch, 1e-3, r + 2)));
         tfMs.push(await timeMs(() => tf.trainStep()));
