@@ -8,7 +8,8 @@ the bench compares speed, not values.
 
 Protocol: one JSON object per line on stdin, one reply per line on stdout.
   {"op": "model", "C", "L", "NH", "V", "B", "T", "threads", "seed"}
-      -> {"torch": version, "threads": n, "blas": {"path": the BLAS library mapped, "kind": see blas_in_use}}
+      -> {"torch": version, "threads": n, "blas": {"path": the BLAS library mapped, "kind": see blas_in_use,
+          "threads": OPENBLAS_NUM_THREADS or null}}
   {"op": "step"} -> {"ms": wall ms of one step, "loss": float}
 """
 import ctypes
@@ -110,7 +111,9 @@ def main():
             model = Gpt(cmd["C"], cmd["L"], cmd["NH"], cmd["V"], cmd["T"])
             opt = torch.optim.AdamW(model.parameters(), lr=1e-3, weight_decay=0.01)
             ids = torch.randint(0, cmd["V"], (cmd["B"], cmd["T"]))
-            out = {"torch": torch.__version__, "threads": torch.get_num_threads(), "blas": blas_in_use()}
+            blas_threads = os.environ.get("OPENBLAS_NUM_THREADS")
+            blas = {**blas_in_use(), "threads": int(blas_threads) if blas_threads else None}
+            out = {"torch": torch.__version__, "threads": torch.get_num_threads(), "blas": blas}
         elif cmd["op"] == "step":
             t0 = time.perf_counter()
             logits = model(ids)

@@ -32,6 +32,8 @@ export interface PytorchPeerModel {
 interface PeerBlas {
   path: string | null;
   kind: 'openblas' | 'mkl' | 'blis' | 'reference' | 'unknown';
+  /** OPENBLAS_NUM_THREADS as the peer saw it (peerEnv sets 1), null when unset. */
+  threads: number | null;
 }
 
 /** What the peer reports when its model is built. */
@@ -45,7 +47,7 @@ export interface PeerInfo {
  * A one-line warning when the peer's BLAS makes its speed unrepresentative of PyTorch on this
  * CPU (the reference BLAS, or none found); null for an optimized BLAS.
  */
-export function peerBlasWarning(b: PeerBlas): string | null {
+export function peerBlasWarning(b: Pick<PeerBlas, 'path' | 'kind'>): string | null {
   if (b.kind === 'openblas' || b.kind === 'mkl' || b.kind === 'blis') return null;
   const what = b.kind === 'reference' ? `the netlib reference BLAS (${b.path})` : `an unidentified BLAS (${b.path ?? 'none found'})`;
   return `PyTorch peer runs on ${what}: its GEMMs are several times slower than with OpenBLAS, so ratioVsPytorch overstates ours (Debian: apt-get install libopenblas0-pthread)`;

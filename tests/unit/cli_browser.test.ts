@@ -21,12 +21,12 @@ it("the page's questions reach the command's answers; one it does not answer fai
       }, PAGE_QUERY_BINDING),
     {
       answers: {
-        pytorchModel: async (m) => (asked.push(m), { torch: 'fake', threads: m.threads, blas: { path: null, kind: 'unknown' as const } }),
+        pytorchModel: async (m) => (asked.push(m), { torch: 'fake', threads: m.threads, blas: { path: null, kind: 'unknown' as const, threads: 1 } }),
         pytorchStep: async () => 12.5,
       },
     },
   );
-  expect(r).toEqual({ model: { torch: 'fake', threads: 1, blas: { path: null, kind: 'unknown' } }, step: 12.5 });
+  expect(r).toEqual({ model: { torch: 'fake', threads: 1, blas: { path: null, kind: 'unknown', threads: 1 } }, step: 12.5 });
   expect(asked).toEqual([{ C: 8, L: 1, NH: 2, V: 16, B: 1, T: 4, threads: 1, seed: 3 }]);
   const err = await withBrowser((s) =>
     s.page.evaluate(

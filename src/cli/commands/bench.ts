@@ -156,7 +156,7 @@ function printCpuEngine(c: CpuEngineBench): void {
   console.log(`  crossOriginIsolated=${c.crossOriginIsolated} cores=${c.hardwareConcurrency} relaxedSimd (fused multiply-add)=${c.relaxedSimd}`);
   if (c.pytorch)
     console.log(
-      `  PyTorch peer: torch ${c.pytorch.torch} on the CPU, ${c.pytorch.threads} threads, BLAS ${c.pytorch.blas.kind} (${c.pytorch.blas.path ?? 'not found'}) (src/bench/pytorch_peer.py)`,
+      `  PyTorch peer: torch ${c.pytorch.torch} on the CPU, ${c.pytorch.threads} threads, BLAS ${c.pytorch.blas.kind} (${c.pytorch.blas.path ?? 'not found'}, ${c.pytorch.blas.threads ?? 'default'} thread${c.pytorch.blas.threads === 1 ? '' : 's'}) (src/bench/pytorch_peer.py)`,
     );
   if (c.pytorchNote) console.log(`  ${c.pytorchNote}`);
   console.log('  GEMM alone (C = A·B), median');
