@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadSpec, prepareOut, resumeCommand, runFailure } from '../../src/cli/commands/run';
+import { checkOut, createOut, loadSpec, resumeCommand, runFailure } from '../../src/cli/commands/run';
 import { ReportedError } from '../../src/cli/cli_util';
 import { DeviceLostError } from '../../src/gpu/device_lost';
 import { SMOKE_SPEC_JSON } from './lib/smoke_spec';
@@ -63,26 +63,35 @@ describe('hlab run: the output folder', () => {
     expect(r.stderr.trim().split('\n')).toEqual([`error: --out ${join(dir, 'A', 'B')}: cannot create the output folder: a file is in the way (a folder is needed)`]);
   });
 
-  it('--resume without a checkpoint fails (exit 2) instead of running the whole job', () => {
+  it('--resume without a checkpoint fails (exit 2) instead of running the whole job, and creates no folder', () => {
     const dir = mkdtempSync(join(tmpdir(), 'hlab-out-'));
     const r = cli(['run', '--preset', 'quick', '--out', join(dir, 'typo'), '--resume']);
     expect(r.status).toBe(2);
     expect(r.stderr.trim().split('\n')).toEqual([`error: --resume: no checkpoint at ${join(dir, 'typo', 'checkpoint.hlab')}; check --out, or run without --resume to start fresh`]);
+    expect(existsSync(join(dir, 'typo'))).toBe(false);
   });
 
-  it('a folder holding an earlier run is said to be overwritten; resuming it is not', () => {
+  it('a folder holding an earlier run is one this run overwrites; resuming it is not; the folder is created only by createOut', () => {
     const dir = mkdtempSync(join(tmpdir(), 'hlab-out-'));
-    const notes: string[] = [];
-    expect(prepareOut(join(dir, 'fresh'), false, (s) => notes.push(s))).toBe(join(dir, 'fresh'));
+    expect(checkOut(join(dir, 'fresh'), false)).toEqual({ out: join(dir, 'fresh'), overwrites: false });
+    expect(existsSync(join(dir, 'fresh'))).toBe(false);
+    createOut('fresh', join(dir, 'fresh'));
     expect(existsSync(join(dir, 'fresh'))).toBe(true);
-    expect(notes).toEqual([]);
     mkdirSync(join(dir, 'old'));
     writeFileSync(join(dir, 'old', 'results.json'), '{}');
-    prepareOut(join(dir, 'old'), false, (s) => notes.push(s));
-    expect(notes).toEqual([expect.stringMatching(/holds an earlier run; it is overwritten \(continue it with --resume/)]);
+    expect(checkOut(join(dir, 'old'), false).overwrites).toBe(true);
     writeFileSync(join(dir, 'old', 'checkpoint.hlab'), 'x');
-    prepareOut(join(dir, 'old'), true, (s) => notes.push(s));
-    expect(notes).toHaveLength(1);
+    expect(checkOut(join(dir, 'old'), true).overwrites).toBe(false);
+  });
+
+  it('a bad --base beside an earlier run is one error line: no note that the run is overwritten, nothing touched', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hlab-out-'));
+    mkdirSync(join(dir, 'old'));
+    writeFileSync(join(dir, 'old', 'results.json'), '{"status":"done"}');
+    const r = cli(['run', '--preset', 'quick', '--out', join(dir, 'old'), '--base', join(dir, 'nosuch.ckpt')]);
+    expect(r.status).toBe(2);
+    expect(r.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^error: --base .*nosuch\.ckpt/)]);
+    expect(readFileSync(join(dir, 'old', 'results.json'), 'utf8')).toBe('{"status":"done"}');
   });
 
   it('--resume of a finished run is refused in one line (nothing to continue; its results stay); an interrupted one resumes', () => {
@@ -90,9 +99,9 @@ describe('hlab run: the output folder', () => {
     mkdirSync(join(dir, 'run'));
     writeFileSync(join(dir, 'run', 'checkpoint.hlab'), 'x');
     writeFileSync(join(dir, 'run', 'results.json'), JSON.stringify({ status: 'interrupted' }));
-    expect(prepareOut(join(dir, 'run'), true)).toBe(join(dir, 'run'));
+    expect(checkOut(join(dir, 'run'), true).out).toBe(join(dir, 'run'));
     writeFileSync(join(dir, 'run', 'results.json'), JSON.stringify({ status: 'done' }));
-    expect(() => prepareOut(join(dir, 'run'), true)).toThrow(`--resume: the run in ${join(dir, 'run')} has finished (results.json status 'done'); nothing to resume`);
+    expect(() => checkOut(join(dir, 'run'), true)).toThrow(`--resume: the run in ${join(dir, 'run')} has finished (results.json status 'done'); nothing to resume`);
     const r = cli(['run', '--preset', 'quick', '--out', join(dir, 'run'), '--resume']);
     expect(r.status).toBe(2);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);

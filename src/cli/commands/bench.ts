@@ -180,7 +180,9 @@ function printCpuEngine(c: CpuEngineBench): void {
 export function registerBench(program: Command): void {
   program
     .command('bench')
-    .description('benchmark the WebGPU training step and kernels against TF.js (webgpu, wasm, cpu) in headless Chromium')
+    .description(
+      'benchmark the CPU engine (training vs TF.js-wasm and PyTorch, sampling, an RL step) and the WebGPU engine (kernels, training step, sampling) in headless Chromium',
+    )
     .option('--json', 'print JSON only')
     .option('--quick', 'smaller shapes, fewer kernel repeats and sampled tokens (still a median of 5), a smaller rollout batch')
     .option('--cpu-engine-only', 'only the CPU engine sections (training and sampling vs TF.js-wasm, PyTorch and the WebGPU sampler; the RL step); prints them alone')

@@ -78,20 +78,14 @@ export function loadSpec(opts: { preset?: string; spec?: string }): { spec: Expe
 }
 
 /**
- * Resolve and create the output folder. A path that cannot be a folder is a usage error; a
- * folder that already holds a run is said to be overwritten (unless resuming it); `--resume`
- * without a checkpoint there fails rather than silently running the whole job again.
- * @throws UsageError (exit 2) naming --out.
+ * Resolve --out and check it against --resume, creating nothing (createOut does, once every
+ * input is checked): `--resume` needs a checkpoint there and a run that has not finished, rather
+ * than silently running the whole job again or rewriting finished results.
+ * @returns the folder and whether it holds an earlier run that this (fresh) run overwrites
+ * @throws UsageError (exit 2) naming --resume.
  */
-export function prepareOut(dir: string, resume: boolean, note: (s: string) => void = (s) => process.stderr.write(s + '\n')): string {
+export function checkOut(dir: string, resume: boolean): { out: string; overwrites: boolean } {
   const out = resolve(dir);
-  try {
-    mkdirSync(out, { recursive: true });
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    const why = code === 'ENOTDIR' || code === 'EEXIST' ? 'a file is in the way (a folder is needed)' : (e as Error).message.split('\n')[0];
-    throw new UsageError(`--out ${dir}: cannot create the output folder: ${why}`);
-  }
   const ckpt = resolve(out, 'checkpoint.hlab');
   if (resume) {
     if (!existsSync(ckpt)) throw new UsageError(`--resume: no checkpoint at ${ckpt}; check --out, or run without --resume to start fresh`);
@@ -100,10 +94,23 @@ export function prepareOut(dir: string, resume: boolean, note: (s: string) => vo
       throw new UsageError(
         `--resume: the run in ${out} has finished (results.json status 'done'); nothing to resume: its results are there, or run without --resume to start it again`,
       );
-  } else if (existsSync(ckpt) || existsSync(resolve(out, 'results.json'))) {
-    note(`note: ${out} holds an earlier run; it is overwritten (continue it with --resume, or pick another --out)`);
+    return { out, overwrites: false };
   }
-  return out;
+  return { out, overwrites: existsSync(ckpt) || existsSync(resolve(out, 'results.json')) };
+}
+
+/**
+ * Create the output folder `out` (given as `dir` on the command line).
+ * @throws UsageError (exit 2) naming --out when the path cannot be a folder.
+ */
+export function createOut(dir: string, out: string): void {
+  try {
+    mkdirSync(out, { recursive: true });
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    const why = code === 'ENOTDIR' || code === 'EEXIST' ? 'a file is in the way (a folder is needed)' : (e as Error).message.split('\n')[0];
+    throw new UsageError(`--out ${dir}: cannot create the output folder: ${why}`);
+  }
 }
 
 /** Whether `out` holds the results of a run that finished (results.json `status: 'done'`); an unreadable file is not. */
@@ -279,7 +286,8 @@ export function registerRun(program: Command): void {
     .option('--json', 'print results.json alone on stdout')
     .action(async (opts: Opts) => {
       const { spec, json } = loadSpec(opts);
-      const out = prepareOut(opts.out ?? `out/${spec.name}`, !!opts.resume);
+      const outDir = opts.out ?? `out/${spec.name}`;
+      const { out, overwrites } = checkOut(outDir, !!opts.resume);
       const ckptPath = resolve(out, 'checkpoint.hlab');
       const options: PageRunRequest['options'] = { runId: `run-${spec.name}`, resume: !!opts.resume, checkpointEvery: opts.checkpointEvery };
       if (opts.steps !== undefined) options.steps = opts.steps;
@@ -288,7 +296,9 @@ export function registerRun(program: Command): void {
       if (opts.base) options.baseCheckpoint = await readBaseFile(opts.base, spec, shippedTokenizer());
       await checkShippedCheckpoints(spec, shippedTokenizer(), fileURLToPath(new URL('../../../public', import.meta.url)), !!opts.base);
       if (opts.resume) options.importCheckpoint = await readRunCheckpointFile(ckptPath);
+      createOut(outDir, out);
       const err = (s: string) => process.stderr.write(s + '\n');
+      if (overwrites) err(`note: ${out} holds an earlier run; this run overwrites it (continue that one with --resume, or pick another --out)`);
       const t0 = Date.now();
       const command = `hlab run ${process.argv.slice(3).join(' ')}`.trim();
       // Feasibility (issue 17): the honest expert under this spec's own budgets, before any browser.
