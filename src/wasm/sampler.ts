@@ -76,8 +76,8 @@ export class WasmSampler {
       }
       const out = sampleArrays(m, B);
       const dec = useCache ? decodeBuffers(m, B, kc, vc, out, draw) : null;
-      const u = out.uniforms.f32();
       return await decodeLoop(req.prompts, budgets, Tmax, req.endToken, useCache, t0, (s, x, stats) => {
+        const u = out.uniforms.f32(); // a fresh view: the prefill's forward may grow the memory
         for (let b = 0; b < B; b++) u[b] = sampleUniform(req.seed, b, s);
         if (x.kind === 'full') {
           const { ids, T, cur } = x;

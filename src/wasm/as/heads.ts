@@ -10,6 +10,18 @@ import { exp4, exp1, hsum, hmax } from './simd_math';
 
 export const SUMSQ_CHUNK: i32 = 8192;
 
+/** max over j of z[j]/τ for a row z (V): 4 lanes, then across (NaN propagates); the max both logprobForwardTask and the sampler (sample.ts) subtract. */
+export function scaledRowMax(z: usize, V: i32, tau: f32): f32 {
+  const V4 = V & ~3;
+  const tv = f32x4.splat(tau);
+  let mv = f32x4.splat(-Infinity);
+  let v = 0;
+  for (; v < V4; v += 4) mv = f32x4.max(mv, f32x4.div(v128.load(z + (<usize>v << 2)), tv));
+  let mx = hmax(mv);
+  for (; v < V; v++) mx = max(mx, load<f32>(z + (<usize>v << 2)) / tau);
+  return mx;
+}
+
 export function logprobForwardTask(logits: usize, targets: usize, lse: usize, logp: usize, S: i32, V: i32, tau: f32, tid: i32, nth: i32): void {
   const s0 = partLo(S, 1, tid, nth);
   const s1 = partHi(S, 1, tid, nth);
@@ -17,14 +29,10 @@ export function logprobForwardTask(logits: usize, targets: usize, lse: usize, lo
   const tv = f32x4.splat(tau);
   for (let s = s0; s < s1; s++) {
     const z = logits + (<usize>(s * V) << 2);
-    let mv = f32x4.splat(-Infinity);
-    let v = 0;
-    for (; v < V4; v += 4) mv = f32x4.max(mv, f32x4.div(v128.load(z + (<usize>v << 2)), tv));
-    let mx = hmax(mv);
-    for (; v < V; v++) mx = max(mx, load<f32>(z + (<usize>v << 2)) / tau);
+    const mx = scaledRowMax(z, V, tau);
     const mxv = f32x4.splat(mx);
     let sv = f32x4.splat(0);
-    v = 0;
+    let v = 0;
     for (; v < V4; v += 4) sv = f32x4.add(sv, exp4(f32x4.sub(f32x4.div(v128.load(z + (<usize>v << 2)), tv), mxv)));
     let sum = hsum(sv);
     for (; v < V; v++) sum += exp1(load<f32>(z + (<usize>v << 2)) / tau - mx);

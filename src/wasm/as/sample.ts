@@ -9,7 +9,8 @@
 // so at τ = 1 without top-p the sampled log-prob equals the trainer's re-scored one bit for bit
 // when the logits are the same. Row-wise: any partition of the rows gives the same result.
 import { partLo, partHi } from './partition';
-import { exp4, exp1, hsum, hmax } from './simd_math';
+import { exp4, exp1, hsum } from './simd_math';
+import { scaledRowMax } from './heads';
 
 // @ts-ignore: decorator
 @inline
@@ -41,16 +42,12 @@ export function sampleRow(z: usize, V: i32, temperature: f32, topP: f32, banLo: 
   const V4 = V & ~3;
   const tv = f32x4.splat(tau);
   // m = max x, x = z/τ
-  let mv = f32x4.splat(-Infinity);
-  let j = 0;
-  for (; j < V4; j += 4) mv = f32x4.max(mv, f32x4.div(v128.load(z + (<usize>j << 2)), tv));
-  let mx = hmax(mv);
-  for (; j < V; j++) mx = max(mx, load<f32>(z + (<usize>j << 2)) / tau);
+  const mx = scaledRowMax(z, V, tau);
   // e = exp(x − m), S = Σ e and, for the entropy at τ = 1, Σ e·(x − m)
   const mxv = f32x4.splat(mx);
   let sv = f32x4.splat(0);
   let tsv = f32x4.splat(0);
-  j = 0;
+  let j = 0;
   for (; j < V4; j += 4) {
     const d = f32x4.sub(f32x4.div(v128.load(z + (<usize>j << 2)), tv), mxv);
     const ev = exp4(d);
@@ -134,15 +131,11 @@ export function sampleRow(z: usize, V: i32, temperature: f32, topP: f32, banLo: 
 /** H(softmax(z)) in nats: log S₁ − Σ e₁·(z − m₁) / S₁ with m₁ = max z, e₁ = exp(z − m₁). */
 function entropyAtOne(z: usize, V: i32): f32 {
   const V4 = V & ~3;
-  let mv = f32x4.splat(-Infinity);
-  let j = 0;
-  for (; j < V4; j += 4) mv = f32x4.max(mv, v128.load(z + (<usize>j << 2)));
-  let m1 = hmax(mv);
-  for (; j < V; j++) m1 = max(m1, load<f32>(z + (<usize>j << 2)));
+  const m1 = scaledRowMax(z, V, 1);
   const m1v = f32x4.splat(m1);
   let sv = f32x4.splat(0);
   let tv = f32x4.splat(0);
-  j = 0;
+  let j = 0;
   for (; j < V4; j += 4) {
     const d = f32x4.sub(v128.load(z + (<usize>j << 2)), m1v);
     const ev = exp4(d);
