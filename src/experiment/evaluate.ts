@@ -25,6 +25,8 @@ import { Rng } from '../util/rng';
 export interface EvalSets {
   testTasks: string[];
   inSpace: string[];
+  /** Harness id → the test tasks evaluated under it, where not every test task (the in-space rotation, plan.ts inSpaceTasks). */
+  cellTasks?: ReadonlyMap<string, readonly string[]>;
   blackbox: string[];
   training: string[];
   /** cellKey(task, harness) of (task, harness) cells not to evaluate (infeasible under the run's budgets). */
@@ -94,7 +96,7 @@ const sharedHarnesses = (sets: EvalSets): string[] => [...new Set([BASE_HARNESS,
 function requests(harnesses: readonly string[], sets: EvalSets, samples: number): EpisodeRequest[] {
   const reqs: EpisodeRequest[] = [];
   for (const h of harnesses)
-    for (const t of sets.testTasks) {
+    for (const t of sets.cellTasks?.get(h) ?? sets.testTasks) {
       if (sets.excluded?.has(cellKey(t, h))) continue;
       for (let s = 0; s < samples; s++) reqs.push({ taskId: t, harnessId: h, group: reqs.length });
     }

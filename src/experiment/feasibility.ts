@@ -131,13 +131,13 @@ export function specCells(spec: ExperimentSpec, vocabSize: number, poolPerSuite 
     const pool = trainPool(spec, seed, poolPerSuite);
     for (const m of spec.methods) {
       const budget: CellBudget = { maxTurns: spec.rollout.maxTurns, limits: runBudget(presetConfig(m.modelPreset ?? spec.model.preset, vocabSize).maxT, spec.rollout) };
-      const trains = trainingHarnesses(spec, m).length > 0;
-      const training = trains ? trainingHarnesses(spec, m) : [];
+      const training = trainingHarnesses(spec, m, seed);
+      const trains = training.length > 0;
       for (const h of new Set([BASE_HARNESS, ...inSpace, ...spec.evaluation.blackbox, ...training])) for (const t of test) add(t, h, 'eval', m.name, budget);
-      if (trains) for (const a of taskAssignments(spec, m, pool)) for (const h of a.harnesses) add(String(a.task), h, 'train', m.name, budget);
+      if (trains) for (const a of taskAssignments(spec, m, pool, seed)) for (const h of a.harnesses) add(String(a.task), h, 'train', m.name, budget);
       // The validation split's anchor cells (plan.ts validationCells) are evaluated too.
       if (trains && spec.evaluation.validation?.tasks)
-        for (const c of validationCells(spec, m, validationTasks(spec, seed, pool, spec.evaluation.validation.tasks))) add(c.taskId, c.harnessId, 'eval', m.name, budget);
+        for (const c of validationCells(spec, m, validationTasks(spec, seed, pool, spec.evaluation.validation.tasks), seed)) add(c.taskId, c.harnessId, 'eval', m.name, budget);
     }
   }
   return [...cells.values()];

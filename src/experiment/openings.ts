@@ -29,7 +29,7 @@ export function checkSpecOpenings(spec: ExperimentSpec, tok: Tokenizer, poolPerS
     const validation = nVal ? validationTasks(spec, seed, poolIds, nVal).map(taskFromId) : null;
     for (const m of spec.methods) {
       const limits = runBudget(presetConfig(m.modelPreset ?? spec.model.preset, tok.vocabSize).maxT, spec.rollout);
-      const training = trainingHarnesses(spec, m);
+      const training = trainingHarnesses(spec, m, seed);
       out.push(checkOpeningsFit(tok, [...new Set([BASE_HARNESS, ...inSpace, ...spec.evaluation.blackbox, ...training])], test, limits));
       if (training.length) out.push(checkOpeningsFit(tok, training, pool, limits));
       if (training.length && validation) out.push(checkOpeningsFit(tok, training, validation, limits));

@@ -7,19 +7,22 @@
  * - single:            every task uses the base harness S0-T0-O0-C0-W0.
  * - scaling:           training set from spec.design (strength-2 OA, or random-k when
  *                      design.method = 'random'); per task the anchor + K−1 nearest (locality).
- * - random-k:          k = spec.design.k configurations drawn uniformly (seeded); locality.
+ * - random-k:          k = spec.design.k configurations drawn uniformly, a fresh draw per run
+ *                      seed (so design-to-design variation is part of the seed-to-seed spread); locality.
  * - random-assignment: the design's training set; the K−1 others drawn uniformly.
  * - blackbox:          every task uses the one black-box harness method.blackbox.
  * - none:              no training (evaluate the starting checkpoint).
  * The K harnesses of a task are used round-robin over the steps that draw it.
  *
  * Train tasks: a fixed pool of `trainPool` tasks per run (balanced over suites, families and
- * tiers, from the train seed range), of which each step draws tasksPerStep without replacement
- * with Rng.derive(seed, 'rl-tasks', step) — a pure function of (seed, step), so a resumed run
- * draws exactly what an uninterrupted one would. The validation split (validationTasks) is drawn
+ * tiers, from the train seed range), walked in epochs (stepTasks): every task is drawn once per
+ * epoch, so a pool of steps·tasksPerStep/E tasks gives each task E draws and hence min(E, K) of
+ * its K harnesses — what makes the arms of a K sweep or an assignment ablation differ in what
+ * they train (scripts/schedule_coverage.ts prints it). A pure function of (seed, step), so a
+ * resumed run draws exactly what an uninterrupted one would. The validation split (validationTasks) is drawn
  * from the same train seed range, minus every task seed of the pool.
  */
-import { BASE_HARNESS, selectTraining, assignHarnesses, RoundRobinSchedule, type DesignReport, type TaskAssignment, type RoundRobinState } from '../design';
+import { BASE_HARNESS, hammingDistance, selectTraining, assignHarnesses, RoundRobinSchedule, type DesignReport, type TaskAssignment, type RoundRobinState } from '../design';
 import { getSuite, taskSet } from '../tasks';
 import type { SuiteName, TaskSuite } from '../tasks/types';
 import { Rng } from '../util/rng';
@@ -30,9 +33,21 @@ import { presetConfig } from '../model/config';
 export const TRAIN_POOL_PER_SUITE = 16;
 
 /** The design (training set and held-out set) the spec selects. */
-function specDesign(spec: ExperimentSpec, forceRandom = false): DesignReport {
-  const random = forceRandom || spec.design.method === 'random';
-  return random ? selectTraining(undefined, { method: 'random', k: spec.design.k, seed: spec.design.seed }) : selectTraining(undefined, { method: 'oa' });
+function specDesign(spec: ExperimentSpec): DesignReport {
+  return spec.design.method === 'random' ? selectTraining(undefined, { method: 'random', k: spec.design.k, seed: spec.design.seed }) : selectTraining(undefined, { method: 'oa' });
+}
+
+/**
+ * The design a method's training set comes from: a random-k method's own draw for run seed
+ * `seed` (design.k configurations, Rng.derive(design.seed, 'random-k', seed)), else the spec's design.
+ */
+export function methodDesign(spec: ExperimentSpec, m: MethodSpec, seed: number): DesignReport {
+  return m.harnesses === 'random-k' ? randomKDesign(spec, seed) : specDesign(spec);
+}
+
+/** The random-k training set of run seed `seed`: design.k configurations, a fresh seeded draw per run seed. */
+function randomKDesign(spec: ExperimentSpec, seed: number): DesignReport {
+  return selectTraining(undefined, { method: 'random', k: spec.design.k, seed: Rng.derive(spec.design.seed, 'random-k', seed).int(2 ** 31) });
 }
 
 /** One (seed, method) run of a call, in the runner's order (seeds outer, methods inner). */
@@ -54,7 +69,7 @@ export interface PlannedRun {
 export function plannedRuns(spec: ExperimentSpec, steps: number, evalUnits = 2): PlannedRun[] {
   return spec.seeds.flatMap((seed) =>
     spec.methods.map((method) => {
-      const rlSteps = method.algorithm !== 'sft' && trainingHarnesses(spec, method).length > 0 ? steps : 0;
+      const rlSteps = method.algorithm !== 'sft' && trainingHarnesses(spec, method, seed).length > 0 ? steps : 0;
       return { seed, method, rlSteps, units: rlSteps + evalUnits + (method.sft ? 1 : 0) };
     }),
   );
@@ -63,8 +78,9 @@ export function plannedRuns(spec: ExperimentSpec, steps: number, evalUnits = 2):
 /**
  * The training harness ids of a method (empty for 'none'): the harnesses its run updates the
  * policy through, by RL or by its in-run SFT phase (MethodSpec.sft).
+ * @param seed the run seed: random-k draws its k configurations per seed; no other strategy reads it
  */
-export function trainingHarnesses(spec: ExperimentSpec, m: MethodSpec): string[] {
+export function trainingHarnesses(spec: ExperimentSpec, m: MethodSpec, seed: number): string[] {
   switch (m.harnesses) {
     case 'single':
       return [BASE_HARNESS];
@@ -73,7 +89,7 @@ export function trainingHarnesses(spec: ExperimentSpec, m: MethodSpec): string[]
     case 'none':
       return [];
     case 'random-k':
-      return specDesign(spec, true).training;
+      return randomKDesign(spec, seed).training;
     default:
       return specDesign(spec).training;
   }
@@ -115,7 +131,7 @@ export function mixOverlapWarnings(spec: ExperimentSpec, mixIds: readonly string
   const out: string[] = [];
   for (const m of spec.methods) {
     if (m.harnesses === 'none') continue;
-    const seen = trainingHarnesses(spec, m).filter((h) => h !== BASE_HARNESS && mix.has(h));
+    const seen = [...new Set(spec.seeds.flatMap((seed) => trainingHarnesses(spec, m, seed)))].filter((h) => h !== BASE_HARNESS && mix.has(h));
     if (seen.length > 0)
       out.push(
         `method '${m.name}': ${seen.length} of its training configurations were in the base checkpoint's pretraining mix (${seen.join(', ')}); RL through them starts from demonstrations`,
@@ -170,9 +186,10 @@ export function validationCells(
   spec: ExperimentSpec,
   m: MethodSpec,
   tasks: readonly string[],
+  seed: number,
   excluded: ReadonlySet<string> = new Set(),
 ): Array<{ taskId: string; harnessId: string }> {
-  return taskAssignments(spec, m, tasks)
+  return taskAssignments(spec, m, tasks, seed)
     .map((a) => ({ taskId: String(a.task), harnessId: a.harnesses[0] }))
     .filter((c) => !excluded.has(cellKey(c.taskId, c.harnessId)));
 }
@@ -181,8 +198,8 @@ export function validationCells(
  * Each task's K harnesses (anchor first).
  * @throws Error naming K when it exceeds the training-set size.
  */
-export function taskAssignments(spec: ExperimentSpec, m: MethodSpec, pool: readonly string[]): TaskAssignment[] {
-  const training = trainingHarnesses(spec, m);
+export function taskAssignments(spec: ExperimentSpec, m: MethodSpec, pool: readonly string[], seed: number): TaskAssignment[] {
+  const training = trainingHarnesses(spec, m, seed);
   if (m.harnesses === 'single' || m.harnesses === 'blackbox' || m.harnesses === 'none') {
     return pool.map((task) => ({ task, harnesses: training.length ? [training[0]] : [BASE_HARNESS], distances: [0] }));
   }
@@ -216,10 +233,37 @@ export function makeSchedule(assignments: readonly TaskAssignment[], state?: Rou
   return new RoundRobinSchedule(assignments, state);
 }
 
-/** The train tasks of RL step `step` (1-based): tasksPerStep distinct pool tasks (with wrap-around when the pool is smaller). */
+/**
+ * The train tasks of RL step `step` (1-based), by an epoch sampler: the run's draws form one
+ * stream, draw i = (step − 1)·tasksPerStep + j (j < tasksPerStep) is position i mod |pool| of
+ * epoch ⌊i / |pool|⌋, whose order is Rng.derive(seed, 'rl-epoch', epoch).shuffle(pool). Each
+ * task is drawn once per epoch, so after S steps every task has ⌊S·tasksPerStep/|pool|⌋ or one
+ * more draws (and sees that many of its K harnesses, up to K). A step that straddles an epoch
+ * boundary can hold a task twice (two groups, the next harnesses of its round robin).
+ * @returns tasksPerStep ids of `pool`
+ * @throws Error on an empty pool
+ */
 export function stepTasks(pool: readonly string[], tasksPerStep: number, seed: number, step: number): string[] {
-  const order = Rng.derive(seed, 'rl-tasks', step).shuffle([...pool]);
-  return Array.from({ length: tasksPerStep }, (_, i) => order[i % order.length]);
+  if (pool.length === 0) throw new Error('stepTasks: empty train-task pool');
+  const orders = new Map<number, string[]>();
+  const first = (step - 1) * tasksPerStep;
+  return Array.from({ length: tasksPerStep }, (_, j) => {
+    const epoch = Math.floor((first + j) / pool.length);
+    let order = orders.get(epoch);
+    if (!order) orders.set(epoch, (order = Rng.derive(seed, 'rl-epoch', epoch).shuffle([...pool])));
+    return order[(first + j) % pool.length];
+  });
+}
+
+/**
+ * Draws per pool task over a whole run (stepTasks over steps 1…steps): what the schedule gives
+ * each task, for coverage reports (scripts/schedule_coverage.ts, results).
+ * @returns task id → draws (tasks never drawn are absent)
+ */
+export function drawCounts(pool: readonly string[], tasksPerStep: number, seed: number, steps: number): Map<string, number> {
+  const draws = new Map<string, number>();
+  for (let step = 1; step <= steps; step++) for (const t of stepTasks(pool, tasksPerStep, seed, step)) draws.set(t, (draws.get(t) ?? 0) + 1);
+  return draws;
 }
 
 /** How many of the design's held-out configurations each exclusion of the in-space set removed. */
@@ -249,7 +293,7 @@ export function inSpaceEvalSet(
   mixLabel = 'no mix recorded',
 ): { ids: string[]; description: string; excluded: InSpaceExclusions } {
   const d = specDesign(spec);
-  const trained = new Set(spec.methods.flatMap((m) => trainingHarnesses(spec, m)));
+  const trained = new Set(spec.methods.flatMap((m) => spec.seeds.flatMap((seed) => trainingHarnesses(spec, m, seed))));
   const mixed = new Set(mix);
   const untrained = d.heldOut.filter((h) => !trained.has(h.id));
   const pool = untrained.filter((h) => !mixed.has(h.id));
@@ -258,20 +302,49 @@ export function inSpaceEvalSet(
     `; left out: ${excluded.trainingSets} held-out configurations a method trains on, ` + `${excluded.pretrainMix} in the base checkpoint's pretraining mix (${mixLabel})`;
   const mode = spec.evaluation.inSpace;
   if (mode.mode === 'all') return { ids: pool.map((h) => h.id), description: `all ${pool.length} held-out configurations of the ${d.method} design${why}`, excluded };
+  const toBase = mode.by === 'base';
   const byDist = new Map<number, string[]>();
-  for (const h of pool) byDist.set(h.distance, [...(byDist.get(h.distance) ?? []), h.id]);
+  for (const h of pool) {
+    const dist = toBase ? hammingDistance(h.id, BASE_HARNESS) : h.distance;
+    byDist.set(dist, [...(byDist.get(dist) ?? []), h.id]);
+  }
   const ids: string[] = [];
   const parts: string[] = [];
+  // The 'training' stream keeps the draws of specs written before `by` existed.
+  const stream = toBase ? 'in-space-base' : 'in-space';
   for (const dist of [...byDist.keys()].sort((a, b) => a - b)) {
-    const pick = Rng.derive(mode.seed, 'in-space', dist).shuffle(byDist.get(dist)!).slice(0, mode.perDistance);
+    const pick = Rng.derive(mode.seed, stream, dist).shuffle(byDist.get(dist)!).slice(0, mode.perDistance);
     ids.push(...pick);
-    parts.push(`d=${dist}: ${pick.length}/${byDist.get(dist)!.length}`);
+    parts.push(`${toBase ? 'base d' : 'd'}=${dist}: ${pick.length}/${byDist.get(dist)!.length}`);
   }
+  const to = toBase ? 'the base harness' : `the ${d.method} training set`;
   return {
     ids,
-    description: `stratified by Hamming distance to the ${d.method} training set, ${mode.perDistance} per distance, seed ${mode.seed} (${ids.length} configs; ${parts.join(', ')})${why}`,
+    description: `stratified by Hamming distance to ${to}, ${mode.perDistance} per distance, seed ${mode.seed} (${ids.length} configs; ${parts.join(', ')})${tasksNote(spec)}${why}`,
     excluded,
   };
+}
+
+/** How many test tasks each in-space configuration is evaluated on, for the set's description. */
+function tasksNote(spec: ExperimentSpec): string {
+  const n = spec.evaluation.inSpace.tasksPerConfig;
+  return n === undefined || n >= spec.evaluation.testTasks ? '' : `, ${n} of the ${spec.evaluation.testTasks} test tasks per suite each (a rotation)`;
+}
+
+/**
+ * The test tasks each in-space configuration is evaluated on when spec.evaluation.inSpace
+ * .tasksPerConfig = m is below testTasks = n: configuration c (its index in `ids`) takes, in every
+ * suite, the m tasks at positions (c·m + j) mod n of that suite's test tasks — a rotation, so the
+ * configurations together use every test task about equally often (C·m/n times each) and each
+ * window keeps testTasks' balance over families. Absent (null): every configuration gets every test task.
+ * @param tests the seed's test tasks (testTasks: n per suite, suite after suite)
+ */
+export function inSpaceTasks(spec: ExperimentSpec, tests: readonly string[], ids: readonly string[]): Map<string, string[]> | null {
+  const m = spec.evaluation.inSpace.tasksPerConfig;
+  const n = spec.evaluation.testTasks;
+  if (m === undefined || m >= n) return null;
+  const bySuite = spec.suites.map((s) => tests.filter((t) => t.startsWith(`${s}/`)));
+  return new Map(ids.map((h, c) => [h, bySuite.flatMap((ts) => (ts.length ? Array.from({ length: Math.min(m, ts.length) }, (_, j) => ts[(c * m + j) % ts.length]) : []))]));
 }
 
 /**
@@ -282,15 +355,12 @@ export function inSpaceEvalSet(
  */
 export function specConsistencyIssues(spec: ExperimentSpec): string[] {
   const issues: string[] = [];
-  const sizes = new Map<string, number>();
-  const sizeOf = (kind: 'design' | 'random-k') => {
-    if (!sizes.has(kind)) sizes.set(kind, specDesign(spec, kind === 'random-k').training.length);
-    return sizes.get(kind)!;
-  };
+  let size: number | undefined;
+  const sizeOf = () => (size ??= specDesign(spec).training.length);
   spec.methods.forEach((m, i) => {
     const where = `spec.methods[${i}]`;
     if (m.harnesses === 'scaling' || m.harnesses === 'random-assignment' || m.harnesses === 'random-k') {
-      const n = sizeOf(m.harnesses === 'random-k' ? 'random-k' : 'design');
+      const n = m.harnesses === 'random-k' ? spec.design.k : sizeOf();
       const from = m.harnesses === 'random-k' || spec.design.method === 'random' ? `design.k = ${spec.design.k} random configurations` : 'the orthogonal-array design';
       if (m.K > n) issues.push(`${where}.K: ${m.K} exceeds the training-set size ${n} (${from}); K must be in 1..${n}`);
     }
@@ -312,4 +382,44 @@ export function checkSpecConsistency(spec: ExperimentSpec, source = 'spec'): Exp
   const issues = specConsistencyIssues(spec);
   if (issues.length) throw new SpecError(source, issues);
   return spec;
+}
+
+/** How much of its K harnesses per task a method's schedule uses (scheduleCoverage). */
+export interface ScheduleCoverage {
+  method: string;
+  K: number;
+  /** Pool tasks, and those drawn at least once. */
+  pool: number;
+  drawn: number;
+  /** Share of drawn tasks drawn at least K times (so trained under all K of their harnesses). */
+  fullK: number;
+  /** Mean distinct harnesses a drawn task trains under: mean of min(draws, K). */
+  distinct: number;
+  /** Share of draws that use a harness other than the task's anchor. */
+  offAnchor: number;
+}
+
+/**
+ * The schedule coverage of every training method of `spec` for run seed `seed`: draws per task
+ * from stepTasks over rl.steps, each task's harnesses from its K (round robin), before infeasible
+ * cells are removed (they need the tokenizer; the runner drops a handful). Counts only.
+ */
+export function scheduleCoverage(spec: ExperimentSpec, seed: number): ScheduleCoverage[] {
+  const pool = trainPool(spec, seed);
+  const draws = [...drawCounts(pool, spec.rl.tasksPerStep, seed, spec.rl.steps).values()];
+  const total = draws.reduce((a, b) => a + b, 0);
+  return spec.methods
+    .filter((m) => m.algorithm !== 'sft' && m.harnesses !== 'none')
+    .map((m) => {
+      const K = m.harnesses === 'single' || m.harnesses === 'blackbox' ? 1 : m.K;
+      return {
+        method: m.name,
+        K,
+        pool: pool.length,
+        drawn: draws.length,
+        fullK: draws.filter((d) => d >= K).length / draws.length,
+        distinct: draws.reduce((a, d) => a + Math.min(d, K), 0) / draws.length,
+        offAnchor: draws.reduce((a, d) => a + d - Math.ceil(d / K), 0) / total,
+      };
+    });
 }

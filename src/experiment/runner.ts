@@ -39,6 +39,7 @@ import {
   cellKey,
   checkSpecConsistency,
   inSpaceEvalSet,
+  inSpaceTasks,
   makeSchedule,
   mixOverlapWarnings,
   plannedRuns,
@@ -355,10 +356,10 @@ function startRun(ctx: RunContext, r: number, resume: { state: RunState; tensors
   ctx.starts.push(start.source);
   if (!ctx.segment.start) ctx.segment.start = start.source;
   emit({ type: 'log', message: `run ${r + 1}/${plan.length}: ${method.name}, seed ${seed}, model ${preset}, start from ${start.source}` });
-  const training = trainingHarnesses(spec, method);
+  const training = trainingHarnesses(spec, method, seed);
   // Cells the expert cannot solve under the run's budgets are neither trained nor evaluated.
   const fullPool = trainPool(spec, seed, ctx.o.trainPoolPerSuite ?? spec.rl.trainTasks ?? TRAIN_POOL_PER_SUITE);
-  const { pool, assignments } = withoutCells(taskAssignments(spec, method, fullPool), ctx.excluded);
+  const { pool, assignments } = withoutCells(taskAssignments(spec, method, fullPool, seed), ctx.excluded);
   if (pool.length === 0) throw new Error(`method '${method.name}', seed ${seed}: every training task is excluded as infeasible`);
   const stack = ctx.engine.createRlStack(cfg, start.params, maxRows(cfg), trainerOptions(spec, method.algorithm, tok.padId, seed));
   let st: RunState = { runIndex: r, step: 0, before: null, history: [], schedule: {}, skippedSteps: 0, seconds: 0 };
@@ -372,7 +373,15 @@ function startRun(ctx: RunContext, r: number, resume: { state: RunState; tensors
     ctx.starts[ctx.starts.length - 1] = `the run checkpoint at step ${st.step}`;
     ctx.progress.done += (st.before ? 1 : 0) * Math.min(1, ctx.evalUnits) + (st.sft ? 1 : 0) + st.step;
   }
-  const sets: EvalSets = { testTasks: testTasks(spec, seed), inSpace: ctx.inSpace.ids, blackbox: spec.evaluation.blackbox, training, excluded: ctx.excluded };
+  const tests = testTasks(spec, seed);
+  const sets: EvalSets = {
+    testTasks: tests,
+    inSpace: ctx.inSpace.ids,
+    cellTasks: inSpaceTasks(spec, tests, ctx.inSpace.ids) ?? undefined,
+    blackbox: spec.evaluation.blackbox,
+    training,
+    excluded: ctx.excluded,
+  };
   const evalOpts = {
     tok,
     policy: stack.policy,

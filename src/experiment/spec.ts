@@ -166,8 +166,26 @@ const EvalSpec = z
      * so a run can train at τ = 1.5 and still measure at τ = 1. Absent: 1.
      */
     temperature: z.number().positive().max(10).default(1),
-    /** Held-out in-space configurations: all 225, or a seeded sample stratified by distance. */
-    inSpace: z.union([z.object({ mode: z.literal('all') }).strict(), z.object({ mode: z.literal('stratified'), perDistance: int(1, 243), seed: int(0) }).strict()]),
+    /**
+     * Held-out in-space configurations: all of them, or a seeded sample stratified by Hamming
+     * distance — to the design's training set (`by: 'training'`, the default: bands 1–2 for OA-18)
+     * or to the base harness (`by: 'base'`: bands 1–5, the distance single-harness RL transfers
+     * over). `tasksPerConfig`: each configuration is evaluated on that many test tasks per suite,
+     * a rotation over the test tasks (plan.ts inSpaceTasks), so many configurations cost what a
+     * few did; absent: every test task.
+     */
+    inSpace: z.union([
+      z.object({ mode: z.literal('all'), tasksPerConfig: int(1, 100_000).optional() }).strict(),
+      z
+        .object({
+          mode: z.literal('stratified'),
+          by: z.enum(['training', 'base']).default('training'),
+          perDistance: int(1, 243),
+          seed: int(0),
+          tasksPerConfig: int(1, 100_000).optional(),
+        })
+        .strict(),
+    ]),
     /** Black-box harnesses evaluated (held out from training unless a method trains on one). */
     blackbox: z.array(BlackBoxId),
     /**

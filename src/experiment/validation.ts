@@ -58,7 +58,7 @@ export interface ValidationPlan {
 export function validationPlan(spec: ExperimentSpec, m: MethodSpec, seed: number, pool: readonly string[], excluded?: ReadonlySet<string>): ValidationPlan | undefined {
   const v = spec.evaluation.validation;
   if (!v || v.tasks === 0) return undefined;
-  const cells = validationCells(spec, m, validationTasks(spec, seed, pool, v.tasks), excluded);
+  const cells = validationCells(spec, m, validationTasks(spec, seed, pool, v.tasks), seed, excluded);
   return cells.length ? { cells, every: v.every, samples: v.samples } : undefined;
 }
 

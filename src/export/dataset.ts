@@ -18,7 +18,7 @@ import { chatMessages, type ChatMessage } from '../serve/host';
 import { taskFromId, taskSet } from '../tasks';
 import type { SuiteName, Task } from '../tasks/types';
 import { Rng } from '../util/rng';
-import { inSpaceEvalSet, taskAssignments, testTasks, trainPool } from '../experiment/plan';
+import { inSpaceEvalSet, methodDesign, taskAssignments, testTasks, trainPool } from '../experiment/plan';
 import type { ExperimentSpec, MethodSpec } from '../experiment/spec';
 
 /** Which set a row belongs to. */
@@ -260,11 +260,8 @@ export function buildExport(opts: ExportOptions = {}): ExportDataset {
  */
 export function buildSpecExport(spec: ExperimentSpec, method: MethodSpec, seed: number): ExportDataset {
   const pool = trainPool(spec, seed);
-  const assignments = taskAssignments(spec, method, pool);
-  const design = selectTraining(
-    DEFAULT_SPACE,
-    spec.design.method === 'random' || method.harnesses === 'random-k' ? { method: 'random', k: spec.design.k, seed: spec.design.seed } : { method: 'oa' },
-  );
+  const assignments = taskAssignments(spec, method, pool, seed);
+  const design = methodDesign(spec, method, seed);
   const dist = new Map(design.heldOut.map((h) => [h.id, h.distance]));
   const inSpace = inSpaceEvalSet(spec);
   const heldOut = inSpace.ids.map((id) => ({ id, distance: dist.get(id) ?? 0 }));

@@ -33,7 +33,7 @@ describe('train links', () => {
     expect(spec.methods).toEqual([{ name: 'harness scaling (GRPO, K=4)', harnesses: 'scaling', K: 4, algorithm: 'grpo' }]);
     expect(spec.design).toMatchObject({ method: 'oa', seed: 3 });
     expect(spec.name).toBe(`${APP_DEFAULT_PRESET}-design`);
-    expect(trainingHarnesses(spec, spec.methods[0])).toHaveLength(18);
+    expect(trainingHarnesses(spec, spec.methods[0], 0)).toHaveLength(18);
     // Everything else is the lesson's.
     const lesson = specOf(lessonRoute()).spec!;
     expect(spec.rl).toEqual(lesson.rl);
@@ -44,7 +44,7 @@ describe('train links', () => {
     const spec = specOf(lessonRouteForDesign({ ...oa, method: 'random', size: 9, seed: 7, K: 2, assign: 'random' })).spec!;
     expect(spec.design).toEqual({ method: 'random', k: 9, seed: 7 });
     expect(spec.methods[0]).toMatchObject({ harnesses: 'random-assignment', K: 2, name: 'random assignment (GRPO, K=2)' });
-    expect(trainingHarnesses(spec, spec.methods[0])).toHaveLength(9);
+    expect(trainingHarnesses(spec, spec.methods[0], 0)).toHaveLength(9);
   });
 
   it("levels other than the experiments' space cannot be trained: one line naming the field", () => {

@@ -4,10 +4,14 @@ import { describe, expect, it } from 'vitest';
 import { parseSpec, type ExperimentSpec, type MethodSpec } from '../../src/experiment/spec';
 import { getPreset } from '../../src/experiment/presets';
 import {
+  drawCounts,
   inSpaceEvalSet,
+  inSpaceTasks,
+  methodDesign,
   makeSchedule,
   mixOverlapWarnings,
   plannedRuns,
+  scheduleCoverage,
   stepTasks,
   taskAssignments,
   testTasks,
@@ -78,7 +82,8 @@ describe('experiment plan', () => {
   it('a training set sharing configurations with the pretraining mix is warned about, per method; the base harness alone is not', () => {
     const selection = getPreset('selection');
     const mix = resolveMix(DEFAULT_MIX_SPEC, 1).harnesses;
-    const random = trainingHarnesses(selection, selection.methods.find((m) => m.harnesses === 'random-k')!);
+    const rk = selection.methods.find((m) => m.harnesses === 'random-k')!;
+    const random = [...new Set(selection.seeds.flatMap((seed) => trainingHarnesses(selection, rk, seed)))];
     const shared = random.filter((h) => h !== BASE_HARNESS && mix.includes(h));
     const ws = mixOverlapWarnings(selection, mix);
     // OA-18 never shares a configuration with the mix but the base harness; random-18 does here.
@@ -93,7 +98,7 @@ describe('experiment plan', () => {
   it('scaling: the schedule uses each task’s K locality harnesses round-robin over the steps that draw it', () => {
     const pool = trainPool(quick, 0);
     const oa = selectTrainingOA().training;
-    const as = taskAssignments(quick, method({ K: 4 }), pool);
+    const as = taskAssignments(quick, method({ K: 4 }), pool, 0);
     const sched = makeSchedule(as);
     const seen = new Map<string, string[]>();
     for (let step = 1; step <= 60; step++) {
@@ -117,7 +122,7 @@ describe('experiment plan', () => {
 
   it('the schedule state round-trips (resume continues the rotation)', () => {
     const pool = trainPool(quick, 1);
-    const as = taskAssignments(quick, method({ K: 3 }), pool);
+    const as = taskAssignments(quick, method({ K: 3 }), pool, 0);
     const a = makeSchedule(as);
     for (let s = 1; s <= 5; s++) for (const t of stepTasks(pool, 4, 1, s)) a.next(t);
     const b = makeSchedule(as, a.state());
@@ -125,21 +130,21 @@ describe('experiment plan', () => {
   });
 
   it('strategies pick the right training harnesses', () => {
-    expect(trainingHarnesses(quick, method({ harnesses: 'single' }))).toEqual([BASE_HARNESS]);
-    expect(trainingHarnesses(quick, method({ harnesses: 'blackbox', blackbox: 'bb-coding-cli' }))).toEqual(['bb-coding-cli']);
-    expect(trainingHarnesses(quick, method({ harnesses: 'none' }))).toEqual([]);
-    expect(trainingHarnesses(quick, method({ harnesses: 'scaling' }))).toEqual(selectTrainingOA().training);
-    const rk = trainingHarnesses({ ...quick, design: { ...quick.design, k: 7 } } as ExperimentSpec, method({ harnesses: 'random-k' }));
+    expect(trainingHarnesses(quick, method({ harnesses: 'single' }), 0)).toEqual([BASE_HARNESS]);
+    expect(trainingHarnesses(quick, method({ harnesses: 'blackbox', blackbox: 'bb-coding-cli' }), 0)).toEqual(['bb-coding-cli']);
+    expect(trainingHarnesses(quick, method({ harnesses: 'none' }), 0)).toEqual([]);
+    expect(trainingHarnesses(quick, method({ harnesses: 'scaling' }), 0)).toEqual(selectTrainingOA().training);
+    const rk = trainingHarnesses({ ...quick, design: { ...quick.design, k: 7 } } as ExperimentSpec, method({ harnesses: 'random-k' }), 0);
     expect(rk).toHaveLength(7);
     expect(rk).not.toEqual(selectTrainingOA().training.slice(0, 7));
     const pool = trainPool(quick, 0);
-    const single = taskAssignments(quick, method({ harnesses: 'single' }), pool);
+    const single = taskAssignments(quick, method({ harnesses: 'single' }), pool, 0);
     expect(single.every((a) => a.harnesses.length === 1 && a.harnesses[0] === BASE_HARNESS)).toBe(true);
     // Random assignment differs from locality for some task (same anchors, other companions).
-    const loc = taskAssignments(quick, method({ harnesses: 'scaling', K: 4 }), pool);
-    const rnd = taskAssignments(quick, method({ harnesses: 'random-assignment', K: 4 }), pool);
+    const loc = taskAssignments(quick, method({ harnesses: 'scaling', K: 4 }), pool, 0);
+    const rnd = taskAssignments(quick, method({ harnesses: 'random-assignment', K: 4 }), pool, 0);
     expect(rnd.some((a, i) => a.harnesses.join() !== loc[i].harnesses.join())).toBe(true);
-    expect(() => taskAssignments(quick, method({ K: 19 }), pool)).toThrow(/K = 19 exceeds the training-set size 18/);
+    expect(() => taskAssignments(quick, method({ K: 19 }), pool, 0)).toThrow(/K = 19 exceeds the training-set size 18/);
   });
 
   it('step task draws are seeded, distinct within a step, and depend only on (seed, step)', () => {
@@ -171,12 +176,13 @@ describe('experiment plan', () => {
   it('no method is evaluated in-space on a configuration any method of the spec trains on (random-18 vs the OA)', () => {
     const sel = getPreset('selection');
     const all = { ...sel, evaluation: { ...sel.evaluation, inSpace: { mode: 'all' as const } } } as ExperimentSpec;
-    const random = new Set(trainingHarnesses(all, sel.methods.find((m) => m.harnesses === 'random-k')!));
+    const rk = sel.methods.find((m) => m.harnesses === 'random-k')!;
+    const random = new Set(sel.seeds.flatMap((seed) => trainingHarnesses(all, rk, seed)));
     const set = inSpaceEvalSet(all);
     const cut = [...random].filter((id) => selectTrainingOA().heldOut.some((h) => h.id === id)).length;
     expect(cut).toBeGreaterThan(0);
     expect(set.ids).toHaveLength(243 - 18 - cut);
-    for (const m of sel.methods) for (const id of trainingHarnesses(all, m)) expect(set.ids).not.toContain(id);
+    for (const m of sel.methods) for (const seed of sel.seeds) for (const id of trainingHarnesses(all, m, seed)) expect(set.ids).not.toContain(id);
     expect(set.excluded).toEqual({ trainingSets: cut, pretrainMix: 0, mix: 'no mix recorded' });
     expect(set.description).toContain(`left out: ${cut} held-out configurations a method trains on, 0 in the base checkpoint's pretraining mix (no mix recorded)`);
     const strat = inSpaceEvalSet(sel);
@@ -206,7 +212,8 @@ describe("in-space evaluation leaves out the base checkpoint's pretraining mix",
     const sel = getPreset('selection');
     const all = { ...sel, evaluation: { ...sel.evaluation, inSpace: { mode: 'all' as const } } } as ExperimentSpec;
     const before = inSpaceEvalSet(all);
-    const random = trainingHarnesses(all, sel.methods.find((m) => m.harnesses === 'random-k')!);
+    const rk = sel.methods.find((m) => m.harnesses === 'random-k')!;
+    const random = sel.seeds.flatMap((seed) => trainingHarnesses(all, rk, seed));
     const trainedHeldOut = random.filter((id) => selectTrainingOA().heldOut.some((h) => h.id === id));
     // A mix of 5 held-out configurations, one a method already trains on, plus the base harness (not held out).
     const fresh = before.ids.filter((_, i) => i % 17 === 3).slice(0, 4);
@@ -240,5 +247,85 @@ describe('withoutCells (infeasible cells left out of training)', () => {
     expect(r.pool).toEqual(['a', 'c']);
     expect(r.dropped).toBe(2);
     expect(withoutCells(assignments, new Set()).assignments).toEqual(assignments);
+  });
+});
+
+describe('treatments that treat: the epoch sampler, per-seed random-k, an in-space set over the space', () => {
+  it('the epoch sampler draws every pool task once per epoch, so each of 120 tasks gets 4 draws in 60 × 8 and sees all K = 4 harnesses', () => {
+    const main = getPreset('main');
+    const pool = trainPool(main, 3);
+    expect(pool).toHaveLength(120);
+    const counts = drawCounts(pool, main.rl.tasksPerStep, 3, main.rl.steps);
+    expect(counts.size).toBe(120);
+    for (const d of counts.values()) expect(d).toBe(4);
+    // Epoch by epoch: the first 15 steps (one epoch) are a permutation of the pool.
+    const epoch1 = Array.from({ length: 15 }, (_, i) => stepTasks(pool, 8, 3, i + 1)).flat();
+    expect(new Set(epoch1).size).toBe(120);
+    // A pool that is not a multiple of the step straddles epochs: draws differ by at most one.
+    const odd = drawCounts(pool.slice(0, 50), 8, 3, 60);
+    expect(Math.max(...odd.values()) - Math.min(...odd.values())).toBeLessThanOrEqual(1);
+    const sched = makeSchedule(taskAssignments(main, main.methods[1], pool, 3));
+    const seen = new Map<string, Set<string>>();
+    for (let step = 1; step <= 60; step++) for (const t of stepTasks(pool, 8, 3, step)) seen.set(t, (seen.get(t) ?? new Set()).add(sched.next(t)));
+    for (const hs of seen.values()) expect(hs.size).toBe(4);
+  });
+
+  it('schedule coverage: every K-sweep arm trains each drawn task under all of its K harnesses (≥ 95 %)', () => {
+    for (const name of ['diversity', 'assignment', 'main'] as const) {
+      for (const c of scheduleCoverage(getPreset(name), 0)) {
+        expect(c.fullK).toBeGreaterThanOrEqual(0.95);
+        expect(c.distinct).toBeCloseTo(c.K, 5);
+      }
+    }
+    // The old budget (512-task pool, 480 draws) gave K = 8 almost nothing: coverage says so.
+    const div = getPreset('diversity');
+    const old = scheduleCoverage({ ...div, rl: { ...div.rl, trainTasks: 256 } }, 0);
+    expect(old.find((c) => c.K === 8)!.fullK).toBeLessThan(0.05);
+  });
+
+  it('random-k draws a fresh training set per run seed; the OA does not depend on the seed', () => {
+    const sel = getPreset('selection');
+    const rk = sel.methods.find((m) => m.harnesses === 'random-k')!;
+    const a = trainingHarnesses(sel, rk, 0);
+    const b = trainingHarnesses(sel, rk, 1);
+    expect(a).toHaveLength(18);
+    expect(b).toHaveLength(18);
+    expect(a).not.toEqual(b);
+    expect(trainingHarnesses(sel, rk, 0)).toEqual(a);
+    const oa = sel.methods.find((m) => m.harnesses === 'scaling')!;
+    expect(trainingHarnesses(sel, oa, 5)).toEqual(trainingHarnesses(sel, oa, 0));
+    expect(methodDesign(sel, rk, 1).training).toEqual(b);
+  });
+
+  it("'by: base' stratifies the in-space set by distance to the base harness: ≥ 24 configurations over bands 2–5, none trained or pretrained on", () => {
+    const main = getPreset('main');
+    const mix = resolveMix(DEFAULT_MIX_SPEC, 1).harnesses;
+    const set = inSpaceEvalSet(main, mix, 'm');
+    expect(set.ids.length).toBeGreaterThanOrEqual(24);
+    const bands = new Map<number, number>();
+    for (const id of set.ids) bands.set(hammingDistance(id, BASE_HARNESS), (bands.get(hammingDistance(id, BASE_HARNESS)) ?? 0) + 1);
+    expect([...bands.keys()].sort()).toEqual([2, 3, 4, 5]);
+    for (const n of bands.values()) expect(n).toBe(6);
+    for (const id of set.ids) expect(mix).not.toContain(id);
+    for (const id of selectTrainingOA().training) expect(set.ids).not.toContain(id);
+    expect(set.description).toMatch(/distance to the base harness, 6 per distance.*base d=2: 6\//);
+  });
+
+  it('inSpaceTasks rotates the test tasks over the configurations: m per suite each, every task used equally often', () => {
+    const main = getPreset('main');
+    const tests = testTasks(main, 2);
+    const ids = inSpaceEvalSet(main, resolveMix(DEFAULT_MIX_SPEC, 1).harnesses, 'm').ids;
+    const cells = inSpaceTasks(main, tests, ids)!;
+    expect([...cells.keys()]).toEqual(ids);
+    const uses = new Map<string, number>();
+    for (const ts of cells.values()) {
+      expect(ts).toHaveLength(16);
+      expect(ts.filter((t) => t.startsWith('workspace/'))).toHaveLength(8);
+      for (const t of ts) uses.set(t, (uses.get(t) ?? 0) + 1);
+    }
+    expect(uses.size).toBe(tests.length);
+    expect(new Set(uses.values())).toEqual(new Set([(ids.length * 8) / 32]));
+    const full = { ...main, evaluation: { ...main.evaluation, inSpace: { ...main.evaluation.inSpace, tasksPerConfig: undefined } } } as ExperimentSpec;
+    expect(inSpaceTasks(full, tests, ids)).toBeNull();
   });
 });

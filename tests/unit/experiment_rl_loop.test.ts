@@ -102,7 +102,7 @@ function makeRun(o: { runSteps: number; every: number; stopAfter?: number; seen:
     trainer: stubTrainer(o.seen),
     env: inProcessEnv(localEnvApi(tok)),
     pool,
-    schedule: makeSchedule(taskAssignments(spec, method, pool)),
+    schedule: makeSchedule(taskAssignments(spec, method, pool, 0)),
     state,
     trajectories: [],
     checkpointEvery: o.every,
@@ -182,7 +182,7 @@ describe('rlLoop', () => {
     policy.sample = (prompts, maxNew, t, seed, end) => (temps.push({ phase, t }), sample(prompts, maxNew, t, seed, end));
     const base = makeRun({ runSteps: 2, every: 10, seen: [], saves: [], events: [] });
     const pool = base.pool;
-    const cells = [{ taskId: pool[0], harnessId: taskAssignments(spec, spec.methods[0], pool)[0].harnesses[0] }];
+    const cells = [{ taskId: pool[0], harnessId: taskAssignments(spec, spec.methods[0], pool, 0)[0].harnesses[0] }];
     const run: RlLoopRun = {
       ...base,
       policy,

@@ -72,16 +72,16 @@ describe('the validation split', () => {
     const single = spec.methods.find((m) => m.harnesses === 'single')!;
     const scaling = spec.methods.find((m) => m.harnesses === 'scaling')!;
     const tasks = validationTasks(spec, 0, trainPool(spec, 0), 24);
-    expect(validationCells(spec, single, tasks).map((c) => c.harnessId)).toEqual(tasks.map(() => BASE_HARNESS));
-    const cells = validationCells(spec, scaling, tasks);
-    const anchors = taskAssignments(spec, scaling, tasks).map((a) => a.harnesses[0]);
+    expect(validationCells(spec, single, tasks, 0).map((c) => c.harnessId)).toEqual(tasks.map(() => BASE_HARNESS));
+    const cells = validationCells(spec, scaling, tasks, 0);
+    const anchors = taskAssignments(spec, scaling, tasks, 0).map((a) => a.harnesses[0]);
     expect(cells.map((c) => c.harnessId)).toEqual(anchors);
     expect(cells.map((c) => c.taskId)).toEqual(tasks);
-    const training = new Set(trainingHarnesses(spec, scaling));
+    const training = new Set(trainingHarnesses(spec, scaling, 0));
     for (const c of cells) expect(training.has(c.harnessId)).toBe(true);
     expect(new Set(anchors).size).toBeGreaterThan(4);
     const excluded = new Set([cellKey(cells[0].taskId, cells[0].harnessId)]);
-    expect(validationCells(spec, scaling, tasks, excluded)).toEqual(cells.slice(1));
+    expect(validationCells(spec, scaling, tasks, 0, excluded)).toEqual(cells.slice(1));
   });
 
   it('the plan: off when absent or tasks = 0; else the cells of `tasks` per suite with the cadence', () => {

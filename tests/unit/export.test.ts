@@ -133,7 +133,7 @@ describe('hlab export datasets', () => {
     const method = spec.methods[0];
     const seed = spec.seeds[0];
     const sds = buildSpecExport(spec, method, seed);
-    const plan = taskAssignments(spec, method, trainPool(spec, seed));
+    const plan = taskAssignments(spec, method, trainPool(spec, seed), seed);
     expect(sds.train.map((r) => [r.task, r.harness])).toEqual(plan.flatMap((a) => a.harnesses.map((h) => [String(a.task), h])));
     const inSpace = inSpaceEvalSet(spec).ids;
     expect(sds.heldout).toHaveLength(testTasks(spec, seed).length * inSpace.length);

@@ -135,7 +135,7 @@ function harnessRoles(ids: readonly string[], specJson: unknown): Map<string, st
   if (specJson) {
     try {
       const spec = parseSpec(specJson, 'spec');
-      training = [...new Set(spec.methods.flatMap((m) => trainingHarnesses(spec, m)))].filter((h) => !h.startsWith('bb-'));
+      training = [...new Set(spec.methods.flatMap((m) => spec.seeds.flatMap((seed) => trainingHarnesses(spec, m, seed))))].filter((h) => !h.startsWith('bb-'));
     } catch {
       training = null;
     }

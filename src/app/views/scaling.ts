@@ -50,7 +50,7 @@ interface ScalingTable {
 function designTraining(spec: ExperimentSpec | null): string[] | null {
   // The spec's design, whether or not a method trains through it: the in-space set and its
   // distances are defined by the design (plan.ts inSpaceEvalSet), e.g. for a single-harness run too.
-  return spec ? trainingHarnesses(spec, { name: 'design', harnesses: 'scaling', K: 1, algorithm: 'grpo' }).filter((h) => !h.startsWith('bb-')) : null;
+  return spec ? trainingHarnesses(spec, { name: 'design', harnesses: 'scaling', K: 1, algorithm: 'grpo' }, spec.seeds[0]).filter((h) => !h.startsWith('bb-')) : null;
 }
 
 /**

@@ -7,7 +7,7 @@
 import { parseSpec, SpecError, type ExperimentSpec } from '../../experiment/spec';
 import { APP_DEFAULT_PRESET, getPreset, PRESET_NAMES } from '../../experiment/presets';
 import { BASE_HARNESS } from '../../design';
-import { inSpaceEvalSet, specConsistencyIssues, testTasks, trainingHarnesses } from '../../experiment/plan';
+import { inSpaceEvalSet, inSpaceTasks, specConsistencyIssues, testTasks, trainingHarnesses } from '../../experiment/plan';
 import type { WebGpuStatus } from '../webgpu_status';
 import { parseChoice, parseIntField } from '../fields';
 import { applyMergePatch, mergePatch, specHash } from '../spec_patch';
@@ -108,10 +108,13 @@ export function runName(spec: ExperimentSpec, runId: string): string {
 export function evalEpisodes(spec: ExperimentSpec, runIndex: number): { episodes: number; harnesses: number; tasks: number } {
   const plan = spec.seeds.flatMap((seed) => spec.methods.map((method) => ({ seed, method })));
   const r = plan[Math.min(runIndex, plan.length - 1)];
-  const training = trainingHarnesses(spec, r.method);
-  const harnesses = new Set([BASE_HARNESS, ...inSpaceEvalSet(spec).ids, ...spec.evaluation.blackbox, ...training]).size;
-  const tasks = testTasks(spec, r.seed).length;
-  return { episodes: harnesses * tasks * spec.evaluation.samples, harnesses, tasks };
+  const training = trainingHarnesses(spec, r.method, r.seed);
+  const tests = testTasks(spec, r.seed);
+  const inSpace = inSpaceEvalSet(spec).ids;
+  const cellTasks = inSpaceTasks(spec, tests, inSpace);
+  const others = [...new Set([BASE_HARNESS, ...spec.evaluation.blackbox, ...training])].filter((h) => !inSpace.includes(h));
+  const cells = others.length * tests.length + inSpace.reduce((a, h) => a + (cellTasks?.get(h)?.length ?? tests.length), 0);
+  return { episodes: cells * spec.evaluation.samples, harnesses: others.length + inSpace.length, tasks: tests.length };
 }
 
 /**
