@@ -31,8 +31,8 @@ interface BrowserOptions {
   onEvent?: (ev: PageEvent) => void | Promise<void>;
   /** The questions this command answers (protocol.ts PageQueries); a question without an answer fails in the page, naming it. */
   answers?: Partial<PageAnswers>;
-  /** Leave Ctrl-C to the caller (Playwright otherwise closes the browser on SIGINT); `hlab run` checkpoints first. */
-  keepBrowserOnSigint?: boolean;
+  /** Leave SIGINT and SIGTERM to the caller (Playwright otherwise closes the browser on them); `hlab run` checkpoints first. */
+  keepBrowserOnSignals?: boolean;
 }
 
 /**
@@ -65,7 +65,7 @@ export async function withBrowser<T>(body: (s: BrowserSession) => Promise<T>, op
       executablePath: chromiumExecutable(),
       args: webgpuLaunchArgs(),
       headless: true,
-      ...(opts.keepBrowserOnSigint ? { handleSIGINT: false } : {}),
+      ...(opts.keepBrowserOnSignals ? { handleSIGINT: false, handleSIGTERM: false } : {}),
     });
     const page = await browser.newPage();
     await page.exposeFunction(PAGE_EVENT_BINDING, async (ev: PageEvent) => {

@@ -7,18 +7,18 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { UsageError } from './cli_util';
+import { readUserFile } from './user_file';
 import { decodeBaseCheckpoint } from '../model/checkpoint';
-import { decodeExportFile } from '../storage/serialize';
+import { decodeExportFile, type CheckpointManifest } from '../storage/serialize';
 import { presetConfig } from '../model/config';
 import type { ExperimentSpec } from '../experiment/spec';
 import { baseCheckpointUrl } from '../util/asset_fetch';
 import { missingBaseFix } from '../experiment/run_start';
 import type { Tokenizer } from '../model/tokenizer';
 
-/** Bytes of `path`, or a UsageError naming the option and the file. */
+/** Bytes of `path`, or a UsageError naming the option and the file (user_file.ts: a directory, a FIFO, an unreadable file). */
 function readNamed(option: string, path: string): Uint8Array {
-  if (!existsSync(path)) throw new UsageError(`${option} ${path}: no such file`);
-  return new Uint8Array(readFileSync(path));
+  return readUserFile(option, path);
 }
 
 /**
@@ -26,7 +26,7 @@ function readNamed(option: string, path: string): Uint8Array {
  * (model/checkpoint.ts `decodeBaseCheckpoint`), its config against every model preset the
  * spec's methods train, and its tokenizer against `tok`.
  * @returns the file's bytes
- * @throws UsageError (exit 2) naming the file and the reason (missing, truncated, digest
+ * @throws UsageError (exit 2) naming the file and the reason (missing, not a regular readable file, truncated, digest
  *   mismatch, config or tokenizer mismatch).
  */
 export async function readBaseFile(path: string, spec: ExperimentSpec, tok: Tokenizer): Promise<Uint8Array> {
@@ -80,15 +80,14 @@ async function verifyBase(label: string, bytes: Uint8Array, spec: ExperimentSpec
 /**
  * Read and verify the run checkpoint `--resume` continues from (an exported checkpoint file:
  * magic, manifest and tensor digests, length; storage/serialize.ts `decodeExportFile`).
- * @returns the file's bytes
+ * @returns the file's bytes and its manifest (run id, spec, segments: run_folder.ts checks them)
  * @throws UsageError (exit 2) naming the file and what failed.
  */
-export async function readRunCheckpointFile(path: string): Promise<Uint8Array> {
+export async function readRunCheckpointFile(path: string): Promise<{ bytes: Uint8Array; manifest: CheckpointManifest }> {
   const bytes = readNamed('--resume:', path);
   try {
-    await decodeExportFile(bytes);
+    return { bytes, manifest: (await decodeExportFile(bytes)).manifest };
   } catch (e) {
     throw new UsageError(`--resume: ${path} is unusable: ${(e as Error).message.split('\n')[0]}; move it away to start fresh, or resume from another --out`);
   }
-  return bytes;
 }

@@ -16,12 +16,46 @@ export class UsageError extends Error {
   }
 }
 
-/** A failure already explained in one line (no stack): printed as `error: message`, exit 1. */
+/** A failure already explained in one line (no stack): printed as `error: message`, exit `exitCode` (default 1). */
 export class ReportedError extends Error {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    readonly exitCode = 1,
+  ) {
     super(message);
     this.name = 'ReportedError';
   }
+}
+
+/** Exit code of a run whose output folder could not be written (disk full, no permission, I/O error, folder gone): sysexits' EX_IOERR. */
+export const EXIT_IO_FAULT = 74;
+
+/** `word` as one POSIX shell word: unchanged when it is safe, else single-quoted. */
+export function shellWord(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * The command line that runs `hlab <args>` as printed, pasted in the project root: through the
+ * npm script, since `hlab` itself is not on a newcomer's PATH.
+ */
+export function hlabCommand(args: readonly string[]): string {
+  return ['npm run -s hlab --', ...args.map(shellWord)].join(' ');
+}
+
+/**
+ * `text` safe to print on one terminal line: control characters (newlines included), lone
+ * surrogates and U+FFFD (undecodable bytes) are shown escaped (\n, \x1b, \u{fffd}), so a file's raw
+ * bytes quoted in an error cannot break the line or drive the terminal.
+ */
+export function printable(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\ufffd]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, (c) => {
+    const code = c.charCodeAt(0);
+    if (c === '\n') return '\\n';
+    if (c === '\r') return '\\r';
+    if (c === '\t') return '\\t';
+    return code < 0x100 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u{${code.toString(16)}}`;
+  });
 }
 
 /**

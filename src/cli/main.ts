@@ -6,7 +6,7 @@
  */
 import { Command, CommanderError, type Option } from 'commander';
 import { readFileSync } from 'node:fs';
-import { ReportedError, UsageError } from './cli_util';
+import { printable, ReportedError, UsageError } from './cli_util';
 import { registerDoctor } from './commands/doctor';
 import { registerRender } from './commands/render';
 import { registerExpert } from './commands/expert';
@@ -63,13 +63,14 @@ async function main(argv: string[]): Promise<number> {
       if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help') return 0;
       return 2;
     }
+    // One line each, with any bytes quoted from a file shown escaped.
     if (e instanceof UsageError) {
-      process.stderr.write(`error: ${e.message}\n`);
+      process.stderr.write(`error: ${printable(e.message)}\n`);
       return 2;
     }
     if (e instanceof ReportedError) {
-      process.stderr.write(`error: ${e.message}\n`);
-      return 1;
+      process.stderr.write(`error: ${printable(e.message)}\n`);
+      return e.exitCode;
     }
     process.stderr.write(`error: ${(e as Error).stack ?? String(e)}\n`);
     return 1;

@@ -345,6 +345,27 @@ export function decodeRunCheckpoint(meta: CheckpointMeta, tensors: Record<string
   return { checkpoint, tensors: { params: f32('params'), adamM: f32('adamM'), adamV: f32('adamV'), adamStep: step[0] } };
 }
 
+/**
+ * Who wrote a run checkpoint, read from its meta alone (no tensors, no history schema): the run
+ * id, the spec as the run was given it and the segments so far (none in older checkpoints).
+ * The CLI checks these against a `--resume` before any browser starts.
+ * @throws RunCheckpointVersionError for another version; Error naming the bad field
+ */
+export function runCheckpointOrigin(meta: Pick<CheckpointMeta, 'runId' | 'config' | 'metricHistory'>): { runId: string; spec: JsonValue; segments: RunSegment[] } {
+  const cfg = meta.config as { version?: unknown } | null;
+  const version = cfg && typeof cfg === 'object' && !Array.isArray(cfg) ? (cfg.version ?? 1) : undefined;
+  if (version !== 1 && version !== RUN_CHECKPOINT_VERSION) throw new RunCheckpointVersionError(version);
+  const c = (version === 1 ? v1Config : v2Config).safeParse(meta.config);
+  if (!c.success) throw new Error(`run checkpoint (version ${String(version)}) config.${c.error.issues[0].path.join('.')}: ${c.error.issues[0].message}`);
+  const mh = meta.metricHistory as { segments?: unknown } | null;
+  const segs = z
+    .array(segment)
+    .optional()
+    .safeParse(mh && typeof mh === 'object' && !Array.isArray(mh) ? mh.segments : undefined);
+  if (!segs.success) throw new Error(`run checkpoint (version ${String(version)}) metricHistory.segments.${segs.error.issues[0].path.join('.')}: ${segs.error.issues[0].message}`);
+  return { runId: meta.runId, spec: c.data.spec as JsonValue, segments: segs.data ?? [] };
+}
+
 // ── save ─────────────────────────────────────────────────────────────────────────────────────
 
 /** Where a run's checkpoints go: the IndexedDB store under `runId`, and optionally a mirror outside the page. */

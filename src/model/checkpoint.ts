@@ -20,7 +20,7 @@
 import { validateConfig, type ModelConfig } from './config';
 import { paramCount } from './layout';
 import { assertLittleEndian, canonicalJson } from '../storage/serialize';
-import { sha256Hex } from '../util/encoding';
+import { bytesLiteral, sha256Hex } from '../util/encoding';
 
 const BASE_CHECKPOINT_MAGIC = 'HLBASE01';
 const BASE_CHECKPOINT_FORMAT = 'hlab-base-checkpoint';
@@ -99,8 +99,8 @@ export async function encodeBaseCheckpoint(
 export async function decodeBaseCheckpoint(bytes: Uint8Array): Promise<BaseCheckpoint> {
   assertLittleEndian();
   if (bytes.length < 12) throw new Error(`base checkpoint: file too short (${bytes.length} bytes)`);
-  const magic = new TextDecoder().decode(bytes.subarray(0, 8));
-  if (magic !== BASE_CHECKPOINT_MAGIC) throw new Error(`base checkpoint: bad magic ${JSON.stringify(magic)}, expected ${BASE_CHECKPOINT_MAGIC}`);
+  const magic = String.fromCharCode(...bytes.subarray(0, 8));
+  if (magic !== BASE_CHECKPOINT_MAGIC) throw new Error(`base checkpoint: bad magic ${bytesLiteral(bytes.subarray(0, 8))}, expected ${BASE_CHECKPOINT_MAGIC}`);
   const H = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(8, true);
   if (H % 4 !== 0 || 12 + H > bytes.length) throw new Error(`base checkpoint: header length ${H} is invalid for a ${bytes.length}-byte file (truncated?)`);
   let header: BaseCheckpointHeader;

@@ -8,7 +8,7 @@
  * every platform a browser runs on; `assertLittleEndian` refuses to write anything elsewhere.
  */
 import { CheckpointError, describeCheckpoint } from './errors';
-import { bytesToHex, hexToBytes, sha256Hex } from '../util/encoding';
+import { bytesLiteral, bytesToHex, hexToBytes, sha256Hex } from '../util/encoding';
 
 /** Value of the manifest's `format` field. */
 const CHECKPOINT_FORMAT = 'hlab-checkpoint';
@@ -552,7 +552,7 @@ export async function decodeExportFile(bytes: Uint8Array): Promise<PreparedCheck
   };
   // Magic first: a file that is not ours at all gets that message, whatever its length.
   const magic = String.fromCharCode(...bytes.subarray(0, 8));
-  if (magic !== EXPORT_MAGIC) fail(`magic is ${JSON.stringify(magic)}, expected "${EXPORT_MAGIC}" (not a Harness Lab checkpoint)`);
+  if (magic !== EXPORT_MAGIC) fail(`magic is ${bytesLiteral(bytes.subarray(0, 8))}, expected "${EXPORT_MAGIC}" (not a Harness Lab checkpoint)`);
   if (bytes.byteLength < EXPORT_HEADER_BYTES) fail(`${bytes.byteLength} bytes is shorter than the ${EXPORT_HEADER_BYTES}-byte header`);
   const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const version = dv.getUint32(8, true);

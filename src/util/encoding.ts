@@ -9,6 +9,16 @@ function isShared(buf: ArrayBufferLike): boolean {
 }
 
 /**
+ * Bytes as a quoted literal for messages: printable ASCII as itself, every other byte as \xNN
+ * (a file that is not ours shows what it starts with without echoing raw binary).
+ */
+export function bytesLiteral(b: Uint8Array): string {
+  let s = '';
+  for (const x of b) s += x >= 0x20 && x < 0x7f && x !== 0x22 && x !== 0x5c ? String.fromCharCode(x) : `\\x${x.toString(16).padStart(2, '0')}`;
+  return `"${s}"`;
+}
+
+/**
  * SHA-256 (FIPS 180-4) of `data` as 64 lowercase hex characters, via WebCrypto.
  * Views over a SharedArrayBuffer are copied first (WebCrypto refuses shared memory).
  */

@@ -2,10 +2,11 @@
 // (no browser is started for an invalid spec).
 import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { checkOut, createOut, loadSpec, resumeCommand, runFailure } from '../../src/cli/commands/run';
+import { loadSpec, resumeCommand, runFailure } from '../../src/cli/commands/run';
+import { checkOut, prepareFolder } from '../../src/cli/run_folder';
 import { ReportedError } from '../../src/cli/cli_util';
 import { DeviceLostError } from '../../src/gpu/device_lost';
 import { SMOKE_SPEC_JSON } from './lib/smoke_spec';
@@ -13,7 +14,7 @@ import { SMOKE_SPEC_JSON } from './lib/smoke_spec';
 const quick = structuredClone(SMOKE_SPEC_JSON);
 
 function hlab(args: string[]) {
-  return spawnSync('npx', ['tsx', 'src/cli/main.ts', ...args], { cwd: new URL('../..', import.meta.url).pathname, encoding: 'utf8', timeout: 60_000 });
+  return spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { cwd: new URL('../..', import.meta.url).pathname, encoding: 'utf8', timeout: 60_000 });
 }
 
 describe('hlab run: spec validation', () => {
@@ -39,7 +40,7 @@ describe('hlab run: spec validation', () => {
     const file = join(dir, 'k.json');
     writeFileSync(file, JSON.stringify({ ...quick, methods: [{ ...quick.methods[0], K: 99 }] }));
     // A browser that does not exist: reaching the browser would fail differently (exit 1).
-    const r = spawnSync('npx', ['tsx', 'src/cli/main.ts', 'run', '--spec', file, '--out', join(dir, 'out')], {
+    const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'run', '--spec', file, '--out', join(dir, 'out')], {
       cwd: new URL('../..', import.meta.url).pathname,
       encoding: 'utf8',
       timeout: 60_000,
@@ -53,7 +54,12 @@ describe('hlab run: spec validation', () => {
 describe('hlab run: the output folder', () => {
   const noBrowser = { ...process.env, HLAB_CHROMIUM: '/nonexistent/chrome' };
   const cli = (args: string[]) =>
-    spawnSync('npx', ['tsx', 'src/cli/main.ts', ...args], { cwd: new URL('../..', import.meta.url).pathname, encoding: 'utf8', timeout: 60_000, env: noBrowser });
+    spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+      cwd: new URL('../..', import.meta.url).pathname,
+      encoding: 'utf8',
+      timeout: 60_000,
+      env: noBrowser,
+    });
 
   it('--out under a file: one line naming --out, exit 2', () => {
     const dir = mkdtempSync(join(tmpdir(), 'hlab-out-'));
@@ -71,27 +77,31 @@ describe('hlab run: the output folder', () => {
     expect(existsSync(join(dir, 'typo'))).toBe(false);
   });
 
-  it('a folder holding an earlier run is one this run overwrites; resuming it is not; the folder is created only by createOut', () => {
+  it('a folder holding an earlier run is refused without --resume or --fresh; the folder is created only by prepareFolder', () => {
     const dir = mkdtempSync(join(tmpdir(), 'hlab-out-'));
-    expect(checkOut(join(dir, 'fresh'), false)).toEqual({ out: join(dir, 'fresh'), overwrites: false });
+    const fresh = { resume: false, fresh: false };
+    expect(checkOut(join(dir, 'fresh'), fresh, [])).toEqual({ out: join(dir, 'fresh'), holdsRun: false });
     expect(existsSync(join(dir, 'fresh'))).toBe(false);
-    createOut('fresh', join(dir, 'fresh'));
+    expect(prepareFolder('fresh', join(dir, 'fresh'), false)).toBeNull();
     expect(existsSync(join(dir, 'fresh'))).toBe(true);
     mkdirSync(join(dir, 'old'));
     writeFileSync(join(dir, 'old', 'results.json'), '{}');
-    expect(checkOut(join(dir, 'old'), false).overwrites).toBe(true);
+    expect(() => checkOut(join(dir, 'old'), fresh, ['run', '--preset', 'quick'])).toThrow(/holds an earlier run .*start over with --fresh/);
+    expect(checkOut(join(dir, 'old'), { resume: false, fresh: true }, []).holdsRun).toBe(true);
     writeFileSync(join(dir, 'old', 'checkpoint.hlab'), 'x');
-    expect(checkOut(join(dir, 'old'), true).overwrites).toBe(false);
+    expect(checkOut(join(dir, 'old'), { resume: true, fresh: false }, []).holdsRun).toBe(true);
+    expect(() => checkOut(join(dir, 'old'), { resume: true, fresh: true }, [])).toThrow(/^--resume and --fresh: give one/);
   });
 
-  it('a bad --base beside an earlier run is one error line: no note that the run is overwritten, nothing touched', () => {
+  it('a bad --base beside an earlier run is one error line: with --fresh nothing is moved aside before every input passed', () => {
     const dir = mkdtempSync(join(tmpdir(), 'hlab-out-'));
     mkdirSync(join(dir, 'old'));
     writeFileSync(join(dir, 'old', 'results.json'), '{"status":"done"}');
-    const r = cli(['run', '--preset', 'quick', '--out', join(dir, 'old'), '--base', join(dir, 'nosuch.ckpt')]);
+    const r = cli(['run', '--preset', 'quick', '--out', join(dir, 'old'), '--fresh', '--base', join(dir, 'nosuch.ckpt')]);
     expect(r.status).toBe(2);
     expect(r.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^error: --base .*nosuch\.ckpt/)]);
     expect(readFileSync(join(dir, 'old', 'results.json'), 'utf8')).toBe('{"status":"done"}');
+    expect(readdirSync(join(dir, 'old'))).toEqual(['results.json']);
   });
 
   it('--resume of a finished run is refused in one line (nothing to continue; its results stay); an interrupted one resumes', () => {
@@ -99,9 +109,11 @@ describe('hlab run: the output folder', () => {
     mkdirSync(join(dir, 'run'));
     writeFileSync(join(dir, 'run', 'checkpoint.hlab'), 'x');
     writeFileSync(join(dir, 'run', 'results.json'), JSON.stringify({ status: 'interrupted' }));
-    expect(checkOut(join(dir, 'run'), true).out).toBe(join(dir, 'run'));
+    expect(checkOut(join(dir, 'run'), { resume: true, fresh: false }, []).out).toBe(join(dir, 'run'));
     writeFileSync(join(dir, 'run', 'results.json'), JSON.stringify({ status: 'done' }));
-    expect(() => checkOut(join(dir, 'run'), true)).toThrow(`--resume: the run in ${join(dir, 'run')} has finished (results.json status 'done'); nothing to resume`);
+    expect(() => checkOut(join(dir, 'run'), { resume: true, fresh: false }, [])).toThrow(
+      `--resume: the run in ${join(dir, 'run')} has finished (results.json status 'done'); nothing to resume`,
+    );
     const r = cli(['run', '--preset', 'quick', '--out', join(dir, 'run'), '--resume']);
     expect(r.status).toBe(2);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
@@ -126,5 +138,7 @@ describe('hlab run: a lost GPU device', () => {
     const other = new Error('boom');
     expect(runFailure(other, 'hlab run', true)).toBe(other);
     expect(resumeCommand('hlab run --resume --steps 2')).toBe('hlab run --resume --steps 2');
+    // --fresh would move the run it resumes aside: the resume command drops it.
+    expect(resumeCommand('npm run -s hlab -- run --preset lesson --fresh --out o')).toBe('npm run -s hlab -- run --preset lesson --out o --resume');
   });
 });

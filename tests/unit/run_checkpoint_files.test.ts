@@ -70,7 +70,7 @@ describe('--resume on a corrupt run checkpoint', () => {
     };
     const p = await prepareCheckpoint(input, 64);
     const good = concatBytes(encodeExportFile(p.manifest, p.manifestJson, p.manifestDigest, new Map([['params', new Uint8Array(input.tensors.params.buffer)]])));
-    expect(await readRunCheckpointFile(tmpFile('checkpoint.hlab', good))).toEqual(good);
+    expect((await readRunCheckpointFile(tmpFile('checkpoint.hlab', good))).bytes).toEqual(good);
     const bad = good.slice();
     bad[bad.length - 8] ^= 0xff;
     const f = tmpFile('checkpoint.hlab', bad);

@@ -1,5 +1,5 @@
 /**
- * `hlab run --preset NAME | --spec FILE [--out DIR] [--resume] [--steps N]
+ * `hlab run --preset NAME | --spec FILE [--out DIR] [--resume | --fresh] [--steps N]
  *   [--checkpoint-every N] [--json]`
  *
  * Runs an experiment (docs/ARCHITECTURE.md "Experiments, evaluation and results") in headless
@@ -14,19 +14,27 @@
  *   curves.csv    per run and RL step: reward, entropy, dropped-group share, validation points
  *   curves.svg    reward, validation pass@1, policy loss, entropy, dropped share; one line per run
  *   checkpoint.hlab  the latest checkpoint, exported from IndexedDB after every save
- * Ctrl-C asks the page to stop after the current step and checkpoint; `--resume` imports
- * DIR/checkpoint.hlab and continues. (The browser profile is not reused: the dev server's port,
- * hence IndexedDB's origin, changes between invocations, so the exported file is the durable
- * copy.) A bad spec exits 2 with one line per bad field; so do a `--base FILE` or a `--resume`
- * checkpoint that fails to verify (../checkpoint_files.ts, checked before the browser starts).
+ *   run.json      what run the folder holds (../run_folder.ts): spec, base and evaluation-set digests, segments
+ * Ctrl-C or SIGTERM asks the page to stop after the current step and checkpoint; `--resume`
+ * checks that DIR holds this run (../run_folder.ts), imports DIR/checkpoint.hlab and continues.
+ * (The browser profile is not reused: the dev server's port, hence IndexedDB's origin, changes
+ * between invocations, so the exported file is the durable copy.) A bad spec exits 2 with one
+ * line per bad field; so do a `--base FILE` or a `--resume` checkpoint that fails to verify or
+ * belongs to another run (checked before the browser starts). A file of DIR that cannot be
+ * written (disk full, no permission, I/O error, the folder removed) ends the run with one line
+ * naming it, the last good checkpoint and the command that resumes, exit 74 (EXIT_IO_FAULT).
  */
 import { fmtDuration } from '../../util/duration';
 import type { Command } from 'commander';
 import { fileURLToPath } from 'node:url';
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import cliProgress from 'cli-progress';
-import { choiceOption, intOption, printJson, ReportedError, shippedTokenizer, UsageError } from '../cli_util';
+import { choiceOption, EXIT_IO_FAULT, hlabCommand, intOption, printJson, ReportedError, shippedTokenizer, UsageError } from '../cli_util';
+import { FolderWriteError, writeAtomic as writeAtomicTo, type WriteFs, nodeWriteFs } from '../atomic_write';
+import { CHECKPOINT_FILE, checkOut, checkResume, prepareFolder, runIdentity, writeRecord } from '../run_folder';
+import { readUserFile } from '../user_file';
+import { checkpointPosition } from '../../experiment/run_checkpoint';
 import { stringifyFinite } from '../../util/encoding';
 import { DEVICE_LOST_TEXT } from '../../gpu/device_lost';
 import { withBrowser } from '../browser';
@@ -47,6 +55,7 @@ interface Opts {
   spec?: string;
   out?: string;
   resume?: boolean;
+  fresh?: boolean;
   steps?: number;
   checkpointEvery: number;
   base?: string;
@@ -59,9 +68,10 @@ export function loadSpec(opts: { preset?: string; spec?: string }): { spec: Expe
   if (opts.preset && opts.spec) throw new UsageError('give either --preset or --spec, not both');
   try {
     if (opts.spec) {
+      const bytes = readUserFile('--spec', opts.spec);
       let raw: unknown;
       try {
-        raw = JSON.parse(readFileSync(opts.spec, 'utf8'));
+        raw = JSON.parse(new TextDecoder().decode(bytes));
       } catch (e) {
         throw new UsageError(`--spec ${opts.spec}: ${(e as Error).message.split('\n')[0]}`);
       }
@@ -77,54 +87,10 @@ export function loadSpec(opts: { preset?: string; spec?: string }): { spec: Expe
   }
 }
 
-/**
- * Resolve --out and check it against --resume, creating nothing (createOut does, once every
- * input is checked): `--resume` needs a checkpoint there and a run that has not finished, rather
- * than silently running the whole job again or rewriting finished results.
- * @returns the folder and whether it holds an earlier run that this (fresh) run overwrites
- * @throws UsageError (exit 2) naming --resume.
- */
-export function checkOut(dir: string, resume: boolean): { out: string; overwrites: boolean } {
-  const out = resolve(dir);
-  const ckpt = resolve(out, 'checkpoint.hlab');
-  if (resume) {
-    if (!existsSync(ckpt)) throw new UsageError(`--resume: no checkpoint at ${ckpt}; check --out, or run without --resume to start fresh`);
-    // A finished run has nothing to continue; resuming it would only rewrite its results files.
-    if (finishedRun(out))
-      throw new UsageError(
-        `--resume: the run in ${out} has finished (results.json status 'done'); nothing to resume: its results are there, or run without --resume to start it again`,
-      );
-    return { out, overwrites: false };
-  }
-  return { out, overwrites: existsSync(ckpt) || existsSync(resolve(out, 'results.json')) };
-}
-
-/**
- * Create the output folder `out` (given as `dir` on the command line).
- * @throws UsageError (exit 2) naming --out when the path cannot be a folder.
- */
-export function createOut(dir: string, out: string): void {
-  try {
-    mkdirSync(out, { recursive: true });
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    const why = code === 'ENOTDIR' || code === 'EEXIST' ? 'a file is in the way (a folder is needed)' : (e as Error).message.split('\n')[0];
-    throw new UsageError(`--out ${dir}: cannot create the output folder: ${why}`);
-  }
-}
-
-/** Whether `out` holds the results of a run that finished (results.json `status: 'done'`); an unreadable file is not. */
-function finishedRun(out: string): boolean {
-  try {
-    return (JSON.parse(readFileSync(resolve(out, 'results.json'), 'utf8')) as { status?: unknown }).status === 'done';
-  } catch {
-    return false;
-  }
-}
-
-/** The command that resumes `command` (adds --resume once). */
+/** The command that resumes `command`: --fresh dropped (it would move the run aside), --resume added once. */
 export function resumeCommand(command: string): string {
-  return /(^|\s)--resume(\s|$)/.test(command) ? command : `${command} --resume`;
+  const c = command.replace(/\s--fresh(?=\s|$)/g, '');
+  return /(^|\s)--resume(\s|$)/.test(c) ? c : `${c} --resume`;
 }
 
 /**
@@ -147,9 +113,33 @@ export function runFailure(e: unknown, command: string, haveCheckpoint: boolean)
   );
 }
 
-function writeAtomic(path: string, data: string | Uint8Array): void {
-  writeFileSync(path + '.tmp', data);
-  renameSync(path + '.tmp', path);
+/** A checkpoint's store step in words: 'run 1, RL step 4', 'run 2, before its first RL step', 'after run 1'. */
+function positionText(step: number): string {
+  const p = checkpointPosition(step);
+  return p.finished ? `after run ${p.runIndex}` : p.rlStep < 0 ? `run ${p.runIndex + 1}, before its first RL step` : `run ${p.runIndex + 1}, RL step ${p.rlStep}`;
+}
+
+/**
+ * A file of the output folder that could not be written, for the terminal: one line naming it,
+ * the last good checkpoint (the one this call saved last, `lastSaved` a store step, or the one it
+ * resumed from) and the command that continues, exit EXIT_IO_FAULT.
+ */
+export function folderFault(e: FolderWriteError, ckptPath: string, lastSaved: number | null, command: string): ReportedError {
+  const fix: Record<string, string> = {
+    ENOSPC: 'free space',
+    EDQUOT: 'free space',
+    EACCES: 'make it writable',
+    EPERM: 'make it writable',
+    EROFS: 'make it writable',
+    EIO: 'check the disk',
+  };
+  const todo = fix[e.code] ?? 'fix the cause';
+  const tmp = `no partial ${e.path.split('/').pop()}.tmp is left`;
+  const fresh = command.replace(/\s--resume(?=\s|$)/, '');
+  const tail = existsSync(ckptPath)
+    ? `the last good checkpoint is ${ckptPath} (${lastSaved === null ? 'the one this call started from' : positionText(lastSaved)}); ${todo}, then resume with: ${resumeCommand(command)}`
+    : `no checkpoint is left in the folder; ${todo}, then run again: ${fresh}`;
+  return new ReportedError(`${e.message}; ${tmp}; ${tail}`, EXIT_IO_FAULT);
 }
 
 /**
@@ -157,7 +147,7 @@ function writeAtomic(path: string, data: string | Uint8Array): void {
  * change), log and warning lines, finished 'before' evaluations (kept for an interrupted
  * results.md) and the checkpoint mirror file.
  */
-function eventReporter(json: boolean, ckptPath: string) {
+function eventReporter(json: boolean, ckptPath: string, fs: WriteFs) {
   const err = (s: string) => process.stderr.write(s + '\n');
   const bar = new cliProgress.SingleBar(
     // Elapsed time since the command started, not an ETA: the units (an evaluation of thousands
@@ -171,13 +161,23 @@ function eventReporter(json: boolean, ckptPath: string) {
   const t0 = Date.now();
   const elapsed = () => fmtDuration((Date.now() - t0) / 1000);
   const beforeEvals: BeforeEval[] = [];
+  // The last checkpoint mirrored (its store step) and the first write that failed: the run stops
+  // at that failure (the page's save rejects) and the CLI reports it in one line.
+  const saved = { step: null as number | null, fault: null as FolderWriteError | null };
   const stopBar = () => {
     if (barStarted) bar.stop();
     barStarted = false;
   };
   const onEvent = (ev: PageEvent): void => {
-    if (ev.type === 'checkpointFile') writeAtomic(ckptPath, ev.file);
-    else if (ev.type === 'eval' && ev.when === 'before') beforeEvals.push(ev);
+    if (ev.type === 'checkpointFile') {
+      try {
+        writeAtomicTo(ckptPath, ev.file, fs);
+      } catch (e) {
+        if (e instanceof FolderWriteError) saved.fault ??= e;
+        throw e;
+      }
+      saved.step = ev.step;
+    } else if (ev.type === 'eval' && ev.when === 'before') beforeEvals.push(ev);
     else if (ev.type === 'progress') {
       // Without a terminal (CI logs, pipes) a redrawn bar only repeats itself: print a line
       // when the progress or the phase changes instead.
@@ -194,7 +194,7 @@ function eventReporter(json: boolean, ckptPath: string) {
       err(ev.type === 'warn' ? `\n${ev.message}\n` : ev.message);
     }
   };
-  return { onEvent, beforeEvals, stopBar };
+  return { onEvent, beforeEvals, stopBar, saved };
 }
 
 /** The feasibility note of the spec's infeasible cells (issue 17), or null when every cell is feasible. */
@@ -203,7 +203,9 @@ function feasibilityNote(infeasible: ReadonlyArray<{ reason: string }>): string 
   const byReason = Object.entries(infeasible.reduce<Record<string, number>>((a, c) => ((a[c.reason] = (a[c.reason] ?? 0) + 1), a), {}));
   return `${infeasible.length} (task, harness) cells of this spec cannot be solved by the expert within its budgets (${byReason
     .map(([k, n]) => `${k}: ${n}`)
-    .join(', ')}); they are left out of training and evaluation — listed in results.json infeasibleCells (hlab expert --spec for details)`;
+    .join(
+      ', ',
+    )}); they are left out of training and evaluation — listed in results.json infeasibleCells (${hlabCommand(['expert', '--help'])}: the expert's pass rate per harness)`;
 }
 
 /** results.md: the table (with an interrupted run's finished 'before' evaluation), curves, command, machine, engine, segments, warnings. */
@@ -233,33 +235,38 @@ function resultsMarkdown(spec: ExperimentSpec, file: ResultsFile, beforeEvals: r
 }
 
 /**
- * Run the experiment in the page: Ctrl-C asks it to stop after the current step (a second
- * Ctrl-C more than a second later quits at once).
- * @throws ReportedError for a lost GPU device (runFailure); the page's error otherwise
+ * Run the experiment in the page: Ctrl-C or SIGTERM asks it to stop after the current step and
+ * save a checkpoint (a second signal more than a second later quits at once).
+ * @throws ReportedError for a lost GPU device (runFailure) or an output file that could not be
+ *   written (folderFault, exit 74); the page's error otherwise
  */
-async function runInPage(request: PageRunRequest, onEvent: (ev: PageEvent) => void, command: string, ckptPath: string): Promise<ExperimentOutput> {
+async function runInPage(request: PageRunRequest, events: ReturnType<typeof eventReporter>, command: string, ckptPath: string): Promise<ExperimentOutput> {
   const err = (s: string) => process.stderr.write(s + '\n');
   return withBrowser(
     async (s) => {
       let firstInterrupt = 0;
-      const onSigint = () => {
-        // npx forwards the terminal's SIGINT to us a second time: only a Ctrl-C more than a
+      const onSignal = (sig: NodeJS.Signals) => {
+        // npm forwards the terminal's SIGINT to us a second time: only a signal more than a
         // second after the first one quits at once.
         if (firstInterrupt && Date.now() - firstInterrupt > 1000) process.exit(130);
         if (firstInterrupt) return;
         firstInterrupt = Date.now();
-        err('\nCtrl-C: stopping after the current step and saving a checkpoint (Ctrl-C again to quit now)…');
+        err(`\n${sig === 'SIGINT' ? 'Ctrl-C' : sig}: stopping after the current step and saving a checkpoint (Ctrl-C again to quit now)…`);
         void s.stop().catch(() => {});
       };
-      process.on('SIGINT', onSigint);
+      process.on('SIGINT', onSignal);
+      process.on('SIGTERM', onSignal);
       try {
         return await s.call('run', request);
       } finally {
-        process.off('SIGINT', onSigint);
+        process.off('SIGINT', onSignal);
+        process.off('SIGTERM', onSignal);
       }
     },
-    { onEvent, keepBrowserOnSigint: true },
+    { onEvent: events.onEvent, keepBrowserOnSignals: true },
   ).catch((e: unknown) => {
+    // A mirror write that failed made the page's save fail: report the write, not the page's echo of it.
+    if (events.saved.fault) throw folderFault(events.saved.fault, ckptPath, events.saved.step, command);
     throw runFailure(e, command, existsSync(ckptPath));
   });
 }
@@ -271,7 +278,8 @@ export function registerRun(program: Command): void {
     .option('--preset <name>', `preset: ${PRESET_NAMES.join(' | ')} (default quick)`)
     .option('--spec <file>', 'experiment spec JSON (validated)')
     .option('--out <dir>', 'output folder (default out/<spec name>)')
-    .option('--resume', 'continue from <out>/checkpoint.hlab where a previous run stopped (exit 2 when there is none)')
+    .option('--resume', 'continue the run in --out from its checkpoint.hlab; exit 2 when there is none or it is another run (another spec, base checkpoint or evaluation set)')
+    .option('--fresh', 'start over in an --out that holds an earlier run: its files are moved into <out>/earlier-<time>/ (without it such a folder is refused)')
     .option('--steps <n>', 'override spec.rl.steps', intOption(0, 100_000))
     .option('--checkpoint-every <n>', 'save a checkpoint every n RL steps', intOption(1, 100_000), 1)
     .option(
@@ -287,46 +295,73 @@ export function registerRun(program: Command): void {
     .action(async (opts: Opts) => {
       const { spec, json } = loadSpec(opts);
       const outDir = opts.out ?? `out/${spec.name}`;
-      const { out, overwrites } = checkOut(outDir, !!opts.resume);
-      const ckptPath = resolve(out, 'checkpoint.hlab');
+      // What was typed after `hlab`, as a command a newcomer can paste in the project root.
+      const args = process.argv.slice(2);
+      const command = hlabCommand(args);
+      const { out, holdsRun } = checkOut(outDir, { resume: !!opts.resume, fresh: !!opts.fresh }, args);
+      const ckptPath = resolve(out, CHECKPOINT_FILE);
       const options: PageRunRequest['options'] = { runId: `run-${spec.name}`, resume: !!opts.resume, checkpointEvery: opts.checkpointEvery };
       if (opts.steps !== undefined) options.steps = opts.steps;
       if (opts.backend) options.backend = opts.backend;
-      // Both files are verified here, before any browser starts: a bad one exits 2 naming it.
+      // Every input is verified here, before any browser starts and before the folder changes: a bad one exits 2 naming it.
       if (opts.base) options.baseCheckpoint = await readBaseFile(opts.base, spec, shippedTokenizer());
-      await checkShippedCheckpoints(spec, shippedTokenizer(), fileURLToPath(new URL('../../../public', import.meta.url)), !!opts.base);
-      if (opts.resume) options.importCheckpoint = await readRunCheckpointFile(ckptPath);
-      createOut(outDir, out);
-      const err = (s: string) => process.stderr.write(s + '\n');
-      if (overwrites) err(`note: ${out} holds an earlier run; this run overwrites it (continue that one with --resume, or pick another --out)`);
-      const t0 = Date.now();
-      const command = `hlab run ${process.argv.slice(3).join(' ')}`.trim();
+      const publicDir = fileURLToPath(new URL('../../../public', import.meta.url));
+      await checkShippedCheckpoints(spec, shippedTokenizer(), publicDir, !!opts.base);
+      const resumed = opts.resume ? await readRunCheckpointFile(ckptPath) : null;
       // Feasibility (issue 17): the honest expert under this spec's own budgets, before any browser.
       // Infeasible cells are left out of training and evaluation and listed (results.json `infeasibleCells`, a warning).
       const { excludedCells } = await import('../../experiment/feasibility');
       // With the policy's tokenizer and the workflow-extended turn cap, as the rollout environments count.
       const infeasible = excludedCells(spec, shippedTokenizer());
+      options.excludeCells = infeasible.map((c) => ({ taskId: c.taskId, harnessId: c.harnessId }));
+      const identity = await runIdentity(spec, publicDir, opts.base ? { path: opts.base, bytes: options.baseCheckpoint! } : undefined, options.excludeCells);
+      if (resumed) {
+        checkResume(out, resumed.manifest, spec, identity);
+        options.importCheckpoint = resumed.bytes;
+      }
+      const aside = prepareFolder(outDir, out, holdsRun && !opts.resume);
+      const err = (s: string) => process.stderr.write(s + '\n');
+      if (aside) err(`--fresh: moved the earlier run in ${out} to ${aside}`);
       const note = feasibilityNote(infeasible);
       if (note && !opts.json) err(note);
-      options.excludeCells = infeasible.map((c) => ({ taskId: c.taskId, harnessId: c.harnessId }));
+      const t0 = Date.now();
+      const fs = nodeWriteFs;
+      const events = eventReporter(!!opts.json, ckptPath, fs);
+      // Every write into the folder: a failure ends the call in one line (folderFault, exit 74).
+      const write = (name: string, data: string) => {
+        try {
+          writeAtomicTo(resolve(out, name), data, fs);
+        } catch (e) {
+          throw e instanceof FolderWriteError ? folderFault(e, ckptPath, events.saved.step, command) : e;
+        }
+      };
+      const record = (segments: Parameters<typeof writeRecord>[2]) => {
+        try {
+          writeRecord(out, identity, segments, fs);
+        } catch (e) {
+          throw e instanceof FolderWriteError ? folderFault(e, ckptPath, events.saved.step, command) : e;
+        }
+      };
       // The resolved spec that runs, beside the results (the app's Results view points to it).
-      writeAtomic(resolve(out, 'spec.json'), JSON.stringify(json, null, 2) + '\n');
-      const events = eventReporter(!!opts.json, ckptPath);
-      const result = await runInPage({ spec: json, options, mirror: true }, events.onEvent, command, ckptPath).finally(events.stopBar);
+      write('spec.json', JSON.stringify(json, null, 2) + '\n');
+      // A fresh run names itself in the folder now; a resumed one keeps the record it was checked against.
+      if (!opts.resume) record([]);
+      const result = await runInPage({ spec: json, options, mirror: true }, events, command, ckptPath).finally(events.stopBar);
       const file = resultsFile(result, { command, specJson: json, infeasibleCells: infeasible, extraWarnings: note ? [note] : [] });
-      writeAtomic(resolve(out, 'results.json'), stringifyFinite(file, 2) + '\n');
-      writeAtomic(resolve(out, 'results.csv'), resultsCsv(file));
+      write('results.json', stringifyFinite(file, 2) + '\n');
+      write('results.csv', resultsCsv(file));
       const { md, table } = resultsMarkdown(spec, file, events.beforeEvals, (Date.now() - t0) / 1000);
-      writeAtomic(resolve(out, 'results.md'), md);
-      writeAtomic(resolve(out, 'curves.svg'), curvesSvg(file.curves));
-      writeAtomic(resolve(out, 'curves.csv'), curvesCsv(file.curves));
+      write('results.md', md);
+      write('curves.svg', curvesSvg(file.curves));
+      write('curves.csv', curvesCsv(file.curves));
+      record(file.segments);
       if (opts.json) printJson(file);
       else {
         process.stdout.write(`\n${table}\n\n`);
         for (const r of file.runs) process.stdout.write(`${runStepsLine(r)}\n`);
         for (const w of file.warnings) err(w);
         process.stdout.write(
-          `${file.status === 'interrupted' ? `interrupted; resume with: ${resumeCommand(command)}\n` : ''}wrote ${out}/spec.json, results.{json,csv,md}, curves.{svg,csv}, checkpoint.hlab\n`,
+          `${file.status === 'interrupted' ? `interrupted; resume with: ${resumeCommand(command)}\n` : ''}wrote ${out}/spec.json, results.{json,csv,md}, curves.{svg,csv}, checkpoint.hlab, run.json\n`,
         );
       }
       if (file.status === 'interrupted') process.exitCode = 130;

@@ -4,7 +4,7 @@
  * train/test draw (`taskSet`).
  */
 import type { Command } from 'commander';
-import { choiceOption, intOption, printJson } from '../cli_util';
+import { choiceOption, hlabCommand, intOption, printJson } from '../cli_util';
 import { SEED_RANGES, SUITE_NAMES, TIERS, getSuite, runSolver, taskSet } from '../../tasks/index';
 import type { SuiteName } from '../../tasks/types';
 
@@ -60,7 +60,7 @@ export function registerTasks(program: Command): void {
         const suites = suitesReport();
         if (opts.json) return printJson({ suites });
         for (const x of suites) console.log(`${x.name.padEnd(10)} ${x.families.length} families: ${x.families.join(', ')}`);
-        console.log(`\ndetails of one suite: hlab tasks --suite ${suites[0].name}`);
+        console.log(`\ndetails of one suite: ${hlabCommand(['tasks', '--suite', suites[0].name])}`);
         return;
       }
       const r = tasksReport(opts.suite, opts.train, opts.test, opts.seed);
