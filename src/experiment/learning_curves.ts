@@ -6,9 +6,8 @@
  * difference, and the training signal early vs late). Not measured = an empty CSV cell or "—",
  * never 0. Pure module; the CLI writes the files (curves.svg draws the same series).
  */
-import { pairedText } from './results';
 import type { RunCurves, StepRecord } from './run_events';
-import { pairCells, pairedComparison } from './stats';
+import { pairCells, pairedComparison, type PairedComparison } from './stats';
 
 const finite = (x: number | undefined): x is number => typeof x === 'number' && Number.isFinite(x);
 const droppedShare = (s: StepRecord) => (s.groups ? s.droppedGroups / s.groups : NaN);
@@ -63,12 +62,21 @@ function meanFinite(xs: readonly (number | undefined)[]): number {
 }
 
 const pct = (x: number) => (finite(x) ? (100 * x).toFixed(1) : '—');
+const signed = (x: number) => `${x >= 0 ? '+' : '−'}${Math.abs(100 * x).toFixed(1)}`;
+
+/** "+12.5 [+3.1, +21.9] p=0.004" for one run's last − first validation point (points of pass@1). */
+function runDiffText(p: PairedComparison): string {
+  const d = p.pass;
+  if (d.n === 0) return 'n/a';
+  return `${signed(d.diff)} [${signed(d.lo)}, ${signed(d.hi)}] ${d.mcnemar.p < 0.001 ? 'p<0.001' : `p=${d.mcnemar.p.toFixed(3)}`}`;
+}
 const dec = (x: number) => (finite(x) ? x.toFixed(2) : '—');
 
 /**
  * The results.md section: (1) validation pass@1 (%) and mean score per run at every measured
  * step, with the paired difference between its first and last point (bootstrap over tasks and
- * exact McNemar, stats.pairedComparison with `opts.seed`, as the results table); (2) the training
+ * exact McNemar, stats.pairedComparison with `opts.seed`: one run's evaluation noise, not the
+ * spread between training runs, which the results tables' intervals cover); (2) the training
  * signal: mean rollout reward, entropy and dropped-group share over the first and the last
  * quarter of the run's steps. Empty string when no run has RL steps or validation points.
  */
@@ -82,7 +90,7 @@ export function curvesMarkdown(curves: readonly RunCurves[], opts: { seed?: numb
   if (withVal.length) {
     const steps = [...new Set(withVal.flatMap((c) => c.validation!.map((p) => p.step)))].sort((a, b) => a - b);
     out.push(
-      `Validation pass@1 (%) and mean score on the train-seed validation split (disjoint from the RL train tasks; never the test tasks), per RL step; last − first: paired on the same (task, harness, sample) cells, 95 % bootstrap interval over tasks, exact McNemar p.`,
+      `Validation pass@1 (%) and mean score on the train-seed validation split (disjoint from the RL train tasks; never the test tasks), per RL step; last − first: paired on the same (task, harness, sample) cells, 95 % bootstrap interval over tasks and exact McNemar p — this run's evaluation noise only, not the spread between training runs.`,
       '',
       line(['method', 'seed', ...steps.map((s) => `step ${s}`), 'last − first']),
       rule(steps.length + 3, 2),
@@ -93,7 +101,7 @@ export function curvesMarkdown(curves: readonly RunCurves[], opts: { seed?: numb
       const first = pts[0];
       const last = pts[pts.length - 1];
       const pairs = pts.length > 1 ? pairCells(first.cells, last.cells).cells : [];
-      const diff = pairs.length ? pairedText(pairedComparison(pairs, { seed: opts.seed ?? 0, resamples: opts.resamples ?? 2000 })) : 'n/a';
+      const diff = pairs.length ? runDiffText(pairedComparison(pairs, { seed: opts.seed ?? 0, resamples: opts.resamples ?? 2000 })) : 'n/a';
       out.push(
         line([
           c.method,

@@ -2,7 +2,7 @@
  * Results of an experiment: one record per (method, seed) run, aggregated into one data model
  * (`resultsTable`: rows × columns with pass@1 mean ± std over seeds, the episode count, a 95 %
  * Wilson interval, the mean verifier score, and each method's paired before→after difference
- * with its bootstrap interval and a "beyond noise" flag) that two thin renderers show: the
+ * with its interval over training runs and configurations, seed_stats.ts) that two thin renderers show: the
  * markdown of results.md (`markdownTable`) and the app's Results view (src/app/views/results.ts).
  * Also JSON and CSV (docs/ARCHITECTURE.md "Experiments, evaluation and results"). Statistics: src/experiment/stats.ts.
  *
@@ -13,7 +13,8 @@
  */
 import type { RunSegment } from './run_checkpoint';
 import type { EpisodeCell, ExperimentResults, PassAt1, RunEpisodes, RunResult } from './results_file';
-import { meanStd as meanStdSeeds, pairCells, pairedComparison, wilson, type PairedCell, type PairedComparison } from './stats';
+import { meanStd as meanStdSeeds, pairCells, wilson, type PairedCell } from './stats';
+import { comparePaired, comparisonText, type Comparison } from './seed_stats';
 
 export type { EpisodeCell, ExperimentResults, RunResult } from './results_file';
 
@@ -86,11 +87,11 @@ interface ResultsRow {
   before: ResultsCell[] | null;
   after: ResultsCell[];
   /**
-   * Per column, the paired before→after comparison on the cells evaluated both times, pooled
-   * over seeds (stats.pairedComparison); null for the starting-checkpoint row, and per column
-   * null when per-episode outcomes are absent or nothing pairs.
+   * Per column, the paired before→after comparison on the cells evaluated both times, with its
+   * interval over seeds and configurations (seed_stats.comparePaired); null for the
+   * starting-checkpoint row, and per column null when per-episode outcomes are absent or nothing pairs.
    */
-  paired: (PairedComparison | null)[] | null;
+  paired: (Comparison | null)[] | null;
 }
 
 export interface ResultsTable {
@@ -99,8 +100,6 @@ export interface ResultsTable {
   rows: ResultsRow[];
   /** Some run carries per-episode outcomes. */
   hasEpisodes: boolean;
-  /** The bootstrap seed and resamples of the paired intervals. */
-  bootstrap: { seed: number; resamples: number };
 }
 
 /** A value read from a run: NaN (or, from older callers, null) when not measured. */
@@ -177,16 +176,16 @@ function pooled(runs: readonly RunResult[], when: 'before' | 'after', key: strin
   return any ? out : null;
 }
 
-/** The paired cells of one column over a method's runs (a run is a seed; cells keyed by run index). */
-function pairedOf(runs: readonly RunResult[], key: string, opts: { seed: number; resamples: number }): PairedComparison | null {
+/** The before→after comparison of one column over a method's runs (a run is a seed). */
+function pairedOf(runs: readonly RunResult[], key: string): Comparison | null {
   const cells: PairedCell[] = [];
-  runs.forEach((r, i) => {
+  for (const r of runs) {
     const before = episodesOf(r, 'before', key);
     const after = episodesOf(r, 'after', key);
-    if (!before || !after) return;
-    for (const c of pairCells(before, after).cells) cells.push({ ...c, run: i });
-  });
-  return cells.length ? pairedComparison(cells, opts) : null;
+    if (!before || !after) continue;
+    for (const c of pairCells(before, after).cells) cells.push({ ...c, run: r.seed });
+  }
+  return cells.length ? comparePaired(cells) : null;
 }
 
 /**
@@ -194,11 +193,10 @@ function pairedOf(runs: readonly RunResult[], key: string, opts: { seed: number;
  * evaluation, one per seed) and one row per method (its runs' 'after', with their own
  * 'before' and the paired difference). pass@1 is the mean ± std over seeds of the runs'
  * values; episodes, Wilson interval and mean score pool the per-episode outcomes over seeds;
- * the paired difference bootstraps over tasks (stats.pairedComparison, seed `opts.seed`).
+ * the paired difference has its interval over seeds and configurations (seed_stats.comparePaired).
  * @throws Error on malformed per-episode outcomes (a producer bug, named with its run)
  */
-export function resultsTable(res: { spec: string; evalSet: string; runs: readonly RunResult[] }, opts: { seed?: number; resamples?: number } = {}): ResultsTable {
-  const boot = { seed: opts.seed ?? 0, resamples: opts.resamples ?? 2000 };
+export function resultsTable(res: { spec: string; evalSet: string; runs: readonly RunResult[] }): ResultsTable {
   const runs = res.runs;
   const bb = [...new Set(runs.flatMap((r) => [...Object.keys(r.after.blackbox), ...Object.keys(r.before.blackbox)]))].sort();
   const columns: ResultsColumn[] = [
@@ -243,7 +241,7 @@ export function resultsTable(res: { spec: string; evalSet: string; runs: readonl
       kind: 'method',
       before: cells(rs, 'before', false),
       after: cells(rs, 'after', false),
-      paired: columns.map((c) => pairedOf(rs, c.key, boot)),
+      paired: columns.map((c) => pairedOf(rs, c.key)),
     });
   }
   return {
@@ -251,7 +249,6 @@ export function resultsTable(res: { spec: string; evalSet: string; runs: readonl
     columns,
     rows,
     hasEpisodes: runs.some((r) => r.episodes !== undefined && r.episodes !== null),
-    bootstrap: boot,
   };
 }
 
@@ -260,19 +257,18 @@ interface MethodComparison {
   method: string;
   reference: string;
   /** Per column (resultsTable's order, the training-harness column aside: its cells differ by method), null when nothing pairs. */
-  paired: (PairedComparison | null)[];
+  paired: (Comparison | null)[];
 }
 
 /**
  * Between methods, after RL: each method against the reference (the first method), on the same
  * (task, harness, sample) cells of the same seed — the comparison the paper's claims are about
  * (e.g. harness scaling vs single-harness RL in-space). Cells pair per seed (stats.pairCells:
- * reference as "before", the method as "after"), pool over seeds, and the interval bootstraps
- * over tasks (stats.pairedComparison). Seeds where either method has no run are left out.
+ * reference as "before", the method as "after") and the interval covers seeds and
+ * configurations (seed_stats.comparePaired). Seeds where either method has no run are left out.
  * @returns one entry per non-reference method; [] for fewer than two methods
  */
-export function methodComparisons(runs: readonly RunResult[], columns: readonly ResultsColumn[], opts: { seed?: number; resamples?: number } = {}): MethodComparison[] {
-  const boot = { seed: opts.seed ?? 0, resamples: opts.resamples ?? 2000 };
+export function methodComparisons(runs: readonly RunResult[], columns: readonly ResultsColumn[]): MethodComparison[] {
   const methods = [...byMethod(runs)];
   if (methods.length < 2) return [];
   const [reference, refRuns] = methods[0];
@@ -289,29 +285,20 @@ export function methodComparisons(runs: readonly RunResult[], columns: readonly 
           const b = episodesOf(r, 'after', c.key);
           if (a && b) for (const cell of pairCells(a, b).cells) cells.push({ ...cell, run: r.seed });
         }
-        return cells.length ? pairedComparison(cells, boot) : null;
+        return cells.length ? comparePaired(cells) : null;
       }),
   }));
 }
 
 const pct1 = (x: number) => (100 * x).toFixed(1);
-const signed = (x: number) => `${x >= 0 ? '+' : '−'}${Math.abs(100 * x).toFixed(1)}`;
 
 /** "[31.2, 49.0] n=96" or "[n/a]": a cell's Wilson interval and pooled episode count. */
 export function intervalText(c: ResultsCell): string {
   return c.interval && c.episodes !== null ? `[${pct1(c.interval.lo)}, ${pct1(c.interval.hi)}] n=${c.episodes}` : '[n/a]';
 }
 
-/**
- * "+12.5 [+3.1, +21.9] p=0.004 beyond noise" (points of pass@1; the interval is the paired
- * bootstrap over tasks, p the exact McNemar test), "… within noise", or "n/a".
- */
-export function pairedText(p: PairedComparison | null): string {
-  if (!p || p.pass.n === 0) return 'n/a';
-  const d = p.pass;
-  const pv = d.mcnemar.p < 0.001 ? 'p<0.001' : `p=${d.mcnemar.p.toFixed(3)}`;
-  return `${signed(d.diff)} [${signed(d.lo)}, ${signed(d.hi)}] ${pv} ${d.beyondNoise ? 'beyond noise' : 'within noise'}`;
-}
+/** A comparison in points of pass@1 with its interval over seeds (seed_stats.comparisonText). */
+export const pairedText = comparisonText;
 
 /** "0.42" mean verifier score, or "n/a". */
 export function scoreText(c: ResultsCell): string {
@@ -334,7 +321,7 @@ export function markdownTable(res: ExperimentResults): string {
     rule(labels.length + 2, 2),
     ...t.rows.map((r) => line([r.label, String(r.seeds), ...r.after.map((c) => `${c.text} ${intervalText(c)}`)])),
     '',
-    `Before → after, paired on the same (task, harness, sample) cells: Δ pass@1 in points, 95 % bootstrap interval over tasks (${t.bootstrap.resamples} resamples, seed ${t.bootstrap.seed}), exact McNemar p; "beyond noise" when the interval excludes 0 (at least 5 tasks).`,
+    `Before → after, paired on the same (task, harness, sample) cells of each seed: Δ pass@1 in points, 95 % t-interval over training runs (seeds) and configurations (seed_stats.ts: two-way random effects, Satterthwaite df); "decided" when it excludes 0, else the seeds that would decide it at this effect and spread.`,
     '',
     line(['method', ...labels]),
     rule(labels.length + 1, 1),
@@ -346,12 +333,12 @@ export function markdownTable(res: ExperimentResults): string {
     rule(labels.length + 1, 1),
     ...t.rows.map((r) => line([r.label, ...r.after.map((c, i) => (r.before ? `${scoreText(c)} (${scoreText(r.before[i])})` : scoreText(c)))])),
   ];
-  const between = methodComparisons(res.runs, t.columns, t.bootstrap);
+  const between = methodComparisons(res.runs, t.columns);
   if (between.length) {
     const cols = t.columns.filter((c) => c.key !== 'train').map((c) => c.label);
     out.push(
       '',
-      `Between methods, after RL: each method − ${between[0].reference}, paired on the same (task, harness, sample) cells of the same seed: Δ pass@1 in points, 95 % bootstrap interval over tasks, exact McNemar p.`,
+      `Between methods, after RL: each method − ${between[0].reference}, paired on the same (task, harness, sample) cells of the same seed: Δ pass@1 in points, 95 % t-interval over seeds and configurations.`,
       '',
       line(['method', ...cols]),
       rule(cols.length + 1, 1),

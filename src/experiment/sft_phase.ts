@@ -1,13 +1,14 @@
 /**
- * The in-run SFT phase of a method (spec.ts MethodSpec.sft; issue 28): supervised fine-tuning
- * through the method's black-box harness, run by the runner (runner.ts "SFT phase") after the
+ * The in-run SFT phase of a method (spec.ts MethodSpec.sft): supervised fine-tuning through the
+ * method's one training harness (its black-box harness, or the base harness for 'single': the
+ * control that tells "this SFT recipe overwrites the base" from "one harness overfits"), run by the runner (runner.ts "SFT phase") after the
  * 'before' evaluation and before any RL step, so a run's gain covers SFT and RL together.
  *
  *   demonstrations → rows → SFT steps → parameters (the runner writes them into the RL trainer)
  *
  * Demonstrations: one expert episode (src/pretrain/sft.ts demonstrationsOf) per task of the run's train-task
  * pool (plan.ts trainPool, train seeds; never a test or validation task), or a seeded subset of
- * `demos` of them (stream Rng.derive(seed, 'sft-demos')), under `method.blackbox`; the expert
+ * `demos` of them (stream Rng.derive(seed, 'sft-demos')), under that harness; the expert
  * acts on what the run's context cut shows (rows.ts cutView at the run's budget, model/budget.ts
  * runBudget) and failed episodes are dropped. Rows: src/pretrain/sft.ts demonstrationRows.
  * Training: src/pretrain/sft.ts trainSft (the recipe of `hlab pretrain`: AdamW, linear warm-up
@@ -31,6 +32,7 @@ import { demonstrationRows, demonstrationsOf, describeDropped, resolveSftConfig,
 import { taskFromId } from '../tasks';
 import { sha256Hex } from '../util/encoding';
 import { Rng } from '../util/rng';
+import { BASE_HARNESS } from '../design';
 import type { Emit } from './run_events';
 import type { EnvHost, Policy } from '../rollout/engine';
 import type { ExperimentSpec, MethodSpec } from './spec';
@@ -83,7 +85,7 @@ interface SftPhaseCall {
 
 /** What the phase reads of one run (runner.ts ActiveRun). */
 interface SftPhaseRun {
-  /** A method with `sft` and `blackbox` set (spec.ts checks both). */
+  /** A method with `sft` and harnesses 'blackbox' (with `blackbox`) or 'single' (spec.ts checks both). */
   method: MethodSpec;
   seed: number;
   /** The run's index (runner order), for its events. */
@@ -100,6 +102,12 @@ interface SftPhaseRun {
   resumed: boolean;
 }
 
+/** The harness a method's SFT phase trains through: its black-box harness, or the base harness for 'single'; null for any other method. */
+export function sftHarness(method: MethodSpec): string | null {
+  if (method.harnesses === 'blackbox') return method.blackbox ?? null;
+  return method.harnesses === 'single' ? BASE_HARNESS : null;
+}
+
 /** Mean of the first (`last` false) or last 10 % of `xs` (at least one element). */
 function tenthMean(xs: readonly number[], last: boolean): number {
   const n = Math.max(1, Math.round(xs.length / 10));
@@ -112,7 +120,8 @@ async function trainPhase(call: SftPhaseCall, run: SftPhaseRun, model: ModelConf
   const { spec, tok, emit } = call;
   const { method, seed } = run;
   const sft = method.sft!;
-  const harness = method.blackbox!;
+  const harness = sftHarness(method)!;
+  const blackbox = method.harnesses === 'blackbox';
   const t0 = performance.now();
   const who = `${method.name}, seed ${seed}`;
   const ids =
@@ -139,7 +148,9 @@ async function trainPhase(call: SftPhaseCall, run: SftPhaseRun, model: ModelConf
         lr: sft.lr,
         seed: Rng.derive(seed, 'sft-batches').int(2 ** 31),
         demos: ids.length,
-        blackbox: harness,
+        // The recipe's optimizer settings; demonstrations come from `harness` above. A base-harness
+        // phase is resolved as the base model's recipe with the mix of the base harness alone.
+        ...(blackbox ? { blackbox: harness } : { blackbox: null, mix: 'base:1' }),
       },
       tok.vocabSize,
     ),
@@ -177,7 +188,7 @@ async function trainPhase(call: SftPhaseCall, run: SftPhaseRun, model: ModelConf
  * AdamW moments, Adam step 0), then measure `validation` at step 0 when given.
  * @param validation the run's validation plan (validation.ts), for a run without RL steps
  * @returns the phase's record and the validation point (when measured)
- * @throws Error when the method has no SFT phase or black-box harness, when no expert
+ * @throws Error when the method has no SFT phase or training harness for it, when no expert
  *   demonstration passed, or a step's loss is not finite (trainSft); ContextBudgetError when an
  *   opening exceeds the run's context budget (demonstrationRows)
  */
@@ -186,8 +197,8 @@ export async function runSftPhase(call: SftPhaseCall, run: SftPhaseRun, validati
   const { method, seed } = run;
   const model = presetConfig(run.preset, tok.vocabSize);
   const sft = method.sft;
-  const harness = method.blackbox;
-  if (!sft || !harness) throw new Error(`method '${method.name}': an SFT phase needs spec.methods[].sft and a black-box harness`);
+  const harness = sftHarness(method);
+  if (!sft || !harness) throw new Error(`method '${method.name}': an SFT phase needs spec.methods[].sft and harnesses 'blackbox' or 'single'`);
   const t0 = performance.now();
   const who = `${method.name}, seed ${seed}`;
   const key = JSON.stringify([

@@ -60,10 +60,12 @@ export const MethodSpec = z
     /** Model preset override for the model-size ablation (default: spec.model.preset). */
     modelPreset: z.enum(['tiny', 'mini', 'small', 'base']).optional(),
     /**
-     * An SFT phase run before RL (sft_phase.ts), through the method's black-box harness: with
-     * algorithm 'sft' it is the whole training (black-box SFT); with 'grpo' or 'ppo' RL then
-     * continues from its parameters (black-box RL = SFT then RL). Requires harnesses 'blackbox';
-     * required with algorithm 'sft' (hlab run trains an SFT method only through this phase).
+     * An SFT phase run before RL (sft_phase.ts), through the method's one training harness (its
+     * black-box harness, or the base harness for 'single'): with algorithm 'sft' it is the whole
+     * training (black-box SFT, or the SFT-through-the-base-harness control); with 'grpo' or 'ppo'
+     * RL then continues from its parameters (black-box RL = SFT then RL). Requires harnesses
+     * 'blackbox' or 'single'; required with algorithm 'sft' (hlab run trains an SFT method only
+     * through this phase).
      */
     sft: SftPhaseSpec.optional(),
   })
@@ -72,11 +74,15 @@ export const MethodSpec = z
     if (m.harnesses === 'blackbox' && !m.blackbox) {
       ctx.addIssue({ code: 'custom', path: ['blackbox'], message: "required when harnesses is 'blackbox'" });
     }
-    if (m.sft && m.harnesses !== 'blackbox') {
-      ctx.addIssue({ code: 'custom', path: ['sft'], message: `an SFT phase trains through the method's black-box harness: needs harnesses 'blackbox', got '${m.harnesses}'` });
+    if (m.sft && m.harnesses !== 'blackbox' && m.harnesses !== 'single') {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['sft'],
+        message: `an SFT phase trains through the method's one training harness: needs harnesses 'blackbox' or 'single', got '${m.harnesses}'`,
+      });
     }
     if (m.algorithm === 'sft' && !m.sft) {
-      ctx.addIssue({ code: 'custom', path: ['sft'], message: "required when algorithm is 'sft' (the in-run SFT phase { steps, lr }, through the method's black-box harness)" });
+      ctx.addIssue({ code: 'custom', path: ['sft'], message: "required when algorithm is 'sft' (the in-run SFT phase { steps, lr }, through the method's training harness)" });
     }
   });
 

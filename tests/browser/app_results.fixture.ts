@@ -74,18 +74,18 @@ export async function buildFixture(): Promise<string> {
       });
     }
   }
-  // Per-episode outcomes for method 'oa' only (its own stream, so the draws above are unchanged):
-  // 12 tasks × 2 harnesses on the base column, mostly failing before and passing after, so the
-  // paired difference is beyond noise; 'random' has none and renders n/a.
+  // Per-episode outcomes for method 'oa' only: 12 tasks × 2 harnesses on the base column, 3 of 24
+  // passing before and 21 + seed after, so the paired difference over the two seeds (+75.0, +79.2)
+  // is decided; 'random' has none and renders n/a.
   const epRng = new Rng(77);
   for (const r of runs.filter((x) => x.method === 'oa')) {
-    const cells = (p: number) =>
+    const cells = (passing: number) =>
       Array.from({ length: 24 }, (_, i) => {
-        const pass = epRng.float() < p;
+        const pass = i < passing;
         return { taskId: `workspace/csv-sum/t1/${1_000_000 + (i >> 1)}`, harnessId: HARNESSES[i & 1], sample: 0, pass, score: pass ? 1 : epRng.int(3) / 4 };
       });
-    const before = cells(0.15);
-    const after = cells(0.9);
+    const before = cells(3);
+    const after = cells(21 + r.seed);
     const rateOf = (xs: { pass: boolean }[]) => xs.filter((x) => x.pass).length / xs.length;
     r.before.base = rateOf(before);
     r.after.base = rateOf(after);

@@ -87,8 +87,8 @@ test('results: the paper table shows mean ± std over seeds per method, charts a
   // Intervals and paired differences where the runs carry per-episode outcomes ('oa'), n/a where not.
   const oa = page.locator('#paper-table tr[data-method="oa"] td[data-col="base"]');
   await expect(oa.locator('.ci')).toHaveText(/^\[\d+\.\d, \d+\.\d\] n=48$/);
-  await expect(oa.locator('.delta')).toContainText('beyond noise');
-  await expect(oa).toHaveAttribute('data-beyond-noise', 'true');
+  await expect(oa.locator('.delta')).toContainText(/2 seeds, decided/);
+  await expect(oa).toHaveAttribute('data-decided', 'true');
   await expect(oa).toHaveAttribute('data-episodes', '48');
   const rnd = page.locator('#paper-table tr[data-method="random"] td[data-col="base"]');
   await expect(rnd.locator('.ci')).toHaveText('[n/a]');

@@ -195,13 +195,14 @@ describe('plannedRuns: the runner order and each run’s progress units', () => 
     const bb = getPreset('blackbox');
     const runs = plannedRuns(bb, 60);
     expect(runs.map((r) => [r.seed, r.method.name])).toEqual(bb.seeds.flatMap((seed) => bb.methods.map((m) => [seed, m.name])));
-    // harness scaling: 60 steps + 2 evaluations; black-box SFT: its phase + 2; SFT then RL: 60 + 2 + 1.
-    expect(runs.slice(0, 3).map((r) => [r.rlSteps, r.units])).toEqual([
+    // harness scaling: 60 steps + 2 evaluations; black-box SFT and the base-harness SFT control: their phase + 2; SFT then RL: 60 + 2 + 1.
+    expect(runs.slice(0, 4).map((r) => [r.rlSteps, r.units])).toEqual([
       [60, 62],
+      [0, 3],
       [0, 3],
       [60, 63],
     ]);
-    expect(plannedRuns(bb, 5, 0)[2].units).toBe(6);
+    expect(plannedRuns(bb, 5, 0)[3].units).toBe(6);
     const none = parseSpec({ ...SMOKE_SPEC_JSON, methods: [{ name: 'start', harnesses: 'none', K: 1, algorithm: 'grpo' }] }, 'spec');
     expect(plannedRuns(none, 7).map((r) => r.units)).toEqual(none.seeds.map(() => 2));
   });

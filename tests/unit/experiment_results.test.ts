@@ -171,12 +171,12 @@ describe('resultsTable: one data model with intervals and paired differences', (
     };
   };
 
-  it('pools episodes over seeds: Wilson interval, counts, mean score; a clear gain is beyond noise', () => {
+  it('pools episodes over seeds: Wilson interval, counts, mean score; the paired gain has an interval over seeds', () => {
     // Seed 0: 12 tasks × 2 harnesses, 2/24 pass before, 20/24 after; seed 1 the same.
     const before = cellsOf(12, (t, h) => t === 0 && h <= 1);
     const after = cellsOf(12, (t, h) => !(t >= 10 && h === 0) && !(t === 11));
     const res: ExperimentResults = { resultsVersion: 1, spec: 'quick', evalSet: 'x', machine: 'm', runs: [withEpisodes(0, before, after), withEpisodes(1, before, after)] };
-    const t = resultsTable(res, { seed: 1 });
+    const t = resultsTable(res);
     expect(t.hasEpisodes).toBe(true);
     expect(t.columns.map((c) => c.key)).toEqual(['base', 'inSpace', 'train']);
     const [start, method] = t.rows;
@@ -195,25 +195,27 @@ describe('resultsTable: one data model with intervals and paired differences', (
     expect(method.after[1].episodes).toBeNull();
     expect(method.paired![1]).toBeNull();
     const p = method.paired![0]!;
-    expect(p.pass.n).toBe(48);
-    expect(p.pass.tasks).toBe(12);
+    expect(p.pass.cells).toBe(48);
+    expect(p.pass.seeds).toBe(2);
+    expect(p.pass.configs).toBe(2);
     expect(p.pass.diff).toBeCloseTo((2 * passesAfter - 4) / 48, 12);
-    expect(p.pass.beyondNoise).toBe(true);
+    // Two identical seeds: no spread between training runs, so the gain is decided.
+    expect(p.pass.decided).toBe(true);
     const md = markdownTable(res);
-    expect(md).toMatch(/\| scaling \| \+\d+\.\d \[\+\d+\.\d, \+\d+\.\d\] p<0\.001 beyond noise \| n\/a \| n\/a \|/);
+    expect(md).toMatch(/\| scaling \| \+\d+\.\d \[\+\d+\.\d, \+\d+\.\d\] 2 seeds, decided \| n\/a \| n\/a \|/);
     expect(md).toContain(`[${(100 * afterBase.interval!.lo).toFixed(1)}, ${(100 * afterBase.interval!.hi).toFixed(1)}] n=48`);
     expect(md).not.toContain('no per-episode outcomes');
   });
 
-  it('no change is within noise; unmatched cells are left out of the pairing; malformed outcomes throw', () => {
+  it('one seed gives no interval over training runs; unmatched cells are left out of the pairing; malformed outcomes throw', () => {
     const same = cellsOf(10, (t) => t % 2 === 0);
     const r = withEpisodes(0, same, same.slice(0, 16));
     const t = resultsTable({ spec: 's', evalSet: 'x', runs: [r] });
     const p = t.rows[1].paired![0]!;
-    expect(p.pass.n).toBe(16);
+    expect(p.pass.cells).toBe(16);
     expect(p.pass.diff).toBe(0);
-    expect(p.pass.beyondNoise).toBe(false);
-    expect(markdownTable({ resultsVersion: 1, spec: 's', evalSet: 'x', machine: 'm', runs: [r] })).toContain('+0.0 [+0.0, +0.0] p=1.000 within noise');
+    expect(p.pass.decided).toBe(false);
+    expect(markdownTable({ resultsVersion: 1, spec: 's', evalSet: 'x', machine: 'm', runs: [r] })).toContain('+0.0 (1 seed: no interval over training runs)');
     const bad = { ...r, episodes: { before: { base: [{ ...same[0], score: 3 }] }, after: {} } };
     expect(() => resultsTable({ spec: 's', evalSet: 'x', runs: [bad] })).toThrow(/malformed episode in episodes.before.base of scaling seed 0/);
   });
@@ -238,13 +240,13 @@ describe('methodComparisons: methods against the first, on the same cells after 
     ...run(method, seed, 0.5),
     episodes: { before: { base: after }, after: { base: after } },
   });
-  it('pairs per seed, signs the difference method − reference, and says within noise when the two are equal', () => {
+  it('pairs per seed, signs the difference method − reference, and says undecided when the two are equal', () => {
     // Reference passes tasks 0–3 of 12; the other method passes tasks 0–9, in both seeds.
     const ref = cellsOf(12, (t) => t < 4);
     const better = cellsOf(12, (t) => t < 10);
     const runs = [runOf('single', 0, ref), runOf('scaling', 0, better), runOf('single', 1, ref), runOf('scaling', 1, better), runOf('same', 0, ref), runOf('same', 1, ref)];
     const columns = resultsTable({ spec: 's', evalSet: 'x', runs }).columns;
-    const cmp = methodComparisons(runs, columns, { seed: 1 });
+    const cmp = methodComparisons(runs, columns);
     expect(cmp.map((c) => [c.method, c.reference])).toEqual([
       ['scaling', 'single'],
       ['same', 'single'],
@@ -255,15 +257,15 @@ describe('methodComparisons: methods against the first, on the same cells after 
     expect(cmp[0].paired[1]).toBeNull();
     expect(cmp[0].paired[2]).toBeNull();
     const d = cmp[0].paired[0]!.pass;
-    expect(d.n).toBe(48);
+    expect(d.cells).toBe(48);
+    expect(d.perSeed.map((x) => x.seed)).toEqual([0, 1]);
     expect(d.diff).toBeCloseTo(12 / 24, 12);
-    expect(d.beyondNoise).toBe(true);
-    expect(d.mcnemar.b).toBe(0);
+    expect(d.decided).toBe(true);
     expect(cmp[1].paired[0]!.pass.diff).toBe(0);
-    expect(cmp[1].paired[0]!.pass.beyondNoise).toBe(false);
+    expect(cmp[1].paired[0]!.pass.decided).toBe(false);
     const md = markdownTable({ resultsVersion: 1, spec: 's', evalSet: 'x', machine: 'm', runs });
     expect(md).toContain('Between methods, after RL: each method − single');
-    expect(md).toMatch(/\| scaling \| \+50\.0 \[\+\d+\.\d, \+\d+\.\d\] p<0\.001 beyond noise \| n\/a \| n\/a \|$/m);
+    expect(md).toMatch(/\| scaling \| \+50\.0 \[\+\d+\.\d, \+\d+\.\d\] 2 seeds, decided \| n\/a \| n\/a \|$/m);
   });
   it('one method: nothing to compare, and results.md has no such table', () => {
     const runs = [

@@ -45,11 +45,11 @@ describe('spec: methods[].sft', () => {
     expect(specErrorMessage(sftSpecJson({ steps: '10', lr: 1e-3 }))).toMatch(/spec\.methods\[0\]\.sft\.steps: .*got "10"$/);
   });
 
-  it('refuses an SFT phase on a method that does not train through a black-box harness', () => {
+  it('refuses an SFT phase on a method that does not train through one harness', () => {
     const j = sftSpecJson({ steps: 10, lr: 1e-3 });
     (j.methods as Array<Record<string, unknown>>)[0] = { name: 'x', harnesses: 'scaling', K: 4, algorithm: 'grpo', sft: { steps: 10, lr: 1e-3 } };
     expect(specErrorMessage(j)).toBe(
-      "test.json: invalid experiment spec: spec.methods[0].sft: an SFT phase trains through the method's black-box harness: needs harnesses 'blackbox', got 'scaling'",
+      "test.json: invalid experiment spec: spec.methods[0].sft: an SFT phase trains through the method's one training harness: needs harnesses 'blackbox' or 'single', got 'scaling'",
     );
   });
 });
@@ -68,11 +68,11 @@ describe('the SFT phase on the CPU engine', () => {
   const pool = trainPool(spec, 0, 8);
 
   /** The phase into a fresh RL stack over `init`: its record and the stack's parameters and AdamW state afterwards. */
-  async function phase(events: RunEvent[] = [], sftReuse = new SftReuse(), name = method.name) {
+  async function phase(events: RunEvent[] = [], sftReuse = new SftReuse(), name = method.name, m: typeof method = method) {
     const stack = engine.createRlStack(cfg, init, maxRows(cfg), trainerOptions(spec, 'grpo', tok.padId, 0));
     try {
       const call = { spec, tok, engine, env: null as never, emit: (e: RunEvent) => events.push(e), progress: { done: 0, total: 1 }, sftReuse };
-      const run = { method: { ...method, name }, seed: 0, r: 0, preset: 'tiny' as const, startParams: init, pool, stack, resumed: false };
+      const run = { method: { ...m, name }, seed: 0, r: 0, preset: 'tiny' as const, startParams: init, pool, stack, resumed: false };
       const { record, point } = await runSftPhase(call, run);
       expect(point).toBeNull();
       const state = await stack.trainer.readState();
@@ -128,6 +128,17 @@ describe('the SFT phase on the CPU engine', () => {
     expect(ev.some((e) => e.type === 'log' && e.message.includes("the same phase as method 'bb sft'"))).toBe(true);
     expect(ev.some((e) => e.type === 'log' && /^SFT step/.test(e.message))).toBe(false);
     expect(ev.filter((e) => e.type === 'sftPhase').map((e) => e.type === 'sftPhase' && [e.method, e.reused])).toEqual([['bb rl', true]]);
+  }, 120_000);
+
+  it('the control trains the same recipe through the base harness: other demonstrations, other parameters, not reused as the black-box phase', async () => {
+    const ev: RunEvent[] = [];
+    const control = { ...method, harnesses: 'single' as const, blackbox: undefined };
+    const c = await phase(ev, new SftReuse(), 'base sft', control);
+    expect(c.record.steps).toBe(12);
+    expect(c.record.lastLoss).toBeLessThan(c.record.firstLoss);
+    const msg = ev.find((e) => e.type === 'log' && e.message.startsWith('SFT phase (base sft, seed 0):'));
+    expect(msg && msg.type === 'log' && msg.message).toContain('train tasks through S0-T0-O0-C0-W0');
+    expect(c.params).not.toEqual(first.params);
   }, 120_000);
 
   it("an 'sft' run records its SFT optimizer steps in RunResult, results.json and the steps line", () => {

@@ -30,12 +30,13 @@ describe('experiment spec', () => {
   it("an 'sft' method must carry its in-run SFT phase: without one it is one line naming spec.methods[i].sft", () => {
     const bb = { name: 'bb SFT', harnesses: 'blackbox', blackbox: 'bb-coding-cli', K: 1, algorithm: 'sft' };
     expect(bad((s) => (s.methods[1] = bb))).toBe(
-      "test.json: invalid experiment spec: spec.methods[1].sft: required when algorithm is 'sft' (the in-run SFT phase { steps, lr }, through the method's black-box harness)",
+      "test.json: invalid experiment spec: spec.methods[1].sft: required when algorithm is 'sft' (the in-run SFT phase { steps, lr }, through the method's training harness)",
     );
     expect(() => parseSpec({ ...smokeSpec(), methods: [{ ...bb, sft: { steps: 5, lr: 1e-3 } }] }, 'ok')).not.toThrow();
-    // Off a black-box harness, the phase is refused too (it trains through that harness).
-    expect(bad((s) => (s.methods[0] = { name: 'x', harnesses: 'single', algorithm: 'sft', sft: { steps: 5, lr: 1e-3 } }))).toMatch(
-      /spec\.methods\[0\]\.sft: .*needs harnesses 'blackbox', got 'single'$/,
+    // Through the base harness (the control of black-box SFT) it is accepted; through several harnesses it is refused.
+    expect(() => parseSpec({ ...smokeSpec(), methods: [{ name: 'x', harnesses: 'single', K: 1, algorithm: 'sft', sft: { steps: 5, lr: 1e-3 } }] }, 'ok')).not.toThrow();
+    expect(bad((s) => (s.methods[0] = { name: 'x', harnesses: 'scaling', algorithm: 'sft', sft: { steps: 5, lr: 1e-3 } }))).toMatch(
+      /spec\.methods\[0\]\.sft: .*needs harnesses 'blackbox' or 'single', got 'scaling'$/,
     );
     // A method names no starting checkpoint of its own (the shipped SFT checkpoint was removed in session 11).
     expect(bad((s) => (s.methods[0].init = 'base'))).toBe("test.json: invalid experiment spec: spec.methods[0]: unknown field(s) 'init'");
@@ -47,8 +48,13 @@ describe('experiment spec', () => {
     expect(starts).toEqual({
       'harness scaling (GRPO)': ['grpo', 0],
       'black-box SFT (coding-cli)': ['sft', 600],
+      'SFT through the base harness (control)': ['sft', 600],
       'black-box RL (coding-cli)': ['grpo', 600],
     });
+    // The control trains the black-box SFT's recipe (steps, lr) through the base harness.
+    const [bb, control] = ['black-box SFT (coding-cli)', 'SFT through the base harness (control)'].map((n) => spec.methods.find((m) => m.name === n)!);
+    expect(control.harnesses).toBe('single');
+    expect(control.sft).toEqual(bb.sft);
   });
   it('an enum error echoes the bad value', () => {
     expect(bad((s) => (s.methods[0].algorithm = 'grop'))).toContain('spec.methods[0].algorithm: expected one of "grpo", "ppo", "sft", got "grop"');

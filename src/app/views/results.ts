@@ -33,7 +33,7 @@ import {
   type ResultsCell,
   type ResultsTable,
 } from '../../experiment/results';
-import type { PairedComparison } from '../../experiment/stats';
+import type { Comparison } from '../../experiment/seed_stats';
 import { outputToJsonText, type EvaluationReportJson, type ExperimentOutputJson } from '../results_store';
 import type { RunResult as RunResultJson } from '../../experiment/results';
 import { familyCellText, familyMatrix, familyTablesOfRuns, type FamilyTable } from '../../experiment/per_family';
@@ -271,18 +271,18 @@ function cellTd(c: StatCell, col: string, before?: StatCell): TemplateResult {
 /**
  * A paper-table cell: before → after pass@1 (mean ± std over seeds), then the 95 % Wilson
  * interval and pooled episode count, the mean score, and for a method the paired Δ with its
- * interval and whether it is beyond noise ("n/a" where the run has no per-episode outcomes).
+ * interval over seeds and whether it is decided ("n/a" where the run has no per-episode outcomes).
  */
-function paperTd(c: ResultsCell, label: string, before: ResultsCell | undefined, paired: PairedComparison | null | undefined): TemplateResult {
+function paperTd(c: ResultsCell, label: string, before: ResultsCell | undefined, paired: Comparison | null | undefined): TemplateResult {
   const d = paired?.pass;
   return html`<td class="num" data-label=${label} data-col=${c.key} data-mean=${c.mean ?? ''} data-std=${c.std ?? ''} data-n=${c.n} data-episodes=${c.episodes ?? ''}
-      data-lo=${c.interval?.lo ?? ''} data-hi=${c.interval?.hi ?? ''} data-diff=${d?.diff ?? ''} data-beyond-noise=${d ? String(d.beyondNoise) : ''}>
+      data-lo=${c.interval?.lo ?? ''} data-hi=${c.interval?.hi ?? ''} data-diff=${d?.diff ?? ''} data-decided=${d ? String(d.decided) : ''}>
     ${before ? html`<span class="before" title="before training">${before.mean === null ? '—' : (100 * before.mean).toFixed(1)}</span><span class="arrow" aria-label="to"> → </span>` : nothing}<span class="after">${c.text}</span>
     <span class="ci" title="95 % Wilson interval of the pass rate over the episodes pooled over seeds">${intervalText(c)}</span>
     <span class="score" title="mean verifier score (partial credit; 0 for doing nothing)">score ${scoreText(c)}</span>
     ${
       paired !== undefined
-        ? html`<span class="delta ${d?.beyondNoise ? 'beyond' : ''}" title="after − before on the same (task, harness, sample) cells: 95 % bootstrap interval over tasks, exact McNemar p">Δ ${pairedText(paired)}</span>`
+        ? html`<span class="delta ${d?.decided ? 'beyond' : ''}" title="after − before on the same (task, harness, sample) cells of each seed: 95 % t-interval over training runs (seeds) and configurations">Δ ${pairedText(paired)}</span>`
         : nothing
     }
   </td>`;

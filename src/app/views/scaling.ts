@@ -10,7 +10,8 @@
  */
 import { html, nothing, type TemplateResult } from 'lit-html';
 import { byMethod, type EpisodeCell } from '../../experiment/results';
-import { pairCells, pairedComparison, wilson, type PairedCell, type PairedDiff, type RateInterval } from '../../experiment/stats';
+import { pairCells, wilson, type PairedCell, type RateInterval } from '../../experiment/stats';
+import { comparePaired, type SeedInterval } from '../../experiment/seed_stats';
 import { DEFAULT_SPACE, hammingDistance, parseHarnessId } from '../../design';
 import { trainingHarnesses } from '../../experiment/plan';
 import type { ExperimentSpec } from '../../experiment/spec';
@@ -29,7 +30,7 @@ interface ScalingCell {
   /** Wilson interval of the pooled after-training pass rate; null without per-episode outcomes. */
   after: RateInterval | null;
   /** Paired before→after difference of pass on the same cells; null when nothing pairs. */
-  delta: PairedDiff | null;
+  delta: SeedInterval | null;
   /** Mean over seeds of the run's pass@1 value (for runs without episodes); null when none. */
   mean: number | null;
 }
@@ -106,13 +107,13 @@ function scalingTable(runs: readonly RunResultJson[], spec: ExperimentSpec | nul
         const pick = (xs: EpisodeCell[] | undefined) => (xs ?? []).filter((e) => !s.keep || s.keep(e.harnessId));
         const withEps = rs.filter((r) => r.episodes?.after[s.column]);
         const after = withEps.flatMap((r) => pick(r.episodes!.after[s.column]));
-        const paired: PairedCell[] = withEps.flatMap((r, i) =>
-          pairCells(pick(r.episodes!.before[s.column]), pick(r.episodes!.after[s.column])).cells.map((c) => ({ ...c, run: i })),
+        const paired: PairedCell[] = withEps.flatMap((r) =>
+          pairCells(pick(r.episodes!.before[s.column]), pick(r.episodes!.after[s.column])).cells.map((c) => ({ ...c, run: r.seed })),
         );
         const vals = s.keep ? [] : rs.map((r) => afterValue(r, s.column)).filter((x): x is number => typeof x === 'number' && Number.isFinite(x));
         return {
           after: after.length ? wilson(after.filter((e) => e.pass).length, after.length) : null,
-          delta: paired.length ? pairedComparison(paired).pass : null,
+          delta: paired.length ? comparePaired(paired).pass : null,
           mean: vals.length ? vals.reduce((a, x) => a + x, 0) / vals.length : null,
         };
       }),
@@ -130,7 +131,13 @@ function cellHtml(c: ScalingCell, method: string): TemplateResult {
   return html`<td class="num" data-label=${method} data-rate=${c.after.rate} data-lo=${c.after.lo} data-hi=${c.after.hi} data-episodes=${c.after.episodes} data-diff=${d?.diff ?? ''}>
     <span class="after">${pct(c.after.rate)}</span>
     <span class="ci" title="95 % Wilson interval, episodes pooled over seeds">[${pct(c.after.lo)}, ${pct(c.after.hi)}] n=${c.after.episodes}</span>
-    ${d ? html`<span class="delta ${d.beyondNoise ? 'beyond' : ''}" title="after − before on the same (task, harness, sample) cells; 95 % bootstrap interval over tasks">Δ ${signed(d.diff)} [${signed(d.lo)}, ${signed(d.hi)}]${d.beyondNoise ? ' beyond noise' : ''}</span>` : nothing}
+    ${
+      d
+        ? html`<span class="delta ${d.decided ? 'beyond' : ''}" title="after − before on the same (task, harness, sample) cells of each seed; 95 % t-interval over training runs (seeds) and configurations">Δ ${signed(d.diff)}${
+            d.seeds > 1 ? ` [${signed(d.lo)}, ${signed(d.hi)}] ${d.seeds} seeds${d.decided ? ', decided' : ''}` : ' (1 seed: no interval)'
+          }</span>`
+        : nothing
+    }
   </td>`;
 }
 
