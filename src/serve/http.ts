@@ -13,15 +13,21 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, ext
 }
 
 /**
- * Read the body up to `limit` bytes. A longer body is read to its end and discarded (so the
- * connection stays usable) unless it declares more than 16× the limit, which is refused at once.
- * @throws HttpError 413 (field 'body') beyond the limit.
+ * Read the body up to `limit` bytes within `timeoutMs`. A longer body is read to its end and
+ * discarded (so the connection stays usable) unless it declares more than 16× the limit, which is
+ * refused at once. A body that has not ended after `timeoutMs` is refused (its connection is then
+ * closed: the rest is never read), so a stalled client holds a connection seconds, not minutes.
+ * @throws HttpError 413 (field 'body') beyond the limit; 408 when the body is too slow.
  */
-export function readBody(req: IncomingMessage, limit: number): Promise<string> {
+export function readBody(req: IncomingMessage, limit: number, timeoutMs = 10_000): Promise<string> {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > 16 * limit)
     return Promise.reject(new HttpError(413, 'body', `body is ${declared} bytes, more than the ${limit}-byte limit`, 'too_large'));
-  return new Promise((resolve, reject) => {
+  return new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new HttpError(408, 'body', `body not received within ${timeoutMs / 1000} s`, 'body_timeout')), timeoutMs);
+    timer.unref();
+    req.once('close', () => clearTimeout(timer));
+    req.once('end', () => clearTimeout(timer));
     const chunks: Buffer[] = [];
     let size = 0;
     req.on('data', (c: Buffer) => {

@@ -20,6 +20,10 @@ export interface ServeLimits {
   defaultMaxTurns: number;
   /** An episode untouched this long is deleted (default 10 minutes). */
   idleMs: number;
+  /** Longest wait for a request body once its headers arrived, ms (default 10 s; well under the 120 s request timeout, so a stalled body frees its connection early). */
+  bodyTimeoutMs: number;
+  /** Most connections one client address holds open at once; one beyond gets a 429 and is closed (default 64). */
+  maxConnectionsPerClient: number;
 }
 
 export const DEFAULT_LIMITS: ServeLimits = {
@@ -29,6 +33,8 @@ export const DEFAULT_LIMITS: ServeLimits = {
   maxTurns: 64,
   defaultMaxTurns: 16,
   idleMs: 600_000,
+  bodyTimeoutMs: 10_000,
+  maxConnectionsPerClient: 64,
 };
 
 /** A client error: HTTP status, the field it names (null when none) and a one-line message. */

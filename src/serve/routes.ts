@@ -64,7 +64,7 @@ function noQuery(r: Req): void {
   if (!first.done) throw new HttpError(400, first.value, `unknown query parameter '${first.value}'`);
 }
 
-const readJson = async (ctx: RouteContext, r: Req): Promise<unknown> => parseJson(await readBody(r.req, ctx.limits.maxBodyBytes));
+const readJson = async (ctx: RouteContext, r: Req): Promise<unknown> => parseJson(await readBody(r.req, ctx.limits.maxBodyBytes, ctx.limits.bodyTimeoutMs));
 
 /** GET /v1/health: liveness, counters, limits (no token needed). */
 function health(ctx: RouteContext, r: Req): RouteResult {

@@ -11,7 +11,8 @@
  *   GET    /v1/episodes/{id}                  state and transcript
  *   DELETE /v1/episodes/{id}
  *
- * Robustness: bodies, actions, episodes and turns are bounded (protocol.ts); every client
+ * Robustness: bodies (size and time to arrive), actions, episodes, turns and each client's open
+ * connections are bounded (protocol.ts); every client
  * error is a 4xx with a JSON body naming the field; a step runs on a worker thread (pool.ts)
  * so one slow episode never blocks another; steps of one episode are serialized (a second
  * concurrent step is a 409); idle episodes expire; with a token every route but /v1/health
@@ -22,7 +23,7 @@
  * bodies, queries); this file is the server's lifecycle (listen, count, expire, drain, close).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { EnvPool, defaultWorkers } from './pool';
 import type { WatchdogTimer } from '../rollout/worker_pool';
 import { DEFAULT_LIMITS, HttpError, createEpisodeSchema, stepSchema, type ServeLimits } from './protocol';
@@ -101,8 +102,8 @@ function respond(ctx: RouteContext, req: IncomingMessage, res: ServerResponse, l
     (e: unknown) => {
       if (res.headersSent) return;
       if (e instanceof HttpError) {
-        // After a refused oversized body the rest is not read: close the connection instead.
-        sendJson(res, e.status, { error: e.message, field: e.field, code: e.code }, e.status === 413 && !req.complete ? { connection: 'close' } : {});
+        // After a refused oversized or stalled body the rest is not read: close the connection instead.
+        sendJson(res, e.status, { error: e.message, field: e.field, code: e.code }, !req.complete ? { connection: 'close' } : {});
       } else {
         const msg = (e as Error)?.message ?? String(e);
         log(`[serve] internal error on ${req.method} ${req.url}: ${(e as Error)?.stack ?? msg}`);
@@ -165,6 +166,9 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
   let inFlight = 0;
   let drained: (() => void) | null = null;
 
+  // Open connections per client address: one beyond the cap is answered 429 and closed.
+  const perClient = new Map<string, number>();
+  const overCap = new WeakSet<Socket>();
   const server: Server = createServer((req, res) => {
     counts.requests++;
     inFlight++;
@@ -177,7 +181,29 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
       if (closing && inFlight === 0) drained?.();
     });
     if (closing) sendJson(res, 503, { error: 'server is shutting down', field: null, code: 'shutting_down' }, { connection: 'close' });
+    else if (overCap.has(req.socket))
+      sendJson(
+        res,
+        429,
+        { error: `more than ${limits.maxConnectionsPerClient} open connections from ${req.socket.remoteAddress}`, field: null, code: 'too_many_connections' },
+        { connection: 'close' },
+      );
     else respond(ctx, req, res, log);
+  });
+  server.on('connection', (socket: Socket) => {
+    const who = socket.remoteAddress ?? '?';
+    const n = (perClient.get(who) ?? 0) + 1;
+    perClient.set(who, n);
+    if (n > limits.maxConnectionsPerClient) {
+      overCap.add(socket);
+      // It gets one answer (the 429) if it asks soon; otherwise it is dropped.
+      socket.setTimeout(limits.bodyTimeoutMs, () => socket.destroy());
+    }
+    socket.once('close', () => {
+      const left = (perClient.get(who) ?? 1) - 1;
+      if (left > 0) perClient.set(who, left);
+      else perClient.delete(who);
+    });
   });
   server.headersTimeout = 30_000;
   server.requestTimeout = 120_000;

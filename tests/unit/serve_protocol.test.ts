@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { connect, type Socket } from 'node:net';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { startServer, isLoopback, type RunningServer } from '../../src/serve/server';
@@ -8,7 +10,6 @@ import { taskFromId } from '../../src/tasks';
 import { ServeHost } from '../../src/serve/host';
 
 const ROOT = resolve(__dirname, '../..');
-const TSX = resolve(ROOT, 'node_modules/.bin/tsx');
 
 interface Answer {
   status: number;
@@ -253,10 +254,47 @@ describe('hlab serve auth, workers, shutdown', () => {
   });
 });
 
+/**
+ * `npm run hlab` as package.json states it, spawned without npm (a supervisor's view): the
+ * program and its arguments. The script must start the program itself — a wrapper that relays
+ * signals and kills a slow child would turn SIGTERM into exit 143 without a drain.
+ */
+function hlabScript(args: string[]): { cmd: string; args: string[] } {
+  const [cmd, ...rest] = (JSON.parse(readFileSync(resolve(ROOT, 'package.json'), 'utf8')).scripts.hlab as string).split(' ');
+  return { cmd: cmd === 'node' ? process.execPath : resolve(ROOT, 'node_modules/.bin', cmd), args: [...rest, ...args] };
+}
+
+/** The process that runs the server: the spawned one, or the child a wrapper started (Linux /proc). */
+function servingPid(pid: number): number {
+  try {
+    const kids = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+    return kids[0] ?? pid;
+  } catch {
+    return pid;
+  }
+}
+
+/** Start `hlab serve --port 0 --json …` through the npm script's command; resolves with its URL once it listens. */
+async function serveProcess(extra: string[] = []) {
+  const h = hlabScript(['serve', '--port', '0', '--json', ...extra]);
+  const p = spawn(h.cmd, h.args, { cwd: ROOT });
+  let stderr = '';
+  p.stderr.on('data', (d) => (stderr += d));
+  const exited = new Promise<number | null>((res) => p.on('close', res));
+  const line = await new Promise<string>((res, rej) => {
+    createInterface({ input: p.stdout }).once('line', res);
+    p.once('error', rej);
+  });
+  return { p, url: JSON.parse(line).listening as string, exited, stderr: () => stderr };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
 describe('hlab serve CLI', () => {
   it('bad flags exit 2 with one line naming them; the server starts, answers and stops on SIGTERM with exit 0', async () => {
     const bad = await new Promise<{ code: number | null; stderr: string }>((res) => {
-      const p = spawn(TSX, ['src/cli/main.ts', 'serve', '--host', '0.0.0.0'], { cwd: ROOT, env: { ...process.env, HLAB_SERVE_TOKEN: '' } });
+      const h = hlabScript(['serve', '--host', '0.0.0.0']);
+      const p = spawn(h.cmd, h.args, { cwd: ROOT, env: { ...process.env, HLAB_SERVE_TOKEN: '' } });
       let stderr = '';
       p.stderr.on('data', (d) => (stderr += d));
       p.on('close', (code) => res({ code, stderr }));
@@ -265,18 +303,94 @@ describe('hlab serve CLI', () => {
     expect(bad.stderr.trim().split('\n')).toHaveLength(1);
     expect(bad.stderr).toContain('--host 0.0.0.0');
 
-    const p = spawn(TSX, ['src/cli/main.ts', 'serve', '--port', '0', '--workers', '1', '--json'], { cwd: ROOT });
-    const line = await new Promise<string>((res, rej) => {
-      createInterface({ input: p.stdout }).once('line', res);
-      p.once('error', rej);
-    });
-    const info = JSON.parse(line);
-    expect(info.listening).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    const h = await fetch(info.listening + '/v1/health').then((r) => r.json());
+    const s = await serveProcess(['--workers', '1']);
+    expect(s.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const h = await fetch(s.url + '/v1/health').then((r) => r.json());
     expect(h.ok).toBe(true);
-    const exited = new Promise<number | null>((res) => p.on('close', res));
-    p.kill('SIGTERM');
-    expect(await exited).toBe(0);
+    // Stalled as on a loaded machine: SIGTERM arrives while the server's process is stopped for 0.5 s.
+    const pid = servingPid(s.p.pid!);
+    process.kill(pid, 'SIGSTOP');
+    s.p.kill('SIGTERM');
+    await sleep(500);
+    process.kill(pid, 'SIGCONT');
+    expect(await s.exited).toBe(0);
+    expect(s.stderr()).toMatch(/\[serve\] SIGTERM: draining in-flight requests\n\[serve\] stopped: /);
+  });
+
+  it('SIGTERM under load drains in-flight requests: every episode the server created was answered', async () => {
+    const s = await serveProcess(['--workers', '1']);
+    const post = (path: string, body: unknown) =>
+      fetch(s.url + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }).then(
+        async (r) => ({ status: r.status, body: JSON.parse(await r.text()) }),
+        (e: Error) => ({ status: 0, body: { error: String(e.cause ?? e) } }),
+      );
+    // Episodes in play, then a burst of creations and steps in flight when SIGTERM comes.
+    const live = await Promise.all(Array.from({ length: 8 }, (_, i) => post('/v1/episodes', { suite: 'workspace', task: i, harness: 'S0-T0-O0-C0-W0', maxTurns: 20 })));
+    expect(live.every((r) => r.status === 201)).toBe(true);
+    const burst = [
+      ...Array.from({ length: 24 }, (_, i) => post('/v1/episodes', { suite: 'errands', task: i, harness: 'S1-T1-O1-C1-W1', maxTurns: 20 })),
+      ...live.map((r) => post(`/v1/episodes/${r.body.episodeId}/step`, { action: 'Plan: look around\n<call tool="list"><dir>/</dir></call>' })),
+    ];
+    // The signal comes once the first answer is back: the rest are being served or queued.
+    await Promise.race(burst);
+    s.p.kill('SIGTERM');
+    const answers = await Promise.all(burst);
+    expect(await s.exited).toBe(0);
+    // Each request was answered (2xx, or 503 'shutting down' for one that came after the signal) or never reached the server.
+    for (const a of answers) expect([0, 200, 201, 503]).toContain(a.status);
+    // Requests in flight at the signal were finished, not cut (the first answer alone came before it).
+    expect(answers.filter((a) => a.status === 200 || a.status === 201).length).toBeGreaterThanOrEqual(2);
+    const stats = JSON.parse(s.stderr().match(/\[serve\] stopped: (.*)/)![1]);
+    // No episode created without its answer reaching the client: none was lost in the drain.
+    expect(stats.created).toBe(8 + answers.filter((a) => a.status === 201).length);
+    expect(stats.status5xx).toBe(answers.filter((a) => a.status === 503).length);
+  });
+});
+
+describe('hlab serve under abuse', () => {
+  /** One raw HTTP exchange on a socket held open: resolves with the response head's status and code once the server closes it. */
+  function rawExchange(url: string, head: string, body = ''): { socket: Socket; answer: Promise<{ status: number; text: string }> } {
+    const u = new URL(url);
+    const socket = connect(Number(u.port), u.hostname);
+    const answer = new Promise<{ status: number; text: string }>((res) => {
+      let text = '';
+      socket.on('data', (d) => (text += d));
+      socket.on('close', () => res({ status: Number(text.match(/^HTTP\/1\.1 (\d+)/)?.[1] ?? 0), text }));
+      socket.on('error', () => {});
+    });
+    socket.once('connect', () => socket.write(head + body));
+    return { socket, answer };
+  }
+
+  it('a client beyond its connection cap gets a 429 and its connection closed; the others are served', async () => {
+    const s = await startServer({ workers: 0, limits: { maxConnectionsPerClient: 2 } });
+    try {
+      const held = [0, 1].map(() => connect(s.port, '127.0.0.1'));
+      await Promise.all(held.map((c) => new Promise((r) => c.once('connect', r))));
+      await sleep(50);
+      const third = rawExchange(s.url, 'GET /v1/health HTTP/1.1\r\nhost: x\r\n\r\n');
+      const a = await third.answer;
+      expect(a.status).toBe(429);
+      expect(a.text).toContain('"code":"too_many_connections"');
+      for (const c of held) c.destroy();
+      await sleep(50);
+      expect((await fetch(s.url + '/v1/health')).status).toBe(200);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('a body that stalls is refused (408) and its connection closed well before the request timeout', async () => {
+    const s = await startServer({ workers: 0, limits: { bodyTimeoutMs: 300 } });
+    try {
+      const x = rawExchange(s.url, 'POST /v1/episodes HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n', '{"suite":');
+      const a = await x.answer;
+      expect(a.status).toBe(408);
+      expect(a.text).toContain('"code":"body_timeout"');
+      expect(s.stats.status5xx).toBe(0);
+    } finally {
+      await s.close();
+    }
   });
 });
 

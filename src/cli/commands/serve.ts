@@ -1,6 +1,6 @@
 /**
  * `hlab serve [--host 127.0.0.1] [--port 8765] [--max-episodes N] [--token T] [--workers N]
- *   [--max-turns N] [--max-action-chars N] [--idle-s N] [--json]`:
+ *   [--max-turns N] [--max-action-chars N] [--idle-s N] [--max-client-connections N] [--json]`:
  * the HTTP JSON environment server for external RL engines (src/serve/server.ts,
  * docs/SCALE-OUT.md). Loopback by default; any other --host needs --token (or the
  * HLAB_SERVE_TOKEN environment variable). Prints one line (with --json: one JSON object)
@@ -21,6 +21,7 @@ interface ServeCliOptions {
   maxTurns: number;
   maxActionChars: number;
   idleS: number;
+  maxClientConnections: number;
   json?: boolean;
 }
 
@@ -39,6 +40,12 @@ export function registerServe(program: Command): void {
     .option('--max-turns <n>', 'largest maxTurns an episode may ask for', intOption(1, 1000), DEFAULT_LIMITS.maxTurns)
     .option('--max-action-chars <n>', 'longest action text accepted', intOption(1, 1 << 24), DEFAULT_LIMITS.maxActionChars)
     .option('--idle-s <n>', 'seconds after which an untouched episode is deleted', intOption(1, 7 * 86_400), DEFAULT_LIMITS.idleMs / 1000)
+    .option(
+      '--max-client-connections <n>',
+      'most connections one client address holds open at once (one beyond is answered 429 and closed)',
+      intOption(1, 100_000),
+      DEFAULT_LIMITS.maxConnectionsPerClient,
+    )
     .option('--json', 'print the listening line as JSON')
     .action(async (opts: ServeCliOptions) => {
       const token = opts.token ?? (process.env.HLAB_SERVE_TOKEN || undefined);
@@ -51,7 +58,13 @@ export function registerServe(program: Command): void {
           port: opts.port,
           token,
           workers: opts.workers,
-          limits: { maxEpisodes: opts.maxEpisodes, maxTurns: opts.maxTurns, maxActionChars: opts.maxActionChars, idleMs: opts.idleS * 1000 },
+          limits: {
+            maxEpisodes: opts.maxEpisodes,
+            maxTurns: opts.maxTurns,
+            maxActionChars: opts.maxActionChars,
+            idleMs: opts.idleS * 1000,
+            maxConnectionsPerClient: opts.maxClientConnections,
+          },
         });
       } catch (e) {
         const err = e as NodeJS.ErrnoException;
