@@ -90,7 +90,7 @@ function groupBy<K>(cells: readonly DiffCell[], key: (c: DiffCell) => K): Map<K,
  *   Var(Δ) = (MS_seed + MS_config − MS_res) / (nC)     (= σ²_a/n + σ²_b/C + σ²_e/nC, unbiased)
  *
  * clamped below at the seed-only term MS_seed/(nC) = var(d_s)/n (d_s the row means), with
- * Satterthwaite degrees of freedom for the combination; one configuration (base harness,
+ * Satterthwaite degrees of freedom for the combination (at least min(n − 1, C − 1)); one configuration (base harness,
  * black-box) gives the seed-level paired t-interval with n − 1 df. The interval is
  * Δ ± t_{df, 1−α/2}·SE; "decided" = it excludes 0.
  * @param cells paired cells (seed, config, task, diff); a missing (seed, config) cell of the
@@ -142,7 +142,9 @@ export function seedInterval(cells: readonly DiffCell[], level = 0.95): SeedInte
         [msConfig / nC, C - 1],
         [-msRes / nC, (n - 1) * (C - 1)],
       ];
-      df = (combined * combined) / terms.reduce((a, [v, d]) => a + (v * v) / d, 0);
+      // The negative residual term can pull the estimate below either component's df; a sum of
+      // the two positive terms has at least the smaller of their df, so that is the floor.
+      df = Math.max(Math.min(n - 1, C - 1), (combined * combined) / terms.reduce((a, [v, d]) => a + (v * v) / d, 0));
       se2 = combined;
     }
   }

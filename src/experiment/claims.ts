@@ -1,0 +1,277 @@
+/**
+ * The claims table: one row per claim of the harness-scaling paper, read from committed results
+ * (docs/results/<preset>/results.json) with the seed-level rule of seed_stats.ts, so the verdicts
+ * in docs/RESULTS.md are computed, never typed (scripts/claims.ts writes them; a test fails when
+ * the file differs).
+ *
+ * Verdict of a difference Δ = arm B − arm A with 95 % interval [lo, hi] (points of pass@1), for a
+ * paper that found B > A:
+ * - reproduced: lo > 0;  refuted: hi < 0 (the interval excludes 0 against the paper);
+ * - equivalent: −2 ≤ lo and hi ≤ +2 (a difference, if any, inside ±2 points);
+ * - undecided: anything else, with the seeds that would decide it at this effect and spread;
+ * - not measurable: both arms fail every cell (a floor, not a null);
+ * - not run: the preset has no committed results.
+ *
+ * Pure: the caller reads the files.
+ */
+import { comparePaired, type Comparison } from './seed_stats';
+import { pairCells, type PairedCell } from './stats';
+import type { ExperimentResults, RunResult } from './results_file';
+import { parseSpec } from './spec';
+import { scheduleCoverage, type ScheduleCoverage } from './plan';
+
+/** Committed results as results.json holds them (the spec that ran beside the runs). */
+export type CommittedResults = ExperimentResults & { specJson?: unknown };
+
+/** One claim of the paper and where our data for it lives. */
+export interface ClaimSpec {
+  id: string;
+  /** The claim as the paper states it, short. */
+  claim: string;
+  /** The committed preset whose results test it. */
+  preset: string;
+  /** Results columns pooled (their harnesses are the configurations). */
+  columns: readonly string[];
+  /** Reference arm A (a method name), or null for arm B's own before → after. */
+  a: string | null;
+  /** Arm B: the method the paper found better (or, with a = null, that keeps or gains). */
+  b: string;
+  /** What the columns mean, for the table. */
+  on: string;
+  /** What producing the preset's results takes, said when there are none. */
+  missing?: string;
+}
+
+/** The paper's claims, in the order of docs/RESULTS.md. */
+export const CLAIMS: readonly ClaimSpec[] = [
+  {
+    id: 'in-space',
+    claim: 'harness scaling beats single-harness RL on held-out configurations',
+    preset: 'main',
+    columns: ['inSpace'],
+    a: 'single harness (GRPO)',
+    b: 'harness scaling (GRPO, K=4)',
+    on: 'in-space',
+  },
+  {
+    id: 'black-box',
+    claim: 'harness scaling transfers to black-box harnesses better than single-harness RL',
+    preset: 'main',
+    columns: ['bb-coding-cli', 'bb-assistant'],
+    a: 'single harness (GRPO)',
+    b: 'harness scaling (GRPO, K=4)',
+    on: 'both black-box',
+  },
+  {
+    id: 'base-kept',
+    claim: 'harness scaling keeps the base harness (after − before ≥ 0)',
+    preset: 'main',
+    columns: ['base'],
+    a: null,
+    b: 'harness scaling (GRPO, K=4)',
+    on: 'base, before → after',
+  },
+  {
+    id: 'structured',
+    claim: 'a strength-2 orthogonal array beats random selection of as many harnesses',
+    preset: 'selection',
+    columns: ['inSpace'],
+    a: 'random-18',
+    b: 'orthogonal array (18)',
+    on: 'in-space',
+  },
+  {
+    id: 'locality',
+    claim: 'locality-aware assignment beats random assignment',
+    preset: 'assignment',
+    columns: ['inSpace'],
+    a: 'random assignment',
+    b: 'locality assignment',
+    on: 'in-space',
+  },
+  {
+    id: 'diversity',
+    claim: 'more harnesses per task (K = 4) beat one (K = 1)',
+    preset: 'diversity',
+    columns: ['inSpace'],
+    a: 'harness scaling (K=1)',
+    b: 'harness scaling (K=4)',
+    on: 'in-space',
+  },
+  {
+    id: 'algorithms',
+    claim: 'the in-space gain holds under PPO too',
+    preset: 'algorithms',
+    columns: ['inSpace'],
+    a: 'single harness (PPO)',
+    b: 'harness scaling (PPO, K=4)',
+    on: 'in-space',
+  },
+  {
+    id: 'sizes',
+    claim: 'the in-space gain holds across model sizes',
+    preset: 'sizes',
+    columns: ['inSpace'],
+    a: 'single harness (GRPO)',
+    b: 'harness scaling (GRPO, K=4)',
+    on: 'in-space, small model',
+    missing: "needs a 'small' base built by the mini recipe (≈ 2.3 h on this 2-core machine, resumable) and a 'sizes' preset: not built yet",
+  },
+  {
+    id: 'bb-rl-vs-sft',
+    claim: 'black-box RL generalizes to an unseen black-box harness better than black-box SFT',
+    preset: 'blackbox',
+    columns: ['bb-assistant'],
+    a: 'black-box SFT (coding-cli)',
+    b: 'black-box RL (coding-cli)',
+    on: 'bb-assistant (held out)',
+  },
+];
+
+export type Verdict = 'reproduced' | 'refuted' | 'equivalent' | 'undecided' | 'not measurable' | 'not run';
+
+/** One row of the claims table. */
+export interface ClaimRow {
+  spec: ClaimSpec;
+  verdict: Verdict;
+  /** The comparison, when the preset has results with both arms. */
+  comparison: Comparison | null;
+  /** Seeds × configurations × cells, and whether the results use the current design. */
+  data: string;
+  /** What would decide it (undecided), or why there is no number. */
+  note: string;
+}
+
+/** Points of a fraction, signed: "+4.2", "−0.7". */
+const signed = (x: number) => `${x >= 0 ? '+' : '−'}${Math.abs(100 * x).toFixed(1)}`;
+
+/** The verdict of a comparison (module doc). */
+export function verdictOf(c: Comparison): Verdict {
+  const p = c.pass;
+  if (p.seeds < 2) return 'undecided';
+  if (p.lo > 0) return 'reproduced';
+  if (p.hi < 0) return 'refuted';
+  if (p.lo >= -0.02 && p.hi <= 0.02) return 'equivalent';
+  return 'undecided';
+}
+
+/** Whether results were produced with this lab's current design: the 24-configuration in-space set stratified by distance to the base harness (with the epoch sampler). */
+export function currentDesign(res: Pick<CommittedResults, 'specJson'>): boolean {
+  const inSpace = (res.specJson as { evaluation?: { inSpace?: { by?: string } } } | undefined)?.evaluation?.inSpace;
+  return inSpace?.by === 'base';
+}
+
+/** Paired cells of arm B against arm A (or B's before) over the columns, per seed. */
+function claimCells(runs: readonly RunResult[], c: ClaimSpec): { cells: PairedCell[]; passes: number } {
+  const cells: PairedCell[] = [];
+  let passes = 0;
+  for (const rb of runs.filter((r) => r.method === c.b)) {
+    const ra = c.a === null ? rb : runs.find((r) => r.method === c.a && r.seed === rb.seed);
+    if (!ra) continue;
+    for (const col of c.columns) {
+      const before = (c.a === null ? ra.episodes?.before[col] : ra.episodes?.after[col]) ?? [];
+      const after = rb.episodes?.after[col] ?? [];
+      for (const cell of pairCells(before, after).cells) {
+        cells.push({ ...cell, run: rb.seed });
+        if (cell.before.pass || cell.after.pass) passes++;
+      }
+    }
+  }
+  return { cells, passes };
+}
+
+/** Why an undecided comparison is undecided, and what would decide it. */
+function undecidedNote(c: Comparison): string {
+  const p = c.pass;
+  const n = c.needed.exclude;
+  if (p.seeds < 2) return 'one seed: no interval over training runs';
+  if (n !== null)
+    return n <= p.seeds
+      ? `at this effect ≈ ${n} seeds would exclude 0; the observed spread did not`
+      : `≈ ${n} seeds would decide it at this effect and spread${n > 10 ? ' (beyond the 10-seed cap)' : ''}`;
+  if (1.96 * p.configSe >= Math.abs(p.diff)) return `more in-space configurations: the configuration term alone (± ${(196 * p.configSe).toFixed(1)}) is wider than the effect`;
+  return 'the effect is too small for seeds to exclude 0; equivalence needs the interval inside ±2';
+}
+
+/**
+ * The claims table from the committed results of each preset.
+ * @param results preset name → its results (absent: not run)
+ */
+export function claimsTable(results: ReadonlyMap<string, CommittedResults>): ClaimRow[] {
+  return CLAIMS.map((spec) => {
+    const res = results.get(spec.preset);
+    if (!res) return { spec, verdict: 'not run', comparison: null, data: '—', note: spec.missing ?? `no committed results for preset '${spec.preset}'` };
+    const { cells, passes } = claimCells(res.runs, spec);
+    const design = currentDesign(res) ? 'current design' : 'old design (pre-epoch schedule, 4 in-space configurations): re-run needed';
+    if (cells.length === 0)
+      return { spec, verdict: 'not run', comparison: null, data: design, note: `the results hold no paired cells of '${spec.b}' and '${spec.a ?? 'before'}'` };
+    const comparison = comparePaired(cells);
+    const p = comparison.pass;
+    const data = `${p.seeds} seeds × ${p.configs} config${p.configs === 1 ? '' : 's'}, ${p.cells} cells; ${design}`;
+    if (passes === 0) return { spec, verdict: 'not measurable', comparison, data, note: 'every episode fails under both arms (a floor, not a null)' };
+    const verdict = verdictOf(comparison);
+    const n = comparison.needed.exclude;
+    const note = verdict === 'undecided' ? undecidedNote(comparison) : '';
+    return { spec, verdict, comparison, data, note };
+  });
+}
+
+/** The claims table as markdown (docs/RESULTS.md between its markers). */
+export function claimsMarkdown(rows: readonly ClaimRow[]): string {
+  const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
+  const out = [
+    line(['claim (paper: B > A)', 'preset', 'on', 'ours: B − A, points [95 % interval]', 'verdict', 'data', 'what would decide it']),
+    line(['---', '---', '---', '---:', '---', '---', '---']),
+  ];
+  for (const r of rows) {
+    const p = r.comparison?.pass;
+    const ours = p ? (p.seeds < 2 ? `${signed(p.diff)} (1 seed)` : `${signed(p.diff)} [${signed(p.lo)}, ${signed(p.hi)}]`) : '—';
+    out.push(line([r.spec.claim, `\`${r.spec.preset}\``, r.spec.on, ours, `**${r.verdict}**`, r.data, r.note || '—']));
+  }
+  return out.join('\n');
+}
+
+/** One preset's schedule coverage from its committed spec (current design only). */
+export function coverageOf(res: Pick<CommittedResults, 'specJson'>): ScheduleCoverage[] | null {
+  if (!currentDesign(res) || !res.specJson) return null;
+  const spec = parseSpec(res.specJson, 'results spec');
+  return scheduleCoverage(spec, spec.seeds[0]);
+}
+
+/** The coverage table: for each preset with results, each training method's K and the share of drawn tasks drawn ≥ K times. */
+export function coverageMarkdown(results: ReadonlyMap<string, CommittedResults>): string {
+  const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
+  const out = [line(['preset', 'method', 'K', 'pool', 'drawn ≥ K times', 'distinct harnesses per task']), line(['---', '---', '---:', '---:', '---:', '---:'])];
+  for (const [preset, res] of results) {
+    const cov = coverageOf(res);
+    if (!cov) {
+      out.push(line([`\`${preset}\``, 'old schedule (no epochs): K ≥ 4 changed at most 2 of 480 draws per run', '—', '—', '—', '—']));
+      continue;
+    }
+    for (const c of cov) out.push(line([`\`${preset}\``, c.method, String(c.K), String(c.pool), `${(100 * c.fullK).toFixed(0)} %`, c.distinct.toFixed(2)]));
+  }
+  return out.join('\n');
+}
+
+/** The generated blocks of docs/RESULTS.md, by marker name. */
+export function generatedBlocks(results: ReadonlyMap<string, CommittedResults>): Record<'claims' | 'coverage', string> {
+  return { claims: claimsMarkdown(claimsTable(results)), coverage: coverageMarkdown(results) };
+}
+
+/**
+ * `doc` with the text between each `<!-- NAME:begin -->` and `<!-- NAME:end -->` replaced by
+ * blocks[NAME] (the markers stay).
+ * @throws Error naming a marker pair that is missing or out of order
+ */
+export function withBlocks(doc: string, blocks: Readonly<Record<string, string>>): string {
+  let out = doc;
+  for (const [name, text] of Object.entries(blocks)) {
+    const begin = `<!-- ${name}:begin -->`;
+    const end = `<!-- ${name}:end -->`;
+    const i = out.indexOf(begin);
+    const j = out.indexOf(end);
+    if (i < 0 || j < i) throw new Error(`no '${begin}' … '${end}' pair in the document`);
+    out = `${out.slice(0, i + begin.length)}\n${text}\n${out.slice(j)}`;
+  }
+  return out;
+}
