@@ -210,7 +210,6 @@ export function claimsTable(results: ReadonlyMap<string, CommittedResults>): Cla
     const data = `${p.seeds} seeds × ${p.configs} config${p.configs === 1 ? '' : 's'}, ${p.cells} cells; ${design}`;
     if (passes === 0) return { spec, verdict: 'not measurable', comparison, data, note: 'every episode fails under both arms (a floor, not a null)' };
     const verdict = verdictOf(comparison);
-    const n = comparison.needed.exclude;
     const note = verdict === 'undecided' ? undecidedNote(comparison) : '';
     return { spec, verdict, comparison, data, note };
   });

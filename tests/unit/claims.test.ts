@@ -19,7 +19,11 @@ const interval = (diff: number, lo: number, hi: number, seeds = 5): SeedInterval
   df: seeds - 1,
   decided: lo > 0 || hi < 0,
 });
-const cmp = (diff: number, lo: number, hi: number, seeds = 5): Comparison => ({ pass: interval(diff, lo, hi, seeds), score: interval(diff, lo, hi, seeds), needed: { exclude: 8, power80: 14 } });
+const cmp = (diff: number, lo: number, hi: number, seeds = 5): Comparison => ({
+  pass: interval(diff, lo, hi, seeds),
+  score: interval(diff, lo, hi, seeds),
+  needed: { exclude: 8, power80: 14 },
+});
 
 describe('claims: verdicts computed from the committed data', () => {
   it('docs/RESULTS.md holds exactly the tables the committed results give (run `npx tsx scripts/claims.ts` after new results)', () => {
