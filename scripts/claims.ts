@@ -1,5 +1,6 @@
 /**
- * Regenerate docs/RESULTS.md's claims and coverage tables from docs/results/<preset>/results.json
+ * Regenerate docs/RESULTS.md's generated tables (claims, in-space breakdown, schedule coverage)
+ * and docs/results/claims.json (the app's copy) from docs/results/<preset>/results.json
  * (src/experiment/claims.ts), or check that they are current.
  *
  *   npx tsx scripts/claims.ts           # rewrite the blocks between the markers
@@ -7,11 +8,13 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { CLAIMS, generatedBlocks, withBlocks, type CommittedResults } from '../src/experiment/claims';
+import { CLAIMS, claimsJson, claimsTable, generatedBlocks, withBlocks, type CommittedResults } from '../src/experiment/claims';
 import { ExperimentResultsSchema, upgradeRuns } from '../src/experiment/results_file';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const RESULTS_DOC = `${ROOT}docs/RESULTS.md`;
+/** The claims table for the app's Results view. */
+export const CLAIMS_JSON = `${ROOT}docs/results/claims.json`;
 
 /** The committed results of every preset a claim reads (absent presets left out), validated. */
 export function loadCommitted(dir = `${ROOT}docs/results`): Map<string, CommittedResults> {
@@ -31,17 +34,25 @@ export function regenerated(doc = readFileSync(RESULTS_DOC, 'utf8'), results = l
   return withBlocks(doc, generatedBlocks(results));
 }
 
+/** docs/results/claims.json as the data says it should read. */
+export function regeneratedJson(results = loadCommitted()): string {
+  return `${JSON.stringify(claimsJson(claimsTable(results)), null, 2)}\n`;
+}
+
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const results = loadCommitted();
   const doc = readFileSync(RESULTS_DOC, 'utf8');
-  const next = regenerated(doc);
+  const next = regenerated(doc, results);
+  const json = regeneratedJson(results);
   if (process.argv.includes('--check')) {
-    if (next !== doc) {
-      console.error('docs/RESULTS.md: the claims or coverage table differs from docs/results/ (run: npx tsx scripts/claims.ts)');
+    if (next !== doc || !existsSync(CLAIMS_JSON) || readFileSync(CLAIMS_JSON, 'utf8') !== json) {
+      console.error('docs/RESULTS.md or docs/results/claims.json differs from docs/results/ (run: npx tsx scripts/claims.ts)');
       process.exit(1);
     }
-    console.log('docs/RESULTS.md: tables current');
+    console.log('docs/RESULTS.md and docs/results/claims.json: current');
   } else {
     writeFileSync(RESULTS_DOC, next);
-    console.log('docs/RESULTS.md: claims and coverage tables regenerated');
+    writeFileSync(CLAIMS_JSON, json);
+    console.log('docs/RESULTS.md tables and docs/results/claims.json regenerated');
   }
 }

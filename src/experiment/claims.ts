@@ -19,6 +19,7 @@ import { pairCells, type PairedCell } from './stats';
 import type { ExperimentResults, RunResult } from './results_file';
 import { parseSpec } from './spec';
 import { scheduleCoverage, type ScheduleCoverage } from './plan';
+import { BASE_HARNESS, hammingDistance } from '../design';
 
 /** Committed results as results.json holds them (the spec that ran beside the runs). */
 export type CommittedResults = ExperimentResults & { specJson?: unknown };
@@ -253,8 +254,8 @@ export function coverageMarkdown(results: ReadonlyMap<string, CommittedResults>)
 }
 
 /** The generated blocks of docs/RESULTS.md, by marker name. */
-export function generatedBlocks(results: ReadonlyMap<string, CommittedResults>): Record<'claims' | 'coverage', string> {
-  return { claims: claimsMarkdown(claimsTable(results)), coverage: coverageMarkdown(results) };
+export function generatedBlocks(results: ReadonlyMap<string, CommittedResults>): Record<'claims' | 'coverage' | 'breakdown', string> {
+  return { claims: claimsMarkdown(claimsTable(results)), coverage: coverageMarkdown(results), breakdown: breakdownMarkdown(claimBreakdown(results, 'in-space')) };
 }
 
 /**
@@ -273,4 +274,86 @@ export function withBlocks(doc: string, blocks: Readonly<Record<string, string>>
     out = `${out.slice(0, i + begin.length)}\n${text}\n${out.slice(j)}`;
   }
   return out;
+}
+
+/** One group of a claim's breakdown: its label and comparison. */
+export interface BreakdownRow {
+  by: 'distance' | 'family';
+  group: string;
+  comparison: Comparison;
+}
+
+/**
+ * A claim's comparison split by Hamming distance of the configuration to the base harness and
+ * by task family (suite/family), each with its own seed-level interval (the distance groups
+ * still resample their configurations). Empty when the preset has no results.
+ */
+export function claimBreakdown(results: ReadonlyMap<string, CommittedResults>, id: string): BreakdownRow[] {
+  const spec = CLAIMS.find((c) => c.id === id);
+  const res = spec && results.get(spec.preset);
+  if (!spec || !res) return [];
+  const { cells } = claimCells(res.runs, spec);
+  const rows: BreakdownRow[] = [];
+  const split = (by: BreakdownRow['by'], key: (c: PairedCell) => string) => {
+    const groups = new Map<string, PairedCell[]>();
+    for (const c of cells) groups.set(key(c), [...(groups.get(key(c)) ?? []), c]);
+    for (const g of [...groups.keys()].sort()) rows.push({ by, group: g, comparison: comparePaired(groups.get(g)!) });
+  };
+  split('distance', (c) => `d = ${hammingDistance(c.harnessId, BASE_HARNESS)}`);
+  split('family', (c) => c.taskId.split('/').slice(0, 2).join('/'));
+  return rows;
+}
+
+/** The breakdown as markdown: one row per group with Δ, interval, seeds × configurations and cells. */
+export function breakdownMarkdown(rows: readonly BreakdownRow[]): string {
+  const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
+  const out = [line(['by', 'group', 'B − A, points [95 % interval]', 'seeds × configs', 'cells', 'verdict']), line(['---', '---', '---:', '---', '---:', '---'])];
+  for (const r of rows) {
+    const p = r.comparison.pass;
+    out.push(line([r.by, r.group, `${signed(p.diff)} [${signed(p.lo)}, ${signed(p.hi)}]`, `${p.seeds} × ${p.configs}`, String(p.cells), verdictOf(r.comparison)]));
+  }
+  return out.join('\n');
+}
+
+/** The claims table as the app shows it (docs/results/claims.json): numbers in points, no cells. */
+export interface ClaimsJson {
+  rows: {
+    id: string;
+    claim: string;
+    preset: string;
+    on: string;
+    verdict: Verdict;
+    /** B − A and its 95 % interval in points of pass@1; null when there is no comparison (or no interval). */
+    diff: number | null;
+    lo: number | null;
+    hi: number | null;
+    seeds: number;
+    configs: number;
+    data: string;
+    note: string;
+  }[];
+}
+
+/** claimsTable as JSON for the app (points rounded to 0.1). */
+export function claimsJson(rows: readonly ClaimRow[]): ClaimsJson {
+  const pts = (x: number | undefined) => (x === undefined || !Number.isFinite(x) ? null : Math.round(1000 * x) / 10);
+  return {
+    rows: rows.map((r) => {
+      const p = r.comparison?.pass;
+      return {
+        id: r.spec.id,
+        claim: r.spec.claim,
+        preset: r.spec.preset,
+        on: r.spec.on,
+        verdict: r.verdict,
+        diff: pts(p?.diff),
+        lo: pts(p?.lo),
+        hi: pts(p?.hi),
+        seeds: p?.seeds ?? 0,
+        configs: p?.configs ?? 0,
+        data: r.data,
+        note: r.note,
+      };
+    }),
+  };
 }

@@ -111,6 +111,20 @@ test('results: the paper table shows mean ± std over seeds per method, charts a
   await screenshot(page, info, 'results-view');
 });
 
+test('results: the claims panel shows every claim of docs/results/claims.json with its interval and verdict', async () => {
+  const claims = JSON.parse(readFileSync(new URL('../../docs/results/claims.json', import.meta.url), 'utf8')) as {
+    rows: { id: string; verdict: string; diff: number | null; lo: number | null; hi: number | null }[];
+  };
+  const rows = page.locator('#claims-table tbody tr');
+  await expect(rows).toHaveCount(claims.rows.length);
+  for (const c of claims.rows) {
+    const row = page.locator(`#claims-table tr[data-claim="${c.id}"]`);
+    await expect(row).toHaveAttribute('data-verdict', c.verdict);
+    await expect(row.locator('td[data-label="verdict"]')).toHaveText(c.verdict);
+    if (c.lo !== null && c.hi !== null && c.diff !== null) await expect(row.locator('td[data-label="B − A"]')).toHaveAttribute('data-lo', String(c.lo));
+  }
+});
+
 test('results: an RL step without an update is a shaded gap in the update charts, not 0; step counts and infeasible cells are listed', async () => {
   // Step 2 of every run applied no update (its loss, KL, clip fraction, gradient norm written as 0, as the runner does); one cell infeasible.
   const f = JSON.parse(fixtureText);

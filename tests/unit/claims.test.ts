@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { CLAIMS, claimsTable, verdictOf, withBlocks, type CommittedResults } from '../../src/experiment/claims';
 import type { RunResult } from '../../src/experiment/results_file';
 import type { Comparison, SeedInterval } from '../../src/experiment/seed_stats';
-import { loadCommitted, regenerated, RESULTS_DOC } from '../../scripts/claims';
+import { CLAIMS_JSON, loadCommitted, regenerated, regeneratedJson, RESULTS_DOC } from '../../scripts/claims';
 
 const interval = (diff: number, lo: number, hi: number, seeds = 5): SeedInterval => ({
   diff,
@@ -29,7 +29,10 @@ describe('claims: verdicts computed from the committed data', () => {
   it('docs/RESULTS.md holds exactly the tables the committed results give (run `npx tsx scripts/claims.ts` after new results)', () => {
     const doc = readFileSync(RESULTS_DOC, 'utf8');
     expect(doc).toContain('<!-- claims:begin -->');
-    expect(regenerated(doc)).toBe(doc);
+    const results = loadCommitted();
+    expect(regenerated(doc, results)).toBe(doc);
+    // The app's copy too.
+    expect(readFileSync(CLAIMS_JSON, 'utf8')).toBe(regeneratedJson(results));
   }, 60_000);
 
   it('a changed result changes the table, so stale text fails the check', () => {

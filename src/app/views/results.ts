@@ -47,6 +47,7 @@ import { BASE_HARNESS, DEFAULT_SPACE, hammingDistance, parseHarnessId } from '..
 import { parseSpec, type ExperimentSpec } from '../../experiment/spec';
 import { getPreset } from '../../experiment/presets';
 import { scalingSection } from './scaling';
+import { claimsSection } from './claims_panel';
 import { trainingHarnesses } from '../../experiment/plan';
 import '../results.css';
 import { runStepCounts, stepCountsText, withoutUpdate } from '../step_counts';
@@ -464,6 +465,7 @@ export class ResultsView {
           in-space configurations and black-box harnesses: mean ± std over seeds, as in the paper's
           tables. Open a run saved by Train, a <code>results.json</code> written by <code>hlab run</code> or an <code>hlab evaluate --json</code> report.</p>
       </section>
+      ${claimsSection()}
       ${this.picker.template(this.loaded.source, 'Runs finished in the Train view are saved in this browser; files stay on this machine.')}
       ${this.loaded.error ? html`<p class="error-box" id="results-load-error" role="alert">${this.loaded.error}</p>` : nothing}
       ${this.loaded.source && !out && !this.loaded.error ? html`<p class="note">Loading…</p>` : nothing}
@@ -523,7 +525,7 @@ export class ResultsView {
 
   private paperSection(table: PaperTable): TemplateResult {
     return html`
-        <h3 id="paper-h">pass@1 (%) <span class="sub">before → after, mean ± std over seeds; [95 % Wilson interval] n = episodes pooled over seeds; Δ = paired difference (bootstrap over tasks)</span></h3>
+        <h3 id="paper-h">pass@1 (%) <span class="sub">before → after, mean ± std over seeds; [95 % Wilson interval] n = episodes pooled over seeds; Δ = paired difference, 95 % interval over seeds and configurations</span></h3>
         ${table.hasEpisodes ? nothing : html`<p class="note" id="results-no-episodes">These results carry no per-episode outcomes, so intervals, scores and paired differences read n/a.</p>`}
         <div class="scroll-x">
           <table class="paper-table cards-narrow" id="paper-table" aria-labelledby="paper-h">
