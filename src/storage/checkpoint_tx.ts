@@ -28,7 +28,10 @@ export function errName(e: unknown): string {
 
 /** 'Name: message' of an Error or DOMException, else the value as text. */
 export function errText(e: unknown): string {
-  return e instanceof Error || (typeof DOMException !== 'undefined' && e instanceof DOMException) ? `${(e as Error).name}: ${(e as Error).message}` : String(e);
+  if (!(e instanceof Error || (typeof DOMException !== 'undefined' && e instanceof DOMException))) return String(e);
+  // Browsers often give a QuotaExceededError no message: its name alone, not "name: ".
+  const { name, message } = e as Error;
+  return message ? `${name}: ${message}` : name;
 }
 
 /** Whether a stored value is a run record (has an integer latestStep). */
@@ -102,14 +105,15 @@ export async function commitCheckpoint(db: IDBPDatabase<CheckpointDB>, prepared:
       throw new CheckpointError(
         'quota',
         `${where} was not saved: storage quota exceeded while writing ${what} (${errText(cause)}); ` +
-          `the transaction was rolled back and ${intact}. Free space by deleting old runs or keeping fewer checkpoints.`,
-        { runId: m.runId, step: m.step, cause },
+          `the transaction was rolled back and ${intact}. Free space by deleting checkpoints of runs you no longer need.`,
+        { runId: m.runId, step: m.step, cause, ...(prev ? { keptStep: prev.latestStep } : {}) },
       );
     }
     throw new CheckpointError('write-failed', `${where} was not saved: the transaction aborted while writing ${what} (${errText(cause)}); it was rolled back and ${intact}.`, {
       runId: m.runId,
       step: m.step,
       cause,
+      ...(prev ? { keptStep: prev.latestStep } : {}),
     });
   }
 }

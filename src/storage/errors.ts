@@ -35,6 +35,8 @@ interface CheckpointErrorContext {
   step?: number;
   tensor?: string;
   chunk?: number;
+  /** For a save that failed: the store step of the run's checkpoint that is still the latest (absent: none). */
+  keptStep?: number;
   cause?: unknown;
 }
 
@@ -45,6 +47,7 @@ export class CheckpointError extends Error {
   readonly step?: number;
   readonly tensor?: string;
   readonly chunk?: number;
+  readonly keptStep?: number;
 
   constructor(code: CheckpointErrorCode, message: string, ctx: CheckpointErrorContext = {}) {
     super(message, ctx.cause === undefined ? undefined : { cause: ctx.cause });
@@ -53,6 +56,7 @@ export class CheckpointError extends Error {
     this.step = ctx.step;
     this.tensor = ctx.tensor;
     this.chunk = ctx.chunk;
+    this.keptStep = ctx.keptStep;
   }
 }
 

@@ -2,6 +2,8 @@
 // every path it can surface by, not only when the device recorded it (issue 15).
 import { describe, expect, it } from 'vitest';
 import { runFailureMessage } from '../../src/app/run_failure';
+import { CheckpointError } from '../../src/storage/errors';
+import { errText } from '../../src/storage/checkpoint_tx';
 import { DeviceLostError } from '../../src/gpu/device_lost';
 
 describe('runFailureMessage', () => {
@@ -16,5 +18,20 @@ describe('runFailureMessage', () => {
   });
   it('any other error keeps its message', () => {
     expect(runFailureMessage(new Error('spec.rl.steps: bad'), undefined)).toBe('spec.rl.steps: bad');
+  });
+});
+
+describe('browser storage full while saving a checkpoint', () => {
+  it('names RL steps only (not store sequence numbers), the checkpoint kept and an existing control; no empty DOMException text', () => {
+    // Store steps 13 and 12 are run 1 after RL steps 12 and 11 (run_checkpoint.ts CKPT_STRIDE).
+    const e = new CheckpointError('quota', "checkpoint run 'run-lesson' step 13 was not saved", { runId: 'run-lesson', step: 13, keptStep: 12 });
+    expect(runFailureMessage(e, undefined)).toBe(
+      'browser storage is full: the checkpoint at run 1, step 12 was not saved; the checkpoint at run 1, step 11 is kept. Free space with Delete in the Checkpoints list (Export a checkpoint first to keep it), then press Resume',
+    );
+    expect(runFailureMessage(new CheckpointError('quota', 'x', { step: 0 }), undefined)).toMatch(
+      /^browser storage is full: the checkpoint at run 1, before evaluation was not saved; no earlier checkpoint of this run exists\./,
+    );
+    expect(errText(new DOMException('', 'QuotaExceededError'))).toBe('QuotaExceededError');
+    expect(errText(new DOMException('disk', 'QuotaExceededError'))).toBe('QuotaExceededError: disk');
   });
 });
