@@ -47,6 +47,7 @@ export async function withBrowser<T>(body: (s: BrowserSession) => Promise<T>, op
     // Loaded lazily: commands that never start a browser should not pay for Vite and Playwright.
     const { createServer, createLogger } = await import('vite');
     const { chromium } = await import('@playwright/test');
+    const sigtermBefore = new Set(process.listeners('SIGTERM'));
     server = await createServer({
       root: ROOT,
       configFile: resolve(ROOT, 'vite.config.ts'),
@@ -57,6 +58,8 @@ export async function withBrowser<T>(body: (s: BrowserSession) => Promise<T>, op
       clearScreen: false,
       server: { port: 0, host: '127.0.0.1', strictPort: false, hmr: false },
     });
+    // Vite's dev server exits the process on SIGTERM; a caller that keeps signals saves a checkpoint first.
+    if (opts.keepBrowserOnSignals) for (const l of process.listeners('SIGTERM')) if (!sigtermBefore.has(l)) process.off('SIGTERM', l);
     await server.listen();
     const addr = server.httpServer?.address();
     if (!addr || typeof addr === 'string') throw new Error('vite: no TCP address');
