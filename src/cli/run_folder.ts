@@ -91,7 +91,7 @@ export async function runIdentity(
     bases,
     evaluationSet: {
       digest: await sha256Hex(new TextEncoder().encode(canonicalJson({ inSpace: inSpace.ids, excludedCells: cells }, 'evaluationSet'))),
-      description: `in-space ${inSpace.description.split(';')[0]}; ${cells.length} infeasible cells left out`,
+      description: `in-space: ${inSpace.ids.length} configurations, ${cells.length} infeasible cells left out`,
     },
   };
 }

@@ -136,7 +136,7 @@ describe('hlab run --resume checks the folder before any browser starts', () => 
     } as unknown as Parameters<typeof checkResume>[1];
     expect(() => checkResume(out, manifest, spec, now)).not.toThrow();
     expect(() => checkResume(out, manifest, spec, { ...now, evaluationSet: { digest: 'f'.repeat(64), description: 'in-space d=1: 1/137' } })).toThrow(
-      /^--resume: the evaluation set differs from the run in .*: 'in-space .*' \(digest [0-9a-f]{12}\) there, 'in-space d=1: 1\/137' \(digest ffffffffffff\) now/,
+      /^--resume: the evaluation set differs from the run in .*: 'in-space: \d+ configurations, \d+ infeasible cells left out' \(digest [0-9a-f]{12}\) there, 'in-space d=1: 1\/137' \(digest ffffffffffff\) now/,
     );
     expect(() => checkResume(out, manifest, spec, { ...now, spec: { ...now.spec, digest: 'e'.repeat(64) } })).toThrow(/^--resume: the spec digest \(run\.json\) differs/);
     const moved = { ...manifest, metricHistory: { segments: [{ ...segment, engine: 'webgpu' }] } } as unknown as Parameters<typeof checkResume>[1];
