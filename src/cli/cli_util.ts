@@ -31,7 +31,7 @@ export class ReportedError extends Error {
 export const EXIT_IO_FAULT = 74;
 
 /** `word` as one POSIX shell word: unchanged when it is safe, else single-quoted. */
-export function shellWord(word: string): string {
+function shellWord(word: string): string {
   return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 

@@ -29,14 +29,14 @@ import { sha256Hex } from '../util/encoding';
 import { writeAtomic, type WriteFs, nodeWriteFs } from './atomic_write';
 
 /** The record's file name in the folder. */
-export const RUN_RECORD_FILE = 'run.json';
+const RUN_RECORD_FILE = 'run.json';
 /** The run checkpoint's file name in the folder. */
 export const CHECKPOINT_FILE = 'checkpoint.hlab';
 /** The files one run writes into its folder (moved together by --fresh). */
 const RUN_FILES = [CHECKPOINT_FILE, RUN_RECORD_FILE, 'spec.json', 'results.json', 'results.csv', 'results.md', 'curves.svg', 'curves.csv'];
 
 /** What a run folder holds (run.json). */
-export interface RunFolderRecord {
+interface RunFolderRecord {
   format: 'hlab-run-folder';
   version: 1;
   runId: string;
