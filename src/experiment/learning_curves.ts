@@ -14,11 +14,14 @@ const droppedShare = (s: StepRecord) => (s.groups ? s.droppedGroups / s.groups :
 
 /**
  * curves.csv: `method,seed,step,reward,entropy,policy_loss,optimizer_steps,dropped_groups,groups,
- * dropped_share,validation_pass_at_1,validation_score,validation_episodes`, one line per run and
- * step that has an RL record or a validation point (step 0: validation only), ascending by step.
+ * dropped_share,generation_rounds,sampled_groups,sampled_episodes,validation_pass_at_1,
+ * validation_score,validation_episodes`, one line per run and step that has an RL record or a
+ * validation point (step 0: validation only), ascending by step. The sampling columns are empty
+ * where the record lacks them (older runs; rounds and sampled groups without dynamic sampling).
  */
 export function curvesCsv(curves: readonly RunCurves[]): string {
-  const head = 'method,seed,step,reward,entropy,policy_loss,optimizer_steps,dropped_groups,groups,dropped_share,validation_pass_at_1,validation_score,validation_episodes';
+  const head =
+    'method,seed,step,reward,entropy,policy_loss,optimizer_steps,dropped_groups,groups,dropped_share,generation_rounds,sampled_groups,sampled_episodes,validation_pass_at_1,validation_score,validation_episodes';
   const q = (v: string | number | undefined) => {
     if (v === undefined || (typeof v === 'number' && !Number.isFinite(v))) return '';
     const s = String(v);
@@ -43,6 +46,9 @@ export function curvesCsv(curves: readonly RunCurves[]): string {
           s?.droppedGroups,
           s?.groups,
           s ? droppedShare(s) : undefined,
+          s?.generationRounds,
+          s?.sampledGroups,
+          s?.sampledEpisodes,
           p?.passAt1,
           p?.score,
           p?.episodes,

@@ -364,6 +364,8 @@ export function specConsistencyIssues(spec: ExperimentSpec): string[] {
       const from = m.harnesses === 'random-k' || spec.design.method === 'random' ? `design.k = ${spec.design.k} random configurations` : 'the orthogonal-array design';
       if (m.K > n) issues.push(`${where}.K: ${m.K} exceeds the training-set size ${n} (${from}); K must be in 1..${n}`);
     }
+    if (spec.rl.dynamicSampling && m.algorithm === 'ppo')
+      issues.push(`spec.rl.dynamicSampling: applies to GRPO groups; ${where} ('${m.name}') uses PPO, whose value baseline learns from all-equal groups too`);
     if (m.blackbox !== undefined && m.harnesses !== 'blackbox')
       issues.push(`${where}.blackbox: '${m.blackbox}' is only used with harnesses 'blackbox', got harnesses '${m.harnesses}'`);
     const preset = m.modelPreset ?? spec.model.preset;

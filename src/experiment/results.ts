@@ -494,10 +494,13 @@ export function segmentsText(segments: readonly RunSegment[]): string {
  * e.g. "m, seed 0: 200 SFT steps (loss 1.234 → 0.456, mean of the first → last 10 %), then
  * 60 RL steps; 300 optimizer steps in all (SFT and RL), …". Counts not recorded say so, never 0.
  */
-export function runStepsLine(r: Pick<RunResult, 'method' | 'seed' | 'rlSteps' | 'optimizerSteps' | 'skippedOptimizerSteps' | 'rlStepsWithoutUpdate' | 'sft'>): string {
+export function runStepsLine(
+  r: Pick<RunResult, 'method' | 'seed' | 'rlSteps' | 'optimizerSteps' | 'skippedOptimizerSteps' | 'rlStepsWithoutUpdate' | 'sft' | 'sampledEpisodes'>,
+): string {
   const n = (x: number) => (Number.isFinite(x) ? String(x) : 'not recorded');
   const l = (x: number) => (Number.isFinite(x) ? x.toFixed(3) : 'not recorded');
-  const rest = `${n(r.skippedOptimizerSteps)} skipped optimizer steps, ${n(r.rlStepsWithoutUpdate)} RL steps without an update`;
+  const sampled = r.sampledEpisodes !== undefined && Number.isFinite(r.sampledEpisodes) ? `, ${r.sampledEpisodes} training episodes sampled` : '';
+  const rest = `${n(r.skippedOptimizerSteps)} skipped optimizer steps, ${n(r.rlStepsWithoutUpdate)} RL steps without an update${sampled}`;
   if (!r.sft) return `${r.method}, seed ${r.seed}: ${n(r.rlSteps)} RL steps, ${n(r.optimizerSteps)} optimizer steps, ${rest}`;
   return (
     `${r.method}, seed ${r.seed}: ${r.sft.steps} SFT steps (loss ${l(r.sft.firstLoss)} → ${l(r.sft.lastLoss)}, mean of the first → last 10 %), ` +

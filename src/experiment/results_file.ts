@@ -55,6 +55,8 @@ export const RunResultSchema = z.object({
   optimizerSteps: metric,
   /** Optimizer steps skipped because the loss or gradient was not finite. */
   skippedOptimizerSteps: metric,
+  /** Episodes rolled out for training over all RL steps and generation rounds (dynamic sampling makes it exceed steps × tasksPerStep × groupSize); absent in older files. */
+  sampledEpisodes: metric.optional(),
   /** RL steps in which no optimizer step was applied. NaN: not recorded. */
   rlStepsWithoutUpdate: metric,
   /** pass@1 (mean success over test tasks × samples, in [0, 1]): base harness, held-out in-space set, each black-box harness. */

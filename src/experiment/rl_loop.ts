@@ -14,8 +14,8 @@
  * record and the checkpoint, so a saved step carries its point — and a resumed run measures a
  * point its checkpoint lacks (step 0 after the 'before' evaluation's save) before going on.
  *
- * Determinism: the step's tasks (plan.ts stepTasks) and the sampler seed derive from
- * (seed, step), the harness of each task from the round-robin schedule, and the minibatch
+ * Determinism: the step's tasks (plan.ts stepTasks, and dynamic sampling's extra rounds) and the
+ * sampler seeds derive from (seed, step, round), the harness of each task from the round-robin schedule, and the minibatch
  * shuffles inside the update from (seed, step, epoch); the loop itself draws nothing, so a run
  * resumed at step s continues exactly as an uninterrupted one.
  */
@@ -28,6 +28,7 @@ import type { RoundRobinSchedule } from '../design';
 import { Rng } from '../util/rng';
 import type { MeteredPolicy, EngineRlTrainer } from '../engine/engine';
 import { stepTasks } from './plan';
+import { DynamicStep } from './dynamic_sampling';
 import type { Emit, StepRecord } from './run_events';
 import type { ExperimentSpec, MethodSpec } from './spec';
 import { sampleTrajectories, type TrajectorySample } from './trajectory_sample';
@@ -107,26 +108,12 @@ export async function rlLoop(r: RlLoopRun): Promise<{ interrupted: boolean; step
   for (let step = st.step + 1; step <= r.runSteps; step++) {
     if (r.stopRequested()) return { interrupted: true, stepsRun };
 
-    // ── schedule: the step's tasks from (seed, step), each task's harness by round robin ──────
+    // ── schedule + rollout: the step's tasks from (seed, step), each task's harness by round
+    // robin, groupSize episodes each at spec.rl.temperature; with rl.dynamicSampling, more rounds
+    // of fresh tasks until the step holds tasksPerStep informative groups (dynamic_sampling.ts) ──
     const t0 = performance.now();
-    const tasks = stepTasks(r.pool, spec.rl.tasksPerStep, seed, step);
-    const reqs = episodeRequests(tasks, (taskId) => r.schedule.next(taskId), spec.rl.groupSize);
-
-    // ── rollout: groupSize episodes per task, sampled at spec.rl.temperature with a (seed, step) seed ───────
     const before = counters(policy, env);
-    const ro = await runEpisodes(reqs, {
-      tok: r.tok,
-      policy,
-      env,
-      maxTurns: spec.rollout.maxTurns,
-      maxNewTokens: spec.rollout.maxNewTokens,
-      contextTokens: spec.rollout.contextTokens,
-      temperature: spec.rl.temperature,
-      seed: Rng.derive(seed, 'rollout', step).int(2 ** 31),
-    });
-    // The spec's reward (src/rl/reward.ts): verifier pass (0/1) or partial-credit score.
-    for (const t of ro.trajectories) t.reward = rewardOf(t, spec.rl.reward);
-    r.hooks?.afterRollout?.(step, ro.trajectories);
+    const ro = await rolloutStep(r, step);
     const rolloutMs = performance.now() - t0;
 
     // ── advantages + update: one trainer call. The estimator (src/rl/advantages.ts) runs inside
@@ -136,7 +123,7 @@ export async function rlLoop(r: RlLoopRun): Promise<{ interrupted: boolean; step
 
     // ── record: trajectory samples with the applied advantages, the step's metrics ────────────
     recordSamples(r, step, ro.trajectories, up.applied);
-    const rec = stepRecord(step, reqs, ro, up.metrics, before, counters(policy, env), st.history[st.history.length - 1], rolloutMs);
+    const rec = stepRecord(step, ro, up.metrics, before, counters(policy, env), st.history[st.history.length - 1], rolloutMs);
     st.history.push(rec);
     st.skippedSteps += up.metrics.skippedSteps;
     st.step = step;
@@ -149,6 +136,62 @@ export async function rlLoop(r: RlLoopRun): Promise<{ interrupted: boolean; step
     if (step % r.checkpointEvery === 0 || step === r.runSteps || r.stopRequested()) await r.save();
   }
   return { interrupted: false, stepsRun };
+}
+
+/** A step's rollouts as the update takes them, and what sampling them took. */
+interface StepRollout {
+  trajectories: Trajectory[];
+  stats: RolloutStats;
+  /** Groups given to the update. */
+  groups: number;
+  /** Dynamic sampling only: generation rounds, groups and episodes sampled over them. */
+  dynamic?: { rounds: number; sampledGroups: number; sampledEpisodes: number };
+}
+
+/**
+ * Roll out the step (the loop's "schedule + rollout" stage): round 0 the epoch sampler's tasks;
+ * with rl.dynamicSampling, rounds 1, 2, … draw tasksPerStep fresh pool tasks each
+ * (Rng.derive(seed, 'rl-resample', step, round)) until tasksPerStep informative groups or
+ * maxRounds. Each round's rewards are set (src/rl/reward.ts) and the test seam sees them before
+ * the informative groups are chosen.
+ */
+async function rolloutStep(r: RlLoopRun, step: number): Promise<StepRollout> {
+  const { spec, seed } = r;
+  const ds = spec.rl.dynamicSampling;
+  const acc = ds ? new DynamicStep(spec.rl.tasksPerStep, ds.maxRounds) : null;
+  let stats: RolloutStats | null = null;
+  let tasks = stepTasks(r.pool, spec.rl.tasksPerStep, seed, step);
+  for (;;) {
+    const round = acc?.rounds ?? 0;
+    const reqs = episodeRequests(tasks, (taskId) => r.schedule.next(taskId), spec.rl.groupSize);
+    const ro = await runEpisodes(reqs, {
+      tok: r.tok,
+      policy: r.policy,
+      env: r.env,
+      maxTurns: spec.rollout.maxTurns,
+      maxNewTokens: spec.rollout.maxNewTokens,
+      contextTokens: spec.rollout.contextTokens,
+      temperature: spec.rl.temperature,
+      // Round 0 keeps the (seed, step) stream of a run without dynamic sampling.
+      seed: (round === 0 ? Rng.derive(seed, 'rollout', step) : Rng.derive(seed, 'rollout', step, round)).int(2 ** 31),
+    });
+    // The spec's reward (src/rl/reward.ts): verifier pass (0/1) or partial-credit score.
+    for (const t of ro.trajectories) t.reward = rewardOf(t, spec.rl.reward);
+    r.hooks?.afterRollout?.(step, ro.trajectories);
+    stats = stats ? addStats(stats, ro.stats) : ro.stats;
+    if (!acc) return { trajectories: ro.trajectories, stats, groups: tasks.length };
+    acc.add(ro.trajectories);
+    if (!acc.needsMore()) break;
+    tasks = Rng.derive(seed, 'rl-resample', step, acc.rounds).shuffle([...r.pool]).slice(0, spec.rl.tasksPerStep);
+  }
+  const d = acc.result();
+  const trajectories = d.trajectories.map((t, i) => ({ ...t, index: i }));
+  return { trajectories, stats, groups: d.groups, dynamic: { rounds: d.rounds, sampledGroups: d.sampledGroups, sampledEpisodes: d.sampledEpisodes } };
+}
+
+/** Rollout counters of two rounds added field by field. */
+function addStats(a: RolloutStats, b: RolloutStats): RolloutStats {
+  return Object.fromEntries(Object.entries(a).map(([k, v]) => [k, v + b[k as keyof RolloutStats]])) as unknown as RolloutStats;
 }
 
 /** One request per (task, rollout): `groupSize` consecutive rollouts of each task form its GRPO group. */
@@ -199,8 +242,7 @@ function recordSamples(r: RlLoopRun, step: number, trajs: readonly Trajectory[],
  */
 function stepRecord(
   step: number,
-  reqs: readonly EpisodeRequest[],
-  ro: { trajectories: Trajectory[]; stats: RolloutStats },
+  ro: StepRollout,
   up: RlUpdateMetrics,
   c0: Counters,
   c1: Counters,
@@ -209,7 +251,7 @@ function stepRecord(
 ): StepRecord {
   const trajs = ro.trajectories;
   const passByHarness: Record<string, number> = {};
-  for (const h of new Set(reqs.map((q) => q.harnessId))) {
+  for (const h of new Set(trajs.map((t) => t.harnessId))) {
     const of = trajs.filter((t) => t.harnessId === h);
     passByHarness[h] = of.filter((t) => t.pass).length / of.length;
   }
@@ -217,7 +259,9 @@ function stepRecord(
     step,
     reward: trajs.reduce((a, t) => a + t.reward, 0) / trajs.length,
     passByHarness,
-    groups: new Set(reqs.map((q) => q.group)).size,
+    groups: ro.groups,
+    sampledEpisodes: ro.dynamic?.sampledEpisodes ?? trajs.length,
+    ...(ro.dynamic ? { generationRounds: ro.dynamic.rounds, sampledGroups: ro.dynamic.sampledGroups } : {}),
     policyLoss: up.policyLoss,
     valueLoss: up.valueLoss,
     clipFrac: up.clipFrac,

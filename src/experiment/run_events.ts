@@ -15,8 +15,16 @@ export interface StepRecord extends Omit<RlUpdateMetrics, 'ms'> {
   reward: number;
   /** Rollout pass rate per training harness used this step. */
   passByHarness: Record<string, number>;
-  /** Groups (tasks) rolled out this step; droppedGroups / groups is the share left out as all-equal. Absent in records of older runs. */
+  /** Groups (tasks) given to the update this step; droppedGroups / groups is the share left out as all-equal. Absent in records of older runs. */
   groups?: number;
+  /** Episodes rolled out this step over all its generation rounds (the update's cost in samples). Absent in records of older runs. */
+  sampledEpisodes?: number;
+  /**
+   * With rl.dynamicSampling (dynamic_sampling.ts): generation rounds this step ran and the groups
+   * sampled over them (the informative ones kept are `groups`). Absent without it.
+   */
+  generationRounds?: number;
+  sampledGroups?: number;
   /** Sampled tokens per second of sampler time. */
   tokensPerSec: number;
   /** Cumulative worker-pool retries and environment failures. */

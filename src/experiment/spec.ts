@@ -118,6 +118,13 @@ export const RlSpec = z
      */
     dropZeroVarianceGroups: z.boolean().default(true),
     /**
+     * Dynamic sampling (DAPO §3.2; dynamic_sampling.ts): keep sampling tasksPerStep fresh tasks per
+     * round until the step holds tasksPerStep informative groups (rewards not all equal), at most
+     * `maxRounds` rounds; the curves record rounds, informative groups and episodes sampled.
+     * GRPO only. Absent: one round per step.
+     */
+    dynamicSampling: z.object({ maxRounds: int(1, 64) }).strict().optional(),
+    /**
      * Sampling temperature τ ∈ (0, 10] of training rollouts. The trainer scores log-probs,
      * the entropy bonus and the KL reference at the same τ (log softmax(z/τ), as verl), so the
      * ratio is on-policy at the first minibatch for any τ. Validation and the before/after

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { Tokenizer, type TokenizerFile } from '../../src/model/tokenizer';
 import { parseSpec } from '../../src/experiment/spec';
-import { makeSchedule, taskAssignments, trainPool } from '../../src/experiment/plan';
+import { makeSchedule, specConsistencyIssues, taskAssignments, trainPool } from '../../src/experiment/plan';
 import { rlLoop, TRAJECTORIES_PER_STEP, type RlLoopRun } from '../../src/experiment/rl_loop';
 import type { RunEvent } from '../../src/experiment/run_events';
 import type { MeteredPolicy, EngineRlTrainer } from '../../src/engine/engine';
@@ -198,5 +198,57 @@ describe('rlLoop', () => {
     const at = (ph: string) => new Set(temps.filter((x) => x.phase === ph).map((x) => x.t));
     expect(at('validation')).toEqual(new Set([1]));
     expect(at('rollout')).toEqual(new Set([1.5]));
+  });
+});
+
+describe('dynamic sampling (rl.dynamicSampling)', () => {
+  /** Group 0 of every round informative (rewards 0, 1), the other groups all 0. */
+  const hook = (_step: number, trajs: Trajectory[]) => {
+    for (const t of trajs) t.reward = t.group === 0 ? t.index % 2 : 0;
+  };
+  const runWith = (maxRounds: number | null, seen: Array<{ step: number; rewards: number[] }>) => {
+    const run = makeRun({ runSteps: 2, every: 1, seen, saves: [], events: [] });
+    run.spec = maxRounds === null ? run.spec : { ...run.spec, rl: { ...run.spec.rl, dynamicSampling: { maxRounds } } };
+    run.hooks = { afterRollout: hook };
+    return run;
+  };
+
+  it('samples more rounds until the step holds tasksPerStep informative groups, and records rounds, groups and episodes', async () => {
+    const seen: Array<{ step: number; rewards: number[] }> = [];
+    const run = runWith(3, seen);
+    await rlLoop(run);
+    // Round 0 gives one informative group of two, round 1 the second: the update sees two, both informative.
+    expect(seen).toEqual([1, 2].map((step) => ({ step, rewards: [0, 1, 0, 1] })));
+    for (const h of run.state.history) expect([h.generationRounds, h.groups, h.sampledGroups, h.sampledEpisodes]).toEqual([2, 2, 4, 8]);
+  });
+
+  it('stops at maxRounds with the informative groups it has; without the field one round and no drops of its own', async () => {
+    const capped: Array<{ step: number; rewards: number[] }> = [];
+    const one = runWith(1, capped);
+    await rlLoop(one);
+    expect(capped[0].rewards).toEqual([0, 1]);
+    expect([one.state.history[0].generationRounds, one.state.history[0].groups, one.state.history[0].sampledEpisodes]).toEqual([1, 1, 4]);
+    const plain: Array<{ step: number; rewards: number[] }> = [];
+    const off = runWith(null, plain);
+    await rlLoop(off);
+    expect(plain[0].rewards).toEqual([0, 1, 0, 0]);
+    expect(off.state.history[0].generationRounds).toBeUndefined();
+    expect([off.state.history[0].groups, off.state.history[0].sampledEpisodes]).toEqual([2, 4]);
+  });
+
+  it('is deterministic: the same run twice samples the same rounds', async () => {
+    const a: Array<{ step: number; rewards: number[] }> = [];
+    const b: Array<{ step: number; rewards: number[] }> = [];
+    const ra = runWith(3, a);
+    const rb = runWith(3, b);
+    await rlLoop(ra);
+    await rlLoop(rb);
+    expect(ra.schedule.state()).toEqual(rb.schedule.state());
+    expect(ra.state.history.map((h) => h.passByHarness)).toEqual(rb.state.history.map((h) => h.passByHarness));
+  });
+
+  it('is refused with PPO, naming the field', () => {
+    const ppo = { ...spec, rl: { ...spec.rl, dynamicSampling: { maxRounds: 2 } }, methods: [{ ...spec.methods[0], algorithm: 'ppo' as const }] };
+    expect(specConsistencyIssues(ppo).join('\n')).toMatch(/spec\.rl\.dynamicSampling: applies to GRPO groups/);
   });
 });

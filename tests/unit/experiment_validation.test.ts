@@ -270,7 +270,7 @@ describe('rlLoop validation', () => {
     expect(st.validation).toBeUndefined();
     const curves = [{ method: 'choice', seed: 5, steps: st.history }];
     expect(curvesSvg(curves)).toMatch(/validation pass@1[\s\S]*not measured/);
-    expect(curvesCsv(curves).trim().split('\n').slice(1)).toEqual(st.history.map((h) => `choice,5,${h.step},${h.reward},1,0,1,1,2,0.5,,,`));
+    expect(curvesCsv(curves).trim().split('\n').slice(1)).toEqual(st.history.map((h) => `choice,5,${h.step},${h.reward},1,0,1,1,2,0.5,,,${h.sampledEpisodes},,,`));
     expect(curvesMarkdown(curves)).not.toMatch(/Validation pass@1/);
   });
 });
@@ -297,10 +297,10 @@ describe('validation reports', () => {
   it('curves.csv: a line per measured step; validation columns only where measured; NaN empty, not 0', () => {
     const lines = curvesCsv(curves).trim().split('\n');
     expect(lines).toHaveLength(6);
-    expect(lines[1]).toBe('m,0,0,,,,,,,,' + (1 / 6).toString() + ',0.5,6');
-    expect(lines[2]).toBe('m,0,1,0.2,1,0,1,1,4,0.25,,,');
-    expect(lines[3]).toBe('m,0,2,0.4,,0,1,1,4,0.25,,,');
-    expect(lines[5]).toBe('m,0,4,0.8,0.6,0,1,1,4,0.25,1,0.5,6');
+    expect(lines[1]).toBe('m,0,0,,,,,,,,,,,' + (1 / 6).toString() + ',0.5,6');
+    expect(lines[2]).toBe('m,0,1,0.2,1,0,1,1,4,0.25,,,,,,');
+    expect(lines[3]).toBe('m,0,2,0.4,,0,1,1,4,0.25,,,,,,');
+    expect(lines[5]).toBe('m,0,4,0.8,0.6,0,1,1,4,0.25,,,,1,0.5,6');
   });
 
   it('results.md: the validation curve with its paired first → last difference, and the training signal early → late', () => {
