@@ -25,7 +25,7 @@ import { BASE_HARNESS, hammingDistance } from '../design';
 export type CommittedResults = ExperimentResults & { specJson?: unknown };
 
 /** One claim of the paper and where our data for it lives. */
-export interface ClaimSpec {
+interface ClaimSpec {
   id: string;
   /** The claim as the paper states it, short. */
   claim: string;
@@ -129,10 +129,10 @@ export const CLAIMS: readonly ClaimSpec[] = [
   },
 ];
 
-export type Verdict = 'reproduced' | 'refuted' | 'equivalent' | 'undecided' | 'not measurable' | 'not run';
+type Verdict = 'reproduced' | 'refuted' | 'equivalent' | 'undecided' | 'not measurable' | 'not run';
 
 /** One row of the claims table. */
-export interface ClaimRow {
+interface ClaimRow {
   spec: ClaimSpec;
   verdict: Verdict;
   /** The comparison, when the preset has results with both arms. */
@@ -217,7 +217,7 @@ export function claimsTable(results: ReadonlyMap<string, CommittedResults>): Cla
 }
 
 /** The claims table as markdown (docs/RESULTS.md between its markers). */
-export function claimsMarkdown(rows: readonly ClaimRow[]): string {
+function claimsMarkdown(rows: readonly ClaimRow[]): string {
   const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
   const out = [
     line(['claim (paper: B > A)', 'preset', 'on', 'ours: B − A, points [95 % interval]', 'verdict', 'data', 'what would decide it']),
@@ -232,14 +232,14 @@ export function claimsMarkdown(rows: readonly ClaimRow[]): string {
 }
 
 /** One preset's schedule coverage from its committed spec (current design only). */
-export function coverageOf(res: Pick<CommittedResults, 'specJson'>): ScheduleCoverage[] | null {
+function coverageOf(res: Pick<CommittedResults, 'specJson'>): ScheduleCoverage[] | null {
   if (!currentDesign(res) || !res.specJson) return null;
   const spec = parseSpec(res.specJson, 'results spec');
   return scheduleCoverage(spec, spec.seeds[0]);
 }
 
 /** The coverage table: for each preset with results, each training method's K and the share of drawn tasks drawn ≥ K times. */
-export function coverageMarkdown(results: ReadonlyMap<string, CommittedResults>): string {
+function coverageMarkdown(results: ReadonlyMap<string, CommittedResults>): string {
   const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
   const out = [line(['preset', 'method', 'K', 'pool', 'drawn ≥ K times', 'distinct harnesses per task']), line(['---', '---', '---:', '---:', '---:', '---:'])];
   for (const [preset, res] of results) {
@@ -277,7 +277,7 @@ export function withBlocks(doc: string, blocks: Readonly<Record<string, string>>
 }
 
 /** One group of a claim's breakdown: its label and comparison. */
-export interface BreakdownRow {
+interface BreakdownRow {
   by: 'distance' | 'family';
   group: string;
   comparison: Comparison;
@@ -288,7 +288,7 @@ export interface BreakdownRow {
  * by task family (suite/family), each with its own seed-level interval (the distance groups
  * still resample their configurations). Empty when the preset has no results.
  */
-export function claimBreakdown(results: ReadonlyMap<string, CommittedResults>, id: string): BreakdownRow[] {
+function claimBreakdown(results: ReadonlyMap<string, CommittedResults>, id: string): BreakdownRow[] {
   const spec = CLAIMS.find((c) => c.id === id);
   const res = spec && results.get(spec.preset);
   if (!spec || !res) return [];
@@ -305,7 +305,7 @@ export function claimBreakdown(results: ReadonlyMap<string, CommittedResults>, i
 }
 
 /** The breakdown as markdown: one row per group with Δ, interval, seeds × configurations and cells. */
-export function breakdownMarkdown(rows: readonly BreakdownRow[]): string {
+function breakdownMarkdown(rows: readonly BreakdownRow[]): string {
   const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
   const out = [line(['by', 'group', 'B − A, points [95 % interval]', 'seeds × configs', 'cells', 'verdict']), line(['---', '---', '---:', '---', '---:', '---'])];
   for (const r of rows) {

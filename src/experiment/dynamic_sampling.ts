@@ -16,7 +16,7 @@
 import type { Trajectory } from '../rollout/engine';
 
 /** The informative groups of one round's rollouts (group ids as the requests gave them). */
-export function informativeGroups(trajs: readonly Trajectory[]): Map<number, Trajectory[]> {
+function informativeGroups(trajs: readonly Trajectory[]): Map<number, Trajectory[]> {
   const groups = new Map<number, Trajectory[]>();
   for (const t of trajs) groups.set(t.group, [...(groups.get(t.group) ?? []), t]);
   const out = new Map<number, Trajectory[]>();
@@ -29,7 +29,7 @@ export function informativeGroups(trajs: readonly Trajectory[]): Map<number, Tra
 }
 
 /** What the step's rounds gathered (DynamicStep.add). */
-export interface DynamicResult {
+interface DynamicResult {
   /** The kept trajectories, groups renumbered 0, 1, … in the order they were kept. */
   trajectories: Trajectory[];
   /** Informative groups kept (≤ tasksPerStep). */

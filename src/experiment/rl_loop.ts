@@ -101,7 +101,7 @@ export interface RlLoopRun {
  *   a row longer than maxT); a failure to record the display samples only warns.
  */
 export async function rlLoop(r: RlLoopRun): Promise<{ interrupted: boolean; stepsRun: number }> {
-  const { spec, seed, policy, trainer, env, state: st } = r;
+  const { policy, trainer, env, state: st } = r;
   let stepsRun = 0;
   // The point of the step the run stands at, when its checkpoint lacks it (step 0: before RL).
   if (!r.stopRequested()) await validateIfDue(r);
@@ -182,7 +182,9 @@ async function rolloutStep(r: RlLoopRun, step: number): Promise<StepRollout> {
     if (!acc) return { trajectories: ro.trajectories, stats, groups: tasks.length };
     acc.add(ro.trajectories);
     if (!acc.needsMore()) break;
-    tasks = Rng.derive(seed, 'rl-resample', step, acc.rounds).shuffle([...r.pool]).slice(0, spec.rl.tasksPerStep);
+    tasks = Rng.derive(seed, 'rl-resample', step, acc.rounds)
+      .shuffle([...r.pool])
+      .slice(0, spec.rl.tasksPerStep);
   }
   const d = acc.result();
   const trajectories = d.trajectories.map((t, i) => ({ ...t, index: i }));
@@ -240,15 +242,7 @@ function recordSamples(r: RlLoopRun, step: number, trajs: readonly Trajectory[],
  * metrics, sampler throughput, and retries / environment failures accumulated over the run.
  * @param prev the previous step's record (null at the run's first step)
  */
-function stepRecord(
-  step: number,
-  ro: StepRollout,
-  up: RlUpdateMetrics,
-  c0: Counters,
-  c1: Counters,
-  prev: StepRecord | undefined,
-  rolloutMs: number,
-): StepRecord {
+function stepRecord(step: number, ro: StepRollout, up: RlUpdateMetrics, c0: Counters, c1: Counters, prev: StepRecord | undefined, rolloutMs: number): StepRecord {
   const trajs = ro.trajectories;
   const passByHarness: Record<string, number> = {};
   for (const h of new Set(trajs.map((t) => t.harnessId))) {

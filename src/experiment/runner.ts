@@ -65,7 +65,6 @@ import { baseMix, loadStartingCheckpoints, startingParams, type CheckpointLoad }
 
 export type { RunCurves, RunEvent, StepRecord } from './run_events';
 export { checkpointPosition } from './run_checkpoint';
-
 export interface RunnerOptions {
   /**
    * Called with every RunEvent, synchronously from the training loop (keep it cheap: post it
@@ -374,14 +373,8 @@ function startRun(ctx: RunContext, r: number, resume: { state: RunState; tensors
     ctx.progress.done += (st.before ? 1 : 0) * Math.min(1, ctx.evalUnits) + (st.sft ? 1 : 0) + st.step;
   }
   const tests = testTasks(spec, seed);
-  const sets: EvalSets = {
-    testTasks: tests,
-    inSpace: ctx.inSpace.ids,
-    cellTasks: inSpaceTasks(spec, tests, ctx.inSpace.ids) ?? undefined,
-    blackbox: spec.evaluation.blackbox,
-    training,
-    excluded: ctx.excluded,
-  };
+  const cellTasks = inSpaceTasks(spec, tests, ctx.inSpace.ids) ?? undefined;
+  const sets: EvalSets = { testTasks: tests, inSpace: ctx.inSpace.ids, cellTasks, blackbox: spec.evaluation.blackbox, training, excluded: ctx.excluded };
   const evalOpts = {
     tok,
     policy: stack.policy,

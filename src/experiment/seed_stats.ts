@@ -155,7 +155,7 @@ export function seedInterval(cells: readonly DiffCell[], level = 0.95): SeedInte
 }
 
 /** Seeds a comparison would need (seedsToDecide). */
-export interface SeedsNeeded {
+interface SeedsNeeded {
   /** Seeds at which the expected interval excludes 0 at this effect (half-width < |Δ|); null when more seeds cannot get there. */
   exclude: number | null;
   /** Seeds for 80 % power (two-sided, α = 0.05) at this effect; null as above. */

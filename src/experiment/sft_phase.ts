@@ -103,7 +103,7 @@ interface SftPhaseRun {
 }
 
 /** The harness a method's SFT phase trains through: its black-box harness, or the base harness for 'single'; null for any other method. */
-export function sftHarness(method: MethodSpec): string | null {
+function sftHarness(method: MethodSpec): string | null {
   if (method.harnesses === 'blackbox') return method.blackbox ?? null;
   return method.harnesses === 'single' ? BASE_HARNESS : null;
 }

@@ -123,7 +123,10 @@ export const RlSpec = z
      * `maxRounds` rounds; the curves record rounds, informative groups and episodes sampled.
      * GRPO only. Absent: one round per step.
      */
-    dynamicSampling: z.object({ maxRounds: int(1, 64) }).strict().optional(),
+    dynamicSampling: z
+      .object({ maxRounds: int(1, 64) })
+      .strict()
+      .optional(),
     /**
      * Sampling temperature τ ∈ (0, 10] of training rollouts. The trainer scores log-probs,
      * the entropy bonus and the KL reference at the same τ (log softmax(z/τ), as verl), so the

@@ -137,7 +137,7 @@ export interface PairedCell {
 }
 
 /** The before→after comparison of one metric on paired cells. */
-export interface PairedDiff {
+interface PairedDiff {
   /** Cells paired (present before and after). */
   n: number;
   /** Distinct tasks among them: the bootstrap's resampling unit. */

@@ -282,7 +282,17 @@ describe('honesty: what was not measured stays unmeasured', () => {
   it('the ETA prices SFT phases by the measured phase (null before one trained), a phase that will reuse the previous one at 0, and no RL steps for an sft method', () => {
     // blackbox, 1 seed, 2 steps, no validation: runs 'harness scaling' (2 steps + 2 evals), 'black-box SFT' (phase + 2 evals), 'SFT then RL' (phase, reused, + 2 steps + 2 evals).
     const bb = getPreset('blackbox');
-    const sp = parseSpec({ ...JSON.parse(JSON.stringify(bb)), seeds: [0], rl: { ...bb.rl, steps: 2 }, evaluation: { ...bb.evaluation, validation: undefined } }, 'spec');
+    // Without the base-harness SFT control, so the third run's phase is the second's (reused).
+    const sp = parseSpec(
+      {
+        ...JSON.parse(JSON.stringify(bb)),
+        methods: bb.methods.filter((m) => m.harnesses !== 'single'),
+        seeds: [0],
+        rl: { ...bb.rl, steps: 2 },
+        evaluation: { ...bb.evaluation, validation: undefined },
+      },
+      'spec',
+    );
     const total = 4 + 3 + 5;
     const ev = (runIndex: number, when: 'before' | 'after'): RunEvent => ({
       type: 'eval',
