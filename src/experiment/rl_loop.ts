@@ -165,12 +165,7 @@ async function rolloutStep(r: RlLoopRun, step: number): Promise<StepRollout> {
     const round = acc?.rounds ?? 0;
     const reqs = episodeRequests(tasks, (taskId) => r.schedule.next(taskId), spec.rl.groupSize);
     const ro = await runEpisodes(reqs, {
-      tok: r.tok,
-      policy: r.policy,
-      env: r.env,
-      maxTurns: spec.rollout.maxTurns,
-      maxNewTokens: spec.rollout.maxNewTokens,
-      contextTokens: spec.rollout.contextTokens,
+      ...episodeLimits(r),
       temperature: spec.rl.temperature,
       // Round 0 keeps the (seed, step) stream of a run without dynamic sampling.
       seed: (round === 0 ? Rng.derive(seed, 'rollout', step) : Rng.derive(seed, 'rollout', step, round)).int(2 ** 31),
@@ -189,6 +184,12 @@ async function rolloutStep(r: RlLoopRun, step: number): Promise<StepRollout> {
   const d = acc.result();
   const trajectories = d.trajectories.map((t, i) => ({ ...t, index: i }));
   return { trajectories, stats, groups: d.groups, dynamic: { rounds: d.rounds, sampledGroups: d.sampledGroups, sampledEpisodes: d.sampledEpisodes } };
+}
+
+/** What every episode of the run is rolled out with: tokenizer, policy, environments and the spec's budgets. */
+function episodeLimits(r: RlLoopRun) {
+  const { maxTurns, maxNewTokens, contextTokens } = r.spec.rollout;
+  return { tok: r.tok, policy: r.policy, env: r.env, maxTurns, maxNewTokens, contextTokens };
 }
 
 /** Rollout counters of two rounds added field by field. */
@@ -291,12 +292,7 @@ async function validateIfDue(r: RlLoopRun): Promise<ValidationPoint | null> {
   if (points.some((p) => p.step === st.step)) return null;
   r.emit({ type: 'progress', done: r.progress.done, total: r.progress.total, phase: `validation ${r.method.name} seed ${r.seed} at step ${st.step}/${r.runSteps}` });
   const point = await measureValidation(plan, st.step, {
-    tok: r.tok,
-    policy: r.policy,
-    env: r.env,
-    maxTurns: spec.rollout.maxTurns,
-    maxNewTokens: spec.rollout.maxNewTokens,
-    contextTokens: spec.rollout.contextTokens,
+    ...episodeLimits(r),
     temperature: spec.evaluation.temperature,
     seed: r.seed,
   });
