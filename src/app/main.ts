@@ -1,8 +1,10 @@
 /**
- * The web app shell (issue 7, docs/APP.md): header navigation with hash routing, the WebGPU
- * banner, and the views: Design, Inspect, Train, Results, Trajectories. A view is created the
- * first time it is shown and kept (hidden) afterwards, so a run in the Train view goes on while
- * the user looks at other views.
+ * The web app shell (docs/APP.md): header navigation with hash routing, the WebGPU banner, and
+ * the views: Design, Inspect, Train, Results, Compare, Trajectories. `/` opens the lesson in
+ * Train (route.ts DEFAULT_ROUTE), the app's door. A view is created the first time it is shown
+ * and kept (hidden) afterwards, so a run in the Train view goes on while the user looks at other
+ * views. A fragment that is not a route ('#view-root', the skip link's target) is an anchor
+ * inside the page: it moves focus there and leaves the view and its URL as they were.
  *
  * Every view writes its inputs into the URL fragment (history.replaceState, so typing does not
  * flood the history), so a copied URL opens the same view with the same parameters. Everything
@@ -14,7 +16,7 @@
  * are loaded while online (views/train_client.ts prewarmTrainWorker).
  */
 import './styles.css';
-import { DEFAULT_ROUTE, formatRoute, parseRoute, type ViewName } from './route';
+import { DEFAULT_ROUTE, formatRoute, isRouteHash, parseRoute, type ViewName } from './route';
 import { CompareView } from './views/compare';
 import { DesignView } from './views/design';
 import { InspectView } from './views/inspect';
@@ -79,8 +81,16 @@ function handleFor(view: ViewName): { el: HTMLElement; handle: ViewHandle } {
   return { el, handle };
 }
 
+/** The route the address bar names; a fragment that is no route keeps the view shown (or opens the default). */
+function addressRoute(): ReturnType<typeof parseRoute> {
+  const h = location.hash;
+  if (h.length > 1 && isRouteHash(h)) return parseRoute(h);
+  if (current && !isRouteHash(h)) return { view: current, params: lastParams[current] };
+  return DEFAULT_ROUTE;
+}
+
 function showRoute(moveFocus: boolean): void {
-  const route = location.hash ? parseRoute(location.hash) : DEFAULT_ROUTE;
+  const route = addressRoute();
   const { el, handle } = handleFor(route.view);
   lastParams[route.view] = route.params;
   current = route.view;
@@ -101,8 +111,36 @@ function showRoute(moveFocus: boolean): void {
   if (moveFocus) el.querySelector<HTMLElement>('h1')?.focus({ preventScroll: false });
 }
 
-window.addEventListener('hashchange', () => showRoute(true));
-if (!location.hash) history.replaceState(null, '', formatRoute(DEFAULT_ROUTE));
+/** Focus an element an in-page link points at (made focusable by script when it is not). */
+function focusAnchor(id: string): boolean {
+  const target = id ? document.getElementById(id) : null;
+  if (!target) return false;
+  if (!target.hasAttribute('tabindex') && target.tabIndex < 0) target.setAttribute('tabindex', '-1');
+  target.focus();
+  target.scrollIntoView({ block: 'start' });
+  return true;
+}
+
+// In-page links (the skip link): focus their target without touching the URL, which keeps
+// naming the view (and so stays shareable).
+document.addEventListener('click', (e) => {
+  if (e.defaultPrevented || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+  const a = (e.target as Element | null)?.closest?.('a[href^="#"]');
+  const href = a?.getAttribute('href') ?? '';
+  if (!a || isRouteHash(href)) return;
+  if (focusAnchor(decodeURIComponent(href.slice(1)))) e.preventDefault();
+});
+
+window.addEventListener('hashchange', () => {
+  if (isRouteHash(location.hash)) return showRoute(true);
+  // A fragment typed or followed without the click handler: go there, then restore the route.
+  const id = decodeURIComponent(location.hash.slice(1));
+  if (current) history.replaceState(null, '', formatRoute({ view: current, params: lastParams[current] }));
+  else showRoute(false);
+  focusAnchor(id);
+});
+const opened = addressRoute();
+if (location.hash.length <= 1 || !isRouteHash(location.hash)) history.replaceState(null, '', formatRoute(opened));
 showRoute(false);
 
 // WebGPU is needed only to train; the banner says how to get it without blocking these views.

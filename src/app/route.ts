@@ -22,8 +22,16 @@ interface Route {
   params: Record<string, string>;
 }
 
-/** The route when the fragment is empty or names no known view. */
-export const DEFAULT_ROUTE: Route = { view: 'design', params: {} };
+/** The route when the fragment is empty or names no known view: the lesson, the app's door. */
+export const DEFAULT_ROUTE: Route = { view: 'train', params: {} };
+
+/**
+ * Whether a location hash is a route ('', '#', '#/…'). Any other fragment ('#view-root', the
+ * skip link's target) is an anchor inside the page and must not change the view.
+ */
+export function isRouteHash(hash: string): boolean {
+  return hash === '' || hash === '#' || hash.startsWith('#/');
+}
 
 /**
  * Parse a location hash ('#/inspect?a=…'); unknown views fall back to `DEFAULT_ROUTE`'s view

@@ -17,6 +17,7 @@ import {
   startRunState,
   storedRunState,
   updatesSummary,
+  validationGroups,
   validationSeries,
   validationsLeft,
   type RunViewState,
@@ -138,7 +139,7 @@ describe('reduceRunEvent', () => {
       { type: 'evalProgress', runIndex: 0, when: 'before', done: 4, total: 12 },
       { type: 'progress', done: 0, total: 5, phase: 'eval before' },
     ]);
-    expect(s.evalDone).toEqual({ done: 4, total: 12 });
+    expect(s.evalDone).toEqual({ done: 4, total: 12, at: 2000 });
     expect(s.evalStart?.at).toBe(1000);
   });
 
@@ -277,6 +278,38 @@ describe('honesty: what was not measured stays unmeasured', () => {
     const evalsLeft = runs * 5 - 2 - stepsLeft;
     // An evaluation of 16 episodes costs 2 steps of 8 episodes each.
     expect(etaSeconds(s, sp, 16, 0)).toBeCloseTo(stepsLeft * 1 + evalsLeft * 2, 6);
+  });
+
+  it('the first evaluation gives an ETA once it reported progress: its own pace prices what is left of it and, until a step is timed, the RL steps', () => {
+    // 1 run: 3 steps of 8 episodes, 2 evaluations; no validation.
+    const sp = spec({ seeds: [0], methods: [spec().methods[0]], rl: { ...spec().rl, steps: 3, tasksPerStep: 2, groupSize: 4 }, evaluation: { ...spec().evaluation, validation: undefined } });
+    const started = fold([{ type: 'progress', done: 0, total: 5, phase: 'eval before (grpo, seed 0)' }], [0]);
+    // Nothing of it measured yet: unknown, not 0.
+    expect(etaSeconds(started, sp, 16, 5000)).toBeNull();
+    // 4 of 16 episodes in 4 s: 1 s an episode. Left: 12 s of this evaluation, 3 steps × 8 s, the after evaluation 16 s.
+    const s = reduceRunEvent(started, { type: 'evalProgress', runIndex: 0, when: 'before', done: 4, total: 16 }, 4000);
+    expect(etaSeconds(s, sp, 16, 4000)).toBeCloseTo(12 + 24 + 16, 6);
+    // It counts down between reports.
+    expect(etaSeconds(s, sp, 16, 9000)).toBeCloseTo(7 + 24 + 16, 6);
+  });
+
+  it('the last evaluation counts down at its own pace, not at the earlier one: no "0 s" while it still runs', () => {
+    const sp = spec({ seeds: [0], methods: [spec().methods[0]], rl: { ...spec().rl, steps: 1, tasksPerStep: 2, groupSize: 4 }, evaluation: { ...spec().evaluation, validation: undefined } });
+    const evalEv = (when: 'before' | 'after'): RunEvent => ({ type: 'eval', runIndex: 0, method: 'grpo', seed: 0, when, passAt1: { base: 0, inSpace: 0, blackbox: {} }, training: 0, episodes: 16 });
+    const s = fold(
+      [
+        { type: 'progress', done: 0, total: 3, phase: 'eval before (grpo, seed 0)' },
+        evalEv('before'),
+        step(0, rec(1)),
+        { type: 'progress', done: 2, total: 3, phase: 'eval after (grpo, seed 0)' },
+        // The after evaluation is 3× slower than the before one (10 s): 6 s for 2 of 16 episodes.
+        { type: 'evalProgress', runIndex: 0, when: 'after', done: 2, total: 16 },
+      ],
+      [0, 10_000, 11_000, 11_000, 17_000],
+    );
+    expect(s.evalMs).toEqual([10_000]);
+    // 20 s in: the earlier evaluation's 10 s would say 0; at 3 s an episode, 14 × 3 − 3 = 39 s are left.
+    expect(etaSeconds(s, sp, 16, 20_000)).toBeCloseTo(39, 6);
   });
 
   it('the ETA prices SFT phases by the measured phase (null before one trained), a phase that will reuse the previous one at 0, and no RL steps for an sft method', () => {
@@ -469,5 +502,29 @@ describe('passByGroupSeries', () => {
     expect(at('d=2')).toEqual([0, null]);
     expect(at('d=3')).toEqual([null, null]);
     expect(at('bb-x')).toEqual([null, 1]);
+  });
+});
+
+describe('validationGroups', () => {
+  it('the lesson validates one method on the base harness: one group', () => {
+    const g = validationGroups(getPreset('lesson'));
+    expect(g).toEqual([{ on: 'the base harness (S0-T0-O0-C0-W0)', runs: [0] }]);
+  });
+
+  it('quick validates single harness and harness scaling on different harnesses: a group each', () => {
+    const g = validationGroups(getPreset('quick'));
+    expect(g).toHaveLength(2);
+    expect(g[0]).toEqual({ on: 'the base harness (S0-T0-O0-C0-W0)', runs: [0] });
+    expect(g[1].runs).toEqual([1]);
+    expect(g[1].on).toContain('18 training harnesses');
+  });
+
+  it('methods on the same harnesses share a group across seeds and algorithms', () => {
+    const sp = getPreset('algorithms');
+    const g = validationGroups(sp);
+    expect(g).toHaveLength(2);
+    expect(g.flatMap((x) => x.runs).sort((a, b) => a - b)).toEqual(Array.from({ length: sp.seeds.length * sp.methods.length }, (_, i) => i));
+    const single = sp.methods.flatMap((m, i) => (m.harnesses === 'single' ? [i] : []));
+    expect(g[0].runs.every((r) => single.includes(r % sp.methods.length))).toBe(true);
   });
 });

@@ -14,7 +14,8 @@ import { checkpointPosition } from '../../experiment/run_checkpoint';
 import type { RunCurves, RunEvent, StepRecord } from '../../experiment/run_events';
 import { validationSteps, type ValidationPoint } from '../../experiment/validation';
 import type { ExperimentSpec } from '../../experiment/spec';
-import { plannedRuns, type PlannedRun } from '../../experiment/plan';
+import { plannedRuns, trainingHarnesses, type PlannedRun } from '../../experiment/plan';
+import { BASE_HARNESS } from '../../design';
 import type { StoredHistory } from '../train_worker';
 import { stepUpdate } from '../step_counts';
 
@@ -63,8 +64,8 @@ export interface RunViewState {
   lastStepAt: number | null;
   /** When the evaluation in progress started, and which (its progress phase). */
   evalStart: { at: number; phase: string } | null;
-  /** Episodes finished / total of the evaluation that is running. */
-  evalDone: { done: number; total: number } | null;
+  /** Episodes finished / total of the evaluation that is running, and when that was reported. */
+  evalDone: { done: number; total: number; at: number } | null;
   /** When the validation point in progress started, and which (its progress phase). */
   validationStart: { at: number; phase: string } | null;
   /** Measured wall time of SFT phases that trained this session (a reused phase takes none), ms. */
@@ -170,7 +171,7 @@ export function reduceRunEvent(s: RunViewState, ev: RunEvent, now: number): RunV
       return { ...s, curves, validationMs: [...s.validationMs, ev.point.ms], validationStart: null };
     }
     case 'evalProgress':
-      return { ...s, evalDone: { done: ev.done, total: ev.total } };
+      return { ...s, evalDone: { done: ev.done, total: ev.total, at: now } };
     case 'eval':
       return {
         ...s,
@@ -267,16 +268,32 @@ export function validationsLeft(s: RunViewState, spec: ExperimentSpec): number {
 }
 
 /**
+ * The evaluation in progress at the pace it has shown: its wall time per finished episode so far
+ * (at its last progress report), and what is left of it at that pace, counted down from that
+ * report. Null before its first report (nothing of it is measured yet).
+ */
+function evalInProgress(s: RunViewState, now: number): { msPerEpisode: number; leftMs: number } | null {
+  const d = s.evalDone;
+  if (!s.evalStart || !d || d.done <= 0) return null;
+  const msPerEpisode = (d.at - s.evalStart.at) / d.done;
+  return { msPerEpisode, leftMs: Math.max(0, (d.total - d.done) * msPerEpisode - (now - d.at)) };
+}
+
+/**
  * Seconds left, weighing each kind of work unit by its measured cost: the mean of the last
  * RL steps for the steps left, the mean measured evaluation for the evaluations left (before
- * one was measured: a step's cost per rollout episode × `evalEpisodes`, the episodes of the
- * current run's evaluation), the mean measured validation point for the validation points left
- * (validationsLeft; before one was measured this session: a step's cost per rollout episode ×
- * the episodes of the last known point, else `tasks` × suites × `samples` of
- * spec.evaluation.validation), and the mean measured SFT phase for the SFT phases left that will
- * train (one that will reuse the previous phase's parameters costs nothing: sftReused); RL steps
- * counted per run as the runner plans them (an 'sft' method takes none); minus the time the
- * evaluation, validation or SFT phase in progress has run.
+ * one was measured: a cost per episode × `evalEpisodes`, the episodes of the current run's
+ * evaluation), the mean measured validation point for the validation points left
+ * (validationsLeft; before one was measured this session: a cost per episode × the episodes of
+ * the last known point, else `tasks` × suites × `samples` of spec.evaluation.validation), and the
+ * mean measured SFT phase for the SFT phases left that will train (one that will reuse the
+ * previous phase's parameters costs nothing: sftReused); RL steps counted per run as the runner
+ * plans them (an 'sft' method takes none). The cost per episode is a recent RL step's, or before
+ * any step, the pace of the evaluation in progress (so the first evaluation already gives an
+ * ETA). The evaluation in progress counts what is left of it at its own pace once it reported
+ * progress (so the ETA counts down through it and does not sit at 0 when it runs longer than the
+ * last one), else its expected cost less the time it has run; the validation point or SFT phase
+ * in progress counts its expected cost less the time it has run.
  * @returns null while a needed cost is unknown (never a guess shown as a number)
  */
 export function etaSeconds(s: RunViewState, spec: ExperimentSpec | undefined, evalEpisodes: number | null, now: number): number | null {
@@ -290,17 +307,26 @@ export function etaSeconds(s: RunViewState, spec: ExperimentSpec | undefined, ev
   // Validation points are not progress units: total − done counts RL steps, evaluations and SFT phases.
   const evalsLeft = Math.max(0, p.total - p.done - stepsLeft - sftLeft.length);
   const valsLeft = validationsLeft(s, spec);
-  const recent = s.stepMs.slice(-ETA_RECENT_STEPS);
-  const stepCost = recent.length ? mean(recent) : null;
   const stepEpisodes = spec.rl.tasksPerStep * spec.rl.groupSize;
-  const perEpisode = (episodes: number | null) => (stepCost !== null && episodes ? (stepCost * episodes) / stepEpisodes : null);
+  const current = evalInProgress(s, now);
+  const recent = s.stepMs.slice(-ETA_RECENT_STEPS);
+  const episodeMs = recent.length ? mean(recent) / stepEpisodes : (current?.msPerEpisode ?? null);
+  const stepCost = recent.length ? mean(recent) : episodeMs !== null ? episodeMs * stepEpisodes : null;
+  const perEpisode = (episodes: number | null) => (episodeMs !== null && episodes ? episodeMs * episodes : null);
   const evalCost = s.evalMs.length ? mean(s.evalMs) : perEpisode(evalEpisodes);
   const recentVals = s.validationMs.slice(-ETA_RECENT_STEPS);
   const valCost = recentVals.length ? mean(recentVals) : perEpisode(valsLeft > 0 ? validationEpisodes(s, spec) : null);
   const sftCost = s.sftMs.length ? mean(s.sftMs) : null;
-  if ((stepsLeft > 0 && stepCost === null) || (evalsLeft > 0 && evalCost === null) || (valsLeft > 0 && valCost === null) || (sftTrainLeft > 0 && sftCost === null)) return null;
-  let ms = stepsLeft * (stepCost ?? 0) + evalsLeft * (evalCost ?? 0) + valsLeft * (valCost ?? 0) + sftTrainLeft * (sftCost ?? 0);
-  if (s.evalStart && evalCost !== null) ms -= Math.min(evalCost, now - s.evalStart.at);
+  // The evaluation in progress is one of the evaluations left.
+  const otherEvals = Math.max(0, evalsLeft - (s.evalStart && evalsLeft > 0 ? 1 : 0));
+  let currentMs = 0;
+  if (s.evalStart && evalsLeft > 0) {
+    if (current) currentMs = current.leftMs;
+    else if (evalCost !== null) currentMs = Math.max(0, evalCost - (now - s.evalStart.at));
+    else return null;
+  }
+  if ((stepsLeft > 0 && stepCost === null) || (otherEvals > 0 && evalCost === null) || (valsLeft > 0 && valCost === null) || (sftTrainLeft > 0 && sftCost === null)) return null;
+  let ms = stepsLeft * (stepCost ?? 0) + otherEvals * (evalCost ?? 0) + currentMs + valsLeft * (valCost ?? 0) + sftTrainLeft * (sftCost ?? 0);
   if (s.validationStart && valCost !== null) ms -= Math.min(valCost, now - s.validationStart.at);
   if (s.sftStart && sftCost !== null) ms -= Math.min(sftCost, now - s.sftStart.at);
   return Math.max(0, ms / 1000);
@@ -403,4 +429,50 @@ export function passByGroupSeries(steps: readonly StepRecord[], spec: Experiment
     }),
   );
   return { x: steps.map((s) => s.step), groups, values };
+}
+
+/** Runs whose validation points are measured under one set of harnesses, and that set in words. */
+export interface ValidationGroup {
+  /** Where the points are measured, e.g. 'the base harness (S0-T0-O0-C0-W0)'. */
+  on: string;
+  /** Run indices (the runner's order: seeds × methods). */
+  runs: number[];
+}
+
+/**
+ * The spec's runs grouped by the harnesses their validation points are measured under: each
+ * validation task runs under its anchor training harness (plan.ts validationCells), so a
+ * single-harness method is validated on the base harness and harness scaling on its own
+ * training set. Curves of different groups are on different harnesses and are not drawn on one
+ * chart as if comparable. Seeds of one method share a group (each seed has its own tasks anyway).
+ */
+export function validationGroups(spec: ExperimentSpec): ValidationGroup[] {
+  const groups = new Map<string, ValidationGroup>();
+  spec.seeds.forEach((seed, si) =>
+    spec.methods.forEach((m, mi) => {
+      let key: string;
+      let on: string;
+      if (m.harnesses === 'single' || m.harnesses === 'none') {
+        key = 'base';
+        on = `the base harness (${BASE_HARNESS})`;
+      } else if (m.harnesses === 'blackbox') {
+        key = `bb:${m.blackbox}`;
+        on = `the black-box harness ${m.blackbox}`;
+      } else {
+        let n: number | null = null;
+        try {
+          n = trainingHarnesses(spec, m, seed).length;
+        } catch {
+          /* a design the spec check reports elsewhere */
+        }
+        key = `${m.harnesses}:${m.K}`;
+        const set = m.harnesses === 'random-k' ? `${n ?? 'k'} random training harnesses (drawn per seed)` : `${n ?? 'its'} training harnesses of the design`;
+        on = `its ${set}, each task under its anchor (K = ${m.K}, ${m.harnesses === 'random-assignment' ? 'random' : 'locality-aware'} assignment)`;
+      }
+      const g = groups.get(key) ?? { on, runs: [] };
+      g.runs.push(si * spec.methods.length + mi);
+      groups.set(key, g);
+    }),
+  );
+  return [...groups.values()];
 }
