@@ -282,7 +282,12 @@ describe('honesty: what was not measured stays unmeasured', () => {
 
   it('the first evaluation gives an ETA once it reported progress: its own pace prices what is left of it and, until a step is timed, the RL steps', () => {
     // 1 run: 3 steps of 8 episodes, 2 evaluations; no validation.
-    const sp = spec({ seeds: [0], methods: [spec().methods[0]], rl: { ...spec().rl, steps: 3, tasksPerStep: 2, groupSize: 4 }, evaluation: { ...spec().evaluation, validation: undefined } });
+    const sp = spec({
+      seeds: [0],
+      methods: [spec().methods[0]],
+      rl: { ...spec().rl, steps: 3, tasksPerStep: 2, groupSize: 4 },
+      evaluation: { ...spec().evaluation, validation: undefined },
+    });
     const started = fold([{ type: 'progress', done: 0, total: 5, phase: 'eval before (grpo, seed 0)' }], [0]);
     // Nothing of it measured yet: unknown, not 0.
     expect(etaSeconds(started, sp, 16, 5000)).toBeNull();
@@ -294,8 +299,22 @@ describe('honesty: what was not measured stays unmeasured', () => {
   });
 
   it('the last evaluation counts down at its own pace, not at the earlier one: no "0 s" while it still runs', () => {
-    const sp = spec({ seeds: [0], methods: [spec().methods[0]], rl: { ...spec().rl, steps: 1, tasksPerStep: 2, groupSize: 4 }, evaluation: { ...spec().evaluation, validation: undefined } });
-    const evalEv = (when: 'before' | 'after'): RunEvent => ({ type: 'eval', runIndex: 0, method: 'grpo', seed: 0, when, passAt1: { base: 0, inSpace: 0, blackbox: {} }, training: 0, episodes: 16 });
+    const sp = spec({
+      seeds: [0],
+      methods: [spec().methods[0]],
+      rl: { ...spec().rl, steps: 1, tasksPerStep: 2, groupSize: 4 },
+      evaluation: { ...spec().evaluation, validation: undefined },
+    });
+    const evalEv = (when: 'before' | 'after'): RunEvent => ({
+      type: 'eval',
+      runIndex: 0,
+      method: 'grpo',
+      seed: 0,
+      when,
+      passAt1: { base: 0, inSpace: 0, blackbox: {} },
+      training: 0,
+      episodes: 16,
+    });
     const s = fold(
       [
         { type: 'progress', done: 0, total: 3, phase: 'eval before (grpo, seed 0)' },
