@@ -1,34 +1,78 @@
 import { defineConfig } from 'vitest/config';
 import { createLogger, type Plugin } from 'vite';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { COMMITTED_DIR, splitResults } from './src/app/committed_parts';
 import { join, resolve } from 'node:path';
 
+/** The presets with a committed results.json under `dir`, in name order (data-driven: a new folder appears as is). */
+function committedPresetNames(dir: string): string[] {
+  return existsSync(dir)
+    ? readdirSync(dir)
+        .filter((d) => existsSync(join(dir, d, 'results.json')))
+        .sort()
+    : [];
+}
+
 /**
- * `virtual:committed-results`: the committed results of the presets, every
- * docs/results/<preset>/results.json (data-driven: a new preset's file appears once committed),
- * bundled into the app so the Results view shows them offline and without running anything.
- * Trajectories and curves are dropped (the tables need neither; they are most of a file's size).
- * A running dev server picks up edits of a committed file; a new preset's file needs a restart.
+ * The committed results of the presets, every docs/results/<preset>/results.json, served as
+ * separate files under `<base>committed/` (src/app/committed_parts.ts: index.json, then per preset
+ * summary, episodes, curves and sample trajectories) that the app fetches when a preset is
+ * opened; never bundled into the JS. The dev server cuts a file when it is first asked for (again
+ * after it changes; a new preset's folder is listed at once); `vite build` writes the same files
+ * into dist/, so `vite preview` and a static host serve them.
  */
 export function committedResults(dir = resolve('docs/results')): Plugin {
-  const id = 'virtual:committed-results';
+  const cut = new Map<string, { stamp: string; files: Map<string, string> }>();
+  /** The parts of one preset, cut again when its results.json changed (size or mtime). */
+  const partsOf = (preset: string): Map<string, string> => {
+    const path = join(dir, preset, 'results.json');
+    const st = statSync(path);
+    const stamp = `${st.size}-${st.mtimeMs}`;
+    const hit = cut.get(preset);
+    if (hit?.stamp === stamp) return hit.files;
+    const files = splitResults(JSON.parse(readFileSync(path, 'utf8')));
+    cut.set(preset, { stamp, files });
+    return files;
+  };
+  const index = () => JSON.stringify({ presets: committedPresetNames(dir) });
+  let base = '/';
   return {
     name: 'committed-results',
-    resolveId: (s) => (s === id ? `\0${id}` : undefined),
-    load(s) {
-      if (s !== `\0${id}`) return undefined;
-      const presets = existsSync(dir)
-        ? readdirSync(dir)
-            .filter((d) => existsSync(join(dir, d, 'results.json')))
-            .sort()
-        : [];
-      const list = presets.map((preset) => {
-        const path = join(dir, preset, 'results.json');
-        this.addWatchFile(path);
-        const { trajectories: _t, curves: _c, ...json } = JSON.parse(readFileSync(path, 'utf8'));
-        return { preset, path: `docs/results/${preset}/results.json`, json };
+    configResolved(config) {
+      base = config.base;
+    },
+    configureServer(server) {
+      server.middlewares.use((req, res, next) => {
+        const prefix = `${base}${COMMITTED_DIR}/`;
+        const url = (req.url ?? '').split('?')[0];
+        if (!url.startsWith(prefix)) return next();
+        const file = decodeURIComponent(url.slice(prefix.length));
+        const m = /^([\w.-]+)\/(summary|episodes|curves|trajectories)\.json$/.exec(file);
+        let body: string | undefined;
+        try {
+          if (file === 'index.json') body = index();
+          else if (m && !m[1].startsWith('.') && committedPresetNames(dir).includes(m[1])) body = partsOf(m[1]).get(`${m[2]}.json`);
+        } catch (e) {
+          res.statusCode = 500;
+          res.end(`${file}: ${(e as Error).message}`);
+          return;
+        }
+        if (body === undefined) {
+          res.statusCode = 404;
+          res.end(`no committed results file ${file}`);
+          return;
+        }
+        res.setHeader('Content-Type', 'application/json');
+        res.setHeader('Cache-Control', 'no-cache');
+        res.end(body);
       });
-      return `export default ${JSON.stringify(list)};`;
+    },
+    generateBundle() {
+      const presets = committedPresetNames(dir);
+      this.emitFile({ type: 'asset', fileName: `${COMMITTED_DIR}/index.json`, source: JSON.stringify({ presets }) });
+      for (const preset of presets) {
+        for (const [name, text] of partsOf(preset)) this.emitFile({ type: 'asset', fileName: `${COMMITTED_DIR}/${preset}/${name}`, source: text });
+      }
     },
   };
 }

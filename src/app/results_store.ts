@@ -267,6 +267,26 @@ export function parseResultsFile(json: unknown, source = 'results.json'): Experi
 }
 
 /**
+ * Validate a list of run curves (a committed preset's curves.json `curves`) as a results file's `curves`.
+ * @throws ResultsFileError naming the bad field
+ */
+export function parseCurvesJson(json: unknown, source: string): ExperimentOutputJson['curves'] {
+  const r = OutputExtras.curves.safeParse(json, { reportInput: true });
+  if (!r.success) throw new ResultsFileError(source, issuesOf(r.error));
+  return r.data;
+}
+
+/**
+ * Validate a list of trajectory samples (a committed preset's trajectories.json `trajectories`).
+ * @throws ResultsFileError naming the bad field
+ */
+export function parseTrajectoriesJson(json: unknown, source: string): TrajectorySampleJson[] {
+  const r = z.array(TrajectorySample).safeParse(json, { reportInput: true });
+  if (!r.success) throw new ResultsFileError(source, issuesOf(r.error));
+  return r.data;
+}
+
+/**
  * Parse and validate the text of a results file.
  * @throws ResultsFileError naming the JSON syntax error or the bad fields.
  */

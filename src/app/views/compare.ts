@@ -7,12 +7,17 @@
  * (scaling.ts) and diffs their specs (every field whose value differs; runs saved by the Train view
  * carry the spec they ran).
  *
- * URL parameters: runs=<JSON array of saved run names>.
+ * Committed results of the presets (committed_fetch.ts) can be ticked beside the saved runs
+ * (`main` vs `lesson`, or a browser run vs `lesson`); each is fetched when ticked, its curves and
+ * episodes as they arrive.
+ *
+ * URL parameters: runs=<JSON array: a saved run's name, or {"preset": name} for a committed preset>.
  */
 import { html, nothing, render, type TemplateResult } from 'lit-html';
 import { live } from 'lit-html/directives/live.js';
 import { listRunOutputs, type ExperimentOutputJson, type RunOutputSummary } from '../results_store';
 import { loadSource } from './results_source';
+import { committedPresets, loadCommitted } from '../committed_fetch';
 import { CURVE_METRICS, paperTable, smoothingControl, type PaperTable } from './results';
 import type { CurveChartSpec } from './results_charts';
 import { comparedRuns, scalingSection, sharedDesignSpec } from './scaling';
@@ -61,6 +66,35 @@ function overlaidCurves(runs: readonly { tag: string; out: ExperimentOutputJson 
 
 const TAGS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
 
+/** A picked output: a run saved in this browser or a preset's committed results. */
+interface Pick {
+  kind: 'run' | 'preset';
+  name: string;
+}
+const pickKey = (p: Pick): string => `${p.kind}:${p.name}`;
+const samePick = (a: Pick, b: Pick): boolean => a.kind === b.kind && a.name === b.name;
+/** The display name of a pick (a committed preset says so). */
+const pickName = (p: Pick): string => (p.kind === 'preset' ? `${p.name} (committed)` : p.name);
+
+/** The picks of the `runs` URL parameter (a bad one picks nothing; the lists are still shown). */
+function parsePicks(param: string | undefined): Pick[] {
+  if (!param) return [];
+  try {
+    const v = JSON.parse(param) as unknown;
+    if (!Array.isArray(v)) return [];
+    return v.flatMap((x): Pick[] => {
+      if (typeof x === 'string') return [{ kind: 'run', name: x }];
+      const preset = (x as { preset?: unknown } | null)?.preset;
+      return typeof preset === 'string' ? [{ kind: 'preset', name: preset }] : [];
+    });
+  } catch {
+    return [];
+  }
+}
+
+/** The `runs` URL parameter of picks. */
+const picksParam = (picks: readonly Pick[]): string => JSON.stringify(picks.map((p) => (p.kind === 'run' ? p.name : { preset: p.name })));
+
 /** The spec stored with an output, or null when it has none or it no longer validates. */
 function specOf(out: ExperimentOutputJson): ExperimentSpec | null {
   const json = (out as { specJson?: unknown }).specJson;
@@ -74,9 +108,18 @@ function specOf(out: ExperimentOutputJson): ExperimentSpec | null {
 export class CompareView {
   private saved: RunOutputSummary[] | null = null;
   private listError = '';
-  private selected: string[] = [];
+  private committed: string[] | null = null;
+  private committedError = '';
+  private selected: Pick[] = [];
   private smoothing = 0;
+  /** Loaded outputs by pickKey; a committed preset's entry is replaced as its parts arrive. */
   private loaded = new Map<string, ExperimentOutputJson | Error>();
+  /** Committed presets whose parts are still loading, with what they wait for. */
+  private pending = new Map<string, string>();
+  /** Parts of committed presets that failed to load, by pickKey. */
+  private partErrors = new Map<string, readonly string[]>();
+  /** Bumped whenever an entry of `loaded` changes, so derived tables follow a preset's later parts. */
+  private version = 0;
   private derived: {
     key: string;
     specs: CurveChartSpec[];
@@ -92,17 +135,13 @@ export class CompareView {
   ) {}
 
   show(params: Record<string, string>): void {
-    let names: string[] = [];
-    if (params.runs) {
-      try {
-        const v = JSON.parse(params.runs) as unknown;
-        if (Array.isArray(v)) names = v.filter((x): x is string => typeof x === 'string');
-      } catch {
-        /* a bad parameter selects nothing; the list is still shown */
-      }
-    }
-    this.selected = names;
+    this.selected = parsePicks(params.runs);
     void this.refresh();
+    if (this.committed === null)
+      committedPresets().then(
+        (list) => ((this.committed = list), (this.committedError = ''), this.draw()),
+        (e: Error) => ((this.committedError = `The committed results could not be listed: ${e.message}`), this.draw()),
+      );
     this.loadSelected();
     this.draw();
   }
@@ -117,27 +156,53 @@ export class CompareView {
     this.draw();
   }
 
+  private set(key: string, out: ExperimentOutputJson | Error): void {
+    this.loaded.set(key, out);
+    this.version++;
+    this.draw();
+  }
+
   private loadSelected(): void {
-    for (const name of this.selected) {
-      if (this.loaded.has(name)) continue;
-      void loadSource({ kind: 'run', name }).then(
-        (out) => {
-          this.loaded.set(name, out);
-          this.draw();
-        },
-        (e: Error) => {
-          this.loaded.set(name, e);
-          this.draw();
-        },
-      );
+    for (const pick of this.selected) {
+      const key = pickKey(pick);
+      if (this.loaded.has(key) || this.pending.has(key)) continue;
+      if (pick.kind === 'run') {
+        void loadSource(pick).then(
+          (out) => this.set(key, out),
+          (e: Error) => this.set(key, e),
+        );
+        continue;
+      }
+      this.pending.set(key, 'summary');
+      void loadCommitted(pick.name, ['curves', 'episodes'], (l) => {
+        if (l.pending.length) this.pending.set(key, l.pending.join(', '));
+        else this.pending.delete(key);
+        this.partErrors.set(key, l.errors);
+        this.set(key, l.output);
+      }).catch((e: Error) => {
+        this.pending.delete(key);
+        this.set(key, new Error(`committed results of '${pick.name}' could not be loaded: ${e.message}`));
+      });
     }
   }
 
-  private toggle(name: string, on: boolean): void {
-    this.selected = on ? [...this.selected.filter((n) => n !== name), name] : this.selected.filter((n) => n !== name);
-    this.setParams(this.selected.length ? { runs: JSON.stringify(this.selected) } : {});
+  private toggle(pick: Pick, on: boolean): void {
+    const rest = this.selected.filter((p) => !samePick(p, pick));
+    this.selected = on ? [...rest, pick] : rest;
+    this.setParams(this.selected.length ? { runs: picksParam(this.selected) } : {});
     this.loadSelected();
     this.draw();
+  }
+
+  /** A checkbox line of the pick lists: the letter when picked, the name, a description and a link to Results. */
+  private pickItem(pick: Pick, desc: string): TemplateResult {
+    const i = this.selected.findIndex((p) => samePick(p, pick));
+    const attr = pick.kind === 'run' ? { run: pick.name, preset: undefined } : { run: undefined, preset: pick.name };
+    return html`<li><label><input type="checkbox" .checked=${live(i >= 0)} data-run=${attr.run ?? nothing} data-preset=${attr.preset ?? nothing}
+        @change=${(e: Event) => this.toggle(pick, (e.target as HTMLInputElement).checked)} />
+      ${i >= 0 ? html`<strong class="run-tag">${TAGS[i % TAGS.length]}</strong>` : nothing} ${pick.name}</label>
+      <span class="desc">${desc}</span>
+      · <a href=${formatRoute({ view: 'results', params: { [pick.kind]: pick.name } })}>open</a></li>`;
   }
 
   private draw(): void {
@@ -145,9 +210,9 @@ export class CompareView {
   }
 
   private template(): TemplateResult {
-    const ready = this.selected.map((name, i) => ({ name, tag: TAGS[i % TAGS.length], out: this.loaded.get(name) }));
-    const runs = ready.filter((r): r is { name: string; tag: string; out: ExperimentOutputJson } => !!r.out && !(r.out instanceof Error));
-    const key = JSON.stringify(runs.map((r) => r.name));
+    const ready = this.selected.map((pick, i) => ({ name: pickName(pick), key: pickKey(pick), tag: TAGS[i % TAGS.length], out: this.loaded.get(pickKey(pick)) }));
+    const runs = ready.filter((r): r is { name: string; key: string; tag: string; out: ExperimentOutputJson } => !!r.out && !(r.out instanceof Error));
+    const key = JSON.stringify([this.version, runs.map((r) => r.key)]);
     if (this.derived?.key !== key) {
       this.derived = {
         key,
@@ -166,7 +231,7 @@ export class CompareView {
     return html`
       <section class="intro">
         <h1 tabindex="-1">Compare runs</h1>
-        <p>Pick two or more runs saved in this browser: their training curves are overlaid, their pass@1 tables and
+        <p>Pick two or more runs saved in this browser or committed results of the presets: their training curves are overlaid, their pass@1 tables and
           harness-scaling panels put side by side and their specs diffed. Each run gets a letter (A, B, …) used in the charts and tables.</p>
       </section>
       <section class="card" aria-labelledby="compare-pick-h">
@@ -178,15 +243,24 @@ export class CompareView {
             : this.saved.length === 0
               ? html`<p class="note" id="compare-empty">No saved runs yet: runs finished in Train are saved here.</p>`
               : html`<ul class="compare-list" id="compare-list">
-                ${this.saved.map((s) => {
-                  const i = this.selected.indexOf(s.name);
-                  return html`<li><label><input type="checkbox" .checked=${live(i >= 0)} data-run=${s.name} @change=${(e: Event) => this.toggle(s.name, (e.target as HTMLInputElement).checked)} />
-                    ${i >= 0 ? html`<strong class="run-tag">${TAGS[i % TAGS.length]}</strong>` : nothing} ${s.name}</label>
-                    <span class="desc">${s.runs} run${s.runs === 1 ? '' : 's'} · ${s.methods.join(', ')} · saved ${new Date(s.savedAt).toISOString().replace('T', ' ').slice(0, 16)} UTC</span>
-                    · <a href=${formatRoute({ view: 'results', params: { run: s.name } })}>open</a></li>`;
-                })}
+                ${this.saved.map((s) => this.pickItem({ kind: 'run', name: s.name }, `${s.runs} run${s.runs === 1 ? '' : 's'} · ${s.methods.join(', ')} · saved ${new Date(s.savedAt).toISOString().replace('T', ' ').slice(0, 16)} UTC`))}
               </ul>`
         }
+        <h3 id="compare-committed-h">Committed results of the presets</h3>
+        ${this.committedError ? html`<p class="error-box" role="alert">${this.committedError}</p>` : nothing}
+        ${
+          this.committed === null
+            ? this.committedError
+              ? nothing
+              : html`<p class="note">Reading the list…</p>`
+            : html`<ul class="compare-list" id="compare-committed" aria-labelledby="compare-committed-h">
+                ${this.committed.map((p) => this.pickItem({ kind: 'preset', name: p }, 'docs/results/' + p + '/results.json, fetched when ticked'))}
+              </ul>`
+        }
+        ${[...this.pending]
+          .filter(([k]) => this.selected.some((p) => pickKey(p) === k))
+          .map(([k, what]) => html`<p class="note compare-loading" role="status">${ready.find((r) => r.key === k)?.tag}: loading ${what}…</p>`)}
+        ${ready.flatMap((r) => (this.partErrors.get(r.key) ?? []).map((e) => html`<p class="error-box" role="alert">${r.tag}: could not load ${e}</p>`))}
         ${ready.filter((r) => r.out instanceof Error).map((r) => html`<p class="error-box">${r.tag}: ${(r.out as Error).message}</p>`)}
       </section>
       ${

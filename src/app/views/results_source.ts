@@ -1,30 +1,42 @@
 /**
  * Where the Results and Trajectories views get an experiment output: a run saved in the
- * browser (results_store.ts, URL parameter `run=<name>`) or a results.json opened from disk
+ * browser (results_store.ts, URL parameter `run=<name>`), a results.json opened from disk
  * through a file input or drag-and-drop (`file=<file name>`; the contents stay in memory for
- * this tab only, so such a URL needs the file opened again after a reload).
+ * this tab only, so such a URL needs the file opened again after a reload), or a preset's
+ * committed results (`preset=<name>`), fetched when opened (committed_fetch.ts).
  *
  * Both views share the loaded files and the cache, so a file opened in Results can be replayed
  * in Trajectories without opening it again.
  */
 import { html, nothing, type TemplateResult } from 'lit-html';
-import {
-  deleteRunOutput,
-  listRunOutputs,
-  loadRunOutput,
-  parseResultsFile,
-  parseResultsText,
-  ResultsFileError,
-  type ExperimentOutputJson,
-  type RunOutputSummary,
-} from '../results_store';
-import committed from 'virtual:committed-results';
+import { deleteRunOutput, listRunOutputs, loadRunOutput, parseResultsText, ResultsFileError, type ExperimentOutputJson, type RunOutputSummary } from '../results_store';
+import { committedOrigin, committedPresets, loadCommitted } from '../committed_fetch';
+import type { CommittedPart } from '../committed_parts';
 
 /** A saved run, a file opened in this tab, or a preset's committed results (docs/results/<preset>/results.json). */
 export type SourceRef = { kind: 'run' | 'file' | 'preset'; name: string };
 
-/** The presets with committed results, in name order (vite.config.ts `committedResults`). */
-const COMMITTED_PRESETS: readonly string[] = committed.map((c) => c.preset);
+/** The parts of a committed preset the Results view shows (Trajectories asks for its own). */
+const RESULTS_PARTS: readonly CommittedPart[] = ['curves', 'episodes', 'trajectories'];
+
+/** The presets with committed results once the index is read; the error when it could not be. */
+let committedList: string[] | null = null;
+let committedListError = '';
+/** Read the index (at load: the list then shows in a tab that goes offline later); `then` runs after either outcome. */
+function readCommittedList(then: () => void = () => {}): void {
+  committedPresets().then(
+    (list) => {
+      committedList = list;
+      committedListError = '';
+      then();
+    },
+    (e: Error) => {
+      committedListError = `The list of committed results could not be read: ${e.message}`;
+      then();
+    },
+  );
+}
+readCommittedList();
 
 /** Files opened in this tab, by file name (the latest one of a name wins). */
 const sessionFiles = new Map<string, ExperimentOutputJson>();
@@ -46,16 +58,26 @@ export function sourceParams(ref: SourceRef | null): Record<string, string> {
 
 const sameSource = (a: SourceRef | null, b: SourceRef | null): boolean => (a === null || b === null ? a === b : a.kind === b.kind && a.name === b.name);
 
+/** Why a committed preset could not be opened: its fetch error, and which presets are committed when it is not one of them. */
+async function presetError(name: string, e: Error): Promise<Error> {
+  const list = await committedPresets().catch(() => null);
+  if (list && !list.includes(name)) return new Error(`preset '${name}': no committed results (docs/results/${name}/results.json); committed: ${list.join(', ') || 'none'}`);
+  return new Error(`committed results of '${name}' could not be loaded: ${e.message}`);
+}
+
 /**
- * The output a source names.
- * @throws Error saying what is missing (a saved run deleted, a file not opened in this tab) or
- *   ResultsFileError naming the bad field of a stored output.
+ * The output a source names (a committed preset with all its parts; a part that fails to load
+ * is left out).
+ * @throws Error saying what is missing (a saved run deleted, a file not opened in this tab, a
+ *   preset not committed or not reachable) or ResultsFileError naming the bad field of an output.
  */
 export async function loadSource(ref: SourceRef): Promise<ExperimentOutputJson> {
   if (ref.kind === 'preset') {
-    const c = committed.find((x) => x.preset === ref.name);
-    if (!c) throw new Error(`preset '${ref.name}': no committed results (docs/results/${ref.name}/results.json); committed: ${COMMITTED_PRESETS.join(', ') || 'none'}`);
-    return parseResultsFile(c.json, c.path);
+    try {
+      return (await loadCommitted(ref.name, RESULTS_PARTS)).output;
+    } catch (e) {
+      throw await presetError(ref.name, e as Error);
+    }
   }
   if (ref.kind === 'file') {
     const f = sessionFiles.get(ref.name);
@@ -70,19 +92,35 @@ export async function loadSource(ref: SourceRef): Promise<ExperimentOutputJson> 
   return out;
 }
 
+/** The loader of each source object it was given: the source card shows that load's progress (the view passes the same object). */
+const loaderOf = new WeakMap<SourceRef, SourceLoader>();
+
 /**
  * The source a view shows and its loaded output. `load` drops the old output, calls `onChange`
  * (the view shows "Loading…"), and calls it again once the output or the error is in; a load
  * overtaken by a later one is ignored, so a slow IndexedDB read cannot replace a newer pick.
+ * A committed preset arrives in steps: `output` is replaced (a new object) as each part comes
+ * in, `pending` names the parts still loading and `partErrors` those that failed.
  */
 export class SourceLoader {
   source: SourceRef | null = null;
   output: ExperimentOutputJson | null = null;
   /** Why the last load failed ('' when it did not). */
   error = '';
+  /** Parts of a committed preset still loading (empty for other sources). */
+  pending: readonly CommittedPart[] = [];
+  /** Parts of a committed preset that failed to load, one line each (`curves: <why>`). */
+  partErrors: readonly string[] = [];
   private ticket = 0;
 
-  constructor(private readonly onChange: () => void) {}
+  /**
+   * @param onChange called whenever what the view shows changes
+   * @param parts the parts of a committed preset the view needs (default: what Results shows)
+   */
+  constructor(
+    private readonly onChange: () => void,
+    private readonly parts: readonly CommittedPart[] = RESULTS_PARTS,
+  ) {}
 
   /** Whether showing `ref` needs a load: another source, or this one without its output. */
   needsLoad(ref: SourceRef | null): boolean {
@@ -92,12 +130,27 @@ export class SourceLoader {
   /** Load `ref` (null: show none). Never throws: a failure lands in `error`. */
   async load(ref: SourceRef | null): Promise<void> {
     this.source = ref;
+    if (ref) loaderOf.set(ref, this);
     this.error = '';
     this.output = null;
+    this.pending = [];
+    this.partErrors = [];
     const ticket = ++this.ticket;
     this.onChange();
     if (!ref) return;
     try {
+      if (ref.kind === 'preset') {
+        await loadCommitted(ref.name, this.parts, (l) => {
+          if (ticket !== this.ticket) return;
+          this.output = l.output;
+          this.pending = l.pending;
+          this.partErrors = l.errors;
+          this.onChange();
+        }).catch(async (e: Error) => {
+          throw await presetError(ref.name, e);
+        });
+        return;
+      }
       const out = await loadSource(ref);
       if (ticket !== this.ticket) return;
       this.output = out;
@@ -120,6 +173,19 @@ async function openFile(file: File): Promise<SourceRef> {
   return { kind: 'file', name: file.name };
 }
 
+/** What of a committed preset is loaded: the parts still loading, what the sample parts hold, and any part that failed. */
+function committedStatus(loader: SourceLoader, id: (s: string) => string): TemplateResult {
+  const origin = loader.output ? committedOrigin(loader.output) : null;
+  const meta = origin?.meta;
+  const names: Record<CommittedPart, string> = { episodes: 'episodes', curves: 'curves', trajectories: 'sample trajectories' };
+  const held: string[] = [];
+  if (meta && meta.curves.stepsMax > meta.curves.pointsMax) held.push(`curves at ${meta.curves.pointsMax} of ${meta.curves.stepsMax} RL steps per series`);
+  if (meta && loader.output?.trajectories) held.push(`${meta.trajectories.kept} sample trajectories of the ${meta.trajectories.of} the runs kept`);
+  return html`<p class="note" id=${id('committed-status')} role="status" data-pending=${loader.pending.join(' ')}>
+      ${loader.pending.length ? `Loading ${loader.pending.map((p) => names[p]).join(', ')}…` : 'Loaded.'}${held.length ? ` ${held.join('; ')}.` : ''}</p>
+    ${loader.partErrors.map((e) => html`<p class="error-box" role="alert">Could not load ${e}</p>`)}`;
+}
+
 /**
  * The source card: saved runs (open, delete), a file input and a drop zone. The owning view
  * passes its id prefix (element ids stay unique when both views are in the page) and gets
@@ -130,6 +196,7 @@ export class SourcePicker {
   private listError = '';
   fileError = '';
   private dragging = false;
+  private listRetried = false;
 
   constructor(
     private readonly prefix: string,
@@ -169,6 +236,28 @@ export class SourcePicker {
     await this.refresh();
   }
 
+  /** The committed presets (read from the index at load), and the progress of the one shown. */
+  private committedList(current: SourceRef | null, id: (s: string) => string): TemplateResult {
+    if (committedList === null && !committedListError) return html`<p class="note">Reading the list…</p>`;
+    if (committedList === null) {
+      if (!this.listRetried) {
+        // Offline at load, perhaps online now: try once more when the card is drawn.
+        this.listRetried = true;
+        readCommittedList(this.onChange);
+      }
+      return html`<p class="error-box" id=${id('committed-error')} role="alert">${committedListError}</p>`;
+    }
+    if (committedList.length === 0)
+      return html`<p class="note" id=${id('committed-none')}>None committed yet: a preset's <code>docs/results/&lt;preset&gt;/results.json</code> appears here once committed.</p>`;
+    const loader = current?.kind === 'preset' ? loaderOf.get(current) : undefined;
+    return html`<p class="preset-links">${committedList.map(
+      (p) =>
+        html`<button type="button" class="small" data-preset=${p} aria-pressed=${current?.kind === 'preset' && current.name === p ? 'true' : 'false'} @click=${() => this.onPick({ kind: 'preset', name: p })}>${p}</button> `,
+    )}
+        <span class="note">(<code>docs/results/&lt;preset&gt;/results.json</code>, fetched when opened and kept in this browser: a preset opened once opens offline)</span></p>
+      ${loader?.output ? committedStatus(loader, id) : nothing}`;
+  }
+
   /** The card. `current` is highlighted in the list. */
   template(current: SourceRef | null, intro: TemplateResult | string): TemplateResult {
     if (this.saved === null) void this.refresh();
@@ -183,12 +272,7 @@ export class SourcePicker {
       <p class="note">${intro}</p>
       <div class="committed" id=${id('committed')}>
         <h3>Committed results of the presets</h3>
-        ${
-          COMMITTED_PRESETS.length
-            ? html`<p class="preset-links">${COMMITTED_PRESETS.map((p) => html`<button type="button" class="small" data-preset=${p} @click=${() => this.onPick({ kind: 'preset', name: p })}>${p}</button> `)}
-                <span class="note">(<code>docs/results/&lt;preset&gt;/results.json</code>, shipped with the app)</span></p>`
-            : html`<p class="note" id=${id('committed-none')}>None committed yet: a preset's <code>docs/results/&lt;preset&gt;/results.json</code> appears here once committed.</p>`
-        }
+        ${this.committedList(current, id)}
       </div>
       <div class="source-grid">
         <div>

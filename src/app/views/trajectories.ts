@@ -8,7 +8,7 @@
  *
  * Keyboard: in the token panel ←/→ step a token, Home/End go to the turn's first/last token,
  * PageUp/PageDown change turn, Space plays/pauses; every control is a button or a select.
- * URL parameters: run | file (source), method, step, harness, family, outcome (pass | fail),
+ * URL parameters: run | file | preset (source; a committed preset shows its sample trajectories), method, step, harness, family, outcome (pass | fail),
  * traj (index in the output's trajectories), turn (1-based), pos (0-based token of the turn),
  * color (mask | adv), speed (tokens per second while playing).
  */
@@ -17,6 +17,7 @@ import type { Tokenizer } from '../../model/tokenizer';
 import { appTokenizer } from '../app_tokenizer';
 import type { ExperimentOutputJson, TrajectorySampleJson } from '../results_store';
 import { SourceLoader, SourcePicker, sourceFromParams, sourceParams, type SourceRef } from './results_source';
+import { committedOrigin } from '../committed_fetch';
 import '../results.css';
 
 export const TRAJ_DEFAULTS = { method: '', step: '', harness: '', family: '', outcome: '', traj: '', turn: '1', pos: '', color: 'mask', speed: '10' } as const;
@@ -147,7 +148,8 @@ function tagsList(t: TrajectorySampleJson): TemplateResult {
 }
 
 export class TrajectoriesView {
-  private readonly loaded = new SourceLoader(() => this.draw());
+  // A committed preset's sample trajectories are all this view needs of it.
+  private readonly loaded = new SourceLoader(() => this.draw(), ['trajectories']);
   private inputs: Inputs = { ...TRAJ_DEFAULTS };
   private readonly picker: SourcePicker;
   private timer: ReturnType<typeof setInterval> | null = null;
@@ -284,7 +286,7 @@ export class TrajectoriesView {
           policy saw (loss mask 0); coloured tokens are what it sampled (loss mask 1), which is what
           the policy-gradient loss trains on, weighted by the advantage.</p>
       </section>
-      ${this.picker.template(this.loaded.source, 'Trajectories come from runs trained in this browser or results files that include them.')}
+      ${this.picker.template(this.loaded.source, "Trajectories come from runs trained in this browser, results files that include them, or a sample of a preset's committed runs.")}
       ${this.loaded.error ? html`<p class="error-box" id="traj-load-error" role="alert">${this.loaded.error}</p>` : nothing}
       ${this.loaded.source && !out && !this.loaded.error ? html`<p class="note">Loading…</p>` : nothing}
       ${out ? this.body(out) : nothing}
@@ -303,7 +305,9 @@ export class TrajectoriesView {
 
   private body(out: ExperimentOutputJson): TemplateResult {
     const all = out.trajectories ?? [];
+    if (all.length === 0 && this.loaded.pending.includes('trajectories')) return html`<p class="card note" id="traj-loading">Loading the sample trajectories…</p>`;
     if (all.length === 0) return html`<p class="card note" id="traj-none">This output has no trajectories (runs record a few per RL step; older results files do not).</p>`;
+    const origin = committedOrigin(out);
     const f = filterTrajectories(all, this.inputs);
     const sel = this.selected(f);
     const o = f.options;
@@ -333,7 +337,11 @@ export class TrajectoriesView {
           ['pass', 'pass'],
           ['fail', 'fail'],
         ])}
-        <p class="note" id="traj-count" aria-live="polite">${f.shown.length} of ${all.length} trajectories</p>
+        <p class="note" id="traj-count" aria-live="polite">${f.shown.length} of ${all.length} trajectories${
+          origin?.meta
+            ? html` <span id="traj-sample-note">— a sample of the ${origin.meta.trajectories.of} the committed runs of <code>${origin.preset}</code> kept: a pass and a fail at each run's first, middle and last RL step</span>`
+            : nothing
+        }</p>
       </form>
       <div class="traj-layout">
         <section class="card traj-list" aria-labelledby="traj-list-h">
