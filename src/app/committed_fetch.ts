@@ -89,7 +89,7 @@ const memo = new Map<string, Promise<unknown>>();
  * @throws Error when the index cannot be fetched (see fetchCommittedJson) or is malformed
  */
 export function committedPresets(env: CommittedEnv = defaultEnv()): Promise<string[]> {
-  return remember(memo, 'index', async () => {
+  return remember(memo, `${env.base}index`, async () => {
     const j = (await fetchCommittedJson('index.json', env)) as { presets?: unknown };
     if (!Array.isArray(j?.presets) || !j.presets.every((p) => typeof p === 'string')) throw new Error(`${env.base}${COMMITTED_DIR}/index.json: expected { presets: string[] }`);
     return j.presets as string[];
@@ -102,7 +102,7 @@ interface Summary {
 }
 
 function summaryOf(preset: string, env: CommittedEnv): Promise<Summary> {
-  return remember(memo, `${preset}/summary`, async () => {
+  return remember(memo, `${env.base}${preset}/summary`, async () => {
     const json = await fetchCommittedJson(committedFile(preset, 'summary'), env);
     const out = parseResultsFile(json, `docs/results/${preset}/results.json`);
     return { out, meta: ((json as { committedParts?: CommittedPartsMeta }).committedParts ?? null) as CommittedPartsMeta | null };
@@ -112,7 +112,7 @@ function summaryOf(preset: string, env: CommittedEnv): Promise<Summary> {
 type Episodes = ReturnType<typeof decodeEpisodes>;
 
 function partOf(preset: string, part: CommittedPart, s: Summary, env: CommittedEnv): Promise<unknown> {
-  return remember(memo, `${preset}/${part}`, async () => {
+  return remember(memo, `${env.base}${preset}/${part}`, async () => {
     const source = `${COMMITTED_DIR}/${committedFile(preset, part)}`;
     // What the summary says is not there is not fetched.
     if (part === 'episodes') return s.meta?.episodes === 0 ? null : decodeEpisodes(await fetchCommittedJson(committedFile(preset, part), env), s.out.results.runs.length, source);

@@ -1,6 +1,6 @@
 /**
- * The committed preset results (docs/results/<preset>/results.json, bundled into the app's Results
- * view by vite.config.ts `committedResults`): each names a preset, parses with the app's own
+ * The committed preset results (docs/results/<preset>/results.json, served to the app's Results
+ * view in parts by vite.config.ts `committedResults`): each names a preset, parses with the app's own
  * parser (the schema the CLI writes), was written by a finished run with optimizer updates in
  * every run (black-box SFT included: hlab run trains it through its in-run SFT phase) and
  * carries the spec it ran — the preset's spec apart from its description, so a reader's re-run
