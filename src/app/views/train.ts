@@ -364,9 +364,10 @@ export class TrainView {
       now: this.lastDraw,
     };
     render(trainTemplate(model, this.actions), this.el);
-    // An evaluation sends no event until it ends: redraw once a second meanwhile, so its
-    // running time and the ETA move.
-    if (this.run.evalStart && (this.phase === 'running' || this.phase === 'stopping') && !this.tick) {
+    // An evaluation, a validation point or an SFT phase sends few events: redraw once a second
+    // meanwhile, so its running time and the ETA move.
+    const long = this.run.evalStart || this.run.validationStart || this.run.sftStart;
+    if (long && (this.phase === 'running' || this.phase === 'stopping') && !this.tick) {
       this.tick = setTimeout(() => {
         this.tick = null;
         this.scheduleDraw();

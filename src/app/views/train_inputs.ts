@@ -225,3 +225,18 @@ export function demoText(inp: Inputs): string {
   });
   return JSON.stringify(spec, null, 2);
 }
+
+/**
+ * One line of what a spec runs, for where presets are chosen: its methods (compared or alone),
+ * seeds and RL steps, e.g. 'compares 2 methods in one run each (one seed): single harness (GRPO)
+ * vs harness scaling (GRPO, K=4); 60 RL steps per run'.
+ */
+export function presetSummary(spec: ExperimentSpec): string {
+  const names = spec.methods.map((m) => m.name);
+  const n = spec.seeds.length;
+  const runs = n * names.length;
+  const steps = `${spec.rl.steps} RL steps per run`;
+  if (names.length === 1) return `one method, ${names[0]}; ${n === 1 ? 'one seed' : `${n} seeds`}, ${steps}`;
+  const how = n === 1 ? 'in one run each (one seed)' : `over ${n} seeds (${runs} runs)`;
+  return `compares ${names.length} methods ${how}: ${names.join(' vs ')}; ${steps}`;
+}

@@ -432,7 +432,7 @@ export function passByGroupSeries(steps: readonly StepRecord[], spec: Experiment
 }
 
 /** Runs whose validation points are measured under one set of harnesses, and that set in words. */
-export interface ValidationGroup {
+interface ValidationGroup {
   /** Where the points are measured, e.g. 'the base harness (S0-T0-O0-C0-W0)'. */
   on: string;
   /** Run indices (the runner's order: seeds × methods). */

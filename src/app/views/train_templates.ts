@@ -1,14 +1,14 @@
 /**
- * The Train view's templates (lit-html): the inputs form and spec editor, the run card
- * (buttons, progress, ETA, evaluations, the "no learning signal" banner), the validation and
- * training curves,
- * the finished run's results and the checkpoint list. They draw a TrainModel and call
+ * The Train view's templates (lit-html): the door (what the lab is, what this run trains and
+ * measures, the next views), the inputs form and spec editor, the run card (buttons, progress,
+ * ETA, evaluations, the "no learning signal" banner), the validation and training curves, the
+ * finished run's results and the checkpoint list. They draw a TrainModel and call
  * TrainActions; views/train.ts owns the state and the worker.
  */
 import { html, nothing, type TemplateResult } from 'lit-html';
 import { live } from 'lit-html/directives/live.js';
 import type { ExperimentSpec } from '../../experiment/spec';
-import { APP_DEFAULT_PRESET, PRESET_NAMES } from '../../experiment/presets';
+import { APP_DEFAULT_PRESET, getPreset, PRESET_NAMES } from '../../experiment/presets';
 import type { StepRecord } from '../../experiment/run_events';
 import type { CheckpointRow, TrainOutcome } from '../train_worker';
 import type { WebGpuStatus } from '../webgpu_status';
@@ -16,8 +16,8 @@ import { errorId, field } from '../fields';
 import { SERIES_COLORS, type LineChartSpec } from '../line_chart';
 import { runStepCounts, stepCountsText } from '../step_counts';
 import { infeasibleCellsOf } from '../infeasible_cells';
-import { engineAvailable, getPath, KNOBS, hasErrors, type Inputs, type TrainInputs } from './train_inputs';
-import { etaSeconds, metricSeries, passByGroupSeries, positionText, runLabel, updatesSummary, validationSeries, type RunViewState } from './train_state';
+import { engineAvailable, getPath, KNOBS, hasErrors, presetName, presetSummary, type Inputs, type TrainInputs } from './train_inputs';
+import { etaSeconds, metricSeries, passByGroupSeries, positionText, runLabel, updatesSummary, validationGroups, validationSeries, type RunViewState } from './train_state';
 import { fmtBytes } from './train_client';
 import { fmtDuration } from '../../util/duration';
 import '../line_chart';
@@ -94,13 +94,84 @@ function knobsForm(v: TrainInputs, busy: boolean, a: TrainActions): TemplateResu
   </form>`;
 }
 
-/** What the lesson (the app's default preset, docs/APP.md "The lesson") shows, in the numbers of the spec in the editor. */
-function lessonIntro(spec: ExperimentSpec | undefined): TemplateResult {
-  const val = spec?.evaluation.validation;
-  return html`<p id="train-lesson-intro"><strong>The lesson</strong>: press <strong>Start</strong> and watch whether reinforcement learning (GRPO) improves
-    the pretrained model${spec ? html` in ${spec.rl.steps} RL steps` : nothing}. The first chart, validation pass@1, measures the policy on the same
-    train-seed tasks${val && val.tasks > 0 ? html` every ${val.every === 1 ? 'step' : `${val.every} steps`}` : nothing}; when the run ends, the results table compares pass@1 before → after
-    under the base harness, the training harnesses and held-out harness configurations. The Design and Inspect views link here.</p>`;
+/** What the lab is: the first sentence a visitor reads (the app opens here). */
+const LAB_SENTENCE = html`<strong>Harness Lab</strong> trains one small policy through many agent harnesses — prompt, tool interface,
+  observation format, context management, workflow — and measures whether that generalizes better than training through one.`;
+
+/** How a method trains, in words. */
+function trainsThrough(spec: ExperimentSpec, i: number): string {
+  const m = spec.methods[i];
+  const algo = m.algorithm === 'sft' ? 'SFT' : m.algorithm.toUpperCase();
+  switch (m.harnesses) {
+    case 'single':
+      return `${algo} through the base harness alone`;
+    case 'blackbox':
+      return `${algo} through the black-box harness ${m.blackbox}`;
+    case 'none':
+      return 'no training (the starting checkpoint)';
+    case 'random-k':
+      return `${algo} through ${spec.design.k ?? 'k'} random harnesses, K = ${m.K} per task`;
+    default:
+      return `${algo} through the design's ${spec.design.method === 'oa' ? 'orthogonal array' : 'training set'}, K = ${m.K} harnesses per task (${m.harnesses === 'random-assignment' ? 'random' : 'locality-aware'} assignment)`;
+  }
+}
+
+/**
+ * What the run in the editor trains and what it measures, in the spec's own numbers: the lesson,
+ * the lesson through a design chosen in Design, or any other preset or edit. Follows the spec,
+ * so choosing a design or a preset changes it.
+ */
+function runIntro(m: TrainModel): TemplateResult {
+  const spec = m.v.spec;
+  const preset = presetName(m.inputs);
+  const measured = html`<strong>Measured</strong>: pass@1 (the share of test tasks solved in one try) under the base harness and under
+    held-out harness configurations no method trained on, before → after${spec && spec.methods.length > 1 ? ', for each method' : ''}.`;
+  if (!spec) return html`<p id="train-run-intro">The spec below has errors: fix them to see what it trains. ${measured}</p>`;
+  const steps = html`${spec.rl.steps} RL steps`;
+  const what =
+    spec.methods.length === 1
+      ? html`trains the pretrained <code>${spec.model.preset}</code> model with ${trainsThrough(spec, 0)}, ${steps}`
+      : html`compares ${spec.methods.length} methods — ${spec.methods.map((x, i) => html`${i ? ' vs ' : ''}<em>${x.name}</em>`)} — ${steps} each,
+        ${spec.seeds.length === 1 ? 'one seed' : `${spec.seeds.length} seeds`}`;
+  if (preset === APP_DEFAULT_PRESET && m.inputs.edits === '')
+    return html`<p id="train-lesson-intro"><strong>The lesson</strong>: <strong>Start</strong> ${what}. ${measured} The first chart follows
+      validation pass@1 while it trains.</p>`;
+  if (preset === APP_DEFAULT_PRESET && spec.name === `${APP_DEFAULT_PRESET}-design`)
+    return html`<p id="train-design-intro"><strong>The lesson through your design</strong> (chosen in Design): <strong>Start</strong> ${what},
+      instead of the base harness alone. ${measured}</p>`;
+  const edited = m.inputs.edits !== '' ? html` (edited: <code>${spec.name}</code>)` : nothing;
+  return html`<p id="train-preset-intro"><strong>Preset ${preset}</strong>${edited}: <strong>Start</strong> ${what}. ${measured}</p>`;
+}
+
+/** The views to go on to, one line each. */
+function nextSteps(): TemplateResult {
+  return html`<nav class="card train-next" aria-labelledby="train-next-h">
+    <h2 id="train-next-h">Next steps</h2>
+    <ul>
+      <li><a href="#/design">Design</a> — choose the harnesses to train through (an orthogonal array over the five components), then <em>Train on this design</em>.</li>
+      <li><a href="#/inspect">Inspect</a> — one task under two harnesses, turn by turn: exactly what the policy sees.</li>
+      <li><a href="#/results">Results</a> — a finished run's pass@1 before → after with intervals; every preset's committed results open without training.</li>
+      <li><a href="#/trajectories">Trajectories</a> — a run's episodes, token by token.</li>
+    </ul>
+  </nav>`;
+}
+
+/** What each preset runs, where presets are chosen (not only inside the JSON). */
+function presetList(current: string): TemplateResult {
+  return html`<details class="train-presets" id="train-presets"><summary>What each preset runs</summary>
+    <ul>${PRESET_NAMES.map((n) => html`<li class=${n === current ? 'current' : ''}><strong>${n}</strong>: ${presetSummary(getPreset(n))}</li>`)}</ul>
+  </details>`;
+}
+
+/**
+ * A button that keeps focus while it cannot act: aria-disabled instead of disabled, so pressing
+ * Start or Pause by keyboard does not drop focus to the page when the button turns off.
+ */
+function actionButton(id: string, enabled: boolean, onClick: () => void, label: string | TemplateResult, title: string, cls = ''): TemplateResult {
+  return html`<button id=${id} type="button" class=${cls} aria-disabled=${enabled ? 'false' : 'true'} title=${title}
+    @click=${() => {
+      if (enabled) onClick();
+    }}>${label}</button>`;
 }
 
 /** The whole view. */
@@ -110,14 +181,14 @@ export function trainTemplate(m: TrainModel, a: TrainActions): TemplateResult {
   const latest = v.runId ? m.checkpoints.find((c) => c.runId === v.runId && c.isLatest) : undefined;
   const invalid = hasErrors(v);
   return html`
-    <section class="intro">
+    <section class="intro train-door">
       <h1 tabindex="-1">Train</h1>
-      <p>Pick a preset or edit its spec, then <strong>Start</strong>. Training runs in a background worker on
-        WebGPU on a hardware GPU, else on the CPU engine (WebAssembly SIMD; Engine picks); every RL step is checkpointed in this browser, so <strong>Pause</strong>, a reload or a lost GPU
-        loses at most one step — <strong>Resume</strong> continues from the last checkpoint.</p>
-      ${m.inputs.preset === APP_DEFAULT_PRESET ? lessonIntro(v.spec) : nothing}
+      <p id="train-door">${LAB_SENTENCE}</p>
+      ${runIntro(m)}
     </section>
     <div class="train-layout">
+      ${statusCard(m, a, busy, invalid, latest)}
+      ${nextSteps()}
       <div class="train-left">
         <form class="card controls train-controls" aria-label="Run inputs" @submit=${(e: Event) => e.preventDefault()}>
           ${field(
@@ -125,11 +196,13 @@ export function trainTemplate(m: TrainModel, a: TrainActions): TemplateResult {
             'Preset',
             html`<select id="train-preset" ?disabled=${busy} aria-invalid=${v.errors.preset ? 'true' : 'false'} aria-describedby=${errorId('train-preset')}
               @change=${(e: Event) => a.setInput('preset', (e.target as HTMLSelectElement).value)}>
-              ${PRESET_NAMES.map((n) => html`<option value=${n} ?selected=${m.inputs.preset === n}>${n}</option>`)}
+              ${PRESET_NAMES.map((n) => html`<option value=${n} ?selected=${m.inputs.preset === n}>${n === m.inputs.preset && m.inputs.edits !== '' ? `${n} → ${v.spec?.name ?? 'edited'}` : n}</option>`)}
               ${(PRESET_NAMES as readonly string[]).includes(m.inputs.preset) ? nothing : html`<option value=${m.inputs.preset} selected>${m.inputs.preset} (invalid)</option>`}
             </select>`,
             v.errors.preset,
+            v.spec ? `${m.inputs.edits !== '' ? `edited (${v.spec.name}): ` : ''}${presetSummary(v.spec)}` : undefined,
           )}
+          ${presetList(presetName(m.inputs))}
           ${textField(m, a, 'seed', 'Seed', v.errors.seed, busy, `default: spec.seeds (${v.spec?.seeds.join(', ') ?? '…'})`)}
           ${textField(m, a, 'steps', 'RL steps', v.errors.steps, busy, `default: spec.rl.steps (${v.spec?.rl.steps ?? '…'})`)}
         </form>
@@ -156,10 +229,11 @@ export function trainTemplate(m: TrainModel, a: TrainActions): TemplateResult {
           </div>
         </section>
       </div>
-      <div class="train-right">
-        ${statusCard(m, a, busy, invalid, latest)}
-        ${chartsCard(m.run, v.spec, m.run.runSteps || v.steps || v.spec?.rl.steps || 0)}
+        <p class="note train-how">Training runs in a background worker on WebGPU on a hardware GPU, else on the CPU engine (WebAssembly SIMD;
+          Engine picks); every RL step is checkpointed in this browser, so <strong>Pause</strong>, a reload or a lost GPU loses at most one
+          step — <strong>Resume</strong> continues from the last checkpoint.</p>
       </div>
+      ${chartsCard(m.run, v.spec, m.run.runSteps || v.steps || v.spec?.rl.steps || 0)}
     </div>
     ${resultsCard(m.outcome)}
     ${checkpointsCard(m, a, busy)}
@@ -226,7 +300,8 @@ function statusCard(m: TrainModel, a: TrainActions, busy: boolean, invalid: bool
   let etaText = '';
   if (busy) {
     const eta = etaSeconds(s, v.spec, m.evalSize()?.episodes ?? null, m.now);
-    etaText = eta === null ? 'ETA: estimating… (after the first RL step)' : `ETA ${fmtDuration(eta)}`;
+    // Work is left while the run is busy: under half a second reads as finishing, not "0 s".
+    etaText = eta === null ? 'ETA: estimating… (once the first episodes are timed)' : eta < 0.5 ? 'ETA: finishing…' : `ETA ${fmtDuration(eta)}`;
   }
   const cur = s.curves[s.currentRun];
   const step = cur?.steps.at(-1)?.step ?? 0;
@@ -255,11 +330,22 @@ function statusCard(m: TrainModel, a: TrainActions, busy: boolean, invalid: bool
   return html`<section class="card train-status" aria-labelledby="train-status-h">
     <h2 id="train-status-h">Run</h2>
     <div class="train-buttons">
-      <button id="train-start" type="button" ?disabled=${busy || invalid || !canTrain} @click=${() => a.start(false)}
-        title=${latest ? 'Start from the beginning (this spec’s checkpoints are deleted; export them first to keep them)' : 'Start a new run'}>${latest ? 'Start over' : 'Start'}</button>
-      <button id="train-pause" type="button" ?disabled=${m.phase !== 'running'} @click=${() => a.pause()}>Pause</button>
-      <button id="train-resume" type="button" ?disabled=${busy || invalid || !latest || complete || !canTrain} @click=${() => a.start(true)}
-        title=${complete ? 'Nothing to resume: every run of this spec is finished' : 'Continue from the latest checkpoint of this spec'}>Resume</button>
+      ${actionButton(
+        'train-start',
+        !busy && !invalid && canTrain,
+        () => a.start(false),
+        latest ? 'Start over (delete checkpoints)' : 'Start',
+        latest ? 'Start from the beginning: this spec’s checkpoints are deleted (export them first to keep them)' : 'Start a new run',
+        latest ? 'danger' : '',
+      )}
+      ${actionButton('train-pause', m.phase === 'running', () => a.pause(), 'Pause', 'Finish the current step, save a checkpoint and stop')}
+      ${actionButton(
+        'train-resume',
+        !busy && !invalid && !!latest && !complete && canTrain,
+        () => a.start(true),
+        'Resume',
+        complete ? 'Nothing to resume: every run of this spec is finished' : 'Continue from the latest checkpoint of this spec',
+      )}
     </div>
     ${
       canTrain
@@ -364,36 +450,58 @@ function passByGroupChart(s: RunViewState, spec: ExperimentSpec | undefined): Te
 /**
  * Validation pass@1 per run (train_state.ts validationSeries): the same train-seed tasks at step 0
  * (before RL), every `every` steps and the last step; the x axis spans the whole run, so the
- * curve grows across it. A spec without validation says so instead of drawing an empty chart.
+ * curve grows across it. Runs validated under different harnesses (single harness on the base
+ * harness, harness scaling on its training set: train_state.ts validationGroups) get a chart
+ * each, captioned with what it is measured on: their levels are not comparable. A spec without
+ * validation says so instead of drawing an empty chart.
  */
-function validationChart(s: RunViewState, labels: string[], spec: ExperimentSpec | undefined, runSteps: number): TemplateResult {
+function validationCharts(s: RunViewState, labels: string[], spec: ExperimentSpec | undefined, runSteps: number): TemplateResult {
   const val = spec?.evaluation.validation;
-  const off = spec !== undefined && (!val || val.tasks === 0);
-  const m = validationSeries(s.curves, labels.length);
-  const last = Math.max(runSteps, ...m.x);
-  const chart: LineChartSpec = {
-    x: m.x,
-    xLabel: 'RL step',
-    yLabel: 'pass@1',
-    ...(last > 0 ? { xRange: [0, last] as const } : {}),
-    series: labels.map((label, i) => ({ label, color: SERIES_COLORS[i % SERIES_COLORS.length], values: m.values[i] })),
-  };
   const what =
     val && val.tasks > 0
       ? `${val.tasks} tasks per suite × ${val.samples} sample${val.samples === 1 ? '' : 's'}, the same each time: at step 0 (before RL), every ${val.every === 1 ? 'step' : `${val.every} steps`} and at the last step`
       : '';
-  return html`<figure class="train-chart train-chart-validation"><figcaption>Validation pass@1 (train-seed tasks, not the test set)${what ? html` <span class="sub">${what}</span>` : nothing}</figcaption>
-    ${off ? html`<p class="note" id="chart-validation-off">This spec measures no validation curve (evaluation.validation is absent or has 0 tasks).</p>` : html`<hl-line-chart id="chart-validation" .spec=${chart}></hl-line-chart>`}</figure>`;
+  const title = html`Validation pass@1 (train-seed tasks, not the test set)${what ? html` <span class="sub">${what}</span>` : nothing}`;
+  if (spec !== undefined && (!val || val.tasks === 0))
+    return html`<figure class="train-chart train-chart-validation"><figcaption>${title}</figcaption>
+      <p class="note" id="chart-validation-off">This spec measures no validation curve (evaluation.validation is absent or has 0 tasks).</p></figure>`;
+  const groups = spec ? validationGroups(spec) : [{ on: '', runs: labels.map((_, i) => i) }];
+  const chart = (runs: number[]): LineChartSpec => {
+    const m = validationSeries(
+      runs.map((r) => s.curves[r]),
+      runs.length,
+    );
+    const last = Math.max(runSteps, ...m.x);
+    return {
+      x: m.x,
+      xLabel: 'RL step',
+      yLabel: 'pass@1',
+      ...(last > 0 ? { xRange: [0, last] as const } : {}),
+      series: runs.map((r, i) => ({ label: labels[r] ?? '', color: SERIES_COLORS[r % SERIES_COLORS.length], values: m.values[i] })),
+    };
+  };
+  const apart =
+    groups.length > 1
+      ? html`<p class="note" id="chart-validation-apart">Each method is validated under its own training harnesses, so these charts are on different harnesses:
+          compare each curve's change, not their levels. The results table compares the methods on the same harnesses.</p>`
+      : nothing;
+  return html`${groups.map(
+    (
+      g,
+      i,
+    ) => html`<figure class="train-chart train-chart-validation"><figcaption>${title}${g.on ? html` <span class="sub validation-on">measured on ${g.on}</span>` : nothing}</figcaption>
+      <hl-line-chart id=${i === 0 ? 'chart-validation' : `chart-validation-${i + 1}`} .spec=${chart(g.runs)}></hl-line-chart>${i === groups.length - 1 ? apart : nothing}</figure>`,
+  )}`;
 }
 
 function chartsCard(s: RunViewState, spec: ExperimentSpec | undefined, runSteps: number): TemplateResult {
   const l = runLabels(s, spec);
-  return html`<section class="card" aria-labelledby="train-charts-h">
+  return html`<section class="card train-charts-card" aria-labelledby="train-charts-h">
     <h2 id="train-charts-h">Training curves <span class="sub">validation pass@1 is measured on the same held-aside train-seed tasks each time, so its changes are the policy's;
       the rollout reward is over different tasks each step (and so moves with their difficulty too). One point per RL step otherwise; hover for values;
       shaded: no update applied at that step (nothing to measure)</span></h2>
     <div class="train-charts">
-      ${validationChart(s, l, spec, runSteps)}
+      ${validationCharts(s, l, spec, runSteps)}
       ${metricChart(s, l, 'chart-reward', 'Reward (mean verifier pass)', (r) => r.reward, 'reward')}
       ${passByGroupChart(s, spec)}
       ${metricChart(s, l, 'chart-policy-loss', 'Policy loss', (r) => r.policyLoss, 'Policy loss', true)}
