@@ -1,35 +1,9 @@
 // The IndexedDB checkpoint store in real Chromium (src/storage). Each test uses its own
 // database name; the page-side code is in checkpoint_store.entry.ts.
 import { test, expect } from './fixtures';
+import { expectBitExact, type Compare, type Err } from './checkpoint_store.assert';
 
 const ENTRY = '/tests/browser/checkpoint_store.entry.ts';
-
-interface Compare {
-  found: boolean;
-  step: number;
-  mismatches: Record<string, number>;
-  extraTensors?: string[];
-  metaEqual: boolean;
-}
-interface Err {
-  code: string;
-  message: string;
-  runId?: string;
-  step?: number;
-  tensor?: string;
-  chunk?: number;
-  causeName?: string;
-}
-
-/** Loaded checkpoint equals the saved one bit for bit (every tensor, no extras, same metadata). */
-function expectBitExact(c: Compare, step: number) {
-  expect(c.found, JSON.stringify(c)).toBe(true);
-  expect(c.step).toBe(step);
-  expect(Object.keys(c.mismatches).length).toBeGreaterThan(0);
-  for (const [name, n] of Object.entries(c.mismatches)) expect(n, `bit mismatches in ${name}`).toBe(0);
-  expect(c.extraTensors).toEqual([]);
-  expect(c.metaEqual).toBe(true);
-}
 
 test('save → reopen → load is bit-exact (params, AdamW moments, RNG state, metadata)', async ({ gpuPage }) => {
   const r = await gpuPage.run<{
