@@ -11,6 +11,8 @@ const port = Number(process.env.HLAB_TEST_PORT);
 export default defineConfig({
   testDir: 'tests/browser',
   testMatch: '**/*.spec.ts',
+  // The production build's spec has its own config (build + preview): playwright.production.config.ts.
+  testIgnore: '**/app_production.spec.ts',
   fullyParallel: false,
   // SwiftShader runs WebGPU on the CPU: on a 2-core machine one browser at a time is fastest.
   workers: 1,

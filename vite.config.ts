@@ -1,7 +1,7 @@
 import { defineConfig } from 'vitest/config';
 import { createLogger, type Plugin } from 'vite';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { COMMITTED_DIR, splitResults } from './src/app/committed_parts';
+import { COMMITTED_DIR, splitResults } from './src/app/committed_parts.ts';
 import { join, resolve } from 'node:path';
 
 /** The presets with a committed results.json under `dir`, in name order (data-driven: a new folder appears as is). */

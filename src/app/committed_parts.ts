@@ -14,7 +14,7 @@
  *                                   CURVE_POINTS_MAX per series, validation points without cells;
  *   - <preset>/trajectories.json    `{ trajectories }`: at most TRAJECTORIES_PER_RUN per run.
  */
-import { upgradeRuns } from '../experiment/results_file';
+import { upgradeRuns } from '../experiment/results_file.ts';
 
 /** The folder of the parts under the app's base URL. */
 export const COMMITTED_DIR = 'committed';

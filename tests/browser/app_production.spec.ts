@@ -1,0 +1,105 @@
+/**
+ * The app as shipped (playwright.production.config.ts: `vite build`, then `vite preview`), used
+ * like a reader: the first view's time from a fresh profile is measured and printed (not
+ * asserted: the machine's load decides it), no JS asset of dist/ is over 3 MB or carries an
+ * inline source map, the committed results of `main` open in Results with their curves and in
+ * Trajectories with their sample, Compare puts committed `main` beside committed `lesson`, a
+ * preset opened once opens again offline from Cache Storage, and a part that fails to load is
+ * named in an error line.
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { test, expect, type Page } from '@playwright/test';
+
+const MAX_JS_BYTES = 3 * 1024 * 1024;
+
+function watchErrors(page: Page): string[] {
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(`console: ${m.text()}`);
+  });
+  return errors;
+}
+
+test('dist: no JS asset over 3 MB, no inline source map', () => {
+  const dir = 'dist/assets';
+  const js = readdirSync(dir).filter((f) => f.endsWith('.js'));
+  expect(js.length).toBeGreaterThan(0);
+  const sizes = js.map((f) => ({ f, bytes: statSync(join(dir, f)).size }));
+  console.log(`dist JS assets: ${sizes.map((s) => `${s.f} ${(s.bytes / 1e3).toFixed(0)} kB`).join(', ')}`);
+  for (const s of sizes) {
+    expect(s.bytes, s.f).toBeLessThanOrEqual(MAX_JS_BYTES);
+    expect(readFileSync(join(dir, s.f), 'utf8'), s.f).not.toContain('sourceMappingURL=data:');
+  }
+});
+
+test('first view from a fresh profile (printed), then committed main: Results with curves, Trajectories with its sample', async ({ browser }) => {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const page = await context.newPage();
+  const errors = watchErrors(page);
+  const t0 = Date.now();
+  await page.goto('/');
+  await expect(page.locator('#view-root h1').first()).toBeVisible();
+  const ms = Date.now() - t0;
+  const nav = await page.evaluate(() => {
+    const n = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming;
+    return { domContentLoaded: Math.round(n.domContentLoadedEventEnd), load: Math.round(n.loadEventEnd) };
+  });
+  console.log(`first view (production build, vite preview, fresh profile): ${ms} ms to the view's heading; DOMContentLoaded ${nav.domContentLoaded} ms, load ${nav.load} ms`);
+
+  const t1 = Date.now();
+  await page.goto('/#/results?preset=main');
+  await expect(page.locator('#paper-table tbody tr').first()).toBeVisible();
+  const tTable = Date.now() - t1;
+  await expect(page.locator('#results-committed-status')).toHaveText(/^\s*Loaded\./);
+  console.log(`Results of committed main: table after ${tTable} ms, every part loaded after ${Date.now() - t1} ms`);
+  await expect(page.locator('#paper-table tbody tr').first()).toBeVisible();
+  // Episodes are in: the paper table's cells carry Wilson intervals.
+  await expect(page.locator('#paper-table td[data-col="base"]').first()).not.toHaveAttribute('data-lo', '');
+  await expect(page.locator('#curves hl-curve-chart').first()).toBeVisible();
+  expect(await page.locator('#curves hl-curve-chart').count()).toBeGreaterThan(1);
+  await expect(page.locator('#curves hl-curve-chart canvas').first()).toBeVisible();
+  await expect(page.getByText('No RL steps recorded')).toHaveCount(0);
+
+  await page.click('#results-traj-link');
+  await expect(page.locator('#traj-table tbody tr').first()).toBeVisible();
+  await expect(page.locator('#traj-sample-note')).toContainText('a sample of the');
+  await page.locator('#traj-table tbody tr button').first().click();
+  await expect(page.locator('#traj-tokens .tok').first()).toBeVisible();
+  expect(errors).toEqual([]);
+
+  // A second tab of this browser, online while the app loads, then offline: main comes from Cache Storage.
+  const page2 = await context.newPage();
+  await page2.goto('/#/design');
+  await expect(page2.locator('#view-root h1').first()).toBeVisible();
+  await context.setOffline(true);
+  await page2.evaluate(() => (location.hash = '#/results?preset=main'));
+  await expect(page2.locator('#results-committed-status')).toHaveText(/^\s*Loaded\./);
+  await expect(page2.locator('#curves hl-curve-chart canvas').first()).toBeVisible();
+  await context.setOffline(false);
+  await context.close();
+});
+
+test('Compare: committed main (A) beside committed lesson (B); a part that fails to load is named', async ({ browser }) => {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const page = await context.newPage();
+  const errors = watchErrors(page);
+  await page.goto('/#/compare');
+  await page.locator('#compare-committed input[data-preset="main"]').check();
+  await page.locator('#compare-committed input[data-preset="lesson"]').check();
+  await expect(page).toHaveURL(/runs=/);
+  await expect(page.locator('#compare-table tr[data-run="A"]').first()).toBeVisible();
+  await expect(page.locator('#compare-table tr[data-run="B"]').first()).toBeVisible();
+  await expect(page.locator('#compare-curves hl-curve-chart canvas').first()).toBeVisible();
+  await expect(page.locator('#compare-scaling-table')).toBeVisible();
+  expect(errors).toEqual([]);
+
+  const page2 = await context.newPage();
+  // Compare did not fetch lesson's trajectories, so neither the tab nor Cache Storage has them.
+  await page2.route('**/committed/lesson/trajectories.json', (r) => r.abort());
+  await page2.goto('/#/results?preset=lesson');
+  await expect(page2.locator('#results-committed .error-box')).toContainText('Could not load trajectories');
+  await expect(page2.locator('#paper-table tbody tr').first()).toBeVisible();
+  await context.close();
+});
