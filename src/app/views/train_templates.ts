@@ -228,7 +228,6 @@ export function trainTemplate(m: TrainModel, a: TrainActions): TemplateResult {
             }
           </div>
         </section>
-      </div>
         <p class="note train-how">Training runs in a background worker on WebGPU on a hardware GPU, else on the CPU engine (WebAssembly SIMD;
           Engine picks); every RL step is checkpointed in this browser, so <strong>Pause</strong>, a reload or a lost GPU loses at most one
           step — <strong>Resume</strong> continues from the last checkpoint.</p>
