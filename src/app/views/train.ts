@@ -1,5 +1,7 @@
 /**
- * The Train view (issue 7, docs/ARCHITECTURE.md "Experiments, evaluation and results"): choose a preset or edit its spec (validated as you
+ * The Train view, the app's door (`/` opens it on the lesson: what the lab is, what the run trains
+ * and measures, Start, the next views; docs/APP.md "The door"; docs/ARCHITECTURE.md "Experiments,
+ * evaluation and results"): choose a preset or edit its spec (validated as you
  * type by the spec schema, each error naming its field), start / pause / resume a run, watch
  * live charts and a progress bar with ETA, manage checkpoints (export, import, delete), and
  * open the finished run in Results.
