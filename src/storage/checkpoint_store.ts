@@ -129,6 +129,13 @@ export interface CheckpointSummary {
 }
 
 const DEFAULT_BLOCKED_TIMEOUT_MS = 10_000;
+/** How often one resume reads the run's listing again after a listed step vanished (bounds it under constant churn). */
+const RESUME_RELISTS = 5;
+
+interface ResumeOrder {
+  order: number[];
+  key: string;
+}
 
 function isSkippable(e: unknown): e is CheckpointError {
   return e instanceof CheckpointError && (e.code === 'corrupt' || e.code === 'partial' || e.code === 'not-found');
@@ -264,26 +271,48 @@ export class CheckpointStore {
    * The checkpoint to resume from: the one the run's pointer names if it verifies, else the
    * newest earlier step that does (steps above the pointer are not part of the committed
    * history and are never used). Without a pointer, the newest step that verifies.
+   *
+   * Another tab may delete a listed step (its retention, a delete) before it is read: when a
+   * step turns out missing and the run's listing has changed since, the listing is read again
+   * (at most RESUME_RELISTS times), so a resume never falls back past, or misses, a checkpoint
+   * committed meanwhile.
    * @returns the checkpoint (null when none verifies, or the run has none) and what was skipped.
    * @throws CheckpointError('closed'), or IndexedDB errors other than a bad checkpoint.
    */
   async loadLatestGood(runId: string): Promise<LatestGood> {
     validateRunId(runId);
-    const db = this.requireOpen();
-    const tx = db.transaction([STORE_RUNS, STORE_MANIFESTS], 'readonly');
+    let listing = await this.resumeOrder(runId);
+    for (let relists = 0; ; relists++) {
+      const skipped: SkippedCheckpoint[] = [];
+      let changed: ResumeOrder | null = null;
+      for (const step of listing.order) {
+        try {
+          return { checkpoint: await this.load(runId, step), skipped };
+        } catch (e) {
+          if (!isSkippable(e)) throw e;
+          skipped.push({ step, code: e.code, message: e.message });
+          if (e.code === 'not-found' && relists < RESUME_RELISTS) {
+            const now = await this.resumeOrder(runId);
+            if (now.key !== listing.key) {
+              changed = now;
+              break;
+            }
+          }
+        }
+      }
+      if (changed === null) return { checkpoint: null, skipped };
+      listing = changed;
+    }
+  }
+
+  /** The steps `loadLatestGood` tries, in order, read in one transaction; `key` identifies the listing. */
+  private async resumeOrder(runId: string): Promise<ResumeOrder> {
+    const tx = this.requireOpen().transaction([STORE_RUNS, STORE_MANIFESTS], 'readonly');
     const [ptr, keys] = await Promise.all([tx.objectStore(STORE_RUNS).get(runId), tx.objectStore(STORE_MANIFESTS).getAllKeys(runRange(runId)), tx.done]);
     const steps = keys.map(([, s]) => s).sort((a, b) => b - a);
-    const order = isRunRecord(ptr) ? [ptr.latestStep, ...steps.filter((s) => s < ptr.latestStep)] : steps;
-    const skipped: SkippedCheckpoint[] = [];
-    for (const step of order) {
-      try {
-        return { checkpoint: await this.load(runId, step), skipped };
-      } catch (e) {
-        if (!isSkippable(e)) throw e;
-        skipped.push({ step, code: e.code, message: e.message });
-      }
-    }
-    return { checkpoint: null, skipped };
+    const latest = isRunRecord(ptr) ? ptr.latestStep : null;
+    const order = latest !== null ? [latest, ...steps.filter((s) => s < latest)] : steps;
+    return { order, key: JSON.stringify([latest, steps]) };
   }
 
   /** Every run with its pointer and stored steps, sorted by run id. */
