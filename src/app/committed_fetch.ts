@@ -135,7 +135,7 @@ export interface CommittedLoad {
 }
 
 /** Where an output came from when it is a committed preset's: the preset and what its parts hold. */
-export interface CommittedOrigin {
+interface CommittedOrigin {
   preset: string;
   meta: CommittedPartsMeta | null;
 }

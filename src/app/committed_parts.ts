@@ -20,7 +20,6 @@ import { upgradeRuns } from '../experiment/results_file.ts';
 export const COMMITTED_DIR = 'committed';
 /** The parts fetched after the summary. */
 export type CommittedPart = 'episodes' | 'curves' | 'trajectories';
-export const COMMITTED_PARTS: readonly CommittedPart[] = ['episodes', 'curves', 'trajectories'];
 /** Most per-step points kept per curve series (evenly spaced, first and last kept). */
 export const CURVE_POINTS_MAX = 200;
 /** Most sample trajectories kept per run: a pass and a fail at its first, middle and last RL step. */
@@ -48,7 +47,7 @@ type Cell = { taskId: string; harnessId: string; sample: number; pass: boolean; 
 type Columns = [number[], number[], number[], number[], number[]];
 
 /** episodes.json: string tables and, per run (null: none recorded), before/after columns of cells. */
-export interface EpisodesPart {
+interface EpisodesPart {
   format: 'columns-v1';
   tasks: string[];
   harnesses: string[];

@@ -15,6 +15,7 @@
  * Pure: the caller reads the files.
  */
 import { comparePaired, type Comparison } from './seed_stats';
+import { directionOf, signedPoints, undecidedNote } from './method_verdict';
 import { pairCells, type PairedCell } from './stats';
 import type { ExperimentResults, RunResult } from './results_file';
 import { parseSpec } from './spec';
@@ -143,17 +144,12 @@ interface ClaimRow {
   note: string;
 }
 
-/** Points of a fraction, signed: "+4.2", "−0.7". */
-const signed = (x: number) => `${x >= 0 ? '+' : '−'}${Math.abs(100 * x).toFixed(1)}`;
+const signed = signedPoints;
 
-/** The verdict of a comparison (module doc). */
+/** The verdict of a comparison against the paper's direction (B > A): the rule of method_verdict.ts. */
 export function verdictOf(c: Comparison): Verdict {
-  const p = c.pass;
-  if (p.seeds < 2) return 'undecided';
-  if (p.lo > 0) return 'reproduced';
-  if (p.hi < 0) return 'refuted';
-  if (p.lo >= -0.02 && p.hi <= 0.02) return 'equivalent';
-  return 'undecided';
+  const d = directionOf(c);
+  return d === 'ahead' ? 'reproduced' : d === 'behind' ? 'refuted' : d === 'equivalent' ? 'equivalent' : 'undecided';
 }
 
 /** Whether results were produced with this lab's current design: the 24-configuration in-space set stratified by distance to the base harness (with the epoch sampler). */
@@ -179,19 +175,6 @@ function claimCells(runs: readonly RunResult[], c: ClaimSpec): { cells: PairedCe
     }
   }
   return { cells, passes };
-}
-
-/** Why an undecided comparison is undecided, and what would decide it. */
-function undecidedNote(c: Comparison): string {
-  const p = c.pass;
-  const n = c.needed.exclude;
-  if (p.seeds < 2) return 'one seed: no interval over training runs';
-  if (n !== null)
-    return n <= p.seeds
-      ? `at this effect ≈ ${n} seeds would exclude 0; the observed spread did not`
-      : `≈ ${n} seeds would decide it at this effect and spread${n > 10 ? ' (beyond the 10-seed cap)' : ''}`;
-  if (1.96 * p.configSe >= Math.abs(p.diff)) return `more in-space configurations: the configuration term alone (± ${(196 * p.configSe).toFixed(1)}) is wider than the effect`;
-  return 'the effect is too small for seeds to exclude 0; equivalence needs the interval inside ±2';
 }
 
 /**

@@ -61,6 +61,23 @@ test('first view from a fresh profile (printed), then committed main: Results wi
   expect(await page.locator('#curves hl-curve-chart').count()).toBeGreaterThan(1);
   await expect(page.locator('#curves hl-curve-chart canvas').first()).toBeVisible();
   await expect(page.getByText('No RL steps recorded')).toHaveCount(0);
+  // Between methods: harness scaling − single in-space, the claims table's numbers and verdict (docs/results/claims.json).
+  const claim = (
+    JSON.parse(readFileSync('docs/results/claims.json', 'utf8')) as {
+      rows: { id: string; verdict: string; diff: number; lo: number; hi: number; seeds: number; configs: number }[];
+    }
+  ).rows.find((r) => r.id === 'in-space')!;
+  const direction = { reproduced: 'ahead', refuted: 'behind' }[claim.verdict] ?? claim.verdict;
+  const verdict = page.locator('#between-verdict');
+  await expect(verdict).toHaveAttribute('data-direction', direction);
+  await expect(verdict).toContainText(`over ${claim.seeds} seeds × ${claim.configs} configurations`);
+  const row = page.locator('#between-table tr[data-set="inSpace"]');
+  const diff = Number(await row.getAttribute('data-diff'));
+  expect(100 * diff).toBeCloseTo(claim.diff, 0);
+  // Picking A's method for B swaps the arms: the sign flips.
+  await page.selectOption('#between-b', { index: 0 });
+  await expect(row).not.toHaveAttribute('data-diff', String(diff));
+  expect(Number(await row.getAttribute('data-diff'))).toBeCloseTo(-diff, 9);
 
   await page.click('#results-traj-link');
   await expect(page.locator('#traj-table tbody tr').first()).toBeVisible();

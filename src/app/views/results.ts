@@ -48,6 +48,7 @@ import { parseSpec, type ExperimentSpec } from '../../experiment/spec';
 import { getPreset } from '../../experiment/presets';
 import { scalingSection } from './scaling';
 import { claimsSection } from './claims_panel';
+import { comparisonSection, type MethodPair } from './comparison_panel';
 import { trainingHarnesses } from '../../experiment/plan';
 import '../results.css';
 import { runStepCounts, stepCountsText, withoutUpdate } from '../step_counts';
@@ -376,6 +377,8 @@ export function smoothingControl(id: string, value: number, set: (w: number) => 
 
 export class ResultsView {
   private smoothing = 0;
+  /** The method pair of the Between methods panel (URL parameters a, b); null: its default. */
+  private pair: MethodPair | null = null;
   private readonly loaded = new SourceLoader(() => this.draw());
   private exportError = '';
   private readonly picker: SourcePicker;
@@ -403,6 +406,7 @@ export class ResultsView {
   /** Show the view for URL parameters (run=<saved name> or file=<opened file name>). */
   show(params: Record<string, string>): void {
     const ref = sourceFromParams(params);
+    this.pair = params.a && params.b ? { a: params.a, b: params.b } : null;
     // Re-read the saved list each time the view is shown: Train may have saved a run meanwhile.
     void this.picker.refresh();
     if (this.loaded.needsLoad(ref)) this.load(ref);
@@ -410,8 +414,15 @@ export class ResultsView {
   }
 
   private pick(ref: SourceRef | null): void {
+    this.pair = null;
     this.setParams(sourceParams(ref));
     this.load(ref);
+  }
+
+  private pickPair(p: MethodPair): void {
+    this.pair = p;
+    this.setParams({ ...sourceParams(this.loaded.source), a: p.a, b: p.b });
+    this.draw();
   }
 
   private load(ref: SourceRef | null): void {
@@ -515,6 +526,7 @@ export class ResultsView {
         }
         ${out.evaluation && runs.length === 0 ? nothing : this.paperSection(table)}
       </section>
+      ${comparisonSection(runs, this.pair, (p) => this.pickPair(p), { id: 'between' })}
       ${scalingSection(runs, this.specOf(out))}
       ${out.evaluation && runs.length === 0 ? nothing : trainingSection(out)}
       ${infeasibleSection(infeasibleCellsOf(out, this.loaded.source?.name))}
@@ -526,7 +538,13 @@ export class ResultsView {
   private paperSection(table: PaperTable): TemplateResult {
     return html`
         <h3 id="paper-h">pass@1 (%) <span class="sub">before → after, mean ± std over seeds; [95 % Wilson interval] n = episodes pooled over seeds; Δ = paired difference, 95 % interval over seeds and configurations</span></h3>
-        ${table.hasEpisodes ? nothing : html`<p class="note" id="results-no-episodes">These results carry no per-episode outcomes, so intervals, scores and paired differences read n/a.</p>`}
+        ${
+          table.hasEpisodes
+            ? nothing
+            : this.loaded.pending.includes('episodes')
+              ? html`<p class="note" id="results-episodes-loading">Loading the per-episode outcomes: intervals and paired differences follow.</p>`
+              : html`<p class="note" id="results-no-episodes">These results carry no per-episode outcomes, so intervals, scores and paired differences read n/a.</p>`
+        }
         <div class="scroll-x">
           <table class="paper-table cards-narrow" id="paper-table" aria-labelledby="paper-h">
             <thead><tr><th scope="col">method</th><th scope="col">seeds</th>${table.columns.map((c) => html`<th scope="col" class="num">${c.label}</th>`)}</tr></thead>
