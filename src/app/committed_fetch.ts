@@ -1,3 +1,4 @@
+import { openNamedCache } from '../util/asset_fetch';
 /**
  * The committed results of the presets, fetched when a preset is opened (never bundled): the
  * files committed_parts.ts describes, served under `<base>committed/` by vite.config.ts
@@ -30,15 +31,7 @@ function defaultEnv(): CommittedEnv {
   return { caches: g.caches, fetch: (input, init) => globalThis.fetch(input, init), base: import.meta.env?.BASE_URL ?? '/' };
 }
 
-async function openCache(env: CommittedEnv): Promise<Cache | null> {
-  if (!env.caches) return null;
-  try {
-    return await env.caches.open(COMMITTED_CACHE);
-  } catch {
-    // Cache Storage can be refused (opaque origin, storage disabled): work without it.
-    return null;
-  }
-}
+const openCache = (env: CommittedEnv) => openNamedCache(env.caches, COMMITTED_CACHE);
 
 /**
  * One committed file as JSON: from the network (then stored in the cache), or from the cache when

@@ -49,15 +49,20 @@ function absentResponse(url: string): Response {
   return new Response(null, { status: 404, statusText: 'Not Found (absent when the app loaded)', headers: { 'x-hlab-absent': url } });
 }
 
-async function openCache(env: AssetEnv): Promise<Cache | null> {
-  if (!env.caches) return null;
+/**
+ * A Cache Storage cache by name, or null when there is no Cache Storage or it is refused (opaque
+ * origin, storage disabled): callers then work without a cache.
+ */
+export async function openNamedCache(caches: CacheStorage | undefined, name: string): Promise<Cache | null> {
+  if (!caches) return null;
   try {
-    return await env.caches.open(ASSET_CACHE);
+    return await caches.open(name);
   } catch {
-    // Cache Storage can be refused (opaque origin, storage disabled): behave as without it.
     return null;
   }
 }
+
+const openCache = (env: AssetEnv) => openNamedCache(env.caches, ASSET_CACHE);
 
 /**
  * Fetch an app asset: the copy in the `hlab-assets-v1` cache when there is one (a remembered
