@@ -1,4 +1,3 @@
-import { openNamedCache } from '../util/asset_fetch';
 /**
  * The committed results of the presets, fetched when a preset is opened (never bundled): the
  * files committed_parts.ts describes, served under `<base>committed/` by vite.config.ts
@@ -10,6 +9,7 @@ import { openNamedCache } from '../util/asset_fetch';
  * (`hlab-committed-v1`) and read from there when the network fails, so a preset opened once opens
  * offline; within a tab each file is fetched and checked once.
  */
+import { openNamedCache } from '../util/asset_fetch';
 import { COMMITTED_DIR, committedFile, decodeEpisodes, type CommittedPart, type CommittedPartsMeta } from './committed_parts';
 import { isMissingAsset } from '../util/asset_fetch';
 import { parseCurvesJson, parseResultsFile, parseTrajectoriesJson, type ExperimentOutputJson } from './results_store';
