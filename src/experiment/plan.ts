@@ -325,6 +325,20 @@ export function inSpaceEvalSet(
   };
 }
 
+/**
+ * The distance the spec's in-space set is stratified by, one meaning per experiment: Hamming
+ * distance to the base harness (`evaluation.inSpace.by: 'base'`) or to the nearest
+ * configuration of the design's training set (otherwise, as inSpaceEvalSet and selectTraining
+ * define it). `to` names the reference for labels ("base harness", "OA training set").
+ * @returns `of(id)`: an integer in 0…5 for a harness id of DEFAULT_SPACE; throws on an id that is not one
+ */
+export function inSpaceDistance(spec: ExperimentSpec): { to: string; of: (harnessId: string) => number } {
+  const mode = spec.evaluation.inSpace;
+  if (mode.mode === 'stratified' && mode.by === 'base') return { to: 'base harness', of: (h) => hammingDistance(h, BASE_HARNESS) };
+  const d = specDesign(spec);
+  return { to: `${d.method === 'oa' ? 'OA' : d.method} training set`, of: (h) => Math.min(...d.training.map((t) => hammingDistance(h, t))) };
+}
+
 /** How many test tasks each in-space configuration is evaluated on, for the set's description. */
 function tasksNote(spec: ExperimentSpec): string {
   const n = spec.evaluation.inSpace.tasksPerConfig;

@@ -140,7 +140,7 @@ test('two runs of one design (quick): the harness-scaling panel splits held-out 
   const rows = page.locator('#compare-scaling-table tbody tr');
   await expect(rows).toHaveCount(5);
   expect(await rows.evaluateAll((rs) => rs.map((r) => r.getAttribute('data-set')))).toEqual(['base', 'train', 'inSpace-d1', 'bb-assistant', 'bb-coding-cli']);
-  await expect(page.locator('#compare-scaling-table tr[data-set="inSpace-d1"] th')).toHaveText('in-space, d = 1');
+  await expect(page.locator('#compare-scaling-table tr[data-set="inSpace-d1"] th')).toHaveText('in-space, d = 1 to the base harness');
   await expect(page.locator('#compare-scaling-table tr[data-set="inSpace-d1"] td').first()).toHaveAttribute('data-episodes', '48');
   await expect(page.locator('#compare-scaling-no-distance')).toHaveCount(0);
 });
@@ -166,7 +166,7 @@ test('results of a run saved with its spec: each harness has its role (training,
   const role = (h: string) => page.locator(`#harness-table tr[data-harness="${h}"] td.role`);
   await expect(role('S0-T0-O0-C0-W0')).toHaveText('base · training');
   await expect(role('S1-T1-O1-C1-W1')).toHaveText('training');
-  await expect(role('S0-T0-O0-C0-W1')).toHaveText('held-out · d=1');
+  await expect(role('S0-T0-O0-C0-W1')).toHaveText('held-out · d=1 to the base harness');
   await expect(role('bb-assistant')).toHaveText('black-box');
   await page.locator('#results-spec summary').click();
   await expect(page.locator('#results-spec pre')).toContainText('"name": "quick"');

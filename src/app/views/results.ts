@@ -19,23 +19,9 @@
  */
 import { downloadBlob } from '../download';
 import { html, nothing, render, type TemplateResult } from 'lit-html';
-import {
-  beforeReuseNote,
-  byMethod,
-  formatPct,
-  intervalText,
-  meanStd,
-  pairedText,
-  resultsCsv,
-  resultsTable,
-  scoreText,
-  type ExperimentResults,
-  type ResultsCell,
-  type ResultsTable,
-} from '../../experiment/results';
+import { beforeReuseNote, intervalText, pairedText, resultsCsv, scoreText, type ExperimentResults, type ResultsCell } from '../../experiment/results';
 import type { Comparison } from '../../experiment/seed_stats';
 import { outputToJsonText, type EvaluationReportJson, type ExperimentOutputJson } from '../results_store';
-import type { RunResult as RunResultJson } from '../../experiment/results';
 import { familyCellText, familyMatrix, familyTablesOfRuns, type FamilyTable } from '../../experiment/per_family';
 // For its side effect too: the module defines <hl-curve-chart>, which the templates below use.
 import './results_charts';
@@ -43,118 +29,15 @@ import type { CurveChart, CurveChartSpec } from './results_charts';
 import { SERIES_COLORS } from '../line_chart';
 import { SourceLoader, SourcePicker, sourceFromParams, sourceParams, type SourceRef } from './results_source';
 import { formatRoute } from '../route';
-import { BASE_HARNESS, DEFAULT_SPACE, hammingDistance, parseHarnessId } from '../../design';
 import { parseSpec, type ExperimentSpec } from '../../experiment/spec';
 import { getPreset } from '../../experiment/presets';
 import { scalingSection } from './scaling';
 import { claimsSection } from './claims_panel';
 import { comparisonSection, type MethodPair } from './comparison_panel';
-import { trainingHarnesses } from '../../experiment/plan';
 import '../results.css';
+import { BEHAVIOUR, behaviourTable, harnessRoles, paperTable, perHarnessTable, type PaperTable, type StatCell } from './results_tables';
 import { runStepCounts, stepCountsText, withoutUpdate } from '../step_counts';
 import { infeasibleCellsOf, type InfeasibleCell } from '../infeasible_cells';
-
-/** One table cell: display text and the numbers behind it (data-* attributes for tests and readers). */
-interface StatCell {
-  text: string;
-  mean: number | null;
-  std: number | null;
-  n: number;
-}
-
-const finite = (xs: readonly (number | null | undefined)[]): number[] => xs.filter((x): x is number => typeof x === 'number' && Number.isFinite(x));
-
-/** mean ± std over the finite values, in % (formatPct) or plain with `digits` decimals; "—" when none. */
-function statCell(xs: readonly (number | null | undefined)[], pct: boolean, digits = 2): StatCell {
-  const v = finite(xs);
-  if (v.length === 0) return { text: '—', mean: null, std: null, n: 0 };
-  const { mean, std, n } = meanStd(v);
-  const text = pct ? formatPct(v) : n > 1 ? `${mean.toFixed(digits)} ± ${std.toFixed(digits)}` : mean.toFixed(digits);
-  return { text, mean, std, n };
-}
-
-/** The table model of src/experiment/results.ts, which results.md renders too. */
-export type PaperTable = ResultsTable;
-
-/**
- * The paper table: `resultsTable` of src/experiment/results.ts (the model results.md renders),
- * here over runs read back from JSON (null for NaN). A starting-checkpoint row and one row per
- * method, with intervals and paired differences where the runs carry per-episode outcomes.
- */
-export function paperTable(runs: readonly RunResultJson[]): PaperTable {
-  return resultsTable({ spec: '', evalSet: '', runs });
-}
-
-const BEHAVIOUR = [
-  { key: 'parseErrors', label: 'parse errors / episode', pct: false },
-  { key: 'workflowViolations', label: 'workflow violations / episode', pct: false },
-  { key: 'recoveryRate', label: 'recovery rate (%)', pct: true },
-  { key: 'stateTrackingErrors', label: 'state-tracking errors / episode', pct: false },
-] as const;
-
-/** Behaviour metrics per method: before and after, mean ± std over seeds. */
-function behaviourTable(runs: readonly RunResultJson[]): { method: string; cells: { before: StatCell; after: StatCell }[] }[] {
-  return [...byMethod(runs)].map(([method, rs]) => ({
-    method,
-    cells: BEHAVIOUR.map((b) => ({
-      before: statCell(
-        rs.map((r) => r.behaviour.before[b.key]),
-        b.pct,
-      ),
-      after: statCell(
-        rs.map((r) => r.behaviour.after[b.key]),
-        b.pct,
-      ),
-    })),
-  }));
-}
-
-/** Per-harness pass@1 after training: harness ids (sorted) × methods. */
-function perHarnessTable(runs: readonly RunResultJson[]): { methods: string[]; rows: { harness: string; cells: StatCell[] }[] } {
-  const groups = [...byMethod(runs)];
-  const ids = [...new Set(runs.flatMap((r) => Object.keys(r.perHarness)))].sort();
-  return {
-    methods: groups.map(([m]) => m),
-    rows: ids.map((h) => ({
-      harness: h,
-      cells: groups.map(([, rs]) =>
-        statCell(
-          rs.map((r) => r.perHarness[h] ?? null),
-          true,
-        ),
-      ),
-    })),
-  };
-}
-
-/**
- * Each evaluated harness's role in a run: 'base', 'black-box', 'training' (in some method's
- * training set) or 'held-out' with its Hamming distance to the nearest training harness.
- * Needs the spec (runs saved by Train carry it); without one, in-space harnesses are 'in-space'.
- */
-function harnessRoles(ids: readonly string[], specJson: unknown): Map<string, string> {
-  let training: string[] | null = null;
-  if (specJson) {
-    try {
-      const spec = parseSpec(specJson, 'spec');
-      training = [...new Set(spec.methods.flatMap((m) => spec.seeds.flatMap((seed) => trainingHarnesses(spec, m, seed))))].filter((h) => !h.startsWith('bb-'));
-    } catch {
-      training = null;
-    }
-  }
-  const tv = training?.map((h) => parseHarnessId(h, DEFAULT_SPACE)) ?? [];
-  const roles = new Map<string, string>();
-  for (const id of ids) {
-    if (id.startsWith('bb-')) roles.set(id, 'black-box');
-    else if (training?.includes(id)) roles.set(id, id === BASE_HARNESS ? 'base · training' : 'training');
-    else if (id === BASE_HARNESS) roles.set(id, 'base');
-    else if (training && tv.length) {
-      const v = parseHarnessId(id, DEFAULT_SPACE);
-      roles.set(id, `held-out · d=${Math.min(...tv.map((t) => hammingDistance(v, t)))}`);
-    } else roles.set(id, 'in-space');
-  }
-  return roles;
-}
 
 /** Results with null read back as NaN: the exact input of resultsCsv/markdownTable. */
 function toExperimentResults(out: ExperimentOutputJson): ExperimentResults {
@@ -487,10 +370,9 @@ export class ResultsView {
   private outputSections(out: ExperimentOutputJson): TemplateResult {
     const runs = out.results.runs;
     const { table, beh, ph, specs } = this.derive(out);
-    const specJson = (out as { specJson?: unknown }).specJson;
     const roles = harnessRoles(
       ph.rows.map((r) => r.harness),
-      specJson,
+      this.specOf(out),
     );
     return html`
       <section class="card" aria-labelledby="results-h">
@@ -518,8 +400,8 @@ export class ResultsView {
         ${out.warnings.map((w) => html`<p class="warning">${w}</p>`)}
         ${beforeReuseNote(runs) ? html`<p class="note" id="results-before-reused" style="white-space: pre-line">Note: ${beforeReuseNote(runs)}</p>` : nothing}
         ${
-          specJson
-            ? html`<details class="run-spec" id="results-spec"><summary>Spec of this run</summary><pre>${JSON.stringify(specJson, null, 2)}</pre></details>`
+          out.specJson
+            ? html`<details class="run-spec" id="results-spec"><summary>Spec of this run</summary><pre>${JSON.stringify(out.specJson, null, 2)}</pre></details>`
             : out.evaluation
               ? nothing
               : html`<p class="note">The spec is not stored with this output (saved before specs were kept); <code>hlab run</code> writes it beside results.json as spec.json.</p>`

@@ -1,7 +1,8 @@
 /**
  * Harness scaling at a glance (issue 27): single-harness and harness-scaling runs side by side
- * per harness set — base, the training harnesses, held-out in-space configurations by Hamming
- * distance to the design's training set (where the spec is known), each black-box harness —
+ * per harness set — base, the training harnesses, held-out in-space configurations by the
+ * Hamming distance the spec stratifies them by (plan.ts inSpaceDistance: to the base harness or
+ * to the design's training set; where the spec is known), each black-box harness —
  * pass@1 after training with its 95 % Wilson interval and the paired before→after Δ with its
  * bootstrap interval (src/experiment/stats.ts; no statistics of its own). Episodes are pooled
  * over seeds; a method whose runs carry no per-episode outcomes shows the mean over seeds only.
@@ -12,8 +13,8 @@ import { html, nothing, type TemplateResult } from 'lit-html';
 import { byMethod, type EpisodeCell } from '../../experiment/results';
 import { pairCells, wilson, type PairedCell, type RateInterval } from '../../experiment/stats';
 import { comparePaired, type SeedInterval } from '../../experiment/seed_stats';
-import { DEFAULT_SPACE, hammingDistance, parseHarnessId } from '../../design';
-import { trainingHarnesses } from '../../experiment/plan';
+import { DEFAULT_SPACE, enumerateSpace, formatHarnessId } from '../../design';
+import { inSpaceDistance } from '../../experiment/plan';
 import type { ExperimentSpec } from '../../experiment/spec';
 import type { RunResult as RunResultJson } from '../../experiment/results_file';
 
@@ -44,26 +45,27 @@ interface ScalingTable {
   designKnown: boolean;
 }
 
-/**
- * The design's training set, the reference of the in-space distances (plan.ts stratifies the
- * held-out set by distance to it): the training set of the spec's design.
- */
-function designTraining(spec: ExperimentSpec | null): string[] | null {
-  // The spec's design, whether or not a method trains through it: the in-space set and its
-  // distances are defined by the design (plan.ts inSpaceEvalSet), e.g. for a single-harness run too.
-  return spec ? trainingHarnesses(spec, { name: 'design', harnesses: 'scaling', K: 1, algorithm: 'grpo' }, spec.seeds[0]).filter((h) => !h.startsWith('bb-')) : null;
-}
+/** Every configuration of the default space, by id. */
+const DEFAULT_SPACE_IDS = enumerateSpace(DEFAULT_SPACE).map((v) => formatHarnessId(v, DEFAULT_SPACE));
 
+/** The spec's in-space distance and what it is measured to; null without a spec. */
+const distanceOf = (spec: ExperimentSpec | null) => (spec ? inSpaceDistance(spec) : null);
+
+/** What a distance means under a spec, to compare two specs: its reference and each in-space id's value. */
+function distanceKey(spec: ExperimentSpec | null, ids: readonly string[]): string {
+  const d = distanceOf(spec);
+  return d ? JSON.stringify([d.to, ids.map(d.of)]) : 'null';
+}
 /**
- * The spec whose design defines the in-space distances of several outputs: the first one when
- * every output's spec is known and all name the same training set; otherwise null (distances to
- * different training sets do not belong in one row).
+ * The spec whose in-space distance holds for several outputs: the first one when every output's
+ * spec is known and each gives every configuration of the space the same distance (the same
+ * reference); otherwise null (distances to different references do not belong in one row).
  */
 export function sharedDesignSpec(specs: readonly (ExperimentSpec | null)[]): ExperimentSpec | null {
   if (!specs.length || specs.some((s) => s === null)) return null;
-  const key = (s: ExperimentSpec | null) => JSON.stringify(designTraining(s)?.slice().sort() ?? null);
-  const first = key(specs[0]);
-  return first !== 'null' && specs.every((s) => key(s) === first) ? specs[0] : null;
+  const all = DEFAULT_SPACE_IDS;
+  const first = distanceKey(specs[0], all);
+  return first !== 'null' && specs.every((s) => distanceKey(s, all) === first) ? specs[0] : null;
 }
 
 /**
@@ -81,16 +83,15 @@ export function comparedRuns(outputs: readonly { tag: string; runs: readonly Run
 function scalingTable(runs: readonly RunResultJson[], spec: ExperimentSpec | null): ScalingTable {
   const groups = [...byMethod(runs)];
   const bb = [...new Set(runs.flatMap((r) => Object.keys(r.after.blackbox)))].sort();
-  const training = designTraining(spec);
-  const tv = training?.map((h) => parseHarnessId(h, DEFAULT_SPACE)) ?? [];
-  const dist = (h: string) => Math.min(...tv.map((t) => hammingDistance(parseHarnessId(h, DEFAULT_SPACE), t)));
+  const distance = distanceOf(spec);
+  const dist = (h: string) => distance?.of(h) ?? Number.NaN;
   const inSpaceIds = [...new Set(runs.flatMap((r) => (r.episodes?.after.inSpace ?? []).map((e) => e.harnessId)))];
-  const distances = training?.length ? [...new Set(inSpaceIds.map(dist))].sort((a, b) => a - b) : [];
+  const distances = distance ? [...new Set(inSpaceIds.map(dist))].sort((a, b) => a - b) : [];
   const sets: HarnessSet[] = [
     { key: 'base', label: 'base harness', column: 'base' },
     { key: 'train', label: "each method's training harnesses", column: 'train' },
     ...(distances.length
-      ? distances.map((d) => ({ key: `inSpace-d${d}`, label: `in-space, d = ${d}`, column: 'inSpace', keep: (h: string) => dist(h) === d }))
+      ? distances.map((d) => ({ key: `inSpace-d${d}`, label: `in-space, d = ${d} to the ${distance!.to}`, column: 'inSpace', keep: (h: string) => dist(h) === d }))
       : [{ key: 'inSpace', label: 'in-space (held out)', column: 'inSpace' }]),
     ...bb.map((b) => ({ key: b, label: `${b} (black-box)`, column: b })),
   ];
@@ -99,7 +100,7 @@ function scalingTable(runs: readonly RunResultJson[], spec: ExperimentSpec | nul
   return {
     methods: groups.map(([m]) => m),
     byDistance: distances.length > 0,
-    designKnown: !!training?.length,
+    designKnown: distance !== null,
     rows: sets.map((s) => ({
       key: s.key,
       label: s.label,
