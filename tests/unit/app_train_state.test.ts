@@ -507,20 +507,28 @@ describe('honesty: what was not measured stays unmeasured', () => {
 });
 
 describe('passByGroupSeries', () => {
-  it('groups harnesses by distance to the base harness and averages within a group; absent groups read null', () => {
+  it('groups harnesses by distance to the base harness and averages within a group; a group seen at one step reads null at the others', () => {
     expect(harnessGroup('S0-T0-O0-C0-W0')).toBe('base (d=0)');
     expect(harnessGroup('S1-T1-O0-C0-W0')).toBe('d=2');
     expect(harnessGroup('bb-assistant')).toBe('bb-assistant');
     const g = passByGroupSeries([rec(1), rec(2, { passByHarness: { 'bb-x': 1 } })], undefined);
     expect(g.x).toEqual([1, 2]);
-    expect(g.groups.slice(0, 6)).toEqual(['base (d=0)', 'd=1', 'd=2', 'd=3', 'd=4', 'd=5']);
-    expect(g.groups).toContain('bb-x');
+    // rec(1) uses harnesses at d = 0, 1, 2: no series for d = 3…5, which no rollout reached.
+    expect(g.groups).toEqual(['base (d=0)', 'd=1', 'd=2', 'bb-x']);
     const at = (name: string) => g.values[g.groups.indexOf(name)];
     expect(at('base (d=0)')).toEqual([0.5, null]);
     expect(at('d=1')).toEqual([0.25, null]);
     expect(at('d=2')).toEqual([0, null]);
-    expect(at('d=3')).toEqual([null, null]);
     expect(at('bb-x')).toEqual([null, 1]);
+  });
+
+  it("the spec's training harnesses fix the groups before any step: the lesson has one, harness scaling over the OA the distances of its 18 harnesses", () => {
+    expect(passByGroupSeries([], getPreset('lesson')).groups).toEqual(['base (d=0)']);
+    const main = passByGroupSeries([], getPreset('main')).groups;
+    expect(main[0]).toBe('base (d=0)');
+    // The L18 array's rows sit 0, 3, 4 and 5 components from the base (S0-T0-O1-C1-W2 is 3 away; none is 1 or 2 away).
+    expect(main).toContain('d=3');
+    expect(main).not.toContain('d=1');
   });
 });
 

@@ -413,13 +413,17 @@ export function harnessGroup(id: string): string {
 
 /**
  * Rollout pass@1 of one run's steps per harness group (harnessGroup), per step: the mean over
- * the group's harnesses used at that step, null where none was. The groups are fixed (every
- * distance a 5-component harness can have and the spec's black-box training harnesses, then any
- * other seen), so a chart's series never change during a run.
+ * the group's harnesses used at that step, null where none was. The groups are those the spec's
+ * training harnesses fall in (every method and seed, so a chart's series never change during a
+ * run; the lesson's single harness is one group), then any other seen, in distance order: no
+ * legend entry for a group no rollout can reach.
  */
 export function passByGroupSeries(steps: readonly StepRecord[], spec: ExperimentSpec | undefined): { x: number[]; groups: string[]; values: (number | null)[][] } {
-  const bb = spec ? spec.methods.flatMap((m) => (m.harnesses === 'blackbox' && m.blackbox ? [m.blackbox] : [])) : [];
-  const groups = [...new Set(['base (d=0)', 'd=1', 'd=2', 'd=3', 'd=4', 'd=5', ...bb, ...steps.flatMap((s) => Object.keys(s.passByHarness ?? {}).map(harnessGroup))])];
+  const planned = spec ? spec.methods.flatMap((m) => spec.seeds.flatMap((seed) => trainingHarnesses(spec, m, seed))) : [];
+  const seen = steps.flatMap((s) => Object.keys(s.passByHarness ?? {}));
+  const present = new Set([...planned, ...seen].map(harnessGroup));
+  const order = ['base (d=0)', 'd=1', 'd=2', 'd=3', 'd=4', 'd=5'];
+  const groups = [...order.filter((g) => present.has(g)), ...[...present].filter((g) => !order.includes(g)).sort()];
   const values = groups.map((g) =>
     steps.map((s) => {
       const vals = Object.entries(s.passByHarness ?? {})
