@@ -19,7 +19,7 @@ export interface StatCell {
 const finite = (xs: readonly (number | null | undefined)[]): number[] => xs.filter((x): x is number => typeof x === 'number' && Number.isFinite(x));
 
 /** mean ± std over the finite values, in % (formatPct) or plain with `digits` decimals; "—" when none. */
-export function statCell(xs: readonly (number | null | undefined)[], pct: boolean, digits = 2): StatCell {
+function statCell(xs: readonly (number | null | undefined)[], pct: boolean, digits = 2): StatCell {
   const v = finite(xs);
   if (v.length === 0) return { text: '—', mean: null, std: null, n: 0 };
   const { mean, std, n } = meanStd(v);
