@@ -40,6 +40,7 @@ import {
 import { emptyRunState, positionText, reduceRunEvent, startRunState, storedRunState, type RunViewState } from './train_state';
 import { TrainClient } from './train_client';
 import { trainTemplate, type Phase, type TrainActions } from './train_templates';
+import { CommittedCard, showsCommitted } from './train_committed';
 import { PRESET_NAMES } from '../../experiment/presets';
 import './train.css';
 
@@ -72,6 +73,8 @@ export class TrainView {
   private ckptLoaded = false;
   private gpu: WebGpuStatus | null = null;
   private evalSizeCache: { spec: ExperimentSpec; runIndex: number; n: ReturnType<typeof evalEpisodes> } | null = null;
+  /** The committed comparison shown beside a single-harness run (loaded after the first paint). */
+  private readonly committed = new CommittedCard(() => this.scheduleDraw());
 
   private redrawTimer: ReturnType<typeof setTimeout> | null = null;
   private lastDraw = 0;
@@ -347,6 +350,7 @@ export class TrainView {
     const v = this.validated();
     this.syncStoredHistory(v);
     const spec = v.spec;
+    const withCommitted = showsCommitted(spec);
     const model = {
       v,
       inputs: this.inputs,
@@ -364,8 +368,10 @@ export class TrainView {
       gpu: this.gpu,
       evalSize: () => (spec ? this.evalSize(spec, this.run.currentRun) : null),
       now: this.lastDraw,
+      committed: withCommitted ? this.committed.template() : null,
     };
     render(trainTemplate(model, this.actions), this.el);
+    if (withCommitted) this.committed.request();
     // An evaluation, a validation point or an SFT phase sends few events: redraw once a second
     // meanwhile, so its running time and the ETA move.
     const long = this.run.evalStart || this.run.validationStart || this.run.sftStart;

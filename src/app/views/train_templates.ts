@@ -48,6 +48,8 @@ interface TrainModel {
   evalSize: () => { episodes: number; harnesses: number; tasks: number } | null;
   /** performance.now() of this draw, ms. */
   now: number;
+  /** The committed comparison card (train_committed.ts) beside a single-harness run; null: none. */
+  committed: TemplateResult | null;
 }
 
 /** What the templates' controls do. */
@@ -188,6 +190,7 @@ export function trainTemplate(m: TrainModel, a: TrainActions): TemplateResult {
     </section>
     <div class="train-layout">
       ${statusCard(m, a, busy, invalid, latest)}
+      ${m.committed ?? nothing}
       ${nextSteps()}
       <div class="train-left">
         <form class="card controls train-controls" aria-label="Run inputs" @submit=${(e: Event) => e.preventDefault()}>

@@ -1,0 +1,138 @@
+/**
+ * The committed comparison beside a single-harness run (issue 40, "the lesson that shows the
+ * point"): the lesson trains through the base harness alone, so on its own it cannot show what
+ * harness scaling does. While the Train view shows a spec whose methods are all single-harness,
+ * a card shows what the committed experiment of the preset `main` found — harness scaling −
+ * single-harness RL after RL per harness set, with its 95 % interval and one generated verdict
+ * (comparison_panel.ts `comparisonSection`, the rule of the claims table) — labelled as committed
+ * results, not this browser's run, with a link to the full Results page.
+ *
+ * Loaded on demand (committed_fetch.ts `loadCommitted`: the summary, then the episodes) once the
+ * view has painted and the page is idle, so the first view does not wait for it. Offline the
+ * card reads only Cache Storage (no request), where a preset opened once is kept.
+ */
+import { html, nothing, type TemplateResult } from 'lit-html';
+import { parseSpec, type ExperimentSpec } from '../../experiment/spec';
+import { loadCommitted, type CommittedEnv, type CommittedLoad } from '../committed_fetch';
+import type { ExperimentOutputJson } from '../results_store';
+import { formatRoute } from '../route';
+import { comparisonSection, type MethodPair } from './comparison_panel';
+import '../results.css';
+
+/** The committed experiment shown: single-harness RL vs harness scaling, over seeds. */
+export const COMMITTED_PRESET = 'main';
+/** Element id prefix of the card (comparisonSection's ids are `${ID}-verdict`, `${ID}-table`, …). */
+const ID = 'train-committed';
+
+/** Whether the card goes with this spec: every method trains through the base harness alone (the lesson). */
+export function showsCommitted(spec: ExperimentSpec | undefined): boolean {
+  return !!spec && spec.methods.length > 0 && spec.methods.every((m) => m.harnesses === 'single');
+}
+
+/** The fetch environment: the app's, except that offline it answers from Cache Storage without a request. */
+function cardEnv(): CommittedEnv {
+  const g = globalThis as { caches?: CacheStorage; navigator?: Navigator };
+  return {
+    caches: g.caches,
+    fetch: (input, init) => (g.navigator?.onLine === false ? Promise.reject(new Error('offline')) : globalThis.fetch(input, init)),
+    base: import.meta.env?.BASE_URL ?? '/',
+  };
+}
+
+/** Run `fn` once the page has loaded and the main thread is idle (the view paints first). */
+function whenIdle(fn: () => void): void {
+  const idle = () => {
+    const ric = (globalThis as { requestIdleCallback?: (cb: () => void, o?: { timeout: number }) => number }).requestIdleCallback;
+    if (ric) ric(fn, { timeout: 3000 });
+    else setTimeout(fn, 300);
+  };
+  if (document.readyState === 'complete') idle();
+  else window.addEventListener('load', idle, { once: true });
+}
+
+/** What the committed experiment is, from its summary: methods, design, seeds and runs. */
+function aboutLine(out: ExperimentOutputJson): TemplateResult {
+  const runs = out.results.runs;
+  const methods = [...new Set(runs.map((r) => r.method))];
+  const seeds = new Set(runs.map((r) => r.seed)).size;
+  const steps = runs[0]?.rlSteps;
+  let design = '';
+  try {
+    const spec = parseSpec((out as { specJson?: unknown }).specJson, 'spec');
+    if (spec.methods.some((m) => m.harnesses === 'scaling' || m.harnesses === 'random-assignment'))
+      design = spec.design.method === 'oa' ? ` (harness scaling through ${spec.design.k ? `the ${spec.design.k} harnesses of ` : ''}an orthogonal array)` : '';
+  } catch {
+    /* an output without its spec: the methods' names say enough */
+  }
+  return html`<p id=${`${ID}-about`}><strong>Committed results, not this browser's run</strong>: the preset <code>${COMMITTED_PRESET}</code>
+    (<code>hlab run</code>, <code>docs/results/${COMMITTED_PRESET}</code>) compares ${methods.map((m, i) => html`${i ? ' vs ' : ''}<em>${m}</em>`)}${design}:
+    <span id=${`${ID}-size`} data-seeds=${seeds} data-runs=${runs.length}>${seeds} seed${seeds === 1 ? '' : 's'}, ${runs.length} training run${runs.length === 1 ? '' : 's'}${steps ? ` of ${steps} RL steps` : ''}</span>.</p>`;
+}
+
+/** The card and its load: started once, on the first draw that shows it. */
+export class CommittedCard {
+  private started = false;
+  private load: CommittedLoad | null = null;
+  private error: string | null = null;
+  private pair: MethodPair | null = null;
+
+  /** @param redraw asks the view to draw again (a part arrived, a pair was picked) */
+  constructor(
+    private readonly redraw: () => void,
+    private readonly env: CommittedEnv = cardEnv(),
+  ) {}
+
+  /** Start loading (once; again after a failure once back online), after the view has painted. */
+  request(): void {
+    if (this.started && !(this.error && navigator.onLine !== false)) return;
+    this.started = true;
+    this.error = null;
+    whenIdle(() => {
+      loadCommitted(
+        COMMITTED_PRESET,
+        ['episodes'],
+        (l) => {
+          this.load = l;
+          this.redraw();
+        },
+        this.env,
+      ).then(
+        (l) => {
+          this.load = l;
+          this.redraw();
+        },
+        (e: Error) => {
+          this.error = e.message;
+          this.redraw();
+        },
+      );
+    });
+  }
+
+  /** The card: what it is, then Loading…, one error line, or the comparison of the committed runs. */
+  template(): TemplateResult {
+    const out = this.load?.output;
+    const failed = this.error ?? (this.load?.errors.length ? this.load.errors.join('; ') : null);
+    let body: TemplateResult | typeof nothing = nothing;
+    if (failed) body = html`<p class="error" id=${`${ID}-error`} role="status">Could not load the committed results: ${failed}</p>`;
+    else if (!out || this.load?.pending.includes('episodes'))
+      body = html`<p class="note" id=${`${ID}-loading`} role="status">Loading…${out ? ' the per-episode outcomes (the intervals come with them).' : ''}</p>`;
+    else
+      body = comparisonSection(
+        out.results.runs,
+        this.pair,
+        (p) => {
+          this.pair = p;
+          this.redraw();
+        },
+        { id: ID },
+      );
+    return html`<section class="card train-committed" id=${ID} data-source="committed" data-preset=${COMMITTED_PRESET} aria-labelledby=${`${ID}-title`}>
+      <h2 id=${`${ID}-title`}>What harness scaling did in the committed experiment <span class="tag committed-tag">committed results</span></h2>
+      ${out ? aboutLine(out) : html`<p id=${`${ID}-about`}><strong>Committed results, not this browser's run</strong>: the preset <code>${COMMITTED_PRESET}</code>.</p>`}
+      ${body}
+      <p class="note"><a id=${`${ID}-link`} href=${formatRoute({ view: 'results', params: { preset: COMMITTED_PRESET } })}>Open the full committed results in Results</a>
+        (every harness set, per family, curves and trajectories).</p>
+    </section>`;
+  }
+}
