@@ -118,14 +118,8 @@ const afterEpisodes = (r: RunResult, key: string): EpisodeCell[] | null => {
   return Array.isArray(list) ? list : null;
 };
 
-/**
- * B − A after RL on one harness set, paired on the same (seed, task, harness, sample) cells
- * (stats.pairCells with A as "before"); seeds where either method has no run are left out.
- * @param runs an experiment's runs (RunResult with per-episode outcomes)
- * @returns null when no cell pairs (a method absent, outcomes not recorded, the set not evaluated)
- * @throws Error from comparePaired on a duplicate cell
- */
-export function methodVerdict(runs: readonly RunResult[], a: string, b: string, key: string): MethodVerdict | null {
+/** The paired cells of arm B against arm A on one set (each B run against A's run of its seed), and how many pass under either arm. */
+function armCells(runs: readonly RunResult[], a: string, b: string, key: string): { cells: PairedCell[]; passes: number } {
   const cells: PairedCell[] = [];
   let passes = 0;
   for (const rb of runs) {
@@ -139,6 +133,18 @@ export function methodVerdict(runs: readonly RunResult[], a: string, b: string, 
       if (cell.before.pass || cell.after.pass) passes++;
     }
   }
+  return { cells, passes };
+}
+
+/**
+ * B − A after RL on one harness set, paired on the same (seed, task, harness, sample) cells
+ * (stats.pairCells with A as "before"); seeds where either method has no run are left out.
+ * @param runs an experiment's runs (RunResult with per-episode outcomes)
+ * @returns null when no cell pairs (a method absent, outcomes not recorded, the set not evaluated)
+ * @throws Error from comparePaired on a duplicate cell
+ */
+export function methodVerdict(runs: readonly RunResult[], a: string, b: string, key: string): MethodVerdict | null {
+  const { cells, passes } = armCells(runs, a, b, key);
   if (!cells.length) return null;
   const comparison = comparePaired(cells);
   const set = harnessSet(key);
@@ -163,4 +169,127 @@ export function pairVerdicts(runs: readonly RunResult[], a: string, b: string): 
   return comparedSets(runs)
     .map((k) => methodVerdict(runs, a, b, k))
     .filter((v): v is MethodVerdict => v !== null);
+}
+
+/**
+ * How much of two arms' evaluation on one harness set pairs. Arms pair on the same (seed, task,
+ * harness, sample) cell, so two outputs evaluated on other seeds, configurations or tasks (a
+ * browser run against a committed preset, `lesson` against `main`) pair on what they share only,
+ * or on nothing; a verdict then holds for the shared cells alone, and this says which they are.
+ */
+export interface PairCoverage {
+  set: HarnessSet;
+  /** Seeds with per-episode outcomes on the set, ascending: each arm's and both's. */
+  seeds: { a: number[]; b: number[]; shared: number[] };
+  /** Harness configurations evaluated on the shared seeds: each arm's count and the common ones. */
+  configs: { a: number; b: number; shared: number };
+  /** Test tasks evaluated on the shared seeds: each arm's count and the common ones. */
+  tasks: { a: number; b: number; shared: number };
+  /** Episodes recorded per arm (every seed) and the episodes paired (the verdict's cells, per arm). */
+  cells: { a: number; b: number; paired: number };
+  /** full: every episode of both arms pairs; partial: some do; none: none does. */
+  extent: 'full' | 'partial' | 'none';
+}
+
+/** One harness set of a method pair: what pairs, and the verdict on it (null when nothing pairs). */
+export interface PairRow {
+  coverage: PairCoverage;
+  verdict: MethodVerdict | null;
+}
+
+/** One arm's runs with recorded outcomes on a set: its seeds and episodes. */
+function armRuns(runs: readonly RunResult[], method: string, key: string) {
+  const list = runs.flatMap((r) => {
+    const e = r.method === method ? afterEpisodes(r, key) : null;
+    return e?.length ? [{ seed: r.seed, episodes: e }] : [];
+  });
+  return { list, seeds: [...new Set(list.map((r) => r.seed))].sort((x, y) => x - y), cells: list.reduce((n, r) => n + r.episodes.length, 0) };
+}
+
+/** Configurations and tasks of an arm's episodes on the given seeds. */
+function evaluatedOn(arm: ReturnType<typeof armRuns>, seeds: readonly number[]) {
+  const configs = new Set<string>();
+  const tasks = new Set<string>();
+  for (const r of arm.list) if (seeds.includes(r.seed)) for (const e of r.episodes) configs.add(e.harnessId), tasks.add(e.taskId);
+  return { configs, tasks };
+}
+
+const common = <T>(x: Set<T>, y: Set<T>): number => [...x].filter((v) => y.has(v)).length;
+
+/**
+ * What of arm A's and arm B's after-RL episodes on one set pairs (methodVerdict's cells).
+ * Configurations and tasks are counted on the seeds both arms have (test tasks may differ per seed).
+ * @param key 'base' | 'inSpace' | a black-box harness id
+ */
+export function pairCoverage(runs: readonly RunResult[], a: string, b: string, key: string): PairCoverage {
+  const ra = armRuns(runs, a, key);
+  const rb = armRuns(runs, b, key);
+  const shared = ra.seeds.filter((s) => rb.seeds.includes(s));
+  const ea = evaluatedOn(ra, shared);
+  const eb = evaluatedOn(rb, shared);
+  const paired = armCells(runs, a, b, key).cells.length;
+  const extent = paired === 0 ? 'none' : paired === ra.cells && paired === rb.cells ? 'full' : 'partial';
+  return {
+    set: harnessSet(key),
+    seeds: { a: ra.seeds, b: rb.seeds, shared },
+    configs: { a: ea.configs.size, b: eb.configs.size, shared: common(ea.configs, eb.configs) },
+    tasks: { a: ea.tasks.size, b: eb.tasks.size, shared: common(ea.tasks, eb.tasks) },
+    cells: { a: ra.cells, b: rb.cells, paired },
+    extent,
+  };
+}
+
+/** "seed 0", "seeds 0–9", "seeds 0, 2, 5". */
+export function seedList(seeds: readonly number[]): string {
+  if (!seeds.length) return 'no seed';
+  if (seeds.length === 1) return `seed ${seeds[0]}`;
+  const run = seeds.every((s, i) => i === 0 || s === seeds[i - 1] + 1);
+  return `seeds ${run ? `${seeds[0]}–${seeds[seeds.length - 1]}` : seeds.join(', ')}`;
+}
+
+const count = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
+
+/**
+ * What limits the pairing, in plain words, arm B first (as in "B − A"): the seeds, then on the
+ * shared seeds the configurations and tasks the arms do not share; empty when they share all.
+ */
+function limits(c: PairCoverage, a: string, b: string): string[] {
+  const { seeds, configs, tasks } = c;
+  const both = (x: string, y: string) => `(${b}: ${x}; ${a}: ${y})`;
+  if (!seeds.shared.length) return [`no training seed in common ${both(seedList(seeds.b), seedList(seeds.a))}`];
+  const out: string[] = [];
+  if (seeds.shared.length < Math.max(seeds.a.length, seeds.b.length)) out.push(`only ${seedList(seeds.shared)} in common ${both(seedList(seeds.b), seedList(seeds.a))}`);
+  const on = seeds.shared.length === 1 ? 'on it' : 'on them';
+  if (configs.shared < Math.max(configs.a, configs.b))
+    out.push(
+      `${on}, ${configs.shared ? `${count(configs.shared, 'harness configuration')} in common` : 'no harness configuration in common'} ${both(count(configs.b, 'configuration'), count(configs.a, 'configuration'))}`,
+    );
+  if (tasks.shared < Math.max(tasks.a, tasks.b))
+    out.push(`${on}, ${tasks.shared ? `${count(tasks.shared, 'test task')} in common` : 'no test task in common'} ${both(count(tasks.b, 'task'), count(tasks.a, 'task'))}`);
+  return out;
+}
+
+/**
+ * The pairing of a set in one sentence: null when every episode of both arms pairs; otherwise
+ * what is missing, what is shared, and (partial) that the verdict holds for the shared cells only.
+ */
+export function coverageSentence(c: PairCoverage, a: string, b: string): string | null {
+  const on = `On ${c.set.name}`;
+  if (c.extent === 'full') return null;
+  if (!c.cells.a || !c.cells.b) {
+    const missing = !c.cells.a && !c.cells.b ? `neither ${b} nor ${a} has` : `${c.cells.a ? b : a} has`;
+    return `${on}, ${b} and ${a} cannot be paired: ${missing} no per-episode outcomes there (not evaluated, not recorded, or not loaded yet).`;
+  }
+  const why = limits(c, a, b);
+  if (c.extent === 'none') return `${on}, ${b} and ${a} cannot be paired: ${why.length ? why.join('; ') : 'no (seed, task, harness, sample) cell in common'}.`;
+  return `${on}, ${b} and ${a} pair on part of their episodes only, ${count(c.cells.paired, 'episode')} of ${b}'s ${c.cells.b.toLocaleString('en-US')} and ${a}'s ${c.cells.a.toLocaleString('en-US')}: ${why.length ? why.join('; ') : 'their samples differ'}. The verdict holds for these shared episodes only.`;
+}
+
+/**
+ * Every harness set either arm was evaluated on (comparedSets over the two arms' runs), with what
+ * pairs and the verdict; unlike pairVerdicts, sets where nothing pairs are kept (verdict null).
+ */
+export function pairReport(runs: readonly RunResult[], a: string, b: string): PairRow[] {
+  const arms = runs.filter((r) => r.method === a || r.method === b);
+  return comparedSets(arms).map((k) => ({ coverage: pairCoverage(runs, a, b, k), verdict: methodVerdict(runs, a, b, k) }));
 }

@@ -5,9 +5,14 @@
  * hover shows values), the pass@1 tables are side by side (checked against the files), the
  * harness-scaling panel has one column per run × method (split by Hamming distance when the runs
  * share a design), and the spec diff lists exactly the fields that differ. No horizontal scroll at 390 px; screenshots at
- * 1280×800 and 390×844 under test-results/.
+ * 1280×800 and 390×844 under test-results/. Between methods (issue 40): committed main beside
+ * committed lesson, its numbers checked against pairVerdicts in Node over the same files; a pair
+ * that shares no episode says so and shows no number; picking the other arm swaps the sign.
  */
+import { readFileSync } from 'node:fs';
 import { test, expect, type Page } from '@playwright/test';
+import { comparedSets, pairVerdicts } from '../../src/experiment/method_verdict';
+import type { RunResult } from '../../src/experiment/results_file';
 import { screenshots } from './lib/screenshots';
 
 test.describe.configure({ mode: 'serial' });
@@ -180,4 +185,116 @@ test('results of a run saved with its spec: each harness has its role (training,
     await expect.poll(() => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth), { message: url }).toBe(0);
   }
   await page.setViewportSize({ width: 1280, height: 800 });
+});
+
+/** Every committed output's runs as Compare names them (`<tag> · <method>`), read in Node from docs/results. */
+const committedRuns = (picks: readonly [tag: string, preset: string][]): RunResult[] =>
+  picks.flatMap(([tag, preset]) =>
+    (JSON.parse(readFileSync(`docs/results/${preset}/results.json`, 'utf8')) as { runs: RunResult[] }).runs.map((r) => ({ ...r, method: `${tag} · ${r.method}` })),
+  );
+
+/** The panel's rows equal pairVerdicts' in Node for the pair picked: one row per set either arm was evaluated on, "not paired" where nothing pairs. */
+async function expectRowsMatchNode(runs: readonly RunResult[], a: string, b: string): Promise<void> {
+  await expect(page.locator('#compare-between-a')).toHaveValue(a);
+  await expect(page.locator('#compare-between-b')).toHaveValue(b);
+  const verdicts = pairVerdicts(runs, a, b);
+  expect(verdicts.length).toBeGreaterThan(0);
+  const sets = comparedSets(runs.filter((r) => r.method === a || r.method === b));
+  const rows = page.locator('#compare-between-table tbody tr');
+  await expect(rows).toHaveCount(sets.length);
+  expect(await rows.evaluateAll((rs) => rs.map((r) => r.getAttribute('data-set')))).toEqual(sets);
+  for (const key of sets) {
+    const row = page.locator(`#compare-between-table tr[data-set="${key}"]`);
+    const v = verdicts.find((x) => x.set.key === key);
+    if (!v) {
+      await expect(row).toHaveAttribute('data-direction', 'not paired');
+      continue;
+    }
+    await expect(row).toHaveAttribute('data-direction', v.direction);
+    const p = v.comparison.pass;
+    for (const [attr, want] of [
+      ['data-diff', p.diff],
+      ['data-lo', p.lo],
+      ['data-hi', p.hi],
+    ] as const) {
+      // One seed has no interval: lo and hi are NaN in both.
+      const got = Number(await row.getAttribute(attr));
+      if (Number.isNaN(want)) expect(got, `${key} ${attr}`).toBeNaN();
+      else expect(got, `${key} ${attr}`).toBeCloseTo(want, 12);
+    }
+    await expect(row).toHaveAttribute('data-seeds', String(p.seeds));
+    await expect(row).toHaveAttribute('data-configs', String(p.configs));
+  }
+  await expect(page.locator('#compare-between-verdict')).toHaveText(verdicts[0].sentence);
+}
+
+test('Between methods over committed main (A) and committed lesson (B): within main in full, across them on the shared episodes only, numbers as pairVerdicts in Node; the other arm swaps the sign', async () => {
+  test.setTimeout(300_000);
+  const runs = committedRuns([
+    ['A', 'main'],
+    ['B', 'lesson'],
+  ]);
+  const single = 'A · single harness (GRPO)';
+  const scaling = 'A · harness scaling (GRPO, K=4)';
+  const lesson = 'B · single harness (GRPO)';
+  await page.goto(`/#/compare?runs=${encodeURIComponent(JSON.stringify([{ preset: 'main' }, { preset: 'lesson' }]))}`);
+  // main's episodes take a while to arrive: the panel says it is loading, then shows the pair within main (the default).
+  await expect(page.locator('#compare-between-table')).toBeVisible({ timeout: 180_000 });
+  await expect(page.locator('#compare-between-loading')).toHaveCount(0);
+  await expectRowsMatchNode(runs, single, scaling);
+  // Within one output every episode pairs: nothing to warn about.
+  await expect(page.locator('#compare-between-pairing')).toHaveCount(0);
+  await expect(page.locator('#compare-between-table tr[data-set="inSpace"]')).toHaveAttribute('data-extent', 'full');
+
+  // Across outputs: lesson's single-harness run against main's. Seed 0 and the base harness's 64 tasks are shared; in-space configurations are not.
+  await page.selectOption('#compare-between-b', lesson);
+  const hashParams = () => Object.fromEntries(new URLSearchParams(new URL(page.url()).hash.split('?')[1] ?? ''));
+  await expect.poll(hashParams).toMatchObject({ a: single, b: lesson });
+  const pairing = page.locator('#compare-between-pairing');
+  await expect(pairing).toHaveAttribute('data-extent', 'partial');
+  await expect(pairing).toContainText('Paired only in part.');
+  await expect(pairing.locator('li[data-set="inSpace"]')).toContainText('cannot be paired');
+  await expect(pairing.locator('li[data-set="inSpace"]')).toContainText(`no harness configuration in common (${lesson}: 2 configurations; ${single}: 24 configurations)`);
+  await expect(pairing.locator('li[data-set="base"]')).toContainText(`only seed 0 in common (${lesson}: seed 0; ${single}: seeds 0–9)`);
+  await expect(pairing.locator('li[data-set="base"]')).toContainText(`64 test tasks in common (${lesson}: 96 tasks; ${single}: 64 tasks)`);
+  await expect(pairing.locator('li[data-set="bb-assistant"]')).toContainText(`${lesson} has no per-episode outcomes there`);
+  await expectRowsMatchNode(runs, single, lesson);
+  await expect(page.locator('#compare-between-table tr[data-set="inSpace"]')).toHaveAttribute('data-direction', 'not paired');
+  const base = page.locator('#compare-between-table tr[data-set="base"]');
+  await expect(base).toHaveAttribute('data-extent', 'partial');
+  await expect(base).toHaveAttribute('data-seeds', '1');
+  const diff = Number(await base.getAttribute('data-diff'));
+  expect(diff).not.toBe(0);
+
+  // The URL reproduces the view.
+  await page.reload();
+  await expect(page.locator('#compare-between-table')).toBeVisible({ timeout: 180_000 });
+  await expectRowsMatchNode(runs, single, lesson);
+
+  // Picking B's method for A swaps the arms: the sign flips.
+  await page.selectOption('#compare-between-a', lesson);
+  await expectRowsMatchNode(runs, lesson, single);
+  expect(Number(await base.getAttribute('data-diff'))).toBeCloseTo(-diff, 12);
+  await page.setViewportSize({ width: 390, height: 844 });
+  await expect.poll(() => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBe(0);
+  await page.setViewportSize({ width: 1280, height: 800 });
+});
+
+test('Between methods: a pair that shares no episode says why and shows no number', async () => {
+  test.setTimeout(180_000);
+  await page.goto(`/#/compare?runs=${encodeURIComponent(JSON.stringify([A, { preset: 'lesson' }]))}`);
+  // Default: within the saved output (oa vs random); random has no per-episode outcomes, and the panel says so.
+  await expect(page.locator('#compare-between-a')).toHaveValue('A · oa');
+  await expect(page.locator('#compare-between-b')).toHaveValue('A · random');
+  await expect(page.locator('#compare-between-none')).toContainText('A · random has no per-episode outcomes');
+  // The fixture's oa runs (seeds 0 and 1, csv-sum tasks on the base harness) against lesson (seed 0, other tasks): nothing pairs.
+  await page.selectOption('#compare-between-b', 'B · single harness (GRPO)');
+  const pairing = page.locator('#compare-between-pairing');
+  await expect(pairing).toHaveAttribute('data-extent', 'none');
+  await expect(pairing).toContainText('These two methods cannot be paired.');
+  await expect(pairing.locator('li[data-set="base"]')).toContainText('only seed 0 in common');
+  await expect(pairing.locator('li[data-set="base"]')).toContainText('no test task in common (B · single harness (GRPO): 96 tasks; A · oa: 12 tasks)');
+  await expect(pairing.locator('li[data-set="inSpace"]')).toContainText('A · oa has no per-episode outcomes there');
+  await expect(page.locator('#compare-between-verdict')).toHaveCount(0);
+  await expect(page.locator('#compare-between-table')).toHaveCount(0);
 });

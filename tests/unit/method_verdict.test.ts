@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { comparedSets, methodVerdict, pairVerdicts } from '../../src/experiment/method_verdict';
+import { comparedSets, coverageSentence, methodVerdict, pairCoverage, pairReport, pairVerdicts, seedList } from '../../src/experiment/method_verdict';
 import type { RunResult } from '../../src/experiment/results_file';
 import { Rng } from '../../src/util/rng';
 
@@ -77,6 +77,136 @@ describe('method verdict: B − A after RL, told in one sentence under the RESUL
     const runs = experiment(3, 0.3, 0.1);
     expect(comparedSets(runs)).toEqual(['inSpace', 'base', 'bb-assistant']);
     expect(pairVerdicts(runs, A, B).map((v) => v.set.key)).toEqual(['inSpace', 'base', 'bb-assistant']);
+  });
+});
+
+/**
+ * One method's runs as an output of its own would record them: in-space cells on `configs` ×
+ * `tasks` tasks × 2 samples and base cells, for each seed; pass with probability p (explicit seed).
+ */
+function arm(
+  method: string,
+  seeds: readonly number[],
+  configs: readonly string[],
+  p: number,
+  opts: { tasks?: number; taskFrom?: number; seed?: number; blackbox?: boolean } = {},
+): RunResult[] {
+  const rng = new Rng(opts.seed ?? 3);
+  const cells = (harnesses: readonly string[]) =>
+    harnesses.flatMap((harnessId) =>
+      Array.from({ length: opts.tasks ?? 10 }, (_, t) =>
+        [0, 1].map((sample) => {
+          const pass = rng.float() < p;
+          return { taskId: `t${(opts.taskFrom ?? 0) + t}`, harnessId, sample, pass, score: pass ? 1 : 0 };
+        }),
+      ).flat(),
+    );
+  return seeds.map(
+    (seed) =>
+      ({
+        method,
+        seed,
+        after: { base: p, inSpace: p, blackbox: opts.blackbox ? { 'bb-assistant': 0 } : {} },
+        episodes: { before: {}, after: { inSpace: cells(configs), base: cells(['S0-T0-O0-C0-W0']), ...(opts.blackbox ? { 'bb-assistant': cells(['bb-assistant']) } : {}) } },
+      }) as unknown as RunResult,
+  );
+}
+
+describe('pairing: what two arms share (seeds, configurations, tasks), said before a verdict', () => {
+  it('one experiment pairs in full: no sentence, and pairReport carries pairVerdicts’ verdicts unchanged', () => {
+    const runs = experiment(4, 0.3, 0.1);
+    const c = pairCoverage(runs, A, B, 'inSpace');
+    expect(c.extent).toBe('full');
+    expect(c.cells).toEqual({ a: 4 * 160, b: 4 * 160, paired: 4 * 160 });
+    expect(c.seeds.shared).toEqual([0, 1, 2, 3]);
+    expect(coverageSentence(c, A, B)).toBeNull();
+    const report = pairReport(runs, A, B);
+    expect(report.map((r) => r.coverage.set.key)).toEqual(['inSpace', 'base', 'bb-assistant']);
+    expect(report.map((r) => r.verdict)).toEqual(pairVerdicts(runs, A, B));
+  });
+
+  it('two outputs sharing one seed and one configuration pair on those cells only, and the sentence names them', () => {
+    // A: seeds 0–3 on four configurations; B: seed 0 on two, one of them A's; B's tasks t5..t14 against A's t0..t9.
+    const runs = [...arm('x', [0, 1, 2, 3], CONFIGS, 0.3), ...arm('y', [0], [CONFIGS[1], 'S2-T2-O2-C2-W2'], 0.6, { taskFrom: 5, seed: 9 })];
+    const c = pairCoverage(runs, 'x', 'y', 'inSpace');
+    expect(c.extent).toBe('partial');
+    expect(c.seeds).toEqual({ a: [0, 1, 2, 3], b: [0], shared: [0] });
+    expect(c.configs).toEqual({ a: 4, b: 2, shared: 1 });
+    expect(c.tasks).toEqual({ a: 10, b: 10, shared: 5 });
+    // 1 configuration × 5 tasks × 2 samples of seed 0.
+    expect(c.cells).toEqual({ a: 4 * 80, b: 40, paired: 10 });
+    const s = coverageSentence(c, 'x', 'y')!;
+    expect(s).toBe(
+      "On held-out configurations (in-space), y and x pair on part of their episodes only, 10 episodes of y's 40 and x's 320: only seed 0 in common (y: seed 0; x: seeds 0–3); on it, 1 harness configuration in common (y: 2 configurations; x: 4 configurations); on it, 5 test tasks in common (y: 10 tasks; x: 10 tasks). The verdict holds for these shared episodes only.",
+    );
+    // The verdict is over the shared cells alone: its difference is the mean over those 10 cells.
+    const v = methodVerdict(runs, 'x', 'y', 'inSpace')!;
+    expect(v.comparison.pass.seeds).toBe(1);
+    expect(v.comparison.pass.configs).toBe(1);
+    const key = (e: { taskId: string; harnessId: string; sample: number }) => `${e.taskId}|${e.harnessId}|${e.sample}`;
+    const xa = new Map(runs[0].episodes!.after.inSpace.map((e) => [key(e), e.pass ? 1 : 0]));
+    const shared = runs[4].episodes!.after.inSpace.filter((e) => xa.has(key(e)));
+    expect(shared).toHaveLength(10);
+    expect(v.comparison.pass.diff).toBeCloseTo(shared.reduce((n, e) => n + (e.pass ? 1 : 0) - xa.get(key(e))!, 0) / 10, 12);
+  });
+
+  it('nothing in common gives no verdict and says why: no configuration, no seed, no outcomes; pairVerdicts drops the set, pairReport keeps it', () => {
+    const noConfig = [...arm('x', [0, 1], CONFIGS, 0.3, { blackbox: true }), ...arm('y', [0], ['S2-T2-O2-C2-W2', 'S2-T2-O2-C2-W1'], 0.5)];
+    const c = pairCoverage(noConfig, 'x', 'y', 'inSpace');
+    expect(c.extent).toBe('none');
+    expect(c.configs).toEqual({ a: 4, b: 2, shared: 0 });
+    expect(methodVerdict(noConfig, 'x', 'y', 'inSpace')).toBeNull();
+    expect(coverageSentence(c, 'x', 'y')).toBe(
+      'On held-out configurations (in-space), y and x cannot be paired: only seed 0 in common (y: seed 0; x: seeds 0–1); on it, no harness configuration in common (y: 2 configurations; x: 4 configurations).',
+    );
+    expect(pairVerdicts(noConfig, 'x', 'y').map((v) => v.set.key)).toEqual(['base']);
+    const report = pairReport(noConfig, 'x', 'y');
+    expect(report.map((r) => [r.coverage.set.key, r.coverage.extent, r.verdict?.direction ?? null])).toEqual([
+      ['inSpace', 'none', null],
+      ['base', 'partial', 'undecided'],
+      ['bb-assistant', 'none', null],
+    ]);
+    expect(coverageSentence(report[2].coverage, 'x', 'y')).toBe(
+      'On the black-box harness bb-assistant, y and x cannot be paired: y has no per-episode outcomes there (not evaluated, not recorded, or not loaded yet).',
+    );
+
+    const noSeed = [...arm('x', [0, 1, 2], CONFIGS, 0.3), ...arm('y', [5, 7], CONFIGS, 0.5)];
+    const d = pairCoverage(noSeed, 'x', 'y', 'base');
+    expect(d.extent).toBe('none');
+    expect(coverageSentence(d, 'x', 'y')).toBe('On the base harness, y and x cannot be paired: no training seed in common (y: seeds 5, 7; x: seeds 0–2).');
+  });
+
+  it('seed lists read as ranges where they are', () => {
+    expect(seedList([])).toBe('no seed');
+    expect(seedList([3])).toBe('seed 3');
+    expect(seedList([0, 1, 2, 3])).toBe('seeds 0–3');
+    expect(seedList([0, 2, 5])).toBe('seeds 0, 2, 5');
+  });
+});
+
+describe('Compare: the default pair over several outputs', () => {
+  it('within the first output with two methods, else the first method of the first two outputs', async () => {
+    const { compareDefaultPair } = await import('../../src/app/views/compare_between');
+    const one = (m: string) => arm(m, [0], CONFIGS, 0.3);
+    expect(
+      compareDefaultPair([
+        { tag: 'A', runs: one('s') },
+        { tag: 'B', runs: [...one('s'), ...one('h')] },
+      ]),
+    ).toEqual({ a: 'B · s', b: 'B · h' });
+    expect(
+      compareDefaultPair([
+        { tag: 'A', runs: [...one('s'), ...one('h')] },
+        { tag: 'B', runs: [...one('s'), ...one('h')] },
+      ]),
+    ).toEqual({ a: 'A · s', b: 'A · h' });
+    expect(
+      compareDefaultPair([
+        { tag: 'A', runs: one('s') },
+        { tag: 'B', runs: one('s') },
+      ]),
+    ).toEqual({ a: 'A · s', b: 'B · s' });
+    expect(compareDefaultPair([{ tag: 'A', runs: one('s') }])).toBeNull();
   });
 });
 

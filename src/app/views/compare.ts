@@ -4,14 +4,15 @@
  * curves (one line per run × method × seed, hover for values), puts their pass@1 tables side by
  * side (one row per run × method: before → after, mean ± std over seeds, the Results view's
  * numbers), shows the Results view's harness-scaling panel with one column per run × method
- * (scaling.ts) and diffs their specs (every field whose value differs; runs saved by the Train view
+ * (scaling.ts), tells the difference between any two of their methods (compare_between.ts) and diffs their specs (every field whose value differs; runs saved by the Train view
  * carry the spec they ran).
  *
  * Committed results of the presets (committed_fetch.ts) can be ticked beside the saved runs
  * (`main` vs `lesson`, or a browser run vs `lesson`); each is fetched when ticked, its curves and
  * episodes as they arrive.
  *
- * URL parameters: runs=<JSON array: a saved run's name, or {"preset": name} for a committed preset>.
+ * URL parameters: runs=<JSON array: a saved run's name, or {"preset": name} for a committed preset>;
+ * a, b: the Between methods pair (`<tag> · <method>`).
  */
 import { html, nothing, render, type TemplateResult } from 'lit-html';
 import { live } from 'lit-html/directives/live.js';
@@ -22,6 +23,8 @@ import { CURVE_METRICS, smoothingControl } from './results';
 import { paperTable, type PaperTable } from './results_tables';
 import type { CurveChartSpec } from './results_charts';
 import { comparedRuns, scalingSection, sharedDesignSpec } from './scaling';
+import { betweenSection, pairFromParams } from './compare_between';
+import type { MethodPair } from './comparison_panel';
 import { parseSpec, type ExperimentSpec } from '../../experiment/spec';
 import { SERIES_COLORS } from '../line_chart';
 import { formatRoute } from '../route';
@@ -113,6 +116,8 @@ export class CompareView {
   private committedError = '';
   private selected: Pick[] = [];
   private smoothing = 0;
+  /** The Between methods pair (URL parameters a, b); null: its default. */
+  private pair: MethodPair | null = null;
   /** Loaded outputs by pickKey; a committed preset's entry is replaced as its parts arrive. */
   private loaded = new Map<string, ExperimentOutputJson | Error>();
   /** Committed presets whose parts are still loading, with what they wait for. */
@@ -137,6 +142,7 @@ export class CompareView {
 
   show(params: Record<string, string>): void {
     this.selected = parsePicks(params.runs);
+    this.pair = pairFromParams(params);
     void this.refresh();
     if (this.committed === null)
       committedPresets().then(
@@ -190,8 +196,15 @@ export class CompareView {
   private toggle(pick: Pick, on: boolean): void {
     const rest = this.selected.filter((p) => !samePick(p, pick));
     this.selected = on ? [...rest, pick] : rest;
+    this.pair = null;
     this.setParams(this.selected.length ? { runs: picksParam(this.selected) } : {});
     this.loadSelected();
+    this.draw();
+  }
+
+  private pickPair(p: MethodPair): void {
+    this.pair = p;
+    this.setParams({ runs: picksParam(this.selected), a: p.a, b: p.b });
     this.draw();
   }
 
@@ -233,7 +246,7 @@ export class CompareView {
       <section class="intro">
         <h1 tabindex="-1">Compare runs</h1>
         <p>Pick two or more runs saved in this browser or committed results of the presets: their training curves are overlaid, their pass@1 tables and
-          harness-scaling panels put side by side and their specs diffed. Each run gets a letter (A, B, …) used in the charts and tables.</p>
+          harness-scaling panels put side by side, any two of their methods compared and their specs diffed. Each run gets a letter (A, B, …) used in the charts and tables.</p>
       </section>
       <section class="card" aria-labelledby="compare-pick-h">
         <h2 id="compare-pick-h">Saved runs</h2>
@@ -298,6 +311,13 @@ export class CompareView {
               </table>
             </div>
           </section>
+          ${betweenSection(
+            runs.map((r) => ({ tag: r.tag, name: r.name, runs: r.out.results.runs })),
+            d.scaling.runs,
+            this.pair,
+            (p) => this.pickPair(p),
+            new Set(ready.filter((r) => /summary|episodes/.test(this.pending.get(r.key) ?? '')).map((r) => r.tag)),
+          )}
           ${scalingSection(d.scaling.runs, d.scaling.spec, {
             id: 'compare-scaling',
             noDistance: 'the runs do not all carry a spec, or their specs name different designs (runs saved by Train carry theirs)',
