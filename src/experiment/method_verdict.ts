@@ -177,7 +177,7 @@ export function pairVerdicts(runs: readonly RunResult[], a: string, b: string): 
  * browser run against a committed preset, `lesson` against `main`) pair on what they share only,
  * or on nothing; a verdict then holds for the shared cells alone, and this says which they are.
  */
-export interface PairCoverage {
+interface PairCoverage {
   set: HarnessSet;
   /** Seeds with per-episode outcomes on the set, ascending: each arm's and both's. */
   seeds: { a: number[]; b: number[]; shared: number[] };

@@ -14,7 +14,7 @@ import type { RunResult } from '../../experiment/results_file';
 import { comparisonSection, type MethodPair } from './comparison_panel';
 
 /** One ticked output as the panel sees it: its letter, display name and runs (methods not yet renamed). */
-export interface BetweenOutput {
+interface BetweenOutput {
   tag: string;
   name: string;
   runs: readonly RunResult[];

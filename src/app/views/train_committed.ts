@@ -20,7 +20,7 @@ import { comparisonSection, type MethodPair } from './comparison_panel';
 import '../results.css';
 
 /** The committed experiment shown: single-harness RL vs harness scaling, over seeds. */
-export const COMMITTED_PRESET = 'main';
+const COMMITTED_PRESET = 'main';
 /** Element id prefix of the card (comparisonSection's ids are `${ID}-verdict`, `${ID}-table`, …). */
 const ID = 'train-committed';
 
