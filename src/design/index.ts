@@ -22,7 +22,7 @@ export { divisibilityBound, raoBound, smallestAdmissibleRunSize, verifyStrength2
 export { L18_TABLE, l18, paley, raoHamming } from './oa_constructions';
 export { searchOrthogonalArray } from './oa_search';
 export { NoOrthogonalArrayError, orthogonalArray } from './orthogonal_array';
-export { MAX_ENUMERATED_SPACE, selectTraining, selectTrainingOA, selectTrainingRandom } from './selection';
+export { MAX_ENUMERATED_SPACE, selectBalancedSubset, selectTraining, selectTrainingOA, selectTrainingRandom } from './selection';
 export type { DesignReport, SelectionMethod } from './selection';
 export { RoundRobinSchedule, assignHarnesses } from './assignment';
 export type { AssignmentStrategy, RoundRobinState, TaskAssignment } from './assignment';

@@ -13,7 +13,7 @@
  */
 
 import { Rng } from '../util/rng';
-import { configFromIndex, configIndex, DEFAULT_SPACE, formatHarnessId, type HarnessSpace, type LevelVector, spaceLevels, spaceSize, validateSpace } from './space';
+import { configFromIndex, configIndex, DEFAULT_SPACE, formatHarnessId, parseHarnessId, type HarnessSpace, type LevelVector, spaceLevels, spaceSize, validateSpace } from './space';
 import { minPairwiseDistance, orthogonalArray, type OrthogonalArrayOptions } from './orthogonal_array';
 import { divisibilityBound, raoBound, smallestAdmissibleRunSize, verifyStrength2 } from './oa_verify';
 
@@ -219,4 +219,62 @@ export function selectTraining(space: HarnessSpace = DEFAULT_SPACE, opts: Select
     k = Math.min(k, spaceSize(space));
   }
   return selectTrainingRandom(space, k, opts.seed ?? 0);
+}
+
+/**
+ * The first `n` harnesses of a training set in a balanced order, for the harness-count ablation
+ * (N = 1, 3, 6, 9, 18 training harnesses at equal budget). Greedy and deterministic: it starts
+ * from the base harness (all levels 0) when the set holds it, else the first harness, and adds at
+ * each step the harness that keeps the levels most even — least Σ over components of Σ over levels
+ * of count², then least Σ over component pairs of Σ over level pairs of count² (strength-2
+ * balance), then the largest minimum Hamming distance to those chosen, then set order. On the
+ * L18 array N = 3 and N = 9 give every level of every component equally often (N/3 times); the
+ * sets are nested (each N holds every smaller one), and n = runSize returns the design itself.
+ * @param design a training set's report (selectTraining); n in 1..design.runSize
+ * @returns the report of the n chosen harnesses (its held-out set is the rest of the space),
+ *   `training` in the design's order, `construction` saying how they were chosen
+ * @throws Error when n is not an integer in 1..design.runSize
+ */
+export function selectBalancedSubset(design: DesignReport, n: number, space: HarnessSpace = DEFAULT_SPACE): DesignReport {
+  if (!Number.isInteger(n) || n < 1 || n > design.runSize) throw new Error(`balanced subset: n = ${n} out of range 1..${design.runSize} (the training-set size)`);
+  if (n === design.runSize) return design;
+  const rows = design.training.map((id) => parseHarnessId(id, space));
+  const levels = spaceLevels(space);
+  const k = levels.length;
+  const col = levels.map((l) => new Array<number>(l).fill(0));
+  const pair = new Map<string, number>();
+  const pairKey = (i: number, j: number, a: number, b: number) => `${i},${j},${a},${b}`;
+  const chosen: number[] = [];
+  const cost = (r: number[]): [number, number, number] => {
+    let c1 = 0;
+    let c2 = 0;
+    for (let i = 0; i < k; i++) c1 += 2 * col[i][r[i]] + 1;
+    for (let i = 0; i < k; i++) for (let j = i + 1; j < k; j++) c2 += 2 * (pair.get(pairKey(i, j, r[i], r[j])) ?? 0) + 1;
+    const dMin = chosen.length ? Math.min(...chosen.map((c) => rows[c].reduce((e, x, t) => e + (x !== r[t] ? 1 : 0), 0))) : k;
+    return [c1, c2, -dMin];
+  };
+  const start = rows.findIndex((r) => r.every((x) => x === 0));
+  for (let step = 0; step < n; step++) {
+    let best = step === 0 ? Math.max(start, 0) : -1;
+    let bestCost: [number, number, number] | null = null;
+    for (let r = 0; r < rows.length && step > 0; r++) {
+      if (chosen.includes(r)) continue;
+      const c = cost(rows[r]);
+      if (!bestCost || c[0] < bestCost[0] || (c[0] === bestCost[0] && (c[1] < bestCost[1] || (c[1] === bestCost[1] && c[2] < bestCost[2])))) {
+        best = r;
+        bestCost = c;
+      }
+    }
+    const r = rows[best];
+    chosen.push(best);
+    for (let i = 0; i < k; i++) col[i][r[i]]++;
+    for (let i = 0; i < k; i++) for (let j = i + 1; j < k; j++) pair.set(pairKey(i, j, r[i], r[j]), (pair.get(pairKey(i, j, r[i], r[j])) ?? 0) + 1);
+  }
+  const construction = `${n} of the ${design.runSize} (${design.construction}), balanced greedy order from the base harness`;
+  // In the set's own order: the assignment's tie-breaks then match the full set's.
+  return designReport(
+    space,
+    chosen.sort((a, b) => a - b).map((c) => rows[c]),
+    { method: design.method, construction, seed: design.seed },
+  );
 }

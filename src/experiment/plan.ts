@@ -22,7 +22,17 @@
  * resumed run draws exactly what an uninterrupted one would. The validation split (validationTasks) is drawn
  * from the same train seed range, minus every task seed of the pool.
  */
-import { BASE_HARNESS, hammingDistance, selectTraining, assignHarnesses, RoundRobinSchedule, type DesignReport, type TaskAssignment, type RoundRobinState } from '../design';
+import {
+  BASE_HARNESS,
+  hammingDistance,
+  selectBalancedSubset,
+  selectTraining,
+  assignHarnesses,
+  RoundRobinSchedule,
+  type DesignReport,
+  type TaskAssignment,
+  type RoundRobinState,
+} from '../design';
 import { getSuite, taskSet } from '../tasks';
 import type { SuiteName, TaskSuite } from '../tasks/types';
 import { Rng } from '../util/rng';
@@ -39,10 +49,12 @@ function specDesign(spec: ExperimentSpec): DesignReport {
 
 /**
  * The design a method's training set comes from: a random-k method's own draw for run seed
- * `seed` (design.k configurations, Rng.derive(design.seed, 'random-k', seed)), else the spec's design.
+ * `seed` (design.k configurations, Rng.derive(design.seed, 'random-k', seed)), the first
+ * `harnessCount` harnesses of the spec's design in its balanced order, else the spec's design.
  */
 export function methodDesign(spec: ExperimentSpec, m: MethodSpec, seed: number): DesignReport {
-  return m.harnesses === 'random-k' ? randomKDesign(spec, seed) : specDesign(spec);
+  if (m.harnesses === 'random-k') return randomKDesign(spec, seed);
+  return m.harnessCount === undefined ? specDesign(spec) : selectBalancedSubset(specDesign(spec), m.harnessCount);
 }
 
 /** The random-k training set of run seed `seed`: design.k configurations, a fresh seeded draw per run seed. */
@@ -88,10 +100,8 @@ export function trainingHarnesses(spec: ExperimentSpec, m: MethodSpec, seed: num
       return [m.blackbox!];
     case 'none':
       return [];
-    case 'random-k':
-      return randomKDesign(spec, seed).training;
     default:
-      return specDesign(spec).training;
+      return methodDesign(spec, m, seed).training;
   }
 }
 
@@ -374,9 +384,12 @@ export function specConsistencyIssues(spec: ExperimentSpec): string[] {
   spec.methods.forEach((m, i) => {
     const where = `spec.methods[${i}]`;
     if (m.harnesses === 'scaling' || m.harnesses === 'random-assignment' || m.harnesses === 'random-k') {
-      const n = m.harnesses === 'random-k' ? spec.design.k : sizeOf();
+      const full = m.harnesses === 'random-k' ? spec.design.k : sizeOf();
       const from = m.harnesses === 'random-k' || spec.design.method === 'random' ? `design.k = ${spec.design.k} random configurations` : 'the orthogonal-array design';
-      if (m.K > n) issues.push(`${where}.K: ${m.K} exceeds the training-set size ${n} (${from}); K must be in 1..${n}`);
+      if (m.harnessCount !== undefined && m.harnessCount > full)
+        issues.push(`${where}.harnessCount: ${m.harnessCount} exceeds the training-set size ${full} (${from}); it must be in 1..${full}`);
+      const n = Math.min(full, m.harnessCount ?? full);
+      if (m.K > n) issues.push(`${where}.K: ${m.K} exceeds the training-set size ${n} (${m.harnessCount !== undefined ? `harnessCount of ${from}` : from}); K must be in 1..${n}`);
     }
     if (spec.rl.dynamicSampling && m.algorithm === 'ppo')
       issues.push(`spec.rl.dynamicSampling: applies to GRPO groups; ${where} ('${m.name}') uses PPO, whose value baseline learns from all-equal groups too`);

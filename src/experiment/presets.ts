@@ -10,12 +10,13 @@ import selection from '../../public/presets/selection.json';
 import assignment from '../../public/presets/assignment.json';
 import diversity from '../../public/presets/diversity.json';
 import retention from '../../public/presets/retention.json';
+import harnessCount from '../../public/presets/harness-count.json';
 import { parseSpec, type ExperimentSpec } from './spec';
 
-const RAW: Record<string, unknown> = { lesson, quick, main, algorithms, blackbox, selection, assignment, diversity, retention };
+const RAW: Record<string, unknown> = { lesson, quick, main, algorithms, blackbox, selection, assignment, diversity, retention, 'harness-count': harnessCount };
 
 /** Preset names, the CLI's default first. */
-export const PRESET_NAMES = ['quick', 'lesson', 'main', 'algorithms', 'blackbox', 'selection', 'assignment', 'diversity', 'retention'] as const;
+export const PRESET_NAMES = ['quick', 'lesson', 'main', 'algorithms', 'blackbox', 'selection', 'assignment', 'diversity', 'retention', 'harness-count'] as const;
 export type PresetName = (typeof PRESET_NAMES)[number];
 /** The CLI's default (`npm start`). */
 export const DEFAULT_PRESET: PresetName = 'quick';

@@ -53,6 +53,13 @@ export const MethodSpec = z
     harnesses: HarnessStrategy,
     /** Per-task harness diversity K: the anchor plus K−1 nearest (1 ≤ K ≤ training-set size). */
     K: int(1, 243).default(4),
+    /**
+     * Harness-count ablation: train through N harnesses of the design, the first N of its balanced
+     * order (design/selection.ts selectBalancedSubset: from the base harness, every level of
+     * every component as evenly as the design allows; nested in N). Harnesses 'scaling' or
+     * 'random-assignment' only; absent: the whole design.
+     */
+    harnessCount: int(1, 243).optional(),
     /** Training algorithm: RL (GRPO, PPO) or supervised fine-tuning on expert demonstrations. */
     algorithm: z.enum(['grpo', 'ppo', 'sft']).default('grpo'),
     /** The black-box harness trained through when harnesses = 'blackbox'. */
@@ -80,6 +87,9 @@ export const MethodSpec = z
         path: ['sft'],
         message: `an SFT phase trains through the method's one training harness: needs harnesses 'blackbox' or 'single', got '${m.harnesses}'`,
       });
+    }
+    if (m.harnessCount !== undefined && m.harnesses !== 'scaling' && m.harnesses !== 'random-assignment') {
+      ctx.addIssue({ code: 'custom', path: ['harnessCount'], message: `draws N harnesses of the design: needs harnesses 'scaling' or 'random-assignment', got '${m.harnesses}'` });
     }
     if (m.algorithm === 'sft' && !m.sft) {
       ctx.addIssue({ code: 'custom', path: ['sft'], message: "required when algorithm is 'sft' (the in-run SFT phase { steps, lr }, through the method's training harness)" });

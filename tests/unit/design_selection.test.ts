@@ -1,6 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { DEFAULT_SPACE, enumerateSpace, formatHarnessId, parseHarnessId, selectTraining, selectTrainingOA, selectTrainingRandom, spaceFromLevels } from '../../src/design';
+import {
+  DEFAULT_SPACE,
+  enumerateSpace,
+  formatHarnessId,
+  parseHarnessId,
+  selectBalancedSubset,
+  selectTraining,
+  selectTrainingOA,
+  selectTrainingRandom,
+  spaceFromLevels,
+} from '../../src/design';
 
 const dist = (a: number[], b: number[]) => a.reduce((n, x, i) => n + (x === b[i] ? 0 : 1), 0);
 
@@ -123,5 +133,37 @@ describe('structured selection over other spaces', () => {
     expect(r.runSize).toBe(16);
     expect(r.balance.strength2).toBe(true);
     expect(r.minPairwiseDistance).toBe(2);
+  });
+});
+
+describe('balanced subsets of the orthogonal array (harness-count ablation)', () => {
+  const oa = selectTrainingOA();
+  it('N = 3, 6, 9, 12 use every level of every component N/3 times; the sets are nested; N = 1 is the base harness; N = 18 is the array itself', () => {
+    expect(selectBalancedSubset(oa, 1).training).toEqual(['S0-T0-O0-C0-W0']);
+    let prev: string[] = [];
+    for (const n of [3, 6, 9, 12]) {
+      const s = selectBalancedSubset(oa, n);
+      expect(s.training).toHaveLength(n);
+      for (const c of s.balance.columns) expect(c.counts).toEqual([n / 3, n / 3, n / 3]);
+      expect(s.training.every((id) => oa.training.includes(id))).toBe(true);
+      expect(prev.every((id) => s.training.includes(id))).toBe(true);
+      expect(s.construction).toContain(`${n} of the 18`);
+      prev = s.training;
+    }
+    expect(selectBalancedSubset(oa, 18)).toBe(oa);
+  });
+
+  it('every n in 1..17 is column-balanced as far as n allows (level counts differ by at most one) and its held-out set is the rest of the space', () => {
+    for (let n = 1; n < 18; n++) {
+      const s = selectBalancedSubset(oa, n);
+      for (const c of s.balance.columns) expect(Math.max(...c.counts) - Math.min(...c.counts)).toBeLessThanOrEqual(1);
+      expect(s.heldOut.length + n).toBe(243);
+    }
+  });
+
+  it('rejects n outside 1..runSize, naming it', () => {
+    expect(() => selectBalancedSubset(oa, 0)).toThrow('n = 0 out of range 1..18');
+    expect(() => selectBalancedSubset(oa, 19)).toThrow('n = 19');
+    expect(() => selectBalancedSubset(oa, 2.5)).toThrow('n = 2.5');
   });
 });

@@ -12,6 +12,7 @@ import {
   mixOverlapWarnings,
   plannedRuns,
   scheduleCoverage,
+  specConsistencyIssues,
   stepTasks,
   taskAssignments,
   testTasks,
@@ -328,5 +329,35 @@ describe('treatments that treat: the epoch sampler, per-seed random-k, an in-spa
     expect(new Set(uses.values())).toEqual(new Set([(ids.length * 8) / 32]));
     const full = { ...main, evaluation: { ...main.evaluation, inSpace: { ...main.evaluation.inSpace, tasksPerConfig: undefined } } } as ExperimentSpec;
     expect(inSpaceTasks(full, tests, ids)).toBeNull();
+  });
+});
+
+describe('harness count: a scaling method trains through the first N harnesses of the balanced order', () => {
+  const main = getPreset('main');
+  const hs = main.methods.find((m) => m.harnesses === 'scaling')!;
+  const withN = (n: number, K = Math.min(hs.K, n)): MethodSpec => ({ ...hs, name: `harness scaling N=${n}`, harnessCount: n, K });
+  it('N harnesses, nested; every task assigned within them; the in-space set is the same for every N (the design holds it out)', () => {
+    const sets = [3, 6, 9, 18].map((n) => trainingHarnesses(main, withN(n), 0));
+    expect(sets.map((s) => s.length)).toEqual([3, 6, 9, 18]);
+    for (let i = 1; i < sets.length; i++) expect(sets[i - 1].every((h) => sets[i].includes(h))).toBe(true);
+    expect(sets[3]).toEqual(trainingHarnesses(main, hs, 0));
+    const pool = trainPool(main, 0);
+    for (const a of taskAssignments(main, withN(6), pool, 0)) {
+      expect(a.harnesses).toHaveLength(4);
+      for (const h of a.harnesses) expect(sets[1]).toContain(h);
+    }
+    const spec = { ...main, methods: [main.methods[0], withN(3), withN(9)] };
+    expect(inSpaceEvalSet(spec).ids).toEqual(inSpaceEvalSet(main).ids);
+    expect(methodDesign(main, withN(9), 0).construction).toContain('9 of the 18');
+  });
+
+  it('K above N, N above the design and N on a single-harness method are spec errors naming the field', () => {
+    expect(specConsistencyIssues({ ...main, methods: [withN(3, 4)] })).toEqual([
+      expect.stringContaining('spec.methods[0].K: 4 exceeds the training-set size 3 (harnessCount of the orthogonal-array design)'),
+    ]);
+    expect(specConsistencyIssues({ ...main, methods: [withN(19, 4)] })[0]).toContain('spec.methods[0].harnessCount: 19 exceeds the training-set size 18');
+    expect(() => parseSpec({ ...structuredClone(main), methods: [{ ...main.methods[0], harnessCount: 3 }] }, 'spec')).toThrow(
+      /harnessCount.*needs harnesses 'scaling' or 'random-assignment'/,
+    );
   });
 });
