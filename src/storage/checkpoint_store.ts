@@ -12,7 +12,7 @@
  *      (run, step), puts the chunks, then the manifest, then the run's 'latest' pointer; nothing
  *      but IndexedDB requests is awaited inside it (awaiting anything else lets it auto-commit
  *      half-done);
- *   3. IndexedDB makes the transaction atomic: on any abort (quota, crash, injected fault) none
+ *   3. IndexedDB makes the transaction atomic: on any abort (quota, crash) none
  *      of it is visible and the previous checkpoint and pointer are untouched. This atomicity is
  *      what the store relies on; the order of the puts inside the transaction (pointer last) is
  *      not observable by any reader and guarantees nothing by itself. The quota-fault test
@@ -36,7 +36,7 @@ import {
   type CheckpointInput,
   type PreparedCheckpoint,
 } from './serialize';
-import { commitCheckpoint, errText, isRunRecord, readVerifiedCheckpoint, type FaultInjection } from './checkpoint_tx';
+import { commitCheckpoint, errText, isRunRecord, readVerifiedCheckpoint } from './checkpoint_tx';
 import { openCheckpointDb } from './checkpoint_db_open';
 import { planRetention, validateRetention, type RetentionPolicy } from './retention';
 import {
@@ -70,7 +70,6 @@ export interface CheckpointStoreOptions {
   blockedTimeoutMs?: number;
   /** Called once when the connection closes other than by `close()` (schema upgrade elsewhere, browser). */
   onClose?: (reason: string) => void;
-  faults?: FaultInjection;
 }
 
 export interface SaveOptions {
@@ -147,13 +146,11 @@ export class CheckpointStore {
   private db: IDBPDatabase<CheckpointDB> | null = null;
   private closedReason: string | null = null;
   private readonly onClose?: (reason: string) => void;
-  private readonly faults: FaultInjection;
 
   private constructor(opts: CheckpointStoreOptions) {
     this.dbName = opts.dbName ?? DEFAULT_DB_NAME;
     this.chunkBytes = validateChunkBytes(opts.chunkBytes ?? DEFAULT_CHUNK_BYTES, 'chunkBytes');
     this.onClose = opts.onClose;
-    this.faults = opts.faults ?? {};
   }
 
   /**
@@ -232,7 +229,7 @@ export class CheckpointStore {
   }
 
   private async commitAndRetain(prepared: PreparedCheckpoint, overwrite: boolean, retention?: RetentionPolicy): Promise<SaveResult> {
-    await commitCheckpoint(this.requireOpen(), prepared, overwrite, this.faults);
+    await commitCheckpoint(this.requireOpen(), prepared, overwrite);
     const { runId, step } = prepared.manifest;
     let removedSteps: number[] = [];
     if (retention !== undefined) {

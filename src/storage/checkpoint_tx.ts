@@ -11,16 +11,6 @@ function fmtBytes(n: number): string {
   return n < 1 << 20 ? `${(n / 1024).toFixed(1)} KiB` : `${(n / (1 << 20)).toFixed(1)} MiB`;
 }
 
-/** Test hooks that make the store fail the way a browser would. Never set in production. */
-export interface FaultInjection {
-  /**
-   * Abort the commit transaction with a `QuotaExceededError` DOMException when about to issue
-   * the N-th chunk put of a save or import (1-based, counted per commit) — what a real quota
-   * failure looks like: the transaction aborts and nothing it wrote survives.
-   */
-  quotaExceededOnChunkPut?: number;
-}
-
 /** The name of an Error or DOMException ('Error' for anything else). */
 export function errName(e: unknown): string {
   return e instanceof Error || (typeof DOMException !== 'undefined' && e instanceof DOMException) ? (e as Error).name : 'Error';
@@ -45,7 +35,7 @@ export function isRunRecord(r: unknown): r is RunRecord {
  * @throws CheckpointError('exists') when `overwrite` is false and the step exists; ('quota') or
  *   ('write-failed') when the transaction aborted (rolled back: the previous pointer is intact)
  */
-export async function commitCheckpoint(db: IDBPDatabase<CheckpointDB>, prepared: PreparedCheckpoint, overwrite: boolean, faults: FaultInjection): Promise<void> {
+export async function commitCheckpoint(db: IDBPDatabase<CheckpointDB>, prepared: PreparedCheckpoint, overwrite: boolean): Promise<void> {
   const m = prepared.manifest;
   const where = describeCheckpoint(m.runId, m.step);
   const tx = db.transaction([STORE_CHUNKS, STORE_MANIFESTS, STORE_RUNS], 'readwrite');
@@ -53,8 +43,6 @@ export async function commitCheckpoint(db: IDBPDatabase<CheckpointDB>, prepared:
   const manifests = tx.objectStore(STORE_MANIFESTS);
   // Each request's promise rejects when the transaction aborts; tx.done reports the cause.
   const track = (p: Promise<unknown>) => void p.catch(() => undefined);
-  let injected: DOMException | null = null;
-  let failedAt = '';
   let exists = false;
   try {
     if (!overwrite) {
@@ -64,30 +52,18 @@ export async function commitCheckpoint(db: IDBPDatabase<CheckpointDB>, prepared:
     }
     if (!exists) {
       track(chunks.delete(checkpointChunkRange(m.runId, m.step)));
-      let n = 0;
-      for (const c of prepared.chunks) {
-        n++;
-        if (faults.quotaExceededOnChunkPut === n) {
-          injected = new DOMException(`injected fault: quota exceeded on chunk put ${n}`, 'QuotaExceededError');
-          failedAt = ` (at tensor '${c.tensor}' chunk ${c.index})`;
-          tx.abort();
-          break;
-        }
-        track(chunks.put({ runId: m.runId, step: m.step, tensor: c.tensor, index: c.index, bytes: c.bytes }));
-      }
-      if (injected === null) {
-        const rec: ManifestRecord = {
-          runId: m.runId,
-          step: m.step,
-          createdAt: m.createdAt,
-          totalBytes: prepared.totalBytes,
-          manifestJson: prepared.manifestJson,
-          manifestDigest: prepared.manifestDigest,
-        };
-        track(manifests.put(rec));
-        // The pointer last: data first, then the pointer.
-        track(tx.objectStore(STORE_RUNS).put({ runId: m.runId, latestStep: m.step, createdAt: m.createdAt }));
-      }
+      for (const c of prepared.chunks) track(chunks.put({ runId: m.runId, step: m.step, tensor: c.tensor, index: c.index, bytes: c.bytes }));
+      const rec: ManifestRecord = {
+        runId: m.runId,
+        step: m.step,
+        createdAt: m.createdAt,
+        totalBytes: prepared.totalBytes,
+        manifestJson: prepared.manifestJson,
+        manifestDigest: prepared.manifestDigest,
+      };
+      track(manifests.put(rec));
+      // The pointer last: data first, then the pointer.
+      track(tx.objectStore(STORE_RUNS).put({ runId: m.runId, latestStep: m.step, createdAt: m.createdAt }));
     }
     await tx.done;
   } catch (e) {
@@ -97,22 +73,21 @@ export async function commitCheckpoint(db: IDBPDatabase<CheckpointDB>, prepared:
         step: m.step,
       });
     }
-    const cause = injected ?? e;
     const prev = await readPointer(db, m.runId).catch(() => null);
     const intact = prev === null ? 'the run had no earlier checkpoint' : `the previous checkpoint (step ${prev.latestStep}) is intact and still the latest`;
-    const what = `${fmtBytes(prepared.totalBytes)} in ${prepared.chunks.length} chunks${failedAt}`;
-    if (errName(cause) === 'QuotaExceededError') {
+    const what = `${fmtBytes(prepared.totalBytes)} in ${prepared.chunks.length} chunks`;
+    if (errName(e) === 'QuotaExceededError') {
       throw new CheckpointError(
         'quota',
-        `${where} was not saved: storage quota exceeded while writing ${what} (${errText(cause)}); ` +
+        `${where} was not saved: storage quota exceeded while writing ${what} (${errText(e)}); ` +
           `the transaction was rolled back and ${intact}. Free space by deleting checkpoints of runs you no longer need.`,
-        { runId: m.runId, step: m.step, cause, ...(prev ? { keptStep: prev.latestStep } : {}) },
+        { runId: m.runId, step: m.step, cause: e, ...(prev ? { keptStep: prev.latestStep } : {}) },
       );
     }
-    throw new CheckpointError('write-failed', `${where} was not saved: the transaction aborted while writing ${what} (${errText(cause)}); it was rolled back and ${intact}.`, {
+    throw new CheckpointError('write-failed', `${where} was not saved: the transaction aborted while writing ${what} (${errText(e)}); it was rolled back and ${intact}.`, {
       runId: m.runId,
       step: m.step,
-      cause,
+      cause: e,
       ...(prev ? { keptStep: prev.latestStep } : {}),
     });
   }

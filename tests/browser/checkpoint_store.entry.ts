@@ -85,31 +85,6 @@ export async function damagedLatest(dbName: string, mode: 'garbage' | 'delete' |
   return out;
 }
 
-/** A quota failure on the 3rd chunk put of step 2: clear error, step 1 intact, nothing half-written. */
-export async function quotaFault(dbName: string) {
-  const store = await fresh(dbName);
-  const first = makeCheckpoint('run', 1, 31).input;
-  await store.save(first);
-  const chunksBefore = await countChunks(dbName);
-  const faulty = await CheckpointStore.open({ dbName, chunkBytes: CHUNK, faults: { quotaExceededOnChunkPut: 3 } });
-  const error = await expectError(faulty.save(makeCheckpoint('run', 2, 32).input));
-  // Overwriting the current step fails the same way and must not destroy it either.
-  const overwriteError = await expectError(faulty.save(makeCheckpoint('run', 1, 33).input));
-  faulty.close();
-  const out = {
-    error,
-    overwriteError,
-    checkpoints: await store.listCheckpoints('run'),
-    chunksBefore,
-    chunksAfter: await countChunks(dbName),
-    compare: compare((await store.loadLatestGood('run')).checkpoint, first),
-    // The store still works after the failure.
-    retry: (await store.save(makeCheckpoint('run', 2, 32).input)).step,
-  };
-  store.close();
-  return out;
-}
-
 /** Export to a file, delete, import back; duplicate and tampered imports are rejected. */
 export async function exportImport(dbName: string) {
   const store = await fresh(dbName);

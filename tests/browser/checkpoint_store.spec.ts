@@ -60,27 +60,6 @@ for (const [mode, code, what] of [
   });
 }
 
-test('a quota error on commit surfaces clearly and leaves the old checkpoint intact', async ({ gpuPage }) => {
-  const r = await gpuPage.run<{
-    error: Err;
-    overwriteError: Err;
-    checkpoints: { step: number; isLatest: boolean }[];
-    chunksBefore: number;
-    chunksAfter: number;
-    compare: Compare;
-    retry: number;
-  }>(ENTRY, 'quotaFault', 'hlab-test-quota');
-  expect(r.error.code).toBe('quota');
-  expect(r.error.causeName).toBe('QuotaExceededError');
-  expect(r.error.message).toContain("checkpoint run 'run' step 2 was not saved: storage quota exceeded");
-  expect(r.error.message).toContain('the previous checkpoint (step 1) is intact');
-  expect(r.overwriteError.code).toBe('quota');
-  expect(r.checkpoints.map((c) => [c.step, c.isLatest])).toEqual([[1, true]]);
-  expect(r.chunksAfter).toBe(r.chunksBefore);
-  expectBitExact(r.compare, 1);
-  expect(r.retry).toBe(2);
-});
-
 test('export to a file and import back; duplicate and tampered files are rejected', async ({ gpuPage }) => {
   const r = await gpuPage.run<{
     fileBytes: number;

@@ -44,9 +44,12 @@ export async function saveTooBig(dbName: string) {
       throw e;
     }),
   );
+  // Overwriting the kept step with one that cannot fit fails the same way and must not destroy it.
+  const overwriteError = await expectError(store.save(input({ ...TOO_BIG, step: KEPT.step })));
   const latest = await store.loadLatestGood(KEPT.runId);
   const out = {
     error,
+    overwriteError,
     isCheckpointError: error.code !== 'not-a-CheckpointError',
     appMessage,
     checkpoints: (await store.listCheckpoints(KEPT.runId)).map((c) => ({ step: c.step, isLatest: c.isLatest })),
