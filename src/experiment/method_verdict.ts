@@ -45,10 +45,13 @@ export interface MethodVerdict {
 const EQUIVALENCE_MARGIN = 0.02;
 
 /**
- * The plain name of a results column (base, in-space, a black-box harness).
- * @param key 'base' | 'inSpace' | a black-box harness id
+ * The plain name of a results column (base, in-space, a black-box harness, the training harnesses)
+ * and a sentence for its tooltip.
+ * @param key 'base' | 'inSpace' | 'train' | a black-box harness id
  */
-function harnessSet(key: string): HarnessSet {
+export function harnessSet(key: string): HarnessSet {
+  if (key === 'train')
+    return { key, name: 'the training harnesses', explain: "the harnesses each method trained through (its own set: one for single-harness RL, the design's for harness scaling)" };
   if (key === 'base') return { key, name: 'the base harness', explain: 'the one harness configuration single-harness RL trains through (S0-T0-O0-C0-W0)' };
   if (key === 'inSpace')
     return {

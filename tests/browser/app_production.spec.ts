@@ -54,6 +54,9 @@ test('first view from a fresh profile (printed), then committed main: Results wi
   const tTable = Date.now() - t1;
   await expect(page.locator('#results-committed-status')).toHaveText(/^\s*Loaded\./);
   console.log(`Results of committed main: table after ${tTable} ms, every part loaded after ${Date.now() - t1} ms`);
+  // Plain words behind each harness set's column head.
+  await expect(page.locator('#paper-table thead abbr', { hasText: 'in-space' })).toHaveAttribute('title', /no method trained through/);
+  await expect(page.locator('#paper-table thead abbr', { hasText: 'base' })).toHaveAttribute('title', /S0-T0-O0-C0-W0/);
   await expect(page.locator('#paper-table tbody tr').first()).toBeVisible();
   // Episodes are in: the paper table's cells carry Wilson intervals.
   await expect(page.locator('#paper-table td[data-col="base"]').first()).not.toHaveAttribute('data-lo', '');

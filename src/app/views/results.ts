@@ -34,6 +34,7 @@ import { getPreset } from '../../experiment/presets';
 import { scalingSection } from './scaling';
 import { claimsSection } from './claims_panel';
 import { comparisonSection, type MethodPair } from './comparison_panel';
+import { harnessSet } from '../../experiment/method_verdict';
 import '../results.css';
 import { BEHAVIOUR, behaviourTable, harnessRoles, paperTable, perHarnessTable, type PaperTable, type StatCell } from './results_tables';
 import { runStepCounts, stepCountsText, withoutUpdate } from '../step_counts';
@@ -429,7 +430,7 @@ export class ResultsView {
         }
         <div class="scroll-x">
           <table class="paper-table cards-narrow" id="paper-table" aria-labelledby="paper-h">
-            <thead><tr><th scope="col">method</th><th scope="col">seeds</th>${table.columns.map((c) => html`<th scope="col" class="num">${c.label}</th>`)}</tr></thead>
+            <thead><tr><th scope="col">method</th><th scope="col">seeds</th>${table.columns.map((c) => html`<th scope="col" class="num"><abbr title=${harnessSet(c.key).explain}>${c.label}</abbr></th>`)}</tr></thead>
             <tbody>
               ${table.rows.map(
                 (r) => html`<tr data-method=${r.label} class=${r.before ? '' : 'start-row'}>
@@ -484,7 +485,7 @@ export class ResultsView {
             ? html`<p class="note">No per-harness results (the evaluation did not run).</p>`
             : html`<div class="scroll-y harness-scroll">
               <table class="paper-table" id="harness-table">
-                <thead><tr><th scope="col">harness</th><th scope="col" title="training: in a method's training set; held-out: not trained on, d = distance to the nearest training harness; black-box: a whole other harness">role</th>${ph.methods.map((m) => html`<th scope="col" class="num">${m}</th>`)}</tr></thead>
+                <thead><tr><th scope="col">harness</th><th scope="col" title="training: in a method's training set; held-out: not trained on, d = Hamming distance to the reference named (the one the in-space set was drawn by); black-box: a whole other harness">role</th>${ph.methods.map((m) => html`<th scope="col" class="num">${m}</th>`)}</tr></thead>
                 <tbody>${ph.rows.map((r) => html`<tr data-harness=${r.harness}><th scope="row"><code class="hid">${r.harness}</code></th><td class="role">${roles.get(r.harness)}</td>${r.cells.map((c, i) => cellTd(c, ph.methods[i]))}</tr>`)}</tbody>
               </table>
             </div>`
