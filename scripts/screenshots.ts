@@ -1,30 +1,40 @@
 /**
- * Screenshots of every view of the app for docs/APP.md: docs/app/<view>-<width>.jpg at 1280×800
- * and 390×844, viewport-sized JPEG (quality 70), so each stays small enough to commit.
+ * Screenshots of every view of the app for docs/APP.md: docs/app/<shot>-<width>.jpg at 1280×800
+ * and 390×844, viewport-sized JPEG (quality 70, lowered to 60 or 50 for a shot over 150 KB), so
+ * each stays small enough to commit.
  *
- *   npx tsx scripts/screenshots.ts                # all views, both widths (runs the whole lesson: minutes)
- *   npx tsx scripts/screenshots.ts results train  # only the named views
+ *   npx tsx scripts/screenshots.ts                   # all views, both widths (runs the whole lesson: minutes)
+ *   npx tsx scripts/screenshots.ts results door      # only the named views
  *   npx tsx scripts/screenshots.ts --steps=4 train   # development only: a shortened lesson (not for docs/)
  *
- * Starts the repo's Vite dev server (vite.config.ts: cross-origin isolation, committed results)
- * on a free port and a headless Chromium with the flags the tests use (src/cli/browser_flags.ts:
- * HLAB_CHROMIUM names the browser).
+ * Starts the repo's Vite dev server (vite.config.ts: cross-origin isolation, and the committed
+ * results of the presets cut into parts under committed/, fetched by the app when a preset is
+ * opened — nothing of them is bundled) on a free port and a headless Chromium with the flags the
+ * tests use (src/cli/browser_flags.ts: HLAB_CHROMIUM names the browser). Each view gets a fresh
+ * browser context at each width, so nothing of the reader's own browser (saved runs,
+ * checkpoints, cached committed parts) shows.
  *
- * Train: a cold load of `#/train` opens the lesson (the app's default preset), unmodified; Start
- * runs it to the end on the engine the app picks (the CPU engine without a hardware GPU), then
- * train-<width>.jpg shows the Run card and the validation chart and train-results-<width>.jpg the
- * before → after table — measurements of this run. The lesson runs once, at 1280×800; the same
- * page is then resized to 390×844. Its wall time (Start to done) is printed.
+ * door: a cold load of `/` (the app's default route: Train on the lesson, unmodified) — the intro
+ * and the Run card, then the card "What harness scaling did in the committed experiment"
+ * (train_committed.ts: committed `main`, fetched after the first paint), each shot once it has loaded.
  *
- * Results, Trajectories and Compare show the committed results of the `main` preset
- * (docs/results/main/results.json, measured by `hlab run --preset main`): Results through
- * `#/results?preset=main` (the copy bundled into the app), Trajectories through the file opened in
- * the tab (the bundled copy leaves out trajectories), Compare with `main` and `lesson`'s committed
- * outputs saved in the browser (Compare takes saved runs only). Each browser context is fresh, so
- * nothing of the reader's own browser shows. Vite's dependency cache goes to the system's
- * temporary folder, not the shared node_modules/.vite a running test server may be using.
+ * train: `/` again, Start runs the lesson to the end on the engine the app picks (the CPU engine
+ * without a hardware GPU), then train-<width>.jpg shows the Run card with its evaluations,
+ * train-curves-<width>.jpg the validation chart and train-results-<width>.jpg the before → after
+ * table — measurements of this run. The lesson runs once, at 1280×800; the same page is then
+ * resized to 390×844. Its wall time (Start to done) is printed.
+ *
+ * results, compare, trajectories: the committed results of the presets as a reader opens them,
+ * fetched on demand — Results `#/results?preset=main` (the pass@1 table, the Between methods
+ * panel, the training curves), Compare `#/compare?runs=[{"preset":"main"},{"preset":"lesson"}]`
+ * (main as A beside lesson as B: the two ticked, the overlaid training curves, then Between methods
+ * across the two outputs), Trajectories `#/trajectories?preset=main` (main's sample trajectories). Every shot
+ * waits until the view has nothing left loading ("Loading…", "A: loading curves…", "Reading the
+ * list…").
+ * Vite's dependency cache goes to the system's temporary folder, not the shared node_modules/.vite
+ * a running test server may be using.
  */
-import { mkdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium, type Browser, type Page } from '@playwright/test';
@@ -36,103 +46,147 @@ const SIZES = [
   [1280, 800],
   [390, 844],
 ] as const;
-/** The committed outputs shown (the name a file keeps when opened in the tab, and the saved run names for Compare). */
-const MAIN_FILE = 'results.json';
-const COMMITTED = ['main', 'lesson'] as const;
-const savedName = (preset: string) => `${preset} (docs/results/${preset})`;
-/** A shot larger than this is reported: docs/APP.md's images should stay small. */
+/**
+ * Compare's picks: the committed outputs of `main` (A) and `lesson` (B), and the Between methods
+ * pair across the two (B's single-harness run − A's: they pair on seed 0's base-harness tasks only,
+ * which the panel says) instead of its default within A (the pair Results shows).
+ */
+const COMPARE_QUERY = [
+  `runs=${encodeURIComponent(JSON.stringify([{ preset: 'main' }, { preset: 'lesson' }]))}`,
+  `a=${encodeURIComponent('A · single harness (GRPO)')}`,
+  `b=${encodeURIComponent('B · single harness (GRPO)')}`,
+].join('&');
+/** A shot larger than this is taken again at the next of QUALITIES, and reported if still over at the last: docs/APP.md's images should stay small. */
 const MAX_BYTES = 150 * 1024;
+const QUALITIES = [70, 60, 50];
 /** A whole lesson on a loaded 2-core machine, with room to spare (a liveness bound, not a speed goal). */
 const LESSON_TIMEOUT_MS = 40 * 60_000;
 
-/** One view: its URL, what shows it is drawn, and the heading to scroll to (the view's main content). */
+/** One image of a view: its file name and what is scrolled to the top of the window (a selector, or by width; none: the page top). */
+interface Frame {
+  name: string;
+  scrollTo?: string | ((width: number) => string | undefined);
+}
+
+/** One view: its URL, what shows it is drawn (after which nothing may be loading), and its images. */
 interface Shot {
   name: string;
   url: string;
   ready: (p: Page) => Promise<unknown>;
-  scrollTo?: string;
+  frames: Frame[];
 }
 
+/** Committed parts arrive after the first paint: the view is settled when no text says something is still loading. */
+async function settled(page: Page): Promise<void> {
+  // biome-ignore lint/performance/useDomNodeTextContent: the rendered text is what the reader sees (textContent also holds closed <details>).
+  await page.waitForFunction(() => !/\bloading\b|Reading the list/i.test(document.body.innerText), undefined, { polling: 250 });
+}
+
+/** Every chart of `selector` has drawn its canvas. */
+const chartsDrawn = (page: Page, selector: string) =>
+  page.waitForFunction((sel) => {
+    const charts = [...document.querySelectorAll(sel)];
+    return charts.length > 0 && charts.every((c) => c.querySelector('canvas'));
+  }, selector);
+
 const SHOTS: Shot[] = [
-  { name: 'design', url: '/#/design', ready: (p) => p.locator('#training-table tbody tr').nth(17).waitFor() },
-  { name: 'inspect', url: '/#/inspect', ready: (p) => p.locator('#side-a pre.context').filter({ hasText: '<|system|>' }).waitFor() },
+  {
+    // `/` before any run: the door (intro, Run card) and the committed comparison card.
+    name: 'door',
+    url: '/',
+    ready: async (p) => {
+      await p.locator('#train-lesson-intro').waitFor();
+      await p.locator('#train-committed-table').waitFor();
+    },
+    frames: [{ name: 'door' }, { name: 'train-committed', scrollTo: '#train-committed' }],
+  },
+  { name: 'design', url: '/#/design', ready: (p) => p.locator('#training-table tbody tr').nth(17).waitFor(), frames: [{ name: 'design' }] },
+  {
+    name: 'inspect',
+    url: '/#/inspect',
+    ready: (p) => p.locator('#side-a pre.context').filter({ hasText: '<|system|>' }).waitFor(),
+    frames: [{ name: 'inspect' }],
+  },
   {
     name: 'results',
     url: '/#/results?preset=main',
-    ready: (p) => p.locator('#scaling-table tbody tr').first().waitFor(),
-    scrollTo: '#results-h',
+    ready: async (p) => {
+      await p.locator('#paper-table tbody tr').first().waitFor();
+      await p.locator('#between-table').waitFor();
+      await chartsDrawn(p, '#curves hl-curve-chart');
+    },
+    frames: [
+      { name: 'results', scrollTo: '#paper-h' },
+      { name: 'results-between', scrollTo: '#between-h' },
+      // At 390 px the runs' legend fills the window: the charts are scrolled to instead.
+      { name: 'results-curves', scrollTo: (width) => (width >= 1000 ? '#curves-h' : '#curves') },
+    ],
   },
   {
     name: 'compare',
-    url: `/#/compare?runs=${encodeURIComponent(JSON.stringify(COMMITTED.map(savedName)))}`,
-    ready: (p) => p.locator('#compare-table tbody tr').nth(2).waitFor(),
-    scrollTo: '#compare-table-h',
+    url: `/#/compare?${COMPARE_QUERY}`,
+    ready: async (p) => {
+      await p.locator('#compare-table tbody tr').nth(2).waitFor();
+      await p.locator('#compare-between-pairing').waitFor();
+      await chartsDrawn(p, '#compare-curves hl-curve-chart');
+    },
+    frames: [
+      // The page top: the committed presets ticked (A, B), then the overlaid curves begin.
+      { name: 'compare' },
+      { name: 'compare-between', scrollTo: '#compare-between-h' },
+    ],
   },
   {
     name: 'trajectories',
-    url: `/#/trajectories?file=${MAIN_FILE}`,
+    url: '/#/trajectories?preset=main',
     ready: (p) => p.locator('.tokens .tok').first().waitFor(),
-    scrollTo: '#traj-list-h',
+    frames: [{ name: 'trajectories', scrollTo: '#traj-count' }],
   },
 ];
 /**
- * The Train view's shots after the lesson, what is scrolled to the top of the window by width: at
- * 1280 px the Run card sits beside the charts, so its top shows the validation chart too; at 390 px
- * the cards stack and the Run card alone fills the window, so the chart is scrolled to instead.
+ * The Train view's images after the lesson. At 1280 px the Run card, the committed card and the
+ * next steps fill the right column above the charts, so the validation chart is a shot of its own.
  */
-const TRAIN_SHOTS = [
-  { name: 'train', scrollTo: (width: number) => (width >= 1000 ? '#train-status-h' : '.train-chart-validation') },
-  { name: 'train-results', scrollTo: () => '#train-results-h' },
-] as const;
-
-const committedText = (preset: string) => readFileSync(resolve(`docs/results/${preset}/results.json`), 'utf8');
-
-/** Save the committed outputs in the browser (for Compare) and open main's results.json in the tab (for Trajectories). */
-async function loadCommitted(page: Page): Promise<void> {
-  await page.goto('/#/results');
-  await page.locator('#results-file').waitFor({ state: 'attached' });
-  for (const preset of COMMITTED) {
-    await page.evaluate(
-      async ([name, text]) => {
-        const store = (await import(/* @vite-ignore */ '/src/app/results_store.ts'.toString())) as typeof import('../src/app/results_store');
-        await store.saveRunOutput(name, store.parseResultsText(text, name));
-      },
-      [savedName(preset), committedText(preset)] as const,
-    );
-  }
-  await page.setInputFiles('#results-file', { name: MAIN_FILE, mimeType: 'application/json', buffer: Buffer.from(committedText('main')) });
-  await page.locator('#paper-table tbody tr').first().waitFor();
-}
+const TRAIN_FRAMES: Frame[] = [
+  { name: 'train', scrollTo: '#train-status-h' },
+  { name: 'train-curves', scrollTo: '#train-charts-h' },
+  { name: 'train-results', scrollTo: '#train-results-h' },
+];
 
 const nextFrames = (page: Page) => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
 
-/** Scroll `selector` (or the page top) into view, wait for charts to draw, write the JPEG; returns its path when over MAX_BYTES. */
-async function shoot(page: Page, name: string, scrollTo: string | undefined): Promise<string | null> {
+/** Scroll the frame's element (or the page top) into view, wait for charts to draw, write the JPEG; returns its path when still over MAX_BYTES. */
+async function shoot(page: Page, frame: Frame): Promise<string | null> {
+  const { width, height } = page.viewportSize()!;
+  const scrollTo = typeof frame.scrollTo === 'function' ? frame.scrollTo(width) : frame.scrollTo;
   if (scrollTo) await page.locator(scrollTo).evaluate((el) => el.scrollIntoView({ block: 'start' }));
   else await page.evaluate(() => window.scrollTo(0, 0));
   // Charts draw on the next frames after layout (and after a resize).
   await nextFrames(page);
   await page.waitForTimeout(300);
   await nextFrames(page);
-  const { width, height } = page.viewportSize()!;
-  const path = resolve(OUT, `${name}-${width}.jpg`);
-  await page.screenshot({ path, type: 'jpeg', quality: 70 });
+  const path = resolve(OUT, `${frame.name}-${width}.jpg`);
+  let quality = QUALITIES[0];
+  for (const q of QUALITIES) {
+    await page.screenshot({ path, type: 'jpeg', quality: (quality = q) });
+    if (statSync(path).size <= MAX_BYTES) break;
+  }
   const bytes = statSync(path).size;
-  console.log(`${path.slice(process.cwd().length + 1)}  ${width}×${height}  ${(bytes / 1024).toFixed(0)} KB`);
+  console.log(`${path.slice(process.cwd().length + 1)}  ${width}×${height}  ${(bytes / 1024).toFixed(0)} KB  (quality ${quality})`);
   return bytes > MAX_BYTES ? path : null;
 }
 
-/** Run the lesson (or `steps` RL steps of it) to the end at 1280 px, shoot, resize to 390 px, shoot. */
+/** Run the lesson (or `steps` RL steps of it) from `/` to the end at 1280 px, shoot, resize to 390 px, shoot. */
 async function trainShots(browser: Browser, baseURL: string, steps: number | null): Promise<string[]> {
   const [[w0, h0], ...rest] = SIZES;
   const context = await browser.newContext({ viewport: { width: w0, height: h0 }, baseURL });
   context.setDefaultTimeout(120_000);
   const page = await context.newPage();
   page.on('pageerror', (e) => console.error(`page error (train): ${e.message}`));
-  await page.goto(steps === null ? '/#/train' : `/#/train?steps=${steps}`);
+  await page.goto(steps === null ? '/' : `/#/train?steps=${steps}`);
   await page.locator('#train-spec').waitFor();
   const spec = JSON.parse(await page.locator('#train-spec').inputValue()) as { name: string };
-  if (spec.name !== 'lesson') throw new Error(`screenshots: #/train opened the preset '${spec.name}', expected the lesson`);
+  if (spec.name !== 'lesson') throw new Error(`screenshots: / opened the preset '${spec.name}', expected the lesson`);
   const t0 = Date.now();
   await page.locator('#train-start').click();
   const phase = page.locator('#train-phase');
@@ -145,13 +199,33 @@ async function trainShots(browser: Browser, baseURL: string, steps: number | nul
   }
   console.log(`lesson${steps === null ? '' : ` (steps=${steps}, shortened: not for docs/)`}: Start → done in ${seconds.toFixed(0)} s`);
   await page.locator('#train-results-table tbody tr').first().waitFor();
+  await page.locator('#train-committed-table').waitFor();
+  await settled(page);
   const oversized: string[] = [];
   for (const size of [[w0, h0], ...rest]) {
     await page.setViewportSize({ width: size[0], height: size[1] });
-    for (const s of TRAIN_SHOTS) {
-      const big = await shoot(page, s.name, s.scrollTo(size[0]));
+    for (const f of TRAIN_FRAMES) {
+      const big = await shoot(page, f);
       if (big) oversized.push(big);
     }
+  }
+  await context.close();
+  return oversized;
+}
+
+/** One view at one width, in a fresh browser context: load, wait until drawn and settled, shoot each frame. */
+async function viewShots(browser: Browser, baseURL: string, shot: Shot, [width, height]: readonly [number, number]): Promise<string[]> {
+  const context = await browser.newContext({ viewport: { width, height }, baseURL });
+  context.setDefaultTimeout(120_000);
+  const page = await context.newPage();
+  page.on('pageerror', (e) => console.error(`page error (${shot.name}, ${width} px): ${e.message}`));
+  await page.goto(shot.url);
+  await shot.ready(page);
+  await settled(page);
+  const oversized: string[] = [];
+  for (const f of shot.frames) {
+    const big = await shoot(page, f);
+    if (big) oversized.push(big);
   }
   await context.close();
   return oversized;
@@ -186,21 +260,8 @@ async function main(): Promise<void> {
   const browser = await chromium.launch({ executablePath: chromiumExecutable(), args: webgpuLaunchArgs() });
   const oversized: string[] = [];
   try {
+    for (const s of shots) for (const size of SIZES) oversized.push(...(await viewShots(browser, baseURL, s, size)));
     if (train) oversized.push(...(await trainShots(browser, baseURL, steps)));
-    for (const [width, height] of shots.length ? SIZES : []) {
-      const context = await browser.newContext({ viewport: { width, height }, baseURL });
-      context.setDefaultTimeout(120_000);
-      const page = await context.newPage();
-      page.on('pageerror', (e) => console.error(`page error (${width} px): ${e.message}`));
-      await loadCommitted(page);
-      for (const s of shots) {
-        await page.goto(s.url);
-        await s.ready(page);
-        const big = await shoot(page, s.name, s.scrollTo);
-        if (big) oversized.push(big);
-      }
-      await context.close();
-    }
   } finally {
     await browser.close();
     await server.close();
