@@ -101,7 +101,8 @@ const isolation = {
 export default defineConfig({
   customLogger: quietPresetImports(),
   plugins: [committedResults()],
-  server: { headers: isolation, strictPort: true },
+  // Transform the app's module graph at server start, not on the first page load.
+  server: { headers: isolation, strictPort: true, warmup: { clientFiles: ['./src/app/main.ts'] } },
   preview: { headers: isolation },
   worker: { format: 'es' },
   // Pre-bundle every browser dependency at server start. Otherwise Vite discovers one the first

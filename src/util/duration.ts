@@ -12,3 +12,11 @@ export function fmtDuration(s: number): string {
   const mins = Math.round(s / 60);
   return `${Math.floor(mins / 60)} h ${mins % 60} min`;
 }
+
+/**
+ * A moment as the app's lists show it: date and minute in UTC, e.g. '2026-12-05 18:50 UTC'.
+ * @param ms milliseconds since the epoch
+ */
+export function fmtUtc(ms: number): string {
+  return `${new Date(ms).toISOString().replace('T', ' ').slice(0, 16)} UTC`;
+}

@@ -1,7 +1,7 @@
 // fmtDuration (src/util/duration.ts): rounding happens before the value is split into units, so a
 // carry moves into the next unit ("4 min 0 s", never "3 min 60 s").
 import { describe, expect, it } from 'vitest';
-import { fmtDuration } from '../../src/util/duration';
+import { fmtDuration, fmtUtc } from '../../src/util/duration';
 
 describe('fmtDuration', () => {
   it('shows seconds, minutes and seconds, hours and minutes', () => {
@@ -28,5 +28,12 @@ describe('fmtDuration', () => {
     expect(fmtDuration(-1)).toBe('—');
     expect(fmtDuration(Number.NaN)).toBe('—');
     expect(fmtDuration(Number.POSITIVE_INFINITY)).toBe('—');
+  });
+});
+
+describe('fmtUtc', () => {
+  it('the minute in UTC whatever the local time zone', () => {
+    expect(fmtUtc(Date.UTC(2026, 11, 5, 18, 50, 54))).toBe('2026-12-05 18:50 UTC');
+    expect(fmtUtc(0)).toBe('1970-01-01 00:00 UTC');
   });
 });

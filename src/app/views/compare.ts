@@ -14,6 +14,7 @@
  * URL parameters: runs=<JSON array: a saved run's name, or {"preset": name} for a committed preset>;
  * a, b: the Between methods pair (`<tag> · <method>`).
  */
+import { fmtUtc } from '../../util/duration';
 import { html, nothing, render, type TemplateResult } from 'lit-html';
 import { live } from 'lit-html/directives/live.js';
 import { listRunOutputs, type ExperimentOutputJson, type RunOutputSummary } from '../results_store';
@@ -257,7 +258,7 @@ export class CompareView {
             : this.saved.length === 0
               ? html`<p class="note" id="compare-empty">No saved runs yet: runs finished in Train are saved here.</p>`
               : html`<ul class="compare-list" id="compare-list">
-                ${this.saved.map((s) => this.pickItem({ kind: 'run', name: s.name }, `${s.runs} run${s.runs === 1 ? '' : 's'} · ${s.methods.join(', ')} · saved ${new Date(s.savedAt).toISOString().replace('T', ' ').slice(0, 16)} UTC`))}
+                ${this.saved.map((s) => this.pickItem({ kind: 'run', name: s.name }, `${s.runs} run${s.runs === 1 ? '' : 's'} · ${s.methods.join(', ')} · saved ${fmtUtc(s.savedAt)}`))}
               </ul>`
         }
         <h3 id="compare-committed-h">Committed results of the presets</h3>
@@ -320,7 +321,8 @@ export class CompareView {
           )}
           ${scalingSection(d.scaling.runs, d.scaling.spec, {
             id: 'compare-scaling',
-            noDistance: 'the runs do not all carry a spec, or their specs name different designs (runs saved by Train carry theirs)',
+            noDistance:
+              "the runs do not all carry a spec, or their specs measure distance to different references (one to the base harness, one to the design's training set, or to different designs)",
             columnHead: 'run · method',
           })}
           <section class="card" aria-labelledby="compare-diff-h">

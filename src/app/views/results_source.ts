@@ -8,6 +8,7 @@
  * Both views share the loaded files and the cache, so a file opened in Results can be replayed
  * in Trajectories without opening it again.
  */
+import { fmtUtc } from '../../util/duration';
 import { html, nothing, type TemplateResult } from 'lit-html';
 import { deleteRunOutput, listRunOutputs, loadRunOutput, parseResultsText, ResultsFileError, type ExperimentOutputJson, type RunOutputSummary } from '../results_store';
 import { committedOrigin, committedPresets, loadCommitted } from '../committed_fetch';
@@ -289,7 +290,7 @@ export class SourcePicker {
                     ${this.saved.map(
                       (s) => html`<tr class=${current?.kind === 'run' && current.name === s.name ? 'current' : ''}>
                         <td><code>${s.name}</code></td><td>${s.spec}</td><td>${s.runs} (${s.methods.join(', ')})</td><td>${s.status}</td>
-                        <td>${new Date(s.savedAt).toISOString().replace('T', ' ').slice(0, 16)} UTC</td>
+                        <td>${fmtUtc(s.savedAt)}</td>
                         <td class="actions">
                           <button type="button" class="small" data-open=${s.name} @click=${() => this.onPick({ kind: 'run', name: s.name })}>Open</button>
                           <button type="button" class="small danger" data-delete=${s.name} aria-label=${`Delete ${s.name}`} @click=${() => void this.remove(s.name, current)}>Delete</button>

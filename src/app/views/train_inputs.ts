@@ -4,6 +4,7 @@
  * (engine availability, the name a finished run is saved under, an evaluation's size).
  * Pure: no DOM, no worker.
  */
+import { fmtUtc } from '../../util/duration';
 import { parseSpec, SpecError, type ExperimentSpec } from '../../experiment/spec';
 import { APP_DEFAULT_PRESET, getPreset, PRESET_NAMES } from '../../experiment/presets';
 import { BASE_HARNESS } from '../../design';
@@ -100,8 +101,10 @@ export function engineAvailable(spec: ExperimentSpec | undefined, gpu: WebGpuSta
 export function runName(spec: ExperimentSpec, runId: string): string {
   const methods = spec.methods.map((m) => m.name).join(' + ');
   const hash = runId.split('-').at(-1) ?? '';
-  const stamp = new Date().toISOString().replace('T', ' ').slice(0, 16);
-  return `${spec.name} · ${methods} · ${spec.model.preset}/${spec.model.init} · ${spec.rl.steps} steps · seed ${spec.seeds.join(',')} · ${hash} · ${stamp} UTC`.slice(0, 200);
+  return `${spec.name} · ${methods} · ${spec.model.preset}/${spec.model.init} · ${spec.rl.steps} steps · seed ${spec.seeds.join(',')} · ${hash} · ${fmtUtc(Date.now())}`.slice(
+    0,
+    200,
+  );
 }
 
 /** Episodes of one evaluation of run `runIndex`: (base + held-out in-space + black-box + training harnesses) × test tasks × samples. */

@@ -19,7 +19,7 @@ import { infeasibleCellsOf } from '../infeasible_cells';
 import { engineAvailable, getPath, KNOBS, hasErrors, presetName, presetSummary, type Inputs, type TrainInputs } from './train_inputs';
 import { etaSeconds, metricSeries, passByGroupSeries, positionText, runLabel, updatesSummary, validationGroups, validationSeries, type RunViewState } from './train_state';
 import { fmtBytes } from './train_client';
-import { fmtDuration } from '../../util/duration';
+import { fmtDuration, fmtUtc } from '../../util/duration';
 import '../line_chart';
 
 /** Where the view is with its run. */
@@ -583,7 +583,7 @@ function checkpointsCard(m: TrainModel, a: TrainActions, busy: boolean): Templat
             return html`<tr data-run=${r.runId} data-step=${r.step} class=${r.runId === v.runId ? 'this-spec' : ''}>
               <td><code>${r.runId}</code>${r.runId === v.runId ? html` <span class="tag">this spec</span>` : nothing}</td>
               <td>${positionText(r)}${r.isLatest ? html` <span class="tag">latest</span>` : nothing}</td>
-              <td>${new Date(r.createdAt).toLocaleString()}</td>
+              <td>${fmtUtc(r.createdAt)}</td>
               <td class="num">${fmtBytes(r.bytes)}</td>
               <td class="actions">
                 <button type="button" class="small" @click=${() => a.exportCheckpoint(r)} aria-label=${`Export ${r.runId} step ${r.step}`}>Export</button>
