@@ -1,5 +1,5 @@
 /**
- * Between methods in the Compare view (issue 40): the Results view's panel (comparison_panel.ts)
+ * Between methods in the Compare view: the Results view's panel (comparison_panel.ts)
  * over every ticked output's runs, methods named `<tag> · <method>` as scaling.ts comparedRuns
  * names them, so any two can be picked — within one output or across two. Arms pair on the same
  * (seed, task, harness, sample) cells; across outputs seed n of one is paired with seed n of the

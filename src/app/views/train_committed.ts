@@ -1,6 +1,6 @@
 /**
- * The committed comparison beside a single-harness run (issue 40, "the lesson that shows the
- * point"): the lesson trains through the base harness alone, so on its own it cannot show what
+ * The committed comparison beside a single-harness run: the lesson trains through the base
+ * harness alone, so on its own it cannot show what
  * harness scaling does. While the Train view shows a spec whose methods are all single-harness,
  * a card shows what the committed experiment of the preset `main` found — harness scaling −
  * single-harness RL after RL per harness set, with its 95 % interval and one generated verdict
