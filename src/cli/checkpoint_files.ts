@@ -40,18 +40,26 @@ export async function readBaseFile(path: string, spec: ExperimentSpec, tok: Toke
 
 /**
  * The shipped base checkpoints a spec's runs start from (public/ next to the code), checked
- * before any browser starts: the base of every model preset its methods train when model.init is
- * 'base' (unless `explicitBase`: the --base file replaces those). Missing or unusable, the run is
- * refused here (exit 2) instead of falling back to a random init — only 'scratch' asks for one.
+ * before any browser starts: the base of every model preset its methods train, at
+ * spec.model.exposure, when model.init is 'base' (unless `explicitBase`: the --base file replaces
+ * those), and the bases whose mixes the in-space set leaves out
+ * (spec.evaluation.inSpace.leaveOutMixOf). Missing or unusable, the run is refused here (exit 2)
+ * instead of falling back to a random init — only 'scratch' asks for one.
  * @throws UsageError naming the field, the file, the reason and the ways out
  */
 export async function checkShippedCheckpoints(spec: ExperimentSpec, tok: Tokenizer, publicDir: string, explicitBase = false): Promise<void> {
-  if (spec.model.init !== 'base' || explicitBase) return;
-  for (const preset of new Set(spec.methods.map((m) => m.modelPreset ?? spec.model.preset))) {
-    const file = `public${baseCheckpointUrl(preset)}`;
-    const path = join(publicDir, baseCheckpointUrl(preset));
-    const fix = missingBaseFix(preset);
-    if (!existsSync(path)) throw new UsageError(`spec.model.init = 'base' but no base checkpoint ships for preset '${preset}' (${file}): ${fix}`);
+  const presets = [...new Set(spec.methods.map((m) => m.modelPreset ?? spec.model.preset))];
+  const wanted: Array<{ preset: string; exposure: string | undefined; field: string }> = [];
+  if (spec.model.init === 'base' && !explicitBase) for (const preset of presets) wanted.push({ preset, exposure: spec.model.exposure, field: "spec.model.init = 'base'" });
+  for (const exposure of spec.evaluation.inSpace.leaveOutMixOf ?? [])
+    for (const preset of presets) wanted.push({ preset, exposure, field: `spec.evaluation.inSpace.leaveOutMixOf '${exposure}'` });
+  for (const { preset, exposure, field } of wanted) {
+    const url = baseCheckpointUrl(preset, exposure);
+    const file = `public${url}`;
+    const path = join(publicDir, url);
+    const fix = missingBaseFix(preset, exposure);
+    const what = `preset '${preset}'${exposure ? ` with exposure '${exposure}'` : ''}`;
+    if (!existsSync(path)) throw new UsageError(`${field} but no base checkpoint ships for ${what} (${file}): ${fix}`);
     const users = spec.methods.filter((u) => (u.modelPreset ?? spec.model.preset) === preset);
     await verifyBase(file, new Uint8Array(readFileSync(path)), { ...spec, methods: users }, tok, fix);
   }

@@ -18,7 +18,7 @@
 import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { hlabCommand, UsageError } from './cli_util';
-import { loadStartingCheckpoints, baseMix } from '../experiment/run_start';
+import { baseMix, loadLeaveOutCheckpoints, loadStartingCheckpoints } from '../experiment/run_start';
 import { inSpaceEvalSet } from '../experiment/plan';
 import { parseSpec, type ExperimentSpec } from '../experiment/spec';
 import { runCheckpointOrigin, type RunSegment } from '../experiment/run_checkpoint';
@@ -78,9 +78,9 @@ export async function runIdentity(
   const bases: RunIdentity['bases'] = [];
   for (const [preset, load] of loads) {
     if (!('ck' in load)) throw new UsageError(`base checkpoint of preset '${preset}' is unusable: ${load.why}`);
-    bases.push({ preset, file: base ? base.path : `public${baseCheckpointUrl(preset)}`, digest: load.ck.header.digest });
+    bases.push({ preset, file: base ? base.path : `public${baseCheckpointUrl(preset, spec.model.exposure)}`, digest: load.ck.header.digest });
   }
-  const mix = baseMix(spec, loads);
+  const mix = baseMix(spec, loads, await loadLeaveOutCheckpoints(spec, fromDisk));
   const inSpace = inSpaceEvalSet(spec, mix.ids, mix.label);
   const cells = excludedCells.map((c) => `${c.taskId} @ ${c.harnessId}`).sort();
   return {

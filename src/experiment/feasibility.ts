@@ -29,7 +29,8 @@ import { cutView, encodeAction, tokenCounter, type RowLimits } from '../model/ro
 import { ContextBudgetError } from '../harness/context_budget';
 import { turnCap } from '../harness/turn_budget';
 import { taskFromId } from '../tasks';
-import { inSpaceEvalSet, taskAssignments, testTasks, trainingHarnesses, trainPool, TRAIN_POOL_PER_SUITE, validationCells, validationTasks } from './plan';
+import { inSpaceEvalSet, taskAssignments, testTasks, trainingHarnesses, trainPool, TRAIN_POOL_PER_SUITE } from './plan';
+import { validationPlan } from './validation';
 import type { ExperimentSpec } from './spec';
 
 type InfeasibleReason = 'opening' | 'expert' | 'turns' | 'action';
@@ -135,9 +136,9 @@ export function specCells(spec: ExperimentSpec, vocabSize: number, poolPerSuite 
       const trains = training.length > 0;
       for (const h of new Set([BASE_HARNESS, ...inSpace, ...spec.evaluation.blackbox, ...training])) for (const t of test) add(t, h, 'eval', m.name, budget);
       if (trains) for (const a of taskAssignments(spec, m, pool, seed)) for (const h of a.harnesses) add(String(a.task), h, 'train', m.name, budget);
-      // The validation split's anchor cells (plan.ts validationCells) are evaluated too.
-      if (trains && spec.evaluation.validation?.tasks)
-        for (const c of validationCells(spec, m, validationTasks(spec, seed, pool, spec.evaluation.validation.tasks), seed)) add(c.taskId, c.harnessId, 'eval', m.name, budget);
+      // The validation split's cells (validation.ts validationPlan: anchor cells and the base / in-space sets) are evaluated too.
+      const vp = trains ? validationPlan(spec, m, seed, pool, undefined, inSpace) : undefined;
+      for (const c of [...(vp?.cells ?? []), ...Object.values(vp?.sets ?? {}).flat()]) add(c.taskId, c.harnessId, 'eval', m.name, budget);
     }
   }
   return [...cells.values()];

@@ -122,7 +122,7 @@ const afterEpisodes = (r: RunResult, key: string): EpisodeCell[] | null => {
 };
 
 /** The paired cells of arm B against arm A on one set (each B run against A's run of its seed), and how many pass under either arm. */
-function armCells(runs: readonly RunResult[], a: string, b: string, key: string): { cells: PairedCell[]; passes: number } {
+function armCells(runs: readonly RunResult[], a: string, b: string, key: string, keep?: (harnessId: string) => boolean): { cells: PairedCell[]; passes: number } {
   const cells: PairedCell[] = [];
   let passes = 0;
   for (const rb of runs) {
@@ -132,6 +132,7 @@ function armCells(runs: readonly RunResult[], a: string, b: string, key: string)
     const eb = afterEpisodes(rb, key);
     if (!ea || !eb) continue;
     for (const cell of pairCells(ea, eb).cells) {
+      if (keep && !keep(cell.harnessId)) continue;
       cells.push({ ...cell, run: rb.seed });
       if (cell.before.pass || cell.after.pass) passes++;
     }
@@ -143,11 +144,12 @@ function armCells(runs: readonly RunResult[], a: string, b: string, key: string)
  * B − A after RL on one harness set, paired on the same (seed, task, harness, sample) cells
  * (stats.pairCells with A as "before"); seeds where either method has no run are left out.
  * @param runs an experiment's runs (RunResult with per-episode outcomes)
+ * @param keep only the cells under these harnesses (e.g. one distance band of the in-space set); absent: all
  * @returns null when no cell pairs (a method absent, outcomes not recorded, the set not evaluated)
  * @throws Error from comparePaired on a duplicate cell
  */
-export function methodVerdict(runs: readonly RunResult[], a: string, b: string, key: string): MethodVerdict | null {
-  const { cells, passes } = armCells(runs, a, b, key);
+export function methodVerdict(runs: readonly RunResult[], a: string, b: string, key: string, keep?: (harnessId: string) => boolean): MethodVerdict | null {
+  const { cells, passes } = armCells(runs, a, b, key, keep);
   if (!cells.length) return null;
   const comparison = comparePaired(cells);
   const set = harnessSet(key);

@@ -11,12 +11,52 @@ import assignment from '../../public/presets/assignment.json';
 import diversity from '../../public/presets/diversity.json';
 import retention from '../../public/presets/retention.json';
 import harnessCount from '../../public/presets/harness-count.json';
+import mapBroad60 from '../../public/presets/map-broad-60.json';
+import mapBroad240 from '../../public/presets/map-broad-240.json';
+import mapNarrow60 from '../../public/presets/map-narrow-60.json';
+import mapNarrow240 from '../../public/presets/map-narrow-240.json';
+import mapBaseOnly60 from '../../public/presets/map-base-only-60.json';
+import mapBaseOnly240 from '../../public/presets/map-base-only-240.json';
 import { parseSpec, type ExperimentSpec } from './spec';
 
-const RAW: Record<string, unknown> = { lesson, quick, main, algorithms, blackbox, selection, assignment, diversity, retention, 'harness-count': harnessCount };
+const RAW: Record<string, unknown> = {
+  lesson,
+  quick,
+  main,
+  algorithms,
+  blackbox,
+  selection,
+  assignment,
+  diversity,
+  retention,
+  'harness-count': harnessCount,
+  'map-broad-60': mapBroad60,
+  'map-broad-240': mapBroad240,
+  'map-narrow-60': mapNarrow60,
+  'map-narrow-240': mapNarrow240,
+  'map-base-only-60': mapBaseOnly60,
+  'map-base-only-240': mapBaseOnly240,
+};
 
 /** Preset names, the CLI's default first. */
-export const PRESET_NAMES = ['quick', 'lesson', 'main', 'algorithms', 'blackbox', 'selection', 'assignment', 'diversity', 'retention', 'harness-count'] as const;
+export const PRESET_NAMES = [
+  'quick',
+  'lesson',
+  'main',
+  'algorithms',
+  'blackbox',
+  'selection',
+  'assignment',
+  'diversity',
+  'retention',
+  'harness-count',
+  'map-broad-60',
+  'map-broad-240',
+  'map-narrow-60',
+  'map-narrow-240',
+  'map-base-only-60',
+  'map-base-only-240',
+] as const;
 export type PresetName = (typeof PRESET_NAMES)[number];
 /** The CLI's default (`npm start`). */
 export const DEFAULT_PRESET: PresetName = 'quick';

@@ -108,6 +108,12 @@ export const ExperimentResultsSchema = z.looseObject({
   evalSet: z.string(),
   /** Held-out configurations each exclusion left out of the in-space set (plan.ts inSpaceEvalSet); absent in older files. */
   evalSetExcluded: z.object({ trainingSets: int(), pretrainMix: int(), mix: z.string() }).optional(),
+  /**
+   * The base checkpoint each model preset's runs started from: its exposure (spec.model.exposure,
+   * 'broad' when absent), file, digest and the pretraining mix it records. Absent in older files
+   * (they all started from the shipped broad base) and for model.init 'scratch'.
+   */
+  bases: z.array(z.object({ preset: z.string(), exposure: z.string(), file: z.string(), digest: z.string(), mix: z.string() })).optional(),
   machine: z.string(),
   runs: z.array(RunResultSchema),
 });
@@ -125,9 +131,13 @@ export interface ExperimentResults {
   spec: string;
   evalSet: string;
   evalSetExcluded?: InSpaceExclusions;
+  bases?: StartingBase[];
   machine: string;
   runs: RunResult[];
 }
+
+/** A base checkpoint a results file's runs started from (ExperimentResultsSchema `bases`). */
+export type StartingBase = NonNullable<z.output<typeof ExperimentResultsSchema>['bases']>[number];
 
 /**
  * `runs` (a results object's or a checkpoint's, as stored) with old step names mapped

@@ -32,7 +32,7 @@ import { DynamicStep } from './dynamic_sampling';
 import type { Emit, StepRecord } from './run_events';
 import type { ExperimentSpec, MethodSpec } from './spec';
 import { sampleTrajectories, type TrajectorySample } from './trajectory_sample';
-import { isValidationStep, measureValidation, type ValidationPlan, type ValidationPoint } from './validation';
+import { isValidationStep, measureValidation, validationSummary, type ValidationPlan, type ValidationPoint } from './validation';
 
 /** Rollouts of each RL step kept in ExperimentOutput.trajectories. */
 export const TRAJECTORIES_PER_STEP = 2;
@@ -300,7 +300,7 @@ async function validateIfDue(r: RlLoopRun): Promise<ValidationPoint | null> {
   r.emit({ type: 'validation', runIndex: r.runIndex, method: r.method.name, seed: r.seed, point });
   r.emit({
     type: 'log',
-    message: `validation at step ${point.step}: pass@1 ${point.passAt1.toFixed(3)}, score ${point.score.toFixed(3)} (${point.episodes} episodes, ${(point.ms / 1000).toFixed(1)} s)`,
+    message: `validation at step ${point.step}: ${validationSummary(point)}`,
   });
   return point;
 }

@@ -206,7 +206,19 @@ const evalResult = z
   })
   .loose();
 
-const validationPoint = z.object({ step: count, passAt1: metric, score: metric, episodes: count, ms: metric, cells: z.array(episodeCell) }).strict();
+const validationSetPoint = z.object({ passAt1: metric, score: metric, episodes: count, cells: z.array(episodeCell) }).strict();
+const validationPoint = z
+  .object({
+    step: count,
+    passAt1: metric,
+    score: metric,
+    episodes: count,
+    ms: metric,
+    cells: z.array(episodeCell),
+    // The base and in-space validation sets (validation.ts); absent when only the training set is measured, and in older checkpoints.
+    sets: z.object({ base: validationSetPoint.optional(), inSpace: validationSetPoint.optional() }).strict().optional(),
+  })
+  .strict();
 
 const runState = z
   .object({

@@ -83,7 +83,7 @@ export interface RunCurves {
   method: string;
   seed: number;
   steps: StepRecord[];
-  /** The validation curve (validation.ts), ascending by step; empty when validation is off, absent in older runs. */
+  /** The validation curve (validation.ts), ascending by step, each point with its other sets (base, in-space) when measured; empty when validation is off, absent in older runs. */
   validation?: ValidationPoint[];
 }
 

@@ -11,7 +11,8 @@ import { initParams } from '../model/init';
 import type { Tokenizer } from '../model/tokenizer';
 import { decodeBaseCheckpoint, type BaseCheckpoint } from '../model/checkpoint';
 import { checkpointBudget, checkRunBudget, runBudget } from '../model/budget';
-import { mixUnion, NO_MIX, pretrainMixOf } from '../pretrain/mix';
+import { describeMix, mixUnion, NO_MIX, pretrainMixOf } from '../pretrain/mix';
+import type { StartingBase } from './results_file';
 import { assetFetch, baseCheckpointUrl, isMissingAsset } from '../util/asset_fetch';
 import { Rng } from '../util/rng';
 import type { Emit } from './run_events';
@@ -30,22 +31,33 @@ export type CheckpointLoad = ({ url: string; ck: BaseCheckpoint } | { url: strin
  * no network. Never throws: a failure is returned as `why`.
  * @param fetchAsset how a same-origin path is fetched (the asset cache; tests read public/ from disk)
  */
-async function loadCheckpoint(preset: string, explicit?: Uint8Array, fetchAsset: (url: string) => Promise<Response> = assetFetch): Promise<CheckpointLoad> {
-  const url = explicit ? '(--base file)' : baseCheckpointUrl(preset);
+async function loadCheckpoint(
+  preset: string,
+  exposure: string | undefined,
+  explicit?: Uint8Array,
+  fetchAsset: (url: string) => Promise<Response> = assetFetch,
+): Promise<CheckpointLoad> {
+  const url = explicit ? '(--base file)' : baseCheckpointUrl(preset, exposure);
   const at = { preset, explicit: !!explicit };
   try {
     const res = explicit ? null : await fetchAsset(url);
     // Vite answers a missing file with the app's index.html (SPA fallback), not a 404.
-    if (res && isMissingAsset(res)) return { url, why: `public${url} not found: no base checkpoint ships for preset '${preset}'`, ...at };
+    if (res && isMissingAsset(res))
+      return { url, why: `public${url} not found: no base checkpoint ships for preset '${preset}'${exposure ? ` with exposure '${exposure}'` : ''}`, ...at };
     return { url, ck: await decodeBaseCheckpoint(res ? new Uint8Array(await res.arrayBuffer()) : explicit!), ...at };
   } catch (e) {
     return { url, why: (e as Error).message.split('\n')[0], ...at };
   }
 }
 
+/** The model presets a spec's methods train (spec.model.preset or a method's modelPreset), each once. */
+function specPresets(spec: ExperimentSpec): string[] {
+  return [...new Set(spec.methods.map((m) => m.modelPreset ?? spec.model.preset))];
+}
+
 /**
  * The base checkpoints the spec's runs start from, keyed by model preset: with spec.model.init
- * = 'base' the base of each method's preset; none for 'scratch'.
+ * = 'base' the base of each method's preset at spec.model.exposure; none for 'scratch'.
  * @param explicitBase the CLI's --base file: replaces every preset's shipped base
  */
 export async function loadStartingCheckpoints(
@@ -55,24 +67,64 @@ export async function loadStartingCheckpoints(
 ): Promise<Map<string, CheckpointLoad>> {
   const loads = new Map<string, CheckpointLoad>();
   if (spec.model.init !== 'base') return loads;
-  for (const preset of new Set(spec.methods.map((m) => m.modelPreset ?? spec.model.preset))) loads.set(preset, await loadCheckpoint(preset, explicitBase, fetchAsset));
+  for (const preset of specPresets(spec)) loads.set(preset, await loadCheckpoint(preset, spec.model.exposure, explicitBase, fetchAsset));
+  return loads;
+}
+
+/**
+ * The bases whose pretraining mixes the in-space set also leaves out
+ * (spec.evaluation.inSpace.leaveOutMixOf, for every model preset the spec trains), keyed
+ * '<preset>-<exposure>'; each is loaded for its recorded mix only.
+ */
+export async function loadLeaveOutCheckpoints(spec: ExperimentSpec, fetchAsset?: (url: string) => Promise<Response>): Promise<Map<string, CheckpointLoad>> {
+  const loads = new Map<string, CheckpointLoad>();
+  for (const exposure of spec.evaluation.inSpace.leaveOutMixOf ?? [])
+    for (const preset of specPresets(spec)) loads.set(`${preset}-${exposure}`, await loadCheckpoint(preset, exposure, undefined, fetchAsset));
   return loads;
 }
 
 /**
  * The pretraining mix the in-space set leaves out: the union of the mixes recorded by the base
  * checkpoints of the spec's model presets (none when spec.model.init is not 'base'; a base that
- * cannot be loaded contributes none, and its run is refused at start).
- * @throws Error naming the field when a checkpoint's recorded mix is malformed (src/pretrain/mix.ts pretrainMixOf).
+ * cannot be loaded contributes none, and its run is refused at start) and by the bases of
+ * spec.evaluation.inSpace.leaveOutMixOf (`leaveOut`, loadLeaveOutCheckpoints).
+ * @throws Error naming the field when a checkpoint's recorded mix is malformed (src/pretrain/mix.ts pretrainMixOf),
+ *   or when a leaveOutMixOf base cannot be loaded (its mix is unknown, so the set cannot be drawn)
  */
-export function baseMix(spec: ExperimentSpec, loads: ReadonlyMap<string, CheckpointLoad>): { ids: string[]; label: string } {
-  if (spec.model.init !== 'base') return mixUnion([]);
-  return mixUnion([...loads.values()].map((load) => [load.preset, 'ck' in load ? pretrainMixOf(load.ck.header.metadata) : NO_MIX] as const));
+export function baseMix(
+  spec: ExperimentSpec,
+  loads: ReadonlyMap<string, CheckpointLoad>,
+  leaveOut: ReadonlyMap<string, CheckpointLoad> = new Map(),
+): { ids: string[]; label: string } {
+  const starting = spec.model.init === 'base' ? [...loads.values()].map((load) => [load.preset, 'ck' in load ? pretrainMixOf(load.ck.header.metadata) : NO_MIX] as const) : [];
+  const extra = [...leaveOut].map(([key, load]) => {
+    if (!('ck' in load)) throw new Error(`spec.evaluation.inSpace.leaveOutMixOf: the base ${key} cannot be loaded (${load.why})`);
+    return [`left out ${key}`, pretrainMixOf(load.ck.header.metadata)] as const;
+  });
+  return mixUnion([...starting, ...extra]);
+}
+
+/**
+ * What results.json records of the bases the runs started from (results_file.ts `bases`): each
+ * loaded checkpoint's preset, exposure, file, digest and recorded mix; nothing for 'scratch'.
+ */
+export function startingBases(spec: ExperimentSpec, loads: ReadonlyMap<string, CheckpointLoad>): { bases?: StartingBase[] } {
+  const bases: StartingBase[] = [];
+  for (const load of loads.values()) {
+    if (!('ck' in load)) continue;
+    const file = load.explicit ? load.url : `public${load.url}`;
+    bases.push({ preset: load.preset, exposure: spec.model.exposure ?? 'broad', file, digest: load.ck.header.digest, mix: describeMix(pretrainMixOf(load.ck.header.metadata)) });
+  }
+  return bases.length ? { bases } : {};
 }
 
 /** The ways out when a preset's base checkpoint is missing or unusable (the runner's and the CLI's refusals). */
-export function missingBaseFix(preset: string): string {
-  return `build it with \`npm run -s hlab -- pretrain --preset ${preset} --out public${baseCheckpointUrl(preset)}\`, pass --base FILE, or set model.init to 'scratch'`;
+export function missingBaseFix(preset: string, exposure?: string): string {
+  const rebuild =
+    exposure && exposure !== 'broad'
+      ? `the rebuild command in docs/PRETRAIN.md "Bases by exposure"`
+      : `\`npm run -s hlab -- pretrain --preset ${preset} --out public${baseCheckpointUrl(preset)}\``;
+  return `build it with ${rebuild}, pass --base FILE, or set model.init to 'scratch'`;
 }
 
 /**
@@ -118,6 +170,6 @@ export function startingParams(
     }
   }
   // Never replaced by a random init: only 'scratch' asks for one (the CLI verifies the files first; this guards the app and other callers).
-  const fix = missingBaseFix(preset);
+  const fix = missingBaseFix(preset, spec.model.exposure);
   throw new Error(`${load.explicit ? '--base file' : `spec.model.init = 'base' but the checkpoint ${file}`} is unusable (${why}): ${fix}`);
 }

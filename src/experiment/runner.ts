@@ -61,7 +61,7 @@ import { applied, noSignalWarning, runResult } from './run_result';
 import { parseSpec, type ExperimentSpec, type MethodSpec } from './spec';
 import { chooseEngine } from '../engine/choose';
 import type { BackendChoice, Engine, RlStack } from '../engine/engine';
-import { baseMix, loadStartingCheckpoints, startingParams, type CheckpointLoad } from './run_start';
+import { baseMix, loadLeaveOutCheckpoints, loadStartingCheckpoints, startingBases, startingParams, type CheckpointLoad } from './run_start';
 
 export type { RunCurves, RunEvent, StepRecord } from './run_events';
 export { checkpointPosition } from './run_checkpoint';
@@ -258,7 +258,7 @@ async function openRun(specJson: unknown, o: RunnerOptions, seams: RunSeams): Pr
   const warnings: string[] = [];
   // Base checkpoints are loaded once per model preset, before the in-space set: it leaves out the bases' pretraining mix.
   const bases = await loadStartingCheckpoints(spec, o.baseCheckpoint);
-  const mix = baseMix(spec, bases);
+  const mix = baseMix(spec, bases, await loadLeaveOutCheckpoints(spec));
   const inSpace = inSpaceEvalSet(spec, mix.ids, mix.label);
   emit({ type: 'log', message: `in-space set: ${inSpace.description}` });
   for (const w of mixOverlapWarnings(spec, mix.ids)) warn({ warnings, emit }, w);
@@ -469,7 +469,7 @@ async function evaluateBefore(ctx: RunContext, run: ActiveRun): Promise<void> {
 async function sftPhase(ctx: RunContext, run: ActiveRun): Promise<void> {
   if (!run.method.sft || run.st.sft) return;
   // A run without RL steps gets its validation point (step 0: after SFT, before RL) here.
-  const plan = run.runSteps === 0 ? validationPlan(ctx.spec, run.method, run.seed, run.fullPool, ctx.excluded) : undefined;
+  const plan = run.runSteps === 0 ? validationPlan(ctx.spec, run.method, run.seed, run.fullPool, ctx.excluded, ctx.inSpace.ids) : undefined;
   const { record, point } = await runSftPhase(ctx, run, plan);
   run.st.sft = record;
   if (point) run.st.validation = [point];
@@ -502,7 +502,7 @@ async function train(ctx: RunContext, run: ActiveRun): Promise<boolean> {
     save: run.save,
     emit: ctx.emit,
     hooks: ctx.seams.loop,
-    validation: runSteps > 0 ? validationPlan(spec, method, seed, run.fullPool, ctx.excluded) : undefined,
+    validation: runSteps > 0 ? validationPlan(spec, method, seed, run.fullPool, ctx.excluded, ctx.inSpace.ids) : undefined,
   });
   // A stop asked for during the last RL step: that step's checkpoint is saved; stop before
   // the final evaluation (a resume runs it) instead of ignoring the pause.
@@ -589,7 +589,7 @@ export async function runExperiment(specJson: unknown, o: RunnerOptions = {}, se
   return {
     engine: { kind: engine.kind, describe: engine.describe, reason: engine.reason },
     status,
-    results: { resultsVersion: 1, spec: ctx.spec.name, evalSet: ctx.inSpace.description, evalSetExcluded: ctx.inSpace.excluded, machine: ctx.machine, runs: ctx.results },
+    results: { resultsVersion: 1, spec: ctx.spec.name, evalSet: ctx.inSpace.description, evalSetExcluded: ctx.inSpace.excluded, ...startingBases(ctx.spec, ctx.bases), machine: ctx.machine, runs: ctx.results },
     curves: ctx.curves,
     warnings: ctx.warnings,
     starts: ctx.starts,

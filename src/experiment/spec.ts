@@ -28,6 +28,20 @@ const HarnessStrategy = z.enum([
 const BlackBoxId = z.enum(['bb-coding-cli', 'bb-assistant']);
 
 /**
+ * A base checkpoint's pretraining exposure (src/pretrain/mix.ts): 'broad' the shipped mix (the
+ * base harness, its one-factor variants and 48 random configurations), 'narrow' the base harness
+ * and its one-factor variants, 'base-only' the base harness alone.
+ */
+const Exposure = z.enum(['broad', 'narrow', 'base-only']);
+
+/**
+ * The in-space set also leaves out the pretraining mixes of these exposures' bases (of every
+ * model preset the spec trains), so runs that start from different bases are scored on the same
+ * configurations, none of which any of those bases saw. Absent: only the starting base's mix.
+ */
+const LeaveOutMixOf = z.array(Exposure).min(1).optional();
+
+/**
  * An in-run SFT phase (sft_phase.ts): supervised fine-tuning on expert demonstrations of the
  * run's train tasks through the method's black-box harness, before any RL step; recipe of
  * src/pretrain/sft.ts (AdamW, warm-up then cosine decay to 0.1·lr, global-norm clip 1).
@@ -201,7 +215,7 @@ const EvalSpec = z
      * few did; absent: every test task.
      */
     inSpace: z.union([
-      z.object({ mode: z.literal('all'), tasksPerConfig: int(1, 100_000).optional() }).strict(),
+      z.object({ mode: z.literal('all'), tasksPerConfig: int(1, 100_000).optional(), leaveOutMixOf: LeaveOutMixOf }).strict(),
       z
         .object({
           mode: z.literal('stratified'),
@@ -209,6 +223,7 @@ const EvalSpec = z
           perDistance: int(1, 243),
           seed: int(0),
           tasksPerConfig: int(1, 100_000).optional(),
+          leaveOutMixOf: LeaveOutMixOf,
         })
         .strict(),
     ]),
@@ -229,6 +244,20 @@ const EvalSpec = z
         every: int(1, 100_000),
         /** Episodes per validation task. */
         samples: int(1, 64).default(1),
+        /**
+         * The harnesses the split is measured under (validation.ts): 'training' each task under
+         * its anchor training harness (the curve hyper-parameters are chosen on; required),
+         * 'base' under the base harness, 'inSpace' under one held-out in-space configuration
+         * each (a rotation over the run's in-space set) — so a curve shows RL that plateaus or
+         * overfits its harnesses. Absent: ['training'] (no default, so older specs parse and
+         * digest as before).
+         */
+        sets: z
+          .array(z.enum(['training', 'base', 'inSpace']))
+          .min(1)
+          .refine((xs) => new Set(xs).size === xs.length, 'a set is listed twice')
+          .refine((xs) => xs.includes('training'), "must include 'training' (the curve hyper-parameters are chosen on)")
+          .optional(),
       })
       .strict()
       .optional(),
@@ -272,6 +301,12 @@ export const ExperimentSpec = z
         preset: z.enum(['tiny', 'mini', 'small', 'base']),
         /** Start from the pretrained base checkpoint, or from a seeded random init. */
         init: z.enum(['base', 'scratch']),
+        /**
+         * Which base checkpoint of the preset (with init 'base'): the pretraining exposure its
+         * demonstrations had (docs/PRETRAIN.md "Bases by exposure"). Absent: 'broad', the shipped
+         * public/base-<preset>.ckpt; otherwise public/base-<preset>-<exposure>.ckpt.
+         */
+        exposure: Exposure.optional(),
       })
       .strict(),
     design: z

@@ -1,46 +1,78 @@
 /**
  * The validation curve of an RL run (issue 28, "exploration and signal, measured"): pass@1 and
  * mean verifier score of the policy on the run's validation split — train-seed tasks disjoint
- * from the RL train-task pool (plan.ts validationTasks), each under its anchor training harness
- * (plan.ts validationCells) — at step 0 (before RL), every `every` RL steps and at the last step.
- * Hyper-parameters (temperature, group size, lr, KL/entropy terms, the SFT stopping point) are
- * chosen on this curve, never on test tasks.
+ * from the RL train-task pool (plan.ts validationTasks) — at step 0 (before RL), every `every`
+ * RL steps and at the last step. Hyper-parameters (temperature, group size, lr, KL/entropy
+ * terms, the SFT stopping point) are chosen on this curve, never on test tasks.
  *
- * Sampling: `samples` episodes per task at spec.evaluation.temperature (default 1; its own
+ * Sets (spec.evaluation.validation.sets, default ['training']): the split is measured under
+ *   - 'training': each task under its anchor training harness (plan.ts validationCells) — the
+ *                 point's own passAt1 / score / episodes / cells, as before sets existed;
+ *   - 'base':     each task under the base harness S0-T0-O0-C0-W0;
+ *   - 'inSpace':  each task under one held-out in-space configuration of the run (plan.ts
+ *                 inSpaceEvalSet, never a training harness), a seeded rotation over them;
+ * the last two in `point.sets`, so a long run shows whether RL through some harnesses keeps
+ * improving elsewhere or plateaus / overfits them; every method of a seed measures the same
+ * base and in-space cells. Infeasible cells are left out, never moved to another harness.
+ *
+ * Sampling: `samples` episodes per cell at spec.evaluation.temperature (default 1; its own
  * field, not spec.rl.temperature, so a run that rolls out at τ = 1.5 is still measured at the
- * evaluation's τ and its curve stays comparable with runs at other rollout temperatures),
- * sampler seed Rng.derive(seed, 'validation', step): a pure function
- * of (seed, step) and the parameters, so a resumed run measures exactly the points an
- * uninterrupted one does. The rl_loop calls `measureValidation`; the points ride in the run
- * state (run_checkpoint.ts) and the run's curve (run_events.ts RunCurves.validation).
+ * evaluation's τ and its curve stays comparable with runs at other rollout temperatures), all
+ * sets in one batch with sampler seed Rng.derive(seed, 'validation', step): a pure function
+ * of (seed, step) and the plan, so a resumed run measures exactly the points an uninterrupted
+ * one does (with the training set alone the batch is the one measured before sets existed).
+ * The rl_loop calls `measureValidation`; the points ride in the run state (run_checkpoint.ts)
+ * and the run's curve (run_events.ts RunCurves.validation).
  */
 import type { Tokenizer } from '../model/tokenizer';
 import { runEpisodes, type EnvHost, type EpisodeRequest, type Policy } from '../rollout/engine';
+import { BASE_HARNESS } from '../design/space';
 import { Rng } from '../util/rng';
-import { validationCells, validationTasks } from './plan';
+import { cellKey, validationCells, validationTasks } from './plan';
 import type { ExperimentSpec, MethodSpec } from './spec';
 import type { EpisodeOutcomeCell } from './stats';
 
-/** One measured point of a validation curve. */
-export interface ValidationPoint {
-  /** RL steps done when measured (0 = before RL). */
-  step: number;
+/** A set of harnesses the validation split is measured under (module doc). */
+export type ValidationSetName = NonNullable<NonNullable<ExperimentSpec['evaluation']['validation']>['sets']>[number];
+/** The sets besides 'training', measured only when the spec asks for them. */
+type ExtraSet = Exclude<ValidationSetName, 'training'>;
+type Cell = { taskId: string; harnessId: string };
+
+/** Each set with its report label and its curves.csv column prefix, in report order. */
+export const VALIDATION_SETS: ReadonlyArray<{ set: ValidationSetName; label: string; column: string }> = [
+  { set: 'training', label: 'training harnesses', column: 'validation' },
+  { set: 'base', label: 'base harness', column: 'validation_base' },
+  { set: 'inSpace', label: 'in-space', column: 'validation_in_space' },
+];
+
+/** The split measured under one set: the episodes of its cells. */
+interface ValidationSetPoint {
   /** Mean verifier pass over the episodes, in [0, 1]. */
   passAt1: number;
   /** Mean verifier partial-credit score over the episodes, in [0, 1]. */
   score: number;
   /** Episodes (cells × samples). */
   episodes: number;
-  /** Wall-clock ms of the measurement. */
-  ms: number;
   /** Every episode: its (task, harness, sample) cell, pass and score (paired comparisons between points). */
   cells: EpisodeOutcomeCell[];
 }
 
+/** One measured point of a validation curve: the 'training' set in its own fields, the other sets in `sets`. */
+export interface ValidationPoint extends ValidationSetPoint {
+  /** RL steps done when measured (0 = before RL). */
+  step: number;
+  /** Wall-clock ms of the measurement (all sets). */
+  ms: number;
+  /** The other sets the plan measures (absent: the training set only, as in points written before sets existed). */
+  sets?: Partial<Record<ExtraSet, ValidationSetPoint>>;
+}
+
 /** What a run validates on and how often (the runner builds it from spec.evaluation.validation). */
 export interface ValidationPlan {
-  /** One (task, harness) cell per validation task. */
-  cells: ReadonlyArray<{ taskId: string; harnessId: string }>;
+  /** The 'training' set: one (task, harness) cell per validation task. */
+  cells: ReadonlyArray<Cell>;
+  /** The other requested sets with at least one cell, one cell per validation task each (absent: none). */
+  sets?: Partial<Record<ExtraSet, ReadonlyArray<Cell>>>;
   /** Measure every this many RL steps (and at step 0 and the last step). */
   every: number;
   /** Episodes per cell. */
@@ -49,17 +81,56 @@ export interface ValidationPlan {
 
 /**
  * The validation plan of a (seed, method) run from spec.evaluation.validation: `tasks` per suite
- * of plan.ts validationTasks (disjoint from `pool`), each under its anchor harness, infeasible
- * cells left out (plan.ts validationCells).
+ * of plan.ts validationTasks (disjoint from `pool`), each under its anchor harness (plan.ts
+ * validationCells) and, as `sets` asks, under the base harness and under an in-space
+ * configuration (the module doc), infeasible cells left out.
  * @param pool the run's full train-task pool (plan.ts trainPool)
  * @param excluded cellKey(task, harness) of the infeasible cells (feasibility.ts)
- * @returns undefined when validation is off (absent or tasks = 0) or every cell is excluded
+ * @param inSpaceIds the run's in-space evaluation set (plan.ts inSpaceEvalSet ids); needed when sets has 'inSpace'
+ * @returns undefined when validation is off (absent or tasks = 0) or every training cell is excluded
+ * @throws Error when sets has 'inSpace' and no in-space ids are passed
  */
-export function validationPlan(spec: ExperimentSpec, m: MethodSpec, seed: number, pool: readonly string[], excluded?: ReadonlySet<string>): ValidationPlan | undefined {
+export function validationPlan(
+  spec: ExperimentSpec,
+  m: MethodSpec,
+  seed: number,
+  pool: readonly string[],
+  excluded: ReadonlySet<string> = new Set(),
+  inSpaceIds?: readonly string[],
+): ValidationPlan | undefined {
   const v = spec.evaluation.validation;
   if (!v || v.tasks === 0) return undefined;
-  const cells = validationCells(spec, m, validationTasks(spec, seed, pool, v.tasks), seed, excluded);
-  return cells.length ? { cells, every: v.every, samples: v.samples } : undefined;
+  const tasks = validationTasks(spec, seed, pool, v.tasks);
+  const cells = validationCells(spec, m, tasks, seed, excluded);
+  if (!cells.length) return undefined;
+  const sets: NonNullable<ValidationPlan['sets']> = {};
+  const feasible = (cs: Cell[]) => cs.filter((c) => !excluded.has(cellKey(c.taskId, c.harnessId)));
+  if (v.sets?.includes('base')) sets.base = feasible(tasks.map((taskId) => ({ taskId, harnessId: BASE_HARNESS })));
+  if (v.sets?.includes('inSpace')) {
+    if (!inSpaceIds) throw new Error("validation: the 'inSpace' set needs the run's in-space evaluation set ids");
+    sets.inSpace = feasible(inSpaceRotation(tasks, inSpaceIds, seed));
+  }
+  for (const k of Object.keys(sets) as ExtraSet[]) if (!sets[k]!.length) delete sets[k];
+  return { cells, ...(Object.keys(sets).length ? { sets } : {}), every: v.every, samples: v.samples };
+}
+
+/**
+ * Validation task i under configuration order[i mod |ids|], order = the in-space ids shuffled
+ * by Rng.derive(seed, 'validation-in-space'): a rotation, so with more tasks than configurations
+ * each configuration gets about |tasks|/|ids| of them, spread over suites and families, and with
+ * fewer a seeded sample of configurations rather than the first (nearest) distances. A function
+ * of the run seed, the tasks and the ids, so every method of a seed measures the same cells.
+ * @returns one cell per task, none when ids is empty
+ */
+function inSpaceRotation(tasks: readonly string[], ids: readonly string[], seed: number): Cell[] {
+  if (!ids.length) return [];
+  const order = Rng.derive(seed, 'validation-in-space').shuffle(ids);
+  return tasks.map((taskId, i) => ({ taskId, harnessId: order[i % order.length] }));
+}
+
+/** A set of a point: the point's own fields for 'training', else `point.sets[set]` (undefined: not measured). */
+export function validationSetPoint(p: ValidationPoint, set: ValidationSetName): ValidationSetPoint | undefined {
+  return set === 'training' ? p : p.sets?.[set];
 }
 
 /**
@@ -94,19 +165,32 @@ interface ValidationOptions {
 }
 
 /**
- * Measure one validation point: plan.samples episodes of every cell, sampled at τ with the
- * (seed, 'validation', step) seed. pass@1 counts verifier passes whatever rl.reward is.
+ * Measure one validation point: plan.samples episodes of every cell of every set, sampled at τ
+ * with the (seed, 'validation', step) seed in one batch (the training cells first, in plan
+ * order: with the training set alone the batch is the one measured before sets existed).
+ * pass@1 counts verifier passes whatever rl.reward is.
  * @throws Error when the plan has no cells; what runEpisodes throws (an unknown id, an opening that does not fit).
  */
 export async function measureValidation(plan: ValidationPlan, step: number, o: ValidationOptions): Promise<ValidationPoint> {
   if (plan.cells.length === 0) throw new Error('validation: no (task, harness) cells to measure');
   const t0 = performance.now();
+  const extra = Object.entries(plan.sets ?? {}) as Array<[ExtraSet, ReadonlyArray<Cell>]>;
   const reqs: EpisodeRequest[] = [];
   const sampleOf: number[] = [];
-  for (const c of plan.cells) {
+  const request = (c: Cell) => {
     for (let k = 0; k < plan.samples; k++) {
       reqs.push({ taskId: c.taskId, harnessId: c.harnessId, group: reqs.length });
       sampleOf.push(k);
+    }
+  };
+  plan.cells.forEach(request);
+  // A cell of another set that is already in the batch (e.g. a single-harness method's base
+  // cells are its training cells) is measured once and its episodes count for both sets.
+  const inBatch = new Set(plan.cells.map((c) => cellKey(c.taskId, c.harnessId)));
+  for (const [, cells] of extra) {
+    for (const c of cells) {
+      const key = cellKey(c.taskId, c.harnessId);
+      if (!inBatch.has(key)) inBatch.add(key), request(c);
     }
   }
   const { trajectories } = await runEpisodes(reqs, {
@@ -119,14 +203,29 @@ export async function measureValidation(plan: ValidationPlan, step: number, o: V
     temperature: o.temperature,
     seed: Rng.derive(o.seed, 'validation', step).int(2 ** 31),
   });
-  const cells = trajectories.map((t, i): EpisodeOutcomeCell => ({ taskId: t.taskId, harnessId: t.harnessId, sample: sampleOf[i], pass: t.pass, score: t.score }));
+  const outcomes = trajectories.map((t, i): EpisodeOutcomeCell => ({ taskId: t.taskId, harnessId: t.harnessId, sample: sampleOf[i], pass: t.pass, score: t.score }));
+  const training = summary(outcomes.slice(0, plan.cells.length * plan.samples));
+  const byCell = new Map<string, EpisodeOutcomeCell[]>();
+  for (const c of outcomes) {
+    const key = cellKey(c.taskId, c.harnessId);
+    byCell.set(key, [...(byCell.get(key) ?? []), c]);
+  }
+  const sets: NonNullable<ValidationPoint['sets']> = {};
+  for (const [set, cells] of extra) sets[set] = summary(cells.flatMap((c) => byCell.get(cellKey(c.taskId, c.harnessId))!.slice(0, plan.samples)));
+  return { step, passAt1: training.passAt1, score: training.score, episodes: training.episodes, ms: performance.now() - t0, cells: training.cells, ...(extra.length ? { sets } : {}) };
+}
+
+/** pass@1, mean score and count of a non-empty list of episodes. */
+function summary(cells: EpisodeOutcomeCell[]): ValidationSetPoint {
   const n = cells.length;
-  return {
-    step,
-    passAt1: cells.filter((c) => c.pass).length / n,
-    score: cells.reduce((a, c) => a + c.score, 0) / n,
-    episodes: n,
-    ms: performance.now() - t0,
-    cells,
-  };
+  return { passAt1: cells.filter((c) => c.pass).length / n, score: cells.reduce((a, c) => a + c.score, 0) / n, episodes: n, cells };
+}
+
+/** "pass@1 0.250, score 0.400 (48 episodes, 3.1 s) · base harness 0.125 · in-space 0.083": a point for the log. */
+export function validationSummary(p: ValidationPoint): string {
+  const others = VALIDATION_SETS.filter((s) => s.set !== 'training')
+    .map((s) => ({ s, q: validationSetPoint(p, s.set) }))
+    .map(({ s, q }) => (q ? ` · ${s.label} ${q.passAt1.toFixed(3)}` : ''))
+    .join('');
+  return `pass@1 ${p.passAt1.toFixed(3)}, score ${p.score.toFixed(3)} (${p.episodes} episodes, ${(p.ms / 1000).toFixed(1)} s)${others}`;
 }

@@ -15,13 +15,16 @@
 export const ASSET_CACHE = 'hlab-assets-v1';
 
 /**
- * Where the app serves the pretrained base checkpoint of a model preset: /base-<preset>.ckpt
- * (public/base-<preset>.ckpt; the CLI reads the same path under public/).
- * @throws Error when the preset is not a lowercase dashed name
+ * Where the app serves the pretrained base checkpoint of a model preset and pretraining exposure:
+ * /base-<preset>.ckpt for the shipped broad mix (absent or 'broad'), /base-<preset>-<exposure>.ckpt
+ * otherwise (public/… on disk; the CLI reads the same path under public/).
+ * @param exposure the base's pretraining exposure (spec.model.exposure: 'broad', 'narrow', 'base-only')
+ * @throws Error when the preset or exposure is not a lowercase dashed name
  */
-export function baseCheckpointUrl(preset: string): string {
+export function baseCheckpointUrl(preset: string, exposure?: string): string {
   if (!/^[a-z0-9-]+$/.test(preset)) throw new Error(`baseCheckpointUrl: preset must be a lowercase name, got '${preset}'`);
-  return `/base-${preset}.ckpt`;
+  if (exposure !== undefined && !/^[a-z0-9-]+$/.test(exposure)) throw new Error(`baseCheckpointUrl: exposure must be a lowercase name, got '${exposure}'`);
+  return exposure === undefined || exposure === 'broad' ? `/base-${preset}.ckpt` : `/base-${preset}-${exposure}.ckpt`;
 }
 
 /** What `assetFetch` and `precacheAssets` use; tests pass fakes. */

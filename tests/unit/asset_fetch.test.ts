@@ -92,5 +92,9 @@ describe('asset_fetch', () => {
     expect(baseCheckpointUrl('mini')).toBe('/base-mini.ckpt');
     expect(() => baseCheckpointUrl('../x')).toThrow("preset must be a lowercase name, got '../x'");
     expect(baseCheckpointUrl('small')).toBe('/base-small.ckpt');
+    expect(baseCheckpointUrl('mini', 'broad')).toBe('/base-mini.ckpt');
+    expect(baseCheckpointUrl('mini', 'narrow')).toBe('/base-mini-narrow.ckpt');
+    expect(baseCheckpointUrl('mini', 'base-only')).toBe('/base-mini-base-only.ckpt');
+    expect(() => baseCheckpointUrl('mini', 'Narrow/')).toThrow("exposure must be a lowercase name, got 'Narrow/'");
   });
 });

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { CLAIMS, claimsTable, verdictOf, withBlocks, type CommittedResults } from '../../src/experiment/claims';
 import type { RunResult } from '../../src/experiment/results_file';
 import type { Comparison, SeedInterval } from '../../src/experiment/seed_stats';
-import { CLAIMS_JSON, loadCommitted, regenerated, regeneratedJson, RESULTS_DOC } from '../../scripts/claims';
+import { CLAIMS_JSON, loadCommitted, MAP_JSON, MAP_SVG, regenerated, regeneratedJson, regeneratedMap, RESULTS_DOC } from '../../scripts/claims';
 
 const interval = (diff: number, lo: number, hi: number, seeds = 5): SeedInterval => ({
   diff,
@@ -31,8 +31,12 @@ describe('claims: verdicts computed from the committed data', () => {
     expect(doc).toContain('<!-- claims:begin -->');
     const results = loadCommitted();
     expect(regenerated(doc, results)).toBe(doc);
-    // The app's copy too.
+    // The app's copies and the map figure too.
     expect(readFileSync(CLAIMS_JSON, 'utf8')).toBe(regeneratedJson(results));
+    const map = regeneratedMap(results);
+    expect(readFileSync(MAP_JSON, 'utf8')).toBe(map.json);
+    expect(readFileSync(MAP_SVG, 'utf8')).toBe(map.svg);
+    expect(doc).toContain('<!-- map:begin -->');
   }, 60_000);
 
   it('a changed result changes the table, so stale text fails the check', () => {

@@ -10,12 +10,12 @@ import { BASE_HARNESS } from '../../src/design';
 import type { MeteredPolicy, EngineRlTrainer } from '../../src/engine/engine';
 import { curvesSvg } from '../../src/experiment/curves_svg';
 import { curvesCsv, curvesMarkdown } from '../../src/experiment/learning_curves';
-import { cellKey, makeSchedule, taskAssignments, testTasks, trainingHarnesses, trainPool, validationCells, validationTasks } from '../../src/experiment/plan';
+import { cellKey, inSpaceEvalSet, makeSchedule, taskAssignments, testTasks, trainingHarnesses, trainPool, validationCells, validationTasks } from '../../src/experiment/plan';
 import { rlLoop, type LoopState, type RlLoopRun } from '../../src/experiment/rl_loop';
 import { decodeRunCheckpoint, encodeRunCheckpoint, type RunState } from '../../src/experiment/run_checkpoint';
 import type { RunEvent } from '../../src/experiment/run_events';
 import { parseSpec, SpecError, type ExperimentSpec } from '../../src/experiment/spec';
-import { isValidationStep, validationPlan, validationSteps, type ValidationPlan, type ValidationPoint } from '../../src/experiment/validation';
+import { isValidationStep, measureValidation, validationPlan, validationSteps, type ValidationPlan, type ValidationPoint } from '../../src/experiment/validation';
 import { Tokenizer, type TokenizerFile } from '../../src/model/tokenizer';
 import { inProcessEnv } from '../../src/rollout/engine';
 import type { CheckpointMeta } from '../../src/storage/serialize';
@@ -316,6 +316,170 @@ describe('validation reports', () => {
     expect(svg.match(/<circle /g)).toHaveLength(2);
     // Entropy NaN at step 2 splits its line in two polylines (reward stays one).
     expect(svg.match(/<polyline /g)).toHaveLength(1 + 1 + 1 + 2 + 1);
+  });
+});
+
+// ── validation sets: the split under the training harnesses, the base harness and in-space ──
+
+describe('validation sets', () => {
+  const main = preset('main');
+  const withSets = (spec: ExperimentSpec, sets: unknown) => parseSpec({ ...spec, evaluation: { ...spec.evaluation, validation: { ...spec.evaluation.validation, sets } } });
+  const all = withSets(main, ['training', 'base', 'inSpace']);
+  const ids = inSpaceEvalSet(main).ids;
+  const pool = trainPool(main, 0);
+
+  it('the spec field: absent stays absent (the parsed spec, hence its digest, unchanged); training is required; no set twice', () => {
+    const quick = smokeSpec();
+    const withVal = (v: unknown) => ({ ...quick, evaluation: { ...quick.evaluation, validation: v } });
+    expect(Object.keys(parseSpec(withVal({ tasks: 24, every: 10 })).evaluation.validation!)).toEqual(['tasks', 'every', 'samples']);
+    expect(JSON.stringify(parseSpec(JSON.parse(JSON.stringify(main))))).toBe(JSON.stringify(main));
+    expect(parseSpec(withVal({ tasks: 24, every: 10, sets: ['training', 'inSpace'] })).evaluation.validation!.sets).toEqual(['training', 'inSpace']);
+    expect(() => parseSpec(withVal({ tasks: 24, every: 10, sets: ['base'] }))).toThrow(/spec\.evaluation\.validation\.sets: must include 'training'/);
+    expect(() => parseSpec(withVal({ tasks: 24, every: 10, sets: ['training', 'base', 'base'] }))).toThrow(/validation\.sets: a set is listed twice/);
+    expect(() => parseSpec(withVal({ tasks: 24, every: 10, sets: ['training', 'heldout'] }))).toThrow(/validation\.sets\[1\]: expected one of/);
+  });
+
+  it('sets absent: the plan is the training cells alone, as before', () => {
+    for (const m of main.methods) {
+      const p = validationPlan(main, m, 0, pool, undefined, ids)!;
+      expect(p.sets).toBeUndefined();
+      expect(p.cells).toEqual(validationCells(main, m, validationTasks(main, 0, pool, main.evaluation.validation!.tasks), 0));
+    }
+  });
+
+  it('base cells are every validation task under the base harness; in-space cells one in-space configuration per validation task; both the same for every method of a seed', () => {
+    const tasks = validationTasks(main, 0, pool, main.evaluation.validation!.tasks);
+    const tests = new Set(testTasks(main, 0));
+    const trained = new Set(main.methods.flatMap((m) => trainingHarnesses(main, m, 0)));
+    const inSpace = new Set(ids);
+    const plans = main.methods.map((m) => validationPlan(all, m, 0, pool, undefined, ids)!);
+    for (const p of plans) {
+      expect(p.sets!.base!.map((c) => c.taskId)).toEqual(tasks);
+      expect(p.sets!.base!.every((c) => c.harnessId === BASE_HARNESS)).toBe(true);
+      expect(p.sets!.inSpace!.map((c) => c.taskId)).toEqual(tasks);
+      for (const c of p.sets!.inSpace!) {
+        expect(inSpace.has(c.harnessId)).toBe(true);
+        expect(trained.has(c.harnessId)).toBe(false);
+        expect(tests.has(c.taskId)).toBe(false);
+      }
+      expect(p.sets).toEqual(plans[0].sets);
+    }
+    // A rotation: with more tasks than configurations every configuration is used, about equally.
+    const uses = new Map<string, number>();
+    for (const c of plans[0].sets!.inSpace!) uses.set(c.harnessId, (uses.get(c.harnessId) ?? 0) + 1);
+    expect(tasks.length).toBeGreaterThan(ids.length);
+    expect(uses.size).toBe(ids.length);
+    expect(Math.max(...uses.values()) - Math.min(...uses.values())).toBeLessThanOrEqual(1);
+    // Another seed rotates differently.
+    const other = validationPlan(all, main.methods[0], 1, trainPool(main, 1), undefined, ids)!;
+    expect(other.sets!.inSpace!.map((c) => c.harnessId)).not.toEqual(plans[0].sets!.inSpace!.map((c) => c.harnessId));
+  });
+
+  it('infeasible cells are left out of their set only; an empty set is left out; the in-space set needs the run ids', () => {
+    const m = main.methods[0];
+    const p = validationPlan(all, m, 0, pool, undefined, ids)!;
+    const drop = [p.sets!.base![0], p.sets!.inSpace![1]];
+    const q = validationPlan(all, m, 0, pool, new Set(drop.map((c) => cellKey(c.taskId, c.harnessId))), ids)!;
+    expect(q.sets!.base).toEqual(p.sets!.base!.slice(1));
+    expect(q.sets!.inSpace).toEqual(p.sets!.inSpace!.filter((_, i) => i !== 1));
+    expect(validationPlan(all, m, 0, pool, undefined, [])!.sets).toEqual({ base: p.sets!.base });
+    expect(() => validationPlan(all, m, 0, pool)).toThrow(/'inSpace' set needs the run's in-space evaluation set ids/);
+  });
+
+  const setsPlan: ValidationPlan = {
+    cells: Array.from({ length: 4 }, (_, i) => ({ taskId: `choice/v${i}`, harnessId: 'choice' })),
+    // The base cells coincide with the training cells (as for single-harness RL); in-space ones do not.
+    sets: {
+      base: Array.from({ length: 4 }, (_, i) => ({ taskId: `choice/v${i}`, harnessId: 'choice' })),
+      inSpace: Array.from({ length: 4 }, (_, i) => ({ taskId: `choice/v${i}`, harnessId: `choice-${i % 2}` })),
+    },
+    every: 2,
+    samples: 3,
+  };
+
+  it('one batch: cells two sets share are run once and count for both; each set summarises its own episodes', async () => {
+    const env = choiceEnv();
+    let resets = 0;
+    const counted = { ...env, reset: (...a: Parameters<typeof env.reset>) => (resets++, env.reset(...a)) };
+    const point = await measureValidation(setsPlan, 2, { tok, policy: stubPolicy([]), env: inProcessEnv(counted), maxTurns: 1, maxNewTokens: 2, contextTokens: 64, temperature: 1, seed: 5 });
+    expect(resets).toBe((4 + 4) * 3);
+    expect(point.episodes).toBe(12);
+    expect(point.sets!.base).toEqual({ passAt1: point.passAt1, score: point.score, episodes: 12, cells: point.cells });
+    const inSpace = point.sets!.inSpace!;
+    expect(inSpace.episodes).toBe(12);
+    expect(inSpace.cells.map((c) => `${c.taskId}@${c.harnessId}#${c.sample}`)).toEqual(setsPlan.sets!.inSpace!.flatMap((c) => [0, 1, 2].map((k) => `${c.taskId}@${c.harnessId}#${k}`)));
+    expect(inSpace.passAt1).toBe(inSpace.cells.filter((c) => c.pass).length / 12);
+    // The training set alone: no breakdown (points as before sets existed).
+    const alone = await measureValidation({ ...setsPlan, sets: undefined }, 2, { tok, policy: stubPolicy([]), env: inProcessEnv(choiceEnv()), maxTurns: 1, maxNewTokens: 2, contextTokens: 64, temperature: 1, seed: 5 });
+    expect('sets' in alone).toBe(false);
+  });
+
+  it('a run stopped and resumed through the checkpoint codec measures every set as an uninterrupted one', async () => {
+    const strip = (ps: ValidationPoint[]) => ps.map(({ ms: _ms, ...p }) => p);
+    const run = (state: LoopState, stopAfter?: number) => {
+      const r = stubRun({ runSteps: 5, state, stopAfter, seeds: [], saves: [], events: [] });
+      r.validation = setsPlan;
+      return r;
+    };
+    const full: LoopState = { step: 0, history: [], skippedSteps: 0 };
+    await rlLoop(run(full));
+    expect(full.validation!.every((p) => p.sets?.base && p.sets.inSpace)).toBe(true);
+    const a: LoopState = { step: 0, history: [], skippedSteps: 0 };
+    await rlLoop(run(a, 3));
+    const { state: b } = throughCheckpoint(a);
+    expect(b.validation!.map((p) => Object.keys(p.sets ?? {}))).toEqual([['base', 'inSpace'], ['base', 'inSpace']]);
+    await rlLoop(run(b));
+    expect(strip(b.validation!)).toEqual(strip(full.validation!));
+  });
+
+  const spt = (step: number, train: boolean[], base: boolean[], inSpace: boolean[] | null): ValidationPoint => {
+    const one = (passes: boolean[], h: string) => ({
+      passAt1: passes.filter(Boolean).length / passes.length,
+      score: 0.5,
+      episodes: passes.length,
+      cells: passes.map((pass, i) => ({ taskId: `t${i}`, harnessId: h, sample: 0, pass, score: 0.5 })),
+    });
+    return { step, ms: 1, ...one(train, 'h'), sets: { base: one(base, BASE_HARNESS), ...(inSpace ? { inSpace: one(inSpace, 'x') } : {}) } };
+  };
+  const F = false;
+  const T = true;
+  const setCurves = [
+    { method: 'single', seed: 0, steps: [], validation: [spt(0, [F, F, F, T], [F, F, F, T], [F, F, F, F]), spt(4, [T, T, T, T], [T, T, T, T], [F, F, F, T])] },
+    { method: 'scaling', seed: 0, steps: [], validation: [spt(0, [F, F, T, T], [F, F, F, T], null), spt(4, [T, T, T, F], [T, T, F, F], null)] },
+  ];
+
+  it('curves.csv: a column triple per measured set, empty where a run did not measure it; older curves keep the old header', () => {
+    const lines = curvesCsv(setCurves).trim().split('\n');
+    expect(lines[0].split(',').slice(13)).toEqual([
+      'validation_pass_at_1',
+      'validation_score',
+      'validation_episodes',
+      'validation_base_pass_at_1',
+      'validation_base_score',
+      'validation_base_episodes',
+      'validation_in_space_pass_at_1',
+      'validation_in_space_score',
+      'validation_in_space_episodes',
+    ]);
+    expect(lines[1]).toBe('single,0,0,,,,,,,,,,,0.25,0.5,4,0.25,0.5,4,0,0.5,4');
+    expect(lines[4]).toBe('scaling,0,4,,,,,,,,,,,0.75,0.5,4,0.5,0.5,4,,,');
+    const base = setCurves.map((c) => ({ ...c, validation: c.validation.map((p) => ({ ...p, sets: { base: p.sets!.base } })) }));
+    expect(curvesCsv(base).split('\n')[0].endsWith('validation_episodes,validation_base_pass_at_1,validation_base_score,validation_base_episodes')).toBe(true);
+  });
+
+  it('curves.svg: a panel per set with both methods in it, each line named; results.md: a table per set', () => {
+    const svg = curvesSvg(setCurves);
+    for (const label of ['training harnesses', 'base harness', 'in-space']) expect(svg).toContain(`>validation pass@1 · ${label}</text>`);
+    expect(svg).not.toContain('train-seed split');
+    // Markers: training and base 2 runs × 2 points each, in-space 1 run × 2.
+    expect(svg.match(/<circle /g)).toHaveLength(4 + 4 + 2);
+    expect(svg).toContain('<title>single (seed 0) · validation pass@1 · in-space</title>');
+    expect(svg).toContain('<title>scaling (seed 0) · validation pass@1 · base harness</title>');
+    const md = curvesMarkdown(setCurves, { resamples: 200 });
+    expect(md).toMatch(/under the base harness[\s\S]*\| single \| 0 \| 25\.0 \(0\.50\) \| 100\.0 \(0\.50\) \| \+75\.0 \[[\s\S]*\| scaling \| 0 \| 25\.0 \(0\.50\) \| 50\.0 \(0\.50\)/);
+    const inSpaceTable = md.split('held-out in-space configurations')[1];
+    expect(inSpaceTable).toMatch(/\| method \| seed \| step 0 \| step 4 \| last − first \|\n\|[-: |]+\|\n\| single \| 0 \| 0\.0 \(0\.50\) \| 25\.0 \(0\.50\) \| \+25\.0 \[[^\n]*$/);
+    expect(inSpaceTable).not.toContain('scaling');
   });
 });
 

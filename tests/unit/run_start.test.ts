@@ -9,7 +9,7 @@ import { shippedTokenizer } from '../../src/cli/cli_util';
 import { decodeBaseCheckpoint } from '../../src/model/checkpoint';
 import { presetConfig } from '../../src/model/config';
 import { getPreset } from '../../src/experiment/presets';
-import { baseMix, loadStartingCheckpoints, startingParams } from '../../src/experiment/run_start';
+import { baseMix, loadLeaveOutCheckpoints, loadStartingCheckpoints, startingBases, startingParams } from '../../src/experiment/run_start';
 import { parseSpec, type ExperimentSpec } from '../../src/experiment/spec';
 import { sha256Hex } from '../../src/util/encoding';
 
@@ -69,5 +69,35 @@ describe('starting checkpoint (spec.model.init)', () => {
     expect(() => start(spec, 1, missing)).toThrow(
       "spec.model.init = 'base' but the checkpoint public/base-mini.ckpt is unusable (public/base-mini.ckpt not found: no base checkpoint ships for preset 'mini'): build it with `npm run -s hlab -- pretrain --preset mini --out public/base-mini.ckpt`, pass --base FILE, or set model.init to 'scratch'",
     );
+  });
+
+  it("spec.model.exposure picks public/base-<preset>-<exposure>.ckpt, recorded in results; leaveOutMixOf adds that base's mix to what in-space leaves out", async () => {
+    // The narrow file served with the shipped bytes: which URL is asked is what is under test.
+    const shipped = readFileSync(join(PUBLIC, 'base-mini.ckpt'));
+    const served = (urls: string[]) => async (url: string) => (urls.includes(url) ? new Response(shipped) : new Response(null, { status: 404 }));
+    const narrow = parseSpec({ ...getPreset('main'), model: { preset: 'mini', init: 'base', exposure: 'narrow' } }, 'narrow');
+    const loads = await loadStartingCheckpoints(narrow, undefined, served(['/base-mini-narrow.ckpt']));
+    expect(start(narrow, 0, loads).source).toMatch(/^base checkpoint public\/base-mini-narrow\.ckpt /);
+    expect(startingBases(narrow, loads).bases).toEqual([
+      { preset: 'mini', exposure: 'narrow', file: 'public/base-mini-narrow.ckpt', digest: expect.stringMatching(/^[0-9a-f]{64}$/), mix: expect.stringMatching(/^mix 'base:0\.25/) },
+    ]);
+    expect(startingBases(spec, await loadStartingCheckpoints(spec, undefined, fromDisk())).bases?.[0].exposure).toBe('broad');
+    const none = await loadStartingCheckpoints(narrow, undefined, served([]));
+    expect(() => start(narrow, 0, none)).toThrow(/no base checkpoint ships for preset 'mini' with exposure 'narrow'\): build it with the rebuild command in docs\/PRETRAIN\.md/);
+
+    // A scratch run that leaves out the broad base's mix draws its in-space set as the broad base's runs do.
+    const ev = getPreset('main').evaluation as { inSpace: object };
+    const scratch = parseSpec(
+      { ...getPreset('main'), model: { preset: 'mini', init: 'scratch' }, evaluation: { ...ev, inSpace: { ...ev.inSpace, leaveOutMixOf: ['broad'] } } },
+      's',
+    );
+    const leaveOut = await loadLeaveOutCheckpoints(scratch, fromDisk());
+    expect([...leaveOut.keys()]).toEqual(['mini-broad']);
+    const broadMix = baseMix(spec, await loadStartingCheckpoints(spec, undefined, fromDisk()));
+    const m = baseMix(scratch, new Map(), leaveOut);
+    expect(m.ids).toEqual(broadMix.ids);
+    expect(m.label).toMatch(/^mix 'base:0\.25/);
+    const missing = await loadLeaveOutCheckpoints(scratch, served([]));
+    expect(() => baseMix(scratch, new Map(), missing)).toThrow(/^spec\.evaluation\.inSpace\.leaveOutMixOf: the base mini-broad cannot be loaded/);
   });
 });

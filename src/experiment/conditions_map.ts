@@ -1,0 +1,227 @@
+/**
+ * The map of conditions: where harness scaling pays. Each committed experiment that trains a
+ * single-harness arm and an all-harness scaling arm on the same seeds is one cell of the map,
+ * placed by what it varies — the base's pretraining exposure (spec.model.exposure), the budget
+ * (rl.steps) and whether dynamic sampling matched the learning signal (rl.dynamicSampling) — and
+ * read as harness scaling − single harness after RL on in-space (per distance band to the base
+ * harness too), the base harness and each black-box harness, under the RESULTS page's rule
+ * (method_verdict.ts: intervals over seeds, configurations and tasks).
+ *
+ * Pure and DOM-free: scripts/claims.ts writes RESULTS.md's map from it, the app draws the same.
+ */
+import { hammingDistance, BASE_HARNESS } from '../design/space';
+import { methodVerdict, pairVerdicts, signedPoints, type MethodVerdict } from './method_verdict';
+import type { CommittedResults } from './claims';
+import type { RunResult } from './results_file';
+
+/** Where a cell sits on the map. */
+export interface MapPlace {
+  /** The base's pretraining exposure: 'broad' (the shipped base), 'narrow', 'base-only'. */
+  exposure: string;
+  /** RL steps per run. */
+  steps: number;
+  /** Whether rl.dynamicSampling refilled each step with informative groups. */
+  dynamicSampling: boolean;
+}
+
+/** One cell: an experiment's single-harness and harness-scaling arms, compared. */
+export interface MapCell extends MapPlace {
+  /** The committed preset it was read from. */
+  preset: string;
+  /** Method names of the two arms. */
+  single: string;
+  scaling: string;
+  /** Seeds both arms ran, ascending. */
+  seeds: number[];
+  /** HS − single on every compared set (method_verdict.ts pairVerdicts order: in-space, base, black-box). */
+  verdicts: MethodVerdict[];
+  /** HS − single on the in-space configurations of each Hamming distance to the base harness, ascending. */
+  bands: Array<{ distance: number; verdict: MethodVerdict }>;
+  /** Mean training episodes sampled per run (RunResult.sampledEpisodes), per arm; null when not recorded. */
+  sampled: { single: number | null; scaling: number | null };
+  /** Mean optimizer steps applied per run, per arm. */
+  optimizerSteps: { single: number; scaling: number };
+}
+
+/** The arms of a spec the map compares, or null when it has not both. */
+function arms(specJson: unknown): { single: string; scaling: string } | null {
+  const methods = (specJson as { methods?: Array<{ name?: string; harnesses?: string; harnessCount?: number; algorithm?: string }> } | undefined)?.methods ?? [];
+  const single = methods.find((m) => m.harnesses === 'single' && (m.algorithm ?? 'grpo') !== 'sft');
+  const scaling = methods.find((m) => m.harnesses === 'scaling' && m.harnessCount === undefined && m.algorithm === single?.algorithm);
+  return single?.name && scaling?.name ? { single: single.name, scaling: scaling.name } : null;
+}
+
+/** Where an experiment's spec places it on the map. */
+function placeOf(specJson: unknown): MapPlace {
+  const s = specJson as { model?: { exposure?: string }; rl?: { steps?: number; dynamicSampling?: unknown } };
+  return { exposure: s.model?.exposure ?? 'broad', steps: s.rl?.steps ?? Number.NaN, dynamicSampling: s.rl?.dynamicSampling != null };
+}
+
+const meanOf = (xs: readonly number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
+
+/** Mean of a per-run number over the arm's runs; null when any run lacks it. */
+function armMean(runs: readonly RunResult[], pick: (r: RunResult) => number | undefined): number | null {
+  const xs = runs.map(pick);
+  return xs.length && xs.every((x): x is number => x !== undefined && Number.isFinite(x)) ? meanOf(xs) : null;
+}
+
+/**
+ * One experiment as a map cell.
+ * @param res committed results with their resolved spec (claims.ts CommittedResults)
+ * @returns null when the spec has no single-harness arm and all-harness scaling arm of one algorithm, or no seed ran both
+ */
+export function mapCell(preset: string, res: CommittedResults): MapCell | null {
+  const a = arms(res.specJson);
+  if (!a) return null;
+  const single = res.runs.filter((r) => r.method === a.single);
+  const scaling = res.runs.filter((r) => r.method === a.scaling);
+  const seeds = [...new Set(scaling.map((r) => r.seed))].filter((s) => single.some((r) => r.seed === s)).sort((x, y) => x - y);
+  if (!seeds.length) return null;
+  const inSpaceIds = [...new Set(scaling.flatMap((r) => (r.episodes?.after.inSpace ?? []).map((e) => e.harnessId)))];
+  const distances = [...new Set(inSpaceIds.map((h) => hammingDistance(h, BASE_HARNESS)))].sort((x, y) => x - y);
+  const bands = distances
+    .map((distance) => ({ distance, verdict: methodVerdict(res.runs, a.single, a.scaling, 'inSpace', (h) => hammingDistance(h, BASE_HARNESS) === distance) }))
+    .filter((b): b is { distance: number; verdict: MethodVerdict } => b.verdict !== null);
+  return {
+    preset,
+    ...placeOf(res.specJson),
+    ...a,
+    seeds,
+    verdicts: pairVerdicts(res.runs, a.single, a.scaling),
+    bands,
+    sampled: { single: armMean(single, (r) => r.sampledEpisodes), scaling: armMean(scaling, (r) => r.sampledEpisodes) },
+    optimizerSteps: { single: armMean(single, (r) => r.optimizerSteps) ?? Number.NaN, scaling: armMean(scaling, (r) => r.optimizerSteps) ?? Number.NaN },
+  };
+}
+
+const EXPOSURE_ORDER = ['broad', 'narrow', 'base-only'];
+
+/**
+ * The map as designed (public/presets/map-*.json): every exposure at 60 and 240 RL steps with
+ * dynamic sampling, and the broad base at 60 steps without it (`main`), the cell that shows what
+ * dynamic sampling changed.
+ */
+export const PLANNED_PLACES: readonly MapPlace[] = [
+  { exposure: 'broad', steps: 60, dynamicSampling: false },
+  ...EXPOSURE_ORDER.flatMap((exposure) => [60, 240].map((steps) => ({ exposure, steps, dynamicSampling: true }))),
+];
+
+const samePlace = (a: MapPlace, b: MapPlace) => a.exposure === b.exposure && a.steps === b.steps && a.dynamicSampling === b.dynamicSampling;
+
+/** The planned places no committed cell fills yet. */
+export function missingPlaces(cells: readonly MapPlace[]): MapPlace[] {
+  return PLANNED_PLACES.filter((p) => !cells.some((c) => samePlace(c, p)));
+}
+const exposureRank = (e: string) => (EXPOSURE_ORDER.includes(e) ? EXPOSURE_ORDER.indexOf(e) : EXPOSURE_ORDER.length);
+
+/** The presets the map is drawn from: `main` (the broad base at 60 steps, without dynamic sampling) and the `map-*` family. */
+const isMapPreset = (preset: string): boolean => preset === 'main' || preset.startsWith('map-');
+
+/**
+ * The map: every committed map preset (isMapPreset) that is a cell, ordered by exposure (broad,
+ * narrow, base-only), then budget, then dynamic sampling off before on.
+ * @param results preset name → committed results (other presets are ignored)
+ */
+export function conditionsMap(results: ReadonlyMap<string, CommittedResults>): MapCell[] {
+  const cells = [...results]
+    .filter(([preset]) => isMapPreset(preset))
+    .map(([preset, res]) => mapCell(preset, res))
+    .filter((c): c is MapCell => c !== null);
+  return cells.sort(
+    (x, y) => exposureRank(x.exposure) - exposureRank(y.exposure) || x.steps - y.steps || Number(x.dynamicSampling) - Number(y.dynamicSampling) || x.preset.localeCompare(y.preset),
+  );
+}
+
+/** The verdict of a cell on one set, or null. */
+export function cellVerdict(cell: MapCell, key: string): MethodVerdict | null {
+  return cell.verdicts.find((v) => v.set.key === key) ?? null;
+}
+
+/** "+1.2 [−0.4, +2.8]" (points), "+1.2 (1 seed)", or "—". */
+export function intervalText(v: MethodVerdict | null): string {
+  if (!v) return '—';
+  const p = v.comparison.pass;
+  return p.seeds < 2 ? `${signedPoints(p.diff)} (1 seed)` : `${signedPoints(p.diff)} [${signedPoints(p.lo)}, ${signedPoints(p.hi)}]`;
+}
+
+/** What the map says of a verdict: helps, hurts, equivalent, undecided (with the seeds that would decide it) or not measurable. */
+export function mapWord(v: MethodVerdict | null): string {
+  if (!v) return 'not evaluated';
+  switch (v.direction) {
+    case 'ahead':
+      return 'helps';
+    case 'behind':
+      return 'hurts';
+    case 'equivalent':
+      return 'equivalent';
+    case 'not measurable':
+      return 'not measurable';
+    default: {
+      const n = v.comparison.needed.exclude;
+      return n === null ? 'undecided' : `undecided (≈ ${n} seeds)`;
+    }
+  }
+}
+
+/** "60 steps" or "240 steps, dynamic sampling". */
+const budgetText = (c: MapPlace) => `${c.steps} steps${c.dynamicSampling ? ', dynamic sampling' : ''}`;
+
+/**
+ * One sentence per exposure row: where harness scaling pays on in-space configurations, where
+ * it costs, and where the data cannot tell.
+ */
+export function rowSentences(cells: readonly MapCell[]): string[] {
+  const rows = [...new Set(cells.map((c) => c.exposure))];
+  return rows.map((exposure) => {
+    const row = cells.filter((c) => c.exposure === exposure);
+    const part = (word: string, f: (v: MethodVerdict | null) => boolean) => {
+      const hit = row.filter((c) => f(cellVerdict(c, 'inSpace')));
+      return hit.length ? `${word} at ${hit.map((c) => `${budgetText(c)} (${intervalText(cellVerdict(c, 'inSpace'))})`).join(', ')}` : null;
+    };
+    const parts = [
+      part('pays', (v) => v?.direction === 'ahead'),
+      part('costs', (v) => v?.direction === 'behind'),
+      part('makes no difference beyond ±2 points', (v) => v?.direction === 'equivalent'),
+      part('cannot be told apart yet', (v) => !v || v.direction === 'undecided' || v.direction === 'not measurable'),
+    ].filter((p): p is string => p !== null);
+    return `**${exposure} base:** harness scaling ${parts.join('; ')} (in-space pass@1, harness scaling − single harness, points [95 % interval over seeds, configurations and tasks]).`;
+  });
+}
+
+/** The map as a markdown table (RESULTS.md), one row per cell, then one sentence per exposure. */
+export function mapMarkdown(cells: readonly MapCell[]): string {
+  if (!cells.length) return '_No committed map preset compares single-harness RL with harness scaling yet._';
+  const line = (xs: string[]) => `| ${xs.join(' | ')} |`;
+  const bbKeys = [...new Set(cells.flatMap((c) => c.verdicts.map((v) => v.set.key)))].filter((k) => k !== 'inSpace' && k !== 'base');
+  const out = [
+    line(['base exposure', 'budget', 'preset', 'seeds', 'in-space: HS − single', 'verdict', 'by distance to base', 'base harness', ...bbKeys, 'episodes sampled (HS / single)']),
+    line(['---', '---', '---', '---:', '---:', '---', '---', '---:', ...bbKeys.map(() => '---:'), '---:']),
+  ];
+  for (const c of cells) {
+    const inSpace = cellVerdict(c, 'inSpace');
+    const bands = c.bands.map((b) => `d=${b.distance}: ${signedPoints(b.verdict.comparison.pass.diff)}`).join(', ') || '—';
+    const base = cellVerdict(c, 'base');
+    const ratio =
+      c.sampled.single && c.sampled.scaling ? `${(c.sampled.scaling / c.sampled.single).toFixed(2)}× (${Math.round(c.sampled.scaling)} / ${Math.round(c.sampled.single)})` : '—';
+    out.push(
+      line([
+        c.exposure,
+        budgetText(c),
+        `\`${c.preset}\``,
+        String(c.seeds.length),
+        intervalText(inSpace),
+        `**${mapWord(inSpace)}**`,
+        bands,
+        `${intervalText(base)} ${base ? mapWord(base) : ''}`.trim(),
+        ...bbKeys.map((k) => {
+          const v = cellVerdict(c, k);
+          return v?.direction === 'not measurable' ? 'not measurable' : intervalText(v);
+        }),
+        ratio,
+      ]),
+    );
+  }
+  const missing = missingPlaces(cells);
+  const todo = missing.length ? [`Not run yet: ${missing.map((p) => `${p.exposure} base at ${budgetText(p)}`).join('; ')}.`] : [];
+  return [out.join('\n'), '', ...rowSentences(cells), ...(todo.length ? ['', ...todo] : [])].join('\n');
+}

@@ -1,0 +1,126 @@
+// The map of conditions (conditions_map.ts, conditions_map_svg.ts): each map preset is a cell
+// placed by its spec (exposure, budget, dynamic sampling) and read as harness scaling − single
+// harness under the RESULTS rule. Synthetic experiments with a known effect, drawn from explicit
+// seeds: a wrong sign, a wrong arm or a wrong place fails.
+import { describe, expect, it } from 'vitest';
+import { cellVerdict, conditionsMap, mapCell, mapMarkdown, missingPlaces, rowSentences } from '../../src/experiment/conditions_map';
+import { cellFill, conditionsMapSvg } from '../../src/experiment/conditions_map_svg';
+import type { CommittedResults } from '../../src/experiment/claims';
+import type { RunResult } from '../../src/experiment/results_file';
+import { Rng } from '../../src/util/rng';
+
+const SINGLE = 'single harness (GRPO)';
+const HS = 'harness scaling (GRPO, K=4)';
+// Two configurations at Hamming distance 2 from the base harness, two at 5.
+const CONFIGS = ['S1-T1-O0-C0-W0', 'S0-T0-O2-C1-W0', 'S1-T1-O1-C1-W1', 'S2-T2-O2-C2-W2'];
+
+interface Place {
+  exposure?: string;
+  steps: number;
+  dynamicSampling?: boolean;
+}
+
+/**
+ * A committed experiment: `seeds` seeds × {single, HS}; in-space cells pass with probability p
+ * (single) or p + effect (HS, on the configurations `effectOn` keeps), 20 tasks × 2 samples each.
+ */
+function experiment(place: Place, seeds: number, effect: number, effectOn: (h: string) => boolean = () => true, seed = 7): CommittedResults {
+  const rng = new Rng(seed);
+  const cells = (p: (h: string) => number, harnesses: readonly string[]) =>
+    harnesses.flatMap((harnessId) =>
+      Array.from({ length: 20 }, (_, t) =>
+        [0, 1].map((sample) => {
+          const pass = rng.float() < p(harnessId);
+          return { taskId: `t${t}`, harnessId, sample, pass, score: pass ? 1 : 0 };
+        }),
+      ).flat(),
+    );
+  const run = (method: string, s: number, delta: number): RunResult =>
+    ({
+      method,
+      seed: s,
+      optimizerSteps: place.steps,
+      ...(place.dynamicSampling ? { sampledEpisodes: method === HS ? 2 * 64 * place.steps : 64 * place.steps } : {}),
+      after: { base: 0.4, inSpace: 0.3, blackbox: { 'bb-assistant': 0 } },
+      episodes: {
+        before: {},
+        after: {
+          inSpace: cells((h) => 0.3 + (effectOn(h) ? delta : 0), CONFIGS),
+          base: cells(() => 0.4, ['S0-T0-O0-C0-W0']),
+          'bb-assistant': cells(() => 0, ['bb-assistant']),
+        },
+      },
+    }) as unknown as RunResult;
+  const specJson = {
+    model: { preset: 'mini', init: 'base', ...(place.exposure ? { exposure: place.exposure } : {}) },
+    rl: { steps: place.steps, ...(place.dynamicSampling ? { dynamicSampling: { maxRounds: 4 } } : {}) },
+    methods: [
+      { name: SINGLE, harnesses: 'single', K: 1, algorithm: 'grpo' },
+      { name: HS, harnesses: 'scaling', K: 4, algorithm: 'grpo' },
+    ],
+  };
+  const runs = Array.from({ length: seeds }, (_, s) => [run(SINGLE, s, 0), run(HS, s, effect)]).flat();
+  return { resultsVersion: 1, spec: 'x', evalSet: '', machine: '', runs, specJson };
+}
+
+describe('map of conditions', () => {
+  it('places each map preset by its spec, compares HS − single with the right sign, and ignores presets outside the map', () => {
+    const results = new Map<string, CommittedResults>([
+      ['map-narrow-240', experiment({ exposure: 'narrow', steps: 240, dynamicSampling: true }, 8, 0.25)],
+      ['main', experiment({ steps: 60 }, 8, -0.25)],
+      ['algorithms', experiment({ steps: 60 }, 8, 0.25)],
+    ]);
+    const map = conditionsMap(results);
+    expect(map.map((c) => [c.preset, c.exposure, c.steps, c.dynamicSampling])).toEqual([
+      ['main', 'broad', 60, false],
+      ['map-narrow-240', 'narrow', 240, true],
+    ]);
+    expect(cellVerdict(map[0], 'inSpace')?.direction).toBe('behind');
+    expect(cellVerdict(map[1], 'inSpace')?.direction).toBe('ahead');
+    expect(cellVerdict(map[1], 'bb-assistant')?.direction).toBe('not measurable');
+    expect(map[1].sampled).toEqual({ single: 64 * 240, scaling: 2 * 64 * 240 });
+    expect(map[0].sampled).toEqual({ single: null, scaling: null });
+    expect(map[1].seeds).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+    const md = mapMarkdown(map);
+    expect(md).toContain('| narrow | 240 steps, dynamic sampling | `map-narrow-240` | 8 |');
+    expect(md).toContain('2.00× (30720 / 15360)');
+    expect(md).toMatch(/\*\*narrow base:\*\* harness scaling pays at 240 steps, dynamic sampling \(\+\d+\.\d \[\+\d+\.\d, \+\d+\.\d\]\)/);
+    expect(md).toMatch(/\*\*broad base:\*\* harness scaling costs at 60 steps/);
+    expect(md).toContain('Not run yet: broad base at 60 steps, dynamic sampling;');
+    expect(md).not.toContain('`algorithms`');
+  });
+
+  it('splits in-space by distance to the base harness: an effect only at d = 5 shows only there', () => {
+    const res = experiment({ exposure: 'base-only', steps: 60, dynamicSampling: true }, 8, 0.3, (h) => h.startsWith('S1-T1-O1') || h.startsWith('S2'));
+    const cell = mapCell('map-base-only-60', res)!;
+    expect(cell.bands.map((b) => b.distance)).toEqual([2, 5]);
+    const [d2, d5] = cell.bands;
+    expect(Math.abs(d2.verdict.comparison.pass.diff)).toBeLessThan(0.08);
+    expect(d5.verdict.comparison.pass.diff).toBeGreaterThan(0.2);
+    expect(d5.verdict.comparison.pass.configs).toBe(2);
+  });
+
+  it('a spec without both arms is no cell; one seed is undecided, never "pays"', () => {
+    const res = experiment({ steps: 60 }, 3, 0.2);
+    expect(mapCell('map-x', { ...res, specJson: { ...(res.specJson as object), methods: [{ name: SINGLE, harnesses: 'single', algorithm: 'grpo' }] } })).toBeNull();
+    const one = mapCell('map-broad-60', experiment({ steps: 60, dynamicSampling: true }, 1, 0.3))!;
+    expect(cellVerdict(one, 'inSpace')?.direction).toBe('undecided');
+    expect(rowSentences([one])[0]).toContain('cannot be told apart yet at 60 steps, dynamic sampling');
+  });
+
+  it('the figure colours by sign and size, draws every planned place, and says which are not run', () => {
+    expect(cellFill(0.1)).toBe('rgb(33,102,172)');
+    expect(cellFill(-0.1)).toBe('rgb(214,96,77)');
+    expect(cellFill(null)).toBe('#eeeeee');
+    expect(cellFill(0.01)).not.toBe(cellFill(0.05));
+    const map = conditionsMap(new Map([['map-narrow-240', experiment({ exposure: 'narrow', steps: 240, dynamicSampling: true }, 8, 0.25)]]));
+    const svg = conditionsMapSvg(map);
+    expect(svg.startsWith('<svg')).toBe(true);
+    expect(svg).toContain('narrow base');
+    expect(svg).toContain('base-only base');
+    expect(svg).toContain('240 steps · dynamic sampling');
+    expect(svg.match(/not run yet/g)?.length).toBe(missingPlaces(map).length);
+    expect(svg).toContain('8 seeds · map-narrow-240');
+    expect(svg).toContain('helps');
+  });
+});
