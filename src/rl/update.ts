@@ -67,6 +67,25 @@ function nothingApplied(cfg: RlLossConfig): AppliedAdvantages {
     episodeAdvantages: ADVANTAGE_ESTIMATORS[cfg.algorithm].usesValues ? null : new Float32Array(0),
   };
 }
+/** The metrics of an update that applied nothing: no loss, no optimizer step. */
+function noUpdateMetrics(entropy: number, droppedGroups: number, t0: number): RlUpdateMetrics {
+  return {
+    policyLoss: 0,
+    valueLoss: 0,
+    clipFrac: 0,
+    approxKl: 0,
+    klRef: 0,
+    entropy,
+    gradNorm: 0,
+    optimizerSteps: 0,
+    skippedSteps: 0,
+    rows: 0,
+    tokens: 0,
+    droppedGroups,
+    ms: performance.now() - t0,
+  };
+}
+
 /**
  * The zero-variance group filter around an update, as `RlTrainer.update` documents it (both
  * engines' trainers use it): GRPO with klCoef = entCoef = 0 and the option on drops the
@@ -80,27 +99,15 @@ export async function filteredUpdate(
   run: (trajs: readonly TrajectoryLike[]) => Promise<RlUpdate> | RlUpdate,
 ): Promise<RlUpdate> {
   const cfg = opts.cfg;
-  const filter = cfg.algorithm === 'grpo' && opts.dropZeroVarianceGroups !== false && cfg.klCoef === 0 && cfg.entCoef === 0 && trajs.length > 0;
+  // Nothing to train on (a dynamic-sampling step whose rounds found no informative group): no update.
+  if (trajs.length === 0) return { metrics: noUpdateMetrics(0, 0, t0), applied: nothingApplied(cfg) };
+  const filter = cfg.algorithm === 'grpo' && opts.dropZeroVarianceGroups !== false && cfg.klCoef === 0 && cfg.entCoef === 0;
   if (filter) {
     const { kept, keptIndices, droppedGroups } = dropZeroVarianceGroups(trajs);
     if (droppedGroups > 0) {
       const entropy = policyTokenEntropy(trajs);
       if (kept.length === 0) {
-        const metrics = {
-          policyLoss: 0,
-          valueLoss: 0,
-          clipFrac: 0,
-          approxKl: 0,
-          klRef: 0,
-          entropy,
-          gradNorm: 0,
-          optimizerSteps: 0,
-          skippedSteps: 0,
-          rows: 0,
-          tokens: 0,
-          droppedGroups,
-          ms: performance.now() - t0,
-        };
+        const metrics = noUpdateMetrics(entropy, droppedGroups, t0);
         return { metrics, applied: nothingApplied(cfg) };
       }
       const u = await run(kept);

@@ -190,6 +190,19 @@ describe('WasmRlTrainer', () => {
     expect(Array.from(model.readParams())).toEqual(Array.from(p0));
   });
 
+  it('no trajectories at all (a dynamic-sampling step that found no informative group) applies nothing, under GRPO and PPO', async () => {
+    for (const algorithm of ['grpo', 'ppo'] as const) {
+      const model = WasmModel.create(eng.e1, cfg);
+      const p0 = params(6);
+      model.writeParams(p0);
+      const tr = WasmRlTrainer.create(model, { cfg: rlLossConfig({ algorithm }), lr: 1e-2, weightDecay: 0, maxGradNorm: 1, epochs: 1, minibatches: 1, padId: PAD, seed: 0 }, 64);
+      const u = await tr.update([], 1);
+      expect([u.metrics.optimizerSteps, u.metrics.rows, u.metrics.droppedGroups, u.applied.kept.length]).toEqual([0, 0, 0, 0]);
+      expect(tr.adamStep).toBe(0);
+      expect(Array.from(model.readParams())).toEqual(Array.from(p0));
+    }
+  });
+
   it('2 epochs × 2 minibatches, maxB 2: 1 and 2 threads give bit-identical parameters', async () => {
     const run = async (e: WasmEngine) => {
       const model = WasmModel.create(e, cfg);
