@@ -318,7 +318,10 @@ function reportStep(r: RlLoopRun, rec: StepRecord, point: ValidationPoint | null
   if (rec.optimizerSteps === rec.skippedSteps) {
     r.emit({
       type: 'log',
-      message: `step ${rec.step}: no update applied (${rec.droppedGroups} of ${groups} groups had equal rewards${rec.skippedSteps ? `, ${rec.skippedSteps} optimizer steps skipped as non-finite` : ''})`,
+      message:
+        groups === 0 && rec.generationRounds !== undefined
+          ? `step ${rec.step}: no update applied (dynamic sampling found no group with unequal rewards in ${rec.generationRounds} generation rounds, ${rec.sampledGroups ?? 0} groups sampled)`
+          : `step ${rec.step}: no update applied (${rec.droppedGroups} of ${groups} groups had equal rewards${rec.skippedSteps ? `, ${rec.skippedSteps} optimizer steps skipped as non-finite` : ''})`,
     });
   }
   r.emit({ type: 'step', runIndex: r.runIndex, method: method.name, seed, record: rec });
