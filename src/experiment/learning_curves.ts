@@ -115,7 +115,12 @@ function validationTable(curves: readonly RunCurves[], set: ValidationSetName, o
     }))
     .filter((r) => r.pts.length);
   const steps = [...new Set(runs.flatMap((r) => r.pts.map((p) => p.step)))].sort((a, b) => a - b);
-  const out = [SET_TEXT[set], '', line(['method', 'seed', ...steps.map((s) => `step ${s}`), 'last − first']), line(Array.from({ length: steps.length + 3 }, (_, i) => (i < 2 ? '---' : '---:')))];
+  const out = [
+    SET_TEXT[set],
+    '',
+    line(['method', 'seed', ...steps.map((s) => `step ${s}`), 'last − first']),
+    line(Array.from({ length: steps.length + 3 }, (_, i) => (i < 2 ? '---' : '---:'))),
+  ];
   for (const { c, pts: unsorted } of runs) {
     const pts = [...unsorted].sort((a, b) => a.step - b.step);
     const at = new Map(pts.map((p) => [p.step, p.q]));

@@ -589,7 +589,15 @@ export async function runExperiment(specJson: unknown, o: RunnerOptions = {}, se
   return {
     engine: { kind: engine.kind, describe: engine.describe, reason: engine.reason },
     status,
-    results: { resultsVersion: 1, spec: ctx.spec.name, evalSet: ctx.inSpace.description, evalSetExcluded: ctx.inSpace.excluded, ...startingBases(ctx.spec, ctx.bases), machine: ctx.machine, runs: ctx.results },
+    results: {
+      resultsVersion: 1,
+      spec: ctx.spec.name,
+      evalSet: ctx.inSpace.description,
+      evalSetExcluded: ctx.inSpace.excluded,
+      ...startingBases(ctx.spec, ctx.bases),
+      machine: ctx.machine,
+      runs: ctx.results,
+    },
     curves: ctx.curves,
     warnings: ctx.warnings,
     starts: ctx.starts,

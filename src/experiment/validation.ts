@@ -212,7 +212,15 @@ export async function measureValidation(plan: ValidationPlan, step: number, o: V
   }
   const sets: NonNullable<ValidationPoint['sets']> = {};
   for (const [set, cells] of extra) sets[set] = summary(cells.flatMap((c) => byCell.get(cellKey(c.taskId, c.harnessId))!.slice(0, plan.samples)));
-  return { step, passAt1: training.passAt1, score: training.score, episodes: training.episodes, ms: performance.now() - t0, cells: training.cells, ...(extra.length ? { sets } : {}) };
+  return {
+    step,
+    passAt1: training.passAt1,
+    score: training.score,
+    episodes: training.episodes,
+    ms: performance.now() - t0,
+    cells: training.cells,
+    ...(extra.length ? { sets } : {}),
+  };
 }
 
 /** pass@1, mean score and count of a non-empty list of episodes. */

@@ -401,16 +401,36 @@ describe('validation sets', () => {
     const env = choiceEnv();
     let resets = 0;
     const counted = { ...env, reset: (...a: Parameters<typeof env.reset>) => (resets++, env.reset(...a)) };
-    const point = await measureValidation(setsPlan, 2, { tok, policy: stubPolicy([]), env: inProcessEnv(counted), maxTurns: 1, maxNewTokens: 2, contextTokens: 64, temperature: 1, seed: 5 });
+    const point = await measureValidation(setsPlan, 2, {
+      tok,
+      policy: stubPolicy([]),
+      env: inProcessEnv(counted),
+      maxTurns: 1,
+      maxNewTokens: 2,
+      contextTokens: 64,
+      temperature: 1,
+      seed: 5,
+    });
     expect(resets).toBe((4 + 4) * 3);
     expect(point.episodes).toBe(12);
     expect(point.sets!.base).toEqual({ passAt1: point.passAt1, score: point.score, episodes: 12, cells: point.cells });
     const inSpace = point.sets!.inSpace!;
     expect(inSpace.episodes).toBe(12);
-    expect(inSpace.cells.map((c) => `${c.taskId}@${c.harnessId}#${c.sample}`)).toEqual(setsPlan.sets!.inSpace!.flatMap((c) => [0, 1, 2].map((k) => `${c.taskId}@${c.harnessId}#${k}`)));
+    expect(inSpace.cells.map((c) => `${c.taskId}@${c.harnessId}#${c.sample}`)).toEqual(
+      setsPlan.sets!.inSpace!.flatMap((c) => [0, 1, 2].map((k) => `${c.taskId}@${c.harnessId}#${k}`)),
+    );
     expect(inSpace.passAt1).toBe(inSpace.cells.filter((c) => c.pass).length / 12);
     // The training set alone: no breakdown (points as before sets existed).
-    const alone = await measureValidation({ ...setsPlan, sets: undefined }, 2, { tok, policy: stubPolicy([]), env: inProcessEnv(choiceEnv()), maxTurns: 1, maxNewTokens: 2, contextTokens: 64, temperature: 1, seed: 5 });
+    const alone = await measureValidation({ ...setsPlan, sets: undefined }, 2, {
+      tok,
+      policy: stubPolicy([]),
+      env: inProcessEnv(choiceEnv()),
+      maxTurns: 1,
+      maxNewTokens: 2,
+      contextTokens: 64,
+      temperature: 1,
+      seed: 5,
+    });
     expect('sets' in alone).toBe(false);
   });
 
@@ -427,7 +447,10 @@ describe('validation sets', () => {
     const a: LoopState = { step: 0, history: [], skippedSteps: 0 };
     await rlLoop(run(a, 3));
     const { state: b } = throughCheckpoint(a);
-    expect(b.validation!.map((p) => Object.keys(p.sets ?? {}))).toEqual([['base', 'inSpace'], ['base', 'inSpace']]);
+    expect(b.validation!.map((p) => Object.keys(p.sets ?? {}))).toEqual([
+      ['base', 'inSpace'],
+      ['base', 'inSpace'],
+    ]);
     await rlLoop(run(b));
     expect(strip(b.validation!)).toEqual(strip(full.validation!));
   });
@@ -476,7 +499,9 @@ describe('validation sets', () => {
     expect(svg).toContain('<title>single (seed 0) · validation pass@1 · in-space</title>');
     expect(svg).toContain('<title>scaling (seed 0) · validation pass@1 · base harness</title>');
     const md = curvesMarkdown(setCurves, { resamples: 200 });
-    expect(md).toMatch(/under the base harness[\s\S]*\| single \| 0 \| 25\.0 \(0\.50\) \| 100\.0 \(0\.50\) \| \+75\.0 \[[\s\S]*\| scaling \| 0 \| 25\.0 \(0\.50\) \| 50\.0 \(0\.50\)/);
+    expect(md).toMatch(
+      /under the base harness[\s\S]*\| single \| 0 \| 25\.0 \(0\.50\) \| 100\.0 \(0\.50\) \| \+75\.0 \[[\s\S]*\| scaling \| 0 \| 25\.0 \(0\.50\) \| 50\.0 \(0\.50\)/,
+    );
     const inSpaceTable = md.split('held-out in-space configurations')[1];
     expect(inSpaceTable).toMatch(/\| method \| seed \| step 0 \| step 4 \| last − first \|\n\|[-: |]+\|\n\| single \| 0 \| 0\.0 \(0\.50\) \| 25\.0 \(0\.50\) \| \+25\.0 \[[^\n]*$/);
     expect(inSpaceTable).not.toContain('scaling');
