@@ -256,8 +256,7 @@ async function openRun(specJson: unknown, o: RunnerOptions, seams: RunSeams): Pr
   const engine = await chooseEngine(o.backend ?? spec.backend);
   emit({ type: 'log', message: `engine: ${engine.describe} — ${engine.reason}` });
   const warnings: string[] = [];
-  // Base checkpoints are loaded once per model preset, before the in-space set: it leaves out the bases' pretraining mix.
-  const bases = await loadStartingCheckpoints(spec, o.baseCheckpoint);
+  const bases = await loadStartingCheckpoints(spec, o.baseCheckpoint); // before the in-space set: it leaves out the bases' pretraining mix
   const mix = baseMix(spec, bases, await loadLeaveOutCheckpoints(spec));
   const inSpace = inSpaceEvalSet(spec, mix.ids, mix.label);
   emit({ type: 'log', message: `in-space set: ${inSpace.description}` });
@@ -585,19 +584,12 @@ export async function runExperiment(specJson: unknown, o: RunnerOptions = {}, se
     ctx.engine.destroy();
   }
   const { engine } = ctx;
+  const bases = startingBases(ctx.spec, ctx.bases);
   if (engine.errors().length) throw new Error(`WebGPU errors during the run: ${engine.errors().join('; ')}`);
   return {
     engine: { kind: engine.kind, describe: engine.describe, reason: engine.reason },
     status,
-    results: {
-      resultsVersion: 1,
-      spec: ctx.spec.name,
-      evalSet: ctx.inSpace.description,
-      evalSetExcluded: ctx.inSpace.excluded,
-      ...startingBases(ctx.spec, ctx.bases),
-      machine: ctx.machine,
-      runs: ctx.results,
-    },
+    results: { resultsVersion: 1, spec: ctx.spec.name, evalSet: ctx.inSpace.description, evalSetExcluded: ctx.inSpace.excluded, ...bases, machine: ctx.machine, runs: ctx.results },
     curves: ctx.curves,
     warnings: ctx.warnings,
     starts: ctx.starts,
