@@ -102,7 +102,7 @@ export default defineConfig({
   customLogger: quietPresetImports(),
   plugins: [committedResults()],
   // Transform the app's module graph at server start, not on the first page load.
-  server: { headers: isolation, strictPort: true, warmup: { clientFiles: ['./src/app/main.ts'] } },
+  server: { headers: isolation, strictPort: true, warmup: { clientFiles: ['./src/app/main.ts', './src/app/views/train.ts'] } },
   preview: { headers: isolation },
   worker: { format: 'es' },
   // Pre-bundle every browser dependency at server start. Otherwise Vite discovers one the first

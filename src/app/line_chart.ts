@@ -10,6 +10,7 @@
  */
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
+import { dashesByColor } from './curve_groups';
 
 interface LineSeries {
   label: string;
@@ -38,9 +39,6 @@ export interface LineChartSpec {
   noData?: readonly number[];
 }
 
-/** Colours for series, cycled (distinguishable, colour-blind friendly order). */
-export const SERIES_COLORS = ['#2f6db5', '#d9822b', '#1a7f37', '#b42318', '#7048e8', '#0b7285', '#a61e4d', '#5c940d'];
-
 const fmt = (v: number | null | undefined) => (v === null || v === undefined || !Number.isFinite(v) ? '–' : Math.abs(v) >= 100 ? v.toFixed(0) : v.toPrecision(3));
 
 /**
@@ -54,13 +52,27 @@ export function metricYRange(_u: uPlot, min: number, max: number): uPlot.Range.M
 }
 
 /**
- * Width in px of a y axis's tick-label area (uPlot `axes[i].size`, the axis label not included)
- * for its longest tick label, so "6.9275" does not run into the axis label; at least 40 px.
+ * Width in px of a y axis's tick-label area (uPlot `axes[i].size`, the axis label not included):
+ * the tick, its gap and the longest tick label as the canvas draws it (measured in the axis's
+ * font), so no tick label ("30000", "6.9275") runs into the axis label beside it; at least 40 px.
  */
-export function metricAxisSize(_u: uPlot, values: string[] | null): number {
-  const longest = values ? Math.max(0, ...values.map((v) => v.length)) : 4;
-  // uPlot's tick font is 12 px: digits are ~7 px wide; 12 px for the tick and the gap.
-  return Math.max(40, 12 + 7 * longest);
+export function metricAxisSize(u: uPlot, values: string[] | null, axisIdx: number): number {
+  const axis = u.axes[axisIdx];
+  const tick = axis?.ticks?.show === false ? 0 : (axis?.ticks?.size ?? 10);
+  const gap = axis?.gap ?? 5;
+  // After uPlot's init the font is [font scaled to device pixels, its px size, its CSS px size].
+  const font = axis?.font as unknown as string | [string, number, number] | undefined;
+  let text = 0;
+  if (values?.length) {
+    const ctx = u.ctx;
+    ctx.save();
+    ctx.font = Array.isArray(font) ? font[0] : (font ?? '12px sans-serif');
+    const scale = Array.isArray(font) && font[1] > 0 ? font[2] / font[1] : 1;
+    text = Math.max(...values.map((v) => ctx.measureText(v).width)) * scale;
+    ctx.restore();
+  }
+  // 3 px more: the axis label's descent ('/', 'g') reaches past its baseline toward the ticks.
+  return Math.max(40, Math.ceil(tick + gap + text + 3));
 }
 
 /**
@@ -124,7 +136,13 @@ export abstract class UPlotElement<S> extends HTMLElement {
   }
 
   connectedCallback(): void {
-    if (this.current) this.redraw();
+    // A spec set before this element's class was defined (its module loads after the view's
+    // first paint) is an own property hiding the setter: hand it over.
+    if (Object.hasOwn(this, 'spec')) {
+      const early = (this as { spec?: S }).spec;
+      delete (this as { spec?: S }).spec;
+      if (early) this.spec = early;
+    } else if (this.current) this.redraw();
     this.resize = new ResizeObserver(() => {
       if (this.plot && this.clientWidth > 0 && Math.abs(this.plot.width - this.clientWidth) > 2) {
         this.plot.setSize({ width: this.clientWidth, height: this.plot.height });
@@ -183,11 +201,13 @@ class LineChart extends UPlotElement<LineChartSpec> {
     }
     this.plot?.destroy();
     this.shape = shape;
+    // More series than colours (20 runs, 8 colours): a colour's later series are dashed, then dotted, in the legend too.
+    const dashes = dashesByColor(spec.series.map((s) => s.color));
     const opts: uPlot.Options = {
       width: Math.max(200, this.clientWidth || 360),
       height: spec.height ?? 160,
       // Hover: the legend shows the step and every series' value under the cursor.
-      legend: { show: true, live: true },
+      legend: { show: true, live: true, markers: { dash: (_u: uPlot, i: number) => dashes[i - 1]?.border ?? 'solid' } },
       cursor: { drag: { x: false, y: false } },
       scales: {
         x: spec.xRange ? { time: false, range: [spec.xRange[0], spec.xRange[1]] } : { time: false },
@@ -199,9 +219,10 @@ class LineChart extends UPlotElement<LineChartSpec> {
       ],
       series: [
         { label: spec.xLabel },
-        ...spec.series.map((s) => ({
+        ...spec.series.map((s, i) => ({
           label: s.label,
           stroke: s.color,
+          ...(dashes[i].dash ? { dash: dashes[i].dash } : {}),
           width: 2,
           spanGaps: spec.noData === undefined,
           points: { show: true, size: 5 },

@@ -1,7 +1,7 @@
 /**
  * Same-origin assets the app needs to train (tokenizer, base checkpoints) from the Cache
- * Storage API, so a run started offline makes no network request (issue 7, "works offline once
- * loaded"). The page fills the cache at load (`precacheAssets`, called by src/app/main.ts) and
+ * Storage API, so a run started offline makes no network request ("works offline once
+ * loaded"). The page fills the cache at load (`precacheAssets`, called by src/app/shell.ts) and
  * every loader — the training worker's runner, `loadTokenizer` — reads through `assetFetch`:
  * cache first, network otherwise. Cache Storage exists in windows and workers on secure origins
  * (https, localhost); elsewhere (Node, plain http) both functions fall back to `fetch`.

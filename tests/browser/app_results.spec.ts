@@ -387,3 +387,21 @@ test('trajectories: a token holding part of a multi-byte character shows its byt
   });
   expect(shown).toEqual(['é', '⟨e2 80⟩', '⟨80⟩', '<|end|>']);
 });
+
+test('results: a paired Δ where every episode fails before and after says "not measurable", as the between-methods panel does', async () => {
+  // 'oa' fails every episode of bb-assistant before and after RL (a black-box harness at 0 → 0).
+  const f = JSON.parse(fixtureText);
+  for (const r of f.runs.filter((x: { method: string }) => x.method === 'oa')) {
+    const fails = r.episodes.before.base.map((e: { pass: boolean }) => ({ ...e, harnessId: 'bb-assistant', pass: false, score: 0 }));
+    r.episodes.before['bb-assistant'] = fails;
+    r.episodes.after['bb-assistant'] = fails;
+    r.before.blackbox['bb-assistant'] = 0;
+    r.after.blackbox['bb-assistant'] = 0;
+  }
+  await openFile('floor.json', JSON.stringify(f));
+  const delta = page.locator('#paper-table tr[data-method="oa"] td[data-col="bb-assistant"] .delta');
+  await expect(delta).toHaveText('Δ not measurable: every episode fails under both, before and after training (a floor, not a null)');
+  await expect(delta).toHaveAttribute('data-measurable', 'false');
+  // A column where episodes pass keeps its interval over seeds.
+  await expect(page.locator('#paper-table tr[data-method="oa"] td[data-col="base"] .delta')).toHaveText(/^Δ \+\d+\.\d \[/);
+});

@@ -6,6 +6,10 @@
  * and every element of a table that clips its content (overflow hidden/clip with more content
  * than room).
  *
+ * Below 600 px a table marked .cards-narrow is one card per row: every cell of a card spans it,
+ * left-aligned, with no sticky column's side line (which drew an empty bordered half row beside
+ * the row's title), in Results, Compare, Design and the door's committed card.
+ *
  * Results shows the synthetic results file of app_results.fixture.ts (its widest table is the
  * paper table: 7 columns of before → after, interval, score and paired Δ); Compare two saved
  * copies of it; Design its defaults (OA L18, K = 4: the assignment preview is on the page).
@@ -86,6 +90,32 @@ async function measureTables(p: Page): Promise<{ measured: number; cut: Cut[]; s
   });
 }
 
+/** Cells of a table pivoted to cards (.cards-narrow below 600 px) that do not span their card, or keep a sticky column's look. */
+async function pivotFaults(p: Page): Promise<{ rows: number; faults: string[] }> {
+  return p.evaluate(() => {
+    const faults: string[] = [];
+    let rows = 0;
+    for (const t of document.querySelectorAll<HTMLTableElement>('main table.cards-narrow')) {
+      if (t.getBoundingClientRect().width === 0 || t.closest('[hidden], details:not([open])')) continue;
+      const id = t.id ? `#${t.id}` : 'table.cards-narrow';
+      for (const row of t.tBodies[0]?.rows ?? []) {
+        rows++;
+        const rs = getComputedStyle(row);
+        const room = row.clientWidth - Number.parseFloat(rs.paddingLeft) - Number.parseFloat(rs.paddingRight);
+        for (const c of row.cells) {
+          const cs = getComputedStyle(c);
+          const what = `${id} <${c.tagName.toLowerCase()}> "${(c.textContent ?? '').trim().slice(0, 24)}"`;
+          const w = c.getBoundingClientRect().width;
+          if (w < room - 1) faults.push(`${what}: ${Math.round(w)} px of its card's ${Math.round(room)} px`);
+          if (cs.position === 'sticky' || cs.boxShadow !== 'none') faults.push(`${what}: position ${cs.position}, box-shadow ${cs.boxShadow}`);
+          if (cs.textAlign === 'right') faults.push(`${what}: right-aligned`);
+        }
+      }
+    }
+    return { rows, faults };
+  });
+}
+
 const VIEWS: { name: string; url: string; ready: (p: Page) => Promise<void>; tables: number }[] = [
   { name: 'results', url: '/#/results?file=tables-fixture.json', ready: (p) => expect(p.locator('#paper-table tbody tr')).toHaveCount(3), tables: 5 },
   {
@@ -150,3 +180,17 @@ for (const [w, h] of [
     });
   }
 }
+
+test('at 390×844 every table pivoted to cards spans its cards: no half-width title beside an empty bordered cell', async () => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  const door = { name: 'door', url: '/#/train', ready: (p: Page) => expect(p.locator('#train-committed table tbody tr').first()).toBeVisible() };
+  let rows = 0;
+  for (const v of [...VIEWS, door]) {
+    await page.goto(v.url);
+    await v.ready(page);
+    const m = await pivotFaults(page);
+    expect(m.faults, v.name).toEqual([]);
+    rows += m.rows;
+  }
+  expect(rows, 'rows pivoted to cards').toBeGreaterThan(10);
+});

@@ -1,7 +1,7 @@
 /**
  * The Compare view (issue 13): several finished runs side by side — for a research run, not a
  * lesson. Pick saved runs (this browser's results store); the view overlays their training
- * curves (one line per run × method × seed, hover for values), puts their pass@1 tables side by
+ * curves (a thin line per run × method × seed, a thick one per run × method: their mean; hover for the means), puts their pass@1 tables side by
  * side (one row per run × method: before → after, mean ± std over seeds, the Results view's
  * numbers), shows the Results view's harness-scaling panel with one column per run × method
  * (scaling.ts), tells the difference between any two of their methods (compare_between.ts) and diffs their specs (every field whose value differs; runs saved by the Train view
@@ -27,7 +27,7 @@ import { comparedRuns, scalingSection, sharedDesignSpec } from './scaling';
 import { betweenSection, pairFromParams } from './compare_between';
 import type { MethodPair } from './comparison_panel';
 import { parseSpec, type ExperimentSpec } from '../../experiment/spec';
-import { SERIES_COLORS } from '../line_chart';
+import { SERIES_COLORS } from '../series_colors';
 import { formatRoute } from '../route';
 import '../results.css';
 
@@ -55,15 +55,20 @@ function specDiff(specs: readonly (unknown | null)[]): { path: string; values: s
   return rows;
 }
 
-/** Overlaid curve charts: one series per (run, method, seed), colour per series, run letter in the label. */
+/**
+ * Overlaid curve charts: one series per (run, method, seed), run letter in the label, grouped by
+ * output and method ('A · oa': one colour, and the chart draws the group's mean over its seeds).
+ */
 function overlaidCurves(runs: readonly { tag: string; out: ExperimentOutputJson }[]): CurveChartSpec[] {
-  const series = runs.flatMap(({ tag, out }) => out.curves.map((c) => ({ tag, c })));
+  const series = runs.flatMap(({ tag, out }) => out.curves.map((c) => ({ tag, c, group: `${tag} · ${c.method}` })));
+  const groups = [...new Set(series.map((s) => s.group))];
   return CURVE_METRICS.map((m) => ({
     title: m.title,
     yLabel: m.y,
-    series: series.map(({ tag, c }, i) => ({
+    series: series.map(({ tag, c, group }) => ({
       label: `${tag} · ${c.method} · s${c.seed}`,
-      color: SERIES_COLORS[i % SERIES_COLORS.length],
+      group,
+      color: SERIES_COLORS[groups.indexOf(group) % SERIES_COLORS.length],
       points: c.steps.map((s) => [s.step, (s as Record<string, unknown>)[m.key] as number | null] as const),
     })),
   }));
@@ -283,7 +288,7 @@ export class CompareView {
           ? nothing
           : html`
           <section class="card" aria-labelledby="compare-curves-h">
-            <h2 id="compare-curves-h">Training curves <span class="sub">one line per run · method · seed; hover for values, drag to zoom, double-click to zoom out</span></h2>
+            <h2 id="compare-curves-h">Training curves <span class="sub">a thin line per run · method · seed, a thick one per run · method (the mean over its seeds); hover for the means' values, drag to zoom, double-click to zoom out</span></h2>
             ${smoothingControl('compare-smoothing', this.smoothing, (w) => ((this.smoothing = w), this.draw()))}
             <div class="curve-grid" id="compare-curves">${d.specs.map((s) => html`<hl-curve-chart .spec=${this.smoothing ? { ...s, smoothing: this.smoothing } : s}></hl-curve-chart>`)}</div>
           </section>

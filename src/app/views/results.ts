@@ -19,14 +19,14 @@
  */
 import { downloadBlob } from '../download';
 import { html, nothing, render, type TemplateResult } from 'lit-html';
-import { beforeReuseNote, intervalText, pairedText, resultsCsv, scoreText, type ExperimentResults, type ResultsCell } from '../../experiment/results';
+import { beforeReuseNote, intervalText, resultsCsv, scoreText, type ExperimentResults, type ResultsCell } from '../../experiment/results';
 import type { Comparison } from '../../experiment/seed_stats';
 import { outputToJsonText, type EvaluationReportJson, type ExperimentOutputJson } from '../results_store';
 import { familyCellText, familyMatrix, familyTablesOfRuns, type FamilyTable } from '../../experiment/per_family';
 // For its side effect too: the module defines <hl-curve-chart>, which the templates below use.
 import './results_charts';
 import type { CurveChart, CurveChartSpec } from './results_charts';
-import { SERIES_COLORS } from '../line_chart';
+import { SERIES_COLORS } from '../series_colors';
 import { SourceLoader, SourcePicker, sourceFromParams, sourceParams, type SourceRef } from './results_source';
 import { formatRoute } from '../route';
 import { parseSpec, type ExperimentSpec } from '../../experiment/spec';
@@ -36,7 +36,7 @@ import { claimsSection } from './claims_panel';
 import { comparisonSection, type MethodPair } from './comparison_panel';
 import { harnessSet } from '../../experiment/method_verdict';
 import '../results.css';
-import { BEHAVIOUR, behaviourTable, harnessRoles, paperTable, perHarnessTable, type PaperTable, type StatCell } from './results_tables';
+import { BEHAVIOUR, behaviourTable, deltaText, harnessRoles, paperTable, perHarnessTable, type PaperTable, type StatCell } from './results_tables';
 import { runStepCounts, stepCountsText, withoutUpdate } from '../step_counts';
 import { infeasibleCellsOf, type InfeasibleCell } from '../infeasible_cells';
 
@@ -55,12 +55,16 @@ export const CURVE_METRICS = [
   { key: 'gradNorm', title: 'Gradient norm', y: '‖g‖', ofUpdate: true },
 ] as const;
 
-/** One colour per run (cycled, the Train view's palette); the same order as the curves. */
-const RUN_COLORS = SERIES_COLORS;
+/** One colour per method (cycled, the Train view's palette), by the method's first run in `out.curves`. */
+function methodColors(out: ExperimentOutputJson): Map<string, string> {
+  const methods = [...new Set(out.curves.map((c) => c.method))];
+  return new Map(methods.map((m, i) => [m, SERIES_COLORS[i % SERIES_COLORS.length]]));
+}
 
 /**
  * The curve charts' specs: the validation pass@1 (when the output has validation points, never
- * smoothed), then the six of CURVE_METRICS; one series per (method, seed) run. A metric of the update (loss,
+ * smoothed), then the six of CURVE_METRICS; one series per (method, seed) run, grouped by method
+ * (in the method's colour; the chart adds each method's mean over its seeds). A metric of the update (loss,
  * clip fraction, KL, gradient norm) does not exist at an RL step without an update (producers
  * write 0 there): it is a gap, and a step where no run had an update is shaded (`noData`), as in
  * the Train view — never drawn as 0.
@@ -68,6 +72,7 @@ const RUN_COLORS = SERIES_COLORS;
 function curveSpecs(out: ExperimentOutputJson): CurveChartSpec[] {
   const xs = [...new Set(out.curves.flatMap((c) => c.steps.map((s) => s.step)))].sort((a, b) => a - b);
   const unmeasured = xs.filter((x) => out.curves.every((c) => c.steps.every((s) => s.step !== x || withoutUpdate(s))));
+  const colors = methodColors(out);
   // The validation curve first, as in the Train view, when the output has one (newer runs with evaluation.validation).
   const validation: CurveChartSpec[] = out.curves.some((c) => c.validation?.length)
     ? [
@@ -75,9 +80,10 @@ function curveSpecs(out: ExperimentOutputJson): CurveChartSpec[] {
           title: 'Validation pass@1 (train-seed tasks)',
           yLabel: 'pass@1',
           raw: true,
-          series: out.curves.map((c, i) => ({
+          series: out.curves.map((c) => ({
             label: `${c.method} · seed ${c.seed}`,
-            color: RUN_COLORS[i % RUN_COLORS.length],
+            group: c.method,
+            color: colors.get(c.method)!,
             points: [...(c.validation ?? [])].sort((a, b) => a.step - b.step).map((p) => [p.step, p.passAt1] as const),
           })),
         },
@@ -89,9 +95,10 @@ function curveSpecs(out: ExperimentOutputJson): CurveChartSpec[] {
       title: m.title,
       yLabel: m.y,
       ...(m.ofUpdate ? { noData: unmeasured } : {}),
-      series: out.curves.map((c, i) => ({
+      series: out.curves.map((c) => ({
         label: `${c.method} · seed ${c.seed}`,
-        color: RUN_COLORS[i % RUN_COLORS.length],
+        group: c.method,
+        color: colors.get(c.method)!,
         points: c.steps.map((s) => [s.step, m.ofUpdate && withoutUpdate(s) ? null : ((s as Record<string, unknown>)[m.key] as number | null)] as const),
       })),
     })),
@@ -157,7 +164,8 @@ function cellTd(c: StatCell, col: string, before?: StatCell): TemplateResult {
 /**
  * A paper-table cell: before → after pass@1 (mean ± std over seeds), then the 95 % Wilson
  * interval and pooled episode count, the mean score, and for a method the paired Δ with its
- * interval over seeds and whether it is decided ("n/a" where the run has no per-episode outcomes).
+ * interval over seeds and whether it is decided ("n/a" where the run has no per-episode outcomes,
+ * "not measurable" where no episode passes before or after: results_tables.ts deltaText).
  */
 function paperTd(c: ResultsCell, label: string, before: ResultsCell | undefined, paired: Comparison | null | undefined): TemplateResult {
   const d = paired?.pass;
@@ -168,7 +176,7 @@ function paperTd(c: ResultsCell, label: string, before: ResultsCell | undefined,
     <span class="score" title="mean verifier score (partial credit; 0 for doing nothing)">score ${scoreText(c)}</span>
     ${
       paired !== undefined
-        ? html`<span class="delta ${d?.decided ? 'beyond' : ''}" title="after − before on the same (task, harness, sample) cells of each seed: 95 % t-interval over training runs (seeds) and configurations">Δ ${pairedText(paired)}</span>`
+        ? html`<span class="delta ${d?.decided ? 'beyond' : ''}" data-measurable=${String(deltaText(paired, before, c).measurable)} title="after − before on the same (task, harness, sample) cells of each seed: 95 % t-interval over training runs (seeds) and configurations">Δ ${deltaText(paired, before, c).text}</span>`
         : nothing
     }
   </td>`;
@@ -452,13 +460,16 @@ export class ResultsView {
   ): TemplateResult {
     return html`
       <section class="card" aria-labelledby="curves-h">
-        <h2 id="curves-h">Training curves <span class="sub">one line per run; hover for values, drag to zoom, double-click to zoom out</span></h2>
+        <h2 id="curves-h">Training curves <span class="sub">a thin line per run, a thick one per method (the mean over its seeds); hover for the means' values, drag to zoom, double-click to zoom out</span></h2>
         ${smoothingControl('results-smoothing', this.smoothing, (w) => ((this.smoothing = w), this.draw()))}
         ${
           out.curves.length === 0 || out.curves.every((c) => c.steps.length === 0)
             ? html`<p class="note">No RL steps recorded in this output.</p>`
-            : html`<ul class="legend run-legend">
-                ${out.curves.map((c, i) => html`<li><span class="swatch" style=${`background:${RUN_COLORS[i % RUN_COLORS.length]}`}></span>${c.method} · seed ${c.seed}</li>`)}
+            : html`<ul class="legend run-legend" id="curves-legend">
+                ${[...methodColors(out)].map(([m, color]) => {
+                  const seeds = out.curves.filter((c) => c.method === m).length;
+                  return html`<li data-method=${m}><span class="swatch" style=${`background:${color}`}></span>${m}: ${seeds} run${seeds === 1 ? '' : 's'} (thin), their mean (thick)</li>`;
+                })}
               </ul>
               <div class="curve-grid" id="curves">${specs.map((s) => html`<hl-curve-chart .spec=${this.smoothing && !s.raw ? { ...s, smoothing: this.smoothing } : s}></hl-curve-chart>`)}</div>`
         }

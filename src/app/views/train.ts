@@ -22,7 +22,8 @@ import { proxy } from 'comlink';
 import type { ExperimentSpec } from '../../experiment/spec';
 import type { RunEvent } from '../../experiment/run_events';
 import type { CheckpointRow, TrainOutcome } from '../train_worker';
-import { probeWebGpu, type WebGpuStatus } from '../webgpu_status';
+import type { WebGpuStatus } from '../webgpu_status';
+import type { infeasibleCellsOf } from '../infeasible_cells';
 import {
   demoText,
   editsFor,
@@ -72,6 +73,8 @@ export class TrainView {
   private ckptNote: string | null = null;
   private ckptLoaded = false;
   private gpu: WebGpuStatus | null = null;
+  /** infeasible_cells.ts `infeasibleCellsOf`, once imported (the results card's note waits for it). */
+  private infeasibleCellsOf: typeof infeasibleCellsOf | null = null;
   private evalSizeCache: { spec: ExperimentSpec; runIndex: number; n: ReturnType<typeof evalEpisodes> } | null = null;
   /** The committed comparison shown beside a single-harness run (loaded after the first paint). */
   private readonly committed = new CommittedCard(() => this.scheduleDraw());
@@ -119,7 +122,15 @@ export class TrainView {
     private readonly el: HTMLElement,
     private readonly setParams: (p: Record<string, string>) => void,
   ) {
-    void probeWebGpu().then((g) => {
+    // After the first paint: <hl-line-chart> (uPlot; a chart drawn before its module arrives is
+    // upgraded in place), the WebGPU probe, and what a run's results need (the results store's schemas).
+    void import('../line_chart');
+    void import('../infeasible_cells').then((m) => {
+      this.infeasibleCellsOf = m.infeasibleCellsOf;
+      if (this.outcome) this.draw();
+    });
+    void import('../webgpu_status').then(async (m) => {
+      const g = await m.probeWebGpu();
       this.gpu = g;
       this.draw();
     });
@@ -359,6 +370,7 @@ export class TrainView {
       phase: this.phase,
       failure: this.failure,
       outcome: this.outcome,
+      infeasibleCellsOf: this.infeasibleCellsOf,
       run: this.run,
       curvesRunId: this.curvesRunId,
       activeRunId: this.activeRunId,

@@ -18,7 +18,7 @@ let prewarmed: { worker: Worker; api: Remote<TrainWorkerApi>; dead: boolean } | 
 let prewarmReady: Promise<boolean> | null = null;
 
 /**
- * Start the training worker now, before the Train view is opened (src/app/main.ts calls it at
+ * Start the training worker now, before the Train view is opened (src/app/shell.ts calls it at
  * load): its scripts (and, in the dev server, its whole module graph) load while the app is
  * online, so opening Train and starting a run later makes no network request (works offline).
  * The first TrainClient takes it over. Idempotent (later calls return the first promise).

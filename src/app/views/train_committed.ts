@@ -8,15 +8,16 @@
  * results, not this browser's run, with a link to the full Results page.
  *
  * Loaded on demand (committed_fetch.ts `loadCommitted`: the summary, then the episodes) once the
- * view has painted and the page is idle, so the first view does not wait for it. Offline the
+ * view has painted and the page is idle, so the first view does not wait for it; so are the
+ * modules that fetch and compare (imported then, not with the view). Offline the
  * card reads only Cache Storage (no request), where a preset opened once is kept.
  */
 import { html, nothing, type TemplateResult } from 'lit-html';
 import { parseSpec, type ExperimentSpec } from '../../experiment/spec';
-import { loadCommitted, type CommittedEnv, type CommittedLoad } from '../committed_fetch';
+import type { CommittedEnv, CommittedLoad } from '../committed_fetch';
 import type { ExperimentOutputJson } from '../results_store';
 import { formatRoute } from '../route';
-import { comparisonSection, type MethodPair } from './comparison_panel';
+import type { comparisonSection, MethodPair } from './comparison_panel';
 import '../results.css';
 
 /** The committed experiment shown: single-harness RL vs harness scaling, over seeds. */
@@ -75,6 +76,8 @@ export class CommittedCard {
   private load: CommittedLoad | null = null;
   private error: string | null = null;
   private pair: MethodPair | null = null;
+  /** comparison_panel.ts `comparisonSection`, imported with the committed results. */
+  private panel: typeof comparisonSection | null = null;
 
   /** @param redraw asks the view to draw again (a part arrived, a pair was picked) */
   constructor(
@@ -88,16 +91,22 @@ export class CommittedCard {
     this.started = true;
     this.error = null;
     whenIdle(() => {
-      loadCommitted(
-        COMMITTED_PRESET,
-        ['episodes'],
-        (l) => {
-          this.load = l;
-          this.redraw();
-        },
-        this.env,
-      ).then(
-        (l) => {
+      const panel = import('./comparison_panel').then((m) => {
+        this.panel = m.comparisonSection;
+      });
+      const load = import('../committed_fetch').then(({ loadCommitted }) =>
+        loadCommitted(
+          COMMITTED_PRESET,
+          ['episodes'],
+          (l) => {
+            this.load = l;
+            this.redraw();
+          },
+          this.env,
+        ),
+      );
+      Promise.all([load, panel]).then(
+        ([l]) => {
           this.load = l;
           this.redraw();
         },
@@ -115,10 +124,10 @@ export class CommittedCard {
     const failed = this.error ?? (this.load?.errors.length ? this.load.errors.join('; ') : null);
     let body: TemplateResult | typeof nothing = nothing;
     if (failed) body = html`<p class="error" id=${`${ID}-error`} role="status">Could not load the committed results: ${failed}</p>`;
-    else if (!out || this.load?.pending.includes('episodes'))
+    else if (!out || this.load?.pending.includes('episodes') || !this.panel)
       body = html`<p class="note" id=${`${ID}-loading`} role="status">Loading…${out ? ' the per-episode outcomes (the intervals come with them).' : ''}</p>`;
     else
-      body = comparisonSection(
+      body = this.panel(
         out.results.runs,
         this.pair,
         (p) => {

@@ -13,14 +13,14 @@ import type { StepRecord } from '../../experiment/run_events';
 import type { CheckpointRow, TrainOutcome } from '../train_worker';
 import type { WebGpuStatus } from '../webgpu_status';
 import { errorId, field } from '../fields';
-import { SERIES_COLORS, type LineChartSpec } from '../line_chart';
+import type { LineChartSpec } from '../line_chart';
+import { SERIES_COLORS } from '../series_colors';
 import { runStepCounts, stepCountsText } from '../step_counts';
-import { infeasibleCellsOf } from '../infeasible_cells';
+import type { infeasibleCellsOf } from '../infeasible_cells';
 import { engineAvailable, getPath, KNOBS, hasErrors, presetName, presetSummary, type Inputs, type TrainInputs } from './train_inputs';
 import { etaSeconds, metricSeries, passByGroupSeries, positionText, runLabel, updatesSummary, validationGroups, validationSeries, type RunViewState } from './train_state';
 import { fmtBytes } from './train_client';
 import { fmtDuration, fmtUtc } from '../../util/duration';
-import '../line_chart';
 
 /** Where the view is with its run. */
 export type Phase = 'idle' | 'running' | 'stopping' | 'paused' | 'done' | 'failed';
@@ -36,6 +36,8 @@ interface TrainModel {
   /** Why the run stopped (phase 'failed'). */
   failure: string | null;
   outcome: TrainOutcome | null;
+  /** infeasible_cells.ts `infeasibleCellsOf` (null until imported: no infeasible note yet). */
+  infeasibleCellsOf: typeof infeasibleCellsOf | null;
   run: RunViewState;
   /** Run id the shown run state belongs to, and the run id of the run in progress (or last run). */
   curvesRunId: string | null;
@@ -237,7 +239,7 @@ export function trainTemplate(m: TrainModel, a: TrainActions): TemplateResult {
       </div>
       ${chartsCard(m.run, v.spec, m.run.runSteps || v.steps || v.spec?.rl.steps || 0)}
     </div>
-    ${resultsCard(m.outcome)}
+    ${resultsCard(m.outcome, m.infeasibleCellsOf)}
     ${checkpointsCard(m, a, busy)}
   `;
 }
@@ -516,7 +518,7 @@ function chartsCard(s: RunViewState, spec: ExperimentSpec | undefined, runSteps:
   </section>`;
 }
 
-function resultsCard(o: TrainOutcome | null): TemplateResult {
+function resultsCard(o: TrainOutcome | null, cellsOf: typeof infeasibleCellsOf | null): TemplateResult {
   if (!o || o.output.status !== 'done') return html``;
   const runs = o.output.results.runs;
   const pair = (a: number | null | undefined, b: number | null | undefined) => `${fmtPct(a)} → ${fmtPct(b)}`;
@@ -542,16 +544,16 @@ function resultsCard(o: TrainOutcome | null): TemplateResult {
         )}</tbody>
       </table>
     </div>
-    ${infeasibleNote(o.output)}
+    ${cellsOf ? infeasibleNote(o.output, cellsOf) : nothing}
     ${o.output.warnings.length ? html`<ul class="train-messages">${o.output.warnings.map((w) => html`<li class="warn">${w}</li>`)}</ul>` : nothing}
   </section>`;
 }
 
 /** The run's infeasible (task, harness) cells, when its output lists them (infeasible_cells.ts); nothing otherwise. */
-function infeasibleNote(output: unknown): TemplateResult {
+function infeasibleNote(output: unknown, cellsOf: typeof infeasibleCellsOf): TemplateResult {
   let cells: ReturnType<typeof infeasibleCellsOf>;
   try {
-    cells = infeasibleCellsOf(output, 'run output');
+    cells = cellsOf(output, 'run output');
   } catch (e) {
     return html`<p class="error" id="train-infeasible">${(e as Error).message}</p>`;
   }

@@ -1,0 +1,61 @@
+// The paper table's paired Δ (src/app/views/results_tables.ts deltaText) says what the
+// between-methods panel says: "not measurable", with its reason, when no episode passes before
+// or after training (a black-box harness at 0 → 0), not "undecided (more seeds alone would not
+// decide it)"; any other difference keeps its interval over seeds.
+import { describe, expect, it } from 'vitest';
+import { deltaText } from '../../src/app/views/results_tables';
+import { comparePaired } from '../../src/experiment/seed_stats';
+import { pairedText, type ResultsCell } from '../../src/experiment/results';
+import type { PairedCell } from '../../src/experiment/stats';
+
+/** 3 seeds × 4 tasks × 2 harnesses of paired episodes; `pass(before?, seed, task)` decides each outcome. */
+function cells(pass: (before: boolean, seed: number, task: number) => boolean): PairedCell[] {
+  const out: PairedCell[] = [];
+  for (let seed = 0; seed < 3; seed++)
+    for (let task = 0; task < 4; task++)
+      for (const harnessId of ['h0', 'h1'])
+        out.push({
+          run: seed,
+          taskId: `t${task}`,
+          harnessId,
+          sample: 0,
+          before: { pass: pass(true, seed, task), score: 0 },
+          after: { pass: pass(false, seed, task), score: 0 },
+        });
+  return out;
+}
+
+/** A paper-table cell with `passes` of `episodes` pooled over 3 seeds. */
+const cell = (passes: number, episodes = 24): ResultsCell => ({
+  key: 'bb-assistant',
+  text: '',
+  mean: passes / episodes,
+  std: 0,
+  n: 3,
+  episodes,
+  passes,
+  interval: { lo: 0, hi: 1 },
+  score: 0,
+});
+
+describe('deltaText', () => {
+  it('every episode fails before and after: not measurable, with the panel reason, not an undecided interval', () => {
+    const c = comparePaired(cells(() => false));
+    expect(pairedText(c)).toContain('more seeds alone would not decide it');
+    const d = deltaText(c, cell(0), cell(0));
+    expect(d.measurable).toBe(false);
+    expect(d.text).toBe('not measurable: every episode fails under both, before and after training (a floor, not a null)');
+  });
+
+  it('an episode passing on either side keeps the interval over seeds', () => {
+    const c = comparePaired(cells((before, seed, task) => !before && seed === 0 && task === 0));
+    expect(deltaText(c, cell(0), cell(1))).toEqual({ text: pairedText(c), measurable: true });
+    const all = comparePaired(cells(() => true));
+    expect(deltaText(all, cell(24), cell(24))).toEqual({ text: pairedText(all), measurable: true });
+  });
+
+  it('no per-episode outcomes: n/a, as before', () => {
+    const noEpisodes = { ...cell(0), episodes: null, passes: null, interval: null };
+    expect(deltaText(null, noEpisodes, noEpisodes)).toEqual({ text: 'n/a', measurable: true });
+  });
+});
