@@ -41,7 +41,18 @@ export interface MapCell extends MapPlace {
   sampled: { single: number | null; scaling: number | null };
   /** Mean optimizer steps applied per run, per arm. */
   optimizerSteps: { single: number; scaling: number };
+  /** In-space pass@1 before RL (the base both arms start from), mean over the cell's runs; NaN when not recorded. */
+  startInSpace: number;
+  /** Whether the cell sits at the in-space floor (startInSpace < FLOOR_PASS): see FLOOR_PASS. */
+  floor: boolean;
 }
+
+/**
+ * Starting in-space pass@1 under which a cell reads "at the floor". Below 5 % the ±2-point
+ * equivalence margin is ≥ 40 % of the starting rate and neither method can fall more than a few
+ * points, so "equivalent" there says the base cannot act in-space, not that the methods match.
+ */
+export const FLOOR_PASS = 0.05;
 
 /** The arms of a spec the map compares, or null when it has not both. */
 function arms(specJson: unknown): { single: string; scaling: string } | null {
@@ -77,6 +88,7 @@ export function mapCell(preset: string, res: CommittedResults): MapCell | null {
   const scaling = res.runs.filter((r) => r.method === a.scaling);
   const seeds = [...new Set(scaling.map((r) => r.seed))].filter((s) => single.some((r) => r.seed === s)).sort((x, y) => x - y);
   if (!seeds.length) return null;
+  const startInSpace = armMean([...single, ...scaling], (r) => r.before.inSpace) ?? Number.NaN;
   const inSpaceIds = [...new Set(scaling.flatMap((r) => (r.episodes?.after.inSpace ?? []).map((e) => e.harnessId)))];
   const distances = [...new Set(inSpaceIds.map((h) => hammingDistance(h, BASE_HARNESS)))].sort((x, y) => x - y);
   const bands = distances
@@ -91,6 +103,8 @@ export function mapCell(preset: string, res: CommittedResults): MapCell | null {
     bands,
     sampled: { single: armMean(single, (r) => r.sampledEpisodes), scaling: armMean(scaling, (r) => r.sampledEpisodes) },
     optimizerSteps: { single: armMean(single, (r) => r.optimizerSteps) ?? Number.NaN, scaling: armMean(scaling, (r) => r.optimizerSteps) ?? Number.NaN },
+    startInSpace,
+    floor: startInSpace < FLOOR_PASS,
   };
 }
 
@@ -144,8 +158,12 @@ export function intervalText(v: MethodVerdict | null): string {
   return p.seeds < 2 ? `${signedPoints(p.diff)} (1 seed)` : `${signedPoints(p.diff)} [${signedPoints(p.lo)}, ${signedPoints(p.hi)}]`;
 }
 
-/** What the map says of a verdict: helps, hurts, equivalent, undecided (with the seeds that would decide it) or not measurable. */
-export function mapWord(v: MethodVerdict | null): string {
+/**
+ * What the map says of a verdict: helps, hurts, equivalent, undecided (with the seeds that would
+ * decide it) or not measurable. At the floor (the cell's start below FLOOR_PASS) "equivalent" and
+ * "undecided" say so, since more seeds would not make them a comparison of the methods.
+ */
+export function mapWord(v: MethodVerdict | null, floor = false): string {
   if (!v) return 'not evaluated';
   switch (v.direction) {
     case 'ahead':
@@ -153,18 +171,35 @@ export function mapWord(v: MethodVerdict | null): string {
     case 'behind':
       return 'hurts';
     case 'equivalent':
-      return 'equivalent';
+      return floor ? 'equivalent at the floor' : 'equivalent';
     case 'not measurable':
       return 'not measurable';
     default: {
+      if (floor) return 'undecided at the floor';
       const n = v.comparison.needed.exclude;
       return n === null ? 'undecided' : `undecided (≈ ${n} seeds)`;
     }
   }
 }
 
+/** Whether a cell's in-space reading is an uninformative floor (neither method ahead beyond noise, from a start below FLOOR_PASS). */
+const readsFloor = (c: MapCell): boolean => {
+  const d = cellVerdict(c, 'inSpace')?.direction;
+  return c.floor && d !== 'ahead' && d !== 'behind';
+};
+
 /** "60 steps" or "240 steps, dynamic sampling". */
 const budgetText = (c: MapPlace) => `${c.steps} steps${c.dynamicSampling ? ', dynamic sampling' : ''}`;
+
+const percent = (x: number) => `${(100 * x).toFixed(1)} %`;
+
+/** The clause for a row's cells that read only the in-space floor (readsFloor), or null: what the base started at, and that no comparison is read there. */
+function floorPart(row: readonly MapCell[]): string | null {
+  const hit = row.filter(readsFloor);
+  if (!hit.length) return null;
+  const where = hit.map((c) => `${budgetText(c)} (${intervalText(cellVerdict(c, 'inSpace'))}, starting in-space pass@1 ${percent(c.startInSpace)})`).join(', ');
+  return `is not compared at ${where}: the base starts below ${percent(FLOOR_PASS)} in-space, the floor, where neither method can move`;
+}
 
 /**
  * One sentence per exposure row: where harness scaling pays on in-space configurations, where
@@ -175,7 +210,7 @@ export function rowSentences(cells: readonly MapCell[]): string[] {
   return rows.map((exposure) => {
     const row = cells.filter((c) => c.exposure === exposure);
     const part = (word: string, f: (v: MethodVerdict | null) => boolean) => {
-      const hit = row.filter((c) => f(cellVerdict(c, 'inSpace')));
+      const hit = row.filter((c) => !readsFloor(c) && f(cellVerdict(c, 'inSpace')));
       return hit.length ? `${word} at ${hit.map((c) => `${budgetText(c)} (${intervalText(cellVerdict(c, 'inSpace'))})`).join(', ')}` : null;
     };
     const parts = [
@@ -183,6 +218,7 @@ export function rowSentences(cells: readonly MapCell[]): string[] {
       part('costs', (v) => v?.direction === 'behind'),
       part('makes no difference beyond ±2 points', (v) => v?.direction === 'equivalent'),
       part('cannot be told apart yet', (v) => !v || v.direction === 'undecided' || v.direction === 'not measurable'),
+      floorPart(row),
     ].filter((p): p is string => p !== null);
     return `**${exposure} base:** harness scaling ${parts.join('; ')} (in-space pass@1, harness scaling − single harness, points [95 % interval over seeds, configurations and tasks]).`;
   });
@@ -194,8 +230,20 @@ export function mapMarkdown(cells: readonly MapCell[]): string {
   const line = (xs: string[]) => `| ${xs.join(' | ')} |`;
   const bbKeys = [...new Set(cells.flatMap((c) => c.verdicts.map((v) => v.set.key)))].filter((k) => k !== 'inSpace' && k !== 'base');
   const out = [
-    line(['base exposure', 'budget', 'preset', 'seeds', 'in-space: HS − single', 'verdict', 'by distance to base', 'base harness', ...bbKeys, 'episodes sampled (HS / single)']),
-    line(['---', '---', '---', '---:', '---:', '---', '---', '---:', ...bbKeys.map(() => '---:'), '---:']),
+    line([
+      'base exposure',
+      'budget',
+      'preset',
+      'seeds',
+      'in-space before RL',
+      'in-space: HS − single',
+      'verdict',
+      'by distance to base',
+      'base harness',
+      ...bbKeys,
+      'episodes sampled (HS / single)',
+    ]),
+    line(['---', '---', '---', '---:', '---:', '---:', '---', '---', '---:', ...bbKeys.map(() => '---:'), '---:']),
   ];
   for (const c of cells) {
     const inSpace = cellVerdict(c, 'inSpace');
@@ -209,8 +257,9 @@ export function mapMarkdown(cells: readonly MapCell[]): string {
         budgetText(c),
         `\`${c.preset}\``,
         String(c.seeds.length),
+        Number.isFinite(c.startInSpace) ? percent(c.startInSpace) : '—',
         intervalText(inSpace),
-        `**${mapWord(inSpace)}**`,
+        `**${mapWord(inSpace, c.floor)}**`,
         bands,
         `${intervalText(base)} ${base ? mapWord(base) : ''}`.trim(),
         ...bbKeys.map((k) => {

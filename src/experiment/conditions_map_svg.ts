@@ -44,7 +44,7 @@ export function conditionsMapSvg(cells: readonly MapCell[]): string {
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="12">`,
     '<defs><pattern id="undecided" width="8" height="8" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="8" height="8" fill="none"/><line x1="0" y1="0" x2="0" y2="8" stroke="#888" stroke-width="1" opacity="0.45"/></pattern></defs>',
     `<text x="${left}" y="18" font-size="14" font-weight="bold">Harness scaling − single harness, in-space pass@1 (points)</text>`,
-    `<text x="${left}" y="36" fill="#555">blue: harness scaling ahead · orange: behind · hatched: the 95 % interval cannot tell</text>`,
+    `<text x="${left}" y="36" fill="#555">blue: harness scaling ahead · orange: behind · hatched: the 95 % interval cannot tell · "from": in-space pass@1 before RL</text>`,
   ];
   cols.forEach((k, j) => {
     const [steps, dyn] = k.split('|');
@@ -65,7 +65,13 @@ export function conditionsMapSvg(cells: readonly MapCell[]): string {
         out.push(`<rect x="${x + 2}" y="${y + 2}" width="${cw - 4}" height="${ch - 4}" fill="url(#undecided)"/>`);
       const dark = diff !== null && Math.abs(diff) > 0.06;
       const ink = dark ? '#fff' : '#111';
-      const lines = cell ? [intervalText(v), mapWord(v), `${cell.seeds.length} seed${cell.seeds.length === 1 ? '' : 's'} · ${cell.preset}`] : ['not run yet', '', ''];
+      const lines = cell
+        ? [
+            intervalText(v),
+            mapWord(v, cell.floor),
+            `${cell.seeds.length} seed${cell.seeds.length === 1 ? '' : 's'} · from ${(100 * cell.startInSpace).toFixed(1)} % · ${cell.preset}`,
+          ]
+        : ['not run yet', '', ''];
       lines.forEach((t, n) => {
         if (t) out.push(`<text x="${x + cw / 2}" y="${y + 28 + n * 20}" text-anchor="middle" fill="${ink}"${n === 0 ? ' font-size="14" font-weight="bold"' : ''}>${esc(t)}</text>`);
       });

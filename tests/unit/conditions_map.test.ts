@@ -3,7 +3,7 @@
 // harness under the RESULTS rule. Synthetic experiments with a known effect, drawn from explicit
 // seeds: a wrong sign, a wrong arm or a wrong place fails.
 import { describe, expect, it } from 'vitest';
-import { cellVerdict, conditionsMap, mapCell, mapMarkdown, missingPlaces, rowSentences } from '../../src/experiment/conditions_map';
+import { cellVerdict, conditionsMap, mapCell, mapMarkdown, mapWord, missingPlaces, rowSentences } from '../../src/experiment/conditions_map';
 import { cellFill, conditionsMapSvg } from '../../src/experiment/conditions_map_svg';
 import type { CommittedResults } from '../../src/experiment/claims';
 import type { RunResult } from '../../src/experiment/results_file';
@@ -18,6 +18,8 @@ interface Place {
   exposure?: string;
   steps: number;
   dynamicSampling?: boolean;
+  /** In-space pass probability before RL and of single after it (default 0.3). */
+  level?: number;
 }
 
 /**
@@ -26,6 +28,7 @@ interface Place {
  */
 function experiment(place: Place, seeds: number, effect: number, effectOn: (h: string) => boolean = () => true, seed = 7): CommittedResults {
   const rng = new Rng(seed);
+  const level = place.level ?? 0.3;
   const cells = (p: (h: string) => number, harnesses: readonly string[]) =>
     harnesses.flatMap((harnessId) =>
       Array.from({ length: 20 }, (_, t) =>
@@ -41,11 +44,12 @@ function experiment(place: Place, seeds: number, effect: number, effectOn: (h: s
       seed: s,
       optimizerSteps: place.steps,
       ...(place.dynamicSampling ? { sampledEpisodes: method === HS ? 2 * 64 * place.steps : 64 * place.steps } : {}),
-      after: { base: 0.4, inSpace: 0.3, blackbox: { 'bb-assistant': 0 } },
+      before: { base: 0.4, inSpace: level, blackbox: { 'bb-assistant': 0 } },
+      after: { base: 0.4, inSpace: level, blackbox: { 'bb-assistant': 0 } },
       episodes: {
         before: {},
         after: {
-          inSpace: cells((h) => 0.3 + (effectOn(h) ? delta : 0), CONFIGS),
+          inSpace: cells((h) => level + (effectOn(h) ? delta : 0), CONFIGS),
           base: cells(() => 0.4, ['S0-T0-O0-C0-W0']),
           'bb-assistant': cells(() => 0, ['bb-assistant']),
         },
@@ -100,6 +104,27 @@ describe('map of conditions', () => {
     expect(d5.verdict.comparison.pass.configs).toBe(2);
   });
 
+  it('a cell whose base starts below the floor reads "… at the floor" and is not compared in its row sentence; a real effect there still counts', () => {
+    const floor = mapCell('map-narrow-60', experiment({ exposure: 'narrow', steps: 60, dynamicSampling: true, level: 0.02 }, 8, 0))!;
+    expect(floor.startInSpace).toBeCloseTo(0.02, 10);
+    expect(floor.floor).toBe(true);
+    const v = cellVerdict(floor, 'inSpace');
+    // With 8 seeds at 2 % the interval is within ±2 points or straddles it: either way no comparison of the methods.
+    expect(['equivalent', 'undecided']).toContain(v?.direction);
+    expect(mapWord(v, floor.floor)).toBe(`${v?.direction} at the floor`);
+    const sentence = rowSentences([floor])[0];
+    expect(sentence).toContain('is not compared at 60 steps, dynamic sampling');
+    expect(sentence).toContain('starting in-space pass@1 2.0 %');
+    expect(sentence).not.toContain('makes no difference');
+    expect(mapMarkdown([floor])).toContain('| 8 | 2.0 % |');
+    const above = mapCell('map-broad-60', experiment({ steps: 60, dynamicSampling: true }, 8, 0))!;
+    expect(above.floor).toBe(false);
+    expect(mapWord(cellVerdict(above, 'inSpace'), above.floor)).not.toContain('floor');
+    const lifted = mapCell('map-narrow-60', experiment({ exposure: 'narrow', steps: 60, dynamicSampling: true, level: 0.02 }, 8, 0.3))!;
+    expect(lifted.floor).toBe(true);
+    expect(rowSentences([lifted])[0]).toMatch(/harness scaling pays at 60 steps/);
+  });
+
   it('a spec without both arms is no cell; one seed is undecided, never "pays"', () => {
     const res = experiment({ steps: 60 }, 3, 0.2);
     expect(mapCell('map-x', { ...res, specJson: { ...(res.specJson as object), methods: [{ name: SINGLE, harnesses: 'single', algorithm: 'grpo' }] } })).toBeNull();
@@ -120,7 +145,7 @@ describe('map of conditions', () => {
     expect(svg).toContain('base-only base');
     expect(svg).toContain('240 steps · dynamic sampling');
     expect(svg.match(/not run yet/g)?.length).toBe(missingPlaces(map).length);
-    expect(svg).toContain('8 seeds · map-narrow-240');
+    expect(svg).toContain('8 seeds · from 30.0 % · map-narrow-240');
     expect(svg).toContain('helps');
   });
 });
