@@ -1,7 +1,7 @@
 import { defineConfig } from 'vitest/config';
 import { createLogger, type Plugin } from 'vite';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { COMMITTED_DIR, splitResults } from './src/app/committed_parts.ts';
+import { COMMITTED_DIR, MAP_FILE, splitResults } from './src/app/committed_parts.ts';
 import { join, resolve } from 'node:path';
 
 /** The presets with a committed results.json under `dir`, in name order (data-driven: a new folder appears as is). */
@@ -17,7 +17,8 @@ function committedPresetNames(dir: string): string[] {
  * The committed results of the presets, every docs/results/<preset>/results.json, served as
  * separate files under `<base>committed/` (src/app/committed_parts.ts: index.json, then per preset
  * summary, episodes, curves and sample trajectories) that the app fetches when a preset is
- * opened; never bundled into the JS. The dev server cuts a file when it is first asked for (again
+ * opened; never bundled into the JS — and docs/results/map.json (the map of conditions) as
+ * `<base>committed/map.json`, as it is. The dev server cuts a file when it is first asked for (again
  * after it changes; a new preset's folder is listed at once); `vite build` writes the same files
  * into dist/, so `vite preview` and a static host serve them.
  */
@@ -35,6 +36,7 @@ export function committedResults(dir = resolve('docs/results')): Plugin {
     return files;
   };
   const index = () => JSON.stringify({ presets: committedPresetNames(dir) });
+  const mapPath = join(dir, MAP_FILE);
   let base = '/';
   return {
     name: 'committed-results',
@@ -51,6 +53,7 @@ export function committedResults(dir = resolve('docs/results')): Plugin {
         let body: string | undefined;
         try {
           if (file === 'index.json') body = index();
+          else if (file === MAP_FILE) body = existsSync(mapPath) ? readFileSync(mapPath, 'utf8') : undefined;
           else if (m && !m[1].startsWith('.') && committedPresetNames(dir).includes(m[1])) body = partsOf(m[1]).get(`${m[2]}.json`);
         } catch (e) {
           res.statusCode = 500;
@@ -70,6 +73,7 @@ export function committedResults(dir = resolve('docs/results')): Plugin {
     generateBundle() {
       const presets = committedPresetNames(dir);
       this.emitFile({ type: 'asset', fileName: `${COMMITTED_DIR}/index.json`, source: JSON.stringify({ presets }) });
+      if (existsSync(mapPath)) this.emitFile({ type: 'asset', fileName: `${COMMITTED_DIR}/${MAP_FILE}`, source: readFileSync(mapPath, 'utf8') });
       for (const preset of presets) {
         for (const [name, text] of partsOf(preset)) this.emitFile({ type: 'asset', fileName: `${COMMITTED_DIR}/${preset}/${name}`, source: text });
       }
