@@ -123,3 +123,51 @@ test('Compare: committed main (A) beside committed lesson (B); a part that fails
   await expect(page2.locator('#paper-table tbody tr').first()).toBeVisible();
   await context.close();
 });
+
+test('the map of conditions: Results shows each committed cell of docs/results/map.json (interval, verdict, figure), fetched; the door says what it found', async ({ browser }) => {
+  const map = JSON.parse(readFileSync('docs/results/map.json', 'utf8')) as {
+    cells: { preset: string; verdicts: { set: { key: string }; direction: string; comparison: { pass: { diff: number; lo: number; hi: number } } }[] }[];
+  };
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const page = await context.newPage();
+  const errors = watchErrors(page);
+  const mapRequests: string[] = [];
+  page.on('request', (r) => {
+    if (r.url().endsWith('/committed/map.json')) mapRequests.push(r.url());
+  });
+  await page.goto('/');
+  // The door: what the map found, generated from map.json (no cell is ahead beyond noise: one sentence per base exposure).
+  const finding = page.locator('#train-map-finding');
+  await expect(finding).toBeVisible();
+  const ahead = map.cells.filter((c) => c.verdicts.find((v) => v.set.key === 'inSpace')?.direction === 'ahead');
+  if (ahead.length) await expect(finding).toContainText('is ahead of the single harness');
+  else {
+    await expect(finding).toContainText('no cell shows harness scaling ahead of the single harness beyond noise yet');
+    await expect(finding.locator('li')).toHaveCount(new Set(map.cells.map((c) => (c as unknown as { exposure: string }).exposure)).size);
+  }
+  await page.goto('/#/results');
+  const rows = page.locator('#map-table tbody tr');
+  await expect(rows).toHaveCount(map.cells.length);
+  for (const c of map.cells) {
+    const v = c.verdicts.find((x) => x.set.key === 'inSpace')!;
+    const row = page.locator(`#map-table tr[data-preset="${c.preset}"]`);
+    await expect(row).toHaveAttribute('data-verdict', v.direction);
+    const cell = row.locator('td[data-label="in-space: HS − single"]');
+    await expect(cell).toHaveAttribute('data-diff', String(v.comparison.pass.diff));
+    await expect(cell).toHaveAttribute('data-lo', String(v.comparison.pass.lo));
+    await expect(cell).toHaveAttribute('data-hi', String(v.comparison.pass.hi));
+    const points = (x: number) => `${x >= 0 ? '+' : '−'}${Math.abs(100 * x).toFixed(1)}`;
+    await expect(cell).toHaveText(`${points(v.comparison.pass.diff)} [${points(v.comparison.pass.lo)}, ${points(v.comparison.pass.hi)}]`);
+    // A cell where nothing passes under either arm is at the floor, and says so.
+    if (v.direction === 'not measurable') await expect(row.locator('td[data-label="note"]')).toContainText('in-space floor');
+  }
+  await expect(page.locator('#map-figure svg > rect').first()).toBeVisible();
+  await expect(page.locator('#map-sentences li')).not.toHaveCount(0);
+  // A cell links to its committed results.
+  await rows.first().locator('a').click();
+  await expect(page).toHaveURL(new RegExp(`preset=${map.cells[0].preset}`));
+  await expect(page.locator('#paper-table tbody tr').first()).toBeVisible();
+  expect(mapRequests.length).toBeGreaterThan(0);
+  expect(errors).toEqual([]);
+  await context.close();
+});
