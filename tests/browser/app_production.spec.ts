@@ -158,7 +158,10 @@ test('the map of conditions: Results shows each committed cell of docs/results/m
     await expect(cell).toHaveAttribute('data-hi', String(v.comparison.pass.hi));
     const points = (x: number) => `${x >= 0 ? '+' : '−'}${Math.abs(100 * x).toFixed(1)}`;
     await expect(cell).toHaveText(`${points(v.comparison.pass.diff)} [${points(v.comparison.pass.lo)}, ${points(v.comparison.pass.hi)}]`);
-    // A cell where nothing passes under either arm is at the floor, and says so.
+    // The note: the cell's starting in-space pass@1 (its committed runs' before-training mean); at the floor it says so.
+    const runs = (JSON.parse(readFileSync(`docs/results/${c.preset}/results.json`, 'utf8')) as { runs: { before: { inSpace: number } }[] }).runs;
+    const start = runs.reduce((a, r) => a + r.before.inSpace, 0) / runs.length;
+    await expect(row.locator('td[data-label="note"]')).toContainText(`in-space pass@1 starts at ${(100 * start).toFixed(1)} %`);
     if (v.direction === 'not measurable') await expect(row.locator('td[data-label="note"]')).toContainText('in-space floor');
   }
   await expect(page.locator('#map-figure svg > rect').first()).toBeVisible();

@@ -10,13 +10,19 @@
 import { html, nothing, type TemplateResult } from 'lit-html';
 import { cellVerdict, intervalText, mapWord, missingPlaces, rowSentences, type MapCell } from '../../experiment/conditions_map';
 import { conditionsMapSvg } from '../../experiment/conditions_map_svg';
-import { committedMap, type CommittedEnv } from '../committed_fetch';
+import { committedMap, loadCommitted, type CommittedEnv } from '../committed_fetch';
 import { formatRoute } from '../route';
 
 /** The map as far as it is loaded: its cells, or why it could not be. */
 export class MapSource {
   cells: MapCell[] | null = null;
   error: string | null = null;
+  /**
+   * Each cell's starting in-space pass@1 (a fraction), by preset: the mean of its runs'
+   * before-training evaluation in the preset's committed summary, fetched after the map (absent
+   * until then, or when the summary cannot be read).
+   */
+  readonly starts = new Map<string, number>();
   private started = false;
   private figure: Element | null = null;
 
@@ -32,11 +38,24 @@ export class MapSource {
       (cells) => {
         this.cells = cells;
         redraw();
+        for (const c of cells) this.readStart(c.preset, redraw);
       },
       (e: Error) => {
         this.error = e.message;
         redraw();
       },
+    );
+  }
+
+  private readStart(preset: string, redraw: () => void): void {
+    loadCommitted(preset, [], undefined, this.env).then(
+      (l) => {
+        const xs = l.output.results.runs.map((r) => r.before?.inSpace).filter((x): x is number => typeof x === 'number' && Number.isFinite(x));
+        if (!xs.length) return;
+        this.starts.set(preset, xs.reduce((a, b) => a + b, 0) / xs.length);
+        redraw();
+      },
+      () => undefined,
     );
   }
 
@@ -77,12 +96,14 @@ export function floorOf(cell: MapCell): { start: number | null; atFloor: boolean
   return { start, atFloor: flag || cellVerdict(cell, 'inSpace')?.direction === 'not measurable' };
 }
 
-/** A cell's floor note, or null when it is not at the floor and records no start. */
-function floorNote(cell: MapCell): string | null {
-  const { start, atFloor } = floorOf(cell);
+/** A cell's floor note (`summaryStart`: the starting in-space pass@1 from its committed summary), or null when there is nothing to say. */
+function floorNote(cell: MapCell, summaryStart: number | undefined): string | null {
+  const floor = floorOf(cell);
+  const atFloor = floor.atFloor;
+  const start = floor.start ?? summaryStart ?? null;
   const from = start === null ? '' : `in-space pass@1 starts at ${(100 * start).toFixed(1)} %`;
   if (atFloor) return `${from ? `${from}: ` : ''}at the in-space floor — little passes to move, so a difference here says little about harness scaling`;
-  return from ? `${from}.` : null;
+  return from ? `${from} (before RL, mean over the runs).` : null;
 }
 
 /** A generated sentence's **bold** as <strong>. */
@@ -104,7 +125,7 @@ export function mapSection(src: MapSource): TemplateResult {
       <div class="scroll-x">
         <table class="paper-table cards-narrow" id="map-table" aria-labelledby="map-h">
           <thead><tr><th scope="col">cell</th><th scope="col">preset</th><th scope="col" class="num">seeds</th><th scope="col" class="num">in-space: HS − single</th><th scope="col">verdict</th><th scope="col" class="num">base harness</th><th scope="col">note</th></tr></thead>
-          <tbody>${cells.map((c) => mapRow(c))}</tbody>
+          <tbody>${cells.map((c) => mapRow(c, src.starts.get(c.preset)))}</tbody>
         </table>
       </div>
       ${missing.length ? html`<p class="note" id="map-missing">Not run yet: ${missing.map((p) => `${p.exposure} base at ${p.steps} steps${p.dynamicSampling ? ', dynamic sampling' : ''}`).join('; ')}.</p>` : nothing}`;
@@ -117,10 +138,10 @@ export function mapSection(src: MapSource): TemplateResult {
   </section>`;
 }
 
-function mapRow(c: MapCell): TemplateResult {
+function mapRow(c: MapCell, summaryStart: number | undefined): TemplateResult {
   const v = cellVerdict(c, 'inSpace');
   const base = cellVerdict(c, 'base');
-  const note = floorNote(c);
+  const note = floorNote(c, summaryStart);
   return html`<tr data-preset=${c.preset} data-verdict=${v?.direction ?? ''} data-floor=${floorOf(c).atFloor ? 'true' : 'false'}>
     <th scope="row">${placeText(c)}</th>
     <td data-label="preset"><a href=${formatRoute({ view: 'results', params: { preset: c.preset } })}><code>${c.preset}</code></a></td>
