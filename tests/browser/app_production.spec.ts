@@ -47,6 +47,9 @@ test('first view from a fresh profile (printed), then committed main: Results wi
     return { domContentLoaded: Math.round(n.domContentLoadedEventEnd), load: Math.round(n.loadEventEnd) };
   });
   console.log(`first view (production build, vite preview, fresh profile): ${ms} ms to the view's heading; DOMContentLoaded ${nav.domContentLoaded} ms, load ${nav.load} ms`);
+  // The door is the lesson, its Start in the first screen.
+  await expect(page.locator('#train-lesson-intro')).toBeVisible();
+  await expect(page.locator('#train-start')).toBeInViewport();
 
   const t1 = Date.now();
   await page.goto('/#/results?preset=main');
