@@ -171,7 +171,11 @@ export function mapFinding(src: MapSource): TemplateResult | null {
       beyond noise on the ${placeText(c)} (<code>${c.preset}</code>: ${intervalText(cellVerdict(c, 'inSpace'))} points in-space) —
       <a href=${formatRoute({ view: 'results', params: { preset: c.preset } })}>open its committed results</a>, or see ${mapLink}.</p>`;
   }
-  return html`<div id="train-map-finding" data-ahead=""><p><strong>What the map of conditions found</strong> (committed results, ${cells.length} cell${cells.length === 1 ? '' : 's'}; ${mapLink}):
-      no cell shows harness scaling ahead of the single harness beyond noise yet.</p>
-    <ul class="map-sentences">${rowSentences(cells).map((s) => html`<li>${bold(s)}</li>`)}</ul></div>`;
+  // One line that opens to the sentences: on a phone Start stays on the first screen.
+  return html`<details id="train-map-finding" class="map-finding" data-ahead="">
+    <summary><strong>What the map of conditions found</strong>: no cell shows harness scaling ahead of the single harness beyond noise yet
+      (committed results, ${cells.length} cell${cells.length === 1 ? '' : 's'})</summary>
+    <ul class="map-sentences">${rowSentences(cells).map((s) => html`<li>${bold(s)}</li>`)}</ul>
+    <p>Until one does, the lesson trains the single harness alone, beside the committed comparison; ${mapLink} shows every cell.</p>
+  </details>`;
 }
