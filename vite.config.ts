@@ -84,7 +84,7 @@ export function committedResults(dir = resolve('docs/results')): Plugin {
 /**
  * Dev server: the pre-bundled dependencies are served without their source maps. Vite inlines a
  * dependency's map into the module it serves, which makes zod's 0.6 MB module 2.3 MB (and
- * tfjs's 2.9 MB module 16 MB) to send, read and parse on every fresh load, the door's largest
+ * tfjs's 2.9 MB module ≈ 20 MB) to send, read and parse on every fresh load, the door's largest
  * request. The app's own modules keep their maps.
  */
 function depsWithoutMaps(): Plugin {
