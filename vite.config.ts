@@ -1,7 +1,7 @@
 import { defineConfig } from 'vitest/config';
-import { createLogger, type Plugin } from 'vite';
+import { createLogger, type HtmlTagDescriptor, type Plugin, type ViteDevServer } from 'vite';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { COMMITTED_DIR, splitResults } from './src/app/committed_parts.ts';
+import { COMMITTED_DIR, MAP_FILE, splitResults } from './src/app/committed_parts.ts';
 import { join, resolve } from 'node:path';
 
 /** The presets with a committed results.json under `dir`, in name order (data-driven: a new folder appears as is). */
@@ -17,7 +17,8 @@ function committedPresetNames(dir: string): string[] {
  * The committed results of the presets, every docs/results/<preset>/results.json, served as
  * separate files under `<base>committed/` (src/app/committed_parts.ts: index.json, then per preset
  * summary, episodes, curves and sample trajectories) that the app fetches when a preset is
- * opened; never bundled into the JS. The dev server cuts a file when it is first asked for (again
+ * opened; never bundled into the JS — and docs/results/map.json (the map of conditions) as
+ * `<base>committed/map.json`, as it is. The dev server cuts a file when it is first asked for (again
  * after it changes; a new preset's folder is listed at once); `vite build` writes the same files
  * into dist/, so `vite preview` and a static host serve them.
  */
@@ -35,6 +36,7 @@ export function committedResults(dir = resolve('docs/results')): Plugin {
     return files;
   };
   const index = () => JSON.stringify({ presets: committedPresetNames(dir) });
+  const mapPath = join(dir, MAP_FILE);
   let base = '/';
   return {
     name: 'committed-results',
@@ -51,6 +53,7 @@ export function committedResults(dir = resolve('docs/results')): Plugin {
         let body: string | undefined;
         try {
           if (file === 'index.json') body = index();
+          else if (file === MAP_FILE) body = existsSync(mapPath) ? readFileSync(mapPath, 'utf8') : undefined;
           else if (m && !m[1].startsWith('.') && committedPresetNames(dir).includes(m[1])) body = partsOf(m[1]).get(`${m[2]}.json`);
         } catch (e) {
           res.statusCode = 500;
@@ -70,9 +73,93 @@ export function committedResults(dir = resolve('docs/results')): Plugin {
     generateBundle() {
       const presets = committedPresetNames(dir);
       this.emitFile({ type: 'asset', fileName: `${COMMITTED_DIR}/index.json`, source: JSON.stringify({ presets }) });
+      if (existsSync(mapPath)) this.emitFile({ type: 'asset', fileName: `${COMMITTED_DIR}/${MAP_FILE}`, source: readFileSync(mapPath, 'utf8') });
       for (const preset of presets) {
         for (const [name, text] of partsOf(preset)) this.emitFile({ type: 'asset', fileName: `${COMMITTED_DIR}/${preset}/${name}`, source: text });
       }
+    },
+  };
+}
+
+/**
+ * Dev server: the pre-bundled dependencies are served without their source maps. Vite inlines a
+ * dependency's map into the module it serves, which makes zod's 0.6 MB module 2.3 MB (and
+ * tfjs's 2.9 MB module ≈ 20 MB) to send, read and parse on every fresh load, the door's largest
+ * request. The app's own modules keep their maps.
+ */
+function depsWithoutMaps(): Plugin {
+  return {
+    name: 'deps-without-maps',
+    apply: 'serve',
+    enforce: 'post',
+    transform(code, id) {
+      // An empty mapping drops the map (Rollup's convention; Vite then sends none).
+      if (/[\\/]deps[\\/][^\\/]+\.js(\?|$)/.test(id) && id.includes(this.environment.config.cacheDir)) return { code, map: { mappings: '' } };
+      return null;
+    },
+  };
+}
+
+/** Static import specifiers of a served module (`import … from "x"`, `import "x"`, `export … from "x"`). */
+const STATIC_IMPORT = /^\s*(?:import|export)\s*(?:[\w*{}\s,$]+?\s*from\s*)?["']([^"']+)["']/gm;
+
+/**
+ * Dev server: index.html names the first view's modules — the static imports of `entries`, all
+ * the way down, as the server serves them — as `<link rel="modulepreload">`. Without it the browser
+ * learns a module's imports only once it has that module, so the door's ~90 modules arrive in ~12
+ * rounds of requests, each waiting on the one before (and on the dependency bundles, zod's the
+ * largest, found late); with it they are all asked for at once. The list is read from the
+ * server's transformed modules (cached: `server.warmup` transforms them at start) and read again
+ * after a file changes; until it is ready (a load while the server starts) the page gets none.
+ * The production build does the same by itself (Vite's modulepreload of a chunk's imports).
+ */
+function firstViewPreload(entries: readonly string[], waitMs = 1500): Plugin {
+  let server: ViteDevServer | undefined;
+  let urls: Promise<string[]> | null = null;
+  // Breadth first from the entries: the modules the page asks for first come first.
+  const collect = async (s: ViteDevServer): Promise<string[]> => {
+    const seen = new Set<string>(entries);
+    let level = [...entries];
+    while (level.length) {
+      const codes = await Promise.all(
+        level.map((url) =>
+          s.transformRequest(url).then(
+            (r) => r?.code ?? '',
+            () => '',
+          ),
+        ),
+      );
+      const next: string[] = [];
+      codes.forEach((code, i) => {
+        for (const m of code.matchAll(STATIC_IMPORT)) {
+          if (!m[1].startsWith('/') && !m[1].startsWith('.')) continue;
+          const u = new URL(m[1], `http://x${level[i]}`);
+          const url = u.pathname + u.search;
+          if (!seen.has(url)) seen.add(url), next.push(url);
+        }
+      });
+      level = next;
+    }
+    return [...seen].filter((u) => u !== '/@vite/client');
+  };
+  return {
+    name: 'first-view-preload',
+    apply: 'serve',
+    configureServer(s) {
+      server = s;
+      s.watcher.on('all', () => {
+        urls = null;
+      });
+    },
+    transformIndexHtml: {
+      order: 'post',
+      async handler(_html, ctx): Promise<HtmlTagDescriptor[]> {
+        // The app's page only (not the test pages the same server serves).
+        if (!server || ctx.path !== '/index.html') return [];
+        urls ??= collect(server);
+        const list = await Promise.race([urls, new Promise<string[]>((resolve) => setTimeout(() => resolve([]), waitMs))]);
+        return list.map((href) => ({ tag: 'link', attrs: { rel: 'modulepreload', href }, injectTo: 'head' }));
+      },
     },
   };
 }
@@ -100,7 +187,7 @@ const isolation = {
 
 export default defineConfig({
   customLogger: quietPresetImports(),
-  plugins: [committedResults()],
+  plugins: [committedResults(), depsWithoutMaps(), firstViewPreload(['/src/app/main.ts', '/src/app/views/train.ts'])],
   // Transform the app's module graph at server start, not on the first page load.
   server: { headers: isolation, strictPort: true, warmup: { clientFiles: ['./src/app/main.ts', './src/app/views/train.ts'] } },
   preview: { headers: isolation },

@@ -15,7 +15,7 @@
  * checkpoints, cached committed parts) shows.
  *
  * door: a cold load of `/` (the app's default route: Train on the lesson, unmodified) — the intro
- * and the Run card, then the card "What harness scaling did in the committed experiment"
+ * with what the committed map of conditions found, and the Run card, then the card "What harness scaling did in the committed experiment"
  * (train_committed.ts: committed `main`, fetched after the first paint), each shot once it has loaded.
  *
  * train: `/` again, Start runs the lesson to the end on the engine the app picks (the CPU engine
@@ -25,8 +25,8 @@
  * resized to 390×844. Its wall time (Start to done) is printed.
  *
  * results, compare, trajectories: the committed results of the presets as a reader opens them,
- * fetched on demand — Results `#/results?preset=main` (the pass@1 table, the Between methods
- * panel, the training curves), Compare `#/compare?runs=[{"preset":"main"},{"preset":"lesson"}]`
+ * fetched on demand — Results `#/results?preset=main` (the map of conditions, the pass@1 table,
+ * the Between methods panel, the training curves), Compare `#/compare?runs=[{"preset":"main"},{"preset":"lesson"}]`
  * (main as A beside lesson as B: the two ticked, the overlaid training curves, then Between methods
  * across the two outputs), Trajectories `#/trajectories?preset=main` (main's sample trajectories). Every shot
  * waits until the view has nothing left loading ("Loading…", "A: loading curves…", "Reading the
@@ -96,6 +96,7 @@ const SHOTS: Shot[] = [
     url: '/',
     ready: async (p) => {
       await p.locator('#train-lesson-intro').waitFor();
+      await p.locator('#train-map-finding').waitFor();
       await p.locator('#train-committed-table').waitFor();
     },
     frames: [{ name: 'door' }, { name: 'train-committed', scrollTo: '#train-committed' }],
@@ -113,9 +114,11 @@ const SHOTS: Shot[] = [
     ready: async (p) => {
       await p.locator('#paper-table tbody tr').first().waitFor();
       await p.locator('#between-table').waitFor();
+      await p.locator('#map-table').waitFor();
       await chartsDrawn(p, '#curves hl-curve-chart');
     },
     frames: [
+      { name: 'results-map', scrollTo: '#map' },
       { name: 'results', scrollTo: '#paper-h' },
       { name: 'results-between', scrollTo: '#between-h' },
       // At 390 px the runs' legend fills the window: the charts are scrolled to instead.

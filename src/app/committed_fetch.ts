@@ -10,9 +10,10 @@
  * offline; within a tab each file is fetched and checked once.
  */
 import { openNamedCache } from '../util/asset_fetch';
-import { COMMITTED_DIR, committedFile, decodeEpisodes, type CommittedPart, type CommittedPartsMeta } from './committed_parts';
+import { COMMITTED_DIR, MAP_FILE, committedFile, decodeEpisodes, type CommittedPart, type CommittedPartsMeta } from './committed_parts';
 import { isMissingAsset } from '../util/asset_fetch';
 import { parseCurvesJson, parseResultsFile, parseTrajectoriesJson, type ExperimentOutputJson } from './results_store';
+import type { MapCell } from '../experiment/conditions_map';
 
 /** The Cache Storage cache of fetched committed files; bump the version when their form changes. */
 export const COMMITTED_CACHE = 'hlab-committed-v1';
@@ -86,6 +87,35 @@ export function committedPresets(env: CommittedEnv = defaultEnv()): Promise<stri
     const j = (await fetchCommittedJson('index.json', env)) as { presets?: unknown };
     if (!Array.isArray(j?.presets) || !j.presets.every((p) => typeof p === 'string')) throw new Error(`${env.base}${COMMITTED_DIR}/index.json: expected { presets: string[] }`);
     return j.presets as string[];
+  });
+}
+
+/**
+ * The map of conditions (map.json: docs/results/map.json as scripts/claims.ts wrote it), its
+ * cells in the map's order; fetched once per tab. Fields a newer claims.ts adds (a cell's floor)
+ * pass through unread here.
+ * @throws Error when the file cannot be fetched (see fetchCommittedJson) or a cell lacks its
+ *   place, preset, seeds or verdicts (naming the cell)
+ */
+export function committedMap(env: CommittedEnv = defaultEnv()): Promise<MapCell[]> {
+  return remember(memo, `${env.base}map`, async () => {
+    const j = (await fetchCommittedJson(MAP_FILE, env)) as { cells?: unknown };
+    const where = `${env.base}${COMMITTED_DIR}/${MAP_FILE}`;
+    if (!Array.isArray(j?.cells)) throw new Error(`${where}: expected { cells: [...] }`);
+    j.cells.forEach((c: Partial<MapCell> | null, i) => {
+      const ok =
+        c &&
+        typeof c.preset === 'string' &&
+        typeof c.exposure === 'string' &&
+        typeof c.steps === 'number' &&
+        typeof c.dynamicSampling === 'boolean' &&
+        Array.isArray(c.seeds) &&
+        Array.isArray(c.verdicts) &&
+        c.verdicts.every((v) => typeof v?.set?.key === 'string' && typeof v.comparison?.pass?.diff === 'number' && typeof v.direction === 'string') &&
+        Array.isArray(c.bands);
+      if (!ok) throw new Error(`${where}: cells[${i}] lacks its place, preset, seeds, bands or verdicts`);
+    });
+    return j.cells as MapCell[];
   });
 }
 

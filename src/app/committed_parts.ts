@@ -6,6 +6,8 @@
  *
  * Files, under `<base>committed/`:
  *   - index.json                    `{ presets: string[] }`, name order;
+ *   - map.json                      docs/results/map.json as is (the map of conditions,
+ *                                   scripts/claims.ts), when committed;
  *   - <preset>/summary.json         the results.json without curves, trajectories and the runs'
  *                                   episodes (runs' step names already upgraded), plus
  *                                   `committedParts` (CommittedPartsMeta): what the other parts hold;
@@ -18,6 +20,8 @@ import { upgradeRuns } from '../experiment/results_file.ts';
 
 /** The folder of the parts under the app's base URL. */
 export const COMMITTED_DIR = 'committed';
+/** The map of conditions under COMMITTED_DIR (a copy of docs/results/map.json). */
+export const MAP_FILE = 'map.json';
 /** The parts fetched after the summary. */
 export type CommittedPart = 'episodes' | 'curves' | 'trajectories';
 /** Most per-step points kept per curve series (evenly spaced, first and last kept). */

@@ -33,6 +33,8 @@ for (const viewport of [
     await expect(page.locator('#train-door')).toContainText('trains one small policy through many agent harnesses');
     await expect(page.locator('#train-lesson-intro')).toContainText('pass@1');
     await expect(page.locator('#train-lesson-intro')).toContainText('held-out harness configurations');
+    // What the committed map of conditions found arrives after the first paint; Start stays on the first screen with it.
+    await expect(page.locator('#train-map-finding')).toContainText('What the map of conditions found');
     const start = page.locator('#train-start');
     await expect(start).toHaveText('Start');
     await expect(start).toBeEnabled();

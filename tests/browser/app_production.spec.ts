@@ -47,6 +47,9 @@ test('first view from a fresh profile (printed), then committed main: Results wi
     return { domContentLoaded: Math.round(n.domContentLoadedEventEnd), load: Math.round(n.loadEventEnd) };
   });
   console.log(`first view (production build, vite preview, fresh profile): ${ms} ms to the view's heading; DOMContentLoaded ${nav.domContentLoaded} ms, load ${nav.load} ms`);
+  // The door is the lesson, its Start in the first screen.
+  await expect(page.locator('#train-lesson-intro')).toBeVisible();
+  await expect(page.locator('#train-start')).toBeInViewport();
 
   const t1 = Date.now();
   await page.goto('/#/results?preset=main');
@@ -121,5 +124,56 @@ test('Compare: committed main (A) beside committed lesson (B); a part that fails
   await page2.goto('/#/results?preset=lesson');
   await expect(page2.locator('#results-committed .error-box')).toContainText('Could not load trajectories');
   await expect(page2.locator('#paper-table tbody tr').first()).toBeVisible();
+  await context.close();
+});
+
+test('the map of conditions: Results shows each committed cell of docs/results/map.json (interval, verdict, figure), fetched; the door says what it found', async ({ browser }) => {
+  const map = JSON.parse(readFileSync('docs/results/map.json', 'utf8')) as {
+    cells: { preset: string; verdicts: { set: { key: string }; direction: string; comparison: { pass: { diff: number; lo: number; hi: number } } }[] }[];
+  };
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const page = await context.newPage();
+  const errors = watchErrors(page);
+  const mapRequests: string[] = [];
+  page.on('request', (r) => {
+    if (r.url().endsWith('/committed/map.json')) mapRequests.push(r.url());
+  });
+  await page.goto('/');
+  // The door: what the map found, generated from map.json (no cell is ahead beyond noise: one sentence per base exposure).
+  const finding = page.locator('#train-map-finding');
+  await expect(finding).toBeVisible();
+  const ahead = map.cells.filter((c) => c.verdicts.find((v) => v.set.key === 'inSpace')?.direction === 'ahead');
+  if (ahead.length) await expect(finding).toContainText('is ahead of the single harness');
+  else {
+    await expect(finding).toContainText('no cell shows harness scaling ahead of the single harness beyond noise yet');
+    await expect(finding.locator('li')).toHaveCount(new Set(map.cells.map((c) => (c as unknown as { exposure: string }).exposure)).size);
+  }
+  await page.goto('/#/results');
+  const rows = page.locator('#map-table tbody tr');
+  await expect(rows).toHaveCount(map.cells.length);
+  for (const c of map.cells) {
+    const v = c.verdicts.find((x) => x.set.key === 'inSpace')!;
+    const row = page.locator(`#map-table tr[data-preset="${c.preset}"]`);
+    await expect(row).toHaveAttribute('data-verdict', v.direction);
+    const cell = row.locator('td[data-label="in-space: HS − single"]');
+    await expect(cell).toHaveAttribute('data-diff', String(v.comparison.pass.diff));
+    await expect(cell).toHaveAttribute('data-lo', String(v.comparison.pass.lo));
+    await expect(cell).toHaveAttribute('data-hi', String(v.comparison.pass.hi));
+    const points = (x: number) => `${x >= 0 ? '+' : '−'}${Math.abs(100 * x).toFixed(1)}`;
+    await expect(cell).toHaveText(`${points(v.comparison.pass.diff)} [${points(v.comparison.pass.lo)}, ${points(v.comparison.pass.hi)}]`);
+    // The note: the cell's starting in-space pass@1 (its committed runs' before-training mean); at the floor it says so.
+    const runs = (JSON.parse(readFileSync(`docs/results/${c.preset}/results.json`, 'utf8')) as { runs: { before: { inSpace: number } }[] }).runs;
+    const start = runs.reduce((a, r) => a + r.before.inSpace, 0) / runs.length;
+    await expect(row.locator('td[data-label="note"]')).toContainText(`in-space pass@1 starts at ${(100 * start).toFixed(1)} %`);
+    if (v.direction === 'not measurable') await expect(row.locator('td[data-label="note"]')).toContainText('in-space floor');
+  }
+  await expect(page.locator('#map-figure svg > rect').first()).toBeVisible();
+  await expect(page.locator('#map-sentences li')).not.toHaveCount(0);
+  // A cell links to its committed results.
+  await rows.first().locator('a').click();
+  await expect(page).toHaveURL(new RegExp(`preset=${map.cells[0].preset}`));
+  await expect(page.locator('#paper-table tbody tr').first()).toBeVisible();
+  expect(mapRequests.length).toBeGreaterThan(0);
+  expect(errors).toEqual([]);
   await context.close();
 });

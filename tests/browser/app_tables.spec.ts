@@ -117,7 +117,16 @@ async function pivotFaults(p: Page): Promise<{ rows: number; faults: string[] }>
 }
 
 const VIEWS: { name: string; url: string; ready: (p: Page) => Promise<void>; tables: number }[] = [
-  { name: 'results', url: '/#/results?file=tables-fixture.json', ready: (p) => expect(p.locator('#paper-table tbody tr')).toHaveCount(3), tables: 5 },
+  {
+    name: 'results',
+    url: '/#/results?file=tables-fixture.json',
+    ready: async (p) => {
+      await expect(p.locator('#paper-table tbody tr')).toHaveCount(3);
+      // The map of conditions (committed map.json, fetched when the view is shown) is measured too.
+      await expect(p.locator('#map-table tbody tr').first()).toBeVisible();
+    },
+    tables: 6,
+  },
   {
     name: 'compare',
     url: `/#/compare?runs=${encodeURIComponent(JSON.stringify(RUNS))}`,

@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { CURVE_POINTS_MAX, decodeEpisodes, downsampleIndices, splitResults, TRAJECTORIES_PER_RUN } from '../../src/app/committed_parts';
-import { COMMITTED_CACHE, committedPresets, fetchCommittedJson, loadCommitted, type CommittedEnv, type CommittedLoad } from '../../src/app/committed_fetch';
+import { COMMITTED_CACHE, committedMap, committedPresets, fetchCommittedJson, loadCommitted, type CommittedEnv, type CommittedLoad } from '../../src/app/committed_fetch';
 
 const lessonText = readFileSync('docs/results/lesson/results.json', 'utf8');
 
@@ -144,5 +144,18 @@ describe('committed fetch', () => {
     expect(last.errors).toEqual(['curves: /other/committed/lesson/curves.json: not on the server (HTTP 200, an HTML page)']);
     expect(last.output.curves).toEqual([]);
     expect(last.output.results.runs[0].episodes).toBeDefined();
+  });
+
+  it('the map of conditions is docs/results/map.json as committed; a cell without its verdicts is named', async () => {
+    const mapText = readFileSync('docs/results/map.json', 'utf8');
+    const files = new Map([[`/m/committed/map.json`, mapText]]);
+    const cells = await committedMap({ caches: undefined, fetch: server(files).fetch, base: '/m/' });
+    expect(cells).toEqual(JSON.parse(mapText).cells);
+    const bad = JSON.parse(mapText);
+    delete bad.cells[0].verdicts;
+    const fetchBad = server(new Map([['/bad/committed/map.json', JSON.stringify(bad)]])).fetch;
+    await expect(committedMap({ caches: undefined, fetch: fetchBad, base: '/bad/' })).rejects.toThrow(
+      '/bad/committed/map.json: cells[0] lacks its place, preset, seeds, bands or verdicts',
+    );
   });
 });

@@ -33,6 +33,7 @@ import { parseSpec, type ExperimentSpec } from '../../experiment/spec';
 import { getPreset } from '../../experiment/presets';
 import { scalingSection } from './scaling';
 import { claimsSection } from './claims_panel';
+import { mapSection, MapSource } from './map_panel';
 import { comparisonSection, type MethodPair } from './comparison_panel';
 import { harnessSet } from '../../experiment/method_verdict';
 import '../results.css';
@@ -272,6 +273,8 @@ export class ResultsView {
   /** The method pair of the Between methods panel (URL parameters a, b); null: its default. */
   private pair: MethodPair | null = null;
   private readonly loaded = new SourceLoader(() => this.draw());
+  /** The map of conditions (docs/results/map.json), fetched when the view is first shown. */
+  private readonly map = new MapSource();
   private exportError = '';
   private readonly picker: SourcePicker;
   /** Tables and chart specs of the loaded output, computed once per output rather than per render. */
@@ -301,6 +304,7 @@ export class ResultsView {
     this.pair = params.a && params.b ? { a: params.a, b: params.b } : null;
     // Re-read the saved list each time the view is shown: Train may have saved a run meanwhile.
     void this.picker.refresh();
+    this.map.request(() => this.draw());
     if (this.loaded.needsLoad(ref)) this.load(ref);
     else this.draw();
   }
@@ -369,6 +373,7 @@ export class ResultsView {
           tables. Open a run saved by Train, a <code>results.json</code> written by <code>hlab run</code> or an <code>hlab evaluate --json</code> report.</p>
       </section>
       ${claimsSection()}
+      ${mapSection(this.map)}
       ${this.picker.template(this.loaded.source, 'Runs finished in the Train view are saved in this browser; files stay on this machine.')}
       ${this.loaded.error ? html`<p class="error-box" id="results-load-error" role="alert">${this.loaded.error}</p>` : nothing}
       ${this.loaded.source && !out && !this.loaded.error ? html`<p class="note">Loading…</p>` : nothing}

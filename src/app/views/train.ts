@@ -41,7 +41,7 @@ import {
 import { emptyRunState, positionText, reduceRunEvent, startRunState, storedRunState, type RunViewState } from './train_state';
 import { TrainClient } from './train_client';
 import { trainTemplate, type Phase, type TrainActions } from './train_templates';
-import { CommittedCard, showsCommitted } from './train_committed';
+import { CommittedCard, MapFindingLine, showsCommitted } from './train_committed';
 import { PRESET_NAMES } from '../../experiment/presets';
 import './train.css';
 
@@ -78,6 +78,8 @@ export class TrainView {
   private evalSizeCache: { spec: ExperimentSpec; runIndex: number; n: ReturnType<typeof evalEpisodes> } | null = null;
   /** The committed comparison shown beside a single-harness run (loaded after the first paint). */
   private readonly committed = new CommittedCard(() => this.scheduleDraw());
+  /** What the committed map of conditions found, said at the door (loaded after the first paint). */
+  private readonly mapFinding = new MapFindingLine(() => this.scheduleDraw());
 
   private redrawTimer: ReturnType<typeof setTimeout> | null = null;
   private lastDraw = 0;
@@ -381,9 +383,11 @@ export class TrainView {
       evalSize: () => (spec ? this.evalSize(spec, this.run.currentRun) : null),
       now: this.lastDraw,
       committed: withCommitted ? this.committed.template() : null,
+      mapFinding: this.mapFinding.template(),
     };
     render(trainTemplate(model, this.actions), this.el);
     if (withCommitted) this.committed.request();
+    this.mapFinding.request();
     // An evaluation, a validation point or an SFT phase sends few events: redraw once a second
     // meanwhile, so its running time and the ETA move.
     const long = this.run.evalStart || this.run.validationStart || this.run.sftStart;

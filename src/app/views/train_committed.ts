@@ -7,6 +7,9 @@
  * (comparison_panel.ts `comparisonSection`, the rule of the claims table) — labelled as committed
  * results, not this browser's run, with a link to the full Results page.
  *
+ * The door also says what the committed map of conditions found (map_panel.ts `mapFinding`),
+ * loaded the same way.
+ *
  * Loaded on demand (committed_fetch.ts `loadCommitted`: the summary, then the episodes) once the
  * view has painted and the page is idle, so the first view does not wait for it; so are the
  * modules that fetch and compare (imported then, not with the view). Offline the
@@ -18,6 +21,7 @@ import type { CommittedEnv, CommittedLoad } from '../committed_fetch';
 import type { ExperimentOutputJson } from '../results_store';
 import { formatRoute } from '../route';
 import type { comparisonSection, MethodPair } from './comparison_panel';
+import type { MapSource, mapFinding } from './map_panel';
 import '../results.css';
 
 /** The committed experiment shown: single-harness RL vs harness scaling, over seeds. */
@@ -143,5 +147,39 @@ export class CommittedCard {
       <p class="note"><a id=${`${ID}-link`} href=${formatRoute({ view: 'results', params: { preset: COMMITTED_PRESET } })}>Open the full committed results in Results</a>
         (every harness set, per family, curves and trajectories).</p>
     </section>`;
+  }
+}
+
+/** What the map of conditions found (map_panel.ts), for the door; loaded after the first paint with its modules. */
+export class MapFindingLine {
+  private started = false;
+  private src: MapSource | null = null;
+  private finding: typeof mapFinding | null = null;
+
+  /** @param redraw asks the view to draw again (the map arrived or failed) */
+  constructor(
+    private readonly redraw: () => void,
+    private readonly env: CommittedEnv = cardEnv(),
+  ) {}
+
+  /** Start loading (once; again after a failure once back online), after the view has painted. */
+  request(): void {
+    if (this.started && !(this.src?.error && navigator.onLine !== false)) return;
+    this.started = true;
+    whenIdle(() => {
+      void import('./map_panel').then(
+        (m) => {
+          this.finding = m.mapFinding;
+          this.src ??= new m.MapSource(this.env);
+          this.src.request(this.redraw);
+        },
+        () => undefined,
+      );
+    });
+  }
+
+  /** The finding; null while loading or when the map cannot be read (Results says why). */
+  template(): TemplateResult | null {
+    return this.src && this.finding ? this.finding(this.src) : null;
   }
 }

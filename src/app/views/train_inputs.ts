@@ -243,3 +243,21 @@ export function presetSummary(spec: ExperimentSpec): string {
   const how = n === 1 ? 'in one run each (one seed)' : `over ${n} seeds (${runs} runs)`;
   return `compares ${names.length} methods ${how}: ${names.join(' vs ')}; ${steps}`;
 }
+
+/** How method `i` of a spec trains, in words ("GRPO through the base harness alone"). */
+export function trainsThrough(spec: ExperimentSpec, i: number): string {
+  const m = spec.methods[i];
+  const algo = m.algorithm === 'sft' ? 'SFT' : m.algorithm.toUpperCase();
+  switch (m.harnesses) {
+    case 'single':
+      return `${algo} through the base harness alone`;
+    case 'blackbox':
+      return `${algo} through the black-box harness ${m.blackbox}`;
+    case 'none':
+      return 'no training (the starting checkpoint)';
+    case 'random-k':
+      return `${algo} through ${spec.design.k ?? 'k'} random harnesses, K = ${m.K} per task`;
+    default:
+      return `${algo} through the design's ${spec.design.method === 'oa' ? 'orthogonal array' : 'training set'}, K = ${m.K} harnesses per task (${m.harnesses === 'random-assignment' ? 'random' : 'locality-aware'} assignment)`;
+  }
+}

@@ -17,7 +17,7 @@ import type { LineChartSpec } from '../line_chart';
 import { SERIES_COLORS } from '../series_colors';
 import { runStepCounts, stepCountsText } from '../step_counts';
 import type { infeasibleCellsOf } from '../infeasible_cells';
-import { engineAvailable, getPath, KNOBS, hasErrors, presetName, presetSummary, type Inputs, type TrainInputs } from './train_inputs';
+import { engineAvailable, getPath, KNOBS, hasErrors, presetName, presetSummary, trainsThrough, type Inputs, type TrainInputs } from './train_inputs';
 import { etaSeconds, metricSeries, passByGroupSeries, positionText, runLabel, updatesSummary, validationGroups, validationSeries, type RunViewState } from './train_state';
 import { fmtBytes } from './train_client';
 import { fmtDuration, fmtUtc } from '../../util/duration';
@@ -52,6 +52,8 @@ interface TrainModel {
   now: number;
   /** The committed comparison card (train_committed.ts) beside a single-harness run; null: none. */
   committed: TemplateResult | null;
+  /** What the committed map of conditions found (train_committed.ts MapFindingLine); null until loaded. */
+  mapFinding: TemplateResult | null;
 }
 
 /** What the templates' controls do. */
@@ -101,24 +103,6 @@ function knobsForm(v: TrainInputs, busy: boolean, a: TrainActions): TemplateResu
 /** What the lab is: the first sentence a visitor reads (the app opens here). */
 const LAB_SENTENCE = html`<strong>Harness Lab</strong> trains one small policy through many agent harnesses — prompt, tool interface,
   observation format, context management, workflow — and measures whether that generalizes better than training through one.`;
-
-/** How a method trains, in words. */
-function trainsThrough(spec: ExperimentSpec, i: number): string {
-  const m = spec.methods[i];
-  const algo = m.algorithm === 'sft' ? 'SFT' : m.algorithm.toUpperCase();
-  switch (m.harnesses) {
-    case 'single':
-      return `${algo} through the base harness alone`;
-    case 'blackbox':
-      return `${algo} through the black-box harness ${m.blackbox}`;
-    case 'none':
-      return 'no training (the starting checkpoint)';
-    case 'random-k':
-      return `${algo} through ${spec.design.k ?? 'k'} random harnesses, K = ${m.K} per task`;
-    default:
-      return `${algo} through the design's ${spec.design.method === 'oa' ? 'orthogonal array' : 'training set'}, K = ${m.K} harnesses per task (${m.harnesses === 'random-assignment' ? 'random' : 'locality-aware'} assignment)`;
-  }
-}
 
 /**
  * What the run in the editor trains and what it measures, in the spec's own numbers: the lesson,
@@ -189,6 +173,7 @@ export function trainTemplate(m: TrainModel, a: TrainActions): TemplateResult {
       <h1 tabindex="-1">Train</h1>
       <p id="train-door">${LAB_SENTENCE}</p>
       ${runIntro(m)}
+      ${m.mapFinding ?? nothing}
     </section>
     <div class="train-layout">
       ${statusCard(m, a, busy, invalid, latest)}

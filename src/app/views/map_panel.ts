@@ -1,0 +1,181 @@
+/**
+ * The map of conditions in the app: where harness scaling pays, read from the committed
+ * docs/results/map.json (scripts/claims.ts writes it with RESULTS.md's map; fetched when a view
+ * shows it, committed_fetch.ts `committedMap`, never bundled). Results shows it whole — the figure
+ * of RESULTS.md (conditions_map_svg.ts), then one row per cell: harness scaling − single harness
+ * on in-space pass@1 with its 95 % interval, the verdict, and a note where the cell sits at the
+ * in-space floor — and the Train door says in one paragraph what it found (`mapFinding`). Every
+ * number and word is conditions_map.ts's, so the app reads as RESULTS.md does.
+ */
+import { html, nothing, type TemplateResult } from 'lit-html';
+import { cellVerdict, intervalText, mapWord, missingPlaces, rowSentences, type MapCell } from '../../experiment/conditions_map';
+import { conditionsMapSvg } from '../../experiment/conditions_map_svg';
+import { committedMap, loadCommitted, type CommittedEnv } from '../committed_fetch';
+import { formatRoute } from '../route';
+
+/** The map as far as it is loaded: its cells, or why it could not be. */
+export class MapSource {
+  cells: MapCell[] | null = null;
+  error: string | null = null;
+  /**
+   * Each cell's starting in-space pass@1 (a fraction), by preset: the mean of its runs'
+   * before-training evaluation in the preset's committed summary, fetched after the map (absent
+   * until then, or when the summary cannot be read).
+   */
+  readonly starts = new Map<string, number>();
+  private started = false;
+  private figure: Element | null = null;
+
+  /** @param env the fetch environment (committed_fetch.ts; default: the app's) */
+  constructor(private readonly env?: CommittedEnv) {}
+
+  /** Start the fetch (once; again after a failure), calling `redraw` when it settles. */
+  request(redraw: () => void): void {
+    if (this.started && !this.error) return;
+    this.started = true;
+    this.error = null;
+    committedMap(this.env).then(
+      (cells) => {
+        this.cells = cells;
+        redraw();
+        for (const c of cells) this.readStart(c.preset, redraw);
+      },
+      (e: Error) => {
+        this.error = e.message;
+        redraw();
+      },
+    );
+  }
+
+  private readStart(preset: string, redraw: () => void): void {
+    loadCommitted(preset, [], undefined, this.env).then(
+      (l) => {
+        const xs = l.output.results.runs.map((r) => r.before?.inSpace).filter((x): x is number => typeof x === 'number' && Number.isFinite(x));
+        if (!xs.length) return;
+        this.starts.set(preset, xs.reduce((a, b) => a + b, 0) / xs.length);
+        redraw();
+      },
+      () => undefined,
+    );
+  }
+
+  /** The figure as an element (parsed once from conditionsMapSvg's markup). */
+  svg(): Element | null {
+    if (!this.figure && this.cells) {
+      const doc = new DOMParser().parseFromString(conditionsMapSvg(this.cells), 'image/svg+xml');
+      const svg = doc.documentElement;
+      if (svg.nodeName !== 'svg') return null;
+      svg.setAttribute('role', 'img');
+      svg.setAttribute('aria-labelledby', 'map-h');
+      this.figure = svg;
+    }
+    return this.figure;
+  }
+}
+
+/** "broad base, 60 steps" / "narrow base, 60 steps with dynamic sampling". */
+const placeText = (c: MapCell) => `${c.exposure} base, ${c.steps} steps${c.dynamicSampling ? ' with dynamic sampling' : ''}`;
+
+/**
+ * What a cell records of its in-space floor (a field newer map.json files may carry, read
+ * defensively): the starting in-space pass@1 (a fraction) when recorded, and whether the cell sits
+ * at the floor — flagged by the file, or no episode passing under either arm ('not measurable').
+ */
+export function floorOf(cell: MapCell): { start: number | null; atFloor: boolean } {
+  const rec = cell as unknown as Record<string, unknown>;
+  let start: number | null = null;
+  let flag = false;
+  const read = (v: unknown) => {
+    if (typeof v === 'boolean') flag ||= v;
+    else if (typeof v === 'number' && Number.isFinite(v) && start === null) start = v;
+  };
+  const f = rec.floor;
+  if (f && typeof f === 'object') for (const v of Object.values(f)) read(v);
+  else read(f);
+  for (const [k, v] of Object.entries(rec)) if (/start/i.test(k) && typeof v === 'number') read(v);
+  return { start, atFloor: flag || cellVerdict(cell, 'inSpace')?.direction === 'not measurable' };
+}
+
+/** A cell's floor note (`summaryStart`: the starting in-space pass@1 from its committed summary), or null when there is nothing to say. */
+function floorNote(cell: MapCell, summaryStart: number | undefined): string | null {
+  const floor = floorOf(cell);
+  const atFloor = floor.atFloor;
+  const start = floor.start ?? summaryStart ?? null;
+  const from = start === null ? '' : `in-space pass@1 starts at ${(100 * start).toFixed(1)} %`;
+  if (atFloor) return `${from ? `${from}: ` : ''}at the in-space floor — little passes to move, so a difference here says little about harness scaling`;
+  return from ? `${from} (before RL, mean over the runs).` : null;
+}
+
+/** A generated sentence's **bold** as <strong>. */
+function bold(md: string): TemplateResult {
+  return html`${md.split('**').map((part, i) => (i % 2 ? html`<strong>${part}</strong>` : part))}`;
+}
+
+/** The Results section: figure, one row per cell, a sentence per exposure, the cells not run yet. */
+export function mapSection(src: MapSource): TemplateResult {
+  const cells = src.cells;
+  let body: TemplateResult;
+  if (src.error) body = html`<p class="error" id="map-error" role="status">The map could not be loaded: ${src.error}</p>`;
+  else if (!cells) body = html`<p class="note" id="map-loading" role="status">Loading the map…</p>`;
+  else if (!cells.length) body = html`<p class="note" id="map-empty">No committed map preset compares single-harness RL with harness scaling yet.</p>`;
+  else {
+    const missing = missingPlaces(cells);
+    body = html`<div class="scroll-x map-figure" id="map-figure">${src.svg() ?? nothing}</div>
+      <ul class="map-sentences" id="map-sentences">${rowSentences(cells).map((s) => html`<li>${bold(s)}</li>`)}</ul>
+      <div class="scroll-x">
+        <table class="paper-table cards-narrow" id="map-table" aria-labelledby="map-h">
+          <thead><tr><th scope="col">cell</th><th scope="col">preset</th><th scope="col" class="num">seeds</th><th scope="col" class="num">in-space: HS − single</th><th scope="col">verdict</th><th scope="col" class="num">base harness</th><th scope="col">note</th></tr></thead>
+          <tbody>${cells.map((c) => mapRow(c, src.starts.get(c.preset)))}</tbody>
+        </table>
+      </div>
+      ${missing.length ? html`<p class="note" id="map-missing">Not run yet: ${missing.map((p) => `${p.exposure} base at ${p.steps} steps${p.dynamicSampling ? ', dynamic sampling' : ''}`).join('; ')}.</p>` : nothing}`;
+  }
+  return html`<section class="card" aria-labelledby="map-h" id="map">
+    <h2 id="map-h">Where harness scaling pays: the map of conditions <span class="sub">committed results; harness scaling − single harness after RL on held-out configurations (in-space), points [95 % interval over seeds, configurations and tasks]</span></h2>
+    <p class="note">Each cell is one committed experiment (<code>main</code> and the <code>map-*</code> presets) that trains both methods on the same seeds, placed by the base's pretraining exposure and the RL budget.
+      The verdict follows the rule of the claims above; the same map opens docs/RESULTS.md.</p>
+    ${body}
+  </section>`;
+}
+
+function mapRow(c: MapCell, summaryStart: number | undefined): TemplateResult {
+  const v = cellVerdict(c, 'inSpace');
+  const base = cellVerdict(c, 'base');
+  const note = floorNote(c, summaryStart);
+  return html`<tr data-preset=${c.preset} data-verdict=${v?.direction ?? ''} data-floor=${floorOf(c).atFloor ? 'true' : 'false'}>
+    <th scope="row">${placeText(c)}</th>
+    <td data-label="preset"><a href=${formatRoute({ view: 'results', params: { preset: c.preset } })}><code>${c.preset}</code></a></td>
+    <td class="num" data-label="seeds">${c.seeds.length}</td>
+    <td class="num" data-label="in-space: HS − single" data-diff=${v?.comparison.pass.diff ?? ''} data-lo=${v?.comparison.pass.lo ?? ''} data-hi=${v?.comparison.pass.hi ?? ''}>${intervalText(v)}</td>
+    <td data-label="verdict" title=${v?.sentence ?? ''}><b class=${`verdict verdict-${(v?.direction ?? 'none').replace(' ', '-')}`}>${mapWord(v)}</b></td>
+    <td class="num" data-label="base harness">${intervalText(base)}${base ? ` ${mapWord(base)}` : ''}</td>
+    <td data-label="note" class="map-note">${note ?? '—'}</td>
+  </tr>`;
+}
+
+/**
+ * What the map found, for the Train door: the cell where harness scaling is ahead beyond noise
+ * (the largest in-space difference, with a link to its committed results), or else one sentence
+ * per base exposure saying that no cell shows it yet.
+ */
+export function mapFinding(src: MapSource): TemplateResult | null {
+  const cells = src.cells;
+  if (!cells?.length) return null;
+  const ahead = cells
+    .filter((c) => cellVerdict(c, 'inSpace')?.direction === 'ahead')
+    .sort((x, y) => cellVerdict(y, 'inSpace')!.comparison.pass.diff - cellVerdict(x, 'inSpace')!.comparison.pass.diff);
+  const mapLink = html`<a href=${formatRoute({ view: 'results', params: {} })}>the map in Results</a>`;
+  if (ahead.length) {
+    const c = ahead[0];
+    return html`<p id="train-map-finding" data-ahead=${c.preset}><strong>What the map of conditions found</strong> (committed results): harness scaling is ahead of the single harness
+      beyond noise on the ${placeText(c)} (<code>${c.preset}</code>: ${intervalText(cellVerdict(c, 'inSpace'))} points in-space) —
+      <a href=${formatRoute({ view: 'results', params: { preset: c.preset } })}>open its committed results</a>, or see ${mapLink}.</p>`;
+  }
+  // One line that opens to the sentences: on a phone Start stays on the first screen.
+  return html`<details id="train-map-finding" class="map-finding" data-ahead="">
+    <summary><strong>What the map of conditions found</strong>: no cell shows harness scaling ahead of the single harness beyond noise yet
+      (committed results, ${cells.length} cell${cells.length === 1 ? '' : 's'})</summary>
+    <ul class="map-sentences">${rowSentences(cells).map((s) => html`<li>${bold(s)}</li>`)}</ul>
+    <p>Until one does, the lesson trains the single harness alone, beside the committed comparison; ${mapLink} shows every cell.</p>
+  </details>`;
+}
