@@ -92,10 +92,9 @@ export function committedPresets(env: CommittedEnv = defaultEnv()): Promise<stri
 
 /**
  * The map of conditions (map.json: docs/results/map.json as scripts/claims.ts wrote it), its
- * cells in the map's order; fetched once per tab. Fields a newer claims.ts adds (a cell's floor)
- * pass through unread here.
+ * cells in the map's order; fetched once per tab.
  * @throws Error when the file cannot be fetched (see fetchCommittedJson) or a cell lacks its
- *   place, preset, seeds or verdicts (naming the cell)
+ *   place, preset, seeds, verdicts, floor or starting in-space pass@1 (naming the cell)
  */
 export function committedMap(env: CommittedEnv = defaultEnv()): Promise<MapCell[]> {
   return remember(memo, `${env.base}map`, async () => {
@@ -112,8 +111,10 @@ export function committedMap(env: CommittedEnv = defaultEnv()): Promise<MapCell[
         Array.isArray(c.seeds) &&
         Array.isArray(c.verdicts) &&
         c.verdicts.every((v) => typeof v?.set?.key === 'string' && typeof v.comparison?.pass?.diff === 'number' && typeof v.direction === 'string') &&
-        Array.isArray(c.bands);
-      if (!ok) throw new Error(`${where}: cells[${i}] lacks its place, preset, seeds, bands or verdicts`);
+        Array.isArray(c.bands) &&
+        typeof c.floor === 'boolean' &&
+        (typeof c.startInSpace === 'number' || c.startInSpace === null);
+      if (!ok) throw new Error(`${where}: cells[${i}] lacks its place, preset, seeds, bands, verdicts, floor or startInSpace`);
     });
     return j.cells as MapCell[];
   });

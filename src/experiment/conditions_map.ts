@@ -183,7 +183,7 @@ export function mapWord(v: MethodVerdict | null, floor = false): string {
 }
 
 /** Whether a cell's in-space reading is an uninformative floor (neither method ahead beyond noise, from a start below FLOOR_PASS). */
-const readsFloor = (c: MapCell): boolean => {
+export const readsFloor = (c: MapCell): boolean => {
   const d = cellVerdict(c, 'inSpace')?.direction;
   return c.floor && d !== 'ahead' && d !== 'behind';
 };

@@ -155,7 +155,7 @@ describe('committed fetch', () => {
     delete bad.cells[0].verdicts;
     const fetchBad = server(new Map([['/bad/committed/map.json', JSON.stringify(bad)]])).fetch;
     await expect(committedMap({ caches: undefined, fetch: fetchBad, base: '/bad/' })).rejects.toThrow(
-      '/bad/committed/map.json: cells[0] lacks its place, preset, seeds, bands or verdicts',
+      '/bad/committed/map.json: cells[0] lacks its place, preset, seeds, bands, verdicts, floor or startInSpace',
     );
   });
 });

@@ -8,7 +8,7 @@
  * number and word is conditions_map.ts's, so the app reads as RESULTS.md does.
  */
 import { html, nothing, type TemplateResult } from 'lit-html';
-import { cellVerdict, intervalText, mapWord, missingPlaces, rowSentences, type MapCell } from '../../experiment/conditions_map';
+import { cellVerdict, intervalText, mapWord, missingPlaces, readsFloor, rowSentences, type MapCell } from '../../experiment/conditions_map';
 import { conditionsMapSvg } from '../../experiment/conditions_map_svg';
 import { committedMap, loadCommitted, type CommittedEnv } from '../committed_fetch';
 import { formatRoute } from '../route';
@@ -77,23 +77,12 @@ export class MapSource {
 const placeText = (c: MapCell) => `${c.exposure} base, ${c.steps} steps${c.dynamicSampling ? ' with dynamic sampling' : ''}`;
 
 /**
- * What a cell records of its in-space floor (a field newer map.json files may carry, read
- * defensively): the starting in-space pass@1 (a fraction) when recorded, and whether the cell sits
- * at the floor — flagged by the file, or no episode passing under either arm ('not measurable').
+ * A cell's starting in-space pass@1 (a fraction; null when not recorded) and whether its in-space
+ * reading is only the floor (conditions_map.ts readsFloor: the map's own rule, not restated here).
  */
 export function floorOf(cell: MapCell): { start: number | null; atFloor: boolean } {
-  const rec = cell as unknown as Record<string, unknown>;
-  let start: number | null = null;
-  let flag = false;
-  const read = (v: unknown) => {
-    if (typeof v === 'boolean') flag ||= v;
-    else if (typeof v === 'number' && Number.isFinite(v) && start === null) start = v;
-  };
-  const f = rec.floor;
-  if (f && typeof f === 'object') for (const v of Object.values(f)) read(v);
-  else read(f);
-  for (const [k, v] of Object.entries(rec)) if (/start/i.test(k) && typeof v === 'number') read(v);
-  return { start, atFloor: flag || cellVerdict(cell, 'inSpace')?.direction === 'not measurable' };
+  const start = typeof cell.startInSpace === 'number' && Number.isFinite(cell.startInSpace) ? cell.startInSpace : null;
+  return { start, atFloor: readsFloor(cell) };
 }
 
 /** A cell's floor note (`summaryStart`: the starting in-space pass@1 from its committed summary), or null when there is nothing to say. */
@@ -102,7 +91,7 @@ function floorNote(cell: MapCell, summaryStart: number | undefined): string | nu
   const atFloor = floor.atFloor;
   const start = floor.start ?? summaryStart ?? null;
   const from = start === null ? '' : `in-space pass@1 starts at ${(100 * start).toFixed(1)} %`;
-  if (atFloor) return `${from ? `${from}: ` : ''}at the in-space floor — little passes to move, so a difference here says little about harness scaling`;
+  if (atFloor) return `${from ? `${from}: ` : ''}at the in-space floor — little passes to move, so this cell does not compare the methods`;
   return from ? `${from} (before RL, mean over the runs).` : null;
 }
 
@@ -147,7 +136,7 @@ function mapRow(c: MapCell, summaryStart: number | undefined): TemplateResult {
     <td data-label="preset"><a href=${formatRoute({ view: 'results', params: { preset: c.preset } })}><code>${c.preset}</code></a></td>
     <td class="num" data-label="seeds">${c.seeds.length}</td>
     <td class="num" data-label="in-space: HS − single" data-diff=${v?.comparison.pass.diff ?? ''} data-lo=${v?.comparison.pass.lo ?? ''} data-hi=${v?.comparison.pass.hi ?? ''}>${intervalText(v)}</td>
-    <td data-label="verdict" title=${v?.sentence ?? ''}><b class=${`verdict verdict-${(v?.direction ?? 'none').replace(' ', '-')}`}>${mapWord(v)}</b></td>
+    <td data-label="verdict" title=${v?.sentence ?? ''}><b class=${`verdict verdict-${(v?.direction ?? 'none').replace(' ', '-')}`}>${mapWord(v, c.floor)}</b></td>
     <td class="num" data-label="base harness">${intervalText(base)}${base ? ` ${mapWord(base)}` : ''}</td>
     <td data-label="note" class="map-note">${note ?? '—'}</td>
   </tr>`;
