@@ -21,6 +21,10 @@ import type { RunResult } from '../experiment/results';
 import type { EvalResult } from '../experiment/evaluate';
 import type { ValidationPoint } from '../experiment/validation';
 import { CheckpointStore } from '../storage/checkpoint_store';
+import { loadTokenizer } from '../model/tokenizer';
+import { parseSpec } from '../experiment/spec';
+import { checkSpecConsistency } from '../experiment/plan';
+import { planExperiment } from '../experiment/prepare';
 import { outputToJsonText, saveRunOutput } from './results_store';
 // Loaded with this worker — which the app starts at load (views/train_client.ts prewarmTrainWorker) —
 // so that the runner's in-process environments (`inProcessEnv`, used offline, see `start`)
@@ -92,7 +96,7 @@ export interface StoredHistory {
 /** Thrown (through comlink, as an Error) when a run fails; the message says whether the GPU device was lost. */
 export interface TrainWorkerApi {
   /**
-   * Run the experiment `specJson` (validated by the runner: a SpecError names the bad fields).
+   * Run the experiment `specJson` (validated and planned here: a SpecError names the bad fields).
    * @param onEvent a comlink.proxy'd callback; called for every RunEvent, not awaited.
    * @throws Error when a run is already in progress in this worker, on invalid input, on WebGPU
    *   errors or device loss (message prefixed 'WebGPU device lost:').
@@ -142,12 +146,16 @@ const api: TrainWorkerApi = {
       // in this worker instead: the same episodes, without the pool's parallelism and watchdog.
       const offline = navigator.onLine === false && typeof localEnvApi === 'function';
       if (offline) void (onEvent({ type: 'log', message: 'offline: environments run in the training worker (no rollout workers)' }) as unknown as Promise<void>).catch(() => {});
-      const out = await runExperiment(specJson, {
+      // The plan the CLI would run for this spec (prepare.ts): infeasible cells left out alike.
+      const spec = checkSpecConsistency(parseSpec(specJson, 'spec'));
+      const tok = await loadTokenizer();
+      const { plan } = await planExperiment(spec, tok, { specJson, ...(opts.steps !== undefined ? { steps: opts.steps } : {}) });
+      const out = await runExperiment(plan, {
         ...(offline ? { inProcessEnv: true } : {}),
         runId: opts.runId,
         resume: opts.resume,
         dbName: opts.dbName,
-        ...(opts.steps !== undefined ? { steps: opts.steps } : {}),
+        tokenizer: tok,
         shouldStop: () => stop,
         // The page's callback is a comlink proxy: calling it posts a message and returns a
         // promise; nothing here waits for the page.
@@ -158,7 +166,7 @@ const api: TrainWorkerApi = {
       if (out.status === 'done' && opts.saveAs) {
         try {
           // The spec as run (seed and step overrides folded in) rides along: Results shows it and diffs runs by it.
-          await saveRunOutput(opts.saveAs, { ...out, specJson } as unknown as Parameters<typeof saveRunOutput>[1]);
+          await saveRunOutput(opts.saveAs, { ...out, specJson, infeasibleCells: plan.infeasible } as unknown as Parameters<typeof saveRunOutput>[1]);
           savedAs = opts.saveAs;
         } catch (e) {
           saveError = (e as Error).message;
