@@ -21,10 +21,7 @@ import type { RunResult } from '../experiment/results';
 import type { EvalResult } from '../experiment/evaluate';
 import type { ValidationPoint } from '../experiment/validation';
 import { CheckpointStore } from '../storage/checkpoint_store';
-import { loadTokenizer } from '../model/tokenizer';
-import { parseSpec } from '../experiment/spec';
-import { checkSpecConsistency } from '../experiment/plan';
-import { planExperiment } from '../experiment/prepare';
+import { trainPlan } from './train_plan';
 import { outputToJsonText, saveRunOutput } from './results_store';
 // Loaded with this worker — which the app starts at load (views/train_client.ts prewarmTrainWorker) —
 // so that the runner's in-process environments (`inProcessEnv`, used offline, see `start`)
@@ -146,10 +143,8 @@ const api: TrainWorkerApi = {
       // in this worker instead: the same episodes, without the pool's parallelism and watchdog.
       const offline = navigator.onLine === false && typeof localEnvApi === 'function';
       if (offline) void (onEvent({ type: 'log', message: 'offline: environments run in the training worker (no rollout workers)' }) as unknown as Promise<void>).catch(() => {});
-      // The plan the CLI would run for this spec (prepare.ts): infeasible cells left out alike.
-      const spec = checkSpecConsistency(parseSpec(specJson, 'spec'));
-      const tok = await loadTokenizer();
-      const { plan } = await planExperiment(spec, tok, { specJson, ...(opts.steps !== undefined ? { steps: opts.steps } : {}) });
+      // The plan the CLI would run for this spec: infeasible cells left out alike.
+      const { plan, tok } = await trainPlan(specJson, opts.steps);
       const out = await runExperiment(plan, {
         ...(offline ? { inProcessEnv: true } : {}),
         runId: opts.runId,

@@ -49,6 +49,7 @@ import { checkSpecConsistency } from '../../experiment/plan';
 import { curvesSvg } from '../../experiment/curves_svg';
 import { checkShippedCheckpoints, publicAssetFetch, readBaseFile, readRunCheckpointFile } from '../checkpoint_files';
 import { planExperiment } from '../../experiment/prepare';
+import type { Tokenizer } from '../../model/tokenizer';
 import { curvesCsv, curvesMarkdown } from '../../experiment/learning_curves';
 
 interface Opts {
@@ -272,6 +273,23 @@ async function runInPage(request: PageRunRequest, events: ReturnType<typeof even
   });
 }
 
+/** The shipped assets (tokenizer, base checkpoints) next to the code. */
+const publicDir = fileURLToPath(new URL('../../../public', import.meta.url));
+
+/**
+ * The plan `hlab run` runs (prepare.ts planExperiment with the base checkpoints read from public/
+ * or the --base file), made before any browser starts.
+ * @param o.steps --steps; o.baseCheckpoint the --base file's bytes
+ */
+export function planRun(spec: ExperimentSpec, json: unknown, tok: Tokenizer, o: { steps?: number; baseCheckpoint?: Uint8Array } = {}) {
+  return planExperiment(spec, tok, {
+    specJson: json,
+    ...(o.steps !== undefined ? { steps: o.steps } : {}),
+    fetchAsset: publicAssetFetch(publicDir),
+    ...(o.baseCheckpoint ? { baseCheckpoint: o.baseCheckpoint } : {}),
+  });
+}
+
 export function registerRun(program: Command): void {
   program
     .command('run')
@@ -306,17 +324,11 @@ export function registerRun(program: Command): void {
       const tok = shippedTokenizer();
       // Every input is verified here, before any browser starts and before the folder changes: a bad one exits 2 naming it.
       if (opts.base) options.baseCheckpoint = await readBaseFile(opts.base, spec, tok);
-      const publicDir = fileURLToPath(new URL('../../../public', import.meta.url));
       await checkShippedCheckpoints(spec, tok, publicDir, !!opts.base);
       const resumed = opts.resume ? await readRunCheckpointFile(ckptPath) : null;
       // The plan, before any browser: infeasible cells (the honest expert under this spec's own
       // budgets) are left out of training and evaluation and listed (results.json `infeasibleCells`, a warning).
-      const { plan, bases } = await planExperiment(spec, tok, {
-        specJson: json,
-        ...(opts.steps !== undefined ? { steps: opts.steps } : {}),
-        fetchAsset: publicAssetFetch(publicDir),
-        ...(options.baseCheckpoint ? { baseCheckpoint: options.baseCheckpoint } : {}),
-      });
+      const { plan, bases } = await planRun(spec, json, tok, { steps: opts.steps, baseCheckpoint: options.baseCheckpoint });
       const infeasible = plan.infeasible;
       const identity = await runIdentity(plan, bases, opts.base);
       if (resumed) {
