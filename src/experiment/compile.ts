@@ -60,7 +60,7 @@ export interface ExperimentPlan {
 }
 
 /** What compilePlan needs besides the spec and the tokenizer. */
-export interface PlanInputs {
+interface PlanInputs {
   specJson: unknown;
   /** Override spec.rl.steps. */
   steps?: number;

@@ -11,7 +11,7 @@ import { baseMix, loadLeaveOutCheckpoints, loadStartingCheckpoints, type Checkpo
 import type { ExperimentSpec } from './spec';
 
 /** Where the plan's inputs come from besides the spec and the tokenizer. */
-export interface PlanOptions {
+interface PlanOptions {
   /** The spec as given (written into checkpoints and spec.json); default the validated spec. */
   specJson?: unknown;
   /** Override spec.rl.steps. */
