@@ -144,7 +144,10 @@ const api: TrainWorkerApi = {
       const offline = navigator.onLine === false && typeof localEnvApi === 'function';
       if (offline) void (onEvent({ type: 'log', message: 'offline: environments run in the training worker (no rollout workers)' }) as unknown as Promise<void>).catch(() => {});
       // The plan the CLI would run for this spec: infeasible cells left out alike.
+      const log = (message: string) => void (onEvent({ type: 'log', message }) as unknown as Promise<void>).catch(() => {});
+      log("planning: which (task, harness) cells the expert can solve under the spec's budgets");
       const { plan, tok } = await trainPlan(specJson, opts.steps);
+      if (plan.infeasible.length) log(`${plan.infeasible.length} infeasible (task, harness) cells are left out of training and evaluation`);
       const out = await runExperiment(plan, {
         ...(offline ? { inProcessEnv: true } : {}),
         runId: opts.runId,

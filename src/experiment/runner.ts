@@ -1,10 +1,11 @@
 /**
  * The experiment runner (docs/ARCHITECTURE.md "Data flow", "Experiments, evaluation and results"),
- * page-side. `runExperiment` is a short driver; for every (seed, method) run it goes through
- * one function per phase:
+ * page-side. `runExperiment` is a short driver over a compiled plan (compile.ts: pools, evaluation
+ * sets, trainer options; it derives none of them); for every (seed, method) run of the plan it
+ * goes through one function per phase:
  *
  *   resume    → resumePoint     the latest good run checkpoint, when asked to continue
- *   start     → startRun        starting parameters (run_start.ts), Engine.createRlStack, task pool, schedule
+ *   start     → startRun        starting parameters (run_start.ts), Engine.createRlStack, the plan's pool and schedule
  *   evaluate  → evaluateBefore  the starting checkpoint (then a checkpoint); its shared part once per starting point (before_reuse.ts)
  *   SFT phase → sftPhase        a method's in-run SFT (sft_phase.ts), its parameters into the RL trainer (then a checkpoint)
  *   RL loop   → rlLoop          rl_loop.ts: schedule → rollout → advantages + update → record → checkpoint
@@ -499,10 +500,11 @@ async function closeInterrupted(ctx: RunContext, run: ActiveRun): Promise<void> 
 }
 
 /**
- * Run an experiment in the page: resume → for each (seed, method) run: start → evaluate →
- * SFT phase → RL loop → evaluate → result (module doc).
+ * Run a compiled experiment in the page: resume → for each (seed, method) run of the plan: start →
+ * evaluate → SFT phase → RL loop → evaluate → result (module doc).
+ * @param experiment the plan (compile.ts compilePlan; prepare.ts planExperiment)
  * @param seams test seams (RunSeams); production callers pass none
- * @throws SpecError for an invalid spec; Error when WebGPU is unavailable or the device is lost.
+ * @throws Error when WebGPU is unavailable or the device is lost, or a base checkpoint is unusable.
  */
 export async function runExperiment(experiment: ExperimentPlan, o: RunnerOptions = {}, seams: RunSeams = {}): Promise<ExperimentOutput> {
   const t0 = performance.now();
