@@ -21,6 +21,7 @@ import type { RunResult } from '../experiment/results';
 import type { EvalResult } from '../experiment/evaluate';
 import type { ValidationPoint } from '../experiment/validation';
 import { CheckpointStore } from '../storage/checkpoint_store';
+import { trainPlan } from './train_plan';
 import { outputToJsonText, saveRunOutput } from './results_store';
 // Loaded with this worker — which the app starts at load (views/train_client.ts prewarmTrainWorker) —
 // so that the runner's in-process environments (`inProcessEnv`, used offline, see `start`)
@@ -92,7 +93,7 @@ export interface StoredHistory {
 /** Thrown (through comlink, as an Error) when a run fails; the message says whether the GPU device was lost. */
 export interface TrainWorkerApi {
   /**
-   * Run the experiment `specJson` (validated by the runner: a SpecError names the bad fields).
+   * Run the experiment `specJson` (validated and planned here: a SpecError names the bad fields).
    * @param onEvent a comlink.proxy'd callback; called for every RunEvent, not awaited.
    * @throws Error when a run is already in progress in this worker, on invalid input, on WebGPU
    *   errors or device loss (message prefixed 'WebGPU device lost:').
@@ -142,12 +143,17 @@ const api: TrainWorkerApi = {
       // in this worker instead: the same episodes, without the pool's parallelism and watchdog.
       const offline = navigator.onLine === false && typeof localEnvApi === 'function';
       if (offline) void (onEvent({ type: 'log', message: 'offline: environments run in the training worker (no rollout workers)' }) as unknown as Promise<void>).catch(() => {});
-      const out = await runExperiment(specJson, {
+      // The plan the CLI would run for this spec: infeasible cells left out alike.
+      const log = (message: string) => void (onEvent({ type: 'log', message }) as unknown as Promise<void>).catch(() => {});
+      log("planning: which (task, harness) cells the expert can solve under the spec's budgets");
+      const { plan, tok } = await trainPlan(specJson, opts.steps);
+      if (plan.infeasible.length) log(`${plan.infeasible.length} infeasible (task, harness) cells are left out of training and evaluation`);
+      const out = await runExperiment(plan, {
         ...(offline ? { inProcessEnv: true } : {}),
         runId: opts.runId,
         resume: opts.resume,
         dbName: opts.dbName,
-        ...(opts.steps !== undefined ? { steps: opts.steps } : {}),
+        tokenizer: tok,
         shouldStop: () => stop,
         // The page's callback is a comlink proxy: calling it posts a message and returns a
         // promise; nothing here waits for the page.
@@ -158,7 +164,7 @@ const api: TrainWorkerApi = {
       if (out.status === 'done' && opts.saveAs) {
         try {
           // The spec as run (seed and step overrides folded in) rides along: Results shows it and diffs runs by it.
-          await saveRunOutput(opts.saveAs, { ...out, specJson } as unknown as Parameters<typeof saveRunOutput>[1]);
+          await saveRunOutput(opts.saveAs, { ...out, specJson, infeasibleCells: plan.infeasible } as unknown as Parameters<typeof saveRunOutput>[1]);
           savedAs = opts.saveAs;
         } catch (e) {
           saveError = (e as Error).message;

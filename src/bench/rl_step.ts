@@ -21,7 +21,8 @@ import { runEpisodes, type EpisodeRequest } from '../rollout/engine';
 import { envWorkerPool } from '../rollout/env_pool';
 import { CpuEngine } from '../engine/cpu';
 import { getPreset } from '../experiment/presets';
-import { maxRows, trainerOptions } from '../experiment/runner';
+import { maxRows } from '../experiment/runner';
+import { trainerOptions } from '../experiment/compile';
 
 export interface RlStepRow {
   preset: 'mini' | 'small';

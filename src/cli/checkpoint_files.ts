@@ -86,6 +86,17 @@ async function verifyBase(label: string, bytes: Uint8Array, spec: ExperimentSpec
 }
 
 /**
+ * Fetch of the app's same-origin asset paths from `publicDir` in Node (a 404 for a missing
+ * file), for loaders written against the page's asset cache (run_start.ts).
+ */
+export function publicAssetFetch(publicDir: string): (url: string) => Promise<Response> {
+  return async (url) => {
+    const path = join(publicDir, url);
+    return existsSync(path) ? new Response(readFileSync(path)) : new Response(null, { status: 404 });
+  };
+}
+
+/**
  * Read and verify the run checkpoint `--resume` continues from (an exported checkpoint file:
  * magic, manifest and tensor digests, length; storage/serialize.ts `decodeExportFile`).
  * @returns the file's bytes and its manifest (run id, spec, segments: run_folder.ts checks them)

@@ -18,8 +18,8 @@
 import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { hlabCommand, UsageError } from './cli_util';
-import { baseMix, loadLeaveOutCheckpoints, loadStartingCheckpoints } from '../experiment/run_start';
-import { inSpaceEvalSet } from '../experiment/plan';
+import type { CheckpointLoad } from '../experiment/run_start';
+import type { ExperimentPlan } from '../experiment/compile';
 import { parseSpec, type ExperimentSpec } from '../experiment/spec';
 import { runCheckpointOrigin, type RunSegment } from '../experiment/run_checkpoint';
 import type { CheckpointManifest } from '../storage/serialize';
@@ -59,30 +59,20 @@ function comparable(spec: ExperimentSpec): unknown {
 }
 
 /**
- * The identity of a run of `spec` (module doc): its base checkpoints are read from `publicDir`
- * (or `base`, the --base file) and decoded, and the in-space set is drawn as the runner draws it.
- * @param excludedCells the (task, harness) cells left out as infeasible (feasibility.ts)
+ * The identity of a run of `plan` (module doc): the digests of the base checkpoints it read
+ * (prepare.ts planExperiment), its in-space set and infeasible cells.
+ * @param loads the base checkpoints by model preset
+ * @param basePath the --base file, when given
  * @throws UsageError when a base checkpoint cannot be loaded (checkpoint_files.ts refuses those first)
  */
-export async function runIdentity(
-  spec: ExperimentSpec,
-  publicDir: string,
-  base: { path: string; bytes: Uint8Array } | undefined,
-  excludedCells: ReadonlyArray<{ taskId: string; harnessId: string }>,
-): Promise<RunIdentity> {
-  const fromDisk = async (url: string): Promise<Response> => {
-    const path = join(publicDir, url);
-    return existsSync(path) ? new Response(readFileSync(path)) : new Response(null, { status: 404 });
-  };
-  const loads = await loadStartingCheckpoints(spec, base?.bytes, fromDisk);
+export async function runIdentity(plan: ExperimentPlan, loads: ReadonlyMap<string, CheckpointLoad>, basePath?: string): Promise<RunIdentity> {
+  const { spec } = plan;
   const bases: RunIdentity['bases'] = [];
   for (const [preset, load] of loads) {
     if (!('ck' in load)) throw new UsageError(`base checkpoint of preset '${preset}' is unusable: ${load.why}`);
-    bases.push({ preset, file: base ? base.path : `public${baseCheckpointUrl(preset, spec.model.exposure)}`, digest: load.ck.header.digest });
+    bases.push({ preset, file: basePath ?? `public${baseCheckpointUrl(preset, spec.model.exposure)}`, digest: load.ck.header.digest });
   }
-  const mix = baseMix(spec, loads, await loadLeaveOutCheckpoints(spec, fromDisk));
-  const inSpace = inSpaceEvalSet(spec, mix.ids, mix.label);
-  const cells = excludedCells.map((c) => `${c.taskId} @ ${c.harnessId}`).sort();
+  const cells = plan.infeasible.map((c) => `${c.taskId} @ ${c.harnessId}`).sort();
   return {
     format: 'hlab-run-folder',
     version: 1,
@@ -90,8 +80,8 @@ export async function runIdentity(
     spec: { name: spec.name, digest: await sha256Hex(new TextEncoder().encode(canonicalJson(comparable(spec), 'spec'))) },
     bases,
     evaluationSet: {
-      digest: await sha256Hex(new TextEncoder().encode(canonicalJson({ inSpace: inSpace.ids, excludedCells: cells }, 'evaluationSet'))),
-      description: `in-space: ${inSpace.ids.length} configurations, ${cells.length} infeasible cells left out`,
+      digest: await sha256Hex(new TextEncoder().encode(canonicalJson({ inSpace: plan.inSpace.ids, excludedCells: cells }, 'evaluationSet'))),
+      description: `in-space: ${plan.inSpace.ids.length} configurations, ${cells.length} infeasible cells left out`,
     },
   };
 }

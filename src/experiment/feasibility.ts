@@ -181,7 +181,7 @@ export function specFeasibility(spec: ExperimentSpec, tok: Tokenizer, opts: { po
 }
 
 /** A cell the runner must leave out of training and evaluation, with why. */
-interface ExcludedCell {
+export interface ExcludedCell {
   taskId: string;
   harnessId: string;
   reason: InfeasibleReason;

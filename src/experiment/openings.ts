@@ -14,11 +14,11 @@ import { inSpaceEvalSet, testTasks, trainingHarnesses, trainPool, validationTask
 import type { ExperimentSpec } from './spec';
 
 /**
- * @param poolPerSuite train tasks per suite of a run's pool (plan.ts TRAIN_POOL_PER_SUITE)
+ * @param poolPerSuite train tasks per suite of a run's pool (default plan.ts trainPool's)
  * @returns the largest opening per (seed, method)
  * @throws ContextBudgetError (rows.ts) naming the first pair whose opening does not fit.
  */
-export function checkSpecOpenings(spec: ExperimentSpec, tok: Tokenizer, poolPerSuite: number): OpeningReport[] {
+export function checkSpecOpenings(spec: ExperimentSpec, tok: Tokenizer, poolPerSuite?: number): OpeningReport[] {
   const out: OpeningReport[] = [];
   const inSpace = inSpaceEvalSet(spec).ids;
   for (const seed of spec.seeds) {

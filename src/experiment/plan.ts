@@ -1,7 +1,8 @@
 /**
  * The plan of one experiment run (docs/ARCHITECTURE.md "Harness space and design", "Experiments, evaluation and results"), pure and seeded: which harnesses a
  * method trains through, each task's K harnesses and their round-robin schedule, which train
- * tasks each RL step draws, and the evaluation sets. The runner (runner.ts) executes it.
+ * tasks each RL step draws, and the evaluation sets. compile.ts compiles a spec's runs from these
+ * draws once; the runner (runner.ts) executes that plan.
  *
  * Strategies (spec.methods[].harnesses):
  * - single:            every task uses the base harness S0-T0-O0-C0-W0.

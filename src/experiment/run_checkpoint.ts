@@ -384,8 +384,11 @@ export function runCheckpointOrigin(meta: Pick<CheckpointMeta, 'runId' | 'config
 // ── save ─────────────────────────────────────────────────────────────────────────────────────
 
 /** Where a run's checkpoints go: the IndexedDB store under `runId`, and optionally a mirror outside the page. */
+/** What the runner uses of the checkpoint store (storage/checkpoint_store.ts). */
+export type RunStore = Pick<CheckpointStore, 'save' | 'exportCheckpointBytes' | 'importCheckpoint' | 'loadLatestGood' | 'close'>;
+
 export interface RunCheckpointSink {
-  store: CheckpointStore;
+  store: RunStore;
   runId: string;
   /**
    * Called with the export file of every saved checkpoint (storage/serialize.ts format) and its

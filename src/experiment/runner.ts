@@ -1,10 +1,11 @@
 /**
  * The experiment runner (docs/ARCHITECTURE.md "Data flow", "Experiments, evaluation and results"),
- * page-side. `runExperiment` is a short driver; for every (seed, method) run it goes through
- * one function per phase:
+ * page-side. `runExperiment` is a short driver over a compiled plan (compile.ts: pools, evaluation
+ * sets, trainer options; it derives none of them); for every (seed, method) run of the plan it
+ * goes through one function per phase:
  *
  *   resume    → resumePoint     the latest good run checkpoint, when asked to continue
- *   start     → startRun        starting parameters (run_start.ts), Engine.createRlStack, task pool, schedule
+ *   start     → startRun        starting parameters (run_start.ts), Engine.createRlStack, the plan's pool and schedule
  *   evaluate  → evaluateBefore  the starting checkpoint (then a checkpoint); its shared part once per starting point (before_reuse.ts)
  *   SFT phase → sftPhase        a method's in-run SFT (sft_phase.ts), its parameters into the RL trainer (then a checkpoint)
  *   RL loop   → rlLoop          rl_loop.ts: schedule → rollout → advantages + update → record → checkpoint
@@ -25,43 +26,25 @@
 import { sha256Hex } from '../util/encoding';
 import { presetConfig, type ModelConfig, type PresetName } from '../model/config';
 import { loadTokenizer, type Tokenizer } from '../model/tokenizer';
-import { rlLossConfig, RlLossSpec } from '../rl/config';
 import { inProcessEnv, type EnvHost } from '../rollout/engine';
-import type { RlTrainerOptions } from '../rl/update';
 import { envWorkerPool } from '../rollout/env_pool';
 import { CheckpointStore } from '../storage/checkpoint_store';
 import type { JsonValue } from '../storage/serialize';
-import { checkSpecOpenings } from './openings';
 import type { TrajectorySample } from './trajectory_sample';
 import { evaluate, sharedBatchKey, type EvalBatch, type EvalResult, type EvalSets } from './evaluate';
 import { SharedBeforeBatches } from './before_reuse';
-import {
-  cellKey,
-  checkSpecConsistency,
-  inSpaceEvalSet,
-  inSpaceTasks,
-  makeSchedule,
-  mixOverlapWarnings,
-  plannedRuns,
-  type PlannedRun,
-  taskAssignments,
-  testTasks,
-  trainingHarnesses,
-  trainPool,
-  TRAIN_POOL_PER_SUITE,
-  withoutCells,
-} from './plan';
-import { validationPlan } from './validation';
+import { cellKey, makeSchedule } from './plan';
+import type { ExperimentPlan, RunPlan } from './compile';
 import { runSftPhase, SftReuse } from './sft_phase';
 import { rlLoop, type RlLoopHooks } from './rl_loop';
 import { makeEmit, type Emit, type RunCurves, type RunEvent } from './run_events';
-import { decodeRunCheckpoint, saveRunCheckpoint, type RunCheckpointSink, type RunSegment, type RunState, type RunTensors } from './run_checkpoint';
+import { decodeRunCheckpoint, saveRunCheckpoint, type RunCheckpointSink, type RunSegment, type RunState, type RunStore, type RunTensors } from './run_checkpoint';
 import type { ExperimentResults, RunResult } from './results_file';
 import { applied, noSignalWarning, runResult } from './run_result';
 import { parseSpec, type ExperimentSpec, type MethodSpec } from './spec';
 import { chooseEngine } from '../engine/choose';
 import type { BackendChoice, Engine, RlStack } from '../engine/engine';
-import { baseMix, loadLeaveOutCheckpoints, loadStartingCheckpoints, startingBases, startingParams, type CheckpointLoad } from './run_start';
+import { loadStartingCheckpoints, startingBases, startingParams, type CheckpointLoad } from './run_start';
 
 export type { RunCurves, RunEvent, StepRecord } from './run_events';
 export { checkpointPosition } from './run_checkpoint';
@@ -75,8 +58,6 @@ export interface RunnerOptions {
   shouldStop?: () => boolean;
   /** Receives every saved checkpoint as an export file (storage/serialize.ts) with its store step; awaited. */
   mirrorCheckpoint?: (file: Uint8Array, step: number) => Promise<void>;
-  /** Override spec.rl.steps (CLI --steps). */
-  steps?: number;
   /** Save a checkpoint every this many RL steps (default 1; the last step and an interruption always save). */
   checkpointEvery?: number;
   /** IndexedDB run id (default 'run-<spec.name>'); tests isolate by it. */
@@ -93,13 +74,8 @@ export interface RunnerOptions {
   inProcessEnv?: boolean;
   /** An explicit base checkpoint file, used instead of public/base-<preset>.ckpt (CLI --base). */
   baseCheckpoint?: Uint8Array;
-  /** Train-task pool per suite (default spec.rl.trainTasks, else TRAIN_POOL_PER_SUITE). */
-  trainPoolPerSuite?: number;
-  /**
-   * (task, harness) cells to leave out of training and evaluation: those the expert cannot solve
-   * under the spec's budgets (src/experiment/feasibility.ts `excludedCells`; the CLI computes them).
-   */
-  excludeCells?: ReadonlyArray<{ taskId: string; harnessId: string }>;
+  /** The tokenizer the plan was compiled with, when the caller has it loaded (default: the shipped one, loaded here). */
+  tokenizer?: Tokenizer;
 }
 
 /**
@@ -115,6 +91,10 @@ export interface RunSeams {
   skipEval?: boolean;
   /** Called with a run's parameters when it finishes or is interrupted (resume tests compare their digests). */
   onRunParams?: (runIndex: number, params: Float32Array) => void;
+  /** The engine instead of the one `backend` chooses (a fake engine in Node). */
+  engine?: Engine;
+  /** The checkpoint store instead of IndexedDB's. */
+  store?: RunStore;
 }
 
 export interface ExperimentOutput {
@@ -158,32 +138,13 @@ export function maxRows(cfg: ModelConfig): number {
   return Math.max(1, Math.min(64, Math.floor((96 << 20) / (cfg.maxT * cfg.vocabSize * 4))));
 }
 
-/**
- * The RL trainer's options for a run of `algorithm` under the spec (GRPO for anything but PPO:
- * an 'sft' or harness-free method takes no RL step, its trainer only holds the parameters). The
- * loss hyper-parameters are the spec's fields of src/rl/config.ts `RlLossSpec` (one schema).
- */
-export function trainerOptions(spec: ExperimentSpec, algorithm: MethodSpec['algorithm'], padId: number, seed: number): RlTrainerOptions {
-  const cfg = rlLossConfig({
-    ...RlLossSpec.parse(spec.rl),
-    algorithm: algorithm === 'ppo' ? 'ppo' : 'grpo',
-    // The trainer scores log-probs at the rollouts' sampling temperature.
-    temperature: spec.rl.temperature,
-    // Dr. GRPO's constant for seq-mean-token-sum-norm: the maximum response length (never the padded T).
-    tokenSumNorm: spec.rollout.maxNewTokens,
-  });
-  const { lr, weightDecay, maxGradNorm, epochs, minibatches, dropZeroVarianceGroups } = spec.rl;
-  return { cfg, lr, weightDecay, maxGradNorm, epochs, minibatches, padId, seed, dropZeroVarianceGroups };
-}
-
 /** What one call of the runner works with, shared by the phases. */
 interface RunContext {
   spec: ExperimentSpec;
-  specJson: unknown;
+  /** The compiled experiment (compile.ts): runs, pools, evaluation sets, trainer options. */
+  experiment: ExperimentPlan;
   o: RunnerOptions;
   seams: RunSeams;
-  /** RL steps per run (spec.rl.steps or the override). */
-  steps: number;
   tok: Tokenizer;
   engine: Engine;
   env: EnvHost & { terminate(): void };
@@ -196,9 +157,9 @@ interface RunContext {
   /** Shared 'before' batches evaluated in this call, for the runs that start where they did. */
   sharedBefore: SharedBeforeBatches;
   sftReuse: SftReuse;
-  inSpace: ReturnType<typeof inSpaceEvalSet>;
   machine: string;
-  plan: PlannedRun[];
+  /** Progress units per run, in plan order (its RL steps, evaluations and SFT phase). */
+  units: number[];
   results: RunResult[];
   curves: RunCurves[];
   trajectories: TrajectorySample[];
@@ -219,9 +180,11 @@ interface ActiveRun {
   method: MethodSpec;
   /** RL steps of this run: 0 for a method that does not train. */
   runSteps: number;
+  /** What the plan says of this run. */
+  plan: RunPlan;
   stack: RlStack;
+  /** The plan's train-task pool (infeasible cells left out). */
   pool: string[];
-  fullPool: string[];
   schedule: ReturnType<typeof makeSchedule>;
   st: RunState;
   startSource: string;
@@ -244,57 +207,48 @@ function warn(ctx: Pick<RunContext, 'warnings' | 'emit'>, w: string): void {
 }
 
 /**
- * Open a call: validate the spec, load tokenizer, engine, environments, base checkpoints, the
- * in-space set and the checkpoint store.
- * @throws SpecError for an invalid spec; Error for an opening over the context budget
+ * Open a call: load tokenizer, engine, environments, base checkpoints and the checkpoint store
+ * for the compiled plan.
  */
-async function openRun(specJson: unknown, o: RunnerOptions, seams: RunSeams): Promise<RunContext> {
+async function openRun(experiment: ExperimentPlan, o: RunnerOptions, seams: RunSeams): Promise<RunContext> {
   const emit = makeEmit(o.onProgress);
-  // Cross-field constraints (K, budgets) before any GPU work, as the CLI checks them.
-  const spec = checkSpecConsistency(parseSpec(specJson, 'spec'));
-  const tok = await loadTokenizer();
-  const engine = await chooseEngine(o.backend ?? spec.backend);
+  const { spec } = experiment;
+  const tok = o.tokenizer ?? (await loadTokenizer());
+  const engine = seams.engine ?? (await chooseEngine(o.backend ?? spec.backend));
   emit({ type: 'log', message: `engine: ${engine.describe} — ${engine.reason}` });
   const warnings: string[] = [];
-  const bases = await loadStartingCheckpoints(spec, o.baseCheckpoint); // before the in-space set: it leaves out the bases' pretraining mix
-  const mix = baseMix(spec, bases, await loadLeaveOutCheckpoints(spec));
-  const inSpace = inSpaceEvalSet(spec, mix.ids, mix.label);
-  emit({ type: 'log', message: `in-space set: ${inSpace.description}` });
-  for (const w of mixOverlapWarnings(spec, mix.ids)) warn({ warnings, emit }, w);
-  // Every opening fits the context budget, checked before any rollout (throws naming harness, task, sizes).
-  checkSpecOpenings(spec, tok, o.trainPoolPerSuite ?? spec.rl.trainTasks ?? TRAIN_POOL_PER_SUITE);
+  const bases = await loadStartingCheckpoints(spec, o.baseCheckpoint);
+  emit({ type: 'log', message: `in-space set: ${experiment.inSpace.description}` });
+  for (const w of experiment.warnings) warn({ warnings, emit }, w);
   // The environments count tokens with the policy's tokenizer (C2, coding-CLI compaction).
   const env = seams.env ? seams.env(spec, tok) : o.inProcessEnv ? await localEnv(tok) : envWorkerPool(spec.rollout.workers, spec.rollout.watchdogMs, tok);
-  const store = await CheckpointStore.open(o.dbName ? { dbName: o.dbName } : {});
-  const steps = o.steps ?? spec.rl.steps;
+  const store = seams.store ?? (await CheckpointStore.open(o.dbName ? { dbName: o.dbName } : {}));
   const evalUnits = seams.skipEval ? 0 : 2;
-  const plan = plannedRuns(spec, steps, evalUnits);
+  const units = experiment.runs.map((p) => p.rlSteps + evalUnits + (p.method.sft ? 1 : 0));
   return {
     spec,
-    specJson,
+    experiment,
     o,
     seams,
-    steps,
     tok,
     engine,
     env,
     sink: { store, runId: o.runId ?? `run-${spec.name}`, ...(o.mirrorCheckpoint ? { mirror: o.mirrorCheckpoint } : {}) },
     emit,
     warnings,
-    excluded: new Set((o.excludeCells ?? []).map((c) => cellKey(c.taskId, c.harnessId))),
+    excluded: new Set(experiment.infeasible.map((c) => cellKey(c.taskId, c.harnessId))),
     bases,
     sharedBefore: new SharedBeforeBatches(),
     sftReuse: new SftReuse(),
-    inSpace,
     machine: `${engine.describe}; ${navigator.hardwareConcurrency} logical cores; ${navigator.userAgent.match(/(HeadlessChrome|Chrome)\/[\d.]+/)?.[0] ?? 'browser'}`,
-    plan,
+    units,
     results: [],
     curves: [],
     trajectories: [],
     starts: [],
     segments: [],
     segment: { engine: engine.kind, describe: engine.describe, start: '', from: { runIndex: 0, step: 0 }, to: { runIndex: 0, step: 0 } },
-    progress: { done: 0, total: plan.reduce((a, p) => a + p.units, 0) },
+    progress: { done: 0, total: units.reduce((a, u) => a + u, 0) },
     evalUnits,
     stopRequested: () => o.shouldStop?.() === true,
   };
@@ -307,7 +261,8 @@ async function openRun(specJson: unknown, o: RunnerOptions, seams: RunSeams): Pr
  * @throws RunCheckpointVersionError for a checkpoint this build cannot read; Error when it was written for another spec
  */
 async function resumePoint(ctx: RunContext): Promise<{ state: RunState; tensors: RunTensors } | null> {
-  const { o, sink, emit, plan } = ctx;
+  const { o, sink, emit } = ctx;
+  const runs = ctx.experiment.runs;
   if (o.importCheckpoint) await sink.store.importCheckpoint(o.importCheckpoint, { overwrite: true });
   if (!o.resume) return null;
   const lg = await sink.store.loadLatestGood(sink.runId);
@@ -332,10 +287,10 @@ async function resumePoint(ctx: RunContext): Promise<{ state: RunState; tensors:
   Object.assign(ctx.segment, { start: `the run checkpoint at run ${at.runIndex + 1}, step ${at.step}`, from: { ...at }, to: { ...at } });
   ctx.results.push(...ck.results);
   ctx.curves.push(...ck.curves);
-  ctx.progress.done = plan.slice(0, ctx.results.length).reduce((a, p) => a + p.units, 0);
-  emit({ type: 'log', message: `resuming run '${sink.runId}' at run ${st.runIndex + 1}/${plan.length}, step ${st.step}/${ctx.steps}` });
+  ctx.progress.done = ctx.units.slice(0, ctx.results.length).reduce((a, u) => a + u, 0);
+  emit({ type: 'log', message: `resuming run '${sink.runId}' at run ${st.runIndex + 1}/${runs.length}, step ${st.step}/${ctx.experiment.steps}` });
   // The current run's history rides in its state; finished runs are in `curves`.
-  const current = st.runIndex < plan.length ? [{ method: plan[st.runIndex].method.name, seed: plan[st.runIndex].seed, steps: st.history, validation: st.validation ?? [] }] : [];
+  const current = st.runIndex < runs.length ? [{ method: runs[st.runIndex].method.name, seed: runs[st.runIndex].seed, steps: st.history, validation: st.validation ?? [] }] : [];
   emit({ type: 'resume', runIndex: st.runIndex, step: st.step, curves: [...ck.curves, ...current], sftDone: !!st.sft });
   return { state: st, tensors };
 }
@@ -346,20 +301,16 @@ async function resumePoint(ctx: RunContext): Promise<{ state: RunState; tensors:
  * @throws Error for an unusable starting checkpoint (run_start.ts) or a run whose every training task is excluded
  */
 function startRun(ctx: RunContext, r: number, resume: { state: RunState; tensors: RunTensors } | null): ActiveRun {
-  const { spec, tok, emit, plan } = ctx;
-  const { seed, method } = plan[r];
-  const preset = method.modelPreset ?? spec.model.preset;
+  const { spec, tok, emit } = ctx;
+  const runs = ctx.experiment.runs;
+  const plan = runs[r];
+  const { seed, method, preset } = plan;
   const cfg = presetConfig(preset, tok.vocabSize);
   const start = startingParams(spec, method, cfg, seed, tok, ctx.warnings, emit, ctx.bases);
   ctx.starts.push(start.source);
   if (!ctx.segment.start) ctx.segment.start = start.source;
-  emit({ type: 'log', message: `run ${r + 1}/${plan.length}: ${method.name}, seed ${seed}, model ${preset}, start from ${start.source}` });
-  const training = trainingHarnesses(spec, method, seed);
-  // Cells the expert cannot solve under the run's budgets are neither trained nor evaluated.
-  const fullPool = trainPool(spec, seed, ctx.o.trainPoolPerSuite ?? spec.rl.trainTasks ?? TRAIN_POOL_PER_SUITE);
-  const { pool, assignments } = withoutCells(taskAssignments(spec, method, fullPool, seed), ctx.excluded);
-  if (pool.length === 0) throw new Error(`method '${method.name}', seed ${seed}: every training task is excluded as infeasible`);
-  const stack = ctx.engine.createRlStack(cfg, start.params, maxRows(cfg), trainerOptions(spec, method.algorithm, tok.padId, seed));
+  emit({ type: 'log', message: `run ${r + 1}/${runs.length}: ${method.name}, seed ${seed}, model ${preset}, start from ${start.source}` });
+  const stack = ctx.engine.createRlStack(cfg, start.params, maxRows(cfg), plan.trainer);
   let st: RunState = { runIndex: r, step: 0, before: null, history: [], schedule: {}, skippedSteps: 0, seconds: 0 };
   // A checkpoint inside this run (not the fresh state before its first evaluation): continue it.
   const resumed = resume !== null && resume.state.runIndex === r && (resume.state.step > 0 || resume.state.before !== null);
@@ -371,9 +322,9 @@ function startRun(ctx: RunContext, r: number, resume: { state: RunState; tensors
     ctx.starts[ctx.starts.length - 1] = `the run checkpoint at step ${st.step}`;
     ctx.progress.done += (st.before ? 1 : 0) * Math.min(1, ctx.evalUnits) + (st.sft ? 1 : 0) + st.step;
   }
-  const tests = testTasks(spec, seed);
-  const cellTasks = inSpaceTasks(spec, tests, ctx.inSpace.ids) ?? undefined;
-  const sets: EvalSets = { testTasks: tests, inSpace: ctx.inSpace.ids, cellTasks, blackbox: spec.evaluation.blackbox, training, excluded: ctx.excluded };
+  // Cells the expert cannot solve under the run's budgets are neither trained nor evaluated.
+  const { cellTasks, ...sets0 } = plan.evaluation;
+  const sets: EvalSets = { ...sets0, cellTasks: cellTasks ? new Map(Object.entries(cellTasks)) : undefined, excluded: ctx.excluded };
   const evalOpts = {
     tok,
     policy: stack.policy,
@@ -389,11 +340,11 @@ function startRun(ctx: RunContext, r: number, resume: { state: RunState; tensors
     r,
     seed,
     method,
-    runSteps: plan[r].rlSteps,
+    runSteps: plan.rlSteps,
+    plan,
     stack,
-    pool,
-    fullPool,
-    schedule: makeSchedule(assignments, { draws: st.schedule }),
+    pool: plan.pool,
+    schedule: makeSchedule(plan.assignments, { draws: st.schedule }),
     st,
     startSource: start.source,
     preset,
@@ -404,9 +355,9 @@ function startRun(ctx: RunContext, r: number, resume: { state: RunState; tensors
     runEval: (when, shared) => evaluate(sets, { ...evalOpts, onProgress: (done, total) => emit({ type: 'evalProgress', runIndex: r, when, done, total }) }, shared),
     save: () => saveCheckpoint(ctx, run),
   };
-  emit({ type: 'run', runIndex: r, runs: plan.length, method: method.name, seed, steps: run.runSteps, start: start.source });
+  emit({ type: 'run', runIndex: r, runs: runs.length, method: method.name, seed, steps: run.runSteps, start: start.source });
   if (st.before) emit({ type: 'eval', runIndex: r, method: method.name, seed, when: 'before', ...evalSummary(st.before), restored: true });
-  emit({ type: 'progress', ...ctx.progress, phase: `run ${r + 1}/${plan.length} (${method.name}, seed ${seed})` });
+  emit({ type: 'progress', ...ctx.progress, phase: `run ${r + 1}/${runs.length} (${method.name}, seed ${seed})` });
   return run;
 }
 
@@ -423,7 +374,7 @@ async function saveCheckpoint(ctx: RunContext, run: ActiveRun): Promise<void> {
   const res = await saveRunCheckpoint(
     ctx.sink,
     {
-      spec: ctx.specJson as JsonValue,
+      spec: ctx.experiment.specJson as JsonValue,
       run: { runIndex: run.r, method: run.method.name, seed: run.seed },
       state,
       schedule: run.schedule.state(),
@@ -468,8 +419,7 @@ async function evaluateBefore(ctx: RunContext, run: ActiveRun): Promise<void> {
 async function sftPhase(ctx: RunContext, run: ActiveRun): Promise<void> {
   if (!run.method.sft || run.st.sft) return;
   // A run without RL steps gets its validation point (step 0: after SFT, before RL) here.
-  const plan = run.runSteps === 0 ? validationPlan(ctx.spec, run.method, run.seed, run.fullPool, ctx.excluded, ctx.inSpace.ids) : undefined;
-  const { record, point } = await runSftPhase(ctx, run, plan);
+  const { record, point } = await runSftPhase(ctx, run, run.runSteps === 0 ? run.plan.validation : undefined);
   run.st.sft = record;
   if (point) run.st.validation = [point];
   await run.save();
@@ -501,7 +451,7 @@ async function train(ctx: RunContext, run: ActiveRun): Promise<boolean> {
     save: run.save,
     emit: ctx.emit,
     hooks: ctx.seams.loop,
-    validation: runSteps > 0 ? validationPlan(spec, method, seed, run.fullPool, ctx.excluded, ctx.inSpace.ids) : undefined,
+    validation: runSteps > 0 ? run.plan.validation : undefined,
   });
   // A stop asked for during the last RL step: that step's checkpoint is saved; stop before
   // the final evaluation (a resume runs it) instead of ignoring the pause.
@@ -539,7 +489,7 @@ async function recordResult(ctx: RunContext, run: ActiveRun, after: EvalResult |
   ctx.seams.onRunParams?.(r, await run.stack.readParams());
   run.st = { ...st, runIndex: r + 1, step: 0, before: null, history: [], schedule: {}, skippedSteps: 0, seconds: 0 };
   await run.save();
-  ctx.emit({ type: 'progress', ...ctx.progress, phase: `run ${r + 1}/${ctx.plan.length} finished (${method.name}, seed ${seed})` });
+  ctx.emit({ type: 'progress', ...ctx.progress, phase: `run ${r + 1}/${ctx.experiment.runs.length} finished (${method.name}, seed ${seed})` });
 }
 
 /** A run stopped on request: its curve so far (its state is in the checkpoint just saved). */
@@ -550,18 +500,19 @@ async function closeInterrupted(ctx: RunContext, run: ActiveRun): Promise<void> 
 }
 
 /**
- * Run an experiment in the page: resume → for each (seed, method) run: start → evaluate →
- * SFT phase → RL loop → evaluate → result (module doc).
+ * Run a compiled experiment in the page: resume → for each (seed, method) run of the plan: start →
+ * evaluate → SFT phase → RL loop → evaluate → result (module doc).
+ * @param experiment the plan (compile.ts compilePlan; prepare.ts planExperiment)
  * @param seams test seams (RunSeams); production callers pass none
- * @throws SpecError for an invalid spec; Error when WebGPU is unavailable or the device is lost.
+ * @throws Error when WebGPU is unavailable or the device is lost, or a base checkpoint is unusable.
  */
-export async function runExperiment(specJson: unknown, o: RunnerOptions = {}, seams: RunSeams = {}): Promise<ExperimentOutput> {
+export async function runExperiment(experiment: ExperimentPlan, o: RunnerOptions = {}, seams: RunSeams = {}): Promise<ExperimentOutput> {
   const t0 = performance.now();
-  const ctx = await openRun(specJson, o, seams);
+  const ctx = await openRun(experiment, o, seams);
   let status: 'done' | 'interrupted' = 'done';
   try {
     let resume = await resumePoint(ctx);
-    for (let r = ctx.results.length; r < ctx.plan.length; r++) {
+    for (let r = ctx.results.length; r < ctx.experiment.runs.length; r++) {
       const run = startRun(ctx, r, resume);
       resume = null;
       try {
@@ -589,7 +540,15 @@ export async function runExperiment(specJson: unknown, o: RunnerOptions = {}, se
   return {
     engine: { kind: engine.kind, describe: engine.describe, reason: engine.reason },
     status,
-    results: { resultsVersion: 1, spec: ctx.spec.name, evalSet: ctx.inSpace.description, evalSetExcluded: ctx.inSpace.excluded, ...bases, machine: ctx.machine, runs: ctx.results },
+    results: {
+      resultsVersion: 1,
+      spec: ctx.spec.name,
+      evalSet: experiment.inSpace.description,
+      evalSetExcluded: experiment.inSpace.excluded,
+      ...bases,
+      machine: ctx.machine,
+      runs: ctx.results,
+    },
     curves: ctx.curves,
     warnings: ctx.warnings,
     starts: ctx.starts,

@@ -15,14 +15,15 @@
  */
 import type { PageEvent, PageIo } from './protocol';
 import type { ExperimentOutput, RunnerOptions } from '../experiment/runner';
+import type { ExperimentPlan } from '../experiment/compile';
 import type { EvalPageRequest } from '../experiment/evaluate_page';
 import type { PretrainPageOptions } from '../pretrain/page';
 import type { PretrainPageResult } from '../pretrain/drivers';
 
-/** `hlab run`'s request: the spec and the runner's JSON-safe options; `mirror` sends every checkpoint back as a 'checkpointFile' event. */
+/** `hlab run`'s request: the compiled plan and the runner's JSON-safe options; `mirror` sends every checkpoint back as a 'checkpointFile' event. */
 export interface PageRunRequest {
-  spec: unknown;
-  options: Omit<RunnerOptions, 'onProgress' | 'shouldStop' | 'mirrorCheckpoint'>;
+  plan: ExperimentPlan;
+  options: Omit<RunnerOptions, 'onProgress' | 'shouldStop' | 'mirrorCheckpoint' | 'tokenizer'>;
   mirror: boolean;
 }
 
@@ -60,7 +61,7 @@ export const PAGE_ENTRIES = {
   /** `hlab run`: runExperiment with its events, stop request and checkpoint mirror wired to the CLI. */
   run: async (req: PageRunRequest, io: PageIo): Promise<ExperimentOutput> => {
     const { runExperiment } = await import('../experiment/runner');
-    return runExperiment(req.spec, {
+    return runExperiment(req.plan, {
       ...req.options,
       onProgress: (ev) => post(io, ev),
       shouldStop: () => io.stopRequested(),

@@ -105,7 +105,8 @@ test('Start and Pause pressed by keyboard keep focus on the button', async ({ br
     methods: [{ name: 'single harness (GRPO)', harnesses: 'single', K: 1, algorithm: 'grpo' }],
     model: { preset: 'tiny', init: 'scratch' },
     rl: { tasksPerStep: 2, groupSize: 2, dropZeroVarianceGroups: false },
-    rollout: { maxTurns: 2, maxNewTokens: 12, contextTokens: 512 },
+    // The smallest budgets under which the expert solves some cells (the plan leaves out the others).
+    rollout: { maxTurns: 3, maxNewTokens: 24, contextTokens: 512 },
     evaluation: { testTasks: 1, inSpace: { mode: 'stratified', perDistance: 1, seed: 0 }, blackbox: [], samples: 1, validation: { tasks: 2, every: 3, samples: 1 } },
   };
   const page = await openApp(browser, `/#/train?preset=quick&edits=${encodeURIComponent(JSON.stringify(edits))}&steps=3`, { width: 1280, height: 800 });

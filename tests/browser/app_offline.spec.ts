@@ -16,7 +16,8 @@ const EDITS = {
   methods: [{ name: 'harness scaling (GRPO, K=4)', harnesses: 'scaling', K: 4, algorithm: 'grpo' }],
   model: { preset: 'mini', init: 'base' },
   rl: { steps: 1, tasksPerStep: 2, groupSize: 2 },
-  rollout: { maxTurns: 2, maxNewTokens: 128, contextTokens: 512 },
+  // Three turns: under two the expert solves no cell, and the plan would leave out every one.
+  rollout: { maxTurns: 3, maxNewTokens: 128, contextTokens: 512 },
   evaluation: { testTasks: 1, inSpace: { mode: 'stratified', perDistance: 1, seed: 0 }, blackbox: [], samples: 1, validation: { tasks: 24, every: 6, samples: 1 } },
 };
 

@@ -23,7 +23,8 @@ const EDITS = {
   backend: 'webgpu',
   model: { preset: 'tiny', init: 'scratch' },
   rl: { tasksPerStep: 2, groupSize: 2, dropZeroVarianceGroups: false },
-  rollout: { maxTurns: 2, maxNewTokens: 12, contextTokens: 512 },
+  // The smallest budgets under which the expert solves some cells (the plan leaves out the others).
+  rollout: { maxTurns: 3, maxNewTokens: 24, contextTokens: 512 },
   evaluation: { testTasks: 1, inSpace: { mode: 'stratified', perDistance: 1, seed: 0 }, blackbox: [], samples: 1, validation: { tasks: 24, every: 6, samples: 1 } },
 };
 const URL_QUICK = `/#/train?preset=quick&edits=${encodeURIComponent(JSON.stringify(EDITS))}&steps=${STEPS}`;

@@ -3,7 +3,11 @@
 // runner's test seams (RunSeams: an environment host, after-rollout hooks), never options.
 import { paramsDigest, runExperiment, type ExperimentOutput, type RunEvent, type RunnerOptions, type RunSeams } from '../../src/experiment/runner';
 import type { RlLoopHooks } from '../../src/experiment/rl_loop';
-import type { ExperimentSpec } from '../../src/experiment/spec';
+import { parseSpec, type ExperimentSpec } from '../../src/experiment/spec';
+import { checkSpecConsistency } from '../../src/experiment/plan';
+import { compilePlan } from '../../src/experiment/compile';
+import { loadTokenizer } from '../../src/model/tokenizer';
+import { baseMix } from '../../src/experiment/run_start';
 import type { EnvApi } from '../../src/rollout/env';
 import { WorkerPool } from '../../src/rollout/worker_pool';
 import { initTokenizer } from '../../src/rollout/env_pool';
@@ -61,12 +65,18 @@ export function tinySpec(
 }
 
 /**
- * runExperiment with seams, its output through JSON (NaN → null), plus the SHA-256 of each
- * run's final parameters (the onRunParams seam) for the resume tests.
+ * runExperiment with seams on the spec's compiled plan (scratch models, so no pretraining mix;
+ * every cell kept: the tiny budgets are too small for the expert, so no feasibility check), its output through JSON (NaN → null),
+ * plus the SHA-256 of each run's final parameters (the onRunParams seam) for the resume tests.
+ * @param o.steps overrides spec.rl.steps
  */
-async function runJson(spec: unknown, o: RunnerOptions, seams: RunSeams = {}): Promise<ExperimentOutput & { paramDigests: string[] }> {
+async function runJson(specJson: unknown, o: RunnerOptions & { steps?: number }, seams: RunSeams = {}): Promise<ExperimentOutput & { paramDigests: string[] }> {
   const digests: Promise<string>[] = [];
-  const out = await runExperiment(spec, o, { ...seams, onRunParams: (_r, p) => void digests.push(paramsDigest(p)) });
+  const { steps, ...opts } = o;
+  const spec = checkSpecConsistency(parseSpec(specJson, 'spec'));
+  const tok = await loadTokenizer();
+  const plan = compilePlan(spec, tok, { specJson, ...(steps !== undefined ? { steps } : {}), mix: baseMix(spec, new Map()), infeasible: [] });
+  const out = await runExperiment(plan, { ...opts, tokenizer: tok }, { ...seams, onRunParams: (_r, p) => void digests.push(paramsDigest(p)) });
   const json = JSON.parse(JSON.stringify(out, (_k, v) => (typeof v === 'number' && !Number.isFinite(v) ? null : v))) as ExperimentOutput;
   return { ...json, paramDigests: await Promise.all(digests) };
 }

@@ -4,7 +4,7 @@ import { getPreset, PRESET_NAMES } from '../../src/experiment/presets';
 import { specConsistencyIssues } from '../../src/experiment/plan';
 import { RlSpec } from '../../src/experiment/spec';
 import { RlLossSpec, rlLossConfig } from '../../src/rl/config';
-import { trainerOptions } from '../../src/experiment/runner';
+import { trainerOptions } from '../../src/experiment/compile';
 import { smokeSpec, specErrorMessage } from './lib/smoke_spec';
 
 describe('experiment spec', () => {

@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { shippedTokenizer } from '../../src/cli/cli_util';
 import { checkResume, firstDifference, runIdentity, type RunIdentity } from '../../src/cli/run_folder';
-import { excludedCells } from '../../src/experiment/feasibility';
+import { publicAssetFetch } from '../../src/cli/checkpoint_files';
+import { planExperiment } from '../../src/experiment/prepare';
 import { parseSpec } from '../../src/experiment/spec';
 import type { RunSegment } from '../../src/experiment/run_checkpoint';
 import { encodeBaseCheckpoint } from '../../src/model/checkpoint';
@@ -55,7 +56,8 @@ async function runCheckpoint(specJson: { name: string }, segments: RunSegment[] 
 /** The identity `hlab run --spec` computes for `specJson` with the shipped base. */
 async function identityOf(specJson: unknown): Promise<RunIdentity> {
   const spec = parseSpec(specJson, 'spec');
-  return runIdentity(spec, PUBLIC, undefined, excludedCells(spec, tok));
+  const { plan, bases } = await planExperiment(spec, tok, { specJson, fetchAsset: publicAssetFetch(PUBLIC) });
+  return runIdentity(plan, bases);
 }
 
 /** A folder holding an interrupted run of `specJson`: checkpoint, spec.json, results.json, run.json. */

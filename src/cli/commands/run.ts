@@ -47,7 +47,9 @@ import type { PageRunRequest } from '../../page/entries';
 import type { PageEvent } from '../../page/protocol';
 import { checkSpecConsistency } from '../../experiment/plan';
 import { curvesSvg } from '../../experiment/curves_svg';
-import { checkShippedCheckpoints, readBaseFile, readRunCheckpointFile } from '../checkpoint_files';
+import { checkShippedCheckpoints, publicAssetFetch, readBaseFile, readRunCheckpointFile } from '../checkpoint_files';
+import { planExperiment } from '../../experiment/prepare';
+import type { Tokenizer } from '../../model/tokenizer';
 import { curvesCsv, curvesMarkdown } from '../../experiment/learning_curves';
 
 interface Opts {
@@ -271,6 +273,23 @@ async function runInPage(request: PageRunRequest, events: ReturnType<typeof even
   });
 }
 
+/** The shipped assets (tokenizer, base checkpoints) next to the code. */
+const publicDir = fileURLToPath(new URL('../../../public', import.meta.url));
+
+/**
+ * The plan `hlab run` runs (prepare.ts planExperiment with the base checkpoints read from public/
+ * or the --base file), made before any browser starts.
+ * @param o.steps --steps; o.baseCheckpoint the --base file's bytes
+ */
+export function planRun(spec: ExperimentSpec, json: unknown, tok: Tokenizer, o: { steps?: number; baseCheckpoint?: Uint8Array } = {}) {
+  return planExperiment(spec, tok, {
+    specJson: json,
+    ...(o.steps !== undefined ? { steps: o.steps } : {}),
+    fetchAsset: publicAssetFetch(publicDir),
+    ...(o.baseCheckpoint ? { baseCheckpoint: o.baseCheckpoint } : {}),
+  });
+}
+
 export function registerRun(program: Command): void {
   program
     .command('run')
@@ -301,20 +320,17 @@ export function registerRun(program: Command): void {
       const { out, holdsRun } = checkOut(outDir, { resume: !!opts.resume, fresh: !!opts.fresh }, args);
       const ckptPath = resolve(out, CHECKPOINT_FILE);
       const options: PageRunRequest['options'] = { runId: `run-${spec.name}`, resume: !!opts.resume, checkpointEvery: opts.checkpointEvery };
-      if (opts.steps !== undefined) options.steps = opts.steps;
       if (opts.backend) options.backend = opts.backend;
+      const tok = shippedTokenizer();
       // Every input is verified here, before any browser starts and before the folder changes: a bad one exits 2 naming it.
-      if (opts.base) options.baseCheckpoint = await readBaseFile(opts.base, spec, shippedTokenizer());
-      const publicDir = fileURLToPath(new URL('../../../public', import.meta.url));
-      await checkShippedCheckpoints(spec, shippedTokenizer(), publicDir, !!opts.base);
+      if (opts.base) options.baseCheckpoint = await readBaseFile(opts.base, spec, tok);
+      await checkShippedCheckpoints(spec, tok, publicDir, !!opts.base);
       const resumed = opts.resume ? await readRunCheckpointFile(ckptPath) : null;
-      // Feasibility (issue 17): the honest expert under this spec's own budgets, before any browser.
-      // Infeasible cells are left out of training and evaluation and listed (results.json `infeasibleCells`, a warning).
-      const { excludedCells } = await import('../../experiment/feasibility');
-      // With the policy's tokenizer and the workflow-extended turn cap, as the rollout environments count.
-      const infeasible = excludedCells(spec, shippedTokenizer());
-      options.excludeCells = infeasible.map((c) => ({ taskId: c.taskId, harnessId: c.harnessId }));
-      const identity = await runIdentity(spec, publicDir, opts.base ? { path: opts.base, bytes: options.baseCheckpoint! } : undefined, options.excludeCells);
+      // The plan, before any browser: infeasible cells (the honest expert under this spec's own
+      // budgets) are left out of training and evaluation and listed (results.json `infeasibleCells`, a warning).
+      const { plan, bases } = await planRun(spec, json, tok, { steps: opts.steps, baseCheckpoint: options.baseCheckpoint });
+      const infeasible = plan.infeasible;
+      const identity = await runIdentity(plan, bases, opts.base);
       if (resumed) {
         checkResume(out, resumed.manifest, spec, identity);
         options.importCheckpoint = resumed.bytes;
@@ -346,7 +362,7 @@ export function registerRun(program: Command): void {
       write('spec.json', JSON.stringify(json, null, 2) + '\n');
       // A fresh run names itself in the folder now; a resumed one keeps the record it was checked against.
       if (!opts.resume) record([]);
-      const result = await runInPage({ spec: json, options, mirror: true }, events, command, ckptPath).finally(events.stopBar);
+      const result = await runInPage({ plan, options, mirror: true }, events, command, ckptPath).finally(events.stopBar);
       const file = resultsFile(result, { command, specJson: json, infeasibleCells: infeasible, extraWarnings: note ? [note] : [] });
       write('results.json', stringifyFinite(file, 2) + '\n');
       write('results.csv', resultsCsv(file));

@@ -1,0 +1,130 @@
+/**
+ * The compiled plan of an experiment: every fact a run of the spec needs that follows from the
+ * validated spec, the tokenizer, the base checkpoints' pretraining mix and the infeasible cells,
+ * derived once (plan.ts holds the pure draws it is made of). The runner, the CLI and the app's
+ * train worker run from it, so one spec is one experiment wherever it runs.
+ * Invariant: JSON-safe (it travels from the CLI to its page) and a pure function of its inputs.
+ */
+import type { TaskAssignment } from '../design';
+import type { PresetName } from '../model/config';
+import type { Tokenizer } from '../model/tokenizer';
+import { rlLossConfig, RlLossSpec } from '../rl/config';
+import type { RlTrainerOptions } from '../rl/update';
+import type { ExcludedCell } from './feasibility';
+import { checkSpecOpenings } from './openings';
+import { cellKey, inSpaceEvalSet, inSpaceTasks, mixOverlapWarnings, plannedRuns, taskAssignments, testTasks, trainingHarnesses, trainPool, withoutCells } from './plan';
+import type { ExperimentSpec, MethodSpec } from './spec';
+import { validationPlan, type ValidationPlan } from './validation';
+
+/** What one (seed, method) run trains on and is evaluated on. */
+export interface RunPlan {
+  seed: number;
+  method: MethodSpec;
+  /** The run's model preset (method.modelPreset or spec.model.preset). */
+  preset: PresetName;
+  /** RL steps: the plan's steps, or 0 for a method without training harnesses or an 'sft' method. */
+  rlSteps: number;
+  /** Train-task pool with every task of which all harnesses are infeasible left out. */
+  pool: string[];
+  /** Each pool task's harnesses (anchor first), infeasible ones left out. */
+  assignments: TaskAssignment[];
+  /** The evaluation sets ('before' and 'after'); evaluate.ts EvalSets without the excluded cells. */
+  evaluation: {
+    testTasks: string[];
+    inSpace: string[];
+    /** Harness id → its test tasks where not every test task (the in-space rotation); absent: all. */
+    cellTasks?: Record<string, string[]>;
+    blackbox: string[];
+    training: string[];
+  };
+  /** The validation split (validation.ts); absent when the spec asks for none. */
+  validation?: ValidationPlan;
+  /** The RL trainer's options. */
+  trainer: RlTrainerOptions;
+}
+
+/** An experiment as it runs: the spec, its runs in runner order (seeds outer, methods inner) and what they share. */
+export interface ExperimentPlan {
+  spec: ExperimentSpec;
+  /** The spec as given (written into checkpoints and spec.json). */
+  specJson: unknown;
+  /** RL steps of a training run (spec.rl.steps unless overridden). */
+  steps: number;
+  /** The (task, harness) cells left out of training and evaluation (feasibility.ts). */
+  infeasible: ExcludedCell[];
+  /** The held-out in-space configurations evaluated (plan.ts inSpaceEvalSet). */
+  inSpace: ReturnType<typeof inSpaceEvalSet>;
+  /** Warnings the plan raises (training configurations inside the base's pretraining mix). */
+  warnings: string[];
+  runs: RunPlan[];
+}
+
+/** What compilePlan needs besides the spec and the tokenizer. */
+interface PlanInputs {
+  specJson: unknown;
+  /** Override spec.rl.steps. */
+  steps?: number;
+  /** The base checkpoints' pretraining mix (run_start.ts baseMix). */
+  mix: { ids: string[]; label: string };
+  /** The infeasible cells (feasibility.ts excludedCells). */
+  infeasible: ExcludedCell[];
+}
+
+/**
+ * The RL trainer's options for a run of `algorithm` under the spec (GRPO for anything but PPO:
+ * an 'sft' or harness-free method takes no RL step, its trainer only holds the parameters). The
+ * loss hyper-parameters are the spec's fields of src/rl/config.ts `RlLossSpec` (one schema).
+ */
+export function trainerOptions(spec: ExperimentSpec, algorithm: MethodSpec['algorithm'], padId: number, seed: number): RlTrainerOptions {
+  const cfg = rlLossConfig({
+    ...RlLossSpec.parse(spec.rl),
+    algorithm: algorithm === 'ppo' ? 'ppo' : 'grpo',
+    // The trainer scores log-probs at the rollouts' sampling temperature.
+    temperature: spec.rl.temperature,
+    // Dr. GRPO's constant for seq-mean-token-sum-norm: the maximum response length (never the padded T).
+    tokenSumNorm: spec.rollout.maxNewTokens,
+  });
+  const { lr, weightDecay, maxGradNorm, epochs, minibatches, dropZeroVarianceGroups } = spec.rl;
+  return { cfg, lr, weightDecay, maxGradNorm, epochs, minibatches, padId, seed, dropZeroVarianceGroups };
+}
+
+/**
+ * Compile a validated spec (spec.ts parseSpec, plan.ts checkSpecConsistency) into its plan.
+ * @throws ContextBudgetError when an opening exceeds the context budget (openings.ts); Error
+ *   when every training task of a run is infeasible or K exceeds a training set
+ */
+export function compilePlan(spec: ExperimentSpec, tok: Tokenizer, inputs: PlanInputs): ExperimentPlan {
+  const steps = inputs.steps ?? spec.rl.steps;
+  // Every opening fits the context budget, checked before any rollout (throws naming harness, task, sizes).
+  checkSpecOpenings(spec, tok);
+  const excluded = new Set(inputs.infeasible.map((c) => cellKey(c.taskId, c.harnessId)));
+  const inSpace = inSpaceEvalSet(spec, inputs.mix.ids, inputs.mix.label);
+  const runs = plannedRuns(spec, steps).map(({ seed, method, rlSteps }): RunPlan => {
+    const training = trainingHarnesses(spec, method, seed);
+    const fullPool = trainPool(spec, seed);
+    const { pool, assignments } = withoutCells(taskAssignments(spec, method, fullPool, seed), excluded);
+    if (pool.length === 0) throw new Error(`method '${method.name}', seed ${seed}: every training task is excluded as infeasible`);
+    const tests = testTasks(spec, seed);
+    const cellTasks = inSpaceTasks(spec, tests, inSpace.ids);
+    const validates = rlSteps > 0 || !!method.sft;
+    const validation = validates ? validationPlan(spec, method, seed, fullPool, excluded, inSpace.ids) : undefined;
+    return {
+      seed,
+      method,
+      preset: method.modelPreset ?? spec.model.preset,
+      rlSteps,
+      pool,
+      assignments,
+      evaluation: {
+        testTasks: tests,
+        inSpace: inSpace.ids,
+        ...(cellTasks ? { cellTasks: Object.fromEntries(cellTasks) } : {}),
+        blackbox: spec.evaluation.blackbox,
+        training,
+      },
+      ...(validation ? { validation } : {}),
+      trainer: trainerOptions(spec, method.algorithm, tok.padId, seed),
+    };
+  });
+  return { spec, specJson: inputs.specJson, steps, infeasible: inputs.infeasible, inSpace, warnings: mixOverlapWarnings(spec, inputs.mix.ids), runs };
+}

@@ -1,0 +1,126 @@
+/**
+ * A fake policy engine and checkpoint store for running the experiment runner in Node (through
+ * its RunSeams): the policy samples seeded random short actions, the RL trainer reports scripted
+ * metrics (optimizer steps, skipped steps, dropped groups) and records what each update saw, and
+ * the store keeps only what was saved.
+ */
+import type { Engine, EnginePolicy, EngineRlTrainer, RlStack } from '../../../src/engine/engine';
+import type { RlTrainerOptions, RlUpdateMetrics } from '../../../src/rl/update';
+import type { RunStore } from '../../../src/experiment/run_checkpoint';
+import type { CheckpointInput } from '../../../src/storage/serialize';
+import { Rng } from '../../../src/util/rng';
+
+/** What the fake trainer reports for RL step `step` of a run (the rest of the metrics are fixed). */
+export type UpdateScript = (step: number, trajectories: number) => Pick<RlUpdateMetrics, 'optimizerSteps' | 'skippedSteps' | 'droppedGroups'>;
+
+/** One update the fake trainer received. */
+export interface SeenUpdate {
+  stack: number;
+  step: number;
+  cells: Array<{ taskId: string; harnessId: string; group: number }>;
+}
+
+/** A policy of seeded random tokens (a scratch model), 1…maxNew tokens per action. */
+function randomPolicy(vocabSize: number): EnginePolicy {
+  const p: EnginePolicy = {
+    maxB: 8,
+    maxT: 512,
+    tokens: 0,
+    ms: 0,
+    async sample(prompts, maxNew, _t, seed) {
+      const rng = Rng.derive(seed, 'fake-policy');
+      return prompts.map(() => {
+        const ids = Int32Array.from({ length: 1 + rng.int(maxNew) }, () => rng.int(vocabSize));
+        p.tokens += ids.length;
+        p.ms += 1;
+        return { ids, logprobs: new Float32Array(ids.length).fill(-1), stop: 'length' as const };
+      });
+    },
+    destroy() {},
+  };
+  return p;
+}
+
+/** The fake engine, with what its stacks were created with and every update they received. */
+export function fakeEngine(script: UpdateScript): Engine & { trainerOptions: RlTrainerOptions[]; updates: SeenUpdate[] } {
+  const trainerOptions: RlTrainerOptions[] = [];
+  const updates: SeenUpdate[] = [];
+  return {
+    kind: 'wasm',
+    describe: 'fake engine',
+    reason: 'a test',
+    trainerOptions,
+    updates,
+    createPolicy: (cfg) => randomPolicy(cfg.vocabSize),
+    createRlStack(cfg, params, _maxB, opts): RlStack {
+      const stack = trainerOptions.push(opts) - 1;
+      let state: Parameters<EngineRlTrainer['writeState']>[0] = { params: params.slice(), m: new Float32Array(params.length), v: new Float32Array(params.length), adamStep: 0 };
+      const trainer: EngineRlTrainer = {
+        async update(trajs, step) {
+          updates.push({
+            stack,
+            step,
+            cells: (trajs as unknown as Array<{ taskId: string; harnessId: string; group: number }>).map((t) => ({ taskId: t.taskId, harnessId: t.harnessId, group: t.group })),
+          });
+          const s = script(step, trajs.length);
+          const metrics: RlUpdateMetrics = {
+            policyLoss: 0.1,
+            valueLoss: 0,
+            clipFrac: 0,
+            approxKl: 0,
+            klRef: 0,
+            entropy: 1,
+            gradNorm: 1,
+            rows: trajs.length,
+            tokens: 1,
+            ms: 1,
+            ...s,
+          };
+          const applied = {
+            kept: trajs.map((_, e) => e),
+            rows: null,
+            oldValues: null,
+            advantages: new Float32Array(0),
+            returns: null,
+            episodeAdvantages: new Float32Array(trajs.length),
+          };
+          return { metrics, applied };
+        },
+        async readState() {
+          return state;
+        },
+        writeState(s) {
+          state = s;
+        },
+      };
+      return { policy: randomPolicy(cfg.vocabSize), trainer, readParams: async () => state.params, destroy() {} };
+    },
+    createSftTrainer() {
+      throw new Error('fake engine: no SFT trainer');
+    },
+    errors: () => [],
+    destroy() {},
+  };
+}
+
+/** A checkpoint store that keeps the saved checkpoints' inputs in memory (no resume). */
+export function memoryStore(): RunStore & { saved: CheckpointInput[] } {
+  const saved: CheckpointInput[] = [];
+  return {
+    saved,
+    async save(input) {
+      saved.push(input);
+      return { runId: input.meta.runId, step: input.meta.step, manifestDigest: '', totalBytes: 0, chunkCount: 0, removedSteps: [] };
+    },
+    async exportCheckpointBytes() {
+      return new Uint8Array(0);
+    },
+    async importCheckpoint() {
+      throw new Error('memory store: no import');
+    },
+    async loadLatestGood() {
+      return { checkpoint: null, skipped: [] };
+    },
+    close() {},
+  };
+}
