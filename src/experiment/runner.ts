@@ -28,7 +28,7 @@ import { loadTokenizer, type Tokenizer } from '../model/tokenizer';
 import { rlLossConfig, RlLossSpec } from '../rl/config';
 import { inProcessEnv, type EnvHost } from '../rollout/engine';
 import type { RlTrainerOptions } from '../rl/update';
-import { envWorkerPool } from '../rollout/env_pool';
+import { envWorkerPool } from '../episode/host_pool';
 import { CheckpointStore } from '../storage/checkpoint_store';
 import type { JsonValue } from '../storage/serialize';
 import { checkSpecOpenings } from './openings';
@@ -150,7 +150,7 @@ function stableJson(v: unknown): string {
 export const paramsDigest = (a: Float32Array): Promise<string> => sha256Hex(new Uint8Array(a.buffer, a.byteOffset, a.byteLength));
 
 function localEnv(tok: Tokenizer): Promise<EnvHost & { terminate(): void }> {
-  return import('../rollout/env').then(({ localEnvApi }) => ({ ...inProcessEnv(localEnvApi(tok)), terminate: () => {} }));
+  return import('../episode/host').then(({ localEnvApi }) => ({ ...inProcessEnv(localEnvApi(tok)), terminate: () => {} }));
 }
 
 /** Largest row count per forward such that the (B, maxT, V) logits stay well inside a 128 MiB binding. */

@@ -42,7 +42,7 @@ interface ExpertOptions {
   view?: (context: string, action?: string) => string;
   /**
    * Token counter of the harness's context policies (C2 summaries, coding-CLI compaction);
-   * default ⌈chars / 4⌉. Pass the tokenizer's length (model/rows.ts `tokenCounter`) to run the
+   * default ⌈chars / 4⌉. Pass the tokenizer's length (episode/rows.ts `tokenCounter`) to run the
    * episode as a rollout does (its environment host counts with the policy's tokenizer).
    */
   tokenLength?: (text: string) => number;

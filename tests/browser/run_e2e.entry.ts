@@ -4,9 +4,9 @@
 import { paramsDigest, runExperiment, type ExperimentOutput, type RunEvent, type RunnerOptions, type RunSeams } from '../../src/experiment/runner';
 import type { RlLoopHooks } from '../../src/experiment/rl_loop';
 import type { ExperimentSpec } from '../../src/experiment/spec';
-import type { EnvApi } from '../../src/rollout/env';
-import { WorkerPool } from '../../src/rollout/worker_pool';
-import { initTokenizer } from '../../src/rollout/env_pool';
+import type { EnvApi } from '../../src/episode/host';
+import { WorkerPool } from '../../src/episode/worker_pool';
+import { initTokenizer } from '../../src/episode/host_pool';
 import type { Tokenizer } from '../../src/model/tokenizer';
 import type { CrashEnvApi } from './workers/crash_env_worker';
 import { SMOKE_SPEC_JSON } from '../unit/lib/smoke_spec';
