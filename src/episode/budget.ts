@@ -11,7 +11,7 @@
  *    (`rollout.allowBudgetMismatch`).
  * Token counts are tokenizer ids (`encodeContext`).
  *
- * Folder: src/model/, beside rows.ts whose cut it budgets; the spec checks, the feasibility
+ * Folder: src/episode/, beside rows.ts whose cut it budgets; the spec checks, the feasibility
  * check, the runner, `hlab evaluate` and `hlab heldout` use it.
  */
 import type { Tokenizer } from '../model/tokenizer';
