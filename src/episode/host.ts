@@ -236,18 +236,9 @@ export interface EnvApi {
   close(key: string): void | Promise<void>;
 }
 
-/** The rollout host's options: tokens counted with the policy's tokenizer `tok`, `maxTurns` in tool calls. */
-function rolloutHost(tok: Tokenizer): EpisodeHost {
-  return new EpisodeHost({ tokenLength: tokenCounter(tok), maxTurns: 'tool-calls' });
-}
-
-/** An EnvApi around an in-process rollout host counting with `tok` (tests, Node, and the no-worker fallback). */
+/** An EnvApi around an in-process rollout host: tokens counted with the policy's tokenizer `tok`, `maxTurns` in tool calls (tests, Node, and the no-worker fallback). */
 export function localEnvApi(tok: Tokenizer): EnvApi {
-  return hostApi(rolloutHost(tok));
-}
-
-/** The EnvApi of `host` (its methods bound). */
-function hostApi(host: EpisodeHost): EnvApi {
+  const host = new EpisodeHost({ tokenLength: tokenCounter(tok), maxTurns: 'tool-calls' });
   return {
     reset: (s) => host.reset(s),
     step: (s, h) => host.step(s, h),
