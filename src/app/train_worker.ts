@@ -26,7 +26,7 @@ import { outputToJsonText, saveRunOutput } from './results_store';
 // Loaded with this worker — which the app starts at load (views/train_client.ts prewarmTrainWorker) —
 // so that the runner's in-process environments (`inProcessEnv`, used offline, see `start`)
 // import an already-loaded module and make no request. Referenced below so no bundler drops it.
-import { localEnvApi } from '../rollout/env';
+import { localEnvApi } from '../episode/host';
 
 /** One stored checkpoint, as the view's table lists it. */
 export interface CheckpointRow {

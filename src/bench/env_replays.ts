@@ -6,7 +6,7 @@
  * A run's shape (preset `main`): the shipped base (public/base-mini.ckpt) on the CPU engine at
  * τ = 1, batches of 8 tier-1 tasks of its five families × groups of 8 = 64 episodes, each task
  * under one of the 18 orthogonal-array training harnesses, rollout.maxTurns 6, 96 new tokens,
- * a 480-token context, `--workers` env workers (the production pool, env_pool.ts
+ * a 480-token context, `--workers` env workers (the production pool, host_pool.ts
  * `envWorkerPool`, on Node worker threads: env_thread.ts), the batches one after another on
  * the same pool as RL steps are. Per batch: steps; rebuilt steps (the worker did not hold the
  * episode: a replay of the earlier actions, or a reset for the first one); the worker-side time
@@ -23,10 +23,10 @@ import { CpuEngine } from '../engine/cpu';
 import { decodeBaseCheckpoint } from '../model/checkpoint';
 import { Tokenizer, type TokenizerFile } from '../model/tokenizer';
 import { selectTrainingOA } from '../design/selection';
-import { encodeAction } from '../model/rows';
+import { encodeAction } from '../episode/rows';
 import { runEpisodes, type EnvHost, type EpisodeRequest, type Policy } from '../rollout/engine';
-import type { EnvApi } from '../rollout/env';
-import { envWorkerPool } from '../rollout/env_pool';
+import type { EnvApi } from '../episode/host';
+import { envWorkerPool } from '../episode/host_pool';
 import { WebWorkerShim } from '../serve/node_endpoint';
 import { taskSet } from '../tasks';
 import { Rng } from '../util/rng';

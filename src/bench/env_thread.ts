@@ -1,6 +1,6 @@
 /**
  * A rollout env worker as a Node worker thread, for src/bench/env_replays.ts: the production
- * `envWorkerApi` (src/rollout/env.ts) behind comlink, whose `step` answer also carries what the
+ * `envWorkerApi` (src/episode/host.ts) behind comlink, whose `step` answer also carries what the
  * measurement needs: the step's time in the worker (ms) and whether the worker had to rebuild
  * the episode (a replay, or a reset for the first action when another worker ran the reset).
  * The rebuild flag mirrors the host's own check (`holdsEpisode` on a copy of the applied
@@ -8,7 +8,7 @@
  */
 import { parentPort } from 'node:worker_threads';
 import { expose } from 'comlink';
-import { envWorkerApi, holdsEpisode, type ActionInput, type EnvStepOut, type EpisodeSpec } from '../rollout/env';
+import { envWorkerApi, holdsEpisode, type ActionInput, type EnvStepOut, type EpisodeSpec } from '../episode/host';
 import { nodeEndpoint } from '../serve/node_endpoint';
 
 /** A step answer with the measurement fields. */

@@ -18,7 +18,7 @@ import { initParams } from '../model/init';
 import { loadTokenizer } from '../model/tokenizer';
 import { taskSet } from '../tasks';
 import { runEpisodes, type EpisodeRequest } from '../rollout/engine';
-import { envWorkerPool } from '../rollout/env_pool';
+import { envWorkerPool } from '../episode/host_pool';
 import { CpuEngine } from '../engine/cpu';
 import { getPreset } from '../experiment/presets';
 import { maxRows } from '../experiment/runner';

@@ -20,8 +20,8 @@
  * procedural_tools.ts) and tested in tests/unit/pretrain_procedural.test.ts.
  *
  * Reused from src/harness: ComposedHarness (runtime), makeC1/makeC2 (context policies),
- * normPath, the expert's strict sender and episode packaging. Written here because the runtime's versions are
- * keyword-fixed: the workflow objects and the expert adapter (W1/W2 keywords are constants there).
+ * normPath, the expert's loop and composed adapter (given the drawn workflow texts). Written here because the runtime's
+ * versions are keyword-fixed: the workflow objects (W1/W2 keywords are constants there).
  *
  * Folder: src/corpus/ holds the text training is made of (procedural harnesses that pretraining
  * renders demonstrations under, tokenizer corpora), apart from src/pretrain/ and `hlab tokenizer`,
@@ -29,7 +29,6 @@
  */
 import type { ToolCall, ToolResult } from '../sandbox/types';
 import type { Task, TaskSuite } from '../tasks/types';
-import { getSuite } from '../tasks';
 import { ComposedHarness } from '../harness/composed';
 import type { BaseHarnessOptions } from '../harness/base';
 import { C0, makeC1, makeC2, type ContextPolicy } from '../harness/realizations/context';
@@ -37,9 +36,7 @@ import type { NoticeKind, ObservationFormat } from '../harness/realizations/obse
 import type { SystemPrompt } from '../harness/realizations/system';
 import { W0, W1, W2, type GateDecision, type MessageOutcome, type Workflow, type WorkflowState } from '../harness/realizations/workflow';
 import { normPath } from '../harness/tools';
-import { expertEpisodeResult, HonestDriver, strictSender, type ExpertEpisode } from '../harness/expert';
-import { dryRun } from '../harness/dry_run';
-import { NOTES_HEADER, NOTES_PATH } from '../harness/honesty';
+import { composedAdapter, driveExpert, type ExpertEpisode } from '../harness/expert';
 import type { Message } from '../harness/types';
 import { Rng } from '../util/rng';
 import { proceduralToolInterface } from './procedural_tools';
@@ -500,54 +497,19 @@ interface ProceduralExpertOptions {
 /**
  * Run the task's canonical solver through procedural harness `seed`: sends the workflow's plan
  * or open todo list first, formats each call in the drawn syntax, re-reads written files and
- * resends the checked list before finish. Mirrors `runExpertEpisode` (src/harness/expert.ts),
- * whose adapter cannot be given a Harness object nor workflow keywords.
+ * resends the checked list before finish: the expert's loop (src/harness/expert.ts `driveExpert`)
+ * with the drawn workflow's texts.
  * @returns the episode; `error` set (pass false) when an expert action was refused or did not
  *   parse — a bug in a procedural realization.
  */
 export function runProceduralExpert(task: Task, seed: number, opts: ProceduralExpertOptions = {}): ExpertEpisode {
-  const suite = opts.suite ?? getSuite(task.suite);
   const h = createProceduralHarness(seed, {
     syntax: opts.syntax,
     surfaces: opts.surfaces,
     budget: { maxTurns: opts.maxTurns ?? 200, maxContextTokens: Number.POSITIVE_INFINITY, maxActionTokens: Number.MAX_SAFE_INTEGER },
   });
   h.reset(task);
-  let error: unknown;
-  const fmt = (call: ToolCall) => h.tool.format(call);
-  const honest = new HonestDriver(
-    h,
-    strictSender(h),
-    {
-      actions: (call) => [fmt(call)],
-      note: (existing, lines) => [
-        existing === null ? fmt({ tool: 'write', args: { path: NOTES_PATH, content: NOTES_HEADER + lines } }) : fmt({ tool: 'append', args: { path: NOTES_PATH, content: lines } }),
-      ],
-    },
-    opts.honest ?? true,
-    opts.view,
-  );
-  try {
-    const st = h.workflowStatus();
-    if (st.needsPlan) honest.sendFixed(h.workflow.planText()!);
-    if (st.needsTodo) honest.sendFixed(h.workflow.todoText(false)!);
-    const plan = dryRun(task, suite);
-    const solver = suite.solver(task);
-    let last: ToolResult | null = null;
-    for (let i = 0; !h.done; i++) {
-      const call = solver.next(last);
-      honest.preserve(call, plan.slice(i + 1));
-      if (call.tool === 'finish') {
-        honest.dropNotes();
-        const s = h.workflowStatus();
-        for (const path of s.unverified) honest.sendFixed(fmt({ tool: 'read', args: { path } }));
-        if (s.openTodos.length) honest.sendFixed(h.workflow.todoText(true)!);
-      }
-      const r = honest.send(fmt(call), call.tool !== 'finish');
-      last = r.results.length ? r.results[r.results.length - 1] : { ok: true, output: r.observation };
-    }
-  } catch (e) {
-    error = e;
-  }
-  return { ...expertEpisodeResult(h, task, suite, error), phrases: honest.phrases };
+  const w = h.workflow;
+  // Asked for only when the drawn workflow is plan-first / todo-verify, where the texts exist.
+  return driveExpert(h, task, composedAdapter(h, { plan: () => w.planText()!, todo: (done) => w.todoText(done)! }), opts);
 }

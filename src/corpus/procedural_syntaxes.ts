@@ -9,7 +9,7 @@
  */
 import type { ToolName } from '../sandbox/types';
 import { TOOL_SPECS } from '../harness/tools';
-import type { ParseError } from '../harness/realizations/tool_interface';
+import { readJsonObject, type ParseError } from '../harness/realizations/tool_interface';
 import type { Rng } from '../util/rng';
 import { type ProcSurfaces, v1List, type ProcToolInterface, drawName, drawNames, argDoc, Names } from './procedural_surface';
 
@@ -82,16 +82,9 @@ export function makeJson(rng: Rng, surfaces: ProcSurfaces): ProcToolInterface {
       return JSON.stringify(obj);
     },
     parse(text) {
-      const t = text.trim();
-      if (!t.startsWith('{')) return { error: `not a JSON object; ${expected}` };
-      let v: unknown;
-      try {
-        v = JSON.parse(t);
-      } catch (e) {
-        return { error: `invalid JSON (${(e as Error).message.slice(0, 60)}); ${expected}` };
-      }
-      if (typeof v !== 'object' || v === null || Array.isArray(v)) return { error: `not a JSON object; ${expected}` };
-      const o = v as Record<string, unknown>;
+      const read = readJsonObject(text, expected);
+      if ('error' in read) return read;
+      const o = read.object;
       if (typeof o[opKey] !== 'string') return { error: `"${opKey}" must name a tool; ${expected}` };
       const spec = n.spec(o[opKey] as string);
       if ('error' in spec) return spec;

@@ -20,7 +20,7 @@
  *
  * Documents: for every turn of every episode, the turn's context text (TurnRecord.context, the
  * exact prompt of that turn) split at the role markers, plus the action text. Splitting at the
- * markers mirrors `encodeContext` (src/model/rows.ts), which maps `<|system|>` … `<|end|>`
+ * markers mirrors `encodeContext` (src/episode/rows.ts), which maps `<|system|>` … `<|end|>`
  * to special ids and BPE-encodes only the spans between them, so no merge is spent on marker
  * text. Contexts are cumulative (turn t repeats turns < t under the full-history context
  * policy), so a text's weight in the corpus is how often the policy sees it in a turn row —

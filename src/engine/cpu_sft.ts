@@ -7,7 +7,7 @@
 import { ADAMW_MOMENTS } from '../model/optimizer';
 import type { ModelConfig } from '../model/config';
 import { sftTargets } from '../model/cpu_model';
-import type { RowBatch } from '../model/rows';
+import type { RowBatch } from '../episode/rows';
 import type { SftHyper, SftTrainer } from './engine';
 import type { Arr, WasmEngine } from '../wasm/engine';
 import { logprobBackward, logprobForward } from '../wasm/kernels';

@@ -14,7 +14,7 @@
  * `backend` ('auto' | 'webgpu' | 'wasm'); "backend" means that choice and nothing else.
  */
 import type { ModelConfig } from '../model/config';
-import type { RowBatch } from '../model/rows';
+import type { RowBatch } from '../episode/rows';
 import type { TrajectoryLike } from '../rl/trainer_batch';
 import type { RlTrainerOptions, RlUpdate } from '../rl/update';
 import type { Policy } from '../rollout/engine';

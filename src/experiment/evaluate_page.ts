@@ -1,6 +1,6 @@
 /**
  * `hlab evaluate`, page side (either engine, src/engine): load a base checkpoint (the shipped one of a preset, or
- * a file passed as base64), check its budget against the requested one (src/model/budget.ts)
+ * a file passed as base64), check its budget against the requested one (src/episode/budget.ts)
  * and that every opening fits, sample episodes of every (harness, test task, sample) in one
  * rollout batch (rollout/engine.ts: the engine's KV-cache sampler, env worker pool) and report them
  * (evaluate_report.ts; its inSpace set without the checkpoint's pretraining mix). Called by the CLI through `withBrowser` like `hlab run`.
@@ -8,10 +8,10 @@
 import { base64ToBytes, stringifyFinite } from '../util/encoding';
 import type { ModelConfig } from '../model/config';
 import { loadTokenizer } from '../model/tokenizer';
-import { checkOpeningsFit, evaluationBudget } from '../model/budget';
+import { checkOpeningsFit, evaluationBudget } from '../episode/budget';
 import { decodeBaseCheckpoint } from '../model/checkpoint';
 import { runEpisodes, type EpisodeRequest } from '../rollout/engine';
-import { envWorkerPool } from '../rollout/env_pool';
+import { envWorkerPool } from '../episode/host_pool';
 import { taskFromId } from '../tasks';
 import type { SuiteName } from '../tasks/types';
 import { assetFetch, baseCheckpointUrl } from '../util/asset_fetch';

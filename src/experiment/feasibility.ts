@@ -24,8 +24,8 @@ import { BASE_HARNESS } from '../design/space';
 import { runExpertEpisode } from '../harness/expert';
 import { presetConfig } from '../model/config';
 import type { Tokenizer } from '../model/tokenizer';
-import { checkOpeningsFit, runBudget } from '../model/budget';
-import { cutView, encodeAction, tokenCounter, type RowLimits } from '../model/rows';
+import { checkOpeningsFit, runBudget } from '../episode/budget';
+import { cutView, encodeAction, tokenCounter, type RowLimits } from '../episode/rows';
 import { ContextBudgetError } from '../harness/context_budget';
 import { turnCap } from '../harness/turn_budget';
 import { taskFromId } from '../tasks';
@@ -80,7 +80,7 @@ export function cellFeasibility(tok: Tokenizer, taskId: string, harnessId: strin
     if (!(e instanceof ContextBudgetError)) throw e;
     return { ...base, feasible: false, reason: 'opening', detail: `the opening takes ${e.headTokens} tokens, more than the context budget ${e.budget}` };
   }
-  // The harness counts tokens as the rollout host's does: the policy's tokenizer (src/rollout/env.ts).
+  // The harness counts tokens as the rollout host's does: the policy's tokenizer (src/episode/host.ts).
   const ep = runExpertEpisode(task, harnessId, { view: cutView(tok, budget.limits), tokenLength });
   const turns = ep.turns.length;
   let longest = 0;

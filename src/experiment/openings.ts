@@ -2,13 +2,13 @@
  * Before any rollout of an experiment (issue 16): every opening the run will show — evaluation
  * harnesses (base, held-out in-space, black-box, training) × test tasks, and each method's
  * training harnesses × its train-task pool and its validation split, for every seed — fits the run's context budget
- * min(model maxT, rollout.contextTokens) − rollout.maxNewTokens (src/model/budget.ts), so a
+ * min(model maxT, rollout.contextTokens) − rollout.maxNewTokens (src/episode/budget.ts), so a
  * configuration that would cut an instruction fails at once, naming the harness, task and sizes.
  */
 import { BASE_HARNESS } from '../design/space';
 import { presetConfig } from '../model/config';
 import type { Tokenizer } from '../model/tokenizer';
-import { checkOpeningsFit, runBudget, type OpeningReport } from '../model/budget';
+import { checkOpeningsFit, runBudget, type OpeningReport } from '../episode/budget';
 import { taskFromId } from '../tasks';
 import { inSpaceEvalSet, testTasks, trainingHarnesses, trainPool, validationTasks } from './plan';
 import type { ExperimentSpec } from './spec';

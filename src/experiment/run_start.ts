@@ -10,7 +10,7 @@ import type { ModelConfig } from '../model/config';
 import { initParams } from '../model/init';
 import type { Tokenizer } from '../model/tokenizer';
 import { decodeBaseCheckpoint, type BaseCheckpoint } from '../model/checkpoint';
-import { checkpointBudget, checkRunBudget, runBudget } from '../model/budget';
+import { checkpointBudget, checkRunBudget, runBudget } from '../episode/budget';
 import { describeMix, mixUnion, NO_MIX, pretrainMixOf } from '../pretrain/mix';
 import type { StartingBase } from './results_file';
 import { assetFetch, baseCheckpointUrl, isMissingAsset } from '../util/asset_fetch';

@@ -27,7 +27,7 @@ import { sha256Hex } from '../util/encoding';
 import { presetConfig, type ModelConfig, type PresetName } from '../model/config';
 import { loadTokenizer, type Tokenizer } from '../model/tokenizer';
 import { inProcessEnv, type EnvHost } from '../rollout/engine';
-import { envWorkerPool } from '../rollout/env_pool';
+import { envWorkerPool } from '../episode/host_pool';
 import { CheckpointStore } from '../storage/checkpoint_store';
 import type { JsonValue } from '../storage/serialize';
 import type { TrajectorySample } from './trajectory_sample';
@@ -130,7 +130,7 @@ function stableJson(v: unknown): string {
 export const paramsDigest = (a: Float32Array): Promise<string> => sha256Hex(new Uint8Array(a.buffer, a.byteOffset, a.byteLength));
 
 function localEnv(tok: Tokenizer): Promise<EnvHost & { terminate(): void }> {
-  return import('../rollout/env').then(({ localEnvApi }) => ({ ...inProcessEnv(localEnvApi(tok)), terminate: () => {} }));
+  return import('../episode/host').then(({ localEnvApi }) => ({ ...inProcessEnv(localEnvApi(tok)), terminate: () => {} }));
 }
 
 /** Largest row count per forward such that the (B, maxT, V) logits stay well inside a 128 MiB binding. */

@@ -9,7 +9,7 @@
  * Demonstrations: one expert episode (src/pretrain/sft.ts demonstrationsOf) per task of the run's train-task
  * pool (plan.ts trainPool, train seeds; never a test or validation task), or a seeded subset of
  * `demos` of them (stream Rng.derive(seed, 'sft-demos')), under that harness; the expert
- * acts on what the run's context cut shows (rows.ts cutView at the run's budget, model/budget.ts
+ * acts on what the run's context cut shows (rows.ts cutView at the run's budget, episode/budget.ts
  * runBudget) and failed episodes are dropped. Rows: src/pretrain/sft.ts demonstrationRows.
  * Training: src/pretrain/sft.ts trainSft (the recipe of `hlab pretrain`: AdamW, linear warm-up
  * then cosine decay to 0.1·lr, global-norm clip 1, weight decay 0.01) on the engine's SFT trainer
@@ -24,9 +24,9 @@
  * `SftReuse` keeps the last phase's parameters and the next identical one takes them (logged).
  */
 import type { Engine, EngineRlTrainer } from '../engine/engine';
-import { runBudget } from '../model/budget';
+import { runBudget } from '../episode/budget';
 import { presetConfig, type ModelConfig, type PresetName } from '../model/config';
-import { cutView, tokenCounter } from '../model/rows';
+import { cutView, tokenCounter } from '../episode/rows';
 import type { Tokenizer } from '../model/tokenizer';
 import { demonstrationRows, demonstrationsOf, describeDropped, resolveSftConfig, trainSft } from '../pretrain/sft';
 import { taskFromId } from '../tasks';

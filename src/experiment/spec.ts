@@ -185,7 +185,7 @@ const RolloutSpec = z
     /**
      * Run although the base checkpoint's context budget (maxT − action reserve, recorded in its
      * metadata) differs from this run's (min(maxT, contextTokens) − maxNewTokens): rollouts then
-     * cut contexts differently from the rows the base learned on (src/model/budget.ts).
+     * cut contexts differently from the rows the base learned on (src/episode/budget.ts).
      * Absent = false: a mismatch is an error.
      */
     allowBudgetMismatch: z.boolean().optional(),

@@ -12,9 +12,9 @@
  */
 import { turnCap } from '../harness/turn_budget';
 import { DEFAULT_SPACE, assignHarnesses, parseHarnessId, selectTraining, type DesignReport, type TaskAssignment } from '../design';
-import { componentsOf, createHarness, isBlackboxId, BLACKBOX_IDS } from '../harness/registry';
+import { componentsOf, isBlackboxId, BLACKBOX_IDS } from '../harness/registry';
 import { TOOL_SPECS } from '../harness/tools';
-import { chatMessages, type ChatMessage } from '../serve/host';
+import { EpisodeHost, type ChatMessage } from '../episode/host';
 import { taskFromId, taskSet } from '../tasks';
 import type { SuiteName, Task } from '../tasks/types';
 import { Rng } from '../util/rng';
@@ -141,11 +141,12 @@ function toolDocsOf(id: string, opening: readonly ChatMessage[]): string {
 }
 
 const TOOLS = functionTools();
+/** Opens each row's episode as a rollout would; a row keeps only the opening. */
+const OPENINGS = new EpisodeHost({ maxTurns: 'tool-calls' });
 
 function row(split: RowSplit, index: number, task: Task, harness: string, role: ExportRow['role'], distance: number | null, slot: number, maxTurns: number): ExportRow {
-  const h = createHarness(harness);
-  h.reset(task);
-  const messages = chatMessages(h.view());
+  const { context, messages } = OPENINGS.reset({ key: 'export', taskId: task.id, harnessId: harness, maxTurns });
+  OPENINGS.close('export');
   return {
     index,
     split,
@@ -162,7 +163,7 @@ function row(split: RowSplit, index: number, task: Task, harness: string, role: 
     maxTurns: turnCap(maxTurns, harness, task),
     instruction: task.instruction,
     messages,
-    prompt: h.contextText(),
+    prompt: context,
     toolDocs: toolDocsOf(harness, messages),
     tools: TOOLS,
   };

@@ -1,6 +1,6 @@
 /**
  * The error of a context that cannot be cut to its budget. It lives below the model folder
- * (model/rows.ts throws it when it cuts rows and rollout prompts) so that the harness layer can
+ * (episode/rows.ts throws it when it cuts rows and rollout prompts) so that the harness layer can
  * tell it apart too: an expert episode records it as errorKind 'opening' (expert.ts).
  */
 

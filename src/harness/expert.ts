@@ -42,7 +42,7 @@ interface ExpertOptions {
   view?: (context: string, action?: string) => string;
   /**
    * Token counter of the harness's context policies (C2 summaries, coding-CLI compaction);
-   * default ⌈chars / 4⌉. Pass the tokenizer's length (model/rows.ts `tokenCounter`) to run the
+   * default ⌈chars / 4⌉. Pass the tokenizer's length (episode/rows.ts `tokenCounter`) to run the
    * episode as a rollout does (its environment host counts with the policy's tokenizer).
    */
   tokenLength?: (text: string) => number;
@@ -77,20 +77,32 @@ interface Adapter {
   note(existing: string | null, lines: string): string[];
 }
 
-function composedAdapter(h: ComposedHarness): Adapter {
+/** The texts a composed harness's workflow asks of the expert: the plan (W1) and the todo list, open or checked off (W2). */
+interface WorkflowTexts {
+  plan(): string;
+  todo(done: boolean): string;
+}
+
+const RUNTIME_TEXTS: WorkflowTexts = { plan: () => PLAN, todo: (done) => formatTodo(TODO_ITEMS.map((text) => ({ text, done }))) };
+
+/**
+ * The expert's adapter of a composed harness: calls in its T's syntax, its workflow's plan and
+ * todo texts (default: the runtime's W1 / W2; a procedural harness passes its drawn keywords).
+ */
+export function composedAdapter(h: ComposedHarness, texts: WorkflowTexts = RUNTIME_TEXTS): Adapter {
   const T = h.components.T;
   return {
     opening() {
       const st = h.workflowStatus();
       const out: string[] = [];
-      if (st.needsPlan) out.push(PLAN);
-      if (st.needsTodo) out.push(formatTodo(TODO_ITEMS.map((text) => ({ text, done: false }))));
+      if (st.needsPlan) out.push(texts.plan());
+      if (st.needsTodo) out.push(texts.todo(false));
       return out;
     },
     beforeFinish() {
       const st = h.workflowStatus();
       const out = st.unverified.map((path) => T.format({ tool: 'read', args: { path } }));
-      if (st.openTodos.length) out.push(formatTodo(TODO_ITEMS.map((text) => ({ text, done: true }))));
+      if (st.openTodos.length) out.push(texts.todo(true));
       return out;
     },
     actions: (call) => [T.format(call)],
@@ -245,16 +257,25 @@ export function adapterFor(h: Harness): Adapter {
  * @throws Error naming an unknown harness id.
  */
 export function runExpertEpisode(task: Task, harnessId: string, opts: ExpertOptions = {}): ExpertEpisode {
-  const suite = opts.suite ?? getSuite(task.suite);
   const h = createHarness(harnessId, {
     budget: { maxTurns: opts.maxTurns ?? 200, maxContextTokens: Number.POSITIVE_INFINITY, maxActionTokens: Number.MAX_SAFE_INTEGER },
     ...(opts.tokenLength ? { tokenLength: opts.tokenLength } : {}),
   });
   h.reset(task);
-  const adapter = adapterFor(h);
+  return driveExpert(h, task, adapterFor(h), opts);
+}
+
+/**
+ * The expert's loop on a reset harness `h`: the adapter's opening, then the task's canonical
+ * solver call by call (each made honest to the context first, `HonestDriver`), with the
+ * adapter's texts before finish. Shared by `runExpertEpisode` and the procedural expert
+ * (src/corpus/procedural_harness.ts).
+ * @returns the episode; `error` set (pass false) when an action was refused or did not parse.
+ */
+export function driveExpert(h: Harness, task: Task, adapter: Adapter, opts: Pick<ExpertOptions, 'suite' | 'honest' | 'view'> = {}): ExpertEpisode {
+  const suite = opts.suite ?? getSuite(task.suite);
   let error: unknown;
-  const send = strictSender(h);
-  const honest = new HonestDriver(h, send, adapter, opts.honest ?? true, opts.view);
+  const honest = new HonestDriver(h, strictSender(h), adapter, opts.honest ?? true, opts.view);
   try {
     for (const t of adapter.opening(h)) honest.sendFixed(t);
     const plan = dryRun(task, suite);
@@ -302,7 +323,7 @@ interface HonestOps {
  * The notes file is deleted before finish (`dropNotes`), so the final workspace is the solver's.
  * The solver never sees these extra steps.
  */
-export class HonestDriver {
+class HonestDriver {
   /** Fixed texts sent (plan, todo lists): never facts. */
   readonly phrases: string[] = [];
   private notes: string | null = null;
@@ -511,12 +532,12 @@ export class HonestDriver {
 }
 
 /**
- * `h.step` for scripted drivers (the expert here, the procedural expert of src/pretrain): a
+ * `h.step` for the scripted expert: a
  * parse error or a workflow rejection of a scripted action is a bug in a harness or a driver,
  * so it throws instead of becoming an observation.
  * @throws Error naming the kind, the harness and the action.
  */
-export function strictSender(h: Harness): (text: string) => StepResult {
+function strictSender(h: Harness): (text: string) => StepResult {
   return (text) => {
     const r = h.step(text);
     if (r.kind === 'parse_error' || r.kind === 'rejected') {
@@ -530,7 +551,7 @@ export function strictSender(h: Harness): (text: string) => StepResult {
  * Verify a scripted episode's final state and package it; `error` (the driver's failure, if
  * any) makes it a fail whatever the verifier says.
  */
-export function expertEpisodeResult(h: Harness, task: Task, suite: TaskSuite, error?: unknown): ExpertEpisode {
+function expertEpisodeResult(h: Harness, task: Task, suite: TaskSuite, error?: unknown): ExpertEpisode {
   const transcript = h.transcript();
   const verification = suite.verify(task, h.sandboxState(), transcript);
   const out: ExpertEpisode = {

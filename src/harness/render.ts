@@ -19,7 +19,7 @@ export const END_MARKER = '<|end|>';
 
 /**
  * Neutralize role markers inside message text so the rendered context has unambiguous message
- * boundaries: `<|x|>` becomes `<x|>` only when x is a marker name (the names model/rows.ts
+ * boundaries: `<|x|>` becomes `<x|>` only when x is a marker name (the names episode/rows.ts
  * `encodeContext` maps to special ids). The output holds no marker: a removed `|` cannot be
  * re-created by a neighbouring match.
  */
@@ -32,7 +32,7 @@ function escapeMarkers(text: string): string {
  * too: an action writing `x<|end|>\n<|tool|>\nOK` must not become a forged tool message in the
  * next context (issue 24). The trainer still scores the action's own sampled ids; only the copy
  * of the action inside later contexts shows `<end|>`, so a forged-marker turn starts a new packed
- * row (model/rows.ts `packEpisodeRows`) instead of extending the previous one.
+ * row (episode/rows.ts `packEpisodeRows`) instead of extending the previous one.
  */
 export function renderMessages(messages: readonly Message[]): string {
   let out = '';
@@ -51,7 +51,7 @@ export function renderPrompt(messages: readonly Message[]): string {
  * Default token counter: ⌈chars / 4⌉ (a rough BPE rate). It undercounts the shipped tokenizer
  * (about 2.5–3 chars a token on these contexts), so C2 and the coding-CLI compaction would fire
  * later than their budgets say. Rollout and evaluation hosts and the feasibility check pass the
- * tokenizer's length instead (`HarnessOptions.tokenLength` = model/rows.ts `tokenCounter(tok)`);
+ * tokenizer's length instead (`HarnessOptions.tokenLength` = episode/rows.ts `tokenCounter(tok)`);
  * the default remains for `hlab serve` (no tokenizer of its engines' models) and display counts.
  */
 export function approxTokens(text: string): number {

@@ -4,7 +4,7 @@ import { paramLayout } from '../model/layout';
 import { taskSet } from '../tasks';
 import type { SuiteName, Task, Tier } from '../tasks/types';
 import { Rng } from '../util/rng';
-import type { Row } from '../model/rows';
+import type { Row } from '../episode/rows';
 import type { DemoFailure, DemoSet, resolveSftConfig, SftResult } from './sft';
 import type { GreedyReport } from './eval_greedy';
 

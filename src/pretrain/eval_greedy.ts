@@ -9,9 +9,9 @@
  */
 import type { Tokenizer } from '../model/tokenizer';
 import type { Task } from '../tasks/types';
-import { decodeAction, type RowLimits } from '../model/rows';
+import { decodeAction, type RowLimits } from '../episode/rows';
 import { inProcessEnv, runEpisodes, type Policy } from '../rollout/engine';
-import { localEnvApi } from '../rollout/env';
+import { localEnvApi } from '../episode/host';
 
 interface GreedyEpisode {
   harness: string;

@@ -17,7 +17,7 @@ import { taskSet } from '../tasks';
 import type { SuiteName, Task, Tier } from '../tasks/types';
 import { Rng } from '../util/rng';
 import { runProceduralExpert } from '../corpus/procedural_harness';
-import { cutView, type Row, type RowBatch, type RowLimits, packBatch } from '../model/rows';
+import { cutView, type Row, type RowBatch, type RowLimits, packBatch } from '../episode/rows';
 import { demonstrationRows } from './sft';
 
 export const HELD_OUT_SETS = ['procedural', 'training', 'base'] as const;

@@ -23,7 +23,7 @@ import { getSuite, taskSet } from '../tasks';
 import type { SuiteName, Task, Tier } from '../tasks/types';
 import { Rng } from '../util/rng';
 import { runProceduralExpert } from '../corpus/procedural_harness';
-import { batchIndices, cutView, encodeTurn, episodeRows, packBatch, tokenCounter, type Row, type RowBatch, type RowLimits } from '../model/rows';
+import { batchIndices, cutView, encodeTurn, episodeRows, packBatch, tokenCounter, type Row, type RowBatch, type RowLimits } from '../episode/rows';
 import { ContextBudgetError } from '../harness/context_budget';
 import type { SftTrainer } from '../engine/engine';
 import { DEFAULT_MIX_SPEC, drawMixHarness, MixSpecError, resolveMix, type PretrainMix } from './mix';

@@ -18,7 +18,7 @@
  * Rows are right-padded to T = the longest row rounded up to `padMultiple`, capped at maxT.
  */
 import { Rng } from '../util/rng';
-import { appendGroups } from '../model/rows';
+import { appendGroups } from '../episode/rows';
 
 /** What the batch builder needs of a trajectory (a subset of rollout/engine.ts `Trajectory`). */
 export interface TrajectoryLike {

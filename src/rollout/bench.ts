@@ -14,8 +14,8 @@ import { taskSet } from '../tasks';
 import { Sampler } from './sampler';
 import { SamplerPolicy } from './sampler_policy';
 import { inProcessEnv, runEpisodes, type EpisodeRequest } from './engine';
-import { localEnvApi } from './env';
-import { envWorkerPool } from './env_pool';
+import { localEnvApi } from '../episode/host';
+import { envWorkerPool } from '../episode/host_pool';
 
 export interface RolloutBenchRow {
   workers: number;

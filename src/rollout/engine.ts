@@ -1,7 +1,7 @@
 /**
  * The page-side rollout engine (docs/ARCHITECTURE.md "Rows and trajectories", "Rollouts"): the episodes of a batch advance together.
  * Each round gathers every live episode's context text, encodes and truncates it with the
- * pretraining rule (`rolloutContextFit`, src/model/rows.ts: the opening whole, middle turns
+ * pretraining rule (`rolloutContextFit`, src/episode/rows.ts: the opening whole, middle turns
  * dropped, dropped tokens counted per turn and in the stats), samples one action per episode
  * for the whole batch with the policy (chunks of ≤ maxB rows, one sampler call each), decodes
  * the actions, steps all environments in parallel (worker pool), and repeats until all are done.
@@ -13,16 +13,16 @@
  * harness as cut off (truncation, not a parse error).
  *
  * Failures: an environment job that throws, hangs or kills its worker is retried by the pool on
- * a fresh worker (the episode is replayed, env.ts). If every retry fails the episode ends as
+ * a fresh worker (the episode is replayed, src/episode/host.ts). If every retry fails the episode ends as
  * failed (reward 0, `envFailed`), is counted, and the batch goes on. A policy emitting garbage
  * cannot crash a run: harnesses turn any text into a parse-error observation.
  */
 import type { Tokenizer } from '../model/tokenizer';
-import { decodeAction, endTokenId, rolloutContextFit } from '../model/rows';
+import { decodeAction, endTokenId, rolloutContextFit } from '../episode/rows';
 import { ContextBudgetError } from '../harness/context_budget';
 import type { ActionKind, BehaviourTags } from '../harness/types';
 import { Rng } from '../util/rng';
-import type { ActionInput, EnvApi, EnvStepOut, EpisodeSpec } from './env';
+import type { ActionInput, EnvApi, EnvStepOut, EpisodeSpec } from '../episode/host';
 
 /** One sampled row, as the GPU sampler returns it. */
 export interface PolicySample {
@@ -46,7 +46,7 @@ export interface Policy {
   sample(prompts: Int32Array[], maxNewTokens: number, temperature: number, seed: number, endToken: number): Promise<PolicySample[]>;
 }
 
-/** Where environment jobs run: a WorkerPool of env_worker.ts, or in-process. */
+/** Where environment jobs run: a WorkerPool of host_worker.ts (src/episode/host_pool.ts), or in-process. */
 export interface EnvHost {
   run<R>(job: (api: EnvApi) => Promise<R>): Promise<R>;
   /** Retries so far (fresh-worker replacements after a throw, hang or crash). */
@@ -185,7 +185,7 @@ export async function runEpisodes(reqs: readonly EpisodeRequest[], o: RolloutOpt
   await Promise.all(
     eps.map(async (e) => {
       try {
-        e.context = await job(async (api) => api.reset(e.spec));
+        e.context = (await job(async (api) => api.reset(e.spec))).context;
       } catch (err) {
         // A malformed id fails the same way on every worker: that is a caller bug, surface it.
         if (/unknown harness id|task id '/.test((err as Error).message)) throw err;

@@ -11,7 +11,7 @@ import { resolveTask } from '../tasks/task_ref';
 import { taskSet } from '../tasks';
 import type { SuiteName, Task } from '../tasks/types';
 import type { EnvPool } from './pool';
-import type { ChatMessage, ServeAction, ServeEpisodeSpec, ServeStepOut } from './host';
+import type { ActionInput, ChatMessage, EnvStepOut, EpisodeSpec } from '../episode/host';
 import { HttpError, type createEpisodeSchema, type ServeLimits, type stepSchema } from './protocol';
 
 /** One transcript entry of GET /v1/episodes/{id}. */
@@ -20,23 +20,23 @@ interface TurnEntry {
   action: string;
   cutOff: boolean;
   observation: string;
-  kind: ServeStepOut['kind'];
+  kind: EnvStepOut['kind'];
 }
 
 interface Episode {
   id: string;
-  spec: ServeEpisodeSpec;
+  spec: EpisodeSpec;
   suite: SuiteName;
   task: Task;
   seed: number | null;
   createdAt: number;
   lastActive: number;
-  history: ServeAction[];
+  history: ActionInput[];
   turns: TurnEntry[];
   messages: ChatMessage[];
   prompt: string;
   busy: boolean;
-  final: ServeStepOut | null;
+  final: EnvStepOut | null;
 }
 
 /** The body of POST /v1/episodes and of POST /v1/episodes/{id}/step, as validated by protocol.ts. */
@@ -64,6 +64,12 @@ function resolveEpisodeTask(b: { suite: SuiteName; task?: string | number; seed?
     const msg = (e as Error).message.replace(/^--task /, '');
     throw new HttpError(400, msg.startsWith('unknown family') ? (b.family !== undefined ? 'family' : 'task') : 'task', `task: ${msg}`);
   }
+}
+
+/** A step's fields in the order the HTTP step response gives them (`prompt`: '' when done). */
+function stepBody(o: EnvStepOut): Record<string, unknown> {
+  const { observation, kind, messages, reward, score, pass, done, terminated, truncated, truncationReason, tags } = o;
+  return { observation, kind, messages, prompt: o.context ?? '', reward, score, pass, done, terminated, truncated, truncationReason, tags };
 }
 
 /** The episodes of one server, over its worker pool. */
@@ -104,7 +110,7 @@ export class EpisodeRegistry {
       throw new HttpError(400, 'harness', `harness: ${(e as Error).message}`);
     }
     const id = randomUUID();
-    const spec: ServeEpisodeSpec = { key: id, taskId: task.id, harnessId: body.harness, maxTurns: body.maxTurns ?? this.limits.defaultMaxTurns };
+    const spec: EpisodeSpec = { key: id, taskId: task.id, harnessId: body.harness, maxTurns: body.maxTurns ?? this.limits.defaultMaxTurns };
     // Reserve the slot before awaiting the worker, so concurrent creates respect maxEpisodes.
     const t = this.now();
     const ep: Episode = {
@@ -126,7 +132,7 @@ export class EpisodeRegistry {
     try {
       const open = await this.pool.create(spec);
       ep.messages = open.messages;
-      ep.prompt = open.prompt;
+      ep.prompt = open.context;
     } catch (e) {
       this.episodes.delete(id);
       this.pool.close(id);
@@ -153,8 +159,8 @@ export class EpisodeRegistry {
     if (ep.final) throw new HttpError(409, 'episodeId', `episode '${id}' is done (turn ${ep.history.length}); create a new one`, 'episode_done');
     if (ep.busy) throw new HttpError(409, 'episodeId', `episode '${id}' has a step in progress; steps of one episode are sequential`, 'step_in_progress');
     ep.busy = true;
-    const action: ServeAction = { text: body.action, cutOff: body.cutOff ?? false };
-    let out: ServeStepOut;
+    const action: ActionInput = { text: body.action, cutOff: body.cutOff ?? false };
+    let out: EnvStepOut;
     try {
       out = await this.pool.step(ep.spec, [...ep.history, action]);
     } finally {
@@ -165,13 +171,12 @@ export class EpisodeRegistry {
     ep.history.push(action);
     ep.turns.push({ turn: ep.history.length, action: action.text, cutOff: action.cutOff, observation: out.observation, kind: out.kind });
     ep.messages = out.messages;
-    ep.prompt = out.prompt;
+    ep.prompt = out.context ?? '';
     if (out.done) {
       ep.final = out;
       this.counts.finished++;
     }
-    const { replayed: _r, ...rest } = out;
-    return { episodeId: id, turn: ep.history.length, ...rest };
+    return { episodeId: id, turn: ep.history.length, ...stepBody(out) };
   }
 
   /** State and transcript of an episode (GET /v1/episodes/{id}). @throws HttpError 404 */

@@ -1,5 +1,5 @@
 /**
- * node:worker_threads ↔ the Web Worker shape that comlink and src/rollout/worker_pool.ts use:
+ * node:worker_threads ↔ the Web Worker shape that comlink and src/episode/worker_pool.ts use:
  * `nodeEndpoint` turns a MessagePort / parentPort into a comlink endpoint, `WebWorkerShim`
  * makes a worker_threads Worker look like a DOM Worker (message and error events,
  * terminate), so the rollout `WorkerPool` — watchdog, retry on a fresh worker — is reused

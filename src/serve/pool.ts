@@ -1,20 +1,20 @@
 /**
  * The serve worker pool: episodes' steps run on node worker threads (thread.ts), each behind
- * a one-worker rollout `WorkerPool` (src/rollout/worker_pool.ts: a watchdog per job, a
+ * a one-worker rollout `WorkerPool` (src/episode/worker_pool.ts: a watchdog per job, a
  * thrown / hung / dead worker replaced and the job retried on a fresh one), so the HTTP
  * thread stays free. Jobs are restartable because every step carries the episode's whole
- * history (host.ts).
+ * history (src/episode/host.ts).
  *
  * Routing: an episode's step goes to the worker that served its previous call (it holds the
  * episode: no replay) when that worker is idle; otherwise to the least-loaded worker, which
  * rebuilds the episode by replay and becomes its new home. So a slow or hung step holds up
  * only its own worker: other episodes move to free workers instead of queueing behind it.
- * `workers: 0` runs a `ServeHost` in-process instead (tests, tiny deployments): simpler,
+ * `workers: 0` runs an `EpisodeHost` in-process instead (tests, tiny deployments): simpler,
  * but then a slow step does block the server.
  */
 import { availableParallelism } from 'node:os';
-import { WorkerPool, type WatchdogTimer, type WorkerPoolStats } from '../rollout/worker_pool';
-import { ServeHost, type ServeAction, type ServeEpisodeSpec, type ServeHostApi, type ServeOpening, type ServeStepOut } from './host';
+import { WorkerPool, type WatchdogTimer, type WorkerPoolStats } from '../episode/worker_pool';
+import { EpisodeHost, type ActionInput, type EnvApi, type EnvStepOut, type EpisodeOpening, type EpisodeSpec } from '../episode/host';
 import { WebWorkerShim } from './node_endpoint';
 
 interface EnvPoolOptions {
@@ -39,10 +39,10 @@ export function defaultWorkers(): number {
 
 /** Episode compute behind the server: worker threads or in-process. */
 export class EnvPool {
-  private readonly pools: WorkerPool<ServeHostApi>[] = [];
+  private readonly pools: WorkerPool<EnvApi>[] = [];
   private readonly inflight: number[] = [];
   private readonly home = new Map<string, number>();
-  private readonly inline: ServeHost | null;
+  private readonly inline: EpisodeHost | null;
   /** Steps that ran on a worker other than the episode's home (each costs a replay). */
   migrations = 0;
 
@@ -50,7 +50,7 @@ export class EnvPool {
   constructor(readonly opts: EnvPoolOptions) {
     if (!Number.isInteger(opts.workers) || opts.workers < 0) throw new Error(`EnvPool: workers must be an integer ≥ 0, got ${opts.workers}`);
     if (opts.workers === 0) {
-      this.inline = new ServeHost(opts.capacity);
+      this.inline = new EpisodeHost({ maxTurns: 'turns', capacity: opts.capacity ?? 4096 });
       return;
     }
     this.inline = null;
@@ -58,7 +58,7 @@ export class EnvPool {
     const url = new URL(import.meta.url.endsWith('.ts') ? './thread_boot.mjs' : './thread.js', import.meta.url);
     for (let i = 0; i < opts.workers; i++) {
       this.pools.push(
-        new WorkerPool<ServeHostApi>({
+        new WorkerPool<EnvApi>({
           size: 1,
           watchdogMs: opts.watchdogMs,
           maxRetries: opts.maxRetries ?? 1,
@@ -92,25 +92,25 @@ export class EnvPool {
     return best;
   }
 
-  private async run<R>(key: string, job: (api: ServeHostApi) => Promise<R> | R): Promise<R> {
+  private async run<R>(key: string, job: (api: EnvApi) => Promise<R> | R): Promise<R> {
     const i = this.pick(key);
     this.home.set(key, i);
     this.inflight[i]++;
     try {
-      return await this.pools[i].run(async (api) => job(api as unknown as ServeHostApi));
+      return await this.pools[i].run(async (api) => job(api as unknown as EnvApi));
     } finally {
       this.inflight[i]--;
     }
   }
 
   /** The first view of an episode. @throws Error from the host (unknown ids) or the pool (watchdog, closed). */
-  async create(spec: ServeEpisodeSpec): Promise<ServeOpening> {
-    if (this.inline) return this.inline.create(spec);
-    return this.run(spec.key, (api) => api.create(spec));
+  async create(spec: EpisodeSpec): Promise<EpisodeOpening> {
+    if (this.inline) return this.inline.reset(spec);
+    return this.run(spec.key, (api) => api.reset(spec));
   }
 
   /** One step (with replay when needed). @throws Error from the host or the pool. */
-  async step(spec: ServeEpisodeSpec, history: ServeAction[]): Promise<ServeStepOut> {
+  async step(spec: EpisodeSpec, history: ActionInput[]): Promise<EnvStepOut> {
     if (this.inline) return this.inline.step(spec, history);
     return this.run(spec.key, (api) => api.step(spec, history));
   }

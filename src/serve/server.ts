@@ -25,7 +25,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { EnvPool, defaultWorkers } from './pool';
-import type { WatchdogTimer } from '../rollout/worker_pool';
+import type { WatchdogTimer } from '../episode/worker_pool';
 import { DEFAULT_LIMITS, HttpError, createEpisodeSchema, stepSchema, type ServeLimits } from './protocol';
 import { sendJson } from './http';
 import { EpisodeRegistry } from './episodes';

@@ -1,6 +1,6 @@
 /**
- * A serve worker thread (node:worker_threads): owns a `ServeHost` and exposes `ServeHostApi`
- * through comlink, so the HTTP thread never runs harness or sandbox code and one slow step
+ * A serve worker thread (node:worker_threads): owns an `EpisodeHost` (src/episode/host.ts) and
+ * exposes its `EnvApi` through comlink, so the HTTP thread never runs harness or sandbox code and one slow step
  * never delays another episode. Started by pool.ts.
  *
  * workerData: { capacity: number, stallAction?: string }. `stallAction` is fault injection
@@ -9,14 +9,14 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { expose } from 'comlink';
-import { ServeHost, type ServeHostApi } from './host';
+import { EpisodeHost, type EnvApi } from '../episode/host';
 import { nodeEndpoint } from './node_endpoint';
 
 const data = (workerData ?? {}) as { capacity?: number; stallAction?: string };
-const host = new ServeHost(data.capacity ?? 4096);
+const host = new EpisodeHost({ maxTurns: 'turns', capacity: data.capacity ?? 4096 });
 
-const api: ServeHostApi = {
-  create: (spec) => host.create(spec),
+const api: EnvApi = {
+  reset: (spec) => host.reset(spec),
   step: (spec, history) => {
     if (data.stallAction !== undefined && history.length > 0 && history[history.length - 1].text === data.stallAction) {
       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0); // blocks until terminated

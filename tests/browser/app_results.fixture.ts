@@ -1,13 +1,13 @@
 // Synthetic results file for tests/browser/app_results.spec.ts, built in the page from the real
 // modules: pass rates drawn from a seeded stream (k/24, like a 24-episode evaluation), curves
 // with every StepRecord metric the charts plot, and trajectories made of the scripted expert's
-// real episodes (contexts and actions encoded by the real tokenizer, src/model/rows.ts),
+// real episodes (contexts and actions encoded by the real tokenizer, src/episode/rows.ts),
 // sampled by sampleTrajectories with GRPO advantages from grpoTrajectoryAdvantages. The
 // outcome of every second rollout of a group is set to fail (the expert always passes), so
 // groups have reward variance and non-zero advantages.
 import { runExpertEpisode, type ExpertEpisode } from '../../src/harness';
 import { loadTokenizer } from '../../src/model/tokenizer';
-import { encodeAction, encodeContext } from '../../src/model/rows';
+import { encodeAction, encodeContext } from '../../src/episode/rows';
 import type { ExperimentResults, RunResult } from '../../src/experiment/results';
 import { grpoTrajectoryAdvantages, sampleTrajectories, type TrajectorySample } from '../../src/experiment/trajectory_sample';
 import type { Trajectory } from '../../src/rollout/engine';

@@ -1,5 +1,5 @@
 // Runs in the page: the comlink worker pool under throws, hangs, crashes and load.
-import { WorkerPool } from '../../src/rollout/worker_pool';
+import { WorkerPool } from '../../src/episode/worker_pool';
 import type { FlakyApi } from './workers/flaky_worker';
 
 function pool(size: number, watchdogMs = 500, maxRetries = 2) {

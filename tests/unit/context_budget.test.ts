@@ -1,5 +1,5 @@
 /**
- * The context cut and episode packing (src/model/rows.ts, budget.ts, rl/trainer_batch.ts):
+ * The context cut and episode packing (src/episode/rows.ts, budget.ts, rl/trainer_batch.ts):
  *  - the opening messages are never cut; middle turns are dropped whole; an opening that cannot
  *    fit is a ContextBudgetError naming the harness and the sizes, found up front;
  *  - dropped context tokens are counted per row and per rollout turn;
@@ -12,17 +12,17 @@ import { describe, expect, it } from 'vitest';
 import { Tokenizer, type TokenizerFile } from '../../src/model/tokenizer';
 import { runExpertEpisode } from '../../src/harness/expert';
 import { taskSet } from '../../src/tasks';
-import { encodeAction, encodeContext, encodeTurn, episodeRows, fitContext, headLength, rolloutContextFit, type Row } from '../../src/model/rows';
+import { encodeAction, encodeContext, encodeTurn, episodeRows, fitContext, headLength, rolloutContextFit, type Row } from '../../src/episode/rows';
 import { ContextBudgetError } from '../../src/harness/context_budget';
-import { BudgetMismatchError, checkOpeningsFit, checkpointBudget, checkRunBudget, runBudget } from '../../src/model/budget';
-import { localEnvApi } from '../../src/rollout/env';
+import { BudgetMismatchError, checkOpeningsFit, checkpointBudget, checkRunBudget, runBudget } from '../../src/episode/budget';
+import { localEnvApi } from '../../src/episode/host';
 import { inProcessEnv, runEpisodes, type Policy, type PolicySample, type Trajectory } from '../../src/rollout/engine';
 import { buildRows, type RlRows } from '../../src/rl/trainer_batch';
 import { Rng } from '../../src/util/rng';
 import { adapterFor } from '../../src/harness/expert';
 import { BLACKBOX_IDS, createHarness } from '../../src/harness/registry';
 import { stateFromFiles } from '../../src/sandbox/sandbox';
-import { tokenCounter } from '../../src/model/rows';
+import { tokenCounter } from '../../src/episode/rows';
 import type { Task } from '../../src/tasks/types';
 import { checkSpecOpenings } from '../../src/experiment/openings';
 import { smokeSpec } from './lib/smoke_spec';

@@ -10,7 +10,7 @@ import { Tokenizer, type TokenizerFile } from '../../src/model/tokenizer';
 import { evaluate, sharedBatchKey, type EvalOptions, type EvalResult, type EvalSets } from '../../src/experiment/evaluate';
 import { SharedBeforeBatches } from '../../src/experiment/before_reuse';
 import { inProcessEnv } from '../../src/rollout/engine';
-import { localEnvApi, type EnvApi } from '../../src/rollout/env';
+import { localEnvApi, type EnvApi } from '../../src/episode/host';
 import { taskSet } from '../../src/tasks';
 import { cellKey } from '../../src/experiment/plan';
 import { Rng } from '../../src/util/rng';

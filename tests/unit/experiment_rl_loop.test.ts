@@ -15,7 +15,7 @@ import type { RunnerOptions } from '../../src/experiment/runner';
 import type { EvalOptions } from '../../src/experiment/evaluate';
 import type { RolloutOptions, Trajectory } from '../../src/rollout/engine';
 import { inProcessEnv } from '../../src/rollout/engine';
-import { localEnvApi, type EnvApi } from '../../src/rollout/env';
+import { localEnvApi, type EnvApi } from '../../src/episode/host';
 import type { RlTrainerOptions } from '../../src/rl/update';
 import { Rng } from '../../src/util/rng';
 import { envWithOutcomes } from './lib/env_outcome';

@@ -13,7 +13,7 @@ import { runProceduralExpert } from '../../src/corpus/procedural_harness';
 import { taskSet } from '../../src/tasks';
 import { readFileSync } from 'node:fs';
 import { Tokenizer, type TokenizerFile } from '../../src/model/tokenizer';
-import { cutView, encodeTurn } from '../../src/model/rows';
+import { cutView, encodeTurn } from '../../src/episode/rows';
 import { selectTrainingOA } from '../../src/design/selection';
 
 /** Composed ids covering C0, C1 and C2 (with varied S, T, O, W), and both black-box harnesses. */

@@ -9,7 +9,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { Tokenizer, type TokenizerFile } from '../../src/model/tokenizer';
-import { encodeContext } from '../../src/model/rows';
+import { encodeContext } from '../../src/episode/rows';
 import { BLACKBOX_IDS, createHarness } from '../../src/harness/registry';
 import { adapterFor } from '../../src/harness/expert';
 import { stateFromFiles } from '../../src/sandbox/sandbox';

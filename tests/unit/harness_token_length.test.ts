@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { Tokenizer, type TokenizerFile } from '../../src/model/tokenizer';
 import { runExpertEpisode } from '../../src/harness/expert';
 import { approxTokens, memoTokenLength } from '../../src/harness/render';
-import { encodeContext, tokenCounter } from '../../src/model/rows';
+import { encodeContext, tokenCounter } from '../../src/episode/rows';
 import { taskFromId } from '../../src/tasks';
 
 const tok = Tokenizer.fromJSON(JSON.parse(readFileSync(new URL('../../public/tokenizer-v2.json', import.meta.url), 'utf8')) as TokenizerFile);

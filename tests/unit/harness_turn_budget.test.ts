@@ -11,7 +11,7 @@ import { runExpertEpisode } from '../../src/harness/expert';
 import { W0, W1, W2 } from '../../src/harness/realizations/workflow';
 import { turnCap, unverifiedWrites, workflowOverheadOf, workflowOverheadTurns } from '../../src/harness/turn_budget';
 import { cellFeasibility, type CellBudget } from '../../src/experiment/feasibility';
-import { localEnvApi } from '../../src/rollout/env';
+import { localEnvApi } from '../../src/episode/host';
 import { getSuite, SUITE_NAMES, taskFromId, taskSet } from '../../src/tasks';
 
 const tok = Tokenizer.fromJSON(JSON.parse(readFileSync(new URL('../../public/tokenizer-v2.json', import.meta.url), 'utf8')) as TokenizerFile);

@@ -1,5 +1,5 @@
 /**
- * Demonstrations → rows (src/model/rows.ts): the loss mask covers exactly the action tokens
+ * Demonstrations → rows (src/episode/rows.ts): the loss mask covers exactly the action tokens
  * (with `<|end|>`), every action token appears exactly once across an episode's rows, context
  * markers become special ids, the truncation rule keeps the action whole and the whole head +
  * the most recent whole messages, rollout contexts equal the rows' contexts, and batching is deterministic.
@@ -10,7 +10,7 @@ import fc from 'fast-check';
 import { Tokenizer } from '../../src/model/tokenizer';
 import { sftTargets } from '../../src/model/cpu_model';
 import { runProceduralExpert } from '../../src/corpus/procedural_harness';
-import { batchIndices, decodeAction, encodeAction, encodeContext, encodeTurn, endTokenId, fitContext, headLength, packBatch, rolloutContext } from '../../src/model/rows';
+import { batchIndices, decodeAction, encodeAction, encodeContext, encodeTurn, endTokenId, fitContext, headLength, packBatch, rolloutContext } from '../../src/episode/rows';
 import { demonstrationRows } from '../../src/pretrain/sft';
 import { taskSet } from '../../src/tasks';
 

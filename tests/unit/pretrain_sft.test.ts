@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { Tokenizer } from '../../src/model/tokenizer';
 import { paramCount } from '../../src/model/layout';
-import { cutView } from '../../src/model/rows';
+import { cutView } from '../../src/episode/rows';
 import { resolveMix } from '../../src/pretrain/mix';
 import {
   collectDemonstrations,

@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Tokenizer, type TokenizerFile } from '../../src/model/tokenizer';
-import { decodeAction } from '../../src/model/rows';
+import { decodeAction } from '../../src/episode/rows';
 import { defaultSpecialIds } from '../../src/rollout/sample_request';
 import { CpuEngine } from '../../src/engine/cpu';
 import { CHOICE_DEFAULTS, CLASSES, choiceClass, learnChoice, type ChoiceStep } from '../browser/lib/choice_task';

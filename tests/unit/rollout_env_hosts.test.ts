@@ -6,8 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { Tokenizer, type TokenizerFile } from '../../src/model/tokenizer';
 import { taskSet } from '../../src/tasks';
-import { encodeAction } from '../../src/model/rows';
-import { localEnvApi, type EnvApi } from '../../src/rollout/env';
+import { encodeAction } from '../../src/episode/rows';
+import { localEnvApi, type EnvApi } from '../../src/episode/host';
 import { inProcessEnv, runEpisodes, type EnvHost, type EpisodeRequest, type Policy, type Trajectory } from '../../src/rollout/engine';
 import { hashString, Rng } from '../../src/util/rng';
 

@@ -1,5 +1,5 @@
 /**
- * The rollout environment hosts count tokens with the policy's tokenizer (src/rollout/env.ts):
+ * The rollout environment hosts count tokens with the policy's tokenizer (src/episode/host.ts):
  * a C2 harness in a host built the way rollouts build it (in-process `localEnvApi(tok)`, or a
  * worker's `envWorkerApi` after `init` with the tokenizer file) compacts exactly when the real
  * token count of its full history passes C2's budget — where ⌈chars / 4⌉ would not yet — and the
@@ -11,9 +11,9 @@ import { Tokenizer, type TokenizerFile } from '../../src/model/tokenizer';
 import { runExpertEpisode } from '../../src/harness/expert';
 import { createHarness } from '../../src/harness/registry';
 import { approxTokens } from '../../src/harness/render';
-import { tokenCounter } from '../../src/model/rows';
-import { envWorkerApi, localEnvApi, type ActionInput, type EnvApi } from '../../src/rollout/env';
-import { initTokenizer } from '../../src/rollout/env_pool';
+import { tokenCounter } from '../../src/episode/rows';
+import { envWorkerApi, localEnvApi, type ActionInput, type EnvApi } from '../../src/episode/host';
+import { initTokenizer } from '../../src/episode/host_pool';
 import { taskFromId } from '../../src/tasks';
 
 const tok = Tokenizer.fromJSON(JSON.parse(readFileSync(new URL('../../public/tokenizer-v2.json', import.meta.url), 'utf8')) as TokenizerFile);
@@ -23,7 +23,7 @@ const SUMMARY = '[summary of turns';
 /** Contexts a host shows over an episode driven by `actions` (the opening first). */
 async function hostContexts(env: EnvApi, taskId: string, harnessId: string, actions: readonly string[]): Promise<string[]> {
   const spec = { key: 'k', taskId, harnessId, maxTurns: 200 };
-  const out = [await env.reset(spec)];
+  const out = [(await env.reset(spec)).context];
   const history: ActionInput[] = [];
   for (const a of actions) {
     history.push({ text: a, cutOff: false });

@@ -7,7 +7,7 @@ import { createInterface } from 'node:readline';
 import { startServer, isLoopback, type RunningServer } from '../../src/serve/server';
 import { runExpertEpisode } from '../../src/harness/expert';
 import { taskFromId } from '../../src/tasks';
-import { ServeHost } from '../../src/serve/host';
+import { EpisodeHost } from '../../src/episode/host';
 
 const ROOT = resolve(__dirname, '../..');
 
@@ -243,11 +243,11 @@ describe('hlab serve auth, workers, shutdown', () => {
   it('the host replays a history it does not hold into the same state', () => {
     const spec = { key: 'k', taskId: 'workspace/organize/t2/31', harnessId: 'S2-T2-O1-C2-W2', maxTurns: 10 };
     const actions = ['Plan: x', 'Todo:\n- a', '<call tool="list"><dir>/</dir></call>', 'junk'].map((text) => ({ text, cutOff: false }));
-    const a = new ServeHost();
-    a.create(spec);
+    const a = new EpisodeHost({ maxTurns: 'turns' });
+    a.reset(spec);
     let outA;
     for (let i = 1; i <= actions.length; i++) outA = a.step(spec, actions.slice(0, i));
-    const b = new ServeHost();
+    const b = new EpisodeHost({ maxTurns: 'turns' });
     const outB = b.step(spec, actions);
     expect(outB.replayed).toBe(true);
     expect({ ...outB, replayed: false }).toEqual({ ...outA!, replayed: false });

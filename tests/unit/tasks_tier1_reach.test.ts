@@ -11,7 +11,7 @@ import { SUITES, TEST_SEEDS, TRAIN_SEEDS, runSolver } from '../../src/tasks/inde
 import { runExpertEpisode } from '../../src/harness/expert';
 import { BASE_HARNESS } from '../../src/design/space';
 import { Tokenizer, type TokenizerFile } from '../../src/model/tokenizer';
-import { encodeAction } from '../../src/model/rows';
+import { encodeAction } from '../../src/episode/rows';
 
 const tok = Tokenizer.fromJSON(JSON.parse(readFileSync(new URL('../../public/tokenizer-v2.json', import.meta.url), 'utf8')) as TokenizerFile);
 const SEEDS = [0, 1, 2, 3, 5, 8, 13, 21, TRAIN_SEEDS.to, TEST_SEEDS.from, TEST_SEEDS.from + 7, TEST_SEEDS.from + 99];

@@ -12,7 +12,7 @@ import { DEFAULT_SPACE, selectTraining } from '../../src/design';
 import { createHarness } from '../../src/harness';
 import { DEFAULT_TOKENIZER_URL, Tokenizer, TOKENIZER_V2_URL, trainBpe, type TokenizerFile } from '../../src/model/tokenizer';
 import { bytesPerToken, corpusV2Plan, generateTokenizerCorpusV2, heldOutRenderCorpus } from '../../src/corpus/tokenizer_v2';
-import { encodeContext } from '../../src/model/rows';
+import { encodeContext } from '../../src/episode/rows';
 import { SUITE_NAMES, TRAIN_SEEDS, taskSet } from '../../src/tasks';
 
 const read = (v: string) => readFileSync(new URL(`../../public/tokenizer-${v}.json`, import.meta.url), 'utf8');

@@ -13,7 +13,7 @@ import { WasmEngine } from '../../src/wasm/engine';
 import { WasmModel } from '../../src/wasm/model';
 import { cpuSftTrainer, sftBatchNll, sftLossAndGrads } from '../../src/engine/cpu_sft';
 import { refSftTrainer } from '../../src/pretrain/sft';
-import type { RowBatch } from '../../src/model/rows';
+import type { RowBatch } from '../../src/episode/rows';
 import { Rng } from '../../src/util/rng';
 
 const cfg: ModelConfig = { vocabSize: 61, maxT: 24, C: 16, L: 2, NH: 2 };

@@ -5,7 +5,7 @@ import { MessageChannel } from 'node:worker_threads';
 import { memoryUsage } from 'node:process';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { WorkerPool } from '../../src/rollout/worker_pool';
+import { WorkerPool } from '../../src/episode/worker_pool';
 
 function fakeWorker(): Worker {
   const { port1 } = new MessageChannel();

@@ -18,7 +18,7 @@ import { getSuite, SUITE_NAMES, splitOf, taskSet, type SuiteName, type Task } fr
 import { errorId, field, parseChoice, parseIntField, type Parsed } from '../fields';
 import { markLines, type MarkedLine } from '../text_diff';
 import type { Tokenizer } from '../../model/tokenizer';
-import { encodeContext } from '../../model/rows';
+import { encodeContext } from '../../episode/rows';
 import { appTokenizer } from '../app_tokenizer';
 import { lessonRoute, lessonScope } from '../train_links';
 
@@ -27,7 +27,7 @@ const tokenizerReady = appTokenizer.then(
   (t) => void (tokenizer = t),
   () => {},
 );
-/** Token counts of contexts as the trainer encodes them (model/rows encodeContext), cached by text. */
+/** Token counts of contexts as the trainer encodes them (episode/rows encodeContext), cached by text. */
 const tokenCounts = new Map<string, number>();
 function contextTokens(text: string): number | null {
   if (!tokenizer) return null;

@@ -24,7 +24,7 @@ import { fileURLToPath } from 'node:url';
 import { choiceOption, intOption, parseSuiteList, printJson, UsageError } from '../cli_util';
 import { withBrowser } from '../browser';
 import { decodeBaseCheckpoint } from '../../model/checkpoint';
-import { BudgetMismatchError, evaluationBudget } from '../../model/budget';
+import { BudgetMismatchError, evaluationBudget } from '../../episode/budget';
 import { evalTaskIds, resolveEvalHarnesses, type CheckpointEvalReport } from '../../experiment/evaluate_report';
 import type { EvalPageRequest } from '../../experiment/evaluate_page';
 import { familyCellText, familyMatrix } from '../../experiment/per_family';
@@ -117,7 +117,7 @@ export function formatEvalReport(r: CheckpointEvalReport): string {
 
 /**
  * Budget check before a browser starts: the checkpoint (its file, or public/base-<preset>.ckpt for
- * `--init base`) must have been trained on contexts cut like this evaluation's (model/budget.ts
+ * `--init base`) must have been trained on contexts cut like this evaluation's (episode/budget.ts
  * `checkRunBudget`), unless --allow-budget-mismatch. The page repeats the check on what it loads.
  * @throws UsageError (exit 2, one line) on a mismatch, an unreadable checkpoint or a missing shipped base.
  */

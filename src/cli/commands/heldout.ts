@@ -20,11 +20,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { choiceOption, intOption, parseSuiteList, printJson, shippedTokenizer, UsageError } from '../cli_util';
 import { decodeBaseCheckpoint } from '../../model/checkpoint';
-import { checkpointBudget } from '../../model/budget';
+import { checkpointBudget } from '../../episode/budget';
 import { heldOutByHarness, heldOutLoss, heldOutSets, heldOutTasks, levelMeans, type HarnessLoss } from '../../pretrain/heldout';
 import { PRESET_NAMES, type PresetName } from '../../model/config';
 import { selectTrainingOA } from '../../design/selection';
-import type { RowBatch } from '../../model/rows';
+import type { RowBatch } from '../../episode/rows';
 import { parseHarnessList } from './expert';
 
 interface Opts {

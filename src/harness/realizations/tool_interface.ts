@@ -60,12 +60,12 @@ interface Envelope {
 }
 
 /**
- * Parse the JSON call envelope `{"tool":NAME,"args":{…}}` ("args" may be omitted; no other key).
- * Checks the shape only, not the tool or its arguments.
+ * Parse `text` (trimmed) as one JSON object: the first step of every JSON call syntax (T0's
+ * envelope, the black-box envelope, the procedural json syntax).
  * @param expected one line shown after every error (the caller's example call)
- * @returns the envelope, or a ParseError naming what was wrong (never throws)
+ * @returns the object (wrapped, so that a parsed "error" key is never taken for a ParseError), or a ParseError (never throws)
  */
-export function readEnvelope(text: string, expected: string): Envelope | ParseError {
+export function readJsonObject(text: string, expected: string): { object: Record<string, unknown> } | ParseError {
   const t = text.trim();
   if (!t.startsWith('{')) return { error: `not a JSON object; ${expected}` };
   let v: unknown;
@@ -75,7 +75,19 @@ export function readEnvelope(text: string, expected: string): Envelope | ParseEr
     return { error: `invalid JSON (${(e as Error).message.slice(0, 80)}); ${expected}` };
   }
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return { error: `not a JSON object; ${expected}` };
-  const o = v as Record<string, unknown>;
+  return { object: v as Record<string, unknown> };
+}
+
+/**
+ * Parse the JSON call envelope `{"tool":NAME,"args":{…}}` ("args" may be omitted; no other key).
+ * Checks the shape only, not the tool or its arguments.
+ * @param expected one line shown after every error (the caller's example call)
+ * @returns the envelope, or a ParseError naming what was wrong (never throws)
+ */
+export function readEnvelope(text: string, expected: string): Envelope | ParseError {
+  const read = readJsonObject(text, expected);
+  if ('error' in read) return read;
+  const o = read.object;
   for (const k of Object.keys(o)) if (k !== 'tool' && k !== 'args') return { error: `unexpected key '${k.slice(0, 40)}'; ${expected}` };
   if (typeof o.tool !== 'string') return { error: `"tool" must be a string; ${expected}` };
   const args = o.args === undefined ? {} : o.args;

@@ -14,7 +14,8 @@ import { initParams } from '../../../src/model/init';
 import type { Tokenizer } from '../../../src/model/tokenizer';
 import { rlLossConfig, type RlLossConfig } from '../../../src/rl/config';
 import { inProcessEnv } from '../../../src/rollout/engine';
-import type { EnvApi, EnvStepOut } from '../../../src/rollout/env';
+import type { EnvApi, EnvStepOut } from '../../../src/episode/host';
+import { computeTags } from '../../../src/harness/tags';
 
 /** Answer classes of the choice: a fresh policy (≈ uniform over ~1000 ids) is right ≈ 1/CLASSES of the time. */
 export const CLASSES = 5;
@@ -39,12 +40,13 @@ export function choiceClass(text: string): number {
 /** The environment of the choice: one turn; reward 1 (pass) iff the action's text is of class 0. */
 export function choiceEnv(): EnvApi {
   return {
-    reset: () => CHOICE_PROMPT,
+    reset: () => ({ context: CHOICE_PROMPT, messages: [] }),
     step: (_spec, history): EnvStepOut => {
       const pass = choiceClass(history[history.length - 1].text) === 0;
       const r = pass ? 1 : 0;
       return {
         context: null,
+        messages: [],
         observation: '',
         kind: 'message',
         done: true,
@@ -54,7 +56,7 @@ export function choiceEnv(): EnvApi {
         reward: r,
         score: r,
         pass,
-        tags: null,
+        tags: computeTags([], { terminated: true, truncation: null, pass }),
         replayed: false,
       };
     },

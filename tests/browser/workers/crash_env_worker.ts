@@ -2,7 +2,7 @@
 // `crash()`, which kills the worker with an uncaught error outside the comlink call, so the pool
 // sees it die exactly as a real crash (run_e2e.entry.ts `crashingEnv`).
 import { expose } from 'comlink';
-import { envWorkerApi, type EnvWorkerApi } from '../../../src/rollout/env';
+import { envWorkerApi, type EnvWorkerApi } from '../../../src/episode/host';
 
 const env = envWorkerApi();
 

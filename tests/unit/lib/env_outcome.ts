@@ -1,5 +1,5 @@
 import type { Tokenizer } from '../../../src/model/tokenizer';
-import { localEnvApi, type EnvApi, type EnvStepOut } from '../../../src/rollout/env';
+import { localEnvApi, type EnvApi, type EnvStepOut } from '../../../src/episode/host';
 
 /**
  * An in-process environment whose final step reports the verdict `final(n)` returns for the

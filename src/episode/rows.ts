@@ -49,7 +49,7 @@
  * (B) i32 lengths; T = the longest row rounded up to a multiple of `padMultiple` (few distinct
  * shapes for the GPU's per-shape plans). Order: a seeded shuffle per epoch.
  */
-import type { Tokenizer } from './tokenizer';
+import type { Tokenizer } from '../model/tokenizer';
 import { memoTokenLength } from '../harness/render';
 import { ContextBudgetError } from '../harness/context_budget';
 import { Rng } from '../util/rng';
@@ -82,7 +82,7 @@ export function encodeContext(tok: Tokenizer, context: string): number[] {
  * The policy's token count of a message or context text, for the harness's context policies (C2
  * summaries, coding-CLI compaction; `HarnessOptions.tokenLength`): the ids `encodeContext` gives
  * the text (role markers as single special ids) without its `<bos>`, memoized per text. The
- * environment hosts of rollouts and evaluation (src/rollout/env.ts) and the feasibility check
+ * environment hosts of rollouts and evaluation (src/episode/host.ts) and the feasibility check
  * count with it.
  */
 export function tokenCounter(tok: Tokenizer): (text: string) => number {

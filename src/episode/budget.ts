@@ -11,15 +11,15 @@
  *    (`rollout.allowBudgetMismatch`).
  * Token counts are tokenizer ids (`encodeContext`).
  *
- * Folder: src/model/, beside rows.ts whose cut it budgets; the spec checks, the feasibility
+ * Folder: src/episode/, beside rows.ts whose cut it budgets; the spec checks, the feasibility
  * check, the runner, `hlab evaluate` and `hlab heldout` use it.
  */
-import type { Tokenizer } from './tokenizer';
+import type { Tokenizer } from '../model/tokenizer';
 import { ComposedHarness } from '../harness/composed';
 import { createHarness } from '../harness/registry';
 import { renderPrompt } from '../harness/render';
 import type { Task } from '../tasks/types';
-import type { CheckpointMetadata } from './checkpoint';
+import type { CheckpointMetadata } from '../model/checkpoint';
 import { encodeContext, headLength, type RowLimits } from './rows';
 import { ContextBudgetError } from '../harness/context_budget';
 
