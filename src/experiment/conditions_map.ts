@@ -52,7 +52,7 @@ export interface MapCell extends MapPlace {
  * equivalence margin is ≥ 40 % of the starting rate and neither method can fall more than a few
  * points, so "equivalent" there says the base cannot act in-space, not that the methods match.
  */
-export const FLOOR_PASS = 0.05;
+const FLOOR_PASS = 0.05;
 
 /** The arms of a spec the map compares, or null when it has not both. */
 function arms(specJson: unknown): { single: string; scaling: string } | null {
