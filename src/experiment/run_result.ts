@@ -4,7 +4,7 @@
  * update (runner.ts "result" and "evaluate" phases).
  */
 import type { EvalResult } from './evaluate';
-import type { RunResult } from './results_file';
+import type { RunResult } from '../report/results_schema';
 import type { RunState } from './run_checkpoint';
 import type { StepRecord } from './run_events';
 

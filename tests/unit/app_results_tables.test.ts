@@ -4,9 +4,9 @@
 // decide it)"; any other difference keeps its interval over seeds.
 import { describe, expect, it } from 'vitest';
 import { deltaText } from '../../src/app/views/results_tables';
-import { comparePaired } from '../../src/experiment/seed_stats';
-import { pairedText, type ResultsCell } from '../../src/experiment/results';
-import type { PairedCell } from '../../src/experiment/stats';
+import { comparePaired } from '../../src/report/seed_stats';
+import { pairedText, type ResultsCell } from '../../src/report/results_markdown';
+import type { PairedCell } from '../../src/report/stats';
 
 /** 3 seeds × 4 tasks × 2 harnesses of paired episodes; `pass(before?, seed, task)` decides each outcome. */
 function cells(pass: (before: boolean, seed: number, task: number) => boolean): PairedCell[] {

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { BASE_HARNESS } from '../../src/design/space';
 import { selectTrainingOA } from '../../src/design/selection';
-import { evalReport, evalTaskIds, resolveEvalHarnesses, type EvalEpisodeLike } from '../../src/experiment/evaluate_report';
+import { evalReport, evalTaskIds, resolveEvalHarnesses, type EvalEpisodeLike } from '../../src/report/evaluate_report';
 import { checkEvaluateBudget, evaluateRequest, formatEvalReport } from '../../src/cli/commands/evaluate';
 import { encodeBaseCheckpoint } from '../../src/model/checkpoint';
 import { paramCount } from '../../src/model/layout';

@@ -11,7 +11,7 @@ import {
   type EpisodeCell,
   type RunResult,
   type ExperimentResults,
-} from '../../src/experiment/results';
+} from '../../src/report/results_markdown';
 
 const behaviour = { parseErrors: 0.5, workflowViolations: 0.25, recoveryRate: 0.5, stateTrackingErrors: 0 };
 function run(method: string, seed: number, after: number): RunResult {

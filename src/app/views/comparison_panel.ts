@@ -9,9 +9,9 @@
  * (method_verdict.ts pairCoverage) before any verdict, and a set with nothing paired gets no number.
  */
 import { html, nothing, type TemplateResult } from 'lit-html';
-import { byMethod } from '../../experiment/results';
-import { coverageSentence, pairReport, signedPoints, type MethodVerdict, type PairRow } from '../../experiment/method_verdict';
-import type { RunResult } from '../../experiment/results_file';
+import { byMethod } from '../../report/results_markdown';
+import { coverageSentence, pairReport, signedPoints, type MethodVerdict, type PairRow } from '../../report/method_verdict';
+import type { RunResult } from '../../report/results_schema';
 
 /** Arm A (reference) and arm B of the comparison shown. */
 export interface MethodPair {

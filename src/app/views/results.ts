@@ -19,10 +19,10 @@
  */
 import { downloadBlob } from '../download';
 import { html, nothing, render, type TemplateResult } from 'lit-html';
-import { beforeReuseNote, intervalText, resultsCsv, scoreText, type ExperimentResults, type ResultsCell } from '../../experiment/results';
-import type { Comparison } from '../../experiment/seed_stats';
+import { beforeReuseNote, intervalText, resultsCsv, scoreText, type ExperimentResults, type ResultsCell } from '../../report/results_markdown';
+import type { Comparison } from '../../report/seed_stats';
 import { outputToJsonText, type EvaluationReportJson, type ExperimentOutputJson } from '../results_store';
-import { familyCellText, familyMatrix, familyTablesOfRuns, type FamilyTable } from '../../experiment/per_family';
+import { familyCellText, familyMatrix, familyTablesOfRuns, type FamilyTable } from '../../report/per_family';
 // For its side effect too: the module defines <hl-curve-chart>, which the templates below use.
 import './results_charts';
 import type { CurveChart, CurveChartSpec } from './results_charts';
@@ -34,7 +34,7 @@ import { getPreset } from '../../experiment/presets';
 import { scalingSection } from './scaling';
 import { claimsSection } from './claims_panel';
 import { comparisonSection, type MethodPair } from './comparison_panel';
-import { harnessSet } from '../../experiment/method_verdict';
+import { harnessSet } from '../../report/method_verdict';
 import '../results.css';
 import { BEHAVIOUR, behaviourTable, deltaText, harnessRoles, paperTable, perHarnessTable, type PaperTable, type StatCell } from './results_tables';
 import { runStepCounts, stepCountsText, withoutUpdate } from '../step_counts';

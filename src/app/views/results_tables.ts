@@ -3,9 +3,9 @@
  * model), behaviour metrics and per-harness pass@1 as mean ± std over seeds, and each evaluated
  * harness's role on the page.
  */
-import { byMethod, formatPct, meanStd, pairedText, resultsTable, type ResultsCell, type ResultsTable, type RunResult as RunResultJson } from '../../experiment/results';
-import type { Comparison } from '../../experiment/seed_stats';
-import { directionOf } from '../../experiment/method_verdict';
+import { byMethod, formatPct, meanStd, pairedText, resultsTable, type ResultsCell, type ResultsTable, type RunResult as RunResultJson } from '../../report/results_markdown';
+import type { Comparison } from '../../report/seed_stats';
+import { directionOf } from '../../report/method_verdict';
 import { BASE_HARNESS } from '../../design';
 import type { ExperimentSpec } from '../../experiment/spec';
 import { inSpaceDistance, trainingHarnesses } from '../../experiment/plan';

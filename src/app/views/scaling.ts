@@ -10,13 +10,13 @@
  * method (`comparedRuns`).
  */
 import { html, nothing, type TemplateResult } from 'lit-html';
-import { byMethod, type EpisodeCell } from '../../experiment/results';
-import { pairCells, wilson, type PairedCell, type RateInterval } from '../../experiment/stats';
-import { comparePaired, type SeedInterval } from '../../experiment/seed_stats';
+import { byMethod, type EpisodeCell } from '../../report/results_markdown';
+import { pairCells, wilson, type PairedCell, type RateInterval } from '../../report/stats';
+import { comparePaired, type SeedInterval } from '../../report/seed_stats';
 import { DEFAULT_SPACE, enumerateSpace, formatHarnessId } from '../../design';
 import { inSpaceDistance } from '../../experiment/plan';
 import type { ExperimentSpec } from '../../experiment/spec';
-import type { RunResult as RunResultJson } from '../../experiment/results_file';
+import type { RunResult as RunResultJson } from '../../report/results_schema';
 
 /** One harness set of the table: which results column its episodes come from, and which of them. */
 interface HarnessSet {

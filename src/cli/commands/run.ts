@@ -40,15 +40,16 @@ import { DEVICE_LOST_TEXT } from '../../gpu/device_lost';
 import { withBrowser } from '../browser';
 import { parseSpec, SpecError, type ExperimentSpec } from '../../experiment/spec';
 import { DEFAULT_PRESET, PRESET_NAMES, getPreset } from '../../experiment/presets';
-import { markdownTable, resultsCsv, runStepsLine, segmentsText, withUnfinishedRuns, type BeforeEval } from '../../experiment/results';
-import { resultsFile, type ResultsFile } from '../../experiment/results_json';
-import type { ExperimentOutput } from '../../experiment/runner';
+import { markdownTable, resultsCsv, runStepsLine, segmentsText, withUnfinishedRuns, type BeforeEval } from '../../report/results_markdown';
+import { resultsFile } from '../../report/results_json';
+import type { ResultsFile } from '../../report/results_schema';
+import type { ExperimentOutput, RunCurves } from '../../experiment/runner';
 import type { PageRunRequest } from '../../page/entries';
 import type { PageEvent } from '../../page/protocol';
 import { checkSpecConsistency } from '../../experiment/plan';
-import { curvesSvg } from '../../experiment/curves_svg';
+import { curvesSvg } from '../../report/curves_svg';
 import { checkShippedCheckpoints, readBaseFile, readRunCheckpointFile } from '../checkpoint_files';
-import { curvesCsv, curvesMarkdown } from '../../experiment/learning_curves';
+import { curvesCsv, curvesMarkdown } from '../../report/learning_curves';
 
 interface Opts {
   preset?: string;
@@ -209,7 +210,7 @@ function feasibilityNote(infeasible: ReadonlyArray<{ reason: string }>): string 
 }
 
 /** results.md: the table (with an interrupted run's finished 'before' evaluation), curves, command, machine, engine, segments, warnings. */
-function resultsMarkdown(spec: ExperimentSpec, file: ResultsFile, beforeEvals: readonly BeforeEval[], wallSeconds: number): { md: string; table: string } {
+function resultsMarkdown(spec: ExperimentSpec, file: ResultsFile<RunCurves>, beforeEvals: readonly BeforeEval[], wallSeconds: number): { md: string; table: string } {
   const table = markdownTable(file.status === 'interrupted' ? withUnfinishedRuns(file, beforeEvals) : file);
   const md = [
     `# ${spec.name}: ${spec.description}`,

@@ -11,12 +11,12 @@
  *
  * Pure module: the CLI writes the files, the app renders the same tables.
  */
-import type { RunSegment } from './run_checkpoint';
-import type { EpisodeCell, ExperimentResults, PassAt1, RunEpisodes, RunResult } from './results_file';
+import type { RunSegment } from './results_schema';
+import type { EpisodeCell, ExperimentResults, PassAt1, RunEpisodes, RunResult } from './results_schema';
 import { meanStd as meanStdSeeds, pairCells, wilson, type PairedCell } from './stats';
 import { comparePaired, comparisonText, type Comparison } from './seed_stats';
 
-export type { EpisodeCell, ExperimentResults, RunResult } from './results_file';
+export type { EpisodeCell, ExperimentResults, RunResult } from './results_schema';
 
 /** Mean and sample standard deviation (n − 1; 0 for a single value). @throws Error on an empty list. */
 export function meanStd(xs: readonly number[]): { mean: number; std: number; n: number } {
