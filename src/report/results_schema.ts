@@ -315,5 +315,3 @@ export type ResultsFile<C extends RunCurvesJson = RunCurvesJson> = Omit<ResultsF
 export type TrajectorySampleJson = z.output<typeof TrajectorySampleSchema>;
 /** A runner call of an experiment (ResultsFile `segments`). */
 export type RunSegment = z.output<typeof RunSegmentSchema>;
-/** An infeasible (task, harness) cell (ResultsFile `infeasibleCells`). */
-export type InfeasibleCell = z.output<typeof InfeasibleCellSchema>;

@@ -3,7 +3,7 @@
 // the field by its path.
 import { describe, expect, it } from 'vitest';
 import { outputToJsonText, parseResultsFile, parseResultsText, ResultsFileError } from '../../src/app/results_store';
-import type { ExperimentResults, RunResult } from '../../src/report/results_markdown';
+import type { ExperimentResults, RunResult } from '../../src/report/results_schema';
 import { evalReport, resolveEvalHarnesses } from '../../src/report/evaluate_report';
 import { BASE_HARNESS } from '../../src/design';
 

@@ -9,7 +9,7 @@
  * URL parameters a, b: the picked arms (as Results keeps them), dropped when the ticked outputs change.
  */
 import type { TemplateResult } from 'lit-html';
-import { byMethod } from '../../report/results_markdown';
+import { byMethod } from '../../report/results_table';
 import type { RunResult } from '../../report/results_schema';
 import { comparisonSection, type MethodPair } from './comparison_panel';
 

@@ -9,7 +9,7 @@
  * (method_verdict.ts pairCoverage) before any verdict, and a set with nothing paired gets no number.
  */
 import { html, nothing, type TemplateResult } from 'lit-html';
-import { byMethod } from '../../report/results_markdown';
+import { byMethod } from '../../report/results_table';
 import { coverageSentence, pairReport, signedPoints, type MethodVerdict, type PairRow } from '../../report/method_verdict';
 import type { RunResult } from '../../report/results_schema';
 

@@ -19,7 +19,9 @@
  */
 import { downloadBlob } from '../download';
 import { html, nothing, render, type TemplateResult } from 'lit-html';
-import { beforeReuseNote, intervalText, resultsCsv, scoreText, type ExperimentResults, type ResultsCell } from '../../report/results_markdown';
+import { beforeReuseNote, resultsCsv } from '../../report/results_markdown';
+import { deltaText, intervalText, scoreText, type ResultsCell } from '../../report/results_table';
+import type { ExperimentResults } from '../../report/results_schema';
 import type { Comparison } from '../../report/seed_stats';
 import { outputToJsonText, type EvaluationReportJson, type ExperimentOutputJson } from '../results_store';
 import { familyCellText, familyMatrix, familyTablesOfRuns, type FamilyTable } from '../../report/per_family';
@@ -36,7 +38,7 @@ import { claimsSection } from './claims_panel';
 import { comparisonSection, type MethodPair } from './comparison_panel';
 import { harnessSet } from '../../report/method_verdict';
 import '../results.css';
-import { BEHAVIOUR, behaviourTable, deltaText, harnessRoles, paperTable, perHarnessTable, type PaperTable, type StatCell } from './results_tables';
+import { BEHAVIOUR, behaviourTable, harnessRoles, paperTable, perHarnessTable, type PaperTable, type StatCell } from './results_tables';
 import { runStepCounts, stepCountsText, withoutUpdate } from '../step_counts';
 import { infeasibleCellsOf, type InfeasibleCell } from '../infeasible_cells';
 

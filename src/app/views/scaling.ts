@@ -10,7 +10,8 @@
  * method (`comparedRuns`).
  */
 import { html, nothing, type TemplateResult } from 'lit-html';
-import { byMethod, type EpisodeCell } from '../../report/results_markdown';
+import { byMethod } from '../../report/results_table';
+import type { EpisodeCell } from '../../report/results_schema';
 import { pairCells, wilson, type PairedCell, type RateInterval } from '../../report/stats';
 import { comparePaired, type SeedInterval } from '../../report/seed_stats';
 import { DEFAULT_SPACE, enumerateSpace, formatHarnessId } from '../../design';

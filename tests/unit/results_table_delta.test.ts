@@ -1,11 +1,12 @@
-// The paper table's paired Δ (src/app/views/results_tables.ts deltaText) says what the
-// between-methods panel says: "not measurable", with its reason, when no episode passes before
+// The results table's paired Δ (src/report/results_table.ts deltaText), in results.md and the
+// app's Results view alike, says what the between-methods panel says: "not measurable", with its reason, when no episode passes before
 // or after training (a black-box harness at 0 → 0), not "undecided (more seeds alone would not
 // decide it)"; any other difference keeps its interval over seeds.
 import { describe, expect, it } from 'vitest';
-import { deltaText } from '../../src/app/views/results_tables';
+import { markdownTable } from '../../src/report/results_markdown';
+import type { RunResult } from '../../src/report/results_schema';
+import { deltaText, pairedText, type ResultsCell } from '../../src/report/results_table';
 import { comparePaired } from '../../src/report/seed_stats';
-import { pairedText, type ResultsCell } from '../../src/report/results_markdown';
 import type { PairedCell } from '../../src/report/stats';
 
 /** 3 seeds × 4 tasks × 2 harnesses of paired episodes; `pass(before?, seed, task)` decides each outcome. */
@@ -57,5 +58,43 @@ describe('deltaText', () => {
   it('no per-episode outcomes: n/a, as before', () => {
     const noEpisodes = { ...cell(0), episodes: null, passes: null, interval: null };
     expect(deltaText(null, noEpisodes, noEpisodes)).toEqual({ text: 'n/a', measurable: true });
+  });
+});
+
+describe('results.md before → after', () => {
+  /** A run whose base cells pass after training on one task and whose black-box cells fail throughout. */
+  function run(seed: number): RunResult {
+    const side = (after: boolean) => ({
+      base: [0, 1, 2, 3].map((t) => ({ taskId: `t${t}`, harnessId: 'base', sample: 0, pass: after && t <= seed, score: 0 })),
+      'bb-assistant': [0, 1, 2, 3].map((t) => ({ taskId: `t${t}`, harnessId: 'bb-assistant', sample: 0, pass: false, score: 0 })),
+    });
+    const beh = { parseErrors: 0, workflowViolations: 0, recoveryRate: NaN, stateTrackingErrors: 0 };
+    return {
+      method: 'single',
+      algorithm: 'grpo',
+      seed,
+      rlSteps: 1,
+      optimizerSteps: 1,
+      skippedOptimizerSteps: 0,
+      rlStepsWithoutUpdate: 0,
+      before: { base: 0, inSpace: NaN, blackbox: { 'bb-assistant': 0 } },
+      after: { base: (seed + 1) / 4, inSpace: NaN, blackbox: { 'bb-assistant': 0 } },
+      trainHarnesses: { before: NaN, after: NaN },
+      behaviour: { before: beh, after: beh },
+      perHarness: {},
+      seconds: 1,
+      episodes: { before: side(false), after: side(true) },
+    };
+  }
+
+  it('says "not measurable" where every episode fails before and after, as the app does; other cells keep their interval', () => {
+    const md = markdownTable({ resultsVersion: 1, spec: 's', evalSet: 'e', machine: 'm', runs: [run(0), run(1)] });
+    const head = md.split('\n').findIndex((l) => l.startsWith('Before → after'));
+    const row = md.split('\n')[head + 4];
+    const cells = row.split(' | ');
+    expect(cells[0]).toBe('| single');
+    // Columns: base, in-space, bb-assistant, train harnesses.
+    expect(cells[1]).toMatch(/^\+37\.5 \[.*\] 2 seeds/);
+    expect(cells[3]).toBe('not measurable: every episode fails under both, before and after training (a floor, not a null)');
   });
 });
