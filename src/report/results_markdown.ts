@@ -5,7 +5,7 @@
  * files; the app's Results view shows the same table and offers the same CSV.
  */
 import type { ExperimentResults, PassAt1, RunResult, RunSegment } from './results_schema';
-import { deltaText, intervalText, methodComparisons, pairedText, resultsTable, scoreText } from './results_table';
+import { betweenText, deltaText, intervalText, methodComparisons, resultsTable, scoreText } from './results_table';
 
 /** Black-box ids present in any run, sorted. */
 function blackboxIds(runs: readonly RunResult[]): string[] {
@@ -51,7 +51,7 @@ export function markdownTable(res: ExperimentResults): string {
       '',
       line(['method', ...cols]),
       rule(cols.length + 1, 1),
-      ...between.map((b) => line([b.method, ...b.paired.map(pairedText)])),
+      ...between.map((b) => line([b.method, ...b.paired.map((p, i) => betweenText(p, b.passes[i]))])),
     );
   }
   if (!t.hasEpisodes) out.push('', 'n/a: these results carry no per-episode outcomes (RunResult.episodes), so intervals, scores and paired tests cannot be computed.');

@@ -247,6 +247,8 @@ interface MethodComparison {
   reference: string;
   /** Per column (resultsTable's order, the training-harness column aside: its cells differ by method), null when nothing pairs. */
   paired: (Comparison | null)[];
+  /** Per column as `paired`: the paired cells in which either method passes (0: not measurable). */
+  passes: number[];
 }
 
 /**
@@ -261,10 +263,8 @@ export function methodComparisons(runs: readonly RunResult[], columns: readonly 
   const methods = [...byMethod(runs)];
   if (methods.length < 2) return [];
   const [reference, refRuns] = methods[0];
-  return methods.slice(1).map(([method, rs]) => ({
-    method,
-    reference,
-    paired: columns
+  return methods.slice(1).map(([method, rs]) => {
+    const perColumn = columns
       .filter((c) => c.key !== 'train')
       .map((c) => {
         const cells: PairedCell[] = [];
@@ -274,9 +274,16 @@ export function methodComparisons(runs: readonly RunResult[], columns: readonly 
           const b = episodesOf(r, 'after', c.key);
           if (a && b) for (const cell of pairCells(a, b).cells) cells.push({ ...cell, run: r.seed });
         }
-        return cells.length ? comparePaired(cells) : null;
-      }),
-  }));
+        return { paired: cells.length ? comparePaired(cells) : null, passes: cells.filter((x) => x.before.pass || x.after.pass).length };
+      });
+    return { method, reference, paired: perColumn.map((x) => x.paired), passes: perColumn.map((x) => x.passes) };
+  });
+}
+
+/** A between-methods difference in the words of the app's between-methods panel: "not measurable" when no paired episode passes under either method. */
+export function betweenText(paired: Comparison | null, passes: number): string {
+  if (paired && directionOf(paired, passes) === 'not measurable') return 'not measurable: every episode fails under both (a floor, not a null)';
+  return pairedText(paired);
 }
 
 const pct1 = (x: number) => (100 * x).toFixed(1);

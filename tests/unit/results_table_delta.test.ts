@@ -63,14 +63,14 @@ describe('deltaText', () => {
 
 describe('results.md before → after', () => {
   /** A run whose base cells pass after training on one task and whose black-box cells fail throughout. */
-  function run(seed: number): RunResult {
+  function run(seed: number, method = 'single'): RunResult {
     const side = (after: boolean) => ({
       base: [0, 1, 2, 3].map((t) => ({ taskId: `t${t}`, harnessId: 'base', sample: 0, pass: after && t <= seed, score: 0 })),
       'bb-assistant': [0, 1, 2, 3].map((t) => ({ taskId: `t${t}`, harnessId: 'bb-assistant', sample: 0, pass: false, score: 0 })),
     });
     const beh = { parseErrors: 0, workflowViolations: 0, recoveryRate: NaN, stateTrackingErrors: 0 };
     return {
-      method: 'single',
+      method,
       algorithm: 'grpo',
       seed,
       rlSteps: 1,
@@ -96,5 +96,16 @@ describe('results.md before → after', () => {
     // Columns: base, in-space, bb-assistant, train harnesses.
     expect(cells[1]).toMatch(/^\+37\.5 \[.*\] 2 seeds/);
     expect(cells[3]).toBe('not measurable: every episode fails under both, before and after training (a floor, not a null)');
+  });
+
+  it('between methods too: "not measurable" where every paired episode fails under both methods', () => {
+    const md = markdownTable({ resultsVersion: 1, spec: 's', evalSet: 'e', machine: 'm', runs: [run(0), run(1), run(0, 'scaling'), run(1, 'scaling')] });
+    const row = md.split('\n').find((l) => l.startsWith('| scaling |') && l.includes('(a floor, not a null)') && !l.includes('before and after'));
+    // Columns: base (identical runs: no difference, an interval), in-space (no episodes), bb-assistant.
+    expect(row?.split(' | ').slice(1)).toEqual([
+      '+0.0 [+0.0, +0.0] 2 seeds, undecided (more seeds alone would not decide it)',
+      'n/a',
+      'not measurable: every episode fails under both (a floor, not a null) |',
+    ]);
   });
 });
