@@ -153,7 +153,7 @@ export function splitResults(json: unknown): Map<string, string> {
 }
 
 /**
- * Read episodes.json back into each run's episodes (results_file.ts RunEpisodes), checking it.
+ * Read episodes.json back into each run's episodes (src/report/results_schema.ts RunEpisodes), checking it.
  * @param runs how many runs the summary has
  * @returns one entry per run (undefined where none was recorded)
  * @throws Error naming the bad field (`runs[3].after.base: score[7] 1.5 is not in [0, 1]`)

@@ -297,7 +297,7 @@ export function decodeRunCheckpoint(meta: CheckpointMeta, tensors: Record<string
     return r.success ? r.data : fail(where, r.error);
   };
   const schedule = parse(scheduleState, meta.scheduleState, 'scheduleState');
-  // Results written before the step vocabulary of results_file.ts say `steps`/`skippedSteps`.
+  // Results written before the step vocabulary of src/report/results_schema.ts say `steps`/`skippedSteps`.
   const mh = meta.metricHistory as { results?: unknown; curves?: unknown } | null;
   const history = mh && typeof mh === 'object' && !Array.isArray(mh) ? { ...mh, results: upgradeRuns(mh.results, mh.curves) } : mh;
   let checkpoint: RunCheckpoint;

@@ -199,7 +199,7 @@ export function segmentsText(segments: readonly RunSegment[]): string {
 }
 
 /**
- * One run's line of results.md "Steps per run" and the console (results_file.ts step vocabulary),
+ * One run's line of results.md "Steps per run" and the console (results_schema.ts step vocabulary),
  * e.g. "m, seed 0: 200 SFT steps (loss 1.234 → 0.456, mean of the first → last 10 %), then
  * 60 RL steps; 300 optimizer steps in all (SFT and RL), …". Counts not recorded say so, never 0.
  */

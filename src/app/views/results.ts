@@ -12,7 +12,7 @@
  * Source: a run saved in this browser, a results.json or an `hlab evaluate --json` report opened
  * from disk (results_source.ts; a report has no runs, so only its tables show).
  * URL parameters: run=<saved name> | file=<file name>.
- * The paper table is src/experiment/results.ts's `resultsTable` (the model results.md renders),
+ * The paper table is src/report/results_table.ts's `resultsTable` (the model results.md renders),
  * and the other statistics use the same module (meanStd, formatPct, resultsCsv), so the numbers
  * are the CLI's; a value that is null in the file (an evaluation that did not run) is left out
  * of its mean and a cell with none shows "—".

@@ -28,11 +28,11 @@ function statCell(xs: readonly (number | null | undefined)[], pct: boolean, digi
   return { text, mean, std, n };
 }
 
-/** The table model of src/experiment/results.ts, which results.md renders too. */
+/** The table model of src/report/results_table.ts, which results.md renders too. */
 export type PaperTable = ResultsTable;
 
 /**
- * The paper table: `resultsTable` of src/experiment/results.ts (the model results.md renders),
+ * The paper table: `resultsTable` of src/report/results_table.ts (the model results.md renders),
  * here over runs read back from JSON (null for NaN). A starting-checkpoint row and one row per
  * method, with intervals and paired differences where the runs carry per-episode outcomes.
  */

@@ -7,7 +7,7 @@
  * and sends typed RunEvents back; the CLI shows a progress bar with the elapsed time
  * (cli-progress; no ETA, see eventReporter) and writes into DIR (default out/<spec name>):
  *   spec.json     the resolved spec that ran
- *   results.json  results_json.ts ResultsFile: the results, per-step curves, sampled
+ *   results.json  src/report/results_schema.ts ResultsFile: the results, per-step curves, sampled
  *                 trajectories, warnings, command, the spec
  *   results.csv   one line per run (resultsCsv)
  *   results.md    the paper-style table (markdownTable), the command and the machine
