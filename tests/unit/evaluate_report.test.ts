@@ -1,5 +1,5 @@
 /**
- * `hlab evaluate` without a GPU (src/experiment/evaluate_report.ts, src/cli/commands/evaluate.ts):
+ * `hlab evaluate` without a GPU (src/report/evaluate_report.ts, src/cli/commands/evaluate.ts):
  * harness sets resolve to the design's ids, tasks are a seeded tier-limited draw, and the report
  * has the issue's JSON shape with fractions in [0, 1] computed per set and per harness.
  */

@@ -4,7 +4,7 @@
  * Hamming distance the spec stratifies them by (plan.ts inSpaceDistance: to the base harness or
  * to the design's training set; where the spec is known), each black-box harness —
  * pass@1 after training with its 95 % Wilson interval and the paired before→after Δ with its
- * bootstrap interval (src/experiment/stats.ts; no statistics of its own). Episodes are pooled
+ * bootstrap interval (src/report/stats.ts; no statistics of its own). Episodes are pooled
  * over seeds; a method whose runs carry no per-episode outcomes shows the mean over seeds only.
  * The Results view shows it for one output; the Compare view for several, one column per run ·
  * method (`comparedRuns`).
