@@ -10,7 +10,8 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { CLAIMS, claimsJson, claimsTable, generatedBlocks, withBlocks, type CommittedResults } from '../src/experiment/claims';
-import { ExperimentResultsSchema, upgradeRuns } from '../src/experiment/results_file';
+import { ExperimentResultsSchema } from '../src/report/results_schema';
+import { upgradeRuns } from '../src/report/results_upgrade';
 import { conditionsMap, mapMarkdown } from '../src/experiment/conditions_map';
 import { conditionsMapSvg } from '../src/experiment/conditions_map_svg';
 

@@ -16,7 +16,7 @@
  *                                   CURVE_POINTS_MAX per series, validation points without cells;
  *   - <preset>/trajectories.json    `{ trajectories }`: at most TRAJECTORIES_PER_RUN per run.
  */
-import { upgradeRuns } from '../experiment/results_file.ts';
+import { upgradeResultsFile } from '../report/results_upgrade.ts';
 
 /** The folder of the parts under the app's base URL. */
 export const COMMITTED_DIR = 'committed';
@@ -125,9 +125,9 @@ function encodeEpisodes(runs: readonly Json[]): EpisodesPart {
 export function splitResults(json: unknown): Map<string, string> {
   const o = json as Json;
   if (!o || typeof o !== 'object' || !Array.isArray(o.runs)) throw new Error('committed results: expected a results.json with a runs list');
-  const { curves: rawCurves, trajectories: rawTrajectories, runs: rawRuns, ...rest } = o;
   // Old step names take their counts from the full curves, so upgrade before the curves are cut.
-  const runs = upgradeRuns(rawRuns, rawCurves) as Json[];
+  const { curves: rawCurves, trajectories: rawTrajectories, runs: rawRuns, ...rest } = upgradeResultsFile(o) as Json;
+  const runs = rawRuns as Json[];
   const curvesIn = Array.isArray(rawCurves) ? (rawCurves as Json[]) : [];
   const curves = curvesIn.map((c) => {
     const steps = Array.isArray(c.steps) ? (c.steps as unknown[]) : [];
@@ -157,7 +157,7 @@ export function splitResults(json: unknown): Map<string, string> {
 }
 
 /**
- * Read episodes.json back into each run's episodes (results_file.ts RunEpisodes), checking it.
+ * Read episodes.json back into each run's episodes (src/report/results_schema.ts RunEpisodes), checking it.
  * @param runs how many runs the summary has
  * @returns one entry per run (undefined where none was recorded)
  * @throws Error naming the bad field (`runs[3].after.base: score[7] 1.5 is not in [0, 1]`)

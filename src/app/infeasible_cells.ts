@@ -6,7 +6,8 @@
  * a file; the views read them through this module.
  */
 import { z } from 'zod';
-import { InfeasibleCellSchema, ResultsFileError } from './results_store';
+import { InfeasibleCellSchema } from '../report/results_schema';
+import { ResultsFileError } from './results_store';
 
 /** One left-out cell, as results.json writes it: reason 'opening' | 'expert' | 'turns' | 'action' (feasibility.ts InfeasibleReason), detail one line with the numbers. */
 export type InfeasibleCell = z.infer<typeof InfeasibleCellSchema>;

@@ -1,170 +1,39 @@
 /**
- * Finished experiment outputs kept in the browser (issue 7: the Results and Trajectories views
- * read them), in an IndexedDB database of their own ('hlab-results', through `idb`), and the
- * validation of results files opened from disk.
+ * Finished experiment outputs kept in the browser (the Results and Trajectories views read them),
+ * in an IndexedDB database of their own ('hlab-results', through `idb`), and the reading of
+ * results files opened from disk.
  *
- * Three JSON shapes are accepted (`parseResultsFile`):
- *   - the CLI's `out/<name>/results.json` (src/experiment/results_json.ts ResultsFile):
- *     ExperimentResults fields at the top level, plus command, status, warnings, starts,
- *     seconds, curves, trajectories and (newer files) specJson;
- *   - `ExperimentOutputJson`: the app's form, ExperimentOutput (src/experiment/runner.ts) with
- *     `results` nested, plus optional `trajectories` and `command` (what the Results view's JSON
- *     export writes, and what the Train view saves);
- *   - `hlab evaluate --json`'s report (src/experiment/evaluate_report.ts): no runs; kept as
- *     `evaluation` (its per-set pass@1, per-family tables and entropy) for the Results view.
- * All normalise to ExperimentOutputJson. The results object and its runs are read with the one
- * schema the CLI writes (src/experiment/results_file.ts): non-finite numbers are `null` in JSON
- * and NaN once read (the views show "—"); the old step names of older files (`steps`,
- * `skippedSteps`) are mapped there (`upgradeRuns`, applied by `withCurrentStepNames` below).
+ * Every results file is read with the one schema `hlab run` writes (src/report/results_schema.ts
+ * ResultsFileSchema), after src/report/results_upgrade.ts has mapped older shapes onto it (the
+ * app's older nested form, old step names, …). `hlab evaluate --json`'s report (no runs) is read
+ * with its own schema (src/report/evaluate_report.ts) and kept as `evaluation`. Both come out as
+ * `ExperimentOutputJson`, the form the views read: the results nested under `results`.
  *
  * The store keeps two object stores: 'outputs' (name → full output) and 'summaries'
  * (name → a few fields), so listing never reads the trajectories of every run.
  */
 import { openDB, type DBSchema, type IDBPDatabase } from 'idb';
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { ExperimentOutput } from '../experiment/runner';
-import { ExperimentResultsSchema, upgradeRuns } from '../experiment/results_file';
+import { EvaluationReportSchema, type EvaluationReportJson } from '../report/evaluate_report';
+import { ExperimentResultsSchema, ResultsFileSchema, type TrajectorySampleJson } from '../report/results_schema';
+import { upgradeResultsFile } from '../report/results_upgrade';
 import { stringifyFinite } from '../util/encoding';
 
 /** Default database name; tests pass their own. */
 export const RESULTS_DB = 'hlab-results';
 const DB_VERSION = 1;
 
-/** A number, or null where the producer had NaN/±Infinity. */
-const num = z.number().nullable();
-const int = (min = 0) => z.number().int().min(min);
+type ResultsFileJson = z.output<typeof ResultsFileSchema>;
+/** The fields of the results proper (the rest of a results file says how they came about). */
+const RESULTS_KEYS = Object.keys(ExperimentResultsSchema.shape) as Array<keyof typeof ExperimentResultsSchema.shape>;
 
-/** The results object: one schema with the CLI (src/experiment/results_file.ts; NaN ⇄ null, old step names mapped by `upgradeRuns`). */
-const ExperimentResults = ExperimentResultsSchema;
-
-/** Metrics of one RL step (src/experiment/runner.ts StepRecord); metrics a producer lacks may be absent. */
-const StepRecord = z.looseObject({
-  step: int(1),
-  reward: num,
-  passByHarness: z.record(z.string(), num).optional(),
-  policyLoss: num.optional(),
-  valueLoss: num.optional(),
-  clipFrac: num.optional(),
-  approxKl: num.optional(),
-  klRef: num.optional(),
-  entropy: num.optional(),
-  gradNorm: num.optional(),
-  tokensPerSec: num.optional(),
-});
-/** A validation point (src/experiment/validation.ts ValidationPoint); its per-episode cells are not read here. */
-const ValidationPoint = z.looseObject({ step: int(0), passAt1: num, score: num.optional(), episodes: int().optional() });
-const RunCurves = z.looseObject({ method: z.string(), seed: int(), steps: z.array(StepRecord), validation: z.array(ValidationPoint).optional() });
-
-const Tags = z.looseObject({
-  turns: int(),
-  toolCalls: int(),
-  parseErrors: int(),
-  workflowViolations: int(),
-  toolErrors: int(),
-  recovered: z.boolean().nullable(),
-  stateTrackingErrors: int(),
-  stateTrackingEvents: z.array(z.string()),
-  terminated: z.boolean(),
-  truncated: z.boolean(),
-  truncationReason: z.string().nullable(),
-});
-
-const Turn = z
-  .looseObject({
-    contextIds: z.array(int()),
-    contextOffset: int().default(0),
-    actionIds: z.array(int()),
-    logprobs: z.array(num),
-    kind: z.string(),
-  })
-  .check((ctx) => {
-    if (ctx.value.logprobs.length !== ctx.value.actionIds.length) {
-      ctx.issues.push({
-        code: 'custom',
-        input: ctx.value.logprobs,
-        path: ['logprobs'],
-        message: `has ${ctx.value.logprobs.length} values but actionIds has ${ctx.value.actionIds.length}`,
-      });
-    }
-  });
-
-const TrajectorySample = z
-  .looseObject({
-    method: z.string(),
-    seed: int(),
-    step: int(0),
-    index: int().optional(),
-    taskId: z.string(),
-    suite: z.string().optional(),
-    family: z.string(),
-    harnessId: z.string(),
-    group: z.number().int(),
-    reward: num,
-    score: num,
-    pass: z.boolean(),
-    truncated: z.boolean(),
-    envFailed: z.boolean().optional(),
-    tags: Tags.nullable(),
-    advantage: z.union([num, z.array(num)]),
-    turns: z.array(Turn),
-  })
-  .check((ctx) => {
-    const a = ctx.value.advantage;
-    if (Array.isArray(a)) {
-      const n = ctx.value.turns.reduce((s, t) => s + t.actionIds.length, 0);
-      if (a.length !== n) ctx.issues.push({ code: 'custom', input: a, path: ['advantage'], message: `has ${a.length} per-token values but the turns have ${n} action tokens` });
-    }
-  });
-
-const OutputExtras = {
-  curves: z.array(RunCurves),
-  warnings: z.array(z.string()),
-  starts: z.array(z.string()).optional(),
-  paramDigests: z.array(z.string()).optional(),
-  seconds: num.optional(),
-  command: z.string().optional(),
-  trajectories: z.array(TrajectorySample).optional(),
+/** A results file as the views read it: the results nested under `results`, plus an evaluation report's contents. */
+export type ExperimentOutputJson = Omit<ResultsFileJson, (typeof RESULTS_KEYS)[number]> & {
+  results: z.output<typeof ExperimentResultsSchema>;
+  evaluation?: EvaluationReportJson;
 };
-
-const FamilyRow = z.looseObject({ passAt1: z.number().min(0).max(1), score: z.number().min(0).max(1), episodes: int(1) });
-const SetNums = z.looseObject({ base: num, training: num, inSpace: num, blackbox: z.record(z.string(), num) });
-
-/** `hlab evaluate --json` (evaluate_report.ts CheckpointEvalReport): what the Results view shows of it. */
-const EvaluationReport = z.looseObject({
-  checkpoint: z.record(z.string(), z.unknown()),
-  passAt1: SetNums,
-  score: SetNums,
-  perHarness: z.record(z.string(), z.looseObject({ passAt1: num, score: num, episodes: int(), parseErrorRate: num })),
-  perFamily: z.record(z.string(), z.record(z.string(), FamilyRow)),
-  entropy: SetNums.extend({ overall: num }).optional(),
-  inSpaceExcluded: z.looseObject({ pretrainMix: int(), mix: z.string() }).optional(),
-  episodes: int(),
-});
-
-/** The app's form: ExperimentOutput with NaN as null, plus optional trajectories and command (and an evaluation report's contents). */
-const ExperimentOutputJsonSchema = z.looseObject({
-  status: z.enum(['done', 'interrupted']),
-  results: ExperimentResults,
-  ...OutputExtras,
-  evaluation: EvaluationReport.optional(),
-});
-
-/** One (task, harness) cell `hlab run` left out as infeasible (results.json `infeasibleCells`; feasibility.ts ExcludedCell). */
-export const InfeasibleCellSchema = z.object({ taskId: z.string(), harnessId: z.string(), reason: z.string(), detail: z.string() });
-
-/** The CLI's results.json: ExperimentResults at the top level (run.ts). */
-const CliResultsJson = z.looseObject({
-  ...ExperimentResultsSchema.shape,
-  status: z.enum(['done', 'interrupted']).optional(),
-  ...OutputExtras,
-  curves: OutputExtras.curves.optional(),
-  warnings: OutputExtras.warnings.optional(),
-  infeasibleCells: z.array(InfeasibleCellSchema).optional(),
-});
-
-export type ExperimentOutputJson = z.infer<typeof ExperimentOutputJsonSchema>;
-export type TrajectorySampleJson = z.infer<typeof TrajectorySample>;
-export type EvaluationReportJson = z.infer<typeof EvaluationReport>;
+export type { EvaluationReportJson, TrajectorySampleJson };
 
 /** An invalid results file or output; `issues` are one line each: `path: what is wrong`. */
 export class ResultsFileError extends Error {
@@ -196,74 +65,72 @@ function issuesOf(err: z.ZodError): string[] {
   return lines;
 }
 
-/** The file with its runs' old step names mapped (results_file.ts `upgradeRuns`, with the file's curves). */
-function withCurrentStepNames(o: Record<string, unknown>): Record<string, unknown> {
-  const res = o.results as Record<string, unknown> | undefined;
-  if (res && typeof res === 'object' && !Array.isArray(res)) return { ...o, results: { ...res, runs: upgradeRuns(res.runs, o.curves) } };
-  return 'runs' in o ? { ...o, runs: upgradeRuns(o.runs, o.curves) } : o;
+/** The file's fields split into the results proper and the rest (ExperimentOutputJson). */
+function nest(d: ResultsFileJson): ExperimentOutputJson {
+  const results: Record<string, unknown> = {};
+  const rest: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(d)) {
+    if (v === undefined) continue;
+    if ((RESULTS_KEYS as string[]).includes(k)) results[k] = v;
+    else rest[k] = v;
+  }
+  return { ...rest, results } as ExperimentOutputJson;
+}
+
+/** An evaluation report as an output without runs, the report kept as `evaluation`. */
+function evaluationOutput(r: EvaluationReportJson, source: string): ExperimentOutputJson {
+  const ck = r.checkpoint;
+  const ex = r.inSpaceExcluded;
+  return {
+    status: 'done',
+    results: {
+      resultsVersion: 1,
+      spec: `evaluation of ${String(ck.source ?? source)}`,
+      evalSet: ex ? `the design's held-out configurations; ${ex.pretrainMix} of the pretraining mix left out (${ex.mix})` : 'not evaluated',
+      machine: String(ck.machine ?? 'not recorded'),
+      runs: [],
+    },
+    curves: [],
+    warnings: Array.isArray(ck.warnings) ? ck.warnings.map(String) : [],
+    evaluation: r,
+  };
 }
 
 /**
- * Validate parsed JSON as a results file of either shape (see the module comment) and
- * normalise it to ExperimentOutputJson.
+ * Validate parsed JSON as a results file of any accepted age or form, or as an evaluation report
+ * (see the module comment), and return it as ExperimentOutputJson.
  * @param source file name for messages
- * @throws ResultsFileError whose message names each bad field by its path in the file
- *   (e.g. `runs[1].after.base: Invalid input: expected number, received string`).
+ * @throws ResultsFileError whose message names each bad field by its path in the file as given
+ *   (e.g. `runs[1].after.base: Invalid input: expected number, received string`; `results.runs[…]`
+ *   in the nested form).
  */
 export function parseResultsFile(json: unknown, source = 'results.json'): ExperimentOutputJson {
   if (json === null || typeof json !== 'object' || Array.isArray(json)) throw new ResultsFileError(source, ['(root): expected a JSON object']);
-  const o = withCurrentStepNames(json as Record<string, unknown>);
-  if ('results' in o) {
-    const r = ExperimentOutputJsonSchema.safeParse(o, { reportInput: true });
-    if (!r.success) throw new ResultsFileError(source, issuesOf(r.error));
-    return r.data;
-  }
+  const o = json as Record<string, unknown>;
+  const nested = o.results && typeof o.results === 'object' && !Array.isArray(o.results) ? new Set(Object.keys(o.results)) : null;
   if ('perFamily' in o && 'checkpoint' in o) {
-    const r = EvaluationReport.safeParse(o, { reportInput: true });
+    const r = EvaluationReportSchema.safeParse(o, { reportInput: true });
     if (!r.success) throw new ResultsFileError(source, issuesOf(r.error));
-    const ck = r.data.checkpoint;
-    const ex = r.data.inSpaceExcluded;
-    return {
-      status: 'done',
-      results: {
-        resultsVersion: 1,
-        spec: `evaluation of ${String(ck.source ?? source)}`,
-        evalSet: ex ? `the design's held-out configurations; ${ex.pretrainMix} of the pretraining mix left out (${ex.mix})` : 'not evaluated',
-        machine: String(ck.machine ?? 'not recorded'),
-        runs: [],
-      },
-      curves: [],
-      warnings: Array.isArray(ck.warnings) ? ck.warnings.map(String) : [],
-      evaluation: r.data,
-    };
+    return evaluationOutput(r.data, source);
   }
-  if (!('runs' in o) && !('resultsVersion' in o)) {
+  if (!nested && !('runs' in o) && !('resultsVersion' in o)) {
     throw new ResultsFileError(source, ["(root): neither 'runs' (hlab run's results.json), 'results' (an app export) nor 'perFamily' (hlab evaluate --json) is present"]);
   }
-  const r = CliResultsJson.safeParse(o, { reportInput: true });
-  if (!r.success) throw new ResultsFileError(source, issuesOf(r.error));
-  const d = r.data;
-  const out: ExperimentOutputJson = {
-    status: d.status ?? 'done',
-    results: {
-      resultsVersion: d.resultsVersion,
-      spec: d.spec,
-      evalSet: d.evalSet,
-      ...(d.evalSetExcluded ? { evalSetExcluded: d.evalSetExcluded } : {}),
-      machine: d.machine,
-      runs: d.runs,
-    },
-    curves: d.curves ?? [],
-    warnings: d.warnings ?? [],
-  };
-  if (d.starts) out.starts = d.starts;
-  if (d.seconds !== undefined) out.seconds = d.seconds;
-  if (d.command !== undefined) out.command = d.command;
-  if (d.trajectories) out.trajectories = d.trajectories;
-  // The spec that ran (results.json since it carries one; Results shows it, as for the app's saves).
-  if (d.specJson !== undefined) out.specJson = d.specJson;
-  // The cells left out as infeasible (they explain an evaluation's episode count; app/infeasible_cells.ts reads them).
-  return d.infeasibleCells ? Object.assign(out, { infeasibleCells: d.infeasibleCells }) : out;
+  const r = ResultsFileSchema.safeParse(upgradeResultsFile(o), { reportInput: true });
+  if (!r.success) {
+    // Name the field where the file has it: under `results` in the nested form.
+    for (const i of r.error.issues) if (nested && typeof i.path[0] === 'string' && nested.has(i.path[0])) (i as { path: PropertyKey[] }).path = ['results', ...i.path];
+    throw new ResultsFileError(source, issuesOf(r.error));
+  }
+  const out = nest(r.data);
+  if (o.evaluation === undefined) return out;
+  // The app's export of an evaluation report keeps the report under `evaluation`.
+  const e = EvaluationReportSchema.safeParse(o.evaluation, { reportInput: true });
+  if (!e.success) {
+    for (const i of e.error.issues) (i as { path: PropertyKey[] }).path = ['evaluation', ...i.path];
+    throw new ResultsFileError(source, issuesOf(e.error));
+  }
+  return { ...out, evaluation: e.data };
 }
 
 /**
@@ -271,7 +138,7 @@ export function parseResultsFile(json: unknown, source = 'results.json'): Experi
  * @throws ResultsFileError naming the bad field
  */
 export function parseCurvesJson(json: unknown, source: string): ExperimentOutputJson['curves'] {
-  const r = OutputExtras.curves.safeParse(json, { reportInput: true });
+  const r = ResultsFileSchema.shape.curves.safeParse(json, { reportInput: true });
   if (!r.success) throw new ResultsFileError(source, issuesOf(r.error));
   return r.data;
 }
@@ -281,7 +148,7 @@ export function parseCurvesJson(json: unknown, source: string): ExperimentOutput
  * @throws ResultsFileError naming the bad field
  */
 export function parseTrajectoriesJson(json: unknown, source: string): TrajectorySampleJson[] {
-  const r = z.array(TrajectorySample).safeParse(json, { reportInput: true });
+  const r = ResultsFileSchema.shape.trajectories.unwrap().safeParse(json, { reportInput: true });
   if (!r.success) throw new ResultsFileError(source, issuesOf(r.error));
   return r.data;
 }

@@ -7,7 +7,7 @@
  *     or every attempt skipped) — their loss, KL, clip fraction and gradient norm do not exist.
  * Every view reads these numbers through this module, so a rename of the JSON fields
  * (StepRecord `optimizerSteps` / `skippedSteps`; RunResult `rlSteps`, `optimizerSteps`,
- * `skippedOptimizerSteps`, `rlStepsWithoutUpdate`, which src/experiment/results_file.ts
+ * `skippedOptimizerSteps`, `rlStepsWithoutUpdate`, which src/report/results_upgrade.ts
  * `upgradeRuns` maps older files onto) is one edit here.
  */
 

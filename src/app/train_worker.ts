@@ -17,7 +17,7 @@ import { runFailureMessage } from './run_failure';
 import { expose, transfer, type ProxyMarked } from 'comlink';
 import { decodeRunCheckpoint } from '../experiment/run_checkpoint';
 import { checkpointPosition, runExperiment, type ExperimentOutput, type RunCurves, type RunEvent, type StepRecord } from '../experiment/runner';
-import type { RunResult } from '../experiment/results';
+import type { RunResult } from '../report/results_schema';
 import type { EvalResult } from '../experiment/evaluate';
 import type { ValidationPoint } from '../experiment/validation';
 import { CheckpointStore } from '../storage/checkpoint_store';

@@ -14,10 +14,10 @@
  *
  * Pure: the caller reads the files.
  */
-import { comparePaired, type Comparison } from './seed_stats';
-import { directionOf, signedPoints, undecidedNote } from './method_verdict';
-import { pairCells, type PairedCell } from './stats';
-import type { ExperimentResults, RunResult } from './results_file';
+import { comparePaired, type Comparison } from '../report/seed_stats';
+import { directionOf, signedPoints, undecidedNote } from '../report/method_verdict';
+import { pairCells, type PairedCell } from '../report/stats';
+import type { ExperimentResults, RunResult } from '../report/results_schema';
 import { parseSpec } from './spec';
 import { scheduleCoverage, type ScheduleCoverage } from './plan';
 import { BASE_HARNESS, hammingDistance } from '../design';

@@ -10,9 +10,9 @@
  * Pure and DOM-free: scripts/claims.ts writes RESULTS.md's map from it, the app draws the same.
  */
 import { hammingDistance, BASE_HARNESS } from '../design/space';
-import { methodVerdict, pairVerdicts, signedPoints, type MethodVerdict } from './method_verdict';
+import { methodVerdict, pairVerdicts, signedPoints, type MethodVerdict } from '../report/method_verdict';
 import type { CommittedResults } from './claims';
-import type { RunResult } from './results_file';
+import type { RunResult } from '../report/results_schema';
 
 /** Where a cell sits on the map. */
 export interface MapPlace {

@@ -14,11 +14,11 @@
  * starting point and reuses it (runner.ts evaluateBefore, before_reuse.ts).
  */
 import { cellKey } from './plan';
-import type { EpisodeOutcomeCell } from './stats';
+import type { EpisodeOutcomeCell } from '../report/stats';
 import { BASE_HARNESS } from '../design';
 import type { Tokenizer } from '../model/tokenizer';
 import { runEpisodes, type EnvHost, type EpisodeRequest, type Policy, type RolloutStats } from '../rollout/engine';
-import type { BehaviourMetrics, PassAt1 } from './results_file';
+import type { BehaviourMetrics, PassAt1 } from '../report/results_schema';
 import type { BehaviourTags } from '../harness/types';
 import { Rng } from '../util/rng';
 

@@ -16,7 +16,7 @@ import { taskFromId } from '../tasks';
 import type { SuiteName } from '../tasks/types';
 import { assetFetch, baseCheckpointUrl } from '../util/asset_fetch';
 import { Rng } from '../util/rng';
-import { evalReport, evalTaskIds, resolveEvalHarnesses } from './evaluate_report';
+import { evalReport, evalTaskIds, resolveEvalHarnesses } from '../report/evaluate_report';
 import { describeMix, pretrainMixOf } from '../pretrain/mix';
 import { chooseEngine } from '../engine/choose';
 import type { BackendChoice } from '../engine/engine';

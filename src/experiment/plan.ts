@@ -278,7 +278,7 @@ export function drawCounts(pool: readonly string[], tasksPerStep: number, seed: 
 }
 
 /** How many of the design's held-out configurations each exclusion of the in-space set removed. */
-export interface InSpaceExclusions {
+interface InSpaceExclusions {
   /** Held-out configurations some method of the spec trains on. */
   trainingSets: number;
   /** Of the rest, those in the base checkpoint's pretraining mix (src/pretrain/mix.ts). */

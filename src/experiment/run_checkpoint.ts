@@ -28,7 +28,8 @@ import type { RolloutStats } from '../rollout/engine';
 import type { CheckpointStore } from '../storage/checkpoint_store';
 import type { CheckpointInput, CheckpointMeta, JsonValue, TensorData } from '../storage/serialize';
 import type { EvalResult } from './evaluate';
-import { RunResultSchema, upgradeRuns, type RunResult } from './results_file';
+import { RunResultSchema, type RunResult, type RunSegment } from '../report/results_schema';
+import { upgradeRuns } from '../report/results_upgrade';
 import type { RunCurves, StepRecord } from './run_events';
 import type { SftRecord } from './sft_phase';
 import type { TrajectorySample } from './trajectory_sample';
@@ -68,28 +69,8 @@ export interface RunState {
   sft?: SftRecord;
 }
 
-/** A position in the experiment: run (runner order) and RL steps done in it. */
-interface RunPosition {
-  runIndex: number;
-  step: number;
-}
-
-/**
- * One call of the runner (a segment of the experiment): the engine it ran on, where its
- * parameters came from and the positions it went from and to. A run resumed on another engine
- * has one per call, so results name every engine, not only the last (issue 24).
- */
-export interface RunSegment {
-  /** 'unrecorded': a segment of a checkpoint written before segments were recorded. */
-  engine: 'webgpu' | 'wasm' | 'unrecorded';
-  /** The engine in words (`Engine.describe`, src/engine). */
-  describe: string;
-  /** The first run's starting checkpoint, or the run checkpoint the call resumed from. */
-  start: string;
-  from: RunPosition;
-  /** The position of the segment's last checkpoint. */
-  to: RunPosition;
-}
+/** One call of the runner (a segment of the experiment): results name every engine a run resumed on. */
+export type { RunSegment };
 
 /** One decoded run checkpoint (tensors apart). */
 interface RunCheckpoint {
@@ -316,7 +297,7 @@ export function decodeRunCheckpoint(meta: CheckpointMeta, tensors: Record<string
     return r.success ? r.data : fail(where, r.error);
   };
   const schedule = parse(scheduleState, meta.scheduleState, 'scheduleState');
-  // Results written before the step vocabulary of results_file.ts say `steps`/`skippedSteps`.
+  // Results written before the step vocabulary of src/report/results_schema.ts say `steps`/`skippedSteps`.
   const mh = meta.metricHistory as { results?: unknown; curves?: unknown } | null;
   const history = mh && typeof mh === 'object' && !Array.isArray(mh) ? { ...mh, results: upgradeRuns(mh.results, mh.curves) } : mh;
   let checkpoint: RunCheckpoint;

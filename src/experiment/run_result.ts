@@ -1,10 +1,10 @@
 /**
- * A finished (method, seed) run's row of the results (results_file.ts RunResult, its step
+ * A finished (method, seed) run's row of the results (src/report/results_schema.ts RunResult, its step
  * vocabulary) from the runner's run state, and the warning of a run whose RL steps applied no
  * update (runner.ts "result" and "evaluate" phases).
  */
 import type { EvalResult } from './evaluate';
-import type { RunResult } from './results_file';
+import type { RunResult } from '../report/results_schema';
 import type { RunState } from './run_checkpoint';
 import type { StepRecord } from './run_events';
 
@@ -23,7 +23,7 @@ export function noSignalWarning(method: string, seed: number, history: readonly 
 }
 
 /**
- * A finished run's row of the results (results_file.ts RunResult, its step vocabulary); NaN
+ * A finished run's row of the results (src/report/results_schema.ts RunResult, its step vocabulary); NaN
  * where an evaluation did not run.
  * @param seconds the run's time over all call segments
  * @param startingCheckpoint the run's starting checkpoint by name (spec.model.init)
@@ -45,7 +45,7 @@ export function runResult(
     seed,
     startingCheckpoint,
     rlSteps: st.history.length,
-    // The SFT phase's optimizer steps count as applied optimizer steps (results_file.ts vocabulary).
+    // The SFT phase's optimizer steps count as applied optimizer steps (results_schema.ts vocabulary).
     optimizerSteps: (st.sft?.steps ?? 0) + st.history.reduce((a, h) => a + applied(h), 0),
     skippedOptimizerSteps: st.skippedSteps,
     ...(st.history.length && st.history.every((h) => h.sampledEpisodes !== undefined) ? { sampledEpisodes: st.history.reduce((a, h) => a + h.sampledEpisodes!, 0) } : {}),

@@ -12,7 +12,7 @@ import type { Tokenizer } from '../model/tokenizer';
 import { decodeBaseCheckpoint, type BaseCheckpoint } from '../model/checkpoint';
 import { checkpointBudget, checkRunBudget, runBudget } from '../episode/budget';
 import { describeMix, mixUnion, NO_MIX, pretrainMixOf } from '../pretrain/mix';
-import type { StartingBase } from './results_file';
+import type { StartingBase } from '../report/results_schema';
 import { assetFetch, baseCheckpointUrl, isMissingAsset } from '../util/asset_fetch';
 import { Rng } from '../util/rng';
 import type { Emit } from './run_events';

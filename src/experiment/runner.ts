@@ -39,7 +39,7 @@ import { runSftPhase, SftReuse } from './sft_phase';
 import { rlLoop, type RlLoopHooks } from './rl_loop';
 import { makeEmit, type Emit, type RunCurves, type RunEvent } from './run_events';
 import { decodeRunCheckpoint, saveRunCheckpoint, type RunCheckpointSink, type RunSegment, type RunState, type RunStore, type RunTensors } from './run_checkpoint';
-import type { ExperimentResults, RunResult } from './results_file';
+import type { ExperimentResults, RunResult } from '../report/results_schema';
 import { applied, noSignalWarning, runResult } from './run_result';
 import { parseSpec, type ExperimentSpec, type MethodSpec } from './spec';
 import { chooseEngine } from '../engine/choose';

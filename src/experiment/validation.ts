@@ -30,20 +30,12 @@ import { BASE_HARNESS } from '../design/space';
 import { Rng } from '../util/rng';
 import { cellKey, validationCells, validationTasks } from './plan';
 import type { ExperimentSpec, MethodSpec } from './spec';
-import type { EpisodeOutcomeCell } from './stats';
+import type { EpisodeOutcomeCell } from '../report/stats';
+import { VALIDATION_SETS, validationSetPoint, type ValidationSetName } from '../report/results_schema';
 
-/** A set of harnesses the validation split is measured under (module doc). */
-export type ValidationSetName = NonNullable<NonNullable<ExperimentSpec['evaluation']['validation']>['sets']>[number];
 /** The sets besides 'training', measured only when the spec asks for them. */
 type ExtraSet = Exclude<ValidationSetName, 'training'>;
 type Cell = { taskId: string; harnessId: string };
-
-/** Each set with its report label and its curves.csv column prefix, in report order. */
-export const VALIDATION_SETS: ReadonlyArray<{ set: ValidationSetName; label: string; column: string }> = [
-  { set: 'training', label: 'training harnesses', column: 'validation' },
-  { set: 'base', label: 'base harness', column: 'validation_base' },
-  { set: 'inSpace', label: 'in-space', column: 'validation_in_space' },
-];
 
 /** The split measured under one set: the episodes of its cells. */
 interface ValidationSetPoint {
@@ -126,11 +118,6 @@ function inSpaceRotation(tasks: readonly string[], ids: readonly string[], seed:
   if (!ids.length) return [];
   const order = Rng.derive(seed, 'validation-in-space').shuffle(ids);
   return tasks.map((taskId, i) => ({ taskId, harnessId: order[i % order.length] }));
-}
-
-/** A set of a point: the point's own fields for 'training', else `point.sets[set]` (undefined: not measured). */
-export function validationSetPoint(p: ValidationPoint, set: ValidationSetName): ValidationSetPoint | undefined {
-  return set === 'training' ? p : p.sets?.[set];
 }
 
 /**

@@ -11,8 +11,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { test, expect, type Page } from '@playwright/test';
-import { comparedSets, pairVerdicts } from '../../src/experiment/method_verdict';
-import type { RunResult } from '../../src/experiment/results_file';
+import { comparedSets, pairVerdicts } from '../../src/report/method_verdict';
+import type { RunResult } from '../../src/report/results_schema';
 import { screenshots } from './lib/screenshots';
 
 test.describe.configure({ mode: 'serial' });

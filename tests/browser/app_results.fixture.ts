@@ -8,7 +8,7 @@
 import { runExpertEpisode, type ExpertEpisode } from '../../src/harness';
 import { loadTokenizer } from '../../src/model/tokenizer';
 import { encodeAction, encodeContext } from '../../src/episode/rows';
-import type { ExperimentResults, RunResult } from '../../src/experiment/results';
+import type { ExperimentResults, RunResult } from '../../src/report/results_schema';
 import { grpoTrajectoryAdvantages, sampleTrajectories, type TrajectorySample } from '../../src/experiment/trajectory_sample';
 import type { Trajectory } from '../../src/rollout/engine';
 import { rlLossConfig } from '../../src/rl/config';

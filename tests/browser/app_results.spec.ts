@@ -28,7 +28,7 @@ async function screenshot(p: Page, info: TestInfo, name: string): Promise<void> 
   await info.attach(name, { path, contentType: 'image/png' });
 }
 
-/** Mean and sample std (n − 1), computed here independently of src/experiment/results.ts. */
+/** Mean and sample std (n − 1), computed here independently of src/report/results_table.ts. */
 function pct(xs: number[]): string {
   const m = xs.reduce((a, b) => a + b, 0) / xs.length;
   const s = Math.sqrt(xs.reduce((a, b) => a + (b - m) ** 2, 0) / (xs.length - 1));
@@ -264,8 +264,8 @@ test('results: an invalid file shows the bad field; a saved run opens from the l
 
 test('results: an hlab evaluate --json report opens as a file and shows its per-family table and entropy, without run sections', async ({}, info) => {
   const report = await page.evaluate(async () => {
-    const path = '/src/experiment/evaluate_report.ts';
-    const m = (await import(/* @vite-ignore */ path)) as typeof import('../../src/experiment/evaluate_report');
+    const path = '/src/report/evaluate_report.ts';
+    const m = (await import(/* @vite-ignore */ path)) as typeof import('../../src/report/evaluate_report');
     const plan = m.resolveEvalHarnesses('base,bb-assistant,blackbox');
     const ep = (taskId: string, harnessId: string, pass: boolean) => ({ taskId, harnessId, pass, score: pass ? 1 : 0, turns: [{ entropies: [0.5, 1.5] }], tags: null });
     const eps = [

@@ -10,8 +10,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { test, expect, type Browser, type Page } from '@playwright/test';
-import { pairVerdicts, type MethodVerdict } from '../../src/experiment/method_verdict';
-import type { RunResult } from '../../src/experiment/results_file';
+import { pairVerdicts, type MethodVerdict } from '../../src/report/method_verdict';
+import type { RunResult } from '../../src/report/results_schema';
 
 const errors: string[] = [];
 

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { CLAIMS, claimsTable, verdictOf, withBlocks, type CommittedResults } from '../../src/experiment/claims';
-import type { RunResult } from '../../src/experiment/results_file';
-import type { Comparison, SeedInterval } from '../../src/experiment/seed_stats';
+import type { RunResult } from '../../src/report/results_schema';
+import type { Comparison, SeedInterval } from '../../src/report/seed_stats';
 import { CLAIMS_JSON, loadCommitted, MAP_JSON, MAP_SVG, regenerated, regeneratedJson, regeneratedMap, RESULTS_DOC } from '../../scripts/claims';
 
 const interval = (diff: number, lo: number, hi: number, seeds = 5): SeedInterval => ({

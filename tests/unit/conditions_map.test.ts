@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { cellVerdict, conditionsMap, mapCell, mapMarkdown, mapWord, missingPlaces, rowSentences } from '../../src/experiment/conditions_map';
 import { cellFill, conditionsMapSvg } from '../../src/experiment/conditions_map_svg';
 import type { CommittedResults } from '../../src/experiment/claims';
-import type { RunResult } from '../../src/experiment/results_file';
+import type { RunResult } from '../../src/report/results_schema';
 import { Rng } from '../../src/util/rng';
 
 const SINGLE = 'single harness (GRPO)';

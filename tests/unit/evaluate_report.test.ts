@@ -1,12 +1,12 @@
 /**
- * `hlab evaluate` without a GPU (src/experiment/evaluate_report.ts, src/cli/commands/evaluate.ts):
+ * `hlab evaluate` without a GPU (src/report/evaluate_report.ts, src/cli/commands/evaluate.ts):
  * harness sets resolve to the design's ids, tasks are a seeded tier-limited draw, and the report
  * has the issue's JSON shape with fractions in [0, 1] computed per set and per harness.
  */
 import { describe, expect, it } from 'vitest';
 import { BASE_HARNESS } from '../../src/design/space';
 import { selectTrainingOA } from '../../src/design/selection';
-import { evalReport, evalTaskIds, resolveEvalHarnesses, type EvalEpisodeLike } from '../../src/experiment/evaluate_report';
+import { evalReport, evalTaskIds, resolveEvalHarnesses, type EvalEpisodeLike } from '../../src/report/evaluate_report';
 import { checkEvaluateBudget, evaluateRequest, formatEvalReport } from '../../src/cli/commands/evaluate';
 import { encodeBaseCheckpoint } from '../../src/model/checkpoint';
 import { paramCount } from '../../src/model/layout';

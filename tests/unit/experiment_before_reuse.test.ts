@@ -14,8 +14,8 @@ import { localEnvApi, type EnvApi } from '../../src/episode/host';
 import { taskSet } from '../../src/tasks';
 import { cellKey } from '../../src/experiment/plan';
 import { Rng } from '../../src/util/rng';
-import { ExperimentResultsSchema, type RunResult } from '../../src/experiment/results_file';
-import { beforeReuseNote, markdownTable } from '../../src/experiment/results';
+import { ExperimentResultsSchema, type RunResult } from '../../src/report/results_schema';
+import { beforeReuseNote, markdownTable } from '../../src/report/results_markdown';
 import { decodeRunCheckpoint, encodeRunCheckpoint, type RunState } from '../../src/experiment/run_checkpoint';
 import type { CheckpointMeta, JsonValue } from '../../src/storage/serialize';
 

@@ -1,17 +1,7 @@
 import { describe, it, expect } from 'vitest';
-import {
-  meanStd,
-  formatPct,
-  markdownTable,
-  methodComparisons,
-  resultsCsv,
-  resultsTable,
-  segmentsText,
-  withUnfinishedRuns,
-  type EpisodeCell,
-  type RunResult,
-  type ExperimentResults,
-} from '../../src/experiment/results';
+import { markdownTable, resultsCsv, segmentsText, withUnfinishedRuns } from '../../src/report/results_markdown';
+import { meanStd, formatPct, methodComparisons, resultsTable } from '../../src/report/results_table';
+import type { EpisodeCell, RunResult, ExperimentResults } from '../../src/report/results_schema';
 
 const behaviour = { parseErrors: 0.5, workflowViolations: 0.25, recoveryRate: 0.5, stateTrackingErrors: 0 };
 function run(method: string, seed: number, after: number): RunResult {

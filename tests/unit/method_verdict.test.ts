@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { comparedSets, coverageSentence, methodVerdict, pairCoverage, pairReport, pairVerdicts, seedList } from '../../src/experiment/method_verdict';
-import type { RunResult } from '../../src/experiment/results_file';
+import { comparedSets, coverageSentence, methodVerdict, pairCoverage, pairReport, pairVerdicts, seedList } from '../../src/report/method_verdict';
+import type { RunResult } from '../../src/report/results_schema';
 import { Rng } from '../../src/util/rng';
 
 const A = 'single harness (GRPO)';

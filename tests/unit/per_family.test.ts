@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { familyCellText, familyKey, familyMatrix, familyTable, familyTablesOfRuns, meanTokenEntropy } from '../../src/experiment/per_family';
+import { familyCellText, familyKey, familyMatrix, familyTable, familyTablesOfRuns, meanTokenEntropy } from '../../src/report/per_family';
 
 const cell = (taskId: string, pass: boolean, score: number) => ({ taskId, harnessId: 'H', sample: 0, pass, score });
 

@@ -3,8 +3,8 @@
 // the field by its path.
 import { describe, expect, it } from 'vitest';
 import { outputToJsonText, parseResultsFile, parseResultsText, ResultsFileError } from '../../src/app/results_store';
-import type { ExperimentResults, RunResult } from '../../src/experiment/results';
-import { evalReport, resolveEvalHarnesses } from '../../src/experiment/evaluate_report';
+import type { ExperimentResults, RunResult } from '../../src/report/results_schema';
+import { evalReport, resolveEvalHarnesses } from '../../src/report/evaluate_report';
 import { BASE_HARNESS } from '../../src/design';
 
 function run(method: string, seed: number, after: number): RunResult {

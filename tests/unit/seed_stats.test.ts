@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { hierarchicalBootstrap, seedInterval, seedsToDecide, type DiffCell } from '../../src/experiment/seed_stats';
-import { pairedComparison, type PairedCell } from '../../src/experiment/stats';
+import { hierarchicalBootstrap, seedInterval, seedsToDecide, type DiffCell } from '../../src/report/seed_stats';
+import { pairedComparison, type PairedCell } from '../../src/report/stats';
 import { Rng } from '../../src/util/rng';
 
 const sigmoid = (x: number) => 1 / (1 + Math.exp(-x));

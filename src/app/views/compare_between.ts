@@ -9,8 +9,8 @@
  * URL parameters a, b: the picked arms (as Results keeps them), dropped when the ticked outputs change.
  */
 import type { TemplateResult } from 'lit-html';
-import { byMethod } from '../../experiment/results';
-import type { RunResult } from '../../experiment/results_file';
+import { byMethod } from '../../report/results_table';
+import type { RunResult } from '../../report/results_schema';
 import { comparisonSection, type MethodPair } from './comparison_panel';
 
 /** One ticked output as the panel sees it: its letter, display name and runs (methods not yet renamed). */

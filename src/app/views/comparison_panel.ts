@@ -1,7 +1,7 @@
 /**
  * Between methods, told: wherever two or more methods appear, arm B − arm A after RL on each
  * harness set with its 95 % interval over training runs and configurations and one generated
- * sentence (src/experiment/method_verdict.ts — the rule of the RESULTS page and the claims table).
+ * sentence (src/report/method_verdict.ts — the rule of the RESULTS page and the claims table).
  * The pair defaults to the second method against the first (the spec's reference, e.g. harness
  * scaling − single-harness RL in `main`); any pair can be picked. Arms pair on the same (seed,
  * task, harness, sample) cells: where two methods were evaluated on other seeds, configurations or
@@ -9,9 +9,9 @@
  * (method_verdict.ts pairCoverage) before any verdict, and a set with nothing paired gets no number.
  */
 import { html, nothing, type TemplateResult } from 'lit-html';
-import { byMethod } from '../../experiment/results';
-import { coverageSentence, pairReport, signedPoints, type MethodVerdict, type PairRow } from '../../experiment/method_verdict';
-import type { RunResult } from '../../experiment/results_file';
+import { byMethod } from '../../report/results_table';
+import { coverageSentence, pairReport, signedPoints, type MethodVerdict, type PairRow } from '../../report/method_verdict';
+import type { RunResult } from '../../report/results_schema';
 
 /** Arm A (reference) and arm B of the comparison shown. */
 export interface MethodPair {

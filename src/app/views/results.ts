@@ -12,17 +12,19 @@
  * Source: a run saved in this browser, a results.json or an `hlab evaluate --json` report opened
  * from disk (results_source.ts; a report has no runs, so only its tables show).
  * URL parameters: run=<saved name> | file=<file name>.
- * The paper table is src/experiment/results.ts's `resultsTable` (the model results.md renders),
+ * The paper table is src/report/results_table.ts's `resultsTable` (the model results.md renders),
  * and the other statistics use the same module (meanStd, formatPct, resultsCsv), so the numbers
  * are the CLI's; a value that is null in the file (an evaluation that did not run) is left out
  * of its mean and a cell with none shows "—".
  */
 import { downloadBlob } from '../download';
 import { html, nothing, render, type TemplateResult } from 'lit-html';
-import { beforeReuseNote, intervalText, resultsCsv, scoreText, type ExperimentResults, type ResultsCell } from '../../experiment/results';
-import type { Comparison } from '../../experiment/seed_stats';
+import { beforeReuseNote, resultsCsv } from '../../report/results_markdown';
+import { deltaText, intervalText, scoreText, type ResultsCell } from '../../report/results_table';
+import type { ExperimentResults } from '../../report/results_schema';
+import type { Comparison } from '../../report/seed_stats';
 import { outputToJsonText, type EvaluationReportJson, type ExperimentOutputJson } from '../results_store';
-import { familyCellText, familyMatrix, familyTablesOfRuns, type FamilyTable } from '../../experiment/per_family';
+import { familyCellText, familyMatrix, familyTablesOfRuns, type FamilyTable } from '../../report/per_family';
 // For its side effect too: the module defines <hl-curve-chart>, which the templates below use.
 import './results_charts';
 import type { CurveChart, CurveChartSpec } from './results_charts';
@@ -35,9 +37,9 @@ import { scalingSection } from './scaling';
 import { claimsSection } from './claims_panel';
 import { mapSection, MapSource } from './map_panel';
 import { comparisonSection, type MethodPair } from './comparison_panel';
-import { harnessSet } from '../../experiment/method_verdict';
+import { harnessSet } from '../../report/method_verdict';
 import '../results.css';
-import { BEHAVIOUR, behaviourTable, deltaText, harnessRoles, paperTable, perHarnessTable, type PaperTable, type StatCell } from './results_tables';
+import { BEHAVIOUR, behaviourTable, harnessRoles, paperTable, perHarnessTable, type PaperTable, type StatCell } from './results_tables';
 import { runStepCounts, stepCountsText, withoutUpdate } from '../step_counts';
 import { infeasibleCellsOf, type InfeasibleCell } from '../infeasible_cells';
 

@@ -1,11 +1,10 @@
 /**
- * The Results view's tables as data (no DOM): the paper table (src/experiment/results.ts's
+ * The Results view's tables as data (no DOM): the paper table (src/report/results_table.ts's
  * model), behaviour metrics and per-harness pass@1 as mean ± std over seeds, and each evaluated
  * harness's role on the page.
  */
-import { byMethod, formatPct, meanStd, pairedText, resultsTable, type ResultsCell, type ResultsTable, type RunResult as RunResultJson } from '../../experiment/results';
-import type { Comparison } from '../../experiment/seed_stats';
-import { directionOf } from '../../experiment/method_verdict';
+import { byMethod, formatPct, meanStd, resultsTable, type ResultsTable } from '../../report/results_table';
+import type { RunResult as RunResultJson } from '../../report/results_schema';
 import { BASE_HARNESS } from '../../design';
 import type { ExperimentSpec } from '../../experiment/spec';
 import { inSpaceDistance, trainingHarnesses } from '../../experiment/plan';
@@ -29,26 +28,11 @@ function statCell(xs: readonly (number | null | undefined)[], pct: boolean, digi
   return { text, mean, std, n };
 }
 
-/** Why a difference has no number: the between-methods panel's reason (method_verdict.ts), for before and after training. */
-const FLOOR = 'every episode fails under both, before and after training (a floor, not a null)';
-
-/**
- * The paired Δ (after − before) of a paper-table cell, in the words of the between-methods panel:
- * "not measurable" with its reason when no episode passes before or after training (a floor:
- * more seeds would not decide it), else the interval over seeds and whether it is decided
- * (seed_stats.ts comparisonText); "n/a" without per-episode outcomes.
- */
-export function deltaText(paired: Comparison | null, before: ResultsCell | undefined, after: ResultsCell): { text: string; measurable: boolean } {
-  const passes = before?.passes == null || after.passes == null ? null : before.passes + after.passes;
-  if (paired && passes !== null && directionOf(paired, passes) === 'not measurable') return { text: `not measurable: ${FLOOR}`, measurable: false };
-  return { text: pairedText(paired), measurable: true };
-}
-
-/** The table model of src/experiment/results.ts, which results.md renders too. */
+/** The table model of src/report/results_table.ts, which results.md renders too. */
 export type PaperTable = ResultsTable;
 
 /**
- * The paper table: `resultsTable` of src/experiment/results.ts (the model results.md renders),
+ * The paper table: `resultsTable` of src/report/results_table.ts (the model results.md renders),
  * here over runs read back from JSON (null for NaN). A starting-checkpoint row and one row per
  * method, with intervals and paired differences where the runs carry per-episode outcomes.
  */

@@ -4,19 +4,20 @@
  * Hamming distance the spec stratifies them by (plan.ts inSpaceDistance: to the base harness or
  * to the design's training set; where the spec is known), each black-box harness —
  * pass@1 after training with its 95 % Wilson interval and the paired before→after Δ with its
- * bootstrap interval (src/experiment/stats.ts; no statistics of its own). Episodes are pooled
+ * bootstrap interval (src/report/stats.ts; no statistics of its own). Episodes are pooled
  * over seeds; a method whose runs carry no per-episode outcomes shows the mean over seeds only.
  * The Results view shows it for one output; the Compare view for several, one column per run ·
  * method (`comparedRuns`).
  */
 import { html, nothing, type TemplateResult } from 'lit-html';
-import { byMethod, type EpisodeCell } from '../../experiment/results';
-import { pairCells, wilson, type PairedCell, type RateInterval } from '../../experiment/stats';
-import { comparePaired, type SeedInterval } from '../../experiment/seed_stats';
+import { byMethod } from '../../report/results_table';
+import type { EpisodeCell } from '../../report/results_schema';
+import { pairCells, wilson, type PairedCell, type RateInterval } from '../../report/stats';
+import { comparePaired, type SeedInterval } from '../../report/seed_stats';
 import { DEFAULT_SPACE, enumerateSpace, formatHarnessId } from '../../design';
 import { inSpaceDistance } from '../../experiment/plan';
 import type { ExperimentSpec } from '../../experiment/spec';
-import type { RunResult as RunResultJson } from '../../experiment/results_file';
+import type { RunResult as RunResultJson } from '../../report/results_schema';
 
 /** One harness set of the table: which results column its episodes come from, and which of them. */
 interface HarnessSet {

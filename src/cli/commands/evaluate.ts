@@ -25,9 +25,9 @@ import { choiceOption, intOption, parseSuiteList, printJson, UsageError } from '
 import { withBrowser } from '../browser';
 import { decodeBaseCheckpoint } from '../../model/checkpoint';
 import { BudgetMismatchError, evaluationBudget } from '../../episode/budget';
-import { evalTaskIds, resolveEvalHarnesses, type CheckpointEvalReport } from '../../experiment/evaluate_report';
+import { evalTaskIds, resolveEvalHarnesses, type CheckpointEvalReport } from '../../report/evaluate_report';
 import type { EvalPageRequest } from '../../experiment/evaluate_page';
-import { familyCellText, familyMatrix } from '../../experiment/per_family';
+import { familyCellText, familyMatrix } from '../../report/per_family';
 
 interface Opts {
   init: string;

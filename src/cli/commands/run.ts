@@ -7,7 +7,7 @@
  * and sends typed RunEvents back; the CLI shows a progress bar with the elapsed time
  * (cli-progress; no ETA, see eventReporter) and writes into DIR (default out/<spec name>):
  *   spec.json     the resolved spec that ran
- *   results.json  results_json.ts ResultsFile: the results, per-step curves, sampled
+ *   results.json  src/report/results_schema.ts ResultsFile: the results, per-step curves, sampled
  *                 trajectories, warnings, command, the spec
  *   results.csv   one line per run (resultsCsv)
  *   results.md    the paper-style table (markdownTable), the command and the machine
@@ -40,17 +40,18 @@ import { DEVICE_LOST_TEXT } from '../../gpu/device_lost';
 import { withBrowser } from '../browser';
 import { parseSpec, SpecError, type ExperimentSpec } from '../../experiment/spec';
 import { DEFAULT_PRESET, PRESET_NAMES, getPreset } from '../../experiment/presets';
-import { markdownTable, resultsCsv, runStepsLine, segmentsText, withUnfinishedRuns, type BeforeEval } from '../../experiment/results';
-import { resultsFile, type ResultsFile } from '../../experiment/results_json';
-import type { ExperimentOutput } from '../../experiment/runner';
+import { markdownTable, resultsCsv, runStepsLine, segmentsText, withUnfinishedRuns, type BeforeEval } from '../../report/results_markdown';
+import { resultsFile } from '../../report/results_json';
+import type { ResultsFile } from '../../report/results_schema';
+import type { ExperimentOutput, RunCurves } from '../../experiment/runner';
 import type { PageRunRequest } from '../../page/entries';
 import type { PageEvent } from '../../page/protocol';
 import { checkSpecConsistency } from '../../experiment/plan';
-import { curvesSvg } from '../../experiment/curves_svg';
+import { curvesSvg } from '../../report/curves_svg';
 import { checkShippedCheckpoints, publicAssetFetch, readBaseFile, readRunCheckpointFile } from '../checkpoint_files';
 import { planExperiment } from '../../experiment/prepare';
 import type { Tokenizer } from '../../model/tokenizer';
-import { curvesCsv, curvesMarkdown } from '../../experiment/learning_curves';
+import { curvesCsv, curvesMarkdown } from '../../report/learning_curves';
 
 interface Opts {
   preset?: string;
@@ -211,7 +212,7 @@ function feasibilityNote(infeasible: ReadonlyArray<{ reason: string }>): string 
 }
 
 /** results.md: the table (with an interrupted run's finished 'before' evaluation), curves, command, machine, engine, segments, warnings. */
-function resultsMarkdown(spec: ExperimentSpec, file: ResultsFile, beforeEvals: readonly BeforeEval[], wallSeconds: number): { md: string; table: string } {
+function resultsMarkdown(spec: ExperimentSpec, file: ResultsFile<RunCurves>, beforeEvals: readonly BeforeEval[], wallSeconds: number): { md: string; table: string } {
   const table = markdownTable(file.status === 'interrupted' ? withUnfinishedRuns(file, beforeEvals) : file);
   const md = [
     `# ${spec.name}: ${spec.description}`,

@@ -6,9 +6,36 @@
  * difference, and the training signal early vs late). Not measured = an empty CSV cell or "—",
  * never 0. Pure module; the CLI writes the files (curves.svg draws the same series).
  */
-import type { RunCurves, StepRecord } from './run_events';
-import { pairCells, pairedComparison, type PairedComparison } from './stats';
-import { VALIDATION_SETS, validationSetPoint, type ValidationSetName } from './validation';
+import { VALIDATION_SETS, validationSetPoint, type ValidationSetName } from './results_schema';
+import { pairCells, pairedComparison, type EpisodeOutcomeCell, type PairedComparison } from './stats';
+
+/** What these tables read of a run's RL step (the RL loop's StepRecord). */
+interface StepRecord {
+  step: number;
+  reward: number;
+  entropy: number;
+  policyLoss: number;
+  optimizerSteps: number;
+  droppedGroups: number;
+  groups?: number;
+  generationRounds?: number;
+  sampledGroups?: number;
+  sampledEpisodes?: number;
+}
+/** What these tables read of a validation point under one set. */
+interface SetPoint {
+  passAt1: number;
+  score: number;
+  episodes: number;
+  cells: EpisodeOutcomeCell[];
+}
+/** What these tables read of a run's curve (the runner's RunCurves). */
+interface RunCurves {
+  method: string;
+  seed: number;
+  steps: readonly StepRecord[];
+  validation?: ReadonlyArray<SetPoint & { step: number; sets?: { base?: SetPoint; inSpace?: SetPoint } }>;
+}
 
 const finite = (x: number | undefined): x is number => typeof x === 'number' && Number.isFinite(x);
 const droppedShare = (s: StepRecord) => (s.groups ? s.droppedGroups / s.groups : NaN);
@@ -89,7 +116,7 @@ function runDiffText(p: PairedComparison): string {
 const dec = (x: number) => (finite(x) ? x.toFixed(2) : '—');
 
 /** The validation sets some run's points measured, in VALIDATION_SETS order. */
-function measuredSets(curves: readonly RunCurves[]): typeof VALIDATION_SETS {
+function measuredSets(curves: readonly RunCurves[]): ReadonlyArray<(typeof VALIDATION_SETS)[number]> {
   return VALIDATION_SETS.filter((s) => curves.some((c) => (c.validation ?? []).some((p) => validationSetPoint(p, s.set))));
 }
 

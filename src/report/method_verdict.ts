@@ -15,7 +15,7 @@
  */
 import { comparePaired, type Comparison } from './seed_stats';
 import { pairCells, type PairedCell } from './stats';
-import type { EpisodeCell, RunResult } from './results_file';
+import type { EpisodeCell, RunResult } from './results_schema';
 
 /** Which side of 0 the interval lies on, or why it says nothing. */
 type Direction = 'ahead' | 'behind' | 'equivalent' | 'undecided' | 'not measurable';

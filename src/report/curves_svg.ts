@@ -8,7 +8,7 @@
  * left out: the line breaks there, never drops to 0. Each line's tooltip names its run and panel.
  * Pure string building.
  */
-import { VALIDATION_SETS, type ValidationSetName } from './validation';
+import { VALIDATION_SETS, type ValidationSetName } from './results_schema';
 
 type SetPass = { passAt1: number };
 type CurvePoint = SetPass & { step: number; sets?: Partial<Record<Exclude<ValidationSetName, 'training'>, SetPass>> };

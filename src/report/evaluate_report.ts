@@ -20,6 +20,7 @@ import { BLACKBOX_IDS, createHarness } from '../harness/registry';
 import type { BehaviourTags } from '../harness/types';
 import { taskSet } from '../tasks';
 import type { SuiteName } from '../tasks/types';
+import { z } from 'zod';
 import { familyTable, meanTokenEntropy, type FamilyTable } from './per_family';
 
 export const EVAL_SET_NAMES = ['base', 'training', 'inSpace', 'blackbox'] as const;
@@ -118,6 +119,24 @@ export interface CheckpointEvalReport {
   inSpaceExcluded?: { pretrainMix: number; mix: string };
   episodes: number;
 }
+
+const num = z.number().nullable();
+const int = (min = 0) => z.number().int().min(min);
+const FamilyRowSchema = z.looseObject({ passAt1: z.number().min(0).max(1), score: z.number().min(0).max(1), episodes: int(1) });
+const SetNumsSchema = z.looseObject({ base: num, training: num, inSpace: num, blackbox: z.record(z.string(), num) });
+
+/** The report as JSON (NaN written as null) read back: what the app's Results view shows of it. */
+export const EvaluationReportSchema = z.looseObject({
+  checkpoint: z.record(z.string(), z.unknown()),
+  passAt1: SetNumsSchema,
+  score: SetNumsSchema,
+  perHarness: z.record(z.string(), z.looseObject({ passAt1: num, score: num, episodes: int(), parseErrorRate: num })),
+  perFamily: z.record(z.string(), z.record(z.string(), FamilyRowSchema)),
+  entropy: SetNumsSchema.extend({ overall: num }).optional(),
+  inSpaceExcluded: z.looseObject({ pretrainMix: int(), mix: z.string() }).optional(),
+  episodes: int(),
+});
+export type EvaluationReportJson = z.output<typeof EvaluationReportSchema>;
 
 const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : NaN);
 
