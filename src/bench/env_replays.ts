@@ -19,12 +19,12 @@
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
-import { CpuEngine } from '../engine/cpu';
+import { CpuEngine } from '../engine/wasm/wasm_engine';
 import { decodeBaseCheckpoint } from '../model/checkpoint';
 import { Tokenizer, type TokenizerFile } from '../model/tokenizer';
 import { selectTrainingOA } from '../design/selection';
 import { encodeAction } from '../model/rows';
-import { runEpisodes, type EnvHost, type EpisodeRequest, type Policy } from '../rollout/engine';
+import { runEpisodes, type EnvHost, type EpisodeRequest, type Policy } from '../rollout/rollout';
 import type { EnvApi } from '../rollout/env';
 import { envWorkerPool } from '../rollout/env_pool';
 import { WebWorkerShim } from '../serve/node_endpoint';

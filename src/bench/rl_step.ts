@@ -17,9 +17,9 @@ import { presetConfig } from '../model/config';
 import { initParams } from '../model/init';
 import { loadTokenizer } from '../model/tokenizer';
 import { taskSet } from '../tasks';
-import { runEpisodes, type EpisodeRequest } from '../rollout/engine';
+import { runEpisodes, type EpisodeRequest } from '../rollout/rollout';
 import { envWorkerPool } from '../rollout/env_pool';
-import { CpuEngine } from '../engine/cpu';
+import { CpuEngine } from '../engine/wasm/wasm_engine';
 import { getPreset } from '../experiment/presets';
 import { maxRows, trainerOptions } from '../experiment/runner';
 

@@ -4,10 +4,10 @@
  * (SwiftShader: ~1 GFLOP/s, while the CPU engine runs WebAssembly SIMD on every core); the
  * choice and its reason go into every output.
  */
-import { createGpu, type Gpu } from '../gpu/device';
-import { CpuEngine } from './cpu';
-import type { BackendChoice, Engine } from './engine';
-import { WebGpuEngine } from './webgpu';
+import { createGpu, type Gpu } from './webgpu/device';
+import { CpuEngine } from './wasm/wasm_engine';
+import type { BackendChoice, Engine } from './engine_api';
+import { WebGpuEngine } from './webgpu/webgpu_engine';
 
 /** A software adapter: SwiftShader (Chrome's CPU Vulkan) or an adapter flagged as fallback. */
 function isSoftwareAdapter(info: { vendor: string; architecture: string; description: string }, isFallback = false): boolean {

@@ -10,7 +10,7 @@ import type { ModelConfig } from '../model/config';
 import { loadTokenizer } from '../model/tokenizer';
 import { checkOpeningsFit, evaluationBudget } from '../model/budget';
 import { decodeBaseCheckpoint } from '../model/checkpoint';
-import { runEpisodes, type EpisodeRequest } from '../rollout/engine';
+import { runEpisodes, type EpisodeRequest } from '../rollout/rollout';
 import { envWorkerPool } from '../rollout/env_pool';
 import { taskFromId } from '../tasks';
 import type { SuiteName } from '../tasks/types';
@@ -19,7 +19,7 @@ import { Rng } from '../util/rng';
 import { evalReport, evalTaskIds, resolveEvalHarnesses } from './evaluate_report';
 import { describeMix, pretrainMixOf } from '../pretrain/mix';
 import { chooseEngine } from '../engine/choose';
-import type { BackendChoice } from '../engine/engine';
+import type { BackendChoice } from '../engine/engine_api';
 
 /** JSON-safe request of one evaluation. */
 export interface EvalPageRequest {

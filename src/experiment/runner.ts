@@ -26,7 +26,7 @@ import { sha256Hex } from '../util/encoding';
 import { presetConfig, type ModelConfig, type PresetName } from '../model/config';
 import { loadTokenizer, type Tokenizer } from '../model/tokenizer';
 import { rlLossConfig, RlLossSpec } from '../rl/config';
-import { inProcessEnv, type EnvHost } from '../rollout/engine';
+import { inProcessEnv, type EnvHost } from '../rollout/rollout';
 import type { RlTrainerOptions } from '../rl/update';
 import { envWorkerPool } from '../rollout/env_pool';
 import { CheckpointStore } from '../storage/checkpoint_store';
@@ -60,7 +60,7 @@ import type { ExperimentResults, RunResult } from './results_file';
 import { applied, noSignalWarning, runResult } from './run_result';
 import { parseSpec, type ExperimentSpec, type MethodSpec } from './spec';
 import { chooseEngine } from '../engine/choose';
-import type { BackendChoice, Engine, RlStack } from '../engine/engine';
+import type { BackendChoice, Engine, RlStack } from '../engine/engine_api';
 import { baseMix, loadLeaveOutCheckpoints, loadStartingCheckpoints, startingBases, startingParams, type CheckpointLoad } from './run_start';
 
 export type { RunCurves, RunEvent, StepRecord } from './run_events';

@@ -7,7 +7,7 @@
  * env.ts `localEnvApi(tok)`.
  */
 import type { Tokenizer } from '../model/tokenizer';
-import type { EnvHost } from './engine';
+import type { EnvHost } from './rollout';
 import type { EnvApi, EnvWorkerApi } from './env';
 import { WorkerPool } from './worker_pool';
 

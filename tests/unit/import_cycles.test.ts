@@ -1,5 +1,5 @@
 /**
- * Layering of src/, at two grains: no import cycle between top-level folders (src/kernels,
+ * Layering of src/, at two grains: no import cycle between top-level folders (src/engine/webgpu/kernels,
  * src/rl, …) and none between files. Every file's imports (static, type-only, re-exports,
  * dynamic `import()` and worker `new URL('./x', import.meta.url)`) are read with TypeScript's own
  * pre-processor and resolved to source files; a type-only import is an edge like any other, since
