@@ -12,7 +12,7 @@
  * `requestStop()`: the runner checkpoints after the current RL step and `start` resolves with
  * status 'interrupted'; `start(…, { resume: true })` continues from the latest good checkpoint.
  */
-import { gpuErrorsOfRealm } from '../engine/webgpu/device';
+import { gpuErrorsOfRealm } from '../engine/choose';
 import { runFailureMessage } from './run_failure';
 import { expose, transfer, type ProxyMarked } from 'comlink';
 import { decodeRunCheckpoint } from '../experiment/run_checkpoint';

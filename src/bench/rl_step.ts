@@ -19,7 +19,7 @@ import { loadTokenizer } from '../model/tokenizer';
 import { taskSet } from '../tasks';
 import { runEpisodes, type EpisodeRequest } from '../rollout/rollout';
 import { envWorkerPool } from '../rollout/env_pool';
-import { CpuEngine } from '../engine/wasm/wasm_engine';
+import { chooseEngine } from '../engine/choose';
 import { getPreset } from '../experiment/presets';
 import { maxRows, trainerOptions } from '../experiment/runner';
 
@@ -50,7 +50,7 @@ export async function benchRlStep(o: { quick?: boolean } = {}, log: (line: strin
   const tok = await loadTokenizer();
   const spec = getPreset('main');
   const threads = Math.min(2, navigator.hardwareConcurrency || 1);
-  const engine = await CpuEngine.create('bench', { threads });
+  const engine = await chooseEngine('wasm', { threads });
   const [episodes, maxTurns, maxNewTokens] = o.quick ? [16, 1, 16] : [64, 2, 32];
   const group = spec.rl.groupSize;
   const harnesses = ['S0-T0-O0-C0-W0', 'S1-T1-O1-C1-W1', 'S2-T2-O2-C2-W2', 'bb-coding-cli'];

@@ -1,18 +1,15 @@
 /**
  * Rollout throughput (issue 6: `hlab bench` reports environment steps/s and sampled tokens/s
- * with 1, 2 and 4 workers). Page-side: a tiny seeded policy on the GPU sampler, a fixed batch of
+ * with 1, 2 and 4 workers). Page-side: a tiny seeded policy on the WebGPU engine, a fixed batch of
  * (task, harness) episodes, the same batch rolled out once per worker count after an unmeasured
  * in-process warm-up. Worker start-up is inside the measurement (a run pays it too). Call from the bench
  * command via withBrowser: `s.run('/src/bench/rollout_bench.ts', 'benchRollouts', {...})`.
  */
-import { createGpu } from '../engine/webgpu/device';
+import { chooseEngine } from '../engine/choose';
 import { presetConfig } from '../model/config';
-import { GpuModel } from '../engine/webgpu/gpu_model';
 import { initParams } from '../model/init';
 import { loadTokenizer } from '../model/tokenizer';
 import { taskSet } from '../tasks';
-import { Sampler } from '../engine/webgpu/gpu_sampler';
-import { SamplerPolicy } from '../engine/sampler_policy';
 import { inProcessEnv, runEpisodes, type EpisodeRequest } from '../rollout/rollout';
 import { localEnvApi } from '../rollout/env';
 import { envWorkerPool } from '../rollout/env_pool';
@@ -35,12 +32,9 @@ export interface RolloutBenchRow {
  */
 export async function benchRollouts(o: { workers?: number[]; episodes?: number; maxTurns?: number; maxNewTokens?: number } = {}): Promise<RolloutBenchRow[]> {
   const tok = await loadTokenizer();
-  const gpu = await createGpu();
+  const engine = await chooseEngine('webgpu');
   const cfg = presetConfig('tiny', tok.vocabSize);
-  const model = GpuModel.create(gpu, cfg, { maxB: 16 });
-  model.writeParams(initParams(cfg, 1));
-  const sampler = new Sampler(model);
-  const policy = new SamplerPolicy(sampler, model.maxB, model.maxT, cfg.vocabSize);
+  const policy = engine.createPolicy(cfg, initParams(cfg, 1), 16);
   const n = o.episodes ?? 16;
   const harnesses = ['S0-T0-O0-C0-W0', 'S1-T1-O1-C1-W1', 'S2-T2-O2-C2-W2', 'bb-coding-cli'];
   const tasks = taskSet('workspace', 'train', n, 5);
@@ -69,8 +63,8 @@ export async function benchRollouts(o: { workers?: number[]; episodes?: number; 
       }
     }
   } finally {
-    sampler.destroy();
-    model.destroy();
+    policy.destroy();
+    engine.destroy();
   }
   return rows;
 }

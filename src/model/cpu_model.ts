@@ -90,7 +90,7 @@ function layoutOf(cfg: ModelConfig): ParamLayout {
   return l;
 }
 
-/** out = a + b elementwise (residual_forward; generic over f32/f64 unlike residualForwardRef). */
+/** out = a + b elementwise (the residual add; generic over f32/f64). */
 function residualAdd<A extends Floats>(a: A, b: A): A {
   const out = alloc(a, a.length);
   for (let i = 0; i < a.length; i++) out[i] = a[i] + b[i];

@@ -73,12 +73,12 @@ export const PAGE_ENTRIES = {
   pretrain: async (o: PretrainPageOptions, io: PageIo): Promise<PretrainPageResult> => (await import('../pretrain/page')).pretrainInPage(o, (ev) => post(io, ev)),
   /** `hlab bench`: the CPU engine section; the PyTorch peer's steps are questions to the CLI. */
   benchCpuEngine: async (o: PageCpuEngineBenchRequest, io: PageIo) =>
-    (await import('../engine/wasm/wasm_bench')).benchCpuEngine(
+    (await import('../bench/cpu_engine')).benchCpuEngine(
       { quick: o.quick, pytorch: o.pytorch ? { model: (m) => io.ask('pytorchModel', m), step: () => io.ask('pytorchStep', null) } : null },
       benchNotes(io, 'cpu engine: '),
     ),
   benchRlStep: async (o: { quick: boolean }, io: PageIo) => (await import('../bench/rl_step')).benchRlStep(o, benchNotes(io, 'rl step: ')),
-  benchTraining: async (o: { quick: boolean }, io: PageIo) => (await import('../engine/webgpu/train_bench')).benchTraining(o, benchNotes(io, '')),
+  benchTraining: async (o: { quick: boolean }, io: PageIo) => (await import('../bench/train_bench')).benchTraining(o, benchNotes(io, '')),
   benchRollouts: async (o: Parameters<typeof import('../bench/rollout_bench').benchRollouts>[0], _io: PageIo) => (await import('../bench/rollout_bench')).benchRollouts(o),
   /** One src/bench/*.bench.ts module's `bench`. @throws Error naming an unknown path */
   benchModule: async (o: { path: string; quick: boolean }, _io: PageIo): Promise<unknown> => {

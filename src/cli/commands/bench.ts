@@ -2,7 +2,7 @@
  * `hlab bench [--json] [--quick]`: the engine's numbers, measured in headless Chromium on its
  * WebGPU adapter (SwiftShader on GPU-less machines; HLAB_WEBGPU_ADAPTER=default for a real GPU).
  *
- * First the CPU engine (src/engine/wasm/wasm_bench.ts: GEMM, training vs TF.js-wasm and — where a
+ * First the CPU engine (src/bench/cpu_engine.ts: GEMM, training vs TF.js-wasm and — where a
  * Python with torch exists — PyTorch, whose steps run here in Node (bench/pytorch_peer.ts) and
  * are called from the page between ours; sampling) and one RL step on it (bench/rl_step.ts);
  * `--cpu-engine-only` stops there. Then the adapter, our training step (tiny, small) in ms and tokens/s, dispatches / submits /
@@ -21,9 +21,9 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { intOption, printJson } from '../cli_util';
 import { withBrowser } from '../browser';
-import type { benchTraining } from '../../engine/webgpu/train_bench';
+import type { benchTraining } from '../../bench/train_bench';
 import type { RolloutBenchRow } from '../../bench/rollout_bench';
-import type { benchCpuEngine } from '../../engine/wasm/wasm_bench';
+import type { benchCpuEngine } from '../../bench/cpu_engine';
 import type { RlStepRow } from '../../bench/rl_step';
 import { benchServe } from '../../bench/serve_bench';
 import { PytorchPeer, peerBlasWarning } from '../../bench/pytorch_peer';

@@ -7,7 +7,7 @@
  *     x2 = x_l + attproj(attention(qkv(LN1(x_l))));  x_{l+1} = x2 + fcproj(gelu(fc(LN2(x2))));
  *   lnf = LNf(x_L);  logits = lnf·wteᵀ (tied, no bias);  values = lnf·valuewᵀ + valueb.
  * The two residual adds are fused into the projection matmuls' stores ((acc + bias) + x, the
- * same rounding as a separate residual_forward).
+ * same rounding as a separate add).
  *
  * Activation buffers (see `GpuActivations`) are allocated once for (maxB, maxT); a forward of
  * a smaller (B, T) packs them densely as (B, T, …), so element (b, t) of an (N, X) tensor is

@@ -10,7 +10,7 @@ export class PipelineCache {
 
   /**
    * The compute pipeline for `code` with entry point `entryPoint` and override `constants`.
-   * @param label  shown in WebGPU errors and captures, e.g. 'residual_forward'
+   * @param label  shown in WebGPU errors and captures, e.g. 'gelu_forward'
    * @param code   WGSL source
    */
   get(label: string, code: string, entryPoint = 'main', constants: Record<string, number> = {}): GPUComputePipeline {

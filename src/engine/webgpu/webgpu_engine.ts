@@ -1,5 +1,5 @@
 /**
- * The WebGPU engine (src/engine/webgpu, src/engine/webgpu/kernels, WGSL shaders) as an `Engine`: GpuModel, the batched
+ * The WebGPU engine (this folder: device, kernels/ launchers, shaders/ WGSL) as an `Engine`: GpuModel, the batched
  * KV-cache Sampler (as a SamplerPolicy), RlTrainer (src/engine/webgpu/gpu_rl_trainer.ts) and GpuTrainer's SFT step
  * (webgpu_sft.ts). Browser only.
  */

@@ -1,7 +1,7 @@
 /**
  * Launcher of src/engine/webgpu/shaders/matmul_forward.wgsl: out (N,M) = inp (N,K) · weight (M,K)ᵀ + bias (M),
  * optionally + residual (N,M) fused into the store. CPU reference: matmul_forward.ref.ts
- * (`matmulForwardRef`; the fused residual equals a separate residual_forward bit for bit).
+ * (`matmulForwardRef`; the fused residual equals a separate add bit for bit).
  */
 import code from '../shaders/matmul_forward.wgsl?raw';
 import type { Gpu } from '../device';

@@ -9,7 +9,7 @@
 //
 // Entry points: `main_vec4` (K and every offset a multiple of 4: vec4 loads) and
 // `main_scalar` (any K). The residual variant (HAS_RES) computes (acc + bias) + res, exactly
-// the rounding of a separate matmul followed by residual_forward.
+// the rounding of a separate matmul followed by a separate add.
 
 struct Params {
   N: u32, K: u32, M: u32, inp_off: u32,

@@ -15,18 +15,18 @@
  *    τ = 1, prefill excluded) on 1 and 2 threads against the WebGPU sampler on the adapter the
  *    page has (SwiftShader on a machine without a GPU).
  */
-import { presetConfig, validateConfig, type ModelConfig, type PresetName } from '../../model/config';
-import { initParams } from '../../model/init';
-import { sftTargets } from '../../model/cpu_model';
-import { Rng } from '../../util/rng';
-import { WasmEngine } from './wasm_runtime';
-import { cpuSftTrainer } from './wasm_sft';
-import { WasmModel } from './wasm_model';
-import { WasmSampler } from './wasm_sampler';
-import { gemm } from './wasm_kernels';
-import { TfTransformer, useTfBackend } from '../../bench/tfjs_transformer';
-import { benchSampling } from '../webgpu/forward.bench';
-import type { PeerInfo, PytorchPeerModel } from '../../bench/pytorch_peer';
+import { presetConfig, validateConfig, type ModelConfig, type PresetName } from '../model/config';
+import { initParams } from '../model/init';
+import { sftTargets } from '../model/cpu_model';
+import { Rng } from '../util/rng';
+import { WasmEngine } from '../engine/wasm/wasm_runtime';
+import { cpuSftTrainer } from '../engine/wasm/wasm_sft';
+import { WasmModel } from '../engine/wasm/wasm_model';
+import { WasmSampler } from '../engine/wasm/wasm_sampler';
+import { gemm } from '../engine/wasm/wasm_kernels';
+import { TfTransformer, useTfBackend } from './tfjs_transformer';
+import { benchSampling } from './forward.bench';
+import type { PeerInfo, PytorchPeerModel } from './pytorch_peer';
 
 interface CpuTrainingRow {
   preset: PresetName;

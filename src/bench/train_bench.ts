@@ -12,16 +12,16 @@
  * Timings are wall-clock (performance.now, 5 µs under cross-origin isolation) around work that
  * ends in a readback or onSubmittedWorkDone, so GPU time is included.
  */
-import { createGpu, type Gpu } from './device';
-import { encodePrepared } from './kernels/dispatch_plan';
-import { GpuModel } from './gpu_model';
-import { GpuTrainer } from './gpu_train';
-import { presetConfig, type ModelConfig, type PresetName } from '../../model/config';
-import { initParams } from '../../model/init';
-import { sftTargets } from '../../model/cpu_model';
-import { Rng } from '../../util/rng';
-import { DEFAULT_OPTIMIZER } from '../../model/optimizer';
-import { TfTransformer, tfWasmFeatures, useTfBackend, type TfBackend } from '../../bench/tfjs_transformer';
+import { createGpu, type Gpu } from '../engine/webgpu/device';
+import { encodePrepared } from '../engine/webgpu/kernels/dispatch_plan';
+import { GpuModel } from '../engine/webgpu/gpu_model';
+import { GpuTrainer } from '../engine/webgpu/gpu_train';
+import { presetConfig, type ModelConfig, type PresetName } from '../model/config';
+import { initParams } from '../model/init';
+import { sftTargets } from '../model/cpu_model';
+import { Rng } from '../util/rng';
+import { DEFAULT_OPTIMIZER } from '../model/optimizer';
+import { TfTransformer, tfWasmFeatures, useTfBackend, type TfBackend } from './tfjs_transformer';
 
 interface TrainBenchOptions {
   /** Smaller shapes and fewer kernel repeats. */
