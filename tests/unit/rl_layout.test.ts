@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { ROW, ROW_STATS, RL_METRICS, RL_METRIC_NAMES, F32_MAX } from '../../src/reference/rl_metrics';
 import { LOG_RATIO_CLAMP } from '../../src/reference/rl_math';
 
-const shader = (name: string) => readFileSync(new URL(`../../shaders/${name}.wgsl`, import.meta.url), 'utf8');
+const shader = (name: string) => readFileSync(new URL(`../../src/engine/webgpu/shaders/${name}.wgsl`, import.meta.url), 'utf8');
 const LOSS_SHADERS = ['surrogate_forward', 'surrogate_backward', 'kl_forward', 'kl_backward', 'value_loss_forward', 'value_loss_backward', 'entropy_forward', 'entropy_backward'];
 
 describe('RL shader layouts', () => {
@@ -17,7 +17,7 @@ describe('RL shader layouts', () => {
     for (const n of LOSS_SHADERS) {
       const src = shader(n);
       expect(src, n).not.toMatch(/struct LossParams|fn row_weight|fn k3|const ROW_STATS/);
-      const launcher = readFileSync(new URL(`../../src/kernels/${n}.ts`, import.meta.url), 'utf8');
+      const launcher = readFileSync(new URL(`../../src/engine/webgpu/kernels/${n}.ts`, import.meta.url), 'utf8');
       expect(launcher, n).toContain('const code = common + body;');
     }
   });
