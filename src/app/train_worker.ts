@@ -126,7 +126,7 @@ async function withStore<T>(dbName: string | undefined, fn: (s: CheckpointStore)
   }
 }
 
-/** The WebGPU errors this worker's devices reported (gpu/device.ts). */
+/** The WebGPU errors this worker's devices reported (engine/webgpu/device.ts). */
 const gpuErrors = gpuErrorsOfRealm;
 
 const api: TrainWorkerApi = {

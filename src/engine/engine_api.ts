@@ -8,10 +8,11 @@
  *           ├─ createSftTrainer one optimizer step per SFT batch
  *           └─ destroy
  *
- * Two implementations, tested against the same CPU references: `WebGpuEngine` (webgpu.ts:
- * GpuModel, Sampler, RlTrainer, GpuTrainer) and `CpuEngine` (cpu.ts: the WebAssembly engine's
- * WasmModel, WasmSampler, WasmRlTrainer); both policies are a SamplerPolicy over the sampler. `chooseEngine` (choose.ts) picks one for a spec's
- * `backend` ('auto' | 'webgpu' | 'wasm'); "backend" means that choice and nothing else.
+ * Two implementations, each in its folder and tested against the same CPU references
+ * (src/reference): `WebGpuEngine` (webgpu/: GpuModel, Sampler, RlTrainer, GpuTrainer) and
+ * `CpuEngine` (wasm/: WasmModel, WasmSampler, WasmRlTrainer); both policies are a SamplerPolicy
+ * over the sampler. `chooseEngine` (choose.ts) picks one for a spec's `backend`
+ * ('auto' | 'webgpu' | 'wasm'); "backend" means that choice and nothing else.
  */
 import type { ModelConfig } from '../model/config';
 import type { RowBatch } from '../model/rows';

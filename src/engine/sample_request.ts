@@ -1,6 +1,6 @@
 /**
  * What a sampler call takes and returns, and its validation: shared by the WebGPU sampler
- * (rollout/sampler.ts) and the CPU engine's (wasm/sampler.ts). GPU-free, so Node code (the CPU
+ * (engine/webgpu/gpu_sampler.ts) and the CPU engine's (engine/wasm/wasm_sampler.ts). GPU-free, so Node code (the CPU
  * engine's pretraining) can import it.
  */
 import { DEFAULT_SPECIALS } from '../model/tokenizer';

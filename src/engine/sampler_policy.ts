@@ -1,6 +1,6 @@
 /**
  * The rollout engine's `Policy` over either engine's KV-cache sampler (the WebGPU `Sampler`,
- * rollout/sampler.ts; the CPU engine's `WasmSampler`, wasm/sampler.ts). Log-probs are the
+ * engine/webgpu/gpu_sampler.ts; the CPU engine's `WasmSampler`, engine/wasm/wasm_sampler.ts). Log-probs are the
  * sampler's (log π at the sampling temperature), returned unchanged to the trainer. The special
  * tokens other than the stop id are never sampled (`banIds`): mid-action they would neither stop
  * the action nor reach the harness's text, so the text acted on and the ids trained would disagree.

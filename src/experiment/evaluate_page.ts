@@ -2,7 +2,7 @@
  * `hlab evaluate`, page side (either engine, src/engine): load a base checkpoint (the shipped one of a preset, or
  * a file passed as base64), check its budget against the requested one (src/model/budget.ts)
  * and that every opening fits, sample episodes of every (harness, test task, sample) in one
- * rollout batch (rollout/engine.ts: the engine's KV-cache sampler, env worker pool) and report them
+ * rollout batch (rollout/rollout.ts: the engine's KV-cache sampler, env worker pool) and report them
  * (evaluate_report.ts; its inSpace set without the checkpoint's pretraining mix). Called by the CLI through `withBrowser` like `hlab run`.
  */
 import { base64ToBytes, stringifyFinite } from '../util/encoding';
