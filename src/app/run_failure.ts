@@ -4,7 +4,7 @@
  * step, sampling call or readback, or its text inside another error. DOM-free (the training
  * worker uses it; tests call it directly).
  */
-import { DEVICE_LOST_TEXT, DeviceLostError } from '../gpu/device_lost';
+import { DEVICE_LOST_TEXT, DeviceLostError } from '../engine/device_lost';
 import { checkpointPosition } from '../experiment/run_checkpoint';
 import { CheckpointError } from '../storage/errors';
 

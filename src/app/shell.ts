@@ -196,7 +196,7 @@ function prepareOffline(): void {
 
 /** The WebGPU badge and banner: WebGPU is needed only to train; the banner says how to get it without blocking the views. */
 function probeGpu(): void {
-  void import('./webgpu_status')
+  void import('../engine/webgpu_status')
     .then((m) => m.probeWebGpu())
     .then((s) => {
       const status = document.getElementById('gpu-status')!;

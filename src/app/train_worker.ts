@@ -12,7 +12,7 @@
  * `requestStop()`: the runner checkpoints after the current RL step and `start` resolves with
  * status 'interrupted'; `start(…, { resume: true })` continues from the latest good checkpoint.
  */
-import { gpuErrorsOfRealm } from '../gpu/device';
+import { gpuErrorsOfRealm } from '../engine/choose';
 import { runFailureMessage } from './run_failure';
 import { expose, transfer, type ProxyMarked } from 'comlink';
 import { decodeRunCheckpoint } from '../experiment/run_checkpoint';
@@ -127,7 +127,7 @@ async function withStore<T>(dbName: string | undefined, fn: (s: CheckpointStore)
   }
 }
 
-/** The WebGPU errors this worker's devices reported (gpu/device.ts). */
+/** The WebGPU errors this worker's devices reported (engine/webgpu/device.ts). */
 const gpuErrors = gpuErrorsOfRealm;
 
 const api: TrainWorkerApi = {

@@ -1,5 +1,5 @@
 /**
- * `hlab bench` section `cpuEngine`: the CPU engine (src/wasm) against its peers, in the page.
+ * `hlab bench` section `cpuEngine`: the CPU engine (src/engine/wasm) against its peers, in the page.
  *
  *  - Training: one SFT step (forward, masked cross-entropy, backward, clip, AdamW) on the same
  *    batch of B full rows scored at every position, for mini and small: ours on 1 and 2
@@ -19,11 +19,11 @@ import { presetConfig, validateConfig, type ModelConfig, type PresetName } from 
 import { initParams } from '../model/init';
 import { sftTargets } from '../model/cpu_model';
 import { Rng } from '../util/rng';
-import { WasmEngine } from '../wasm/engine';
-import { cpuSftTrainer } from '../engine/cpu_sft';
-import { WasmModel } from '../wasm/model';
-import { WasmSampler } from '../wasm/sampler';
-import { gemm } from '../wasm/kernels';
+import { WasmEngine } from '../engine/wasm/wasm_runtime';
+import { cpuSftTrainer } from '../engine/wasm/wasm_sft';
+import { WasmModel } from '../engine/wasm/wasm_model';
+import { WasmSampler } from '../engine/wasm/wasm_sampler';
+import { gemm } from '../engine/wasm/wasm_kernels';
 import { TfTransformer, useTfBackend } from './tfjs_transformer';
 import { benchSampling } from './forward.bench';
 import type { PeerInfo, PytorchPeerModel } from './pytorch_peer';

@@ -19,12 +19,12 @@
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
-import { CpuEngine } from '../engine/cpu';
+import { chooseEngine } from '../engine/choose';
 import { decodeBaseCheckpoint } from '../model/checkpoint';
 import { Tokenizer, type TokenizerFile } from '../model/tokenizer';
 import { selectTrainingOA } from '../design/selection';
 import { encodeAction } from '../episode/rows';
-import { runEpisodes, type EnvHost, type EpisodeRequest, type Policy } from '../rollout/engine';
+import { runEpisodes, type EnvHost, type EpisodeRequest, type Policy } from '../rollout/rollout';
 import type { EnvApi } from '../episode/host';
 import { envWorkerPool } from '../episode/host_pool';
 import { WebWorkerShim } from '../serve/node_endpoint';
@@ -86,7 +86,7 @@ async function main(): Promise<void> {
   const root = new URL('../../', import.meta.url);
   const tok = Tokenizer.fromJSON(JSON.parse(readFileSync(new URL('public/tokenizer-v2.json', root), 'utf8')) as TokenizerFile);
   const ck = await decodeBaseCheckpoint(new Uint8Array(readFileSync(new URL('public/base-mini.ckpt', root))));
-  const engine = await CpuEngine.create('env_replays', { threads });
+  const engine = await chooseEngine('wasm', { threads });
   const cfg = ck.header.config;
   // Rows per sampler call as a run has them (src/experiment/runner.ts `maxRows`, not imported: it pulls in the GPU modules).
   const base = engine.createPolicy(cfg, ck.params, Math.max(1, Math.min(64, Math.floor((96 << 20) / (cfg.maxT * cfg.vocabSize * 4)))));

@@ -10,17 +10,17 @@
  * total context of 512 (prompt = 512 − new tokens): tokens/s of the decode steps (prefill
  * excluded, reported apart) and dispatches / submits / readbacks per token step.
  */
-import { createGpu, type Gpu } from '../gpu/device';
-import { createStorage, uploadStorage } from '../gpu/buffers';
-import { encodePrepared, type PreparedDispatch } from '../kernels/dispatch_plan';
-import { prepareMatmulForward } from '../kernels/matmul_forward';
-import { prepareAttentionForward } from '../kernels/attention_forward';
-import { prepareLayernormForward } from '../kernels/layernorm_forward';
-import { prepareLogprobForward } from '../kernels/logprob_forward';
+import { createGpu, type Gpu } from '../engine/webgpu/device';
+import { createStorage, uploadStorage } from '../engine/webgpu/buffers';
+import { encodePrepared, type PreparedDispatch } from '../engine/webgpu/kernels/dispatch_plan';
+import { prepareMatmulForward } from '../engine/webgpu/kernels/matmul_forward';
+import { prepareAttentionForward } from '../engine/webgpu/kernels/attention_forward';
+import { prepareLayernormForward } from '../engine/webgpu/kernels/layernorm_forward';
+import { prepareLogprobForward } from '../engine/webgpu/kernels/logprob_forward';
 import { presetConfig, validateConfig, type PresetName } from '../model/config';
 import { initParams } from '../model/init';
-import { GpuModel } from '../model/gpu_model';
-import { Sampler } from '../rollout/sampler';
+import { GpuModel } from '../engine/webgpu/gpu_model';
+import { Sampler } from '../engine/webgpu/gpu_sampler';
 import { Rng } from '../util/rng';
 
 export interface KernelBench {

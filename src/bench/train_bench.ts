@@ -12,10 +12,10 @@
  * Timings are wall-clock (performance.now, 5 µs under cross-origin isolation) around work that
  * ends in a readback or onSubmittedWorkDone, so GPU time is included.
  */
-import { createGpu, type Gpu } from '../gpu/device';
-import { encodePrepared } from '../kernels/dispatch_plan';
-import { GpuModel } from '../model/gpu_model';
-import { GpuTrainer } from '../model/gpu_train';
+import { createGpu, type Gpu } from '../engine/webgpu/device';
+import { encodePrepared } from '../engine/webgpu/kernels/dispatch_plan';
+import { GpuModel } from '../engine/webgpu/gpu_model';
+import { GpuTrainer } from '../engine/webgpu/gpu_train';
 import { presetConfig, type ModelConfig, type PresetName } from '../model/config';
 import { initParams } from '../model/init';
 import { sftTargets } from '../model/cpu_model';

@@ -24,7 +24,7 @@ export function initTokenizer(tok: Tokenizer): (api: Pick<EnvWorkerApi, 'init'>)
   };
 }
 
-/** Env jobs on workers, as the rollout engine runs them (its `EnvHost`, src/rollout/engine.ts), and the pool's end. */
+/** Env jobs on workers, as the rollout engine runs them (its `EnvHost`, src/rollout/rollout.ts), and the pool's end. */
 interface EnvWorkerPool {
   run<R>(job: (api: EnvApi) => Promise<R>): Promise<R>;
   /** Jobs retried on a fresh worker so far. */

@@ -36,7 +36,7 @@
  *     observation cut at its start).
  *  Because the same function builds the SFT context and the rollout context, a model trained on
  *  these rows is evaluated on identically cut contexts; the tokens dropped are counted per row
- *  (`Row.droppedContextTokens`, rollout/engine.ts `TurnSample.droppedContextTokens`).
+ *  (`Row.droppedContextTokens`, rollout/rollout.ts `TurnSample.droppedContextTokens`).
  *
  * Episode packing (`packEpisodeRows`): where consecutive turns only append (turn k+1's cut
  *  context ids start with turn k's context ids ‖ action ids — C0-style history, black-box

@@ -17,7 +17,7 @@ import { cellKey } from './plan';
 import type { EpisodeOutcomeCell } from '../report/stats';
 import { BASE_HARNESS } from '../design';
 import type { Tokenizer } from '../model/tokenizer';
-import { runEpisodes, type EnvHost, type EpisodeRequest, type Policy, type RolloutStats } from '../rollout/engine';
+import { runEpisodes, type EnvHost, type EpisodeRequest, type Policy, type RolloutStats } from '../rollout/rollout';
 import type { BehaviourMetrics, PassAt1 } from '../report/results_schema';
 import type { BehaviourTags } from '../harness/types';
 import { Rng } from '../util/rng';

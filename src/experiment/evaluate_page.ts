@@ -2,7 +2,7 @@
  * `hlab evaluate`, page side (either engine, src/engine): load a base checkpoint (the shipped one of a preset, or
  * a file passed as base64), check its budget against the requested one (src/episode/budget.ts)
  * and that every opening fits, sample episodes of every (harness, test task, sample) in one
- * rollout batch (rollout/engine.ts: the engine's KV-cache sampler, env worker pool) and report them
+ * rollout batch (rollout/rollout.ts: the engine's KV-cache sampler, env worker pool) and report them
  * (evaluate_report.ts; its inSpace set without the checkpoint's pretraining mix). Called by the CLI through `withBrowser` like `hlab run`.
  */
 import { base64ToBytes, stringifyFinite } from '../util/encoding';
@@ -10,7 +10,7 @@ import type { ModelConfig } from '../model/config';
 import { loadTokenizer } from '../model/tokenizer';
 import { checkOpeningsFit, evaluationBudget } from '../episode/budget';
 import { decodeBaseCheckpoint } from '../model/checkpoint';
-import { runEpisodes, type EpisodeRequest } from '../rollout/engine';
+import { runEpisodes, type EpisodeRequest } from '../rollout/rollout';
 import { envWorkerPool } from '../episode/host_pool';
 import { taskFromId } from '../tasks';
 import type { SuiteName } from '../tasks/types';
@@ -19,7 +19,7 @@ import { Rng } from '../util/rng';
 import { evalReport, evalTaskIds, resolveEvalHarnesses } from '../report/evaluate_report';
 import { describeMix, pretrainMixOf } from '../pretrain/mix';
 import { chooseEngine } from '../engine/choose';
-import type { BackendChoice } from '../engine/engine';
+import type { BackendChoice } from '../engine/engine_api';
 
 /** JSON-safe request of one evaluation. */
 export interface EvalPageRequest {

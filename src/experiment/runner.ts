@@ -26,7 +26,7 @@
 import { sha256Hex } from '../util/encoding';
 import { presetConfig, type ModelConfig, type PresetName } from '../model/config';
 import { loadTokenizer, type Tokenizer } from '../model/tokenizer';
-import { inProcessEnv, type EnvHost } from '../rollout/engine';
+import { inProcessEnv, type EnvHost } from '../rollout/rollout';
 import { envWorkerPool } from '../episode/host_pool';
 import { CheckpointStore } from '../storage/checkpoint_store';
 import type { JsonValue } from '../storage/serialize';
@@ -43,7 +43,7 @@ import type { ExperimentResults, RunResult } from '../report/results_schema';
 import { applied, noSignalWarning, runResult } from './run_result';
 import { parseSpec, type ExperimentSpec, type MethodSpec } from './spec';
 import { chooseEngine } from '../engine/choose';
-import type { BackendChoice, Engine, RlStack } from '../engine/engine';
+import type { BackendChoice, Engine, RlStack } from '../engine/engine_api';
 import { loadStartingCheckpoints, startingBases, startingParams, type CheckpointLoad } from './run_start';
 
 export type { RunCurves, RunEvent, StepRecord } from './run_events';

@@ -23,7 +23,7 @@
  * methods of a seed with the same phase (black-box SFT and black-box RL) run it once per call:
  * `SftReuse` keeps the last phase's parameters and the next identical one takes them (logged).
  */
-import type { Engine, EngineRlTrainer } from '../engine/engine';
+import type { Engine, EngineRlTrainer } from '../engine/engine_api';
 import { runBudget } from '../episode/budget';
 import { presetConfig, type ModelConfig, type PresetName } from '../model/config';
 import { cutView, tokenCounter } from '../episode/rows';
@@ -34,7 +34,7 @@ import { sha256Hex } from '../util/encoding';
 import { Rng } from '../util/rng';
 import { BASE_HARNESS } from '../design';
 import type { Emit } from './run_events';
-import type { EnvHost, Policy } from '../rollout/engine';
+import type { EnvHost, Policy } from '../rollout/rollout';
 import type { ExperimentSpec, MethodSpec } from './spec';
 import { measureValidation, type ValidationPlan, type ValidationPoint } from './validation';
 

@@ -13,7 +13,7 @@
  * rounded to 4 decimals.
  */
 import type { BehaviourTags } from '../harness/types';
-import type { Trajectory } from '../rollout/engine';
+import type { Trajectory } from '../rollout/rollout';
 import { Rng } from '../util/rng';
 
 // Views and fixtures that have trajectories but no update take GRPO advantages from the registry.
@@ -94,7 +94,7 @@ export function taskSuiteFamily(taskId: string): { suite: string; family: string
  * Selection (deterministic in opts.seed): one passing and one failing trajectory when the
  * step has both (so the view can contrast them), the rest drawn uniformly from the others;
  * records come out in trajectory order.
- * @param trajs the step's rollouts (rollout/engine.ts order)
+ * @param trajs the step's rollouts (rollout/rollout.ts order)
  * @param advantages one entry per trajectory: a number (GRPO) or an array of Σ_turns
  *   actionIds.length per-token values (PPO)
  * @throws Error naming the field when advantages has the wrong length or a per-token array

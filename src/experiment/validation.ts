@@ -25,7 +25,7 @@
  * and the run's curve (run_events.ts RunCurves.validation).
  */
 import type { Tokenizer } from '../model/tokenizer';
-import { runEpisodes, type EnvHost, type EpisodeRequest, type Policy } from '../rollout/engine';
+import { runEpisodes, type EnvHost, type EpisodeRequest, type Policy } from '../rollout/rollout';
 import { BASE_HARNESS } from '../design/space';
 import { Rng } from '../util/rng';
 import { cellKey, validationCells, validationTasks } from './plan';

@@ -1,6 +1,6 @@
 /**
  * The policy transformer on the CPU, composed only from the per-op kernel references
- * (src/kernels/*.ref.ts), in the same order the GPU engine dispatches them. It is the
+ * (src/reference/*.ref.ts), in the same order the GPU engine dispatches them. It is the
  * reference the WGSL training step is compared against, and a slow but exact fallback.
  *
  * Architecture (docs/KERNELS.md "Model"): x = wte[ids] + wpe[t]; per block
@@ -10,21 +10,21 @@
  * Works in f32 (Float32Array params, what the GPU uses) or f64 (Float64Array params, used by
  * the finite-difference test); every activation has the type of `params`.
  */
-import { encoderForwardRef, type EncoderDims } from '../kernels/encoder_forward.ref';
-import { encoderBackwardRef } from '../kernels/encoder_backward.ref';
-import { layernormForwardRef } from '../kernels/layernorm_forward.ref';
-import { layernormBackwardRef } from '../kernels/layernorm_backward.ref';
-import { matmulForwardRef } from '../kernels/matmul_forward.ref';
-import { matmulBackwardRef } from '../kernels/matmul_backward.ref';
-import { attentionForwardRef } from '../kernels/attention_forward.ref';
-import { attentionBackwardRef } from '../kernels/attention_backward.ref';
-import { geluForwardRef } from '../kernels/gelu_forward.ref';
-import { geluBackwardRef } from '../kernels/gelu_backward.ref';
-import { crossentropyForwardRef, crossentropyScale } from '../kernels/crossentropy_forward.ref';
-import { crossentropyBackwardRef } from '../kernels/crossentropy_backward.ref';
-import { adamwUpdateRef } from '../kernels/adamw_update.ref';
-import { globalNormForwardRef } from '../kernels/global_norm_forward.ref';
-import { alloc, checkLen, type Floats } from '../kernels/ref_util';
+import { encoderForwardRef, type EncoderDims } from '../reference/encoder_forward.ref';
+import { encoderBackwardRef } from '../reference/encoder_backward.ref';
+import { layernormForwardRef } from '../reference/layernorm_forward.ref';
+import { layernormBackwardRef } from '../reference/layernorm_backward.ref';
+import { matmulForwardRef } from '../reference/matmul_forward.ref';
+import { matmulBackwardRef } from '../reference/matmul_backward.ref';
+import { attentionForwardRef } from '../reference/attention_forward.ref';
+import { attentionBackwardRef } from '../reference/attention_backward.ref';
+import { geluForwardRef } from '../reference/gelu_forward.ref';
+import { geluBackwardRef } from '../reference/gelu_backward.ref';
+import { crossentropyForwardRef, crossentropyScale } from '../reference/crossentropy_forward.ref';
+import { crossentropyBackwardRef } from '../reference/crossentropy_backward.ref';
+import { adamwUpdateRef } from '../reference/adamw_update.ref';
+import { globalNormForwardRef } from '../reference/global_norm_forward.ref';
+import { alloc, checkLen, type Floats } from '../reference/ref_util';
 import { validateConfig, type ModelConfig } from './config';
 import { paramLayout, paramView, type ParamLayout } from './layout';
 import type { OptimizerStep } from './optimizer';
@@ -90,7 +90,7 @@ function layoutOf(cfg: ModelConfig): ParamLayout {
   return l;
 }
 
-/** out = a + b elementwise (residual_forward; generic over f32/f64 unlike residualForwardRef). */
+/** out = a + b elementwise (the residual add; generic over f32/f64). */
 function residualAdd<A extends Floats>(a: A, b: A): A {
   const out = alloc(a, a.length);
   for (let i = 0; i < a.length; i++) out[i] = a[i] + b[i];

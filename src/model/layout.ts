@@ -9,7 +9,7 @@
  *   lnfw (C), lnfb (C), valuew (1,C), valueb (1).
  */
 import { validateConfig, type ModelConfig } from './config';
-import type { Floats } from '../kernels/ref_util';
+import type { Floats } from '../reference/ref_util';
 
 interface ParamEntry {
   /** 'wte', 'wpe', 'h0.qkvw', …, 'valueb'. */

@@ -3,7 +3,7 @@
  * correction and global-norm clipping (docs/ARCHITECTURE.md, RL objective). β1, β2 and ε are one
  * constant here; the learning rate, weight decay and clip threshold come from the run.
  */
-import type { AdamWParams } from '../kernels/adamw_update.ref';
+import type { AdamWParams } from '../reference/adamw_update.ref';
 
 /** Hyper-parameters of one optimizer step (AdamW + global-norm clipping). */
 export type OptimizerStep = Omit<AdamWParams, 'gradScale'> & {

@@ -80,7 +80,7 @@ export const PAGE_ENTRIES = {
     ),
   benchRlStep: async (o: { quick: boolean }, io: PageIo) => (await import('../bench/rl_step')).benchRlStep(o, benchNotes(io, 'rl step: ')),
   benchTraining: async (o: { quick: boolean }, io: PageIo) => (await import('../bench/train_bench')).benchTraining(o, benchNotes(io, '')),
-  benchRollouts: async (o: Parameters<typeof import('../rollout/bench').benchRollouts>[0], _io: PageIo) => (await import('../rollout/bench')).benchRollouts(o),
+  benchRollouts: async (o: Parameters<typeof import('../bench/rollout_bench').benchRollouts>[0], _io: PageIo) => (await import('../bench/rollout_bench')).benchRollouts(o),
   /** One src/bench/*.bench.ts module's `bench`. @throws Error naming an unknown path */
   benchModule: async (o: { path: string; quick: boolean }, _io: PageIo): Promise<unknown> => {
     const load = BENCH_MODULES[o.path.replace(/^\/src\//, '../')];

@@ -10,7 +10,7 @@
 import type { Tokenizer } from '../model/tokenizer';
 import type { Task } from '../tasks/types';
 import { decodeAction, type RowLimits } from '../episode/rows';
-import { inProcessEnv, runEpisodes, type Policy } from '../rollout/engine';
+import { inProcessEnv, runEpisodes, type Policy } from '../rollout/rollout';
 import { localEnvApi } from '../episode/host';
 
 interface GreedyEpisode {
@@ -37,7 +37,7 @@ export interface GreedyReport {
 
 /**
  * Evaluate every (task, harness) pair once, greedily (`policy` sampled at τ = 0), through the
- * rollout engine (src/rollout/engine.ts `runEpisodes`, in-process environments): the one
+ * rollout engine (src/rollout/rollout.ts `runEpisodes`, in-process environments): the one
  * episode loop of RL rollouts and evaluation, with the same context cut and cut-off rule.
  * @param policy an engine's policy (`Engine.createPolicy`); its maxB prompts go per call
  * @param harnessIds composed or black-box ids (createHarness)

@@ -7,7 +7,7 @@
  * Returns a JSON-safe summary.
  */
 import { chooseEngine } from '../engine/choose';
-import type { Engine } from '../engine/engine';
+import type { Engine } from '../engine/engine_api';
 import { loadTokenizer, TOKENIZER_FORMAT_VERSION } from '../model/tokenizer';
 import { paramCount } from '../model/layout';
 import { selectTrainingOA } from '../design/selection';

@@ -25,7 +25,7 @@ import { Rng } from '../util/rng';
 import { runProceduralExpert } from '../corpus/procedural_harness';
 import { batchIndices, cutView, encodeTurn, episodeRows, packBatch, tokenCounter, type Row, type RowBatch, type RowLimits } from '../episode/rows';
 import { ContextBudgetError } from '../harness/context_budget';
-import type { SftTrainer } from '../engine/engine';
+import type { SftTrainer } from '../engine/engine_api';
 import { DEFAULT_MIX_SPEC, drawMixHarness, MixSpecError, resolveMix, type PretrainMix } from './mix';
 
 /** Knobs of one SFT run. */

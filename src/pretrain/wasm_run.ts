@@ -1,6 +1,6 @@
 /**
  * `hlab pretrain --backend wasm`: the same pretraining as page.ts (demonstrations → rows →
- * seeded SFT → checkpoint → greedy evaluation), run in Node on our CPU engine (src/wasm:
+ * seeded SFT → checkpoint → greedy evaluation), run in Node on our CPU engine (src/engine/wasm:
  * WebAssembly SIMD, multi-threaded) instead of a browser. DOM-free; the caller loads the
  * tokenizer and writes files.
  *
@@ -16,8 +16,8 @@ import { evaluateGreedy, type GreedyReport } from './eval_greedy';
 import { evalTaskList, pretrainSummary, type PretrainPageResult } from './drivers';
 import type { PretrainPageOptions } from './page';
 import { demoTasks, describeDropped, prepareSft, trainSft } from './sft';
-import { CpuEngine } from '../engine/cpu';
-import { sftBatchNll } from '../engine/cpu_sft';
+import { CpuEngine } from '../engine/wasm/wasm_engine';
+import { sftBatchNll } from '../engine/wasm/wasm_sft';
 import { BASE_HARNESS } from '../design/space';
 import { mixMetadata } from './mix';
 import { HELD_OUT_SETS, heldOutLoss, heldOutSets, heldOutTasks, type BatchNll, type HeldOutName } from './heldout';

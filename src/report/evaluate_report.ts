@@ -84,7 +84,7 @@ export function evalTaskIds(suites: readonly SuiteName[], maxTier: number, n: nu
   });
 }
 
-/** What the report needs of an episode (a subset of rollout/engine.ts Trajectory). */
+/** What the report needs of an episode (a subset of rollout/rollout.ts Trajectory). */
 export interface EvalEpisodeLike {
   taskId: string;
   harnessId: string;

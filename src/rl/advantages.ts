@@ -4,8 +4,8 @@
  * training rows, V_old) into per-token advantages and, for a critic, returns. Pure TS, f32 out.
  *
  * Who uses what:
- * - the CPU engine's trainer (src/wasm/rl_trainer.ts) trains on exactly these values;
- * - the WebGPU trainer (src/rl/trainer.ts) runs the same formulas as WGSL kernels
+ * - the CPU engine's trainer (src/engine/wasm/wasm_rl_trainer.ts) trains on exactly these values;
+ * - the WebGPU trainer (src/engine/webgpu/gpu_rl_trainer.ts) runs the same formulas as WGSL kernels
  *   (grpo_advantage, gae, adv_normalize) whose CPU references these estimators call, and reads
  *   back what it applied; the tests compare the two (tests/browser/rl_trainer.spec.ts);
  * - the display (src/experiment/trajectory_sample.ts) reads what the update applied
@@ -19,9 +19,9 @@
  *   rows of one episode chained, bootstrap on truncation (`gaeRowInputs`), then masked whitening
  *   when cfg.normalizeAdvantages.
  */
-import { advNormalizeForwardRef } from '../kernels/adv_normalize_forward.ref';
-import { gaeForwardRef } from '../kernels/gae_forward.ref';
-import { grpoAdvantageForwardRef, type GrpoParams } from '../kernels/grpo_advantage_forward.ref';
+import { advNormalizeForwardRef } from '../reference/adv_normalize_forward.ref';
+import { gaeForwardRef } from '../reference/gae_forward.ref';
+import { grpoAdvantageForwardRef, type GrpoParams } from '../reference/grpo_advantage_forward.ref';
 import type { RlLossConfig } from './config';
 import type { RlRows, TrajectoryLike } from './trainer_batch';
 

@@ -20,7 +20,7 @@
  */
 
 import { z } from 'zod';
-import { KL_ESTIMATORS, LOSS_AGGREGATIONS } from '../kernels/rl_math';
+import { KL_ESTIMATORS, LOSS_AGGREGATIONS } from '../reference/rl_math';
 
 /**
  * The one schema of the RL loss hyper-parameters an experiment spec carries; spec.ts embeds its

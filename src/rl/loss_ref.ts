@@ -1,22 +1,22 @@
 /**
  * The whole RL loss of one micro-batch on the CPU, composed from the kernel references in the
- * same order as the GPU loss head (src/rl/gpu_loss.ts): the specification the GPU composite is
+ * same order as the GPU loss head (src/engine/webgpu/gpu_loss.ts): the specification the GPU composite is
  * tested against, and the oracle of the micro-batch invariance and padding tests.
  */
 import { resolveTokenSumNorm, type RlLossConfig } from './config';
-import { stepNormalizer, type StepNormalizer } from '../kernels/rl_math';
-import { nonfiniteCheckRef } from '../kernels/nonfinite_check.ref';
-import { surrogateForwardRef, rowStatsFor } from '../kernels/surrogate_forward.ref';
-import { surrogateBackwardRef } from '../kernels/surrogate_backward.ref';
-import { klForwardRef } from '../kernels/kl_forward.ref';
-import { klBackwardRef } from '../kernels/kl_backward.ref';
-import { valueLossForwardRef } from '../kernels/value_loss_forward.ref';
-import { valueLossBackwardRef } from '../kernels/value_loss_backward.ref';
-import { entropyForwardRef } from '../kernels/entropy_forward.ref';
-import { entropyBackwardRef } from '../kernels/entropy_backward.ref';
-import { NONFINITE, decodeRlMetrics, type RlMetrics } from '../kernels/rl_metrics';
-import { rlAccInit, rlMetricsAccumulateRef, rlMetricsFinalizeRef } from '../kernels/rl_metrics_forward.ref';
-import type { Floats } from '../kernels/ref_util';
+import { stepNormalizer, type StepNormalizer } from '../reference/rl_math';
+import { nonfiniteCheckRef } from '../reference/nonfinite_check.ref';
+import { surrogateForwardRef, rowStatsFor } from '../reference/surrogate_forward.ref';
+import { surrogateBackwardRef } from '../reference/surrogate_backward.ref';
+import { klForwardRef } from '../reference/kl_forward.ref';
+import { klBackwardRef } from '../reference/kl_backward.ref';
+import { valueLossForwardRef } from '../reference/value_loss_forward.ref';
+import { valueLossBackwardRef } from '../reference/value_loss_backward.ref';
+import { entropyForwardRef } from '../reference/entropy_forward.ref';
+import { entropyBackwardRef } from '../reference/entropy_backward.ref';
+import { NONFINITE, decodeRlMetrics, type RlMetrics } from '../reference/rl_metrics';
+import { rlAccInit, rlMetricsAccumulateRef, rlMetricsFinalizeRef } from '../reference/rl_metrics_forward.ref';
+import type { Floats } from '../reference/ref_util';
 
 /** One micro-batch of the loss: (B,T) tensors, row-major, right-padded. */
 export interface RlBatch<A extends Floats = Floats> {
@@ -44,7 +44,7 @@ export interface RlBatch<A extends Floats = Floats> {
 
 /** Everything the loss head produces for one micro-batch. */
 interface RlLossOutput<A extends Floats> {
-  /** (B, ROW_STATS) per-row partials (src/kernels/rl_metrics.ts), to accumulate over micro-batches. */
+  /** (B, ROW_STATS) per-row partials (src/reference/rl_metrics.ts), to accumulate over micro-batches. */
   rowStats: A;
   /** ∂L/∂ℓ (B,T): surrogate + klCoef·KL term (logprob_backward turns it into dlogits). */
   dlogprob: A;

@@ -1,6 +1,6 @@
 /**
  * The engine-independent part of an RL update, shared by both engines' trainers (the WebGPU
- * `RlTrainer`, src/rl/trainer.ts; the CPU engine's `WasmRlTrainer`, src/wasm/rl_trainer.ts):
+ * `RlTrainer`, src/engine/webgpu/gpu_rl_trainer.ts; the CPU engine's `WasmRlTrainer`, src/engine/wasm/wasm_rl_trainer.ts):
  * the trainer options, the update's metrics and result, and the zero-variance group filter
  * (DAPO dynamic sampling without re-sampling) every update runs through.
  */

@@ -1,6 +1,6 @@
 /**
  * The metrics of one RL update, summed over its optimizer steps and averaged at the end: the one
- * bookkeeping both engines' trainers share (src/rl/trainer.ts on WebGPU, src/wasm/rl_trainer.ts
+ * bookkeeping both engines' trainers share (src/engine/webgpu/gpu_rl_trainer.ts on WebGPU, src/engine/wasm/wasm_rl_trainer.ts
  * on the CPU engine). Engine-free.
  */
 import type { RlUpdateMetrics } from './update';

@@ -1,13 +1,13 @@
 // Runs in the page: a lost device stops training with a clear error instead of hanging or
 // producing garbage (docs/ARCHITECTURE.md "The WebGPU engine"). destroy() is the one loss a page can cause on purpose.
-import { createGpu } from '../../src/gpu/device';
-import { GpuModel } from '../../src/model/gpu_model';
-import { GpuTrainer } from '../../src/model/gpu_train';
+import { createGpu } from '../../src/engine/webgpu/device';
+import { GpuModel } from '../../src/engine/webgpu/gpu_model';
+import { GpuTrainer } from '../../src/engine/webgpu/gpu_train';
 import { presetConfig } from '../../src/model/config';
 import { initParams } from '../../src/model/init';
 import { sftTargets } from '../../src/model/cpu_model';
-import { Sampler } from '../../src/rollout/sampler';
-import { readF32 } from '../../src/gpu/buffers';
+import { Sampler } from '../../src/engine/webgpu/gpu_sampler';
+import { readF32 } from '../../src/engine/webgpu/buffers';
 
 export async function trainAfterLoss(): Promise<{ firstLoss: number; lostSeen: boolean; onLostCalls: number; error: string }> {
   let onLostCalls = 0;

@@ -1,33 +1,33 @@
 // Runs in the page: every backward kernel, AdamW and the global norm against its CPU reference.
 // Each check returns allClose reports (small JSON) plus the tolerance it used; inputs sit at
 // non-zero element offsets inside buffers pre-filled with a sentinel, so wrong offsets show.
-import { createGpu, checked, type Gpu } from '../../src/gpu/device';
-import { createStorage, readF32, readback } from '../../src/gpu/buffers';
-import { allClose, type CloseReport } from '../../src/kernels/compare';
-import { encodePrepared, type PreparedDispatch, type TensorView } from '../../src/kernels/dispatch_plan';
+import { createGpu, checked, type Gpu } from '../../src/engine/webgpu/device';
+import { createStorage, readF32, readback } from '../../src/engine/webgpu/buffers';
+import { allClose, type CloseReport } from './lib/compare';
+import { encodePrepared, type PreparedDispatch, type TensorView } from '../../src/engine/webgpu/kernels/dispatch_plan';
 import { Rng } from '../../src/util/rng';
-import { prepareMatmulBackward } from '../../src/kernels/matmul_backward';
-import { matmulBackwardRef } from '../../src/kernels/matmul_backward.ref';
-import { prepareLayernormBackward } from '../../src/kernels/layernorm_backward';
-import { layernormBackwardRef } from '../../src/kernels/layernorm_backward.ref';
-import { layernormForwardRef } from '../../src/kernels/layernorm_forward.ref';
-import { prepareAttentionBackward } from '../../src/kernels/attention_backward';
-import { attentionBackwardRef } from '../../src/kernels/attention_backward.ref';
-import { attentionForwardRef } from '../../src/kernels/attention_forward.ref';
-import { prepareEncoderBackward, TokenBucketBuffers } from '../../src/kernels/encoder_backward';
-import { encoderBackwardRef } from '../../src/kernels/encoder_backward.ref';
-import { prepareGeluBackward } from '../../src/kernels/gelu_backward';
-import { geluBackwardRef } from '../../src/kernels/gelu_backward.ref';
-import { prepareLogprobBackward } from '../../src/kernels/logprob_backward';
-import { logprobBackwardRef } from '../../src/kernels/logprob_backward.ref';
-import { logprobForwardRef } from '../../src/kernels/logprob_forward.ref';
-import { prepareCrossentropyBackward } from '../../src/kernels/crossentropy_backward';
-import { crossentropyBackwardRef } from '../../src/kernels/crossentropy_backward.ref';
-import { crossentropyScale } from '../../src/kernels/crossentropy_forward.ref';
-import { AdamWUpdate } from '../../src/kernels/adamw_update';
-import { adamwUpdateRef } from '../../src/kernels/adamw_update.ref';
-import { prepareGlobalNorm } from '../../src/kernels/global_norm_forward';
-import { globalNormForwardRef } from '../../src/kernels/global_norm_forward.ref';
+import { prepareMatmulBackward } from '../../src/engine/webgpu/kernels/matmul_backward';
+import { matmulBackwardRef } from '../../src/reference/matmul_backward.ref';
+import { prepareLayernormBackward } from '../../src/engine/webgpu/kernels/layernorm_backward';
+import { layernormBackwardRef } from '../../src/reference/layernorm_backward.ref';
+import { layernormForwardRef } from '../../src/reference/layernorm_forward.ref';
+import { prepareAttentionBackward } from '../../src/engine/webgpu/kernels/attention_backward';
+import { attentionBackwardRef } from '../../src/reference/attention_backward.ref';
+import { attentionForwardRef } from '../../src/reference/attention_forward.ref';
+import { prepareEncoderBackward, TokenBucketBuffers } from '../../src/engine/webgpu/kernels/encoder_backward';
+import { encoderBackwardRef } from '../../src/reference/encoder_backward.ref';
+import { prepareGeluBackward } from '../../src/engine/webgpu/kernels/gelu_backward';
+import { geluBackwardRef } from '../../src/reference/gelu_backward.ref';
+import { prepareLogprobBackward } from '../../src/engine/webgpu/kernels/logprob_backward';
+import { logprobBackwardRef } from '../../src/reference/logprob_backward.ref';
+import { logprobForwardRef } from '../../src/reference/logprob_forward.ref';
+import { prepareCrossentropyBackward } from '../../src/engine/webgpu/kernels/crossentropy_backward';
+import { crossentropyBackwardRef } from '../../src/reference/crossentropy_backward.ref';
+import { crossentropyScale } from '../../src/reference/crossentropy_forward.ref';
+import { AdamWUpdate } from '../../src/engine/webgpu/kernels/adamw_update';
+import { adamwUpdateRef } from '../../src/reference/adamw_update.ref';
+import { prepareGlobalNorm } from '../../src/engine/webgpu/kernels/global_norm_forward';
+import { globalNormForwardRef } from '../../src/reference/global_norm_forward.ref';
 
 const SENTINEL = 7777;
 

@@ -1,29 +1,29 @@
 // Runs in the page: every forward kernel against its CPU reference on random inputs, including
 // odd sizes, non-zero offsets, fully padded rows, huge logits and tiny/huge activations.
 // Each check returns small JSON summaries (CloseReport per output); the spec states tolerances.
-import { createGpu, checked, type Gpu } from '../../src/gpu/device';
-import { createStorage, readF32, readback, uploadStorage } from '../../src/gpu/buffers';
-import { encodePrepared, type PreparedDispatch } from '../../src/kernels/dispatch_plan';
-import { allClose } from '../../src/kernels/compare';
+import { createGpu, checked, type Gpu } from '../../src/engine/webgpu/device';
+import { createStorage, readF32, readback, uploadStorage } from '../../src/engine/webgpu/buffers';
+import { encodePrepared, type PreparedDispatch } from '../../src/engine/webgpu/kernels/dispatch_plan';
+import { allClose } from './lib/compare';
 import { Rng } from '../../src/util/rng';
-import { prepareEncoderForward } from '../../src/kernels/encoder_forward';
-import { encoderForwardRef } from '../../src/kernels/encoder_forward.ref';
-import { prepareLayernormForward } from '../../src/kernels/layernorm_forward';
-import { layernormForwardRef } from '../../src/kernels/layernorm_forward.ref';
-import { prepareMatmulForward } from '../../src/kernels/matmul_forward';
-import { matmulForwardRef } from '../../src/kernels/matmul_forward.ref';
-import { prepareAttentionForward } from '../../src/kernels/attention_forward';
-import { attentionForwardRef } from '../../src/kernels/attention_forward.ref';
-import { prepareGeluForward } from '../../src/kernels/gelu_forward';
-import { geluForwardRef } from '../../src/kernels/gelu_forward.ref';
-import { prepareLogprobForward } from '../../src/kernels/logprob_forward';
-import { logprobForwardRef } from '../../src/kernels/logprob_forward.ref';
-import { prepareCrossentropyForward } from '../../src/kernels/crossentropy_forward';
-import { crossentropyForwardRef } from '../../src/kernels/crossentropy_forward.ref';
-import { prepareKvCacheWrite } from '../../src/kernels/kv_cache_write';
-import { prepareSampleTokens } from '../../src/kernels/sample_tokens';
-import { prepareGatherRows } from '../../src/kernels/gather_rows';
-import { sampleTokensRef, type SampleBan } from '../../src/kernels/sample_tokens.ref';
+import { prepareEncoderForward } from '../../src/engine/webgpu/kernels/encoder_forward';
+import { encoderForwardRef } from '../../src/reference/encoder_forward.ref';
+import { prepareLayernormForward } from '../../src/engine/webgpu/kernels/layernorm_forward';
+import { layernormForwardRef } from '../../src/reference/layernorm_forward.ref';
+import { prepareMatmulForward } from '../../src/engine/webgpu/kernels/matmul_forward';
+import { matmulForwardRef } from '../../src/reference/matmul_forward.ref';
+import { prepareAttentionForward } from '../../src/engine/webgpu/kernels/attention_forward';
+import { attentionForwardRef } from '../../src/reference/attention_forward.ref';
+import { prepareGeluForward } from '../../src/engine/webgpu/kernels/gelu_forward';
+import { geluForwardRef } from '../../src/reference/gelu_forward.ref';
+import { prepareLogprobForward } from '../../src/engine/webgpu/kernels/logprob_forward';
+import { logprobForwardRef } from '../../src/reference/logprob_forward.ref';
+import { prepareCrossentropyForward } from '../../src/engine/webgpu/kernels/crossentropy_forward';
+import { crossentropyForwardRef } from '../../src/reference/crossentropy_forward.ref';
+import { prepareKvCacheWrite } from '../../src/engine/webgpu/kernels/kv_cache_write';
+import { prepareSampleTokens } from '../../src/engine/webgpu/kernels/sample_tokens';
+import { prepareGatherRows } from '../../src/engine/webgpu/kernels/gather_rows';
+import { sampleTokensRef, type SampleBan } from '../../src/reference/sample_tokens.ref';
 
 type Tol = [atol: number, rtol: number];
 

@@ -1,5 +1,5 @@
 // Forward kernels vs their CPU references in real Chromium (WebGPU on SwiftShader).
-// Criterion per element: |gpu − ref| ≤ atol + rtol·|ref| (src/kernels/compare.ts allClose).
+// Criterion per element: |gpu − ref| ≤ atol + rtol·|ref| (tests/browser/lib/compare.ts allClose).
 // The references accumulate in f64 and round once; the GPU accumulates in f32, so the
 // tolerances below scale with the reduction length and the magnitudes involved.
 // Each test runs all cases of one kernel in one page (one device) to keep the suite fast.

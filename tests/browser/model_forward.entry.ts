@@ -1,12 +1,12 @@
 // Runs in the page: the GPU model's forward against the CPU model (src/model/cpu_model.ts),
 // and the batch-composition invariance of log-probs (bit-identical f32).
-import { createGpu, type Gpu } from '../../src/gpu/device';
-import { allClose } from '../../src/kernels/compare';
+import { createGpu, type Gpu } from '../../src/engine/webgpu/device';
+import { allClose } from './lib/compare';
 import { Rng } from '../../src/util/rng';
 import { validateConfig, type ModelConfig } from '../../src/model/config';
 import { initParams } from '../../src/model/init';
 import { cpuForward } from '../../src/model/cpu_model';
-import { GpuModel } from '../../src/model/gpu_model';
+import { GpuModel } from '../../src/engine/webgpu/gpu_model';
 
 let shared: Promise<Gpu> | null = null;
 const gpuOnce = () => (shared ??= createGpu());

@@ -1,9 +1,9 @@
 // Runs in the page: SFT on the WebGPU engine's trainer vs the reference model on the same demonstration batches
 // (src/pretrain/sft.ts), and the whole page-side pretraining (src/pretrain/page.ts) at toy size.
-import { createGpu } from '../../src/gpu/device';
+import { createGpu } from '../../src/engine/webgpu/device';
 import { loadTokenizer } from '../../src/model/tokenizer';
 import { prepareSft, refSftTrainer, trainSft, type SftConfig } from '../../src/pretrain/sft';
-import { WebGpuEngine } from '../../src/engine/webgpu';
+import { WebGpuEngine } from '../../src/engine/webgpu/webgpu_engine';
 import { decodeBaseCheckpoint } from '../../src/model/checkpoint';
 import { pretrainInPage, type PretrainEvent } from '../../src/pretrain/page';
 

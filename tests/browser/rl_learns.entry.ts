@@ -1,8 +1,8 @@
 // Browser side of rl_learns.spec.ts: the learning sanity check (tests/browser/lib/choice_task.ts)
 // on the WebGPU engine — the SamplerPolicy over the GPU's KV-cache sampler, the rollout engine and RlTrainer's
 // one-submit GRPO/PPO updates with GPU advantages.
-import { createGpu } from '../../src/gpu/device';
-import { WebGpuEngine } from '../../src/engine/webgpu';
+import { createGpu } from '../../src/engine/webgpu/device';
+import { WebGpuEngine } from '../../src/engine/webgpu/webgpu_engine';
 import { loadTokenizer } from '../../src/model/tokenizer';
 import { CHOICE_DEFAULTS, learnChoice, type ChoiceStep } from './lib/choice_task';
 

@@ -1,24 +1,24 @@
 // Browser side of rl_trainer.spec.ts: the RL trainer's GPU advantages against the CPU
 // references, and short updates on a tiny model.
-import { createGpu, type Gpu } from '../../src/gpu/device';
-import { GpuModel } from '../../src/model/gpu_model';
+import { createGpu, type Gpu } from '../../src/engine/webgpu/device';
+import { GpuModel } from '../../src/engine/webgpu/gpu_model';
 import { initParams } from '../../src/model/init';
 import type { ModelConfig } from '../../src/model/config';
 import { rlLossConfig, type RlLossConfig } from '../../src/rl/config';
-import { RlTrainer } from '../../src/rl/trainer';
+import { RlTrainer } from '../../src/engine/webgpu/gpu_rl_trainer';
 import { policyTokenEntropy, type RlTrainerOptions, type RlUpdateMetrics } from '../../src/rl/update';
 import type { TrajectoryLike } from '../../src/rl/trainer_batch';
 import { grpoAdvantages, ppoAdvantages } from '../../src/rl/advantages';
 import { Rng } from '../../src/util/rng';
-import { rlLossHead } from '../../src/rl/trainer_head';
-import { GpuTrainer } from '../../src/model/gpu_train';
-import { Sampler } from '../../src/rollout/sampler';
-import { readRlMetrics } from '../../src/rl/gpu_loss';
-import { RL_METRIC_NAMES } from '../../src/kernels/rl_metrics';
+import { rlLossHead } from '../../src/engine/webgpu/trainer_head';
+import { GpuTrainer } from '../../src/engine/webgpu/gpu_train';
+import { Sampler } from '../../src/engine/webgpu/gpu_sampler';
+import { readRlMetrics } from '../../src/engine/webgpu/gpu_loss';
+import { RL_METRIC_NAMES } from '../../src/reference/rl_metrics';
 import { buildRows, minibatchIndices, sliceRows } from '../../src/rl/trainer_batch';
-import { WasmEngine } from '../../src/wasm/engine';
-import { WasmModel } from '../../src/wasm/model';
-import { WasmRlTrainer } from '../../src/wasm/rl_trainer';
+import { WasmEngine } from '../../src/engine/wasm/wasm_runtime';
+import { WasmModel } from '../../src/engine/wasm/wasm_model';
+import { WasmRlTrainer } from '../../src/engine/wasm/wasm_rl_trainer';
 
 const CFG: ModelConfig = { vocabSize: 64, maxT: 32, C: 32, L: 1, NH: 2 };
 

@@ -1,16 +1,16 @@
 // Runs in the page: KV-cache decoding vs the full forward, the batched sampler vs the CPU
 // model's greedy continuation, row independence, and the sampled log-probs vs re-scoring.
-import { createGpu, type Gpu } from '../../src/gpu/device';
-import { readF32 } from '../../src/gpu/buffers';
-import { encodePrepared } from '../../src/kernels/dispatch_plan';
-import { allClose } from '../../src/kernels/compare';
+import { createGpu, type Gpu } from '../../src/engine/webgpu/device';
+import { readF32 } from '../../src/engine/webgpu/buffers';
+import { encodePrepared } from '../../src/engine/webgpu/kernels/dispatch_plan';
+import { allClose } from './lib/compare';
 import { Rng } from '../../src/util/rng';
 import { validateConfig, type ModelConfig } from '../../src/model/config';
 import { cpuForward } from '../../src/model/cpu_model';
-import { GpuModel } from '../../src/model/gpu_model';
-import { Sampler } from '../../src/rollout/sampler';
-import type { SampleRequest } from '../../src/rollout/sample_request';
-import { SamplerPolicy } from '../../src/rollout/sampler_policy';
+import { GpuModel } from '../../src/engine/webgpu/gpu_model';
+import { Sampler } from '../../src/engine/webgpu/gpu_sampler';
+import type { SampleRequest } from '../../src/engine/sample_request';
+import { SamplerPolicy } from '../../src/engine/sampler_policy';
 import { testParams } from './model_forward.entry';
 
 let shared: Promise<Gpu> | null = null;

@@ -1,4 +1,4 @@
-// Batched sampling with a KV cache (src/rollout/sampler.ts) in real Chromium.
+// Batched sampling with a KV cache (src/engine/webgpu/gpu_sampler.ts) in real Chromium.
 import { test, expect } from './fixtures';
 
 const ENTRY = '/tests/browser/sampler.entry.ts';

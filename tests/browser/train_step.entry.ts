@@ -1,11 +1,11 @@
-// Runs in the page: the whole GPU training step (src/model/gpu_train.ts) against the CPU model
+// Runs in the page: the whole GPU training step (src/engine/webgpu/gpu_train.ts) against the CPU model
 // (src/model/cpu_model.ts): gradients, one AdamW step, determinism, overfitting, submit counts.
-import { createGpu, type Gpu } from '../../src/gpu/device';
-import { allClose } from '../../src/kernels/compare';
-import { GpuModel } from '../../src/model/gpu_model';
-import { GpuTrainer, type TrainerOptions } from '../../src/model/gpu_train';
-import { sftLossHead, type LossHead, type TrainBatch } from '../../src/model/loss_head';
-import { createStorage } from '../../src/gpu/buffers';
+import { createGpu, type Gpu } from '../../src/engine/webgpu/device';
+import { allClose } from './lib/compare';
+import { GpuModel } from '../../src/engine/webgpu/gpu_model';
+import { GpuTrainer, type TrainerOptions } from '../../src/engine/webgpu/gpu_train';
+import { sftLossHead, type LossHead, type TrainBatch } from '../../src/engine/webgpu/loss_head';
+import { createStorage } from '../../src/engine/webgpu/buffers';
 import { cpuAdamwStep, cpuBackward, cpuForward, sftLoss, sftTargets } from '../../src/model/cpu_model';
 import { initParams } from '../../src/model/init';
 import { paramLayout } from '../../src/model/layout';

@@ -1,10 +1,10 @@
 // Runs in the page: the CPU engine on Web Workers (shared memory, cross-origin isolated) and
 // the engine choice, for wasm_engine.spec.ts.
-import { WasmEngine } from '../../src/wasm/engine';
-import { WasmModel } from '../../src/wasm/model';
+import { WasmEngine } from '../../src/engine/wasm/wasm_runtime';
+import { WasmModel } from '../../src/engine/wasm/wasm_model';
 import { initParams } from '../../src/model/init';
 import { chooseEngine } from '../../src/engine/choose';
-import { WebGpuEngine } from '../../src/engine/webgpu';
+import { WebGpuEngine } from '../../src/engine/webgpu/webgpu_engine';
 import { Rng } from '../../src/util/rng';
 import { logprobCase, worst } from './lib/logprob_case';
 

@@ -1,4 +1,4 @@
-// vitest global setup: make sure the CPU engine's module (src/wasm/engine.gen.ts) is built and
+// vitest global setup: make sure the CPU engine's module (src/engine/wasm/engine.gen.ts) is built and
 // current, also when vitest is started directly instead of through `npm test`.
 import { execFileSync } from 'node:child_process';
 

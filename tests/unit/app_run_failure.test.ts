@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { runFailureMessage } from '../../src/app/run_failure';
 import { CheckpointError } from '../../src/storage/errors';
 import { errText } from '../../src/storage/checkpoint_tx';
-import { DeviceLostError } from '../../src/gpu/device_lost';
+import { DeviceLostError } from '../../src/engine/device_lost';
 
 describe('runFailureMessage', () => {
   it('a DeviceLostError from a step, without a recorded loss, gets the prefix and the resume hint', () => {

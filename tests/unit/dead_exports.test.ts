@@ -7,7 +7,7 @@
 // kernel's CPU reference, a parser, a pure helper), and dropping it would leave the test unable
 // to check it. What counts as a use (imports, re-exports, dynamic import(), import types,
 // import.meta.glob, page entries and Worker URLs named by string) is spelled out in
-// tests/unit/lib/export_scan.ts. Not checked: src/wasm/as/ (its exports are the WASM module's
+// tests/unit/lib/export_scan.ts. Not checked: src/engine/wasm/as/ (its exports are the WASM module's
 // ABI, read by name from the compiled module), generated *.gen.ts files and .d.ts declarations.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -32,7 +32,7 @@ function walk(dir: string): string[] {
 }
 
 /** Whether a file's own exports are checked (the others only count as users). */
-const checked = (p: string) => p.startsWith('src/') && p.endsWith('.ts') && !p.endsWith('.d.ts') && !p.endsWith('.gen.ts') && !p.startsWith('src/wasm/as/');
+const checked = (p: string) => p.startsWith('src/') && p.endsWith('.ts') && !p.endsWith('.d.ts') && !p.endsWith('.gen.ts') && !p.startsWith('src/engine/wasm/as/');
 
 let cached: string[] | null = null;
 /** Every unused export of the repository, 'path:name' (scanned once per test file). */

@@ -7,7 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CpuEngine } from '../../src/engine/cpu';
+import { CpuEngine } from '../../src/engine/wasm/wasm_engine';
 import { cpuForward } from '../../src/model/cpu_model';
 import type { ModelConfig } from '../../src/model/config';
 import { Tokenizer } from '../../src/model/tokenizer';

@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { Tokenizer, type TokenizerFile } from '../../src/model/tokenizer';
 import { evaluate, sharedBatchKey, type EvalOptions, type EvalResult, type EvalSets } from '../../src/experiment/evaluate';
 import { SharedBeforeBatches } from '../../src/experiment/before_reuse';
-import { inProcessEnv } from '../../src/rollout/engine';
+import { inProcessEnv } from '../../src/rollout/rollout';
 import { localEnvApi, type EnvApi } from '../../src/episode/host';
 import { taskSet } from '../../src/tasks';
 import { cellKey } from '../../src/experiment/plan';

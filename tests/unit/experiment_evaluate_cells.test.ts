@@ -6,9 +6,9 @@ import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { Tokenizer, type TokenizerFile } from '../../src/model/tokenizer';
 import { evaluate } from '../../src/experiment/evaluate';
-import { inProcessEnv } from '../../src/rollout/engine';
+import { inProcessEnv } from '../../src/rollout/rollout';
 import { envWithOutcomes } from './lib/env_outcome';
-import type { Policy } from '../../src/rollout/engine';
+import type { Policy } from '../../src/rollout/rollout';
 import { taskSet } from '../../src/tasks';
 
 const tok = Tokenizer.fromJSON(JSON.parse(readFileSync(new URL('../../public/tokenizer-v2.json', import.meta.url), 'utf8')) as TokenizerFile);

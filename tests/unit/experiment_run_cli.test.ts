@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { loadSpec, resumeCommand, runFailure } from '../../src/cli/commands/run';
 import { checkOut, prepareFolder } from '../../src/cli/run_folder';
 import { ReportedError } from '../../src/cli/cli_util';
-import { DeviceLostError } from '../../src/gpu/device_lost';
+import { DeviceLostError } from '../../src/engine/device_lost';
 import { SMOKE_SPEC_JSON } from './lib/smoke_spec';
 
 const quick = structuredClone(SMOKE_SPEC_JSON);

@@ -6,7 +6,7 @@
 // results.json, and its steps line says so.
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CpuEngine } from '../../src/engine/cpu';
+import { CpuEngine } from '../../src/engine/wasm/wasm_engine';
 import { trainPool, testTasks } from '../../src/experiment/plan';
 import { runStepsLine } from '../../src/report/results_markdown';
 import { maxRows } from '../../src/experiment/runner';

@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BASE_HARNESS } from '../../src/design';
-import type { MeteredPolicy, EngineRlTrainer } from '../../src/engine/engine';
+import type { MeteredPolicy, EngineRlTrainer } from '../../src/engine/engine_api';
 import { curvesSvg } from '../../src/report/curves_svg';
 import { curvesCsv, curvesMarkdown } from '../../src/report/learning_curves';
 import { cellKey, inSpaceEvalSet, makeSchedule, taskAssignments, testTasks, trainingHarnesses, trainPool, validationCells, validationTasks } from '../../src/experiment/plan';
@@ -17,11 +17,11 @@ import type { RunEvent } from '../../src/experiment/run_events';
 import { parseSpec, SpecError, type ExperimentSpec } from '../../src/experiment/spec';
 import { isValidationStep, measureValidation, validationPlan, validationSteps, type ValidationPlan, type ValidationPoint } from '../../src/experiment/validation';
 import { Tokenizer, type TokenizerFile } from '../../src/model/tokenizer';
-import { inProcessEnv } from '../../src/rollout/engine';
+import { inProcessEnv } from '../../src/rollout/rollout';
 import type { CheckpointMeta } from '../../src/storage/serialize';
 import { TRAIN_SEEDS } from '../../src/tasks';
 import { Rng } from '../../src/util/rng';
-import { CpuEngine } from '../../src/engine/cpu';
+import { CpuEngine } from '../../src/engine/wasm/wasm_engine';
 import { choiceEnv, runChoiceLoop, type ChoiceSegment, type ChoiceTensors } from '../browser/lib/choice_task';
 import { smokeSpec } from './lib/smoke_spec';
 

@@ -1,5 +1,5 @@
 /**
- * Finite-difference checks of every backward CPU reference (src/kernels/*.ref.ts).
+ * Finite-difference checks of every backward CPU reference (src/reference/*.ref.ts).
  *
  * Each op is run in f64 (the references accept Float64Array), with a scalar probe loss
  * L = Σ r ⊙ out for a random r; the analytic gradient from the backward reference (with
@@ -9,20 +9,20 @@
  */
 import { describe, expect, it } from 'vitest';
 import { Rng } from '../../src/util/rng';
-import { encoderForwardRef } from '../../src/kernels/encoder_forward.ref';
-import { encoderBackwardRef } from '../../src/kernels/encoder_backward.ref';
-import { layernormForwardRef } from '../../src/kernels/layernorm_forward.ref';
-import { layernormBackwardRef } from '../../src/kernels/layernorm_backward.ref';
-import { matmulForwardRef } from '../../src/kernels/matmul_forward.ref';
-import { matmulBackwardRef } from '../../src/kernels/matmul_backward.ref';
-import { attentionForwardRef } from '../../src/kernels/attention_forward.ref';
-import { attentionBackwardRef } from '../../src/kernels/attention_backward.ref';
-import { geluForwardRef } from '../../src/kernels/gelu_forward.ref';
-import { geluBackwardRef } from '../../src/kernels/gelu_backward.ref';
-import { logprobForwardRef } from '../../src/kernels/logprob_forward.ref';
-import { logprobBackwardRef } from '../../src/kernels/logprob_backward.ref';
-import { crossentropyForwardRef, crossentropyScale } from '../../src/kernels/crossentropy_forward.ref';
-import { crossentropyBackwardRef } from '../../src/kernels/crossentropy_backward.ref';
+import { encoderForwardRef } from '../../src/reference/encoder_forward.ref';
+import { encoderBackwardRef } from '../../src/reference/encoder_backward.ref';
+import { layernormForwardRef } from '../../src/reference/layernorm_forward.ref';
+import { layernormBackwardRef } from '../../src/reference/layernorm_backward.ref';
+import { matmulForwardRef } from '../../src/reference/matmul_forward.ref';
+import { matmulBackwardRef } from '../../src/reference/matmul_backward.ref';
+import { attentionForwardRef } from '../../src/reference/attention_forward.ref';
+import { attentionBackwardRef } from '../../src/reference/attention_backward.ref';
+import { geluForwardRef } from '../../src/reference/gelu_forward.ref';
+import { geluBackwardRef } from '../../src/reference/gelu_backward.ref';
+import { logprobForwardRef } from '../../src/reference/logprob_forward.ref';
+import { logprobBackwardRef } from '../../src/reference/logprob_backward.ref';
+import { crossentropyForwardRef, crossentropyScale } from '../../src/reference/crossentropy_forward.ref';
+import { crossentropyBackwardRef } from '../../src/reference/crossentropy_backward.ref';
 
 const H = 1e-5;
 const ATOL = 1e-6;

@@ -5,19 +5,19 @@
  */
 import { describe, expect, it } from 'vitest';
 import { Rng } from '../../src/util/rng';
-import { encoderForwardRef } from '../../src/kernels/encoder_forward.ref';
-import { layernormForwardRef } from '../../src/kernels/layernorm_forward.ref';
-import { matmulForwardRef } from '../../src/kernels/matmul_forward.ref';
-import { attentionForwardRef } from '../../src/kernels/attention_forward.ref';
-import { attentionBackwardRef } from '../../src/kernels/attention_backward.ref';
-import { geluForwardRef } from '../../src/kernels/gelu_forward.ref';
-import { geluBackwardRef } from '../../src/kernels/gelu_backward.ref';
-import { logprobForwardRef } from '../../src/kernels/logprob_forward.ref';
-import { logprobBackwardRef } from '../../src/kernels/logprob_backward.ref';
-import { crossentropyForwardRef, crossentropyScale } from '../../src/kernels/crossentropy_forward.ref';
-import { crossentropyBackwardRef } from '../../src/kernels/crossentropy_backward.ref';
-import { adamwUpdateRef } from '../../src/kernels/adamw_update.ref';
-import { globalNormForwardRef } from '../../src/kernels/global_norm_forward.ref';
+import { encoderForwardRef } from '../../src/reference/encoder_forward.ref';
+import { layernormForwardRef } from '../../src/reference/layernorm_forward.ref';
+import { matmulForwardRef } from '../../src/reference/matmul_forward.ref';
+import { attentionForwardRef } from '../../src/reference/attention_forward.ref';
+import { attentionBackwardRef } from '../../src/reference/attention_backward.ref';
+import { geluForwardRef } from '../../src/reference/gelu_forward.ref';
+import { geluBackwardRef } from '../../src/reference/gelu_backward.ref';
+import { logprobForwardRef } from '../../src/reference/logprob_forward.ref';
+import { logprobBackwardRef } from '../../src/reference/logprob_backward.ref';
+import { crossentropyForwardRef, crossentropyScale } from '../../src/reference/crossentropy_forward.ref';
+import { crossentropyBackwardRef } from '../../src/reference/crossentropy_backward.ref';
+import { adamwUpdateRef } from '../../src/reference/adamw_update.ref';
+import { globalNormForwardRef } from '../../src/reference/global_norm_forward.ref';
 
 const allFinite = (a: ArrayLike<number>) => Array.from(a).every(Number.isFinite);
 

@@ -5,8 +5,8 @@
  * harnesses and the baseline's only from the black-box harness, checkpoints round-trip with
  * their digest and a corrupted file is rejected with a clear message.
  */
-import { CpuEngine } from '../../src/engine/cpu';
-import type { Policy, PolicySample } from '../../src/rollout/engine';
+import { CpuEngine } from '../../src/engine/wasm/wasm_engine';
+import type { Policy, PolicySample } from '../../src/rollout/rollout';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { Tokenizer } from '../../src/model/tokenizer';

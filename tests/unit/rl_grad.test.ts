@@ -2,16 +2,16 @@
 // modes: surrogate (with dual clip), KL k1/k2/k3, clipped value loss, entropy.
 import { describe, expect, it } from 'vitest';
 import { makeRlBatch } from '../browser/lib/rl_batch';
-import { stepNormalizer, clampLogRatio } from '../../src/kernels/rl_math';
-import type { LossAggregation, KlEstimator } from '../../src/kernels/rl_math';
-import { surrogateForwardRef } from '../../src/kernels/surrogate_forward.ref';
-import { surrogateBackwardRef } from '../../src/kernels/surrogate_backward.ref';
-import { klForwardRef } from '../../src/kernels/kl_forward.ref';
-import { klBackwardRef } from '../../src/kernels/kl_backward.ref';
-import { valueLossForwardRef } from '../../src/kernels/value_loss_forward.ref';
-import { valueLossBackwardRef } from '../../src/kernels/value_loss_backward.ref';
-import { entropyForwardRef } from '../../src/kernels/entropy_forward.ref';
-import { entropyBackwardRef } from '../../src/kernels/entropy_backward.ref';
+import { stepNormalizer, clampLogRatio } from '../../src/reference/rl_math';
+import type { LossAggregation, KlEstimator } from '../../src/reference/rl_math';
+import { surrogateForwardRef } from '../../src/reference/surrogate_forward.ref';
+import { surrogateBackwardRef } from '../../src/reference/surrogate_backward.ref';
+import { klForwardRef } from '../../src/reference/kl_forward.ref';
+import { klBackwardRef } from '../../src/reference/kl_backward.ref';
+import { valueLossForwardRef } from '../../src/reference/value_loss_forward.ref';
+import { valueLossBackwardRef } from '../../src/reference/value_loss_backward.ref';
+import { entropyForwardRef } from '../../src/reference/entropy_forward.ref';
+import { entropyBackwardRef } from '../../src/reference/entropy_backward.ref';
 
 const MODES: LossAggregation[] = ['token-mean', 'seq-mean-token-mean', 'seq-mean-token-sum-norm'];
 const H = 1e-6;

@@ -4,16 +4,16 @@
 // after a GPU call would show up as 'touched the GPU'. Parity with the CPU references:
 // tests/browser/rl_kernels.spec.ts.
 import { describe, expect, it } from 'vitest';
-import type { Gpu } from '../../src/gpu/device';
-import type { TensorView } from '../../src/kernels/dispatch_plan';
-import { ROW_STATS, RL_METRICS } from '../../src/kernels/rl_metrics';
-import { stepNormalizer } from '../../src/kernels/rl_math';
-import { prepareGrpoAdvantageForward } from '../../src/kernels/grpo_advantage_forward';
-import { prepareGaeForward } from '../../src/kernels/gae_forward';
-import { advNormalizeScratchBytes, prepareAdvNormalizeForward } from '../../src/kernels/adv_normalize_forward';
-import { prepareEntropyBackward } from '../../src/kernels/entropy_backward';
-import { prepareRlAccInit, prepareRlAccumulate, prepareRlMetricsFinalize, prepareRlRowsZero } from '../../src/kernels/rl_metrics_forward';
-import { prepareNonfiniteCheck, prepareNonfiniteClear } from '../../src/kernels/nonfinite_check';
+import type { Gpu } from '../../src/engine/webgpu/device';
+import type { TensorView } from '../../src/engine/webgpu/kernels/dispatch_plan';
+import { ROW_STATS, RL_METRICS } from '../../src/reference/rl_metrics';
+import { stepNormalizer } from '../../src/reference/rl_math';
+import { prepareGrpoAdvantageForward } from '../../src/engine/webgpu/kernels/grpo_advantage_forward';
+import { prepareGaeForward } from '../../src/engine/webgpu/kernels/gae_forward';
+import { advNormalizeScratchBytes, prepareAdvNormalizeForward } from '../../src/engine/webgpu/kernels/adv_normalize_forward';
+import { prepareEntropyBackward } from '../../src/engine/webgpu/kernels/entropy_backward';
+import { prepareRlAccInit, prepareRlAccumulate, prepareRlMetricsFinalize, prepareRlRowsZero } from '../../src/engine/webgpu/kernels/rl_metrics_forward';
+import { prepareNonfiniteCheck, prepareNonfiniteClear } from '../../src/engine/webgpu/kernels/nonfinite_check';
 
 const gpu = new Proxy(
   {},

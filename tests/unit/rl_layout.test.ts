@@ -1,11 +1,11 @@
-// The WGSL shaders repeat layouts of src/kernels/rl_metrics.ts and a shared LossParams block: check
+// The WGSL shaders repeat layouts of src/reference/rl_metrics.ts and a shared LossParams block: check
 // they agree, so a change on one side cannot silently desynchronize the other.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ROW, ROW_STATS, RL_METRICS, RL_METRIC_NAMES, F32_MAX } from '../../src/kernels/rl_metrics';
-import { LOG_RATIO_CLAMP } from '../../src/kernels/rl_math';
+import { ROW, ROW_STATS, RL_METRICS, RL_METRIC_NAMES, F32_MAX } from '../../src/reference/rl_metrics';
+import { LOG_RATIO_CLAMP } from '../../src/reference/rl_math';
 
-const shader = (name: string) => readFileSync(new URL(`../../shaders/${name}.wgsl`, import.meta.url), 'utf8');
+const shader = (name: string) => readFileSync(new URL(`../../src/engine/webgpu/shaders/${name}.wgsl`, import.meta.url), 'utf8');
 const LOSS_SHADERS = ['surrogate_forward', 'surrogate_backward', 'kl_forward', 'kl_backward', 'value_loss_forward', 'value_loss_backward', 'entropy_forward', 'entropy_backward'];
 
 describe('RL shader layouts', () => {
@@ -17,11 +17,11 @@ describe('RL shader layouts', () => {
     for (const n of LOSS_SHADERS) {
       const src = shader(n);
       expect(src, n).not.toMatch(/struct LossParams|fn row_weight|fn k3|const ROW_STATS/);
-      const launcher = readFileSync(new URL(`../../src/kernels/${n}.ts`, import.meta.url), 'utf8');
+      const launcher = readFileSync(new URL(`../../src/engine/webgpu/kernels/${n}.ts`, import.meta.url), 'utf8');
       expect(launcher, n).toContain('const code = common + body;');
     }
   });
-  it('rl_metrics_forward names every rowStats column as src/kernels/rl_metrics.ts does', () => {
+  it('rl_metrics_forward names every rowStats column as src/reference/rl_metrics.ts does', () => {
     const src = shader('rl_metrics_forward');
     for (const [name, idx] of Object.entries(ROW)) expect(src).toContain(`const ${name}: u32 = ${idx}u;`);
     expect(RL_METRIC_NAMES.length).toBeLessThanOrEqual(RL_METRICS);

@@ -8,8 +8,8 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Tokenizer, type TokenizerFile } from '../../src/model/tokenizer';
 import { decodeAction } from '../../src/episode/rows';
-import { defaultSpecialIds } from '../../src/rollout/sample_request';
-import { CpuEngine } from '../../src/engine/cpu';
+import { defaultSpecialIds } from '../../src/engine/sample_request';
+import { CpuEngine } from '../../src/engine/wasm/wasm_engine';
 import { CHOICE_DEFAULTS, CLASSES, choiceClass, learnChoice, type ChoiceStep } from '../browser/lib/choice_task';
 
 const tok = Tokenizer.fromJSON(JSON.parse(readFileSync(new URL('../../public/tokenizer-v2.json', import.meta.url), 'utf8')) as TokenizerFile);

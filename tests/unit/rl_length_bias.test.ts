@@ -17,7 +17,7 @@ import { rlLossConfig } from '../../src/rl/config';
 import { grpoAdvantages } from '../../src/rl/advantages';
 import { rlStepRef } from '../../src/rl/loss_ref';
 import { buildRows, type TrajectoryLike } from '../../src/rl/trainer_batch';
-import type { LossAggregation } from '../../src/kernels/rl_math';
+import type { LossAggregation } from '../../src/reference/rl_math';
 
 const CONTEXT = Int32Array.of(1, 2, 3, 4);
 const PREFIX = [10, 11, 12];

@@ -9,7 +9,7 @@ import { taskFromId, taskSet } from '../../src/tasks';
 import { turnCap } from '../../src/harness/turn_budget';
 import { encodeAction, headLength, rolloutContext, tokenCounter } from '../../src/episode/rows';
 import { localEnvApi, type EnvApi } from '../../src/episode/host';
-import { inProcessEnv, runEpisodes, type EnvHost, type Policy, type PolicySample } from '../../src/rollout/engine';
+import { inProcessEnv, runEpisodes, type EnvHost, type Policy, type PolicySample } from '../../src/rollout/rollout';
 import { buildRows } from '../../src/rl/trainer_batch';
 import { grpoAdvantages } from '../../src/rl/advantages';
 import { rlLossConfig } from '../../src/rl/config';

@@ -8,7 +8,7 @@ import { Tokenizer, type TokenizerFile } from '../../src/model/tokenizer';
 import { taskSet } from '../../src/tasks';
 import { encodeAction } from '../../src/episode/rows';
 import { localEnvApi, type EnvApi } from '../../src/episode/host';
-import { inProcessEnv, runEpisodes, type EnvHost, type EpisodeRequest, type Policy, type Trajectory } from '../../src/rollout/engine';
+import { inProcessEnv, runEpisodes, type EnvHost, type EpisodeRequest, type Policy, type Trajectory } from '../../src/rollout/rollout';
 import { hashString, Rng } from '../../src/util/rng';
 
 const tok = Tokenizer.fromJSON(JSON.parse(readFileSync(new URL('../../public/tokenizer-v1.json', import.meta.url), 'utf8')) as TokenizerFile);

@@ -1,7 +1,7 @@
-// The sampler's CPU reference (src/kernels/sample_tokens.ref.ts): the draws follow the intended
+// The sampler's CPU reference (src/reference/sample_tokens.ref.ts): the draws follow the intended
 // distribution. The GPU kernel is checked against this reference id for id in the browser.
 import { describe, it, expect } from 'vitest';
-import { sampleTokensRef, sampleUniform, pcgHash } from '../../src/kernels/sample_tokens.ref';
+import { sampleTokensRef, sampleUniform, pcgHash } from '../../src/reference/sample_tokens.ref';
 
 const V = 5;
 const logits = new Float32Array([2, 1, 0.5, -1, -3]);

@@ -1,5 +1,5 @@
 /**
- * The CPU engine's one GEMM (src/wasm/as/matmul.ts, launcher `gemm`) on its own, both builds:
+ * The CPU engine's one GEMM (src/engine/wasm/as/matmul.ts, launcher `gemm`) on its own, both builds:
  * against an f64 reference over row counts that exercise every register tile (4×8, 4×4, 2×16,
  * 1×32, 1×8, 1×4 and the scalar column tail), transposed A, a bias, accumulation, and K beyond
  * the reduction block (KB = 256); and the claim the engine's thread-count identity rests on:
@@ -8,8 +8,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { useEngines } from './lib/wasm_engines';
-import type { WasmEngine } from '../../src/wasm/engine';
-import { gemm } from '../../src/wasm/kernels';
+import type { WasmEngine } from '../../src/engine/wasm/wasm_runtime';
+import { gemm } from '../../src/engine/wasm/wasm_kernels';
 import { Rng } from '../../src/util/rng';
 
 type Init = 'zero' | 'bias' | 'accumulate';

@@ -1,5 +1,5 @@
 /**
- * The CPU engine's logprob_forward / logprob_backward (src/wasm/as/heads.ts) against their
+ * The CPU engine's logprob_forward / logprob_backward (src/engine/wasm/as/heads.ts) against their
  * references (src/kernels/logprob_{forward,backward}.ref.ts) at temperatures τ ∈ {1, 0.5, 1.5}
  * (the RL trainer scores log softmax(z/τ) at the rollout τ), on 1 and 2 threads, with rows of
  * std-3 logits and one row at ±1e4. Tolerances, rows of std 3: logp and lse within 1e-5 +
@@ -8,8 +8,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { useEngines } from './lib/wasm_engines';
-import type { WasmEngine } from '../../src/wasm/engine';
-import { logprobForward } from '../../src/wasm/kernels';
+import type { WasmEngine } from '../../src/engine/wasm/wasm_runtime';
+import { logprobForward } from '../../src/engine/wasm/wasm_kernels';
 import { logprobCase, worst } from '../browser/lib/logprob_case';
 
 const S = 6;

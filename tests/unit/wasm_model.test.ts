@@ -1,5 +1,5 @@
 /**
- * The CPU engine (src/wasm) against the f64 CPU reference model (src/model/cpu_model.ts):
+ * The CPU engine (src/engine/wasm) against the f64 CPU reference model (src/model/cpu_model.ts):
  * forward logits and values, every parameter gradient, AdamW steps; odd sizes and padded rows;
  * bit-identical results for 1 and 2 threads. Each check runs on both builds of the engine: the
  * baseline (multiply, then add) and relaxed SIMD (fused multiply-add in the GEMM and attention
@@ -9,13 +9,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import { useEngines } from './lib/wasm_engines';
-import { WasmEngine } from '../../src/wasm/engine';
-import { WasmModel } from '../../src/wasm/model';
-import { sftLossAndGrads } from '../../src/engine/cpu_sft';
+import { WasmEngine } from '../../src/engine/wasm/wasm_runtime';
+import { WasmModel } from '../../src/engine/wasm/wasm_model';
+import { sftLossAndGrads } from '../../src/engine/wasm/wasm_sft';
 import { cpuForward, cpuBackward } from '../../src/model/cpu_model';
 import { initParams } from '../../src/model/init';
 import { paramLayout } from '../../src/model/layout';
-import { adamwUpdateRef } from '../../src/kernels/adamw_update.ref';
+import { adamwUpdateRef } from '../../src/reference/adamw_update.ref';
 import type { ModelConfig } from '../../src/model/config';
 import { Rng } from '../../src/util/rng';
 

@@ -7,8 +7,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { enableRelaxedSimd } from './lib/wasm_engines';
-import { relaxedSimdSupported, WasmEngine } from '../../src/wasm/engine';
-import { gemm } from '../../src/wasm/kernels';
+import { relaxedSimdSupported, WasmEngine } from '../../src/engine/wasm/wasm_runtime';
+import { gemm } from '../../src/engine/wasm/wasm_kernels';
 
 /** x86 Linux with FMA3: V8 lowers relaxed_madd to vfmadd there. */
 function cpuHasFma(): boolean {

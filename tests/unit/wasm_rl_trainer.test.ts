@@ -1,5 +1,5 @@
 /**
- * The RL update on the CPU engine (src/wasm/rl_trainer.ts) against an f64 oracle composed of
+ * The RL update on the CPU engine (src/engine/wasm/wasm_rl_trainer.ts) against an f64 oracle composed of
  * the references (cpuForward → log-probs → rlStepRef → ∂L/∂z → cpuBackward → adamwUpdateRef)
  * for GRPO, PPO (value loss, GAE) and KL + entropy terms, in one chunk and in chunks of maxB
  * rows (gradient accumulation: one optimizer step either way); the non-finite skip; the
@@ -7,15 +7,15 @@
  */
 import { describe, expect, it } from 'vitest';
 import { useEngines } from './lib/wasm_engines';
-import type { WasmEngine } from '../../src/wasm/engine';
-import { WasmModel } from '../../src/wasm/model';
-import { WasmRlTrainer, rowLengths } from '../../src/wasm/rl_trainer';
-import { WasmSampler } from '../../src/wasm/sampler';
-import { logprobForward } from '../../src/wasm/kernels';
+import type { WasmEngine } from '../../src/engine/wasm/wasm_runtime';
+import { WasmModel } from '../../src/engine/wasm/wasm_model';
+import { WasmRlTrainer, rowLengths } from '../../src/engine/wasm/wasm_rl_trainer';
+import { WasmSampler } from '../../src/engine/wasm/wasm_sampler';
+import { logprobForward } from '../../src/engine/wasm/wasm_kernels';
 import { cpuBackward, cpuForward } from '../../src/model/cpu_model';
 import { initParams } from '../../src/model/init';
-import { adamwUpdateRef } from '../../src/kernels/adamw_update.ref';
-import { globalNormForwardRef } from '../../src/kernels/global_norm_forward.ref';
+import { adamwUpdateRef } from '../../src/reference/adamw_update.ref';
+import { globalNormForwardRef } from '../../src/reference/global_norm_forward.ref';
 import { rlLossConfig, type RlLossConfig } from '../../src/rl/config';
 import { rlStepRef } from '../../src/rl/loss_ref';
 import { buildRows, type TrajectoryLike } from '../../src/rl/trainer_batch';

@@ -1,5 +1,5 @@
 /**
- * The CPU engine's sample_tokens kernel (src/wasm/as/sample.ts, launcher `sampleTokens`) against
+ * The CPU engine's sample_tokens kernel (src/engine/wasm/as/sample.ts, launcher `sampleTokens`) against
  * its CPU reference sampleTokensRef (f64), on both engine builds, 1 and 2 threads:
  *  - ids equal the reference's, except in "fragile" draws where f32 vs f64 rounding may decide:
  *    the target u·D within 1e-5·D of a cumulative boundary, or (top-p) a prefix of the sorted
@@ -11,9 +11,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { useEngines } from './lib/wasm_engines';
-import type { WasmEngine } from '../../src/wasm/engine';
-import { logprobForward, type SampleDraw, sampleTokens } from '../../src/wasm/kernels';
-import { sampleTokensRef, sampleUniform } from '../../src/kernels/sample_tokens.ref';
+import type { WasmEngine } from '../../src/engine/wasm/wasm_runtime';
+import { logprobForward, type SampleDraw, sampleTokens } from '../../src/engine/wasm/wasm_kernels';
+import { sampleTokensRef, sampleUniform } from '../../src/reference/sample_tokens.ref';
 import { Rng } from '../../src/util/rng';
 
 interface Case {

@@ -1,5 +1,5 @@
 /**
- * The CPU engine's KV-cache sampler (src/wasm/sampler.ts): greedy decoding identical to a
+ * The CPU engine's KV-cache sampler (src/engine/wasm/wasm_sampler.ts): greedy decoding identical to a
  * decoder over the f64 reference model (cpuForward of the whole prefix each step); cached and
  * uncached decoding give the same tokens; 1 and 2 threads identical; seeded sampling
  * reproducible, with log-probs equal to the reference log-softmax (τ = 1) and per-token
@@ -9,9 +9,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { useEngines } from './lib/wasm_engines';
-import type { WasmEngine } from '../../src/wasm/engine';
-import { WasmModel } from '../../src/wasm/model';
-import { WasmSampler } from '../../src/wasm/sampler';
+import type { WasmEngine } from '../../src/engine/wasm/wasm_runtime';
+import { WasmModel } from '../../src/engine/wasm/wasm_model';
+import { WasmSampler } from '../../src/engine/wasm/wasm_sampler';
 import { cpuForward } from '../../src/model/cpu_model';
 import { initParams } from '../../src/model/init';
 import type { ModelConfig } from '../../src/model/config';

@@ -1,5 +1,5 @@
 /**
- * SFT on the CPU engine (src/engine/cpu_sft.ts) against the CPU reference model: loss and every
+ * SFT on the CPU engine (src/engine/wasm/wasm_sft.ts) against the CPU reference model: loss and every
  * gradient of a padded micro batch (a filler row of length 0 included), three optimizer steps
  * of the CPU engine's trainer and the reference trainer giving the same parameters (greedy
  * decoding: tests/unit/engine_greedy.test.ts).
@@ -9,9 +9,9 @@ import { cpuBackward, cpuForward, sftLoss, sftTargets } from '../../src/model/cp
 import { initParams } from '../../src/model/init';
 import { paramLayout } from '../../src/model/layout';
 import type { ModelConfig } from '../../src/model/config';
-import { WasmEngine } from '../../src/wasm/engine';
-import { WasmModel } from '../../src/wasm/model';
-import { cpuSftTrainer, sftBatchNll, sftLossAndGrads } from '../../src/engine/cpu_sft';
+import { WasmEngine } from '../../src/engine/wasm/wasm_runtime';
+import { WasmModel } from '../../src/engine/wasm/wasm_model';
+import { cpuSftTrainer, sftBatchNll, sftLossAndGrads } from '../../src/engine/wasm/wasm_sft';
 import { refSftTrainer } from '../../src/pretrain/sft';
 import type { RowBatch } from '../../src/episode/rows';
 import { Rng } from '../../src/util/rng';

@@ -22,7 +22,7 @@ import { proxy } from 'comlink';
 import type { ExperimentSpec } from '../../experiment/spec';
 import type { RunEvent } from '../../experiment/run_events';
 import type { CheckpointRow, TrainOutcome } from '../train_worker';
-import type { WebGpuStatus } from '../webgpu_status';
+import type { WebGpuStatus } from '../../engine/webgpu_status';
 import type { infeasibleCellsOf } from '../infeasible_cells';
 import {
   demoText,
@@ -131,7 +131,7 @@ export class TrainView {
       this.infeasibleCellsOf = m.infeasibleCellsOf;
       if (this.outcome) this.draw();
     });
-    void import('../webgpu_status').then(async (m) => {
+    void import('../../engine/webgpu_status').then(async (m) => {
       const g = await m.probeWebGpu();
       this.gpu = g;
       this.draw();

@@ -9,7 +9,7 @@ import { parseSpec, SpecError, type ExperimentSpec } from '../../experiment/spec
 import { APP_DEFAULT_PRESET, getPreset, PRESET_NAMES } from '../../experiment/presets';
 import { BASE_HARNESS } from '../../design';
 import { inSpaceEvalSet, inSpaceTasks, specConsistencyIssues, testTasks, trainingHarnesses } from '../../experiment/plan';
-import type { WebGpuStatus } from '../webgpu_status';
+import type { WebGpuStatus } from '../../engine/webgpu_status';
 import { parseChoice, parseIntField } from '../fields';
 import { applyMergePatch, mergePatch, specHash } from '../spec_patch';
 

@@ -11,7 +11,7 @@ import type { ExperimentSpec } from '../../experiment/spec';
 import { APP_DEFAULT_PRESET, getPreset, PRESET_NAMES } from '../../experiment/presets';
 import type { StepRecord } from '../../experiment/run_events';
 import type { CheckpointRow, TrainOutcome } from '../train_worker';
-import type { WebGpuStatus } from '../webgpu_status';
+import type { WebGpuStatus } from '../../engine/webgpu_status';
 import { errorId, field } from '../fields';
 import type { LineChartSpec } from '../line_chart';
 import { SERIES_COLORS } from '../series_colors';

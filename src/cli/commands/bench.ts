@@ -11,7 +11,7 @@
  * entries (`src/bench/*.bench.ts` exporting `bench({ quick })`, e.g. sampling tokens/s with and
  * without the KV cache) are run too when present; their absence is reported. Last, rollout
  * throughput (issue 6: environment steps/s and sampled tokens/s with 1, 2 and 4 env workers,
- * src/rollout/bench.ts `benchRollouts`), and the `hlab serve` memory soak (src/bench/serve_soak.ts: RSS
+ * src/bench/rollout_bench.ts `benchRollouts`), and the `hlab serve` memory soak (src/bench/serve_soak.ts: RSS
  * after every 1,000 episodes, 20,000 in all, 3,000 with --quick). Results are recorded in docs/PERFORMANCE.md. Never part
  * of the tests (speed is not asserted anywhere).
  */
@@ -22,7 +22,7 @@ import { fileURLToPath } from 'node:url';
 import { intOption, printJson } from '../cli_util';
 import { withBrowser } from '../browser';
 import type { benchTraining } from '../../bench/train_bench';
-import type { RolloutBenchRow } from '../../rollout/bench';
+import type { RolloutBenchRow } from '../../bench/rollout_bench';
 import type { benchCpuEngine } from '../../bench/cpu_engine';
 import type { RlStepRow } from '../../bench/rl_step';
 import { benchServe } from '../../bench/serve_bench';
@@ -148,7 +148,7 @@ function printRlStep(r: RlStepSection): void {
 }
 
 function printCpuEngine(c: CpuEngineBench): void {
-  console.log('CPU engine (WebAssembly SIMD, src/wasm) in the page');
+  console.log('CPU engine (WebAssembly SIMD, src/engine/wasm) in the page');
   if ('error' in c) {
     console.log(`  failed: ${c.error}`);
     return;

@@ -75,11 +75,11 @@ async function checkWebgpu(executable: string): Promise<DoctorCheck> {
   }
 }
 
-/** The CPU engine (src/wasm): a 2-thread GEMM of known result, against the f64 reference. */
+/** The CPU engine (src/engine/wasm): a 2-thread GEMM of known result, against the f64 reference. */
 async function checkCpuEngine(): Promise<DoctorCheck> {
   try {
-    const { WasmEngine } = await import('../../wasm/engine');
-    const { gemm } = await import('../../wasm/kernels');
+    const { WasmEngine } = await import('../../engine/wasm/wasm_runtime');
+    const { gemm } = await import('../../engine/wasm/wasm_kernels');
     const e = await WasmEngine.create({ threads: 2, parallelMinWork: 0 });
     try {
       const [n, m, k] = [13, 24, 17];

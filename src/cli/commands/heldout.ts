@@ -83,7 +83,11 @@ export async function heldOutReport(opts: Opts, publicDir: string = fileURLToPat
   const t0 = performance.now();
   const tasks = heldOutTasks(opts.tasks, opts.seed, opts.maxTier as 1 | 2 | 3, suites);
   // The engine loads lazily, as in `hlab pretrain`: other commands need no WebAssembly.
-  const [{ WasmEngine }, { WasmModel }, { sftBatchNll }] = await Promise.all([import('../../wasm/engine'), import('../../wasm/model'), import('../../engine/cpu_sft')]);
+  const [{ WasmEngine }, { WasmModel }, { sftBatchNll }] = await Promise.all([
+    import('../../engine/wasm/wasm_runtime'),
+    import('../../engine/wasm/wasm_model'),
+    import('../../engine/wasm/wasm_sft'),
+  ]);
   const engine = await WasmEngine.create({ threads: opts.threads });
   try {
     const model = WasmModel.create(engine, cfg, {});

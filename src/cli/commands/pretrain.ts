@@ -6,7 +6,7 @@
  * SFT of the base model on expert demonstrations under the pretraining harness mix (--mix,
  * src/pretrain/mix.ts, docs/PRETRAIN.md), or with --blackbox the black-box SFT baseline. Backends: `webgpu` (default;
  * headless Chromium on its WebGPU adapter, the CPU engine in the page when WebGPU is unavailable: said so),
- * `wasm` (Node, our CPU engine: WebAssembly SIMD on --threads threads, src/wasm; the fast path
+ * `wasm` (Node, our CPU engine: WebAssembly SIMD on --threads threads, src/engine/wasm; the fast path
  * on a machine without a GPU), `cpu` (the CPU engine in the page).
  * Prints the loss every
  * --log-every steps, writes the checkpoint (src/model/checkpoint.ts) and a sidecar JSON

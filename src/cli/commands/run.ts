@@ -36,7 +36,7 @@ import { CHECKPOINT_FILE, checkOut, checkResume, prepareFolder, runIdentity, wri
 import { readUserFile } from '../user_file';
 import { checkpointPosition } from '../../experiment/run_checkpoint';
 import { stringifyFinite } from '../../util/encoding';
-import { DEVICE_LOST_TEXT } from '../../gpu/device_lost';
+import { DEVICE_LOST_TEXT } from '../../engine/device_lost';
 import { withBrowser } from '../browser';
 import { parseSpec, SpecError, type ExperimentSpec } from '../../experiment/spec';
 import { DEFAULT_PRESET, PRESET_NAMES, getPreset } from '../../experiment/presets';

@@ -4,7 +4,7 @@
 // engine, reward, rows, advantages, GRPO/PPO update) on either engine. The task enters only
 // through the loop's seams (an EnvHost and the spec), so nothing in src/ knows about it.
 // Pure TS: runs in Node and in the page.
-import type { Engine } from '../../../src/engine/engine';
+import type { Engine } from '../../../src/engine/engine_api';
 import { makeSchedule } from '../../../src/experiment/plan';
 import { rlLoop, type LoopState, type RlLoopHooks } from '../../../src/experiment/rl_loop';
 import type { ValidationPlan } from '../../../src/experiment/validation';
@@ -13,7 +13,7 @@ import type { ModelConfig } from '../../../src/model/config';
 import { initParams } from '../../../src/model/init';
 import type { Tokenizer } from '../../../src/model/tokenizer';
 import { rlLossConfig, type RlLossConfig } from '../../../src/rl/config';
-import { inProcessEnv } from '../../../src/rollout/engine';
+import { inProcessEnv } from '../../../src/rollout/rollout';
 import type { EnvApi, EnvStepOut } from '../../../src/episode/host';
 import { computeTags } from '../../../src/harness/tags';
 

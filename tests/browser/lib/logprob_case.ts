@@ -4,10 +4,10 @@
  * (tests/unit/wasm_logprob.test.ts) and the page entry that runs it on Web Workers
  * (tests/browser/wasm_engine.entry.ts). Runs on any WasmEngine; its memory is released.
  */
-import type { WasmEngine } from '../../../src/wasm/engine';
-import { logprobBackward, logprobForward } from '../../../src/wasm/kernels';
-import { logprobForwardRef } from '../../../src/kernels/logprob_forward.ref';
-import { logprobBackwardRef } from '../../../src/kernels/logprob_backward.ref';
+import type { WasmEngine } from '../../../src/engine/wasm/wasm_runtime';
+import { logprobBackward, logprobForward } from '../../../src/engine/wasm/wasm_kernels';
+import { logprobForwardRef } from '../../../src/reference/logprob_forward.ref';
+import { logprobBackwardRef } from '../../../src/reference/logprob_backward.ref';
 import { Rng } from '../../../src/util/rng';
 
 /** max |got − ref| / (atol + rtol·|ref|) over elements [lo, hi). */

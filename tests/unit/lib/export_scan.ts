@@ -16,7 +16,7 @@
  *   - `import.meta.glob('./dir/*.ts')`: every export of every matching module;
  *   - a string naming a module file (`'/src/x.ts'`, `'./worker.ts'`: page entries loaded by
  *     name, Worker URLs): the export named by the next argument when it is a string literal
- *     (`hlabRun('/src/gpu/device.ts', 'gpuErrorsOfRealm')`), otherwise every export;
+ *     (`hlabRun('/src/engine/webgpu/device.ts', 'gpuErrorsOfRealm')`), otherwise every export;
  *   - an HTML `src="/src/x.ts"`: every export.
  * Uses inside the exporting file itself do not count. Module specifiers are resolved like Vite's
  * bundler resolution: relative or root-absolute ('/src/…'), with or without the .ts extension,

@@ -4,7 +4,7 @@
  * metrics (optimizer steps, skipped steps, dropped groups) and records what each update saw, and
  * the store keeps only what was saved.
  */
-import type { Engine, EnginePolicy, EngineRlTrainer, RlStack } from '../../../src/engine/engine';
+import type { Engine, EnginePolicy, EngineRlTrainer, RlStack } from '../../../src/engine/engine_api';
 import type { RlTrainerOptions, RlUpdateMetrics } from '../../../src/rl/update';
 import type { RunStore } from '../../../src/experiment/run_checkpoint';
 import type { CheckpointInput } from '../../../src/storage/serialize';

@@ -1,6 +1,6 @@
 // A stub policy for evaluation tests: random token ids drawn from the call's seed, so episode
 // outcomes follow the batch's seeds (what the evaluation's seeding is tested against).
-import type { Policy } from '../../../src/rollout/engine';
+import type { Policy } from '../../../src/rollout/rollout';
 import { Rng } from '../../../src/util/rng';
 
 /** A Policy (maxB 8, maxT 512) whose actions are 1…maxNew random ids < vocabSize, seeded by the sample call's seed. */

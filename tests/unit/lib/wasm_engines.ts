@@ -4,7 +4,7 @@
 // (fused multiply-adds). Registers the suite's beforeAll/afterAll; read the engines inside tests.
 import { setFlagsFromString } from 'node:v8';
 import { afterAll, beforeAll } from 'vitest';
-import { WasmEngine } from '../../../src/wasm/engine';
+import { WasmEngine } from '../../../src/engine/wasm/wasm_runtime';
 
 /**
  * Let this Node run relaxed SIMD: Node 20 has it behind a V8 flag (on by default from Node 22),

@@ -1,0 +1,215 @@
+/**
+ * The RL loss head on the GPU (docs/ARCHITECTURE.md "RL objective"): what the training step (src/engine/webgpu/gpu_train.ts)
+ * encodes around its forward and backward passes. CPU specification: src/rl/loss_ref.ts.
+ *
+ * One optimizer step (the micro-batches are its chunks of ≤ maxB rows, one submit each in
+ * GpuTrainer.trainStep; one readback at the end):
+ *
+ *   prepareRlStepBegin             flags ← 0, acc ← init (once per step: the head's perStep.begin)
+ *   advantages (once per rollout batch: src/engine/webgpu/gpu_rl_trainer.ts encodes grpo_advantage or gae
+ *                                  (+ adv_normalize); prepareGrpoAdvantages adds the rewards check)
+ *   for each micro-batch:
+ *     model forward → logits, logprobs (logprob_forward), values (value head)
+ *     prepareRlLossHead            non-finite checks; rowStats ← 0; surrogate fwd/bwd (dlogprob
+ *                                  written), KL fwd/bwd (dlogprob +=), value fwd/bwd (dvalues
+ *                                  written), entropy fwd; acc ⊕= rowStats
+ *     logprob_backward(dlogprob) → dlogits (written)
+ *     prepareRlEntropyBackward     dlogits += entropy term (entCoef > 0 only)
+ *     model backward (dlogits, dvalues) → parameter gradients (accumulated over micro-batches)
+ *   prepareRlStepEnd               metrics ← finalize(acc, flags) (once: the head's perStep.end)
+ *   global_norm_forward → norm, gradScale (−1 when flags[0] ≠ 0 or the norm is non-finite)
+ *   adamw_update — a no-op when gradScale = −1 (see below); the norm is read back beside the
+ *                                  metrics (copyGradNormToMetrics puts it into METRIC.gradNorm
+ *                                  where a caller wants it in the metrics buffer)
+ *
+ * The prepare* functions return prepared dispatches (src/engine/webgpu/kernels/dispatch_plan.ts), encoded with
+ * `encodePrepared`. A training step prepares them once per shape (src/engine/webgpu/gpu_train.ts
+ * `LossHead.prepare`, src/engine/webgpu/trainer_head.ts) and, before each submit, calls
+ * `writeNormalizer(gpu, normUniforms, norm)` to set the step's N and S (no re-recording, no
+ * buffers or bind groups created per step).
+ *
+ * Consuming the skip flag. `state.flags` is a u32 storage buffer, non-zero when any checked
+ * tensor held a NaN/±Inf. `gradScale = 0` alone does NOT make AdamW a no-op (m and v still
+ * decay, and decoupled weight decay still shrinks p). The training step (src/engine/webgpu/gpu_train.ts,
+ * `LossHead.skipFlag`, set by src/engine/webgpu/trainer_head.ts) binds `flags` word 0 to
+ * global_norm_forward's finalize, which then writes gradScale = −1 — the state in which
+ * adamw_update returns before touching params, m and v — and GpuTrainer does not advance the
+ * AdamW step counter t or the LR schedule for that step (tests/browser/train_step.spec.ts). (A NaN gradient also makes the
+ * norm NaN; checking the norm with NONFINITE.gradNorm catches overflow inside the backward pass.)
+ */
+import type { Gpu } from './device';
+import { createStorage, readF32 } from './buffers';
+import type { RlLossConfig } from '../../rl/config';
+import type { StepNormalizer } from '../../reference/rl_math';
+import { METRIC, NONFINITE, ROW_STATS, RL_METRICS, decodeRlMetrics, type RlMetrics } from '../../reference/rl_metrics';
+import type { PreparedDispatch, TensorView } from './kernels/dispatch_plan';
+import { prepareNonfiniteCheck, prepareNonfiniteClear } from './kernels/nonfinite_check';
+import { prepareRlAccInit, prepareRlAccumulate, prepareRlMetricsFinalize, prepareRlRowsZero } from './kernels/rl_metrics_forward';
+import { prepareSurrogateForward } from './kernels/surrogate_forward';
+import { prepareSurrogateBackward } from './kernels/surrogate_backward';
+import { prepareKlForward } from './kernels/kl_forward';
+import { prepareKlBackward } from './kernels/kl_backward';
+import { prepareValueLossForward } from './kernels/value_loss_forward';
+import { prepareValueLossBackward } from './kernels/value_loss_backward';
+import { prepareEntropyForward } from './kernels/entropy_forward';
+import { prepareEntropyBackward } from './kernels/entropy_backward';
+import type { LossPrepared } from './kernels/rl_launch';
+import { prepareGrpoAdvantageForward, type GrpoAdvantageForwardArgs } from './kernels/grpo_advantage_forward';
+
+/** The per-step GPU state of the loss head: accumulator, non-finite flags, metrics. */
+export interface RlStepState {
+  /** (ROW_STATS) f32 accumulator over the step's micro-batches. */
+  acc: GPUBuffer;
+  /** (4) u32; flags[0] = OR of NONFINITE bits seen this step. */
+  flags: GPUBuffer;
+  /** (RL_METRICS) f32, written by prepareRlStepEnd's dispatch. */
+  metrics: GPUBuffer;
+}
+
+/** Allocate the step state (labelled buffers). */
+export function createRlStepState(gpu: Gpu): RlStepState {
+  return {
+    acc: createStorage(gpu.device, 'rl-acc', ROW_STATS * 4),
+    flags: createStorage(gpu.device, 'rl-nonfinite-flags', 16),
+    metrics: createStorage(gpu.device, 'rl-metrics', RL_METRICS * 4),
+  };
+}
+
+/** Prepare the start of an optimizer step: flags ← 0, acc ← initial values. */
+export function prepareRlStepBegin(gpu: Gpu, s: RlStepState): PreparedDispatch[] {
+  return [prepareNonfiniteClear(gpu, { flags: { buffer: s.flags } }), prepareRlAccInit(gpu, { acc: { buffer: s.acc } })];
+}
+
+/**
+ * Prepare GRPO advantages: rewards checked (NONFINITE.rewards), then group-normalized and
+ * broadcast to the rows' policy tokens.
+ * @throws Error naming a bad dimension or a view outside its buffer.
+ */
+export function prepareGrpoAdvantages(gpu: Gpu, s: RlStepState, a: GrpoAdvantageForwardArgs): PreparedDispatch[] {
+  return [prepareNonfiniteCheck(gpu, { n: a.E, x: a.rewards, flags: { buffer: s.flags }, bit: NONFINITE.rewards }), ...prepareGrpoAdvantageForward(gpu, a)];
+}
+
+/** One micro-batch's buffers for the loss head, (B,T) f32 unless noted. */
+export interface RlLossBuffers {
+  B: number;
+  T: number;
+  logprobs: GPUBuffer;
+  oldLogprobs: GPUBuffer;
+  advantages: GPUBuffer;
+  mask: GPUBuffer;
+  /** Required when klCoef > 0. */
+  refLogprobs?: GPUBuffer;
+  /** Required for PPO. */
+  values?: GPUBuffer;
+  oldValues?: GPUBuffer;
+  returns?: GPUBuffer;
+  /** (B, ROW_STATS) f32 scratch. */
+  rowStats: GPUBuffer;
+  /** Out: ∂L/∂ℓ, written. */
+  dlogprob: GPUBuffer;
+  /** Out (PPO): ∂L/∂V, written. */
+  dvalues?: GPUBuffer;
+  /** Required when entCoef > 0: logits (B·T, V), V, mask (B,T), and entropy/lse/dentropy (B·T) scratch. */
+  entropy?: { V: number; logits: GPUBuffer; mask: GPUBuffer; entropy: GPUBuffer; lse: GPUBuffer; dentropy: GPUBuffer };
+}
+
+function need<T>(x: T | undefined, what: string): T {
+  if (x === undefined) throw new Error(`prepareRlLossHead: ${what}`);
+  return x;
+}
+
+/** The prepared loss head of one micro-batch shape and the LossParams uniforms it reads. */
+interface PreparedRlLossHead {
+  dispatches: PreparedDispatch[];
+  /** LossParams uniforms: `writeNormalizer(gpu, normUniforms, norm)` retargets a new step. */
+  normUniforms: GPUBuffer[];
+}
+
+/**
+ * Prepare one micro-batch of the loss head (see the module comment for the step's order):
+ * non-finite checks, rowStats ← 0, surrogate fwd/bwd, KL fwd/bwd, value fwd/bwd, entropy fwd,
+ * acc ⊕= rowStats. Built once per shape by a training step; before each step's submit,
+ * `writeNormalizer(gpu, head.normUniforms, norm)` sets that step's N and S.
+ * @param norm the step-global normalizer (stepNormalizerOf over all micro-batches)
+ * @throws Error naming a buffer the config needs but `b` lacks.
+ */
+export function prepareRlLossHead(gpu: Gpu, s: RlStepState, b: RlLossBuffers, cfg: RlLossConfig, norm: StepNormalizer): PreparedRlLossHead {
+  const { B, T } = b;
+  const n = B * T;
+  const agg = { aggregation: cfg.aggregation, norm };
+  const ds: PreparedDispatch[] = [];
+  const normUniforms: GPUBuffer[] = [];
+  const add = (lp: LossPrepared): void => {
+    ds.push(...lp.dispatches);
+    normUniforms.push(lp.uniform);
+  };
+  const v = (buffer: GPUBuffer): TensorView => ({ buffer });
+  const flags = v(s.flags);
+  const check = (x: GPUBuffer, count: number, bit: number) => ds.push(prepareNonfiniteCheck(gpu, { n: count, x: v(x), flags, bit }));
+  check(b.logprobs, n, NONFINITE.logprobs);
+  check(b.oldLogprobs, n, NONFINITE.oldLogprobs);
+  check(b.advantages, n, NONFINITE.advantages);
+  const rowStats = v(b.rowStats);
+  ds.push(prepareRlRowsZero(gpu, { B, rowStats }));
+  const sa = { B, T, logprobs: v(b.logprobs), oldLogprobs: v(b.oldLogprobs), advantages: v(b.advantages), mask: v(b.mask) };
+  const sp = { ...agg, clipLow: cfg.clipLow, clipHigh: cfg.clipHigh, dualClip: cfg.dualClip };
+  add(prepareSurrogateForward(gpu, { ...sa, p: sp, rowStats }));
+  add(prepareSurrogateBackward(gpu, { ...sa, p: sp, dlogprob: v(b.dlogprob) }));
+  if (cfg.klCoef > 0) {
+    const ref = need(b.refLogprobs, 'klCoef > 0 needs refLogprobs');
+    check(ref, n, NONFINITE.refLogprobs);
+    const ka = { B, T, logprobs: v(b.logprobs), refLogprobs: v(ref), mask: v(b.mask), p: { ...agg, estimator: cfg.klEstimator } };
+    add(prepareKlForward(gpu, { ...ka, rowStats }));
+    add(prepareKlBackward(gpu, { ...ka, klCoef: cfg.klCoef, dlogprob: v(b.dlogprob) }));
+  }
+  if (cfg.algorithm === 'ppo') {
+    const values = need(b.values, 'ppo needs values');
+    const oldValues = need(b.oldValues, 'ppo needs oldValues');
+    const returns = need(b.returns, 'ppo needs returns');
+    check(values, n, NONFINITE.values);
+    check(oldValues, n, NONFINITE.oldValues);
+    check(returns, n, NONFINITE.returns);
+    const va = { B, T, values: v(values), oldValues: v(oldValues), returns: v(returns), mask: v(b.mask), p: { ...agg, vfClip: cfg.vfClip } };
+    add(prepareValueLossForward(gpu, { ...va, rowStats }));
+    add(prepareValueLossBackward(gpu, { ...va, vfCoef: cfg.vfCoef, dvalues: v(need(b.dvalues, 'ppo needs dvalues')) }));
+  }
+  if (cfg.entCoef > 0) {
+    const e = need(b.entropy, 'entCoef > 0 needs entropy buffers (logits, V, entropy, lse, dentropy)');
+    check(e.logits, n * e.V, NONFINITE.logits);
+    const ea = { B, T, V: e.V, logits: v(e.logits), mask: v(e.mask), entropy: v(e.entropy), lse: v(e.lse), dentropy: v(e.dentropy) };
+    add(prepareEntropyForward(gpu, { ...ea, rowStats, p: { ...agg, entCoef: cfg.entCoef, temperature: cfg.temperature } }));
+  }
+  ds.push(prepareRlAccumulate(gpu, { B, rowStats, acc: v(s.acc) }));
+  return { dispatches: ds, normUniforms };
+}
+
+/**
+ * Prepare dlogits (B·T, V) += the entropy bonus's gradient (after logprob_backward wrote
+ * dlogits). Null when entCoef = 0 (no dispatch).
+ * @throws Error when entCoef > 0 and `b.entropy` is missing, or naming a bad dimension or view.
+ */
+export function prepareRlEntropyBackward(gpu: Gpu, b: RlLossBuffers, dlogits: GPUBuffer, cfg: RlLossConfig, norm: StepNormalizer): LossPrepared | null {
+  if (!(cfg.entCoef > 0)) return null;
+  const e = need(b.entropy, 'entCoef > 0 needs entropy buffers');
+  const v = (buffer: GPUBuffer): TensorView => ({ buffer });
+  const p = { aggregation: cfg.aggregation, norm, entCoef: cfg.entCoef, temperature: cfg.temperature };
+  return prepareEntropyBackward(gpu, { B: b.B, T: b.T, V: e.V, logits: v(e.logits), entropy: v(e.entropy), lse: v(e.lse), dentropy: v(e.dentropy), dlogits: v(dlogits), p });
+}
+
+/** Prepare the end of a step: metrics ← finalize(acc, flags). */
+export function prepareRlStepEnd(gpu: Gpu, s: RlStepState, cfg: RlLossConfig): PreparedDispatch {
+  return prepareRlMetricsFinalize(gpu, { acc: { buffer: s.acc }, flags: { buffer: s.flags }, metrics: { buffer: s.metrics }, c: cfg });
+}
+
+/**
+ * Copy the global gradient norm (one f32 at byte `normOffset` of `norm`) into the metrics'
+ * gradNorm slot. Encoded on the command encoder after the pass that ran prepareRlStepEnd's dispatch.
+ */
+export function copyGradNormToMetrics(enc: GPUCommandEncoder, s: RlStepState, norm: GPUBuffer, normOffset = 0): void {
+  enc.copyBufferToBuffer(norm, normOffset, s.metrics, METRIC.gradNorm * 4, 4);
+}
+
+/** The step's one readback: decode the metrics buffer. */
+export async function readRlMetrics(gpu: Gpu, s: RlStepState): Promise<RlMetrics> {
+  return decodeRlMetrics(await readF32(gpu.device, s.metrics, RL_METRICS));
+}
