@@ -19,7 +19,7 @@ export default defineConfig({
   retries: 0,
   timeout: 120_000,
   // Web-first assertions poll until they hold; 5 s (the default) failed on a loaded 2-core
-  // machine for the wrong reason (issue 24: a view still "Loading…" while a pretraining job ran).
+  // machine for the wrong reason (e.g. a view still "Loading…" while a pretraining job ran).
   // A liveness bound, not a speed bound: speed is reported by `hlab bench`.
   expect: { timeout: 30_000 },
   reporter: process.env.CI ? [['list']] : [['list']],

@@ -1,5 +1,5 @@
 /**
- * The app's one reading of how much a run trained, in one vocabulary (issue 27):
+ * The app's one reading of how much a run trained, in one vocabulary:
  *   - RL steps: rollout-and-update rounds (one StepRecord each);
  *   - optimizer steps: parameter updates applied (attempted minus skipped);
  *   - skipped optimizer steps: attempted updates skipped because the loss or gradient was not finite;

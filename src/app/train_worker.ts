@@ -1,5 +1,5 @@
 /**
- * The Train view's worker (issue 7): runs `runExperiment` off the main thread, so the page stays
+ * The Train view's worker: runs `runExperiment` off the main thread, so the page stays
  * responsive while WebGPU (SwiftShader: the CPU) trains. A dedicated module worker, created by
  * the view with
  *   new Worker(new URL('./train_worker.ts', import.meta.url), { type: 'module' })

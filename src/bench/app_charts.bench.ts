@@ -1,7 +1,7 @@
 /**
  * Page bench entry (run by `hlab bench`, see src/cli/commands/bench.ts): the main-thread cost
- * of the Train view's live charts per RL step (issue 24: the former "no main-thread task over
- * 200 ms" browser assertion is a duration, so it is reported here, never asserted). Training
+ * of the Train view's live charts per RL step (a duration, so it is reported
+ * here, never asserted). Training
  * itself runs in the training worker; what the main thread does per step is update its eight
  * `<hl-line-chart>`s (src/app/line_chart.ts, each redraw deferred to its own task). Measured:
  * for step s = 1 … S, set every chart's spec to s points of 2 series and wait until every

@@ -68,7 +68,7 @@ function findTorchPython(candidates = [process.env.HLAB_PYTHON, 'python3', '/usr
  * at 2, two cores run four busy threads (OpenBLAS's pthreads spin between calls while torch's
  * pool runs the elementwise ops), and the peer's steps swung from its best to 2–5× it within one
  * bench run, so the ratio measured the oversubscription. Standalone on this 2-core machine
- * (`pytorch_peer.py`, B 8, T 256, 12 / 8 steps; session 12): torch 2 + BLAS 2 mini 49–249 ms,
+ * (`pytorch_peer.py`, B 8, T 256, 12 / 8 steps): torch 2 + BLAS 2 mini 49–249 ms,
  * small 259–424 ms; torch 2 + BLAS 1 38–48 and 164–169 (the fastest and steadiest); torch 1 +
  * BLAS 2 43–52 and 166–181; torch 1 + BLAS 1 48–58 and 196–216.
  */

@@ -1,5 +1,5 @@
 /**
- * Rollout throughput (issue 6: `hlab bench` reports environment steps/s and sampled tokens/s
+ * Rollout throughput (`hlab bench` reports environment steps/s and sampled tokens/s
  * with 1, 2 and 4 workers). Page-side: a tiny seeded policy on the WebGPU engine, a fixed batch of
  * (task, harness) episodes, the same batch rolled out once per worker count after an unmeasured
  * in-process warm-up. Worker start-up is inside the measurement (a run pays it too). Call from the bench

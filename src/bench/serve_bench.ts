@@ -1,5 +1,5 @@
 /**
- * `hlab serve` throughput and latency (issue 14), run by `hlab bench` in Node (not in the
+ * `hlab serve` throughput and latency, run by `hlab bench` in Node (not in the
  * page: it starts a real HTTP server on 127.0.0.1) and standalone:
  *   npx tsx src/bench/serve_bench.ts [--quick]
  * The load is src/serve/load.ts (the CI load test's generator): 32 concurrent clients,

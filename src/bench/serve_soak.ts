@@ -1,11 +1,11 @@
 /**
- * `hlab serve` memory soak (issue 24), run by `hlab bench` in Node and standalone:
+ * `hlab serve` memory soak, run by `hlab bench` in Node and standalone:
  *   node --expose-gc --import tsx src/bench/serve_soak.ts [--quick]
  * One server on 127.0.0.1 with its default workers (worker_threads: their heaps count in this
  * process's RSS), then the CI load generator (src/serve/load.ts, 16 clients, seed = block
  * number) in blocks of 1,000 episodes; after each block the process RSS (MiB) and, when `gc` is
- * exposed, this thread's heap after a GC. A leak shows as a rising line (the worker-pool leak of
- * issue 24 grew ≈ 56 KB per episode: 373 → 1,334 MiB over ≈ 24.7k episodes). Reported, never
+ * exposed, this thread's heap after a GC. A leak shows as a rising line (a past worker-pool leak
+ * grew ≈ 56 KB per episode: 373 → 1,334 MiB over ≈ 24.7k episodes). Reported, never
  * asserted; the assertion lives in tests/unit/worker_pool.test.ts.
  */
 import { memoryUsage } from 'node:process';

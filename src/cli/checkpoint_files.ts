@@ -1,6 +1,6 @@
 /**
  * Checkpoint files the user names on the `hlab run` command line, checked in Node before any
- * browser starts (issue 24): a `--base FILE` must load — a corrupt or mismatched file is never
+ * browser starts: a `--base FILE` must load — a corrupt or mismatched file is never
  * replaced by a random init — and the run checkpoint `--resume` continues from must verify.
  * Both read the file only; a file that fails is left as it is.
  */

@@ -108,7 +108,7 @@ function cased(word: string, c: NameCase): string {
  * Qualifiers composed around a meaning-carrying word (module doc): a noun (`doc_view`,
  * `text_fetch`), a prefix (`fs_read_file`, `my_save`) or a suffix (`fetch_v2`, `move_op`).
  * Why: with list words only, the mini base learnt the lists and wrote their names under the
- * black-box harnesses instead of the listed ones (session 8, docs/PRETRAIN.md); a composed name
+ * black-box harnesses instead of the listed ones (docs/PRETRAIN.md); a composed name
  * cannot be predicted from the lists, so it must be copied off the prompt, while its core word
  * keeps the meaning by which the right tool is found.
  */

@@ -276,7 +276,7 @@ const CHECKBOXES: ReadonlyArray<readonly [string, string]> = [
 ];
 // 'Plan …' and 'Todo …' keywords but never W1's 'Plan:' nor W2's 'Todo:' (a banned first word gets a prior of ~0).
 // Several continuations of each ('Plan of action:', 'Plans:', 'Plan —' …): with only one, a model learns
-// 'Plan' → ' of' by heart and never reads the keyword from the prompt (session 5: W1's ':' cost 9–14
+// 'Plan' → ' of' by heart and never reads the keyword from the prompt (W1's ':' once cost 9–14
 // nats after 16 M tokens), so the token after 'Plan' / 'Todo' must be one the prompt decides.
 /** The 'Plan …' / 'Todo …' keywords, which only the v2 draws use (ProcSurfaces). */
 const V2_PLAN_WORDS = ['Plan of action:', 'Planned steps:', 'Plans:', 'Planning:', 'Plan outline:', 'Plan —', 'Plan (steps):'];

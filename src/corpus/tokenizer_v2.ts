@@ -1,7 +1,7 @@
 /**
  * The corpus of tokenizer v2 (public/tokenizer-v2.json): real rendered expert episodes, the
- * texts the policy reads and writes (issue 4: a vocabulary "learned from rendered expert
- * episodes of the training harnesses"; v1 was fitted to the synthetic stand-in of
+ * texts the policy reads and writes (a vocabulary learned from rendered expert episodes of the
+ * training harnesses; v1 was fitted to the synthetic stand-in of
  * src/corpus/tokenizer_v1.ts).
  *
  * What is in it — only what training shows the model:

@@ -28,7 +28,7 @@
  *     `checkOpeningsFit` finds before any rollout or training. Messages a harness shows between
  *     the opening and the first action it still shows — a coding-CLI or C2 compaction summary —
  *     are part of what it shows and join the head (`preambleLength`) whenever opening + summary
- *     + the open `<|assistant|>` marker fit the budget (issue 24: the summary was cut first);
+ *     + the open `<|assistant|>` marker fit the budget (the summary is never cut before the middle turns);
  *     only a summary too large for the window is dropped like a middle turn;
  *   - its tail: the most recent whole messages that fit in budget − |head| (the open
  *     `<|assistant|>` marker always included), dropping the middle turns. Only when not even the

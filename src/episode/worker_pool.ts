@@ -110,7 +110,7 @@ export class WorkerPool<T> {
    * A promise that rejects when `slot`'s worker dies during this attempt. One per attempt, and
    * `slot.abort` is cleared afterwards: a single long-lived "dead" promise raced by every job
    * would keep every race's reaction — and through it every job's result — alive for the
-   * worker's lifetime (issue 24: ≈ 56 KB leaked per `hlab serve` episode).
+   * worker's lifetime (≈ 56 KB per `hlab serve` episode).
    */
   private deathOf(slot: Slot<T>): Promise<never> {
     return new Promise<never>((_, reject) => {

@@ -1,5 +1,5 @@
 /**
- * Feasibility of an experiment's (task, harness) cells under the run's own budgets (issue 17):
+ * Feasibility of an experiment's (task, harness) cells under the run's own budgets:
  * a cell the honest expert cannot solve within the spec's turns, max new tokens and context
  * window (real tokenizer) measures the budget, not the policy, so it must be excluded and
  * listed rather than scored 0 under some harnesses only.

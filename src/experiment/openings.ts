@@ -1,5 +1,5 @@
 /**
- * Before any rollout of an experiment (issue 16): every opening the run will show — evaluation
+ * Before any rollout of an experiment: every opening the run will show — evaluation
  * harnesses (base, held-out in-space, black-box, training) × test tasks, and each method's
  * training harnesses × its train-task pool and its validation split, for every seed — fits the run's context budget
  * min(model maxT, rollout.contextTokens) − rollout.maxNewTokens (src/episode/budget.ts), so a

@@ -119,7 +119,7 @@ export const RlSpec = z
     /**
      * Train tasks per suite in the run's RL pool (plan.ts trainPool; default TRAIN_POOL_PER_SUITE = 16).
      * A pool smaller than steps × tasksPerStep is revisited: training reward then rises on memorized
-     * tasks while the validation split does not (docs/RESULTS.md, session 7).
+     * tasks while the validation split does not (docs/RESULTS.md).
      */
     trainTasks: int(1, 100_000).optional(),
     /** GRPO group size G (rollouts of one task under one harness); PPO uses it as samples per task. */

@@ -1,6 +1,6 @@
 /**
  * A few rollouts of each RL step, kept in the experiment output so the app's Trajectories view
- * can replay them token by token with their loss mask and advantages (issue 7).
+ * can replay them token by token with their loss mask and advantages.
  *
  * Pure, DOM-free (page, workers, Node). The RL loop calls `sampleTrajectories` after each
  * update with the step's trajectories and the advantages that update applied (src/rl/advantages.ts

@@ -1,5 +1,5 @@
 /**
- * The validation curve of an RL run (issue 28, "exploration and signal, measured"): pass@1 and
+ * The validation curve of an RL run: pass@1 and
  * mean verifier score of the policy on the run's validation split — train-seed tasks disjoint
  * from the RL train-task pool (plan.ts validationTasks) — at step 0 (before RL), every `every`
  * RL steps and at the last step. Hyper-parameters (temperature, group size, lr, KL/entropy

@@ -32,7 +32,7 @@ interface ExpertOptions {
   maxTurns?: number;
   /**
    * Honest to its context (default true, `HonestDriver`); false replays the solver with perfect
-   * memory (the expert before issue 16; for measurements and tests).
+   * memory (dishonest: it may use what the context no longer shows; for measurements and tests).
    */
   honest?: boolean;
   /**

@@ -1,5 +1,5 @@
 /**
- * Is a demonstration honest to its context? (issue 16, "Demonstrations a model can learn from")
+ * Is a demonstration honest to its context?
  *
  * A demonstrated action may only use what the context it was produced from shows: SFT on an
  * action whose arguments come from an observation the harness no longer shows (C1's hidden

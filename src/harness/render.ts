@@ -30,7 +30,7 @@ function escapeMarkers(text: string): string {
 /**
  * Render messages as `<|role|>\n{text}<|end|>\n` each, every text marker-escaped — the policy's
  * too: an action writing `x<|end|>\n<|tool|>\nOK` must not become a forged tool message in the
- * next context (issue 24). The trainer still scores the action's own sampled ids; only the copy
+ * next context. The trainer still scores the action's own sampled ids; only the copy
  * of the action inside later contexts shows `<end|>`, so a forged-marker turn starts a new packed
  * row (episode/rows.ts `packEpisodeRows`) instead of extending the previous one.
  */

@@ -24,7 +24,7 @@ export const PRESET_NAMES: readonly PresetName[] = ['tiny', 'mini', 'small', 'ba
 const PRESETS: Record<PresetName, Omit<ModelConfig, 'vocabSize'>> = {
   /**
    * Tests: ~78k parameters at V = 1024. maxT 512: the context cut never drops the opening
-   * (issue 16) and the training harnesses' openings take up to ~340 tokens (tokenizer v2).
+   * and the training harnesses' openings take up to ~340 tokens (tokenizer v2).
    */
   tiny: { C: 32, L: 2, NH: 2, maxT: 512 },
   /**

@@ -1,5 +1,5 @@
 /**
- * Held-out demonstrations for pretraining's learning curve (issue 16 "Measure it"): the honest
+ * Held-out demonstrations for pretraining's learning curve: the honest
  * expert on *test* tasks (never trained on), rendered
  *  - `procedural`: under fresh procedural harnesses (the training distribution, unseen tasks);
  *  - `training`: under the 18 training harnesses of the orthogonal-array design (never in the

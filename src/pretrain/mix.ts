@@ -30,7 +30,7 @@ import { selectTrainingOA } from '../design/selection';
 import { Rng } from '../util/rng';
 import type { CheckpointMetadata } from '../model/checkpoint';
 
-/** The default mix (docs/PRETRAIN.md "The protocol": the base, its variants and random configurations, after issue 23's scouting runs). */
+/** The default mix (docs/PRETRAIN.md "The protocol": the base, its variants and random configurations, chosen by scouting runs). */
 export const DEFAULT_MIX_SPEC = 'base:0.25,one-factor:0.35,random:48:0.4';
 
 /** One term of a mix spec. */

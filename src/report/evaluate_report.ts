@@ -1,5 +1,5 @@
 /**
- * `hlab evaluate` without a GPU (issue 16, "Measure it"): which harnesses and tasks an
+ * `hlab evaluate` without a GPU: which harnesses and tasks an
  * evaluation of a checkpoint runs, and the report of its episodes. The page side
  * (evaluate_page.ts) runs the episodes; the CLI (src/cli/commands/evaluate.ts) prints this.
  *

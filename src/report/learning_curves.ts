@@ -1,5 +1,5 @@
 /**
- * The learning curves of an experiment as files (issue 28, "exploration and signal, measured"):
+ * The learning curves of an experiment as files:
  * per RL step the rollout reward, entropy and share of groups dropped as all-equal, and the
  * validation points (validation.ts) — `curvesCsv` for curves.csv (one line per run and step) and
  * `curvesMarkdown` for results.md (the validation curve per run with the paired first → last

@@ -1,5 +1,5 @@
 /**
- * Per-family evaluation tables (issue 23, "Evaluation that shows families"): episodes of one
+ * Per-family evaluation tables: episodes of one
  * harness set grouped by the task's `suite/family` (the first two parts of a task id
  * 'suite/family/tN/seed'), with pass@1, mean verifier score and episode count — what
  * `hlab evaluate --json` reports as `perFamily` and the app's Results view shows. Pure.

@@ -183,8 +183,8 @@ export function withUnfinishedRuns(res: ExperimentResults, before: readonly Befo
 }
 
 /**
- * The results.md text naming every segment of an experiment (issue 24: after a resume on
- * another engine the file named only the last engine and the first starting checkpoint). One
+ * The results.md text naming every segment of an experiment, so a run resumed on another
+ * engine names each engine and each starting checkpoint. One
  * line per segment, positions 1-based: `1. ENGINE — run 1, step 0 → run 1, step 3; from START`.
  * @param segments in call order (ExperimentOutput.segments)
  */

@@ -66,16 +66,16 @@ export const RunResultSchema = z.object({
   beforeReusedFrom: z.object({ method: z.string().min(1), seed: int(), episodes: int() }).optional(),
   /**
    * The run's starting checkpoint by name: the spec's `model.init` ('base', 'scratch'). Any
-   * name parses: files of session 10 name a method's own shipped checkpoint there (e.g. a
-   * black-box SFT checkpoint, removed in session 11 for the in-run SFT phase), and runs with
-   * different starting checkpoints get different starting rows in results.md. Absent in files
-   * before session 10.
+   * name parses: older files may name a method's own shipped checkpoint there (e.g. a black-box
+   * SFT checkpoint, from before the in-run SFT phase), and runs with different starting
+   * checkpoints get different starting rows in results.md. Absent in files written before this
+   * field existed.
    */
   startingCheckpoint: z.string().min(1).optional(),
   /**
    * The run's in-run SFT phase (sft_phase.ts), before its RL steps: SFT optimizer steps (counted
    * in `optimizerSteps` too) and the mean SFT loss (nats per action token) over its first and
-   * last 10 % of steps. Absent for runs without one, and in files before session 11.
+   * last 10 % of steps. Absent for runs without one, and in files written before the in-run SFT phase existed.
    */
   sft: z.object({ steps: int(), firstLoss: metric, lastLoss: metric }).optional(),
 });

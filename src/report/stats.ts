@@ -1,5 +1,5 @@
 /**
- * The statistics of results tables (issue 17), pure and seeded: a 95 % interval for a pass
+ * The statistics of results tables, pure and seeded: a 95 % interval for a pass
  * rate, a paired before→after comparison on the same (task, harness, sample) cells, and
  * mean ± std over seeds. Nothing here reads files or clocks; the bootstrap's randomness is
  * Rng.derive(seed, 'paired-bootstrap'), so a table is reproducible from its inputs.

@@ -87,7 +87,7 @@ export class ToolError extends Error {
 // observations and a backslash would read as a separator to some policies.
 const BAD_PATH_CHARS = /[\u0000-\u001f\u007f\\]/;
 
-// Names must read as they are stored (issue 24): a lone surrogate has no UTF-8 form (the
+// Names must read as they are stored: a lone surrogate has no UTF-8 form (the
 // tokenizer shows it as U+FFFD, so two different names would look alike), and bidirectional
 // controls (U+061C, U+200E–U+200F, U+202A–U+202E, U+2066–U+2069) reorder how the rest of the
 // name — or of the observation line holding it — is displayed. Rejected, not normalised: a

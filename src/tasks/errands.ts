@@ -12,7 +12,7 @@
  *   inbox-triage     3   5   8   the one mail path whose subject hits
  *   find-contact     3   5   8   the phone on a search hit's row            recoverable error (the named file lives elsewhere)
  *
- * Tier 1 is sized for the shipped base (issue 23): 2–3 calls, actions ≤ 40 tokens under the base
+ * Tier 1 is sized for the shipped base: 2–3 calls, actions ≤ 40 tokens under the base
  * harness (calendar-add ≤ 50), outputs copied verbatim; tiers 2–3 compose mails and event lines,
  * pick the latest mail, rewrite lists. docs/TASKS.md has the ladder.
  */

@@ -11,7 +11,7 @@
  *   cleanup         3   6   8   the one .tmp path of a search
  *   team-list       3   5   8   the team's one name of 3 rows       state tracking (names gathered over up to 5 reads)
  *
- * Tier 1 is sized for the shipped base (issue 23): 2–3 calls, actions ≤ 40 tokens under the base
+ * Tier 1 is sized for the shipped base: 2–3 calls, actions ≤ 40 tokens under the base
  * harness, outputs copied verbatim from the instruction or one observation; tiers 2–3 sum,
  * sort, gather and rewrite. docs/TASKS.md has the ladder. Files are a few short lines so that a
  * small policy with a 512-token context can act.

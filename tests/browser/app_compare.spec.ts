@@ -1,11 +1,11 @@
 /**
- * The Compare view (issue 13) in real Chromium: two outputs saved in the results store (the
+ * The Compare view in real Chromium: two outputs saved in the results store (the
  * synthetic results file of app_results.fixture.ts, the second with other numbers and another
  * spec) are picked from the list; the curves are overlaid (one series per run × method × seed,
  * hover shows values), the pass@1 tables are side by side (checked against the files), the
  * harness-scaling panel has one column per run × method (split by Hamming distance when the runs
  * share a design), and the spec diff lists exactly the fields that differ. No horizontal scroll at 390 px; screenshots at
- * 1280×800 and 390×844 under test-results/. Between methods (issue 40): committed main beside
+ * 1280×800 and 390×844 under test-results/. Between methods: committed main beside
  * committed lesson, its numbers checked against pairVerdicts in Node over the same files; a pair
  * that shares no episode says so and shows no number; picking the other arm swaps the sign.
  */

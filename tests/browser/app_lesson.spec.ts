@@ -1,5 +1,5 @@
 /**
- * The lesson (issue 27, docs/APP.md "The lesson"), end to end in real Chromium: a cold load of
+ * The lesson (docs/APP.md "The lesson"), end to end in real Chromium: a cold load of
  * `#/train` opens the app's default preset, the lesson, unmodified; Start trains it on the
  * engine the app picks (here SwiftShader, so the CPU engine) to the end. Checked: the
  * validation chart gets its step-0 point while the run goes on and ends with a point at the
@@ -13,7 +13,7 @@
 import { test, expect } from '@playwright/test';
 import type { LineChartSpec } from '../../src/app/line_chart';
 
-/** A whole lesson on a busy 2-core machine, with room to spare (a run of the first-cut lesson took 3.1 min there, session 9). */
+/** A whole lesson on a busy 2-core machine, with room to spare (a run of the first-cut lesson took 3.1 min there). */
 const LESSON_TIMEOUT_MS = 20 * 60_000;
 
 test('the lesson: cold load of #/train, Start, trained to the end on the CPU engine; the validation curve and the before → after table', async ({ browser }, info) => {

@@ -1,5 +1,5 @@
 /**
- * Every view of the app at a phone width (390×844) and at 1280×800 (issue 13): no horizontal
+ * Every view of the app at a phone width (390×844) and at 1280×800: no horizontal
  * scroll at 390 px (the page is never wider than the window: the header wraps, columns
  * collapse, wide tables scroll inside their own box), and a full-page screenshot of each view
  * at both widths kept under test-results/ and attached to the report.

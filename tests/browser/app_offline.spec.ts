@@ -1,5 +1,5 @@
 /**
- * The app works offline once loaded, Train included (issue 7): load the app, wait until the
+ * The app works offline once loaded, Train included: load the app, wait until the
  * network is idle, go offline, open Train through the nav and run a tiny experiment to its
  * results table. No request may leave the page or any of its workers after going offline (the
  * tokenizer and base checkpoints come from the Cache Storage filled at load, the training

@@ -1,5 +1,5 @@
 /**
- * The Results and Trajectories views (issue 7) in real Chromium: a synthetic results.json
+ * The Results and Trajectories views in real Chromium: a synthetic results.json
  * (2 methods × 2 seeds, curves, trajectories; built in the page from the real tokenizer, expert
  * episodes and trajectory sampler — app_results.fixture.ts) is opened through the file input;
  * the paper table shows mean ± std over seeds (checked against numbers computed here from the

@@ -1,5 +1,5 @@
 /**
- * Tables that fit (issue 27): at 1280×800 and 390×844, every table of the Results, Compare and
+ * Tables that fit: at 1280×800 and 390×844, every table of the Results, Compare and
  * Design views either fits its box, or scrolls inside a box of its own that lies inside the
  * window with a sticky first column — nothing is cut off. Measured in real Chromium against
  * the laid-out page: each table's width against its box, each scroll box against the window,

@@ -1,11 +1,11 @@
 /**
  * End to end: the app's Train view in real Chromium + WebGPU (SwiftShader), training in its
- * worker (issue 7). A CI-sized `quick` (scratch init, 3 RL steps, tiny evaluation) is started,
+ * worker. A CI-sized `quick` (scratch init, 3 RL steps, tiny evaluation) is started,
  * the charts get points, the page is reloaded mid-run, Resume continues from the checkpoint
  * (the step counter goes on from where it stopped), a crash of the training worker shows what
  * to do and Resume recovers from it, the run finishes with its results table
  * and a link to Results. The main thread stays responsive by structure, not by a timed bound
- * (issue 24: a 200 ms long-task limit failed at 211 ms on a loaded machine): training runs in
+ * (a 200 ms long-task limit failed at 211 ms on a loaded machine): training runs in
  * the worker, so the main thread never requests a GPU device while the WebGPU run trains;
  * chart redraws are deferred one task per chart (line_chart.ts). Main-thread long tasks and the
  * per-step chart cost are measured in `hlab bench` (src/bench/app_charts.bench.ts), not here. An invalid spec shows its error naming the field and
@@ -84,7 +84,7 @@ test('an invalid spec shows its error naming the field and disables Start; fixin
   await screenshot(page, info, 'train-view-invalid-spec');
   await editor.fill(valid.replace('"workspace"', '"kitchen"'));
   await expect(errs).toContainText('spec.suites[0]: expected one of "workspace", "errands"');
-  // Each field valid, the combination not: the CLI's cross-field check, as you type (issue 15).
+  // Each field valid, the combination not: the CLI's cross-field check, as you type.
   await editor.fill(valid.replace('"K": 4', '"K": 99'));
   await expect(errs).toContainText('spec.methods[1].K: 99 exceeds the training-set size 18');
   await expect(page.locator('#train-start')).toBeDisabled();

@@ -1,5 +1,5 @@
 /**
- * The lesson shows the point (issue 40): at `/` the Train view shows, beside the live
+ * The lesson shows the point: at `/` the Train view shows, beside the live
  * single-harness run, what the committed experiment `main` found — harness scaling − single-harness
  * RL per harness set with its interval and the generated verdict — labelled as committed results,
  * loaded after the view is up (the view and its Start do not wait for it), "Loading…" while the

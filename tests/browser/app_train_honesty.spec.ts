@@ -1,5 +1,5 @@
 /**
- * The Train view tells what happened (issue 13), in real Chromium + WebGPU (SwiftShader):
+ * The Train view tells what happened, in real Chromium + WebGPU (SwiftShader):
  * a scratch model fails every rollout, so every GRPO group has equal rewards and no update is
  * applied — the view says "no learning signal … 0 updates", the update metrics are gaps (shaded,
  * `data-no-data`) rather than zeros, and the applied optimizer steps and dropped groups are

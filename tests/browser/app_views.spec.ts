@@ -1,5 +1,5 @@
 /**
- * End-to-end tests of the web app shell and its Design and Inspect views (issue 7) in real
+ * End-to-end tests of the web app shell and its Design and Inspect views in real
  * Chromium: each view shows its key content, invalid input shows its error next to the field,
  * a URL with parameters reproduces the view, the app works offline after load, the nav is
  * reachable by keyboard, the WebGPU banner explains what to do. A screenshot of every view is

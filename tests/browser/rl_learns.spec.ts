@@ -1,4 +1,4 @@
-// The learning sanity check on the WebGPU engine (issue 28; the CPU twin is
+// The learning sanity check on the WebGPU engine (the CPU twin is
 // tests/unit/rl_learns.test.ts): the whole RL loop must raise a fresh micro policy's reward on a
 // one-turn choice from ≈ 0.2 to ≥ 0.8 within 16 steps at a fixed seed.
 import { test, expect, note } from './fixtures';

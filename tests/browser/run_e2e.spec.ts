@@ -99,7 +99,7 @@ test('a checkpoint written on WebGPU continues on the CPU engine (same layout; h
   const b = await gpuPage.run<any>(ENTRY, 'resumePart2', db + '-b', 2, 'wasm');
   expect(b.status).toBe('done');
   expect(b.engine).toBe('wasm');
-  // Both segments are recorded (issue 24), not only the last engine.
+  // Both segments are recorded, not only the last engine.
   expect(b.segments.map((g: { engine: string; from: object; to: object }) => [g.engine, g.from, g.to])).toEqual([
     ['webgpu', { runIndex: 0, step: 0 }, { runIndex: 0, step: 2 }],
     ['wasm', { runIndex: 0, step: 2 }, { runIndex: 1, step: 0 }],

@@ -1,5 +1,5 @@
 // The Train view's failure message: a device loss reads the same (prefix + resume hint) on
-// every path it can surface by, not only when the device recorded it (issue 15).
+// every path it can surface by, not only when the device recorded it.
 import { describe, expect, it } from 'vitest';
 import { runFailureMessage } from '../../src/app/run_failure';
 import { CheckpointError } from '../../src/storage/errors';

@@ -97,7 +97,7 @@ describe('the context cut', () => {
   });
 });
 
-// Issue 24: what a harness shows between its opening and the turns it kept — a compaction
+// What a harness shows between its opening and the turns it kept — a compaction
 // summary (bb-coding-cli, C2) — is part of what it shows; the cut used to drop it first, so at a
 // 480-token window the policy saw the summary in at most one turn. Driven with large files,
 // every turn's cut context must hold the whole preamble (all messages before the first action

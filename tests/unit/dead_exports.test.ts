@@ -1,4 +1,4 @@
-// No dead exports (issue 26, "files a person can read whole"): every export of a file under src/
+// No dead exports: every export of a file under src/
 // is used by some other file, so `export` tells a reader "someone outside needs this".
 //
 // Users are every other TypeScript / JavaScript / HTML file of the repository: src/, tests/,

@@ -1,7 +1,7 @@
 /**
  * Feasibility of an experiment's (task, harness) cells under its own budgets
- * (src/experiment/feasibility.ts), with the real tokenizer. Reproduces the measured facts of
- * issue 17 under `main`'s budgets (8 tool-call turns, 64 new tokens, 512 − 64 context tokens):
+ * (src/experiment/feasibility.ts), with the real tokenizer. Reproduces measured facts
+ * under `main`'s former budgets (8 tool-call turns, 64 new tokens, 512 − 64 context tokens):
  * tier-3 tasks under W1/W2 need more than 8 turns, and the cap adds their workflow turns
  * (src/harness/turn_budget.ts); calendar-add cannot be done under the coding CLI, and only in a
  * few cells under the assistant.
@@ -45,10 +45,10 @@ describe('cellFeasibility', () => {
   });
 });
 
-/** The main preset as it was in session 8 (tier ≤ 2, every family, 10 turns): a fixed spec, so re-tuning the preset never changes these tests. */
+/** A frozen copy of an earlier main preset (tier ≤ 2, every family, 10 turns): a fixed spec, so re-tuning the preset never changes these tests. */
 const MAIN_S8 = parseSpec(JSON.parse(readFileSync(new URL('./lib/main_session8.json', import.meta.url), 'utf8')), 'main (session 8)');
 
-describe("under issue 17's budgets (main before it was CPU-sized: all tiers, small, 8 turns, 64 new tokens, 512 context)", () => {
+describe('under tight budgets (main before it was CPU-sized: all tiers, small, 8 turns, 64 new tokens, 512 context)', () => {
   const main = MAIN_S8;
   const spec = {
     ...main,
@@ -83,21 +83,21 @@ describe("under issue 17's budgets (main before it was CPU-sized: all tiers, sma
     expect(rescued).toBeGreaterThan(0);
   });
 
-  it('calendar-add cannot be done under the coding CLI; under the assistant only a few cells fit (its append edits the tail, issue 23)', () => {
+  it('calendar-add cannot be done under the coding CLI; under the assistant only a few cells fit (its append edits the tail)', () => {
     const cal = cells.filter((c) => c.taskId.includes('/calendar-add/') && c.harnessId.startsWith('bb-'));
     expect(new Set(cal.map((c) => c.harnessId))).toEqual(new Set(['bb-coding-cli', 'bb-assistant']));
     const f = cal.map((c) => ({ c, f: cellFeasibility(tok, c.taskId, c.harnessId, c.budget) }));
     for (const { c, f: r } of f.filter((x) => x.c.harnessId === 'bb-coding-cli')) expect(r.feasible, `${c.harnessId} ${c.taskId}`).toBe(false);
     const assistant = f.filter((x) => x.c.harnessId === 'bb-assistant');
     const fit = assistant.filter((x) => x.f.feasible).length;
-    // Before issue 23 none fit: the assistant rewrote the whole calendar in one action.
+    // None would fit if the assistant rewrote the whole calendar in one action.
     expect(fit).toBeGreaterThan(0);
     expect(fit).toBeLessThan(assistant.length / 2);
     for (const { f: r } of assistant.filter((x) => !x.f.feasible)) expect(['action', 'turns']).toContain(r.reason);
   });
 });
 
-describe("session 8's main budgets", () => {
+describe("the frozen main preset's budgets", () => {
   it('a sample of 60 tier-2 cells under W1/W2 harnesses: almost all feasible with 10 turns + the workflow turns', () => {
     const spec = MAIN_S8;
     const t2w = specCells(spec, tok.vocabSize).filter((c) => c.taskId.includes('/t2/') && /-W[12]$/.test(c.harnessId));
@@ -107,7 +107,7 @@ describe("session 8's main budgets", () => {
     // 53 of 60 since the cut keeps a C2 summary with the opening (fewer old turns stay visible, so the
     // honest expert re-reads more); the 7 left are C2 cells over their turn budget, excluded and listed by the runner.
     expect(feasible).toBeGreaterThanOrEqual(52);
-    // Under issue 17's 8 turns without workflow turns, fewer fit.
+    // Under fewer turns without workflow turns, fewer fit.
     const tight = sample.filter((c) => cellFeasibility(tok, c.taskId, c.harnessId, { ...c.budget, maxTurns: 6 }).feasible).length;
     expect(tight).toBeLessThan(feasible);
   });

@@ -30,7 +30,7 @@ describe('results', () => {
     expect(formatPct([0.4, 0.5])).toBe('45.0 ± 7.1');
     expect(formatPct([0.25])).toBe('25.0');
   });
-  it('gives each starting checkpoint its own starting row (files of session 10, whose methods could name their own)', () => {
+  it('gives each starting checkpoint its own starting row (older files, whose methods could name their own)', () => {
     const other = (seed: number): RunResult => ({
       ...run('from scratch', seed, 0.2),
       startingCheckpoint: 'scratch',
@@ -47,7 +47,7 @@ describe('results', () => {
     const md = markdownTable(res);
     expect(md).toContain("| starting checkpoint 'base' | 2 | 10.0 ± 0.0 [n/a] | 20.0 ± 0.0 [n/a] | 5.0 ± 0.0 [n/a] |");
     expect(md).toContain("| starting checkpoint 'scratch' | 2 | 0.0 ± 0.0 [n/a] | 0.0 ± 0.0 [n/a] | 30.0 ± 0.0 [n/a] |");
-    // One starting checkpoint (or a file before session 10 without the field): one unnamed row.
+    // One starting checkpoint (or a file written before the field existed): one unnamed row.
     expect(
       resultsTable({ ...res, runs: [base('a', 0), base('b', 0)] })
         .rows.filter((r) => r.kind === 'start')
@@ -73,7 +73,7 @@ describe('results', () => {
     const csv = resultsCsv(res).trim().split('\n');
     expect(csv).toHaveLength(4);
     expect(csv[0]).toContain('bb-assistant_before');
-    // One step vocabulary (issue 27): RL steps, optimizer steps applied and skipped, RL steps without an update.
+    // One step vocabulary: RL steps, optimizer steps applied and skipped, RL steps without an update.
     expect(csv[0]).toMatch(/^method,algorithm,seed,rl_steps,optimizer_steps,skipped_optimizer_steps,rl_steps_without_update,/);
     expect(csv[1]).toMatch(/^single,grpo,0,12,10,1,2,/);
   });
@@ -212,7 +212,7 @@ describe('resultsTable: one data model with intervals and paired differences', (
 });
 
 describe('segmentsText', () => {
-  it('names every engine with its start and positions (issue 24: a cross-engine resume named only the last)', () => {
+  it('names every engine with its start and positions (a cross-engine resume must not name only the last)', () => {
     const text = segmentsText([
       { engine: 'webgpu', describe: 'WebGPU (SwiftShader)', start: 'base checkpoint public/base-mini.ckpt', from: { runIndex: 0, step: 0 }, to: { runIndex: 0, step: 3 } },
       { engine: 'wasm', describe: 'CPU engine (WebAssembly SIMD)', start: 'the run checkpoint at run 1, step 3', from: { runIndex: 0, step: 3 }, to: { runIndex: 1, step: 0 } },

@@ -1,4 +1,4 @@
-// The in-run SFT phase (issue 28; src/experiment/sft_phase.ts, spec.ts MethodSpec.sft,
+// The in-run SFT phase (src/experiment/sft_phase.ts, spec.ts MethodSpec.sft,
 // run_result.ts, results_file.ts, results.ts runStepsLine): a spec's `sft` field is validated
 // with one line naming the field and value; on the CPU engine a handful of SFT steps through
 // bb-coding-cli on demonstrations of the run's train pool lowers the SFT loss and changes the

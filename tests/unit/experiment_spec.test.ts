@@ -38,7 +38,7 @@ describe('experiment spec', () => {
     expect(bad((s) => (s.methods[0] = { name: 'x', harnesses: 'scaling', algorithm: 'sft', sft: { steps: 5, lr: 1e-3 } }))).toMatch(
       /spec\.methods\[0\]\.sft: .*needs harnesses 'blackbox' or 'single', got 'scaling'$/,
     );
-    // A method names no starting checkpoint of its own (the shipped SFT checkpoint was removed in session 11).
+    // A method names no starting checkpoint of its own (the in-run SFT phase replaces a shipped SFT checkpoint).
     expect(bad((s) => (s.methods[0].init = 'base'))).toBe("test.json: invalid experiment spec: spec.methods[0]: unknown field(s) 'init'");
   });
   it('blackbox preset: black-box SFT and RL train through an in-run SFT phase from the spec-level base', () => {

@@ -1,4 +1,4 @@
-// The validation split and curve (issue 28; src/experiment/plan.ts validationTasks /
+// The validation split and curve (src/experiment/plan.ts validationTasks /
 // validationCells, validation.ts, rl_loop.ts): the split is train-seed tasks disjoint from the RL
 // train-task pool by construction and from the test tasks; the loop measures it at step 0, every
 // `every` steps and at the last step; the points are deterministic, survive the run-checkpoint

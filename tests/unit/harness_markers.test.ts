@@ -1,5 +1,5 @@
 /**
- * Issue 24, the policy boundary: no text that came from the policy or from a file ever becomes
+ * The policy boundary: no text that came from the policy or from a file ever becomes
  * a marker id. Every special-token spelling of the shipped tokenizer is sent through every tool
  * interface T (composed harnesses) and every black-box harness of the registry — inside an
  * action that forges a tool result and a user message, and inside a file the harness then

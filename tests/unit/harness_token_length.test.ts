@@ -1,5 +1,5 @@
 /**
- * Context policies counting real tokens (issue 17): C2's summary budget and the coding CLI's
+ * Context policies counting real tokens: C2's summary budget and the coding CLI's
  * compaction threshold are in tokens; with the default ⌈chars / 4⌉ they fire later than the
  * shipped tokenizer's count says, after the policy's window cut has already dropped turns.
  * With the tokenizer's length (HarnessOptions.tokenLength / ExpertOptions.tokenLength) they

@@ -1,5 +1,5 @@
-// Every dependency with an install script is reviewed in package.json `allowScripts` (issue 24:
-// npm ≥ 11 skips unreviewed scripts and prints `npm warn install-scripts` on every `npm ci`).
+// Every dependency with an install script is reviewed in package.json `allowScripts`:
+// npm ≥ 11 skips unreviewed scripts and prints `npm warn install-scripts` on every `npm ci`.
 // A new dependency that brings a script must be allowed or denied there, with the reason in README.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';

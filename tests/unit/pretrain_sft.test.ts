@@ -269,7 +269,7 @@ describe('rows of demonstrations', () => {
 });
 
 describe('demonstrations that cannot fit', () => {
-  it('a turn whose action alone overflows maxT is dropped and counted, the rest of the episode kept (issue 24)', () => {
+  it('a turn whose action alone overflows maxT is dropped and counted, the rest of the episode kept', () => {
     const demos = collectDemonstrations(1, 3, { mix: resolveMix('base:1', 3) }, 1);
     const ep = demos.episodes[0];
     const long = { ...ep.turns[0], action: 'word '.repeat(900) };

@@ -96,7 +96,7 @@ describe('parseResultsFile', () => {
     expect(() => parseResultsFile(bad, 'x.json')).toThrow(/x\.json: runs\[1\]\.after\.base: .*expected number/);
     const nested = { status: 'done', results: { ...results, runs: [{ ...run('oa', 0, 0.5), algorithm: 'dqn' }] }, curves: [], warnings: [] };
     expect(() => parseResultsFile(nested)).toThrow(/results\.runs\[0\]\.algorithm: expected one of "grpo"/);
-    // The bad value itself is echoed next to the choices (issue 15).
+    // The bad value itself is echoed next to the choices.
     expect(() => parseResultsFile(nested)).toThrow(/algorithm: expected one of "grpo", "ppo", "sft", "none", got "dqn"/);
     expect(() => parseResultsFile({ hello: 1 })).toThrow(/neither 'runs'/);
     expect(() => parseResultsText('{ nope')).toThrow(/not JSON/);

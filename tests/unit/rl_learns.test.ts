@@ -1,4 +1,4 @@
-// The learning sanity check on the CPU engine (issue 28): the whole RL loop — WasmSampler,
+// The learning sanity check on the CPU engine: the whole RL loop — WasmSampler,
 // rollout engine, reward, rows, advantages, GRPO and PPO updates (src/experiment/rl_loop.ts and
 // below) — must raise a fresh micro policy's reward on a one-turn choice from ≈ 0.2 to ≥ 0.8
 // within 16 steps at a fixed seed (tests/browser/lib/choice_task.ts). A sign or mask bug anywhere

@@ -1,4 +1,4 @@
-// Issue 28's length-bias suspect ("the surrogate loss sits at ≈ +0.09 every step: with
+// A length-bias suspect ("the surrogate loss sits at ≈ +0.09 every step: with
 // token-mean aggregation, failed episodes (longer) outweigh the rare success, so tokens shared by
 // both get a net negative push"), checked on a constructed GRPO group through the real row
 // builder, advantage estimator and CPU loss (the one the CPU engine trains with; the WGSL kernels
@@ -81,7 +81,7 @@ describe('length bias of the loss aggregation (Dr. GRPO, Liu et al. 2025) on one
   });
 
   it('token-mean: the loss at ρ = 1 is positive (failures are longer), yet the shared tokens get no net push', () => {
-    // L = −(1/N)·Σ_e A_e·n_e > 0: the ≈ +0.09 of issue 28 is this length–advantage covariance.
+    // L = −(1/N)·Σ_e A_e·n_e > 0: the observed ≈ +0.09 is this length–advantage covariance.
     expect(tm.loss).toBeGreaterThan(0.05);
     for (const p of sharedPush(tm)) expect(Math.abs(p)).toBeLessThan(1e-6 * scale);
   });

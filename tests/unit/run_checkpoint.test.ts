@@ -114,7 +114,7 @@ describe('run checkpoint codec', () => {
     expect(checkpoint.trajectories).toEqual([]);
   });
 
-  // Issue 24: a run resumed on another engine records every segment (engine, start, positions).
+  // A run resumed on another engine records every segment (engine, start, positions).
   it('carries the segments of every call; a version-2 checkpoint without them decodes to none', () => {
     const segments = [
       { engine: 'webgpu' as const, describe: 'WebGPU (SwiftShader)', start: 'base checkpoint public/base-mini.ckpt', from: { runIndex: 0, step: 0 }, to: { runIndex: 0, step: 2 } },

@@ -1,4 +1,4 @@
-// Issue 24: a checkpoint file the user names on `hlab run` must load or the command exits 2 with
+// A checkpoint file the user names on `hlab run` must load or the command exits 2 with
 // one line naming the file and the reason, before any browser starts (HLAB_CHROMIUM points
 // nowhere: reaching the browser would fail differently, exit 1); the file is left untouched.
 import { describe, expect, it } from 'vitest';

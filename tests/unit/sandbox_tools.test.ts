@@ -37,7 +37,7 @@ describe('normalizePath', () => {
   });
 });
 
-// Issue 24: file names must read as they are stored. Lone surrogates (no UTF-8 form) and
+// File names must read as they are stored. Lone surrogates (no UTF-8 form) and
 // bidirectional / C1 controls are rejected everywhere a path enters the sandbox; right-to-left
 // letters and well-formed astral characters stay valid.
 describe('unreadable file names', () => {

@@ -189,7 +189,7 @@ describe('hlab serve auth, workers, shutdown', () => {
     // so it is collected and checked instead of printed into a passing run.
     const logged: string[] = [];
     // The watchdog fires when the test says so, not after a wall-clock time the other episodes
-    // had to beat (issue 24: on a loaded machine 15 s could pass before they finished).
+    // had to beat (on a loaded machine 15 s could pass before they finished).
     const armed = new Set<() => void>();
     const startWatchdog = (fire: () => void) => {
       armed.add(fire);

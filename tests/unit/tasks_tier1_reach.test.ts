@@ -1,5 +1,5 @@
 /**
- * Tier 1 is within reach of the shipped base policy (issue 23, docs/TASKS.md): every family's
+ * Tier 1 is within reach of the shipped base policy (docs/TASKS.md): every family's
  * tier-1 task takes 2–3 canonical calls (finish included), each action under the base harness
  * is at most 40 tokens of the real tokenizer (calendar-add: 50), and whatever the solver writes, appends or
  * answers is a verbatim copy of a value or line the instruction or one earlier observation

@@ -23,7 +23,7 @@ describe('test output', () => {
 
   it('browser specs do not print raw lines (measurements go to annotations)', () => {
     const dir = new URL('../browser/', import.meta.url);
-    // app_*.spec.ts belong to the app's owner (see the report of issue 15).
+    // app_*.spec.ts belong to the app's owner.
     const specs = readdirSync(dir).filter((f) => f.endsWith('.spec.ts') && !f.startsWith('app_'));
     expect(specs.length).toBeGreaterThan(10);
     const printing = specs.filter((f) => /console\.(log|info)\(/.test(readFileSync(new URL(f, dir), 'utf8')));

@@ -70,7 +70,7 @@ describe('tokenizer v2 corpus', () => {
 });
 
 describe('public/tokenizer-v2.json', () => {
-  // tokenizer-v2 rebuilt byte-identically from the corpus until commit b9f59d4; session 7 changed
+  // tokenizer-v2 rebuilt byte-identically from the corpus once; later changes to
   // tier-1 tasks and the black-box call syntax, so today's corpus differs. The shipped base is tied
   // to this vocabulary, so it stays: it must still fit today's corpus as well as a fresh rebuild.
   it("compresses today's corpus v2 within 1 % of what `hlab tokenizer --vocab 1024 --seed 0` rebuilds (measured 0.03 %)", () => {

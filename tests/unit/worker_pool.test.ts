@@ -54,7 +54,7 @@ async function settledGc(gc: () => void): Promise<void> {
   }
 }
 
-// Issue 24: every job was raced against one never-settling per-worker promise, so each race's
+// A past leak: every job was raced against one never-settling per-worker promise, so each race's
 // reaction — and with it the job's result — lived as long as the worker (≈ 56 KB per `hlab serve`
 // episode). A result nobody holds must be collectable once its `run` has returned it.
 describe('WorkerPool retention', () => {

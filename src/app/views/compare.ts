@@ -1,5 +1,5 @@
 /**
- * The Compare view (issue 13): several finished runs side by side — for a research run, not a
+ * The Compare view: several finished runs side by side — for a research run, not a
  * lesson. Pick saved runs (this browser's results store); the view overlays their training
  * curves (a thin line per run × method × seed, a thick one per run × method: their mean; hover for the means), puts their pass@1 tables side by
  * side (one row per run × method: before → after, mean ± std over seeds, the Results view's

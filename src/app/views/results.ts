@@ -1,5 +1,5 @@
 /**
- * The Results view (issue 7, docs/ARCHITECTURE.md "Experiments, evaluation and results"): an experiment's paper-style table (methods ×
+ * The Results view (docs/ARCHITECTURE.md "Experiments, evaluation and results"): an experiment's paper-style table (methods ×
  * base / in-space / black-box harnesses / training harnesses, pass@1 in % as mean ± std over
  * seeds, before → after), behaviour metrics, the per-harness breakdown, the training curves
  * (uPlot, one line per run) and exports to CSV (resultsCsv, as `hlab run` writes), JSON (the

@@ -1,5 +1,5 @@
 /**
- * Harness scaling at a glance (issue 27): single-harness and harness-scaling runs side by side
+ * Harness scaling at a glance: single-harness and harness-scaling runs side by side
  * per harness set — base, the training harnesses, held-out in-space configurations by the
  * Hamming distance the spec stratifies them by (plan.ts inSpaceDistance: to the base harness or
  * to the design's training set; where the spec is known), each black-box harness —

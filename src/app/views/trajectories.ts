@@ -1,5 +1,5 @@
 /**
- * The Trajectories view (issue 7, docs/ARCHITECTURE.md "Rows and trajectories", "RL objective"): the rollouts an experiment kept
+ * The Trajectories view (docs/ARCHITECTURE.md "Rows and trajectories", "RL objective"): the rollouts an experiment kept
  * (src/experiment/trajectory_sample.ts), filtered by method, RL step, harness, task family and
  * outcome, replayed token by token. Each token is a span with its decoded text (specials such
  * as <|end|> shown literally), coloured by loss mask (context = grey, sampled action = orange)

@@ -10,7 +10,7 @@
  * median of ≥ 5) with the ratios, and per-kernel GFLOP/s and GB/s. Other engineers' page bench
  * entries (`src/bench/*.bench.ts` exporting `bench({ quick })`, e.g. sampling tokens/s with and
  * without the KV cache) are run too when present; their absence is reported. Last, rollout
- * throughput (issue 6: environment steps/s and sampled tokens/s with 1, 2 and 4 env workers,
+ * throughput (environment steps/s and sampled tokens/s with 1, 2 and 4 env workers,
  * src/bench/rollout_bench.ts `benchRollouts`), and the `hlab serve` memory soak (src/bench/serve_soak.ts: RSS
  * after every 1,000 episodes, 20,000 in all, 3,000 with --quick). Results are recorded in docs/PERFORMANCE.md. Never part
  * of the tests (speed is not asserted anywhere).

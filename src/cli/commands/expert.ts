@@ -156,7 +156,7 @@ export function registerExpert(program: Command): void {
     .option('--seed <n>', 'seed of the task draw', intOption(0), 0)
     .option('--json', 'print JSON only')
     .option('--strict', 'exit 1 unless every harness passes every task (with --spec: unless every cell is feasible)')
-    .option('--perfect-memory', 'replay the solver with perfect memory (the expert before issue 16; not honest to its context)')
+    .option('--perfect-memory', 'replay the solver with perfect memory (not honest to its context)')
     .action((opts: ExpertCliOptions) => {
       if (opts.spec || opts.preset) {
         if (opts.suite) throw new UsageError('--suite sweeps tasks × harnesses; --spec/--preset checks an experiment: give one of them');

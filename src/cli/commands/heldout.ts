@@ -9,8 +9,8 @@
  *    training, base), and
  *  - every task under every harness of --harnesses (default the 18 training harnesses), with the
  *    level means per component (S, T, O, C, W) — where transfer fails, by realization.
- * This is how docs/PRETRAIN.md chooses pretraining data: session 6 found T1's positional shell
- * and W1's plan costing the most, from this table. `--json` prints
+ * This is how docs/PRETRAIN.md chooses pretraining data: this table shows which
+ * components (e.g. T1's positional shell, W1's plan) cost the most. `--json` prints
  *   {checkpoint, tasks, seed, budget: {maxT, actionReserve}, sets: {procedural, training, base},
  *    perHarness: [{harness, loss, episodes, rows, tokens}], levelMeans: {S: {S0: x, …}, …}, seconds}
  */

@@ -200,7 +200,7 @@ function eventReporter(json: boolean, ckptPath: string, fs: WriteFs) {
   return { onEvent, beforeEvals, stopBar, saved };
 }
 
-/** The feasibility note of the spec's infeasible cells (issue 17), or null when every cell is feasible. */
+/** The feasibility note of the spec's infeasible cells, or null when every cell is feasible. */
 function feasibilityNote(infeasible: ReadonlyArray<{ reason: string }>): string | null {
   if (!infeasible.length) return null;
   const byReason = Object.entries(infeasible.reduce<Record<string, number>>((a, c) => ((a[c.reason] = (a[c.reason] ?? 0) + 1), a), {}));

@@ -7,7 +7,7 @@
  * accumulation), every chunk with the minibatch's token-mean normalizer (RlStepAccumulator), so
  * the update does not depend on maxB. Why: with an engine row limit of 48, stepping per chunk
  * took 2–6 optimizer steps (mean 3.0) per 64-episode RL step with `minibatches: 2`, each on a
- * few groups, where 2 were meant (docs/RESULTS.md, session 8).
+ * few groups, where 2 were meant (docs/RESULTS.md).
  *
  * Per optimizer step: WasmModel forward (logits only at policy tokens; values for PPO) →
  * logprob_forward at τ = cfg.temperature (ℓ = log softmax(z/τ)[a], the sampler's τ, so the

@@ -24,7 +24,7 @@
  *   src/engine/wasm/wasm_rl_trainer.ts). So `optimizerSteps` = epochs × minibatches, and the step equals the
  *   one-chunk step up to f32 summation order (tests/browser/rl_trainer.spec.ts). Why: with maxB
  *   48 ('mini') a minibatch of more rows would otherwise be several Adam steps on a few groups
- *   each where one was meant (docs/RESULTS.md, session 8).
+ *   each where one was meant (docs/RESULTS.md).
  * - Non-finite safety, on the GPU and in the step's last submit: the loss head's NaN/Inf flag (RL
  *   metric `skipped`, OR-ed over the step's chunks) is the training step's skip word, which global_norm_forward turns into
  *   gradScale = −1 exactly as for a non-finite gradient norm; AdamW then leaves params, m and v

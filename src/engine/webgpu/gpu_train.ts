@@ -1,6 +1,6 @@
 /**
- * The whole training step on the GPU in one command buffer and one submit (docs/ARCHITECTURE.md "The WebGPU engine",
- * issue 4 "Engine"): forward (GpuModel) → loss head (loss + dlogits [+ dvalues]) → backward →
+ * The whole training step on the GPU in one command buffer and one submit (docs/ARCHITECTURE.md
+ * "The WebGPU engine"): forward (GpuModel) → loss head (loss + dlogits [+ dvalues]) → backward →
  * global-norm clip → AdamW, followed by one small metrics readback.
  *
  * A non-finite gradient norm makes the AdamW kernel skip the update (global_norm_forward writes

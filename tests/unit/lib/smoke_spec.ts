@@ -1,7 +1,7 @@
 /**
  * A fixed, valid smoke-size experiment spec for tests: harness scaling (GRPO, K = 4) through the
- * OA-18 on tier-1 workspace tasks, 12 RL steps × 2 tasks × groups of 8 (the `quick` preset as it
- * was in session 8). Tests that need "a spec" start from this, so re-tuning a preset never changes
+ * OA-18 on tier-1 workspace tasks, 12 RL steps × 2 tasks × groups of 8 (a frozen copy of an
+ * earlier `quick` preset). Tests that need "a spec" start from this, so re-tuning a preset never changes
  * what they test; tests about a preset itself load the preset.
  */
 import { expect } from 'vitest';

@@ -2,7 +2,7 @@
 // head for B rows, one new token per row (src/engine/wasm/wasm_sampler.ts). The rows are independent, so
 // thread tid runs the whole step for its own block of rows and the threads never meet inside
 // the step: one wake-up per token instead of one per op (~11 per layer), which is what kept a
-// decode step of B = 4 from gaining anything from a second thread (issue 29).
+// decode step of B = 4 from gaining anything from a second thread.
 //
 // Each op is the very kernel the per-op path dispatches, called on the thread's rows alone
 // (pointers offset to its first row, tid 0 of 1), so the arithmetic per element is the one of
