@@ -1,30 +1,13 @@
 /**
  * Procedural tool interfaces in the policy's native call envelope (docs/PRETRAIN.md "Procedural
- * envelope harnesses"): T0's `{"tool":NAME,"args":{ARG:"value"}}`, byte for byte in form, with
- * tool and argument names composed around a real word of a list (`doc_view`, `fetch_v2`,
- * `target_ref`; listed in a drawn order), and — with probability ENVELOPE_REPLY_P — no finish
- * tool: a
- * message that does not start with `{` is the final reply and its text the answer.
+ * envelope harnesses"): T0's `{"tool":NAME,"args":{ARG:"value"}}` with drawn names composed
+ * around a real word, and often no finish tool (a plain-text message is the final reply). They
+ * teach the base to read tool names off the prompt and to end with a reply, as the black-box
+ * harnesses require.
  *
- * Why: the black-box harnesses (src/harness/blackbox/) talk to the policy through this envelope
- * with their own names (Claude Code's Read/Edit/LS…, OpenClaw's read/exec…) and end an episode
- * with a plain-text reply. A base that has only seen T0's names and a finish call answers them
- * with `read` and `finish`. Demonstrations under these interfaces make the names something to
- * read off the prompt's tool list, in the same `Tools: name{arg,opt?}` docs the black-box
- * prompts use, and show a reply as an ending.
- *
- * Held out by construction (tested in tests/unit/pretrain_procedural_envelope.test.ts): no drawn
- * name equals, case- and separator-insensitively (`normName`), a tool or argument name of either
- * black-box harness or of T0 — so a black-box call is never a demonstrated call, and no T0 call
- * runs under these interfaces. Names take one casing per interface (view, View, VIEW, viewFile,
- * ViewFile for tools; snake_case or camelCase for arguments), since the black-box names are cased.
- * Invariant: `parse(format(call))` deep-equals `call`, except that a reply-ending `finish`
- * without an answer is written 'Done.' (as the black-box expert writes it) and read back with
- * that answer.
- *
- * Folder: src/corpus/ holds the text training is made of (procedural harnesses that pretraining
- * renders demonstrations under, tokenizer corpora), apart from src/pretrain/ and `hlab tokenizer`,
- * which consume it.
+ * Invariants (tests/unit/pretrain_procedural_envelope.test.ts): no drawn name equals
+ * (`normName`) a T0 or black-box tool or argument name; `parse(format(call))` deep-equals `call`,
+ * except that a reply-ending `finish` without an answer round-trips as 'Done.'.
  */
 import type { ToolCall, ToolName } from '../sandbox/types';
 import { CODING_CLI_TOOLS } from '../harness/blackbox/coding_cli';

@@ -1,31 +1,12 @@
 /**
- * Procedurally randomized harnesses for pretraining (docs/ARCHITECTURE.md "Pretraining", docs/PRETRAIN.md): a seeded family of
- * `Harness`es whose surface forms are drawn at random, so the base model learns to act under
- * *a* harness from its prompt rather than under the evaluated ones.
+ * Procedurally randomized harnesses for pretraining (docs/PRETRAIN.md): a seeded family of
+ * `Harness`es whose surface forms (S, T, O, C, W) are drawn at random, so the base model learns
+ * to act under *a* harness from its prompt rather than under the evaluated ones.
+ * `createProceduralHarness(seed)` composes one drawn realization per component with the
+ * runtime's own `ComposedHarness` (same episode loop, budgets, tags, transcripts).
  *
- * `createProceduralHarness(seed)` draws one realization per component and composes them with
- * the runtime's own `ComposedHarness` (same episode loop, budgets, tags, transcripts):
- *  - S: section order, header style, role/rule phrasings, where the task goes (system or user)
- *    and its prefix — from phrase lists that share no sentence with S0/S1/S2;
- *  - T: one of five call syntaxes with random tool/argument names (procedural_tools.ts), or, when
- *    forced (`syntax: 'envelope'`, the mix kind procedural-envelope), T0's envelope with drawn
- *    names, often ending with a plain-text reply (procedural_envelope.ts);
- *  - O: raw with a random prefix, a JSON envelope with random field names, line-numbered with a
- *    random separator and line budget, or wrapped in a random tag; random error wording;
- *  - C: full history, last-k (k ∈ 1…4, the runtime's C1 with a random placeholder), or summary
- *    compaction (the runtime's C2 with a random budget, kept turns and header);
- *  - W: free, plan-first or todo+verify with random keywords (half of them made-up words) and
- *    checkbox styles (never W1's "Plan:" nor W2's "Todo:" / "- [ ]").
- * Exclusion of the evaluated realizations and black-box harnesses is structural (see
- * procedural_tools.ts) and tested in tests/unit/pretrain_procedural.test.ts.
- *
- * Reused from src/harness: ComposedHarness (runtime), makeC1/makeC2 (context policies),
- * normPath, the expert's loop and composed adapter (given the drawn workflow texts). Written here because the runtime's
- * versions are keyword-fixed: the workflow objects (W1/W2 keywords are constants there).
- *
- * Folder: src/corpus/ holds the text training is made of (procedural harnesses that pretraining
- * renders demonstrations under, tokenizer corpora), apart from src/pretrain/ and `hlab tokenizer`,
- * which consume it.
+ * Invariant: no drawn realization is an evaluated one or a black-box harness (structural, see
+ * procedural_tools.ts; tested in tests/unit/pretrain_procedural.test.ts).
  */
 import type { ToolCall, ToolResult } from '../sandbox/types';
 import type { Task, TaskSuite } from '../tasks/types';

@@ -2,10 +2,6 @@
  * The vocabulary of procedural tool interfaces (procedural_tools.ts): the syntaxes, the word
  * lists, made-up names, the name draws (v1 and v2) and the shared name resolution and argument
  * validation (`Names`).
- *
- * Folder: src/corpus/ holds the text training is made of (procedural harnesses that pretraining
- * renders demonstrations under, tokenizer corpora), apart from src/pretrain/ and `hlab tokenizer`,
- * which consume it.
  */
 import type { ToolCall, ToolName } from '../sandbox/types';
 import { TOOL_SPECS, checkArgs, toolSpec, type ToolSpec } from '../harness/tools';

@@ -2,10 +2,6 @@
  * The five call syntaxes of procedural tool interfaces (procedural_tools.ts has the table):
  * json, func, shell, tagged and yaml — each a maker that draws its keys, tags or flags and
  * returns a ToolInterface whose `parse(format(call))` is `call`.
- *
- * Folder: src/corpus/ holds the text training is made of (procedural harnesses that pretraining
- * renders demonstrations under, tokenizer corpora), apart from src/pretrain/ and `hlab tokenizer`,
- * which consume it.
  */
 import type { ToolName } from '../sandbox/types';
 import { TOOL_SPECS } from '../harness/tools';

@@ -10,10 +10,6 @@
  *
  * Replace `generateTokenizerCorpus` with real renders when they exist; the tokenizer CLI
  * (`hlab tokenizer`) takes its documents from here.
- *
- * Folder: src/corpus/ holds the text training is made of (procedural harnesses that pretraining
- * renders demonstrations under, tokenizer corpora), apart from src/pretrain/ and `hlab tokenizer`,
- * which consume it.
  */
 import { Rng } from '../util/rng';
 

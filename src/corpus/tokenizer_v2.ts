@@ -1,43 +1,13 @@
 /**
- * The corpus of tokenizer v2 (public/tokenizer-v2.json): real rendered expert episodes, the
- * texts the policy reads and writes (a vocabulary learned from rendered expert episodes of the
- * training harnesses; v1 was fitted to the synthetic stand-in of
- * src/corpus/tokenizer_v1.ts).
+ * The corpus of tokenizer v2 (public/tokenizer-v2.json): the texts the policy reads and writes,
+ * i.e. expert episodes on TRAIN-split tasks under the 18 training harnesses and under procedural
+ * harnesses, split at the role markers as `encodeContext` splits them (src/episode/rows.ts).
  *
- * What is in it — only what training shows the model:
- *  - expert episodes (`runExpertEpisode`, src/harness/expert.ts) on TRAIN-split tasks
- *    (`taskSet(suite, 'train', …)`, seeds in TRAIN_SEEDS) of both suites under each of the 18
- *    training harnesses (`selectTraining(DEFAULT_SPACE)`, the L18 orthogonal array), which RL
- *    trains under;
- *  - expert episodes through procedural harnesses (`runProceduralExpert`,
- *    src/corpus/procedural_harness.ts) on other TRAIN-split tasks, which pretraining (SFT)
- *    trains on.
- * What is deliberately NOT in it: test-split tasks, the held-out in-space configurations
- * (`designReport.heldOut`) and the black-box harnesses (bb-coding-cli, bb-assistant). Those are
- * the evaluation harnesses of the generalization experiment; a tokenizer fitted to their
- * renders would compress exactly the text the held-out evaluation is about, a small but real
- * leak. `heldOutRenderCorpus` below builds such renders for *measuring* compression only.
- *
- * Documents: for every turn of every episode, the turn's context text (TurnRecord.context, the
- * exact prompt of that turn) split at the role markers, plus the action text. Splitting at the
- * markers mirrors `encodeContext` (src/episode/rows.ts), which maps `<|system|>` … `<|end|>`
- * to special ids and BPE-encodes only the spans between them, so no merge is spent on marker
- * text. Contexts are cumulative (turn t repeats turns < t under the full-history context
- * policy), so a text's weight in the corpus is how often the policy sees it in a turn row —
- * the distribution the tokenizer should compress. Empty spans are dropped.
- *
- * Size: the (episode) jobs are shuffled with a seeded Rng and taken in that order until the
- * corpus reaches `maxBytes` UTF-8 bytes (the last episode is kept whole), so a cap removes
- * whole episodes uniformly over harnesses and suites rather than the tail of one.
- *
- * Deterministic in (seed, options): task draws, procedural harness seeds and the job order all
- * come from `Rng.derive(seed, 'tokenizer-v2', …)`. Changing the harness renderers, the task
- * generators or the training selection changes the corpus (and the rebuilt vocabulary); the
- * shipped file is pinned by tests/unit/tokenizer_v2.test.ts.
- *
- * Folder: src/corpus/ holds the text training is made of (procedural harnesses that pretraining
- * renders demonstrations under, tokenizer corpora), apart from src/pretrain/ and `hlab tokenizer`,
- * which consume it.
+ * Invariant: nothing the evaluation is about is in it — no test-split task, no held-out in-space
+ * configuration, no black-box harness — so the vocabulary does not leak the held-out renders
+ * (`heldOutRenderCorpus` builds those for measuring compression only). Deterministic in (seed,
+ * options) via `Rng.derive(seed, 'tokenizer-v2', …)`; a `maxBytes` cap drops whole episodes
+ * uniformly; the shipped file is pinned by tests/unit/tokenizer_v2.test.ts.
  */
 import { DEFAULT_SPACE, selectTraining } from '../design';
 import { ASSISTANT_ID, CODING_CLI_ID, runExpertEpisode, type ExpertEpisode } from '../harness';

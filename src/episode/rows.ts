@@ -1,53 +1,13 @@
 /**
- * Token rows from (context, action) turns (docs/ARCHITECTURE.md "Rows and trajectories"): the one encoding shared by SFT
- * (pretraining, black-box SFT) and RL rollouts, so the ids a demonstration trains on are exactly
- * the ids the policy sees when it acts.
+ * Token rows from (context, action) turns (docs/ARCHITECTURE.md "Rows and trajectories"): the one
+ * encoding shared by SFT and RL rollouts, so the ids a demonstration trains on are exactly the
+ * ids the policy sees when it acts.
  *
- * Convention
- *  - Context: `encodeContext(tok, text)` = `<bos>` then the context text with every role marker
- *    (`<|system|>`, `<|user|>`, `<|assistant|>`, `<|tool|>`, `<|end|>`) mapped to its special id
- *    and every other span BPE-encoded (`Tokenizer.encode` never emits specials, so a file
- *    containing "<|end|>" — already marker-escaped by the renderer — stays bytes). The context
- *    text (`Harness.contextText()`, TurnRecord.context) ends with `<|assistant|>\n`.
- *  - Action: `encodeAction(tok, text)` = BPE ids of the action text followed by `<|end|>`, the
- *    renderer's message terminator: the policy learns to stop, and the sampler's stop token is
- *    `endTokenId(tok)`. A sampled action's ids are used as sampled (never re-tokenized); its
- *    text is `decodeAction`.
- *  - Row: context ids (loss mask 0) ‖ action ids (loss mask 1). The mask marks the *tokens* that
- *    are policy actions; `sftTargets(ids, lengths, dims, mask)` (cpu_model.ts) turns it into
- *    next-token targets: position t is scored iff mask[t+1] = 1.
- *
- * Truncation rule (`fitContext`, used by `encodeTurn` and by `rolloutContext` at rollout time)
- *  The model sees at most maxT tokens. The action is never cut. The context gets
- *  `budget = maxT − actionReserve` tokens (rollouts reserve `actionReserve` = the new-token
- *  budget; a training row whose action is longer than the reserve lowers the context budget to
- *  maxT − |action| for that row only). A context longer than its budget keeps
- *   - its head whole: the opening messages (everything up to and including the `<|end|>` of the
- *     first `<|user|>` message: role, tools, task). The instruction is never cut; a head longer
- *     than the budget is a configuration error (`ContextBudgetError`), which
- *     `checkOpeningsFit` finds before any rollout or training. Messages a harness shows between
- *     the opening and the first action it still shows — a coding-CLI or C2 compaction summary —
- *     are part of what it shows and join the head (`preambleLength`) whenever opening + summary
- *     + the open `<|assistant|>` marker fit the budget (the summary is never cut before the middle turns);
- *     only a summary too large for the window is dropped like a middle turn;
- *   - its tail: the most recent whole messages that fit in budget − |head| (the open
- *     `<|assistant|>` marker always included), dropping the middle turns. Only when not even the
- *     latest message fits whole is the tail the most recent budget − |head| tokens (the latest
- *     observation cut at its start).
- *  Because the same function builds the SFT context and the rollout context, a model trained on
- *  these rows is evaluated on identically cut contexts; the tokens dropped are counted per row
- *  (`Row.droppedContextTokens`, rollout/rollout.ts `TurnSample.droppedContextTokens`).
- *
- * Episode packing (`packEpisodeRows`): where consecutive turns only append (turn k+1's cut
- *  context ids start with turn k's context ids ‖ action ids — C0-style history, black-box
- *  harnesses until they compact or prune, no truncation in between) the turns share one row and
- *  every action span is scored once in it; a rewrite (C1 hiding, C2 / compaction summaries,
- *  pruning, a cut) starts a new row. A packed row's prefix before each action is exactly the
- *  context that action was produced from, so the scored ids equal the ids the sampler saw.
- *
- * Batching: right-padded (B, T) Int32Array ids (padding `<pad>`), (B, T) f32 loss mask,
- * (B) i32 lengths; T = the longest row rounded up to a multiple of `padMultiple` (few distinct
- * shapes for the GPU's per-shape plans). Order: a seeded shuffle per epoch.
+ * A row is context ids (loss mask 0: `<bos>`, role markers as special ids, the spans between
+ * BPE-encoded) ‖ action ids (loss mask 1: BPE ids then `<|end|>`, the sampler's stop token). A
+ * sampled action's ids are used as sampled, never re-tokenized. One truncation rule
+ * (`fitContext`) cuts SFT and rollout contexts alike, so a model is evaluated on contexts cut
+ * exactly as it was trained on.
  */
 import type { Tokenizer } from '../model/tokenizer';
 import { memoTokenLength } from '../harness/render';
@@ -137,7 +97,15 @@ function messageStarts(tok: Tokenizer, ids: readonly number[], from: number): nu
 }
 
 /**
- * The truncation rule (module doc): the whole head, then the most recent whole messages that fit.
+ * The truncation rule: the whole head, then the most recent whole messages that fit. The action
+ * is never cut; the context gets `budget = maxT − actionReserve` tokens. A longer context keeps
+ *  - its head whole: the opening messages (up to the `<|end|>` of the first `<|user|>` message),
+ *    plus what a harness shows between the opening and the first action it still shows (a
+ *    coding-CLI or C2 compaction summary, `preambleLength`) whenever it fits; the summary is
+ *    never cut before the middle turns;
+ *  - its tail: the most recent whole messages that fit in budget − |head| (the open
+ *    `<|assistant|>` marker always included). Only when not even the latest message fits whole
+ *    is the tail the most recent budget − |head| tokens.
  * @param ids context ids (from encodeContext)
  * @param budget ≥ 1 tokens
  * @returns `ids` itself when it fits, else a new array of ≤ `budget` ids; `dropped` = ids.length − kept
@@ -288,8 +256,9 @@ export function appendGroups(turns: ReadonlyArray<{ contextIds: ArrayLike<number
 }
 
 /**
- * An episode's (context, action) turns as rows (module doc, "Episode packing"): one row per run
- * of appending turns, every action token scored exactly once, each action after exactly the
+ * An episode's (context, action) turns as rows: one row per run of appending turns (turn k+1's
+ * cut context starts with turn k's context ‖ action; a rewrite such as C1 hiding, a summary,
+ * pruning or a cut starts a new row), every action token scored exactly once, each action after exactly the
  * context ids `encodeTurn` would give it. Without `pack` this is one `encodeTurn` row per turn.
  * @throws as `encodeTurn` (ContextBudgetError when an opening exceeds the budget).
  */

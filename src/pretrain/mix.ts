@@ -2,28 +2,8 @@
  * The pretraining harness mix (docs/PRETRAIN.md "The protocol"): under which harnesses the base
  * model's demonstrations are rendered, with weights. A base checkpoint records its mix
  * (`mixMetadata`, read back by `pretrainMixOf`), and in-space evaluation leaves the mix's
- * configurations out.
- *
- * Why: an instruction-tuned LLM has seen JSON calls, shell commands and tagged calls before RL;
- * what it has not seen is one harness space's *combinations*. A ~1M-parameter policy cannot read
- * an unseen call syntax off a prompt, so the base is shown every realization on its own — the
- * base harness and its one-factor variants — plus, optionally, a stated share of random
- * configurations and of procedural harnesses (procedural_harness.ts). Combinations in the
- * default OA-18 training set stay out (what RL through them adds must stay measurable), and so
- * do black-box harnesses (they are not configurations of the space; procedural-envelope harnesses
- * share their call envelope but never a tool or argument name of theirs).
- *
- * Spec grammar (`hlab pretrain --mix`): comma-separated terms, each `kind:weight`, with
- *   base:W           the base harness
- *   one-factor:W     the Σ(levels − 1) configurations one realization away from the base
- *   random:N:W       N configurations drawn uniformly (seeded) from the space minus the base,
- *                    its one-factor variants and the OA-18 training set
- *   procedural:W     a fresh procedural harness per demonstration (never an evaluated realization)
- *   procedural-envelope:W  a fresh procedural harness whose calls are T0's JSON envelope with drawn
- *                    tool and argument names, most ending with a plain-text reply
- *                    (procedural_envelope.ts; never a black-box or T0 name)
- * A term's weight W > 0 is its share of demonstrations (weights are normalized to sum to 1),
- * spread evenly over its configurations.
+ * configurations out. Invariant: the default OA-18 training configurations and the black-box
+ * harnesses are never in a mix, so what RL through them adds stays measurable.
  */
 import { BASE_HARNESS, DEFAULT_SPACE, configFromIndex, formatHarnessId, parseHarnessId, spaceLevels, spaceSize, type HarnessSpace } from '../design/space';
 import { selectTrainingOA } from '../design/selection';
@@ -54,7 +34,15 @@ export interface PretrainMix {
 export class MixSpecError extends Error {}
 
 /**
- * Parse a mix spec (module doc grammar).
+ * Parse a mix spec (`hlab pretrain --mix`): comma-separated `kind:weight` terms,
+ *   base:W                 the base harness
+ *   one-factor:W           the configurations one realization away from the base
+ *   random:N:W             N seeded configurations from the space minus the base, its
+ *                          one-factor variants and the OA-18 training set
+ *   procedural:W           a fresh procedural harness per demonstration
+ *   procedural-envelope:W  a procedural harness in T0's envelope (procedural_envelope.ts)
+ * A weight W > 0 is the term's share of demonstrations (normalized to sum to 1), spread evenly
+ * over its configurations.
  * @throws MixSpecError naming the offending term (unknown kind, bad weight or count, repeated kind, empty spec)
  */
 export function parseMixSpec(spec: string): MixTerm[] {

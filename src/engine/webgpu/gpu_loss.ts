@@ -1,41 +1,14 @@
 /**
- * The RL loss head on the GPU (docs/ARCHITECTURE.md "RL objective"): what the training step (src/engine/webgpu/gpu_train.ts)
- * encodes around its forward and backward passes. CPU specification: src/rl/loss_ref.ts.
+ * The RL loss head's kernels on the GPU (docs/ARCHITECTURE.md "RL objective"), which the training
+ * step (gpu_train.ts) encodes around its forward and backward passes; the CPU specification is
+ * src/reference/loss_ref.ts. Per optimizer step: `prepareRlStepBegin` once, then per chunk
+ * `prepareRlLossHead` (non-finite checks, surrogate / KL / value / entropy) and
+ * `prepareRlEntropyBackward`, then `prepareRlStepEnd` once. The prepare* functions are built once
+ * per shape; `writeNormalizer` sets each step's N and S without re-recording.
  *
- * One optimizer step (the micro-batches are its chunks of ≤ maxB rows, one submit each in
- * GpuTrainer.trainStep; one readback at the end):
- *
- *   prepareRlStepBegin             flags ← 0, acc ← init (once per step: the head's perStep.begin)
- *   advantages (once per rollout batch: src/engine/webgpu/gpu_rl_trainer.ts encodes grpo_advantage or gae
- *                                  (+ adv_normalize); prepareGrpoAdvantages adds the rewards check)
- *   for each micro-batch:
- *     model forward → logits, logprobs (logprob_forward), values (value head)
- *     prepareRlLossHead            non-finite checks; rowStats ← 0; surrogate fwd/bwd (dlogprob
- *                                  written), KL fwd/bwd (dlogprob +=), value fwd/bwd (dvalues
- *                                  written), entropy fwd; acc ⊕= rowStats
- *     logprob_backward(dlogprob) → dlogits (written)
- *     prepareRlEntropyBackward     dlogits += entropy term (entCoef > 0 only)
- *     model backward (dlogits, dvalues) → parameter gradients (accumulated over micro-batches)
- *   prepareRlStepEnd               metrics ← finalize(acc, flags) (once: the head's perStep.end)
- *   global_norm_forward → norm, gradScale (−1 when flags[0] ≠ 0 or the norm is non-finite)
- *   adamw_update — a no-op when gradScale = −1 (see below); the norm is read back beside the
- *                                  metrics (copyGradNormToMetrics puts it into METRIC.gradNorm
- *                                  where a caller wants it in the metrics buffer)
- *
- * The prepare* functions return prepared dispatches (src/engine/webgpu/kernels/dispatch_plan.ts), encoded with
- * `encodePrepared`. A training step prepares them once per shape (src/engine/webgpu/gpu_train.ts
- * `LossHead.prepare`, src/engine/webgpu/trainer_head.ts) and, before each submit, calls
- * `writeNormalizer(gpu, normUniforms, norm)` to set the step's N and S (no re-recording, no
- * buffers or bind groups created per step).
- *
- * Consuming the skip flag. `state.flags` is a u32 storage buffer, non-zero when any checked
- * tensor held a NaN/±Inf. `gradScale = 0` alone does NOT make AdamW a no-op (m and v still
- * decay, and decoupled weight decay still shrinks p). The training step (src/engine/webgpu/gpu_train.ts,
- * `LossHead.skipFlag`, set by src/engine/webgpu/trainer_head.ts) binds `flags` word 0 to
- * global_norm_forward's finalize, which then writes gradScale = −1 — the state in which
- * adamw_update returns before touching params, m and v — and GpuTrainer does not advance the
- * AdamW step counter t or the LR schedule for that step (tests/browser/train_step.spec.ts). (A NaN gradient also makes the
- * norm NaN; checking the norm with NONFINITE.gradNorm catches overflow inside the backward pass.)
+ * Invariant: `state.flags` is non-zero when any checked tensor held NaN/±Inf; the training step
+ * feeds word 0 to global_norm_forward, which writes gradScale = −1 so adamw_update leaves params,
+ * m and v untouched (gradScale = 0 alone would not: m, v and weight decay still move).
  */
 import type { Gpu } from './device';
 import { createStorage, readF32 } from './buffers';

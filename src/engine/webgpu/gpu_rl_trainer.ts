@@ -1,52 +1,19 @@
 /**
- * The RL update on the GPU (docs/ARCHITECTURE.md "RL objective"): trajectories → rows → advantages → epochs ×
- * minibatches, each ONE optimizer step of training chunks (src/engine/webgpu/gpu_train.ts) with the RL loss head
- * (trainer_head.ts). GRPO (group-relative outcome advantages) or PPO (value head, GAE over
- * policy tokens, clipped value loss around V_old).
+ * The RL update on the GPU (docs/ARCHITECTURE.md "RL objective"): trajectories → rows →
+ * advantages → epochs × minibatches with the RL loss head (trainer_head.ts); GRPO or PPO.
  *
- * - Advantages on the GPU: the rollout batch's rewards (GRPO: per episode, with the group
- *   offsets and each row's episode; PPO: per row, with V_old, the bootstrap values and the
- *   truncation flags of advantages.ts `gaeRowInputs`) are uploaded once per update, and the
- *   grpo_advantage / gae (+ adv_normalize) kernels are encoded into the command buffer of the
- *   update's first optimizer step, so they cost no submit of their own. Each chunk's loss head
- *   gathers its rows of the (B_all,T) advantages/returns on the GPU (gather_rows, the chunk's
- *   `rowIndex`).
- *   The CPU estimators of the registry (advantages.ts) are the test oracle
- *   (tests/browser/rl_trainer.spec.ts, on what `update` read back). A NaN/Inf reward or V_old propagates into the
- *   advantages/returns, which the head checks (NONFINITE.advantages, .returns, .oldValues).
- * - PPO V_old: the sampler does not return values, so before any update of the step one
- *   forward pass over all rows computes V at every position; those are V_old.
- * - Each minibatch is ONE optimizer step, whatever the model's maxB: a minibatch with more rows
- *   than maxB is scored in chunks of ≤ maxB rows (one submit each: forward, loss head, backward,
- *   the parameter gradients summed on the GPU), every chunk normalized by the whole minibatch's
- *   valid tokens N and sequences S, then global-norm clip + AdamW once (gradient accumulation, as
- *   verl's micro-batches within a PPO mini-batch; the CPU engine does the same,
- *   src/engine/wasm/wasm_rl_trainer.ts). So `optimizerSteps` = epochs × minibatches, and the step equals the
- *   one-chunk step up to f32 summation order (tests/browser/rl_trainer.spec.ts). Why: with maxB
- *   48 ('mini') a minibatch of more rows would otherwise be several Adam steps on a few groups
- *   each where one was meant (docs/RESULTS.md).
- * - Non-finite safety, on the GPU and in the step's last submit: the loss head's NaN/Inf flag (RL
- *   metric `skipped`, OR-ed over the step's chunks) is the training step's skip word, which global_norm_forward turns into
- *   gradScale = −1 exactly as for a non-finite gradient norm; AdamW then leaves params, m and v
- *   untouched, and GpuTrainer (onSkip 'report') does not advance t or the LR schedule. No
- *   copies, no rollback. Such a step is counted in `skippedSteps`.
- * - KL to a reference policy (cfg.klCoef > 0): the reference is the frozen starting policy,
- *   i.e. the model's parameters when the trainer is created (before any checkpoint restore by
- *   writeState, so a resumed run keeps the base model as reference). They are copied on the
- *   GPU into a second GpuModel of the same shape; once per rollout batch a forward pass of that
- *   model scores the sampled ids (log softmax(z/τ) at cfg.temperature, the same τ as the policy
- *   term), and those reference log-probs travel with the rows to every optimizer step
- *   (`extra.refLogprobs`). Reported as `klRef`.
- * - Entropy bonus (cfg.entCoef > 0): computed and differentiated in the head (trainer_head.ts),
- *   as the entropy of softmax(z/τ).
- * - Temperature: the sampler's log-probs (ℓ_old) are log π at the sampling temperature τ, so the
- *   head scores ℓ = log softmax(z/τ)[a] with τ = cfg.temperature (the rollouts' τ; verl divides
- *   the logits by the rollout temperature the same way), and ∂ℓ/∂z = (onehot − softmax(z/τ))/τ.
- *   The ratio exp(ℓ − ℓ_old) is then 1 at the first minibatch for any τ
- *   (tests/browser/rl_trainer.spec.ts).
- * - Zero-variance groups (GRPO, klCoef = entCoef = 0, option `dropZeroVarianceGroups`, default
- *   on): groups whose rewards are all equal are removed before the rows are built, and an update
- *   with no group left applies no optimizer step at all (see `RlTrainer.update`).
+ * Invariants:
+ * - Each minibatch is ONE optimizer step whatever the model's maxB: more rows than maxB are
+ *   scored in chunks, each normalized by the whole minibatch's tokens and sequences, their
+ *   gradients summed before one clip + AdamW (as the CPU engine, wasm_rl_trainer.ts). So
+ *   `optimizerSteps` = epochs × minibatches (docs/RESULTS.md).
+ * - Advantages are computed on the GPU inside the first step's command buffer; the CPU
+ *   estimators of advantages.ts are the test oracle (tests/browser/rl_trainer.spec.ts).
+ * - A NaN/Inf loss, advantage or gradient skips the step on the GPU (params, m, v untouched,
+ *   t and the LR schedule not advanced) and counts it in `skippedSteps`.
+ * - The KL reference is the frozen starting policy (a resumed run keeps the base model); the
+ *   head scores log softmax(z/τ) at the rollouts' temperature τ, so the ratio is 1 at the first
+ *   minibatch. Groups whose rewards are all equal are dropped (`dropZeroVarianceGroups`).
  */
 import { decodeRlMetrics, RL_METRIC_NAMES } from '../../reference/rl_metrics';
 import type { Gpu } from './device';

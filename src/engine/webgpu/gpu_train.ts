@@ -1,39 +1,14 @@
 /**
- * The whole training step on the GPU in one command buffer and one submit (docs/ARCHITECTURE.md
- * "The WebGPU engine"): forward (GpuModel) → loss head (loss + dlogits [+ dvalues]) → backward →
- * global-norm clip → AdamW, followed by one small metrics readback.
+ * The whole training step on the GPU (docs/ARCHITECTURE.md "The WebGPU engine"): forward
+ * (GpuModel) → pluggable loss head (`LossHead`: SFT cross-entropy or the RL head) → backward
+ * (mirroring cpuBackward) → global-norm clip → AdamW, one submit per chunk of ≤ maxB rows and one
+ * small metrics readback per step. Gradients are summed over a step's chunks, so several chunks
+ * make one optimizer step.
  *
- * A non-finite gradient norm makes the AdamW kernel skip the update (global_norm_forward writes
- * gradScale = −1) and `trainStep` throw, with parameters, moments and the step count unchanged
- * (as cpuAdamwStep does on the CPU). A loss head may expose a GPU skip word (`LossHead.skipFlag`,
- * e.g. the RL head's non-finite flag): global_norm_forward reads it in the same submit and forces
- * the same skip state, so a flagged step is a true no-op (params, m, v untouched; the step count
- * t and with it the LR schedule not advanced). With `onSkip: 'report'` a skipped step returns
- * `skipped: true` instead of throwing.
- *
- * Gradients and the AdamW moments m, v are flat (P) buffers with the parameters' offset table
- * (`src/model/layout.ts`). The clip multiplier min(1, maxNorm/(‖g‖ + 1e-6)) is computed on the GPU
- * (global_norm_forward) and read by the AdamW kernel in the same submit, so nothing is read back
- * before the update. Per step the CPU only writes the batch (ids, targets, mask, token buckets)
- * and the AdamW hyper-parameters with queue.writeBuffer, encodes the prepared dispatches (built
- * once per batch shape) and maps a few bytes of metrics.
- *
- * Backward order (mirrors cpuBackward in src/model/cpu_model.ts):
- *   lm head → [value head, accumulating into dlnf] → LNf → for l = L−1…0: fcproj, GELU, fc, LN2,
- *   attproj, attention (2 dispatches), qkv, LN1 → encoder. The residual-stream gradient `dres`
- *   is accumulated in place by each LayerNorm backward (llm.c style).
- *
- * Loss heads are pluggable (`LossHead`): SFT cross-entropy is `sftLossHead()`; an RL head (PPO /
- * GRPO) writes its own dlogits (and dvalues) from the same activations.
- *
- * Gradient accumulation: `trainStep` also takes one optimizer step over several batches (chunks,
- * each ≤ maxB rows), for a head that sums its loss over them (`LossHead.perStep`, the RL head).
- * Each chunk is one submit (its inputs are uploaded with queue.writeBuffer, which the queue orders
- * after the previous chunk's work): forward → head → backward, the parameter gradients summed in
- * place (every backward kernel accumulates into `grads`, cleared only before the first chunk).
- * The last chunk's submit also runs the head's step end, global-norm clip and AdamW once, and
- * carries the one metrics readback. The head's skip word is cleared once per step, so a
- * non-finite chunk skips the whole step.
+ * Invariant: a non-finite gradient norm or a head's skip word (`LossHead.skipFlag`) makes the step
+ * a true no-op — params, m, v, the step count t and the LR schedule unchanged — and `trainStep`
+ * throws (or, with `onSkip: 'report'`, returns `skipped: true`). Nothing is read back before the
+ * update; per step the CPU only writes inputs and hyper-parameters.
  */
 import type { Gpu } from './device';
 import { createStorage, readF32 } from './buffers';

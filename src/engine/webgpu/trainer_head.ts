@@ -1,38 +1,14 @@
 /**
- * The RL loss head plugged into the training step (`LossHead` of src/engine/webgpu/gpu_train.ts): log-probs
- * of the sampled ids at the rollout temperature (ℓ = log softmax(z/τ)[a], τ = cfg.temperature, and
- * ∂ℓ/∂z = (onehot − softmax(z/τ))/τ), the masked clipped surrogate (and for PPO the clipped value
- * loss) with the RL kernels of src/engine/webgpu/gpu_loss.ts, and their gradient written to dlogits (and
- * dvalues).
+ * The RL loss head plugged into the training step (`LossHead` of gpu_train.ts): log-probs of the
+ * sampled ids at the rollout temperature τ (ℓ = log softmax(z/τ)[a]), the masked clipped
+ * surrogate (PPO: plus the clipped value loss), optional KL to the reference policy
+ * (`batch.extra.refLogprobs`) and entropy bonus, with their gradients written to dlogits (and
+ * dvalues), using the kernels of gpu_loss.ts.
  *
- * Gradient accumulation: one optimizer step may be several chunks (GpuTrainer.trainStep with a
- * list of batches, each ≤ maxB rows). Every chunk is normalized by the whole step's N valid
- * tokens and S sequences (loss_ref.ts `stepNormalizerOf` over every chunk's mask, computed at the
- * first chunk), so the summed gradient and the metrics equal those of one batch holding every row
- * (the CPU specification is loss_ref.ts `RlStepAccumulator`). The step begin (flags ← 0, acc ←
- * init) and step end (metrics ← finalize(acc, flags)) are the head's `perStep` dispatches, run
- * once per step; each chunk folds its rowStats into acc in order and ORs its non-finite bits into
- * the flags, so one non-finite chunk skips the whole step.
- *
- * Prepared once per shape: `prepare` builds every dispatch of a chunk for a (B,T) shape — the
- * advantage gathers, logprob_forward, the loss kernels (prepareRlLossHead), logprob_backward and
- * entropy_backward — with a placeholder normalizer, and keeps the LossParams uniforms that read
- * the step normalizer. `write` (called before every chunk's submit) only uploads the chunk's
- * per-token inputs and row indices and rewrites those uniforms' N, S and token-sum norm with
- * queue.writeBuffer (writeNormalizer): no buffers or bind groups are created per step. The
- * gathers bind the AdvantageSource's buffers, so they are re-prepared (in place in the cached
- * plan) only when the source changes, i.e. once per rollout batch. The number and order of
- * dispatches depend only on the config (and on whether an AdvantageSource is used), never on the
- * data.
- *
- * Non-finite steps: the head's flag word (`state.flags[0]`) is its `skipFlag`; the training step
- * feeds it to global_norm_forward, whose skip state makes AdamW a no-op for a flagged step.
- *
- * KL to the reference policy (klCoef > 0): the reference log-probs of the sampled ids come in
- * `batch.extra.refLogprobs` (computed once per rollout batch by trainer.ts with the frozen
- * starting parameters); kl_forward/backward add to the loss and to dlogprob. Entropy bonus
- * (entCoef > 0): entropy_forward over the step's logits (valid tokens only), and its gradient
- * added to dlogits after logprob_backward wrote them (entropy_backward).
+ * Invariants: every chunk of a step is normalized by the whole step's valid tokens N and
+ * sequences S, so the summed gradient and metrics equal one batch holding every row
+ * (loss_ref.ts `RlStepAccumulator`); one non-finite chunk skips the whole step (`skipFlag`).
+ * Dispatches are prepared once per shape and their number and order never depend on the data.
  */
 import type { Gpu } from './device';
 import { createStorage } from './buffers';
