@@ -1,27 +1,13 @@
 /**
- * The plan of one experiment run (docs/ARCHITECTURE.md "Harness space and design", "Experiments, evaluation and results"), pure and seeded: which harnesses a
- * method trains through, each task's K harnesses and their round-robin schedule, which train
- * tasks each RL step draws, and the evaluation sets. compile.ts compiles a spec's runs from these
- * draws once; the runner (runner.ts) executes that plan.
+ * The plan of one experiment run (docs/ARCHITECTURE.md "Harness space and design"), pure and
+ * seeded: which harnesses a method trains through (strategies single, scaling, random-k,
+ * random-assignment, blackbox, none), each task's K harnesses used round-robin, which train tasks
+ * each RL step draws, the validation split and the evaluation sets. compile.ts compiles a spec's
+ * runs from these draws once.
  *
- * Strategies (spec.methods[].harnesses):
- * - single:            every task uses the base harness S0-T0-O0-C0-W0.
- * - scaling:           training set from spec.design (strength-2 OA, or random-k when
- *                      design.method = 'random'); per task the anchor + K−1 nearest (locality).
- * - random-k:          k = spec.design.k configurations drawn uniformly, a fresh draw per run
- *                      seed (so design-to-design variation is part of the seed-to-seed spread); locality.
- * - random-assignment: the design's training set; the K−1 others drawn uniformly.
- * - blackbox:          every task uses the one black-box harness method.blackbox.
- * - none:              no training (evaluate the starting checkpoint).
- * The K harnesses of a task are used round-robin over the steps that draw it.
- *
- * Train tasks: a fixed pool of `trainPool` tasks per run (balanced over suites, families and
- * tiers, from the train seed range), walked in epochs (stepTasks): every task is drawn once per
- * epoch, so a pool of steps·tasksPerStep/E tasks gives each task E draws and hence min(E, K) of
- * its K harnesses — what makes the arms of a K sweep or an assignment ablation differ in what
- * they train (scripts/schedule_coverage.ts prints it). A pure function of (seed, step), so a
- * resumed run draws exactly what an uninterrupted one would. The validation split (validationTasks) is drawn
- * from the same train seed range, minus every task seed of the pool.
+ * Invariant: every draw is a pure function of (seed, step), so a resumed run draws exactly what
+ * an uninterrupted one would. The train pool is walked in epochs (each task once per epoch), and
+ * the validation split never shares a task seed with the pool.
  */
 import {
   BASE_HARNESS,

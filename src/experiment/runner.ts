@@ -1,27 +1,12 @@
 /**
- * The experiment runner (docs/ARCHITECTURE.md "Data flow", "Experiments, evaluation and results"),
- * page-side. `runExperiment` is a short driver over a compiled plan (compile.ts: pools, evaluation
- * sets, trainer options; it derives none of them); for every (seed, method) run of the plan it
- * goes through one function per phase:
+ * The experiment runner (docs/ARCHITECTURE.md "Data flow"), page-side: `runExperiment` drives a
+ * compiled plan (compile.ts; it derives none of its facts) through one function per phase for
+ * every (seed, method) run — resume, start, evaluate before, SFT phase, RL loop (rl_loop.ts),
+ * evaluate after, record result — with a checkpoint after each (run_checkpoint.ts).
  *
- *   resume    → resumePoint     the latest good run checkpoint, when asked to continue
- *   start     → startRun        starting parameters (run_start.ts), Engine.createRlStack, the plan's pool and schedule
- *   evaluate  → evaluateBefore  the starting checkpoint (then a checkpoint); its shared part once per starting point (before_reuse.ts)
- *   SFT phase → sftPhase        a method's in-run SFT (sft_phase.ts), its parameters into the RL trainer (then a checkpoint)
- *   RL loop   → rlLoop          rl_loop.ts: schedule → rollout → advantages + update → record → checkpoint
- *   evaluate  → evaluateAfter   the trained parameters
- *   result    → recordResult    the run's RunResult (results_file.ts) and a checkpoint that closes it
- * Checkpoints are written by run_checkpoint.ts `saveRunCheckpoint`; the engine is src/engine's.
- *
- * Determinism and resume: every random choice derives from (seed, step) — task draws
- * (plan.ts stepTasks), sampler seeds (Rng.derive(seed, 'rollout', step)), minibatch shuffles —
- * so the only mutable state is parameters, AdamW moments and step counter, the round-robin
- * schedule, the metric history and finished results. All of it is in each checkpoint, so a
- * run resumed from step s continues exactly as an uninterrupted run would on the same adapter.
- *
- * Progress: every `RunEvent` (run_events.ts) goes to `onProgress` (to the app's view or the CLI).
- * Stop: `shouldStop()` true makes the runner save a checkpoint after the current step and return
- * `status: 'interrupted'`; `mirrorCheckpoint` receives every saved checkpoint's export file.
+ * Invariant: every random choice derives from (seed, step) and all mutable state is in each
+ * checkpoint, so a run resumed from step s continues exactly as an uninterrupted run would.
+ * `shouldStop()` makes it checkpoint after the current step and return 'interrupted'.
  */
 import { sha256Hex } from '../util/encoding';
 import { presetConfig, type ModelConfig, type PresetName } from '../model/config';

@@ -1,27 +1,12 @@
 /**
- * The in-run SFT phase of a method (spec.ts MethodSpec.sft): supervised fine-tuning through the
- * method's one training harness (its black-box harness, or the base harness for 'single': the
- * control that tells "this SFT recipe overwrites the base" from "one harness overfits"), run by the runner (runner.ts "SFT phase") after the
+ * The in-run SFT phase of a method (spec.ts MethodSpec.sft): supervised fine-tuning on expert
+ * demonstrations of the run's train-task pool under the method's one training harness, after the
  * 'before' evaluation and before any RL step, so a run's gain covers SFT and RL together.
  *
- *   demonstrations → rows → SFT steps → parameters (the runner writes them into the RL trainer)
- *
- * Demonstrations: one expert episode (src/pretrain/sft.ts demonstrationsOf) per task of the run's train-task
- * pool (plan.ts trainPool, train seeds; never a test or validation task), or a seeded subset of
- * `demos` of them (stream Rng.derive(seed, 'sft-demos')), under that harness; the expert
- * acts on what the run's context cut shows (rows.ts cutView at the run's budget, episode/budget.ts
- * runBudget) and failed episodes are dropped. Rows: src/pretrain/sft.ts demonstrationRows.
- * Training: src/pretrain/sft.ts trainSft (the recipe of `hlab pretrain`: AdamW, linear warm-up
- * then cosine decay to 0.1·lr, global-norm clip 1, weight decay 0.01) on the engine's SFT trainer
- * (Engine.createSftTrainer), batch order from Rng.derive(seed, 'sft-batches').
- *
- * Determinism: every choice derives from the run's seed and the parameters start from the run's
- * starting checkpoint, so a run resumed before its phase finished redoes it and gets the same
- * parameters. A stop request is honoured after the phase (the RL loop polls it), not inside it.
- *
- * Reuse: the phase is a function of (starting parameters, harness, `sft`, seed, pool, budget), so
- * methods of a seed with the same phase (black-box SFT and black-box RL) run it once per call:
- * `SftReuse` keeps the last phase's parameters and the next identical one takes them (logged).
+ * Invariant: every choice derives from the run's seed and the phase starts from the run's
+ * starting checkpoint, so a run resumed before the phase finished redoes it with the same
+ * result, and methods of a seed with an identical phase share it (`SftReuse`). Test and
+ * validation tasks are never demonstrated.
  */
 import type { Engine, EngineRlTrainer } from '../engine/engine_api';
 import { runBudget } from '../episode/budget';

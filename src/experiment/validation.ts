@@ -1,28 +1,13 @@
 /**
- * The validation curve of an RL run: pass@1 and
- * mean verifier score of the policy on the run's validation split — train-seed tasks disjoint
- * from the RL train-task pool (plan.ts validationTasks) — at step 0 (before RL), every `every`
- * RL steps and at the last step. Hyper-parameters (temperature, group size, lr, KL/entropy
- * terms, the SFT stopping point) are chosen on this curve, never on test tasks.
+ * The validation curve of an RL run: pass@1 and mean verifier score on the run's validation
+ * split (train-seed tasks disjoint from the RL pool, plan.ts validationTasks) at step 0, every
+ * `every` RL steps and at the last step, under the sets of spec.evaluation.validation.sets
+ * ('training': each task's anchor training harness; 'base'; 'inSpace': held-out in-space
+ * configurations). Hyper-parameters are chosen on this curve, never on test tasks.
  *
- * Sets (spec.evaluation.validation.sets, default ['training']): the split is measured under
- *   - 'training': each task under its anchor training harness (plan.ts validationCells) — the
- *                 point's own passAt1 / score / episodes / cells, as before sets existed;
- *   - 'base':     each task under the base harness S0-T0-O0-C0-W0;
- *   - 'inSpace':  each task under one held-out in-space configuration of the run (plan.ts
- *                 inSpaceEvalSet, never a training harness), a seeded rotation over them;
- * the last two in `point.sets`, so a long run shows whether RL through some harnesses keeps
- * improving elsewhere or plateaus / overfits them; every method of a seed measures the same
- * base and in-space cells. Infeasible cells are left out, never moved to another harness.
- *
- * Sampling: `samples` episodes per cell at spec.evaluation.temperature (default 1; its own
- * field, not spec.rl.temperature, so a run that rolls out at τ = 1.5 is still measured at the
- * evaluation's τ and its curve stays comparable with runs at other rollout temperatures), all
- * sets in one batch with sampler seed Rng.derive(seed, 'validation', step): a pure function
- * of (seed, step) and the plan, so a resumed run measures exactly the points an uninterrupted
- * one does (with the training set alone the batch is the one measured before sets existed).
- * The rl_loop calls `measureValidation`; the points ride in the run state (run_checkpoint.ts)
- * and the run's curve (run_events.ts RunCurves.validation).
+ * Invariant: a point is a pure function of (seed, step) and the plan (sampler seed
+ * Rng.derive(seed, 'validation', step), at the evaluation's temperature), so a resumed run
+ * measures exactly the points an uninterrupted one does. Infeasible cells are left out.
  */
 import type { Tokenizer } from '../model/tokenizer';
 import { runEpisodes, type EnvHost, type EpisodeRequest, type Policy } from '../rollout/rollout';

@@ -1,28 +1,13 @@
 /**
  * `hlab run --preset NAME | --spec FILE [--out DIR] [--resume | --fresh] [--steps N]
- *   [--checkpoint-every N] [--json]`
+ *   [--checkpoint-every N] [--json]`: runs an experiment in headless Chromium (the page entry
+ * 'run' runs src/experiment/runner.ts) and writes spec.json, results.{json,csv,md},
+ * curves.{csv,svg}, checkpoint.hlab and run.json into DIR (default out/<spec name>).
  *
- * Runs an experiment (docs/ARCHITECTURE.md "Experiments, evaluation and results") in headless
- * Chromium: the command line's page (src/page/entries.ts 'run') runs src/experiment/runner.ts
- * and sends typed RunEvents back; the CLI shows a progress bar with the elapsed time
- * (cli-progress; no ETA, see eventReporter) and writes into DIR (default out/<spec name>):
- *   spec.json     the resolved spec that ran
- *   results.json  src/report/results_schema.ts ResultsFile: the results, per-step curves, sampled
- *                 trajectories, warnings, command, the spec
- *   results.csv   one line per run (resultsCsv)
- *   results.md    the paper-style table (markdownTable), the command and the machine
- *   curves.csv    per run and RL step: reward, entropy, dropped-group share, validation points
- *   curves.svg    reward, validation pass@1, policy loss, entropy, dropped share; one line per run
- *   checkpoint.hlab  the latest checkpoint, exported from IndexedDB after every save
- *   run.json      what run the folder holds (../run_folder.ts): spec, base and evaluation-set digests, segments
- * Ctrl-C or SIGTERM asks the page to stop after the current step and checkpoint; `--resume`
- * checks that DIR holds this run (../run_folder.ts), imports DIR/checkpoint.hlab and continues.
- * (The browser profile is not reused: the dev server's port, hence IndexedDB's origin, changes
- * between invocations, so the exported file is the durable copy.) A bad spec exits 2 with one
- * line per bad field; so do a `--base FILE` or a `--resume` checkpoint that fails to verify or
- * belongs to another run (checked before the browser starts). A file of DIR that cannot be
- * written (disk full, no permission, I/O error, the folder removed) ends the run with one line
- * naming it, the last good checkpoint and the command that resumes, exit 74 (EXIT_IO_FAULT).
+ * Invariant: DIR/checkpoint.hlab is the durable copy (the browser profile is not reused), so
+ * Ctrl-C stops after a checkpoint and `--resume` continues it after checking DIR holds this run.
+ * Bad input (spec, `--base`, `--resume` checkpoint) exits 2 before the browser starts; a file of
+ * DIR that cannot be written exits 74 naming the last good checkpoint.
  */
 import { fmtDuration } from '../../util/duration';
 import type { Command } from 'commander';
