@@ -73,9 +73,11 @@ export function committedResults(dir = resolve('docs/results')): Plugin {
     generateBundle() {
       const presets = committedPresetNames(dir);
       this.emitFile({ type: 'asset', fileName: `${COMMITTED_DIR}/index.json`, source: JSON.stringify({ presets }) });
-      if (existsSync(mapPath)) this.emitFile({ type: 'asset', fileName: `${COMMITTED_DIR}/${MAP_FILE}`, source: readFileSync(mapPath, 'utf8') });
+      if (existsSync(mapPath))
+        this.emitFile({ type: 'asset', fileName: `${COMMITTED_DIR}/${MAP_FILE}`, source: readFileSync(mapPath, 'utf8') });
       for (const preset of presets) {
-        for (const [name, text] of partsOf(preset)) this.emitFile({ type: 'asset', fileName: `${COMMITTED_DIR}/${preset}/${name}`, source: text });
+        for (const [name, text] of partsOf(preset))
+          this.emitFile({ type: 'asset', fileName: `${COMMITTED_DIR}/${preset}/${name}`, source: text });
       }
     },
   };
@@ -94,7 +96,8 @@ function depsWithoutMaps(): Plugin {
     enforce: 'post',
     transform(code, id) {
       // An empty mapping drops the map (Rollup's convention; Vite then sends none).
-      if (/[\\/]deps[\\/][^\\/]+\.js(\?|$)/.test(id) && id.includes(this.environment.config.cacheDir)) return { code, map: { mappings: '' } };
+      if (/[\\/]deps[\\/][^\\/]+\.js(\?|$)/.test(id) && id.includes(this.environment.config.cacheDir))
+        return { code, map: { mappings: '' } };
       return null;
     },
   };
@@ -172,7 +175,8 @@ function firstViewPreload(entries: readonly string[], waitMs = 1500): Plugin {
 export function quietPresetImports(logger = createLogger()) {
   const warn = logger.warn.bind(logger);
   logger.warn = (msg, opts) => {
-    if (msg.includes('Assets in public directory cannot be imported from JavaScript') && /\/public\/presets\/[\w-]+\.json/.test(msg)) return;
+    if (msg.includes('Assets in public directory cannot be imported from JavaScript') && /\/public\/presets\/[\w-]+\.json/.test(msg))
+      return;
     warn(msg, opts);
   };
   return logger;
@@ -196,7 +200,17 @@ export default defineConfig({
   // time a test page imports it, re-optimizes and reloads the page in the middle of a test
   // ("Execution context was destroyed") — on a fresh clone, where node_modules/.vite is empty.
   optimizeDeps: {
-    include: ['comlink', 'idb', 'lit-html', 'lit-html/directives/live.js', 'uplot', 'zod', '@tensorflow/tfjs', '@tensorflow/tfjs-backend-wasm', '@tensorflow/tfjs-backend-webgpu'],
+    include: [
+      'comlink',
+      'idb',
+      'lit-html',
+      'lit-html/directives/live.js',
+      'uplot',
+      'zod',
+      '@tensorflow/tfjs',
+      '@tensorflow/tfjs-backend-wasm',
+      '@tensorflow/tfjs-backend-webgpu',
+    ],
   },
   build: { target: 'es2022' },
   test: {

@@ -14,7 +14,20 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const srcDir = join(root, 'src/engine/wasm/as');
 const out = join(root, 'src/engine/wasm/engine.gen.ts');
 // 32768 pages = 2 GiB: the shared memory's declared maximum (it starts small and grows).
-const ARGS = ['--runtime', 'stub', '-O3', '--enable', 'simd', '--enable', 'threads', '--importMemory', '--sharedMemory', '--maximumMemory', '32768', '--noExportMemory'];
+const ARGS = [
+  '--runtime',
+  'stub',
+  '-O3',
+  '--enable',
+  'simd',
+  '--enable',
+  'threads',
+  '--importMemory',
+  '--sharedMemory',
+  '--maximumMemory',
+  '32768',
+  '--noExportMemory',
+];
 const RELAXED = ['--enable', 'relaxed-simd'];
 
 const files = readdirSync(srcDir)
@@ -25,7 +38,8 @@ h.update(JSON.stringify([ARGS, RELAXED]));
 for (const f of files) h.update(f + '\0' + readFileSync(join(srcDir, f), 'utf8') + '\0');
 const digest = h.digest('hex');
 
-if (!process.argv.includes('--force') && existsSync(out) && readFileSync(out, 'utf8').includes(`SOURCE_DIGEST = '${digest}'`)) process.exit(0);
+if (!process.argv.includes('--force') && existsSync(out) && readFileSync(out, 'utf8').includes(`SOURCE_DIGEST = '${digest}'`))
+  process.exit(0);
 
 const asc = (await import('assemblyscript/asc')).default;
 async function compile(extra) {

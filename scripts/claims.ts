@@ -66,7 +66,9 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   const stale = (file: string, text: string) => !existsSync(file) || readFileSync(file, 'utf8') !== text;
   if (process.argv.includes('--check')) {
     if (next !== doc || stale(CLAIMS_JSON, json) || stale(MAP_JSON, map.json) || stale(MAP_SVG, map.svg)) {
-      console.error('docs/RESULTS.md or docs/results/{claims,map}.json or map.svg differs from docs/results/ (run: npx tsx scripts/claims.ts)');
+      console.error(
+        'docs/RESULTS.md or docs/results/{claims,map}.json or map.svg differs from docs/results/ (run: npx tsx scripts/claims.ts)',
+      );
       process.exit(1);
     }
     console.log('docs/RESULTS.md and docs/results/claims.json: current');

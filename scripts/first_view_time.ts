@@ -47,7 +47,9 @@ async function measure(label: string, baseURL: string, loads: number): Promise<n
       const t = await firstView(browser, baseURL);
       times.push(t.ms);
       const load = loadavg().map((l) => l.toFixed(2));
-      console.log(`${label} load ${i + 1}: ${t.ms} ms to the heading (DOMContentLoaded ${t.dcl} ms, load ${t.load} ms; load average ${load.join(' ')})`);
+      console.log(
+        `${label} load ${i + 1}: ${t.ms} ms to the heading (DOMContentLoaded ${t.dcl} ms, load ${t.load} ms; load average ${load.join(' ')})`,
+      );
     }
   } finally {
     await browser.close();

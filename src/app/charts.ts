@@ -53,7 +53,10 @@ function alignedData(spec: BarChartSpec): uPlot.AlignedData {
 
 class BarChart extends UPlotElement<BarChartSpec> {
   protected override describe(spec: BarChartSpec): string {
-    return `${spec.yLabel} by ${spec.xLabel}: ` + spec.series.map((s) => `${s.label}: ${spec.categories.map((c, i) => `${c}: ${s.values[i]}`).join(', ')}`).join('; ');
+    return (
+      `${spec.yLabel} by ${spec.xLabel}: ` +
+      spec.series.map((s) => `${s.label}: ${spec.categories.map((c, i) => `${c}: ${s.values[i]}`).join(', ')}`).join('; ')
+    );
   }
 
   protected override draw(): void {
@@ -165,17 +168,27 @@ export function balanceHeatMap(keys: readonly string[], pairs: readonly PairCoun
   // Component keys, and each grid's level numbers: columns (level b of the column component) above
   // the first grid row, rows (level a of the row component) left of the first grid column.
   const heads = [
-    ...keys.slice(1).map((k, jj) => svg`<text class="hm-head" x=${colX[jj + 1] + (levels[jj + 1] * cell) / 2} y=${12} text-anchor="middle">${k}</text>`),
-    ...keys.slice(0, -1).map((k, i) => svg`<text class="hm-head" x=${10} y=${rowY[i] + (levels[i] * cell) / 2 + 4} text-anchor="middle">${k}</text>`),
+    ...keys
+      .slice(1)
+      .map((k, jj) => svg`<text class="hm-head" x=${colX[jj + 1] + (levels[jj + 1] * cell) / 2} y=${12} text-anchor="middle">${k}</text>`),
+    ...keys
+      .slice(0, -1)
+      .map((k, i) => svg`<text class="hm-head" x=${10} y=${rowY[i] + (levels[i] * cell) / 2 + 4} text-anchor="middle">${k}</text>`),
     ...keys
       .slice(1)
       .flatMap((_k, jj) =>
-        Array.from({ length: levels[jj + 1] }, (_, b) => svg`<text class="hm-level" x=${colX[jj + 1] + b * cell + (cell - 1) / 2} y=${26} text-anchor="middle">${b}</text>`),
+        Array.from(
+          { length: levels[jj + 1] },
+          (_, b) => svg`<text class="hm-level" x=${colX[jj + 1] + b * cell + (cell - 1) / 2} y=${26} text-anchor="middle">${b}</text>`,
+        ),
       ),
     ...keys
       .slice(0, -1)
       .flatMap((_k, i) =>
-        Array.from({ length: levels[i] }, (_, a) => svg`<text class="hm-level" x=${colX[1] - 5} y=${rowY[i] + a * cell + cell / 2 + 3} text-anchor="end">${a}</text>`),
+        Array.from(
+          { length: levels[i] },
+          (_, a) => svg`<text class="hm-level" x=${colX[1] - 5} y=${rowY[i] + a * cell + cell / 2 + 3} text-anchor="end">${a}</text>`,
+        ),
       ),
   ];
   return html`<svg class="heatmap" role="img" aria-label=${label} viewBox="0 0 ${width} ${height}" width=${width * 1.5} height=${height * 1.5}>

@@ -50,7 +50,9 @@ export async function fetchCommittedJson(file: string, env: CommittedEnv = defau
   } catch (e) {
     const hit = cache ? await cache.match(url).catch(() => undefined) : undefined;
     if (hit) return hit.json();
-    throw new Error(`${url} could not be fetched (${(e as Error).message}) and was never fetched in this browser: open it once while online`);
+    throw new Error(
+      `${url} could not be fetched (${(e as Error).message}) and was never fetched in this browser: open it once while online`,
+    );
   }
   if (isMissingAsset(res)) throw new Error(`${url}: not on the server (HTTP ${res.status}${res.ok ? ', an HTML page' : ''})`);
   const text = await res.text();
@@ -85,7 +87,8 @@ const memo = new Map<string, Promise<unknown>>();
 export function committedPresets(env: CommittedEnv = defaultEnv()): Promise<string[]> {
   return remember(memo, `${env.base}index`, async () => {
     const j = (await fetchCommittedJson('index.json', env)) as { presets?: unknown };
-    if (!Array.isArray(j?.presets) || !j.presets.every((p) => typeof p === 'string')) throw new Error(`${env.base}${COMMITTED_DIR}/index.json: expected { presets: string[] }`);
+    if (!Array.isArray(j?.presets) || !j.presets.every((p) => typeof p === 'string'))
+      throw new Error(`${env.base}${COMMITTED_DIR}/index.json: expected { presets: string[] }`);
     return j.presets as string[];
   });
 }
@@ -110,7 +113,9 @@ export function committedMap(env: CommittedEnv = defaultEnv()): Promise<MapCell[
         typeof c.dynamicSampling === 'boolean' &&
         Array.isArray(c.seeds) &&
         Array.isArray(c.verdicts) &&
-        c.verdicts.every((v) => typeof v?.set?.key === 'string' && typeof v.comparison?.pass?.diff === 'number' && typeof v.direction === 'string') &&
+        c.verdicts.every(
+          (v) => typeof v?.set?.key === 'string' && typeof v.comparison?.pass?.diff === 'number' && typeof v.direction === 'string',
+        ) &&
         Array.isArray(c.bands) &&
         typeof c.floor === 'boolean' &&
         (typeof c.startInSpace === 'number' || c.startInSpace === null);
@@ -139,12 +144,20 @@ function partOf(preset: string, part: CommittedPart, s: Summary, env: CommittedE
   return remember(memo, `${env.base}${preset}/${part}`, async () => {
     const source = `${COMMITTED_DIR}/${committedFile(preset, part)}`;
     // What the summary says is not there is not fetched.
-    if (part === 'episodes') return s.meta?.episodes === 0 ? null : decodeEpisodes(await fetchCommittedJson(committedFile(preset, part), env), s.out.results.runs.length, source);
+    if (part === 'episodes')
+      return s.meta?.episodes === 0
+        ? null
+        : decodeEpisodes(await fetchCommittedJson(committedFile(preset, part), env), s.out.results.runs.length, source);
     if (part === 'curves')
-      return s.meta?.curves.series === 0 ? [] : parseCurvesJson(((await fetchCommittedJson(committedFile(preset, part), env)) as { curves?: unknown })?.curves, source);
+      return s.meta?.curves.series === 0
+        ? []
+        : parseCurvesJson(((await fetchCommittedJson(committedFile(preset, part), env)) as { curves?: unknown })?.curves, source);
     return s.meta?.trajectories.kept === 0
       ? []
-      : parseTrajectoriesJson(((await fetchCommittedJson(committedFile(preset, part), env)) as { trajectories?: unknown })?.trajectories, source);
+      : parseTrajectoriesJson(
+          ((await fetchCommittedJson(committedFile(preset, part), env)) as { trajectories?: unknown })?.trajectories,
+          source,
+        );
   });
 }
 
@@ -189,7 +202,9 @@ export async function loadCommitted(
   const errors = new Map<CommittedPart, string>();
   const build = (): CommittedLoad => {
     const ep = got.get('episodes') as Episodes | null | undefined;
-    const results = ep ? { ...s.out.results, runs: s.out.results.runs.map((r, i) => (ep[i] ? { ...r, episodes: ep[i] } : r)) } : s.out.results;
+    const results = ep
+      ? { ...s.out.results, runs: s.out.results.runs.map((r, i) => (ep[i] ? { ...r, episodes: ep[i] } : r)) }
+      : s.out.results;
     const output: ExperimentOutputJson = { ...s.out, results };
     if (got.has('curves')) output.curves = got.get('curves') as ExperimentOutputJson['curves'];
     if (got.has('trajectories')) output.trajectories = got.get('trajectories') as NonNullable<ExperimentOutputJson['trajectories']>;

@@ -162,7 +162,11 @@ export function splitResults(json: unknown): Map<string, string> {
  * @returns one entry per run (undefined where none was recorded)
  * @throws Error naming the bad field (`runs[3].after.base: score[7] 1.5 is not in [0, 1]`)
  */
-export function decodeEpisodes(json: unknown, runs: number, source = 'episodes.json'): (Record<'before' | 'after', Record<string, Cell[]>> | undefined)[] {
+export function decodeEpisodes(
+  json: unknown,
+  runs: number,
+  source = 'episodes.json',
+): (Record<'before' | 'after', Record<string, Cell[]>> | undefined)[] {
   const fail = (path: string, what: string): never => {
     throw new Error(`${source}: ${path}: ${what}`);
   };
@@ -170,14 +174,16 @@ export function decodeEpisodes(json: unknown, runs: number, source = 'episodes.j
   if (!p || typeof p !== 'object' || p.format !== 'columns-v1') fail('format', `expected 'columns-v1'`);
   if (!Array.isArray(p.tasks) || !p.tasks.every((s) => typeof s === 'string')) fail('tasks', 'expected a list of task ids');
   if (!Array.isArray(p.harnesses) || !p.harnesses.every((s) => typeof s === 'string')) fail('harnesses', 'expected a list of harness ids');
-  if (!Array.isArray(p.runs) || p.runs.length !== runs) fail('runs', `expected ${runs} entries (the summary's runs), got ${Array.isArray(p.runs) ? p.runs.length : 'none'}`);
+  if (!Array.isArray(p.runs) || p.runs.length !== runs)
+    fail('runs', `expected ${runs} entries (the summary's runs), got ${Array.isArray(p.runs) ? p.runs.length : 'none'}`);
   const isInt = (x: unknown, lo: number, hi: number) => Number.isInteger(x) && (x as number) >= lo && (x as number) < hi;
   const side = (cols: unknown, path: string): Record<string, Cell[]> => {
     if (!cols || typeof cols !== 'object' || Array.isArray(cols)) fail(path, 'expected an object of columns');
     const out: Record<string, Cell[]> = {};
     for (const [col, c] of Object.entries(cols as Record<string, unknown>)) {
       const at = `${path}.${col}`;
-      if (!Array.isArray(c) || c.length !== 5 || !c.every(Array.isArray)) fail(at, 'expected 5 arrays (task, harness, sample, pass, score)');
+      if (!Array.isArray(c) || c.length !== 5 || !c.every(Array.isArray))
+        fail(at, 'expected 5 arrays (task, harness, sample, pass, score)');
       const [t, h, s, ps, sc] = c as Columns;
       const n = t.length;
       if (![h, s, ps, sc].every((a) => a.length === n)) fail(at, 'arrays of different lengths');
@@ -194,5 +200,7 @@ export function decodeEpisodes(json: unknown, runs: number, source = 'episodes.j
     }
     return out;
   };
-  return p.runs.map((r, i) => (r === null ? undefined : { before: side(r?.before, `runs[${i}].before`), after: side(r?.after, `runs[${i}].after`) }));
+  return p.runs.map((r, i) =>
+    r === null ? undefined : { before: side(r?.before, `runs[${i}].before`), after: side(r?.after, `runs[${i}].after`) },
+  );
 }

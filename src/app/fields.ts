@@ -40,7 +40,9 @@ export function parseLevelsField(raw: string, maxSpace: number): Parsed<number[]
   const levels = parts.map(Number);
   const size = levels.reduce((a, s) => a * s, 1);
   if (size > maxSpace) {
-    return bad(`levels: ${levels.join('×')} = ${size} configurations; the app enumerates at most ${maxSpace} (use \`hlab design --levels\` for larger spaces)`);
+    return bad(
+      `levels: ${levels.join('×')} = ${size} configurations; the app enumerates at most ${maxSpace} (use \`hlab design --levels\` for larger spaces)`,
+    );
   }
   return ok(levels);
 }

@@ -39,7 +39,8 @@ export interface LineChartSpec {
   noData?: readonly number[];
 }
 
-const fmt = (v: number | null | undefined) => (v === null || v === undefined || !Number.isFinite(v) ? '–' : Math.abs(v) >= 100 ? v.toFixed(0) : v.toPrecision(3));
+const fmt = (v: number | null | undefined) =>
+  v === null || v === undefined || !Number.isFinite(v) ? '–' : Math.abs(v) >= 100 ? v.toFixed(0) : v.toPrecision(3);
 
 /**
  * y range of a metric chart for uPlot's `scales.y.range`: uPlot pads a constant series to ±100 %
@@ -173,7 +174,9 @@ class LineChart extends UPlotElement<LineChartSpec> {
     else delete this.dataset.allNoData;
     return (
       `${spec.yLabel} by ${spec.xLabel}: ` +
-      (spec.x.length ? spec.series.map((s) => `${s.label} ${fmt(lastValue(s.values))}`).join('; ') + ` at ${spec.xLabel} ${spec.x[spec.x.length - 1]}` : 'no data yet')
+      (spec.x.length
+        ? spec.series.map((s) => `${s.label} ${fmt(lastValue(s.values))}`).join('; ') + ` at ${spec.xLabel} ${spec.x[spec.x.length - 1]}`
+        : 'no data yet')
     );
   }
 
@@ -193,8 +196,18 @@ class LineChart extends UPlotElement<LineChartSpec> {
 
   protected override draw(): void {
     const spec = this.current!;
-    const data: uPlot.AlignedData = [Float64Array.from(spec.x), ...spec.series.map((s) => s.values.map((v) => (v === null || !Number.isFinite(v) ? null : v)))];
-    const shape = JSON.stringify([spec.xLabel, spec.yLabel, spec.height, spec.xRange, spec.noData !== undefined, spec.series.map((s) => [s.label, s.color])]);
+    const data: uPlot.AlignedData = [
+      Float64Array.from(spec.x),
+      ...spec.series.map((s) => s.values.map((v) => (v === null || !Number.isFinite(v) ? null : v))),
+    ];
+    const shape = JSON.stringify([
+      spec.xLabel,
+      spec.yLabel,
+      spec.height,
+      spec.xRange,
+      spec.noData !== undefined,
+      spec.series.map((s) => [s.label, s.color]),
+    ]);
     if (this.plot && shape === this.shape) {
       this.plot.setData(data);
       return;

@@ -105,7 +105,8 @@ function evaluationOutput(r: EvaluationReportJson, source: string): ExperimentOu
  *   in the nested form).
  */
 export function parseResultsFile(json: unknown, source = 'results.json'): ExperimentOutputJson {
-  if (json === null || typeof json !== 'object' || Array.isArray(json)) throw new ResultsFileError(source, ['(root): expected a JSON object']);
+  if (json === null || typeof json !== 'object' || Array.isArray(json))
+    throw new ResultsFileError(source, ['(root): expected a JSON object']);
   const o = json as Record<string, unknown>;
   const nested = o.results && typeof o.results === 'object' && !Array.isArray(o.results) ? new Set(Object.keys(o.results)) : null;
   if ('perFamily' in o && 'checkpoint' in o) {
@@ -114,12 +115,15 @@ export function parseResultsFile(json: unknown, source = 'results.json'): Experi
     return evaluationOutput(r.data, source);
   }
   if (!nested && !('runs' in o) && !('resultsVersion' in o)) {
-    throw new ResultsFileError(source, ["(root): neither 'runs' (hlab run's results.json), 'results' (an app export) nor 'perFamily' (hlab evaluate --json) is present"]);
+    throw new ResultsFileError(source, [
+      "(root): neither 'runs' (hlab run's results.json), 'results' (an app export) nor 'perFamily' (hlab evaluate --json) is present",
+    ]);
   }
   const r = ResultsFileSchema.safeParse(upgradeResultsFile(o), { reportInput: true });
   if (!r.success) {
     // Name the field where the file has it: under `results` in the nested form.
-    for (const i of r.error.issues) if (nested && typeof i.path[0] === 'string' && nested.has(i.path[0])) (i as { path: PropertyKey[] }).path = ['results', ...i.path];
+    for (const i of r.error.issues)
+      if (nested && typeof i.path[0] === 'string' && nested.has(i.path[0])) (i as { path: PropertyKey[] }).path = ['results', ...i.path];
     throw new ResultsFileError(source, issuesOf(r.error));
   }
   const out = nest(r.data);

@@ -11,7 +11,11 @@ import { CheckpointError } from '../storage/errors';
 /** A checkpoint's store step as the Train view names positions: 'run 1, step 12' (RL steps), 'run 1, before evaluation', 'after run 1'. */
 function rlPosition(step: number): string {
   const p = checkpointPosition(step);
-  return p.finished ? `after run ${p.runIndex}` : p.rlStep < 0 ? `run ${p.runIndex + 1}, before evaluation` : `run ${p.runIndex + 1}, step ${p.rlStep}`;
+  return p.finished
+    ? `after run ${p.runIndex}`
+    : p.rlStep < 0
+      ? `run ${p.runIndex + 1}, before evaluation`
+      : `run ${p.runIndex + 1}, step ${p.rlStep}`;
 }
 
 /**
@@ -20,7 +24,8 @@ function rlPosition(step: number): string {
  */
 function quotaMessage(e: CheckpointError): string {
   const lost = e.step === undefined ? 'a checkpoint' : `the checkpoint at ${rlPosition(e.step)}`;
-  const kept = e.keptStep === undefined ? 'no earlier checkpoint of this run exists' : `the checkpoint at ${rlPosition(e.keptStep)} is kept`;
+  const kept =
+    e.keptStep === undefined ? 'no earlier checkpoint of this run exists' : `the checkpoint at ${rlPosition(e.keptStep)} is kept`;
   return `browser storage is full: ${lost} was not saved; ${kept}. Free space with Delete in the Checkpoints list (Export a checkpoint first to keep it), then press Resume`;
 }
 

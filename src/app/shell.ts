@@ -28,7 +28,14 @@ interface ViewHandle {
 /** What a view module exports: its class, constructed on the view's container. */
 export type ViewConstructor = new (el: HTMLElement, setParams: (p: Record<string, string>) => void) => ViewHandle;
 
-const TITLES: Record<ViewName, string> = { design: 'Design', inspect: 'Inspect', train: 'Train', results: 'Results', compare: 'Compare', trajectories: 'Trajectories' };
+const TITLES: Record<ViewName, string> = {
+  design: 'Design',
+  inspect: 'Inspect',
+  train: 'Train',
+  results: 'Results',
+  compare: 'Compare',
+  trajectories: 'Trajectories',
+};
 
 /** Each view's constructor, its module fetched once (main.ts, the entry, holds the imports). */
 let loadView: (view: ViewName) => Promise<ViewConstructor>;
@@ -39,7 +46,14 @@ const root = document.getElementById('view-root')!;
 const containers = new Map<ViewName, HTMLElement>();
 const handles = new Map<ViewName, ViewHandle>();
 /** The last parameters of each view, so the nav links return to what the user left. */
-const lastParams: Record<ViewName, Record<string, string>> = { design: {}, inspect: {}, train: {}, results: {}, compare: {}, trajectories: {} };
+const lastParams: Record<ViewName, Record<string, string>> = {
+  design: {},
+  inspect: {},
+  train: {},
+  results: {},
+  compare: {},
+  trajectories: {},
+};
 let current: ViewName | null = null;
 /** Counts the routes shown: a view whose module arrives after the reader asked for another route is not shown. */
 let routeSeq = 0;
@@ -174,7 +188,8 @@ async function precacheRunAssets(): Promise<boolean> {
   ]);
   const entries = await precacheAssets([DEFAULT_TOKENIZER_URL, ...PRESET_NAMES.map((preset) => baseCheckpointUrl(preset))]);
   const failed = entries.filter((e) => e.status === 'failed');
-  if (failed.length) console.warn(`offline cache: could not fetch ${failed.map((e) => `${e.url} (${e.error})`).join(', ')}; a run started offline may fail`);
+  if (failed.length)
+    console.warn(`offline cache: could not fetch ${failed.map((e) => `${e.url} (${e.error})`).join(', ')}; a run started offline may fail`);
   return failed.length === 0;
 }
 
@@ -245,6 +260,9 @@ export function startApp(load: (view: ViewName) => Promise<ViewConstructor>, vie
   if (location.hash.length <= 1 || !isRouteHash(location.hash)) history.replaceState(null, '', formatRoute(opened));
   const firstView = showRoute(false);
   probeGpu();
-  const loaded = document.readyState === 'complete' ? Promise.resolve() : new Promise((resolve) => window.addEventListener('load', resolve, { once: true }));
+  const loaded =
+    document.readyState === 'complete'
+      ? Promise.resolve()
+      : new Promise((resolve) => window.addEventListener('load', resolve, { once: true }));
   void Promise.all([firstView, loaded]).then(prepareOffline);
 }

@@ -53,7 +53,10 @@ interface RunStepCounts {
  * A run's counts from its per-step records (a run's curve); for a run without records (`steps`
  * null), from its results row (RunResult's four counts; NaN or absent = not recorded, never 0).
  */
-export function runStepCounts(steps: readonly StepUpdateFields[] | null, run?: Partial<Record<keyof RunStepCounts, number | null>>): RunStepCounts {
+export function runStepCounts(
+  steps: readonly StepUpdateFields[] | null,
+  run?: Partial<Record<keyof RunStepCounts, number | null>>,
+): RunStepCounts {
   const ups = (steps ?? []).map(stepUpdate);
   const known = steps !== null && ups.every((u) => u.applied !== null);
   const sum = (xs: (number | null)[]) => xs.reduce<number>((a, x) => a + (x ?? 0), 0);

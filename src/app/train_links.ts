@@ -68,7 +68,9 @@ export function trainableLevels(levels: readonly number[]): boolean {
  */
 export function lessonEditsForDesign(d: DesignChoice): Record<string, unknown> {
   if (!trainableLevels(d.levels))
-    throw new Error(`levels: training runs in the ${DEFAULT_SPACE.components.map((c) => c.realizations.length).join(',')} space, got ${d.levels.join(',')}`);
+    throw new Error(
+      `levels: training runs in the ${DEFAULT_SPACE.components.map((c) => c.realizations.length).join(',')} space, got ${d.levels.join(',')}`,
+    );
   const method: MethodSpec = {
     name: d.assign === 'locality' ? `harness scaling (GRPO, K=${d.K})` : `random assignment (GRPO, K=${d.K})`,
     harnesses: d.assign === 'locality' ? 'scaling' : 'random-assignment',

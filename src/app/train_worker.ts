@@ -16,7 +16,14 @@ import { gpuErrorsOfRealm } from '../engine/choose';
 import { runFailureMessage } from './run_failure';
 import { expose, transfer, type ProxyMarked } from 'comlink';
 import { decodeRunCheckpoint } from '../experiment/run_checkpoint';
-import { checkpointPosition, runExperiment, type ExperimentOutput, type RunCurves, type RunEvent, type StepRecord } from '../experiment/runner';
+import {
+  checkpointPosition,
+  runExperiment,
+  type ExperimentOutput,
+  type RunCurves,
+  type RunEvent,
+  type StepRecord,
+} from '../experiment/runner';
 import type { RunResult } from '../report/results_schema';
 import type { EvalResult } from '../experiment/evaluate';
 import type { ValidationPoint } from '../experiment/validation';
@@ -87,7 +94,13 @@ export interface StoredHistory {
   curves: RunCurves[];
   results: RunResult[];
   /** The current run (index `runIndex`): its RL steps and validation points so far, and its 'before' evaluation (null: not run yet). */
-  current: { history: StepRecord[]; validation: ValidationPoint[]; before: Pick<EvalResult, 'passAt1' | 'training' | 'episodes'> | null; seconds: number; sft: boolean };
+  current: {
+    history: StepRecord[];
+    validation: ValidationPoint[];
+    before: Pick<EvalResult, 'passAt1' | 'training' | 'episodes'> | null;
+    seconds: number;
+    sft: boolean;
+  };
 }
 
 /** Thrown (through comlink, as an Error) when a run fails; the message says whether the GPU device was lost. */
@@ -142,7 +155,13 @@ const api: TrainWorkerApi = {
       // new worker fetches them; only this worker was loaded at app load), so environments run
       // in this worker instead: the same episodes, without the pool's parallelism and watchdog.
       const offline = navigator.onLine === false && typeof localEnvApi === 'function';
-      if (offline) void (onEvent({ type: 'log', message: 'offline: environments run in the training worker (no rollout workers)' }) as unknown as Promise<void>).catch(() => {});
+      if (offline)
+        void (
+          onEvent({
+            type: 'log',
+            message: 'offline: environments run in the training worker (no rollout workers)',
+          }) as unknown as Promise<void>
+        ).catch(() => {});
       // The plan the CLI would run for this spec: infeasible cells left out alike.
       const log = (message: string) => void (onEvent({ type: 'log', message }) as unknown as Promise<void>).catch(() => {});
       log("planning: which (task, harness) cells the expert can solve under the spec's budgets");
@@ -164,7 +183,9 @@ const api: TrainWorkerApi = {
       if (out.status === 'done' && opts.saveAs) {
         try {
           // The spec as run (seed and step overrides folded in) rides along: Results shows it and diffs runs by it.
-          await saveRunOutput(opts.saveAs, { ...out, specJson, infeasibleCells: plan.infeasible } as unknown as Parameters<typeof saveRunOutput>[1]);
+          await saveRunOutput(opts.saveAs, { ...out, specJson, infeasibleCells: plan.infeasible } as unknown as Parameters<
+            typeof saveRunOutput
+          >[1]);
           savedAs = opts.saveAs;
         } catch (e) {
           saveError = (e as Error).message;

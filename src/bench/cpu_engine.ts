@@ -131,14 +131,19 @@ export async function benchCpuEngine(
       const { targets, mask } = sftTargets(ids, lengths, { B, T });
       const params = initParams(cfg, 1);
       const batch = { B, T, ids, lengths, mask: new Float32Array(B * T).fill(1) };
-      const ours = threadCounts.map((t) => ({ t, trainer: cpuSftTrainer(engines.get(t)!, cfg, params, { weightDecay: 0.01, maxNorm: 1 }), ms: [] as number[] }));
+      const ours = threadCounts.map((t) => ({
+        t,
+        trainer: cpuSftTrainer(engines.get(t)!, cfg, params, { weightDecay: 0.01, maxNorm: 1 }),
+        ms: [] as number[],
+      }));
       await useTfBackend('wasm');
       const tf = new TfTransformer('wasm', cfg, params, 1e-3, T);
       tf.setBatch(B, T, ids, targets, mask);
       const tfMs: number[] = [];
       const pyMs: number[] = [];
       const py = peer ? () => peer.step() : null;
-      if (peer) pytorch = await peer.model({ C: cfg.C, L: cfg.L, NH: cfg.NH, V: cfg.vocabSize, B, T, threads: Math.max(...threadCounts), seed: 1 });
+      if (peer)
+        pytorch = await peer.model({ C: cfg.C, L: cfg.L, NH: cfg.NH, V: cfg.vocabSize, B, T, threads: Math.max(...threadCounts), seed: 1 });
       log(`${preset} B=${B} T=${T}: warm-up`);
       for (const x of ours) await x.trainer.step(batch, 1e-3, 1);
       await tf.trainStep();
@@ -266,7 +271,16 @@ async function benchCpuSampling(
       tps.push((stats.tokens - SB) / ((stats.ms - stats.firstStepMs) / 1000));
     }
     const m = median(tps);
-    sampling.push({ preset, threads: t, B: SB, context, tokensPerSec: m, webgpuTokensPerSec: gpuTps, ratioVsWebgpu: m / gpuTps, webgpuAdapter: adapter });
+    sampling.push({
+      preset,
+      threads: t,
+      B: SB,
+      context,
+      tokensPerSec: m,
+      webgpuTokensPerSec: gpuTps,
+      ratioVsWebgpu: m / gpuTps,
+      webgpuAdapter: adapter,
+    });
     log(`${preset} sampling ${t} thr: ${m.toFixed(0)} tok/s (WebGPU ${gpuTps.toFixed(0)} tok/s on ${adapter})`);
     e.release(mark);
   }

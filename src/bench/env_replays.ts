@@ -56,7 +56,8 @@ function counted<H extends EnvHost>(env: H, t: () => Tally): H {
       const out = (await api.step(s, h)) as TimedStepOut;
       const c = t();
       c.steps++;
-      if (out.replayed !== (out.rebuilt && h.length > 1)) throw new Error(`env_replays: ${s.key} replayed = ${out.replayed} but rebuilt = ${out.rebuilt} at turn ${h.length}`);
+      if (out.replayed !== (out.rebuilt && h.length > 1))
+        throw new Error(`env_replays: ${s.key} replayed = ${out.replayed} but rebuilt = ${out.rebuilt} at turn ${h.length}`);
       if (out.rebuilt) {
         c.rebuilt++;
         c.rebuiltMs += out.workerMs;
@@ -78,11 +79,13 @@ async function main(): Promise<void> {
       policy: { type: 'string', default: 'base' },
     },
   });
-  if (values.policy !== 'base' && values.policy !== 'stall') throw new Error(`env_replays: --policy must be base or stall, got ${values.policy}`);
+  if (values.policy !== 'base' && values.policy !== 'stall')
+    throw new Error(`env_replays: --policy must be base or stall, got ${values.policy}`);
   const batches = Number(values.batches);
   const workers = Number(values.workers);
   const threads = Number(values.threads);
-  for (const [k, v] of Object.entries({ batches, workers, threads })) if (!Number.isInteger(v) || v < 1) throw new Error(`env_replays: --${k} must be an integer ≥ 1, got ${v}`);
+  for (const [k, v] of Object.entries({ batches, workers, threads }))
+    if (!Number.isInteger(v) || v < 1) throw new Error(`env_replays: --${k} must be an integer ≥ 1, got ${v}`);
   const root = new URL('../../', import.meta.url);
   const tok = Tokenizer.fromJSON(JSON.parse(readFileSync(new URL('public/tokenizer-v2.json', root), 'utf8')) as TokenizerFile);
   const ck = await decodeBaseCheckpoint(new Uint8Array(readFileSync(new URL('public/base-mini.ckpt', root))));
@@ -94,11 +97,14 @@ async function main(): Promise<void> {
   const stall: Policy = {
     maxB: 64,
     maxT: cfg.maxT,
-    sample: async (prompts) => prompts.map(() => ({ ids: Int32Array.from(stallIds), logprobs: new Float32Array(stallIds.length), stop: 'end' as const })),
+    sample: async (prompts) =>
+      prompts.map(() => ({ ids: Int32Array.from(stallIds), logprobs: new Float32Array(stallIds.length), stop: 'end' as const })),
   };
   const policy = values.policy === 'base' ? base : stall;
   const harnesses = selectTrainingOA().training;
-  const pool = (['workspace', 'errands'] as const).flatMap((s) => taskSet(s, 'train', 400, 0)).filter((t) => t.tier === 1 && FAMILIES.includes(`${t.suite}/${t.family}`));
+  const pool = (['workspace', 'errands'] as const)
+    .flatMap((s) => taskSet(s, 'train', 400, 0))
+    .filter((t) => t.tier === 1 && FAMILIES.includes(`${t.suite}/${t.family}`));
   const boot = new URL('./env_thread_boot.mjs', import.meta.url);
   let cur = tally();
   const env = counted(
@@ -116,9 +122,20 @@ async function main(): Promise<void> {
       const tasks = Rng.derive(0, 'env_replays', b)
         .shuffle([...pool])
         .slice(0, 8);
-      const reqs: EpisodeRequest[] = tasks.flatMap((t, g) => Array.from({ length: 8 }, () => ({ taskId: t.id, harnessId: harnesses[(4 * g + b) % harnesses.length], group: g })));
+      const reqs: EpisodeRequest[] = tasks.flatMap((t, g) =>
+        Array.from({ length: 8 }, () => ({ taskId: t.id, harnessId: harnesses[(4 * g + b) % harnesses.length], group: g })),
+      );
       cur = tally();
-      const { stats } = await runEpisodes(reqs, { tok, policy, env, maxTurns: 6, maxNewTokens: 96, contextTokens: 480, temperature: 1, seed: b + 1 });
+      const { stats } = await runEpisodes(reqs, {
+        tok,
+        policy,
+        env,
+        maxTurns: 6,
+        maxNewTokens: 96,
+        contextTokens: 480,
+        temperature: 1,
+        seed: b + 1,
+      });
       const inPlace = cur.steps - cur.rebuilt;
       const meanIn = inPlace > 0 ? cur.inPlaceMs / inPlace : Number.NaN;
       const overhead = cur.rebuiltMs - cur.rebuilt * meanIn;

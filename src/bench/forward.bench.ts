@@ -82,7 +82,11 @@ export async function benchForwardKernels(opts: { quick?: boolean } = {}): Promi
     const a = randomBuffer(gpu, 'a', sq * sq, rng);
     const w = randomBuffer(gpu, 'w', sq * sq, rng);
     const o = createStorage(gpu.device, 'o', sq * sq * 4);
-    await add('matmul_forward', `${sq}x${sq}x${sq}`, prepareMatmulForward(gpu, { N: sq, K: sq, M: sq, inp: { buffer: a }, weight: { buffer: w }, bias: null, out: { buffer: o } }));
+    await add(
+      'matmul_forward',
+      `${sq}x${sq}x${sq}`,
+      prepareMatmulForward(gpu, { N: sq, K: sq, M: sq, inp: { buffer: a }, weight: { buffer: w }, bias: null, out: { buffer: o } }),
+    );
     const x = randomBuffer(gpu, 'x', N * 4 * C, rng);
     const fcw = randomBuffer(gpu, 'fcw', 4 * C * C, rng);
     const fcb = randomBuffer(gpu, 'fcb', 4 * C, rng);
@@ -90,7 +94,15 @@ export async function benchForwardKernels(opts: { quick?: boolean } = {}): Promi
     await add(
       'matmul_forward',
       `fc N=${N} K=${C} M=${4 * C}`,
-      prepareMatmulForward(gpu, { N, K: C, M: 4 * C, inp: { buffer: x }, weight: { buffer: fcw }, bias: { buffer: fcb }, out: { buffer: h } }),
+      prepareMatmulForward(gpu, {
+        N,
+        K: C,
+        M: 4 * C,
+        inp: { buffer: x },
+        weight: { buffer: fcw },
+        bias: { buffer: fcb },
+        out: { buffer: h },
+      }),
     );
     const wte = randomBuffer(gpu, 'wte', V * C, rng);
     const logits = createStorage(gpu.device, 'logits', N * V * 4);
@@ -104,14 +116,27 @@ export async function benchForwardKernels(opts: { quick?: boolean } = {}): Promi
     const qkv = randomBuffer(gpu, 'qkv', B * T * 3 * C, rng);
     const att = createStorage(gpu.device, 'att', B * 4 * T * T * 4);
     const y = createStorage(gpu.device, 'y', B * T * C * 4);
-    await add('attention_forward', `B=${B} T=${T} C=${C} NH=4`, prepareAttentionForward(gpu, { B, T, C, NH: 4, qkv: { buffer: qkv }, att: { buffer: att }, out: { buffer: y } }));
+    await add(
+      'attention_forward',
+      `B=${B} T=${T} C=${C} NH=4`,
+      prepareAttentionForward(gpu, { B, T, C, NH: 4, qkv: { buffer: qkv }, att: { buffer: att }, out: { buffer: y } }),
+    );
     const lnw = randomBuffer(gpu, 'lnw', C, rng);
     const mean = createStorage(gpu.device, 'mean', N * 4);
     const rstd = createStorage(gpu.device, 'rstd', N * 4);
     await add(
       'layernorm_forward',
       `N=${N} C=${C}`,
-      prepareLayernormForward(gpu, { N, C, inp: { buffer: x }, w: { buffer: lnw }, b: { buffer: lnw }, out: { buffer: y }, mean: { buffer: mean }, rstd: { buffer: rstd } }),
+      prepareLayernormForward(gpu, {
+        N,
+        C,
+        inp: { buffer: x },
+        w: { buffer: lnw },
+        b: { buffer: lnw },
+        out: { buffer: y },
+        mean: { buffer: mean },
+        rstd: { buffer: rstd },
+      }),
     );
     const lz = randomBuffer(gpu, 'lz', N * V, rng, 3);
     const tgt = uploadStorage(
@@ -122,7 +147,14 @@ export async function benchForwardKernels(opts: { quick?: boolean } = {}): Promi
     await add(
       'logprob_forward',
       `N=${N} V=${V}`,
-      prepareLogprobForward(gpu, { N, V, logits: { buffer: lz }, targets: { buffer: tgt }, logprob: { buffer: mean }, lse: { buffer: rstd } }),
+      prepareLogprobForward(gpu, {
+        N,
+        V,
+        logits: { buffer: lz },
+        targets: { buffer: tgt },
+        logprob: { buffer: mean },
+        lse: { buffer: rstd },
+      }),
     );
   } finally {
     gpu.device.destroy();
@@ -159,7 +191,11 @@ export interface SamplingBench {
  * Sampling throughput of `preset` (V = 1024, maxT raised to 512 for tiny) for B rows at total
  * context 512, with or without the KV cache. Temperature 1, no end token.
  */
-export async function benchSampling(preset: PresetName, kvCache: boolean, opts: { B?: number; newTokens?: number; context?: number } = {}): Promise<SamplingBench> {
+export async function benchSampling(
+  preset: PresetName,
+  kvCache: boolean,
+  opts: { B?: number; newTokens?: number; context?: number } = {},
+): Promise<SamplingBench> {
   const context = opts.context ?? 512;
   const B = opts.B ?? 4;
   const newTokens = opts.newTokens ?? (kvCache ? 32 : 4);
@@ -190,7 +226,9 @@ export async function benchSampling(preset: PresetName, kvCache: boolean, opts: 
       );
     }
     if (!(decodeMs > 0) || full.stats.ms > wallMs + 0.1) {
-      throw new Error(`benchSampling(${preset}, kvCache=${kvCache}): inconsistent timing: decode ${decodeMs} ms, sampler ${full.stats.ms} ms, wall ${wallMs} ms`);
+      throw new Error(
+        `benchSampling(${preset}, kvCache=${kvCache}): inconsistent timing: decode ${decodeMs} ms, sampler ${full.stats.ms} ms, wall ${wallMs} ms`,
+      );
     }
     sampler.destroy();
     model.destroy();

@@ -71,7 +71,16 @@ export async function benchRlStep(o: { quick?: boolean } = {}, log: (line: strin
       try {
         const step = async (s: number) => {
           const t0 = performance.now();
-          const ro = await runEpisodes(reqs, { tok, policy: stack.policy, env, maxTurns, maxNewTokens, contextTokens: spec.rollout.contextTokens, temperature: 1, seed: s });
+          const ro = await runEpisodes(reqs, {
+            tok,
+            policy: stack.policy,
+            env,
+            maxTurns,
+            maxNewTokens,
+            contextTokens: spec.rollout.contextTokens,
+            temperature: 1,
+            seed: s,
+          });
           const t1 = performance.now();
           await stack.trainer.update(ro.trajectories, s);
           const t2 = performance.now();
@@ -94,7 +103,9 @@ export async function benchRlStep(o: { quick?: boolean } = {}, log: (line: strin
           overheadMs: stepMs - r.samplerMs - r.updateMs,
           episodesPerSec: episodes / (stepMs / 1000),
         });
-        log(`${preset}: ${stepMs.toFixed(0)} ms (rollout ${r.rolloutMs.toFixed(0)}, of it sampler ${r.samplerMs.toFixed(0)}; update ${r.updateMs.toFixed(0)})`);
+        log(
+          `${preset}: ${stepMs.toFixed(0)} ms (rollout ${r.rolloutMs.toFixed(0)}, of it sampler ${r.samplerMs.toFixed(0)}; update ${r.updateMs.toFixed(0)})`,
+        );
       } finally {
         stack.destroy();
       }

@@ -30,7 +30,9 @@ export interface RolloutBenchRow {
  * @param o.workers worker counts to measure (default [1, 2, 4]); o.episodes per batch (default 16)
  * @returns one row per worker count (same episodes and seeds each time)
  */
-export async function benchRollouts(o: { workers?: number[]; episodes?: number; maxTurns?: number; maxNewTokens?: number } = {}): Promise<RolloutBenchRow[]> {
+export async function benchRollouts(
+  o: { workers?: number[]; episodes?: number; maxTurns?: number; maxNewTokens?: number } = {},
+): Promise<RolloutBenchRow[]> {
   const tok = await loadTokenizer();
   const engine = await chooseEngine('webgpu');
   const cfg = presetConfig('tiny', tok.vocabSize);
@@ -42,11 +44,27 @@ export async function benchRollouts(o: { workers?: number[]; episodes?: number; 
   const rows: RolloutBenchRow[] = [];
   try {
     // Warm-up (pipeline compilation, tokenizer caches), in-process and unmeasured.
-    await runEpisodes(reqs.slice(0, 4), { tok, policy, env: inProcessEnv(localEnvApi(tok)), maxTurns: 1, maxNewTokens: 4, temperature: 1, seed: 1 });
+    await runEpisodes(reqs.slice(0, 4), {
+      tok,
+      policy,
+      env: inProcessEnv(localEnvApi(tok)),
+      maxTurns: 1,
+      maxNewTokens: 4,
+      temperature: 1,
+      seed: 1,
+    });
     for (const w of o.workers ?? [1, 2, 4]) {
       const env = envWorkerPool(w, 60_000, tok);
       try {
-        const { stats } = await runEpisodes(reqs, { tok, policy, env, maxTurns: o.maxTurns ?? 4, maxNewTokens: o.maxNewTokens ?? 24, temperature: 1, seed: 7 });
+        const { stats } = await runEpisodes(reqs, {
+          tok,
+          policy,
+          env,
+          maxTurns: o.maxTurns ?? 4,
+          maxNewTokens: o.maxNewTokens ?? 24,
+          temperature: 1,
+          seed: 7,
+        });
         const s = stats.ms / 1000;
         rows.push({
           workers: w,

@@ -38,7 +38,14 @@ export async function benchServe(opts: { quick?: boolean; workers?: number } = {
   const config = { clients: 32, episodes: opts.quick ? 200 : 1000, maxTurns: 4, workers: opts.workers ?? defaultWorkers(), seed: 0 };
   const server = await startServer({ host: '127.0.0.1', workers: config.workers, limits });
   try {
-    const r = await runLoad({ url: server.url, clients: config.clients, episodes: config.episodes, seed: config.seed, maxTurns: config.maxTurns, ...limits });
+    const r = await runLoad({
+      url: server.url,
+      clients: config.clients,
+      episodes: config.episodes,
+      seed: config.seed,
+      maxTurns: config.maxTurns,
+      ...limits,
+    });
     return {
       config,
       machine: { cores: availableParallelism(), loadavg1: Math.round(loadavg()[0] * 100) / 100 },
@@ -58,6 +65,9 @@ export async function benchServe(opts: { quick?: boolean; workers?: number } = {
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const workersArg = process.argv.indexOf('--workers');
-  const r = await benchServe({ quick: process.argv.includes('--quick'), workers: workersArg > 0 ? Number(process.argv[workersArg + 1]) : undefined });
+  const r = await benchServe({
+    quick: process.argv.includes('--quick'),
+    workers: workersArg > 0 ? Number(process.argv[workersArg + 1]) : undefined,
+  });
   process.stdout.write(JSON.stringify(r, null, 2) + '\n');
 }

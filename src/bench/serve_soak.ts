@@ -50,7 +50,11 @@ export async function soakServe(opts: { quick?: boolean; workers?: number } = {}
       await runLoad({ url: server.url, clients: config.clients, episodes: config.episodesPerBlock, seed: b, maxTurns: 4, ...limits });
       gc?.();
       const m = memoryUsage();
-      points.push({ episodes: (b + 1) * config.episodesPerBlock, rssMiB: Math.round(m.rss / MiB), heapAfterGcMiB: gc ? Math.round((10 * m.heapUsed) / MiB) / 10 : null });
+      points.push({
+        episodes: (b + 1) * config.episodesPerBlock,
+        rssMiB: Math.round(m.rss / MiB),
+        heapAfterGcMiB: gc ? Math.round((10 * m.heapUsed) / MiB) / 10 : null,
+      });
     }
   } finally {
     await server.close();

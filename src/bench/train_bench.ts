@@ -146,7 +146,8 @@ async function benchPreset(
       t.samples.push(await timeIt(() => t.model.trainStep()));
     }
     log(
-      `${preset}: repetition ${r + 1}/${o.reps}: ours ${ours[r].toFixed(1)} ms` + [...tfs].map(([b, t]) => ('error' in t ? '' : `, ${b} ${t.samples[r].toFixed(1)} ms`)).join(''),
+      `${preset}: repetition ${r + 1}/${o.reps}: ours ${ours[r].toFixed(1)} ms` +
+        [...tfs].map(([b, t]) => ('error' in t ? '' : `, ${b} ${t.samples[r].toFixed(1)} ms`)).join(''),
     );
   }
   const timing = (samples: number[], firstLoss: number): StepTiming => {
@@ -160,7 +161,11 @@ async function benchPreset(
     T,
     params: params.length,
     ours: oursT,
-    counters: { dispatches: trainer.lastCounters.dispatches, submits: trainer.lastCounters.submits, readbacks: trainer.lastCounters.readbacks },
+    counters: {
+      dispatches: trainer.lastCounters.dispatches,
+      submits: trainer.lastCounters.submits,
+      readbacks: trainer.lastCounters.readbacks,
+    },
     tfjs: {},
     speedupVsTfjs: {},
   };

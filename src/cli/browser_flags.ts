@@ -39,7 +39,15 @@ export function chromiumExecutable(): string {
  * adapter (a real GPU); anything else forces SwiftShader, which works on GPU-less machines.
  */
 export function webgpuLaunchArgs(): string[] {
-  const common = ['--no-sandbox', '--enable-unsafe-webgpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'];
+  const common = [
+    '--no-sandbox',
+    '--enable-unsafe-webgpu',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+    '--no-first-run',
+    '--disable-quic',
+  ];
   if (process.env.HLAB_WEBGPU_ADAPTER === 'default') return common;
   return [...common, '--enable-features=Vulkan', '--use-vulkan=swiftshader', '--use-webgpu-adapter=swiftshader'];
 }

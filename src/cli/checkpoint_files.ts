@@ -32,7 +32,9 @@ function readNamed(option: string, path: string): Uint8Array {
 export async function readBaseFile(path: string, spec: ExperimentSpec, tok: Tokenizer): Promise<Uint8Array> {
   const bytes = readNamed('--base', path);
   if (spec.model.init !== 'base') {
-    throw new UsageError(`--base ${path}: spec.model.init is '${spec.model.init}', so the file would not be loaded; set model.init to 'base' or drop --base`);
+    throw new UsageError(
+      `--base ${path}: spec.model.init is '${spec.model.init}', so the file would not be loaded; set model.init to 'base' or drop --base`,
+    );
   }
   await verifyBase(`--base ${path}`, bytes, spec, tok);
   return bytes;
@@ -47,10 +49,16 @@ export async function readBaseFile(path: string, spec: ExperimentSpec, tok: Toke
  * instead of falling back to a random init — only 'scratch' asks for one.
  * @throws UsageError naming the field, the file, the reason and the ways out
  */
-export async function checkShippedCheckpoints(spec: ExperimentSpec, tok: Tokenizer, publicDir: string, explicitBase = false): Promise<void> {
+export async function checkShippedCheckpoints(
+  spec: ExperimentSpec,
+  tok: Tokenizer,
+  publicDir: string,
+  explicitBase = false,
+): Promise<void> {
   const presets = [...new Set(spec.methods.map((m) => m.modelPreset ?? spec.model.preset))];
   const wanted: Array<{ preset: string; exposure: string | undefined; field: string }> = [];
-  if (spec.model.init === 'base' && !explicitBase) for (const preset of presets) wanted.push({ preset, exposure: spec.model.exposure, field: "spec.model.init = 'base'" });
+  if (spec.model.init === 'base' && !explicitBase)
+    for (const preset of presets) wanted.push({ preset, exposure: spec.model.exposure, field: "spec.model.init = 'base'" });
   for (const exposure of spec.evaluation.inSpace.leaveOutMixOf ?? [])
     for (const preset of presets) wanted.push({ preset, exposure, field: `spec.evaluation.inSpace.leaveOutMixOf '${exposure}'` });
   for (const { preset, exposure, field } of wanted) {
@@ -79,10 +87,13 @@ async function verifyBase(label: string, bytes: Uint8Array, spec: ExperimentSpec
   for (const preset of presets) {
     const cfg = presetConfig(preset, tok.vocabSize);
     if (c.vocabSize !== cfg.vocabSize || c.maxT !== cfg.maxT || c.C !== cfg.C || c.L !== cfg.L || c.NH !== cfg.NH) {
-      throw new UsageError(`${label}: its config ${JSON.stringify(c)} does not match model preset '${preset}' ${JSON.stringify(cfg)}${tail}`);
+      throw new UsageError(
+        `${label}: its config ${JSON.stringify(c)} does not match model preset '${preset}' ${JSON.stringify(cfg)}${tail}`,
+      );
     }
   }
-  if (header.tokenizer.name !== tok.name) throw new UsageError(`${label}: it was trained with tokenizer '${header.tokenizer.name}', not '${tok.name}'${tail}`);
+  if (header.tokenizer.name !== tok.name)
+    throw new UsageError(`${label}: it was trained with tokenizer '${header.tokenizer.name}', not '${tok.name}'${tail}`);
 }
 
 /**
@@ -107,6 +118,8 @@ export async function readRunCheckpointFile(path: string): Promise<{ bytes: Uint
   try {
     return { bytes, manifest: (await decodeExportFile(bytes)).manifest };
   } catch (e) {
-    throw new UsageError(`--resume: ${path} is unusable: ${(e as Error).message.split('\n')[0]}; move it away to start fresh, or resume from another --out`);
+    throw new UsageError(
+      `--resume: ${path} is unusable: ${(e as Error).message.split('\n')[0]}; move it away to start fresh, or resume from another --out`,
+    );
   }
 }

@@ -49,13 +49,16 @@ export function hlabCommand(args: readonly string[]): string {
  * bytes quoted in an error cannot break the line or drive the terminal.
  */
 export function printable(text: string): string {
-  return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\ufffd]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, (c) => {
-    const code = c.charCodeAt(0);
-    if (c === '\n') return '\\n';
-    if (c === '\r') return '\\r';
-    if (c === '\t') return '\\t';
-    return code < 0x100 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u{${code.toString(16)}}`;
-  });
+  return text.replace(
+    /[\u0000-\u001f\u007f-\u009f\u2028\u2029\ufffd]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g,
+    (c) => {
+      const code = c.charCodeAt(0);
+      if (c === '\n') return '\\n';
+      if (c === '\r') return '\\r';
+      if (c === '\t') return '\\t';
+      return code < 0x100 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u{${code.toString(16)}}`;
+    },
+  );
 }
 
 /**
@@ -69,7 +72,9 @@ export function parseSuiteList(value: string): SuiteName[] {
     .filter((s) => s !== '');
   const bad = parts.find((p) => !(SUITE_NAMES as string[]).includes(p));
   if (parts.length === 0 || bad !== undefined)
-    throw new UsageError(`--suites '${value}': expected a comma-separated list of ${SUITE_NAMES.join(', ')}${bad ? ` (bad entry '${bad}')` : ''}`);
+    throw new UsageError(
+      `--suites '${value}': expected a comma-separated list of ${SUITE_NAMES.join(', ')}${bad ? ` (bad entry '${bad}')` : ''}`,
+    );
   return [...new Set(parts)] as SuiteName[];
 }
 

@@ -92,8 +92,13 @@ for (const cmd of program.commands) {
 function markRequired(cmd: Command): void {
   for (const o of cmd.options) if (o.mandatory && !o.description.startsWith('(required)')) o.description = `(required) ${o.description}`;
   // Commander's own hook (public in its JS, untyped in its .d.ts).
-  (cmd as unknown as { missingMandatoryOptionValue: (o: Option) => void }).missingMandatoryOptionValue = function (this: Command, option: Option) {
-    this.error(`error: required option '${option.flags}' not specified: ${option.description.replace(/^\(required\) /, '')}`, { code: 'commander.missingMandatoryOptionValue' });
+  (cmd as unknown as { missingMandatoryOptionValue: (o: Option) => void }).missingMandatoryOptionValue = function (
+    this: Command,
+    option: Option,
+  ) {
+    this.error(`error: required option '${option.flags}' not specified: ${option.description.replace(/^\(required\) /, '')}`, {
+      code: 'commander.missingMandatoryOptionValue',
+    });
   };
 }
 

@@ -65,7 +65,11 @@ function comparable(spec: ExperimentSpec): unknown {
  * @param basePath the --base file, when given
  * @throws UsageError when a base checkpoint cannot be loaded (checkpoint_files.ts refuses those first)
  */
-export async function runIdentity(plan: ExperimentPlan, loads: ReadonlyMap<string, CheckpointLoad>, basePath?: string): Promise<RunIdentity> {
+export async function runIdentity(
+  plan: ExperimentPlan,
+  loads: ReadonlyMap<string, CheckpointLoad>,
+  basePath?: string,
+): Promise<RunIdentity> {
   const { spec } = plan;
   const bases: RunIdentity['bases'] = [];
   for (const [preset, load] of loads) {
@@ -80,7 +84,9 @@ export async function runIdentity(plan: ExperimentPlan, loads: ReadonlyMap<strin
     spec: { name: spec.name, digest: await sha256Hex(new TextEncoder().encode(canonicalJson(comparable(spec), 'spec'))) },
     bases,
     evaluationSet: {
-      digest: await sha256Hex(new TextEncoder().encode(canonicalJson({ inSpace: plan.inSpace.ids, excludedCells: cells }, 'evaluationSet'))),
+      digest: await sha256Hex(
+        new TextEncoder().encode(canonicalJson({ inSpace: plan.inSpace.ids, excludedCells: cells }, 'evaluationSet')),
+      ),
       description: `in-space: ${plan.inSpace.ids.length} configurations, ${cells.length} infeasible cells left out`,
     },
   };
@@ -146,17 +152,23 @@ function readContents(out: string): FolderContents {
  * @throws UsageError (exit 2): --resume without a checkpoint (naming its path) or of a finished
  *   run; a folder holding a run without --resume or --fresh; both flags at once
  */
-export function checkOut(dir: string, mode: { resume: boolean; fresh: boolean }, args: readonly string[]): { out: string; holdsRun: boolean } {
+export function checkOut(
+  dir: string,
+  mode: { resume: boolean; fresh: boolean },
+  args: readonly string[],
+): { out: string; holdsRun: boolean } {
   const out = resolve(dir);
   // A file where the folder (or a folder above it) should be: said now, before any slow check.
   for (let p = out; ; p = dirname(p)) {
     if (existsSync(p)) {
-      if (!statSync(p).isDirectory()) throw new UsageError(`--out ${dir}: cannot create the output folder: a file is in the way (a folder is needed)`);
+      if (!statSync(p).isDirectory())
+        throw new UsageError(`--out ${dir}: cannot create the output folder: a file is in the way (a folder is needed)`);
       break;
     }
     if (dirname(p) === p) break;
   }
-  if (mode.resume && mode.fresh) throw new UsageError('--resume and --fresh: give one (--resume continues the run in --out, --fresh moves it aside and starts over)');
+  if (mode.resume && mode.fresh)
+    throw new UsageError('--resume and --fresh: give one (--resume continues the run in --out, --fresh moves it aside and starts over)');
   const c = readContents(out);
   const ckpt = join(out, CHECKPOINT_FILE);
   if (mode.resume) {
@@ -188,7 +200,12 @@ export function checkOut(dir: string, mode: { resume: boolean; fresh: boolean },
  * @param manifest the verified checkpoint's manifest (checkpoint_files.ts readRunCheckpointFile)
  * @throws UsageError (exit 2) naming the first field that differs, its value in the folder and now
  */
-export function checkResume(out: string, manifest: Pick<CheckpointManifest, 'runId' | 'config' | 'metricHistory'>, spec: ExperimentSpec, now: RunIdentity): void {
+export function checkResume(
+  out: string,
+  manifest: Pick<CheckpointManifest, 'runId' | 'config' | 'metricHistory'>,
+  spec: ExperimentSpec,
+  now: RunIdentity,
+): void {
   const refuse = (field: string, there: string, here: string): never => {
     throw new UsageError(
       `--resume: ${field} differs from the run in ${out}: ${there} there, ${here} now; resume with the same inputs, or start over with --fresh instead of --resume (the earlier run is moved aside)`,
@@ -198,22 +215,30 @@ export function checkResume(out: string, manifest: Pick<CheckpointManifest, 'run
   try {
     origin = runCheckpointOrigin(manifest);
   } catch (e) {
-    throw new UsageError(`--resume: ${join(out, CHECKPOINT_FILE)} is not a run checkpoint this build can continue: ${(e as Error).message.split('\n')[0]}`);
+    throw new UsageError(
+      `--resume: ${join(out, CHECKPOINT_FILE)} is not a run checkpoint this build can continue: ${(e as Error).message.split('\n')[0]}`,
+    );
   }
   let ckSpec: ExperimentSpec;
   try {
     ckSpec = parseSpec(origin.spec, 'spec');
   } catch (e) {
-    throw new UsageError(`--resume: the spec in ${join(out, CHECKPOINT_FILE)} no longer validates (${(e as Error).message.split('\n')[0]}); start over with --fresh`);
+    throw new UsageError(
+      `--resume: the spec in ${join(out, CHECKPOINT_FILE)} no longer validates (${(e as Error).message.split('\n')[0]}); start over with --fresh`,
+    );
   }
   // Another spec altogether is named by its name rather than by the first field that sorts first.
-  const d = ckSpec.name !== spec.name ? { path: 'spec.name', a: ckSpec.name, b: spec.name } : firstDifference(comparable(ckSpec), comparable(spec), 'spec');
+  const d =
+    ckSpec.name !== spec.name
+      ? { path: 'spec.name', a: ckSpec.name, b: spec.name }
+      : firstDifference(comparable(ckSpec), comparable(spec), 'spec');
   if (d) refuse(d.path, shown(d.a), shown(d.b));
   if (origin.runId !== now.runId) refuse('the run id', shown(origin.runId), shown(now.runId));
   const rec = readContents(out).record;
   // A folder written before run.json existed is checked by its checkpoint alone.
   if (!rec) return;
-  if (rec.spec.digest !== now.spec.digest) refuse(`the spec digest (${RUN_RECORD_FILE})`, rec.spec.digest.slice(0, 12), now.spec.digest.slice(0, 12));
+  if (rec.spec.digest !== now.spec.digest)
+    refuse(`the spec digest (${RUN_RECORD_FILE})`, rec.spec.digest.slice(0, 12), now.spec.digest.slice(0, 12));
   for (const p of new Set([...rec.bases.map((b) => b.preset), ...now.bases.map((b) => b.preset)])) {
     const a = rec.bases.find((b) => b.preset === p);
     const b = now.bases.find((x) => x.preset === p);
@@ -231,7 +256,11 @@ export function checkResume(out: string, manifest: Pick<CheckpointManifest, 'run
   rec.segments.forEach((s, i) => {
     const c = origin.segments[i];
     if (!c || key(c) !== key(s))
-      refuse(`segment ${i + 1}`, `${s.engine} from ${shown(s.from)} (${RUN_RECORD_FILE})`, c ? `${c.engine} from ${shown(c.from)} (the checkpoint)` : 'none in the checkpoint');
+      refuse(
+        `segment ${i + 1}`,
+        `${s.engine} from ${shown(s.from)} (${RUN_RECORD_FILE})`,
+        c ? `${c.engine} from ${shown(c.from)} (the checkpoint)` : 'none in the checkpoint',
+      );
   });
 }
 

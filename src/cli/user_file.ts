@@ -9,7 +9,14 @@ import { UsageError } from './cli_util';
 
 /** The file-system calls `readUserFile` makes (tests inject faults). */
 export interface ReadFs {
-  statSync(path: string): { isFile(): boolean; isDirectory(): boolean; isFIFO(): boolean; isSocket(): boolean; isCharacterDevice(): boolean; isBlockDevice(): boolean };
+  statSync(path: string): {
+    isFile(): boolean;
+    isDirectory(): boolean;
+    isFIFO(): boolean;
+    isSocket(): boolean;
+    isCharacterDevice(): boolean;
+    isBlockDevice(): boolean;
+  };
   readFileSync(path: string): Uint8Array;
 }
 

@@ -96,11 +96,56 @@ function cased(word: string, c: NameCase): string {
  * keeps the meaning by which the right tool is found.
  */
 /** Nouns composed before or after a tool's core word. */
-export const ENVELOPE_TOOL_NOUNS: readonly string[] = ['doc', 'text', 'fs', 'item', 'entry', 'note', 'blob', 'page', 'disk', 'node', 'data', 'obj', 'record', 'dir'];
+export const ENVELOPE_TOOL_NOUNS: readonly string[] = [
+  'doc',
+  'text',
+  'fs',
+  'item',
+  'entry',
+  'note',
+  'blob',
+  'page',
+  'disk',
+  'node',
+  'data',
+  'obj',
+  'record',
+  'dir',
+];
 /** Tool-name prefixes. */
-export const ENVELOPE_PREFIXES: readonly string[] = ['x', 'my', 'ws', 'sys', 'agent', 'tool', 'do', 'run', 'api', 'io', 'local', 'vm', 'sh', 'core'];
+export const ENVELOPE_PREFIXES: readonly string[] = [
+  'x',
+  'my',
+  'ws',
+  'sys',
+  'agent',
+  'tool',
+  'do',
+  'run',
+  'api',
+  'io',
+  'local',
+  'vm',
+  'sh',
+  'core',
+];
 /** Tool-name suffixes. */
-export const ENVELOPE_SUFFIXES: readonly string[] = ['v2', 'op', 'cmd', 'tool', 'now', 'fn', 'act', 'call', 'one', 'ex', 'safe', 'all', 'go', 'it'];
+export const ENVELOPE_SUFFIXES: readonly string[] = [
+  'v2',
+  'op',
+  'cmd',
+  'tool',
+  'now',
+  'fn',
+  'act',
+  'call',
+  'one',
+  'ex',
+  'safe',
+  'all',
+  'go',
+  'it',
+];
 /** Argument-name prefixes (argument qualifiers are short: arguments are written in every call). */
 export const ENVELOPE_ARG_PREFIXES: readonly string[] = ['doc', 'item', 'fs', 'in', 'the', 'my', 'raw', 'full', 'x', 'abs', 'main'];
 /** Argument-name suffixes. */
@@ -138,7 +183,13 @@ function composeArgName(rng: Rng, words: readonly string[]): string {
  * One composed name over `words` (`compose`), never banned nor taken (`normName` forms), in casing `c`.
  * @throws Error when MAX_REDRAWS draws all collide (a word-list bug)
  */
-function drawEnvelopeName(rng: Rng, words: readonly string[], taken: Set<string>, c: NameCase, compose: (rng: Rng, words: readonly string[]) => string): string {
+function drawEnvelopeName(
+  rng: Rng,
+  words: readonly string[],
+  taken: Set<string>,
+  c: NameCase,
+  compose: (rng: Rng, words: readonly string[]) => string,
+): string {
   for (let i = 0; i < MAX_REDRAWS; i++) {
     const w = compose(rng, words);
     const norm = normName(w);
@@ -161,13 +212,15 @@ export function proceduralEnvelopeInterface(rng: Rng): ProcToolInterface {
   const toolNames = {} as Record<ToolName, string>;
   for (const s of TOOL_SPECS) toolNames[s.name] = drawEnvelopeName(rng, ENVELOPE_TOOL_WORDS[s.name], taken, toolCase, composeToolName);
   const argNames: Record<string, string> = {};
-  for (const a of Object.keys(ENVELOPE_ARG_WORDS)) argNames[a] = drawEnvelopeName(rng, ENVELOPE_ARG_WORDS[a], taken, argCase, composeArgName);
+  for (const a of Object.keys(ENVELOPE_ARG_WORDS))
+    argNames[a] = drawEnvelopeName(rng, ENVELOPE_ARG_WORDS[a], taken, argCase, composeArgName);
   const order = rng.shuffle(TOOL_SPECS.map((s) => s.name));
   const example = writeEnvelope(toolNames.read, { [argNames.path]: '/notes.txt' });
   const expected = `expected one JSON object like ${example}`;
   const n = new Names(toolNames, argNames, expected);
   /** The tools the docs list, in the drawn order; a reply-ending draw has no finish tool. */
-  const shown = (tools: readonly ToolSpec[]) => [...tools].filter((s) => !reply || s.name !== 'finish').sort((a, b) => order.indexOf(a.name) - order.indexOf(b.name));
+  const shown = (tools: readonly ToolSpec[]) =>
+    [...tools].filter((s) => !reply || s.name !== 'finish').sort((a, b) => order.indexOf(a.name) - order.indexOf(b.name));
   return {
     id: 'Penvelope-call',
     name: 'procedural-envelope',
@@ -175,12 +228,19 @@ export function proceduralEnvelopeInterface(rng: Rng): ProcToolInterface {
     toolName: (tool: ToolName) => toolNames[tool],
     surface: { syntax: 'envelope', toolNames, argNames, detail: { toolCase, argCase, reply: String(reply), order: order.join(',') } },
     describe: (tools = TOOL_SPECS) =>
-      describeEnvelope(shown(tools).map((s) => ({ name: toolNames[s.name], required: s.required.map((a) => argNames[a]), optional: s.optional.map((a) => argNames[a]) }))),
+      describeEnvelope(
+        shown(tools).map((s) => ({
+          name: toolNames[s.name],
+          required: s.required.map((a) => argNames[a]),
+          optional: s.optional.map((a) => argNames[a]),
+        })),
+      ),
     format(call: ToolCall) {
       const pairs = n.pairs(call);
       if (reply && call.tool === 'finish') {
         const answer = call.args.answer ?? 'Done.';
-        if (isCallAttempt(answer)) throw new Error(`format: a reply starting with '{' reads as a call attempt: ${JSON.stringify(answer.slice(0, 40))}`);
+        if (isCallAttempt(answer))
+          throw new Error(`format: a reply starting with '{' reads as a call attempt: ${JSON.stringify(answer.slice(0, 40))}`);
         return answer;
       }
       return writeEnvelope(toolNames[call.tool], Object.fromEntries(pairs));

@@ -87,7 +87,10 @@ function proceduralSystem(rng: Rng): SystemPrompt & { surface: ProcPromptSurface
   const taskInSystem = rng.float() < 0.4;
   const taskPrefix = rng.pick(TASK_PREFIXES);
   const go = rng.pick(GO_LINES);
-  const names = Object.fromEntries(Object.entries(SECTION_NAMES).map(([k, v]) => [k, rng.pick(v)])) as Record<keyof typeof SECTION_NAMES, string>;
+  const names = Object.fromEntries(Object.entries(SECTION_NAMES).map(([k, v]) => [k, rng.pick(v)])) as Record<
+    keyof typeof SECTION_NAMES,
+    string
+  >;
   const keys: Array<keyof typeof SECTION_NAMES> = ['role', 'tools', 'example', 'workflow'];
   if (rules.length) keys.push('rules');
   if (taskInSystem) keys.push('task');
@@ -126,7 +129,11 @@ function proceduralObservation(rng: Rng): ObservationFormat & { surface: { style
   const maxChars = 400 + 100 * rng.int(6);
   const errWord = rng.pick(['ERROR', 'failed', 'error!', 'problem', 'E']);
   const empty = rng.pick(['(empty)', '<nothing>', 'done, no output', '∅']);
-  const moreNote = rng.pick([(n: number) => `\n… (${n} chars cut)`, (n: number) => `\n[+${n} chars]`, (n: number) => `\n<${n} more characters>`]);
+  const moreNote = rng.pick([
+    (n: number) => `\n… (${n} chars cut)`,
+    (n: number) => `\n[+${n} chars]`,
+    (n: number) => `\n<${n} more characters>`,
+  ]);
   const noticeWords: Record<NoticeKind, string> = {
     parse_error: rng.pick(['could not parse', 'syntax error', 'unreadable call', 'bad format']),
     rejected: rng.pick(['not allowed now', 'refused', 'blocked', 'denied']),
@@ -216,8 +223,10 @@ function reword(
     view(h, len) {
       return base.view(h, len).map((m): Message => {
         if (m.policy) return m;
-        if (m.role === 'tool' && m.text === '[older output hidden]' && !h.turns.some((t) => t.observation.text === m.text)) return { ...m, text: placeholder };
-        if (m.role === 'user' && m.text.startsWith('[summary of turns ')) return { ...m, text: m.text.replace(/^\[summary of turns ([0-9]+-[0-9]+)\]/, `${summaryHead} ($1)`) };
+        if (m.role === 'tool' && m.text === '[older output hidden]' && !h.turns.some((t) => t.observation.text === m.text))
+          return { ...m, text: placeholder };
+        if (m.role === 'user' && m.text.startsWith('[summary of turns '))
+          return { ...m, text: m.text.replace(/^\[summary of turns ([0-9]+-[0-9]+)\]/, `${summaryHead} ($1)`) };
         return m;
       });
     },
@@ -318,7 +327,11 @@ function proceduralWorkflow(rng: Rng, finishName: string | null, surfaces: ProcS
   const finishLine =
     finishName === null
       ? rng.pick(REPLY_LINES)
-      : rng.pick([`Use ${finishName} once everything is done.`, `End with ${finishName} when finished.`, `When the request is complete, call ${finishName}.`]);
+      : rng.pick([
+          `Use ${finishName} once everything is done.`,
+          `End with ${finishName} when finished.`,
+          `When the request is complete, call ${finishName}.`,
+        ]);
   const beforeFinish = finishName === null ? 'your final reply' : finishName;
   if (kind === 'free') {
     return {
@@ -403,7 +416,12 @@ function proceduralWorkflow(rng: Rng, finishName: string | null, surfaces: ProcS
       return ALLOW;
     },
     after: trackWrites,
-    status: (s) => ({ needsPlan: false, needsTodo: s.todo === null, openTodos: (s.todo ?? []).filter((t) => !t.done).map((t) => t.text), unverified: [...s.unverified].sort() }),
+    status: (s) => ({
+      needsPlan: false,
+      needsTodo: s.todo === null,
+      openTodos: (s.todo ?? []).filter((t) => !t.done).map((t) => t.text),
+      unverified: [...s.unverified].sort(),
+    }),
     planText: () => null,
     todoText: (d) => `${word}\n${TODO_ITEMS.map((t) => (d ? done : open) + t).join('\n')}`,
   };
@@ -443,7 +461,11 @@ class ProceduralHarness extends ComposedHarness {
     const S = proceduralSystem(Rng.derive(seed, 'procedural', 'S'));
     const O = proceduralObservation(Rng.derive(seed, 'procedural', 'O'));
     const C = proceduralContext(Rng.derive(seed, 'procedural', 'C'));
-    const W = proceduralWorkflow(Rng.derive(seed, 'procedural', 'W'), T.surface.detail.reply === 'true' ? null : T.surface.toolNames.finish, surfaces);
+    const W = proceduralWorkflow(
+      Rng.derive(seed, 'procedural', 'W'),
+      T.surface.detail.reply === 'true' ? null : T.surface.toolNames.finish,
+      surfaces,
+    );
     super(`proc-${seed}${opts.syntax ? `-${opts.syntax}` : ''}`, { S, T, O, C, W }, opts);
     this.tool = T;
     this.workflow = W;

@@ -69,7 +69,20 @@ export interface ProcToolInterface extends ToolInterface {
  * Names no procedural draw may produce: T0's keys, T1's command names, T2's wrapper and
  * attribute (exclusion of the evaluated realizations; module doc).
  */
-const RESERVED_NAMES: ReadonlySet<string> = new Set(['tool', 'args', 'call', 'ls', 'cat', 'put', 'add', 'mv', 'rm', 'grep', 'mkdir', 'done']);
+const RESERVED_NAMES: ReadonlySet<string> = new Set([
+  'tool',
+  'args',
+  'call',
+  'ls',
+  'cat',
+  'put',
+  'add',
+  'mv',
+  'rm',
+  'grep',
+  'mkdir',
+  'done',
+]);
 
 /** Probability that a drawn name is a made-up word instead of one from the word lists. */
 export const NOVEL_NAME_P = 0.5;
@@ -104,7 +117,11 @@ export function drawName(rng: Rng, words: readonly string[], taken: ReadonlySet<
 }
 
 /** Tool and argument names of one interface, distinct and none in `reserved` (v1: drawNamesV1). */
-export function drawNames(rng: Rng, reserved: ReadonlySet<string>, surfaces: ProcSurfaces): { toolNames: Record<ToolName, string>; argNames: Record<string, string> } {
+export function drawNames(
+  rng: Rng,
+  reserved: ReadonlySet<string>,
+  surfaces: ProcSurfaces,
+): { toolNames: Record<ToolName, string>; argNames: Record<string, string> } {
   if (surfaces === 'v1') return drawNamesV1(rng, reserved);
   // Tool and argument names are all distinct (a tagged call may use the tool name as its tag).
   const used = new Set<string>(reserved);
@@ -151,7 +168,9 @@ export class Names {
     for (const [k, v] of surface) {
       const canon = this.argByName.get(k);
       if (canon === undefined || !allowed.includes(canon)) {
-        return { error: `${this.toolNames[spec.name]} has no argument '${k.slice(0, 40)}' (args: ${argDoc(spec, this.argNames)}); ${this.expected}` };
+        return {
+          error: `${this.toolNames[spec.name]} has no argument '${k.slice(0, 40)}' (args: ${argDoc(spec, this.argNames)}); ${this.expected}`,
+        };
       }
       if (Object.hasOwn(args, canon)) return { error: `argument '${k}' given twice; ${this.expected}` };
       if (typeof v !== 'string') return { error: `argument '${k}' must be a string; ${this.expected}` };
@@ -159,7 +178,9 @@ export class Names {
     }
     for (const a of spec.required) {
       if (!Object.hasOwn(args, a))
-        return { error: `${this.toolNames[spec.name]}: missing argument '${this.argNames[a]}' (args: ${argDoc(spec, this.argNames)}); ${this.expected}` };
+        return {
+          error: `${this.toolNames[spec.name]}: missing argument '${this.argNames[a]}' (args: ${argDoc(spec, this.argNames)}); ${this.expected}`,
+        };
     }
     const out: Record<string, string> = {};
     for (const a of allowed) if (Object.hasOwn(args, a)) out[a] = args[a];

@@ -60,7 +60,9 @@ export function makeJson(rng: Rng, surfaces: ProcSurfaces): ProcToolInterface {
   const { opKey, argsKey } = opArgsKeys(rng, surfaces);
   // Flat calls share the object with the op key: no argument may be named like it.
   const { toolNames, argNames } = drawNames(rng, new Set(nested ? [] : [opKey]), surfaces);
-  const example = nested ? `{"${opKey}":"${toolNames.read}","${argsKey}":{"${argNames.path}":"notes.txt"}}` : `{"${opKey}":"${toolNames.read}","${argNames.path}":"notes.txt"}`;
+  const example = nested
+    ? `{"${opKey}":"${toolNames.read}","${argsKey}":{"${argNames.path}":"notes.txt"}}`
+    : `{"${opKey}":"${toolNames.read}","${argNames.path}":"notes.txt"}`;
   const expected = `expected one JSON object like ${example}`;
   const n = new Names(toolNames, argNames, expected);
   return {
@@ -86,7 +88,8 @@ export function makeJson(rng: Rng, surfaces: ProcSurfaces): ProcToolInterface {
       if ('error' in spec) return spec;
       let pairs: Array<[string, unknown]>;
       if (nested) {
-        for (const k of Object.keys(o)) if (k !== opKey && k !== argsKey) return { error: `unexpected key '${k.slice(0, 40)}'; ${expected}` };
+        for (const k of Object.keys(o))
+          if (k !== opKey && k !== argsKey) return { error: `unexpected key '${k.slice(0, 40)}'; ${expected}` };
         const a = o[argsKey] === undefined ? {} : o[argsKey];
         if (typeof a !== 'object' || a === null || Array.isArray(a)) return { error: `"${argsKey}" must be an object; ${expected}` };
         pairs = Object.entries(a as Record<string, unknown>);
@@ -249,7 +252,12 @@ export function makeShell(rng: Rng, surfaces: ProcSurfaces): ProcToolInterface {
     name: 'procedural-shell',
     expected,
     toolName: (tool: ToolName) => toolNames[tool],
-    surface: { syntax: 'shell', toolNames, argNames, detail: { prompt: JSON.stringify(prompt), flag, positional: String(positional), quote: q } },
+    surface: {
+      syntax: 'shell',
+      toolNames,
+      argNames,
+      detail: { prompt: JSON.stringify(prompt), flag, positional: String(positional), quote: q },
+    },
     describe: () =>
       `Commands: ${TOOL_SPECS.map((s) => [toolNames[s.name], ...s.required.map(slot), ...s.optional.map((a) => `[${slot(a)}]`)].join(' ')).join(' | ')}\nQuote values with spaces: ${q}a b${q}; escapes \\${q} \\\\ \\n`,
     format(call) {
@@ -283,7 +291,8 @@ export function makeShell(rng: Rng, surfaces: ProcSurfaces): ProcToolInterface {
       }
       if ((words.length - 1) % 2 !== 0) return { error: `each ${flag}ARG needs one value; ${expected}` };
       for (let i = 1; i < words.length; i += 2) {
-        if (!words[i].startsWith(flag) || words[i].length === flag.length) return { error: `expected ${flag}ARG, got '${words[i].slice(0, 40)}'; ${expected}` };
+        if (!words[i].startsWith(flag) || words[i].length === flag.length)
+          return { error: `expected ${flag}ARG, got '${words[i].slice(0, 40)}'; ${expected}` };
         pairs.push([words[i].slice(flag.length), words[i + 1]]);
       }
       return n.build(spec, pairs);
@@ -301,7 +310,10 @@ export function makeTagged(rng: Rng, surfaces: ProcSurfaces): ProcToolInterface 
   const toolAsTag = rng.float() < 0.4;
   const names = new Set([...Object.values(toolNames), ...Object.values(argNames)]);
   const wrap = surfaces === 'v1' ? rng.pick(v1List(WRAP_TAGS, ['call'])) : drawName(rng, WRAP_TAGS, names);
-  const attr = surfaces === 'v1' ? rng.pick(v1List(WRAP_ATTRS)) : drawName(rng, WRAP_ATTRS, new Set([...names, wrap, ...(wrap === 'call' ? ['tool'] : [])]));
+  const attr =
+    surfaces === 'v1'
+      ? rng.pick(v1List(WRAP_ATTRS))
+      : drawName(rng, WRAP_ATTRS, new Set([...names, wrap, ...(wrap === 'call' ? ['tool'] : [])]));
   const open = (name: string) => (toolAsTag ? `<${name}>` : `<${wrap} ${attr}="${name}">`);
   const close = (name: string) => (toolAsTag ? `</${name}>` : `</${wrap}>`);
   const example = `${open(toolNames.read)}<${argNames.path}>notes.txt</${argNames.path}>${close(toolNames.read)}`;

@@ -13,8 +13,42 @@
  */
 import { Rng } from '../util/rng';
 
-const NAMES = ['alice', 'bob', 'carol', 'dave', 'erin', 'frank', 'grace', 'heidi', 'ivan', 'judy', 'mallory', 'oscar', 'peggy', 'trent', 'victor', 'walter'];
-const DIRS = ['docs', 'notes', 'reports', 'inbox', 'archive', 'projects', 'data', 'mail', 'calendar', 'tmp', 'src', 'invoices', 'photos', 'drafts', 'todo', 'logs'];
+const NAMES = [
+  'alice',
+  'bob',
+  'carol',
+  'dave',
+  'erin',
+  'frank',
+  'grace',
+  'heidi',
+  'ivan',
+  'judy',
+  'mallory',
+  'oscar',
+  'peggy',
+  'trent',
+  'victor',
+  'walter',
+];
+const DIRS = [
+  'docs',
+  'notes',
+  'reports',
+  'inbox',
+  'archive',
+  'projects',
+  'data',
+  'mail',
+  'calendar',
+  'tmp',
+  'src',
+  'invoices',
+  'photos',
+  'drafts',
+  'todo',
+  'logs',
+];
 const STEMS = [
   'readme',
   'todo',
@@ -53,7 +87,22 @@ const TOPICS = [
   'gym',
   'design meeting',
 ];
-const VERBS = ['move', 'copy', 'rename', 'delete', 'archive', 'summarize', 'find', 'count', 'list', 'update', 'create', 'append to', 'read', 'check'];
+const VERBS = [
+  'move',
+  'copy',
+  'rename',
+  'delete',
+  'archive',
+  'summarize',
+  'find',
+  'count',
+  'list',
+  'update',
+  'create',
+  'append to',
+  'read',
+  'check',
+];
 const WORDS = [
   'the',
   'a',
@@ -221,21 +270,40 @@ function fileView(r: Rng): string {
   const start = r.range(1, 200);
   const lines: string[] = [`[File: ${path(r)} (${start + n + r.range(0, 80)} lines total)]`];
   for (let i = 0; i < n; i++) {
-    const content = r.int(3) === 0 ? `${r.pick(['Title', 'Date', 'From', 'To', 'Status', 'Owner'])}: ${r.int(2) ? date(r) : r.pick(TOPICS)}` : sentence(r, r.range(2, 9));
+    const content =
+      r.int(3) === 0
+        ? `${r.pick(['Title', 'Date', 'From', 'To', 'Status', 'Owner'])}: ${r.int(2) ? date(r) : r.pick(TOPICS)}`
+        : sentence(r, r.range(2, 9));
     lines.push(r.int(2) ? `${String(start + i).padStart(5)}\t${content}` : `${start + i}| ${content}`);
   }
   return lines.join('\n');
 }
 
 function csv(r: Rng): string {
-  const header = r.pick(['id,name,date,amount', 'date,time,title,attendees', 'name,email,phone', 'item,qty,price,total', 'task,owner,status,due']);
+  const header = r.pick([
+    'id,name,date,amount',
+    'date,time,title,attendees',
+    'name,email,phone',
+    'item,qty,price,total',
+    'task,owner,status,due',
+  ]);
   const cols = header.split(',').length;
   const rows = [header];
   for (let i = 0; i < r.range(2, 8); i++) {
     const row: string[] = [];
     for (let c = 0; c < cols; c++) {
       const k = r.int(5);
-      row.push(k === 0 ? String(r.range(1, 500)) : k === 1 ? date(r) : k === 2 ? (r.range(0, 99999) / 100).toFixed(2) : k === 3 ? r.pick(NAMES) : `${r.pick(NAMES)}@example.com`);
+      row.push(
+        k === 0
+          ? String(r.range(1, 500))
+          : k === 1
+            ? date(r)
+            : k === 2
+              ? (r.range(0, 99999) / 100).toFixed(2)
+              : k === 3
+                ? r.pick(NAMES)
+                : `${r.pick(NAMES)}@example.com`,
+      );
     }
     rows.push(row.join(','));
   }
@@ -256,12 +324,24 @@ function mail(r: Rng): string {
 
 function calendar(r: Rng): string {
   const lines: string[] = [];
-  for (let i = 0; i < r.range(1, 5); i++) lines.push(`${date(r)} ${time(r)}-${time(r)}  ${r.pick(TOPICS)}${r.int(2) ? ` (with ${r.pick(NAMES)})` : ''}`);
+  for (let i = 0; i < r.range(1, 5); i++)
+    lines.push(`${date(r)} ${time(r)}-${time(r)}  ${r.pick(TOPICS)}${r.int(2) ? ` (with ${r.pick(NAMES)})` : ''}`);
   return lines.join('\n');
 }
 
 function toolError(r: Rng): string {
-  const code = r.pick(['not_found', 'not_a_directory', 'is_a_directory', 'exists', 'outside_root', 'invalid_path', 'too_large', 'limit', 'bad_args', 'unknown_tool']);
+  const code = r.pick([
+    'not_found',
+    'not_a_directory',
+    'is_a_directory',
+    'exists',
+    'outside_root',
+    'invalid_path',
+    'too_large',
+    'limit',
+    'bad_args',
+    'unknown_tool',
+  ]);
   return r.pick([
     `Error: ${code}: ${path(r)}`,
     `{"ok": false, "error": {"code": "${code}", "message": "${sentence(r, r.range(3, 7))}"}}`,

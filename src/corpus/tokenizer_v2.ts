@@ -68,7 +68,9 @@ type CorpusJob = { task: Task; harness: string } | { task: Task; proc: number };
 function runJob(j: CorpusJob): ExpertEpisode {
   // The shipped tokenizer was learned from the expert's original perfect-memory episodes; the
   // corpus keeps them (honest: false) so public/tokenizer-v2.json stays reproducible.
-  return 'harness' in j ? runExpertEpisode(j.task, j.harness, { honest: false }) : runProceduralExpert(j.task, j.proc, { honest: false, surfaces: 'v1' });
+  return 'harness' in j
+    ? runExpertEpisode(j.task, j.harness, { honest: false })
+    : runProceduralExpert(j.task, j.proc, { honest: false, surfaces: 'v1' });
 }
 
 function checkCount(name: string, v: number, min: number): void {
@@ -108,7 +110,12 @@ export function corpusV2Plan(seed: number, opts: CorpusV2Options = {}): CorpusJo
   const procSeeds = Rng.derive(seed, 'tokenizer-v2', 'procedural-harness');
   for (const suite of SUITE_NAMES as SuiteName[]) {
     // One draw per suite, split in two disjoint parts: harness tasks first, procedural after.
-    const tasks = taskSet(suite, 'train', o.tasksPerSuite + o.proceduralPerSuite, Rng.derive(seed, 'tokenizer-v2', 'tasks', suite).int(2 ** 31));
+    const tasks = taskSet(
+      suite,
+      'train',
+      o.tasksPerSuite + o.proceduralPerSuite,
+      Rng.derive(seed, 'tokenizer-v2', 'tasks', suite).int(2 ** 31),
+    );
     for (const task of tasks.slice(0, o.tasksPerSuite)) for (const harness of training) jobs.push({ task, harness });
     for (const task of tasks.slice(o.tasksPerSuite)) jobs.push({ task, proc: procSeeds.int(2 ** 31) });
   }
@@ -164,7 +171,10 @@ export function heldOutRenderCorpus(seed: number, opts: HeldOutCorpusOptions = {
  * Compression of `tok` on `docs`: total UTF-8 bytes / total BPE tokens (specials never occur:
  * the documents are the spans between role markers).
  */
-export function bytesPerToken(tok: { encode(s: string): number[] }, docs: readonly string[]): { bytes: number; tokens: number; ratio: number } {
+export function bytesPerToken(
+  tok: { encode(s: string): number[] },
+  docs: readonly string[],
+): { bytes: number; tokens: number; ratio: number } {
   let bytes = 0;
   let tokens = 0;
   for (const d of docs) {

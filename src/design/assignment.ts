@@ -53,7 +53,8 @@ export function assignHarnesses(opts: AssignmentOptions): TaskAssignment[] {
   const space = opts.space ?? DEFAULT_SPACE;
   const strategy = opts.strategy ?? 'locality';
   const seed = opts.seed ?? 0;
-  if (strategy !== 'locality' && strategy !== 'random') throw new Error(`assignment: strategy must be 'locality' or 'random', got '${strategy as string}'`);
+  if (strategy !== 'locality' && strategy !== 'random')
+    throw new Error(`assignment: strategy must be 'locality' or 'random', got '${strategy as string}'`);
   if (!Number.isInteger(seed)) throw new Error(`assignment: seed must be an integer, got ${seed}`);
   if (!opts.training || opts.training.length === 0) throw new Error('assignment: training set is empty');
   const vectors = opts.training.map((h) => (typeof h === 'string' ? parseHarnessId(h, space) : [...h]));
@@ -64,10 +65,12 @@ export function assignHarnesses(opts: AssignmentOptions): TaskAssignment[] {
   }
   const n = ids.length;
   const K = opts.K;
-  if (!Number.isInteger(K) || K < 1 || K > n) throw new Error(`assignment: K = ${K} is out of range; K must be an integer in 1..${n} (the training-set size)`);
+  if (!Number.isInteger(K) || K < 1 || K > n)
+    throw new Error(`assignment: K = ${K} is out of range; K must be an integer in 1..${n} (the training-set size)`);
   let tasks: TaskId[];
   if (typeof opts.tasks === 'number') {
-    if (!Number.isInteger(opts.tasks) || opts.tasks < 0) throw new Error(`assignment: tasks must be a non-negative integer, got ${opts.tasks}`);
+    if (!Number.isInteger(opts.tasks) || opts.tasks < 0)
+      throw new Error(`assignment: tasks must be a non-negative integer, got ${opts.tasks}`);
     tasks = Array.from({ length: opts.tasks }, (_, i) => i);
   } else {
     tasks = [...opts.tasks];
@@ -81,7 +84,8 @@ export function assignHarnesses(opts: AssignmentOptions): TaskAssignment[] {
     const anchor = rng.int(n);
     const others = rng.shuffle(Array.from({ length: n }, (_, i) => i).filter((i) => i !== anchor));
     // Stable sort after a seeded shuffle = ties broken uniformly at random.
-    const chosen = strategy === 'locality' ? others.sort((a, b) => dist[anchor][a] - dist[anchor][b]).slice(0, K - 1) : others.slice(0, K - 1);
+    const chosen =
+      strategy === 'locality' ? others.sort((a, b) => dist[anchor][a] - dist[anchor][b]).slice(0, K - 1) : others.slice(0, K - 1);
     const order = [anchor, ...chosen];
     return { task, harnesses: order.map((i) => ids[i]), distances: order.map((i) => dist[anchor][i]) };
   });
@@ -113,7 +117,8 @@ export class RoundRobinSchedule {
       if (typeof state.draws !== 'object' || state.draws === null) throw new Error('RoundRobinSchedule: state.draws must be an object');
       for (const [key, k] of Object.entries(state.draws)) {
         if (!this.byTask.has(key)) throw new Error(`RoundRobinSchedule: state names unknown task '${key}'`);
-        if (!Number.isInteger(k) || k < 0) throw new Error(`RoundRobinSchedule: state.draws['${key}'] must be a non-negative integer, got ${k}`);
+        if (!Number.isInteger(k) || k < 0)
+          throw new Error(`RoundRobinSchedule: state.draws['${key}'] must be a non-negative integer, got ${k}`);
         this.draws.set(key, k);
       }
     }

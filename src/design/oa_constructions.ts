@@ -54,7 +54,12 @@ export function raoHamming(q: number, m: number): BaseArray {
       }),
     );
   }
-  return { method: 'rao-hamming', detail: `Rao–Hamming over GF(${q}), m = ${m}${m === 2 ? ' (Bose)' : ''}`, runs, levels: cols.map(() => q) };
+  return {
+    method: 'rao-hamming',
+    detail: `Rao–Hamming over GF(${q}), m = ${m}${m === 2 ? ' (Bose)' : ''}`,
+    runs,
+    levels: cols.map(() => q),
+  };
 }
 
 /**
@@ -85,7 +90,12 @@ export const L18_TABLE: readonly (readonly number[])[] = [
 
 /** L18 as a base array (columns numbered 1..8 in the classic table are 0..7 here). */
 export function l18(): BaseArray {
-  return { method: 'l18', detail: 'L18 (2^1 3^7), standard Taguchi table', runs: L18_TABLE.map((r) => [...r]), levels: [2, 3, 3, 3, 3, 3, 3, 3] };
+  return {
+    method: 'l18',
+    detail: 'L18 (2^1 3^7), standard Taguchi table',
+    runs: L18_TABLE.map((r) => [...r]),
+    levels: [2, 3, 3, 3, 3, 3, 3, 3],
+  };
 }
 
 /**

@@ -101,7 +101,12 @@ function isCanonical(c: Int32Array, s: number, g: Uint8Array): boolean {
  *   breaking preserves distinctness, so the search stays exact).
  * @returns the runs in the order of `levels`, or null, plus the attempt record.
  */
-export function searchOrthogonalArray(levels: readonly number[], N: number, nodeBudget = 1_000_000, distinctRuns = false): { runs: Runs | null; attempt: SearchAttempt } {
+export function searchOrthogonalArray(
+  levels: readonly number[],
+  N: number,
+  nodeBudget = 1_000_000,
+  distinctRuns = false,
+): { runs: Runs | null; attempt: SearchAttempt } {
   const k = levels.length;
   if (N % divisibilityBound(levels) !== 0 || N < raoBound(levels)) {
     return { runs: null, attempt: { runSize: N, outcome: 'infeasible', nodes: 0 } };
@@ -177,7 +182,10 @@ export function searchOrthogonalArray(levels: readonly number[], N: number, node
   // Column 0 is fixed; check its balance trivially holds (N multiple of s_0).
   const found = k <= 1 ? !distinctRuns || N === lv[0] : fillColumn(1);
   if (!found) {
-    return { runs: null, attempt: { runSize: N, outcome: exhausted ? 'budget-exhausted' : 'infeasible', nodes: Math.min(nodes, nodeBudget) } };
+    return {
+      runs: null,
+      attempt: { runSize: N, outcome: exhausted ? 'budget-exhausted' : 'infeasible', nodes: Math.min(nodes, nodeBudget) },
+    };
   }
   const runs: Runs = [];
   for (let r = 0; r < N; r++) {

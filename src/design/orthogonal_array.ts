@@ -126,7 +126,13 @@ export function minPairwiseDistance(runs: Runs): number {
  * l mod s_i). Factors with equal level counts get column sets in increasing order (their order
  * does not change distances). Returns null when no assignment fits.
  */
-function assignColumns(base: BaseArray, levels: readonly number[], choice: 'maxMinDistance' | 'first', maxChoices: number, distinctRuns: boolean) {
+function assignColumns(
+  base: BaseArray,
+  levels: readonly number[],
+  choice: 'maxMinDistance' | 'first',
+  maxChoices: number,
+  distinctRuns: boolean,
+) {
   const k = levels.length;
   const project = (cols: number[]): Runs => base.runs.map((row) => cols.map((c, i) => row[c] % levels[i]));
   // Order factors by decreasing level count so constrained ones pick first.
@@ -177,7 +183,12 @@ function baseCandidates(levels: readonly number[], maxRuns: number): BaseArray[]
       if (q ** m <= maxRuns) out.push(raoHamming(q, m));
     }
   }
-  if (levels.every((s) => s === 2 || s === 3) && levels.filter((s) => s === 2).length <= 1 && levels.filter((s) => s === 3).length <= 7 && maxRuns >= 18) {
+  if (
+    levels.every((s) => s === 2 || s === 3) &&
+    levels.filter((s) => s === 2).length <= 1 &&
+    levels.filter((s) => s === 3).length <= 7 &&
+    maxRuns >= 18
+  ) {
     out.push(l18());
   }
   if (levels.every((s) => s === 2)) {

@@ -13,7 +13,18 @@
  */
 
 import { Rng } from '../util/rng';
-import { configFromIndex, configIndex, DEFAULT_SPACE, formatHarnessId, parseHarnessId, type HarnessSpace, type LevelVector, spaceLevels, spaceSize, validateSpace } from './space';
+import {
+  configFromIndex,
+  configIndex,
+  DEFAULT_SPACE,
+  formatHarnessId,
+  parseHarnessId,
+  type HarnessSpace,
+  type LevelVector,
+  spaceLevels,
+  spaceSize,
+  validateSpace,
+} from './space';
 import { minPairwiseDistance, orthogonalArray, type OrthogonalArrayOptions } from './orthogonal_array';
 import { divisibilityBound, raoBound, smallestAdmissibleRunSize, verifyStrength2 } from './oa_verify';
 
@@ -89,7 +100,8 @@ function designReport(
   validateSpace(space);
   const levels = spaceLevels(space);
   const size = spaceSize(space);
-  if (size > MAX_ENUMERATED_SPACE) throw new Error(`design report: space has ${size} configurations, more than ${MAX_ENUMERATED_SPACE} to enumerate`);
+  if (size > MAX_ENUMERATED_SPACE)
+    throw new Error(`design report: space has ${size} configurations, more than ${MAX_ENUMERATED_SPACE} to enumerate`);
   if (training.length === 0) throw new Error('design report: training set is empty');
   const ids = training.map((v) => formatHarnessId(v, space));
   const seen = new Set<string>();
@@ -236,7 +248,8 @@ export function selectTraining(space: HarnessSpace = DEFAULT_SPACE, opts: Select
  * @throws Error when n is not an integer in 1..design.runSize
  */
 export function selectBalancedSubset(design: DesignReport, n: number, space: HarnessSpace = DEFAULT_SPACE): DesignReport {
-  if (!Number.isInteger(n) || n < 1 || n > design.runSize) throw new Error(`balanced subset: n = ${n} out of range 1..${design.runSize} (the training-set size)`);
+  if (!Number.isInteger(n) || n < 1 || n > design.runSize)
+    throw new Error(`balanced subset: n = ${n} out of range 1..${design.runSize} (the training-set size)`);
   if (n === design.runSize) return design;
   const rows = design.training.map((id) => parseHarnessId(id, space));
   const levels = spaceLevels(space);
@@ -260,7 +273,11 @@ export function selectBalancedSubset(design: DesignReport, n: number, space: Har
     for (let r = 0; r < rows.length && step > 0; r++) {
       if (chosen.includes(r)) continue;
       const c = cost(rows[r]);
-      if (!bestCost || c[0] < bestCost[0] || (c[0] === bestCost[0] && (c[1] < bestCost[1] || (c[1] === bestCost[1] && c[2] < bestCost[2])))) {
+      if (
+        !bestCost ||
+        c[0] < bestCost[0] ||
+        (c[0] === bestCost[0] && (c[1] < bestCost[1] || (c[1] === bestCost[1] && c[2] < bestCost[2])))
+      ) {
         best = r;
         bestCost = c;
       }
@@ -268,7 +285,8 @@ export function selectBalancedSubset(design: DesignReport, n: number, space: Har
     const r = rows[best];
     chosen.push(best);
     for (let i = 0; i < k; i++) col[i][r[i]]++;
-    for (let i = 0; i < k; i++) for (let j = i + 1; j < k; j++) pair.set(pairKey(i, j, r[i], r[j]), (pair.get(pairKey(i, j, r[i], r[j])) ?? 0) + 1);
+    for (let i = 0; i < k; i++)
+      for (let j = i + 1; j < k; j++) pair.set(pairKey(i, j, r[i], r[j]), (pair.get(pairKey(i, j, r[i], r[j])) ?? 0) + 1);
   }
   const construction = `${n} of the ${design.runSize} (${design.construction}), balanced greedy order from the base harness`;
   // In the set's own order: the assignment's tie-breaks then match the full set's.

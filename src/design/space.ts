@@ -125,7 +125,8 @@ export function validateSpace(space: HarnessSpace): void {
       throw new Error(`harness space: component '${c.key}' needs at least 2 realizations, has ${c.realizations?.length ?? 0}`);
     }
     c.realizations.forEach((r, l) => {
-      if (r.id !== `${c.key}${l}`) throw new Error(`harness space: component '${c.key}' realization ${l} has id '${r.id}', expected '${c.key}${l}'`);
+      if (r.id !== `${c.key}${l}`)
+        throw new Error(`harness space: component '${c.key}' realization ${l} has id '${r.id}', expected '${c.key}${l}'`);
     });
   });
 }
@@ -151,7 +152,11 @@ export function spaceFromLevels(levels: readonly number[]): HarnessSpace {
       return {
         key,
         name: `factor ${key}`,
-        realizations: Array.from({ length: s }, (_, l) => ({ id: `${key}${l}`, name: `level ${l}`, description: `factor ${key} at level ${l}` })),
+        realizations: Array.from({ length: s }, (_, l) => ({
+          id: `${key}${l}`,
+          name: `level ${l}`,
+          description: `factor ${key} at level ${l}`,
+        })),
       };
     }),
   };

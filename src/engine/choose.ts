@@ -42,7 +42,10 @@ export async function chooseEngine(choice: BackendChoice, opts: { threads?: numb
   const fallback = (gpu.adapter as GPUAdapter & { isFallbackAdapter?: boolean }).isFallbackAdapter === true;
   if (choice === 'auto' && isSoftwareAdapter(gpu.info, fallback)) {
     try {
-      const cpu = await CpuEngine.create(`the WebGPU adapter is software (${gpu.info.vendor}/${gpu.info.architecture}); the CPU engine is faster there`, opts);
+      const cpu = await CpuEngine.create(
+        `the WebGPU adapter is software (${gpu.info.vendor}/${gpu.info.architecture}); the CPU engine is faster there`,
+        opts,
+      );
       gpu.device.destroy();
       return cpu;
     } catch (e) {

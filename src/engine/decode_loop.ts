@@ -57,8 +57,22 @@ export async function decodeLoop(
 ): Promise<{ rows: SampledRow[]; stats: SampleStats }> {
   const B = prompts.length;
   const lens = prompts.map((p) => p.length);
-  const out: Array<{ ids: number[]; lps: number[]; ents: number[]; stop: StopReason | null }> = lens.map(() => ({ ids: [], lps: [], ents: [], stop: null }));
-  const stats: SampleStats = { steps: 0, submits: 0, readbacks: 0, dispatches: 0, tokens: 0, ms: 0, firstStepMs: 0, firstStepDispatches: 0 };
+  const out: Array<{ ids: number[]; lps: number[]; ents: number[]; stop: StopReason | null }> = lens.map(() => ({
+    ids: [],
+    lps: [],
+    ents: [],
+    stop: null,
+  }));
+  const stats: SampleStats = {
+    steps: 0,
+    submits: 0,
+    readbacks: 0,
+    dispatches: 0,
+    tokens: 0,
+    ms: 0,
+    firstStepMs: 0,
+    firstStepDispatches: 0,
+  };
   for (let s = 0; ; s++) {
     // Rows that cannot take another token stop before the step.
     for (let b = 0; b < B; b++) if (!out[b].stop && lens[b] + s >= Tmax) out[b].stop = 'context';
@@ -97,7 +111,12 @@ export async function decodeLoop(
       else if (r.ids.length >= budgets[b]) r.stop = 'length';
     }
   }
-  const rows = out.map((r) => ({ ids: Int32Array.from(r.ids), logprobs: Float32Array.from(r.lps), entropies: Float32Array.from(r.ents), stop: r.stop as StopReason }));
+  const rows = out.map((r) => ({
+    ids: Int32Array.from(r.ids),
+    logprobs: Float32Array.from(r.lps),
+    entropies: Float32Array.from(r.ents),
+    stop: r.stop as StopReason,
+  }));
   stats.tokens = rows.reduce((a, r) => a + r.ids.length, 0);
   stats.ms = performance.now() - t0;
   return { rows, stats };

@@ -36,7 +36,14 @@ export class SamplerPolicy implements Policy {
   }
 
   async sample(prompts: Int32Array[], maxNewTokens: number, temperature: number, seed: number, endToken: number): Promise<PolicySample[]> {
-    const { rows, stats } = await this.sampler.sample({ prompts, maxNewTokens, temperature, seed, endToken, ...(this.banIds ? { banIds: this.banIds } : {}) });
+    const { rows, stats } = await this.sampler.sample({
+      prompts,
+      maxNewTokens,
+      temperature,
+      seed,
+      endToken,
+      ...(this.banIds ? { banIds: this.banIds } : {}),
+    });
     this.tokens += stats.tokens;
     this.ms += stats.ms;
     return rows;

@@ -54,7 +54,8 @@ export function checkOpeningsFit(
   limits: RowLimits,
   create: (id: string) => { reset(t: Task): unknown; contextText(): string } = (id) => createHarness(id),
 ): OpeningReport {
-  if (harnessIds.length === 0 || tasks.length === 0) throw new Error(`checkOpeningsFit: need harnesses and tasks, got ${harnessIds.length} and ${tasks.length}`);
+  if (harnessIds.length === 0 || tasks.length === 0)
+    throw new Error(`checkOpeningsFit: need harnesses and tasks, got ${harnessIds.length} and ${tasks.length}`);
   const budget = contextBudget(limits);
   if (!(budget >= 1)) throw new Error(`checkOpeningsFit: maxT ${limits.maxT} − actionReserve ${limits.actionReserve} leaves no context`);
   const rep: OpeningReport = { maxHeadTokens: 0, harnessId: '', taskId: '', budget, pairs: 0 };
@@ -135,14 +136,22 @@ const SPEC_BUDGET_KNOBS: BudgetKnobNames = {
  *   checkpoint records no budget
  * @throws BudgetMismatchError naming both budgets when they differ and `override` is false.
  */
-export function checkRunBudget(ckpt: RowLimits | null, run: RowLimits, override = false, knobs: BudgetKnobNames = SPEC_BUDGET_KNOBS): string | null {
-  if (ckpt === null) return `the base checkpoint records no action reserve; cannot check that its rows were cut like this run's contexts (budget ${contextBudget(run)} tokens)`;
+export function checkRunBudget(
+  ckpt: RowLimits | null,
+  run: RowLimits,
+  override = false,
+  knobs: BudgetKnobNames = SPEC_BUDGET_KNOBS,
+): string | null {
+  if (ckpt === null)
+    return `the base checkpoint records no action reserve; cannot check that its rows were cut like this run's contexts (budget ${contextBudget(run)} tokens)`;
   const a = contextBudget(ckpt);
   const b = contextBudget(run);
   if (a === b) return null;
   const msg = `the base checkpoint was trained on contexts of ≤ ${a} tokens (maxT ${ckpt.maxT} − action reserve ${ckpt.actionReserve}) but this run cuts contexts to ${b} tokens (min(maxT, ${knobs.contextTokens}) ${run.maxT} − ${knobs.maxNewTokens} ${run.actionReserve})`;
   if (override) return `${msg}; allowed by ${knobs.allowName}`;
-  throw new BudgetMismatchError(`${msg}; choose ${knobs.contextTokens} and ${knobs.maxNewTokens} with min(maxT, contextTokens) − maxNewTokens = ${a}, or ${knobs.allow}`);
+  throw new BudgetMismatchError(
+    `${msg}; choose ${knobs.contextTokens} and ${knobs.maxNewTokens} with min(maxT, contextTokens) − maxNewTokens = ${a}, or ${knobs.allow}`,
+  );
 }
 
 /** The flags of `hlab evaluate`. */

@@ -42,7 +42,12 @@ const webEnvWorker = (): Worker => new Worker(new URL('./host_worker.ts', import
  *   module Web Worker; Node measurements and tests pass worker threads or in-process ports)
  * @throws Error from WorkerPool on a bad size or watchdog.
  */
-export function envWorkerPool(size: number, watchdogMs: number, tok: Tokenizer, create: (index: number) => Worker = webEnvWorker): EnvWorkerPool {
+export function envWorkerPool(
+  size: number,
+  watchdogMs: number,
+  tok: Tokenizer,
+  create: (index: number) => Worker = webEnvWorker,
+): EnvWorkerPool {
   const pool = new WorkerPool<EnvWorkerApi>({ size, watchdogMs, create });
   const init = initTokenizer(tok);
   return {

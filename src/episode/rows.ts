@@ -218,7 +218,8 @@ export function encodeTurn(tok: Tokenizer, context: string, action: string, limi
   if (limits) {
     checkLimits(limits);
     const budget = Math.min(limits.maxT - limits.actionReserve, limits.maxT - act.length);
-    if (budget < 1) throw new ContextBudgetError(`encodeTurn: action of ${act.length} tokens leaves no context within maxT = ${limits.maxT}`, 0, budget);
+    if (budget < 1)
+      throw new ContextBudgetError(`encodeTurn: action of ${act.length} tokens leaves no context within maxT = ${limits.maxT}`, 0, budget);
     ({ ids: ctx, dropped } = fitContext(tok, ctx, budget));
   }
   const ids = new Int32Array(ctx.length + act.length);
@@ -262,7 +263,12 @@ export function appendGroups(turns: ReadonlyArray<{ contextIds: ArrayLike<number
  * context ids `encodeTurn` would give it. Without `pack` this is one `encodeTurn` row per turn.
  * @throws as `encodeTurn` (ContextBudgetError when an opening exceeds the budget).
  */
-export function episodeRows(tok: Tokenizer, turns: ReadonlyArray<{ context: string; action: string }>, limits: RowLimits, pack = true): Row[] {
+export function episodeRows(
+  tok: Tokenizer,
+  turns: ReadonlyArray<{ context: string; action: string }>,
+  limits: RowLimits,
+  pack = true,
+): Row[] {
   const single = turns.map((t) => encodeTurn(tok, t.context, t.action, limits));
   if (!pack) return single;
   const parts = single.map((r) => ({ contextIds: r.ids.subarray(0, r.contextTokens), actionIds: r.ids.subarray(r.contextTokens), row: r }));
@@ -307,7 +313,8 @@ export function packBatch(rows: readonly Row[], B: number, padId: number, opts: 
   let longest = 1;
   rows.forEach((r, i) => {
     if (r.ids.length === 0) throw new Error(`packBatch: rows[${i}] is empty`);
-    if (opts.maxT !== undefined && r.ids.length > opts.maxT) throw new Error(`packBatch: rows[${i}] has ${r.ids.length} tokens > maxT = ${opts.maxT}`);
+    if (opts.maxT !== undefined && r.ids.length > opts.maxT)
+      throw new Error(`packBatch: rows[${i}] has ${r.ids.length} tokens > maxT = ${opts.maxT}`);
     longest = Math.max(longest, r.ids.length);
   });
   let T = Math.ceil(longest / mult) * mult;

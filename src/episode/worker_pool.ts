@@ -163,7 +163,10 @@ export class WorkerPool<T> {
         const attemptSlot = slot;
         let cancel = () => {};
         const watchdog = new Promise<never>((_, reject) => {
-          cancel = (this.opts.startWatchdog ?? clockWatchdog)(() => reject(new WatchdogError(`job exceeded the ${watchdogMs} ms watchdog on worker ${slot.index}`)), watchdogMs);
+          cancel = (this.opts.startWatchdog ?? clockWatchdog)(
+            () => reject(new WatchdogError(`job exceeded the ${watchdogMs} ms watchdog on worker ${slot.index}`)),
+            watchdogMs,
+          );
         });
         try {
           const out = await Promise.race([job(slot.api, slot.index), watchdog, this.deathOf(slot)]);

@@ -117,7 +117,8 @@ export const CLAIMS: readonly ClaimSpec[] = [
     a: 'single harness (GRPO)',
     b: 'harness scaling (GRPO, K=4)',
     on: 'in-space, small model',
-    missing: "needs a 'small' base built by the mini recipe (≈ 2.3 h on this 2-core machine, resumable) and a 'sizes' preset: not built yet",
+    missing:
+      "needs a 'small' base built by the mini recipe (≈ 2.3 h on this 2-core machine, resumable) and a 'sizes' preset: not built yet",
   },
   {
     id: 'bb-rl-vs-sft',
@@ -184,15 +185,29 @@ function claimCells(runs: readonly RunResult[], c: ClaimSpec): { cells: PairedCe
 export function claimsTable(results: ReadonlyMap<string, CommittedResults>): ClaimRow[] {
   return CLAIMS.map((spec) => {
     const res = results.get(spec.preset);
-    if (!res) return { spec, verdict: 'not run', comparison: null, data: '—', note: spec.missing ?? `no committed results for preset '${spec.preset}'` };
+    if (!res)
+      return {
+        spec,
+        verdict: 'not run',
+        comparison: null,
+        data: '—',
+        note: spec.missing ?? `no committed results for preset '${spec.preset}'`,
+      };
     const { cells, passes } = claimCells(res.runs, spec);
     const design = currentDesign(res) ? 'current design' : 'old design (pre-epoch schedule, 4 in-space configurations): re-run needed';
     if (cells.length === 0)
-      return { spec, verdict: 'not run', comparison: null, data: design, note: `the results hold no paired cells of '${spec.b}' and '${spec.a ?? 'before'}'` };
+      return {
+        spec,
+        verdict: 'not run',
+        comparison: null,
+        data: design,
+        note: `the results hold no paired cells of '${spec.b}' and '${spec.a ?? 'before'}'`,
+      };
     const comparison = comparePaired(cells);
     const p = comparison.pass;
     const data = `${p.seeds} seeds × ${p.configs} config${p.configs === 1 ? '' : 's'}, ${p.cells} cells; ${design}`;
-    if (passes === 0) return { spec, verdict: 'not measurable', comparison, data, note: 'every episode fails under both arms (a floor, not a null)' };
+    if (passes === 0)
+      return { spec, verdict: 'not measurable', comparison, data, note: 'every episode fails under both arms (a floor, not a null)' };
     const verdict = verdictOf(comparison);
     const note = verdict === 'undecided' ? undecidedNote(comparison) : '';
     return { spec, verdict, comparison, data, note };
@@ -224,21 +239,29 @@ function coverageOf(res: Pick<CommittedResults, 'specJson'>): ScheduleCoverage[]
 /** The coverage table: for each preset with results, each training method's K and the share of drawn tasks drawn ≥ K times. */
 function coverageMarkdown(results: ReadonlyMap<string, CommittedResults>): string {
   const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
-  const out = [line(['preset', 'method', 'K', 'pool', 'drawn ≥ K times', 'distinct harnesses per task']), line(['---', '---', '---:', '---:', '---:', '---:'])];
+  const out = [
+    line(['preset', 'method', 'K', 'pool', 'drawn ≥ K times', 'distinct harnesses per task']),
+    line(['---', '---', '---:', '---:', '---:', '---:']),
+  ];
   for (const [preset, res] of results) {
     const cov = coverageOf(res);
     if (!cov) {
       out.push(line([`\`${preset}\``, 'old schedule (no epochs): K ≥ 4 changed at most 2 of 480 draws per run', '—', '—', '—', '—']));
       continue;
     }
-    for (const c of cov) out.push(line([`\`${preset}\``, c.method, String(c.K), String(c.pool), `${(100 * c.fullK).toFixed(0)} %`, c.distinct.toFixed(2)]));
+    for (const c of cov)
+      out.push(line([`\`${preset}\``, c.method, String(c.K), String(c.pool), `${(100 * c.fullK).toFixed(0)} %`, c.distinct.toFixed(2)]));
   }
   return out.join('\n');
 }
 
 /** The generated blocks of docs/RESULTS.md, by marker name. */
 export function generatedBlocks(results: ReadonlyMap<string, CommittedResults>): Record<'claims' | 'coverage' | 'breakdown', string> {
-  return { claims: claimsMarkdown(claimsTable(results)), coverage: coverageMarkdown(results), breakdown: breakdownMarkdown(claimBreakdown(results, 'in-space')) };
+  return {
+    claims: claimsMarkdown(claimsTable(results)),
+    coverage: coverageMarkdown(results),
+    breakdown: breakdownMarkdown(claimBreakdown(results, 'in-space')),
+  };
 }
 
 /**
@@ -290,10 +313,22 @@ function claimBreakdown(results: ReadonlyMap<string, CommittedResults>, id: stri
 /** The breakdown as markdown: one row per group with Δ, interval, seeds × configurations and cells. */
 function breakdownMarkdown(rows: readonly BreakdownRow[]): string {
   const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
-  const out = [line(['by', 'group', 'B − A, points [95 % interval]', 'seeds × configs', 'cells', 'verdict']), line(['---', '---', '---:', '---', '---:', '---'])];
+  const out = [
+    line(['by', 'group', 'B − A, points [95 % interval]', 'seeds × configs', 'cells', 'verdict']),
+    line(['---', '---', '---:', '---', '---:', '---']),
+  ];
   for (const r of rows) {
     const p = r.comparison.pass;
-    out.push(line([r.by, r.group, `${signed(p.diff)} [${signed(p.lo)}, ${signed(p.hi)}]`, `${p.seeds} × ${p.configs}`, String(p.cells), verdictOf(r.comparison)]));
+    out.push(
+      line([
+        r.by,
+        r.group,
+        `${signed(p.diff)} [${signed(p.lo)}, ${signed(p.hi)}]`,
+        `${p.seeds} × ${p.configs}`,
+        String(p.cells),
+        verdictOf(r.comparison),
+      ]),
+    );
   }
   return out.join('\n');
 }

@@ -12,7 +12,18 @@ import { rlLossConfig, RlLossSpec } from '../rl/config';
 import type { RlTrainerOptions } from '../rl/update';
 import type { ExcludedCell } from './feasibility';
 import { checkSpecOpenings } from './openings';
-import { cellKey, inSpaceEvalSet, inSpaceTasks, mixOverlapWarnings, plannedRuns, taskAssignments, testTasks, trainingHarnesses, trainPool, withoutCells } from './plan';
+import {
+  cellKey,
+  inSpaceEvalSet,
+  inSpaceTasks,
+  mixOverlapWarnings,
+  plannedRuns,
+  taskAssignments,
+  testTasks,
+  trainingHarnesses,
+  trainPool,
+  withoutCells,
+} from './plan';
 import type { ExperimentSpec, MethodSpec } from './spec';
 import { validationPlan, type ValidationPlan } from './validation';
 
@@ -126,5 +137,13 @@ export function compilePlan(spec: ExperimentSpec, tok: Tokenizer, inputs: PlanIn
       trainer: trainerOptions(spec, method.algorithm, tok.padId, seed),
     };
   });
-  return { spec, specJson: inputs.specJson, steps, infeasible: inputs.infeasible, inSpace, warnings: mixOverlapWarnings(spec, inputs.mix.ids), runs };
+  return {
+    spec,
+    specJson: inputs.specJson,
+    steps,
+    infeasible: inputs.infeasible,
+    inSpace,
+    warnings: mixOverlapWarnings(spec, inputs.mix.ids),
+    runs,
+  };
 }

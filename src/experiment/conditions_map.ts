@@ -56,7 +56,9 @@ const FLOOR_PASS = 0.05;
 
 /** The arms of a spec the map compares, or null when it has not both. */
 function arms(specJson: unknown): { single: string; scaling: string } | null {
-  const methods = (specJson as { methods?: Array<{ name?: string; harnesses?: string; harnessCount?: number; algorithm?: string }> } | undefined)?.methods ?? [];
+  const methods =
+    (specJson as { methods?: Array<{ name?: string; harnesses?: string; harnessCount?: number; algorithm?: string }> } | undefined)
+      ?.methods ?? [];
   const single = methods.find((m) => m.harnesses === 'single' && (m.algorithm ?? 'grpo') !== 'sft');
   const scaling = methods.find((m) => m.harnesses === 'scaling' && m.harnessCount === undefined && m.algorithm === single?.algorithm);
   return single?.name && scaling?.name ? { single: single.name, scaling: scaling.name } : null;
@@ -92,7 +94,10 @@ export function mapCell(preset: string, res: CommittedResults): MapCell | null {
   const inSpaceIds = [...new Set(scaling.flatMap((r) => (r.episodes?.after.inSpace ?? []).map((e) => e.harnessId)))];
   const distances = [...new Set(inSpaceIds.map((h) => hammingDistance(h, BASE_HARNESS)))].sort((x, y) => x - y);
   const bands = distances
-    .map((distance) => ({ distance, verdict: methodVerdict(res.runs, a.single, a.scaling, 'inSpace', (h) => hammingDistance(h, BASE_HARNESS) === distance) }))
+    .map((distance) => ({
+      distance,
+      verdict: methodVerdict(res.runs, a.single, a.scaling, 'inSpace', (h) => hammingDistance(h, BASE_HARNESS) === distance),
+    }))
     .filter((b): b is { distance: number; verdict: MethodVerdict } => b.verdict !== null);
   return {
     preset,
@@ -102,7 +107,10 @@ export function mapCell(preset: string, res: CommittedResults): MapCell | null {
     verdicts: pairVerdicts(res.runs, a.single, a.scaling),
     bands,
     sampled: { single: armMean(single, (r) => r.sampledEpisodes), scaling: armMean(scaling, (r) => r.sampledEpisodes) },
-    optimizerSteps: { single: armMean(single, (r) => r.optimizerSteps) ?? Number.NaN, scaling: armMean(scaling, (r) => r.optimizerSteps) ?? Number.NaN },
+    optimizerSteps: {
+      single: armMean(single, (r) => r.optimizerSteps) ?? Number.NaN,
+      scaling: armMean(scaling, (r) => r.optimizerSteps) ?? Number.NaN,
+    },
     startInSpace,
     floor: startInSpace < FLOOR_PASS,
   };
@@ -142,7 +150,11 @@ export function conditionsMap(results: ReadonlyMap<string, CommittedResults>): M
     .map(([preset, res]) => mapCell(preset, res))
     .filter((c): c is MapCell => c !== null);
   return cells.sort(
-    (x, y) => exposureRank(x.exposure) - exposureRank(y.exposure) || x.steps - y.steps || Number(x.dynamicSampling) - Number(y.dynamicSampling) || x.preset.localeCompare(y.preset),
+    (x, y) =>
+      exposureRank(x.exposure) - exposureRank(y.exposure) ||
+      x.steps - y.steps ||
+      Number(x.dynamicSampling) - Number(y.dynamicSampling) ||
+      x.preset.localeCompare(y.preset),
   );
 }
 
@@ -197,7 +209,9 @@ const percent = (x: number) => `${(100 * x).toFixed(1)} %`;
 function floorPart(row: readonly MapCell[]): string | null {
   const hit = row.filter(readsFloor);
   if (!hit.length) return null;
-  const where = hit.map((c) => `${budgetText(c)} (${intervalText(cellVerdict(c, 'inSpace'))}, starting in-space pass@1 ${percent(c.startInSpace)})`).join(', ');
+  const where = hit
+    .map((c) => `${budgetText(c)} (${intervalText(cellVerdict(c, 'inSpace'))}, starting in-space pass@1 ${percent(c.startInSpace)})`)
+    .join(', ');
   return `is not compared at ${where}: the base starts below ${percent(FLOOR_PASS)} in-space, the floor, where neither method can move`;
 }
 
@@ -250,7 +264,9 @@ export function mapMarkdown(cells: readonly MapCell[]): string {
     const bands = c.bands.map((b) => `d=${b.distance}: ${signedPoints(b.verdict.comparison.pass.diff)}`).join(', ') || '—';
     const base = cellVerdict(c, 'base');
     const ratio =
-      c.sampled.single && c.sampled.scaling ? `${(c.sampled.scaling / c.sampled.single).toFixed(2)}× (${Math.round(c.sampled.scaling)} / ${Math.round(c.sampled.single)})` : '—';
+      c.sampled.single && c.sampled.scaling
+        ? `${(c.sampled.scaling / c.sampled.single).toFixed(2)}× (${Math.round(c.sampled.scaling)} / ${Math.round(c.sampled.single)})`
+        : '—';
     out.push(
       line([
         c.exposure,

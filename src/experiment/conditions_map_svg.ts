@@ -48,7 +48,9 @@ export function conditionsMapSvg(cells: readonly MapCell[]): string {
   ];
   cols.forEach((k, j) => {
     const [steps, dyn] = k.split('|');
-    out.push(`<text x="${left + j * cw + cw / 2}" y="${top - 8}" text-anchor="middle" font-weight="bold">${steps} steps${dyn === 'true' ? ' · dynamic sampling' : ''}</text>`);
+    out.push(
+      `<text x="${left + j * cw + cw / 2}" y="${top - 8}" text-anchor="middle" font-weight="bold">${steps} steps${dyn === 'true' ? ' · dynamic sampling' : ''}</text>`,
+    );
   });
   rows.forEach((exposure, i) => {
     const y = top + i * ch;
@@ -60,7 +62,9 @@ export function conditionsMapSvg(cells: readonly MapCell[]): string {
       if (!cell && !planned) return;
       const v = cell ? cellVerdict(cell, 'inSpace') : null;
       const diff = v ? v.comparison.pass.diff : null;
-      out.push(`<rect x="${x + 2}" y="${y + 2}" width="${cw - 4}" height="${ch - 4}" fill="${cellFill(diff)}" stroke="#333" stroke-width="0.5"/>`);
+      out.push(
+        `<rect x="${x + 2}" y="${y + 2}" width="${cw - 4}" height="${ch - 4}" fill="${cellFill(diff)}" stroke="#333" stroke-width="0.5"/>`,
+      );
       if (v && (v.direction === 'undecided' || v.direction === 'not measurable'))
         out.push(`<rect x="${x + 2}" y="${y + 2}" width="${cw - 4}" height="${ch - 4}" fill="url(#undecided)"/>`);
       const dark = diff !== null && Math.abs(diff) > 0.06;
@@ -73,11 +77,16 @@ export function conditionsMapSvg(cells: readonly MapCell[]): string {
           ]
         : ['not run yet', '', ''];
       lines.forEach((t, n) => {
-        if (t) out.push(`<text x="${x + cw / 2}" y="${y + 28 + n * 20}" text-anchor="middle" fill="${ink}"${n === 0 ? ' font-size="14" font-weight="bold"' : ''}>${esc(t)}</text>`);
+        if (t)
+          out.push(
+            `<text x="${x + cw / 2}" y="${y + 28 + n * 20}" text-anchor="middle" fill="${ink}"${n === 0 ? ' font-size="14" font-weight="bold"' : ''}>${esc(t)}</text>`,
+          );
       });
     });
   });
-  out.push(`<text x="${left}" y="${height - 16}" fill="#555">One committed preset per cell; 95 % interval over seeds, configurations and tasks.</text>`);
+  out.push(
+    `<text x="${left}" y="${height - 16}" fill="#555">One committed preset per cell; 95 % interval over seeds, configurations and tasks.</text>`,
+  );
   out.push('</svg>');
   return `${out.join('\n')}\n`;
 }

@@ -79,6 +79,12 @@ export class DynamicStep {
   }
 
   result(): DynamicResult {
-    return { trajectories: this.kept, groups: this.nGroups, rounds: this.nRounds, sampledEpisodes: this.episodes, sampledGroups: this.sampled };
+    return {
+      trajectories: this.kept,
+      groups: this.nGroups,
+      rounds: this.nRounds,
+      sampledEpisodes: this.episodes,
+      sampledGroups: this.sampled,
+    };
   }
 }

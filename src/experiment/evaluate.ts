@@ -110,7 +110,16 @@ const evalTemperature = (o: EvalOptions) => (o.samples === 1 ? 0 : o.temperature
 function batchKey(label: string, reqs: readonly EpisodeRequest[], o: EvalOptions): string {
   const cells = reqs.map((r) => `${r.taskId}|${r.harnessId}`);
   const { maxTurns, maxNewTokens, contextTokens, samples, seed } = o;
-  return JSON.stringify({ label, cells, samples, temperature: evalTemperature(o), seed, maxTurns, maxNewTokens, contextTokens: contextTokens ?? null });
+  return JSON.stringify({
+    label,
+    cells,
+    samples,
+    temperature: evalTemperature(o),
+    seed,
+    maxTurns,
+    maxNewTokens,
+    contextTokens: contextTokens ?? null,
+  });
 }
 
 /**
@@ -137,7 +146,13 @@ async function runBatch(label: string, reqs: EpisodeRequest[], o: EvalOptions, o
   });
   return {
     key: batchKey(label, reqs, o),
-    outcomes: trajectories.map((t, i) => ({ taskId: t.taskId, harnessId: t.harnessId, sample: i % o.samples, pass: t.pass, score: t.score })),
+    outcomes: trajectories.map((t, i) => ({
+      taskId: t.taskId,
+      harnessId: t.harnessId,
+      sample: i % o.samples,
+      pass: t.pass,
+      score: t.score,
+    })),
     tags: trajectories.map((t) => t.tags),
     stats,
   };

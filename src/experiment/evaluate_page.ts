@@ -71,7 +71,8 @@ export async function evaluateCheckpointInPage(req: EvalPageRequest): Promise<st
   if (req.init === 'base') {
     const url = baseCheckpointUrl(req.preset);
     const res = await assetFetch(url);
-    if (!res.ok || (res.headers.get('content-type') ?? '').includes('text/html')) throw new Error(`evaluate: ${url} not found (no shipped base for preset '${req.preset}')`);
+    if (!res.ok || (res.headers.get('content-type') ?? '').includes('text/html'))
+      throw new Error(`evaluate: ${url} not found (no shipped base for preset '${req.preset}')`);
     bytes = new Uint8Array(await res.arrayBuffer());
     source = `public${url}`;
   } else {
@@ -83,8 +84,12 @@ export async function evaluateCheckpointInPage(req: EvalPageRequest): Promise<st
   const mix = pretrainMixOf(ck.header.metadata);
   const plan = resolveEvalHarnesses(req.harnesses, { harnesses: mix.harnesses, label: describeMix(mix) });
   const cfg = ck.header.config;
-  if (ck.header.tokenizer.name !== tok.name) throw new Error(`evaluate: ${source} was trained with tokenizer '${ck.header.tokenizer.name}', the app loads '${tok.name}'`);
-  const { limits, maxNewTokens, contextTokens, warning } = evaluationBudget(cfg.maxT, ck.header.metadata, { ...req, allowMismatch: req.allowBudgetMismatch === true });
+  if (ck.header.tokenizer.name !== tok.name)
+    throw new Error(`evaluate: ${source} was trained with tokenizer '${ck.header.tokenizer.name}', the app loads '${tok.name}'`);
+  const { limits, maxNewTokens, contextTokens, warning } = evaluationBudget(cfg.maxT, ck.header.metadata, {
+    ...req,
+    allowMismatch: req.allowBudgetMismatch === true,
+  });
   const warnings: string[] = [];
   if (warning) warnings.push(warning);
   checkOpeningsFit(tok, plan.ids, taskIds.map(taskFromId), limits);
@@ -94,7 +99,8 @@ export async function evaluateCheckpointInPage(req: EvalPageRequest): Promise<st
   const env = envWorkerPool(req.workers, req.watchdogMs ?? 30_000, tok);
   try {
     const reqs: EpisodeRequest[] = [];
-    for (const h of plan.ids) for (const t of taskIds) for (let s = 0; s < req.samples; s++) reqs.push({ taskId: t, harnessId: h, group: reqs.length });
+    for (const h of plan.ids)
+      for (const t of taskIds) for (let s = 0; s < req.samples; s++) reqs.push({ taskId: t, harnessId: h, group: reqs.length });
     const { trajectories, stats } = await runEpisodes(reqs, {
       tok,
       policy,

@@ -71,14 +71,25 @@ interface SpecCell {
  * Check one cell: opening, then the honest expert under the cut, its turns and action lengths.
  * @throws Error naming an unknown harness id or task (a spec error, not an infeasible cell)
  */
-export function cellFeasibility(tok: Tokenizer, taskId: string, harnessId: string, budget: CellBudget, tokenLength: (text: string) => number = tokenCounter(tok)): CellFeasibility {
+export function cellFeasibility(
+  tok: Tokenizer,
+  taskId: string,
+  harnessId: string,
+  budget: CellBudget,
+  tokenLength: (text: string) => number = tokenCounter(tok),
+): CellFeasibility {
   const task = taskFromId(taskId);
   const base = { taskId, harnessId, turns: 0, maxActionTokens: 0 };
   try {
     checkOpeningsFit(tok, [harnessId], [task], budget.limits);
   } catch (e) {
     if (!(e instanceof ContextBudgetError)) throw e;
-    return { ...base, feasible: false, reason: 'opening', detail: `the opening takes ${e.headTokens} tokens, more than the context budget ${e.budget}` };
+    return {
+      ...base,
+      feasible: false,
+      reason: 'opening',
+      detail: `the opening takes ${e.headTokens} tokens, more than the context budget ${e.budget}`,
+    };
   }
   // The harness counts tokens as the rollout host's does: the policy's tokenizer (src/episode/host.ts).
   const ep = runExpertEpisode(task, harnessId, { view: cutView(tok, budget.limits), tokenLength });
@@ -98,7 +109,12 @@ export function cellFeasibility(tok: Tokenizer, taskId: string, harnessId: strin
   const cap = turnCap(budget.maxTurns, harnessId, task);
   if (turns > cap) {
     const extra = cap - budget.maxTurns;
-    return { ...out, feasible: false, reason: 'turns', detail: `the expert needs ${turns} turns, the budget is ${cap}${extra ? ` (${budget.maxTurns} + ${extra} workflow)` : ''}` };
+    return {
+      ...out,
+      feasible: false,
+      reason: 'turns',
+      detail: `the expert needs ${turns} turns, the budget is ${cap}${extra ? ` (${budget.maxTurns} + ${extra} workflow)` : ''}`,
+    };
   }
   if (longest > budget.limits.actionReserve) {
     const first = ep.turns[longestAt].action.split('\n')[0].slice(0, 60);
@@ -131,11 +147,16 @@ export function specCells(spec: ExperimentSpec, vocabSize: number, poolPerSuite 
     const test = testTasks(spec, seed);
     const pool = trainPool(spec, seed, poolPerSuite);
     for (const m of spec.methods) {
-      const budget: CellBudget = { maxTurns: spec.rollout.maxTurns, limits: runBudget(presetConfig(m.modelPreset ?? spec.model.preset, vocabSize).maxT, spec.rollout) };
+      const budget: CellBudget = {
+        maxTurns: spec.rollout.maxTurns,
+        limits: runBudget(presetConfig(m.modelPreset ?? spec.model.preset, vocabSize).maxT, spec.rollout),
+      };
       const training = trainingHarnesses(spec, m, seed);
       const trains = training.length > 0;
-      for (const h of new Set([BASE_HARNESS, ...inSpace, ...spec.evaluation.blackbox, ...training])) for (const t of test) add(t, h, 'eval', m.name, budget);
-      if (trains) for (const a of taskAssignments(spec, m, pool, seed)) for (const h of a.harnesses) add(String(a.task), h, 'train', m.name, budget);
+      for (const h of new Set([BASE_HARNESS, ...inSpace, ...spec.evaluation.blackbox, ...training]))
+        for (const t of test) add(t, h, 'eval', m.name, budget);
+      if (trains)
+        for (const a of taskAssignments(spec, m, pool, seed)) for (const h of a.harnesses) add(String(a.task), h, 'train', m.name, budget);
       // The validation split's cells (validation.ts validationPlan: anchor cells and the base / in-space sets) are evaluated too.
       const vp = trains ? validationPlan(spec, m, seed, pool, undefined, inSpace) : undefined;
       for (const c of [...(vp?.cells ?? []), ...Object.values(vp?.sets ?? {}).flat()]) add(c.taskId, c.harnessId, 'eval', m.name, budget);
@@ -161,11 +182,22 @@ export interface FeasibilityReport {
  * Check every cell of the spec.
  * @param opts.onProgress called after each cell (done, total)
  */
-export function specFeasibility(spec: ExperimentSpec, tok: Tokenizer, opts: { poolPerSuite?: number; onProgress?: (done: number, total: number) => void } = {}): FeasibilityReport {
+export function specFeasibility(
+  spec: ExperimentSpec,
+  tok: Tokenizer,
+  opts: { poolPerSuite?: number; onProgress?: (done: number, total: number) => void } = {},
+): FeasibilityReport {
   const cells = specCells(spec, tok.vocabSize, opts.poolPerSuite);
   // One counter for all cells, so its memo is shared.
   const count = tokenCounter(tok);
-  const rep: FeasibilityReport = { cells: cells.length, infeasible: [], byReason: { opening: 0, expert: 0, turns: 0, action: 0 }, byHarness: {}, byFamily: {}, byTier: {} };
+  const rep: FeasibilityReport = {
+    cells: cells.length,
+    infeasible: [],
+    byReason: { opening: 0, expert: 0, turns: 0, action: 0 },
+    byHarness: {},
+    byFamily: {},
+    byTier: {},
+  };
   cells.forEach((c, i) => {
     const f = cellFeasibility(tok, c.taskId, c.harnessId, c.budget, count);
     opts.onProgress?.(i + 1, cells.length);
@@ -202,5 +234,7 @@ export function excludedCells(spec: ExperimentSpec, tok: Tokenizer, opts: { pool
     seen.add(key);
     out.push({ taskId: c.taskId, harnessId: c.harnessId, reason: c.reason!, detail: c.detail! });
   }
-  return out.sort((a, b) => (a.harnessId < b.harnessId ? -1 : a.harnessId > b.harnessId ? 1 : a.taskId < b.taskId ? -1 : a.taskId > b.taskId ? 1 : 0));
+  return out.sort((a, b) =>
+    a.harnessId < b.harnessId ? -1 : a.harnessId > b.harnessId ? 1 : a.taskId < b.taskId ? -1 : a.taskId > b.taskId ? 1 : 0,
+  );
 }

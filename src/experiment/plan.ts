@@ -31,7 +31,9 @@ export const TRAIN_POOL_PER_SUITE = 16;
 
 /** The design (training set and held-out set) the spec selects. */
 function specDesign(spec: ExperimentSpec): DesignReport {
-  return spec.design.method === 'random' ? selectTraining(undefined, { method: 'random', k: spec.design.k, seed: spec.design.seed }) : selectTraining(undefined, { method: 'oa' });
+  return spec.design.method === 'random'
+    ? selectTraining(undefined, { method: 'random', k: spec.design.k, seed: spec.design.seed })
+    : selectTraining(undefined, { method: 'oa' });
 }
 
 /**
@@ -46,7 +48,11 @@ export function methodDesign(spec: ExperimentSpec, m: MethodSpec, seed: number):
 
 /** The random-k training set of run seed `seed`: design.k configurations, a fresh seeded draw per run seed. */
 function randomKDesign(spec: ExperimentSpec, seed: number): DesignReport {
-  return selectTraining(undefined, { method: 'random', k: spec.design.k, seed: Rng.derive(spec.design.seed, 'random-k', seed).int(2 ** 31) });
+  return selectTraining(undefined, {
+    method: 'random',
+    k: spec.design.k,
+    seed: Rng.derive(spec.design.seed, 'random-k', seed).int(2 ** 31),
+  });
 }
 
 /** One (seed, method) run of a call, in the runner's order (seeds outer, methods inner). */
@@ -128,7 +134,9 @@ export function mixOverlapWarnings(spec: ExperimentSpec, mixIds: readonly string
   const out: string[] = [];
   for (const m of spec.methods) {
     if (m.harnesses === 'none') continue;
-    const seen = [...new Set(spec.seeds.flatMap((seed) => trainingHarnesses(spec, m, seed)))].filter((h) => h !== BASE_HARNESS && mix.has(h));
+    const seen = [...new Set(spec.seeds.flatMap((seed) => trainingHarnesses(spec, m, seed)))].filter(
+      (h) => h !== BASE_HARNESS && mix.has(h),
+    );
     if (seen.length > 0)
       out.push(
         `method '${m.name}': ${seen.length} of its training configurations were in the base checkpoint's pretraining mix (${seen.join(', ')}); RL through them starts from demonstrations`,
@@ -201,7 +209,13 @@ export function taskAssignments(spec: ExperimentSpec, m: MethodSpec, pool: reado
     return pool.map((task) => ({ task, harnesses: training.length ? [training[0]] : [BASE_HARNESS], distances: [0] }));
   }
   if (m.K > training.length) throw new Error(`spec.methods['${m.name}'].K = ${m.K} exceeds the training-set size ${training.length}`);
-  return assignHarnesses({ training, K: m.K, tasks: pool, strategy: m.harnesses === 'random-assignment' ? 'random' : 'locality', seed: spec.design.seed });
+  return assignHarnesses({
+    training,
+    K: m.K,
+    tasks: pool,
+    strategy: m.harnesses === 'random-assignment' ? 'random' : 'locality',
+    seed: spec.design.seed,
+  });
 }
 
 /** The key of a (task, harness) cell in exclusion sets. */
@@ -214,7 +228,10 @@ export const cellKey = (taskId: string, harnessId: string): string => `${taskId}
  * @param excluded cellKey(task, harness) of every cell to drop
  * @returns the kept assignments, the kept pool (in pool order) and the dropped (task, harness) count
  */
-export function withoutCells(assignments: readonly TaskAssignment[], excluded: ReadonlySet<string>): { assignments: TaskAssignment[]; pool: string[]; dropped: number } {
+export function withoutCells(
+  assignments: readonly TaskAssignment[],
+  excluded: ReadonlySet<string>,
+): { assignments: TaskAssignment[]; pool: string[]; dropped: number } {
   let dropped = 0;
   const kept: TaskAssignment[] = [];
   for (const a of assignments) {
@@ -259,7 +276,8 @@ export function stepTasks(pool: readonly string[], tasksPerStep: number, seed: n
  */
 export function drawCounts(pool: readonly string[], tasksPerStep: number, seed: number, steps: number): Map<string, number> {
   const draws = new Map<string, number>();
-  for (let step = 1; step <= steps; step++) for (const t of stepTasks(pool, tasksPerStep, seed, step)) draws.set(t, (draws.get(t) ?? 0) + 1);
+  for (let step = 1; step <= steps; step++)
+    for (const t of stepTasks(pool, tasksPerStep, seed, step)) draws.set(t, (draws.get(t) ?? 0) + 1);
   return draws;
 }
 
@@ -294,11 +312,21 @@ export function inSpaceEvalSet(
   const mixed = new Set(mix);
   const untrained = d.heldOut.filter((h) => !trained.has(h.id));
   const pool = untrained.filter((h) => !mixed.has(h.id));
-  const excluded: InSpaceExclusions = { trainingSets: d.heldOut.length - untrained.length, pretrainMix: untrained.length - pool.length, mix: mixLabel };
+  const excluded: InSpaceExclusions = {
+    trainingSets: d.heldOut.length - untrained.length,
+    pretrainMix: untrained.length - pool.length,
+    mix: mixLabel,
+  };
   const why =
-    `; left out: ${excluded.trainingSets} held-out configurations a method trains on, ` + `${excluded.pretrainMix} in the base checkpoint's pretraining mix (${mixLabel})`;
+    `; left out: ${excluded.trainingSets} held-out configurations a method trains on, ` +
+    `${excluded.pretrainMix} in the base checkpoint's pretraining mix (${mixLabel})`;
   const mode = spec.evaluation.inSpace;
-  if (mode.mode === 'all') return { ids: pool.map((h) => h.id), description: `all ${pool.length} held-out configurations of the ${d.method} design${why}`, excluded };
+  if (mode.mode === 'all')
+    return {
+      ids: pool.map((h) => h.id),
+      description: `all ${pool.length} held-out configurations of the ${d.method} design${why}`,
+      excluded,
+    };
   const toBase = mode.by === 'base';
   const byDist = new Map<number, string[]>();
   for (const h of pool) {
@@ -333,13 +361,18 @@ export function inSpaceDistance(spec: ExperimentSpec): { to: string; of: (harnes
   const mode = spec.evaluation.inSpace;
   if (mode.mode === 'stratified' && mode.by === 'base') return { to: 'base harness', of: (h) => hammingDistance(h, BASE_HARNESS) };
   const d = specDesign(spec);
-  return { to: `${d.method === 'oa' ? 'OA' : d.method} training set`, of: (h) => Math.min(...d.training.map((t) => hammingDistance(h, t))) };
+  return {
+    to: `${d.method === 'oa' ? 'OA' : d.method} training set`,
+    of: (h) => Math.min(...d.training.map((t) => hammingDistance(h, t))),
+  };
 }
 
 /** How many test tasks each in-space configuration is evaluated on, for the set's description. */
 function tasksNote(spec: ExperimentSpec): string {
   const n = spec.evaluation.inSpace.tasksPerConfig;
-  return n === undefined || n >= spec.evaluation.testTasks ? '' : `, ${n} of the ${spec.evaluation.testTasks} test tasks per suite each (a rotation)`;
+  return n === undefined || n >= spec.evaluation.testTasks
+    ? ''
+    : `, ${n} of the ${spec.evaluation.testTasks} test tasks per suite each (a rotation)`;
 }
 
 /**
@@ -355,7 +388,12 @@ export function inSpaceTasks(spec: ExperimentSpec, tests: readonly string[], ids
   const n = spec.evaluation.testTasks;
   if (m === undefined || m >= n) return null;
   const bySuite = spec.suites.map((s) => tests.filter((t) => t.startsWith(`${s}/`)));
-  return new Map(ids.map((h, c) => [h, bySuite.flatMap((ts) => (ts.length ? Array.from({ length: Math.min(m, ts.length) }, (_, j) => ts[(c * m + j) % ts.length]) : []))]));
+  return new Map(
+    ids.map((h, c) => [
+      h,
+      bySuite.flatMap((ts) => (ts.length ? Array.from({ length: Math.min(m, ts.length) }, (_, j) => ts[(c * m + j) % ts.length]) : [])),
+    ]),
+  );
 }
 
 /**
@@ -372,23 +410,35 @@ export function specConsistencyIssues(spec: ExperimentSpec): string[] {
     const where = `spec.methods[${i}]`;
     if (m.harnesses === 'scaling' || m.harnesses === 'random-assignment' || m.harnesses === 'random-k') {
       const full = m.harnesses === 'random-k' ? spec.design.k : sizeOf();
-      const from = m.harnesses === 'random-k' || spec.design.method === 'random' ? `design.k = ${spec.design.k} random configurations` : 'the orthogonal-array design';
+      const from =
+        m.harnesses === 'random-k' || spec.design.method === 'random'
+          ? `design.k = ${spec.design.k} random configurations`
+          : 'the orthogonal-array design';
       if (m.harnessCount !== undefined && m.harnessCount > full)
         issues.push(`${where}.harnessCount: ${m.harnessCount} exceeds the training-set size ${full} (${from}); it must be in 1..${full}`);
       const n = Math.min(full, m.harnessCount ?? full);
-      if (m.K > n) issues.push(`${where}.K: ${m.K} exceeds the training-set size ${n} (${m.harnessCount !== undefined ? `harnessCount of ${from}` : from}); K must be in 1..${n}`);
+      if (m.K > n)
+        issues.push(
+          `${where}.K: ${m.K} exceeds the training-set size ${n} (${m.harnessCount !== undefined ? `harnessCount of ${from}` : from}); K must be in 1..${n}`,
+        );
     }
     if (spec.rl.dynamicSampling && m.algorithm === 'ppo')
-      issues.push(`spec.rl.dynamicSampling: applies to GRPO groups; ${where} ('${m.name}') uses PPO, whose value baseline learns from all-equal groups too`);
+      issues.push(
+        `spec.rl.dynamicSampling: applies to GRPO groups; ${where} ('${m.name}') uses PPO, whose value baseline learns from all-equal groups too`,
+      );
     if (m.blackbox !== undefined && m.harnesses !== 'blackbox')
       issues.push(`${where}.blackbox: '${m.blackbox}' is only used with harnesses 'blackbox', got harnesses '${m.harnesses}'`);
     const preset = m.modelPreset ?? spec.model.preset;
     const maxT = presetConfig(preset, 1).maxT;
     if (spec.rollout.maxNewTokens >= maxT)
-      issues.push(`spec.rollout.maxNewTokens: ${spec.rollout.maxNewTokens} must be below the context length maxT = ${maxT} of model '${preset}'`);
+      issues.push(
+        `spec.rollout.maxNewTokens: ${spec.rollout.maxNewTokens} must be below the context length maxT = ${maxT} of model '${preset}'`,
+      );
   });
   if (spec.rollout.maxNewTokens >= spec.rollout.contextTokens) {
-    issues.push(`spec.rollout.maxNewTokens: ${spec.rollout.maxNewTokens} must be below spec.rollout.contextTokens = ${spec.rollout.contextTokens}`);
+    issues.push(
+      `spec.rollout.maxNewTokens: ${spec.rollout.maxNewTokens} must be below spec.rollout.contextTokens = ${spec.rollout.contextTokens}`,
+    );
   }
   return [...new Set(issues)];
 }

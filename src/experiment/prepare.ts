@@ -28,11 +28,20 @@ interface PlanOptions {
  * @throws Error when a leaveOutMixOf base cannot be loaded or a mix is malformed (run_start.ts
  *   baseMix), or what compilePlan throws (an opening over budget, every training task infeasible)
  */
-export async function planExperiment(spec: ExperimentSpec, tok: Tokenizer, o: PlanOptions = {}): Promise<{ plan: ExperimentPlan; bases: Map<string, CheckpointLoad> }> {
+export async function planExperiment(
+  spec: ExperimentSpec,
+  tok: Tokenizer,
+  o: PlanOptions = {},
+): Promise<{ plan: ExperimentPlan; bases: Map<string, CheckpointLoad> }> {
   const bases = await loadStartingCheckpoints(spec, o.baseCheckpoint, o.fetchAsset);
   const mix = baseMix(spec, bases, await loadLeaveOutCheckpoints(spec, o.fetchAsset));
   // With the policy's tokenizer and the workflow-extended turn cap, as the rollout environments count.
   const infeasible = excludedCells(spec, tok);
-  const plan = compilePlan(spec, tok, { specJson: o.specJson ?? spec, ...(o.steps !== undefined ? { steps: o.steps } : {}), mix, infeasible });
+  const plan = compilePlan(spec, tok, {
+    specJson: o.specJson ?? spec,
+    ...(o.steps !== undefined ? { steps: o.steps } : {}),
+    mix,
+    infeasible,
+  });
   return { plan, bases };
 }

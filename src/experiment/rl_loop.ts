@@ -183,7 +183,12 @@ async function rolloutStep(r: RlLoopRun, step: number): Promise<StepRollout> {
   }
   const d = acc.result();
   const trajectories = d.trajectories.map((t, i) => ({ ...t, index: i }));
-  return { trajectories, stats, groups: d.groups, dynamic: { rounds: d.rounds, sampledGroups: d.sampledGroups, sampledEpisodes: d.sampledEpisodes } };
+  return {
+    trajectories,
+    stats,
+    groups: d.groups,
+    dynamic: { rounds: d.rounds, sampledGroups: d.sampledGroups, sampledEpisodes: d.sampledEpisodes },
+  };
 }
 
 /** What every episode of the run is rolled out with: tokenizer, policy, environments and the spec's budgets. */
@@ -243,7 +248,15 @@ function recordSamples(r: RlLoopRun, step: number, trajs: readonly Trajectory[],
  * metrics, sampler throughput, and retries / environment failures accumulated over the run.
  * @param prev the previous step's record (null at the run's first step)
  */
-function stepRecord(step: number, ro: StepRollout, up: RlUpdateMetrics, c0: Counters, c1: Counters, prev: StepRecord | undefined, rolloutMs: number): StepRecord {
+function stepRecord(
+  step: number,
+  ro: StepRollout,
+  up: RlUpdateMetrics,
+  c0: Counters,
+  c1: Counters,
+  prev: StepRecord | undefined,
+  rolloutMs: number,
+): StepRecord {
   const trajs = ro.trajectories;
   const passByHarness: Record<string, number> = {};
   for (const h of new Set(trajs.map((t) => t.harnessId))) {
@@ -290,7 +303,12 @@ async function validateIfDue(r: RlLoopRun): Promise<ValidationPoint | null> {
   if (!plan || !isValidationStep(st.step, r.runSteps, plan.every)) return null;
   const points = (st.validation ??= []);
   if (points.some((p) => p.step === st.step)) return null;
-  r.emit({ type: 'progress', done: r.progress.done, total: r.progress.total, phase: `validation ${r.method.name} seed ${r.seed} at step ${st.step}/${r.runSteps}` });
+  r.emit({
+    type: 'progress',
+    done: r.progress.done,
+    total: r.progress.total,
+    phase: `validation ${r.method.name} seed ${r.seed} at step ${st.step}/${r.runSteps}`,
+  });
   const point = await measureValidation(plan, st.step, {
     ...episodeLimits(r),
     temperature: spec.evaluation.temperature,

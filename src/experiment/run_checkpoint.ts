@@ -171,7 +171,9 @@ const stepRecord = z
   .loose();
 
 /** One evaluated episode (stats.ts EpisodeOutcomeCell). */
-const episodeCell = z.object({ taskId: z.string(), harnessId: z.string(), sample: count, pass: z.boolean(), score: z.number().min(0).max(1) }).strict();
+const episodeCell = z
+  .object({ taskId: z.string(), harnessId: z.string(), sample: count, pass: z.boolean(), score: z.number().min(0).max(1) })
+  .strict();
 
 const evalResult = z
   .object({
@@ -214,11 +216,18 @@ const runState = z
     // Absent before the validation split existed.
     validation: z.array(validationPoint).optional(),
     // Absent before in-run SFT phases existed, and for runs without one.
-    sft: z.object({ steps: count, firstLoss: metric, lastLoss: metric, demos: count, failedDemos: count, rows: count, seconds: metric }).strict().optional(),
+    sft: z
+      .object({ steps: count, firstLoss: metric, lastLoss: metric, demos: count, failedDemos: count, rows: count, seconds: metric })
+      .strict()
+      .optional(),
   })
   .strict();
 
-const curves = z.array(z.object({ method: z.string(), seed: z.number().int(), steps: z.array(stepRecord), validation: z.array(validationPoint).optional() }).strict());
+const curves = z.array(
+  z
+    .object({ method: z.string(), seed: z.number().int(), steps: z.array(stepRecord), validation: z.array(validationPoint).optional() })
+    .strict(),
+);
 const scheduleState = z.object({ draws: z.record(z.string(), count) }).strict();
 
 const v2Config = z
@@ -230,7 +239,9 @@ const v2Config = z
   })
   .strict();
 const position = z.object({ runIndex: count, step: count }).strict();
-const segment = z.object({ engine: z.enum(['webgpu', 'wasm', 'unrecorded']), describe: z.string(), start: z.string(), from: position, to: position }).strict();
+const segment = z
+  .object({ engine: z.enum(['webgpu', 'wasm', 'unrecorded']), describe: z.string(), start: z.string(), from: position, to: position })
+  .strict();
 const v2History = z
   .object({
     version: z.literal(RUN_CHECKPOINT_VERSION),
@@ -244,7 +255,9 @@ const v2History = z
   .strict();
 /** Version 1: config without a version, the history without one; trajectories absent in the oldest. */
 const v1Config = z.object({ spec: z.unknown(), runIndex: count, method: z.string(), seed: z.number().int() }).strict();
-const v1History = z.object({ state: runState, results: z.array(RunResultSchema), curves, trajectories: z.array(record).optional() }).strict();
+const v1History = z
+  .object({ state: runState, results: z.array(RunResultSchema), curves, trajectories: z.array(record).optional() })
+  .strict();
 
 /** JSON-safe copy (NaN and ±Infinity → null), as the store requires. */
 function jsonSafe<T>(v: T): JsonValue {
@@ -273,7 +286,14 @@ export function encodeRunCheckpoint(
       rngStates: { note: 'all streams derive from (seed, step)', seed: run.seed, step: state.step },
       scheduleState: jsonSafe(schedule),
       // The schedule lives in its own slot; the state's copy is left empty.
-      metricHistory: jsonSafe({ version: RUN_CHECKPOINT_VERSION, state: { ...state, schedule: {} }, results, curves, trajectories, segments }),
+      metricHistory: jsonSafe({
+        version: RUN_CHECKPOINT_VERSION,
+        state: { ...state, schedule: {} },
+        results,
+        curves,
+        trajectories,
+        segments,
+      }),
     },
     tensors: { params: t.params, adamM: t.adamM, adamV: t.adamV, adamStep: Uint32Array.of(t.adamStep) },
   };
@@ -285,7 +305,10 @@ export function encodeRunCheckpoint(
  *   Error naming the first bad field when the content does not match its version's schema or a
  *   tensor is missing.
  */
-export function decodeRunCheckpoint(meta: CheckpointMeta, tensors: Record<string, TensorData>): { checkpoint: RunCheckpoint; tensors: RunTensors } {
+export function decodeRunCheckpoint(
+  meta: CheckpointMeta,
+  tensors: Record<string, TensorData>,
+): { checkpoint: RunCheckpoint; tensors: RunTensors } {
   const cfg = meta.config as { version?: unknown } | null;
   const version = cfg && typeof cfg === 'object' && !Array.isArray(cfg) ? (cfg.version ?? 1) : undefined;
   const fail = (where: string, e: z.ZodError): never => {
@@ -347,18 +370,26 @@ export function decodeRunCheckpoint(meta: CheckpointMeta, tensors: Record<string
  * The CLI checks these against a `--resume` before any browser starts.
  * @throws RunCheckpointVersionError for another version; Error naming the bad field
  */
-export function runCheckpointOrigin(meta: Pick<CheckpointMeta, 'runId' | 'config' | 'metricHistory'>): { runId: string; spec: JsonValue; segments: RunSegment[] } {
+export function runCheckpointOrigin(meta: Pick<CheckpointMeta, 'runId' | 'config' | 'metricHistory'>): {
+  runId: string;
+  spec: JsonValue;
+  segments: RunSegment[];
+} {
   const cfg = meta.config as { version?: unknown } | null;
   const version = cfg && typeof cfg === 'object' && !Array.isArray(cfg) ? (cfg.version ?? 1) : undefined;
   if (version !== 1 && version !== RUN_CHECKPOINT_VERSION) throw new RunCheckpointVersionError(version);
   const c = (version === 1 ? v1Config : v2Config).safeParse(meta.config);
-  if (!c.success) throw new Error(`run checkpoint (version ${String(version)}) config.${c.error.issues[0].path.join('.')}: ${c.error.issues[0].message}`);
+  if (!c.success)
+    throw new Error(`run checkpoint (version ${String(version)}) config.${c.error.issues[0].path.join('.')}: ${c.error.issues[0].message}`);
   const mh = meta.metricHistory as { segments?: unknown } | null;
   const segs = z
     .array(segment)
     .optional()
     .safeParse(mh && typeof mh === 'object' && !Array.isArray(mh) ? mh.segments : undefined);
-  if (!segs.success) throw new Error(`run checkpoint (version ${String(version)}) metricHistory.segments.${segs.error.issues[0].path.join('.')}: ${segs.error.issues[0].message}`);
+  if (!segs.success)
+    throw new Error(
+      `run checkpoint (version ${String(version)}) metricHistory.segments.${segs.error.issues[0].path.join('.')}: ${segs.error.issues[0].message}`,
+    );
   return { runId: meta.runId, spec: c.data.spec as JsonValue, segments: segs.data ?? [] };
 }
 

@@ -48,7 +48,9 @@ export function runResult(
     // The SFT phase's optimizer steps count as applied optimizer steps (results_schema.ts vocabulary).
     optimizerSteps: (st.sft?.steps ?? 0) + st.history.reduce((a, h) => a + applied(h), 0),
     skippedOptimizerSteps: st.skippedSteps,
-    ...(st.history.length && st.history.every((h) => h.sampledEpisodes !== undefined) ? { sampledEpisodes: st.history.reduce((a, h) => a + h.sampledEpisodes!, 0) } : {}),
+    ...(st.history.length && st.history.every((h) => h.sampledEpisodes !== undefined)
+      ? { sampledEpisodes: st.history.reduce((a, h) => a + h.sampledEpisodes!, 0) }
+      : {}),
     rlStepsWithoutUpdate: st.history.filter((h) => applied(h) === 0).length,
     before: st.before?.passAt1 ?? empty,
     after: after?.passAt1 ?? empty,

@@ -43,7 +43,11 @@ async function loadCheckpoint(
     const res = explicit ? null : await fetchAsset(url);
     // Vite answers a missing file with the app's index.html (SPA fallback), not a 404.
     if (res && isMissingAsset(res))
-      return { url, why: `public${url} not found: no base checkpoint ships for preset '${preset}'${exposure ? ` with exposure '${exposure}'` : ''}`, ...at };
+      return {
+        url,
+        why: `public${url} not found: no base checkpoint ships for preset '${preset}'${exposure ? ` with exposure '${exposure}'` : ''}`,
+        ...at,
+      };
     return { url, ck: await decodeBaseCheckpoint(res ? new Uint8Array(await res.arrayBuffer()) : explicit!), ...at };
   } catch (e) {
     return { url, why: (e as Error).message.split('\n')[0], ...at };
@@ -76,10 +80,14 @@ export async function loadStartingCheckpoints(
  * (spec.evaluation.inSpace.leaveOutMixOf, for every model preset the spec trains), keyed
  * '<preset>-<exposure>'; each is loaded for its recorded mix only.
  */
-export async function loadLeaveOutCheckpoints(spec: ExperimentSpec, fetchAsset?: (url: string) => Promise<Response>): Promise<Map<string, CheckpointLoad>> {
+export async function loadLeaveOutCheckpoints(
+  spec: ExperimentSpec,
+  fetchAsset?: (url: string) => Promise<Response>,
+): Promise<Map<string, CheckpointLoad>> {
   const loads = new Map<string, CheckpointLoad>();
   for (const exposure of spec.evaluation.inSpace.leaveOutMixOf ?? [])
-    for (const preset of specPresets(spec)) loads.set(`${preset}-${exposure}`, await loadCheckpoint(preset, exposure, undefined, fetchAsset));
+    for (const preset of specPresets(spec))
+      loads.set(`${preset}-${exposure}`, await loadCheckpoint(preset, exposure, undefined, fetchAsset));
   return loads;
 }
 
@@ -96,7 +104,10 @@ export function baseMix(
   loads: ReadonlyMap<string, CheckpointLoad>,
   leaveOut: ReadonlyMap<string, CheckpointLoad> = new Map(),
 ): { ids: string[]; label: string } {
-  const starting = spec.model.init === 'base' ? [...loads.values()].map((load) => [load.preset, 'ck' in load ? pretrainMixOf(load.ck.header.metadata) : NO_MIX] as const) : [];
+  const starting =
+    spec.model.init === 'base'
+      ? [...loads.values()].map((load) => [load.preset, 'ck' in load ? pretrainMixOf(load.ck.header.metadata) : NO_MIX] as const)
+      : [];
   const extra = [...leaveOut].map(([key, load]) => {
     if (!('ck' in load)) throw new Error(`spec.evaluation.inSpace.leaveOutMixOf: the base ${key} cannot be loaded (${load.why})`);
     return [`left out ${key}`, pretrainMixOf(load.ck.header.metadata)] as const;
@@ -113,7 +124,13 @@ export function startingBases(spec: ExperimentSpec, loads: ReadonlyMap<string, C
   for (const load of loads.values()) {
     if (!('ck' in load)) continue;
     const file = load.explicit ? load.url : `public${load.url}`;
-    bases.push({ preset: load.preset, exposure: spec.model.exposure ?? 'broad', file, digest: load.ck.header.digest, mix: describeMix(pretrainMixOf(load.ck.header.metadata)) });
+    bases.push({
+      preset: load.preset,
+      exposure: spec.model.exposure ?? 'broad',
+      file,
+      digest: load.ck.header.digest,
+      mix: describeMix(pretrainMixOf(load.ck.header.metadata)),
+    });
   }
   return bases.length ? { bases } : {};
 }
@@ -146,7 +163,8 @@ export function startingParams(
   emit: Emit,
   loads: ReadonlyMap<string, CheckpointLoad>,
 ): { params: Float32Array; source: string } {
-  if (spec.model.init === 'scratch') return { params: initParams(cfg, Rng.derive(seed, 'init').int(2 ** 31)), source: 'scratch (seeded random init)' };
+  if (spec.model.init === 'scratch')
+    return { params: initParams(cfg, Rng.derive(seed, 'init').int(2 ** 31)), source: 'scratch (seeded random init)' };
   const preset = method.modelPreset ?? spec.model.preset;
   const load = loads.get(preset);
   if (!load) throw new Error(`spec.model.init = 'base' but no base checkpoint was loaded for preset '${preset}'`);
@@ -161,7 +179,11 @@ export function startingParams(
     else if (ck.header.tokenizer.name !== tok.name) why = `it was trained with tokenizer '${ck.header.tokenizer.name}', not '${tok.name}'`;
     else {
       // Same cut for rollouts as for the rows the checkpoint learned on (throws on a mismatch unless the spec allows it).
-      const note = checkRunBudget(checkpointBudget(c.maxT, ck.header.metadata), runBudget(cfg.maxT, spec.rollout), spec.rollout.allowBudgetMismatch === true);
+      const note = checkRunBudget(
+        checkpointBudget(c.maxT, ck.header.metadata),
+        runBudget(cfg.maxT, spec.rollout),
+        spec.rollout.allowBudgetMismatch === true,
+      );
       if (note && !warnings.includes(note)) {
         warnings.push(note);
         emit({ type: 'warn', message: note });

@@ -23,7 +23,15 @@ import type { ExperimentPlan, RunPlan } from './compile';
 import { runSftPhase, SftReuse } from './sft_phase';
 import { rlLoop, type RlLoopHooks } from './rl_loop';
 import { makeEmit, type Emit, type RunCurves, type RunEvent } from './run_events';
-import { decodeRunCheckpoint, saveRunCheckpoint, type RunCheckpointSink, type RunSegment, type RunState, type RunStore, type RunTensors } from './run_checkpoint';
+import {
+  decodeRunCheckpoint,
+  saveRunCheckpoint,
+  type RunCheckpointSink,
+  type RunSegment,
+  type RunState,
+  type RunStore,
+  type RunTensors,
+} from './run_checkpoint';
 import type { ExperimentResults, RunResult } from '../report/results_schema';
 import { applied, noSignalWarning, runResult } from './run_result';
 import { parseSpec, type ExperimentSpec, type MethodSpec } from './spec';
@@ -107,7 +115,9 @@ export interface ExperimentOutput {
 /** JSON with sorted object keys (the checkpoint store keeps canonical JSON, so key order is not preserved). */
 function stableJson(v: unknown): string {
   return JSON.stringify(v, (_k, x) =>
-    x && typeof x === 'object' && !Array.isArray(x) ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : x,
+    x && typeof x === 'object' && !Array.isArray(x)
+      ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : x,
   );
 }
 
@@ -206,7 +216,11 @@ async function openRun(experiment: ExperimentPlan, o: RunnerOptions, seams: RunS
   emit({ type: 'log', message: `in-space set: ${experiment.inSpace.description}` });
   for (const w of experiment.warnings) warn({ warnings, emit }, w);
   // The environments count tokens with the policy's tokenizer (C2, coding-CLI compaction).
-  const env = seams.env ? seams.env(spec, tok) : o.inProcessEnv ? await localEnv(tok) : envWorkerPool(spec.rollout.workers, spec.rollout.watchdogMs, tok);
+  const env = seams.env
+    ? seams.env(spec, tok)
+    : o.inProcessEnv
+      ? await localEnv(tok)
+      : envWorkerPool(spec.rollout.workers, spec.rollout.watchdogMs, tok);
   const store = seams.store ?? (await CheckpointStore.open(o.dbName ? { dbName: o.dbName } : {}));
   const evalUnits = seams.skipEval ? 0 : 2;
   const units = experiment.runs.map((p) => p.rlSteps + evalUnits + (p.method.sft ? 1 : 0));
@@ -251,7 +265,8 @@ async function resumePoint(ctx: RunContext): Promise<{ state: RunState; tensors:
   if (o.importCheckpoint) await sink.store.importCheckpoint(o.importCheckpoint, { overwrite: true });
   if (!o.resume) return null;
   const lg = await sink.store.loadLatestGood(sink.runId);
-  for (const s of lg.skipped) emit({ type: 'warn', message: `checkpoint step ${s.step} is unusable (${s.code}): ${s.message}; using the previous good one` });
+  for (const s of lg.skipped)
+    emit({ type: 'warn', message: `checkpoint step ${s.step} is unusable (${s.code}): ${s.message}; using the previous good one` });
   if (!lg.checkpoint) {
     emit({ type: 'log', message: `no checkpoint of run '${sink.runId}' found; starting fresh` });
     return null;
@@ -260,22 +275,38 @@ async function resumePoint(ctx: RunContext): Promise<{ state: RunState; tensors:
   // The engine is not part of the experiment: a checkpoint continues on either (same layout).
   const sameExperiment = (a: ExperimentSpec) => stableJson({ ...a, backend: 'auto' });
   if (sameExperiment(parseSpec(ck.spec, 'checkpoint spec')) !== sameExperiment(ctx.spec))
-    throw new Error(`--resume: the checkpoint of run '${sink.runId}' was written for a different spec; start without --resume or use the same spec`);
+    throw new Error(
+      `--resume: the checkpoint of run '${sink.runId}' was written for a different spec; start without --resume or use the same spec`,
+    );
   const st = ck.state;
   const at = { runIndex: st.runIndex, step: st.step };
   ctx.trajectories.push(...ck.trajectories);
   ctx.segments.push(
     ...(ck.segments.length
       ? ck.segments
-      : [{ engine: 'unrecorded' as const, describe: 'not recorded (an older checkpoint)', start: 'not recorded', from: { runIndex: 0, step: 0 }, to: at }]),
+      : [
+          {
+            engine: 'unrecorded' as const,
+            describe: 'not recorded (an older checkpoint)',
+            start: 'not recorded',
+            from: { runIndex: 0, step: 0 },
+            to: at,
+          },
+        ]),
   );
   Object.assign(ctx.segment, { start: `the run checkpoint at run ${at.runIndex + 1}, step ${at.step}`, from: { ...at }, to: { ...at } });
   ctx.results.push(...ck.results);
   ctx.curves.push(...ck.curves);
   ctx.progress.done = ctx.units.slice(0, ctx.results.length).reduce((a, u) => a + u, 0);
-  emit({ type: 'log', message: `resuming run '${sink.runId}' at run ${st.runIndex + 1}/${runs.length}, step ${st.step}/${ctx.experiment.steps}` });
+  emit({
+    type: 'log',
+    message: `resuming run '${sink.runId}' at run ${st.runIndex + 1}/${runs.length}, step ${st.step}/${ctx.experiment.steps}`,
+  });
   // The current run's history rides in its state; finished runs are in `curves`.
-  const current = st.runIndex < runs.length ? [{ method: runs[st.runIndex].method.name, seed: runs[st.runIndex].seed, steps: st.history, validation: st.validation ?? [] }] : [];
+  const current =
+    st.runIndex < runs.length
+      ? [{ method: runs[st.runIndex].method.name, seed: runs[st.runIndex].seed, steps: st.history, validation: st.validation ?? [] }]
+      : [];
   emit({ type: 'resume', runIndex: st.runIndex, step: st.step, curves: [...ck.curves, ...current], sftDone: !!st.sft });
   return { state: st, tensors };
 }
@@ -337,7 +368,8 @@ function startRun(ctx: RunContext, r: number, resume: { state: RunState; tensors
     sharedKey: sharedBatchKey(sets, evalOpts),
     t0: performance.now(),
     resumed,
-    runEval: (when, shared) => evaluate(sets, { ...evalOpts, onProgress: (done, total) => emit({ type: 'evalProgress', runIndex: r, when, done, total }) }, shared),
+    runEval: (when, shared) =>
+      evaluate(sets, { ...evalOpts, onProgress: (done, total) => emit({ type: 'evalProgress', runIndex: r, when, done, total }) }, shared),
     save: () => saveCheckpoint(ctx, run),
   };
   emit({ type: 'run', runIndex: r, runs: runs.length, method: method.name, seed, steps: run.runSteps, start: start.source });
@@ -371,7 +403,14 @@ async function saveCheckpoint(ctx: RunContext, run: ActiveRun): Promise<void> {
     { params: s.params, adamM: s.m, adamV: s.v, adamStep: s.adamStep },
     Date.now(),
   );
-  ctx.emit({ type: 'checkpoint', runId: ctx.sink.runId, step: res.step, runIndex: st.runIndex, rlStep: st.step, totalBytes: res.totalBytes });
+  ctx.emit({
+    type: 'checkpoint',
+    runId: ctx.sink.runId,
+    step: res.step,
+    runIndex: st.runIndex,
+    rlStep: st.step,
+    totalBytes: res.totalBytes,
+  });
 }
 
 /**
@@ -392,7 +431,9 @@ async function evaluateBefore(ctx: RunContext, run: ActiveRun): Promise<void> {
   ctx.progress.done++;
   ctx.emit({ type: 'eval', runIndex: run.r, method: method.name, seed, when: 'before', ...evalSummary(b) });
   // b.stats count the episodes this evaluation rolled out; a reused shared batch is not among them.
-  const from = b.reusedFrom ? `; ${b.reusedFrom.episodes} of base, in-space and black-box reused from method '${b.reusedFrom.method}', seed ${b.reusedFrom.seed}` : '';
+  const from = b.reusedFrom
+    ? `; ${b.reusedFrom.episodes} of base, in-space and black-box reused from method '${b.reusedFrom.method}', seed ${b.reusedFrom.seed}`
+    : '';
   ctx.emit({
     type: 'log',
     message: `before: base ${b.passAt1.base.toFixed(3)}, in-space ${b.passAt1.inSpace.toFixed(3)}, training harnesses ${b.training.toFixed(3)} (${b.stats.episodes} episodes evaluated now, ${(b.stats.ms / 1000).toFixed(1)} s${from})`,
@@ -469,12 +510,18 @@ async function recordResult(ctx: RunContext, run: ActiveRun, after: EvalResult |
   const { method, seed, st } = run;
   const r = run.r;
   const algorithm = run.runSteps === 0 && !st.sft ? 'none' : method.algorithm;
-  ctx.results.push(runResult(method.name, algorithm, seed, st, after, st.seconds + (performance.now() - run.t0) / 1000, ctx.spec.model.init));
+  ctx.results.push(
+    runResult(method.name, algorithm, seed, st, after, st.seconds + (performance.now() - run.t0) / 1000, ctx.spec.model.init),
+  );
   ctx.curves.push({ method: method.name, seed, steps: st.history, validation: st.validation ?? [] });
   ctx.seams.onRunParams?.(r, await run.stack.readParams());
   run.st = { ...st, runIndex: r + 1, step: 0, before: null, history: [], schedule: {}, skippedSteps: 0, seconds: 0 };
   await run.save();
-  ctx.emit({ type: 'progress', ...ctx.progress, phase: `run ${r + 1}/${ctx.experiment.runs.length} finished (${method.name}, seed ${seed})` });
+  ctx.emit({
+    type: 'progress',
+    ...ctx.progress,
+    phase: `run ${r + 1}/${ctx.experiment.runs.length} finished (${method.name}, seed ${seed})`,
+  });
 }
 
 /** A run stopped on request: its curve so far (its state is in the checkpoint just saved). */

@@ -118,7 +118,10 @@ async function trainPhase(call: SftPhaseCall, run: SftPhaseRun, model: ModelConf
   const limits = runBudget(model.maxT, spec.rollout);
   const demos = demonstrationsOf(ids.map(taskFromId), seed, { blackbox: harness }, cutView(tok, limits), tokenCounter(tok));
   const { episodes, failed } = demos;
-  if (episodes.length === 0) throw new Error(`method '${method.name}', seed ${seed}: SFT phase: the expert passed none of ${ids.length} train tasks under ${harness}`);
+  if (episodes.length === 0)
+    throw new Error(
+      `method '${method.name}', seed ${seed}: SFT phase: the expert passed none of ${ids.length} train tasks under ${harness}`,
+    );
   const rows = demonstrationRows(tok, episodes, limits);
   emit({
     type: 'log',
@@ -177,13 +180,18 @@ async function trainPhase(call: SftPhaseCall, run: SftPhaseRun, model: ModelConf
  *   demonstration passed, or a step's loss is not finite (trainSft); ContextBudgetError when an
  *   opening exceeds the run's context budget (demonstrationRows)
  */
-export async function runSftPhase(call: SftPhaseCall, run: SftPhaseRun, validation?: ValidationPlan): Promise<{ record: SftRecord; point: ValidationPoint | null }> {
+export async function runSftPhase(
+  call: SftPhaseCall,
+  run: SftPhaseRun,
+  validation?: ValidationPlan,
+): Promise<{ record: SftRecord; point: ValidationPoint | null }> {
   const { spec, tok, emit } = call;
   const { method, seed } = run;
   const model = presetConfig(run.preset, tok.vocabSize);
   const sft = method.sft;
   const harness = sftHarness(method);
-  if (!sft || !harness) throw new Error(`method '${method.name}': an SFT phase needs spec.methods[].sft and harnesses 'blackbox' or 'single'`);
+  if (!sft || !harness)
+    throw new Error(`method '${method.name}': an SFT phase needs spec.methods[].sft and harnesses 'blackbox' or 'single'`);
   const t0 = performance.now();
   const who = `${method.name}, seed ${seed}`;
   const key = JSON.stringify([
@@ -196,13 +204,20 @@ export async function runSftPhase(call: SftPhaseCall, run: SftPhaseRun, validati
     spec.rollout,
   ]);
   const found = call.sftReuse.find(key);
-  if (run.resumed) emit({ type: 'log', message: `run ${run.r + 1} resumed before its SFT phase finished: redoing the phase from the starting parameters (deterministic)` });
+  if (run.resumed)
+    emit({
+      type: 'log',
+      message: `run ${run.r + 1} resumed before its SFT phase finished: redoing the phase from the starting parameters (deterministic)`,
+    });
   let params: Float32Array;
   let record: SftRecord;
   if (found) {
     params = found.params;
     record = { ...found.record, seconds: (performance.now() - t0) / 1000 };
-    emit({ type: 'log', message: `SFT phase (${who}): the same phase as method '${found.method}' (starting parameters, demonstrations, steps, seed): its parameters reused` });
+    emit({
+      type: 'log',
+      message: `SFT phase (${who}): the same phase as method '${found.method}' (starting parameters, demonstrations, steps, seed): its parameters reused`,
+    });
   } else {
     ({ params, record } = await trainPhase(call, run, model));
     call.sftReuse.remember(key, method.name, params, record);
@@ -221,6 +236,9 @@ export async function runSftPhase(call: SftPhaseCall, run: SftPhaseRun, validati
     seed,
   });
   emit({ type: 'validation', runIndex: run.r, method: method.name, seed, point });
-  emit({ type: 'log', message: `validation after SFT (${who}): pass@1 ${point.passAt1.toFixed(3)}, score ${point.score.toFixed(3)} (${point.episodes} episodes)` });
+  emit({
+    type: 'log',
+    message: `validation after SFT (${who}): pass@1 ${point.passAt1.toFixed(3)}, score ${point.score.toFixed(3)} (${point.episodes} episodes)`,
+  });
   return { record, point };
 }

@@ -103,10 +103,18 @@ export const MethodSpec = z
       });
     }
     if (m.harnessCount !== undefined && m.harnesses !== 'scaling' && m.harnesses !== 'random-assignment') {
-      ctx.addIssue({ code: 'custom', path: ['harnessCount'], message: `draws N harnesses of the design: needs harnesses 'scaling' or 'random-assignment', got '${m.harnesses}'` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['harnessCount'],
+        message: `draws N harnesses of the design: needs harnesses 'scaling' or 'random-assignment', got '${m.harnesses}'`,
+      });
     }
     if (m.algorithm === 'sft' && !m.sft) {
-      ctx.addIssue({ code: 'custom', path: ['sft'], message: "required when algorithm is 'sft' (the in-run SFT phase { steps, lr }, through the method's training harness)" });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['sft'],
+        message: "required when algorithm is 'sft' (the in-run SFT phase { steps, lr }, through the method's training harness)",
+      });
     }
   });
 
@@ -331,7 +339,11 @@ export const ExperimentSpec = z
     s.families.forEach((id, i) => {
       const [suite, family] = id.split('/');
       if (!(s.suites as string[]).includes(suite))
-        ctx.addIssue({ code: 'custom', path: ['families', i], message: `'${id}': suite '${suite}' is not in spec.suites (${s.suites.join(', ')})` });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['families', i],
+          message: `'${id}': suite '${suite}' is not in spec.suites (${s.suites.join(', ')})`,
+        });
       else if (!SUITES[suite as SuiteName].families.some((f) => f.name === family))
         ctx.addIssue({
           code: 'custom',
@@ -341,7 +353,11 @@ export const ExperimentSpec = z
     });
     for (const suite of s.suites)
       if (!s.families.some((id) => id.startsWith(`${suite}/`)))
-        ctx.addIssue({ code: 'custom', path: ['families'], message: `keeps no family of suite '${suite}' (drop the suite from spec.suites, or list one of its families)` });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['families'],
+          message: `keeps no family of suite '${suite}' (drop the suite from spec.suites, or list one of its families)`,
+        });
   });
 
 export type ExperimentSpec = z.infer<typeof ExperimentSpec>;
@@ -354,7 +370,11 @@ export class SpecError extends Error {
     public readonly issues: string[],
   ) {
     // One problem is one line; several are one line each under a header.
-    super(issues.length === 1 ? `${source}: invalid experiment spec: ${issues[0]}` : `${source}: invalid experiment spec:\n  ${issues.join('\n  ')}`);
+    super(
+      issues.length === 1
+        ? `${source}: invalid experiment spec: ${issues[0]}`
+        : `${source}: invalid experiment spec:\n  ${issues.join('\n  ')}`,
+    );
     this.name = 'SpecError';
   }
 }
@@ -396,7 +416,10 @@ export function parseSpec(json: unknown, source = 'spec'): ExperimentSpec {
     }
     // A number out of range or of the wrong type: show the value beside the rule.
     const input = (i as { input?: unknown }).input;
-    if ((i.code === 'too_small' || i.code === 'too_big' || i.code === 'invalid_type') && (input === undefined || typeof input !== 'object' || input === null))
+    if (
+      (i.code === 'too_small' || i.code === 'too_big' || i.code === 'invalid_type') &&
+      (input === undefined || typeof input !== 'object' || input === null)
+    )
       return `${where}: ${i.message}, got ${showValue(input)}`;
     return `${where}: ${i.message}`;
   });

@@ -101,13 +101,21 @@ export function taskSuiteFamily(taskId: string): { suite: string; family: string
  *   does not match the trajectory's action tokens, or when perStep / maxTokensPerTurn / seed
  *   is not a non-negative integer.
  */
-export function sampleTrajectories(trajs: readonly Trajectory[], advantages: TrajectoryAdvantages, meta: SampleMeta, opts: SampleOptions): TrajectorySample[] {
+export function sampleTrajectories(
+  trajs: readonly Trajectory[],
+  advantages: TrajectoryAdvantages,
+  meta: SampleMeta,
+  opts: SampleOptions,
+): TrajectorySample[] {
   const op = 'sampleTrajectories';
-  if (!Number.isInteger(opts.perStep) || opts.perStep < 0) throw new Error(`${op}: opts.perStep must be a non-negative integer, got ${opts.perStep}`);
+  if (!Number.isInteger(opts.perStep) || opts.perStep < 0)
+    throw new Error(`${op}: opts.perStep must be a non-negative integer, got ${opts.perStep}`);
   if (!Number.isInteger(opts.seed)) throw new Error(`${op}: opts.seed must be an integer, got ${opts.seed}`);
   const maxTok = opts.maxTokensPerTurn ?? DEFAULT_MAX_TOKENS_PER_TURN;
-  if (!Number.isInteger(maxTok) || maxTok < 0) throw new Error(`${op}: opts.maxTokensPerTurn must be a non-negative integer, got ${maxTok}`);
-  if (advantages.length !== trajs.length) throw new Error(`${op}: advantages has ${advantages.length} entries, expected one per trajectory (${trajs.length})`);
+  if (!Number.isInteger(maxTok) || maxTok < 0)
+    throw new Error(`${op}: opts.maxTokensPerTurn must be a non-negative integer, got ${maxTok}`);
+  if (advantages.length !== trajs.length)
+    throw new Error(`${op}: advantages has ${advantages.length} entries, expected one per trajectory (${trajs.length})`);
   const chosen = selectIndices(trajs, opts.perStep, opts.seed);
   return chosen.map((i) => toSample(trajs[i], i, advantages[i], meta, maxTok));
 }
@@ -138,7 +146,8 @@ function toSample(t: Trajectory, index: number, adv: number | ArrayLike<number>,
   let advantage: number | number[];
   if (typeof adv === 'number') advantage = round4(adv);
   else {
-    if (adv.length !== actionTokens) throw new Error(`sampleTrajectories: advantages[${index}] has ${adv.length} values, expected one per action token (${actionTokens})`);
+    if (adv.length !== actionTokens)
+      throw new Error(`sampleTrajectories: advantages[${index}] has ${adv.length} values, expected one per action token (${actionTokens})`);
     advantage = Array.from(adv, round4);
   }
   const { suite, family } = taskSuiteFamily(t.taskId);

@@ -175,7 +175,9 @@ export async function measureValidation(plan: ValidationPlan, step: number, o: V
     temperature: o.temperature,
     seed: Rng.derive(o.seed, 'validation', step).int(2 ** 31),
   });
-  const outcomes = trajectories.map((t, i): EpisodeOutcomeCell => ({ taskId: t.taskId, harnessId: t.harnessId, sample: sampleOf[i], pass: t.pass, score: t.score }));
+  const outcomes = trajectories.map(
+    (t, i): EpisodeOutcomeCell => ({ taskId: t.taskId, harnessId: t.harnessId, sample: sampleOf[i], pass: t.pass, score: t.score }),
+  );
   const training = summary(outcomes.slice(0, plan.cells.length * plan.samples));
   const byCell = new Map<string, EpisodeOutcomeCell[]>();
   for (const c of outcomes) {
@@ -183,7 +185,8 @@ export async function measureValidation(plan: ValidationPlan, step: number, o: V
     byCell.set(key, [...(byCell.get(key) ?? []), c]);
   }
   const sets: NonNullable<ValidationPoint['sets']> = {};
-  for (const [set, cells] of extra) sets[set] = summary(cells.flatMap((c) => byCell.get(cellKey(c.taskId, c.harnessId))!.slice(0, plan.samples)));
+  for (const [set, cells] of extra)
+    sets[set] = summary(cells.flatMap((c) => byCell.get(cellKey(c.taskId, c.harnessId))!.slice(0, plan.samples)));
   return {
     step,
     passAt1: training.passAt1,

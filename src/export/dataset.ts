@@ -36,7 +36,11 @@ interface ComponentLevels {
 /** An OpenAI-style function schema of one canonical tool (what `tools=` of a chat template takes). */
 interface FunctionTool {
   type: 'function';
-  function: { name: string; description: string; parameters: { type: 'object'; properties: Record<string, { type: 'string' }>; required: string[] } };
+  function: {
+    name: string;
+    description: string;
+    parameters: { type: 'object'; properties: Record<string, { type: 'string' }>; required: string[] };
+  };
 }
 
 /** One exported row (engine-neutral; verl.ts and slime.ts map it to their columns). */
@@ -122,7 +126,11 @@ function functionTools(): FunctionTool[] {
     function: {
       name: s.name,
       description: s.summary,
-      parameters: { type: 'object', properties: Object.fromEntries([...s.required, ...s.optional].map((a) => [a, { type: 'string' as const }])), required: [...s.required] },
+      parameters: {
+        type: 'object',
+        properties: Object.fromEntries([...s.required, ...s.optional].map((a) => [a, { type: 'string' as const }])),
+        required: [...s.required],
+      },
     },
   }));
 }
@@ -144,7 +152,16 @@ const TOOLS = functionTools();
 /** Opens each row's episode as a rollout would; a row keeps only the opening. */
 const OPENINGS = new EpisodeHost({ maxTurns: 'tool-calls' });
 
-function row(split: RowSplit, index: number, task: Task, harness: string, role: ExportRow['role'], distance: number | null, slot: number, maxTurns: number): ExportRow {
+function row(
+  split: RowSplit,
+  index: number,
+  task: Task,
+  harness: string,
+  role: ExportRow['role'],
+  distance: number | null,
+  slot: number,
+  maxTurns: number,
+): ExportRow {
   const { context, messages } = OPENINGS.reset({ key: 'export', taskId: task.id, harnessId: harness, maxTurns });
   OPENINGS.close('export');
   return {
@@ -208,7 +225,9 @@ function assemble(
   const train: ExportRow[] = [];
   for (const a of assignments) {
     const task = taskFromId(String(a.task));
-    a.harnesses.forEach((h, i) => train.push(row('train', train.length, task, h, i === 0 ? 'anchor' : 'neighbor', a.distances[i], i, maxTurns)));
+    a.harnesses.forEach((h, i) =>
+      train.push(row('train', train.length, task, h, i === 0 ? 'anchor' : 'neighbor', a.distances[i], i, maxTurns)),
+    );
   }
   const tests = testIds.map(taskFromId);
   const heldout: ExportRow[] = [];
@@ -240,10 +259,16 @@ export function buildExport(opts: ExportOptions = {}): ExportDataset {
   const maxTier = opts.maxTier ?? 3;
   const maxTurns = opts.maxTurns ?? 16;
   const design =
-    opts.design === 'random' ? selectTraining(DEFAULT_SPACE, { method: 'random', k: opts.k ?? 18, seed: opts.designSeed ?? 0 }) : selectTraining(DEFAULT_SPACE, { method: 'oa' });
-  const train = suites.flatMap((s) => drawTasks(s, 'train', opts.tasks ?? 16, Rng.derive(seed, 'export-train', s).int(2 ** 31), maxTier)).map((t) => t.id);
+    opts.design === 'random'
+      ? selectTraining(DEFAULT_SPACE, { method: 'random', k: opts.k ?? 18, seed: opts.designSeed ?? 0 })
+      : selectTraining(DEFAULT_SPACE, { method: 'oa' });
+  const train = suites
+    .flatMap((s) => drawTasks(s, 'train', opts.tasks ?? 16, Rng.derive(seed, 'export-train', s).int(2 ** 31), maxTier))
+    .map((t) => t.id);
   const assignments = assignHarnesses({ training: design.training, K, tasks: train, strategy, seed });
-  const tests = suites.flatMap((s) => drawTasks(s, 'test', opts.evalTasks ?? 8, Rng.derive(seed, 'export-test', s).int(2 ** 31), maxTier)).map((t) => t.id);
+  const tests = suites
+    .flatMap((s) => drawTasks(s, 'test', opts.evalTasks ?? 8, Rng.derive(seed, 'export-test', s).int(2 ** 31), maxTier))
+    .map((t) => t.id);
   const per = opts.heldoutPerDistance ?? 2;
   const heldOut = stratifiedHeldOut(design, per, seed);
   return assemble(design, assignments, { strategy, K, seed }, tests, heldOut, BLACKBOX_IDS, maxTurns, {
@@ -267,7 +292,12 @@ export function buildSpecExport(spec: ExperimentSpec, method: MethodSpec, seed: 
   const inSpace = inSpaceEvalSet(spec);
   const heldOut = inSpace.ids.map((id) => ({ id, distance: dist.get(id) ?? 0 }));
   const tests = testTasks(spec, seed);
-  const strategy = method.harnesses === 'random-assignment' ? 'random' : method.harnesses === 'scaling' || method.harnesses === 'random-k' ? 'locality' : method.harnesses;
+  const strategy =
+    method.harnesses === 'random-assignment'
+      ? 'random'
+      : method.harnesses === 'scaling' || method.harnesses === 'random-k'
+        ? 'locality'
+        : method.harnesses;
   return assemble(
     design,
     assignments,

@@ -59,7 +59,11 @@ const VERL_FIELDS: Field[] = [
       str('raw_prompt_text'),
       str('tool_docs'),
       str('tools_json'),
-      { name: 'tools_kwargs', kind: 'struct', fields: [{ name: 'hlab', kind: 'struct', fields: [{ name: 'create_kwargs', kind: 'struct', fields: episodeKeys }] }] },
+      {
+        name: 'tools_kwargs',
+        kind: 'struct',
+        fields: [{ name: 'hlab', kind: 'struct', fields: [{ name: 'create_kwargs', kind: 'struct', fields: episodeKeys }] }],
+      },
       { name: 'interaction_kwargs', kind: 'struct', fields: [str('name'), ...episodeKeys] },
     ],
   },
@@ -126,7 +130,11 @@ export function verlRow(r: ExportRow): Record<string, unknown> {
 function verlParquet(rows: readonly ExportRow[]): ArrayBuffer {
   const objs = rows.map(verlRow);
   const columnData = VERL_FIELDS.map((f) => ({ name: f.name, data: objs.map((o) => o[f.name]) }));
-  return parquetWriteBuffer({ columnData, schema: schemaElements(VERL_FIELDS) as never, kvMetadata: [{ key: 'hlab.format', value: 'verl-v1' }] });
+  return parquetWriteBuffer({
+    columnData,
+    schema: schemaElements(VERL_FIELDS) as never,
+    kvMetadata: [{ key: 'hlab.format', value: 'verl-v1' }],
+  });
 }
 
 /** One slime sample (a jsonl line's object). */
@@ -186,7 +194,13 @@ export function writeExport(ds: ExportDataset, format: ExportFormat, dir: string
   writeFileSync(join(dir, 'schedule.json'), JSON.stringify(ds.schedule, null, 2) + '\n');
   const manifest: ExportManifest = {
     format,
-    files: { train: `train.${ext}`, heldout: `heldout.${ext}`, blackbox: `blackbox.${ext}`, design: 'design.json', schedule: 'schedule.json' },
+    files: {
+      train: `train.${ext}`,
+      heldout: `heldout.${ext}`,
+      blackbox: `blackbox.${ext}`,
+      design: 'design.json',
+      schedule: 'schedule.json',
+    },
     rows: { train: ds.train.length, heldout: ds.heldout.length, blackbox: ds.blackbox.length },
     description: ds.description,
     serveKeys: ['suite', 'task', 'harness', 'max_turns'],

@@ -8,7 +8,18 @@ import type { SandboxState, ToolCall, ToolResult, Transcript, TranscriptStep } f
 import type { Task } from '../tasks/types';
 import { approxTokens, renderPrompt } from './render';
 import { computeTags } from './tags';
-import type { ActionKind, BehaviourTags, EpisodeBudget, Harness, HarnessOptions, Message, StepResult, TruncationReason, TurnRecord, WorkflowStatus } from './types';
+import type {
+  ActionKind,
+  BehaviourTags,
+  EpisodeBudget,
+  Harness,
+  HarnessOptions,
+  Message,
+  StepResult,
+  TruncationReason,
+  TurnRecord,
+  WorkflowStatus,
+} from './types';
 import { defaultSandboxFactory, type SandboxFactory, type SandboxPort } from './sandbox_port';
 
 /** Defaults sized for the ~512-token policy; the expert driver lifts the context cap. */
@@ -92,7 +103,15 @@ export abstract class BaseHarness implements Harness {
     if (!this.task) throw new Error('harness.step: call reset(task) first');
     if (typeof action !== 'string') action = String(action);
     if (this.ended) {
-      return { observation: '', done: true, terminated: this.terminatedFlag, truncated: this.truncation !== null, kind: 'after_done', calls: [], results: [] };
+      return {
+        observation: '',
+        done: true,
+        terminated: this.terminatedFlag,
+        truncated: this.truncation !== null,
+        kind: 'after_done',
+        calls: [],
+        results: [],
+      };
     }
     const context = this.pendingContext;
     const turn = this.records.length + 1;
@@ -110,7 +129,16 @@ export abstract class BaseHarness implements Harness {
       const msg = `internal harness error: ${(e as Error).message}`.slice(0, 200);
       out = { kind: 'tool', observation: msg, calls: [], results: [], toolError: true };
     }
-    this.records.push({ turn, context, action, observation: out.observation, kind: out.kind, calls: out.calls, results: out.results, toolError: out.toolError });
+    this.records.push({
+      turn,
+      context,
+      action,
+      observation: out.observation,
+      kind: out.kind,
+      calls: out.calls,
+      results: out.results,
+      toolError: out.toolError,
+    });
     if (out.finished) {
       this.answer = out.finished.answer;
       this.ended = true;
@@ -124,7 +152,15 @@ export abstract class BaseHarness implements Harness {
   }
 
   private stepResult(observation: string, kind: ActionKind, calls: ToolCall[], results: ToolResult[]): StepResult {
-    const r: StepResult = { observation, done: this.ended, terminated: this.terminatedFlag, truncated: this.truncation !== null, kind, calls, results };
+    const r: StepResult = {
+      observation,
+      done: this.ended,
+      terminated: this.terminatedFlag,
+      truncated: this.truncation !== null,
+      kind,
+      calls,
+      results,
+    };
     if (this.truncation) r.truncationReason = this.truncation;
     return r;
   }

@@ -95,7 +95,14 @@ export class ComposedHarness extends BaseHarness {
           brief = `${briefCall(parsed)}: rejected`;
         } else if (parsed.tool === 'finish') {
           const result = this.finishCall(parsed.args.answer);
-          out = { kind: 'tool', observation: O.render(result), calls: [parsed], results: [result], toolError: false, finished: { answer: parsed.args.answer ?? '' } };
+          out = {
+            kind: 'tool',
+            observation: O.render(result),
+            calls: [parsed],
+            results: [result],
+            toolError: false,
+            finished: { answer: parsed.args.answer ?? '' },
+          };
           brief = briefCall(parsed);
         } else {
           const result = this.exec(parsed);

@@ -12,7 +12,8 @@ export function unifiedDiff(a: string, b: string, nameA: string, nameB: string):
   const m = y.length;
   // lcs[i][j] = LCS length of x[i:] and y[j:].
   const lcs: Uint32Array[] = Array.from({ length: n + 1 }, () => new Uint32Array(m + 1));
-  for (let i = n - 1; i >= 0; i--) for (let j = m - 1; j >= 0; j--) lcs[i][j] = x[i] === y[j] ? lcs[i + 1][j + 1] + 1 : Math.max(lcs[i + 1][j], lcs[i][j + 1]);
+  for (let i = n - 1; i >= 0; i--)
+    for (let j = m - 1; j >= 0; j--) lcs[i][j] = x[i] === y[j] ? lcs[i + 1][j + 1] + 1 : Math.max(lcs[i + 1][j], lcs[i][j + 1]);
   const out = [`--- ${nameA}`, `+++ ${nameB}`];
   let i = 0;
   let j = 0;

@@ -52,7 +52,14 @@ export function runEpisode(harness: Harness, task: Task, policy: TextPolicy, sui
   const transcript = harness.transcript();
   const final = harness.sandboxState();
   const verification = suite ? suite.verify(task, final, transcript) : undefined;
-  const res: EpisodeOutcome = { harness: harness.id, taskId: task.id, turns: harness.turns(), transcript, final, tags: episodeTags(harness, task, verification) };
+  const res: EpisodeOutcome = {
+    harness: harness.id,
+    taskId: task.id,
+    turns: harness.turns(),
+    transcript,
+    final,
+    tags: episodeTags(harness, task, verification),
+  };
   if (verification) res.verification = verification;
   return res;
 }

@@ -134,7 +134,8 @@ export function editFor(old: string, next: string): { oldString: string; newStri
   const oldString = old.slice(start, end);
   const newString = next.slice(start, next.length - (old.length - end));
   // Unique, also against overlapping matches, so the Edit tool's first match is this span.
-  if (oldString === '' || oldString === newString || old.indexOf(oldString) !== start || old.indexOf(oldString, start + 1) !== -1) return null;
+  if (oldString === '' || oldString === newString || old.indexOf(oldString) !== start || old.indexOf(oldString, start + 1) !== -1)
+    return null;
   return { oldString, newString };
 }
 
@@ -148,7 +149,8 @@ function codingCliAdapter(h: CodingCliHarness): Adapter {
     beforeFinish: () => [formatCliCall({ name: 'TodoWrite', args: { todos: todos(true) } })],
     actions(call) {
       const a = call.args;
-      const readFirst = (path: string) => (h.peekFile(path) !== undefined && !h.hasRead(path) ? [formatCliCall({ name: 'Read', args: { file_path: path } })] : []);
+      const readFirst = (path: string) =>
+        h.peekFile(path) !== undefined && !h.hasRead(path) ? [formatCliCall({ name: 'Read', args: { file_path: path } })] : [];
       switch (call.tool) {
         case 'read':
           return [formatCliCall({ name: 'Read', args: { file_path: a.path } })];
@@ -157,7 +159,11 @@ function codingCliAdapter(h: CodingCliHarness): Adapter {
           // agent would; otherwise Write (after the Read the gate requires).
           const old = h.peekFile(a.path);
           const edit = old !== undefined && old.length <= EDIT_MAX_CHARS ? editFor(old, a.content) : null;
-          if (edit) return [...readFirst(a.path), formatCliCall({ name: 'Edit', args: { file_path: a.path, old_string: edit.oldString, new_string: edit.newString } })];
+          if (edit)
+            return [
+              ...readFirst(a.path),
+              formatCliCall({ name: 'Edit', args: { file_path: a.path, old_string: edit.oldString, new_string: edit.newString } }),
+            ];
           return [...readFirst(a.path), formatCliCall({ name: 'Write', args: { file_path: a.path, content: a.content } })];
         }
         case 'append': {
@@ -192,13 +198,17 @@ function assistantAdapter(h: AssistantHarness): Adapter {
     beforeFinish: () => [],
     actions(call) {
       if (call.tool === 'append')
-        return h.peekFile(call.args.path) !== undefined ? [assistantCallText({ tool: 'read', args: { path: call.args.path } }), '__APPEND__'] : ['__APPEND__'];
+        return h.peekFile(call.args.path) !== undefined
+          ? [assistantCallText({ tool: 'read', args: { path: call.args.path } }), '__APPEND__']
+          : ['__APPEND__'];
       // No finish tool: the reply to the user (a message without a call) is the answer.
       if (call.tool === 'finish') return [replyText(call.args.answer ?? 'Done.')];
       return [assistantCallText(call)];
     },
     // The assistant keeps every action verbatim, so the old notes are visible in its own earlier write.
-    note: (existing, lines) => [assistantCallText({ tool: 'write', args: { path: NOTES_PATH, content: (existing ?? NOTES_HEADER) + lines } })],
+    note: (existing, lines) => [
+      assistantCallText({ tool: 'write', args: { path: NOTES_PATH, content: (existing ?? NOTES_HEADER) + lines } }),
+    ],
   };
 }
 
@@ -272,7 +282,12 @@ export function runExpertEpisode(task: Task, harnessId: string, opts: ExpertOpti
  * (src/corpus/procedural_harness.ts).
  * @returns the episode; `error` set (pass false) when an action was refused or did not parse.
  */
-export function driveExpert(h: Harness, task: Task, adapter: Adapter, opts: Pick<ExpertOptions, 'suite' | 'honest' | 'view'> = {}): ExpertEpisode {
+export function driveExpert(
+  h: Harness,
+  task: Task,
+  adapter: Adapter,
+  opts: Pick<ExpertOptions, 'suite' | 'honest' | 'view'> = {},
+): ExpertEpisode {
   const suite = opts.suite ?? getSuite(task.suite);
   let error: unknown;
   const honest = new HonestDriver(h, strictSender(h), adapter, opts.honest ?? true, opts.view);

@@ -96,7 +96,8 @@ export function computeTags(records: readonly TurnRecord[], opts: TagOptions): B
         }
       }
       const key = JSON.stringify([call.tool, call.args]);
-      if (failedNotFound.has(key)) events.push(`turn ${r.turn}: repeated ${call.tool} that failed with not_found at turn ${failedNotFound.get(key)}`);
+      if (failedNotFound.has(key))
+        events.push(`turn ${r.turn}: repeated ${call.tool} that failed with not_found at turn ${failedNotFound.get(key)}`);
       if (!res) return;
       if (!res.ok && res.error?.code === 'not_found') failedNotFound.set(key, r.turn);
       if (res.ok) {
@@ -105,7 +106,12 @@ export function computeTags(records: readonly TurnRecord[], opts: TagOptions): B
         if (call.tool === 'delete') removed.add(normPath(a.path));
         if (call.tool === 'move') removed.add(normPath(a.from));
         // Re-creation makes the path live again.
-        const created = call.tool === 'write' || call.tool === 'append' || call.tool === 'mkdir' ? normPath(a.path) : call.tool === 'move' ? normPath(a.to) : null;
+        const created =
+          call.tool === 'write' || call.tool === 'append' || call.tool === 'mkdir'
+            ? normPath(a.path)
+            : call.tool === 'move'
+              ? normPath(a.to)
+              : null;
         if (created !== null) for (const g of [...removed]) if (within(created, g) || within(g, created)) removed.delete(g);
       }
     });

@@ -75,8 +75,16 @@ export async function encodeBaseCheckpoint(
   validateConfig(config);
   const P = paramCount(config);
   if (params.length !== P) throw new Error(`encodeBaseCheckpoint: params has ${params.length} values, config needs paramCount = ${P}`);
-  for (let i = 0; i < P; i++) if (!Number.isFinite(params[i])) throw new Error(`encodeBaseCheckpoint: params[${i}] = ${params[i]} is not finite`);
-  const base = { format: BASE_CHECKPOINT_FORMAT, version: BASE_CHECKPOINT_VERSION, config: { ...config }, tokenizer: { ...tokenizer }, paramCount: P, metadata } as const;
+  for (let i = 0; i < P; i++)
+    if (!Number.isFinite(params[i])) throw new Error(`encodeBaseCheckpoint: params[${i}] = ${params[i]} is not finite`);
+  const base = {
+    format: BASE_CHECKPOINT_FORMAT,
+    version: BASE_CHECKPOINT_VERSION,
+    config: { ...config },
+    tokenizer: { ...tokenizer },
+    paramCount: P,
+    metadata,
+  } as const;
   const digest = await digestOf(base, params);
   let json = canonicalJson({ ...base, digest }, 'header');
   const raw = enc.encode(json);
@@ -100,21 +108,27 @@ export async function decodeBaseCheckpoint(bytes: Uint8Array): Promise<BaseCheck
   assertLittleEndian();
   if (bytes.length < 12) throw new Error(`base checkpoint: file too short (${bytes.length} bytes)`);
   const magic = String.fromCharCode(...bytes.subarray(0, 8));
-  if (magic !== BASE_CHECKPOINT_MAGIC) throw new Error(`base checkpoint: bad magic ${bytesLiteral(bytes.subarray(0, 8))}, expected ${BASE_CHECKPOINT_MAGIC}`);
+  if (magic !== BASE_CHECKPOINT_MAGIC)
+    throw new Error(`base checkpoint: bad magic ${bytesLiteral(bytes.subarray(0, 8))}, expected ${BASE_CHECKPOINT_MAGIC}`);
   const H = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(8, true);
-  if (H % 4 !== 0 || 12 + H > bytes.length) throw new Error(`base checkpoint: header length ${H} is invalid for a ${bytes.length}-byte file (truncated?)`);
+  if (H % 4 !== 0 || 12 + H > bytes.length)
+    throw new Error(`base checkpoint: header length ${H} is invalid for a ${bytes.length}-byte file (truncated?)`);
   let header: BaseCheckpointHeader;
   try {
     header = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(12, 12 + H))) as BaseCheckpointHeader;
   } catch (e) {
     throw new Error(`base checkpoint: header is not valid JSON (${(e as Error).message.slice(0, 80)}); the file is corrupted`);
   }
-  if (header?.format !== BASE_CHECKPOINT_FORMAT) throw new Error(`base checkpoint: header.format must be '${BASE_CHECKPOINT_FORMAT}', got ${JSON.stringify(header?.format)}`);
-  if (header.version !== BASE_CHECKPOINT_VERSION) throw new Error(`base checkpoint: header.version must be ${BASE_CHECKPOINT_VERSION}, got ${JSON.stringify(header.version)}`);
-  if (typeof header.config !== 'object' || header.config === null) throw new Error('base checkpoint: header.config is missing; the file is corrupted');
+  if (header?.format !== BASE_CHECKPOINT_FORMAT)
+    throw new Error(`base checkpoint: header.format must be '${BASE_CHECKPOINT_FORMAT}', got ${JSON.stringify(header?.format)}`);
+  if (header.version !== BASE_CHECKPOINT_VERSION)
+    throw new Error(`base checkpoint: header.version must be ${BASE_CHECKPOINT_VERSION}, got ${JSON.stringify(header.version)}`);
+  if (typeof header.config !== 'object' || header.config === null)
+    throw new Error('base checkpoint: header.config is missing; the file is corrupted');
   validateConfig(header.config);
   const P = paramCount(header.config);
-  if (header.paramCount !== P) throw new Error(`base checkpoint: header.paramCount = ${header.paramCount} but the config has ${P} parameters`);
+  if (header.paramCount !== P)
+    throw new Error(`base checkpoint: header.paramCount = ${header.paramCount} but the config has ${P} parameters`);
   const body = bytes.length - 12 - H;
   if (body !== P * 4) throw new Error(`base checkpoint: ${body} parameter bytes, expected ${P * 4} (truncated or padded file)`);
   const params = new Float32Array(P);
@@ -122,6 +136,8 @@ export async function decodeBaseCheckpoint(bytes: Uint8Array): Promise<BaseCheck
   const { digest, ...rest } = header;
   const got = await digestOf(rest, params);
   if (got !== digest)
-    throw new Error(`base checkpoint: digest mismatch (header says ${String(digest).slice(0, 12)}…, content hashes to ${got.slice(0, 12)}…); the file is corrupted`);
+    throw new Error(
+      `base checkpoint: digest mismatch (header says ${String(digest).slice(0, 12)}…, content hashes to ${got.slice(0, 12)}…); the file is corrupted`,
+    );
   return { header, params };
 }

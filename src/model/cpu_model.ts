@@ -125,7 +125,13 @@ function checkBatch(op: string, cfg: ModelConfig, ids: Int32Array, lengths: Int3
  * @returns logits (B,T,V), values (B,T), and the activation cache for cpuBackward
  * @throws Error naming the bad argument or config field.
  */
-export function cpuForward<A extends Floats>(cfg: ModelConfig, params: A, ids: Int32Array, lengths: Int32Array, dims: BatchDims): ForwardResult<A> {
+export function cpuForward<A extends Floats>(
+  cfg: ModelConfig,
+  params: A,
+  ids: Int32Array,
+  lengths: Int32Array,
+  dims: BatchDims,
+): ForwardResult<A> {
   const op = 'cpuForward';
   validateConfig(cfg);
   const layout = layoutOf(cfg);
@@ -213,14 +219,32 @@ export function cpuBackward<A extends Floats>(params: A, cache: ForwardCache<A>,
     const h = `h${l}.`;
     const c = cache.blocks[l];
     // x3 = x2 + fcproj(gelu(fc(LN2(x2)))): dres is d x3 = d fcproj.
-    const dfcg = matmulBackwardRef(dres, c.fchGelu, p(h + 'fcprojw'), { N, K: 4 * C, M: C }, { dweight: g(h + 'fcprojw'), dbias: g(h + 'fcprojb') }).dinp;
+    const dfcg = matmulBackwardRef(
+      dres,
+      c.fchGelu,
+      p(h + 'fcprojw'),
+      { N, K: 4 * C, M: C },
+      { dweight: g(h + 'fcprojw'), dbias: g(h + 'fcprojb') },
+    ).dinp;
     const dfch = geluBackwardRef(dfcg, c.fch);
     const dln2 = matmulBackwardRef(dfch, c.ln2, p(h + 'fcw'), { N, K: C, M: 4 * C }, { dweight: g(h + 'fcw'), dbias: g(h + 'fcb') }).dinp;
     layernormBackwardRef(dln2, c.x2, p(h + 'ln2w'), c.ln2Mean, c.ln2Rstd, { N, C }, { dinp: dres, dw: g(h + 'ln2w'), db: g(h + 'ln2b') });
     // dres is now d x2; x2 = x + attproj(attention(qkv(LN1(x)))).
-    const datty = matmulBackwardRef(dres, c.atty, p(h + 'attprojw'), { N, K: C, M: C }, { dweight: g(h + 'attprojw'), dbias: g(h + 'attprojb') }).dinp;
+    const datty = matmulBackwardRef(
+      dres,
+      c.atty,
+      p(h + 'attprojw'),
+      { N, K: C, M: C },
+      { dweight: g(h + 'attprojw'), dbias: g(h + 'attprojb') },
+    ).dinp;
     const dqkv = attentionBackwardRef(datty, c.qkv, c.att, { B, T, C, NH });
-    const dln1 = matmulBackwardRef(dqkv, c.ln1, p(h + 'qkvw'), { N, K: C, M: 3 * C }, { dweight: g(h + 'qkvw'), dbias: g(h + 'qkvb') }).dinp;
+    const dln1 = matmulBackwardRef(
+      dqkv,
+      c.ln1,
+      p(h + 'qkvw'),
+      { N, K: C, M: 3 * C },
+      { dweight: g(h + 'qkvw'), dbias: g(h + 'qkvb') },
+    ).dinp;
     layernormBackwardRef(dln1, c.x, p(h + 'ln1w'), c.ln1Mean, c.ln1Rstd, { N, C }, { dinp: dres, dw: g(h + 'ln1w'), db: g(h + 'ln1b') });
   }
   encoderBackwardRef(dres, ids, { B, T, C, V, maxT }, { dwte: g('wte'), dwpe: g('wpe') });
@@ -235,7 +259,12 @@ export function cpuBackward<A extends Floats>(params: A, cache: ForwardCache<A>,
  * @param ids (B,T) i32 @param lengths (B) i32 @param lossMask optional (B,T) f32 weights ≥ 0
  * @returns targets (B·T) i32, mask (B·T) f32
  */
-export function sftTargets(ids: Int32Array, lengths: Int32Array, dims: BatchDims, lossMask?: Float32Array): { targets: Int32Array; mask: Float32Array } {
+export function sftTargets(
+  ids: Int32Array,
+  lengths: Int32Array,
+  dims: BatchDims,
+  lossMask?: Float32Array,
+): { targets: Int32Array; mask: Float32Array } {
   const { B, T } = dims;
   checkLen('sftTargets', 'ids', ids, B * T, '(B,T)');
   checkLen('sftTargets', 'lengths', lengths, B, '(B)');
@@ -261,7 +290,12 @@ export function sftTargets(ids: Int32Array, lengths: Int32Array, dims: BatchDims
  * @param logits (N,V) @param targets (N) i32 @param mask (N) f32
  * @returns loss (number), dlogits (N,V) of the logits' type
  */
-export function sftLoss<A extends Floats>(cfg: ModelConfig, logits: A, targets: Int32Array, mask: Float32Array): { loss: number; dlogits: A } {
+export function sftLoss<A extends Floats>(
+  cfg: ModelConfig,
+  logits: A,
+  targets: Int32Array,
+  mask: Float32Array,
+): { loss: number; dlogits: A } {
   const N = targets.length;
   const d = { N, V: cfg.vocabSize };
   const m = (logits instanceof Float64Array ? Float64Array.from(mask) : mask) as A;

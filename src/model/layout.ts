@@ -31,7 +31,20 @@ export interface ParamLayout {
 }
 
 /** Names of the per-layer tensors, in layout order. */
-export const LAYER_PARAM_NAMES = ['ln1w', 'ln1b', 'qkvw', 'qkvb', 'attprojw', 'attprojb', 'ln2w', 'ln2b', 'fcw', 'fcb', 'fcprojw', 'fcprojb'] as const;
+export const LAYER_PARAM_NAMES = [
+  'ln1w',
+  'ln1b',
+  'qkvw',
+  'qkvb',
+  'attprojw',
+  'attprojb',
+  'ln2w',
+  'ln2b',
+  'fcw',
+  'fcb',
+  'fcprojw',
+  'fcprojb',
+] as const;
 type LayerParamName = (typeof LAYER_PARAM_NAMES)[number];
 
 /**

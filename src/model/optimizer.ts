@@ -15,4 +15,9 @@ export type OptimizerStep = Omit<AdamWParams, 'gradScale'> & {
 export const ADAMW_MOMENTS: Readonly<Pick<AdamWParams, 'beta1' | 'beta2' | 'eps'>> = Object.freeze({ beta1: 0.9, beta2: 0.95, eps: 1e-8 });
 
 /** Defaults of a trainer whose caller names no learning rate, weight decay or clip threshold. */
-export const DEFAULT_OPTIMIZER: Readonly<Omit<OptimizerStep, 'step'>> = Object.freeze({ lr: 3e-4, ...ADAMW_MOMENTS, weightDecay: 0.01, maxNorm: 1 });
+export const DEFAULT_OPTIMIZER: Readonly<Omit<OptimizerStep, 'step'>> = Object.freeze({
+  lr: 3e-4,
+  ...ADAMW_MOMENTS,
+  weightDecay: 0.01,
+  maxNorm: 1,
+});

@@ -289,15 +289,19 @@ export class Tokenizer {
   static fromJSON(obj: unknown): Tokenizer {
     const f = obj as Partial<TokenizerFile>;
     if (!f || typeof f !== 'object') throw new Error('Tokenizer.fromJSON: expected an object');
-    if (f.format !== TOKENIZER_FORMAT) throw new Error(`Tokenizer.fromJSON: format must be '${TOKENIZER_FORMAT}', got ${JSON.stringify(f.format)}`);
-    if (f.version !== TOKENIZER_FORMAT_VERSION) throw new Error(`Tokenizer.fromJSON: version must be ${TOKENIZER_FORMAT_VERSION}, got ${JSON.stringify(f.version)}`);
-    if (f.preSplit !== PRESPLIT_RULE) throw new Error(`Tokenizer.fromJSON: preSplit must be '${PRESPLIT_RULE}', got ${JSON.stringify(f.preSplit)}`);
+    if (f.format !== TOKENIZER_FORMAT)
+      throw new Error(`Tokenizer.fromJSON: format must be '${TOKENIZER_FORMAT}', got ${JSON.stringify(f.format)}`);
+    if (f.version !== TOKENIZER_FORMAT_VERSION)
+      throw new Error(`Tokenizer.fromJSON: version must be ${TOKENIZER_FORMAT_VERSION}, got ${JSON.stringify(f.version)}`);
+    if (f.preSplit !== PRESPLIT_RULE)
+      throw new Error(`Tokenizer.fromJSON: preSplit must be '${PRESPLIT_RULE}', got ${JSON.stringify(f.preSplit)}`);
     if (!Array.isArray(f.specials)) throw new Error('Tokenizer.fromJSON: specials must be an array of strings');
     if (!Array.isArray(f.merges) || !f.merges.every((m) => Array.isArray(m) && m.length === 2)) {
       throw new Error('Tokenizer.fromJSON: merges must be an array of [left, right] id pairs');
     }
     const t = new Tokenizer(f.merges as [number, number][], f.specials, typeof f.name === 'string' ? f.name : 'untitled');
-    if (f.vocabSize !== t.vocabSize) throw new Error(`Tokenizer.fromJSON: vocabSize ${f.vocabSize} does not match 256 + specials + merges = ${t.vocabSize}`);
+    if (f.vocabSize !== t.vocabSize)
+      throw new Error(`Tokenizer.fromJSON: vocabSize ${f.vocabSize} does not match 256 + specials + merges = ${t.vocabSize}`);
     return t;
   }
 }
@@ -345,7 +349,13 @@ function mix32(x: number): number {
  * @param specials special token names
  * @throws Error naming vocabSize or seed when invalid.
  */
-export function trainBpe(corpus: readonly string[], vocabSize: number, seed = 0, specials: readonly string[] = DEFAULT_SPECIALS, name = 'untitled'): Tokenizer {
+export function trainBpe(
+  corpus: readonly string[],
+  vocabSize: number,
+  seed = 0,
+  specials: readonly string[] = DEFAULT_SPECIALS,
+  name = 'untitled',
+): Tokenizer {
   const first = 256 + specials.length;
   if (!Number.isInteger(vocabSize) || vocabSize < first || vocabSize > 65536) {
     throw new Error(`trainBpe: vocabSize must be an integer in [${first}, 65536], got ${vocabSize}`);

@@ -69,9 +69,11 @@ export const PAGE_ENTRIES = {
     });
   },
   /** `hlab evaluate`: the JSON report text (evaluate_page.ts). */
-  evaluate: async (req: EvalPageRequest, _io: PageIo): Promise<string> => (await import('../experiment/evaluate_page')).evaluateCheckpointInPage(req),
+  evaluate: async (req: EvalPageRequest, _io: PageIo): Promise<string> =>
+    (await import('../experiment/evaluate_page')).evaluateCheckpointInPage(req),
   /** `hlab pretrain` on WebGPU (or the page's CPU model), its progress as PretrainEvents. */
-  pretrain: async (o: PretrainPageOptions, io: PageIo): Promise<PretrainPageResult> => (await import('../pretrain/page')).pretrainInPage(o, (ev) => post(io, ev)),
+  pretrain: async (o: PretrainPageOptions, io: PageIo): Promise<PretrainPageResult> =>
+    (await import('../pretrain/page')).pretrainInPage(o, (ev) => post(io, ev)),
   /** `hlab bench`: the CPU engine section; the PyTorch peer's steps are questions to the CLI. */
   benchCpuEngine: async (o: PageCpuEngineBenchRequest, io: PageIo) =>
     (await import('../bench/cpu_engine')).benchCpuEngine(
@@ -80,7 +82,8 @@ export const PAGE_ENTRIES = {
     ),
   benchRlStep: async (o: { quick: boolean }, io: PageIo) => (await import('../bench/rl_step')).benchRlStep(o, benchNotes(io, 'rl step: ')),
   benchTraining: async (o: { quick: boolean }, io: PageIo) => (await import('../bench/train_bench')).benchTraining(o, benchNotes(io, '')),
-  benchRollouts: async (o: Parameters<typeof import('../bench/rollout_bench').benchRollouts>[0], _io: PageIo) => (await import('../bench/rollout_bench')).benchRollouts(o),
+  benchRollouts: async (o: Parameters<typeof import('../bench/rollout_bench').benchRollouts>[0], _io: PageIo) =>
+    (await import('../bench/rollout_bench')).benchRollouts(o),
   /** One src/bench/*.bench.ts module's `bench`. @throws Error naming an unknown path */
   benchModule: async (o: { path: string; quick: boolean }, _io: PageIo): Promise<unknown> => {
     const load = BENCH_MODULES[o.path.replace(/^\/src\//, '../')];

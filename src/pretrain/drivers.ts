@@ -16,7 +16,15 @@ export interface PretrainPageResult {
   adapter: string;
   config: Record<string, number>;
   paramCount: number;
-  demos: { episodes: number; failed: number; failedBy: Record<DemoFailure, number>; source: string; rows: number; truncatedRows: number; meanRowTokens: number };
+  demos: {
+    episodes: number;
+    failed: number;
+    failedBy: Record<DemoFailure, number>;
+    source: string;
+    rows: number;
+    truncatedRows: number;
+    meanRowTokens: number;
+  };
   losses: number[];
   finalLoss: number;
   steps: number;
@@ -31,7 +39,9 @@ export interface PretrainPageResult {
 
 /** Evaluation tasks: `n` train tasks of `suites` (default both), lowest tier first (seeded). */
 export function evalTaskList(n: number, seed: number, suites: readonly SuiteName[] = ['workspace', 'errands']): Task[] {
-  const pool = suites.flatMap((s) => taskSet(s, 'train', 3 * n, Rng.derive(seed, 'eval-tasks', s === 'workspace' ? 'w' : 'e').int(2 ** 31)));
+  const pool = suites.flatMap((s) =>
+    taskSet(s, 'train', 3 * n, Rng.derive(seed, 'eval-tasks', s === 'workspace' ? 'w' : 'e').int(2 ** 31)),
+  );
   const byTier = (t: Tier) => pool.filter((x) => x.tier === t);
   return [...byTier(1), ...byTier(2), ...byTier(3)].slice(0, n);
 }

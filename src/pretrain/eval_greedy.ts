@@ -88,5 +88,10 @@ export async function evaluateGreedy(
     const es = episodes.filter((e) => e.harness === hid);
     byHarness[hid] = es.filter((e) => e.pass).length / Math.max(1, es.length);
   }
-  return { episodes, passAt1: episodes.filter((e) => e.pass).length / Math.max(1, episodes.length), byHarness, validActionRate: valid / Math.max(1, actions) };
+  return {
+    episodes,
+    passAt1: episodes.filter((e) => e.pass).length / Math.max(1, episodes.length),
+    byHarness,
+    validActionRate: valid / Math.max(1, actions),
+  };
 }

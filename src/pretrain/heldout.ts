@@ -49,7 +49,9 @@ export function heldOutTasks(
   return suites.flatMap((s, i) => {
     const want = Math.floor(n / suites.length) + (i < n % suites.length ? 1 : 0);
     const label = split === 'test' ? 'heldout-tasks' : 'validation-tasks';
-    const pool = taskSet(s, split, 3 * want + 18 + exclude.size, Rng.derive(seed, label, s).int(2 ** 31)).filter((t) => t.tier <= maxTier && !exclude.has(t.id));
+    const pool = taskSet(s, split, 3 * want + 18 + exclude.size, Rng.derive(seed, label, s).int(2 ** 31)).filter(
+      (t) => t.tier <= maxTier && !exclude.has(t.id),
+    );
     return pool.slice(0, want);
   });
 }
@@ -116,7 +118,14 @@ export interface HarnessLoss {
  * the evaluated harnesses fails, by harness. Rows are cut by the training rule (`limits`).
  * @throws ContextBudgetError (rows.ts) when a harness's opening does not fit `limits`
  */
-export function heldOutByHarness(tok: Tokenizer, tasks: readonly Task[], harnesses: readonly string[], limits: RowLimits, B: number, score: BatchNll): HarnessLoss[] {
+export function heldOutByHarness(
+  tok: Tokenizer,
+  tasks: readonly Task[],
+  harnesses: readonly string[],
+  limits: RowLimits,
+  B: number,
+  score: BatchNll,
+): HarnessLoss[] {
   const view = cutView(tok, limits);
   return harnesses.map((harness) => {
     const eps = tasks.map((t) => runExpertEpisode(t, harness, { view })).filter((e) => e.pass);
@@ -146,7 +155,8 @@ export function levelMeans(values: ReadonlyArray<{ harness: string; loss: number
   comps.forEach((c, i) => {
     if (acc[i].size === 0) return;
     out[c.key] = {};
-    for (const lv of [...acc[i].keys()].sort((a, b) => a - b)) out[c.key][`${c.key}${lv}`] = acc[i].get(lv)!.reduce((a, b) => a + b, 0) / acc[i].get(lv)!.length;
+    for (const lv of [...acc[i].keys()].sort((a, b) => a - b))
+      out[c.key][`${c.key}${lv}`] = acc[i].get(lv)!.reduce((a, b) => a + b, 0) / acc[i].get(lv)!.length;
   });
   return out;
 }

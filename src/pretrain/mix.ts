@@ -5,7 +5,16 @@
  * configurations out. Invariant: the default OA-18 training configurations and the black-box
  * harnesses are never in a mix, so what RL through them adds stays measurable.
  */
-import { BASE_HARNESS, DEFAULT_SPACE, configFromIndex, formatHarnessId, parseHarnessId, spaceLevels, spaceSize, type HarnessSpace } from '../design/space';
+import {
+  BASE_HARNESS,
+  DEFAULT_SPACE,
+  configFromIndex,
+  formatHarnessId,
+  parseHarnessId,
+  spaceLevels,
+  spaceSize,
+  type HarnessSpace,
+} from '../design/space';
 import { selectTrainingOA } from '../design/selection';
 import { Rng } from '../util/rng';
 import type { CheckpointMetadata } from '../model/checkpoint';
@@ -14,7 +23,9 @@ import type { CheckpointMetadata } from '../model/checkpoint';
 export const DEFAULT_MIX_SPEC = 'base:0.25,one-factor:0.35,random:48:0.4';
 
 /** One term of a mix spec. */
-type MixTerm = { kind: 'base' | 'one-factor' | 'procedural' | 'procedural-envelope'; weight: number } | { kind: 'random'; count: number; weight: number };
+type MixTerm =
+  | { kind: 'base' | 'one-factor' | 'procedural' | 'procedural-envelope'; weight: number }
+  | { kind: 'random'; count: number; weight: number };
 
 /** A resolved mix: concrete configurations with their shares. */
 export interface PretrainMix {
@@ -60,7 +71,8 @@ export function parseMixSpec(spec: string): MixTerm[] {
     seen.add(kind);
     const weightOf = (s: string | undefined) => {
       const w = Number(s);
-      if (s === undefined || s === '' || !Number.isFinite(w) || w <= 0) throw new MixSpecError(`mix term '${p}': weight must be a number > 0, got '${s ?? ''}'`);
+      if (s === undefined || s === '' || !Number.isFinite(w) || w <= 0)
+        throw new MixSpecError(`mix term '${p}': weight must be a number > 0, got '${s ?? ''}'`);
       return w;
     };
     if (kind === 'base' || kind === 'one-factor' || kind === 'procedural' || kind === 'procedural-envelope') {
@@ -124,7 +136,9 @@ export function resolveMix(spec: string, seed: number, space: HarnessSpace = DEF
         if (!excluded.has(id)) pool.push(id);
       }
       if (t.count > pool.length)
-        throw new MixSpecError(`mix term 'random:${t.count}:${t.weight}': only ${pool.length} configurations remain outside the base, its one-factor variants and OA-18`);
+        throw new MixSpecError(
+          `mix term 'random:${t.count}:${t.weight}': only ${pool.length} configurations remain outside the base, its one-factor variants and OA-18`,
+        );
       const rng = Rng.derive(seed, 'pretrain/mix-random');
       for (let i = 0; i < t.count; i++) {
         const j = i + rng.int(pool.length - i);
@@ -196,10 +210,12 @@ export function pretrainMixOf(metadata: CheckpointMetadata): RecordedMix {
   if (typeof spec !== 'string') throw new Error(`checkpoint metadata.pretrainMix: expected a string, got ${show(spec)}`);
   const hs = metadata.pretrainMixHarnesses;
   const ws = metadata.pretrainMixWeights;
-  if (!Array.isArray(hs) || !hs.every((h) => typeof h === 'string')) throw new Error(`checkpoint metadata.pretrainMixHarnesses: expected an array of harness ids, got ${show(hs)}`);
+  if (!Array.isArray(hs) || !hs.every((h) => typeof h === 'string'))
+    throw new Error(`checkpoint metadata.pretrainMixHarnesses: expected an array of harness ids, got ${show(hs)}`);
   if (!Array.isArray(ws) || !ws.every((w) => typeof w === 'number' && Number.isFinite(w) && w >= 0))
     throw new Error(`checkpoint metadata.pretrainMixWeights: expected an array of numbers ≥ 0, got ${show(ws)}`);
-  if (hs.length !== ws.length) throw new Error(`checkpoint metadata.pretrainMixWeights: ${ws.length} weights for ${hs.length} pretrainMixHarnesses`);
+  if (hs.length !== ws.length)
+    throw new Error(`checkpoint metadata.pretrainMixWeights: ${ws.length} weights for ${hs.length} pretrainMixHarnesses`);
   return { spec, harnesses: hs as string[], weights: ws as number[] };
 }
 

@@ -81,7 +81,12 @@ export async function pretrainInPage(o: PretrainPageOptions, onEvent: (ev: Pretr
     backend: res.trainer,
     ...(cfg.mix ? mixMetadata(cfg.mix) : {}),
   };
-  const { bytes, digest } = await encodeBaseCheckpoint(cfg.model, res.params, { name: tok.name, vocabSize: tok.vocabSize, formatVersion: TOKENIZER_FORMAT_VERSION }, meta);
+  const { bytes, digest } = await encodeBaseCheckpoint(
+    cfg.model,
+    res.params,
+    { name: tok.name, vocabSize: tok.vocabSize, formatVersion: TOKENIZER_FORMAT_VERSION },
+    meta,
+  );
   let evalOut: PretrainPageResult['eval'] = null;
   if (o.evalTasks > 0 && o.evalHarnesses > 0) {
     const e0 = performance.now();

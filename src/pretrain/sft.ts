@@ -23,7 +23,17 @@ import { getSuite, taskSet } from '../tasks';
 import type { SuiteName, Task, Tier } from '../tasks/types';
 import { Rng } from '../util/rng';
 import { runProceduralExpert } from '../corpus/procedural_harness';
-import { batchIndices, cutView, encodeTurn, episodeRows, packBatch, tokenCounter, type Row, type RowBatch, type RowLimits } from '../episode/rows';
+import {
+  batchIndices,
+  cutView,
+  encodeTurn,
+  episodeRows,
+  packBatch,
+  tokenCounter,
+  type Row,
+  type RowBatch,
+  type RowLimits,
+} from '../episode/rows';
 import { ContextBudgetError } from '../harness/context_budget';
 import type { SftTrainer } from '../engine/engine_api';
 import { DEFAULT_MIX_SPEC, drawMixHarness, MixSpecError, resolveMix, type PretrainMix } from './mix';
@@ -69,8 +79,12 @@ export interface SftConfig {
 }
 
 /** Defaults of the optional fields. */
-export function resolveSftConfig(c: SftConfig, vocabSize: number): Required<Omit<SftConfig, 'modelOverride' | 'mix'>> & { model: ModelConfig; mix: PretrainMix | null } {
-  if (!(PRESET_NAMES as readonly string[]).includes(c.preset)) throw new Error(`SftConfig.preset must be one of ${PRESET_NAMES.join(', ')}, got '${c.preset}'`);
+export function resolveSftConfig(
+  c: SftConfig,
+  vocabSize: number,
+): Required<Omit<SftConfig, 'modelOverride' | 'mix'>> & { model: ModelConfig; mix: PretrainMix | null } {
+  if (!(PRESET_NAMES as readonly string[]).includes(c.preset))
+    throw new Error(`SftConfig.preset must be one of ${PRESET_NAMES.join(', ')}, got '${c.preset}'`);
   for (const k of ['steps', 'batchSize', 'demos'] as const) {
     if (!Number.isInteger(c[k]) || c[k] < 1) throw new Error(`SftConfig.${k} must be an integer ≥ 1, got ${c[k]}`);
   }
@@ -85,7 +99,8 @@ export function resolveSftConfig(c: SftConfig, vocabSize: number): Required<Omit
   if (suites.length === 0 || suites.some((x) => x !== 'workspace' && x !== 'errands'))
     throw new Error(`SftConfig.suites must be a non-empty list of workspace, errands; got ${JSON.stringify(suites)}`);
   if (![1, 2, 3].includes(maxTier)) throw new Error(`SftConfig.maxTier must be 1, 2 or 3, got ${maxTier}`);
-  if (c.blackbox !== null && c.mix !== undefined) throw new Error(`SftConfig.mix applies to the base model only; got mix '${c.mix}' with blackbox '${c.blackbox}'`);
+  if (c.blackbox !== null && c.mix !== undefined)
+    throw new Error(`SftConfig.mix applies to the base model only; got mix '${c.mix}' with blackbox '${c.blackbox}'`);
   let mix: PretrainMix | null = null;
   if (c.blackbox === null) {
     try {
@@ -96,7 +111,8 @@ export function resolveSftConfig(c: SftConfig, vocabSize: number): Required<Omit
     }
   }
   const contextLossWeight = c.contextLossWeight ?? 0;
-  if (!(contextLossWeight >= 0 && contextLossWeight <= 1)) throw new Error(`SftConfig.contextLossWeight must be in [0, 1], got ${c.contextLossWeight}`);
+  if (!(contextLossWeight >= 0 && contextLossWeight <= 1))
+    throw new Error(`SftConfig.contextLossWeight must be in [0, 1], got ${c.contextLossWeight}`);
   return {
     ...c,
     model,
@@ -264,7 +280,8 @@ export function demonstrationRows(
   const pack = opts.pack ?? true;
   const budget = limits.maxT - limits.actionReserve;
   for (const ep of episodes) {
-    const named = (e: ContextBudgetError) => new ContextBudgetError(`harness ${ep.harness}, task ${ep.taskId}: ${e.message}`, e.headTokens, e.budget);
+    const named = (e: ContextBudgetError) =>
+      new ContextBudgetError(`harness ${ep.harness}, task ${ep.taskId}: ${e.message}`, e.headTokens, e.budget);
     const push = (run: Array<(typeof ep.turns)[number]>) => {
       if (run.length === 0) return;
       try {
@@ -395,7 +412,15 @@ export async function trainSft(
     losses.push(r.loss);
     for (let b = 0; b < batch.B; b++) tokens += batch.lengths[b];
     const elapsedMs = performance.now() - t0;
-    onProgress?.({ step: s, loss: r.loss, gradNorm: r.gradNorm, lr, tokens: r.tokens, tokensPerSec: tokens / (elapsedMs / 1000), elapsedMs });
+    onProgress?.({
+      step: s,
+      loss: r.loss,
+      gradNorm: r.gradNorm,
+      lr,
+      tokens: r.tokens,
+      tokensPerSec: tokens / (elapsedMs / 1000),
+      elapsedMs,
+    });
     if (onParams && paramsEvery > 0 && s % paramsEvery === 0) await onParams(s, await trainer.params());
   }
   const ms = performance.now() - t0;
@@ -431,7 +456,11 @@ export function prepareSft(tok: Tokenizer, cfg: SftConfig) {
 }
 
 /** The base model on the CPU (tests, Node): demonstrations under `cfg.mix`. */
-export async function pretrainBaseCpu(tok: Tokenizer, cfg: Omit<SftConfig, 'blackbox'>, onProgress?: (p: SftProgress) => void): Promise<SftResult & { demos: DemoSet }> {
+export async function pretrainBaseCpu(
+  tok: Tokenizer,
+  cfg: Omit<SftConfig, 'blackbox'>,
+  onProgress?: (p: SftProgress) => void,
+): Promise<SftResult & { demos: DemoSet }> {
   const p = prepareSft(tok, { ...cfg, blackbox: null });
   const r = await trainSft(p.rows, p.cfg, refSftTrainer(p.cfg.model, p.init, p.cfg), tok.padId, onProgress);
   return { ...r, demos: p.demos };

@@ -10,7 +10,12 @@ import { alloc, type Floats } from './ref_util';
  * @returns whitened advantages (B,T), mean, std, count N
  * @throws Error naming the argument on a size mismatch or eps ≤ 0.
  */
-export function advNormalizeForwardRef<A extends Floats>(advantages: A, mask: A, d: RowDims, eps: number): { advantages: A; mean: number; std: number; count: number } {
+export function advNormalizeForwardRef<A extends Floats>(
+  advantages: A,
+  mask: A,
+  d: RowDims,
+  eps: number,
+): { advantages: A; mean: number; std: number; count: number } {
   const op = 'advNormalizeForwardRef';
   checkRows(op, d, { advantages, mask });
   if (!(eps > 0)) throw new Error(`${op}: eps = ${eps} must be > 0`);

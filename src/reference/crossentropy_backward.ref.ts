@@ -11,7 +11,14 @@ import { alloc, checkLen, type Floats } from './ref_util';
  * @returns dlogits (N,V), written
  * @throws Error naming the argument on a size mismatch, a bad mask or a non-finite scale.
  */
-export function crossentropyBackwardRef<A extends Floats>(logits: A, targets: Int32Array, mask: A, lse: A, scale: number, d: LogitsDims): A {
+export function crossentropyBackwardRef<A extends Floats>(
+  logits: A,
+  targets: Int32Array,
+  mask: A,
+  lse: A,
+  scale: number,
+  d: LogitsDims,
+): A {
   const op = 'crossentropyBackwardRef';
   checkLogits(op, logits, targets, d);
   const { N, V } = d;

@@ -28,7 +28,12 @@ export function crossentropyScale(mask: ArrayLike<number>): number {
  * @returns loss (N), lse (N) (saved for the backward pass), meanLoss and maskSum (numbers)
  * @throws Error naming the argument on a size mismatch, a target out of range, or a bad mask.
  */
-export function crossentropyForwardRef<A extends Floats>(logits: A, targets: Int32Array, mask: A, d: LogitsDims): { loss: A; lse: A; meanLoss: number; maskSum: number } {
+export function crossentropyForwardRef<A extends Floats>(
+  logits: A,
+  targets: Int32Array,
+  mask: A,
+  d: LogitsDims,
+): { loss: A; lse: A; meanLoss: number; maskSum: number } {
   const op = 'crossentropyForwardRef';
   checkLogits(op, logits, targets, d);
   const { N, V } = d;

@@ -10,7 +10,14 @@ import { alloc, checkDim, checkLen, checkTemperature, type Floats } from './ref_
  * @returns the contribution to dlogits (N,V)
  * @throws Error naming the argument on a size mismatch or a bad τ.
  */
-export function entropyBackwardRef<A extends Floats>(logits: A, lse: A, entropy: A, dentropy: A, d: { N: number; V: number }, temperature = 1): A {
+export function entropyBackwardRef<A extends Floats>(
+  logits: A,
+  lse: A,
+  entropy: A,
+  dentropy: A,
+  d: { N: number; V: number },
+  temperature = 1,
+): A {
   const op = 'entropyBackwardRef';
   checkTemperature(op, temperature);
   checkDim(op, 'N', d.N);

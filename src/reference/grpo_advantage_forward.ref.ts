@@ -21,7 +21,8 @@ function checkGroups(op: string, E: number, groupOffsets: Int32Array, rowEpisode
   const G = groupOffsets.length - 1;
   if (groupOffsets[G] !== E) throw new Error(`${op}: groupOffsets[${G}] = ${groupOffsets[G]} must equal the episode count E = ${E}`);
   for (let g = 0; g < G; g++) {
-    if (groupOffsets[g + 1] < groupOffsets[g]) throw new Error(`${op}: groupOffsets[${g + 1}] = ${groupOffsets[g + 1]} < groupOffsets[${g}]`);
+    if (groupOffsets[g + 1] < groupOffsets[g])
+      throw new Error(`${op}: groupOffsets[${g + 1}] = ${groupOffsets[g + 1]} < groupOffsets[${g}]`);
   }
   checkLen(op, 'rowEpisode', rowEpisode, B, '(B)');
   for (let b = 0; b < B; b++) {

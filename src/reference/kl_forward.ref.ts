@@ -17,7 +17,14 @@ export interface KlParams extends AggParams {
  * @returns tokenKl (B,T) (0 where masked), rowStats, loss = Σ_b KL_LOSS (before klCoef)
  * @throws Error naming the argument on a size mismatch.
  */
-export function klForwardRef<A extends Floats>(logprobs: A, refLogprobs: A, mask: A, d: RowDims, p: KlParams, rowStats?: A): { tokenKl: A; rowStats: A; loss: number } {
+export function klForwardRef<A extends Floats>(
+  logprobs: A,
+  refLogprobs: A,
+  mask: A,
+  d: RowDims,
+  p: KlParams,
+  rowStats?: A,
+): { tokenKl: A; rowStats: A; loss: number } {
   checkRows('klForwardRef', d, { logprobs, refLogprobs, mask });
   const { B, T } = d;
   const rs = rowStatsFor(logprobs, B, rowStats);

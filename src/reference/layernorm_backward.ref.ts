@@ -21,7 +21,15 @@ interface LayernormGrads<A extends Floats> {
  * @returns {dinp (N,C), dw (C), db (C)} (the `acc` arrays when given)
  * @throws Error naming the argument on a size mismatch.
  */
-export function layernormBackwardRef<A extends Floats>(dout: A, inp: A, w: A, mean: A, rstd: A, d: RowsDims, acc?: LayernormGrads<A>): LayernormGrads<A> {
+export function layernormBackwardRef<A extends Floats>(
+  dout: A,
+  inp: A,
+  w: A,
+  mean: A,
+  rstd: A,
+  d: RowsDims,
+  acc?: LayernormGrads<A>,
+): LayernormGrads<A> {
   const op = 'layernormBackwardRef';
   checkDim(op, 'N', d.N);
   checkDim(op, 'C', d.C);

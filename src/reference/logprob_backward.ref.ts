@@ -13,7 +13,14 @@ import { alloc, checkLen, checkTemperature, type Floats } from './ref_util';
  * @returns dlogits (N,V), written
  * @throws Error naming the argument on a size mismatch, a target out of range or a bad τ.
  */
-export function logprobBackwardRef<A extends Floats>(logits: A, targets: Int32Array, lse: A, dlogprob: A, d: LogitsDims, temperature = 1): A {
+export function logprobBackwardRef<A extends Floats>(
+  logits: A,
+  targets: Int32Array,
+  lse: A,
+  dlogprob: A,
+  d: LogitsDims,
+  temperature = 1,
+): A {
   const op = 'logprobBackwardRef';
   checkLogits(op, logits, targets, d);
   checkTemperature(op, temperature);

@@ -30,7 +30,12 @@ export function checkLogits(op: string, logits: Floats, targets: Int32Array, d: 
  * @returns logprob (N) ≤ 0, lse (N) = logsumexp(z/τ) (saved for the backward pass)
  * @throws Error naming the argument on a size mismatch, a target out of range or a bad τ.
  */
-export function logprobForwardRef<A extends Floats>(logits: A, targets: Int32Array, d: LogitsDims, temperature = 1): { logprob: A; lse: A } {
+export function logprobForwardRef<A extends Floats>(
+  logits: A,
+  targets: Int32Array,
+  d: LogitsDims,
+  temperature = 1,
+): { logprob: A; lse: A } {
   checkLogits('logprobForwardRef', logits, targets, d);
   checkTemperature('logprobForwardRef', temperature);
   const { N, V } = d;

@@ -19,7 +19,13 @@ interface MatmulParamGrads<A extends Floats> {
  * @returns {dinp (N,K) fresh, dweight (M,K), dbias (M) | null}
  * @throws Error naming the argument on a size mismatch.
  */
-export function matmulBackwardRef<A extends Floats>(dout: A, inp: A, weight: A, d: MatmulDims, acc?: MatmulParamGrads<A>): { dinp: A } & MatmulParamGrads<A> {
+export function matmulBackwardRef<A extends Floats>(
+  dout: A,
+  inp: A,
+  weight: A,
+  d: MatmulDims,
+  acc?: MatmulParamGrads<A>,
+): { dinp: A } & MatmulParamGrads<A> {
   const op = 'matmulBackwardRef';
   checkMatmulDims(op, d);
   const { N, K, M } = d;

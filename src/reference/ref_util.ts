@@ -54,7 +54,8 @@ export function logSumExp(z: ArrayLike<number>, off: number, V: number, temperat
  * (the range spec.rl.temperature accepts). @throws Error naming `op` and the value.
  */
 export function checkTemperature(op: string, temperature: number): void {
-  if (!(Number.isFinite(temperature) && temperature > 0 && temperature <= 10)) throw new Error(`${op}: temperature must be finite, > 0 and ≤ 10, got ${temperature}`);
+  if (!(Number.isFinite(temperature) && temperature > 0 && temperature <= 10))
+    throw new Error(`${op}: temperature must be finite, > 0 and ≤ 10, got ${temperature}`);
 }
 
 /** Rows × tokens of a (B, T) batch of the RL kernels. */

@@ -140,7 +140,12 @@ export function surrogateToken(rho: number, adv: number, p: ClipParams): { loss:
  * @returns loss, dloss/dV, and whether the clipped branch is active (its gradient is 0 when
  *   V is outside the band)
  */
-export function valueLossToken(v: number, vOld: number, ret: number, vfClip: number | null): { loss: number; dv: number; clipped: boolean } {
+export function valueLossToken(
+  v: number,
+  vOld: number,
+  ret: number,
+  vfClip: number | null,
+): { loss: number; dv: number; clipped: boolean } {
   const e1 = v - ret;
   if (vfClip === null) return { loss: 0.5 * e1 * e1, dv: e1, clipped: false };
   const dvOld = v - vOld;
@@ -173,7 +178,8 @@ export interface StepNormalizer {
  */
 export function stepNormalizer(mask: Floats, B: number, T: number, tokenSumNorm: number): StepNormalizer {
   if (mask.length !== B * T) throw new Error(`stepNormalizer: mask has ${mask.length} values, expected (B,T) = ${B * T}`);
-  if (!(Number.isFinite(tokenSumNorm) && tokenSumNorm > 0)) throw new Error(`stepNormalizer: tokenSumNorm must be a finite number > 0, got ${tokenSumNorm}`);
+  if (!(Number.isFinite(tokenSumNorm) && tokenSumNorm > 0))
+    throw new Error(`stepNormalizer: tokenSumNorm must be a finite number > 0, got ${tokenSumNorm}`);
   let n = 0;
   let s = 0;
   for (let b = 0; b < B; b++) {

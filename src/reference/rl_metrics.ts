@@ -98,7 +98,10 @@ type RlMetricName = (typeof RL_METRIC_NAMES)[number];
 export type RlMetrics = Record<RlMetricName, number>;
 
 /** Slot of each metric in the metrics buffer. */
-export const METRIC: Record<RlMetricName, number> = Object.fromEntries(RL_METRIC_NAMES.map((n, i) => [n, i])) as Record<RlMetricName, number>;
+export const METRIC: Record<RlMetricName, number> = Object.fromEntries(RL_METRIC_NAMES.map((n, i) => [n, i])) as Record<
+  RlMetricName,
+  number
+>;
 
 /** Length of the metrics buffer (f32, padded to a multiple of 4). */
 export const RL_METRICS = 24;

@@ -12,7 +12,14 @@ import { rowCount, type SurrogateParams } from './surrogate_forward.ref';
  * @returns dlogprob (B,T), written (surrogate_backward overwrites; kl_backward adds to it)
  * @throws Error naming the argument on a size mismatch.
  */
-export function surrogateBackwardRef<A extends Floats>(logprobs: A, oldLogprobs: A, advantages: A, mask: A, d: RowDims, p: SurrogateParams): A {
+export function surrogateBackwardRef<A extends Floats>(
+  logprobs: A,
+  oldLogprobs: A,
+  advantages: A,
+  mask: A,
+  d: RowDims,
+  p: SurrogateParams,
+): A {
   checkRows('surrogateBackwardRef', d, { logprobs, oldLogprobs, advantages, mask });
   const { B, T } = d;
   const out = alloc(logprobs, B * T);

@@ -13,7 +13,15 @@ import type { ValueLossParams } from './value_loss_forward.ref';
  * @returns dvalues (B,T), written
  * @throws Error naming the argument on a size mismatch.
  */
-export function valueLossBackwardRef<A extends Floats>(values: A, oldValues: A, returns: A, mask: A, d: RowDims, p: ValueLossParams, vfCoef: number): A {
+export function valueLossBackwardRef<A extends Floats>(
+  values: A,
+  oldValues: A,
+  returns: A,
+  mask: A,
+  d: RowDims,
+  p: ValueLossParams,
+  vfCoef: number,
+): A {
   checkRows('valueLossBackwardRef', d, { values, oldValues, returns, mask });
   const { B, T } = d;
   const out = alloc(values, B * T);

@@ -67,7 +67,12 @@ function seriesFor(runs: readonly CurveRun[]): Series[] {
 /** The panels other than validation's (seriesFor puts those after the first). */
 const SERIES: Series[] = [
   { title: 'rollout reward per RL step', rate: true, markers: false, points: (r) => r.steps.map((s) => ({ x: s.step, y: num(s.reward) })) },
-  { title: 'policy loss per RL step', rate: false, markers: false, points: (r) => r.steps.map((s) => ({ x: s.step, y: num(s.policyLoss) })) },
+  {
+    title: 'policy loss per RL step',
+    rate: false,
+    markers: false,
+    points: (r) => r.steps.map((s) => ({ x: s.step, y: num(s.policyLoss) })),
+  },
   { title: 'entropy per RL step', rate: false, markers: false, points: (r) => r.steps.map((s) => ({ x: s.step, y: num(s.entropy) })) },
   {
     title: 'share of groups dropped (all-equal rewards)',
@@ -102,12 +107,20 @@ function panel(runs: readonly CurveRun[], s: Series, x0: number, y0: number, w: 
     const color = COLORS[i % COLORS.length];
     const tip = `<title>${esc(`${runs[i].method} (seed ${runs[i].seed}) · ${s.title}`)}</title>`;
     const polys = segments(pts).map(
-      (seg) => `<polyline fill="none" stroke="${color}" stroke-width="2" points="${seg.map((p) => `${px(p.x).toFixed(1)},${py(p.y).toFixed(1)}`).join(' ')}">${tip}</polyline>`,
+      (seg) =>
+        `<polyline fill="none" stroke="${color}" stroke-width="2" points="${seg.map((p) => `${px(p.x).toFixed(1)},${py(p.y).toFixed(1)}`).join(' ')}">${tip}</polyline>`,
     );
-    const marks = s.markers ? pts.filter((p) => Number.isFinite(p.y)).map((p) => `<circle cx="${px(p.x).toFixed(1)}" cy="${py(p.y).toFixed(1)}" r="3" fill="${color}"/>`) : [];
+    const marks = s.markers
+      ? pts
+          .filter((p) => Number.isFinite(p.y))
+          .map((p) => `<circle cx="${px(p.x).toFixed(1)}" cy="${py(p.y).toFixed(1)}" r="3" fill="${color}"/>`)
+      : [];
     return [...polys, ...marks];
   });
-  const empty = finite.length === 0 ? [`<text x="${x0 + w / 2}" y="${y0 + h / 2}" text-anchor="middle" font-size="12" fill="#888">not measured</text>`] : [];
+  const empty =
+    finite.length === 0
+      ? [`<text x="${x0 + w / 2}" y="${y0 + h / 2}" text-anchor="middle" font-size="12" fill="#888">not measured</text>`]
+      : [];
   return [
     `<text x="${x0 + w / 2}" y="${y0 + 18}" text-anchor="middle" font-size="13">${esc(s.title)}</text>`,
     `<line x1="${x0 + 40}" y1="${y0 + h - 30}" x2="${x0 + w - 20}" y2="${y0 + h - 30}" stroke="#888"/>`,
@@ -127,7 +140,10 @@ export function curvesSvg(runs: readonly CurveRun[]): string {
   const COLS = 3;
   const series = seriesFor(runs);
   const H = PH * Math.ceil(series.length / COLS);
-  const legend = runs.map((r, i) => `<text x="50" y="${H + 16 + 16 * i}" font-size="12" fill="${COLORS[i % COLORS.length]}">${esc(`${r.method} (seed ${r.seed})`)}</text>`);
+  const legend = runs.map(
+    (r, i) =>
+      `<text x="50" y="${H + 16 + 16 * i}" font-size="12" fill="${COLORS[i % COLORS.length]}">${esc(`${r.method} (seed ${r.seed})`)}</text>`,
+  );
   return [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${PW * COLS}" height="${H + 20 + 16 * runs.length}" font-family="sans-serif">`,
     `<rect width="100%" height="100%" fill="white"/>`,

@@ -40,12 +40,16 @@ export interface EvalHarnessPlan {
  * @param mix the checkpoint's pretraining mix (src/pretrain/mix.ts): its harness ids leave the inSpace set
  * @throws Error naming an entry that is neither a set nor a harness id, or an empty list.
  */
-export function resolveEvalHarnesses(list: string, mix: { harnesses: readonly string[]; label: string } = { harnesses: [], label: 'no mix recorded' }): EvalHarnessPlan {
+export function resolveEvalHarnesses(
+  list: string,
+  mix: { harnesses: readonly string[]; label: string } = { harnesses: [], label: 'no mix recorded' },
+): EvalHarnessPlan {
   const entries = list
     .split(',')
     .map((s) => s.trim())
     .filter((s) => s !== '');
-  if (entries.length === 0) throw new Error(`--harnesses: expected set names (${[...EVAL_SET_NAMES, 'all'].join(', ')}) or harness ids, got '${list}'`);
+  if (entries.length === 0)
+    throw new Error(`--harnesses: expected set names (${[...EVAL_SET_NAMES, 'all'].join(', ')}) or harness ids, got '${list}'`);
   const design = selectTrainingOA();
   const mixed = new Set(mix.harnesses);
   const heldOut = design.heldOut.map((h) => h.id);
@@ -114,7 +118,13 @@ export interface CheckpointEvalReport {
   /** Set name ('base', 'training', 'inSpace') or black-box id → `suite/family` → row; only the sets evaluated. */
   perFamily: Record<string, FamilyTable>;
   /** Mean policy entropy per sampled token in nats, per set and over every episode (null: not evaluated or not reported). */
-  entropy: { base: number | null; training: number | null; inSpace: number | null; blackbox: Record<string, number | null>; overall: number | null };
+  entropy: {
+    base: number | null;
+    training: number | null;
+    inSpace: number | null;
+    blackbox: Record<string, number | null>;
+    overall: number | null;
+  };
   /** When inSpace was evaluated: held-out configurations the checkpoint's pretraining mix removed from it. */
   inSpaceExcluded?: { pretrainMix: number; mix: string };
   episodes: number;
@@ -144,14 +154,23 @@ const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.l
  * The report (module doc) of `episodes` run for `plan`.
  * @param checkpoint what was evaluated (source, digest, config …), copied into the report
  */
-export function evalReport(plan: EvalHarnessPlan, episodes: readonly EvalEpisodeLike[], checkpoint: Record<string, unknown>): CheckpointEvalReport {
+export function evalReport(
+  plan: EvalHarnessPlan,
+  episodes: readonly EvalEpisodeLike[],
+  checkpoint: Record<string, unknown>,
+): CheckpointEvalReport {
   const perHarness: Record<string, HarnessEvalRow> = {};
   const passOf = (e: EvalEpisodeLike) => (e.pass ? 1 : 0);
   for (const id of plan.ids) {
     const eps = episodes.filter((e) => e.harnessId === id);
     const turns = eps.reduce((a, e) => a + e.turns.length, 0);
     const parse = eps.reduce((a, e) => a + (e.tags?.parseErrors ?? 0), 0);
-    perHarness[id] = { passAt1: mean(eps.map(passOf)), score: mean(eps.map((e) => e.score)), episodes: eps.length, parseErrorRate: turns ? parse / turns : NaN };
+    perHarness[id] = {
+      passAt1: mean(eps.map(passOf)),
+      score: mean(eps.map((e) => e.score)),
+      episodes: eps.length,
+      parseErrorRate: turns ? parse / turns : NaN,
+    };
   }
   const of = (ids: readonly string[]) => episodes.filter((e) => ids.includes(e.harnessId));
   const over = (ids: string[] | undefined, f: (e: EvalEpisodeLike) => number) => (ids ? mean(of(ids).map(f)) : null);

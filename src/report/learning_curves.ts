@@ -189,7 +189,8 @@ export function curvesMarkdown(curves: readonly RunCurves[], opts: { seed?: numb
       const q = Math.max(1, Math.floor(c.steps.length / 4));
       const early = c.steps.slice(0, q);
       const late = c.steps.slice(-q);
-      const pair = (f: (s: StepRecord) => number, show: (x: number) => string) => `${show(meanFinite(early.map(f)))} → ${show(meanFinite(late.map(f)))}`;
+      const pair = (f: (s: StepRecord) => number, show: (x: number) => string) =>
+        `${show(meanFinite(early.map(f)))} → ${show(meanFinite(late.map(f)))}`;
       out.push(
         line([
           c.method,

@@ -51,15 +51,24 @@ const EQUIVALENCE_MARGIN = 0.02;
  */
 export function harnessSet(key: string): HarnessSet {
   if (key === 'train')
-    return { key, name: 'the training harnesses', explain: "the harnesses each method trained through (its own set: one for single-harness RL, the design's for harness scaling)" };
-  if (key === 'base') return { key, name: 'the base harness', explain: 'the one harness configuration single-harness RL trains through (S0-T0-O0-C0-W0)' };
+    return {
+      key,
+      name: 'the training harnesses',
+      explain: "the harnesses each method trained through (its own set: one for single-harness RL, the design's for harness scaling)",
+    };
+  if (key === 'base')
+    return { key, name: 'the base harness', explain: 'the one harness configuration single-harness RL trains through (S0-T0-O0-C0-W0)' };
   if (key === 'inSpace')
     return {
       key,
       name: 'held-out configurations (in-space)',
       explain: 'harness configurations of the same five components that no method trained through and the base model was not pretrained on',
     };
-  return { key, name: `the black-box harness ${key}`, explain: 'a whole other harness, outside the five-component space: a different prompt, tool syntax and observation format' };
+  return {
+    key,
+    name: `the black-box harness ${key}`,
+    explain: 'a whole other harness, outside the five-component space: a different prompt, tool syntax and observation format',
+  };
 }
 
 /**
@@ -85,7 +94,8 @@ export function undecidedNote(c: Comparison): string {
     return n <= p.seeds
       ? `at this effect ≈ ${n} seeds would exclude 0; the observed spread did not`
       : `≈ ${n} seeds would decide it at this effect and spread${n > 10 ? ' (beyond the 10-seed cap)' : ''}`;
-  if (1.96 * p.configSe >= Math.abs(p.diff)) return `more in-space configurations: the configuration term alone (± ${(196 * p.configSe).toFixed(1)}) is wider than the effect`;
+  if (1.96 * p.configSe >= Math.abs(p.diff))
+    return `more in-space configurations: the configuration term alone (± ${(196 * p.configSe).toFixed(1)}) is wider than the effect`;
   return 'the effect is too small for seeds to exclude 0; equivalence needs the interval inside ±2';
 }
 
@@ -99,7 +109,10 @@ export const signedPoints = (x: number) => `${x >= 0 ? '+' : '−'}${Math.abs(10
 function verdictSentence(a: string, b: string, set: HarnessSet, c: Comparison, direction: Direction): string {
   const p = c.pass;
   const data = `${p.seeds} seed${p.seeds === 1 ? '' : 's'} × ${p.configs} configuration${p.configs === 1 ? '' : 's'}`;
-  const est = p.seeds < 2 ? `${signedPoints(p.diff)} points (one seed: no interval)` : `${signedPoints(p.diff)} points [${signedPoints(p.lo)}, ${signedPoints(p.hi)}] over ${data}`;
+  const est =
+    p.seeds < 2
+      ? `${signedPoints(p.diff)} points (one seed: no interval)`
+      : `${signedPoints(p.diff)} points [${signedPoints(p.lo)}, ${signedPoints(p.hi)}] over ${data}`;
   const on = `On ${set.name}`;
   switch (direction) {
     case 'ahead':
@@ -122,7 +135,13 @@ const afterEpisodes = (r: RunResult, key: string): EpisodeCell[] | null => {
 };
 
 /** The paired cells of arm B against arm A on one set (each B run against A's run of its seed), and how many pass under either arm. */
-function armCells(runs: readonly RunResult[], a: string, b: string, key: string, keep?: (harnessId: string) => boolean): { cells: PairedCell[]; passes: number } {
+function armCells(
+  runs: readonly RunResult[],
+  a: string,
+  b: string,
+  key: string,
+  keep?: (harnessId: string) => boolean,
+): { cells: PairedCell[]; passes: number } {
   const cells: PairedCell[] = [];
   let passes = 0;
   for (const rb of runs) {
@@ -148,7 +167,13 @@ function armCells(runs: readonly RunResult[], a: string, b: string, key: string,
  * @returns null when no cell pairs (a method absent, outcomes not recorded, the set not evaluated)
  * @throws Error from comparePaired on a duplicate cell
  */
-export function methodVerdict(runs: readonly RunResult[], a: string, b: string, key: string, keep?: (harnessId: string) => boolean): MethodVerdict | null {
+export function methodVerdict(
+  runs: readonly RunResult[],
+  a: string,
+  b: string,
+  key: string,
+  keep?: (harnessId: string) => boolean,
+): MethodVerdict | null {
   const { cells, passes } = armCells(runs, a, b, key, keep);
   if (!cells.length) return null;
   const comparison = comparePaired(cells);
@@ -208,7 +233,11 @@ function armRuns(runs: readonly RunResult[], method: string, key: string) {
     const e = r.method === method ? afterEpisodes(r, key) : null;
     return e?.length ? [{ seed: r.seed, episodes: e }] : [];
   });
-  return { list, seeds: [...new Set(list.map((r) => r.seed))].sort((x, y) => x - y), cells: list.reduce((n, r) => n + r.episodes.length, 0) };
+  return {
+    list,
+    seeds: [...new Set(list.map((r) => r.seed))].sort((x, y) => x - y),
+    cells: list.reduce((n, r) => n + r.episodes.length, 0),
+  };
 }
 
 /** Configurations and tasks of an arm's episodes on the given seeds. */
@@ -263,14 +292,17 @@ function limits(c: PairCoverage, a: string, b: string): string[] {
   const both = (x: string, y: string) => `(${b}: ${x}; ${a}: ${y})`;
   if (!seeds.shared.length) return [`no training seed in common ${both(seedList(seeds.b), seedList(seeds.a))}`];
   const out: string[] = [];
-  if (seeds.shared.length < Math.max(seeds.a.length, seeds.b.length)) out.push(`only ${seedList(seeds.shared)} in common ${both(seedList(seeds.b), seedList(seeds.a))}`);
+  if (seeds.shared.length < Math.max(seeds.a.length, seeds.b.length))
+    out.push(`only ${seedList(seeds.shared)} in common ${both(seedList(seeds.b), seedList(seeds.a))}`);
   const on = seeds.shared.length === 1 ? 'on it' : 'on them';
   if (configs.shared < Math.max(configs.a, configs.b))
     out.push(
       `${on}, ${configs.shared ? `${count(configs.shared, 'harness configuration')} in common` : 'no harness configuration in common'} ${both(count(configs.b, 'configuration'), count(configs.a, 'configuration'))}`,
     );
   if (tasks.shared < Math.max(tasks.a, tasks.b))
-    out.push(`${on}, ${tasks.shared ? `${count(tasks.shared, 'test task')} in common` : 'no test task in common'} ${both(count(tasks.b, 'task'), count(tasks.a, 'task'))}`);
+    out.push(
+      `${on}, ${tasks.shared ? `${count(tasks.shared, 'test task')} in common` : 'no test task in common'} ${both(count(tasks.b, 'task'), count(tasks.a, 'task'))}`,
+    );
   return out;
 }
 
@@ -286,7 +318,8 @@ export function coverageSentence(c: PairCoverage, a: string, b: string): string 
     return `${on}, ${b} and ${a} cannot be paired: ${missing} no per-episode outcomes there (not evaluated, not recorded, or not loaded yet).`;
   }
   const why = limits(c, a, b);
-  if (c.extent === 'none') return `${on}, ${b} and ${a} cannot be paired: ${why.length ? why.join('; ') : 'no (seed, task, harness, sample) cell in common'}.`;
+  if (c.extent === 'none')
+    return `${on}, ${b} and ${a} cannot be paired: ${why.length ? why.join('; ') : 'no (seed, task, harness, sample) cell in common'}.`;
   return `${on}, ${b} and ${a} pair on part of their episodes only, ${count(c.cells.paired, 'episode')} of ${b}'s ${c.cells.b.toLocaleString('en-US')} and ${a}'s ${c.cells.a.toLocaleString('en-US')}: ${why.length ? why.join('; ') : 'their samples differ'}. The verdict holds for these shared episodes only.`;
 }
 

@@ -105,5 +105,8 @@ export function familyTablesOfRuns(runs: readonly RunWithEpisodes[]): Array<{ me
     for (const [col, cells] of Object.entries(r.episodes.after)) cols.set(col, [...(cols.get(col) ?? []), ...cells]);
     byMethod.set(r.method, cols);
   }
-  return [...byMethod].map(([method, cols]) => ({ method, tables: Object.fromEntries([...cols].filter(([, c]) => c.length > 0).map(([col, c]) => [col, familyTable(c)])) }));
+  return [...byMethod].map(([method, cols]) => ({
+    method,
+    tables: Object.fromEntries([...cols].filter(([, c]) => c.length > 0).map(([col, c]) => [col, familyTable(c)])),
+  }));
 }

@@ -34,13 +34,17 @@ export function markdownTable(res: ExperimentResults): string {
     '',
     line(['method', ...labels]),
     rule(labels.length + 1, 1),
-    ...t.rows.filter((r) => r.kind === 'method').map((r) => line([r.label, ...r.paired!.map((p, i) => deltaText(p, r.before?.[i], r.after[i]).text)])),
+    ...t.rows
+      .filter((r) => r.kind === 'method')
+      .map((r) => line([r.label, ...r.paired!.map((p, i) => deltaText(p, r.before?.[i], r.after[i]).text)])),
     '',
     'Mean verifier score (partial credit in [0, 1], 0 for doing nothing), pooled over seeds: after (before).',
     '',
     line(['method', ...labels]),
     rule(labels.length + 1, 1),
-    ...t.rows.map((r) => line([r.label, ...r.after.map((c, i) => (r.before ? `${scoreText(c)} (${scoreText(r.before[i])})` : scoreText(c)))])),
+    ...t.rows.map((r) =>
+      line([r.label, ...r.after.map((c, i) => (r.before ? `${scoreText(c)} (${scoreText(r.before[i])})` : scoreText(c)))]),
+    ),
   ];
   const between = methodComparisons(res.runs, t.columns);
   if (between.length) {
@@ -54,7 +58,11 @@ export function markdownTable(res: ExperimentResults): string {
       ...between.map((b) => line([b.method, ...b.paired.map((p, i) => betweenText(p, b.passes[i]))])),
     );
   }
-  if (!t.hasEpisodes) out.push('', 'n/a: these results carry no per-episode outcomes (RunResult.episodes), so intervals, scores and paired tests cannot be computed.');
+  if (!t.hasEpisodes)
+    out.push(
+      '',
+      'n/a: these results carry no per-episode outcomes (RunResult.episodes), so intervals, scores and paired tests cannot be computed.',
+    );
   const reuse = beforeReuseNote(res.runs);
   if (reuse) out.push('', `Note: ${reuse}`);
   return out.join('\n');
@@ -71,7 +79,9 @@ export function beforeReuseNote(runs: readonly RunResult[]): string | null {
   return [
     "the 'before' episodes under the base harness, the in-space set and the black-box harnesses were evaluated once per starting point and reused:",
     '',
-    ...reused.map((r) => `- ${r.method}, seed ${r.seed}: reused from ${r.beforeReusedFrom!.method}, ${r.beforeReusedFrom!.episodes} episodes`),
+    ...reused.map(
+      (r) => `- ${r.method}, seed ${r.seed}: reused from ${r.beforeReusedFrom!.method}, ${r.beforeReusedFrom!.episodes} episodes`,
+    ),
     '',
     'Each reusing run had the same starting parameters, tasks, harnesses, samples and seeds as its source, so those before cells are identical across methods; training harnesses outside them were evaluated per method.',
   ].join('\n');
@@ -194,7 +204,10 @@ export function segmentsText(segments: readonly RunSegment[]): string {
   const end = (p: RunSegment['to']) => (p.step === 0 && p.runIndex > 0 ? `the end of run ${p.runIndex}` : at(p));
   return [
     `Segments (${segments.length}; one per \`hlab run\` call):`,
-    ...segments.map((g, i) => `${i + 1}. ${g.engine === 'unrecorded' ? 'engine not recorded' : g.describe} — ${at(g.from)} → ${end(g.to)}; from ${g.start}`),
+    ...segments.map(
+      (g, i) =>
+        `${i + 1}. ${g.engine === 'unrecorded' ? 'engine not recorded' : g.describe} — ${at(g.from)} → ${end(g.to)}; from ${g.start}`,
+    ),
   ].join('\n');
 }
 
@@ -204,11 +217,15 @@ export function segmentsText(segments: readonly RunSegment[]): string {
  * 60 RL steps; 300 optimizer steps in all (SFT and RL), …". Counts not recorded say so, never 0.
  */
 export function runStepsLine(
-  r: Pick<RunResult, 'method' | 'seed' | 'rlSteps' | 'optimizerSteps' | 'skippedOptimizerSteps' | 'rlStepsWithoutUpdate' | 'sft' | 'sampledEpisodes'>,
+  r: Pick<
+    RunResult,
+    'method' | 'seed' | 'rlSteps' | 'optimizerSteps' | 'skippedOptimizerSteps' | 'rlStepsWithoutUpdate' | 'sft' | 'sampledEpisodes'
+  >,
 ): string {
   const n = (x: number) => (Number.isFinite(x) ? String(x) : 'not recorded');
   const l = (x: number) => (Number.isFinite(x) ? x.toFixed(3) : 'not recorded');
-  const sampled = r.sampledEpisodes !== undefined && Number.isFinite(r.sampledEpisodes) ? `, ${r.sampledEpisodes} training episodes sampled` : '';
+  const sampled =
+    r.sampledEpisodes !== undefined && Number.isFinite(r.sampledEpisodes) ? `, ${r.sampledEpisodes} training episodes sampled` : '';
   const rest = `${n(r.skippedOptimizerSteps)} skipped optimizer steps, ${n(r.rlStepsWithoutUpdate)} RL steps without an update${sampled}`;
   if (!r.sft) return `${r.method}, seed ${r.seed}: ${n(r.rlSteps)} RL steps, ${n(r.optimizerSteps)} optimizer steps, ${rest}`;
   return (

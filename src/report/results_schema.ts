@@ -22,7 +22,13 @@ const int = (min = 0) => z.number().int().min(min);
 
 const PassAt1Schema = z.object({ base: metric, inSpace: metric, blackbox: z.record(z.string(), metric) });
 const BehaviourSchema = z.object({ parseErrors: metric, workflowViolations: metric, recoveryRate: metric, stateTrackingErrors: metric });
-const EpisodeCellSchema = z.object({ taskId: z.string(), harnessId: z.string(), sample: int(), pass: z.boolean(), score: z.number().min(0).max(1) });
+const EpisodeCellSchema = z.object({
+  taskId: z.string(),
+  harnessId: z.string(),
+  sample: int(),
+  pass: z.boolean(),
+  score: z.number().min(0).max(1),
+});
 
 /** One (method, seed) run's result. */
 export const RunResultSchema = z.object({
@@ -55,7 +61,9 @@ export const RunResultSchema = z.object({
    * 'inSpace', 'train', each black-box id), for intervals, scores and paired tests; absent in
    * older files ("n/a" then).
    */
-  episodes: z.object({ before: z.record(z.string(), z.array(EpisodeCellSchema)), after: z.record(z.string(), z.array(EpisodeCellSchema)) }).optional(),
+  episodes: z
+    .object({ before: z.record(z.string(), z.array(EpisodeCellSchema)), after: z.record(z.string(), z.array(EpisodeCellSchema)) })
+    .optional(),
   /**
    * Where the shared part of 'before' (the episodes under the base harness, the in-space set and
    * the black-box harnesses; `episodes` of them) came from when it was not evaluated again: the
@@ -186,7 +194,12 @@ export function validationSetPoint<P extends { sets?: { base?: unknown; inSpace?
 }
 
 /** One (method, seed) run's curve: its RL steps and, when validation ran, its validation points ascending by step. */
-const RunCurvesSchema = z.object({ method: z.string(), seed: int(), steps: z.array(StepRecordSchema), validation: z.array(ValidationPointSchema).optional() });
+const RunCurvesSchema = z.object({
+  method: z.string(),
+  seed: int(),
+  steps: z.array(StepRecordSchema),
+  validation: z.array(ValidationPointSchema).optional(),
+});
 
 /** Behaviour tags of a sampled trajectory (src/harness/types.ts BehaviourTags). */
 const TagsSchema = z.object({
@@ -257,7 +270,13 @@ const TrajectorySampleSchema = z
     const a = ctx.value.advantage;
     if (Array.isArray(a)) {
       const n = ctx.value.turns.reduce((s, t) => s + t.actionIds.length, 0);
-      if (a.length !== n) ctx.issues.push({ code: 'custom', input: a, path: ['advantage'], message: `has ${a.length} per-token values but the turns have ${n} action tokens` });
+      if (a.length !== n)
+        ctx.issues.push({
+          code: 'custom',
+          input: a,
+          path: ['advantage'],
+          message: `has ${a.length} per-token values but the turns have ${n} action tokens`,
+        });
     }
   });
 
@@ -310,7 +329,11 @@ export type RunCurvesJson = ResultsFileJson['curves'][number];
  * (the runner's, whose numbers may be NaN where the file has null).
  */
 export type ResultsFile<C extends RunCurvesJson = RunCurvesJson> = Omit<ResultsFileJson, 'curves'> &
-  Required<Pick<ResultsFileJson, 'command' | 'engine' | 'infeasibleCells' | 'starts' | 'segments' | 'trajectories'>> & { curves: C[]; seconds: number; specJson: unknown };
+  Required<Pick<ResultsFileJson, 'command' | 'engine' | 'infeasibleCells' | 'starts' | 'segments' | 'trajectories'>> & {
+    curves: C[];
+    seconds: number;
+    specJson: unknown;
+  };
 /** A sampled trajectory as the file holds it. */
 export type TrajectorySampleJson = z.output<typeof TrajectorySampleSchema>;
 /** A runner call of an experiment (ResultsFile `segments`). */

@@ -218,7 +218,9 @@ export function resultsTable(res: { spec: string; evalSet: string; runs: readonl
       const firstPerSeed = new Map<number, RunResult>();
       for (const r of rs) if (!firstPerSeed.has(r.seed)) firstPerSeed.set(r.seed, r);
       const oneMethod = byMethod(rs).size === 1;
-      const start = cells([...firstPerSeed.values()], 'before', true).map((c, i) => (columns[i].key === 'train' && !oneMethod ? cellOf('train', [], null) : c));
+      const start = cells([...firstPerSeed.values()], 'before', true).map((c, i) =>
+        columns[i].key === 'train' && !oneMethod ? cellOf('train', [], null) : c,
+      );
       const label = starts.size === 1 ? 'starting checkpoint' : `starting checkpoint '${name}'`;
       rows.push({ label, seeds: firstPerSeed.size, kind: 'start', before: null, after: start, paired: null });
     }
@@ -282,7 +284,8 @@ export function methodComparisons(runs: readonly RunResult[], columns: readonly 
 
 /** A between-methods difference in the words of the app's between-methods panel: "not measurable" when no paired episode passes under either method. */
 export function betweenText(paired: Comparison | null, passes: number): string {
-  if (paired && directionOf(paired, passes) === 'not measurable') return 'not measurable: every episode fails under both (a floor, not a null)';
+  if (paired && directionOf(paired, passes) === 'not measurable')
+    return 'not measurable: every episode fails under both (a floor, not a null)';
   return pairedText(paired);
 }
 
@@ -310,8 +313,13 @@ const FLOOR = 'every episode fails under both, before and after training (a floo
  * over seeds and whether it is decided (seed_stats.ts comparisonText); "n/a" without
  * per-episode outcomes.
  */
-export function deltaText(paired: Comparison | null, before: ResultsCell | null | undefined, after: ResultsCell): { text: string; measurable: boolean } {
+export function deltaText(
+  paired: Comparison | null,
+  before: ResultsCell | null | undefined,
+  after: ResultsCell,
+): { text: string; measurable: boolean } {
   const passes = before?.passes == null || after.passes == null ? null : before.passes + after.passes;
-  if (paired && passes !== null && directionOf(paired, passes) === 'not measurable') return { text: `not measurable: ${FLOOR}`, measurable: false };
+  if (paired && passes !== null && directionOf(paired, passes) === 'not measurable')
+    return { text: `not measurable: ${FLOOR}`, measurable: false };
   return { text: pairedText(paired), measurable: true };
 }

@@ -101,7 +101,8 @@ function groupBy<K>(cells: readonly DiffCell[], key: (c: DiffCell) => K): Map<K,
 export function seedInterval(cells: readonly DiffCell[], level = 0.95): SeedInterval {
   if (cells.length === 0) throw new Error('seedInterval: no cells');
   for (const c of cells)
-    if (!Number.isFinite(c.diff) || c.diff < -1 || c.diff > 1) throw new Error(`seedInterval: diff must be in [−1, 1], got ${c.diff} (seed ${c.seed}, ${c.config}, ${c.taskId})`);
+    if (!Number.isFinite(c.diff) || c.diff < -1 || c.diff > 1)
+      throw new Error(`seedInterval: diff must be in [−1, 1], got ${c.diff} (seed ${c.seed}, ${c.config}, ${c.taskId})`);
   const seedIds = [...groupBy(cells, (c) => c.seed).keys()];
   const configIds = [...groupBy(cells, (c) => c.config).keys()];
   const n = seedIds.length;
@@ -192,7 +193,10 @@ export function seedsToDecide(r: Pick<SeedInterval, 'diff' | 'seedSd' | 'configS
  * @param opts.seed the stream Rng.derive(seed, 'hierarchical-bootstrap'); opts.resamples ≥ 100 (default 2000)
  * @returns the 2.5 % and 97.5 % quantiles of the resampled Δ
  */
-export function hierarchicalBootstrap(cells: readonly DiffCell[], opts: { seed?: number; resamples?: number } = {}): { lo: number; hi: number } {
+export function hierarchicalBootstrap(
+  cells: readonly DiffCell[],
+  opts: { seed?: number; resamples?: number } = {},
+): { lo: number; hi: number } {
   const B = opts.resamples ?? 2000;
   if (!Number.isInteger(B) || B < 100) throw new Error(`hierarchicalBootstrap: resamples must be an integer ≥ 100, got ${B}`);
   if (cells.length === 0) throw new Error('hierarchicalBootstrap: no cells');

@@ -41,7 +41,8 @@ export interface RateInterval {
  */
 export function wilson(passes: number, episodes: number, z = Z95): RateInterval {
   if (!Number.isInteger(episodes) || episodes < 0) throw new Error(`wilson: episodes must be a non-negative integer, got ${episodes}`);
-  if (!Number.isInteger(passes) || passes < 0 || passes > episodes) throw new Error(`wilson: passes must be an integer in [0, ${episodes}], got ${passes}`);
+  if (!Number.isInteger(passes) || passes < 0 || passes > episodes)
+    throw new Error(`wilson: passes must be an integer in [0, ${episodes}], got ${passes}`);
   if (episodes === 0) return { rate: Number.NaN, passes, episodes, lo: 0, hi: 1 };
   const n = episodes;
   const p = passes / n;
@@ -204,10 +205,14 @@ export function pairedComparison(cells: readonly PairedCell[], opts: { seed?: nu
   const sum = { passBefore: 0, passAfter: 0, scoreBefore: 0, scoreAfter: 0 };
   for (const cell of cells) {
     const key = `${cell.run ?? ''}\u0000${cell.taskId}\u0000${cell.harnessId}\u0000${cell.sample}`;
-    if (seen.has(key)) throw new Error(`pairedComparison: duplicate cell (${cell.run === undefined ? '' : `run ${cell.run}, `}${cell.taskId}, ${cell.harnessId}, ${cell.sample})`);
+    if (seen.has(key))
+      throw new Error(
+        `pairedComparison: duplicate cell (${cell.run === undefined ? '' : `run ${cell.run}, `}${cell.taskId}, ${cell.harnessId}, ${cell.sample})`,
+      );
     seen.add(key);
     for (const s of [cell.before.score, cell.after.score])
-      if (!Number.isFinite(s) || s < 0 || s > 1) throw new Error(`pairedComparison: score must be in [0, 1], got ${s} in (${cell.taskId}, ${cell.harnessId}, ${cell.sample})`);
+      if (!Number.isFinite(s) || s < 0 || s > 1)
+        throw new Error(`pairedComparison: score must be in [0, 1], got ${s} in (${cell.taskId}, ${cell.harnessId}, ${cell.sample})`);
     const pb = cell.before.pass ? 1 : 0;
     const pa = cell.after.pass ? 1 : 0;
     if (pb > pa) b++;
@@ -249,10 +254,20 @@ export function pairedComparison(cells: readonly PairedCell[], opts: { seed?: nu
     bootScore.sort();
   }
   const diffOf = (before: number, after: number, boot: Float64Array): PairedDiff => {
-    if (n === 0) return { n, tasks: T, before: Number.NaN, after: Number.NaN, diff: Number.NaN, lo: Number.NaN, hi: Number.NaN, beyondNoise: false };
+    if (n === 0)
+      return { n, tasks: T, before: Number.NaN, after: Number.NaN, diff: Number.NaN, lo: Number.NaN, hi: Number.NaN, beyondNoise: false };
     const lo = quantileSorted(boot, 0.025);
     const hi = quantileSorted(boot, 0.975);
-    return { n, tasks: T, before: before / n, after: after / n, diff: (after - before) / n, lo, hi, beyondNoise: T >= MIN_TASKS_FOR_NOISE && (lo > 0 || hi < 0) };
+    return {
+      n,
+      tasks: T,
+      before: before / n,
+      after: after / n,
+      diff: (after - before) / n,
+      lo,
+      hi,
+      beyondNoise: T >= MIN_TASKS_FOR_NOISE && (lo > 0 || hi < 0),
+    };
   };
   return {
     pass: { ...diffOf(sum.passBefore, sum.passAfter, bootPass), mcnemar: mcnemarExact(b, c) },
@@ -266,7 +281,10 @@ export function pairedComparison(cells: readonly PairedCell[], opts: { seed?: nu
  * Pair two lists of per-episode outcomes on (taskId, harnessId, sample); cells present in only
  * one list are left out and counted.
  */
-export function pairCells(before: readonly EpisodeOutcomeCell[], after: readonly EpisodeOutcomeCell[]): { cells: PairedCell[]; unpairedBefore: number; unpairedAfter: number } {
+export function pairCells(
+  before: readonly EpisodeOutcomeCell[],
+  after: readonly EpisodeOutcomeCell[],
+): { cells: PairedCell[]; unpairedBefore: number; unpairedAfter: number } {
   const key = (e: EpisodeOutcomeCell) => `${e.taskId}\u0000${e.harnessId}\u0000${e.sample}`;
   const a = new Map(after.map((e) => [key(e), e]));
   const cells: PairedCell[] = [];
@@ -278,7 +296,13 @@ export function pairCells(before: readonly EpisodeOutcomeCell[], after: readonly
       continue;
     }
     a.delete(key(e));
-    cells.push({ taskId: e.taskId, harnessId: e.harnessId, sample: e.sample, before: { pass: e.pass, score: e.score }, after: { pass: x.pass, score: x.score } });
+    cells.push({
+      taskId: e.taskId,
+      harnessId: e.harnessId,
+      sample: e.sample,
+      before: { pass: e.pass, score: e.score },
+      after: { pass: x.pass, score: x.score },
+    });
   }
   return { cells, unpairedBefore, unpairedAfter: a.size };
 }

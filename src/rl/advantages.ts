@@ -62,7 +62,11 @@ export const ADVANTAGE_ESTIMATORS: Readonly<Record<RlLossConfig['algorithm'], Ad
  *   and the group offsets
  * @throws Error when a group's episodes are not contiguous.
  */
-export function grpoAdvantages(trajs: readonly TrajectoryLike[], rows: RlRows, cfg: GrpoParams): BatchAdvantages & { groupOffsets: Int32Array } {
+export function grpoAdvantages(
+  trajs: readonly TrajectoryLike[],
+  rows: RlRows,
+  cfg: GrpoParams,
+): BatchAdvantages & { groupOffsets: Int32Array } {
   const groupOffsets = grpoGroupOffsets(trajs);
   const rewards = Float32Array.from(trajs, (t) => t.reward);
   const r = grpoAdvantageForwardRef(rewards, groupOffsets, rows.rowEpisode, rows.mask, { B: rows.B, T: rows.T }, cfg);
@@ -125,7 +129,12 @@ export function grpoTrajectoryAdvantages(rewards: ArrayLike<number>, groups: Arr
  * truncation), a terminated one does not bootstrap.
  * @param values (B·T) V_old from the value head at the rows' positions
  */
-export function ppoAdvantages(trajs: readonly TrajectoryLike[], rows: RlRows, values: Float32Array, cfg: RlLossConfig): BatchAdvantages & { returns: Float32Array } {
+export function ppoAdvantages(
+  trajs: readonly TrajectoryLike[],
+  rows: RlRows,
+  values: Float32Array,
+  cfg: RlLossConfig,
+): BatchAdvantages & { returns: Float32Array } {
   const { B, T } = rows;
   const { rewards, nextValue, truncated } = gaeRowInputs(trajs, rows, values);
   const g = gaeForwardRef(rewards, values, rows.mask, nextValue, truncated, { B, T }, { gamma: cfg.gamma, lambda: cfg.lambda });
@@ -139,7 +148,11 @@ export function ppoAdvantages(trajs: readonly TrajectoryLike[], rows: RlRows, va
  * @param values (B·T) V_old
  * @returns (B) f32 rewards, bootstrap values V(s_next) and truncation flags (1 = bootstrap)
  */
-export function gaeRowInputs(trajs: readonly TrajectoryLike[], rows: RlRows, values: Float32Array): { rewards: Float32Array; nextValue: Float32Array; truncated: Float32Array } {
+export function gaeRowInputs(
+  trajs: readonly TrajectoryLike[],
+  rows: RlRows,
+  values: Float32Array,
+): { rewards: Float32Array; nextValue: Float32Array; truncated: Float32Array } {
   const { B, T } = rows;
   const rewards = new Float32Array(B);
   const nextValue = new Float32Array(B);
@@ -200,10 +213,14 @@ type TrajectoryAdvantages = Array<number | number[]>;
  */
 export function trajectoryAdvantages(numTrajectories: number, applied: AppliedAdvantages): TrajectoryAdvantages {
   const op = 'trajectoryAdvantages';
-  for (const e of applied.kept) if (!(Number.isInteger(e) && e >= 0 && e < numTrajectories)) throw new Error(`${op}: kept index ${e} is outside [0, ${numTrajectories})`);
+  for (const e of applied.kept)
+    if (!(Number.isInteger(e) && e >= 0 && e < numTrajectories))
+      throw new Error(`${op}: kept index ${e} is outside [0, ${numTrajectories})`);
   if (applied.episodeAdvantages) {
     if (applied.episodeAdvantages.length !== applied.kept.length)
-      throw new Error(`${op}: episodeAdvantages has ${applied.episodeAdvantages.length} values, expected one per kept trajectory (${applied.kept.length})`);
+      throw new Error(
+        `${op}: episodeAdvantages has ${applied.episodeAdvantages.length} values, expected one per kept trajectory (${applied.kept.length})`,
+      );
     const out: number[] = new Array<number>(numTrajectories).fill(0);
     applied.kept.forEach((e, i) => (out[e] = applied.episodeAdvantages![i]));
     return out;
@@ -224,9 +241,14 @@ export function trajectoryAdvantages(numTrajectories: number, applied: AppliedAd
  * @param advantages (B·T)
  * @throws Error naming the field when advantages' length is not B·T or a row's episode is outside [0, E).
  */
-export function rowAdvantagesPerTrajectory(numTrajectories: number, rows: Pick<RlRows, 'B' | 'T' | 'mask' | 'rowEpisode'>, advantages: ArrayLike<number>): number[][] {
+export function rowAdvantagesPerTrajectory(
+  numTrajectories: number,
+  rows: Pick<RlRows, 'B' | 'T' | 'mask' | 'rowEpisode'>,
+  advantages: ArrayLike<number>,
+): number[][] {
   const op = 'rowAdvantagesPerTrajectory';
-  if (advantages.length !== rows.B * rows.T) throw new Error(`${op}: advantages has ${advantages.length} values, expected (B,T) = ${rows.B * rows.T}`);
+  if (advantages.length !== rows.B * rows.T)
+    throw new Error(`${op}: advantages has ${advantages.length} values, expected (B,T) = ${rows.B * rows.T}`);
   const out: number[][] = Array.from({ length: numTrajectories }, () => []);
   for (let b = 0; b < rows.B; b++) {
     const e = rows.rowEpisode[b];

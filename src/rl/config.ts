@@ -134,5 +134,7 @@ export function resolveTokenSumNorm(cfg: Pick<RlLossConfig, 'tokenSumNorm' | 'ag
     return maxT;
   }
   if (cfg.aggregation !== 'seq-mean-token-sum-norm') return 1;
-  throw new Error("resolveTokenSumNorm: 'seq-mean-token-sum-norm' needs a constant normalizer (cfg.tokenSumNorm, the maximum response length) or the policy's maxT");
+  throw new Error(
+    "resolveTokenSumNorm: 'seq-mean-token-sum-norm' needs a constant normalizer (cfg.tokenSumNorm, the maximum response length) or the policy's maxT",
+  );
 }

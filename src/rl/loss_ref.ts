@@ -95,7 +95,13 @@ function rlLossRef<A extends Floats>(batch: RlBatch<A>, cfg: RlLossConfig, norm:
     if (!logits || !vocab) throw new Error('rlLossRef: entCoef > 0 needs batch.logits and batch.vocab');
     nonfinite |= nonfiniteCheckRef(logits, NONFINITE.logits);
     // H of softmax(z/τ), the policy the rollouts sampled from (cfg.temperature).
-    const e = entropyForwardRef(logits, batch.mask, { ...d, V: vocab }, { ...agg, entCoef: cfg.entCoef, temperature: cfg.temperature }, rowStats);
+    const e = entropyForwardRef(
+      logits,
+      batch.mask,
+      { ...d, V: vocab },
+      { ...agg, entCoef: cfg.entCoef, temperature: cfg.temperature },
+      rowStats,
+    );
     dlogitsEntropy = entropyBackwardRef(logits, e.lse, e.entropy, e.dentropy, { N: d.B * d.T, V: vocab }, cfg.temperature);
   }
   return { rowStats, dlogprob, dvalues, dlogitsEntropy, nonfinite };

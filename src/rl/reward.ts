@@ -37,8 +37,10 @@ interface RewardInput {
 export function rewardOf(outcome: RewardInput, mode: RewardMode): number {
   const { pass, score } = outcome;
   if (typeof pass !== 'boolean') throw new Error(`rewardOf: pass must be a boolean, got ${JSON.stringify(pass)}`);
-  if (typeof score !== 'number' || !Number.isFinite(score) || score < 0 || score > 1) throw new Error(`rewardOf: score must be a finite number in [0, 1], got ${score}`);
-  if (pass !== (score === 1)) throw new Error(`rewardOf: inconsistent outcome (pass ${pass}, score ${score}); a verifier's score is 1 exactly when it passes`);
+  if (typeof score !== 'number' || !Number.isFinite(score) || score < 0 || score > 1)
+    throw new Error(`rewardOf: score must be a finite number in [0, 1], got ${score}`);
+  if (pass !== (score === 1))
+    throw new Error(`rewardOf: inconsistent outcome (pass ${pass}, score ${score}); a verifier's score is 1 exactly when it passes`);
   if (mode === 'pass') return pass ? 1 : 0;
   if (mode === 'score') return score;
   throw new Error(`rewardOf: mode must be one of ${REWARD_MODES.join(', ')}, got ${JSON.stringify(mode)}`);

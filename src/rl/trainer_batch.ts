@@ -60,7 +60,8 @@ export function buildRows(trajs: readonly TrajectoryLike[], padId: number, maxT:
   const rows: Array<{ ids: Int32Array; spans: Array<{ at: number; a: Int32Array; lp: Float32Array }>; ep: number; last: boolean }> = [];
   trajs.forEach((tr, e) => {
     tr.turns.forEach((t, k) => {
-      if (t.actionIds.length !== t.logprobs.length) throw new Error(`buildRows: trajectory ${e} turn ${k} has ${t.actionIds.length} ids but ${t.logprobs.length} log-probs`);
+      if (t.actionIds.length !== t.logprobs.length)
+        throw new Error(`buildRows: trajectory ${e} turn ${k} has ${t.actionIds.length} ids but ${t.logprobs.length} log-probs`);
       if (t.contextIds.length < 1) throw new Error(`buildRows: trajectory ${e} turn ${k} has an empty context`);
       if (t.contextIds.length + t.actionIds.length > maxT)
         throw new Error(`buildRows: trajectory ${e} turn ${k} has ${t.contextIds.length + t.actionIds.length} tokens > maxT = ${maxT}`);
@@ -72,7 +73,12 @@ export function buildRows(trajs: readonly TrajectoryLike[], padId: number, maxT:
       const ids = new Int32Array(lastTurn.contextIds.length + lastTurn.actionIds.length);
       ids.set(lastTurn.contextIds);
       ids.set(lastTurn.actionIds, lastTurn.contextIds.length);
-      rows.push({ ids, spans: g.map((k) => ({ at: turns[k].contextIds.length, a: turns[k].actionIds, lp: turns[k].logprobs })), ep: e, last: gi === groups.length - 1 });
+      rows.push({
+        ids,
+        spans: g.map((k) => ({ at: turns[k].contextIds.length, a: turns[k].actionIds, lp: turns[k].logprobs })),
+        ep: e,
+        last: gi === groups.length - 1,
+      });
     });
   });
   if (rows.length === 0) throw new Error('buildRows: no turns with sampled tokens');

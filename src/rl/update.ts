@@ -112,7 +112,10 @@ export async function filteredUpdate(
       }
       const u = await run(kept);
       // `run` saw only the kept trajectories: map its indices back to the caller's.
-      return { metrics: { ...u.metrics, entropy, droppedGroups, ms: performance.now() - t0 }, applied: { ...u.applied, kept: u.applied.kept.map((i) => keptIndices[i]) } };
+      return {
+        metrics: { ...u.metrics, entropy, droppedGroups, ms: performance.now() - t0 },
+        applied: { ...u.applied, kept: u.applied.kept.map((i) => keptIndices[i]) },
+      };
     }
   }
   return run(trajs);
@@ -125,7 +128,11 @@ export async function filteredUpdate(
  * @returns the kept trajectories, their indices in `trajs`, and the number of dropped groups
  * @throws Error when a group is not contiguous.
  */
-export function dropZeroVarianceGroups(trajs: readonly TrajectoryLike[]): { kept: TrajectoryLike[]; keptIndices: number[]; droppedGroups: number } {
+export function dropZeroVarianceGroups(trajs: readonly TrajectoryLike[]): {
+  kept: TrajectoryLike[];
+  keptIndices: number[];
+  droppedGroups: number;
+} {
   const offsets = grpoGroupOffsets(trajs);
   const kept: TrajectoryLike[] = [];
   const keptIndices: number[] = [];

@@ -58,11 +58,20 @@ export const TOOL_ARGS: Readonly<Record<ToolName, { required: readonly string[];
 export const TOOL_DOCS: Readonly<Record<ToolName, { description: string; args: Readonly<Record<string, string>> }>> = {
   list: { description: 'list the entries of a directory (directories end with /)', args: { path: 'directory, default /' } },
   read: { description: 'show the content of a file', args: { path: 'file path' } },
-  write: { description: 'create or overwrite a file (parent directories are created)', args: { path: 'file path', content: 'new content' } },
+  write: {
+    description: 'create or overwrite a file (parent directories are created)',
+    args: { path: 'file path', content: 'new content' },
+  },
   append: { description: 'add text at the end of a file (created if missing)', args: { path: 'file path', content: 'text to add' } },
-  move: { description: 'move or rename a file or directory; onto an existing directory moves into it', args: { from: 'source path', to: 'destination path' } },
+  move: {
+    description: 'move or rename a file or directory; onto an existing directory moves into it',
+    args: { from: 'source path', to: 'destination path' },
+  },
   delete: { description: 'delete a file or a directory with everything in it', args: { path: 'path' } },
-  search: { description: 'find file names and lines containing a text (case-insensitive)', args: { query: 'text to find', path: 'where to search, default /' } },
+  search: {
+    description: 'find file names and lines containing a text (case-insensitive)',
+    args: { query: 'text to find', path: 'where to search, default /' },
+  },
   mkdir: { description: 'create a directory (and its parents)', args: { path: 'directory path' } },
   finish: { description: 'end the task, with the final answer if one is asked for', args: { answer: 'final answer, optional' } },
 };
@@ -207,7 +216,8 @@ export class Sandbox {
     for (const [k, v] of Object.entries(l)) {
       if (!Number.isInteger(v) || v < 1) throw new Error(`Sandbox: limit ${k} must be a positive integer, got ${v}`);
     }
-    if (l.maxOutputChars < 64) throw new Error(`Sandbox: limit maxOutputChars must be ≥ 64 (room for the truncation note), got ${l.maxOutputChars}`);
+    if (l.maxOutputChars < 64)
+      throw new Error(`Sandbox: limit maxOutputChars must be ≥ 64 (room for the truncation note), got ${l.maxOutputChars}`);
     this.limits = Object.freeze(l);
   }
 
@@ -245,12 +255,16 @@ export class Sandbox {
       norm(p, 'state.files key');
       if (typeof content !== 'string') throw new Error(`Sandbox.fromState: state.files[${JSON.stringify(p)}] must be a string`);
       if (sb.dirs.has(p)) throw new Error(`Sandbox.fromState: ${p} is both a file and a directory`);
-      if (content.length > L.maxFileChars) throw new Error(`Sandbox.fromState: state.files[${JSON.stringify(p)}] has ${content.length} chars > maxFileChars ${L.maxFileChars}`);
+      if (content.length > L.maxFileChars)
+        throw new Error(
+          `Sandbox.fromState: state.files[${JSON.stringify(p)}] has ${content.length} chars > maxFileChars ${L.maxFileChars}`,
+        );
       sb.files.set(p, content);
     }
     for (const p of [...sb.dirs, ...sb.files.keys()]) {
       const parent = parentPath(p);
-      if (parent !== null && !sb.dirs.has(parent)) throw new Error(`Sandbox.fromState: parent directory ${parent} of ${p} is missing from state.dirs`);
+      if (parent !== null && !sb.dirs.has(parent))
+        throw new Error(`Sandbox.fromState: parent directory ${parent} of ${p} is missing from state.dirs`);
     }
     if (sb.files.size > L.maxFiles) throw new Error(`Sandbox.fromState: ${sb.files.size} files > maxFiles ${L.maxFiles}`);
     if (sb.dirs.size > L.maxDirs) throw new Error(`Sandbox.fromState: ${sb.dirs.size} dirs > maxDirs ${L.maxDirs}`);
@@ -304,7 +318,10 @@ export class Sandbox {
     for (const k of Object.keys(args)) {
       if (!spec.required.includes(k) && !spec.optional.includes(k)) {
         const allowed = [...spec.required, ...spec.optional];
-        throw new ToolError('bad_args', `${tool}: unknown argument ${JSON.stringify(k).slice(0, 80)}; expected ${allowed.length ? allowed.join(', ') : 'none'}`);
+        throw new ToolError(
+          'bad_args',
+          `${tool}: unknown argument ${JSON.stringify(k).slice(0, 80)}; expected ${allowed.length ? allowed.join(', ') : 'none'}`,
+        );
       }
       if (typeof args[k] !== 'string') throw new ToolError('bad_args', `${tool}: argument ${k} must be a string`);
     }

@@ -144,7 +144,14 @@ export function parseMail(text: string): (Mail & { headers: Record<string, strin
     headers[m[1].toLowerCase()] = m[2].trim();
   }
   if (headers.from === undefined || headers.to === undefined || headers.subject === undefined) return null;
-  return { from: headers.from, to: headers.to, subject: headers.subject, date: headers.date, body: normText(lines.slice(i).join('\n')), headers };
+  return {
+    from: headers.from,
+    to: headers.to,
+    subject: headers.subject,
+    date: headers.date,
+    body: normText(lines.slice(i).join('\n')),
+    headers,
+  };
 }
 
 // ------------------------------------------------------------------------------ calendar

@@ -20,7 +20,17 @@ export interface ToolCall {
   args: Record<string, string>;
 }
 
-export type ToolErrorCode = 'not_found' | 'not_a_directory' | 'is_a_directory' | 'exists' | 'outside_root' | 'invalid_path' | 'too_large' | 'limit' | 'bad_args' | 'unknown_tool';
+export type ToolErrorCode =
+  | 'not_found'
+  | 'not_a_directory'
+  | 'is_a_directory'
+  | 'exists'
+  | 'outside_root'
+  | 'invalid_path'
+  | 'too_large'
+  | 'limit'
+  | 'bad_args'
+  | 'unknown_tool';
 
 export interface ToolResult {
   ok: boolean;

@@ -53,7 +53,14 @@ interface EpisodeCounts {
 }
 
 /** The task of a create request: a named task, or a seeded draw from the suite's split. */
-function resolveEpisodeTask(b: { suite: SuiteName; task?: string | number; seed?: number; split?: 'train' | 'test'; family?: string; tier?: number }): Task {
+function resolveEpisodeTask(b: {
+  suite: SuiteName;
+  task?: string | number;
+  seed?: number;
+  split?: 'train' | 'test';
+  family?: string;
+  tier?: number;
+}): Task {
   if (b.task === undefined) {
     if (b.family !== undefined || b.tier !== undefined) throw new HttpError(400, 'task', 'task: required when family or tier is given');
     return taskSet(b.suite, b.split ?? 'train', 1, b.seed ?? 0)[0];
@@ -91,7 +98,13 @@ export class EpisodeRegistry {
 
   private get(id: string): Episode {
     const e = this.episodes.get(id);
-    if (!e) throw new HttpError(404, 'episodeId', `no episode '${id.slice(0, 80)}' (never created, deleted, or expired after ${this.limits.idleMs} ms idle)`, 'not_found');
+    if (!e)
+      throw new HttpError(
+        404,
+        'episodeId',
+        `no episode '${id.slice(0, 80)}' (never created, deleted, or expired after ${this.limits.idleMs} ms idle)`,
+        'not_found',
+      );
     return e;
   }
 
@@ -101,7 +114,12 @@ export class EpisodeRegistry {
    */
   async create(body: CreateEpisodeBody): Promise<Record<string, unknown>> {
     if (this.episodes.size >= this.limits.maxEpisodes) {
-      throw new HttpError(429, 'episodes', `${this.episodes.size} episodes held, the limit (--max-episodes ${this.limits.maxEpisodes}); DELETE finished ones`, 'too_many_episodes');
+      throw new HttpError(
+        429,
+        'episodes',
+        `${this.episodes.size} episodes held, the limit (--max-episodes ${this.limits.maxEpisodes}); DELETE finished ones`,
+        'too_many_episodes',
+      );
     }
     const task = resolveEpisodeTask(body);
     try {
@@ -142,7 +160,16 @@ export class EpisodeRegistry {
       ep.lastActive = this.now();
     }
     this.counts.created++;
-    return { episodeId: id, suite: body.suite, task: task.id, harness: body.harness, seed: ep.seed, maxTurns: spec.maxTurns, messages: ep.messages, prompt: ep.prompt };
+    return {
+      episodeId: id,
+      suite: body.suite,
+      task: task.id,
+      harness: body.harness,
+      seed: ep.seed,
+      maxTurns: spec.maxTurns,
+      messages: ep.messages,
+      prompt: ep.prompt,
+    };
   }
 
   /** The episode's id must exist before its body is read (a 404 before a 400). */
@@ -156,8 +183,15 @@ export class EpisodeRegistry {
    */
   async step(id: string, body: StepBody): Promise<Record<string, unknown>> {
     const ep = this.get(id);
-    if (ep.final) throw new HttpError(409, 'episodeId', `episode '${id}' is done (turn ${ep.history.length}); create a new one`, 'episode_done');
-    if (ep.busy) throw new HttpError(409, 'episodeId', `episode '${id}' has a step in progress; steps of one episode are sequential`, 'step_in_progress');
+    if (ep.final)
+      throw new HttpError(409, 'episodeId', `episode '${id}' is done (turn ${ep.history.length}); create a new one`, 'episode_done');
+    if (ep.busy)
+      throw new HttpError(
+        409,
+        'episodeId',
+        `episode '${id}' has a step in progress; steps of one episode are sequential`,
+        'step_in_progress',
+      );
     ep.busy = true;
     const action: ActionInput = { text: body.action, cutOff: body.cutOff ?? false };
     let out: EnvStepOut;
@@ -197,7 +231,17 @@ export class EpisodeRegistry {
       messages: e.messages,
       prompt: e.prompt,
       transcript: e.turns,
-      result: f ? { reward: f.reward, score: f.score, pass: f.pass, terminated: f.terminated, truncated: f.truncated, truncationReason: f.truncationReason, tags: f.tags } : null,
+      result: f
+        ? {
+            reward: f.reward,
+            score: f.score,
+            pass: f.pass,
+            terminated: f.terminated,
+            truncated: f.truncated,
+            truncationReason: f.truncationReason,
+            tags: f.tags,
+          }
+        : null,
     };
   }
 

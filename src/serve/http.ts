@@ -24,7 +24,10 @@ export function readBody(req: IncomingMessage, limit: number, timeoutMs = 10_000
   if (Number.isFinite(declared) && declared > 16 * limit)
     return Promise.reject(new HttpError(413, 'body', `body is ${declared} bytes, more than the ${limit}-byte limit`, 'too_large'));
   return new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new HttpError(408, 'body', `body not received within ${timeoutMs / 1000} s`, 'body_timeout')), timeoutMs);
+    const timer = setTimeout(
+      () => reject(new HttpError(408, 'body', `body not received within ${timeoutMs / 1000} s`, 'body_timeout')),
+      timeoutMs,
+    );
     timer.unref();
     req.once('close', () => clearTimeout(timer));
     req.once('end', () => clearTimeout(timer));

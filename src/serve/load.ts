@@ -138,7 +138,8 @@ interface EpisodeState {
  * @throws Error only on bad options.
  */
 export async function runLoad(o: LoadOptions): Promise<LoadReport> {
-  if (!(o.clients >= 1) || !(o.episodes >= 1)) throw new Error(`runLoad: clients and episodes must be ≥ 1, got ${o.clients}, ${o.episodes}`);
+  if (!(o.clients >= 1) || !(o.episodes >= 1))
+    throw new Error(`runLoad: clients and episodes must be ≥ 1, got ${o.clients}, ${o.episodes}`);
   const run = new LoadRun(o);
   const t0 = performance.now();
   await Promise.all(Array.from({ length: o.clients }, (_, i) => run.client(i)));
@@ -163,7 +164,18 @@ class LoadRun {
   private readonly byStatus: Record<string, number> = {};
   private readonly violations: string[] = [];
   private violationCount = 0;
-  private readonly rep = { created: 0, finished: 0, passed: 0, expertEpisodes: 0, expertPassed: 0, deleted: 0, lost: 0, requests: 0, serverErrors: 0, networkErrors: 0 };
+  private readonly rep = {
+    created: 0,
+    finished: 0,
+    passed: 0,
+    expertEpisodes: 0,
+    expertPassed: 0,
+    deleted: 0,
+    lost: 0,
+    requests: 0,
+    serverErrors: 0,
+    networkErrors: 0,
+  };
   /** The next episode number to claim (shared by every client). */
   private next = 0;
 
@@ -243,10 +255,28 @@ class LoadRun {
     const createBody = demo
       ? { suite: demo.suite, task: demo.task, harness: demo.harness, maxTurns: 40 }
       : rng.float() < 0.5
-        ? { suite: rng.pick(['workspace', 'errands'] as const), harness: rng.pick(this.harnesses), seed: rng.int(1_000_000), maxTurns: this.maxTurns }
-        : { suite: 'workspace', task: rng.int(999_999), family: 'csv-sum', tier: 1 + rng.int(3), harness: rng.pick(this.harnesses), maxTurns: this.maxTurns };
+        ? {
+            suite: rng.pick(['workspace', 'errands'] as const),
+            harness: rng.pick(this.harnesses),
+            seed: rng.int(1_000_000),
+            maxTurns: this.maxTurns,
+          }
+        : {
+            suite: 'workspace',
+            task: rng.int(999_999),
+            family: 'csv-sum',
+            tier: 1 + rng.int(3),
+            harness: rng.pick(this.harnesses),
+            maxTurns: this.maxTurns,
+          };
     const c = await this.call('POST', '/v1/episodes', JSON.stringify(createBody));
-    if (!c || c.status !== 201 || typeof c.body?.episodeId !== 'string' || typeof c.body?.prompt !== 'string' || !Array.isArray(c.body?.messages)) {
+    if (
+      !c ||
+      c.status !== 201 ||
+      typeof c.body?.episodeId !== 'string' ||
+      typeof c.body?.prompt !== 'string' ||
+      !Array.isArray(c.body?.messages)
+    ) {
       this.violate(`create ${JSON.stringify(createBody)}: ${c?.status} ${JSON.stringify(c?.body).slice(0, 160)}`);
       return;
     }
@@ -262,10 +292,23 @@ class LoadRun {
   private async garbageCreate(rng: Rng): Promise<void> {
     const g = rng.int(5);
     const post = (body: string) => this.call('POST', '/v1/episodes', body);
-    if (g === 0) this.expectError(await post(JSON.stringify({ suite: 'workspace', harness: 'S9-T0-O0-C0-W0' })), 400, 'harness', 'bad harness');
-    if (g === 1) this.expectError(await post(JSON.stringify({ suite: 'workspace', harness: 'bb-assistant', task: 'nope/t1/1' })), 400, 'task', 'bad task');
+    if (g === 0)
+      this.expectError(await post(JSON.stringify({ suite: 'workspace', harness: 'S9-T0-O0-C0-W0' })), 400, 'harness', 'bad harness');
+    if (g === 1)
+      this.expectError(
+        await post(JSON.stringify({ suite: 'workspace', harness: 'bb-assistant', task: 'nope/t1/1' })),
+        400,
+        'task',
+        'bad task',
+      );
     if (g === 2) this.expectError(await post(JSON.stringify({ suite: 'mars', harness: 'bb-assistant' })), 400, 'suite', 'bad suite');
-    if (g === 3) this.expectError(await post(JSON.stringify({ suite: 'errands', harness: 'bb-assistant', maxTurns: 10_000 })), 400, 'maxTurns', 'maxTurns over the limit');
+    if (g === 3)
+      this.expectError(
+        await post(JSON.stringify({ suite: 'errands', harness: 'bb-assistant', maxTurns: 10_000 })),
+        400,
+        'maxTurns',
+        'maxTurns over the limit',
+      );
     if (g === 4) this.expectError(await post('{"suite": "errands", '), 400, 'body', 'truncated JSON');
   }
 
@@ -283,7 +326,8 @@ class LoadRun {
       ep.turn = s.body!.turn as number;
       ep.done = s.body!.done === true;
       if (ep.done) ep.pass = s.body!.pass === true;
-      if (!ep.done && (typeof s.body!.prompt !== 'string' || (s.body!.prompt as string).length === 0)) this.violate(`step ${ep.id}: no prompt on a live episode`);
+      if (!ep.done && (typeof s.body!.prompt !== 'string' || (s.body!.prompt as string).length === 0))
+        this.violate(`step ${ep.id}: no prompt on a live episode`);
     }
     if (!ep.done) ep.ok = false;
   }
@@ -295,22 +339,28 @@ class LoadRun {
   private async adversarialRequest(rng: Rng, ep: EpisodeState): Promise<boolean> {
     const g = rng.int(9);
     const step = (body: string, path = ep.stepPath) => this.call('POST', path, body);
-    if (g === 0) this.expectError(await step(JSON.stringify({ action: 'x'.repeat(this.o.maxActionChars + 1) })), 400, 'action', 'over-long action');
+    if (g === 0)
+      this.expectError(await step(JSON.stringify({ action: 'x'.repeat(this.o.maxActionChars + 1) })), 400, 'action', 'over-long action');
     if (g === 1) this.expectError(await step(JSON.stringify({ action: 42 })), 400, 'action', 'non-string action');
     if (g === 2) this.expectError(await step('not json at all'), 400, 'body', 'invalid JSON');
     if (g === 3) this.expectError(await step(JSON.stringify({ action: 'ls', temperature: 1 })), 400, 'temperature', 'unknown field');
     if (g === 4) this.expectError(await step(JSON.stringify({ action: 'y'.repeat(this.o.maxBodyBytes) })), 413, 'body', 'oversized body');
-    if (g === 5) this.expectError(await step(JSON.stringify({ action: 'ls' }), `/v1/episodes/${ep.id}x/step`), 404, 'episodeId', 'unknown episode');
+    if (g === 5)
+      this.expectError(await step(JSON.stringify({ action: 'ls' }), `/v1/episodes/${ep.id}x/step`), 404, 'episodeId', 'unknown episode');
     if (g === 6) this.expectError(await step(JSON.stringify([1, 2])), 400, 'body', 'array body');
     if (g !== 7) return false;
     // Two steps at once: both 200, or one 200 and one 409 (steps of one episode are sequential).
-    const [a, b] = await Promise.all([step(JSON.stringify({ action: randomAction(rng) })), step(JSON.stringify({ action: randomAction(rng) }))]);
+    const [a, b] = await Promise.all([
+      step(JSON.stringify({ action: randomAction(rng) })),
+      step(JSON.stringify({ action: randomAction(rng) })),
+    ]);
     for (const x of [a, b]) {
       if (!x) continue;
       if (x.status === 200) {
         ep.turn = Math.max(ep.turn, x.body?.turn as number);
         if (x.body?.done) ep.done = true;
-      } else if (x.status !== 409 || x.body?.field !== 'episodeId') this.violate(`double step: ${x.status} ${JSON.stringify(x.body).slice(0, 160)}`);
+      } else if (x.status !== 409 || x.body?.field !== 'episodeId')
+        this.violate(`double step: ${x.status} ${JSON.stringify(x.body).slice(0, 160)}`);
     }
     if (a?.status !== 200 && b?.status !== 200) this.violate('double step: neither step was accepted');
     return true;
@@ -327,7 +377,14 @@ class LoadRun {
       this.expectError(await this.call('POST', ep.stepPath, JSON.stringify({ action: 'ls' })), 409, 'episodeId', 'step after done');
     }
     const g = await this.call('GET', `/v1/episodes/${id}`);
-    if (!g || g.status !== 200 || g.body?.turn !== turn || g.body?.done !== done || !Array.isArray(g.body?.transcript) || (g.body.transcript as unknown[]).length !== turn) {
+    if (
+      !g ||
+      g.status !== 200 ||
+      g.body?.turn !== turn ||
+      g.body?.done !== done ||
+      !Array.isArray(g.body?.transcript) ||
+      (g.body.transcript as unknown[]).length !== turn
+    ) {
       this.violate(`GET ${id}: expected turn ${turn} done ${done}, got ${g?.status} turn ${g?.body?.turn} done ${g?.body?.done}`);
       ep.ok = false;
     }
@@ -355,7 +412,12 @@ class LoadRun {
       seconds: r3(seconds),
       requestsPerSec: r3(this.rep.requests / seconds),
       episodesPerSec: r3(this.rep.finished / seconds),
-      latencyMs: { p50: r3(quantile(latencies, 0.5)), p90: r3(quantile(latencies, 0.9)), p99: r3(quantile(latencies, 0.99)), max: r3(latencies[latencies.length - 1] ?? 0) },
+      latencyMs: {
+        p50: r3(quantile(latencies, 0.5)),
+        p90: r3(quantile(latencies, 0.9)),
+        p99: r3(quantile(latencies, 0.99)),
+        max: r3(latencies[latencies.length - 1] ?? 0),
+      },
     };
   }
 }

@@ -48,7 +48,8 @@ export class EnvPool {
 
   /** @throws Error naming a bad option (workers < 0, watchdogMs ≤ 0). */
   constructor(readonly opts: EnvPoolOptions) {
-    if (!Number.isInteger(opts.workers) || opts.workers < 0) throw new Error(`EnvPool: workers must be an integer ≥ 0, got ${opts.workers}`);
+    if (!Number.isInteger(opts.workers) || opts.workers < 0)
+      throw new Error(`EnvPool: workers must be an integer ≥ 0, got ${opts.workers}`);
     if (opts.workers === 0) {
       this.inline = new EpisodeHost({ maxTurns: 'turns', capacity: opts.capacity ?? 4096 });
       return;
@@ -63,7 +64,8 @@ export class EnvPool {
           watchdogMs: opts.watchdogMs,
           maxRetries: opts.maxRetries ?? 1,
           startWatchdog: opts.startWatchdog,
-          create: () => new WebWorkerShim(url, { workerData: { capacity: opts.capacity ?? 4096, stallAction: opts.stallAction } }) as unknown as Worker,
+          create: () =>
+            new WebWorkerShim(url, { workerData: { capacity: opts.capacity ?? 4096, stallAction: opts.stallAction } }) as unknown as Worker,
         }),
       );
       this.inflight.push(0);

@@ -88,7 +88,8 @@ export function stepSchema(limits: ServeLimits) {
     .strict();
 }
 
-const intText = (min: number, max: number) => z.string().regex(/^\d+$/, 'expected a non-negative integer').transform(Number).pipe(z.number().int().min(min).max(max));
+const intText = (min: number, max: number) =>
+  z.string().regex(/^\d+$/, 'expected a non-negative integer').transform(Number).pipe(z.number().int().min(min).max(max));
 
 /** Query of GET /v1/design. */
 export const designQuery = z
@@ -123,7 +124,8 @@ export function parseWith<T extends z.ZodType>(schema: T, value: unknown, where:
   }
   const field = issue.path.length ? issue.path.map(String).join('.') : where;
   let message = issue.message;
-  if (issue.code === 'invalid_value' && 'values' in issue) message = `expected one of ${(issue.values as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
+  if (issue.code === 'invalid_value' && 'values' in issue)
+    message = `expected one of ${(issue.values as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
   if (issue.code === 'too_big' && field === 'action') message = `action is longer than the limit (${message})`;
   throw new HttpError(400, field, `${field}: ${message}`);
 }

@@ -56,7 +56,8 @@ function authorized(req: IncomingMessage, token: Buffer | null): boolean {
 }
 
 function allow(r: Req, ...methods: string[]): void {
-  if (!methods.includes(r.method)) throw new HttpError(405, 'method', `${r.method} ${r.url.pathname.slice(0, 120)}: allowed ${methods.join(', ')}`, 'method_not_allowed');
+  if (!methods.includes(r.method))
+    throw new HttpError(405, 'method', `${r.method} ${r.url.pathname.slice(0, 120)}: allowed ${methods.join(', ')}`, 'method_not_allowed');
 }
 
 function noQuery(r: Req): void {
@@ -64,7 +65,8 @@ function noQuery(r: Req): void {
   if (!first.done) throw new HttpError(400, first.value, `unknown query parameter '${first.value}'`);
 }
 
-const readJson = async (ctx: RouteContext, r: Req): Promise<unknown> => parseJson(await readBody(r.req, ctx.limits.maxBodyBytes, ctx.limits.bodyTimeoutMs));
+const readJson = async (ctx: RouteContext, r: Req): Promise<unknown> =>
+  parseJson(await readBody(r.req, ctx.limits.maxBodyBytes, ctx.limits.bodyTimeoutMs));
 
 /** GET /v1/health: liveness, counters, limits (no token needed). */
 function health(ctx: RouteContext, r: Req): RouteResult {
@@ -101,7 +103,8 @@ function design(_ctx: RouteContext, r: Req): RouteResult {
   const q = parseWith(designQuery, queryObject(r.url), 'query');
   if (q.method === 'oa') {
     oaReport ??= selectTraining(DEFAULT_SPACE, { method: 'oa' });
-    if (q.k !== undefined && q.k !== oaReport.runSize) throw new HttpError(400, 'k', `k: method oa has ${oaReport.runSize} runs; a different k needs method=random`);
+    if (q.k !== undefined && q.k !== oaReport.runSize)
+      throw new HttpError(400, 'k', `k: method oa has ${oaReport.runSize} runs; a different k needs method=random`);
     return ok(oaReport);
   }
   return ok(selectTraining(DEFAULT_SPACE, { method: 'random', k: q.k, seed: q.seed }));
@@ -154,7 +157,12 @@ function episodeId(raw: string): string {
   }
 }
 
-const ROUTES_2: Record<string, (ctx: RouteContext, r: Req) => RouteResult | Promise<RouteResult>> = { harnesses, design, tasks, episodes: createEpisode };
+const ROUTES_2: Record<string, (ctx: RouteContext, r: Req) => RouteResult | Promise<RouteResult>> = {
+  harnesses,
+  design,
+  tasks,
+  episodes: createEpisode,
+};
 
 /**
  * Answer one request. @returns the response
@@ -170,10 +178,12 @@ export async function route(ctx: RouteContext, req: IncomingMessage): Promise<Ro
   }
   const r: Req = { req, url, method: req.method ?? 'GET' };
   const parts = url.pathname.split('/').filter((p) => p !== '');
-  if (parts[0] !== 'v1') throw new HttpError(404, 'path', `no route ${url.pathname.slice(0, 120)}; routes are under /v1 (see docs/SCALE-OUT.md)`, 'not_found');
+  if (parts[0] !== 'v1')
+    throw new HttpError(404, 'path', `no route ${url.pathname.slice(0, 120)}; routes are under /v1 (see docs/SCALE-OUT.md)`, 'not_found');
   const [, a, b, c] = parts;
   if (a === 'health' && parts.length === 2) return health(ctx, r);
-  if (!authorized(req, ctx.token)) throw new HttpError(401, 'authorization', 'missing or wrong bearer token (Authorization: Bearer <token>)', 'unauthorized');
+  if (!authorized(req, ctx.token))
+    throw new HttpError(401, 'authorization', 'missing or wrong bearer token (Authorization: Bearer <token>)', 'unauthorized');
   const noRoute = () => new HttpError(404, 'path', `no route ${url.pathname.slice(0, 120)}`, 'not_found');
   if (parts.length === 2 && Object.hasOwn(ROUTES_2, a)) return ROUTES_2[a](ctx, r);
   if (a !== 'episodes') throw noRoute();

@@ -137,7 +137,8 @@ function listen(server: Server, port: number, host: string): Promise<void> {
  */
 export async function startServer(opts: ServeOptions = {}): Promise<RunningServer> {
   const host = opts.host ?? '127.0.0.1';
-  if (!isLoopback(host) && !opts.token) throw new Error(`host ${host} is not loopback: a bearer token is required (--token or HLAB_SERVE_TOKEN)`);
+  if (!isLoopback(host) && !opts.token)
+    throw new Error(`host ${host} is not loopback: a bearer token is required (--token or HLAB_SERVE_TOKEN)`);
   const limits: ServeLimits = { ...DEFAULT_LIMITS, ...(opts.limits ?? {}) };
   if (limits.defaultMaxTurns > limits.maxTurns) limits.defaultMaxTurns = limits.maxTurns;
   const now = opts.now ?? Date.now;
@@ -185,7 +186,11 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
       sendJson(
         res,
         429,
-        { error: `more than ${limits.maxConnectionsPerClient} open connections from ${req.socket.remoteAddress}`, field: null, code: 'too_many_connections' },
+        {
+          error: `more than ${limits.maxConnectionsPerClient} open connections from ${req.socket.remoteAddress}`,
+          field: null,
+          code: 'too_many_connections',
+        },
         { connection: 'close' },
       );
     else respond(ctx, req, res, log);
@@ -233,7 +238,10 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
         const stopped = new Promise<void>((r) => server.close(() => r()));
         server.closeIdleConnections();
         if (inFlight > 0) {
-          await Promise.race([new Promise<void>((r) => (drained = r)), new Promise<void>((r) => setTimeout(r, opts.drainMs ?? 10_000).unref())]);
+          await Promise.race([
+            new Promise<void>((r) => (drained = r)),
+            new Promise<void>((r) => setTimeout(r, opts.drainMs ?? 10_000).unref()),
+          ]);
         }
         server.closeAllConnections();
         await stopped;

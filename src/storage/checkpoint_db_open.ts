@@ -14,7 +14,12 @@ import { errName } from './checkpoint_tx';
  * @throws CheckpointError('newer-schema') when the database was upgraded by a newer build;
  *   ('upgrade-blocked') when another connection keeps the old schema open for longer than `blockedTimeoutMs`
  */
-export function openCheckpointDb(dbName: string, version: number, blockedTimeoutMs: number, stepAside: (reason: string) => void): Promise<IDBPDatabase<CheckpointDB>> {
+export function openCheckpointDb(
+  dbName: string,
+  version: number,
+  blockedTimeoutMs: number,
+  stepAside: (reason: string) => void,
+): Promise<IDBPDatabase<CheckpointDB>> {
   return new Promise<IDBPDatabase<CheckpointDB>>((resolve, reject) => {
     let settled = false;
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -60,9 +65,13 @@ export function openCheckpointDb(dbName: string, version: number, blockedTimeout
         settled = true;
         reject(
           errName(e) === 'VersionError'
-            ? new CheckpointError('newer-schema', `checkpoint database '${dbName}' has a newer schema than this build (${version}); reload to get the new version of Harness Lab`, {
-                cause: e,
-              })
+            ? new CheckpointError(
+                'newer-schema',
+                `checkpoint database '${dbName}' has a newer schema than this build (${version}); reload to get the new version of Harness Lab`,
+                {
+                  cause: e,
+                },
+              )
             : e,
         );
       },

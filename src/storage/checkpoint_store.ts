@@ -236,11 +236,15 @@ export class CheckpointStore {
       try {
         removedSteps = await this.applyRetention(runId, retention);
       } catch (e) {
-        throw new CheckpointError('write-failed', `${describeCheckpoint(runId, step)} was saved, but applying retention afterwards failed: ${errText(e)}`, {
-          runId,
-          step,
-          cause: e,
-        });
+        throw new CheckpointError(
+          'write-failed',
+          `${describeCheckpoint(runId, step)} was saved, but applying retention afterwards failed: ${errText(e)}`,
+          {
+            runId,
+            step,
+            cause: e,
+          },
+        );
       }
     }
     return {
@@ -305,7 +309,11 @@ export class CheckpointStore {
   /** The steps `loadLatestGood` tries, in order, read in one transaction; `key` identifies the listing. */
   private async resumeOrder(runId: string): Promise<ResumeOrder> {
     const tx = this.requireOpen().transaction([STORE_RUNS, STORE_MANIFESTS], 'readonly');
-    const [ptr, keys] = await Promise.all([tx.objectStore(STORE_RUNS).get(runId), tx.objectStore(STORE_MANIFESTS).getAllKeys(runRange(runId)), tx.done]);
+    const [ptr, keys] = await Promise.all([
+      tx.objectStore(STORE_RUNS).get(runId),
+      tx.objectStore(STORE_MANIFESTS).getAllKeys(runRange(runId)),
+      tx.done,
+    ]);
     const steps = keys.map(([, s]) => s).sort((a, b) => b - a);
     const latest = isRunRecord(ptr) ? ptr.latestStep : null;
     const order = latest !== null ? [latest, ...steps.filter((s) => s < latest)] : steps;
@@ -338,7 +346,11 @@ export class CheckpointStore {
     validateRunId(runId);
     const db = this.requireOpen();
     const tx = db.transaction([STORE_RUNS, STORE_MANIFESTS], 'readonly');
-    const [ptr, recs] = await Promise.all([tx.objectStore(STORE_RUNS).get(runId), tx.objectStore(STORE_MANIFESTS).getAll(runRange(runId)), tx.done]);
+    const [ptr, recs] = await Promise.all([
+      tx.objectStore(STORE_RUNS).get(runId),
+      tx.objectStore(STORE_MANIFESTS).getAll(runRange(runId)),
+      tx.done,
+    ]);
     const latest = isRunRecord(ptr) ? ptr.latestStep : null;
     return recs.map((r) => ({
       runId: r.runId,
@@ -400,7 +412,12 @@ export class CheckpointStore {
     const tx = db.transaction([STORE_CHUNKS, STORE_MANIFESTS, STORE_RUNS], 'readwrite');
     const manifests = tx.objectStore(STORE_MANIFESTS);
     const n = (await manifests.getAllKeys(runRange(runId))).length;
-    await Promise.all([tx.objectStore(STORE_CHUNKS).delete(runRange(runId)), manifests.delete(runRange(runId)), tx.objectStore(STORE_RUNS).delete(runId), tx.done]);
+    await Promise.all([
+      tx.objectStore(STORE_CHUNKS).delete(runRange(runId)),
+      manifests.delete(runRange(runId)),
+      tx.objectStore(STORE_RUNS).delete(runId),
+      tx.done,
+    ]);
     return n;
   }
 
@@ -455,7 +472,8 @@ export class CheckpointStore {
    */
   async importCheckpoint(file: Blob | ArrayBuffer | Uint8Array, opts: ImportOptions = {}): Promise<SaveResult> {
     this.requireOpen();
-    const bytes = file instanceof Uint8Array ? file : file instanceof ArrayBuffer ? new Uint8Array(file) : new Uint8Array(await file.arrayBuffer());
+    const bytes =
+      file instanceof Uint8Array ? file : file instanceof ArrayBuffer ? new Uint8Array(file) : new Uint8Array(await file.arrayBuffer());
     const prepared = await decodeExportFile(bytes);
     return this.commitAndRetain(prepared, opts.overwrite === true);
   }

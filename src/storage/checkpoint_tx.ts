@@ -4,8 +4,23 @@
  */
 import type { IDBPDatabase } from 'idb';
 import { CheckpointError, describeCheckpoint } from './errors';
-import { parseManifest, validateRunId, validateStep, verifyAndAssembleTensor, type CheckpointManifest, type PreparedCheckpoint } from './serialize';
-import { STORE_CHUNKS, STORE_MANIFESTS, STORE_RUNS, checkpointChunkRange, type CheckpointDB, type ManifestRecord, type RunRecord } from './schema';
+import {
+  parseManifest,
+  validateRunId,
+  validateStep,
+  verifyAndAssembleTensor,
+  type CheckpointManifest,
+  type PreparedCheckpoint,
+} from './serialize';
+import {
+  STORE_CHUNKS,
+  STORE_MANIFESTS,
+  STORE_RUNS,
+  checkpointChunkRange,
+  type CheckpointDB,
+  type ManifestRecord,
+  type RunRecord,
+} from './schema';
 
 function fmtBytes(n: number): string {
   return n < 1 << 20 ? `${(n / 1024).toFixed(1)} KiB` : `${(n / (1 << 20)).toFixed(1)} MiB`;
@@ -52,7 +67,8 @@ export async function commitCheckpoint(db: IDBPDatabase<CheckpointDB>, prepared:
     }
     if (!exists) {
       track(chunks.delete(checkpointChunkRange(m.runId, m.step)));
-      for (const c of prepared.chunks) track(chunks.put({ runId: m.runId, step: m.step, tensor: c.tensor, index: c.index, bytes: c.bytes }));
+      for (const c of prepared.chunks)
+        track(chunks.put({ runId: m.runId, step: m.step, tensor: c.tensor, index: c.index, bytes: c.bytes }));
       const rec: ManifestRecord = {
         runId: m.runId,
         step: m.step,
@@ -74,7 +90,10 @@ export async function commitCheckpoint(db: IDBPDatabase<CheckpointDB>, prepared:
       });
     }
     const prev = await readPointer(db, m.runId).catch(() => null);
-    const intact = prev === null ? 'the run had no earlier checkpoint' : `the previous checkpoint (step ${prev.latestStep}) is intact and still the latest`;
+    const intact =
+      prev === null
+        ? 'the run had no earlier checkpoint'
+        : `the previous checkpoint (step ${prev.latestStep}) is intact and still the latest`;
     const what = `${fmtBytes(prepared.totalBytes)} in ${prepared.chunks.length} chunks`;
     if (errName(e) === 'QuotaExceededError') {
       throw new CheckpointError(
@@ -84,12 +103,16 @@ export async function commitCheckpoint(db: IDBPDatabase<CheckpointDB>, prepared:
         { runId: m.runId, step: m.step, cause: e, ...(prev ? { keptStep: prev.latestStep } : {}) },
       );
     }
-    throw new CheckpointError('write-failed', `${where} was not saved: the transaction aborted while writing ${what} (${errText(e)}); it was rolled back and ${intact}.`, {
-      runId: m.runId,
-      step: m.step,
-      cause: e,
-      ...(prev ? { keptStep: prev.latestStep } : {}),
-    });
+    throw new CheckpointError(
+      'write-failed',
+      `${where} was not saved: the transaction aborted while writing ${what} (${errText(e)}); it was rolled back and ${intact}.`,
+      {
+        runId: m.runId,
+        step: m.step,
+        cause: e,
+        ...(prev ? { keptStep: prev.latestStep } : {}),
+      },
+    );
   }
 }
 
@@ -133,7 +156,10 @@ export async function readVerifiedCheckpoint(
     throw e;
   }
   if (manifest.runId !== runId || manifest.step !== step) {
-    throw new CheckpointError('corrupt', `${where} is corrupt: its manifest describes run '${manifest.runId}' step ${manifest.step}`, { runId, step });
+    throw new CheckpointError('corrupt', `${where} is corrupt: its manifest describes run '${manifest.runId}' step ${manifest.step}`, {
+      runId,
+      step,
+    });
   }
   // getAllKeys and getAll over one range in one transaction list the same records in the same order.
   const byTensor = new Map<string, (ArrayBuffer | undefined)[]>();

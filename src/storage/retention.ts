@@ -36,7 +36,11 @@ export function validateRetention(policy: RetentionPolicy): RetentionPolicy {
  * @returns both lists sorted ascending; together they hold each distinct step once.
  * @throws CheckpointError('invalid-input') for a bad policy.
  */
-export function planRetention(steps: readonly number[], protectedSteps: readonly number[], policy: RetentionPolicy): { keep: number[]; remove: number[] } {
+export function planRetention(
+  steps: readonly number[],
+  protectedSteps: readonly number[],
+  policy: RetentionPolicy,
+): { keep: number[]; remove: number[] } {
   validateRetention(policy);
   const distinct = [...new Set(steps)].sort((a, b) => a - b);
   const keep = new Set<number>(distinct.slice(Math.max(0, distinct.length - policy.keepLast)));

@@ -67,7 +67,8 @@ export const UNFINISHED_FACTOR = 0.5;
  */
 export function verification(checks: SubCheck[]): Verification {
   const prog = checks.filter((c) => c.kind === 'progress');
-  if (checks.length > 0 && prog.length === 0) throw new Error(`verification: no progress check among [${checks.map((c) => c.name).join(', ')}]`);
+  if (checks.length > 0 && prog.length === 0)
+    throw new Error(`verification: no progress check among [${checks.map((c) => c.name).join(', ')}]`);
   const progress = prog.length ? prog.reduce((a, c) => a + (c.pass ? 1 : (c.credit ?? 0)), 0) / prog.length : 0;
   const preserved = checks.every((c) => c.kind !== 'preservation' || c.pass);
   const finished = checks.every((c) => c.kind !== 'completion' || c.pass);
@@ -92,7 +93,8 @@ export function makeSuite(name: SuiteName, families: Family<unknown>[]): TaskSui
     if (tier !== 1 && tier !== 2 && tier !== 3) throw new Error(`suite '${name}': tier must be 1, 2 or 3, got ${JSON.stringify(tier)}`);
   };
   const checkSeed = (seed: unknown) => {
-    if (!Number.isSafeInteger(seed) || (seed as number) < 0) throw new Error(`suite '${name}': seed must be a non-negative safe integer, got ${JSON.stringify(seed)}`);
+    if (!Number.isSafeInteger(seed) || (seed as number) < 0)
+      throw new Error(`suite '${name}': seed must be a non-negative safe integer, got ${JSON.stringify(seed)}`);
   };
   const rebuild = (task: Task) => {
     if (task.suite !== name) throw new Error(`suite '${name}': task ${task.id} belongs to suite '${task.suite}'`);
@@ -197,7 +199,8 @@ export function* mustRead(path: string): Generator<ToolCall, string, ToolResult>
 // ------------------------------------------------------------------------- shared checks
 
 /** A sub-check of `kind` (the detail is kept only when it fails). */
-const checkOf = (kind: CheckKind, name: string, pass: boolean, detail?: string): SubCheck => (detail === undefined || pass ? { name, pass, kind } : { name, pass, kind, detail });
+const checkOf = (kind: CheckKind, name: string, pass: boolean, detail?: string): SubCheck =>
+  detail === undefined || pass ? { name, pass, kind } : { name, pass, kind, detail };
 
 /** A progress check: part of what the task asks; must fail on the task's initial state. */
 export const check = (name: string, pass: boolean, detail?: string): SubCheck => checkOf('progress', name, pass, detail);
@@ -237,7 +240,11 @@ export function noExtraCheck(initial: SandboxState, final: SandboxState, allowed
 export function textCheck(name: string, final: SandboxState, path: string, expected: string): SubCheck {
   const got = final.files[path];
   if (got === undefined) return check(name, false, `${path} does not exist`);
-  return check(name, normText(got) === normText(expected), `${path}: expected ${JSON.stringify(normText(expected))}, got ${JSON.stringify(normText(got).slice(0, 120))}`);
+  return check(
+    name,
+    normText(got) === normText(expected),
+    `${path}: expected ${JSON.stringify(normText(expected))}, got ${JSON.stringify(normText(got).slice(0, 120))}`,
+  );
 }
 
 /** The file at `path` exists. */
@@ -278,7 +285,24 @@ export const NAMES = [
   'Yan',
   'Zoe',
 ] as const;
-export const WORDS = ['apple', 'pear', 'plum', 'fig', 'kiwi', 'lime', 'lemon', 'mango', 'grape', 'melon', 'peach', 'berry', 'olive', 'date', 'cherry', 'guava'] as const;
+export const WORDS = [
+  'apple',
+  'pear',
+  'plum',
+  'fig',
+  'kiwi',
+  'lime',
+  'lemon',
+  'mango',
+  'grape',
+  'melon',
+  'peach',
+  'berry',
+  'olive',
+  'date',
+  'cherry',
+  'guava',
+] as const;
 export const THINGS = ['lamp', 'desk', 'chair', 'mug', 'pen', 'bag', 'fan', 'clock', 'radio', 'plant', 'sofa', 'rug'] as const;
 export const TEAMS = ['red', 'blue', 'green', 'gold', 'gray'] as const;
 

@@ -7,7 +7,23 @@ import { SERVICE_PATHS, eventLine, formatEvents, formatMail, parseEvents, parseM
 import type { CalEvent } from '../sandbox/services';
 import type { ToolCall } from '../sandbox/types';
 import type { SubCheck, Tier } from './types';
-import { NAMES, WORDS, call, check, emailOf, family, finishedCheck, intactCheck, keepCheck, listEntries, mustRead, noExtraCheck, randomDate, sample, searchHits } from './common';
+import {
+  NAMES,
+  WORDS,
+  call,
+  check,
+  emailOf,
+  family,
+  finishedCheck,
+  intactCheck,
+  keepCheck,
+  listEntries,
+  mustRead,
+  noExtraCheck,
+  randomDate,
+  sample,
+  searchHits,
+} from './common';
 import { byTier, base, ME, DRAFTS, fromLine, CHATTER, randomEvent, titles, inviteOf, replyChecks } from './errands_shared';
 
 // -------------------------------------------------------------------------- calendar-add
@@ -47,7 +63,13 @@ export const calendarAdd = family<CalendarSpec>({
         });
       });
       chatter.forEach((c, j) => {
-        files[`${SERVICE_PATHS.inbox}/${words[nNew + j]}.eml`] = formatMail({ from: emailOf(people[nNew + j]), to: ME, subject: c.subject, date: randomDate(rng), body: c.body });
+        files[`${SERVICE_PATHS.inbox}/${words[nNew + j]}.eml`] = formatMail({
+          from: emailOf(people[nNew + j]),
+          to: ME,
+          subject: c.subject,
+          date: randomDate(rng),
+          body: c.body,
+        });
       });
     }
     const e = events[0];
@@ -146,7 +168,13 @@ export const mailReply = family<ReplySpec>({
     );
     // t2: the first two mails come from the same person; the latest of them is answered.
     const from = tier === 2 ? [people[0], people[0], people[1]] : people;
-    const mails = words.map((w, i) => ({ path: `${SERVICE_PATHS.inbox}/${w}.eml`, from: emailOf(from[i]), subject: chatter[i].subject, date: dates[i], body: chatter[i].body }));
+    const mails = words.map((w, i) => ({
+      path: `${SERVICE_PATHS.inbox}/${w}.eml`,
+      from: emailOf(from[i]),
+      subject: chatter[i].subject,
+      date: dates[i],
+      body: chatter[i].body,
+    }));
     for (const m of mails) files[m.path] = formatMail({ from: m.from, to: ME, subject: m.subject, date: m.date, body: m.body });
     const reply = (m: (typeof mails)[number], path: string) => ({ path, to: m.from, subject: m.subject });
     let replies: ReplySpec['replies'];
@@ -166,7 +194,11 @@ export const mailReply = family<ReplySpec>({
       replies = mails.map((m) => reply(m, `${SERVICE_PATHS.sent}/${base(m.path)}`));
       instruction = `Reply "${word}" to each mail in ${SERVICE_PATHS.inbox}. Save each reply in ${SERVICE_PATHS.sent} under the same file name.`;
     }
-    return { instruction, files, spec: { word, replies, sender: tier === 2 ? people[0] : null, source: tier === 1 ? mails[0].path : null, draft } };
+    return {
+      instruction,
+      files,
+      spec: { word, replies, sender: tier === 2 ? people[0] : null, source: tier === 1 ? mails[0].path : null, draft },
+    };
   },
   checks(spec, task, final, tr) {
     const replies = spec.replies.flatMap((r) => replyChecks(final, r.path, r.to, r.subject, spec.word, base(r.path)));

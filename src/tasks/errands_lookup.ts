@@ -4,7 +4,17 @@
  * named file lives elsewhere).
  */
 import type { Rng } from '../util/rng';
-import { SERVICE_PATHS, csvRecords, formatCsv, formatEvents, formatMail, parseCsv, parseEvents, parseMail, textLines } from '../sandbox/services';
+import {
+  SERVICE_PATHS,
+  csvRecords,
+  formatCsv,
+  formatEvents,
+  formatMail,
+  parseCsv,
+  parseEvents,
+  parseMail,
+  textLines,
+} from '../sandbox/services';
 import type { CalEvent } from '../sandbox/services';
 import type { Tier } from './types';
 import {
@@ -37,7 +47,8 @@ interface TriageSpec {
 export const inboxTriage = family<TriageSpec>({
   info: {
     name: 'inbox-triage',
-    description: 'Move every mail whose subject mentions a keyword from /mail/inbox to /mail/archive (1, 3 or 6 among chatter; from t2 a chatter body mentions the keyword too).',
+    description:
+      'Move every mail whose subject mentions a keyword from /mail/inbox to /mail/archive (1, 3 or 6 among chatter; from t2 a chatter body mentions the keyword too).',
     needsStateTracking: false,
     hasRecoverableError: false,
   },
@@ -71,7 +82,12 @@ export const inboxTriage = family<TriageSpec>({
     const notMoved = spec.moved.filter((n) => final.files[dst(n)] !== task.initial.files[src(n)]);
     const left = spec.moved.filter((n) => final.files[src(n)] !== undefined);
     return [
-      partCheck('archived', spec.moved.length - notMoved.length, spec.moved.length, `missing or changed in ${SERVICE_PATHS.archive}: ${notMoved.join(', ')}`),
+      partCheck(
+        'archived',
+        spec.moved.length - notMoved.length,
+        spec.moved.length,
+        `missing or changed in ${SERVICE_PATHS.archive}: ${notMoved.join(', ')}`,
+      ),
       partCheck('removed_from_inbox', spec.moved.length - left.length, spec.moved.length, `still in the inbox: ${left.join(', ')}`),
       // A mail may leave the inbox only by arriving in the archive: deleting it is damage.
       intactCheck(task.initial, final, spec.moved.filter((n) => !notMoved.includes(n)).map(src)),
@@ -145,23 +161,39 @@ export const findContact = family<ContactSpec>({
         : tier === 2
           ? `Mail ${person}'s phone number (see ${SERVICE_PATHS.contacts}) to ${recipient}. Save it as ${out} with subject "${subject}".`
           : `Mail ${person}'s phone (see ${SERVICE_PATHS.contacts}) and the date of "${event!.title}" (see ${SERVICE_PATHS.calendar}) to ${recipient}. Save it as ${out} with subject "${subject}".`;
-    return { instruction, files, spec: { person, phone: phones[0], recipient, to: tier === 1 ? null : emailOf(recipient), event, out, subject } };
+    return {
+      instruction,
+      files,
+      spec: { person, phone: phones[0], recipient, to: tier === 1 ? null : emailOf(recipient), event, out, subject },
+    };
   },
   checks(spec, task, final, tr) {
     const tail = [intactCheck(task.initial, final), noExtraCheck(task.initial, final, spec.out ? [spec.out] : []), finishedCheck(tr)];
     if (spec.out === null) {
       const nums = numberTokens(tr.answer ?? '');
-      return [check('answer_correct', nums.length > 0 && nums.every((n) => n === spec.phone), `expected ${spec.phone}, got ${JSON.stringify(tr.answer)}`), ...tail];
+      return [
+        check(
+          'answer_correct',
+          nums.length > 0 && nums.every((n) => n === spec.phone),
+          `expected ${spec.phone}, got ${JSON.stringify(tr.answer)}`,
+        ),
+        ...tail,
+      ];
     }
     const text = final.files[spec.out];
     const m = text === undefined ? null : parseMail(text);
     const cs = [
       existsCheck('sent', final, spec.out),
       check('to', m !== null && squash(m.to) === spec.to, `expected To: ${spec.to}, got ${JSON.stringify(m?.to)}`),
-      check('subject', m !== null && squash(m.subject) === squash(spec.subject!), `expected Subject: ${spec.subject}, got ${JSON.stringify(m?.subject)}`),
+      check(
+        'subject',
+        m !== null && squash(m.subject) === squash(spec.subject!),
+        `expected Subject: ${spec.subject}, got ${JSON.stringify(m?.subject)}`,
+      ),
       check('phone_in_body', m !== null && numberTokens(m.body).includes(spec.phone), `expected ${spec.phone} in the body`),
     ];
-    if (spec.event) cs.push(check('date_in_body', m !== null && m.body.includes(spec.event.date), `expected ${spec.event.date} in the body`));
+    if (spec.event)
+      cs.push(check('date_in_body', m !== null && m.body.includes(spec.event.date), `expected ${spec.event.date} in the body`));
     return [...cs, ...tail];
   },
   *solve(spec, task) {

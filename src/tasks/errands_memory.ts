@@ -6,7 +6,21 @@ import type { Rng } from '../util/rng';
 import { formatTodos, normText, parseTodos, textLines } from '../sandbox/services';
 import type { TodoItem } from '../sandbox/services';
 import type { SubCheck, Tier } from './types';
-import { NAMES, WORDS, call, check, family, finishedCheck, intactCheck, keepCheck, mustRead, noExtraCheck, numberTokens, sample, textCheck } from './common';
+import {
+  NAMES,
+  WORDS,
+  call,
+  check,
+  family,
+  finishedCheck,
+  intactCheck,
+  keepCheck,
+  mustRead,
+  noExtraCheck,
+  numberTokens,
+  sample,
+  textCheck,
+} from './common';
 import { byTier, base, squash } from './errands_shared';
 
 // -------------------------------------------------------------------------------- recall
@@ -32,7 +46,9 @@ export const recall = family<RecallSpec>({
     const keyLine = `${key[0].toUpperCase()}${key.slice(1)}: ${code}`;
     // t1: no other number in the memo, so the answer is the one value on the key's line.
     const memo =
-      tier === 1 ? rng.shuffle([keyLine, rng.pick(['Gym on Monday.', 'Buy milk.', 'Call the bank.'])]) : rng.shuffle([`Gym at ${h} pm.`, keyLine, `Room ${rng.range(10, 99)}.`]);
+      tier === 1
+        ? rng.shuffle([keyLine, rng.pick(['Gym on Monday.', 'Buy milk.', 'Call the bank.'])])
+        : rng.shuffle([`Gym at ${h} pm.`, keyLine, `Room ${rng.range(10, 99)}.`]);
     const files: Record<string, string> = { '/notes/memo.md': memo.join('\n') + '\n' };
     const copies = sample(rng, WORDS, byTier(tier, 0, 1, 3)).map((w) => `/notes/${w}.md`);
     for (const p of copies) files[p] = `# ${base(p).slice(0, -3)}\nCall ${rng.pick(NAMES)} on day ${rng.range(1, 28)}.\n`;
@@ -47,7 +63,11 @@ export const recall = family<RecallSpec>({
     const nums = numberTokens(tr.answer ?? '');
     const backups = spec.copies.map((p) => `/backup/${base(p)}`);
     return [
-      check('answer_correct', nums.length > 0 && nums.every((n) => n === spec.code), `expected ${spec.code}, got ${JSON.stringify(tr.answer)}`),
+      check(
+        'answer_correct',
+        nums.length > 0 && nums.every((n) => n === spec.code),
+        `expected ${spec.code}, got ${JSON.stringify(tr.answer)}`,
+      ),
       ...spec.copies.map((p, i) => textCheck(`backup ${base(p)}`, final, backups[i], task.initial.files[p])),
       intactCheck(task.initial, final),
       noExtraCheck(task.initial, final, backups),
@@ -113,7 +133,9 @@ export const todoUpdate = family<TodoSpec>({
     const done: string[] = [];
     lists.forEach((p, i) => {
       // t3: one or two done items per list, at random positions, and at least one open item.
-      const raw = chores.slice(i * 3, i * 3 + 3).map((text, j) => ({ text, done: tier === 3 ? j === 0 || (j === 1 && rng.int(2) === 0) : j === 2 }));
+      const raw = chores
+        .slice(i * 3, i * 3 + 3)
+        .map((text, j) => ({ text, done: tier === 3 ? j === 0 || (j === 1 && rng.int(2) === 0) : j === 2 }));
       const items: TodoItem[] = tier === 3 ? rng.shuffle(raw) : raw;
       files[p] = formatTodos(names[i], items);
       done.push(...items.filter((it) => it.done).map((it) => it.text));
@@ -137,12 +159,15 @@ export const todoUpdate = family<TodoSpec>({
   checks(spec, task, final, tr) {
     const items = (p: string) => parseTodos(final.files[p] ?? '');
     const before = (p: string) => parseTodos(task.initial.files[p]);
-    const same = (a: TodoItem[], b: TodoItem[]) => a.length === b.length && a.every((x, i) => x.done === b[i].done && squash(x.text) === squash(b[i].text));
+    const same = (a: TodoItem[], b: TodoItem[]) =>
+      a.length === b.length && a.every((x, i) => x.done === b[i].done && squash(x.text) === squash(b[i].text));
     const cs: SubCheck[] = [];
     if (spec.add !== null) {
       const got = items(spec.addTo!);
       const hits = got.filter((it) => squash(it.text) === spec.add);
-      cs.push(check('item_added', hits.length === 1 && !hits[0].done, `expected one open "${spec.add}" in ${spec.addTo}, found ${hits.length}`));
+      cs.push(
+        check('item_added', hits.length === 1 && !hits[0].done, `expected one open "${spec.add}" in ${spec.addTo}, found ${hits.length}`),
+      );
       cs.push(
         keepCheck(
           `${base(spec.addTo!)}: others kept`,
@@ -167,12 +192,20 @@ export const todoUpdate = family<TodoSpec>({
           `"${spec.mark}" is not done in ${spec.markIn}`,
         ),
       );
-      cs.push(keepCheck(`${base(spec.markIn!)}: others kept`, same(unmarked, before(spec.markIn!)), 'items other than the marked one changed'));
+      cs.push(
+        keepCheck(`${base(spec.markIn!)}: others kept`, same(unmarked, before(spec.markIn!)), 'items other than the marked one changed'),
+      );
     }
     if (task.tier === 3) {
       for (const p of spec.lists) {
         const want = before(p).filter((it) => !it.done);
-        cs.push(check(`${base(p)}: only open items left`, final.files[p] !== undefined && same(items(p), want), `expected ${want.map((w) => w.text).join(', ')}`));
+        cs.push(
+          check(
+            `${base(p)}: only open items left`,
+            final.files[p] !== undefined && same(items(p), want),
+            `expected ${want.map((w) => w.text).join(', ')}`,
+          ),
+        );
       }
       const doneText = final.files['/notes/done.md'];
       const got =
@@ -182,10 +215,21 @@ export const todoUpdate = family<TodoSpec>({
               .filter((l) => !l.startsWith('#'))
               .map((l) => squash(l.replace(/^[-*]\s*(\[[ xX]\]\s*)?/, '')));
       const want = [...spec.done].sort();
-      cs.push(check('done_collected', JSON.stringify([...got].sort()) === JSON.stringify(want), `expected {${want.join(', ')}}, got {${got.join(', ')}}`));
+      cs.push(
+        check(
+          'done_collected',
+          JSON.stringify([...got].sort()) === JSON.stringify(want),
+          `expected {${want.join(', ')}}, got {${got.join(', ')}}`,
+        ),
+      );
     }
     const changed = task.tier === 3 ? spec.lists : [spec.addTo!, spec.markIn!].filter((p) => p !== null);
-    return [...cs, intactCheck(task.initial, final, changed), noExtraCheck(task.initial, final, task.tier === 3 ? ['/notes/done.md'] : []), finishedCheck(tr)];
+    return [
+      ...cs,
+      intactCheck(task.initial, final, changed),
+      noExtraCheck(task.initial, final, task.tier === 3 ? ['/notes/done.md'] : []),
+      finishedCheck(tr),
+    ];
   },
   *solve(spec, task) {
     const rewrite = (text: string, f: (l: string) => string | null) =>

@@ -58,7 +58,11 @@ export function replyChecks(final: SandboxState, path: string, to: string, subje
   return [
     check(`${label}: sent`, m !== null, text === undefined ? `${path} does not exist` : `${path} is not a mail (From/To/Subject headers)`),
     check(`${label}: to`, m !== null && squash(m.to) === to.toLowerCase(), `expected To: ${to}, got ${JSON.stringify(m?.to)}`),
-    check(`${label}: subject`, m !== null && squash(m.subject) === squash(`Re: ${subject}`), `expected Subject: Re: ${subject}, got ${JSON.stringify(m?.subject)}`),
+    check(
+      `${label}: subject`,
+      m !== null && squash(m.subject) === squash(`Re: ${subject}`),
+      `expected Subject: Re: ${subject}, got ${JSON.stringify(m?.subject)}`,
+    ),
     check(`${label}: body`, bodyOk, `expected a body line "${word}", got ${JSON.stringify(m?.body.slice(0, 80))}`),
   ];
 }

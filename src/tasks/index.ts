@@ -39,7 +39,9 @@ export function splitOf(seed: number): Split {
     const r = SEED_RANGES[split];
     if (Number.isInteger(seed) && seed >= r.from && seed <= r.to) return split;
   }
-  throw new Error(`seed ${seed} is in neither the train range [${TRAIN_SEEDS.from}, ${TRAIN_SEEDS.to}] nor the test range [${TEST_SEEDS.from}, ${TEST_SEEDS.to}]`);
+  throw new Error(
+    `seed ${seed} is in neither the train range [${TRAIN_SEEDS.from}, ${TRAIN_SEEDS.to}] nor the test range [${TEST_SEEDS.from}, ${TEST_SEEDS.to}]`,
+  );
 }
 
 /**

@@ -26,7 +26,8 @@ export function resolveTask(suiteName: SuiteName, spec: string, family: string |
   let seedText = s;
   const m = /^(?:([a-z]+)\/)?([a-z0-9-]+)\/t(\d+)\/(\d+)$/.exec(s);
   if (m) {
-    if (m[1] !== undefined && m[1] !== suiteName) throw new TaskRefError(`--task '${spec}': belongs to suite '${m[1]}', not '${suiteName}'`);
+    if (m[1] !== undefined && m[1] !== suiteName)
+      throw new TaskRefError(`--task '${spec}': belongs to suite '${m[1]}', not '${suiteName}'`);
     fam = m[2];
     t = Number(m[3]);
     seedText = m[4];

@@ -80,14 +80,20 @@ const csvSum = family<CsvSumSpec>({
     }
     const out = `/out/${rng.pick(['total', 'sum', 'qty'])}.txt`;
     const instruction =
-      m === 1 ? `Sum the qty column of ${inputs[0]} and write the total to ${out}.` : `Sum the qty column over all CSV files in /data/sales and write the total to ${out}.`;
+      m === 1
+        ? `Sum the qty column of ${inputs[0]} and write the total to ${out}.`
+        : `Sum the qty column over all CSV files in /data/sales and write the total to ${out}.`;
     return { instruction, files, spec: { inputs, single: m === 1, out, total } };
   },
   checks(spec, task, final, tr) {
     const got = final.files[spec.out];
     return [
       existsCheck('output_exists', final, spec.out),
-      check('total_correct', got !== undefined && got.trim() === String(spec.total), `expected ${spec.total}, got ${JSON.stringify(got?.slice(0, 40))}`),
+      check(
+        'total_correct',
+        got !== undefined && got.trim() === String(spec.total),
+        `expected ${spec.total}, got ${JSON.stringify(got?.slice(0, 40))}`,
+      ),
       intactCheck(task.initial, final),
       noExtraCheck(task.initial, final, [spec.out]),
       finishedCheck(tr),
@@ -121,7 +127,8 @@ interface OrganizeSpec {
 const organize = family<OrganizeSpec>({
   info: {
     name: 'organize',
-    description: 'Move every file of one extension from /inbox into a destination folder, keeping names (1, 3 or 6 files among distractors).',
+    description:
+      'Move every file of one extension from /inbox into a destination folder, keeping names (1, 3 or 6 files among distractors).',
     needsStateTracking: false,
     hasRecoverableError: false,
   },
@@ -151,7 +158,12 @@ const organize = family<OrganizeSpec>({
     const notMoved = spec.moved.filter((n) => final.files[`${spec.dest}/${n}`] !== task.initial.files[`/inbox/${n}`]);
     const left = spec.moved.filter((n) => final.files[`/inbox/${n}`] !== undefined);
     return [
-      partCheck('moved_present', spec.moved.length - notMoved.length, spec.moved.length, `missing or changed in ${spec.dest}: ${notMoved.join(', ')}`),
+      partCheck(
+        'moved_present',
+        spec.moved.length - notMoved.length,
+        spec.moved.length,
+        `missing or changed in ${spec.dest}: ${notMoved.join(', ')}`,
+      ),
       partCheck('sources_removed', spec.moved.length - left.length, spec.moved.length, `still in /inbox: ${left.join(', ')}`),
       // A source may leave /inbox only by arriving at the destination: deleting it instead is
       // damage, not half a move (it would otherwise pass 'sources_removed' for free).
@@ -205,8 +217,10 @@ const replaceText = family<ReplaceSpec>({
     const files: Record<string, string> = {};
     const expected: Record<string, string> = {};
     const targets: string[] = [];
-    const filler = () => rng.pick([`Budget: ${rng.range(2, 90)} units.`, `Team ${rng.pick(TEAMS)} owns it.`, `Next check in week ${rng.range(1, 52)}.`]);
-    const mention = () => rng.pick([`${old} ships in week ${rng.range(1, 52)}.`, `Ask ${rng.pick(NAMES)} about ${old}.`, `${old} needs ${old} tests.`]);
+    const filler = () =>
+      rng.pick([`Budget: ${rng.range(2, 90)} units.`, `Team ${rng.pick(TEAMS)} owns it.`, `Next check in week ${rng.range(1, 52)}.`]);
+    const mention = () =>
+      rng.pick([`${old} ships in week ${rng.range(1, 52)}.`, `Ask ${rng.pick(NAMES)} about ${old}.`, `${old} needs ${old} tests.`]);
     words.forEach((w, i) => {
       const p = `/docs/${w}.md`;
       const isTarget = i < nT;
@@ -298,20 +312,38 @@ const misplaced = family<MisplacedSpec>({
     return {
       instruction,
       files,
-      spec: { thing, code: codes[0], owner: owners[0], stated: tier === 3 ? stated : stated.slice(0, 1), actual: tier === 3 ? actual : actual.slice(0, 1), out },
+      spec: {
+        thing,
+        code: codes[0],
+        owner: owners[0],
+        stated: tier === 3 ? stated : stated.slice(0, 1),
+        actual: tier === 3 ? actual : actual.slice(0, 1),
+        out,
+      },
     };
   },
   checks(spec, task, final, tr) {
     const tail = [intactCheck(task.initial, final), noExtraCheck(task.initial, final, spec.out ? [spec.out] : []), finishedCheck(tr)];
     if (!spec.out) {
       const nums = numberTokens(tr.answer ?? '');
-      return [check('answer_correct', nums.length > 0 && nums.every((n) => n === spec.code), `expected ${spec.code} in the answer, got ${JSON.stringify(tr.answer)}`), ...tail];
+      return [
+        check(
+          'answer_correct',
+          nums.length > 0 && nums.every((n) => n === spec.code),
+          `expected ${spec.code} in the answer, got ${JSON.stringify(tr.answer)}`,
+        ),
+        ...tail,
+      ];
     }
     const got = final.files[spec.out];
     if (task.tier === 2) {
       return [
         existsCheck('output_exists', final, spec.out),
-        check('code_correct', got !== undefined && got.trim() === spec.code, `expected ${spec.code}, got ${JSON.stringify(got?.slice(0, 40))}`),
+        check(
+          'code_correct',
+          got !== undefined && got.trim() === spec.code,
+          `expected ${spec.code}, got ${JSON.stringify(got?.slice(0, 40))}`,
+        ),
         ...tail,
       ];
     }
@@ -319,7 +351,11 @@ const misplaced = family<MisplacedSpec>({
     return [
       existsCheck('output_exists', final, spec.out),
       check('code_correct', cells[0] === spec.code, `expected code ${spec.code}, got ${JSON.stringify(cells[0])}`),
-      check('owner_correct', cells.length === 2 && cells[1] === spec.owner, `expected owner ${spec.owner}, got ${JSON.stringify(cells.slice(1).join(','))}`),
+      check(
+        'owner_correct',
+        cells.length === 2 && cells[1] === spec.owner,
+        `expected owner ${spec.owner}, got ${JSON.stringify(cells.slice(1).join(','))}`,
+      ),
       ...tail,
     ];
   },
@@ -358,7 +394,8 @@ interface CleanupSpec {
 const cleanup = family<CleanupSpec>({
   info: {
     name: 'cleanup',
-    description: 'Delete every .tmp file in /work (t1: 1, t2: 3, t3: 5 including a subfolder) and, from t2, write how many were deleted to /out/count.txt.',
+    description:
+      'Delete every .tmp file in /work (t1: 1, t2: 3, t3: 5 including a subfolder) and, from t2, write how many were deleted to /out/count.txt.',
     needsStateTracking: false,
     hasRecoverableError: false,
   },
@@ -385,10 +422,19 @@ const cleanup = family<CleanupSpec>({
   },
   checks(spec, task, final, tr) {
     const left = spec.tmp.filter((p) => final.files[p] !== undefined);
-    const cs = [partCheck('tmp_removed', spec.tmp.length - left.length, spec.tmp.length, `still present: ${left.join(', ')}`), intactCheck(task.initial, final, spec.tmp)];
+    const cs = [
+      partCheck('tmp_removed', spec.tmp.length - left.length, spec.tmp.length, `still present: ${left.join(', ')}`),
+      intactCheck(task.initial, final, spec.tmp),
+    ];
     if (spec.out) {
       const got = final.files[spec.out];
-      cs.push(check('count_correct', got !== undefined && got.trim() === String(spec.tmp.length), `expected ${spec.tmp.length} in ${spec.out}, got ${JSON.stringify(got)}`));
+      cs.push(
+        check(
+          'count_correct',
+          got !== undefined && got.trim() === String(spec.tmp.length),
+          `expected ${spec.tmp.length} in ${spec.out}, got ${JSON.stringify(got)}`,
+        ),
+      );
     }
     return [...cs, noExtraCheck(task.initial, final, spec.out ? [spec.out] : []), finishedCheck(tr)];
   },
@@ -427,12 +473,17 @@ const teamList = family<TeamSpec>({
     const people = sample(rng, NAMES, nFiles * perFile);
     // At least two members, spread over the files (state tracking across reads at t3).
     // t1: exactly one member, so the output is one name copied from the file.
-    const inTeam = tier === 1 ? rng.shuffle(people.map((_, i) => i === 0)) : people.map((_, i) => i === 0 || i === people.length - 1 || rng.int(3) === 0);
+    const inTeam =
+      tier === 1
+        ? rng.shuffle(people.map((_, i) => i === 0))
+        : people.map((_, i) => i === 0 || i === people.length - 1 || rng.int(3) === 0);
     const files: Record<string, string> = {};
     const inputs: string[] = [];
     const words = sample(rng, WORDS, nFiles);
     for (let f = 0; f < nFiles; f++) {
-      const rows = people.slice(f * perFile, (f + 1) * perFile).map((n, j) => [n, inTeam[f * perFile + j] ? team : rng.pick(others.slice(0, 3))]);
+      const rows = people
+        .slice(f * perFile, (f + 1) * perFile)
+        .map((n, j) => [n, inTeam[f * perFile + j] ? team : rng.pick(others.slice(0, 3))]);
       const p = nFiles === 1 ? '/data/staff.csv' : `/data/staff/${words[f]}.csv`;
       files[p] = formatCsv(['name', 'team'], rows);
       inputs.push(p);
@@ -451,9 +502,16 @@ const teamList = family<TeamSpec>({
     const want = [...spec.members].sort();
     const cs = [
       existsCheck('output_exists', final, spec.out),
-      check('names_correct', JSON.stringify([...lines].sort()) === JSON.stringify(want), `expected {${want.join(', ')}}, got {${lines.join(', ')}}`),
+      check(
+        'names_correct',
+        JSON.stringify([...lines].sort()) === JSON.stringify(want),
+        `expected {${want.join(', ')}}, got {${lines.join(', ')}}`,
+      ),
     ];
-    if (spec.sorted) cs.push(check('sorted', lines.length > 0 && lines.every((l, i) => i === 0 || lines[i - 1] <= l), `not sorted A to Z: ${lines.join(', ')}`));
+    if (spec.sorted)
+      cs.push(
+        check('sorted', lines.length > 0 && lines.every((l, i) => i === 0 || lines[i - 1] <= l), `not sorted A to Z: ${lines.join(', ')}`),
+      );
     return [...cs, intactCheck(task.initial, final), noExtraCheck(task.initial, final, [spec.out]), finishedCheck(tr)];
   },
   *solve(spec) {

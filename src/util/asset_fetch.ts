@@ -23,7 +23,8 @@ export const ASSET_CACHE = 'hlab-assets-v1';
  */
 export function baseCheckpointUrl(preset: string, exposure?: string): string {
   if (!/^[a-z0-9-]+$/.test(preset)) throw new Error(`baseCheckpointUrl: preset must be a lowercase name, got '${preset}'`);
-  if (exposure !== undefined && !/^[a-z0-9-]+$/.test(exposure)) throw new Error(`baseCheckpointUrl: exposure must be a lowercase name, got '${exposure}'`);
+  if (exposure !== undefined && !/^[a-z0-9-]+$/.test(exposure))
+    throw new Error(`baseCheckpointUrl: exposure must be a lowercase name, got '${exposure}'`);
   return exposure === undefined || exposure === 'broad' ? `/base-${preset}.ckpt` : `/base-${preset}-${exposure}.ckpt`;
 }
 

@@ -14,7 +14,8 @@ function isShared(buf: ArrayBufferLike): boolean {
  */
 export function bytesLiteral(b: Uint8Array): string {
   let s = '';
-  for (const x of b) s += x >= 0x20 && x < 0x7f && x !== 0x22 && x !== 0x5c ? String.fromCharCode(x) : `\\x${x.toString(16).padStart(2, '0')}`;
+  for (const x of b)
+    s += x >= 0x20 && x < 0x7f && x !== 0x22 && x !== 0x5c ? String.fromCharCode(x) : `\\x${x.toString(16).padStart(2, '0')}`;
   return `"${s}"`;
 }
 

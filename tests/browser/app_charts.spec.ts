@@ -60,7 +60,12 @@ test('the Sampling throughput axis: wide tick labels keep clear of the axis labe
     [6.9275, 6.9271, 6.9268],
   ]) {
     await chart.evaluate((el, v) => {
-      (el as unknown as { spec: unknown }).spec = { x: v.map((_, i) => i + 1), xLabel: 'RL step', yLabel: 'tokens/s', series: [{ label: 'run', color: '#2f6db5', values: v }] };
+      (el as unknown as { spec: unknown }).spec = {
+        x: v.map((_, i) => i + 1),
+        xLabel: 'RL step',
+        yLabel: 'tokens/s',
+        series: [{ label: 'run', color: '#2f6db5', values: v }],
+      };
     }, values);
     await expect(chart).toHaveAttribute('data-points', String(values.length));
     await expect.poll(async () => (await yAxisFit(chart)).values.length).toBeGreaterThan(1);
@@ -109,7 +114,12 @@ test('20 runs of 2 methods in a curve chart: the hover legend names the 2 method
     const series = Array.from({ length: 20 }, (_, i) => {
       const method = i < 10 ? 'single harness' : 'harness scaling';
       const seed = i % 10;
-      return { label: `${method} · seed ${seed}`, group: method, color: colors[method], points: [1, 2, 3].map((s) => [s, (i < 10 ? 0.2 : 0.5) + seed / 100 + s / 10]) };
+      return {
+        label: `${method} · seed ${seed}`,
+        group: method,
+        color: colors[method],
+        points: [1, 2, 3].map((s) => [s, (i < 10 ? 0.2 : 0.5) + seed / 100 + s / 10]),
+      };
     });
     (el as unknown as { spec: unknown }).spec = { title: 'Reward', yLabel: 'reward', series };
   });
@@ -130,7 +140,10 @@ test('20 runs of 2 methods in a curve chart: the hover legend names the 2 method
   expect(Number(await rows.nth(1).locator('.u-value').textContent())).toBeCloseTo(0.545, 3);
   expect(Number(await rows.nth(2).locator('.u-value').textContent())).toBeCloseTo(0.845, 3);
   // Every run is still in the chart's text alternative.
-  await expect(chart).toHaveAttribute('aria-label', /single harness · mean of 10 runs: 0\.545 at step 3; .*harness scaling · seed 9: 0\.890 at step 3$/);
+  await expect(chart).toHaveAttribute(
+    'aria-label',
+    /single harness · mean of 10 runs: 0\.545 at step 3; .*harness scaling · seed 9: 0\.890 at step 3$/,
+  );
 });
 
 test('20 runs in 8 colours in a live chart: a colour used again is dashed, then dotted, in the legend too', async ({ page }) => {
@@ -143,10 +156,14 @@ test('20 runs in 8 colours in a live chart: a colour used again is dashed, then 
   });
   const markers = chart.locator('.u-legend tr.u-series .u-marker');
   await expect(markers).toHaveCount(21);
-  const looks = await markers.evaluateAll((ms) => ms.slice(1).map((m) => `${getComputedStyle(m).borderTopColor} ${getComputedStyle(m).borderTopStyle}`));
+  const looks = await markers.evaluateAll((ms) =>
+    ms.slice(1).map((m) => `${getComputedStyle(m).borderTopColor} ${getComputedStyle(m).borderTopStyle}`),
+  );
   expect(new Set(looks).size, looks.join('\n')).toBe(20);
   expect(looks.filter((l) => l.endsWith('dashed'))).toHaveLength(8);
   expect(looks.filter((l) => l.endsWith('dotted'))).toHaveLength(4);
-  const dashes = await chart.evaluate((el) => (el as unknown as { plot: { series: { dash?: number[] }[] } }).plot.series.slice(1).map((s) => (s.dash ?? []).length));
+  const dashes = await chart.evaluate((el) =>
+    (el as unknown as { plot: { series: { dash?: number[] }[] } }).plot.series.slice(1).map((s) => (s.dash ?? []).length),
+  );
   expect(dashes.filter((d) => d > 0)).toHaveLength(12);
 });

@@ -32,8 +32,12 @@ test.beforeAll(async ({ browser }) => {
   await expect(page.locator('h1')).toHaveText('Compare runs');
   await page.evaluate(
     async ([a, b]) => {
-      const fx = (await import(/* @vite-ignore */ '/tests/browser/app_results.fixture.ts'.toString())) as typeof import('./app_results.fixture');
-      const store = (await import(/* @vite-ignore */ '/src/app/results_store.ts'.toString())) as typeof import('../../src/app/results_store');
+      const fx = (await import(
+        /* @vite-ignore */ '/tests/browser/app_results.fixture.ts'.toString()
+      )) as typeof import('./app_results.fixture');
+      const store = (await import(
+        /* @vite-ignore */ '/src/app/results_store.ts'.toString()
+      )) as typeof import('../../src/app/results_store');
       // The app's form (what Train saves: ExperimentResults under `results`), which keeps extra fields such as specJson.
       const cli = JSON.parse(await fx.buildFixture());
       const out = {
@@ -42,12 +46,21 @@ test.beforeAll(async ({ browser }) => {
         curves: cli.curves,
         warnings: cli.warnings,
       };
-      const spec = { specVersion: 1, name: 'fixture', seeds: [0, 1], rl: { steps: 3, lr: 0.0001 }, model: { preset: 'mini', init: 'base' } };
+      const spec = {
+        specVersion: 1,
+        name: 'fixture',
+        seeds: [0, 1],
+        rl: { steps: 3, lr: 0.0001 },
+        model: { preset: 'mini', init: 'base' },
+      };
       await store.saveRunOutput(a, { ...out, specJson: spec });
       // B: other numbers (every after pass@1 halved) and another spec (steps, lr, init).
       const outB = JSON.parse(JSON.stringify(out));
       for (const r of outB.results.runs) r.after.base /= 2;
-      await store.saveRunOutput(b, { ...outB, specJson: { ...spec, rl: { steps: 6, lr: 0.0003 }, model: { preset: 'mini', init: 'scratch' } } });
+      await store.saveRunOutput(b, {
+        ...outB,
+        specJson: { ...spec, rl: { steps: 6, lr: 0.0003 }, model: { preset: 'mini', init: 'scratch' } },
+      });
     },
     [A, B],
   );
@@ -91,21 +104,32 @@ test('two saved runs: overlaid curves with hover values, side-by-side tables, sp
   const rows = page.locator('#compare-table tbody tr');
   await expect(rows).toHaveCount(4);
   const meanOf = async (run: string, method: string) =>
-    Number(await page.locator(`#compare-table tr[data-run="${run}"][data-method="${method}"] td[data-col="base"]`).getAttribute('data-mean'));
+    Number(
+      await page.locator(`#compare-table tr[data-run="${run}"][data-method="${method}"] td[data-col="base"]`).getAttribute('data-mean'),
+    );
   for (const m of ['oa', 'random']) expect(await meanOf('B', m)).toBeCloseTo((await meanOf('A', m)) / 2, 10);
 
   // Harness scaling: the Results view's panel, one column per run × method, one row per harness set.
   const heads = await page.locator('#compare-scaling-table thead th').allTextContents();
   expect(heads).toEqual(['harness set', 'A · oa', 'A · random', 'B · oa', 'B · random']);
   const scalingRows = page.locator('#compare-scaling-table tbody tr');
-  expect(await scalingRows.evaluateAll((rs) => rs.map((r) => r.getAttribute('data-set')))).toEqual(['base', 'train', 'inSpace', 'bb-assistant', 'bb-coding-cli']);
+  expect(await scalingRows.evaluateAll((rs) => rs.map((r) => r.getAttribute('data-set')))).toEqual([
+    'base',
+    'train',
+    'inSpace',
+    'bb-assistant',
+    'bb-coding-cli',
+  ]);
   const cell = (set: string, col: number) => page.locator(`#compare-scaling-table tr[data-set="${set}"] td`).nth(col);
   // 'oa' runs carry episodes (the same in A and B): pooled over 2 seeds × 24 episodes, with an interval.
   await expect(cell('base', 0)).toHaveAttribute('data-episodes', '48');
   expect(await cell('base', 2).getAttribute('data-rate')).toBe(await cell('base', 0).getAttribute('data-rate'));
   // 'random' has none: the mean over seeds, and B's is A's halved.
   await expect(cell('base', 1)).toContainText('no per-episode outcomes');
-  expect(Number(await cell('base', 3).getAttribute('data-rate'))).toBeCloseTo(Number(await cell('base', 1).getAttribute('data-rate')) / 2, 10);
+  expect(Number(await cell('base', 3).getAttribute('data-rate'))).toBeCloseTo(
+    Number(await cell('base', 1).getAttribute('data-rate')) / 2,
+    10,
+  );
   // Specs without a design shared by both runs: in-space is one row, and the panel says why.
   await expect(page.locator('#compare-scaling-no-distance')).toBeVisible();
 
@@ -125,13 +149,18 @@ test('two saved runs: overlaid curves with hover values, side-by-side tables, sp
 test('two runs of one design (quick): the harness-scaling panel splits held-out in-space configurations by Hamming distance', async () => {
   const names = ['scaling-test A', 'scaling-test B'];
   await page.evaluate(async (ns) => {
-    const fx = (await import(/* @vite-ignore */ '/tests/browser/app_results.fixture.ts'.toString())) as typeof import('./app_results.fixture');
+    const fx = (await import(
+      /* @vite-ignore */ '/tests/browser/app_results.fixture.ts'.toString()
+    )) as typeof import('./app_results.fixture');
     const store = (await import(/* @vite-ignore */ '/src/app/results_store.ts'.toString())) as typeof import('../../src/app/results_store');
-    const presets = (await import(/* @vite-ignore */ '/src/experiment/presets.ts'.toString())) as typeof import('../../src/experiment/presets');
+    const presets = (await import(
+      /* @vite-ignore */ '/src/experiment/presets.ts'.toString()
+    )) as typeof import('../../src/experiment/presets');
     const cli = JSON.parse(await fx.buildFixture());
     // The 'oa' runs' in-space episodes: the base cells under S0-T0-O0-C0-W1, one component from S0-T0-O0-C0-W0 of quick's L18 (d = 1).
     for (const r of cli.runs.filter((x: { episodes?: unknown }) => x.episodes)) {
-      for (const k of ['before', 'after'] as const) r.episodes[k].inSpace = r.episodes[k].base.map((e: object) => ({ ...e, harnessId: 'S0-T0-O0-C0-W1' }));
+      for (const k of ['before', 'after'] as const)
+        r.episodes[k].inSpace = r.episodes[k].base.map((e: object) => ({ ...e, harnessId: 'S0-T0-O0-C0-W1' }));
     }
     const out = {
       status: 'done' as const,
@@ -144,7 +173,13 @@ test('two runs of one design (quick): the harness-scaling panel splits held-out 
   await page.goto(`/#/compare?runs=${encodeURIComponent(JSON.stringify(names))}`);
   const rows = page.locator('#compare-scaling-table tbody tr');
   await expect(rows).toHaveCount(5);
-  expect(await rows.evaluateAll((rs) => rs.map((r) => r.getAttribute('data-set')))).toEqual(['base', 'train', 'inSpace-d1', 'bb-assistant', 'bb-coding-cli']);
+  expect(await rows.evaluateAll((rs) => rs.map((r) => r.getAttribute('data-set')))).toEqual([
+    'base',
+    'train',
+    'inSpace-d1',
+    'bb-assistant',
+    'bb-coding-cli',
+  ]);
   await expect(page.locator('#compare-scaling-table tr[data-set="inSpace-d1"] th')).toHaveText('in-space, d = 1 to the base harness');
   await expect(page.locator('#compare-scaling-table tr[data-set="inSpace-d1"] td').first()).toHaveAttribute('data-episodes', '48');
   await expect(page.locator('#compare-scaling-no-distance')).toHaveCount(0);
@@ -153,9 +188,13 @@ test('two runs of one design (quick): the harness-scaling panel splits held-out 
 test('results of a run saved with its spec: each harness has its role (training, held-out with its distance, black-box); the spec is shown', async ({}, info) => {
   const name = 'roles-test';
   await page.evaluate(async (n) => {
-    const fx = (await import(/* @vite-ignore */ '/tests/browser/app_results.fixture.ts'.toString())) as typeof import('./app_results.fixture');
+    const fx = (await import(
+      /* @vite-ignore */ '/tests/browser/app_results.fixture.ts'.toString()
+    )) as typeof import('./app_results.fixture');
     const store = (await import(/* @vite-ignore */ '/src/app/results_store.ts'.toString())) as typeof import('../../src/app/results_store');
-    const presets = (await import(/* @vite-ignore */ '/src/experiment/presets.ts'.toString())) as typeof import('../../src/experiment/presets');
+    const presets = (await import(
+      /* @vite-ignore */ '/src/experiment/presets.ts'.toString()
+    )) as typeof import('../../src/experiment/presets');
     const cli = JSON.parse(await fx.buildFixture());
     // quick trains the L18 orthogonal array: S0-T0-O0-C0-W0 and S1-T1-O1-C1-W1 are in it, S0-T0-O0-C0-W1 is not (one component from the base).
     for (const r of cli.runs) r.perHarness = { 'S0-T0-O0-C0-W0': 0.5, 'S1-T1-O1-C1-W1': 0.25, 'S0-T0-O0-C0-W1': 0.75, 'bb-assistant': 0 };
@@ -182,7 +221,9 @@ test('results of a run saved with its spec: each harness has its role (training,
     await page.goto(url);
     await expect(page.locator('.view:not([hidden]) h1')).toBeVisible();
     await expect(page.locator('.view:not([hidden]) :is(table, #compare-list)').first()).toBeVisible();
-    await expect.poll(() => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth), { message: url }).toBe(0);
+    await expect
+      .poll(() => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth), { message: url })
+      .toBe(0);
   }
   await page.setViewportSize({ width: 1280, height: 800 });
 });
@@ -190,7 +231,10 @@ test('results of a run saved with its spec: each harness has its role (training,
 /** Every committed output's runs as Compare names them (`<tag> · <method>`), read in Node from docs/results. */
 const committedRuns = (picks: readonly [tag: string, preset: string][]): RunResult[] =>
   picks.flatMap(([tag, preset]) =>
-    (JSON.parse(readFileSync(`docs/results/${preset}/results.json`, 'utf8')) as { runs: RunResult[] }).runs.map((r) => ({ ...r, method: `${tag} · ${r.method}` })),
+    (JSON.parse(readFileSync(`docs/results/${preset}/results.json`, 'utf8')) as { runs: RunResult[] }).runs.map((r) => ({
+      ...r,
+      method: `${tag} · ${r.method}`,
+    })),
   );
 
 /** The panel's rows equal pairVerdicts' in Node for the pair picked: one row per set either arm was evaluated on, "not paired" where nothing pairs. */
@@ -254,7 +298,9 @@ test('Between methods over committed main (A) and committed lesson (B): within m
   await expect(pairing).toHaveAttribute('data-extent', 'partial');
   await expect(pairing).toContainText('Paired only in part.');
   await expect(pairing.locator('li[data-set="inSpace"]')).toContainText('cannot be paired');
-  await expect(pairing.locator('li[data-set="inSpace"]')).toContainText(`no harness configuration in common (${lesson}: 2 configurations; ${single}: 24 configurations)`);
+  await expect(pairing.locator('li[data-set="inSpace"]')).toContainText(
+    `no harness configuration in common (${lesson}: 2 configurations; ${single}: 24 configurations)`,
+  );
   await expect(pairing.locator('li[data-set="base"]')).toContainText(`only seed 0 in common (${lesson}: seed 0; ${single}: seeds 0–9)`);
   await expect(pairing.locator('li[data-set="base"]')).toContainText(`64 test tasks in common (${lesson}: 96 tasks; ${single}: 64 tasks)`);
   await expect(pairing.locator('li[data-set="bb-assistant"]')).toContainText(`${lesson} has no per-episode outcomes there`);
@@ -293,7 +339,9 @@ test('Between methods: a pair that shares no episode says why and shows no numbe
   await expect(pairing).toHaveAttribute('data-extent', 'none');
   await expect(pairing).toContainText('These two methods cannot be paired.');
   await expect(pairing.locator('li[data-set="base"]')).toContainText('only seed 0 in common');
-  await expect(pairing.locator('li[data-set="base"]')).toContainText('no test task in common (B · single harness (GRPO): 96 tasks; A · oa: 12 tasks)');
+  await expect(pairing.locator('li[data-set="base"]')).toContainText(
+    'no test task in common (B · single harness (GRPO): 96 tasks; A · oa: 12 tasks)',
+  );
   await expect(pairing.locator('li[data-set="inSpace"]')).toContainText('A · oa has no per-episode outcomes there');
   await expect(page.locator('#compare-between-verdict')).toHaveCount(0);
   await expect(page.locator('#compare-between-table')).toHaveCount(0);

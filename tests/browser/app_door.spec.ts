@@ -27,7 +27,9 @@ for (const viewport of [
   { width: 1280, height: 800 },
   { width: 390, height: 844 },
 ]) {
-  test(`/ at ${viewport.width}×${viewport.height}: the lesson, what the lab is, Start on the first screen, the next steps`, async ({ browser }, info) => {
+  test(`/ at ${viewport.width}×${viewport.height}: the lesson, what the lab is, Start on the first screen, the next steps`, async ({
+    browser,
+  }, info) => {
     const page = await openApp(browser, '/', viewport);
     await expect(page).toHaveURL(/#\/train$/);
     await expect(page.locator('#train-door')).toContainText('trains one small policy through many agent harnesses');
@@ -107,9 +109,18 @@ test('Start and Pause pressed by keyboard keep focus on the button', async ({ br
     rl: { tasksPerStep: 2, groupSize: 2, dropZeroVarianceGroups: false },
     // The smallest budgets under which the expert solves some cells (the plan leaves out the others).
     rollout: { maxTurns: 3, maxNewTokens: 24, contextTokens: 512 },
-    evaluation: { testTasks: 1, inSpace: { mode: 'stratified', perDistance: 1, seed: 0 }, blackbox: [], samples: 1, validation: { tasks: 2, every: 3, samples: 1 } },
+    evaluation: {
+      testTasks: 1,
+      inSpace: { mode: 'stratified', perDistance: 1, seed: 0 },
+      blackbox: [],
+      samples: 1,
+      validation: { tasks: 2, every: 3, samples: 1 },
+    },
   };
-  const page = await openApp(browser, `/#/train?preset=quick&edits=${encodeURIComponent(JSON.stringify(edits))}&steps=3`, { width: 1280, height: 800 });
+  const page = await openApp(browser, `/#/train?preset=quick&edits=${encodeURIComponent(JSON.stringify(edits))}&steps=3`, {
+    width: 1280,
+    height: 800,
+  });
   const start = page.locator('#train-start');
   const pause = page.locator('#train-pause');
   await expect(start).toBeEnabled();

@@ -58,13 +58,15 @@ test('/ paints Train before the other views and uPlot are fetched; they follow a
     }, before);
   const atFirstView = await requests(true);
   expect(atFirstView).toContain('/src/app/views/train.ts');
-  for (const later of ['design', 'inspect', 'results', 'compare', 'trajectories']) expect(atFirstView, later).not.toContain(`/src/app/views/${later}.ts`);
+  for (const later of ['design', 'inspect', 'results', 'compare', 'trajectories'])
+    expect(atFirstView, later).not.toContain(`/src/app/views/${later}.ts`);
   // line_chart.ts is asked for as the view is built, not waited for: uPlot comes only with it.
   expect(atFirstView.filter((p) => /uplot/i.test(p))).toEqual([]);
   // After the first view: every view's module (so a view opened offline needs no request) and the chart module.
   await expect(page.locator('html')).toHaveAttribute('data-offline-ready', 'true', { timeout: 60_000 });
   const after = await requests(false);
-  for (const later of ['design', 'inspect', 'results', 'compare', 'trajectories']) expect(after, later).toContain(`/src/app/views/${later}.ts`);
+  for (const later of ['design', 'inspect', 'results', 'compare', 'trajectories'])
+    expect(after, later).toContain(`/src/app/views/${later}.ts`);
   expect(after.filter((p) => /uplot/i.test(p)).length).toBeGreaterThan(0);
   await expect(page.locator('#chart-tokens canvas')).toBeVisible();
 });

@@ -16,7 +16,9 @@ import type { LineChartSpec } from '../../src/app/line_chart';
 /** A whole lesson on a busy 2-core machine, with room to spare (a run of the first-cut lesson took 3.1 min there). */
 const LESSON_TIMEOUT_MS = 20 * 60_000;
 
-test('the lesson: cold load of #/train, Start, trained to the end on the CPU engine; the validation curve and the before → after table', async ({ browser }, info) => {
+test('the lesson: cold load of #/train, Start, trained to the end on the CPU engine; the validation curve and the before → after table', async ({
+  browser,
+}, info) => {
   test.setTimeout(LESSON_TIMEOUT_MS);
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   const page = await context.newPage();
@@ -29,7 +31,10 @@ test('the lesson: cold load of #/train, Start, trained to the end on the CPU eng
   const editor = page.locator('#train-spec');
   await expect(editor).toHaveValue(/"name": "lesson"/);
   await expect(page.locator('#train-lesson-intro')).toBeVisible();
-  const spec = JSON.parse(await editor.inputValue()) as { rl: { steps: number }; evaluation: { validation?: { tasks: number; every: number } } };
+  const spec = JSON.parse(await editor.inputValue()) as {
+    rl: { steps: number };
+    evaluation: { validation?: { tasks: number; every: number } };
+  };
   const steps = spec.rl.steps;
   expect(steps, 'the lesson has RL steps').toBeGreaterThan(0);
   expect(spec.evaluation.validation?.tasks, 'the lesson measures a validation curve').toBeGreaterThan(0);
@@ -43,7 +48,9 @@ test('the lesson: cold load of #/train, Start, trained to the end on the CPU eng
   await page.locator('#train-start').click();
   await expect(page.locator('#train-phase')).toHaveAttribute('data-phase', 'running');
   // The app's engine choice ('auto') on SwiftShader: the CPU engine.
-  await expect(page.getByRole('list', { name: 'Run messages' })).toContainText('engine: CPU engine (WebAssembly SIMD', { timeout: 5 * 60_000 });
+  await expect(page.getByRole('list', { name: 'Run messages' })).toContainText('engine: CPU engine (WebAssembly SIMD', {
+    timeout: 5 * 60_000,
+  });
   // Live: the step-0 point (before RL) is drawn while the run is still going.
   await expect(chart).toHaveAttribute('data-points', '1', { timeout: 10 * 60_000 });
   expect((await chartSpec())?.x).toEqual([0]);

@@ -33,7 +33,8 @@ async function overflow(p: Page): Promise<{ excess: number; culprits: string[] }
       if (r.right > w + 1) {
         // Inside a box that scrolls or clips it (a wide table in .scroll-x): not page overflow.
         let clipped = false;
-        for (let a = el.parentElement; a && !clipped; a = a.parentElement) clipped = getComputedStyle(a).overflowX !== 'visible' && a.getBoundingClientRect().right <= w + 1;
+        for (let a = el.parentElement; a && !clipped; a = a.parentElement)
+          clipped = getComputedStyle(a).overflowX !== 'visible' && a.getBoundingClientRect().right <= w + 1;
         if (clipped) continue;
         // Only the outermost offender.
         const parent = el.parentElement;
@@ -52,7 +53,11 @@ const VIEWS: { name: string; url: string; ready: (p: Page) => Promise<void> }[] 
   { name: 'train', url: '/#/train', ready: (p) => expect(p.locator('#train-spec')).toBeVisible() },
   { name: 'results', url: '/#/results?file=narrow-fixture.json', ready: (p) => expect(p.locator('#paper-table tbody tr')).toHaveCount(3) },
   { name: 'compare', url: '/#/compare', ready: (p) => expect(p.locator('#compare-empty')).toBeVisible() },
-  { name: 'trajectories', url: '/#/trajectories?file=narrow-fixture.json', ready: (p) => expect(p.locator('.tokens .tok').first()).toBeVisible() },
+  {
+    name: 'trajectories',
+    url: '/#/trajectories?file=narrow-fixture.json',
+    ready: (p) => expect(p.locator('.tokens .tok').first()).toBeVisible(),
+  },
 ];
 
 test.beforeAll(async ({ browser }) => {

@@ -18,12 +18,26 @@ const EDITS = {
   rl: { steps: 1, tasksPerStep: 2, groupSize: 2 },
   // Three turns: under two the expert solves no cell, and the plan would leave out every one.
   rollout: { maxTurns: 3, maxNewTokens: 128, contextTokens: 512 },
-  evaluation: { testTasks: 1, inSpace: { mode: 'stratified', perDistance: 1, seed: 0 }, blackbox: [], samples: 1, validation: { tasks: 24, every: 6, samples: 1 } },
+  evaluation: {
+    testTasks: 1,
+    inSpace: { mode: 'stratified', perDistance: 1, seed: 0 },
+    blackbox: [],
+    samples: 1,
+    validation: { tasks: 24, every: 6, samples: 1 },
+  },
 };
 
 /** `base` with the fields of `edits` replaced (objects merged key by key, like the view's merge patch). */
 function merged(base: unknown, edits: unknown): unknown {
-  if (typeof base !== 'object' || base === null || Array.isArray(base) || typeof edits !== 'object' || edits === null || Array.isArray(edits)) return edits;
+  if (
+    typeof base !== 'object' ||
+    base === null ||
+    Array.isArray(base) ||
+    typeof edits !== 'object' ||
+    edits === null ||
+    Array.isArray(edits)
+  )
+    return edits;
   const out: Record<string, unknown> = { ...(base as Record<string, unknown>) };
   for (const [k, v] of Object.entries(edits)) out[k] = merged(out[k], v);
   return out;
@@ -50,7 +64,9 @@ test('offline after load: a Train run makes no request', async ({ browser }) => 
       const c = await caches.open('hlab-assets-v1');
       return (await c.keys()).map((r) => new URL(r.url).pathname).sort();
     });
-  await expect.poll(cachedKeys).toEqual(['/base-base.ckpt', '/base-mini.ckpt', '/base-small.ckpt', '/base-tiny.ckpt', '/tokenizer-v2.json']);
+  await expect
+    .poll(cachedKeys)
+    .toEqual(['/base-base.ckpt', '/base-mini.ckpt', '/base-small.ckpt', '/base-tiny.ckpt', '/tokenizer-v2.json']);
 
   const after: string[] = [];
   const failed: string[] = [];

@@ -34,7 +34,9 @@ test('dist: no JS asset over 3 MB, no inline source map', () => {
   }
 });
 
-test('first view from a fresh profile (printed), then committed main: Results with curves, Trajectories with its sample', async ({ browser }) => {
+test('first view from a fresh profile (printed), then committed main: Results with curves, Trajectories with its sample', async ({
+  browser,
+}) => {
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   const page = await context.newPage();
   const errors = watchErrors(page);
@@ -46,7 +48,9 @@ test('first view from a fresh profile (printed), then committed main: Results wi
     const n = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming;
     return { domContentLoaded: Math.round(n.domContentLoadedEventEnd), load: Math.round(n.loadEventEnd) };
   });
-  console.log(`first view (production build, vite preview, fresh profile): ${ms} ms to the view's heading; DOMContentLoaded ${nav.domContentLoaded} ms, load ${nav.load} ms`);
+  console.log(
+    `first view (production build, vite preview, fresh profile): ${ms} ms to the view's heading; DOMContentLoaded ${nav.domContentLoaded} ms, load ${nav.load} ms`,
+  );
   // The door is the lesson, its Start in the first screen.
   await expect(page.locator('#train-lesson-intro')).toBeVisible();
   await expect(page.locator('#train-start')).toBeInViewport();
@@ -127,9 +131,14 @@ test('Compare: committed main (A) beside committed lesson (B); a part that fails
   await context.close();
 });
 
-test('the map of conditions: Results shows each committed cell of docs/results/map.json (interval, verdict, figure), fetched; the door says what it found', async ({ browser }) => {
+test('the map of conditions: Results shows each committed cell of docs/results/map.json (interval, verdict, figure), fetched; the door says what it found', async ({
+  browser,
+}) => {
   const map = JSON.parse(readFileSync('docs/results/map.json', 'utf8')) as {
-    cells: { preset: string; verdicts: { set: { key: string }; direction: string; comparison: { pass: { diff: number; lo: number; hi: number } } }[] }[];
+    cells: {
+      preset: string;
+      verdicts: { set: { key: string }; direction: string; comparison: { pass: { diff: number; lo: number; hi: number } } }[];
+    }[];
   };
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   const page = await context.newPage();
@@ -162,7 +171,8 @@ test('the map of conditions: Results shows each committed cell of docs/results/m
     const points = (x: number) => `${x >= 0 ? '+' : '−'}${Math.abs(100 * x).toFixed(1)}`;
     await expect(cell).toHaveText(`${points(v.comparison.pass.diff)} [${points(v.comparison.pass.lo)}, ${points(v.comparison.pass.hi)}]`);
     // The note: the cell's starting in-space pass@1 (its committed runs' before-training mean); at the floor it says so.
-    const runs = (JSON.parse(readFileSync(`docs/results/${c.preset}/results.json`, 'utf8')) as { runs: { before: { inSpace: number } }[] }).runs;
+    const runs = (JSON.parse(readFileSync(`docs/results/${c.preset}/results.json`, 'utf8')) as { runs: { before: { inSpace: number } }[] })
+      .runs;
     const start = runs.reduce((a, r) => a + r.before.inSpace, 0) / runs.length;
     await expect(row.locator('td[data-label="note"]')).toContainText(`in-space pass@1 starts at ${(100 * start).toFixed(1)} %`);
     if (v.direction === 'not measurable') await expect(row.locator('td[data-label="note"]')).toContainText('in-space floor');

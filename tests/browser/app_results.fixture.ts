@@ -27,7 +27,12 @@ export async function buildFixture(): Promise<string> {
   const rng = new Rng(2024);
   const rate = () => rng.int(25) / 24;
   const pass = () => ({ base: rate(), inSpace: rate(), blackbox: Object.fromEntries(BLACKBOX.map((b) => [b, rate()])) });
-  const beh = () => ({ parseErrors: rng.int(8) / 4, workflowViolations: rng.int(4) / 4, recoveryRate: rng.int(5) / 4, stateTrackingErrors: rng.int(4) / 8 });
+  const beh = () => ({
+    parseErrors: rng.int(8) / 4,
+    workflowViolations: rng.int(4) / 4,
+    recoveryRate: rng.int(5) / 4,
+    stateTrackingErrors: rng.int(4) / 8,
+  });
   const runs: RunResult[] = [];
   const curves: { method: string; seed: number; steps: Record<string, unknown>[] }[] = [];
   for (const method of FIXTURE_METHODS) {
@@ -82,7 +87,13 @@ export async function buildFixture(): Promise<string> {
     const cells = (passing: number) =>
       Array.from({ length: 24 }, (_, i) => {
         const pass = i < passing;
-        return { taskId: `workspace/csv-sum/t1/${1_000_000 + (i >> 1)}`, harnessId: HARNESSES[i & 1], sample: 0, pass, score: pass ? 1 : epRng.int(3) / 4 };
+        return {
+          taskId: `workspace/csv-sum/t1/${1_000_000 + (i >> 1)}`,
+          harnessId: HARNESSES[i & 1],
+          sample: 0,
+          pass,
+          score: pass ? 1 : epRng.int(3) / 4,
+        };
       });
     const before = cells(3);
     const after = cells(21 + r.seed);
@@ -133,11 +144,24 @@ export async function buildFixture(): Promise<string> {
           trajs.map((t) => t.group),
           rlLossConfig(),
         );
-        trajectories.push(...sampleTrajectories(trajs, adv, { method, seed, step }, { perStep: 2, seed: Rng.derive(seed, 'sample', step).int(2 ** 31), maxTokensPerTurn: 96 }));
+        trajectories.push(
+          ...sampleTrajectories(
+            trajs,
+            adv,
+            { method, seed, step },
+            { perStep: 2, seed: Rng.derive(seed, 'sample', step).int(2 ** 31), maxTokensPerTurn: 96 },
+          ),
+        );
       }
     }
   }
-  const results: ExperimentResults = { resultsVersion: 1, spec: 'fixture', evalSet: 'stratified: 1 per distance, seed 0 (4 configs)', machine: 'test page', runs };
+  const results: ExperimentResults = {
+    resultsVersion: 1,
+    spec: 'fixture',
+    evalSet: 'stratified: 1 per distance, seed 0 (4 configs)',
+    machine: 'test page',
+    runs,
+  };
   const full = {
     ...results,
     command: 'hlab run --spec fixture.json',

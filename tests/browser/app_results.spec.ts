@@ -77,12 +77,16 @@ test('results: the paper table shows mean ± std over seeds per method, charts a
     const row = page.locator(`#paper-table tr[data-method="${method}"]`);
     await expect(row.locator('td').first()).toHaveText('2');
     await expect(row.locator('td[data-col="base"] .after')).toHaveText(pct(runs.map((r: { after: { base: number } }) => r.after.base)));
-    await expect(row.locator('td[data-col="inSpace"] .after')).toHaveText(pct(runs.map((r: { after: { inSpace: number } }) => r.after.inSpace)));
+    await expect(row.locator('td[data-col="inSpace"] .after')).toHaveText(
+      pct(runs.map((r: { after: { inSpace: number } }) => r.after.inSpace)),
+    );
     await expect(row.locator('td[data-col="bb-coding-cli"] .after')).toHaveText(
       pct(runs.map((r: { after: { blackbox: Record<string, number> } }) => r.after.blackbox['bb-coding-cli'])),
     );
     const before = runs.map((r: { before: { base: number } }) => r.before.base);
-    await expect(row.locator('td[data-col="base"] .before')).toHaveText(((100 * before.reduce((a: number, b: number) => a + b, 0)) / before.length).toFixed(1));
+    await expect(row.locator('td[data-col="base"] .before')).toHaveText(
+      ((100 * before.reduce((a: number, b: number) => a + b, 0)) / before.length).toFixed(1),
+    );
   }
   // Intervals and paired differences where the runs carry per-episode outcomes ('oa'), n/a where not.
   const oa = page.locator('#paper-table tr[data-method="oa"] td[data-col="base"]');
@@ -97,8 +101,11 @@ test('results: the paper table shows mean ± std over seeds per method, charts a
   await expect(page.locator('#results-no-episodes')).toHaveCount(0);
   // Starting checkpoint: one evaluation per seed (the first run of each seed; methods of a seed share it).
   const firstPerSeed = new Map<number, number>();
-  for (const r of fixture.runs as { seed: number; before: { base: number } }[]) if (!firstPerSeed.has(r.seed)) firstPerSeed.set(r.seed, r.before.base);
-  await expect(page.locator('#paper-table tr[data-method="starting checkpoint"] td[data-col="base"] .after')).toHaveText(pct([...firstPerSeed.values()]));
+  for (const r of fixture.runs as { seed: number; before: { base: number } }[])
+    if (!firstPerSeed.has(r.seed)) firstPerSeed.set(r.seed, r.before.base);
+  await expect(page.locator('#paper-table tr[data-method="starting checkpoint"] td[data-col="base"] .after')).toHaveText(
+    pct([...firstPerSeed.values()]),
+  );
   // Behaviour and per-harness tables.
   await expect(page.locator('#behaviour-table tbody tr')).toHaveCount(2);
   await expect(page.locator('#harness-table tbody tr')).toHaveCount(2);
@@ -121,15 +128,24 @@ test('results: the claims panel shows every claim of docs/results/claims.json wi
     const row = page.locator(`#claims-table tr[data-claim="${c.id}"]`);
     await expect(row).toHaveAttribute('data-verdict', c.verdict);
     await expect(row.locator('td[data-label="verdict"]')).toHaveText(c.verdict);
-    if (c.lo !== null && c.hi !== null && c.diff !== null) await expect(row.locator('td[data-label="B − A"]')).toHaveAttribute('data-lo', String(c.lo));
+    if (c.lo !== null && c.hi !== null && c.diff !== null)
+      await expect(row.locator('td[data-label="B − A"]')).toHaveAttribute('data-lo', String(c.lo));
   }
 });
 
 test('results: an RL step without an update is a shaded gap in the update charts, not 0; step counts and infeasible cells are listed', async () => {
   // Step 2 of every run applied no update (its loss, KL, clip fraction, gradient norm written as 0, as the runner does); one cell infeasible.
   const f = JSON.parse(fixtureText);
-  for (const c of f.curves) Object.assign(c.steps[1], { optimizerSteps: 0, skippedSteps: 0, policyLoss: 0, clipFrac: 0, approxKl: 0, gradNorm: 0 });
-  f.infeasibleCells = [{ taskId: 'workspace/csv-sum/t1/1000000', harnessId: 'bb-assistant', reason: 'turns', detail: 'the expert needs 9 turns, the budget is 8' }];
+  for (const c of f.curves)
+    Object.assign(c.steps[1], { optimizerSteps: 0, skippedSteps: 0, policyLoss: 0, clipFrac: 0, approxKl: 0, gradNorm: 0 });
+  f.infeasibleCells = [
+    {
+      taskId: 'workspace/csv-sum/t1/1000000',
+      harnessId: 'bb-assistant',
+      reason: 'turns',
+      detail: 'the expert needs 9 turns, the budget is 8',
+    },
+  ];
   await openFile('gaps.json', JSON.stringify(f));
   const charts = page.locator('#curves hl-curve-chart');
   await expect(charts).toHaveCount(6);
@@ -143,7 +159,9 @@ test('results: an RL step without an update is a shaded gap in the update charts
     await expect(charts.nth(i)).not.toHaveAttribute('data-no-data', /./);
     await expect(charts.nth(i)).toHaveAttribute('data-points', String(3 * runs));
   }
-  await expect(page.locator('#results-step-counts li').first()).toContainText('3 RL steps · 2 optimizer steps · 0 skipped optimizer steps · 1 RL step without an update');
+  await expect(page.locator('#results-step-counts li').first()).toContainText(
+    '3 RL steps · 2 optimizer steps · 0 skipped optimizer steps · 1 RL step without an update',
+  );
   await expect(page.locator('#infeasible-table tbody tr')).toHaveCount(1);
   await expect(page.locator('#infeasible-summary')).toContainText('bb-assistant: 1');
   await expect(page.locator('#infeasible-table')).toContainText('the expert needs 9 turns');
@@ -184,9 +202,17 @@ test('results: harness scaling at a glance — per harness set and method, poole
   await openFile('scaling.json', fixtureText);
   const rows = page.locator('#scaling-table tbody tr');
   await expect(rows).toHaveCount(5);
-  expect(await rows.evaluateAll((rs) => rs.map((r) => r.getAttribute('data-set')))).toEqual(['base', 'train', 'inSpace', 'bb-assistant', 'bb-coding-cli']);
+  expect(await rows.evaluateAll((rs) => rs.map((r) => r.getAttribute('data-set')))).toEqual([
+    'base',
+    'train',
+    'inSpace',
+    'bb-assistant',
+    'bb-coding-cli',
+  ]);
   // 'oa' carries episodes in its base column: 2 seeds × 24, Wilson interval computed here.
-  const eps = fixture.runs.filter((r: { method: string }) => r.method === 'oa').flatMap((r: { episodes: { after: { base: { pass: boolean }[] } } }) => r.episodes.after.base);
+  const eps = fixture.runs
+    .filter((r: { method: string }) => r.method === 'oa')
+    .flatMap((r: { episodes: { after: { base: { pass: boolean }[] } } }) => r.episodes.after.base);
   const k = eps.filter((e: { pass: boolean }) => e.pass).length;
   const n = eps.length;
   const z = 1.959963984540054;
@@ -267,7 +293,14 @@ test('results: an hlab evaluate --json report opens as a file and shows its per-
     const path = '/src/report/evaluate_report.ts';
     const m = (await import(/* @vite-ignore */ path)) as typeof import('../../src/report/evaluate_report');
     const plan = m.resolveEvalHarnesses('base,bb-assistant,blackbox');
-    const ep = (taskId: string, harnessId: string, pass: boolean) => ({ taskId, harnessId, pass, score: pass ? 1 : 0, turns: [{ entropies: [0.5, 1.5] }], tags: null });
+    const ep = (taskId: string, harnessId: string, pass: boolean) => ({
+      taskId,
+      harnessId,
+      pass,
+      score: pass ? 1 : 0,
+      turns: [{ entropies: [0.5, 1.5] }],
+      tags: null,
+    });
     const eps = [
       ep('workspace/cleanup/t1/1000001', 'S0-T0-O0-C0-W0', true),
       ep('workspace/cleanup/t1/1000002', 'S0-T0-O0-C0-W0', false),
@@ -290,9 +323,13 @@ test('results: an hlab evaluate --json report opens as a file and shows its per-
   // A results file: per method with per-episode outcomes ('oa': workspace/csv-sum under base, 2 seeds × 24), pooled over seeds.
   await openFile('fixture-results.json', fixtureText);
   await expect(page.locator('#paper-table')).toBeVisible();
-  const oaCells = fixture.runs.filter((r: { method: string }) => r.method === 'oa').flatMap((r: { episodes: { after: { base: { pass: boolean }[] } } }) => r.episodes.after.base);
+  const oaCells = fixture.runs
+    .filter((r: { method: string }) => r.method === 'oa')
+    .flatMap((r: { episodes: { after: { base: { pass: boolean }[] } } }) => r.episodes.after.base);
   const passes = oaCells.filter((c: { pass: boolean }) => c.pass).length;
-  await expect(page.locator('#family-table-oa tr[data-family="workspace/csv-sum"] td[data-col="base"]')).toHaveText(`${(passes / oaCells.length).toFixed(2)} (${oaCells.length})`);
+  await expect(page.locator('#family-table-oa tr[data-family="workspace/csv-sum"] td[data-col="base"]')).toHaveText(
+    `${(passes / oaCells.length).toFixed(2)} (${oaCells.length})`,
+  );
   await expect(page.locator('#family-table-random')).toHaveCount(0);
 });
 
@@ -350,7 +387,9 @@ test('trajectories: filters, token-by-token replay, mask and advantage colours',
   const ctxBg = await bg('#traj-tokens .tok.ctx');
   const actBg = await bg('#traj-tokens .tok.act');
   expect(ctxBg).not.toBe(actBg);
-  expect(await page.locator('#traj-tokens .tok.act').evaluateAll((els) => new Set(els.map((e) => getComputedStyle(e).backgroundColor)).size)).toBe(1);
+  expect(
+    await page.locator('#traj-tokens .tok.act').evaluateAll((els) => new Set(els.map((e) => getComputedStyle(e).backgroundColor)).size),
+  ).toBe(1);
   // Advantage colouring: a passing GRPO rollout of a group with one failure has A > 0 → blue.
   await page.selectOption('#traj-color', 'adv');
   await expect(page.locator('#traj-legend')).toContainText('blue');

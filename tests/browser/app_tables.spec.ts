@@ -63,13 +63,18 @@ async function measureTables(p: Page): Promise<{ measured: number; cut: Cut[]; s
         const b = box.getBoundingClientRect();
         if (b.right > vw + 1) cut.push({ table: id, why: `its scroll box ends at ${Math.round(b.right)} px, past the window (${vw} px)` });
         if (width > box.clientWidth + 1) {
-          if (clips(cs.overflowX)) cut.push({ table: id, why: `${width} px of content in a ${box.clientWidth} px box with overflow-x ${cs.overflowX}` });
+          if (clips(cs.overflowX))
+            cut.push({ table: id, why: `${width} px of content in a ${box.clientWidth} px box with overflow-x ${cs.overflowX}` });
           else {
             scrolling.push(id);
             // Scrolls: the first column stays in view so a scrolled-to cell still says whose it is.
             const first = [...t.rows].map((row) => row.cells[0]).filter((c): c is HTMLTableCellElement => !!c);
             const loose = first.filter((c) => getComputedStyle(c).position !== 'sticky');
-            if (loose.length) cut.push({ table: id, why: `scrolls (${width} px in ${box.clientWidth} px) but ${loose.length} first-column cells are not sticky` });
+            if (loose.length)
+              cut.push({
+                table: id,
+                why: `scrolls (${width} px in ${box.clientWidth} px) but ${loose.length} first-column cells are not sticky`,
+              });
           }
         }
         if (clips(cs.overflowY) && box.scrollHeight > box.clientHeight + 1)
@@ -80,7 +85,11 @@ async function measureTables(p: Page): Promise<{ measured: number; cut: Cut[]; s
         // Visually hidden on purpose (a cards table's header row, read by screen readers): 1 px boxes.
         if (el.classList.contains('visually-hidden') || (el.clientWidth <= 1 && el.clientHeight <= 1)) continue;
         const cs = getComputedStyle(el);
-        if ((clips(cs.overflowX) && el.scrollWidth > el.clientWidth + 1) || (clips(cs.overflowY) && el.scrollHeight > el.clientHeight + 1) || cs.textOverflow === 'ellipsis') {
+        if (
+          (clips(cs.overflowX) && el.scrollWidth > el.clientWidth + 1) ||
+          (clips(cs.overflowY) && el.scrollHeight > el.clientHeight + 1) ||
+          cs.textOverflow === 'ellipsis'
+        ) {
           cut.push({ table: id, why: `<${el.tagName.toLowerCase()}> "${(el.textContent ?? '').trim().slice(0, 30)}" clips its content` });
           break;
         }
@@ -107,7 +116,8 @@ async function pivotFaults(p: Page): Promise<{ rows: number; faults: string[] }>
           const what = `${id} <${c.tagName.toLowerCase()}> "${(c.textContent ?? '').trim().slice(0, 24)}"`;
           const w = c.getBoundingClientRect().width;
           if (w < room - 1) faults.push(`${what}: ${Math.round(w)} px of its card's ${Math.round(room)} px`);
-          if (cs.position === 'sticky' || cs.boxShadow !== 'none') faults.push(`${what}: position ${cs.position}, box-shadow ${cs.boxShadow}`);
+          if (cs.position === 'sticky' || cs.boxShadow !== 'none')
+            faults.push(`${what}: position ${cs.position}, box-shadow ${cs.boxShadow}`);
           if (cs.textAlign === 'right') faults.push(`${what}: right-aligned`);
         }
       }
@@ -145,7 +155,9 @@ test.beforeAll(async ({ browser }) => {
   await page.goto('/#/results');
   await expect(page.locator('#results-file')).toBeAttached();
   const text = await page.evaluate(async (names) => {
-    const fx = (await import(/* @vite-ignore */ '/tests/browser/app_results.fixture.ts'.toString())) as typeof import('./app_results.fixture');
+    const fx = (await import(
+      /* @vite-ignore */ '/tests/browser/app_results.fixture.ts'.toString()
+    )) as typeof import('./app_results.fixture');
     const store = (await import(/* @vite-ignore */ '/src/app/results_store.ts'.toString())) as typeof import('../../src/app/results_store');
     const cli = JSON.parse(await fx.buildFixture());
     // The main preset's method names: as long as a real table's row labels.
@@ -192,7 +204,11 @@ for (const [w, h] of [
 
 test('at 390×844 every table pivoted to cards spans its cards: no half-width title beside an empty bordered cell', async () => {
   await page.setViewportSize({ width: 390, height: 844 });
-  const door = { name: 'door', url: '/#/train', ready: (p: Page) => expect(p.locator('#train-committed table tbody tr').first()).toBeVisible() };
+  const door = {
+    name: 'door',
+    url: '/#/train',
+    ready: (p: Page) => expect(p.locator('#train-committed table tbody tr').first()).toBeVisible(),
+  };
   let rows = 0;
   for (const v of [...VIEWS, door]) {
     await page.goto(v.url);

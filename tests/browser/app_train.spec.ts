@@ -25,7 +25,13 @@ const EDITS = {
   rl: { tasksPerStep: 2, groupSize: 2, dropZeroVarianceGroups: false },
   // The smallest budgets under which the expert solves some cells (the plan leaves out the others).
   rollout: { maxTurns: 3, maxNewTokens: 24, contextTokens: 512 },
-  evaluation: { testTasks: 1, inSpace: { mode: 'stratified', perDistance: 1, seed: 0 }, blackbox: [], samples: 1, validation: { tasks: 24, every: 6, samples: 1 } },
+  evaluation: {
+    testTasks: 1,
+    inSpace: { mode: 'stratified', perDistance: 1, seed: 0 },
+    blackbox: [],
+    samples: 1,
+    validation: { tasks: 24, every: 6, samples: 1 },
+  },
 };
 const URL_QUICK = `/#/train?preset=quick&edits=${encodeURIComponent(JSON.stringify(EDITS))}&steps=${STEPS}`;
 
@@ -102,7 +108,9 @@ test('an invalid spec shows its error naming the field and disables Start; fixin
   await page.context().close();
 });
 
-test('train quick: charts move, reload mid-run, resume from the checkpoint, results; training never runs on the main thread', async ({ browser }, info) => {
+test('train quick: charts move, reload mid-run, resume from the checkpoint, results; training never runs on the main thread', async ({
+  browser,
+}, info) => {
   test.setTimeout(300_000);
   const page = await openApp(browser, URL_QUICK);
   await expect(page.locator('#train-spec')).toHaveValue(/"init": "scratch"/);
@@ -114,7 +122,9 @@ test('train quick: charts move, reload mid-run, resume from the checkpoint, resu
   await expect(page.locator('#train-pause')).toBeEnabled();
   // The charts move: the first RL step reaches every chart.
   // (Steps take about a second here: reload right after the first one is checkpointed, look closer after the resume.)
-  await expect.poll(async () => Number(await page.locator('#chart-reward').getAttribute('data-points')), { timeout: 120_000 }).toBeGreaterThanOrEqual(1);
+  await expect
+    .poll(async () => Number(await page.locator('#chart-reward').getAttribute('data-points')), { timeout: 120_000 })
+    .toBeGreaterThanOrEqual(1);
   await expect(page.locator('#train-eta')).toContainText('ETA');
   // A checkpoint of this spec at step ≥ 1 is listed.
   await expect(page.locator('#train-ckpt-table tr.this-spec', { hasText: /step [1-9]/ }).first()).toBeVisible({ timeout: 30_000 });
@@ -133,10 +143,22 @@ test('train quick: charts move, reload mid-run, resume from the checkpoint, resu
   await page.locator('#train-resume').click();
   // Continues from the checkpoint: the history comes back and the counter goes on from k.
   await expect(page.locator('.train-messages')).toContainText(`step ${k}/${STEPS}`, { timeout: 60_000 });
-  await expect.poll(async () => Number(await page.locator('#chart-reward').getAttribute('data-points')), { timeout: 60_000 }).toBeGreaterThanOrEqual(k);
+  await expect
+    .poll(async () => Number(await page.locator('#chart-reward').getAttribute('data-points')), { timeout: 60_000 })
+    .toBeGreaterThanOrEqual(k);
   // The charts move: every chart gets the new steps.
-  await expect.poll(async () => Number(await page.locator('#chart-reward').getAttribute('data-points')), { timeout: 60_000 }).toBeGreaterThan(k);
-  for (const id of ['chart-policy-loss', 'chart-clip-frac', 'chart-approx-kl', 'chart-entropy', 'chart-grad-norm', 'chart-tokens', 'chart-pass-group']) {
+  await expect
+    .poll(async () => Number(await page.locator('#chart-reward').getAttribute('data-points')), { timeout: 60_000 })
+    .toBeGreaterThan(k);
+  for (const id of [
+    'chart-policy-loss',
+    'chart-clip-frac',
+    'chart-approx-kl',
+    'chart-entropy',
+    'chart-grad-norm',
+    'chart-tokens',
+    'chart-pass-group',
+  ]) {
     expect(Number(await page.locator(`#${id}`).getAttribute('data-points')), id).toBeGreaterThan(k);
   }
   await expect(page.locator('#chart-reward canvas')).toHaveCount(1);
@@ -169,13 +191,19 @@ test('train quick: charts move, reload mid-run, resume from the checkpoint, resu
   await expect(page.locator('#train-results-table tbody tr')).toContainText('harness scaling');
   await expect(page.locator('#train-evals tbody tr')).toHaveCount(2);
   await expect(page.locator('#chart-reward')).toHaveAttribute('data-points', String(STEPS));
-  await expect(page.locator('#train-progress')).toHaveJSProperty('value', await page.locator('#train-progress').evaluate((el: HTMLProgressElement) => el.max));
+  await expect(page.locator('#train-progress')).toHaveJSProperty(
+    'value',
+    await page.locator('#train-progress').evaluate((el: HTMLProgressElement) => el.max),
+  );
   await screenshot(page, info, 'train-view-done');
 
   // Reported, not asserted: a duration on a shared machine is a benchmark (hlab bench).
   // The structure that keeps the main thread free: the steps above ran on WebGPU, and no GPU
   // device was ever requested on the main thread (since the reload, which covers the resumed run).
-  expect(await page.evaluate(() => (window as unknown as { __mainDevices: number }).__mainDevices), 'GPU devices requested on the main thread').toBe(0);
+  expect(
+    await page.evaluate(() => (window as unknown as { __mainDevices: number }).__mainDevices),
+    'GPU devices requested on the main thread',
+  ).toBe(0);
 
   // Export the latest checkpoint (a download of a .hlab file).
   const download = page.waitForEvent('download');

@@ -15,7 +15,11 @@ import type { RunResult } from '../../src/report/results_schema';
 
 const errors: string[] = [];
 
-async function openApp(browser: Browser, viewport: { width: number; height: number }, before?: (p: Page) => Promise<unknown>): Promise<Page> {
+async function openApp(
+  browser: Browser,
+  viewport: { width: number; height: number },
+  before?: (p: Page) => Promise<unknown>,
+): Promise<Page> {
   const p = await browser.newPage({ viewport });
   p.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
   p.on('console', (m) => {
@@ -39,13 +43,17 @@ function expected(): { runs: RunResult[]; verdicts: MethodVerdict[]; seeds: numb
   return { runs, verdicts: pairVerdicts(runs, methods[0], methods[1]), seeds: new Set(runs.map((r) => r.seed)).size };
 }
 
-test('/ shows the committed comparison of main beside the lesson: its verdict and rows are the committed data', async ({ browser }, info) => {
+test('/ shows the committed comparison of main beside the lesson: its verdict and rows are the committed data', async ({
+  browser,
+}, info) => {
   test.setTimeout(180_000);
   const want = expected();
   expect(want.verdicts.length).toBeGreaterThan(0);
   // The claims table's in-space row is the same comparison: the reference for the headline.
   const claim = (
-    JSON.parse(readFileSync('docs/results/claims.json', 'utf8')) as { rows: { id: string; verdict: string; diff: number; seeds: number; configs: number }[] }
+    JSON.parse(readFileSync('docs/results/claims.json', 'utf8')) as {
+      rows: { id: string; verdict: string; diff: number; seeds: number; configs: number }[];
+    }
   ).rows.find((r) => r.id === 'in-space')!;
   const head = want.verdicts[0];
   expect(head.set.key).toBe('inSpace');
@@ -87,7 +95,8 @@ test('/ shows the committed comparison of main beside the lesson: its verdict an
     const row = rows.nth(i);
     await expect(row).toHaveAttribute('data-set', v.set.key);
     await expect(row).toHaveAttribute('data-direction', v.direction);
-    for (const k of ['diff', 'lo', 'hi'] as const) expect(Number(await row.getAttribute(`data-${k}`)), `${v.set.key} ${k}`).toBeCloseTo(v.comparison.pass[k], 9);
+    for (const k of ['diff', 'lo', 'hi'] as const)
+      expect(Number(await row.getAttribute(`data-${k}`)), `${v.set.key} ${k}`).toBeCloseTo(v.comparison.pass[k], 9);
     await expect(row.locator('td[data-label="verdict"]')).toHaveText(v.direction);
   }
   // The live run's own panels are still there.
@@ -123,7 +132,15 @@ test('at 390 px the committed card fits the window and Start stays on the first 
     const wider = [...el.querySelectorAll<HTMLElement>('*')]
       .filter((e) => !clipped(e) && e.getBoundingClientRect().right > r.right + 0.5)
       .map((e) => e.tagName + (e.id ? `#${e.id}` : ''));
-    return { page: document.documentElement.scrollWidth, window: innerWidth, left: r.left, right: r.right, scroll: el.scrollWidth, client: el.clientWidth, wider };
+    return {
+      page: document.documentElement.scrollWidth,
+      window: innerWidth,
+      left: r.left,
+      right: r.right,
+      scroll: el.scrollWidth,
+      client: el.clientWidth,
+      wider,
+    };
   });
   expect(fit.page, 'the page scrolls sideways').toBeLessThanOrEqual(fit.window);
   expect(fit.left).toBeGreaterThanOrEqual(0);
@@ -137,7 +154,9 @@ test('at 390 px the committed card fits the window and Start stays on the first 
 });
 
 test('a committed fetch that fails is one error line; the Train view works on', async ({ browser }) => {
-  const page = await openApp(browser, { width: 1280, height: 800 }, (p) => p.route('**/committed/main/summary.json', (route) => route.fulfill({ status: 503, body: 'down' })));
+  const page = await openApp(browser, { width: 1280, height: 800 }, (p) =>
+    p.route('**/committed/main/summary.json', (route) => route.fulfill({ status: 503, body: 'down' })),
+  );
   const err = page.locator('#train-committed-error');
   await expect(err).toContainText('Could not load the committed results');
   await expect(err).toContainText('HTTP 503');

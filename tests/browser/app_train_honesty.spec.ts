@@ -25,7 +25,13 @@ const EDITS = {
   rl: { tasksPerStep: 2, groupSize: 2, dropZeroVarianceGroups: true },
   // The smallest budgets under which the expert solves some cells (the plan leaves out the others).
   rollout: { maxTurns: 3, maxNewTokens: 24, contextTokens: 512 },
-  evaluation: { testTasks: 1, inSpace: { mode: 'stratified', perDistance: 1, seed: 0 }, blackbox: ['bb-assistant'], samples: 1, validation: { tasks: 24, every: 6, samples: 1 } },
+  evaluation: {
+    testTasks: 1,
+    inSpace: { mode: 'stratified', perDistance: 1, seed: 0 },
+    blackbox: ['bb-assistant'],
+    samples: 1,
+    validation: { tasks: 24, every: 6, samples: 1 },
+  },
 };
 const URL = `/#/train?preset=quick&edits=${encodeURIComponent(JSON.stringify(EDITS))}&steps=${STEPS}`;
 
@@ -56,7 +62,9 @@ test.afterEach(() => {
   expect(errors.splice(0), 'page errors').toEqual([]);
 });
 
-test('no learning signal is said, not drawn as zeros; pause names its checkpoint; history after reload; resume; durations', async ({ browser }, info) => {
+test('no learning signal is said, not drawn as zeros; pause names its checkpoint; history after reload; resume; durations', async ({
+  browser,
+}, info) => {
   test.setTimeout(420_000);
   const page = await openApp(browser, URL);
   await expect(page.locator('#train-spec')).toHaveValue(/"name": "honesty"/);
@@ -76,7 +84,9 @@ test('no learning signal is said, not drawn as zeros; pause names its checkpoint
   await page.locator('#train-start').click();
   await expect(page.locator('#train-phase')).toHaveAttribute('data-phase', 'running');
   // During the first evaluation: its size and running time.
-  await expect(page.locator('#train-eval-now')).toContainText(/\d+ episodes \(\d+ harnesses × \d+ test tasks? × 1 sample\), running for/, { timeout: 60_000 });
+  await expect(page.locator('#train-eval-now')).toContainText(/\d+ episodes \(\d+ harnesses × \d+ test tasks? × 1 sample\), running for/, {
+    timeout: 60_000,
+  });
   // … and the episodes finished so far, out of the same total (after the resets and every round).
   await expect(page.locator('#train-eval-done')).toContainText(/^\d+ \/ \d+ episodes done$/, { timeout: 60_000 });
   const [doneNow, totalNow] = (await page.locator('#train-eval-done').textContent())!.match(/\d+/g)!.map(Number);
@@ -101,7 +111,8 @@ test('no learning signal is said, not drawn as zeros; pause names its checkpoint
   );
   await expect(page.locator('#train-updates')).toContainText(`dropped groups (equal rewards): ${2 * k} of ${2 * k}`);
   const all = Array.from({ length: k }, (_, i) => i + 1).join(',');
-  for (const id of ['chart-policy-loss', 'chart-clip-frac', 'chart-approx-kl', 'chart-grad-norm']) await expect(page.locator(`#${id}`)).toHaveAttribute('data-no-data', all);
+  for (const id of ['chart-policy-loss', 'chart-clip-frac', 'chart-approx-kl', 'chart-grad-norm'])
+    await expect(page.locator(`#${id}`)).toHaveAttribute('data-no-data', all);
   // Measured metrics keep their points: reward and entropy exist without an update.
   await expect(page.locator('#chart-reward')).not.toHaveAttribute('data-no-data', /./);
   expect(await points(page, 'chart-entropy')).toBe(k);

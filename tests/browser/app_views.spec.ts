@@ -70,7 +70,9 @@ test('design view: space, 18 OA training ids, balance heat map, held-out histogr
   expect(new Set(counts)).toEqual(new Set([2]));
   await expect(page.locator('#view-design [data-fact="minDistance"]').first()).toHaveText('3');
   // Held-out histogram: 243 − 18 = 225 configurations, at distance 1 or 2 from the OA.
-  const hist = await page.locator('#heldout-table tbody tr').evaluateAll((rows) => rows.map((r) => [...r.querySelectorAll('td')].map((td) => Number(td.textContent))));
+  const hist = await page
+    .locator('#heldout-table tbody tr')
+    .evaluateAll((rows) => rows.map((r) => [...r.querySelectorAll('td')].map((td) => Number(td.textContent))));
   expect(hist.map(([d]) => d)).toEqual([0, 1, 2, 3, 4, 5]);
   expect(hist.reduce((a, [, c]) => a + c, 0)).toBe(225);
   await expect(page.locator('#heldout-chart canvas')).toHaveCount(1);
@@ -186,7 +188,9 @@ test('inspect: menus follow the harness id, focus stays in the stepper, unchange
     await page.press('#inspect-a', 'Enter');
     await expect(page.locator('#side-a h2 code')).toHaveText(id);
     await expect(page.locator('#inspect-a-O')).toHaveValue(level);
-    expect(await page.locator('#inspect-a-O').evaluate((el: HTMLSelectElement) => el.selectedOptions[0].textContent)).toMatch(new RegExp(`^O${level} `));
+    expect(await page.locator('#inspect-a-O').evaluate((el: HTMLSelectElement) => el.selectedOptions[0].textContent)).toMatch(
+      new RegExp(`^O${level} `),
+    );
   }
 
   // Next at the second-last turn disables Next: the focus moves to the turn field, not <body>.

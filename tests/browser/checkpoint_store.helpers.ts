@@ -49,7 +49,9 @@ function bitMismatches(a: Float32Array | Uint32Array | undefined, b: Float32Arra
 /** JSON with object keys sorted at every level (a loaded manifest's key order is canonical). */
 function sortedJson(v: unknown): string {
   return JSON.stringify(v, (_k, x: unknown) =>
-    x !== null && typeof x === 'object' && !Array.isArray(x) ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : x,
+    x !== null && typeof x === 'object' && !Array.isArray(x)
+      ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : x,
   );
 }
 

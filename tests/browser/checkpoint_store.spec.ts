@@ -42,12 +42,12 @@ for (const [mode, code, what] of [
   ['manifest', 'corrupt', 'manifest SHA-256 mismatch'],
 ] as const) {
   test(`a damaged latest checkpoint (${mode}) is detected and the previous good one is used`, async ({ gpuPage }) => {
-    const r = await gpuPage.run<{ direct: Err; skipped: { step: number; code: string; message: string }[]; compare: Compare; runs: unknown[] }>(
-      ENTRY,
-      'damagedLatest',
-      `hlab-test-damaged-${mode}`,
-      mode,
-    );
+    const r = await gpuPage.run<{
+      direct: Err;
+      skipped: { step: number; code: string; message: string }[];
+      compare: Compare;
+      runs: unknown[];
+    }>(ENTRY, 'damagedLatest', `hlab-test-damaged-${mode}`, mode);
     expect(r.direct.code).toBe(code);
     expect(r.direct.message).toContain("checkpoint run 'run' step 20");
     expect(r.direct.message).toContain(what);
@@ -158,7 +158,11 @@ test('a schema upgrade with an older connection open does not hang', async ({ gp
 });
 
 test('an upgrade blocked by a foreign connection fails with a clear error instead of hanging', async ({ gpuPage }) => {
-  const r = await gpuPage.run<{ blocked: Err; versionAfter: number; saved: number }>(ENTRY, 'upgradeBlockedByForeignConnection', 'hlab-test-blocked');
+  const r = await gpuPage.run<{ blocked: Err; versionAfter: number; saved: number }>(
+    ENTRY,
+    'upgradeBlockedByForeignConnection',
+    'hlab-test-blocked',
+  );
   expect(r.blocked.code).toBe('upgrade-blocked');
   expect(r.blocked.message).toContain('from schema 1 to 2 is blocked');
   expect(r.versionAfter).toBe(2);

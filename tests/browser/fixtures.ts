@@ -20,7 +20,11 @@ export const test = base.extend<{ gpuPage: PageRunner }>({
     await page.waitForFunction(() => window.hlabReady === true);
     await use({
       run: <T>(path: string, fn: string, ...args: unknown[]) =>
-        page.evaluate(([p, f, a]) => window.hlabRun(p as string, f as string, ...(a as unknown[])), [path, fn, args] as const) as Promise<T>,
+        page.evaluate(([p, f, a]) => window.hlabRun(p as string, f as string, ...(a as unknown[])), [
+          path,
+          fn,
+          args,
+        ] as const) as Promise<T>,
     });
     const gpuErrors = await page.evaluate(() => window.hlabRun('/src/engine/webgpu/device.ts', 'gpuErrorsOfRealm'));
     expect(gpuErrors, 'uncaptured WebGPU errors').toEqual([]);

@@ -108,7 +108,18 @@ export async function matmulCheck(N: number, K: number, M: number, seed: number,
   const vDw = { buffer: gbuf, offset: 8 };
   const vDb = { buffer: gbuf, offset: 8 + M * K + 4 };
   await run(gpu, 'matmul_backward', () => [
-    prepareMatmulBackward(gpu, { N, K, M, dout: vDout, inp: vInp, weight: vW, dinp: vDinp, dweight: vDw, dbias: bias ? vDb : null, accumulateDinp: accDinp }),
+    prepareMatmulBackward(gpu, {
+      N,
+      K,
+      M,
+      dout: vDout,
+      inp: vInp,
+      weight: vW,
+      dinp: vDinp,
+      dweight: vDw,
+      dbias: bias ? vDb : null,
+      accumulateDinp: accDinp,
+    }),
   ]);
   const ref = matmulBackwardRef(dout, inp, weight, { N, K, M }, { dweight: dw0.slice(), dbias: bias ? db0.slice() : null });
   const refDinp = accDinp ? ref.dinp.map((x, i) => x + dinp0[i]) : ref.dinp;
@@ -186,7 +197,16 @@ export async function attentionCheck(B: number, T: number, C: number, NH: number
   const o = aligned ? [4, 8, 12] : [5, 3, 7];
   const vdq = put(gpu, 'dqkv', new Float32Array(B * T * 3 * C), 4);
   await run(gpu, 'attention_backward', () =>
-    prepareAttentionBackward(gpu, { B, T, C, NH, dout: put(gpu, 'dout', dout, o[0]), qkv: put(gpu, 'qkv', qkv, o[1]), att: put(gpu, 'att', att, o[2]), dqkv: vdq }),
+    prepareAttentionBackward(gpu, {
+      B,
+      T,
+      C,
+      NH,
+      dout: put(gpu, 'dout', dout, o[0]),
+      qkv: put(gpu, 'qkv', qkv, o[1]),
+      att: put(gpu, 'att', att, o[2]),
+      dqkv: vdq,
+    }),
   );
   const ref = attentionBackwardRef(dout, qkv, att, { B, T, C, NH });
   const atol = 1e-5 * Math.max(1, qscale);
@@ -211,7 +231,9 @@ export async function encoderCheck(B: number, T: number, C: number, V: number, m
   const vwpe = { buffer: g.buffer, offset: 4 + V * C };
   const buckets = new TokenBucketBuffers(gpu, V, B * T);
   buckets.write(ids);
-  await run(gpu, 'encoder_backward', () => [prepareEncoderBackward(gpu, { B, T, C, V, dout: put(gpu, 'dout', dout, 2), buckets, dwte: vwte, dwpe: vwpe })]);
+  await run(gpu, 'encoder_backward', () => [
+    prepareEncoderBackward(gpu, { B, T, C, V, dout: put(gpu, 'dout', dout, 2), buckets, dwte: vwte, dwpe: vwpe }),
+  ]);
   const ref = encoderBackwardRef(dout, ids, { B, T, C, V, maxT }, { dwte: dwte0.slice(), dwpe: dwpe0.slice() });
   const atol = 1e-5;
   const rtol = 1e-5;
@@ -231,7 +253,9 @@ export async function geluCheck(n: number, seed: number) {
   inp.set(special.slice(0, Math.min(n, special.length)));
   const dout = randn(rng, n);
   const vd = put(gpu, 'dinp', new Float32Array(n), 4);
-  await run(gpu, 'gelu_backward', () => [prepareGeluBackward(gpu, { n, dout: put(gpu, 'dout', dout, 1), inp: put(gpu, 'inp', inp, 2), dinp: vd })]);
+  await run(gpu, 'gelu_backward', () => [
+    prepareGeluBackward(gpu, { n, dout: put(gpu, 'dout', dout, 1), inp: put(gpu, 'inp', inp, 2), dinp: vd }),
+  ]);
   const atol = 1e-5;
   const rtol = 1e-4;
   const out: Reports = { dinp: rep(await get(gpu, vd, n), geluBackwardRef(dout, inp), atol, rtol) };
@@ -269,7 +293,9 @@ export async function logprobCheck(N: number, V: number, seed: number, temperatu
     }),
   ]);
   const atol = 1e-6;
-  const out: Reports = { dlogits: rep(await get(gpu, vd, N * V), logprobBackwardRef(logits, targets, lse, dlogprob, { N, V }, temperature), atol, rtol) };
+  const out: Reports = {
+    dlogits: rep(await get(gpu, vd, N * V), logprobBackwardRef(logits, targets, lse, dlogprob, { N, V }, temperature), atol, rtol),
+  };
   return out;
 }
 
@@ -296,7 +322,9 @@ export async function crossentropyCheck(N: number, V: number, seed: number, allM
   ]);
   const atol = 1e-7;
   const rtol = 1e-4;
-  const out: Reports = { dlogits: rep(await get(gpu, vd, N * V), crossentropyBackwardRef(logits, targets, mask, lse, scale, { N, V }), atol, rtol) };
+  const out: Reports = {
+    dlogits: rep(await get(gpu, vd, N * V), crossentropyBackwardRef(logits, targets, mask, lse, scale, { N, V }), atol, rtol),
+  };
   return out;
 }
 

@@ -23,7 +23,17 @@ const MATMUL: Array<[number, number, number, number, boolean, boolean]> = [
 test('matmul_backward: vec4 and scalar paths, odd sizes, padded rows, large/tiny values, accumulation', async ({ gpuPage }) => {
   for (const [N, K, M, scale, bias, acc] of MATMUL) {
     const what = `N=${N} K=${K} M=${M} scale=${scale} bias=${bias} accDinp=${acc}`;
-    const r = await gpuPage.run<{ reports: Record<string, Rep>; vec4: boolean; clean: boolean }>(ENTRY, 'matmulCheck', N, K, M, 11, scale, bias, acc);
+    const r = await gpuPage.run<{ reports: Record<string, Rep>; vec4: boolean; clean: boolean }>(
+      ENTRY,
+      'matmulCheck',
+      N,
+      K,
+      M,
+      11,
+      scale,
+      bias,
+      acc,
+    );
     expectAll(what, r.reports);
     expect(r.vec4, what).toBe(M % 4 === 0 && K % 4 === 0);
     expect(r.clean, `${what}: words outside the tensors untouched`).toBe(true);
@@ -38,11 +48,16 @@ test('attention_backward: odd T, padded row, sharp and flat softmax (atol 1e-5·
     [1, 13, 10, 2, 4, true],
     [3, 5, 8, 1, 0.1, true],
   ] as const) {
-    expectAll(`B=${B} T=${T} C=${C} NH=${NH} q-scale=${qs} aligned=${aligned}`, await gpuPage.run(ENTRY, 'attentionCheck', B, T, C, NH, 5, qs, aligned));
+    expectAll(
+      `B=${B} T=${T} C=${C} NH=${NH} q-scale=${qs} aligned=${aligned}`,
+      await gpuPage.run(ENTRY, 'attentionCheck', B, T, C, NH, 5, qs, aligned),
+    );
   }
 });
 
-test('layernorm_backward (padded, huge and tiny rows; odd C; atol 1e-4, rtol 1e-4) and encoder_backward (atol 1e-5, rtol 1e-5)', async ({ gpuPage }) => {
+test('layernorm_backward (padded, huge and tiny rows; odd C; atol 1e-4, rtol 1e-4) and encoder_backward (atol 1e-5, rtol 1e-5)', async ({
+  gpuPage,
+}) => {
   expectAll('layernorm', await gpuPage.run(ENTRY, 'layernormCheck', 9, 21, 3));
   expectAll('encoder', await gpuPage.run(ENTRY, 'encoderCheck', 3, 5, 7, 11, 9, 4));
 });
@@ -59,10 +74,18 @@ test('gelu_backward (huge/tiny/zero inputs), logprob_backward and crossentropy_b
   }
 });
 
-test('adamw_update (three steps, gradScale from a GPU word; atol 1e-6, rtol 1e-5) and global_norm_forward (rtol 1e-5, repeatable bits)', async ({ gpuPage }) => {
+test('adamw_update (three steps, gradScale from a GPU word; atol 1e-6, rtol 1e-5) and global_norm_forward (rtol 1e-5, repeatable bits)', async ({
+  gpuPage,
+}) => {
   expectAll('adamw', await gpuPage.run(ENTRY, 'adamwCheck', 1003, 12, 0.5));
   for (const maxNorm of [null, 1.0]) {
-    const r = await gpuPage.run<{ reports: Record<string, Rep>; repeatable: boolean; scale: number }>(ENTRY, 'globalNormCheck', 100_003, 6, maxNorm);
+    const r = await gpuPage.run<{ reports: Record<string, Rep>; repeatable: boolean; scale: number }>(
+      ENTRY,
+      'globalNormCheck',
+      100_003,
+      6,
+      maxNorm,
+    );
     expectAll(`global_norm maxNorm=${maxNorm}`, r.reports);
     expect(r.repeatable, 'two runs give the same bits').toBe(true);
     if (maxNorm === null) expect(r.scale).toBe(1);

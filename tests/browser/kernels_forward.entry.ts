@@ -84,7 +84,17 @@ export function encoderCheck(B: number, T: number, C: number, V: number, maxT: n
     const wteBuf = uploadAt(gpu, 'wte', wte, 5);
     const wpeBuf = uploadAt(gpu, 'wpe', wpe, 3);
     await run(gpu, 'encoder_forward', () => [
-      prepareEncoderForward(gpu, { B, T, C, V, maxT, ids: idsBuf, wte: { buffer: wteBuf, offset: 5 }, wpe: { buffer: wpeBuf, offset: 3 }, out: { buffer: out } }),
+      prepareEncoderForward(gpu, {
+        B,
+        T,
+        C,
+        V,
+        maxT,
+        ids: idsBuf,
+        wte: { buffer: wteBuf, offset: 5 },
+        wpe: { buffer: wpeBuf, offset: 3 },
+        out: { buffer: out },
+      }),
     ]);
     const ref = encoderForwardRef(ids, wte, wpe, { B, T, C, V, maxT });
     return { out: allClose(await readF32(gpu.device, out, B * T * C), ref, 0, 0) };
@@ -133,7 +143,18 @@ export function layernormCheck(N: number, C: number, mode: string, seed: number,
 }
 
 /** inpOffset/wOffset ≠ multiple of 4 forces the scalar entry point. */
-export function matmulCheck(N: number, K: number, M: number, bias: boolean, residual: boolean, inpOffset: number, wOffset: number, scale: number, seed: number, tol: Tol) {
+export function matmulCheck(
+  N: number,
+  K: number,
+  M: number,
+  bias: boolean,
+  residual: boolean,
+  inpOffset: number,
+  wOffset: number,
+  scale: number,
+  seed: number,
+  tol: Tol,
+) {
   return withGpu(async (gpu) => {
     const rng = new Rng(seed);
     const inp = normals(rng, N * K, scale);
@@ -173,7 +194,9 @@ export function attentionCheck(B: number, T: number, C: number, NH: number, qSca
     const out = createStorage(gpu.device, 'out', B * T * C * 4);
     // Pre-fill att with garbage: the kernel must overwrite the upper triangle with zeros.
     gpu.device.queue.writeBuffer(att, 0, new Float32Array(B * NH * T * T).fill(7));
-    await run(gpu, 'attention_forward', () => [prepareAttentionForward(gpu, { B, T, C, NH, qkv: { buffer: qkvB, offset: 8 }, att: { buffer: att }, out: { buffer: out } })]);
+    await run(gpu, 'attention_forward', () => [
+      prepareAttentionForward(gpu, { B, T, C, NH, qkv: { buffer: qkvB, offset: 8 }, att: { buffer: att }, out: { buffer: out } }),
+    ]);
     const ref = attentionForwardRef(qkv, { B, T, C, NH });
     return {
       out: allClose(await readF32(gpu.device, out, B * T * C), ref.out, tol[0], tol[1]),
@@ -215,7 +238,15 @@ export function logprobCheck(N: number, V: number, big: number, seed: number, to
     const lp = createStorage(gpu.device, 'logprob', N * 4);
     const lse = createStorage(gpu.device, 'lse', N * 4);
     await run(gpu, 'logprob_forward', () => [
-      prepareLogprobForward(gpu, { N, V, logits: { buffer: lB, offset: 4 }, targets: { buffer: tB }, logprob: { buffer: lp }, lse: { buffer: lse }, temperature }),
+      prepareLogprobForward(gpu, {
+        N,
+        V,
+        logits: { buffer: lB, offset: 4 },
+        targets: { buffer: tB },
+        logprob: { buffer: lp },
+        lse: { buffer: lse },
+        temperature,
+      }),
     ]);
     const ref = logprobForwardRef(logits, targets, { N, V }, temperature);
     return {
@@ -241,7 +272,16 @@ export function crossentropyCheck(N: number, V: number, big: number, maskMode: s
       stats: createStorage(gpu.device, 'stats', 8),
     };
     await run(gpu, 'crossentropy_forward', () =>
-      prepareCrossentropyForward(gpu, { N, V, logits: { buffer: b.logits, offset: 4 }, targets: b.targets, mask: b.mask, loss: b.loss, lse: b.lse, stats: b.stats }),
+      prepareCrossentropyForward(gpu, {
+        N,
+        V,
+        logits: { buffer: b.logits, offset: 4 },
+        targets: b.targets,
+        mask: b.mask,
+        loss: b.loss,
+        lse: b.lse,
+        stats: b.stats,
+      }),
     );
     const ref = crossentropyForwardRef(logits, targets, mask, { N, V });
     const stats = await readF32(gpu.device, b.stats, 2);
@@ -260,8 +300,14 @@ export function kvCacheWriteCheck(B: number, T: number, C: number, Tmax: number,
     const qkv = normals(rng, B * T * 3 * C);
     const pos0 = Int32Array.from({ length: B }, (_, b) => (b * 3) % Tmax);
     const init = normals(rng, B * Tmax * 2 * C);
-    const bufs = { qkv: uploadStorage(gpu.device, 'qkv', qkv), pos0: uploadStorage(gpu.device, 'pos0', pos0), cache: uploadStorage(gpu.device, 'cache', init) };
-    await run(gpu, 'kv_cache_write', () => [prepareKvCacheWrite(gpu, { B, T, C, Tmax, qkv: { buffer: bufs.qkv }, pos0: bufs.pos0, cache: { buffer: bufs.cache } })]);
+    const bufs = {
+      qkv: uploadStorage(gpu.device, 'qkv', qkv),
+      pos0: uploadStorage(gpu.device, 'pos0', pos0),
+      cache: uploadStorage(gpu.device, 'cache', init),
+    };
+    await run(gpu, 'kv_cache_write', () => [
+      prepareKvCacheWrite(gpu, { B, T, C, Tmax, qkv: { buffer: bufs.qkv }, pos0: bufs.pos0, cache: { buffer: bufs.cache } }),
+    ]);
     const ref = init.slice();
     for (let b = 0; b < B; b++) {
       for (let t = 0; t < T; t++) {
@@ -293,7 +339,16 @@ export function gatherRowsCheck(B: number, C: number, R: number, seed: number) {
  * sample_tokens vs sampleTokensRef over `draws` steps for B rows of random logits (one row
  * with ±1e4 offsets). Returns id agreement and the log-prob and entropy comparisons.
  */
-export function sampleCheck(B: number, V: number, temperature: number, topP: number, draws: number, seed: number, tol: Tol, ban?: SampleBan) {
+export function sampleCheck(
+  B: number,
+  V: number,
+  temperature: number,
+  topP: number,
+  draws: number,
+  seed: number,
+  tol: Tol,
+  ban?: SampleBan,
+) {
   return withGpu(async (gpu) => {
     const rng = new Rng(seed);
     const R = B + 2;
@@ -307,7 +362,20 @@ export function sampleCheck(B: number, V: number, temperature: number, topP: num
     const ids = createStorage(gpu.device, 'ids', B * 4);
     const lp = createStorage(gpu.device, 'logprob', B * 4);
     const ent = createStorage(gpu.device, 'entropy', B * 4);
-    const d = prepareSampleTokens(gpu, { B, V, R, logits: { buffer: lB }, rows: rowsBuf, ids, logprob: lp, entropy: ent, seed: 99, temperature, topP, ...(ban ? { ban } : {}) });
+    const d = prepareSampleTokens(gpu, {
+      B,
+      V,
+      R,
+      logits: { buffer: lB },
+      rows: rowsBuf,
+      ids,
+      logprob: lp,
+      entropy: ent,
+      seed: 99,
+      temperature,
+      topP,
+      ...(ban ? { ban } : {}),
+    });
     let idMismatches = 0;
     const gotLp: number[] = [];
     const refLp: number[] = [];
@@ -341,8 +409,26 @@ export function sampleCheck(B: number, V: number, temperature: number, topP: num
         refEnt.push(ref.entropy[b]);
       }
     }
-    return { idMismatches, distinct: distinct.size, bannedDraws, allowDraws, logprob: allClose(gotLp, refLp, tol[0], tol[1]), entropy: allClose(gotEnt, refEnt, tol[0], tol[1]) };
+    return {
+      idMismatches,
+      distinct: distinct.size,
+      bannedDraws,
+      allowDraws,
+      logprob: allClose(gotLp, refLp, tol[0], tol[1]),
+      entropy: allClose(gotEnt, refEnt, tol[0], tol[1]),
+    };
   });
 }
 
-Object.assign(CHECKS, { encoderCheck, layernormCheck, matmulCheck, attentionCheck, geluCheck, logprobCheck, crossentropyCheck, kvCacheWriteCheck, sampleCheck, gatherRowsCheck });
+Object.assign(CHECKS, {
+  encoderCheck,
+  layernormCheck,
+  matmulCheck,
+  attentionCheck,
+  geluCheck,
+  logprobCheck,
+  crossentropyCheck,
+  kvCacheWriteCheck,
+  sampleCheck,
+  gatherRowsCheck,
+});

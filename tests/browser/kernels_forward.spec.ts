@@ -65,7 +65,10 @@ test('matmul_forward: vec4 and scalar paths, odd sizes, offsets, bias/none, fuse
   expectAllClose(
     await runCases(
       gpuPage,
-      cases.map(([N, K, M, bias, res, oi, ow, scale]) => ['matmulCheck', N, K, M, bias, res, oi, ow, scale, 3, [1e-5 * Math.max(1, scale) * (K / 32), 1e-4]] as Case),
+      cases.map(
+        ([N, K, M, bias, res, oi, ow, scale]) =>
+          ['matmulCheck', N, K, M, bias, res, oi, ow, scale, 3, [1e-5 * Math.max(1, scale) * (K / 32), 1e-4]] as Case,
+      ),
     ),
   );
 });
@@ -108,7 +111,9 @@ test('gelu_forward, logprob_forward (τ = 1, 1.5, 0.5) and crossentropy_forward 
   expect(z.result.loss.ok && z.result.mean.ok, JSON.stringify(z)).toBe(true);
 });
 
-test('sample_tokens: ids equal the CPU reference (greedy, τ = 1, 0.7, 1.3 with top-p 0.9); log-probs and entropies within atol 2e-3, rtol 1e-5', async ({ gpuPage }) => {
+test('sample_tokens: ids equal the CPU reference (greedy, τ = 1, 0.7, 1.3 with top-p 0.9); log-probs and entropies within atol 2e-3, rtol 1e-5', async ({
+  gpuPage,
+}) => {
   // Rows with |z| ≈ 1e4 carry the f32 spacing there (≈ 1e-3/τ) in the log-prob: atol 2e-3.
   const res = await runCases<{ idMismatches: number; distinct: number; logprob: Close; entropy: Close }>(
     gpuPage,
@@ -129,7 +134,9 @@ test('sample_tokens: ids equal the CPU reference (greedy, τ = 1, 0.7, 1.3 with 
   });
 });
 
-test('sample_tokens with banned ids (the specials but the stop id): never drawn, the allowed one is; ids and log-probs equal the CPU reference', async ({ gpuPage }) => {
+test('sample_tokens with banned ids (the specials but the stop id): never drawn, the allowed one is; ids and log-probs equal the CPU reference', async ({
+  gpuPage,
+}) => {
   const ban = { lo: 100, hi: 108, allow: 107 };
   const res = await runCases<{ idMismatches: number; bannedDraws: number; allowDraws: number; logprob: Close }>(
     gpuPage,

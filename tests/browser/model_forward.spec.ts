@@ -16,16 +16,35 @@ test('GPU forward matches the CPU model (tiny and an odd config) within atol=1e-
     [tiny, 3, 13, [13, 5, 1]],
     [odd, 2, 7, [7, 4]],
   ] as const) {
-    const r = await gpuPage.run<{ logits: Close; values: Close; dispatches: number }>(ENTRY, 'forwardVsCpu', cfg, B, T, lengths, 21, 1e-5, 1e-4);
+    const r = await gpuPage.run<{ logits: Close; values: Close; dispatches: number }>(
+      ENTRY,
+      'forwardVsCpu',
+      cfg,
+      B,
+      T,
+      lengths,
+      21,
+      1e-5,
+      1e-4,
+    );
     expect(r.logits.ok, `logits ${JSON.stringify(r.logits)}`).toBe(true);
     expect(r.values.ok, `values ${JSON.stringify(r.values)}`).toBe(true);
     expect(r.dispatches).toBe(4 + 8 * cfg.L); // encoder, 8 per block, lnf, lm head, value head
   }
 });
 
-test('log-probs and logits of a row are bit-identical alone and inside a padded batch of 4; bad sizes and ids are named', async ({ gpuPage }) => {
+test('log-probs and logits of a row are bit-identical alone and inside a padded batch of 4; bad sizes and ids are named', async ({
+  gpuPage,
+}) => {
   const tiny = { vocabSize: 259, maxT: 256, C: 32, L: 2, NH: 2 };
-  const r = await gpuPage.run<{ lpEqual: boolean; logitsEqual: boolean; lpDiff: number; logitDiff: number; finite: boolean }>(ENTRY, 'batchInvariance', tiny, 11, 6, 5);
+  const r = await gpuPage.run<{ lpEqual: boolean; logitsEqual: boolean; lpDiff: number; logitDiff: number; finite: boolean }>(
+    ENTRY,
+    'batchInvariance',
+    tiny,
+    11,
+    6,
+    5,
+  );
   expect(r.finite).toBe(true);
   expect(r.lpEqual, JSON.stringify(r)).toBe(true);
   expect(r.logitsEqual, JSON.stringify(r)).toBe(true);

@@ -28,7 +28,12 @@ export async function gpuVsCpu(): Promise<{ gpu: number[]; cpu: number[]; rows: 
   const tok = await loadTokenizer();
   const p = prepareSft(tok, MICRO);
   const gpu = await createGpu();
-  const g = await trainSft(p.rows, p.cfg, new WebGpuEngine(gpu, 'test').createSftTrainer(p.cfg.model, p.init, p.cfg, p.cfg.batchSize, p.cfg.model.maxT), tok.padId);
+  const g = await trainSft(
+    p.rows,
+    p.cfg,
+    new WebGpuEngine(gpu, 'test').createSftTrainer(p.cfg.model, p.init, p.cfg, p.cfg.batchSize, p.cfg.model.maxT),
+    tok.padId,
+  );
   const c = await trainSft(p.rows, p.cfg, refSftTrainer(p.cfg.model, p.init, p.cfg), tok.padId);
   if (gpu.errors.length) throw new Error(gpu.errors.join('; '));
   return { gpu: g.losses, cpu: c.losses, rows: p.rows.length };
@@ -46,7 +51,9 @@ export async function toyPretrain(): Promise<{
   events: PretrainEvent[];
 }> {
   const events: PretrainEvent[] = [];
-  const r = await pretrainInPage({ ...MICRO, steps: 3, logEvery: 2, evalTasks: 1, evalHarnesses: 1, command: 'test' }, (ev) => events.push(ev));
+  const r = await pretrainInPage({ ...MICRO, steps: 3, logEvery: 2, evalTasks: 1, evalHarnesses: 1, command: 'test' }, (ev) =>
+    events.push(ev),
+  );
   const bin = atob(r.checkpointBase64);
   const bytes = Uint8Array.from(bin, (ch) => ch.charCodeAt(0));
   const ck = await decodeBaseCheckpoint(bytes);

@@ -16,7 +16,9 @@ test('GPU SFT matches the CPU model step for step on demonstration rows and lowe
   expect(r.gpu[11]).toBeLessThan(r.gpu[0] - 1);
 });
 
-test('page-side pretraining writes a checkpoint whose digest verifies, evaluates greedily and reports typed progress', async ({ gpuPage }) => {
+test('page-side pretraining writes a checkpoint whose digest verifies, evaluates greedily and reports typed progress', async ({
+  gpuPage,
+}) => {
   const r = await gpuPage.run<Awaited<ReturnType<typeof toyPretrain>>>(ENTRY, 'toyPretrain');
   note('result', r);
   // logEvery 2 of 3 steps: the first, every second and the last step; each carries that step's loss.

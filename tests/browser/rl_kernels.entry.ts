@@ -59,7 +59,12 @@ const tv = (buffer: GPUBuffer): TensorView => ({ buffer });
 const out = (gpu: Gpu, label: string, n: number) => createStorage(gpu.device, label, n * 4);
 
 /** Encode `fn` into one compute pass inside error scopes and submit. */
-async function run(gpu: Gpu, what: string, fn: (pass: GPUComputePassEncoder) => void, after?: (enc: GPUCommandEncoder) => void): Promise<void> {
+async function run(
+  gpu: Gpu,
+  what: string,
+  fn: (pass: GPUComputePassEncoder) => void,
+  after?: (enc: GPUCommandEncoder) => void,
+): Promise<void> {
   await checked(gpu.device, what, () => {
     const enc = gpu.device.createCommandEncoder({ label: what });
     const pass = enc.beginComputePass({ label: what });
@@ -90,7 +95,15 @@ export async function advantageKernels(seed: number): Promise<Check[]> {
   try {
     // GRPO: hand-made groups (all equal, all zeros, one success, non-dyadic near-constant, a group
     // of one) and random ones; rows map to episodes, one episode spans two rows.
-    const groups: number[][] = [[1, 1, 1, 1], [0, 0, 0, 0], [1, 0, 0, 0], [0.1, 0.1, 0.1], [0.3, 0.3, 0.3, 0.3000001], [0.7], [0.2, 0.9, 0.55, 0.1, 0.35]];
+    const groups: number[][] = [
+      [1, 1, 1, 1],
+      [0, 0, 0, 0],
+      [1, 0, 0, 0],
+      [0.1, 0.1, 0.1],
+      [0.3, 0.3, 0.3, 0.3000001],
+      [0.7],
+      [0.2, 0.9, 0.55, 0.1, 0.35],
+    ];
     const rewards = Float32Array.from(groups.flat());
     const offsets = Int32Array.from([0, ...groups.map((g) => g.length)].map((_, i, a) => a.slice(0, i + 1).reduce((s, x) => s + x, 0)));
     const E = rewards.length;
@@ -160,7 +173,9 @@ export async function advantageKernels(seed: number): Promise<Check[]> {
       await run(gpu, 'gae', (p) => encodePrepared(p, [prepareGaeForward(gpu, ga)]));
       const ref = gaeForwardRef(rw, b.oldValues!, b.mask, nv, tr, b, { gamma, lambda });
       // ≤ 40 sequential f32 steps of |values| ~ 1
-      checks.push(cmp(`gae advantages γ=${gamma} λ=${lambda}`, await readF32(gpu.device, advantages, b.B * b.T), ref.advantages, 1e-5, 1e-5));
+      checks.push(
+        cmp(`gae advantages γ=${gamma} λ=${lambda}`, await readF32(gpu.device, advantages, b.B * b.T), ref.advantages, 1e-5, 1e-5),
+      );
       checks.push(cmp(`gae returns γ=${gamma} λ=${lambda}`, await readF32(gpu.device, returns, b.B * b.T), ref.returns, 1e-5, 1e-5));
     }
     // masked whitening in place
@@ -170,11 +185,21 @@ export async function advantageKernels(seed: number): Promise<Check[]> {
       const a = up(gpu, 'adv', adv),
         m = up(gpu, 'mask', b.mask),
         s = out(gpu, 'scratch', advNormalizeScratchBytes(b.B) / 4);
-      await run(gpu, 'adv-norm', (p) => encodePrepared(p, prepareAdvNormalizeForward(gpu, { B: b.B, T: b.T, advantages: tv(a), mask: tv(m), scratch: tv(s), eps: 1e-6 })));
+      await run(gpu, 'adv-norm', (p) =>
+        encodePrepared(p, prepareAdvNormalizeForward(gpu, { B: b.B, T: b.T, advantages: tv(a), mask: tv(m), scratch: tv(s), eps: 1e-6 })),
+      );
       const ref = advNormalizeForwardRef(adv, b.mask, b, 1e-6);
       checks.push(cmp('adv_normalize_forward', await readF32(gpu.device, a, b.B * b.T), ref.advantages, 1e-5, 1e-5));
       const st = await readF32(gpu.device, s, (b.B + 1) * 4);
-      checks.push(cmp('adv_normalize stats (n, mean, std)', [st[b.B * 4], st[b.B * 4 + 1], st[b.B * 4 + 2]], [ref.count, ref.mean, ref.std], 1e-6, 1e-5));
+      checks.push(
+        cmp(
+          'adv_normalize stats (n, mean, std)',
+          [st[b.B * 4], st[b.B * 4 + 1], st[b.B * 4 + 2]],
+          [ref.count, ref.mean, ref.std],
+          1e-6,
+          1e-5,
+        ),
+      );
     }
   } finally {
     gpu.device.destroy();
@@ -189,7 +214,8 @@ export async function lossKernels(seed: number, modes: LossAggregation[]): Promi
   const gpu = await createGpu();
   const checks: Check[] = [];
   try {
-    for (const aggregation of modes) checks.push(...(await lossKernelsOne(gpu, seed, aggregation)).map((c) => ({ ...c, name: `${aggregation}: ${c.name}` })));
+    for (const aggregation of modes)
+      checks.push(...(await lossKernelsOne(gpu, seed, aggregation)).map((c) => ({ ...c, name: `${aggregation}: ${c.name}` })));
   } finally {
     gpu.device.destroy();
   }
@@ -233,11 +259,27 @@ async function lossKernelsOne(gpu: Gpu, seed: number, aggregation: LossAggregati
     const counted = cols(got, B, counts);
     checks.push(cmp(`surrogate counts dual=${dualClip}`, counted, cols(fr.rowStats, B, counts), 0, 0));
     // some tokens are clipped in this batch, so both branches are compared
-    checks.push({ ...cmp(`surrogate clipped tokens exist dual=${dualClip}`, [cols(got, B, [ROW.CLIP_LOW, ROW.CLIP_HIGH]).reduce((s, x) => s + x, 0) > 0 ? 1 : 0], [1], 0, 0) });
+    checks.push({
+      ...cmp(
+        `surrogate clipped tokens exist dual=${dualClip}`,
+        [cols(got, B, [ROW.CLIP_LOW, ROW.CLIP_HIGH]).reduce((s, x) => s + x, 0) > 0 ? 1 : 0],
+        [1],
+        0,
+        0,
+      ),
+    });
     // f32 sums of ≤ 24 terms of magnitude ≲ 10 (ratios up to e^1.6, k3 ≲ 2)
     const sums = [ROW.PG_LOSS, ROW.APPROX_KL, ROW.RATIO_SUM, ROW.RATIO_MIN, ROW.RATIO_MAX, ROW.ADV_MEAN, ROW.ADV_M2];
     checks.push(cmp(`surrogate row sums dual=${dualClip}`, cols(got, B, sums), cols(fr.rowStats, B, sums), 2e-6, 2e-5));
-    checks.push(cmp(`surrogate_backward dual=${dualClip}`, await readGrad(), surrogateBackwardRef(b.logprobs, b.oldLogprobs, b.advantages, b.mask, b, sp), 1e-7, 1e-5));
+    checks.push(
+      cmp(
+        `surrogate_backward dual=${dualClip}`,
+        await readGrad(),
+        surrogateBackwardRef(b.logprobs, b.oldLogprobs, b.advantages, b.mask, b, sp),
+        1e-7,
+        1e-5,
+      ),
+    );
   }
   {
     // Clip counts at hand-picked ratios (ε_lo 0.2, ε_hi 0.28): A > 0 with 1 + ε_lo < ρ ≤ 1 + ε_hi
@@ -271,20 +313,66 @@ async function lossKernelsOne(gpu: Gpu, seed: number, aggregation: LossAggregati
       );
     });
     const got = await readF32(gpu.device, bandRows, ROW_STATS);
-    const fr = surrogateForwardRef(Float32Array.from(rho, Math.log), new Float32Array(n), Float32Array.from(adv), new Float32Array(n).fill(1), { B: 1, T: n }, sp);
-    checks.push(cmp('surrogate clip counts in the band (1+ε_lo, 1+ε_hi], GPU vs hand', [got[ROW.CLIP_LOW], got[ROW.CLIP_HIGH], got[ROW.DUAL_CLIP]], [1, 1, 0], 0, 0));
-    checks.push(cmp('surrogate clip counts in the band, reference vs hand', [fr.rowStats[ROW.CLIP_LOW], fr.rowStats[ROW.CLIP_HIGH], fr.rowStats[ROW.DUAL_CLIP]], [1, 1, 0], 0, 0));
+    const fr = surrogateForwardRef(
+      Float32Array.from(rho, Math.log),
+      new Float32Array(n),
+      Float32Array.from(adv),
+      new Float32Array(n).fill(1),
+      { B: 1, T: n },
+      sp,
+    );
+    checks.push(
+      cmp(
+        'surrogate clip counts in the band (1+ε_lo, 1+ε_hi], GPU vs hand',
+        [got[ROW.CLIP_LOW], got[ROW.CLIP_HIGH], got[ROW.DUAL_CLIP]],
+        [1, 1, 0],
+        0,
+        0,
+      ),
+    );
+    checks.push(
+      cmp(
+        'surrogate clip counts in the band, reference vs hand',
+        [fr.rowStats[ROW.CLIP_LOW], fr.rowStats[ROW.CLIP_HIGH], fr.rowStats[ROW.DUAL_CLIP]],
+        [1, 1, 0],
+        0,
+        0,
+      ),
+    );
   }
   for (const estimator of ['k1', 'k2', 'k3'] as KlEstimator[]) {
     const kp = { ...agg, estimator };
     await run(gpu, 'kl', (p) => {
       encodePrepared(p, [prepareRlRowsZero(gpu, { B: B, rowStats: tv(rows) })]);
-      encodePrepared(p, prepareKlForward(gpu, { B, T, p: kp, logprobs: tv(g.lp), refLogprobs: tv(g.ref), mask: tv(g.mask), rowStats: tv(rows) }).dispatches);
+      encodePrepared(
+        p,
+        prepareKlForward(gpu, { B, T, p: kp, logprobs: tv(g.lp), refLogprobs: tv(g.ref), mask: tv(g.mask), rowStats: tv(rows) }).dispatches,
+      );
       gpu.device.queue.writeBuffer(grad, 0, new Float32Array(B * T).fill(0.25)); // accumulate onto 0.25
-      encodePrepared(p, prepareKlBackward(gpu, { B, T, p: kp, logprobs: tv(g.lp), refLogprobs: tv(g.ref), mask: tv(g.mask), klCoef: 0.3, dlogprob: tv(grad) }).dispatches);
+      encodePrepared(
+        p,
+        prepareKlBackward(gpu, {
+          B,
+          T,
+          p: kp,
+          logprobs: tv(g.lp),
+          refLogprobs: tv(g.ref),
+          mask: tv(g.mask),
+          klCoef: 0.3,
+          dlogprob: tv(grad),
+        }).dispatches,
+      );
     });
     const fr = klForwardRef(b.logprobs, b.refLogprobs!, b.mask, b, kp);
-    checks.push(cmp(`kl_forward ${estimator}`, cols(await readRows(), B, [ROW.KL_SUM, ROW.KL_LOSS]), cols(fr.rowStats, B, [ROW.KL_SUM, ROW.KL_LOSS]), 2e-6, 2e-5));
+    checks.push(
+      cmp(
+        `kl_forward ${estimator}`,
+        cols(await readRows(), B, [ROW.KL_SUM, ROW.KL_LOSS]),
+        cols(fr.rowStats, B, [ROW.KL_SUM, ROW.KL_LOSS]),
+        2e-6,
+        2e-5,
+      ),
+    );
     const gr = Float64Array.from(klBackwardRef(b.logprobs, b.refLogprobs!, b.mask, b, kp, 0.3), (x) => x + 0.25);
     checks.push(cmp(`kl_backward ${estimator} (accumulates)`, await readGrad(), gr, 1e-7, 1e-5));
   }
@@ -301,17 +389,42 @@ async function lossKernelsOne(gpu: Gpu, seed: number, aggregation: LossAggregati
     checks.push(cmp(`value_loss clip count ε=${vfClip}`, cols(got, B, [ROW.VF_CLIP]), cols(fr.rowStats, B, [ROW.VF_CLIP]), 0, 0));
     const sums = [ROW.VF_LOSS, ROW.RET_MEAN, ROW.RET_M2, ROW.RES_MEAN, ROW.RES_M2];
     checks.push(cmp(`value_loss row sums ε=${vfClip}`, cols(got, B, sums), cols(fr.rowStats, B, sums), 2e-6, 2e-5));
-    checks.push(cmp(`value_loss_backward ε=${vfClip}`, await readGrad(), valueLossBackwardRef(b.values!, b.oldValues!, b.returns!, b.mask, b, vp, 0.5), 1e-7, 1e-5));
+    checks.push(
+      cmp(
+        `value_loss_backward ε=${vfClip}`,
+        await readGrad(),
+        valueLossBackwardRef(b.values!, b.oldValues!, b.returns!, b.mask, b, vp, 0.5),
+        1e-7,
+        1e-5,
+      ),
+    );
   }
   // τ = 1, and the rollout temperatures the RL trainer scores at (H of softmax(z/τ), ∂H/∂z with 1/τ).
   for (const temperature of [1, 1.5, 0.7]) {
     const ep = { ...agg, entCoef: 0.05, temperature };
     const at = temperature === 1 ? '' : ` τ=${temperature}`;
-    const eb = { logits: g.logits, mask: g.mask, entropy: out(gpu, 'ent', B * T), lse: out(gpu, 'lse', B * T), dentropy: out(gpu, 'dent', B * T) };
+    const eb = {
+      logits: g.logits,
+      mask: g.mask,
+      entropy: out(gpu, 'ent', B * T),
+      lse: out(gpu, 'lse', B * T),
+      dentropy: out(gpu, 'dent', B * T),
+    };
     const dlogits = up(gpu, 'dlogits', new Float32Array(B * T * V).fill(-0.5));
     await run(gpu, 'entropy', (p) => {
       encodePrepared(p, [prepareRlRowsZero(gpu, { B: B, rowStats: tv(rows) })]);
-      const ea = { B, T, V, p: ep, logits: tv(eb.logits), mask: tv(eb.mask), entropy: tv(eb.entropy), lse: tv(eb.lse), dentropy: tv(eb.dentropy), rowStats: tv(rows) };
+      const ea = {
+        B,
+        T,
+        V,
+        p: ep,
+        logits: tv(eb.logits),
+        mask: tv(eb.mask),
+        entropy: tv(eb.entropy),
+        lse: tv(eb.lse),
+        dentropy: tv(eb.dentropy),
+        rowStats: tv(rows),
+      };
       encodePrepared(p, prepareEntropyForward(gpu, ea).dispatches);
       encodePrepared(p, prepareEntropyBackward(gpu, { ...ea, dlogits: tv(dlogits) }).dispatches);
     });
@@ -320,8 +433,19 @@ async function lossKernelsOne(gpu: Gpu, seed: number, aggregation: LossAggregati
     checks.push(cmp(`entropy_forward H${at}`, await readF32(gpu.device, eb.entropy, B * T), fr.entropy, 2e-6, 1e-5));
     checks.push(cmp(`entropy_forward lse${at}`, await readF32(gpu.device, eb.lse, B * T), fr.lse, 2e-6, 1e-5));
     checks.push(cmp(`entropy_forward dentropy${at}`, await readF32(gpu.device, eb.dentropy, B * T), fr.dentropy, 0, 1e-6));
-    checks.push(cmp(`entropy row sums${at}`, cols(await readRows(), B, [ROW.ENT_SUM, ROW.ENT_LOSS]), cols(fr.rowStats, B, [ROW.ENT_SUM, ROW.ENT_LOSS]), 2e-6, 2e-5));
-    const gr = Float64Array.from(entropyBackwardRef(b.logits!, fr.lse, fr.entropy, fr.dentropy, { N: B * T, V }, temperature), (x) => x - 0.5);
+    checks.push(
+      cmp(
+        `entropy row sums${at}`,
+        cols(await readRows(), B, [ROW.ENT_SUM, ROW.ENT_LOSS]),
+        cols(fr.rowStats, B, [ROW.ENT_SUM, ROW.ENT_LOSS]),
+        2e-6,
+        2e-5,
+      ),
+    );
+    const gr = Float64Array.from(
+      entropyBackwardRef(b.logits!, fr.lse, fr.entropy, fr.dentropy, { N: B * T, V }, temperature),
+      (x) => x - 0.5,
+    );
     checks.push(cmp(`entropy_backward (accumulates)${at}`, await readF32(gpu.device, dlogits, B * T * V), gr, 1e-7, 1e-5));
   }
   return checks;
@@ -350,9 +474,16 @@ export async function klExtremes(): Promise<{ checks: Check[]; k3: number[]; dk3
       const kp = { aggregation: 'token-mean' as const, norm, estimator };
       await run(gpu, 'kl-extremes', (p) => {
         encodePrepared(p, [prepareRlRowsZero(gpu, { B: B, rowStats: tv(rows) })]);
-        encodePrepared(p, prepareKlForward(gpu, { B, T, p: kp, logprobs: tv(glp), refLogprobs: tv(gref), mask: tv(gm), rowStats: tv(rows) }).dispatches);
+        encodePrepared(
+          p,
+          prepareKlForward(gpu, { B, T, p: kp, logprobs: tv(glp), refLogprobs: tv(gref), mask: tv(gm), rowStats: tv(rows) }).dispatches,
+        );
         gpu.device.queue.writeBuffer(grad, 0, new Float32Array(B));
-        encodePrepared(p, prepareKlBackward(gpu, { B, T, p: kp, logprobs: tv(glp), refLogprobs: tv(gref), mask: tv(gm), klCoef: 1, dlogprob: tv(grad) }).dispatches);
+        encodePrepared(
+          p,
+          prepareKlBackward(gpu, { B, T, p: kp, logprobs: tv(glp), refLogprobs: tv(gref), mask: tv(gm), klCoef: 1, dlogprob: tv(grad) })
+            .dispatches,
+        );
       });
       const got = cols(await readF32(gpu.device, rows, B * ROW_STATS), B, [ROW.KL_SUM]);
       const g = Array.from(await readF32(gpu.device, grad, B));
@@ -381,7 +512,13 @@ interface StepResult {
 }
 
 /** Upload the micro-batches, run a full loss-head step on the GPU, read gradients and metrics. */
-async function gpuStep(gpu: Gpu, parts: RlBatch<Float32Array>[], cfg: RlLossConfig, gradNorm?: number, prepared = false): Promise<StepResult> {
+async function gpuStep(
+  gpu: Gpu,
+  parts: RlBatch<Float32Array>[],
+  cfg: RlLossConfig,
+  gradNorm?: number,
+  prepared = false,
+): Promise<StepResult> {
   const norm: StepNormalizer = stepNormalizerOf(parts, resolveTokenSumNorm(cfg));
   const s = createRlStepState(gpu);
   const mbs = parts.map((b, k) => {
@@ -417,7 +554,9 @@ async function gpuStep(gpu: Gpu, parts: RlBatch<Float32Array>[], cfg: RlLossConf
   });
   // prepared: build the head once with a wrong normalizer, then retarget it (as a training step
   // that prepares per shape and writes each step's N and S before the submit)
-  const heads = prepared ? mbs.map((mb) => prepareRlLossHead(gpu, s, mb.bufs, cfg, { globalTokens: 1, globalSeqs: 1, tokenSumNorm: 1 })) : [];
+  const heads = prepared
+    ? mbs.map((mb) => prepareRlLossHead(gpu, s, mb.bufs, cfg, { globalTokens: 1, globalSeqs: 1, tokenSumNorm: 1 }))
+    : [];
   if (prepared)
     writeNormalizer(
       gpu,
@@ -573,9 +712,11 @@ export async function firstMinibatch(seed: number): Promise<{ metrics: RlMetrics
  * nonfinite_check on raw values (NaN, ±Inf flagged; ±F32_MAX, denormals, −0 not), and full
  * steps with one NaN/Inf injected into each source at a valid and at a padded position.
  */
-export async function nonfiniteDetection(
-  seed: number,
-): Promise<{ raw: Array<{ value: string; flag: number }>; steps: Array<{ source: string; where: string; skipped: number; mask: number; want: number }>; clean: number }> {
+export async function nonfiniteDetection(seed: number): Promise<{
+  raw: Array<{ value: string; flag: number }>;
+  steps: Array<{ source: string; where: string; skipped: number; mask: number; want: number }>;
+  clean: number;
+}> {
   const gpu = await createGpu();
   try {
     const raw: Array<{ value: string; flag: number }> = [];
@@ -593,7 +734,10 @@ export async function nonfiniteDetection(
     for (const [name, v] of values) {
       const x = up(gpu, 'x', Float32Array.from([0.5, v, 2]));
       await run(gpu, 'nonfinite', (p) => {
-        encodePrepared(p, [prepareNonfiniteClear(gpu, { flags: tv(flags) }), prepareNonfiniteCheck(gpu, { n: 3, x: tv(x), flags: tv(flags), bit: NONFINITE.values })]);
+        encodePrepared(p, [
+          prepareNonfiniteClear(gpu, { flags: tv(flags) }),
+          prepareNonfiniteCheck(gpu, { n: 3, x: tv(x), flags: tv(flags), bit: NONFINITE.values }),
+        ]);
       });
       raw.push({ value: name, flag: new Uint32Array(await readback(gpu.device, flags, 4))[0] });
     }

@@ -15,7 +15,9 @@ test('GRPO, GAE and advantage whitening kernels match their references', async (
   expectAll(await gpuPage.run<Check[]>(ENTRY, 'advantageKernels', 21));
 });
 
-test('surrogate, KL, value and entropy kernels match their references (every aggregation mode); KL at log-ratios 0, ±1e-6, ±80 is finite, k3 ≥ 0', async ({ gpuPage }) => {
+test('surrogate, KL, value and entropy kernels match their references (every aggregation mode); KL at log-ratios 0, ±1e-6, ±80 is finite, k3 ≥ 0', async ({
+  gpuPage,
+}) => {
   expectAll(await gpuPage.run<Check[]>(ENTRY, 'lossKernels', 22, MODES));
   const r = await gpuPage.run<{ checks: Check[]; k3: number[]; dk3: number[] }>(ENTRY, 'klExtremes');
   expectAll(r.checks);
@@ -43,7 +45,9 @@ test('first minibatch: every ratio is 1 (|ρ − 1| ≤ 2⁻²³) and the clip f
   expect(r.metrics.gradNorm).toBe(2.5);
 });
 
-test("the step's gradients and metrics are the same whole or in 2 or 4 micro-batches, and padding changes nothing (every aggregation mode)", async ({ gpuPage }) => {
+test("the step's gradients and metrics are the same whole or in 2 or 4 micro-batches, and padding changes nothing (every aggregation mode)", async ({
+  gpuPage,
+}) => {
   expectAll(await gpuPage.run<Check[]>(ENTRY, 'microBatchInvariance', 24, MODES));
   expectAll(await gpuPage.run<Check[]>(ENTRY, 'paddingInvariance', 25, MODES));
 });
@@ -55,7 +59,16 @@ test('NaN/Inf in rewards, log-probs, values or logits (valid or padded) marks th
     clean: number;
   }>(ENTRY, 'nonfiniteDetection', 26);
   const flagged = Object.fromEntries(r.raw.map((x) => [x.value, x.flag !== 0]));
-  expect(flagged).toEqual({ NaN: true, '+Inf': true, '-Inf': true, F32_MAX: false, '-F32_MAX': false, denormal: false, '-0': false, '1': false });
+  expect(flagged).toEqual({
+    NaN: true,
+    '+Inf': true,
+    '-Inf': true,
+    F32_MAX: false,
+    '-F32_MAX': false,
+    denormal: false,
+    '-0': false,
+    '1': false,
+  });
   expect(r.steps.length).toBe(17);
   for (const s of r.steps) {
     expect(s.skipped, `${s.source} at ${s.where}`).toBe(1);

@@ -63,7 +63,17 @@ async function setup(cfg: RlLossConfig, seed: number, maxB: number, minibatches 
   const gpu = await sharedGpu();
   const model = GpuModel.create(gpu, CFG, { maxB, maxT: CFG.maxT });
   model.writeParams(initParams(CFG, seed));
-  const trainer = RlTrainer.create(gpu, model, { cfg, lr: 1e-3, weightDecay: 0.01, maxGradNorm: 1, epochs: 1, minibatches, padId: 0, seed, ...extra });
+  const trainer = RlTrainer.create(gpu, model, {
+    cfg,
+    lr: 1e-3,
+    weightDecay: 0.01,
+    maxGradNorm: 1,
+    epochs: 1,
+    minibatches,
+    padId: 0,
+    seed,
+    ...extra,
+  });
   return { model, trainer };
 }
 
@@ -104,7 +114,11 @@ export async function advantageOracle(seed: number) {
       if (trajs[g.rows.rowEpisode[b]].group !== 0) continue;
       for (let t = 0; t < g.rows.T; t++) zeroGroupMax = Math.max(zeroGroupMax, Math.abs(g.advantages[b * g.rows.T + t]));
     }
-    out[name] = { adv: maxErr(g.advantages, ref.advantages), zeroGroupMax, ...(ref.returns && g.returns ? { ret: maxErr(g.returns, ref.returns) } : {}) };
+    out[name] = {
+      adv: maxErr(g.advantages, ref.advantages),
+      zeroGroupMax,
+      ...(ref.returns && g.returns ? { ret: maxErr(g.returns, ref.returns) } : {}),
+    };
     trainer.destroy();
     model.destroy();
   }
@@ -112,7 +126,14 @@ export async function advantageOracle(seed: number) {
 }
 
 /** A short run: `steps` updates of one config; per-update metrics. */
-export async function shortRun(seed: number, overrides: Partial<RlLossConfig>, steps: number, maxB = 8, minibatches = 2, extra: ExtraOpts = {}) {
+export async function shortRun(
+  seed: number,
+  overrides: Partial<RlLossConfig>,
+  steps: number,
+  maxB = 8,
+  minibatches = 2,
+  extra: ExtraOpts = {},
+) {
   const cfg = rlLossConfig(overrides);
   const { model, trainer } = await setup(cfg, seed, maxB, minibatches, extra);
   const trajs = makeTrajs(seed + 1, 2, 4);
@@ -327,7 +348,16 @@ export async function onPolicyAtTemperature(seed: number, tau: number, trainTau:
     turns: [{ contextIds: prompts[i], actionIds: r.ids, logprobs: r.logprobs }],
   }));
   const cfg = rlLossConfig({ algorithm: 'grpo', temperature: trainTau, klCoef: 0.1, entCoef: 0.01 });
-  const trainer = RlTrainer.create(gpu, model, { cfg, lr: 1e-3, weightDecay: 0, maxGradNorm: 1, epochs: 1, minibatches: 1, padId: 0, seed });
+  const trainer = RlTrainer.create(gpu, model, {
+    cfg,
+    lr: 1e-3,
+    weightDecay: 0,
+    maxGradNorm: 1,
+    epochs: 1,
+    minibatches: 1,
+    padId: 0,
+    seed,
+  });
   const m = (await trainer.update(trajs, 1)).metrics;
   const step = await readRlMetrics(gpu, trainer.head.state);
   trainer.destroy();
@@ -409,7 +439,11 @@ export async function chunkedStep(seed: number, overrides: Partial<RlLossConfig>
   try {
     const wm = WasmModel.create(engine, CFG);
     wm.writeParams(initParams(CFG, seed));
-    const wt = WasmRlTrainer.create(wm, { cfg, lr: 1e-3, weightDecay: 0.01, maxGradNorm: 1, epochs: 1, minibatches: 1, padId: 0, seed, ...extra }, maxB);
+    const wt = WasmRlTrainer.create(
+      wm,
+      { cfg, lr: 1e-3, weightDecay: 0.01, maxGradNorm: 1, epochs: 1, minibatches: 1, padId: 0, seed, ...extra },
+      maxB,
+    );
     const cpu = noMs((await wt.update(trajs, 1)).metrics);
     const cpuGrads = wm.grads.read();
     const cpuParams = wm.readParams();
@@ -421,7 +455,11 @@ export async function chunkedStep(seed: number, overrides: Partial<RlLossConfig>
       rows: buildRows(trajs, 0, CFG.maxT).B,
       metrics: { chunked: chunked.metrics, whole: whole.metrics, cpu },
       adamStep: { chunked: chunked.adamStep, whole: whole.adamStep, cpu: wt.adamStep },
-      grads: { vsWhole: relErr(chunked.grads, whole.grads), vsCpu: relErr(chunked.grads, cpuGrads), wholeVsCpu: relErr(whole.grads, cpuGrads) },
+      grads: {
+        vsWhole: relErr(chunked.grads, whole.grads),
+        vsCpu: relErr(chunked.grads, cpuGrads),
+        wholeVsCpu: relErr(whole.grads, cpuGrads),
+      },
       params: { vsWhole: paramErr(chunked.params, whole.params, whole.grads), vsCpu: paramErr(chunked.params, cpuParams, cpuGrads) },
       moved,
       headErr,
@@ -483,7 +521,13 @@ export async function nonfiniteChunk(seed: number, at: 'first' | 'last') {
     const s2 = await model.readParams();
     return {
       chunks: chunks.length,
-      skipped: { skipped: skipped.skipped, gradScale: skipped.gradScale, gradNorm: skipped.gradNorm, headSkipped: flagged.skipped, nonfiniteMask: flagged.nonfiniteMask },
+      skipped: {
+        skipped: skipped.skipped,
+        gradScale: skipped.gradScale,
+        gradNorm: skipped.gradNorm,
+        headSkipped: flagged.skipped,
+        nonfiniteMask: flagged.nonfiniteMask,
+      },
       params: bitDiff(s1.params, s0.params),
       m: bitDiff(s1.m, s0.m),
       v: bitDiff(s1.v, s0.v),

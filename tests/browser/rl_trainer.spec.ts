@@ -29,7 +29,8 @@ test('GRPO and PPO updates with GPU advantages run and report finite metrics', a
       expect(s.skippedSteps).toBe(0);
       // One optimizer step per minibatch (2 minibatches, 1 epoch), however many rows each has.
       expect(s.optimizerSteps).toBe(2);
-      for (const k of ['policyLoss', 'valueLoss', 'clipFrac', 'approxKl', 'gradNorm']) expect(Number.isFinite(s[k]), `${algorithm} ${k}`).toBe(true);
+      for (const k of ['policyLoss', 'valueLoss', 'clipFrac', 'approxKl', 'gradNorm'])
+        expect(Number.isFinite(s[k]), `${algorithm} ${k}`).toBe(true);
       expect(s.gradNorm).toBeGreaterThan(0);
     }
     // The second update sees the policy the first one changed.
@@ -42,7 +43,9 @@ test('KL to the frozen starting policy and the entropy bonus: 0 KL and no KL gra
   // The zero-variance filter is off: it applies to the base run only (klCoef = entCoef = 0) and
   // would change its token-mean normalizer, so the runs would differ by more than the KL/entropy term.
   const run = (o: Record<string, unknown>) =>
-    gpuPage.run<Array<Record<string, number>>>(ENTRY, 'shortRun', 5, { algorithm: 'grpo', klEstimator: 'k3', ...o }, 2, 32, 1, { dropZeroVarianceGroups: false });
+    gpuPage.run<Array<Record<string, number>>>(ENTRY, 'shortRun', 5, { algorithm: 'grpo', klEstimator: 'k3', ...o }, 2, 32, 1, {
+      dropZeroVarianceGroups: false,
+    });
   const base = await run({});
   const kl = await run({ klCoef: 0.1 });
   // entCoef large: near a uniform initial policy the entropy gradient is small.
@@ -86,7 +89,10 @@ test('after the first step of a shape, optimizer steps create no GPU buffers or 
       const keys = s.shapes.map((k) => `${s.update}|${k}`);
       // Within an update (same advantage source), a step whose chunk shapes were all seen creates nothing.
       if (keys.every((k) => seen.has(k))) {
-        expect({ buffers: s.buffers, bindGroups: s.bindGroups, labels: s.labels }, `${JSON.stringify(o)} update ${s.update} ${s.shapes}`).toEqual({
+        expect(
+          { buffers: s.buffers, bindGroups: s.bindGroups, labels: s.labels },
+          `${JSON.stringify(o)} update ${s.update} ${s.shapes}`,
+        ).toEqual({
           buffers: 0,
           bindGroups: 0,
           labels: [],
@@ -97,7 +103,9 @@ test('after the first step of a shape, optimizer steps create no GPU buffers or 
   }
 });
 
-test('GRPO drops zero-variance groups: same update as without them, no step when none is left, off / KL / entropy / PPO drop nothing', async ({ gpuPage }) => {
+test('GRPO drops zero-variance groups: same update as without them, no step when none is left, off / KL / entropy / PPO drop nothing', async ({
+  gpuPage,
+}) => {
   type M = Record<string, number>;
   type Diff = { differ: number; n: number };
   const r = await gpuPage.run<{
@@ -116,7 +124,8 @@ test('GRPO drops zero-variance groups: same update as without them, no step when
   expect(mixed.onlyMixed.droppedGroups).toBe(0);
   expect(mixed.vsInit.differ, 'the update moved the parameters').toBeGreaterThan(0);
   expect(mixed.vsOnlyMixed).toEqual({ differ: 0, n: mixed.vsInit.n });
-  for (const k of ['rows', 'tokens', 'optimizerSteps', 'policyLoss', 'clipFrac', 'approxKl', 'gradNorm']) expect(mixed.metrics[k], k).toBe(mixed.onlyMixed[k]);
+  for (const k of ['rows', 'tokens', 'optimizerSteps', 'policyLoss', 'clipFrac', 'approxKl', 'gradNorm'])
+    expect(mixed.metrics[k], k).toBe(mixed.onlyMixed[k]);
   // Without the filter the constant group's rows are trained on (more rows, another normalizer).
   expect(mixed.offAll.droppedGroups).toBe(0);
   expect(mixed.offAll.rows).toBeGreaterThan(mixed.metrics.rows);
@@ -167,7 +176,9 @@ test('GRPO drops zero-variance groups: same update as without them, no step when
   }
 });
 
-test("seq-mean-token-sum-norm: right-padding a row does not change the GPU head's loss; the default constant is the model's maxT", async ({ gpuPage }) => {
+test("seq-mean-token-sum-norm: right-padding a row does not change the GPU head's loss; the default constant is the model's maxT", async ({
+  gpuPage,
+}) => {
   const r = await gpuPage.run<{ t8: number; t58: number; t8Norm16: number; t58Norm16: number }>(ENTRY, 'sumNormPadding', 3);
   expect(Number.isFinite(r.t8) && r.t8 !== 0).toBe(true);
   expect(Math.abs(r.t58 - r.t8)).toBeLessThanOrEqual(1e-6 * Math.abs(r.t8));
@@ -179,7 +190,16 @@ test("seq-mean-token-sum-norm: right-padding a row does not change the GPU head'
 test('rollouts sampled at τ = 1.5 are on-policy for a trainer at τ = 1.5 at the first step (approxKl ≤ 1e-7, |ratio − 1| ≤ 1e-4, klRef ≤ 1e-6); a trainer at τ = 1 is not', async ({
   gpuPage,
 }) => {
-  type R = { tokens: number; optimizerSteps: number; skippedSteps: number; approxKl: number; clipFrac: number; klRef: number; ratioMin: number; ratioMax: number };
+  type R = {
+    tokens: number;
+    optimizerSteps: number;
+    skippedSteps: number;
+    approxKl: number;
+    clipFrac: number;
+    klRef: number;
+    ratioMin: number;
+    ratioMax: number;
+  };
   const on = await gpuPage.run<R>(ENTRY, 'onPolicyAtTemperature', 3, 1.5, 1.5);
   const off = await gpuPage.run<R>(ENTRY, 'onPolicyAtTemperature', 3, 1.5, 1);
   note('τ = 1.5 first step', { on, off });
@@ -210,7 +230,10 @@ test('a minibatch larger than maxB is ONE optimizer step (chunks of 3 rows, grad
   };
   const cases: Array<[string, Record<string, unknown>]> = [
     // seq-mean-token-mean: S (rows with a token) of the whole step, not of a chunk.
-    ['grpo seq-mean-token-mean + KL k3 + entropy', { algorithm: 'grpo', aggregation: 'seq-mean-token-mean', klCoef: 0.1, klEstimator: 'k3', entCoef: 0.01 }],
+    [
+      'grpo seq-mean-token-mean + KL k3 + entropy',
+      { algorithm: 'grpo', aggregation: 'seq-mean-token-mean', klCoef: 0.1, klEstimator: 'k3', entCoef: 0.01 },
+    ],
     ['ppo token-mean', { algorithm: 'ppo' }],
   ];
   for (const [name, o] of cases) {
@@ -236,12 +259,16 @@ test('a minibatch larger than maxB is ONE optimizer step (chunks of 3 rows, grad
     for (const k of ['policyLoss', 'valueLoss', 'clipFrac', 'approxKl', 'klRef', 'gradNorm']) {
       const w = r.metrics.whole[k];
       expect(Math.abs(r.metrics.chunked[k] - w), `${name} ${k} vs whole`).toBeLessThanOrEqual(1e-5 * Math.max(1e-3, Math.abs(w)));
-      expect(Math.abs(r.metrics.chunked[k] - r.metrics.cpu[k]), `${name} ${k} vs cpu`).toBeLessThanOrEqual(1e-4 * Math.max(1e-3, Math.abs(r.metrics.cpu[k])));
+      expect(Math.abs(r.metrics.chunked[k] - r.metrics.cpu[k]), `${name} ${k} vs cpu`).toBeLessThanOrEqual(
+        1e-4 * Math.max(1e-3, Math.abs(r.metrics.cpu[k])),
+      );
     }
   }
 });
 
-test('a NaN in any one chunk of a step skips the whole step (params, moments, AdamW t untouched); the clean step then applies', async ({ gpuPage }) => {
+test('a NaN in any one chunk of a step skips the whole step (params, moments, AdamW t untouched); the clean step then applies', async ({
+  gpuPage,
+}) => {
   for (const at of ['first', 'last'] as const) {
     const r = await gpuPage.run<{
       chunks: number;

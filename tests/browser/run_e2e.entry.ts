@@ -1,7 +1,14 @@
 // Runs in the page: tiny end-to-end experiments (rollouts → GRPO → eval → checkpoints) for
 // run_e2e.spec.ts. Small summaries only. Fault injection and reward transforms go through the
 // runner's test seams (RunSeams: an environment host, after-rollout hooks), never options.
-import { paramsDigest, runExperiment, type ExperimentOutput, type RunEvent, type RunnerOptions, type RunSeams } from '../../src/experiment/runner';
+import {
+  paramsDigest,
+  runExperiment,
+  type ExperimentOutput,
+  type RunEvent,
+  type RunnerOptions,
+  type RunSeams,
+} from '../../src/experiment/runner';
 import type { RlLoopHooks } from '../../src/experiment/rl_loop';
 import { parseSpec, type ExperimentSpec } from '../../src/experiment/spec';
 import { checkSpecConsistency } from '../../src/experiment/plan';
@@ -70,13 +77,26 @@ export function tinySpec(
  * plus the SHA-256 of each run's final parameters (the onRunParams seam) for the resume tests.
  * @param o.steps overrides spec.rl.steps
  */
-async function runJson(specJson: unknown, o: RunnerOptions & { steps?: number }, seams: RunSeams = {}): Promise<ExperimentOutput & { paramDigests: string[] }> {
+async function runJson(
+  specJson: unknown,
+  o: RunnerOptions & { steps?: number },
+  seams: RunSeams = {},
+): Promise<ExperimentOutput & { paramDigests: string[] }> {
   const digests: Promise<string>[] = [];
   const { steps, ...opts } = o;
   const spec = checkSpecConsistency(parseSpec(specJson, 'spec'));
   const tok = await loadTokenizer();
-  const plan = compilePlan(spec, tok, { specJson, ...(steps !== undefined ? { steps } : {}), mix: baseMix(spec, new Map()), infeasible: [] });
-  const out = await runExperiment(plan, { ...opts, tokenizer: tok }, { ...seams, onRunParams: (_r, p) => void digests.push(paramsDigest(p)) });
+  const plan = compilePlan(spec, tok, {
+    specJson,
+    ...(steps !== undefined ? { steps } : {}),
+    mix: baseMix(spec, new Map()),
+    infeasible: [],
+  });
+  const out = await runExperiment(
+    plan,
+    { ...opts, tokenizer: tok },
+    { ...seams, onRunParams: (_r, p) => void digests.push(paramsDigest(p)) },
+  );
   const json = JSON.parse(JSON.stringify(out, (_k, v) => (typeof v === 'number' && !Number.isFinite(v) ? null : v))) as ExperimentOutput;
   return { ...json, paramDigests: await Promise.all(digests) };
 }
@@ -143,7 +163,8 @@ function crashingEnv(at: number): { seams: RunSeams; onProgress: NonNullable<Run
   return { seams: { env }, onProgress: (ev) => void (ev.type === 'eval' && ev.when === 'before' && (armed = true)) };
 }
 
-const strip = (steps: ExperimentOutput['curves'][number]['steps']) => steps.map(({ tokensPerSec: _a, rolloutMs: _b, updateMs: _c, ...rest }) => rest);
+const strip = (steps: ExperimentOutput['curves'][number]['steps']) =>
+  steps.map(({ tokensPerSec: _a, rolloutMs: _b, updateMs: _c, ...rest }) => rest);
 /** The resume tests' validation split (3 tasks at steps 0, 3 and the last) and its curve without wall-clock times. */
 const RESUME_VALIDATION = { tasks: 3, every: 3 };
 const stripValidation = (c: ExperimentOutput['curves'][number] | undefined) => (c?.validation ?? []).map(({ ms: _ms, ...p }) => p);
@@ -178,7 +199,11 @@ export async function resumePart1(db: string, half: number, backend: Backend = '
     { dbName: db, runId: 'resume', ...stopAfter(half), inProcessEnv: true },
     { ...noEval, loop: { afterRollout: syntheticReward } },
   );
-  return { status: out.status, steps: out.curves[0]?.steps.length ?? 0, validationSteps: stripValidation(out.curves[0]).map((p) => p.step) };
+  return {
+    status: out.status,
+    steps: out.curves[0]?.steps.length ?? 0,
+    validationSteps: stripValidation(out.curves[0]).map((p) => p.step),
+  };
 }
 
 /** Part 2 (after a page reload): resume from IndexedDB and finish. */
@@ -205,13 +230,23 @@ export async function straight(db: string, steps: number, backend: Backend = 'we
     { dbName: db, runId: 'straight', inProcessEnv: true },
     { ...noEval, loop: { afterRollout: syntheticReward } },
   );
-  return { status: out.status, digest: out.paramDigests[0], steps: strip(out.curves[0].steps), engine: out.engine.kind, validation: stripValidation(out.curves[0]) };
+  return {
+    status: out.status,
+    digest: out.paramDigests[0],
+    steps: strip(out.curves[0].steps),
+    engine: out.engine.kind,
+    validation: stripValidation(out.curves[0]),
+  };
 }
 
 /** PPO (value head, GAE) and the non-finite guard: `steps` steps, step `poison` gets NaN log-probs. */
 export async function ppoAndPoison(steps: number, poison?: number, backend: Backend = 'webgpu') {
   const db = `hlab-ppo-${backend}-${Math.random().toString(36).slice(2)}`;
-  const out = await runJson(tinySpec({ steps, algorithm: 'ppo', backend }), { dbName: db, runId: 'ppo', inProcessEnv: true }, { ...noEval, loop: poisoned(poison) });
+  const out = await runJson(
+    tinySpec({ steps, algorithm: 'ppo', backend }),
+    { dbName: db, runId: 'ppo', inProcessEnv: true },
+    { ...noEval, loop: poisoned(poison) },
+  );
   // Recorded trajectories: per-token advantages (one per action token) with their count of action tokens.
   const traj = out.trajectories.map((t) => ({
     step: t.step,
@@ -238,7 +273,10 @@ export async function ppoAndPoison(steps: number, poison?: number, backend: Back
  */
 export async function stopAtLastStep(steps: number) {
   const db = `hlab-laststop-${Math.random().toString(36).slice(2)}`;
-  const spec = { ...tinySpec({ steps }), evaluation: { testTasks: 1, samples: 1, inSpace: { mode: 'stratified', perDistance: 1, seed: 0 }, blackbox: [] } };
+  const spec = {
+    ...tinySpec({ steps }),
+    evaluation: { testTasks: 1, samples: 1, inSpace: { mode: 'stratified', perDistance: 1, seed: 0 }, blackbox: [] },
+  };
   const o = { dbName: db, runId: 'laststop', inProcessEnv: true };
   const seams = { loop: { afterRollout: syntheticReward } };
   // The finished 'before' evaluation is an event too: `hlab run` keeps it in results.md when the
@@ -254,7 +292,12 @@ export async function stopAtLastStep(steps: number) {
   return {
     evals,
     a: { status: a.status, runs: a.results.runs.length, steps: a.curves[0]?.steps.length ?? 0 },
-    b: { status: b.status, runs: b.results.runs.length, steps: b.curves[0]?.steps.length ?? 0, stepsApplied: b.results.runs[0]?.optimizerSteps ?? -1 },
+    b: {
+      status: b.status,
+      runs: b.results.runs.length,
+      steps: b.curves[0]?.steps.length ?? 0,
+      stepsApplied: b.results.runs[0]?.optimizerSteps ?? -1,
+    },
   };
 }
 
@@ -304,7 +347,8 @@ export async function beforeReuse(db: string) {
     steps: 0,
     inProcessEnv: true,
     onProgress: (ev) => {
-      if (ev.type === 'evalProgress') evaluated[`${ev.runIndex}/${ev.when}`] = Math.max(evaluated[`${ev.runIndex}/${ev.when}`] ?? 0, ev.total);
+      if (ev.type === 'evalProgress')
+        evaluated[`${ev.runIndex}/${ev.when}`] = Math.max(evaluated[`${ev.runIndex}/${ev.when}`] ?? 0, ev.total);
       if (ev.type === 'log' && ev.message.startsWith('before:')) logs.push(ev.message);
     },
   });
@@ -343,7 +387,11 @@ export async function beforeReuseResume(db: string, stopAfterSteps: number) {
       if (ev.type === 'evalProgress' && ev.when === 'before') evaluated[ev.runIndex] = Math.max(evaluated[ev.runIndex] ?? 0, ev.total);
       if (ev.type === 'eval' && ev.when === 'before' && ev.restored) restored.push(ev.runIndex);
     };
-    const out = await runJson(spec, { ...o, dbName: db, runId: 'reuse-resume', inProcessEnv: true, onProgress }, { loop: { afterRollout: syntheticReward } });
+    const out = await runJson(
+      spec,
+      { ...o, dbName: db, runId: 'reuse-resume', inProcessEnv: true, onProgress },
+      { loop: { afterRollout: syntheticReward } },
+    );
     return { status: out.status, evaluated, restored, reusedFrom: out.results.runs.map((r) => r.beforeReusedFrom ?? null) };
   };
   const a = await call(stopAfter(stopAfterSteps));

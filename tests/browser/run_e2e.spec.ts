@@ -23,7 +23,10 @@ async function warmUp(page: import('@playwright/test').Page): Promise<void> {
   }
 }
 
-test('tiny end-to-end GRPO run: eval before/after, RL steps, a worker killed mid-episode is retried and counted', async ({ gpuPage, page }) => {
+test('tiny end-to-end GRPO run: eval before/after, RL steps, a worker killed mid-episode is retried and counted', async ({
+  gpuPage,
+  page,
+}) => {
   test.setTimeout(180_000);
   await warmUp(page);
   // Job 6 is the second env step of the first RL step (jobs 1–4 reset its 4 episodes).
@@ -62,7 +65,10 @@ test('tiny end-to-end GRPO run: eval before/after, RL steps, a worker killed mid
 });
 
 for (const backend of ['webgpu', 'wasm'] as const) {
-  test(`resume equivalence on ${backend}: N steps straight = N/2, page reload, N/2 more (same parameters and metrics)`, async ({ gpuPage, page }) => {
+  test(`resume equivalence on ${backend}: N steps straight = N/2, page reload, N/2 more (same parameters and metrics)`, async ({
+    gpuPage,
+    page,
+  }) => {
     test.setTimeout(180_000);
     await warmUp(page);
     const db = `hlab-resume-${backend}-${Date.now()}`;
@@ -89,7 +95,10 @@ for (const backend of ['webgpu', 'wasm'] as const) {
   });
 }
 
-test('a checkpoint written on WebGPU continues on the CPU engine (same layout; history and AdamW state carried over)', async ({ gpuPage, page }) => {
+test('a checkpoint written on WebGPU continues on the CPU engine (same layout; history and AdamW state carried over)', async ({
+  gpuPage,
+  page,
+}) => {
   test.setTimeout(180_000);
   await warmUp(page);
   const db = `hlab-cross-${Date.now()}`;
@@ -114,7 +123,10 @@ test('a checkpoint written on WebGPU continues on the CPU engine (same layout; h
   }
 });
 
-test('a stop during the last RL step is honoured before the final evaluation; resume runs only the evaluation', async ({ gpuPage, page }) => {
+test('a stop during the last RL step is honoured before the final evaluation; resume runs only the evaluation', async ({
+  gpuPage,
+  page,
+}) => {
   test.setTimeout(180_000);
   await warmUp(page);
   const r = await gpuPage.run<any>(ENTRY, 'stopAtLastStep', 2);
@@ -161,11 +173,16 @@ for (const backend of ['webgpu', 'wasm'] as const) {
 test('the runner refuses an inconsistent spec (K > training-set size) before any GPU work', async ({ gpuPage, page }) => {
   await warmUp(page);
   const r = await gpuPage.run<{ error: string; adapterRequests: number }>(ENTRY, 'inconsistentSpec');
-  expect(r.error).toBe('spec: invalid experiment spec: spec.methods[0].K: 99 exceeds the training-set size 18 (the orthogonal-array design); K must be in 1..18');
+  expect(r.error).toBe(
+    'spec: invalid experiment spec: spec.methods[0].K: 99 exceeds the training-set size 18 (the orthogonal-array design); K must be in 1..18',
+  );
   expect(r.adapterRequests).toBe(0);
 });
 
-test("methods of a seed with the same starting parameters evaluate the shared 'before' batch once; another model evaluates its own", async ({ gpuPage, page }) => {
+test("methods of a seed with the same starting parameters evaluate the shared 'before' batch once; another model evaluates its own", async ({
+  gpuPage,
+  page,
+}) => {
   test.setTimeout(180_000);
   await warmUp(page);
   const r = await gpuPage.run<any>(ENTRY, 'beforeReuse', `hlab-reuse-${Date.now()}`);

@@ -133,7 +133,16 @@ export async function greedyVsCpu(cfg: ModelConfig, lens: number[], newTokens: n
  * when τ ≠ 1). Also samples row 0 again inside a batch with different other rows (and a
  * different padded length) and without the KV cache.
  */
-export async function sampledLogprobs(cfg: ModelConfig, lens: number[], newTokens: number, temperature: number, topP: number, seed: number, atol: number, rtol: number) {
+export async function sampledLogprobs(
+  cfg: ModelConfig,
+  lens: number[],
+  newTokens: number,
+  temperature: number,
+  topP: number,
+  seed: number,
+  atol: number,
+  rtol: number,
+) {
   const B = lens.length;
   const { model } = await setup(cfg, B, cfg.maxT, seed);
   const V = cfg.vocabSize;
@@ -227,7 +236,12 @@ export async function stopping(cfg: ModelConfig, seed: number) {
   const r = await sampler.sample({ prompts: ps, maxNewTokens: [6, 6, 2], temperature: 0, seed: 0, endToken: end });
   sampler.destroy();
   model.destroy();
-  return { end, greedy: greedy.rows.map((x) => Array.from(x.ids)), rows: r.rows.map((x) => ({ ids: Array.from(x.ids), stop: x.stop })), stats: r.stats };
+  return {
+    end,
+    greedy: greedy.rows.map((x) => Array.from(x.ids)),
+    rows: r.rows.map((x) => ({ ids: Array.from(x.ids), stop: x.stop })),
+    stats: r.stats,
+  };
 }
 
 /** Two overlapping sample() calls: the second is refused before touching a buffer; the first completes; a later one works. */

@@ -72,7 +72,11 @@ export async function saveThatFits(dbName: string) {
   const store = await CheckpointStore.open({ dbName, chunkBytes: CHUNK });
   try {
     const saved = await store.save(input(FITS));
-    const out = { saved: saved.step, latest: compare((await store.loadLatestGood(KEPT.runId)).checkpoint, input(FITS)), kept: compare(await store.load('run', 1), input(KEPT)) };
+    const out = {
+      saved: saved.step,
+      latest: compare((await store.loadLatestGood(KEPT.runId)).checkpoint, input(FITS)),
+      kept: compare(await store.load('run', 1), input(KEPT)),
+    };
     store.close();
     await deleteDB(dbName);
     return out;

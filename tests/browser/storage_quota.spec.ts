@@ -38,11 +38,15 @@ test('a real quota failure mid-save names what was not saved and keeps the previ
   }
   const after = await gpuPage.run<{ saved: number; latest: Compare; kept: Compare }>(ENTRY, 'saveThatFits', DB);
   expect(r.error).toMatchObject({ code: 'quota', causeName: 'QuotaExceededError', runId: 'run', step: 2, keptStep: 1 });
-  expect(r.error.message).toContain("checkpoint run 'run' step 2 was not saved: storage quota exceeded while writing 12.0 MiB in 3073 chunks");
+  expect(r.error.message).toContain(
+    "checkpoint run 'run' step 2 was not saved: storage quota exceeded while writing 12.0 MiB in 3073 chunks",
+  );
   expect(r.error.message).toContain('the previous checkpoint (step 1) is intact and still the latest');
   expect(r.overwriteError).toMatchObject({ code: 'quota', causeName: 'QuotaExceededError', step: 1 });
   // The Train view's sentence: what was lost, what is kept, how to free space.
-  expect(r.appMessage).toMatch(/^browser storage is full: the checkpoint at .+ was not saved; the checkpoint at .+ is kept\. Free space with Delete/);
+  expect(r.appMessage).toMatch(
+    /^browser storage is full: the checkpoint at .+ was not saved; the checkpoint at .+ is kept\. Free space with Delete/,
+  );
   // Nothing of step 2 reached the store: no manifest, no pointer, no chunk.
   expect(r.checkpoints).toEqual([{ step: 1, isLatest: true }]);
   expect(r.chunks).toEqual({ 'run/1': 10 });

@@ -96,7 +96,14 @@ export async function verifyAll(ckDb: string, outDb: string) {
   const outputs = [];
   for (const s of summaries) {
     const o = await loadRunOutput(s.name, outDb);
-    outputs.push({ name: s.name, summarySpec: s.spec, summaryStatus: s.status, spec: o?.results.spec, status: o?.status, warnings: o?.warnings?.length });
+    outputs.push({
+      name: s.name,
+      summarySpec: s.spec,
+      summaryStatus: s.status,
+      spec: o?.results.spec,
+      status: o?.status,
+      warnings: o?.warnings?.length,
+    });
   }
   return {
     runs: runs.map((r) => ({ runId: r.runId, latestStep: r.latestStep, steps: r.steps })),
@@ -215,7 +222,13 @@ export async function resumeWhileOtherTabDeletes(ckDb: string) {
   const deleted = writer.deleteCheckpoint('shared', 2);
   const retained = writer.applyRetention('shared', { keepLast: 1 });
   const [{ checkpoint, skipped }, wasDeleted, removed] = await Promise.all([resume, deleted, retained]);
-  const out = { wasDeleted, removed, latest: checkpoint ? verifyLoaded(checkpoint) : null, skipped, steps: (await reader.listCheckpoints('shared')).map((c) => c.step) };
+  const out = {
+    wasDeleted,
+    removed,
+    latest: checkpoint ? verifyLoaded(checkpoint) : null,
+    skipped,
+    steps: (await reader.listCheckpoints('shared')).map((c) => c.step),
+  };
   reader.close();
   writer.close();
   return out;

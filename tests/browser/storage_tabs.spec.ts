@@ -24,17 +24,29 @@ async function openTab(context: BrowserContext, errors: string[]) {
 }
 
 function run<T>(page: Page, fn: string, ...args: unknown[]): Promise<T> {
-  return page.evaluate(([f, a]) => window.hlabRun('/tests/browser/storage_tabs.entry.ts', f as string, ...(a as unknown[])), [fn, args] as const) as Promise<T>;
+  return page.evaluate(([f, a]) => window.hlabRun('/tests/browser/storage_tabs.entry.ts', f as string, ...(a as unknown[])), [
+    fn,
+    args,
+  ] as const) as Promise<T>;
 }
 
-test('two tabs saving checkpoints and run outputs at once: no torn record, every load is a fully written checkpoint', async ({ gpuPage, page, context }) => {
+test('two tabs saving checkpoints and run outputs at once: no torn record, every load is a fully written checkpoint', async ({
+  gpuPage,
+  page,
+  context,
+}) => {
   const errors: string[] = [];
   const other = await openTab(context, errors);
   const ck = 'hlab-test-tabs';
   const out = 'hlab-test-tabs-results';
   await gpuPage.run(ENTRY, 'resetDbs', ck, out);
   const rounds = 8;
-  type Tab = { saved: { runId: string; step: number; seed: number }[]; loaded: Loaded[]; missed: unknown[]; outputs: { spec: string; status: string; warnings: number }[] };
+  type Tab = {
+    saved: { runId: string; step: number; seed: number }[];
+    loaded: Loaded[];
+    missed: unknown[];
+    outputs: { spec: string; status: string; warnings: number }[];
+  };
   // Both tabs at once: the IndexedDB transactions of the two pages interleave however the browser schedules them.
   const [a, b] = await Promise.all([run<Tab>(page, 'trainTab', ck, out, 'A', rounds), run<Tab>(other, 'trainTab', ck, out, 'B', rounds)]);
   const written = new Set([...a.saved, ...b.saved].map((s) => `${s.runId}/${s.step}/${s.seed}`));
@@ -87,7 +99,9 @@ test('two tabs saving checkpoints and run outputs at once: no torn record, every
   expect(errors).toEqual([]);
 });
 
-test('a resume in one tab while the other deletes and applies retention finds the checkpoint that is now the latest', async ({ gpuPage }) => {
+test('a resume in one tab while the other deletes and applies retention finds the checkpoint that is now the latest', async ({
+  gpuPage,
+}) => {
   const r = await gpuPage.run<{ wasDeleted: boolean; removed: number[]; latest: Loaded | null; skipped: unknown[]; steps: number[] }>(
     ENTRY,
     'resumeWhileOtherTabDeletes',
@@ -100,15 +114,26 @@ test('a resume in one tab while the other deletes and applies retention finds th
   expect(r.skipped).toEqual([]);
 });
 
-test('a tab training on the old schema steps aside when another tab upgrades: clear message, no hang, nothing torn', async ({ gpuPage, context }) => {
+test('a tab training on the old schema steps aside when another tab upgrades: clear message, no hang, nothing torn', async ({
+  gpuPage,
+  context,
+}) => {
   const errors: string[] = [];
   const other = await openTab(context, errors);
   const ck = 'hlab-test-tabs-upgrade';
   const started = await gpuPage.run<{ schemaVersion: number; saved: number }>(ENTRY, 'trainOnOldSchema', ck, 3, 500);
   expect(started.schemaVersion).toBe(1);
   expect(started.saved).toBeGreaterThanOrEqual(3);
-  const up = await run<{ schemaVersion: number; latest: Loaded | null; skipped: unknown[]; steps: number[]; saved: number }>(other, 'upgradeFromOtherTab', ck);
-  const old = await gpuPage.run<{ saved: number[]; error: Err | null; closeReasons: string[]; closeReason: string; reopen: Err }>(ENTRY, 'trainResult', ck);
+  const up = await run<{ schemaVersion: number; latest: Loaded | null; skipped: unknown[]; steps: number[]; saved: number }>(
+    other,
+    'upgradeFromOtherTab',
+    ck,
+  );
+  const old = await gpuPage.run<{ saved: number[]; error: Err | null; closeReasons: string[]; closeReason: string; reopen: Err }>(
+    ENTRY,
+    'trainResult',
+    ck,
+  );
   expect(up.schemaVersion).toBe(2);
   // The old tab stopped with 'closed' (a save in flight when the upgrade came finished first).
   expect(old.error?.code, JSON.stringify(old)).toBe('closed');
@@ -121,12 +146,20 @@ test('a tab training on the old schema steps aside when another tab upgrades: cl
   // The new tab sees exactly the old tab's committed saves, the newest bit-exact.
   expect(up.steps).toEqual(old.saved);
   expect(up.skipped).toEqual([]);
-  expect(up.latest).toEqual({ runId: 'train', step: old.saved[old.saved.length - 1], seed: 1000 + old.saved[old.saved.length - 1], bitExact: true });
+  expect(up.latest).toEqual({
+    runId: 'train',
+    step: old.saved[old.saved.length - 1],
+    seed: 1000 + old.saved[old.saved.length - 1],
+    bitExact: true,
+  });
   expect(up.saved).toBe(10_000);
   expect(errors).toEqual([]);
 });
 
-test('an upgrade blocked by a tab that never lets go fails with a clear message; after that tab closes it goes through', async ({ gpuPage, context }) => {
+test('an upgrade blocked by a tab that never lets go fails with a clear message; after that tab closes it goes through', async ({
+  gpuPage,
+  context,
+}) => {
   const errors: string[] = [];
   const other = await openTab(context, errors);
   const ck = 'hlab-test-tabs-blocked';

@@ -63,7 +63,15 @@ async function setup(cfg: ModelConfig, B: number, T: number, seed: number, opts:
 }
 
 /** One CPU step (forward, SFT loss, backward, clip + AdamW) in place on params/m/v. */
-function cpuStep(cfg: ModelConfig, params: Float32Array, m: Float32Array, v: Float32Array, batch: Batch, step: number, hp: { lr: number; eps: number }) {
+function cpuStep(
+  cfg: ModelConfig,
+  params: Float32Array,
+  m: Float32Array,
+  v: Float32Array,
+  batch: Batch,
+  step: number,
+  hp: { lr: number; eps: number },
+) {
   const fwd = cpuForward(cfg, params, batch.ids, batch.lengths, { B: batch.B, T: batch.T });
   const { loss, dlogits } = sftLoss(cfg, fwd.logits, batch.targets, batch.mask);
   const grads = cpuBackward(params, fwd.cache, dlogits, null);
@@ -266,7 +274,12 @@ export async function skipFlagCheck() {
   const gpu = await sharedGpu();
   const flag = createStorage(gpu.device, 'test skip flag', 16);
   const sft = sftLossHead();
-  const head: LossHead = { ...sft, prepare: (c) => sft.prepare(c), write: (c, b, s) => sft.write(c, b, s), skipFlag: { buffer: flag, offset: 0 } };
+  const head: LossHead = {
+    ...sft,
+    prepare: (c) => sft.prepare(c),
+    write: (c, b, s) => sft.write(c, b, s),
+    skipFlag: { buffer: flag, offset: 0 },
+  };
   const lrCalls: number[] = [];
   const lr = (t: number) => (lrCalls.push(t), 1e-3 * t);
   const { model, trainer } = await setup(cfg, 2, 16, 5, { ...OPT, lr, lossHead: head, onSkip: 'report' });

@@ -5,7 +5,9 @@ const ENTRY = '/tests/browser/train_step.entry.ts';
 
 type Cmp = { ok: boolean; bad: string[]; maxAbsErr: number; refMax: number; atol: number; rtol: number };
 
-test('one training step (1 submit, 1 readback): loss, grad norm, every gradient and the AdamW update match the CPU model', async ({ gpuPage }) => {
+test('one training step (1 submit, 1 readback): loss, grad norm, every gradient and the AdamW update match the CPU model', async ({
+  gpuPage,
+}) => {
   const r = await gpuPage.run<{
     loss: { gpu: number; cpu: number };
     tokens: number;
@@ -32,7 +34,11 @@ test('one training step (1 submit, 1 readback): loss, grad norm, every gradient 
   expect(r.counters.submits).toBe(1);
   expect(r.counters.readbacks).toBe(1);
   // Submits and maps counted independently by wrapping queue.submit and GPUBuffer.mapAsync.
-  const c = await gpuPage.run<{ perStep: Array<{ submits: number; maps: number }>; counters: { submits: number; readbacks: number }; dispatches: number }>(ENTRY, 'submitCount', 3);
+  const c = await gpuPage.run<{
+    perStep: Array<{ submits: number; maps: number }>;
+    counters: { submits: number; readbacks: number };
+    dispatches: number;
+  }>(ENTRY, 'submitCount', 3);
   note('counters', c);
   for (const s of c.perStep) {
     expect(s.submits).toBe(1);

@@ -34,7 +34,12 @@ export async function gradsByThreads() {
   }
   let nonzero = 0;
   for (const g of out[1]) if (g !== 0) nonzero++;
-  return { crossOriginIsolated: globalThis.crossOriginIsolated, identical: out[1].every((g, i) => Object.is(g, out[2][i])), nonzero, P: out[1].length };
+  return {
+    crossOriginIsolated: globalThis.crossOriginIsolated,
+    identical: out[1].every((g, i) => Object.is(g, out[2][i])),
+    nonzero,
+    P: out[1].length,
+  };
 }
 
 /** What each backend choice resolves to on this page's adapter. */

@@ -12,7 +12,9 @@ test('CPU engine on Web Workers: 2 threads = 1 thread bit for bit (gradients of 
   expect(r.identical).toBe(true);
 });
 
-test("backend 'auto' on a software adapter picks the CPU engine and names the reason; 'webgpu' and 'wasm' force one", async ({ gpuPage }) => {
+test("backend 'auto' on a software adapter picks the CPU engine and names the reason; 'webgpu' and 'wasm' force one", async ({
+  gpuPage,
+}) => {
   const r = await gpuPage.run<any>(ENTRY, 'backendChoices');
   expect(r.wasm.kind).toBe('wasm');
   expect(r.wasm.describe).toMatch(/CPU engine \(WebAssembly SIMD, \d+ threads?\)/);
@@ -22,7 +24,9 @@ test("backend 'auto' on a software adapter picks the CPU engine and names the re
   expect(r.auto.reason).toContain('software');
 });
 
-test('CPU engine logprob kernels at the rollout temperature (τ = 1, 1.5, 0.7) on Web Workers match their references and 2 threads = 1', async ({ gpuPage }) => {
+test('CPU engine logprob kernels at the rollout temperature (τ = 1, 1.5, 0.7) on Web Workers match their references and 2 threads = 1', async ({
+  gpuPage,
+}) => {
   for (const tau of [1, 1.5, 0.7]) {
     const r = await gpuPage.run<{ logpErr: number; dlogitsErr: number; identical: boolean }>(ENTRY, 'logprobAtTemperature', tau);
     // Errors in units of the stated tolerance (logp: 1e-5 + 1e-5·|ref|; dlogits: 1e-6 + 1e-4·|ref|).

@@ -20,7 +20,10 @@ export async function provokeValidationError(): Promise<string> {
   try {
     await checked(gpu.device, 'bad-bind', () => {
       const tiny = gpu.device.createBuffer({ label: 'tiny', size: 4, usage: GPUBufferUsage.UNIFORM });
-      const p = gpu.pipelines.get('bad', '@group(0) @binding(0) var<uniform> u: vec4<f32>; @compute @workgroup_size(1) fn main() { _ = u; }');
+      const p = gpu.pipelines.get(
+        'bad',
+        '@group(0) @binding(0) var<uniform> u: vec4<f32>; @compute @workgroup_size(1) fn main() { _ = u; }',
+      );
       gpu.device.createBindGroup({ layout: p.getBindGroupLayout(0), entries: [{ binding: 0, resource: { buffer: tiny } }] });
     });
     return 'no error';

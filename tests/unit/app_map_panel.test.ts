@@ -21,7 +21,10 @@ describe('map panel: floor of a cell', () => {
 
   it('a floor cell with a decided direction is a comparison; a missing start reads null', () => {
     const narrow = byPreset('map-narrow-60');
-    const ahead = { ...narrow, verdicts: narrow.verdicts.map((v) => (v.set.key === 'inSpace' ? { ...v, direction: 'ahead' as const } : v)) };
+    const ahead = {
+      ...narrow,
+      verdicts: narrow.verdicts.map((v) => (v.set.key === 'inSpace' ? { ...v, direction: 'ahead' as const } : v)),
+    };
     expect(floorOf(ahead).atFloor).toBe(false);
     expect(floorOf({ ...narrow, startInSpace: null as unknown as number }).start).toBeNull();
   });

@@ -14,7 +14,9 @@ describe('runFailureMessage', () => {
   });
   it('a recorded loss names its own detail', () => {
     const m = runFailureMessage(new Error('AbortError: mapAsync'), 'device lost: GPU process crashed');
-    expect(m).toBe('WebGPU device lost: GPU process crashed; training stopped — press Resume to continue from the last checkpoint on a new device');
+    expect(m).toBe(
+      'WebGPU device lost: GPU process crashed; training stopped — press Resume to continue from the last checkpoint on a new device',
+    );
   });
   it('any other error keeps its message', () => {
     expect(runFailureMessage(new Error('spec.rl.steps: bad'), undefined)).toBe('spec.rl.steps: bad');
@@ -24,7 +26,11 @@ describe('runFailureMessage', () => {
 describe('browser storage full while saving a checkpoint', () => {
   it('names RL steps only (not store sequence numbers), the checkpoint kept and an existing control; no empty DOMException text', () => {
     // Store steps 13 and 12 are run 1 after RL steps 12 and 11 (run_checkpoint.ts CKPT_STRIDE).
-    const e = new CheckpointError('quota', "checkpoint run 'run-lesson' step 13 was not saved", { runId: 'run-lesson', step: 13, keptStep: 12 });
+    const e = new CheckpointError('quota', "checkpoint run 'run-lesson' step 13 was not saved", {
+      runId: 'run-lesson',
+      step: 13,
+      keptStep: 12,
+    });
     expect(runFailureMessage(e, undefined)).toBe(
       'browser storage is full: the checkpoint at run 1, step 12 was not saved; the checkpoint at run 1, step 11 is kept. Free space with Delete in the Checkpoints list (Export a checkpoint first to keep it), then press Resume',
     );

@@ -24,7 +24,9 @@ describe('spec merge patches (Train view URL)', () => {
 
   it('round trip on random JSON without nulls (property)', () => {
     const leaf = fc.oneof(fc.integer(), fc.string(), fc.boolean(), fc.array(fc.integer(), { maxLength: 3 }));
-    const obj = fc.letrec((tie) => ({ node: fc.dictionary(fc.constantFrom('a', 'b', 'c', 'd'), fc.oneof({ maxDepth: 3 }, leaf, tie('node')), { maxKeys: 4 }) })).node;
+    const obj = fc.letrec((tie) => ({
+      node: fc.dictionary(fc.constantFrom('a', 'b', 'c', 'd'), fc.oneof({ maxDepth: 3 }, leaf, tie('node')), { maxKeys: 4 }),
+    })).node;
     fc.assert(
       fc.property(obj, obj, (a, b) => {
         expect(applyMergePatch(a, mergePatch(a, b) ?? {})).toEqual(b);

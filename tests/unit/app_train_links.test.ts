@@ -1,7 +1,14 @@
 // Links from Design and Inspect into the Train view's lesson (src/app/train_links.ts): the route
 // opens the lesson, and a design's edits turn it into a valid harness-scaling spec through that design.
 import { describe, expect, it } from 'vitest';
-import { lessonEditsForDesign, lessonRoute, lessonRouteForDesign, lessonScope, trainableLevels, type DesignChoice } from '../../src/app/train_links';
+import {
+  lessonEditsForDesign,
+  lessonRoute,
+  lessonRouteForDesign,
+  lessonScope,
+  trainableLevels,
+  type DesignChoice,
+} from '../../src/app/train_links';
 import { parseRoute } from '../../src/app/route';
 import { presetText, TRAIN_DEFAULTS, validateTrainInputs } from '../../src/app/views/train_inputs';
 import { APP_DEFAULT_PRESET } from '../../src/experiment/presets';
@@ -50,7 +57,9 @@ describe('train links', () => {
   it("levels other than the experiments' space cannot be trained: one line naming the field", () => {
     expect(trainableLevels([3, 3, 3, 3, 3])).toBe(true);
     expect(trainableLevels([2, 3, 3, 4])).toBe(false);
-    expect(() => lessonEditsForDesign({ ...oa, levels: [2, 3, 3, 4] })).toThrow('levels: training runs in the 3,3,3,3,3 space, got 2,3,3,4');
+    expect(() => lessonEditsForDesign({ ...oa, levels: [2, 3, 3, 4] })).toThrow(
+      'levels: training runs in the 3,3,3,3,3 space, got 2,3,3,4',
+    );
   });
 
   it("lessonScope reads the lesson's preset", () => {

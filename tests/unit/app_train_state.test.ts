@@ -144,13 +144,19 @@ describe('reduceRunEvent', () => {
   });
 
   it("a resume replaces the curves by the checkpoint's", () => {
-    const s = fold([step(0, rec(1)), { type: 'resume', runIndex: 1, step: 7, sftDone: false, curves: [{ method: 'sft', seed: 2, steps: [rec(1), rec(2)] }] }]);
+    const s = fold([
+      step(0, rec(1)),
+      { type: 'resume', runIndex: 1, step: 7, sftDone: false, curves: [{ method: 'sft', seed: 2, steps: [rec(1), rec(2)] }] },
+    ]);
     expect(s.curves.map((c) => c?.label)).toEqual(['sft · seed 2']);
     expect(s.currentRun).toBe(1);
   });
 
   it('a checkpoint event records its position; messages keep the newest MAX_MESSAGES', () => {
-    const msgs: RunEvent[] = Array.from({ length: MAX_MESSAGES + 3 }, (_, i) => ({ type: i % 2 ? 'warn' : 'log', message: `m${i}` }) as RunEvent);
+    const msgs: RunEvent[] = Array.from(
+      { length: MAX_MESSAGES + 3 },
+      (_, i) => ({ type: i % 2 ? 'warn' : 'log', message: `m${i}` }) as RunEvent,
+    );
     const s = fold([{ type: 'checkpoint', runId: 'r', step: CKPT_STRIDE + 3, runIndex: 1, rlStep: 2, totalBytes: 10 }, ...msgs]);
     expect(s.lastCkpt).toEqual({ runIndex: 1, rlStep: 2, finished: false });
     expect(s.messages).toHaveLength(MAX_MESSAGES);
@@ -215,7 +221,15 @@ describe('reduceRunEvent', () => {
 });
 
 describe('honesty: what was not measured stays unmeasured', () => {
-  const noUpdate = rec(2, { optimizerSteps: 0, skippedSteps: 0, droppedGroups: 2, policyLoss: NaN, clipFrac: NaN, approxKl: NaN, gradNorm: NaN });
+  const noUpdate = rec(2, {
+    optimizerSteps: 0,
+    skippedSteps: 0,
+    droppedGroups: 2,
+    policyLoss: NaN,
+    clipFrac: NaN,
+    approxKl: NaN,
+    gradNorm: NaN,
+  });
   const skipped = rec(3, { optimizerSteps: 1, skippedSteps: 1, policyLoss: NaN, gradNorm: Infinity });
   const steps = [rec(1), noUpdate, skipped];
 
@@ -234,7 +248,12 @@ describe('honesty: what was not measured stays unmeasured', () => {
   });
 
   it('runs missing a step read null there; a step is shaded only when no run that has it updated', () => {
-    const m = metricSeries([{ label: 'a', steps: [rec(1), noUpdate], validation: [] }, undefined, { label: 'c', steps: [rec(2)], validation: [] }], 3, (r) => r.gradNorm, true);
+    const m = metricSeries(
+      [{ label: 'a', steps: [rec(1), noUpdate], validation: [] }, undefined, { label: 'c', steps: [rec(2)], validation: [] }],
+      3,
+      (r) => r.gradNorm,
+      true,
+    );
     expect(m.values).toEqual([
       [2, null],
       [null, null],
@@ -270,10 +289,17 @@ describe('honesty: what was not measured stays unmeasured', () => {
   });
 
   it("the ETA prices steps by the recent mean and evaluations by a step's cost per episode until one is measured", () => {
-    const sp = spec({ seeds: [0], rl: { ...spec().rl, steps: 3, tasksPerStep: 2, groupSize: 4 }, evaluation: { ...spec().evaluation, validation: undefined } });
+    const sp = spec({
+      seeds: [0],
+      rl: { ...spec().rl, steps: 3, tasksPerStep: 2, groupSize: 4 },
+      evaluation: { ...spec().evaluation, validation: undefined },
+    });
     const runs = sp.seeds.length * sp.methods.length;
     // One step done (1 s); per run: 3 steps + 2 evaluations.
-    const s = fold([{ type: 'progress', done: 2, total: runs * 5, phase: 'RL step 1/3' }, step(0, rec(1, { rolloutMs: 800, updateMs: 200 }))]);
+    const s = fold([
+      { type: 'progress', done: 2, total: runs * 5, phase: 'RL step 1/3' },
+      step(0, rec(1, { rolloutMs: 800, updateMs: 200 })),
+    ]);
     const stepsLeft = runs * 3 - 1;
     const evalsLeft = runs * 5 - 2 - stepsLeft;
     // An evaluation of 16 episodes costs 2 steps of 8 episodes each.
@@ -387,7 +413,10 @@ describe('honesty: what was not measured stays unmeasured', () => {
     // Left: run 1's after evaluation, run 2's before and after (4 s each), its phase (reused: 0 s), its 2 RL steps (1 s each).
     expect(etaSeconds(after, sp, 16, 104_000)).toBeCloseTo(3 * 4 + 2 * 1, 6);
     // Had the third run's phase differed (other SFT steps), it would cost the measured 90 s.
-    const other = parseSpec({ ...JSON.parse(JSON.stringify(sp)), methods: sp.methods.map((m, i) => (i === 2 ? { ...m, sft: { steps: 300, lr: 0.001 } } : m)) }, 'spec');
+    const other = parseSpec(
+      { ...JSON.parse(JSON.stringify(sp)), methods: sp.methods.map((m, i) => (i === 2 ? { ...m, sft: { steps: 300, lr: 0.001 } } : m)) },
+      'spec',
+    );
     expect(etaSeconds(after, other, 16, 104_000)).toBeCloseTo(3 * 4 + 2 * 1 + 90, 6);
   });
 
@@ -405,13 +434,27 @@ describe('honesty: what was not measured stays unmeasured', () => {
       seed: 0,
       point: { step: at, passAt1: 0.5, score: 0.5, episodes, ms, cells: [] },
     });
-    const evalEv: RunEvent = { type: 'eval', runIndex: 0, method: 'grpo', seed: 0, when: 'before', passAt1: { base: 0, inSpace: 0, blackbox: {} }, training: 0, episodes: 16 };
+    const evalEv: RunEvent = {
+      type: 'eval',
+      runIndex: 0,
+      method: 'grpo',
+      seed: 0,
+      when: 'before',
+      passAt1: { base: 0, inSpace: 0, blackbox: {} },
+      training: 0,
+      episodes: 16,
+    };
 
     it('validationsLeft counts every run’s points less those its curve has', () => {
       expect(validationsLeft(emptyRunState(), sp)).toBe(3);
       const two = spec({ ...sp, seeds: [0, 1] });
       expect(validationsLeft(fold([vpoint(0, 0, 1), vpoint(0, 2, 1), vpoint(1, 0, 1)]), two)).toBe(3);
-      expect(validationsLeft(fold([vpoint(0, 0, 1)]), spec({ ...sp, evaluation: { ...sp.evaluation, validation: { tasks: 0, every: 2, samples: 1 } } }))).toBe(0);
+      expect(
+        validationsLeft(
+          fold([vpoint(0, 0, 1)]),
+          spec({ ...sp, evaluation: { ...sp.evaluation, validation: { tasks: 0, every: 2, samples: 1 } } }),
+        ),
+      ).toBe(0);
     });
 
     it('adds the points left at their measured cost (point.ms); the step after a point is not charged for it', () => {
@@ -440,7 +483,14 @@ describe('honesty: what was not measured stays unmeasured', () => {
           runIndex: 0,
           sftDone: false,
           step: 1,
-          curves: [{ method: 'grpo', seed: 0, steps: [rec(1)], validation: [{ step: 0, passAt1: 0.5, score: 0.5, episodes: 6, ms: 99_000, cells: [] }] }],
+          curves: [
+            {
+              method: 'grpo',
+              seed: 0,
+              steps: [rec(1)],
+              validation: [{ step: 0, passAt1: 0.5, score: 0.5, episodes: 6, ms: 99_000, cells: [] }],
+            },
+          ],
         },
         { type: 'progress', done: 2, total: 6, phase: 'RL grpo seed 0 step 2/4' },
         step(0, rec(2, { rolloutMs: 1500, updateMs: 500 })),
@@ -453,7 +503,10 @@ describe('honesty: what was not measured stays unmeasured', () => {
       // 1 s into the point at step 2: 0.5 s of it left.
       expect(etaSeconds(during, sp, 16, 51_000)).toBeCloseTo(2 * 2 + 4 + 2 * 1.5 - 1, 6);
       // With no point known anywhere, the spec's size prices it: 3 tasks × 1 suite × 2 samples = 6 episodes.
-      const fresh = fold([{ type: 'progress', done: 2, total: 6, phase: 'RL grpo seed 0 step 1/4' }, step(0, rec(1, { rolloutMs: 1500, updateMs: 500 }))]);
+      const fresh = fold([
+        { type: 'progress', done: 2, total: 6, phase: 'RL grpo seed 0 step 1/4' },
+        step(0, rec(1, { rolloutMs: 1500, updateMs: 500 })),
+      ]);
       expect(etaSeconds(fresh, sp, 16, 0)).toBeCloseTo(3 * 2 + 1 * 4 + 3 * 1.5, 6);
     });
   });
@@ -550,7 +603,9 @@ describe('validationGroups', () => {
     const sp = getPreset('algorithms');
     const g = validationGroups(sp);
     expect(g).toHaveLength(2);
-    expect(g.flatMap((x) => x.runs).sort((a, b) => a - b)).toEqual(Array.from({ length: sp.seeds.length * sp.methods.length }, (_, i) => i));
+    expect(g.flatMap((x) => x.runs).sort((a, b) => a - b)).toEqual(
+      Array.from({ length: sp.seeds.length * sp.methods.length }, (_, i) => i),
+    );
     const single = sp.methods.flatMap((m, i) => (m.harnesses === 'single' ? [i] : []));
     expect(g[0].runs.every((r) => single.includes(r % sp.methods.length))).toBe(true);
   });

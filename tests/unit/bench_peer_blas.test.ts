@@ -3,7 +3,8 @@ import { peerBlasWarning, peerEnv } from '../../src/bench/pytorch_peer';
 
 describe('peerBlasWarning: a PyTorch peer on a slow BLAS is flagged beside the ratio', () => {
   it('says nothing for an optimized BLAS', () => {
-    for (const kind of ['openblas', 'mkl', 'blis'] as const) expect(peerBlasWarning({ path: `/usr/lib/${kind}/libblas.so.3`, kind })).toBeNull();
+    for (const kind of ['openblas', 'mkl', 'blis'] as const)
+      expect(peerBlasWarning({ path: `/usr/lib/${kind}/libblas.so.3`, kind })).toBeNull();
   });
   it('names the netlib reference BLAS, its path and the Debian package that replaces it', () => {
     const w = peerBlasWarning({ path: '/usr/lib/x86_64-linux-gnu/blas/libblas.so.3.11.0', kind: 'reference' });

@@ -3,7 +3,16 @@ import { describe, expect, it } from 'vitest';
 import { CLAIMS, claimsTable, verdictOf, withBlocks, type CommittedResults } from '../../src/experiment/claims';
 import type { RunResult } from '../../src/report/results_schema';
 import type { Comparison, SeedInterval } from '../../src/report/seed_stats';
-import { CLAIMS_JSON, loadCommitted, MAP_JSON, MAP_SVG, regenerated, regeneratedJson, regeneratedMap, RESULTS_DOC } from '../../scripts/claims';
+import {
+  CLAIMS_JSON,
+  loadCommitted,
+  MAP_JSON,
+  MAP_SVG,
+  regenerated,
+  regeneratedJson,
+  regeneratedMap,
+  RESULTS_DOC,
+} from '../../scripts/claims';
 
 const interval = (diff: number, lo: number, hi: number, seeds = 5): SeedInterval => ({
   diff,
@@ -59,12 +68,21 @@ describe('claims: verdicts computed from the committed data', () => {
   });
 
   it('a preset without results is "not run", and arms that fail every cell are "not measurable", not a null', () => {
-    const cell = (taskId: string, pass: boolean, harnessId = 'bb-assistant') => ({ taskId, harnessId, sample: 0, pass, score: pass ? 1 : 0 });
+    const cell = (taskId: string, pass: boolean, harnessId = 'bb-assistant') => ({
+      taskId,
+      harnessId,
+      sample: 0,
+      pass,
+      score: pass ? 1 : 0,
+    });
     const run = (method: string, seed: number, pass: boolean): RunResult =>
       ({
         method,
         seed,
-        episodes: { before: {}, after: { 'bb-assistant': [cell('a', pass), cell('b', false)], 'bb-coding-cli': [cell('a', false, 'bb-coding-cli')] } },
+        episodes: {
+          before: {},
+          after: { 'bb-assistant': [cell('a', pass), cell('b', false)], 'bb-coding-cli': [cell('a', false, 'bb-coding-cli')] },
+        },
       }) as unknown as RunResult;
     const floor: CommittedResults = {
       resultsVersion: 1,

@@ -21,7 +21,9 @@ it("the page's questions reach the command's answers; one it does not answer fai
       }, PAGE_QUERY_BINDING),
     {
       answers: {
-        pytorchModel: async (m) => (asked.push(m), { torch: 'fake', threads: m.threads, blas: { path: null, kind: 'unknown' as const, threads: 1 } }),
+        pytorchModel: async (m) => (
+          asked.push(m), { torch: 'fake', threads: m.threads, blas: { path: null, kind: 'unknown' as const, threads: 1 } }
+        ),
         pytorchStep: async () => 12.5,
       },
     },
@@ -30,7 +32,11 @@ it("the page's questions reach the command's answers; one it does not answer fai
   expect(asked).toEqual([{ C: 8, L: 1, NH: 2, V: 16, B: 1, T: 4, threads: 1, seed: 3 }]);
   const err = await withBrowser((s) =>
     s.page.evaluate(
-      (binding) => window[binding as typeof PAGE_QUERY_BINDING]!({ name: 'pytorchStep', arg: null }).then(String, (e: Error) => `rejected: ${e.message}`),
+      (binding) =>
+        window[binding as typeof PAGE_QUERY_BINDING]!({ name: 'pytorchStep', arg: null }).then(
+          String,
+          (e: Error) => `rejected: ${e.message}`,
+        ),
       PAGE_QUERY_BINDING,
     ),
   );

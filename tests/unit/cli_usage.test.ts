@@ -7,7 +7,12 @@ import { readFileSync } from 'node:fs';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
 function hlab(args: string[], env: Record<string, string> = {}) {
-  return spawnSync('npx', ['tsx', 'src/cli/main.ts', ...args], { cwd: ROOT, encoding: 'utf8', timeout: 120_000, env: { ...process.env, ...env } });
+  return spawnSync('npx', ['tsx', 'src/cli/main.ts', ...args], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    timeout: 120_000,
+    env: { ...process.env, ...env },
+  });
 }
 
 describe('hlab usage', () => {
@@ -49,7 +54,11 @@ describe('hlab doctor', () => {
     expect(r.status).toBe(1);
     const j = JSON.parse(r.stdout);
     expect(j.ok).toBe(false);
-    expect(j.checks.find((c: { name: string }) => c.name === 'chromium')).toEqual({ name: 'chromium', ok: false, detail: 'HLAB_CHROMIUM=/nonexistent/chrome: no such file' });
+    expect(j.checks.find((c: { name: string }) => c.name === 'chromium')).toEqual({
+      name: 'chromium',
+      ok: false,
+      detail: 'HLAB_CHROMIUM=/nonexistent/chrome: no such file',
+    });
     expect(j.checks.find((c: { name: string }) => c.name === 'webgpu').ok).toBe(false);
   });
 

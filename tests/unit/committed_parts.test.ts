@@ -7,7 +7,15 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { CURVE_POINTS_MAX, decodeEpisodes, downsampleIndices, splitResults, TRAJECTORIES_PER_RUN } from '../../src/app/committed_parts';
-import { COMMITTED_CACHE, committedMap, committedPresets, fetchCommittedJson, loadCommitted, type CommittedEnv, type CommittedLoad } from '../../src/app/committed_fetch';
+import {
+  COMMITTED_CACHE,
+  committedMap,
+  committedPresets,
+  fetchCommittedJson,
+  loadCommitted,
+  type CommittedEnv,
+  type CommittedLoad,
+} from '../../src/app/committed_fetch';
 
 const lessonText = readFileSync('docs/results/lesson/results.json', 'utf8');
 
@@ -42,7 +50,10 @@ function synthetic(steps: number, traj = 2) {
   const runs = [0, 1].map((seed) => ({
     method: 'm',
     seed,
-    episodes: { before: { base: [{ taskId: 'a/b/t1/5', harnessId: 'S0-T0-O0-C0-W0', sample: 0, pass: true, score: 1 }] }, after: { base: [] } },
+    episodes: {
+      before: { base: [{ taskId: 'a/b/t1/5', harnessId: 'S0-T0-O0-C0-W0', sample: 0, pass: true, score: 1 }] },
+      after: { base: [] },
+    },
   }));
   const curves = [0, 1].map((seed) => ({
     method: 'm',
@@ -69,7 +80,9 @@ describe('committed parts', () => {
     const eps = decodeEpisodes(JSON.parse(parts.get('episodes.json')!), json.runs.length);
     expect(eps).toEqual(json.runs.map((r: { episodes: unknown }) => r.episodes));
     // The columnar form is several times smaller than the cells as objects.
-    expect(parts.get('episodes.json')!.length * 4).toBeLessThan(JSON.stringify(json.runs.map((r: { episodes: unknown }) => r.episodes)).length);
+    expect(parts.get('episodes.json')!.length * 4).toBeLessThan(
+      JSON.stringify(json.runs.map((r: { episodes: unknown }) => r.episodes)).length,
+    );
   });
 
   it('curves keep at most CURVE_POINTS_MAX points per series (first and last kept); validation points lose their cells; ≤ TRAJECTORIES_PER_RUN trajectories per run', () => {
@@ -91,7 +104,11 @@ describe('committed parts', () => {
       expect(new Set(mine.map((t: { step: number }) => t.step))).toEqual(new Set([1, 500, 1000]));
     }
     const meta = JSON.parse(parts.get('summary.json')!).committedParts;
-    expect(meta).toEqual({ episodes: 2, curves: { series: 2, stepsMax: 1000, pointsMax: CURVE_POINTS_MAX }, trajectories: { kept: 12, of: 4000 } });
+    expect(meta).toEqual({
+      episodes: 2,
+      curves: { series: 2, stepsMax: 1000, pointsMax: CURVE_POINTS_MAX },
+      trajectories: { kept: 12, of: 4000 },
+    });
   });
 
   it('bad episodes are refused with the field named', () => {
@@ -139,7 +156,9 @@ describe('committed fetch', () => {
     files.delete(`${base}committed/lesson/curves.json`);
     const env: CommittedEnv = { caches: undefined, fetch: server(files).fetch, base: '/other/' };
     for (const [k, v] of [...files]) files.set(k.replace(base, '/other/'), v);
-    await expect(loadCommitted('nope', [], undefined, env)).rejects.toThrow('/other/committed/nope/summary.json: not on the server (HTTP 200, an HTML page)');
+    await expect(loadCommitted('nope', [], undefined, env)).rejects.toThrow(
+      '/other/committed/nope/summary.json: not on the server (HTTP 200, an HTML page)',
+    );
     const last = await loadCommitted('lesson', ['curves', 'episodes'], undefined, env);
     expect(last.errors).toEqual(['curves: /other/committed/lesson/curves.json: not on the server (HTTP 200, an HTML page)']);
     expect(last.output.curves).toEqual([]);

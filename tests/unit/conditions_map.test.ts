@@ -3,7 +3,15 @@
 // harness under the RESULTS rule. Synthetic experiments with a known effect, drawn from explicit
 // seeds: a wrong sign, a wrong arm or a wrong place fails.
 import { describe, expect, it } from 'vitest';
-import { cellVerdict, conditionsMap, mapCell, mapMarkdown, mapWord, missingPlaces, rowSentences } from '../../src/experiment/conditions_map';
+import {
+  cellVerdict,
+  conditionsMap,
+  mapCell,
+  mapMarkdown,
+  mapWord,
+  missingPlaces,
+  rowSentences,
+} from '../../src/experiment/conditions_map';
 import { cellFill, conditionsMapSvg } from '../../src/experiment/conditions_map_svg';
 import type { CommittedResults } from '../../src/experiment/claims';
 import type { RunResult } from '../../src/report/results_schema';
@@ -26,7 +34,13 @@ interface Place {
  * A committed experiment: `seeds` seeds × {single, HS}; in-space cells pass with probability p
  * (single) or p + effect (HS, on the configurations `effectOn` keeps), 20 tasks × 2 samples each.
  */
-function experiment(place: Place, seeds: number, effect: number, effectOn: (h: string) => boolean = () => true, seed = 7): CommittedResults {
+function experiment(
+  place: Place,
+  seeds: number,
+  effect: number,
+  effectOn: (h: string) => boolean = () => true,
+  seed = 7,
+): CommittedResults {
   const rng = new Rng(seed);
   const level = place.level ?? 0.3;
   const cells = (p: (h: string) => number, harnesses: readonly string[]) =>
@@ -95,7 +109,12 @@ describe('map of conditions', () => {
   });
 
   it('splits in-space by distance to the base harness: an effect only at d = 5 shows only there', () => {
-    const res = experiment({ exposure: 'base-only', steps: 60, dynamicSampling: true }, 8, 0.3, (h) => h.startsWith('S1-T1-O1') || h.startsWith('S2'));
+    const res = experiment(
+      { exposure: 'base-only', steps: 60, dynamicSampling: true },
+      8,
+      0.3,
+      (h) => h.startsWith('S1-T1-O1') || h.startsWith('S2'),
+    );
     const cell = mapCell('map-base-only-60', res)!;
     expect(cell.bands.map((b) => b.distance)).toEqual([2, 5]);
     const [d2, d5] = cell.bands;
@@ -127,7 +146,12 @@ describe('map of conditions', () => {
 
   it('a spec without both arms is no cell; one seed is undecided, never "pays"', () => {
     const res = experiment({ steps: 60 }, 3, 0.2);
-    expect(mapCell('map-x', { ...res, specJson: { ...(res.specJson as object), methods: [{ name: SINGLE, harnesses: 'single', algorithm: 'grpo' }] } })).toBeNull();
+    expect(
+      mapCell('map-x', {
+        ...res,
+        specJson: { ...(res.specJson as object), methods: [{ name: SINGLE, harnesses: 'single', algorithm: 'grpo' }] },
+      }),
+    ).toBeNull();
     const one = mapCell('map-broad-60', experiment({ steps: 60, dynamicSampling: true }, 1, 0.3))!;
     expect(cellVerdict(one, 'inSpace')?.direction).toBe('undecided');
     expect(rowSentences([one])[0]).toContain('cannot be told apart yet at 60 steps, dynamic sampling');
@@ -138,7 +162,9 @@ describe('map of conditions', () => {
     expect(cellFill(-0.1)).toBe('rgb(214,96,77)');
     expect(cellFill(null)).toBe('#eeeeee');
     expect(cellFill(0.01)).not.toBe(cellFill(0.05));
-    const map = conditionsMap(new Map([['map-narrow-240', experiment({ exposure: 'narrow', steps: 240, dynamicSampling: true }, 8, 0.25)]]));
+    const map = conditionsMap(
+      new Map([['map-narrow-240', experiment({ exposure: 'narrow', steps: 240, dynamicSampling: true }, 8, 0.25)]]),
+    );
     const svg = conditionsMapSvg(map);
     expect(svg.startsWith('<svg')).toBe(true);
     expect(svg).toContain('narrow base');

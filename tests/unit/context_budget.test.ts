@@ -12,7 +12,16 @@ import { describe, expect, it } from 'vitest';
 import { Tokenizer, type TokenizerFile } from '../../src/model/tokenizer';
 import { runExpertEpisode } from '../../src/harness/expert';
 import { taskSet } from '../../src/tasks';
-import { encodeAction, encodeContext, encodeTurn, episodeRows, fitContext, headLength, rolloutContextFit, type Row } from '../../src/episode/rows';
+import {
+  encodeAction,
+  encodeContext,
+  encodeTurn,
+  episodeRows,
+  fitContext,
+  headLength,
+  rolloutContextFit,
+  type Row,
+} from '../../src/episode/rows';
 import { ContextBudgetError } from '../../src/harness/context_budget';
 import { BudgetMismatchError, checkOpeningsFit, checkpointBudget, checkRunBudget, runBudget } from '../../src/episode/budget';
 import { localEnvApi } from '../../src/episode/host';
@@ -27,9 +36,20 @@ import type { Task } from '../../src/tasks/types';
 import { checkSpecOpenings } from '../../src/experiment/openings';
 import { smokeSpec } from './lib/smoke_spec';
 
-const tok = Tokenizer.fromJSON(JSON.parse(readFileSync(new URL('../../public/tokenizer-v2.json', import.meta.url), 'utf8')) as TokenizerFile);
+const tok = Tokenizer.fromJSON(
+  JSON.parse(readFileSync(new URL('../../public/tokenizer-v2.json', import.meta.url), 'utf8')) as TokenizerFile,
+);
 /** One composed harness per C realization, and both black-box harnesses. */
-const HARNESSES = ['S0-T0-O0-C0-W0', 'S1-T1-O1-C0-W1', 'S0-T1-O2-C1-W0', 'S2-T2-O1-C1-W2', 'S1-T0-O2-C2-W1', 'S2-T1-O0-C2-W0', 'bb-coding-cli', 'bb-assistant'];
+const HARNESSES = [
+  'S0-T0-O0-C0-W0',
+  'S1-T1-O1-C0-W1',
+  'S0-T1-O2-C1-W0',
+  'S2-T2-O1-C1-W2',
+  'S1-T0-O2-C2-W1',
+  'S2-T1-O0-C2-W0',
+  'bb-coding-cli',
+  'bb-assistant',
+];
 const tasks = [...taskSet('workspace', 'train', 6, 11), ...taskSet('errands', 'train', 6, 12)];
 const roles = new Set(['<|system|>', '<|user|>', '<|assistant|>', '<|tool|>'].map((m) => tok.special(m)));
 
@@ -58,7 +78,9 @@ describe('the context cut', () => {
   it('an opening longer than the budget is a ContextBudgetError with the sizes, in rows and at rollout', () => {
     expect(() => fitContext(tok, full, head - 1)).toThrow(ContextBudgetError);
     expect(() => fitContext(tok, full, head - 1)).toThrow(new RegExp(`${head} tokens.*${head - 1} tokens`));
-    expect(() => encodeTurn(tok, ep.turns[0].context, ep.turns[0].action, { maxT: head + 8, actionReserve: 9 })).toThrow(ContextBudgetError);
+    expect(() => encodeTurn(tok, ep.turns[0].context, ep.turns[0].action, { maxT: head + 8, actionReserve: 9 })).toThrow(
+      ContextBudgetError,
+    );
     expect(() => rolloutContextFit(tok, ep.turns[0].context, { maxT: head + 10, actionReserve: 10 })).not.toThrow();
   });
 
@@ -68,7 +90,9 @@ describe('the context cut', () => {
     expect(rep.maxHeadTokens).toBeGreaterThan(50);
     const limits = { maxT: rep.maxHeadTokens + 63, actionReserve: 64 };
     expect(() => checkOpeningsFit(tok, HARNESSES, tasks.slice(0, 4), limits)).toThrow(
-      new RegExp(`harness ${rep.harnessId}, task ${rep.taskId.replace(/[/]/g, '\\/')}: the opening messages take ${rep.maxHeadTokens} tokens.*= ${rep.maxHeadTokens - 1}`),
+      new RegExp(
+        `harness ${rep.harnessId}, task ${rep.taskId.replace(/[/]/g, '\\/')}: the opening messages take ${rep.maxHeadTokens} tokens.*= ${rep.maxHeadTokens - 1}`,
+      ),
     );
   });
 
@@ -92,8 +116,11 @@ describe('the context cut', () => {
     expect(dropped.some((d) => d > 0)).toBe(true);
     expect(r.stats.droppedContextTokens).toBe(dropped.reduce((a, b) => a + b, 0));
     expect(r.stats.cutContexts).toBe(dropped.filter((d) => d > 0).length);
-    for (const t of r.trajectories[0].turns) expect(Array.from(t.contextIds.subarray(0, opening))).toEqual(encodeContext(tok, ep.turns[0].context).slice(0, opening));
-    await expect(runEpisodes(reqs, { ...o, contextTokens: opening + 15 })).rejects.toThrow(new RegExp(`harness S0-T0-O0-C0-W0, task .*opening messages.*take ${opening} tokens`));
+    for (const t of r.trajectories[0].turns)
+      expect(Array.from(t.contextIds.subarray(0, opening))).toEqual(encodeContext(tok, ep.turns[0].context).slice(0, opening));
+    await expect(runEpisodes(reqs, { ...o, contextTokens: opening + 15 })).rejects.toThrow(
+      new RegExp(`harness S0-T0-O0-C0-W0, task .*opening messages.*take ${opening} tokens`),
+    );
   });
 });
 
@@ -104,7 +131,10 @@ describe('the context cut', () => {
 // still shown) whenever it fits with the open assistant marker, and the drive must reach such turns.
 describe('the context cut keeps a harness summary with the opening', () => {
   const files: Record<string, string> = {};
-  for (let i = 0; i < 8; i++) files[`/logs/part${i}.txt`] = Array.from({ length: 14 }, (_, j) => `entry ${i}.${j}: status ok, value ${(i * 37 + j * 11) % 97}`).join('\n');
+  for (let i = 0; i < 8; i++)
+    files[`/logs/part${i}.txt`] = Array.from({ length: 14 }, (_, j) => `entry ${i}.${j}: status ok, value ${(i * 37 + j * 11) % 97}`).join(
+      '\n',
+    );
   const task: Task = {
     id: 'workspace/bigfiles/t1/1',
     suite: 'workspace',
@@ -121,7 +151,10 @@ describe('the context cut keeps a harness summary with the opening', () => {
   // Every black box is driven; those that never show a summary (bb-assistant prunes results in place) are exempt from the count.
   for (const id of ['S0-T0-O0-C2-W0', ...BLACKBOX_IDS]) {
     it(id, () => {
-      const h = createHarness(id, { tokenLength: tokenCounter(tok), budget: { maxTurns: 40, maxContextTokens: 100_000, maxActionTokens: 100_000 } });
+      const h = createHarness(id, {
+        tokenLength: tokenCounter(tok),
+        budget: { maxTurns: 40, maxContextTokens: 100_000, maxActionTokens: 100_000 },
+      });
       h.reset(task);
       const adapter = adapterFor(h);
       for (const t of adapter.opening(h)) h.step(t);
@@ -136,7 +169,9 @@ describe('the context cut keeps a harness summary with the opening', () => {
         if (firstAction === full.lastIndexOf(assistant) || !summaryShown) continue;
         if (firstAction + openMarker > budget) continue;
         const { ids } = fitContext(tok, full, budget);
-        expect(ids.slice(0, firstAction), `${id}: after reading file ${n + 1}, the cut keeps the preamble`).toEqual(full.slice(0, firstAction));
+        expect(ids.slice(0, firstAction), `${id}: after reading file ${n + 1}, the cut keeps the preamble`).toEqual(
+          full.slice(0, firstAction),
+        );
         if (full.length > budget) withPreamble++;
       }
       if (id === 'S0-T0-O0-C2-W0' || id === 'bb-coding-cli') expect(withPreamble, `${id}: cut contexts with a summary`).toBeGreaterThan(1);
@@ -219,7 +254,11 @@ describe('episode packing', () => {
         const ep = runExpertEpisode(task, h);
         const turns = ep.turns.map((t) => {
           const r = encodeTurn(tok, t.context, t.action, limits);
-          return { contextIds: r.ids.subarray(0, r.contextTokens), actionIds: r.ids.subarray(r.contextTokens), dropped: r.droppedContextTokens };
+          return {
+            contextIds: r.ids.subarray(0, r.contextTokens),
+            actionIds: r.ids.subarray(r.contextTokens),
+            dropped: r.droppedContextTokens,
+          };
         });
         const rows: Row[] = episodeRows(tok, ep.turns, limits);
         checkScoredEqualsSeen(
@@ -263,7 +302,15 @@ describe('episode packing', () => {
       },
     };
     const reqs = HARNESSES.flatMap((h, g) => tasks.slice(0, 3).map((t) => ({ taskId: t.id, harnessId: h, group: g })));
-    const { trajectories } = await runEpisodes(reqs, { tok, policy, env: inProcessEnv(localEnvApi(tok)), maxTurns: 10, maxNewTokens: 48, temperature: 1, seed: 9 });
+    const { trajectories } = await runEpisodes(reqs, {
+      tok,
+      policy,
+      env: inProcessEnv(localEnvApi(tok)),
+      maxTurns: 10,
+      maxNewTokens: 48,
+      temperature: 1,
+      seed: 9,
+    });
     const rows: RlRows = buildRows(trajectories, tok.padId, 640, 32);
     const turnsWithActions = trajectories.reduce((n, tr) => n + tr.turns.filter((u) => u.actionIds.length > 0).length, 0);
     expect(rows.B).toBeLessThan(turnsWithActions);

@@ -32,7 +32,8 @@ function walk(dir: string): string[] {
 }
 
 /** Whether a file's own exports are checked (the others only count as users). */
-const checked = (p: string) => p.startsWith('src/') && p.endsWith('.ts') && !p.endsWith('.d.ts') && !p.endsWith('.gen.ts') && !p.startsWith('src/engine/wasm/as/');
+const checked = (p: string) =>
+  p.startsWith('src/') && p.endsWith('.ts') && !p.endsWith('.d.ts') && !p.endsWith('.gen.ts') && !p.startsWith('src/engine/wasm/as/');
 
 let cached: string[] | null = null;
 /** Every unused export of the repository, 'path:name' (scanned once per test file). */
@@ -81,7 +82,13 @@ describe('dead exports', () => {
       ['src/c.ts', 'export const unusedToo = 1;'],
     ]);
     const isSrc = (p: string) => p.startsWith('src/');
-    expect(unusedExports(files, isSrc)).toEqual(['src/a.ts:OnlyHere', 'src/a.ts:dead', 'src/barrel.ts:dead2', 'src/c.ts:unusedToo', 'src/d.ts:dead2']);
+    expect(unusedExports(files, isSrc)).toEqual([
+      'src/a.ts:OnlyHere',
+      'src/a.ts:dead',
+      'src/barrel.ts:dead2',
+      'src/c.ts:unusedToo',
+      'src/d.ts:dead2',
+    ]);
     // A new export nobody imports is reported; importing it clears it.
     files.set('src/e.ts', 'export function fresh() {}');
     expect(unusedExports(files, isSrc)).toContain('src/e.ts:fresh');

@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { DEFAULT_SPACE, RoundRobinSchedule, assignHarnesses, parseHarnessId, selectTrainingOA, selectTrainingRandom } from '../../src/design';
+import {
+  DEFAULT_SPACE,
+  RoundRobinSchedule,
+  assignHarnesses,
+  parseHarnessId,
+  selectTrainingOA,
+  selectTrainingRandom,
+} from '../../src/design';
 
 const TRAINING = selectTrainingOA().training;
 const dist = (a: string, b: string) => {
@@ -79,31 +86,39 @@ describe('assignHarnesses', () => {
 
   it('errors name K and its range, and other bad fields', () => {
     expect(() => assignHarnesses({ training: TRAINING, K: 0, tasks: 2 })).toThrow(/K = 0 is out of range; K must be an integer in 1\.\.18/);
-    expect(() => assignHarnesses({ training: TRAINING, K: 19, tasks: 2 })).toThrow(/K = 19 is out of range; K must be an integer in 1\.\.18/);
+    expect(() => assignHarnesses({ training: TRAINING, K: 19, tasks: 2 })).toThrow(
+      /K = 19 is out of range; K must be an integer in 1\.\.18/,
+    );
     expect(() => assignHarnesses({ training: TRAINING, K: 2.5, tasks: 2 })).toThrow(/K = 2.5/);
     expect(() => assignHarnesses({ training: [], K: 1, tasks: 2 })).toThrow(/training set is empty/);
     expect(() => assignHarnesses({ training: [TRAINING[0], TRAINING[0]], K: 1, tasks: 2 })).toThrow(/appears twice/);
     expect(() => assignHarnesses({ training: ['S0-T0-O9-C0-W0'], K: 1, tasks: 2 })).toThrow(/component 3 'O9'/);
     expect(() => assignHarnesses({ training: TRAINING, K: 1, tasks: ['a', 'a'] })).toThrow(/task ids must be distinct/);
-    expect(() => assignHarnesses({ training: TRAINING, K: 1, tasks: 2, strategy: 'nearest' as never })).toThrow(/strategy must be 'locality' or 'random', got 'nearest'/);
+    expect(() => assignHarnesses({ training: TRAINING, K: 1, tasks: 2, strategy: 'nearest' as never })).toThrow(
+      /strategy must be 'locality' or 'random', got 'nearest'/,
+    );
   });
 });
 
 describe('RoundRobinSchedule', () => {
   it("the k-th draw of a task uses harness k mod K, per task, independent of other tasks' draws", () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 6 }), fc.array(fc.integer({ min: 0, max: 4 }), { minLength: 1, maxLength: 60 }), (K, drawOrder) => {
-        const assignments = assignHarnesses({ training: TRAINING, K, tasks: 5, seed: 11 });
-        const sched = new RoundRobinSchedule(assignments);
-        const seen = new Map<number, number>();
-        for (const t of drawOrder) {
-          const k = seen.get(t) ?? 0;
-          expect(sched.peek(t)).toBe(assignments[t].harnesses[k % K]);
-          expect(sched.next(t)).toBe(assignments[t].harnesses[k % K]);
-          seen.set(t, k + 1);
-          expect(sched.drawCount(t)).toBe(k + 1);
-        }
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 6 }),
+        fc.array(fc.integer({ min: 0, max: 4 }), { minLength: 1, maxLength: 60 }),
+        (K, drawOrder) => {
+          const assignments = assignHarnesses({ training: TRAINING, K, tasks: 5, seed: 11 });
+          const sched = new RoundRobinSchedule(assignments);
+          const seen = new Map<number, number>();
+          for (const t of drawOrder) {
+            const k = seen.get(t) ?? 0;
+            expect(sched.peek(t)).toBe(assignments[t].harnesses[k % K]);
+            expect(sched.next(t)).toBe(assignments[t].harnesses[k % K]);
+            seen.set(t, k + 1);
+            expect(sched.drawCount(t)).toBe(k + 1);
+          }
+        },
+      ),
       { numRuns: 50 },
     );
   });

@@ -54,7 +54,11 @@ describe('hlab design / hlab assign (child process)', () => {
   let design: R, kAbc: R, levelsX: R;
   beforeAll(async () => {
     // Three spawns only (each costs ~1–3 s of CPU); everything else runs in process below.
-    [design, kAbc, levelsX] = await Promise.all([hlab('design', '--json'), hlab('design', '--k', 'abc'), hlab('design', '--levels', '3,x')]);
+    [design, kAbc, levelsX] = await Promise.all([
+      hlab('design', '--json'),
+      hlab('design', '--k', 'abc'),
+      hlab('design', '--levels', '3,x'),
+    ]);
   }, 300_000); // generous: on a loaded 2-core machine each tsx start takes tens of seconds
 
   it('design --json prints the report alone: 18 balanced harnesses at minimum distance ≥ 3, 225 held out', () => {

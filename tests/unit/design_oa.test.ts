@@ -269,7 +269,8 @@ describe('orthogonalArray', () => {
   it('using the first five 3-level columns of L18 would give distance 2 (why columns are chosen)', () => {
     const runs = L18_TABLE.map((r) => r.slice(1, 6));
     let min = Infinity;
-    for (let a = 0; a < runs.length; a++) for (let b = a + 1; b < runs.length; b++) min = Math.min(min, runs[a].filter((x, j) => x !== runs[b][j]).length);
+    for (let a = 0; a < runs.length; a++)
+      for (let b = a + 1; b < runs.length; b++) min = Math.min(min, runs[a].filter((x, j) => x !== runs[b][j]).length);
     expect(min).toBe(2);
   });
   it('collapses 4-level columns of GF(4) to 2 levels: OA(16; 2·4^3)', () => {
@@ -282,7 +283,9 @@ describe('orthogonalArray', () => {
   it('throws NoOrthogonalArrayError when nothing fits the limits', () => {
     const levels = new Array(8).fill(3);
     expect(() => orthogonalArray(levels, { maxRuns: 20, search: false })).toThrow(NoOrthogonalArrayError);
-    expect(() => orthogonalArray(levels, { maxRuns: 20, search: false })).toThrow(/no strength-2 orthogonal array found for levels \[3,3,3,3,3,3,3,3\] within maxRuns=20/);
+    expect(() => orthogonalArray(levels, { maxRuns: 20, search: false })).toThrow(
+      /no strength-2 orthogonal array found for levels \[3,3,3,3,3,3,3,3\] within maxRuns=20/,
+    );
   });
   it('rejects bad level lists naming the entry', () => {
     expect(() => orthogonalArray([3, 1])).toThrow(/levels\[1\] must be an integer ≥ 2, got 1/);
@@ -309,7 +312,8 @@ describe('orthogonalArray', () => {
         // bounds, computed independently
         const rao = 1 + levels.reduce((a, s) => a + s - 1, 0);
         let L = 1;
-        for (let i = 0; i < levels.length; i++) for (let j = i + 1; j < levels.length; j++) L = (L * levels[i] * levels[j]) / gcd(L, levels[i] * levels[j]);
+        for (let i = 0; i < levels.length; i++)
+          for (let j = i + 1; j < levels.length; j++) L = (L * levels[i] * levels[j]) / gcd(L, levels[i] * levels[j]);
         expect(oa.raoBound).toBe(rao);
         expect(oa.divisibilityBound).toBe(L);
         expect(oa.runSize).toBeGreaterThanOrEqual(rao);

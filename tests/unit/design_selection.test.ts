@@ -90,7 +90,8 @@ describe('random-k selection', () => {
   it('is roughly uniform: each configuration drawn about k/|H| of the time', () => {
     const counts = new Map<string, number>();
     const reps = 200;
-    for (let s = 0; s < reps; s++) for (const id of selectTrainingRandom(DEFAULT_SPACE, 18, s).training) counts.set(id, (counts.get(id) ?? 0) + 1);
+    for (let s = 0; s < reps; s++)
+      for (const id of selectTrainingRandom(DEFAULT_SPACE, 18, s).training) counts.set(id, (counts.get(id) ?? 0) + 1);
     // expected 200·18/243 ≈ 14.8 per configuration, binomial sd ≈ 3.7: all drawn, none hugely often
     expect(counts.size).toBe(243);
     expect(Math.max(...counts.values())).toBeLessThan(32);

@@ -23,7 +23,9 @@ describe('resolveEvalHarnesses', () => {
     expect(p.ids).toEqual([...new Set([BASE_HARNESS, ...d.training])]);
     const all = resolveEvalHarnesses('all,bb-assistant');
     expect(all.sets.blackbox).toEqual(['bb-coding-cli', 'bb-assistant']);
-    expect(all.ids.length).toBe(new Set([BASE_HARNESS, ...d.training, ...d.heldOut.map((h) => h.id), 'bb-coding-cli', 'bb-assistant']).size);
+    expect(all.ids.length).toBe(
+      new Set([BASE_HARNESS, ...d.training, ...d.heldOut.map((h) => h.id), 'bb-coding-cli', 'bb-assistant']).size,
+    );
     expect(resolveEvalHarnesses('S1-T1-O1-C1-W1').ids).toEqual(['S1-T1-O1-C1-W1']);
     expect(() => resolveEvalHarnesses('base,nope')).toThrow(/unknown harness id 'nope'/);
     expect(() => resolveEvalHarnesses(' , ')).toThrow(/expected set names/);
@@ -62,7 +64,13 @@ describe('evalReport', () => {
     expect(r.perHarness['bb-assistant'].parseErrorRate).toBe(0.25);
     expect(r.perHarness['S1-T1-O1-C1-W1']).toEqual({ passAt1: 1, score: 1, episodes: 1, parseErrorRate: 0 });
     expect(r.episodes).toBe(5);
-    expect(r.entropy).toEqual({ base: null, training: null, inSpace: null, blackbox: { 'bb-coding-cli': null, 'bb-assistant': null }, overall: null });
+    expect(r.entropy).toEqual({
+      base: null,
+      training: null,
+      inSpace: null,
+      blackbox: { 'bb-coding-cli': null, 'bb-assistant': null },
+      overall: null,
+    });
     expect(r.inSpaceExcluded).toBeUndefined();
   });
 
@@ -86,7 +94,10 @@ describe('evalReport', () => {
     ];
     const r = evalReport(plan, eps, {});
     expect(Object.keys(r.perFamily)).toEqual(['base', 'training', 'bb-coding-cli', 'bb-assistant']);
-    expect(r.perFamily.base).toEqual({ 'errands/recall': { passAt1: 0, score: 0, episodes: 1 }, 'workspace/cleanup': { passAt1: 0.5, score: 0.75, episodes: 2 } });
+    expect(r.perFamily.base).toEqual({
+      'errands/recall': { passAt1: 0, score: 0, episodes: 1 },
+      'workspace/cleanup': { passAt1: 0.5, score: 0.75, episodes: 2 },
+    });
     // The base harness is also a training harness of the OA design: its episodes count there too.
     expect(d.training).toContain(BASE_HARNESS);
     expect(r.perFamily.training['errands/recall']).toEqual({ passAt1: 0.5, score: 0.375, episodes: 2 });
@@ -115,14 +126,20 @@ describe("hlab evaluate's inSpace set leaves out the checkpoint's pretraining mi
     expect(resolveEvalHarnesses('base', mix).inSpaceExcluded).toBeUndefined();
     const r = evalReport(p, [], {});
     expect(r.inSpaceExcluded).toEqual({ pretrainMix: 3, mix: "mix 'x' (4 harnesses)" });
-    expect(formatEvalReport(r)).toContain("inSpace leaves out 3 held-out configurations of the checkpoint's pretraining mix (mix 'x' (4 harnesses))");
+    expect(formatEvalReport(r)).toContain(
+      "inSpace leaves out 3 held-out configurations of the checkpoint's pretraining mix (mix 'x' (4 harnesses))",
+    );
   });
 
   it('the console shows the per-family table and the entropy', () => {
     const plan = resolveEvalHarnesses('base,bb-assistant');
-    const r = evalReport(plan, [{ taskId: 'errands/recall/t1/1000005', harnessId: BASE_HARNESS, pass: true, score: 1, turns: [{ entropies: [0.25] }], tags: null }], {
-      source: 's',
-    });
+    const r = evalReport(
+      plan,
+      [{ taskId: 'errands/recall/t1/1000005', harnessId: BASE_HARNESS, pass: true, score: 1, turns: [{ entropies: [0.25] }], tags: null }],
+      {
+        source: 's',
+      },
+    );
     const text = formatEvalReport(r);
     expect(text).toMatch(/per family: pass@1 \(episodes\)\n\s+family\s+base\n\s+errands\/recall\s+1\.00 \(1\)/);
     expect(text).toContain('entropy/token 0.250 nats');
@@ -165,7 +182,12 @@ describe('hlab evaluate options', () => {
 
   it('checks the checkpoint budget before a browser starts: a mismatch is one UsageError line naming the flags; the shipped base is found by preset', async () => {
     const cfg = { C: 8, L: 1, NH: 2, maxT: 64, vocabSize: 32 };
-    const { bytes } = await encodeBaseCheckpoint(cfg, new Float32Array(paramCount(cfg)), { name: 't', vocabSize: 32, formatVersion: 2 }, { budgetMaxT: 64, actionReserve: 16 });
+    const { bytes } = await encodeBaseCheckpoint(
+      cfg,
+      new Float32Array(paramCount(cfg)),
+      { name: 't', vocabSize: 32, formatVersion: 2 },
+      { budgetMaxT: 64, actionReserve: 16 },
+    );
     const req = { ...evaluateRequest(base), init: { base64: Buffer.from(bytes).toString('base64'), name: 'm.ckpt' } };
     await expect(checkEvaluateBudget(req)).resolves.toBeUndefined();
     await expect(checkEvaluateBudget({ ...req, maxNewTokens: 8 })).rejects.toThrow(UsageError);
@@ -174,7 +196,9 @@ describe('hlab evaluate options', () => {
     );
     await expect(checkEvaluateBudget({ ...req, maxNewTokens: 8, allowBudgetMismatch: true })).resolves.toBeUndefined();
     await expect(checkEvaluateBudget({ ...req, init: { base64: 'AAAA', name: 'bad.ckpt' } })).rejects.toThrow(/^--init bad\.ckpt: /);
-    await expect(checkEvaluateBudget({ ...evaluateRequest(base), preset: 'nosuch' })).rejects.toThrow(/no shipped base for --preset nosuch/);
+    await expect(checkEvaluateBudget({ ...evaluateRequest(base), preset: 'nosuch' })).rejects.toThrow(
+      /no shipped base for --preset nosuch/,
+    );
     await expect(checkEvaluateBudget(evaluateRequest(base))).resolves.toBeUndefined();
   });
 });

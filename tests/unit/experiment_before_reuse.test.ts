@@ -19,7 +19,9 @@ import { beforeReuseNote, markdownTable } from '../../src/report/results_markdow
 import { decodeRunCheckpoint, encodeRunCheckpoint, type RunState } from '../../src/experiment/run_checkpoint';
 import type { CheckpointMeta, JsonValue } from '../../src/storage/serialize';
 
-const tok = Tokenizer.fromJSON(JSON.parse(readFileSync(new URL('../../public/tokenizer-v2.json', import.meta.url), 'utf8')) as TokenizerFile);
+const tok = Tokenizer.fromJSON(
+  JSON.parse(readFileSync(new URL('../../public/tokenizer-v2.json', import.meta.url), 'utf8')) as TokenizerFile,
+);
 const BASE = 'S0-T0-O0-C0-W0';
 
 /** A policy drawing random tokens from the call's seed (so outcomes follow the batch's seeds). */
@@ -112,7 +114,9 @@ describe('shared before batch', () => {
     expect(sharedBatchKey(single, opts(env, { maxNewTokens: 9 }))).not.toBe(k);
     expect(sharedBatchKey(single, opts(env, { contextTokens: 400 }))).not.toBe(k);
     expect(sharedBatchKey({ ...single, inSpace: [] }, opts(env))).not.toBe(k);
-    expect(sharedBatchKey({ ...single, excluded: new Set([cellKey(testTasks[0], BASE)]) }, opts(env))).not.toBe(sharedBatchKey({ ...single, excluded: new Set() }, opts(env)));
+    expect(sharedBatchKey({ ...single, excluded: new Set([cellKey(testTasks[0], BASE)]) }, opts(env))).not.toBe(
+      sharedBatchKey({ ...single, excluded: new Set() }, opts(env)),
+    );
   });
 
   it('the cache finds a batch only for the same starting parameters, preset and key; the first stays', async () => {
@@ -151,7 +155,13 @@ const run = (method: string, reused?: RunResult['beforeReusedFrom']): RunResult 
 
 describe('provenance of a reused before', () => {
   it('results.json keeps beforeReusedFrom; an older file without it parses; results.md says it once', () => {
-    const res = { resultsVersion: 1 as const, spec: 's', evalSet: 'all', machine: 'm', runs: [run('single'), run('scaling', { method: 'single', seed: 0, episodes: 36 })] };
+    const res = {
+      resultsVersion: 1 as const,
+      spec: 's',
+      evalSet: 'all',
+      machine: 'm',
+      runs: [run('single'), run('scaling', { method: 'single', seed: 0, episodes: 36 })],
+    };
     const back = ExperimentResultsSchema.parse(JSON.parse(JSON.stringify(res)));
     expect(back.runs[1].beforeReusedFrom).toEqual({ method: 'single', seed: 0, episodes: 36 });
     expect(back.runs[0].beforeReusedFrom).toBeUndefined();
@@ -159,8 +169,15 @@ describe('provenance of a reused before', () => {
     // Said once: a lead sentence, then one bullet per reusing run (here only 'scaling').
     expect(md.match(/evaluated once per starting point/g)).toHaveLength(1);
     expect(md.split('\n').filter((l) => l.startsWith('- '))).toEqual(['- scaling, seed 0: reused from single, 36 episodes']);
-    const two = beforeReuseNote([run('single'), run('scaling', { method: 'single', seed: 0, episodes: 36 }), run('ppo', { method: 'single', seed: 0, episodes: 36 })]);
-    expect(two?.split('\n').filter((l) => l.startsWith('- '))).toEqual(['- scaling, seed 0: reused from single, 36 episodes', '- ppo, seed 0: reused from single, 36 episodes']);
+    const two = beforeReuseNote([
+      run('single'),
+      run('scaling', { method: 'single', seed: 0, episodes: 36 }),
+      run('ppo', { method: 'single', seed: 0, episodes: 36 }),
+    ]);
+    expect(two?.split('\n').filter((l) => l.startsWith('- '))).toEqual([
+      '- scaling, seed 0: reused from single, 36 episodes',
+      '- ppo, seed 0: reused from single, 36 episodes',
+    ]);
     expect(beforeReuseNote([run('single'), run('scaling')])).toBeNull();
     expect(markdownTable({ ...back, runs: [run('single'), run('scaling')] })).not.toContain('reused');
   });
@@ -172,19 +189,47 @@ describe('provenance of a reused before', () => {
       behaviour: { parseErrors: 0, workflowViolations: 0, recoveryRate: NaN, stateTrackingErrors: 0 },
       perHarness: {},
       episodes: 4,
-      stats: { episodes: 0, envSteps: 0, sampledTokens: 0, sampleMs: 0, envMs: 0, ms: 0, rounds: 0, envFailures: 0, replays: 0, droppedContextTokens: 0, cutContexts: 0 },
+      stats: {
+        episodes: 0,
+        envSteps: 0,
+        sampledTokens: 0,
+        sampleMs: 0,
+        envMs: 0,
+        ms: 0,
+        rounds: 0,
+        envFailures: 0,
+        replays: 0,
+        droppedContextTokens: 0,
+        cutContexts: 0,
+      },
       reusedFrom: { method: 'single', seed: 0, episodes: 4 },
     };
     const state: RunState = { runIndex: 1, step: 0, before, history: [], schedule: {}, skippedSteps: 0, seconds: 1 };
     const enc = encodeRunCheckpoint(
       'run-x',
-      { spec: {}, run: { runIndex: 1, method: 'scaling', seed: 0 }, state, schedule: { draws: {} }, results: [], curves: [], trajectories: [] },
+      {
+        spec: {},
+        run: { runIndex: 1, method: 'scaling', seed: 0 },
+        state,
+        schedule: { draws: {} },
+        results: [],
+        curves: [],
+        trajectories: [],
+      },
       { params: Float32Array.of(1), adamM: Float32Array.of(0), adamV: Float32Array.of(0), adamStep: 0 },
       0,
     );
-    const j = (v: JsonValue) => JSON.parse(JSON.stringify(v, (_k, x) => (typeof x === 'number' && !Number.isFinite(x) ? null : x))) as JsonValue;
+    const j = (v: JsonValue) =>
+      JSON.parse(JSON.stringify(v, (_k, x) => (typeof x === 'number' && !Number.isFinite(x) ? null : x))) as JsonValue;
     const m = enc.meta;
-    const meta = { ...m, config: j(m.config), rngStates: j(m.rngStates), scheduleState: j(m.scheduleState), metricHistory: j(m.metricHistory), schemaVersion: 1 } as CheckpointMeta;
+    const meta = {
+      ...m,
+      config: j(m.config),
+      rngStates: j(m.rngStates),
+      scheduleState: j(m.scheduleState),
+      metricHistory: j(m.metricHistory),
+      schemaVersion: 1,
+    } as CheckpointMeta;
     expect(decodeRunCheckpoint(meta, enc.tensors).checkpoint.state.before?.reusedFrom).toEqual({ method: 'single', seed: 0, episodes: 4 });
   });
 });

@@ -11,16 +11,29 @@ import { envWithOutcomes } from './lib/env_outcome';
 import type { Policy } from '../../src/rollout/rollout';
 import { taskSet } from '../../src/tasks';
 
-const tok = Tokenizer.fromJSON(JSON.parse(readFileSync(new URL('../../public/tokenizer-v2.json', import.meta.url), 'utf8')) as TokenizerFile);
+const tok = Tokenizer.fromJSON(
+  JSON.parse(readFileSync(new URL('../../public/tokenizer-v2.json', import.meta.url), 'utf8')) as TokenizerFile,
+);
 
 describe('evaluate: per-episode cells', () => {
   it('fills every column with its cells; pass@1 per harness equals the passes of its cells', async () => {
     const policy = randomTokenPolicy(tok.vocabSize);
     // Every third finished episode "passes" (score 1), the others score 0.5.
-    const { env } = envWithOutcomes(tok, (n) => (n % 3 === 0 ? { pass: true, reward: 1, score: 1 } : { pass: false, reward: 0, score: 0.5 }));
+    const { env } = envWithOutcomes(tok, (n) =>
+      n % 3 === 0 ? { pass: true, reward: 1, score: 1 } : { pass: false, reward: 0, score: 0.5 },
+    );
     const testTasks = taskSet('workspace', 'test', 2, 1).map((t) => t.id);
     const sets = { testTasks, training: ['S0-T0-O0-C0-W0', 'S1-T1-O1-C1-W1'], inSpace: ['S2-T2-O2-C2-W2'], blackbox: ['bb-assistant'] };
-    const { result: r } = await evaluate(sets, { tok, policy, env: inProcessEnv(env), maxTurns: 2, maxNewTokens: 8, samples: 2, temperature: 1, seed: 3 });
+    const { result: r } = await evaluate(sets, {
+      tok,
+      policy,
+      env: inProcessEnv(env),
+      maxTurns: 2,
+      maxNewTokens: 8,
+      samples: 2,
+      temperature: 1,
+      seed: 3,
+    });
     const cells = r.cells!;
     expect(Object.keys(cells).sort()).toEqual(['base', 'bb-assistant', 'inSpace', 'train']);
     expect(cells.base).toHaveLength(4);
@@ -68,8 +81,23 @@ describe('evaluate: per-episode cells', () => {
     } as unknown as Policy;
     const { env } = envWithOutcomes(tok, () => ({ pass: false, reward: 0, score: 0 }));
     const testTasks = taskSet('workspace', 'test', 2, 1).map((t) => t.id);
-    const sets = { testTasks, training: ['S0-T0-O0-C0-W0'], inSpace: [], blackbox: ['bb-assistant'], excluded: new Set([cellKey(testTasks[0], 'bb-assistant')]) };
-    const { result: r } = await evaluate(sets, { tok, policy, env: inProcessEnv(env), maxTurns: 1, maxNewTokens: 4, samples: 2, temperature: 1, seed: 0 });
+    const sets = {
+      testTasks,
+      training: ['S0-T0-O0-C0-W0'],
+      inSpace: [],
+      blackbox: ['bb-assistant'],
+      excluded: new Set([cellKey(testTasks[0], 'bb-assistant')]),
+    };
+    const { result: r } = await evaluate(sets, {
+      tok,
+      policy,
+      env: inProcessEnv(env),
+      maxTurns: 1,
+      maxNewTokens: 4,
+      samples: 2,
+      temperature: 1,
+      seed: 0,
+    });
     expect(r.episodes).toBe(2 * 2 + 1 * 2);
     expect(r.cells!['bb-assistant'].map((c) => c.taskId)).toEqual([testTasks[1], testTasks[1]]);
     expect(r.cells!.base).toHaveLength(4);

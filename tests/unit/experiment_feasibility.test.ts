@@ -16,12 +16,17 @@ import { turnCap } from '../../src/harness/turn_budget';
 import { taskFromId } from '../../src/tasks';
 import { smokeSpec } from './lib/smoke_spec';
 
-const tok = Tokenizer.fromJSON(JSON.parse(readFileSync(new URL('../../public/tokenizer-v2.json', import.meta.url), 'utf8')) as TokenizerFile);
+const tok = Tokenizer.fromJSON(
+  JSON.parse(readFileSync(new URL('../../public/tokenizer-v2.json', import.meta.url), 'utf8')) as TokenizerFile,
+);
 const MAIN: CellBudget = { maxTurns: 8, limits: { maxT: 512, actionReserve: 64 } };
 
 describe('cellFeasibility', () => {
   it('a plain cell under a roomy budget is feasible, with its turns and longest action', () => {
-    const f = cellFeasibility(tok, 'workspace/csv-sum/t1/1000017', 'S0-T0-O0-C0-W0', { maxTurns: 40, limits: { maxT: 2048, actionReserve: 256 } });
+    const f = cellFeasibility(tok, 'workspace/csv-sum/t1/1000017', 'S0-T0-O0-C0-W0', {
+      maxTurns: 40,
+      limits: { maxT: 2048, actionReserve: 256 },
+    });
     expect(f).toMatchObject({ feasible: true, turns: 3 });
     expect(f.maxActionTokens).toBeGreaterThan(5);
     expect(f.maxActionTokens).toBeLessThanOrEqual(256);
@@ -38,7 +43,10 @@ describe('cellFeasibility', () => {
     expect(action).toMatchObject({ feasible: false, reason: 'action' });
     expect(action.maxActionTokens).toBeGreaterThan(64);
     expect(action.detail).toMatch(/^an action takes \d+ tokens \(turn \d+: .*\), more than maxNewTokens 64$/);
-    const opening = cellFeasibility(tok, 'workspace/csv-sum/t1/1000017', 'S0-T0-O0-C0-W0', { maxTurns: 8, limits: { maxT: 96, actionReserve: 64 } });
+    const opening = cellFeasibility(tok, 'workspace/csv-sum/t1/1000017', 'S0-T0-O0-C0-W0', {
+      maxTurns: 8,
+      limits: { maxT: 96, actionReserve: 64 },
+    });
     expect(opening).toMatchObject({ feasible: false, reason: 'opening', turns: 0 });
     expect(opening.detail).toMatch(/^the opening takes \d+ tokens, more than the context budget 32$/);
     expect(() => cellFeasibility(tok, 'workspace/csv-sum/t1/1', 'S9-T0-O0-C0-W0', MAIN)).toThrow(/unknown harness id/);
@@ -87,7 +95,8 @@ describe('under tight budgets (main before it was CPU-sized: all tiers, small, 8
     const cal = cells.filter((c) => c.taskId.includes('/calendar-add/') && c.harnessId.startsWith('bb-'));
     expect(new Set(cal.map((c) => c.harnessId))).toEqual(new Set(['bb-coding-cli', 'bb-assistant']));
     const f = cal.map((c) => ({ c, f: cellFeasibility(tok, c.taskId, c.harnessId, c.budget) }));
-    for (const { c, f: r } of f.filter((x) => x.c.harnessId === 'bb-coding-cli')) expect(r.feasible, `${c.harnessId} ${c.taskId}`).toBe(false);
+    for (const { c, f: r } of f.filter((x) => x.c.harnessId === 'bb-coding-cli'))
+      expect(r.feasible, `${c.harnessId} ${c.taskId}`).toBe(false);
     const assistant = f.filter((x) => x.c.harnessId === 'bb-assistant');
     const fit = assistant.filter((x) => x.f.feasible).length;
     // None would fit if the assistant rewrote the whole calendar in one action.
@@ -181,7 +190,12 @@ describe('hlab expert --preset/--spec (in-process)', () => {
     const q = TIGHT_QUICK.rollout;
     expect(r.budgets).toEqual({ maxTurns: q.maxTurns, maxNewTokens: q.maxNewTokens, contextTokens: q.contextTokens });
     expect(r.excluded.length).toBe(r.infeasible.length);
-    expect(r.excluded[0]).toEqual({ taskId: expect.any(String), harnessId: expect.any(String), reason: expect.any(String), detail: expect.any(String) });
+    expect(r.excluded[0]).toEqual({
+      taskId: expect.any(String),
+      harnessId: expect.any(String),
+      reason: expect.any(String),
+      detail: expect.any(String),
+    });
     expect((await run('expert', '--preset', 'quick', '--suite', 'workspace')).error?.message).toMatch(/give one of them/);
     expect((await run('expert')).error?.message).toMatch(/give --suite NAME/);
   });

@@ -62,9 +62,13 @@ describe('experiment plan', () => {
     // Without the field every family is drawn (and the ids are those of before the field existed).
     const every = parseSpec({ ...quick, suites: ['workspace', 'errands'], maxTier: 1 }, 'every');
     expect(new Set(trainPool(every, 0, 30).map(familyOf)).size).toBe(12);
-    expect(() => parseSpec({ ...quick, families: ['workspace/sorting'] }, 'x')).toThrow(/spec\.families\[0\]: 'workspace\/sorting': no family 'sorting' in suite 'workspace'/);
+    expect(() => parseSpec({ ...quick, families: ['workspace/sorting'] }, 'x')).toThrow(
+      /spec\.families\[0\]: 'workspace\/sorting': no family 'sorting' in suite 'workspace'/,
+    );
     expect(() => parseSpec({ ...quick, families: ['errands/recall'] }, 'x')).toThrow(/suite 'errands' is not in spec\.suites/);
-    expect(() => parseSpec({ ...quick, suites: ['workspace', 'errands'], families: ['errands/recall'] }, 'x')).toThrow(/keeps no family of suite 'workspace'/);
+    expect(() => parseSpec({ ...quick, suites: ['workspace', 'errands'], families: ['errands/recall'] }, 'x')).toThrow(
+      /keeps no family of suite 'workspace'/,
+    );
     expect(() => parseSpec({ ...quick, families: ['organize'] }, 'x')).toThrow(/spec\.families\[0\]: expected 'suite\/family'/);
   });
   it('rl.trainTasks sets the train pool per suite (default 16); a bad value names the field', () => {
@@ -183,9 +187,12 @@ describe('experiment plan', () => {
     const cut = [...random].filter((id) => selectTrainingOA().heldOut.some((h) => h.id === id)).length;
     expect(cut).toBeGreaterThan(0);
     expect(set.ids).toHaveLength(243 - 18 - cut);
-    for (const m of sel.methods) for (const seed of sel.seeds) for (const id of trainingHarnesses(all, m, seed)) expect(set.ids).not.toContain(id);
+    for (const m of sel.methods)
+      for (const seed of sel.seeds) for (const id of trainingHarnesses(all, m, seed)) expect(set.ids).not.toContain(id);
     expect(set.excluded).toEqual({ trainingSets: cut, pretrainMix: 0, mix: 'no mix recorded' });
-    expect(set.description).toContain(`left out: ${cut} held-out configurations a method trains on, 0 in the base checkpoint's pretraining mix (no mix recorded)`);
+    expect(set.description).toContain(
+      `left out: ${cut} held-out configurations a method trains on, 0 in the base checkpoint's pretraining mix (no mix recorded)`,
+    );
     const strat = inSpaceEvalSet(sel);
     for (const id of strat.ids) expect(random.has(id)).toBe(false);
   });
@@ -268,7 +275,8 @@ describe('treatments that treat: the epoch sampler, per-seed random-k, an in-spa
     expect(Math.max(...odd.values()) - Math.min(...odd.values())).toBeLessThanOrEqual(1);
     const sched = makeSchedule(taskAssignments(main, main.methods[1], pool, 3));
     const seen = new Map<string, Set<string>>();
-    for (let step = 1; step <= 60; step++) for (const t of stepTasks(pool, 8, 3, step)) seen.set(t, (seen.get(t) ?? new Set()).add(sched.next(t)));
+    for (let step = 1; step <= 60; step++)
+      for (const t of stepTasks(pool, 8, 3, step)) seen.set(t, (seen.get(t) ?? new Set()).add(sched.next(t)));
     for (const hs of seen.values()) expect(hs.size).toBe(4);
   });
 
@@ -327,7 +335,10 @@ describe('treatments that treat: the epoch sampler, per-seed random-k, an in-spa
     }
     expect(uses.size).toBe(tests.length);
     expect(new Set(uses.values())).toEqual(new Set([(ids.length * 8) / 32]));
-    const full = { ...main, evaluation: { ...main.evaluation, inSpace: { ...main.evaluation.inSpace, tasksPerConfig: undefined } } } as ExperimentSpec;
+    const full = {
+      ...main,
+      evaluation: { ...main.evaluation, inSpace: { ...main.evaluation.inSpace, tasksPerConfig: undefined } },
+    } as ExperimentSpec;
     expect(inSpaceTasks(full, tests, ids)).toBeNull();
   });
 });
@@ -355,7 +366,9 @@ describe('harness count: a scaling method trains through the first N harnesses o
     expect(specConsistencyIssues({ ...main, methods: [withN(3, 4)] })).toEqual([
       expect.stringContaining('spec.methods[0].K: 4 exceeds the training-set size 3 (harnessCount of the orthogonal-array design)'),
     ]);
-    expect(specConsistencyIssues({ ...main, methods: [withN(19, 4)] })[0]).toContain('spec.methods[0].harnessCount: 19 exceeds the training-set size 18');
+    expect(specConsistencyIssues({ ...main, methods: [withN(19, 4)] })[0]).toContain(
+      'spec.methods[0].harnessCount: 19 exceeds the training-set size 18',
+    );
     expect(() => parseSpec({ ...structuredClone(main), methods: [{ ...main.methods[0], harnessCount: 3 }] }, 'spec')).toThrow(
       /harnessCount.*needs harnesses 'scaling' or 'random-assignment'/,
     );

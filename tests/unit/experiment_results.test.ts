@@ -37,7 +37,13 @@ describe('results', () => {
       before: { base: 0, inSpace: 0, blackbox: { 'bb-assistant': 0.3 } },
     });
     const base = (m: string, seed: number): RunResult => ({ ...run(m, seed, 0.5), startingCheckpoint: 'base' });
-    const res: ExperimentResults = { resultsVersion: 1, spec: 'blackbox', evalSet: 'x', machine: 'test', runs: [base('scaling', 0), other(0), base('scaling', 1), other(1)] };
+    const res: ExperimentResults = {
+      resultsVersion: 1,
+      spec: 'blackbox',
+      evalSet: 'x',
+      machine: 'test',
+      runs: [base('scaling', 0), other(0), base('scaling', 1), other(1)],
+    };
     const table = resultsTable(res);
     const starts = table.rows.filter((r) => r.kind === 'start');
     expect(starts.map((r) => [r.label, r.seeds])).toEqual([
@@ -106,7 +112,13 @@ describe('results.csv behaviour columns', () => {
 describe('results of an interrupted experiment', () => {
   it("keep the finished 'before' evaluation of the stopped run; missing values are '—'", () => {
     const res: ExperimentResults = { resultsVersion: 1, spec: 'quick', evalSet: 'x', machine: 'm', runs: [] };
-    const before = { runIndex: 0, method: 'harness scaling (GRPO)', seed: 0, passAt1: { base: 0.25, inSpace: 0.5, blackbox: { 'bb-assistant': 0.125 } }, training: 0.75 };
+    const before = {
+      runIndex: 0,
+      method: 'harness scaling (GRPO)',
+      seed: 0,
+      passAt1: { base: 0.25, inSpace: 0.5, blackbox: { 'bb-assistant': 0.125 } },
+      training: 0.75,
+    };
     const md = markdownTable(withUnfinishedRuns(res, [before, { ...before }]));
     const rows = md.split('\n').filter((l) => l.startsWith('| ') && !l.startsWith('| method') && !l.startsWith('| ---'));
     expect(rows.slice(0, 2)).toEqual([
@@ -146,7 +158,8 @@ describe('results of an interrupted experiment', () => {
 function cellsOf(n: number, pass: (t: number, h: number) => boolean): EpisodeCell[] {
   const out: EpisodeCell[] = [];
   for (let t = 0; t < n; t++)
-    for (const [h, id] of ['A', 'B'].entries()) out.push({ taskId: `task${t}`, harnessId: id, sample: 0, pass: pass(t, h), score: pass(t, h) ? 1 : 0.25 });
+    for (const [h, id] of ['A', 'B'].entries())
+      out.push({ taskId: `task${t}`, harnessId: id, sample: 0, pass: pass(t, h), score: pass(t, h) ? 1 : 0.25 });
   return out;
 }
 
@@ -165,7 +178,13 @@ describe('resultsTable: one data model with intervals and paired differences', (
     // Seed 0: 12 tasks × 2 harnesses, 2/24 pass before, 20/24 after; seed 1 the same.
     const before = cellsOf(12, (t, h) => t === 0 && h <= 1);
     const after = cellsOf(12, (t, h) => !(t >= 10 && h === 0) && !(t === 11));
-    const res: ExperimentResults = { resultsVersion: 1, spec: 'quick', evalSet: 'x', machine: 'm', runs: [withEpisodes(0, before, after), withEpisodes(1, before, after)] };
+    const res: ExperimentResults = {
+      resultsVersion: 1,
+      spec: 'quick',
+      evalSet: 'x',
+      machine: 'm',
+      runs: [withEpisodes(0, before, after), withEpisodes(1, before, after)],
+    };
     const t = resultsTable(res);
     expect(t.hasEpisodes).toBe(true);
     expect(t.columns.map((c) => c.key)).toEqual(['base', 'inSpace', 'train']);
@@ -205,17 +224,33 @@ describe('resultsTable: one data model with intervals and paired differences', (
     expect(p.pass.cells).toBe(16);
     expect(p.pass.diff).toBe(0);
     expect(p.pass.decided).toBe(false);
-    expect(markdownTable({ resultsVersion: 1, spec: 's', evalSet: 'x', machine: 'm', runs: [r] })).toContain('+0.0 (1 seed: no interval over training runs)');
+    expect(markdownTable({ resultsVersion: 1, spec: 's', evalSet: 'x', machine: 'm', runs: [r] })).toContain(
+      '+0.0 (1 seed: no interval over training runs)',
+    );
     const bad = { ...r, episodes: { before: { base: [{ ...same[0], score: 3 }] }, after: {} } };
-    expect(() => resultsTable({ spec: 's', evalSet: 'x', runs: [bad] })).toThrow(/malformed episode in episodes.before.base of scaling seed 0/);
+    expect(() => resultsTable({ spec: 's', evalSet: 'x', runs: [bad] })).toThrow(
+      /malformed episode in episodes.before.base of scaling seed 0/,
+    );
   });
 });
 
 describe('segmentsText', () => {
   it('names every engine with its start and positions (a cross-engine resume must not name only the last)', () => {
     const text = segmentsText([
-      { engine: 'webgpu', describe: 'WebGPU (SwiftShader)', start: 'base checkpoint public/base-mini.ckpt', from: { runIndex: 0, step: 0 }, to: { runIndex: 0, step: 3 } },
-      { engine: 'wasm', describe: 'CPU engine (WebAssembly SIMD)', start: 'the run checkpoint at run 1, step 3', from: { runIndex: 0, step: 3 }, to: { runIndex: 1, step: 0 } },
+      {
+        engine: 'webgpu',
+        describe: 'WebGPU (SwiftShader)',
+        start: 'base checkpoint public/base-mini.ckpt',
+        from: { runIndex: 0, step: 0 },
+        to: { runIndex: 0, step: 3 },
+      },
+      {
+        engine: 'wasm',
+        describe: 'CPU engine (WebAssembly SIMD)',
+        start: 'the run checkpoint at run 1, step 3',
+        from: { runIndex: 0, step: 3 },
+        to: { runIndex: 1, step: 0 },
+      },
     ]);
     expect(text.split('\n')).toEqual([
       'Segments (2; one per `hlab run` call):',
@@ -234,7 +269,14 @@ describe('methodComparisons: methods against the first, on the same cells after 
     // Reference passes tasks 0–3 of 12; the other method passes tasks 0–9, in both seeds.
     const ref = cellsOf(12, (t) => t < 4);
     const better = cellsOf(12, (t) => t < 10);
-    const runs = [runOf('single', 0, ref), runOf('scaling', 0, better), runOf('single', 1, ref), runOf('scaling', 1, better), runOf('same', 0, ref), runOf('same', 1, ref)];
+    const runs = [
+      runOf('single', 0, ref),
+      runOf('scaling', 0, better),
+      runOf('single', 1, ref),
+      runOf('scaling', 1, better),
+      runOf('same', 0, ref),
+      runOf('same', 1, ref),
+    ];
     const columns = resultsTable({ spec: 's', evalSet: 'x', runs }).columns;
     const cmp = methodComparisons(runs, columns);
     expect(cmp.map((c) => [c.method, c.reference])).toEqual([

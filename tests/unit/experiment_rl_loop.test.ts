@@ -24,11 +24,22 @@ import { SMOKE_SPEC_JSON } from './lib/smoke_spec';
 // Type-level: none of the former test hooks is a field of a production option type.
 type Hooks = 'syntheticReward' | 'poisonStep' | 'crashAtJob' | 'stopAfterSteps' | 'crash';
 type Clean<T> = Extract<keyof T, Hooks> extends never ? true : false;
-const clean: [Clean<RunnerOptions>, Clean<RolloutOptions>, Clean<EvalOptions>, Clean<EnvApi>, Clean<RlTrainerOptions>] = [true, true, true, true, true];
+const clean: [Clean<RunnerOptions>, Clean<RolloutOptions>, Clean<EvalOptions>, Clean<EnvApi>, Clean<RlTrainerOptions>] = [
+  true,
+  true,
+  true,
+  true,
+  true,
+];
 
-const tok = Tokenizer.fromJSON(JSON.parse(readFileSync(new URL('../../public/tokenizer-v2.json', import.meta.url), 'utf8')) as TokenizerFile);
+const tok = Tokenizer.fromJSON(
+  JSON.parse(readFileSync(new URL('../../public/tokenizer-v2.json', import.meta.url), 'utf8')) as TokenizerFile,
+);
 const quick = parseSpec(structuredClone(SMOKE_SPEC_JSON), 'quick');
-const spec = parseSpec({ ...quick, rl: { ...quick.rl, tasksPerStep: 2, groupSize: 2 }, rollout: { ...quick.rollout, maxTurns: 2, maxNewTokens: 8 } }, 'tiny');
+const spec = parseSpec(
+  { ...quick, rl: { ...quick.rl, tasksPerStep: 2, groupSize: 2 }, rollout: { ...quick.rollout, maxTurns: 2, maxNewTokens: 8 } },
+  'tiny',
+);
 
 /** Uniformly random short actions (a scratch policy), seeded by the sampler seed. */
 function stubPolicy(): MeteredPolicy {
@@ -87,7 +98,14 @@ function stubTrainer(seen: Array<{ step: number; rewards: number[] }>): EngineRl
   };
 }
 
-function makeRun(o: { runSteps: number; every: number; stopAfter?: number; seen: Array<{ step: number; rewards: number[] }>; saves: number[]; events: RunEvent[] }): RlLoopRun {
+function makeRun(o: {
+  runSteps: number;
+  every: number;
+  stopAfter?: number;
+  seen: Array<{ step: number; rewards: number[] }>;
+  saves: number[];
+  events: RunEvent[];
+}): RlLoopRun {
   const method = spec.methods[0];
   const pool = trainPool(spec, 0, 6);
   const state = { step: 0, history: [], skippedSteps: 0 };
@@ -159,7 +177,12 @@ describe('rlLoop', () => {
     for (const mode of ['score', 'pass'] as const) {
       reset();
       const seen: Array<{ step: number; rewards: number[] }> = [];
-      const run = { ...makeRun({ runSteps: 1, every: 10, seen, saves: [], events: [] }), spec: { ...spec, rl: { ...spec.rl, reward: mode } }, env: inProcessEnv(env), hooks: {} };
+      const run = {
+        ...makeRun({ runSteps: 1, every: 10, seen, saves: [], events: [] }),
+        spec: { ...spec, rl: { ...spec.rl, reward: mode } },
+        env: inProcessEnv(env),
+        hooks: {},
+      };
       await rlLoop(run);
       const rewards = seen[0].rewards;
       expect(rewards).toHaveLength(4);
@@ -248,7 +271,11 @@ describe('dynamic sampling (rl.dynamicSampling)', () => {
   });
 
   it('is refused with PPO, naming the field', () => {
-    const ppo = { ...spec, rl: { ...spec.rl, dynamicSampling: { maxRounds: 2 } }, methods: [{ ...spec.methods[0], algorithm: 'ppo' as const }] };
+    const ppo = {
+      ...spec,
+      rl: { ...spec.rl, dynamicSampling: { maxRounds: 2 } },
+      methods: [{ ...spec.methods[0], algorithm: 'ppo' as const }],
+    };
     expect(specConsistencyIssues(ppo).join('\n')).toMatch(/spec\.rl\.dynamicSampling: applies to GRPO groups/);
   });
 });

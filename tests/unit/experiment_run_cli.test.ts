@@ -14,7 +14,11 @@ import { SMOKE_SPEC_JSON } from './lib/smoke_spec';
 const quick = structuredClone(SMOKE_SPEC_JSON);
 
 function hlab(args: string[]) {
-  return spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { cwd: new URL('../..', import.meta.url).pathname, encoding: 'utf8', timeout: 60_000 });
+  return spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+    cwd: new URL('../..', import.meta.url).pathname,
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
 }
 
 describe('hlab run: spec validation', () => {
@@ -47,7 +51,9 @@ describe('hlab run: spec validation', () => {
       env: { ...process.env, HLAB_CHROMIUM: '/nonexistent/chrome' },
     });
     expect(r.status).toBe(2);
-    expect(r.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^error: .*k\.json: invalid experiment spec: spec\.methods\[0\]\.K: 99 exceeds the training-set size 18/)]);
+    expect(r.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(/^error: .*k\.json: invalid experiment spec: spec\.methods\[0\]\.K: 99 exceeds the training-set size 18/),
+    ]);
   });
 });
 
@@ -66,14 +72,18 @@ describe('hlab run: the output folder', () => {
     writeFileSync(join(dir, 'A'), 'a file');
     const r = cli(['run', '--preset', 'quick', '--out', join(dir, 'A', 'B')]);
     expect(r.status).toBe(2);
-    expect(r.stderr.trim().split('\n')).toEqual([`error: --out ${join(dir, 'A', 'B')}: cannot create the output folder: a file is in the way (a folder is needed)`]);
+    expect(r.stderr.trim().split('\n')).toEqual([
+      `error: --out ${join(dir, 'A', 'B')}: cannot create the output folder: a file is in the way (a folder is needed)`,
+    ]);
   });
 
   it('--resume without a checkpoint fails (exit 2) instead of running the whole job, and creates no folder', () => {
     const dir = mkdtempSync(join(tmpdir(), 'hlab-out-'));
     const r = cli(['run', '--preset', 'quick', '--out', join(dir, 'typo'), '--resume']);
     expect(r.status).toBe(2);
-    expect(r.stderr.trim().split('\n')).toEqual([`error: --resume: no checkpoint at ${join(dir, 'typo', 'checkpoint.hlab')}; check --out, or run without --resume to start fresh`]);
+    expect(r.stderr.trim().split('\n')).toEqual([
+      `error: --resume: no checkpoint at ${join(dir, 'typo', 'checkpoint.hlab')}; check --out, or run without --resume to start fresh`,
+    ]);
     expect(existsSync(join(dir, 'typo'))).toBe(false);
   });
 
@@ -139,6 +149,8 @@ describe('hlab run: a lost GPU device', () => {
     expect(runFailure(other, 'hlab run', true)).toBe(other);
     expect(resumeCommand('hlab run --resume --steps 2')).toBe('hlab run --resume --steps 2');
     // --fresh would move the run it resumes aside: the resume command drops it.
-    expect(resumeCommand('npm run -s hlab -- run --preset lesson --fresh --out o')).toBe('npm run -s hlab -- run --preset lesson --out o --resume');
+    expect(resumeCommand('npm run -s hlab -- run --preset lesson --fresh --out o')).toBe(
+      'npm run -s hlab -- run --preset lesson --out o --resume',
+    );
   });
 });

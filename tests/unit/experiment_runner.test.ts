@@ -97,7 +97,9 @@ describe('runExperiment on a fake engine', () => {
       const h = out.curves[i].steps;
       expect(h.map((s) => s.step)).toEqual([1, 2, 3, 4]);
       // Per step: what the trainer reported, and the loop's own groups and episodes.
-      expect(h.map((s) => [s.optimizerSteps, s.skippedSteps, s.droppedGroups])).toEqual([1, 2, 3, 4].map((s) => Object.values(script(s, 4))));
+      expect(h.map((s) => [s.optimizerSteps, s.skippedSteps, s.droppedGroups])).toEqual(
+        [1, 2, 3, 4].map((s) => Object.values(script(s, 4))),
+      );
       expect(h.map((s) => s.groups)).toEqual([2, 2, 2, 2]);
       expect(h.map((s) => s.sampledEpisodes)).toEqual([4, 4, 4, 4]);
       // Per run: sums over the history (step 2 applied nothing).
@@ -113,7 +115,9 @@ describe('runExperiment on a fake engine', () => {
     }
     expect(out.trajectories).toHaveLength(plan.runs.length * STEPS * TRAJECTORIES_PER_STEP);
     // The step events carry the history's records; progress ends at its total.
-    expect(events.filter((e) => e.type === 'step').map((e) => (e as Extract<RunEvent, { type: 'step' }>).record)).toEqual(out.curves.flatMap((c) => c.steps));
+    expect(events.filter((e) => e.type === 'step').map((e) => (e as Extract<RunEvent, { type: 'step' }>).record)).toEqual(
+      out.curves.flatMap((c) => c.steps),
+    );
     const last = events.filter((e) => e.type === 'progress').at(-1) as Extract<RunEvent, { type: 'progress' }>;
     expect(last.done).toBe(last.total);
     expect(last.total).toBe(plan.runs.length * (STEPS + 2));

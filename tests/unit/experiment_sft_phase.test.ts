@@ -22,7 +22,9 @@ import { initParams } from '../../src/model/init';
 import { Tokenizer, type TokenizerFile } from '../../src/model/tokenizer';
 import { SMOKE_SPEC_JSON, specErrorMessage } from './lib/smoke_spec';
 
-const tok = Tokenizer.fromJSON(JSON.parse(readFileSync(new URL('../../public/tokenizer-v2.json', import.meta.url), 'utf8')) as TokenizerFile);
+const tok = Tokenizer.fromJSON(
+  JSON.parse(readFileSync(new URL('../../public/tokenizer-v2.json', import.meta.url), 'utf8')) as TokenizerFile,
+);
 
 /** The smoke spec with one black-box SFT method carrying `sft` (tiny model). */
 function sftSpecJson(sft: unknown, extra: Record<string, unknown> = {}) {
@@ -39,16 +41,30 @@ describe('spec: methods[].sft', () => {
   });
 
   it('names the bad field and its value in one line', () => {
-    expect(specErrorMessage(sftSpecJson({ steps: 0, lr: 1e-3 }))).toMatch(/^test\.json: invalid experiment spec: spec\.methods\[0\]\.sft\.steps: .*got 0$/);
-    expect(specErrorMessage(sftSpecJson({ steps: 10, lr: 1.5 }))).toMatch(/^test\.json: invalid experiment spec: spec\.methods\[0\]\.sft\.lr: .*got 1\.5$/);
-    expect(specErrorMessage(sftSpecJson({ steps: 10, lr: 1e-3, batchSize: 2.5 }))).toMatch(/spec\.methods\[0\]\.sft\.batchSize: .*got 2\.5$/);
-    expect(specErrorMessage(sftSpecJson({ steps: 10, lr: 1e-3, epochs: 2 }))).toBe("test.json: invalid experiment spec: spec.methods[0].sft: unknown field(s) 'epochs'");
+    expect(specErrorMessage(sftSpecJson({ steps: 0, lr: 1e-3 }))).toMatch(
+      /^test\.json: invalid experiment spec: spec\.methods\[0\]\.sft\.steps: .*got 0$/,
+    );
+    expect(specErrorMessage(sftSpecJson({ steps: 10, lr: 1.5 }))).toMatch(
+      /^test\.json: invalid experiment spec: spec\.methods\[0\]\.sft\.lr: .*got 1\.5$/,
+    );
+    expect(specErrorMessage(sftSpecJson({ steps: 10, lr: 1e-3, batchSize: 2.5 }))).toMatch(
+      /spec\.methods\[0\]\.sft\.batchSize: .*got 2\.5$/,
+    );
+    expect(specErrorMessage(sftSpecJson({ steps: 10, lr: 1e-3, epochs: 2 }))).toBe(
+      "test.json: invalid experiment spec: spec.methods[0].sft: unknown field(s) 'epochs'",
+    );
     expect(specErrorMessage(sftSpecJson({ steps: '10', lr: 1e-3 }))).toMatch(/spec\.methods\[0\]\.sft\.steps: .*got "10"$/);
   });
 
   it('refuses an SFT phase on a method that does not train through one harness', () => {
     const j = sftSpecJson({ steps: 10, lr: 1e-3 });
-    (j.methods as Array<Record<string, unknown>>)[0] = { name: 'x', harnesses: 'scaling', K: 4, algorithm: 'grpo', sft: { steps: 10, lr: 1e-3 } };
+    (j.methods as Array<Record<string, unknown>>)[0] = {
+      name: 'x',
+      harnesses: 'scaling',
+      K: 4,
+      algorithm: 'grpo',
+      sft: { steps: 10, lr: 1e-3 },
+    };
     expect(specErrorMessage(j)).toBe(
       "test.json: invalid experiment spec: spec.methods[0].sft: an SFT phase trains through the method's one training harness: needs harnesses 'blackbox' or 'single', got 'scaling'",
     );
@@ -72,7 +88,15 @@ describe('the SFT phase on the CPU engine', () => {
   async function phase(events: RunEvent[] = [], sftReuse = new SftReuse(), name = method.name, m: typeof method = method) {
     const stack = engine.createRlStack(cfg, init, maxRows(cfg), trainerOptions(spec, 'grpo', tok.padId, 0));
     try {
-      const call = { spec, tok, engine, env: null as never, emit: (e: RunEvent) => events.push(e), progress: { done: 0, total: 1 }, sftReuse };
+      const call = {
+        spec,
+        tok,
+        engine,
+        env: null as never,
+        emit: (e: RunEvent) => events.push(e),
+        progress: { done: 0, total: 1 },
+        sftReuse,
+      };
       const run = { method: { ...m, name }, seed: 0, r: 0, preset: 'tiny' as const, startParams: init, pool, stack, resumed: false };
       const { record, point } = await runSftPhase(call, run);
       expect(point).toBeNull();
@@ -90,7 +114,9 @@ describe('the SFT phase on the CPU engine', () => {
     const init0 = init.slice();
     first = await phase(events);
     const { record, params } = first;
-    console.log(`SFT phase: ${record.demos} demos, ${record.rows} rows, loss ${record.firstLoss.toFixed(3)} → ${record.lastLoss.toFixed(3)}`);
+    console.log(
+      `SFT phase: ${record.demos} demos, ${record.rows} rows, loss ${record.firstLoss.toFixed(3)} → ${record.lastLoss.toFixed(3)}`,
+    );
     expect(record.steps).toBe(12);
     expect(record.demos + record.failedDemos).toBe(6);
     expect(record.demos).toBeGreaterThan(0);
@@ -151,7 +177,9 @@ describe('the SFT phase on the CPU engine', () => {
     expect(r.sft).toEqual({ steps: 12, firstLoss: first.record.firstLoss, lastLoss: first.record.lastLoss });
     const read = RunResultSchema.parse(JSON.parse(JSON.stringify(r)));
     expect(read.sft).toEqual(r.sft);
-    expect(runStepsLine(read)).toMatch(/^bb sft, seed 0: 12 SFT steps \(loss \d+\.\d{3} → \d+\.\d{3}, mean of the first → last 10 %\), then 0 RL steps; 12 optimizer steps in all/);
+    expect(runStepsLine(read)).toMatch(
+      /^bb sft, seed 0: 12 SFT steps \(loss \d+\.\d{3} → \d+\.\d{3}, mean of the first → last 10 %\), then 0 RL steps; 12 optimizer steps in all/,
+    );
     // A run without an SFT phase: the plain line, and no sft field.
     const plain = runResult('rl', 'grpo', 0, { ...st, sft: undefined }, null, 1, 'base');
     expect(plain.sft).toBeUndefined();

@@ -34,7 +34,12 @@ describe('experiment spec', () => {
     );
     expect(() => parseSpec({ ...smokeSpec(), methods: [{ ...bb, sft: { steps: 5, lr: 1e-3 } }] }, 'ok')).not.toThrow();
     // Through the base harness (the control of black-box SFT) it is accepted; through several harnesses it is refused.
-    expect(() => parseSpec({ ...smokeSpec(), methods: [{ name: 'x', harnesses: 'single', K: 1, algorithm: 'sft', sft: { steps: 5, lr: 1e-3 } }] }, 'ok')).not.toThrow();
+    expect(() =>
+      parseSpec(
+        { ...smokeSpec(), methods: [{ name: 'x', harnesses: 'single', K: 1, algorithm: 'sft', sft: { steps: 5, lr: 1e-3 } }] },
+        'ok',
+      ),
+    ).not.toThrow();
     expect(bad((s) => (s.methods[0] = { name: 'x', harnesses: 'scaling', algorithm: 'sft', sft: { steps: 5, lr: 1e-3 } }))).toMatch(
       /spec\.methods\[0\]\.sft: .*needs harnesses 'blackbox' or 'single', got 'scaling'$/,
     );
@@ -52,19 +57,24 @@ describe('experiment spec', () => {
       'black-box RL (coding-cli)': ['grpo', 600],
     });
     // The control trains the black-box SFT's recipe (steps, lr) through the base harness.
-    const [bb, control] = ['black-box SFT (coding-cli)', 'SFT through the base harness (control)'].map((n) => spec.methods.find((m) => m.name === n)!);
+    const [bb, control] = ['black-box SFT (coding-cli)', 'SFT through the base harness (control)'].map(
+      (n) => spec.methods.find((m) => m.name === n)!,
+    );
     expect(control.harnesses).toBe('single');
     expect(control.sft).toEqual(bb.sft);
   });
   it('an enum error echoes the bad value', () => {
-    expect(bad((s) => (s.methods[0].algorithm = 'grop'))).toContain('spec.methods[0].algorithm: expected one of "grpo", "ppo", "sft", got "grop"');
+    expect(bad((s) => (s.methods[0].algorithm = 'grop'))).toContain(
+      'spec.methods[0].algorithm: expected one of "grpo", "ppo", "sft", got "grop"',
+    );
     expect(bad((s) => (s.model.preset = 'huge'))).toContain('got "huge"');
     expect(bad((s) => (s.suites = ['workspce']))).toContain('spec.suites[0]: expected one of "workspace", "errands", got "workspce"');
     expect(bad((s) => (s.evaluation.blackbox = ['bb-x']))).toContain('got "bb-x"');
     expect(bad((s) => (s.specVersion = 2))).toContain('spec.specVersion: expected one of 1, got 2');
   });
   it('embeds the one RL loss schema (src/rl/config.ts): vfClip is null (no value clipping) or > 0 in both', () => {
-    for (const k of Object.keys(RlLossSpec.shape)) expect(RlSpec.shape[k as keyof typeof RlSpec.shape]).toBe(RlLossSpec.shape[k as keyof typeof RlLossSpec.shape]);
+    for (const k of Object.keys(RlLossSpec.shape))
+      expect(RlSpec.shape[k as keyof typeof RlSpec.shape]).toBe(RlLossSpec.shape[k as keyof typeof RlLossSpec.shape]);
     const s = structuredClone(smokeSpec()) as Record<string, any>;
     s.rl.vfClip = null;
     expect(parseSpec(s).rl.vfClip).toBeNull();

@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { MIN_TASKS_FOR_NOISE, mcnemarExact, meanStd, pairCells, pairedComparison, wilson, wilsonOf, type PairedCell } from '../../src/report/stats';
+import {
+  MIN_TASKS_FOR_NOISE,
+  mcnemarExact,
+  meanStd,
+  pairCells,
+  pairedComparison,
+  wilson,
+  wilsonOf,
+  type PairedCell,
+} from '../../src/report/stats';
 
 describe('wilson', () => {
   it('matches hand-computed intervals (Wilson 1927 formula, z = 1.95996)', () => {

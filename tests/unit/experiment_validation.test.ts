@@ -10,12 +10,29 @@ import { BASE_HARNESS } from '../../src/design';
 import type { MeteredPolicy, EngineRlTrainer } from '../../src/engine/engine_api';
 import { curvesSvg } from '../../src/report/curves_svg';
 import { curvesCsv, curvesMarkdown } from '../../src/report/learning_curves';
-import { cellKey, inSpaceEvalSet, makeSchedule, taskAssignments, testTasks, trainingHarnesses, trainPool, validationCells, validationTasks } from '../../src/experiment/plan';
+import {
+  cellKey,
+  inSpaceEvalSet,
+  makeSchedule,
+  taskAssignments,
+  testTasks,
+  trainingHarnesses,
+  trainPool,
+  validationCells,
+  validationTasks,
+} from '../../src/experiment/plan';
 import { rlLoop, type LoopState, type RlLoopRun } from '../../src/experiment/rl_loop';
 import { decodeRunCheckpoint, encodeRunCheckpoint, type RunState } from '../../src/experiment/run_checkpoint';
 import type { RunEvent } from '../../src/experiment/run_events';
 import { parseSpec, SpecError, type ExperimentSpec } from '../../src/experiment/spec';
-import { isValidationStep, measureValidation, validationPlan, validationSteps, type ValidationPlan, type ValidationPoint } from '../../src/experiment/validation';
+import {
+  isValidationStep,
+  measureValidation,
+  validationPlan,
+  validationSteps,
+  type ValidationPlan,
+  type ValidationPoint,
+} from '../../src/experiment/validation';
 import { Tokenizer, type TokenizerFile } from '../../src/model/tokenizer';
 import { inProcessEnv } from '../../src/rollout/rollout';
 import type { CheckpointMeta } from '../../src/storage/serialize';
@@ -25,8 +42,11 @@ import { CpuEngine } from '../../src/engine/wasm/wasm_engine';
 import { choiceEnv, runChoiceLoop, type ChoiceSegment, type ChoiceTensors } from '../browser/lib/choice_task';
 import { smokeSpec } from './lib/smoke_spec';
 
-const tok = Tokenizer.fromJSON(JSON.parse(readFileSync(new URL('../../public/tokenizer-v2.json', import.meta.url), 'utf8')) as TokenizerFile);
-const preset = (name: string) => parseSpec(JSON.parse(readFileSync(new URL(`../../public/presets/${name}.json`, import.meta.url), 'utf8')), name);
+const tok = Tokenizer.fromJSON(
+  JSON.parse(readFileSync(new URL('../../public/tokenizer-v2.json', import.meta.url), 'utf8')) as TokenizerFile,
+);
+const preset = (name: string) =>
+  parseSpec(JSON.parse(readFileSync(new URL(`../../public/presets/${name}.json`, import.meta.url), 'utf8')), name);
 const seedOf = (id: string) => Number(id.slice(id.lastIndexOf('/') + 1));
 const tierOf = (id: string) => Number(/\/t([123])\//.exec(id)![1]);
 
@@ -89,7 +109,14 @@ describe('the validation split', () => {
     const off = { ...quick, evaluation: { ...quick.evaluation, validation: undefined } };
     const m = quick.methods[0];
     expect(validationPlan(off, m, 0, trainPool(quick, 0))).toBeUndefined();
-    expect(validationPlan({ ...quick, evaluation: { ...quick.evaluation, validation: { tasks: 0, every: 5, samples: 1 } } }, m, 0, trainPool(quick, 0))).toBeUndefined();
+    expect(
+      validationPlan(
+        { ...quick, evaluation: { ...quick.evaluation, validation: { tasks: 0, every: 5, samples: 1 } } },
+        m,
+        0,
+        trainPool(quick, 0),
+      ),
+    ).toBeUndefined();
     const on = { ...quick, evaluation: { ...quick.evaluation, validation: { tasks: 8, every: 5, samples: 2 } } };
     const p = validationPlan(on, m, 0, trainPool(quick, 0))!;
     expect(p.cells).toHaveLength(8);
@@ -156,7 +183,17 @@ const stubTrainer: EngineRlTrainer = {
       droppedGroups: 1,
       ms: 1,
     };
-    return { metrics, applied: { kept: [], rows: null, oldValues: null, advantages: new Float32Array(0), returns: null, episodeAdvantages: new Float32Array(trajs.length) } };
+    return {
+      metrics,
+      applied: {
+        kept: [],
+        rows: null,
+        oldValues: null,
+        advantages: new Float32Array(0),
+        returns: null,
+        episodeAdvantages: new Float32Array(trajs.length),
+      },
+    };
   },
   async readState() {
     return { params: new Float32Array(1), m: new Float32Array(1), v: new Float32Array(1), adamStep: 0 };
@@ -173,9 +210,20 @@ const choiceSpec: ExperimentSpec = (() => {
     rollout: { ...q.rollout, maxTurns: 1, maxNewTokens: 2, contextTokens: 64 },
   });
 })();
-const plan: ValidationPlan = { cells: Array.from({ length: 6 }, (_, i) => ({ taskId: `choice/v${i}`, harnessId: 'choice' })), every: 2, samples: 3 };
+const plan: ValidationPlan = {
+  cells: Array.from({ length: 6 }, (_, i) => ({ taskId: `choice/v${i}`, harnessId: 'choice' })),
+  every: 2,
+  samples: 3,
+};
 
-function stubRun(o: { runSteps: number; state: LoopState; stopAfter?: number; seeds: number[]; saves: number[][]; events: RunEvent[] }): RlLoopRun {
+function stubRun(o: {
+  runSteps: number;
+  state: LoopState;
+  stopAfter?: number;
+  seeds: number[];
+  saves: number[][];
+  events: RunEvent[];
+}): RlLoopRun {
   const pool = ['choice/0', 'choice/1'];
   return {
     spec: choiceSpec,
@@ -208,14 +256,25 @@ function throughCheckpoint(
   const state: RunState = { runIndex: 0, before: null, schedule: {}, seconds: 0, ...st };
   const enc = encodeRunCheckpoint(
     'run-v',
-    { spec: {}, run: { runIndex: 0, method: 'choice', seed: 5 }, state, schedule: { draws: {} }, results: [], curves: [], trajectories: [] },
+    {
+      spec: {},
+      run: { runIndex: 0, method: 'choice', seed: 5 },
+      state,
+      schedule: { draws: {} },
+      results: [],
+      curves: [],
+      trajectories: [],
+    },
     { params: tensors.params, adamM: tensors.m, adamV: tensors.v, adamStep: tensors.adamStep },
     0,
   );
   const meta = JSON.parse(JSON.stringify(enc.meta)) as CheckpointMeta;
   const { checkpoint, tensors: t } = decodeRunCheckpoint({ ...meta, schemaVersion: 1 }, enc.tensors);
   const { step, history, skippedSteps, validation } = checkpoint.state;
-  return { state: { step, history, skippedSteps, validation }, tensors: { params: t.params, m: t.adamM, v: t.adamV, adamStep: t.adamStep } };
+  return {
+    state: { step, history, skippedSteps, validation },
+    tensors: { params: t.params, m: t.adamM, v: t.adamV, adamStep: t.adamStep },
+  };
 }
 
 describe('rlLoop validation', () => {
@@ -238,7 +297,11 @@ describe('rlLoop validation', () => {
     expect(events.filter((e) => e.type === 'validation').map((e) => (e as { point: ValidationPoint }).point.step)).toEqual([0, 2, 4, 5]);
     const phases = events.filter((e) => e.type === 'progress').map((e) => (e as { phase: string }).phase);
     expect(phases).toContain(
-      'RL choice seed 5 step 2/5 · reward ' + state.history[1].reward.toFixed(3) + ' · entropy 1.000 · dropped 1/2 · val pass@1 ' + pts[1].passAt1.toFixed(3) + ' @2',
+      'RL choice seed 5 step 2/5 · reward ' +
+        state.history[1].reward.toFixed(3) +
+        ' · entropy 1.000 · dropped 1/2 · val pass@1 ' +
+        pts[1].passAt1.toFixed(3) +
+        ' @2',
     );
     expect(state.history.every((h) => h.groups === 2)).toBe(true);
   });
@@ -270,7 +333,9 @@ describe('rlLoop validation', () => {
     expect(st.validation).toBeUndefined();
     const curves = [{ method: 'choice', seed: 5, steps: st.history }];
     expect(curvesSvg(curves)).toMatch(/validation pass@1[\s\S]*not measured/);
-    expect(curvesCsv(curves).trim().split('\n').slice(1)).toEqual(st.history.map((h) => `choice,5,${h.step},${h.reward},1,0,1,1,2,0.5,,,${h.sampledEpisodes},,,`));
+    expect(curvesCsv(curves).trim().split('\n').slice(1)).toEqual(
+      st.history.map((h) => `choice,5,${h.step},${h.reward},1,0,1,1,2,0.5,,,${h.sampledEpisodes},,,`),
+    );
     expect(curvesMarkdown(curves)).not.toMatch(/Validation pass@1/);
   });
 });
@@ -284,7 +349,15 @@ describe('validation reports', () => {
     ms: 1,
     cells: passes.map((pass, i) => ({ taskId: `t${i}`, harnessId: 'h', sample: 0, pass, score: 0.5 })),
   });
-  const rec = (step: number, reward: number, entropy: number) => ({ step, reward, entropy, policyLoss: 0, droppedGroups: 1, groups: 4, optimizerSteps: 1 });
+  const rec = (step: number, reward: number, entropy: number) => ({
+    step,
+    reward,
+    entropy,
+    policyLoss: 0,
+    droppedGroups: 1,
+    groups: 4,
+    optimizerSteps: 1,
+  });
   const curves = [
     {
       method: 'm',
@@ -323,7 +396,8 @@ describe('validation reports', () => {
 
 describe('validation sets', () => {
   const main = preset('main');
-  const withSets = (spec: ExperimentSpec, sets: unknown) => parseSpec({ ...spec, evaluation: { ...spec.evaluation, validation: { ...spec.evaluation.validation, sets } } });
+  const withSets = (spec: ExperimentSpec, sets: unknown) =>
+    parseSpec({ ...spec, evaluation: { ...spec.evaluation, validation: { ...spec.evaluation.validation, sets } } });
   const all = withSets(main, ['training', 'base', 'inSpace']);
   const ids = inSpaceEvalSet(main).ids;
   const pool = trainPool(main, 0);
@@ -333,10 +407,19 @@ describe('validation sets', () => {
     const withVal = (v: unknown) => ({ ...quick, evaluation: { ...quick.evaluation, validation: v } });
     expect(Object.keys(parseSpec(withVal({ tasks: 24, every: 10 })).evaluation.validation!)).toEqual(['tasks', 'every', 'samples']);
     expect(JSON.stringify(parseSpec(JSON.parse(JSON.stringify(main))))).toBe(JSON.stringify(main));
-    expect(parseSpec(withVal({ tasks: 24, every: 10, sets: ['training', 'inSpace'] })).evaluation.validation!.sets).toEqual(['training', 'inSpace']);
-    expect(() => parseSpec(withVal({ tasks: 24, every: 10, sets: ['base'] }))).toThrow(/spec\.evaluation\.validation\.sets: must include 'training'/);
-    expect(() => parseSpec(withVal({ tasks: 24, every: 10, sets: ['training', 'base', 'base'] }))).toThrow(/validation\.sets: a set is listed twice/);
-    expect(() => parseSpec(withVal({ tasks: 24, every: 10, sets: ['training', 'heldout'] }))).toThrow(/validation\.sets\[1\]: expected one of/);
+    expect(parseSpec(withVal({ tasks: 24, every: 10, sets: ['training', 'inSpace'] })).evaluation.validation!.sets).toEqual([
+      'training',
+      'inSpace',
+    ]);
+    expect(() => parseSpec(withVal({ tasks: 24, every: 10, sets: ['base'] }))).toThrow(
+      /spec\.evaluation\.validation\.sets: must include 'training'/,
+    );
+    expect(() => parseSpec(withVal({ tasks: 24, every: 10, sets: ['training', 'base', 'base'] }))).toThrow(
+      /validation\.sets: a set is listed twice/,
+    );
+    expect(() => parseSpec(withVal({ tasks: 24, every: 10, sets: ['training', 'heldout'] }))).toThrow(
+      /validation\.sets\[1\]: expected one of/,
+    );
   });
 
   it('sets absent: the plan is the training cells alone, as before', () => {
@@ -467,8 +550,18 @@ describe('validation sets', () => {
   const F = false;
   const T = true;
   const setCurves = [
-    { method: 'single', seed: 0, steps: [], validation: [spt(0, [F, F, F, T], [F, F, F, T], [F, F, F, F]), spt(4, [T, T, T, T], [T, T, T, T], [F, F, F, T])] },
-    { method: 'scaling', seed: 0, steps: [], validation: [spt(0, [F, F, T, T], [F, F, F, T], null), spt(4, [T, T, T, F], [T, T, F, F], null)] },
+    {
+      method: 'single',
+      seed: 0,
+      steps: [],
+      validation: [spt(0, [F, F, F, T], [F, F, F, T], [F, F, F, F]), spt(4, [T, T, T, T], [T, T, T, T], [F, F, F, T])],
+    },
+    {
+      method: 'scaling',
+      seed: 0,
+      steps: [],
+      validation: [spt(0, [F, F, T, T], [F, F, F, T], null), spt(4, [T, T, T, F], [T, T, F, F], null)],
+    },
   ];
 
   it('curves.csv: a column triple per measured set, empty where a run did not measure it; older curves keep the old header', () => {
@@ -487,7 +580,11 @@ describe('validation sets', () => {
     expect(lines[1]).toBe('single,0,0,,,,,,,,,,,0.25,0.5,4,0.25,0.5,4,0,0.5,4');
     expect(lines[4]).toBe('scaling,0,4,,,,,,,,,,,0.75,0.5,4,0.5,0.5,4,,,');
     const base = setCurves.map((c) => ({ ...c, validation: c.validation.map((p) => ({ ...p, sets: { base: p.sets!.base } })) }));
-    expect(curvesCsv(base).split('\n')[0].endsWith('validation_episodes,validation_base_pass_at_1,validation_base_score,validation_base_episodes')).toBe(true);
+    expect(
+      curvesCsv(base)
+        .split('\n')[0]
+        .endsWith('validation_episodes,validation_base_pass_at_1,validation_base_score,validation_base_episodes'),
+    ).toBe(true);
   });
 
   it('curves.svg: a panel per set with both methods in it, each line named; results.md: a table per set', () => {
@@ -503,7 +600,9 @@ describe('validation sets', () => {
       /under the base harness[\s\S]*\| single \| 0 \| 25\.0 \(0\.50\) \| 100\.0 \(0\.50\) \| \+75\.0 \[[\s\S]*\| scaling \| 0 \| 25\.0 \(0\.50\) \| 50\.0 \(0\.50\)/,
     );
     const inSpaceTable = md.split('held-out in-space configurations')[1];
-    expect(inSpaceTable).toMatch(/\| method \| seed \| step 0 \| step 4 \| last − first \|\n\|[-: |]+\|\n\| single \| 0 \| 0\.0 \(0\.50\) \| 25\.0 \(0\.50\) \| \+25\.0 \[[^\n]*$/);
+    expect(inSpaceTable).toMatch(
+      /\| method \| seed \| step 0 \| step 4 \| last − first \|\n\|[-: |]+\|\n\| single \| 0 \| 0\.0 \(0\.50\) \| 25\.0 \(0\.50\) \| \+25\.0 \[[^\n]*$/,
+    );
     expect(inSpaceTable).not.toContain('scaling');
   });
 });
@@ -517,7 +616,11 @@ beforeAll(async () => {
 afterAll(() => engine.destroy());
 
 describe('validation on the CPU engine', () => {
-  const vplan: ValidationPlan = { cells: Array.from({ length: 8 }, (_, i) => ({ taskId: `choice/v${i}`, harnessId: 'choice' })), every: 8, samples: 4 };
+  const vplan: ValidationPlan = {
+    cells: Array.from({ length: 8 }, (_, i) => ({ taskId: `choice/v${i}`, harnessId: 'choice' })),
+    every: 8,
+    samples: 4,
+  };
 
   it('the curve of the learning choice rises, and a run stopped at step 5 and resumed through the checkpoint gives the same curve and parameters', async () => {
     const full = await runChoiceLoop(engine, tok, {}, { validation: vplan });

@@ -17,7 +17,15 @@ import { cutView, encodeTurn } from '../../src/episode/rows';
 import { selectTrainingOA } from '../../src/design/selection';
 
 /** Composed ids covering C0, C1 and C2 (with varied S, T, O, W), and both black-box harnesses. */
-const HARNESSES = ['S0-T0-O0-C0-W0', 'S0-T1-O2-C1-W0', 'S2-T2-O1-C1-W2', 'S1-T0-O2-C2-W1', 'S2-T1-O0-C2-W0', 'bb-coding-cli', 'bb-assistant'];
+const HARNESSES = [
+  'S0-T0-O0-C0-W0',
+  'S0-T1-O2-C1-W0',
+  'S2-T2-O1-C1-W2',
+  'S1-T0-O2-C2-W1',
+  'S2-T1-O0-C2-W0',
+  'bb-coding-cli',
+  'bb-assistant',
+];
 /** Family × tier balanced: every family of both suites at tiers 1–3 (the t3 tasks need state across many turns). */
 const tasks = [...taskSet('workspace', 'test', 18, 3), ...taskSet('errands', 'test', 18, 3)];
 
@@ -35,12 +43,17 @@ const turn = (k: number, context: string, action: string, observation: string): 
 describe('honestyViolations', () => {
   it('flags a fact from a hidden observation, accepts it when visible, and ignores the opening and fixed phrases', () => {
     const open = '<|system|>\nTools: read, write<|end|>\n<|user|>\nCopy the code of /a.txt to /b.txt.<|end|>\n<|assistant|>\n';
-    const hidden = [turn(1, open, 'read /a.txt', 'code 4711'), turn(2, open + 'read /a.txt\n[older output hidden]\n', 'write /b.txt 4711', 'ok')];
+    const hidden = [
+      turn(1, open, 'read /a.txt', 'code 4711'),
+      turn(2, open + 'read /a.txt\n[older output hidden]\n', 'write /b.txt 4711', 'ok'),
+    ];
     expect(honestyViolations(hidden)).toEqual([{ turn: 2, missing: ['4711'], action: 'write /b.txt 4711' }]);
     const shown = [hidden[0], turn(2, open + 'read /a.txt\ncode 4711\n', 'write /b.txt 4711', 'ok')];
     expect(honestyViolations(shown)).toEqual([]);
     // The task's own words and the expert's fixed phrases are never facts.
-    expect(honestyViolations([turn(1, open, 'Plan: look', 'noted'), turn(2, open, 'Plan: look\nwrite /b.txt code', 'ok')], ['Plan: look'])).toEqual([]);
+    expect(
+      honestyViolations([turn(1, open, 'Plan: look', 'noted'), turn(2, open, 'Plan: look\nwrite /b.txt code', 'ok')], ['Plan: look']),
+    ).toEqual([]);
     expect([...atoms('"Gus\\nKai" x 12')]).toEqual(['Gus', 'Kai', '12']);
   });
 });
@@ -60,7 +73,8 @@ describe('the honest expert', () => {
               .join(',')
           })`,
         );
-      for (const v of honestyViolations(ep.turns, ep.phrases ?? [])) failures.push(`${label} turn ${v.turn}: ${v.missing.join(',')} not in context of ${JSON.stringify(v.action)}`);
+      for (const v of honestyViolations(ep.turns, ep.phrases ?? []))
+        failures.push(`${label} turn ${v.turn}: ${v.missing.join(',')} not in context of ${JSON.stringify(v.action)}`);
       if (ep.turns.some((t) => t.action.includes(NOTES_PATH))) notes++;
     };
     for (const h of HARNESSES) for (const t of tasks) check(`${h} ${t.id}`, runExpertEpisode(t, h));
@@ -85,7 +99,9 @@ describe('the honest expert', () => {
 });
 
 describe('honest to the cut rows (ExpertOptions.view = cutView)', () => {
-  const tok = Tokenizer.fromJSON(JSON.parse(readFileSync(new URL('../../public/tokenizer-v2.json', import.meta.url), 'utf8')) as TokenizerFile);
+  const tok = Tokenizer.fromJSON(
+    JSON.parse(readFileSync(new URL('../../public/tokenizer-v2.json', import.meta.url), 'utf8')) as TokenizerFile,
+  );
   const limits = { maxT: 512, actionReserve: 128 };
   /** Turns with the context the SFT row keeps (the cut), for the honesty check. */
   const asRows = (ep: ReturnType<typeof runExpertEpisode>) =>

@@ -158,7 +158,21 @@ describe('hlab export CLI', () => {
   it('writes the files and prints the manifest; bad values exit 2 with one line naming the flag', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'hlab-export-cli-'));
     try {
-      const ok = await hlab('--format', 'slime', '--out', dir, '--tasks', '2', '--suites', 'errands', '--K', '3', '--eval-tasks', '1', '--json');
+      const ok = await hlab(
+        '--format',
+        'slime',
+        '--out',
+        dir,
+        '--tasks',
+        '2',
+        '--suites',
+        'errands',
+        '--K',
+        '3',
+        '--eval-tasks',
+        '1',
+        '--json',
+      );
       expect(ok.code).toBe(0);
       const m = JSON.parse(ok.stdout);
       expect(m.rows).toMatchObject({ train: 6, blackbox: 2 });

@@ -96,7 +96,14 @@ describe('folderFault: the one line the CLI prints', () => {
 });
 
 describe('readUserFile: a named file that cannot be read is one usage line', () => {
-  const file = { isFile: () => true, isDirectory: () => false, isFIFO: () => false, isSocket: () => false, isCharacterDevice: () => false, isBlockDevice: () => false };
+  const file = {
+    isFile: () => true,
+    isDirectory: () => false,
+    isFIFO: () => false,
+    isSocket: () => false,
+    isCharacterDevice: () => false,
+    isBlockDevice: () => false,
+  };
   const fs = (read: () => Uint8Array): ReadFs => ({ statSync: () => file, readFileSync: read });
 
   it('EACCES and EIO name the option, the path and the errno', () => {
@@ -109,15 +116,21 @@ describe('readUserFile: a named file that cannot be read is one usage line', () 
             throw errno(code);
           }),
         ),
-      ).toThrow(new UsageError(`--base /x/base.ckpt: cannot read it: ${code === 'EACCES' ? 'permission denied' : 'input/output error'} (${code})`));
+      ).toThrow(
+        new UsageError(`--base /x/base.ckpt: cannot read it: ${code === 'EACCES' ? 'permission denied' : 'input/output error'} (${code})`),
+      );
     }
-    expect(() => readUserFile('--spec', join(tmpdir(), 'hlab-no-such-file.json'))).toThrow(/^--spec .*hlab-no-such-file\.json: no such file$/);
+    expect(() => readUserFile('--spec', join(tmpdir(), 'hlab-no-such-file.json'))).toThrow(
+      /^--spec .*hlab-no-such-file\.json: no such file$/,
+    );
   });
 });
 
 describe('printed text', () => {
   it('commands are quoted for the shell and run through npm from the project root', () => {
-    expect(hlabCommand(['run', '--spec', 'my spec.json', '--out', "it's"])).toBe(`npm run -s hlab -- run --spec 'my spec.json' --out 'it'\\''s'`);
+    expect(hlabCommand(['run', '--spec', 'my spec.json', '--out', "it's"])).toBe(
+      `npm run -s hlab -- run --spec 'my spec.json' --out 'it'\\''s'`,
+    );
   });
   it('control characters and undecodable bytes are shown escaped', () => {
     expect(printable('a\nb\x1b[2J\ufffd\u0085')).toBe('a\\nb\\x1b[2J\\u{fffd}\\x85');

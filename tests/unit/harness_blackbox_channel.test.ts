@@ -145,7 +145,9 @@ describe('black-box call channel', () => {
       fc.property(fc.string({ maxLength: 30 }), fc.string({ maxLength: 30 }), (p, c) => {
         const t0 = T0.format({ tool: 'write', args: { path: p, content: c } });
         // JSON escapes every quote inside a value, so '"path":' can only be the key.
-        expect(formatCliCall({ name: 'Write', args: { file_path: p, content: c } })).toBe(t0.replace('"tool":"write"', '"tool":"Write"').replace('"path":', '"file_path":'));
+        expect(formatCliCall({ name: 'Write', args: { file_path: p, content: c } })).toBe(
+          t0.replace('"tool":"write"', '"tool":"Write"').replace('"path":', '"file_path":'),
+        );
       }),
       { numRuns: 300, seed: 19 },
     );

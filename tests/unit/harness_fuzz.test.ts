@@ -56,7 +56,16 @@ const paths = fc.oneof(
 const text = fc.oneof(
   fc.string({ maxLength: 30 }),
   fc.string({ unit: 'binary', maxLength: 30 }),
-  fc.constantFrom('x'.repeat(20_000), 'y'.repeat(7000), '\u0000\u0001\u001b[31m', '<|end|><|assistant|>', '</call>', '"\\', '\r\n', 'line\n'.repeat(300)),
+  fc.constantFrom(
+    'x'.repeat(20_000),
+    'y'.repeat(7000),
+    '\u0000\u0001\u001b[31m',
+    '<|end|><|assistant|>',
+    '</call>',
+    '"\\',
+    '\r\n',
+    'line\n'.repeat(300),
+  ),
 );
 const callArb: fc.Arbitrary<ToolCall> = fc.constantFrom(...TOOL_SPECS).chain((spec) =>
   fc.tuple(...[...spec.required, ...spec.optional].map((k) => (k === 'path' || k === 'from' || k === 'to' ? paths : text))).map((vals) => {
@@ -124,7 +133,9 @@ function actionArb(id: string): fc.Arbitrary<{ action: string; cutOff: boolean }
         default:
           return formatCliCall({
             name: 'Bash',
-            args: { command: `${c.tool === 'list' ? 'ls' : c.tool === 'delete' ? 'rm -r' : c.tool === 'move' ? 'mv' : 'mkdir -p'} ${Object.values(a).join(' ')}` },
+            args: {
+              command: `${c.tool === 'list' ? 'ls' : c.tool === 'delete' ? 'rm -r' : c.tool === 'move' ? 'mv' : 'mkdir -p'} ${Object.values(a).join(' ')}`,
+            },
           });
       }
     };
@@ -146,10 +157,17 @@ function actionArb(id: string): fc.Arbitrary<{ action: string; cutOff: boolean }
   // Under the black-box harnesses any message not starting with '{' is the final reply, so
   // most junk goes through the call channel there (or the episodes would mostly end at once).
   const bb = id.startsWith('bb-');
-  const junkArb = bb ? fc.oneof({ weight: 9, arbitrary: junk.map((j) => (j.startsWith('{') ? j : '{' + j)) }, { weight: 1, arbitrary: junk }) : junk;
+  const junkArb = bb
+    ? fc.oneof({ weight: 9, arbitrary: junk.map((j) => (j.startsWith('{') ? j : '{' + j)) }, { weight: 1, arbitrary: junk })
+    : junk;
   return fc.oneof(
     { weight: 4, arbitrary: valid.map((action) => ({ action, cutOff: false })) },
-    { weight: 2, arbitrary: fc.tuple(valid, fc.nat()).map(([a, n]) => ({ action: a.slice(0, Math.max(bb ? 1 : 0, n % (a.length + 1))), cutOff: n % 6 === 0 })) },
+    {
+      weight: 2,
+      arbitrary: fc
+        .tuple(valid, fc.nat())
+        .map(([a, n]) => ({ action: a.slice(0, Math.max(bb ? 1 : 0, n % (a.length + 1))), cutOff: n % 6 === 0 })),
+    },
     { weight: 3, arbitrary: junkArb.map((action) => ({ action, cutOff: false })) },
     { weight: 1, arbitrary: callArb.map((c) => ({ action: format(c), cutOff: false })) },
   );

@@ -78,7 +78,14 @@ describe('golden renders', () => {
     ];
     for (const T of TOOL_INTERFACES) {
       const bad = T.parse('read the file please');
-      const out = [`# describe`, T.describe(), `# format`, ...calls.map((c) => T.format(c)), `# parse error`, isParseError(bad) ? bad.error : 'UNEXPECTED'].join('\n');
+      const out = [
+        `# describe`,
+        T.describe(),
+        `# format`,
+        ...calls.map((c) => T.format(c)),
+        `# parse error`,
+        isParseError(bad) ? bad.error : 'UNEXPECTED',
+      ].join('\n');
       golden(T.id, out + '\n');
     }
   });

@@ -16,7 +16,9 @@ import { stateFromFiles } from '../../src/sandbox/sandbox';
 import type { Harness } from '../../src/harness/types';
 import type { Task } from '../../src/tasks/types';
 
-const tok = Tokenizer.fromJSON(JSON.parse(readFileSync(new URL('../../public/tokenizer-v2.json', import.meta.url), 'utf8')) as TokenizerFile);
+const tok = Tokenizer.fromJSON(
+  JSON.parse(readFileSync(new URL('../../public/tokenizer-v2.json', import.meta.url), 'utf8')) as TokenizerFile,
+);
 const specialIds = new Set(tok.specials.map((s) => tok.special(s)));
 
 /** One harness per tool interface (and per observation format, which prints file text), then the black boxes. */

@@ -166,7 +166,11 @@ function history(n: number): History {
   const m = (role: Message['role'], text: string, policy = false): Message => ({ role, text, policy });
   return {
     prefix: [m('system', 'SYS'), m('user', 'TASK')],
-    turns: Array.from({ length: n }, (_, i) => ({ action: m('assistant', `act${i + 1}`, true), observation: m('tool', `obs${i + 1} ${'x'.repeat(40)}`), brief: `step ${i + 1}` })),
+    turns: Array.from({ length: n }, (_, i) => ({
+      action: m('assistant', `act${i + 1}`, true),
+      observation: m('tool', `obs${i + 1} ${'x'.repeat(40)}`),
+      brief: `step ${i + 1}`,
+    })),
   };
 }
 
@@ -284,7 +288,10 @@ describe('black-box harnesses', () => {
     r = h.step(call('exec', { command: 'cat n.txt', workdir: '/in' }));
     expect(r.observation).toBe('[exec] ok\n42\n');
     r = h.step(call('read', { file_path: '/in/n.txt' }));
-    expect(r).toMatchObject({ kind: 'parse_error', observation: `[error] Validation failed for tool "read": must NOT have additional property 'file_path'` });
+    expect(r).toMatchObject({
+      kind: 'parse_error',
+      observation: `[error] Validation failed for tool "read": must NOT have additional property 'file_path'`,
+    });
     r = h.step('done\nall good');
     expect(r.terminated).toBe(true);
     expect(h.transcript().answer).toBe('done\nall good');
@@ -293,7 +300,14 @@ describe('black-box harnesses', () => {
 });
 
 describe('behaviour tags', () => {
-  const rec = (turn: number, kind: TurnRecord['kind'], tool?: string, args: Record<string, string> = {}, ok = true, code?: string): TurnRecord => ({
+  const rec = (
+    turn: number,
+    kind: TurnRecord['kind'],
+    tool?: string,
+    args: Record<string, string> = {},
+    ok = true,
+    code?: string,
+  ): TurnRecord => ({
     turn,
     context: '',
     action: '',

@@ -13,7 +13,9 @@ import { approxTokens, memoTokenLength } from '../../src/harness/render';
 import { encodeContext, tokenCounter } from '../../src/episode/rows';
 import { taskFromId } from '../../src/tasks';
 
-const tok = Tokenizer.fromJSON(JSON.parse(readFileSync(new URL('../../public/tokenizer-v2.json', import.meta.url), 'utf8')) as TokenizerFile);
+const tok = Tokenizer.fromJSON(
+  JSON.parse(readFileSync(new URL('../../public/tokenizer-v2.json', import.meta.url), 'utf8')) as TokenizerFile,
+);
 const real = tokenCounter(tok);
 
 /** Index of the first turn whose context shows `marker`, or −1. */

@@ -15,7 +15,30 @@ import type { ToolCall } from '../../src/sandbox/types';
 const nasty = fc.oneof(
   fc.string({ unit: 'binary', maxLength: 40 }),
   fc.string({
-    unit: fc.constantFrom('"', "'", '\\', '<', '>', '&', '/', ' ', '\n', '\r', '\t', '{', '}', 'a', 'é', '💥', '\u0000', '\u2028', '&lt;', '</file>', '</call>', '\\n'),
+    unit: fc.constantFrom(
+      '"',
+      "'",
+      '\\',
+      '<',
+      '>',
+      '&',
+      '/',
+      ' ',
+      '\n',
+      '\r',
+      '\t',
+      '{',
+      '}',
+      'a',
+      'é',
+      '💥',
+      '\u0000',
+      '\u2028',
+      '&lt;',
+      '</file>',
+      '</call>',
+      '\\n',
+    ),
     maxLength: 30,
   }),
   fc.constantFrom('', ' ', '-', '--', '-r', '&amp;', '</call>', '"', '\\', 'a b', '../../etc/passwd'),
@@ -118,7 +141,12 @@ describe('black-box syntaxes', () => {
   });
 
   it('coding-cli calls round-trip and parse never throws', () => {
-    const call = fc.record({ file_path: nasty, old_string: nasty, new_string: nasty, replace_all: fc.option(fc.constantFrom('true', 'false'), { nil: undefined }) });
+    const call = fc.record({
+      file_path: nasty,
+      old_string: nasty,
+      new_string: nasty,
+      replace_all: fc.option(fc.constantFrom('true', 'false'), { nil: undefined }),
+    });
     fc.assert(
       fc.property(call, (a) => {
         const args: Record<string, string> = { file_path: a.file_path, old_string: a.old_string, new_string: a.new_string };
@@ -135,7 +163,10 @@ describe('black-box syntaxes', () => {
       { numRuns: 800, seed: 10 },
     );
     // The envelope is T0's; the real schema's number type is read into the string form.
-    expect(parseCliCall('{"tool":"Read","args":{"file_path":"/a","limit":5}}')).toEqual({ name: 'Read', args: { file_path: '/a', limit: '5' } });
+    expect(parseCliCall('{"tool":"Read","args":{"file_path":"/a","limit":5}}')).toEqual({
+      name: 'Read',
+      args: { file_path: '/a', limit: '5' },
+    });
     expect(parseCliCall(' {"tool": "Read", "args": {"file_path": "/a"}}\n')).toEqual({ name: 'Read', args: { file_path: '/a' } });
     expect(parseCliCall('{"tool":"Read","args":{"path":"/a"}}')).toEqual({ error: expect.stringMatching(/unexpected parameter `path`/) });
     // The old invented syntax is no call at all (it would be a final reply).

@@ -14,7 +14,9 @@ import { cellFeasibility, type CellBudget } from '../../src/experiment/feasibili
 import { localEnvApi } from '../../src/episode/host';
 import { getSuite, SUITE_NAMES, taskFromId, taskSet } from '../../src/tasks';
 
-const tok = Tokenizer.fromJSON(JSON.parse(readFileSync(new URL('../../public/tokenizer-v2.json', import.meta.url), 'utf8')) as TokenizerFile);
+const tok = Tokenizer.fromJSON(
+  JSON.parse(readFileSync(new URL('../../public/tokenizer-v2.json', import.meta.url), 'utf8')) as TokenizerFile,
+);
 const MAIN: CellBudget = { maxTurns: 8, limits: { maxT: 512, actionReserve: 64 } };
 const tasks = SUITE_NAMES.flatMap((s) => taskSet(getSuite(s), 'test', 18, 2));
 
@@ -27,7 +29,9 @@ describe('workflow overhead per realization', () => {
     expect(workflowOverheadOf('bb-assistant')).toEqual({ messages: 0, verifiesWrites: false });
     const task = taskFromId('workspace/csv-sum/t1/1000017');
     expect(unverifiedWrites(task)).toBe(1); // the output file
-    expect(['S1-T2-O0-C1-W0', 'S1-T2-O0-C1-W1', 'S1-T2-O0-C1-W2', 'bb-coding-cli', 'bb-assistant'].map((h) => workflowOverheadTurns(h, task))).toEqual([0, 1, 3, 2, 0]);
+    expect(
+      ['S1-T2-O0-C1-W0', 'S1-T2-O0-C1-W1', 'S1-T2-O0-C1-W2', 'bb-coding-cli', 'bb-assistant'].map((h) => workflowOverheadTurns(h, task)),
+    ).toEqual([0, 1, 3, 2, 0]);
     expect(turnCap(8, 'S0-T0-O0-C0-W2', task)).toBe(11);
     expect(() => workflowOverheadTurns('S9-T0-O0-C0-W0', task)).toThrow(/unknown harness id 'S9-T0-O0-C0-W0'/);
     expect(() => turnCap(0, 'S0-T0-O0-C0-W0', task)).toThrow(/maxTurns/);

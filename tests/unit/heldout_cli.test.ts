@@ -18,7 +18,17 @@ import { selectTrainingOA } from '../../src/design/selection';
 import { BASE_HARNESS } from '../../src/design/space';
 
 const tok = Tokenizer.fromJSON(JSON.parse(readFileSync(new URL('../../public/tokenizer-v2.json', import.meta.url), 'utf8')));
-const OPTS = { init: 'base', preset: 'mini' as const, harnesses: 'training', suites: 'workspace,errands', maxTier: 1, tasks: 2, seed: 5, threads: 1, batch: 4 };
+const OPTS = {
+  init: 'base',
+  preset: 'mini' as const,
+  harnesses: 'training',
+  suites: 'workspace,errands',
+  maxTier: 1,
+  tasks: 2,
+  seed: 5,
+  threads: 1,
+  batch: 4,
+};
 
 describe('levelMeans', () => {
   it('is the unweighted mean per component level; black-box ids and non-finite values are skipped', () => {

@@ -102,7 +102,8 @@ function cycleReport(edges: ReadonlyMap<string, ReadonlyMap<string, readonly str
   return cycles(adj)
     .map((scc) => {
       const lines = [`cycle among ${scc.map(name).join(', ')}:`];
-      for (const a of scc) for (const b of scc) for (const why of edges.get(a)?.get(b) ?? []) lines.push(`  ${name(a)} → ${name(b)}  ${why}`);
+      for (const a of scc)
+        for (const b of scc) for (const why of edges.get(a)?.get(b) ?? []) lines.push(`  ${name(a)} → ${name(b)}  ${why}`);
       return lines.join('\n');
     })
     .join('\n');
@@ -201,7 +202,9 @@ describe('src/ layering', () => {
   });
 
   it('has no import cycle between files (type-only imports included)', () => {
-    const edges = new Map([...srcFileGraph().graph].map(([a, m]) => [a, new Map([...m].map(([b, specs]) => [b, specs.map((s) => `'${s}'`)]))]));
+    const edges = new Map(
+      [...srcFileGraph().graph].map(([a, m]) => [a, new Map([...m].map(([b, specs]) => [b, specs.map((s) => `'${s}'`)]))]),
+    );
     expect(
       cycleReport(edges, (f) => relative(SRC, f)),
       'move the shared type or function to the file that owns it, or below both',

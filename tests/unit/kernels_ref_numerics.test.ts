@@ -106,7 +106,12 @@ describe('attention, layernorm, gelu numerics', () => {
   });
 
   it('layernorm of a constant row is the bias (finite, var = 0)', () => {
-    const { out, rstd } = layernormForwardRef(new Float32Array([3, 3, 3, 3]), new Float32Array([2, 2, 2, 2]), new Float32Array([0.5, -1, 0, 7]), { N: 1, C: 4 });
+    const { out, rstd } = layernormForwardRef(
+      new Float32Array([3, 3, 3, 3]),
+      new Float32Array([2, 2, 2, 2]),
+      new Float32Array([0.5, -1, 0, 7]),
+      { N: 1, C: 4 },
+    );
     expect(Array.from(out)).toEqual([0.5, -1, 0, 7]);
     expect(rstd[0]).toBeCloseTo(1 / Math.sqrt(1e-5), 0);
   });

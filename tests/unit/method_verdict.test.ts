@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { comparedSets, coverageSentence, methodVerdict, pairCoverage, pairReport, pairVerdicts, seedList } from '../../src/report/method_verdict';
+import {
+  comparedSets,
+  coverageSentence,
+  methodVerdict,
+  pairCoverage,
+  pairReport,
+  pairVerdicts,
+  seedList,
+} from '../../src/report/method_verdict';
 import type { RunResult } from '../../src/report/results_schema';
 import { Rng } from '../../src/util/rng';
 
@@ -27,7 +35,10 @@ function experiment(seeds: number, pA: number, effect: number, seed = 1): RunRes
       method,
       seed: s,
       after: { base: p, inSpace: p, blackbox: { 'bb-assistant': 0 } },
-      episodes: { before: {}, after: { inSpace: cells(p, CONFIGS), base: cells(p, ['S0-T0-O0-C0-W0']), 'bb-assistant': cells(0, ['bb-assistant']) } },
+      episodes: {
+        before: {},
+        after: { inSpace: cells(p, CONFIGS), base: cells(p, ['S0-T0-O0-C0-W0']), 'bb-assistant': cells(0, ['bb-assistant']) },
+      },
     }) as unknown as RunResult;
   return Array.from({ length: seeds }, (_, s) => [run(A, s, pA), run(B, s, pA + effect)]).flat();
 }
@@ -60,7 +71,9 @@ describe('method verdict: B − A after RL, told in one sentence under the RESUL
 
     const small = methodVerdict(experiment(2, 0.4, 0.03, 7), A, B, 'inSpace')!;
     expect(small.direction).toBe('undecided');
-    expect(small.sentence).toMatch(/undecided: .*; (≈ \d+ seeds would decide it|more in-space configurations|at this effect|the effect is too small)/);
+    expect(small.sentence).toMatch(
+      /undecided: .*; (≈ \d+ seeds would decide it|more in-space configurations|at this effect|the effect is too small)/,
+    );
   });
 
   it('one seed is never decided; both arms at the floor are "not measurable"; a missing method gives null', () => {
@@ -107,7 +120,14 @@ function arm(
         method,
         seed,
         after: { base: p, inSpace: p, blackbox: opts.blackbox ? { 'bb-assistant': 0 } : {} },
-        episodes: { before: {}, after: { inSpace: cells(configs), base: cells(['S0-T0-O0-C0-W0']), ...(opts.blackbox ? { 'bb-assistant': cells(['bb-assistant']) } : {}) } },
+        episodes: {
+          before: {},
+          after: {
+            inSpace: cells(configs),
+            base: cells(['S0-T0-O0-C0-W0']),
+            ...(opts.blackbox ? { 'bb-assistant': cells(['bb-assistant']) } : {}),
+          },
+        },
       }) as unknown as RunResult,
   );
 }
@@ -173,7 +193,9 @@ describe('pairing: what two arms share (seeds, configurations, tasks), said befo
     const noSeed = [...arm('x', [0, 1, 2], CONFIGS, 0.3), ...arm('y', [5, 7], CONFIGS, 0.5)];
     const d = pairCoverage(noSeed, 'x', 'y', 'base');
     expect(d.extent).toBe('none');
-    expect(coverageSentence(d, 'x', 'y')).toBe('On the base harness, y and x cannot be paired: no training seed in common (y: seeds 5, 7; x: seeds 0–2).');
+    expect(coverageSentence(d, 'x', 'y')).toBe(
+      'On the base harness, y and x cannot be paired: no training seed in common (y: seeds 5, 7; x: seeds 0–2).',
+    );
   });
 
   it('seed lists read as ranges where they are', () => {

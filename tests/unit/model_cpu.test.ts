@@ -126,7 +126,9 @@ describe('training on the CPU', () => {
       const g = cpuBackward(params, f.cache, dlogits, null);
       cpuAdamwStep(params, g, m, v, { lr: 1e-2, beta1: 0.9, beta2: 0.95, eps: 1e-8, weightDecay: 0, maxNorm: 1, step });
     }
-    console.log(`overfit: loss ${curve[0].toFixed(3)} → ${curve[curve.length - 1].toFixed(4)} nats/token (log V = ${Math.log(cfg.vocabSize).toFixed(3)})`);
+    console.log(
+      `overfit: loss ${curve[0].toFixed(3)} → ${curve[curve.length - 1].toFixed(4)} nats/token (log V = ${Math.log(cfg.vocabSize).toFixed(3)})`,
+    );
     expect(curve[0]).toBeGreaterThan(0.9 * Math.log(cfg.vocabSize));
     expect(curve[curve.length - 1]).toBeLessThan(0.25);
   });

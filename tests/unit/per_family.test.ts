@@ -7,14 +7,21 @@ describe('per-family tables', () => {
   it('groups episodes by suite/family with pass@1, mean score and count, keys sorted', () => {
     expect(familyKey('workspace/csv-sum/t2/1000017')).toBe('workspace/csv-sum');
     expect(() => familyKey('csv-sum')).toThrow(/task id 'csv-sum' is not of the form suite\/family\/tN\/seed/);
-    const t = familyTable([cell('workspace/organize/t1/1', true, 1), cell('errands/recall/t1/2', false, 0.25), cell('workspace/organize/t1/3', false, 0.5)]);
+    const t = familyTable([
+      cell('workspace/organize/t1/1', true, 1),
+      cell('errands/recall/t1/2', false, 0.25),
+      cell('workspace/organize/t1/3', false, 0.5),
+    ]);
     expect(Object.keys(t)).toEqual(['errands/recall', 'workspace/organize']);
     expect(t['workspace/organize']).toEqual({ passAt1: 0.5, score: 0.75, episodes: 2 });
     expect(t['errands/recall']).toEqual({ passAt1: 0, score: 0.25, episodes: 1 });
   });
 
   it('lays several sets out as one matrix (— where a set has no episode of a family)', () => {
-    const m = familyMatrix({ base: { 'a/x': { passAt1: 0.5, score: 0.5, episodes: 4 } }, 'bb-assistant': { 'a/y': { passAt1: 0, score: 0, episodes: 2 } } });
+    const m = familyMatrix({
+      base: { 'a/x': { passAt1: 0.5, score: 0.5, episodes: 4 } },
+      'bb-assistant': { 'a/y': { passAt1: 0, score: 0, episodes: 2 } },
+    });
     expect(m.columns).toEqual(['base', 'bb-assistant']);
     expect(m.rows.map((r) => [r.family, r.cells.map(familyCellText)])).toEqual([
       ['a/x', ['0.50 (4)', '—']],

@@ -7,7 +7,15 @@ import { spawnSync } from 'node:child_process';
 import { BASE_HARNESS, hammingDistance } from '../../src/design/space';
 import { selectTrainingOA } from '../../src/design/selection';
 import { BLACKBOX_IDS } from '../../src/harness/registry';
-import { DEFAULT_MIX_SPEC, drawMixHarness, mixMetadata, oneFactorVariants, parseMixSpec, pretrainMixOf, resolveMix } from '../../src/pretrain/mix';
+import {
+  DEFAULT_MIX_SPEC,
+  drawMixHarness,
+  mixMetadata,
+  oneFactorVariants,
+  parseMixSpec,
+  pretrainMixOf,
+  resolveMix,
+} from '../../src/pretrain/mix';
 import { collectDemonstrations } from '../../src/pretrain/sft';
 import { Rng } from '../../src/util/rng';
 import { isCallAttempt } from '../../src/harness/blackbox/envelope';
@@ -151,7 +159,11 @@ describe('pretraining mix', () => {
   });
 
   it('hlab pretrain --mix with a bad spec: one line naming the term, exit 2', () => {
-    const r = spawnSync('npx', ['tsx', 'src/cli/main.ts', 'pretrain', '--backend', 'wasm', '--mix', 'base:1,bogus:2'], { cwd: ROOT, encoding: 'utf8', timeout: 120_000 });
+    const r = spawnSync('npx', ['tsx', 'src/cli/main.ts', 'pretrain', '--backend', 'wasm', '--mix', 'base:1,bogus:2'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
     expect(r.status).toBe(2);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.stderr).toMatch(/--mix: mix term 'bogus:2': unknown kind 'bogus'/);

@@ -3,7 +3,12 @@ import { describeMix, mixUnion, NO_MIX, pretrainMixOf } from '../../src/pretrain
 
 describe('pretrainMixOf (the mix a base checkpoint records)', () => {
   it('reads the three metadata fields, and an older checkpoint as no mix', () => {
-    const m = pretrainMixOf({ command: 'x', pretrainMix: 'base:0.5,one-factor:0.5', pretrainMixHarnesses: ['S0-T0-O0-C0-W0', 'S1-T0-O0-C0-W0'], pretrainMixWeights: [0.5, 0.5] });
+    const m = pretrainMixOf({
+      command: 'x',
+      pretrainMix: 'base:0.5,one-factor:0.5',
+      pretrainMixHarnesses: ['S0-T0-O0-C0-W0', 'S1-T0-O0-C0-W0'],
+      pretrainMixWeights: [0.5, 0.5],
+    });
     expect(m).toEqual({ spec: 'base:0.5,one-factor:0.5', harnesses: ['S0-T0-O0-C0-W0', 'S1-T0-O0-C0-W0'], weights: [0.5, 0.5] });
     expect(describeMix(m)).toBe("mix 'base:0.5,one-factor:0.5' (2 harnesses)");
     expect(pretrainMixOf({ command: 'hlab pretrain' })).toEqual(NO_MIX);
@@ -14,7 +19,9 @@ describe('pretrainMixOf (the mix a base checkpoint records)', () => {
     expect(() => pretrainMixOf({ pretrainMix: 3 })).toThrow(/metadata\.pretrainMix: expected a string, got 3/);
     expect(() => pretrainMixOf({ pretrainMix: 'b', pretrainMixHarnesses: [1], pretrainMixWeights: [1] })).toThrow(/pretrainMixHarnesses/);
     expect(() => pretrainMixOf({ pretrainMix: 'b', pretrainMixHarnesses: ['a'], pretrainMixWeights: [-1] })).toThrow(/pretrainMixWeights/);
-    expect(() => pretrainMixOf({ pretrainMix: 'b', pretrainMixHarnesses: ['a', 'b'], pretrainMixWeights: [1] })).toThrow(/1 weights for 2 pretrainMixHarnesses/);
+    expect(() => pretrainMixOf({ pretrainMix: 'b', pretrainMixHarnesses: ['a', 'b'], pretrainMixWeights: [1] })).toThrow(
+      /1 weights for 2 pretrainMixHarnesses/,
+    );
   });
 
   it('unions the mixes of several checkpoints, naming each', () => {

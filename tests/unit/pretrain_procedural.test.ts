@@ -14,7 +14,13 @@ import { assistantCallText } from '../../src/harness/blackbox/assistant';
 import { EXAMPLE_CALL } from '../../src/harness/composed';
 import { proceduralToolInterface } from '../../src/corpus/procedural_tools';
 import { ARG_WORDS, novelName, PROC_SYNTAXES, TOOL_WORDS, type ProcSyntax } from '../../src/corpus/procedural_surface';
-import { createProceduralHarness, runProceduralExpert, PROC_CONTEXT_KINDS, PROC_OBSERVATION_STYLES, PROC_WORKFLOW_KINDS } from '../../src/corpus/procedural_harness';
+import {
+  createProceduralHarness,
+  runProceduralExpert,
+  PROC_CONTEXT_KINDS,
+  PROC_OBSERVATION_STYLES,
+  PROC_WORKFLOW_KINDS,
+} from '../../src/corpus/procedural_harness';
 import { taskSet } from '../../src/tasks';
 import type { ToolCall } from '../../src/sandbox/types';
 import { Rng } from '../../src/util/rng';
@@ -75,7 +81,9 @@ const canonicalCall: fc.Arbitrary<ToolCall> = fc.constantFrom(...TOOL_SPECS).cha
 );
 
 /** 12 draws of each syntax (different names, keys, prompts, flags). */
-const DRAWN = PROC_SYNTAXES.flatMap((syntax) => Array.from({ length: 12 }, (_, i) => proceduralToolInterface(Rng.derive(77, syntax, i), syntax)));
+const DRAWN = PROC_SYNTAXES.flatMap((syntax) =>
+  Array.from({ length: 12 }, (_, i) => proceduralToolInterface(Rng.derive(77, syntax, i), syntax)),
+);
 /** The first interface (seeded scan) of each draw that uses a word of T0/T1/T2: the exclusion must hold on them too. */
 const EDGES: Array<[ProcSyntax, (P: ReturnType<typeof proceduralToolInterface>) => boolean]> = [
   ['json', (P) => P.surface.detail.opKey === 'tool' && P.surface.detail.nested === 'true'],
@@ -201,9 +209,12 @@ describe('procedural tool interfaces', () => {
 describe('procedural workflow keywords', () => {
   it("v2: several continuations after 'Plan' and 'Todo' (none to learn by heart), never W1's 'Plan:' nor W2's 'Todo:'; v1 has none of them", () => {
     const words = (surfaces: 'v1' | 'v2') =>
-      Array.from({ length: 3000 }, (_, i) => createProceduralHarness(i, { surfaces }).surface.W.detail.keyword).filter((w): w is string => typeof w === 'string');
+      Array.from({ length: 3000 }, (_, i) => createProceduralHarness(i, { surfaces }).surface.W.detail.keyword).filter(
+        (w): w is string => typeof w === 'string',
+      );
     const v2 = words('v2');
-    const continuations = (prefix: string) => new Set(v2.filter((w) => w.startsWith(prefix)).map((w) => w.slice(prefix.length, prefix.length + 2)));
+    const continuations = (prefix: string) =>
+      new Set(v2.filter((w) => w.startsWith(prefix)).map((w) => w.slice(prefix.length, prefix.length + 2)));
     expect(continuations('Plan').size).toBeGreaterThanOrEqual(4);
     expect(continuations('Todo').size).toBeGreaterThanOrEqual(3);
     expect(v2.some((w) => w === 'Plan:' || w === 'Todo:')).toBe(false);
@@ -237,7 +248,8 @@ describe('procedural harnesses', () => {
     }
     for (const h of harnesses) {
       const [sys, user] = h.openingMessages(task);
-      for (const l of [...sys.text.split('\n'), user.text]) expect(evaluatedLines.has(l), `procedural line equals an evaluated one: ${l}`).toBe(false);
+      for (const l of [...sys.text.split('\n'), user.text])
+        expect(evaluatedLines.has(l), `procedural line equals an evaluated one: ${l}`).toBe(false);
       for (const S of SYSTEM_PROMPTS) {
         const p = S.render(task, { toolDocs: h.tool.describe(), example: h.tool.format(EXAMPLE_CALL), workflow: h.workflow.instructions });
         expect(sys.text).not.toBe(p.system);
@@ -250,7 +262,8 @@ describe('procedural harnesses', () => {
     const failures: string[] = [];
     tasks.forEach((t, i) => {
       const ep = runProceduralExpert(t, 500 + i);
-      if (!ep.pass) failures.push(`${t.id} under ${ep.harness}: ${ep.error ?? JSON.stringify(ep.verification.checks.filter((c) => !c.pass))}`);
+      if (!ep.pass)
+        failures.push(`${t.id} under ${ep.harness}: ${ep.error ?? JSON.stringify(ep.verification.checks.filter((c) => !c.pass))}`);
       expect(ep.tags.parseErrors).toBe(0);
       expect(ep.tags.workflowViolations).toBe(0);
     });

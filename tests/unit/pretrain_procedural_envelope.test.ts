@@ -34,14 +34,19 @@ const DRAWS = Array.from({ length: 400 }, (_, i) => proceduralEnvelopeInterface(
 
 const value = fc.oneof(fc.string({ maxLength: 30 }), fc.constantFrom('', ' ', '{', ' {"tool":"x"}', 'Done.', 'a\nb', '"', '\\', 'é💥'));
 const canonicalCall: fc.Arbitrary<ToolCall> = fc.constantFrom(...TOOL_SPECS).chain((spec) =>
-  fc.record({ req: fc.tuple(...spec.required.map(() => value)), opt: fc.tuple(...spec.optional.map(() => fc.option(value, { nil: undefined }))) }).map(({ req, opt }) => {
-    const args: Record<string, string> = {};
-    spec.required.forEach((k, i) => (args[k] = req[i]));
-    spec.optional.forEach((k, i) => {
-      if (opt[i] !== undefined) args[k] = opt[i] as string;
-    });
-    return { tool: spec.name, args } as ToolCall;
-  }),
+  fc
+    .record({
+      req: fc.tuple(...spec.required.map(() => value)),
+      opt: fc.tuple(...spec.optional.map(() => fc.option(value, { nil: undefined }))),
+    })
+    .map(({ req, opt }) => {
+      const args: Record<string, string> = {};
+      spec.required.forEach((k, i) => (args[k] = req[i]));
+      spec.optional.forEach((k, i) => {
+        if (opt[i] !== undefined) args[k] = opt[i] as string;
+      });
+      return { tool: spec.name, args } as ToolCall;
+    }),
 );
 
 const TOOL_QUALIFIERS = [...ENVELOPE_TOOL_NOUNS, ...ENVELOPE_PREFIXES, ...ENVELOPE_SUFFIXES].map(normName);
@@ -61,7 +66,8 @@ function composedOf(name: string, words: readonly string[], qualifiers: readonly
   const n = normName(name);
   return words.map(normName).some((w) => {
     for (let i = n.indexOf(w); i >= 0; i = n.indexOf(w, i + 1))
-      for (let k = 0; k <= 3; k++) if (qualifierRun(n.slice(0, i), qualifiers, k) && qualifierRun(n.slice(i + w.length), qualifiers, 3 - k)) return true;
+      for (let k = 0; k <= 3; k++)
+        if (qualifierRun(n.slice(0, i), qualifiers, k) && qualifierRun(n.slice(i + w.length), qualifiers, 3 - k)) return true;
     return false;
   });
 }
@@ -96,7 +102,19 @@ describe('procedural envelope harnesses', () => {
 
   it('never draws a black-box or T0 name, case- and separator-insensitively; names are distinct within a draw', () => {
     // The banned set is built from the harness definitions; check it holds the names the prompts show.
-    for (const n of [...BLACKBOX_NAMES, 'Read', 'LS', 'TodoWrite', 'todo_write', 'FILE_PATH', 'oldText', 'old_text', 'exec', 'finish', 'answer'])
+    for (const n of [
+      ...BLACKBOX_NAMES,
+      'Read',
+      'LS',
+      'TodoWrite',
+      'todo_write',
+      'FILE_PATH',
+      'oldText',
+      'old_text',
+      'exec',
+      'finish',
+      'answer',
+    ])
       expect(ENVELOPE_BANNED.has(normName(n)), n).toBe(true);
     const lowerBlackbox = new Set(BLACKBOX_NAMES.map((n) => n.toLowerCase()));
     for (const P of DRAWS) {
@@ -107,8 +125,10 @@ describe('procedural envelope harnesses', () => {
       }
       expect(new Set(names.map(normName)).size).toBe(names.length);
       // meaning kept: each name is a word of its list, with qualifiers from the composition lists around it
-      for (const [tool, n] of Object.entries(P.surface.toolNames)) expect(composedOf(n, ENVELOPE_TOOL_WORDS[tool as ToolName], TOOL_QUALIFIERS), n).toBe(true);
-      for (const [arg, n] of Object.entries(P.surface.argNames)) expect(composedOf(n, ENVELOPE_ARG_WORDS[arg], ARG_QUALIFIERS), n).toBe(true);
+      for (const [tool, n] of Object.entries(P.surface.toolNames))
+        expect(composedOf(n, ENVELOPE_TOOL_WORDS[tool as ToolName], TOOL_QUALIFIERS), n).toBe(true);
+      for (const [arg, n] of Object.entries(P.surface.argNames))
+        expect(composedOf(n, ENVELOPE_ARG_WORDS[arg], ARG_QUALIFIERS), n).toBe(true);
     }
     // the docs list the tools in a drawn order
     expect(new Set(DRAWS.map((P) => P.surface.detail.order)).size).toBeGreaterThan(DRAWS.length / 2);
@@ -129,16 +149,25 @@ describe('procedural envelope harnesses', () => {
       const distinct = new Set(DRAWS.map((P) => normName(P.surface.toolNames[s.name])));
       expect(distinct.size, s.name).toBeGreaterThan(DRAWS.length / 2);
     }
-    for (const a of Object.keys(ENVELOPE_ARG_WORDS)) expect(new Set(DRAWS.map((P) => normName(P.surface.argNames[a]))).size, a).toBeGreaterThan(60);
+    for (const a of Object.keys(ENVELOPE_ARG_WORDS))
+      expect(new Set(DRAWS.map((P) => normName(P.surface.argNames[a]))).size, a).toBeGreaterThan(60);
   });
 
   it('accepts no black-box call and no T0 call', () => {
     const bbCalls = [
-      ...CODING_CLI_TOOLS.map((t) => formatCall(CODING_CLI_TOOLS, { name: t.name, args: Object.fromEntries(t.required.map((a) => [a, 'x'])) })),
-      ...ASSISTANT_TOOLS.map((t) => formatCall(ASSISTANT_TOOLS, { name: t.name, args: Object.fromEntries(t.required.map((a) => [a, 'x'])) })),
+      ...CODING_CLI_TOOLS.map((t) =>
+        formatCall(CODING_CLI_TOOLS, { name: t.name, args: Object.fromEntries(t.required.map((a) => [a, 'x'])) }),
+      ),
+      ...ASSISTANT_TOOLS.map((t) =>
+        formatCall(ASSISTANT_TOOLS, { name: t.name, args: Object.fromEntries(t.required.map((a) => [a, 'x'])) }),
+      ),
     ];
-    const t0Calls = TOOL_SPECS.map((s) => T0.format({ tool: s.name, args: Object.fromEntries(s.required.map((a) => [a, 'x'])) } as ToolCall));
-    for (const P of DRAWS.slice(0, 80)) for (const text of [...bbCalls, ...t0Calls]) expect(isParseError(P.parse(text)), `${P.surface.toolNames.read} accepted ${text}`).toBe(true);
+    const t0Calls = TOOL_SPECS.map((s) =>
+      T0.format({ tool: s.name, args: Object.fromEntries(s.required.map((a) => [a, 'x'])) } as ToolCall),
+    );
+    for (const P of DRAWS.slice(0, 80))
+      for (const text of [...bbCalls, ...t0Calls])
+        expect(isParseError(P.parse(text)), `${P.surface.toolNames.read} accepted ${text}`).toBe(true);
   });
 
   it("docs in the black-box prompts' form; reply draws list no finish tool; casings and both endings are drawn", () => {

@@ -10,7 +10,18 @@ import fc from 'fast-check';
 import { Tokenizer } from '../../src/model/tokenizer';
 import { sftTargets } from '../../src/model/cpu_model';
 import { runProceduralExpert } from '../../src/corpus/procedural_harness';
-import { batchIndices, decodeAction, encodeAction, encodeContext, encodeTurn, endTokenId, fitContext, headLength, packBatch, rolloutContext } from '../../src/episode/rows';
+import {
+  batchIndices,
+  decodeAction,
+  encodeAction,
+  encodeContext,
+  encodeTurn,
+  endTokenId,
+  fitContext,
+  headLength,
+  packBatch,
+  rolloutContext,
+} from '../../src/episode/rows';
 import { demonstrationRows } from '../../src/pretrain/sft';
 import { taskSet } from '../../src/tasks';
 

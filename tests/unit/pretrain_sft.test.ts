@@ -83,7 +83,14 @@ describe('demonstrations', () => {
   });
 
   it('dropped demonstrations are counted by reason: a window smaller than an opening drops them all as "opening"', () => {
-    const tight = collectDemonstrations(4, 1, { mix: resolveMix('procedural:1', 1) }, 1, undefined, cutView(tok, { maxT: 160, actionReserve: 64 }));
+    const tight = collectDemonstrations(
+      4,
+      1,
+      { mix: resolveMix('procedural:1', 1) },
+      1,
+      undefined,
+      cutView(tok, { maxT: 160, actionReserve: 64 }),
+    );
     expect(tight.episodes.length).toBe(0);
     expect(tight.failedBy).toEqual({ opening: 4, driver: 0, verifier: 0 });
     expect(describeDropped(tight)).toBe('4 dropped: opening 4');
@@ -121,12 +128,20 @@ describe('demonstrations', () => {
 
 describe('SFT (trainSft)', () => {
   it('contextLossWeight: context tokens get weight w, action tokens keep 1, <bos> and padding stay 0; w outside [0, 1] is refused', () => {
-    const batch = { B: 2, T: 5, ids: new Int32Array(10), lengths: Int32Array.of(4, 5), mask: Float32Array.of(0, 0, 1, 1, 0, 0, 0, 0, 1, 1) };
+    const batch = {
+      B: 2,
+      T: 5,
+      ids: new Int32Array(10),
+      lengths: Int32Array.of(4, 5),
+      mask: Float32Array.of(0, 0, 1, 1, 0, 0, 0, 0, 1, 1),
+    };
     expect(withContextWeight(batch, 0)).toBe(batch);
     const w = withContextWeight(batch, 0.25);
     expect(Array.from(w.mask)).toEqual([0, 0.25, 1, 1, 0, 0, 0.25, 0.25, 1, 1]);
     expect(Array.from(batch.mask)).toEqual([0, 0, 1, 1, 0, 0, 0, 0, 1, 1]);
-    expect(() => resolveSftConfig({ ...MICRO, contextLossWeight: 1.5 }, tok.vocabSize)).toThrow(/contextLossWeight must be in \[0, 1\], got 1.5/);
+    expect(() => resolveSftConfig({ ...MICRO, contextLossWeight: 1.5 }, tok.vocabSize)).toThrow(
+      /contextLossWeight must be in \[0, 1\], got 1.5/,
+    );
     expect(resolveSftConfig(MICRO, tok.vocabSize).contextLossWeight).toBe(0);
   });
 

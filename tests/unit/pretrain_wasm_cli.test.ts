@@ -43,7 +43,9 @@ describe('hlab pretrain --backend wasm (Node)', () => {
     expect(existsSync(out)).toBe(true);
     const side = JSON.parse(readFileSync(out + '.json', 'utf8')) as { steps: number; adapter: string; rebuild: string };
     expect(side.steps).toBe(2);
-    expect(side.rebuild).toBe(`npm run -s hlab -- pretrain --backend wasm --threads 2 --preset tiny --steps 2 --batch 2 --demos 4 --eval-tasks 0 --out ${out} --json`);
+    expect(side.rebuild).toBe(
+      `npm run -s hlab -- pretrain --backend wasm --threads 2 --preset tiny --steps 2 --batch 2 --demos 4 --eval-tasks 0 --out ${out} --json`,
+    );
     // The checkpoint records the default harness mix (src/pretrain/mix.ts): the base, 10 one-factor variants, 48 random.
     const ck = await decodeBaseCheckpoint(new Uint8Array(readFileSync(out)));
     expect(ck.header.metadata.pretrainMix).toBe(DEFAULT_MIX_SPEC);

@@ -26,12 +26,28 @@ function run(method: string, seed: number, after: number): RunResult {
     seconds: 1,
   };
 }
-const results: ExperimentResults = { resultsVersion: 1, spec: 'quick', evalSet: 'all 225', machine: 'test', runs: [run('oa', 0, 0.5), run('oa', 1, NaN)] };
+const results: ExperimentResults = {
+  resultsVersion: 1,
+  spec: 'quick',
+  evalSet: 'all 225',
+  machine: 'test',
+  runs: [run('oa', 0, 0.5), run('oa', 1, NaN)],
+};
 const curves = [{ method: 'oa', seed: 0, steps: [{ step: 1, reward: 0.25, policyLoss: 0.1 }] }];
 
 describe('parseResultsFile', () => {
   it('reads the CLI shape (flat) and the app shape (nested) into the same form; NaN travels as null', () => {
-    const cli = JSON.parse(outputToJsonText({ ...results, command: 'hlab run --preset quick', status: 'done', warnings: [], starts: ['scratch'], seconds: 3, curves } as never));
+    const cli = JSON.parse(
+      outputToJsonText({
+        ...results,
+        command: 'hlab run --preset quick',
+        status: 'done',
+        warnings: [],
+        starts: ['scratch'],
+        seconds: 3,
+        curves,
+      } as never),
+    );
     const a = parseResultsFile(cli);
     expect(a.results.runs[1].after.base).toBeNaN();
     expect(a.command).toBe('hlab run --preset quick');
@@ -43,8 +59,12 @@ describe('parseResultsFile', () => {
 
   it("reads an hlab evaluate --json report: no runs, its per-family tables, entropy and in-space exclusion kept as 'evaluation'", () => {
     const plan = resolveEvalHarnesses('base,inSpace', { harnesses: ['S1-T0-O0-C0-W0'], label: "mix 'm' (1 harnesses)" });
-    const eps = [{ taskId: 'errands/recall/t1/1000005', harnessId: BASE_HARNESS, pass: true, score: 1, turns: [{ entropies: [0.5] }], tags: null }];
-    const report = JSON.parse(outputToJsonText(evalReport(plan, eps, { source: 'base-mini.ckpt', machine: 'cpu', warnings: ['w'] }) as never));
+    const eps = [
+      { taskId: 'errands/recall/t1/1000005', harnessId: BASE_HARNESS, pass: true, score: 1, turns: [{ entropies: [0.5] }], tags: null },
+    ];
+    const report = JSON.parse(
+      outputToJsonText(evalReport(plan, eps, { source: 'base-mini.ckpt', machine: 'cpu', warnings: ['w'] }) as never),
+    );
     const o = parseResultsFile(report, 'eval.json');
     expect(o.results.runs).toEqual([]);
     expect(o.results.spec).toBe('evaluation of base-mini.ckpt');
@@ -59,9 +79,20 @@ describe('parseResultsFile', () => {
   });
 
   it('keeps the in-space exclusion counts of a results file', () => {
-    const withEx = { ...results, evalSetExcluded: { trainingSets: 17, pretrainMix: 3, mix: "mix 'm' (11 harnesses)" }, curves, warnings: [] };
-    expect(parseResultsFile(JSON.parse(outputToJsonText(withEx as never))).results.evalSetExcluded).toEqual({ trainingSets: 17, pretrainMix: 3, mix: "mix 'm' (11 harnesses)" });
-    expect(parseResultsFile(JSON.parse(outputToJsonText({ ...results, curves, warnings: [] } as never))).results.evalSetExcluded).toBeUndefined();
+    const withEx = {
+      ...results,
+      evalSetExcluded: { trainingSets: 17, pretrainMix: 3, mix: "mix 'm' (11 harnesses)" },
+      curves,
+      warnings: [],
+    };
+    expect(parseResultsFile(JSON.parse(outputToJsonText(withEx as never))).results.evalSetExcluded).toEqual({
+      trainingSets: 17,
+      pretrainMix: 3,
+      mix: "mix 'm' (11 harnesses)",
+    });
+    expect(
+      parseResultsFile(JSON.parse(outputToJsonText({ ...results, curves, warnings: [] } as never))).results.evalSetExcluded,
+    ).toBeUndefined();
   });
 
   it('maps the old step names (steps, skippedSteps) of an older results file; RL step counts come from its curves, else NaN (not recorded)', () => {
@@ -94,7 +125,12 @@ describe('parseResultsFile', () => {
     bad.runs[1].after.base = 'high';
     expect(() => parseResultsFile(bad, 'x.json')).toThrow(ResultsFileError);
     expect(() => parseResultsFile(bad, 'x.json')).toThrow(/x\.json: runs\[1\]\.after\.base: .*expected number/);
-    const nested = { status: 'done', results: { ...results, runs: [{ ...run('oa', 0, 0.5), algorithm: 'dqn' }] }, curves: [], warnings: [] };
+    const nested = {
+      status: 'done',
+      results: { ...results, runs: [{ ...run('oa', 0, 0.5), algorithm: 'dqn' }] },
+      curves: [],
+      warnings: [],
+    };
     expect(() => parseResultsFile(nested)).toThrow(/results\.runs\[0\]\.algorithm: expected one of "grpo"/);
     // The bad value itself is echoed next to the choices.
     expect(() => parseResultsFile(nested)).toThrow(/algorithm: expected one of "grpo", "ppo", "sft", "none", got "dqn"/);
@@ -122,11 +158,13 @@ describe('parseResultsFile', () => {
     };
     const base = { status: 'done', results, curves: [], warnings: [] };
     expect(parseResultsFile(JSON.parse(outputToJsonText({ ...base, trajectories: [traj] } as never))).trajectories).toHaveLength(1);
-    expect(() => parseResultsFile(JSON.parse(outputToJsonText({ ...base, trajectories: [{ ...traj, advantage: [0.1] }] } as never)))).toThrow(
-      /trajectories\[0\]\.advantage: has 1 per-token values but the turns have 2/,
-    );
-    expect(() => parseResultsFile(JSON.parse(outputToJsonText({ ...base, trajectories: [{ ...traj, turns: [{ ...turn, logprobs: [-1] }] }] } as never)))).toThrow(
-      /trajectories\[0\]\.turns\[0\]\.logprobs: has 1 values/,
-    );
+    expect(() =>
+      parseResultsFile(JSON.parse(outputToJsonText({ ...base, trajectories: [{ ...traj, advantage: [0.1] }] } as never))),
+    ).toThrow(/trajectories\[0\]\.advantage: has 1 per-token values but the turns have 2/);
+    expect(() =>
+      parseResultsFile(
+        JSON.parse(outputToJsonText({ ...base, trajectories: [{ ...traj, turns: [{ ...turn, logprobs: [-1] }] }] } as never)),
+      ),
+    ).toThrow(/trajectories\[0\]\.turns\[0\]\.logprobs: has 1 values/);
   });
 });

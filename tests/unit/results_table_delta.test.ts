@@ -99,8 +99,16 @@ describe('results.md before → after', () => {
   });
 
   it('between methods too: "not measurable" where every paired episode fails under both methods', () => {
-    const md = markdownTable({ resultsVersion: 1, spec: 's', evalSet: 'e', machine: 'm', runs: [run(0), run(1), run(0, 'scaling'), run(1, 'scaling')] });
-    const row = md.split('\n').find((l) => l.startsWith('| scaling |') && l.includes('(a floor, not a null)') && !l.includes('before and after'));
+    const md = markdownTable({
+      resultsVersion: 1,
+      spec: 's',
+      evalSet: 'e',
+      machine: 'm',
+      runs: [run(0), run(1), run(0, 'scaling'), run(1, 'scaling')],
+    });
+    const row = md
+      .split('\n')
+      .find((l) => l.startsWith('| scaling |') && l.includes('(a floor, not a null)') && !l.includes('before and after'));
     // Columns: base (identical runs: no difference, an interval), in-space (no episodes), bb-assistant.
     expect(row?.split(' | ').slice(1)).toEqual([
       '+0.0 [+0.0, +0.0] 2 seeds, undecided (more seeds alone would not decide it)',

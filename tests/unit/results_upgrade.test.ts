@@ -45,7 +45,14 @@ const trajectory = {
 
 describe('upgradeResultsFile', () => {
   it('a current file comes back equal', () => {
-    const current = { ...results, status: 'done', warnings: [], curves: [], command: 'hlab run', trajectories: [{ ...trajectory, turns: [{ ...turn, contextOffset: 0 }] }] };
+    const current = {
+      ...results,
+      status: 'done',
+      warnings: [],
+      curves: [],
+      command: 'hlab run',
+      trajectories: [{ ...trajectory, turns: [{ ...turn, contextOffset: 0 }] }],
+    };
     expect(upgradeResultsFile(current)).toEqual(current);
     expect(ResultsFileSchema.safeParse(upgradeResultsFile(current)).success).toBe(true);
   });

@@ -12,7 +12,12 @@ import { prepareGrpoAdvantageForward } from '../../src/engine/webgpu/kernels/grp
 import { prepareGaeForward } from '../../src/engine/webgpu/kernels/gae_forward';
 import { advNormalizeScratchBytes, prepareAdvNormalizeForward } from '../../src/engine/webgpu/kernels/adv_normalize_forward';
 import { prepareEntropyBackward } from '../../src/engine/webgpu/kernels/entropy_backward';
-import { prepareRlAccInit, prepareRlAccumulate, prepareRlMetricsFinalize, prepareRlRowsZero } from '../../src/engine/webgpu/kernels/rl_metrics_forward';
+import {
+  prepareRlAccInit,
+  prepareRlAccumulate,
+  prepareRlMetricsFinalize,
+  prepareRlRowsZero,
+} from '../../src/engine/webgpu/kernels/rl_metrics_forward';
 import { prepareNonfiniteCheck, prepareNonfiniteClear } from '../../src/engine/webgpu/kernels/nonfinite_check';
 
 const gpu = new Proxy(
@@ -67,16 +72,31 @@ const cases: Case[] = [
     dims: { B, T, V, p: { aggregation: 'token-mean', norm, entCoef: 0.01 } },
     views: { logits: B * T * V, lse: B * T, entropy: B * T, dentropy: B * T, dlogits: B * T * V },
   },
-  { op: 'rl_metrics_forward.zero_rows', prepare: (a) => prepareRlRowsZero(gpu, a as never), dims: { B }, views: { rowStats: B * ROW_STATS } },
+  {
+    op: 'rl_metrics_forward.zero_rows',
+    prepare: (a) => prepareRlRowsZero(gpu, a as never),
+    dims: { B },
+    views: { rowStats: B * ROW_STATS },
+  },
   { op: 'rl_metrics_forward.init_acc', prepare: (a) => prepareRlAccInit(gpu, a as never), dims: {}, views: { acc: ROW_STATS } },
-  { op: 'rl_metrics_forward.accumulate', prepare: (a) => prepareRlAccumulate(gpu, a as never), dims: { B }, views: { rowStats: B * ROW_STATS, acc: ROW_STATS } },
+  {
+    op: 'rl_metrics_forward.accumulate',
+    prepare: (a) => prepareRlAccumulate(gpu, a as never),
+    dims: { B },
+    views: { rowStats: B * ROW_STATS, acc: ROW_STATS },
+  },
   {
     op: 'rl_metrics_forward.finalize',
     prepare: (a) => prepareRlMetricsFinalize(gpu, a as never),
     dims: { c: { klCoef: 0, entCoef: 0, vfCoef: 0 } },
     views: { acc: ROW_STATS, flags: 1, metrics: RL_METRICS },
   },
-  { op: 'nonfinite_check.check', prepare: (a) => prepareNonfiniteCheck(gpu, a as never), dims: { n: 11, bit: 1 << 4 }, views: { x: 11, flags: 1 } },
+  {
+    op: 'nonfinite_check.check',
+    prepare: (a) => prepareNonfiniteCheck(gpu, a as never),
+    dims: { n: 11, bit: 1 << 4 },
+    views: { x: 11, flags: 1 },
+  },
   { op: 'nonfinite_check.clear', prepare: (a) => prepareNonfiniteClear(gpu, a as never), dims: {}, views: { flags: 1 } },
 ];
 
@@ -105,9 +125,15 @@ describe('RL launchers check their tensor views before touching the GPU', () => 
 
   it('bad dimensions are named', () => {
     const grpo = cases[0];
-    expect(() => grpo.prepare({ ...argsOf(grpo), numGroups: 0 })).toThrow('grpo_advantage_forward: numGroups must be a positive integer, got 0');
+    expect(() => grpo.prepare({ ...argsOf(grpo), numGroups: 0 })).toThrow(
+      'grpo_advantage_forward: numGroups must be a positive integer, got 0',
+    );
     expect(() => cases[3].prepare({ ...argsOf(cases[3]), V: 2.5 })).toThrow('entropy_backward: V must be a positive integer, got 2.5');
-    expect(() => prepareNonfiniteCheck(gpu, { n: 0, x: tv(1), flags: tv(1), bit: 1 })).toThrow('nonfinite_check.check: n must be a positive integer, got 0');
-    expect(() => cases[1].prepare({ ...argsOf(cases[1]), p: { gamma: 1.5, lambda: 1 } })).toThrow('gae_forward: gamma = 1.5 must be in [0, 1]');
+    expect(() => prepareNonfiniteCheck(gpu, { n: 0, x: tv(1), flags: tv(1), bit: 1 })).toThrow(
+      'nonfinite_check.check: n must be a positive integer, got 0',
+    );
+    expect(() => cases[1].prepare({ ...argsOf(cases[1]), p: { gamma: 1.5, lambda: 1 } })).toThrow(
+      'gae_forward: gamma = 1.5 must be in [0, 1]',
+    );
   });
 });

@@ -6,7 +6,16 @@ import { ROW, ROW_STATS, RL_METRICS, RL_METRIC_NAMES, F32_MAX } from '../../src/
 import { LOG_RATIO_CLAMP } from '../../src/reference/rl_math';
 
 const shader = (name: string) => readFileSync(new URL(`../../src/engine/webgpu/shaders/${name}.wgsl`, import.meta.url), 'utf8');
-const LOSS_SHADERS = ['surrogate_forward', 'surrogate_backward', 'kl_forward', 'kl_backward', 'value_loss_forward', 'value_loss_backward', 'entropy_forward', 'entropy_backward'];
+const LOSS_SHADERS = [
+  'surrogate_forward',
+  'surrogate_backward',
+  'kl_forward',
+  'kl_backward',
+  'value_loss_forward',
+  'value_loss_backward',
+  'entropy_forward',
+  'entropy_backward',
+];
 
 describe('RL shader layouts', () => {
   it('the shared LossParams block matches the TS constants and is not redefined by a loss shader', () => {
@@ -32,7 +41,23 @@ describe('RL shader layouts', () => {
       ['kl_forward', ['KL_SUM', 'KL_LOSS']],
       ['entropy_forward', ['ENT_SUM', 'ENT_LOSS']],
       ['value_loss_forward', ['VF_LOSS', 'VF_CLIP', 'RET_MEAN', 'RET_M2', 'RES_MEAN', 'RES_M2']],
-      ['surrogate_forward', ['TOKENS', 'SEQS', 'PG_LOSS', 'CLIP_LOW', 'CLIP_HIGH', 'DUAL_CLIP', 'APPROX_KL', 'RATIO_SUM', 'RATIO_MIN', 'RATIO_MAX', 'ADV_MEAN', 'ADV_M2']],
+      [
+        'surrogate_forward',
+        [
+          'TOKENS',
+          'SEQS',
+          'PG_LOSS',
+          'CLIP_LOW',
+          'CLIP_HIGH',
+          'DUAL_CLIP',
+          'APPROX_KL',
+          'RATIO_SUM',
+          'RATIO_MIN',
+          'RATIO_MAX',
+          'ADV_MEAN',
+          'ADV_M2',
+        ],
+      ],
     ];
     for (const [name, keys] of uses) {
       const src = shader(name);

@@ -12,7 +12,9 @@ import { defaultSpecialIds } from '../../src/engine/sample_request';
 import { CpuEngine } from '../../src/engine/wasm/wasm_engine';
 import { CHOICE_DEFAULTS, CLASSES, choiceClass, learnChoice, type ChoiceStep } from '../browser/lib/choice_task';
 
-const tok = Tokenizer.fromJSON(JSON.parse(readFileSync(new URL('../../public/tokenizer-v2.json', import.meta.url), 'utf8')) as TokenizerFile);
+const tok = Tokenizer.fromJSON(
+  JSON.parse(readFileSync(new URL('../../public/tokenizer-v2.json', import.meta.url), 'utf8')) as TokenizerFile,
+);
 
 let engine: CpuEngine;
 beforeAll(async () => {

@@ -26,11 +26,22 @@ const L_MAX = 16;
 /** One episode of group 0: the shared prefix, then `tail` ids; log π_old = −1 per sampled id. */
 function episode(reward: number, tail: number[]): TrajectoryLike {
   const actionIds = Int32Array.from([...PREFIX, ...tail]);
-  return { group: 0, reward, terminated: true, truncated: false, turns: [{ contextIds: CONTEXT, actionIds, logprobs: new Float32Array(actionIds.length).fill(-1) }] };
+  return {
+    group: 0,
+    reward,
+    terminated: true,
+    truncated: false,
+    turns: [{ contextIds: CONTEXT, actionIds, logprobs: new Float32Array(actionIds.length).fill(-1) }],
+  };
 }
 
 // One short success (4 sampled ids), three long failures (11 each).
-const trajs = [episode(1, [20]), episode(0, [30, 31, 32, 33, 34, 35, 36, 37]), episode(0, [40, 41, 42, 43, 44, 45, 46, 47]), episode(0, [50, 51, 52, 53, 54, 55, 56, 57])];
+const trajs = [
+  episode(1, [20]),
+  episode(0, [30, 31, 32, 33, 34, 35, 36, 37]),
+  episode(0, [40, 41, 42, 43, 44, 45, 46, 47]),
+  episode(0, [50, 51, 52, 53, 54, 55, 56, 57]),
+];
 
 /** ∂L/∂ℓ of every (B,T) position at ρ = 1 (ℓ = ℓ_old), the loss, and the rows, under `aggregation`. */
 function lossAt(aggregation: LossAggregation) {
@@ -72,7 +83,8 @@ describe('length bias of the loss aggregation (Dr. GRPO, Liu et al. 2025) on one
   it('the premises: the rows share the prefix positions, and the group advantages sum to 0', () => {
     expect(tm.rows.B).toBe(4);
     const { T } = tm.rows;
-    for (let b = 0; b < 4; b++) for (let j = 0; j < PREFIX.length; j++) expect(tm.rows.targets[b * T + CONTEXT.length - 1 + j]).toBe(PREFIX[j]);
+    for (let b = 0; b < 4; b++)
+      for (let j = 0; j < PREFIX.length; j++) expect(tm.rows.targets[b * T + CONTEXT.length - 1 + j]).toBe(PREFIX[j]);
     const A = Array.from(tm.adv.episodeAdvantages!);
     expect(A[0]).toBeGreaterThan(0);
     for (const a of A.slice(1)) expect(a).toBeLessThan(0);

@@ -9,7 +9,16 @@ import { NONFINITE, RL_METRIC_NAMES } from '../../src/reference/rl_metrics';
 
 const MODES: LossAggregation[] = ['token-mean', 'seq-mean-token-mean', 'seq-mean-token-sum-norm'];
 const full = (aggregation: LossAggregation): RlLossConfig =>
-  rlLossConfig({ algorithm: 'ppo', aggregation, dualClip: 3, klCoef: 0.1, klEstimator: 'k3', entCoef: 0.01, vfCoef: 0.5, tokenSumNorm: 16 });
+  rlLossConfig({
+    algorithm: 'ppo',
+    aggregation,
+    dualClip: 3,
+    klCoef: 0.1,
+    klEstimator: 'k3',
+    entCoef: 0.01,
+    vfCoef: 0.5,
+    tokenSumNorm: 16,
+  });
 
 function concat(parts: Float64Array[]): Float64Array {
   const out = new Float64Array(parts.reduce((s, p) => s + p.length, 0));
@@ -20,11 +29,13 @@ function concat(parts: Float64Array[]): Float64Array {
 
 function expectClose(a: ArrayLike<number>, b: ArrayLike<number>, tol: number, what: string): void {
   expect(a.length, what).toBe(b.length);
-  for (let i = 0; i < a.length; i++) expect(Math.abs(a[i] - b[i]), `${what}[${i}]: ${a[i]} vs ${b[i]}`).toBeLessThanOrEqual(tol * (1 + Math.abs(b[i])));
+  for (let i = 0; i < a.length; i++)
+    expect(Math.abs(a[i] - b[i]), `${what}[${i}]: ${a[i]} vs ${b[i]}`).toBeLessThanOrEqual(tol * (1 + Math.abs(b[i])));
 }
 
 function expectSameMetrics(a: Record<string, number>, b: Record<string, number>, tol: number): void {
-  for (const k of RL_METRIC_NAMES) expect(Math.abs(a[k] - b[k]), `metric ${k}: ${a[k]} vs ${b[k]}`).toBeLessThanOrEqual(tol * (1 + Math.abs(b[k])));
+  for (const k of RL_METRIC_NAMES)
+    expect(Math.abs(a[k] - b[k]), `metric ${k}: ${a[k]} vs ${b[k]}`).toBeLessThanOrEqual(tol * (1 + Math.abs(b[k])));
 }
 
 describe.each(MODES)('%s', (mode) => {

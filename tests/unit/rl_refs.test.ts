@@ -56,7 +56,11 @@ describe('clipped surrogate, per token (ε_low 0.2, ε_high 0.28)', () => {
     expect(r.rowStats[ROW_STATS + ROW.TOKENS]).toBe(1);
     const sm = surrogateForwardRef(lp, old, adv, mask, d, { ...clip, aggregation: 'seq-mean-token-mean', norm });
     expect(sm.loss).toBeCloseTo(((-1.28 + 0.8) / 2 + -2) / 2, 12);
-    const sn = surrogateForwardRef(lp, old, adv, mask, d, { ...clip, aggregation: 'seq-mean-token-sum-norm', norm: { ...norm, tokenSumNorm: 10 } });
+    const sn = surrogateForwardRef(lp, old, adv, mask, d, {
+      ...clip,
+      aggregation: 'seq-mean-token-sum-norm',
+      norm: { ...norm, tokenSumNorm: 10 },
+    });
     expect(sn.loss).toBeCloseTo((-1.28 + 0.8 - 2) / (2 * 10), 12);
   });
 
@@ -66,7 +70,14 @@ describe('clipped surrogate, per token (ε_low 0.2, ε_high 0.28)', () => {
     const adv = Float64Array.from([1, 1, -1, -1, -1, 1]);
     const mask = new Float64Array(6).fill(1);
     const norm = stepNormalizer(mask, 1, 6, 6);
-    const r = surrogateForwardRef(Float64Array.from(rho, Math.log), new Float64Array(6), adv, mask, { B: 1, T: 6 }, { ...clip, aggregation: 'token-mean', norm });
+    const r = surrogateForwardRef(
+      Float64Array.from(rho, Math.log),
+      new Float64Array(6),
+      adv,
+      mask,
+      { B: 1, T: 6 },
+      { ...clip, aggregation: 'token-mean', norm },
+    );
     expect([r.rowStats[ROW.CLIP_LOW], r.rowStats[ROW.CLIP_HIGH], r.rowStats[ROW.DUAL_CLIP]]).toEqual([1, 1, 0]);
     expect(r.tokenLoss[0]).toBeCloseTo(-1.25, 12);
   });
@@ -93,7 +104,14 @@ describe('GRPO group advantages', () => {
   const one = (rewards: number[], opts = p) => {
     const E = rewards.length;
     const mask = new Float64Array(E).fill(1);
-    return grpoAdvantageForwardRef(Float64Array.from(rewards), Int32Array.from([0, E]), Int32Array.from(rewards.map((_, i) => i)), mask, { B: E, T: 1 }, opts);
+    return grpoAdvantageForwardRef(
+      Float64Array.from(rewards),
+      Int32Array.from([0, E]),
+      Int32Array.from(rewards.map((_, i) => i)),
+      mask,
+      { B: E, T: 1 },
+      opts,
+    );
   };
   it.each([
     ['all equal', [1, 1, 1, 1]],
@@ -133,8 +151,12 @@ describe('GRPO group advantages', () => {
   });
   it('names the bad field', () => {
     const m = new Float64Array(2).fill(1);
-    expect(() => grpoAdvantageForwardRef(Float64Array.from([1, 0]), Int32Array.from([0, 3]), Int32Array.from([0, 1]), m, { B: 2, T: 1 }, p)).toThrow(/groupOffsets\[1\] = 3/);
-    expect(() => grpoAdvantageForwardRef(Float64Array.from([1, 0]), Int32Array.from([0, 2]), Int32Array.from([0, 2]), m, { B: 2, T: 1 }, p)).toThrow(/rowEpisode\[1\] = 2/);
+    expect(() =>
+      grpoAdvantageForwardRef(Float64Array.from([1, 0]), Int32Array.from([0, 3]), Int32Array.from([0, 1]), m, { B: 2, T: 1 }, p),
+    ).toThrow(/groupOffsets\[1\] = 3/);
+    expect(() =>
+      grpoAdvantageForwardRef(Float64Array.from([1, 0]), Int32Array.from([0, 2]), Int32Array.from([0, 2]), m, { B: 2, T: 1 }, p),
+    ).toThrow(/rowEpisode\[1\] = 2/);
   });
 });
 
@@ -145,7 +167,15 @@ describe('GAE over policy tokens only', () => {
   const values = Float64Array.from([9, 1, 2, 9, 9, 3, 9, 9, 9, 9, 9, 9]);
   const rewards = Float64Array.from([1, 5]);
   const run = (gamma: number, lambda: number, truncated: number) =>
-    gaeForwardRef(rewards, values, mask, Float64Array.from([4, 4]), Float64Array.from([truncated, truncated]), { B: 2, T: 6 }, { gamma, lambda });
+    gaeForwardRef(
+      rewards,
+      values,
+      mask,
+      Float64Array.from([4, 4]),
+      Float64Array.from([truncated, truncated]),
+      { B: 2, T: 6 },
+      { gamma, lambda },
+    );
   const at = (x: Float64Array) => [x[1], x[2], x[5]];
   it.each([
     // γ, λ, truncated, A at the 3 policy tokens, R there
@@ -163,8 +193,24 @@ describe('GAE over policy tokens only', () => {
     for (const i of [0, 3, 4, 6, 7, 8, 9, 10, 11]) expect(r.advantages[i] + r.returns[i]).toBe(0);
   });
   it('terminated ignores nextValue', () => {
-    const a = gaeForwardRef(rewards, values, mask, Float64Array.from([4, 0]), Float64Array.from([0, 0]), { B: 2, T: 6 }, { gamma: 0.9, lambda: 0.8 });
-    const b = gaeForwardRef(rewards, values, mask, Float64Array.from([-100, 0]), Float64Array.from([0, 0]), { B: 2, T: 6 }, { gamma: 0.9, lambda: 0.8 });
+    const a = gaeForwardRef(
+      rewards,
+      values,
+      mask,
+      Float64Array.from([4, 0]),
+      Float64Array.from([0, 0]),
+      { B: 2, T: 6 },
+      { gamma: 0.9, lambda: 0.8 },
+    );
+    const b = gaeForwardRef(
+      rewards,
+      values,
+      mask,
+      Float64Array.from([-100, 0]),
+      Float64Array.from([0, 0]),
+      { B: 2, T: 6 },
+      { gamma: 0.9, lambda: 0.8 },
+    );
     expect(Array.from(a.advantages)).toEqual(Array.from(b.advantages));
   });
 });

@@ -15,7 +15,9 @@ import { grpoAdvantages } from '../../src/rl/advantages';
 import { rlLossConfig } from '../../src/rl/config';
 import { Rng } from '../../src/util/rng';
 
-const tok = Tokenizer.fromJSON(JSON.parse(readFileSync(new URL('../../public/tokenizer-v1.json', import.meta.url), 'utf8')) as TokenizerFile);
+const tok = Tokenizer.fromJSON(
+  JSON.parse(readFileSync(new URL('../../public/tokenizer-v1.json', import.meta.url), 'utf8')) as TokenizerFile,
+);
 const MAXT = 8192;
 const MAXNEW = 400;
 
@@ -25,7 +27,11 @@ function expertPolicy(pairs: Array<{ taskId: string; harness: string }>): Policy
   for (const { taskId, harness } of pairs) {
     const task = taskSet('workspace', 'train', 8, 3).find((t) => t.id === taskId)!;
     const ep = runExpertEpisode(task, harness, { maxTurns: 40, tokenLength: tokenCounter(tok) });
-    for (const t of ep.turns) table.set(rolloutContext(tok, t.context, { maxT: MAXT, actionReserve: MAXNEW }).join(','), Int32Array.from(encodeAction(tok, t.action)));
+    for (const t of ep.turns)
+      table.set(
+        rolloutContext(tok, t.context, { maxT: MAXT, actionReserve: MAXNEW }).join(','),
+        Int32Array.from(encodeAction(tok, t.action)),
+      );
   }
   return {
     maxB: 3,
@@ -34,7 +40,12 @@ function expertPolicy(pairs: Array<{ taskId: string; harness: string }>): Policy
       return prompts.map((p): PolicySample => {
         const ids = table.get(Array.from(p).join(','));
         if (!ids) throw new Error('expertPolicy: unknown context');
-        return { ids, logprobs: new Float32Array(ids.length).fill(-0.5), entropies: Float32Array.from(ids, (_, j) => 0.1 * j), stop: 'end' };
+        return {
+          ids,
+          logprobs: new Float32Array(ids.length).fill(-0.5),
+          entropies: Float32Array.from(ids, (_, j) => 0.1 * j),
+          stop: 'end',
+        };
       });
     },
   };
@@ -114,7 +125,8 @@ describe('runEpisodes', () => {
     expect(rows.mask.reduce((a, m) => a + m, 0)).toBe(sampled);
     for (const [e, t] of trajectories.entries()) {
       for (const u of t.turns) {
-        const starts = (r: number) => u.contextIds.every((id, k) => rows.ids[r * rows.T + k] === id) && rows.ids[r * rows.T + u.contextIds.length] === u.actionIds[0];
+        const starts = (r: number) =>
+          u.contextIds.every((id, k) => rows.ids[r * rows.T + k] === id) && rows.ids[r * rows.T + u.contextIds.length] === u.actionIds[0];
         const b = rowsOf(e).find(starts);
         expect(b, `episode ${e}: no row begins with the turn's context and action`).toBeDefined();
         const o = b! * rows.T + u.contextIds.length - 1;
@@ -183,7 +195,12 @@ describe('runEpisodes', () => {
     expect(flaky.fresh).toBe(1);
     expect(b.stats.replays).toBeGreaterThanOrEqual(1);
     const view = (r: typeof a) =>
-      r.trajectories.map((t) => ({ turns: t.turns.map((u) => [Array.from(u.contextIds), u.kind]), reward: t.reward, truncated: t.truncated, tags: t.tags }));
+      r.trajectories.map((t) => ({
+        turns: t.turns.map((u) => [Array.from(u.contextIds), u.kind]),
+        reward: t.reward,
+        truncated: t.truncated,
+        tags: t.tags,
+      }));
     expect(view(b)).toEqual(view(a));
     expect(a.trajectories[0].turns).toHaveLength(3);
   });

@@ -11,7 +11,9 @@ import { localEnvApi, type EnvApi } from '../../src/episode/host';
 import { inProcessEnv, runEpisodes, type EnvHost, type EpisodeRequest, type Policy, type Trajectory } from '../../src/rollout/rollout';
 import { hashString, Rng } from '../../src/util/rng';
 
-const tok = Tokenizer.fromJSON(JSON.parse(readFileSync(new URL('../../public/tokenizer-v1.json', import.meta.url), 'utf8')) as TokenizerFile);
+const tok = Tokenizer.fromJSON(
+  JSON.parse(readFileSync(new URL('../../public/tokenizer-v1.json', import.meta.url), 'utf8')) as TokenizerFile,
+);
 
 /** Actions drawn from a few texts (tool calls and parse errors) by (call seed, prompt): batches with other seeds act differently. */
 function textPolicy(): Policy {
@@ -36,12 +38,19 @@ function hoppingEnv(seed: number): EnvHost {
 }
 
 const view = (ts: Trajectory[]) =>
-  ts.map((t) => ({ turns: t.turns.map((u) => [Array.from(u.contextIds), Array.from(u.actionIds), u.kind]), score: t.score, pass: t.pass, tags: t.tags }));
+  ts.map((t) => ({
+    turns: t.turns.map((u) => [Array.from(u.contextIds), Array.from(u.actionIds), u.kind]),
+    score: t.score,
+    pass: t.pass,
+    tags: t.tags,
+  }));
 
 describe('runEpisodes over several environment hosts', () => {
   const tasks = taskSet('workspace', 'train', 8, 1).slice(0, 3);
   // The same requests in every batch (as evaluations and validations are): the keys e0… recur with the same (task, harness).
-  const reqs: EpisodeRequest[] = ['S0-T0-O0-C0-W0', 'S1-T2-O1-C1-W2'].flatMap((h) => tasks.map((t, g) => ({ taskId: t.id, harnessId: h, group: g })));
+  const reqs: EpisodeRequest[] = ['S0-T0-O0-C0-W0', 'S1-T2-O1-C1-W2'].flatMap((h) =>
+    tasks.map((t, g) => ({ taskId: t.id, harnessId: h, group: g })),
+  );
   const o = { tok, policy: textPolicy(), maxTurns: 4, maxNewTokens: 32, temperature: 1 };
 
   it('gives the trajectories of a single host whatever host runs each step, batch after batch', async () => {

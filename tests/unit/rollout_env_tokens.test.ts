@@ -16,7 +16,9 @@ import { envWorkerApi, localEnvApi, type ActionInput, type EnvApi } from '../../
 import { initTokenizer } from '../../src/episode/host_pool';
 import { taskFromId } from '../../src/tasks';
 
-const tok = Tokenizer.fromJSON(JSON.parse(readFileSync(new URL('../../public/tokenizer-v2.json', import.meta.url), 'utf8')) as TokenizerFile);
+const tok = Tokenizer.fromJSON(
+  JSON.parse(readFileSync(new URL('../../public/tokenizer-v2.json', import.meta.url), 'utf8')) as TokenizerFile,
+);
 const real = tokenCounter(tok);
 const SUMMARY = '[summary of turns';
 

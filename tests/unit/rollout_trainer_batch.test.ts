@@ -5,12 +5,27 @@ import { buildRows, minibatchIndices, type TrajectoryLike } from '../../src/rl/t
 import { grpoAdvantages, ppoAdvantages } from '../../src/rl/advantages';
 import { rlLossConfig } from '../../src/rl/config';
 
-const turn = (ctx: number[], act: number[], lp = act.map(() => -1)) => ({ contextIds: Int32Array.from(ctx), actionIds: Int32Array.from(act), logprobs: Float32Array.from(lp) });
-const traj = (group: number, reward: number, turns: ReturnType<typeof turn>[], terminated = true): TrajectoryLike => ({ group, reward, terminated, truncated: !terminated, turns });
+const turn = (ctx: number[], act: number[], lp = act.map(() => -1)) => ({
+  contextIds: Int32Array.from(ctx),
+  actionIds: Int32Array.from(act),
+  logprobs: Float32Array.from(lp),
+});
+const traj = (group: number, reward: number, turns: ReturnType<typeof turn>[], terminated = true): TrajectoryLike => ({
+  group,
+  reward,
+  terminated,
+  truncated: !terminated,
+  turns,
+});
 
 describe('trainer batch', () => {
   it('GRPO: (r − mean)/(std + δ) per group, broadcast to policy tokens only', () => {
-    const trajs = [traj(0, 1, [turn([1, 2], [3, 4])]), traj(0, 0, [turn([1], [5])]), traj(1, 1, [turn([1], [6])]), traj(1, 1, [turn([1], [7])])];
+    const trajs = [
+      traj(0, 1, [turn([1, 2], [3, 4])]),
+      traj(0, 0, [turn([1], [5])]),
+      traj(1, 1, [turn([1], [6])]),
+      traj(1, 1, [turn([1], [7])]),
+    ];
     const rows = buildRows(trajs, 0, 64, 8);
     expect(rows.T).toBe(8);
     const { advantages, groupOffsets } = grpoAdvantages(trajs, rows, rlLossConfig());
@@ -25,7 +40,9 @@ describe('trainer batch', () => {
     expect(advantages[8]).toBeCloseTo(-a, 5);
     // Group 1 has equal rewards: exactly 0.
     for (let i = 16; i < 32; i++) expect(advantages[i]).toBe(0);
-    expect(() => grpoAdvantages([trajs[0], trajs[2], trajs[1]], buildRows([trajs[0], trajs[2], trajs[1]], 0, 64), rlLossConfig())).toThrow(/group 0 is not contiguous/);
+    expect(() => grpoAdvantages([trajs[0], trajs[2], trajs[1]], buildRows([trajs[0], trajs[2], trajs[1]], 0, 64), rlLossConfig())).toThrow(
+      /group 0 is not contiguous/,
+    );
   });
 
   it('PPO: GAE chains the rows of an episode (bootstrap from the next row), reward on the last row', () => {

@@ -47,17 +47,49 @@ const before: EvalResult = {
   behaviour: { parseErrors: 1, workflowViolations: 0, recoveryRate: NaN, stateTrackingErrors: 0 },
   perHarness: { 'S0-T0-O0-C0-W0': 0.25 },
   episodes: 4,
-  stats: { episodes: 4, envSteps: 8, sampledTokens: 40, sampleMs: 1, envMs: 1, ms: 2, rounds: 2, envFailures: 0, replays: 0, droppedContextTokens: 0, cutContexts: 0 },
+  stats: {
+    episodes: 4,
+    envSteps: 8,
+    sampledTokens: 40,
+    sampleMs: 1,
+    envMs: 1,
+    ms: 2,
+    rounds: 2,
+    envFailures: 0,
+    replays: 0,
+    droppedContextTokens: 0,
+    cutContexts: 0,
+  },
 };
-const state: RunState = { runIndex: 1, step: 2, before, history: [rec(1), rec(2)], schedule: { 'workspace/a/t1/1': 3 }, skippedSteps: 0, seconds: 12.5 };
-const tensors = { params: Float32Array.of(1, 2, 3), adamM: Float32Array.of(0.1, 0.2, 0.3), adamV: Float32Array.of(0.01, 0.02, 0.03), adamStep: 4 };
+const state: RunState = {
+  runIndex: 1,
+  step: 2,
+  before,
+  history: [rec(1), rec(2)],
+  schedule: { 'workspace/a/t1/1': 3 },
+  skippedSteps: 0,
+  seconds: 12.5,
+};
+const tensors = {
+  params: Float32Array.of(1, 2, 3),
+  adamM: Float32Array.of(0.1, 0.2, 0.3),
+  adamV: Float32Array.of(0.01, 0.02, 0.03),
+  adamStep: 4,
+};
 
 /** What the store hands back: canonical JSON of each slot (key order not kept) and the manifest version. */
 function stored(input: ReturnType<typeof encodeRunCheckpoint>): { meta: CheckpointMeta; tensors: typeof input.tensors } {
   const j = (v: JsonValue) => JSON.parse(JSON.stringify(v)) as JsonValue;
   const m = input.meta;
   return {
-    meta: { ...m, config: j(m.config), rngStates: j(m.rngStates), scheduleState: j(m.scheduleState), metricHistory: j(m.metricHistory), schemaVersion: 1 },
+    meta: {
+      ...m,
+      config: j(m.config),
+      rngStates: j(m.rngStates),
+      scheduleState: j(m.scheduleState),
+      metricHistory: j(m.metricHistory),
+      schemaVersion: 1,
+    },
     tensors: input.tensors,
   };
 }
@@ -79,7 +111,11 @@ describe('run checkpoint codec', () => {
       7,
     );
     expect(enc.meta.step).toBe(CKPT_STRIDE + 3);
-    expect(enc.meta.config).toMatchObject({ format: 'hlab-run', version: RUN_CHECKPOINT_VERSION, run: { runIndex: 1, method: 'scaling', seed: 3 } });
+    expect(enc.meta.config).toMatchObject({
+      format: 'hlab-run',
+      version: RUN_CHECKPOINT_VERSION,
+      run: { runIndex: 1, method: 'scaling', seed: 3 },
+    });
     const s = stored(enc);
     const { checkpoint, tensors: t } = decodeRunCheckpoint(s.meta, s.tensors);
     expect(checkpoint.version).toBe(RUN_CHECKPOINT_VERSION);
@@ -102,7 +138,9 @@ describe('run checkpoint codec', () => {
         rngStates: { note: 'all streams derive from (seed, step)', seed: 3, step: 2 },
         scheduleState: { draws: state.schedule },
         metricHistory: JSON.parse(
-          JSON.stringify({ state: { ...state, schedule: {} }, results: [], curves: [] }, (_k, v) => (typeof v === 'number' && !Number.isFinite(v) ? null : v)),
+          JSON.stringify({ state: { ...state, schedule: {} }, results: [], curves: [] }, (_k, v) =>
+            typeof v === 'number' && !Number.isFinite(v) ? null : v,
+          ),
         ),
       } as CheckpointMeta,
       tensors: { params: tensors.params, adamM: tensors.adamM, adamV: tensors.adamV, adamStep: Uint32Array.of(4) },
@@ -117,7 +155,13 @@ describe('run checkpoint codec', () => {
   // A run resumed on another engine records every segment (engine, start, positions).
   it('carries the segments of every call; a version-2 checkpoint without them decodes to none', () => {
     const segments = [
-      { engine: 'webgpu' as const, describe: 'WebGPU (SwiftShader)', start: 'base checkpoint public/base-mini.ckpt', from: { runIndex: 0, step: 0 }, to: { runIndex: 0, step: 2 } },
+      {
+        engine: 'webgpu' as const,
+        describe: 'WebGPU (SwiftShader)',
+        start: 'base checkpoint public/base-mini.ckpt',
+        from: { runIndex: 0, step: 0 },
+        to: { runIndex: 0, step: 2 },
+      },
       {
         engine: 'wasm' as const,
         describe: 'CPU engine (WebAssembly SIMD, 2 threads)',
@@ -126,24 +170,45 @@ describe('run checkpoint codec', () => {
         to: { runIndex: 1, step: 0 },
       },
     ];
-    const base = { spec: {}, run: { runIndex: 0, method: 'm', seed: 0 }, state, schedule: { draws: state.schedule }, results: [], curves: [], trajectories: [] };
+    const base = {
+      spec: {},
+      run: { runIndex: 0, method: 'm', seed: 0 },
+      state,
+      schedule: { draws: state.schedule },
+      results: [],
+      curves: [],
+      trajectories: [],
+    };
     const s = stored(encodeRunCheckpoint('run-x', { ...base, segments }, tensors, 0));
     expect(decodeRunCheckpoint(s.meta, s.tensors).checkpoint.segments).toEqual(segments);
     const old = stored(encodeRunCheckpoint('run-x', base, tensors, 0));
     const { segments: _none, ...history } = old.meta.metricHistory as Record<string, JsonValue>;
     expect(decodeRunCheckpoint({ ...old.meta, metricHistory: history }, old.tensors).checkpoint.segments).toEqual([]);
-    const bad = { ...s.meta, metricHistory: { ...(s.meta.metricHistory as object), segments: [{ ...segments[0], engine: 'tpu' }] } } as unknown as CheckpointMeta;
+    const bad = {
+      ...s.meta,
+      metricHistory: { ...(s.meta.metricHistory as object), segments: [{ ...segments[0], engine: 'tpu' }] },
+    } as unknown as CheckpointMeta;
     expect(() => decodeRunCheckpoint(bad, s.tensors)).toThrow(/metricHistory\.segments\.0\.engine/);
   });
 
   it('refuses a newer version naming it, and names a bad field', () => {
     const s = stored(
-      encodeRunCheckpoint('run-x', { spec: {}, run: { runIndex: 0, method: 'm', seed: 0 }, state, schedule: { draws: {} }, results: [], curves: [], trajectories: [] }, tensors, 0),
+      encodeRunCheckpoint(
+        'run-x',
+        { spec: {}, run: { runIndex: 0, method: 'm', seed: 0 }, state, schedule: { draws: {} }, results: [], curves: [], trajectories: [] },
+        tensors,
+        0,
+      ),
     );
     const newer = { ...s.meta, config: { ...(s.meta.config as object), version: 9 } };
     expect(() => decodeRunCheckpoint(newer, s.tensors)).toThrow(RunCheckpointVersionError);
-    expect(() => decodeRunCheckpoint(newer, s.tensors)).toThrow(/run checkpoint version 9 cannot be read by this build \(it reads versions 1–2\)/);
-    const bad = { ...s.meta, metricHistory: { ...(s.meta.metricHistory as object), state: { ...state, step: -1, schedule: {} } } } as unknown as CheckpointMeta;
+    expect(() => decodeRunCheckpoint(newer, s.tensors)).toThrow(
+      /run checkpoint version 9 cannot be read by this build \(it reads versions 1–2\)/,
+    );
+    const bad = {
+      ...s.meta,
+      metricHistory: { ...(s.meta.metricHistory as object), state: { ...state, step: -1, schedule: {} } },
+    } as unknown as CheckpointMeta;
     expect(() => decodeRunCheckpoint(bad, s.tensors)).toThrow(/version 2\) metricHistory\.state\.step/);
     const { adamStep: _drop, ...noStep } = s.tensors;
     expect(() => decodeRunCheckpoint(s.meta, noStep)).toThrow(/tensor 'adamStep'/);

@@ -33,7 +33,12 @@ function tmpFile(name: string, bytes: Uint8Array): string {
 
 const noBrowser = { ...process.env, HLAB_CHROMIUM: '/nonexistent/chrome' };
 const cli = (args: string[]) =>
-  spawnSync('npx', ['tsx', 'src/cli/main.ts', ...args], { cwd: new URL('../..', import.meta.url).pathname, encoding: 'utf8', timeout: 120_000, env: noBrowser });
+  spawnSync('npx', ['tsx', 'src/cli/main.ts', ...args], {
+    cwd: new URL('../..', import.meta.url).pathname,
+    encoding: 'utf8',
+    timeout: 120_000,
+    env: noBrowser,
+  });
 
 describe('--base FILE', () => {
   it('a good file loads; a flipped byte, a truncation or a mismatch is a usage error naming the file and the reason', async () => {
@@ -47,7 +52,9 @@ describe('--base FILE', () => {
     await expect(readBaseFile(f2, tinySpec, tok)).rejects.toThrow(new RegExp(`^--base ${f2}: .*truncated`));
     const f3 = tmpFile('good.ckpt', good);
     await expect(readBaseFile(f3, parseSpec(quick, 'spec'), tok)).rejects.toThrow(/does not match model preset 'mini'/);
-    await expect(readBaseFile(f3, parseSpec({ ...quick, model: { preset: 'tiny', init: 'scratch' } }, 'spec'), tok)).rejects.toThrow(/model\.init is 'scratch'/);
+    await expect(readBaseFile(f3, parseSpec({ ...quick, model: { preset: 'tiny', init: 'scratch' } }, 'spec'), tok)).rejects.toThrow(
+      /model\.init is 'scratch'/,
+    );
   });
 
   it('hlab run --base CORRUPT exits 2 with one line before any browser, and leaves the file as it was', async () => {
@@ -57,7 +64,9 @@ describe('--base FILE', () => {
     const out = join(mkdtempSync(join(tmpdir(), 'hlab-out-')), 'o');
     const r = cli(['run', '--preset', 'quick', '--base', file, '--out', out]);
     expect(r.status).toBe(2);
-    expect(r.stderr.trim().split('\n')).toEqual([expect.stringMatching(new RegExp(`^error: --base ${file}: base checkpoint: digest mismatch .*corrupted$`))]);
+    expect(r.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(new RegExp(`^error: --base ${file}: base checkpoint: digest mismatch .*corrupted$`)),
+    ]);
     expect(readFileSync(file)).toEqual(Buffer.from(bad));
   });
 });
@@ -69,7 +78,9 @@ describe('--resume on a corrupt run checkpoint', () => {
       tensors: { params: Float32Array.from({ length: 40 }, (_, i) => i / 7) },
     };
     const p = await prepareCheckpoint(input, 64);
-    const good = concatBytes(encodeExportFile(p.manifest, p.manifestJson, p.manifestDigest, new Map([['params', new Uint8Array(input.tensors.params.buffer)]])));
+    const good = concatBytes(
+      encodeExportFile(p.manifest, p.manifestJson, p.manifestDigest, new Map([['params', new Uint8Array(input.tensors.params.buffer)]])),
+    );
     expect((await readRunCheckpointFile(tmpFile('checkpoint.hlab', good))).bytes).toEqual(good);
     const bad = good.slice();
     bad[bad.length - 8] ^= 0xff;
@@ -84,7 +95,9 @@ describe('--resume on a corrupt run checkpoint', () => {
     writeFileSync(join(out, 'checkpoint.hlab'), junk);
     const r = cli(['run', '--preset', 'quick', '--out', out, '--resume']);
     expect(r.status).toBe(2);
-    expect(r.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^error: --resume: .*checkpoint\.hlab is unusable: checkpoint file: /)]);
+    expect(r.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(/^error: --resume: .*checkpoint\.hlab is unusable: checkpoint file: /),
+    ]);
     expect(readFileSync(join(out, 'checkpoint.hlab'))).toEqual(junk);
   });
 });
@@ -93,8 +106,12 @@ describe("model.init 'base' without --base: the shipped base must load (no silen
   const publicDir = new URL('../../public', import.meta.url).pathname;
 
   it('a preset with no shipped base, or a corrupt one, is refused naming the file and the ways out; the shipped mini base passes', async () => {
-    await expect(checkShippedCheckpoints(tinySpec, tok, publicDir)).rejects.toThrow(/no base checkpoint ships for preset 'tiny'.*pass --base FILE, or set model.init to 'scratch'/);
-    await expect(checkShippedCheckpoints(parseSpec({ ...quick, model: { preset: 'tiny', init: 'scratch' } }, 's'), tok, publicDir)).resolves.toBeUndefined();
+    await expect(checkShippedCheckpoints(tinySpec, tok, publicDir)).rejects.toThrow(
+      /no base checkpoint ships for preset 'tiny'.*pass --base FILE, or set model.init to 'scratch'/,
+    );
+    await expect(
+      checkShippedCheckpoints(parseSpec({ ...quick, model: { preset: 'tiny', init: 'scratch' } }, 's'), tok, publicDir),
+    ).resolves.toBeUndefined();
     const miniSpec = parseSpec({ ...quick, model: { preset: 'mini', init: 'base' } }, 'm');
     await expect(checkShippedCheckpoints(miniSpec, tok, publicDir)).resolves.toBeUndefined();
     const dir = mkdtempSync(join(tmpdir(), 'hlab-public-'));
@@ -106,14 +123,20 @@ describe("model.init 'base' without --base: the shipped base must load (no silen
 
   it("the base of every method's model preset must ship; --base replaces them all", async () => {
     const mixed = parseSpec(
-      { ...quick, model: { preset: 'mini', init: 'base' }, methods: [quick.methods[0], { ...quick.methods[0], name: 'tiny', modelPreset: 'tiny' }] },
+      {
+        ...quick,
+        model: { preset: 'mini', init: 'base' },
+        methods: [quick.methods[0], { ...quick.methods[0], name: 'tiny', modelPreset: 'tiny' }],
+      },
       'mixed',
     );
     await expect(checkShippedCheckpoints(mixed, tok, publicDir)).rejects.toThrow(
       /^spec\.model\.init = 'base' but no base checkpoint ships for preset 'tiny' \(public\/base-tiny\.ckpt\): build it with/,
     );
     const empty = mkdtempSync(join(tmpdir(), 'hlab-public-'));
-    await expect(checkShippedCheckpoints(mixed, tok, empty)).rejects.toThrow(/^spec\.model\.init = 'base' but no base checkpoint ships for preset 'mini'/);
+    await expect(checkShippedCheckpoints(mixed, tok, empty)).rejects.toThrow(
+      /^spec\.model\.init = 'base' but no base checkpoint ships for preset 'mini'/,
+    );
     await expect(checkShippedCheckpoints(mixed, tok, empty, true)).resolves.toBeUndefined();
   });
 
@@ -122,6 +145,8 @@ describe("model.init 'base' without --base: the shipped base must load (no silen
     writeFileSync(spec, JSON.stringify({ ...quick, name: 'tiny-base', model: { preset: 'tiny', init: 'base' } }));
     const r = cli(['run', '--spec', spec, '--out', mkdtempSync(join(tmpdir(), 'hlab-out-'))]);
     expect(r.status).toBe(2);
-    expect(r.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^error: spec\.model\.init = 'base' but no base checkpoint ships for preset 'tiny'/)]);
+    expect(r.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(/^error: spec\.model\.init = 'base' but no base checkpoint ships for preset 'tiny'/),
+    ]);
   });
 });

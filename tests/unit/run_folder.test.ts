@@ -23,7 +23,13 @@ const ROOT = new URL('../..', import.meta.url).pathname;
 const PUBLIC = join(ROOT, 'public');
 const tok = shippedTokenizer();
 const noBrowser = { ...process.env, HLAB_CHROMIUM: '/nonexistent/chrome' };
-const cli = (args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { cwd: ROOT, encoding: 'utf8', timeout: 120_000, env: noBrowser });
+const cli = (args: string[]) =>
+  spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    timeout: 120_000,
+    env: noBrowser,
+  });
 
 const smoke = structuredClone(SMOKE_SPEC_JSON);
 const segment: RunSegment = {
@@ -104,7 +110,9 @@ describe('hlab run --resume checks the folder before any browser starts', () => 
     const before = snapshot(out);
     const r = cli(['run', '--spec', specFile({ ...smoke, rl: { ...smoke.rl, lr: 0.0002 } }), '--out', out, '--resume']);
     expect(r.status).toBe(2);
-    expect(r.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^error: --resume: spec\.rl\.lr differs from the run in .*: 0\.0001 there, 0\.0002 now; /)]);
+    expect(r.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(/^error: --resume: spec\.rl\.lr differs from the run in .*: 0\.0001 there, 0\.0002 now; /),
+    ]);
     expect(snapshot(out)).toEqual(before);
   });
 
@@ -137,12 +145,20 @@ describe('hlab run --resume checks the folder before any browser starts', () => 
       metricHistory: { segments: [segment] },
     } as unknown as Parameters<typeof checkResume>[1];
     expect(() => checkResume(out, manifest, spec, now)).not.toThrow();
-    expect(() => checkResume(out, manifest, spec, { ...now, evaluationSet: { digest: 'f'.repeat(64), description: 'in-space d=1: 1/137' } })).toThrow(
+    expect(() =>
+      checkResume(out, manifest, spec, { ...now, evaluationSet: { digest: 'f'.repeat(64), description: 'in-space d=1: 1/137' } }),
+    ).toThrow(
       /^--resume: the evaluation set differs from the run in .*: 'in-space: \d+ configurations, \d+ infeasible cells left out' \(digest [0-9a-f]{12}\) there, 'in-space d=1: 1\/137' \(digest ffffffffffff\) now/,
     );
-    expect(() => checkResume(out, manifest, spec, { ...now, spec: { ...now.spec, digest: 'e'.repeat(64) } })).toThrow(/^--resume: the spec digest \(run\.json\) differs/);
-    const moved = { ...manifest, metricHistory: { segments: [{ ...segment, engine: 'webgpu' }] } } as unknown as Parameters<typeof checkResume>[1];
-    expect(() => checkResume(out, moved, spec, now)).toThrow(/^--resume: segment 1 differs from the run in .*: wasm from .* there, webgpu from .* now/);
+    expect(() => checkResume(out, manifest, spec, { ...now, spec: { ...now.spec, digest: 'e'.repeat(64) } })).toThrow(
+      /^--resume: the spec digest \(run\.json\) differs/,
+    );
+    const moved = { ...manifest, metricHistory: { segments: [{ ...segment, engine: 'webgpu' }] } } as unknown as Parameters<
+      typeof checkResume
+    >[1];
+    expect(() => checkResume(out, moved, spec, now)).toThrow(
+      /^--resume: segment 1 differs from the run in .*: wasm from .* there, webgpu from .* now/,
+    );
     const bare = await runFolder(smoke, false);
     expect(() => checkResume(bare, moved, spec, { ...now, evaluationSet: { digest: 'f'.repeat(64), description: 'x' } })).not.toThrow();
   });
@@ -177,7 +193,11 @@ describe('hlab run without --resume never overwrites a run silently', () => {
     const aside = readdirSync(out).filter((f) => f.startsWith('earlier-'));
     expect(aside).toHaveLength(1);
     expect(snapshot(join(out, aside[0]))).toEqual(before);
-    expect(JSON.parse(readFileSync(join(out, 'run.json'), 'utf8'))).toMatchObject({ runId: 'run-next', spec: { name: 'next' }, segments: [] });
+    expect(JSON.parse(readFileSync(join(out, 'run.json'), 'utf8'))).toMatchObject({
+      runId: 'run-next',
+      spec: { name: 'next' },
+      segments: [],
+    });
   });
 });
 
@@ -201,9 +221,14 @@ describe('--base that is not a readable file is one line, exit 2', () => {
   it("a random file: the 'bad magic' shows its bytes escaped, on one line", () => {
     const dir = mkdtempSync(join(tmpdir(), 'hlab-base-'));
     const file = join(dir, 'random.bin');
-    writeFileSync(file, Uint8Array.from([0x1b, 0x5b, 0x32, 0x4a, 0x0a, 0xff, 0xfe, 0x00, ...Array.from({ length: 64 }, (_, i) => (i * 37) & 0xff)]));
+    writeFileSync(
+      file,
+      Uint8Array.from([0x1b, 0x5b, 0x32, 0x4a, 0x0a, 0xff, 0xfe, 0x00, ...Array.from({ length: 64 }, (_, i) => (i * 37) & 0xff)]),
+    );
     const r = cli(['run', '--spec', specFile(smoke), '--out', join(dir, 'o'), '--base', file]);
     expect(r.status).toBe(2);
-    expect(r.stderr.trim().split('\n')).toEqual([`error: --base ${file}: base checkpoint: bad magic "\\x1b[2J\\x0a\\xff\\xfe\\x00", expected HLBASE01`]);
+    expect(r.stderr.trim().split('\n')).toEqual([
+      `error: --base ${file}: base checkpoint: bad magic "\\x1b[2J\\x0a\\xff\\xfe\\x00", expected HLBASE01`,
+    ]);
   });
 });

@@ -74,21 +74,34 @@ describe('starting checkpoint (spec.model.init)', () => {
   it("spec.model.exposure picks public/base-<preset>-<exposure>.ckpt, recorded in results; leaveOutMixOf adds that base's mix to what in-space leaves out", async () => {
     // The narrow file served with the shipped bytes: which URL is asked is what is under test.
     const shipped = readFileSync(join(PUBLIC, 'base-mini.ckpt'));
-    const served = (urls: string[]) => async (url: string) => (urls.includes(url) ? new Response(shipped) : new Response(null, { status: 404 }));
+    const served = (urls: string[]) => async (url: string) =>
+      urls.includes(url) ? new Response(shipped) : new Response(null, { status: 404 });
     const narrow = parseSpec({ ...getPreset('main'), model: { preset: 'mini', init: 'base', exposure: 'narrow' } }, 'narrow');
     const loads = await loadStartingCheckpoints(narrow, undefined, served(['/base-mini-narrow.ckpt']));
     expect(start(narrow, 0, loads).source).toMatch(/^base checkpoint public\/base-mini-narrow\.ckpt /);
     expect(startingBases(narrow, loads).bases).toEqual([
-      { preset: 'mini', exposure: 'narrow', file: 'public/base-mini-narrow.ckpt', digest: expect.stringMatching(/^[0-9a-f]{64}$/), mix: expect.stringMatching(/^mix 'base:0\.25/) },
+      {
+        preset: 'mini',
+        exposure: 'narrow',
+        file: 'public/base-mini-narrow.ckpt',
+        digest: expect.stringMatching(/^[0-9a-f]{64}$/),
+        mix: expect.stringMatching(/^mix 'base:0\.25/),
+      },
     ]);
     expect(startingBases(spec, await loadStartingCheckpoints(spec, undefined, fromDisk())).bases?.[0].exposure).toBe('broad');
     const none = await loadStartingCheckpoints(narrow, undefined, served([]));
-    expect(() => start(narrow, 0, none)).toThrow(/no base checkpoint ships for preset 'mini' with exposure 'narrow'\): build it with the rebuild command in docs\/PRETRAIN\.md/);
+    expect(() => start(narrow, 0, none)).toThrow(
+      /no base checkpoint ships for preset 'mini' with exposure 'narrow'\): build it with the rebuild command in docs\/PRETRAIN\.md/,
+    );
 
     // A scratch run that leaves out the broad base's mix draws its in-space set as the broad base's runs do.
     const ev = getPreset('main').evaluation as { inSpace: object };
     const scratch = parseSpec(
-      { ...getPreset('main'), model: { preset: 'mini', init: 'scratch' }, evaluation: { ...ev, inSpace: { ...ev.inSpace, leaveOutMixOf: ['broad'] } } },
+      {
+        ...getPreset('main'),
+        model: { preset: 'mini', init: 'scratch' },
+        evaluation: { ...ev, inSpace: { ...ev.inSpace, leaveOutMixOf: ['broad'] } },
+      },
       's',
     );
     const leaveOut = await loadLeaveOutCheckpoints(scratch, fromDisk());
@@ -98,6 +111,8 @@ describe('starting checkpoint (spec.model.init)', () => {
     expect(m.ids).toEqual(broadMix.ids);
     expect(m.label).toMatch(/^mix 'base:0\.25/);
     const missing = await loadLeaveOutCheckpoints(scratch, served([]));
-    expect(() => baseMix(scratch, new Map(), missing)).toThrow(/^spec\.evaluation\.inSpace\.leaveOutMixOf: the base mini-broad cannot be loaded/);
+    expect(() => baseMix(scratch, new Map(), missing)).toThrow(
+      /^spec\.evaluation\.inSpace\.leaveOutMixOf: the base mini-broad cannot be loaded/,
+    );
   });
 });

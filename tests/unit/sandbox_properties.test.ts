@@ -27,7 +27,10 @@ const callArb: fc.Arbitrary<ToolCall> = fc.oneof(
   fc.record({ tool: fc.constant('search'), args: fc.record({ query: fc.constantFrom('a', 'line', 'c.t', ''), path: pathArb }) }),
   fc.record({
     tool: fc.constantFrom(...TOOL_NAMES, 'rm', '__proto__'),
-    args: fc.dictionary(fc.constantFrom('path', 'x', 'content'), fc.oneof(pathArb, fc.integer() as fc.Arbitrary<unknown> as fc.Arbitrary<string>)),
+    args: fc.dictionary(
+      fc.constantFrom('path', 'x', 'content'),
+      fc.oneof(pathArb, fc.integer() as fc.Arbitrary<unknown> as fc.Arbitrary<string>),
+    ),
   }),
 ) as fc.Arbitrary<ToolCall>;
 

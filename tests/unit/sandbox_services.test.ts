@@ -1,6 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { eventLine, formatCsv, formatEvents, formatMail, formatTodos, normText, parseCsv, parseEvents, parseMail, parseTodos, sameEvent } from '../../src/sandbox/services';
+import {
+  eventLine,
+  formatCsv,
+  formatEvents,
+  formatMail,
+  formatTodos,
+  normText,
+  parseCsv,
+  parseEvents,
+  parseMail,
+  parseTodos,
+  sameEvent,
+} from '../../src/sandbox/services';
 
 // Cells without surrounding whitespace (the parser trims unquoted cells, as a human would).
 const cell = fc.string({ maxLength: 8 }).filter((s) => s.trim() === s && s.length > 0);
@@ -11,7 +23,12 @@ describe('service formats', () => {
       fc.property(
         fc
           .integer({ min: 1, max: 4 })
-          .chain((w) => fc.tuple(fc.array(cell, { minLength: w, maxLength: w }), fc.array(fc.array(cell, { minLength: w, maxLength: w }), { maxLength: 4 }))),
+          .chain((w) =>
+            fc.tuple(
+              fc.array(cell, { minLength: w, maxLength: w }),
+              fc.array(fc.array(cell, { minLength: w, maxLength: w }), { maxLength: 4 }),
+            ),
+          ),
         ([header, rows]) => {
           const t = parseCsv(formatCsv(header, rows));
           expect(t.header).toEqual(header);

@@ -49,7 +49,12 @@ describe('unreadable file names', () => {
       expect(() => normalizePath(name)).toThrow(new RegExp(`contains ${cp.replace('+', '\\+')}`));
       const sb = seeded();
       const before = sb.state();
-      for (const call of [c('write', { path: name, content: 'x' }), c('read', { path: name }), c('move', { from: '/z.csv', to: name }), c('mkdir', { path: name })]) {
+      for (const call of [
+        c('write', { path: name, content: 'x' }),
+        c('read', { path: name }),
+        c('move', { from: '/z.csv', to: name }),
+        c('mkdir', { path: name }),
+      ]) {
         expect(sb.exec(call).error?.code, `${call.tool} ${JSON.stringify(name)}`).toBe('invalid_path');
       }
       expect(sb.state()).toEqual(before);

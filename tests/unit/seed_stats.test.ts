@@ -12,10 +12,18 @@ const sigmoid = (x: number) => 1 / (1 + Math.exp(-x));
  * a shared difficulty; outcomes Bernoulli. Tasks differ per seed (as testTasks), configurations
  * are fixed (as the in-space set). Returns cells in both shapes: the old rule's and the new one's.
  */
-function simulateNull(rng: Rng, o: { seeds: number; configs: number; tasks: number; samples: number; run: number; configArm: number; effect?: number }) {
+function simulateNull(
+  rng: Rng,
+  o: { seeds: number; configs: number; tasks: number; samples: number; run: number; configArm: number; effect?: number },
+) {
   const paired: PairedCell[] = [];
   const diffs: DiffCell[] = [];
-  const configs = Array.from({ length: o.configs }, (_, c) => ({ id: `c${c}`, v: 0.8 * rng.normal(), wA: o.configArm * rng.normal(), wB: o.configArm * rng.normal() }));
+  const configs = Array.from({ length: o.configs }, (_, c) => ({
+    id: `c${c}`,
+    v: 0.8 * rng.normal(),
+    wA: o.configArm * rng.normal(),
+    wB: o.configArm * rng.normal(),
+  }));
   for (let s = 0; s < o.seeds; s++) {
     const uA = o.run * rng.normal();
     const uB = o.run * rng.normal() + (o.effect ?? 0);
@@ -26,7 +34,14 @@ function simulateNull(rng: Rng, o: { seeds: number; configs: number; tasks: numb
         for (let j = 0; j < o.samples; j++) {
           const a = rng.float() < sigmoid(k + c.v + c.wA + uA);
           const b = rng.float() < sigmoid(k + c.v + c.wB + uB);
-          paired.push({ run: s, taskId: task, harnessId: c.id, sample: j, before: { pass: a, score: a ? 1 : 0 }, after: { pass: b, score: b ? 1 : 0 } });
+          paired.push({
+            run: s,
+            taskId: task,
+            harnessId: c.id,
+            sample: j,
+            before: { pass: a, score: a ? 1 : 0 },
+            after: { pass: b, score: b ? 1 : 0 },
+          });
           diffs.push({ seed: s, config: c.id, taskId: task, diff: (b ? 1 : 0) - (a ? 1 : 0) });
         }
     }

@@ -30,7 +30,11 @@ describe('hlab serve protocol (in-process host)', () => {
   let call: ReturnType<typeof client>;
   let clock = 1_000_000;
   beforeAll(async () => {
-    s = await startServer({ workers: 0, now: () => clock, limits: { maxEpisodes: 5, maxTurns: 50, idleMs: 60_000, maxActionChars: 1000, maxBodyBytes: 8192 } });
+    s = await startServer({
+      workers: 0,
+      now: () => clock,
+      limits: { maxEpisodes: 5, maxTurns: 50, idleMs: 60_000, maxActionChars: 1000, maxBodyBytes: 8192 },
+    });
     call = client(s);
   });
   afterAll(() => s.close());
@@ -152,7 +156,8 @@ describe('hlab serve protocol (in-process host)', () => {
 
   it('refuses episodes beyond maxEpisodes with 429, and idle episodes expire on the injected clock', async () => {
     const ids: string[] = [];
-    for (let i = 0; i < 5; i++) ids.push((await call('POST', '/v1/episodes', { suite: 'errands', harness: 'bb-assistant', seed: i })).body.episodeId);
+    for (let i = 0; i < 5; i++)
+      ids.push((await call('POST', '/v1/episodes', { suite: 'errands', harness: 'bb-assistant', seed: i })).body.episodeId);
     const over = await call('POST', '/v1/episodes', { suite: 'errands', harness: 'bb-assistant' });
     expect(over).toMatchObject({ status: 429, body: { field: 'episodes' } });
     clock += 30_000;
@@ -195,7 +200,14 @@ describe('hlab serve auth, workers, shutdown', () => {
       armed.add(fire);
       return () => armed.delete(fire);
     };
-    const s = await startServer({ workers: 2, watchdogMs: 15_000, maxRetries: 0, stallAction: STALL, log: (l) => logged.push(l), startWatchdog });
+    const s = await startServer({
+      workers: 2,
+      watchdogMs: 15_000,
+      maxRetries: 0,
+      stallAction: STALL,
+      log: (l) => logged.push(l),
+      startWatchdog,
+    });
     const call = client(s);
     try {
       const slow = await call('POST', '/v1/episodes', { suite: 'workspace', task: 5, harness: 'S0-T0-O0-C0-W0' });
@@ -206,7 +218,8 @@ describe('hlab serve auth, workers, shutdown', () => {
         const c = await call('POST', '/v1/episodes', { suite: 'errands', harness: 'bb-coding-cli', seed: e, maxTurns: 3 });
         expect(c.status).toBe(201);
         let r: Answer | undefined;
-        for (let t = 0; t < 3; t++) r = await call('POST', `/v1/episodes/${c.body.episodeId}/step`, { action: '{"tool":"LS","args":{"path":"/"}}' });
+        for (let t = 0; t < 3; t++)
+          r = await call('POST', `/v1/episodes/${c.body.episodeId}/step`, { action: '{"tool":"LS","args":{"path":"/"}}' });
         expect(r!.body.done).toBe(true);
       }
       expect(slowSettled).toBe(false);
@@ -218,7 +231,9 @@ describe('hlab serve auth, workers, shutdown', () => {
       const r = await slowStep; // the watchdog replaces the worker; no retries here, so a 503
       expect(r.status).toBe(503);
       expect(r.body.code).toBe('internal');
-      expect(logged).toEqual([expect.stringMatching(/^\[serve\] internal error on POST \/v1\/episodes\/.*\/step: Error: job exceeded the 15000 ms watchdog/)]);
+      expect(logged).toEqual([
+        expect.stringMatching(/^\[serve\] internal error on POST \/v1\/episodes\/.*\/step: Error: job exceeded the 15000 ms watchdog/),
+      ]);
       // The episode is still at turn 0 and usable on a fresh worker.
       const ok = await call('POST', `/v1/episodes/${slow.body.episodeId}/step`, { action: '{"tool":"list","args":{}}' });
       expect(ok).toMatchObject({ status: 200, body: { turn: 1 } });
@@ -325,11 +340,15 @@ describe('hlab serve CLI', () => {
         (e: Error) => ({ status: 0, body: { error: String(e.cause ?? e) } }),
       );
     // Episodes in play, then a burst of creations and steps in flight when SIGTERM comes.
-    const live = await Promise.all(Array.from({ length: 8 }, (_, i) => post('/v1/episodes', { suite: 'workspace', task: i, harness: 'S0-T0-O0-C0-W0', maxTurns: 20 })));
+    const live = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => post('/v1/episodes', { suite: 'workspace', task: i, harness: 'S0-T0-O0-C0-W0', maxTurns: 20 })),
+    );
     expect(live.every((r) => r.status === 201)).toBe(true);
     const burst = [
       ...Array.from({ length: 24 }, (_, i) => post('/v1/episodes', { suite: 'errands', task: i, harness: 'S1-T1-O1-C1-W1', maxTurns: 20 })),
-      ...live.map((r) => post(`/v1/episodes/${r.body.episodeId}/step`, { action: 'Plan: look around\n<call tool="list"><dir>/</dir></call>' })),
+      ...live.map((r) =>
+        post(`/v1/episodes/${r.body.episodeId}/step`, { action: 'Plan: look around\n<call tool="list"><dir>/</dir></call>' }),
+      ),
     ];
     // The signal comes once the first answer is back: the rest are being served or queued.
     await Promise.race(burst);
@@ -383,7 +402,11 @@ describe('hlab serve under abuse', () => {
   it('a body that stalls is refused (408) and its connection closed well before the request timeout', async () => {
     const s = await startServer({ workers: 0, limits: { bodyTimeoutMs: 300 } });
     try {
-      const x = rawExchange(s.url, 'POST /v1/episodes HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n', '{"suite":');
+      const x = rawExchange(
+        s.url,
+        'POST /v1/episodes HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n',
+        '{"suite":',
+      );
       const a = await x.answer;
       expect(a.status).toBe(408);
       expect(a.text).toContain('"code":"body_timeout"');
@@ -399,7 +422,8 @@ describe('hlab serve never answers garbage with a 5xx', () => {
     const { Rng } = await import('../../src/util/rng');
     const s = await startServer({ workers: 0, limits: { maxBodyBytes: 4096 } });
     const rng = new Rng(2024);
-    const ep = (await client(s)('POST', '/v1/episodes', { suite: 'workspace', task: 5, harness: 'S0-T0-O0-C0-W0', maxTurns: 50 })).body.episodeId as string;
+    const ep = (await client(s)('POST', '/v1/episodes', { suite: 'workspace', task: 5, harness: 'S0-T0-O0-C0-W0', maxTurns: 50 })).body
+      .episodeId as string;
     const pieces = [
       'v1',
       'episodes',
@@ -439,7 +463,11 @@ describe('hlab serve never answers garbage with a 5xx', () => {
         const path = '/' + Array.from({ length: 1 + rng.int(4) }, () => rng.pick(pieces)).join('/');
         const method = rng.pick(['GET', 'POST', 'DELETE', 'PUT', 'PATCH', 'OPTIONS']);
         const body = method === 'GET' || method === 'OPTIONS' ? undefined : rng.pick(bodies);
-        const res = await fetch(s.url + path, { method, body, headers: { 'content-type': rng.pick(['application/json', 'text/plain', 'x/y']) } });
+        const res = await fetch(s.url + path, {
+          method,
+          body,
+          headers: { 'content-type': rng.pick(['application/json', 'text/plain', 'x/y']) },
+        });
         const text = await res.text();
         expect({ path, method, status: res.status < 500 }).toEqual({ path, method, status: true });
         expect(() => JSON.parse(text)).not.toThrow();

@@ -13,7 +13,10 @@ const TOKEN = 'python-client-token';
 /** python3 (standard library only) running integrations/test_hlab_client.py against the real server. */
 function python(env: Record<string, string>): Promise<{ code: number | null; out: string }> {
   return new Promise((res, rej) => {
-    const p = spawn('python3', ['-B', 'integrations/test_hlab_client.py'], { cwd: ROOT, env: { ...process.env, ...env, PYTHONDONTWRITEBYTECODE: '1' } });
+    const p = spawn('python3', ['-B', 'integrations/test_hlab_client.py'], {
+      cwd: ROOT,
+      env: { ...process.env, ...env, PYTHONDONTWRITEBYTECODE: '1' },
+    });
     let out = '';
     p.stdout.on('data', (d) => (out += d));
     p.stderr.on('data', (d) => (out += d));

@@ -60,7 +60,12 @@ describe('set-up commands', () => {
   it('as a user: through sudo; without sudo a clear failure', () => {
     const r = install(1000, ['apt-get', 'sudo']);
     expect(r.status).toBe(0);
-    expect(r.calls).toEqual(['sudo apt-get update -qq', 'apt-get update -qq', 'sudo apt-get install -y -qq chromium', 'apt-get install -y -qq chromium']);
+    expect(r.calls).toEqual([
+      'sudo apt-get update -qq',
+      'apt-get update -qq',
+      'sudo apt-get install -y -qq chromium',
+      'apt-get install -y -qq chromium',
+    ]);
     const none = install(1000, ['apt-get']);
     expect(none.status).toBe(1);
     expect(none.calls).toEqual([]);

@@ -66,7 +66,8 @@ function excesses(): Map<string, number> {
     const text = readFileSync(join(ROOT, path), 'utf8');
     const n = lineCount(text);
     if (n > MAX_FILE_LINES) found.set(path, n);
-    for (const f of functionSpans(path, text)) if (f.lines > MAX_FUNCTION_LINES) found.set(`${path}:${f.name}`, Math.max(f.lines, found.get(`${path}:${f.name}`) ?? 0));
+    for (const f of functionSpans(path, text))
+      if (f.lines > MAX_FUNCTION_LINES) found.set(`${path}:${f.name}`, Math.max(f.lines, found.get(`${path}:${f.name}`) ?? 0));
   }
   return found;
 }

@@ -262,6 +262,8 @@ describe('export file', () => {
     expect((await asyncErrorOf(decodeExportFile(t2))).message).toContain('manifest SHA-256 mismatch');
     expect((await asyncErrorOf(decodeExportFile(file.subarray(0, file.length - 4)))).message).toContain('truncated');
     expect((await asyncErrorOf(decodeExportFile(file.subarray(0, 20)))).message).toContain('shorter than the 48-byte header');
-    expect((await asyncErrorOf(decodeExportFile(new TextEncoder().encode('not a checkpoint at all, just some text here....')))).message).toContain('magic');
+    expect(
+      (await asyncErrorOf(decodeExportFile(new TextEncoder().encode('not a checkpoint at all, just some text here....')))).message,
+    ).toContain('magic');
   });
 });

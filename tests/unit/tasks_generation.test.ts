@@ -20,7 +20,11 @@ describe('task generation', () => {
         for (const tier of TIERS) {
           const a = s.generate(f.name, tier, 123);
           expect(JSON.stringify(s.generate(f.name, tier, 123))).toBe(JSON.stringify(a));
-          const variants = new Set([123, 124, 125, 126, 127].map((seed) => JSON.stringify([s.generate(f.name, tier, seed).instruction, s.generate(f.name, tier, seed).initial])));
+          const variants = new Set(
+            [123, 124, 125, 126, 127].map((seed) =>
+              JSON.stringify([s.generate(f.name, tier, seed).instruction, s.generate(f.name, tier, seed).initial]),
+            ),
+          );
           expect(variants.size, `${f.name} t${tier}`).toBeGreaterThanOrEqual(4);
           expect(a.id).toBe(`${s.name}/${f.name}/t${tier}/123`);
           expect(a.needsStateTracking).toBe(f.needsStateTracking);
@@ -41,9 +45,13 @@ describe('task generation', () => {
     expect(() => SUITES.workspace.generate('nope', 1, 0)).toThrow(/unknown family 'nope'.*csv-sum/);
     expect(() => SUITES.errands.generate('recall', 4 as never, 0)).toThrow(/tier must be 1, 2 or 3, got 4/);
     expect(() => SUITES.errands.generate('recall', 1, -1)).toThrow(/seed/);
-    expect(() => SUITES.errands.verify(SUITES.workspace.generate('csv-sum', 1, 0), { version: 1, files: {}, dirs: ['/'] }, { steps: [], answer: null })).toThrow(
-      /belongs to suite 'workspace'/,
-    );
+    expect(() =>
+      SUITES.errands.verify(
+        SUITES.workspace.generate('csv-sum', 1, 0),
+        { version: 1, files: {}, dirs: ['/'] },
+        { steps: [], answer: null },
+      ),
+    ).toThrow(/belongs to suite 'workspace'/);
   });
 
   it('getSuite names the unknown suite and the allowed ones; taskFromId inverts Task.id', () => {

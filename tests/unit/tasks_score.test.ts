@@ -42,7 +42,8 @@ function solverPrefix(suite: TaskSuite, task: Task, stopAfter = Infinity): { fil
   throw new Error(`${task.id}: solver did not finish`);
 }
 
-const verifyFiles = (suite: TaskSuite, task: Task, files: Files, answer: string | null) => suite.verify(task, stateOf(files), { steps: [], answer });
+const verifyFiles = (suite: TaskSuite, task: Task, files: Files, answer: string | null) =>
+  suite.verify(task, stateOf(files), { steps: [], answer });
 
 /**
  * Damage that keeps the progress checks' outcomes: delete a file the full solution leaves
@@ -74,76 +75,87 @@ function damage(task: Task, files: Files, done: Files): Files | null {
 }
 
 describe.each(Object.values(SUITES).map((s) => [s.name, s] as const))('suite %s: partial-credit score', (_, suite) => {
-  it.each(suite.families.map((f) => [f.name] as const))('%s: nothing → 0, expert → 1, partial in (0, 1), damage < the same progress without', (name) => {
-    let partials = 0;
-    let damaged = 0;
-    for (const tier of TIERS) {
-      for (const seed of SEEDS) {
-        const task = suite.generate(name, tier, seed);
-        for (const answer of [null, 'done', '']) {
-          const v = suite.verify(task, task.initial, { steps: [], answer });
-          expect(
-            v.score,
-            `${task.id}: nothing, answer ${JSON.stringify(answer)}; passing progress checks: ${v.checks.filter((c) => c.kind === 'progress' && c.pass).map((c) => c.name)}`,
-          ).toBe(0);
-          expect(v.preserved, `${task.id}: the initial state breaks no preservation check`).toBe(true);
-        }
-        const run = runSolver(suite, task);
-        expect(run.verification.score, task.id).toBe(1);
-        expect(run.verification.pass).toBe(true);
+  it.each(suite.families.map((f) => [f.name] as const))(
+    '%s: nothing → 0, expert → 1, partial in (0, 1), damage < the same progress without',
+    (name) => {
+      let partials = 0;
+      let damaged = 0;
+      for (const tier of TIERS) {
+        for (const seed of SEEDS) {
+          const task = suite.generate(name, tier, seed);
+          for (const answer of [null, 'done', '']) {
+            const v = suite.verify(task, task.initial, { steps: [], answer });
+            expect(
+              v.score,
+              `${task.id}: nothing, answer ${JSON.stringify(answer)}; passing progress checks: ${v.checks.filter((c) => c.kind === 'progress' && c.pass).map((c) => c.name)}`,
+            ).toBe(0);
+            expect(v.preserved, `${task.id}: the initial state breaks no preservation check`).toBe(true);
+          }
+          const run = runSolver(suite, task);
+          expect(run.verification.score, task.id).toBe(1);
+          expect(run.verification.pass).toBe(true);
 
-        const full = solverPrefix(suite, task);
-        const between = (score: number) => score > 0 && score < 1;
-        // All the work without finish (and so without the final answer).
-        const unfinished = verifyFiles(suite, task, full.files, null);
-        expect(unfinished.score, `${task.id}: all the work without finish`).toBe(UNFINISHED_FACTOR * unfinished.progress);
-        expect(unfinished.score).toBeLessThan(1);
-        if (between(unfinished.score)) partials++;
-        // Every written output present but wrong.
-        const garbled = { ...full.files };
-        const outs = Object.keys(full.files).filter((p) => task.initial.files[p] === undefined && !Object.values(task.initial.files).includes(full.files[p]));
-        for (const p of outs) garbled[p] = 'x\n';
-        if (outs.length) {
-          const v = verifyFiles(suite, task, garbled, full.answer);
-          expect(v.score, `${task.id}: outputs garbled`).toBeLessThan(1);
-          if (between(v.score)) partials++;
-        }
-        if (full.changes >= 2) {
-          const first = solverPrefix(suite, task, 1);
-          const v = verifyFiles(suite, task, first.files, full.answer);
-          expect(v.preserved, `${task.id}: the solver's first step harms nothing`).toBe(true);
-          expect(v.score, `${task.id}: first of ${full.changes} changes`).toBeGreaterThan(0);
-          expect(v.score, `${task.id}: first of ${full.changes} changes`).toBeLessThan(1);
-          partials++;
-        }
+          const full = solverPrefix(suite, task);
+          const between = (score: number) => score > 0 && score < 1;
+          // All the work without finish (and so without the final answer).
+          const unfinished = verifyFiles(suite, task, full.files, null);
+          expect(unfinished.score, `${task.id}: all the work without finish`).toBe(UNFINISHED_FACTOR * unfinished.progress);
+          expect(unfinished.score).toBeLessThan(1);
+          if (between(unfinished.score)) partials++;
+          // Every written output present but wrong.
+          const garbled = { ...full.files };
+          const outs = Object.keys(full.files).filter(
+            (p) => task.initial.files[p] === undefined && !Object.values(task.initial.files).includes(full.files[p]),
+          );
+          for (const p of outs) garbled[p] = 'x\n';
+          if (outs.length) {
+            const v = verifyFiles(suite, task, garbled, full.answer);
+            expect(v.score, `${task.id}: outputs garbled`).toBeLessThan(1);
+            if (between(v.score)) partials++;
+          }
+          if (full.changes >= 2) {
+            const first = solverPrefix(suite, task, 1);
+            const v = verifyFiles(suite, task, first.files, full.answer);
+            expect(v.preserved, `${task.id}: the solver's first step harms nothing`).toBe(true);
+            expect(v.score, `${task.id}: first of ${full.changes} changes`).toBeGreaterThan(0);
+            expect(v.score, `${task.id}: first of ${full.changes} changes`).toBeLessThan(1);
+            partials++;
+          }
 
-        for (const state of [full, full.changes >= 2 ? solverPrefix(suite, task, 1) : null]) {
-          if (!state) continue;
-          const hurt = damage(task, state.files, full.files);
-          if (!hurt) continue;
-          const clean = verifyFiles(suite, task, state.files, full.answer);
-          const bad = verifyFiles(suite, task, hurt, full.answer);
-          expect(bad.progress, `${task.id}: damage leaves progress as it was`).toBe(clean.progress);
-          expect(bad.preserved, `${task.id}: damage is seen`).toBe(false);
-          expect(bad.score, `${task.id}: damage scores below the same progress`).toBeLessThan(clean.score);
-          expect(bad.score).toBeCloseTo(clean.score * PRESERVATION_PENALTY, 12);
-          damaged++;
+          for (const state of [full, full.changes >= 2 ? solverPrefix(suite, task, 1) : null]) {
+            if (!state) continue;
+            const hurt = damage(task, state.files, full.files);
+            if (!hurt) continue;
+            const clean = verifyFiles(suite, task, state.files, full.answer);
+            const bad = verifyFiles(suite, task, hurt, full.answer);
+            expect(bad.progress, `${task.id}: damage leaves progress as it was`).toBe(clean.progress);
+            expect(bad.preserved, `${task.id}: damage is seen`).toBe(false);
+            expect(bad.score, `${task.id}: damage scores below the same progress`).toBeLessThan(clean.score);
+            expect(bad.score).toBeCloseTo(clean.score * PRESERVATION_PENALTY, 12);
+            damaged++;
+          }
         }
       }
-    }
-    // Every family has multi-step tiers and something to protect at some tier.
-    expect(partials, name).toBeGreaterThanOrEqual(6);
-    expect(damaged, name).toBeGreaterThanOrEqual(6);
-  });
+      // Every family has multi-step tiers and something to protect at some tier.
+      expect(partials, name).toBeGreaterThanOrEqual(6);
+      expect(damaged, name).toBeGreaterThanOrEqual(6);
+    },
+  );
 });
 
 describe('verification: the score formula', () => {
   const chk = (kind: 'progress' | 'preservation' | 'completion', pass: boolean, i = 0) => ({ name: `${kind}${i}`, kind, pass });
 
   it('hand-computed cases', () => {
-    expect(verification([chk('progress', true), chk('progress', false), chk('preservation', true), chk('completion', true)]).score).toBe(0.5);
-    expect(verification([chk('progress', true), chk('progress', false), chk('preservation', false), chk('completion', true)]).score).toBe(0.5 * PRESERVATION_PENALTY);
-    expect(verification([chk('progress', true), chk('preservation', false), chk('completion', false)]).score).toBe(PRESERVATION_PENALTY * UNFINISHED_FACTOR);
+    expect(verification([chk('progress', true), chk('progress', false), chk('preservation', true), chk('completion', true)]).score).toBe(
+      0.5,
+    );
+    expect(verification([chk('progress', true), chk('progress', false), chk('preservation', false), chk('completion', true)]).score).toBe(
+      0.5 * PRESERVATION_PENALTY,
+    );
+    expect(verification([chk('progress', true), chk('preservation', false), chk('completion', false)]).score).toBe(
+      PRESERVATION_PENALTY * UNFINISHED_FACTOR,
+    );
     expect(verification([chk('progress', false), chk('preservation', true), chk('completion', true)]).score).toBe(0);
     expect(verification([]).pass).toBe(false);
     expect(() => verification([chk('preservation', true), chk('completion', true)])).toThrow(/no progress check/);

@@ -13,7 +13,9 @@ import { BASE_HARNESS } from '../../src/design/space';
 import { Tokenizer, type TokenizerFile } from '../../src/model/tokenizer';
 import { encodeAction } from '../../src/episode/rows';
 
-const tok = Tokenizer.fromJSON(JSON.parse(readFileSync(new URL('../../public/tokenizer-v2.json', import.meta.url), 'utf8')) as TokenizerFile);
+const tok = Tokenizer.fromJSON(
+  JSON.parse(readFileSync(new URL('../../public/tokenizer-v2.json', import.meta.url), 'utf8')) as TokenizerFile,
+);
 const SEEDS = [0, 1, 2, 3, 5, 8, 13, 21, TRAIN_SEEDS.to, TEST_SEEDS.from, TEST_SEEDS.from + 7, TEST_SEEDS.from + 99];
 /**
  * The longest tier-1 action allowed under the base harness, in tokens (end token included):
@@ -35,7 +37,12 @@ describe.each(Object.values(SUITES).map((s) => [s.name, s] as const))('suite %s:
       const seen: string[] = [task.instruction];
       for (const { call, result } of run.transcript.steps) {
         if (!call) continue;
-        const out = call.tool === 'write' || call.tool === 'append' ? call.args.content.trim() : call.tool === 'finish' ? (call.args.answer ?? '').trim() : null;
+        const out =
+          call.tool === 'write' || call.tool === 'append'
+            ? call.args.content.trim()
+            : call.tool === 'finish'
+              ? (call.args.answer ?? '').trim()
+              : null;
         if (out !== null && !(call.tool === 'finish' && FIXED.has(out))) {
           const copied = seen.some((s) => s.includes(out));
           if (name === 'replace-text') {
@@ -52,7 +59,8 @@ describe.each(Object.values(SUITES).map((s) => [s.name, s] as const))('suite %s:
 
       const ep = runExpertEpisode(task, BASE_HARNESS, { suite });
       expect(ep.pass, task.id).toBe(true);
-      for (const t of ep.turns) expect(encodeAction(tok, t.action).length, `${task.id}: ${t.action}`).toBeLessThanOrEqual(maxActionTokens(name));
+      for (const t of ep.turns)
+        expect(encodeAction(tok, t.action).length, `${task.id}: ${t.action}`).toBeLessThanOrEqual(maxActionTokens(name));
     }
   });
 });

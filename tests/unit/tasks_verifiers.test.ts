@@ -28,7 +28,8 @@ const edit = (files: Files, path: string, content: string | undefined): Files =>
   return f;
 };
 const mv = (files: Files, from: string, to: string): Files => edit(edit(files, to, files[from]), from, undefined);
-const mailEdit = (files: Files, path: string, patch: Record<string, string>) => edit(files, path, formatMail({ ...parseMail(files[path])!, ...patch }));
+const mailEdit = (files: Files, path: string, patch: Record<string, string>) =>
+  edit(files, path, formatMail({ ...parseMail(files[path])!, ...patch }));
 const changedOrNew = (task: Task, files: Files) => Object.keys(files).filter((p) => files[p] !== task.initial.files[p]);
 /** The to-do item an instruction adds: t1 quotes its line ("- [ ] x"), t2 its text ("x" as an open item). */
 const openItem = (instruction: string) => {
@@ -139,7 +140,11 @@ const MUTATIONS: Record<string, Mutation[]> = {
   ],
   'calendar-add': [
     ({ files }) => ({
-      files: edit(files, '/calendar/events.csv', files['/calendar/events.csv'].replace(/,(\d\d):00,(\d\d):00,([^\n]*)\n$/, ',$1:30,$2:30,$3\n')),
+      files: edit(
+        files,
+        '/calendar/events.csv',
+        files['/calendar/events.csv'].replace(/,(\d\d):00,(\d\d):00,([^\n]*)\n$/, ',$1:30,$2:30,$3\n'),
+      ),
       fail: [/^event "/],
     }),
     ({ files }) => {
@@ -151,7 +156,10 @@ const MUTATIONS: Record<string, Mutation[]> = {
       const last = text.trim().split('\n').pop()!;
       return { files: edit(files, '/calendar/events.csv', text + last + '\n'), fail: [/^no_extra_events$/] };
     },
-    ({ files }) => ({ files: edit(files, '/calendar/events.csv', files['/calendar/events.csv'] + '2026-01-01,09:00,10:00,Stray sync\n'), fail: [/^no_extra_events$/] }),
+    ({ files }) => ({
+      files: edit(files, '/calendar/events.csv', files['/calendar/events.csv'] + '2026-01-01,09:00,10:00,Stray sync\n'),
+      fail: [/^no_extra_events$/],
+    }),
   ],
   'mail-reply': [
     ({ files }) => {

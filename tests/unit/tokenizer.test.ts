@@ -37,7 +37,14 @@ describe('round trip', () => {
   it('round trips harness-like text and long repetitive inputs', () => {
     const docs = generateTokenizerCorpus(17, 30);
     for (const d of docs) expect(shipped.decode(shipped.encode(d))).toBe(d);
-    const long = [' '.repeat(5000), 'a'.repeat(20000), '9'.repeat(1001), '{"path":"/x"}'.repeat(2000), '\u{1F600}'.repeat(3000) + '\r\n\t\0', '\uFEFFstarts with a BOM'];
+    const long = [
+      ' '.repeat(5000),
+      'a'.repeat(20000),
+      '9'.repeat(1001),
+      '{"path":"/x"}'.repeat(2000),
+      '\u{1F600}'.repeat(3000) + '\r\n\t\0',
+      '\uFEFFstarts with a BOM',
+    ];
     for (const s of long) expect(shipped.decode(shipped.encode(s))).toBe(s);
   });
 
@@ -62,7 +69,21 @@ describe('round trip', () => {
       }),
       { numRuns: 300 },
     );
-    expect(preSplit('Hello world  12345 {"a": 1}\n\nok')).toEqual(['Hello', ' world', ' ', ' 123', '45', ' {"', 'a', '":', ' 1', '}', '\n', '\n', 'ok']);
+    expect(preSplit('Hello world  12345 {"a": 1}\n\nok')).toEqual([
+      'Hello',
+      ' world',
+      ' ',
+      ' 123',
+      '45',
+      ' {"',
+      'a',
+      '":',
+      ' 1',
+      '}',
+      '\n',
+      '\n',
+      'ok',
+    ]);
   });
 });
 

@@ -96,7 +96,14 @@ describe('public/tokenizer-v2.json', () => {
     const { docs } = heldOutRenderCorpus(5, { tasksPerSuite: 1, heldOutHarnesses: 2 });
     expect(docs.length).toBeGreaterThan(0);
     for (const d of docs) expect(v2.decode(v2.encode(d))).toBe(d);
-    for (const s of ['', '<|end|><eos>', '\u0000\t\r\n  x', 'héllo wörld 你好 🙂𝄞', '{"tool":"read","args":{"path":"/a b.txt"}}', ' '.repeat(200)]) {
+    for (const s of [
+      '',
+      '<|end|><eos>',
+      '\u0000\t\r\n  x',
+      'héllo wörld 你好 🙂𝄞',
+      '{"tool":"read","args":{"path":"/a b.txt"}}',
+      ' '.repeat(200),
+    ]) {
       const ids = v2.encode(s);
       expect(ids.every((id) => !v2.isSpecial(id) && id >= 0 && id < v2.vocabSize)).toBe(true);
       expect(v2.decode(ids)).toBe(s);

@@ -9,7 +9,13 @@ import { sampleTrajectories, taskSuiteFamily } from '../../src/experiment/trajec
 import type { Trajectory } from '../../src/rollout/rollout';
 import { rlLossConfig } from '../../src/rl/config';
 import { buildRows } from '../../src/rl/trainer_batch';
-import { grpoAdvantages, grpoTrajectoryAdvantages, ppoAdvantages, rowAdvantagesPerTrajectory, trajectoryAdvantages } from '../../src/rl/advantages';
+import {
+  grpoAdvantages,
+  grpoTrajectoryAdvantages,
+  ppoAdvantages,
+  rowAdvantagesPerTrajectory,
+  trajectoryAdvantages,
+} from '../../src/rl/advantages';
 import { dropZeroVarianceGroups } from '../../src/rl/update';
 import { Rng } from '../../src/util/rng';
 
@@ -41,7 +47,13 @@ function traj(index: number, group: number, pass: boolean, turnShape: [number, n
 const meta = { method: 'grpo', seed: 3, step: 7 };
 
 describe('sampleTrajectories', () => {
-  const trajs = [traj(0, 0, false, [[10, 3]]), traj(1, 0, false, [[12, 2]]), traj(2, 1, true, [[9, 4]]), traj(3, 1, false, [[8, 1]]), traj(4, 2, false, [[7, 2]])];
+  const trajs = [
+    traj(0, 0, false, [[10, 3]]),
+    traj(1, 0, false, [[12, 2]]),
+    traj(2, 1, true, [[9, 4]]),
+    traj(3, 1, false, [[8, 1]]),
+    traj(4, 2, false, [[7, 2]]),
+  ];
   const adv = trajs.map((t) => t.reward - 0.2);
 
   it('is deterministic in the seed, sorted by index, and includes one pass and one fail', () => {
@@ -54,7 +66,8 @@ describe('sampleTrajectories', () => {
     }
     // Different seeds explore different failing trajectories.
     const failing = new Set<number>();
-    for (let s = 0; s < 30; s++) for (const x of sampleTrajectories(trajs, adv, meta, { perStep: 2, seed: s })) if (!x.pass) failing.add(x.index);
+    for (let s = 0; s < 30; s++)
+      for (const x of sampleTrajectories(trajs, adv, meta, { perStep: 2, seed: s })) if (!x.pass) failing.add(x.index);
     expect(failing.size).toBeGreaterThan(1);
   });
 
@@ -93,7 +106,9 @@ describe('sampleTrajectories', () => {
     ]);
     const [s] = sampleTrajectories([t], [[0.1, 0.2, 0.3, 0.4, 0.5]], meta, { perStep: 1, seed: 0 });
     expect(s.advantage).toEqual([0.1, 0.2, 0.3, 0.4, 0.5]);
-    expect(() => sampleTrajectories([t], [[0.1]], meta, { perStep: 1, seed: 0 })).toThrow(/advantages\[0\] has 1 values, expected one per action token \(5\)/);
+    expect(() => sampleTrajectories([t], [[0.1]], meta, { perStep: 1, seed: 0 })).toThrow(
+      /advantages\[0\] has 1 values, expected one per action token \(5\)/,
+    );
   });
 
   it('names the bad field', () => {
@@ -108,7 +123,10 @@ describe('grpoTrajectoryAdvantages', () => {
   it('equals the trainer’s GRPO advantages (buildRows + grpoAdvantages) for contiguous groups', () => {
     fc.assert(
       fc.property(
-        fc.array(fc.tuple(fc.integer({ min: 1, max: 4 }), fc.array(fc.constantFrom(0, 0.5, 1), { minLength: 4, maxLength: 4 })), { minLength: 1, maxLength: 5 }),
+        fc.array(fc.tuple(fc.integer({ min: 1, max: 4 }), fc.array(fc.constantFrom(0, 0.5, 1), { minLength: 4, maxLength: 4 })), {
+          minLength: 1,
+          maxLength: 5,
+        }),
         fc.boolean(),
         (groups, noStd) => {
           const trajs: Trajectory[] = [];
@@ -209,9 +227,16 @@ describe('trajectoryAdvantages (what an update applied, per input trajectory)', 
     );
     got.forEach((a, e) => expect(a).toBe(Math.fround(all[e])));
     // Nothing trained on: every trajectory 0.
-    expect(trajectoryAdvantages(2, { kept: [], rows: null, oldValues: null, advantages: new Float32Array(0), returns: null, episodeAdvantages: new Float32Array(0) })).toEqual([
-      0, 0,
-    ]);
+    expect(
+      trajectoryAdvantages(2, {
+        kept: [],
+        rows: null,
+        oldValues: null,
+        advantages: new Float32Array(0),
+        returns: null,
+        episodeAdvantages: new Float32Array(0),
+      }),
+    ).toEqual([0, 0]);
   });
 
   it('PPO: per-token values in turn order (rowAdvantagesPerTrajectory), and names an inconsistent input', () => {

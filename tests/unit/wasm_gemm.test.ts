@@ -78,7 +78,9 @@ describe.each([
                   }
                   const err = Math.abs(got[n * M + m] - ref);
                   if (err > 1e-5 * Math.max(mag, 1e-30))
-                    throw new Error(`rows ${rows} M ${M} K ${K} ${init} ${transposed ? 'Aᵀ' : 'A'}: C[${n},${m}] = ${got[n * M + m]}, f64 ${ref}`);
+                    throw new Error(
+                      `rows ${rows} M ${M} K ${K} ${init} ${transposed ? 'Aᵀ' : 'A'}: C[${n},${m}] = ${got[n * M + m]}, f64 ${ref}`,
+                    );
                   checked++;
                 }
               }

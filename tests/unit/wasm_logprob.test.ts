@@ -42,7 +42,9 @@ describe('CPU engine logprob kernels at temperature τ', () => {
     expect(worst(a.logp, b.ref.logprob, 1e-3, 0)).toBeGreaterThan(1);
     const mark = eng.e1.mark();
     const x = eng.e1.alloc(V, 'x');
-    expect(() => logprobForward(eng.e1, x, x, x, x, { S: 1, V, temperature: 0 })).toThrow(/logprobForward: temperature must be finite, > 0 and ≤ 10, got 0/);
+    expect(() => logprobForward(eng.e1, x, x, x, x, { S: 1, V, temperature: 0 })).toThrow(
+      /logprobForward: temperature must be finite, > 0 and ≤ 10, got 0/,
+    );
     eng.e1.release(mark);
   });
 });

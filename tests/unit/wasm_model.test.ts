@@ -103,7 +103,11 @@ describe.each([
   it('1 and 2 threads give bit-identical logits, values and gradients', () => {
     const a = run(eng.e1, 2);
     const b = run(eng.e2, 2);
-    expect(Buffer.from(a.logits.buffer, a.logits.byteOffset, a.logits.byteLength).equals(Buffer.from(b.logits.buffer, b.logits.byteOffset, b.logits.byteLength))).toBe(true);
+    expect(
+      Buffer.from(a.logits.buffer, a.logits.byteOffset, a.logits.byteLength).equals(
+        Buffer.from(b.logits.buffer, b.logits.byteOffset, b.logits.byteLength),
+      ),
+    ).toBe(true);
     expect(Array.from(a.values)).toEqual(Array.from(b.values));
     expect(Array.from(a.grads)).toEqual(Array.from(b.grads));
   });
@@ -188,7 +192,9 @@ describe.each([
   it('bad shapes get an error naming the tensor', () => {
     const m = WasmModel.create(eng.e1, cfg);
     expect(() => m.forward(new Int32Array(5), lengths, B, T, new Int32Array(0), false)).toThrow(/ids has 5 values/);
-    expect(() => m.forward(new Int32Array(B * T), Int32Array.from([1, 2, 30]), B, T, new Int32Array(0), false)).toThrow(/lengths\[2\] = 30/);
+    expect(() => m.forward(new Int32Array(B * T), Int32Array.from([1, 2, 30]), B, T, new Int32Array(0), false)).toThrow(
+      /lengths\[2\] = 30/,
+    );
     expect(() => m.writeParams(new Float32Array(3))).toThrow(/params: expected/);
   });
 });

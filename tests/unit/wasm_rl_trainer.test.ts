@@ -73,7 +73,10 @@ function oracleStep(p0: Float32Array, trajs: TrajectoryLike[], rl: RlLossConfig,
     for (let v = 0; v < V; v++) soft[i * V + v] = Math.exp(f.logits[i * V + v] / tau - lse);
   }
   const oldValues = Float64Array.from(f.values);
-  const adv = rl.algorithm === 'ppo' ? ppoAdvantages(trajs, rows, Float32Array.from(f.values), rl) : { ...grpoAdvantages(trajs, rows, rl), returns: null };
+  const adv =
+    rl.algorithm === 'ppo'
+      ? ppoAdvantages(trajs, rows, Float32Array.from(f.values), rl)
+      : { ...grpoAdvantages(trajs, rows, rl), returns: null };
   const batch = {
     B,
     T,
@@ -102,12 +105,21 @@ function oracleStep(p0: Float32Array, trajs: TrajectoryLike[], rl: RlLossConfig,
     if (!(rows.mask[i] > 0)) continue;
     // ∂ℓ/∂z = (onehot − softmax(z/τ))/τ
     for (let v = 0; v < V; v++)
-      dlogits[i * V + v] = (-o.dlogprob[i] * (soft[i * V + v] - (v === rows.targets[i] ? 1 : 0))) / tau + (o.dlogitsEntropy ? o.dlogitsEntropy[i * V + v] : 0);
+      dlogits[i * V + v] =
+        (-o.dlogprob[i] * (soft[i * V + v] - (v === rows.targets[i] ? 1 : 0))) / tau + (o.dlogitsEntropy ? o.dlogitsEntropy[i * V + v] : 0);
   }
   const g = cpuBackward(p64, f.cache, dlogits, o.dvalues);
   const { norm, gradScale } = globalNormForwardRef(g, 1);
   const p = Float64Array.from(p0);
-  adamwUpdateRef(p, g, new Float64Array(p.length), new Float64Array(p.length), { lr, beta1: 0.9, beta2: 0.95, eps: 1e-8, weightDecay: wd, step: 1, gradScale });
+  adamwUpdateRef(p, g, new Float64Array(p.length), new Float64Array(p.length), {
+    lr,
+    beta1: 0.9,
+    beta2: 0.95,
+    eps: 1e-8,
+    weightDecay: wd,
+    step: 1,
+    gradScale,
+  });
   return { params: p, grads: g, metrics, norm };
 }
 
@@ -142,7 +154,11 @@ describe('WasmRlTrainer', () => {
       const lr = 1e-2;
       const model = WasmModel.create(eng.e2, cfg);
       model.writeParams(p0);
-      const tr = WasmRlTrainer.create(model, { cfg: rl, lr, weightDecay: 0.01, maxGradNorm: 1, epochs: 1, minibatches: 1, padId: PAD, seed: 0 }, maxB);
+      const tr = WasmRlTrainer.create(
+        model,
+        { cfg: rl, lr, weightDecay: 0.01, maxGradNorm: 1, epochs: 1, minibatches: 1, padId: PAD, seed: 0 },
+        maxB,
+      );
       const m = (await tr.update(trajs, 1)).metrics;
       if (maxB < 64) expect(buildRows(trajs, PAD, cfg.maxT).B).toBeGreaterThan(2 * maxB);
       const ref = oracleStep(p0, trajs, rl, lr, 0.01);
@@ -159,7 +175,8 @@ describe('WasmRlTrainer', () => {
       expect(moved).toBeGreaterThan(0.5 * lr);
       expect(Math.abs(m.gradNorm - ref.norm) / ref.norm).toBeLessThan(1e-4);
       expect(Math.abs(m.policyLoss - ref.metrics.policyLoss)).toBeLessThan(1e-4 * Math.max(1, Math.abs(ref.metrics.policyLoss)));
-      if (rl.algorithm === 'ppo') expect(Math.abs(m.valueLoss - ref.metrics.valueLoss)).toBeLessThan(1e-4 * Math.max(1, ref.metrics.valueLoss));
+      if (rl.algorithm === 'ppo')
+        expect(Math.abs(m.valueLoss - ref.metrics.valueLoss)).toBeLessThan(1e-4 * Math.max(1, ref.metrics.valueLoss));
       if (rl.klCoef > 0) expect(m.klRef).toBeCloseTo(0, 6); // KL to the frozen start at step 1
     });
   }
@@ -168,7 +185,11 @@ describe('WasmRlTrainer', () => {
     const model = WasmModel.create(eng.e1, cfg);
     const p0 = params(3);
     model.writeParams(p0);
-    const tr = WasmRlTrainer.create(model, { cfg: rlLossConfig({}), lr: 1e-2, weightDecay: 0, maxGradNorm: 1, epochs: 1, minibatches: 1, padId: PAD, seed: 0 }, 64);
+    const tr = WasmRlTrainer.create(
+      model,
+      { cfg: rlLossConfig({}), lr: 1e-2, weightDecay: 0, maxGradNorm: 1, epochs: 1, minibatches: 1, padId: PAD, seed: 0 },
+      64,
+    );
     const trajs = trajectories(4);
     trajs[0].turns[0].logprobs[0] = NaN;
     const m = (await tr.update(trajs, 1)).metrics;
@@ -182,7 +203,11 @@ describe('WasmRlTrainer', () => {
     const model = WasmModel.create(eng.e1, cfg);
     const p0 = params(5);
     model.writeParams(p0);
-    const tr = WasmRlTrainer.create(model, { cfg: rlLossConfig({}), lr: 1e-2, weightDecay: 0, maxGradNorm: 1, epochs: 1, minibatches: 1, padId: PAD, seed: 0 }, 64);
+    const tr = WasmRlTrainer.create(
+      model,
+      { cfg: rlLossConfig({}), lr: 1e-2, weightDecay: 0, maxGradNorm: 1, epochs: 1, minibatches: 1, padId: PAD, seed: 0 },
+      64,
+    );
     const trajs = trajectories(6).map((t) => ({ ...t, reward: 0 }));
     const m = (await tr.update(trajs, 1)).metrics;
     expect(m.optimizerSteps).toBe(0);
@@ -195,7 +220,11 @@ describe('WasmRlTrainer', () => {
       const model = WasmModel.create(eng.e1, cfg);
       const p0 = params(6);
       model.writeParams(p0);
-      const tr = WasmRlTrainer.create(model, { cfg: rlLossConfig({ algorithm }), lr: 1e-2, weightDecay: 0, maxGradNorm: 1, epochs: 1, minibatches: 1, padId: PAD, seed: 0 }, 64);
+      const tr = WasmRlTrainer.create(
+        model,
+        { cfg: rlLossConfig({ algorithm }), lr: 1e-2, weightDecay: 0, maxGradNorm: 1, epochs: 1, minibatches: 1, padId: PAD, seed: 0 },
+        64,
+      );
       const u = await tr.update([], 1);
       expect([u.metrics.optimizerSteps, u.metrics.rows, u.metrics.droppedGroups, u.applied.kept.length]).toEqual([0, 0, 0, 0]);
       expect(tr.adamStep).toBe(0);
@@ -209,7 +238,16 @@ describe('WasmRlTrainer', () => {
       model.writeParams(params(7));
       const tr = WasmRlTrainer.create(
         model,
-        { cfg: rlLossConfig({ algorithm: 'ppo' }), lr: 1e-2, weightDecay: 0.01, maxGradNorm: 1, epochs: 2, minibatches: 2, padId: PAD, seed: 3 },
+        {
+          cfg: rlLossConfig({ algorithm: 'ppo' }),
+          lr: 1e-2,
+          weightDecay: 0.01,
+          maxGradNorm: 1,
+          epochs: 2,
+          minibatches: 2,
+          padId: PAD,
+          seed: 3,
+        },
         2,
       );
       const m = (await tr.update(trajectories(8), 1)).metrics;
@@ -257,7 +295,11 @@ describe('WasmRlTrainer', () => {
       const m = WasmModel.create(eng.e1, cfg);
       m.writeParams(p0);
       const rl = rlLossConfig({ temperature: t });
-      const tr = WasmRlTrainer.create(m, { cfg: rl, lr: 1e-2, weightDecay: 0, maxGradNorm: 1, epochs: 1, minibatches: 1, padId: PAD, seed: 0 }, 64);
+      const tr = WasmRlTrainer.create(
+        m,
+        { cfg: rl, lr: 1e-2, weightDecay: 0, maxGradNorm: 1, epochs: 1, minibatches: 1, padId: PAD, seed: 0 },
+        64,
+      );
       return (await tr.update(trajs, 1)).metrics;
     };
     const on = await firstStep(tau);

@@ -103,7 +103,14 @@ describe.each([
         topP: [1, 1, 0.9, 0.3][rng.int(4)],
         ...(rng.int(3) === 0 ? { ban: { lo: 2, hi: 6, allow: 4 } } : {}),
       };
-      const c: Case = { V, B, logits: Float32Array.from({ length: B * V }, () => scale * rng.normal()), draw, seed: 1000 + it, step: rng.int(50) };
+      const c: Case = {
+        V,
+        B,
+        logits: Float32Array.from({ length: B * V }, () => scale * rng.normal()),
+        draw,
+        seed: 1000 + it,
+        step: rng.int(50),
+      };
       const w1 = runKernel(eng.e1, c);
       const w2 = runKernel(eng.e2, c);
       expect(Array.from(w2.ids)).toEqual(Array.from(w1.ids));
@@ -122,7 +129,10 @@ describe.each([
         if (draw.ban) expect(id < 2 || id >= 6 || id === 4, `case ${it} row ${b}: banned id ${id}`).toBe(true);
         worstH = Math.max(worstH, Math.abs(w1.entropy[b] - ref.entropy[b]) / (1 + Math.abs(ref.entropy[b])));
         if (id !== ref.ids[b]) {
-          expect(fragile(c, b), `case ${it} row ${b} (V ${V}, τ ${draw.temperature}, top-p ${draw.topP}): id ${id} vs reference ${ref.ids[b]}`).toBe(true);
+          expect(
+            fragile(c, b),
+            `case ${it} row ${b} (V ${V}, τ ${draw.temperature}, top-p ${draw.topP}): id ${id} vs reference ${ref.ids[b]}`,
+          ).toBe(true);
           fragileDraws++;
           continue;
         }
@@ -139,7 +149,14 @@ describe.each([
     const rng = new Rng(22);
     for (const V of [33, 1024, 1027]) {
       const B = 5;
-      const c: Case = { V, B, logits: Float32Array.from({ length: B * V }, () => 3 * rng.normal()), draw: { temperature: 1, topP: 1 }, seed: 7, step: 3 };
+      const c: Case = {
+        V,
+        B,
+        logits: Float32Array.from({ length: B * V }, () => 3 * rng.normal()),
+        draw: { temperature: 1, topP: 1 },
+        seed: 7,
+        step: 3,
+      };
       const w = runKernel(eng.e2, c);
       const e = eng.e2;
       const mark = e.mark();
@@ -159,11 +176,23 @@ describe.each([
     const e = eng.e1;
     const mark = e.mark();
     const logits = e.alloc(8, 'logits');
-    const a = { uniforms: e.alloc(2, 'u'), ids: e.alloc(2, 'ids'), logprob: e.alloc(2, 'lp'), entropy: e.alloc(2, 'ent'), scratch: e.alloc(4, 's') };
-    expect(() => sampleTokens(e, logits, a, { B: 2, V: 4, temperature: -1, topP: 1 })).toThrow(/temperature must be finite and ≥ 0, got -1/);
+    const a = {
+      uniforms: e.alloc(2, 'u'),
+      ids: e.alloc(2, 'ids'),
+      logprob: e.alloc(2, 'lp'),
+      entropy: e.alloc(2, 'ent'),
+      scratch: e.alloc(4, 's'),
+    };
+    expect(() => sampleTokens(e, logits, a, { B: 2, V: 4, temperature: -1, topP: 1 })).toThrow(
+      /temperature must be finite and ≥ 0, got -1/,
+    );
     expect(() => sampleTokens(e, logits, a, { B: 2, V: 4, temperature: 1, topP: 0 })).toThrow(/topP must be in \(0,1\], got 0/);
-    expect(() => sampleTokens(e, logits, a, { B: 2, V: 4, temperature: 1, topP: 1, ban: { lo: 0, hi: 4 } })).toThrow(/ban \[0, 4\) leaves no id/);
-    expect(() => sampleTokens(e, logits, a, { B: 3, V: 4, temperature: 1, topP: 1 })).toThrow(/logits \(logits\) has 8 values, expected \(B,V\) = 12/);
+    expect(() => sampleTokens(e, logits, a, { B: 2, V: 4, temperature: 1, topP: 1, ban: { lo: 0, hi: 4 } })).toThrow(
+      /ban \[0, 4\) leaves no id/,
+    );
+    expect(() => sampleTokens(e, logits, a, { B: 3, V: 4, temperature: 1, topP: 1 })).toThrow(
+      /logits \(logits\) has 8 values, expected \(B,V\) = 12/,
+    );
     e.release(mark);
   });
 });

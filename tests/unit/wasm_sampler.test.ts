@@ -116,11 +116,26 @@ describe.each([
     const long = await s.sample({ prompts: [new Int32Array(cfg.maxT - 2).fill(1)], maxNewTokens: 10, temperature: 1, seed: 0 });
     expect(long.rows[0].ids.length).toBe(2);
     expect(long.rows[0].stop).toBe('context');
-    await expect(s.sample({ prompts: [Int32Array.of(99)], maxNewTokens: 1, temperature: 1, seed: 0 })).rejects.toThrow(/prompts\[0\]\[0\] = 99/);
+    await expect(s.sample({ prompts: [Int32Array.of(99)], maxNewTokens: 1, temperature: 1, seed: 0 })).rejects.toThrow(
+      /prompts\[0\]\[0\] = 99/,
+    );
     // Banned ids are never drawn (greedy and sampled); the end token stays allowed inside the range.
-    const banned = await s.sample({ prompts: [Int32Array.of(1, 2, 3)], maxNewTokens: 6, temperature: 1, seed: 4, banIds: { lo: 0, hi: 30 } });
+    const banned = await s.sample({
+      prompts: [Int32Array.of(1, 2, 3)],
+      maxNewTokens: 6,
+      temperature: 1,
+      seed: 4,
+      banIds: { lo: 0, hi: 30 },
+    });
     for (const id of banned.rows[0].ids) expect(id).toBeGreaterThanOrEqual(30);
-    const onlyEnd = await s.sample({ prompts: [Int32Array.of(1, 2, 3)], maxNewTokens: 6, temperature: 0, seed: 4, banIds: { lo: 0, hi: cfg.vocabSize }, endToken: 7 });
+    const onlyEnd = await s.sample({
+      prompts: [Int32Array.of(1, 2, 3)],
+      maxNewTokens: 6,
+      temperature: 0,
+      seed: 4,
+      banIds: { lo: 0, hi: cfg.vocabSize },
+      endToken: 7,
+    });
     expect(Array.from(onlyEnd.rows[0].ids)).toEqual([7]);
   });
 });

@@ -130,6 +130,8 @@ describe('CPU-engine SFT = CPU reference model', () => {
   });
 
   it('rejects parameters of the wrong size, naming the tensor', () => {
-    expect(() => cpuSftTrainer(engine, cfg, new Float32Array(10), { weightDecay: 0, maxNorm: 1 })).toThrow(/params: expected \d+ values, got 10/);
+    expect(() => cpuSftTrainer(engine, cfg, new Float32Array(10), { weightDecay: 0, maxNorm: 1 })).toThrow(
+      /params: expected \d+ values, got 10/,
+    );
   });
 });

@@ -37,7 +37,8 @@ export function compareDefaultPair(outputs: readonly Pick<BetweenOutput, 'tag' |
 }
 
 /** The pair of the URL parameters a, b; null unless both are given. */
-export const pairFromParams = (params: Record<string, string>): MethodPair | null => (params.a && params.b ? { a: params.a, b: params.b } : null);
+export const pairFromParams = (params: Record<string, string>): MethodPair | null =>
+  params.a && params.b ? { a: params.a, b: params.b } : null;
 
 /** The output a `<tag> · <method>` name belongs to. */
 const outputOf = (outputs: readonly BetweenOutput[], method: string) => outputs.find((o) => method.startsWith(`${o.tag} · `));
@@ -58,10 +59,14 @@ export function betweenSection(
   const methods = new Set(runs.map((r) => r.method));
   const valid = want && want.a !== want.b && methods.has(want.a) && methods.has(want.b) ? want : null;
   const pair = valid ?? compareDefaultPair(outputs);
-  const waiting = pair ? [...new Set([pair.b, pair.a].map((m) => outputOf(outputs, m)).filter((o): o is BetweenOutput => !!o && loading.has(o.tag)))] : [];
+  const waiting = pair
+    ? [...new Set([pair.b, pair.a].map((m) => outputOf(outputs, m)).filter((o): o is BetweenOutput => !!o && loading.has(o.tag)))]
+    : [];
   return comparisonSection(runs, pair, onPair, {
     id: 'compare-between',
     note: `Any two methods of the ticked outputs (A · method, B · method, …), within one output or across two. Across outputs, seed n of one is paired with seed n of the other (independent training runs scored on the same test episodes), so outputs evaluated on other seeds, harness configurations or tasks pair on what they share only, and the panel says so.`,
-    loading: waiting.length ? `Loading the per-episode outcomes of ${waiting.map((o) => `${o.tag} (${o.name})`).join(' and ')}: the comparison follows.` : undefined,
+    loading: waiting.length
+      ? `Loading the per-episode outcomes of ${waiting.map((o) => `${o.tag} (${o.name})`).join(' and ')}: the comparison follows.`
+      : undefined,
   });
 }

@@ -120,7 +120,12 @@ function pairingTemplate(report: readonly PairRow[], pair: MethodPair, id: (s: s
  * @param want the pair asked for (URL or a pick); falls back to defaultPair
  * @param onPair called with a new pair when the user picks one
  */
-export function comparisonSection(runs: readonly RunResult[], want: MethodPair | null, onPair: (p: MethodPair) => void, opts: ComparisonPanelOptions): TemplateResult {
+export function comparisonSection(
+  runs: readonly RunResult[],
+  want: MethodPair | null,
+  onPair: (p: MethodPair) => void,
+  opts: ComparisonPanelOptions,
+): TemplateResult {
   // A committed preset's runs arrive before their episodes: the panel is recomputed once they are in.
   const methods = [...byMethod(runs).keys()];
   const pair = defaultPair(methods, want);

@@ -109,7 +109,8 @@ function computeDesign(inp: Inputs): Computed {
   out.space = space;
   const size = spaceSize(space);
   const oa = oaFor(space, levels.join(','));
-  if (oa instanceof Error) errors.levels = `levels: ${oa instanceof NoOrthogonalArrayError ? '' : 'orthogonal array failed: '}${oa.message}`;
+  if (oa instanceof Error)
+    errors.levels = `levels: ${oa instanceof NoOrthogonalArrayError ? '' : 'orthogonal array failed: '}${oa.message}`;
   else out.oa = oa;
   const defaultK = oa instanceof Error ? undefined : oa.runSize;
   const k =
@@ -129,7 +130,14 @@ function computeDesign(inp: Inputs): Computed {
       const tasks = [...taskSet('workspace', 'train', PREVIEW_TASKS / 2, seed), ...taskSet('errands', 'train', PREVIEW_TASKS / 2, seed)];
       const a = assignHarnesses({ training: out.chosen.training, K, tasks: tasks.map((t) => t.id), strategy, seed, space });
       out.assignments = a.map((x, i) => ({ task: tasks[i].id, instruction: tasks[i].instruction, a: x }));
-      const other = assignHarnesses({ training: out.chosen.training, K, tasks: tasks.map((t) => t.id), strategy: strategy === 'locality' ? 'random' : 'locality', seed, space });
+      const other = assignHarnesses({
+        training: out.chosen.training,
+        K,
+        tasks: tasks.map((t) => t.id),
+        strategy: strategy === 'locality' ? 'random' : 'locality',
+        seed,
+        space,
+      });
       const od = other.flatMap((x) => x.distances.slice(1));
       if (od.length) out.otherMean = od.reduce((p, q) => p + q, 0) / od.length;
     }
@@ -156,7 +164,8 @@ export class DesignView {
   private set(name: keyof Inputs, value: string): void {
     this.inputs = { ...this.inputs, [name]: value };
     const p: Record<string, string> = {};
-    for (const key of Object.keys(DESIGN_DEFAULTS) as (keyof Inputs)[]) if (this.inputs[key] !== DESIGN_DEFAULTS[key]) p[key] = this.inputs[key];
+    for (const key of Object.keys(DESIGN_DEFAULTS) as (keyof Inputs)[])
+      if (this.inputs[key] !== DESIGN_DEFAULTS[key]) p[key] = this.inputs[key];
     this.setParams(p);
     this.draw();
   }
@@ -166,7 +175,12 @@ export class DesignView {
     render(this.template(c), this.el);
   }
 
-  private text(name: keyof Inputs, label: string, err: string | undefined, attrs: { hint?: string; width?: string; inputmode?: string } = {}): TemplateResult {
+  private text(
+    name: keyof Inputs,
+    label: string,
+    err: string | undefined,
+    attrs: { hint?: string; width?: string; inputmode?: string } = {},
+  ): TemplateResult {
     return field(
       `design-${name}`,
       label,
@@ -374,8 +388,18 @@ export class DesignView {
       </div>`;
     };
     const series = [
-      ...(c.oa ? [{ label: `orthogonal array (N = ${c.oa.runSize})`, values: c.oa.heldOutHistogram.map((h) => h.count), color: OA_COLOR }] : []),
-      ...(c.random ? [{ label: `random-k (k = ${c.random.runSize}, seed ${c.random.seed})`, values: c.random.heldOutHistogram.map((h) => h.count), color: RANDOM_COLOR }] : []),
+      ...(c.oa
+        ? [{ label: `orthogonal array (N = ${c.oa.runSize})`, values: c.oa.heldOutHistogram.map((h) => h.count), color: OA_COLOR }]
+        : []),
+      ...(c.random
+        ? [
+            {
+              label: `random-k (k = ${c.random.runSize}, seed ${c.random.seed})`,
+              values: c.random.heldOutHistogram.map((h) => h.count),
+              color: RANDOM_COLOR,
+            },
+          ]
+        : []),
     ];
     const cats = (c.oa ?? c.random)!.heldOutHistogram.map((h) => h.distance);
     return html`<section class="card" aria-labelledby="cmp-h">

@@ -13,7 +13,15 @@
 import { html, nothing, render, type TemplateResult } from 'lit-html';
 import { live } from 'lit-html/directives/live.js';
 import { DEFAULT_SPACE, formatHarnessId, parseHarnessId } from '../../design';
-import { BLACKBOX_IDS, computeTags, type ExpertEpisode, isBlackboxId, runExpertEpisode, type BehaviourTags, type TurnRecord } from '../../harness';
+import {
+  BLACKBOX_IDS,
+  computeTags,
+  type ExpertEpisode,
+  isBlackboxId,
+  runExpertEpisode,
+  type BehaviourTags,
+  type TurnRecord,
+} from '../../harness';
 import { getSuite, SUITE_NAMES, splitOf, taskSet, type SuiteName, type Task } from '../../tasks';
 import { errorId, field, parseChoice, parseIntField, type Parsed } from '../fields';
 import { markLines, type MarkedLine } from '../text_diff';
@@ -50,7 +58,16 @@ function firstDifferingTurn(a: ExpertEpisode, b: ExpertEpisode): number | null {
   return a.turns.length !== b.turns.length ? n + 1 : null;
 }
 
-const INSPECT_DEFAULTS = { suite: 'workspace', family: 'organize', tier: '2', seed: '1000000', a: 'S0-T0-O0-C0-W0', b: 'S1-T1-O1-C1-W1', ta: '1', tb: '1' } as const;
+const INSPECT_DEFAULTS = {
+  suite: 'workspace',
+  family: 'organize',
+  tier: '2',
+  seed: '1000000',
+  a: 'S0-T0-O0-C0-W0',
+  b: 'S1-T1-O1-C1-W1',
+  ta: '1',
+  tb: '1',
+} as const;
 type Inputs = Record<keyof typeof INSPECT_DEFAULTS, string>;
 type Side = 'a' | 'b';
 
@@ -58,7 +75,8 @@ type Side = 'a' | 'b';
 const BLACKBOX_INFO: Record<string, { name: string; description: string }> = {
   'bb-coding-cli': {
     name: 'coding CLI',
-    description: 'Read/Write/Edit/Glob/Grep/Bash-style calls, line-numbered reads, edit requires a prior read, todo list, automatic compaction near a context budget.',
+    description:
+      'Read/Write/Edit/Glob/Grep/Bash-style calls, line-numbered reads, edit requires a prior read, todo list, automatic compaction near a context budget.',
   },
   'bb-assistant': {
     name: 'personal assistant',
@@ -124,7 +142,8 @@ function computeInspect(inp: Inputs): Computed {
     out.suite = suiteP.value;
     const suite = getSuite(suiteP.value);
     const fam = suite.families.some((f) => f.name === inp.family) ? inp.family : undefined;
-    if (!fam) errors.family = `family '${inp.family}' is not in suite '${suite.name}' (families: ${suite.families.map((f) => f.name).join(', ')})`;
+    if (!fam)
+      errors.family = `family '${inp.family}' is not in suite '${suite.name}' (families: ${suite.families.map((f) => f.name).join(', ')})`;
     const tier = parseIntField('tier', inp.tier, 1, 3);
     if (!tier.ok) errors.tier = tier.error;
     const seed = parseIntField('seed', inp.seed, 0, Number.MAX_SAFE_INTEGER);
@@ -210,7 +229,8 @@ export class InspectView {
   private update(patch: Partial<Inputs>): void {
     this.inputs = { ...this.inputs, ...patch };
     const p: Record<string, string> = {};
-    for (const key of Object.keys(INSPECT_DEFAULTS) as (keyof Inputs)[]) if (this.inputs[key] !== INSPECT_DEFAULTS[key]) p[key] = this.inputs[key];
+    for (const key of Object.keys(INSPECT_DEFAULTS) as (keyof Inputs)[])
+      if (this.inputs[key] !== INSPECT_DEFAULTS[key]) p[key] = this.inputs[key];
     this.setParams(p);
     this.draw();
   }
@@ -223,7 +243,8 @@ export class InspectView {
 
   private draw(): void {
     const c = computeInspect(this.inputs);
-    const focused = document.activeElement instanceof HTMLButtonElement && this.el.contains(document.activeElement) ? document.activeElement : null;
+    const focused =
+      document.activeElement instanceof HTMLButtonElement && this.el.contains(document.activeElement) ? document.activeElement : null;
     render(this.template(c), this.el);
     // A stepper button that the step disabled (Next at the last turn) would drop the focus to
     // <body>: move it to the turn field of the same side.
@@ -247,8 +268,12 @@ export class InspectView {
    */
   private trainLink(c: Computed): TemplateResult {
     const l = lessonScope();
-    const shown = (['a', 'b'] as const).filter((side) => l.harness !== null && c.sides[side].id === l.harness).map((side) => side.toUpperCase());
-    const what = l.harness ? html`the base harness <code>${l.harness}</code> alone${shown.length ? ` (harness ${shown.join(' and ')} here)` : ''}` : l.methods.join(', ');
+    const shown = (['a', 'b'] as const)
+      .filter((side) => l.harness !== null && c.sides[side].id === l.harness)
+      .map((side) => side.toUpperCase());
+    const what = l.harness
+      ? html`the base harness <code>${l.harness}</code> alone${shown.length ? ` (harness ${shown.join(' and ')} here)` : ''}`
+      : l.methods.join(', ');
     return html`<p class="note train-link" id="inspect-train-link"><a id="inspect-train" href=${lessonRoute()}>Train (lesson)</a>
       — the lesson trains ${what} on tier ≤ ${l.maxTier} tasks of ${l.suites.join(' and ')}; its harnesses are not chosen per task.
       To train through a set of harnesses, use <a href="#/design">Train on this design</a> in Design.</p>`;

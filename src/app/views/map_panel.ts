@@ -50,7 +50,9 @@ export class MapSource {
   private readStart(preset: string, redraw: () => void): void {
     loadCommitted(preset, [], undefined, this.env).then(
       (l) => {
-        const xs = l.output.results.runs.map((r) => r.before?.inSpace).filter((x): x is number => typeof x === 'number' && Number.isFinite(x));
+        const xs = l.output.results.runs
+          .map((r) => r.before?.inSpace)
+          .filter((x): x is number => typeof x === 'number' && Number.isFinite(x));
         if (!xs.length) return;
         this.starts.set(preset, xs.reduce((a, b) => a + b, 0) / xs.length);
         redraw();
@@ -106,7 +108,8 @@ export function mapSection(src: MapSource): TemplateResult {
   let body: TemplateResult;
   if (src.error) body = html`<p class="error" id="map-error" role="status">The map could not be loaded: ${src.error}</p>`;
   else if (!cells) body = html`<p class="note" id="map-loading" role="status">Loading the map…</p>`;
-  else if (!cells.length) body = html`<p class="note" id="map-empty">No committed map preset compares single-harness RL with harness scaling yet.</p>`;
+  else if (!cells.length)
+    body = html`<p class="note" id="map-empty">No committed map preset compares single-harness RL with harness scaling yet.</p>`;
   else {
     const missing = missingPlaces(cells);
     body = html`<div class="scroll-x map-figure" id="map-figure">${src.svg() ?? nothing}</div>

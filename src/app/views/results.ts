@@ -102,7 +102,9 @@ function curveSpecs(out: ExperimentOutputJson): CurveChartSpec[] {
         label: `${c.method} · seed ${c.seed}`,
         group: c.method,
         color: colors.get(c.method)!,
-        points: c.steps.map((s) => [s.step, m.ofUpdate && withoutUpdate(s) ? null : ((s as Record<string, unknown>)[m.key] as number | null)] as const),
+        points: c.steps.map(
+          (s) => [s.step, m.ofUpdate && withoutUpdate(s) ? null : ((s as Record<string, unknown>)[m.key] as number | null)] as const,
+        ),
       })),
     })),
   ];
@@ -115,7 +117,12 @@ const stem = (out: ExperimentOutputJson): string => (out.results.spec || 'result
  * The PNG export: the paper table drawn as text rows, then every chart canvas, two per row, on
  * one canvas (device pixels of the charts are kept).
  */
-async function composePng(title: string, table: PaperTable, charts: readonly HTMLCanvasElement[], chartTitles: readonly string[] = []): Promise<Blob> {
+async function composePng(
+  title: string,
+  table: PaperTable,
+  charts: readonly HTMLCanvasElement[],
+  chartTitles: readonly string[] = [],
+): Promise<Blob> {
   const head = ['method', 'seeds', ...table.columns.map((c) => c.label)];
   const lines = table.rows.map((r) => [
     r.label,
@@ -155,7 +162,9 @@ async function composePng(title: string, table: PaperTable, charts: readonly HTM
     if (chartTitles[i]) g.fillText(chartTitles[i], x0, y0 + 2);
     g.drawImage(c, x0, y0 + titleH);
   });
-  return new Promise((resolve, reject) => canvas.toBlob((b) => (b ? resolve(b) : reject(new Error('PNG export: canvas.toBlob returned nothing'))), 'image/png'));
+  return new Promise((resolve, reject) =>
+    canvas.toBlob((b) => (b ? resolve(b) : reject(new Error('PNG export: canvas.toBlob returned nothing'))), 'image/png'),
+  );
 }
 
 function cellTd(c: StatCell, col: string, before?: StatCell): TemplateResult {
@@ -357,7 +366,12 @@ export class ResultsView {
       const els = [...this.el.querySelectorAll<CurveChart>('hl-curve-chart')].filter((c) => !!c.canvas);
       const charts = els.map((c) => c.canvas!);
       const titles = els.map((c) => (c.spec ? `${c.spec.title} (${c.spec.yLabel} per RL step)` : ''));
-      const blob = await composePng(`pass@1 (%) — ${out.results.spec}; in-space set: ${out.results.evalSet}; mean ± std over seeds`, this.derive(out).table, charts, titles);
+      const blob = await composePng(
+        `pass@1 (%) — ${out.results.spec}; in-space set: ${out.results.evalSet}; mean ± std over seeds`,
+        this.derive(out).table,
+        charts,
+        titles,
+      );
       downloadBlob(`${stem(out)}-results.png`, blob);
     } catch (e) {
       this.exportError = `PNG export failed: ${(e as Error).message}`;

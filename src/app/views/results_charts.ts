@@ -69,7 +69,9 @@ function alignCurves(series: readonly CurveSeries[]): uPlot.AlignedData {
 export class CurveChart extends UPlotElement<CurveChartSpec> {
   protected override describe(raw: CurveChartSpec): string {
     // What is drawn: the smoothed values when smoothing is on.
-    const spec = raw.smoothing ? { ...raw, series: raw.series.map((s) => ({ ...s, points: smoothPoints(s.points, raw.smoothing!) })) } : raw;
+    const spec = raw.smoothing
+      ? { ...raw, series: raw.series.map((s) => ({ ...s, points: smoothPoints(s.points, raw.smoothing!) })) }
+      : raw;
     this.dataset.smoothing = String(raw.smoothing ?? 0);
     const n = spec.series.reduce((a, s) => a + s.points.filter(([, v]) => v !== null && Number.isFinite(v)).length, 0);
     this.dataset.points = String(n);
@@ -121,7 +123,11 @@ export class CurveChart extends UPlotElement<CurveChartSpec> {
       ],
       hooks: { draw: [(u: uPlot) => drawNoData(u, this.current?.noData ?? [])] },
     };
-    this.plot = new uPlot(opts, alignCurves([...runs, ...means.map((m) => ({ label: meanLabel(m), color: m.color, points: m.points }))]), this);
+    this.plot = new uPlot(
+      opts,
+      alignCurves([...runs, ...means.map((m) => ({ label: meanLabel(m), color: m.color, points: m.points }))]),
+      this,
+    );
   }
 }
 
@@ -133,7 +139,10 @@ function meansOf(series: readonly CurveSeries[]): (ReturnType<typeof groupMeans>
   if (!series.some((s) => s.group !== undefined)) return [];
   const colors = new Map<string, string>();
   for (const s of series) if (!colors.has(s.group ?? s.label)) colors.set(s.group ?? s.label, s.color);
-  return groupMeans(series.map((s) => ({ group: s.group ?? s.label, points: s.points }))).map((m) => ({ ...m, color: colors.get(m.group)! }));
+  return groupMeans(series.map((s) => ({ group: s.group ?? s.label, points: s.points }))).map((m) => ({
+    ...m,
+    color: colors.get(m.group)!,
+  }));
 }
 
 /** A group mean's legend label: 'harness scaling · mean of 10 runs'. */

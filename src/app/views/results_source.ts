@@ -10,7 +10,15 @@
  */
 import { fmtUtc } from '../../util/duration';
 import { html, nothing, type TemplateResult } from 'lit-html';
-import { deleteRunOutput, listRunOutputs, loadRunOutput, parseResultsText, ResultsFileError, type ExperimentOutputJson, type RunOutputSummary } from '../results_store';
+import {
+  deleteRunOutput,
+  listRunOutputs,
+  loadRunOutput,
+  parseResultsText,
+  ResultsFileError,
+  type ExperimentOutputJson,
+  type RunOutputSummary,
+} from '../results_store';
 import { committedOrigin, committedPresets, loadCommitted } from '../committed_fetch';
 import type { CommittedPart } from '../committed_parts';
 
@@ -57,12 +65,14 @@ export function sourceParams(ref: SourceRef | null): Record<string, string> {
   return ref ? { [ref.kind]: ref.name } : {};
 }
 
-const sameSource = (a: SourceRef | null, b: SourceRef | null): boolean => (a === null || b === null ? a === b : a.kind === b.kind && a.name === b.name);
+const sameSource = (a: SourceRef | null, b: SourceRef | null): boolean =>
+  a === null || b === null ? a === b : a.kind === b.kind && a.name === b.name;
 
 /** Why a committed preset could not be opened: its fetch error, and which presets are committed when it is not one of them. */
 async function presetError(name: string, e: Error): Promise<Error> {
   const list = await committedPresets().catch(() => null);
-  if (list && !list.includes(name)) return new Error(`preset '${name}': no committed results (docs/results/${name}/results.json); committed: ${list.join(', ') || 'none'}`);
+  if (list && !list.includes(name))
+    return new Error(`preset '${name}': no committed results (docs/results/${name}/results.json); committed: ${list.join(', ') || 'none'}`);
   return new Error(`committed results of '${name}' could not be loaded: ${e.message}`);
 }
 
@@ -180,8 +190,10 @@ function committedStatus(loader: SourceLoader, id: (s: string) => string): Templ
   const meta = origin?.meta;
   const names: Record<CommittedPart, string> = { episodes: 'episodes', curves: 'curves', trajectories: 'sample trajectories' };
   const held: string[] = [];
-  if (meta && meta.curves.stepsMax > meta.curves.pointsMax) held.push(`curves at ${meta.curves.pointsMax} of ${meta.curves.stepsMax} RL steps per series`);
-  if (meta && loader.output?.trajectories) held.push(`${meta.trajectories.kept} sample trajectories of the ${meta.trajectories.of} the runs kept`);
+  if (meta && meta.curves.stepsMax > meta.curves.pointsMax)
+    held.push(`curves at ${meta.curves.pointsMax} of ${meta.curves.stepsMax} RL steps per series`);
+  if (meta && loader.output?.trajectories)
+    held.push(`${meta.trajectories.kept} sample trajectories of the ${meta.trajectories.of} the runs kept`);
   return html`<p class="note" id=${id('committed-status')} role="status" data-pending=${loader.pending.join(' ')}>
       ${loader.pending.length ? `Loading ${loader.pending.map((p) => names[p]).join(', ')}…` : 'Loaded.'}${held.length ? ` ${held.join('; ')}.` : ''}</p>
     ${loader.partErrors.map((e) => html`<p class="error-box" role="alert">Could not load ${e}</p>`)}`;

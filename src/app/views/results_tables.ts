@@ -17,7 +17,8 @@ export interface StatCell {
   n: number;
 }
 
-const finite = (xs: readonly (number | null | undefined)[]): number[] => xs.filter((x): x is number => typeof x === 'number' && Number.isFinite(x));
+const finite = (xs: readonly (number | null | undefined)[]): number[] =>
+  xs.filter((x): x is number => typeof x === 'number' && Number.isFinite(x));
 
 /** mean ± std over the finite values, in % (formatPct) or plain with `digits` decimals; "—" when none. */
 function statCell(xs: readonly (number | null | undefined)[], pct: boolean, digits = 2): StatCell {

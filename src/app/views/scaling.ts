@@ -92,12 +92,23 @@ function scalingTable(runs: readonly RunResultJson[], spec: ExperimentSpec | nul
     { key: 'base', label: 'base harness', column: 'base' },
     { key: 'train', label: "each method's training harnesses", column: 'train' },
     ...(distances.length
-      ? distances.map((d) => ({ key: `inSpace-d${d}`, label: `in-space, d = ${d} to the ${distance!.to}`, column: 'inSpace', keep: (h: string) => dist(h) === d }))
+      ? distances.map((d) => ({
+          key: `inSpace-d${d}`,
+          label: `in-space, d = ${d} to the ${distance!.to}`,
+          column: 'inSpace',
+          keep: (h: string) => dist(h) === d,
+        }))
       : [{ key: 'inSpace', label: 'in-space (held out)', column: 'inSpace' }]),
     ...bb.map((b) => ({ key: b, label: `${b} (black-box)`, column: b })),
   ];
   const afterValue = (r: RunResultJson, column: string): number | null =>
-    column === 'base' ? r.after.base : column === 'inSpace' ? r.after.inSpace : column === 'train' ? r.trainHarnesses.after : (r.after.blackbox[column] ?? null);
+    column === 'base'
+      ? r.after.base
+      : column === 'inSpace'
+        ? r.after.inSpace
+        : column === 'train'
+          ? r.trainHarnesses.after
+          : (r.after.blackbox[column] ?? null);
   return {
     methods: groups.map(([m]) => m),
     byDistance: distances.length > 0,
@@ -112,7 +123,9 @@ function scalingTable(runs: readonly RunResultJson[], spec: ExperimentSpec | nul
         const paired: PairedCell[] = withEps.flatMap((r) =>
           pairCells(pick(r.episodes!.before[s.column]), pick(r.episodes!.after[s.column])).cells.map((c) => ({ ...c, run: r.seed })),
         );
-        const vals = s.keep ? [] : rs.map((r) => afterValue(r, s.column)).filter((x): x is number => typeof x === 'number' && Number.isFinite(x));
+        const vals = s.keep
+          ? []
+          : rs.map((r) => afterValue(r, s.column)).filter((x): x is number => typeof x === 'number' && Number.isFinite(x));
         return {
           after: after.length ? wilson(after.filter((e) => e.pass).length, after.length) : null,
           delta: paired.length ? comparePaired(paired).pass : null,
@@ -160,7 +173,11 @@ const RESULTS_PANEL: ScalingPanelOptions = {
 };
 
 /** The panel: the table, or nothing when there are no runs. */
-export function scalingSection(runs: readonly RunResultJson[], spec: ExperimentSpec | null, opts: ScalingPanelOptions = RESULTS_PANEL): TemplateResult {
+export function scalingSection(
+  runs: readonly RunResultJson[],
+  spec: ExperimentSpec | null,
+  opts: ScalingPanelOptions = RESULTS_PANEL,
+): TemplateResult {
   if (!runs.length) return html``;
   const t = scalingTable(runs, spec);
   return html`<section class="card" aria-labelledby=${`${opts.id}-h`}>

@@ -114,7 +114,12 @@ export class TrainView {
       });
     },
     deleteCheckpoint: (row) => {
-      if (!window.confirm(`Delete the checkpoint of ${row.runId} at ${positionText(row)}? This cannot be undone (export it first to keep it).`)) return;
+      if (
+        !window.confirm(
+          `Delete the checkpoint of ${row.runId} at ${positionText(row)}? This cannot be undone (export it first to keep it).`,
+        )
+      )
+        return;
       void this.checkpointCommand(() => this.client.deleteCheckpoint(row), true);
     },
   };
@@ -164,7 +169,8 @@ export class TrainView {
 
   private pushParams(): void {
     const p: Record<string, string> = {};
-    for (const key of Object.keys(TRAIN_DEFAULTS) as (keyof Inputs)[]) if (this.inputs[key] !== TRAIN_DEFAULTS[key]) p[key] = this.inputs[key];
+    for (const key of Object.keys(TRAIN_DEFAULTS) as (keyof Inputs)[])
+      if (this.inputs[key] !== TRAIN_DEFAULTS[key]) p[key] = this.inputs[key];
     this.paramsKey = JSON.stringify(this.inputs);
     this.setParams(p);
   }
@@ -224,7 +230,14 @@ export class TrainView {
     const v = this.validated();
     if (hasErrors(v) || !v.spec || !v.runId || !v.specJson) return;
     const hasCkpt = this.checkpoints.some((c) => c.runId === v.runId && c.isLatest);
-    if (!resume && hasCkpt && !window.confirm(`Start over? This deletes the checkpoints of ${v.runId} (export them first to keep them) and trains from the beginning.`)) return;
+    if (
+      !resume &&
+      hasCkpt &&
+      !window.confirm(
+        `Start over? This deletes the checkpoints of ${v.runId} (export them first to keep them) and trains from the beginning.`,
+      )
+    )
+      return;
     const api = this.client.api();
     this.phase = 'running';
     this.failure = null;

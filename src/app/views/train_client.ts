@@ -113,7 +113,10 @@ export class TrainClient {
   async exportCheckpoint(row: CheckpointRow): Promise<string> {
     try {
       const bytes = await this.api().exportCheckpoint(row.runId, row.step);
-      downloadBlob(checkpointFileName(row.runId, row.step), new Blob([bytes as Uint8Array<ArrayBuffer>], { type: 'application/octet-stream' }));
+      downloadBlob(
+        checkpointFileName(row.runId, row.step),
+        new Blob([bytes as Uint8Array<ArrayBuffer>], { type: 'application/octet-stream' }),
+      );
       return `Exported ${row.runId} step ${row.step} (${fmtBytes(bytes.byteLength)}).`;
     } catch (e) {
       return `Export failed: ${(e as Error).message}`;

@@ -65,7 +65,10 @@ function aboutLine(out: ExperimentOutputJson): TemplateResult {
   try {
     const spec = parseSpec((out as { specJson?: unknown }).specJson, 'spec');
     if (spec.methods.some((m) => m.harnesses === 'scaling' || m.harnesses === 'random-assignment'))
-      design = spec.design.method === 'oa' ? ` (harness scaling through ${spec.design.k ? `the ${spec.design.k} harnesses of ` : ''}an orthogonal array)` : '';
+      design =
+        spec.design.method === 'oa'
+          ? ` (harness scaling through ${spec.design.k ? `the ${spec.design.k} harnesses of ` : ''}an orthogonal array)`
+          : '';
   } catch {
     /* an output without its spec: the methods' names say enough */
   }

@@ -54,7 +54,8 @@ export function validateTrainInputs(inp: Inputs, text: string): TrainInputs {
   if (seed?.ok) specJson.seeds = [seed.value];
   // The step override is part of the spec (and so of the run id): runs of different lengths
   // must not share checkpoints or a "finished" state.
-  if (steps?.ok && specJson.rl && typeof specJson.rl === 'object') specJson.rl = { ...(specJson.rl as Record<string, unknown>), steps: steps.value };
+  if (steps?.ok && specJson.rl && typeof specJson.rl === 'object')
+    specJson.rl = { ...(specJson.rl as Record<string, unknown>), steps: steps.value };
   let spec: ExperimentSpec | undefined;
   try {
     spec = parseSpec(specJson, 'spec');
@@ -87,7 +88,11 @@ export const hasErrors = (v: TrainInputs) => !!(v.errors.preset || v.errors.seed
  * 'wasm' the CPU engine (SharedArrayBuffer: the page is cross-origin isolated), 'auto' either.
  * The Start/Resume buttons and the note under them follow this function only.
  */
-export function engineAvailable(spec: ExperimentSpec | undefined, gpu: WebGpuStatus | null, cpuEngine = globalThis.crossOriginIsolated === true): boolean {
+export function engineAvailable(
+  spec: ExperimentSpec | undefined,
+  gpu: WebGpuStatus | null,
+  cpuEngine = globalThis.crossOriginIsolated === true,
+): boolean {
   const webgpu = gpu === null || gpu.available;
   const backend = spec?.backend ?? 'auto';
   return backend === 'webgpu' ? webgpu : backend === 'wasm' ? cpuEngine : webgpu || cpuEngine;
@@ -134,10 +139,24 @@ const DEMO_PATCH = {
 } as const;
 
 /** The common knobs shown as form controls beside the spec editor: path in the spec, label, kind. */
-export const KNOBS: { path: readonly string[]; id: string; label: string; options?: readonly string[]; min?: number; max?: number; hint?: string }[] = [
+export const KNOBS: {
+  path: readonly string[];
+  id: string;
+  label: string;
+  options?: readonly string[];
+  min?: number;
+  max?: number;
+  hint?: string;
+}[] = [
   { path: ['model', 'preset'], id: 'knob-model', label: 'Model', options: ['tiny', 'mini', 'small', 'base'] },
   { path: ['model', 'init'], id: 'knob-init', label: 'Init', options: ['base', 'scratch'], hint: 'base = pretrained checkpoint' },
-  { path: ['backend'], id: 'knob-backend', label: 'Engine', options: ['auto', 'webgpu', 'wasm'], hint: 'auto: WebGPU on a hardware GPU, else the CPU engine (WebAssembly SIMD)' },
+  {
+    path: ['backend'],
+    id: 'knob-backend',
+    label: 'Engine',
+    options: ['auto', 'webgpu', 'wasm'],
+    hint: 'auto: WebGPU on a hardware GPU, else the CPU engine (WebAssembly SIMD)',
+  },
   { path: ['rl', 'tasksPerStep'], id: 'knob-tasks', label: 'Tasks per step', min: 1, max: 4096 },
   { path: ['rl', 'groupSize'], id: 'knob-group', label: 'Group size', min: 1, max: 256, hint: 'rollouts per task (GRPO group)' },
   { path: ['evaluation', 'testTasks'], id: 'knob-eval', label: 'Eval tasks', min: 1, max: 1000, hint: 'test tasks per suite' },

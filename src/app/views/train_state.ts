@@ -108,10 +108,20 @@ export function emptyRunState(phase = ''): RunViewState {
  * the step counter never drops back to 0.
  */
 export function startRunState(prev: RunViewState, resume: boolean): RunViewState {
-  return { ...emptyRunState(resume ? 'resuming…' : 'starting…'), curves: resume ? prev.curves : [], currentRun: prev.currentRun, runSteps: prev.runSteps };
+  return {
+    ...emptyRunState(resume ? 'resuming…' : 'starting…'),
+    curves: resume ? prev.curves : [],
+    currentRun: prev.currentRun,
+    runSteps: prev.runSteps,
+  };
 }
 
-function withCurve(curves: RunViewState['curves'], runIndex: number, method: string, seed: number): { curves: RunViewState['curves']; curve: Curve } {
+function withCurve(
+  curves: RunViewState['curves'],
+  runIndex: number,
+  method: string,
+  seed: number,
+): { curves: RunViewState['curves']; curve: Curve } {
   const out = [...curves];
   const curve = out[runIndex] ?? { label: runLabel(method, seed), steps: [], validation: [] };
   out[runIndex] = curve;
@@ -127,7 +137,11 @@ function withPoint(points: readonly ValidationMark[], p: ValidationMark): Valida
 }
 
 /** A runner's RunCurves (resume event, checkpoint) as a view Curve. */
-const curveOf = (c: RunCurves): Curve => ({ label: runLabel(c.method, c.seed), steps: c.steps, validation: (c.validation ?? []).map(mark).sort((a, b) => a.step - b.step) });
+const curveOf = (c: RunCurves): Curve => ({
+  label: runLabel(c.method, c.seed),
+  steps: c.steps,
+  validation: (c.validation ?? []).map(mark).sort((a, b) => a.step - b.step),
+});
 
 /**
  * Apply one RunEvent. `now` (ms, performance.now()) times RL steps and evaluations.
@@ -156,7 +170,12 @@ export function reduceRunEvent(s: RunViewState, ev: RunEvent, now: number): RunV
     case 'run':
       return { ...s, currentRun: ev.runIndex, runSteps: ev.steps, curves: withCurve(s.curves, ev.runIndex, ev.method, ev.seed).curves };
     case 'resume':
-      return { ...s, curves: ev.curves.map(curveOf), currentRun: ev.runIndex, sftDone: Array.from({ length: ev.runIndex + (ev.sftDone ? 1 : 0) }, (_, i) => i) };
+      return {
+        ...s,
+        curves: ev.curves.map(curveOf),
+        currentRun: ev.runIndex,
+        sftDone: Array.from({ length: ev.runIndex + (ev.sftDone ? 1 : 0) }, (_, i) => i),
+      };
     case 'sftPhase':
       return { ...s, sftDone: [...s.sftDone, ev.runIndex], sftMs: ev.reused ? s.sftMs : [...s.sftMs, ev.seconds * 1000], sftStart: null };
     case 'step': {
@@ -192,7 +211,11 @@ export function reduceRunEvent(s: RunViewState, ev: RunEvent, now: number): RunV
 
 /** A checkpoint position in words: 'after run 1', 'run 1, before evaluation', 'run 2, step 3'. */
 export function positionText(p: CkptPosition): string {
-  return p.finished ? `after run ${p.runIndex}` : p.rlStep < 0 ? `run ${p.runIndex + 1}, before evaluation` : `run ${p.runIndex + 1}, step ${p.rlStep}`;
+  return p.finished
+    ? `after run ${p.runIndex}`
+    : p.rlStep < 0
+      ? `run ${p.runIndex + 1}, before evaluation`
+      : `run ${p.runIndex + 1}, step ${p.rlStep}`;
 }
 
 /**
@@ -204,7 +227,12 @@ export function storedRunState(spec: ExperimentSpec, h: StoredHistory): RunViewS
   const plan = spec.seeds.flatMap((seed) => spec.methods.map((m) => ({ seed, method: m.name })));
   const curves: Curve[] = h.curves.map(curveOf);
   if (h.runIndex < plan.length)
-    curves[h.runIndex] = curveOf({ method: plan[h.runIndex].method, seed: plan[h.runIndex].seed, steps: h.current.history, validation: h.current.validation ?? [] });
+    curves[h.runIndex] = curveOf({
+      method: plan[h.runIndex].method,
+      seed: plan[h.runIndex].seed,
+      steps: h.current.history,
+      validation: h.current.validation ?? [],
+    });
   const evals: EvalEv[] = [];
   h.results.forEach((r, i) => {
     const base = { type: 'eval', runIndex: i, method: r.method, seed: r.seed, episodes: NaN, restored: true } as const;
@@ -212,7 +240,15 @@ export function storedRunState(spec: ExperimentSpec, h: StoredHistory): RunViewS
     evals.push({ ...base, when: 'after', passAt1: r.after, training: r.trainHarnesses.after });
   });
   if (h.current.before && h.runIndex < plan.length)
-    evals.push({ type: 'eval', runIndex: h.runIndex, method: plan[h.runIndex].method, seed: plan[h.runIndex].seed, when: 'before', ...h.current.before, restored: true });
+    evals.push({
+      type: 'eval',
+      runIndex: h.runIndex,
+      method: plan[h.runIndex].method,
+      seed: plan[h.runIndex].seed,
+      when: 'before',
+      ...h.current.before,
+      restored: true,
+    });
   const runs = plannedRunsOf(spec);
   const cur = h.runIndex < runs.length ? (h.current.before ? 1 : 0) + (h.current.sft ? 1 : 0) + h.current.history.length : 0;
   const done = runs.slice(0, h.results.length).reduce((a, r) => a + r.units, 0) + cur;
@@ -325,8 +361,15 @@ export function etaSeconds(s: RunViewState, spec: ExperimentSpec | undefined, ev
     else if (evalCost !== null) currentMs = Math.max(0, evalCost - (now - s.evalStart.at));
     else return null;
   }
-  if ((stepsLeft > 0 && stepCost === null) || (otherEvals > 0 && evalCost === null) || (valsLeft > 0 && valCost === null) || (sftTrainLeft > 0 && sftCost === null)) return null;
-  let ms = stepsLeft * (stepCost ?? 0) + otherEvals * (evalCost ?? 0) + currentMs + valsLeft * (valCost ?? 0) + sftTrainLeft * (sftCost ?? 0);
+  if (
+    (stepsLeft > 0 && stepCost === null) ||
+    (otherEvals > 0 && evalCost === null) ||
+    (valsLeft > 0 && valCost === null) ||
+    (sftTrainLeft > 0 && sftCost === null)
+  )
+    return null;
+  let ms =
+    stepsLeft * (stepCost ?? 0) + otherEvals * (evalCost ?? 0) + currentMs + valsLeft * (valCost ?? 0) + sftTrainLeft * (sftCost ?? 0);
   if (s.validationStart && valCost !== null) ms -= Math.min(valCost, now - s.validationStart.at);
   if (s.sftStart && sftCost !== null) ms -= Math.min(sftCost, now - s.sftStart.at);
   return Math.max(0, ms / 1000);
@@ -364,7 +407,11 @@ export function updatesSummary(steps: readonly StepRecord[], spec: ExperimentSpe
     dropped: steps.reduce((a, r) => a + (r.droppedGroups ?? 0), 0),
     groups: (spec?.rl.tasksPerStep ?? 0) * steps.length,
     skipped: steps.reduce((a, r) => a + (stepUpdate(r).skipped ?? 0), 0),
-    allDropped: steps.length > 0 && noUpdate.length === steps.length && spec !== undefined && steps.every((r) => r.droppedGroups >= spec.rl.tasksPerStep),
+    allDropped:
+      steps.length > 0 &&
+      noUpdate.length === steps.length &&
+      spec !== undefined &&
+      steps.every((r) => r.droppedGroups >= spec.rl.tasksPerStep),
   };
 }
 
@@ -382,7 +429,9 @@ export function metricSeries(
 ): { x: number[]; noData?: number[]; values: (number | null)[][] } {
   const x = [...new Set(curves.flatMap((c) => c?.steps.map((s) => s.step) ?? []))].sort((a, b) => a - b);
   const value = (r: StepRecord) => (ofUpdate && appliedUpdates(r) === 0 ? null : (pick(r) ?? null));
-  const noData = ofUpdate ? x.filter((xi) => curves.every((c) => !c || c.steps.every((r) => r.step !== xi || appliedUpdates(r) === 0))) : undefined;
+  const noData = ofUpdate
+    ? x.filter((xi) => curves.every((c) => !c || c.steps.every((r) => r.step !== xi || appliedUpdates(r) === 0)))
+    : undefined;
   const values = Array.from({ length: runs }, (_, i) => {
     const by = new Map((curves[i]?.steps ?? []).map((s) => [s.step, value(s)]));
     return x.map((xi) => by.get(xi) ?? null);
@@ -418,7 +467,10 @@ export function harnessGroup(id: string): string {
  * run; the lesson's single harness is one group), then any other seen, in distance order: no
  * legend entry for a group no rollout can reach.
  */
-export function passByGroupSeries(steps: readonly StepRecord[], spec: ExperimentSpec | undefined): { x: number[]; groups: string[]; values: (number | null)[][] } {
+export function passByGroupSeries(
+  steps: readonly StepRecord[],
+  spec: ExperimentSpec | undefined,
+): { x: number[]; groups: string[]; values: (number | null)[][] } {
   const planned = spec ? spec.methods.flatMap((m) => spec.seeds.flatMap((seed) => trainingHarnesses(spec, m, seed))) : [];
   const seen = steps.flatMap((s) => Object.keys(s.passByHarness ?? {}));
   const present = new Set([...planned, ...seen].map(harnessGroup));
@@ -470,7 +522,10 @@ export function validationGroups(spec: ExperimentSpec): ValidationGroup[] {
           /* a design the spec check reports elsewhere */
         }
         key = `${m.harnesses}:${m.K}`;
-        const set = m.harnesses === 'random-k' ? `${n ?? 'k'} random training harnesses (drawn per seed)` : `${n ?? 'its'} training harnesses of the design`;
+        const set =
+          m.harnesses === 'random-k'
+            ? `${n ?? 'k'} random training harnesses (drawn per seed)`
+            : `${n ?? 'its'} training harnesses of the design`;
         on = `its ${set}, each task under its anchor (K = ${m.K}, ${m.harnesses === 'random-assignment' ? 'random' : 'locality-aware'} assignment)`;
       }
       const g = groups.get(key) ?? { on, runs: [] };

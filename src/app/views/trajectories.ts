@@ -20,7 +20,18 @@ import { SourceLoader, SourcePicker, sourceFromParams, sourceParams, type Source
 import { committedOrigin } from '../committed_fetch';
 import '../results.css';
 
-export const TRAJ_DEFAULTS = { method: '', step: '', harness: '', family: '', outcome: '', traj: '', turn: '1', pos: '', color: 'mask', speed: '10' } as const;
+export const TRAJ_DEFAULTS = {
+  method: '',
+  step: '',
+  harness: '',
+  family: '',
+  outcome: '',
+  traj: '',
+  turn: '1',
+  pos: '',
+  color: 'mask',
+  speed: '10',
+} as const;
 type Inputs = Record<keyof typeof TRAJ_DEFAULTS, string>;
 const SPEEDS = ['2', '5', '10', '25', '100'];
 
@@ -116,7 +127,8 @@ interface Filtered {
 }
 
 function filterTrajectories(all: TrajectorySampleJson[], f: Inputs): Filtered {
-  const uniq = (xs: (string | number)[]) => [...new Set(xs.map(String))].sort((a, b) => (Number.isFinite(+a) && Number.isFinite(+b) ? +a - +b : a < b ? -1 : a > b ? 1 : 0));
+  const uniq = (xs: (string | number)[]) =>
+    [...new Set(xs.map(String))].sort((a, b) => (Number.isFinite(+a) && Number.isFinite(+b) ? +a - +b : a < b ? -1 : a > b ? 1 : 0));
   const shown: number[] = [];
   all.forEach((t, i) => {
     if (f.method && t.method !== f.method) return;
@@ -130,14 +142,20 @@ function filterTrajectories(all: TrajectorySampleJson[], f: Inputs): Filtered {
   return {
     all,
     shown,
-    options: { method: uniq(all.map((t) => t.method)), step: uniq(all.map((t) => t.step)), harness: uniq(all.map((t) => t.harnessId)), family: uniq(all.map((t) => t.family)) },
+    options: {
+      method: uniq(all.map((t) => t.method)),
+      step: uniq(all.map((t) => t.step)),
+      harness: uniq(all.map((t) => t.harnessId)),
+      family: uniq(all.map((t) => t.family)),
+    },
   };
 }
 
 function tagsList(t: TrajectorySampleJson): TemplateResult {
   const g = t.tags;
   if (!g) return html`<p class="note">No behaviour tags recorded.</p>`;
-  const item = (label: string, v: unknown, bad = false) => html`<li class=${bad ? 'tag bad' : 'tag'}><span>${label}</span> <strong>${String(v)}</strong></li>`;
+  const item = (label: string, v: unknown, bad = false) =>
+    html`<li class=${bad ? 'tag bad' : 'tag'}><span>${label}</span> <strong>${String(v)}</strong></li>`;
   return html`<ul class="tags traj-tags" aria-label="Behaviour tags">
     ${item('turns', g.turns)}${item('tool calls', g.toolCalls)}${item('parse errors', g.parseErrors, g.parseErrors > 0)}
     ${item('workflow violations', g.workflowViolations, g.workflowViolations > 0)}${item('tool errors', g.toolErrors, g.toolErrors > 0)}
@@ -188,7 +206,8 @@ export class TrajectoriesView {
 
   private publish(): void {
     const p: Record<string, string> = sourceParams(this.loaded.source);
-    for (const key of Object.keys(TRAJ_DEFAULTS) as (keyof Inputs)[]) if (this.inputs[key] !== TRAJ_DEFAULTS[key]) p[key] = this.inputs[key];
+    for (const key of Object.keys(TRAJ_DEFAULTS) as (keyof Inputs)[])
+      if (this.inputs[key] !== TRAJ_DEFAULTS[key]) p[key] = this.inputs[key];
     this.setParams(p);
   }
 
@@ -293,7 +312,11 @@ export class TrajectoriesView {
     `;
   }
 
-  private selectField(name: 'method' | 'step' | 'harness' | 'family' | 'outcome', label: string, options: [string, string][]): TemplateResult {
+  private selectField(
+    name: 'method' | 'step' | 'harness' | 'family' | 'outcome',
+    label: string,
+    options: [string, string][],
+  ): TemplateResult {
     const id = `traj-${name}`;
     return html`<div class="field"><label for=${id}>${label}</label>
       <select id=${id} @change=${(e: Event) => this.setFilter(name, (e.target as HTMLSelectElement).value)}>
@@ -305,8 +328,10 @@ export class TrajectoriesView {
 
   private body(out: ExperimentOutputJson): TemplateResult {
     const all = out.trajectories ?? [];
-    if (all.length === 0 && this.loaded.pending.includes('trajectories')) return html`<p class="card note" id="traj-loading">Loading the sample trajectories…</p>`;
-    if (all.length === 0) return html`<p class="card note" id="traj-none">This output has no trajectories (runs record a few per RL step; older results files do not).</p>`;
+    if (all.length === 0 && this.loaded.pending.includes('trajectories'))
+      return html`<p class="card note" id="traj-loading">Loading the sample trajectories…</p>`;
+    if (all.length === 0)
+      return html`<p class="card note" id="traj-none">This output has no trajectories (runs record a few per RL step; older results files do not).</p>`;
     const origin = committedOrigin(out);
     const f = filterTrajectories(all, this.inputs);
     const sel = this.selected(f);

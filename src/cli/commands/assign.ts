@@ -24,7 +24,12 @@ export function registerAssign(program: Command): void {
     .description('assign K training harnesses to each task (anchor first; locality-aware or random)')
     .option('--K <n>', 'harnesses per task, 1..|H_tr|', intOption(1), 3)
     .option('--tasks <n>', 'number of tasks (ids 0..n-1)', intOption(1, 100_000), 8)
-    .option('--strategy <name>', 'locality (anchor + K-1 nearest) | random (anchor + K-1 uniform)', choiceOption(['locality', 'random'] as const), 'locality')
+    .option(
+      '--strategy <name>',
+      'locality (anchor + K-1 nearest) | random (anchor + K-1 uniform)',
+      choiceOption(['locality', 'random'] as const),
+      'locality',
+    )
     .option('--seed <n>', 'assignment seed', intOption(0, 2 ** 32 - 1), 0)
     .option('--levels <list>', 'realizations per component (default 3,3,3,3,3)', levelsOption)
     .option('--selection <method>', 'training set: oa | random', choiceOption(['oa', 'random'] as const), 'oa')
@@ -35,7 +40,14 @@ export function registerAssign(program: Command): void {
       const design = runSelection(space, opts.selection, undefined, opts.selectionSeed);
       const n = design.training.length;
       if (opts.K > n) throw new UsageError(`--K ${opts.K} is out of range: the training set has ${n} harnesses, so K must be in 1..${n}`);
-      const assignments = assignHarnesses({ training: design.training, K: opts.K, tasks: opts.tasks, strategy: opts.strategy, seed: opts.seed, space });
+      const assignments = assignHarnesses({
+        training: design.training,
+        K: opts.K,
+        tasks: opts.tasks,
+        strategy: opts.strategy,
+        seed: opts.seed,
+        space,
+      });
       const report = {
         strategy: opts.strategy,
         K: opts.K,
@@ -49,7 +61,9 @@ export function registerAssign(program: Command): void {
         return;
       }
       const out: string[] = [];
-      out.push(`${opts.strategy === 'locality' ? 'Locality-aware' : 'Random'} assignment: K = ${opts.K} harnesses per task, ${opts.tasks} tasks, seed ${opts.seed}`);
+      out.push(
+        `${opts.strategy === 'locality' ? 'Locality-aware' : 'Random'} assignment: K = ${opts.K} harnesses per task, ${opts.tasks} tasks, seed ${opts.seed}`,
+      );
       out.push(`Training set: ${n} harnesses (${design.construction})`);
       out.push('');
       out.push(`  task  anchor           others (Hamming distance to the anchor)`);
@@ -61,7 +75,8 @@ export function registerAssign(program: Command): void {
         out.push(`  ${String(a.task).padStart(4)}  ${a.harnesses[0]}   ${others}`);
       }
       const ds = assignments.flatMap((a) => a.distances.slice(1));
-      if (ds.length > 0) out.push('', `Mean distance to the anchor over the K−1 others: ${(ds.reduce((x, y) => x + y, 0) / ds.length).toFixed(2)}`);
+      if (ds.length > 0)
+        out.push('', `Mean distance to the anchor over the K−1 others: ${(ds.reduce((x, y) => x + y, 0) / ds.length).toFixed(2)}`);
       process.stdout.write(out.join('\n') + '\n');
     });
 }

@@ -50,7 +50,9 @@ type RolloutSection = { config: RolloutBenchConfig; rows: RolloutBenchRow[] } | 
  * workers, so the scaling is visible, but at most a twelfth of the sampled tokens.
  */
 function rolloutConfig(quick: boolean): RolloutBenchConfig {
-  return quick ? { workers: [1, 2, 4], episodes: 8, maxTurns: 2, maxNewTokens: 8 } : { workers: [1, 2, 4], episodes: 16, maxTurns: 4, maxNewTokens: 24 };
+  return quick
+    ? { workers: [1, 2, 4], episodes: 8, maxTurns: 2, maxNewTokens: 8 }
+    : { workers: [1, 2, 4], episodes: 16, maxTurns: 4, maxNewTokens: 24 };
 }
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -88,7 +90,9 @@ const f = (x: number, d = 1) => (Number.isFinite(x) ? x.toFixed(d) : String(x));
 function printHuman(r: TrainBench, external: Record<string, unknown>, missing: string | null, rollouts: RolloutSection): void {
   const a = r.adapter;
   console.log(`adapter      ${a.vendor} / ${a.architecture} / ${a.device} ${a.description ? `(${a.description})` : ''}`);
-  console.log(`page         crossOriginIsolated=${r.crossOriginIsolated} cores=${r.hardwareConcurrency} tfjs-wasm simd=${r.tfjsWasm?.simd} threads=${r.tfjsWasm?.threads}`);
+  console.log(
+    `page         crossOriginIsolated=${r.crossOriginIsolated} cores=${r.hardwareConcurrency} tfjs-wasm simd=${r.tfjsWasm?.simd} threads=${r.tfjsWasm?.threads}`,
+  );
   console.log(`\ntraining step (forward + SFT loss + backward + clip + AdamW), median of ${r.reps}, interleaved`);
   for (const p of r.presets) {
     console.log(
@@ -104,10 +108,14 @@ function printHuman(r: TrainBench, external: Record<string, unknown>, missing: s
         );
     }
   }
-  console.log(`\nper kernel (${r.kernelShape.preset} step, B=${r.kernelShape.B} T=${r.kernelShape.T}; each dispatch timed alone, ~15 µs dispatch overhead included)`);
+  console.log(
+    `\nper kernel (${r.kernelShape.preset} step, B=${r.kernelShape.B} T=${r.kernelShape.T}; each dispatch timed alone, ~15 µs dispatch overhead included)`,
+  );
   console.log('  pipeline                          n   ms/step   GFLOP/s    GB/s');
   for (const k of r.kernels) {
-    console.log(`  ${k.pipeline.padEnd(32)} ${String(k.count).padStart(2)} ${f(k.msPerStep, 3).padStart(9)} ${f(k.gflops, 2).padStart(9)} ${f(k.gbps, 2).padStart(8)}`);
+    console.log(
+      `  ${k.pipeline.padEnd(32)} ${String(k.count).padStart(2)} ${f(k.msPerStep, 3).padStart(9)} ${f(k.gflops, 2).padStart(9)} ${f(k.gbps, 2).padStart(8)}`,
+    );
   }
   console.log('\nother bench entries (src/bench/*.bench.ts):');
   if (missing) console.log(`  ${missing}`);
@@ -153,7 +161,9 @@ function printCpuEngine(c: CpuEngineBench): void {
     console.log(`  failed: ${c.error}`);
     return;
   }
-  console.log(`  crossOriginIsolated=${c.crossOriginIsolated} cores=${c.hardwareConcurrency} relaxedSimd (fused multiply-add)=${c.relaxedSimd}`);
+  console.log(
+    `  crossOriginIsolated=${c.crossOriginIsolated} cores=${c.hardwareConcurrency} relaxedSimd (fused multiply-add)=${c.relaxedSimd}`,
+  );
   if (c.pytorch)
     console.log(
       `  PyTorch peer: torch ${c.pytorch.torch} on the CPU, ${c.pytorch.threads} threads, BLAS ${c.pytorch.blas.kind} (${c.pytorch.blas.path ?? 'not found'}, ${c.pytorch.blas.threads ?? 'default'} thread${c.pytorch.blas.threads === 1 ? '' : 's'}) (src/bench/pytorch_peer.py)`,
@@ -163,7 +173,10 @@ function printCpuEngine(c: CpuEngineBench): void {
   for (const r of c.gemm) console.log(`  ${r.shape.padEnd(16)} threads ${r.threads}: ${f(r.gflops, 1)} GFLOP/s`);
   console.log(`  training step (SFT, every position scored), median, interleaved with TF.js-wasm${c.pytorch ? ' and PyTorch' : ''}`);
   for (const r of c.training) {
-    const py = r.pytorchTokensPerSec === null || r.ratioVsPytorch === null ? '' : `; PyTorch ${f(r.pytorchTokensPerSec, 0)} tok/s → ${f(r.ratioVsPytorch, 2)}×`;
+    const py =
+      r.pytorchTokensPerSec === null || r.ratioVsPytorch === null
+        ? ''
+        : `; PyTorch ${f(r.pytorchTokensPerSec, 0)} tok/s → ${f(r.ratioVsPytorch, 2)}×`;
     console.log(
       `  ${r.preset.padEnd(6)} B=${r.B} T=${r.T} threads ${r.threads}: ${f(r.medianMs, 0)} ms = ${f(r.tokensPerSec, 0)} tok/s, ${f(r.gflops, 2)} GFLOP/s effective; TF.js-wasm ${f(r.tfjsWasmTokensPerSec, 0)} tok/s → ${f(r.ratioVsTfjsWasm, 1)}×${py}`,
     );
@@ -185,7 +198,10 @@ export function registerBench(program: Command): void {
     )
     .option('--json', 'print JSON only')
     .option('--quick', 'smaller shapes, fewer kernel repeats and sampled tokens (still a median of 5), a smaller rollout batch')
-    .option('--cpu-engine-only', 'only the CPU engine sections (training and sampling vs TF.js-wasm, PyTorch and the WebGPU sampler; the RL step); prints them alone')
+    .option(
+      '--cpu-engine-only',
+      'only the CPU engine sections (training and sampling vs TF.js-wasm, PyTorch and the WebGPU sampler; the RL step); prints them alone',
+    )
     .option('--external-timeout <s>', 'seconds allowed to each other bench entry and to the rollout bench', intOption(1, 86_400), 900)
     .action(async (opts: Opts) => {
       // The PyTorch peer runs here in Node; the page asks for its steps between its own (src/page/protocol.ts PageQueries).
@@ -217,7 +233,8 @@ export function registerBench(program: Command): void {
             rlStep = { error: (err as Error).message.split('\n')[0] };
           }
           process.stderr.write(`[bench] cpu engine results: ${JSON.stringify(cpuEngine)}\n`);
-          if (opts.cpuEngineOnly) return { cpuEngine, rlStep, train: null, external: {} as Record<string, unknown>, missing: null, rollouts: null };
+          if (opts.cpuEngineOnly)
+            return { cpuEngine, rlStep, train: null, external: {} as Record<string, unknown>, missing: null, rollouts: null };
           const train = await s.call('benchTraining', { quick: !!opts.quick });
           // The training results are complete here: keep them on stderr in case a later entry hangs.
           process.stderr.write(`[bench] training results: ${JSON.stringify(train)}\n`);
@@ -231,7 +248,9 @@ export function registerBench(program: Command): void {
               external[e] = { error: (err as Error).message.split('\n')[0] };
             }
           }
-          const missing = entries.length ? null : 'absent: no src/bench/*.bench.ts entry (forward kernels and sampling tokens/s, KV cache vs none) exists yet';
+          const missing = entries.length
+            ? null
+            : 'absent: no src/bench/*.bench.ts entry (forward kernels and sampling tokens/s, KV cache vs none) exists yet';
           const config = rolloutConfig(!!opts.quick);
           let rollouts: RolloutSection;
           try {
@@ -258,7 +277,9 @@ export function registerBench(program: Command): void {
         }
         return;
       }
-      external['serve (node, 127.0.0.1 HTTP, src/bench/serve_bench.ts)'] = await benchServe({ quick: !!opts.quick }).catch((e: Error) => ({ error: e.message }));
+      external['serve (node, 127.0.0.1 HTTP, src/bench/serve_bench.ts)'] = await benchServe({ quick: !!opts.quick }).catch((e: Error) => ({
+        error: e.message,
+      }));
       const soak = await soakServe({ quick: !!opts.quick }).catch((e: Error) => ({ error: e.message }));
       if (opts.json) printJson({ cpuEngine, cpuRlStep: rlStep, ...train, external, externalMissing: missing, rollouts, serveSoak: soak });
       else {

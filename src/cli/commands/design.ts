@@ -33,7 +33,10 @@ export function levelsOption(value: string): number[] {
 export function spaceForLevels(levels: number[] | undefined): HarnessSpace {
   const space = spaceFromLevels(levels ?? [3, 3, 3, 3, 3]);
   const size = spaceSize(space);
-  if (size > MAX_ENUMERATED_SPACE) throw new UsageError(`--levels ${levels!.join(',')}: ${size} configurations, more than the ${MAX_ENUMERATED_SPACE} the report enumerates`);
+  if (size > MAX_ENUMERATED_SPACE)
+    throw new UsageError(
+      `--levels ${levels!.join(',')}: ${size} configurations, more than the ${MAX_ENUMERATED_SPACE} the report enumerates`,
+    );
   return space;
 }
 
@@ -67,7 +70,8 @@ export function registerDesign(program: Command): void {
     .action((opts: DesignOpts) => {
       const space = spaceForLevels(opts.levels);
       if (opts.k !== undefined && opts.method !== 'random') throw new UsageError('--k applies only to --method random');
-      if (opts.k !== undefined && opts.k > spaceSize(space)) throw new UsageError(`--k ${opts.k} exceeds the space size ${spaceSize(space)}`);
+      if (opts.k !== undefined && opts.k > spaceSize(space))
+        throw new UsageError(`--k ${opts.k} exceeds the space size ${spaceSize(space)}`);
       const report = runSelection(space, opts.method, opts.k, opts.seed);
       if (opts.json) printJson(report);
       else process.stdout.write(formatDesignReport(report, space));

@@ -43,7 +43,10 @@ async function pageWebgpuProbe(): Promise<{ ok: boolean; detail: string }> {
     const enc = device.createCommandEncoder();
     const pass = enc.beginComputePass();
     pass.setPipeline(pipeline);
-    pass.setBindGroup(0, device.createBindGroup({ layout: pipeline.getBindGroupLayout(0), entries: [{ binding: 0, resource: { buffer: buf } }] }));
+    pass.setBindGroup(
+      0,
+      device.createBindGroup({ layout: pipeline.getBindGroupLayout(0), entries: [{ binding: 0, resource: { buffer: buf } }] }),
+    );
     pass.dispatchWorkgroups(1);
     pass.end();
     enc.copyBufferToBuffer(buf, 0, read, 0, 16);
@@ -51,7 +54,10 @@ async function pageWebgpuProbe(): Promise<{ ok: boolean; detail: string }> {
     await read.mapAsync(GPUMapMode.READ);
     const got = [...new Float32Array(read.getMappedRange())];
     const ok = got.join(',') === '2,4,6,8';
-    return { ok, detail: ok ? `${name}: compute round trip ok` : `${name}: compute shader returned [${got.join(', ')}], expected [2, 4, 6, 8]` };
+    return {
+      ok,
+      detail: ok ? `${name}: compute round trip ok` : `${name}: compute shader returned [${got.join(', ')}], expected [2, 4, 6, 8]`,
+    };
   } finally {
     device.destroy();
   }
@@ -64,7 +70,9 @@ async function checkWebgpu(executable: string): Promise<DoctorCheck> {
     browser = await chromium.launch({ executablePath: executable, args: webgpuLaunchArgs(), headless: true });
     const page = await browser.newPage();
     // WebGPU needs a secure context: serve an empty page from a localhost origin without a server.
-    await page.route('http://localhost/**', (r) => r.fulfill({ contentType: 'text/html', body: '<!doctype html><title>hlab doctor</title>' }));
+    await page.route('http://localhost/**', (r) =>
+      r.fulfill({ contentType: 'text/html', body: '<!doctype html><title>hlab doctor</title>' }),
+    );
     await page.goto('http://localhost/doctor');
     const r = await page.evaluate(pageWebgpuProbe);
     return { name: 'webgpu', ...r };
@@ -102,7 +110,8 @@ async function checkCpuEngine(): Promise<DoctorCheck> {
       return {
         name: 'cpu-engine',
         ok: bad === 0,
-        detail: bad === 0 ? `WebAssembly SIMD, ${e.threads} threads: GEMM ${n}×${k}×${m} exact` : `GEMM returned ${bad} wrong values of ${n * m}`,
+        detail:
+          bad === 0 ? `WebAssembly SIMD, ${e.threads} threads: GEMM ${n}×${k}×${m} exact` : `GEMM returned ${bad} wrong values of ${n * m}`,
       };
     } finally {
       e.destroy();

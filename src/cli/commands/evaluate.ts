@@ -55,7 +55,8 @@ interface Opts {
 export function evaluateRequest(opts: Opts): EvalPageRequest {
   const suites = parseSuiteList(opts.suites);
   const temperature = Number(opts.temperature);
-  if (!(temperature >= 0 && temperature <= 10)) throw new UsageError(`--temperature: expected a number in [0, 10], got '${opts.temperature}'`);
+  if (!(temperature >= 0 && temperature <= 10))
+    throw new UsageError(`--temperature: expected a number in [0, 10], got '${opts.temperature}'`);
   try {
     resolveEvalHarnesses(opts.harnesses);
     evalTaskIds(suites, opts.maxTier, opts.tasks, opts.seed);
@@ -94,24 +95,32 @@ const pct = (x: number | null | undefined) => (x === null || x === undefined ? '
  * exclusion, the per-family table (pass@1 (episodes) per set), then one line per harness.
  */
 export function formatEvalReport(r: CheckpointEvalReport): string {
-  const lines = [`checkpoint ${String(r.checkpoint.source)} (digest ${String(r.checkpoint.digest ?? '').slice(0, 12)}), ${r.episodes} episodes`];
+  const lines = [
+    `checkpoint ${String(r.checkpoint.source)} (digest ${String(r.checkpoint.digest ?? '').slice(0, 12)}), ${r.episodes} episodes`,
+  ];
   const ent = (x: number | null | undefined) => (x === null || x === undefined ? '—' : `${x.toFixed(3)} nats`);
   for (const k of ['base', 'training', 'inSpace'] as const)
-    if (r.passAt1[k] !== null) lines.push(`  ${k.padEnd(9)} pass@1 ${pct(r.passAt1[k])}  score ${pct(r.score[k])}  entropy/token ${ent(r.entropy[k])}`);
+    if (r.passAt1[k] !== null)
+      lines.push(`  ${k.padEnd(9)} pass@1 ${pct(r.passAt1[k])}  score ${pct(r.score[k])}  entropy/token ${ent(r.entropy[k])}`);
   for (const [b, v] of Object.entries(r.passAt1.blackbox))
     lines.push(`  ${b.padEnd(9)} pass@1 ${pct(v)}  score ${pct(r.score.blackbox[b])}  entropy/token ${ent(r.entropy.blackbox[b])}`);
   lines.push(`  policy entropy per sampled token, all episodes: ${ent(r.entropy.overall)}`);
-  if (r.inSpaceExcluded) lines.push(`  inSpace leaves out ${r.inSpaceExcluded.pretrainMix} held-out configurations of the checkpoint's pretraining mix (${r.inSpaceExcluded.mix})`);
+  if (r.inSpaceExcluded)
+    lines.push(
+      `  inSpace leaves out ${r.inSpaceExcluded.pretrainMix} held-out configurations of the checkpoint's pretraining mix (${r.inSpaceExcluded.mix})`,
+    );
   const m = familyMatrix(r.perFamily);
   if (m.rows.length) {
     const w = Math.max(6, ...m.rows.map((x) => x.family.length));
     const cw = m.columns.map((c) => Math.max(c.length, 10));
     lines.push('  per family: pass@1 (episodes)');
     lines.push(`    ${'family'.padEnd(w)}  ${m.columns.map((c, i) => c.padStart(cw[i])).join('  ')}`);
-    for (const row of m.rows) lines.push(`    ${row.family.padEnd(w)}  ${row.cells.map((c, i) => familyCellText(c).padStart(cw[i])).join('  ')}`);
+    for (const row of m.rows)
+      lines.push(`    ${row.family.padEnd(w)}  ${row.cells.map((c, i) => familyCellText(c).padStart(cw[i])).join('  ')}`);
   }
   lines.push('  per harness: id  pass@1  score  episodes  parse-error rate');
-  for (const [id, v] of Object.entries(r.perHarness)) lines.push(`    ${id.padEnd(16)} ${pct(v.passAt1)}  ${pct(v.score)}  ${v.episodes}  ${pct(v.parseErrorRate)}`);
+  for (const [id, v] of Object.entries(r.perHarness))
+    lines.push(`    ${id.padEnd(16)} ${pct(v.passAt1)}  ${pct(v.score)}  ${v.episodes}  ${pct(v.parseErrorRate)}`);
   return lines.join('\n');
 }
 
@@ -121,9 +130,13 @@ export function formatEvalReport(r: CheckpointEvalReport): string {
  * `checkRunBudget`), unless --allow-budget-mismatch. The page repeats the check on what it loads.
  * @throws UsageError (exit 2, one line) on a mismatch, an unreadable checkpoint or a missing shipped base.
  */
-export async function checkEvaluateBudget(req: EvalPageRequest, publicDir: string = fileURLToPath(new URL('../../../public', import.meta.url))): Promise<void> {
+export async function checkEvaluateBudget(
+  req: EvalPageRequest,
+  publicDir: string = fileURLToPath(new URL('../../../public', import.meta.url)),
+): Promise<void> {
   const path = req.init === 'base' ? join(publicDir, `base-${req.preset}.ckpt`) : null;
-  if (path !== null && !existsSync(path)) throw new UsageError(`--init base: no shipped base for --preset ${req.preset} (${path} does not exist)`);
+  if (path !== null && !existsSync(path))
+    throw new UsageError(`--init base: no shipped base for --preset ${req.preset} (${path} does not exist)`);
   const bytes = path !== null ? new Uint8Array(readFileSync(path)) : Buffer.from((req.init as { base64: string }).base64, 'base64');
   let ck;
   try {

@@ -66,7 +66,14 @@ export function parseHarnessList(spec: string): string[] {
 }
 
 /** Run the sweep (also used by tests). */
-export function expertSweep(suiteName: SuiteName, nTasks: number, harnesses: readonly string[], split: Split = 'test', seed = 0, honest = true) {
+export function expertSweep(
+  suiteName: SuiteName,
+  nTasks: number,
+  harnesses: readonly string[],
+  split: Split = 'test',
+  seed = 0,
+  honest = true,
+) {
   const suite = getSuite(suiteName);
   const tasks = taskSet(suite, split, nTasks, seed);
   const t0 = performance.now();
@@ -111,7 +118,9 @@ export function expertSweep(suiteName: SuiteName, nTasks: number, harnesses: rea
 function feasibilityLines(name: string, r: FeasibilityReport, maxExamples = 20): string[] {
   const pctOf = (n: number) => `${n} (${((100 * n) / Math.max(1, r.cells)).toFixed(1)} %)`;
   const sorted = (o: Record<string, number>) => Object.entries(o).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
-  const lines = [`spec ${name}: ${r.cells} (task, harness) cells trained or evaluated; infeasible under the spec's budgets: ${pctOf(r.infeasible.length)}`];
+  const lines = [
+    `spec ${name}: ${r.cells} (task, harness) cells trained or evaluated; infeasible under the spec's budgets: ${pctOf(r.infeasible.length)}`,
+  ];
   if (!r.infeasible.length) return lines;
   lines.push(
     `  by reason: ${sorted(r.byReason)
@@ -136,7 +145,8 @@ function feasibilityLines(name: string, r: FeasibilityReport, maxExamples = 20):
       .map(([k, n]) => `${k} ${n}`)
       .join(', ')}`,
   );
-  for (const c of r.infeasible.slice(0, maxExamples)) lines.push(`  ${c.harnessId} ${c.taskId} [${c.roles.join('+')}]: ${c.reason}: ${c.detail}`);
+  for (const c of r.infeasible.slice(0, maxExamples))
+    lines.push(`  ${c.harnessId} ${c.taskId} [${c.roles.join('+')}]: ${c.reason}: ${c.detail}`);
   if (r.infeasible.length > maxExamples) lines.push(`  … ${r.infeasible.length - maxExamples} more (--json lists all)`);
   return lines;
 }
@@ -167,7 +177,11 @@ export function registerExpert(program: Command): void {
         if (opts.json)
           printJson({
             spec: spec.name,
-            budgets: { maxTurns: spec.rollout.maxTurns, maxNewTokens: spec.rollout.maxNewTokens, contextTokens: spec.rollout.contextTokens },
+            budgets: {
+              maxTurns: spec.rollout.maxTurns,
+              maxNewTokens: spec.rollout.maxNewTokens,
+              contextTokens: spec.rollout.contextTokens,
+            },
             ...r,
             excluded,
           });
@@ -181,11 +195,14 @@ export function registerExpert(program: Command): void {
       if (opts.json) printJson(r);
       else {
         const bad = r.results.filter((x) => x.passRate < 1);
-        console.log(`suite ${r.suite} (${r.split}, seed ${r.seed}): ${r.tasks} tasks × ${r.totals.harnesses} harnesses = ${r.totals.episodes} episodes in ${r.totals.seconds}s`);
+        console.log(
+          `suite ${r.suite} (${r.split}, seed ${r.seed}): ${r.tasks} tasks × ${r.totals.harnesses} harnesses = ${r.totals.episodes} episodes in ${r.totals.seconds}s`,
+        );
         console.log(
           `overall pass rate ${r.totals.passRate.toFixed(4)}; harnesses below 1: ${bad.length}; episodes with an action its context does not support: ${r.totals.dishonestRate.toFixed(4)}`,
         );
-        for (const x of bad.slice(0, 20)) console.log(`  ${x.harness}: ${x.passRate.toFixed(3)} — e.g. ${x.failures[0].task}: ${x.failures[0].reason}`);
+        for (const x of bad.slice(0, 20))
+          console.log(`  ${x.harness}: ${x.passRate.toFixed(3)} — e.g. ${x.failures[0].task}: ${x.failures[0].reason}`);
       }
       if (opts.strict && r.results.some((x) => x.passRate < 1)) process.exitCode = 1;
     });

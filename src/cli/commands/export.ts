@@ -39,28 +39,54 @@ interface ExportCliOptions {
   json?: boolean;
 }
 
-const DESIGN_FLAGS = ['design', 'k', 'designSeed', 'K', 'strategy', 'suites', 'tasks', 'evalTasks', 'heldoutPerDistance', 'maxTier', 'maxTurns'] as const;
+const DESIGN_FLAGS = [
+  'design',
+  'k',
+  'designSeed',
+  'K',
+  'strategy',
+  'suites',
+  'tasks',
+  'evalTasks',
+  'heldoutPerDistance',
+  'maxTier',
+  'maxTurns',
+] as const;
 const flagName = (k: string) => '--' + (k === 'K' ? 'K' : k.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase()));
 
 /** Register `hlab export` on `program` (options above; a bad value is a one-line exit 2). */
 export function registerExport(program: Command): void {
   program
     .command('export')
-    .description('write verl (parquet) or slime (jsonl) datasets: one row per (task, harness) of the schedule, plus held-out and black-box sets')
+    .description(
+      'write verl (parquet) or slime (jsonl) datasets: one row per (task, harness) of the schedule, plus held-out and black-box sets',
+    )
     .requiredOption('--format <f>', 'verl | slime', choiceOption(EXPORT_FORMATS))
     .requiredOption('--out <dir>', 'output folder (created)')
-    .option('--design <method>', 'training set: oa (strength-2 orthogonal array) | random (random-k)', choiceOption(['oa', 'random'] as const))
+    .option(
+      '--design <method>',
+      'training set: oa (strength-2 orthogonal array) | random (random-k)',
+      choiceOption(['oa', 'random'] as const),
+    )
     .option('--k <n>', 'size of a --design random training set (default 18)', intOption(1, 243))
     .option('--design-seed <n>', 'seed of a --design random draw (default 0)', intOption(0, 2 ** 32 - 1))
     .option('--K <n>', 'harnesses per task, anchor first (default 4)', intOption(1, 243))
-    .option('--strategy <s>', 'locality (anchor + K-1 nearest) | random (anchor + K-1 uniform)', choiceOption(['locality', 'random'] as const))
+    .option(
+      '--strategy <s>',
+      'locality (anchor + K-1 nearest) | random (anchor + K-1 uniform)',
+      choiceOption(['locality', 'random'] as const),
+    )
     .option('--suites <list>', `comma-separated suites (default ${SUITE_NAMES.join(',')})`, parseSuiteList)
     .option('--tasks <n>', 'train tasks per suite (default 16)', intOption(1, 10_000))
     .option('--eval-tasks <n>', 'test tasks per suite in the evaluation sets (default 8)', intOption(0, 10_000))
     .option('--heldout-per-distance <n>', 'held-out configurations per Hamming distance (default 2)', intOption(0, 243))
     .option('--max-tier <n>', 'only tasks of tier ≤ n (default 3)', intOption(1, 3))
     .option('--max-turns <n>', 'turn budget written on each row (default 16)', intOption(1, 1000))
-    .option('--seed <n>', 'seed of the task draws and the assignment (with a spec: the run seed, default its first)', intOption(0, 2 ** 31 - 1))
+    .option(
+      '--seed <n>',
+      'seed of the task draws and the assignment (with a spec: the run seed, default its first)',
+      intOption(0, 2 ** 31 - 1),
+    )
     .option('--preset <name>', 'export what an experiment preset plans (instead of the design options)')
     .option('--spec <file>', 'export what an experiment spec file plans')
     .option('--method <name>', "with --preset/--spec: the method's name (default its first method)")
@@ -72,7 +98,10 @@ export function registerExport(program: Command): void {
         if (given) throw new UsageError(`${flagName(given)}: does not apply with --preset/--spec (the spec decides it)`);
         const { spec } = loadSpec({ preset: opts.preset, spec: opts.spec });
         const method = opts.method === undefined ? spec.methods[0] : spec.methods.find((m) => m.name === opts.method);
-        if (!method) throw new UsageError(`--method '${opts.method}': not a method of spec '${spec.name}' (${spec.methods.map((m) => `'${m.name}'`).join(', ')})`);
+        if (!method)
+          throw new UsageError(
+            `--method '${opts.method}': not a method of spec '${spec.name}' (${spec.methods.map((m) => `'${m.name}'`).join(', ')})`,
+          );
         try {
           ds = buildSpecExport(spec, method, opts.seed ?? spec.seeds[0]);
         } catch (e) {
@@ -90,7 +119,9 @@ export function registerExport(program: Command): void {
       const command = ['hlab', ...process.argv.slice(2)].join(' ');
       const manifest = writeExport(ds, opts.format, resolve(opts.out), command);
       if (opts.json) return printJson(manifest);
-      console.log(`wrote ${opts.format} to ${opts.out}: train ${manifest.rows.train} rows, heldout ${manifest.rows.heldout}, blackbox ${manifest.rows.blackbox}`);
+      console.log(
+        `wrote ${opts.format} to ${opts.out}: train ${manifest.rows.train} rows, heldout ${manifest.rows.heldout}, blackbox ${manifest.rows.blackbox}`,
+      );
       for (const [s, d] of Object.entries(manifest.description)) console.log(`  ${s.padEnd(8)} ${d}`);
       console.log(`  plus design.json, schedule.json, manifest.json`);
     });

@@ -61,12 +61,17 @@ export function heldOutHarnessList(spec: string): string[] {
  * Measure a checkpoint (module doc). Validates every option before any work.
  * @throws UsageError (exit 2, one line) naming a bad option, a missing shipped base or an unreadable checkpoint.
  */
-export async function heldOutReport(opts: Opts, publicDir: string = fileURLToPath(new URL('../../../public', import.meta.url))): Promise<HeldOutReport> {
+export async function heldOutReport(
+  opts: Opts,
+  publicDir: string = fileURLToPath(new URL('../../../public', import.meta.url)),
+): Promise<HeldOutReport> {
   const suites = parseSuiteList(opts.suites);
   const harnesses = heldOutHarnessList(opts.harnesses);
   const path = opts.init === 'base' ? join(publicDir, `base-${opts.preset}.ckpt`) : opts.init;
   if (!existsSync(path))
-    throw new UsageError(`--init: ${opts.init === 'base' ? `no shipped base for --preset ${opts.preset} (${path} does not exist)` : `no such file '${path}'`}`);
+    throw new UsageError(
+      `--init: ${opts.init === 'base' ? `no shipped base for --preset ${opts.preset} (${path} does not exist)` : `no such file '${path}'`}`,
+    );
   let ck;
   try {
     ck = await decodeBaseCheckpoint(new Uint8Array(readFileSync(path)));
@@ -75,10 +80,12 @@ export async function heldOutReport(opts: Opts, publicDir: string = fileURLToPat
   }
   const tok = shippedTokenizer();
   const cfg = ck.header.config;
-  if (cfg.vocabSize !== tok.vocabSize) throw new UsageError(`--init ${path}: vocabSize ${cfg.vocabSize} differs from the shipped tokenizer's ${tok.vocabSize}`);
+  if (cfg.vocabSize !== tok.vocabSize)
+    throw new UsageError(`--init ${path}: vocabSize ${cfg.vocabSize} differs from the shipped tokenizer's ${tok.vocabSize}`);
   // Rows must be cut as the checkpoint's training rows were: without a recorded budget that cut is unknown.
   const limits = checkpointBudget(cfg.maxT, ck.header.metadata);
-  if (limits === null) throw new UsageError(`--init ${path}: the checkpoint records no action reserve, so its training cut (maxT − reserve) is unknown`);
+  if (limits === null)
+    throw new UsageError(`--init ${path}: the checkpoint records no action reserve, so its training cut (maxT − reserve) is unknown`);
 
   const t0 = performance.now();
   const tasks = heldOutTasks(opts.tasks, opts.seed, opts.maxTier as 1 | 2 | 3, suites);
@@ -94,7 +101,8 @@ export async function heldOutReport(opts: Opts, publicDir: string = fileURLToPat
     model.writeParams(ck.params);
     const score = (b: RowBatch) => sftBatchNll(model, b);
     const sets: Record<string, number> = {};
-    for (const s of heldOutSets(tok, tasks, limits, opts.seed)) sets[s.name] = heldOutLoss(s.rows, opts.batch, tok.padId, limits.maxT, score);
+    for (const s of heldOutSets(tok, tasks, limits, opts.seed))
+      sets[s.name] = heldOutLoss(s.rows, opts.batch, tok.padId, limits.maxT, score);
     const perHarness = heldOutByHarness(tok, tasks, harnesses, limits, opts.batch, score);
     return {
       checkpoint: path,
@@ -121,7 +129,8 @@ export function heldOutLines(r: HeldOutReport): string[] {
       .join(', ')}`,
     '  harness           loss   episodes  rows  tokens',
     ...r.perHarness.map(
-      (h) => `  ${h.harness.padEnd(16)} ${f(h.loss).padStart(6)}  ${String(h.episodes).padStart(8)}  ${String(h.rows).padStart(4)}  ${String(h.tokens).padStart(6)}`,
+      (h) =>
+        `  ${h.harness.padEnd(16)} ${f(h.loss).padStart(6)}  ${String(h.episodes).padStart(8)}  ${String(h.rows).padStart(4)}  ${String(h.tokens).padStart(6)}`,
     ),
   ];
   for (const [c, lvs] of Object.entries(r.levelMeans))
@@ -136,7 +145,9 @@ export function heldOutLines(r: HeldOutReport): string[] {
 export function registerHeldOut(program: Command): void {
   program
     .command('heldout')
-    .description("teacher-forced held-out action loss of a base checkpoint on the CPU engine: pretraining's three sets and every harness, with level means per component")
+    .description(
+      "teacher-forced held-out action loss of a base checkpoint on the CPU engine: pretraining's three sets and every harness, with level means per component",
+    )
     .requiredOption('--init <base|file>', "'base' (public/base-<preset>.ckpt) or a checkpoint file")
     .option('--preset <name>', `with --init base: which shipped base (${PRESET_NAMES.join(', ')})`, choiceOption(PRESET_NAMES), 'mini')
     .option('--harnesses <list>', "'training' (the 18 orthogonal-array harnesses), 'all', or comma-separated ids", 'training')

@@ -62,7 +62,9 @@ function pretrainLine(ev: PretrainEvent): string {
 export function registerPretrain(program: Command): void {
   program
     .command('pretrain')
-    .description('SFT the base model on expert demonstrations under the harness mix --mix (or --blackbox) in headless Chromium; writes a checkpoint + sidecar JSON')
+    .description(
+      'SFT the base model on expert demonstrations under the harness mix --mix (or --blackbox) in headless Chromium; writes a checkpoint + sidecar JSON',
+    )
     .option('--preset <name>', 'model preset: tiny | mini | small', choiceOption(['tiny', 'mini', 'small'] as const), 'tiny')
     .option('--steps <n>', 'optimizer steps', intOption(1, 1_000_000), 200)
     .option('--batch <n>', 'rows per step', intOption(1, 256), 8)
@@ -71,13 +73,25 @@ export function registerPretrain(program: Command): void {
     .option('--seed <n>', 'seed of tasks, harness draws, init and batch order', intOption(0, 2 ** 31 - 1), 1)
     .option('--max-tier <n>', 'curriculum: only train tasks of tier ≤ n', intOption(1, 3), 3)
     .option('--action-reserve <n>', 'tokens reserved for the action (default maxT/4, ≥ 48)', intOption(8, 4096))
-    .option('--context-loss-weight <w>', 'loss weight of context tokens (prompt, task, observations) beside 1 on action tokens; 0 = actions only', numberOption(0, 1), 0)
-    .option('--out <file>', 'checkpoint path (default public/base-<preset>.ckpt, or out/sft-<blackbox>-<preset>.ckpt with --blackbox: a research checkpoint, not shipped)')
+    .option(
+      '--context-loss-weight <w>',
+      'loss weight of context tokens (prompt, task, observations) beside 1 on action tokens; 0 = actions only',
+      numberOption(0, 1),
+      0,
+    )
+    .option(
+      '--out <file>',
+      'checkpoint path (default public/base-<preset>.ckpt, or out/sft-<blackbox>-<preset>.ckpt with --blackbox: a research checkpoint, not shipped)',
+    )
     .option(
       '--mix <spec>',
       `base model: harness mix of the demonstrations, e.g. '${DEFAULT_MIX_SPEC}' (the default; kinds base, one-factor, random:N, procedural; docs/PRETRAIN.md)`,
     )
-    .option('--blackbox <id>', `black-box SFT baseline through one black-box harness (${BLACKBOX_IDS.join(' | ')})`, choiceOption(BLACKBOX_IDS))
+    .option(
+      '--blackbox <id>',
+      `black-box SFT baseline through one black-box harness (${BLACKBOX_IDS.join(' | ')})`,
+      choiceOption(BLACKBOX_IDS),
+    )
     .option('--eval-tasks <n>', 'greedy evaluation: train tasks (tier 1 first); 0 skips', intOption(0, 1000), 4)
     .option('--eval-harnesses <n>', 'greedy evaluation: first n training harnesses of the OA design', intOption(0, 18), 3)
     .option('--log-every <n>', 'print the loss every n steps', intOption(1, 1_000_000), 10)
@@ -97,7 +111,10 @@ export function registerPretrain(program: Command): void {
       0,
     )
     .option('--held-out-tasks <n>', 'wasm backend: validation tasks per held-out set', intOption(1, 1000), 24)
-    .option('--init <file>', 'wasm backend: continue from this base checkpoint (same preset and tokenizer; fresh optimizer and lr schedule)')
+    .option(
+      '--init <file>',
+      'wasm backend: continue from this base checkpoint (same preset and tokenizer; fresh optimizer and lr schedule)',
+    )
     .option('--cpu', 'same as --backend cpu')
     .option('--json', 'print JSON only (the sidecar content)')
     .action(runPretrain);
@@ -108,9 +125,11 @@ export function registerPretrain(program: Command): void {
  * @throws UsageError (exit 2) on a bad option value or combination
  */
 async function runPretrain(opts: Opts): Promise<void> {
-  if (opts.actionReserve !== undefined && opts.actionReserve >= 512) throw new UsageError(`--action-reserve ${opts.actionReserve} must be below the preset's maxT (512)`);
+  if (opts.actionReserve !== undefined && opts.actionReserve >= 512)
+    throw new UsageError(`--action-reserve ${opts.actionReserve} must be below the preset's maxT (512)`);
   const suites = opts.suites.split(',').map((x) => x.trim());
-  for (const x of suites) if (x !== 'workspace' && x !== 'errands') throw new UsageError(`--suites: '${x}' is not a suite (workspace, errands)`);
+  for (const x of suites)
+    if (x !== 'workspace' && x !== 'errands') throw new UsageError(`--suites: '${x}' is not a suite (workspace, errands)`);
   if (opts.cpu) opts.backend = 'cpu';
   if (opts.mix !== undefined) {
     if (opts.blackbox) throw new UsageError(`--mix applies to the base model only, not with --blackbox ${opts.blackbox}`);
@@ -164,7 +183,8 @@ async function runPretrain(opts: Opts): Promise<void> {
       } catch (e) {
         throw new UsageError(`--init ${opts.init}: ${(e as Error).message.split('\n')[0]}`);
       }
-      if (ck.header.tokenizer.name !== tok.name) throw new UsageError(`--init ${opts.init}: trained with tokenizer '${ck.header.tokenizer.name}', this build uses '${tok.name}'`);
+      if (ck.header.tokenizer.name !== tok.name)
+        throw new UsageError(`--init ${opts.init}: trained with tokenizer '${ck.header.tokenizer.name}', this build uses '${tok.name}'`);
       init = { params: ck.params, digest: ck.header.digest };
     }
     r = await pretrainWasm(

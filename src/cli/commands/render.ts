@@ -62,19 +62,30 @@ export function registerRender(program: Command): void {
     .option('--tier <n>', 'tier of a bare --task seed', intOption(1, 3), 1)
     .option('--json', 'print JSON only')
     .action((opts: RenderOptions) => {
-      if (opts.sideBySide && opts.diff === undefined) throw new UsageError('--side-by-side needs --diff <id2> (the second harness to show beside --harness)');
+      if (opts.sideBySide && opts.diff === undefined)
+        throw new UsageError('--side-by-side needs --diff <id2> (the second harness to show beside --harness)');
       const task = resolveTaskOption(opts.suite, opts.task, opts.family, opts.tier);
       const a = openingContext(opts.harness, task);
       const b = opts.diff !== undefined ? openingContext(opts.diff, task) : undefined;
       if (opts.json) {
-        const entry = (harness: string, context: string) => ({ harness, chars: context.length, approxTokens: approxTokens(context), context });
-        return printJson({ task: task.id, contexts: b === undefined ? [entry(opts.harness, a)] : [entry(opts.harness, a), entry(opts.diff!, b)] });
+        const entry = (harness: string, context: string) => ({
+          harness,
+          chars: context.length,
+          approxTokens: approxTokens(context),
+          context,
+        });
+        return printJson({
+          task: task.id,
+          contexts: b === undefined ? [entry(opts.harness, a)] : [entry(opts.harness, a), entry(opts.diff!, b)],
+        });
       }
       if (b === undefined) {
         process.stdout.write(`# task ${task.id} · harness ${opts.harness} · ${a.length} chars ≈ ${approxTokens(a)} tokens\n${a}`);
         return;
       }
       process.stdout.write(`# task ${task.id}\n`);
-      process.stdout.write((opts.sideBySide ? sideBySide(a, b, opts.harness, opts.diff!) : unifiedDiff(a, b, opts.harness, opts.diff!)) + '\n');
+      process.stdout.write(
+        (opts.sideBySide ? sideBySide(a, b, opts.harness, opts.diff!) : unifiedDiff(a, b, opts.harness, opts.diff!)) + '\n',
+      );
     });
 }

@@ -66,7 +66,8 @@ export function loadSpec(opts: { preset?: string; spec?: string }): { spec: Expe
       return { spec: checkSpecConsistency(parseSpec(raw, opts.spec), opts.spec), json: raw };
     }
     const name = opts.preset ?? DEFAULT_PRESET;
-    if (!(PRESET_NAMES as readonly string[]).includes(name)) throw new UsageError(`--preset '${name}': expected one of ${PRESET_NAMES.join(', ')}`);
+    if (!(PRESET_NAMES as readonly string[]).includes(name))
+      throw new UsageError(`--preset '${name}': expected one of ${PRESET_NAMES.join(', ')}`);
     const spec = checkSpecConsistency(getPreset(name), `preset ${name}`);
     return { spec, json: spec };
   } catch (e) {
@@ -104,7 +105,11 @@ export function runFailure(e: unknown, command: string, haveCheckpoint: boolean)
 /** A checkpoint's store step in words: 'run 1, RL step 4', 'run 2, before its first RL step', 'after run 1'. */
 function positionText(step: number): string {
   const p = checkpointPosition(step);
-  return p.finished ? `after run ${p.runIndex}` : p.rlStep < 0 ? `run ${p.runIndex + 1}, before its first RL step` : `run ${p.runIndex + 1}, RL step ${p.rlStep}`;
+  return p.finished
+    ? `after run ${p.runIndex}`
+    : p.rlStep < 0
+      ? `run ${p.runIndex + 1}, before its first RL step`
+      : `run ${p.runIndex + 1}, RL step ${p.rlStep}`;
 }
 
 /**
@@ -197,7 +202,12 @@ function feasibilityNote(infeasible: ReadonlyArray<{ reason: string }>): string 
 }
 
 /** results.md: the table (with an interrupted run's finished 'before' evaluation), curves, command, machine, engine, segments, warnings. */
-function resultsMarkdown(spec: ExperimentSpec, file: ResultsFile<RunCurves>, beforeEvals: readonly BeforeEval[], wallSeconds: number): { md: string; table: string } {
+function resultsMarkdown(
+  spec: ExperimentSpec,
+  file: ResultsFile<RunCurves>,
+  beforeEvals: readonly BeforeEval[],
+  wallSeconds: number,
+): { md: string; table: string } {
   const table = markdownTable(file.status === 'interrupted' ? withUnfinishedRuns(file, beforeEvals) : file);
   const md = [
     `# ${spec.name}: ${spec.description}`,
@@ -228,7 +238,12 @@ function resultsMarkdown(spec: ExperimentSpec, file: ResultsFile<RunCurves>, bef
  * @throws ReportedError for a lost GPU device (runFailure) or an output file that could not be
  *   written (folderFault, exit 74); the page's error otherwise
  */
-async function runInPage(request: PageRunRequest, events: ReturnType<typeof eventReporter>, command: string, ckptPath: string): Promise<ExperimentOutput> {
+async function runInPage(
+  request: PageRunRequest,
+  events: ReturnType<typeof eventReporter>,
+  command: string,
+  ckptPath: string,
+): Promise<ExperimentOutput> {
   const err = (s: string) => process.stderr.write(s + '\n');
   return withBrowser(
     async (s) => {
@@ -279,12 +294,20 @@ export function planRun(spec: ExperimentSpec, json: unknown, tok: Tokenizer, o: 
 export function registerRun(program: Command): void {
   program
     .command('run')
-    .description('run an experiment (preset or spec file) in headless Chromium; writes spec.json, results.json/.csv/.md, curves.svg/.csv and checkpoint.hlab into --out')
+    .description(
+      'run an experiment (preset or spec file) in headless Chromium; writes spec.json, results.json/.csv/.md, curves.svg/.csv and checkpoint.hlab into --out',
+    )
     .option('--preset <name>', `preset: ${PRESET_NAMES.join(' | ')} (default quick)`)
     .option('--spec <file>', 'experiment spec JSON (validated)')
     .option('--out <dir>', 'output folder (default out/<spec name>)')
-    .option('--resume', 'continue the run in --out from its checkpoint.hlab; exit 2 when there is none or it is another run (another spec, base checkpoint or evaluation set)')
-    .option('--fresh', 'start over in an --out that holds an earlier run: its files are moved into <out>/earlier-<time>/ (without it such a folder is refused)')
+    .option(
+      '--resume',
+      'continue the run in --out from its checkpoint.hlab; exit 2 when there is none or it is another run (another spec, base checkpoint or evaluation set)',
+    )
+    .option(
+      '--fresh',
+      'start over in an --out that holds an earlier run: its files are moved into <out>/earlier-<time>/ (without it such a folder is refused)',
+    )
     .option('--steps <n>', 'override spec.rl.steps', intOption(0, 100_000))
     .option('--checkpoint-every <n>', 'save a checkpoint every n RL steps', intOption(1, 100_000), 1)
     .option(
@@ -305,7 +328,11 @@ export function registerRun(program: Command): void {
       const command = hlabCommand(args);
       const { out, holdsRun } = checkOut(outDir, { resume: !!opts.resume, fresh: !!opts.fresh }, args);
       const ckptPath = resolve(out, CHECKPOINT_FILE);
-      const options: PageRunRequest['options'] = { runId: `run-${spec.name}`, resume: !!opts.resume, checkpointEvery: opts.checkpointEvery };
+      const options: PageRunRequest['options'] = {
+        runId: `run-${spec.name}`,
+        resume: !!opts.resume,
+        checkpointEvery: opts.checkpointEvery,
+      };
       if (opts.backend) options.backend = opts.backend;
       const tok = shippedTokenizer();
       // Every input is verified here, before any browser starts and before the folder changes: a bad one exits 2 naming it.

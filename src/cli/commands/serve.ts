@@ -49,8 +49,10 @@ export function registerServe(program: Command): void {
     .option('--json', 'print the listening line as JSON')
     .action(async (opts: ServeCliOptions) => {
       const token = opts.token ?? (process.env.HLAB_SERVE_TOKEN || undefined);
-      if (!isLoopback(opts.host) && !token) throw new UsageError(`--host ${opts.host}: not a loopback address, so --token (or HLAB_SERVE_TOKEN) is required`);
-      if (token !== undefined && !/^[\x21-\x7e]{8,256}$/.test(token)) throw new UsageError('--token: expected 8 to 256 printable ASCII characters without spaces');
+      if (!isLoopback(opts.host) && !token)
+        throw new UsageError(`--host ${opts.host}: not a loopback address, so --token (or HLAB_SERVE_TOKEN) is required`);
+      if (token !== undefined && !/^[\x21-\x7e]{8,256}$/.test(token))
+        throw new UsageError('--token: expected 8 to 256 printable ASCII characters without spaces');
       let server;
       try {
         server = await startServer({
@@ -69,11 +71,14 @@ export function registerServe(program: Command): void {
       } catch (e) {
         const err = e as NodeJS.ErrnoException;
         if (err.code === 'EADDRINUSE') throw new UsageError(`--port ${opts.port}: already in use`);
-        if (err.code === 'EADDRNOTAVAIL' || err.code === 'ENOTFOUND') throw new UsageError(`--host ${opts.host}: cannot bind (${err.code})`);
+        if (err.code === 'EADDRNOTAVAIL' || err.code === 'ENOTFOUND')
+          throw new UsageError(`--host ${opts.host}: cannot bind (${err.code})`);
         throw e;
       }
       const info = { listening: server.url, host: server.host, port: server.port, auth: token !== undefined };
-      process.stdout.write(opts.json ? JSON.stringify(info) + '\n' : `listening on ${server.url}${token ? ' (bearer token required)' : ''}\n`);
+      process.stdout.write(
+        opts.json ? JSON.stringify(info) + '\n' : `listening on ${server.url}${token ? ' (bearer token required)' : ''}\n`,
+      );
       await new Promise<void>((resolve) => {
         const stop = (sig: string) => {
           process.stderr.write(`[serve] ${sig}: draining in-flight requests\n`);

@@ -20,7 +20,8 @@ interface TasksOptions {
 export function tasksReport(name: SuiteName, train: number, test: number, seed: number) {
   const suite = getSuite(name);
   const draws = { train: taskSet(suite, 'train', train, seed), test: taskSet(suite, 'test', test, seed) };
-  const count = (split: 'train' | 'test', family: string, tier: number) => draws[split].filter((t) => t.family === family && t.tier === tier).length;
+  const count = (split: 'train' | 'test', family: string, tier: number) =>
+    draws[split].filter((t) => t.family === family && t.tier === tier).length;
   const families = suite.families.map((f) => ({
     name: f.name,
     description: f.description,
@@ -65,13 +66,19 @@ export function registerTasks(program: Command): void {
       }
       const r = tasksReport(opts.suite, opts.train, opts.test, opts.seed);
       if (opts.json) return printJson(r);
-      console.log(`suite ${r.suite}: ${r.totals.families} families × ${r.totals.tiers} tiers; draw seed ${r.seed}: ${r.totals.train} train, ${r.totals.test} test`);
-      console.log(`seeds: train [${r.seedRanges.train.from}, ${r.seedRanges.train.to}], test [${r.seedRanges.test.from}, ${r.seedRanges.test.to}]`);
+      console.log(
+        `suite ${r.suite}: ${r.totals.families} families × ${r.totals.tiers} tiers; draw seed ${r.seed}: ${r.totals.train} train, ${r.totals.test} test`,
+      );
+      console.log(
+        `seeds: train [${r.seedRanges.train.from}, ${r.seedRanges.train.to}], test [${r.seedRanges.test.from}, ${r.seedRanges.test.to}]`,
+      );
       for (const f of r.families) {
         const flags = [f.needsStateTracking && 'state-tracking', f.hasRecoverableError && 'recoverable-error'].filter(Boolean).join(', ');
         console.log(`\n${f.name}${flags ? `  [${flags}]` : ''}\n  ${f.description}`);
         for (const t of f.tiers)
-          console.log(`  t${t.tier}: ${String(t.solverCalls).padStart(2)} calls   train ${String(t.train).padStart(4)}   test ${String(t.test).padStart(4)}`);
+          console.log(
+            `  t${t.tier}: ${String(t.solverCalls).padStart(2)} calls   train ${String(t.train).padStart(4)}   test ${String(t.test).padStart(4)}`,
+          );
       }
     });
 }

@@ -37,7 +37,12 @@ export function registerTokenizer(program: Command): void {
     .option('--vocab <n>', 'vocabulary size (bytes + specials + merges)', intOption(264, 1024), 1024)
     .option('--seed <n>', 'corpus and tie-breaking seed', intOption(0, 2 ** 31 - 1), 0)
     .option('--docs <n>', 'training documents (v1 corpus only)', intOption(1, 1_000_000), 3000)
-    .option('--corpus <v1|v2>', 'v1: synthetic stand-in corpus; v2: rendered expert episodes (training + procedural harnesses)', choiceOption(['v1', 'v2'] as const), 'v2')
+    .option(
+      '--corpus <v1|v2>',
+      'v1: synthetic stand-in corpus; v2: rendered expert episodes (training + procedural harnesses)',
+      choiceOption(['v1', 'v2'] as const),
+      'v2',
+    )
     .option('--name <name>', "name stored in the file (default: the output file's base name)")
     .option('--json', 'print JSON only')
     .action((opts: Opts) => {

@@ -61,11 +61,22 @@ export function gemm(e: WasmEngine, g: GemmArgs, rows: number, M: number, K: num
     if (!g.bias) throw new Error(`${o}: init 'bias' needs a bias`);
     need(o, 'bias', g.bias, M, '(M)');
   }
-  e.dispatch(op(e, 'GEMM'), [g.a.ptr, g.rowStride, g.colStride, g.b.ptr, M, g.c.ptr, M, g.bias?.ptr ?? 0, INIT[g.init], rows, M, K], 2 * rows * M * K);
+  e.dispatch(
+    op(e, 'GEMM'),
+    [g.a.ptr, g.rowStride, g.colStride, g.b.ptr, M, g.c.ptr, M, g.bias?.ptr ?? 0, INIT[g.init], rows, M, K],
+    2 * rows * M * K,
+  );
 }
 
 /** matmul_forward: out (N,M) = inp (N,K) · Wᵀ + bias, reading weightT = Wᵀ (K,M). */
-export function matmulForward(e: WasmEngine, inp: Arr, weightT: Arr, bias: Arr | null, out: Arr, d: { N: number; K: number; M: number }): void {
+export function matmulForward(
+  e: WasmEngine,
+  inp: Arr,
+  weightT: Arr,
+  bias: Arr | null,
+  out: Arr,
+  d: { N: number; K: number; M: number },
+): void {
   gemm(e, { a: inp, rowStride: d.K, colStride: 1, b: weightT, c: out, bias, init: bias ? 'bias' : 'zero' }, d.N, d.M, d.K);
 }
 
@@ -98,7 +109,16 @@ export function transpose(e: WasmEngine, src: Arr, dst: Arr, R: number, C: numbe
   e.dispatch(op(e, 'TRANSPOSE'), [src.ptr, dst.ptr, R, C], 4 * R * C);
 }
 
-export function layernormForward(e: WasmEngine, inp: Arr, w: Arr, b: Arr, out: Arr, mean: Arr, rstd: Arr, d: { N: number; C: number }): void {
+export function layernormForward(
+  e: WasmEngine,
+  inp: Arr,
+  w: Arr,
+  b: Arr,
+  out: Arr,
+  mean: Arr,
+  rstd: Arr,
+  d: { N: number; C: number },
+): void {
   const o = 'layernormForward';
   need(o, 'inp', inp, d.N * d.C, '(N,C)');
   need(o, 'out', out, d.N * d.C, '(N,C)');
@@ -110,7 +130,16 @@ export function layernormForward(e: WasmEngine, inp: Arr, w: Arr, b: Arr, out: A
 }
 
 /** layernorm_backward: dinp += …, dw += …, db += … (llm.c formulation, as layernormBackwardRef). */
-export function layernormBackward(e: WasmEngine, dout: Arr, inp: Arr, w: Arr, mean: Arr, rstd: Arr, g: { dinp: Arr; dw: Arr; db: Arr }, d: { N: number; C: number }): void {
+export function layernormBackward(
+  e: WasmEngine,
+  dout: Arr,
+  inp: Arr,
+  w: Arr,
+  mean: Arr,
+  rstd: Arr,
+  g: { dinp: Arr; dw: Arr; db: Arr },
+  d: { N: number; C: number },
+): void {
   const o = 'layernormBackward';
   need(o, 'dout', dout, d.N * d.C, '(N,C)');
   need(o, 'inp', inp, d.N * d.C, '(N,C)');
@@ -185,16 +214,33 @@ export function attentionForward(e: WasmEngine, qkv: Arr, out: Arr, att: Arr, le
   need(o, 'att', att, d.B * d.NH * d.T * d.T, '(B,NH,T,T)');
   need(o, 'lengths', lengths, d.B, '(B)');
   need(o, 'scratch', scratch, e.threads * 2 * (d.C / d.NH) * d.T, '(threads,2·HS,T)');
-  e.dispatch(op(e, 'ATTENTION_FORWARD'), [qkv.ptr, out.ptr, att.ptr, lengths.ptr, scratch.ptr, d.B, d.T, d.C, d.NH], 2 * d.B * d.T * d.T * d.C);
+  e.dispatch(
+    op(e, 'ATTENTION_FORWARD'),
+    [qkv.ptr, out.ptr, att.ptr, lengths.ptr, scratch.ptr, d.B, d.T, d.C, d.NH],
+    2 * d.B * d.T * d.T * d.C,
+  );
 }
 
 /** dqkv (B,T,3C) written; scratch holds threads·(HS+T)·T floats. */
-export function attentionBackward(e: WasmEngine, dout: Arr, qkv: Arr, att: Arr, dqkv: Arr, lengths: Arr, scratch: Arr, d: AttentionDims): void {
+export function attentionBackward(
+  e: WasmEngine,
+  dout: Arr,
+  qkv: Arr,
+  att: Arr,
+  dqkv: Arr,
+  lengths: Arr,
+  scratch: Arr,
+  d: AttentionDims,
+): void {
   const o = 'attentionBackward';
   need(o, 'dout', dout, d.B * d.T * d.C, '(B,T,C)');
   need(o, 'dqkv', dqkv, d.B * d.T * 3 * d.C, '(B,T,3C)');
   need(o, 'scratch', scratch, e.threads * (d.C / d.NH + d.T) * d.T, '(threads,HS+T,T)');
-  e.dispatch(op(e, 'ATTENTION_BACKWARD'), [dout.ptr, qkv.ptr, att.ptr, dqkv.ptr, lengths.ptr, scratch.ptr, d.B, d.T, d.C, d.NH], 4 * d.B * d.T * d.T * d.C);
+  e.dispatch(
+    op(e, 'ATTENTION_BACKWARD'),
+    [dout.ptr, qkv.ptr, att.ptr, dqkv.ptr, lengths.ptr, scratch.ptr, d.B, d.T, d.C, d.NH],
+    4 * d.B * d.T * d.T * d.C,
+  );
 }
 
 /**
@@ -236,7 +282,8 @@ export interface SampleArrays {
  * @throws Error naming the bad temperature or top-p, or a ban that leaves no id of [0, V).
  */
 export function sampleDrawWords(op: string, d: SampleDraw, V: number): number[] {
-  if (!(Number.isFinite(d.temperature) && d.temperature >= 0)) throw new Error(`${op}: temperature must be finite and ≥ 0, got ${d.temperature}`);
+  if (!(Number.isFinite(d.temperature) && d.temperature >= 0))
+    throw new Error(`${op}: temperature must be finite and ≥ 0, got ${d.temperature}`);
   if (!(d.topP > 0 && d.topP <= 1)) throw new Error(`${op}: topP must be in (0,1], got ${d.topP}`);
   const lo = d.ban?.lo ?? 0;
   const hi = d.ban?.hi ?? 0;
@@ -259,14 +306,25 @@ export function sampleTokens(e: WasmEngine, logits: Arr, a: SampleArrays, d: { B
   for (const k of ['uniforms', 'ids', 'logprob', 'entropy'] as const) need(o, k, a[k], d.B, '(B)');
   need(o, 'scratch', a.scratch, e.threads * d.V, '(threads,V)');
   const words = sampleDrawWords(o, d, d.V);
-  e.dispatch(op(e, 'SAMPLE_TOKENS'), [logits.ptr, d.V, d.B, a.uniforms.ptr, a.ids.ptr, a.logprob.ptr, a.entropy.ptr, a.scratch.ptr, ...words], d.B < 2 ? 0 : 30 * d.B * d.V);
+  e.dispatch(
+    op(e, 'SAMPLE_TOKENS'),
+    [logits.ptr, d.V, d.B, a.uniforms.ptr, a.ids.ptr, a.logprob.ptr, a.entropy.ptr, a.scratch.ptr, ...words],
+    d.B < 2 ? 0 : 30 * d.B * d.V,
+  );
 }
 
 /**
  * lse (S) = logsumexp(z/τ), logp (S) = z[target]/τ − lse of logits (S,V) at temperature τ
  * (d.temperature, default 1; logprobForwardRef). @throws Error naming a short array or a bad τ.
  */
-export function logprobForward(e: WasmEngine, logits: Arr, targets: Arr, lse: Arr, logp: Arr, d: { S: number; V: number; temperature?: number }): void {
+export function logprobForward(
+  e: WasmEngine,
+  logits: Arr,
+  targets: Arr,
+  lse: Arr,
+  logp: Arr,
+  d: { S: number; V: number; temperature?: number },
+): void {
   const o = 'logprobForward';
   need(o, 'logits', logits, d.S * d.V, '(S,V)');
   need(o, 'targets', targets, d.S, '(S)');
@@ -282,7 +340,15 @@ export function logprobForward(e: WasmEngine, logits: Arr, targets: Arr, lse: Ar
  * the same τ (d.temperature, default 1); may alias logits. RL passes coef = −∂L/∂ℓ, so this is
  * −logprobBackwardRef(…, coef, τ). @throws Error naming a short array or a bad τ.
  */
-export function logprobBackward(e: WasmEngine, logits: Arr, targets: Arr, lse: Arr, coef: Arr, dlogits: Arr, d: { S: number; V: number; temperature?: number }): void {
+export function logprobBackward(
+  e: WasmEngine,
+  logits: Arr,
+  targets: Arr,
+  lse: Arr,
+  coef: Arr,
+  dlogits: Arr,
+  d: { S: number; V: number; temperature?: number },
+): void {
   const o = 'logprobBackward';
   need(o, 'coef', coef, d.S, '(S)');
   need(o, 'dlogits', dlogits, d.S * d.V, '(S,V)');
@@ -330,7 +396,21 @@ export function adamwUpdate(e: WasmEngine, params: Arr, grads: Arr, m: Arr, v: A
   const bc2 = 1 - Math.pow(a.beta2, a.step);
   e.dispatch(
     op(e, 'ADAMW'),
-    [params.ptr, grads.ptr, m.ptr, v.ptr, decay.ptr, n, f32bits(a.lr), f32bits(a.beta1), f32bits(a.beta2), f32bits(a.eps), f32bits(bc1), f32bits(bc2), f32bits(a.gradScale)],
+    [
+      params.ptr,
+      grads.ptr,
+      m.ptr,
+      v.ptr,
+      decay.ptr,
+      n,
+      f32bits(a.lr),
+      f32bits(a.beta1),
+      f32bits(a.beta2),
+      f32bits(a.eps),
+      f32bits(bc1),
+      f32bits(bc2),
+      f32bits(a.gradScale),
+    ],
     20 * n,
   );
 }

@@ -178,7 +178,12 @@ export class WasmModel {
   prepareForward(): void {
     if (this.transposedFresh) return;
     const { C, L, vocabSize: V } = this.cfg;
-    const dims: Record<(typeof MATRIX)[number], [number, number]> = { qkvw: [3 * C, C], attprojw: [C, C], fcw: [4 * C, C], fcprojw: [C, 4 * C] };
+    const dims: Record<(typeof MATRIX)[number], [number, number]> = {
+      qkvw: [3 * C, C],
+      attprojw: [C, C],
+      fcw: [4 * C, C],
+      fcprojw: [C, 4 * C],
+    };
     for (let l = 0; l < L; l++) {
       for (const n of MATRIX) transpose(this.engine, this.p(`h${l}.${n}`), this.wT.get(`h${l}.${n}`)!, dims[n][0], dims[n][1]);
     }
@@ -201,11 +206,14 @@ export class WasmModel {
     if (!Number.isInteger(T) || T < 1 || T > maxT) throw new Error(`${op}: T = ${T} must be an integer in [1, maxT = ${maxT}]`);
     if (ids.length !== B * T) throw new Error(`${op}: ids has ${ids.length} values, expected (B,T) = ${B * T}`);
     if (lengths.length !== B) throw new Error(`${op}: lengths has ${lengths.length} values, expected (B) = ${B}`);
-    for (let i = 0; i < ids.length; i++) if (!(ids[i] >= 0 && ids[i] < V)) throw new Error(`${op}: ids[${i}] = ${ids[i]} is outside [0, ${V})`);
-    for (let b = 0; b < B; b++) if (!(lengths[b] >= 0 && lengths[b] <= T)) throw new Error(`${op}: lengths[${b}] = ${lengths[b]} is outside [0, T = ${T}]`);
+    for (let i = 0; i < ids.length; i++)
+      if (!(ids[i] >= 0 && ids[i] < V)) throw new Error(`${op}: ids[${i}] = ${ids[i]} is outside [0, ${V})`);
+    for (let b = 0; b < B; b++)
+      if (!(lengths[b] >= 0 && lengths[b] <= T)) throw new Error(`${op}: lengths[${b}] = ${lengths[b]} is outside [0, T = ${T}]`);
     for (let s = 0; s < scored.length; s++) {
       const i = scored[s];
-      if (!(i >= 0 && i < B * T) || (s > 0 && i <= scored[s - 1])) throw new Error(`${op}: scored[${s}] = ${i} must be increasing positions in [0, B·T = ${B * T})`);
+      if (!(i >= 0 && i < B * T) || (s > 0 && i <= scored[s - 1]))
+        throw new Error(`${op}: scored[${s}] = ${i} must be increasing positions in [0, B·T = ${B * T})`);
     }
     if (this.stepMark !== null) this.endStep();
     this.prepareForward();
@@ -300,7 +308,14 @@ export class WasmModel {
     if (dvalues) {
       const dv = a(N, 'dvalues');
       dv.write(dvalues);
-      matmulBackward(e, dv, f.lnf, this.p('valuew'), { dinp: dlnf, dinpInit: 'accumulate', dweight: g('valuew'), dbias: g('valueb') }, { N, K: C, M: 1 });
+      matmulBackward(
+        e,
+        dv,
+        f.lnf,
+        this.p('valuew'),
+        { dinp: dlnf, dinpInit: 'accumulate', dweight: g('valuew'), dbias: g('valueb') },
+        { N, K: C, M: 1 },
+      );
     }
     const dres = a(N * C, 'dres');
     layernormBackward(e, dlnf, f.xL, this.p('lnfw'), f.lnfMean, f.lnfRstd, { dinp: dres, dw: g('lnfw'), db: g('lnfb') }, { N, C });
@@ -311,14 +326,46 @@ export class WasmModel {
     for (let l = L - 1; l >= 0; l--) {
       const h = `h${l}.`;
       const c = f.blocks[l];
-      matmulBackward(e, dres, c.fchGelu, this.p(h + 'fcprojw'), { dinp: big, dweight: g(h + 'fcprojw'), dbias: g(h + 'fcprojb') }, { N, K: 4 * C, M: C });
+      matmulBackward(
+        e,
+        dres,
+        c.fchGelu,
+        this.p(h + 'fcprojw'),
+        { dinp: big, dweight: g(h + 'fcprojw'), dbias: g(h + 'fcprojb') },
+        { N, K: 4 * C, M: C },
+      );
       geluBackward(e, big, c.fch, big, N * 4 * C);
       matmulBackward(e, big, c.ln2, this.p(h + 'fcw'), { dinp: dC, dweight: g(h + 'fcw'), dbias: g(h + 'fcb') }, { N, K: C, M: 4 * C });
-      layernormBackward(e, dC, c.x2, this.p(h + 'ln2w'), c.ln2Mean, c.ln2Rstd, { dinp: dres, dw: g(h + 'ln2w'), db: g(h + 'ln2b') }, { N, C });
-      matmulBackward(e, dres, c.atty, this.p(h + 'attprojw'), { dinp: dC, dweight: g(h + 'attprojw'), dbias: g(h + 'attprojb') }, { N, K: C, M: C });
+      layernormBackward(
+        e,
+        dC,
+        c.x2,
+        this.p(h + 'ln2w'),
+        c.ln2Mean,
+        c.ln2Rstd,
+        { dinp: dres, dw: g(h + 'ln2w'), db: g(h + 'ln2b') },
+        { N, C },
+      );
+      matmulBackward(
+        e,
+        dres,
+        c.atty,
+        this.p(h + 'attprojw'),
+        { dinp: dC, dweight: g(h + 'attprojw'), dbias: g(h + 'attprojb') },
+        { N, K: C, M: C },
+      );
       attentionBackward(e, dC, c.qkv, c.att, dqkv, f.lengths, scratch, { B, T, C, NH });
       matmulBackward(e, dqkv, c.ln1, this.p(h + 'qkvw'), { dinp: dC, dweight: g(h + 'qkvw'), dbias: g(h + 'qkvb') }, { N, K: C, M: 3 * C });
-      layernormBackward(e, dC, c.x, this.p(h + 'ln1w'), c.ln1Mean, c.ln1Rstd, { dinp: dres, dw: g(h + 'ln1w'), db: g(h + 'ln1b') }, { N, C });
+      layernormBackward(
+        e,
+        dC,
+        c.x,
+        this.p(h + 'ln1w'),
+        c.ln1Mean,
+        c.ln1Rstd,
+        { dinp: dres, dw: g(h + 'ln1w'), db: g(h + 'ln1b') },
+        { N, C },
+      );
     }
     encoderBackward(e, dres, f.ids, g('wte'), g('wpe'), { B, T, C });
   }
@@ -358,7 +405,14 @@ export class WasmModel {
       for (let i = 0; i < this.P; i++) d[i] = dm[i] * hp.weightDecay;
       this.decayLambda = hp.weightDecay;
     }
-    adamwUpdate(this.engine, this.params, this.grads, this.m, this.v, this.decay, this.P, { lr: hp.lr, beta1: hp.beta1, beta2: hp.beta2, eps: hp.eps, step: hp.step, gradScale });
+    adamwUpdate(this.engine, this.params, this.grads, this.m, this.v, this.decay, this.P, {
+      lr: hp.lr,
+      beta1: hp.beta1,
+      beta2: hp.beta2,
+      eps: hp.eps,
+      step: hp.step,
+      gradScale,
+    });
     this.transposedFresh = false;
     return { norm, gradScale, applied: true };
   }

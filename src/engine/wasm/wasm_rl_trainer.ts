@@ -128,7 +128,13 @@ export class WasmRlTrainer {
     const { metrics } = step.finish();
     if (metrics.skipped !== 0) return null;
     if (gradSum) m.grads.f32().set(gradSum);
-    const r = m.optimizerStep({ lr: this.opts.lr, ...ADAMW_MOMENTS, weightDecay: this.opts.weightDecay, maxNorm: this.opts.maxGradNorm, step: this.adamStep + 1 });
+    const r = m.optimizerStep({
+      lr: this.opts.lr,
+      ...ADAMW_MOMENTS,
+      weightDecay: this.opts.weightDecay,
+      maxNorm: this.opts.maxGradNorm,
+      step: this.adamStep + 1,
+    });
     if (!r.applied) return null;
     this.adamStep++;
     return {
@@ -145,7 +151,14 @@ export class WasmRlTrainer {
    * Forward, loss and backward of rows `idx` (their (b,T) mask already sliced) into the model's grads (overwritten); false when
    * the chunk's inputs are non-finite (the step is then skipped).
    */
-  private chunkGradient(rows: RlRows, lengths: Int32Array, idx: number[], mask: Float32Array, x: StepInputs, step: RlStepAccumulator): boolean {
+  private chunkGradient(
+    rows: RlRows,
+    lengths: Int32Array,
+    idx: number[],
+    mask: Float32Array,
+    x: StepInputs,
+    step: RlStepAccumulator,
+  ): boolean {
     const cfg = this.opts.cfg;
     const m = this.model;
     const e = m.engine;

@@ -177,16 +177,25 @@ export class WasmEngine {
    *   true on a runtime without relaxed SIMD.
    */
   static async create(o: WasmEngineOptions = {}): Promise<WasmEngine> {
-    const hc = typeof navigator !== 'undefined' && navigator.hardwareConcurrency ? navigator.hardwareConcurrency : isNode ? (await import('node:os')).availableParallelism() : 1;
+    const hc =
+      typeof navigator !== 'undefined' && navigator.hardwareConcurrency
+        ? navigator.hardwareConcurrency
+        : isNode
+          ? (await import('node:os')).availableParallelism()
+          : 1;
     const threads = o.threads ?? Math.min(8, Math.max(1, hc));
-    if (!Number.isInteger(threads) || threads < 1 || threads > 64) throw new Error(`WasmEngine: threads must be an integer in [1, 64], got ${threads}`);
+    if (!Number.isInteger(threads) || threads < 1 || threads > 64)
+      throw new Error(`WasmEngine: threads must be an integer in [1, 64], got ${threads}`);
     if (typeof SharedArrayBuffer === 'undefined') {
       // The module imports a shared memory (threads), which browsers give only to cross-origin-isolated pages.
-      throw new Error('WasmEngine: the CPU engine needs SharedArrayBuffer (a cross-origin-isolated page: COOP same-origin + COEP require-corp)');
+      throw new Error(
+        'WasmEngine: the CPU engine needs SharedArrayBuffer (a cross-origin-isolated page: COOP same-origin + COEP require-corp)',
+      );
     }
     const relaxedOk = relaxedSimdSupported();
     const relaxedSimd = o.relaxedSimd ?? relaxedOk;
-    if (relaxedSimd && !relaxedOk) throw new Error('WasmEngine: relaxedSimd is true but this runtime does not support WebAssembly relaxed SIMD');
+    if (relaxedSimd && !relaxedOk)
+      throw new Error('WasmEngine: relaxedSimd is true but this runtime does not support WebAssembly relaxed SIMD');
     const module = await engineModule(relaxedSimd);
     const memory = new WebAssembly.Memory({ initial: 64, maximum: MAX_PAGES, shared: true });
     const inst = await WebAssembly.instantiate(module, {
@@ -242,7 +251,18 @@ export class WasmEngine {
       }
     }
     await Promise.all(ready);
-    return new WasmEngine(memory, ex, threads, relaxedSimd, workers, ctrlPtr, taskPtr, top, canBlock, o.parallelMinWork ?? PARALLEL_MIN_WORK);
+    return new WasmEngine(
+      memory,
+      ex,
+      threads,
+      relaxedSimd,
+      workers,
+      ctrlPtr,
+      taskPtr,
+      top,
+      canBlock,
+      o.parallelMinWork ?? PARALLEL_MIN_WORK,
+    );
   }
 
   /**
@@ -310,7 +330,8 @@ export class WasmEngine {
   dispatch(op: number, args: readonly number[], work = Infinity): void {
     const parallel = work >= this.parallelMinWork;
     if (this.destroyed) throw new Error('WasmEngine: used after destroy()');
-    if (Atomics.load(this.ctrl, BROKEN) !== 0) throw new Error('WasmEngine: a worker thread died; create a new engine (the run can resume from its last checkpoint)');
+    if (Atomics.load(this.ctrl, BROKEN) !== 0)
+      throw new Error('WasmEngine: a worker thread died; create a new engine (the run can resume from its last checkpoint)');
     if (args.length + 1 > TASK_WORDS) throw new Error(`WasmEngine.dispatch: ${args.length} arguments exceed ${TASK_WORDS - 1}`);
     const task = new Int32Array(this.memory.buffer, this.taskPtr, TASK_WORDS);
     task[0] = op;
@@ -338,7 +359,9 @@ export class WasmEngine {
     }
     if (err) throw err;
     if (Atomics.load(ctrl, BROKEN) !== 0)
-      throw new Error('WasmEngine: a worker thread died during the dispatch; create a new engine (the run can resume from its last checkpoint)');
+      throw new Error(
+        'WasmEngine: a worker thread died during the dispatch; create a new engine (the run can resume from its last checkpoint)',
+      );
     if (Atomics.load(ctrl, TRAPPED) !== 0) {
       Atomics.store(ctrl, TRAPPED, 0);
       throw new Error('WasmEngine: a worker trapped in the kernel');

@@ -143,7 +143,21 @@ function decodeBuffers(m: WasmModel, B: number, kc: Arr[], vc: Arr[], out: Sampl
   const x = a(B * C, 'x');
   const pos = a(B, 'pos');
   const logits = a(B * V, 'logits');
-  const head = [B, C, NH, L, maxT, V, x.ptr, a(B * C, 'ln').ptr, a(B, 'mean').ptr, a(B, 'rstd').ptr, a(B * 3 * C, 'qkv').ptr, a(B * C, 'atty').ptr, a(B * C, 'proj').ptr];
+  const head = [
+    B,
+    C,
+    NH,
+    L,
+    maxT,
+    V,
+    x.ptr,
+    a(B * C, 'ln').ptr,
+    a(B, 'mean').ptr,
+    a(B, 'rstd').ptr,
+    a(B * 3 * C, 'qkv').ptr,
+    a(B * C, 'atty').ptr,
+    a(B * C, 'proj').ptr,
+  ];
   head.push(
     a(B * 4 * C, 'fch').ptr,
     a(B * 4 * C, 'fch gelu').ptr,

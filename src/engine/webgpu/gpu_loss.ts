@@ -59,7 +59,10 @@ export function prepareRlStepBegin(gpu: Gpu, s: RlStepState): PreparedDispatch[]
  * @throws Error naming a bad dimension or a view outside its buffer.
  */
 export function prepareGrpoAdvantages(gpu: Gpu, s: RlStepState, a: GrpoAdvantageForwardArgs): PreparedDispatch[] {
-  return [prepareNonfiniteCheck(gpu, { n: a.E, x: a.rewards, flags: { buffer: s.flags }, bit: NONFINITE.rewards }), ...prepareGrpoAdvantageForward(gpu, a)];
+  return [
+    prepareNonfiniteCheck(gpu, { n: a.E, x: a.rewards, flags: { buffer: s.flags }, bit: NONFINITE.rewards }),
+    ...prepareGrpoAdvantageForward(gpu, a),
+  ];
 }
 
 /** One micro-batch's buffers for the loss head, (B,T) f32 unless noted. */
@@ -142,7 +145,15 @@ export function prepareRlLossHead(gpu: Gpu, s: RlStepState, b: RlLossBuffers, cf
     check(values, n, NONFINITE.values);
     check(oldValues, n, NONFINITE.oldValues);
     check(returns, n, NONFINITE.returns);
-    const va = { B, T, values: v(values), oldValues: v(oldValues), returns: v(returns), mask: v(b.mask), p: { ...agg, vfClip: cfg.vfClip } };
+    const va = {
+      B,
+      T,
+      values: v(values),
+      oldValues: v(oldValues),
+      returns: v(returns),
+      mask: v(b.mask),
+      p: { ...agg, vfClip: cfg.vfClip },
+    };
     add(prepareValueLossForward(gpu, { ...va, rowStats }));
     add(prepareValueLossBackward(gpu, { ...va, vfCoef: cfg.vfCoef, dvalues: v(need(b.dvalues, 'ppo needs dvalues')) }));
   }
@@ -161,12 +172,28 @@ export function prepareRlLossHead(gpu: Gpu, s: RlStepState, b: RlLossBuffers, cf
  * dlogits). Null when entCoef = 0 (no dispatch).
  * @throws Error when entCoef > 0 and `b.entropy` is missing, or naming a bad dimension or view.
  */
-export function prepareRlEntropyBackward(gpu: Gpu, b: RlLossBuffers, dlogits: GPUBuffer, cfg: RlLossConfig, norm: StepNormalizer): LossPrepared | null {
+export function prepareRlEntropyBackward(
+  gpu: Gpu,
+  b: RlLossBuffers,
+  dlogits: GPUBuffer,
+  cfg: RlLossConfig,
+  norm: StepNormalizer,
+): LossPrepared | null {
   if (!(cfg.entCoef > 0)) return null;
   const e = need(b.entropy, 'entCoef > 0 needs entropy buffers');
   const v = (buffer: GPUBuffer): TensorView => ({ buffer });
   const p = { aggregation: cfg.aggregation, norm, entCoef: cfg.entCoef, temperature: cfg.temperature };
-  return prepareEntropyBackward(gpu, { B: b.B, T: b.T, V: e.V, logits: v(e.logits), entropy: v(e.entropy), lse: v(e.lse), dentropy: v(e.dentropy), dlogits: v(dlogits), p });
+  return prepareEntropyBackward(gpu, {
+    B: b.B,
+    T: b.T,
+    V: e.V,
+    logits: v(e.logits),
+    entropy: v(e.entropy),
+    lse: v(e.lse),
+    dentropy: v(e.dentropy),
+    dlogits: v(dlogits),
+    p,
+  });
 }
 
 /** Prepare the end of a step: metrics ← finalize(acc, flags). */

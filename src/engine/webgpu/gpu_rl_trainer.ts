@@ -60,7 +60,13 @@ export class RlTrainer {
     readonly opts: RlTrainerOptions,
   ) {
     this.head = rlLossHead(gpu, opts.cfg, model.maxB * model.maxT);
-    this.trainer = GpuTrainer.create(model, { lr: opts.lr, weightDecay: opts.weightDecay, maxNorm: opts.maxGradNorm, lossHead: this.head, onSkip: 'report' });
+    this.trainer = GpuTrainer.create(model, {
+      lr: opts.lr,
+      weightDecay: opts.weightDecay,
+      maxNorm: opts.maxGradNorm,
+      lossHead: this.head,
+      onSkip: 'report',
+    });
     this.refModel = null;
     if (opts.cfg.klCoef > 0) {
       const ref = GpuModel.create(gpu, model.cfg, { maxB: model.maxB, maxT: model.maxT });
@@ -97,7 +103,10 @@ export class RlTrainer {
         lp = prepareLogprobForward(this.gpu, { ...a, temperature: this.opts.cfg.temperature }, 'rl reference logprob_forward');
         this.refLogprobPlans.set(key, lp);
       }
-      out.set(await forwardRead(ref, rows.ids.subarray(b0 * T, (b0 + n) * T), n, T, 'logprob', rows.targets.subarray(b0 * T, (b0 + n) * T), lp), b0 * T);
+      out.set(
+        await forwardRead(ref, rows.ids.subarray(b0 * T, (b0 + n) * T), n, T, 'logprob', rows.targets.subarray(b0 * T, (b0 + n) * T), lp),
+        b0 * T,
+      );
     }
     for (let i = 0; i < B * T; i++) if (!(rows.mask[i] > 0)) out[i] = 0;
     return out;
@@ -179,7 +188,14 @@ export class RlTrainer {
         adv.returns ? { src: adv.returns, count: B * T } : null,
         adv.episodeAdvantages ? { src: adv.episodeAdvantages, count: trajs.length } : null,
       ]);
-      const applied: AppliedAdvantages = { kept: trajs.map((_, e) => e), rows, oldValues: usesValues ? oldValues : null, advantages: advantages!, returns, episodeAdvantages };
+      const applied: AppliedAdvantages = {
+        kept: trajs.map((_, e) => e),
+        rows,
+        oldValues: usesValues ? oldValues : null,
+        advantages: advantages!,
+        returns,
+        episodeAdvantages,
+      };
       return { metrics: { ...metrics, ms: performance.now() - t0 }, applied };
     } finally {
       this.head.useAdvantages(null);
@@ -316,8 +332,18 @@ export class RlTrainer {
           continue;
         }
         // The GPU gate and the head's metrics must agree: a flagged step is always skipped.
-        if (m.skipped !== 0) throw new Error(`RlTrainer.update: the loss head flagged step ${sm.step} non-finite (mask ${m.nonfiniteMask}) but AdamW applied it`);
-        acc.add({ policyLoss: m.policyLoss, valueLoss: m.valueLoss, clipFrac: m.clipFracLow + m.clipFracHigh, approxKl: m.approxKl, klRef: m.klRef, gradNorm: sm.gradNorm });
+        if (m.skipped !== 0)
+          throw new Error(
+            `RlTrainer.update: the loss head flagged step ${sm.step} non-finite (mask ${m.nonfiniteMask}) but AdamW applied it`,
+          );
+        acc.add({
+          policyLoss: m.policyLoss,
+          valueLoss: m.valueLoss,
+          clipFrac: m.clipFracLow + m.clipFracHigh,
+          approxKl: m.approxKl,
+          klRef: m.klRef,
+          gradNorm: sm.gradNorm,
+        });
       }
     }
     return acc.metrics(t0);
@@ -387,14 +413,21 @@ async function forwardRead(
  * copied at a 4-byte aligned offset): the update's advantages cost one round trip, not three.
  * @returns one array per source, null where the source is null
  */
-async function readF32s(device: GPUDevice, srcs: ReadonlyArray<{ src: GPUBuffer; count: number } | null>): Promise<Array<Float32Array | null>> {
+async function readF32s(
+  device: GPUDevice,
+  srcs: ReadonlyArray<{ src: GPUBuffer; count: number } | null>,
+): Promise<Array<Float32Array | null>> {
   const offsets: number[] = [];
   let bytes = 0;
   for (const s of srcs) {
     offsets.push(bytes);
     if (s) bytes += s.count * 4;
   }
-  const staging = device.createBuffer({ label: 'rl applied advantages (readback)', size: Math.max(4, bytes), usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
+  const staging = device.createBuffer({
+    label: 'rl applied advantages (readback)',
+    size: Math.max(4, bytes),
+    usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST,
+  });
   try {
     const enc = device.createCommandEncoder({ label: 'rl applied advantages (readback)' });
     srcs.forEach((s, i) => s && s.count > 0 && enc.copyBufferToBuffer(s.src, 0, staging, offsets[i], s.count * 4));

@@ -66,7 +66,11 @@ export class Sampler {
       logprob: createStorage(d, `sampler logprob (B=${B})`, B * 4),
       entropy: createStorage(d, `sampler entropy (B=${B})`, B * 4),
       rows: createStorage(d, `sampler rows (B=${B}, 2) u32`, B * 8),
-      staging: d.createBuffer({ label: `sampler staging (B=${B})`, size: B * 12, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST }),
+      staging: d.createBuffer({
+        label: `sampler staging (B=${B})`,
+        size: B * 12,
+        usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST,
+      }),
     };
     this.states.set(B, s);
     return s;
@@ -82,7 +86,8 @@ export class Sampler {
    *   non-integer seed, or an endToken outside [0,V).
    */
   async sample(req: SampleRequest): Promise<{ rows: SampledRow[]; stats: SampleStats }> {
-    if (this.inFlight) throw new Error('Sampler.sample: the previous call has not finished (await each call; the KV cache and buffers are shared)');
+    if (this.inFlight)
+      throw new Error('Sampler.sample: the previous call has not finished (await each call; the KV cache and buffers are shared)');
     this.inFlight = true;
     try {
       return await this.sampleOnce(req);
@@ -165,14 +170,30 @@ export class Sampler {
       const words = st.staging.getMappedRange().slice(0);
       st.staging.unmap();
       stats.readbacks++;
-      return { ids: new Int32Array(words, 0, B), logprobs: new Float32Array(words, B * 4, B), entropies: new Float32Array(words, B * 8, B) };
+      return {
+        ids: new Int32Array(words, 0, B),
+        logprobs: new Float32Array(words, B * 4, B),
+        entropies: new Float32Array(words, B * 8, B),
+      };
     });
   }
 
   /** Release the caches and staging buffers (the model is not destroyed). */
   destroy(): void {
     for (const s of this.states.values()) {
-      for (const b of [...s.cache.layers, s.cache.pos, s.cache.zeros, s.cache.lastRow, s.cache.lastHidden, s.ids, s.logprob, s.entropy, s.rows, s.staging]) b.destroy();
+      for (const b of [
+        ...s.cache.layers,
+        s.cache.pos,
+        s.cache.zeros,
+        s.cache.lastRow,
+        s.cache.lastHidden,
+        s.ids,
+        s.logprob,
+        s.entropy,
+        s.rows,
+        s.staging,
+      ])
+        b.destroy();
     }
     this.states.clear();
   }

@@ -115,7 +115,11 @@ export function sftLossHead(): LossHead {
       };
       const logits = { buffer: model.acts.logits };
       const dispatches = [
-        ...prepareCrossentropyForward(gpu, { N, V, logits, targets: ctx.targets, mask: ctx.mask, loss: bufs.loss, lse: bufs.lse, stats: bufs.stats }, 'sft crossentropy_forward'),
+        ...prepareCrossentropyForward(
+          gpu,
+          { N, V, logits, targets: ctx.targets, mask: ctx.mask, loss: bufs.loss, lse: bufs.lse, stats: bufs.stats },
+          'sft crossentropy_forward',
+        ),
         prepareCrossentropyBackward(
           gpu,
           {

@@ -21,7 +21,15 @@ import { resolveTokenSumNorm, type RlLossConfig } from '../../rl/config';
 import type { StepNormalizer } from '../../reference/rl_math';
 import { stepNormalizerOf } from '../../rl/loss_ref';
 import { RL_METRIC_NAMES, ROW_STATS } from '../../reference/rl_metrics';
-import { createRlStepState, prepareRlEntropyBackward, prepareRlLossHead, prepareRlStepBegin, prepareRlStepEnd, type RlLossBuffers, type RlStepState } from './gpu_loss';
+import {
+  createRlStepState,
+  prepareRlEntropyBackward,
+  prepareRlLossHead,
+  prepareRlStepBegin,
+  prepareRlStepEnd,
+  type RlLossBuffers,
+  type RlStepState,
+} from './gpu_loss';
 import { writeNormalizer } from './kernels/rl_launch';
 
 /** Per-token inputs the head expects in `TrainBatch.extra`, (B·T) f32 each. */
@@ -116,7 +124,20 @@ export function rlLossHead(gpu: Gpu, cfg: RlLossConfig, maxN: number): RlHead {
 // ── The head's buffers ───────────────────────────────────────────────────────────────────────────
 
 /** The head's per-token (maxN) f32 buffers: log-probs and their gradient, the uploaded (or gathered) inputs, the entropy terms. */
-type HeadBuffers = Record<'logprobs' | 'lse' | 'dlogprob' | 'oldLogprobs' | 'advantages' | 'oldValues' | 'returns' | 'refLogprobs' | 'entropy' | 'entLse' | 'dentropy', GPUBuffer>;
+type HeadBuffers = Record<
+  | 'logprobs'
+  | 'lse'
+  | 'dlogprob'
+  | 'oldLogprobs'
+  | 'advantages'
+  | 'oldValues'
+  | 'returns'
+  | 'refLogprobs'
+  | 'entropy'
+  | 'entLse'
+  | 'dentropy',
+  GPUBuffer
+>;
 
 /** Everything one head owns, shared by its shape builders and its per-chunk writes. */
 interface HeadResources {
@@ -197,7 +218,9 @@ function lossBuffers(r: HeadResources, ctx: LossContext, rowStats: GPUBuffer): R
     dlogprob: bufs.dlogprob,
     ...(cfg.algorithm === 'ppo' ? { values: acts.values, oldValues: bufs.oldValues, returns: bufs.returns, dvalues: ctx.dvalues } : {}),
     ...(cfg.klCoef > 0 ? { refLogprobs: bufs.refLogprobs } : {}),
-    ...(cfg.entCoef > 0 ? { entropy: { logits: acts.logits, mask: ctx.mask, entropy: bufs.entropy, lse: bufs.entLse, dentropy: bufs.dentropy, V: ctx.V } } : {}),
+    ...(cfg.entCoef > 0
+      ? { entropy: { logits: acts.logits, mask: ctx.mask, entropy: bufs.entropy, lse: bufs.entLse, dentropy: bufs.dentropy, V: ctx.V } }
+      : {}),
   };
 }
 
@@ -222,7 +245,15 @@ function buildShape(r: HeadResources, ctx: LossContext, src: AdvantageSource | n
     ...gathers,
     prepareLogprobForward(
       gpu,
-      { N, V, logits, targets: { buffer: ctx.targets }, logprob: { buffer: bufs.logprobs }, lse: { buffer: bufs.lse }, temperature: cfg.temperature },
+      {
+        N,
+        V,
+        logits,
+        targets: { buffer: ctx.targets },
+        logprob: { buffer: bufs.logprobs },
+        lse: { buffer: bufs.lse },
+        temperature: cfg.temperature,
+      },
       'rl logprob_forward',
     ),
     ...head.dispatches,
@@ -273,9 +304,13 @@ function writeChunkInputs(r: HeadResources, ctx: LossContext, batch: TrainBatch,
   }
   if (!src) return;
   const idx = batch.rowIndex;
-  if (!idx || idx.length !== ctx.B) throw new Error(`rlLossHead: batch.rowIndex must hold B = ${ctx.B} row indices (an advantage source is set), got ${idx?.length ?? 'none'}`);
+  if (!idx || idx.length !== ctx.B)
+    throw new Error(
+      `rlLossHead: batch.rowIndex must hold B = ${ctx.B} row indices (an advantage source is set), got ${idx?.length ?? 'none'}`,
+    );
   for (let i = 0; i < idx.length; i++) {
-    if (!(idx[i] >= 0 && idx[i] < src.R)) throw new Error(`rlLossHead: batch.rowIndex[${i}] = ${idx[i]} is outside the advantage source's [0, ${src.R}) rows`);
+    if (!(idx[i] >= 0 && idx[i] < src.R))
+      throw new Error(`rlLossHead: batch.rowIndex[${i}] = ${idx[i]} is outside the advantage source's [0, ${src.R}) rows`);
   }
   d.queue.writeBuffer(r.rowIdx, 0, idx.buffer, idx.byteOffset, idx.byteLength);
 }
@@ -287,7 +322,9 @@ function writeChunkInputs(r: HeadResources, ctx: LossContext, batch: TrainBatch,
 function refreshGathers(r: HeadResources, ctx: LossContext, e: ShapeEntry, src: AdvantageSource | null): void {
   const g = gathersFor(r, ctx, src);
   if (g.length !== e.nGathers)
-    throw new Error(`rlLossHead: ${g.length} gathers for the current advantage source, prepared ${e.nGathers} (keep useAdvantages on or off for every step of a trainer)`);
+    throw new Error(
+      `rlLossHead: ${g.length} gathers for the current advantage source, prepared ${e.nGathers} (keep useAdvantages on or off for every step of a trainer)`,
+    );
   g.forEach((x, i) => Object.assign(e.dispatches[i], x));
   e.src = src;
 }

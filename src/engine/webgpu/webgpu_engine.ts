@@ -34,7 +34,9 @@ export class WebGpuEngine implements Engine {
   createPolicy(cfg: ModelConfig, params: Float32Array, maxB: number): EnginePolicy {
     const model = this.model(cfg, params, maxB);
     const sampler = new Sampler(model);
-    return Object.assign(new SamplerPolicy(sampler, maxB, model.maxT, cfg.vocabSize), { destroy: () => (sampler.destroy(), model.destroy()) });
+    return Object.assign(new SamplerPolicy(sampler, maxB, model.maxT, cfg.vocabSize), {
+      destroy: () => (sampler.destroy(), model.destroy()),
+    });
   }
 
   createRlStack(cfg: ModelConfig, params: Float32Array, maxB: number, opts: RlTrainerOptions): RlStack {

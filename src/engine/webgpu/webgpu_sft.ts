@@ -14,7 +14,14 @@ import type { SftHyper, SftTrainer } from '../engine_api';
  * schedule callback reads it); AdamW's step counter advances in lockstep with trainSft's.
  * @param maxB,maxT the largest batch shape (rows, tokens) the run uses
  */
-export function gpuSftTrainer(gpu: Gpu, cfg: ModelConfig, init: Float32Array, hp: SftHyper, maxB: number, maxT: number): SftTrainer & { model: GpuModel } {
+export function gpuSftTrainer(
+  gpu: Gpu,
+  cfg: ModelConfig,
+  init: Float32Array,
+  hp: SftHyper,
+  maxB: number,
+  maxT: number,
+): SftTrainer & { model: GpuModel } {
   const model = GpuModel.create(gpu, cfg, { maxB, maxT });
   model.writeParams(init);
   let lrNow = 0;

@@ -116,7 +116,11 @@ export class AssistantHarness extends BaseHarness {
       else if (age > this.clearAfter) out.push({ role: 'tool', text: '[old tool result cleared]', policy: false });
       else {
         const s = t.observation.text;
-        out.push({ role: 'tool', text: s.length <= 160 ? s : `${s.slice(0, 100)}\n…[pruned ${s.length - 140} chars]…\n${s.slice(-40)}`, policy: false });
+        out.push({
+          role: 'tool',
+          text: s.length <= 160 ? s : `${s.slice(0, 100)}\n…[pruned ${s.length - 140} chars]…\n${s.slice(-40)}`,
+          policy: false,
+        });
       }
     });
     return out;
@@ -128,7 +132,10 @@ export class AssistantHarness extends BaseHarness {
 
   protected act(action: string): ActOutcome {
     const o = this.dispatch(action);
-    this.turnsLog.push({ action: { role: 'assistant', text: action, policy: true }, observation: { role: 'tool', text: o.observation, policy: false } });
+    this.turnsLog.push({
+      action: { role: 'assistant', text: action, policy: true },
+      observation: { role: 'tool', text: o.observation, policy: false },
+    });
     return o;
   }
 
@@ -137,11 +144,24 @@ export class AssistantHarness extends BaseHarness {
     if ('reply' in m) {
       // A message without a tool call is the reply to the user: the session ends with it.
       const r = this.finishCall(m.reply);
-      return { kind: 'tool', observation: '', calls: [{ tool: 'finish', args: { answer: m.reply } }], results: [r], toolError: false, finished: { answer: m.reply } };
+      return {
+        kind: 'tool',
+        observation: '',
+        calls: [{ tool: 'finish', args: { answer: m.reply } }],
+        results: [r],
+        toolError: false,
+        finished: { answer: m.reply },
+      };
     }
     if ('error' in m) {
       this.recordNotRun(null);
-      return { kind: 'parse_error', observation: `[error] ${clip(channelErrorText(m.error), 300).text}`, calls: [], results: [], toolError: false };
+      return {
+        kind: 'parse_error',
+        observation: `[error] ${clip(channelErrorText(m.error), 300).text}`,
+        calls: [],
+        results: [],
+        toolError: false,
+      };
     }
     const { name, args: a } = m.call;
     const obs = (tool: string, r: ToolResult, out = r.output) =>
@@ -157,8 +177,15 @@ export class AssistantHarness extends BaseHarness {
       case 'read': {
         const call: ToolCall = { tool: 'read', args: { path: a.path } };
         const r = this.exec(call);
-        if (!r.ok || (a.offset === undefined && a.limit === undefined)) return { kind: 'tool', observation: obs('read', r), calls: [call], results: [r], toolError: !r.ok };
-        return { kind: 'tool', observation: obs('read', r, window(r.output, a.offset, a.limit)), calls: [call], results: [r], toolError: false };
+        if (!r.ok || (a.offset === undefined && a.limit === undefined))
+          return { kind: 'tool', observation: obs('read', r), calls: [call], results: [r], toolError: !r.ok };
+        return {
+          kind: 'tool',
+          observation: obs('read', r, window(r.output, a.offset, a.limit)),
+          calls: [call],
+          results: [r],
+          toolError: false,
+        };
       }
       case 'write': {
         const call: ToolCall = { tool: 'write', args: { path: a.path, content: a.content } };
@@ -171,12 +198,30 @@ export class AssistantHarness extends BaseHarness {
         if (!r.ok) return fail('edit', clip(r.error?.message ?? 'read failed', 300).text, [readCall], [r]);
         if (r.truncated) return fail('edit', 'file too large to edit', [readCall], [r]);
         const n = a.oldText === '' ? 0 : r.output.split(a.oldText).length - 1;
-        if (n === 0) return fail('edit', `Could not find the exact text in ${a.path}. The old text must match exactly including all whitespace and newlines.`, [readCall], [r]);
-        if (n > 1) return fail('edit', `Found ${n} occurrences of the text in ${a.path}. The text must be unique. Please provide more context to make it unique.`, [readCall], [r]);
+        if (n === 0)
+          return fail(
+            'edit',
+            `Could not find the exact text in ${a.path}. The old text must match exactly including all whitespace and newlines.`,
+            [readCall],
+            [r],
+          );
+        if (n > 1)
+          return fail(
+            'edit',
+            `Found ${n} occurrences of the text in ${a.path}. The text must be unique. Please provide more context to make it unique.`,
+            [readCall],
+            [r],
+          );
         const writeCall: ToolCall = { tool: 'write', args: { path: a.path, content: r.output.replace(a.oldText, () => a.newText) } };
         const w = this.exec(writeCall);
         if (!w.ok) return fail('edit', clip(w.error?.message ?? 'write failed', 300).text, [readCall, writeCall], [r, w]);
-        return { kind: 'tool', observation: `[edit] ok\nSuccessfully replaced text in ${a.path}.`, calls: [readCall, writeCall], results: [r, w], toolError: false };
+        return {
+          kind: 'tool',
+          observation: `[edit] ok\nSuccessfully replaced text in ${a.path}.`,
+          calls: [readCall, writeCall],
+          results: [r, w],
+          toolError: false,
+        };
       }
       case 'exec': {
         const runOne = (call: ToolCall): ActOutcome => {
@@ -193,7 +238,13 @@ export class AssistantHarness extends BaseHarness {
 
   /** exec's shell: one command; relative operands resolve against `workdir` (default /). */
   private exec_(command: string, workdir: string | undefined, runOne: (call: ToolCall) => ActOutcome): ActOutcome {
-    const fail = (message: string): ActOutcome => ({ kind: 'tool', observation: `[exec] error: ${clip(message, 300).text}`, calls: [], results: [], toolError: true });
+    const fail = (message: string): ActOutcome => ({
+      kind: 'tool',
+      observation: `[exec] error: ${clip(message, 300).text}`,
+      calls: [],
+      results: [],
+      toolError: true,
+    });
     const words = shellSplit(command);
     if (!Array.isArray(words)) return fail(words.error);
     if (words.length === 0) return fail('empty command');
@@ -246,7 +297,9 @@ function window(text: string, offset: string | undefined, limit: string | undefi
   const n = limit !== undefined && /^\d+$/.test(limit) ? Math.max(1, Number(limit)) : lines.length;
   const shown = lines.slice(start - 1, start - 1 + n);
   const end = start - 1 + shown.length;
-  return end < lines.length ? `${shown.join('\n')}\n[Showing lines ${start}-${end} of ${lines.length}. Use offset=${end + 1} to continue]` : shown.join('\n');
+  return end < lines.length
+    ? `${shown.join('\n')}\n[Showing lines ${start}-${end} of ${lines.length}. Use offset=${end + 1} to continue]`
+    : shown.join('\n');
 }
 
 /**

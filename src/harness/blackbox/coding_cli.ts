@@ -210,7 +210,11 @@ export class CodingCliHarness extends BaseHarness {
 
   protected act(action: string): ActOutcome {
     const out = this.dispatch(action);
-    this.live.push({ action: { role: 'assistant', text: action, policy: true }, observation: { role: 'tool', text: out.o.observation, policy: false }, brief: out.brief });
+    this.live.push({
+      action: { role: 'assistant', text: action, policy: true },
+      observation: { role: 'tool', text: out.o.observation, policy: false },
+      brief: out.brief,
+    });
     this.allBriefs.push(out.brief);
     this.maybeCompact();
     return out.o;
@@ -241,13 +245,23 @@ export class CodingCliHarness extends BaseHarness {
       // A message without a tool call ends the session; its text is the answer.
       const r = this.finishCall(m.reply);
       return {
-        o: { kind: 'tool', observation: '', calls: [{ tool: 'finish', args: { answer: m.reply } }], results: [r], toolError: false, finished: { answer: m.reply } },
+        o: {
+          kind: 'tool',
+          observation: '',
+          calls: [{ tool: 'finish', args: { answer: m.reply } }],
+          results: [r],
+          toolError: false,
+          finished: { answer: m.reply },
+        },
         brief: 'reply',
       };
     }
     if ('error' in m) {
       this.recordNotRun(null);
-      return { o: { kind: 'parse_error', observation: errorObs(channelErrorText(m.error)), calls: [], results: [], toolError: false }, brief: 'invalid call' };
+      return {
+        o: { kind: 'parse_error', observation: errorObs(channelErrorText(m.error)), calls: [], results: [], toolError: false },
+        brief: 'invalid call',
+      };
     }
     const parsed = m.call;
     const a = parsed.args;
@@ -286,7 +300,11 @@ export class CodingCliHarness extends BaseHarness {
         const call: ToolCall = { tool: 'write', args: { path: a.file_path, content: a.content } };
         const exists = this.peekFile(a.file_path) !== undefined;
         if (exists && !this.hasRead(a.file_path))
-          return reject('File has not been read yet. Read it first before writing to it.', call, `Write ${a.file_path}: refused (not read)`);
+          return reject(
+            'File has not been read yet. Read it first before writing to it.',
+            call,
+            `Write ${a.file_path}: refused (not read)`,
+          );
         const r = run(call);
         if (!r.ok) return fail(r.error?.message ?? 'write failed', [call], [r], `${briefCall(call)}: error`);
         this.readSet.add(norm(a.file_path));
@@ -340,7 +358,8 @@ export class CodingCliHarness extends BaseHarness {
   private edit(a: Record<string, string>, h: DispatchHelpers): { o: ActOutcome; brief: string } {
     const { ok, fail, reject, run, norm } = h;
     const readCall: ToolCall = { tool: 'read', args: { path: a.file_path } };
-    if (!this.hasRead(a.file_path)) return reject('File has not been read yet. Read it first before editing it.', readCall, `Edit ${a.file_path}: refused (not read)`);
+    if (!this.hasRead(a.file_path))
+      return reject('File has not been read yet. Read it first before editing it.', readCall, `Edit ${a.file_path}: refused (not read)`);
     if (a.old_string === '') return fail('old_string must not be empty', [], [], `Edit ${a.file_path}: error`);
     if (a.old_string === a.new_string) return fail('old_string and new_string are the same', [], [], `Edit ${a.file_path}: error`);
     const r = run(readCall);
@@ -361,7 +380,12 @@ export class CodingCliHarness extends BaseHarness {
     const w = run(writeCall);
     if (!w.ok) return fail(w.error?.message ?? 'write failed', [readCall, writeCall], [r, w], `Edit ${a.file_path}: error`);
     this.modified.add(norm(a.file_path));
-    return ok(`Edited ${norm(a.file_path)} (${all ? n : 1} replacement${all && n > 1 ? 's' : ''})`, [readCall, writeCall], [r, w], `Edit ${norm(a.file_path)}: ok`);
+    return ok(
+      `Edited ${norm(a.file_path)} (${all ? n : 1} replacement${all && n > 1 ? 's' : ''})`,
+      [readCall, writeCall],
+      [r, w],
+      `Edit ${norm(a.file_path)}: ok`,
+    );
   }
 
   private bash(

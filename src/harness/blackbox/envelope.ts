@@ -87,7 +87,8 @@ export function readMessage(text: string, tools: readonly BlackboxTool[], expect
   const def = tools.find((t) => t.name === env.tool);
   if (!def) return { error: { kind: 'unknown_tool', tool: env.tool.slice(0, 40) } };
   const known = [...def.required, ...def.optional];
-  for (const k of Object.keys(env.args)) if (!known.includes(k)) return { error: { kind: 'unexpected', tool: def.name, arg: k.slice(0, 40) } };
+  for (const k of Object.keys(env.args))
+    if (!known.includes(k)) return { error: { kind: 'unexpected', tool: def.name, arg: k.slice(0, 40) } };
   for (const k of def.required) if (!Object.hasOwn(env.args, k)) return { error: { kind: 'missing', tool: def.name, arg: k } };
   const args: Record<string, string> = {};
   for (const k of known) {
@@ -126,6 +127,7 @@ export function describeTools(tools: readonly BlackboxTool[]): string {
  * @throws Error when the answer would be read as a call attempt (it starts with `{`)
  */
 export function replyText(answer: string): string {
-  if (isCallAttempt(answer)) throw new Error(`replyText: an answer starting with '{' reads as a call attempt: ${JSON.stringify(answer.slice(0, 40))}`);
+  if (isCallAttempt(answer))
+    throw new Error(`replyText: an answer starting with '{' reads as a call attempt: ${JSON.stringify(answer.slice(0, 40))}`);
   return answer;
 }

@@ -84,7 +84,9 @@ function makeO2(lim: ObservationLimits = DEFAULT_OBSERVATION_LIMITS): Observatio
     const lines = text.split('\n');
     const shown = lines.slice(0, lim.maxLines);
     const width = String(shown.length).length;
-    const body = shown.map((l, i) => `${String(i + 1).padStart(width, ' ')}| ${l.length > lim.maxLineChars ? l.slice(0, lim.maxLineChars) + '…' : l}`).join('\n');
+    const body = shown
+      .map((l, i) => `${String(i + 1).padStart(width, ' ')}| ${l.length > lim.maxLineChars ? l.slice(0, lim.maxLineChars) + '…' : l}`)
+      .join('\n');
     const more = lines.length - shown.length;
     return more > 0 ? `${body}\n… ${more} more lines` : body;
   };

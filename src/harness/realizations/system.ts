@@ -34,7 +34,11 @@ const S0: SystemPrompt = {
   id: 'S0',
   name: 'concise',
   render(task, p) {
-    const lines = ['You operate a file workspace rooted at /. Send exactly one tool call per message.', p.toolDocs, `Example: ${p.example}`];
+    const lines = [
+      'You operate a file workspace rooted at /. Send exactly one tool call per message.',
+      p.toolDocs,
+      `Example: ${p.example}`,
+    ];
     if (p.workflow) lines.push(p.workflow);
     return { system: lines.join('\n'), user: task.instruction };
   },

@@ -249,7 +249,8 @@ export const T1: ToolInterface = {
     if (!Array.isArray(words)) return words;
     if (words.length === 0) return { error: `empty message; ${T1_EXPECTED}` };
     const canon = T1_TOOLS.get(words[0]);
-    if (!canon) return { error: `unknown command '${words[0].slice(0, 40)}' (commands: ${Object.values(T1_NAMES).join(', ')}); ${T1_EXPECTED}` };
+    if (!canon)
+      return { error: `unknown command '${words[0].slice(0, 40)}' (commands: ${Object.values(T1_NAMES).join(', ')}); ${T1_EXPECTED}` };
     const spec = toolSpec(canon)!;
     const rest = words.slice(1);
     const min = spec.required.length;
@@ -334,7 +335,8 @@ export const T2: ToolInterface = {
       i = close + tag.length + 3;
     }
     for (const a of spec.required) {
-      if (!Object.hasOwn(args, a)) return { error: `${tool}: missing <${T2_ARG_NAMES[a]}> (args: ${argList(spec, T2_ARG_NAMES)}); ${T2_EXPECTED}` };
+      if (!Object.hasOwn(args, a))
+        return { error: `${tool}: missing <${T2_ARG_NAMES[a]}> (args: ${argList(spec, T2_ARG_NAMES)}); ${T2_EXPECTED}` };
     }
     const out: Record<string, string> = {};
     for (const a of [...spec.required, ...spec.optional]) if (Object.hasOwn(args, a)) out[a] = args[a];

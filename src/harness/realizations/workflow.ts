@@ -154,7 +154,8 @@ export const W2: Workflow = {
   id: 'W2',
   name: 'todo-verify',
   overhead: { messages: 2, verifiesWrites: true },
-  instructions: "First message: a todo list ('Todo:' then '- [ ] step' lines). Re-read each file you write. Before you call finish, resend the list with every item '- [x]'.",
+  instructions:
+    "First message: a todo list ('Todo:' then '- [ ] step' lines). Re-read each file you write. Before you call finish, resend the list with every item '- [x]'.",
   init: baseState,
   message(state, text) {
     if (!TODO_RE.test(text)) return null;
@@ -167,9 +168,11 @@ export const W2: Workflow = {
   gate(state, call) {
     if (state.todo === null) return { allow: false, message: "start with a todo list: 'Todo:' then '- [ ] step' lines" };
     if (call.tool === 'finish') {
-      if (state.unverified.size > 0) return { allow: false, message: `verify before finish: re-read ${[...state.unverified].sort().join(', ')}` };
+      if (state.unverified.size > 0)
+        return { allow: false, message: `verify before finish: re-read ${[...state.unverified].sort().join(', ')}` };
       const open = state.todo.filter((t) => !t.done);
-      if (open.length > 0) return { allow: false, message: `check off your todo list before finish (${open.length} open): resend it with '- [x]'` };
+      if (open.length > 0)
+        return { allow: false, message: `check off your todo list before finish (${open.length} open): resend it with '- [x]'` };
     }
     return ALLOW;
   },

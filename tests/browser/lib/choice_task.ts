@@ -246,5 +246,11 @@ export async function runChoiceLoop(
  */
 export async function learnChoice(engine: Engine, tok: Tokenizer, o: Partial<ChoiceRunOptions> = {}): Promise<ChoiceStep[]> {
   const { state } = await runChoiceLoop(engine, tok, o);
-  return state.history.map((h) => ({ reward: h.reward, optimizerSteps: h.optimizerSteps, skippedSteps: h.skippedSteps, droppedGroups: h.droppedGroups, entropy: h.entropy }));
+  return state.history.map((h) => ({
+    reward: h.reward,
+    optimizerSteps: h.optimizerSteps,
+    skippedSteps: h.skippedSteps,
+    droppedGroups: h.droppedGroups,
+    entropy: h.entropy,
+  }));
 }

@@ -71,7 +71,8 @@ export function padBatch(b: RlBatch<Float64Array>, extraT: number, extraRows: nu
   }
   if (b.logits && V) {
     const y = Float64Array.from({ length: B * T * V }, () => 30 * rng.normal());
-    for (let r = 0; r < b.B; r++) for (let t = 0; t < b.T; t++) for (let j = 0; j < V; j++) y[(r * T + t) * V + j] = b.logits[(r * b.T + t) * V + j];
+    for (let r = 0; r < b.B; r++)
+      for (let t = 0; t < b.T; t++) for (let j = 0; j < V; j++) y[(r * T + t) * V + j] = b.logits[(r * b.T + t) * V + j];
     out.logits = y;
   }
   return out;

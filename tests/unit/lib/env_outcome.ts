@@ -6,7 +6,10 @@ import { localEnvApi, type EnvApi, type EnvStepOut } from '../../../src/episode/
  * n-th finished episode (0-based) instead of the verifier's: a seam for tests of what the
  * loop and the evaluation do with pass and score.
  */
-export function envWithOutcomes(tok: Tokenizer, final: (n: number) => Pick<EnvStepOut, 'pass' | 'reward' | 'score'>): { env: EnvApi; reset(): void } {
+export function envWithOutcomes(
+  tok: Tokenizer,
+  final: (n: number) => Pick<EnvStepOut, 'pass' | 'reward' | 'score'>,
+): { env: EnvApi; reset(): void } {
   const base = localEnvApi(tok);
   let finals = 0;
   const env: EnvApi = {

@@ -67,8 +67,10 @@ function globMatches(pattern: string, from: string, files: ReadonlyMap<string, s
   return [...files.keys()].filter((p) => re.test(p));
 }
 
-const hasExportModifier = (node: ts.Node) => ts.canHaveModifiers(node) && (ts.getModifiers(node) ?? []).some((m) => m.kind === ts.SyntaxKind.ExportKeyword);
-const hasDefaultModifier = (node: ts.Node) => ts.canHaveModifiers(node) && (ts.getModifiers(node) ?? []).some((m) => m.kind === ts.SyntaxKind.DefaultKeyword);
+const hasExportModifier = (node: ts.Node) =>
+  ts.canHaveModifiers(node) && (ts.getModifiers(node) ?? []).some((m) => m.kind === ts.SyntaxKind.ExportKeyword);
+const hasDefaultModifier = (node: ts.Node) =>
+  ts.canHaveModifiers(node) && (ts.getModifiers(node) ?? []).some((m) => m.kind === ts.SyntaxKind.DefaultKeyword);
 
 /** Names bound by a variable declaration's name (plain or destructured). */
 function bindingNames(name: ts.BindingName): string[] {
@@ -172,7 +174,8 @@ function scanSource(path: string, text: string, files: ReadonlyMap<string, strin
       facts.exports.set('default', { kind: 'own' });
     } else if (hasExportModifier(st) && !sf.isDeclarationFile) {
       if (hasDefaultModifier(st)) facts.exports.set('default', { kind: 'own' });
-      else if (ts.isVariableStatement(st)) for (const d of st.declarationList.declarations) for (const n of bindingNames(d.name)) facts.exports.set(n, { kind: 'own' });
+      else if (ts.isVariableStatement(st))
+        for (const d of st.declarationList.declarations) for (const n of bindingNames(d.name)) facts.exports.set(n, { kind: 'own' });
       else {
         const name = (st as ts.DeclarationStatement).name;
         if (name) facts.exports.set(name.getText(sf), { kind: 'own' });

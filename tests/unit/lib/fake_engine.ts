@@ -11,7 +11,10 @@ import type { CheckpointInput } from '../../../src/storage/serialize';
 import { Rng } from '../../../src/util/rng';
 
 /** What the fake trainer reports for RL step `step` of a run (the rest of the metrics are fixed). */
-export type UpdateScript = (step: number, trajectories: number) => Pick<RlUpdateMetrics, 'optimizerSteps' | 'skippedSteps' | 'droppedGroups'>;
+export type UpdateScript = (
+  step: number,
+  trajectories: number,
+) => Pick<RlUpdateMetrics, 'optimizerSteps' | 'skippedSteps' | 'droppedGroups'>;
 
 /** One update the fake trainer received. */
 export interface SeenUpdate {
@@ -54,13 +57,22 @@ export function fakeEngine(script: UpdateScript): Engine & { trainerOptions: RlT
     createPolicy: (cfg) => randomPolicy(cfg.vocabSize),
     createRlStack(cfg, params, _maxB, opts): RlStack {
       const stack = trainerOptions.push(opts) - 1;
-      let state: Parameters<EngineRlTrainer['writeState']>[0] = { params: params.slice(), m: new Float32Array(params.length), v: new Float32Array(params.length), adamStep: 0 };
+      let state: Parameters<EngineRlTrainer['writeState']>[0] = {
+        params: params.slice(),
+        m: new Float32Array(params.length),
+        v: new Float32Array(params.length),
+        adamStep: 0,
+      };
       const trainer: EngineRlTrainer = {
         async update(trajs, step) {
           updates.push({
             stack,
             step,
-            cells: (trajs as unknown as Array<{ taskId: string; harnessId: string; group: number }>).map((t) => ({ taskId: t.taskId, harnessId: t.harnessId, group: t.group })),
+            cells: (trajs as unknown as Array<{ taskId: string; harnessId: string; group: number }>).map((t) => ({
+              taskId: t.taskId,
+              harnessId: t.harnessId,
+              group: t.group,
+            })),
           });
           const s = script(step, trajs.length);
           const metrics: RlUpdateMetrics = {

@@ -12,7 +12,11 @@ export function randomTokenPolicy(vocabSize: number): Policy {
     ms: 0,
     async sample(prompts: Int32Array[], maxNew: number, _t: number, seed: number) {
       const rng = Rng.derive(seed, 'stub');
-      return prompts.map(() => ({ ids: Int32Array.from({ length: 1 + rng.int(maxNew) }, () => rng.int(vocabSize)), logprobs: new Float32Array(1), stop: 'length' as const }));
+      return prompts.map(() => ({
+        ids: Int32Array.from({ length: 1 + rng.int(maxNew) }, () => rng.int(vocabSize)),
+        logprobs: new Float32Array(1),
+        stop: 'length' as const,
+      }));
     },
   } as unknown as Policy;
 }

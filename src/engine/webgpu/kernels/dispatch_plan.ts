@@ -54,7 +54,9 @@ export function off(name: string, v: TensorView): number {
 export function checkView(op: string, name: string, v: TensorView, count: number): void {
   const o = off(name, v);
   if ((o + count) * 4 > v.buffer.size) {
-    throw new Error(`${op}: ${name} needs elements [${o}, ${o + count}) = ${(o + count) * 4} bytes but buffer '${v.buffer.label}' has ${v.buffer.size}`);
+    throw new Error(
+      `${op}: ${name} needs elements [${o}, ${o + count}) = ${(o + count) * 4} bytes but buffer '${v.buffer.label}' has ${v.buffer.size}`,
+    );
   }
 }
 

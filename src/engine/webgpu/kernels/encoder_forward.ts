@@ -37,7 +37,8 @@ export function prepareEncoderForward(gpu: Gpu, a: EncoderForwardArgs, label = '
   }
   if (!a.pos0 && T > maxT) throw new Error(`${label}: T = ${T} exceeds maxT = ${maxT}`);
   if (a.ids.size < B * T * 4) throw new Error(`${label}: ids buffer '${a.ids.label}' has ${a.ids.size} bytes, needs (B,T) = ${B * T * 4}`);
-  if (a.pos0 && a.pos0.size < B * 4) throw new Error(`${label}: pos0 buffer '${a.pos0.label}' has ${a.pos0.size} bytes, needs (B) = ${B * 4}`);
+  if (a.pos0 && a.pos0.size < B * 4)
+    throw new Error(`${label}: pos0 buffer '${a.pos0.label}' has ${a.pos0.size} bytes, needs (B) = ${B * 4}`);
   checkView(label, 'wte', a.wte, V * C);
   checkView(label, 'wpe', a.wpe, maxT * C);
   checkView(label, 'out', a.out, B * T * C);

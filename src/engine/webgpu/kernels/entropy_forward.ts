@@ -40,7 +40,10 @@ interface EntropyForwardArgs extends EntropyArgs {
  * @internal The dims and the views of EntropyArgs, checked (nothing created on the GPU).
  * @throws Error naming the launcher and a bad dimension or view.
  */
-export function entropyViews(op: string, a: EntropyArgs): { n: number; logits: GPUBuffer; entropy: GPUBuffer; lse: GPUBuffer; dentropy: GPUBuffer } {
+export function entropyViews(
+  op: string,
+  a: EntropyArgs,
+): { n: number; logits: GPUBuffer; entropy: GPUBuffer; lse: GPUBuffer; dentropy: GPUBuffer } {
   const { B, T, V } = a;
   checkRowDims(op, B, T);
   checkDims(op, { V });

@@ -46,7 +46,8 @@ export function prepareGlobalNorm(gpu: Gpu, a: GlobalNormArgs, label = 'global_n
   const clip = Number.isFinite(maxNorm) ? 1 : 0;
   const skip: TensorView = a.skipFlag ?? { buffer: createStorage(gpu.device, `${label}-skip (zero u32)`, 4) };
   checkView(label, 'skipFlag', skip, 1);
-  if (skip.buffer === a.out.buffer || skip.buffer === a.grads.buffer) throw new Error(`${label}: skipFlag must not share a buffer with grads or out`);
+  if (skip.buffer === a.out.buffer || skip.buffer === a.grads.buffer)
+    throw new Error(`${label}: skipFlag must not share a buffer with grads or out`);
   const params = paramsUniform(gpu, `${label}-params`, [
     ['u32', a.P],
     ['u32', G],

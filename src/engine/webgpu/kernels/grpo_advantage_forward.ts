@@ -44,7 +44,14 @@ export function prepareGrpoAdvantageForward(gpu: Gpu, a: GrpoAdvantageForwardArg
   const rowEpisode = wholeView(op, 'rowEpisode', a.rowEpisode, B);
   const mask = wholeView(op, 'mask', a.mask, B * T);
   const advantages = wholeView(op, 'advantages', a.advantages, B * T);
-  const params = packUniform(gpu, `${op}-params`, [{ u32: numGroups }, { u32: B }, { u32: T }, { u32: p.noStdDivision ? 1 : 0 }, { f32: p.stdFloor }, { f32: p.eps }]);
+  const params = packUniform(gpu, `${op}-params`, [
+    { u32: numGroups },
+    { u32: B },
+    { u32: T },
+    { u32: p.noStdDivision ? 1 : 0 },
+    { f32: p.stdFloor },
+    { f32: p.eps },
+  ]);
   return [
     prepareEntry(gpu, op, code, 'groups', 64, numGroups, [
       [0, params],

@@ -51,7 +51,14 @@ export function prepareMatmulBackward(gpu: Gpu, a: MatmulBackwardArgs, label = '
     if (a.dbias.buffer !== a.dweight.buffer) throw new Error(`${label}: dbias must be in the same buffer as dweight`);
   }
   if (a.dinp.buffer === a.dweight.buffer) throw new Error(`${label}: dinp must not share a buffer with dweight`);
-  const offs = [off('dout', a.dout), off('inp', a.inp), off('weight', a.weight), off('dinp', a.dinp), off('dweight', a.dweight), a.dbias ? off('dbias', a.dbias) : 0];
+  const offs = [
+    off('dout', a.dout),
+    off('inp', a.inp),
+    off('weight', a.weight),
+    off('dinp', a.dinp),
+    off('dweight', a.dweight),
+    a.dbias ? off('dbias', a.dbias) : 0,
+  ];
   const vec4 = M % 4 === 0 && K % 4 === 0 && offs.every((o) => o % 4 === 0);
   const tilesDinp = vec4 ? Math.ceil(N / 4) * (K / 4) : N * K;
   const tilesDw = vec4 ? (M / 4) * (K / 4) : M * K;

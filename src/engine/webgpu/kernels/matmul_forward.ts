@@ -92,7 +92,8 @@ export function prepareMatmulForward(gpu: Gpu, a: MatmulForwardArgs, label = 'ma
   const gx = Math.ceil(Math.ceil(M / 4) / WGX);
   const gy = Math.ceil(Math.ceil(N / 4) / WGY);
   const maxG = gpu.device.limits.maxComputeWorkgroupsPerDimension;
-  if (gx > maxG || gy > maxG) throw new Error(`${label}: grid ${gx}×${gy} exceeds maxComputeWorkgroupsPerDimension = ${maxG} (N=${N}, M=${M})`);
+  if (gx > maxG || gy > maxG)
+    throw new Error(`${label}: grid ${gx}×${gy} exceeds maxComputeWorkgroupsPerDimension = ${maxG} (N=${N}, M=${M})`);
   return {
     label,
     pipeline,

@@ -12,7 +12,15 @@ import type { LossCoefs } from '../../../reference/rl_metrics_forward.ref';
 const OP = 'rl_metrics_forward';
 
 function params(gpu: Gpu, B: number, c: LossCoefs = { klCoef: 0, entCoef: 0, vfCoef: 0 }): GPUBuffer {
-  return packUniform(gpu, `${OP}-params`, [{ u32: B }, { u32: 0 }, { u32: 0 }, { u32: 0 }, { f32: c.klCoef }, { f32: c.entCoef }, { f32: c.vfCoef }]);
+  return packUniform(gpu, `${OP}-params`, [
+    { u32: B },
+    { u32: 0 },
+    { u32: 0 },
+    { u32: 0 },
+    { f32: c.klCoef },
+    { f32: c.entCoef },
+    { f32: c.vfCoef },
+  ]);
 }
 
 interface RlRowsArgs {

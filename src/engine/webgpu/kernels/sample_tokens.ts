@@ -43,14 +43,16 @@ export function prepareSampleTokens(gpu: Gpu, a: SampleTokensArgs, label = 'samp
   for (const [k, v] of Object.entries({ B, V, R })) {
     if (!Number.isInteger(v) || v <= 0) throw new Error(`${label}: ${k} must be a positive integer, got ${v}`);
   }
-  if (!(a.temperature >= 0) || !Number.isFinite(a.temperature)) throw new Error(`${label}: temperature must be finite and ≥ 0, got ${a.temperature}`);
+  if (!(a.temperature >= 0) || !Number.isFinite(a.temperature))
+    throw new Error(`${label}: temperature must be finite and ≥ 0, got ${a.temperature}`);
   if (!(a.topP > 0 && a.topP <= 1)) throw new Error(`${label}: topP must be in (0,1], got ${a.topP}`);
   if (!Number.isInteger(a.seed)) throw new Error(`${label}: seed must be an integer, got ${a.seed}`);
   const ban = a.ban;
   if (ban) {
     if (!Number.isInteger(ban.lo) || !Number.isInteger(ban.hi) || ban.lo < 0 || ban.hi > V || ban.lo > ban.hi)
       throw new Error(`${label}: ban [${ban.lo}, ${ban.hi}) must be a range inside [0, V = ${V}]`);
-    if (ban.allow !== undefined && !(Number.isInteger(ban.allow) && ban.allow >= 0 && ban.allow < V)) throw new Error(`${label}: ban.allow = ${ban.allow} is outside [0, ${V})`);
+    if (ban.allow !== undefined && !(Number.isInteger(ban.allow) && ban.allow >= 0 && ban.allow < V))
+      throw new Error(`${label}: ban.allow = ${ban.allow} is outside [0, ${V})`);
     const free = V - (ban.hi - ban.lo) + (ban.allow !== undefined && ban.allow >= ban.lo && ban.allow < ban.hi ? 1 : 0);
     if (free < 1) throw new Error(`${label}: ban [${ban.lo}, ${ban.hi}) leaves no id to draw`);
   }

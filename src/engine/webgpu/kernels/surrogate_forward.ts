@@ -31,7 +31,15 @@ interface SurrogateForwardArgs extends SurrogateInputs {
 export function surrogateSetup(gpu: Gpu, op: string, a: SurrogateInputs): { params: GPUBuffer; inputs: LossTensor[] } {
   const { B, T, p } = a;
   const dual = { opt: p.dualClip !== null ? 1 : 0, dualClip: p.dualClip ?? 0 };
-  const params = lossUniform(gpu, op, { B, T, aggregation: p.aggregation, norm: p.norm, clipLow: p.clipLow, clipHigh: p.clipHigh, ...dual });
+  const params = lossUniform(gpu, op, {
+    B,
+    T,
+    aggregation: p.aggregation,
+    norm: p.norm,
+    clipLow: p.clipLow,
+    clipHigh: p.clipHigh,
+    ...dual,
+  });
   const n = B * T;
   return {
     params,
