@@ -1,27 +1,12 @@
 /**
- * Strength-2 orthogonal arrays OA(N; s_1 … s_k; 2) (docs/ARCHITECTURE.md "Harness space and design").
+ * Strength-2 orthogonal arrays OA(N; s_1 … s_k; 2) (docs/ARCHITECTURE.md "Harness space and
+ * design"): N runs × k columns in which every pair of columns shows every level pair equally
+ * often. This file chooses among the constructions (oa_constructions.ts: Rao–Hamming, L18,
+ * Paley, full factorial; Hedayat, Sloane & Stufken, *Orthogonal Arrays*, 1999) and the exact
+ * search (oa_search.ts).
  *
- * An array is N runs (rows) × k columns, column j taking levels 0..s_j−1. It has strength 2
- * when every pair of columns (i, j) shows every level pair (a, b) exactly N/(s_i s_j) times;
- * this implies component balance (every level of column j appears N/s_j times).
- *
- * Constructions (Hedayat, Sloane & Stufken, *Orthogonal Arrays*, 1999):
- * - **Rao–Hamming** (Bose for m = 2): OA(q^m; q^((q^m−1)/(q−1)); 2) over GF(q) for prime
- *   powers q ≤ 256 (HSS ch. 3). Factors whose level count s divides q use a column of q levels
- *   collapsed by l ↦ l mod s (collapsing keeps strength 2 because every residue class has
- *   q/s preimages).
- * - **L18** (2^1 3^7): the standard Taguchi table, 18 runs.
- * - **Paley / Plackett–Burman** OA(q+1; 2^q; 2) for primes q ≡ 3 (mod 4) (HSS ch. 7): normalized
- *   Hadamard matrix of order q+1 without its constant column.
- * - **Full factorial**: all Π s_i level combinations (strength k), used when small enough.
- * - **Search** (`searchOrthogonalArray`): exact column-by-column backtracking for other
- *   mixed-level cases; see its docstring for its limits.
- *
- * Every array returned by `orthogonalArray` has been re-verified by `verifyStrength2`; when no
- * verified array is found within the limits, it throws `NoOrthogonalArrayError`.
- *
- * Parts: oa_verify.ts (verification, bounds), oa_constructions.ts (the algebraic
- * constructions), oa_search.ts (the exact search); this file chooses among them.
+ * Invariant: every array `orthogonalArray` returns has been re-verified by `verifyStrength2`
+ * (oa_verify.ts); when none is found within the limits it throws `NoOrthogonalArrayError`.
  */
 import { isPrime, primePower } from './galois_field';
 import { type Runs, type Strength2Report, verifyStrength2, raoBound, divisibilityBound, smallestAdmissibleRunSize } from './oa_verify';

@@ -1,26 +1,12 @@
 /**
  * `hlab serve`: an HTTP JSON environment server over the harness runtime and the task suites,
- * for external RL engines (verl, slime, OpenRLHF) — docs/SCALE-OUT.md.
+ * for external RL engines (docs/SCALE-OUT.md has the routes). This file is the server's
+ * lifecycle (listen, count, expire, drain, close); routes.ts, episodes.ts and http.ts do the rest.
  *
- *   GET    /v1/health                         liveness, counters, limits
- *   GET    /v1/harnesses                      the space's components, the 243 ids, black-box ids
- *   GET    /v1/design?method=oa&k=18&seed=0   training set, held-out set with distances
- *   GET    /v1/tasks?suite=S&split=train&n=20&seed=0   a balanced seeded task draw
- *   POST   /v1/episodes {suite, task?, harness, seed?, maxTurns?, …} → 201 {episodeId, messages, prompt, …}
- *   POST   /v1/episodes/{id}/step {action, cutOff?} → {observation, messages, prompt, reward, score, pass, done, truncated, tags, …}
- *   GET    /v1/episodes/{id}                  state and transcript
- *   DELETE /v1/episodes/{id}
- *
- * Robustness: bodies (size and time to arrive), actions, episodes, turns and each client's open
- * connections are bounded (protocol.ts); every client
- * error is a 4xx with a JSON body naming the field; a step runs on a worker thread (pool.ts)
- * so one slow episode never blocks another; steps of one episode are serialized (a second
- * concurrent step is a 409); idle episodes expire; with a token every route but /v1/health
- * needs `Authorization: Bearer <token>`; `close()` drains in-flight requests, then stops.
- * A 5xx means a server fault (a worker that failed twice, a bug), never a policy's input.
- *
- * Parts: routes.ts (one handler per route), episodes.ts (the episode registry), http.ts (JSON,
- * bodies, queries); this file is the server's lifecycle (listen, count, expire, drain, close).
+ * Invariants: every input is bounded (protocol.ts) and every client error is a 4xx naming the
+ * field, so a 5xx always means a server fault; steps run on worker threads (one slow episode
+ * never blocks another) and one episode's steps are serialized (a concurrent step is a 409);
+ * with a token every route but /v1/health needs `Authorization: Bearer <token>`.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';

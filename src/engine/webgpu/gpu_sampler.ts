@@ -1,27 +1,13 @@
 /**
- * Batched autoregressive sampling on the GPU with a KV cache (docs/ARCHITECTURE.md "Rows and trajectories", "Rollouts");
- * the loop over steps and rows is decode_loop.ts, shared with the CPU engine's sampler.
+ * Batched autoregressive sampling on the GPU with a KV cache (docs/ARCHITECTURE.md "Rollouts"):
+ * a prefill over B right-padded prompts, then one decode step per token, each one submit and one
+ * small readback (ids, log-probs, entropies) to stop rows; the loop is decode_loop.ts, shared
+ * with the CPU engine. `useKvCache: false` recomputes every prefix (the benchmark's baseline).
  *
- * A call samples continuations for B prompts of different lengths at once:
- *  1. prefill — one full forward over the right-padded prompts (B, Tp = max prompt length),
- *     k and v of every layer copied into a per-layer cache (B, Tmax, 2C), the lm head applied
- *     to each row's last prompt position only, and the first token of each row sampled;
- *  2. decode steps — row b feeds its previous token at its own position pos_b = len_b + s − 1,
- *     appends k,v to the cache and attends over positions 0…pos_b; then one token per row.
- * Each step (prefill included) is one command buffer, one submit and one small readback
- * (B ids + B log-probs + B entropies, 12B bytes) used to stop rows; the sampled ids go from the sampling
- * kernel to the next step's embedding on the GPU without a round trip.
- *
- * Randomness: row b's draw at step s uses u = hash(seed, b, s) (sample_tokens.wgsl), so a
- * call is reproducible and a row's tokens do not depend on the other rows' draws.
- * Log-probs: `logprobs[i]` is log π(a_i) under the distribution actually sampled from:
- * softmax(z/τ), truncated to the top-p nucleus and renormalized when topP < 1. With τ = 1 and
- * topP = 1 it is bit-identical to logprob_forward on the same logits, i.e. what training
- * recomputes (the trainer scores exactly these ids, docs/ARCHITECTURE.md "Rows and trajectories"). Greedy (τ = 0) returns
- * log-softmax(z) at τ = 1 of the argmax.
- *
- * `useKvCache: false` recomputes the full forward over every row's whole prefix at each step
- * (the baseline of the KV-cache benchmark); it samples the same tokens up to f32 rounding.
+ * Invariants: row b's draw at step s uses u = hash(seed, b, s), so a call is reproducible and a
+ * row never depends on the others' draws; `logprobs[i]` is log π(a_i) under the distribution
+ * actually sampled from (softmax(z/τ), top-p renormalized), bit-identical at τ = 1, topP = 1 to
+ * what training recomputes for the same ids. Greedy (τ = 0) returns log-softmax(z) of the argmax.
  */
 import { checkSampleRequest, type SampleRequest, type SampledRow, type SampleStats } from '../sample_request';
 import { decodeLoop } from '../decode_loop';
