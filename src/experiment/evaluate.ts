@@ -103,6 +103,25 @@ function requests(harnesses: readonly string[], sets: EvalSets, samples: number)
   return reqs;
 }
 
+/** How large one evaluation of `sets` is. */
+export interface EvalSize {
+  /** Episodes rolled out: harnesses × their test tasks × samples, infeasible cells left out. */
+  episodes: number;
+  /** Harness columns evaluated (base, in-space, black-box and the training harnesses, each once). */
+  harnesses: number;
+  /** Test tasks per harness (before the in-space rotation and infeasible cells). */
+  tasks: number;
+}
+
+/**
+ * The size of one evaluation of `sets` with `samples` samples per cell: exactly what `evaluate`
+ * rolls out when nothing is reused (the shared batch plus the method's own harnesses).
+ */
+export function evalSize(sets: EvalSets, samples: number): EvalSize {
+  const harnesses = [...new Set([...sharedHarnesses(sets), ...sets.training])];
+  return { episodes: requests(harnesses, sets, samples).length, harnesses: harnesses.length, tasks: sets.testTasks.length };
+}
+
 /** Sampling temperature of an evaluation: greedy for one sample. */
 const evalTemperature = (o: EvalOptions) => (o.samples === 1 ? 0 : o.temperature);
 

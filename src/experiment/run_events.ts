@@ -5,7 +5,7 @@
  * Types only plus `makeEmit`; runner.ts re-exports the types for its callers.
  */
 import type { RlUpdateMetrics } from '../rl/update';
-import type { EvalResult } from './evaluate';
+import type { EvalResult, EvalSize } from './evaluate';
 import type { ValidationPoint } from './validation';
 
 /** Metrics of one RL step. */
@@ -47,7 +47,17 @@ export type RunEvent =
   | { type: 'log'; message: string }
   | { type: 'warn'; message: string }
   /** A (seed, method) run starts (or continues after a resume) with `steps` RL steps. */
-  | { type: 'run'; runIndex: number; runs: number; method: string; seed: number; steps: number; start: string }
+  | {
+      type: 'run';
+      runIndex: number;
+      runs: number;
+      method: string;
+      seed: number;
+      steps: number;
+      start: string;
+      /** The size of this run's evaluations (evaluate.ts evalSize): what a progress display divides by. */
+      evalSize: EvalSize;
+    }
   /** One RL step finished: its metrics. */
   | { type: 'step'; runIndex: number; method: string; seed: number; record: StepRecord }
   /** A run's SFT phase ended (sft_phase.ts): its wall time, and whether it reused an identical earlier phase's parameters instead of training. */

@@ -16,7 +16,7 @@ import { envWorkerPool } from '../episode/host_pool';
 import { CheckpointStore } from '../storage/checkpoint_store';
 import type { JsonValue } from '../storage/serialize';
 import type { TrajectorySample } from './trajectory_sample';
-import { evaluate, sharedBatchKey, type EvalBatch, type EvalResult, type EvalSets } from './evaluate';
+import { evalSize, evaluate, sharedBatchKey, type EvalBatch, type EvalResult, type EvalSets } from './evaluate';
 import { SharedBeforeBatches } from './before_reuse';
 import { cellKey, makeSchedule } from './plan';
 import type { ExperimentPlan, RunPlan } from './compile';
@@ -372,7 +372,16 @@ function startRun(ctx: RunContext, r: number, resume: { state: RunState; tensors
       evaluate(sets, { ...evalOpts, onProgress: (done, total) => emit({ type: 'evalProgress', runIndex: r, when, done, total }) }, shared),
     save: () => saveCheckpoint(ctx, run),
   };
-  emit({ type: 'run', runIndex: r, runs: runs.length, method: method.name, seed, steps: run.runSteps, start: start.source });
+  emit({
+    type: 'run',
+    runIndex: r,
+    runs: runs.length,
+    method: method.name,
+    seed,
+    steps: run.runSteps,
+    start: start.source,
+    evalSize: evalSize(sets, spec.evaluation.samples),
+  });
   if (st.before) emit({ type: 'eval', runIndex: r, method: method.name, seed, when: 'before', ...evalSummary(st.before), restored: true });
   emit({ type: 'progress', ...ctx.progress, phase: `run ${r + 1}/${runs.length} (${method.name}, seed ${seed})` });
   return run;

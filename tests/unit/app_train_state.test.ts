@@ -78,7 +78,19 @@ describe('reduceRunEvent', () => {
   });
 
   it('a run event opens a labelled curve; steps append to it in order and never mutate the old state', () => {
-    const s0 = fold([{ type: 'run', runIndex: 1, runs: 2, method: 'grpo', seed: 3, steps: 4, start: 'fresh' }]);
+    const s0 = fold([
+      {
+        type: 'run',
+        runIndex: 1,
+        runs: 2,
+        method: 'grpo',
+        seed: 3,
+        steps: 4,
+        start: 'fresh',
+        evalSize: { episodes: 18, harnesses: 6, tasks: 3 },
+      },
+    ]);
+    expect(s0.runEvalSize).toEqual({ episodes: 18, harnesses: 6, tasks: 3 });
     expect(s0.currentRun).toBe(1);
     expect(s0.runSteps).toBe(4);
     expect(s0.curves[1]?.label).toBe('grpo · seed 3');
@@ -390,7 +402,16 @@ describe('honesty: what was not measured stays unmeasured', () => {
         step(0, rec(2)),
         { type: 'progress', done: 3, total, phase: 'eval after (harness scaling (GRPO), seed 0)' },
         ev(0, 'after'),
-        { type: 'run', runIndex: 1, runs: 3, method: sp.methods[1].name, seed: 0, steps: 0, start: 'base' },
+        {
+          type: 'run',
+          runIndex: 1,
+          runs: 3,
+          method: sp.methods[1].name,
+          seed: 0,
+          steps: 0,
+          start: 'base',
+          evalSize: { episodes: 18, harnesses: 6, tasks: 3 },
+        },
         { type: 'progress', done: 4, total, phase: 'eval before (black-box SFT (coding-cli), seed 0)' },
         ev(1, 'before'),
         { type: 'progress', done: 5, total, phase: `SFT step 1/600 (${sp.methods[1].name}, seed 0)` },

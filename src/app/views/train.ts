@@ -393,7 +393,8 @@ export class TrainView {
       ckptNote: this.ckptNote,
       ckptLoaded: this.ckptLoaded,
       gpu: this.gpu,
-      evalSize: () => (spec ? this.evalSize(spec, this.run.currentRun) : null),
+      // The runner's own size once the run has started (infeasible cells left out); the spec's estimate before.
+      evalSize: () => this.run.runEvalSize ?? (spec ? this.evalSize(spec, this.run.currentRun) : null),
       now: this.lastDraw,
       committed: withCommitted ? this.committed.template() : null,
       mapFinding: this.mapFinding.template(),

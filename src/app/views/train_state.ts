@@ -11,6 +11,7 @@
  * null / NaN here and in the derived series; it never becomes 0.
  */
 import { checkpointPosition } from '../../experiment/run_checkpoint';
+import type { EvalSize } from '../../experiment/evaluate';
 import type { RunCurves, RunEvent, StepRecord } from '../../experiment/run_events';
 import { validationSteps, type ValidationPoint } from '../../experiment/validation';
 import type { ExperimentSpec } from '../../experiment/spec';
@@ -66,6 +67,8 @@ export interface RunViewState {
   evalStart: { at: number; phase: string } | null;
   /** Episodes finished / total of the evaluation that is running, and when that was reported. */
   evalDone: { done: number; total: number; at: number } | null;
+  /** The current run's evaluation size as the runner planned it (its 'run' event); null before one. */
+  runEvalSize: EvalSize | null;
   /** When the validation point in progress started, and which (its progress phase). */
   validationStart: { at: number; phase: string } | null;
   /** Measured wall time of SFT phases that trained this session (a reused phase takes none), ms. */
@@ -95,6 +98,7 @@ export function emptyRunState(phase = ''): RunViewState {
     lastStepAt: null,
     evalStart: null,
     evalDone: null,
+    runEvalSize: null,
     validationStart: null,
     sftMs: [],
     sftDone: [],
@@ -168,7 +172,13 @@ export function reduceRunEvent(s: RunViewState, ev: RunEvent, now: number): RunV
       };
     }
     case 'run':
-      return { ...s, currentRun: ev.runIndex, runSteps: ev.steps, curves: withCurve(s.curves, ev.runIndex, ev.method, ev.seed).curves };
+      return {
+        ...s,
+        currentRun: ev.runIndex,
+        runSteps: ev.steps,
+        runEvalSize: ev.evalSize,
+        curves: withCurve(s.curves, ev.runIndex, ev.method, ev.seed).curves,
+      };
     case 'resume':
       return {
         ...s,
