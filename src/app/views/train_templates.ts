@@ -77,6 +77,8 @@ function knobsForm(v: TrainInputs, busy: boolean, a: TrainActions): TemplateResu
   const json = v.specJson;
   return html`<form class="card controls train-knobs" aria-label="Common settings" @submit=${(e: Event) => e.preventDefault()}>
     ${KNOBS.map((k) => {
+      // Number fields are set only when the spec's value changes (not live): a background redraw
+      // (the map line loading after first paint) must not overwrite a number being typed.
       const cur = getPath(json, k.path);
       return field(
         k.id,
@@ -85,7 +87,7 @@ function knobsForm(v: TrainInputs, busy: boolean, a: TrainActions): TemplateResu
           ? html`<select id=${k.id} ?disabled=${busy || !json} @change=${(e: Event) => a.knob(k.path, (e.target as HTMLSelectElement).value)}>
               ${k.options.map((o) => html`<option value=${o} .selected=${live(cur === o)}>${o}</option>`)}
             </select>`
-          : html`<input id=${k.id} type="number" min=${k.min ?? 0} max=${k.max ?? 1e9} step="1" style="width:6rem" ?disabled=${busy || !json} .value=${live(cur === undefined ? '' : String(cur))}
+          : html`<input id=${k.id} type="number" min=${k.min ?? 0} max=${k.max ?? 1e9} step="1" style="width:6rem" ?disabled=${busy || !json} .value=${cur === undefined ? '' : String(cur)}
               @change=${(e: Event) => {
                 const n = Number((e.target as HTMLInputElement).value);
                 if (Number.isInteger(n)) a.knob(k.path, n);
