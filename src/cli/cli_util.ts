@@ -88,6 +88,16 @@ export function intOption(min: number, max = Number.MAX_SAFE_INTEGER) {
   };
 }
 
+/** Parser for a comma-separated list of distinct integers ≥ 0 (e.g. `--seeds 0,3,4`). */
+export function intListOption(value: string): number[] {
+  const parts = value.split(',').map((x) => x.trim());
+  const bad = parts.find((x) => !/^\d+$/.test(x) || Number(x) > 2 ** 31 - 1);
+  if (bad !== undefined) throw new InvalidArgumentError(`expected comma-separated integers ≥ 0, got '${value}' (bad entry '${bad}')`);
+  const ns = parts.map(Number);
+  if (new Set(ns).size !== ns.length) throw new InvalidArgumentError(`expected distinct integers, got '${value}'`);
+  return ns;
+}
+
 /** Parser for a number option in [min, max]. */
 export function numberOption(min: number, max = Number.POSITIVE_INFINITY) {
   return (value: string): number => {

@@ -15,28 +15,35 @@ import { fileURLToPath } from 'node:url';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import cliProgress from 'cli-progress';
-import { choiceOption, EXIT_IO_FAULT, hlabCommand, intOption, printJson, ReportedError, shippedTokenizer, UsageError } from '../cli_util';
+import {
+  choiceOption,
+  EXIT_IO_FAULT,
+  hlabCommand,
+  intListOption,
+  intOption,
+  printJson,
+  ReportedError,
+  shippedTokenizer,
+  UsageError,
+} from '../cli_util';
 import { FolderWriteError, writeAtomic as writeAtomicTo, type WriteFs, nodeWriteFs } from '../atomic_write';
 import { CHECKPOINT_FILE, checkOut, checkResume, prepareFolder, runIdentity, writeRecord } from '../run_folder';
 import { readUserFile } from '../user_file';
 import { checkpointPosition } from '../../experiment/run_checkpoint';
-import { stringifyFinite } from '../../util/encoding';
 import { DEVICE_LOST_TEXT } from '../../engine/device_lost';
 import { withBrowser } from '../browser';
 import { parseSpec, SpecError, type ExperimentSpec } from '../../experiment/spec';
 import { DEFAULT_PRESET, PRESET_NAMES, getPreset } from '../../experiment/presets';
-import { markdownTable, resultsCsv, runStepsLine, segmentsText, withUnfinishedRuns, type BeforeEval } from '../../report/results_markdown';
+import { runStepsLine, type BeforeEval } from '../../report/results_markdown';
+import { resultsFolderFiles } from '../results_folder';
 import { resultsFile } from '../../report/results_json';
-import type { ResultsFile } from '../../report/results_schema';
-import type { ExperimentOutput, RunCurves } from '../../experiment/runner';
+import type { ExperimentOutput } from '../../experiment/runner';
 import type { PageRunRequest } from '../../page/entries';
 import type { PageEvent } from '../../page/protocol';
 import { checkSpecConsistency } from '../../experiment/plan';
-import { curvesSvg } from '../../report/curves_svg';
 import { checkShippedCheckpoints, publicAssetFetch, readBaseFile, readRunCheckpointFile } from '../checkpoint_files';
 import { planExperiment } from '../../experiment/prepare';
 import type { Tokenizer } from '../../model/tokenizer';
-import { curvesCsv, curvesMarkdown } from '../../report/learning_curves';
 
 interface Opts {
   preset?: string;
@@ -45,14 +52,19 @@ interface Opts {
   resume?: boolean;
   fresh?: boolean;
   steps?: number;
+  seeds?: number[];
   checkpointEvery: number;
   base?: string;
   backend?: 'auto' | 'webgpu' | 'wasm';
   json?: boolean;
 }
 
-/** Load and validate the spec. @throws UsageError naming the bad field (exit 2). */
-export function loadSpec(opts: { preset?: string; spec?: string }): { spec: ExperimentSpec; json: unknown } {
+/**
+ * Load and validate the spec, with `seeds` (--seeds) in place of its seeds when given: a chunk of
+ * the experiment that `hlab merge` joins with the others.
+ * @throws UsageError naming the bad field (exit 2)
+ */
+export function loadSpec(opts: { preset?: string; spec?: string; seeds?: number[] }): { spec: ExperimentSpec; json: unknown } {
   if (opts.preset && opts.spec) throw new UsageError('give either --preset or --spec, not both');
   try {
     if (opts.spec) {
@@ -63,13 +75,16 @@ export function loadSpec(opts: { preset?: string; spec?: string }): { spec: Expe
       } catch (e) {
         throw new UsageError(`--spec ${opts.spec}: ${(e as Error).message.split('\n')[0]}`);
       }
+      if (opts.seeds) raw = { ...(raw as object), seeds: opts.seeds };
       return { spec: checkSpecConsistency(parseSpec(raw, opts.spec), opts.spec), json: raw };
     }
     const name = opts.preset ?? DEFAULT_PRESET;
     if (!(PRESET_NAMES as readonly string[]).includes(name))
       throw new UsageError(`--preset '${name}': expected one of ${PRESET_NAMES.join(', ')}`);
-    const spec = checkSpecConsistency(getPreset(name), `preset ${name}`);
-    return { spec, json: spec };
+    const preset = getPreset(name);
+    if (!opts.seeds) return { spec: checkSpecConsistency(preset, `preset ${name}`), json: preset };
+    const json = { ...preset, seeds: opts.seeds };
+    return { spec: checkSpecConsistency(parseSpec(json, `preset ${name} with --seeds`), `preset ${name}`), json };
   } catch (e) {
     if (e instanceof SpecError) throw new UsageError(e.message);
     throw e;
@@ -201,37 +216,6 @@ function feasibilityNote(infeasible: ReadonlyArray<{ reason: string }>): string 
     )}); they are left out of training and evaluation — listed in results.json infeasibleCells (${hlabCommand(['expert', '--help'])}: the expert's pass rate per harness)`;
 }
 
-/** results.md: the table (with an interrupted run's finished 'before' evaluation), curves, command, machine, engine, segments, warnings. */
-function resultsMarkdown(
-  spec: ExperimentSpec,
-  file: ResultsFile<RunCurves>,
-  beforeEvals: readonly BeforeEval[],
-  wallSeconds: number,
-): { md: string; table: string } {
-  const table = markdownTable(file.status === 'interrupted' ? withUnfinishedRuns(file, beforeEvals) : file);
-  const md = [
-    `# ${spec.name}: ${spec.description}`,
-    '',
-    table,
-    '',
-    'Steps per run:',
-    '',
-    ...file.runs.map((r) => `- ${runStepsLine(r)}`),
-    '',
-    curvesMarkdown(file.curves),
-    '',
-    `Command: \`${file.command}\` — ${file.status}, ${wallSeconds.toFixed(0)} s wall clock (${file.seconds.toFixed(0)} s in the page).`,
-    `Machine: ${file.machine}.`,
-    `Engine (this call, the last segment): ${file.engine.describe} (${file.engine.reason}).`,
-    `Starting checkpoint: ${[...new Set(file.starts)].join('; ')}.`,
-    '',
-    segmentsText(file.segments),
-    ...file.warnings.map((w) => `\n> ${w}`),
-    '',
-  ].join('\n');
-  return { md, table };
-}
-
 /**
  * Run the experiment in the page: Ctrl-C or SIGTERM asks it to stop after the current step and
  * save a checkpoint (a second signal more than a second later quits at once).
@@ -309,6 +293,11 @@ export function registerRun(program: Command): void {
       'start over in an --out that holds an earlier run: its files are moved into <out>/earlier-<time>/ (without it such a folder is refused)',
     )
     .option('--steps <n>', 'override spec.rl.steps', intOption(0, 100_000))
+    .option(
+      '--seeds <list>',
+      'run only these seeds (comma-separated), in place of spec.seeds: a chunk that `hlab merge` joins',
+      intListOption,
+    )
     .option('--checkpoint-every <n>', 'save a checkpoint every n RL steps', intOption(1, 100_000), 1)
     .option(
       '--base <file>',
@@ -377,12 +366,9 @@ export function registerRun(program: Command): void {
       if (!opts.resume) record([]);
       const result = await runInPage({ plan, options, mirror: true }, events, command, ckptPath).finally(events.stopBar);
       const file = resultsFile(result, { command, specJson: json, infeasibleCells: infeasible, extraWarnings: note ? [note] : [] });
-      write('results.json', stringifyFinite(file, 2) + '\n');
-      write('results.csv', resultsCsv(file));
-      const { md, table } = resultsMarkdown(spec, file, events.beforeEvals, (Date.now() - t0) / 1000);
-      write('results.md', md);
-      write('curves.svg', curvesSvg(file.curves));
-      write('curves.csv', curvesCsv(file.curves));
+      const timing = `${((Date.now() - t0) / 1000).toFixed(0)} s wall clock (${file.seconds.toFixed(0)} s in the page)`;
+      const { files, table } = resultsFolderFiles(spec, file, timing, events.beforeEvals);
+      for (const [name, data] of files) write(name, data);
       record(file.segments);
       if (opts.json) printJson(file);
       else {
