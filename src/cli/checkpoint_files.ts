@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { UsageError } from './cli_util';
 import { readUserFile } from './user_file';
 import { decodeBaseCheckpoint } from '../model/checkpoint';
-import { decodeExportFile, type CheckpointManifest } from '../storage/serialize';
+import type { CheckpointManifest } from '../storage/serialize';
+import { decodeExportFile } from '../storage/export_file';
 import { presetConfig } from '../model/config';
 import type { ExperimentSpec } from '../experiment/spec';
 import { baseCheckpointUrl } from '../util/asset_fetch';
@@ -109,7 +110,7 @@ export function publicAssetFetch(publicDir: string): (url: string) => Promise<Re
 
 /**
  * Read and verify the run checkpoint `--resume` continues from (an exported checkpoint file:
- * magic, manifest and tensor digests, length; storage/serialize.ts `decodeExportFile`).
+ * magic, manifest and tensor digests, length; storage/export_file.ts `decodeExportFile`).
  * @returns the file's bytes and its manifest (run id, spec, segments: run_folder.ts checks them)
  * @throws UsageError (exit 2) naming the file and what failed.
  */

@@ -13,7 +13,7 @@
  * round-robin schedule as usual. Pure in (seed, step, schedule state): a resumed run samples
  * the same rounds.
  */
-import type { Trajectory } from '../rollout/rollout';
+import type { Trajectory } from '../rollout/trajectory';
 
 /** The informative groups of one round's rollouts (group ids as the requests gave them). */
 function informativeGroups(trajs: readonly Trajectory[]): Map<number, Trajectory[]> {

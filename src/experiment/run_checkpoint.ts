@@ -24,7 +24,7 @@
  */
 import { z } from 'zod';
 import type { RoundRobinState } from '../design';
-import type { RolloutStats } from '../rollout/rollout';
+import type { RolloutStats } from '../rollout/trajectory';
 import type { CheckpointStore } from '../storage/checkpoint_store';
 import type { CheckpointInput, CheckpointMeta, JsonValue, TensorData } from '../storage/serialize';
 import type { EvalResult } from './evaluate';

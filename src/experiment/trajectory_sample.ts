@@ -13,7 +13,7 @@
  * rounded to 4 decimals.
  */
 import type { BehaviourTags } from '../harness/types';
-import type { Trajectory } from '../rollout/rollout';
+import type { Trajectory } from '../rollout/trajectory';
 import { Rng } from '../util/rng';
 
 // Views and fixtures that have trajectories but no update take GRPO advantages from the registry.

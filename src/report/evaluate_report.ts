@@ -88,7 +88,7 @@ export function evalTaskIds(suites: readonly SuiteName[], maxTier: number, n: nu
   });
 }
 
-/** What the report needs of an episode (a subset of rollout/rollout.ts Trajectory). */
+/** What the report needs of an episode (a subset of rollout/trajectory.ts Trajectory). */
 export interface EvalEpisodeLike {
   taskId: string;
   harnessId: string;

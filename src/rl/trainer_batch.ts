@@ -20,7 +20,7 @@
 import { Rng } from '../util/rng';
 import { appendGroups } from '../episode/rows';
 
-/** What the batch builder needs of a trajectory (a subset of rollout/rollout.ts `Trajectory`). */
+/** What the batch builder needs of a trajectory (a subset of rollout/trajectory.ts `Trajectory`). */
 export interface TrajectoryLike {
   group: number;
   reward: number;

@@ -6,9 +6,9 @@
  * for the whole batch with the policy (chunks of ≤ maxB rows, one sampler call each), decodes
  * the actions, steps all environments in parallel (worker pool), and repeats until all are done.
  *
- * Trajectories keep, per turn, the exact context ids the policy saw, the sampled ids and their
- * sampling log-probs (never recomputed), so each turn is one training row and every sampled
- * token enters training exactly once (history-rewriting harnesses C1, C2, compaction need one
+ * Trajectories (trajectory.ts) keep, per turn, the exact context ids the policy saw, the sampled
+ * ids and their sampling log-probs (never recomputed), so each turn is one training row and
+ * every sampled token enters training exactly once (history-rewriting harnesses C1, C2, compaction need one
  * row per turn anyway). An action that hits the token budget without `<|end|>` is passed to the
  * harness as cut off (truncation, not a parse error).
  *
@@ -20,7 +20,7 @@
 import type { Tokenizer } from '../model/tokenizer';
 import { decodeAction, endTokenId, rolloutContextFit } from '../episode/rows';
 import { ContextBudgetError } from '../harness/context_budget';
-import type { ActionKind, BehaviourTags } from '../harness/types';
+import type { RolloutStats, SampleStop, Trajectory, TurnSample } from './trajectory';
 import { Rng } from '../util/rng';
 import type { ActionInput, EnvApi, EnvStepOut, EpisodeSpec } from '../episode/host';
 
@@ -30,7 +30,7 @@ export interface PolicySample {
   logprobs: Float32Array;
   /** The policy's entropy at τ = 1 at each sampled position, nats (absent: the policy does not report it). */
   entropies?: Float32Array;
-  stop: 'end' | 'length' | 'context';
+  stop: SampleStop;
 }
 
 /** The policy as the engine needs it (the GPU sampler in the page; a CPU model or a stub in tests). */
@@ -60,40 +60,6 @@ export interface EpisodeRequest {
   group: number;
 }
 
-/** One policy turn = one training row. */
-interface TurnSample {
-  /** Context ids the policy saw (after truncation), loss mask 0. */
-  contextIds: Int32Array;
-  /** Sampled ids (the `<|end|>` included when it stopped the action), loss mask 1. */
-  actionIds: Int32Array;
-  /** log π_old of each sampled id, from the sampler. */
-  logprobs: Float32Array;
-  /** The policy's entropy at each sampled id's position, nats, from the sampler (absent when the policy reports none). */
-  entropies?: Float32Array;
-  stop: PolicySample['stop'];
-  kind: ActionKind | 'env_failed';
-  /** Context tokens the cut dropped from this turn's context (0 when it fit); always set by runEpisodes. */
-  droppedContextTokens?: number;
-}
-
-export interface Trajectory {
-  index: number;
-  taskId: string;
-  harnessId: string;
-  group: number;
-  turns: TurnSample[];
-  /** The RL reward: verifier pass 0/1, or the partial-credit score under rl.reward = score. */
-  reward: number;
-  /** Verifier partial-credit score in [0,1]. */
-  score: number;
-  pass: boolean;
-  terminated: boolean;
-  truncated: boolean;
-  tags: BehaviourTags | null;
-  /** Every retry of its environment job failed; reward 0, counted in metrics. */
-  envFailed: boolean;
-}
-
 export interface RolloutOptions {
   tok: Tokenizer;
   policy: Policy;
@@ -112,25 +78,6 @@ export interface RolloutOptions {
   onProgress?: (done: number, total: number) => void;
 }
 
-export interface RolloutStats {
-  episodes: number;
-  /** Environment steps (policy turns). */
-  envSteps: number;
-  sampledTokens: number;
-  sampleMs: number;
-  envMs: number;
-  ms: number;
-  /** Rounds (batched policy turns). */
-  rounds: number;
-  envFailures: number;
-  /** Env calls that rebuilt an episode by replay on a fresh worker. */
-  replays: number;
-  /** Context tokens dropped by the cut (rows.ts `fitContext`), summed over all turns. */
-  droppedContextTokens: number;
-  /** Turns whose context was cut. */
-  cutContexts: number;
-}
-
 /**
  * Roll out every requested episode to the end.
  * @returns trajectories in request order, and counters
@@ -139,13 +86,17 @@ export interface RolloutStats {
  *   the context budget (raised in the first round, before any sampling; `checkOpeningsFit`
  *   finds it before the run).
  */
-export async function runEpisodes(reqs: readonly EpisodeRequest[], o: RolloutOptions): Promise<{ trajectories: Trajectory[]; stats: RolloutStats }> {
+export async function runEpisodes(
+  reqs: readonly EpisodeRequest[],
+  o: RolloutOptions,
+): Promise<{ trajectories: Trajectory[]; stats: RolloutStats }> {
   const t0 = performance.now();
   if (!Number.isInteger(o.maxNewTokens) || o.maxNewTokens < 1 || o.maxNewTokens >= o.policy.maxT) {
     throw new Error(`runEpisodes: maxNewTokens = ${o.maxNewTokens} must be an integer in [1, maxT − 1 = ${o.policy.maxT - 1}]`);
   }
   const maxT = Math.min(o.policy.maxT, o.contextTokens ?? o.policy.maxT);
-  if (o.maxNewTokens >= maxT) throw new Error(`runEpisodes: maxNewTokens = ${o.maxNewTokens} must be below the context budget contextTokens = ${maxT}`);
+  if (o.maxNewTokens >= maxT)
+    throw new Error(`runEpisodes: maxNewTokens = ${o.maxNewTokens} must be below the context budget contextTokens = ${maxT}`);
   const limits = { maxT, actionReserve: o.maxNewTokens };
   const end = endTokenId(o.tok);
   const stats: RolloutStats = {
@@ -161,9 +112,53 @@ export async function runEpisodes(reqs: readonly EpisodeRequest[], o: RolloutOpt
     droppedContextTokens: 0,
     cutContexts: 0,
   };
-  const job = <R>(f: (api: EnvApi) => Promise<R>): Promise<R> => o.env.run(f);
-  const eps = reqs.map((r, i) => ({
-    spec: { key: `e${i}`, taskId: r.taskId, harnessId: r.harnessId, maxTurns: o.maxTurns } as EpisodeSpec,
+  const e0 = performance.now();
+  const eps = await startEpisodes(reqs, o, stats);
+  stats.envMs += performance.now() - e0;
+
+  for (let round = 0; ; round++) {
+    const live = eps.filter((e) => e.context !== null);
+    o.onProgress?.(eps.length - live.length, eps.length);
+    if (live.length === 0) break;
+    stats.rounds++;
+    const fits = live.map((e) => {
+      try {
+        return rolloutContextFit(o.tok, e.context!, limits);
+      } catch (err) {
+        if (err instanceof ContextBudgetError)
+          throw new ContextBudgetError(`harness ${e.spec.harnessId}, task ${e.spec.taskId}: ${err.message}`, err.headTokens, err.budget);
+        throw err;
+      }
+    });
+    const prompts = fits.map((f) => Int32Array.from(f.ids));
+    const s0 = performance.now();
+    const samples = await sampleRound(prompts, round, end, o);
+    stats.sampleMs += performance.now() - s0;
+    const s1 = performance.now();
+    await Promise.all(
+      live.map((e, i) => stepEpisode(e, { contextIds: prompts[i], sample: samples[i], dropped: fits[i].dropped }, o, stats)),
+    );
+    stats.envMs += performance.now() - s1;
+  }
+  stats.ms = performance.now() - t0;
+  return { trajectories: eps.map((e) => e.traj), stats };
+}
+
+/** An episode in progress: its env spec, its trajectory so far, its actions, and its next context (null: ended). */
+interface LiveEpisode {
+  spec: EpisodeSpec;
+  traj: Trajectory;
+  history: ActionInput[];
+  context: string | null;
+}
+
+/**
+ * Reset every requested episode's environment (in parallel). An episode whose every retry fails
+ * ends at once as failed; a malformed task or harness id throws.
+ */
+async function startEpisodes(reqs: readonly EpisodeRequest[], o: RolloutOptions, stats: RolloutStats): Promise<LiveEpisode[]> {
+  const eps: LiveEpisode[] = reqs.map((r, i) => ({
+    spec: { key: `e${i}`, taskId: r.taskId, harnessId: r.harnessId, maxTurns: o.maxTurns },
     traj: {
       index: i,
       taskId: r.taskId,
@@ -177,15 +172,14 @@ export async function runEpisodes(reqs: readonly EpisodeRequest[], o: RolloutOpt
       truncated: false,
       tags: null,
       envFailed: false,
-    } as Trajectory,
-    history: [] as ActionInput[],
-    context: '' as string | null,
+    },
+    history: [],
+    context: '',
   }));
-  const e0 = performance.now();
   await Promise.all(
     eps.map(async (e) => {
       try {
-        e.context = (await job(async (api) => api.reset(e.spec))).context;
+        e.context = (await o.env.run(async (api) => api.reset(e.spec))).context;
       } catch (err) {
         // A malformed id fails the same way on every worker: that is a caller bug, surface it.
         if (/unknown harness id|task id '/.test((err as Error).message)) throw err;
@@ -196,67 +190,73 @@ export async function runEpisodes(reqs: readonly EpisodeRequest[], o: RolloutOpt
       }
     }),
   );
-  stats.envMs += performance.now() - e0;
+  return eps;
+}
 
-  for (let round = 0; ; round++) {
-    const live = eps.filter((e) => e.context !== null);
-    o.onProgress?.(eps.length - live.length, eps.length);
-    if (live.length === 0) break;
-    stats.rounds++;
-    const fits = live.map((e) => {
-      try {
-        return rolloutContextFit(o.tok, e.context!, limits);
-      } catch (err) {
-        if (err instanceof ContextBudgetError) throw new ContextBudgetError(`harness ${e.spec.harnessId}, task ${e.spec.taskId}: ${err.message}`, err.headTokens, err.budget);
-        throw err;
-      }
-    });
-    const prompts = fits.map((f) => Int32Array.from(f.ids));
-    const s0 = performance.now();
-    const samples: PolicySample[] = [];
-    for (let c = 0; c * o.policy.maxB < prompts.length; c++) {
-      const chunk = prompts.slice(c * o.policy.maxB, (c + 1) * o.policy.maxB);
-      const seed = Rng.derive(o.seed, 'rollout', round, c).int(2 ** 31);
-      samples.push(...(await o.policy.sample(chunk, o.maxNewTokens, o.temperature, seed, end)));
-    }
-    stats.sampleMs += performance.now() - s0;
-    const s1 = performance.now();
-    await Promise.all(
-      live.map(async (e, i) => {
-        const s = samples[i];
-        const text = decodeAction(o.tok, s.ids);
-        e.history.push({ text, cutOff: s.stop !== 'end' });
-        stats.sampledTokens += s.ids.length;
-        stats.envSteps++;
-        const turn: TurnSample = { contextIds: prompts[i], actionIds: s.ids, logprobs: s.logprobs, stop: s.stop, kind: 'env_failed', droppedContextTokens: fits[i].dropped };
-        if (s.entropies) turn.entropies = s.entropies;
-        stats.droppedContextTokens += fits[i].dropped;
-        if (fits[i].dropped > 0) stats.cutContexts++;
-        e.traj.turns.push(turn);
-        let r: EnvStepOut;
-        try {
-          r = await job(async (api) => api.step(e.spec, e.history));
-        } catch {
-          // Every retry failed: the episode ends here with no reward; the batch goes on.
-          stats.envFailures++;
-          e.traj.envFailed = true;
-          e.traj.truncated = true;
-          e.context = null;
-          return;
-        }
-        if (r.replayed) stats.replays++;
-        turn.kind = r.kind;
-        e.context = r.context;
-        if (r.done) {
-          e.context = null;
-          Object.assign(e.traj, { reward: r.reward, score: r.score, pass: r.pass, terminated: r.terminated, truncated: r.truncated, tags: r.tags });
-        }
-      }),
-    );
-    stats.envMs += performance.now() - s1;
+/** One action per prompt from the policy, in chunks of ≤ maxB prompts; each chunk's seed derives from (seed, round, chunk). */
+async function sampleRound(prompts: Int32Array[], round: number, end: number, o: RolloutOptions): Promise<PolicySample[]> {
+  const samples: PolicySample[] = [];
+  for (let c = 0; c * o.policy.maxB < prompts.length; c++) {
+    const chunk = prompts.slice(c * o.policy.maxB, (c + 1) * o.policy.maxB);
+    const seed = Rng.derive(o.seed, 'rollout', round, c).int(2 ** 31);
+    samples.push(...(await o.policy.sample(chunk, o.maxNewTokens, o.temperature, seed, end)));
   }
-  stats.ms = performance.now() - t0;
-  return { trajectories: eps.map((e) => e.traj), stats };
+  return samples;
+}
+
+/**
+ * Record one sampled action as a turn of the episode and step its environment with it; the
+ * episode ends when the environment says done, or as failed when every retry of the step fails.
+ * @param turnIn the context ids the policy saw, its sample and the context tokens the cut dropped
+ */
+async function stepEpisode(
+  e: LiveEpisode,
+  turnIn: { contextIds: Int32Array; sample: PolicySample; dropped: number },
+  o: RolloutOptions,
+  stats: RolloutStats,
+): Promise<void> {
+  const { sample: s, dropped } = turnIn;
+  const text = decodeAction(o.tok, s.ids);
+  e.history.push({ text, cutOff: s.stop !== 'end' });
+  stats.sampledTokens += s.ids.length;
+  stats.envSteps++;
+  const turn: TurnSample = {
+    contextIds: turnIn.contextIds,
+    actionIds: s.ids,
+    logprobs: s.logprobs,
+    stop: s.stop,
+    kind: 'env_failed',
+    droppedContextTokens: dropped,
+  };
+  if (s.entropies) turn.entropies = s.entropies;
+  stats.droppedContextTokens += dropped;
+  if (dropped > 0) stats.cutContexts++;
+  e.traj.turns.push(turn);
+  let r: EnvStepOut;
+  try {
+    r = await o.env.run(async (api) => api.step(e.spec, e.history));
+  } catch {
+    // Every retry failed: the episode ends here with no reward; the batch goes on.
+    stats.envFailures++;
+    e.traj.envFailed = true;
+    e.traj.truncated = true;
+    e.context = null;
+    return;
+  }
+  if (r.replayed) stats.replays++;
+  turn.kind = r.kind;
+  e.context = r.context;
+  if (r.done) {
+    e.context = null;
+    Object.assign(e.traj, {
+      reward: r.reward,
+      score: r.score,
+      pass: r.pass,
+      terminated: r.terminated,
+      truncated: r.truncated,
+      tags: r.tags,
+    });
+  }
 }
 
 /** An in-process EnvHost (no workers): tests, Node, and a fallback. Never retries. */

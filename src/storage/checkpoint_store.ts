@@ -2,8 +2,8 @@
  * Checkpoint store on IndexedDB (through `idb`): save, verified load with fallback to the last
  * good checkpoint, list, delete, retention, single-file export/import, and schema upgrades that
  * never hang on a second tab. Generic over what a checkpoint holds (named Float32Array /
- * Uint32Array tensors plus JSON metadata); see serialize.ts for the formats and
- * docs/STORAGE.md for the schema and the commit protocol.
+ * Uint32Array tensors plus JSON metadata); see serialize.ts and export_file.ts for the formats
+ * and docs/STORAGE.md for the schema and the commit protocol.
  *
  * Commit protocol (`save`, `importCheckpoint`):
  *   1. every asynchronous step — validation, copying into chunks, SHA-256 of each chunk, each
@@ -25,9 +25,6 @@ import { CheckpointError, describeCheckpoint } from './errors';
 import {
   DEFAULT_CHUNK_BYTES,
   checkpointFromParts,
-  concatBytes,
-  decodeExportFile,
-  encodeExportFile,
   prepareCheckpoint,
   validateChunkBytes,
   validateRunId,
@@ -36,6 +33,7 @@ import {
   type CheckpointInput,
   type PreparedCheckpoint,
 } from './serialize';
+import { concatBytes, decodeExportFile, encodeExportFile } from './export_file';
 import { commitCheckpoint, errText, isRunRecord, readVerifiedCheckpoint } from './checkpoint_tx';
 import { openCheckpointDb } from './checkpoint_db_open';
 import { planRetention, validateRetention, type RetentionPolicy } from './retention';
@@ -444,7 +442,7 @@ export class CheckpointStore {
   }
 
   /**
-   * Export one verified checkpoint as a single file (format: serialize.ts `encodeExportFile`).
+   * Export one verified checkpoint as a single file (format: export_file.ts `encodeExportFile`).
    * @throws CheckpointError('not-found' | 'partial' | 'corrupt') when it does not verify:
    *   a bad checkpoint is never exported.
    */

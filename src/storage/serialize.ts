@@ -1,14 +1,14 @@
 /**
  * Checkpoint serialization, pure and DOM-free (runs in the page, in workers and in Node ≥ 20):
  * validation of a checkpoint, canonical JSON, SHA-256 digests (WebCrypto `crypto.subtle`),
- * the manifest, fixed-size chunking, verification on load, and the single-file export format.
- * The IndexedDB side lives in `checkpoint_store.ts`; docs/STORAGE.md describes the formats.
+ * the manifest, fixed-size chunking and verification on load. The single-file export format is
+ * `export_file.ts`, the IndexedDB side `checkpoint_store.ts`; docs/STORAGE.md describes the formats.
  *
  * Byte order: tensors are stored as their raw in-memory bytes, which are little-endian on
  * every platform a browser runs on; `assertLittleEndian` refuses to write anything elsewhere.
  */
 import { CheckpointError, describeCheckpoint } from './errors';
-import { bytesLiteral, bytesToHex, hexToBytes, sha256Hex } from '../util/encoding';
+import { sha256Hex } from '../util/encoding';
 
 /** Value of the manifest's `format` field. */
 const CHECKPOINT_FORMAT = 'hlab-checkpoint';
@@ -23,13 +23,6 @@ export const DEFAULT_CHUNK_BYTES = 1 << 20;
 const MAX_CHUNK_BYTES = 64 << 20;
 /** Longest allowed run id / tensor name, in UTF-16 code units. */
 const MAX_NAME_LENGTH = 256;
-
-/** Magic bytes at offset 0 of an exported checkpoint file. */
-const EXPORT_MAGIC = 'HLABCKPT';
-/** Version of the export container (header layout), independent of the manifest's version. */
-const EXPORT_CONTAINER_VERSION = 1;
-/** Header bytes before the manifest: magic (8) + version u32 (4) + manifest length u32 (4) + SHA-256 (32). */
-export const EXPORT_HEADER_BYTES = 48;
 
 /** A JSON-safe value (what `config`, `rngStates`, `scheduleState` and `metricHistory` may hold). */
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
@@ -100,7 +93,8 @@ export interface CheckpointManifest {
   tensors: TensorEntry[];
 }
 
-interface PreparedChunk {
+/** One chunk of a tensor, as committed to the store. */
+export interface PreparedChunk {
   tensor: string;
   index: number;
   /** An ArrayBuffer of its own (not a view into a tensor: IndexedDB would clone the whole buffer). */
@@ -123,7 +117,6 @@ export interface PreparedCheckpoint {
 // Small helpers
 
 const utf8Encoder = new TextEncoder();
-const utf8Decoder = new TextDecoder('utf-8', { fatal: true });
 
 /** @throws Error on a big-endian platform (the stored byte order is little-endian). */
 export function assertLittleEndian(): void {
@@ -192,7 +185,10 @@ export function canonicalJson(value: unknown, field: string): string {
 /** @throws CheckpointError('invalid-input') unless `runId` is a non-empty string of ≤ 256 code units. */
 export function validateRunId(runId: unknown, field = 'runId'): string {
   if (typeof runId !== 'string' || runId.length === 0 || runId.length > MAX_NAME_LENGTH) {
-    throw new CheckpointError('invalid-input', `${field} must be a non-empty string of at most ${MAX_NAME_LENGTH} characters, got ${JSON.stringify(runId)}`);
+    throw new CheckpointError(
+      'invalid-input',
+      `${field} must be a non-empty string of at most ${MAX_NAME_LENGTH} characters, got ${JSON.stringify(runId)}`,
+    );
   }
   return runId;
 }
@@ -207,7 +203,13 @@ export function validateStep(step: unknown, field = 'step'): number {
 
 /** @throws CheckpointError('invalid-input') unless 4 ≤ chunkBytes ≤ 64 MiB and a multiple of 4. */
 export function validateChunkBytes(chunkBytes: unknown, field = 'chunkBytes'): number {
-  if (typeof chunkBytes !== 'number' || !Number.isInteger(chunkBytes) || chunkBytes < 4 || chunkBytes > MAX_CHUNK_BYTES || chunkBytes % 4 !== 0) {
+  if (
+    typeof chunkBytes !== 'number' ||
+    !Number.isInteger(chunkBytes) ||
+    chunkBytes < 4 ||
+    chunkBytes > MAX_CHUNK_BYTES ||
+    chunkBytes % 4 !== 0
+  ) {
     throw new CheckpointError('invalid-input', `${field} must be a multiple of 4 in [4, ${MAX_CHUNK_BYTES}], got ${String(chunkBytes)}`);
   }
   return chunkBytes;
@@ -249,7 +251,12 @@ function tensorBytes(t: TensorData): Uint8Array {
 }
 
 /** Chunk the bytes of one tensor and hash the tensor and each chunk. */
-async function chunkAndHash(name: string, dtype: TensorDtype, bytes: Uint8Array, chunkBytes: number): Promise<{ entry: TensorEntry; chunks: PreparedChunk[] }> {
+async function chunkAndHash(
+  name: string,
+  dtype: TensorDtype,
+  bytes: Uint8Array,
+  chunkBytes: number,
+): Promise<{ entry: TensorEntry; chunks: PreparedChunk[] }> {
   const buffers = splitIntoChunks(bytes, chunkBytes);
   const [digest, ...chunkDigests] = await Promise.all([sha256Hex(bytes), ...buffers.map((b) => sha256Hex(b))]);
   return {
@@ -379,7 +386,11 @@ function validateManifest(m: unknown, where: string, code: 'corrupt' | 'invalid-
     const count = chunkCountFor((len as number) * 4, cb as number);
     if (t.chunkCount !== count) fail(`${at} chunkCount ${JSON.stringify(t.chunkCount)} ≠ ${count} expected from its size`);
     if (typeof t.digest !== 'string' || !HEX64.test(t.digest)) fail(`${at} digest is not a SHA-256 hex string`);
-    if (!Array.isArray(t.chunkDigests) || t.chunkDigests.length !== count || !t.chunkDigests.every((d) => typeof d === 'string' && HEX64.test(d))) {
+    if (
+      !Array.isArray(t.chunkDigests) ||
+      t.chunkDigests.length !== count ||
+      !t.chunkDigests.every((d) => typeof d === 'string' && HEX64.test(d))
+    ) {
       fail(`${at} chunkDigests is not ${count} SHA-256 hex strings`);
     }
   });
@@ -391,7 +402,12 @@ function validateManifest(m: unknown, where: string, code: 'corrupt' | 'invalid-
  * @param expectedDigest the digest recorded beside it (IndexedDB record or file header).
  * @throws CheckpointError('corrupt' or `code`) on a digest mismatch, bad JSON or a malformed manifest.
  */
-export async function parseManifest(manifestJson: string, expectedDigest: string, where: string, code: 'corrupt' | 'invalid-file' = 'corrupt'): Promise<CheckpointManifest> {
+export async function parseManifest(
+  manifestJson: string,
+  expectedDigest: string,
+  where: string,
+  code: 'corrupt' | 'invalid-file' = 'corrupt',
+): Promise<CheckpointManifest> {
   const got = await sha256Hex(utf8Encoder.encode(manifestJson));
   if (got !== expectedDigest) {
     throw new CheckpointError(code, `${where}: manifest SHA-256 mismatch (expected ${short(expectedDigest)}, got ${short(got)})`);
@@ -426,17 +442,25 @@ export async function verifyAndAssembleTensor(
   for (let i = 0; i < entry.chunkCount; i++) {
     const c = chunks[i];
     if (c === undefined) {
-      throw new CheckpointError(code === 'corrupt' ? 'partial' : code, `${where} is partial: tensor '${entry.name}' chunk ${i} of ${entry.chunkCount} is missing`, {
-        ...ctx,
-        chunk: i,
-      });
+      throw new CheckpointError(
+        code === 'corrupt' ? 'partial' : code,
+        `${where} is partial: tensor '${entry.name}' chunk ${i} of ${entry.chunkCount} is missing`,
+        {
+          ...ctx,
+          chunk: i,
+        },
+      );
     }
     const want = chunkLengthFor(entry.byteLength, manifest.chunkBytes, i);
     if (c.byteLength !== want) {
-      throw new CheckpointError(code, `${where} is corrupt: tensor '${entry.name}' chunk ${i} has ${c.byteLength} bytes, expected ${want}`, {
-        ...ctx,
-        chunk: i,
-      });
+      throw new CheckpointError(
+        code,
+        `${where} is corrupt: tensor '${entry.name}' chunk ${i} has ${c.byteLength} bytes, expected ${want}`,
+        {
+          ...ctx,
+          chunk: i,
+        },
+      );
     }
     out.set(new Uint8Array(c), i * manifest.chunkBytes);
   }
@@ -452,7 +476,11 @@ export async function verifyAndAssembleTensor(
   }
   const whole = await sha256Hex(out);
   if (whole !== entry.digest) {
-    throw new CheckpointError(code, `${where} is corrupt: tensor '${entry.name}' SHA-256 mismatch (expected ${short(entry.digest)}, got ${short(whole)})`, ctx);
+    throw new CheckpointError(
+      code,
+      `${where} is corrupt: tensor '${entry.name}' SHA-256 mismatch (expected ${short(entry.digest)}, got ${short(whole)})`,
+      ctx,
+    );
   }
   return out.buffer;
 }
@@ -478,112 +506,4 @@ export function checkpointFromParts(manifest: CheckpointManifest, buffers: Reado
     },
     tensors,
   };
-}
-
-// ---------------------------------------------------------------------------------------------
-// Single-file export
-
-function align8(n: number): number {
-  return Math.ceil(n / 8) * 8;
-}
-
-/**
- * Encode a verified checkpoint as one file (little-endian):
- *
- *   offset 0   8 bytes  magic "HLABCKPT"
- *          8   u32      container version (1)
- *         12   u32      M = byte length of the manifest JSON
- *         16   32 bytes SHA-256 of the manifest JSON bytes
- *         48   M bytes  manifest, canonical JSON, UTF-8
- *              zero bytes up to the next multiple of 8 (= data offset)
- *              tensor bytes, in manifest order, back to back (each a multiple of 4 bytes)
- *
- * The file is fully covered by digests: the header's manifest digest, and per tensor the
- * manifest's tensor and chunk digests; padding must be zero.
- *
- * @param tensors raw bytes per tensor name, exactly as described by the manifest.
- * @returns the parts of the file in order (wrap in a Blob, or `concatBytes`).
- * @throws Error when a tensor is missing or has the wrong length.
- */
-export function encodeExportFile(manifest: CheckpointManifest, manifestJson: string, manifestDigest: string, tensors: ReadonlyMap<string, Uint8Array>): Uint8Array[] {
-  const json = utf8Encoder.encode(manifestJson);
-  const dataOffset = align8(EXPORT_HEADER_BYTES + json.byteLength);
-  const head = new Uint8Array(dataOffset);
-  head.set(utf8Encoder.encode(EXPORT_MAGIC), 0);
-  const dv = new DataView(head.buffer);
-  dv.setUint32(8, EXPORT_CONTAINER_VERSION, true);
-  dv.setUint32(12, json.byteLength, true);
-  head.set(hexToBytes(manifestDigest), 16);
-  head.set(json, EXPORT_HEADER_BYTES);
-  const parts: Uint8Array[] = [head];
-  for (const e of manifest.tensors) {
-    const b = tensors.get(e.name);
-    if (b === undefined || b.byteLength !== e.byteLength) {
-      throw new Error(`encodeExportFile: tensor '${e.name}' needs ${e.byteLength} bytes, got ${b?.byteLength ?? 'none'}`);
-    }
-    parts.push(b);
-  }
-  return parts;
-}
-
-/** Concatenate byte arrays into one. */
-export function concatBytes(parts: readonly Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((s, p) => s + p.byteLength, 0));
-  let off = 0;
-  for (const p of parts) {
-    out.set(p, off);
-    off += p.byteLength;
-  }
-  return out;
-}
-
-/**
- * Decode and fully verify an exported checkpoint file (format in `encodeExportFile`), and
- * re-chunk it with the chunk size recorded in its manifest, ready to commit.
- *
- * @throws CheckpointError('invalid-file') with a message naming what is wrong: bad magic,
- *   unsupported container version, truncated file, manifest digest mismatch, non-zero padding,
- *   wrong total length, or the tensor (and chunk) whose digest does not match.
- */
-export async function decodeExportFile(bytes: Uint8Array): Promise<PreparedCheckpoint> {
-  assertLittleEndian();
-  const fail = (what: string): never => {
-    throw new CheckpointError('invalid-file', `checkpoint file: ${what}`);
-  };
-  // Magic first: a file that is not ours at all gets that message, whatever its length.
-  const magic = String.fromCharCode(...bytes.subarray(0, 8));
-  if (magic !== EXPORT_MAGIC) fail(`magic is ${bytesLiteral(bytes.subarray(0, 8))}, expected "${EXPORT_MAGIC}" (not a Harness Lab checkpoint)`);
-  if (bytes.byteLength < EXPORT_HEADER_BYTES) fail(`${bytes.byteLength} bytes is shorter than the ${EXPORT_HEADER_BYTES}-byte header`);
-  const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const version = dv.getUint32(8, true);
-  if (version !== EXPORT_CONTAINER_VERSION) fail(`container version ${version} is not supported (expected ${EXPORT_CONTAINER_VERSION})`);
-  const m = dv.getUint32(12, true);
-  if (EXPORT_HEADER_BYTES + m > bytes.byteLength) fail(`manifest length ${m} runs past the end of the ${bytes.byteLength}-byte file`);
-  const headerDigest = bytesToHex(bytes.subarray(16, 48));
-  let manifestJson = '';
-  try {
-    manifestJson = utf8Decoder.decode(bytes.subarray(EXPORT_HEADER_BYTES, EXPORT_HEADER_BYTES + m));
-  } catch {
-    fail('manifest is not valid UTF-8');
-  }
-  const manifest = await parseManifest(manifestJson, headerDigest, 'checkpoint file', 'invalid-file');
-  const dataOffset = align8(EXPORT_HEADER_BYTES + m);
-  for (let i = EXPORT_HEADER_BYTES + m; i < Math.min(dataOffset, bytes.byteLength); i++) {
-    if (bytes[i] !== 0) fail(`padding byte at offset ${i} is ${bytes[i]}, expected 0`);
-  }
-  const total = dataOffset + manifest.tensors.reduce((s, t) => s + t.byteLength, 0);
-  if (bytes.byteLength !== total) {
-    fail(`is ${bytes.byteLength} bytes, but its manifest describes ${total} (truncated or padded file)`);
-  }
-  const chunks: PreparedChunk[] = [];
-  let off = dataOffset;
-  for (const e of manifest.tensors) {
-    const tb = bytes.subarray(off, off + e.byteLength);
-    off += e.byteLength;
-    const buffers = splitIntoChunks(tb, manifest.chunkBytes);
-    // Verify with the same routine as a load from IndexedDB, so both paths agree on what is valid.
-    await verifyAndAssembleTensor(manifest, e, buffers, 'invalid-file');
-    buffers.forEach((b, index) => chunks.push({ tensor: e.name, index, bytes: b }));
-  }
-  return { manifest, manifestJson, manifestDigest: headerDigest, chunks, totalBytes: total - dataOffset };
 }

@@ -10,7 +10,7 @@ import { loadTokenizer } from '../../src/model/tokenizer';
 import { encodeAction, encodeContext } from '../../src/episode/rows';
 import type { ExperimentResults, RunResult } from '../../src/report/results_schema';
 import { grpoTrajectoryAdvantages, sampleTrajectories, type TrajectorySample } from '../../src/experiment/trajectory_sample';
-import type { Trajectory } from '../../src/rollout/rollout';
+import type { Trajectory } from '../../src/rollout/trajectory';
 import { rlLossConfig } from '../../src/rl/config';
 import { taskSet } from '../../src/tasks';
 import { Rng } from '../../src/util/rng';

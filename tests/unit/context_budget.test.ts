@@ -25,7 +25,8 @@ import {
 import { ContextBudgetError } from '../../src/harness/context_budget';
 import { BudgetMismatchError, checkOpeningsFit, checkpointBudget, checkRunBudget, runBudget } from '../../src/episode/budget';
 import { localEnvApi } from '../../src/episode/host';
-import { inProcessEnv, runEpisodes, type Policy, type PolicySample, type Trajectory } from '../../src/rollout/rollout';
+import { inProcessEnv, runEpisodes, type Policy, type PolicySample } from '../../src/rollout/rollout';
+import type { Trajectory } from '../../src/rollout/trajectory';
 import { buildRows, type RlRows } from '../../src/rl/trainer_batch';
 import { Rng } from '../../src/util/rng';
 import { adapterFor } from '../../src/harness/expert';

@@ -8,7 +8,8 @@ import { Tokenizer, type TokenizerFile } from '../../src/model/tokenizer';
 import { taskSet } from '../../src/tasks';
 import { encodeAction } from '../../src/episode/rows';
 import { localEnvApi, type EnvApi } from '../../src/episode/host';
-import { inProcessEnv, runEpisodes, type EnvHost, type EpisodeRequest, type Policy, type Trajectory } from '../../src/rollout/rollout';
+import { inProcessEnv, runEpisodes, type EnvHost, type EpisodeRequest, type Policy } from '../../src/rollout/rollout';
+import type { Trajectory } from '../../src/rollout/trajectory';
 import { hashString, Rng } from '../../src/util/rng';
 
 const tok = Tokenizer.fromJSON(

@@ -11,7 +11,8 @@ import { shippedTokenizer } from '../../src/cli/cli_util';
 import { encodeBaseCheckpoint } from '../../src/model/checkpoint';
 import { presetConfig } from '../../src/model/config';
 import { paramCount } from '../../src/model/layout';
-import { concatBytes, encodeExportFile, prepareCheckpoint } from '../../src/storage/serialize';
+import { prepareCheckpoint } from '../../src/storage/serialize';
+import { concatBytes, encodeExportFile } from '../../src/storage/export_file';
 import { parseSpec } from '../../src/experiment/spec';
 import { SMOKE_SPEC_JSON } from './lib/smoke_spec';
 

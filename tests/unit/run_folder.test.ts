@@ -16,7 +16,8 @@ import type { RunSegment } from '../../src/experiment/run_checkpoint';
 import { encodeBaseCheckpoint } from '../../src/model/checkpoint';
 import { presetConfig } from '../../src/model/config';
 import { paramCount } from '../../src/model/layout';
-import { concatBytes, encodeExportFile, prepareCheckpoint } from '../../src/storage/serialize';
+import { prepareCheckpoint } from '../../src/storage/serialize';
+import { concatBytes, encodeExportFile } from '../../src/storage/export_file';
 import { SMOKE_SPEC_JSON } from './lib/smoke_spec';
 
 const ROOT = new URL('../..', import.meta.url).pathname;

@@ -2,13 +2,9 @@ import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
 import {
   CHECKPOINT_FORMAT_VERSION,
-  EXPORT_HEADER_BYTES,
   canonicalJson,
   checkpointFromParts,
   chunkCountFor,
-  concatBytes,
-  decodeExportFile,
-  encodeExportFile,
   parseManifest,
   prepareCheckpoint,
   splitIntoChunks,
@@ -16,6 +12,7 @@ import {
   type CheckpointInput,
   type PreparedCheckpoint,
 } from '../../src/storage/serialize';
+import { EXPORT_HEADER_BYTES, concatBytes, decodeExportFile, encodeExportFile } from '../../src/storage/export_file';
 import { CheckpointError } from '../../src/storage/errors';
 import { Rng } from '../../src/util/rng';
 import { sha256Hex } from '../../src/util/encoding';

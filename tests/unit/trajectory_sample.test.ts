@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { sampleTrajectories, taskSuiteFamily } from '../../src/experiment/trajectory_sample';
-import type { Trajectory } from '../../src/rollout/rollout';
+import type { Trajectory } from '../../src/rollout/trajectory';
 import { rlLossConfig } from '../../src/rl/config';
 import { buildRows } from '../../src/rl/trainer_batch';
 import {

@@ -1,11 +1,11 @@
 /**
  * The Compare view: several finished runs side by side — for a research run, not a
  * lesson. Pick saved runs (this browser's results store); the view overlays their training
- * curves (a thin line per run × method × seed, a thick one per run × method: their mean; hover for the means), puts their pass@1 tables side by
- * side (one row per run × method: before → after, mean ± std over seeds, the Results view's
- * numbers), shows the Results view's harness-scaling panel with one column per run × method
- * (scaling.ts), tells the difference between any two of their methods (compare_between.ts) and diffs their specs (every field whose value differs; runs saved by the Train view
- * carry the spec they ran).
+ * curves (a thin line per run × method × seed, a thick one per run × method: their mean; hover
+ * for the means), puts their pass@1 tables side by side (compare_pass_table.ts: one row per
+ * run × method, the Results view's numbers), shows the Results view's harness-scaling panel
+ * with one column per run × method (scaling.ts), tells the difference between any two of their methods (compare_between.ts) and
+ * diffs their specs (compare_spec_diff.ts).
  *
  * Committed results of the presets (committed_fetch.ts) can be ticked beside the saved runs
  * (`main` vs `lesson`, or a browser run vs `lesson`); each is fetched when ticked, its curves and
@@ -22,6 +22,8 @@ import { loadSource } from './results_source';
 import { committedPresets, loadCommitted } from '../committed_fetch';
 import { CURVE_METRICS, smoothingControl } from './results';
 import { paperTable, type PaperTable } from './results_tables';
+import { passTableSection } from './compare_pass_table';
+import { specDiff, specDiffSection } from './compare_spec_diff';
 import type { CurveChartSpec } from './results_charts';
 import { comparedRuns, scalingSection, sharedDesignSpec } from './scaling';
 import { betweenSection, pairFromParams } from './compare_between';
@@ -30,30 +32,6 @@ import { parseSpec, type ExperimentSpec } from '../../experiment/spec';
 import { SERIES_COLORS } from '../series_colors';
 import { formatRoute } from '../route';
 import '../results.css';
-
-/** Every leaf of a JSON value as path → JSON text ('rl.steps' → '12', 'seeds' → '[0,1]'; arrays are leaves). */
-function flattenJson(v: unknown, pre = '', out: Map<string, string> = new Map()): Map<string, string> {
-  if (v && typeof v === 'object' && !Array.isArray(v)) {
-    for (const [k, x] of Object.entries(v as Record<string, unknown>)) flattenJson(x, pre ? `${pre}.${k}` : k, out);
-  } else out.set(pre || '(root)', JSON.stringify(v));
-  return out;
-}
-
-/**
- * The fields whose values differ between specs (a missing field is '—'), sorted by path.
- * null specs (not stored with the run) are left out of the comparison.
- */
-function specDiff(specs: readonly (unknown | null)[]): { path: string; values: string[] }[] {
-  const flat = specs.map((s) => (s === null || s === undefined ? null : flattenJson(s)));
-  const paths = [...new Set(flat.flatMap((f) => (f ? [...f.keys()] : [])))].sort();
-  const rows: { path: string; values: string[] }[] = [];
-  for (const p of paths) {
-    const values = flat.map((f) => (f ? (f.get(p) ?? '—') : '(not stored)'));
-    const known = values.filter((_, i) => flat[i] !== null);
-    if (new Set(known).size > 1) rows.push({ path: p, values });
-  }
-  return rows;
-}
 
 /**
  * Overlaid curve charts: one series per (run, method, seed), run letter in the label, grouped by
@@ -230,8 +208,15 @@ export class CompareView {
   }
 
   private template(): TemplateResult {
-    const ready = this.selected.map((pick, i) => ({ name: pickName(pick), key: pickKey(pick), tag: TAGS[i % TAGS.length], out: this.loaded.get(pickKey(pick)) }));
-    const runs = ready.filter((r): r is { name: string; key: string; tag: string; out: ExperimentOutputJson } => !!r.out && !(r.out instanceof Error));
+    const ready = this.selected.map((pick, i) => ({
+      name: pickName(pick),
+      key: pickKey(pick),
+      tag: TAGS[i % TAGS.length],
+      out: this.loaded.get(pickKey(pick)),
+    }));
+    const runs = ready.filter(
+      (r): r is { name: string; key: string; tag: string; out: ExperimentOutputJson } => !!r.out && !(r.out instanceof Error),
+    );
     const key = JSON.stringify([this.version, runs.map((r) => r.key)]);
     if (this.derived?.key !== key) {
       this.derived = {
@@ -246,8 +231,6 @@ export class CompareView {
       };
     }
     const d = this.derived;
-    const noSpecs = runs.every((r) => (r.out as { specJson?: unknown }).specJson === undefined);
-    const cols = [...new Map(d.tables.flatMap((t) => t.columns.map((c) => [c.key, c.label] as const))).entries()];
     return html`
       <section class="intro">
         <h1 tabindex="-1">Compare runs</h1>
@@ -279,7 +262,9 @@ export class CompareView {
         }
         ${[...this.pending]
           .filter(([k]) => this.selected.some((p) => pickKey(p) === k))
-          .map(([k, what]) => html`<p class="note compare-loading" role="status">${ready.find((r) => r.key === k)?.tag}: loading ${what}…</p>`)}
+          .map(
+            ([k, what]) => html`<p class="note compare-loading" role="status">${ready.find((r) => r.key === k)?.tag}: loading ${what}…</p>`,
+          )}
         ${ready.flatMap((r) => (this.partErrors.get(r.key) ?? []).map((e) => html`<p class="error-box" role="alert">${r.tag}: could not load ${e}</p>`))}
         ${ready.filter((r) => r.out instanceof Error).map((r) => html`<p class="error-box">${r.tag}: ${(r.out as Error).message}</p>`)}
       </section>
@@ -292,31 +277,7 @@ export class CompareView {
             ${smoothingControl('compare-smoothing', this.smoothing, (w) => ((this.smoothing = w), this.draw()))}
             <div class="curve-grid" id="compare-curves">${d.specs.map((s) => html`<hl-curve-chart .spec=${this.smoothing ? { ...s, smoothing: this.smoothing } : s}></hl-curve-chart>`)}</div>
           </section>
-          <section class="card" aria-labelledby="compare-table-h">
-            <h2 id="compare-table-h">pass@1 (%) <span class="sub">before → after, mean ± std over seeds; one row per run and method</span></h2>
-            <div class="scroll-x">
-              <table class="paper-table cards-narrow" id="compare-table">
-                <thead><tr><th scope="col">run · method</th><th scope="col">seeds</th>${cols.map(([, label]) => html`<th scope="col" class="num">${label}</th>`)}</tr></thead>
-                <tbody>
-                  ${runs.flatMap((r, ri) =>
-                    d.tables[ri].rows
-                      .filter((row) => row.before !== null)
-                      .map((row) => {
-                        const at = (k: string) => d.tables[ri].columns.findIndex((c) => c.key === k);
-                        return html`<tr data-run=${r.tag} data-method=${row.label}><th scope="row" title=${r.name}>${r.tag} · ${row.label}</th><td class="num" data-label="seeds">${row.seeds}</td>
-                          ${cols.map(([k, label]) => {
-                            const j = at(k);
-                            if (j < 0) return html`<td class="num" data-label=${label}>—</td>`;
-                            const a = row.after[j];
-                            const b = row.before![j];
-                            return html`<td class="num" data-label=${label} data-col=${k} data-mean=${a.mean ?? ''}><span class="before">${b.mean === null ? '—' : (100 * b.mean).toFixed(1)}</span><span class="arrow" aria-label="to"> → </span><span class="after">${a.text}</span></td>`;
-                          })}</tr>`;
-                      }),
-                  )}
-                </tbody>
-              </table>
-            </div>
-          </section>
+          ${passTableSection(runs, d.tables)}
           ${betweenSection(
             runs.map((r) => ({ tag: r.tag, name: r.name, runs: r.out.results.runs })),
             d.scaling.runs,
@@ -330,21 +291,7 @@ export class CompareView {
               "the runs do not all carry a spec, or their specs measure distance to different references (one to the base harness, one to the design's training set, or to different designs)",
             columnHead: 'run · method',
           })}
-          <section class="card" aria-labelledby="compare-diff-h">
-            <h2 id="compare-diff-h">Spec differences <span class="sub">${runs.length < 2 ? 'pick a second run' : noSpecs ? 'no stored specs' : `${d.diff.length} field${d.diff.length === 1 ? '' : 's'} differ`}</span></h2>
-            ${
-              noSpecs
-                ? html`<p class="note">These runs do not carry their spec (saved before specs were stored, or opened from a CLI file).</p>`
-                : runs.length >= 2 && d.diff.length === 0
-                  ? html`<p class="note" id="compare-same-spec">The stored specs are identical.</p>`
-                  : runs.length >= 2
-                    ? html`<div class="scroll-x"><table class="paper-table" id="compare-diff">
-                      <thead><tr><th scope="col">field</th>${runs.map((r) => html`<th scope="col" title=${r.name}>${r.tag}</th>`)}</tr></thead>
-                      <tbody>${d.diff.map((row) => html`<tr data-path=${row.path}><th scope="row"><code>${row.path}</code></th>${row.values.map((v) => html`<td><code>${v.length > 80 ? v.slice(0, 77) + '…' : v}</code></td>`)}</tr>`)}</tbody>
-                    </table></div>`
-                    : nothing
-            }
-          </section>`
+          ${specDiffSection(runs, d.diff)}`
       }
     `;
   }

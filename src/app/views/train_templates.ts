@@ -1,24 +1,32 @@
 /**
  * The Train view's templates (lit-html): the door (what the lab is, what this run trains and
  * measures, the next views), the inputs form and spec editor, the run card (buttons, progress,
- * ETA, evaluations, the "no learning signal" banner), the validation and training curves, the
- * finished run's results and the checkpoint list. They draw a TrainModel and call
+ * ETA, evaluations, the "no learning signal" banner), the finished run's results and the
+ * checkpoint list; the training curves are train_charts.ts. They draw a TrainModel and call
  * TrainActions; views/train.ts owns the state and the worker.
  */
 import { html, nothing, type TemplateResult } from 'lit-html';
 import { live } from 'lit-html/directives/live.js';
 import type { ExperimentSpec } from '../../experiment/spec';
 import { APP_DEFAULT_PRESET, getPreset, PRESET_NAMES } from '../../experiment/presets';
-import type { StepRecord } from '../../experiment/run_events';
 import type { CheckpointRow, TrainOutcome } from '../train_worker';
 import type { WebGpuStatus } from '../../engine/webgpu_status';
 import { errorId, field } from '../fields';
-import type { LineChartSpec } from '../line_chart';
-import { SERIES_COLORS } from '../series_colors';
 import { runStepCounts, stepCountsText } from '../step_counts';
 import type { infeasibleCellsOf } from '../infeasible_cells';
-import { engineAvailable, getPath, KNOBS, hasErrors, presetName, presetSummary, trainsThrough, type Inputs, type TrainInputs } from './train_inputs';
-import { etaSeconds, metricSeries, passByGroupSeries, positionText, runLabel, updatesSummary, validationGroups, validationSeries, type RunViewState } from './train_state';
+import {
+  engineAvailable,
+  getPath,
+  KNOBS,
+  hasErrors,
+  presetName,
+  presetSummary,
+  trainsThrough,
+  type Inputs,
+  type TrainInputs,
+} from './train_inputs';
+import { etaSeconds, positionText, updatesSummary, type RunViewState } from './train_state';
+import { chartsCard } from './train_charts';
 import { fmtBytes } from './train_client';
 import { fmtDuration, fmtUtc } from '../../util/duration';
 
@@ -157,7 +165,14 @@ function presetList(current: string): TemplateResult {
  * A button that keeps focus while it cannot act: aria-disabled instead of disabled, so pressing
  * Start or Pause by keyboard does not drop focus to the page when the button turns off.
  */
-function actionButton(id: string, enabled: boolean, onClick: () => void, label: string | TemplateResult, title: string, cls = ''): TemplateResult {
+function actionButton(
+  id: string,
+  enabled: boolean,
+  onClick: () => void,
+  label: string | TemplateResult,
+  title: string,
+  cls = '',
+): TemplateResult {
   return html`<button id=${id} type="button" class=${cls} aria-disabled=${enabled ? 'false' : 'true'} title=${title}
     @click=${() => {
       if (enabled) onClick();
@@ -231,7 +246,15 @@ export function trainTemplate(m: TrainModel, a: TrainActions): TemplateResult {
   `;
 }
 
-function textField(m: TrainModel, a: TrainActions, name: 'seed' | 'steps', label: string, err: string | undefined, busy: boolean, hint: string): TemplateResult {
+function textField(
+  m: TrainModel,
+  a: TrainActions,
+  name: 'seed' | 'steps',
+  label: string,
+  err: string | undefined,
+  busy: boolean,
+  hint: string,
+): TemplateResult {
   return field(
     `train-${name}`,
     label,
@@ -274,7 +297,8 @@ function noSignalAdvice(s: RunViewState, spec: ExperimentSpec | undefined): stri
   if (!spec) return '';
   const tips: string[] = [];
   if (spec.model.init === 'scratch') tips.push('the pretrained init (a scratch model fails every task)');
-  if (spec.rl.groupSize < 16) tips.push(`a larger group size (now ${spec.rl.groupSize}: more rollouts per task, more chances that one differs)`);
+  if (spec.rl.groupSize < 16)
+    tips.push(`a larger group size (now ${spec.rl.groupSize}: more rollouts per task, more chances that one differs)`);
   if (spec.maxTier > 1) tips.push('tier-1 tasks (maxTier 1)');
   const before = s.evals.filter((e) => e.when === 'before' && e.runIndex === s.currentRun);
   const zero = before.length > 0 && before.every((e) => e.passAt1.base === 0 && (e.training === 0 || !Number.isFinite(e.training)));
@@ -292,7 +316,8 @@ function statusCard(m: TrainModel, a: TrainActions, busy: boolean, invalid: bool
   if (busy) {
     const eta = etaSeconds(s, v.spec, m.evalSize()?.episodes ?? null, m.now);
     // Work is left while the run is busy: under half a second reads as finishing, not "0 s".
-    etaText = eta === null ? 'ETA: estimating… (once the first episodes are timed)' : eta < 0.5 ? 'ETA: finishing…' : `ETA ${fmtDuration(eta)}`;
+    etaText =
+      eta === null ? 'ETA: estimating… (once the first episodes are timed)' : eta < 0.5 ? 'ETA: finishing…' : `ETA ${fmtDuration(eta)}`;
   }
   const cur = s.curves[s.currentRun];
   const step = cur?.steps.at(-1)?.step ?? 0;
@@ -387,121 +412,6 @@ function statusCard(m: TrainModel, a: TrainActions, busy: boolean, invalid: bool
         : nothing
     }
     ${s.messages.length ? html`<ul class="train-messages" aria-label="Run messages">${s.messages.map((msg) => html`<li class=${msg.kind}>${msg.text}</li>`)}</ul>` : nothing}
-  </section>`;
-}
-
-/**
- * Series labels of the charts: one per (seed, method) run in the runner's order, known from the
- * spec before anything runs, so the charts are built once and training only updates their data.
- */
-function runLabels(s: RunViewState, spec: ExperimentSpec | undefined): string[] {
-  if (spec) return spec.seeds.flatMap((seed) => spec.methods.map((m) => runLabel(m.name, seed)));
-  return s.curves.map((c) => c?.label ?? '');
-}
-
-/**
- * One chart of a StepRecord metric, a series per run (train_state.ts metricSeries).
- * @param ofUpdate the metric exists only when the step applied an update (loss, KL, clip
- *   fraction, gradient norm): steps without one have no value (a gap) and are shaded.
- */
-function metricChart(
-  s: RunViewState,
-  labels: string[],
-  id: string,
-  title: string,
-  pick: (r: StepRecord) => number | null | undefined,
-  yLabel = title,
-  ofUpdate = false,
-): TemplateResult {
-  const m = metricSeries(s.curves, labels.length, pick, ofUpdate);
-  const spec: LineChartSpec = {
-    x: m.x,
-    xLabel: 'RL step',
-    yLabel,
-    ...(m.noData ? { noData: m.noData } : {}),
-    series: labels.map((label, i) => ({ label, color: SERIES_COLORS[i % SERIES_COLORS.length], values: m.values[i] })),
-  };
-  return html`<figure class="train-chart"><figcaption>${title}</figcaption><hl-line-chart id=${id} .spec=${spec}></hl-line-chart></figure>`;
-}
-
-/** pass@1 of the current run's rollouts per harness group (distance to the base harness), per step. */
-function passByGroupChart(s: RunViewState, spec: ExperimentSpec | undefined): TemplateResult {
-  const cur = s.curves[s.currentRun];
-  const g = passByGroupSeries(cur?.steps ?? [], spec);
-  const chart: LineChartSpec = {
-    x: g.x,
-    xLabel: 'RL step',
-    yLabel: 'pass@1',
-    series: g.groups.map((label, i) => ({ label, color: SERIES_COLORS[i % SERIES_COLORS.length], values: g.values[i] })),
-  };
-  return html`<figure class="train-chart"><figcaption>Rollout pass@1 by harness group <span class="sub">${cur ? `${cur.label}, ` : ''}d = distance to the base harness</span></figcaption>
-    <hl-line-chart id="chart-pass-group" .spec=${chart}></hl-line-chart></figure>`;
-}
-
-/**
- * Validation pass@1 per run (train_state.ts validationSeries): the same train-seed tasks at step 0
- * (before RL), every `every` steps and the last step; the x axis spans the whole run, so the
- * curve grows across it. Runs validated under different harnesses (single harness on the base
- * harness, harness scaling on its training set: train_state.ts validationGroups) get a chart
- * each, captioned with what it is measured on: their levels are not comparable. A spec without
- * validation says so instead of drawing an empty chart.
- */
-function validationCharts(s: RunViewState, labels: string[], spec: ExperimentSpec | undefined, runSteps: number): TemplateResult {
-  const val = spec?.evaluation.validation;
-  const what =
-    val && val.tasks > 0
-      ? `${val.tasks} tasks per suite × ${val.samples} sample${val.samples === 1 ? '' : 's'}, the same each time: at step 0 (before RL), every ${val.every === 1 ? 'step' : `${val.every} steps`} and at the last step`
-      : '';
-  const title = html`Validation pass@1 (train-seed tasks, not the test set)${what ? html` <span class="sub">${what}</span>` : nothing}`;
-  if (spec !== undefined && (!val || val.tasks === 0))
-    return html`<figure class="train-chart train-chart-validation"><figcaption>${title}</figcaption>
-      <p class="note" id="chart-validation-off">This spec measures no validation curve (evaluation.validation is absent or has 0 tasks).</p></figure>`;
-  const groups = spec ? validationGroups(spec) : [{ on: '', runs: labels.map((_, i) => i) }];
-  const chart = (runs: number[]): LineChartSpec => {
-    const m = validationSeries(
-      runs.map((r) => s.curves[r]),
-      runs.length,
-    );
-    const last = Math.max(runSteps, ...m.x);
-    return {
-      x: m.x,
-      xLabel: 'RL step',
-      yLabel: 'pass@1',
-      ...(last > 0 ? { xRange: [0, last] as const } : {}),
-      series: runs.map((r, i) => ({ label: labels[r] ?? '', color: SERIES_COLORS[r % SERIES_COLORS.length], values: m.values[i] })),
-    };
-  };
-  const apart =
-    groups.length > 1
-      ? html`<p class="note" id="chart-validation-apart">Each method is validated under its own training harnesses, so these charts are on different harnesses:
-          compare each curve's change, not their levels. The results table compares the methods on the same harnesses.</p>`
-      : nothing;
-  return html`${groups.map(
-    (
-      g,
-      i,
-    ) => html`<figure class="train-chart train-chart-validation"><figcaption>${title}${g.on ? html` <span class="sub validation-on">measured on ${g.on}</span>` : nothing}</figcaption>
-      <hl-line-chart id=${i === 0 ? 'chart-validation' : `chart-validation-${i + 1}`} .spec=${chart(g.runs)}></hl-line-chart>${i === groups.length - 1 ? apart : nothing}</figure>`,
-  )}`;
-}
-
-function chartsCard(s: RunViewState, spec: ExperimentSpec | undefined, runSteps: number): TemplateResult {
-  const l = runLabels(s, spec);
-  return html`<section class="card train-charts-card" aria-labelledby="train-charts-h">
-    <h2 id="train-charts-h">Training curves <span class="sub">validation pass@1 is measured on the same held-aside train-seed tasks each time, so its changes are the policy's;
-      the rollout reward is over different tasks each step (and so moves with their difficulty too). One point per RL step otherwise; hover for values;
-      shaded: no update applied at that step (nothing to measure)</span></h2>
-    <div class="train-charts">
-      ${validationCharts(s, l, spec, runSteps)}
-      ${metricChart(s, l, 'chart-reward', 'Reward (mean verifier pass)', (r) => r.reward, 'reward')}
-      ${passByGroupChart(s, spec)}
-      ${metricChart(s, l, 'chart-policy-loss', 'Policy loss', (r) => r.policyLoss, 'Policy loss', true)}
-      ${metricChart(s, l, 'chart-clip-frac', 'Clip fraction', (r) => r.clipFrac, 'Clip fraction', true)}
-      ${metricChart(s, l, 'chart-approx-kl', 'Approx. KL (old ‖ new)', (r) => r.approxKl, 'approx KL', true)}
-      ${metricChart(s, l, 'chart-entropy', 'Entropy (nats)', (r) => r.entropy, 'entropy')}
-      ${metricChart(s, l, 'chart-grad-norm', 'Gradient norm (before clipping)', (r) => r.gradNorm, 'grad norm', true)}
-      ${metricChart(s, l, 'chart-tokens', 'Sampling throughput', (r) => r.tokensPerSec, 'tokens/s')}
-    </div>
   </section>`;
 }
 
