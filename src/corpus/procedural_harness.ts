@@ -15,7 +15,16 @@ import type { BaseHarnessOptions } from '../harness/base';
 import { C0, makeC1, makeC2, type ContextPolicy } from '../harness/realizations/context';
 import type { NoticeKind, ObservationFormat } from '../harness/realizations/observation';
 import type { SystemPrompt } from '../harness/realizations/system';
-import { W0, W1, W2, type GateDecision, type MessageOutcome, type Workflow, type WorkflowState } from '../harness/realizations/workflow';
+import {
+  todoStatus,
+  W0,
+  W1,
+  W2,
+  type GateDecision,
+  type MessageOutcome,
+  type Workflow,
+  type WorkflowState,
+} from '../harness/realizations/workflow';
 import { normPath } from '../harness/tools';
 import { composedAdapter, driveExpert, type ExpertEpisode } from '../harness/expert';
 import type { Message } from '../harness/types';
@@ -416,12 +425,7 @@ function proceduralWorkflow(rng: Rng, finishName: string | null, surfaces: ProcS
       return ALLOW;
     },
     after: trackWrites,
-    status: (s) => ({
-      needsPlan: false,
-      needsTodo: s.todo === null,
-      openTodos: (s.todo ?? []).filter((t) => !t.done).map((t) => t.text),
-      unverified: [...s.unverified].sort(),
-    }),
+    status: todoStatus,
     planText: () => null,
     todoText: (d) => `${word}\n${TODO_ITEMS.map((t) => (d ? done : open) + t).join('\n')}`,
   };

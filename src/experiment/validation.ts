@@ -10,7 +10,7 @@
  * measures exactly the points an uninterrupted one does. Infeasible cells are left out.
  */
 import type { Tokenizer } from '../model/tokenizer';
-import { runEpisodes, type EnvHost, type EpisodeRequest, type Policy } from '../rollout/rollout';
+import { runEpisodes, type EpisodeRequest, type RolloutOptions } from '../rollout/rollout';
 import { BASE_HARNESS } from '../design/space';
 import { Rng } from '../util/rng';
 import { cellKey, validationCells, validationTasks } from './plan';
@@ -123,12 +123,8 @@ export function validationSteps(runSteps: number, every: number): number[] {
   return out;
 }
 
-interface ValidationOptions {
-  tok: Tokenizer;
-  policy: Policy;
-  env: EnvHost;
-  maxTurns: number;
-  maxNewTokens: number;
+/** Who acts and under which budget: the rollout options of the run's training episodes, a validation seed derived per step. */
+interface ValidationOptions extends Omit<RolloutOptions, 'onProgress' | 'temperature' | 'seed' | 'contextTokens'> {
   contextTokens: number;
   /** The sampling temperature τ > 0 of validation episodes (spec.evaluation.temperature). */
   temperature: number;
@@ -165,16 +161,7 @@ export async function measureValidation(plan: ValidationPlan, step: number, o: V
       if (!inBatch.has(key)) inBatch.add(key), request(c);
     }
   }
-  const { trajectories } = await runEpisodes(reqs, {
-    tok: o.tok,
-    policy: o.policy,
-    env: o.env,
-    maxTurns: o.maxTurns,
-    maxNewTokens: o.maxNewTokens,
-    contextTokens: o.contextTokens,
-    temperature: o.temperature,
-    seed: Rng.derive(o.seed, 'validation', step).int(2 ** 31),
-  });
+  const { trajectories } = await runEpisodes(reqs, { ...o, seed: Rng.derive(o.seed, 'validation', step).int(2 ** 31) });
   const outcomes = trajectories.map(
     (t, i): EpisodeOutcomeCell => ({ taskId: t.taskId, harnessId: t.harnessId, sample: sampleOf[i], pass: t.pass, score: t.score }),
   );

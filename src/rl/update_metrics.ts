@@ -6,7 +6,7 @@
 import type { RlUpdateMetrics } from './update';
 
 /** What one applied optimizer step measured (clipFrac = low + high clipped fraction). */
-interface StepMetrics {
+export interface StepMetrics {
   policyLoss: number;
   valueLoss: number;
   clipFrac: number;

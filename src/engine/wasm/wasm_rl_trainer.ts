@@ -26,7 +26,7 @@ import { ADVANTAGE_ESTIMATORS } from '../../rl/advantages';
 import { filteredUpdate, type RlTrainerOptions, type RlUpdate } from '../../rl/update';
 import { buildRows, minibatchIndices, sliceRows, type RlRows, type TrajectoryLike } from '../../rl/trainer_batch';
 import { logprobBackward, logprobForward } from './wasm_kernels';
-import { UpdateMetricsAccumulator } from '../../rl/update_metrics';
+import { UpdateMetricsAccumulator, type StepMetrics } from '../../rl/update_metrics';
 import { WasmModel } from './wasm_model';
 
 /** Per-row inputs of the update's optimizer steps, (B,T) f32 each. */
@@ -35,16 +35,6 @@ interface StepInputs {
   returns: Float32Array | null;
   oldValues: Float32Array;
   refLogprobs: Float32Array | null;
-}
-
-/** What one applied optimizer step reports. */
-interface StepResult {
-  policyLoss: number;
-  valueLoss: number;
-  clipFrac: number;
-  approxKl: number;
-  klRef: number;
-  gradNorm: number;
 }
 
 export class WasmRlTrainer {
@@ -109,7 +99,7 @@ export class WasmRlTrainer {
    * forward + loss (with the minibatch's normalizer) + backward, their gradients summed, then
    * clip + AdamW once. Null when skipped (non-finite inputs or gradient): nothing is applied.
    */
-  private optimizerStep(rows: RlRows, lengths: Int32Array, mb: number[], x: StepInputs): StepResult | null {
+  private optimizerStep(rows: RlRows, lengths: Int32Array, mb: number[], x: StepInputs): StepMetrics | null {
     const cfg = this.opts.cfg;
     const m = this.model;
     const chunks: number[][] = [];

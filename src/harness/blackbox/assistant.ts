@@ -27,7 +27,7 @@ import { BaseHarness, type ActOutcome, type BaseHarnessOptions } from '../base';
 import { clip } from '../realizations/observation';
 import type { Message, WorkflowStatus } from '../types';
 import type { WorkflowOverhead } from '../realizations/workflow';
-import { describeTools, formatCall, readMessage, type BlackboxTool, type ChannelError } from './envelope';
+import { describeTools, formatCall, openingMessages, readMessage, type BlackboxTool, type ChannelError } from './envelope';
 import { operands, shellCommand, shellSplit } from './shell_words';
 
 export const ASSISTANT_ID = 'bb-assistant';
@@ -99,10 +99,7 @@ export class AssistantHarness extends BaseHarness {
   }
 
   protected startEpisode(task: Task): void {
-    this.prefix = [
-      { role: 'system', text: AssistantHarness.prompt(), policy: false },
-      { role: 'user', text: task.instruction, policy: false },
-    ];
+    this.prefix = openingMessages(AssistantHarness.prompt(), task);
     this.turnsLog = [];
   }
 

@@ -31,7 +31,15 @@ import { parseTodo, type TodoItem, type WorkflowOverhead } from '../realizations
 import { renderPrompt } from '../render';
 import { briefCall } from '../tools';
 import type { Message, WorkflowStatus } from '../types';
-import { describeTools, formatCall, readMessage, type BlackboxCall, type BlackboxTool, type ChannelError } from './envelope';
+import {
+  describeTools,
+  formatCall,
+  openingMessages,
+  readMessage,
+  type BlackboxCall,
+  type BlackboxTool,
+  type ChannelError,
+} from './envelope';
 import { operands, shellCommand, shellSplit } from './shell_words';
 
 export const CODING_CLI_ID = 'bb-coding-cli';
@@ -166,10 +174,7 @@ export class CodingCliHarness extends BaseHarness {
   }
 
   protected startEpisode(task: Task): void {
-    this.prefix = [
-      { role: 'system', text: CodingCliHarness.prompt(), policy: false },
-      { role: 'user', text: task.instruction, policy: false },
-    ];
+    this.prefix = openingMessages(CodingCliHarness.prompt(), task);
     this.summary = null;
     this.live = [];
     this.allBriefs = [];

@@ -17,6 +17,8 @@
  * the same string form (`ParamType`).
  */
 import { describeEnvelope, readEnvelope, writeEnvelope } from '../realizations/tool_interface';
+import type { Task } from '../../tasks/types';
+import type { Message } from '../types';
 
 /** How a parameter's value may be written besides a JSON string (the real tool's schema type). */
 type ParamType = 'number' | 'boolean' | 'todos';
@@ -130,4 +132,12 @@ export function replyText(answer: string): string {
   if (isCallAttempt(answer))
     throw new Error(`replyText: an answer starting with '{' reads as a call attempt: ${JSON.stringify(answer.slice(0, 40))}`);
   return answer;
+}
+
+/** The fixed head of a black-box episode's context: the product's system prompt, then the task. */
+export function openingMessages(prompt: string, task: Pick<Task, 'instruction'>): Message[] {
+  return [
+    { role: 'system', text: prompt, policy: false },
+    { role: 'user', text: task.instruction, policy: false },
+  ];
 }

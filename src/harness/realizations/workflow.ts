@@ -60,6 +60,16 @@ export interface Workflow {
 
 const ALLOW: GateDecision = { allow: true };
 
+/** The status of a todo-and-verify workflow: the list's open items and the written files not read back. */
+export function todoStatus(s: WorkflowState): WorkflowStatus {
+  return {
+    needsPlan: false,
+    needsTodo: s.todo === null,
+    openTodos: (s.todo ?? []).filter((t) => !t.done).map((t) => t.text),
+    unverified: [...s.unverified].sort(),
+  };
+}
+
 function baseState(): WorkflowState {
   return { planned: false, todo: null, unverified: new Set() };
 }
@@ -177,12 +187,7 @@ export const W2: Workflow = {
     return ALLOW;
   },
   after: trackWrites,
-  status: (s) => ({
-    needsPlan: false,
-    needsTodo: s.todo === null,
-    openTodos: (s.todo ?? []).filter((t) => !t.done).map((t) => t.text),
-    unverified: [...s.unverified].sort(),
-  }),
+  status: todoStatus,
 };
 
 export const WORKFLOWS: readonly Workflow[] = [W0, W1, W2];
