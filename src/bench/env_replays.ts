@@ -22,6 +22,7 @@ import { parseArgs } from 'node:util';
 import { chooseEngine } from '../engine/choose';
 import { decodeBaseCheckpoint } from '../model/checkpoint';
 import { Tokenizer, type TokenizerFile } from '../model/tokenizer';
+import { maxRows } from '../model/config';
 import { selectTrainingOA } from '../design/selection';
 import { encodeAction } from '../episode/rows';
 import { runEpisodes, type EnvHost, type EpisodeRequest, type Policy } from '../rollout/rollout';
@@ -91,8 +92,8 @@ async function main(): Promise<void> {
   const ck = await decodeBaseCheckpoint(new Uint8Array(readFileSync(new URL('public/base-mini.ckpt', root))));
   const engine = await chooseEngine('wasm', { threads });
   const cfg = ck.header.config;
-  // Rows per sampler call as a run has them (src/experiment/runner.ts `maxRows`, not imported: it pulls in the GPU modules).
-  const base = engine.createPolicy(cfg, ck.params, Math.max(1, Math.min(64, Math.floor((96 << 20) / (cfg.maxT * cfg.vocabSize * 4)))));
+  // Rows per sampler call as a run has them.
+  const base = engine.createPolicy(cfg, ck.params, maxRows(cfg));
   const stallIds = encodeAction(tok, 'thinking');
   const stall: Policy = {
     maxB: 64,

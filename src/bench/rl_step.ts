@@ -21,7 +21,7 @@ import { runEpisodes, type EpisodeRequest } from '../rollout/rollout';
 import { envWorkerPool } from '../episode/host_pool';
 import { chooseEngine } from '../engine/choose';
 import { getPreset } from '../experiment/presets';
-import { maxRows } from '../experiment/runner';
+import { maxRows } from '../model/config';
 import { trainerOptions } from '../experiment/compile';
 
 export interface RlStepRow {

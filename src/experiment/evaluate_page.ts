@@ -6,7 +6,7 @@
  * (evaluate_report.ts; its inSpace set without the checkpoint's pretraining mix). Called by the CLI through `withBrowser` like `hlab run`.
  */
 import { base64ToBytes, stringifyFinite } from '../util/encoding';
-import type { ModelConfig } from '../model/config';
+import { maxRows } from '../model/config';
 import { loadTokenizer } from '../model/tokenizer';
 import { checkOpeningsFit, evaluationBudget } from '../episode/budget';
 import { decodeBaseCheckpoint } from '../model/checkpoint';
@@ -49,11 +49,6 @@ export interface EvalPageRequest {
   watchdogMs?: number;
   /** Policy engine (default 'auto'). */
   backend?: BackendChoice;
-}
-
-/** Largest row count per forward such that the (B, maxT, V) logits stay well inside a 128 MiB binding (as the runner). */
-function maxRows(cfg: ModelConfig): number {
-  return Math.max(1, Math.min(64, Math.floor((96 << 20) / (cfg.maxT * cfg.vocabSize * 4))));
 }
 
 /**

@@ -9,7 +9,7 @@
  * `shouldStop()` makes it checkpoint after the current step and return 'interrupted'.
  */
 import { sha256Hex } from '../util/encoding';
-import { presetConfig, type ModelConfig, type PresetName } from '../model/config';
+import { maxRows, presetConfig, type PresetName } from '../model/config';
 import { loadTokenizer, type Tokenizer } from '../model/tokenizer';
 import { inProcessEnv, type EnvHost } from '../rollout/rollout';
 import { envWorkerPool } from '../episode/host_pool';
@@ -126,11 +126,6 @@ export const paramsDigest = (a: Float32Array): Promise<string> => sha256Hex(new 
 
 function localEnv(tok: Tokenizer): Promise<EnvHost & { terminate(): void }> {
   return import('../episode/host').then(({ localEnvApi }) => ({ ...inProcessEnv(localEnvApi(tok)), terminate: () => {} }));
-}
-
-/** Largest row count per forward such that the (B, maxT, V) logits stay well inside a 128 MiB binding. */
-export function maxRows(cfg: ModelConfig): number {
-  return Math.max(1, Math.min(64, Math.floor((96 << 20) / (cfg.maxT * cfg.vocabSize * 4))));
 }
 
 /** What one call of the runner works with, shared by the phases. */

@@ -93,7 +93,7 @@ export interface ExportDataset {
 }
 
 /** Options of the default (spec-free) export. */
-interface ExportOptions {
+export interface ExportOptions {
   /** Training-set selection: strength-2 OA or random-k (default 'oa'). */
   design?: 'oa' | 'random';
   /** k of a random design (default 18). */

@@ -50,6 +50,11 @@ export function presetConfig(name: PresetName, vocabSize: number): ModelConfig {
   return validateConfig({ vocabSize, ...PRESETS[name] });
 }
 
+/** Largest row count per forward such that the (B, maxT, V) f32 logits stay well inside a 128 MiB binding (at most 64). */
+export function maxRows(cfg: Pick<ModelConfig, 'maxT' | 'vocabSize'>): number {
+  return Math.max(1, Math.min(64, Math.floor((96 << 20) / (cfg.maxT * cfg.vocabSize * 4))));
+}
+
 /**
  * Checks a config and returns it unchanged.
  * @throws Error naming the first bad field: every field a positive integer, C divisible by NH.

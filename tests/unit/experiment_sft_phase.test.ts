@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CpuEngine } from '../../src/engine/wasm/wasm_engine';
 import { trainPool, testTasks } from '../../src/experiment/plan';
 import { runStepsLine } from '../../src/report/results_markdown';
-import { maxRows } from '../../src/experiment/runner';
+import { maxRows } from '../../src/model/config';
 import { trainerOptions } from '../../src/experiment/compile';
 import { RunResultSchema } from '../../src/report/results_schema';
 import type { RunState } from '../../src/experiment/run_checkpoint';

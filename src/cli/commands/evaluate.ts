@@ -29,24 +29,14 @@ import { evalTaskIds, resolveEvalHarnesses, type CheckpointEvalReport } from '..
 import type { EvalPageRequest } from '../../experiment/evaluate_page';
 import { familyCellText, familyMatrix } from '../../report/per_family';
 
-interface Opts {
+/** The flags: the page request's fields, with the ones commander hands over as text. */
+type Opts = Omit<EvalPageRequest, 'init' | 'suites' | 'temperature' | 'watchdogMs' | 'backend'> & {
   init: string;
-  preset: string;
-  harnesses: string;
   suites: string;
-  maxTier: number;
-  tasks: number;
-  samples: number;
   temperature: string;
-  seed: number;
-  maxTurns: number;
-  maxNewTokens?: number;
-  contextTokens?: number;
-  allowBudgetMismatch?: boolean;
-  workers: number;
-  backend: 'auto' | 'webgpu' | 'wasm';
+  backend: NonNullable<EvalPageRequest['backend']>;
   json?: boolean;
-}
+};
 
 /**
  * The page request of the options (validated here, before a browser starts).

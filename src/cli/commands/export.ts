@@ -12,27 +12,16 @@ import type { Command } from 'commander';
 import { resolve } from 'node:path';
 import { choiceOption, intOption, parseSuiteList, printJson, UsageError } from '../cli_util';
 import { loadSpec } from './run';
-import { buildExport, buildSpecExport } from '../../export/dataset';
+import { buildExport, buildSpecExport, type ExportOptions } from '../../export/dataset';
 import { EXPORT_FORMATS, writeExport, type ExportFormat } from '../../export/writers';
 import { SUITE_NAMES } from '../../tasks/index';
 import type { SuiteName } from '../../tasks/types';
 import { selectTraining } from '../../design';
 
-interface ExportCliOptions {
+/** The flags: the default export's options, plus the output and the spec-driven export's source. */
+interface ExportCliOptions extends ExportOptions {
   format: ExportFormat;
   out: string;
-  design?: 'oa' | 'random';
-  k?: number;
-  designSeed?: number;
-  K?: number;
-  strategy?: 'locality' | 'random';
-  suites?: SuiteName[];
-  tasks?: number;
-  evalTasks?: number;
-  heldoutPerDistance?: number;
-  maxTier?: number;
-  maxTurns?: number;
-  seed?: number;
   preset?: string;
   spec?: string;
   method?: string;
