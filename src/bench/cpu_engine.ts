@@ -14,18 +14,16 @@
  *  - Sampling: decode tokens/s of the KV-cache sampler (B prompts, context 512, 32 new tokens,
  *    τ = 1, prefill excluded) on 1 and 2 threads against the WebGPU sampler on the adapter the
  *    page has (SwiftShader on a machine without a GPU).
+ * What needs the engines' internals (GEMM, the samplers' timings) lives with each engine
+ * (src/engine/wasm/bench/cpu_rig.ts, src/engine/webgpu/bench/forward.ts), reached through
+ * src/engine/backend_bench.ts; this file runs the comparison.
  */
 import { presetConfig, validateConfig, type ModelConfig, type PresetName } from '../model/config';
 import { initParams } from '../model/init';
 import { sftTargets } from '../model/cpu_model';
 import { Rng } from '../util/rng';
-import { WasmEngine } from '../engine/wasm/wasm_runtime';
-import { cpuSftTrainer } from '../engine/wasm/wasm_sft';
-import { WasmModel } from '../engine/wasm/wasm_model';
-import { WasmSampler } from '../engine/wasm/wasm_sampler';
-import { gemm } from '../engine/wasm/wasm_kernels';
+import { benchGpuSampling, cpuBenchRig, type CpuBenchRig, type CpuGemmRow } from '../engine/backend_bench';
 import { TfTransformer, useTfBackend } from './tfjs_transformer';
-import { benchSampling } from './forward.bench';
 import type { PeerInfo, PytorchPeerModel } from './pytorch_peer';
 
 interface CpuTrainingRow {
@@ -48,13 +46,6 @@ interface CpuTrainingRow {
 interface PytorchPeerLink {
   model(m: PytorchPeerModel): Promise<PeerInfo>;
   step(): Promise<number>;
-}
-
-interface CpuGemmRow {
-  /** rows × K × M of C (rows, M) = A (rows, K) · B (K, M). */
-  shape: string;
-  threads: number;
-  gflops: number;
 }
 
 interface CpuSamplingRow {
@@ -113,15 +104,14 @@ export async function benchCpuEngine(
 }> {
   const reps = Math.max(5, o.reps ?? 5);
   const threadCounts = [1, 2];
-  const engines = new Map<number, WasmEngine>();
-  for (const t of threadCounts) engines.set(t, await WasmEngine.create({ threads: t }));
+  const rig = await cpuBenchRig(threadCounts);
   const training: CpuTrainingRow[] = [];
   const sampling: CpuSamplingRow[] = [];
   const gemmRows: CpuGemmRow[] = [];
   const peer = o.pytorch ?? null;
   let pytorch: PeerInfo | null = null;
   try {
-    gemmRows.push(...benchGemm(engines, threadCounts, o.quick === true));
+    gemmRows.push(...rig.gemm(o.quick === true));
     for (const preset of ['mini', 'small'] as const) {
       const cfg = presetConfig(preset, 1024);
       const [B, T] = o.quick ? [2, 64] : [8, 256];
@@ -133,7 +123,7 @@ export async function benchCpuEngine(
       const batch = { B, T, ids, lengths, mask: new Float32Array(B * T).fill(1) };
       const ours = threadCounts.map((t) => ({
         t,
-        trainer: cpuSftTrainer(engines.get(t)!, cfg, params, { weightDecay: 0.01, maxNorm: 1 }),
+        trainer: rig.sftTrainer(t, cfg, params, { weightDecay: 0.01, maxNorm: 1 }),
         ms: [] as number[],
       }));
       await useTfBackend('wasm');
@@ -181,15 +171,15 @@ export async function benchCpuEngine(
         });
       }
 
-      sampling.push(...(await benchCpuSampling(preset, cfg, engines, threadCounts, o.quick === true, log)));
+      sampling.push(...(await benchCpuSampling(preset, cfg, rig, threadCounts, o.quick === true, log)));
     }
   } finally {
-    for (const e of engines.values()) e.destroy();
+    rig.destroy();
   }
   return {
     hardwareConcurrency: navigator.hardwareConcurrency,
     crossOriginIsolated: globalThis.crossOriginIsolated === true,
-    relaxedSimd: engines.get(1)!.relaxedSimd,
+    relaxedSimd: rig.relaxedSimd,
     pytorch,
     gemm: gemmRows,
     training,
@@ -197,45 +187,11 @@ export async function benchCpuEngine(
   };
 }
 
-/** The GEMM alone on the model's shapes (the engine's peak), median of 7 × 5 calls, per thread count. */
-function benchGemm(engines: ReadonlyMap<number, WasmEngine>, threadCounts: readonly number[], quick: boolean): CpuGemmRow[] {
-  const gemmRows: CpuGemmRow[] = [];
-  for (const [N, K, M] of quick
-    ? [[512, 128, 512]]
-    : [
-        [2048, 128, 512],
-        [2048, 512, 128],
-        [2048, 64, 256],
-        [512, 512, 512],
-      ]) {
-    for (const t of threadCounts) {
-      const e = engines.get(t)!;
-      const mark = e.mark();
-      const A = e.alloc(N * K, 'A');
-      const B = e.alloc(K * M, 'B');
-      const Cm = e.alloc(N * M, 'C');
-      A.f32().forEach((_, i, a) => (a[i] = Math.sin(i)));
-      B.f32().forEach((_, i, a) => (a[i] = Math.cos(i)));
-      const run = () => gemm(e, { a: A, rowStride: K, colStride: 1, b: B, c: Cm, init: 'zero' }, N, M, K);
-      for (let i = 0; i < 3; i++) run();
-      const ms: number[] = [];
-      for (let r = 0; r < 7; r++) {
-        const t0 = performance.now();
-        for (let i = 0; i < 5; i++) run();
-        ms.push((performance.now() - t0) / 5);
-      }
-      gemmRows.push({ shape: `${N}×${K}×${M}`, threads: t, gflops: (2 * N * K * M) / (median(ms) / 1000) / 1e9 });
-      e.release(mark);
-    }
-  }
-  return gemmRows;
-}
-
 /** Sampling on the CPU engine per thread count, beside the WebGPU sampler on the same shapes (context 512, 32 new tokens). */
 async function benchCpuSampling(
   preset: 'mini' | 'small',
   cfg: ModelConfig,
-  engines: ReadonlyMap<number, WasmEngine>,
+  rig: CpuBenchRig,
   threadCounts: readonly number[],
   quick: boolean,
   log: (line: string) => void,
@@ -248,7 +204,7 @@ async function benchCpuSampling(
   let gpuTps = NaN;
   let adapter = 'none';
   try {
-    const g = await benchSampling(preset, true, { B: SB, newTokens, context });
+    const g = await benchGpuSampling(preset, true, { B: SB, newTokens, context });
     gpuTps = g.tokensPerSec;
     const gpu = (navigator as Navigator & { gpu?: GPU }).gpu;
     const a = await gpu?.requestAdapter();
@@ -257,20 +213,7 @@ async function benchCpuSampling(
     adapter = `unavailable (${(e as Error).message.split('\n')[0]})`;
   }
   for (const t of threadCounts) {
-    const e = engines.get(t)!;
-    const mark = e.mark();
-    const model = WasmModel.create(e, scfg);
-    model.writeParams(initParams(scfg, 1));
-    const s = new WasmSampler(model);
-    const srng = new Rng(2);
-    const prompts = Array.from({ length: SB }, () => Int32Array.from({ length: context - newTokens }, () => srng.int(scfg.vocabSize)));
-    await s.sample({ prompts, maxNewTokens: 2, temperature: 1, seed: 3 });
-    const tps: number[] = [];
-    for (let r = 0; r < (quick ? 3 : 5); r++) {
-      const { stats } = await s.sample({ prompts, maxNewTokens: newTokens, temperature: 1, seed: 3 });
-      tps.push((stats.tokens - SB) / ((stats.ms - stats.firstStepMs) / 1000));
-    }
-    const m = median(tps);
+    const m = await rig.samplingTokensPerSec(t, scfg, { B: SB, context, newTokens, quick });
     sampling.push({
       preset,
       threads: t,
@@ -282,7 +225,6 @@ async function benchCpuSampling(
       webgpuAdapter: adapter,
     });
     log(`${preset} sampling ${t} thr: ${m.toFixed(0)} tok/s (WebGPU ${gpuTps.toFixed(0)} tok/s on ${adapter})`);
-    e.release(mark);
   }
   return sampling;
 }

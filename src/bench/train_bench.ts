@@ -10,17 +10,15 @@
  *     `repeat` times in one pass, grouped by pipeline (GFLOP/s and GB/s from the launchers'
  *     flop and byte counts; SwiftShader's ~15 µs per-dispatch cost is included).
  * Timings are wall-clock (performance.now, 5 µs under cross-origin isolation) around work that
- * ends in a readback or onSubmittedWorkDone, so GPU time is included.
+ * ends in a readback or onSubmittedWorkDone, so GPU time is included. Our step and the per-kernel
+ * timing need the engine's internals: they live with it (src/engine/webgpu/bench/train_step.ts),
+ * reached through src/engine/backend_bench.ts; this file runs the comparison.
  */
-import { createGpu, type Gpu } from '../engine/webgpu/device';
-import { encodePrepared } from '../engine/webgpu/kernels/dispatch_plan';
-import { GpuModel } from '../engine/webgpu/gpu_model';
-import { GpuTrainer } from '../engine/webgpu/gpu_train';
+import { gpuTrainRig, type GpuStepBench, type GpuTrainRig, type KernelResult } from '../engine/backend_bench';
 import { presetConfig, type ModelConfig, type PresetName } from '../model/config';
 import { initParams } from '../model/init';
 import { sftTargets } from '../model/cpu_model';
 import { Rng } from '../util/rng';
-import { DEFAULT_OPTIMIZER } from '../model/optimizer';
 import { TfTransformer, tfWasmFeatures, useTfBackend, type TfBackend } from './tfjs_transformer';
 
 interface TrainBenchOptions {
@@ -54,16 +52,6 @@ interface PresetResult {
   tfjs: Partial<Record<TfBackend, StepTiming | { error: string }>>;
   /** tfjs median / ours median per backend (> 1: ours is faster). */
   speedupVsTfjs: Partial<Record<TfBackend, number>>;
-}
-
-interface KernelResult {
-  pipeline: string;
-  /** Dispatches of this pipeline per training step. */
-  count: number;
-  /** Summed median time per step (ms). */
-  msPerStep: number;
-  gflops: number;
-  gbps: number;
 }
 
 function median(xs: number[]): number {
@@ -106,22 +94,20 @@ async function timeIt(f: () => Promise<unknown>): Promise<number> {
  * TF.js kernel compilation).
  */
 async function benchPreset(
-  gpu: Gpu,
+  rig: GpuTrainRig,
   preset: PresetName,
   B: number,
   T: number,
   o: Required<TrainBenchOptions>,
   log: (s: string) => void,
-): Promise<{ result: PresetResult; trainer: GpuTrainer; model: GpuModel }> {
+): Promise<{ result: PresetResult; ours: GpuStepBench }> {
   const cfg = presetConfig(preset, o.vocabSize);
   const params = initParams(cfg, 1);
   const batch = benchBatch(cfg, B, T, 2);
-  const model = GpuModel.create(gpu, cfg, { maxB: B, maxT: T });
-  model.writeParams(params);
   const lr = 1e-4;
-  const trainer = GpuTrainer.create(model, { ...DEFAULT_OPTIMIZER, lr });
+  const trainer = rig.trainer(cfg, params, batch, lr);
   log(`${preset}: B=${B} T=${T} P=${params.length}: warming up ours`);
-  const oursFirst = (await trainer.trainStep(batch)).head.loss;
+  const oursFirst = await trainer.step();
   const tfs = new Map<TfBackend, { model: TfTransformer; first: number; samples: number[] } | { error: string }>();
   for (const b of o.backends) {
     let m: TfTransformer | null = null;
@@ -139,7 +125,7 @@ async function benchPreset(
   }
   const ours: number[] = [];
   for (let r = 0; r < o.reps; r++) {
-    ours.push(await timeIt(() => trainer.trainStep(batch)));
+    ours.push(await timeIt(() => trainer.step()));
     for (const [b, t] of tfs) {
       if ('error' in t) continue;
       await useTfBackend(b);
@@ -161,11 +147,7 @@ async function benchPreset(
     T,
     params: params.length,
     ours: oursT,
-    counters: {
-      dispatches: trainer.lastCounters.dispatches,
-      submits: trainer.lastCounters.submits,
-      readbacks: trainer.lastCounters.readbacks,
-    },
+    counters: trainer.counters(),
     tfjs: {},
     speedupVsTfjs: {},
   };
@@ -179,45 +161,7 @@ async function benchPreset(
     await useTfBackend(b);
     t.model.dispose();
   }
-  return { result, trainer, model };
-}
-
-/**
- * Per-pipeline throughput of one training step's dispatches (shape B,T of `trainer`): each
- * dispatch is encoded `repeat` times alone in one pass and timed to onSubmittedWorkDone
- * (median of 3). Destroys the trainer's numerical state (AdamW runs repeatedly): run last.
- */
-async function benchKernels(gpu: Gpu, trainer: GpuTrainer, B: number, T: number, repeat: number): Promise<KernelResult[]> {
-  const byPipe = new Map<string, KernelResult & { flops: number; bytes: number }>();
-  for (const d of trainer.stepDispatches(B, T)) {
-    const trials: number[] = [];
-    for (let k = 0; k < 3; k++) {
-      const enc = gpu.device.createCommandEncoder({ label: `bench ${d.label}` });
-      const pass = enc.beginComputePass();
-      for (let r = 0; r < repeat; r++) encodePrepared(pass, [d]);
-      pass.end();
-      const t0 = performance.now();
-      gpu.device.queue.submit([enc.finish()]);
-      await gpu.device.queue.onSubmittedWorkDone();
-      trials.push((performance.now() - t0) / repeat);
-    }
-    const ms = median(trials);
-    const key = d.pipeline.label || d.label;
-    const e = byPipe.get(key) ?? { pipeline: key, count: 0, msPerStep: 0, gflops: 0, gbps: 0, flops: 0, bytes: 0 };
-    e.count++;
-    e.msPerStep += ms;
-    e.flops += d.flops;
-    e.bytes += d.bytes;
-    byPipe.set(key, e);
-  }
-  return [...byPipe.values()]
-    .map(({ flops, bytes, ...e }) => ({
-      ...e,
-      msPerStep: +e.msPerStep.toFixed(4),
-      gflops: +(flops / (e.msPerStep * 1e6)).toFixed(3),
-      gbps: +(bytes / (e.msPerStep * 1e6)).toFixed(3),
-    }))
-    .sort((a, b) => b.msPerStep - a.msPerStep);
+  return { result, ours: trainer };
 }
 
 /**
@@ -233,30 +177,29 @@ export async function benchTraining(opts: TrainBenchOptions = {}, log: (line: st
     vocabSize: opts.vocabSize ?? 1024,
     presets: opts.presets ?? ['tiny', 'small'],
   };
-  const gpu = await createGpu();
+  const rig = await gpuTrainRig();
   const presets: PresetResult[] = [];
   let kernels: KernelResult[] = [];
   let kernelShape = { preset: 'small', B: 0, T: 0 };
   for (const [preset, B, T] of shapes(o.quick).filter(([p]) => o.presets.includes(p))) {
-    const { result, trainer, model } = await benchPreset(gpu, preset, B, T, o, log);
+    const { result, ours } = await benchPreset(rig, preset, B, T, o, log);
     presets.push(result);
     if (preset === 'small') {
       log(`kernels: timing each dispatch of the small step`);
-      kernels = await benchKernels(gpu, trainer, B, T, o.quick ? 3 : 10);
+      kernels = await ours.kernels(o.quick ? 3 : 10);
       kernelShape = { preset, B, T };
     }
-    trainer.destroy();
-    model.destroy();
+    ours.destroy();
   }
   let wasm: { simd: boolean; threads: boolean } | null = null;
   if (o.backends.includes('wasm')) {
     await useTfBackend('wasm');
     wasm = await tfWasmFeatures();
   }
-  const errors = [...gpu.errors];
-  gpu.device.destroy();
+  const errors = rig.errors();
+  rig.destroy();
   return {
-    adapter: gpu.info,
+    adapter: rig.adapter,
     crossOriginIsolated: globalThis.crossOriginIsolated ?? false,
     hardwareConcurrency: navigator.hardwareConcurrency,
     userAgent: navigator.userAgent,

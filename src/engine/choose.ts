@@ -6,7 +6,7 @@
  */
 import { createGpu, type Gpu } from './webgpu/device';
 import { CpuEngine } from './wasm/wasm_engine';
-import type { BackendChoice, Engine } from './engine_api';
+import type { BackendChoice, Engine, ScoringEngine } from './engine_api';
 
 /**
  * The uncaptured WebGPU errors this realm's devices reported so far (the train worker reports
@@ -53,4 +53,14 @@ export async function chooseEngine(choice: BackendChoice, opts: { threads?: numb
     }
   }
   return webGpuEngine(gpu, choice === 'webgpu' ? "forced by backend 'webgpu'" : 'hardware WebGPU adapter');
+}
+
+/**
+ * Start the CPU engine where held-out scoring needs it (`ScoringEngine`).
+ * @param reason why it runs (shown with its results)
+ * @param opts.threads thread count (default: the engine's own choice)
+ * @throws Error when WebAssembly (SIMD, shared memory for threads > 1) is unavailable.
+ */
+export function startCpuEngine(reason: string, opts: { threads?: number } = {}): Promise<ScoringEngine> {
+  return CpuEngine.create(reason, opts);
 }

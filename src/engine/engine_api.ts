@@ -12,7 +12,9 @@
  * (src/reference): `WebGpuEngine` (webgpu/: GpuModel, Sampler, RlTrainer, GpuTrainer) and
  * `CpuEngine` (wasm/: WasmModel, WasmSampler, WasmRlTrainer); both policies are a SamplerPolicy
  * over the sampler. `chooseEngine` (choose.ts) picks one for a spec's `backend`
- * ('auto' | 'webgpu' | 'wasm'); "backend" means that choice and nothing else.
+ * ('auto' | 'webgpu' | 'wasm'); "backend" means that choice and nothing else. Held-out scoring
+ * (a synchronous forward-only loss) exists on the CPU engine alone: `ScoringEngine`, which
+ * `startCpuEngine` (choose.ts) returns.
  */
 import type { ModelConfig } from '../model/config';
 import type { RowBatch } from '../episode/rows';
@@ -110,4 +112,18 @@ export interface Engine {
   errors(): readonly string[];
   /** Release the engine (every policy, stack and trainer of it is invalid afterwards). */
   destroy(): void;
+}
+
+/** Σ mask·(−log p) over a batch's scored (action) tokens, and Σ mask: forward only, parameters untouched. */
+export type BatchNll = (batch: RowBatch) => { nll: number; tokens: number };
+
+/**
+ * The CPU engine as held-out scoring sees it (`hlab pretrain --backend wasm`, `hlab heldout`):
+ * an SFT trainer that also scores batches at its current parameters, and a scorer over given ones.
+ */
+export interface ScoringEngine extends Engine {
+  /** An SFT trainer starting from `init` (the CPU engine needs no batch shape). */
+  createSftTrainer(cfg: ModelConfig, init: Float32Array, hp: SftHyper): SftTrainer & { nll: BatchNll };
+  /** A forward-only scorer over `params`; `destroy` releases its model. */
+  createScorer(cfg: ModelConfig, params: Float32Array): { nll: BatchNll; destroy(): void };
 }

@@ -17,8 +17,9 @@ import { taskSet } from '../tasks';
 import type { SuiteName, Task, Tier } from '../tasks/types';
 import { Rng } from '../util/rng';
 import { runProceduralExpert } from '../corpus/procedural_harness';
-import { cutView, type Row, type RowBatch, type RowLimits, packBatch } from '../episode/rows';
+import { cutView, type Row, type RowLimits, packBatch } from '../episode/rows';
 import { demonstrationRows } from './sft';
+import type { BatchNll } from '../engine/engine_api';
 
 export const HELD_OUT_SETS = ['procedural', 'training', 'base'] as const;
 export type HeldOutName = (typeof HELD_OUT_SETS)[number];
@@ -75,9 +76,6 @@ export function heldOutSets(tok: Tokenizer, tasks: readonly Task[], limits: RowL
     make('base', (t) => runExpertEpisode(t, BASE_HARNESS, { view })),
   ];
 }
-
-/** A forward-only scorer: Σ mask·(−log p) over the batch's action tokens and Σ mask. */
-export type BatchNll = (batch: RowBatch) => { nll: number; tokens: number };
 
 /**
  * Token-mean action loss (nats/token) of `rows` under `score`, in batches of `B` rows.

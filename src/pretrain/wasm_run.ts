@@ -16,11 +16,11 @@ import { evaluateGreedy, type GreedyReport } from './eval_greedy';
 import { evalTaskList, pretrainSummary, type PretrainPageResult } from './drivers';
 import type { PretrainPageOptions } from './page';
 import { demoTasks, describeDropped, prepareSft, trainSft } from './sft';
-import { CpuEngine } from '../engine/wasm/wasm_engine';
-import { sftBatchNll } from '../engine/wasm/wasm_sft';
+import { startCpuEngine } from '../engine/choose';
+import type { BatchNll } from '../engine/engine_api';
 import { BASE_HARNESS } from '../design/space';
 import { mixMetadata } from './mix';
-import { HELD_OUT_SETS, heldOutLoss, heldOutSets, heldOutTasks, type BatchNll, type HeldOutName } from './heldout';
+import { HELD_OUT_SETS, heldOutLoss, heldOutSets, heldOutTasks, type HeldOutName } from './heldout';
 import type { Task } from '../tasks/types';
 
 interface WasmPretrainOptions extends PretrainPageOptions {
@@ -71,7 +71,7 @@ export async function pretrainWasm(
   const rowTokens = p.rows.reduce((a, r) => a + r.ids.length, 0);
   if (o.init && o.init.params.length !== p.init.length)
     throw new Error(`--init: the checkpoint has ${o.init.params.length} parameters, preset ${cfg.preset} needs ${p.init.length}`);
-  const engine = await CpuEngine.create('hlab pretrain --backend wasm', { threads: o.threads });
+  const engine = await startCpuEngine('hlab pretrain --backend wasm', { threads: o.threads });
   log(
     `[pretrain] ${p.demos.episodes.length} expert episodes (${p.demos.source}, ${describeDropped(p.demos)}${p.longActionTurns ? `; ${p.longActionTurns} turns dropped: action too long for maxT − opening` : ''}; suites ${cfg.suites.join('+')}, tier ≤ ${cfg.maxTier}) → ${p.rows.length} rows, mean ${(rowTokens / Math.max(1, p.rows.length)).toFixed(0)} tokens; model ${cfg.preset} P=${paramCount(cfg.model)} maxT=${cfg.model.maxT}; backend wasm (${engine.describe})`,
   );
@@ -83,7 +83,7 @@ export async function pretrainWasm(
   const limits = { maxT: cfg.model.maxT, actionReserve: cfg.actionReserve };
   // Greedy pass@1: the engine's policy at τ = 0 over the trainer's current parameters.
   const greedyPass = async (tasks: readonly Task[], harnesses: readonly string[]) => {
-    const policy = engine.createPolicy(cfg.model, trainer.model.readParams(), GREEDY_ROWS);
+    const policy = engine.createPolicy(cfg.model, await trainer.params(), GREEDY_ROWS);
     try {
       return await evaluateGreedy(tok, policy, tasks, harnesses, limits, 8);
     } finally {
@@ -91,7 +91,7 @@ export async function pretrainWasm(
     }
   };
   const evalEvery = o.evalEvery ?? 0;
-  const { curve, measure, greedyHarnesses } = heldOutCurve(tok, o, cfg, (b) => sftBatchNll(trainer.model, b), greedyPass, log);
+  const { curve, measure, greedyHarnesses } = heldOutCurve(tok, o, cfg, trainer.nll, greedyPass, log);
   const prepMs = performance.now() - t0;
   const tokMeta = { name: tok.name, vocabSize: tok.vocabSize, formatVersion: TOKENIZER_FORMAT_VERSION };
   const meta = (step: number, losses: number[]) => ({

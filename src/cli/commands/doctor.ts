@@ -7,6 +7,7 @@
 import type { Command } from 'commander';
 import { chromiumExecutable, webgpuLaunchArgs } from '../browser_flags';
 import { printJson } from '../cli_util';
+import { checkCpuEngine } from '../../engine/cpu_check';
 
 /** One check: `ok` and what was found (or why it failed). */
 interface DoctorCheck {
@@ -83,44 +84,6 @@ async function checkWebgpu(executable: string): Promise<DoctorCheck> {
   }
 }
 
-/** The CPU engine (src/engine/wasm): a 2-thread GEMM of known result, against the f64 reference. */
-async function checkCpuEngine(): Promise<DoctorCheck> {
-  try {
-    const { WasmEngine } = await import('../../engine/wasm/wasm_runtime');
-    const { gemm } = await import('../../engine/wasm/wasm_kernels');
-    const e = await WasmEngine.create({ threads: 2, parallelMinWork: 0 });
-    try {
-      const [n, m, k] = [13, 24, 17];
-      const a = e.alloc(n * k, 'a');
-      const b = e.alloc(k * m, 'b');
-      const c = e.alloc(n * m, 'c');
-      a.write(Float32Array.from({ length: n * k }, (_, i) => ((i * 7) % 11) - 5));
-      b.write(Float32Array.from({ length: k * m }, (_, i) => ((i * 5) % 13) - 6));
-      gemm(e, { a, rowStride: k, colStride: 1, b, c, init: 'zero' }, n, m, k);
-      const av = a.read();
-      const bv = b.read();
-      const cv = c.read();
-      let bad = 0;
-      for (let i = 0; i < n; i++)
-        for (let j = 0; j < m; j++) {
-          let s = 0;
-          for (let q = 0; q < k; q++) s += av[i * k + q] * bv[q * m + j];
-          if (cv[i * m + j] !== s) bad++;
-        }
-      return {
-        name: 'cpu-engine',
-        ok: bad === 0,
-        detail:
-          bad === 0 ? `WebAssembly SIMD, ${e.threads} threads: GEMM ${n}×${k}×${m} exact` : `GEMM returned ${bad} wrong values of ${n * m}`,
-      };
-    } finally {
-      e.destroy();
-    }
-  } catch (e) {
-    return { name: 'cpu-engine', ok: false, detail: (e as Error).message.split('\n')[0] };
-  }
-}
-
 /** Every check, in order; the browser checks are skipped (failed) without a Chromium. */
 async function doctorChecks(): Promise<DoctorCheck[]> {
   const checks: DoctorCheck[] = [checkNode()];
@@ -132,7 +95,7 @@ async function doctorChecks(): Promise<DoctorCheck[]> {
     checks.push({ name: 'chromium', ok: false, detail: (e as Error).message });
   }
   checks.push(executable ? await checkWebgpu(executable) : { name: 'webgpu', ok: false, detail: 'not checked: no Chromium' });
-  checks.push(await checkCpuEngine());
+  checks.push({ name: 'cpu-engine', ...(await checkCpuEngine()) });
   return checks;
 }
 

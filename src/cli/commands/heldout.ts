@@ -24,7 +24,6 @@ import { checkpointBudget } from '../../episode/budget';
 import { heldOutByHarness, heldOutLoss, heldOutSets, heldOutTasks, levelMeans, type HarnessLoss } from '../../pretrain/heldout';
 import { PRESET_NAMES, type PresetName } from '../../model/config';
 import { selectTrainingOA } from '../../design/selection';
-import type { RowBatch } from '../../episode/rows';
 import { parseHarnessList } from './expert';
 
 interface Opts {
@@ -90,16 +89,10 @@ export async function heldOutReport(
   const t0 = performance.now();
   const tasks = heldOutTasks(opts.tasks, opts.seed, opts.maxTier as 1 | 2 | 3, suites);
   // The engine loads lazily, as in `hlab pretrain`: other commands need no WebAssembly.
-  const [{ WasmEngine }, { WasmModel }, { sftBatchNll }] = await Promise.all([
-    import('../../engine/wasm/wasm_runtime'),
-    import('../../engine/wasm/wasm_model'),
-    import('../../engine/wasm/wasm_sft'),
-  ]);
-  const engine = await WasmEngine.create({ threads: opts.threads });
+  const { startCpuEngine } = await import('../../engine/choose');
+  const engine = await startCpuEngine('hlab heldout', { threads: opts.threads });
   try {
-    const model = WasmModel.create(engine, cfg, {});
-    model.writeParams(ck.params);
-    const score = (b: RowBatch) => sftBatchNll(model, b);
+    const score = engine.createScorer(cfg, ck.params).nll;
     const sets: Record<string, number> = {};
     for (const s of heldOutSets(tok, tasks, limits, opts.seed))
       sets[s.name] = heldOutLoss(s.rows, opts.batch, tok.padId, limits.maxT, score);

@@ -1,21 +1,23 @@
 /**
  * The CPU engine (src/engine/wasm: AssemblyScript kernels compiled to WebAssembly SIMD, run on the
  * calling thread plus workers over one shared memory) as an `Engine`: WasmModel, the
- * KV-cache WasmSampler (as a SamplerPolicy), WasmRlTrainer and the CPU engine's SFT step. Models live on the
+ * KV-cache WasmSampler (as a SamplerPolicy), WasmRlTrainer, the CPU engine's SFT step and its held-out
+ * scorer (`ScoringEngine`). Models live on the
  * WasmEngine's stack: what a policy, stack or trainer allocates is released by its `destroy`,
  * so they are destroyed in the reverse order of their creation.
  */
 import type { ModelConfig } from '../../model/config';
 import type { RlTrainerOptions } from '../../rl/update';
+import type { RowBatch } from '../../episode/rows';
 import { WasmEngine, type WasmEngineOptions } from './wasm_runtime';
 import { WasmModel } from './wasm_model';
 import { WasmSampler } from './wasm_sampler';
 import { SamplerPolicy } from '../sampler_policy';
 import { WasmRlTrainer } from './wasm_rl_trainer';
-import { cpuSftTrainer } from './wasm_sft';
-import type { Engine, EnginePolicy, RlStack, SftHyper, SftTrainer } from '../engine_api';
+import { cpuSftTrainer, sftBatchNll } from './wasm_sft';
+import type { BatchNll, EnginePolicy, RlStack, ScoringEngine, SftHyper, SftTrainer } from '../engine_api';
 
-export class CpuEngine implements Engine {
+export class CpuEngine implements ScoringEngine {
   readonly kind = 'wasm' as const;
   readonly describe: string;
 
@@ -55,9 +57,15 @@ export class CpuEngine implements Engine {
     return { policy, trainer, readParams: async () => model.readParams(), destroy: release };
   }
 
-  /** The CPU engine's SFT trainer; `model` is its WasmModel (held-out scoring, src/pretrain/heldout.ts). maxB and maxT are not needed here. */
-  createSftTrainer(cfg: ModelConfig, init: Float32Array, hp: SftHyper): SftTrainer & { model: WasmModel } {
-    return cpuSftTrainer(this.wasm, cfg, init, hp);
+  /** The CPU engine's SFT trainer; `nll` scores batches at its current parameters (src/pretrain/heldout.ts). maxB and maxT are not needed here. */
+  createSftTrainer(cfg: ModelConfig, init: Float32Array, hp: SftHyper): SftTrainer & { nll: BatchNll } {
+    const trainer = cpuSftTrainer(this.wasm, cfg, init, hp);
+    return Object.assign(trainer, { nll: (b: RowBatch) => sftBatchNll(trainer.model, b) });
+  }
+
+  createScorer(cfg: ModelConfig, params: Float32Array): { nll: BatchNll; destroy(): void } {
+    const { model, release } = this.model(cfg, params);
+    return { nll: (b) => sftBatchNll(model, b), destroy: release };
   }
 
   errors(): readonly string[] {

@@ -59,7 +59,7 @@ interface BlockActs {
 }
 
 /** What a forward pass leaves for the loss head and backward. */
-export interface WasmForward {
+interface WasmForward {
   B: number;
   T: number;
   /** Scored positions (S) as flat indices b·T + t, increasing. */
@@ -79,7 +79,7 @@ export interface WasmForward {
   lnfS: Arr;
 }
 
-export interface WasmModelOptions {
+interface WasmModelOptions {
   /**
    * Weight decay applies to every parameter (true, the WGSL engine's rule and the default) or
    * only to the matrices and embeddings, not LayerNorm gains/biases and biases (false; the

@@ -39,7 +39,7 @@ const TASK_WORDS = 64;
 const PAGE = 65536;
 const MAX_PAGES = 32768;
 /** Below this many flops an op runs on the calling thread alone: waking the workers costs ~10–50 µs, more than a decode step's small products take. */
-export const PARALLEL_MIN_WORK = 1_500_000;
+const PARALLEL_MIN_WORK = 1_500_000;
 
 /**
  * The worker's whole program, as source text so it needs no bundler or loader: it instantiates

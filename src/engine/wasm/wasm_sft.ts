@@ -14,7 +14,7 @@ import { logprobBackward, logprobForward } from './wasm_kernels';
 import { WasmModel } from './wasm_model';
 
 /** Positions that count (mask > 0) as flat indices, their targets and weights. */
-export function scoredPositions(targets: Int32Array, mask: Float32Array): { pos: Int32Array; tgt: Int32Array; w: Float32Array } {
+function scoredPositions(targets: Int32Array, mask: Float32Array): { pos: Int32Array; tgt: Int32Array; w: Float32Array } {
   const pos: number[] = [];
   for (let i = 0; i < mask.length; i++) if (mask[i] > 0) pos.push(i);
   return { pos: Int32Array.from(pos), tgt: Int32Array.from(pos, (i) => targets[i]), w: Float32Array.from(pos, (i) => mask[i]) };

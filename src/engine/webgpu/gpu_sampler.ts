@@ -11,7 +11,8 @@
  */
 import { checkSampleRequest, type SampleRequest, type SampledRow, type SampleStats } from '../sample_request';
 import { decodeLoop } from '../decode_loop';
-import type { GpuModel, KvCache } from './gpu_model';
+import type { GpuModel } from './gpu_model';
+import type { KvCache } from './gpu_trunk';
 import { createStorage } from './buffers';
 import { DeviceLostError, mapReadChecked } from '../device_lost';
 import { encodePrepared, type PreparedDispatch } from './kernels/dispatch_plan';

@@ -1,7 +1,7 @@
 /**
  * The whole training step on the GPU (docs/ARCHITECTURE.md "The WebGPU engine"): forward
  * (GpuModel) → pluggable loss head (`LossHead`: SFT cross-entropy or the RL head) → backward
- * (mirroring cpuBackward) → global-norm clip → AdamW, one submit per chunk of ≤ maxB rows and one
+ * (gpu_backward.ts, mirroring cpuBackward) → global-norm clip → AdamW, one submit per chunk of ≤ maxB rows and one
  * small metrics readback per step. Gradients are summed over a step's chunks, so several chunks
  * make one optimizer step.
  *
@@ -14,16 +14,13 @@ import type { Gpu } from './device';
 import { createStorage, readF32 } from './buffers';
 import { DeviceLostError, mapReadChecked } from '../device_lost';
 import { encodePrepared, type PreparedDispatch, type TensorView } from './kernels/dispatch_plan';
-import { prepareMatmulBackward } from './kernels/matmul_backward';
-import { prepareLayernormBackward } from './kernels/layernorm_backward';
-import { prepareGeluBackward } from './kernels/gelu_backward';
-import { createAttentionScratch, prepareAttentionBackward } from './kernels/attention_backward';
-import { prepareEncoderBackward, TokenBucketBuffers } from './kernels/encoder_backward';
+import { TokenBucketBuffers } from './kernels/encoder_backward';
 import { prepareGlobalNorm } from './kernels/global_norm_forward';
 import { AdamWUpdate } from './kernels/adamw_update';
 import type { GpuModel } from './gpu_model';
 import { DEFAULT_OPTIMIZER, type OptimizerStep } from '../../model/optimizer';
 import { sftLossHead, type LossContext, type LossHead, type TrainBatch } from './loss_head';
+import { backwardDispatches, createBackwardScratch, type BackwardScratch } from './gpu_backward';
 
 /** Optimizer settings (each defaults to DEFAULT_OPTIMIZER, src/model/optimizer.ts) and the loss head. */
 export interface TrainerOptions extends Partial<Omit<OptimizerStep, 'lr' | 'step'>> {
@@ -76,9 +73,6 @@ interface ShapePlan {
 // Grad norm, clip multiplier and up to 30 loss-head metric words (the RL head has 22).
 const METRIC_WORDS_MAX = 32;
 
-/** Backward scratch, sized for (maxB·maxT) rows: the gradients of the activations (`dres` the residual stream's). */
-type TrainScratch = Record<'dlogits' | 'dvalues' | 'dlnf' | 'dres' | 'dln' | 'datty' | 'dqkv' | 'dfcg' | 'dfch' | 'attScratch', GPUBuffer>;
-
 /**
  * The GPU trainer of one GpuModel: owns gradients, moments, backward scratch and the step.
  * Create with `GpuTrainer.create(model, opts)`; the model's parameters must be written first.
@@ -101,7 +95,7 @@ export class GpuTrainer {
   private readonly opts: Required<Omit<TrainerOptions, 'lossHead'>>;
   private readonly mask: GPUBuffer;
   private readonly buckets: TokenBucketBuffers;
-  private readonly s: TrainScratch;
+  private readonly s: BackwardScratch;
   private readonly adamw: AdamWUpdate;
   private readonly optimizer: PreparedDispatch[];
   private readonly staging: GPUBuffer;
@@ -114,7 +108,7 @@ export class GpuTrainer {
   ) {
     this.gpu = model.gpu;
     const d = this.gpu.device;
-    const { C, NH, vocabSize: V } = model.cfg;
+    const { vocabSize: V } = model.cfg;
     this.P = model.layout.total;
     this.opts = {
       lr: opts.lr ?? DEFAULT_OPTIMIZER.lr,
@@ -125,10 +119,12 @@ export class GpuTrainer {
       maxNorm: opts.maxNorm ?? DEFAULT_OPTIMIZER.maxNorm,
       onSkip: opts.onSkip ?? 'throw',
     };
-    if (this.opts.onSkip !== 'throw' && this.opts.onSkip !== 'report') throw new Error(`GpuTrainer: onSkip = ${String(this.opts.onSkip)} must be 'throw' or 'report'`);
+    if (this.opts.onSkip !== 'throw' && this.opts.onSkip !== 'report')
+      throw new Error(`GpuTrainer: onSkip = ${String(this.opts.onSkip)} must be 'throw' or 'report'`);
     if (!(this.opts.maxNorm > 0)) throw new Error(`GpuTrainer: maxNorm = ${this.opts.maxNorm} must be > 0 (Infinity disables clipping)`);
     this.head = opts.lossHead ?? sftLossHead();
-    if (this.head.metricNames.length > METRIC_WORDS_MAX - 2) throw new Error(`GpuTrainer: loss head '${this.head.name}' has more than ${METRIC_WORDS_MAX - 2} metrics`);
+    if (this.head.metricNames.length > METRIC_WORDS_MAX - 2)
+      throw new Error(`GpuTrainer: loss head '${this.head.name}' has more than ${METRIC_WORDS_MAX - 2} metrics`);
     const N = model.maxB * model.maxT;
     this.grads = createStorage(d, `grads (P=${this.P})`, this.P * 4);
     this.m = createStorage(d, `adamw-m (P=${this.P})`, this.P * 4);
@@ -136,19 +132,7 @@ export class GpuTrainer {
     this.normOut = createStorage(d, 'global-norm [norm, gradScale]', 8);
     this.mask = createStorage(d, 'loss-mask (N)', N * 4);
     this.buckets = new TokenBucketBuffers(this.gpu, V, N, 'train encoder_backward');
-    const f = (label: string, n: number) => createStorage(d, `${label} (${n} f32)`, n * 4);
-    this.s = {
-      dlogits: f('dlogits', N * V),
-      dvalues: f('dvalues', N),
-      dlnf: f('dlnf', N * C),
-      dres: f('dres', N * C),
-      dln: f('dln', N * C),
-      datty: f('datty', N * C),
-      dqkv: f('dqkv', N * 3 * C),
-      dfcg: f('dfcg', N * 4 * C),
-      dfch: f('dfch', N * 4 * C),
-      attScratch: createAttentionScratch(this.gpu, model.maxB, NH, model.maxT),
-    };
+    this.s = createBackwardScratch(this.gpu, model);
     this.optimizer = prepareGlobalNorm(this.gpu, {
       P: this.P,
       grads: { buffer: this.grads },
@@ -165,7 +149,11 @@ export class GpuTrainer {
       gradScale: { buffer: this.normOut, offset: 1 },
     });
     this.optimizer.push(this.adamw.dispatch);
-    this.staging = d.createBuffer({ label: 'train-metrics-staging', size: METRIC_WORDS_MAX * 4, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
+    this.staging = d.createBuffer({
+      label: 'train-metrics-staging',
+      size: METRIC_WORDS_MAX * 4,
+      usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST,
+    });
   }
 
   /**
@@ -183,9 +171,24 @@ export class GpuTrainer {
     if (hit) return hit;
     const model = this.model;
     const N = B * T;
-    const ctx: LossContext = { gpu: this.gpu, model, B, T, N, V: model.cfg.vocabSize, targets: model.targets, mask: this.mask, dlogits: this.s.dlogits, dvalues: this.s.dvalues };
+    const ctx: LossContext = {
+      gpu: this.gpu,
+      model,
+      B,
+      T,
+      N,
+      V: model.cfg.vocabSize,
+      targets: model.targets,
+      mask: this.mask,
+      dlogits: this.s.dlogits,
+      dvalues: this.s.dvalues,
+    };
     const head = this.head.prepare(ctx);
-    const chunk: PreparedDispatch[] = [...model.forwardDispatches(B, T, { values: this.head.usesValues, logprob: false }), ...head.dispatches, ...this.backward(B, T)];
+    const chunk: PreparedDispatch[] = [
+      ...model.forwardDispatches(B, T, { values: this.head.usesValues, logprob: false }),
+      ...head.dispatches,
+      ...this.backward(B, T),
+    ];
     const plan: ShapePlan = { B, T, chunk, headMetrics: head.metrics, ctx };
     this.plans.set(key, plan);
     return plan;
@@ -199,12 +202,7 @@ export class GpuTrainer {
       if (!e) throw new Error(`GpuTrainer: unknown parameter '${name}'`);
       return { buffer: this.grads, offset: e.offset };
     };
-    const b: BackwardShape = { g: this.gpu, model, s: this.s, B, T, N: B * T, grad };
-    const ds = headBackward(b, this.head.usesValues);
-    for (let l = model.cfg.L - 1; l >= 0; l--) ds.push(...mlpBackward(b, l), ...attentionBlockBackward(b, l));
-    const { C, vocabSize: V } = model.cfg;
-    ds.push(prepareEncoderBackward(this.gpu, { B, T, C, V, dout: view(this.s.dres), buckets: this.buckets, dwte: grad('wte'), dwpe: grad('wpe') }, 'encoder backward'));
-    return ds;
+    return backwardDispatches({ g: this.gpu, model, s: this.s, B, T, N: B * T, grad }, this.head.usesValues, this.buckets);
   }
 
   /** Validate a batch. @throws Error naming the bad field. */
@@ -212,10 +210,12 @@ export class GpuTrainer {
     this.model.checkShape('GpuTrainer.trainStep', b.B, b.T);
     const N = b.B * b.T;
     if (b.ids?.length !== N) throw new Error(`GpuTrainer.trainStep: batch.ids has ${b.ids?.length} values, expected (B,T) = ${N}`);
-    if (b.targets?.length !== N) throw new Error(`GpuTrainer.trainStep: batch.targets has ${b.targets?.length} values, expected (B·T) = ${N}`);
+    if (b.targets?.length !== N)
+      throw new Error(`GpuTrainer.trainStep: batch.targets has ${b.targets?.length} values, expected (B·T) = ${N}`);
     if (b.mask?.length !== N) throw new Error(`GpuTrainer.trainStep: batch.mask has ${b.mask?.length} values, expected (B·T) = ${N}`);
     for (let i = 0; i < N; i++) {
-      if (!(b.mask[i] >= 0) || !Number.isFinite(b.mask[i])) throw new Error(`GpuTrainer.trainStep: batch.mask[${i}] = ${b.mask[i]} must be finite and ≥ 0`);
+      if (!(b.mask[i] >= 0) || !Number.isFinite(b.mask[i]))
+        throw new Error(`GpuTrainer.trainStep: batch.mask[${i}] = ${b.mask[i]} must be finite and ≥ 0`);
     }
   }
 
@@ -276,14 +276,22 @@ export class GpuTrainer {
     if (this.inFlight) throw new Error('GpuTrainer.trainStep: the previous step has not finished (await each step)');
     const chunks: readonly TrainBatch[] = Array.isArray(batch) ? (batch as readonly TrainBatch[]) : [batch as TrainBatch];
     if (chunks.length === 0) throw new Error('GpuTrainer.trainStep: no batches (an optimizer step needs at least one)');
-    if (chunks.length > 1 && !this.head.perStep) throw new Error(`GpuTrainer.trainStep: loss head '${this.head.name}' scores one batch per step, got ${chunks.length} chunks`);
+    if (chunks.length > 1 && !this.head.perStep)
+      throw new Error(`GpuTrainer.trainStep: loss head '${this.head.name}' scores one batch per step, got ${chunks.length} chunks`);
     if (this.gpu.lost) throw new DeviceLostError(`${this.gpu.lost.reason}: ${this.gpu.lost.message}`);
     chunks.forEach((c) => this.checkBatch(c));
     this.inFlight = true;
     try {
       const step = this.step + 1;
       const lr = typeof this.opts.lr === 'function' ? this.opts.lr(step) : this.opts.lr;
-      this.adamw.setHyper({ lr, beta1: this.opts.beta1, beta2: this.opts.beta2, eps: this.opts.eps, weightDecay: this.opts.weightDecay, step });
+      this.adamw.setHyper({
+        lr,
+        beta1: this.opts.beta1,
+        beta2: this.opts.beta2,
+        eps: this.opts.eps,
+        weightDecay: this.opts.weightDecay,
+        step,
+      });
       const c: StepCounters = { dispatches: 0, submits: 0, readbacks: 1, passes: 0, clears: 0, copies: 0 };
       for (let k = 0; k < chunks.length; k++) {
         const enc = this.gpu.device.createCommandEncoder({ label: `train step ${step} chunk ${k + 1}/${chunks.length}` });
@@ -309,7 +317,9 @@ export class GpuTrainer {
         // flag): params and moments unchanged; rewind t so the next step reuses t and its LR.
         this.step--;
         if (this.opts.onSkip === 'report') return { step: this.step, gradNorm: words[0], gradScale: words[1], head, skipped: true };
-        throw new Error(`GpuTrainer.trainStep: gradient norm is ${words[0]}; step ${this.step + 1} skipped, parameters and moments unchanged`);
+        throw new Error(
+          `GpuTrainer.trainStep: gradient norm is ${words[0]}; step ${this.step + 1} skipped, parameters and moments unchanged`,
+        );
       }
       return { step: this.step, gradNorm: words[0], gradScale: words[1], head, skipped: false };
     } finally {
@@ -332,7 +342,8 @@ export class GpuTrainer {
    * @throws Error when m or v does not have P values or step is not a non-negative integer.
    */
   writeMoments(m: Float32Array, v: Float32Array, step: number): void {
-    if (m.length !== this.P || v.length !== this.P) throw new Error(`GpuTrainer.writeMoments: m and v must have P = ${this.P} values, got ${m.length} and ${v.length}`);
+    if (m.length !== this.P || v.length !== this.P)
+      throw new Error(`GpuTrainer.writeMoments: m and v must have P = ${this.P} values, got ${m.length} and ${v.length}`);
     if (!Number.isInteger(step) || step < 0) throw new Error(`GpuTrainer.writeMoments: step must be an integer ≥ 0, got ${step}`);
     this.gpu.device.queue.writeBuffer(this.m, 0, m.buffer, m.byteOffset, m.byteLength);
     this.gpu.device.queue.writeBuffer(this.v, 0, v.buffer, v.byteOffset, v.byteLength);
@@ -352,198 +363,18 @@ export class GpuTrainer {
 
   /** Release the trainer's buffers (not the model's). */
   destroy(): void {
-    for (const b of [this.grads, this.m, this.v, this.normOut, this.mask, this.buckets.start, this.buckets.pos, this.staging, ...Object.values(this.s)]) b.destroy();
+    for (const b of [
+      this.grads,
+      this.m,
+      this.v,
+      this.normOut,
+      this.mask,
+      this.buckets.start,
+      this.buckets.pos,
+      this.staging,
+      ...Object.values(this.s),
+    ])
+      b.destroy();
     this.plans.clear();
   }
-}
-
-// ── Backward dispatches of one (B,T) shape ───────────────────────────────────────────────────────
-// Each builder returns its dispatches in encode order; `dres` carries the residual-stream
-// gradient down the stack (every LayerNorm backward accumulates into it).
-
-/** What the backward builders of one (B,T) shape read: the model and its activations, the trainer's scratch and gradient views. */
-interface BackwardShape {
-  g: Gpu;
-  model: GpuModel;
-  s: TrainScratch;
-  B: number;
-  T: number;
-  N: number;
-  /** The gradient view of a named parameter. @throws Error on an unknown name. */
-  grad: (name: string) => TensorView;
-}
-
-function view(buffer: GPUBuffer): TensorView {
-  return { buffer };
-}
-
-/** lm head → [value head, accumulating into dlnf] → final LayerNorm (dres ← dx[L]). */
-function headBackward(b: BackwardShape, usesValues: boolean): PreparedDispatch[] {
-  const { g, model, s, N, grad } = b;
-  const { C, L, vocabSize: V } = model.cfg;
-  const a = model.acts;
-  const ds: PreparedDispatch[] = [
-    prepareMatmulBackward(
-      g,
-      { N, K: C, M: V, dout: view(s.dlogits), inp: view(a.lnf), weight: model.param('wte'), dinp: view(s.dlnf), dweight: grad('wte'), dbias: null },
-      'lm_head backward',
-    ),
-  ];
-  if (usesValues) {
-    ds.push(
-      prepareMatmulBackward(
-        g,
-        {
-          N,
-          K: C,
-          M: 1,
-          dout: view(s.dvalues),
-          inp: view(a.lnf),
-          weight: model.param('valuew'),
-          dinp: view(s.dlnf),
-          dweight: grad('valuew'),
-          dbias: grad('valueb'),
-          accumulateDinp: true,
-        },
-        'value_head backward',
-      ),
-    );
-  }
-  ds.push(
-    prepareLayernormBackward(
-      g,
-      {
-        N,
-        C,
-        dout: view(s.dlnf),
-        inp: view(a.x[L]),
-        w: model.param('lnfw'),
-        mean: view(a.lnfMean),
-        rstd: view(a.lnfRstd),
-        dinp: view(s.dres),
-        dw: grad('lnfw'),
-        db: grad('lnfb'),
-      },
-      'lnf backward',
-    ),
-  );
-  return ds;
-}
-
-/** The MLP half of block l, top down: fcproj, GELU, fc, LN2 (accumulating into dres). */
-function mlpBackward(b: BackwardShape, l: number): PreparedDispatch[] {
-  const { g, model, s, N, grad } = b;
-  const { C } = model.cfg;
-  const h = `h${l}.`;
-  const blk = model.acts.blocks[l];
-  return [
-    prepareMatmulBackward(
-      g,
-      {
-        N,
-        K: 4 * C,
-        M: C,
-        dout: view(s.dres),
-        inp: view(blk.fchGelu),
-        weight: model.param(h + 'fcprojw'),
-        dinp: view(s.dfcg),
-        dweight: grad(h + 'fcprojw'),
-        dbias: grad(h + 'fcprojb'),
-      },
-      `${h}fcproj backward`,
-    ),
-    prepareGeluBackward(g, { n: N * 4 * C, dout: view(s.dfcg), inp: view(blk.fch), dinp: view(s.dfch) }, `${h}gelu backward`),
-    prepareMatmulBackward(
-      g,
-      {
-        N,
-        K: C,
-        M: 4 * C,
-        dout: view(s.dfch),
-        inp: view(blk.ln2),
-        weight: model.param(h + 'fcw'),
-        dinp: view(s.dln),
-        dweight: grad(h + 'fcw'),
-        dbias: grad(h + 'fcb'),
-      },
-      `${h}fc backward`,
-    ),
-    prepareLayernormBackward(
-      g,
-      {
-        N,
-        C,
-        dout: view(s.dln),
-        inp: view(blk.x2),
-        w: model.param(h + 'ln2w'),
-        mean: view(blk.ln2Mean),
-        rstd: view(blk.ln2Rstd),
-        dinp: view(s.dres),
-        dw: grad(h + 'ln2w'),
-        db: grad(h + 'ln2b'),
-      },
-      `${h}ln2 backward`,
-    ),
-  ];
-}
-
-/** The attention half of block l, top down: attproj, attention (2 dispatches), qkv, LN1 (accumulating into dres). */
-function attentionBlockBackward(b: BackwardShape, l: number): PreparedDispatch[] {
-  const { g, model, s, B, T, N, grad } = b;
-  const { C, NH } = model.cfg;
-  const h = `h${l}.`;
-  const blk = model.acts.blocks[l];
-  return [
-    prepareMatmulBackward(
-      g,
-      {
-        N,
-        K: C,
-        M: C,
-        dout: view(s.dres),
-        inp: view(blk.atty),
-        weight: model.param(h + 'attprojw'),
-        dinp: view(s.datty),
-        dweight: grad(h + 'attprojw'),
-        dbias: grad(h + 'attprojb'),
-      },
-      `${h}attproj backward`,
-    ),
-    ...prepareAttentionBackward(
-      g,
-      { B, T, C, NH, dout: view(s.datty), qkv: view(blk.qkv), att: view(blk.att), dqkv: view(s.dqkv), scratch: s.attScratch },
-      `${h}attention backward`,
-    ),
-    prepareMatmulBackward(
-      g,
-      {
-        N,
-        K: C,
-        M: 3 * C,
-        dout: view(s.dqkv),
-        inp: view(blk.ln1),
-        weight: model.param(h + 'qkvw'),
-        dinp: view(s.dln),
-        dweight: grad(h + 'qkvw'),
-        dbias: grad(h + 'qkvb'),
-      },
-      `${h}qkv backward`,
-    ),
-    prepareLayernormBackward(
-      g,
-      {
-        N,
-        C,
-        dout: view(s.dln),
-        inp: view(model.acts.x[l]),
-        w: model.param(h + 'ln1w'),
-        mean: view(blk.ln1Mean),
-        rstd: view(blk.ln1Rstd),
-        dinp: view(s.dres),
-        dw: grad(h + 'ln1w'),
-        db: grad(h + 'ln1b'),
-      },
-      `${h}ln1 backward`,
-    ),
-  ];
 }
