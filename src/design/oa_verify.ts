@@ -90,6 +90,29 @@ function lcm(a: number, b: number): number {
   return (a / gcd(a, b)) * b;
 }
 
+/** How a set of N runs (an array, or a training set of harnesses) stands against the run-size bounds. */
+export interface RunSizeBounds {
+  /** 1 + Σ (s_i − 1). */
+  raoBound: number;
+  /** lcm over factor pairs of s_i s_j. */
+  divisibilityBound: number;
+  /** Smallest N ≥ raoBound that is a multiple of divisibilityBound. */
+  smallestAdmissibleRunSize: number;
+  /**
+   * True when the runs form a strength-2 array whose run size equals smallestAdmissibleRunSize,
+   * i.e. minimal with respect to the Rao and divisibility bounds (hence truly minimal). False
+   * does not prove a smaller array exists.
+   */
+  minimalRunSize: boolean;
+  /**
+   * True when no smaller strength-2 array exists: minimalRunSize, or every admissible run size
+   * below N was proved infeasible by exhaustive search (with distinct runs where asked).
+   */
+  runSizeProvedMinimal: boolean;
+  /** Minimum Hamming distance over pairs of distinct runs (0 when runs repeat). */
+  minPairwiseDistance: number;
+}
+
 /** Rao bound for strength 2: N ≥ 1 + Σ (s_i − 1) (Rao 1947; HSS ch. 2, with t = 2). */
 export function raoBound(levels: readonly number[]): number {
   return 1 + levels.reduce((a, s) => a + (s - 1), 0);

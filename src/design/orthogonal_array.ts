@@ -9,7 +9,15 @@
  * (oa_verify.ts); when none is found within the limits it throws `NoOrthogonalArrayError`.
  */
 import { isPrime, primePower } from './galois_field';
-import { type Runs, type Strength2Report, verifyStrength2, raoBound, divisibilityBound, smallestAdmissibleRunSize } from './oa_verify';
+import {
+  type RunSizeBounds,
+  type Runs,
+  type Strength2Report,
+  verifyStrength2,
+  raoBound,
+  divisibilityBound,
+  smallestAdmissibleRunSize,
+} from './oa_verify';
 import { type BaseArray, type OaMethod, raoHamming, l18, paley, fullFactorial } from './oa_constructions';
 import { type SearchAttempt, searchOrthogonalArray } from './oa_search';
 
@@ -50,7 +58,7 @@ export interface OrthogonalArrayOptions {
 }
 
 /** A verified strength-2 orthogonal array for a list of factor levels. */
-interface OrthogonalArray {
+interface OrthogonalArray extends RunSizeBounds {
   /** s_j per factor, as requested. */
   levels: number[];
   /** N × k runs, column j = factor j. */
@@ -60,25 +68,6 @@ interface OrthogonalArray {
   detail: string;
   /** For each factor, the column of the base array it uses (and the collapse, if any). */
   columns: { baseColumn: number; baseLevels: number; collapsed: boolean }[];
-  raoBound: number;
-  divisibilityBound: number;
-  /** Smallest N ≥ raoBound that is a multiple of divisibilityBound. */
-  smallestAdmissibleRunSize: number;
-  /**
-   * True when runSize equals smallestAdmissibleRunSize, i.e. the array is minimal with
-   * respect to the Rao and divisibility bounds (hence truly minimal). False does not prove a
-   * smaller array exists; see `searchAttempts` for sizes proved infeasible.
-   */
-  minimalRunSize: boolean;
-  /**
-   * True when no smaller strength-2 array exists: either `minimalRunSize`, or every admissible
-   * run size below runSize (multiples of divisibilityBound ≥ raoBound) was exhausted by the
-   * search ('infeasible' attempts). With `distinctRuns`, "exists" reads "exists with
-   * distinct runs".
-   */
-  runSizeProvedMinimal: boolean;
-  /** Minimum Hamming distance over pairs of distinct runs (0 when runs repeat). */
-  minPairwiseDistance: number;
   verification: Strength2Report;
   /** Search attempts made (run sizes below the chosen one, and their outcome). */
   searchAttempts: SearchAttempt[];

@@ -26,7 +26,7 @@ import {
   validateSpace,
 } from './space';
 import { minPairwiseDistance, orthogonalArray, type OrthogonalArrayOptions } from './orthogonal_array';
-import { divisibilityBound, raoBound, smallestAdmissibleRunSize, verifyStrength2 } from './oa_verify';
+import { type RunSizeBounds, divisibilityBound, raoBound, smallestAdmissibleRunSize, verifyStrength2 } from './oa_verify';
 
 /** Largest space whose held-out set is enumerated (the report lists every held-out config). */
 export const MAX_ENUMERATED_SPACE = 1_000_000;
@@ -40,7 +40,7 @@ interface HeldOutConfig {
 }
 
 /** Everything `hlab design` prints. Counts are over the training set (one run per harness). */
-export interface DesignReport {
+export interface DesignReport extends RunSizeBounds {
   method: SelectionMethod;
   /** Construction used, e.g. 'L18 (2^1 3^7), standard Taguchi table; columns 3,4,5,6,7 (1-based)'. */
   construction: string;
@@ -58,24 +58,6 @@ export interface DesignReport {
   heldOutHistogram: { distance: number; count: number }[];
   /** N = |H_tr|. */
   runSize: number;
-  /** 1 + Σ (s_i − 1). */
-  raoBound: number;
-  /** lcm over component pairs of s_i s_j. */
-  divisibilityBound: number;
-  /** Smallest N satisfying both bounds. */
-  smallestAdmissibleRunSize: number;
-  /**
-   * True when the training set is a strength-2 OA and its run size equals the smallest N
-   * satisfying the Rao and divisibility bounds (so no smaller balanced set exists).
-   */
-  minimalRunSize: boolean;
-  /**
-   * True when no smaller balanced training set exists: minimalRunSize, or (OA method) every
-   * smaller admissible run size was proved infeasible by exhaustive search.
-   */
-  runSizeProvedMinimal: boolean;
-  /** Minimum Hamming distance over pairs of training harnesses. */
-  minPairwiseDistance: number;
   balance: {
     /** Every component shows every level equally often. */
     balanced: boolean;
