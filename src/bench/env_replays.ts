@@ -53,6 +53,7 @@ function counted<H extends EnvHost>(env: H, t: () => Tally): H {
   const spy = (api: EnvApi): EnvApi => ({
     reset: (s) => api.reset(s),
     close: (k) => api.close(k),
+    demonstrate: (r) => api.demonstrate(r),
     step: async (s, h) => {
       const out = (await api.step(s, h)) as TimedStepOut;
       const c = t();

@@ -1,7 +1,8 @@
 /**
  * The episode host: harness × sandbox episodes addressed by an episode key. One class serves the
  * RL rollouts (in a page worker, host_worker.ts, or in-process), `hlab serve` (in a worker
- * thread, src/serve/thread.ts, or in-process) and the export's openings (src/export).
+ * thread, src/serve/thread.ts, or in-process) and the export's openings (src/export). A rollout
+ * host also runs the expert's demonstrations for the in-run SFT phase (EnvApi `demonstrate`).
  *
  * Restartable steps: every `step` call carries the episode's whole action history. A host that
  * already holds the episode after exactly that history's earlier actions steps it once; any
@@ -22,6 +23,7 @@
 import { createHarness } from '../harness/registry';
 import { episodeTags } from '../harness/episode';
 import { turnCap } from '../harness/turn_budget';
+import { demonstrate, type DemoRequest, type DemoRows } from './demonstrations';
 import { tokenCounter } from './rows';
 import { Tokenizer, type TokenizerFile } from '../model/tokenizer';
 import type { ActionKind, BehaviourTags, Harness, Message, TruncationReason } from '../harness/types';
@@ -229,20 +231,27 @@ function episodeOutcome(task: Task, h: Harness): { pass: boolean; reward: number
   return { pass: v.pass, reward: v.pass ? 1 : 0, score: v.score, tags: episodeTags(h, task, v) };
 }
 
-/** The API of a host behind a worker (comlink) or in-process: every method may be awaited. */
-export interface EnvApi {
+/** The episodes of a host behind a worker (comlink) or in-process: every method may be awaited. */
+export interface EpisodeApi {
   reset(spec: EpisodeSpec): EpisodeOpening | Promise<EpisodeOpening>;
   step(spec: EpisodeSpec, history: ActionInput[]): EnvStepOut | Promise<EnvStepOut>;
   close(key: string): void | Promise<void>;
 }
 
+/** A rollout host's API: its episodes, and the expert's episodes as training rows counted with the policy's tokenizer (demonstrations.ts). */
+export interface EnvApi extends EpisodeApi {
+  demonstrate(req: DemoRequest): DemoRows | Promise<DemoRows>;
+}
+
 /** An EnvApi around an in-process rollout host: tokens counted with the policy's tokenizer `tok`, `maxTurns` in tool calls (tests, Node, and the no-worker fallback). */
 export function localEnvApi(tok: Tokenizer): EnvApi {
-  const host = new EpisodeHost({ tokenLength: tokenCounter(tok), maxTurns: 'tool-calls' });
+  const tokenLength = tokenCounter(tok);
+  const host = new EpisodeHost({ tokenLength, maxTurns: 'tool-calls' });
   return {
     reset: (s) => host.reset(s),
     step: (s, h) => host.step(s, h),
     close: (k) => host.close(k),
+    demonstrate: (req) => demonstrate(tok, req, tokenLength),
   };
 }
 
@@ -259,7 +268,7 @@ export interface EnvWorkerApi extends EnvApi {
 export function envWorkerApi(): EnvWorkerApi {
   let api: EnvApi | null = null;
   const ready = (): EnvApi => {
-    if (!api) throw new Error('env worker: init(tokenizer) must come before reset/step/close');
+    if (!api) throw new Error('env worker: init(tokenizer) must come before reset/step/close/demonstrate');
     return api;
   };
   return {
@@ -269,5 +278,6 @@ export function envWorkerApi(): EnvWorkerApi {
     reset: (s) => ready().reset(s),
     step: (s, h) => ready().step(s, h),
     close: (k) => ready().close(k),
+    demonstrate: (req) => ready().demonstrate(req),
   };
 }

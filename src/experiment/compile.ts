@@ -5,9 +5,13 @@
  * train worker run from it, so one spec is one experiment wherever it runs.
  * Invariant: JSON-safe (it travels from the CLI to its page) and a pure function of its inputs.
  */
-import type { TaskAssignment } from '../design';
-import type { PresetName } from '../model/config';
+import { BASE_HARNESS, type TaskAssignment } from '../design';
+import { runBudget } from '../episode/budget';
+import type { RowLimits } from '../episode/rows';
+import { presetConfig, type PresetName } from '../model/config';
 import type { Tokenizer } from '../model/tokenizer';
+import { resolveSftConfig } from '../pretrain/sft';
+import { Rng } from '../util/rng';
 import { rlLossConfig, RlLossSpec } from '../rl/config';
 import type { RlTrainerOptions } from '../rl/update';
 import type { ExcludedCell } from './feasibility';
@@ -52,6 +56,20 @@ export interface RunPlan {
   validation?: ValidationPlan;
   /** The RL trainer's options. */
   trainer: RlTrainerOptions;
+  /** The in-run SFT phase (sft_phase.ts); absent for a method without `sft`. */
+  sft?: SftPlan;
+}
+
+/** What a run's SFT phase demonstrates and how it trains (sft_phase.ts). */
+export interface SftPlan {
+  /** The harness it demonstrates and trains through: the method's black-box harness, or the base harness for 'single'. */
+  harness: string;
+  /** The demonstrated train tasks: the run's pool, or a seeded draw of `sft.demos` of it. */
+  taskIds: string[];
+  /** The rows' context budget: the model's maxT capped by spec.rollout (episode/budget.ts runBudget). */
+  limits: RowLimits;
+  /** The optimizer's settings, model config included (pretrain/sft.ts resolveSftConfig). */
+  config: ReturnType<typeof resolveSftConfig>;
 }
 
 /** An experiment as it runs: the spec, its runs in runner order (seeds outer, methods inner) and what they share. */
@@ -100,6 +118,48 @@ export function trainerOptions(spec: ExperimentSpec, algorithm: MethodSpec['algo
 }
 
 /**
+ * The SFT phase of a (seed, method) run over its train-task `pool` (spec.ts MethodSpec.sft):
+ * every choice derives from the seed, so a resumed run redoes the same phase.
+ * @returns undefined for a method without `sft`
+ * @throws Error when the method has `sft` but does not train through one harness ('blackbox' or 'single')
+ */
+export function sftPlan(
+  spec: ExperimentSpec,
+  method: MethodSpec,
+  seed: number,
+  pool: readonly string[],
+  tok: Tokenizer,
+): SftPlan | undefined {
+  const sft = method.sft;
+  if (!sft) return undefined;
+  const blackbox = method.harnesses === 'blackbox' ? method.blackbox : undefined;
+  const harness = blackbox ?? (method.harnesses === 'single' ? BASE_HARNESS : undefined);
+  if (!harness) throw new Error(`method '${method.name}': an SFT phase needs spec.methods[].sft and harnesses 'blackbox' or 'single'`);
+  const preset = method.modelPreset ?? spec.model.preset;
+  const taskIds =
+    sft.demos !== undefined && sft.demos < pool.length
+      ? Rng.derive(seed, 'sft-demos')
+          .shuffle([...pool])
+          .slice(0, sft.demos)
+      : [...pool];
+  const config = resolveSftConfig(
+    {
+      preset,
+      steps: sft.steps,
+      batchSize: sft.batchSize,
+      lr: sft.lr,
+      seed: Rng.derive(seed, 'sft-batches').int(2 ** 31),
+      demos: taskIds.length,
+      // The recipe's optimizer settings; demonstrations come from `harness` above. A base-harness
+      // phase is resolved as the base model's recipe with the mix of the base harness alone.
+      ...(blackbox ? { blackbox } : { blackbox: null, mix: 'base:1' }),
+    },
+    tok.vocabSize,
+  );
+  return { harness, taskIds, limits: runBudget(presetConfig(preset, tok.vocabSize).maxT, spec.rollout), config };
+}
+
+/**
  * Compile a validated spec (spec.ts parseSpec, plan.ts checkSpecConsistency) into its plan.
  * @throws ContextBudgetError when an opening exceeds the context budget (openings.ts); Error
  *   when every training task of a run is infeasible or K exceeds a training set
@@ -119,10 +179,12 @@ export function compilePlan(spec: ExperimentSpec, tok: Tokenizer, inputs: PlanIn
     const cellTasks = inSpaceTasks(spec, tests, inSpace.ids);
     const validates = rlSteps > 0 || !!method.sft;
     const validation = validates ? validationPlan(spec, method, seed, fullPool, excluded, inSpace.ids) : undefined;
+    const sft = sftPlan(spec, method, seed, pool, tok);
+    const preset = method.modelPreset ?? spec.model.preset;
     return {
       seed,
       method,
-      preset: method.modelPreset ?? spec.model.preset,
+      preset,
       rlSteps,
       pool,
       assignments,
@@ -135,6 +197,7 @@ export function compilePlan(spec: ExperimentSpec, tok: Tokenizer, inputs: PlanIn
       },
       ...(validation ? { validation } : {}),
       trainer: trainerOptions(spec, method.algorithm, tok.padId, seed),
+      ...(sft ? { sft } : {}),
     };
   });
   return {

@@ -178,9 +178,10 @@ interface ActiveRun {
   schedule: ReturnType<typeof makeSchedule>;
   st: RunState;
   startSource: string;
-  /** Model preset and starting parameters (the shared 'before' batch's reuse key, before_reuse.ts). */
+  /** Model preset and starting parameters, and the parameters' SHA-256 (paramsDigest): the reuse keys of the shared 'before' batch (before_reuse.ts) and of the SFT phase (sft_phase.ts). */
   preset: PresetName;
   startParams: Float32Array;
+  startDigest: string;
   /** evaluate.ts sharedBatchKey of the run's evaluation. */
   sharedKey: string;
   /** performance.now() when this call started the run. */
@@ -311,7 +312,7 @@ async function resumePoint(ctx: RunContext): Promise<{ state: RunState; tensors:
  * resumed state when it belongs to this run.
  * @throws Error for an unusable starting checkpoint (run_start.ts) or a run whose every training task is excluded
  */
-function startRun(ctx: RunContext, r: number, resume: { state: RunState; tensors: RunTensors } | null): ActiveRun {
+async function startRun(ctx: RunContext, r: number, resume: { state: RunState; tensors: RunTensors } | null): Promise<ActiveRun> {
   const { spec, tok, emit } = ctx;
   const runs = ctx.experiment.runs;
   const plan = runs[r];
@@ -360,6 +361,7 @@ function startRun(ctx: RunContext, r: number, resume: { state: RunState; tensors
     startSource: start.source,
     preset,
     startParams: start.params,
+    startDigest: await paramsDigest(start.params),
     sharedKey: sharedBatchKey(sets, evalOpts),
     t0: performance.now(),
     resumed,
@@ -426,11 +428,10 @@ async function evaluateBefore(ctx: RunContext, run: ActiveRun): Promise<void> {
   if (ctx.seams.skipEval || run.st.before) return;
   const { method, seed } = run;
   ctx.emit({ type: 'progress', ...ctx.progress, phase: `eval before (${method.name}, seed ${seed})` });
-  const digest = await paramsDigest(run.startParams);
-  const found = ctx.sharedBefore.find(digest, run.preset, run.sharedKey);
+  const found = ctx.sharedBefore.find(run.startDigest, run.preset, run.sharedKey);
   const { result: b, shared } = await run.runEval('before', found?.batch);
   if (found) b.reusedFrom = { ...found.from, episodes: found.batch.outcomes.length };
-  else ctx.sharedBefore.remember(digest, run.preset, shared, { method: method.name, seed });
+  else ctx.sharedBefore.remember(run.startDigest, run.preset, shared, { method: method.name, seed });
   run.st.before = b;
   ctx.progress.done++;
   ctx.emit({ type: 'eval', runIndex: run.r, method: method.name, seed, when: 'before', ...evalSummary(b) });
@@ -447,7 +448,7 @@ async function evaluateBefore(ctx: RunContext, run: ActiveRun): Promise<void> {
 
 /** ── SFT phase ── sft_phase.ts after 'before', before RL; then a checkpoint whose state records it (a resume skips it), one progress unit. */
 async function sftPhase(ctx: RunContext, run: ActiveRun): Promise<void> {
-  if (!run.method.sft || run.st.sft) return;
+  if (!run.plan.sft || run.st.sft) return;
   // A run without RL steps gets its validation point (step 0: after SFT, before RL) here.
   const { record, point } = await runSftPhase(ctx, run, run.runSteps === 0 ? run.plan.validation : undefined);
   run.st.sft = record;
@@ -549,7 +550,7 @@ export async function runExperiment(experiment: ExperimentPlan, o: RunnerOptions
   try {
     let resume = await resumePoint(ctx);
     for (let r = ctx.results.length; r < ctx.experiment.runs.length; r++) {
-      const run = startRun(ctx, r, resume);
+      const run = await startRun(ctx, r, resume);
       resume = null;
       try {
         await evaluateBefore(ctx, run);

@@ -3,24 +3,22 @@
  * demonstrations of the run's train-task pool under the method's one training harness, after the
  * 'before' evaluation and before any RL step, so a run's gain covers SFT and RL together.
  *
+ * Every choice is compiled into the run's plan (compile.ts `sftPlan`); the expert's episodes run
+ * on the episode host (host.ts EnvApi `demonstrate`), which answers with their rows.
+ *
  * Invariant: every choice derives from the run's seed and the phase starts from the run's
  * starting checkpoint, so a run resumed before the phase finished redoes it with the same
  * result, and methods of a seed with an identical phase share it (`SftReuse`). Test and
  * validation tasks are never demonstrated.
  */
 import type { Engine, EngineRlTrainer } from '../engine/engine_api';
-import { runBudget } from '../episode/budget';
-import { presetConfig, type ModelConfig, type PresetName } from '../model/config';
-import { cutView, tokenCounter } from '../episode/rows';
+import { describeDropped, joinDemoRows } from '../episode/demonstrations';
 import type { Tokenizer } from '../model/tokenizer';
-import { demonstrationRows, demonstrationsOf, describeDropped, resolveSftConfig, trainSft } from '../pretrain/sft';
-import { taskFromId } from '../tasks';
-import { sha256Hex } from '../util/encoding';
-import { Rng } from '../util/rng';
-import { BASE_HARNESS } from '../design';
+import { trainSft } from '../pretrain/sft';
 import type { Emit } from './run_events';
 import type { EnvHost, Policy } from '../rollout/rollout';
-import type { ExperimentSpec, MethodSpec } from './spec';
+import type { RunPlan, SftPlan } from './compile';
+import type { ExperimentSpec } from './spec';
 import { measureValidation, type ValidationPlan, type ValidationPoint } from './validation';
 
 /** What a finished SFT phase records (run state, RunResult.sft). */
@@ -59,7 +57,7 @@ interface SftPhaseCall {
   spec: ExperimentSpec;
   tok: Tokenizer;
   engine: Engine;
-  /** Environments of the validation episodes. */
+  /** Environments of the expert's demonstrations and the validation episodes. */
   env: EnvHost;
   emit: Emit;
   /** The call's work units, repeated in the phase's progress events (the runner counts the phase as one when it ends). */
@@ -70,27 +68,18 @@ interface SftPhaseCall {
 
 /** What the phase reads of one run (runner.ts ActiveRun). */
 interface SftPhaseRun {
-  /** A method with `sft` and harnesses 'blackbox' (with `blackbox`) or 'single' (spec.ts checks both). */
-  method: MethodSpec;
-  seed: number;
+  /** The run's plan: its phase in `sft` (compile.ts sftPlan). */
+  plan: Pick<RunPlan, 'method' | 'seed' | 'sft'>;
   /** The run's index (runner order), for its events. */
   r: number;
-  /** The run's model preset. */
-  preset: PresetName;
   /** Starting parameters (P), the run's starting checkpoint; not modified. */
   startParams: Float32Array;
-  /** The run's train-task pool (ids, infeasible cells already left out). */
-  pool: readonly string[];
+  /** Their SHA-256 (runner.ts paramsDigest), part of the phase's reuse key. */
+  startDigest: string;
   /** The RL trainer receives the fine-tuned parameters with fresh AdamW moments (RL starts its own optimizer); validation samples its policy. */
   stack: { trainer: EngineRlTrainer; policy: Policy };
   /** Whether the run continues from a checkpoint written inside it (then before the phase finished: it is redone). */
   resumed: boolean;
-}
-
-/** The harness a method's SFT phase trains through: its black-box harness, or the base harness for 'single'; null for any other method. */
-function sftHarness(method: MethodSpec): string | null {
-  if (method.harnesses === 'blackbox') return method.blackbox ?? null;
-  return method.harnesses === 'single' ? BASE_HARNESS : null;
 }
 
 /** Mean of the first (`last` false) or last 10 % of `xs` (at least one element). */
@@ -100,58 +89,34 @@ function tenthMean(xs: readonly number[], last: boolean): number {
   return part.reduce((a, b) => a + b, 0) / part.length;
 }
 
-/** Demonstrations → rows → SFT steps from the run's starting parameters (module doc). */
-async function trainPhase(call: SftPhaseCall, run: SftPhaseRun, model: ModelConfig): Promise<{ params: Float32Array; record: SftRecord }> {
-  const { spec, tok, emit } = call;
-  const { method, seed } = run;
-  const sft = method.sft!;
-  const harness = sftHarness(method)!;
-  const blackbox = method.harnesses === 'blackbox';
+/** Demonstrations (on the episode host) → rows → SFT steps from the run's starting parameters (module doc). */
+async function trainPhase(call: SftPhaseCall, run: SftPhaseRun, sft: SftPlan): Promise<{ params: Float32Array; record: SftRecord }> {
+  const { emit } = call;
+  const { method, seed } = run.plan;
+  const { harness, taskIds, limits, config: cfg } = sft;
   const t0 = performance.now();
   const who = `${method.name}, seed ${seed}`;
-  const ids =
-    sft.demos !== undefined && sft.demos < run.pool.length
-      ? Rng.derive(seed, 'sft-demos')
-          .shuffle([...run.pool])
-          .slice(0, sft.demos)
-      : [...run.pool];
-  const limits = runBudget(model.maxT, spec.rollout);
-  const demos = demonstrationsOf(ids.map(taskFromId), seed, { blackbox: harness }, cutView(tok, limits), tokenCounter(tok));
-  const { episodes, failed } = demos;
-  if (episodes.length === 0)
+  // One job per task: each stays within a worker's watchdog, and a worker pool spreads them.
+  const demos = joinDemoRows(
+    await Promise.all(taskIds.map((id) => call.env.run(async (api) => api.demonstrate({ taskIds: [id], harnessId: harness, limits })))),
+  );
+  const { rows } = demos;
+  if (demos.demos === 0)
     throw new Error(
-      `method '${method.name}', seed ${seed}: SFT phase: the expert passed none of ${ids.length} train tasks under ${harness}`,
+      `method '${method.name}', seed ${seed}: SFT phase: the expert passed none of ${taskIds.length} train tasks under ${harness}`,
     );
-  const rows = demonstrationRows(tok, episodes, limits);
   emit({
     type: 'log',
-    message: `SFT phase (${who}): ${episodes.length} expert episodes of ${ids.length} train tasks through ${harness} (${describeDropped(demos)}) → ${rows.length} rows; ${sft.steps} steps × ${sft.batchSize} rows, lr ${sft.lr}`,
+    message: `SFT phase (${who}): ${demos.demos} expert episodes of ${taskIds.length} train tasks through ${harness} (${describeDropped(demos)}) → ${rows.length} rows; ${cfg.steps} steps × ${cfg.batchSize} rows, lr ${cfg.lr}`,
   });
-  const cfg = {
-    ...resolveSftConfig(
-      {
-        preset: run.preset,
-        steps: sft.steps,
-        batchSize: sft.batchSize,
-        lr: sft.lr,
-        seed: Rng.derive(seed, 'sft-batches').int(2 ** 31),
-        demos: ids.length,
-        // The recipe's optimizer settings; demonstrations come from `harness` above. A base-harness
-        // phase is resolved as the base model's recipe with the mix of the base harness alone.
-        ...(blackbox ? { blackbox: harness } : { blackbox: null, mix: 'base:1' }),
-      },
-      tok.vocabSize,
-    ),
-    model,
-  };
-  const trainer = call.engine.createSftTrainer(model, run.startParams, cfg, cfg.batchSize, model.maxT);
-  const logEvery = Math.max(1, Math.round(sft.steps / 10));
-  const res = await trainSft(rows, cfg, trainer, tok.padId, (p) => {
-    if (p.step === 1 || p.step % logEvery === 0 || p.step === sft.steps) {
-      emit({ type: 'progress', ...call.progress, phase: `SFT step ${p.step}/${sft.steps} (${who})` });
+  const trainer = call.engine.createSftTrainer(cfg.model, run.startParams, cfg, cfg.batchSize, cfg.model.maxT);
+  const logEvery = Math.max(1, Math.round(cfg.steps / 10));
+  const res = await trainSft(rows, cfg, trainer, call.tok.padId, (p) => {
+    if (p.step === 1 || p.step % logEvery === 0 || p.step === cfg.steps) {
+      emit({ type: 'progress', ...call.progress, phase: `SFT step ${p.step}/${cfg.steps} (${who})` });
       emit({
         type: 'log',
-        message: `SFT step ${p.step}/${sft.steps} (${who}): loss ${p.loss.toFixed(3)}, lr ${p.lr.toExponential(2)}, ${(p.elapsedMs / p.step).toFixed(0)} ms/step`,
+        message: `SFT step ${p.step}/${cfg.steps} (${who}): loss ${p.loss.toFixed(3)}, lr ${p.lr.toExponential(2)}, ${(p.elapsedMs / p.step).toFixed(0)} ms/step`,
       });
     }
   });
@@ -159,8 +124,8 @@ async function trainPhase(call: SftPhaseCall, run: SftPhaseRun, model: ModelConf
     steps: res.losses.length,
     firstLoss: tenthMean(res.losses, false),
     lastLoss: tenthMean(res.losses, true),
-    demos: episodes.length,
-    failedDemos: failed,
+    demos: demos.demos,
+    failedDemos: demos.failed,
     rows: rows.length,
     seconds: (performance.now() - t0) / 1000,
   };
@@ -176,9 +141,9 @@ async function trainPhase(call: SftPhaseCall, run: SftPhaseRun, model: ModelConf
  * AdamW moments, Adam step 0), then measure `validation` at step 0 when given.
  * @param validation the run's validation plan (validation.ts), for a run without RL steps
  * @returns the phase's record and the validation point (when measured)
- * @throws Error when the method has no SFT phase or training harness for it, when no expert
- *   demonstration passed, or a step's loss is not finite (trainSft); ContextBudgetError when an
- *   opening exceeds the run's context budget (demonstrationRows)
+ * @throws Error when the run's plan has no SFT phase, when no expert demonstration passed, when
+ *   an opening exceeds the run's context budget (the host's demonstrationRows), or a step's loss
+ *   is not finite (trainSft)
  */
 export async function runSftPhase(
   call: SftPhaseCall,
@@ -186,23 +151,12 @@ export async function runSftPhase(
   validation?: ValidationPlan,
 ): Promise<{ record: SftRecord; point: ValidationPoint | null }> {
   const { spec, tok, emit } = call;
-  const { method, seed } = run;
-  const model = presetConfig(run.preset, tok.vocabSize);
-  const sft = method.sft;
-  const harness = sftHarness(method);
-  if (!sft || !harness)
-    throw new Error(`method '${method.name}': an SFT phase needs spec.methods[].sft and harnesses 'blackbox' or 'single'`);
+  const { method, seed, sft } = run.plan;
+  if (!sft) throw new Error(`method '${method.name}': the run's plan has no SFT phase (compile.ts sftPlan)`);
   const t0 = performance.now();
   const who = `${method.name}, seed ${seed}`;
-  const key = JSON.stringify([
-    await sha256Hex(new Uint8Array(run.startParams.buffer, run.startParams.byteOffset, run.startParams.byteLength)),
-    run.preset,
-    harness,
-    sft,
-    seed,
-    run.pool,
-    spec.rollout,
-  ]);
+  // The plan's phase holds every choice it makes (harness, tasks, budget, optimizer, seeds).
+  const key = JSON.stringify([run.startDigest, sft]);
   const found = call.sftReuse.find(key);
   if (run.resumed)
     emit({
@@ -219,7 +173,7 @@ export async function runSftPhase(
       message: `SFT phase (${who}): the same phase as method '${found.method}' (starting parameters, demonstrations, steps, seed): its parameters reused`,
     });
   } else {
-    ({ params, record } = await trainPhase(call, run, model));
+    ({ params, record } = await trainPhase(call, run, sft));
     call.sftReuse.remember(key, method.name, params, record);
   }
   run.stack.trainer.writeState({ params, m: new Float32Array(params.length), v: new Float32Array(params.length), adamStep: 0 });

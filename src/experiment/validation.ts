@@ -9,7 +9,6 @@
  * Rng.derive(seed, 'validation', step), at the evaluation's temperature), so a resumed run
  * measures exactly the points an uninterrupted one does. Infeasible cells are left out.
  */
-import type { Tokenizer } from '../model/tokenizer';
 import { runEpisodes, type EpisodeRequest, type RolloutOptions } from '../rollout/rollout';
 import { BASE_HARNESS } from '../design/space';
 import { Rng } from '../util/rng';

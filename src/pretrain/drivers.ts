@@ -5,7 +5,8 @@ import { taskSet } from '../tasks';
 import type { SuiteName, Task, Tier } from '../tasks/types';
 import { Rng } from '../util/rng';
 import type { Row } from '../episode/rows';
-import type { DemoFailure, DemoSet, resolveSftConfig, SftResult } from './sft';
+import type { DemoFailure } from '../episode/demonstrations';
+import type { DemoSet, resolveSftConfig, SftResult } from './sft';
 import type { GreedyReport } from './eval_greedy';
 
 /** What a pretraining run reports, on either driver (page.ts in the page, wasm_run.ts in Node); JSON-safe. */

@@ -18,7 +18,7 @@ import type { SuiteName, Task, Tier } from '../tasks/types';
 import { Rng } from '../util/rng';
 import { runProceduralExpert } from '../corpus/procedural_harness';
 import { cutView, type Row, type RowLimits, packBatch } from '../episode/rows';
-import { demonstrationRows } from './sft';
+import { demonstrationRows } from '../episode/demonstrations';
 import type { BatchNll } from '../engine/engine_api';
 
 export const HELD_OUT_SETS = ['procedural', 'training', 'base'] as const;

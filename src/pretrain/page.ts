@@ -14,7 +14,8 @@ import { selectTrainingOA } from '../design/selection';
 import { encodeBaseCheckpoint } from '../model/checkpoint';
 import { evalTaskList, pretrainSummary, type PretrainPageResult } from './drivers';
 import { evaluateGreedy } from './eval_greedy';
-import { describeDropped, prepareSft, trainSft, type SftConfig, type SftProgress } from './sft';
+import { describeDropped } from '../episode/demonstrations';
+import { prepareSft, trainSft, type SftConfig, type SftProgress } from './sft';
 import { mixMetadata } from './mix';
 
 export interface PretrainPageOptions extends SftConfig {

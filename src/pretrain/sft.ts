@@ -17,24 +17,14 @@ import { presetConfig, type ModelConfig, type PresetName, PRESET_NAMES } from '.
 import { cpuAdamwStep, cpuBackward, cpuForward, sftLoss, sftTargets } from '../model/cpu_model';
 import { initParams } from '../model/init';
 import type { Tokenizer } from '../model/tokenizer';
-import { runExpertEpisode, type ExpertEpisode } from '../harness/expert';
+import { runExpertEpisode } from '../harness/expert';
 import { isBlackboxId } from '../harness/registry';
 import { getSuite, taskSet } from '../tasks';
 import type { SuiteName, Task, Tier } from '../tasks/types';
 import { Rng } from '../util/rng';
 import { runProceduralExpert } from '../corpus/procedural_harness';
-import {
-  batchIndices,
-  cutView,
-  encodeTurn,
-  episodeRows,
-  packBatch,
-  tokenCounter,
-  type Row,
-  type RowBatch,
-  type RowLimits,
-} from '../episode/rows';
-import { ContextBudgetError } from '../harness/context_budget';
+import { batchIndices, cutView, packBatch, tokenCounter, type Row, type RowBatch } from '../episode/rows';
+import { demonstrationRows, expertDemonstrations, keepPassed, type DemoEpisodes } from '../episode/demonstrations';
 import type { SftTrainer } from '../engine/engine_api';
 import { DEFAULT_MIX_SPEC, drawMixHarness, MixSpecError, resolveMix, type PretrainMix } from './mix';
 
@@ -173,34 +163,9 @@ export function demoTasks(n: number, seed: number, maxTier: Tier = 3, suites: re
 }
 
 /** Demonstrations and where they came from. */
-export interface DemoSet {
-  episodes: ExpertEpisode[];
+export interface DemoSet extends DemoEpisodes {
   /** 'mix <spec>' or the black-box id. */
   source: string;
-  /** Episodes whose expert run failed (dropped). */
-  failed: number;
-  /**
-   * Why, by `demoFailureReason`: 'opening' (the draw's system prompt and task alone exceed the
-   * context budget, so no row of it can be shown: ContextBudgetError, expert.ts errorKind; measured 9 % of
-   * tier-1 procedural draws at 512 − 128), 'driver' (the expert's run stopped on another error),
-   * 'verifier' (it finished and failed a check).
-   */
-  failedBy: Record<DemoFailure, number>;
-}
-
-export type DemoFailure = 'opening' | 'driver' | 'verifier';
-
-/** Why a failed demonstration failed (DemoSet.failedBy). */
-export function demoFailureReason(ep: Pick<ExpertEpisode, 'errorKind'>): DemoFailure {
-  return ep.errorKind ?? 'verifier';
-}
-
-/** "N dropped: opening a, driver b" (reasons with a count > 0; "0 dropped" when none) for logs. */
-export function describeDropped(d: Pick<DemoSet, 'failed' | 'failedBy'>): string {
-  const parts = Object.entries(d.failedBy)
-    .filter(([, n]) => n > 0)
-    .map(([k, n]) => `${k} ${n}`);
-  return parts.length ? `${d.failed} dropped: ${parts.join(', ')}` : `${d.failed} dropped`;
 }
 
 /** Where demonstrations come from: the base model's harness mix, or one black-box harness. */
@@ -227,9 +192,10 @@ export function collectDemonstrations(
 }
 
 /**
- * Expert demonstrations of the given tasks (collectDemonstrations draws them; the in-run SFT
- * phase, src/experiment/sft_phase.ts, passes a run's train pool): harness choice, view and
- * token counter as collectDemonstrations documents; failed episodes dropped and counted.
+ * Expert demonstrations of the given tasks (collectDemonstrations draws them): harness choice,
+ * view and token counter as collectDemonstrations documents; failed episodes dropped and
+ * counted. Under one black-box harness they are episode/demonstrations.ts `expertDemonstrations`,
+ * which an episode host serves to the in-run SFT phase.
  */
 export function demonstrationsOf(
   tasks: readonly Task[],
@@ -238,86 +204,16 @@ export function demonstrationsOf(
   view?: (context: string, action?: string) => string,
   tokenLength?: (text: string) => number,
 ): DemoSet {
+  if ('blackbox' in source) return { ...expertDemonstrations(tasks, source.blackbox, view, tokenLength), source: source.blackbox };
   const hr = Rng.derive(seed, 'demo-harness');
-  const episodes: ExpertEpisode[] = [];
-  let failed = 0;
-  const failedBy: Record<DemoFailure, number> = { opening: 0, driver: 0, verifier: 0 };
   const opts = { view, ...(tokenLength ? { tokenLength } : {}) };
-  for (const t of tasks) {
-    let ep: ExpertEpisode;
-    if ('blackbox' in source) ep = runExpertEpisode(t, source.blackbox, opts);
-    else {
-      const h = drawMixHarness(source.mix, hr);
-      if (h === 'procedural') ep = runProceduralExpert(t, hr.int(2 ** 31), { view });
-      else if (h === 'procedural-envelope') ep = runProceduralExpert(t, hr.int(2 ** 31), { view, syntax: 'envelope' });
-      else ep = runExpertEpisode(t, h, opts);
-    }
-    if (ep.pass) episodes.push(ep);
-    else {
-      failed++;
-      failedBy[demoFailureReason(ep)]++;
-    }
-  }
-  return { episodes, source: 'blackbox' in source ? source.blackbox : `mix ${source.mix.spec}`, failed, failedBy };
-}
-
-/**
- * Rows of every episode (module doc of rows.ts): with `pack` (default) the appending turns of an
- * episode share one row (`episodeRows`), else one row per turn. Parse errors and cut-offs never
- * occur in expert turns; any non-tool/message turn (or empty action) is skipped (it then breaks
- * a packed run: the next turn starts a new row). A turn whose action is so long that the opening
- * no longer fits beside it in maxT is dropped too (the policy could not emit it within its
- * reserve anyway), counted in `opts.stats.longActionTurns`.
- * @throws ContextBudgetError naming the harness and task when an opening exceeds maxT − actionReserve.
- */
-export function demonstrationRows(
-  tok: Tokenizer,
-  episodes: readonly ExpertEpisode[],
-  limits: RowLimits,
-  opts: { pack?: boolean; stats?: { longActionTurns: number } } = {},
-): Row[] {
-  const rows: Row[] = [];
-  const pack = opts.pack ?? true;
-  const budget = limits.maxT - limits.actionReserve;
-  for (const ep of episodes) {
-    const named = (e: ContextBudgetError) =>
-      new ContextBudgetError(`harness ${ep.harness}, task ${ep.taskId}: ${e.message}`, e.headTokens, e.budget);
-    const push = (run: Array<(typeof ep.turns)[number]>) => {
-      if (run.length === 0) return;
-      try {
-        rows.push(...episodeRows(tok, run, limits, pack));
-      } catch (e) {
-        if (!(e instanceof ContextBudgetError)) throw e;
-        if (e.budget >= budget) throw named(e);
-        // A long action lowered one row's budget below the opening: drop such turns, keep the rest.
-        let sub: typeof run = [];
-        for (const t of run) {
-          try {
-            encodeTurn(tok, t.context, t.action, limits);
-            sub.push(t);
-          } catch (e2) {
-            if (!(e2 instanceof ContextBudgetError)) throw e2;
-            if (e2.budget >= budget) throw named(e2);
-            if (opts.stats) opts.stats.longActionTurns++;
-            if (sub.length) rows.push(...episodeRows(tok, sub, limits, pack));
-            sub = [];
-          }
-        }
-        if (sub.length) rows.push(...episodeRows(tok, sub, limits, pack));
-      }
-    };
-    // A skipped turn between two kept ones breaks the chain: pack runs of consecutive kept turns only.
-    let run: Array<(typeof ep.turns)[number]> = [];
-    for (const t of ep.turns) {
-      if ((t.kind === 'tool' || t.kind === 'message') && t.action.length > 0) run.push(t);
-      else {
-        push(run);
-        run = [];
-      }
-    }
-    push(run);
-  }
-  return rows;
+  const runs = tasks.map((t) => {
+    const h = drawMixHarness(source.mix, hr);
+    if (h === 'procedural') return runProceduralExpert(t, hr.int(2 ** 31), { view });
+    if (h === 'procedural-envelope') return runProceduralExpert(t, hr.int(2 ** 31), { view, syntax: 'envelope' });
+    return runExpertEpisode(t, h, opts);
+  });
+  return { ...keepPassed(runs), source: `mix ${source.mix.spec}` };
 }
 
 /**

@@ -14,7 +14,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { WorkerPool, type WatchdogTimer, type WorkerPoolStats } from '../episode/worker_pool';
-import { EpisodeHost, type ActionInput, type EnvApi, type EnvStepOut, type EpisodeOpening, type EpisodeSpec } from '../episode/host';
+import { EpisodeHost, type ActionInput, type EpisodeApi, type EnvStepOut, type EpisodeOpening, type EpisodeSpec } from '../episode/host';
 import { WebWorkerShim } from './node_endpoint';
 
 interface EnvPoolOptions {
@@ -39,7 +39,7 @@ export function defaultWorkers(): number {
 
 /** Episode compute behind the server: worker threads or in-process. */
 export class EnvPool {
-  private readonly pools: WorkerPool<EnvApi>[] = [];
+  private readonly pools: WorkerPool<EpisodeApi>[] = [];
   private readonly inflight: number[] = [];
   private readonly home = new Map<string, number>();
   private readonly inline: EpisodeHost | null;
@@ -59,7 +59,7 @@ export class EnvPool {
     const url = new URL(import.meta.url.endsWith('.ts') ? './thread_boot.mjs' : './thread.js', import.meta.url);
     for (let i = 0; i < opts.workers; i++) {
       this.pools.push(
-        new WorkerPool<EnvApi>({
+        new WorkerPool<EpisodeApi>({
           size: 1,
           watchdogMs: opts.watchdogMs,
           maxRetries: opts.maxRetries ?? 1,
@@ -94,12 +94,12 @@ export class EnvPool {
     return best;
   }
 
-  private async run<R>(key: string, job: (api: EnvApi) => Promise<R> | R): Promise<R> {
+  private async run<R>(key: string, job: (api: EpisodeApi) => Promise<R> | R): Promise<R> {
     const i = this.pick(key);
     this.home.set(key, i);
     this.inflight[i]++;
     try {
-      return await this.pools[i].run(async (api) => job(api as unknown as EnvApi));
+      return await this.pools[i].run(async (api) => job(api as unknown as EpisodeApi));
     } finally {
       this.inflight[i]--;
     }

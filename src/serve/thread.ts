@@ -1,6 +1,6 @@
 /**
  * A serve worker thread (node:worker_threads): owns an `EpisodeHost` (src/episode/host.ts) and
- * exposes its `EnvApi` through comlink, so the HTTP thread never runs harness or sandbox code and one slow step
+ * exposes its `EpisodeApi` through comlink, so the HTTP thread never runs harness or sandbox code and one slow step
  * never delays another episode. Started by pool.ts.
  *
  * workerData: { capacity: number, stallAction?: string }. `stallAction` is fault injection
@@ -9,13 +9,13 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { expose } from 'comlink';
-import { EpisodeHost, type EnvApi } from '../episode/host';
+import { EpisodeHost, type EpisodeApi } from '../episode/host';
 import { nodeEndpoint } from './node_endpoint';
 
 const data = (workerData ?? {}) as { capacity?: number; stallAction?: string };
 const host = new EpisodeHost({ maxTurns: 'turns', capacity: data.capacity ?? 4096 });
 
-const api: EnvApi = {
+const api: EpisodeApi = {
   reset: (spec) => host.reset(spec),
   step: (spec, history) => {
     if (data.stallAction !== undefined && history.length > 0 && history[history.length - 1].text === data.stallAction) {

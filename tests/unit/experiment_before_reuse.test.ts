@@ -49,6 +49,7 @@ function countingEnv(): { env: EnvApi; resets: () => number; harnesses: () => st
       return { ...out, pass: v === 0, reward: v === 0 ? 1 : 0, score: v / 3 };
     },
     close: (k) => base.close(k),
+    demonstrate: (r) => base.demonstrate(r),
   };
   return { env, resets: () => resets, harnesses: () => seen };
 }

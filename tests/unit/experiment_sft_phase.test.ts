@@ -10,11 +10,18 @@ import { CpuEngine } from '../../src/engine/wasm/wasm_engine';
 import { trainPool, testTasks } from '../../src/experiment/plan';
 import { runStepsLine } from '../../src/report/results_markdown';
 import { maxRows } from '../../src/model/config';
-import { trainerOptions } from '../../src/experiment/compile';
+import { sftPlan, trainerOptions } from '../../src/experiment/compile';
+import { demonstrationRows, joinDemoRows } from '../../src/episode/demonstrations';
+import { envWorkerApi, localEnvApi } from '../../src/episode/host';
+import { cutView, tokenCounter } from '../../src/episode/rows';
+import { demonstrationsOf } from '../../src/pretrain/sft';
+import { inProcessEnv } from '../../src/rollout/rollout';
+import { taskFromId } from '../../src/tasks';
 import { RunResultSchema } from '../../src/report/results_schema';
 import type { RunState } from '../../src/experiment/run_checkpoint';
 import type { RunEvent } from '../../src/experiment/run_events';
 import { runResult } from '../../src/experiment/run_result';
+import { paramsDigest } from '../../src/experiment/runner';
 import { runSftPhase, SftReuse, type SftRecord } from '../../src/experiment/sft_phase';
 import { parseSpec } from '../../src/experiment/spec';
 import { presetConfig } from '../../src/model/config';
@@ -83,6 +90,10 @@ describe('the SFT phase on the CPU engine', () => {
   const cfg = presetConfig('tiny', tok.vocabSize);
   const init = initParams(cfg, 11);
   const pool = trainPool(spec, 0, 8);
+  let initDigest: string;
+  beforeAll(async () => {
+    initDigest = await paramsDigest(init);
+  });
 
   /** The phase into a fresh RL stack over `init`: its record and the stack's parameters and AdamW state afterwards. */
   async function phase(events: RunEvent[] = [], sftReuse = new SftReuse(), name = method.name, m: typeof method = method) {
@@ -92,12 +103,13 @@ describe('the SFT phase on the CPU engine', () => {
         spec,
         tok,
         engine,
-        env: null as never,
+        env: inProcessEnv(localEnvApi(tok)),
         emit: (e: RunEvent) => events.push(e),
         progress: { done: 0, total: 1 },
         sftReuse,
       };
-      const run = { method: { ...m, name }, seed: 0, r: 0, preset: 'tiny' as const, startParams: init, pool, stack, resumed: false };
+      const plan = { method: { ...m, name }, seed: 0, sft: sftPlan(spec, m, 0, pool, tok) };
+      const run = { plan, r: 0, startParams: init, startDigest: initDigest, stack, resumed: false };
       const { record, point } = await runSftPhase(call, run);
       expect(point).toBeNull();
       const state = await stack.trainer.readState();
@@ -106,6 +118,28 @@ describe('the SFT phase on the CPU engine', () => {
       stack.destroy();
     }
   }
+
+  it('the episode host demonstrates what the page did: the same rows and counts, one task per job or all at once, in a worker too', async () => {
+    const sft = sftPlan(spec, method, 0, pool, tok)!;
+    expect(sft.harness).toBe('bb-coding-cli');
+    expect(sft.taskIds).toHaveLength(6);
+    expect(JSON.parse(JSON.stringify(sft))).toEqual(sft);
+    // The page's path before the host served demonstrations: the expert in-process, then rows.
+    const page = demonstrationsOf(sft.taskIds.map(taskFromId), 0, { blackbox: sft.harness }, cutView(tok, sft.limits), tokenCounter(tok));
+    const want = {
+      rows: demonstrationRows(tok, page.episodes, sft.limits),
+      demos: page.episodes.length,
+      failed: page.failed,
+      failedBy: page.failedBy,
+    };
+    expect(want.demos).toBeGreaterThan(0);
+    const req = { taskIds: sft.taskIds, harnessId: sft.harness, limits: sft.limits };
+    expect(localEnvApi(tok).demonstrate(req)).toEqual(want);
+    const worker = envWorkerApi();
+    worker.init(tok.toJSON());
+    const parts = await Promise.all(sft.taskIds.map((id) => worker.demonstrate({ ...req, taskIds: [id] })));
+    expect(joinDemoRows(parts)).toEqual(want);
+  }, 120_000);
 
   let first: { params: Float32Array; record: SftRecord; state: { m: Float32Array; v: Float32Array; adamStep: number } };
   const events: RunEvent[] = [];

@@ -22,7 +22,7 @@ import {
   packBatch,
   rolloutContext,
 } from '../../src/episode/rows';
-import { demonstrationRows } from '../../src/pretrain/sft';
+import { demonstrationRows } from '../../src/episode/demonstrations';
 import { taskSet } from '../../src/tasks';
 
 const tok = Tokenizer.fromJSON(JSON.parse(readFileSync(new URL('../../public/tokenizer-v1.json', import.meta.url), 'utf8')));

@@ -15,12 +15,9 @@ import { cutView } from '../../src/episode/rows';
 import { resolveMix } from '../../src/pretrain/mix';
 import {
   collectDemonstrations,
-  demoFailureReason,
-  describeDropped,
   demoTasks,
   pretrainBaseCpu,
   sftBlackboxCpu,
-  demonstrationRows,
   lrAt,
   prepareSft,
   resolveSftConfig,
@@ -28,6 +25,7 @@ import {
   withContextWeight,
   type SftConfig,
 } from '../../src/pretrain/sft';
+import { demoFailureReason, demonstrationRows, describeDropped } from '../../src/episode/demonstrations';
 import { decodeBaseCheckpoint, encodeBaseCheckpoint } from '../../src/model/checkpoint';
 import { evaluateGreedy } from '../../src/pretrain/eval_greedy';
 import { TRAIN_SEEDS, taskFromId, taskSet } from '../../src/tasks';

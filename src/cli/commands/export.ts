@@ -15,7 +15,6 @@ import { loadSpec } from './run';
 import { buildExport, buildSpecExport, type ExportOptions } from '../../export/dataset';
 import { EXPORT_FORMATS, writeExport, type ExportFormat } from '../../export/writers';
 import { SUITE_NAMES } from '../../tasks/index';
-import type { SuiteName } from '../../tasks/types';
 import { selectTraining } from '../../design';
 
 /** The flags: the default export's options, plus the output and the spec-driven export's source. */

@@ -61,6 +61,9 @@ export function choiceEnv(): EnvApi {
       };
     },
     close: () => {},
+    demonstrate: () => {
+      throw new Error('choice env: the choice has no expert');
+    },
   };
 }
 

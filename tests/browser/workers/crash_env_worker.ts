@@ -11,6 +11,7 @@ const api: EnvWorkerApi & { crash(): Promise<never> } = {
   reset: (spec) => env.reset(spec),
   step: (spec, history) => env.step(spec, history),
   close: (key) => env.close(key),
+  demonstrate: (req) => env.demonstrate(req),
   crash(): Promise<never> {
     setTimeout(() => {
       throw new Error('crash_env_worker: injected crash');

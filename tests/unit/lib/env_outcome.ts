@@ -19,6 +19,7 @@ export function envWithOutcomes(
       return out.done ? { ...out, ...final(finals++) } : out;
     },
     close: (k) => base.close(k),
+    demonstrate: (r) => base.demonstrate(r),
   };
   return { env, reset: () => void (finals = 0) };
 }
