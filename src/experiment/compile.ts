@@ -15,6 +15,7 @@ import { Rng } from '../util/rng';
 import { rlLossConfig, RlLossSpec } from '../rl/config';
 import type { RlTrainerOptions } from '../rl/update';
 import type { ExcludedCell } from './feasibility';
+import type { StartingBase } from '../report/results_schema';
 import { checkSpecOpenings } from './openings';
 import {
   cellKey,
@@ -85,6 +86,8 @@ export interface ExperimentPlan {
   inSpace: ReturnType<typeof inSpaceEvalSet>;
   /** Warnings the plan raises (training configurations inside the base's pretraining mix). */
   warnings: string[];
+  /** The base checkpoints the runs start from, as results.json records them (none for 'scratch'). */
+  bases: StartingBase[];
   runs: RunPlan[];
 }
 
@@ -97,6 +100,10 @@ interface PlanInputs {
   mix: { ids: string[]; label: string };
   /** The infeasible cells (feasibility.ts excludedCells). */
   infeasible: ExcludedCell[];
+  /** The base checkpoints read (run_start.ts startingBases); default none. */
+  bases?: StartingBase[];
+  /** Notes on the bases' budgets (run_start.ts baseBudgetNotes), shown with the plan's warnings. */
+  budgetNotes?: string[];
 }
 
 /**
@@ -206,7 +213,8 @@ export function compilePlan(spec: ExperimentSpec, tok: Tokenizer, inputs: PlanIn
     steps,
     infeasible: inputs.infeasible,
     inSpace,
-    warnings: mixOverlapWarnings(spec, inputs.mix.ids),
+    warnings: [...mixOverlapWarnings(spec, inputs.mix.ids), ...(inputs.budgetNotes ?? [])],
+    bases: inputs.bases ?? [],
     runs,
   };
 }

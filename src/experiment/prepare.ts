@@ -7,7 +7,14 @@
 import type { Tokenizer } from '../model/tokenizer';
 import { compilePlan, type ExperimentPlan } from './compile';
 import { excludedCells } from './feasibility';
-import { baseMix, loadLeaveOutCheckpoints, loadStartingCheckpoints, type CheckpointLoad } from './run_start';
+import {
+  baseBudgetNotes,
+  baseMix,
+  loadLeaveOutCheckpoints,
+  loadStartingCheckpoints,
+  startingBases,
+  type CheckpointLoad,
+} from './run_start';
 import type { ExperimentSpec } from './spec';
 
 /** Where the plan's inputs come from besides the spec and the tokenizer. */
@@ -42,6 +49,8 @@ export async function planExperiment(
     ...(o.steps !== undefined ? { steps: o.steps } : {}),
     mix,
     infeasible,
+    bases: startingBases(spec, bases).bases ?? [],
+    budgetNotes: baseBudgetNotes(spec, bases, tok),
   });
   return { plan, bases };
 }

@@ -6,7 +6,7 @@
  * pretraining mix the base checkpoints record (the in-space set leaves it out). A black-box SFT
  * baseline starts here too and is fine-tuned inside the run (sft_phase.ts).
  */
-import type { ModelConfig } from '../model/config';
+import { presetConfig, type ModelConfig, type PresetName } from '../model/config';
 import { initParams } from '../model/init';
 import type { Tokenizer } from '../model/tokenizer';
 import { decodeBaseCheckpoint, type BaseCheckpoint } from '../model/checkpoint';
@@ -15,7 +15,6 @@ import { describeMix, mixUnion, NO_MIX, pretrainMixOf } from '../pretrain/mix';
 import type { StartingBase } from '../report/results_schema';
 import { assetFetch, baseCheckpointUrl, isMissingAsset } from '../util/asset_fetch';
 import { Rng } from '../util/rng';
-import type { Emit } from './run_events';
 import type { ExperimentSpec, MethodSpec } from './spec';
 
 /**
@@ -135,6 +134,30 @@ export function startingBases(spec: ExperimentSpec, loads: ReadonlyMap<string, C
   return bases.length ? { bases } : {};
 }
 
+/**
+ * Whether each usable base cuts rollouts as it cut the rows it learned on (episode/budget.ts
+ * checkRunBudget against the spec's budget), checked when the plan is made, before any rollout.
+ * @returns the notes to show (a mismatch the spec allows, a checkpoint that records no reserve)
+ * @throws BudgetMismatchError naming both budgets when they differ and spec.rollout.allowBudgetMismatch is not set
+ */
+export function baseBudgetNotes(spec: ExperimentSpec, loads: ReadonlyMap<string, CheckpointLoad>, tok: Tokenizer): string[] {
+  const notes: string[] = [];
+  for (const load of loads.values()) {
+    if (!('ck' in load)) continue;
+    const c = load.ck.header.config;
+    const cfg = presetConfig(load.preset as PresetName, tok.vocabSize);
+    // An unusable base (another config or tokenizer) is refused by startingParams with its reason.
+    if (c.maxT !== cfg.maxT || c.vocabSize !== cfg.vocabSize || load.ck.header.tokenizer.name !== tok.name) continue;
+    const note = checkRunBudget(
+      checkpointBudget(c.maxT, load.ck.header.metadata),
+      runBudget(cfg.maxT, spec.rollout),
+      spec.rollout.allowBudgetMismatch === true,
+    );
+    if (note && !notes.includes(note)) notes.push(note);
+  }
+  return notes;
+}
+
 /** The ways out when a preset's base checkpoint is missing or unusable (the runner's and the CLI's refusals). */
 export function missingBaseFix(preset: string, exposure?: string): string {
   const rebuild =
@@ -159,8 +182,6 @@ export function startingParams(
   cfg: ModelConfig,
   seed: number,
   tok: Tokenizer,
-  warnings: string[],
-  emit: Emit,
   loads: ReadonlyMap<string, CheckpointLoad>,
 ): { params: Float32Array; source: string } {
   if (spec.model.init === 'scratch')
@@ -177,19 +198,7 @@ export function startingParams(
     if (c.vocabSize !== cfg.vocabSize || c.maxT !== cfg.maxT || c.C !== cfg.C || c.L !== cfg.L || c.NH !== cfg.NH)
       why = `its config ${JSON.stringify(c)} does not match preset '${preset}' ${JSON.stringify(cfg)}`;
     else if (ck.header.tokenizer.name !== tok.name) why = `it was trained with tokenizer '${ck.header.tokenizer.name}', not '${tok.name}'`;
-    else {
-      // Same cut for rollouts as for the rows the checkpoint learned on (throws on a mismatch unless the spec allows it).
-      const note = checkRunBudget(
-        checkpointBudget(c.maxT, ck.header.metadata),
-        runBudget(cfg.maxT, spec.rollout),
-        spec.rollout.allowBudgetMismatch === true,
-      );
-      if (note && !warnings.includes(note)) {
-        warnings.push(note);
-        emit({ type: 'warn', message: note });
-      }
-      return { params: ck.params, source: `base checkpoint ${file} (digest ${ck.header.digest.slice(0, 12)})` };
-    }
+    else return { params: ck.params, source: `base checkpoint ${file} (digest ${ck.header.digest.slice(0, 12)})` };
   }
   // Never replaced by a random init: only 'scratch' asks for one (the CLI verifies the files first; this guards the app and other callers).
   const fix = missingBaseFix(preset, spec.model.exposure);

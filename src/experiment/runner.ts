@@ -37,7 +37,7 @@ import { applied, noSignalWarning, runResult } from './run_result';
 import { parseSpec, type ExperimentSpec, type MethodSpec } from './spec';
 import { chooseEngine } from '../engine/choose';
 import type { BackendChoice, Engine, RlStack } from '../engine/engine_api';
-import { loadStartingCheckpoints, startingBases, startingParams, type CheckpointLoad } from './run_start';
+import { loadStartingCheckpoints, startingParams, type CheckpointLoad } from './run_start';
 
 export type { RunCurves, RunEvent, StepRecord } from './run_events';
 export { checkpointPosition } from './run_checkpoint';
@@ -209,6 +209,14 @@ async function openRun(experiment: ExperimentPlan, o: RunnerOptions, seams: RunS
   emit({ type: 'log', message: `engine: ${engine.describe} — ${engine.reason}` });
   const warnings: string[] = [];
   const bases = await loadStartingCheckpoints(spec, o.baseCheckpoint);
+  // The page reads the bases again: they must be the files the plan was made from.
+  for (const load of bases.values()) {
+    const planned = experiment.bases.find((b) => b.preset === load.preset);
+    if ('ck' in load && planned && planned.digest !== load.ck.header.digest)
+      throw new Error(
+        `base checkpoint of preset '${load.preset}': the page read digest ${load.ck.header.digest.slice(0, 12)}, the plan was made from ${planned.digest.slice(0, 12)} (${planned.file}); plan again`,
+      );
+  }
   emit({ type: 'log', message: `in-space set: ${experiment.inSpace.description}` });
   for (const w of experiment.warnings) warn({ warnings, emit }, w);
   // The environments count tokens with the policy's tokenizer (C2, coding-CLI compaction).
@@ -318,7 +326,7 @@ async function startRun(ctx: RunContext, r: number, resume: { state: RunState; t
   const plan = runs[r];
   const { seed, method, preset } = plan;
   const cfg = presetConfig(preset, tok.vocabSize);
-  const start = startingParams(spec, method, cfg, seed, tok, ctx.warnings, emit, ctx.bases);
+  const start = startingParams(spec, method, cfg, seed, tok, ctx.bases);
   ctx.starts.push(start.source);
   if (!ctx.segment.start) ctx.segment.start = start.source;
   emit({ type: 'log', message: `run ${r + 1}/${runs.length}: ${method.name}, seed ${seed}, model ${preset}, start from ${start.source}` });
@@ -572,7 +580,6 @@ export async function runExperiment(experiment: ExperimentPlan, o: RunnerOptions
     ctx.engine.destroy();
   }
   const { engine } = ctx;
-  const bases = startingBases(ctx.spec, ctx.bases);
   if (engine.errors().length) throw new Error(`WebGPU errors during the run: ${engine.errors().join('; ')}`);
   return {
     engine: { kind: engine.kind, describe: engine.describe, reason: engine.reason },
@@ -582,7 +589,7 @@ export async function runExperiment(experiment: ExperimentPlan, o: RunnerOptions
       spec: ctx.spec.name,
       evalSet: experiment.inSpace.description,
       evalSetExcluded: experiment.inSpace.excluded,
-      ...bases,
+      ...(experiment.bases.length ? { bases: experiment.bases } : {}),
       machine: ctx.machine,
       runs: ctx.results,
     },

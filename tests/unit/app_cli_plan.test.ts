@@ -21,7 +21,7 @@ const specJson = (() => {
   return {
     ...s,
     methods: [...s.methods, { name: 'single harness (GRPO)', harnesses: 'single', K: 1, algorithm: 'grpo' }],
-    rollout: { ...s.rollout, maxTurns: 3, maxNewTokens: 32 },
+    rollout: { ...s.rollout, maxTurns: 3, maxNewTokens: 32, allowBudgetMismatch: true },
     evaluation: { ...s.evaluation, validation: { tasks: 2, every: 4, sets: ['training', 'base'] } },
   };
 })();
@@ -60,5 +60,11 @@ describe('the app and the CLI plan one experiment per spec', () => {
       expect(run.evaluation.inSpace).toEqual(cli.inSpace.ids);
     }
     expect(dropped).toBeGreaterThan(0);
+    // The base was cut to another budget: both plans carry the note, and without the spec's leave the plan is refused.
+    expect(cli.warnings.filter((w) => w.includes('allowBudgetMismatch'))).toHaveLength(1);
+    const strict = { ...specJson, rollout: { ...specJson.rollout, allowBudgetMismatch: false } };
+    writeFileSync(file, JSON.stringify(strict));
+    const loaded = loadSpec({ spec: file });
+    await expect(planRun(loaded.spec, loaded.json, shippedTokenizer(), { steps: 6 })).rejects.toThrow(/trained on contexts of ≤ 384 tokens/);
   }, 120_000);
 });

@@ -28,7 +28,7 @@ const digest = (p: Float32Array) => sha256Hex(new Uint8Array(p.buffer, p.byteOff
 
 function start(spec: ExperimentSpec, i: number, loads: Awaited<ReturnType<typeof loadStartingCheckpoints>>, seed = 0) {
   const m = spec.methods[i];
-  return startingParams(spec, m, presetConfig(m.modelPreset ?? spec.model.preset, tok.vocabSize), seed, tok, [], () => {}, loads);
+  return startingParams(spec, m, presetConfig(m.modelPreset ?? spec.model.preset, tok.vocabSize), seed, tok, loads);
 }
 
 describe('starting checkpoint (spec.model.init)', () => {
