@@ -6,12 +6,16 @@
 import { describe, expect, it } from 'vitest';
 import { BASE_HARNESS } from '../../src/design/space';
 import { selectTrainingOA } from '../../src/design/selection';
-import { evalReport, evalTaskIds, resolveEvalHarnesses, type EvalEpisodeLike } from '../../src/report/evaluate_report';
+import { evalReport, evalTaskIds, resolveEvalHarnesses } from '../../src/report/evaluate_report';
+
 import { checkEvaluateBudget, evaluateRequest, formatEvalReport } from '../../src/cli/commands/evaluate';
 import { encodeBaseCheckpoint } from '../../src/model/checkpoint';
 import { paramCount } from '../../src/model/layout';
 import { UsageError } from '../../src/cli/cli_util';
 import { taskFromId } from '../../src/tasks';
+
+/** One episode as evalReport reads it. */
+type EvalEpisodeLike = Parameters<typeof evalReport>[1][number];
 
 describe('resolveEvalHarnesses', () => {
   it('maps set names to the design ids, keeps ids once, and rejects unknown entries', () => {
