@@ -13,7 +13,8 @@ import { editFor, runExpertEpisode } from '../../src/harness/expert';
 import fc from 'fast-check';
 import { BASE_HARNESS } from '../../src/design/space';
 import { ROLE_MARKERS } from '../../src/harness/render';
-import { expertSweep, parseHarnessList } from '../../src/cli/commands/expert';
+import { parseHarnessList, registerExpert } from '../../src/cli/commands/expert';
+import { cliJson } from './lib/cli_in_process';
 
 const rng = new Rng(2026);
 const sample = [BASE_HARNESS, ...rng.shuffle(allComposedIds().filter((id) => id !== BASE_HARNESS)).slice(0, 20), ...BLACKBOX_IDS];
@@ -70,8 +71,9 @@ describe('expert through harnesses', () => {
     }
   });
 
-  it('the sweep function reports per-harness pass rates; unknown ids are usage errors', () => {
-    const r = expertSweep('errands', 4, ['S2-T1-O2-C1-W2', 'bb-assistant']);
+  it('the sweep reports per-harness pass rates; unknown ids are usage errors', async () => {
+    type Row = { harness: string; episodes: number; passRate: number };
+    const r = await cliJson<{ results: Row[] }>([registerExpert], 'expert', '--suite', 'errands', '--tasks', '4', '--harnesses', 'S2-T1-O2-C1-W2,bb-assistant');
     expect(r.results.map((x) => [x.harness, x.episodes, x.passRate])).toEqual([
       ['S2-T1-O2-C1-W2', 4, 1],
       ['bb-assistant', 4, 1],

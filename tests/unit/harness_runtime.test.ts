@@ -355,14 +355,16 @@ describe('episode loop and CLI helpers', () => {
   });
 
   it('render helpers name an unknown family, task or harness', async () => {
-    const { openingContext } = await import('../../src/cli/commands/render');
+    const { registerRender } = await import('../../src/cli/commands/render');
+    const { runCli } = await import('./lib/cli_in_process');
+    const render = (harness: string) => runCli([registerRender], 'render', '--suite', 'errands', '--task', 'recall/t2/77', '--harness', harness, '--json');
     const { resolveTask } = await import('../../src/tasks/task_ref');
     expect(() => resolveTask('workspace', 'nofam/t1/3', undefined, 1)).toThrow(/unknown family 'nofam'/);
     expect(() => resolveTask('workspace', 'abc', undefined, 1)).toThrow(/--task 'abc'/);
     expect(() => resolveTask('workspace', 'errands/recall/t1/3', undefined, 1)).toThrow(/belongs to suite 'errands'/);
     const t = resolveTask('errands', 'recall/t2/77', undefined, 1);
     expect(t.id).toBe('errands/recall/t2/77');
-    expect(() => openingContext('S0-T0-O0-C0-W7', t)).toThrow(/unknown harness id 'S0-T0-O0-C0-W7'/);
-    expect(openingContext('bb-assistant', t)).toContain(t.instruction);
+    expect((await render('S0-T0-O0-C0-W7')).error?.message).toMatch(/unknown harness id 'S0-T0-O0-C0-W7'/);
+    expect(JSON.parse((await render('bb-assistant')).stdout).contexts[0].context).toContain(t.instruction);
   });
 });

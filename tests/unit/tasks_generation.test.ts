@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { SUITES, SUITE_NAMES, TEST_SEEDS, TIERS, TRAIN_SEEDS, getSuite, splitOf, taskFromId, taskSet } from '../../src/tasks/index';
 import { Sandbox } from '../../src/sandbox/sandbox';
-import { tasksReport } from '../../src/cli/commands/tasks';
+import { registerTasks } from '../../src/cli/commands/tasks';
+import { cliJson } from './lib/cli_in_process';
 
 describe('task generation', () => {
   it('each suite has ≥ 6 families with descriptions; some need state tracking, some have a recoverable error', () => {
@@ -95,8 +96,18 @@ describe('task generation', () => {
     expect(() => taskSet('workspace', 'train', -1, 0)).toThrow(/n must be/);
   });
 
-  it('hlab tasks report: families, tiers with increasing solver calls, draw counts that sum up', () => {
-    const r = tasksReport('errands', 36, 18, 0);
+  it('hlab tasks report: families, tiers with increasing solver calls, draw counts that sum up', async () => {
+    type Tier = { solverCalls: number; train: number; test: number };
+    const r = await cliJson<{ totals: object; families: { name: string; tiers: Tier[] }[] }>(
+      [registerTasks],
+      'tasks',
+      '--suite',
+      'errands',
+      '--train',
+      '36',
+      '--test',
+      '18',
+    );
     expect(r.families.map((f) => f.name)).toEqual(SUITES.errands.families.map((f) => f.name));
     expect(r.totals).toEqual({ families: 6, tiers: 3, train: 36, test: 18 });
     let train = 0;

@@ -65,8 +65,8 @@ export function parseHarnessList(spec: string): string[] {
   return ids;
 }
 
-/** Run the sweep (also used by tests). */
-export function expertSweep(
+/** Run the sweep. */
+function expertSweep(
   suiteName: SuiteName,
   nTasks: number,
   harnesses: readonly string[],
