@@ -7,7 +7,14 @@ import { presetText, TRAIN_DEFAULTS, validateTrainInputs } from '../../src/app/v
 import { APP_DEFAULT_PRESET } from '../../src/experiment/presets';
 import { trainingHarnesses } from '../../src/experiment/plan';
 
-const oa: Parameters<typeof lessonRouteForDesign>[0] = { levels: [3, 3, 3, 3, 3], method: 'oa', size: 18, seed: 3, K: 4, assign: 'locality' };
+const oa: Parameters<typeof lessonRouteForDesign>[0] = {
+  levels: [3, 3, 3, 3, 3],
+  method: 'oa',
+  size: 18,
+  seed: 3,
+  K: 4,
+  assign: 'locality',
+};
 
 /** The Train view's validated spec for a route's parameters. */
 function specOf(hash: string) {

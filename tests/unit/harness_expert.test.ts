@@ -73,7 +73,16 @@ describe('expert through harnesses', () => {
 
   it('the sweep reports per-harness pass rates; unknown ids are usage errors', async () => {
     type Row = { harness: string; episodes: number; passRate: number };
-    const r = await cliJson<{ results: Row[] }>([registerExpert], 'expert', '--suite', 'errands', '--tasks', '4', '--harnesses', 'S2-T1-O2-C1-W2,bb-assistant');
+    const r = await cliJson<{ results: Row[] }>(
+      [registerExpert],
+      'expert',
+      '--suite',
+      'errands',
+      '--tasks',
+      '4',
+      '--harnesses',
+      'S2-T1-O2-C1-W2,bb-assistant',
+    );
     expect(r.results.map((x) => [x.harness, x.episodes, x.passRate])).toEqual([
       ['S2-T1-O2-C1-W2', 4, 1],
       ['bb-assistant', 4, 1],

@@ -357,7 +357,8 @@ describe('episode loop and CLI helpers', () => {
   it('render helpers name an unknown family, task or harness', async () => {
     const { registerRender } = await import('../../src/cli/commands/render');
     const { runCli } = await import('./lib/cli_in_process');
-    const render = (harness: string) => runCli([registerRender], 'render', '--suite', 'errands', '--task', 'recall/t2/77', '--harness', harness, '--json');
+    const render = (harness: string) =>
+      runCli([registerRender], 'render', '--suite', 'errands', '--task', 'recall/t2/77', '--harness', harness, '--json');
     const { resolveTask } = await import('../../src/tasks/task_ref');
     expect(() => resolveTask('workspace', 'nofam/t1/3', undefined, 1)).toThrow(/unknown family 'nofam'/);
     expect(() => resolveTask('workspace', 'abc', undefined, 1)).toThrow(/--task 'abc'/);

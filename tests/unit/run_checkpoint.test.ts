@@ -212,8 +212,12 @@ describe('run checkpoint codec', () => {
   it('store steps: fresh 0, after evaluation r·STRIDE + 1, after RL step s r·STRIDE + 1 + s; positions decode them', () => {
     const run = { runIndex: 0, method: 'm', seed: 0 };
     const storeStep = (st: Pick<RunState, 'runIndex' | 'step' | 'before'>) =>
-      encodeRunCheckpoint('r', { spec: {}, run, state: { ...state, ...st }, schedule: { draws: {} }, results: [], curves: [], trajectories: [] }, tensors, 0)
-        .meta.step;
+      encodeRunCheckpoint(
+        'r',
+        { spec: {}, run, state: { ...state, ...st }, schedule: { draws: {} }, results: [], curves: [], trajectories: [] },
+        tensors,
+        0,
+      ).meta.step;
     expect(storeStep({ runIndex: 0, step: 0, before: null })).toBe(0);
     expect(storeStep({ runIndex: 2, step: 0, before })).toBe(2 * CKPT_STRIDE + 1);
     expect(storeStep({ runIndex: 2, step: 5, before: null })).toBe(2 * CKPT_STRIDE + 6);

@@ -167,7 +167,6 @@ describe('hlab run --resume checks the folder before any browser starts', () => 
     const bare = await runFolder(smoke, false);
     expect(() => checkResume(bare, moved, spec, { ...now, evaluationSet: { digest: 'f'.repeat(64), description: 'x' } })).not.toThrow();
   });
-
 });
 
 describe('hlab run without --resume never overwrites a run silently', () => {

@@ -66,14 +66,7 @@ export function parseHarnessList(spec: string): string[] {
 }
 
 /** Run the sweep. */
-function expertSweep(
-  suiteName: SuiteName,
-  nTasks: number,
-  harnesses: readonly string[],
-  split: Split = 'test',
-  seed = 0,
-  honest = true,
-) {
+function expertSweep(suiteName: SuiteName, nTasks: number, harnesses: readonly string[], split: Split = 'test', seed = 0, honest = true) {
   const suite = getSuite(suiteName);
   const tasks = taskSet(suite, split, nTasks, seed);
   const t0 = performance.now();

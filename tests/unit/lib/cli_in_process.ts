@@ -10,7 +10,10 @@ import { vi } from 'vitest';
  * Run `hlab <args>` with the commands `register` adds.
  * @returns what it wrote to stdout, and the error it threw (if any)
  */
-export async function runCli(register: readonly ((program: Command) => void)[], ...args: string[]): Promise<{ stdout: string; error?: Error }> {
+export async function runCli(
+  register: readonly ((program: Command) => void)[],
+  ...args: string[]
+): Promise<{ stdout: string; error?: Error }> {
   const program = new Command().exitOverride().configureOutput({ writeOut: () => {}, writeErr: () => {} });
   for (const r of register) r(program);
   for (const cmd of program.commands) cmd.exitOverride().configureOutput({ writeOut: () => {}, writeErr: () => {} });
