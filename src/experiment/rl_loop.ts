@@ -50,7 +50,7 @@ export interface RlLoopHooks {
 }
 
 /** The part of the run state the loop advances (runner.ts RunState). */
-export interface LoopState {
+interface LoopState {
   /** RL steps done. */
   step: number;
   history: StepRecord[];
@@ -61,7 +61,7 @@ export interface LoopState {
 }
 
 /** Everything one run's loop reads and writes. */
-export interface RlLoopRun {
+interface RlLoopRun {
   spec: ExperimentSpec;
   method: MethodSpec;
   seed: number;

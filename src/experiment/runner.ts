@@ -75,7 +75,7 @@ export interface RunnerOptions {
  * Seams only tests supply (the CLI and the app never do): fault injection, reward transforms
  * and observation around the production loop, so no production option carries a test hook.
  */
-export interface RunSeams {
+interface RunSeams {
   /** The run's environment host instead of the worker pool (or the in-process one); e.g. one whose job n kills its worker. */
   env?: (spec: ExperimentSpec, tok: Tokenizer) => EnvHost & { terminate(): void };
   /** Hooks of the RL loop (rl_loop.ts RlLoopHooks: after-rollout transforms). */

@@ -7,7 +7,6 @@ import {
   type ExperimentOutput,
   type RunEvent,
   type RunnerOptions,
-  type RunSeams,
 } from '../../src/experiment/runner';
 import type { RlLoopHooks } from '../../src/experiment/rl_loop';
 import { parseSpec, type ExperimentSpec } from '../../src/experiment/spec';
@@ -21,6 +20,9 @@ import { initTokenizer } from '../../src/episode/host_pool';
 import type { Tokenizer } from '../../src/model/tokenizer';
 import type { CrashEnvApi } from './workers/crash_env_worker';
 import { SMOKE_SPEC_JSON } from '../unit/lib/smoke_spec';
+
+/** The runner's test seams (its third parameter). */
+type RunSeams = NonNullable<Parameters<typeof runExperiment>[2]>;
 
 export type Backend = 'webgpu' | 'wasm';
 

@@ -8,11 +8,11 @@ import { readFileSync } from 'node:fs';
 import { Tokenizer, type TokenizerFile } from '../../src/model/tokenizer';
 import { parseSpec } from '../../src/experiment/spec';
 import { makeSchedule, specConsistencyIssues, taskAssignments, trainPool } from '../../src/experiment/plan';
-import { rlLoop, TRAJECTORIES_PER_STEP, type RlLoopRun } from '../../src/experiment/rl_loop';
+import { rlLoop, TRAJECTORIES_PER_STEP } from '../../src/experiment/rl_loop';
 import type { RunEvent } from '../../src/experiment/run_events';
 import type { MeteredPolicy, EngineRlTrainer } from '../../src/engine/engine_api';
 import type { RunnerOptions } from '../../src/experiment/runner';
-import type { EvalOptions } from '../../src/experiment/evaluate';
+import type { evaluate } from '../../src/experiment/evaluate';
 import type { RolloutOptions, Trajectory } from '../../src/rollout/rollout';
 import { inProcessEnv } from '../../src/rollout/rollout';
 import { localEnvApi, type EnvApi } from '../../src/episode/host';
@@ -20,6 +20,10 @@ import type { RlTrainerOptions } from '../../src/rl/update';
 import { Rng } from '../../src/util/rng';
 import { envWithOutcomes } from './lib/env_outcome';
 import { SMOKE_SPEC_JSON } from './lib/smoke_spec';
+
+/** One run of the RL loop; the evaluation's options. */
+type RlLoopRun = Parameters<typeof rlLoop>[0];
+type EvalOptions = Parameters<typeof evaluate>[1];
 
 // Type-level: none of the former test hooks is a field of a production option type.
 type Hooks = 'syntheticReward' | 'poisonStep' | 'crashAtJob' | 'stopAfterSteps' | 'crash';

@@ -21,7 +21,7 @@ import {
   validationCells,
   validationTasks,
 } from '../../src/experiment/plan';
-import { rlLoop, type LoopState, type RlLoopRun } from '../../src/experiment/rl_loop';
+import { rlLoop } from '../../src/experiment/rl_loop';
 import { decodeRunCheckpoint, encodeRunCheckpoint, type RunState } from '../../src/experiment/run_checkpoint';
 import type { RunEvent } from '../../src/experiment/run_events';
 import { parseSpec, SpecError, type ExperimentSpec } from '../../src/experiment/spec';
@@ -41,6 +41,10 @@ import { Rng } from '../../src/util/rng';
 import { CpuEngine } from '../../src/engine/wasm/wasm_engine';
 import { choiceEnv, runChoiceLoop, type ChoiceSegment, type ChoiceTensors } from '../browser/lib/choice_task';
 import { smokeSpec } from './lib/smoke_spec';
+
+/** One run of the RL loop, and its state. */
+type RlLoopRun = Parameters<typeof rlLoop>[0];
+type LoopState = RlLoopRun['state'];
 
 const tok = Tokenizer.fromJSON(
   JSON.parse(readFileSync(new URL('../../public/tokenizer-v2.json', import.meta.url), 'utf8')) as TokenizerFile,
