@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { Rng } from '../../src/util/rng';
-import { SUITES, TEST_SEEDS, TIERS } from '../../src/tasks/index';
+import { SUITES, TIERS, SEED_RANGES } from '../../src/tasks/index';
 import { allComposedIds, BLACKBOX_IDS } from '../../src/harness/registry';
 import { editFor, runExpertEpisode } from '../../src/harness/expert';
 import fc from 'fast-check';
@@ -26,7 +26,7 @@ describe('expert through harnesses', () => {
       let episodes = 0;
       for (const fam of suite.families) {
         for (const tier of TIERS) {
-          const task = suite.generate(fam.name, tier, TEST_SEEDS.from + 31 * tier + fam.name.length);
+          const task = suite.generate(fam.name, tier, SEED_RANGES.test.from + 31 * tier + fam.name.length);
           for (const id of sample) {
             const ep = runExpertEpisode(task, id, { suite });
             episodes++;
@@ -63,7 +63,7 @@ describe('expert through harnesses', () => {
 
   it('demonstrations: each action appears verbatim in the next full-history context', () => {
     const suite = SUITES.workspace;
-    const task = suite.generate(suite.families[0].name, 3, TEST_SEEDS.from + 5);
+    const task = suite.generate(suite.families[0].name, 3, SEED_RANGES.test.from + 5);
     const ep = runExpertEpisode(task, 'S1-T2-O1-C0-W1', { suite });
     expect(ep.turns[0].action.startsWith('Plan:')).toBe(true);
     for (let i = 0; i + 1 < ep.turns.length; i++) {

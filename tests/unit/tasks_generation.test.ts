@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SUITES, SUITE_NAMES, TEST_SEEDS, TIERS, TRAIN_SEEDS, getSuite, splitOf, taskFromId, taskSet } from '../../src/tasks/index';
+import { SUITES, SUITE_NAMES, TIERS, getSuite, splitOf, taskFromId, taskSet, SEED_RANGES } from '../../src/tasks/index';
 import { Sandbox } from '../../src/sandbox/sandbox';
 import { registerTasks } from '../../src/cli/commands/tasks';
 import { cliJson } from './lib/cli_in_process';
@@ -64,10 +64,10 @@ describe('task generation', () => {
   });
 
   it('train and test seed ranges are disjoint; taskSet draws from its split only', () => {
-    expect(TRAIN_SEEDS.to).toBeLessThan(TEST_SEEDS.from);
-    expect(splitOf(TRAIN_SEEDS.to)).toBe('train');
-    expect(splitOf(TEST_SEEDS.from)).toBe('test');
-    expect(() => splitOf(TEST_SEEDS.to + 1)).toThrow(/neither/);
+    expect(SEED_RANGES.train.to).toBeLessThan(SEED_RANGES.test.from);
+    expect(splitOf(SEED_RANGES.train.to)).toBe('train');
+    expect(splitOf(SEED_RANGES.test.from)).toBe('test');
+    expect(() => splitOf(SEED_RANGES.test.to + 1)).toThrow(/neither/);
     for (const name of SUITE_NAMES) {
       const train = taskSet(name, 'train', 90, 3);
       const test = taskSet(name, 'test', 90, 3);

@@ -13,7 +13,7 @@ import { createHarness } from '../../src/harness';
 import { DEFAULT_TOKENIZER_URL, Tokenizer, TOKENIZER_V2_URL, trainBpe, type TokenizerFile } from '../../src/model/tokenizer';
 import { corpusV2Plan, generateTokenizerCorpusV2, heldOutRenderCorpus } from '../../src/corpus/tokenizer_v2';
 import { encodeContext } from '../../src/episode/rows';
-import { SUITE_NAMES, TRAIN_SEEDS, taskSet } from '../../src/tasks';
+import { SUITE_NAMES, taskSet, SEED_RANGES } from '../../src/tasks';
 
 const read = (v: string) => readFileSync(new URL(`../../public/tokenizer-${v}.json`, import.meta.url), 'utf8');
 const v2Text = read('v2');
@@ -38,8 +38,8 @@ describe('tokenizer v2 corpus', () => {
     let procedural = 0;
     const harnessesSeen = new Set<string>();
     for (const j of plan) {
-      expect(j.task.seed).toBeGreaterThanOrEqual(TRAIN_SEEDS.from);
-      expect(j.task.seed).toBeLessThanOrEqual(TRAIN_SEEDS.to);
+      expect(j.task.seed).toBeGreaterThanOrEqual(SEED_RANGES.train.from);
+      expect(j.task.seed).toBeLessThanOrEqual(SEED_RANGES.train.to);
       if ('harness' in j) {
         expect(inTraining.has(j.harness), j.harness).toBe(true);
         harnessesSeen.add(j.harness);
