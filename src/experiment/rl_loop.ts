@@ -35,7 +35,7 @@ import { sampleTrajectories, type TrajectorySample } from './trajectory_sample';
 import { isValidationStep, measureValidation, validationSummary, type ValidationPlan, type ValidationPoint } from './validation';
 
 /** Rollouts of each RL step kept in ExperimentOutput.trajectories. */
-export const TRAJECTORIES_PER_STEP = 2;
+const TRAJECTORIES_PER_STEP = 2;
 
 /**
  * Test seams of the loop: supplied only by tests (never the CLI or the app), so no production

@@ -165,7 +165,7 @@ export interface PairedComparison {
  * Below this many tasks a percentile bootstrap over tasks has too few distinct resamples to be
  * trusted (with 2 tasks it has 3), so no difference is called beyond noise.
  */
-export const MIN_TASKS_FOR_NOISE = 5;
+const MIN_TASKS_FOR_NOISE = 5;
 
 /** Default bootstrap resamples: Efron & Tibshirani (ch. 13) suggest ≥ 1000 for percentile intervals. */
 const DEFAULT_RESAMPLES = 2000;

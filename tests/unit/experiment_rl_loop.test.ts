@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { Tokenizer, type TokenizerFile } from '../../src/model/tokenizer';
 import { parseSpec } from '../../src/experiment/spec';
 import { makeSchedule, specConsistencyIssues, taskAssignments, trainPool } from '../../src/experiment/plan';
-import { rlLoop, TRAJECTORIES_PER_STEP } from '../../src/experiment/rl_loop';
+import { rlLoop } from '../../src/experiment/rl_loop';
 import type { RunEvent } from '../../src/experiment/run_events';
 import type { MeteredPolicy, EngineRlTrainer } from '../../src/engine/engine_api';
 import type { RunnerOptions } from '../../src/experiment/runner';
@@ -20,6 +20,9 @@ import type { RlTrainerOptions } from '../../src/rl/update';
 import { Rng } from '../../src/util/rng';
 import { envWithOutcomes } from './lib/env_outcome';
 import { SMOKE_SPEC_JSON } from './lib/smoke_spec';
+
+/** Sample trajectories the loop keeps per RL step. */
+const TRAJECTORIES_PER_STEP = 2;
 
 /** One run of the RL loop; the evaluation's options. */
 type RlLoopRun = Parameters<typeof rlLoop>[0];

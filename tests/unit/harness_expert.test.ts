@@ -12,9 +12,11 @@ import { allComposedIds, BLACKBOX_IDS } from '../../src/harness/registry';
 import { editFor, runExpertEpisode } from '../../src/harness/expert';
 import fc from 'fast-check';
 import { BASE_HARNESS } from '../../src/design/space';
-import { ROLE_MARKERS } from '../../src/harness/render';
 import { parseHarnessList, registerExpert } from '../../src/cli/commands/expert';
 import { cliJson } from './lib/cli_in_process';
+
+/** The marker opening the policy's turn (render.ts). */
+const ROLE_MARKERS = { assistant: '<|assistant|>' };
 
 const rng = new Rng(2026);
 const sample = [BASE_HARNESS, ...rng.shuffle(allComposedIds().filter((id) => id !== BASE_HARNESS)).slice(0, 20), ...BLACKBOX_IDS];

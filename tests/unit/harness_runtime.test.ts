@@ -7,11 +7,15 @@ import { describe, expect, it } from 'vitest';
 import { stateFromFiles } from '../../src/sandbox/sandbox';
 import type { Task } from '../../src/tasks/types';
 import { createHarness, allHarnessIds, allComposedIds } from '../../src/harness/registry';
-import { ROLE_MARKERS, END_MARKER, renderMessages } from '../../src/harness/render';
+import { renderMessages } from '../../src/harness/render';
 import { makeC1, makeC2, type History } from '../../src/harness/realizations/context';
 import { computeTags } from '../../src/harness/tags';
 import type { CodingCliHarness } from '../../src/harness/blackbox/coding_cli';
 import type { Message, TurnRecord } from '../../src/harness/types';
+
+/** The chat markers the contexts are rendered with (render.ts). */
+const ROLE_MARKERS = { assistant: '<|assistant|>' };
+const END_MARKER = '<|end|>';
 
 function fixtureTask(): Task {
   return {

@@ -11,13 +11,15 @@ import { SYSTEM_PROMPTS } from '../../src/harness/realizations/system';
 import { TOOL_SPECS } from '../../src/harness/tools';
 import { formatCliCall, parseCliCall } from '../../src/harness/blackbox/coding_cli';
 import { assistantCallText } from '../../src/harness/blackbox/assistant';
-import { EXAMPLE_CALL } from '../../src/harness/composed';
 import { proceduralToolInterface } from '../../src/corpus/procedural_tools';
 import { ARG_WORDS, novelName, PROC_SYNTAXES, TOOL_WORDS, type ProcSyntax } from '../../src/corpus/procedural_surface';
 import { createProceduralHarness, runProceduralExpert } from '../../src/corpus/procedural_harness';
 import { taskSet } from '../../src/tasks';
 import type { ToolCall } from '../../src/sandbox/types';
 import { Rng } from '../../src/util/rng';
+
+/** The example call composed harnesses show in the prompt (composed.ts). */
+const EXAMPLE_CALL: ToolCall = { tool: 'read', args: { path: 'notes.txt' } };
 
 const nasty = fc.oneof(
   fc.string({ unit: 'binary', maxLength: 40 }),

@@ -10,7 +10,7 @@ import fc from 'fast-check';
 import { CODING_CLI_TOOLS } from '../../src/harness/blackbox/coding_cli';
 import { ASSISTANT_TOOLS } from '../../src/harness/blackbox/assistant';
 import { formatCall, isCallAttempt } from '../../src/harness/blackbox/envelope';
-import { isParseError, readEnvelope, T0 } from '../../src/harness/realizations/tool_interface';
+import { isParseError, readEnvelope, TOOL_INTERFACES } from '../../src/harness/realizations/tool_interface';
 import { TOOL_SPECS } from '../../src/harness/tools';
 import {
   ENVELOPE_ARG_PREFIXES,
@@ -28,6 +28,9 @@ import { createProceduralHarness, runProceduralExpert } from '../../src/corpus/p
 import { demoTasks } from '../../src/pretrain/sft';
 import type { ToolCall, ToolName } from '../../src/sandbox/types';
 import { Rng } from '../../src/util/rng';
+
+/** The tool interfaces T0 (json), T1 (shell), T2 (tagged), in id order. */
+const [T0] = TOOL_INTERFACES;
 
 const DRAWS = Array.from({ length: 400 }, (_, i) => proceduralEnvelopeInterface(Rng.derive(5, 'envelope-test', i)));
 
