@@ -1,7 +1,8 @@
 // Runs in the page: every backward kernel, AdamW and the global norm against its CPU reference.
 // Each check returns allClose reports (small JSON) plus the tolerance it used; inputs sit at
 // non-zero element offsets inside buffers pre-filled with a sentinel, so wrong offsets show.
-import { createGpu, checked, type Gpu } from '../../src/engine/webgpu/device';
+import { createGpu, type Gpu } from '../../src/engine/webgpu/device';
+import { checked } from './lib/checked';
 import { createStorage, readF32, readback } from '../../src/engine/webgpu/buffers';
 import { allClose, type CloseReport } from './lib/compare';
 import { encodePrepared, type PreparedDispatch, type TensorView } from '../../src/engine/webgpu/kernels/dispatch_plan';

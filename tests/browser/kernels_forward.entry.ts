@@ -1,7 +1,8 @@
 // Runs in the page: every forward kernel against its CPU reference on random inputs, including
 // odd sizes, non-zero offsets, fully padded rows, huge logits and tiny/huge activations.
 // Each check returns small JSON summaries (CloseReport per output); the spec states tolerances.
-import { createGpu, checked, type Gpu } from '../../src/engine/webgpu/device';
+import { createGpu, type Gpu } from '../../src/engine/webgpu/device';
+import { checked } from './lib/checked';
 import { createStorage, readF32, readback, uploadStorage } from '../../src/engine/webgpu/buffers';
 import { encodePrepared, type PreparedDispatch } from '../../src/engine/webgpu/kernels/dispatch_plan';
 import { allClose } from './lib/compare';

@@ -344,7 +344,7 @@ describe('behaviour tags', () => {
 
 describe('episode loop and CLI helpers', () => {
   it('runEpisode drives a text policy to the end and tags the episode', async () => {
-    const { runEpisode } = await import('../../src/harness/episode');
+    const { runEpisode } = await import('./lib/run_episode');
     const script = ['cat /in/n.txt', 'oops "', 'put /out/n.txt 42', 'done 42'];
     const seen: string[] = [];
     const out = runEpisode(createHarness('S0-T1-O0-C1-W0'), fixtureTask(), (ctx, turn) => {
