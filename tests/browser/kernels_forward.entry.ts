@@ -3,7 +3,7 @@
 // Each check returns small JSON summaries (CloseReport per output); the spec states tolerances.
 import { createGpu, type Gpu } from '../../src/engine/webgpu/device';
 import { checked } from './lib/checked';
-import { createStorage, readF32, readback, uploadStorage } from '../../src/engine/webgpu/buffers';
+import { createStorage, readF32, uploadStorage } from '../../src/engine/webgpu/buffers';
 import { encodePrepared, type PreparedDispatch } from '../../src/engine/webgpu/kernels/dispatch_plan';
 import { allClose } from './lib/compare';
 import { Rng } from '../../src/util/rng';
@@ -393,7 +393,7 @@ export function sampleCheck(
       }
       gpu.device.queue.writeBuffer(rowsBuf, 0, rs);
       await run(gpu, 'sample_tokens', () => [d]);
-      const gi = new Int32Array(await readback(gpu.device, ids, B * 4));
+      const gi = new Int32Array((await readF32(gpu.device, ids, B)).buffer);
       const gl = await readF32(gpu.device, lp, B);
       const ge = await readF32(gpu.device, ent, B);
       const ref = sampleTokensRef(logits, V, rows, steps, { seed: 99, temperature, topP, ...(ban ? { ban } : {}) });

@@ -3,7 +3,7 @@
 // Each function returns small JSON summaries; tolerances are stated beside each comparison.
 import { createGpu, type Gpu } from '../../src/engine/webgpu/device';
 import { checked } from './lib/checked';
-import { createStorage, readF32, readback, uploadStorage } from '../../src/engine/webgpu/buffers';
+import { createStorage, readF32, uploadStorage } from '../../src/engine/webgpu/buffers';
 import { allClose, type CloseReport } from './lib/compare';
 import { makeRlBatch, padBatch, sliceRows, toF32 } from './lib/rl_batch';
 import { rlLossConfig, resolveTokenSumNorm, type RlLossConfig } from '../../src/rl/config';
@@ -738,7 +738,7 @@ export async function nonfiniteDetection(seed: number): Promise<{
           prepareNonfiniteCheck(gpu, { n: 3, x: tv(x), flags: tv(flags), bit: NONFINITE.values }),
         ]);
       });
-      raw.push({ value: name, flag: new Uint32Array(await readback(gpu.device, flags, 4))[0] });
+      raw.push({ value: name, flag: new Uint32Array((await readF32(gpu.device, flags, 1)).buffer)[0] });
     }
     const cfg = fullCfg('token-mean');
     const steps: Array<{ source: string; where: string; skipped: number; mask: number; want: number }> = [];

@@ -8,7 +8,7 @@ import { readF32 } from '../../../src/engine/webgpu/buffers';
 import type { RlStepState } from '../../../src/engine/webgpu/gpu_loss';
 import type { PreparedDispatch } from '../../../src/engine/webgpu/kernels/dispatch_plan';
 import { prepareNonfiniteCheck } from '../../../src/engine/webgpu/kernels/nonfinite_check';
-import { prepareGrpoAdvantageForward, type GrpoAdvantageForwardArgs } from '../../../src/engine/webgpu/kernels/grpo_advantage_forward';
+import { prepareGrpoAdvantageForward } from '../../../src/engine/webgpu/kernels/grpo_advantage_forward';
 import { METRIC, NONFINITE, RL_METRICS, decodeRlMetrics, type RlMetrics } from '../../../src/reference/rl_metrics';
 
 /**
@@ -16,7 +16,7 @@ import { METRIC, NONFINITE, RL_METRICS, decodeRlMetrics, type RlMetrics } from '
  * broadcast to the rows' policy tokens.
  * @throws Error naming a bad dimension or a view outside its buffer.
  */
-export function prepareGrpoAdvantages(gpu: Gpu, s: RlStepState, a: GrpoAdvantageForwardArgs): PreparedDispatch[] {
+export function prepareGrpoAdvantages(gpu: Gpu, s: RlStepState, a: Parameters<typeof prepareGrpoAdvantageForward>[1]): PreparedDispatch[] {
   return [
     prepareNonfiniteCheck(gpu, { n: a.E, x: a.rewards, flags: { buffer: s.flags }, bit: NONFINITE.rewards }),
     ...prepareGrpoAdvantageForward(gpu, a),
