@@ -90,7 +90,6 @@ export function grpoGroupOffsets(trajs: readonly Pick<TrajectoryLike, 'group'>[]
   return Int32Array.from(offsets);
 }
 
-
 /**
  * PPO advantages by GAE over policy tokens (CPU reference of the gae kernel), then masked
  * whitening when cfg.normalizeAdvantages.

@@ -1,13 +1,7 @@
 // Runs in the page: tiny end-to-end experiments (rollouts → GRPO → eval → checkpoints) for
 // run_e2e.spec.ts. Small summaries only. Fault injection and reward transforms go through the
 // runner's test seams (RunSeams: an environment host, after-rollout hooks), never options.
-import {
-  paramsDigest,
-  runExperiment,
-  type ExperimentOutput,
-  type RunEvent,
-  type RunnerOptions,
-} from '../../src/experiment/runner';
+import { paramsDigest, runExperiment, type ExperimentOutput, type RunEvent, type RunnerOptions } from '../../src/experiment/runner';
 import type { RlLoopHooks } from '../../src/experiment/rl_loop';
 import { parseSpec, type ExperimentSpec } from '../../src/experiment/spec';
 import { checkSpecConsistency } from '../../src/experiment/plan';

@@ -85,13 +85,8 @@ const ALLOWED: Record<string, string> = {
   'src/pretrain/sft.ts:pretrainBaseCpu': 'pending: test through (or move to the tests: no program code calls it)',
   'src/pretrain/sft.ts:sftBlackboxCpu': 'pending: test through (or move to the tests: no program code calls it)',
   'src/pretrain/sft.ts:withContextWeight': 'pending: test through prepareSft',
-  'src/report/method_verdict.ts:comparedSets': 'pending: test through methodVerdict',
-  'src/report/method_verdict.ts:pairCoverage': 'pending: test through methodVerdict',
   'src/report/method_verdict.ts:seedList': 'pending: test through methodVerdict',
-  'src/report/per_family.ts:familyKey': 'pending: test through the per-family table',
-  'src/report/results_table.ts:pairedText': 'pending: test through the results table',
   'src/report/stats.ts:mcnemarExact': 'pending: test through the paired comparison',
-  'src/report/stats.ts:wilsonOf': 'pending: test through the results table',
   'src/rl/update.ts:dropZeroVarianceGroups': 'pending: test through filteredUpdate',
   'src/rl/update.ts:policyTokenEntropy': 'pending: test through filteredUpdate',
 };

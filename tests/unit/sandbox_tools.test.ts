@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Sandbox, TOOL_ARGS, normalizePath, stateFromFiles } from '../../src/sandbox/sandbox';
+import { Sandbox, normalizePath, stateFromFiles } from '../../src/sandbox/sandbox';
 import type { ToolCall, ToolName } from '../../src/sandbox/types';
 
 const c = (tool: ToolName | string, args: Record<string, unknown> = {}): ToolCall => ({ tool, args }) as unknown as ToolCall;

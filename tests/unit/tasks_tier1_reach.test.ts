@@ -16,7 +16,20 @@ import { encodeAction } from '../../src/episode/rows';
 const tok = Tokenizer.fromJSON(
   JSON.parse(readFileSync(new URL('../../public/tokenizer-v2.json', import.meta.url), 'utf8')) as TokenizerFile,
 );
-const SEEDS = [0, 1, 2, 3, 5, 8, 13, 21, SEED_RANGES.train.to, SEED_RANGES.test.from, SEED_RANGES.test.from + 7, SEED_RANGES.test.from + 99];
+const SEEDS = [
+  0,
+  1,
+  2,
+  3,
+  5,
+  8,
+  13,
+  21,
+  SEED_RANGES.train.to,
+  SEED_RANGES.test.from,
+  SEED_RANGES.test.from + 7,
+  SEED_RANGES.test.from + 99,
+];
 /**
  * The longest tier-1 action allowed under the base harness, in tokens (end token included):
  * 40, and 50 for calendar-add, whose quoted event line (a date and two times) alone is ~25.
