@@ -82,8 +82,6 @@ const ALLOWED: Record<string, string> = {
   'src/pretrain/sft.ts:collectDemonstrations': 'pending: test through prepareSft',
   'src/pretrain/sft.ts:demoFailureReason': 'pending: test through prepareSft',
   'src/pretrain/sft.ts:lrAt': 'pending: test through trainSft',
-  'src/pretrain/sft.ts:pretrainBaseCpu': 'pending: test through (or move to the tests: no program code calls it)',
-  'src/pretrain/sft.ts:sftBlackboxCpu': 'pending: test through (or move to the tests: no program code calls it)',
   'src/pretrain/sft.ts:withContextWeight': 'pending: test through prepareSft',
   'src/report/method_verdict.ts:seedList': 'pending: test through methodVerdict',
   'src/report/stats.ts:mcnemarExact': 'pending: test through the paired comparison',

@@ -18,8 +18,6 @@ import {
   demoFailureReason,
   describeDropped,
   demoTasks,
-  pretrainBaseCpu,
-  sftBlackboxCpu,
   demonstrationRows,
   lrAt,
   prepareSft,
@@ -28,6 +26,7 @@ import {
   withContextWeight,
   type SftConfig,
 } from '../../src/pretrain/sft';
+import { pretrainBaseCpu, sftBlackboxCpu } from './lib/sft_cpu';
 import { decodeBaseCheckpoint, encodeBaseCheckpoint } from '../../src/model/checkpoint';
 import { evaluateGreedy } from '../../src/pretrain/eval_greedy';
 import { taskFromId, taskSet, SEED_RANGES } from '../../src/tasks';
