@@ -122,7 +122,7 @@ function stableJson(v: unknown): string {
 }
 
 /** SHA-256 hex of parameters' bytes (f32, the model layout). */
-export const paramsDigest = (a: Float32Array): Promise<string> => sha256Hex(new Uint8Array(a.buffer, a.byteOffset, a.byteLength));
+const paramsDigest = (a: Float32Array): Promise<string> => sha256Hex(new Uint8Array(a.buffer, a.byteOffset, a.byteLength));
 
 function localEnv(tok: Tokenizer): Promise<EnvHost & { terminate(): void }> {
   return import('../episode/host').then(({ localEnvApi }) => ({ ...inProcessEnv(localEnvApi(tok)), terminate: () => {} }));

@@ -62,7 +62,6 @@ const ALLOWED: Record<string, string> = {
   'src/experiment/conditions_map_svg.ts:cellFill': 'pending: test through the map SVG',
   'src/experiment/feasibility.ts:specCells': 'pending: test through specFeasibility',
   'src/experiment/plan.ts:drawCounts': 'pending: test through the plan',
-  'src/experiment/runner.ts:paramsDigest': 'pending: test through runExperiment',
   'src/export/dataset.ts:harnessLevels': 'pending: test through the export dataset',
   'src/export/writers.ts:slimeJsonl': 'pending: test through the export writers',
   'src/export/writers.ts:slimeRow': 'pending: test through the export writers',
