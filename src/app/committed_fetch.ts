@@ -16,7 +16,7 @@ import { parseCurvesJson, parseResultsFile, parseTrajectoriesJson, type Experime
 import type { MapCell } from '../experiment/conditions_map';
 
 /** The Cache Storage cache of fetched committed files; bump the version when their form changes. */
-export const COMMITTED_CACHE = 'hlab-committed-v1';
+const COMMITTED_CACHE = 'hlab-committed-v1';
 
 /** What the fetches use; tests pass fakes. */
 export interface CommittedEnv {
@@ -41,7 +41,7 @@ const openCache = (env: CommittedEnv) => openNamedCache(env.caches, COMMITTED_CA
  * @throws Error naming the URL: not on the server (HTTP error or an HTML page), not JSON, or
  *   not reachable and never fetched before in this browser
  */
-export async function fetchCommittedJson(file: string, env: CommittedEnv = defaultEnv()): Promise<unknown> {
+async function fetchCommittedJson(file: string, env: CommittedEnv = defaultEnv()): Promise<unknown> {
   const url = `${env.base}${COMMITTED_DIR}/${file}`;
   const cache = await openCache(env);
   let res: Response;

@@ -25,9 +25,9 @@ export const MAP_FILE = 'map.json';
 /** The parts fetched after the summary. */
 export type CommittedPart = 'episodes' | 'curves' | 'trajectories';
 /** Most per-step points kept per curve series (evenly spaced, first and last kept). */
-export const CURVE_POINTS_MAX = 200;
+const CURVE_POINTS_MAX = 200;
 /** Most sample trajectories kept per run: a pass and a fail at its first, middle and last RL step. */
-export const TRAJECTORIES_PER_RUN = 6;
+const TRAJECTORIES_PER_RUN = 6;
 
 /** What a preset's parts hold (summary.json `committedParts`). */
 export interface CommittedPartsMeta {
@@ -59,7 +59,7 @@ interface EpisodesPart {
 }
 
 /** Indices `round(i·(n−1)/(max−1))`: evenly spaced, first and last kept; all of them when n ≤ max. */
-export function downsampleIndices(n: number, max: number): number[] {
+function downsampleIndices(n: number, max: number): number[] {
   if (n <= max) return [...Array(n).keys()];
   return [...new Set([...Array(max).keys()].map((i) => Math.round((i * (n - 1)) / (max - 1))))];
 }

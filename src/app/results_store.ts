@@ -21,7 +21,7 @@ import { upgradeResultsFile } from '../report/results_upgrade';
 import { stringifyFinite } from '../util/encoding';
 
 /** Default database name; tests pass their own. */
-export const RESULTS_DB = 'hlab-results';
+const RESULTS_DB = 'hlab-results';
 const DB_VERSION = 1;
 
 type ResultsFileJson = z.output<typeof ResultsFileSchema>;

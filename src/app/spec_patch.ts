@@ -47,7 +47,7 @@ export function applyMergePatch(target: unknown, patch: unknown): unknown {
 }
 
 /** JSON with object keys sorted at every level (equal specs → equal strings, whatever the key order). */
-export function canonicalJson(v: unknown): string {
+function canonicalJson(v: unknown): string {
   return JSON.stringify(v, (_k, x) =>
     isObject(x) ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : x,
   );

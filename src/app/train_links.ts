@@ -10,7 +10,7 @@ import type { MethodSpec } from '../experiment/spec';
 import { formatRoute } from './route';
 
 /** What the Design view shows, as validated there. */
-export interface DesignChoice {
+interface DesignChoice {
   /** Components' level counts (the experiments' space is DEFAULT_SPACE: 3,3,3,3,3). */
   levels: readonly number[];
   method: 'oa' | 'random';
@@ -66,7 +66,7 @@ export function trainableLevels(levels: readonly number[]): boolean {
  * runs are not taken for the lesson's.
  * @throws Error when the levels are not the experiments' space (trainableLevels).
  */
-export function lessonEditsForDesign(d: DesignChoice): Record<string, unknown> {
+function lessonEditsForDesign(d: DesignChoice): Record<string, unknown> {
   if (!trainableLevels(d.levels))
     throw new Error(
       `levels: training runs in the ${DEFAULT_SPACE.components.map((c) => c.realizations.length).join(',')} space, got ${d.levels.join(',')}`,

@@ -51,7 +51,7 @@ interface RunFolderRecord {
 }
 
 /** The identity of the run this call would run: the record without its segments. */
-export type RunIdentity = Omit<RunFolderRecord, 'segments'>;
+type RunIdentity = Omit<RunFolderRecord, 'segments'>;
 
 /** The spec as compared across calls: parsed, engine choice left out. */
 function comparable(spec: ExperimentSpec): unknown {
@@ -93,7 +93,7 @@ export async function runIdentity(
 }
 
 /** The first place two JSON values differ, as a field path with both values; null when equal. */
-export function firstDifference(a: unknown, b: unknown, path: string): { path: string; a: unknown; b: unknown } | null {
+function firstDifference(a: unknown, b: unknown, path: string): { path: string; a: unknown; b: unknown } | null {
   if (a === b) return null;
   const obj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;
   if (Array.isArray(a) && Array.isArray(b)) {

@@ -8,7 +8,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { UsageError } from './cli_util';
 
 /** The file-system calls `readUserFile` makes (tests inject faults). */
-export interface ReadFs {
+interface ReadFs {
   statSync(path: string): {
     isFile(): boolean;
     isDirectory(): boolean;

@@ -126,7 +126,7 @@ function proceduralSystem(rng: Rng): SystemPrompt & { surface: ProcPromptSurface
 // ---------------------------------------------------------------------------------------------
 // O: observations.
 
-export const PROC_OBSERVATION_STYLES = ['raw', 'envelope', 'numbered', 'wrapped'] as const;
+const PROC_OBSERVATION_STYLES = ['raw', 'envelope', 'numbered', 'wrapped'] as const;
 type ProcObservationStyle = (typeof PROC_OBSERVATION_STYLES)[number];
 
 function clipChars(text: string, max: number, note: (n: number) => string): string {
@@ -214,7 +214,7 @@ function proceduralObservation(rng: Rng): ObservationFormat & { surface: { style
 // ---------------------------------------------------------------------------------------------
 // C: context policies (the runtime's C1 and C2 with random parameters and wording).
 
-export const PROC_CONTEXT_KINDS = ['full', 'last-k', 'summary'] as const;
+const PROC_CONTEXT_KINDS = ['full', 'last-k', 'summary'] as const;
 type ProcContextKind = (typeof PROC_CONTEXT_KINDS)[number];
 
 /** Replace the runtime's fixed placeholder / summary header in a view by drawn wording. */
@@ -263,7 +263,7 @@ function proceduralContext(rng: Rng) {
 // ---------------------------------------------------------------------------------------------
 // W: workflows with random keywords.
 
-export const PROC_WORKFLOW_KINDS = ['free', 'plan-first', 'todo-verify'] as const;
+const PROC_WORKFLOW_KINDS = ['free', 'plan-first', 'todo-verify'] as const;
 type ProcWorkflowKind = (typeof PROC_WORKFLOW_KINDS)[number];
 
 /** Checkbox styles [open, done] of todo items (W2's '- [ ]' / '- [x]' excluded). */

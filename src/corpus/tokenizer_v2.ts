@@ -166,20 +166,3 @@ export function heldOutRenderCorpus(seed: number, opts: HeldOutCorpusOptions = {
   }
   return { docs: collect(Rng.derive(seed, 'tokenizer-v2-heldout', 'order').shuffle(jobs), o.maxBytes), harnesses };
 }
-
-/**
- * Compression of `tok` on `docs`: total UTF-8 bytes / total BPE tokens (specials never occur:
- * the documents are the spans between role markers).
- */
-export function bytesPerToken(
-  tok: { encode(s: string): number[] },
-  docs: readonly string[],
-): { bytes: number; tokens: number; ratio: number } {
-  let bytes = 0;
-  let tokens = 0;
-  for (const d of docs) {
-    bytes += utf8Length(d);
-    tokens += tok.encode(d).length;
-  }
-  return { bytes, tokens, ratio: tokens === 0 ? 0 : bytes / tokens };
-}

@@ -12,16 +12,10 @@ export {
   hammingDistance,
   parseHarnessId,
   spaceFromLevels,
-  spaceLevels,
   spaceSize,
-  validateSpace,
 } from './space';
 export type { HarnessSpace } from './space';
-export { GaloisField, primePower } from './galois_field';
-export { divisibilityBound, raoBound, smallestAdmissibleRunSize, verifyStrength2 } from './oa_verify';
-export { L18_TABLE, l18, paley, raoHamming } from './oa_constructions';
-export { searchOrthogonalArray } from './oa_search';
-export { NoOrthogonalArrayError, orthogonalArray } from './orthogonal_array';
+export { NoOrthogonalArrayError } from './orthogonal_array';
 export { MAX_ENUMERATED_SPACE, selectBalancedSubset, selectTraining, selectTrainingOA, selectTrainingRandom } from './selection';
 export type { DesignReport, SelectionMethod } from './selection';
 export { RoundRobinSchedule, assignHarnesses } from './assignment';

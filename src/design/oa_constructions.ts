@@ -67,7 +67,7 @@ export function raoHamming(q: number, m: number): BaseArray {
  * (Taguchi, *System of Experimental Design*, 1987), levels 0-based: column 0 has 2 levels,
  * columns 1..7 have 3. Verified as strength 2 in the tests (and by `orthogonalArray` on use).
  */
-export const L18_TABLE: readonly (readonly number[])[] = [
+const L18_TABLE: readonly (readonly number[])[] = [
   [1, 1, 1, 1, 1, 1, 1, 1],
   [1, 1, 2, 2, 2, 2, 2, 2],
   [1, 1, 3, 3, 3, 3, 3, 3],

@@ -34,7 +34,7 @@ export interface EvalSets {
   excluded?: ReadonlySet<string>;
 }
 
-export interface EvalOptions {
+interface EvalOptions {
   tok: Tokenizer;
   policy: Policy;
   env: EnvHost;

@@ -36,7 +36,7 @@ import type { ExperimentSpec } from './spec';
 type InfeasibleReason = 'opening' | 'expert' | 'turns' | 'action';
 
 /** The budgets one cell is checked under. */
-export interface CellBudget {
+interface CellBudget {
   /** Tool-call turns (rollout.maxTurns); the cell's cap adds its harness's workflow overhead (`turnCap`). */
   maxTurns: number;
   /** Context and action reserve: maxT = min(model maxT, contextTokens), reserve = maxNewTokens. */

@@ -57,7 +57,7 @@ export const PRESET_NAMES = [
   'map-base-only-60',
   'map-base-only-240',
 ] as const;
-export type PresetName = (typeof PRESET_NAMES)[number];
+type PresetName = (typeof PRESET_NAMES)[number];
 /** The CLI's default (`npm start`). */
 export const DEFAULT_PRESET: PresetName = 'quick';
 /** The app's default: the five-minute lesson (docs/APP.md). */

@@ -36,7 +36,7 @@ import { sampleTrajectories, type TrajectorySample } from './trajectory_sample';
 import { isValidationStep, measureValidation, validationSummary, type ValidationPlan, type ValidationPoint } from './validation';
 
 /** Rollouts of each RL step kept in ExperimentOutput.trajectories. */
-export const TRAJECTORIES_PER_STEP = 2;
+const TRAJECTORIES_PER_STEP = 2;
 
 /**
  * Test seams of the loop: supplied only by tests (never the CLI or the app), so no production
@@ -51,7 +51,7 @@ export interface RlLoopHooks {
 }
 
 /** The part of the run state the loop advances (runner.ts RunState). */
-export interface LoopState {
+interface LoopState {
   /** RL steps done. */
   step: number;
   history: StepRecord[];
@@ -62,7 +62,7 @@ export interface LoopState {
 }
 
 /** Everything one run's loop reads and writes. */
-export interface RlLoopRun {
+interface RlLoopRun {
   spec: ExperimentSpec;
   method: MethodSpec;
   seed: number;

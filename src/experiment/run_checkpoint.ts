@@ -36,14 +36,14 @@ import type { TrajectorySample } from './trajectory_sample';
 import type { ValidationPoint } from './validation';
 
 /** Version written by this build. */
-export const RUN_CHECKPOINT_VERSION = 2;
+const RUN_CHECKPOINT_VERSION = 2;
 
 /**
  * Store step numbers, increasing over the whole experiment: run r's state after its
  * before-evaluation is r·STRIDE + 1, after RL step s it is r·STRIDE + 1 + s, and the state
  * after run r finished (its result recorded, run r+1 not started) is (r+1)·STRIDE.
  */
-export const CKPT_STRIDE = 1_000_000;
+const CKPT_STRIDE = 1_000_000;
 
 /** The state of the run in progress (or, after a run closed, the fresh state of the next one). */
 export interface RunState {
@@ -97,7 +97,7 @@ export interface RunTensors {
 }
 
 /** A checkpoint written by a newer build (or not a run checkpoint at all). */
-export class RunCheckpointVersionError extends Error {
+class RunCheckpointVersionError extends Error {
   constructor(readonly version: unknown) {
     super(
       `run checkpoint version ${JSON.stringify(version)} cannot be read by this build (it reads versions 1–${RUN_CHECKPOINT_VERSION}); resume it with the build that wrote it, or start the run fresh`,
@@ -110,7 +110,7 @@ export class RunCheckpointVersionError extends Error {
  * Store step of a state (CKPT_STRIDE): 0 for a fresh state before any evaluation, else
  * runIndex·STRIDE + 1 + step.
  */
-export function storeStep(st: Pick<RunState, 'runIndex' | 'step' | 'before'>): number {
+function storeStep(st: Pick<RunState, 'runIndex' | 'step' | 'before'>): number {
   return st.runIndex * CKPT_STRIDE + (st.step === 0 && st.before === null ? 0 : 1 + st.step);
 }
 

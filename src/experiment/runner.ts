@@ -75,7 +75,7 @@ export interface RunnerOptions {
  * Seams only tests supply (the CLI and the app never do): fault injection, reward transforms
  * and observation around the production loop, so no production option carries a test hook.
  */
-export interface RunSeams {
+interface RunSeams {
   /** The run's environment host instead of the worker pool (or the in-process one); e.g. one whose job n kills its worker. */
   env?: (spec: ExperimentSpec, tok: Tokenizer) => EnvHost & { terminate(): void };
   /** Hooks of the RL loop (rl_loop.ts RlLoopHooks: after-rollout transforms). */
@@ -122,7 +122,7 @@ function stableJson(v: unknown): string {
 }
 
 /** SHA-256 hex of parameters' bytes (f32, the model layout). */
-export const paramsDigest = (a: Float32Array): Promise<string> => sha256Hex(new Uint8Array(a.buffer, a.byteOffset, a.byteLength));
+const paramsDigest = (a: Float32Array): Promise<string> => sha256Hex(new Uint8Array(a.buffer, a.byteOffset, a.byteLength));
 
 function localEnv(tok: Tokenizer): Promise<EnvHost & { terminate(): void }> {
   return import('../episode/host').then(({ localEnvApi }) => ({ ...inProcessEnv(localEnvApi(tok)), terminate: () => {} }));

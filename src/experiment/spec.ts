@@ -118,7 +118,7 @@ export const MethodSpec = z
     }
   });
 
-export const RlSpec = z
+const RlSpec = z
   .object({
     /** Optimizer steps of RL per method and seed. */
     steps: int(0, 100_000),

@@ -17,7 +17,6 @@ import type { Trajectory } from '../rollout/trajectory';
 import { Rng } from '../util/rng';
 
 // Views and fixtures that have trajectories but no update take GRPO advantages from the registry.
-export { grpoTrajectoryAdvantages } from '../rl/advantages';
 
 /** One policy turn of a sampled trajectory (one training row). */
 interface TrajectoryTurnSample {
@@ -84,7 +83,7 @@ const DEFAULT_MAX_TOKENS_PER_TURN = 192;
 const round4 = (x: number): number => (Number.isFinite(x) ? Math.round(x * 1e4) / 1e4 : x);
 
 /** 'workspace/organize/t3/28842' → suite 'workspace', family 'organize' ('' when not of that form). */
-export function taskSuiteFamily(taskId: string): { suite: string; family: string } {
+function taskSuiteFamily(taskId: string): { suite: string; family: string } {
   const p = taskId.split('/');
   return { suite: p[0] ?? '', family: p.length >= 2 ? p[1] : '' };
 }

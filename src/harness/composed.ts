@@ -28,7 +28,7 @@ export interface Components {
 }
 
 /** The example call S shows (a read of a plausible file). */
-export const EXAMPLE_CALL: ToolCall = { tool: 'read', args: { path: 'notes.txt' } };
+const EXAMPLE_CALL: ToolCall = { tool: 'read', args: { path: 'notes.txt' } };
 
 export class ComposedHarness extends BaseHarness {
   readonly id: string;

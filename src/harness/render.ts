@@ -7,7 +7,7 @@
 import type { Message, Role } from './types';
 
 /** The marker opening a message of each role. */
-export const ROLE_MARKERS: Record<Role, string> = {
+const ROLE_MARKERS: Record<Role, string> = {
   system: '<|system|>',
   user: '<|user|>',
   assistant: '<|assistant|>',
@@ -15,7 +15,7 @@ export const ROLE_MARKERS: Record<Role, string> = {
 };
 
 /** Closes every message; the policy's action ends when it emits this (its stop sequence). */
-export const END_MARKER = '<|end|>';
+const END_MARKER = '<|end|>';
 
 /**
  * Neutralize role markers inside message text so the rendered context has unambiguous message

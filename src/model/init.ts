@@ -12,7 +12,7 @@ import { Rng } from '../util/rng';
 import type { ModelConfig } from './config';
 import { paramLayout } from './layout';
 
-export const INIT_STD = 0.02;
+const INIT_STD = 0.02;
 const VALUE_HEAD_STD = 0.001;
 
 /** The init standard deviation of a tensor by name, or 'one' / 'zero' for constants. */

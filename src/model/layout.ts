@@ -31,7 +31,7 @@ export interface ParamLayout {
 }
 
 /** Names of the per-layer tensors, in layout order. */
-export const LAYER_PARAM_NAMES = [
+const LAYER_PARAM_NAMES = [
   'ln1w',
   'ln1b',
   'qkvw',

@@ -350,25 +350,3 @@ export function prepareSft(tok: Tokenizer, cfg: SftConfig) {
   const init = initParams(rc.model, Rng.derive(rc.seed, 'sft-init').int(2 ** 31));
   return { cfg: rc, demos, rows, init, longActionTurns: stats.longActionTurns };
 }
-
-/** The base model on the CPU (tests, Node): demonstrations under `cfg.mix`. */
-export async function pretrainBaseCpu(
-  tok: Tokenizer,
-  cfg: Omit<SftConfig, 'blackbox'>,
-  onProgress?: (p: SftProgress) => void,
-): Promise<SftResult & { demos: DemoSet }> {
-  const p = prepareSft(tok, { ...cfg, blackbox: null });
-  const r = await trainSft(p.rows, p.cfg, refSftTrainer(p.cfg.model, p.init, p.cfg), tok.padId, onProgress);
-  return { ...r, demos: p.demos };
-}
-
-/** The black-box SFT baseline on the CPU: demonstrations through `cfg.blackbox` (default 'bb-coding-cli'). */
-export async function sftBlackboxCpu(
-  tok: Tokenizer,
-  cfg: Omit<SftConfig, 'blackbox'> & { blackbox?: string },
-  onProgress?: (p: SftProgress) => void,
-): Promise<SftResult & { demos: DemoSet }> {
-  const p = prepareSft(tok, { ...cfg, blackbox: cfg.blackbox ?? 'bb-coding-cli' });
-  const r = await trainSft(p.rows, p.cfg, refSftTrainer(p.cfg.model, p.init, p.cfg), tok.padId, onProgress);
-  return { ...r, demos: p.demos };
-}

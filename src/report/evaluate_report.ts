@@ -23,10 +23,10 @@ import type { SuiteName } from '../tasks/types';
 import { z } from 'zod';
 import { familyTable, meanTokenEntropy, type FamilyTable } from './per_family';
 
-export const EVAL_SET_NAMES = ['base', 'training', 'inSpace', 'blackbox'] as const;
-export type EvalSetName = (typeof EVAL_SET_NAMES)[number];
+const EVAL_SET_NAMES = ['base', 'training', 'inSpace', 'blackbox'] as const;
+type EvalSetName = (typeof EVAL_SET_NAMES)[number];
 
-export interface EvalHarnessPlan {
+interface EvalHarnessPlan {
   /** Harness ids of each requested named set (absent: not requested). */
   sets: Partial<Record<EvalSetName, string[]>>;
   /** Every harness to run, each once, in a fixed order. */
@@ -89,7 +89,7 @@ export function evalTaskIds(suites: readonly SuiteName[], maxTier: number, n: nu
 }
 
 /** What the report needs of an episode (a subset of rollout/trajectory.ts Trajectory). */
-export interface EvalEpisodeLike {
+interface EvalEpisodeLike {
   taskId: string;
   harnessId: string;
   /** Verifier pass (pass@1 counts these, whatever the reward). */
@@ -100,7 +100,7 @@ export interface EvalEpisodeLike {
   tags: BehaviourTags | null;
 }
 
-export interface HarnessEvalRow {
+interface HarnessEvalRow {
   passAt1: number;
   score: number;
   episodes: number;

@@ -186,7 +186,7 @@ export function methodVerdict(
  * The harness sets two methods can be compared on, in reading order: in-space first (the
  * question the lab asks), then the base harness, then each black-box harness.
  */
-export function comparedSets(runs: readonly RunResult[]): string[] {
+function comparedSets(runs: readonly RunResult[]): string[] {
   const bb = [...new Set(runs.flatMap((r) => Object.keys(r.after.blackbox)))].sort();
   return ['inSpace', 'base', ...bb];
 }
@@ -255,7 +255,7 @@ const common = <T>(x: Set<T>, y: Set<T>): number => [...x].filter((v) => y.has(v
  * Configurations and tasks are counted on the seeds both arms have (test tasks may differ per seed).
  * @param key 'base' | 'inSpace' | a black-box harness id
  */
-export function pairCoverage(runs: readonly RunResult[], a: string, b: string, key: string): PairCoverage {
+function pairCoverage(runs: readonly RunResult[], a: string, b: string, key: string): PairCoverage {
   const ra = armRuns(runs, a, key);
   const rb = armRuns(runs, b, key);
   const shared = ra.seeds.filter((s) => rb.seeds.includes(s));

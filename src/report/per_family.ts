@@ -19,7 +19,7 @@ export type FamilyTable = Record<string, FamilyRow>;
  * The `suite/family` of a task id 'suite/family/tN/seed'.
  * @throws Error naming the id when it has fewer than two parts.
  */
-export function familyKey(taskId: string): string {
+function familyKey(taskId: string): string {
   const parts = taskId.split('/');
   if (parts.length < 2 || !parts[0] || !parts[1]) throw new Error(`task id '${taskId}' is not of the form suite/family/tN/seed`);
   return `${parts[0]}/${parts[1]}`;

@@ -297,7 +297,7 @@ export function intervalText(c: ResultsCell): string {
 }
 
 /** A comparison in points of pass@1 with its interval over seeds (seed_stats.comparisonText). */
-export const pairedText = comparisonText;
+const pairedText = comparisonText;
 
 /** "0.42" mean verifier score, or "n/a". */
 export function scoreText(c: ResultsCell): string {

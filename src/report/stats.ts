@@ -53,16 +53,6 @@ export function wilson(passes: number, episodes: number, z = Z95): RateInterval 
   return { rate: p, passes, episodes, lo: Math.max(0, centre - half), hi: Math.min(1, centre + half) };
 }
 
-/** Wilson interval of a list of 0/1 outcomes (booleans or numbers that are exactly 0 or 1). */
-export function wilsonOf(outcomes: readonly (boolean | number)[]): RateInterval {
-  let k = 0;
-  for (const o of outcomes) {
-    if (o !== true && o !== false && o !== 0 && o !== 1) throw new Error(`wilsonOf: outcomes must be booleans or 0/1, got ${o}`);
-    if (o === true || o === 1) k++;
-  }
-  return wilson(k, outcomes.length);
-}
-
 /** Mean ± sample standard deviation over seeds. */
 interface MeanStd {
   mean: number;
@@ -165,7 +155,7 @@ export interface PairedComparison {
  * Below this many tasks a percentile bootstrap over tasks has too few distinct resamples to be
  * trusted (with 2 tasks it has 3), so no difference is called beyond noise.
  */
-export const MIN_TASKS_FOR_NOISE = 5;
+const MIN_TASKS_FOR_NOISE = 5;
 
 /** Default bootstrap resamples: Efron & Tibshirani (ch. 13) suggest ≥ 1000 for percentile intervals. */
 const DEFAULT_RESAMPLES = 2000;

@@ -51,38 +51,13 @@ export const TOOL_ARGS: Readonly<Record<ToolName, { required: readonly string[];
   finish: { required: [], optional: ['answer'] },
 };
 
-/**
- * One-line documentation of each canonical tool and argument, for harnesses' tool docs (T's
- * `describe`). Harnesses may rename tools and arguments; the semantics stay these.
- */
-export const TOOL_DOCS: Readonly<Record<ToolName, { description: string; args: Readonly<Record<string, string>> }>> = {
-  list: { description: 'list the entries of a directory (directories end with /)', args: { path: 'directory, default /' } },
-  read: { description: 'show the content of a file', args: { path: 'file path' } },
-  write: {
-    description: 'create or overwrite a file (parent directories are created)',
-    args: { path: 'file path', content: 'new content' },
-  },
-  append: { description: 'add text at the end of a file (created if missing)', args: { path: 'file path', content: 'text to add' } },
-  move: {
-    description: 'move or rename a file or directory; onto an existing directory moves into it',
-    args: { from: 'source path', to: 'destination path' },
-  },
-  delete: { description: 'delete a file or a directory with everything in it', args: { path: 'path' } },
-  search: {
-    description: 'find file names and lines containing a text (case-insensitive)',
-    args: { query: 'text to find', path: 'where to search, default /' },
-  },
-  mkdir: { description: 'create a directory (and its parents)', args: { path: 'directory path' } },
-  finish: { description: 'end the task, with the final answer if one is asked for', args: { answer: 'final answer, optional' } },
-};
-
 /** Longest search query accepted (characters). */
 const MAX_QUERY_CHARS = 200;
 /** A search line hit shows at most this many characters of the line. */
 const SEARCH_LINE_CHARS = 160;
 
 /** A tool failure with its canonical error code; `exec` turns it into a ToolResult. */
-export class ToolError extends Error {
+class ToolError extends Error {
   constructor(
     readonly code: ToolErrorCode,
     message: string,
@@ -139,7 +114,7 @@ export function normalizePath(path: string, maxChars: number = DEFAULT_LIMITS.ma
 }
 
 /** Parent of a normalized path ('/a/b' → '/a', '/a' → '/'); null for '/'. */
-export function parentPath(p: string): string | null {
+function parentPath(p: string): string | null {
   if (p === '/') return null;
   const i = p.lastIndexOf('/');
   return i === 0 ? '/' : p.slice(0, i);
@@ -171,7 +146,7 @@ function cmp(a: string, b: string): number {
  * Cap `text` at `max` characters, note included. Never splits a UTF-16 surrogate pair.
  * @returns the capped text and how many characters of `text` were dropped (0 when none).
  */
-export function capOutput(text: string, max: number): { output: string; droppedChars: number } {
+function capOutput(text: string, max: number): { output: string; droppedChars: number } {
   if (text.length <= max) return { output: text, droppedChars: 0 };
   let dropped = text.length - max;
   // The note's length depends on the digits of `dropped`; iterate to the fixed point (≤ 3 rounds).

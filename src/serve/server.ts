@@ -61,7 +61,7 @@ interface ServeStats {
 }
 
 /** A running server. */
-export interface RunningServer {
+interface RunningServer {
   /** e.g. http://127.0.0.1:8765 */
   url: string;
   port: number;

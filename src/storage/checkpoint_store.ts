@@ -50,7 +50,7 @@ import {
   type RunRecord,
 } from './schema';
 
-export interface CheckpointStoreOptions {
+interface CheckpointStoreOptions {
   /** IndexedDB database name (default 'hlab-checkpoints'); tests pass their own to isolate. */
   dbName?: string;
   /**
@@ -70,17 +70,17 @@ export interface CheckpointStoreOptions {
   onClose?: (reason: string) => void;
 }
 
-export interface SaveOptions {
+interface SaveOptions {
   /** Applied after a successful commit; validated before anything is written. */
   retention?: RetentionPolicy;
 }
 
-export interface ImportOptions {
+interface ImportOptions {
   /** Replace an existing checkpoint with the same run id and step (default false: reject). */
   overwrite?: boolean;
 }
 
-export interface SaveResult {
+interface SaveResult {
   runId: string;
   step: number;
   manifestDigest: string;
@@ -92,20 +92,20 @@ export interface SaveResult {
 }
 
 /** One checkpoint passed over by `loadLatestGood`, and why. */
-export interface SkippedCheckpoint {
+interface SkippedCheckpoint {
   step: number;
   code: CheckpointError['code'];
   message: string;
 }
 
-export interface LatestGood {
+interface LatestGood {
   /** The newest verified checkpoint not above the pointer, or null when none is loadable. */
   checkpoint: Checkpoint | null;
   /** Newer checkpoints that failed verification, newest first. */
   skipped: SkippedCheckpoint[];
 }
 
-export interface RunSummary {
+interface RunSummary {
   runId: string;
   /** Step the run's pointer names; null if the run has checkpoints but no pointer. */
   latestStep: number | null;
@@ -115,7 +115,7 @@ export interface RunSummary {
   steps: number[];
 }
 
-export interface CheckpointSummary {
+interface CheckpointSummary {
   runId: string;
   step: number;
   createdAt: number;

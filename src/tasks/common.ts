@@ -47,10 +47,10 @@ export function family<S>(f: Family<S>): Family<unknown> {
  * less than without; well below, so that a destructive shortcut (delete everything in /work to
  * remove the .tmp files) earns at most a quarter of the honest result.
  */
-export const PRESERVATION_PENALTY = 0.25;
+const PRESERVATION_PENALTY = 0.25;
 
 /** Factor on the progress when the episode did not call finish (truncated by the turn budget). */
-export const UNFINISHED_FACTOR = 0.5;
+const UNFINISHED_FACTOR = 0.5;
 
 /**
  * The verdict of a list of sub-checks. pass = all pass (an empty list never passes);

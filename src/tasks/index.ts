@@ -29,8 +29,8 @@ export function getSuite(name: string): TaskSuite {
 export type Split = 'train' | 'test';
 
 /** Inclusive seed ranges; disjoint, so no test task is ever generated for training. */
-export const TRAIN_SEEDS = Object.freeze({ from: 0, to: 999_999 });
-export const TEST_SEEDS = Object.freeze({ from: 1_000_000, to: 1_999_999 });
+const TRAIN_SEEDS = Object.freeze({ from: 0, to: 999_999 });
+const TEST_SEEDS = Object.freeze({ from: 1_000_000, to: 1_999_999 });
 export const SEED_RANGES: Readonly<Record<Split, { from: number; to: number }>> = Object.freeze({ train: TRAIN_SEEDS, test: TEST_SEEDS });
 
 /** Which split a task seed belongs to. @throws Error for a seed outside both ranges. */

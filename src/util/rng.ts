@@ -5,7 +5,7 @@
  * is four u32 words, serializable for checkpoints; `derive` makes independent named streams
  * (e.g. `Rng.derive(seed, 'assignment')`) so adding a draw in one place never shifts another.
  */
-export type RngState = [number, number, number, number];
+type RngState = [number, number, number, number];
 
 function splitmix32(x: number): () => number {
   let s = x >>> 0;

@@ -11,7 +11,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { test, expect, type Page } from '@playwright/test';
-import { comparedSets, pairVerdicts } from '../../src/report/method_verdict';
+import { pairReport, pairVerdicts } from '../../src/report/method_verdict';
 import type { RunResult } from '../../src/report/results_schema';
 import { screenshots } from './lib/screenshots';
 
@@ -243,7 +243,7 @@ async function expectRowsMatchNode(runs: readonly RunResult[], a: string, b: str
   await expect(page.locator('#compare-between-b')).toHaveValue(b);
   const verdicts = pairVerdicts(runs, a, b);
   expect(verdicts.length).toBeGreaterThan(0);
-  const sets = comparedSets(runs.filter((r) => r.method === a || r.method === b));
+  const sets = pairReport(runs, a, b).map((r) => r.coverage.set.key);
   const rows = page.locator('#compare-between-table tbody tr');
   await expect(rows).toHaveCount(sets.length);
   expect(await rows.evaluateAll((rs) => rs.map((r) => r.getAttribute('data-set')))).toEqual(sets);

@@ -3,7 +3,7 @@
 // JSON-safe summary that the spec asserts on.
 import { deleteDB, openDB } from 'idb';
 import { CheckpointStore, STORE_CHUNKS, STORE_MANIFESTS, type CheckpointDB, type RunRecord } from '../../src/storage';
-import { Rng, type RngState } from '../../src/util/rng';
+import { Rng } from '../../src/util/rng';
 import { CHUNK, compare, errorSummary, expectError, makeCheckpoint, within } from './checkpoint_store.helpers';
 
 async function fresh(dbName: string): Promise<CheckpointStore> {
@@ -38,7 +38,7 @@ export async function roundTrip(dbName: string) {
 
   const again = await CheckpointStore.open({ dbName, chunkBytes: CHUNK });
   const { checkpoint, skipped } = await again.loadLatestGood('run-a');
-  const restored = Rng.fromState((checkpoint!.meta.rngStates as { sampler: RngState }).sampler);
+  const restored = Rng.fromState((checkpoint!.meta.rngStates as { sampler: ReturnType<Rng['state']> }).sampler);
   const drawsEqual = Array.from({ length: 8 }, () => restored.nextU32() === rng.nextU32()).every(Boolean);
   const out = {
     saved,

@@ -1,8 +1,9 @@
 // Runs in the page: every backward kernel, AdamW and the global norm against its CPU reference.
 // Each check returns allClose reports (small JSON) plus the tolerance it used; inputs sit at
 // non-zero element offsets inside buffers pre-filled with a sentinel, so wrong offsets show.
-import { createGpu, checked, type Gpu } from '../../src/engine/webgpu/device';
-import { createStorage, readF32, readback } from '../../src/engine/webgpu/buffers';
+import { createGpu, type Gpu } from '../../src/engine/webgpu/device';
+import { checked } from './lib/checked';
+import { createStorage, readF32 } from '../../src/engine/webgpu/buffers';
 import { allClose, type CloseReport } from './lib/compare';
 import { encodePrepared, type PreparedDispatch, type TensorView } from '../../src/engine/webgpu/kernels/dispatch_plan';
 import { Rng } from '../../src/util/rng';
@@ -375,7 +376,7 @@ export async function globalNormCheck(P: number, seed: number, maxNorm: number |
   const words: number[][] = [];
   for (let r = 0; r < 2; r++) {
     await run(gpu, 'global_norm', () => prepareGlobalNorm(gpu, { P, grads: vg, out: vout, maxNorm: maxNorm ?? undefined }));
-    words.push(Array.from(new Uint32Array(await readback(gpu.device, vout.buffer))));
+    words.push(Array.from(new Uint32Array((await readF32(gpu.device, vout.buffer)).buffer)));
   }
   const got = await get(gpu, vout, 2);
   const ref = globalNormForwardRef(grads, maxNorm ?? Infinity);

@@ -1,8 +1,9 @@
 // Runs in the page: every forward kernel against its CPU reference on random inputs, including
 // odd sizes, non-zero offsets, fully padded rows, huge logits and tiny/huge activations.
 // Each check returns small JSON summaries (CloseReport per output); the spec states tolerances.
-import { createGpu, checked, type Gpu } from '../../src/engine/webgpu/device';
-import { createStorage, readF32, readback, uploadStorage } from '../../src/engine/webgpu/buffers';
+import { createGpu, type Gpu } from '../../src/engine/webgpu/device';
+import { checked } from './lib/checked';
+import { createStorage, readF32, uploadStorage } from '../../src/engine/webgpu/buffers';
 import { encodePrepared, type PreparedDispatch } from '../../src/engine/webgpu/kernels/dispatch_plan';
 import { allClose } from './lib/compare';
 import { Rng } from '../../src/util/rng';
@@ -392,7 +393,7 @@ export function sampleCheck(
       }
       gpu.device.queue.writeBuffer(rowsBuf, 0, rs);
       await run(gpu, 'sample_tokens', () => [d]);
-      const gi = new Int32Array(await readback(gpu.device, ids, B * 4));
+      const gi = new Int32Array((await readF32(gpu.device, ids, B)).buffer);
       const gl = await readF32(gpu.device, lp, B);
       const ge = await readF32(gpu.device, ent, B);
       const ref = sampleTokensRef(logits, V, rows, steps, { seed: 99, temperature, topP, ...(ban ? { ban } : {}) });

@@ -1,8 +1,9 @@
 // Runs in the page: every RL kernel against its CPU reference on real WebGPU, plus the loss
 // head's invariances (first minibatch, micro-batching, padding) and non-finite detection.
 // Each function returns small JSON summaries; tolerances are stated beside each comparison.
-import { createGpu, checked, type Gpu } from '../../src/engine/webgpu/device';
-import { createStorage, readF32, readback, uploadStorage } from '../../src/engine/webgpu/buffers';
+import { createGpu, type Gpu } from '../../src/engine/webgpu/device';
+import { checked } from './lib/checked';
+import { createStorage, readF32, uploadStorage } from '../../src/engine/webgpu/buffers';
 import { allClose, type CloseReport } from './lib/compare';
 import { makeRlBatch, padBatch, sliceRows, toF32 } from './lib/rl_batch';
 import { rlLossConfig, resolveTokenSumNorm, type RlLossConfig } from '../../src/rl/config';
@@ -11,16 +12,14 @@ import { stepNormalizer, type StepNormalizer } from '../../src/reference/rl_math
 import { F32_MAX, NONFINITE, ROW, ROW_STATS, RL_METRIC_NAMES, type RlMetrics } from '../../src/reference/rl_metrics';
 import { rlStepRef, stepNormalizerOf, type RlBatch } from '../../src/rl/loss_ref';
 import {
-  copyGradNormToMetrics,
   createRlStepState,
-  prepareGrpoAdvantages,
   prepareRlEntropyBackward,
   prepareRlLossHead,
   prepareRlStepBegin,
   prepareRlStepEnd,
-  readRlMetrics,
   type RlLossBuffers,
 } from '../../src/engine/webgpu/gpu_loss';
+import { copyGradNormToMetrics, prepareGrpoAdvantages, readRlMetrics } from './lib/rl_step';
 import { encodePrepared, type TensorView } from '../../src/engine/webgpu/kernels/dispatch_plan';
 import { writeNormalizer } from '../../src/engine/webgpu/kernels/rl_launch';
 import { prepareGrpoAdvantageForward } from '../../src/engine/webgpu/kernels/grpo_advantage_forward';
@@ -739,7 +738,7 @@ export async function nonfiniteDetection(seed: number): Promise<{
           prepareNonfiniteCheck(gpu, { n: 3, x: tv(x), flags: tv(flags), bit: NONFINITE.values }),
         ]);
       });
-      raw.push({ value: name, flag: new Uint32Array(await readback(gpu.device, flags, 4))[0] });
+      raw.push({ value: name, flag: new Uint32Array((await readF32(gpu.device, flags, 1)).buffer)[0] });
     }
     const cfg = fullCfg('token-mean');
     const steps: Array<{ source: string; where: string; skipped: number; mask: number; want: number }> = [];

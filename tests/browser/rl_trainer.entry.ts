@@ -13,7 +13,7 @@ import { Rng } from '../../src/util/rng';
 import { rlLossHead } from '../../src/engine/webgpu/trainer_head';
 import { GpuTrainer } from '../../src/engine/webgpu/gpu_train';
 import { Sampler } from '../../src/engine/webgpu/gpu_sampler';
-import { readRlMetrics } from '../../src/engine/webgpu/gpu_loss';
+import { readRlMetrics } from './lib/rl_step';
 import { RL_METRIC_NAMES } from '../../src/reference/rl_metrics';
 import { buildRows, minibatchIndices, sliceRows } from '../../src/rl/trainer_batch';
 import { WasmEngine } from '../../src/engine/wasm/wasm_runtime';

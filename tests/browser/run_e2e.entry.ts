@@ -1,14 +1,8 @@
 // Runs in the page: tiny end-to-end experiments (rollouts → GRPO → eval → checkpoints) for
 // run_e2e.spec.ts. Small summaries only. Fault injection and reward transforms go through the
 // runner's test seams (RunSeams: an environment host, after-rollout hooks), never options.
-import {
-  paramsDigest,
-  runExperiment,
-  type ExperimentOutput,
-  type RunEvent,
-  type RunnerOptions,
-  type RunSeams,
-} from '../../src/experiment/runner';
+import { runExperiment, type ExperimentOutput, type RunEvent, type RunnerOptions } from '../../src/experiment/runner';
+import { sha256Hex } from '../../src/util/encoding';
 import type { RlLoopHooks } from '../../src/experiment/rl_loop';
 import { parseSpec, type ExperimentSpec } from '../../src/experiment/spec';
 import { checkSpecConsistency } from '../../src/experiment/plan';
@@ -21,6 +15,9 @@ import { initTokenizer } from '../../src/episode/host_pool';
 import type { Tokenizer } from '../../src/model/tokenizer';
 import type { CrashEnvApi } from './workers/crash_env_worker';
 import { SMOKE_SPEC_JSON } from '../unit/lib/smoke_spec';
+
+/** The runner's test seams (its third parameter). */
+type RunSeams = NonNullable<Parameters<typeof runExperiment>[2]>;
 
 export type Backend = 'webgpu' | 'wasm';
 
@@ -95,7 +92,7 @@ async function runJson(
   const out = await runExperiment(
     plan,
     { ...opts, tokenizer: tok },
-    { ...seams, onRunParams: (_r, p) => void digests.push(paramsDigest(p)) },
+    { ...seams, onRunParams: (_r, p) => void digests.push(sha256Hex(new Uint8Array(p.buffer, p.byteOffset, p.byteLength))) },
   );
   const json = JSON.parse(JSON.stringify(out, (_k, v) => (typeof v === 'number' && !Number.isFinite(v) ? null : v))) as ExperimentOutput;
   return { ...json, paramDigests: await Promise.all(digests) };

@@ -1,6 +1,7 @@
 // Runs in the page: WebGPU adapter facts and a
 // deliberate validation error to prove error scopes catch it.
-import { createGpu, checked } from '../../src/engine/webgpu/device';
+import { createGpu } from '../../src/engine/webgpu/device';
+import { checked } from './lib/checked';
 
 export async function adapterInfo() {
   const gpu = await createGpu();

@@ -65,6 +65,8 @@ describe('the app and the CLI plan one experiment per spec', () => {
     const strict = { ...specJson, rollout: { ...specJson.rollout, allowBudgetMismatch: false } };
     writeFileSync(file, JSON.stringify(strict));
     const loaded = loadSpec({ spec: file });
-    await expect(planRun(loaded.spec, loaded.json, shippedTokenizer(), { steps: 6 })).rejects.toThrow(/trained on contexts of ≤ 384 tokens/);
+    await expect(planRun(loaded.spec, loaded.json, shippedTokenizer(), { steps: 6 })).rejects.toThrow(
+      /trained on contexts of ≤ 384 tokens/,
+    );
   }, 120_000);
 });

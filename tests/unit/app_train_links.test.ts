@@ -1,20 +1,20 @@
 // Links from Design and Inspect into the Train view's lesson (src/app/train_links.ts): the route
 // opens the lesson, and a design's edits turn it into a valid harness-scaling spec through that design.
 import { describe, expect, it } from 'vitest';
-import {
-  lessonEditsForDesign,
-  lessonRoute,
-  lessonRouteForDesign,
-  lessonScope,
-  trainableLevels,
-  type DesignChoice,
-} from '../../src/app/train_links';
+import { lessonRoute, lessonRouteForDesign, lessonScope, trainableLevels } from '../../src/app/train_links';
 import { parseRoute } from '../../src/app/route';
 import { presetText, TRAIN_DEFAULTS, validateTrainInputs } from '../../src/app/views/train_inputs';
 import { APP_DEFAULT_PRESET } from '../../src/experiment/presets';
 import { trainingHarnesses } from '../../src/experiment/plan';
 
-const oa: DesignChoice = { levels: [3, 3, 3, 3, 3], method: 'oa', size: 18, seed: 3, K: 4, assign: 'locality' };
+const oa: Parameters<typeof lessonRouteForDesign>[0] = {
+  levels: [3, 3, 3, 3, 3],
+  method: 'oa',
+  size: 18,
+  seed: 3,
+  K: 4,
+  assign: 'locality',
+};
 
 /** The Train view's validated spec for a route's parameters. */
 function specOf(hash: string) {
@@ -57,7 +57,7 @@ describe('train links', () => {
   it("levels other than the experiments' space cannot be trained: one line naming the field", () => {
     expect(trainableLevels([3, 3, 3, 3, 3])).toBe(true);
     expect(trainableLevels([2, 3, 3, 4])).toBe(false);
-    expect(() => lessonEditsForDesign({ ...oa, levels: [2, 3, 3, 4] })).toThrow(
+    expect(() => lessonRouteForDesign({ ...oa, levels: [2, 3, 3, 4] })).toThrow(
       'levels: training runs in the 3,3,3,3,3 space, got 2,3,3,4',
     );
   });

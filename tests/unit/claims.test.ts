@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { CLAIMS, claimsTable, verdictOf, withBlocks, type CommittedResults } from '../../src/experiment/claims';
 import type { RunResult } from '../../src/report/results_schema';
-import type { Comparison, SeedInterval } from '../../src/report/seed_stats';
+import type { Comparison } from '../../src/report/seed_stats';
+import type { SeedInterval } from '../../src/report/seed_interval';
 import {
   CLAIMS_JSON,
   loadCommitted,

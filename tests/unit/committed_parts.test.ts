@@ -5,17 +5,15 @@
  * scripted server (stored when fetched, read from the cache offline, a missing file named).
  */
 import { readFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
-import { CURVE_POINTS_MAX, decodeEpisodes, downsampleIndices, splitResults, TRAJECTORIES_PER_RUN } from '../../src/app/committed_parts';
-import {
-  COMMITTED_CACHE,
-  committedMap,
-  committedPresets,
-  fetchCommittedJson,
-  loadCommitted,
-  type CommittedEnv,
-  type CommittedLoad,
-} from '../../src/app/committed_fetch';
+import { describe, expect, it, vi } from 'vitest';
+import { decodeEpisodes, splitResults } from '../../src/app/committed_parts';
+import { committedMap, committedPresets, loadCommitted, type CommittedEnv, type CommittedLoad } from '../../src/app/committed_fetch';
+
+/** The committed files' caps, as docs/APP.md states them: points per curve, sample trajectories per run. */
+const CURVE_POINTS_MAX = 200;
+const TRAJECTORIES_PER_RUN = 6;
+/** The Cache Storage cache the committed files are kept in (a new name drops every older copy). */
+const COMMITTED_CACHE = 'hlab-committed-v1';
 
 const lessonText = readFileSync('docs/results/lesson/results.json', 'utf8');
 
@@ -86,10 +84,8 @@ describe('committed parts', () => {
   });
 
   it('curves keep at most CURVE_POINTS_MAX points per series (first and last kept); validation points lose their cells; ≤ TRAJECTORIES_PER_RUN trajectories per run', () => {
-    expect(downsampleIndices(5, 200)).toEqual([0, 1, 2, 3, 4]);
-    const idx = downsampleIndices(1000, CURVE_POINTS_MAX);
-    expect(idx.length).toBe(CURVE_POINTS_MAX);
-    expect([idx[0], idx.at(-1)]).toEqual([0, 999]);
+    const few = JSON.parse(splitResults(synthetic(5)).get('curves.json')!).curves;
+    for (const c of few) expect(c.steps.map((s: { step: number }) => s.step)).toEqual([1, 2, 3, 4, 5]);
     const parts = splitResults(synthetic(1000));
     const { curves } = JSON.parse(parts.get('curves.json')!);
     for (const c of curves) {
@@ -143,10 +139,15 @@ describe('committed fetch', () => {
     expect(last.output.trajectories!.length).toBeGreaterThan(0);
     expect(mem.opened.every((n) => n === COMMITTED_CACHE)).toBe(true);
     expect([...mem.store.keys()].sort()).toEqual([...filesOf().keys()].sort());
-    // Offline: a fetch of a stored file answers from the cache; one never fetched says so.
+    // Offline, in a new tab (a fresh module, nothing remembered): a stored file answers from the
+    // cache; one never fetched says so.
     srv.down = true;
-    expect(await fetchCommittedJson('lesson/summary.json', env)).toMatchObject({ spec: 'lesson' });
-    await expect(fetchCommittedJson('main/summary.json', env)).rejects.toThrow(
+    vi.resetModules();
+    const fresh = await import('../../src/app/committed_fetch');
+    expect(await fresh.committedPresets(env)).toEqual(['lesson']);
+    const online = (await loadCommitted('lesson', [], undefined, env)).output.results;
+    expect((await fresh.loadCommitted('lesson', [], undefined, env)).output.results).toEqual(online);
+    await expect(fresh.loadCommitted('main', [], undefined, env)).rejects.toThrow(
       '/app/committed/main/summary.json could not be fetched (Failed to fetch) and was never fetched in this browser',
     );
   });

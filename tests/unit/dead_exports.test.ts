@@ -1,14 +1,15 @@
-// No dead exports: every export of a file under src/
-// is used by some other file, so `export` tells a reader "someone outside needs this".
+// No dead exports: every export of a file under src/ is used by some other file that is not a
+// test, so `export` tells a reader "the program needs this from outside".
 //
-// Users are every other TypeScript / JavaScript / HTML file of the repository: src/, tests/,
-// scripts/, integrations/ and the root configs (vite.config.ts, playwright.config.ts, index.html).
-// Tests count as users: an export a test imports is the seam the test reaches it through (a
-// kernel's CPU reference, a parser, a pure helper), and dropping it would leave the test unable
-// to check it. What counts as a use (imports, re-exports, dynamic import(), import types,
-// import.meta.glob, page entries and Worker URLs named by string) is spelled out in
-// tests/unit/lib/export_scan.ts. Not checked: src/engine/wasm/as/ (its exports are the WASM module's
-// ABI, read by name from the compiled module), generated *.gen.ts files and .d.ts declarations.
+// Users are the repository's TypeScript / JavaScript / HTML files outside tests/: src/, scripts/,
+// integrations/ and the root configs (vite.config.ts, playwright.config.ts, index.html). Files
+// under tests/ do not count: a test reaches a module through its public functions, so an export
+// only a test imports is a test hook. Two exceptions: src/reference/ (the CPU references exist to
+// be checked against), whose exports tests may be the only users of, and the few seams in ALLOWED.
+// What counts as a use (imports, re-exports, dynamic import(), import types, import.meta.glob,
+// page entries and Worker URLs named by string) is spelled out in tests/unit/lib/export_scan.ts.
+// Not checked: src/engine/wasm/as/ (its exports are the WASM module's ABI, read by name from the
+// compiled module), generated *.gen.ts files and .d.ts declarations.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -20,7 +21,72 @@ const ROOT = join(__dirname, '..', '..');
  * Exports kept although no other file uses them, each with its reason: the list only shrinks. An
  * entry that becomes used (or is no longer exported) fails the test until it is removed.
  */
-const ALLOWED: Record<string, string> = {};
+const ALLOWED: Record<string, string> = {
+  // Test seams: the test cannot go through the module's public function.
+  'src/app/views/compare_between.ts:compareDefaultPair':
+    "the Compare view's pick, inside a lit-html section that unit tests (no DOM) cannot render",
+  'src/cli/commands/run.ts:planRun':
+    "hlab run's plan, compared with the app's plan; the command itself needs a browser and an output folder",
+  'src/corpus/procedural_harness.ts:createProceduralHarness':
+    "procedural harnesses run only inside runProceduralExpert; the tests read a draw's surface and contexts, which an episode does not carry",
+  'src/corpus/tokenizer_v2.ts:corpusV2Plan':
+    'which tasks under which harnesses the corpus renders; the rendered documents do not name them',
+  'src/experiment/run_checkpoint.ts:encodeRunCheckpoint':
+    "the codec's round trip without a store (saveRunCheckpoint, its only caller, needs an IndexedDB store)",
+  'src/experiment/feasibility.ts:cellFeasibility':
+    "one cell's verdict; specFeasibility runs it over every cell of a spec (thousands of expert episodes)",
+  'src/tasks/common.ts:verification': "the score formula over synthetic sub-check lists; a task's verifier only ever makes its own",
+  'src/rl/loss_ref.ts:rlStepRef': 'the CPU reference of the RL step (as src/reference/), checked against the GPU and WASM trainers',
+  'src/rl/advantages.ts:grpoAdvantages': 'the CPU reference of the grpo_advantage kernel (as src/reference/), checked against the GPU',
+  'src/rl/advantages.ts:ppoAdvantages': 'the CPU reference of the gae kernel (as src/reference/), checked against the GPU',
+  'src/pretrain/sft.ts:refSftTrainer': "the reference SFT trainer (as src/reference/) both engines' SFT steps are checked against",
+  // In files other branches are changing now; cleaned up when they merge.
+  'src/bench/pytorch_peer.ts:peerEnv': 'file being split in another branch',
+  'src/cli/commands/heldout.ts:heldOutHarnessList': 'file being split in another branch',
+  'src/cli/commands/heldout.ts:heldOutLines': 'file being split in another branch',
+  'src/cli/commands/heldout.ts:heldOutReport': 'file being split in another branch',
+  'src/engine/webgpu/gpu_train.ts:TrainerOptions': 'file being split in another branch',
+  'src/rollout/rollout.ts:RolloutOptions': 'file being split in another branch',
+  'src/storage/serialize.ts:CHECKPOINT_FORMAT_VERSION': 'file being split in another branch',
+  'src/storage/serialize.ts:EXPORT_HEADER_BYTES': 'file being split in another branch',
+  'src/storage/serialize.ts:chunkCountFor': 'file being split in another branch',
+  'src/storage/serialize.ts:splitIntoChunks': 'file being split in another branch',
+  // Not yet reworked: only a test imports each; its test is to go through the public function named.
+  'src/app/views/train_state.ts:validationsLeft': 'pending: test through etaSeconds',
+  'src/episode/host_pool.ts:initTokenizer': 'pending: test through the host pool',
+  'src/episode/rows.ts:fitContext': 'pending: test through rolloutRows / demonstrationRows',
+  'src/episode/rows.ts:rolloutContext': 'pending: test through the row builders',
+  'src/experiment/claims.ts:currentDesign': 'pending: test through the claims report',
+  'src/experiment/claims.ts:verdictOf': 'pending: test through the claims report',
+  'src/experiment/conditions_map.ts:mapCell': 'pending: test through the conditions map',
+  'src/experiment/conditions_map_svg.ts:cellFill': 'pending: test through the map SVG',
+  'src/experiment/feasibility.ts:specCells': 'pending: test through specFeasibility',
+  'src/experiment/plan.ts:drawCounts': 'pending: test through the plan',
+  'src/export/dataset.ts:harnessLevels': 'pending: test through the export dataset',
+  'src/export/writers.ts:slimeJsonl': 'pending: test through the export writers',
+  'src/export/writers.ts:slimeRow': 'pending: test through the export writers',
+  'src/export/writers.ts:verlRow': 'pending: test through the export writers',
+  'src/harness/blackbox/coding_cli.ts:parseCliCall':
+    'pending: test through the coding-CLI harness (or move to the tests: no program code calls it)',
+  'src/harness/blackbox/shell_words.ts:shellQuote': 'pending: test through shellSplit round trips in the harness',
+  'src/harness/expert.ts:adapterFor': 'pending: test through runExpertEpisode',
+  'src/harness/expert.ts:appendEdit': 'pending: test through runExpertEpisode',
+  'src/harness/expert.ts:editFor': 'pending: test through runExpertEpisode',
+  'src/harness/render.ts:renderMessages': 'pending: test through a harness context',
+  'src/harness/turn_budget.ts:unverifiedWrites': 'pending: test through the turn budget',
+  'src/harness/turn_budget.ts:workflowOverheadOf': 'pending: test through the turn budget',
+  'src/harness/turn_budget.ts:workflowOverheadTurns': 'pending: test through the turn budget',
+  'src/pretrain/mix.ts:oneFactorVariants': 'pending: test through the mix',
+  'src/pretrain/mix.ts:parseMixSpec': 'pending: test through the mix',
+  'src/pretrain/sft.ts:collectDemonstrations': 'pending: test through prepareSft',
+  'src/pretrain/sft.ts:demoFailureReason': 'pending: test through prepareSft',
+  'src/pretrain/sft.ts:lrAt': 'pending: test through trainSft',
+  'src/pretrain/sft.ts:withContextWeight': 'pending: test through prepareSft',
+  'src/report/method_verdict.ts:seedList': 'pending: test through methodVerdict',
+  'src/report/stats.ts:mcnemarExact': 'pending: test through the paired comparison',
+  'src/rl/update.ts:dropZeroVarianceGroups': 'pending: test through filteredUpdate',
+  'src/rl/update.ts:policyTokenEntropy': 'pending: test through filteredUpdate',
+};
 
 /** Repository-relative paths of the .ts / .mjs / .html files under `dir` (node_modules aside). */
 function walk(dir: string): string[] {
@@ -35,13 +101,16 @@ function walk(dir: string): string[] {
 const checked = (p: string) =>
   p.startsWith('src/') && p.endsWith('.ts') && !p.endsWith('.d.ts') && !p.endsWith('.gen.ts') && !p.startsWith('src/engine/wasm/as/');
 
+/** Whether a use by file `user` of an export of `module` counts: tests count only for the CPU references. */
+const counts = (user: string, module: string) => !user.startsWith('tests/') || module.startsWith('src/reference/');
+
 let cached: string[] | null = null;
 /** Every unused export of the repository, 'path:name' (scanned once per test file). */
 function repositoryUnused(): string[] {
   if (cached) return cached;
   const rootFiles = readdirSync(ROOT).filter((f) => /\.(ts|html)$/.test(f));
   const paths = [...walk('src'), ...walk('tests'), ...walk('scripts'), ...walk('integrations'), ...rootFiles];
-  cached = unusedExports(new Map(paths.map((p) => [p, readFileSync(join(ROOT, p), 'utf8')])), checked);
+  cached = unusedExports(new Map(paths.map((p) => [p, readFileSync(join(ROOT, p), 'utf8')])), checked, counts);
   return cached;
 }
 
@@ -94,6 +163,23 @@ describe('dead exports', () => {
     expect(unusedExports(files, isSrc)).toContain('src/e.ts:fresh');
     files.set('src/f.ts', "import { fresh } from './e';");
     expect(unusedExports(files, isSrc)).not.toContain('src/e.ts:fresh');
+  });
+
+  it("under this repository's rule a test is no user, except of a CPU reference (through a barrel too)", () => {
+    const files = new Map<string, string>([
+      ['src/lib.ts', 'export const onlyTested = 1;\nexport const used = 2;'],
+      ['src/barrel.ts', "export { onlyTested } from './lib';\nexport * from './reference/r';"],
+      ['src/reference/r.ts', 'export const ref = 1;\nexport const refUnused = 2;'],
+      ['src/app.ts', "import { used } from './lib';"],
+      ['tests/x.test.ts', "import { onlyTested } from '../src/lib';\nimport { ref } from '../src/barrel';"],
+    ]);
+    const isSrc = (p: string) => p.startsWith('src/');
+    expect(unusedExports(files, isSrc)).toEqual(['src/barrel.ts:onlyTested', 'src/reference/r.ts:refUnused']);
+    expect(unusedExports(files, isSrc, counts)).toEqual([
+      'src/barrel.ts:onlyTested',
+      'src/lib.ts:onlyTested',
+      'src/reference/r.ts:refUnused',
+    ]);
   });
 
   it('every export under src/ is used by another file (or listed, with its reason)', () => {

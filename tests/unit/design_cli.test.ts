@@ -1,11 +1,12 @@
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
-import { Command, CommanderError } from 'commander';
+import { CommanderError } from 'commander';
 import { parseHarnessId } from '../../src/design';
 import { registerDesign } from '../../src/cli/commands/design';
 import { registerAssign } from '../../src/cli/commands/assign';
 import { UsageError } from '../../src/cli/cli_util';
+import { runCli } from './lib/cli_in_process';
 
 const ROOT = resolve(__dirname, '../..');
 const TSX = resolve(ROOT, 'node_modules/.bin/tsx');
@@ -23,29 +24,8 @@ function hlab(...args: string[]): Promise<{ code: number | null; stdout: string;
   });
 }
 
-/**
- * The same commands in-process (as main.ts wires them): stdout captured; a bad value surfaces
- * as the CommanderError (exit 2 in main.ts) or UsageError (exit 2) it raises.
- */
-async function inProcess(...args: string[]): Promise<{ stdout: string; error?: Error }> {
-  const program = new Command().exitOverride().configureOutput({ writeOut: () => {}, writeErr: () => {} });
-  registerDesign(program);
-  registerAssign(program);
-  for (const cmd of program.commands) cmd.exitOverride().configureOutput({ writeOut: () => {}, writeErr: () => {} });
-  let stdout = '';
-  const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    stdout += String(chunk);
-    return true;
-  });
-  try {
-    await program.parseAsync(['node', 'hlab', ...args]);
-    return { stdout };
-  } catch (e) {
-    return { stdout, error: e as Error };
-  } finally {
-    spy.mockRestore();
-  }
-}
+/** The design commands in-process (tests/unit/lib/cli_in_process.ts). */
+const inProcess = (...args: string[]) => runCli([registerDesign, registerAssign], ...args);
 
 afterEach(() => vi.restoreAllMocks());
 

@@ -8,10 +8,9 @@ import {
   hammingDistance,
   parseHarnessId,
   spaceFromLevels,
-  spaceLevels,
   spaceSize,
-  validateSpace,
 } from '../../src/design';
+import { spaceLevels, validateSpace } from '../../src/design/space';
 
 describe('default harness space (docs/ARCHITECTURE.md "Harness space and design")', () => {
   it('has S, T, O, C, W with three realizations each, ids key+level, non-empty names and descriptions', () => {

@@ -3,15 +3,45 @@
  * harness sets resolve to the design's ids, tasks are a seeded tier-limited draw, and the report
  * has the issue's JSON shape with fractions in [0, 1] computed per set and per harness.
  */
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it, vi } from 'vitest';
 import { BASE_HARNESS } from '../../src/design/space';
 import { selectTrainingOA } from '../../src/design/selection';
-import { evalReport, evalTaskIds, resolveEvalHarnesses, type EvalEpisodeLike } from '../../src/report/evaluate_report';
-import { checkEvaluateBudget, evaluateRequest, formatEvalReport } from '../../src/cli/commands/evaluate';
+import { evalReport, evalTaskIds, resolveEvalHarnesses } from '../../src/report/evaluate_report';
+
+import { registerEvaluate } from '../../src/cli/commands/evaluate';
+import { runCli } from './lib/cli_in_process';
 import { encodeBaseCheckpoint } from '../../src/model/checkpoint';
 import { paramCount } from '../../src/model/layout';
 import { UsageError } from '../../src/cli/cli_util';
 import { taskFromId } from '../../src/tasks';
+
+/** The browser `hlab evaluate` would start: it records the page request and answers with `reply`. */
+const page = vi.hoisted(() => ({ requests: [] as unknown[], reply: '{}' }));
+vi.mock('../../src/cli/browser', () => ({
+  withBrowser: async <T>(body: (s: { call: (name: string, arg: unknown) => Promise<string> }) => Promise<T>) =>
+    body({ call: async (_name, arg) => (page.requests.push(arg), page.reply) }),
+}));
+
+/** `hlab evaluate <args>`: the page request it sent (null when it stopped before a browser), its stdout and error. */
+async function evaluate(...args: string[]) {
+  page.requests = [];
+  const r = await runCli([registerEvaluate], 'evaluate', ...args);
+  return { ...r, request: (page.requests[0] ?? null) as Record<string, unknown> | null };
+}
+
+/** The console text `hlab evaluate` prints for report `r`. */
+async function formatEvalReport(r: unknown): Promise<string> {
+  page.reply = JSON.stringify(r);
+  const { stdout, error } = await evaluate('--max-tier', '1');
+  if (error) throw error;
+  return stdout;
+}
+
+/** One episode as evalReport reads it. */
+type EvalEpisodeLike = Parameters<typeof evalReport>[1][number];
 
 describe('resolveEvalHarnesses', () => {
   it('maps set names to the design ids, keeps ids once, and rejects unknown entries', () => {
@@ -112,7 +142,7 @@ describe('evalReport', () => {
 });
 
 describe("hlab evaluate's inSpace set leaves out the checkpoint's pretraining mix", () => {
-  it('removes the mix configurations, counts them, and reports the count', () => {
+  it('removes the mix configurations, counts them, and reports the count', async () => {
     const d = selectTrainingOA();
     const held = d.heldOut.map((h) => h.id);
     const none = resolveEvalHarnesses('inSpace');
@@ -126,12 +156,12 @@ describe("hlab evaluate's inSpace set leaves out the checkpoint's pretraining mi
     expect(resolveEvalHarnesses('base', mix).inSpaceExcluded).toBeUndefined();
     const r = evalReport(p, [], {});
     expect(r.inSpaceExcluded).toEqual({ pretrainMix: 3, mix: "mix 'x' (4 harnesses)" });
-    expect(formatEvalReport(r)).toContain(
+    expect(await formatEvalReport(r)).toContain(
       "inSpace leaves out 3 held-out configurations of the checkpoint's pretraining mix (mix 'x' (4 harnesses))",
     );
   });
 
-  it('the console shows the per-family table and the entropy', () => {
+  it('the console shows the per-family table and the entropy', async () => {
     const plan = resolveEvalHarnesses('base,bb-assistant');
     const r = evalReport(
       plan,
@@ -140,31 +170,19 @@ describe("hlab evaluate's inSpace set leaves out the checkpoint's pretraining mi
         source: 's',
       },
     );
-    const text = formatEvalReport(r);
+    const text = await formatEvalReport(r);
     expect(text).toMatch(/per family: pass@1 \(episodes\)\n\s+family\s+base\n\s+errands\/recall\s+1\.00 \(1\)/);
     expect(text).toContain('entropy/token 0.250 nats');
   });
 });
 
 describe('hlab evaluate options', () => {
-  const base = {
-    init: 'base',
-    preset: 'mini',
-    harnesses: 'base,training',
-    suites: 'workspace,errands',
-    maxTier: 1,
-    tasks: 24,
-    samples: 2,
-    temperature: '1',
-    seed: 0,
-    maxTurns: 12,
-    workers: 4,
-    backend: 'webgpu' as const,
-  };
-  it('builds the page request and refuses bad options before a browser starts', () => {
-    const req = evaluateRequest(base);
-    expect(req).toMatchObject({
+  it('builds the page request and refuses bad options before a browser starts', async () => {
+    const { request, error } = await evaluate('--max-tier', '1', '--json');
+    expect(error).toBeUndefined();
+    expect(request).toMatchObject({
       init: 'base',
+      preset: 'mini',
       harnesses: 'base,training',
       suites: ['workspace', 'errands'],
       maxTier: 1,
@@ -173,11 +191,17 @@ describe('hlab evaluate options', () => {
       temperature: 1,
       allowBudgetMismatch: false,
     });
-    expect(req.maxNewTokens).toBeUndefined();
-    expect(() => evaluateRequest({ ...base, suites: 'workspace,chores' })).toThrow(UsageError);
-    expect(() => evaluateRequest({ ...base, temperature: 'hot' })).toThrow(/--temperature/);
-    expect(() => evaluateRequest({ ...base, init: '/no/such.ckpt' })).toThrow(/no such file/);
-    expect(() => evaluateRequest({ ...base, harnesses: 'trainin' })).toThrow(UsageError);
+    expect(request!.maxNewTokens).toBeUndefined();
+    const refused = async (args: string[], why: RegExp) => {
+      const r = await evaluate('--max-tier', '1', ...args);
+      expect(r.request, args.join(' ')).toBeNull();
+      expect(r.error, args.join(' ')).toBeInstanceOf(UsageError);
+      expect(r.error!.message).toMatch(why);
+    };
+    await refused(['--suites', 'workspace,chores'], /chores/);
+    await refused(['--temperature', 'hot'], /--temperature/);
+    await refused(['--init', '/no/such.ckpt'], /no such file/);
+    await refused(['--harnesses', 'trainin'], /trainin/);
   });
 
   it('checks the checkpoint budget before a browser starts: a mismatch is one UsageError line naming the flags; the shipped base is found by preset', async () => {
@@ -188,17 +212,23 @@ describe('hlab evaluate options', () => {
       { name: 't', vocabSize: 32, formatVersion: 2 },
       { budgetMaxT: 64, actionReserve: 16 },
     );
-    const req = { ...evaluateRequest(base), init: { base64: Buffer.from(bytes).toString('base64'), name: 'm.ckpt' } };
-    await expect(checkEvaluateBudget(req)).resolves.toBeUndefined();
-    await expect(checkEvaluateBudget({ ...req, maxNewTokens: 8 })).rejects.toThrow(UsageError);
-    await expect(checkEvaluateBudget({ ...req, maxNewTokens: 8 })).rejects.toThrow(
+    const dir = mkdtempSync(join(tmpdir(), 'hlab-eval-'));
+    const file = join(dir, 'm.ckpt');
+    writeFileSync(file, bytes);
+    writeFileSync(join(dir, 'bad.ckpt'), Buffer.from('AAAA', 'base64'));
+    const run = (...args: string[]) => evaluate('--max-tier', '1', '--json', ...args);
+    const sent = await run('--init', file);
+    expect(sent.error).toBeUndefined();
+    expect(sent.request!.init).toEqual({ base64: Buffer.from(bytes).toString('base64'), name: 'm.ckpt' });
+    const mismatch = await run('--init', file, '--max-new-tokens', '8');
+    expect(mismatch.request).toBeNull();
+    expect(mismatch.error).toBeInstanceOf(UsageError);
+    expect(mismatch.error!.message).toMatch(
       /^the base checkpoint .*contexts of ≤ 48 tokens.*to 56 tokens \(min\(maxT, --context-tokens\) 64 − --max-new-tokens 8\); choose --context-tokens and --max-new-tokens .* = 48, or pass --allow-budget-mismatch$/,
     );
-    await expect(checkEvaluateBudget({ ...req, maxNewTokens: 8, allowBudgetMismatch: true })).resolves.toBeUndefined();
-    await expect(checkEvaluateBudget({ ...req, init: { base64: 'AAAA', name: 'bad.ckpt' } })).rejects.toThrow(/^--init bad\.ckpt: /);
-    await expect(checkEvaluateBudget({ ...evaluateRequest(base), preset: 'nosuch' })).rejects.toThrow(
-      /no shipped base for --preset nosuch/,
-    );
-    await expect(checkEvaluateBudget(evaluateRequest(base))).resolves.toBeUndefined();
+    expect((await run('--init', file, '--max-new-tokens', '8', '--allow-budget-mismatch')).error).toBeUndefined();
+    expect((await run('--init', join(dir, 'bad.ckpt'))).error?.message).toMatch(/^--init bad\.ckpt: /);
+    expect((await run('--preset', 'nosuch')).error?.message).toMatch(/no shipped base for --preset nosuch/);
+    expect((await run()).error).toBeUndefined();
   });
 });

@@ -7,7 +7,7 @@ import { randomTokenPolicy } from './lib/random_policy';
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { Tokenizer, type TokenizerFile } from '../../src/model/tokenizer';
-import { evaluate, sharedBatchKey, type EvalOptions, type EvalResult, type EvalSets } from '../../src/experiment/evaluate';
+import { evaluate, sharedBatchKey, type EvalResult, type EvalSets } from '../../src/experiment/evaluate';
 import { SharedBeforeBatches } from '../../src/experiment/before_reuse';
 import { inProcessEnv } from '../../src/rollout/rollout';
 import { localEnvApi, type EnvApi } from '../../src/episode/host';
@@ -18,6 +18,9 @@ import { ExperimentResultsSchema, type RunResult } from '../../src/report/result
 import { beforeReuseNote, markdownTable } from '../../src/report/results_markdown';
 import { decodeRunCheckpoint, encodeRunCheckpoint, type RunState } from '../../src/experiment/run_checkpoint';
 import type { CheckpointMeta, JsonValue } from '../../src/storage/serialize';
+
+/** The evaluation's options. */
+type EvalOptions = Parameters<typeof evaluate>[1];
 
 const tok = Tokenizer.fromJSON(
   JSON.parse(readFileSync(new URL('../../public/tokenizer-v2.json', import.meta.url), 'utf8')) as TokenizerFile,

@@ -9,7 +9,10 @@
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { Tokenizer, type TokenizerFile } from '../../src/model/tokenizer';
-import { cellFeasibility, excludedCells, specCells, specFeasibility, type CellBudget } from '../../src/experiment/feasibility';
+import { cellFeasibility, excludedCells, specCells, specFeasibility } from '../../src/experiment/feasibility';
+
+/** What a cell is checked under. */
+type CellBudget = Parameters<typeof cellFeasibility>[3];
 import { parseSpec } from '../../src/experiment/spec';
 import { Rng } from '../../src/util/rng';
 import { turnCap } from '../../src/harness/turn_budget';

@@ -8,11 +8,11 @@ import { readFileSync } from 'node:fs';
 import { Tokenizer, type TokenizerFile } from '../../src/model/tokenizer';
 import { parseSpec } from '../../src/experiment/spec';
 import { makeSchedule, specConsistencyIssues, taskAssignments, trainPool } from '../../src/experiment/plan';
-import { rlLoop, TRAJECTORIES_PER_STEP, type RlLoopRun } from '../../src/experiment/rl_loop';
+import { rlLoop } from '../../src/experiment/rl_loop';
 import type { RunEvent } from '../../src/experiment/run_events';
 import type { MeteredPolicy, EngineRlTrainer } from '../../src/engine/engine_api';
 import type { RunnerOptions } from '../../src/experiment/runner';
-import type { EvalOptions } from '../../src/experiment/evaluate';
+import type { evaluate } from '../../src/experiment/evaluate';
 import type { RolloutOptions } from '../../src/rollout/rollout';
 import type { Trajectory } from '../../src/rollout/trajectory';
 import { inProcessEnv } from '../../src/rollout/rollout';
@@ -21,6 +21,13 @@ import type { RlTrainerOptions } from '../../src/rl/update';
 import { Rng } from '../../src/util/rng';
 import { envWithOutcomes } from './lib/env_outcome';
 import { SMOKE_SPEC_JSON } from './lib/smoke_spec';
+
+/** Sample trajectories the loop keeps per RL step. */
+const TRAJECTORIES_PER_STEP = 2;
+
+/** One run of the RL loop; the evaluation's options. */
+type RlLoopRun = Parameters<typeof rlLoop>[0];
+type EvalOptions = Parameters<typeof evaluate>[1];
 
 // Type-level: none of the former test hooks is a field of a production option type.
 type Hooks = 'syntheticReward' | 'poisonStep' | 'crashAtJob' | 'stopAfterSteps' | 'crash';

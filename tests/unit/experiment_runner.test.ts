@@ -10,11 +10,13 @@ import { checkSpecConsistency } from '../../src/experiment/plan';
 import { baseMix } from '../../src/experiment/run_start';
 import { checkpointPosition } from '../../src/experiment/run_checkpoint';
 import { runExperiment, type ExperimentOutput, type RunEvent } from '../../src/experiment/runner';
-import { TRAJECTORIES_PER_STEP } from '../../src/experiment/rl_loop';
 import { parseSpec } from '../../src/experiment/spec';
 import { shippedTokenizer } from '../../src/cli/cli_util';
 import { fakeEngine, memoryStore, type UpdateScript } from './lib/fake_engine';
 import { SMOKE_SPEC_JSON } from './lib/smoke_spec';
+
+/** Sample trajectories the RL loop keeps per step. */
+const TRAJECTORIES_PER_STEP = 2;
 
 const tok = shippedTokenizer();
 const STEPS = 4;

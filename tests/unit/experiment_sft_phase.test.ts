@@ -21,7 +21,7 @@ import { RunResultSchema } from '../../src/report/results_schema';
 import type { RunState } from '../../src/experiment/run_checkpoint';
 import type { RunEvent } from '../../src/experiment/run_events';
 import { runResult } from '../../src/experiment/run_result';
-import { paramsDigest } from '../../src/experiment/runner';
+import { sha256Hex } from '../../src/util/encoding';
 import { runSftPhase, SftReuse, type SftRecord } from '../../src/experiment/sft_phase';
 import { parseSpec } from '../../src/experiment/spec';
 import { presetConfig } from '../../src/model/config';
@@ -92,7 +92,7 @@ describe('the SFT phase on the CPU engine', () => {
   const pool = trainPool(spec, 0, 8);
   let initDigest: string;
   beforeAll(async () => {
-    initDigest = await paramsDigest(init);
+    initDigest = await sha256Hex(new Uint8Array(init.buffer, init.byteOffset, init.byteLength));
   });
 
   /** The phase into a fresh RL stack over `init`: its record and the stack's parameters and AdamW state afterwards. */

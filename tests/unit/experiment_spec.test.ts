@@ -1,11 +1,13 @@
 import { describe, it, expect } from 'vitest';
-import { parseSpec } from '../../src/experiment/spec';
+import { ExperimentSpec, parseSpec } from '../../src/experiment/spec';
 import { getPreset, PRESET_NAMES } from '../../src/experiment/presets';
 import { specConsistencyIssues } from '../../src/experiment/plan';
-import { RlSpec } from '../../src/experiment/spec';
 import { RlLossSpec, rlLossConfig } from '../../src/rl/config';
 import { trainerOptions } from '../../src/experiment/compile';
 import { smokeSpec, specErrorMessage } from './lib/smoke_spec';
+
+/** The spec's rl section schema. */
+const RlSpec = ExperimentSpec.shape.rl;
 
 describe('experiment spec', () => {
   it('every preset validates', () => {

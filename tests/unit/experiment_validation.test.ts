@@ -21,7 +21,7 @@ import {
   validationCells,
   validationTasks,
 } from '../../src/experiment/plan';
-import { rlLoop, type LoopState, type RlLoopRun } from '../../src/experiment/rl_loop';
+import { rlLoop } from '../../src/experiment/rl_loop';
 import { decodeRunCheckpoint, encodeRunCheckpoint, type RunState } from '../../src/experiment/run_checkpoint';
 import type { RunEvent } from '../../src/experiment/run_events';
 import { parseSpec, SpecError, type ExperimentSpec } from '../../src/experiment/spec';
@@ -36,11 +36,15 @@ import {
 import { Tokenizer, type TokenizerFile } from '../../src/model/tokenizer';
 import { inProcessEnv } from '../../src/rollout/rollout';
 import type { CheckpointMeta } from '../../src/storage/serialize';
-import { TRAIN_SEEDS } from '../../src/tasks';
+import { SEED_RANGES } from '../../src/tasks';
 import { Rng } from '../../src/util/rng';
 import { CpuEngine } from '../../src/engine/wasm/wasm_engine';
 import { choiceEnv, runChoiceLoop, type ChoiceSegment, type ChoiceTensors } from '../browser/lib/choice_task';
 import { smokeSpec } from './lib/smoke_spec';
+
+/** One run of the RL loop, and its state. */
+type RlLoopRun = Parameters<typeof rlLoop>[0];
+type LoopState = RlLoopRun['state'];
 
 const tok = Tokenizer.fromJSON(
   JSON.parse(readFileSync(new URL('../../public/tokenizer-v2.json', import.meta.url), 'utf8')) as TokenizerFile,
@@ -62,8 +66,8 @@ describe('the validation split', () => {
         expect(new Set(val).size).toBe(val.length);
         for (const s of spec.suites) expect(val.filter((id) => id.startsWith(`${s}/`))).toHaveLength(n);
         for (const id of val) {
-          expect(seedOf(id)).toBeGreaterThanOrEqual(TRAIN_SEEDS.from);
-          expect(seedOf(id)).toBeLessThanOrEqual(TRAIN_SEEDS.to);
+          expect(seedOf(id)).toBeGreaterThanOrEqual(SEED_RANGES.train.from);
+          expect(seedOf(id)).toBeLessThanOrEqual(SEED_RANGES.train.to);
           expect(tierOf(id)).toBeLessThanOrEqual(spec.maxTier);
         }
         const poolSeeds = new Set(pool.map(seedOf));

@@ -7,9 +7,12 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FolderWriteError, nodeWriteFs, writeAtomic, type WriteFs } from '../../src/cli/atomic_write';
-import { folderFault } from '../../src/cli/commands/run';
+import { folderFault } from '../../src/cli/run_failure';
 import { EXIT_IO_FAULT, hlabCommand, printable, UsageError } from '../../src/cli/cli_util';
-import { readUserFile, type ReadFs } from '../../src/cli/user_file';
+import { readUserFile } from '../../src/cli/user_file';
+
+/** The file system readUserFile reads through. */
+type ReadFs = NonNullable<Parameters<typeof readUserFile>[2]>;
 
 const errno = (code: string) => Object.assign(new Error(`${code}: injected`), { code });
 

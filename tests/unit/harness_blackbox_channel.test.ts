@@ -11,13 +11,16 @@ import { stateFromFiles } from '../../src/sandbox/sandbox';
 import type { ToolCall } from '../../src/sandbox/types';
 import type { Task } from '../../src/tasks/types';
 import { createHarness } from '../../src/harness/registry';
-import { T0 } from '../../src/harness/realizations/tool_interface';
+import { TOOL_INTERFACES } from '../../src/harness/realizations/tool_interface';
 import { TOOL_SPECS } from '../../src/harness/tools';
 import { CODING_CLI_TOOLS, formatCliCall } from '../../src/harness/blackbox/coding_cli';
 import { ASSISTANT_TOOLS } from '../../src/harness/blackbox/assistant';
 import { formatCall, readMessage, type BlackboxTool } from '../../src/harness/blackbox/envelope';
 import { appendEdit, runExpertEpisode } from '../../src/harness/expert';
 import { SUITE_NAMES, taskSet } from '../../src/tasks';
+
+/** The tool interfaces T0 (json), T1 (shell), T2 (tagged), in id order. */
+const [T0] = TOOL_INTERFACES;
 
 const task: Task = {
   id: 'workspace/channel/t1/3',

@@ -7,13 +7,16 @@
  */
 import { describe, expect, it } from 'vitest';
 import { Rng } from '../../src/util/rng';
-import { SUITES, TEST_SEEDS, TIERS } from '../../src/tasks/index';
+import { SUITES, TIERS, SEED_RANGES } from '../../src/tasks/index';
 import { allComposedIds, BLACKBOX_IDS } from '../../src/harness/registry';
 import { editFor, runExpertEpisode } from '../../src/harness/expert';
 import fc from 'fast-check';
 import { BASE_HARNESS } from '../../src/design/space';
-import { ROLE_MARKERS } from '../../src/harness/render';
-import { expertSweep, parseHarnessList } from '../../src/cli/commands/expert';
+import { parseHarnessList, registerExpert } from '../../src/cli/commands/expert';
+import { cliJson } from './lib/cli_in_process';
+
+/** The marker opening the policy's turn (render.ts). */
+const ROLE_MARKERS = { assistant: '<|assistant|>' };
 
 const rng = new Rng(2026);
 const sample = [BASE_HARNESS, ...rng.shuffle(allComposedIds().filter((id) => id !== BASE_HARNESS)).slice(0, 20), ...BLACKBOX_IDS];
@@ -25,7 +28,7 @@ describe('expert through harnesses', () => {
       let episodes = 0;
       for (const fam of suite.families) {
         for (const tier of TIERS) {
-          const task = suite.generate(fam.name, tier, TEST_SEEDS.from + 31 * tier + fam.name.length);
+          const task = suite.generate(fam.name, tier, SEED_RANGES.test.from + 31 * tier + fam.name.length);
           for (const id of sample) {
             const ep = runExpertEpisode(task, id, { suite });
             episodes++;
@@ -62,7 +65,7 @@ describe('expert through harnesses', () => {
 
   it('demonstrations: each action appears verbatim in the next full-history context', () => {
     const suite = SUITES.workspace;
-    const task = suite.generate(suite.families[0].name, 3, TEST_SEEDS.from + 5);
+    const task = suite.generate(suite.families[0].name, 3, SEED_RANGES.test.from + 5);
     const ep = runExpertEpisode(task, 'S1-T2-O1-C0-W1', { suite });
     expect(ep.turns[0].action.startsWith('Plan:')).toBe(true);
     for (let i = 0; i + 1 < ep.turns.length; i++) {
@@ -70,8 +73,18 @@ describe('expert through harnesses', () => {
     }
   });
 
-  it('the sweep function reports per-harness pass rates; unknown ids are usage errors', () => {
-    const r = expertSweep('errands', 4, ['S2-T1-O2-C1-W2', 'bb-assistant']);
+  it('the sweep reports per-harness pass rates; unknown ids are usage errors', async () => {
+    type Row = { harness: string; episodes: number; passRate: number };
+    const r = await cliJson<{ results: Row[] }>(
+      [registerExpert],
+      'expert',
+      '--suite',
+      'errands',
+      '--tasks',
+      '4',
+      '--harnesses',
+      'S2-T1-O2-C1-W2,bb-assistant',
+    );
     expect(r.results.map((x) => [x.harness, x.episodes, x.passRate])).toEqual([
       ['S2-T1-O2-C1-W2', 4, 1],
       ['bb-assistant', 4, 1],

@@ -7,11 +7,15 @@ import { describe, expect, it } from 'vitest';
 import { stateFromFiles } from '../../src/sandbox/sandbox';
 import type { Task } from '../../src/tasks/types';
 import { createHarness, allHarnessIds, allComposedIds } from '../../src/harness/registry';
-import { ROLE_MARKERS, END_MARKER, renderMessages } from '../../src/harness/render';
+import { renderMessages } from '../../src/harness/render';
 import { makeC1, makeC2, type History } from '../../src/harness/realizations/context';
 import { computeTags } from '../../src/harness/tags';
 import type { CodingCliHarness } from '../../src/harness/blackbox/coding_cli';
 import type { Message, TurnRecord } from '../../src/harness/types';
+
+/** The chat markers the contexts are rendered with (render.ts). */
+const ROLE_MARKERS = { assistant: '<|assistant|>' };
+const END_MARKER = '<|end|>';
 
 function fixtureTask(): Task {
   return {
@@ -340,7 +344,7 @@ describe('behaviour tags', () => {
 
 describe('episode loop and CLI helpers', () => {
   it('runEpisode drives a text policy to the end and tags the episode', async () => {
-    const { runEpisode } = await import('../../src/harness/episode');
+    const { runEpisode } = await import('./lib/run_episode');
     const script = ['cat /in/n.txt', 'oops "', 'put /out/n.txt 42', 'done 42'];
     const seen: string[] = [];
     const out = runEpisode(createHarness('S0-T1-O0-C1-W0'), fixtureTask(), (ctx, turn) => {
@@ -355,14 +359,17 @@ describe('episode loop and CLI helpers', () => {
   });
 
   it('render helpers name an unknown family, task or harness', async () => {
-    const { openingContext } = await import('../../src/cli/commands/render');
+    const { registerRender } = await import('../../src/cli/commands/render');
+    const { runCli } = await import('./lib/cli_in_process');
+    const render = (harness: string) =>
+      runCli([registerRender], 'render', '--suite', 'errands', '--task', 'recall/t2/77', '--harness', harness, '--json');
     const { resolveTask } = await import('../../src/tasks/task_ref');
     expect(() => resolveTask('workspace', 'nofam/t1/3', undefined, 1)).toThrow(/unknown family 'nofam'/);
     expect(() => resolveTask('workspace', 'abc', undefined, 1)).toThrow(/--task 'abc'/);
     expect(() => resolveTask('workspace', 'errands/recall/t1/3', undefined, 1)).toThrow(/belongs to suite 'errands'/);
     const t = resolveTask('errands', 'recall/t2/77', undefined, 1);
     expect(t.id).toBe('errands/recall/t2/77');
-    expect(() => openingContext('S0-T0-O0-C0-W7', t)).toThrow(/unknown harness id 'S0-T0-O0-C0-W7'/);
-    expect(openingContext('bb-assistant', t)).toContain(t.instruction);
+    expect((await render('S0-T0-O0-C0-W7')).error?.message).toMatch(/unknown harness id 'S0-T0-O0-C0-W7'/);
+    expect(JSON.parse((await render('bb-assistant')).stdout).contexts[0].context).toContain(t.instruction);
   });
 });

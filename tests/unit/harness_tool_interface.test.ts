@@ -5,11 +5,14 @@
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { T0, T1, T2, TOOL_INTERFACES, isParseError } from '../../src/harness/realizations/tool_interface';
+import { TOOL_INTERFACES, isParseError } from '../../src/harness/realizations/tool_interface';
 import { TOOL_SPECS } from '../../src/harness/tools';
 import { formatCliCall, parseCliCall } from '../../src/harness/blackbox/coding_cli';
 import { operands, shellCommand, shellQuote, shellSplit } from '../../src/harness/blackbox/shell_words';
 import type { ToolCall } from '../../src/sandbox/types';
+
+/** The tool interfaces T0 (json), T1 (shell), T2 (tagged), in id order. */
+const [T0, T1, T2] = TOOL_INTERFACES;
 
 /** Strings biased towards what breaks syntaxes: quotes, escapes, tags, newlines, unicode, control chars. */
 const nasty = fc.oneof(

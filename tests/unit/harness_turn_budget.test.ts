@@ -10,7 +10,10 @@ import { Tokenizer, type TokenizerFile } from '../../src/model/tokenizer';
 import { runExpertEpisode } from '../../src/harness/expert';
 import { W0, W1, W2 } from '../../src/harness/realizations/workflow';
 import { turnCap, unverifiedWrites, workflowOverheadOf, workflowOverheadTurns } from '../../src/harness/turn_budget';
-import { cellFeasibility, type CellBudget } from '../../src/experiment/feasibility';
+import { cellFeasibility } from '../../src/experiment/feasibility';
+
+/** What a cell is checked under. */
+type CellBudget = Parameters<typeof cellFeasibility>[3];
 import { localEnvApi } from '../../src/episode/host';
 import { getSuite, SUITE_NAMES, taskFromId, taskSet } from '../../src/tasks';
 

@@ -1,18 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import {
-  comparedSets,
-  coverageSentence,
-  methodVerdict,
-  pairCoverage,
-  pairReport,
-  pairVerdicts,
-  seedList,
-} from '../../src/report/method_verdict';
+import { coverageSentence, methodVerdict, pairReport, pairVerdicts, seedList } from '../../src/report/method_verdict';
 import type { RunResult } from '../../src/report/results_schema';
 import { Rng } from '../../src/util/rng';
 
 const A = 'single harness (GRPO)';
 const B = 'harness scaling (GRPO, K=4)';
+/** What arms a and b pair on in harness set `key` (the pairReport row of that set). */
+const pairCoverage = (runs: readonly RunResult[], a: string, b: string, key: string) =>
+  pairReport(runs, a, b).find((r) => r.coverage.set.key === key)!.coverage;
+
 const CONFIGS = ['S1-T0-O0-C0-W1', 'S2-T1-O0-C0-W0', 'S0-T2-O1-C1-W0', 'S1-T1-O2-C0-W2'];
 
 /**
@@ -88,7 +84,7 @@ describe('method verdict: B − A after RL, told in one sentence under the RESUL
 
   it('pairVerdicts reads in-space first, then the base harness, then each black-box harness', () => {
     const runs = experiment(3, 0.3, 0.1);
-    expect(comparedSets(runs)).toEqual(['inSpace', 'base', 'bb-assistant']);
+    expect(pairReport(runs, A, B).map((r) => r.coverage.set.key)).toEqual(['inSpace', 'base', 'bb-assistant']);
     expect(pairVerdicts(runs, A, B).map((v) => v.set.key)).toEqual(['inSpace', 'base', 'bb-assistant']);
   });
 });

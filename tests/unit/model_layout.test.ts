@@ -1,8 +1,13 @@
 /** Model config validation, the flat parameter layout and the seeded initialization. */
 import { describe, expect, it } from 'vitest';
 import { presetConfig, validateConfig } from '../../src/model/config';
-import { LAYER_PARAM_NAMES, paramCount, paramLayout, paramView } from '../../src/model/layout';
-import { INIT_STD, initParams } from '../../src/model/init';
+import { paramCount, paramLayout, paramView } from '../../src/model/layout';
+import { initParams } from '../../src/model/init';
+
+/** GPT-2's initial standard deviation of the weights (init.ts). */
+const INIT_STD = 0.02;
+/** Each layer's tensors, in layout order (GPT-2's). */
+const LAYER_PARAM_NAMES = ['ln1w', 'ln1b', 'qkvw', 'qkvb', 'attprojw', 'attprojb', 'ln2w', 'ln2b', 'fcw', 'fcb', 'fcprojw', 'fcprojb'];
 
 /** Closed form: V·C + maxT·C + L·(12C² + 13C) + 2C (lnf) + C + 1 (value head). */
 const closedForm = (V: number, maxT: number, C: number, L: number) => V * C + maxT * C + L * (12 * C * C + 13 * C) + 3 * C + 1;

@@ -10,7 +10,7 @@ import { heldOutLoss, heldOutSets, heldOutTasks } from '../../src/pretrain/heldo
 import { selectTrainingOA } from '../../src/design/selection';
 import { BASE_HARNESS } from '../../src/design/space';
 import { demoTasks } from '../../src/pretrain/sft';
-import { TEST_SEEDS, TRAIN_SEEDS } from '../../src/tasks';
+import { SEED_RANGES } from '../../src/tasks';
 
 const tok = Tokenizer.fromJSON(JSON.parse(readFileSync(new URL('../../public/tokenizer-v2.json', import.meta.url), 'utf8')));
 const limits = { maxT: 512, actionReserve: 128 };
@@ -79,13 +79,13 @@ describe('the pretraining curve is on a validation split of train seeds', () => 
     expect(v).toHaveLength(24);
     for (const t of v) {
       expect(exclude.has(t.id)).toBe(false);
-      expect(t.seed).toBeLessThanOrEqual(TRAIN_SEEDS.to);
+      expect(t.seed).toBeLessThanOrEqual(SEED_RANGES.train.to);
       expect(t.tier).toBe(1);
     }
     expect(heldOutTasks(24, 4, 1, ['workspace', 'errands'], 'train', exclude).map((t) => t.id)).toEqual(v.map((t) => t.id));
     // Excluding the split's own tasks forces others.
     const again = heldOutTasks(24, 4, 1, ['workspace', 'errands'], 'train', new Set(v.map((t) => t.id)));
     expect(again.filter((t) => v.some((u) => u.id === t.id))).toEqual([]);
-    for (const t of heldOutTasks(6, 4, 1, ['workspace'])) expect(t.seed).toBeGreaterThanOrEqual(TEST_SEEDS.from);
+    for (const t of heldOutTasks(6, 4, 1, ['workspace'])) expect(t.seed).toBeGreaterThanOrEqual(SEED_RANGES.test.from);
   });
 });

@@ -20,7 +20,7 @@ import { collectDemonstrations } from '../../src/pretrain/sft';
 import { Rng } from '../../src/util/rng';
 import { isCallAttempt } from '../../src/harness/blackbox/envelope';
 import { readEnvelope } from '../../src/harness/realizations/tool_interface';
-import { ENVELOPE_BANNED, normName } from '../../src/corpus/procedural_envelope';
+import { ENVELOPE_BANNED, normName } from '../../src/corpus/envelope_words';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
 

@@ -11,19 +11,15 @@ import { SYSTEM_PROMPTS } from '../../src/harness/realizations/system';
 import { TOOL_SPECS } from '../../src/harness/tools';
 import { formatCliCall, parseCliCall } from '../../src/harness/blackbox/coding_cli';
 import { assistantCallText } from '../../src/harness/blackbox/assistant';
-import { EXAMPLE_CALL } from '../../src/harness/composed';
 import { proceduralToolInterface } from '../../src/corpus/procedural_tools';
 import { ARG_WORDS, novelName, PROC_SYNTAXES, TOOL_WORDS, type ProcSyntax } from '../../src/corpus/procedural_surface';
-import {
-  createProceduralHarness,
-  runProceduralExpert,
-  PROC_CONTEXT_KINDS,
-  PROC_OBSERVATION_STYLES,
-  PROC_WORKFLOW_KINDS,
-} from '../../src/corpus/procedural_harness';
+import { createProceduralHarness, runProceduralExpert } from '../../src/corpus/procedural_harness';
 import { taskSet } from '../../src/tasks';
 import type { ToolCall } from '../../src/sandbox/types';
 import { Rng } from '../../src/util/rng';
+
+/** The example call composed harnesses show in the prompt (composed.ts). */
+const EXAMPLE_CALL: ToolCall = { tool: 'read', args: { path: 'notes.txt' } };
 
 const nasty = fc.oneof(
   fc.string({ unit: 'binary', maxLength: 40 }),
@@ -227,9 +223,9 @@ describe('procedural harnesses', () => {
   const harnesses = Array.from({ length: 60 }, (_, i) => createProceduralHarness(i));
 
   it('cover every O style, C kind and W kind, and are deterministic in the seed', () => {
-    expect(new Set(harnesses.map((h) => h.surface.O.style))).toEqual(new Set(PROC_OBSERVATION_STYLES));
-    expect(new Set(harnesses.map((h) => h.surface.C.kind))).toEqual(new Set(PROC_CONTEXT_KINDS));
-    expect(new Set(harnesses.map((h) => h.surface.W.kind))).toEqual(new Set(PROC_WORKFLOW_KINDS));
+    expect(new Set(harnesses.map((h) => h.surface.O.style))).toEqual(new Set(['raw', 'envelope', 'numbered', 'wrapped']));
+    expect(new Set(harnesses.map((h) => h.surface.C.kind))).toEqual(new Set(['full', 'last-k', 'summary']));
+    expect(new Set(harnesses.map((h) => h.surface.W.kind))).toEqual(new Set(['free', 'plan-first', 'todo-verify']));
     expect(new Set(harnesses.map((h) => h.surface.T.syntax))).toEqual(new Set(PROC_SYNTAXES));
     const a = createProceduralHarness(17);
     const b = createProceduralHarness(17);

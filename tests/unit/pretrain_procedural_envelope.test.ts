@@ -3,14 +3,14 @@
  * drawn names. They round-trip arbitrary strings, never draw a black-box harness's or T0's tool
  * or argument name (case- and separator-insensitively), accept no black-box or T0 call, describe
  * their tools the way the black-box prompts do, end with a plain-text reply in about
- * ENVELOPE_REPLY_P of draws, are deterministic in the seed, and the expert passes under them.
+ * 70 % of draws, are deterministic in the seed, and the expert passes under them.
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { CODING_CLI_TOOLS } from '../../src/harness/blackbox/coding_cli';
 import { ASSISTANT_TOOLS } from '../../src/harness/blackbox/assistant';
 import { formatCall, isCallAttempt } from '../../src/harness/blackbox/envelope';
-import { isParseError, readEnvelope, T0 } from '../../src/harness/realizations/tool_interface';
+import { isParseError, readEnvelope, TOOL_INTERFACES } from '../../src/harness/realizations/tool_interface';
 import { TOOL_SPECS } from '../../src/harness/tools';
 import {
   ENVELOPE_ARG_PREFIXES,
@@ -18,17 +18,19 @@ import {
   ENVELOPE_ARG_WORDS,
   ENVELOPE_BANNED,
   ENVELOPE_PREFIXES,
-  ENVELOPE_REPLY_P,
   ENVELOPE_SUFFIXES,
   ENVELOPE_TOOL_NOUNS,
   ENVELOPE_TOOL_WORDS,
   normName,
-  proceduralEnvelopeInterface,
-} from '../../src/corpus/procedural_envelope';
+} from '../../src/corpus/envelope_words';
+import { proceduralEnvelopeInterface } from '../../src/corpus/procedural_envelope';
 import { createProceduralHarness, runProceduralExpert } from '../../src/corpus/procedural_harness';
 import { demoTasks } from '../../src/pretrain/sft';
 import type { ToolCall, ToolName } from '../../src/sandbox/types';
 import { Rng } from '../../src/util/rng';
+
+/** The tool interfaces T0 (json), T1 (shell), T2 (tagged), in id order. */
+const [T0] = TOOL_INTERFACES;
 
 const DRAWS = Array.from({ length: 400 }, (_, i) => proceduralEnvelopeInterface(Rng.derive(5, 'envelope-test', i)));
 
@@ -172,8 +174,9 @@ describe('procedural envelope harnesses', () => {
 
   it("docs in the black-box prompts' form; reply draws list no finish tool; casings and both endings are drawn", () => {
     const replies = DRAWS.filter((P) => P.surface.detail.reply === 'true');
-    expect(replies.length / DRAWS.length).toBeGreaterThan(ENVELOPE_REPLY_P - 0.08);
-    expect(replies.length / DRAWS.length).toBeLessThan(ENVELOPE_REPLY_P + 0.08);
+    // 70 % of draws end with a plain-text reply.
+    expect(replies.length / DRAWS.length).toBeGreaterThan(0.7 - 0.08);
+    expect(replies.length / DRAWS.length).toBeLessThan(0.7 + 0.08);
     expect(new Set(DRAWS.map((P) => P.surface.detail.toolCase))).toEqual(new Set(['lower', 'capital', 'upper', 'camel', 'pascal']));
     expect(new Set(DRAWS.map((P) => P.surface.detail.argCase))).toEqual(new Set(['snake', 'camel']));
     for (const P of DRAWS.slice(0, 40)) {

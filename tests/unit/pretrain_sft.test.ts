@@ -16,8 +16,6 @@ import { resolveMix } from '../../src/pretrain/mix';
 import {
   collectDemonstrations,
   demoTasks,
-  pretrainBaseCpu,
-  sftBlackboxCpu,
   lrAt,
   prepareSft,
   resolveSftConfig,
@@ -26,9 +24,10 @@ import {
   type SftConfig,
 } from '../../src/pretrain/sft';
 import { demoFailureReason, demonstrationRows, describeDropped } from '../../src/episode/demonstrations';
+import { pretrainBaseCpu, sftBlackboxCpu } from './lib/sft_cpu';
 import { decodeBaseCheckpoint, encodeBaseCheckpoint } from '../../src/model/checkpoint';
 import { evaluateGreedy } from '../../src/pretrain/eval_greedy';
-import { TRAIN_SEEDS, taskFromId, taskSet } from '../../src/tasks';
+import { taskFromId, taskSet, SEED_RANGES } from '../../src/tasks';
 import { turnCap } from '../../src/harness/turn_budget';
 
 const tok = Tokenizer.fromJSON(JSON.parse(readFileSync(new URL('../../public/tokenizer-v2.json', import.meta.url), 'utf8')));
@@ -72,7 +71,7 @@ describe('demonstrations', () => {
     expect(base.episodes.length).toBe(4);
     expect(base.episodes.every((e) => /^proc-\d+$/.test(e.harness))).toBe(true);
     expect(new Set(base.episodes.map((e) => e.taskId.split('/')[0]))).toEqual(new Set(['workspace', 'errands']));
-    for (const e of base.episodes) expect(Number(e.taskId.split('/').pop())).toBeLessThanOrEqual(TRAIN_SEEDS.to);
+    for (const e of base.episodes) expect(Number(e.taskId.split('/').pop())).toBeLessThanOrEqual(SEED_RANGES.train.to);
     const bb = collectDemonstrations(2, 1, { blackbox: 'bb-coding-cli' });
     expect(bb.failed).toBe(0);
     expect(bb.episodes.every((e) => e.harness === 'bb-coding-cli')).toBe(true);

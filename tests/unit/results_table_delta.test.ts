@@ -5,8 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { markdownTable } from '../../src/report/results_markdown';
 import type { RunResult } from '../../src/report/results_schema';
-import { deltaText, pairedText, type ResultsCell } from '../../src/report/results_table';
-import { comparePaired } from '../../src/report/seed_stats';
+import { deltaText, type ResultsCell } from '../../src/report/results_table';
+import { comparePaired, comparisonText as pairedText } from '../../src/report/seed_stats';
 import type { PairedCell } from '../../src/report/stats';
 
 /** 3 seeds × 4 tasks × 2 harnesses of paired episodes; `pass(before?, seed, task)` decides each outcome. */

@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileS
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { shippedTokenizer } from '../../src/cli/cli_util';
-import { checkResume, firstDifference, runIdentity, type RunIdentity } from '../../src/cli/run_folder';
+import { checkResume, runIdentity } from '../../src/cli/run_folder';
 import { publicAssetFetch } from '../../src/cli/checkpoint_files';
 import { planExperiment } from '../../src/experiment/prepare';
 import { parseSpec } from '../../src/experiment/spec';
@@ -61,7 +61,7 @@ async function runCheckpoint(specJson: { name: string }, segments: RunSegment[] 
 }
 
 /** The identity `hlab run --spec` computes for `specJson` with the shipped base. */
-async function identityOf(specJson: unknown): Promise<RunIdentity> {
+async function identityOf(specJson: unknown): Promise<Awaited<ReturnType<typeof runIdentity>>> {
   const spec = parseSpec(specJson, 'spec');
   const { plan, bases } = await planExperiment(spec, tok, { specJson, fetchAsset: publicAssetFetch(PUBLIC) });
   return runIdentity(plan, bases);
@@ -160,14 +160,13 @@ describe('hlab run --resume checks the folder before any browser starts', () => 
     expect(() => checkResume(out, moved, spec, now)).toThrow(
       /^--resume: segment 1 differs from the run in .*: wasm from .* there, webgpu from .* now/,
     );
+    // The first differing field is named by its path: array elements by index, a field only one side has as absent.
+    const withSpec = (json: object) => ({ ...manifest, config: { ...(manifest.config as object), spec: json } }) as typeof manifest;
+    expect(() => checkResume(out, withSpec({ ...smoke, seeds: [0, 7] }), spec, now)).toThrow(
+      /^--resume: spec\.seeds\[1\] differs from the run in .*: 7 there, \(absent\) now; /,
+    );
     const bare = await runFolder(smoke, false);
     expect(() => checkResume(bare, moved, spec, { ...now, evaluationSet: { digest: 'f'.repeat(64), description: 'x' } })).not.toThrow();
-  });
-
-  it('firstDifference names the first differing field path', () => {
-    expect(firstDifference({ a: { b: [1, 2] }, c: 1 }, { a: { b: [1, 3] }, c: 1 }, 'spec')).toEqual({ path: 'spec.a.b[1]', a: 2, b: 3 });
-    expect(firstDifference({ a: 1 }, { a: 1, z: 2 }, 'spec')).toEqual({ path: 'spec.z', a: undefined, b: 2 });
-    expect(firstDifference({ a: [1] }, { a: [1] }, 'spec')).toBeNull();
   });
 });
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { hierarchicalBootstrap, seedInterval, seedsToDecide, type DiffCell } from '../../src/report/seed_stats';
+import { seedInterval, seedsToDecide, type DiffCell } from '../../src/report/seed_interval';
+import { hierarchicalBootstrap } from './lib/hierarchical_bootstrap';
 import { pairedComparison, type PairedCell } from '../../src/report/stats';
 import { Rng } from '../../src/util/rng';
 

@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type RunningServer } from '../../src/serve/server';
+import { startServer } from '../../src/serve/server';
 import { runLoad } from '../../src/serve/load';
+
+/** A started server. */
+type RunningServer = Awaited<ReturnType<typeof startServer>>;
 
 /**
  * The CI load test of `hlab serve` on loopback, bounded in count (1,000 episodes, 32 clients)

@@ -4,10 +4,13 @@ import { readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { startServer, isLoopback, type RunningServer } from '../../src/serve/server';
+import { startServer, isLoopback } from '../../src/serve/server';
 import { runExpertEpisode } from '../../src/harness/expert';
 import { taskFromId } from '../../src/tasks';
 import { EpisodeHost } from '../../src/episode/host';
+
+/** A started server. */
+type RunningServer = Awaited<ReturnType<typeof startServer>>;
 
 const ROOT = resolve(__dirname, '../..');
 

@@ -1,11 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
-import { startServer, type RunningServer } from '../../src/serve/server';
+import { startServer } from '../../src/serve/server';
 import { runExpertEpisode } from '../../src/harness/expert';
 import { taskFromId } from '../../src/tasks';
 import { buildExport } from '../../src/export/dataset';
 import { slimeJsonl, verlRow } from '../../src/export/writers';
+
+/** A started server. */
+type RunningServer = Awaited<ReturnType<typeof startServer>>;
 
 const ROOT = resolve(__dirname, '../..');
 const TOKEN = 'python-client-token';

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { SUITES, SUITE_NAMES, TEST_SEEDS, TIERS, TRAIN_SEEDS, getSuite, splitOf, taskFromId, taskSet } from '../../src/tasks/index';
+import { SUITES, SUITE_NAMES, TIERS, getSuite, splitOf, taskFromId, taskSet, SEED_RANGES } from '../../src/tasks/index';
 import { Sandbox } from '../../src/sandbox/sandbox';
-import { tasksReport } from '../../src/cli/commands/tasks';
+import { registerTasks } from '../../src/cli/commands/tasks';
+import { cliJson } from './lib/cli_in_process';
 
 describe('task generation', () => {
   it('each suite has ≥ 6 families with descriptions; some need state tracking, some have a recoverable error', () => {
@@ -63,10 +64,10 @@ describe('task generation', () => {
   });
 
   it('train and test seed ranges are disjoint; taskSet draws from its split only', () => {
-    expect(TRAIN_SEEDS.to).toBeLessThan(TEST_SEEDS.from);
-    expect(splitOf(TRAIN_SEEDS.to)).toBe('train');
-    expect(splitOf(TEST_SEEDS.from)).toBe('test');
-    expect(() => splitOf(TEST_SEEDS.to + 1)).toThrow(/neither/);
+    expect(SEED_RANGES.train.to).toBeLessThan(SEED_RANGES.test.from);
+    expect(splitOf(SEED_RANGES.train.to)).toBe('train');
+    expect(splitOf(SEED_RANGES.test.from)).toBe('test');
+    expect(() => splitOf(SEED_RANGES.test.to + 1)).toThrow(/neither/);
     for (const name of SUITE_NAMES) {
       const train = taskSet(name, 'train', 90, 3);
       const test = taskSet(name, 'test', 90, 3);
@@ -95,8 +96,18 @@ describe('task generation', () => {
     expect(() => taskSet('workspace', 'train', -1, 0)).toThrow(/n must be/);
   });
 
-  it('hlab tasks report: families, tiers with increasing solver calls, draw counts that sum up', () => {
-    const r = tasksReport('errands', 36, 18, 0);
+  it('hlab tasks report: families, tiers with increasing solver calls, draw counts that sum up', async () => {
+    type Tier = { solverCalls: number; train: number; test: number };
+    const r = await cliJson<{ totals: object; families: { name: string; tiers: Tier[] }[] }>(
+      [registerTasks],
+      'tasks',
+      '--suite',
+      'errands',
+      '--train',
+      '36',
+      '--test',
+      '18',
+    );
     expect(r.families.map((f) => f.name)).toEqual(SUITES.errands.families.map((f) => f.name));
     expect(r.totals).toEqual({ families: 6, tiers: 3, train: 36, test: 18 });
     let train = 0;

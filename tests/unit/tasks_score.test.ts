@@ -11,7 +11,11 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { SUITES, TIERS, runSolver } from '../../src/tasks/index';
-import { PRESERVATION_PENALTY, UNFINISHED_FACTOR, verification } from '../../src/tasks/common';
+import { verification } from '../../src/tasks/common';
+
+/** The score's factors (common.ts verification): damage keeps a quarter, no finish half. */
+const PRESERVATION_PENALTY = 0.25;
+const UNFINISHED_FACTOR = 0.5;
 import { Sandbox } from '../../src/sandbox/sandbox';
 import { parseTodos } from '../../src/sandbox/services';
 import type { SandboxState, ToolCall } from '../../src/sandbox/types';

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { SUITES, TEST_SEEDS, TIERS, runSolver } from '../../src/tasks/index';
+import { SUITES, TIERS, runSolver, SEED_RANGES } from '../../src/tasks/index';
 import { Sandbox } from '../../src/sandbox/sandbox';
 import type { Tier } from '../../src/tasks/types';
 
 /** Required tool calls per tier (finish included), the difficulty tiers of docs/ARCHITECTURE.md "Sandbox, tasks and behaviour tags". */
 const TIER_CALLS: Record<Tier, [number, number]> = { 1: [2, 3], 2: [4, 6], 3: [7, 10] };
-const SEEDS = [0, 1, 2, 3, 4, 77, 4242, TEST_SEEDS.from, TEST_SEEDS.from + 9, TEST_SEEDS.to];
+const SEEDS = [0, 1, 2, 3, 4, 77, 4242, SEED_RANGES.test.from, SEED_RANGES.test.from + 9, SEED_RANGES.test.to];
 
 describe.each(Object.values(SUITES).map((s) => [s.name, s] as const))('suite %s: canonical solver', (_, suite) => {
   it.each(suite.families.map((f) => [f.name, f] as const))('%s: passes every tier on 10 seeds, within the tier call budget', (_n, fam) => {

@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
-import { SUITES, TEST_SEEDS, TRAIN_SEEDS, runSolver } from '../../src/tasks/index';
+import { SUITES, runSolver, SEED_RANGES } from '../../src/tasks/index';
 import { runExpertEpisode } from '../../src/harness/expert';
 import { BASE_HARNESS } from '../../src/design/space';
 import { Tokenizer, type TokenizerFile } from '../../src/model/tokenizer';
@@ -16,7 +16,20 @@ import { encodeAction } from '../../src/episode/rows';
 const tok = Tokenizer.fromJSON(
   JSON.parse(readFileSync(new URL('../../public/tokenizer-v2.json', import.meta.url), 'utf8')) as TokenizerFile,
 );
-const SEEDS = [0, 1, 2, 3, 5, 8, 13, 21, TRAIN_SEEDS.to, TEST_SEEDS.from, TEST_SEEDS.from + 7, TEST_SEEDS.from + 99];
+const SEEDS = [
+  0,
+  1,
+  2,
+  3,
+  5,
+  8,
+  13,
+  21,
+  SEED_RANGES.train.to,
+  SEED_RANGES.test.from,
+  SEED_RANGES.test.from + 7,
+  SEED_RANGES.test.from + 99,
+];
 /**
  * The longest tier-1 action allowed under the base harness, in tokens (end token included):
  * 40, and 50 for calendar-add, whose quoted event line (a date and two times) alone is ~25.

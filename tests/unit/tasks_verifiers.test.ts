@@ -1,9 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { SUITES, TIERS, runSolver } from '../../src/tasks/index';
-import { PRESERVATION_PENALTY } from '../../src/tasks/common';
+
 import { formatMail, parseMail } from '../../src/sandbox/services';
 import type { SandboxState, Transcript } from '../../src/sandbox/types';
 import type { Task, TaskSuite, Tier } from '../../src/tasks/types';
+
+/** The score's factor when a preservation check fails (common.ts verification). */
+const PRESERVATION_PENALTY = 0.25;
 
 type Files = Record<string, string>;
 /** A wrong final state: the files and answer to verify, and sub-check names that must fail. */

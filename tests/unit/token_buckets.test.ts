@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { tokenBuckets } from '../../src/engine/webgpu/kernels/encoder_backward';
+import { tokenBuckets } from '../../src/engine/webgpu/kernels/token_buckets';
 
 describe('tokenBuckets (encoder_backward gather order)', () => {
   it('lists every position of token v once, in increasing order, and nothing else', () => {

@@ -11,12 +11,20 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_SPACE, selectTraining } from '../../src/design';
 import { createHarness } from '../../src/harness';
 import { DEFAULT_TOKENIZER_URL, Tokenizer, TOKENIZER_V2_URL, trainBpe, type TokenizerFile } from '../../src/model/tokenizer';
-import { bytesPerToken, corpusV2Plan, generateTokenizerCorpusV2, heldOutRenderCorpus } from '../../src/corpus/tokenizer_v2';
+import { corpusV2Plan, generateTokenizerCorpusV2, heldOutRenderCorpus } from '../../src/corpus/tokenizer_v2';
 import { encodeContext } from '../../src/episode/rows';
-import { SUITE_NAMES, TRAIN_SEEDS, taskSet } from '../../src/tasks';
+import { SUITE_NAMES, taskSet, SEED_RANGES } from '../../src/tasks';
 
 const read = (v: string) => readFileSync(new URL(`../../public/tokenizer-${v}.json`, import.meta.url), 'utf8');
 const v2Text = read('v2');
+/** Compression of `tok` on `docs`: total UTF-8 bytes / total BPE tokens. */
+function bytesPerToken(tok: { encode(s: string): number[] }, docs: readonly string[]): { bytes: number; tokens: number; ratio: number } {
+  const enc = new TextEncoder();
+  const bytes = docs.reduce((a, d) => a + enc.encode(d).length, 0);
+  const tokens = docs.reduce((a, d) => a + tok.encode(d).length, 0);
+  return { bytes, tokens, ratio: tokens === 0 ? 0 : bytes / tokens };
+}
+
 const v1 = Tokenizer.fromJSON(JSON.parse(read('v1')) as TokenizerFile);
 const v2 = Tokenizer.fromJSON(JSON.parse(v2Text) as TokenizerFile);
 const training = selectTraining(DEFAULT_SPACE).training;
@@ -30,8 +38,8 @@ describe('tokenizer v2 corpus', () => {
     let procedural = 0;
     const harnessesSeen = new Set<string>();
     for (const j of plan) {
-      expect(j.task.seed).toBeGreaterThanOrEqual(TRAIN_SEEDS.from);
-      expect(j.task.seed).toBeLessThanOrEqual(TRAIN_SEEDS.to);
+      expect(j.task.seed).toBeGreaterThanOrEqual(SEED_RANGES.train.from);
+      expect(j.task.seed).toBeLessThanOrEqual(SEED_RANGES.train.to);
       if ('harness' in j) {
         expect(inTraining.has(j.harness), j.harness).toBe(true);
         harnessesSeen.add(j.harness);

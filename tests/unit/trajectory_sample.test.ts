@@ -5,17 +5,24 @@
 // what an update applied mapped back to its input trajectories.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { sampleTrajectories, taskSuiteFamily } from '../../src/experiment/trajectory_sample';
+import { sampleTrajectories } from '../../src/experiment/trajectory_sample';
 import type { Trajectory } from '../../src/rollout/trajectory';
 import { rlLossConfig } from '../../src/rl/config';
 import { buildRows } from '../../src/rl/trainer_batch';
-import {
-  grpoAdvantages,
-  grpoTrajectoryAdvantages,
-  ppoAdvantages,
-  rowAdvantagesPerTrajectory,
-  trajectoryAdvantages,
-} from '../../src/rl/advantages';
+import { grpoAdvantages, ppoAdvantages, trajectoryAdvantages } from '../../src/rl/advantages';
+import { grpoTrajectoryAdvantages } from './lib/trajectory_advantages';
+import type { RlRows } from '../../src/rl/trainer_batch';
+
+/** Per-token advantages per trajectory of a (B·T) buffer, as an update that kept all `E` trajectories reports them. */
+const rowAdvantagesPerTrajectory = (E: number, rows: RlRows, advantages: Float32Array) =>
+  trajectoryAdvantages(E, {
+    kept: Array.from({ length: E }, (_, e) => e),
+    rows,
+    oldValues: null,
+    advantages,
+    returns: null,
+    episodeAdvantages: null,
+  }) as number[][];
 import { dropZeroVarianceGroups } from '../../src/rl/update';
 import { Rng } from '../../src/util/rng';
 
@@ -202,9 +209,9 @@ describe('rowAdvantagesPerTrajectory', () => {
     expect(() => rowAdvantagesPerTrajectory(1, rows, advantages)).toThrow(/rows.rowEpisode\[\d\] = 1 is outside/);
   });
 
-  it('taskSuiteFamily parses ids', () => {
-    expect(taskSuiteFamily('errands/recall/t2/1000123')).toEqual({ suite: 'errands', family: 'recall' });
-    expect(taskSuiteFamily('odd')).toEqual({ suite: 'odd', family: '' });
+  it('a task id not of the suite/family/tier/seed form keeps its suite and an empty family', () => {
+    const [s] = sampleTrajectories([{ ...traj(0, 0, true, [[3, 2]]), taskId: 'odd' }], [0.8], meta, { perStep: 1, seed: 0 });
+    expect(s).toMatchObject({ suite: 'odd', family: '' });
   });
 });
 

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { useEngines } from './lib/wasm_engines';
 import type { WasmEngine } from '../../src/engine/wasm/wasm_runtime';
 import { WasmModel } from '../../src/engine/wasm/wasm_model';
-import { WasmRlTrainer, rowLengths } from '../../src/engine/wasm/wasm_rl_trainer';
+import { WasmRlTrainer } from '../../src/engine/wasm/wasm_rl_trainer';
 import { WasmSampler } from '../../src/engine/wasm/wasm_sampler';
 import { logprobForward } from '../../src/engine/wasm/wasm_kernels';
 import { cpuBackward, cpuForward } from '../../src/model/cpu_model';
@@ -18,7 +18,7 @@ import { adamwUpdateRef } from '../../src/reference/adamw_update.ref';
 import { globalNormForwardRef } from '../../src/reference/global_norm_forward.ref';
 import { rlLossConfig, type RlLossConfig } from '../../src/rl/config';
 import { rlStepRef } from '../../src/rl/loss_ref';
-import { buildRows, type TrajectoryLike } from '../../src/rl/trainer_batch';
+import { buildRows, type RlRows, type TrajectoryLike } from '../../src/rl/trainer_batch';
 import { grpoAdvantages, ppoAdvantages } from '../../src/rl/advantages';
 import type { ModelConfig } from '../../src/model/config';
 import { Rng } from '../../src/util/rng';
@@ -48,6 +48,16 @@ function trajectories(seed: number, G = 2, K = 3): TrajectoryLike[] {
     }
   }
   return out;
+}
+
+/** The oracle's valid tokens per row: up to and including the last sampled id (last masked position + 2). */
+function rowLengths(rows: RlRows): Int32Array {
+  const { B, T } = rows;
+  return Int32Array.from({ length: B }, (_, b) => {
+    let last = -1;
+    for (let t = 0; t < T; t++) if (rows.mask[b * T + t] > 0) last = t;
+    return last < 0 ? T : Math.min(T, last + 2);
+  });
 }
 
 /** The oracle: one optimizer step (epochs = minibatches = 1, all rows) in f64. */

@@ -21,7 +21,7 @@ import type { StoredHistory } from '../train_worker';
 import { stepUpdate } from '../step_counts';
 
 /** Messages kept (the newest). */
-export const MAX_MESSAGES = 12;
+const MAX_MESSAGES = 12;
 /** RL steps whose mean wall time prices the steps left (ETA). */
 const ETA_RECENT_STEPS = 5;
 
@@ -463,7 +463,7 @@ export function validationSeries(curves: RunViewState['curves'], runs: number): 
 }
 
 /** Group of a harness for the pass@1 chart: Hamming distance to the base harness, or the black-box id. */
-export function harnessGroup(id: string): string {
+function harnessGroup(id: string): string {
   const m = /^S(\d)-T(\d)-O(\d)-C(\d)-W(\d)$/.exec(id);
   if (!m) return id;
   const d = m.slice(1).filter((l) => l !== '0').length;

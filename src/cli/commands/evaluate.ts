@@ -42,7 +42,7 @@ type Opts = Omit<EvalPageRequest, 'init' | 'suites' | 'temperature' | 'watchdogM
  * The page request of the options (validated here, before a browser starts).
  * @throws UsageError naming a bad option (exit 2).
  */
-export function evaluateRequest(opts: Opts): EvalPageRequest {
+function evaluateRequest(opts: Opts): EvalPageRequest {
   const suites = parseSuiteList(opts.suites);
   const temperature = Number(opts.temperature);
   if (!(temperature >= 0 && temperature <= 10))
@@ -84,7 +84,7 @@ const pct = (x: number | null | undefined) => (x === null || x === undefined ? '
  * Human summary of a report: one line per set (pass@1, score, entropy per token), the in-space
  * exclusion, the per-family table (pass@1 (episodes) per set), then one line per harness.
  */
-export function formatEvalReport(r: CheckpointEvalReport): string {
+function formatEvalReport(r: CheckpointEvalReport): string {
   const lines = [
     `checkpoint ${String(r.checkpoint.source)} (digest ${String(r.checkpoint.digest ?? '').slice(0, 12)}), ${r.episodes} episodes`,
   ];
@@ -120,7 +120,7 @@ export function formatEvalReport(r: CheckpointEvalReport): string {
  * `checkRunBudget`), unless --allow-budget-mismatch. The page repeats the check on what it loads.
  * @throws UsageError (exit 2, one line) on a mismatch, an unreadable checkpoint or a missing shipped base.
  */
-export async function checkEvaluateBudget(
+async function checkEvaluateBudget(
   req: EvalPageRequest,
   publicDir: string = fileURLToPath(new URL('../../../public', import.meta.url)),
 ): Promise<void> {

@@ -65,15 +65,8 @@ export function parseHarnessList(spec: string): string[] {
   return ids;
 }
 
-/** Run the sweep (also used by tests). */
-export function expertSweep(
-  suiteName: SuiteName,
-  nTasks: number,
-  harnesses: readonly string[],
-  split: Split = 'test',
-  seed = 0,
-  honest = true,
-) {
+/** Run the sweep. */
+function expertSweep(suiteName: SuiteName, nTasks: number, harnesses: readonly string[], split: Split = 'test', seed = 0, honest = true) {
   const suite = getSuite(suiteName);
   const tasks = taskSet(suite, split, nTasks, seed);
   const t0 = performance.now();

@@ -38,7 +38,7 @@ function resolveTaskOption(suiteName: SuiteName, spec: string, family: string | 
 }
 
 /** The opening context text of harness `id` on `task`. @throws UsageError naming an unknown id. */
-export function openingContext(id: string, task: Task): string {
+function openingContext(id: string, task: Task): string {
   let h;
   try {
     h = createHarness(id);

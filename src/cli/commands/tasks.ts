@@ -17,7 +17,7 @@ interface TasksOptions {
 }
 
 /** The report `hlab tasks` prints (JSON form). */
-export function tasksReport(name: SuiteName, train: number, test: number, seed: number) {
+function tasksReport(name: SuiteName, train: number, test: number, seed: number) {
   const suite = getSuite(name);
   const draws = { train: taskSet(suite, 'train', train, seed), test: taskSet(suite, 'test', test, seed) };
   const count = (split: 'train' | 'test', family: string, tier: number) =>

@@ -266,7 +266,7 @@ export class WasmRlTrainer {
 }
 
 /** Valid tokens per row: up to and including the last sampled id (last masked position + 2). */
-export function rowLengths(rows: RlRows): Int32Array {
+function rowLengths(rows: RlRows): Int32Array {
   const { B, T } = rows;
   const out = new Int32Array(B);
   for (let b = 0; b < B; b++) {

@@ -54,7 +54,7 @@ export function uploadUniform(device: GPUDevice, label: string, data: ArrayBuffe
  * Copy `bytes` of `src` (from offset 0) to a mapped staging buffer and return the bytes.
  * One readback = one submit + one map; keep them out of inner loops.
  */
-export async function readback(device: GPUDevice, src: GPUBuffer, bytes = src.size): Promise<ArrayBuffer> {
+async function readback(device: GPUDevice, src: GPUBuffer, bytes = src.size): Promise<ArrayBuffer> {
   const size = pad4(bytes);
   const staging = device.createBuffer({
     label: `${src.label}-readback`,

@@ -11,10 +11,10 @@
  * m and v untouched (gradScale = 0 alone would not: m, v and weight decay still move).
  */
 import type { Gpu } from './device';
-import { createStorage, readF32 } from './buffers';
+import { createStorage } from './buffers';
 import type { RlLossConfig } from '../../rl/config';
 import type { StepNormalizer } from '../../reference/rl_math';
-import { METRIC, NONFINITE, ROW_STATS, RL_METRICS, decodeRlMetrics, type RlMetrics } from '../../reference/rl_metrics';
+import { NONFINITE, ROW_STATS, RL_METRICS } from '../../reference/rl_metrics';
 import type { PreparedDispatch, TensorView } from './kernels/dispatch_plan';
 import { prepareNonfiniteCheck, prepareNonfiniteClear } from './kernels/nonfinite_check';
 import { prepareRlAccInit, prepareRlAccumulate, prepareRlMetricsFinalize, prepareRlRowsZero } from './kernels/rl_metrics_forward';
@@ -27,7 +27,6 @@ import { prepareValueLossBackward } from './kernels/value_loss_backward';
 import { prepareEntropyForward } from './kernels/entropy_forward';
 import { prepareEntropyBackward } from './kernels/entropy_backward';
 import type { LossPrepared } from './kernels/rl_launch';
-import { prepareGrpoAdvantageForward, type GrpoAdvantageForwardArgs } from './kernels/grpo_advantage_forward';
 
 /** The per-step GPU state of the loss head: accumulator, non-finite flags, metrics. */
 export interface RlStepState {
@@ -51,18 +50,6 @@ export function createRlStepState(gpu: Gpu): RlStepState {
 /** Prepare the start of an optimizer step: flags ← 0, acc ← initial values. */
 export function prepareRlStepBegin(gpu: Gpu, s: RlStepState): PreparedDispatch[] {
   return [prepareNonfiniteClear(gpu, { flags: { buffer: s.flags } }), prepareRlAccInit(gpu, { acc: { buffer: s.acc } })];
-}
-
-/**
- * Prepare GRPO advantages: rewards checked (NONFINITE.rewards), then group-normalized and
- * broadcast to the rows' policy tokens.
- * @throws Error naming a bad dimension or a view outside its buffer.
- */
-export function prepareGrpoAdvantages(gpu: Gpu, s: RlStepState, a: GrpoAdvantageForwardArgs): PreparedDispatch[] {
-  return [
-    prepareNonfiniteCheck(gpu, { n: a.E, x: a.rewards, flags: { buffer: s.flags }, bit: NONFINITE.rewards }),
-    ...prepareGrpoAdvantageForward(gpu, a),
-  ];
 }
 
 /** One micro-batch's buffers for the loss head, (B,T) f32 unless noted. */
@@ -199,17 +186,4 @@ export function prepareRlEntropyBackward(
 /** Prepare the end of a step: metrics ← finalize(acc, flags). */
 export function prepareRlStepEnd(gpu: Gpu, s: RlStepState, cfg: RlLossConfig): PreparedDispatch {
   return prepareRlMetricsFinalize(gpu, { acc: { buffer: s.acc }, flags: { buffer: s.flags }, metrics: { buffer: s.metrics }, c: cfg });
-}
-
-/**
- * Copy the global gradient norm (one f32 at byte `normOffset` of `norm`) into the metrics'
- * gradNorm slot. Encoded on the command encoder after the pass that ran prepareRlStepEnd's dispatch.
- */
-export function copyGradNormToMetrics(enc: GPUCommandEncoder, s: RlStepState, norm: GPUBuffer, normOffset = 0): void {
-  enc.copyBufferToBuffer(norm, normOffset, s.metrics, METRIC.gradNorm * 4, 4);
-}
-
-/** The step's one readback: decode the metrics buffer. */
-export async function readRlMetrics(gpu: Gpu, s: RlStepState): Promise<RlMetrics> {
-  return decodeRlMetrics(await readF32(gpu.device, s.metrics, RL_METRICS));
 }

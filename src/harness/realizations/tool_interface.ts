@@ -108,7 +108,7 @@ export function describeEnvelope(tools: readonly { name: string; required: reado
   return `Tools: ${tools.map((s) => `${s.name}{${[...s.required, ...s.optional.map((a) => a + '?')].join(',')}}`).join(' ')}\nCall: {"tool":NAME,"args":{ARG:"value"}}`;
 }
 
-export const T0: ToolInterface = {
+const T0: ToolInterface = {
   id: 'T0',
   name: 'json',
   expected: T0_EXPECTED,
@@ -228,7 +228,7 @@ function t1Usage(spec: ToolSpec): string {
   return [cmd, ...spec.required.map((a) => a.toUpperCase()), ...spec.optional.map((a) => `[${a.toUpperCase()}]`)].join(' ');
 }
 
-export const T1: ToolInterface = {
+const T1: ToolInterface = {
   id: 'T1',
   name: 'shell',
   expected: T1_EXPECTED,
@@ -281,7 +281,7 @@ function xmlUnescape(s: string): string {
   return s.replace(/&(lt|gt|amp|quot|apos);/g, (_, e: string) => ENTITIES[e]);
 }
 
-export const T2: ToolInterface = {
+const T2: ToolInterface = {
   id: 'T2',
   name: 'tagged',
   expected: T2_EXPECTED,

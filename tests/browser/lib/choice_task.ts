@@ -6,7 +6,7 @@
 // Pure TS: runs in Node and in the page.
 import type { Engine } from '../../../src/engine/engine_api';
 import { makeSchedule } from '../../../src/experiment/plan';
-import { rlLoop, type LoopState, type RlLoopHooks } from '../../../src/experiment/rl_loop';
+import { rlLoop, type RlLoopHooks } from '../../../src/experiment/rl_loop';
 import type { ValidationPlan } from '../../../src/experiment/validation';
 import { parseSpec } from '../../../src/experiment/spec';
 import type { ModelConfig } from '../../../src/model/config';
@@ -16,6 +16,9 @@ import { rlLossConfig, type RlLossConfig } from '../../../src/rl/config';
 import { inProcessEnv } from '../../../src/rollout/rollout';
 import type { EnvApi, EnvStepOut } from '../../../src/episode/host';
 import { computeTags } from '../../../src/harness/tags';
+
+/** The RL loop's state (what a checkpoint keeps of it). */
+type LoopState = Parameters<typeof rlLoop>[0]['state'];
 
 /** Answer classes of the choice: a fresh policy (≈ uniform over ~1000 ids) is right ≈ 1/CLASSES of the time. */
 export const CLASSES = 5;

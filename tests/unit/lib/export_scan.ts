@@ -232,33 +232,40 @@ function scanHtml(path: string, text: string, files: ReadonlyMap<string, string>
  * @param files every file that may use an export (repository-relative posix path → text):
  *   .ts/.mjs/.js sources and .html pages
  * @param checked whether a file's own exports are checked (the others only count as users)
+ * @param counts whether a use by file `user` of an export of `module` counts (default: every use);
+ *   asked of the module the use reaches at each step of a re-export chain
  */
-export function unusedExports(files: ReadonlyMap<string, string>, checked: (path: string) => boolean): string[] {
+export function unusedExports(
+  files: ReadonlyMap<string, string>,
+  checked: (path: string) => boolean,
+  counts: (user: string, module: string) => boolean = () => true,
+): string[] {
   const facts = new Map<string, FileFacts>();
   for (const [path, text] of files) facts.set(path, path.endsWith('.html') ? scanHtml(path, text, files) : scanSource(path, text, files));
 
   const used = new Set<string>();
-  const whole = new Set<string>();
-  /** Mark (module, name) used, following re-exports to the declaring module. */
-  const mark = (module: string, name: string) => {
-    const f = facts.get(module);
-    if (!f) return;
-    if (name === '*') {
-      if (whole.has(module)) return;
-      whole.add(module);
-      for (const [n] of f.exports) mark(module, n);
-      for (const s of f.stars) mark(s, '*');
-      return;
-    }
-    const key = `${module}:${name}`;
-    if (used.has(key)) return;
-    const origin = f.exports.get(name);
-    if (origin) {
-      used.add(key);
-      if (origin.kind === 'reexport') mark(origin.from, origin.name);
-    } else for (const s of f.stars) mark(s, name);
-  };
-  for (const [path, f] of facts) for (const u of f.uses) if (u.module !== path) mark(u.module, u.name);
+  for (const [user, f] of facts) {
+    // Followed per user: whether a use counts depends on who uses it.
+    const seen = new Set<string>();
+    /** Mark (module, name) used, following re-exports to the declaring module. */
+    const mark = (module: string, name: string) => {
+      const m = facts.get(module);
+      const key = `${module}:${name}`;
+      if (!m || seen.has(key)) return;
+      seen.add(key);
+      if (name === '*') {
+        for (const [n] of m.exports) mark(module, n);
+        for (const s of m.stars) mark(s, '*');
+        return;
+      }
+      const origin = m.exports.get(name);
+      if (origin) {
+        if (counts(user, module)) used.add(key);
+        if (origin.kind === 'reexport') mark(origin.from, origin.name);
+      } else for (const s of m.stars) mark(s, name);
+    };
+    for (const u of f.uses) if (u.module !== user) mark(u.module, u.name);
+  }
 
   const out: string[] = [];
   for (const [path, f] of facts) {

@@ -7,7 +7,7 @@ import type { PreparedDispatch, TensorView } from './dispatch_plan';
 import { checkDims, checkRowDims, packUniform, prepareEntry, wholeView } from './rl_launch';
 import type { GrpoParams } from '../../../reference/grpo_advantage_forward.ref';
 
-export interface GrpoAdvantageForwardArgs {
+interface GrpoAdvantageForwardArgs {
   /** Episodes (length of rewards). */
   E: number;
   numGroups: number;
