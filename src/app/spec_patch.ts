@@ -6,6 +6,7 @@
  * Pure, DOM-free.
  */
 import { hashString } from '../util/rng';
+import { sortedJson } from '../util/encoding';
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 
@@ -46,18 +47,11 @@ export function applyMergePatch(target: unknown, patch: unknown): unknown {
   return out;
 }
 
-/** JSON with object keys sorted at every level (equal specs → equal strings, whatever the key order). */
-function canonicalJson(v: unknown): string {
-  return JSON.stringify(v, (_k, x) =>
-    isObject(x) ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : x,
-  );
-}
-
 /**
  * 8 hex digits of FNV-1a (32-bit, util/rng.ts hashString) over the canonical JSON: a short id
  * that changes whenever the spec does (not a cryptographic hash: it only keeps different specs'
  * checkpoints apart).
  */
 export function specHash(v: unknown): string {
-  return hashString(canonicalJson(v)).toString(16).padStart(8, '0');
+  return hashString(sortedJson(v)).toString(16).padStart(8, '0');
 }

@@ -8,7 +8,7 @@
  * checkpoint, so a run resumed from step s continues exactly as an uninterrupted run would.
  * `shouldStop()` makes it checkpoint after the current step and return 'interrupted'.
  */
-import { sha256Hex } from '../util/encoding';
+import { sha256Hex, sortedJson } from '../util/encoding';
 import { maxRows, presetConfig, type PresetName } from '../model/config';
 import { loadTokenizer, type Tokenizer } from '../model/tokenizer';
 import { inProcessEnv, type EnvHost } from '../rollout/rollout';
@@ -110,15 +110,6 @@ export interface ExperimentOutput {
    */
   trajectories: TrajectorySample[];
   seconds: number;
-}
-
-/** JSON with sorted object keys (the checkpoint store keeps canonical JSON, so key order is not preserved). */
-function stableJson(v: unknown): string {
-  return JSON.stringify(v, (_k, x) =>
-    x && typeof x === 'object' && !Array.isArray(x)
-      ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-      : x,
-  );
 }
 
 /** SHA-256 hex of parameters' bytes (f32, the model layout). */
@@ -277,7 +268,7 @@ async function resumePoint(ctx: RunContext): Promise<{ state: RunState; tensors:
   }
   const { checkpoint: ck, tensors } = decodeRunCheckpoint(lg.checkpoint.meta, lg.checkpoint.tensors);
   // The engine is not part of the experiment: a checkpoint continues on either (same layout).
-  const sameExperiment = (a: ExperimentSpec) => stableJson({ ...a, backend: 'auto' });
+  const sameExperiment = (a: ExperimentSpec) => sortedJson({ ...a, backend: 'auto' });
   if (sameExperiment(parseSpec(ck.spec, 'checkpoint spec')) !== sameExperiment(ctx.spec))
     throw new Error(
       `--resume: the checkpoint of run '${sink.runId}' was written for a different spec; start without --resume or use the same spec`,

@@ -7,6 +7,7 @@
  * seeds; the merged spec's seeds are the chunks' in ascending order.
  */
 import type { ResultsFile, RunCurvesJson } from './results_schema';
+import { sortedJson } from '../util/encoding';
 
 /** One chunk: the spec it ran (spec.json) and its results file; `where` names it in errors. */
 export interface ResultsChunk<C extends RunCurvesJson = RunCurvesJson> {
@@ -23,17 +24,10 @@ export class MergeError extends Error {
   }
 }
 
-/** JSON with sorted object keys, so two specs compare by content. */
-function canonical(v: unknown): string {
-  return JSON.stringify(v, (_k, x) =>
-    x && typeof x === 'object' && !Array.isArray(x) ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => (a < b ? -1 : 1))) : x,
-  );
-}
-
 /** The first top-level field where two specs differ (seeds and backend aside), or null. */
 function firstDifference(a: Record<string, unknown>, b: Record<string, unknown>): string | null {
   const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].filter((k) => k !== 'seeds' && k !== 'backend').sort();
-  return keys.find((k) => canonical(a[k]) !== canonical(b[k])) ?? null;
+  return keys.find((k) => sortedJson(a[k]) !== sortedJson(b[k])) ?? null;
 }
 
 const seedsOf = (c: ResultsChunk<RunCurvesJson>): number[] => {
@@ -86,7 +80,7 @@ export function mergeResults<C extends RunCurvesJson>(
     offset += c.file.runs.length;
     return out;
   });
-  const union = <T>(xs: readonly T[], key: (x: T) => string = (x) => canonical(x)) => [...new Map(xs.map((x) => [key(x), x])).values()];
+  const union = <T>(xs: readonly T[], key: (x: T) => string = (x) => sortedJson(x)) => [...new Map(xs.map((x) => [key(x), x])).values()];
   const specJson = { ...(first.specJson as Record<string, unknown>), seeds: order };
   const last = chunkOrder[chunkOrder.length - 1].file;
   const file: ResultsFile<C> = {

@@ -69,3 +69,12 @@ function finiteOrNull(_key: string, v: unknown): unknown {
 export function stringifyFinite(value: unknown, indent?: number): string {
   return JSON.stringify(value, finiteOrNull, indent);
 }
+
+/** JSON with object keys sorted at every level: equal values give equal strings whatever their key order. */
+export function sortedJson(v: unknown): string {
+  return JSON.stringify(v, (_k, x) =>
+    x && typeof x === 'object' && !Array.isArray(x)
+      ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : x,
+  );
+}
