@@ -10,7 +10,7 @@ import { parseSpec } from '../../src/experiment/spec';
 import { makeSchedule, specConsistencyIssues, taskAssignments, trainPool } from '../../src/experiment/plan';
 import { rlLoop } from '../../src/experiment/rl_loop';
 import type { RunEvent } from '../../src/experiment/run_events';
-import type { MeteredPolicy, EngineRlTrainer } from '../../src/engine/engine_api';
+import type { EngineRlTrainer } from '../../src/engine/engine_api';
 import type { RunnerOptions } from '../../src/experiment/runner';
 import type { evaluate } from '../../src/experiment/evaluate';
 import type { RolloutOptions } from '../../src/rollout/rollout';
@@ -18,7 +18,7 @@ import type { Trajectory } from '../../src/rollout/trajectory';
 import { inProcessEnv } from '../../src/rollout/rollout';
 import { localEnvApi, type EnvApi } from '../../src/episode/host';
 import type { RlTrainerOptions } from '../../src/rl/update';
-import { Rng } from '../../src/util/rng';
+import { randomTokenPolicy } from './lib/random_policy';
 import { envWithOutcomes } from './lib/env_outcome';
 import { SMOKE_SPEC_JSON } from './lib/smoke_spec';
 
@@ -50,24 +50,7 @@ const spec = parseSpec(
 );
 
 /** Uniformly random short actions (a scratch policy), seeded by the sampler seed. */
-function stubPolicy(): MeteredPolicy {
-  const p: MeteredPolicy = {
-    maxB: 4,
-    maxT: 512,
-    tokens: 0,
-    ms: 0,
-    async sample(prompts, maxNew, _t, seed) {
-      const rng = Rng.derive(seed, 'stub');
-      return prompts.map(() => {
-        const ids = Int32Array.from({ length: 1 + rng.int(maxNew) }, () => rng.int(tok.vocabSize));
-        p.tokens += ids.length;
-        p.ms += 1;
-        return { ids, logprobs: new Float32Array(ids.length).fill(-1), stop: 'length' as const };
-      });
-    },
-  };
-  return p;
-}
+const stubPolicy = () => randomTokenPolicy(tok.vocabSize, { maxB: 4 });
 
 /** Records what each update saw; applies a per-trajectory advantage of reward − 0.5 (an outcome estimator's shape). */
 function stubTrainer(seen: Array<{ step: number; rewards: number[] }>): EngineRlTrainer {

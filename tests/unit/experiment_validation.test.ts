@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BASE_HARNESS } from '../../src/design';
-import type { MeteredPolicy, EngineRlTrainer } from '../../src/engine/engine_api';
+import type { EngineRlTrainer } from '../../src/engine/engine_api';
 import { curvesSvg } from '../../src/report/curves_svg';
 import { curvesCsv, curvesMarkdown } from '../../src/report/learning_curves';
 import {
@@ -37,7 +37,7 @@ import { Tokenizer, type TokenizerFile } from '../../src/model/tokenizer';
 import { inProcessEnv } from '../../src/rollout/rollout';
 import type { CheckpointMeta } from '../../src/storage/serialize';
 import { SEED_RANGES } from '../../src/tasks';
-import { Rng } from '../../src/util/rng';
+import { randomTokenPolicy } from './lib/random_policy';
 import { CpuEngine } from '../../src/engine/wasm/wasm_engine';
 import { choiceEnv, runChoiceLoop, type ChoiceSegment, type ChoiceTensors } from '../browser/lib/choice_task';
 import { smokeSpec } from './lib/smoke_spec';
@@ -150,25 +150,8 @@ describe('validation cadence', () => {
 
 // ── the loop, with a stub policy on the one-turn choice (Node, no engine) ───────────────────
 
-/** Random short actions seeded by the sampler seed; records every seed it is called with. */
-function stubPolicy(seeds: number[]): MeteredPolicy {
-  const p: MeteredPolicy = {
-    maxB: 64,
-    maxT: 64,
-    tokens: 0,
-    ms: 0,
-    async sample(prompts, maxNew, _t, seed) {
-      seeds.push(seed);
-      const rng = Rng.derive(seed, 'stub');
-      return prompts.map(() => {
-        const ids = Int32Array.from({ length: 1 + rng.int(maxNew) }, () => 100 + rng.int(800));
-        p.tokens += ids.length;
-        return { ids, logprobs: new Float32Array(ids.length).fill(-1), stop: 'length' as const };
-      });
-    },
-  };
-  return p;
-}
+/** Random short actions (ids 100…899) seeded by the sampler seed; records every seed it is called with. */
+const stubPolicy = (seeds: number[]) => randomTokenPolicy(900, { maxB: 64, maxT: 64, lo: 100, span: 800, onSeed: (s) => seeds.push(s) });
 
 const stubTrainer: EngineRlTrainer = {
   async update(trajs) {

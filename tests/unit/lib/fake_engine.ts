@@ -8,7 +8,7 @@ import type { Engine, EnginePolicy, EngineRlTrainer, RlStack } from '../../../sr
 import type { RlTrainerOptions, RlUpdateMetrics } from '../../../src/rl/update';
 import type { RunStore } from '../../../src/experiment/run_checkpoint';
 import type { CheckpointInput } from '../../../src/storage/serialize';
-import { Rng } from '../../../src/util/rng';
+import { randomTokenPolicy } from './random_policy';
 
 /** What the fake trainer reports for RL step `step` of a run (the rest of the metrics are fixed). */
 export type UpdateScript = (
@@ -25,23 +25,7 @@ export interface SeenUpdate {
 
 /** A policy of seeded random tokens (a scratch model), 1…maxNew tokens per action. */
 function randomPolicy(vocabSize: number): EnginePolicy {
-  const p: EnginePolicy = {
-    maxB: 8,
-    maxT: 512,
-    tokens: 0,
-    ms: 0,
-    async sample(prompts, maxNew, _t, seed) {
-      const rng = Rng.derive(seed, 'fake-policy');
-      return prompts.map(() => {
-        const ids = Int32Array.from({ length: 1 + rng.int(maxNew) }, () => rng.int(vocabSize));
-        p.tokens += ids.length;
-        p.ms += 1;
-        return { ids, logprobs: new Float32Array(ids.length).fill(-1), stop: 'length' as const };
-      });
-    },
-    destroy() {},
-  };
-  return p;
+  return { ...randomTokenPolicy(vocabSize, { label: 'fake-policy' }), destroy() {} };
 }
 
 /** The fake engine, with what its stacks were created with and every update they received. */
