@@ -15,6 +15,7 @@
  * Biometrics Bull. 2 (1946); Agarwal et al., NeurIPS 2021 (intervals over runs).
  */
 import tQuantile from '@stdlib/stats-base-dists-t-quantile';
+import { groupBy } from '../util/group_by';
 
 /** One paired cell: the difference of an outcome (pass 0/1 or score) between two arms. */
 export interface DiffCell {
@@ -57,18 +58,6 @@ function variance(xs: readonly number[]): number {
   if (xs.length < 2) return 0;
   const m = mean(xs);
   return xs.reduce((a, x) => a + (x - m) * (x - m), 0) / (xs.length - 1);
-}
-
-/** Cells grouped by a key, in first-seen order. */
-function groupBy<K>(cells: readonly DiffCell[], key: (c: DiffCell) => K): Map<K, DiffCell[]> {
-  const g = new Map<K, DiffCell[]>();
-  for (const c of cells) {
-    const k = key(c);
-    const list = g.get(k);
-    if (list) list.push(c);
-    else g.set(k, [c]);
-  }
-  return g;
 }
 
 /**

@@ -7,20 +7,9 @@
  */
 import type { DiffCell } from '../../../src/report/seed_interval';
 import { Rng } from '../../../src/util/rng';
+import { groupBy } from '../../../src/util/group_by';
 
 const sum = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0);
-
-/** Cells grouped by a key, in first-seen order. */
-function groupBy<K>(cells: readonly DiffCell[], key: (c: DiffCell) => K): Map<K, DiffCell[]> {
-  const g = new Map<K, DiffCell[]>();
-  for (const c of cells) {
-    const k = key(c);
-    const list = g.get(k);
-    if (list) list.push(c);
-    else g.set(k, [c]);
-  }
-  return g;
-}
 
 /**
  * The bootstrap interval of Δ (module doc).
