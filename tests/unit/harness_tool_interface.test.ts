@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
+import { nastyString, toolCallOf } from './lib/tool_call_arbitrary';
 import { TOOL_INTERFACES, isParseError } from '../../src/harness/realizations/tool_interface';
 import { TOOL_SPECS } from '../../src/harness/tools';
 import { formatCliCall, parseCliCall } from '../../src/harness/blackbox/coding_cli';
@@ -15,53 +16,9 @@ import type { ToolCall } from '../../src/sandbox/types';
 const [T0, T1, T2] = TOOL_INTERFACES;
 
 /** Strings biased towards what breaks syntaxes: quotes, escapes, tags, newlines, unicode, control chars. */
-const nasty = fc.oneof(
-  fc.string({ unit: 'binary', maxLength: 40 }),
-  fc.string({
-    unit: fc.constantFrom(
-      '"',
-      "'",
-      '\\',
-      '<',
-      '>',
-      '&',
-      '/',
-      ' ',
-      '\n',
-      '\r',
-      '\t',
-      '{',
-      '}',
-      'a',
-      'é',
-      '💥',
-      '\u0000',
-      '\u2028',
-      '&lt;',
-      '</file>',
-      '</call>',
-      '\\n',
-    ),
-    maxLength: 30,
-  }),
-  fc.constantFrom('', ' ', '-', '--', '-r', '&amp;', '</call>', '"', '\\', 'a b', '../../etc/passwd'),
-);
+const nasty = nastyString(['</call>'], ['</call>']);
 
-const canonicalCall: fc.Arbitrary<ToolCall> = fc.constantFrom(...TOOL_SPECS).chain((spec) =>
-  fc
-    .record({
-      req: fc.tuple(...spec.required.map(() => nasty)),
-      opt: fc.tuple(...spec.optional.map(() => fc.option(nasty, { nil: undefined }))),
-    })
-    .map(({ req, opt }) => {
-      const args: Record<string, string> = {};
-      spec.required.forEach((k, i) => (args[k] = req[i]));
-      spec.optional.forEach((k, i) => {
-        if (opt[i] !== undefined) args[k] = opt[i] as string;
-      });
-      return { tool: spec.name, args } as ToolCall;
-    }),
-);
+const canonicalCall = toolCallOf(nasty);
 
 describe('tool interfaces T0/T1/T2', () => {
   for (const T of TOOL_INTERFACES) {

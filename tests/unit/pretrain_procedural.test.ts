@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
+import { nastyString, toolCallOf } from './lib/tool_call_arbitrary';
 import { TOOL_INTERFACES, isParseError } from '../../src/harness/realizations/tool_interface';
 import { SYSTEM_PROMPTS } from '../../src/harness/realizations/system';
 import { TOOL_SPECS } from '../../src/harness/tools';
@@ -21,60 +22,9 @@ import { Rng } from '../../src/util/rng';
 /** The example call composed harnesses show in the prompt (composed.ts). */
 const EXAMPLE_CALL: ToolCall = { tool: 'read', args: { path: 'notes.txt' } };
 
-const nasty = fc.oneof(
-  fc.string({ unit: 'binary', maxLength: 40 }),
-  fc.string({
-    unit: fc.constantFrom(
-      '"',
-      "'",
-      '\\',
-      '<',
-      '>',
-      '&',
-      '/',
-      ' ',
-      '\n',
-      '\r',
-      '\t',
-      '{',
-      '}',
-      '(',
-      ')',
-      ',',
-      ';',
-      ':',
-      '=',
-      '-',
-      'a',
-      'é',
-      '💥',
-      '\u0000',
-      '\u2028',
-      '&lt;',
-      '</file>',
-      '--path',
-      '\\n',
-    ),
-    maxLength: 30,
-  }),
-  fc.constantFrom('', ' ', '-', '--', '-r', '&amp;', '"', '\\', 'a b', '../../etc/passwd', '$ ', 'run'),
-);
+const nasty = nastyString(['(', ')', ',', ';', ':', '=', '-', '--path'], ['$ ', 'run']);
 
-const canonicalCall: fc.Arbitrary<ToolCall> = fc.constantFrom(...TOOL_SPECS).chain((spec) =>
-  fc
-    .record({
-      req: fc.tuple(...spec.required.map(() => nasty)),
-      opt: fc.tuple(...spec.optional.map(() => fc.option(nasty, { nil: undefined }))),
-    })
-    .map(({ req, opt }) => {
-      const args: Record<string, string> = {};
-      spec.required.forEach((k, i) => (args[k] = req[i]));
-      spec.optional.forEach((k, i) => {
-        if (opt[i] !== undefined) args[k] = opt[i] as string;
-      });
-      return { tool: spec.name, args } as ToolCall;
-    }),
-);
+const canonicalCall = toolCallOf(nasty);
 
 /** 12 draws of each syntax (different names, keys, prompts, flags). */
 const DRAWN = PROC_SYNTAXES.flatMap((syntax) =>

@@ -7,6 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
+import { toolCallOf } from './lib/tool_call_arbitrary';
 import { CODING_CLI_TOOLS } from '../../src/harness/blackbox/coding_cli';
 import { ASSISTANT_TOOLS } from '../../src/harness/blackbox/assistant';
 import { formatCall, isCallAttempt } from '../../src/harness/blackbox/envelope';
@@ -35,21 +36,7 @@ const [T0] = TOOL_INTERFACES;
 const DRAWS = Array.from({ length: 400 }, (_, i) => proceduralEnvelopeInterface(Rng.derive(5, 'envelope-test', i)));
 
 const value = fc.oneof(fc.string({ maxLength: 30 }), fc.constantFrom('', ' ', '{', ' {"tool":"x"}', 'Done.', 'a\nb', '"', '\\', 'é💥'));
-const canonicalCall: fc.Arbitrary<ToolCall> = fc.constantFrom(...TOOL_SPECS).chain((spec) =>
-  fc
-    .record({
-      req: fc.tuple(...spec.required.map(() => value)),
-      opt: fc.tuple(...spec.optional.map(() => fc.option(value, { nil: undefined }))),
-    })
-    .map(({ req, opt }) => {
-      const args: Record<string, string> = {};
-      spec.required.forEach((k, i) => (args[k] = req[i]));
-      spec.optional.forEach((k, i) => {
-        if (opt[i] !== undefined) args[k] = opt[i] as string;
-      });
-      return { tool: spec.name, args } as ToolCall;
-    }),
-);
+const canonicalCall = toolCallOf(value);
 
 const TOOL_QUALIFIERS = [...ENVELOPE_TOOL_NOUNS, ...ENVELOPE_PREFIXES, ...ENVELOPE_SUFFIXES].map(normName);
 const ARG_QUALIFIERS = [...ENVELOPE_ARG_PREFIXES, ...ENVELOPE_ARG_SUFFIXES].map(normName);
