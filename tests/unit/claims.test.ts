@@ -47,7 +47,7 @@ describe('claims: verdicts computed from the committed data', () => {
     expect(readFileSync(MAP_JSON, 'utf8')).toBe(map.json);
     expect(readFileSync(MAP_SVG, 'utf8')).toBe(map.svg);
     expect(doc).toContain('<!-- map:begin -->');
-  }, 60_000);
+  }, 240_000);
 
   it('a changed result changes the table, so stale text fails the check', () => {
     const results = loadCommitted();
@@ -58,7 +58,7 @@ describe('claims: verdicts computed from the committed data', () => {
     const fewer = new Map(results);
     fewer.set('main', { ...main, runs: main.runs.filter((r) => r.seed !== lastSeed) });
     expect(regenerated(doc, fewer)).not.toBe(doc);
-  }, 60_000);
+  }, 240_000);
 
   it('verdicts: reproduced, refuted, equivalent (inside ±2 points), undecided; one seed never decides', () => {
     expect(verdictOf(cmp(0.05, 0.01, 0.09))).toBe('reproduced');
