@@ -80,7 +80,7 @@ export function mergeResults<C extends RunCurvesJson>(
     offset += c.file.runs.length;
     return out;
   });
-  const union = <T>(xs: readonly T[], key: (x: T) => string = (x) => sortedJson(x)) => [...new Map(xs.map((x) => [key(x), x])).values()];
+  const union = <T>(xs: readonly T[]) => [...new Map(xs.map((x) => [sortedJson(x), x])).values()];
   const specJson = { ...(first.specJson as Record<string, unknown>), seeds: order };
   const last = chunkOrder[chunkOrder.length - 1].file;
   const file: ResultsFile<C> = {
