@@ -88,6 +88,8 @@ test('two saved runs: overlaid curves with hover values, side-by-side tables, sp
   expect(label.match(/ · s\d: /g)).toHaveLength(8);
   // Hover: the legend shows the values under the cursor.
   const over = charts.first().locator('.u-over');
+  // The list of saved and committed runs above the charts grows with docs/results: scroll first.
+  await over.scrollIntoViewIfNeeded();
   const box = (await over.boundingBox())!;
   await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
   await expect(charts.first().locator('.u-legend .u-series').nth(1).locator('.u-value')).toHaveText(/^-?\d/);
