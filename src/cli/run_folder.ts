@@ -188,7 +188,7 @@ export function checkOut(
     throw new UsageError(
       `--out ${out} holds an earlier run (${what}${c.record ? ` of spec '${c.record.spec.name}'` : ''}); ${
         resumable ? `continue it with: ${hlabCommand([...again, '--resume'])}; or ` : ''
-      }start over with --fresh (the earlier run's files are moved into ${out}/earlier-<time>/), or pick another --out`,
+      }start over with: ${hlabCommand([...again, '--fresh'])} (the earlier run's files are moved into ${out}/earlier-<time>/); or pick another --out`,
     );
   }
   return { out, holdsRun };

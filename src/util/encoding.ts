@@ -1,7 +1,7 @@
 /**
  * Byte and JSON encodings shared by the storage layer, the runner, the CLI and the app: SHA-256
  * hex digests (WebCrypto), hex, base64 (pages, workers and Node alike) and JSON that writes
- * non-finite numbers as null.
+ * non-finite numbers as null, and its inverse for data read back.
  */
 
 function isShared(buf: ArrayBufferLike): boolean {
@@ -68,6 +68,17 @@ function finiteOrNull(_key: string, v: unknown): unknown {
 /** JSON.stringify with non-finite numbers written as null. */
 export function stringifyFinite(value: unknown, indent?: number): string {
   return JSON.stringify(value, finiteOrNull, indent);
+}
+
+/**
+ * The inverse of stringifyFinite for data known to hold numbers where JSON has null: every null,
+ * at any depth, becomes NaN ("not measured"); arrays and plain objects are copied, other values kept.
+ */
+export function nullsToNaN<T>(v: T): T {
+  if (v === null) return Number.NaN as T;
+  if (Array.isArray(v)) return v.map(nullsToNaN) as T;
+  if (typeof v === 'object') return Object.fromEntries(Object.entries(v as object).map(([k, x]) => [k, nullsToNaN(x)])) as T;
+  return v;
 }
 
 /** JSON with object keys sorted at every level: equal values give equal strings whatever their key order. */

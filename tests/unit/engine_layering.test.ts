@@ -6,33 +6,12 @@
  * type-only, re-exports, dynamic `import()`, `import.meta.glob` patterns and worker
  * `new URL('./x', import.meta.url)`.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
-import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { relativeImports, SRC, sourceFiles } from './lib/import_graph';
 
-const SRC = resolve(__dirname, '../../src');
 const BACKENDS = [join(SRC, 'engine', 'wasm'), join(SRC, 'engine', 'webgpu')];
-
-/** .ts files under `dir`. */
-function tsFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-    const p = join(dir, e.name);
-    if (e.isDirectory()) return tsFiles(p);
-    return e.name.endsWith('.ts') ? [p] : [];
-  });
-}
-
-/** Relative specifiers of `text` with their 1-based lines: imports, globs and worker URLs. */
-function relativeImports(text: string): Array<{ spec: string; line: number }> {
-  const lineOf = (pos: number) => text.slice(0, pos).split('\n').length;
-  const out = ts.preProcessFile(text, true, true).importedFiles.map((f) => ({ spec: f.fileName, line: lineOf(f.pos) }));
-  for (const m of text.matchAll(/import\.meta\.glob\s*(?:<[^(]*>)?\(\s*(\[[^\]]*\]|['"][^'"]+['"])/g))
-    for (const g of m[1].matchAll(/['"]!?([^'"]+)['"]/g)) out.push({ spec: g[1], line: lineOf(m.index ?? 0) });
-  for (const m of text.matchAll(/new URL\(\s*['"]([^'"]+)['"]\s*,\s*import\.meta\.url/g))
-    out.push({ spec: m[1], line: lineOf(m.index ?? 0) });
-  return out.filter((x) => x.spec.startsWith('./') || x.spec.startsWith('../'));
-}
 
 /** 'file:line spec' for each import of `text` (the file at `file`) that lands in a backend folder. */
 function backendImports(file: string, text: string): string[] {
@@ -69,7 +48,7 @@ describe('engine layering', () => {
 
   it('no file outside src/engine/ imports a module of src/engine/wasm/ or src/engine/webgpu/', () => {
     const engine = join(SRC, 'engine') + sep;
-    const files = tsFiles(SRC).filter((f) => !f.startsWith(engine));
+    const files = sourceFiles().filter((f) => !f.startsWith(engine));
     expect(files.length).toBeGreaterThan(100);
     const bad = files.flatMap((f) => backendImports(f, readFileSync(f, 'utf8')));
     expect(bad, `import the backend through src/engine/ (engine_api.ts, choose.ts, a lazy loader there):\n${bad.join('\n')}`).toEqual([]);

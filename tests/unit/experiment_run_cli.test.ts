@@ -97,7 +97,9 @@ describe('hlab run: the output folder', () => {
     expect(existsSync(join(dir, 'fresh'))).toBe(true);
     mkdirSync(join(dir, 'old'));
     writeFileSync(join(dir, 'old', 'results.json'), '{}');
-    expect(() => checkOut(join(dir, 'old'), fresh, ['run', '--preset', 'quick'])).toThrow(/holds an earlier run .*start over with --fresh/);
+    expect(() => checkOut(join(dir, 'old'), fresh, ['run', '--preset', 'quick'])).toThrow(
+      /holds an earlier run .*start over with: npm run -s hlab -- run --preset quick --fresh/,
+    );
     expect(checkOut(join(dir, 'old'), { resume: false, fresh: true }, []).holdsRun).toBe(true);
     writeFileSync(join(dir, 'old', 'checkpoint.hlab'), 'x');
     expect(checkOut(join(dir, 'old'), { resume: true, fresh: false }, []).holdsRun).toBe(true);

@@ -178,7 +178,7 @@ describe('hlab run without --resume never overwrites a run silently', () => {
     const r = cli(['run', '--spec', spec, '--out', out]);
     expect(r.status).toBe(2);
     expect(r.stderr.trim().split('\n')).toEqual([
-      `error: --out ${out} holds an earlier run (results.json status 'interrupted' of spec 'smoke'); continue it with: npm run -s hlab -- run --spec ${spec} --out ${out} --resume; or start over with --fresh (the earlier run's files are moved into ${out}/earlier-<time>/), or pick another --out`,
+      `error: --out ${out} holds an earlier run (results.json status 'interrupted' of spec 'smoke'); continue it with: npm run -s hlab -- run --spec ${spec} --out ${out} --resume; or start over with: npm run -s hlab -- run --spec ${spec} --out ${out} --fresh (the earlier run's files are moved into ${out}/earlier-<time>/); or pick another --out`,
     ]);
     expect(snapshot(out)).toEqual(before);
   });

@@ -15,7 +15,7 @@ import {
 import { EXPORT_HEADER_BYTES, concatBytes, decodeExportFile, encodeExportFile } from '../../src/storage/export_file';
 import { CheckpointError } from '../../src/storage/errors';
 import { Rng } from '../../src/util/rng';
-import { sha256Hex } from '../../src/util/encoding';
+import { nullsToNaN, sha256Hex, stringifyFinite } from '../../src/util/encoding';
 
 /** A small checkpoint with awkward float bit patterns (NaN payload, -0, subnormal, ±Inf). */
 function sample(seed: number, nParams = 37): CheckpointInput {
@@ -80,6 +80,17 @@ describe('sha256Hex', () => {
   it('matches the FIPS 180-2 test vectors', async () => {
     expect(await sha256Hex(new TextEncoder().encode('abc'))).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
     expect(await sha256Hex(new Uint8Array(0))).toBe('e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855');
+  });
+});
+
+describe('stringifyFinite and nullsToNaN', () => {
+  it('write non-finite numbers as null and read every null back as NaN, at any depth', () => {
+    const data = { a: NaN, b: [1, Infinity, { c: -Infinity, d: 'x' }], e: { f: 0, g: [NaN] } };
+    const json = stringifyFinite(data);
+    expect(json).toBe('{"a":null,"b":[1,null,{"c":null,"d":"x"}],"e":{"f":0,"g":[null]}}');
+    expect(nullsToNaN(JSON.parse(json))).toEqual({ a: NaN, b: [1, NaN, { c: NaN, d: 'x' }], e: { f: 0, g: [NaN] } });
+    expect(nullsToNaN(null)).toBeNaN();
+    expect(nullsToNaN('text')).toBe('text');
   });
 });
 

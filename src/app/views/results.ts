@@ -42,10 +42,11 @@ import '../results.css';
 import { BEHAVIOUR, behaviourTable, harnessRoles, paperTable, perHarnessTable, type PaperTable, type StatCell } from './results_tables';
 import { runStepCounts, stepCountsText, withoutUpdate } from '../step_counts';
 import { infeasibleCellsOf, type InfeasibleCell } from '../infeasible_cells';
+import { nullsToNaN } from '../../util/encoding';
 
 /** Results with null read back as NaN: the exact input of resultsCsv/markdownTable. */
 function toExperimentResults(out: ExperimentOutputJson): ExperimentResults {
-  return JSON.parse(JSON.stringify(out.results), (_k, v) => (v === null ? NaN : v)) as ExperimentResults;
+  return nullsToNaN(out.results) as ExperimentResults;
 }
 
 /** The six curve charts of a run (Results and Compare views): StepRecord key, title, y label. */

@@ -18,14 +18,7 @@ import { MergeError, mergeResults, type ResultsChunk } from '../../report/merge_
 import { ResultsFileSchema, type ResultsFile } from '../../report/results_schema';
 import { upgradeResultsFile } from '../../report/results_upgrade';
 import type { RunCurves } from '../../experiment/run_events';
-
-/** JSON's nulls in curves back to the NaN the runner had (results.json writes NaN as null). */
-function reviveNaN<T>(v: T): T {
-  if (v === null) return Number.NaN as T;
-  if (Array.isArray(v)) return v.map(reviveNaN) as T;
-  if (typeof v === 'object') return Object.fromEntries(Object.entries(v as object).map(([k, x]) => [k, reviveNaN(x)])) as T;
-  return v;
-}
+import { nullsToNaN } from '../../util/encoding';
 
 /** A chunk folder's spec.json and results.json. @throws UsageError naming the folder and file */
 function readChunk(dir: string): ResultsChunk<RunCurves> {
@@ -45,7 +38,7 @@ function readChunk(dir: string): ResultsChunk<RunCurves> {
     throw new UsageError(`${join(dir, 'results.json')}: ${issue.path.join('.')}: ${issue.message}`);
   }
   const file = parsed.data as unknown as ResultsFile<RunCurves>;
-  return { where: dir, specJson, file: { ...file, curves: file.curves.map(reviveNaN) } };
+  return { where: dir, specJson, file: { ...file, curves: file.curves.map(nullsToNaN) } };
 }
 
 export function registerMerge(program: Command): void {

@@ -1,6 +1,7 @@
 /**
  * src/'s import graph as the layering tests read it: every file's imports (static, type-only,
- * re-exports, dynamic `import()` and worker `new URL('./x', import.meta.url)`) read with
+ * re-exports, dynamic `import()` and worker `new URL('./x', import.meta.url)`; `import.meta.glob`
+ * patterns are listed by relativeImports but make no edge) read with
  * TypeScript's own pre-processor and resolved to source files (bundler resolution), and the
  * folder → folder edges they make (a folder is a path's first segment under src/).
  */
@@ -10,7 +11,8 @@ import ts from 'typescript';
 
 export const SRC = resolve(__dirname, '../../../src');
 
-function sourceFiles(dir: string): string[] {
+/** Source files under `dir` (src/ by default), leaving out the AssemblyScript kernels (their own world). */
+export function sourceFiles(dir = SRC): string[] {
   const out: string[] = [];
   for (const e of readdirSync(dir, { withFileTypes: true })) {
     const p = join(dir, e.name);
@@ -21,11 +23,22 @@ function sourceFiles(dir: string): string[] {
   return out;
 }
 
-/** Relative specifiers a file's text imports. */
-function importsOf(text: string): string[] {
-  const specs = ts.preProcessFile(text, true, true).importedFiles.map((f) => f.fileName);
-  for (const m of text.matchAll(/new URL\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*,\s*import\.meta\.url/g)) specs.push(m[1]);
-  return specs.filter((s) => s.startsWith('./') || s.startsWith('../'));
+/** One relative import of a file: its specifier, 1-based line, and whether it is an `import.meta.glob` pattern. */
+export interface RelativeImport {
+  spec: string;
+  line: number;
+  glob: boolean;
+}
+
+/** Relative specifiers `text` imports: static, type-only, re-exports, dynamic, `import.meta.glob` patterns, worker URLs. */
+export function relativeImports(text: string): RelativeImport[] {
+  const lineOf = (pos: number) => text.slice(0, pos).split('\n').length;
+  const out = ts.preProcessFile(text, true, true).importedFiles.map((f) => ({ spec: f.fileName, line: lineOf(f.pos), glob: false }));
+  for (const m of text.matchAll(/import\.meta\.glob\s*(?:<[^(]*>)?\(\s*(\[[^\]]*\]|['"][^'"]+['"])/g))
+    for (const g of m[1].matchAll(/['"]!?([^'"]+)['"]/g)) out.push({ spec: g[1], line: lineOf(m.index ?? 0), glob: true });
+  for (const m of text.matchAll(/new URL\(\s*['"]([^'"]+)['"]\s*,\s*import\.meta\.url/g))
+    out.push({ spec: m[1], line: lineOf(m.index ?? 0), glob: false });
+  return out.filter((x) => x.spec.startsWith('./') || x.spec.startsWith('../'));
 }
 
 /** The file of `files` that `spec`, imported by `from`, names (bundler resolution), or null. */
@@ -52,8 +65,8 @@ export function fileGraph(texts: ReadonlyMap<string, string>): { graph: FileGrap
   for (const [file, text] of texts) {
     const out = new Map<string, string[]>();
     graph.set(file, out);
-    for (const spec of importsOf(text)) {
-      if (ASSET.test(spec)) continue;
+    for (const { spec, glob } of relativeImports(text)) {
+      if (glob || ASSET.test(spec)) continue;
       const to = resolveImport(file, spec, files);
       if (to === null) unresolved.push(`${file}: '${spec}'`);
       else if (to !== file) out.set(to, [...(out.get(to) ?? []), spec]);
