@@ -21,6 +21,7 @@ import type { RlTrainerOptions } from '../../src/rl/update';
 import { randomTokenPolicy } from './lib/random_policy';
 import { envWithOutcomes } from './lib/env_outcome';
 import { SMOKE_SPEC_JSON } from './lib/smoke_spec';
+import { stubRlTrainer, stubRlUpdate } from './lib/stub_rl_update';
 
 /** Sample trajectories the loop keeps per RL step. */
 const TRAJECTORIES_PER_STEP = 2;
@@ -54,39 +55,10 @@ const stubPolicy = () => randomTokenPolicy(tok.vocabSize, { maxB: 4 });
 
 /** Records what each update saw; applies a per-trajectory advantage of reward − 0.5 (an outcome estimator's shape). */
 function stubTrainer(seen: Array<{ step: number; rewards: number[] }>): EngineRlTrainer {
-  return {
-    async update(trajs, step) {
-      seen.push({ step, rewards: trajs.map((t) => t.reward) });
-      const metrics = {
-        policyLoss: 0.1,
-        valueLoss: 0,
-        clipFrac: 0,
-        approxKl: 0,
-        klRef: 0,
-        entropy: 1,
-        gradNorm: 1,
-        optimizerSteps: 1,
-        skippedSteps: 0,
-        rows: trajs.length,
-        tokens: 1,
-        droppedGroups: 0,
-        ms: 1,
-      };
-      const applied = {
-        kept: trajs.map((_, e) => e),
-        rows: null,
-        oldValues: null,
-        advantages: new Float32Array(0),
-        returns: null,
-        episodeAdvantages: Float32Array.from(trajs, (t) => t.reward - 0.5),
-      };
-      return { metrics, applied };
-    },
-    async readState() {
-      return { params: new Float32Array(1), m: new Float32Array(1), v: new Float32Array(1), adamStep: 0 };
-    },
-    writeState() {},
-  };
+  return stubRlTrainer((trajs, step) => {
+    seen.push({ step, rewards: trajs.map((t) => t.reward) });
+    return stubRlUpdate(trajs.length, { episodeAdvantages: Float32Array.from(trajs, (t) => t.reward - 0.5) });
+  });
 }
 
 function makeRun(o: {

@@ -41,6 +41,7 @@ import { randomTokenPolicy } from './lib/random_policy';
 import { CpuEngine } from '../../src/engine/wasm/wasm_engine';
 import { choiceEnv, runChoiceLoop, type ChoiceSegment, type ChoiceTensors } from '../browser/lib/choice_task';
 import { smokeSpec } from './lib/smoke_spec';
+import { stubRlTrainer, stubRlUpdate } from './lib/stub_rl_update';
 
 /** One run of the RL loop, and its state. */
 type RlLoopRun = Parameters<typeof rlLoop>[0];
@@ -153,40 +154,10 @@ describe('validation cadence', () => {
 /** Random short actions (ids 100…899) seeded by the sampler seed; records every seed it is called with. */
 const stubPolicy = (seeds: number[]) => randomTokenPolicy(900, { maxB: 64, maxT: 64, lo: 100, span: 800, onSeed: (s) => seeds.push(s) });
 
-const stubTrainer: EngineRlTrainer = {
-  async update(trajs) {
-    const metrics = {
-      policyLoss: 0,
-      valueLoss: 0,
-      clipFrac: 0,
-      approxKl: 0,
-      klRef: 0,
-      entropy: 1,
-      gradNorm: 1,
-      optimizerSteps: 1,
-      skippedSteps: 0,
-      rows: trajs.length,
-      tokens: 1,
-      droppedGroups: 1,
-      ms: 1,
-    };
-    return {
-      metrics,
-      applied: {
-        kept: [],
-        rows: null,
-        oldValues: null,
-        advantages: new Float32Array(0),
-        returns: null,
-        episodeAdvantages: new Float32Array(trajs.length),
-      },
-    };
-  },
-  async readState() {
-    return { params: new Float32Array(1), m: new Float32Array(1), v: new Float32Array(1), adamStep: 0 };
-  },
-  writeState() {},
-};
+/** Reports one optimizer step and one dropped group, keeping no trajectory. */
+const stubTrainer: EngineRlTrainer = stubRlTrainer((trajs) =>
+  stubRlUpdate(trajs.length, { metrics: { policyLoss: 0, droppedGroups: 1 }, kept: [] }),
+);
 
 const choiceSpec: ExperimentSpec = (() => {
   const q = smokeSpec();

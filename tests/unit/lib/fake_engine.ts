@@ -9,6 +9,7 @@ import type { RlTrainerOptions, RlUpdateMetrics } from '../../../src/rl/update';
 import type { RunStore } from '../../../src/experiment/run_checkpoint';
 import type { CheckpointInput } from '../../../src/storage/serialize';
 import { randomTokenPolicy } from './random_policy';
+import { stubRlUpdate } from './stub_rl_update';
 
 /** What the fake trainer reports for RL step `step` of a run (the rest of the metrics are fixed). */
 export type UpdateScript = (
@@ -58,29 +59,7 @@ export function fakeEngine(script: UpdateScript): Engine & { trainerOptions: RlT
               group: t.group,
             })),
           });
-          const s = script(step, trajs.length);
-          const metrics: RlUpdateMetrics = {
-            policyLoss: 0.1,
-            valueLoss: 0,
-            clipFrac: 0,
-            approxKl: 0,
-            klRef: 0,
-            entropy: 1,
-            gradNorm: 1,
-            rows: trajs.length,
-            tokens: 1,
-            ms: 1,
-            ...s,
-          };
-          const applied = {
-            kept: trajs.map((_, e) => e),
-            rows: null,
-            oldValues: null,
-            advantages: new Float32Array(0),
-            returns: null,
-            episodeAdvantages: new Float32Array(trajs.length),
-          };
-          return { metrics, applied };
+          return stubRlUpdate(trajs.length, { metrics: script(step, trajs.length) });
         },
         async readState() {
           return state;
