@@ -17,7 +17,8 @@ import { Rng } from '../../src/util/rng';
 import { ExperimentResultsSchema, type RunResult } from '../../src/report/results_schema';
 import { beforeReuseNote, markdownTable } from '../../src/report/results_markdown';
 import { decodeRunCheckpoint, encodeRunCheckpoint, type RunState } from '../../src/experiment/run_checkpoint';
-import type { CheckpointMeta, JsonValue } from '../../src/storage/serialize';
+import { rolloutStats } from './lib/rollout_stats';
+import { storedRunCheckpoint } from './lib/stored_run_checkpoint';
 
 /** The evaluation's options. */
 type EvalOptions = Parameters<typeof evaluate>[1];
@@ -193,19 +194,7 @@ describe('provenance of a reused before', () => {
       behaviour: { parseErrors: 0, workflowViolations: 0, recoveryRate: NaN, stateTrackingErrors: 0 },
       perHarness: {},
       episodes: 4,
-      stats: {
-        episodes: 0,
-        envSteps: 0,
-        sampledTokens: 0,
-        sampleMs: 0,
-        envMs: 0,
-        ms: 0,
-        rounds: 0,
-        envFailures: 0,
-        replays: 0,
-        droppedContextTokens: 0,
-        cutContexts: 0,
-      },
+      stats: rolloutStats(),
       reusedFrom: { method: 'single', seed: 0, episodes: 4 },
     };
     const state: RunState = { runIndex: 1, step: 0, before, history: [], schedule: {}, skippedSteps: 0, seconds: 1 };
@@ -223,17 +212,7 @@ describe('provenance of a reused before', () => {
       { params: Float32Array.of(1), adamM: Float32Array.of(0), adamV: Float32Array.of(0), adamStep: 0 },
       0,
     );
-    const j = (v: JsonValue) =>
-      JSON.parse(JSON.stringify(v, (_k, x) => (typeof x === 'number' && !Number.isFinite(x) ? null : x))) as JsonValue;
-    const m = enc.meta;
-    const meta = {
-      ...m,
-      config: j(m.config),
-      rngStates: j(m.rngStates),
-      scheduleState: j(m.scheduleState),
-      metricHistory: j(m.metricHistory),
-      schemaVersion: 1,
-    } as CheckpointMeta;
-    expect(decodeRunCheckpoint(meta, enc.tensors).checkpoint.state.before?.reusedFrom).toEqual({ method: 'single', seed: 0, episodes: 4 });
+    const s = storedRunCheckpoint(enc);
+    expect(decodeRunCheckpoint(s.meta, s.tensors).checkpoint.state.before?.reusedFrom).toEqual({ method: 'single', seed: 0, episodes: 4 });
   });
 });

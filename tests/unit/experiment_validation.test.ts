@@ -35,13 +35,13 @@ import {
 } from '../../src/experiment/validation';
 import { Tokenizer, type TokenizerFile } from '../../src/model/tokenizer';
 import { inProcessEnv } from '../../src/rollout/rollout';
-import type { CheckpointMeta } from '../../src/storage/serialize';
 import { SEED_RANGES } from '../../src/tasks';
 import { randomTokenPolicy } from './lib/random_policy';
 import { CpuEngine } from '../../src/engine/wasm/wasm_engine';
 import { choiceEnv, runChoiceLoop, type ChoiceSegment, type ChoiceTensors } from '../browser/lib/choice_task';
 import { smokeSpec } from './lib/smoke_spec';
 import { stubRlTrainer, stubRlUpdate } from './lib/stub_rl_update';
+import { storedRunCheckpoint } from './lib/stored_run_checkpoint';
 
 /** One run of the RL loop, and its state. */
 type RlLoopRun = Parameters<typeof rlLoop>[0];
@@ -226,8 +226,8 @@ function throughCheckpoint(
     { params: tensors.params, adamM: tensors.m, adamV: tensors.v, adamStep: tensors.adamStep },
     0,
   );
-  const meta = JSON.parse(JSON.stringify(enc.meta)) as CheckpointMeta;
-  const { checkpoint, tensors: t } = decodeRunCheckpoint({ ...meta, schemaVersion: 1 }, enc.tensors);
+  const stored = storedRunCheckpoint(enc);
+  const { checkpoint, tensors: t } = decodeRunCheckpoint(stored.meta, stored.tensors);
   const { step, history, skippedSteps, validation } = checkpoint.state;
   return {
     state: { step, history, skippedSteps, validation },

@@ -7,6 +7,8 @@ import { checkpointPosition, decodeRunCheckpoint, encodeRunCheckpoint, type RunS
 import type { StepRecord } from '../../src/experiment/run_events';
 import type { EvalResult } from '../../src/experiment/evaluate';
 import type { CheckpointMeta, JsonValue } from '../../src/storage/serialize';
+import { rolloutStats } from './lib/rollout_stats';
+import { storedRunCheckpoint } from './lib/stored_run_checkpoint';
 
 /** The version this build writes, and the store steps between runs (run_checkpoint.ts module doc). */
 const RUN_CHECKPOINT_VERSION = 2;
@@ -42,19 +44,7 @@ const before: EvalResult = {
   behaviour: { parseErrors: 1, workflowViolations: 0, recoveryRate: NaN, stateTrackingErrors: 0 },
   perHarness: { 'S0-T0-O0-C0-W0': 0.25 },
   episodes: 4,
-  stats: {
-    episodes: 4,
-    envSteps: 8,
-    sampledTokens: 40,
-    sampleMs: 1,
-    envMs: 1,
-    ms: 2,
-    rounds: 2,
-    envFailures: 0,
-    replays: 0,
-    droppedContextTokens: 0,
-    cutContexts: 0,
-  },
+  stats: rolloutStats(),
 };
 const state: RunState = {
   runIndex: 1,
@@ -71,23 +61,6 @@ const tensors = {
   adamV: Float32Array.of(0.01, 0.02, 0.03),
   adamStep: 4,
 };
-
-/** What the store hands back: canonical JSON of each slot (key order not kept) and the manifest version. */
-function stored(input: ReturnType<typeof encodeRunCheckpoint>): { meta: CheckpointMeta; tensors: typeof input.tensors } {
-  const j = (v: JsonValue) => JSON.parse(JSON.stringify(v)) as JsonValue;
-  const m = input.meta;
-  return {
-    meta: {
-      ...m,
-      config: j(m.config),
-      rngStates: j(m.rngStates),
-      scheduleState: j(m.scheduleState),
-      metricHistory: j(m.metricHistory),
-      schemaVersion: 1,
-    },
-    tensors: input.tensors,
-  };
-}
 
 describe('run checkpoint codec', () => {
   it('round-trips version 2 with named fields; NaN metrics come back as NaN; the step is the store position', () => {
@@ -111,7 +84,7 @@ describe('run checkpoint codec', () => {
       version: RUN_CHECKPOINT_VERSION,
       run: { runIndex: 1, method: 'scaling', seed: 3 },
     });
-    const s = stored(enc);
+    const s = storedRunCheckpoint(enc);
     const { checkpoint, tensors: t } = decodeRunCheckpoint(s.meta, s.tensors);
     expect(checkpoint.version).toBe(RUN_CHECKPOINT_VERSION);
     expect(checkpoint.state).toEqual(state);
@@ -174,9 +147,9 @@ describe('run checkpoint codec', () => {
       curves: [],
       trajectories: [],
     };
-    const s = stored(encodeRunCheckpoint('run-x', { ...base, segments }, tensors, 0));
+    const s = storedRunCheckpoint(encodeRunCheckpoint('run-x', { ...base, segments }, tensors, 0));
     expect(decodeRunCheckpoint(s.meta, s.tensors).checkpoint.segments).toEqual(segments);
-    const old = stored(encodeRunCheckpoint('run-x', base, tensors, 0));
+    const old = storedRunCheckpoint(encodeRunCheckpoint('run-x', base, tensors, 0));
     const { segments: _none, ...history } = old.meta.metricHistory as Record<string, JsonValue>;
     expect(decodeRunCheckpoint({ ...old.meta, metricHistory: history }, old.tensors).checkpoint.segments).toEqual([]);
     const bad = {
@@ -187,7 +160,7 @@ describe('run checkpoint codec', () => {
   });
 
   it('refuses a newer version naming it, and names a bad field', () => {
-    const s = stored(
+    const s = storedRunCheckpoint(
       encodeRunCheckpoint(
         'run-x',
         { spec: {}, run: { runIndex: 0, method: 'm', seed: 0 }, state, schedule: { draws: {} }, results: [], curves: [], trajectories: [] },
