@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { Tokenizer, type TokenizerFile } from '../../src/model/tokenizer';
 import { evaluate, sharedBatchKey, type EvalResult, type EvalSets } from '../../src/experiment/evaluate';
 import { SharedBeforeBatches } from '../../src/experiment/before_reuse';
-import { inProcessEnv } from '../../src/rollout/rollout';
+import { smallEvalOptions } from './lib/eval_options';
 import { localEnvApi, type EnvApi } from '../../src/episode/host';
 import { taskSet } from '../../src/tasks';
 import { cellKey } from '../../src/experiment/plan';
@@ -62,17 +62,7 @@ const testTasks = taskSet('workspace', 'test', 3, 1).map((t) => t.id);
 /** A single-harness method (trains on the base harness) and a harness-scaling one (base plus two others). */
 const single: EvalSets = { testTasks, training: [BASE], inSpace: ['S2-T2-O2-C2-W2'], blackbox: ['bb-assistant'] };
 const scaling: EvalSets = { ...single, training: [BASE, 'S1-T1-O1-C1-W1', 'S1-T0-O1-C0-W1'] };
-const opts = (env: EnvApi, over: Partial<EvalOptions> = {}): EvalOptions => ({
-  tok,
-  policy,
-  env: inProcessEnv(env),
-  maxTurns: 2,
-  maxNewTokens: 8,
-  samples: 2,
-  temperature: 1,
-  seed: 3,
-  ...over,
-});
+const opts = (env: EnvApi, over: Partial<EvalOptions> = {}) => smallEvalOptions(tok, policy, env, over);
 const withoutStats = ({ stats: _s, ...r }: EvalResult) => r;
 
 describe('shared before batch', () => {

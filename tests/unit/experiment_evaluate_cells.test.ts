@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { Tokenizer, type TokenizerFile } from '../../src/model/tokenizer';
 import { evaluate } from '../../src/experiment/evaluate';
-import { inProcessEnv } from '../../src/rollout/rollout';
+import { smallEvalOptions } from './lib/eval_options';
 import { envWithOutcomes } from './lib/env_outcome';
 import type { Policy } from '../../src/rollout/rollout';
 import { taskSet } from '../../src/tasks';
@@ -24,16 +24,7 @@ describe('evaluate: per-episode cells', () => {
     );
     const testTasks = taskSet('workspace', 'test', 2, 1).map((t) => t.id);
     const sets = { testTasks, training: ['S0-T0-O0-C0-W0', 'S1-T1-O1-C1-W1'], inSpace: ['S2-T2-O2-C2-W2'], blackbox: ['bb-assistant'] };
-    const { result: r } = await evaluate(sets, {
-      tok,
-      policy,
-      env: inProcessEnv(env),
-      maxTurns: 2,
-      maxNewTokens: 8,
-      samples: 2,
-      temperature: 1,
-      seed: 3,
-    });
+    const { result: r } = await evaluate(sets, smallEvalOptions(tok, policy, env));
     const cells = r.cells!;
     expect(Object.keys(cells).sort()).toEqual(['base', 'bb-assistant', 'inSpace', 'train']);
     expect(cells.base).toHaveLength(4);
@@ -88,16 +79,7 @@ describe('evaluate: per-episode cells', () => {
       blackbox: ['bb-assistant'],
       excluded: new Set([cellKey(testTasks[0], 'bb-assistant')]),
     };
-    const { result: r } = await evaluate(sets, {
-      tok,
-      policy,
-      env: inProcessEnv(env),
-      maxTurns: 1,
-      maxNewTokens: 4,
-      samples: 2,
-      temperature: 1,
-      seed: 0,
-    });
+    const { result: r } = await evaluate(sets, smallEvalOptions(tok, policy, env, { maxTurns: 1, maxNewTokens: 4, seed: 0 }));
     expect(r.episodes).toBe(2 * 2 + 1 * 2);
     expect(r.cells!['bb-assistant'].map((c) => c.taskId)).toEqual([testTasks[1], testTasks[1]]);
     expect(r.cells!.base).toHaveLength(4);

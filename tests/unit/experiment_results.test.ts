@@ -129,23 +129,7 @@ describe('results of an interrupted experiment', () => {
     const done = withUnfinishedRuns(
       {
         ...res,
-        runs: [
-          {
-            method: 'm',
-            algorithm: 'grpo',
-            seed: 0,
-            rlSteps: 1,
-            optimizerSteps: 1,
-            skippedOptimizerSteps: 0,
-            rlStepsWithoutUpdate: 0,
-            before: before.passAt1,
-            after: before.passAt1,
-            trainHarnesses: { before: 0, after: 0 },
-            behaviour: {} as never,
-            perHarness: {},
-            seconds: 1,
-          },
-        ],
+        runs: [run('m', 0, 0)],
       },
       [before],
     );
