@@ -6,6 +6,7 @@ import { outputToJsonText, parseResultsFile, parseResultsText, ResultsFileError 
 import type { ExperimentResults, RunResult } from '../../src/report/results_schema';
 import { evalReport, resolveEvalHarnesses } from '../../src/report/evaluate_report';
 import { BASE_HARNESS } from '../../src/design';
+import { trajectorySampleJson } from './lib/trajectory_sample_json';
 
 function run(method: string, seed: number, after: number): RunResult {
   const p = (x: number) => ({ base: x, inSpace: x / 2, blackbox: { 'bb-assistant': x / 4 } });
@@ -140,22 +141,7 @@ describe('parseResultsFile', () => {
 
   it('checks trajectory samples: log-probs per action id, per-token advantages per action token', () => {
     const turn = { contextIds: [1, 2], contextOffset: 0, actionIds: [3, 4], logprobs: [-1, -2], kind: 'tool' };
-    const traj = {
-      method: 'oa',
-      seed: 0,
-      step: 1,
-      taskId: 'workspace/organize/t1/5',
-      family: 'organize',
-      harnessId: 'S0-T0-O0-C0-W0',
-      group: 0,
-      reward: 1,
-      score: 1,
-      pass: true,
-      truncated: false,
-      tags: null,
-      advantage: [0.1, 0.2],
-      turns: [turn],
-    };
+    const traj = trajectorySampleJson('oa', [0.1, 0.2], [turn]);
     const base = { status: 'done', results, curves: [], warnings: [] };
     expect(parseResultsFile(JSON.parse(outputToJsonText({ ...base, trajectories: [traj] } as never))).trajectories).toHaveLength(1);
     expect(() =>

@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { ResultsFileSchema } from '../../src/report/results_schema';
 import { upgradeResultsFile, upgradeRuns } from '../../src/report/results_upgrade';
+import { trajectorySampleJson } from './lib/trajectory_sample_json';
 
 const beh = { parseErrors: 0, workflowViolations: 0, recoveryRate: null, stateTrackingErrors: 0 };
 const pass = { base: 0.5, inSpace: null, blackbox: {} };
@@ -26,22 +27,7 @@ const run = (seed: number) => ({
 });
 const results = { resultsVersion: 1, spec: 's', evalSet: 'all', machine: 'test', runs: [run(0)] };
 const turn = { contextIds: [1], actionIds: [2], logprobs: [-0.5], kind: 'tool' };
-const trajectory = {
-  method: 'm',
-  seed: 0,
-  step: 1,
-  taskId: 'workspace/organize/t1/5',
-  family: 'organize',
-  harnessId: 'S0-T0-O0-C0-W0',
-  group: 0,
-  reward: 1,
-  score: 1,
-  pass: true,
-  truncated: false,
-  tags: null,
-  advantage: 0.5,
-  turns: [turn],
-};
+const trajectory = trajectorySampleJson('m', 0.5, [turn]);
 
 describe('upgradeResultsFile', () => {
   it('a current file comes back equal', () => {
