@@ -4,18 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ASSET_CACHE, assetFetch, baseCheckpointUrl, isMissingAsset, precacheAssets, type AssetEnv } from '../../src/util/asset_fetch';
-
-/** A Cache Storage keeping Responses in a Map (keyed by the URL string), enough for the module. */
-function memoryCaches(): { caches: CacheStorage; store: Map<string, Response>; opened: string[] } {
-  const store = new Map<string, Response>();
-  const opened: string[] = [];
-  const cache = {
-    match: async (url: string) => store.get(url)?.clone(),
-    put: async (url: string, res: Response) => void store.set(url, res.clone()),
-  };
-  const caches = { open: async (name: string) => (opened.push(name), cache) } as unknown as CacheStorage;
-  return { caches, store, opened };
-}
+import { memoryCaches } from './lib/memory_caches';
 
 /** A server answering from `files` (missing → Vite's SPA fallback: index.html with 200), counting requests; `down` makes every fetch throw. */
 function server(files: Record<string, { body: string; etag: string }>) {

@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it, vi } from 'vitest';
 import { decodeEpisodes, splitResults } from '../../src/app/committed_parts';
 import { committedMap, committedPresets, loadCommitted, type CommittedEnv, type CommittedLoad } from '../../src/app/committed_fetch';
+import { memoryCaches } from './lib/memory_caches';
 
 /** The committed files' caps, as docs/APP.md states them: points per curve, sample trajectories per run. */
 const CURVE_POINTS_MAX = 200;
@@ -16,16 +17,6 @@ const TRAJECTORIES_PER_RUN = 6;
 const COMMITTED_CACHE = 'hlab-committed-v1';
 
 const lessonText = readFileSync('docs/results/lesson/results.json', 'utf8');
-
-function memoryCaches(): { caches: CacheStorage; store: Map<string, Response>; opened: string[] } {
-  const store = new Map<string, Response>();
-  const opened: string[] = [];
-  const cache = {
-    match: async (url: string) => store.get(url)?.clone(),
-    put: async (url: string, res: Response) => void store.set(url, res.clone()),
-  };
-  return { caches: { open: async (n: string) => (opened.push(n), cache) } as unknown as CacheStorage, store, opened };
-}
 
 /** A server of `files` (URL → text; others: index.html as an SPA host answers), `down` throws like an offline fetch. */
 function server(files: Map<string, string>) {
