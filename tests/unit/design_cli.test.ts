@@ -1,28 +1,11 @@
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { spawn } from 'node:child_process';
-import { resolve } from 'node:path';
 import { CommanderError } from 'commander';
 import { parseHarnessId } from '../../src/design';
 import { registerDesign } from '../../src/cli/commands/design';
 import { registerAssign } from '../../src/cli/commands/assign';
 import { UsageError } from '../../src/cli/cli_util';
 import { runCli } from './lib/cli_in_process';
-
-const ROOT = resolve(__dirname, '../..');
-const TSX = resolve(ROOT, 'node_modules/.bin/tsx');
-
-/** The real CLI in a child process (exit code, stdout, stderr). A few only: each spawn costs seconds. */
-function hlab(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((res, rej) => {
-    const p = spawn(TSX, ['src/cli/main.ts', ...args], { cwd: ROOT, env: { ...process.env, NO_COLOR: '1' } });
-    let stdout = '';
-    let stderr = '';
-    p.stdout.on('data', (d) => (stdout += d));
-    p.stderr.on('data', (d) => (stderr += d));
-    p.on('error', rej);
-    p.on('close', (code) => res({ code, stdout, stderr }));
-  });
-}
+import { hlabChild } from './lib/cli_child';
 
 /** The design commands in-process (tests/unit/lib/cli_in_process.ts). */
 const inProcess = (...args: string[]) => runCli([registerDesign, registerAssign], ...args);
@@ -35,9 +18,9 @@ describe('hlab design / hlab assign (child process)', () => {
   beforeAll(async () => {
     // Three spawns only (each costs ~1–3 s of CPU); everything else runs in process below.
     [design, kAbc, levelsX] = await Promise.all([
-      hlab('design', '--json'),
-      hlab('design', '--k', 'abc'),
-      hlab('design', '--levels', '3,x'),
+      hlabChild('design', '--json'),
+      hlabChild('design', '--k', 'abc'),
+      hlabChild('design', '--levels', '3,x'),
     ]);
   }, 300_000); // generous: on a loaded 2-core machine each tsx start takes tens of seconds
 

@@ -1,10 +1,9 @@
 import { turnCap } from '../../src/harness/turn_budget';
 import { taskFromId } from '../../src/tasks';
 import { describe, expect, it } from 'vitest';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 // hyparquet is hyparquet-writer's own reader (its one dependency): read back what we wrote.
 import { parquetReadObjects } from 'hyparquet';
 import { buildExport, buildSpecExport, harnessLevels } from '../../src/export/dataset';
@@ -12,9 +11,7 @@ import { verlRow, writeExport, slimeRow } from '../../src/export/writers';
 import { selectTraining } from '../../src/design';
 import { taskAssignments, trainPool, testTasks, inSpaceEvalSet } from '../../src/experiment/plan';
 import { smokeSpec } from './lib/smoke_spec';
-
-const ROOT = resolve(__dirname, '../..');
-const TSX = resolve(ROOT, 'node_modules/.bin/tsx');
+import { hlabChild } from './lib/cli_child';
 
 const OPTS = { tasks: 3, evalTasks: 2, K: 4, heldoutPerDistance: 1, maxTurns: 12, seed: 5 } as const;
 
@@ -143,17 +140,8 @@ describe('hlab export datasets', () => {
 });
 
 describe('hlab export CLI', () => {
-  function hlab(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-    return new Promise((res, rej) => {
-      const p = spawn(TSX, ['src/cli/main.ts', 'export', ...args], { cwd: ROOT });
-      let stdout = '';
-      let stderr = '';
-      p.stdout.on('data', (d) => (stdout += d));
-      p.stderr.on('data', (d) => (stderr += d));
-      p.on('error', rej);
-      p.on('close', (code) => res({ code, stdout, stderr }));
-    });
-  }
+  /** `hlab export <args>` in a child process. */
+  const hlab = (...args: string[]) => hlabChild('export', ...args);
 
   it('writes the files and prints the manifest; bad values exit 2 with one line naming the flag', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'hlab-export-cli-'));
