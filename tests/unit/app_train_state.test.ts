@@ -60,6 +60,18 @@ const spec = (patch: Record<string, unknown> = {}): ExperimentSpec => {
 };
 
 const step = (runIndex: number, r: StepRecord): RunEvent => ({ type: 'step', runIndex, method: 'grpo', seed: 0, record: r });
+/** An evaluation with nothing passing (the tests read when it came and its episodes): run 0's 'before', 16 episodes, unless `over` says. */
+const evalEvent = (over: Partial<Extract<RunEvent, { type: 'eval' }>> = {}): RunEvent => ({
+  type: 'eval',
+  runIndex: 0,
+  method: 'grpo',
+  seed: 0,
+  when: 'before',
+  passAt1: { base: 0, inSpace: 0, blackbox: {} },
+  training: 0,
+  episodes: 16,
+  ...over,
+});
 const val = (runIndex: number, at: number, passAt1: number): RunEvent => ({
   type: 'validation',
   runIndex,
@@ -119,25 +131,14 @@ describe('reduceRunEvent', () => {
   });
 
   it('times an evaluation from its first progress event to its eval event; a restored one is not timed', () => {
-    const evalEv = (restored: boolean): RunEvent => ({
-      type: 'eval',
-      runIndex: 0,
-      method: 'grpo',
-      seed: 0,
-      when: 'before',
-      passAt1: { base: 0, inSpace: 0, blackbox: {} },
-      training: 0,
-      episodes: 12,
-      ...(restored ? { restored } : {}),
-    });
     const s = fold(
       [
         { type: 'progress', done: 0, total: 5, phase: 'eval before' },
         { type: 'evalProgress', runIndex: 0, when: 'before', done: 4, total: 12 },
         { type: 'progress', done: 0, total: 5, phase: 'eval before' },
-        evalEv(false),
+        evalEvent({ episodes: 12 }),
         { type: 'progress', done: 1, total: 5, phase: 'eval after' },
-        evalEv(true),
+        evalEvent({ episodes: 12, restored: true }),
       ],
       [100, 200, 300, 2100, 3000, 3500],
     );
@@ -345,20 +346,10 @@ describe('honesty: what was not measured stays unmeasured', () => {
       rl: { ...spec().rl, steps: 1, tasksPerStep: 2, groupSize: 4 },
       evaluation: { ...spec().evaluation, validation: undefined },
     });
-    const evalEv = (when: 'before' | 'after'): RunEvent => ({
-      type: 'eval',
-      runIndex: 0,
-      method: 'grpo',
-      seed: 0,
-      when,
-      passAt1: { base: 0, inSpace: 0, blackbox: {} },
-      training: 0,
-      episodes: 16,
-    });
     const s = fold(
       [
         { type: 'progress', done: 0, total: 3, phase: 'eval before (grpo, seed 0)' },
-        evalEv('before'),
+        evalEvent(),
         step(0, rec(1)),
         { type: 'progress', done: 2, total: 3, phase: 'eval after (grpo, seed 0)' },
         // The after evaluation is 3× slower than the before one (10 s): 6 s for 2 of 16 episodes.
@@ -386,16 +377,7 @@ describe('honesty: what was not measured stays unmeasured', () => {
       'spec',
     );
     const total = 4 + 3 + 5;
-    const ev = (runIndex: number, when: 'before' | 'after'): RunEvent => ({
-      type: 'eval',
-      runIndex,
-      method: sp.methods[runIndex].name,
-      seed: 0,
-      when,
-      passAt1: { base: 0, inSpace: 0, blackbox: {} },
-      training: 0,
-      episodes: 16,
-    });
+    const ev = (runIndex: number, when: 'before' | 'after') => evalEvent({ runIndex, method: sp.methods[runIndex].name, when });
     const s = fold(
       [
         { type: 'progress', done: 0, total, phase: 'eval before (harness scaling (GRPO), seed 0)' },
@@ -457,16 +439,6 @@ describe('honesty: what was not measured stays unmeasured', () => {
       seed: 0,
       point: { step: at, passAt1: 0.5, score: 0.5, episodes, ms, cells: [] },
     });
-    const evalEv: RunEvent = {
-      type: 'eval',
-      runIndex: 0,
-      method: 'grpo',
-      seed: 0,
-      when: 'before',
-      passAt1: { base: 0, inSpace: 0, blackbox: {} },
-      training: 0,
-      episodes: 16,
-    };
 
     it('validationsLeft counts every run’s points less those its curve has', () => {
       expect(validationsLeft(emptyRunState(), sp)).toBe(3);
@@ -484,7 +456,7 @@ describe('honesty: what was not measured stays unmeasured', () => {
       const s = fold(
         [
           { type: 'progress', done: 0, total: 6, phase: 'eval before (grpo, seed 0)' },
-          evalEv,
+          evalEvent(),
           { type: 'progress', done: 1, total: 6, phase: 'validation grpo seed 0 at step 0/4' },
           vpoint(0, 0, 3000),
           step(0, rec(1, { rolloutMs: 800, updateMs: 200 })),

@@ -53,6 +53,26 @@ function traj(index: number, group: number, pass: boolean, turnShape: [number, n
 
 const meta = { method: 'grpo', seed: 3, step: 7 };
 
+/**
+ * Two two-turn trajectories in groups of their own, one passing, the second's first action empty
+ * (5 and 1 action tokens), as rows (maxT 32, padded to a multiple of 8), with made-up value estimates per row position.
+ */
+function twoTurnPair(): { trajs: Trajectory[]; rows: RlRows; values: Float32Array } {
+  const trajs = [
+    traj(0, 0, true, [
+      [3, 2],
+      [4, 3],
+    ]),
+    traj(1, 1, false, [
+      [2, 0],
+      [3, 1],
+    ]),
+  ];
+  const rows = buildRows(trajs, 0, 32, 8);
+  const values = Float32Array.from({ length: rows.B * rows.T }, (_, i) => (i % 7) / 10);
+  return { trajs, rows, values };
+}
+
 describe('sampleTrajectories', () => {
   const trajs = [
     traj(0, 0, false, [[10, 3]]),
@@ -186,18 +206,7 @@ describe('grpoTrajectoryAdvantages', () => {
 
 describe('rowAdvantagesPerTrajectory', () => {
   it('gathers PPO per-token advantages in turn order (one per action token)', () => {
-    const trajs = [
-      traj(0, 0, true, [
-        [3, 2],
-        [4, 3],
-      ]),
-      traj(1, 1, false, [
-        [2, 0],
-        [3, 1],
-      ]),
-    ];
-    const rows = buildRows(trajs, 0, 32, 8);
-    const values = Float32Array.from({ length: rows.B * rows.T }, (_, i) => (i % 7) / 10);
+    const { trajs, rows, values } = twoTurnPair();
     const { advantages } = ppoAdvantages(trajs, rows, values, rlLossConfig({ algorithm: 'ppo', normalizeAdvantages: false }));
     const per = rowAdvantagesPerTrajectory(2, rows, advantages);
     expect(per[0].length).toBe(5);
@@ -247,18 +256,7 @@ describe('trajectoryAdvantages (what an update applied, per input trajectory)', 
   });
 
   it('PPO: per-token values in turn order (rowAdvantagesPerTrajectory), and names an inconsistent input', () => {
-    const trajs = [
-      traj(0, 0, true, [
-        [3, 2],
-        [4, 3],
-      ]),
-      traj(1, 1, false, [
-        [2, 0],
-        [3, 1],
-      ]),
-    ];
-    const rows = buildRows(trajs, 0, 32, 8);
-    const values = Float32Array.from({ length: rows.B * rows.T }, (_, i) => (i % 7) / 10);
+    const { trajs, rows, values } = twoTurnPair();
     const est = ppoAdvantages(trajs, rows, values, rlLossConfig({ algorithm: 'ppo' }));
     const applied = { kept: [0, 1], rows, oldValues: values, ...est };
     expect(trajectoryAdvantages(2, applied)).toEqual(rowAdvantagesPerTrajectory(2, rows, est.advantages));
