@@ -34,6 +34,19 @@ const task: Task = {
   hasRecoverableError: false,
 };
 
+/** One call of every T0 tool, with values that would run on the fixture. */
+const T0_CALLS: ToolCall[] = [
+  { tool: 'read', args: { path: '/in/n.txt' } },
+  { tool: 'write', args: { path: '/out/n.txt', content: '42\n' } },
+  { tool: 'list', args: {} },
+  { tool: 'append', args: { path: '/in/n.txt', content: '1' } },
+  { tool: 'move', args: { from: '/in/n.txt', to: '/out/n.txt' } },
+  { tool: 'delete', args: { path: '/in/n.txt' } },
+  { tool: 'search', args: { query: '42' } },
+  { tool: 'mkdir', args: { path: '/x' } },
+  { tool: 'finish', args: { answer: '42' } },
+];
+
 /** One valid call per tool of a black-box harness, with values its tools accept on the fixture. */
 const VALID: Record<string, Array<[string, Record<string, string>]>> = {
   'bb-coding-cli': [
@@ -94,19 +107,8 @@ describe('black-box call channel', () => {
     const h = createHarness('bb-coding-cli');
     h.reset(task);
     const before = structuredClone(h.sandboxState());
-    const calls: ToolCall[] = [
-      { tool: 'read', args: { path: '/in/n.txt' } },
-      { tool: 'write', args: { path: '/out/n.txt', content: '42\n' } },
-      { tool: 'list', args: {} },
-      { tool: 'append', args: { path: '/in/n.txt', content: '1' } },
-      { tool: 'move', args: { from: '/in/n.txt', to: '/out/n.txt' } },
-      { tool: 'delete', args: { path: '/in/n.txt' } },
-      { tool: 'search', args: { query: '42' } },
-      { tool: 'mkdir', args: { path: '/x' } },
-      { tool: 'finish', args: { answer: '42' } },
-    ];
-    expect(calls.map((c) => c.tool).sort()).toEqual(TOOL_SPECS.map((s) => s.name).sort());
-    for (const c of calls) {
+    expect(T0_CALLS.map((c) => c.tool).sort()).toEqual(TOOL_SPECS.map((s) => s.name).sort());
+    for (const c of T0_CALLS) {
       const r = h.step(T0.format(c));
       expect(r.kind, c.tool).toBe('parse_error');
       expect(r.observation).toBe(`<tool_use_error>Error: No such tool available: ${c.tool}</tool_use_error>`);
@@ -120,15 +122,8 @@ describe('black-box call channel', () => {
   it("bb-assistant: T0's names OpenClaw lacks are unknown tools; read/write are OpenClaw's own names too", () => {
     const h = createHarness('bb-assistant');
     h.reset(task);
-    const unknown: ToolCall[] = [
-      { tool: 'list', args: { path: '/in' } },
-      { tool: 'append', args: { path: '/in/n.txt', content: '1' } },
-      { tool: 'move', args: { from: '/in/n.txt', to: '/out/n.txt' } },
-      { tool: 'delete', args: { path: '/in/n.txt' } },
-      { tool: 'search', args: { query: '42' } },
-      { tool: 'mkdir', args: { path: '/x' } },
-      { tool: 'finish', args: { answer: '42' } },
-    ];
+    const unknown = T0_CALLS.filter((c) => c.tool !== 'read' && c.tool !== 'write');
+    expect(unknown).toHaveLength(7);
     const before = structuredClone(h.sandboxState());
     for (const c of unknown) {
       const r = h.step(T0.format(c));

@@ -133,6 +133,18 @@ function oracleStep(p0: Float32Array, trajs: TrajectoryLike[], rl: RlLossConfig,
   return { params: p, grads: g, metrics, norm };
 }
 
+/**
+ * A model of `e` at params(seed) and a trainer of it: one epoch of one minibatch at lr 1e-2, no
+ * weight decay, gradient norm clipped at 1, chunks of up to 64 rows.
+ */
+function trainerAt(e: WasmEngine, seed: number, rl: Partial<RlLossConfig> = {}): { model: WasmModel; p0: Float32Array; tr: WasmRlTrainer } {
+  const model = WasmModel.create(e, cfg);
+  const p0 = params(seed);
+  model.writeParams(p0);
+  const opts = { cfg: rlLossConfig(rl), lr: 1e-2, weightDecay: 0, maxGradNorm: 1, epochs: 1, minibatches: 1, padId: PAD, seed: 0 };
+  return { model, p0, tr: WasmRlTrainer.create(model, opts, 64) };
+}
+
 function maxRel(a: ArrayLike<number>, b: ArrayLike<number>, ref: ArrayLike<number>): number {
   let d = 0;
   let m = 0;
@@ -192,14 +204,7 @@ describe('WasmRlTrainer', () => {
   }
 
   it('a NaN sampler log-prob skips the step: parameters, moments and the AdamW step unchanged', async () => {
-    const model = WasmModel.create(eng.e1, cfg);
-    const p0 = params(3);
-    model.writeParams(p0);
-    const tr = WasmRlTrainer.create(
-      model,
-      { cfg: rlLossConfig({}), lr: 1e-2, weightDecay: 0, maxGradNorm: 1, epochs: 1, minibatches: 1, padId: PAD, seed: 0 },
-      64,
-    );
+    const { model, p0, tr } = trainerAt(eng.e1, 3);
     const trajs = trajectories(4);
     trajs[0].turns[0].logprobs[0] = NaN;
     const m = (await tr.update(trajs, 1)).metrics;
@@ -210,14 +215,7 @@ describe('WasmRlTrainer', () => {
   });
 
   it('all-equal groups are dropped and no optimizer step is taken', async () => {
-    const model = WasmModel.create(eng.e1, cfg);
-    const p0 = params(5);
-    model.writeParams(p0);
-    const tr = WasmRlTrainer.create(
-      model,
-      { cfg: rlLossConfig({}), lr: 1e-2, weightDecay: 0, maxGradNorm: 1, epochs: 1, minibatches: 1, padId: PAD, seed: 0 },
-      64,
-    );
+    const { model, p0, tr } = trainerAt(eng.e1, 5);
     const trajs = trajectories(6).map((t) => ({ ...t, reward: 0 }));
     const m = (await tr.update(trajs, 1)).metrics;
     expect(m.optimizerSteps).toBe(0);
@@ -227,14 +225,7 @@ describe('WasmRlTrainer', () => {
 
   it('no trajectories at all (a dynamic-sampling step that found no informative group) applies nothing, under GRPO and PPO', async () => {
     for (const algorithm of ['grpo', 'ppo'] as const) {
-      const model = WasmModel.create(eng.e1, cfg);
-      const p0 = params(6);
-      model.writeParams(p0);
-      const tr = WasmRlTrainer.create(
-        model,
-        { cfg: rlLossConfig({ algorithm }), lr: 1e-2, weightDecay: 0, maxGradNorm: 1, epochs: 1, minibatches: 1, padId: PAD, seed: 0 },
-        64,
-      );
+      const { model, p0, tr } = trainerAt(eng.e1, 6, { algorithm });
       const u = await tr.update([], 1);
       expect([u.metrics.optimizerSteps, u.metrics.rows, u.metrics.droppedGroups, u.applied.kept.length]).toEqual([0, 0, 0, 0]);
       expect(tr.adamStep).toBe(0);
@@ -301,17 +292,8 @@ describe('WasmRlTrainer', () => {
     model.endStep();
     expect(pos.length).toBeGreaterThan(20);
     expect(worst).toBeLessThan(1e-4);
-    const firstStep = async (t: number) => {
-      const m = WasmModel.create(eng.e1, cfg);
-      m.writeParams(p0);
-      const rl = rlLossConfig({ temperature: t });
-      const tr = WasmRlTrainer.create(
-        m,
-        { cfg: rl, lr: 1e-2, weightDecay: 0, maxGradNorm: 1, epochs: 1, minibatches: 1, padId: PAD, seed: 0 },
-        64,
-      );
-      return (await tr.update(trajs, 1)).metrics;
-    };
+    // Each trainer on a fresh model at p0 (params(11)).
+    const firstStep = async (t: number) => (await trainerAt(eng.e1, 11, { temperature: t }).tr.update(trajs, 1)).metrics;
     const on = await firstStep(tau);
     expect(on.optimizerSteps).toBe(1);
     expect(on.approxKl).toBeLessThan(1e-8);
