@@ -55,7 +55,6 @@ const ALLOWED: Record<string, string> = {
   'src/experiment/compile.ts:sftPlan': 'pending: test through compilePlan',
   'src/pretrain/sft.ts:demonstrationsOf':
     'pending: the mix-drawn demonstrations the host rows are checked against; move to the tests or serve pretraining',
-  'src/storage/export_file.ts:EXPORT_HEADER_BYTES': 'pending: test through decodeExportFile',
   'src/episode/host_pool.ts:initTokenizer': 'pending: test through the host pool',
   'src/episode/rows.ts:fitContext': 'pending: test through rolloutRows / demonstrationRows',
   'src/episode/rows.ts:rolloutContext': 'pending: test through the row builders',
