@@ -60,8 +60,6 @@ const ALLOWED: Record<string, string> = {
   'src/episode/rows.ts:rolloutContext': 'pending: test through the row builders',
   'src/experiment/claims.ts:currentDesign': 'pending: test through the claims report',
   'src/experiment/claims.ts:verdictOf': 'pending: test through the claims report',
-  'src/experiment/conditions_map.ts:mapCell': 'pending: test through the conditions map',
-  'src/experiment/conditions_map_svg.ts:cellFill': 'pending: test through the map SVG',
   'src/experiment/feasibility.ts:specCells': 'pending: test through specFeasibility',
   'src/experiment/plan.ts:drawCounts': 'pending: test through the plan',
   'src/export/dataset.ts:harnessLevels': 'pending: test through the export dataset',
