@@ -61,7 +61,6 @@ const ALLOWED: Record<string, string> = {
   'src/experiment/claims.ts:currentDesign': 'pending: test through the claims report',
   'src/experiment/claims.ts:verdictOf': 'pending: test through the claims report',
   'src/experiment/feasibility.ts:specCells': 'pending: test through specFeasibility',
-  'src/experiment/plan.ts:drawCounts': 'pending: test through the plan',
   'src/export/dataset.ts:harnessLevels': 'pending: test through the export dataset',
   'src/export/writers.ts:slimeJsonl': 'pending: test through the export writers',
   'src/export/writers.ts:slimeRow': 'pending: test through the export writers',
