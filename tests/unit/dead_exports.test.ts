@@ -61,10 +61,6 @@ const ALLOWED: Record<string, string> = {
   'src/experiment/claims.ts:currentDesign': 'pending: test through the claims report',
   'src/experiment/claims.ts:verdictOf': 'pending: test through the claims report',
   'src/experiment/feasibility.ts:specCells': 'pending: test through specFeasibility',
-  'src/export/dataset.ts:harnessLevels': 'pending: test through the export dataset',
-  'src/export/writers.ts:slimeJsonl': 'pending: test through the export writers',
-  'src/export/writers.ts:slimeRow': 'pending: test through the export writers',
-  'src/export/writers.ts:verlRow': 'pending: test through the export writers',
   'src/harness/blackbox/coding_cli.ts:parseCliCall':
     'pending: test through the coding-CLI harness (or move to the tests: no program code calls it)',
   'src/harness/blackbox/shell_words.ts:shellQuote': 'pending: test through shellSplit round trips in the harness',
