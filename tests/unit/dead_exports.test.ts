@@ -71,8 +71,6 @@ const ALLOWED: Record<string, string> = {
   'src/pretrain/mix.ts:oneFactorVariants': 'pending: test through the mix',
   'src/pretrain/mix.ts:parseMixSpec': 'pending: test through the mix',
   'src/pretrain/sft.ts:collectDemonstrations': 'pending: test through prepareSft',
-  'src/pretrain/sft.ts:lrAt': 'pending: test through trainSft',
-  'src/pretrain/sft.ts:withContextWeight': 'pending: test through prepareSft',
   'src/report/stats.ts:mcnemarExact': 'pending: test through the paired comparison',
   'src/rl/update.ts:dropZeroVarianceGroups': 'pending: test through filteredUpdate',
   'src/rl/update.ts:policyTokenEntropy': 'pending: test through filteredUpdate',
