@@ -68,8 +68,6 @@ const ALLOWED: Record<string, string> = {
   'src/harness/expert.ts:appendEdit': 'pending: test through runExpertEpisode',
   'src/harness/expert.ts:editFor': 'pending: test through runExpertEpisode',
   'src/harness/render.ts:renderMessages': 'pending: test through a harness context',
-  'src/pretrain/mix.ts:oneFactorVariants': 'pending: test through the mix',
-  'src/pretrain/mix.ts:parseMixSpec': 'pending: test through the mix',
   'src/pretrain/sft.ts:collectDemonstrations': 'pending: test through prepareSft',
   'src/report/stats.ts:mcnemarExact': 'pending: test through the paired comparison',
   'src/rl/update.ts:dropZeroVarianceGroups': 'pending: test through filteredUpdate',

@@ -7,15 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { BASE_HARNESS, hammingDistance } from '../../src/design/space';
 import { selectTrainingOA } from '../../src/design/selection';
 import { BLACKBOX_IDS } from '../../src/harness/registry';
-import {
-  DEFAULT_MIX_SPEC,
-  drawMixHarness,
-  mixMetadata,
-  oneFactorVariants,
-  parseMixSpec,
-  pretrainMixOf,
-  resolveMix,
-} from '../../src/pretrain/mix';
+import { DEFAULT_MIX_SPEC, drawMixHarness, mixMetadata, pretrainMixOf, resolveMix } from '../../src/pretrain/mix';
 import { collectDemonstrations } from '../../src/pretrain/sft';
 import { Rng } from '../../src/util/rng';
 import { isCallAttempt } from '../../src/harness/blackbox/envelope';
@@ -26,7 +18,7 @@ const ROOT = new URL('../..', import.meta.url).pathname;
 
 describe('pretraining mix', () => {
   it('one-factor variants: Σ(levels − 1) configurations, each at Hamming distance 1 from the base', () => {
-    const v = oneFactorVariants();
+    const v = resolveMix('one-factor:1', 0).harnesses;
     expect(v).toHaveLength(10);
     expect(new Set(v).size).toBe(10);
     for (const id of v) expect(hammingDistance(id, BASE_HARNESS)).toBe(1);
@@ -64,13 +56,13 @@ describe('pretraining mix', () => {
   });
 
   it('a bad spec names the term', () => {
-    expect(() => parseMixSpec('')).toThrow(/no terms/);
-    expect(() => parseMixSpec('base:0')).toThrow(/mix term 'base:0': weight must be a number > 0/);
-    expect(() => parseMixSpec('base:x')).toThrow(/weight/);
-    expect(() => parseMixSpec('oa:1')).toThrow(/unknown kind 'oa'/);
-    expect(() => parseMixSpec('random:1.5:1')).toThrow(/count must be an integer/);
-    expect(() => parseMixSpec('random:3')).toThrow(/random:count:weight/);
-    expect(() => parseMixSpec('base:1,base:2')).toThrow(/appears twice/);
+    expect(() => resolveMix('', 0)).toThrow(/no terms/);
+    expect(() => resolveMix('base:0', 0)).toThrow(/mix term 'base:0': weight must be a number > 0/);
+    expect(() => resolveMix('base:x', 0)).toThrow(/weight/);
+    expect(() => resolveMix('oa:1', 0)).toThrow(/unknown kind 'oa'/);
+    expect(() => resolveMix('random:1.5:1', 0)).toThrow(/count must be an integer/);
+    expect(() => resolveMix('random:3', 0)).toThrow(/random:count:weight/);
+    expect(() => resolveMix('base:1,base:2', 0)).toThrow(/appears twice/);
     // 243 − 1 − 10 − 17 OA combinations = 215 remain
     expect(() => resolveMix('random:216:1', 0)).toThrow(/only 215 configurations remain/);
     expect(resolveMix('random:215:1', 0).harnesses).toHaveLength(215);
@@ -95,13 +87,14 @@ describe('pretraining mix', () => {
   });
 
   it('procedural-envelope: grammar, shares, draws and metadata', () => {
-    expect(parseMixSpec('base:1,procedural-envelope:0.5')).toEqual([
-      { kind: 'base', weight: 1 },
-      { kind: 'procedural-envelope', weight: 0.5 },
-    ]);
-    expect(() => parseMixSpec('procedural-envelope')).toThrow(/mix term 'procedural-envelope': expected 'procedural-envelope:weight'/);
-    expect(() => parseMixSpec('procedural-envelope:2:1')).toThrow(/expected 'procedural-envelope:weight'/);
-    expect(() => parseMixSpec('procedural-envelope:-1')).toThrow(/weight must be a number > 0/);
+    const parsed = resolveMix('base:1,procedural-envelope:0.5', 0);
+    expect(parsed.harnesses).toEqual([BASE_HARNESS]);
+    expect(parsed.weights[0]).toBeCloseTo(2 / 3, 12);
+    expect(parsed.procedural).toBe(0);
+    expect(parsed.proceduralEnvelope).toBeCloseTo(1 / 3, 12);
+    expect(() => resolveMix('procedural-envelope', 0)).toThrow(/mix term 'procedural-envelope': expected 'procedural-envelope:weight'/);
+    expect(() => resolveMix('procedural-envelope:2:1', 0)).toThrow(/expected 'procedural-envelope:weight'/);
+    expect(() => resolveMix('procedural-envelope:-1', 0)).toThrow(/weight must be a number > 0/);
     const m = resolveMix('base:2,procedural:1,procedural-envelope:1', 5);
     expect(m.harnesses).toEqual([BASE_HARNESS]);
     expect(m.procedural).toBeCloseTo(0.25, 12);
