@@ -179,7 +179,7 @@ type DemoSource = { mix: PretrainMix } | { blackbox: string };
  * @param tokenLength token counter of the harnesses' context policies (C2 summaries, compaction),
  *   as a rollout counts (rows.ts `tokenCounter`); default ⌈chars/4⌉
  */
-export function collectDemonstrations(
+function collectDemonstrations(
   n: number,
   seed: number,
   source: DemoSource,
@@ -197,7 +197,7 @@ export function collectDemonstrations(
  * counted. Under one black-box harness they are episode/demonstrations.ts `expertDemonstrations`,
  * which an episode host serves to the in-run SFT phase.
  */
-export function demonstrationsOf(
+function demonstrationsOf(
   tasks: readonly Task[],
   seed: number,
   source: DemoSource,

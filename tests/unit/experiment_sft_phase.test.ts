@@ -11,10 +11,9 @@ import { trainPool, testTasks } from '../../src/experiment/plan';
 import { runStepsLine } from '../../src/report/results_markdown';
 import { maxRows } from '../../src/model/config';
 import { sftPlan, trainerOptions } from '../../src/experiment/compile';
-import { demonstrationRows, joinDemoRows } from '../../src/episode/demonstrations';
+import { demonstrationRows, expertDemonstrations, joinDemoRows } from '../../src/episode/demonstrations';
 import { envWorkerApi, localEnvApi } from '../../src/episode/host';
 import { cutView, tokenCounter } from '../../src/episode/rows';
-import { demonstrationsOf } from '../../src/pretrain/sft';
 import { inProcessEnv } from '../../src/rollout/rollout';
 import { taskFromId } from '../../src/tasks';
 import { RunResultSchema } from '../../src/report/results_schema';
@@ -125,7 +124,7 @@ describe('the SFT phase on the CPU engine', () => {
     expect(sft.taskIds).toHaveLength(6);
     expect(JSON.parse(JSON.stringify(sft))).toEqual(sft);
     // The page's path before the host served demonstrations: the expert in-process, then rows.
-    const page = demonstrationsOf(sft.taskIds.map(taskFromId), 0, { blackbox: sft.harness }, cutView(tok, sft.limits), tokenCounter(tok));
+    const page = expertDemonstrations(sft.taskIds.map(taskFromId), sft.harness, cutView(tok, sft.limits), tokenCounter(tok));
     const want = {
       rows: demonstrationRows(tok, page.episodes, sft.limits),
       demos: page.episodes.length,

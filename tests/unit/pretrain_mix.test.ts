@@ -8,13 +8,33 @@ import { BASE_HARNESS, hammingDistance } from '../../src/design/space';
 import { selectTrainingOA } from '../../src/design/selection';
 import { BLACKBOX_IDS } from '../../src/harness/registry';
 import { DEFAULT_MIX_SPEC, drawMixHarness, mixMetadata, pretrainMixOf, resolveMix } from '../../src/pretrain/mix';
-import { collectDemonstrations } from '../../src/pretrain/sft';
+import { readFileSync } from 'node:fs';
+import { prepareSft } from '../../src/pretrain/sft';
+import { Tokenizer, type TokenizerFile } from '../../src/model/tokenizer';
 import { Rng } from '../../src/util/rng';
 import { isCallAttempt } from '../../src/harness/blackbox/envelope';
 import { readEnvelope } from '../../src/harness/realizations/tool_interface';
 import { ENVELOPE_BANNED, normName } from '../../src/corpus/envelope_words';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
+const tok = Tokenizer.fromJSON(
+  JSON.parse(readFileSync(new URL('../../public/tokenizer-v2.json', import.meta.url), 'utf8')) as TokenizerFile,
+);
+
+/** The demonstrations a base model's SFT collects: `demos` tier-1 tasks under `mix` (a micro model, so its rows are cheap). */
+const demonstrations = (mix: string, demos: number, seed: number) =>
+  prepareSft(tok, {
+    preset: 'tiny',
+    steps: 1,
+    batchSize: 1,
+    lr: 0.01,
+    seed,
+    demos,
+    blackbox: null,
+    mix,
+    maxTier: 1,
+    modelOverride: { C: 16, L: 1, NH: 2, maxT: 1024 },
+  }).demos;
 
 describe('pretraining mix', () => {
   it('one-factor variants: Σ(levels − 1) configurations, each at Hamming distance 1 from the base', () => {
@@ -79,7 +99,7 @@ describe('pretraining mix', () => {
 
   it('demonstrations are rendered under the mix only', () => {
     const m = resolveMix('base:1,one-factor:1', 3);
-    const d = collectDemonstrations(12, 3, { mix: m }, 1);
+    const d = demonstrations('base:1,one-factor:1', 12, 3);
     expect(d.failed).toBe(0);
     expect(d.source).toBe('mix base:1,one-factor:1');
     for (const e of d.episodes) expect(m.harnesses).toContain(e.harness);
@@ -122,9 +142,9 @@ describe('pretraining mix', () => {
 
   it('procedural-envelope demonstrations: seeded, never a black-box harness, OA-18 combination, or black-box/T0 call name', () => {
     const spec = 'base:1,procedural-envelope:3';
-    const a = collectDemonstrations(16, 4, { mix: resolveMix(spec, 4) }, 1);
-    const b = collectDemonstrations(16, 4, { mix: resolveMix(spec, 4) }, 1);
-    const c = collectDemonstrations(16, 5, { mix: resolveMix(spec, 5) }, 1);
+    const a = demonstrations(spec, 16, 4);
+    const b = demonstrations(spec, 16, 4);
+    const c = demonstrations(spec, 16, 5);
     const actions = (d: typeof a) => d.episodes.map((e) => e.turns.map((t) => t.action));
     expect(a.failed).toBe(0);
     expect(actions(b)).toEqual(actions(a));

@@ -11,11 +11,11 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { Tokenizer } from '../../src/model/tokenizer';
 import { paramCount } from '../../src/model/layout';
-import { cutView, type Row, type RowBatch } from '../../src/episode/rows';
+import type { Row, RowBatch } from '../../src/episode/rows';
 import type { SftTrainer } from '../../src/engine/engine_api';
-import { resolveMix } from '../../src/pretrain/mix';
-import { collectDemonstrations, demoTasks, prepareSft, resolveSftConfig, trainSft, type SftConfig } from '../../src/pretrain/sft';
-import { demoFailureReason, demonstrationRows, describeDropped } from '../../src/episode/demonstrations';
+import type { ExpertEpisode } from '../../src/harness/expert';
+import { demoTasks, prepareSft, resolveSftConfig, trainSft, type SftConfig } from '../../src/pretrain/sft';
+import { demonstrationRows, describeDropped, keepPassed } from '../../src/episode/demonstrations';
 import { pretrainBaseCpu, sftBlackboxCpu } from './lib/sft_cpu';
 import { decodeBaseCheckpoint, encodeBaseCheckpoint } from '../../src/model/checkpoint';
 import { evaluateGreedy } from '../../src/pretrain/eval_greedy';
@@ -81,14 +81,15 @@ const MICRO: SftConfig = {
 
 describe('demonstrations', () => {
   it('procedural-only mix: only procedural harnesses; the baseline only the black-box one', () => {
-    const base = collectDemonstrations(4, 1, { mix: resolveMix('procedural:1', 1) });
+    const base = prepareSft(tok, { ...MICRO, seed: 1, maxTier: 3 }).demos;
     expect(base.failed).toBe(0);
     expect(base.failedBy).toEqual({ opening: 0, driver: 0, verifier: 0 });
     expect(base.episodes.length).toBe(4);
     expect(base.episodes.every((e) => /^proc-\d+$/.test(e.harness))).toBe(true);
     expect(new Set(base.episodes.map((e) => e.taskId.split('/')[0]))).toEqual(new Set(['workspace', 'errands']));
     for (const e of base.episodes) expect(Number(e.taskId.split('/').pop())).toBeLessThanOrEqual(SEED_RANGES.train.to);
-    const bb = collectDemonstrations(2, 1, { blackbox: 'bb-coding-cli' });
+    const { mix: _baseOnly, ...noMix } = MICRO;
+    const bb = prepareSft(tok, { ...noMix, demos: 2, seed: 1, maxTier: 3, blackbox: 'bb-coding-cli' }).demos;
     expect(bb.failed).toBe(0);
     expect(bb.episodes.every((e) => e.harness === 'bb-coding-cli')).toBe(true);
     expect(() => resolveSftConfig({ ...MICRO, blackbox: 'S0-T0-O0-C0-W0' }, tok.vocabSize)).toThrow(/blackbox/);
@@ -96,20 +97,18 @@ describe('demonstrations', () => {
   });
 
   it('dropped demonstrations are counted by reason: a window smaller than an opening drops them all as "opening"', () => {
-    const tight = collectDemonstrations(
-      4,
-      1,
-      { mix: resolveMix('procedural:1', 1) },
-      1,
-      undefined,
-      cutView(tok, { maxT: 160, actionReserve: 64 }),
-    );
+    const tight = prepareSft(tok, { ...MICRO, seed: 1, actionReserve: 64, modelOverride: { ...MICRO.modelOverride, maxT: 160 } }).demos;
     expect(tight.episodes.length).toBe(0);
     expect(tight.failedBy).toEqual({ opening: 4, driver: 0, verifier: 0 });
     expect(describeDropped(tight)).toBe('4 dropped: opening 4');
     expect(describeDropped({ failed: 0, failedBy: { opening: 0, driver: 0, verifier: 0 } })).toBe('0 dropped');
-    expect(demoFailureReason({})).toBe('verifier');
-    expect(demoFailureReason({ errorKind: 'driver' })).toBe('driver');
+    // A failed run without an error kind failed its verifier; one with a kind is counted under it.
+    const failedRun = (errorKind?: 'driver' | 'opening') => ({ pass: false, ...(errorKind ? { errorKind } : {}) }) as ExpertEpisode;
+    expect(keepPassed([failedRun(), failedRun('driver'), failedRun('driver'), failedRun('opening')])).toEqual({
+      episodes: [],
+      failed: 4,
+      failedBy: { opening: 1, driver: 2, verifier: 1 },
+    });
   });
 
   it('curriculum: demoTasks honours maxTier and the count, split over both suites', () => {
@@ -288,7 +287,7 @@ describe('base checkpoint file', () => {
 
 describe('rows of demonstrations', () => {
   it('every row fits maxT and ends with the action and <|end|>', () => {
-    const demos = collectDemonstrations(2, 3, { mix: resolveMix('base:1', 3) }, 1);
+    const demos = prepareSft(tok, { ...MICRO, demos: 2, seed: 3, mix: 'base:1' }).demos;
     const rows = demonstrationRows(tok, demos.episodes, { maxT: 512, actionReserve: 40 });
     const turns = demos.episodes.reduce((a, e) => a + e.turns.length, 0);
     expect(rows.reduce((a, r) => a + (r.turns ?? 1), 0)).toBe(turns);
@@ -302,7 +301,7 @@ describe('rows of demonstrations', () => {
 
 describe('demonstrations that cannot fit', () => {
   it('a turn whose action alone overflows maxT is dropped and counted, the rest of the episode kept', () => {
-    const demos = collectDemonstrations(1, 3, { mix: resolveMix('base:1', 3) }, 1);
+    const demos = prepareSft(tok, { ...MICRO, demos: 1, seed: 3, mix: 'base:1' }).demos;
     const ep = demos.episodes[0];
     const long = { ...ep.turns[0], action: 'word '.repeat(900) };
     const stats = { longActionTurns: 0 };
