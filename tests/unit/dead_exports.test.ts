@@ -63,7 +63,6 @@ const ALLOWED: Record<string, string> = {
   'src/harness/expert.ts:appendEdit': 'pending: test through runExpertEpisode',
   'src/harness/expert.ts:editFor': 'pending: test through runExpertEpisode',
   'src/report/stats.ts:mcnemarExact': 'pending: test through the paired comparison',
-  'src/rl/update.ts:dropZeroVarianceGroups': 'pending: test through filteredUpdate',
   'src/rl/update.ts:policyTokenEntropy': 'pending: test through filteredUpdate',
 };
 
