@@ -53,8 +53,6 @@ const ALLOWED: Record<string, string> = {
   'src/engine/wasm/wasm_sft.ts:sftLossAndGrads': 'the CPU SFT step loss and gradients, checked against src/reference like a kernel',
   'src/experiment/compile.ts:sftPlan': 'pending: test through compilePlan',
   'src/episode/host_pool.ts:initTokenizer': 'pending: test through the host pool',
-  'src/experiment/claims.ts:currentDesign': 'pending: test through the claims report',
-  'src/experiment/claims.ts:verdictOf': 'pending: test through the claims report',
   'src/experiment/feasibility.ts:specCells': 'pending: test through specFeasibility',
   'src/harness/blackbox/coding_cli.ts:parseCliCall':
     'pending: test through the coding-CLI harness (or move to the tests: no program code calls it)',
