@@ -56,7 +56,6 @@ const ALLOWED: Record<string, string> = {
   'src/experiment/feasibility.ts:specCells': 'pending: test through specFeasibility',
   'src/harness/blackbox/coding_cli.ts:parseCliCall':
     'pending: test through the coding-CLI harness (or move to the tests: no program code calls it)',
-  'src/harness/blackbox/shell_words.ts:shellQuote': 'pending: test through shellSplit round trips in the harness',
   'src/harness/expert.ts:adapterFor': 'pending: test through runExpertEpisode',
   'src/harness/expert.ts:appendEdit': 'pending: test through runExpertEpisode',
   'src/harness/expert.ts:editFor': 'pending: test through runExpertEpisode',
