@@ -54,8 +54,6 @@ const ALLOWED: Record<string, string> = {
   'src/experiment/compile.ts:sftPlan': 'pending: test through compilePlan',
   'src/episode/host_pool.ts:initTokenizer': 'pending: test through the host pool',
   'src/experiment/feasibility.ts:specCells': 'pending: test through specFeasibility',
-  'src/harness/blackbox/coding_cli.ts:parseCliCall':
-    'pending: test through the coding-CLI harness (or move to the tests: no program code calls it)',
   'src/harness/expert.ts:adapterFor': 'pending: test through runExpertEpisode',
   'src/harness/expert.ts:appendEdit': 'pending: test through runExpertEpisode',
   'src/harness/expert.ts:editFor': 'pending: test through runExpertEpisode',
