@@ -49,7 +49,6 @@ const ALLOWED: Record<string, string> = {
   'src/storage/serialize.ts:CHECKPOINT_FORMAT_VERSION': 'file being split in another branch',
   'src/storage/serialize.ts:chunkCountFor': 'file being split in another branch',
   // Not yet reworked: only a test imports each; its test is to go through the public function named.
-  'src/engine/wasm/wasm_runtime.ts:relaxedSimdSupported': 'pending: test through the CPU engine start (it probes once)',
   'src/engine/wasm/wasm_sft.ts:sftLossAndGrads': 'the CPU SFT step loss and gradients, checked against src/reference like a kernel',
   'src/experiment/compile.ts:sftPlan': 'pending: test through compilePlan',
   'src/episode/host_pool.ts:initTokenizer': 'pending: test through the host pool',
