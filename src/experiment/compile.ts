@@ -130,7 +130,7 @@ export function trainerOptions(spec: ExperimentSpec, algorithm: MethodSpec['algo
  * @returns undefined for a method without `sft`
  * @throws Error when the method has `sft` but does not train through one harness ('blackbox' or 'single')
  */
-export function sftPlan(
+function sftPlan(
   spec: ExperimentSpec,
   method: MethodSpec,
   seed: number,

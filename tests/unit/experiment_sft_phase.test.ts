@@ -10,7 +10,8 @@ import { CpuEngine } from '../../src/engine/wasm/wasm_engine';
 import { trainPool, testTasks } from '../../src/experiment/plan';
 import { runStepsLine } from '../../src/report/results_markdown';
 import { maxRows } from '../../src/model/config';
-import { sftPlan, trainerOptions } from '../../src/experiment/compile';
+import { compilePlan, trainerOptions, type RunPlan } from '../../src/experiment/compile';
+import { baseMix } from '../../src/experiment/run_start';
 import { demonstrationRows, expertDemonstrations, joinDemoRows } from '../../src/episode/demonstrations';
 import { envWorkerApi, localEnvApi } from '../../src/episode/host';
 import { cutView, tokenCounter } from '../../src/episode/rows';
@@ -22,7 +23,7 @@ import type { RunEvent } from '../../src/experiment/run_events';
 import { runResult } from '../../src/experiment/run_result';
 import { sha256Hex } from '../../src/util/encoding';
 import { runSftPhase, SftReuse, type SftRecord } from '../../src/experiment/sft_phase';
-import { parseSpec } from '../../src/experiment/spec';
+import { parseSpec, type MethodSpec } from '../../src/experiment/spec';
 import { presetConfig } from '../../src/model/config';
 import { initParams } from '../../src/model/init';
 import { Tokenizer, type TokenizerFile } from '../../src/model/tokenizer';
@@ -84,11 +85,25 @@ beforeAll(async () => {
 afterAll(() => engine.destroy());
 
 describe('the SFT phase on the CPU engine', () => {
-  const spec = parseSpec(sftSpecJson({ steps: 12, lr: 3e-3, batchSize: 4, demos: 6 }));
+  const specJson = sftSpecJson({ steps: 12, lr: 3e-3, batchSize: 4, demos: 6 });
+  (specJson.rl as Record<string, unknown>).trainTasks = 8; // train pools of 8 tasks per suite
+  const spec = parseSpec(specJson);
   const method = spec.methods[0];
+  const planned = new Map<string, RunPlan>();
+  /** Seed 0's run of method `m` as compilePlan plans it (the spec with `m` as its one method). */
+  function runPlanOf(m: MethodSpec): RunPlan {
+    const key = JSON.stringify(m);
+    let run = planned.get(key);
+    if (!run) {
+      const s = { ...spec, methods: [m] };
+      run = compilePlan(s, tok, { specJson, mix: baseMix(s, new Map()), infeasible: [] }).runs.find((r) => r.seed === 0)!;
+      planned.set(key, run);
+    }
+    return run;
+  }
   const cfg = presetConfig('tiny', tok.vocabSize);
   const init = initParams(cfg, 11);
-  const pool = trainPool(spec, 0, 8);
+  const pool = runPlanOf(method).pool;
   let initDigest: string;
   beforeAll(async () => {
     initDigest = await sha256Hex(new Uint8Array(init.buffer, init.byteOffset, init.byteLength));
@@ -107,7 +122,7 @@ describe('the SFT phase on the CPU engine', () => {
         progress: { done: 0, total: 1 },
         sftReuse,
       };
-      const plan = { method: { ...m, name }, seed: 0, sft: sftPlan(spec, m, 0, pool, tok) };
+      const plan = { method: { ...m, name }, seed: 0, sft: runPlanOf(m).sft };
       const run = { plan, r: 0, startParams: init, startDigest: initDigest, stack, resumed: false };
       const { record, point } = await runSftPhase(call, run);
       expect(point).toBeNull();
@@ -119,7 +134,8 @@ describe('the SFT phase on the CPU engine', () => {
   }
 
   it('the episode host demonstrates what the page did: the same rows and counts, one task per job or all at once, in a worker too', async () => {
-    const sft = sftPlan(spec, method, 0, pool, tok)!;
+    expect(pool).toEqual(trainPool(spec, 0, 8));
+    const sft = runPlanOf(method).sft!;
     expect(sft.harness).toBe('bb-coding-cli');
     expect(sft.taskIds).toHaveLength(6);
     expect(JSON.parse(JSON.stringify(sft))).toEqual(sft);
