@@ -29,7 +29,7 @@ export interface DemoEpisodes {
 }
 
 /** Why a failed demonstration failed (DemoEpisodes.failedBy). */
-export function demoFailureReason(ep: Pick<ExpertEpisode, 'errorKind'>): DemoFailure {
+function demoFailureReason(ep: Pick<ExpertEpisode, 'errorKind'>): DemoFailure {
   return ep.errorKind ?? 'verifier';
 }
 

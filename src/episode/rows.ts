@@ -112,7 +112,7 @@ function messageStarts(tok: Tokenizer, ids: readonly number[], from: number): nu
  * @throws ContextBudgetError when the head (opening messages) is longer than `budget`;
  *   Error when budget < 1 or not an integer.
  */
-export function fitContext(tok: Tokenizer, ids: readonly number[], budget: number): { ids: number[]; dropped: number } {
+function fitContext(tok: Tokenizer, ids: readonly number[], budget: number): { ids: number[]; dropped: number } {
   if (!Number.isInteger(budget) || budget < 1) throw new Error(`fitContext: budget must be an integer ≥ 1, got ${budget}`);
   if (ids.length <= budget) return { ids: ids as number[], dropped: 0 };
   let head = headLength(tok, ids);
@@ -155,15 +155,8 @@ function checkLimits(l: RowLimits): void {
 
 /**
  * The context ids the policy continues at rollout time (truncated by the rule above to
- * maxT − actionReserve tokens). Sample at most `actionReserve` new tokens after it.
- * @throws Error naming a bad limit.
- */
-export function rolloutContext(tok: Tokenizer, context: string, limits: RowLimits): number[] {
-  return rolloutContextFit(tok, context, limits).ids;
-}
-
-/**
- * `rolloutContext` with the count of context tokens the cut dropped.
+ * maxT − actionReserve tokens), with the count of context tokens the cut dropped. Sample at most
+ * `actionReserve` new tokens after it.
  * @throws ContextBudgetError when the opening messages exceed maxT − actionReserve; Error naming a bad limit.
  */
 export function rolloutContextFit(tok: Tokenizer, context: string, limits: RowLimits): { ids: number[]; dropped: number } {

@@ -148,13 +148,13 @@ interface ClaimRow {
 const signed = signedPoints;
 
 /** The verdict of a comparison against the paper's direction (B > A): the rule of method_verdict.ts. */
-export function verdictOf(c: Comparison): Verdict {
+function verdictOf(c: Comparison): Verdict {
   const d = directionOf(c);
   return d === 'ahead' ? 'reproduced' : d === 'behind' ? 'refuted' : d === 'equivalent' ? 'equivalent' : 'undecided';
 }
 
 /** Whether results were produced with this lab's current design: the 24-configuration in-space set stratified by distance to the base harness (with the epoch sampler). */
-export function currentDesign(res: Pick<CommittedResults, 'specJson'>): boolean {
+function currentDesign(res: Pick<CommittedResults, 'specJson'>): boolean {
   const inSpace = (res.specJson as { evaluation?: { inSpace?: { by?: string } } } | undefined)?.evaluation?.inSpace;
   return inSpace?.by === 'base';
 }

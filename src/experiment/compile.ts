@@ -130,13 +130,7 @@ export function trainerOptions(spec: ExperimentSpec, algorithm: MethodSpec['algo
  * @returns undefined for a method without `sft`
  * @throws Error when the method has `sft` but does not train through one harness ('blackbox' or 'single')
  */
-export function sftPlan(
-  spec: ExperimentSpec,
-  method: MethodSpec,
-  seed: number,
-  pool: readonly string[],
-  tok: Tokenizer,
-): SftPlan | undefined {
+function sftPlan(spec: ExperimentSpec, method: MethodSpec, seed: number, pool: readonly string[], tok: Tokenizer): SftPlan | undefined {
   const sft = method.sft;
   if (!sft) return undefined;
   const blackbox = method.harnesses === 'blackbox' ? method.blackbox : undefined;

@@ -83,7 +83,7 @@ function armMean(runs: readonly RunResult[], pick: (r: RunResult) => number | un
  * @param res committed results with their resolved spec (claims.ts CommittedResults)
  * @returns null when the spec has no single-harness arm and all-harness scaling arm of one algorithm, or no seed ran both
  */
-export function mapCell(preset: string, res: CommittedResults): MapCell | null {
+function mapCell(preset: string, res: CommittedResults): MapCell | null {
   const a = arms(res.specJson);
   if (!a) return null;
   const single = res.runs.filter((r) => r.method === a.single);

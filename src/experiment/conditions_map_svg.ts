@@ -11,7 +11,7 @@ import { cellVerdict, intervalText, mapWord, PLANNED_PLACES, type MapCell, type 
 const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 /** Fill of a cell: the direction's hue, its saturation from |Δ| (full at 10 points); grey when nothing compares. */
-export function cellFill(diff: number | null): string {
+function cellFill(diff: number | null): string {
   if (diff === null || !Number.isFinite(diff)) return '#eeeeee';
   const t = Math.min(1, Math.abs(diff) / 0.1);
   const [r, g, b] = diff >= 0 ? [33, 102, 172] : [214, 96, 77];

@@ -274,7 +274,7 @@ export function stepTasks(pool: readonly string[], tasksPerStep: number, seed: n
  * each task, for coverage reports (scripts/schedule_coverage.ts, results).
  * @returns task id → draws (tasks never drawn are absent)
  */
-export function drawCounts(pool: readonly string[], tasksPerStep: number, seed: number, steps: number): Map<string, number> {
+function drawCounts(pool: readonly string[], tasksPerStep: number, seed: number, steps: number): Map<string, number> {
   const draws = new Map<string, number>();
   for (let step = 1; step <= steps; step++)
     for (const t of stepTasks(pool, tasksPerStep, seed, step)) draws.set(t, (draws.get(t) ?? 0) + 1);

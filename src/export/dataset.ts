@@ -136,7 +136,7 @@ function functionTools(): FunctionTool[] {
 }
 
 /** Component levels of a harness id (nulls for black-box ids). @throws Error naming a bad id. */
-export function harnessLevels(id: string): ComponentLevels {
+function harnessLevels(id: string): ComponentLevels {
   if (isBlackboxId(id)) return { S: null, T: null, O: null, C: null, W: null };
   const [S, T, O, C, W] = parseHarnessId(id, DEFAULT_SPACE);
   return { S, T, O, C, W };

@@ -94,8 +94,8 @@ function schemaElements(fields: Field[]): Record<string, unknown>[] {
 
 const episodeKeyValues = (r: ExportRow) => ({ suite: r.suite, task: r.task, harness: r.harness, max_turns: r.maxTurns });
 
-/** One verl row as a plain object (the parquet row; also what tests compare against). */
-export function verlRow(r: ExportRow): Record<string, unknown> {
+/** One verl row as a plain object (the parquet row). */
+function verlRow(r: ExportRow): Record<string, unknown> {
   return {
     data_source: `hlab/${r.suite}`,
     prompt: r.messages.map((m) => ({ role: m.role, content: m.content })),
@@ -138,7 +138,7 @@ function verlParquet(rows: readonly ExportRow[]): ArrayBuffer {
 }
 
 /** One slime sample (a jsonl line's object). */
-export function slimeRow(r: ExportRow): Record<string, unknown> {
+function slimeRow(r: ExportRow): Record<string, unknown> {
   return {
     prompt: r.messages.map((m) => ({ role: m.role, content: m.content })),
     label: r.task,
@@ -162,7 +162,7 @@ export function slimeRow(r: ExportRow): Record<string, unknown> {
 }
 
 /** jsonl text of slime rows (one JSON object per line, trailing newline). */
-export function slimeJsonl(rows: readonly ExportRow[]): string {
+function slimeJsonl(rows: readonly ExportRow[]): string {
   return rows.map((r) => JSON.stringify(slimeRow(r)) + '\n').join('');
 }
 

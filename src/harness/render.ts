@@ -34,7 +34,7 @@ function escapeMarkers(text: string): string {
  * of the action inside later contexts shows `<end|>`, so a forged-marker turn starts a new packed
  * row (episode/rows.ts `packEpisodeRows`) instead of extending the previous one.
  */
-export function renderMessages(messages: readonly Message[]): string {
+function renderMessages(messages: readonly Message[]): string {
   let out = '';
   for (const m of messages) {
     out += `${ROLE_MARKERS[m.role]}\n${escapeMarkers(m.text)}${END_MARKER}\n`;

@@ -26,7 +26,7 @@ const written = new Map<string, number>();
  * Files the task's canonical solution writes or appends and does not read afterwards (W2 needs
  * one re-read each before finish); memoized per task id.
  */
-export function unverifiedWrites(task: Task): number {
+function unverifiedWrites(task: Task): number {
   let n = written.get(task.id);
   if (n !== undefined) return n;
   const state = W2.init();
@@ -38,7 +38,7 @@ export function unverifiedWrites(task: Task): number {
 }
 
 /** The workflow overhead of a harness id. @throws Error naming an unknown harness id. */
-export function workflowOverheadOf(harnessId: string): WorkflowOverhead {
+function workflowOverheadOf(harnessId: string): WorkflowOverhead {
   if (harnessId === CODING_CLI_ID) return CodingCliHarness.workflowOverhead;
   if (harnessId === ASSISTANT_ID) return AssistantHarness.workflowOverhead;
   try {
@@ -49,7 +49,7 @@ export function workflowOverheadOf(harnessId: string): WorkflowOverhead {
 }
 
 /** Turns the harness's workflow adds to `task`'s tool calls (0 under W0 and the assistant). */
-export function workflowOverheadTurns(harnessId: string, task: Task): number {
+function workflowOverheadTurns(harnessId: string, task: Task): number {
   const o = workflowOverheadOf(harnessId);
   return o.messages + (o.verifiesWrites ? unverifiedWrites(task) : 0);
 }

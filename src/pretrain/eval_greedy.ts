@@ -3,7 +3,7 @@
  * pass@1 with behaviour counts, run by the rollout engine (`runEpisodes`): each round, the
  * contexts of all unfinished episodes are sampled at τ = 0 by an engine's policy
  * (src/engine, `Engine.createPolicy`; the one greedy decode path), the actions stepped into
- * their harnesses. Contexts are cut by the rollout rule (rows.ts `rolloutContext`) and at most
+ * their harnesses. Contexts are cut by the rollout rule (rows.ts `rolloutContextFit`) and at most
  * `actionReserve` tokens are generated; an action that hits that cap without `<|end|>` is
  * passed as cut off (truncation, not a parse error; docs/ARCHITECTURE.md "Rows and trajectories").
  */

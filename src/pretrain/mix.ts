@@ -56,7 +56,7 @@ export class MixSpecError extends Error {}
  * over its configurations.
  * @throws MixSpecError naming the offending term (unknown kind, bad weight or count, repeated kind, empty spec)
  */
-export function parseMixSpec(spec: string): MixTerm[] {
+function parseMixSpec(spec: string): MixTerm[] {
   const parts = spec
     .split(',')
     .map((s) => s.trim())
@@ -89,7 +89,7 @@ export function parseMixSpec(spec: string): MixTerm[] {
 }
 
 /** The configurations one realization away from the base harness (Σ(levels − 1) of them), in component then level order. */
-export function oneFactorVariants(space: HarnessSpace = DEFAULT_SPACE): string[] {
+function oneFactorVariants(space: HarnessSpace = DEFAULT_SPACE): string[] {
   const base = parseHarnessId(BASE_HARNESS, space);
   const out: string[] = [];
   spaceLevels(space).forEach((s, i) => {

@@ -125,7 +125,7 @@ export function resolveSftConfig(
  * normalizes by Σ weights.
  * @returns `batch` itself when w = 0
  */
-export function withContextWeight(batch: RowBatch, w: number): RowBatch {
+function withContextWeight(batch: RowBatch, w: number): RowBatch {
   if (w === 0) return batch;
   const mask = new Float32Array(batch.mask.length);
   for (let b = 0; b < batch.B; b++) {
@@ -141,7 +141,7 @@ export function withContextWeight(batch: RowBatch, w: number): RowBatch {
  * Learning rate at 1-based `step`: linear warm-up to lr over `warmup` steps, then cosine decay
  * to minRatio·lr at `total` (Loshchilov & Hutter 2017, as in nanoGPT).
  */
-export function lrAt(step: number, total: number, lr: number, warmup: number, minRatio: number): number {
+function lrAt(step: number, total: number, lr: number, warmup: number, minRatio: number): number {
   if (step <= warmup) return (lr * step) / Math.max(1, warmup);
   const p = Math.min(1, (step - warmup) / Math.max(1, total - warmup));
   return lr * (minRatio + (1 - minRatio) * 0.5 * (1 + Math.cos(Math.PI * p)));
@@ -179,7 +179,7 @@ type DemoSource = { mix: PretrainMix } | { blackbox: string };
  * @param tokenLength token counter of the harnesses' context policies (C2 summaries, compaction),
  *   as a rollout counts (rows.ts `tokenCounter`); default ⌈chars/4⌉
  */
-export function collectDemonstrations(
+function collectDemonstrations(
   n: number,
   seed: number,
   source: DemoSource,
@@ -197,7 +197,7 @@ export function collectDemonstrations(
  * counted. Under one black-box harness they are episode/demonstrations.ts `expertDemonstrations`,
  * which an episode host serves to the in-run SFT phase.
  */
-export function demonstrationsOf(
+function demonstrationsOf(
   tasks: readonly Task[],
   seed: number,
   source: DemoSource,

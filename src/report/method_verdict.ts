@@ -274,7 +274,7 @@ function pairCoverage(runs: readonly RunResult[], a: string, b: string, key: str
 }
 
 /** "seed 0", "seeds 0–9", "seeds 0, 2, 5". */
-export function seedList(seeds: readonly number[]): string {
+function seedList(seeds: readonly number[]): string {
   if (!seeds.length) return 'no seed';
   if (seeds.length === 1) return `seed ${seeds[0]}`;
   const run = seeds.every((s, i) => i === 0 || s === seeds[i - 1] + 1);

@@ -128,7 +128,7 @@ export async function filteredUpdate(
  * @returns the kept trajectories, their indices in `trajs`, and the number of dropped groups
  * @throws Error when a group is not contiguous.
  */
-export function dropZeroVarianceGroups(trajs: readonly TrajectoryLike[]): {
+function dropZeroVarianceGroups(trajs: readonly TrajectoryLike[]): {
   kept: TrajectoryLike[];
   keptIndices: number[];
   droppedGroups: number;

@@ -21,7 +21,7 @@ const EXPORT_MAGIC = 'HLABCKPT';
 /** Version of the export container (header layout), independent of the manifest's version. */
 const EXPORT_CONTAINER_VERSION = 1;
 /** Header bytes before the manifest: magic (8) + version u32 (4) + manifest length u32 (4) + SHA-256 (32). */
-export const EXPORT_HEADER_BYTES = 48;
+const EXPORT_HEADER_BYTES = 48;
 
 const utf8Encoder = new TextEncoder();
 const utf8Decoder = new TextDecoder('utf-8', { fatal: true });

@@ -16,7 +16,6 @@ import {
   updatesSummary,
   validationGroups,
   validationSeries,
-  validationsLeft,
   type RunViewState,
 } from '../../src/app/views/train_state';
 import { smokeSpec } from './lib/smoke_spec';
@@ -440,16 +439,38 @@ describe('honesty: what was not measured stays unmeasured', () => {
       point: { step: at, passAt1: 0.5, score: 0.5, episodes, ms, cells: [] },
     });
 
-    it('validationsLeft counts every run’s points less those its curve has', () => {
-      expect(validationsLeft(emptyRunState(), sp)).toBe(3);
+    /**
+     * Validation points the ETA charges for: with every other cost known, the ETA grows by one
+     * second per point left when a point's measured cost grows by one second.
+     */
+    const pointsCharged = (s: RunViewState, at: ExperimentSpec): number => {
+      const eta = (pointMs: number) =>
+        etaSeconds(
+          {
+            ...s,
+            progress: { done: 0, total: 100, phase: '' },
+            stepMs: [1000],
+            evalMs: [1000],
+            validationMs: [pointMs],
+            validationStart: null,
+          },
+          at,
+          16,
+          0,
+        );
+      return (eta(2000) ?? Number.NaN) - (eta(1000) ?? Number.NaN);
+    };
+
+    it('charges every run’s points less those its curve has', () => {
+      expect(pointsCharged(emptyRunState(), sp)).toBeCloseTo(3, 9);
       const two = spec({ ...sp, seeds: [0, 1] });
-      expect(validationsLeft(fold([vpoint(0, 0, 1), vpoint(0, 2, 1), vpoint(1, 0, 1)]), two)).toBe(3);
+      expect(pointsCharged(fold([vpoint(0, 0, 1), vpoint(0, 2, 1), vpoint(1, 0, 1)]), two)).toBeCloseTo(3, 9);
       expect(
-        validationsLeft(
+        pointsCharged(
           fold([vpoint(0, 0, 1)]),
           spec({ ...sp, evaluation: { ...sp.evaluation, validation: { tasks: 0, every: 2, samples: 1 } } }),
         ),
-      ).toBe(0);
+      ).toBeCloseTo(0, 9);
     });
 
     it('adds the points left at their measured cost (point.ms); the step after a point is not charged for it', () => {

@@ -1,9 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { CLAIMS, claimsTable, verdictOf, withBlocks, type CommittedResults } from '../../src/experiment/claims';
+import { CLAIMS, claimsTable, withBlocks, type CommittedResults } from '../../src/experiment/claims';
 import type { RunResult } from '../../src/report/results_schema';
-import type { Comparison } from '../../src/report/seed_stats';
-import type { SeedInterval } from '../../src/report/seed_interval';
+import { Rng } from '../../src/util/rng';
 import {
   CLAIMS_JSON,
   loadCommitted,
@@ -15,25 +14,37 @@ import {
   RESULTS_DOC,
 } from '../../scripts/claims';
 
-const interval = (diff: number, lo: number, hi: number, seeds = 5): SeedInterval => ({
-  diff,
-  lo,
-  hi,
-  seeds,
-  configs: 24,
-  cells: 100,
-  perSeed: [],
-  seedSd: 0.02,
-  configSe: 0.005,
-  se: 0.01,
-  df: seeds - 1,
-  decided: lo > 0 || hi < 0,
-});
-const cmp = (diff: number, lo: number, hi: number, seeds = 5): Comparison => ({
-  pass: interval(diff, lo, hi, seeds),
-  score: interval(diff, lo, hi, seeds),
-  needed: { exclude: 8, power80: 14 },
-});
+const SINGLE = 'single harness (GRPO)';
+const HS = 'harness scaling (GRPO, K=4)';
+const CONFIGS = ['S1-T0-O0-C0-W1', 'S2-T1-O0-C0-W0', 'S0-T2-O1-C1-W0', 'S1-T1-O2-C0-W2'];
+
+/**
+ * The `main` preset's results over `seeds` seeds: in-space cells on 4 configurations × 20 tasks
+ * × 2 samples, passing with probability p (single harness) or p + effect (harness scaling), drawn
+ * from a seeded stream; `same` gives both arms the very same cells.
+ */
+function mainResults(seeds: number, effect: number, same = false, specJson?: unknown): CommittedResults {
+  const rng = new Rng(1);
+  const cells = (p: number) =>
+    CONFIGS.flatMap((harnessId) =>
+      Array.from({ length: 20 }, (_, t) =>
+        [0, 1].map((sample) => {
+          const pass = rng.float() < p;
+          return { taskId: `t${t}`, harnessId, sample, pass, score: pass ? 1 : 0 };
+        }),
+      ).flat(),
+    );
+  const run = (method: string, seed: number, inSpace: ReturnType<typeof cells>): RunResult =>
+    ({ method, seed, episodes: { before: {}, after: { inSpace } } }) as unknown as RunResult;
+  const runs = Array.from({ length: seeds }, (_, s) => {
+    const a = cells(0.3);
+    return [run(SINGLE, s, a), run(HS, s, same ? a : cells(0.3 + effect))];
+  }).flat();
+  return { resultsVersion: 1, spec: 'main', evalSet: 'x', machine: 'm', runs, ...(specJson ? { specJson } : {}) };
+}
+
+/** The in-space claim's row of the table over `res`. */
+const inSpaceRow = (res: CommittedResults) => claimsTable(new Map([['main', res]])).find((r) => r.spec.id === 'in-space')!;
 
 describe('claims: verdicts computed from the committed data', () => {
   it('docs/RESULTS.md holds exactly the tables the committed results give (run `npx tsx scripts/claims.ts` after new results)', () => {
@@ -61,11 +72,30 @@ describe('claims: verdicts computed from the committed data', () => {
   }, 240_000);
 
   it('verdicts: reproduced, refuted, equivalent (inside ±2 points), undecided; one seed never decides', () => {
-    expect(verdictOf(cmp(0.05, 0.01, 0.09))).toBe('reproduced');
-    expect(verdictOf(cmp(-0.05, -0.09, -0.01))).toBe('refuted');
-    expect(verdictOf(cmp(0.001, -0.015, 0.018))).toBe('equivalent');
-    expect(verdictOf(cmp(0.01, -0.03, 0.05))).toBe('undecided');
-    expect(verdictOf(cmp(0.2, Number.NaN, Number.NaN, 1))).toBe('undecided');
+    const ahead = inSpaceRow(mainResults(8, 0.25));
+    expect(ahead.verdict).toBe('reproduced');
+    expect(ahead.comparison!.pass.lo).toBeGreaterThan(0);
+    const behind = inSpaceRow(mainResults(8, -0.25));
+    expect(behind.verdict).toBe('refuted');
+    expect(behind.comparison!.pass.hi).toBeLessThan(0);
+    const same = inSpaceRow(mainResults(5, 0, true));
+    expect(same.verdict).toBe('equivalent');
+    expect(same.comparison!.pass.diff).toBe(0);
+    const small = inSpaceRow(mainResults(2, 0.03));
+    expect(small.verdict).toBe('undecided');
+    expect(small.note).not.toBe('');
+    const oneSeed = inSpaceRow(mainResults(1, 0.4));
+    expect(oneSeed.comparison!.pass.seeds).toBe(1);
+    expect(oneSeed.comparison!.pass.diff).toBeGreaterThan(0.2);
+    expect(oneSeed.verdict).toBe('undecided');
+  });
+
+  it('the data column says whether the results use the current design (in-space set stratified by distance to the base harness)', () => {
+    const current = { evaluation: { inSpace: { mode: 'stratified', by: 'base', perDistance: 6, seed: 0 } } };
+    const old = { evaluation: { inSpace: { mode: 'stratified', perDistance: 2, seed: 0 } } };
+    expect(inSpaceRow(mainResults(2, 0, false, current)).data).toMatch(/; current design$/);
+    for (const res of [mainResults(2, 0, false, old), mainResults(2, 0)])
+      expect(inSpaceRow(res).data).toMatch(/; old design \(pre-epoch schedule, 4 in-space configurations\): re-run needed$/);
   });
 
   it('a preset without results is "not run", and arms that fail every cell are "not measurable", not a null', () => {

@@ -6,13 +6,13 @@ import { describe, expect, it } from 'vitest';
 import {
   cellVerdict,
   conditionsMap,
-  mapCell,
   mapMarkdown,
   mapWord,
   missingPlaces,
   rowSentences,
+  type MapCell,
 } from '../../src/experiment/conditions_map';
-import { cellFill, conditionsMapSvg } from '../../src/experiment/conditions_map_svg';
+import { conditionsMapSvg } from '../../src/experiment/conditions_map_svg';
 import type { CommittedResults } from '../../src/experiment/claims';
 import type { RunResult } from '../../src/report/results_schema';
 import { Rng } from '../../src/util/rng';
@@ -81,6 +81,20 @@ function experiment(
   return { resultsVersion: 1, spec: 'x', evalSet: '', machine: '', runs, specJson };
 }
 
+/** The map cell of one committed experiment (a map preset), or null when it is no cell. */
+const cellOf = (preset: string, res: CommittedResults): MapCell | null => conditionsMap(new Map([[preset, res]]))[0] ?? null;
+
+/** The fill the figure gives `cell`, its in-space difference set to `diff` (null: no in-space verdict). */
+function fillOf(cell: MapCell, diff: number | null): string | undefined {
+  const verdicts = cell.verdicts.flatMap((v) =>
+    v.set.key !== 'inSpace' ? [v] : diff === null ? [] : [{ ...v, comparison: { ...v.comparison, pass: { ...v.comparison.pass, diff } } }],
+  );
+  const svg = conditionsMapSvg([{ ...cell, verdicts }]);
+  // The cell's label names its preset; its rect is the last one drawn before it.
+  const before = svg.slice(0, svg.indexOf(`· ${cell.preset}<`));
+  return [...before.matchAll(/<rect [^>]*fill="([^"]*)" stroke=/g)].at(-1)?.[1];
+}
+
 describe('map of conditions', () => {
   it('places each map preset by its spec, compares HS − single with the right sign, and ignores presets outside the map', () => {
     const results = new Map<string, CommittedResults>([
@@ -115,7 +129,7 @@ describe('map of conditions', () => {
       0.3,
       (h) => h.startsWith('S1-T1-O1') || h.startsWith('S2'),
     );
-    const cell = mapCell('map-base-only-60', res)!;
+    const cell = cellOf('map-base-only-60', res)!;
     expect(cell.bands.map((b) => b.distance)).toEqual([2, 5]);
     const [d2, d5] = cell.bands;
     expect(Math.abs(d2.verdict.comparison.pass.diff)).toBeLessThan(0.08);
@@ -124,7 +138,7 @@ describe('map of conditions', () => {
   });
 
   it('a cell whose base starts below the floor reads "… at the floor" and is not compared in its row sentence; a real effect there still counts', () => {
-    const floor = mapCell('map-narrow-60', experiment({ exposure: 'narrow', steps: 60, dynamicSampling: true, level: 0.02 }, 8, 0))!;
+    const floor = cellOf('map-narrow-60', experiment({ exposure: 'narrow', steps: 60, dynamicSampling: true, level: 0.02 }, 8, 0))!;
     expect(floor.startInSpace).toBeCloseTo(0.02, 10);
     expect(floor.floor).toBe(true);
     const v = cellVerdict(floor, 'inSpace');
@@ -136,10 +150,10 @@ describe('map of conditions', () => {
     expect(sentence).toContain('starting in-space pass@1 2.0 %');
     expect(sentence).not.toContain('makes no difference');
     expect(mapMarkdown([floor])).toContain('| 8 | 2.0 % |');
-    const above = mapCell('map-broad-60', experiment({ steps: 60, dynamicSampling: true }, 8, 0))!;
+    const above = cellOf('map-broad-60', experiment({ steps: 60, dynamicSampling: true }, 8, 0))!;
     expect(above.floor).toBe(false);
     expect(mapWord(cellVerdict(above, 'inSpace'), above.floor)).not.toContain('floor');
-    const lifted = mapCell('map-narrow-60', experiment({ exposure: 'narrow', steps: 60, dynamicSampling: true, level: 0.02 }, 8, 0.3))!;
+    const lifted = cellOf('map-narrow-60', experiment({ exposure: 'narrow', steps: 60, dynamicSampling: true, level: 0.02 }, 8, 0.3))!;
     expect(lifted.floor).toBe(true);
     expect(rowSentences([lifted])[0]).toMatch(/harness scaling pays at 60 steps/);
   });
@@ -147,21 +161,22 @@ describe('map of conditions', () => {
   it('a spec without both arms is no cell; one seed is undecided, never "pays"', () => {
     const res = experiment({ steps: 60 }, 3, 0.2);
     expect(
-      mapCell('map-x', {
+      cellOf('map-x', {
         ...res,
         specJson: { ...(res.specJson as object), methods: [{ name: SINGLE, harnesses: 'single', algorithm: 'grpo' }] },
       }),
     ).toBeNull();
-    const one = mapCell('map-broad-60', experiment({ steps: 60, dynamicSampling: true }, 1, 0.3))!;
+    const one = cellOf('map-broad-60', experiment({ steps: 60, dynamicSampling: true }, 1, 0.3))!;
     expect(cellVerdict(one, 'inSpace')?.direction).toBe('undecided');
     expect(rowSentences([one])[0]).toContain('cannot be told apart yet at 60 steps, dynamic sampling');
   });
 
   it('the figure colours by sign and size, draws every planned place, and says which are not run', () => {
-    expect(cellFill(0.1)).toBe('rgb(33,102,172)');
-    expect(cellFill(-0.1)).toBe('rgb(214,96,77)');
-    expect(cellFill(null)).toBe('#eeeeee');
-    expect(cellFill(0.01)).not.toBe(cellFill(0.05));
+    const cell = cellOf('map-narrow-240', experiment({ exposure: 'narrow', steps: 240, dynamicSampling: true }, 8, 0.25))!;
+    expect(fillOf(cell, 0.1)).toBe('rgb(33,102,172)');
+    expect(fillOf(cell, -0.1)).toBe('rgb(214,96,77)');
+    expect(fillOf(cell, null)).toBe('#eeeeee');
+    expect(fillOf(cell, 0.01)).not.toBe(fillOf(cell, 0.05));
     const map = conditionsMap(
       new Map([['map-narrow-240', experiment({ exposure: 'narrow', steps: 240, dynamicSampling: true }, 8, 0.25)]]),
     );

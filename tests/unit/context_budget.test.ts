@@ -12,16 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { Tokenizer, type TokenizerFile } from '../../src/model/tokenizer';
 import { runExpertEpisode } from '../../src/harness/expert';
 import { taskSet } from '../../src/tasks';
-import {
-  encodeAction,
-  encodeContext,
-  encodeTurn,
-  episodeRows,
-  fitContext,
-  headLength,
-  rolloutContextFit,
-  type Row,
-} from '../../src/episode/rows';
+import { encodeAction, encodeContext, encodeTurn, episodeRows, headLength, rolloutContextFit, type Row } from '../../src/episode/rows';
 import { ContextBudgetError } from '../../src/harness/context_budget';
 import { BudgetMismatchError, checkOpeningsFit, checkpointBudget, checkRunBudget, runBudget } from '../../src/episode/budget';
 import { localEnvApi } from '../../src/episode/host';
@@ -52,17 +43,20 @@ const HARNESSES = [
   'bb-assistant',
 ];
 const tasks = [...taskSet('workspace', 'train', 6, 11), ...taskSet('errands', 'train', 6, 12)];
+/** The cut of a context to `budget` tokens: the rollout context under a one-token action reserve. */
+const cut = (context: string, budget: number) => rolloutContextFit(tok, context, { maxT: budget + 1, actionReserve: 1 });
 const roles = new Set(['<|system|>', '<|user|>', '<|assistant|>', '<|tool|>'].map((m) => tok.special(m)));
 
 describe('the context cut', () => {
   const ep = runExpertEpisode(tasks[1], 'S0-T0-O0-C0-W0');
-  const full = encodeContext(tok, ep.turns[ep.turns.length - 1].context);
+  const last = ep.turns[ep.turns.length - 1].context;
+  const full = encodeContext(tok, last);
   const head = headLength(tok, full);
 
   it('keeps the whole opening and the most recent whole messages; counts what it dropped', () => {
     expect(full.length).toBeGreaterThan(head + 40);
     for (const budget of [head + 2, head + 20, head + 60, full.length - 1]) {
-      const { ids, dropped } = fitContext(tok, full, budget);
+      const { ids, dropped } = cut(last, budget);
       expect(ids.length).toBeLessThanOrEqual(budget);
       expect(dropped).toBe(full.length - ids.length);
       expect(ids.slice(0, head)).toEqual(full.slice(0, head));
@@ -77,8 +71,8 @@ describe('the context cut', () => {
   });
 
   it('an opening longer than the budget is a ContextBudgetError with the sizes, in rows and at rollout', () => {
-    expect(() => fitContext(tok, full, head - 1)).toThrow(ContextBudgetError);
-    expect(() => fitContext(tok, full, head - 1)).toThrow(new RegExp(`${head} tokens.*${head - 1} tokens`));
+    expect(() => cut(last, head - 1)).toThrow(ContextBudgetError);
+    expect(() => cut(last, head - 1)).toThrow(new RegExp(`${head} tokens.*${head - 1} tokens`));
     expect(() => encodeTurn(tok, ep.turns[0].context, ep.turns[0].action, { maxT: head + 8, actionReserve: 9 })).toThrow(
       ContextBudgetError,
     );
@@ -162,14 +156,15 @@ describe('the context cut keeps a harness summary with the opening', () => {
       let withPreamble = 0;
       for (const [n, path] of Object.keys(files).entries()) {
         for (const t of adapter.actions({ tool: 'read', args: { path } })) h.step(t);
-        const full = encodeContext(tok, h.contextText());
+        const context = h.contextText();
+        const full = encodeContext(tok, context);
         const opening = headLength(tok, full);
         const firstAction = full.indexOf(assistant, opening);
         const openMarker = full.length - full.lastIndexOf(assistant);
         const summaryShown = full.slice(opening, firstAction).some((t) => roles.has(t));
         if (firstAction === full.lastIndexOf(assistant) || !summaryShown) continue;
         if (firstAction + openMarker > budget) continue;
-        const { ids } = fitContext(tok, full, budget);
+        const { ids } = cut(context, budget);
         expect(ids.slice(0, firstAction), `${id}: after reading file ${n + 1}, the cut keeps the preamble`).toEqual(
           full.slice(0, firstAction),
         );

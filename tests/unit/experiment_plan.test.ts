@@ -4,7 +4,6 @@ import { describe, expect, it } from 'vitest';
 import { parseSpec, type ExperimentSpec, type MethodSpec } from '../../src/experiment/spec';
 import { getPreset } from '../../src/experiment/presets';
 import {
-  drawCounts,
   inSpaceEvalSet,
   inSpaceTasks,
   methodDesign,
@@ -259,19 +258,28 @@ describe('withoutCells (infeasible cells left out of training)', () => {
   });
 });
 
+/** Draws per pool task over steps 1…steps of the sampler (stepTasks). */
+function draws(pool: readonly string[], tasksPerStep: number, seed: number, steps: number): Map<string, number> {
+  const n = new Map<string, number>();
+  for (let step = 1; step <= steps; step++) for (const t of stepTasks(pool, tasksPerStep, seed, step)) n.set(t, (n.get(t) ?? 0) + 1);
+  return n;
+}
+
 describe('treatments that treat: the epoch sampler, per-seed random-k, an in-space set over the space', () => {
   it('the epoch sampler draws every pool task once per epoch, so each of 120 tasks gets 4 draws in 60 × 8 and sees all K = 4 harnesses', () => {
     const main = getPreset('main');
     const pool = trainPool(main, 3);
     expect(pool).toHaveLength(120);
-    const counts = drawCounts(pool, main.rl.tasksPerStep, 3, main.rl.steps);
+    const counts = draws(pool, main.rl.tasksPerStep, 3, main.rl.steps);
     expect(counts.size).toBe(120);
     for (const d of counts.values()) expect(d).toBe(4);
+    // The coverage report counts the same draws: all 120 tasks drawn, each under all 4 harnesses.
+    expect(scheduleCoverage(main, 3).find((c) => c.K === 4)).toMatchObject({ pool: 120, drawn: 120, fullK: 1, distinct: 4 });
     // Epoch by epoch: the first 15 steps (one epoch) are a permutation of the pool.
     const epoch1 = Array.from({ length: 15 }, (_, i) => stepTasks(pool, 8, 3, i + 1)).flat();
     expect(new Set(epoch1).size).toBe(120);
     // A pool that is not a multiple of the step straddles epochs: draws differ by at most one.
-    const odd = drawCounts(pool.slice(0, 50), 8, 3, 60);
+    const odd = draws(pool.slice(0, 50), 8, 3, 60);
     expect(Math.max(...odd.values()) - Math.min(...odd.values())).toBeLessThanOrEqual(1);
     const sched = makeSchedule(taskAssignments(main, main.methods[1], pool, 3));
     const seen = new Map<string, Set<string>>();

@@ -10,11 +10,11 @@ import { CpuEngine } from '../../src/engine/wasm/wasm_engine';
 import { trainPool, testTasks } from '../../src/experiment/plan';
 import { runStepsLine } from '../../src/report/results_markdown';
 import { maxRows } from '../../src/model/config';
-import { sftPlan, trainerOptions } from '../../src/experiment/compile';
-import { demonstrationRows, joinDemoRows } from '../../src/episode/demonstrations';
+import { compilePlan, trainerOptions, type RunPlan } from '../../src/experiment/compile';
+import { baseMix } from '../../src/experiment/run_start';
+import { demonstrationRows, expertDemonstrations, joinDemoRows } from '../../src/episode/demonstrations';
 import { envWorkerApi, localEnvApi } from '../../src/episode/host';
 import { cutView, tokenCounter } from '../../src/episode/rows';
-import { demonstrationsOf } from '../../src/pretrain/sft';
 import { inProcessEnv } from '../../src/rollout/rollout';
 import { taskFromId } from '../../src/tasks';
 import { RunResultSchema } from '../../src/report/results_schema';
@@ -23,7 +23,7 @@ import type { RunEvent } from '../../src/experiment/run_events';
 import { runResult } from '../../src/experiment/run_result';
 import { sha256Hex } from '../../src/util/encoding';
 import { runSftPhase, SftReuse, type SftRecord } from '../../src/experiment/sft_phase';
-import { parseSpec } from '../../src/experiment/spec';
+import { parseSpec, type MethodSpec } from '../../src/experiment/spec';
 import { presetConfig } from '../../src/model/config';
 import { initParams } from '../../src/model/init';
 import { Tokenizer, type TokenizerFile } from '../../src/model/tokenizer';
@@ -85,11 +85,25 @@ beforeAll(async () => {
 afterAll(() => engine.destroy());
 
 describe('the SFT phase on the CPU engine', () => {
-  const spec = parseSpec(sftSpecJson({ steps: 12, lr: 3e-3, batchSize: 4, demos: 6 }));
+  const specJson = sftSpecJson({ steps: 12, lr: 3e-3, batchSize: 4, demos: 6 });
+  (specJson.rl as Record<string, unknown>).trainTasks = 8; // train pools of 8 tasks per suite
+  const spec = parseSpec(specJson);
   const method = spec.methods[0];
+  const planned = new Map<string, RunPlan>();
+  /** Seed 0's run of method `m` as compilePlan plans it (the spec with `m` as its one method). */
+  function runPlanOf(m: MethodSpec): RunPlan {
+    const key = JSON.stringify(m);
+    let run = planned.get(key);
+    if (!run) {
+      const s = { ...spec, methods: [m] };
+      run = compilePlan(s, tok, { specJson, mix: baseMix(s, new Map()), infeasible: [] }).runs.find((r) => r.seed === 0)!;
+      planned.set(key, run);
+    }
+    return run;
+  }
   const cfg = presetConfig('tiny', tok.vocabSize);
   const init = initParams(cfg, 11);
-  const pool = trainPool(spec, 0, 8);
+  const pool = runPlanOf(method).pool;
   let initDigest: string;
   beforeAll(async () => {
     initDigest = await sha256Hex(new Uint8Array(init.buffer, init.byteOffset, init.byteLength));
@@ -108,7 +122,7 @@ describe('the SFT phase on the CPU engine', () => {
         progress: { done: 0, total: 1 },
         sftReuse,
       };
-      const plan = { method: { ...m, name }, seed: 0, sft: sftPlan(spec, m, 0, pool, tok) };
+      const plan = { method: { ...m, name }, seed: 0, sft: runPlanOf(m).sft };
       const run = { plan, r: 0, startParams: init, startDigest: initDigest, stack, resumed: false };
       const { record, point } = await runSftPhase(call, run);
       expect(point).toBeNull();
@@ -120,12 +134,13 @@ describe('the SFT phase on the CPU engine', () => {
   }
 
   it('the episode host demonstrates what the page did: the same rows and counts, one task per job or all at once, in a worker too', async () => {
-    const sft = sftPlan(spec, method, 0, pool, tok)!;
+    expect(pool).toEqual(trainPool(spec, 0, 8));
+    const sft = runPlanOf(method).sft!;
     expect(sft.harness).toBe('bb-coding-cli');
     expect(sft.taskIds).toHaveLength(6);
     expect(JSON.parse(JSON.stringify(sft))).toEqual(sft);
     // The page's path before the host served demonstrations: the expert in-process, then rows.
-    const page = demonstrationsOf(sft.taskIds.map(taskFromId), 0, { blackbox: sft.harness }, cutView(tok, sft.limits), tokenCounter(tok));
+    const page = expertDemonstrations(sft.taskIds.map(taskFromId), sft.harness, cutView(tok, sft.limits), tokenCounter(tok));
     const want = {
       rows: demonstrationRows(tok, page.episodes, sft.limits),
       demos: page.episodes.length,

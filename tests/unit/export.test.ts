@@ -6,8 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 // hyparquet is hyparquet-writer's own reader (its one dependency): read back what we wrote.
 import { parquetReadObjects } from 'hyparquet';
-import { buildExport, buildSpecExport, harnessLevels } from '../../src/export/dataset';
-import { verlRow, writeExport, slimeRow } from '../../src/export/writers';
+import { buildExport, buildSpecExport, type ExportRow } from '../../src/export/dataset';
+import { writeExport } from '../../src/export/writers';
 import { selectTraining } from '../../src/design';
 import { taskAssignments, trainPool, testTasks, inSpaceEvalSet } from '../../src/experiment/plan';
 import { smokeSpec } from './lib/smoke_spec';
@@ -19,6 +19,62 @@ async function readParquet(path: string): Promise<Record<string, any>[]> {
   const buf = readFileSync(path);
   return parquetReadObjects({ file: buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength) });
 }
+
+/** An export row's episode keys (what `hlab serve` takes). */
+const episodeKeys = (r: ExportRow) => ({ suite: r.suite, task: r.task, harness: r.harness, max_turns: r.maxTurns });
+const chat = (r: ExportRow) => r.messages.map((m) => ({ role: m.role, content: m.content }));
+
+/** The verl row of an export row, column by column as docs/SCALE-OUT.md lists them. */
+const verlOf = (r: ExportRow) => ({
+  data_source: `hlab/${r.suite}`,
+  prompt: chat(r),
+  ability: 'agent',
+  agent_name: 'hlab_agent',
+  reward_model: { style: 'hlab_serve', ground_truth: r.task },
+  extra_info: {
+    index: r.index,
+    split: r.split,
+    suite: r.suite,
+    task: r.task,
+    family: r.family,
+    tier: r.tier,
+    harness: r.harness,
+    blackbox: r.blackbox,
+    levels: r.levels,
+    role: r.role,
+    distance: r.distance,
+    slot: r.slot,
+    max_turns: r.maxTurns,
+    instruction: r.instruction,
+    raw_prompt_text: r.prompt,
+    tool_docs: r.toolDocs,
+    tools_json: JSON.stringify(r.tools),
+    tools_kwargs: { hlab: { create_kwargs: episodeKeys(r) } },
+    interaction_kwargs: { name: 'hlab', ...episodeKeys(r) },
+  },
+});
+
+/** The slime line of an export row (docs/SCALE-OUT.md). */
+const slimeOf = (r: ExportRow) => ({
+  prompt: chat(r),
+  label: r.task,
+  metadata: {
+    index: r.index,
+    split: r.split,
+    ...episodeKeys(r),
+    family: r.family,
+    tier: r.tier,
+    blackbox: r.blackbox,
+    levels: r.levels,
+    role: r.role,
+    distance: r.distance,
+    slot: r.slot,
+    instruction: r.instruction,
+    raw_prompt_text: r.prompt,
+    tool_docs: r.toolDocs,
+  },
+  tools: r.tools,
+});
 
 describe('hlab export datasets', () => {
   const ds = buildExport(OPTS);
@@ -58,8 +114,10 @@ describe('hlab export datasets', () => {
 
   it('rows carry levels, the opening context and the tool docs the harness shows', () => {
     const r = ds.train[0];
-    expect(r.levels).toEqual(harnessLevels(r.harness));
+    // The levels are the harness id's, as integers; a black-box harness has none.
+    expect(Object.values(r.levels).every(Number.isInteger)).toBe(true);
     expect(r.harness).toBe(['S', 'T', 'O', 'C', 'W'].map((k) => `${k}${r.levels[k as 'S']}`).join('-'));
+    expect(ds.blackbox[0].levels).toEqual({ S: null, T: null, O: null, C: null, W: null });
     expect(r.prompt.startsWith('<|system|>')).toBe(true);
     expect(r.messages[0].content).toContain(r.toolDocs);
     expect(r.tools.map((t) => t.function.name)).toEqual(['list', 'read', 'write', 'append', 'move', 'delete', 'search', 'mkdir', 'finish']);
@@ -80,7 +138,7 @@ describe('hlab export datasets', () => {
       const train = await readParquet(join(dir, 'verl', 'train.parquet'));
       expect(train).toHaveLength(24);
       expect(Object.keys(train[0]).sort()).toEqual(['ability', 'agent_name', 'data_source', 'extra_info', 'prompt', 'reward_model']);
-      expect(train[0]).toEqual(verlRow(ds.train[0]));
+      expect(train[0]).toEqual(verlOf(ds.train[0]));
       const x = train[5].extra_info;
       expect(x.tools_kwargs.hlab.create_kwargs).toEqual({
         suite: ds.train[5].suite,
@@ -94,6 +152,7 @@ describe('hlab export datasets', () => {
       const bb = await readParquet(join(dir, 'verl', 'blackbox.parquet'));
       expect(bb).toHaveLength(8);
       expect(bb[0].extra_info.levels).toEqual({ S: null, T: null, O: null, C: null, W: null });
+      expect(bb[3]).toEqual(verlOf(ds.blackbox[3]));
 
       writeExport(ds, 'slime', join(dir, 'slime'));
       const lines = readFileSync(join(dir, 'slime', 'train.jsonl'), 'utf8')
@@ -102,7 +161,7 @@ describe('hlab export datasets', () => {
         .map((l) => JSON.parse(l));
       expect(lines).toHaveLength(24);
       expect(Object.keys(lines[0]).sort()).toEqual(['label', 'metadata', 'prompt', 'tools']);
-      expect(lines[3]).toEqual(slimeRow(ds.train[3]));
+      expect(lines[3]).toEqual(slimeOf(ds.train[3]));
       expect(lines[3].metadata).toMatchObject({
         suite: ds.train[3].suite,
         task: ds.train[3].task,

@@ -14,11 +14,10 @@ import { stateFromFiles } from '../../src/sandbox/sandbox';
 import type { ToolCall, ToolResult } from '../../src/sandbox/types';
 import type { Task } from '../../src/tasks/types';
 import { createHarness } from '../../src/harness/registry';
-import { renderMessages } from '../../src/harness/render';
 import { TOOL_INTERFACES, isParseError } from '../../src/harness/realizations/tool_interface';
 import { OBSERVATION_FORMATS } from '../../src/harness/realizations/observation';
 import { CONTEXT_POLICIES, type History } from '../../src/harness/realizations/context';
-import { approxTokens } from '../../src/harness/render';
+import { approxTokens, renderPrompt } from '../../src/harness/render';
 import type { Harness } from '../../src/harness/types';
 
 const DIR = join(dirname(fileURLToPath(import.meta.url)), '__golden__');
@@ -121,7 +120,13 @@ describe('golden renders', () => {
         brief: `read /f${i + 1}.txt: ok, 1 lines`,
       })),
     };
-    for (const C of CONTEXT_POLICIES) golden(C.id, renderMessages(C.view(h, approxTokens)));
+    // The rendered view: the prompt less the open assistant marker it ends with.
+    const OPEN = '<|assistant|>\n';
+    for (const C of CONTEXT_POLICIES) {
+      const prompt = renderPrompt(C.view(h, approxTokens));
+      expect(prompt.endsWith(OPEN)).toBe(true);
+      golden(C.id, prompt.slice(0, -OPEN.length));
+    }
   });
 
   it('W: one scripted episode per workflow', () => {

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { stateFromFiles } from '../../src/sandbox/sandbox';
 import type { Task } from '../../src/tasks/types';
 import { createHarness, allHarnessIds, allComposedIds } from '../../src/harness/registry';
-import { renderMessages } from '../../src/harness/render';
+import { renderPrompt } from '../../src/harness/render';
 import { makeC1, makeC2, type History } from '../../src/harness/realizations/context';
 import { computeTags } from '../../src/harness/tags';
 import type { CodingCliHarness } from '../../src/harness/blackbox/coding_cli';
@@ -270,7 +270,7 @@ describe('black-box harnesses', () => {
     expect(h.compactions).toBeGreaterThan(0);
     const v = h.view();
     expect(v.some((m) => m.text.startsWith('[conversation compacted'))).toBe(true);
-    expect(Math.ceil(renderMessages(v).length / 4)).toBeLessThan(300);
+    expect(Math.ceil(renderPrompt(v).length / 4)).toBeLessThan(300);
   });
 
   it('assistant: OpenClaw tool calls, pruning of old results, a plain reply ends the session', () => {

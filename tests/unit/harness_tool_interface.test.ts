@@ -8,8 +8,11 @@ import fc from 'fast-check';
 import { nastyString, toolCallOf } from './lib/tool_call_arbitrary';
 import { TOOL_INTERFACES, isParseError } from '../../src/harness/realizations/tool_interface';
 import { TOOL_SPECS } from '../../src/harness/tools';
-import { formatCliCall, parseCliCall } from '../../src/harness/blackbox/coding_cli';
-import { operands, shellCommand, shellQuote, shellSplit } from '../../src/harness/blackbox/shell_words';
+import { CODING_CLI_TOOLS, formatCliCall } from '../../src/harness/blackbox/coding_cli';
+import { readMessage } from '../../src/harness/blackbox/envelope';
+import { createHarness } from '../../src/harness/registry';
+import { stateFromFiles } from '../../src/sandbox/sandbox';
+import { operands, shellCommand, shellSplit } from '../../src/harness/blackbox/shell_words';
 import type { ToolCall } from '../../src/sandbox/types';
 
 /** The tool interfaces T0 (json), T1 (shell), T2 (tagged), in id order. */
@@ -19,6 +22,9 @@ const [T0, T1, T2] = TOOL_INTERFACES;
 const nasty = nastyString(['</call>'], ['</call>']);
 
 const canonicalCall = toolCallOf(nasty);
+
+/** A message as the coding-CLI harness reads it: a call in its names, a structured error, or a reply. */
+const readCli = (text: string) => readMessage(text, CODING_CLI_TOOLS, '');
 
 describe('tool interfaces T0/T1/T2', () => {
   for (const T of TOOL_INTERFACES) {
@@ -87,10 +93,11 @@ describe('tool interfaces T0/T1/T2', () => {
 });
 
 describe('black-box syntaxes', () => {
-  it('shellSplit inverts shellQuote / shellCommand', () => {
+  it('shellSplit inverts shellCommand: every word quoted reads back exactly', () => {
     fc.assert(
       fc.property(fc.array(nasty, { maxLength: 4 }), (words) => {
-        expect(shellSplit(words.map(shellQuote).join(' '))).toEqual(words);
+        const dashdash = words.some((w) => w.startsWith('-')) ? ['--'] : [];
+        expect(shellSplit(shellCommand('mv', [], words))).toEqual(['mv', ...dashdash, ...words]);
         const line = shellCommand('mv', ['-f'], words);
         const split = shellSplit(line);
         if (!Array.isArray(split)) throw new Error(split.error);
@@ -111,25 +118,42 @@ describe('black-box syntaxes', () => {
       fc.property(call, (a) => {
         const args: Record<string, string> = { file_path: a.file_path, old_string: a.old_string, new_string: a.new_string };
         if (a.replace_all !== undefined) args.replace_all = a.replace_all;
-        expect(parseCliCall(formatCliCall({ name: 'Edit', args }))).toEqual({ name: 'Edit', args });
+        expect(readCli(formatCliCall({ name: 'Edit', args }))).toEqual({ call: { name: 'Edit', args } });
       }),
       { numRuns: 800, seed: 9 },
     );
     fc.assert(
       fc.property(fc.oneof(nasty, fc.string({ maxLength: 120 })), (s) => {
-        const r = parseCliCall(s);
+        const r = readCli(s);
         expect(typeof r).toBe('object');
       }),
       { numRuns: 800, seed: 10 },
     );
     // The envelope is T0's; the real schema's number type is read into the string form.
-    expect(parseCliCall('{"tool":"Read","args":{"file_path":"/a","limit":5}}')).toEqual({
-      name: 'Read',
-      args: { file_path: '/a', limit: '5' },
+    expect(readCli('{"tool":"Read","args":{"file_path":"/a","limit":5}}')).toEqual({
+      call: { name: 'Read', args: { file_path: '/a', limit: '5' } },
     });
-    expect(parseCliCall(' {"tool": "Read", "args": {"file_path": "/a"}}\n')).toEqual({ name: 'Read', args: { file_path: '/a' } });
-    expect(parseCliCall('{"tool":"Read","args":{"path":"/a"}}')).toEqual({ error: expect.stringMatching(/unexpected parameter `path`/) });
-    // The old invented syntax is no call at all (it would be a final reply).
-    expect(parseCliCall('Read(file_path="/a")')).toEqual({ error: expect.stringMatching(/not a tool call/) });
+    expect(readCli(' {"tool": "Read", "args": {"file_path": "/a"}}\n')).toEqual({ call: { name: 'Read', args: { file_path: '/a' } } });
+    // A failed attempt is shown in Claude Code's words.
+    const h = createHarness('bb-coding-cli');
+    h.reset({
+      id: 'workspace/fixture/t1/7',
+      suite: 'workspace',
+      family: 'fixture',
+      tier: 1,
+      seed: 7,
+      instruction: 'Read /a.',
+      initial: stateFromFiles({ '/a': 'x\n' }),
+      needsStateTracking: false,
+      hasRecoverableError: false,
+    });
+    const bad = h.step('{"tool":"Read","args":{"path":"/a"}}');
+    expect(bad.kind).toBe('parse_error');
+    expect(bad.observation).toMatch(
+      /^<tool_use_error>InputValidationError: Read failed due to the following issue:\nAn unexpected parameter `path` was provided/,
+    );
+    expect(h.done).toBe(false);
+    // The old invented syntax is no call at all: a final reply.
+    expect(readCli('Read(file_path="/a")')).toEqual({ reply: 'Read(file_path="/a")' });
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { coverageSentence, methodVerdict, pairReport, pairVerdicts, seedList } from '../../src/report/method_verdict';
+import { coverageSentence, methodVerdict, pairReport, pairVerdicts } from '../../src/report/method_verdict';
 import type { RunResult } from '../../src/report/results_schema';
 import { Rng } from '../../src/util/rng';
 
@@ -194,11 +194,13 @@ describe('pairing: what two arms share (seeds, configurations, tasks), said befo
     );
   });
 
-  it('seed lists read as ranges where they are', () => {
-    expect(seedList([])).toBe('no seed');
-    expect(seedList([3])).toBe('seed 3');
-    expect(seedList([0, 1, 2, 3])).toBe('seeds 0–3');
-    expect(seedList([0, 2, 5])).toBe('seeds 0, 2, 5');
+  it('seed lists in the coverage sentence read as ranges where they are', () => {
+    const noSeed = [...arm('x', [0, 1, 2], CONFIGS, 0.3), ...arm('y', [5, 7], CONFIGS, 0.5)];
+    const d = pairCoverage(noSeed, 'x', 'y', 'base');
+    const seedsSaid = (a: number[], b: number[]) =>
+      coverageSentence({ ...d, seeds: { a, b, shared: [] } }, 'x', 'y')?.match(/no training seed in common \((.*)\)\.$/)?.[1];
+    expect(seedsSaid([], [3])).toBe('y: seed 3; x: no seed');
+    expect(seedsSaid([0, 1, 2, 3], [0, 2, 5])).toBe('y: seeds 0, 2, 5; x: seeds 0–3');
   });
 });
 

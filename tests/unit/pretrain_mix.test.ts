@@ -7,26 +7,38 @@ import { spawnSync } from 'node:child_process';
 import { BASE_HARNESS, hammingDistance } from '../../src/design/space';
 import { selectTrainingOA } from '../../src/design/selection';
 import { BLACKBOX_IDS } from '../../src/harness/registry';
-import {
-  DEFAULT_MIX_SPEC,
-  drawMixHarness,
-  mixMetadata,
-  oneFactorVariants,
-  parseMixSpec,
-  pretrainMixOf,
-  resolveMix,
-} from '../../src/pretrain/mix';
-import { collectDemonstrations } from '../../src/pretrain/sft';
+import { DEFAULT_MIX_SPEC, drawMixHarness, mixMetadata, pretrainMixOf, resolveMix } from '../../src/pretrain/mix';
+import { readFileSync } from 'node:fs';
+import { prepareSft } from '../../src/pretrain/sft';
+import { Tokenizer, type TokenizerFile } from '../../src/model/tokenizer';
 import { Rng } from '../../src/util/rng';
 import { isCallAttempt } from '../../src/harness/blackbox/envelope';
 import { readEnvelope } from '../../src/harness/realizations/tool_interface';
 import { ENVELOPE_BANNED, normName } from '../../src/corpus/envelope_words';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
+const tok = Tokenizer.fromJSON(
+  JSON.parse(readFileSync(new URL('../../public/tokenizer-v2.json', import.meta.url), 'utf8')) as TokenizerFile,
+);
+
+/** The demonstrations a base model's SFT collects: `demos` tier-1 tasks under `mix` (a micro model, so its rows are cheap). */
+const demonstrations = (mix: string, demos: number, seed: number) =>
+  prepareSft(tok, {
+    preset: 'tiny',
+    steps: 1,
+    batchSize: 1,
+    lr: 0.01,
+    seed,
+    demos,
+    blackbox: null,
+    mix,
+    maxTier: 1,
+    modelOverride: { C: 16, L: 1, NH: 2, maxT: 1024 },
+  }).demos;
 
 describe('pretraining mix', () => {
   it('one-factor variants: Σ(levels − 1) configurations, each at Hamming distance 1 from the base', () => {
-    const v = oneFactorVariants();
+    const v = resolveMix('one-factor:1', 0).harnesses;
     expect(v).toHaveLength(10);
     expect(new Set(v).size).toBe(10);
     for (const id of v) expect(hammingDistance(id, BASE_HARNESS)).toBe(1);
@@ -64,13 +76,13 @@ describe('pretraining mix', () => {
   });
 
   it('a bad spec names the term', () => {
-    expect(() => parseMixSpec('')).toThrow(/no terms/);
-    expect(() => parseMixSpec('base:0')).toThrow(/mix term 'base:0': weight must be a number > 0/);
-    expect(() => parseMixSpec('base:x')).toThrow(/weight/);
-    expect(() => parseMixSpec('oa:1')).toThrow(/unknown kind 'oa'/);
-    expect(() => parseMixSpec('random:1.5:1')).toThrow(/count must be an integer/);
-    expect(() => parseMixSpec('random:3')).toThrow(/random:count:weight/);
-    expect(() => parseMixSpec('base:1,base:2')).toThrow(/appears twice/);
+    expect(() => resolveMix('', 0)).toThrow(/no terms/);
+    expect(() => resolveMix('base:0', 0)).toThrow(/mix term 'base:0': weight must be a number > 0/);
+    expect(() => resolveMix('base:x', 0)).toThrow(/weight/);
+    expect(() => resolveMix('oa:1', 0)).toThrow(/unknown kind 'oa'/);
+    expect(() => resolveMix('random:1.5:1', 0)).toThrow(/count must be an integer/);
+    expect(() => resolveMix('random:3', 0)).toThrow(/random:count:weight/);
+    expect(() => resolveMix('base:1,base:2', 0)).toThrow(/appears twice/);
     // 243 − 1 − 10 − 17 OA combinations = 215 remain
     expect(() => resolveMix('random:216:1', 0)).toThrow(/only 215 configurations remain/);
     expect(resolveMix('random:215:1', 0).harnesses).toHaveLength(215);
@@ -87,7 +99,7 @@ describe('pretraining mix', () => {
 
   it('demonstrations are rendered under the mix only', () => {
     const m = resolveMix('base:1,one-factor:1', 3);
-    const d = collectDemonstrations(12, 3, { mix: m }, 1);
+    const d = demonstrations('base:1,one-factor:1', 12, 3);
     expect(d.failed).toBe(0);
     expect(d.source).toBe('mix base:1,one-factor:1');
     for (const e of d.episodes) expect(m.harnesses).toContain(e.harness);
@@ -95,13 +107,14 @@ describe('pretraining mix', () => {
   });
 
   it('procedural-envelope: grammar, shares, draws and metadata', () => {
-    expect(parseMixSpec('base:1,procedural-envelope:0.5')).toEqual([
-      { kind: 'base', weight: 1 },
-      { kind: 'procedural-envelope', weight: 0.5 },
-    ]);
-    expect(() => parseMixSpec('procedural-envelope')).toThrow(/mix term 'procedural-envelope': expected 'procedural-envelope:weight'/);
-    expect(() => parseMixSpec('procedural-envelope:2:1')).toThrow(/expected 'procedural-envelope:weight'/);
-    expect(() => parseMixSpec('procedural-envelope:-1')).toThrow(/weight must be a number > 0/);
+    const parsed = resolveMix('base:1,procedural-envelope:0.5', 0);
+    expect(parsed.harnesses).toEqual([BASE_HARNESS]);
+    expect(parsed.weights[0]).toBeCloseTo(2 / 3, 12);
+    expect(parsed.procedural).toBe(0);
+    expect(parsed.proceduralEnvelope).toBeCloseTo(1 / 3, 12);
+    expect(() => resolveMix('procedural-envelope', 0)).toThrow(/mix term 'procedural-envelope': expected 'procedural-envelope:weight'/);
+    expect(() => resolveMix('procedural-envelope:2:1', 0)).toThrow(/expected 'procedural-envelope:weight'/);
+    expect(() => resolveMix('procedural-envelope:-1', 0)).toThrow(/weight must be a number > 0/);
     const m = resolveMix('base:2,procedural:1,procedural-envelope:1', 5);
     expect(m.harnesses).toEqual([BASE_HARNESS]);
     expect(m.procedural).toBeCloseTo(0.25, 12);
@@ -129,9 +142,9 @@ describe('pretraining mix', () => {
 
   it('procedural-envelope demonstrations: seeded, never a black-box harness, OA-18 combination, or black-box/T0 call name', () => {
     const spec = 'base:1,procedural-envelope:3';
-    const a = collectDemonstrations(16, 4, { mix: resolveMix(spec, 4) }, 1);
-    const b = collectDemonstrations(16, 4, { mix: resolveMix(spec, 4) }, 1);
-    const c = collectDemonstrations(16, 5, { mix: resolveMix(spec, 5) }, 1);
+    const a = demonstrations(spec, 16, 4);
+    const b = demonstrations(spec, 16, 4);
+    const c = demonstrations(spec, 16, 5);
     const actions = (d: typeof a) => d.episodes.map((e) => e.turns.map((t) => t.action));
     expect(a.failed).toBe(0);
     expect(actions(b)).toEqual(actions(a));

@@ -10,7 +10,8 @@ import { nastyString, toolCallOf } from './lib/tool_call_arbitrary';
 import { TOOL_INTERFACES, isParseError } from '../../src/harness/realizations/tool_interface';
 import { SYSTEM_PROMPTS } from '../../src/harness/realizations/system';
 import { TOOL_SPECS } from '../../src/harness/tools';
-import { formatCliCall, parseCliCall } from '../../src/harness/blackbox/coding_cli';
+import { CODING_CLI_TOOLS, formatCliCall } from '../../src/harness/blackbox/coding_cli';
+import { readMessage } from '../../src/harness/blackbox/envelope';
 import { assistantCallText } from '../../src/harness/blackbox/assistant';
 import { proceduralToolInterface } from '../../src/corpus/procedural_tools';
 import { ARG_WORDS, novelName, PROC_SYNTAXES, TOOL_WORDS, type ProcSyntax } from '../../src/corpus/procedural_surface';
@@ -94,7 +95,8 @@ describe('procedural tool interfaces', () => {
           expect(isParseError(P.parse(theirs)), `${P.surface.syntax} accepted ${T.id}: ${theirs}`).toBe(true);
           expect(isParseError(T.parse(mine)), `${T.id} accepted ${P.surface.syntax}: ${mine}`).toBe(true);
         }
-        expect('error' in parseCliCall(mine)).toBe(true);
+        // The coding CLI reads no call in it (a failed attempt or a reply).
+        expect('call' in readMessage(mine, CODING_CLI_TOOLS, '')).toBe(false);
         // Black-box calls are T0 envelopes (checked above through T0); append has no form there
         // and finish is a plain-text reply, which is no call syntax at all.
         if (call.tool !== 'append' && call.tool !== 'finish') {

@@ -17,10 +17,9 @@ import {
   encodeContext,
   encodeTurn,
   endTokenId,
-  fitContext,
   headLength,
   packBatch,
-  rolloutContext,
+  rolloutContextFit,
 } from '../../src/episode/rows';
 import { demonstrationRows } from '../../src/episode/demonstrations';
 import { taskSet } from '../../src/tasks';
@@ -93,10 +92,11 @@ describe('rows', () => {
     expect(tail).toEqual(full.slice(full.length - tail.length));
     expect(Array.from(r.ids.subarray(r.contextTokens))).toEqual(act);
     // The rollout context under the same limits is the row's context whenever the action fits the reserve.
-    expect(rolloutContext(tok, turn.context, small)).toEqual(ctx);
+    expect(rolloutContextFit(tok, turn.context, small)).toEqual({ ids: ctx, dropped: r.droppedContextTokens });
     // A context that fits is left alone.
-    expect(fitContext(tok, full, full.length).ids).toBe(full);
-    expect(() => fitContext(tok, full, 0)).toThrow(/budget/);
+    expect(rolloutContextFit(tok, turn.context, { maxT: full.length + 1, actionReserve: 1 })).toEqual({ ids: full, dropped: 0 });
+    // No room for a context at all is refused.
+    expect(() => rolloutContextFit(tok, turn.context, { maxT: 8, actionReserve: 8 })).toThrow(/actionReserve/);
     expect(() => encodeTurn(tok, 'x', 'y'.repeat(400), { maxT: 64, actionReserve: 8 })).toThrow(/no context/);
   });
 

@@ -11,19 +11,11 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { Tokenizer } from '../../src/model/tokenizer';
 import { paramCount } from '../../src/model/layout';
-import { cutView } from '../../src/episode/rows';
-import { resolveMix } from '../../src/pretrain/mix';
-import {
-  collectDemonstrations,
-  demoTasks,
-  lrAt,
-  prepareSft,
-  resolveSftConfig,
-  trainSft,
-  withContextWeight,
-  type SftConfig,
-} from '../../src/pretrain/sft';
-import { demoFailureReason, demonstrationRows, describeDropped } from '../../src/episode/demonstrations';
+import type { Row, RowBatch } from '../../src/episode/rows';
+import type { SftTrainer } from '../../src/engine/engine_api';
+import type { ExpertEpisode } from '../../src/harness/expert';
+import { demoTasks, prepareSft, resolveSftConfig, trainSft, type SftConfig } from '../../src/pretrain/sft';
+import { demonstrationRows, describeDropped, keepPassed } from '../../src/episode/demonstrations';
 import { pretrainBaseCpu, sftBlackboxCpu } from './lib/sft_cpu';
 import { decodeBaseCheckpoint, encodeBaseCheckpoint } from '../../src/model/checkpoint';
 import { evaluateGreedy } from '../../src/pretrain/eval_greedy';
@@ -47,6 +39,30 @@ function scripted(ids: (maxNew: number) => number[]): Policy {
   };
 }
 
+/** Two rows of 4 and 5 tokens: context then a two-token action. */
+const TWO_ROWS: Row[] = [
+  { ids: Int32Array.of(1, 2, 3, 4), mask: Uint8Array.of(0, 0, 1, 1), contextTokens: 2, droppedContextTokens: 0, actionTokens: 2 },
+  { ids: Int32Array.of(1, 2, 3, 4, 5), mask: Uint8Array.of(0, 0, 0, 1, 1), contextTokens: 3, droppedContextTokens: 0, actionTokens: 2 },
+];
+
+/** What a trainer is given at each step of trainSft over `rows`: the learning rate and the batch. */
+async function stepsSeen(
+  cfg: ReturnType<typeof resolveSftConfig>,
+  rows: readonly Row[] = TWO_ROWS,
+): Promise<{ lr: number; batch: RowBatch }[]> {
+  const seen: { lr: number; batch: RowBatch }[] = [];
+  const recorder: SftTrainer = {
+    name: 'recorder',
+    async step(batch, lr) {
+      seen.push({ lr, batch });
+      return { loss: 1, gradNorm: 1, tokens: 1 };
+    },
+    params: async () => new Float32Array(0),
+  };
+  await trainSft(rows, cfg, recorder, tok.padId);
+  return seen;
+}
+
 /** A micro model (C=16, L=1) so a CPU step is fast; maxT = 512 holds every procedural opening (the cut never drops it). */
 const MICRO: SftConfig = {
   preset: 'tiny',
@@ -65,14 +81,15 @@ const MICRO: SftConfig = {
 
 describe('demonstrations', () => {
   it('procedural-only mix: only procedural harnesses; the baseline only the black-box one', () => {
-    const base = collectDemonstrations(4, 1, { mix: resolveMix('procedural:1', 1) });
+    const base = prepareSft(tok, { ...MICRO, seed: 1, maxTier: 3 }).demos;
     expect(base.failed).toBe(0);
     expect(base.failedBy).toEqual({ opening: 0, driver: 0, verifier: 0 });
     expect(base.episodes.length).toBe(4);
     expect(base.episodes.every((e) => /^proc-\d+$/.test(e.harness))).toBe(true);
     expect(new Set(base.episodes.map((e) => e.taskId.split('/')[0]))).toEqual(new Set(['workspace', 'errands']));
     for (const e of base.episodes) expect(Number(e.taskId.split('/').pop())).toBeLessThanOrEqual(SEED_RANGES.train.to);
-    const bb = collectDemonstrations(2, 1, { blackbox: 'bb-coding-cli' });
+    const { mix: _baseOnly, ...noMix } = MICRO;
+    const bb = prepareSft(tok, { ...noMix, demos: 2, seed: 1, maxTier: 3, blackbox: 'bb-coding-cli' }).demos;
     expect(bb.failed).toBe(0);
     expect(bb.episodes.every((e) => e.harness === 'bb-coding-cli')).toBe(true);
     expect(() => resolveSftConfig({ ...MICRO, blackbox: 'S0-T0-O0-C0-W0' }, tok.vocabSize)).toThrow(/blackbox/);
@@ -80,20 +97,18 @@ describe('demonstrations', () => {
   });
 
   it('dropped demonstrations are counted by reason: a window smaller than an opening drops them all as "opening"', () => {
-    const tight = collectDemonstrations(
-      4,
-      1,
-      { mix: resolveMix('procedural:1', 1) },
-      1,
-      undefined,
-      cutView(tok, { maxT: 160, actionReserve: 64 }),
-    );
+    const tight = prepareSft(tok, { ...MICRO, seed: 1, actionReserve: 64, modelOverride: { ...MICRO.modelOverride, maxT: 160 } }).demos;
     expect(tight.episodes.length).toBe(0);
     expect(tight.failedBy).toEqual({ opening: 4, driver: 0, verifier: 0 });
     expect(describeDropped(tight)).toBe('4 dropped: opening 4');
     expect(describeDropped({ failed: 0, failedBy: { opening: 0, driver: 0, verifier: 0 } })).toBe('0 dropped');
-    expect(demoFailureReason({})).toBe('verifier');
-    expect(demoFailureReason({ errorKind: 'driver' })).toBe('driver');
+    // A failed run without an error kind failed its verifier; one with a kind is counted under it.
+    const failedRun = (errorKind?: 'driver' | 'opening') => ({ pass: false, ...(errorKind ? { errorKind } : {}) }) as ExpertEpisode;
+    expect(keepPassed([failedRun(), failedRun('driver'), failedRun('driver'), failedRun('opening')])).toEqual({
+      episodes: [],
+      failed: 4,
+      failedBy: { opening: 1, driver: 2, verifier: 1 },
+    });
   });
 
   it('curriculum: demoTasks honours maxTier and the count, split over both suites', () => {
@@ -115,27 +130,31 @@ describe('demonstrations', () => {
     expect(Array.from(bb.params)).not.toEqual(Array.from(base.params));
   });
 
-  it('the lr schedule warms up linearly and decays by cosine to minRatio·lr', () => {
-    expect(lrAt(1, 100, 1, 10, 0.1)).toBeCloseTo(0.1);
-    expect(lrAt(10, 100, 1, 10, 0.1)).toBeCloseTo(1);
-    expect(lrAt(100, 100, 1, 10, 0.1)).toBeCloseTo(0.1);
-    expect(lrAt(55, 100, 1, 10, 0.1)).toBeCloseTo(0.55);
+  it('the lr schedule warms up linearly and decays by cosine to minRatio·lr', async () => {
+    // lr 0.5 over 100 steps, 10 of warm-up, down to 0.1·lr.
+    const cfg = resolveSftConfig({ ...MICRO, steps: 100, lr: 0.5, warmupSteps: 10, minLrRatio: 0.1 }, tok.vocabSize);
+    const lr = (await stepsSeen(cfg)).map((s) => s.lr / 0.5);
+    expect(lr).toHaveLength(100);
+    expect(lr[0]).toBeCloseTo(0.1);
+    expect(lr[9]).toBeCloseTo(1);
+    expect(lr[99]).toBeCloseTo(0.1);
+    expect(lr[54]).toBeCloseTo(0.55);
   });
 });
 
 describe('SFT (trainSft)', () => {
-  it('contextLossWeight: context tokens get weight w, action tokens keep 1, <bos> and padding stay 0; w outside [0, 1] is refused', () => {
-    const batch = {
-      B: 2,
-      T: 5,
-      ids: new Int32Array(10),
-      lengths: Int32Array.of(4, 5),
-      mask: Float32Array.of(0, 0, 1, 1, 0, 0, 0, 0, 1, 1),
-    };
-    expect(withContextWeight(batch, 0)).toBe(batch);
-    const w = withContextWeight(batch, 0.25);
-    expect(Array.from(w.mask)).toEqual([0, 0.25, 1, 1, 0, 0, 0.25, 0.25, 1, 1]);
-    expect(Array.from(batch.mask)).toEqual([0, 0, 1, 1, 0, 0, 0, 0, 1, 1]);
+  it('contextLossWeight: context tokens get weight w, action tokens keep 1, <bos> and padding stay 0; w outside [0, 1] is refused', async () => {
+    // Each row's loss weights as the trainer gets them (the row told by its length), and one padding position.
+    const weights = async (w: number) =>
+      (await stepsSeen(resolveSftConfig({ ...MICRO, steps: 3, batchSize: 2, contextLossWeight: w }, tok.vocabSize))).flatMap(({ batch }) =>
+        Array.from(batch.lengths, (n, b) => [n, ...batch.mask.subarray(b * batch.T, b * batch.T + 6)]),
+      );
+    const plain = await weights(0);
+    expect(plain).toHaveLength(6);
+    for (const row of plain) expect(row).toEqual(row[0] === 4 ? [4, 0, 0, 1, 1, 0, 0] : [5, 0, 0, 0, 1, 1, 0]);
+    const weighted = await weights(0.25);
+    expect(weighted.map((r) => r[0])).toEqual(plain.map((r) => r[0]));
+    for (const row of weighted) expect(row).toEqual(row[0] === 4 ? [4, 0, 0.25, 1, 1, 0, 0] : [5, 0, 0.25, 0.25, 1, 1, 0]);
     expect(() => resolveSftConfig({ ...MICRO, contextLossWeight: 1.5 }, tok.vocabSize)).toThrow(
       /contextLossWeight must be in \[0, 1\], got 1.5/,
     );
@@ -268,7 +287,7 @@ describe('base checkpoint file', () => {
 
 describe('rows of demonstrations', () => {
   it('every row fits maxT and ends with the action and <|end|>', () => {
-    const demos = collectDemonstrations(2, 3, { mix: resolveMix('base:1', 3) }, 1);
+    const demos = prepareSft(tok, { ...MICRO, demos: 2, seed: 3, mix: 'base:1' }).demos;
     const rows = demonstrationRows(tok, demos.episodes, { maxT: 512, actionReserve: 40 });
     const turns = demos.episodes.reduce((a, e) => a + e.turns.length, 0);
     expect(rows.reduce((a, r) => a + (r.turns ?? 1), 0)).toBe(turns);
@@ -282,7 +301,7 @@ describe('rows of demonstrations', () => {
 
 describe('demonstrations that cannot fit', () => {
   it('a turn whose action alone overflows maxT is dropped and counted, the rest of the episode kept', () => {
-    const demos = collectDemonstrations(1, 3, { mix: resolveMix('base:1', 3) }, 1);
+    const demos = prepareSft(tok, { ...MICRO, demos: 1, seed: 3, mix: 'base:1' }).demos;
     const ep = demos.episodes[0];
     const long = { ...ep.turns[0], action: 'word '.repeat(900) };
     const stats = { longActionTurns: 0 };

@@ -7,7 +7,7 @@ import { Tokenizer, type TokenizerFile } from '../../src/model/tokenizer';
 import { runExpertEpisode } from '../../src/harness/expert';
 import { taskFromId, taskSet } from '../../src/tasks';
 import { turnCap } from '../../src/harness/turn_budget';
-import { encodeAction, headLength, rolloutContext, tokenCounter } from '../../src/episode/rows';
+import { encodeAction, headLength, rolloutContextFit, tokenCounter } from '../../src/episode/rows';
 import { localEnvApi, type EnvApi } from '../../src/episode/host';
 import { inProcessEnv, runEpisodes, type EnvHost, type Policy, type PolicySample } from '../../src/rollout/rollout';
 import { buildRows } from '../../src/rl/trainer_batch';
@@ -29,7 +29,7 @@ function expertPolicy(pairs: Array<{ taskId: string; harness: string }>): Policy
     const ep = runExpertEpisode(task, harness, { maxTurns: 40, tokenLength: tokenCounter(tok) });
     for (const t of ep.turns)
       table.set(
-        rolloutContext(tok, t.context, { maxT: MAXT, actionReserve: MAXNEW }).join(','),
+        rolloutContextFit(tok, t.context, { maxT: MAXT, actionReserve: MAXNEW }).ids.join(','),
         Int32Array.from(encodeAction(tok, t.action)),
       );
   }

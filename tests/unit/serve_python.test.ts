@@ -1,11 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
-import { resolve } from 'node:path';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parquetReadObjects } from 'hyparquet';
 import { startServer } from '../../src/serve/server';
 import { runExpertEpisode } from '../../src/harness/expert';
 import { taskFromId } from '../../src/tasks';
-import { buildExport } from '../../src/export/dataset';
-import { slimeJsonl, verlRow } from '../../src/export/writers';
+import { buildExport, type ExportDataset } from '../../src/export/dataset';
+import { writeExport } from '../../src/export/writers';
 
 /** A started server. */
 type RunningServer = Awaited<ReturnType<typeof startServer>>;
@@ -28,6 +31,20 @@ function python(env: Record<string, string>): Promise<{ code: number | null; out
   });
 }
 
+/** The first train row's verl extra_info and the second's slime line, read back from what `hlab export` writes. */
+async function exportedRows(ds: ExportDataset): Promise<{ verl_extra_info: unknown; slime_line: string }> {
+  const dir = mkdtempSync(join(tmpdir(), 'hlab-serve-rows-'));
+  try {
+    writeExport(ds, 'verl', join(dir, 'verl'));
+    writeExport(ds, 'slime', join(dir, 'slime'));
+    const buf = readFileSync(join(dir, 'verl', 'train.parquet'));
+    const verl = await parquetReadObjects({ file: buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength) });
+    return { verl_extra_info: verl[0].extra_info, slime_line: readFileSync(join(dir, 'slime', 'train.jsonl'), 'utf8').split('\n')[1] };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 describe('integrations/hlab_client.py against hlab serve', () => {
   let s: RunningServer;
   beforeAll(async () => {
@@ -41,7 +58,7 @@ describe('integrations/hlab_client.py against hlab serve', () => {
     const demo = runExpertEpisode(taskFromId(task), harness);
     expect(demo.pass).toBe(true);
     const ds = buildExport({ tasks: 1, evalTasks: 0, K: 2, suites: ['workspace'], maxTurns: 3 });
-    const rows = { verl_extra_info: verlRow(ds.train[0]).extra_info, slime_line: slimeJsonl(ds.train.slice(1, 2)).trim() };
+    const rows = await exportedRows(ds);
     const r = await python({
       HLAB_SERVE_URL: s.url,
       HLAB_SERVE_TOKEN: TOKEN,

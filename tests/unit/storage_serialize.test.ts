@@ -12,7 +12,7 @@ import {
   type CheckpointInput,
   type PreparedCheckpoint,
 } from '../../src/storage/serialize';
-import { EXPORT_HEADER_BYTES, concatBytes, decodeExportFile, encodeExportFile } from '../../src/storage/export_file';
+import { concatBytes, decodeExportFile, encodeExportFile } from '../../src/storage/export_file';
 import { CheckpointError } from '../../src/storage/errors';
 import { Rng } from '../../src/util/rng';
 import { nullsToNaN, sha256Hex, stringifyFinite } from '../../src/util/encoding';
@@ -266,7 +266,7 @@ describe('export file', () => {
     expect(e).toMatchObject({ code: 'invalid-file', tensor: 'params' });
     expect(e.message).toContain("tensor 'params'");
     const t2 = file.slice();
-    t2[EXPORT_HEADER_BYTES + 3] ^= 0x01;
+    t2[48 + 3] ^= 0x01; // the manifest starts after the 48-byte header (docs/STORAGE.md)
     expect((await asyncErrorOf(decodeExportFile(t2))).message).toContain('manifest SHA-256 mismatch');
     expect((await asyncErrorOf(decodeExportFile(file.subarray(0, file.length - 4)))).message).toContain('truncated');
     expect((await asyncErrorOf(decodeExportFile(file.subarray(0, 20)))).message).toContain('shorter than the 48-byte header');

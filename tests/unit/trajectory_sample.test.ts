@@ -23,7 +23,7 @@ const rowAdvantagesPerTrajectory = (E: number, rows: RlRows, advantages: Float32
     returns: null,
     episodeAdvantages: null,
   }) as number[][];
-import { dropZeroVarianceGroups } from '../../src/rl/update';
+import { filteredUpdate, type RlUpdateMetrics } from '../../src/rl/update';
 import { Rng } from '../../src/util/rng';
 
 /** A synthetic trajectory whose ids come from a seeded stream (contents are irrelevant here). */
@@ -224,15 +224,39 @@ describe('rowAdvantagesPerTrajectory', () => {
   });
 });
 
+/** The metrics a stand-in trainer step reports (filteredUpdate adds its own entropy and dropped groups). */
+const NO_METRICS: RlUpdateMetrics = {
+  policyLoss: 0,
+  valueLoss: 0,
+  clipFrac: 0,
+  approxKl: 0,
+  klRef: 0,
+  entropy: 0,
+  gradNorm: 0,
+  optimizerSteps: 1,
+  skippedSteps: 0,
+  rows: 0,
+  tokens: 0,
+  droppedGroups: 0,
+  ms: 0,
+};
+
 describe('trajectoryAdvantages (what an update applied, per input trajectory)', () => {
-  it('GRPO: the applied per-episode values at the kept indices, 0 for a dropped group; equals grpoTrajectoryAdvantages', () => {
+  it('GRPO: the applied per-episode values at the kept indices, 0 for a dropped group; equals grpoTrajectoryAdvantages', async () => {
     const trajs = [traj(0, 0, false, [[3, 2]]), traj(1, 0, false, [[4, 1]]), traj(2, 1, true, [[3, 2]]), traj(3, 1, false, [[2, 3]])];
     const cfg = rlLossConfig();
-    const { kept, keptIndices } = dropZeroVarianceGroups(trajs);
-    expect(keptIndices).toEqual([2, 3]);
-    const rows = buildRows(kept, 0, 32, 8);
-    const est = grpoAdvantages(kept, rows, cfg);
-    const got = trajectoryAdvantages(4, { kept: keptIndices, rows, oldValues: null, ...est });
+    // The update's filter drops group 0 (both fail); the trainer's step sees group 1 alone and applies its GRPO advantages.
+    const opts = { cfg, lr: 1e-3, weightDecay: 0, maxGradNorm: 1, epochs: 1, minibatches: 1, padId: 0, seed: 0 };
+    const seen: number[][] = [];
+    const { applied, metrics } = await filteredUpdate(trajs, opts, 0, (kept) => {
+      seen.push(kept.map((t) => trajs.indexOf(t as Trajectory)));
+      const rows = buildRows(kept, 0, 32, 8);
+      return { metrics: NO_METRICS, applied: { kept: kept.map((_, i) => i), rows, oldValues: null, ...grpoAdvantages(kept, rows, cfg) } };
+    });
+    expect(seen).toEqual([[2, 3]]);
+    expect(applied.kept).toEqual([2, 3]);
+    expect(metrics.droppedGroups).toBe(1);
+    const got = trajectoryAdvantages(4, applied);
     expect(got[0]).toBe(0);
     expect(got[1]).toBe(0);
     expect(got[2]).toBeGreaterThan(0);

@@ -303,7 +303,7 @@ function sftReused(spec: ExperimentSpec, runs: readonly PlannedRun[], r: number)
  * runner turns a run's validation off because every cell of it is infeasible (validation.ts
  * validationPlan): the spec alone does not say so.
  */
-export function validationsLeft(s: RunViewState, spec: ExperimentSpec): number {
+function validationsLeft(s: RunViewState, spec: ExperimentSpec): number {
   const v = spec.evaluation.validation;
   if (!v || v.tasks === 0) return 0;
   const perRun = validationSteps(spec.rl.steps, v.every).length;

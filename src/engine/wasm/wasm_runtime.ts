@@ -80,7 +80,7 @@ function decode(b64: string): Uint8Array<ArrayBuffer> {
  * Whether this runtime runs WebAssembly relaxed SIMD (Chromium ≥ 114, Node ≥ 22; Node 20 only
  * with --experimental-wasm-relaxed-simd): whether it validates the relaxed build of the engine.
  */
-export function relaxedSimdSupported(): boolean {
+function relaxedSimdSupported(): boolean {
   relaxedOk ??= WebAssembly.validate(decode(ENGINE_WASM_RELAXED_BASE64));
   return relaxedOk;
 }

@@ -84,17 +84,6 @@ function channelErrorText(e: ChannelError): string {
   }
 }
 
-/**
- * Parse one message as a call; a reply (not starting with `{`) or a failed attempt gives an
- * error message in Claude Code's words. Never throws.
- */
-export function parseCliCall(text: string): CliCall | { error: string } {
-  const m = readMessage(text, CODING_CLI_TOOLS, EXPECTED);
-  if ('call' in m) return m.call;
-  if ('error' in m) return { error: channelErrorText(m.error) };
-  return { error: `not a tool call (a reply); ${EXPECTED}` };
-}
-
 /** Glob → RegExp over absolute paths: `**` any depth, `*` within a component, `?` one char. */
 function globToRegExp(pattern: string): RegExp {
   let p = pattern.trim();

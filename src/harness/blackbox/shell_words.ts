@@ -1,8 +1,8 @@
 /**
  * POSIX-style word splitting and quoting for the black-box harnesses' shell tools (`Bash`,
  * `exec`): bare words, '…' (literal), "…" (with \" \\ \$ \` escapes), backslash outside
- * quotes. `shellQuote` is the inverse: `shellSplit(words.map(shellQuote).join(' '))` returns
- * `words` for any strings (property-tested).
+ * quotes. `shellCommand` quotes its operands so that `shellSplit` reads them back exactly, for
+ * any strings (property-tested).
  */
 
 /** Split a command line into words, or return an error message. Never throws. */
@@ -59,7 +59,7 @@ export function shellSplit(line: string): string[] | { error: string } {
 }
 
 /** Quote one word so `shellSplit` reads it back exactly (bare when safe, else '…' with '\'' for quotes). */
-export function shellQuote(word: string): string {
+function shellQuote(word: string): string {
   if (/^[A-Za-z0-9_./@%+=:,-]+$/.test(word)) return word;
   return "'" + word.replace(/'/g, "'\\''") + "'";
 }
