@@ -40,6 +40,8 @@ const ALLOWED: Record<string, string> = {
   'src/rl/advantages.ts:grpoAdvantages': 'the CPU reference of the grpo_advantage kernel (as src/reference/), checked against the GPU',
   'src/rl/advantages.ts:ppoAdvantages': 'the CPU reference of the gae kernel (as src/reference/), checked against the GPU',
   'src/pretrain/sft.ts:refSftTrainer': "the reference SFT trainer (as src/reference/) both engines' SFT steps are checked against",
+  'src/harness/expert.ts:adapterFor':
+    "the expert's per-harness tool adapter, driven by tests on hand-made tasks runExpertEpisode's task suites do not hold",
   // In files other branches are changing now; cleaned up when they merge.
   'src/bench/pytorch_peer.ts:peerEnv': 'file being split in another branch',
   'src/cli/commands/heldout.ts:heldOutHarnessList': 'file being split in another branch',
@@ -52,9 +54,6 @@ const ALLOWED: Record<string, string> = {
   'src/engine/wasm/wasm_sft.ts:sftLossAndGrads': 'the CPU SFT step loss and gradients, checked against src/reference like a kernel',
   'src/episode/host_pool.ts:initTokenizer': 'pending: test through the host pool',
   'src/experiment/feasibility.ts:specCells': 'pending: test through specFeasibility',
-  'src/harness/expert.ts:adapterFor': 'pending: test through runExpertEpisode',
-  'src/harness/expert.ts:appendEdit': 'pending: test through runExpertEpisode',
-  'src/harness/expert.ts:editFor': 'pending: test through runExpertEpisode',
   'src/report/stats.ts:mcnemarExact': 'pending: test through the paired comparison',
   'src/rl/update.ts:policyTokenEntropy': 'pending: test through filteredUpdate',
 };

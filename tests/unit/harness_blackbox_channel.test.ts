@@ -16,7 +16,8 @@ import { TOOL_SPECS } from '../../src/harness/tools';
 import { CODING_CLI_TOOLS, formatCliCall } from '../../src/harness/blackbox/coding_cli';
 import { ASSISTANT_TOOLS } from '../../src/harness/blackbox/assistant';
 import { formatCall, readMessage, type BlackboxTool } from '../../src/harness/blackbox/envelope';
-import { appendEdit, runExpertEpisode } from '../../src/harness/expert';
+import { runExpertEpisode } from '../../src/harness/expert';
+import { appendEdit } from '../../src/harness/text_edits';
 import { SUITE_NAMES, taskSet } from '../../src/tasks';
 
 /** The tool interfaces T0 (json), T1 (shell), T2 (tagged), in id order. */
