@@ -72,7 +72,7 @@ function findTorchPython(candidates = [process.env.HLAB_PYTHON, 'python3', '/usr
  * small 259–424 ms; torch 2 + BLAS 1 38–48 and 164–169 (the fastest and steadiest); torch 1 +
  * BLAS 2 43–52 and 166–181; torch 1 + BLAS 1 48–58 and 196–216.
  */
-export function peerEnv(base: Readonly<Record<string, string | undefined>>): Record<string, string | undefined> {
+function peerEnv(base: Readonly<Record<string, string | undefined>>): Record<string, string | undefined> {
   return { ...base, OPENBLAS_NUM_THREADS: '1' };
 }
 

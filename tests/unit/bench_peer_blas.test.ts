@@ -1,5 +1,8 @@
-import { describe, expect, it } from 'vitest';
-import { peerBlasWarning, peerEnv } from '../../src/bench/pytorch_peer';
+import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { peerBlasWarning, PytorchPeer } from '../../src/bench/pytorch_peer';
 
 describe('peerBlasWarning: a PyTorch peer on a slow BLAS is flagged beside the ratio', () => {
   it('says nothing for an optimized BLAS', () => {
@@ -18,11 +21,36 @@ describe('peerBlasWarning: a PyTorch peer on a slow BLAS is flagged beside the r
   });
 });
 
-describe('peerEnv: the peer runs OpenBLAS single-threaded under torch’s threads (no oversubscription of the cores)', () => {
-  it('sets OPENBLAS_NUM_THREADS=1 and keeps the rest of the environment', () => {
-    const env = peerEnv({ PATH: '/usr/bin', OPENBLAS_NUM_THREADS: '4', HLAB_PYTHON: '/x/python3' });
-    expect(env.OPENBLAS_NUM_THREADS).toBe('1');
-    expect(env.PATH).toBe('/usr/bin');
-    expect(env.HLAB_PYTHON).toBe('/x/python3');
+/**
+ * A stand-in interpreter: it "imports torch", then answers the model command as pytorch_peer.py
+ * does, reporting OPENBLAS_NUM_THREADS and a marker variable as its environment holds them.
+ */
+const FAKE_PYTHON = `#!/bin/sh
+[ "$1" = -c ] && exit 0
+read -r cmd
+printf '{"torch":"%s","threads":2,"blas":{"path":null,"kind":"openblas","threads":%s}}\\n' "$HLAB_PEER_MARK" "$OPENBLAS_NUM_THREADS"
+cat >/dev/null
+`;
+
+describe('PytorchPeer.start: the peer runs OpenBLAS single-threaded under torch’s threads (no oversubscription of the cores)', () => {
+  afterEach(() => vi.unstubAllEnvs());
+
+  it('starts the interpreter with OPENBLAS_NUM_THREADS=1 and the rest of the environment kept', async () => {
+    const py = join(mkdtempSync(join(tmpdir(), 'hl-peer-')), 'python3');
+    writeFileSync(py, FAKE_PYTHON);
+    chmodSync(py, 0o755);
+    vi.stubEnv('HLAB_PYTHON', py);
+    vi.stubEnv('OPENBLAS_NUM_THREADS', '4');
+    vi.stubEnv('HLAB_PEER_MARK', 'kept');
+    const peer = PytorchPeer.start();
+    if (!(peer instanceof PytorchPeer)) throw new Error(peer.absent);
+    try {
+      expect(peer.python).toBe(py);
+      const info = await peer.model({ C: 8, L: 1, NH: 1, V: 16, B: 1, T: 4, threads: 2, seed: 1 });
+      expect(info.blas.threads).toBe(1);
+      expect(info.torch).toBe('kept');
+    } finally {
+      peer.close();
+    }
   });
 });
