@@ -16,7 +16,7 @@ const CHECKPOINT_FORMAT = 'hlab-checkpoint';
  * Version of the manifest layout (reported as `meta.schemaVersion` of a loaded checkpoint).
  * Bump it, and teach `parseManifest` the old one, whenever a manifest field changes meaning.
  */
-export const CHECKPOINT_FORMAT_VERSION = 1;
+const CHECKPOINT_FORMAT_VERSION = 1;
 /** Default chunk size: 1 MiB, small enough for one IndexedDB value, large enough to be few. */
 export const DEFAULT_CHUNK_BYTES = 1 << 20;
 /** Largest allowed chunk (64 MiB): bigger single values make IndexedDB writes all-or-nothing. */
@@ -223,7 +223,7 @@ function dtypeOf(t: unknown, field: string): TensorDtype {
 }
 
 /** Number of chunks a tensor of `byteLength` bytes is split into. */
-export function chunkCountFor(byteLength: number, chunkBytes: number): number {
+function chunkCountFor(byteLength: number, chunkBytes: number): number {
   return Math.ceil(byteLength / chunkBytes);
 }
 
