@@ -8,27 +8,36 @@ import { readFileSync } from 'node:fs';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { Tokenizer } from '../../src/model/tokenizer';
 import { heldOutByHarness, heldOutTasks, levelMeans } from '../../src/pretrain/heldout';
-import { heldOutHarnessList, heldOutLines, heldOutReport } from '../../src/cli/commands/heldout';
+import { registerHeldOut } from '../../src/cli/commands/heldout';
 import { UsageError } from '../../src/cli/cli_util';
 import { decodeBaseCheckpoint, encodeBaseCheckpoint } from '../../src/model/checkpoint';
 import { selectTrainingOA } from '../../src/design/selection';
 import { BASE_HARNESS } from '../../src/design/space';
+import { cliJson, runCli } from './lib/cli_in_process';
 
 const tok = Tokenizer.fromJSON(JSON.parse(readFileSync(new URL('../../public/tokenizer-v2.json', import.meta.url), 'utf8')));
-const OPTS = {
-  init: 'base',
-  preset: 'mini' as const,
-  harnesses: 'training',
-  suites: 'workspace,errands',
-  maxTier: 1,
-  tasks: 2,
-  seed: 5,
-  threads: 1,
-  batch: 4,
-};
+/** `hlab heldout`'s options in these tests; a test appends the ones it changes (the last one given wins). */
+const ARGS = [
+  'heldout',
+  ...['--init', 'base', '--preset', 'mini', '--harnesses', 'training', '--suites', 'workspace,errands', '--max-tier', '1'],
+  ...['--tasks', '2', '--seed', '5', '--threads', '1', '--batch', '4'],
+];
+
+/** `hlab heldout` in process with `more` options. @returns the error it threw (undefined when none) */
+async function heldoutError(...more: string[]): Promise<Error | undefined> {
+  return (await runCli([registerHeldOut], ...ARGS, ...more)).error;
+}
+
+/** What `hlab heldout --json` prints (src/cli/commands/heldout.ts module doc). */
+interface Report {
+  budget: { maxT: number; actionReserve: number };
+  sets: Record<string, number>;
+  perHarness: { harness: string; loss: number }[];
+  levelMeans: Record<string, Record<string, number>>;
+}
 
 describe('levelMeans', () => {
   it('is the unweighted mean per component level; black-box ids and non-finite values are skipped', () => {
@@ -79,31 +88,49 @@ describe('heldOutByHarness', () => {
 
 describe('hlab heldout', () => {
   it('bad options are one UsageError naming the option, before any engine starts', async () => {
-    await expect(heldOutReport({ ...OPTS, suites: 'workspace,chores' })).rejects.toThrow(/--suites 'workspace,chores'.*bad entry 'chores'/);
-    await expect(heldOutReport({ ...OPTS, harnesses: 'S9-T0-O0-C0-W0' })).rejects.toThrow(UsageError);
-    await expect(heldOutReport({ ...OPTS, init: '/nonexistent/x.ckpt' })).rejects.toThrow(/--init: no such file/);
+    const bad = async (...more: string[]) => {
+      const e = await heldoutError(...more);
+      expect(e, more.join(' ')).toBeInstanceOf(UsageError);
+      return (e as Error).message;
+    };
+    expect(await bad('--suites', 'workspace,chores')).toMatch(/--suites 'workspace,chores'.*bad entry 'chores'/);
+    await bad('--harnesses', 'S9-T0-O0-C0-W0');
+    expect(await bad('--init', '/nonexistent/x.ckpt')).toMatch(/--init: no such file/);
+    expect(await bad('--preset', 'small')).toMatch(/no shipped base for --preset small/);
     const dir = mkdtempSync(join(tmpdir(), 'hl-heldout-'));
-    await expect(heldOutReport({ ...OPTS, preset: 'small' }, dir)).rejects.toThrow(/no shipped base for --preset small/);
     writeFileSync(join(dir, 'junk.ckpt'), 'not a checkpoint');
-    await expect(heldOutReport({ ...OPTS, init: join(dir, 'junk.ckpt') })).rejects.toThrow(UsageError);
+    await bad('--init', join(dir, 'junk.ckpt'));
     const shipped = await decodeBaseCheckpoint(new Uint8Array(readFileSync(new URL('../../public/base-mini.ckpt', import.meta.url))));
     const { actionReserve: _, ...noBudget } = shipped.header.metadata;
     const { bytes } = await encodeBaseCheckpoint(shipped.header.config, shipped.params, shipped.header.tokenizer, noBudget);
     writeFileSync(join(dir, 'nobudget.ckpt'), bytes);
-    await expect(heldOutReport({ ...OPTS, init: join(dir, 'nobudget.ckpt') })).rejects.toThrow(/records no action reserve/);
-    expect(heldOutHarnessList('training')).toEqual([...selectTrainingOA().training]);
+    expect(await bad('--init', join(dir, 'nobudget.ckpt'))).toMatch(/records no action reserve/);
   });
 
+  it("--harnesses training (the default) measures the 18 orthogonal-array harnesses, in the array's order", async () => {
+    const r = await cliJson<Report>([registerHeldOut], ...ARGS, '--suites', 'workspace', '--tasks', '1');
+    expect(r.perHarness.map((h) => h.harness)).toEqual([...selectTrainingOA().training]);
+  }, 60_000);
+
   it("measures the shipped base: finite losses, level means of the harnesses given, the base set equal to the base harness's row", async () => {
-    const r = await heldOutReport({ ...OPTS, harnesses: `${BASE_HARNESS},S1-T1-O2-C2-W0` });
+    const harnesses = ['--harnesses', `${BASE_HARNESS},S1-T1-O2-C2-W0`];
+    const r = await cliJson<Report>([registerHeldOut], ...ARGS, ...harnesses);
     expect(Object.keys(r.sets)).toEqual(['procedural', 'training', 'base']);
     for (const v of Object.values(r.sets)) expect(Number.isFinite(v) && v > 0).toBe(true);
     expect(r.perHarness.map((h) => h.harness)).toEqual([BASE_HARNESS, 'S1-T1-O2-C2-W0']);
     expect(r.sets.base).toBeCloseTo(r.perHarness[0].loss, 5);
     expect(r.levelMeans.T).toEqual({ T0: r.perHarness[0].loss, T1: r.perHarness[1].loss });
     expect(r.budget).toEqual({ maxT: 512, actionReserve: 128 });
-    const text = heldOutLines(r).join('\n');
-    expect(text).toContain('level means T: T0 ');
+    // Without --json the same report is printed as text (console.log).
+    const lines: string[] = [];
+    const log = vi.spyOn(console, 'log').mockImplementation((l: string) => void lines.push(l));
+    try {
+      expect((await runCli([registerHeldOut], ...ARGS, ...harnesses)).error).toBeUndefined();
+    } finally {
+      log.mockRestore();
+    }
+    const text = lines.join('\n');
+    expect(text).toContain(`level means T: T0 ${r.perHarness[0].loss.toFixed(3)}`);
     expect(text).toContain(`${BASE_HARNESS}  `);
   }, 60_000);
 });

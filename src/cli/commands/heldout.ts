@@ -52,7 +52,7 @@ interface HeldOutReport {
 }
 
 /** --harnesses: 'training' (the 18 orthogonal-array harnesses) or what `hlab expert` takes. @throws UsageError */
-export function heldOutHarnessList(spec: string): string[] {
+function heldOutHarnessList(spec: string): string[] {
   return spec.trim() === 'training' ? [...selectTrainingOA().training] : parseHarnessList(spec);
 }
 
@@ -60,12 +60,10 @@ export function heldOutHarnessList(spec: string): string[] {
  * Measure a checkpoint (module doc). Validates every option before any work.
  * @throws UsageError (exit 2, one line) naming a bad option, a missing shipped base or an unreadable checkpoint.
  */
-export async function heldOutReport(
-  opts: Opts,
-  publicDir: string = fileURLToPath(new URL('../../../public', import.meta.url)),
-): Promise<HeldOutReport> {
+async function heldOutReport(opts: Opts): Promise<HeldOutReport> {
   const suites = parseSuiteList(opts.suites);
   const harnesses = heldOutHarnessList(opts.harnesses);
+  const publicDir = fileURLToPath(new URL('../../../public', import.meta.url));
   const path = opts.init === 'base' ? join(publicDir, `base-${opts.preset}.ckpt`) : opts.init;
   if (!existsSync(path))
     throw new UsageError(
@@ -113,7 +111,7 @@ export async function heldOutReport(
 }
 
 /** The human-readable report: the three sets, one line per harness, then the level means. */
-export function heldOutLines(r: HeldOutReport): string[] {
+function heldOutLines(r: HeldOutReport): string[] {
   const f = (x: number) => (Number.isFinite(x) ? x.toFixed(3) : '—');
   const lines = [
     `held-out action loss (nats/token) of ${r.checkpoint}: ${r.tasks} test tasks, seed ${r.seed}, budget ${r.budget.maxT} − ${r.budget.actionReserve}; ${r.seconds} s`,
