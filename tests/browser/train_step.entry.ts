@@ -3,7 +3,7 @@
 import { createGpu, type Gpu } from '../../src/engine/webgpu/device';
 import { allClose } from './lib/compare';
 import { GpuModel } from '../../src/engine/webgpu/gpu_model';
-import { GpuTrainer, type TrainerOptions } from '../../src/engine/webgpu/gpu_train';
+import { GpuTrainer } from '../../src/engine/webgpu/gpu_train';
 import { sftLossHead, type LossHead, type TrainBatch } from '../../src/engine/webgpu/loss_head';
 import { createStorage } from '../../src/engine/webgpu/buffers';
 import { cpuAdamwStep, cpuBackward, cpuForward, sftLoss, sftTargets } from '../../src/model/cpu_model';
@@ -11,6 +11,9 @@ import { initParams } from '../../src/model/init';
 import { paramLayout } from '../../src/model/layout';
 import type { ModelConfig } from '../../src/model/config';
 import { Rng } from '../../src/util/rng';
+
+/** GpuTrainer.create's options (optimizer settings, loss head, onSkip). */
+type TrainerOptions = NonNullable<Parameters<typeof GpuTrainer.create>[1]>;
 
 interface Batch extends TrainBatch {
   lengths: Int32Array;

@@ -42,14 +42,6 @@ const ALLOWED: Record<string, string> = {
   'src/pretrain/sft.ts:refSftTrainer': "the reference SFT trainer (as src/reference/) both engines' SFT steps are checked against",
   'src/harness/expert.ts:adapterFor':
     "the expert's per-harness tool adapter, driven by tests on hand-made tasks runExpertEpisode's task suites do not hold",
-  // In files other branches are changing now; cleaned up when they merge.
-  'src/bench/pytorch_peer.ts:peerEnv': 'file being split in another branch',
-  'src/cli/commands/heldout.ts:heldOutHarnessList': 'file being split in another branch',
-  'src/cli/commands/heldout.ts:heldOutLines': 'file being split in another branch',
-  'src/cli/commands/heldout.ts:heldOutReport': 'file being split in another branch',
-  'src/engine/webgpu/gpu_train.ts:TrainerOptions': 'file being split in another branch',
-  'src/storage/serialize.ts:CHECKPOINT_FORMAT_VERSION': 'file being split in another branch',
-  'src/storage/serialize.ts:chunkCountFor': 'file being split in another branch',
   // Not yet reworked: only a test imports each; its test is to go through the public function named.
   'src/engine/wasm/wasm_sft.ts:sftLossAndGrads': 'the CPU SFT step loss and gradients, checked against src/reference like a kernel',
   'src/episode/host_pool.ts:initTokenizer': 'pending: test through the host pool',

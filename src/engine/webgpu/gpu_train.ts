@@ -23,7 +23,7 @@ import { sftLossHead, type LossContext, type LossHead, type TrainBatch } from '.
 import { backwardDispatches, createBackwardScratch, type BackwardScratch } from './gpu_backward';
 
 /** Optimizer settings (each defaults to DEFAULT_OPTIMIZER, src/model/optimizer.ts) and the loss head. */
-export interface TrainerOptions extends Partial<Omit<OptimizerStep, 'lr' | 'step'>> {
+interface TrainerOptions extends Partial<Omit<OptimizerStep, 'lr' | 'step'>> {
   /** Learning rate, constant or per 1-based step. */
   lr?: number | ((step: number) => number);
   /** Loss head (default SFT cross-entropy). */
