@@ -12,7 +12,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { CLAIMS, claimsJson, claimsTable, generatedBlocks, withBlocks, type CommittedResults } from '../src/experiment/claims';
 import { ExperimentResultsSchema } from '../src/report/results_schema';
 import { upgradeRuns } from '../src/report/results_upgrade';
-import { conditionsMap, mapMarkdown } from '../src/experiment/conditions_map';
+import { cellProgress, conditionsMap, mapMarkdown, type CellProgress } from '../src/experiment/conditions_map';
 import { conditionsMapSvg } from '../src/experiment/conditions_map_svg';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -23,33 +23,75 @@ export const CLAIMS_JSON = `${ROOT}docs/results/claims.json`;
 export const MAP_JSON = `${ROOT}docs/results/map.json`;
 export const MAP_SVG = `${ROOT}docs/results/map.svg`;
 
-/** The committed results of every preset a claim reads and of every map preset (`map-*`; absent presets left out), validated. */
-export function loadCommitted(dir = `${ROOT}docs/results`): Map<string, CommittedResults> {
-  const out = new Map<string, CommittedResults>();
-  const mapPresets = existsSync(dir)
+/** A results.json read and validated as the claims read it (older shapes upgraded), with its resolved spec. */
+function readResults(file: string): CommittedResults {
+  return parseResults(JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>);
+}
+
+function parseResults(raw: Record<string, unknown>): CommittedResults {
+  const res = ExperimentResultsSchema.parse({ ...raw, runs: upgradeRuns(raw.runs, raw.curves) }) as unknown as CommittedResults;
+  return { ...res, specJson: raw.specJson };
+}
+
+const mapPresetsIn = (dir: string): string[] =>
+  existsSync(dir)
     ? readdirSync(dir)
         .filter((d) => d.startsWith('map-'))
         .sort()
     : [];
-  for (const preset of [...new Set([...CLAIMS.map((c) => c.preset), ...mapPresets])]) {
+
+/** The committed results of every preset a claim reads and of every map preset (`map-*`; absent presets left out), validated. */
+export function loadCommitted(dir = `${ROOT}docs/results`): Map<string, CommittedResults> {
+  const out = new Map<string, CommittedResults>();
+  for (const preset of [...new Set([...CLAIMS.map((c) => c.preset), ...mapPresetsIn(dir)])]) {
     const file = `${dir}/${preset}/results.json`;
-    if (!existsSync(file)) continue;
-    const raw = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
-    const res = ExperimentResultsSchema.parse({ ...raw, runs: upgradeRuns(raw.runs, raw.curves) }) as unknown as CommittedResults;
-    out.set(preset, { ...res, specJson: raw.specJson });
+    if (existsSync(file)) out.set(preset, readResults(file));
+  }
+  return out;
+}
+
+/**
+ * The map presets running in seed chunks: each `map-*` folder without a merged results.json whose
+ * chunks/<name>/results.json are committed (finished ones only), against the seeds its preset
+ * (public/presets/<preset>.json) plans.
+ */
+export function loadProgress(dir = `${ROOT}docs/results`, presets = `${ROOT}public/presets`): CellProgress[] {
+  const out: CellProgress[] = [];
+  for (const preset of mapPresetsIn(dir)) {
+    const chunks = `${dir}/${preset}/chunks`;
+    if (existsSync(`${dir}/${preset}/results.json`) || !existsSync(chunks)) continue;
+    const done = readdirSync(chunks)
+      .sort()
+      .map((c) => `${chunks}/${c}/results.json`)
+      .filter((f) => existsSync(f))
+      .map((f) => JSON.parse(readFileSync(f, 'utf8')) as Record<string, unknown>)
+      .filter((raw) => raw.status === 'done')
+      .map(parseResults);
+    if (!done.length) continue;
+    const planned = (JSON.parse(readFileSync(`${presets}/${preset}.json`, 'utf8')) as { seeds: number[] }).seeds;
+    const p = cellProgress(
+      preset,
+      done[0].specJson,
+      done.flatMap((r) => r.runs),
+      planned,
+    );
+    if (p) out.push(p);
   }
   return out;
 }
 
 /** RESULTS.md as the data says it should read. */
-export function regenerated(doc = readFileSync(RESULTS_DOC, 'utf8'), results = loadCommitted()): string {
-  return withBlocks(doc, { ...generatedBlocks(results), map: mapMarkdown(conditionsMap(results)) });
+export function regenerated(doc = readFileSync(RESULTS_DOC, 'utf8'), results = loadCommitted(), progress = loadProgress()): string {
+  return withBlocks(doc, { ...generatedBlocks(results), map: mapMarkdown(conditionsMap(results), progress) });
 }
 
 /** docs/results/map.json and map.svg as the data says they should read. */
-export function regeneratedMap(results = loadCommitted()): { json: string; svg: string } {
+export function regeneratedMap(results = loadCommitted(), progress = loadProgress()): { json: string; svg: string } {
   const cells = conditionsMap(results);
-  return { json: `${JSON.stringify({ generatedBy: 'scripts/claims.ts', cells }, null, 2)}\n`, svg: conditionsMapSvg(cells) };
+  return {
+    json: `${JSON.stringify({ generatedBy: 'scripts/claims.ts', cells, inProgress: progress }, null, 2)}\n`,
+    svg: conditionsMapSvg(cells, progress),
+  };
 }
 
 /** docs/results/claims.json as the data says it should read. */

@@ -13,7 +13,7 @@ import { openNamedCache } from '../util/asset_fetch';
 import { COMMITTED_DIR, MAP_FILE, committedFile, decodeEpisodes, type CommittedPart, type CommittedPartsMeta } from './committed_parts';
 import { isMissingAsset } from '../util/asset_fetch';
 import { parseCurvesJson, parseResultsFile, parseTrajectoriesJson, type ExperimentOutputJson } from './results_store';
-import type { MapCell } from '../experiment/conditions_map';
+import type { CellProgress, MapCell } from '../experiment/conditions_map';
 
 /** The Cache Storage cache of fetched committed files; bump the version when their form changes. */
 const COMMITTED_CACHE = 'hlab-committed-v1';
@@ -94,14 +94,16 @@ export function committedPresets(env: CommittedEnv = defaultEnv()): Promise<stri
 }
 
 /**
- * The map of conditions (map.json: docs/results/map.json as scripts/claims.ts wrote it), its
- * cells in the map's order; fetched once per tab.
- * @throws Error when the file cannot be fetched (see fetchCommittedJson) or a cell lacks its
- *   place, preset, seeds, verdicts, floor or starting in-space pass@1 (naming the cell)
+ * The map of conditions (map.json: docs/results/map.json as scripts/claims.ts wrote it): its
+ * cells in the map's order and the places running in seed chunks (absent in older files: none);
+ * fetched once per tab.
+ * @throws Error when the file cannot be fetched (see fetchCommittedJson), a cell lacks its
+ *   place, preset, seeds, verdicts, floor or starting in-space pass@1, or a place in progress its
+ *   place, planned seeds or per-seed differences (naming the entry)
  */
-export function committedMap(env: CommittedEnv = defaultEnv()): Promise<MapCell[]> {
+export function committedMap(env: CommittedEnv = defaultEnv()): Promise<{ cells: MapCell[]; inProgress: CellProgress[] }> {
   return remember(memo, `${env.base}map`, async () => {
-    const j = (await fetchCommittedJson(MAP_FILE, env)) as { cells?: unknown };
+    const j = (await fetchCommittedJson(MAP_FILE, env)) as { cells?: unknown; inProgress?: unknown };
     const where = `${env.base}${COMMITTED_DIR}/${MAP_FILE}`;
     if (!Array.isArray(j?.cells)) throw new Error(`${where}: expected { cells: [...] }`);
     j.cells.forEach((c: Partial<MapCell> | null, i) => {
@@ -121,7 +123,21 @@ export function committedMap(env: CommittedEnv = defaultEnv()): Promise<MapCell[
         (typeof c.startInSpace === 'number' || c.startInSpace === null);
       if (!ok) throw new Error(`${where}: cells[${i}] lacks its place, preset, seeds, bands, verdicts, floor or startInSpace`);
     });
-    return j.cells as MapCell[];
+    const inProgress = j.inProgress ?? [];
+    if (!Array.isArray(inProgress)) throw new Error(`${where}: expected inProgress: [...]`);
+    inProgress.forEach((p: Partial<CellProgress> | null, i) => {
+      const ok =
+        p &&
+        typeof p.preset === 'string' &&
+        typeof p.exposure === 'string' &&
+        typeof p.steps === 'number' &&
+        typeof p.dynamicSampling === 'boolean' &&
+        Array.isArray(p.planned) &&
+        Array.isArray(p.perSeed) &&
+        p.perSeed.every((x) => typeof x?.seed === 'number' && typeof x.inSpace === 'number');
+      if (!ok) throw new Error(`${where}: inProgress[${i}] lacks its place, preset, planned seeds or per-seed differences`);
+    });
+    return { cells: j.cells as MapCell[], inProgress: inProgress as CellProgress[] };
   });
 }
 

@@ -116,6 +116,52 @@ function mapCell(preset: string, res: CommittedResults): MapCell | null {
   };
 }
 
+/**
+ * A planned place whose experiment runs in seed chunks (`hlab run --seeds`, docs/results/<preset>/chunks/)
+ * and is not merged yet: what has run, never a verdict (the rule reads only a finished cell).
+ */
+export interface CellProgress extends MapPlace {
+  preset: string;
+  /** Seeds the preset plans (its spec's seeds), ascending. */
+  planned: number[];
+  /** Per seed whose chunk is committed: in-space harness scaling − single harness after RL (a fraction), paired on the seed's cells. */
+  perSeed: Array<{ seed: number; inSpace: number }>;
+}
+
+/**
+ * An unmerged experiment's progress from its committed chunks.
+ * @param runs the runs of every committed chunk (one seed each, as `hlab run --seeds` wrote them)
+ * @param specJson a chunk's resolved spec (places the cell and names its arms)
+ * @param planned the preset's seeds
+ * @returns null when the spec has not both arms (no map cell)
+ */
+export function cellProgress(
+  preset: string,
+  specJson: unknown,
+  runs: readonly RunResult[],
+  planned: readonly number[],
+): CellProgress | null {
+  const a = arms(specJson);
+  if (!a) return null;
+  const seeds = [...new Set(runs.map((r) => r.seed))].sort((x, y) => x - y);
+  const perSeed = seeds.flatMap((seed) => {
+    const v = methodVerdict(
+      runs.filter((r) => r.seed === seed),
+      a.single,
+      a.scaling,
+      'inSpace',
+    );
+    return v ? [{ seed, inSpace: v.comparison.pass.diff }] : [];
+  });
+  return { preset, ...placeOf(specJson), planned: [...planned].sort((x, y) => x - y), perSeed };
+}
+
+/** "broad base at 240 steps, dynamic sampling: 1 of 5 seeds (in-space HS − single by seed: s0 +10.9)". */
+export function progressText(p: CellProgress): string {
+  const bySeed = p.perSeed.map((x) => `s${x.seed} ${signedPoints(x.inSpace)}`).join(', ');
+  return `${p.exposure} base at ${budgetText(p)}: ${p.perSeed.length} of ${p.planned.length} seeds${bySeed ? ` (in-space HS − single by seed: ${bySeed})` : ''}`;
+}
+
 const EXPOSURE_ORDER = ['broad', 'narrow', 'base-only'];
 
 /**
@@ -130,9 +176,9 @@ export const PLANNED_PLACES: readonly MapPlace[] = [
 
 const samePlace = (a: MapPlace, b: MapPlace) => a.exposure === b.exposure && a.steps === b.steps && a.dynamicSampling === b.dynamicSampling;
 
-/** The planned places no committed cell fills yet. */
-export function missingPlaces(cells: readonly MapPlace[]): MapPlace[] {
-  return PLANNED_PLACES.filter((p) => !cells.some((c) => samePlace(c, p)));
+/** The planned places no committed cell fills yet, nor committed seed chunks (`running`) start to. */
+export function missingPlaces(cells: readonly MapPlace[], running: readonly MapPlace[] = []): MapPlace[] {
+  return PLANNED_PLACES.filter((p) => ![...cells, ...running].some((c) => samePlace(c, p)));
 }
 const exposureRank = (e: string) => (EXPOSURE_ORDER.includes(e) ? EXPOSURE_ORDER.indexOf(e) : EXPOSURE_ORDER.length);
 
@@ -238,8 +284,11 @@ export function rowSentences(cells: readonly MapCell[]): string[] {
   });
 }
 
-/** The map as a markdown table (RESULTS.md), one row per cell, then one sentence per exposure. */
-export function mapMarkdown(cells: readonly MapCell[]): string {
+/**
+ * The map as a markdown table (RESULTS.md), one row per cell, then one sentence per exposure, then
+ * the places in progress (their chunks so far, no verdict) and those not run yet.
+ */
+export function mapMarkdown(cells: readonly MapCell[], progress: readonly CellProgress[] = []): string {
   if (!cells.length) return '_No committed map preset compares single-harness RL with harness scaling yet._';
   const line = (xs: string[]) => `| ${xs.join(' | ')} |`;
   const bbKeys = [...new Set(cells.flatMap((c) => c.verdicts.map((v) => v.set.key)))].filter((k) => k !== 'inSpace' && k !== 'base');
@@ -286,7 +335,13 @@ export function mapMarkdown(cells: readonly MapCell[]): string {
       ]),
     );
   }
-  const missing = missingPlaces(cells);
-  const todo = missing.length ? [`Not run yet: ${missing.map((p) => `${p.exposure} base at ${budgetText(p)}`).join('; ')}.`] : [];
+  const running = progress.filter((p) => !cells.some((c) => samePlace(c, p)));
+  const missing = missingPlaces(cells, running);
+  const todo = [
+    ...(running.length
+      ? [`In progress (seed chunks committed; no verdict until every seed is in): ${running.map(progressText).join('; ')}.`]
+      : []),
+    ...(missing.length ? [`Not run yet: ${missing.map((p) => `${p.exposure} base at ${budgetText(p)}`).join('; ')}.`] : []),
+  ];
   return [out.join('\n'), '', ...rowSentences(cells), ...(todo.length ? ['', ...todo] : [])].join('\n');
 }

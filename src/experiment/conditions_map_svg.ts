@@ -6,7 +6,7 @@
  * difference, its 95 % interval, the verdict and the seeds. Pure string building: the CLI
  * writes it to docs/results/map.svg, the app inlines the same markup.
  */
-import { cellVerdict, intervalText, mapWord, PLANNED_PLACES, type MapCell, type MapPlace } from './conditions_map';
+import { cellVerdict, intervalText, mapWord, PLANNED_PLACES, type CellProgress, type MapCell, type MapPlace } from './conditions_map';
 
 const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
@@ -22,9 +22,10 @@ function cellFill(diff: number | null): string {
 /**
  * The map figure.
  * @param cells the map (conditions_map.ts conditionsMap)
+ * @param progress places whose seed chunks are committed but not merged (labelled with their seeds so far, uncoloured)
  * @returns a standalone SVG document (UTF-8 text)
  */
-export function conditionsMapSvg(cells: readonly MapCell[]): string {
+export function conditionsMapSvg(cells: readonly MapCell[], progress: readonly CellProgress[] = []): string {
   // The planned grid first, then any other committed place.
   const places: MapPlace[] = [...PLANNED_PLACES, ...cells];
   const rows = [...new Set(places.map((c) => c.exposure))];
@@ -60,6 +61,7 @@ export function conditionsMapSvg(cells: readonly MapCell[]): string {
       const cell = cells.find((c) => c.exposure === exposure && colKey(c) === k);
       const planned = PLANNED_PLACES.some((p) => p.exposure === exposure && colKey(p) === k);
       if (!cell && !planned) return;
+      const running = cell ? undefined : progress.find((p) => p.exposure === exposure && colKey(p) === k);
       const v = cell ? cellVerdict(cell, 'inSpace') : null;
       const diff = v ? v.comparison.pass.diff : null;
       out.push(
@@ -75,7 +77,9 @@ export function conditionsMapSvg(cells: readonly MapCell[]): string {
             mapWord(v, cell.floor),
             `${cell.seeds.length} seed${cell.seeds.length === 1 ? '' : 's'} · from ${(100 * cell.startInSpace).toFixed(1)} % · ${cell.preset}`,
           ]
-        : ['not run yet', '', ''];
+        : running
+          ? ['in progress', `${running.perSeed.length} of ${running.planned.length} seeds, no verdict yet`, running.preset]
+          : ['not run yet', '', ''];
       lines.forEach((t, n) => {
         if (t)
           out.push(

@@ -10,6 +10,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { test, expect, type Page } from '@playwright/test';
+import { progressText, type CellProgress } from '../../src/experiment/conditions_map';
 
 const MAX_JS_BYTES = 3 * 1024 * 1024;
 
@@ -179,6 +180,10 @@ test('the map of conditions: Results shows each committed cell of docs/results/m
   }
   await expect(page.locator('#map-figure svg > rect').first()).toBeVisible();
   await expect(page.locator('#map-sentences li')).not.toHaveCount(0);
+  // Places running in seed chunks: each named with its seeds so far, no verdict (as RESULTS.md says).
+  const running = (JSON.parse(readFileSync('docs/results/map.json', 'utf8')) as { inProgress?: CellProgress[] }).inProgress ?? [];
+  if (running.length) for (const p of running) await expect(page.locator('#map-progress')).toContainText(progressText(p));
+  else await expect(page.locator('#map-progress')).toHaveCount(0);
   // A cell links to its committed results.
   await rows.first().locator('a').click();
   await expect(page).toHaveURL(new RegExp(`preset=${map.cells[0].preset}`));

@@ -160,8 +160,17 @@ describe('committed fetch', () => {
   it('the map of conditions is docs/results/map.json as committed; a cell without its verdicts is named', async () => {
     const mapText = readFileSync('docs/results/map.json', 'utf8');
     const files = new Map([[`/m/committed/map.json`, mapText]]);
-    const cells = await committedMap({ caches: undefined, fetch: server(files).fetch, base: '/m/' });
-    expect(cells).toEqual(JSON.parse(mapText).cells);
+    const map = await committedMap({ caches: undefined, fetch: server(files).fetch, base: '/m/' });
+    expect(map).toEqual({ cells: JSON.parse(mapText).cells, inProgress: JSON.parse(mapText).inProgress });
+    // An older map.json without inProgress reads as none in progress.
+    const older = JSON.stringify({ cells: JSON.parse(mapText).cells });
+    const fetchOlder = server(new Map([['/old/committed/map.json', older]])).fetch;
+    expect((await committedMap({ caches: undefined, fetch: fetchOlder, base: '/old/' })).inProgress).toEqual([]);
+    const badProgress = JSON.stringify({ cells: [], inProgress: [{ preset: 'map-x' }] });
+    const fetchBadProgress = server(new Map([['/badp/committed/map.json', badProgress]])).fetch;
+    await expect(committedMap({ caches: undefined, fetch: fetchBadProgress, base: '/badp/' })).rejects.toThrow(
+      '/badp/committed/map.json: inProgress[0] lacks its place, preset, planned seeds or per-seed differences',
+    );
     const bad = JSON.parse(mapText);
     delete bad.cells[0].verdicts;
     const fetchBad = server(new Map([['/bad/committed/map.json', JSON.stringify(bad)]])).fetch;

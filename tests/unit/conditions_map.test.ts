@@ -4,6 +4,7 @@
 // seeds: a wrong sign, a wrong arm or a wrong place fails.
 import { describe, expect, it } from 'vitest';
 import {
+  cellProgress,
   cellVerdict,
   conditionsMap,
   mapMarkdown,
@@ -188,5 +189,32 @@ describe('map of conditions', () => {
     expect(svg.match(/not run yet/g)?.length).toBe(missingPlaces(map).length);
     expect(svg).toContain('8 seeds · from 30.0 % · map-narrow-240');
     expect(svg).toContain('helps');
+  });
+
+  it('a place running in seed chunks shows each committed seed\'s difference and no verdict, and is neither a cell nor "not run"', () => {
+    // Two of five seeds committed: seed 0 with HS ahead by 0.3, seed 1 with HS behind by 0.2.
+    const ahead = experiment({ steps: 240, dynamicSampling: true }, 1, 0.3, () => true, 3);
+    const behind = experiment({ steps: 240, dynamicSampling: true }, 1, -0.2, () => true, 4);
+    const runs = [...ahead.runs, ...behind.runs.map((r) => ({ ...r, seed: 1 }))];
+    const p = cellProgress('map-broad-240', ahead.specJson, runs, [4, 3, 2, 1, 0])!;
+    expect(p).toMatchObject({ preset: 'map-broad-240', exposure: 'broad', steps: 240, dynamicSampling: true, planned: [0, 1, 2, 3, 4] });
+    expect(p.perSeed.map((x) => x.seed)).toEqual([0, 1]);
+    expect(p.perSeed[0].inSpace).toBeGreaterThan(0.2);
+    expect(p.perSeed[1].inSpace).toBeLessThan(-0.1);
+    expect(cellProgress('map-x', { methods: [{ name: SINGLE, harnesses: 'single' }] }, runs, [0])).toBeNull();
+
+    const main = new Map([['main', experiment({ steps: 60 }, 3, 0)]]);
+    const cells = conditionsMap(main);
+    const md = mapMarkdown(cells, [p]);
+    const line = md.split('\n').find((l) => l.startsWith('In progress'))!;
+    expect(line).toMatch(
+      /broad base at 240 steps, dynamic sampling: 2 of 5 seeds \(in-space HS − single by seed: s0 \+\d+\.\d, s1 −\d+\.\d\)/,
+    );
+    expect(line).not.toMatch(/helps|hurts|equivalent|undecided/);
+    expect(md).not.toMatch(/Not run yet:[^\n]*broad base at 240 steps/);
+    expect(missingPlaces(cells, [p])).toHaveLength(missingPlaces(cells).length - 1);
+    const svg = conditionsMapSvg(cells, [p]);
+    expect(svg).toContain('2 of 5 seeds, no verdict yet');
+    expect(svg.match(/not run yet/g)?.length).toBe(missingPlaces(cells, [p]).length);
   });
 });

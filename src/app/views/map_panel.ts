@@ -8,7 +8,17 @@
  * number and word is conditions_map.ts's, so the app reads as RESULTS.md does.
  */
 import { html, nothing, type TemplateResult } from 'lit-html';
-import { cellVerdict, intervalText, mapWord, missingPlaces, readsFloor, rowSentences, type MapCell } from '../../experiment/conditions_map';
+import {
+  cellVerdict,
+  intervalText,
+  mapWord,
+  missingPlaces,
+  progressText,
+  readsFloor,
+  rowSentences,
+  type CellProgress,
+  type MapCell,
+} from '../../experiment/conditions_map';
 import { conditionsMapSvg } from '../../experiment/conditions_map_svg';
 import { committedMap, loadCommitted, type CommittedEnv } from '../committed_fetch';
 import { formatRoute } from '../route';
@@ -16,6 +26,8 @@ import { formatRoute } from '../route';
 /** The map as far as it is loaded: its cells, or why it could not be. */
 export class MapSource {
   cells: MapCell[] | null = null;
+  /** Places whose seed chunks are committed but not merged (no verdict yet); empty until loaded. */
+  inProgress: CellProgress[] = [];
   error: string | null = null;
   /**
    * Each cell's starting in-space pass@1 (a fraction), by preset: the mean of its runs'
@@ -35,8 +47,9 @@ export class MapSource {
     this.started = true;
     this.error = null;
     committedMap(this.env).then(
-      (cells) => {
+      ({ cells, inProgress }) => {
         this.cells = cells;
+        this.inProgress = inProgress;
         redraw();
         for (const c of cells) this.readStart(c.preset, redraw);
       },
@@ -64,7 +77,7 @@ export class MapSource {
   /** The figure as an element (parsed once from conditionsMapSvg's markup). */
   svg(): Element | null {
     if (!this.figure && this.cells) {
-      const doc = new DOMParser().parseFromString(conditionsMapSvg(this.cells), 'image/svg+xml');
+      const doc = new DOMParser().parseFromString(conditionsMapSvg(this.cells, this.inProgress), 'image/svg+xml');
       const svg = doc.documentElement;
       if (svg.nodeName !== 'svg') return null;
       svg.setAttribute('role', 'img');
@@ -102,7 +115,7 @@ function bold(md: string): TemplateResult {
   return html`${md.split('**').map((part, i) => (i % 2 ? html`<strong>${part}</strong>` : part))}`;
 }
 
-/** The Results section: figure, one row per cell, a sentence per exposure, the cells not run yet. */
+/** The Results section: figure, one row per cell, a sentence per exposure, the places in progress and those not run yet. */
 export function mapSection(src: MapSource): TemplateResult {
   const cells = src.cells;
   let body: TemplateResult;
@@ -111,7 +124,8 @@ export function mapSection(src: MapSource): TemplateResult {
   else if (!cells.length)
     body = html`<p class="note" id="map-empty">No committed map preset compares single-harness RL with harness scaling yet.</p>`;
   else {
-    const missing = missingPlaces(cells);
+    const running = src.inProgress;
+    const missing = missingPlaces(cells, running);
     body = html`<div class="scroll-x map-figure" id="map-figure">${src.svg() ?? nothing}</div>
       <ul class="map-sentences" id="map-sentences">${rowSentences(cells).map((s) => html`<li>${bold(s)}</li>`)}</ul>
       <div class="scroll-x">
@@ -120,6 +134,7 @@ export function mapSection(src: MapSource): TemplateResult {
           <tbody>${cells.map((c) => mapRow(c, src.starts.get(c.preset)))}</tbody>
         </table>
       </div>
+      ${running.length ? html`<p class="note" id="map-progress">In progress (seed chunks committed; no verdict until every seed is in): ${running.map(progressText).join('; ')}.</p>` : nothing}
       ${missing.length ? html`<p class="note" id="map-missing">Not run yet: ${missing.map((p) => `${p.exposure} base at ${p.steps} steps${p.dynamicSampling ? ', dynamic sampling' : ''}`).join('; ')}.</p>` : nothing}`;
   }
   return html`<section class="card" aria-labelledby="map-h" id="map">
