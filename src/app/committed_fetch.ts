@@ -13,7 +13,7 @@ import { openNamedCache } from '../util/asset_fetch';
 import { COMMITTED_DIR, MAP_FILE, committedFile, decodeEpisodes, type CommittedPart, type CommittedPartsMeta } from './committed_parts';
 import { isMissingAsset } from '../util/asset_fetch';
 import { parseCurvesJson, parseResultsFile, parseTrajectoriesJson, type ExperimentOutputJson } from './results_store';
-import type { CellProgress, MapCell } from '../experiment/conditions_map';
+import type { CellProgress, MapCell, MapPlace } from '../experiment/conditions_map';
 
 /** The Cache Storage cache of fetched committed files; bump the version when their form changes. */
 const COMMITTED_CACHE = 'hlab-committed-v1';
@@ -93,6 +93,17 @@ export function committedPresets(env: CommittedEnv = defaultEnv()): Promise<stri
   });
 }
 
+/** Whether a map.json entry names its preset and its place on the map (exposure, steps, dynamic sampling). */
+function isPlacedPreset(x: Partial<MapPlace & { preset: string }> | null): boolean {
+  return (
+    !!x &&
+    typeof x.preset === 'string' &&
+    typeof x.exposure === 'string' &&
+    typeof x.steps === 'number' &&
+    typeof x.dynamicSampling === 'boolean'
+  );
+}
+
 /**
  * The map of conditions (map.json: docs/results/map.json as scripts/claims.ts wrote it): its
  * cells in the map's order and the places running in seed chunks (absent in older files: none);
@@ -109,10 +120,7 @@ export function committedMap(env: CommittedEnv = defaultEnv()): Promise<{ cells:
     j.cells.forEach((c: Partial<MapCell> | null, i) => {
       const ok =
         c &&
-        typeof c.preset === 'string' &&
-        typeof c.exposure === 'string' &&
-        typeof c.steps === 'number' &&
-        typeof c.dynamicSampling === 'boolean' &&
+        isPlacedPreset(c) &&
         Array.isArray(c.seeds) &&
         Array.isArray(c.verdicts) &&
         c.verdicts.every(
@@ -128,10 +136,7 @@ export function committedMap(env: CommittedEnv = defaultEnv()): Promise<{ cells:
     inProgress.forEach((p: Partial<CellProgress> | null, i) => {
       const ok =
         p &&
-        typeof p.preset === 'string' &&
-        typeof p.exposure === 'string' &&
-        typeof p.steps === 'number' &&
-        typeof p.dynamicSampling === 'boolean' &&
+        isPlacedPreset(p) &&
         Array.isArray(p.planned) &&
         Array.isArray(p.perSeed) &&
         p.perSeed.every((x) => typeof x?.seed === 'number' && typeof x.inSpace === 'number');

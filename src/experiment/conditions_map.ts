@@ -143,16 +143,9 @@ export function cellProgress(
 ): CellProgress | null {
   const a = arms(specJson);
   if (!a) return null;
-  const seeds = [...new Set(runs.map((r) => r.seed))].sort((x, y) => x - y);
-  const perSeed = seeds.flatMap((seed) => {
-    const v = methodVerdict(
-      runs.filter((r) => r.seed === seed),
-      a.single,
-      a.scaling,
-      'inSpace',
-    );
-    return v ? [{ seed, inSpace: v.comparison.pass.diff }] : [];
-  });
+  // The seed-level interval's per-seed differences (seed_interval.ts), the same numbers the verdict is built from once merged.
+  const v = methodVerdict(runs, a.single, a.scaling, 'inSpace');
+  const perSeed = (v?.comparison.pass.perSeed ?? []).map(({ seed, diff }) => ({ seed, inSpace: diff }));
   return { preset, ...placeOf(specJson), planned: [...planned].sort((x, y) => x - y), perSeed };
 }
 
