@@ -3,7 +3,7 @@
  * and 390×844, viewport-sized JPEG (quality 70, lowered to 60 or 50 for a shot over 150 KB), so
  * each stays small enough to commit.
  *
- *   npx tsx scripts/screenshots.ts                   # all views, both widths (runs the whole lesson: minutes)
+ *   npx tsx scripts/screenshots.ts                   # all views, both widths (runs the whole lesson: about half an hour)
  *   npx tsx scripts/screenshots.ts results door      # only the named views
  *   npx tsx scripts/screenshots.ts --steps=4 train   # development only: a shortened lesson (not for docs/)
  *
@@ -16,11 +16,12 @@
  *
  * door: a cold load of `/` (the app's default route: Train on the lesson, unmodified) — the intro
  * with what the committed map of conditions found, and the Run card, then the card "What harness scaling did in the committed experiment"
- * (train_committed.ts: committed `main`, fetched after the first paint), each shot once it has loaded.
+ * (train_committed.ts: the committed cell the lesson is one seed of, fetched after the first paint),
+ * each shot once it has loaded.
  *
  * train: `/` again, Start runs the lesson to the end on the engine the app picks (the CPU engine
  * without a hardware GPU), then train-<width>.jpg shows the Run card with its evaluations,
- * train-curves-<width>.jpg the validation chart and train-results-<width>.jpg the before → after
+ * train-curves-<width>.jpg the validation charts and train-results-<width>.jpg the before → after
  * table — measurements of this run. The lesson runs once, at 1280×800; the same page is then
  * resized to 390×844. Its wall time (Start to done) is printed.
  *
@@ -60,7 +61,7 @@ const COMPARE_QUERY = [
 const MAX_BYTES = 150 * 1024;
 const QUALITIES = [70, 60, 50];
 /** A whole lesson on a loaded 2-core machine, with room to spare (a liveness bound, not a speed goal). */
-const LESSON_TIMEOUT_MS = 40 * 60_000;
+const LESSON_TIMEOUT_MS = 120 * 60_000;
 
 /** One image of a view: its file name and what is scrolled to the top of the window (a selector, or by width; none: the page top). */
 interface Frame {

@@ -59,11 +59,12 @@ export function trainableLevels(levels: readonly number[]): boolean {
 }
 
 /**
- * The merge patch that turns the lesson (one method: GRPO through the base harness alone) into
- * harness scaling through the design `d`: spec.design = {method, k, seed} and one GRPO method
- * that trains through the design's training set, K harnesses per task, locality-aware
- * ('scaling') or random ('random-assignment') assignment; its own name and description, so its
- * runs are not taken for the lesson's.
+ * The merge patch that trains the lesson's harness scaling through the design `d` instead:
+ * spec.design = {method, k, seed}; the lesson's single-harness methods stay (the comparison the
+ * lesson teaches) and its other methods give way to one GRPO method that trains through the
+ * design's training set, K harnesses per task, locality-aware ('scaling') or random
+ * ('random-assignment') assignment; its own name and description, so its runs are not taken
+ * for the lesson's.
  * @throws Error when the levels are not the experiments' space (trainableLevels).
  */
 function lessonEditsForDesign(d: DesignChoice): Record<string, unknown> {
@@ -77,12 +78,13 @@ function lessonEditsForDesign(d: DesignChoice): Record<string, unknown> {
     K: d.K,
     algorithm: 'grpo',
   };
+  const kept = getPreset(APP_DEFAULT_PRESET).methods.filter((m) => m.harnesses === 'single');
   const set = d.method === 'oa' ? `the orthogonal array (${d.size} harnesses)` : `random-k (k = ${d.size}, seed ${d.seed})`;
   return {
     name: `${APP_DEFAULT_PRESET}-design`,
-    description: `The lesson trained through a design from the Design view: GRPO through ${set}, K=${d.K} harnesses per task, ${d.assign} assignment, design seed ${d.seed}; otherwise as preset '${APP_DEFAULT_PRESET}'.`,
+    description: `The lesson trained through a design from the Design view: GRPO through ${set}, K=${d.K} harnesses per task, ${d.assign} assignment, design seed ${d.seed}${kept.length ? `, against ${kept.map((m) => m.name).join(', ')} as in the lesson` : ''}; otherwise as preset '${APP_DEFAULT_PRESET}'.`,
     design: d.method === 'oa' ? { method: 'oa', seed: d.seed } : { method: 'random', k: d.size, seed: d.seed },
-    methods: [method],
+    methods: [...kept, method],
   };
 }
 

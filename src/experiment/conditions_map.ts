@@ -202,6 +202,21 @@ export function cellVerdict(cell: MapCell, key: string): MethodVerdict | null {
   return cell.verdicts.find((v) => v.set.key === key) ?? null;
 }
 
+/**
+ * The cell where harness scaling is furthest ahead of the single harness in-space beyond noise
+ * (verdict 'ahead', the largest difference), or null when no cell is: the answer the app's lesson
+ * demonstrates (docs/APP.md "The lesson").
+ */
+export function leadingCell(cells: readonly MapCell[]): MapCell | null {
+  let best: MapCell | null = null;
+  for (const c of cells) {
+    const v = cellVerdict(c, 'inSpace');
+    if (v?.direction !== 'ahead') continue;
+    if (!best || v.comparison.pass.diff > cellVerdict(best, 'inSpace')!.comparison.pass.diff) best = c;
+  }
+  return best;
+}
+
 /** "+1.2 [−0.4, +2.8]" (points), "+1.2 (1 seed)", or "—". */
 export function intervalText(v: MethodVerdict | null): string {
   if (!v) return '—';

@@ -60,7 +60,7 @@ export const PRESET_NAMES = [
 type PresetName = (typeof PRESET_NAMES)[number];
 /** The CLI's default (`npm start`). */
 export const DEFAULT_PRESET: PresetName = 'quick';
-/** The app's default: the five-minute lesson (docs/APP.md). */
+/** The app's default: the lesson, one seed of the map cell where harness scaling pays (docs/APP.md). */
 export const APP_DEFAULT_PRESET: PresetName = 'lesson';
 
 /**

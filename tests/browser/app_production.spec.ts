@@ -153,8 +153,12 @@ test('the map of conditions: Results shows each committed cell of docs/results/m
   const finding = page.locator('#train-map-finding');
   await expect(finding).toBeVisible();
   const ahead = map.cells.filter((c) => c.verdicts.find((v) => v.set.key === 'inSpace')?.direction === 'ahead');
-  if (ahead.length) await expect(finding).toContainText('is ahead of the single harness');
-  else {
+  if (ahead.length) {
+    await expect(finding).toContainText('is ahead of the single harness');
+    // Opened, it says how the lesson demonstrates that cell.
+    await finding.locator('summary').click();
+    await expect(page.locator('#train-map-lesson')).toContainText('The lesson is a smaller version of this cell: 1 seed instead of');
+  } else {
     await expect(finding).toContainText('no cell shows harness scaling ahead of the single harness beyond noise yet');
     await expect(finding.locator('li')).toHaveCount(new Set(map.cells.map((c) => (c as unknown as { exposure: string }).exposure)).size);
   }

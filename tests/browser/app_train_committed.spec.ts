@@ -1,17 +1,27 @@
 /**
- * The lesson shows the point: at `/` the Train view shows, beside the live
- * single-harness run, what the committed experiment `main` found — harness scaling − single-harness
+ * The lesson shows the point: at `/` the Train view shows, beside the live run of the lesson (one
+ * seed of a map cell), what that cell found over all its seeds — harness scaling − single-harness
  * RL per harness set with its interval and the generated verdict — labelled as committed results,
  * loaded after the view is up (the view and its Start do not wait for it), "Loading…" while the
- * episodes load, one error line when the fetch fails, no horizontal overflow at 390 px, and no
- * card for a spec that compares harness scaling itself. The expected sentence and rows are
- * computed here in Node with the same rule (method_verdict.ts pairVerdicts) over
- * docs/results/main/results.json, and checked against docs/results/claims.json.
+ * episodes load, one error line when the fetch fails, no horizontal overflow at 390 px; `quick`
+ * (one seed of `main`) gets `main`'s card and a spec that is no smaller version of a preset gets
+ * none. The expected sentence and rows are computed here in Node with the same rule
+ * (method_verdict.ts pairVerdicts) over the preset's docs/results/<preset>/results.json, and
+ * checked against the map's cell in docs/results/map.json.
  */
 import { readFileSync } from 'node:fs';
 import { test, expect, type Browser, type Page } from '@playwright/test';
 import { pairVerdicts, type MethodVerdict } from '../../src/report/method_verdict';
 import type { RunResult } from '../../src/report/results_schema';
+import { leadingCell, type MapCell } from '../../src/experiment/conditions_map';
+
+/** The committed map's cells. */
+const CELLS = (JSON.parse(readFileSync('docs/results/map.json', 'utf8')) as { cells: MapCell[] }).cells;
+/**
+ * The map's leading cell, which the lesson is one seed of (tests/unit/lesson_follows_map.test.ts):
+ * its card is the one `/` shows.
+ */
+const PRESET = leadingCell(CELLS)?.preset ?? '';
 
 const errors: string[] = [];
 
@@ -35,37 +45,34 @@ test.afterEach(() => {
   expect(errors.splice(0), 'page errors').toEqual([]);
 });
 
-/** What the card must say: the committed runs of main, and the default pair's verdicts (B = second method, A = first). */
+/** What the card must say: the committed runs of PRESET, and the default pair's verdicts (B = second method, A = first). */
 function expected(): { runs: RunResult[]; verdicts: MethodVerdict[]; seeds: number } {
-  const runs = (JSON.parse(readFileSync('docs/results/main/results.json', 'utf8')) as { runs: RunResult[] }).runs;
+  const runs = (JSON.parse(readFileSync(`docs/results/${PRESET}/results.json`, 'utf8')) as { runs: RunResult[] }).runs;
   const methods = [...new Set(runs.map((r) => r.method))];
-  expect(methods.length, 'main compares two methods').toBeGreaterThanOrEqual(2);
+  expect(methods.length, `${PRESET} compares two methods`).toBeGreaterThanOrEqual(2);
   return { runs, verdicts: pairVerdicts(runs, methods[0], methods[1]), seeds: new Set(runs.map((r) => r.seed)).size };
 }
 
-test('/ shows the committed comparison of main beside the lesson: its verdict and rows are the committed data', async ({
+test('/ shows the committed comparison of the cell the lesson is one seed of: its verdict and rows are the committed data', async ({
   browser,
 }, info) => {
   test.setTimeout(180_000);
+  expect(PRESET, 'the map has a leading cell').not.toBe('');
   const want = expected();
   expect(want.verdicts.length).toBeGreaterThan(0);
-  // The claims table's in-space row is the same comparison: the reference for the headline.
-  const claim = (
-    JSON.parse(readFileSync('docs/results/claims.json', 'utf8')) as {
-      rows: { id: string; verdict: string; diff: number; seeds: number; configs: number }[];
-    }
-  ).rows.find((r) => r.id === 'in-space')!;
+  // The map's cell is the same comparison: the reference for the headline.
+  const cell = CELLS.find((c) => c.preset === PRESET)!;
   const head = want.verdicts[0];
   expect(head.set.key).toBe('inSpace');
-  expect(head.direction).toBe({ reproduced: 'ahead', refuted: 'behind' }[claim.verdict] ?? claim.verdict);
-  expect(100 * head.comparison.pass.diff).toBeCloseTo(claim.diff, 0);
-  expect(head.sentence).toContain(`over ${claim.seeds} seeds × ${claim.configs} configurations`);
+  const mapHead = cell.verdicts.find((v) => v.set.key === 'inSpace')!;
+  expect(head.direction).toBe(mapHead.direction);
+  expect(head.comparison.pass.diff).toBeCloseTo(mapHead.comparison.pass.diff, 9);
 
   // Episodes held back until the view is up: it must not wait for them, and says it is loading.
   let release = () => {};
   const held = new Promise<void>((r) => (release = r));
   const page = await openApp(browser, { width: 1280, height: 800 }, (p) =>
-    p.route('**/committed/main/episodes.json', async (route) => {
+    p.route(`**/committed/${PRESET}/episodes.json`, async (route) => {
       await held;
       await route.continue();
     }),
@@ -82,7 +89,8 @@ test('/ shows the committed comparison of main beside the lesson: its verdict an
   await expect(card).toContainText("Committed results, not this browser's run");
   await expect(card.locator('#train-committed-size')).toHaveAttribute('data-seeds', String(want.seeds));
   await expect(card.locator('#train-committed-size')).toContainText(`${want.seeds} seeds, ${want.runs.length} training runs`);
-  await expect(card.locator('#train-committed-link')).toHaveAttribute('href', '#/results?preset=main');
+  await expect(card).toHaveAttribute('data-preset', PRESET);
+  await expect(card.locator('#train-committed-link')).toHaveAttribute('href', `#/results?preset=${PRESET}`);
   release();
 
   const verdict = card.locator('#train-committed-verdict');
@@ -100,13 +108,16 @@ test('/ shows the committed comparison of main beside the lesson: its verdict an
     await expect(row.locator('td[data-label="verdict"]')).toHaveText(v.direction);
   }
   // The live run's own panels are still there.
-  await expect(page.locator('#chart-validation')).toBeVisible();
+  await expect(page.locator('#chart-validation-in-space')).toBeVisible();
   const path = info.outputPath('train-committed-1280.png');
   await page.screenshot({ path, fullPage: true });
   await info.attach('train-committed-1280', { path, contentType: 'image/png' });
-  // A spec that compares harness scaling itself shows no committed card.
+  // quick is one seed of main: main's card. A spec that is no smaller version of a preset: none.
   await page.selectOption('#train-preset', 'quick');
   await expect(page.locator('#train-preset-intro')).toContainText('compares 2 methods');
+  await expect(page.locator('#train-committed')).toHaveAttribute('data-preset', 'main');
+  await page.selectOption('#train-preset', 'algorithms');
+  await expect(page.locator('#train-preset-intro')).toContainText('compares 4 methods');
   await expect(page.locator('#train-committed')).toHaveCount(0);
   await page.context().close();
 });
@@ -155,14 +166,16 @@ test('at 390 px the committed card fits the window and Start stays on the first 
 
 test('a committed fetch that fails is one error line; the Train view works on', async ({ browser }) => {
   const page = await openApp(browser, { width: 1280, height: 800 }, (p) =>
-    p.route('**/committed/main/summary.json', (route) => route.fulfill({ status: 503, body: 'down' })),
+    p.route(`**/committed/${PRESET}/summary.json`, (route) => route.fulfill({ status: 503, body: 'down' })),
   );
   const err = page.locator('#train-committed-error');
   await expect(err).toContainText('Could not load the committed results');
   await expect(err).toContainText('HTTP 503');
-  // One line: under two lines' height of its font.
+  // One sentence, not a dump: no line breaks of its own, and it wraps at most once at this width
+  // (a long preset name in the file's path may wrap it): under three lines' height of its font.
+  expect(await err.textContent()).not.toContain('\n');
   const em = await err.evaluate((e) => e.getBoundingClientRect().height / parseFloat(getComputedStyle(e).fontSize));
-  expect(em, 'one error line').toBeLessThan(2.5);
+  expect(em, 'one error sentence').toBeLessThan(3.5);
   await expect(page.locator('#train-committed-verdict')).toHaveCount(0);
   await expect(page.locator('#train-start')).toBeEnabled();
   await expect(page.locator('#train-lesson-intro')).toBeVisible();

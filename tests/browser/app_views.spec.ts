@@ -225,7 +225,7 @@ test('inspect: menus follow the harness id, focus stays in the stepper, unchange
   await screenshot(page, info, 'inspect-same-hint');
 });
 
-test('Design and Inspect link into the lesson: "Train on this design" opens it as harness scaling through the design shown', async () => {
+test('Design and Inspect link into the lesson: "Train on this design" opens it with harness scaling through the design shown', async () => {
   await page.goto('/#/design?method=random&k=12&seed=7&K=3&assign=random');
   await expect(page.locator('#training-table tbody tr')).toHaveCount(12);
   await expect(page.locator('#design-train-link')).toContainText('single base harness');
@@ -235,16 +235,20 @@ test('Design and Inspect link into the lesson: "Train on this design" opens it a
   await expect(editor).toHaveValue(/"name": "lesson-design"/);
   const spec = JSON.parse(await editor.inputValue());
   expect(spec.design).toEqual({ method: 'random', k: 12, seed: 7 });
-  expect(spec.methods).toEqual([{ name: 'random assignment (GRPO, K=3)', harnesses: 'random-assignment', K: 3, algorithm: 'grpo' }]);
+  // The lesson's single harness stays; its harness scaling goes through the design.
+  expect(spec.methods).toEqual([
+    { name: 'single harness (GRPO)', harnesses: 'single', K: 1, algorithm: 'grpo' },
+    { name: 'random assignment (GRPO, K=3)', harnesses: 'random-assignment', K: 3, algorithm: 'grpo' },
+  ]);
   await expect(page.locator('#train-spec-errors')).toContainText('Valid spec');
   await expect(page.locator('#train-start')).toBeEnabled();
   // Only the experiments' space trains: other levels get a note, no link.
   await page.goto('/#/design?levels=2,2,2');
   await expect(page.locator('#design-train-link')).toContainText('levels 3,3,3,3,3');
   await expect(page.locator('#design-train')).toHaveCount(0);
-  // Inspect: the lesson as it is; it says which side shows the harness it trains.
+  // Inspect: the lesson as it is; it says what the lesson compares.
   await page.goto('/#/inspect');
-  await expect(page.locator('#inspect-train-link')).toContainText('S0-T0-O0-C0-W0 alone (harness A here)');
+  await expect(page.locator('#inspect-train-link')).toContainText('compares single harness (GRPO) with harness scaling (GRPO, K=4)');
   await page.locator('#inspect-train').click();
   await expect(page.locator('#train-spec')).toHaveValue(/"name": "lesson"/);
 });

@@ -31,18 +31,20 @@ describe('train links', () => {
     expect(specOf(lessonRoute()).spec?.name).toBe(APP_DEFAULT_PRESET);
   });
 
-  it("an orthogonal-array design becomes one harness-scaling method through that design's 18 harnesses", () => {
+  it("an orthogonal-array design becomes the lesson's harness scaling through that design's 18 harnesses; its single harness stays", () => {
     const hash = lessonRouteForDesign(oa);
     expect(hash.startsWith(`#/train?preset=${APP_DEFAULT_PRESET}&edits=`)).toBe(true);
     const v = specOf(hash);
     expect(v.errors.spec).toEqual([]);
     const spec = v.spec!;
-    expect(spec.methods).toEqual([{ name: 'harness scaling (GRPO, K=4)', harnesses: 'scaling', K: 4, algorithm: 'grpo' }]);
+    const lesson = specOf(lessonRoute()).spec!;
+    const single = lesson.methods.filter((m) => m.harnesses === 'single');
+    expect(single.length, 'the lesson compares against the single base harness').toBeGreaterThan(0);
+    expect(spec.methods).toEqual([...single, { name: 'harness scaling (GRPO, K=4)', harnesses: 'scaling', K: 4, algorithm: 'grpo' }]);
     expect(spec.design).toMatchObject({ method: 'oa', seed: 3 });
     expect(spec.name).toBe(`${APP_DEFAULT_PRESET}-design`);
-    expect(trainingHarnesses(spec, spec.methods[0], 0)).toHaveLength(18);
+    expect(trainingHarnesses(spec, spec.methods.at(-1)!, 0)).toHaveLength(18);
     // Everything else is the lesson's.
-    const lesson = specOf(lessonRoute()).spec!;
     expect(spec.rl).toEqual(lesson.rl);
     expect(spec.evaluation).toEqual(lesson.evaluation);
   });
@@ -50,8 +52,8 @@ describe('train links', () => {
   it('random-k with random assignment carries k, the seed and the ablation method', () => {
     const spec = specOf(lessonRouteForDesign({ ...oa, method: 'random', size: 9, seed: 7, K: 2, assign: 'random' })).spec!;
     expect(spec.design).toEqual({ method: 'random', k: 9, seed: 7 });
-    expect(spec.methods[0]).toMatchObject({ harnesses: 'random-assignment', K: 2, name: 'random assignment (GRPO, K=2)' });
-    expect(trainingHarnesses(spec, spec.methods[0], 0)).toHaveLength(9);
+    expect(spec.methods.at(-1)).toMatchObject({ harnesses: 'random-assignment', K: 2, name: 'random assignment (GRPO, K=2)' });
+    expect(trainingHarnesses(spec, spec.methods.at(-1)!, 0)).toHaveLength(9);
   });
 
   it("levels other than the experiments' space cannot be trained: one line naming the field", () => {

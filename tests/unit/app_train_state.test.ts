@@ -203,6 +203,27 @@ describe('reduceRunEvent', () => {
     expect(validationSeries([], 1)).toEqual({ x: [], values: [[]] });
   });
 
+  it('validationSeries reads a shared set (in-space, base) per run; points without that set are not drawn', () => {
+    const cell = { taskId: 't', harnessId: 'h', sample: 0, pass: true, score: 1 };
+    const withSets = (runIndex: number, at: number, inSpace: number | null): RunEvent => {
+      const ev = val(runIndex, at, 0.9) as Extract<RunEvent, { type: 'validation' }>;
+      const sets = inSpace === null ? undefined : { inSpace: { passAt1: inSpace, score: 0, episodes: 2, cells: [cell] } };
+      return { ...ev, point: { ...ev.point, ...(sets ? { sets } : {}) } };
+    };
+    const s = fold([withSets(0, 0, 0.1), withSets(1, 0, 0.2), withSets(0, 5, 0.4), withSets(1, 5, null), withSets(1, 7, 0.3)]);
+    // The view keeps a set's pass@1, not its episodes.
+    expect(s.curves[0]?.validation[0]).toEqual({ step: 0, passAt1: 0.9, score: 0.5, episodes: 4, sets: { inSpace: { passAt1: 0.1 } } });
+    expect(validationSeries(s.curves, 2, 'inSpace')).toEqual({
+      x: [0, 5, 7],
+      values: [
+        [0.1, 0.4, null],
+        [0.2, null, 0.3],
+      ],
+    });
+    expect(validationSeries(s.curves, 2, 'base')).toEqual({ x: [], values: [[], []] });
+    expect(validationSeries(s.curves, 2).values[1]).toEqual([0.9, 0.9, 0.9]);
+  });
+
   it('a resume restores the validation points of every run', () => {
     const point = { step: 0, passAt1: 0.5, score: 0.6, episodes: 2, ms: 9, cells: [] };
     const s = fold([
@@ -588,8 +609,11 @@ describe('passByGroupSeries', () => {
     expect(at('bb-x')).toEqual([null, 1]);
   });
 
-  it("the spec's training harnesses fix the groups before any step: the lesson has one, harness scaling over the OA the distances of its 18 harnesses", () => {
-    expect(passByGroupSeries([], getPreset('lesson')).groups).toEqual(['base (d=0)']);
+  it("the spec's training harnesses fix the groups before any step: a single harness has one, harness scaling over the OA the distances of its 18 harnesses", () => {
+    const lesson = getPreset('lesson');
+    expect(passByGroupSeries([], { ...lesson, methods: lesson.methods.filter((m) => m.harnesses === 'single') }).groups).toEqual([
+      'base (d=0)',
+    ]);
     const main = passByGroupSeries([], getPreset('main')).groups;
     expect(main[0]).toBe('base (d=0)');
     // The L18 array's rows sit 0, 3, 4 and 5 components from the base (S0-T0-O1-C1-W2 is 3 away; none is 1 or 2 away).
@@ -599,8 +623,9 @@ describe('passByGroupSeries', () => {
 });
 
 describe('validationGroups', () => {
-  it('the lesson validates one method on the base harness: one group', () => {
-    const g = validationGroups(getPreset('lesson'));
+  it('a single-harness spec validates one method on the base harness: one group', () => {
+    const lesson = getPreset('lesson');
+    const g = validationGroups({ ...lesson, methods: lesson.methods.filter((m) => m.harnesses === 'single') });
     expect(g).toEqual([{ on: 'the base harness (S0-T0-O0-C0-W0)', runs: [0] }]);
   });
 

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import {
   cellProgress,
   cellVerdict,
+  leadingCell,
   conditionsMap,
   mapMarkdown,
   mapWord,
@@ -121,6 +122,21 @@ describe('map of conditions', () => {
     expect(md).toMatch(/\*\*broad base:\*\* harness scaling costs at 60 steps/);
     expect(md).toContain('Not run yet: broad base at 60 steps, dynamic sampling;');
     expect(md).not.toContain('`algorithms`');
+  });
+
+  it('leadingCell: the cell furthest ahead beyond noise; none when no cell is ahead', () => {
+    const map = conditionsMap(
+      new Map<string, CommittedResults>([
+        ['map-broad-60', experiment({ exposure: 'broad', steps: 60, dynamicSampling: true }, 8, 0.15, undefined, 3)],
+        ['map-narrow-240', experiment({ exposure: 'narrow', steps: 240, dynamicSampling: true }, 8, 0.3)],
+        ['map-narrow-60', experiment({ exposure: 'narrow', steps: 60, dynamicSampling: true }, 8, -0.3)],
+      ]),
+    );
+    expect(map.map((c) => cellVerdict(c, 'inSpace')?.direction)).toEqual(['ahead', 'behind', 'ahead']);
+    expect(leadingCell(map)?.preset).toBe('map-narrow-240');
+    expect(leadingCell(map.filter((c) => c.preset !== 'map-narrow-240'))?.preset).toBe('map-broad-60');
+    expect(leadingCell(map.filter((c) => c.preset === 'map-narrow-60'))).toBeNull();
+    expect(leadingCell([])).toBeNull();
   });
 
   it('splits in-space by distance to the base harness: an effect only at d = 5 shows only there', () => {

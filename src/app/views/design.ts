@@ -240,8 +240,8 @@ export class DesignView {
   }
 
   /**
-   * "Train on this design": the lesson in the Train view, switched from the single base harness
-   * to harness scaling through the design shown (train_links.ts); a note instead when the design
+   * "Train on this design": the lesson in the Train view, its harness scaling trained through
+   * the design shown (train_links.ts); a note instead when the design
    * cannot be trained (other levels than the experiments' space, or invalid inputs).
    */
   private trainLink(c: Computed): TemplateResult {
@@ -252,8 +252,8 @@ export class DesignView {
       return html`<p class="note" id="design-train-link">Training runs in the S·T·O·C·W space (levels 3,3,3,3,3) only: set those levels to train on a design.</p>`;
     const choice = { levels, method: c.chosen.method, size: c.chosen.runSize, seed: c.seed, K: c.K, assign: c.strategy };
     return html`<p class="train-link" id="design-train-link"><a class="button-link" id="design-train" href=${lessonRouteForDesign(choice)}>Train on this design</a>
-      <span class="sub">opens the lesson in Train. The lesson itself trains the single base harness; this link switches its method to harness scaling (GRPO)
-        through these ${c.chosen.runSize} harnesses, K = ${c.K} per task, ${c.strategy === 'locality' ? 'locality-aware' : 'random'} assignment, seed ${c.seed}
+      <span class="sub">opens the lesson in Train. The lesson compares the single base harness with harness scaling through the orthogonal array;
+        this link trains its harness scaling (GRPO) through these ${c.chosen.runSize} harnesses, K = ${c.K} per task, ${c.strategy === 'locality' ? 'locality-aware' : 'random'} assignment, seed ${c.seed}
         (K and the assignment are set in the assignment preview below).</span></p>`;
   }
 

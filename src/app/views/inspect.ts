@@ -263,8 +263,8 @@ export class InspectView {
 
   /**
    * A link to the lesson (train_links.ts). The lesson's training harnesses are fixed by its
-   * preset (the base harness alone), not chosen per task, so the link carries nothing of this
-   * view; the note says what it trains and whether a side here shows that harness.
+   * preset, not chosen here, so the link carries nothing of this view; the note says what it
+   * trains and, when that is the base harness alone, whether a side here shows it.
    */
   private trainLink(c: Computed): TemplateResult {
     const l = lessonScope();
@@ -272,10 +272,10 @@ export class InspectView {
       .filter((side) => l.harness !== null && c.sides[side].id === l.harness)
       .map((side) => side.toUpperCase());
     const what = l.harness
-      ? html`the base harness <code>${l.harness}</code> alone${shown.length ? ` (harness ${shown.join(' and ')} here)` : ''}`
-      : l.methods.join(', ');
+      ? html`trains the base harness <code>${l.harness}</code> alone${shown.length ? ` (harness ${shown.join(' and ')} here)` : ''}`
+      : html`compares ${l.methods.map((m, i) => html`${i ? ' with ' : ''}<em>${m}</em>`)}`;
     return html`<p class="note train-link" id="inspect-train-link"><a id="inspect-train" href=${lessonRoute()}>Train (lesson)</a>
-      — the lesson trains ${what} on tier ≤ ${l.maxTier} tasks of ${l.suites.join(' and ')}; its harnesses are not chosen per task.
+      — the lesson ${what} on tier ≤ ${l.maxTier} tasks of ${l.suites.join(' and ')}; its harnesses are fixed by its preset, not chosen here.
       To train through a set of harnesses, use <a href="#/design">Train on this design</a> in Design.</p>`;
   }
 

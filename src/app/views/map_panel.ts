@@ -11,6 +11,7 @@ import { html, nothing, type TemplateResult } from 'lit-html';
 import {
   cellVerdict,
   intervalText,
+  leadingCell,
   mapWord,
   missingPlaces,
   progressText,
@@ -22,6 +23,8 @@ import {
 import { conditionsMapSvg } from '../../experiment/conditions_map_svg';
 import { committedMap, loadCommitted, type CommittedEnv } from '../committed_fetch';
 import { formatRoute } from '../route';
+import { APP_DEFAULT_PRESET, getPreset, PRESET_NAMES } from '../../experiment/presets';
+import { smallerVersion } from '../../experiment/smaller_version';
 
 /** The map as far as it is loaded: its cells, or why it could not be. */
 export class MapSource {
@@ -161,28 +164,47 @@ function mapRow(c: MapCell, summaryStart: number | undefined): TemplateResult {
 }
 
 /**
+ * How the lesson relates to a map cell, for the door: "a smaller version of it: 1 seed instead of
+ * 5, …" when the lesson trains the cell's condition at a smaller size (smaller_version.ts), else
+ * null (the cell is not a preset, or a condition differs).
+ */
+function lessonVersionOf(preset: string): TemplateResult | null {
+  if (!(PRESET_NAMES as readonly string[]).includes(preset)) return null;
+  const v = smallerVersion(getPreset(APP_DEFAULT_PRESET), getPreset(preset));
+  if (v.conditions.length) return null;
+  const label: Record<string, (n: string) => string> = {
+    seeds: (n) => (n === '1' ? 'seed' : 'seeds'),
+    'rl.steps': () => 'RL steps',
+    'rl.lr': () => 'learning rate',
+  };
+  const shown = v.sizes.filter((d) => label[d.field]);
+  return html`<span id="train-map-lesson">The lesson is a smaller version of this cell${shown.length ? html`: ${shown.map((d, i) => html`${i ? ', ' : ''}${d.small} ${label[d.field](d.small)} instead of ${d.large}`)}` : ''},
+    with the same base, harnesses and sampling.</span>`;
+}
+
+/**
  * What the map found, for the Train door: the cell where harness scaling is ahead beyond noise
- * (the largest in-space difference, with a link to its committed results), or else one sentence
- * per base exposure saying that no cell shows it yet.
+ * (the largest in-space difference, with a link to its committed results, and how the lesson
+ * demonstrates it), or else one sentence per base exposure saying that no cell shows it yet.
  */
 export function mapFinding(src: MapSource): TemplateResult | null {
   const cells = src.cells;
   if (!cells?.length) return null;
-  const ahead = cells
-    .filter((c) => cellVerdict(c, 'inSpace')?.direction === 'ahead')
-    .sort((x, y) => cellVerdict(y, 'inSpace')!.comparison.pass.diff - cellVerdict(x, 'inSpace')!.comparison.pass.diff);
+  const c = leadingCell(cells);
   const mapLink = html`<a href=${formatRoute({ view: 'results', params: {} })}>the map in Results</a>`;
-  if (ahead.length) {
-    const c = ahead[0];
-    return html`<p id="train-map-finding" data-ahead=${c.preset}><strong>What the map of conditions found</strong> (committed results): harness scaling is ahead of the single harness
-      beyond noise on the ${placeText(c)} (<code>${c.preset}</code>: ${intervalText(cellVerdict(c, 'inSpace'))} points in-space) —
-      <a href=${formatRoute({ view: 'results', params: { preset: c.preset } })}>open its committed results</a>, or see ${mapLink}.</p>`;
+  // One line that opens to the rest: on a phone Start stays on the first screen.
+  if (c) {
+    return html`<details id="train-map-finding" class="map-finding" data-ahead=${c.preset}>
+      <summary><strong>What the map of conditions found</strong> (committed results): harness scaling is ahead of the single harness
+        beyond noise on the ${placeText(c)}, ${intervalText(cellVerdict(c, 'inSpace'))} points in-space</summary>
+      <p><code>${c.preset}</code>: <a href=${formatRoute({ view: 'results', params: { preset: c.preset } })}>open its committed results</a>,
+        or see ${mapLink}. ${lessonVersionOf(c.preset) ?? nothing}</p>
+    </details>`;
   }
-  // One line that opens to the sentences: on a phone Start stays on the first screen.
   return html`<details id="train-map-finding" class="map-finding" data-ahead="">
     <summary><strong>What the map of conditions found</strong>: no cell shows harness scaling ahead of the single harness beyond noise yet
       (committed results, ${cells.length} cell${cells.length === 1 ? '' : 's'})</summary>
     <ul class="map-sentences">${rowSentences(cells).map((s) => html`<li>${bold(s)}</li>`)}</ul>
-    <p>Until one does, the lesson trains the single harness alone, beside the committed comparison; ${mapLink} shows every cell.</p>
+    <p>${mapLink} shows every cell.</p>
   </details>`;
 }

@@ -41,7 +41,7 @@ import {
 import { emptyRunState, positionText, reduceRunEvent, startRunState, storedRunState, type RunViewState } from './train_state';
 import { TrainClient } from './train_client';
 import { trainTemplate, type Phase, type TrainActions } from './train_templates';
-import { CommittedCard, MapFindingLine, showsCommitted } from './train_committed';
+import { CommittedCard, committedPresetFor, MapFindingLine } from './train_committed';
 import { PRESET_NAMES } from '../../experiment/presets';
 import './train.css';
 
@@ -76,8 +76,8 @@ export class TrainView {
   /** infeasible_cells.ts `infeasibleCellsOf`, once imported (the results card's note waits for it). */
   private infeasibleCellsOf: typeof infeasibleCellsOf | null = null;
   private evalSizeCache: { spec: ExperimentSpec; runIndex: number; n: ReturnType<typeof evalEpisodes> } | null = null;
-  /** The committed comparison shown beside a single-harness run (loaded after the first paint). */
-  private readonly committed = new CommittedCard(() => this.scheduleDraw());
+  /** The committed comparisons shown beside a run, by preset (train_committed.ts; each loaded after the first paint that shows it). */
+  private readonly committed = new Map<string, CommittedCard>();
   /** What the committed map of conditions found, said at the door (loaded after the first paint). */
   private readonly mapFinding = new MapFindingLine(() => this.scheduleDraw());
 
@@ -376,7 +376,12 @@ export class TrainView {
     const v = this.validated();
     this.syncStoredHistory(v);
     const spec = v.spec;
-    const withCommitted = showsCommitted(spec);
+    const committedPreset = committedPresetFor(spec);
+    let card: CommittedCard | undefined;
+    if (committedPreset) {
+      card = this.committed.get(committedPreset) ?? new CommittedCard(committedPreset, () => this.scheduleDraw());
+      this.committed.set(committedPreset, card);
+    }
     const model = {
       v,
       inputs: this.inputs,
@@ -396,11 +401,11 @@ export class TrainView {
       // The runner's own size once the run has started (infeasible cells left out); the spec's estimate before.
       evalSize: () => this.run.runEvalSize ?? (spec ? this.evalSize(spec, this.run.currentRun) : null),
       now: this.lastDraw,
-      committed: withCommitted ? this.committed.template() : null,
+      committed: card ? card.template() : null,
       mapFinding: this.mapFinding.template(),
     };
     render(trainTemplate(model, this.actions), this.el);
-    if (withCommitted) this.committed.request();
+    card?.request();
     this.mapFinding.request();
     // An evaluation, a validation point or an SFT phase sends few events: redraw once a second
     // meanwhile, so its running time and the ETA move.

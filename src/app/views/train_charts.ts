@@ -8,6 +8,7 @@ import type { ExperimentSpec } from '../../experiment/spec';
 import type { StepRecord } from '../../experiment/run_events';
 import type { LineChartSpec } from '../line_chart';
 import { SERIES_COLORS } from '../series_colors';
+import type { ValidationSetName } from '../../report/results_schema';
 import { metricSeries, passByGroupSeries, runLabel, validationGroups, validationSeries, type RunViewState } from './train_state';
 
 /**
@@ -58,13 +59,25 @@ function passByGroupChart(s: RunViewState, spec: ExperimentSpec | undefined): Te
     <hl-line-chart id="chart-pass-group" .spec=${chart}></hl-line-chart></figure>`;
 }
 
+/** Captions of the sets measured under the same harnesses for every method, in the order drawn. */
+const SHARED_SETS = [
+  {
+    set: 'inSpace',
+    id: 'chart-validation-in-space',
+    on: 'held-out in-space configurations, the same for every method (no method trains on them): levels compare across methods',
+  },
+  { set: 'base', id: 'chart-validation-base', on: 'the base harness, the same for every method: levels compare across methods' },
+] as const;
+
 /**
  * Validation pass@1 per run (train_state.ts validationSeries): the same train-seed tasks at step 0
  * (before RL), every `every` steps and the last step; the x axis spans the whole run, so the
- * curve grows across it. Runs validated under different harnesses (single harness on the base
- * harness, harness scaling on its training set: train_state.ts validationGroups) get a chart
- * each, captioned with what it is measured on: their levels are not comparable. A spec without
- * validation says so instead of drawing an empty chart.
+ * curve grows across it. First the sets measured under the same harnesses for every method
+ * (spec.evaluation.validation.sets 'inSpace', 'base'): one chart each, every run on it, so the
+ * methods compare by level. Then the 'training' set: runs validated under different harnesses
+ * (single harness on the base harness, harness scaling on its training set: train_state.ts
+ * validationGroups) get a chart each, captioned with what it is measured on: their levels are
+ * not comparable. A spec without validation says so instead of drawing an empty chart.
  */
 function validationCharts(s: RunViewState, labels: string[], spec: ExperimentSpec | undefined, runSteps: number): TemplateResult {
   const val = spec?.evaluation.validation;
@@ -77,10 +90,11 @@ function validationCharts(s: RunViewState, labels: string[], spec: ExperimentSpe
     return html`<figure class="train-chart train-chart-validation"><figcaption>${title}</figcaption>
       <p class="note" id="chart-validation-off">This spec measures no validation curve (evaluation.validation is absent or has 0 tasks).</p></figure>`;
   const groups = spec ? validationGroups(spec) : [{ on: '', runs: labels.map((_, i) => i) }];
-  const chart = (runs: number[]): LineChartSpec => {
+  const chart = (runs: number[], set: ValidationSetName = 'training'): LineChartSpec => {
     const m = validationSeries(
       runs.map((r) => s.curves[r]),
       runs.length,
+      set,
     );
     const last = Math.max(runSteps, ...m.x);
     return {
@@ -91,12 +105,19 @@ function validationCharts(s: RunViewState, labels: string[], spec: ExperimentSpe
       series: runs.map((r, i) => ({ label: labels[r] ?? '', color: SERIES_COLORS[r % SERIES_COLORS.length], values: m.values[i] })),
     };
   };
+  const every = labels.map((_, i) => i);
+  const shared = SHARED_SETS.filter((x) => val?.sets?.includes(x.set)).map(
+    (
+      x,
+    ) => html`<figure class="train-chart train-chart-validation"><figcaption>${title} <span class="sub validation-on">measured on ${x.on}</span></figcaption>
+      <hl-line-chart id=${x.id} .spec=${chart(every, x.set)}></hl-line-chart></figure>`,
+  );
   const apart =
     groups.length > 1
       ? html`<p class="note" id="chart-validation-apart">Each method is validated under its own training harnesses, so these charts are on different harnesses:
           compare each curve's change, not their levels. The results table compares the methods on the same harnesses.</p>`
       : nothing;
-  return html`${groups.map(
+  return html`${shared}${groups.map(
     (
       g,
       i,

@@ -1,11 +1,12 @@
 /**
- * The committed comparison beside a single-harness run: the lesson trains through the base
- * harness alone, so on its own it cannot show what
- * harness scaling does. While the Train view shows a spec whose methods are all single-harness,
- * a card shows what the committed experiment of the preset `main` found — harness scaling −
- * single-harness RL after RL per harness set, with its 95 % interval and one generated verdict
- * (comparison_panel.ts `comparisonSection`, the rule of the claims table) — labelled as committed
- * results, not this browser's run, with a link to the full Results page.
+ * The committed comparison beside a run that cannot decide on its own: a single-harness spec
+ * (it cannot show what harness scaling does) is shown what the committed experiment `main`
+ * found; a smaller version of a committed preset (fewer seeds, the same condition and RL steps:
+ * smaller_version.ts — the lesson is one seed of the map cell `map-broad-240`) is shown what that
+ * preset found over all its seeds. The card gives harness scaling − single-harness RL after RL
+ * per harness set, with its 95 % interval and one generated verdict (comparison_panel.ts
+ * `comparisonSection`, the rule of the claims table), labelled as committed results, not this
+ * browser's run, with a link to the full Results page.
  *
  * The door also says what the committed map of conditions found (map_panel.ts `mapFinding`),
  * loaded the same way.
@@ -17,6 +18,7 @@
  */
 import { html, nothing, type TemplateResult } from 'lit-html';
 import { parseSpec, type ExperimentSpec } from '../../experiment/spec';
+import { presetVersionOf } from '../../experiment/smaller_version';
 import type { CommittedEnv, CommittedLoad } from '../committed_fetch';
 import type { ExperimentOutputJson } from '../results_store';
 import { formatRoute } from '../route';
@@ -24,15 +26,25 @@ import type { comparisonSection, MethodPair } from './comparison_panel';
 import type { MapSource, mapFinding } from './map_panel';
 import '../results.css';
 
-/** The committed experiment shown: single-harness RL vs harness scaling, over seeds. */
-const COMMITTED_PRESET = 'main';
+/** The committed experiment shown beside a single-harness spec: single-harness RL vs harness scaling, over seeds. */
+const SINGLE_HARNESS_PRESET = 'main';
 /** Element id prefix of the card (comparisonSection's ids are `${ID}-verdict`, `${ID}-table`, …). */
 const ID = 'train-committed';
 
-/** Whether the card goes with this spec: every method trains through the base harness alone (the lesson). */
-export function showsCommitted(spec: ExperimentSpec | undefined): boolean {
-  return !!spec && spec.methods.length > 0 && spec.methods.every((m) => m.harnesses === 'single');
+/**
+ * The committed preset whose comparison goes with this spec, or null for none: `main` when every
+ * method trains through the base harness alone; else the preset the spec is a smaller version of
+ * (smaller_version.ts `presetVersionOf`: the same condition and RL steps, fewer seeds).
+ */
+export function committedPresetFor(spec: ExperimentSpec | undefined): string | null {
+  if (!spec || spec.methods.length === 0) return null;
+  if (spec.methods.every((m) => m.harnesses === 'single')) return SINGLE_HARNESS_PRESET;
+  let found = versionOf.get(spec);
+  if (found === undefined) versionOf.set(spec, (found = presetVersionOf(spec)));
+  return found;
 }
+// The view draws often and validates its spec once per edit: compare with the presets once per spec.
+const versionOf = new WeakMap<ExperimentSpec, string | null>();
 
 /** The fetch environment: the app's, except that offline it answers from Cache Storage without a request. */
 function cardEnv(): CommittedEnv {
@@ -56,7 +68,7 @@ function whenIdle(fn: () => void): void {
 }
 
 /** What the committed experiment is, from its summary: methods, design, seeds and runs. */
-function aboutLine(out: ExperimentOutputJson): TemplateResult {
+function aboutLine(preset: string, out: ExperimentOutputJson): TemplateResult {
   const runs = out.results.runs;
   const methods = [...new Set(runs.map((r) => r.method))];
   const seeds = new Set(runs.map((r) => r.seed)).size;
@@ -72,12 +84,12 @@ function aboutLine(out: ExperimentOutputJson): TemplateResult {
   } catch {
     /* an output without its spec: the methods' names say enough */
   }
-  return html`<p id=${`${ID}-about`}><strong>Committed results, not this browser's run</strong>: the preset <code>${COMMITTED_PRESET}</code>
-    (<code>hlab run</code>, <code>docs/results/${COMMITTED_PRESET}</code>) compares ${methods.map((m, i) => html`${i ? ' vs ' : ''}<em>${m}</em>`)}${design}:
+  return html`<p id=${`${ID}-about`}><strong>Committed results, not this browser's run</strong>: the preset <code>${preset}</code>
+    (<code>hlab run</code>, <code>docs/results/${preset}</code>) compares ${methods.map((m, i) => html`${i ? ' vs ' : ''}<em>${m}</em>`)}${design}:
     <span id=${`${ID}-size`} data-seeds=${seeds} data-runs=${runs.length}>${seeds} seed${seeds === 1 ? '' : 's'}, ${runs.length} training run${runs.length === 1 ? '' : 's'}${steps ? ` of ${steps} RL steps` : ''}</span>.</p>`;
 }
 
-/** The card and its load: started once, on the first draw that shows it. */
+/** The card of one committed preset and its load: started once, on the first draw that shows it. */
 export class CommittedCard {
   private started = false;
   private load: CommittedLoad | null = null;
@@ -86,8 +98,12 @@ export class CommittedCard {
   /** comparison_panel.ts `comparisonSection`, imported with the committed results. */
   private panel: typeof comparisonSection | null = null;
 
-  /** @param redraw asks the view to draw again (a part arrived, a pair was picked) */
+  /**
+   * @param preset the committed preset shown (committedPresetFor)
+   * @param redraw asks the view to draw again (a part arrived, a pair was picked)
+   */
   constructor(
+    readonly preset: string,
     private readonly redraw: () => void,
     private readonly env: CommittedEnv = cardEnv(),
   ) {}
@@ -103,7 +119,7 @@ export class CommittedCard {
       });
       const load = import('../committed_fetch').then(({ loadCommitted }) =>
         loadCommitted(
-          COMMITTED_PRESET,
+          this.preset,
           ['episodes'],
           (l) => {
             this.load = l;
@@ -143,11 +159,11 @@ export class CommittedCard {
         },
         { id: ID },
       );
-    return html`<section class="card train-committed" id=${ID} data-source="committed" data-preset=${COMMITTED_PRESET} aria-labelledby=${`${ID}-title`}>
+    return html`<section class="card train-committed" id=${ID} data-source="committed" data-preset=${this.preset} aria-labelledby=${`${ID}-title`}>
       <h2 id=${`${ID}-title`}>What harness scaling did in the committed experiment <span class="tag committed-tag">committed results</span></h2>
-      ${out ? aboutLine(out) : html`<p id=${`${ID}-about`}><strong>Committed results, not this browser's run</strong>: the preset <code>${COMMITTED_PRESET}</code>.</p>`}
+      ${out ? aboutLine(this.preset, out) : html`<p id=${`${ID}-about`}><strong>Committed results, not this browser's run</strong>: the preset <code>${this.preset}</code>.</p>`}
       ${body}
-      <p class="note"><a id=${`${ID}-link`} href=${formatRoute({ view: 'results', params: { preset: COMMITTED_PRESET } })}>Open the full committed results in Results</a>
+      <p class="note"><a id=${`${ID}-link`} href=${formatRoute({ view: 'results', params: { preset: this.preset } })}>Open the full committed results in Results</a>
         (every harness set, per family, curves and trajectories).</p>
     </section>`;
   }

@@ -19,14 +19,17 @@ import { plannedRuns, trainingHarnesses, type PlannedRun } from '../../experimen
 import { BASE_HARNESS } from '../../design';
 import type { StoredHistory } from '../train_worker';
 import { stepUpdate } from '../step_counts';
+import type { ValidationSetName } from '../../report/results_schema';
 
 /** Messages kept (the newest). */
 const MAX_MESSAGES = 12;
 /** RL steps whose mean wall time prices the steps left (ETA). */
 const ETA_RECENT_STEPS = 5;
 
-/** A validation point as the view keeps it: without its per-episode cells (validation.ts ValidationPoint). */
-type ValidationMark = Pick<ValidationPoint, 'step' | 'passAt1' | 'score' | 'episodes'>;
+/** A validation point as the view keeps it: pass@1 per set, without the per-episode cells (validation.ts ValidationPoint). */
+type ValidationMark = Pick<ValidationPoint, 'step' | 'passAt1' | 'score' | 'episodes'> & {
+  sets?: Partial<Record<'base' | 'inSpace', { passAt1: number }>>;
+};
 
 /** One (seed, method) run's steps and validation points (ascending by step), labelled 'method · seed N'. */
 interface Curve {
@@ -132,8 +135,13 @@ function withCurve(
   return { curves: out, curve };
 }
 
-/** A validation point without its cells. */
-const mark = (p: ValidationMark): ValidationMark => ({ step: p.step, passAt1: p.passAt1, score: p.score, episodes: p.episodes });
+/** A validation point without its cells: the other sets keep their pass@1 only. */
+const mark = (p: ValidationMark): ValidationMark => {
+  const sets = Object.fromEntries(
+    (['base', 'inSpace'] as const).flatMap((k) => (p.sets?.[k] ? [[k, { passAt1: p.sets[k].passAt1 }]] : [])),
+  );
+  return { step: p.step, passAt1: p.passAt1, score: p.score, episodes: p.episodes, ...(Object.keys(sets).length ? { sets } : {}) };
+};
 
 /** `points` with `p` added (one point per step: a re-measured step replaces the old one), ascending by step. */
 function withPoint(points: readonly ValidationMark[], p: ValidationMark): ValidationMark[] {
@@ -450,13 +458,23 @@ export function metricSeries(
 }
 
 /**
- * Validation pass@1 per run, aligned on the union of the runs' validation steps (`x`, RL steps
- * done when measured; 0 = before RL): a fraction in [0, 1], null where a run has no point.
+ * Validation pass@1 per run under one set, aligned on the union of the runs' validation steps
+ * (`x`, RL steps done when measured; 0 = before RL): a fraction in [0, 1], null where a run has
+ * no point or its point did not measure that set.
+ * @param set 'training' (each method's own training harnesses, the default), 'base' or 'inSpace'
+ *   (the same harnesses for every method: comparable across methods)
  */
-export function validationSeries(curves: RunViewState['curves'], runs: number): { x: number[]; values: (number | null)[][] } {
-  const x = [...new Set(curves.flatMap((c) => c?.validation.map((p) => p.step) ?? []))].sort((a, b) => a - b);
+export function validationSeries(
+  curves: RunViewState['curves'],
+  runs: number,
+  set: ValidationSetName = 'training',
+): { x: number[]; values: (number | null)[][] } {
+  const at = (p: ValidationMark) => (set === 'training' ? p.passAt1 : p.sets?.[set]?.passAt1);
+  const x = [...new Set(curves.flatMap((c) => c?.validation.filter((p) => at(p) !== undefined).map((p) => p.step) ?? []))].sort(
+    (a, b) => a - b,
+  );
   const values = Array.from({ length: runs }, (_, i) => {
-    const by = new Map((curves[i]?.validation ?? []).map((p) => [p.step, p.passAt1]));
+    const by = new Map((curves[i]?.validation ?? []).map((p) => [p.step, at(p)]));
     return x.map((xi) => by.get(xi) ?? null);
   });
   return { x, values };
@@ -474,7 +492,7 @@ function harnessGroup(id: string): string {
  * Rollout pass@1 of one run's steps per harness group (harnessGroup), per step: the mean over
  * the group's harnesses used at that step, null where none was. The groups are those the spec's
  * training harnesses fall in (every method and seed, so a chart's series never change during a
- * run; the lesson's single harness is one group), then any other seen, in distance order: no
+ * run; a single-harness method is one group), then any other seen, in distance order: no
  * legend entry for a group no rollout can reach.
  */
 export function passByGroupSeries(

@@ -131,12 +131,14 @@ function runIntro(m: TrainModel): TemplateResult {
       ? html`trains the pretrained <code>${spec.model.preset}</code> model with ${trainsThrough(spec, 0)}, ${steps}`
       : html`compares ${spec.methods.length} methods — ${spec.methods.map((x, i) => html`${i ? ' vs ' : ''}<em>${x.name}</em>`)} — ${steps} each,
         ${spec.seeds.length === 1 ? 'one seed' : `${spec.seeds.length} seeds`}`;
+  const follows = spec.evaluation.validation?.sets?.includes('inSpace')
+    ? 'The first chart follows every method on held-out in-space configurations while they train.'
+    : 'The first chart follows validation pass@1 while it trains.';
   if (preset === APP_DEFAULT_PRESET && m.inputs.edits === '')
-    return html`<p id="train-lesson-intro"><strong>The lesson</strong>: <strong>Start</strong> ${what}. ${measured} The first chart follows
-      validation pass@1 while it trains.</p>`;
+    return html`<p id="train-lesson-intro"><strong>The lesson</strong>: <strong>Start</strong> ${what}. ${measured} ${follows}</p>`;
   if (preset === APP_DEFAULT_PRESET && spec.name === `${APP_DEFAULT_PRESET}-design`)
-    return html`<p id="train-design-intro"><strong>The lesson through your design</strong> (chosen in Design): <strong>Start</strong> ${what},
-      instead of the base harness alone. ${measured}</p>`;
+    return html`<p id="train-design-intro"><strong>The lesson through your design</strong> (chosen in Design): <strong>Start</strong> ${what};
+      its harness scaling trains ${trainsThrough(spec, spec.methods.length - 1)}. ${measured}</p>`;
   const edited = m.inputs.edits !== '' ? html` (edited: <code>${spec.name}</code>)` : nothing;
   return html`<p id="train-preset-intro"><strong>Preset ${preset}</strong>${edited}: <strong>Start</strong> ${what}. ${measured}</p>`;
 }
@@ -441,9 +443,32 @@ function resultsCard(o: TrainOutcome | null, cellsOf: typeof infeasibleCellsOf |
         )}</tbody>
       </table>
     </div>
+    ${betweenMethods(runs)}
     ${cellsOf ? infeasibleNote(o.output, cellsOf) : nothing}
     ${o.output.warnings.length ? html`<ul class="train-messages">${o.output.warnings.map((w) => html`<li class="warn">${w}</li>`)}</ul>` : nothing}
   </section>`;
+}
+
+/**
+ * The second method − the first after RL, in points, on the in-space configurations and the base
+ * harness, as the mean over the seeds both ran: a difference, not a verdict (the interval over
+ * training runs is in Results, and the committed card where there is one). Nothing for one method.
+ */
+function betweenMethods(runs: TrainOutcome['output']['results']['runs']): TemplateResult {
+  const methods = [...new Set(runs.map((r) => r.method))];
+  if (methods.length !== 2) return html``;
+  const [a, b] = methods;
+  const seeds = [...new Set(runs.map((r) => r.seed))].filter((s) => methods.every((m) => runs.some((r) => r.method === m && r.seed === s)));
+  const after = (m: string, s: number) => runs.find((r) => r.method === m && r.seed === s)!.after;
+  const diff = (key: 'inSpace' | 'base') => {
+    const d = seeds.map((s) => after(b, s)[key] - after(a, s)[key]);
+    const mean = d.reduce((x, y) => x + y, 0) / d.length;
+    return Number.isFinite(mean) ? `${mean >= 0 ? '+' : '−'}${Math.abs(100 * mean).toFixed(1)}` : '—';
+  };
+  if (!seeds.length) return html``;
+  return html`<p id="train-between" data-in-space=${diff('inSpace')}>After RL, <em>${b}</em> − <em>${a}</em>: <strong>${diff('inSpace')} points in-space</strong>,
+    ${diff('base')} on the base harness (${seeds.length === 1 ? 'one seed: a difference, not a verdict' : `mean over ${seeds.length} seeds`};
+    the interval over training runs is in Results${seeds.length === 1 ? ' and, where there is one, in the committed card' : ''}).</p>`;
 }
 
 /** The run's infeasible (task, harness) cells, when its output lists them (infeasible_cells.ts); nothing otherwise. */
