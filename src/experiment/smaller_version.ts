@@ -8,6 +8,7 @@
  */
 import type { ExperimentSpec } from './spec';
 import { getPreset, PRESET_NAMES } from './presets';
+import { canonicalJson } from '../storage/serialize';
 
 /** One field that differs in size: its path and both values, as short text. */
 interface SizeDifference {
@@ -24,17 +25,8 @@ interface VersionCheck {
   sizes: SizeDifference[];
 }
 
-/** A canonical JSON text (object keys sorted) so equal values compare equal whatever their key order. */
-function canon(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canon).join(',')}]`;
-  if (v && typeof v === 'object')
-    return `{${Object.keys(v)
-      .sort()
-      .filter((k) => (v as Record<string, unknown>)[k] !== undefined)
-      .map((k) => `${JSON.stringify(k)}:${canon((v as Record<string, unknown>)[k])}`)
-      .join(',')}}`;
-  return JSON.stringify(v ?? null);
-}
+/** A field's value as canonical JSON (storage/serialize.ts; keys sorted, absent fields dropped), so equal values compare equal. */
+const canon = (v: unknown): string => canonicalJson(JSON.parse(JSON.stringify({ v })), 'spec field');
 
 /** `obj`'s fields as 'prefix.key' entries, less the keys in `skip`. */
 function prefixed(prefix: string, obj: object, skip: string[]): Record<string, unknown> {

@@ -163,6 +163,9 @@ function mapRow(c: MapCell, summaryStart: number | undefined): TemplateResult {
   </tr>`;
 }
 
+// The door draws on every view update: compare the embedded presets once per cell.
+const lessonVersions = new Map<string, ReturnType<typeof smallerVersion>>();
+
 /**
  * How the lesson relates to a map cell, for the door: "a smaller version of it: 1 seed instead of
  * 5, …" when the lesson trains the cell's condition at a smaller size (smaller_version.ts), else
@@ -170,7 +173,8 @@ function mapRow(c: MapCell, summaryStart: number | undefined): TemplateResult {
  */
 function lessonVersionOf(preset: string): TemplateResult | null {
   if (!(PRESET_NAMES as readonly string[]).includes(preset)) return null;
-  const v = smallerVersion(getPreset(APP_DEFAULT_PRESET), getPreset(preset));
+  let v = lessonVersions.get(preset);
+  if (!v) lessonVersions.set(preset, (v = smallerVersion(getPreset(APP_DEFAULT_PRESET), getPreset(preset))));
   if (v.conditions.length) return null;
   const label: Record<string, (n: string) => string> = {
     seeds: (n) => (n === '1' ? 'seed' : 'seeds'),
