@@ -15,7 +15,8 @@
  * Pure: the caller reads the files.
  */
 import { comparePaired, type Comparison } from '../report/seed_stats';
-import { directionOf, signedPoints, undecidedNote } from '../report/method_verdict';
+import { directionOf, undecidedNote } from '../report/method_verdict';
+import { signedPoints } from '../report/points';
 import { pairCells, type PairedCell } from '../report/stats';
 import type { ExperimentResults, RunResult } from '../report/results_schema';
 import { parseSpec } from './spec';

@@ -10,7 +10,8 @@
  * Pure and DOM-free: scripts/claims.ts writes RESULTS.md's map from it, the app draws the same.
  */
 import { hammingDistance, BASE_HARNESS } from '../design/space';
-import { methodVerdict, pairVerdicts, signedPoints, type MethodVerdict } from '../report/method_verdict';
+import { methodVerdict, pairVerdicts, type MethodVerdict } from '../report/method_verdict';
+import { signedPoints } from '../report/points';
 import type { CommittedResults } from './claims';
 import type { RunResult } from '../report/results_schema';
 

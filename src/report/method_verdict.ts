@@ -14,6 +14,7 @@
  * Pure and DOM-free: runs in Node, workers and the app.
  */
 import { comparePaired, type Comparison } from './seed_stats';
+import { signedPoints } from './points';
 import { pairCells, type PairedCell } from './stats';
 import type { EpisodeCell, RunResult } from './results_schema';
 
@@ -98,9 +99,6 @@ export function undecidedNote(c: Comparison): string {
     return `more in-space configurations: the configuration term alone (± ${(196 * p.configSe).toFixed(1)}) is wider than the effect`;
   return 'the effect is too small for seeds to exclude 0; equivalence needs the interval inside ±2';
 }
-
-/** Points of a fraction, signed: "+4.2", "−0.7". */
-export const signedPoints = (x: number) => `${x >= 0 ? '+' : '−'}${Math.abs(100 * x).toFixed(1)}`;
 
 /**
  * The sentence of a verdict, e.g. "On held-out configurations (in-space), harness scaling is

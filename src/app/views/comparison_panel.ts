@@ -10,7 +10,8 @@
  */
 import { html, nothing, type TemplateResult } from 'lit-html';
 import { byMethod } from '../../report/results_table';
-import { coverageSentence, pairReport, signedPoints, type MethodVerdict, type PairRow } from '../../report/method_verdict';
+import { coverageSentence, pairReport, type MethodVerdict, type PairRow } from '../../report/method_verdict';
+import { signedPoints } from '../../report/points';
 import type { RunResult } from '../../report/results_schema';
 
 /** Arm A (reference) and arm B of the comparison shown. */

@@ -129,8 +129,8 @@ export function evalEpisodes(spec: ExperimentSpec, runIndex: number): { episodes
  * The "demo" setting (a JSON Merge Patch on the preset): the pretrained mini model, tier-1
  * tasks, 6 RL steps of 2 tasks × 8 rollouts, a small evaluation and a small validation split
  * (4 tasks per suite, one sample, every 3 steps, under the sets the preset asks for). Measured on
- * this project's 2-core SwiftShader (CPU WebGPU) machine under load: 81 s with groups of 4, 269 s
- * with groups of 8 (before the validation split was part of it).
+ * this project's 2-core machine: the lesson's demo, `hlab run --spec` of demoText, 34 s wall
+ * (22 s of runs; a map chunk ran beside it at the lowest priority).
  */
 const DEMO_PATCH = {
   maxTier: 1,
