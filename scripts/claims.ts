@@ -1,6 +1,6 @@
 /**
  * Regenerate docs/RESULTS.md's generated tables (claims, in-space breakdown, schedule coverage,
- * the map of conditions), docs/results/claims.json and docs/results/map.json (the app's copies)
+ * the map of conditions, what dynamic sampling changed), docs/results/claims.json and docs/results/map.json (the app's copies)
  * and docs/results/map.svg from docs/results/<preset>/results.json (src/experiment/claims.ts,
  * conditions_map.ts), or check that they are current.
  *
@@ -14,6 +14,7 @@ import { ExperimentResultsSchema } from '../src/report/results_schema';
 import { upgradeRuns } from '../src/report/results_upgrade';
 import { cellProgress, conditionsMap, mapMarkdown, type CellProgress } from '../src/experiment/conditions_map';
 import { conditionsMapSvg } from '../src/experiment/conditions_map_svg';
+import { samplingEffects, samplingMarkdown } from '../src/experiment/sampling_effect';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const RESULTS_DOC = `${ROOT}docs/RESULTS.md`;
@@ -82,7 +83,11 @@ export function loadProgress(dir = `${ROOT}docs/results`, presets = `${ROOT}publ
 
 /** RESULTS.md as the data says it should read. */
 export function regenerated(doc = readFileSync(RESULTS_DOC, 'utf8'), results = loadCommitted(), progress = loadProgress()): string {
-  return withBlocks(doc, { ...generatedBlocks(results), map: mapMarkdown(conditionsMap(results), progress) });
+  return withBlocks(doc, {
+    ...generatedBlocks(results),
+    map: mapMarkdown(conditionsMap(results), progress),
+    sampling: samplingMarkdown(samplingEffects(results)),
+  });
 }
 
 /** docs/results/map.json and map.svg as the data says they should read. */

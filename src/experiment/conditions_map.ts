@@ -38,7 +38,7 @@ export interface MapCell extends MapPlace {
   verdicts: MethodVerdict[];
   /** HS − single on the in-space configurations of each Hamming distance to the base harness, ascending. */
   bands: Array<{ distance: number; verdict: MethodVerdict }>;
-  /** Mean training episodes sampled per run (RunResult.sampledEpisodes), per arm; null when not recorded. */
+  /** Mean training episodes sampled per run (sampledEpisodes), per arm; null when not known. */
   sampled: { single: number | null; scaling: number | null };
   /** Mean optimizer steps applied per run, per arm. */
   optimizerSteps: { single: number; scaling: number };
@@ -69,6 +69,18 @@ function arms(specJson: unknown): { single: string; scaling: string } | null {
 function placeOf(specJson: unknown): MapPlace {
   const s = specJson as { model?: { exposure?: string }; rl?: { steps?: number; dynamicSampling?: unknown } };
   return { exposure: s.model?.exposure ?? 'broad', steps: s.rl?.steps ?? Number.NaN, dynamicSampling: s.rl?.dynamicSampling != null };
+}
+
+/**
+ * Training episodes one run sampled: as recorded (RunResult.sampledEpisodes), or, for a run
+ * without dynamic sampling (which samples exactly tasksPerStep × groupSize episodes per RL step
+ * and records nothing more), rlSteps × tasksPerStep × groupSize; undefined when neither is known.
+ */
+export function sampledEpisodes(r: RunResult, specJson: unknown): number | undefined {
+  if (r.sampledEpisodes !== undefined) return r.sampledEpisodes;
+  const rl = (specJson as { rl?: { dynamicSampling?: unknown; tasksPerStep?: number; groupSize?: number } } | undefined)?.rl;
+  if (!rl || rl.dynamicSampling != null || !rl.tasksPerStep || !rl.groupSize) return undefined;
+  return r.rlSteps * rl.tasksPerStep * rl.groupSize;
 }
 
 const meanOf = (xs: readonly number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
@@ -107,7 +119,10 @@ function mapCell(preset: string, res: CommittedResults): MapCell | null {
     seeds,
     verdicts: pairVerdicts(res.runs, a.single, a.scaling),
     bands,
-    sampled: { single: armMean(single, (r) => r.sampledEpisodes), scaling: armMean(scaling, (r) => r.sampledEpisodes) },
+    sampled: {
+      single: armMean(single, (r) => sampledEpisodes(r, res.specJson)),
+      scaling: armMean(scaling, (r) => sampledEpisodes(r, res.specJson)),
+    },
     optimizerSteps: {
       single: armMean(single, (r) => r.optimizerSteps) ?? Number.NaN,
       scaling: armMean(scaling, (r) => r.optimizerSteps) ?? Number.NaN,

@@ -24,7 +24,7 @@ export interface DiffCell {
   /** The harness configuration the cell was evaluated under. */
   config: string;
   taskId: string;
-  /** arm B − arm A on this cell: in [−1, 1]. */
+  /** arm B − arm A on this cell: in [−1, 1]; a difference of two such differences (an interaction) in [−2, 2]. */
   diff: number;
 }
 
@@ -76,13 +76,13 @@ function variance(xs: readonly number[]): number {
  * @param cells paired cells (seed, config, task, diff); a missing (seed, config) cell of the
  *   table (every cell excluded) is filled with its seed's mean, which the df do not credit
  * @param level the interval's coverage (default 0.95)
- * @throws Error on no cells or a diff outside [−1, 1] or not finite
+ * @throws Error on no cells or a diff outside [−2, 2] or not finite
  */
 export function seedInterval(cells: readonly DiffCell[], level = 0.95): SeedInterval {
   if (cells.length === 0) throw new Error('seedInterval: no cells');
   for (const c of cells)
-    if (!Number.isFinite(c.diff) || c.diff < -1 || c.diff > 1)
-      throw new Error(`seedInterval: diff must be in [−1, 1], got ${c.diff} (seed ${c.seed}, ${c.config}, ${c.taskId})`);
+    if (!Number.isFinite(c.diff) || c.diff < -2 || c.diff > 2)
+      throw new Error(`seedInterval: diff must be in [−2, 2], got ${c.diff} (seed ${c.seed}, ${c.config}, ${c.taskId})`);
   const seedIds = [...groupBy(cells, (c) => c.seed).keys()];
   const configIds = [...groupBy(cells, (c) => c.config).keys()];
   const n = seedIds.length;

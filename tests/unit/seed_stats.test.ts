@@ -106,7 +106,7 @@ describe('seed-level inference: calibrated on a null where the task bootstrap is
     expect(one.decided).toBe(false);
     expect(Number.isNaN(one.lo)).toBe(true);
     expect(() => seedInterval([])).toThrow(/no cells/);
-    expect(() => seedInterval([{ seed: 0, config: 'c', taskId: 't', diff: 2 }])).toThrow(/diff must be in/);
+    expect(() => seedInterval([{ seed: 0, config: 'c', taskId: 't', diff: 3 }])).toThrow(/diff must be in/);
   });
 
   it('seeds needed come from the seed-level spread, and a configuration term that more seeds cannot shrink says so', () => {
