@@ -1,7 +1,7 @@
 /**
  * Regenerate docs/RESULTS.md's generated tables (claims, in-space breakdown, schedule coverage,
- * the map of conditions, what dynamic sampling changed), docs/results/claims.json and docs/results/map.json (the app's copies)
- * and docs/results/map.svg from docs/results/<preset>/results.json (src/experiment/claims.ts,
+ * the map of conditions, what dynamic sampling changed, the harness-count curve), docs/results/claims.json and docs/results/map.json (the app's copies)
+ * and the figures docs/results/map.svg and harness-count/scaling.svg from docs/results/<preset>/results.json (src/experiment/claims.ts,
  * conditions_map.ts), or check that they are current.
  *
  *   npx tsx scripts/claims.ts           # rewrite the blocks between the markers
@@ -15,6 +15,8 @@ import { upgradeRuns } from '../src/report/results_upgrade';
 import { cellProgress, conditionsMap, mapMarkdown, type CellProgress } from '../src/experiment/conditions_map';
 import { conditionsMapSvg } from '../src/experiment/conditions_map_svg';
 import { samplingEffects, samplingMarkdown } from '../src/experiment/sampling_effect';
+import { harnessCountCurve, harnessCountMarkdown } from '../src/experiment/harness_count_curve';
+import { harnessCountSvg } from '../src/experiment/harness_count_svg';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const RESULTS_DOC = `${ROOT}docs/RESULTS.md`;
@@ -23,6 +25,10 @@ export const CLAIMS_JSON = `${ROOT}docs/results/claims.json`;
 /** The map of conditions for the app's Results view, and as a figure. */
 export const MAP_JSON = `${ROOT}docs/results/map.json`;
 export const MAP_SVG = `${ROOT}docs/results/map.svg`;
+/** The harness-count curve as a figure. */
+export const COUNT_SVG = `${ROOT}docs/results/harness-count/scaling.svg`;
+/** Presets read for a generated block other than the claims and the map. */
+const OTHER_PRESETS = ['harness-count'];
 
 /** A results.json read and validated as the claims read it (older shapes upgraded), with its resolved spec. */
 function readResults(file: string): CommittedResults {
@@ -41,10 +47,10 @@ const mapPresetsIn = (dir: string): string[] =>
         .sort()
     : [];
 
-/** The committed results of every preset a claim reads and of every map preset (`map-*`; absent presets left out), validated. */
+/** The committed results of every preset a claim or block reads and of every map preset (`map-*`; absent presets left out), validated. */
 export function loadCommitted(dir = `${ROOT}docs/results`): Map<string, CommittedResults> {
   const out = new Map<string, CommittedResults>();
-  for (const preset of [...new Set([...CLAIMS.map((c) => c.preset), ...mapPresetsIn(dir)])]) {
+  for (const preset of [...new Set([...CLAIMS.map((c) => c.preset), ...OTHER_PRESETS, ...mapPresetsIn(dir)])]) {
     const file = `${dir}/${preset}/results.json`;
     if (existsSync(file)) out.set(preset, readResults(file));
   }
@@ -87,7 +93,19 @@ export function regenerated(doc = readFileSync(RESULTS_DOC, 'utf8'), results = l
     ...generatedBlocks(results),
     map: mapMarkdown(conditionsMap(results), progress),
     sampling: samplingMarkdown(samplingEffects(results)),
+    'harness-count': harnessCountMarkdown(countCurve(results)),
   });
+}
+
+const countCurve = (results: ReadonlyMap<string, CommittedResults>) => {
+  const res = results.get('harness-count');
+  return res ? harnessCountCurve(res) : null;
+};
+
+/** docs/results/harness-count/scaling.svg as the data says it should read; null without results. */
+export function regeneratedCountSvg(results = loadCommitted()): string | null {
+  const curve = countCurve(results);
+  return curve ? harnessCountSvg(curve) : null;
 }
 
 /** docs/results/map.json and map.svg as the data says they should read. */
@@ -110,11 +128,18 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   const next = regenerated(doc, results);
   const json = regeneratedJson(results);
   const map = regeneratedMap(results);
+  const countSvg = regeneratedCountSvg(results);
   const stale = (file: string, text: string) => !existsSync(file) || readFileSync(file, 'utf8') !== text;
   if (process.argv.includes('--check')) {
-    if (next !== doc || stale(CLAIMS_JSON, json) || stale(MAP_JSON, map.json) || stale(MAP_SVG, map.svg)) {
+    if (
+      next !== doc ||
+      stale(CLAIMS_JSON, json) ||
+      stale(MAP_JSON, map.json) ||
+      stale(MAP_SVG, map.svg) ||
+      (countSvg !== null && stale(COUNT_SVG, countSvg))
+    ) {
       console.error(
-        'docs/RESULTS.md or docs/results/{claims,map}.json or map.svg differs from docs/results/ (run: npx tsx scripts/claims.ts)',
+        'docs/RESULTS.md, docs/results/{claims,map}.json, map.svg or harness-count/scaling.svg differs from docs/results/ (run: npx tsx scripts/claims.ts)',
       );
       process.exit(1);
     }
@@ -124,6 +149,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     writeFileSync(CLAIMS_JSON, json);
     writeFileSync(MAP_JSON, map.json);
     writeFileSync(MAP_SVG, map.svg);
-    console.log('docs/RESULTS.md tables, docs/results/claims.json, map.json and map.svg regenerated');
+    if (countSvg !== null) writeFileSync(COUNT_SVG, countSvg);
+    console.log('docs/RESULTS.md tables, docs/results/claims.json, map.json, map.svg and harness-count/scaling.svg regenerated');
   }
 }

@@ -42,7 +42,7 @@ interface Cost {
 }
 
 /** One place run both ways. */
-export interface SamplingEffect {
+interface SamplingEffect {
   exposure: string;
   steps: number;
   /** Presets without and with dynamic sampling. */

@@ -5,10 +5,12 @@ import type { RunResult } from '../../src/report/results_schema';
 import { Rng } from '../../src/util/rng';
 import {
   CLAIMS_JSON,
+  COUNT_SVG,
   loadCommitted,
   MAP_JSON,
   MAP_SVG,
   regenerated,
+  regeneratedCountSvg,
   regeneratedJson,
   regeneratedMap,
   RESULTS_DOC,
@@ -57,7 +59,8 @@ describe('claims: verdicts computed from the committed data', () => {
     const map = regeneratedMap(results);
     expect(readFileSync(MAP_JSON, 'utf8')).toBe(map.json);
     expect(readFileSync(MAP_SVG, 'utf8')).toBe(map.svg);
-    expect(doc).toContain('<!-- map:begin -->');
+    expect(readFileSync(COUNT_SVG, 'utf8')).toBe(regeneratedCountSvg(results));
+    for (const block of ['map', 'sampling', 'harness-count']) expect(doc).toContain(`<!-- ${block}:begin -->`);
   }, 240_000);
 
   it('a changed result changes the table, so stale text fails the check', () => {
