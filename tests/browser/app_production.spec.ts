@@ -4,13 +4,15 @@
  * asserted: the machine's load decides it), no JS asset of dist/ is over 3 MB or carries an
  * inline source map, the committed results of `main` open in Results with their curves and in
  * Trajectories with their sample, Compare puts committed `main` beside committed `lesson`, a
- * preset opened once opens again offline from Cache Storage, and a part that fails to load is
- * named in an error line.
+ * preset opened once opens again offline from Cache Storage, a part that fails to load is
+ * named in an error line, and committed harness-count shows its curve as RESULTS.md reads it.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { test, expect, type Page } from '@playwright/test';
-import { progressText, type CellProgress } from '../../src/experiment/conditions_map';
+import { intervalText, progressText, type CellProgress } from '../../src/experiment/conditions_map';
+import { harnessCountCurve } from '../../src/experiment/harness_count_curve';
+import { loadCommitted } from '../../scripts/claims';
 
 const MAX_JS_BYTES = 3 * 1024 * 1024;
 
@@ -193,6 +195,41 @@ test('the map of conditions: Results shows each committed cell of docs/results/m
   await expect(page).toHaveURL(new RegExp(`preset=${map.cells[0].preset}`));
   await expect(page.locator('#paper-table tbody tr').first()).toBeVisible();
   expect(mapRequests.length).toBeGreaterThan(0);
+  expect(errors).toEqual([]);
+  await context.close();
+});
+
+test('the harness-count curve: Results of committed harness-count shows pass@1 against N, each N against N = 1 as RESULTS.md reads it; main has no such section', async ({
+  browser,
+}) => {
+  const committed = loadCommitted();
+  const curve = harnessCountCurve(committed.get('harness-count')!)!;
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const page = await context.newPage();
+  const errors = watchErrors(page);
+  await page.goto('/#/results?preset=harness-count');
+  await expect(page.locator('#results-committed-status')).toHaveText(/^\s*Loaded\./);
+  const rows = page.locator('#count-table tbody tr');
+  await expect(rows).toHaveCount(curve.points.length);
+  expect(await rows.evaluateAll((trs) => trs.map((tr) => Number(tr.getAttribute('data-n'))))).toEqual(curve.points.map((p) => p.n));
+  for (const p of curve.points) {
+    const row = page.locator(`#count-table tr[data-n="${p.n}"]`);
+    for (const set of ['inSpace', 'base'] as const) {
+      const label = set === 'inSpace' ? 'in-space' : 'base';
+      const v = p.vsOne[set];
+      const cell = row.locator(`td[data-label="${label}: N − (N = 1)"]`);
+      await expect(cell).toHaveAttribute('data-direction', v?.direction ?? '');
+      if (v) await expect(cell).toContainText(intervalText(v));
+    }
+  }
+  const decided = curve.points
+    .flatMap((p) => [p.vsOne.inSpace, p.vsOne.base])
+    .filter((v) => v?.direction === 'ahead' || v?.direction === 'behind');
+  await expect(page.locator('#count-figure svg circle')).toHaveCount(2 * curve.points.length);
+  await expect(page.locator('#count-figure svg circle[fill="#1f77b4"]')).toHaveCount(decided.length);
+  await page.goto('/#/results?preset=main');
+  await expect(page.locator('#paper-table tbody tr').first()).toBeVisible();
+  await expect(page.locator('#harness-count')).toHaveCount(0);
   expect(errors).toEqual([]);
   await context.close();
 });
