@@ -12,6 +12,7 @@
 import { hammingDistance, BASE_HARNESS } from '../design/space';
 import { methodVerdict, pairVerdicts, type MethodVerdict } from '../report/method_verdict';
 import { signedPoints } from '../report/points';
+import { intervalAtLevel } from '../report/seed_interval';
 import type { CommittedResults } from './claims';
 import type { RunResult } from '../report/results_schema';
 
@@ -233,6 +234,43 @@ export function leadingCell(cells: readonly MapCell[]): MapCell | null {
   return best;
 }
 
+/** A cell's in-space difference read together with the map's other cells (familywiseInSpace). */
+export interface FamilywiseReading {
+  /** Cells read together: every cell with an in-space interval (≥ 2 seeds). */
+  m: number;
+  /** The Bonferroni interval, level 1 − 0.05/m (fractions of pass@1). */
+  lo: number;
+  hi: number;
+  /** It excludes 0. */
+  holds: boolean;
+}
+
+/**
+ * Each cell's in-space difference as one of the map's m comparisons: a reader scans every cell for
+ * where harness scaling pays, so a "helps" must survive the number of cells looked at. The
+ * interval is the Bonferroni one (seed_interval.ts intervalAtLevel at 1 − 0.05/m) over every cell
+ * with an in-space interval, floor cells included (they were looked at too).
+ * @returns preset → reading; cells without an in-space interval are absent
+ */
+export function familywiseInSpace(cells: readonly MapCell[]): Map<string, FamilywiseReading> {
+  const read = cells
+    .map((c) => ({ c, p: cellVerdict(c, 'inSpace')?.comparison.pass }))
+    .filter((x): x is { c: MapCell; p: NonNullable<typeof x.p> } => !!x.p && x.p.seeds >= 2);
+  const m = read.length;
+  return new Map(
+    read.map(({ c, p }) => {
+      const { lo, hi } = intervalAtLevel(p, 1 - 0.05 / m);
+      return [c.preset, { m, lo, hi, holds: lo > 0 || hi < 0 }];
+    }),
+  );
+}
+
+/** "holds over the map's 3 cells (Bonferroni [+4.1, +14.3])" or "not beyond the map's 3 cells (Bonferroni [−0.3, +6.1])". */
+function familywiseText(f: FamilywiseReading): string {
+  const iv = `Bonferroni [${signedPoints(f.lo)}, ${signedPoints(f.hi)}]`;
+  return f.holds ? `holds over the map's ${f.m} cells, ${iv}` : `not beyond the map's ${f.m} cells, ${iv}`;
+}
+
 /** "+1.2 [−0.4, +2.8]" (points), "+1.2 (1 seed)", or "—". */
 export function intervalText(v: MethodVerdict | null): string {
   if (!v) return '—';
@@ -287,19 +325,27 @@ function floorPart(row: readonly MapCell[]): string | null {
 
 /**
  * One sentence per exposure row: where harness scaling pays on in-space configurations, where
- * it costs, and where the data cannot tell.
+ * it costs (each with whether it holds over the map's cells read together, familywiseInSpace),
+ * and where the data cannot tell.
  */
 export function rowSentences(cells: readonly MapCell[]): string[] {
+  const family = familywiseInSpace(cells);
   const rows = [...new Set(cells.map((c) => c.exposure))];
   return rows.map((exposure) => {
     const row = cells.filter((c) => c.exposure === exposure);
-    const part = (word: string, f: (v: MethodVerdict | null) => boolean) => {
+    const part = (word: string, f: (v: MethodVerdict | null) => boolean, withFamily = false) => {
       const hit = row.filter((c) => !readsFloor(c) && f(cellVerdict(c, 'inSpace')));
-      return hit.length ? `${word} at ${hit.map((c) => `${budgetText(c)} (${intervalText(cellVerdict(c, 'inSpace'))})`).join(', ')}` : null;
+      const fw = (c: MapCell) => {
+        const r = withFamily ? family.get(c.preset) : undefined;
+        return r ? `; ${familywiseText(r)}` : '';
+      };
+      return hit.length
+        ? `${word} at ${hit.map((c) => `${budgetText(c)} (${intervalText(cellVerdict(c, 'inSpace'))}${fw(c)})`).join(', ')}`
+        : null;
     };
     const parts = [
-      part('pays', (v) => v?.direction === 'ahead'),
-      part('costs', (v) => v?.direction === 'behind'),
+      part('pays', (v) => v?.direction === 'ahead', true),
+      part('costs', (v) => v?.direction === 'behind', true),
       part('makes no difference beyond ±2 points', (v) => v?.direction === 'equivalent'),
       part('cannot be told apart yet', (v) => !v || v.direction === 'undecided' || v.direction === 'not measurable'),
       floorPart(row),
@@ -325,15 +371,18 @@ export function mapMarkdown(cells: readonly MapCell[], progress: readonly CellPr
       'in-space before RL',
       'in-space: HS − single',
       'verdict',
+      'over the map (Bonferroni)',
       'by distance to base',
       'base harness',
       ...bbKeys,
       'episodes sampled (HS / single)',
     ]),
-    line(['---', '---', '---', '---:', '---:', '---:', '---', '---', '---:', ...bbKeys.map(() => '---:'), '---:']),
+    line(['---', '---', '---', '---:', '---:', '---:', '---', '---:', '---', '---:', ...bbKeys.map(() => '---:'), '---:']),
   ];
+  const family = familywiseInSpace(cells);
   for (const c of cells) {
     const inSpace = cellVerdict(c, 'inSpace');
+    const fw = family.get(c.preset);
     const bands = c.bands.map((b) => `d=${b.distance}: ${signedPoints(b.verdict.comparison.pass.diff)}`).join(', ') || '—';
     const base = cellVerdict(c, 'base');
     const ratio =
@@ -349,6 +398,7 @@ export function mapMarkdown(cells: readonly MapCell[], progress: readonly CellPr
         Number.isFinite(c.startInSpace) ? percent(c.startInSpace) : '—',
         intervalText(inSpace),
         `**${mapWord(inSpace, c.floor)}**`,
+        fw ? `[${signedPoints(fw.lo)}, ${signedPoints(fw.hi)}]${fw.holds ? ' holds' : ''}` : '—',
         bands,
         `${intervalText(base)} ${base ? mapWord(base) : ''}`.trim(),
         ...bbKeys.map((k) => {

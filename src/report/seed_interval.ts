@@ -135,6 +135,21 @@ export function seedInterval(cells: readonly DiffCell[], level = 0.95): SeedInte
   return { ...base, configSe, lo: diff - half, hi: diff + half, se, df, decided: diff - half > 0 || diff + half < 0 };
 }
 
+/**
+ * The interval of a comparison at another coverage, from its estimate, standard error and
+ * degrees of freedom (seedInterval's): Δ ± t_{df, 1−(1−level)/2}·SE. With level = 1 − α/m it is
+ * the Bonferroni interval of one of m comparisons read together (Dunn, "Multiple comparisons among
+ * means", JASA 56, 1961): all m cover at once with probability ≥ 1 − α.
+ * @param level coverage in (0, 1)
+ * @returns NaN bounds with fewer than 2 seeds
+ */
+export function intervalAtLevel(r: Pick<SeedInterval, 'diff' | 'se' | 'df' | 'seeds'>, level: number): { lo: number; hi: number } {
+  if (!(level > 0 && level < 1)) throw new Error(`intervalAtLevel: level must be in (0, 1), got ${level}`);
+  if (r.seeds < 2) return { lo: Number.NaN, hi: Number.NaN };
+  const half = r.se === 0 ? 0 : tQuantile(1 - (1 - level) / 2, r.df) * r.se;
+  return { lo: r.diff - half, hi: r.diff + half };
+}
+
 /** Seeds a comparison would need (seedsToDecide). */
 export interface SeedsNeeded {
   /** Seeds at which the expected interval excludes 0 at this effect (half-width < |Δ|); null when more seeds cannot get there. */

@@ -10,7 +10,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { test, expect, type Page } from '@playwright/test';
-import { intervalText, progressText, type CellProgress } from '../../src/experiment/conditions_map';
+import { familywiseInSpace, intervalText, progressText, type CellProgress, type MapCell } from '../../src/experiment/conditions_map';
 import { harnessCountCurve } from '../../src/experiment/harness_count_curve';
 import { loadCommitted } from '../../scripts/claims';
 
@@ -167,10 +167,15 @@ test('the map of conditions: Results shows each committed cell of docs/results/m
   await page.goto('/#/results');
   const rows = page.locator('#map-table tbody tr');
   await expect(rows).toHaveCount(map.cells.length);
+  // Each cell read together with the others (Bonferroni over the cells with an interval), as RESULTS.md's column.
+  const family = familywiseInSpace(map.cells as unknown as MapCell[]);
   for (const c of map.cells) {
     const v = c.verdicts.find((x) => x.set.key === 'inSpace')!;
     const row = page.locator(`#map-table tr[data-preset="${c.preset}"]`);
     await expect(row).toHaveAttribute('data-verdict', v.direction);
+    const fw = family.get(c.preset);
+    await expect(row.locator('td[data-label="over the map"]')).toHaveAttribute('data-holds', fw ? String(fw.holds) : '');
+    if (fw?.holds) await expect(row.locator('td[data-label="over the map"]')).toContainText('holds');
     const cell = row.locator('td[data-label="in-space: HS − single"]');
     await expect(cell).toHaveAttribute('data-diff', String(v.comparison.pass.diff));
     await expect(cell).toHaveAttribute('data-lo', String(v.comparison.pass.lo));

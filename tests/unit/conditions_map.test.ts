@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import {
   cellProgress,
   cellVerdict,
+  familywiseInSpace,
   leadingCell,
   conditionsMap,
   mapMarkdown,
@@ -118,7 +119,9 @@ describe('map of conditions', () => {
     const md = mapMarkdown(map);
     expect(md).toContain('| narrow | 240 steps, dynamic sampling | `map-narrow-240` | 8 |');
     expect(md).toContain('2.00× (30720 / 15360)');
-    expect(md).toMatch(/\*\*narrow base:\*\* harness scaling pays at 240 steps, dynamic sampling \(\+\d+\.\d \[\+\d+\.\d, \+\d+\.\d\]\)/);
+    expect(md).toMatch(
+      /\*\*narrow base:\*\* harness scaling pays at 240 steps, dynamic sampling \(\+\d+\.\d \[\+\d+\.\d, \+\d+\.\d\]; holds over the map's 2 cells, Bonferroni \[/,
+    );
     expect(md).toMatch(/\*\*broad base:\*\* harness scaling costs at 60 steps/);
     expect(md).toContain('Not run yet: broad base at 60 steps, dynamic sampling;');
     expect(md).not.toContain('`algorithms`');
@@ -173,6 +176,41 @@ describe('map of conditions', () => {
     const lifted = cellOf('map-narrow-60', experiment({ exposure: 'narrow', steps: 60, dynamicSampling: true, level: 0.02 }, 8, 0.3))!;
     expect(lifted.floor).toBe(true);
     expect(rowSentences([lifted])[0]).toMatch(/harness scaling pays at 60 steps/);
+  });
+
+  it('over the map: a cell ahead at 95 % holds only if its Bonferroni interval over the cells with an interval excludes 0', () => {
+    const real = cellOf('map-broad-240', experiment({ steps: 240, dynamicSampling: true }, 8, 0.25))!;
+    /** `real` renamed, its in-space interval set to Δ ± t·SE with the given SE, df and seeds. */
+    const cell = (preset: string, diff: number, se: number, df: number, seeds: number): MapCell => ({
+      ...real,
+      preset,
+      verdicts: real.verdicts.map((v) =>
+        v.set.key !== 'inSpace'
+          ? v
+          : { ...v, direction: 'ahead', comparison: { ...v.comparison, pass: { ...v.comparison.pass, diff, se, df, seeds } } },
+      ),
+    });
+    const modest = cell('map-broad-240', 0.05, 0.015, 4, 5);
+    // Alone (m = 1) the interval is the 95 % one: 0.05 ± 2.776 · 0.015.
+    const alone = familywiseInSpace([modest]).get('map-broad-240')!;
+    expect(alone.m).toBe(1);
+    expect(alone.lo).toBeCloseTo(0.05 - 2.7764 * 0.015, 4);
+    expect(alone.holds).toBe(true);
+    // Beside two more cells with intervals (and one single-seed cell, which has none): m = 3, wider, no longer excludes 0.
+    const map = [
+      modest,
+      cell('map-broad-60', 0.2, 0.01, 9, 10),
+      cell('map-narrow-60', 0, 0.01, 4, 5),
+      cell('map-narrow-240', 0.3, 0, 0, 1),
+    ];
+    const fw = familywiseInSpace(map);
+    expect([...fw.keys()].sort()).toEqual(['map-broad-240', 'map-broad-60', 'map-narrow-60']);
+    expect(fw.get('map-broad-240')).toMatchObject({ m: 3, holds: false });
+    expect(fw.get('map-broad-240')!.lo).toBeLessThan(0);
+    expect(fw.get('map-broad-60')).toMatchObject({ m: 3, holds: true });
+    const sentence = rowSentences(map)[0];
+    expect(sentence).toContain("not beyond the map's 3 cells, Bonferroni [");
+    expect(sentence).toMatch(/\(\+20\.0 \[[^\]]+\]; holds over the map's 3 cells, Bonferroni \[/);
   });
 
   it('a spec without both arms is no cell; one seed is undecided, never "pays"', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { seedInterval, seedsToDecide, type DiffCell } from '../../src/report/seed_interval';
+import { intervalAtLevel, seedInterval, seedsToDecide, type DiffCell } from '../../src/report/seed_interval';
 import { hierarchicalBootstrap } from './lib/hierarchical_bootstrap';
 import { pairedComparison, type PairedCell } from '../../src/report/stats';
 import { Rng } from '../../src/util/rng';
@@ -82,6 +82,38 @@ describe('seed-level inference: calibrated on a null where the task bootstrap is
     expect(nullHits / R).toBeLessThan(0.09);
     expect(nullHits / R).toBeGreaterThan(0.02);
     expect(effectHits / R).toBeGreaterThan(0.5);
+  });
+
+  it('a map of m null cells read together: any "decided" among them far above 5 % at 95 % each, near or under 5 % with Bonferroni intervals (intervalAtLevel 1 − 0.05/m)', () => {
+    const R = 150;
+    const m = 6;
+    const rng = Rng.derive(11, 'familywise');
+    let anyRaw = 0;
+    let anyBonferroni = 0;
+    for (let r = 0; r < R; r++) {
+      const cells = Array.from({ length: m }, () =>
+        seedInterval(simulateNull(rng, { seeds: 5, configs: 8, tasks: 8, samples: 1, run: 0.25, configArm: 0.1 }).diffs),
+      );
+      if (cells.some((c) => c.decided)) anyRaw++;
+      if (
+        cells.some((c) => {
+          const { lo, hi } = intervalAtLevel(c, 1 - 0.05 / m);
+          return lo > 0 || hi < 0;
+        })
+      )
+        anyBonferroni++;
+    }
+    // Six independent 95 % intervals: P(any excludes 0) ≈ 1 − 0.95⁶ ≈ 26 % (150 maps: sd ≈ 3.6 points).
+    expect(anyRaw / R).toBeGreaterThan(0.12);
+    expect(anyBonferroni / R).toBeLessThan(0.09);
+    // At its own level the interval is seedInterval's; a higher level is wider; a bad level is refused.
+    const c = seedInterval(
+      simulateNull(Rng.derive(2, 'x'), { seeds: 5, configs: 8, tasks: 8, samples: 1, run: 0.25, configArm: 0.1 }).diffs,
+    );
+    expect(intervalAtLevel(c, 0.95).lo).toBeCloseTo(c.lo, 12);
+    expect(intervalAtLevel(c, 0.95).hi).toBeCloseTo(c.hi, 12);
+    expect(intervalAtLevel(c, 0.99).lo).toBeLessThan(c.lo);
+    expect(() => intervalAtLevel(c, 1)).toThrow(/level must be in/);
   });
 
   it('computes Δ as the mean of per-seed means, a t interval with Satterthwaite df, and refuses to decide on one seed', () => {

@@ -10,6 +10,7 @@
 import { html, nothing, type TemplateResult } from 'lit-html';
 import {
   cellVerdict,
+  familywiseInSpace,
   intervalText,
   leadingCell,
   mapWord,
@@ -18,9 +19,11 @@ import {
   readsFloor,
   rowSentences,
   type CellProgress,
+  type FamilywiseReading,
   type MapCell,
 } from '../../experiment/conditions_map';
 import { conditionsMapSvg } from '../../experiment/conditions_map_svg';
+import { signedPoints } from '../../report/points';
 import { committedMap, loadCommitted, type CommittedEnv } from '../committed_fetch';
 import { formatRoute } from '../route';
 import { APP_DEFAULT_PRESET, getPreset, PRESET_NAMES } from '../../experiment/presets';
@@ -129,12 +132,13 @@ export function mapSection(src: MapSource): TemplateResult {
   else {
     const running = src.inProgress;
     const missing = missingPlaces(cells, running);
+    const family = familywiseInSpace(cells);
     body = html`<div class="scroll-x map-figure" id="map-figure">${src.svg() ?? nothing}</div>
       <ul class="map-sentences" id="map-sentences">${rowSentences(cells).map((s) => html`<li>${bold(s)}</li>`)}</ul>
       <div class="scroll-x">
         <table class="paper-table cards-narrow" id="map-table" aria-labelledby="map-h">
-          <thead><tr><th scope="col">cell</th><th scope="col">preset</th><th scope="col" class="num">seeds</th><th scope="col" class="num">in-space: HS − single</th><th scope="col">verdict</th><th scope="col" class="num">base harness</th><th scope="col">note</th></tr></thead>
-          <tbody>${cells.map((c) => mapRow(c, src.starts.get(c.preset)))}</tbody>
+          <thead><tr><th scope="col">cell</th><th scope="col">preset</th><th scope="col" class="num">seeds</th><th scope="col" class="num">in-space: HS − single</th><th scope="col">verdict</th><th scope="col" class="num"><abbr title="the in-space interval of a cell read together with the map's other cells: Bonferroni, 1 − 0.05/m for the m cells with an interval; 'holds' when it still excludes 0">over the map</abbr></th><th scope="col" class="num">base harness</th><th scope="col">note</th></tr></thead>
+          <tbody>${cells.map((c) => mapRow(c, src.starts.get(c.preset), family.get(c.preset)))}</tbody>
         </table>
       </div>
       ${running.length ? html`<p class="note" id="map-progress">In progress (seed chunks committed; no verdict until every seed is in): ${running.map(progressText).join('; ')}.</p>` : nothing}
@@ -148,7 +152,7 @@ export function mapSection(src: MapSource): TemplateResult {
   </section>`;
 }
 
-function mapRow(c: MapCell, summaryStart: number | undefined): TemplateResult {
+function mapRow(c: MapCell, summaryStart: number | undefined, fw: FamilywiseReading | undefined): TemplateResult {
   const v = cellVerdict(c, 'inSpace');
   const base = cellVerdict(c, 'base');
   const note = floorNote(c, summaryStart);
@@ -158,6 +162,7 @@ function mapRow(c: MapCell, summaryStart: number | undefined): TemplateResult {
     <td class="num" data-label="seeds">${c.seeds.length}</td>
     <td class="num" data-label="in-space: HS − single" data-diff=${v?.comparison.pass.diff ?? ''} data-lo=${v?.comparison.pass.lo ?? ''} data-hi=${v?.comparison.pass.hi ?? ''}>${intervalText(v)}</td>
     <td data-label="verdict" title=${v?.sentence ?? ''}><b class=${`verdict verdict-${(v?.direction ?? 'none').replace(' ', '-')}`}>${mapWord(v, c.floor)}</b></td>
+    <td class="num" data-label="over the map" data-holds=${fw ? String(fw.holds) : ''} data-m=${fw?.m ?? ''}>${fw ? `[${signedPoints(fw.lo)}, ${signedPoints(fw.hi)}]${fw.holds ? ' holds' : ''}` : '—'}</td>
     <td class="num" data-label="base harness">${intervalText(base)}${base ? ` ${mapWord(base)}` : ''}</td>
     <td data-label="note" class="map-note">${note ?? '—'}</td>
   </tr>`;
