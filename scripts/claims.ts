@@ -9,7 +9,15 @@
  */
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { CLAIMS, claimsJson, claimsTable, generatedBlocks, withBlocks, type CommittedResults } from '../src/experiment/claims';
+import {
+  CLAIMS,
+  claimsJson,
+  claimsTable,
+  generatedBlocks,
+  withBlocks,
+  type CommittedResults,
+  type RerunProgress,
+} from '../src/experiment/claims';
 import { ExperimentResultsSchema } from '../src/report/results_schema';
 import { upgradeRuns } from '../src/report/results_upgrade';
 import { cellProgress, conditionsMap, mapMarkdown, type CellProgress } from '../src/experiment/conditions_map';
@@ -87,10 +95,44 @@ export function loadProgress(dir = `${ROOT}docs/results`, presets = `${ROOT}publ
   return out;
 }
 
+/** Whether results.json's spec uses the current design (claims.ts: the in-space set stratified by distance to the base harness). */
+const isCurrent = (specJson: unknown) =>
+  (specJson as { evaluation?: { inSpace?: { by?: string } } } | undefined)?.evaluation?.inSpace?.by === 'base';
+
+/**
+ * The claims' presets (other than the map's) being re-run in seed chunks: a `chunks/` folder with
+ * finished chunks of the current design beside no merged results.json or one of the old design.
+ */
+export function loadRerun(dir = `${ROOT}docs/results`, presets = `${ROOT}public/presets`): Map<string, RerunProgress> {
+  const out = new Map<string, RerunProgress>();
+  for (const preset of new Set(CLAIMS.map((c) => c.preset))) {
+    const chunks = `${dir}/${preset}/chunks`;
+    if (!existsSync(chunks) || !existsSync(`${presets}/${preset}.json`)) continue;
+    const merged = `${dir}/${preset}/results.json`;
+    if (existsSync(merged) && isCurrent((JSON.parse(readFileSync(merged, 'utf8')) as { specJson?: unknown }).specJson)) continue;
+    const done = readdirSync(chunks)
+      .map((c) => `${chunks}/${c}/results.json`)
+      .filter((f) => existsSync(f))
+      .map((f) => JSON.parse(readFileSync(f, 'utf8')) as { status?: string; specJson?: { seeds?: number[] } })
+      .filter((r) => r.status === 'done' && isCurrent(r.specJson))
+      .flatMap((r) => r.specJson?.seeds ?? [])
+      .sort((x, y) => x - y);
+    if (!done.length) continue;
+    const planned = (JSON.parse(readFileSync(`${presets}/${preset}.json`, 'utf8')) as { seeds: number[] }).seeds.length;
+    out.set(preset, { done, planned });
+  }
+  return out;
+}
+
 /** RESULTS.md as the data says it should read. */
-export function regenerated(doc = readFileSync(RESULTS_DOC, 'utf8'), results = loadCommitted(), progress = loadProgress()): string {
+export function regenerated(
+  doc = readFileSync(RESULTS_DOC, 'utf8'),
+  results = loadCommitted(),
+  progress = loadProgress(),
+  rerun = loadRerun(),
+): string {
   return withBlocks(doc, {
-    ...generatedBlocks(results),
+    ...generatedBlocks(results, rerun),
     map: mapMarkdown(conditionsMap(results), progress),
     sampling: samplingMarkdown(samplingEffects(results)),
     'harness-count': harnessCountMarkdown(countCurve(results)),
@@ -118,8 +160,8 @@ export function regeneratedMap(results = loadCommitted(), progress = loadProgres
 }
 
 /** docs/results/claims.json as the data says it should read. */
-export function regeneratedJson(results = loadCommitted()): string {
-  return `${JSON.stringify(claimsJson(claimsTable(results)), null, 2)}\n`;
+export function regeneratedJson(results = loadCommitted(), rerun = loadRerun()): string {
+  return `${JSON.stringify(claimsJson(claimsTable(results, rerun)), null, 2)}\n`;
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

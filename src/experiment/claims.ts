@@ -179,23 +179,41 @@ function claimCells(runs: readonly RunResult[], c: ClaimSpec): { cells: PairedCe
   return { cells, passes };
 }
 
+/** A claim's preset re-run in seed chunks (docs/results/<preset>/chunks/sS/) and not merged yet. */
+export interface RerunProgress {
+  /** Seeds whose chunk is committed and done, ascending. */
+  done: number[];
+  /** Seeds the preset plans. */
+  planned: number;
+}
+
 /**
  * The claims table from the committed results of each preset.
  * @param results preset name → its results (absent: not run)
+ * @param rerun preset name → its seed chunks committed so far, said beside the row (never read as a verdict)
  */
-export function claimsTable(results: ReadonlyMap<string, CommittedResults>): ClaimRow[] {
+export function claimsTable(
+  results: ReadonlyMap<string, CommittedResults>,
+  rerun: ReadonlyMap<string, RerunProgress> = new Map(),
+): ClaimRow[] {
   return CLAIMS.map((spec) => {
     const res = results.get(spec.preset);
+    const chunks = rerun.get(spec.preset);
+    const progress = chunks
+      ? `${chunks.done.length} of ${chunks.planned} seeds committed in seed chunks (${chunks.done.map((x) => `s${x}`).join(', ')}); no verdict from them until every seed is in`
+      : null;
     if (!res)
       return {
         spec,
         verdict: 'not run',
         comparison: null,
         data: '—',
-        note: spec.missing ?? `no committed results for preset '${spec.preset}'`,
+        note: progress ?? spec.missing ?? `no committed results for preset '${spec.preset}'`,
       };
     const { cells, passes } = claimCells(res.runs, spec);
-    const design = currentDesign(res) ? 'current design' : 'old design (pre-epoch schedule, 4 in-space configurations): re-run needed';
+    const design = currentDesign(res)
+      ? 'current design'
+      : `old design (pre-epoch schedule, 4 in-space configurations): re-run ${progress ? `in progress, ${progress}` : 'needed'}`;
     if (cells.length === 0)
       return {
         spec,
@@ -257,9 +275,12 @@ function coverageMarkdown(results: ReadonlyMap<string, CommittedResults>): strin
 }
 
 /** The generated blocks of docs/RESULTS.md, by marker name. */
-export function generatedBlocks(results: ReadonlyMap<string, CommittedResults>): Record<'claims' | 'coverage' | 'breakdown', string> {
+export function generatedBlocks(
+  results: ReadonlyMap<string, CommittedResults>,
+  rerun: ReadonlyMap<string, RerunProgress> = new Map(),
+): Record<'claims' | 'coverage' | 'breakdown', string> {
   return {
-    claims: claimsMarkdown(claimsTable(results)),
+    claims: claimsMarkdown(claimsTable(results, rerun)),
     coverage: coverageMarkdown(results),
     breakdown: breakdownMarkdown(claimBreakdown(results, 'in-space')),
   };

@@ -1,4 +1,6 @@
-import { readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CLAIMS, claimsTable, withBlocks, type CommittedResults } from '../../src/experiment/claims';
 import type { RunResult } from '../../src/report/results_schema';
@@ -7,6 +9,7 @@ import {
   CLAIMS_JSON,
   COUNT_SVG,
   loadCommitted,
+  loadRerun,
   MAP_JSON,
   MAP_SVG,
   regenerated,
@@ -130,6 +133,44 @@ describe('claims: verdicts computed from the committed data', () => {
     expect(rows.find((r) => r.spec.id === 'locality')!.verdict).toBe('not run');
     expect(rows.find((r) => r.spec.id === 'sizes')!.note).toMatch(/small' base/);
     expect(rows).toHaveLength(CLAIMS.length);
+  });
+
+  it('a preset re-run in seed chunks says how many seeds are in, beside the old row or the "not run" one, and never decides from them', () => {
+    const old = mainResults(3, 0.25, false, { evaluation: { inSpace: { mode: 'stratified', perDistance: 2, seed: 0 } } });
+    const before = inSpaceRow(old);
+    const rerun = new Map([
+      ['main', { done: [0, 2], planned: 10 }],
+      ['sizes', { done: [1], planned: 5 }],
+    ]);
+    const rows = claimsTable(new Map([['main', old]]), rerun);
+    const row = rows.find((r) => r.spec.id === 'in-space')!;
+    expect(row.data).toMatch(
+      /old design .*: re-run in progress, 2 of 10 seeds committed in seed chunks \(s0, s2\); no verdict from them until every seed is in$/,
+    );
+    // The verdict and numbers are the old results' own.
+    expect(row.verdict).toBe(before.verdict);
+    expect(row.comparison?.pass.diff).toBe(before.comparison?.pass.diff);
+    expect(rows.find((r) => r.spec.id === 'sizes')!).toMatchObject({
+      verdict: 'not run',
+      note: expect.stringMatching(/^1 of 5 seeds committed/),
+    });
+  });
+
+  it('loadRerun reads finished chunks of the current design beside an old or missing results.json, and nothing once merged', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hlab-rerun-'));
+    const current = { evaluation: { inSpace: { by: 'base' } } };
+    const write = (file: string, json: unknown) => {
+      mkdirSync(dirname(file), { recursive: true });
+      writeFileSync(file, JSON.stringify(json));
+    };
+    write(`${dir}/presets/diversity.json`, { seeds: [0, 1, 2, 3] });
+    write(`${dir}/results/diversity/results.json`, { specJson: { evaluation: { inSpace: { mode: 'stratified' } } } });
+    write(`${dir}/results/diversity/chunks/s1/results.json`, { status: 'done', specJson: { ...current, seeds: [1] } });
+    write(`${dir}/results/diversity/chunks/s0/results.json`, { status: 'done', specJson: { ...current, seeds: [0] } });
+    write(`${dir}/results/diversity/chunks/s2/results.json`, { status: 'running', specJson: { ...current, seeds: [2] } });
+    expect(loadRerun(`${dir}/results`, `${dir}/presets`)).toEqual(new Map([['diversity', { done: [0, 1], planned: 4 }]]));
+    write(`${dir}/results/diversity/results.json`, { specJson: current });
+    expect(loadRerun(`${dir}/results`, `${dir}/presets`).size).toBe(0);
   });
 
   it('withBlocks replaces between markers and names a missing pair', () => {
