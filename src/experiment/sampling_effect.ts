@@ -14,7 +14,7 @@
  */
 import { directionOf, methodVerdict, undecidedNote, type MethodVerdict } from '../report/method_verdict';
 import { signedPoints } from '../report/points';
-import { seedInterval, seedsToDecide } from '../report/seed_interval';
+import { seedInterval, seedsToDecide, type DiffCell } from '../report/seed_interval';
 import type { Comparison } from '../report/seed_stats';
 import type { EpisodeCell, RunResult } from '../report/results_schema';
 import type { CommittedResults } from './claims';
@@ -82,7 +82,8 @@ function interaction(
   key: 'inSpace' | 'base',
 ): Interaction | null {
   const pass = (e: EpisodeCell) => (e.pass ? 1 : 0);
-  const cells = [];
+  const cells: DiffCell[] = [];
+  const scores: DiffCell[] = [];
   let passes = 0;
   for (const seed of seeds) {
     const run = (runs: readonly RunResult[], m: string) =>
@@ -95,12 +96,14 @@ function interaction(
       const [b, c, d] = [sOn.get(id), hOff.get(id), sOff.get(id)];
       if (!b || !c || !d) continue;
       if (a.pass || b.pass || c.pass || d.pass) passes++;
-      cells.push({ seed, config: a.harnessId, taskId: a.taskId, diff: pass(a) - pass(b) - (pass(c) - pass(d)) });
+      const at = { seed, config: a.harnessId, taskId: a.taskId };
+      cells.push({ ...at, diff: pass(a) - pass(b) - (pass(c) - pass(d)) });
+      scores.push({ ...at, diff: a.score - b.score - (c.score - d.score) });
     }
   }
   if (!cells.length) return null;
   const p = seedInterval(cells);
-  const comparison: Comparison = { pass: p, score: p, needed: seedsToDecide(p, 100) };
+  const comparison: Comparison = { pass: p, score: seedInterval(scores), needed: seedsToDecide(p, 100) };
   return { key, comparison, direction: directionOf(comparison, passes) };
 }
 
