@@ -296,8 +296,9 @@ export function mapWord(v: MethodVerdict | null, floor = false): string {
       return 'not measurable';
     default: {
       if (floor) return 'undecided at the floor';
-      const n = v.comparison.needed.exclude;
-      return n === null ? 'undecided' : `undecided (≈ ${n} seeds)`;
+      const { exclude, equivalent } = v.comparison.needed;
+      if (exclude !== null) return `undecided (≈ ${exclude} seeds)`;
+      return equivalent !== null ? `undecided (≈ ${equivalent} seeds to show equivalence)` : 'undecided';
     }
   }
 }

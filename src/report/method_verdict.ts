@@ -95,6 +95,9 @@ export function undecidedNote(c: Comparison): string {
     return n <= p.seeds
       ? `at this effect ≈ ${n} seeds would exclude 0; the observed spread did not`
       : `≈ ${n} seeds would decide it at this effect and spread${n > 10 ? ' (beyond the 10-seed cap)' : ''}`;
+  const eq = c.needed.equivalent;
+  if (eq !== null)
+    return `too small an effect for seeds to exclude 0; ≈ ${eq} seeds${eq > 10 ? ' (beyond the 10-seed cap)' : ''} would show equivalence, the interval inside ±2 points`;
   if (1.96 * p.configSe >= Math.abs(p.diff))
     return `more in-space configurations: the configuration term alone (± ${(196 * p.configSe).toFixed(1)}) is wider than the effect`;
   return 'the effect is too small for seeds to exclude 0; equivalence needs the interval inside ±2';

@@ -156,27 +156,36 @@ export interface SeedsNeeded {
   exclude: number | null;
   /** Seeds for 80 % power (two-sided, α = 0.05) at this effect; null as above. */
   power80: number | null;
+  /**
+   * Seeds at which the expected interval lies inside ±margin (equivalence) at this effect; null
+   * when more seeds cannot get there (|Δ| ≥ margin, or the configuration term alone too wide).
+   */
+  equivalent: number | null;
 }
 
 /**
  * Seeds needed at the observed effect and spread, from the seed-level variance (not the task
  * bootstrap's, which understates it): the smallest n ≤ cap with
  *   exclude: t_{n−1, .975}·√(s²/n + b) < |Δ|,   power80: (t_{n−1, .975} + t_{n−1, .80})·√(s²/n + b) < |Δ|,
+ *   equivalent: |Δ| + t_{n−1, .975}·√(s²/n + b) ≤ margin,
  * where s is the per-seed sd and b the configuration term (which more seeds do not shrink: when
  * it alone blocks, more configurations are needed and the answer is null).
  * @param cap the largest n tried (default 1000)
+ * @param margin the equivalence margin (fraction of pass@1; default 0.02, the ±2 points of the rule)
  */
-export function seedsToDecide(r: Pick<SeedInterval, 'diff' | 'seedSd' | 'configSe'>, cap = 1000): SeedsNeeded {
+export function seedsToDecide(r: Pick<SeedInterval, 'diff' | 'seedSd' | 'configSe'>, cap = 1000, margin = 0.02): SeedsNeeded {
   const effect = Math.abs(r.diff);
   const s2 = Number.isFinite(r.seedSd) ? r.seedSd * r.seedSd : Number.NaN;
   const b = r.configSe * r.configSe;
-  const find = (z: (n: number) => number): number | null => {
-    if (!Number.isFinite(s2) || effect === 0) return null;
-    for (let n = 2; n <= cap; n++) if (z(n) * Math.sqrt(s2 / n + b) < effect) return n;
+  const find = (ok: (n: number, half: (z: number) => number) => boolean): number | null => {
+    if (!Number.isFinite(s2)) return null;
+    for (let n = 2; n <= cap; n++) if (ok(n, (z) => z * Math.sqrt(s2 / n + b))) return n;
     return null;
   };
+  const t975 = (n: number) => tQuantile(0.975, n - 1);
   return {
-    exclude: find((n) => tQuantile(0.975, n - 1)),
-    power80: find((n) => tQuantile(0.975, n - 1) + tQuantile(0.8, n - 1)),
+    exclude: effect === 0 ? null : find((n, half) => half(t975(n)) < effect),
+    power80: effect === 0 ? null : find((n, half) => half(t975(n) + tQuantile(0.8, n - 1)) < effect),
+    equivalent: effect >= margin ? null : find((n, half) => effect + half(t975(n)) <= margin),
   };
 }

@@ -152,6 +152,12 @@ describe('seed-level inference: calibrated on a null where the task bootstrap is
     expect(n).toBeGreaterThanOrEqual(5);
     expect(n).toBeLessThanOrEqual(10);
     expect(seedsToDecide({ diff: 0.02, seedSd: 0.01, configSe: 0.05 }).exclude).toBeNull();
+    // Equivalence: the smallest n with |Δ| + t_{n−1}·s/√n ≤ 0.02: at Δ 0.005, s 0.01 that is n = 5 (t₃/2 = 1.59 > 1.5, t₄/√5 = 1.24).
+    expect(seedsToDecide({ diff: 0.005, seedSd: 0.01, configSe: 0 }).equivalent).toBe(5);
+    expect(seedsToDecide({ diff: -0.005, seedSd: 0.01, configSe: 0 }).equivalent).toBe(5);
+    // Not when the effect itself reaches the margin, nor when the configuration term alone is too wide.
+    expect(seedsToDecide({ diff: 0.02, seedSd: 0.001, configSe: 0 }).equivalent).toBeNull();
+    expect(seedsToDecide({ diff: 0.005, seedSd: 0.01, configSe: 0.008 }, 200).equivalent).toBeNull();
   });
 
   it('the hierarchical bootstrap is seeded and covers the estimate', () => {
