@@ -119,7 +119,7 @@ export const CLAIMS: readonly ClaimSpec[] = [
     b: 'harness scaling (GRPO, K=4)',
     on: 'in-space, small model',
     missing:
-      "needs a 'small' base built by the mini recipe (≈ 2.3 h on this 2-core machine, resumable) and a 'sizes' preset: not built yet",
+      "no committed results of the 'sizes' preset yet (main's comparison from the 'small' base, public/base-small.ckpt; it runs in one-seed chunks)",
   },
   {
     id: 'bb-rl-vs-sft',

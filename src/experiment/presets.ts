@@ -11,6 +11,7 @@ import assignment from '../../public/presets/assignment.json';
 import diversity from '../../public/presets/diversity.json';
 import retention from '../../public/presets/retention.json';
 import harnessCount from '../../public/presets/harness-count.json';
+import sizes from '../../public/presets/sizes.json';
 import mapBroad60 from '../../public/presets/map-broad-60.json';
 import mapBroad240 from '../../public/presets/map-broad-240.json';
 import mapNarrow60 from '../../public/presets/map-narrow-60.json';
@@ -30,6 +31,7 @@ const RAW: Record<string, unknown> = {
   diversity,
   retention,
   'harness-count': harnessCount,
+  sizes,
   'map-broad-60': mapBroad60,
   'map-broad-240': mapBroad240,
   'map-narrow-60': mapNarrow60,
@@ -50,6 +52,7 @@ export const PRESET_NAMES = [
   'diversity',
   'retention',
   'harness-count',
+  'sizes',
   'map-broad-60',
   'map-broad-240',
   'map-narrow-60',
