@@ -96,7 +96,7 @@ describe('hlab heldout', () => {
     expect(await bad('--suites', 'workspace,chores')).toMatch(/--suites 'workspace,chores'.*bad entry 'chores'/);
     await bad('--harnesses', 'S9-T0-O0-C0-W0');
     expect(await bad('--init', '/nonexistent/x.ckpt')).toMatch(/--init: no such file/);
-    expect(await bad('--preset', 'small')).toMatch(/no shipped base for --preset small/);
+    expect(await bad('--preset', 'base')).toMatch(/no shipped base for --preset base/);
     const dir = mkdtempSync(join(tmpdir(), 'hl-heldout-'));
     writeFileSync(join(dir, 'junk.ckpt'), 'not a checkpoint');
     await bad('--init', join(dir, 'junk.ckpt'));
