@@ -7,19 +7,10 @@ import type { CommittedResults } from '../../src/experiment/claims';
 import { harnessCountCurve, harnessCountMarkdown } from '../../src/experiment/harness_count_curve';
 import { harnessCountSvg } from '../../src/experiment/harness_count_svg';
 import type { RunResult } from '../../src/report/results_schema';
+import { exactCells as cells } from './lib/exact_cells';
 
 const CONFIGS = ['S1-T1-O0-C0-W0', 'S0-T0-O2-C1-W0', 'S1-T1-O1-C1-W1', 'S2-T2-O2-C2-W2'];
 const BASE = 'S0-T0-O0-C0-W0';
-const TASKS = 20;
-
-/** Task t passes iff (t + shift) mod 20 < 20·rate: the pass rate is exactly round(20·rate)/20 on every configuration. */
-const cells = (rate: number, harnesses: readonly string[], shift: number) =>
-  harnesses.flatMap((harnessId) =>
-    Array.from({ length: TASKS }, (_, t) => {
-      const pass = (t + shift) % TASKS < Math.round(TASKS * rate);
-      return { taskId: `workspace/misplaced/t${t}`, harnessId, sample: 0, pass, score: pass ? 1 : 0 };
-    }),
-  );
 
 const METHODS = [
   { name: 'N=18: harness scaling (GRPO, K=4)', harnesses: 'scaling', K: 4 },

@@ -6,22 +6,13 @@ import { describe, expect, it } from 'vitest';
 import type { CommittedResults } from '../../src/experiment/claims';
 import { samplingEffects, samplingMarkdown } from '../../src/experiment/sampling_effect';
 import type { RunResult } from '../../src/report/results_schema';
+import { exactCells as cells } from './lib/exact_cells';
 
 const SINGLE = 'single harness (GRPO)';
 const HS = 'harness scaling (GRPO, K=4)';
 const BASE = 'S0-T0-O0-C0-W0';
 const CONFIGS = ['S1-T1-O0-C0-W0', 'S0-T0-O2-C1-W0', 'S1-T1-O1-C1-W1', 'S2-T2-O2-C2-W2'];
 const TRAIN = ['S1-T0-O1-C2-W1', 'S2-T1-O0-C1-W2'];
-const TASKS = 20;
-
-/** Cells of one harness set: task t passes iff (t + shift) mod 20 < 20·rate, so the pass rate is exactly round(20·rate)/20. */
-const cells = (rate: number, harnesses: readonly string[], shift: number) =>
-  harnesses.flatMap((harnessId) =>
-    Array.from({ length: TASKS }, (_, t) => {
-      const pass = (t + shift) % TASKS < Math.round(TASKS * rate);
-      return { taskId: `workspace/misplaced/t${t}`, harnessId, sample: 0, pass, score: pass ? 1 : 0 };
-    }),
-  );
 
 /** Rates after RL per method: in-space, base, training harnesses. */
 type Rates = Record<string, { inSpace: number; base: number; train: number }>;
