@@ -23,6 +23,7 @@ import { upgradeRuns } from '../src/report/results_upgrade';
 import { cellProgress, conditionsMap, mapMarkdown, type CellProgress } from '../src/experiment/conditions_map';
 import { conditionsMapSvg } from '../src/experiment/conditions_map_svg';
 import { samplingEffects, samplingMarkdown } from '../src/experiment/sampling_effect';
+import { bandsMarkdown } from '../src/experiment/conditions_map_bands';
 import { harnessCountCurve, harnessCountMarkdown } from '../src/experiment/harness_count_curve';
 import { harnessCountSvg } from '../src/experiment/harness_count_svg';
 
@@ -131,9 +132,11 @@ export function regenerated(
   progress = loadProgress(),
   rerun = loadRerun(),
 ): string {
+  const cells = conditionsMap(results);
   return withBlocks(doc, {
     ...generatedBlocks(results, rerun),
-    map: mapMarkdown(conditionsMap(results), progress),
+    map: mapMarkdown(cells, progress),
+    bands: bandsMarkdown(cells),
     sampling: samplingMarkdown(samplingEffects(results)),
     'harness-count': harnessCountMarkdown(countCurve(results)),
   });

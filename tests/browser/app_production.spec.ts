@@ -11,6 +11,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { test, expect, type Page } from '@playwright/test';
 import { familywiseInSpace, intervalText, progressText, type CellProgress, type MapCell } from '../../src/experiment/conditions_map';
+import { bandTable } from '../../src/experiment/conditions_map_bands';
 import { harnessCountCurve } from '../../src/experiment/harness_count_curve';
 import { loadCommitted } from '../../scripts/claims';
 
@@ -189,6 +190,16 @@ test('the map of conditions: Results shows each committed cell of docs/results/m
     await expect(row.locator('td[data-label="note"]')).toContainText(`in-space pass@1 starts at ${(100 * start).toFixed(1)} %`);
     if (v.direction === 'not measurable') await expect(row.locator('td[data-label="note"]')).toContainText('in-space floor');
   }
+  // Folded below: each cell by distance band, as RESULTS.md's bands block (conditions_map_bands.ts).
+  await page.locator('#map-bands summary').click();
+  const bands = bandTable(map.cells as unknown as MapCell[]);
+  await expect(page.locator('#map-bands-table tbody tr')).toHaveCount(bands.rows.length);
+  for (const r of bands.rows)
+    for (const b of r.bands) {
+      const td = page.locator(`#map-bands-table tr[data-preset="${r.cell.preset}"] td[data-label="d=${b.distance}"]`);
+      await expect(td).toHaveAttribute('data-direction', b.verdict.direction);
+      await expect(td).toContainText(b.word);
+    }
   await expect(page.locator('#map-figure svg > rect').first()).toBeVisible();
   await expect(page.locator('#map-sentences li')).not.toHaveCount(0);
   // Places running in seed chunks: each named with its seeds so far, no verdict (as RESULTS.md says).

@@ -4,7 +4,8 @@
  * shows it, committed_fetch.ts `committedMap`, never bundled). Results shows it whole — the figure
  * of RESULTS.md (conditions_map_svg.ts), then one row per cell: harness scaling − single harness
  * on in-space pass@1 with its 95 % interval, the verdict, and a note where the cell sits at the
- * in-space floor — and the Train door says in one paragraph what it found (`mapFinding`). Every
+ * in-space floor; then, folded, each cell by distance band (conditions_map_bands.ts) — and the
+ * Train door says in one paragraph what it found (`mapFinding`). Every
  * number and word is conditions_map.ts's, so the app reads as RESULTS.md does.
  */
 import { html, nothing, type TemplateResult } from 'lit-html';
@@ -23,6 +24,7 @@ import {
   type MapCell,
 } from '../../experiment/conditions_map';
 import { conditionsMapSvg } from '../../experiment/conditions_map_svg';
+import { bandSentence, bandTable } from '../../experiment/conditions_map_bands';
 import { signedPoints } from '../../report/points';
 import { committedMap, loadCommitted, type CommittedEnv } from '../committed_fetch';
 import { formatRoute } from '../route';
@@ -141,6 +143,7 @@ export function mapSection(src: MapSource): TemplateResult {
           <tbody>${cells.map((c) => mapRow(c, src.starts.get(c.preset), family.get(c.preset)))}</tbody>
         </table>
       </div>
+      ${bandsSection(cells)}
       ${running.length ? html`<p class="note" id="map-progress">In progress (seed chunks committed; no verdict until every seed is in): ${running.map(progressText).join('; ')}.</p>` : nothing}
       ${missing.length ? html`<p class="note" id="map-missing">Not run yet: ${missing.map((p) => `${p.exposure} base at ${p.steps} steps${p.dynamicSampling ? ', dynamic sampling' : ''}`).join('; ')}.</p>` : nothing}`;
   }
@@ -150,6 +153,41 @@ export function mapSection(src: MapSource): TemplateResult {
       The verdict follows the rule of the claims above; the same map opens docs/RESULTS.md.</p>
     ${body}
   </section>`;
+}
+
+/**
+ * Each cell's in-space difference by Hamming distance to the base harness (conditions_map_bands.ts,
+ * RESULTS.md's block of the same name): folded, since the cell's claim is the whole in-space set.
+ */
+function bandsSection(cells: readonly MapCell[]): TemplateResult {
+  const { distances, rows } = bandTable(cells);
+  return html`<details class="map-bands" id="map-bands">
+    <summary>Where in the space: in-space HS − single by Hamming distance to the base harness</summary>
+    <p class="note">Each band is a cell's held-out configurations at that distance, with the interval over seeds and those configurations;
+      a band ahead or behind is also checked at Bonferroni 1 − 0.05/m over the cell's m bands ("not over the bands" where it is not).</p>
+    <div class="scroll-x">
+      <table class="paper-table" id="map-bands-table">
+        <thead><tr><th scope="col">cell</th>${distances.map((d) => html`<th scope="col" class="num">d=${d}</th>`)}</tr></thead>
+        <tbody>${rows.map(
+          (r) => html`<tr data-preset=${r.cell.preset}>
+            <th scope="row">${placeText(r.cell)}</th>
+            ${distances.map((d) => {
+              const b = r.bands.find((x) => x.distance === d);
+              if (!b) return html`<td class="num" data-label=${`d=${d}`}>—</td>`;
+              return html`<td class="num" data-label=${`d=${d}`} data-direction=${b.verdict.direction} data-holds=${b.holds === null ? '' : String(b.holds)}
+                >${b.text ? `${b.text} ` : ''}<b class=${`verdict verdict-${b.verdict.direction.replace(' ', '-')}`}>${b.word}</b>${b.holds === false ? ' (not over the bands)' : ''}</td>`;
+            })}
+          </tr>`,
+        )}</tbody>
+      </table>
+    </div>
+    <ul class="map-sentences">${rows.map((r) => html`<li>${code(bandSentence(r))}</li>`)}</ul>
+  </details>`;
+}
+
+/** A generated sentence's `code` spans as <code>. */
+function code(md: string): TemplateResult {
+  return html`${md.split('`').map((part, i) => (i % 2 ? html`<code>${part}</code>` : part))}`;
 }
 
 function mapRow(c: MapCell, summaryStart: number | undefined, fw: FamilywiseReading | undefined): TemplateResult {
