@@ -24,6 +24,7 @@ import { cellProgress, conditionsMap, mapMarkdown, type CellProgress } from '../
 import { conditionsMapSvg } from '../src/experiment/conditions_map_svg';
 import { samplingEffects, samplingMarkdown } from '../src/experiment/sampling_effect';
 import { bandsMarkdown } from '../src/experiment/conditions_map_bands';
+import { sizeEffect, sizeMarkdown } from '../src/experiment/size_effect';
 import { harnessCountCurve, harnessCountMarkdown } from '../src/experiment/harness_count_curve';
 import { harnessCountSvg } from '../src/experiment/harness_count_svg';
 
@@ -139,6 +140,7 @@ export function regenerated(
     bands: bandsMarkdown(cells),
     sampling: samplingMarkdown(samplingEffects(results)),
     'harness-count': harnessCountMarkdown(countCurve(results)),
+    sizes: sizeMarkdown(sizeEffect(results)),
   });
 }
 

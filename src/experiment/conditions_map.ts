@@ -56,8 +56,8 @@ export interface MapCell extends MapPlace {
  */
 const FLOOR_PASS = 0.05;
 
-/** The arms of a spec the map compares, or null when it has not both. */
-function arms(specJson: unknown): { single: string; scaling: string } | null {
+/** The arms of a spec the map compares (its single-harness arm and all-harness scaling arm of one algorithm), or null when it has not both. */
+export function comparedArms(specJson: unknown): { single: string; scaling: string } | null {
   const methods =
     (specJson as { methods?: Array<{ name?: string; harnesses?: string; harnessCount?: number; algorithm?: string }> } | undefined)
       ?.methods ?? [];
@@ -98,7 +98,7 @@ function armMean(runs: readonly RunResult[], pick: (r: RunResult) => number | un
  * @returns null when the spec has no single-harness arm and all-harness scaling arm of one algorithm, or no seed ran both
  */
 function mapCell(preset: string, res: CommittedResults): MapCell | null {
-  const a = arms(res.specJson);
+  const a = comparedArms(res.specJson);
   if (!a) return null;
   const single = res.runs.filter((r) => r.method === a.single);
   const scaling = res.runs.filter((r) => r.method === a.scaling);
@@ -158,7 +158,7 @@ export function cellProgress(
   runs: readonly RunResult[],
   planned: readonly number[],
 ): CellProgress | null {
-  const a = arms(specJson);
+  const a = comparedArms(specJson);
   if (!a) return null;
   // The seed-level interval's per-seed differences (seed_interval.ts), the same numbers the verdict is built from once merged.
   const v = methodVerdict(runs, a.single, a.scaling, 'inSpace');

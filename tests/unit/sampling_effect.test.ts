@@ -75,7 +75,7 @@ describe('samplingEffects', () => {
       ]),
     );
     expect(rest).toEqual([]);
-    expect(e).toMatchObject({ exposure: 'broad', steps: 60, off: 'main', on: 'map-broad-60', seeds: [0, 1, 2, 3] });
+    expect(e).toMatchObject({ exposure: 'broad', steps: 60, a: 'main', b: 'map-broad-60', seeds: [0, 1, 2, 3] });
     const get = (m: string, k: string) => e.effects.find((x) => x.method === m && x.verdict.set.key === k)?.verdict;
     // HS in-space: +0.2 on average (seeds wobble ±0.05 around it), every seed ahead.
     expect(get(HS, 'inSpace')?.comparison.pass.diff).toBeCloseTo(0.2, 10);
