@@ -166,7 +166,7 @@ function bandsSection(cells: readonly MapCell[]): TemplateResult {
     <p class="note">Each band is a cell's held-out configurations at that distance, with the interval over seeds and those configurations;
       a band ahead or behind is also checked at Bonferroni 1 − 0.05/m over the cell's m bands ("not over the bands" where it is not).</p>
     <div class="scroll-x">
-      <table class="paper-table" id="map-bands-table">
+      <table class="paper-table cards-narrow" id="map-bands-table">
         <thead><tr><th scope="col">cell</th>${distances.map((d) => html`<th scope="col" class="num">d=${d}</th>`)}</tr></thead>
         <tbody>${rows.map(
           (r) => html`<tr data-preset=${r.cell.preset}>
@@ -175,7 +175,8 @@ function bandsSection(cells: readonly MapCell[]): TemplateResult {
               const b = r.bands.find((x) => x.distance === d);
               if (!b) return html`<td class="num" data-label=${`d=${d}`}>—</td>`;
               return html`<td class="num" data-label=${`d=${d}`} data-direction=${b.verdict.direction} data-holds=${b.holds === null ? '' : String(b.holds)}
-                >${b.text ? `${b.text} ` : ''}<b class=${`verdict verdict-${b.verdict.direction.replace(' ', '-')}`}>${b.word}</b>${b.holds === false ? ' (not over the bands)' : ''}</td>`;
+                >${b.text ? html`<span class="band-ci">${b.text}</span>` : nothing}<span class=${`band-word verdict-${b.verdict.direction.replace(' ', '-')}`}
+                  >${b.word}${b.holds === false ? ' (not over the bands)' : ''}</span></td>`;
             })}
           </tr>`,
         )}</tbody>
