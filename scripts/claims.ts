@@ -25,6 +25,7 @@ import { conditionsMapSvg } from '../src/experiment/conditions_map_svg';
 import { samplingEffects, samplingMarkdown } from '../src/experiment/sampling_effect';
 import { bandsMarkdown } from '../src/experiment/conditions_map_bands';
 import { sizeEffect, sizeMarkdown } from '../src/experiment/size_effect';
+import { sftControl, sftControlMarkdown } from '../src/experiment/sft_control';
 import { harnessCountCurve, harnessCountMarkdown } from '../src/experiment/harness_count_curve';
 import { harnessCountSvg } from '../src/experiment/harness_count_svg';
 
@@ -141,6 +142,7 @@ export function regenerated(
     sampling: samplingMarkdown(samplingEffects(results)),
     'harness-count': harnessCountMarkdown(countCurve(results)),
     sizes: sizeMarkdown(sizeEffect(results)),
+    'sft-control': sftControlMarkdown(sftControl(results)),
   });
 }
 
