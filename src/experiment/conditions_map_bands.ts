@@ -17,7 +17,7 @@ import { intervalAtLevel } from '../report/seed_interval';
 import { intervalText, mapWord, type MapCell } from './conditions_map';
 
 /** One band of one cell. */
-export interface BandReading {
+interface BandReading {
   /** Hamming distance of the band's configurations to the base harness. */
   distance: number;
   verdict: MethodVerdict;
@@ -33,7 +33,7 @@ export interface BandReading {
 }
 
 /** A cell's bands, ascending by distance. */
-export interface BandRow {
+interface BandRow {
   cell: MapCell;
   bands: BandReading[];
   /** Bands with an interval (≥ 2 seeds): the m of the Bonferroni reading. */

@@ -20,40 +20,40 @@ import type { EpisodeCell, RunResult } from '../report/results_schema';
 import { sampledEpisodes } from './conditions_map';
 
 /** One side of the pair: a committed experiment. */
-export interface ConditionSide {
+interface ConditionSide {
   preset: string;
   runs: readonly RunResult[];
   specJson: unknown;
 }
 
 /** The two arms compared, by method name (the same names under both conditions). */
-export interface Arms {
+interface Arms {
   single: string;
   scaling: string;
 }
 
 /** One method's B − A on one harness set. */
-export interface MethodEffect {
+interface MethodEffect {
   method: string;
   verdict: MethodVerdict;
 }
 
 /** The gap's change: (HS − single under B) − (HS − single under A) on one harness set. */
-export interface Interaction {
+interface Interaction {
   key: 'inSpace' | 'base';
   comparison: Comparison;
   direction: ReturnType<typeof directionOf>;
 }
 
 /** HS − single under each condition on one harness set, on the shared seeds. */
-export interface Gap {
+interface Gap {
   key: 'inSpace' | 'base';
   a: MethodVerdict | null;
   b: MethodVerdict | null;
 }
 
 /** What a method's training cost per run, mean over the shared seeds, A → B. */
-export interface Cost {
+interface Cost {
   method: string;
   sampled: [number | null, number | null];
   optimizerSteps: [number, number];
@@ -211,7 +211,7 @@ const SET_NAME: Record<string, string> = { inSpace: 'in-space', base: 'base harn
 const count = (x: number | null, digits = 0) => (x === null ? '—' : x.toFixed(digits));
 
 /** How the two conditions are named in the markdown. */
-export interface PairLabels {
+interface PairLabels {
   /** Bold lead of the block: "broad base, 60 steps". */
   title: string;
   /** Short names of A and B: "without", "with"; "mini", "small". */

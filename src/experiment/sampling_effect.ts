@@ -13,7 +13,7 @@ import { conditionsMap } from './conditions_map';
 import { pairConditions, pairMarkdown, type ConditionPair } from './paired_conditions';
 
 /** One place run both ways: A is without dynamic sampling, B with it. */
-export interface SamplingEffect extends ConditionPair {
+interface SamplingEffect extends ConditionPair {
   exposure: string;
   steps: number;
 }

@@ -18,7 +18,7 @@ import type { RunResult } from '../report/results_schema';
 import type { CommittedResults } from './claims';
 
 /** The preset and its two SFT arms. */
-export const SFT_CONTROL = {
+const SFT_CONTROL = {
   preset: 'blackbox',
   sft: 'black-box SFT (coding-cli)',
   control: 'SFT through the base harness (control)',
@@ -28,7 +28,7 @@ export const SFT_CONTROL = {
 const SETS = ['base', 'inSpace', 'bb-coding-cli', 'bb-assistant'] as const;
 
 /** One harness set's three comparisons. */
-export interface SftControlRow {
+interface SftControlRow {
   key: string;
   /** Black-box SFT after − before. */
   sft: MethodVerdict | null;
@@ -38,7 +38,7 @@ export interface SftControlRow {
   diff: MethodVerdict | null;
 }
 
-export interface SftControlReading {
+interface SftControlReading {
   /** Seeds where both SFT arms ran, ascending. */
   seeds: number[];
   rows: SftControlRow[];
@@ -101,7 +101,7 @@ const cell = (v: MethodVerdict | null, words: Record<string, string> = WORD) => 
  * What the in-space row says, one sentence: whose loss it is.
  * @returns null without an in-space row
  */
-export function sftControlSentence(r: SftControlReading): string | null {
+function sftControlSentence(r: SftControlReading): string | null {
   const row = r.rows.find((x) => x.key === 'inSpace');
   if (!row?.diff) return null;
   const d = row.diff.direction;

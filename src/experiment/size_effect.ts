@@ -13,13 +13,13 @@ import { comparedArms } from './conditions_map';
 import { pairConditions, pairMarkdown, type ConditionPair } from './paired_conditions';
 
 /** The presets of the size pair: A (the smaller model) and B. */
-export const SIZE_PAIR = { a: 'main', b: 'sizes' } as const;
+const SIZE_PAIR = { a: 'main', b: 'sizes' } as const;
 
 /** Spec fields the two sides may differ in: the model is the condition, the rest names and counts. */
 const FREE_FIELDS = new Set(['model', 'name', 'seeds', 'description']);
 
 /** The pair read, with each side's model preset and the spec fields they differ in beyond the model. */
-export interface SizeEffect extends ConditionPair {
+interface SizeEffect extends ConditionPair {
   models: { a: string; b: string };
   /** Top-level spec fields other than model, name, seeds and description that differ (empty: a clean comparison). */
   alsoDiffer: string[];

@@ -4,7 +4,7 @@
 // mix-up fails.
 import { describe, expect, it } from 'vitest';
 import type { CommittedResults } from '../../src/experiment/claims';
-import { SFT_CONTROL, sftControl, sftControlMarkdown, sftControlSentence } from '../../src/experiment/sft_control';
+import { sftControl, sftControlMarkdown } from '../../src/experiment/sft_control';
 import type { RunResult } from '../../src/report/results_schema';
 import { exactCells as cells } from './lib/exact_cells';
 
@@ -13,6 +13,8 @@ const CONFIGS = ['S1-T1-O0-C0-W0', 'S0-T0-O2-C1-W0', 'S1-T1-O1-C1-W1', 'S2-T2-O2
 
 /** Pass rates per set. */
 type Rates = { base: number; inSpace: number; bb: number };
+// The preset's two SFT arms (public/presets/blackbox.json).
+const SFT_CONTROL = { sft: 'black-box SFT (coding-cli)', control: 'SFT through the base harness (control)' };
 const BEFORE: Rates = { base: 0.6, inSpace: 0.4, bb: 0.1 };
 
 function blackbox(after: Record<string, (seed: number) => Rates>, seeds = [0, 1, 2, 3]): CommittedResults {
@@ -63,7 +65,7 @@ describe('sftControl', () => {
     expect(row('bb-coding-cli').diff?.comparison.pass.diff).toBeCloseTo(0.4, 10);
     expect(row('base').control?.comparison.pass.diff).toBeCloseTo(0.1, 10);
     expect(row('base').diff?.comparison.pass.diff).toBeCloseTo(-0.3, 10);
-    expect(sftControlSentence(r)).toBe(
+    expect(sftControlMarkdown(r).split('\n').at(-1)).toBe(
       "Both SFTs lower in-space pass@1: the recipe costs the base whatever the harness; black-box SFT is within ±2 points of the control (+0.0 [+0.0, +0.0]): no cost of the foreign harness beyond the recipe's.",
     );
     const md = sftControlMarkdown(r);
@@ -89,7 +91,7 @@ describe('sftControl', () => {
     expect(inSpace.control?.comparison.pass.diff).toBe(0);
     expect(inSpace.diff?.comparison.pass.diff).toBeCloseTo(-0.3, 10);
     expect(inSpace.diff?.direction).toBe('behind');
-    expect(sftControlSentence(r)).toMatch(
+    expect(sftControlMarkdown(r).split('\n').at(-1)).toMatch(
       /^Black-box SFT is behind the control beyond noise \(−30\.0 \[[^\]]+\]\): training through one foreign harness costs more/,
     );
   });
