@@ -1,12 +1,15 @@
 /**
  * Reuse of 'before' evaluations across the methods of a seed (docs/ARCHITECTURE.md "Experiments,
  * evaluation and results"): methods of one seed usually start from the same parameters, and
- * then the shared batch of their 'before' evaluation (evaluate.ts: base harness, in-space set,
- * black-box harnesses) is the same episodes with the same seeds, so the runner evaluates it once
- * and reuses it. Two runs share it only when the SHA-256 of their starting parameters, their
- * model preset and the batch's key (tasks, harnesses, exclusions, samples, τ, seed and budgets:
- * evaluate.ts `sharedBatchKey`) are all equal. Memory of one runner call only: a run whose
- * source run finished in an earlier call (before a resume) evaluates the batch again.
+ * then each batch of their 'before' evaluation (evaluate.ts: the shared batch — base harness,
+ * in-space set, black-box harnesses — and the method's batch of training harnesses) is the same
+ * episodes with the same seeds whenever its key is, so the runner evaluates it once and reuses
+ * it: the shared batch in every method of the seed, the method's batch in methods with the same
+ * training harnesses (the K or algorithm arms of one design). Two runs share a batch only when
+ * the SHA-256 of their starting parameters, their model preset and the batch's key (label,
+ * tasks, harnesses, exclusions, samples, τ, seed and budgets: evaluate.ts `batchKey`) are all
+ * equal. Memory of one runner call only: a run whose source run finished in an earlier call
+ * (before a resume) evaluates the batch again.
  */
 import type { EvalBatch } from './evaluate';
 
@@ -16,7 +19,7 @@ interface BeforeSource {
   seed: number;
 }
 
-/** The shared 'before' batches of one runner call, by starting point and batch key. */
+/** The 'before' batches of one runner call, by starting point and batch key. */
 export class SharedBeforeBatches {
   private readonly byKey = new Map<string, { batch: EvalBatch; from: BeforeSource }>();
 
@@ -25,16 +28,16 @@ export class SharedBeforeBatches {
   }
 
   /**
-   * The shared batch of an identical evaluation and the run that ran it; undefined when none
-   * ran in this call.
+   * The batch of an identical evaluation and the run that ran it; undefined when none ran in
+   * this call.
    * @param paramsDigest SHA-256 hex of the starting parameters (runner.ts paramsDigest)
-   * @param batchKey evaluate.ts sharedBatchKey of the run's sets and options
+   * @param batchKey the batch's key (evaluate.ts EvalBatch.key)
    */
   find(paramsDigest: string, preset: string, batchKey: string): { batch: EvalBatch; from: BeforeSource } | undefined {
     return this.byKey.get(SharedBeforeBatches.key(paramsDigest, preset, batchKey));
   }
 
-  /** Keep the shared batch a run evaluated (keyed by the batch's own key); the first one for a key stays. */
+  /** Keep a batch a run evaluated (keyed by the batch's own key); the first one for a key stays. */
   remember(paramsDigest: string, preset: string, batch: EvalBatch, from: BeforeSource): void {
     const k = SharedBeforeBatches.key(paramsDigest, preset, batch.key);
     if (!this.byKey.has(k)) this.byKey.set(k, { batch, from });

@@ -10,8 +10,9 @@
  * Two rollout batches: the shared batch (base harness, in-space set, black-box harnesses — the
  * same for every method of a seed) and the method's batch (its training harnesses not in the
  * shared one). Each batch has its own seed and episodes sample by their position in their batch,
- * so the shared batch's outcomes never depend on the method: the runner evaluates it once per
- * starting point and reuses it (runner.ts evaluateBefore, before_reuse.ts).
+ * so neither batch's outcomes depend on the method: the runner evaluates each once per starting
+ * point and reuses it — the shared batch in every method of a seed, the method's batch in methods
+ * with the same training harnesses (runner.ts evaluateBefore, before_reuse.ts).
  */
 import { cellKey } from './plan';
 import type { EpisodeOutcomeCell } from '../report/stats';
@@ -65,7 +66,7 @@ export interface EvalResult {
    * sits in both columns. Absent in evaluations restored from checkpoints older than it.
    */
   cells?: Record<string, EpisodeOutcomeCell[]>;
-  /** Rollout counters of the batches this evaluation ran (a reused shared batch is not counted again). */
+  /** Rollout counters of the batches this evaluation ran (a reused batch is not counted again). */
   stats: RolloutStats;
   /**
    * Set by the runner when the shared batch was not run here but reused from run (method, seed)
@@ -73,7 +74,12 @@ export interface EvalResult {
    * (before_reuse.ts); `episodes` is its episode count. Absent when every episode ran here.
    */
   reusedFrom?: { method: string; seed: number; episodes: number };
+  /** The same for the method's batch (its training harnesses outside the shared one), reused from a method with the same training harnesses. */
+  trainReusedFrom?: { method: string; seed: number; episodes: number };
 }
+
+/** A batch an identical evaluation of the same policy ran earlier, by its key (before_reuse.ts); undefined when none did. */
+export type BatchLookup = (key: string) => EvalBatch | undefined;
 
 /**
  * The episodes of one rollout batch of an evaluation, in request order: outcome cell and
@@ -142,14 +148,6 @@ function batchKey(label: string, reqs: readonly EpisodeRequest[], o: EvalOptions
   });
 }
 
-/**
- * The key of the shared batch of `sets` under `o` (module doc): two evaluations of the same
- * policy with equal keys run the very same episodes with the same seeds.
- */
-export function sharedBatchKey(sets: EvalSets, o: EvalOptions): string {
-  return batchKey('shared', requests(sharedHarnesses(sets), sets, o.samples), o);
-}
-
 /** Roll out one batch; `offset`/`total` place its progress within the whole evaluation. */
 async function runBatch(label: string, reqs: EpisodeRequest[], o: EvalOptions, offset: number, total: number): Promise<EvalBatch> {
   const { trajectories, stats } = await runEpisodes(reqs, {
@@ -185,26 +183,37 @@ function addStats(a: RolloutStats, b: RolloutStats): RolloutStats {
 
 /**
  * Run the evaluation episodes and summarize them (module doc: the shared batch, then the
- * method's). `shared`: the shared batch of an identical evaluation of the same policy, not run
- * again (the caller proves the policy is the same; this checks the rest by its key).
- * @returns the evaluation, and its shared batch (for reuse)
- * @throws Error when there are no test tasks, samples < 1, or `shared` is another evaluation's.
+ * method's). A batch `reuse` finds by its key is not run again: it is an identical evaluation's
+ * of the same policy (the caller proves the policy is the same; the key proves the rest).
+ * @returns the evaluation, its shared batch and its method's batch (null when every training harness is in the shared one), run or reused
+ * @throws Error when there are no test tasks, samples < 1, or `reuse` returns a batch of another key.
  */
-export async function evaluate(sets: EvalSets, o: EvalOptions, shared?: EvalBatch): Promise<{ result: EvalResult; shared: EvalBatch }> {
+export async function evaluate(
+  sets: EvalSets,
+  o: EvalOptions,
+  reuse?: BatchLookup,
+): Promise<{ result: EvalResult; shared: EvalBatch; own: EvalBatch | null }> {
   if (sets.testTasks.length === 0) throw new Error('evaluate: no test tasks');
   if (!Number.isInteger(o.samples) || o.samples < 1) throw new Error(`evaluate: samples must be an integer ≥ 1, got ${o.samples}`);
   const sharedIds = sharedHarnesses(sets);
   const own = sets.training.filter((h) => !sharedIds.includes(h));
   const sharedReqs = requests(sharedIds, sets, o.samples);
   const ownReqs = requests([...new Set(own)], sets, o.samples);
-  if (shared && shared.key !== batchKey('shared', sharedReqs, o))
-    throw new Error('evaluate: the shared batch given is of another evaluation (harnesses, tasks, samples or seeds differ)');
-  const total = (shared ? 0 : sharedReqs.length) + ownReqs.length;
-  const s = shared ?? (await runBatch('shared', sharedReqs, o, 0, total));
-  const m = ownReqs.length ? await runBatch('train', ownReqs, o, shared ? 0 : sharedReqs.length, total) : null;
+  const found = (label: string, reqs: readonly EpisodeRequest[]) => {
+    const key = batchKey(label, reqs, o);
+    const b = reqs.length ? reuse?.(key) : undefined;
+    if (b && b.key !== key)
+      throw new Error(`evaluate: the reused ${label} batch is of another evaluation (harnesses, tasks, samples or seeds differ)`);
+    return b;
+  };
+  const [sharedFound, ownFound] = [found('shared', sharedReqs), found('train', ownReqs)];
+  const total = (sharedFound ? 0 : sharedReqs.length) + (ownFound ? 0 : ownReqs.length);
+  const s = sharedFound ?? (await runBatch('shared', sharedReqs, o, 0, total));
+  const m = ownReqs.length ? (ownFound ?? (await runBatch('train', ownReqs, o, sharedFound ? 0 : sharedReqs.length, total))) : null;
   const zero = Object.fromEntries(Object.keys(s.stats).map((k) => [k, 0])) as unknown as RolloutStats;
-  const stats = [...(shared ? [] : [s.stats]), ...(m ? [m.stats] : [])].reduce(addStats, zero);
-  return { result: summarize(sets, [...sharedIds, ...new Set(own)], [s, ...(m ? [m] : [])], stats), shared: s };
+  const ran = [...(sharedFound ? [] : [s]), ...(m && !ownFound ? [m] : [])];
+  const stats = ran.map((b) => b.stats).reduce(addStats, zero);
+  return { result: summarize(sets, [...sharedIds, ...new Set(own)], [s, ...(m ? [m] : [])], stats), shared: s, own: m };
 }
 
 /** pass@1, behaviour and per-episode cells of an evaluation's batches. */

@@ -60,6 +60,7 @@ export function runResult(
     seconds,
     ...(st.before?.cells && after?.cells ? { episodes: { before: st.before.cells, after: after.cells } } : {}),
     ...(st.before?.reusedFrom ? { beforeReusedFrom: st.before.reusedFrom } : {}),
+    ...(st.before?.trainReusedFrom ? { beforeTrainReusedFrom: st.before.trainReusedFrom } : {}),
     ...(st.sft ? { sft: { steps: st.sft.steps, firstLoss: st.sft.firstLoss, lastLoss: st.sft.lastLoss } } : {}),
   };
 }

@@ -16,7 +16,7 @@ import { envWorkerPool } from '../episode/host_pool';
 import { CheckpointStore } from '../storage/checkpoint_store';
 import type { JsonValue } from '../storage/serialize';
 import type { TrajectorySample } from './trajectory_sample';
-import { evalSize, evaluate, sharedBatchKey, type EvalBatch, type EvalResult, type EvalSets } from './evaluate';
+import { evalSize, evaluate, type BatchLookup, type EvalBatch, type EvalResult, type EvalSets } from './evaluate';
 import { SharedBeforeBatches } from './before_reuse';
 import { cellKey, makeSchedule } from './plan';
 import type { ExperimentPlan, RunPlan } from './compile';
@@ -173,13 +173,11 @@ interface ActiveRun {
   preset: PresetName;
   startParams: Float32Array;
   startDigest: string;
-  /** evaluate.ts sharedBatchKey of the run's evaluation. */
-  sharedKey: string;
   /** performance.now() when this call started the run. */
   t0: number;
   /** Whether the run continues from a run checkpoint written inside it. */
   resumed: boolean;
-  runEval: (when: 'before' | 'after', shared?: EvalBatch) => Promise<{ result: EvalResult; shared: EvalBatch }>;
+  runEval: (when: 'before' | 'after', reuse?: BatchLookup) => Promise<{ result: EvalResult; shared: EvalBatch; own: EvalBatch | null }>;
   save: () => Promise<void>;
 }
 
@@ -361,11 +359,10 @@ async function startRun(ctx: RunContext, r: number, resume: { state: RunState; t
     preset,
     startParams: start.params,
     startDigest: await paramsDigest(start.params),
-    sharedKey: sharedBatchKey(sets, evalOpts),
     t0: performance.now(),
     resumed,
-    runEval: (when, shared) =>
-      evaluate(sets, { ...evalOpts, onProgress: (done, total) => emit({ type: 'evalProgress', runIndex: r, when, done, total }) }, shared),
+    runEval: (when, reuse) =>
+      evaluate(sets, { ...evalOpts, onProgress: (done, total) => emit({ type: 'evalProgress', runIndex: r, when, done, total }) }, reuse),
     save: () => saveCheckpoint(ctx, run),
   };
   emit({
@@ -420,24 +417,43 @@ async function saveCheckpoint(ctx: RunContext, run: ActiveRun): Promise<void> {
 
 /**
  * ── evaluate ── The starting parameters, once per run (a resumed run has it), then a checkpoint.
- * The shared batch (base, in-space, black-box) of an earlier run of this call with the same
- * starting parameters and batch key is reused, not run again (before_reuse.ts).
+ * A batch of an earlier run of this call with the same starting parameters and batch key — the
+ * shared batch (base, in-space, black-box), or the training harnesses' batch of a method with
+ * the same ones — is reused, not run again (before_reuse.ts).
  */
 async function evaluateBefore(ctx: RunContext, run: ActiveRun): Promise<void> {
   if (ctx.seams.skipEval || run.st.before) return;
   const { method, seed } = run;
   ctx.emit({ type: 'progress', ...ctx.progress, phase: `eval before (${method.name}, seed ${seed})` });
-  const found = ctx.sharedBefore.find(run.startDigest, run.preset, run.sharedKey);
-  const { result: b, shared } = await run.runEval('before', found?.batch);
-  if (found) b.reusedFrom = { ...found.from, episodes: found.batch.outcomes.length };
-  else ctx.sharedBefore.remember(run.startDigest, run.preset, shared, { method: method.name, seed });
+  const hits = new Map<string, { method: string; seed: number }>();
+  const lookup: BatchLookup = (key) => {
+    const f = ctx.sharedBefore.find(run.startDigest, run.preset, key);
+    if (f) hits.set(key, f.from);
+    return f?.batch;
+  };
+  const { result: b, shared, own } = await run.runEval('before', lookup);
+  /** Where a batch came from when reused; otherwise remembered for the runs after this one. */
+  const provenance = (batch: EvalBatch) => {
+    const from = hits.get(batch.key);
+    if (!from) ctx.sharedBefore.remember(run.startDigest, run.preset, batch, { method: method.name, seed });
+    return from && { ...from, episodes: batch.outcomes.length };
+  };
+  const sharedFrom = provenance(shared);
+  const ownFrom = own && provenance(own);
+  if (sharedFrom) b.reusedFrom = sharedFrom;
+  if (ownFrom) b.trainReusedFrom = ownFrom;
   run.st.before = b;
   ctx.progress.done++;
   ctx.emit({ type: 'eval', runIndex: run.r, method: method.name, seed, when: 'before', ...evalSummary(b) });
-  // b.stats count the episodes this evaluation rolled out; a reused shared batch is not among them.
-  const from = b.reusedFrom
-    ? `; ${b.reusedFrom.episodes} of base, in-space and black-box reused from method '${b.reusedFrom.method}', seed ${b.reusedFrom.seed}`
-    : '';
+  // b.stats count the episodes this evaluation rolled out; a reused batch is not among them.
+  const from = [
+    sharedFrom &&
+      `${sharedFrom.episodes} of base, in-space and black-box reused from method '${sharedFrom.method}', seed ${sharedFrom.seed}`,
+    ownFrom && `${ownFrom.episodes} of the training harnesses reused from method '${ownFrom.method}', seed ${ownFrom.seed}`,
+  ]
+    .filter(Boolean)
+    .map((x) => `; ${x}`)
+    .join('');
   ctx.emit({
     type: 'log',
     message: `before: base ${b.passAt1.base.toFixed(3)}, in-space ${b.passAt1.inSpace.toFixed(3)}, training harnesses ${b.training.toFixed(3)} (${b.stats.episodes} episodes evaluated now, ${(b.stats.ms / 1000).toFixed(1)} s${from})`,

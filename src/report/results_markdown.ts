@@ -69,21 +69,32 @@ export function markdownTable(res: ExperimentResults): string {
 }
 
 /**
- * The note on 'before' evaluations reused across methods (RunResult.beforeReusedFrom), for all
- * runs at once: a lead sentence, one markdown bullet per reusing run ("- scaling, seed 0: reused
- * from single, 36 episodes") and why the cells are identical; null when no run reused one.
+ * The note on 'before' evaluations reused across methods (RunResult.beforeReusedFrom,
+ * beforeTrainReusedFrom), for all runs at once: a lead sentence, one markdown bullet per reusing
+ * run ("- scaling, seed 0: reused from single, 36 episodes") and why the cells are identical;
+ * null when no run reused one.
  */
 export function beforeReuseNote(runs: readonly RunResult[]): string | null {
-  const reused = runs.filter((r) => r.beforeReusedFrom);
+  const reused = runs.filter((r) => r.beforeReusedFrom || r.beforeTrainReusedFrom);
   if (!reused.length) return null;
+  const train = reused.some((r) => r.beforeTrainReusedFrom);
+  const bullet = (r: RunResult) =>
+    [
+      r.beforeReusedFrom && `reused from ${r.beforeReusedFrom.method}, ${r.beforeReusedFrom.episodes} episodes`,
+      r.beforeTrainReusedFrom &&
+        `training harnesses reused from ${r.beforeTrainReusedFrom.method}, ${r.beforeTrainReusedFrom.episodes} episodes`,
+    ]
+      .filter(Boolean)
+      .join('; ');
   return [
-    "the 'before' episodes under the base harness, the in-space set and the black-box harnesses were evaluated once per starting point and reused:",
+    "the 'before' episodes under the base harness, the in-space set and the black-box harnesses were evaluated once per starting point and reused" +
+      (train ? ", and those under a method's training harnesses once per starting point and training set:" : ':'),
     '',
-    ...reused.map(
-      (r) => `- ${r.method}, seed ${r.seed}: reused from ${r.beforeReusedFrom!.method}, ${r.beforeReusedFrom!.episodes} episodes`,
-    ),
+    ...reused.map((r) => `- ${r.method}, seed ${r.seed}: ${bullet(r)}`),
     '',
-    'Each reusing run had the same starting parameters, tasks, harnesses, samples and seeds as its source, so those before cells are identical across methods; training harnesses outside them were evaluated per method.',
+    train
+      ? 'Each reusing run had the same starting parameters, tasks, harnesses, samples and seeds as its source, so those before cells are identical across methods; training harnesses outside them were evaluated once per training set.'
+      : 'Each reusing run had the same starting parameters, tasks, harnesses, samples and seeds as its source, so those before cells are identical across methods; training harnesses outside them were evaluated per method.',
   ].join('\n');
 }
 

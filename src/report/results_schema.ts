@@ -73,6 +73,12 @@ export const RunResultSchema = z.object({
    */
   beforeReusedFrom: z.object({ method: z.string().min(1), seed: int(), episodes: int() }).optional(),
   /**
+   * The same for the part of 'before' under the run's training harnesses outside the shared part:
+   * the run (method, seed) of the same call with the same starting parameters and training
+   * harnesses (before_reuse.ts). Absent when evaluated for this run, and in older files.
+   */
+  beforeTrainReusedFrom: z.object({ method: z.string().min(1), seed: int(), episodes: int() }).optional(),
+  /**
    * The run's starting checkpoint by name: the spec's `model.init` ('base', 'scratch'). Any
    * name parses: older files may name a method's own shipped checkpoint there (e.g. a black-box
    * SFT checkpoint, from before the in-run SFT phase), and runs with different starting

@@ -334,6 +334,7 @@ export async function beforeReuse(db: string) {
       { name: 'scaling', harnesses: 'scaling', K: 2, algorithm: 'grpo' },
       { name: 'single ppo', harnesses: 'single', K: 1, algorithm: 'ppo' },
       { name: 'single (mini)', harnesses: 'single', K: 1, algorithm: 'grpo', modelPreset: 'mini' },
+      { name: 'scaling ppo', harnesses: 'scaling', K: 2, algorithm: 'ppo' },
     ],
   };
   const evaluated: Record<string, number> = {};
@@ -356,6 +357,7 @@ export async function beforeReuse(db: string) {
     runs: out.results.runs.map((r) => ({
       method: r.method,
       beforeReusedFrom: r.beforeReusedFrom ?? null,
+      beforeTrainReusedFrom: r.beforeTrainReusedFrom ?? null,
       before: r.before,
       behaviour: r.behaviour.before,
       cells: r.episodes?.before ?? null,

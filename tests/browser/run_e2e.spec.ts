@@ -179,7 +179,7 @@ test('the runner refuses an inconsistent spec (K > training-set size) before any
   expect(r.adapterRequests).toBe(0);
 });
 
-test("methods of a seed with the same starting parameters evaluate the shared 'before' batch once; another model evaluates its own", async ({
+test("methods of a seed with the same starting parameters evaluate the shared 'before' batch once, and the same training harnesses once; another model evaluates its own", async ({
   gpuPage,
   page,
 }) => {
@@ -188,7 +188,7 @@ test("methods of a seed with the same starting parameters evaluate the shared 'b
   const r = await gpuPage.run<any>(ENTRY, 'beforeReuse', `hlab-reuse-${Date.now()}`);
   note('before reuse', { evaluated: r.evaluated, logs: r.logs });
   expect(r.status).toBe('done');
-  const [single, scaling, ppo, mini] = r.runs;
+  const [single, scaling, ppo, mini, scalingPpo] = r.runs;
   const shared = ['base', 'inSpace', 'bb-coding-cli'];
   const sharedHarnesses = new Set(shared.flatMap((k) => single.cells[k].map((c: { harnessId: string }) => c.harnessId)));
   const sharedEpisodes = new Set(shared.flatMap((k) => single.cells[k].map((c: any) => `${c.taskId}|${c.harnessId}|${c.sample}`))).size;
@@ -213,7 +213,15 @@ test("methods of a seed with the same starting parameters evaluate the shared 'b
   expect(ppo.cells.train).toEqual(single.cells.train);
   expect(ppo.before).toEqual(single.before);
   expect(ppo.behaviour).toEqual(single.behaviour);
-  expect(r.logs.filter((l: string) => l.includes("reused from method 'single', seed 0"))).toHaveLength(2);
+  // Harness scaling under PPO: the same training harnesses as 'scaling', so nothing is evaluated again.
+  expect(r.evaluated['4/before']).toBeUndefined();
+  expect(scalingPpo.beforeReusedFrom).toEqual({ method: 'single', seed: 0, episodes: sharedEpisodes });
+  expect(scalingPpo.beforeTrainReusedFrom).toEqual({ method: 'scaling', seed: 0, episodes: own });
+  expect(scaling.beforeTrainReusedFrom).toBeNull();
+  expect(scalingPpo.cells.train).toEqual(scaling.cells.train);
+  expect(scalingPpo.before).toEqual(scaling.before);
+  expect(r.logs.filter((l: string) => l.includes("reused from method 'single', seed 0"))).toHaveLength(3);
+  expect(r.logs.filter((l: string) => l.includes("of the training harnesses reused from method 'scaling', seed 0"))).toHaveLength(1);
 });
 
 test("resume and the shared 'before' batch: a resumed run keeps its reused 'before'; one whose source finished in an earlier call evaluates it again", async ({

@@ -1,13 +1,15 @@
-// The shared 'before' batch (evaluate.ts, before_reuse.ts, runner.ts evaluateBefore): an
-// evaluation given the shared batch of an identical earlier one runs only its own training
-// harnesses' episodes and returns exactly what it would have computed alone; a batch of another
-// evaluation is refused; the cache finds a batch only for the same starting point and key; the
-// provenance survives a checkpoint round trip and results.json; results.md says it once.
+// Reused 'before' batches (evaluate.ts, before_reuse.ts, runner.ts evaluateBefore): an evaluation
+// that finds the shared batch of an identical earlier one runs only its own training harnesses'
+// episodes, one that also finds the batch of the same training harnesses runs none, and each
+// returns exactly what it would have computed alone; a batch of another evaluation is never found
+// and one handed back under the wrong key is refused; the cache finds a batch only for the same
+// starting point and key; the provenance survives a checkpoint round trip and results.json;
+// results.md says it once.
 import { randomTokenPolicy } from './lib/random_policy';
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { Tokenizer, type TokenizerFile } from '../../src/model/tokenizer';
-import { evaluate, sharedBatchKey, type EvalResult, type EvalSets } from '../../src/experiment/evaluate';
+import { evaluate, type EvalBatch, type EvalResult, type EvalSets } from '../../src/experiment/evaluate';
 import { SharedBeforeBatches } from '../../src/experiment/before_reuse';
 import { smallEvalOptions } from './lib/eval_options';
 import { localEnvApi, type EnvApi } from '../../src/episode/host';
@@ -64,8 +66,28 @@ const single: EvalSets = { testTasks, training: [BASE], inSpace: ['S2-T2-O2-C2-W
 const scaling: EvalSets = { ...single, training: [BASE, 'S1-T1-O1-C1-W1', 'S1-T0-O1-C0-W1'] };
 const opts = (env: EnvApi, over: Partial<EvalOptions> = {}) => smallEvalOptions(tok, policy, env, over);
 const withoutStats = ({ stats: _s, ...r }: EvalResult) => r;
+/** A lookup that finds these batches by their key. */
+const lookupOf =
+  (...batches: EvalBatch[]) =>
+  (key: string) =>
+    batches.find((b) => b.key === key);
 
-describe('shared before batch', () => {
+/** The keys an evaluation of `sets` under `o` looks up (shared, then the method's), without running an episode. */
+async function keysOf(sets: EvalSets, o: EvalOptions): Promise<string[]> {
+  const keys: string[] = [];
+  const stop = new Error('keys read');
+  await evaluate(sets, o, (key) => {
+    keys.push(key);
+    // Both lookups happen before any batch runs: stop there (after the shared one when there is no method batch).
+    if (keys.length === 2 || sets.training.every((h) => h === BASE)) throw stop;
+    return undefined;
+  }).catch((e) => {
+    if (e !== stop) throw e;
+  });
+  return keys;
+}
+
+describe('reused before batches', () => {
   it('a later method given the shared batch runs only its own training harnesses and gets exactly its stand-alone evaluation', async () => {
     const a = countingEnv();
     const first = await evaluate(single, opts(a.env));
@@ -78,7 +100,7 @@ describe('shared before batch', () => {
     expect(alone.resets()).toBe(5 * 3 * 2);
 
     const reused = countingEnv();
-    const r = await evaluate(scaling, opts(reused.env), first.shared);
+    const r = await evaluate(scaling, opts(reused.env), lookupOf(first.shared));
     // Only the two training harnesses outside the shared batch ran.
     expect(reused.resets()).toBe(2 * 3 * 2);
     expect(new Set(reused.harnesses())).toEqual(new Set(['S1-T1-O1-C1-W1', 'S1-T0-O1-C0-W1']));
@@ -92,25 +114,65 @@ describe('shared before batch', () => {
     expect(new Set(full.result.cells!.train.map((c) => c.score)).size).toBeGreaterThan(1);
   });
 
-  it('refuses the shared batch of another evaluation (seed, samples, tasks or harnesses differ)', async () => {
+  it('a method with the same training harnesses finds both batches and runs nothing; another training set only the shared one', async () => {
     const { env } = countingEnv();
-    const first = await evaluate(single, opts(env));
-    await expect(evaluate(scaling, opts(env, { seed: 4 }), first.shared)).rejects.toThrow(/shared batch given is of another evaluation/);
-    await expect(evaluate(scaling, opts(env, { samples: 1 }), first.shared)).rejects.toThrow(/another evaluation/);
-    await expect(evaluate({ ...scaling, blackbox: ['bb-coding-cli'] }, opts(env), first.shared)).rejects.toThrow(/another evaluation/);
-    await expect(evaluate({ ...scaling, testTasks: testTasks.slice(1) }, opts(env), first.shared)).rejects.toThrow(/another evaluation/);
+    const first = await evaluate(scaling, opts(env));
+    expect(first.own).not.toBeNull();
+    const same = countingEnv();
+    const r = await evaluate(scaling, opts(same.env), lookupOf(first.shared, first.own!));
+    expect(same.resets()).toBe(0);
+    expect(r.result.stats.episodes).toBe(0);
+    expect(withoutStats(r.result)).toEqual(withoutStats(first.result));
+    expect(r.own).toBe(first.own);
+    // Other training harnesses: the method's batch has another key, so only the shared batch is reused.
+    const other = countingEnv();
+    const o = await evaluate({ ...scaling, training: [BASE, 'S2-T1-O0-C1-W2'] }, opts(other.env), lookupOf(first.shared, first.own!));
+    expect(new Set(other.harnesses())).toEqual(new Set(['S2-T1-O0-C1-W2']));
+    expect(o.own).not.toBe(first.own);
   });
 
-  it('the key ignores the training set and nothing else', () => {
+  it('never finds a batch of another evaluation (seed, samples, tasks or harnesses differ), and refuses one handed back under the wrong key', async () => {
     const { env } = countingEnv();
-    const k = sharedBatchKey(single, opts(env));
-    expect(sharedBatchKey(scaling, opts(env))).toBe(k);
-    expect(sharedBatchKey(single, opts(env, { seed: 4 }))).not.toBe(k);
-    expect(sharedBatchKey(single, opts(env, { maxNewTokens: 9 }))).not.toBe(k);
-    expect(sharedBatchKey(single, opts(env, { contextTokens: 400 }))).not.toBe(k);
-    expect(sharedBatchKey({ ...single, inSpace: [] }, opts(env))).not.toBe(k);
-    expect(sharedBatchKey({ ...single, excluded: new Set([cellKey(testTasks[0], BASE)]) }, opts(env))).not.toBe(
-      sharedBatchKey({ ...single, excluded: new Set() }, opts(env)),
+    const first = await evaluate(scaling, opts(env));
+    const found = lookupOf(first.shared, first.own!);
+    const others: Array<(e: EnvApi) => [EvalSets, EvalOptions]> = [
+      (e) => [scaling, opts(e, { seed: 4 })],
+      (e) => [scaling, opts(e, { samples: 1 })],
+      (e) => [{ ...scaling, testTasks: testTasks.slice(1) }, opts(e)],
+    ];
+    for (const other of others) {
+      const c = countingEnv();
+      const r = await evaluate(...other(c.env), found);
+      expect(r.shared).not.toBe(first.shared);
+      expect(r.own).not.toBe(first.own);
+      // Everything ran again.
+      expect(r.result.stats.episodes).toBe(c.resets());
+      expect(c.resets()).toBeGreaterThan(0);
+    }
+    // Another black-box harness changes the shared batch only: the training harnesses' batch is still the same episodes.
+    const bb = countingEnv();
+    const r = await evaluate({ ...scaling, blackbox: ['bb-coding-cli'] }, opts(bb.env), found);
+    expect(r.shared).not.toBe(first.shared);
+    expect(r.own).toBe(first.own);
+    expect(new Set(bb.harnesses())).toEqual(new Set([BASE, 'S2-T2-O2-C2-W2', 'bb-coding-cli']));
+    // A lookup answering the method's key with the shared batch: refused.
+    await expect(evaluate(scaling, opts(env), () => first.shared)).rejects.toThrow(/reused train batch is of another evaluation/);
+  });
+
+  it('the shared key ignores the training set and nothing else; the method key is the training set', async () => {
+    const { env } = countingEnv();
+    const [k] = await keysOf(single, opts(env));
+    const [ks, kTrain] = await keysOf(scaling, opts(env));
+    expect(ks).toBe(k);
+    expect(kTrain).not.toBe(k);
+    expect((await keysOf(scaling, opts(env)))[1]).toBe(kTrain);
+    expect((await keysOf({ ...scaling, training: [BASE, 'S1-T1-O1-C1-W1'] }, opts(env)))[1]).not.toBe(kTrain);
+    expect((await keysOf(single, opts(env, { seed: 4 })))[0]).not.toBe(k);
+    expect((await keysOf(single, opts(env, { maxNewTokens: 9 })))[0]).not.toBe(k);
+    expect((await keysOf(single, opts(env, { contextTokens: 400 })))[0]).not.toBe(k);
+    expect((await keysOf({ ...single, inSpace: [] }, opts(env)))[0]).not.toBe(k);
+    expect((await keysOf({ ...single, excluded: new Set([cellKey(testTasks[0], BASE)]) }, opts(env)))[0]).not.toBe(
+      (await keysOf({ ...single, excluded: new Set() }, opts(env)))[0],
     );
   });
 
@@ -124,11 +186,11 @@ describe('shared before batch', () => {
     expect(c.find('d1', 'mini', shared.key)?.batch).toBe(shared);
     expect(c.find('d2', 'mini', shared.key)).toBeUndefined();
     expect(c.find('d1', 'tiny', shared.key)).toBeUndefined();
-    expect(c.find('d1', 'mini', sharedBatchKey(single, opts(env, { seed: 9 })))).toBeUndefined();
+    expect(c.find('d1', 'mini', (await keysOf(single, opts(env, { seed: 9 })))[0])).toBeUndefined();
   });
 });
 
-const run = (method: string, reused?: RunResult['beforeReusedFrom']): RunResult => ({
+const run = (method: string, reused?: RunResult['beforeReusedFrom'], trainReused?: RunResult['beforeTrainReusedFrom']): RunResult => ({
   method,
   algorithm: 'grpo',
   seed: 0,
@@ -146,6 +208,7 @@ const run = (method: string, reused?: RunResult['beforeReusedFrom']): RunResult 
   perHarness: {},
   seconds: 1,
   ...(reused ? { beforeReusedFrom: reused } : {}),
+  ...(trainReused ? { beforeTrainReusedFrom: trainReused } : {}),
 });
 
 describe('provenance of a reused before', () => {
@@ -174,6 +237,18 @@ describe('provenance of a reused before', () => {
       '- ppo, seed 0: reused from single, 36 episodes',
     ]);
     expect(beforeReuseNote([run('single'), run('scaling')])).toBeNull();
+    // A second method with the scaling arm's training harnesses: both parts reused, said in its bullet and the lead.
+    const k8 = run('K=8', { method: 'K=1', seed: 0, episodes: 36 }, { method: 'K=1', seed: 0, episodes: 216 });
+    const withTrain = beforeReuseNote([run('K=1'), k8]);
+    expect(withTrain).toContain("and those under a method's training harnesses once per starting point and training set:");
+    expect(withTrain?.split('\n').filter((l) => l.startsWith('- '))).toEqual([
+      '- K=8, seed 0: reused from K=1, 36 episodes; training harnesses reused from K=1, 216 episodes',
+    ]);
+    expect(ExperimentResultsSchema.parse({ ...res, runs: [k8] }).runs[0].beforeTrainReusedFrom).toEqual({
+      method: 'K=1',
+      seed: 0,
+      episodes: 216,
+    });
     expect(markdownTable({ ...back, runs: [run('single'), run('scaling')] })).not.toContain('reused');
   });
 
