@@ -11,7 +11,7 @@
  * equal. Memory of one runner call only: a run whose source run finished in an earlier call
  * (before a resume) evaluates the batch again.
  */
-import type { EvalBatch } from './evaluate';
+import type { BatchLookup, EvalBatch } from './evaluate';
 
 /** The run whose 'before' evaluation ran a shared batch. */
 interface BeforeSource {
@@ -35,6 +35,31 @@ export class SharedBeforeBatches {
    */
   find(paramsDigest: string, preset: string, batchKey: string): { batch: EvalBatch; from: BeforeSource } | undefined {
     return this.byKey.get(SharedBeforeBatches.key(paramsDigest, preset, batchKey));
+  }
+
+  /**
+   * One run's use of the cache: `lookup` for its 'before' evaluation (evaluate.ts), then, for each
+   * batch the evaluation returns, `provenance`: where it came from when it was reused, else
+   * undefined after remembering it for the runs after this one.
+   */
+  reuseFor(
+    paramsDigest: string,
+    preset: string,
+    run: BeforeSource,
+  ): { lookup: BatchLookup; provenance: (batch: EvalBatch) => (BeforeSource & { episodes: number }) | undefined } {
+    const hits = new Map<string, BeforeSource>();
+    return {
+      lookup: (key) => {
+        const f = this.find(paramsDigest, preset, key);
+        if (f) hits.set(key, f.from);
+        return f?.batch;
+      },
+      provenance: (batch) => {
+        const from = hits.get(batch.key);
+        if (!from) this.remember(paramsDigest, preset, batch, run);
+        return from && { ...from, episodes: batch.outcomes.length };
+      },
+    };
   }
 
   /** Keep a batch a run evaluated (keyed by the batch's own key); the first one for a key stays. */

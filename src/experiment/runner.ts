@@ -425,19 +425,8 @@ async function evaluateBefore(ctx: RunContext, run: ActiveRun): Promise<void> {
   if (ctx.seams.skipEval || run.st.before) return;
   const { method, seed } = run;
   ctx.emit({ type: 'progress', ...ctx.progress, phase: `eval before (${method.name}, seed ${seed})` });
-  const hits = new Map<string, { method: string; seed: number }>();
-  const lookup: BatchLookup = (key) => {
-    const f = ctx.sharedBefore.find(run.startDigest, run.preset, key);
-    if (f) hits.set(key, f.from);
-    return f?.batch;
-  };
+  const { lookup, provenance } = ctx.sharedBefore.reuseFor(run.startDigest, run.preset, { method: method.name, seed });
   const { result: b, shared, own } = await run.runEval('before', lookup);
-  /** Where a batch came from when reused; otherwise remembered for the runs after this one. */
-  const provenance = (batch: EvalBatch) => {
-    const from = hits.get(batch.key);
-    if (!from) ctx.sharedBefore.remember(run.startDigest, run.preset, batch, { method: method.name, seed });
-    return from && { ...from, episodes: batch.outcomes.length };
-  };
   const sharedFrom = provenance(shared);
   const ownFrom = own && provenance(own);
   if (sharedFrom) b.reusedFrom = sharedFrom;

@@ -211,6 +211,28 @@ const run = (method: string, reused?: RunResult['beforeReusedFrom'], trainReused
   ...(trainReused ? { beforeTrainReusedFrom: trainReused } : {}),
 });
 
+describe("a run's use of the cache (reuseFor)", () => {
+  it('a batch run here is remembered for later runs; one found is reported with its source and episodes', async () => {
+    const { env } = countingEnv();
+    const c = new SharedBeforeBatches();
+    const first = c.reuseFor('d1', 'mini', { method: 'K=1', seed: 0 });
+    const a = await evaluate(scaling, opts(env), first.lookup);
+    expect(first.provenance(a.shared)).toBeUndefined();
+    expect(first.provenance(a.own!)).toBeUndefined();
+    const later = c.reuseFor('d1', 'mini', { method: 'K=8', seed: 0 });
+    const counted = countingEnv();
+    const b = await evaluate(scaling, opts(counted.env), later.lookup);
+    expect(counted.resets()).toBe(0);
+    expect(later.provenance(b.shared)).toEqual({ method: 'K=1', seed: 0, episodes: a.shared.outcomes.length });
+    expect(later.provenance(b.own!)).toEqual({ method: 'K=1', seed: 0, episodes: a.own!.outcomes.length });
+    // Another starting point finds nothing.
+    const other = c.reuseFor('d2', 'mini', { method: 'K=2', seed: 0 });
+    const o = countingEnv();
+    await evaluate(scaling, opts(o.env), other.lookup);
+    expect(o.resets()).toBe(5 * 3 * 2);
+  });
+});
+
 describe('provenance of a reused before', () => {
   it('results.json keeps beforeReusedFrom; an older file without it parses; results.md says it once', () => {
     const res = {
