@@ -24,8 +24,12 @@ const SFT_CONTROL = {
   control: 'SFT through the base harness (control)',
 } as const;
 
-/** The harness sets read, in order: where the control trains, in-space, where black-box SFT trains, held out. */
-const SETS = ['base', 'inSpace', 'bb-coding-cli', 'bb-assistant'] as const;
+/**
+ * The harness sets read, in order: each arm's own training harness ('train': bb-coding-cli for
+ * black-box SFT, the base harness for the control — no difference between arms there), the base
+ * harness, in-space, and the black-box harnesses the preset evaluates.
+ */
+const SETS = ['train', 'base', 'inSpace', 'bb-coding-cli', 'bb-assistant'] as const;
 
 /** One harness set's three comparisons. */
 interface SftControlRow {
@@ -121,6 +125,7 @@ function sftControlSentence(r: SftControlReading): string | null {
 }
 
 const SET_NAME: Record<string, string> = {
+  train: 'its own training harness (bb-coding-cli; the control: the base harness)',
   base: 'base harness (the control trains here)',
   inSpace: 'in-space',
   'bb-coding-cli': 'bb-coding-cli (black-box SFT trains here)',

@@ -18,8 +18,9 @@ const SFT_CONTROL = { sft: 'black-box SFT (coding-cli)', control: 'SFT through t
 const BEFORE: Rates = { base: 0.6, inSpace: 0.4, bb: 0.1 };
 
 function blackbox(after: Record<string, (seed: number) => Rates>, seeds = [0, 1, 2, 3]): CommittedResults {
-  const episodes = (r: Rates, seed: number) => ({
+  const episodes = (r: Rates, seed: number, method: string) => ({
     base: cells(r.base, [BASE], seed),
+    train: method === SFT_CONTROL.sft ? cells(r.bb, ['bb-coding-cli'], seed) : cells(r.base, [BASE], seed),
     inSpace: cells(r.inSpace, CONFIGS, seed),
     'bb-coding-cli': cells(r.bb, ['bb-coding-cli'], seed),
   });
@@ -31,7 +32,7 @@ function blackbox(after: Record<string, (seed: number) => Rates>, seeds = [0, 1,
           seed,
           before: { base: BEFORE.base, inSpace: BEFORE.inSpace, blackbox: {} },
           after: { base: rates(seed).base, inSpace: rates(seed).inSpace, blackbox: {} },
-          episodes: { before: episodes(BEFORE, seed), after: episodes(rates(seed), seed) },
+          episodes: { before: episodes(BEFORE, seed, method), after: episodes(rates(seed), seed, method) },
         }) as unknown as RunResult,
     ),
   );
@@ -65,6 +66,10 @@ describe('sftControl', () => {
     expect(row('bb-coding-cli').diff?.comparison.pass.diff).toBeCloseTo(0.4, 10);
     expect(row('base').control?.comparison.pass.diff).toBeCloseTo(0.1, 10);
     expect(row('base').diff?.comparison.pass.diff).toBeCloseTo(-0.3, 10);
+    // Each arm on its own training harness: black-box SFT +0.4 on bb-coding-cli, the control +0.1 on the base harness; no cell pairs between them.
+    expect(row('train').sft?.comparison.pass.diff).toBeCloseTo(0.4, 10);
+    expect(row('train').control?.comparison.pass.diff).toBeCloseTo(0.1, 10);
+    expect(row('train').diff).toBeNull();
     expect(sftControlMarkdown(r).split('\n').at(-1)).toBe(
       "Both SFTs lower in-space pass@1: the recipe costs the base whatever the harness; black-box SFT is within ±2 points of the control (+0.0 [+0.0, +0.0]): no cost of the foreign harness beyond the recipe's.",
     );
