@@ -16,7 +16,7 @@
  */
 import { comparePaired, type Comparison } from '../report/seed_stats';
 import { directionOf, undecidedNote } from '../report/method_verdict';
-import { signedPoints } from '../report/points';
+import { pointsInterval, signedPoints } from '../report/points';
 import { pairCells, type PairedCell } from '../report/stats';
 import type { ExperimentResults, RunResult } from '../report/results_schema';
 import { parseSpec } from './spec';
@@ -242,7 +242,7 @@ function claimsMarkdown(rows: readonly ClaimRow[]): string {
   ];
   for (const r of rows) {
     const p = r.comparison?.pass;
-    const ours = p ? (p.seeds < 2 ? `${signed(p.diff)} (1 seed)` : `${signed(p.diff)} [${signed(p.lo)}, ${signed(p.hi)}]`) : '—';
+    const ours = p ? pointsInterval(p) : '—';
     out.push(line([r.spec.claim, `\`${r.spec.preset}\``, r.spec.on, ours, `**${r.verdict}**`, r.data, r.note || '—']));
   }
   return out.join('\n');

@@ -11,7 +11,7 @@
  */
 import { hammingDistance, BASE_HARNESS } from '../design/space';
 import { methodVerdict, pairVerdicts, type MethodVerdict } from '../report/method_verdict';
-import { signedPoints } from '../report/points';
+import { pointsInterval, signedPoints } from '../report/points';
 import { intervalAtLevel } from '../report/seed_interval';
 import type { CommittedResults } from './claims';
 import type { RunResult } from '../report/results_schema';
@@ -274,8 +274,7 @@ function familywiseText(f: FamilywiseReading): string {
 /** "+1.2 [−0.4, +2.8]" (points), "+1.2 (1 seed)", or "—". */
 export function intervalText(v: MethodVerdict | null): string {
   if (!v) return '—';
-  const p = v.comparison.pass;
-  return p.seeds < 2 ? `${signedPoints(p.diff)} (1 seed)` : `${signedPoints(p.diff)} [${signedPoints(p.lo)}, ${signedPoints(p.hi)}]`;
+  return pointsInterval(v.comparison.pass);
 }
 
 /**

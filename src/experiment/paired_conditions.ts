@@ -13,7 +13,7 @@
  * RESULTS.md's blocks with `pairMarkdown`.
  */
 import { directionOf, methodVerdict, undecidedNote, type MethodVerdict } from '../report/method_verdict';
-import { signedPoints } from '../report/points';
+import { pointsInterval } from '../report/points';
 import { seedInterval, seedsToDecide, type DiffCell } from '../report/seed_interval';
 import type { Comparison } from '../report/seed_stats';
 import type { EpisodeCell, RunResult } from '../report/results_schema';
@@ -185,10 +185,7 @@ export function pairConditions(a: ConditionSide, b: ConditionSide, arms: Arms): 
   return { a: a.preset, b: b.preset, seeds, gaps, effects, interactions, costs };
 }
 
-const interval = (c: Comparison) => {
-  const p = c.pass;
-  return p.seeds < 2 ? `${signedPoints(p.diff)} (1 seed)` : `${signedPoints(p.diff)} [${signedPoints(p.lo)}, ${signedPoints(p.hi)}]`;
-};
+const interval = (c: Comparison) => pointsInterval(c.pass);
 
 const WORD: Record<string, string> = {
   ahead: 'raises pass@1',

@@ -13,7 +13,7 @@
  * Pure and DOM-free: scripts/claims.ts writes RESULTS.md's `sft-control` block from it.
  */
 import { methodVerdict, undecidedNote, type MethodVerdict } from '../report/method_verdict';
-import { signedPoints } from '../report/points';
+import { pointsInterval } from '../report/points';
 import type { RunResult } from '../report/results_schema';
 import type { CommittedResults } from './claims';
 
@@ -82,8 +82,7 @@ export function sftControl(results: ReadonlyMap<string, CommittedResults>): SftC
 const interval = (v: MethodVerdict | null) => {
   if (!v) return '—';
   if (v.direction === 'not measurable') return 'not measurable';
-  const p = v.comparison.pass;
-  return p.seeds < 2 ? `${signedPoints(p.diff)} (1 seed)` : `${signedPoints(p.diff)} [${signedPoints(p.lo)}, ${signedPoints(p.hi)}]`;
+  return pointsInterval(v.comparison.pass);
 };
 
 const WORD: Record<string, string> = {

@@ -11,7 +11,7 @@
 import { html, nothing, type TemplateResult } from 'lit-html';
 import { byMethod } from '../../report/results_table';
 import { coverageSentence, pairReport, type MethodVerdict, type PairRow } from '../../report/method_verdict';
-import { signedPoints } from '../../report/points';
+import { pointsInterval } from '../../report/points';
 import type { RunResult } from '../../report/results_schema';
 
 /** Arm A (reference) and arm B of the comparison shown. */
@@ -87,7 +87,7 @@ function rowTemplate(row: PairRow, pair: MethodPair): TemplateResult {
   const p = v.comparison.pass;
   return html`<tr data-set=${set.key} data-extent=${row.coverage.extent} data-diff=${p.diff} data-lo=${p.lo} data-hi=${p.hi} data-seeds=${p.seeds} data-configs=${p.configs} data-direction=${v.direction}>
     ${head}
-    <td class="num" data-label="B − A">${p.seeds < 2 ? `${signedPoints(p.diff)} (1 seed)` : `${signedPoints(p.diff)} [${signedPoints(p.lo)}, ${signedPoints(p.hi)}]`}</td>
+    <td class="num" data-label="B − A">${pointsInterval(p)}</td>
     <td data-label="data">${p.seeds} × ${p.configs}</td>
     <td data-label="paired episodes">${pairedText(row)}</td>
     <td data-label="verdict" class=${DIRECTION_CLASS[v.direction]} title=${v.sentence}>${v.direction}</td>
