@@ -223,6 +223,24 @@ export function segmentsText(segments: readonly RunSegment[]): string {
 }
 
 /**
+ * The time an experiment took, in words: the page seconds of its last call and, when they differ,
+ * the sum of its runs' seconds, which counts every call segment of every run (runner.ts keeps each
+ * run's time across `--resume`; `hlab merge` sums only the chunks' last calls). A resumed or merged
+ * result would otherwise report the last call's time as the experiment's.
+ * @param pageSeconds the page seconds of the last call (results.json `seconds`), s
+ * @param runs the runs with their seconds over all segments, s
+ * @param lastCalls what `pageSeconds` timed: 'the last call', or for `hlab merge` "the chunks' last calls"
+ * @returns e.g. "1,489 s over every segment of its runs (256 s of them in the last call)"
+ */
+export function experimentTime(pageSeconds: number, runs: readonly { seconds: number }[], lastCalls = 'the last call'): string {
+  const all = runs.reduce((a, r) => a + (Number.isFinite(r.seconds) ? r.seconds : 0), 0);
+  const s = (x: number) => `${Math.round(x).toLocaleString('en-US')} s`;
+  // Within 2 % (or 5 s) the two are one time measured twice: say it once.
+  if (!runs.length || Math.abs(all - pageSeconds) <= Math.max(5, 0.02 * all)) return `${s(pageSeconds)} in the page`;
+  return `${s(all)} over every segment of its runs (${s(pageSeconds)} of them in ${lastCalls})`;
+}
+
+/**
  * One run's line of results.md "Steps per run" and the console (results_schema.ts step vocabulary),
  * e.g. "m, seed 0: 200 SFT steps (loss 1.234 → 0.456, mean of the first → last 10 %), then
  * 60 RL steps; 300 optimizer steps in all (SFT and RL), …". Counts not recorded say so, never 0.

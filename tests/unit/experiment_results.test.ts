@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { markdownTable, resultsCsv, segmentsText, withUnfinishedRuns } from '../../src/report/results_markdown';
+import { experimentTime, markdownTable, resultsCsv, segmentsText, withUnfinishedRuns } from '../../src/report/results_markdown';
 import { meanStd, formatPct, methodComparisons, resultsTable } from '../../src/report/results_table';
 import type { EpisodeCell, RunResult, ExperimentResults } from '../../src/report/results_schema';
 
@@ -310,5 +310,22 @@ describe('the starting-checkpoint row', () => {
     // One method: its own training set's value before RL.
     const one = resultsTable({ spec: 's', evalSet: 'x', runs: [a] }).rows[0];
     expect(one.after[t.columns.findIndex((c) => c.key === 'train')].text).toBe('35.0');
+  });
+});
+
+describe('experimentTime', () => {
+  it("counts every segment of a resumed run, not the last call's page time alone", () => {
+    // A chunk resumed three times (map-base-only-60 seed 3): its last call took 256 s, its runs 493 + 996 s.
+    expect(experimentTime(256.4, [{ seconds: 493.2 }, { seconds: 996.1 }])).toBe(
+      '1,489 s over every segment of its runs (256 s of them in the last call)',
+    );
+    // One call: page and runs agree within 2 %, so one number (the page's).
+    expect(experimentTime(1100.3, [{ seconds: 147 }, { seconds: 951 }])).toBe('1,100 s in the page');
+    // A run whose time was not recorded adds nothing; no runs at all says the page time.
+    expect(experimentTime(40, [{ seconds: Number.NaN }, { seconds: 40.5 }])).toBe('40 s in the page');
+    expect(experimentTime(12, [])).toBe('12 s in the page');
+    expect(experimentTime(6617, [{ seconds: 3041 }, { seconds: 6665 }], "the chunks' last calls")).toBe(
+      "9,706 s over every segment of its runs (6,617 s of them in the chunks' last calls)",
+    );
   });
 });

@@ -20,7 +20,7 @@
 import { harnessCountSection } from './harness_count_panel';
 import { downloadBlob } from '../download';
 import { html, nothing, render, type TemplateResult } from 'lit-html';
-import { beforeReuseNote, resultsCsv } from '../../report/results_markdown';
+import { beforeReuseNote, experimentTime, resultsCsv } from '../../report/results_markdown';
 import { deltaText, intervalText, scoreText, type ResultsCell } from '../../report/results_table';
 import type { ExperimentResults } from '../../report/results_schema';
 import type { Comparison } from '../../report/seed_stats';
@@ -427,7 +427,7 @@ export class ResultsView {
           <dt>Machine</dt><dd>${out.results.machine}</dd>
           ${out.command ? html`<dt>Command</dt><dd><code>${out.command}</code></dd>` : nothing}
           ${out.starts?.length ? html`<dt>Start</dt><dd>${[...new Set(out.starts)].join('; ')}</dd>` : nothing}
-          ${out.seconds != null ? html`<dt>Time</dt><dd>${out.seconds.toFixed(0)} s</dd>` : nothing}
+          ${out.seconds != null ? html`<dt>Time</dt><dd id="results-time">${experimentTime(out.seconds, runs, out.command?.includes(' merge ') ? "the chunks' last calls" : 'the last call')}</dd>` : nothing}
         </dl>
         ${out.warnings.map((w) => html`<p class="warning">${w}</p>`)}
         ${beforeReuseNote(runs) ? html`<p class="note" id="results-before-reused" style="white-space: pre-line">Note: ${beforeReuseNote(runs)}</p>` : nothing}

@@ -14,6 +14,7 @@ import { hlabCommand, UsageError } from '../cli_util';
 import { readUserFile } from '../user_file';
 import { writeAtomic } from '../atomic_write';
 import { resultsFolderFiles } from '../results_folder';
+import { experimentTime } from '../../report/results_markdown';
 import { MergeError, mergeResults, type ResultsChunk } from '../../report/merge_results';
 import { ResultsFileSchema, type ResultsFile } from '../../report/results_schema';
 import { upgradeResultsFile } from '../../report/results_upgrade';
@@ -62,7 +63,7 @@ export function registerMerge(program: Command): void {
       }
       const { specJson, file } = merged;
       const spec = { name: String(specJson.name), description: String(specJson.description ?? '') };
-      const timing = `${file.seconds.toFixed(0)} s in the page over ${chunks.length} chunks (${dirs.join(', ')})`;
+      const timing = `${experimentTime(file.seconds, file.runs, "the chunks' last calls")}, ${chunks.length} chunks (${dirs.join(', ')})`;
       const { files, table } = resultsFolderFiles(spec, file, timing);
       mkdirSync(out, { recursive: true });
       writeAtomic(join(out, 'spec.json'), JSON.stringify(specJson, null, 2) + '\n');

@@ -23,7 +23,7 @@ import { folderFault, resumeCommand, runFailure } from '../run_failure';
 import { withBrowser } from '../browser';
 import { parseSpec, SpecError, type ExperimentSpec } from '../../experiment/spec';
 import { DEFAULT_PRESET, PRESET_NAMES, getPreset } from '../../experiment/presets';
-import { runStepsLine, type BeforeEval } from '../../report/results_markdown';
+import { experimentTime, runStepsLine, type BeforeEval } from '../../report/results_markdown';
 import { resultsFolderFiles } from '../results_folder';
 import { resultsFile } from '../../report/results_json';
 import type { ExperimentOutput } from '../../experiment/runner';
@@ -296,7 +296,7 @@ export function registerRun(program: Command): void {
       if (!opts.resume) record([]);
       const result = await runInPage({ plan, options, mirror: true }, events, command, ckptPath).finally(events.stopBar);
       const file = resultsFile(result, { command, specJson: json, infeasibleCells: infeasible, extraWarnings: note ? [note] : [] });
-      const timing = `${((Date.now() - t0) / 1000).toFixed(0)} s wall clock (${file.seconds.toFixed(0)} s in the page)`;
+      const timing = `${((Date.now() - t0) / 1000).toFixed(0)} s wall clock this call; ${experimentTime(file.seconds, file.runs)}`;
       const { files, table } = resultsFolderFiles(spec, file, timing, events.beforeEvals);
       for (const [name, data] of files) write(name, data);
       record(file.segments);
