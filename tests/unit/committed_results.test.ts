@@ -58,3 +58,25 @@ describe('committed preset results', () => {
     });
   }
 });
+
+describe('committed seed chunks (docs/results/<preset>/chunks/sS/)', () => {
+  const chunked = readdirSync(DIR).filter((d) => existsSync(join(DIR, d, 'chunks')));
+  for (const preset of chunked) {
+    it(`${preset}: its README runs the preset's seeds; each chunk is finished or a run folder to resume`, () => {
+      const readme = readFileSync(join(DIR, preset, 'README.md'), 'utf8');
+      const listed = /--seeds S .*# S = ([0-9, ]+)$/m.exec(readme);
+      expect(listed, `${preset}/README.md names S = …`).not.toBeNull();
+      expect(listed![1].split(',').map(Number)).toEqual(getPreset(preset).seeds);
+      for (const c of readdirSync(join(DIR, preset, 'chunks'))) {
+        const files = readdirSync(join(DIR, preset, 'chunks', c)).sort();
+        const seed = Number(/^s(\d+)$/.exec(c)?.[1]);
+        expect(getPreset(preset).seeds, `${preset}/chunks/${c}`).toContain(seed);
+        const spec = parseSpec(JSON.parse(readFileSync(join(DIR, preset, 'chunks', c, 'spec.json'), 'utf8')), c);
+        expect(spec.seeds).toEqual([seed]);
+        // A finished chunk holds its results; one a session left running holds what `--resume` needs, no results.
+        if (files.includes('results.json')) expect(files).not.toContain('checkpoint.hlab');
+        else expect(files).toEqual(['checkpoint.hlab', 'run.json', 'spec.json']);
+      }
+    });
+  }
+});
