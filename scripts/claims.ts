@@ -13,6 +13,7 @@ import {
   CLAIMS,
   claimsJson,
   claimsTable,
+  currentDesign,
   generatedBlocks,
   withBlocks,
   type CommittedResults,
@@ -26,8 +27,8 @@ import { samplingEffects, samplingMarkdown } from '../src/experiment/sampling_ef
 import { bandsMarkdown } from '../src/experiment/conditions_map_bands';
 import { sizeEffect, sizeMarkdown } from '../src/experiment/size_effect';
 import { sftControl, sftControlMarkdown } from '../src/experiment/sft_control';
-import { harnessCountCurve, harnessCountMarkdown } from '../src/experiment/harness_count_curve';
-import { harnessCountSvg } from '../src/experiment/harness_count_svg';
+import { HARNESS_COUNT, HARNESSES_PER_TASK, kSweepMarkdown, sweepCurve, sweepMarkdown } from '../src/experiment/sweep_curve';
+import { sweepSvg } from '../src/experiment/sweep_svg';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const RESULTS_DOC = `${ROOT}docs/RESULTS.md`;
@@ -36,8 +37,9 @@ export const CLAIMS_JSON = `${ROOT}docs/results/claims.json`;
 /** The map of conditions for the app's Results view, and as a figure. */
 export const MAP_JSON = `${ROOT}docs/results/map.json`;
 export const MAP_SVG = `${ROOT}docs/results/map.svg`;
-/** The harness-count curve as a figure. */
+/** The sweep curves as figures: harness-count's N sweep, diversity's K sweep (current design only). */
 export const COUNT_SVG = `${ROOT}docs/results/harness-count/scaling.svg`;
+export const K_SWEEP_SVG = `${ROOT}docs/results/diversity/k-sweep.svg`;
 /** Presets read for a generated block other than the claims and the map. */
 const OTHER_PRESETS = ['harness-count'];
 
@@ -140,7 +142,8 @@ export function regenerated(
     map: mapMarkdown(cells, progress),
     bands: bandsMarkdown(cells),
     sampling: samplingMarkdown(samplingEffects(results)),
-    'harness-count': harnessCountMarkdown(countCurve(results)),
+    'harness-count': sweepMarkdown(countCurve(results), '_No committed `harness-count` results._'),
+    'k-sweep': kSweepMarkdown(results.get('diversity'), currentK(results), rerun.get('diversity')),
     sizes: sizeMarkdown(sizeEffect(results)),
     'sft-control': sftControlMarkdown(sftControl(results)),
   });
@@ -148,13 +151,21 @@ export function regenerated(
 
 const countCurve = (results: ReadonlyMap<string, CommittedResults>) => {
   const res = results.get('harness-count');
-  return res ? harnessCountCurve(res) : null;
+  return res ? sweepCurve(res, HARNESS_COUNT) : null;
+};
+const currentK = (results: ReadonlyMap<string, CommittedResults>) => {
+  const res = results.get('diversity');
+  return res !== undefined && currentDesign(res);
 };
 
-/** docs/results/harness-count/scaling.svg as the data says it should read; null without results. */
-export function regeneratedCountSvg(results = loadCommitted()): string | null {
-  const curve = countCurve(results);
-  return curve ? harnessCountSvg(curve) : null;
+/** The sweep figures as the data says they should read, by file; null where there is no curve to draw. */
+export function regeneratedSweepSvgs(results = loadCommitted()): Map<string, string | null> {
+  const k = currentK(results) ? sweepCurve(results.get('diversity')!, HARNESSES_PER_TASK) : null;
+  const n = countCurve(results);
+  return new Map([
+    [COUNT_SVG, n ? sweepSvg(n) : null],
+    [K_SWEEP_SVG, k ? sweepSvg(k) : null],
+  ]);
 }
 
 /** docs/results/map.json and map.svg as the data says they should read. */
@@ -177,7 +188,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   const next = regenerated(doc, results);
   const json = regeneratedJson(results);
   const map = regeneratedMap(results);
-  const countSvg = regeneratedCountSvg(results);
+  const sweepSvgs = [...regeneratedSweepSvgs(results)].filter((e): e is [string, string] => e[1] !== null);
   const stale = (file: string, text: string) => !existsSync(file) || readFileSync(file, 'utf8') !== text;
   if (process.argv.includes('--check')) {
     if (
@@ -185,10 +196,10 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
       stale(CLAIMS_JSON, json) ||
       stale(MAP_JSON, map.json) ||
       stale(MAP_SVG, map.svg) ||
-      (countSvg !== null && stale(COUNT_SVG, countSvg))
+      sweepSvgs.some(([file, svg]) => stale(file, svg))
     ) {
       console.error(
-        'docs/RESULTS.md, docs/results/{claims,map}.json, map.svg or harness-count/scaling.svg differs from docs/results/ (run: npx tsx scripts/claims.ts)',
+        'docs/RESULTS.md, docs/results/{claims,map}.json, map.svg or a sweep figure differs from docs/results/ (run: npx tsx scripts/claims.ts)',
       );
       process.exit(1);
     }
@@ -198,7 +209,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     writeFileSync(CLAIMS_JSON, json);
     writeFileSync(MAP_JSON, map.json);
     writeFileSync(MAP_SVG, map.svg);
-    if (countSvg !== null) writeFileSync(COUNT_SVG, countSvg);
-    console.log('docs/RESULTS.md tables, docs/results/claims.json, map.json, map.svg and harness-count/scaling.svg regenerated');
+    for (const [file, svg] of sweepSvgs) writeFileSync(file, svg);
+    console.log('docs/RESULTS.md tables, docs/results/claims.json, map.json, map.svg and the sweep figures regenerated');
   }
 }

@@ -155,7 +155,7 @@ function verdictOf(c: Comparison): Verdict {
 }
 
 /** Whether results were produced with this lab's current design: the 24-configuration in-space set stratified by distance to the base harness (with the epoch sampler). */
-function currentDesign(res: Pick<CommittedResults, 'specJson'>): boolean {
+export function currentDesign(res: Pick<CommittedResults, 'specJson'>): boolean {
   const inSpace = (res.specJson as { evaluation?: { inSpace?: { by?: string } } } | undefined)?.evaluation?.inSpace;
   return inSpace?.by === 'base';
 }

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { test, expect, type Page } from '@playwright/test';
 import { familywiseInSpace, intervalText, progressText, type CellProgress, type MapCell } from '../../src/experiment/conditions_map';
 import { bandTable } from '../../src/experiment/conditions_map_bands';
-import { harnessCountCurve } from '../../src/experiment/harness_count_curve';
+import { sweepCurve } from '../../src/experiment/sweep_curve';
 import { loadCommitted } from '../../scripts/claims';
 
 const MAX_JS_BYTES = 3 * 1024 * 1024;
@@ -215,21 +215,22 @@ test('the map of conditions: Results shows each committed cell of docs/results/m
   await context.close();
 });
 
-test('the harness-count curve: Results of committed harness-count shows pass@1 against N, each N against N = 1 as RESULTS.md reads it; main has no such section', async ({
+test('the harness-count curve: Results of committed harness-count shows pass@1 against N, each N against N = 1 as RESULTS.md reads it; main has no such section; diversity reads K', async ({
   browser,
 }) => {
   const committed = loadCommitted();
-  const curve = harnessCountCurve(committed.get('harness-count')!)!;
+  const curve = sweepCurve(committed.get('harness-count')!)!;
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   const page = await context.newPage();
   const errors = watchErrors(page);
   await page.goto('/#/results?preset=harness-count');
   await expect(page.locator('#results-committed-status')).toHaveText(/^\s*Loaded\./);
-  const rows = page.locator('#count-table tbody tr');
+  await expect(page.locator('#sweep')).toHaveAttribute('data-axis', 'N');
+  const rows = page.locator('#sweep-table tbody tr');
   await expect(rows).toHaveCount(curve.points.length);
-  expect(await rows.evaluateAll((trs) => trs.map((tr) => Number(tr.getAttribute('data-n'))))).toEqual(curve.points.map((p) => p.n));
+  expect(await rows.evaluateAll((trs) => trs.map((tr) => Number(tr.getAttribute('data-x'))))).toEqual(curve.points.map((p) => p.value));
   for (const p of curve.points) {
-    const row = page.locator(`#count-table tr[data-n="${p.n}"]`);
+    const row = page.locator(`#sweep-table tr[data-x="${p.value}"]`);
     for (const set of ['inSpace', 'base'] as const) {
       const label = set === 'inSpace' ? 'in-space' : 'base';
       const v = p.vsOne[set];
@@ -241,11 +242,18 @@ test('the harness-count curve: Results of committed harness-count shows pass@1 a
   const decided = curve.points
     .flatMap((p) => [p.vsOne.inSpace, p.vsOne.base])
     .filter((v) => v?.direction === 'ahead' || v?.direction === 'behind');
-  await expect(page.locator('#count-figure svg circle')).toHaveCount(2 * curve.points.length);
-  await expect(page.locator('#count-figure svg circle[fill="#1f77b4"]')).toHaveCount(decided.length);
+  await expect(page.locator('#sweep-figure svg circle')).toHaveCount(2 * curve.points.length);
+  await expect(page.locator('#sweep-figure svg circle[fill="#1f77b4"]')).toHaveCount(decided.length);
   await page.goto('/#/results?preset=main');
   await expect(page.locator('#paper-table tbody tr').first()).toBeVisible();
-  await expect(page.locator('#harness-count')).toHaveCount(0);
+  await expect(page.locator('#sweep')).toHaveCount(0);
+  // diversity's arms vary K: the same section reads K against K = 1.
+  await page.goto('/#/results?preset=diversity');
+  await expect(page.locator('#results-committed-status')).toHaveText(/^\s*Loaded\./);
+  await expect(page.locator('#sweep')).toHaveAttribute('data-axis', 'K');
+  expect(await page.locator('#sweep-table tbody tr').evaluateAll((trs) => trs.map((tr) => Number(tr.getAttribute('data-x'))))).toEqual(
+    sweepCurve(committed.get('diversity')!)!.points.map((p) => p.value),
+  );
   // Time counts every segment of the runs: map-base-only-60's chunks were resumed, so their last calls' page time is less.
   const cut = JSON.parse(readFileSync('docs/results/map-base-only-60/results.json', 'utf8')) as {
     seconds: number;

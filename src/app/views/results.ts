@@ -17,7 +17,7 @@
  * are the CLI's; a value that is null in the file (an evaluation that did not run) is left out
  * of its mean and a cell with none shows "—".
  */
-import { harnessCountSection } from './harness_count_panel';
+import { sweepSection } from './sweep_panel';
 import { downloadBlob } from '../download';
 import { html, nothing, render, type TemplateResult } from 'lit-html';
 import { beforeReuseNote, experimentTime, resultsCsv } from '../../report/results_markdown';
@@ -442,7 +442,7 @@ export class ResultsView {
       </section>
       ${comparisonSection(runs, this.pair, (p) => this.pickPair(p), { id: 'between' })}
       ${scalingSection(runs, this.specOf(out))}
-      ${harnessCountSection(runs, this.specOf(out))}
+      ${sweepSection(runs, this.specOf(out))}
       ${out.evaluation && runs.length === 0 ? nothing : trainingSection(out)}
       ${infeasibleSection(infeasibleCellsOf(out, this.loaded.source?.name))}
       ${familySection(out)}
