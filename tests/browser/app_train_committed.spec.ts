@@ -174,8 +174,12 @@ test('a committed fetch that fails is one error line; the Train view works on', 
   // One sentence, not a dump: no line breaks of its own, and it wraps at most once at this width
   // (a long preset name in the file's path may wrap it): under three lines' height of its font.
   expect(await err.textContent()).not.toContain('\n');
-  const em = await err.evaluate((e) => e.getBoundingClientRect().height / parseFloat(getComputedStyle(e).fontSize));
-  expect(em, 'one error sentence').toBeLessThan(3.5);
+  // Polled: a re-render between the locator's resolve and the read detaches the element (NaN).
+  await expect
+    .poll(() => err.evaluate((e) => e.getBoundingClientRect().height / parseFloat(getComputedStyle(e).fontSize)), {
+      message: 'one error sentence',
+    })
+    .toBeLessThan(3.5);
   await expect(page.locator('#train-committed-verdict')).toHaveCount(0);
   await expect(page.locator('#train-start')).toBeEnabled();
   await expect(page.locator('#train-lesson-intro')).toBeVisible();

@@ -22,7 +22,9 @@ export async function manyJobs() {
 
 /** A job that fails once (per `mode`) and then succeeds on the fresh worker. */
 export async function failOnce(mode: 'throw' | 'hang' | 'die') {
-  const p = pool(2, 400);
+  // The watchdog must outlast a fresh worker's first module load on a loaded machine (400 ms did
+  // not: a replacement timed out once more), yet still end the hang.
+  const p = pool(2, 3000);
   let first = true;
   const value = await p.run((api) => {
     const m = first ? mode : 'ok';
