@@ -30,6 +30,7 @@ import type { ValidationPoint } from '../experiment/validation';
 import { CheckpointStore } from '../storage/checkpoint_store';
 import { trainPlan } from './train_plan';
 import { outputToJsonText, saveRunOutput } from './results_store';
+import { eventRelay } from './event_relay';
 // Loaded with this worker — which the app starts at load (views/train_client.ts prewarmTrainWorker) —
 // so that the runner's in-process environments (`inProcessEnv`, used offline, see `start`)
 // import an already-loaded module and make no request. Referenced below so no bundler drops it.
@@ -107,7 +108,8 @@ export interface StoredHistory {
 export interface TrainWorkerApi {
   /**
    * Run the experiment `specJson` (validated and planned here: a SpecError names the bad fields).
-   * @param onEvent a comlink.proxy'd callback; called for every RunEvent, not awaited.
+   * @param onEvent a comlink.proxy'd callback; called for every RunEvent, not awaited; `start`
+   *   answers only after the page has handled every event (event_relay.ts).
    * @throws Error when a run is already in progress in this worker, on invalid input, on WebGPU
    *   errors or device loss (message prefixed 'WebGPU device lost:').
    */
@@ -149,21 +151,16 @@ const api: TrainWorkerApi = {
     running = true;
     stop = false;
     const lost0 = gpuErrors().length;
+    const events = eventRelay(onEvent);
     try {
       if (!opts.resume) await withStore(opts.dbName, (s) => s.deleteRun(opts.runId));
       // Offline, the rollout pool's environment workers could not load their scripts (every
       // new worker fetches them; only this worker was loaded at app load), so environments run
       // in this worker instead: the same episodes, without the pool's parallelism and watchdog.
       const offline = navigator.onLine === false && typeof localEnvApi === 'function';
-      if (offline)
-        void (
-          onEvent({
-            type: 'log',
-            message: 'offline: environments run in the training worker (no rollout workers)',
-          }) as unknown as Promise<void>
-        ).catch(() => {});
+      if (offline) events.send({ type: 'log', message: 'offline: environments run in the training worker (no rollout workers)' });
       // The plan the CLI would run for this spec: infeasible cells left out alike.
-      const log = (message: string) => void (onEvent({ type: 'log', message }) as unknown as Promise<void>).catch(() => {});
+      const log = (message: string) => events.send({ type: 'log', message });
       log("planning: which (task, harness) cells the expert can solve under the spec's budgets");
       const { plan, tok } = await trainPlan(specJson, opts.steps);
       if (plan.infeasible.length) log(`${plan.infeasible.length} infeasible (task, harness) cells are left out of training and evaluation`);
@@ -174,9 +171,8 @@ const api: TrainWorkerApi = {
         dbName: opts.dbName,
         tokenizer: tok,
         shouldStop: () => stop,
-        // The page's callback is a comlink proxy: calling it posts a message and returns a
-        // promise; nothing here waits for the page.
-        onProgress: (ev) => void (onEvent(ev) as unknown as Promise<void>).catch(() => {}),
+        // Nothing here waits for the page; the answer below waits for the events (drain).
+        onProgress: (ev) => events.send(ev),
       });
       let savedAs: string | null = null;
       let saveError: string | null = null;
@@ -194,8 +190,11 @@ const api: TrainWorkerApi = {
       // NaN → null: the same JSON the CLI writes, and what the results store keeps.
       const lean = { status: out.status, results: out.results, warnings: out.warnings, starts: out.starts, seconds: out.seconds };
       const output = JSON.parse(outputToJsonText(lean, 0)) as TrainOutcome['output'];
+      // The page has every step and checkpoint event before it reads "paused" / "done".
+      await events.drain();
       return { output, savedAs, saveError };
     } catch (e) {
+      await events.drain();
       throw new Error(
         runFailureMessage(
           e,
